@@ -1,0 +1,305 @@
+#!/usr/bin/env node
+/**
+ * siegesim's command line: a thin layer over src/api.ts (as the vitest and esbuild CLIs are).
+ * User errors exit 2 with no stack trace; internal errors exit 1 with one.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { availableParallelism } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import cliProgress from 'cli-progress';
+import { checkScenario, CHECK_Z_LIMIT, exactScenario, runScenario, validateText, type ValidScenario } from '../api.js';
+import { expandScenarioArgs, formatIssue, readText } from './files.js';
+import type { ScenarioIssue } from '../scenario/load.js';
+import { MSG } from '../scenario/messages.js';
+import { jsonSchemaOf } from '../scenario/schema.js';
+import { SYSTEMS } from '../systems/registry.js';
+import { PoolExecutor } from '../engine/pool.js';
+import { PENDING_DIRS, writeIndex, writeReport } from '../report/write.js';
+import { summaryJson } from '../report/tables.js';
+import { VERSION } from '../version.js';
+import { rmSync } from 'node:fs';
+
+/** A problem with what the user gave us: exit 2, no stack trace. */
+export class UserError extends Error {
+  constructor(message: string, readonly code = 2) {
+    super(message);
+  }
+}
+
+const positiveInt = (what: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${what} must be a positive integer`);
+  return n;
+};
+const positiveNumber = (what: string) => (v: string) => {
+  const n = Number(v);
+  if (!(n > 0) || !Number.isFinite(n)) throw new InvalidArgumentError(`${what} must be a positive number`);
+  return n;
+};
+const seedArg = (v: string): string | number => (/^-?\d+$/.test(v) && Number.isSafeInteger(Number(v)) ? Number(v) : v);
+
+/** Load, validate and expand every scenario named; print every problem and exit 2 if any. */
+function loadAll(args: string[]): ValidScenario[] {
+  const { files, issues } = expandScenarioArgs(args);
+  const valid: ValidScenario[] = [];
+  for (const f of files) {
+    const { text, issue } = readText(f);
+    if (issue) {
+      issues.push(issue);
+      continue;
+    }
+    const v = validateText(path.relative(process.cwd(), path.resolve(f)) || f, text!);
+    if (v.ok) valid.push(v.value);
+    else issues.push(...v.issues);
+  }
+  const byName = new Map<string, string>();
+  for (const v of valid) {
+    const other = byName.get(v.name);
+    if (other) issues.push({ file: v.file, line: 1, col: 1, path: 'name', message: MSG.duplicateName(v.name, other) });
+    byName.set(v.name, v.file);
+  }
+  if (issues.length > 0) failWith(issues);
+  return valid;
+}
+
+function failWith(issues: ScenarioIssue[]): never {
+  for (const i of issues) process.stderr.write(formatIssue(i) + '\n');
+  const n = issues.length;
+  throw new UserError(`${n} problem${n === 1 ? '' : 's'} found; nothing was run or written`);
+}
+
+interface RunFlags {
+  trials?: number;
+  seed?: string | number;
+  threads: number;
+  out?: string;
+  precision?: number;
+  maxTrials?: number;
+  json?: boolean;
+  progress?: boolean;
+}
+
+function makeBar(enabled: boolean, label: string) {
+  if (!enabled) return undefined;
+  const bar = new cliProgress.SingleBar(
+    { stream: process.stderr, format: `${label} [{bar}] {percentage}% | {value}/{total} trials | eta {eta_formatted}`, hideCursor: true, clearOnComplete: true },
+    cliProgress.Presets.shades_classic,
+  );
+  return bar;
+}
+
+const controller = new AbortController();
+
+async function runCommand(files: string[], flags: RunFlags): Promise<void> {
+  const scenarios = loadAll(files);
+  const defaultRoot = 'reports';
+  const multi = scenarios.length > 1;
+  const exec = new PoolExecutor(flags.threads);
+  const jsonOut: unknown[] = [];
+  const roots = new Set<string>();
+  try {
+    for (const v of scenarios) {
+      const showBar = flags.progress !== false && process.stderr.isTTY === true;
+      const bar = makeBar(showBar, v.name.padEnd(24).slice(0, 24));
+      let started = false;
+      const result = await runScenario(v, {
+        trials: flags.trials,
+        seed: flags.seed,
+        precision: flags.precision,
+        maxTrials: flags.maxTrials,
+        executor: exec,
+        signal: controller.signal,
+        onProgress: (done, planned) => {
+          if (!bar) return;
+          if (!started) {
+            bar.start(planned, 0);
+            started = true;
+          }
+          bar.setTotal(planned);
+          bar.update(done);
+        },
+      });
+      bar?.stop();
+      const root = flags.out && multi ? flags.out : defaultRoot;
+      const out = flags.out && !multi ? flags.out : path.join(root, v.name);
+      if (!flags.out || multi) roots.add(root);
+      await writeReport(result, out);
+      const per = result.cases[0];
+      const capped = flags.precision !== undefined ? ` (precision ${flags.precision})` : '';
+      process.stderr.write(
+        `${v.name}: ${result.cases.length} case(s) x ${per?.trials ?? 0} trials${capped} in ${result.provenance.seconds} s ` +
+          `(${result.provenance.trials_per_second.toLocaleString('en-US')} trials/s) -> ${out}\n`,
+      );
+      if (flags.json) jsonOut.push(summaryJson(result));
+    }
+  } finally {
+    await exec.close();
+  }
+  for (const r of roots) await writeIndex(r);
+  if (flags.json) process.stdout.write(JSON.stringify(multi ? jsonOut : jsonOut[0], null, 2) + '\n');
+}
+
+async function exactCommand(files: string[], flags: { json?: boolean }): Promise<void> {
+  const scenarios = loadAll(files);
+  const all: unknown[] = [];
+  for (const v of scenarios) {
+    const ex = exactScenario(v);
+    if (!v.system.exact) throw new UserError(`${v.file}: system ${v.system.id} has no exact solver`);
+    if (flags.json) {
+      all.push({ name: v.name, cases: ex.map((e) => ({ case: e.case, variant: e.variant, params: e.params, metrics: e.exact?.metrics ?? null })) });
+      continue;
+    }
+    process.stdout.write(`# ${v.name} (${v.file})\n`);
+    for (const e of ex) {
+      const params = Object.entries(e.params).map(([k, x]) => `${k}=${String(x)}`).join(' ');
+      if (!e.exact) {
+        process.stdout.write(`case ${e.case} ${e.variant} ${params}: no exact form\n`);
+        continue;
+      }
+      const ms = Object.entries(e.exact.metrics).map(([k, m]) => `${k}=${Number.isFinite(m.value) ? Number(m.value.toPrecision(10)) : 'n/a'}`);
+      process.stdout.write(`case ${e.case} ${e.variant}${params ? ' ' + params : ''}: ${ms.join('  ')}\n`);
+    }
+  }
+  if (flags.json) process.stdout.write(JSON.stringify(all.length === 1 ? all[0] : all, null, 2) + '\n');
+}
+
+async function checkCommand(files: string[], flags: RunFlags & { verbose?: boolean }): Promise<void> {
+  const scenarios = loadAll(files);
+  const exec = new PoolExecutor(flags.threads);
+  let worst = 0;
+  let failed = 0;
+  let compared = 0;
+  try {
+    for (const v of scenarios) {
+      const ex = exactScenario(v);
+      if (ex.every((e) => e.exact === null)) {
+        process.stdout.write(`${v.name}: no exact form, skipped\n`);
+        continue;
+      }
+      const result = await runScenario(v, { trials: flags.trials, seed: flags.seed, executor: exec, signal: controller.signal });
+      const rows = checkScenario(result, ex);
+      process.stdout.write(`# ${v.name}: ${result.cases.length} case(s) x ${result.cases[0]?.trials} trials\n`);
+      process.stdout.write(`${'case'.padEnd(5)}${'variant'.padEnd(18)}${'metric'.padEnd(34)}${'simulated'.padStart(14)}${'exact'.padStart(14)}${'z'.padStart(9)}\n`);
+      for (const r of rows) {
+        compared++;
+        const az = Math.abs(r.z);
+        if (!(az <= CHECK_Z_LIMIT)) failed++;
+        if (az > worst || Number.isNaN(az)) worst = Number.isNaN(az) ? Infinity : Math.max(worst, az);
+        const show = flags.verbose || !(az <= CHECK_Z_LIMIT) || !r.metric.includes('[');
+        if (!show) continue;
+        process.stdout.write(
+          `${String(r.case).padEnd(5)}${r.variant.slice(0, 17).padEnd(18)}${r.metric.slice(0, 33).padEnd(34)}` +
+            `${fmtNum(r.simulated).padStart(14)}${fmtNum(r.exact).padStart(14)}${r.z.toFixed(2).padStart(9)}${az <= CHECK_Z_LIMIT ? '' : '  FAIL'}\n`,
+        );
+      }
+    }
+  } finally {
+    await exec.close();
+  }
+  const verdict = failed === 0 ? 'passed' : 'FAILED';
+  process.stdout.write(`check ${verdict}: ${compared} comparisons (metrics and every curve point), max |z| = ${worst.toFixed(2)}, limit ${CHECK_Z_LIMIT}\n`);
+  if (failed > 0) process.exitCode = 1;
+}
+
+function fmtNum(x: number): string {
+  return Number.isFinite(x) ? x.toFixed(6) : 'n/a';
+}
+
+function validateCommand(files: string[]): void {
+  const scenarios = loadAll(files);
+  for (const v of scenarios) {
+    const n = v.points.length * v.variantNames.length;
+    process.stdout.write(`ok  ${v.file}  ${v.name} (${v.system.id}, ${n} case${n === 1 ? '' : 's'})\n`);
+  }
+}
+
+function schemaCommand(flags: { out?: string }): void {
+  const text = JSON.stringify(jsonSchemaOf(SYSTEMS), null, 2) + '\n';
+  if (flags.out) writeFileSync(flags.out, text);
+  else process.stdout.write(text);
+}
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('siegesim')
+    .description('Monte Carlo simulation and balance analysis for siege and battle rules')
+    .version(VERSION)
+    .showHelpAfterError()
+    .exitOverride();
+  const threadsOpt = () =>
+    new Option('--threads <T>', 'worker threads (default: all cores)').argParser(positiveInt('--threads')).default(availableParallelism());
+  program
+    .command('run')
+    .description('run scenarios (files or folders) and write their reports')
+    .argument('<files...>', 'scenario files or folders of them')
+    .option('--trials <N>', 'trials per case (overrides the scenario)', positiveInt('--trials'))
+    .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
+    .addOption(threadsOpt())
+    .option('--out <DIR>', 'report folder (default reports/<name>/; with several scenarios, the folder that holds them)')
+    .option('--precision <E>', 'keep adding trials until every headline 95% interval half-width is <= E', positiveNumber('--precision'))
+    .option('--max-trials <N>', 'cap on trials per case with --precision (default 1e9)', positiveInt('--max-trials'))
+    .option('--json', 'print summary.json to stdout')
+    .option('--no-progress', 'no progress bar')
+    .action((files: string[], flags: RunFlags) => runCommand(files, flags));
+  program
+    .command('exact')
+    .description('compute the same metrics exactly, where the system has an exact form')
+    .argument('<files...>')
+    .option('--json', 'print as JSON')
+    .action((files: string[], flags: { json?: boolean }) => exactCommand(files, flags));
+  program
+    .command('check')
+    .description(`run and compare with the exact answers; exit 1 if any |z| > ${CHECK_Z_LIMIT}`)
+    .argument('<files...>')
+    .option('--trials <N>', 'trials per case (overrides the scenario)', positiveInt('--trials'))
+    .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
+    .addOption(threadsOpt())
+    .option('--verbose', 'print every curve point, not only failures')
+    .action((files: string[], flags: RunFlags & { verbose?: boolean }) => checkCommand(files, flags));
+  program
+    .command('validate')
+    .description('check scenario files without running them')
+    .argument('<files...>')
+    .action((files: string[]) => validateCommand(files));
+  program
+    .command('schema')
+    .description('print the JSON Schema of scenario files')
+    .option('--out <FILE>', 'write it to a file instead')
+    .action((flags: { out?: string }) => schemaCommand(flags));
+  return program;
+}
+
+function cleanupPending(): void {
+  for (const d of PENDING_DIRS) rmSync(d, { recursive: true, force: true });
+}
+
+async function main(): Promise<void> {
+  const onSignal = (sig: NodeJS.Signals) => {
+    controller.abort();
+    cleanupPending();
+    process.stderr.write(`\nsiegesim: interrupted (${sig}); no report was written or changed\n`);
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    await buildProgram().parseAsync(process.argv);
+  } catch (e) {
+    const err = e as { code?: string; exitCode?: number; message?: string };
+    if (e instanceof UserError) {
+      process.stderr.write(`siegesim: ${e.message}\n`);
+      process.exitCode = e.code;
+    } else if (typeof err.code === 'string' && err.code.startsWith('commander.')) {
+      // commander has printed its message; help and version are not errors
+      process.exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 2;
+    } else {
+      cleanupPending();
+      process.stderr.write(`siegesim: internal error\n${(e as Error).stack ?? String(e)}\n`);
+      process.exitCode = 1;
+    }
+  }
+}
+
+await main();

@@ -1,0 +1,73 @@
+/**
+ * The kernel's random number generator: xoshiro128** 1.1 (Blackman & Vigna, 2018), with its
+ * four 32-bit words of state held as explicit data in an Int32Array, as pure-rand does.
+ * `nextU32` never allocates, so a kernel can call it in its hot loop.
+ *
+ * Streams: one independent state per (stream key, chunk), derived from the scenario seed with
+ * seedrandom's ARC4 generator (see `deriveState`). xoshiro128** has period 2^128 − 1, so
+ * the streams of one run never overlap in practice.
+ *
+ * Imports nothing from node:* (DESIGN.md "Imports point inward"): seedrandom is pure JS.
+ */
+import seedrandom from 'seedrandom';
+
+/** Four int32 words of generator state. */
+export type RngState = Int32Array;
+
+/**
+ * Next 32-bit output as an unsigned integer in [0, 2^32), advancing `s` in place.
+ * @example const s = stateFromWords(1, 2, 3, 4); nextU32(s) === 11520
+ */
+export function nextU32(s: RngState): number {
+  const s0 = s[0] | 0;
+  const s1 = s[1] | 0;
+  const s2 = s[2] | 0;
+  const s3 = s[3] | 0;
+  // result = rotl(s1 * 5, 7) * 9
+  const m = Math.imul(s1, 5);
+  const r = Math.imul((m << 7) | (m >>> 25), 9);
+  const t = s1 << 9;
+  const n2 = s2 ^ s0;
+  const n3 = s3 ^ s1;
+  s[1] = s1 ^ n2;
+  s[0] = s0 ^ n3;
+  s[2] = n2 ^ t;
+  s[3] = (n3 << 11) | (n3 >>> 21);
+  return r >>> 0;
+}
+
+/** A state from four explicit words (reference vectors, tests). */
+export function stateFromWords(a: number, b: number, c: number, d: number): RngState {
+  const s = new Int32Array(4);
+  s[0] = a | 0;
+  s[1] = b | 0;
+  s[2] = c | 0;
+  s[3] = d | 0;
+  if ((s[0] | s[1] | s[2] | s[3]) === 0) s[0] = 1; // the all-zero state is a fixed point
+  return s;
+}
+
+/**
+ * The state of one stream: seedrandom (ARC4, keyed by the scenario seed, the stream key and the
+ * chunk index) gives four words. Depends only on its arguments, never on threads or scheduling.
+ * @example deriveState(42, 'point-0', 3) // the 4th chunk of sweep point 0
+ */
+export function deriveState(seed: string | number, stream: string, chunk: number): RngState {
+  const prng = seedrandom(`siegesim\u0000${String(seed)}\u0000${stream}\u0000${chunk}`);
+  return stateFromWords(prng.int32(), prng.int32(), prng.int32(), prng.int32());
+}
+
+/** A uniform double in [0, 1) with 32 bits of resolution. */
+export function nextUnit(s: RngState): number {
+  return nextU32(s) / 4294967296;
+}
+
+/**
+ * A probability as a 32-bit threshold T so that `nextU32(s) < T` has probability T / 2^32;
+ * exact for 0 and 1, within 2^-33 otherwise.
+ */
+export function chanceThreshold(p: number): number {
+  if (!(p > 0)) return 0;
+  if (p >= 1) return 4294967296;
+  return Math.round(p * 4294967296);
+}

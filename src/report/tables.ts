@@ -1,0 +1,81 @@
+/**
+ * The report's tables as rows: summary.csv, <curve>.csv and summary.json. Pure: the writer
+ * (report/write.ts) puts them on disk.
+ */
+import { stringify } from 'csv-stringify/sync';
+import type { ScenarioResult } from '../systems/types.js';
+import { fmt, num } from './format.js';
+
+/** summary.csv: `case,variant,<swept params...>,metric,value,ci_low,ci_high,trials`; differences as `diff_<metric>`. */
+export function summaryCsv(r: ScenarioResult): string {
+  const rows: string[][] = [['case', 'variant', ...r.params, 'metric', 'value', 'ci_low', 'ci_high', 'trials']];
+  for (const c of r.cases) {
+    const params = r.params.map((p) => String(c.params[p]));
+    for (const name of orderedMetrics(r, c.metrics)) {
+      const m = c.metrics[name];
+      rows.push([String(c.case), c.variant, ...params, name, fmt(m.value), fmt(m.ci_low), fmt(m.ci_high), String(c.trials)]);
+    }
+    for (const name of orderedMetrics(r, c.differences)) {
+      const d = c.differences[name];
+      rows.push([String(c.case), c.variant, ...params, `diff_${name}`, fmt(d.value), fmt(d.ci_low), fmt(d.ci_high), String(c.trials)]);
+    }
+  }
+  return stringify(rows);
+}
+
+/** One curve file: `case,variant,<keys...>,<valueName>,ci_low,ci_high`. */
+export function curveCsv(r: ScenarioResult, curve: string): string {
+  const def = r.curveDefs.find((d) => d.file === curve);
+  if (!def) throw new Error(`unknown curve ${curve}`);
+  const rows: string[][] = [['case', 'variant', ...def.keys, def.valueName, 'ci_low', 'ci_high']];
+  for (const c of r.cases) {
+    for (const pt of c.curves[curve] ?? []) {
+      rows.push([String(c.case), c.variant, ...def.keys.map((k) => String(pt.x[k])), fmt(pt.m.value), fmt(pt.m.ci_low), fmt(pt.m.ci_high)]);
+    }
+  }
+  return stringify(rows);
+}
+
+/** summary.json: `{ name, system, seed, trials, cases: [...], provenance }`. */
+export function summaryJson(r: ScenarioResult): Record<string, unknown> {
+  return {
+    name: r.name,
+    system: r.system,
+    description: r.description,
+    seed: r.seed,
+    trials: r.trials,
+    params: r.params,
+    variants: r.variants,
+    cases: r.cases.map((c) => ({
+      case: c.case,
+      variant: c.variant,
+      params: c.params,
+      trials: c.trials,
+      metrics: Object.fromEntries(
+        orderedMetrics(r, c.metrics).map((k) => {
+          const m = c.metrics[k];
+          return [k, { value: num(m.value), ci_low: num(m.ci_low), ci_high: num(m.ci_high), n: m.n }];
+        }),
+      ),
+      ...(Object.keys(c.differences).length > 0
+        ? {
+            differences: Object.fromEntries(
+              orderedMetrics(r, c.differences).map((k) => {
+                const d = c.differences[k];
+                return [k, { value: num(d.value), ci_low: num(d.ci_low), ci_high: num(d.ci_high) }];
+              }),
+            ),
+          }
+        : {}),
+    })),
+    provenance: r.provenance,
+  };
+}
+
+/** Metric names in the system's order, then any others alphabetically. */
+export function orderedMetrics(r: ScenarioResult, metrics: Record<string, unknown>): string[] {
+  const names = Object.keys(metrics);
+  const known = r.metricOrder.filter((m) => names.includes(m));
+  const rest = names.filter((m) => !r.metricOrder.includes(m)).sort();
+  return [...known, ...rest];
+}

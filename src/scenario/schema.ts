@@ -1,0 +1,130 @@
+/**
+ * The scenario format common to every system, and the full schema of one system's scenario:
+ * the common keys plus the system's own. The JSON Schema that editors use is generated from
+ * these same definitions (`siegesim schema`).
+ */
+import { z } from 'zod';
+import type { RulesSystem } from '../systems/types.js';
+
+/** Every system name the scenario format knows (some may not be implemented yet). */
+export const SYSTEM_NAMES = ['surrender', 'crusader-rex', 'fantasy', 'cry-havoc'] as const;
+
+const sweepValue = z.union([z.number(), z.string(), z.boolean()]);
+export const SweepRange = z
+  .strictObject({
+    from: z.number(),
+    to: z.number(),
+    step: z.number().positive(),
+  })
+  .describe('an inclusive numeric range: from, from+step, ..., up to to');
+
+/** Keys every scenario has, whatever its system. */
+export const COMMON_SHAPE = {
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-" only (it names the report folder)')
+    .max(120)
+    .describe('scenario name; the report folder is reports/<name>/'),
+  description: z.string().optional().describe('free text shown in the report'),
+  seed: z
+    .union([z.string().min(1), z.int()])
+    .describe('the random seed (string or integer): same seed + trials = byte-identical results'),
+  trials: z.int().min(1).max(10_000_000_000).describe('trials per case (each variant of each sweep point)'),
+  variants: z
+    .array(
+      z.strictObject({
+        name: z.string().min(1).regex(/^[^,\n"]+$/, 'no commas, quotes or newlines in a variant name'),
+        description: z.string().optional(),
+        set: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe('dotted path -> value, e.g. { rules.comparison: le }; re-validated after applying'),
+      }),
+    )
+    .min(1)
+    .optional()
+    .describe('readings to compare; the first is the baseline; all share dice (common random numbers)'),
+  sweep: z
+    .record(z.string(), z.union([z.array(sweepValue).min(1), SweepRange]))
+    .optional()
+    .describe('dotted path -> list of values or {from,to,step}; every combination is a case'),
+} as const;
+
+/** Top-level keys that belong to the format, not to a system (cannot be varied or swept). */
+export const COMMON_KEYS = new Set<string>(['name', 'system', ...Object.keys(COMMON_SHAPE)]);
+
+const fullCache = new WeakMap<RulesSystem, z.ZodObject>();
+
+/** The strict schema of a whole scenario of one system. */
+export function scenarioSchemaOf(system: RulesSystem): z.ZodObject {
+  let s = fullCache.get(system);
+  if (!s) {
+    s = z.strictObject({
+      name: COMMON_SHAPE.name,
+      system: z.literal(system.id).describe(system.title),
+      description: COMMON_SHAPE.description,
+      seed: COMMON_SHAPE.seed,
+      trials: COMMON_SHAPE.trials,
+      ...system.shape,
+      variants: COMMON_SHAPE.variants,
+      sweep: COMMON_SHAPE.sweep,
+    });
+    fullCache.set(system, s);
+  }
+  return s;
+}
+
+/** The JSON Schema for scenario files of every implemented system. */
+export function jsonSchemaOf(systems: readonly RulesSystem[]): Record<string, unknown> {
+  const union = systems.length === 1 ? scenarioSchemaOf(systems[0]) : z.union(systems.map(scenarioSchemaOf));
+  const schema = z.toJSONSchema(union, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'https://siegesim.dev/scenario.schema.json',
+    title: 'siegesim scenario',
+    ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$schema')),
+  };
+}
+
+/** Unwrap optional/default/nullable/pipe wrappers to the schema underneath. */
+export function unwrap(s: z.ZodType): z.ZodType {
+  let cur: z.ZodType = s;
+  for (let guard = 0; guard < 32; guard++) {
+    const def = (cur as unknown as { _zod: { def: Record<string, unknown> } })._zod.def;
+    const t = def.type as string;
+    if (t === 'optional' || t === 'default' || t === 'nullable' || t === 'prefault' || t === 'readonly') {
+      cur = def.innerType as z.ZodType;
+    } else if (t === 'pipe') {
+      cur = def.in as z.ZodType;
+    } else return cur;
+  }
+  return cur;
+}
+
+/** The object keys allowed at a path of a schema, or undefined when the path is not an object. */
+export function keysAt(schema: z.ZodType, path: readonly (string | number)[]): string[] | undefined {
+  const s = schemaAt(schema, path);
+  if (!s) return undefined;
+  const def = (s as unknown as { _zod: { def: Record<string, unknown> } })._zod.def;
+  if (def.type === 'object') return Object.keys(def.shape as Record<string, unknown>);
+  return undefined;
+}
+
+/** The sub-schema at a path (object keys and array indices), or undefined if there is none. */
+export function schemaAt(schema: z.ZodType, path: readonly (string | number)[]): z.ZodType | undefined {
+  let cur: z.ZodType | undefined = unwrap(schema);
+  for (const seg of path) {
+    if (!cur) return undefined;
+    const def = (cur as unknown as { _zod: { def: Record<string, unknown> } })._zod.def;
+    if (def.type === 'object' && typeof seg === 'string') {
+      const shape = def.shape as Record<string, z.ZodType>;
+      cur = Object.prototype.hasOwnProperty.call(shape, seg) ? unwrap(shape[seg]) : undefined;
+    } else if (def.type === 'array') {
+      if (!/^\d+$/.test(String(seg))) return undefined;
+      cur = unwrap(def.element as z.ZodType);
+    } else if (def.type === 'record') {
+      cur = unwrap(def.valueType as z.ZodType);
+    } else return undefined;
+  }
+  return cur;
+}

@@ -1,0 +1,262 @@
+/**
+ * Validate and expand phases: strict schema check with every error collected and placed at
+ * its file:line:col, then variants x sweep grid -> concrete cases, each re-validated.
+ */
+import type { z } from 'zod';
+import { formatPath, type LoadedFile, type PathSegments, type ScenarioIssue } from './load.js';
+import { MSG } from './messages.js';
+import { COMMON_KEYS, SYSTEM_NAMES, keysAt, scenarioSchemaOf, schemaAt } from './schema.js';
+import { suggest } from './suggest.js';
+import type { RulesSystem } from '../systems/types.js';
+
+/** Most cases one scenario may expand to. */
+export const MAX_CASES = 10_000;
+
+export interface VariantCase {
+  variant: string;
+  /** The validated scenario for this variant at this sweep point, defaults filled. */
+  scenario: Record<string, unknown>;
+}
+
+export interface SweepPoint {
+  index: number;
+  params: Record<string, unknown>;
+  variants: VariantCase[];
+}
+
+export interface ValidScenario {
+  file: string;
+  system: RulesSystem;
+  name: string;
+  description?: string;
+  seed: string | number;
+  trials: number;
+  /** Swept parameter paths, in file order. */
+  params: string[];
+  variantNames: string[];
+  points: SweepPoint[];
+}
+
+export type Validation = { ok: true; value: ValidScenario } | { ok: false; issues: ScenarioIssue[] };
+
+/** Split a dotted path (`rules.comparison`, `blocks.2.steps`) into segments. */
+export function splitPath(dotted: string): string[] {
+  return dotted.split('.');
+}
+
+/** Set a dotted path in a plain-object tree, creating objects on the way (returns a deep copy). */
+export function withPath(obj: Record<string, unknown>, dotted: string, value: unknown): Record<string, unknown> {
+  const root = structuredClone(obj);
+  const segs = splitPath(dotted);
+  let cur: Record<string, unknown> = root;
+  for (let i = 0; i < segs.length - 1; i++) {
+    const next = cur[segs[i]];
+    if (next === null || typeof next !== 'object') cur[segs[i]] = {};
+    cur = cur[segs[i]] as Record<string, unknown>;
+  }
+  cur[segs[segs.length - 1]] = value;
+  return root;
+}
+
+/**
+ * Validate a loaded file against the systems, and expand it into its cases.
+ * All problems are collected; none is thrown.
+ */
+export function validateScenario(loaded: LoadedFile, systems: readonly RulesSystem[]): Validation {
+  const { file, positions } = loaded;
+  if (loaded.issues.length > 0) return { ok: false, issues: loaded.issues };
+  const data = loaded.data as Record<string, unknown>;
+  const issues: ScenarioIssue[] = [];
+  const seen = new Set<string>();
+  const push = (path: PathSegments, message: string, where: 'key' | 'value' = 'value', at?: PathSegments) => {
+    const p = where === 'key' ? positions.keyOf(at ?? path) : positions.valueOf(at ?? path);
+    const issue = { file, line: p.line, col: p.col, path: formatPath(path), message };
+    const id = `${issue.line}:${issue.col}:${issue.path}:${message}`;
+    if (!seen.has(id)) {
+      seen.add(id);
+      issues.push(issue);
+    }
+  };
+
+  // --- which system ---
+  const sysName = data.system;
+  if (sysName === undefined) {
+    push(['system'], MSG.missingKey(), 'value', []);
+    return { ok: false, issues };
+  }
+  const system = systems.find((s) => s.id === sysName);
+  if (!system) {
+    const name = String(sysName);
+    if ((SYSTEM_NAMES as readonly string[]).includes(name)) push(['system'], MSG.notImplementedSystem(name));
+    else push(['system'], MSG.unknownSystem(name, suggest(name, SYSTEM_NAMES), SYSTEM_NAMES));
+    return { ok: false, issues };
+  }
+  const schema = scenarioSchemaOf(system);
+
+  // Map zod issues to file positions. `at` (when given) overrides where the issue is shown:
+  // problems caused by a variant's `set` or a sweep key are shown there.
+  const report = (zIssues: readonly z.core.$ZodIssue[], wrap?: (m: string) => string, at?: PathSegments) => {
+    for (const zi of zIssues) {
+      const path = zi.path as (string | number)[];
+      if (zi.code === 'unrecognized_keys') {
+        const allowed = keysAt(schema, path) ?? [];
+        for (const key of zi.keys) {
+          const msg = MSG.unknownKey(key, suggest(key, allowed));
+          push([...path, key], wrap ? wrap(msg) : msg, 'key', at);
+        }
+      } else if (zi.code === 'invalid_type' && valueAt(data, path) === undefined && !at) {
+        push(path, MSG.missingKey(), 'key', path.slice(0, -1));
+      } else {
+        push(path, wrap ? wrap(zi.message) : zi.message, 'value', at);
+      }
+    }
+  };
+
+  const base = schema.safeParse(data);
+  if (!base.success) report(base.error.issues);
+  if (!base.success) return { ok: false, issues };
+
+  const parsed = base.data as Record<string, unknown>;
+  const variants = (parsed.variants as { name: string; set?: Record<string, unknown> }[] | undefined) ?? [
+    { name: 'baseline' },
+  ];
+  const sweep = (parsed.sweep as Record<string, unknown> | undefined) ?? {};
+
+  // --- paths that variants set and sweeps vary must be the system's own settings ---
+  const checkPath = (dotted: string, at: PathSegments): boolean => {
+    const segs = splitPath(dotted);
+    if (COMMON_KEYS.has(segs[0])) {
+      push(at, MSG.reservedPath(dotted), 'key');
+      return false;
+    }
+    if (schemaAt(schema, segs) === undefined) {
+      // suggest from the deepest valid prefix
+      let depth = segs.length - 1;
+      while (depth > 0 && schemaAt(schema, segs.slice(0, depth)) === undefined) depth--;
+      const allowed = (keysAt(schema, segs.slice(0, depth)) ?? []).filter((k) => depth > 0 || !COMMON_KEYS.has(k));
+      const guess = suggest(segs[depth], allowed);
+      push(at, MSG.badPath(dotted, guess ? [...segs.slice(0, depth), guess].join('.') : undefined), 'key');
+      return false;
+    }
+    return true;
+  };
+
+  // Bad paths are reported and left out of the expansion, so every other problem is still found.
+  const names = new Set<string>();
+  const badSet = new Set<string>(); // `${variant index}\u0000${path}`
+  variants.forEach((v, i) => {
+    if (names.has(v.name)) push(['variants', i, 'name'], MSG.duplicateVariant(v.name));
+    names.add(v.name);
+    for (const p of Object.keys(v.set ?? {})) {
+      let ok = checkPath(p, ['variants', i, 'set', p]);
+      if (ok && Object.prototype.hasOwnProperty.call(sweep, p)) {
+        push(['variants', i, 'set', p], MSG.sweepDuplicatePath(p), 'key');
+        ok = false;
+      }
+      if (!ok) badSet.add(`${i}\u0000${p}`);
+    }
+  });
+
+  const axes: { path: string; values: unknown[]; list: boolean }[] = [];
+  for (const [p, spec] of Object.entries(sweep)) {
+    if (!checkPath(p, ['sweep', p])) continue;
+    const values = expandSweepValues(spec);
+    if (values === undefined) {
+      push(['sweep', p], MSG.sweepRange());
+      continue;
+    }
+    axes.push({ path: p, values, list: Array.isArray(spec) });
+  }
+  const nCases = axes.reduce((n, a) => n * a.values.length, 1) * variants.length;
+  if (nCases > MAX_CASES) {
+    push(['sweep'], MSG.sweepTooLarge(nCases, MAX_CASES), 'key');
+    return { ok: false, issues };
+  }
+
+  // --- expand: every sweep point x every variant, each re-validated ---
+  const points: SweepPoint[] = [];
+  const combos = cartesian(axes.map((a) => a.values));
+  combos.forEach((combo, index) => {
+    let raw = data;
+    const params: Record<string, unknown> = {};
+    axes.forEach((a, j) => {
+      raw = withPath(raw, a.path, combo[j]);
+      params[a.path] = combo[j];
+    });
+    const point: SweepPoint = { index, params, variants: [] };
+    for (let vi = 0; vi < variants.length; vi++) {
+      const v = variants[vi];
+      let vr = raw;
+      for (const [p, val] of Object.entries(v.set ?? {})) if (!badSet.has(`${vi}\u0000${p}`)) vr = withPath(vr, p, val);
+      const r = schema.safeParse(vr);
+      if (!r.success) {
+        // Blame the variant's set entry or the sweep key that touched the failing path.
+        for (const zi of r.error.issues) {
+          const failing = (zi.path as (string | number)[]).join('.');
+          const setKey = Object.keys(v.set ?? {}).find((p) => failing.startsWith(p) || p.startsWith(failing));
+          const ai = axes.findIndex((a) => failing.startsWith(a.path) || a.path.startsWith(failing));
+          const axis = axes[ai];
+          if (setKey !== undefined) {
+            report([zi], (m) => MSG.inVariant(v.name, m), ['variants', vi, 'set', setKey]);
+          } else if (axis) {
+            // Point at the offending list item, or at the range.
+            const at = axis.list ? ['sweep', axis.path, axis.values.indexOf(combo[ai])] : ['sweep', axis.path];
+            report([zi], (m) => MSG.inSweep(params[axis.path], m), at);
+          } else {
+            report([zi], (m) => MSG.inVariant(v.name, m), ['variants', vi]);
+          }
+        }
+        continue;
+      }
+      point.variants.push({ variant: v.name, scenario: r.data as Record<string, unknown> });
+    }
+    points.push(point);
+  });
+  if (issues.length > 0) return { ok: false, issues };
+
+  return {
+    ok: true,
+    value: {
+      file,
+      system,
+      name: parsed.name as string,
+      description: parsed.description as string | undefined,
+      seed: parsed.seed as string | number,
+      trials: parsed.trials as number,
+      params: axes.map((a) => a.path),
+      variantNames: variants.map((v) => v.name),
+      points,
+    },
+  };
+}
+
+/** The values of one sweep axis, or undefined for an empty range. */
+export function expandSweepValues(spec: unknown): unknown[] | undefined {
+  if (Array.isArray(spec)) return spec.length > 0 ? spec : undefined;
+  const { from, to, step } = spec as { from: number; to: number; step: number };
+  if (!(step > 0) || from > to) return undefined;
+  const out: number[] = [];
+  const n = Math.floor((to - from) / step + 1e-9);
+  if (n > MAX_CASES) return Array.from({ length: MAX_CASES + 1 }, (_, i) => from + i * step);
+  for (let i = 0; i <= n; i++) out.push(Number((from + i * step).toPrecision(12)));
+  return out;
+}
+
+function cartesian(lists: unknown[][]): unknown[][] {
+  let out: unknown[][] = [[]];
+  for (const list of lists) {
+    const next: unknown[][] = [];
+    for (const prefix of out) for (const v of list) next.push([...prefix, v]);
+    out = next;
+  }
+  return out;
+}
+
+function valueAt(data: unknown, path: readonly (string | number)[]): unknown {
+  let cur: unknown = data;
+  for (const seg of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[seg as string];
+  }
+  return cur;
+}

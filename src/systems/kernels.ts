@@ -1,0 +1,10 @@
+/**
+ * Kernels by system id, for the worker threads: only the hot loops, none of the schema,
+ * summary or chart code, so a worker starts fast.
+ */
+import { surrenderKernel } from './surrender/kernel.js';
+import type { Kernel } from './types.js';
+
+export const KERNELS: Readonly<Record<string, Kernel<unknown>>> = {
+  surrender: surrenderKernel as Kernel<unknown>,
+};

@@ -1,0 +1,83 @@
+/**
+ * The surrender kernel (seed 002): one test per turn until the structure surrenders or the
+ * turns run out. Allocation-free: integers, one typed array, no closures in the loop.
+ *
+ * Accumulator layout (Float64Array, merged by element-wise addition):
+ *   [0] trials
+ *   [1] p_test probe successes (one test, modifiers as at turn 1, no cards)
+ *   [2] trials that surrendered by the last turn
+ *   [3] Σ turn of surrender      [4] Σ turn²    (over the trials that surrendered)
+ *   [5] tests rolled             [6] turns in which a port was not blockaded (no test)
+ *   [7 + t - 1] surrenders in turn t, t = 1..turns
+ */
+import { nextU32, type RngState } from '../../engine/rng.js';
+import { rollDie } from '../../engine/dice.js';
+import { testSucceeds, type SurrenderCompiled } from './compile.js';
+import type { Kernel } from '../types.js';
+
+export const ACC_TRIALS = 0;
+export const ACC_PROBE = 1;
+export const ACC_SURRENDERED = 2;
+export const ACC_SUM_T = 3;
+export const ACC_SUM_T2 = 4;
+export const ACC_TESTS = 5;
+export const ACC_UNBLOCKADED = 6;
+export const ACC_BY_TURN = 7;
+
+export function runSurrender(c: SurrenderCompiled, rng: RngState, trials: number, acc: Float64Array): void {
+  const die = c.die | 0;
+  const dieT = c.dieT;
+  const turns = c.turns | 0;
+  const tests = c.testsPerTurn | 0;
+  const base = c.baseMod | 0;
+  let probe = 0;
+  let surrendered = 0;
+  let sumT = 0;
+  let sumT2 = 0;
+  let rolled = 0;
+  let unblockaded = 0;
+  for (let i = 0; i < trials; i++) {
+    // p_test: one test with the turn-1 modifiers and no cards.
+    if (testSucceeds(c, rollDie(rng, die, dieT), base)) probe++;
+    if (c.siege === 0) continue; // seed rule 1: no siege, no test
+    for (let t = 1; t <= turns; t++) {
+      // Seed 002 section C: a port is only tested while the blockade holds.
+      if (c.port === 1 && nextU32(rng) >= c.blockadeT) {
+        unblockaded++;
+        continue;
+      }
+      let m = base;
+      // Cards are played at random per turn with their chance (issue #2); a draw is made only
+      // when the chance is not zero, so scenarios without cards keep their dice.
+      if (c.cardBT > 0 && nextU32(rng) < c.cardBT) m += c.cardBMod;
+      if (c.cardDT > 0 && nextU32(rng) < c.cardDT) m += c.cardDMod;
+      let fell = false;
+      for (let k = 0; k < tests; k++) {
+        rolled++;
+        if (testSucceeds(c, rollDie(rng, die, dieT), m)) {
+          fell = true;
+          break;
+        }
+      }
+      if (fell) {
+        surrendered++;
+        sumT += t;
+        sumT2 += t * t;
+        acc[ACC_BY_TURN + t - 1] += 1;
+        break;
+      }
+    }
+  }
+  acc[ACC_TRIALS] += trials;
+  acc[ACC_PROBE] += probe;
+  acc[ACC_SURRENDERED] += surrendered;
+  acc[ACC_SUM_T] += sumT;
+  acc[ACC_SUM_T2] += sumT2;
+  acc[ACC_TESTS] += rolled;
+  acc[ACC_UNBLOCKADED] += unblockaded;
+}
+
+export const surrenderKernel: Kernel<SurrenderCompiled> = {
+  run: runSurrender,
+  accLength: (c) => ACC_BY_TURN + c.turns,
+};

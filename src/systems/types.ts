@@ -1,0 +1,123 @@
+/**
+ * The contract between the generic engine and a rules system. A rules system is one folder
+ * under src/systems/ with schema, compile, kernel, summarize, charts, exact and index files;
+ * its `index.ts` exports one `RulesSystem`.
+ */
+import type { z } from 'zod';
+import type { RngState } from '../engine/rng.js';
+import type { Estimate } from '../stats/intervals.js';
+
+/**
+ * The hot loop: run `trials` independent trials, drawing only from `rng`, adding into `acc`.
+ * Allocates nothing per trial; `acc[0]` counts trials (so merged buffers carry their n).
+ */
+export interface Kernel<C> {
+  run(c: C, rng: RngState, trials: number, acc: Float64Array): void;
+  /** Length of the accumulator for one compiled case. */
+  accLength(c: C): number;
+}
+
+export type MetricKind = 'probability' | 'mean';
+
+/** A metric with its interval and the raw counts it came from (for checks and differences). */
+export interface Metric extends Estimate {
+  kind: MetricKind;
+  /** Trials (probability) or observations (mean) behind the estimate. */
+  n: number;
+  /** Successes, for a probability. */
+  k?: number;
+  /** Σx and Σx², for a mean. */
+  sum?: number;
+  sumSq?: number;
+}
+
+/** One point of a curve (`<curve>.csv` row): its key columns and its estimate. */
+export interface CurvePoint {
+  x: Record<string, number | string>;
+  m: Metric;
+}
+
+/** How a curve file is laid out: `case,variant,<keys...>,<valueName>,ci_low,ci_high`. */
+export interface CurveDef {
+  file: string;
+  keys: string[];
+  valueName: string;
+}
+
+/** What `summarize` returns for one (case, variant). */
+export interface CaseSummary {
+  metrics: Record<string, Metric>;
+  curves: Record<string, CurvePoint[]>;
+}
+
+/** An exact answer for one (case, variant): each metric's true value (and variance of one observation, for means). */
+export interface ExactMetric {
+  value: number;
+  variance?: number;
+}
+export interface ExactSummary {
+  metrics: Record<string, ExactMetric>;
+  curves: Record<string, { x: Record<string, number | string>; value: number }[]>;
+}
+
+/** A Vega-Lite chart for the report. */
+export interface ChartSpec {
+  name: string;
+  title: string;
+  spec: Record<string, unknown>;
+}
+
+/** One (case, variant) of a finished run, as the report and charts see it. */
+export interface CaseResult {
+  case: number;
+  variant: string;
+  params: Record<string, unknown>;
+  trials: number;
+  metrics: Record<string, Metric>;
+  differences: Record<string, Estimate>;
+  curves: Record<string, CurvePoint[]>;
+}
+
+/** A finished run of one scenario. */
+export interface ScenarioResult {
+  name: string;
+  system: string;
+  description?: string;
+  file: string;
+  seed: string | number;
+  trials: number;
+  params: string[];
+  variants: string[];
+  metricOrder: string[];
+  curveDefs: CurveDef[];
+  cases: CaseResult[];
+  provenance: { version: string; threads: number; seconds: number; trials_per_second: number; precision?: number };
+}
+
+/** A paired metric: its per-trial value is the change of one accumulator slot. */
+export interface PairedSlot {
+  metric: string;
+  slot: number;
+}
+
+export interface RulesSystem<C = unknown> {
+  id: string;
+  title: string;
+  /** The system's own top-level keys (strict objects), merged with the common scenario keys. */
+  shape: Record<string, z.ZodType>;
+  /** Fixed trials per chunk: part of the stream layout, so changing it changes results. */
+  chunkTrials: number;
+  /** Metrics whose intervals `--precision` narrows. */
+  headline: string[];
+  /** Metric names in report order. */
+  metricOrder: string[];
+  curveDefs: CurveDef[];
+  /** A validated scenario (common keys + the system's keys, defaults filled) -> flat data. */
+  compile(scenario: Record<string, unknown>): C;
+  kernel: Kernel<C>;
+  pairedSlots(c: C): PairedSlot[];
+  summarize(c: C, acc: Float64Array): CaseSummary;
+  /** Exact answer, or null when this case has no exact form. */
+  exact?(c: C): ExactSummary | null;
+  charts(result: ScenarioResult): ChartSpec[];
+}

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { validateText } from '../src/api.js';
+import { MSG } from '../src/scenario/messages.js';
+import { suggest } from '../src/scenario/suggest.js';
+
+const BASE = `name: t
+system: surrender
+seed: 1
+trials: 1000
+`;
+
+function issuesOf(text: string) {
+  const v = validateText('s.yaml', text);
+  if (v.ok) throw new Error('expected problems');
+  return v.issues;
+}
+
+describe('scenario validation', () => {
+  it('fills every DEFAULT of rules/surrender.md', () => {
+    const v = validateText('s.yaml', BASE);
+    expect(v.ok).toBe(true);
+    if (!v.ok) return;
+    const s = v.value.points[0].variants[0].scenario as any;
+    expect(s.rules).toEqual({
+      die: 6,
+      comparison: 'lt',
+      natural_one_succeeds: false,
+      natural_max_fails: false,
+      heavy_counts_as_artillery: true,
+      engineers_count_as_artillery: true,
+      engineers_separate_modifier: false,
+      leader_bonus: 'once_per_side',
+      modifiers_apply_to: 'roll',
+      overcrowding_steps: 5,
+      min_besieging_units: 2,
+      tests_per_turn: 1,
+    });
+    expect(s.structure).toEqual({ surrender_level: 3, port: false, blockade_chance: 1 });
+    expect(s.cards.besieger).toEqual({ chance: 0, modifier: -1 });
+    expect(s.cards.besieged).toEqual({ chance: 0, modifier: 1 });
+    expect(v.value.variantNames).toEqual(['baseline']);
+  });
+
+  it('places a YAML syntax error at its line and column', () => {
+    const issues = issuesOf(`${BASE}besieger: { heavy_siege_artillery: 1\nturns: 3\n`);
+    expect(issues[0].path).toBe('(yaml)');
+    expect(issues[0].line).toBeGreaterThanOrEqual(5);
+    expect(issues[0].message).toMatch(/^YAML syntax error/);
+  });
+
+  it('rejects an unknown key with a suggestion, at the key', () => {
+    const issues = issuesOf(`${BASE}besieger:\n  heavy_siege_artilery: 1\n`);
+    expect(issues).toEqual([
+      { file: 's.yaml', line: 6, col: 3, path: 'besieger.heavy_siege_artilery', message: MSG.unknownKey('heavy_siege_artilery', 'heavy_siege_artillery') },
+    ]);
+  });
+
+  it('collects every error at once: wrong type, negative count, bad enum, unknown top-level key', () => {
+    const issues = issuesOf(`${BASE}turns: many\nbesieger: { artillery: -1 }\nrules: { comparison: lte }\ntrails: 3\n`);
+    const byPath = Object.fromEntries(issues.map((i) => [i.path, i]));
+    expect(Object.keys(byPath).sort()).toEqual(['besieger.artillery', 'rules.comparison', 'trails', 'turns']);
+    expect(byPath['turns']).toMatchObject({ line: 5, col: 8 });
+    expect(byPath['besieger.artillery']).toMatchObject({ line: 6, col: 24 });
+    expect(byPath['besieger.artillery'].message).toMatch(/>=0/);
+    expect(byPath['trails'].message).toBe(MSG.unknownKey('trails', 'trials'));
+    expect(byPath['rules.comparison'].line).toBe(7);
+  });
+
+  it('reports a missing required key', () => {
+    const issues = issuesOf('name: t\nsystem: surrender\nseed: 1\n');
+    expect(issues).toEqual([{ file: 's.yaml', line: 1, col: 1, path: 'trials', message: MSG.missingKey() }]);
+  });
+
+  it('names unknown and not-yet-implemented systems', () => {
+    expect(issuesOf('name: t\nsystem: surender\nseed: 1\ntrials: 5\n')[0].message).toBe(
+      MSG.unknownSystem('surender', 'surrender'),
+    );
+    expect(issuesOf('name: t\nsystem: fantasy\nseed: 1\ntrials: 5\n')[0].message).toBe(MSG.notImplementedSystem('fantasy'));
+  });
+
+  it('checks variant paths and re-validates after applying them', () => {
+    const issues = issuesOf(
+      `${BASE}variants:\n  - name: a\n  - name: b\n    set: { rules.comparsion: le }\n  - name: c\n    set: { rules.comparison: maybe }\n  - name: a\n`,
+    );
+    expect(issues.map((i) => [i.path, i.line])).toEqual([
+      ['variants[1].set.rules.comparsion', 8],
+      ['variants[3].name', 11],
+      ['rules.comparison', 10],
+    ]);
+    expect(issues[0].message).toBe(MSG.badPath('rules.comparsion', 'rules.comparison'));
+    expect(issues[2].message).toMatch(/^in variant "c": /);
+  });
+
+  it('refuses to vary the common keys', () => {
+    const issues = issuesOf(`${BASE}sweep:\n  trials: [1, 2]\n`);
+    expect(issues[0].message).toBe(MSG.reservedPath('trials'));
+  });
+
+  it('expands a 2-D sweep x variants into cases, values re-validated', () => {
+    const v = validateText(
+      's.yaml',
+      `${BASE}sweep:\n  structure.surrender_level: [2, 3, 4]\n  besieger.artillery: { from: 0, to: 3, step: 1 }\nvariants:\n  - name: lt\n  - name: le\n    set: { rules.comparison: le }\n`,
+    );
+    expect(v.ok).toBe(true);
+    if (!v.ok) return;
+    expect(v.value.points.length).toBe(12);
+    expect(v.value.params).toEqual(['structure.surrender_level', 'besieger.artillery']);
+    expect(v.value.points[5].params).toEqual({ 'structure.surrender_level': 3, 'besieger.artillery': 1 });
+    const s = v.value.points[5].variants[1].scenario as any;
+    expect(s.rules.comparison).toBe('le');
+    expect(s.besieger.artillery).toBe(1);
+    const bad = issuesOf(`${BASE}sweep:\n  besieger.artillery: [0, -2]\n`);
+    expect(bad[0]).toMatchObject({ path: 'besieger.artillery', line: 6, col: 27 }); // at the -2
+    expect(bad[0].message).toMatch(/^with sweep value -2: /);
+  });
+
+  it('rejects an empty range and a sweep of a variant-set path', () => {
+    expect(issuesOf(`${BASE}sweep:\n  turns: { from: 5, to: 1, step: 1 }\n`)[0].message).toBe(MSG.sweepRange());
+    expect(
+      issuesOf(`${BASE}sweep:\n  turns: [1, 2]\nvariants:\n  - name: a\n    set: { turns: 3 }\n`)[0].message,
+    ).toBe(MSG.sweepDuplicatePath('turns'));
+  });
+
+  it('suggests only close names', () => {
+    expect(suggest('defence', ['defense', 'attack'])).toBe('defense');
+    expect(suggest('zzzzzz', ['defense', 'attack'])).toBeUndefined();
+  });
+});

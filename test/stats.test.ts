@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { meanInterval, welchDifference, wilson, Z95, zMean, zProportion } from '../src/stats/intervals.js';
+
+describe('intervals', () => {
+  it('Z95 is the 97.5% normal quantile', () => {
+    expect(Z95).toBeCloseTo(1.959964, 5);
+  });
+
+  it('Wilson interval matches published values', () => {
+    // 50/100: [0.4038, 0.5962] (Newcombe 1998, Table I style check)
+    const w = wilson(50, 100);
+    expect(w.value).toBe(0.5);
+    expect(w.ci_low).toBeCloseTo(0.40383, 4);
+    expect(w.ci_high).toBeCloseTo(0.59617, 4);
+    // 0/10: [0, 0.2775]
+    const z = wilson(0, 10);
+    expect(z.ci_low).toBe(0);
+    expect(z.ci_high).toBeCloseTo(0.27753, 4);
+    expect(Number.isNaN(wilson(0, 0).value)).toBe(true);
+  });
+
+  it('mean interval from moments', () => {
+    // x = 1,2,3,4: mean 2.5, s^2 = 5/3
+    const m = meanInterval({ n: 4, sum: 10, sumSq: 30 });
+    expect(m.value).toBe(2.5);
+    expect(m.ci_high - m.value).toBeCloseTo(Z95 * Math.sqrt(5 / 3 / 4), 10);
+  });
+
+  it('Welch difference of two means', () => {
+    const d = welchDifference({ n: 4, sum: 14, sumSq: 54 }, { n: 4, sum: 10, sumSq: 30 });
+    expect(d.value).toBe(1);
+    expect(d.ci_high - d.value).toBeCloseTo(Z95 * Math.sqrt(5 / 3 / 4 + 5 / 3 / 4), 10);
+  });
+
+  it('z-scores, including degenerate exact values', () => {
+    expect(zProportion(60, 100, 0.5)).toBeCloseTo(2, 10);
+    expect(zProportion(0, 100, 0)).toBe(0);
+    expect(zProportion(1, 100, 0)).toBe(Infinity);
+    expect(zMean(2.1, 100, 2, 1)).toBeCloseTo(1, 10);
+  });
+});
+
+describe('moments agree with simple-statistics', async () => {
+  const ss = await import('simple-statistics');
+  it('variance from (n, Σx, Σx²) equals sampleVariance', async () => {
+    const { varianceOf } = await import('../src/stats/intervals.js');
+    const xs = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5];
+    const m = { n: xs.length, sum: xs.reduce((a, b) => a + b, 0), sumSq: xs.reduce((a, b) => a + b * b, 0) };
+    expect(varianceOf(m)).toBeCloseTo(ss.sampleVariance(xs), 12);
+  });
+});
