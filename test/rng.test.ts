@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chanceThreshold, deriveState, nextU32, stateFromWords } from '../src/engine/rng.js';
-import { dieThreshold, rollDie } from '../src/engine/dice.js';
+import { dieThreshold, rollChance, rollDie } from '../src/engine/dice.js';
 
 /** An independent xoshiro128** in BigInt, straight from the reference C code. */
 function referenceXoshiro(seed: [number, number, number, number], count: number): number[] {
@@ -45,10 +45,22 @@ describe('xoshiro128**', () => {
     expect(Array.from(deriveState(43, 'point-0', 0)).join()).not.toBe(a);
   });
 
-  it('turns probabilities into exact 32-bit thresholds at the ends', () => {
-    expect(chanceThreshold(0)).toBe(0);
-    expect(chanceThreshold(1)).toBe(2 ** 32);
-    expect(chanceThreshold(0.5)).toBe(2 ** 31);
+  it('turns probabilities into int32 thresholds, exact at the ends', () => {
+    expect(chanceThreshold(0)).toBe(-1);
+    expect(chanceThreshold(1)).toBe(2 ** 31 - 1);
+    expect(chanceThreshold(0.5)).toBe(2 ** 30 - 1);
+    const s = deriveState('chance', 'x', 0);
+    let never = 0;
+    let always = 0;
+    let half = 0;
+    for (let i = 0; i < 100_000; i++) {
+      if (rollChance(s, chanceThreshold(0))) never++;
+      if (rollChance(s, chanceThreshold(1))) always++;
+      if (rollChance(s, chanceThreshold(0.5))) half++;
+    }
+    expect(never).toBe(0);
+    expect(always).toBe(100_000);
+    expect(Math.abs(half - 50_000) / Math.sqrt(25_000)).toBeLessThan(4.5);
   });
 });
 

@@ -164,8 +164,9 @@ async function exactCommand(files: string[], flags: { json?: boolean }): Promise
   if (flags.json) process.stdout.write(JSON.stringify(all.length === 1 ? all[0] : all, null, 2) + '\n');
 }
 
-async function checkCommand(files: string[], flags: RunFlags & { verbose?: boolean }): Promise<void> {
+async function checkCommand(files: string[], flags: RunFlags & { verbose?: boolean; zLimit: number }): Promise<void> {
   const scenarios = loadAll(files);
+  const limit = flags.zLimit;
   const exec = new PoolExecutor(flags.threads);
   let worst = 0;
   let failed = 0;
@@ -184,13 +185,13 @@ async function checkCommand(files: string[], flags: RunFlags & { verbose?: boole
       for (const r of rows) {
         compared++;
         const az = Math.abs(r.z);
-        if (!(az <= CHECK_Z_LIMIT)) failed++;
+        if (!(az <= limit)) failed++;
         if (az > worst || Number.isNaN(az)) worst = Number.isNaN(az) ? Infinity : Math.max(worst, az);
-        const show = flags.verbose || !(az <= CHECK_Z_LIMIT) || !r.metric.includes('[');
+        const show = flags.verbose || !(az <= limit) || !r.metric.includes('[');
         if (!show) continue;
         process.stdout.write(
           `${String(r.case).padEnd(5)}${r.variant.slice(0, 17).padEnd(18)}${r.metric.slice(0, 33).padEnd(34)}` +
-            `${fmtNum(r.simulated).padStart(14)}${fmtNum(r.exact).padStart(14)}${r.z.toFixed(2).padStart(9)}${az <= CHECK_Z_LIMIT ? '' : '  FAIL'}\n`,
+            `${fmtNum(r.simulated).padStart(14)}${fmtNum(r.exact).padStart(14)}${r.z.toFixed(2).padStart(9)}${az <= limit ? '' : '  FAIL'}\n`,
         );
       }
     }
@@ -198,7 +199,7 @@ async function checkCommand(files: string[], flags: RunFlags & { verbose?: boole
     await exec.close();
   }
   const verdict = failed === 0 ? 'passed' : 'FAILED';
-  process.stdout.write(`check ${verdict}: ${compared} comparisons (metrics and every curve point), max |z| = ${worst.toFixed(2)}, limit ${CHECK_Z_LIMIT}\n`);
+  process.stdout.write(`check ${verdict}: ${compared} comparisons (metrics and every curve point), max |z| = ${worst.toFixed(2)}, limit ${limit}\n`);
   if (failed > 0) process.exitCode = 1;
 }
 
@@ -257,7 +258,8 @@ export function buildProgram(): Command {
     .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
     .addOption(threadsOpt())
     .option('--verbose', 'print every curve point, not only failures')
-    .action((files: string[], flags: RunFlags & { verbose?: boolean }) => checkCommand(files, flags));
+    .option('--z-limit <Z>', 'largest |z| accepted', positiveNumber('--z-limit'), CHECK_Z_LIMIT)
+    .action((files: string[], flags: RunFlags & { verbose?: boolean; zLimit: number }) => checkCommand(files, flags));
   program
     .command('validate')
     .description('check scenario files without running them')

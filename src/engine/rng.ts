@@ -19,6 +19,15 @@ export type RngState = Int32Array;
  * @example const s = stateFromWords(1, 2, 3, 4); nextU32(s) === 11520
  */
 export function nextU32(s: RngState): number {
+  return nextI32(s) >>> 0;
+}
+
+/**
+ * Next 32-bit output as a signed int32 (the same bits as `nextU32`). Hot code uses this form:
+ * an int32 is a small integer to V8 and never boxed, while an unsigned value above 2^31
+ * returned from a call V8 did not inline becomes a heap number (an allocation per draw).
+ */
+export function nextI32(s: RngState): number {
   const s0 = s[0] | 0;
   const s1 = s[1] | 0;
   const s2 = s[2] | 0;
@@ -33,7 +42,7 @@ export function nextU32(s: RngState): number {
   s[0] = s0 ^ n3;
   s[2] = n2 ^ t;
   s[3] = (n3 << 11) | (n3 >>> 21);
-  return r >>> 0;
+  return r | 0;
 }
 
 /** A state from four explicit words (reference vectors, tests). */
@@ -63,11 +72,13 @@ export function nextUnit(s: RngState): number {
 }
 
 /**
- * A probability as a 32-bit threshold T so that `nextU32(s) < T` has probability T / 2^32;
- * exact for 0 and 1, within 2^-33 otherwise.
+ * A probability as an int32 threshold t for `rollChance` (dice.ts): a draw's top 31 bits b pass
+ * when b <= t, so P = (t + 1) / 2^31 — exact for 0 (t = -1) and 1 (t = 2^31 - 1), within 2^-32
+ * otherwise. Kept in int32 range so that V8 never boxes it.
+ * @example chanceThreshold(0.5) === 2 ** 30 - 1
  */
 export function chanceThreshold(p: number): number {
-  if (!(p > 0)) return 0;
-  if (p >= 1) return 4294967296;
-  return Math.round(p * 4294967296);
+  if (!(p > 0)) return -1;
+  if (p >= 1) return 0x7fffffff;
+  return Math.round(p * 2147483648) - 1;
 }

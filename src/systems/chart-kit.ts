@@ -26,7 +26,18 @@ export function shortName(path: string): string {
  */
 export function curveChart(
   result: ScenarioResult,
-  opts: { name: string; title: string; curve: string; x: string; xTitle: string; yTitle: string; maxSeries?: number; probability?: boolean },
+  opts: {
+    name: string;
+    title: string;
+    curve: string;
+    x: string;
+    xTitle: string;
+    yTitle: string;
+    maxSeries?: number;
+    probability?: boolean;
+    /** x is a count (turns, rounds): integer ticks only. */
+    integerX?: boolean;
+  },
 ): ChartSpec {
   const max = opts.maxSeries ?? 12;
   const shown = result.cases.slice(0, max);
@@ -49,14 +60,29 @@ export function curveChart(
       height: 280,
       data: { values },
       encoding: {
-        x: { field: 'x', type: 'quantitative', title: opts.xTitle },
-        color: { field: 'series', type: 'nominal', title: null, sort: null },
+        x: {
+          field: 'x',
+          type: 'quantitative',
+          title: opts.xTitle,
+          ...(opts.integerX !== false ? { axis: { tickMinStep: 1, format: 'd' } } : {}),
+        },
+        // one legend for both layers, drawn at full strength (not at the band's opacity)
+        color: { field: 'series', type: 'nominal', title: null, sort: null, legend: { symbolOpacity: 1, symbolType: 'stroke' } },
       },
       layer: [
-        { mark: { type: 'area', opacity: 0.18 }, encoding: { y: { field: 'lo', type: 'quantitative', ...yScale }, y2: { field: 'hi' } } },
+        {
+          // the 95% band
+          mark: { type: 'area', opacity: 0.18 },
+          encoding: {
+            y: { field: 'lo', type: 'quantitative', ...yScale },
+            y2: { field: 'hi' },
+          },
+        },
         {
           mark: { type: 'line', point: values.length <= 400 },
-          encoding: { y: { field: 'value', type: 'quantitative', title: opts.yTitle, ...yScale } },
+          encoding: {
+            y: { field: 'value', type: 'quantitative', title: opts.yTitle, ...yScale },
+          },
         },
       ],
     },
@@ -113,10 +139,11 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
     const m = c.metrics[metric];
     const d = c.differences[metric];
     const where = result.params.map((p) => `${shortName(p)}=${String(c.params[p])}`).join(', ') || 'all';
-    if (m) values.push({ panel: `${metric}`, where, variant: c.variant, value: m.value, lo: m.ci_low, hi: m.ci_high });
+    if (m) values.push({ panel: metric, where, variant: c.variant, value: m.value, lo: m.ci_low, hi: m.ci_high });
     if (d) values.push({ panel: `difference from ${result.variants[0]}`, where, variant: c.variant, value: d.value, lo: d.ci_low, hi: d.ci_high });
   }
   const title = `${metric} by variant`;
+  const panels = [metric, `difference from ${result.variants[0]}`];
   const multi = result.cases.length > result.variants.length;
   return {
     name,
@@ -126,8 +153,8 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
       title,
       data: { values },
       facet: multi
-        ? { column: { field: 'panel', title: null, sort: null }, row: { field: 'where', title: null, sort: null } }
-        : { column: { field: 'panel', title: null, sort: null } },
+        ? { column: { field: 'panel', title: null, sort: panels }, row: { field: 'where', title: null, sort: null } }
+        : { column: { field: 'panel', title: null, sort: panels } },
       resolve: { scale: { x: 'independent' } },
       spec: {
         width: 260,

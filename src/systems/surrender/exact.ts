@@ -17,8 +17,8 @@ export function testProbability(c: SurrenderCompiled, m: number): number {
 /** P(the structure surrenders in one given turn, not having surrendered before). */
 export function turnHazard(c: SurrenderCompiled): number {
   if (c.siege === 0) return 0;
-  const pb = c.cardBT > 0 ? c.cardBChance : 0;
-  const pd = c.cardDT > 0 ? c.cardDChance : 0;
+  const pb = c.cardBT >= 0 ? c.cardBChance : 0;
+  const pd = c.cardDT >= 0 ? c.cardDChance : 0;
   let q = 0;
   for (let b = 0; b < 2; b++) {
     for (let d = 0; d < 2; d++) {

@@ -10,8 +10,8 @@
  *   [5] tests rolled             [6] turns in which a port was not blockaded (no test)
  *   [7 + t - 1] surrenders in turn t, t = 1..turns
  */
-import { nextU32, type RngState } from '../../engine/rng.js';
-import { rollDie } from '../../engine/dice.js';
+import type { RngState } from '../../engine/rng.js';
+import { rollChance, rollDie } from '../../engine/dice.js';
 import { testSucceeds, type SurrenderCompiled } from './compile.js';
 import type { Kernel } from '../types.js';
 
@@ -42,15 +42,15 @@ export function runSurrender(c: SurrenderCompiled, rng: RngState, trials: number
     if (c.siege === 0) continue; // seed rule 1: no siege, no test
     for (let t = 1; t <= turns; t++) {
       // Seed 002 section C: a port is only tested while the blockade holds.
-      if (c.port === 1 && nextU32(rng) >= c.blockadeT) {
+      if (c.port === 1 && !rollChance(rng, c.blockadeT)) {
         unblockaded++;
         continue;
       }
       let m = base;
       // Cards are played at random per turn with their chance (issue #2); a draw is made only
       // when the chance is not zero, so scenarios without cards keep their dice.
-      if (c.cardBT > 0 && nextU32(rng) < c.cardBT) m += c.cardBMod;
-      if (c.cardDT > 0 && nextU32(rng) < c.cardDT) m += c.cardDMod;
+      if (c.cardBT >= 0 && rollChance(rng, c.cardBT)) m += c.cardBMod;
+      if (c.cardDT >= 0 && rollChance(rng, c.cardDT)) m += c.cardDMod;
       let fell = false;
       for (let k = 0; k < tests; k++) {
         rolled++;

@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// Benchmarks against the *built* package (dist/), as pure-rand does: V8 regressions show there.
+// Prints one JSON document and writes it to bench/results/<name>.json. Targets live here, not
+// in timed unit tests; `--check` exits 1 when a target is missed.
+//
+//   npm run bench                 # all benchmarks
+//   node --expose-gc bench/run.mjs surrender --seconds 3
+import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = (p) => import(path.join(ROOT, 'dist', p));
+const { validateText, runScenario } = await dist('src/api.js');
+const { PoolExecutor } = await dist('src/engine/pool.js');
+const { deriveState, nextU32 } = await dist('src/engine/rng.js');
+const { dieThreshold, rollDie } = await dist('src/engine/dice.js');
+
+const args = process.argv.slice(2);
+const seconds = Number(args[args.indexOf('--seconds') + 1]) || 2;
+const only = args.filter((a) => !a.startsWith('--') && !/^\d/.test(a));
+const checkTargets = args.includes('--check');
+
+/** Run fn(n) with growing n until it takes `seconds`; best rate of 3 timed runs. */
+function rate(fn, unitsPerCall = 1) {
+  let n = 1000;
+  for (;;) {
+    const t0 = performance.now();
+    fn(n);
+    const ms = performance.now() - t0;
+    if (ms > 200) break;
+    n *= 4;
+  }
+  n = Math.max(1, Math.round((n * seconds * 1000) / 3 / Math.max(1, measure(fn, n))));
+  let best = 0;
+  for (let k = 0; k < 3; k++) best = Math.max(best, (n * unitsPerCall) / (measure(fn, n) / 1000));
+  return best;
+}
+function measure(fn, n) {
+  const t0 = performance.now();
+  fn(n);
+  return performance.now() - t0;
+}
+
+function loadScenario(file) {
+  const v = validateText(file, readFileSync(path.join(ROOT, file), 'utf8'));
+  if (!v.ok) throw new Error(`${file}: invalid`);
+  return v.value;
+}
+
+/** Heap growth per trial over a long kernel run (needs --expose-gc): ~0 for an allocation-free kernel. */
+function heapPerTrial(run, trials) {
+  if (typeof globalThis.gc !== 'function') return null;
+  run(10_000);
+  globalThis.gc();
+  const before = process.memoryUsage().heapUsed;
+  run(trials);
+  const after = process.memoryUsage().heapUsed; // no gc in between: garbage would show
+  return (after - before) / trials;
+}
+
+const benches = {
+  async dice() {
+    const s = deriveState('bench', 'dice', 0);
+    const t6 = dieThreshold(6);
+    let sink = 0;
+    const u32 = rate((n) => {
+      for (let i = 0; i < n; i++) sink ^= nextU32(s);
+    });
+    const d6 = rate((n) => {
+      for (let i = 0; i < n; i++) sink += rollDie(s, 6, t6);
+    });
+    return { u32_per_second: Math.round(u32), ns_per_u32: +(1e9 / u32).toFixed(2), d6_per_second: Math.round(d6), ns_per_d6: +(1e9 / d6).toFixed(2), sink: sink & 1 };
+  },
+  async surrender() {
+    const { surrender } = await dist('src/systems/surrender/index.js');
+    const out = {};
+    for (const file of ['scenarios/surrender/town-basic.yaml', 'scenarios/surrender/port-blockade.yaml', 'scenarios/surrender/hopeless-citadel.yaml']) {
+      const v = loadScenario(file);
+      const c = surrender.compile(v.points[v.points.length - 1].variants[0].scenario);
+      const acc = new Float64Array(surrender.kernel.accLength(c));
+      const s = deriveState('bench', file, 0);
+      const run = (n) => surrender.kernel.run(c, s, n, acc);
+      const perThread = rate(run);
+      out[path.basename(file, '.yaml')] = {
+        turns: c.turns,
+        trials_per_second_per_thread: Math.round(perThread),
+        heap_bytes_per_trial: heapPerTrial(run, 2_000_000),
+      };
+    }
+    // The whole pipeline on all cores: validation, chunks on piscina, merge, summaries.
+    const threads = availableParallelism();
+    const v = loadScenario('scenarios/surrender/town-basic.yaml');
+    const exec = new PoolExecutor(threads);
+    try {
+      await runScenario(v, { executor: exec, trials: 2_000_000 }); // warm the workers
+      const trials = 40_000_000;
+      const t0 = performance.now();
+      await runScenario(v, { executor: exec, trials });
+      const sec = (performance.now() - t0) / 1000;
+      out.pool_town_basic = { threads, trials, seconds: +sec.toFixed(3), trials_per_second: Math.round(trials / sec), trials_per_second_per_thread: Math.round(trials / sec / threads) };
+    } finally {
+      await exec.close();
+    }
+    return out;
+  },
+};
+
+// Targets (trials/s per thread on this machine class: 2 cores, Node 20). Measured, not asserted
+// in unit tests; `--check` turns a miss into exit 1.
+const TARGETS = {
+  'surrender.town-basic.trials_per_second_per_thread': 10_000_000,
+  'surrender.pool_town_basic.trials_per_second_per_thread': 5_000_000,
+  // An allocation-free kernel: well under one byte of heap growth per 20 trials (a boxed
+  // number is 16 bytes, so one allocation per trial would read 16).
+  'surrender.town-basic.heap_bytes_per_trial': { max: 0.05 },
+  'surrender.port-blockade.heap_bytes_per_trial': { max: 0.05 },
+  'surrender.hopeless-citadel.heap_bytes_per_trial': { max: 0.05 },
+};
+
+const results = {};
+for (const [name, fn] of Object.entries(benches)) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  results[name] = await fn();
+  process.stderr.write(`bench ${name} done\n`);
+}
+const get = (key) => key.split('.').reduce((o, k) => (o == null ? undefined : o[k]), results);
+const targets = Object.entries(TARGETS)
+  .filter(([k]) => get(k) !== undefined && get(k) !== null)
+  .map(([k, t]) => {
+    const v = get(k);
+    const pass = typeof t === 'number' ? v >= t : v <= t.max;
+    return { metric: k, value: v, target: typeof t === 'number' ? `>= ${t}` : `<= ${t.max}`, pass };
+  });
+const doc = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpu: cpus()[0]?.model ?? 'unknown',
+  cores: availableParallelism(),
+  seconds_per_measure: seconds,
+  results,
+  targets,
+};
+mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
+writeFileSync(path.join(ROOT, 'bench/results', `${only.length ? only.join('-') : 'all'}.json`), JSON.stringify(doc, null, 2) + '\n');
+process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+if (checkTargets && targets.some((t) => !t.pass)) process.exitCode = 1;

@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { jsonSchemaOf } from '../../src/scenario/schema.js';
+import { SYSTEMS } from '../../src/systems/registry.js';
+import { VERSION } from '../../src/version.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const CLI = path.join(ROOT, 'dist/src/cli/main.js');
+const FIX = path.join(ROOT, 'test/fixtures');
+
+function cli(args: string[], cwd = ROOT) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const tmp = () => mkdtempSync(path.join(tmpdir(), 'siegesim-e2e-'));
+
+describe('siegesim run', () => {
+  it('writes byte-identical CSV with --threads 1 and --threads 2, and the whole report', () => {
+    const dir = tmp();
+    const a = cli(['run', path.join(FIX, 'good-small.yaml'), '--threads', '1', '--out', path.join(dir, 'a')]);
+    const b = cli(['run', path.join(FIX, 'good-small.yaml'), '--threads', '2', '--out', path.join(dir, 'b')]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    for (const f of ['summary.csv', 'surrender_by_turn.csv']) {
+      expect(readFileSync(path.join(dir, 'b', f), 'utf8')).toBe(readFileSync(path.join(dir, 'a', f), 'utf8'));
+    }
+    const csv = readFileSync(path.join(dir, 'a', 'summary.csv'), 'utf8').split('\n');
+    expect(csv[0]).toBe('case,variant,structure.surrender_level,besieger.heavy_siege_artillery,metric,value,ci_low,ci_high,trials');
+    expect(csv.some((l) => l.startsWith('1,lenient,2,0,diff_p_surrender,'))).toBe(true);
+    const curve = readFileSync(path.join(dir, 'a', 'surrender_by_turn.csv'), 'utf8').split('\n');
+    expect(curve[0]).toBe('case,variant,turn,p_cumulative,ci_low,ci_high');
+    const json = JSON.parse(readFileSync(path.join(dir, 'a', 'summary.json'), 'utf8'));
+    expect(Object.keys(json)).toEqual(expect.arrayContaining(['name', 'system', 'seed', 'trials', 'cases', 'provenance']));
+    expect(json.cases).toHaveLength(8);
+    expect(Object.keys(json.cases[0].metrics)).toEqual(['p_test', 'p_surrender', 'mean_turns']);
+    expect(json.cases[0].metrics.p_surrender).toEqual(expect.objectContaining({ value: expect.any(Number), ci_low: expect.any(Number), ci_high: expect.any(Number) }));
+    expect(json.provenance).toEqual(expect.objectContaining({ version: VERSION, threads: 1, seconds: expect.any(Number), trials_per_second: expect.any(Number) }));
+    const charts = readdirSync(path.join(dir, 'a', 'charts')).sort();
+    expect(charts).toEqual(
+      expect.arrayContaining(['p_surrender_heatmap.svg', 'p_surrender_heatmap.vl.json', 'surrender_by_turn.svg', 'surrender_by_turn.vl.json']),
+    );
+    const svg = readFileSync(path.join(dir, 'a', 'charts', 'surrender_by_turn.svg'), 'utf8');
+    expect(svg.startsWith('<svg')).toBe(true);
+    const html = readFileSync(path.join(dir, 'a', 'index.html'), 'utf8');
+    expect(html).toContain('charts/surrender_by_turn.svg');
+    expect(html).not.toMatch(/https?:\/\/(?!vega\.github\.io)/); // nothing fetched from the network
+  });
+
+  it('--json prints summary.json to stdout', () => {
+    const dir = tmp();
+    const r = cli(['run', path.join(FIX, 'good-small.yaml'), '--trials', '1000', '--out', dir, '--json', '--threads', '1']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.name).toBe('good-small');
+    expect(j.cases[0].trials).toBe(1000);
+  });
+
+  it('several scenarios go under --out with an index linking each', () => {
+    const dir = tmp();
+    const r = cli(['run', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(FIX, 'good-small.yaml'), '--trials', '2000', '--out', dir]);
+    expect(r.code, r.stderr).toBe(0);
+    const index = readFileSync(path.join(dir, 'index.html'), 'utf8');
+    expect(index).toContain('href="surrender-town-basic/index.html"');
+    expect(index).toContain('href="good-small/index.html"');
+  });
+});
+
+describe('bad input', () => {
+  const cases: [string, RegExp][] = [
+    ['bad-yaml.yaml', /bad-yaml\.yaml:\d+:\d+ {2}\(yaml\) {2}YAML syntax error/],
+    ['bad-unknown-key.yaml', /bad-unknown-key\.yaml:7:3 {2}besieged\.seige_leaders {2}unknown key "seige_leaders" \(did you mean "siege_leaders"\?\)/],
+    ['bad-type.yaml', /bad-type\.yaml:4:9 {2}trials {2}Invalid input: expected number/],
+    ['bad-negative.yaml', /bad-negative\.yaml:5:24 {2}besieger\.artillery {2}Too small/],
+  ];
+  it.each(cases)('%s exits 2 with file:line:col and the key path, and writes nothing', (file, pattern) => {
+    const dir = tmp();
+    const out = path.join(dir, 'out');
+    const r = cli(['run', path.join('test/fixtures', file), '--out', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(pattern);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('one bad file stops the whole run before anything is written', () => {
+    const dir = tmp();
+    const r = cli(['run', path.join(FIX, 'good-small.yaml'), path.join(FIX, 'bad-negative.yaml'), '--out', dir]);
+    expect(r.code).toBe(2);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('bad flags and missing files exit 2', () => {
+    expect(cli(['run', path.join(FIX, 'good-small.yaml'), '--threads', 'zero']).code).toBe(2);
+    const missing = cli(['run', 'no/such/file.yaml']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no/such/file.yaml  (file)  cannot read the file: ENOENT');
+  });
+
+  it('an interrupted run leaves no report and no temporary folder', async () => {
+    const dir = tmp();
+    const out = path.join(dir, 'big');
+    const child = spawn(process.execPath, [CLI, 'run', path.join(FIX, 'good-small.yaml'), '--trials', '2000000000', '--out', out, '--threads', '1'], {
+      cwd: ROOT,
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    expect(code).toBe(130);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('exact, check, validate, schema', () => {
+  it('check passes on every bundled surrender scenario', () => {
+    const r = cli(['check', 'scenarios/surrender']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/check passed: \d+ comparisons/);
+  });
+
+  it('check exits 1 when a |z| exceeds the limit', () => {
+    // With a limit of 0.001 some of the ~60 comparisons must exceed it: the exit path is real.
+    const r = cli(['check', path.join(FIX, 'good-small.yaml'), '--trials', '50000', '--z-limit', '0.001']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/check FAILED: \d+ comparisons/);
+    expect(r.stdout).toContain('FAIL');
+    const ok = cli(['check', path.join(FIX, 'good-small.yaml'), '--trials', '50000']);
+    expect(ok.code, ok.stdout).toBe(0);
+  });
+
+  it('exact prints the closed form', () => {
+    const r = cli(['exact', 'scenarios/surrender/town-basic.yaml', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.cases[0].metrics.p_test.value).toBeCloseTo(4 / 6, 12);
+  });
+
+  it('validate reports each file', () => {
+    const r = cli(['validate', 'scenarios']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/ok {2}scenarios\/surrender\/heavy-guns-grid\.yaml {2}surrender-heavy-guns-grid \(surrender, 30 cases\)/);
+  });
+
+  it('scenarios/scenario.schema.json is the generated schema (run npm run schema)', () => {
+    const committed = JSON.parse(readFileSync(path.join(ROOT, 'scenarios/scenario.schema.json'), 'utf8'));
+    expect(committed).toEqual(jsonSchemaOf(SYSTEMS));
+    const r = cli(['schema']);
+    expect(JSON.parse(r.stdout)).toEqual(committed);
+  });
+
+  it('the version matches package.json', () => {
+    expect(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version).toBe(VERSION);
+    expect(cli(['--version']).stdout.trim()).toBe(VERSION);
+  });
+});

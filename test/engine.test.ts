@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { runScenario, validateText } from '../src/api.js';
+import { PoolExecutor } from '../src/engine/pool.js';
+import { summaryCsv } from '../src/report/tables.js';
+import { halfWidth } from '../src/stats/intervals.js';
+
+const SCENARIO = `name: e
+system: surrender
+seed: engine
+trials: 600000
+structure: { surrender_level: 3, port: true, blockade_chance: 0.7 }
+cards: { besieger: { chance: 0.4 } }
+turns: 9
+sweep:
+  structure.surrender_level: [2, 3]
+variants:
+  - name: lt
+  - name: le
+    set: { rules.comparison: le }
+`;
+
+function valid(text = SCENARIO) {
+  const v = validateText('e.yaml', text);
+  if (!v.ok) throw new Error(JSON.stringify(v.issues));
+  return v.value;
+}
+
+describe('engine determinism', () => {
+  it('in-process and 1- and 2-thread pools give byte-identical summary.csv', async () => {
+    const inline = summaryCsv(await runScenario(valid()));
+    for (const threads of [1, 2]) {
+      const exec = new PoolExecutor(threads);
+      try {
+        expect(summaryCsv(await runScenario(valid(), { executor: exec }))).toBe(inline);
+      } finally {
+        await exec.close();
+      }
+    }
+  });
+
+  it('adding a variant leaves the baseline and the other variants unchanged', async () => {
+    const two = await runScenario(valid());
+    const three = await runScenario(valid(SCENARIO + '  - name: d10\n    set: { rules.die: 10 }\n'));
+    for (const variant of ['lt', 'le']) {
+      const a = two.cases.filter((c) => c.variant === variant).map((c) => c.metrics);
+      const b = three.cases.filter((c) => c.variant === variant).map((c) => c.metrics);
+      expect(b).toEqual(a);
+    }
+  });
+
+  it('a longer run extends a shorter one: its first chunks are the same dice', async () => {
+    // One full chunk (262144) vs the same chunk plus more: chunk 0 is identical, so the
+    // p_surrender count of the long run minus its later chunks equals the short run's count.
+    const short = await runScenario(valid(), { trials: 262_144 });
+    const long = await runScenario(valid(), { trials: 262_144 * 2 });
+    const rest = await runScenario(valid(), { trials: 262_144 * 2 }); // same again: deterministic
+    expect(summaryCsv(rest)).toBe(summaryCsv(long));
+    expect(long.cases[0].metrics.p_surrender.k!).toBeGreaterThan(short.cases[0].metrics.p_surrender.k!);
+    expect(short.cases[0].trials).toBe(262_144);
+  });
+
+  it('--precision narrows every headline interval to the target, deterministically', async () => {
+    const opts = { trials: 20_000, precision: 0.0015 };
+    const a = await runScenario(valid(), opts);
+    const b = await runScenario(valid(), opts);
+    expect(summaryCsv(a)).toBe(summaryCsv(b));
+    for (const c of a.cases) {
+      expect(c.trials).toBeGreaterThan(20_000);
+      for (const m of ['p_test', 'p_surrender']) expect(halfWidth(c.metrics[m])).toBeLessThanOrEqual(0.0015);
+    }
+  });
+
+  it('--max-trials caps a precision run', async () => {
+    const r = await runScenario(valid(), { trials: 1000, precision: 1e-5, maxTrials: 262_144 * 2 });
+    for (const c of r.cases) expect(c.trials).toBeLessThanOrEqual(262_144 * 2);
+  });
+});

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
+import { compileSurrender, modifierSum, type SurrenderScenario } from '../src/systems/surrender/compile.js';
+import { exactSurrender, testProbability, turnHazard } from '../src/systems/surrender/exact.js';
+
+/** A validated scenario's (single) compiled case, from YAML body lines. */
+function compiled(body: string) {
+  const v = validateText('t.yaml', `name: t\nsystem: surrender\nseed: 5\ntrials: 1000\n${body}`);
+  if (!v.ok) throw new Error(v.issues.map((i) => i.message).join('; '));
+  const s = v.value.points[0].variants[0].scenario;
+  return { c: compileSurrender(s), s: s as unknown as SurrenderScenario, v: v.value };
+}
+
+describe('surrender: modifiers (seed 002 section B, rules/surrender.md (i)-(v))', () => {
+  it('the rules file worked example sums to -4 and gives 5/6', () => {
+    const { c, s } = compiled(
+      'structure: { surrender_level: 2 }\nbesieger: { heavy_siege_artillery: 1, siege_leaders: 1 }\nbesieged: { steps_inside: 12, siege_leaders: 1 }\n',
+    );
+    expect(modifierSum(s)).toBe(-4);
+    expect(testProbability(c, c.baseMod)).toBeCloseTo(5 / 6, 15);
+  });
+
+  it('each toggle moves the sum as its reading says', () => {
+    const sum = (body: string) => modifierSum(compiled(body).s);
+    expect(sum('besieger: { heavy_siege_artillery: 2 }')).toBe(-3); // -1 each, plus any-artillery (iii)
+    expect(sum('besieger: { heavy_siege_artillery: 2 }\nrules: { heavy_counts_as_artillery: false }')).toBe(-2);
+    expect(sum('besieger: { artillery: 3, bombers: 2 }')).toBe(-1); // not cumulative
+    expect(sum('besieger: { engineers: 1 }')).toBe(-1); // (ii) DEFAULT
+    expect(sum('besieger: { engineers: 1 }\nrules: { engineers_count_as_artillery: false }')).toBe(0);
+    expect(sum('besieger: { engineers: 1, artillery: 1 }\nrules: { engineers_separate_modifier: true }')).toBe(-2);
+    expect(sum('besieged: { steps_inside: 14 }')).toBe(-2); // (iv) floor(14/5)
+    expect(sum('besieged: { steps_inside: 14 }\nrules: { overcrowding_steps: 7 }')).toBe(-2);
+    expect(sum('besieged: { steps_inside: 14 }\nrules: { overcrowding_steps: 4 }')).toBe(-3);
+    expect(sum('besieger: { siege_leaders: 3 }\nbesieged: { siege_leaders: 2 }')).toBe(0); // (v) once per side
+    expect(sum('besieger: { siege_leaders: 3 }\nbesieged: { siege_leaders: 2 }\nrules: { leader_bonus: per_leader }')).toBe(-2);
+    expect(sum('extra_modifier: 3')).toBe(3);
+  });
+});
+
+describe('surrender: closed form (rules/surrender.md table)', () => {
+  // E = L - Σm; P = clamp(E-1, 0, N)/N for "<", clamp(E, 0, N)/N for "<=".
+  const table: [number, string, number, number][] = [];
+  for (let E = -1; E <= 12; E++) {
+    table.push([E, 'lt d6', 6, Math.min(Math.max(E - 1, 0), 6) / 6]);
+    table.push([E, 'le d6', 6, Math.min(Math.max(E, 0), 6) / 6]);
+    table.push([E, 'lt d10', 10, Math.min(Math.max(E - 1, 0), 10) / 10]);
+    table.push([E, 'le d10', 10, Math.min(Math.max(E, 0), 10) / 10]);
+  }
+  it.each(table)('E=%i %s', (E, label, die) => {
+    const cmp = label.startsWith('le') ? 'le' : 'lt';
+    const { c } = compiled(`structure: { surrender_level: ${E} }\nrules: { die: ${die}, comparison: ${cmp} }`);
+    expect(c.baseMod).toBe(0);
+    const expected = table.find((r) => r[0] === E && r[1] === label)![3];
+    expect(testProbability(c, 0)).toBeCloseTo(expected, 15);
+  });
+
+  it('natural 1 and natural max override the modifiers', () => {
+    const hopeless = compiled('structure: { surrender_level: 1 }\nrules: { natural_one_succeeds: true }').c;
+    expect(testProbability(hopeless, 0)).toBeCloseTo(1 / 6, 15);
+    const certain = compiled('structure: { surrender_level: 20 }\nrules: { natural_max_fails: true }').c;
+    expect(testProbability(certain, 0)).toBeCloseTo(5 / 6, 15);
+  });
+
+  it('modifiers on the level flip their effect (reading (i))', () => {
+    const onRoll = compiled('structure: { surrender_level: 4 }\nbesieger: { artillery: 1 }').c;
+    const onLevel = compiled('structure: { surrender_level: 4 }\nbesieger: { artillery: 1 }\nrules: { modifiers_apply_to: level }').c;
+    expect(testProbability(onRoll, onRoll.baseMod)).toBeCloseTo(4 / 6, 15); // roll - 1 < 4
+    expect(testProbability(onLevel, onLevel.baseMod)).toBeCloseTo(2 / 6, 15); // roll < 4 - 1
+  });
+
+  it('geometric turns: P(by T) = 1-(1-h)^T and E[turns | surrendered]', () => {
+    const { c } = compiled('structure: { surrender_level: 3 }\nturns: 5');
+    const h = 2 / 6;
+    const e = exactSurrender(c);
+    expect(e.metrics.p_surrender.value).toBeCloseTo(1 - (1 - h) ** 5, 14);
+    let m = 0;
+    for (let t = 1; t <= 5; t++) m += t * h * (1 - h) ** (t - 1);
+    expect(e.metrics.mean_turns.value).toBeCloseTo(m / (1 - (1 - h) ** 5), 12);
+  });
+
+  it('blockade, cards and the too-few-besiegers rule enter the hazard', () => {
+    const port = compiled(
+      'structure: { surrender_level: 3, port: true, blockade_chance: 0.5 }\ncards: { besieger: { chance: 0.5, modifier: -1 }, besieged: { chance: 0.25 } }',
+    ).c;
+    // base P = 2/6; besieger card only: 3/6; besieged only: 1/6; both: 2/6
+    const q = 0.5 * 0.75 * (2 / 6) + 0.5 * 0.75 * (3 / 6) + 0.5 * 0.25 * (1 / 6) + 0.5 * 0.25 * (2 / 6);
+    expect(turnHazard(port)).toBeCloseTo(0.5 * q, 14);
+    const lone = compiled('besieger: { combat_units: 1 }').c;
+    expect(turnHazard(lone)).toBe(0);
+    const twice = compiled('rules: { tests_per_turn: 2 }').c;
+    expect(turnHazard(twice)).toBeCloseTo(1 - (4 / 6) ** 2, 14);
+  });
+});
+
+describe('surrender: the kernel agrees with the closed form (|z| < 4.5 at fixed seeds)', () => {
+  const cases: [string, string][] = [
+    ['plain town', 'structure: { surrender_level: 3 }\nbesieger: { artillery: 1 }\nturns: 8'],
+    ['port, cards, two tests', 'structure: { surrender_level: 2, port: true, blockade_chance: 0.4 }\nbesieger: { artillery: 1 }\ncards: { besieger: { chance: 0.3 }, besieged: { chance: 0.6, modifier: 2 } }\nrules: { tests_per_turn: 2, die: 10, comparison: le }\nturns: 10'],
+    ['natural one only', 'structure: { surrender_level: 1 }\nrules: { natural_one_succeeds: true }\nturns: 6'],
+    ['level reading, natural max', 'structure: { surrender_level: 6 }\nbesieger: { heavy_siege_artillery: 2 }\nrules: { modifiers_apply_to: level, natural_max_fails: true }\nturns: 4'],
+    ['no siege', 'besieger: { combat_units: 1 }'],
+  ];
+  it.each(cases)('%s', async (_label, body) => {
+    const v = validateText('t.yaml', `name: t\nsystem: surrender\nseed: z-test\ntrials: 200000\n${body}`);
+    if (!v.ok) throw new Error(JSON.stringify(v.issues));
+    const result = await runScenario(v.value);
+    const rows = checkScenario(result, exactScenario(v.value));
+    expect(rows.length).toBeGreaterThan(3);
+    for (const r of rows) expect(Math.abs(r.z), `${r.metric}: sim ${r.simulated} exact ${r.exact}`).toBeLessThan(CHECK_Z_LIMIT);
+  });
+
+  it('the check catches a wrong kernel (the test can fail)', async () => {
+    const v = validateText('t.yaml', 'name: t\nsystem: surrender\nseed: z-test\ntrials: 200000\nstructure: { surrender_level: 3 }\n');
+    if (!v.ok) throw new Error('invalid');
+    const result = await runScenario(v.value);
+    const ex = exactScenario(v.value);
+    // Pretend the exact answer were the "<=" reading: 3/6 instead of 2/6.
+    ex[0].exact!.metrics.p_test.value = 3 / 6;
+    const rows = checkScenario(result, ex);
+    expect(Math.abs(rows.find((r) => r.metric === 'p_test')!.z)).toBeGreaterThan(CHECK_Z_LIMIT);
+  });
+});
+
+describe('surrender: variants share dice', () => {
+  it('a variant identical to the baseline has exactly zero difference', async () => {
+    const v = validateText(
+      't.yaml',
+      'name: t\nsystem: surrender\nseed: 9\ntrials: 50000\nvariants:\n  - name: a\n  - name: same\n    set: { rules.die: 6 }\n  - name: le\n    set: { rules.comparison: le }\n',
+    );
+    if (!v.ok) throw new Error('invalid');
+    const r = await runScenario(v.value);
+    const same = r.cases.find((c) => c.variant === 'same')!;
+    expect(same.differences.p_surrender).toEqual({ value: 0, ci_low: 0, ci_high: 0 });
+    expect(same.metrics.p_surrender.k).toBe(r.cases[0].metrics.p_surrender.k);
+    // The paired interval of the real difference is much narrower than an independent one.
+    const le = r.cases.find((c) => c.variant === 'le')!;
+    const paired = le.differences.p_test.ci_high - le.differences.p_test.ci_low;
+    const p1 = le.metrics.p_test.value;
+    const p0 = r.cases[0].metrics.p_test.value;
+    const independent = 2 * 1.96 * Math.sqrt((p1 * (1 - p1) + p0 * (1 - p0)) / 50000);
+    expect(paired).toBeLessThan(0.75 * independent);
+    expect(le.differences.p_test.value).toBeCloseTo(1 / 6, 2);
+  });
+});
