@@ -49,3 +49,11 @@ describe('moments agree with simple-statistics', async () => {
     expect(varianceOf(m)).toBeCloseTo(ss.sampleVariance(xs), 12);
   });
 });
+
+describe('z-scores near the ends', () => {
+  it('an exact answer a few ulps above 1 is still 1', () => {
+    expect(zProportion(100, 100, 1 + 2e-16)).toBe(0);
+    expect(zProportion(0, 100, -1e-17)).toBe(0);
+    expect(zProportion(99, 100, 1 + 2e-16)).toBe(-Infinity);
+  });
+});

@@ -32,7 +32,10 @@ export async function writeReport(r: ScenarioResult, outDir: string): Promise<st
     };
     await put('summary.csv', summaryCsv(r));
     await put('summary.json', JSON.stringify(summaryJson(r), null, 2) + '\n');
-    for (const def of r.curveDefs) await put(`${def.file}.csv`, curveCsv(r, def.file));
+    for (const def of r.curveDefs) {
+      // a system's curve that this run has no points for (a siege-only curve in the open field)
+      if (r.cases.some((c) => (c.curves[def.file]?.length ?? 0) > 0)) await put(`${def.file}.csv`, curveCsv(r, def.file));
+    }
     const sys = systemById(r.system);
     const charts: ChartSpec[] = sys ? sys.charts(r) : [];
     for (const c of charts) {

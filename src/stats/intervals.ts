@@ -85,9 +85,12 @@ export function halfWidth(e: Estimate): number {
  * Infinite when p is 0 or 1 and the estimate disagrees; 0 when it agrees.
  */
 export function zProportion(k: number, n: number, p: number): number {
-  const se = Math.sqrt((p * (1 - p)) / n);
-  const d = k / n - p;
-  if (se === 0) return d === 0 ? 0 : d > 0 ? Infinity : -Infinity;
+  // Exact answers summed in floating point may sit a few ulps outside [0, 1].
+  const q = Math.min(1, Math.max(0, p));
+  const d = k / n - q;
+  if (Math.abs(d) < 1e-12) return 0;
+  const se = Math.sqrt((q * (1 - q)) / n);
+  if (se === 0) return d > 0 ? Infinity : -Infinity;
   return d / se;
 }
 

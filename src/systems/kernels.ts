@@ -2,9 +2,11 @@
  * Kernels by system id, for the worker threads: only the hot loops, none of the schema,
  * summary or chart code, so a worker starts fast.
  */
+import { fantasyKernel } from './fantasy/kernel.js';
 import { surrenderKernel } from './surrender/kernel.js';
 import type { Kernel } from './types.js';
 
 export const KERNELS: Readonly<Record<string, Kernel<unknown>>> = {
   surrender: surrenderKernel as Kernel<unknown>,
+  fantasy: fantasyKernel as Kernel<unknown>,
 };

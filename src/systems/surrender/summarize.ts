@@ -1,16 +1,8 @@
 /** Summarize phase: accumulator -> metrics with Wilson / normal intervals (seed 002 metrics). */
-import { meanInterval, wilson } from '../../stats/intervals.js';
-import type { CaseSummary, CurvePoint, Metric } from '../types.js';
+import { mean, probability } from '../metrics.js';
+import type { CaseSummary, CurvePoint } from '../types.js';
 import type { SurrenderCompiled } from './compile.js';
 import { ACC_BY_TURN, ACC_PROBE, ACC_SUM_T, ACC_SUM_T2, ACC_SURRENDERED, ACC_TRIALS } from './kernel.js';
-
-export function probability(k: number, n: number): Metric {
-  return { ...wilson(k, n), kind: 'probability', n, k };
-}
-
-export function mean(n: number, sum: number, sumSq: number): Metric {
-  return { ...meanInterval({ n, sum, sumSq }), kind: 'mean', n, sum, sumSq };
-}
 
 export function summarizeSurrender(c: SurrenderCompiled, acc: Float64Array): CaseSummary {
   const n = acc[ACC_TRIALS];

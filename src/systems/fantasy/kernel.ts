@@ -1,0 +1,1070 @@
+/**
+ * The fantasy kernel (seed 001, rules/fantasy.md 4.1-4.3). Allocation-free: the state of both
+ * armies is a count of units per (side, group, type, current HP) class, so a side of any size
+ * is a few dozen integers and damage allocation works on classes, not on units.
+ *
+ * Groups: 0 ordinary units, 1 the breach pool (climbers over the wall), 2 climbers who failed
+ * and may not retry (H17 (c)).
+ *
+ * Accumulator layout (Float64Array):
+ *   [0] trials  [1] attacker wins  [2] defender wins  [3] undecided  [4] Σ rounds  [5] Σ rounds²
+ *   [6] breached  [7] Σ breach round  [8] Σ breach round²  [9] round cap reached
+ *   [10] Σ Phase A damage after shields  [11] its Σ²  [12] attacker withdrew
+ *   [13 + r - 1]                      breaches in round r, r = 1..R
+ *   [13 + R + r * 30 + k]             end-of-round state, r = 0..R (0 = before the battle):
+ *                                     k = 0, 1: Σ wall HP, Σ wall HP²;
+ *                                     k = 2 + (side * 7 + type) * 2 (+1): Σ alive, Σ alive²
+ *   [13 + R + (R + 1) * 30 + d]       Phase A damage after shields = d, d = 0..maxVolley
+ */
+import type { RngState } from '../../engine/rng.js';
+import { rollDie } from '../../engine/dice.js';
+import type { Kernel } from '../types.js';
+import { CAP, CAV, CLE, ENG, INF, MAG, ARC, NT, type FantasyCompiled } from './compile.js';
+
+export const A_TRIALS = 0;
+export const A_ATT_WINS = 1;
+export const A_DEF_WINS = 2;
+export const A_UNDECIDED = 3;
+export const A_ROUNDS = 4;
+export const A_ROUNDS2 = 5;
+export const A_BREACHED = 6;
+export const A_BREACH_ROUND = 7;
+export const A_BREACH_ROUND2 = 8;
+export const A_CAP = 9;
+export const A_VOLLEY = 10;
+export const A_VOLLEY2 = 11;
+export const A_WITHDREW = 12;
+export const A_BY_ROUND = 13;
+export const ROUND_STRIDE = 2 + 2 * NT * 2;
+
+export function roundBase(c: FantasyCompiled): number {
+  return A_BY_ROUND + c.maxRounds;
+}
+export function histBase(c: FantasyCompiled): number {
+  return roundBase(c) + (c.maxRounds + 1) * ROUND_STRIDE;
+}
+export function accLengthFantasy(c: FantasyCompiled): number {
+  return histBase(c) + c.maxVolley + 1;
+}
+
+const G = 3;
+const ALL_TYPES = (1 << NT) - 1;
+const ALL_GROUPS = 7;
+// Allocation policies (H4 (a)-(d), and the receiver's own choice for H3 (b)).
+const P_GREEDY = 0;
+const P_LOWEST = 1;
+const P_KNAPSACK = 2;
+const P_RANDOM = 3;
+const P_RECEIVER = 4;
+
+// ---- scratch, made once per compiled case (DESIGN.md "Kernel") ----------------------------
+let sized: FantasyCompiled | null = null;
+let H1 = 0;
+let SIDE = 0; // ints per side
+let cnt = new Int32Array(0);
+let tmp = new Int32Array(0);
+let tmp2 = new Int32Array(0);
+let clsIdx = new Int32Array(0);
+let clsH = new Int32Array(0);
+let clsV = new Int32Array(0);
+let clsOrder = new Int32Array(0);
+let clsKey = new Float64Array(0);
+let clsLeft = new Int32Array(0);
+let lossTab = new Float64Array(0);
+let killsTab = new Int32Array(0);
+let mageRolls = new Int32Array(0); // the dice of the volley being applied
+let rollsA = new Int32Array(0);
+let rollsB = new Int32Array(0);
+let mageTmp = new Int32Array(0);
+let knapDp = new Int32Array(0);
+let knapTake = new Uint8Array(0);
+let knapItemCls = new Int32Array(0);
+let knapItemK = new Int32Array(0);
+const pool = new Int32Array(8); // [side * 4 + face], faces 1..3
+const carry = new Int32Array(2);
+let Hmax = 0;
+
+function ensure(c: FantasyCompiled): void {
+  if (sized === c) return;
+  sized = c;
+  Hmax = c.maxHp;
+  H1 = Hmax + 1;
+  SIDE = G * NT * H1;
+  cnt = new Int32Array(2 * SIDE);
+  tmp = new Int32Array(2 * SIDE);
+  tmp2 = new Int32Array(2 * SIDE);
+  const maxCls = SIDE;
+  clsIdx = new Int32Array(maxCls);
+  clsH = new Int32Array(maxCls);
+  clsV = new Int32Array(maxCls);
+  clsOrder = new Int32Array(maxCls);
+  clsKey = new Float64Array(maxCls);
+  clsLeft = new Int32Array(maxCls);
+  let units = 0;
+  for (let i = 0; i < 2 * NT; i++) units += c.units[i];
+  // Largest damage any single pool can reach: every unit's largest die, engines 12, towers 6,
+  // the captain 6 per Might, plus carried leftovers (bounded by the same again).
+  const maxDamage = 2 * (units * 12 + 6 + 6 * (c.might[0] + c.might[1])) + 8;
+  lossTab = new Float64Array(maxDamage + 1);
+  killsTab = new Int32Array(maxDamage + 1);
+  rollsA = new Int32Array(Math.max(1, c.units[MAG] + c.units[NT + MAG]));
+  rollsB = new Int32Array(rollsA.length);
+  mageRolls = rollsA;
+  mageTmp = new Int32Array(rollsA.length);
+  knapDp = new Int32Array(Math.max(1, units * Hmax + 1));
+}
+
+function off(s: number, g: number, t: number): number {
+  return ((s * G + g) * NT + t) * H1;
+}
+
+function rollN(rng: RngState, n: number): number {
+  return rollDie(rng, n, 4294967296 % n);
+}
+
+function rollSum(rng: RngState, n: number, die: number, t: number): number {
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += rollDie(rng, die, t);
+  return sum;
+}
+
+function countType(a: Int32Array, s: number, t: number, groupMask: number): number {
+  let n = 0;
+  for (let g = 0; g < G; g++) {
+    if ((groupMask & (1 << g)) === 0) continue;
+    const b = off(s, g, t);
+    for (let h = 1; h <= Hmax; h++) n += a[b + h];
+  }
+  return n;
+}
+
+function countSide(a: Int32Array, s: number, typeMask: number, groupMask: number): number {
+  let n = 0;
+  for (let t = 0; t < NT; t++) if ((typeMask & (1 << t)) !== 0) n += countType(a, s, t, groupMask);
+  return n;
+}
+
+function hpSide(a: Int32Array, s: number): number {
+  let sum = 0;
+  for (let g = 0; g < G; g++)
+    for (let t = 0; t < NT; t++) {
+      const b = off(s, g, t);
+      for (let h = 1; h <= Hmax; h++) sum += a[b + h] * h;
+    }
+  return sum;
+}
+
+function valueSide(c: FantasyCompiled, a: Int32Array, s: number): number {
+  let v = 0;
+  for (let t = 0; t < NT; t++) v += countType(a, s, t, ALL_GROUPS) * c.value[s * NT + t];
+  return v;
+}
+
+function copySide(from: Int32Array, to: Int32Array, s: number): void {
+  const b = s * SIDE;
+  for (let i = 0; i < SIDE; i++) to[b + i] = from[b + i];
+}
+
+// === H2-H4: allocating a pool of damage points =============================================
+
+/**
+ * Assign D damage points to side s's units of the legal types and groups, under a policy.
+ * A unit dies when the points given to it reach its current HP; returns the points left over
+ * (H2 DEFAULT: wasted by the caller; persistent wounds are applied here).
+ */
+function allocate(c: FantasyCompiled, rng: RngState, a: Int32Array, s: number, D: number, typeMask: number, groupMask: number, policy: number): number {
+  if (D <= 0) return 0;
+  let n = 0;
+  for (let g = 0; g < G; g++) {
+    if ((groupMask & (1 << g)) === 0) continue;
+    for (let t = 0; t < NT; t++) {
+      if ((typeMask & (1 << t)) === 0) continue;
+      const b = off(s, g, t);
+      for (let h = 1; h <= Hmax; h++) {
+        if (a[b + h] > 0) {
+          clsIdx[n] = b + h;
+          clsH[n] = h;
+          clsV[n] = c.value[s * NT + t];
+          n++;
+        }
+      }
+    }
+  }
+  if (n === 0) return D;
+  if (policy === P_RANDOM) return allocateRandom(rng, a, n, D, c.leftover === 1);
+  if (policy === P_KNAPSACK) return allocateKnapsack(a, n, D, c.leftover === 1);
+  // Order classes by the policy's key, insertion sort (a few dozen classes at most).
+  for (let i = 0; i < n; i++) {
+    const h = clsH[i];
+    const v = clsV[i];
+    let key: number;
+    if (policy === P_GREEDY) key = -v / h - v * 1e-7; // H4 DEFAULT: threat value per HP, descending
+    else if (policy === P_LOWEST) key = h - v * 1e-7; // H4 (b): most kills
+    else key = v / h - h * 1e-7; // receiver (H3 (b)): cheapest value per point absorbed
+    clsKey[i] = key;
+    let j = i - 1;
+    while (j >= 0 && clsKey[clsOrder[j]] > key) {
+      clsOrder[j + 1] = clsOrder[j];
+      j--;
+    }
+    clsOrder[j + 1] = i;
+  }
+  for (let k = 0; k < n && D > 0; k++) {
+    const i = clsOrder[k];
+    const h = clsH[i];
+    const idx = clsIdx[i];
+    let kill = (D / h) | 0;
+    if (kill > a[idx]) kill = a[idx];
+    a[idx] -= kill;
+    D -= kill * h;
+  }
+  if (D > 0 && c.leftover === 1) {
+    // H2 (b): the leftover wounds the first unit in the order that it cannot kill.
+    for (let k = 0; k < n; k++) {
+      const idx = clsIdx[clsOrder[k]];
+      if (a[idx] > 0) {
+        a[idx]--;
+        a[idx - D]++; // every remaining class has HP > D
+        return 0;
+      }
+    }
+  }
+  return D;
+}
+
+/** H4 (d): targets in random order, each killed if the points left reach its HP. */
+function allocateRandom(rng: RngState, a: Int32Array, n: number, D: number, wounds: boolean): number {
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    clsLeft[i] = a[clsIdx[i]];
+    total += clsLeft[i];
+  }
+  // Every unit is drawn at most once: the loop is bounded by the number of units.
+  while (total > 0 && D > 0) {
+    let r = rollN(rng, total) - 1;
+    let i = 0;
+    while (r >= clsLeft[i]) {
+      r -= clsLeft[i];
+      i++;
+    }
+    clsLeft[i]--;
+    total--;
+    const idx = clsIdx[i];
+    const h = clsH[i];
+    if (h <= D) {
+      a[idx]--;
+      D -= h;
+    } else if (wounds) {
+      a[idx]--;
+      a[idx - D]++;
+      return 0;
+    }
+  }
+  return D;
+}
+
+/** H4 (c): exact 0/1 knapsack over units (binary-split classes): most value killed with Σ HP ≤ D. */
+function allocateKnapsack(a: Int32Array, n: number, D: number, wounds: boolean): number {
+  let totalHp = 0;
+  let items = 0;
+  for (let i = 0; i < n; i++) {
+    totalHp += a[clsIdx[i]] * clsH[i];
+    for (let left = a[clsIdx[i]], k = 1; left > 0; k *= 2) {
+      items++;
+      left -= Math.min(k, left);
+    }
+  }
+  const W = D < totalHp ? D : totalHp;
+  if (knapItemCls.length < items) {
+    // grows to the largest case seen, then never again (not per trial)
+    knapItemCls = new Int32Array(items * 2);
+    knapItemK = new Int32Array(items * 2);
+  }
+  if (knapTake.length < items * (W + 1)) knapTake = new Uint8Array(items * (W + 1) * 2);
+  if (knapDp.length < W + 1) knapDp = new Int32Array((W + 1) * 2);
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    for (let left = a[clsIdx[i]], k = 1; left > 0; k *= 2) {
+      const take = Math.min(k, left);
+      knapItemCls[m] = i;
+      knapItemK[m] = take;
+      m++;
+      left -= take;
+    }
+  }
+  for (let w = 0; w <= W; w++) knapDp[w] = 0;
+  for (let it = 0; it < m; it++) {
+    const i = knapItemCls[it];
+    const wt = clsH[i] * knapItemK[it];
+    const val = clsV[i] * knapItemK[it];
+    const row = it * (W + 1);
+    for (let w = W; w >= 0; w--) {
+      knapTake[row + w] = 0;
+      if (w >= wt && knapDp[w - wt] + val > knapDp[w]) {
+        knapDp[w] = knapDp[w - wt] + val;
+        knapTake[row + w] = 1;
+      }
+    }
+  }
+  let w = W;
+  for (let it = m - 1; it >= 0; it--) {
+    if (knapTake[it * (W + 1) + w] === 1) {
+      const i = knapItemCls[it];
+      a[clsIdx[i]] -= knapItemK[it];
+      w -= clsH[i] * knapItemK[it];
+    }
+  }
+  let left = D - (W - w); // points not spent on kills
+  if (left > 0 && wounds) {
+    for (let i = 0; i < n; i++) {
+      const idx = clsIdx[i];
+      if (a[idx] > 0 && clsH[i] > left) {
+        a[idx]--;
+        a[idx - left]++;
+        left = 0;
+        break;
+      }
+    }
+  }
+  return left;
+}
+
+// === 4.1 RANGED_VOLLEY and H5, H8, H9: a volley arriving at a side ==========================
+
+let volleyM = 0; // mage damage
+let volleyA = 0; // archer (and tower) damage
+let volleyMages = 0; // mage dice kept (rolls in mageRolls[0..volleyMages))
+
+/** Roll a volley: `mages` d3 and `archers` d2 (results in volleyM, volleyA, mageRolls). */
+function rollVolley(c: FantasyCompiled, rng: RngState, mages: number, archers: number): void {
+  let m = 0;
+  for (let i = 0; i < mages; i++) {
+    const r = rollDie(rng, 3, c.t3);
+    mageRolls[i] = r;
+    m += r;
+  }
+  volleyMages = mages;
+  volleyM = m;
+  volleyA = rollSum(rng, archers, 2, c.t2);
+}
+
+/** Best single troop type for mage damage M against side s (H5 DEFAULT: one type for all). */
+function chooseMageType(c: FantasyCompiled, rng: RngState, s: number, M: number, typeMask: number, groupMask: number): number {
+  let best = -1;
+  let bestV = -1;
+  for (let t = 0; t < NT; t++) {
+    if ((typeMask & (1 << t)) === 0 || countType(cnt, s, t, groupMask) === 0) continue;
+    copySide(cnt, tmp2, s);
+    const before = valueSide(c, tmp2, s);
+    allocate(c, rng, tmp2, s, M, 1 << t, groupMask, c.alloc === P_RANDOM ? P_GREEDY : c.alloc);
+    const v = before - valueSide(c, tmp2, s);
+    if (v > bestV) {
+      bestV = v;
+      best = t;
+    }
+  }
+  return best;
+}
+
+/**
+ * Apply a volley (mage part M at type T, archer part A) with `cancel` points removed by
+ * shields, to array `a`. Returns the points left over (for H2 (c)).
+ */
+function applyVolley(
+  c: FantasyCompiled,
+  rng: RngState,
+  a: Int32Array,
+  s: number,
+  M: number,
+  T: number,
+  A: number,
+  cancelM: number,
+  cancelA: number,
+  typeMask: number,
+  groupMask: number,
+): number {
+  let m = M - cancelM;
+  let ar = A - cancelA;
+  if (m < 0) m = 0;
+  if (ar < 0) ar = 0;
+  let left = 0;
+  if (m > 0 && T >= 0) {
+    if (c.mageTargeting === 1) {
+      // H5 (b): each mage picks its own type; shields took points off the first dice
+      let cut = cancelM;
+      for (let i = 0; i < volleyMages; i++) {
+        let r = mageRolls[i];
+        const take = cut < r ? cut : r;
+        r -= take;
+        cut -= take;
+        mageTmp[i] = r;
+      }
+      for (let i = 0; i < volleyMages; i++) {
+        if (mageTmp[i] === 0) continue;
+        let t = -1;
+        let bestV = -1;
+        for (let u = 0; u < NT; u++) {
+          if ((typeMask & (1 << u)) === 0 || countType(a, s, u, groupMask) === 0) continue;
+          const v = c.value[s * NT + u];
+          if (c.hp[u] <= mageTmp[i] && v > bestV) {
+            bestV = v;
+            t = u;
+          }
+        }
+        if (t < 0) t = T;
+        left += allocate(c, rng, a, s, mageTmp[i], 1 << t, groupMask, c.alloc);
+      }
+    } else {
+      const rest = allocate(c, rng, a, s, m, 1 << T, groupMask, c.alloc);
+      if (c.mageTargeting === 2) ar += rest; // H5 (c): excess spills to other types
+      else left += rest;
+    }
+  } else if (m > 0) {
+    left += m;
+  }
+  left += allocate(c, rng, a, s, ar, typeMask, groupMask, c.alloc);
+  return left;
+}
+
+/** Split a total cancellation between the mage and archer parts (H8 DEFAULT detail). */
+function splitCancel(c: FantasyCompiled, M: number, A: number, cancel: number, wantM: boolean): number {
+  // returns the mage share when wantM, else the archer share
+  let cm: number;
+  let ca: number;
+  if (c.archerFirst === 1) {
+    ca = cancel < A ? cancel : A;
+    cm = cancel - ca;
+    if (cm > M) cm = M;
+  } else {
+    cm = cancel < M ? cancel : M;
+    ca = cancel - cm;
+    if (ca > A) ca = A;
+  }
+  return wantM ? cm : ca;
+}
+
+let pickD1 = 0;
+let pickD2 = 0;
+let pickD3 = 0;
+
+/** Dice (k1, k2, k3 of faces 1, 2, 3) with the smallest sum >= need, fewest dice on ties. */
+function pickCover(s: number, need: number): boolean {
+  const c1 = pool[s * 4 + 1];
+  const c2 = pool[s * 4 + 2];
+  const c3 = pool[s * 4 + 3];
+  let bestSum = 1 << 30;
+  let bestN = 1 << 30;
+  let found = false;
+  for (let k3 = 0; k3 <= c3; k3++) {
+    for (let k2 = 0; k2 <= c2; k2++) {
+      const base = 3 * k3 + 2 * k2;
+      let k1 = need - base;
+      if (k1 < 0) k1 = 0;
+      if (k1 > c1) continue;
+      const sum = base + k1;
+      const nd = k1 + k2 + k3;
+      if (sum < bestSum || (sum === bestSum && nd < bestN)) {
+        bestSum = sum;
+        bestN = nd;
+        pickD1 = k1;
+        pickD2 = k2;
+        pickD3 = k3;
+        found = true;
+      }
+      if (base >= need) break;
+    }
+  }
+  return found;
+}
+
+/** H9 (b): spend the largest die that does not exceed the damage left, repeatedly. */
+function pickNoWaste(s: number, D: number): void {
+  let rem = D;
+  let k1 = 0;
+  let k2 = 0;
+  let k3 = 0;
+  for (;;) {
+    if (rem >= 3 && pool[s * 4 + 3] > k3) {
+      k3++;
+      rem -= 3;
+    } else if (rem >= 2 && pool[s * 4 + 2] > k2) {
+      k2++;
+      rem -= 2;
+    } else if (rem >= 1 && pool[s * 4 + 1] > k1) {
+      k1++;
+      rem -= 1;
+    } else break;
+  }
+  pickD1 = k1;
+  pickD2 = k2;
+  pickD3 = k3;
+}
+
+function spendPick(s: number): number {
+  pool[s * 4 + 1] -= pickD1;
+  pool[s * 4 + 2] -= pickD2;
+  pool[s * 4 + 3] -= pickD3;
+  return pickD1 + 2 * pickD2 + 3 * pickD3;
+}
+
+/**
+ * Choose which of side s's shield dice to spend against damage D (H8, H9). The loss table
+ * lossTab[p] (value lost when p points are cancelled) must be filled for p = 0..D.
+ * Returns the points cancelled (≤ D); the chosen dice leave the pool.
+ */
+function spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean, lambda: number): number {
+  const c1 = pool[s * 4 + 1];
+  const c2 = pool[s * 4 + 2];
+  const c3 = pool[s * 4 + 3];
+  if (D <= 0 || c1 + c2 + c3 === 0) return 0;
+  let policy = c.shield;
+  if (policy === 4) {
+    if (phaseA) return 0; // H9 (e): save everything for the charge
+    policy = 0;
+  }
+  if (policy === 1) {
+    pickNoWaste(s, D);
+  } else if (policy === 2) {
+    // H9 (c): the subset with the smallest sum covering D, else no-waste
+    if (c1 + 2 * c2 + 3 * c3 < D || !pickCover(s, D)) pickNoWaste(s, D);
+  } else if (policy === 3) {
+    // H9 (d): just enough to drop the damage below the next kill threshold
+    const k0 = killsTab[0];
+    let need = -1;
+    for (let p = 1; p <= D; p++) {
+      if (killsTab[p] < k0) {
+        need = p;
+        break;
+      }
+    }
+    if (need < 0 || c1 + 2 * c2 + 3 * c3 < need || !pickCover(s, need)) return 0;
+  } else {
+    // H9 DEFAULT: the subset minimising value lost (+ lambda per pip reserved for a coming
+    // charge); ties: fewer dice, then the smaller sum.
+    let best = Infinity;
+    let bestN = 0;
+    let bestSum = 0;
+    const m3 = Math.min(c3, ((D + 2) / 3) | 0);
+    const m2 = Math.min(c2, ((D + 1) / 2) | 0);
+    const m1 = Math.min(c1, D);
+    for (let k3 = 0; k3 <= m3; k3++)
+      for (let k2 = 0; k2 <= m2; k2++)
+        for (let k1 = 0; k1 <= m1; k1++) {
+          const sum = k1 + 2 * k2 + 3 * k3;
+          const eff = sum < D ? sum : D;
+          const cost = lossTab[eff] + lambda * sum;
+          const nd = k1 + k2 + k3;
+          if (cost < best - 1e-9 || (cost < best + 1e-9 && (nd < bestN || (nd === bestN && sum < bestSum)))) {
+            best = cost;
+            bestN = nd;
+            bestSum = sum;
+            pickD1 = k1;
+            pickD2 = k2;
+            pickD3 = k3;
+          }
+        }
+  }
+  const spent = spendPick(s);
+  return spent < D ? spent : D;
+}
+
+/** Fill lossTab / killsTab for p = 0..D points cancelled off a volley (dry runs on tmp). */
+function fillLoss(c: FantasyCompiled, rng: RngState, s: number, M: number, T: number, A: number, typeMask: number, groupMask: number, onlyMage: number): void {
+  const D = onlyMage === 1 ? M : onlyMage === 2 ? A : M + A;
+  const v0 = valueSide(c, cnt, s);
+  const n0 = countSide(cnt, s, ALL_TYPES, ALL_GROUPS);
+  for (let p = 0; p <= D; p++) {
+    copySide(cnt, tmp, s);
+    let cm: number;
+    let ca: number;
+    if (onlyMage === 1) {
+      cm = p;
+      ca = 0;
+    } else if (onlyMage === 2) {
+      cm = 0;
+      ca = p;
+    } else {
+      cm = splitCancel(c, M, A, p, true);
+      ca = splitCancel(c, M, A, p, false);
+    }
+    applyVolley(c, rng, tmp, s, M, T, A, cm, ca, typeMask, groupMask);
+    lossTab[p] = v0 - valueSide(c, tmp, s);
+    killsTab[p] = n0 - countSide(tmp, s, ALL_TYPES, ALL_GROUPS);
+  }
+}
+
+/**
+ * A volley (M at type T, A free) arrives at side s: shields, then damage (4.1
+ * apply_shield_and_damage). Returns the damage that got through the shields.
+ */
+function receiveVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, T: number, A: number, typeMask: number, groupMask: number, phaseA: boolean, lambda: number): number {
+  if (c.leftover === 2 && carry[s] > 0) {
+    A += carry[s]; // H2 (c): last phase's leftover joins this phase's free damage
+    carry[s] = 0;
+  }
+  let cm = 0;
+  let ca = 0;
+  const hasPool = pool[s * 4 + 1] + pool[s * 4 + 2] + pool[s * 4 + 3] > 0;
+  if (hasPool && M + A > 0) {
+    if (c.shieldPerComponent === 1) {
+      // H8 (b): dice go to the mage part first, then the archer part, each whole
+      if (M > 0) {
+        fillLoss(c, rng, s, M, T, 0, typeMask, groupMask, 1);
+        cm = spendShields(c, s, M, phaseA, lambda);
+      }
+      if (A > 0 && pool[s * 4 + 1] + pool[s * 4 + 2] + pool[s * 4 + 3] > 0) {
+        fillLoss(c, rng, s, 0, T, A, typeMask, groupMask, 2);
+        ca = spendShields(c, s, A, phaseA, lambda);
+      }
+    } else {
+      fillLoss(c, rng, s, M, T, A, typeMask, groupMask, 0);
+      const cancel = spendShields(c, s, M + A, phaseA, lambda);
+      cm = splitCancel(c, M, A, cancel, true);
+      ca = splitCancel(c, M, A, cancel, false);
+    }
+  }
+  const left = applyVolley(c, rng, cnt, s, M, T, A, cm, ca, typeMask, groupMask);
+  if (c.leftover === 2) carry[s] += left;
+  return M + A - cm - ca;
+}
+
+/** Damage with no shields (melee): allocate with the melee policy (H3), carry per H2 (c). */
+function receiveMelee(c: FantasyCompiled, rng: RngState, s: number, D: number, groupMask: number): void {
+  if (c.leftover === 2 && carry[s] > 0) {
+    D += carry[s];
+    carry[s] = 0;
+  }
+  const policy = c.meleeAlloc === 0 ? c.alloc : c.meleeAlloc === 1 ? P_RECEIVER : P_RANDOM;
+  const left = allocate(c, rng, cnt, s, D, ALL_TYPES, groupMask, policy);
+  if (c.leftover === 2) carry[s] += left;
+}
+
+function rollPool(c: FantasyCompiled, rng: RngState, s: number, accumulate: boolean): void {
+  if (!accumulate) {
+    pool[s * 4 + 1] = 0;
+    pool[s * 4 + 2] = 0;
+    pool[s * 4 + 3] = 0;
+  }
+  const n = countType(cnt, s, CLE, ALL_GROUPS);
+  for (let i = 0; i < n; i++) pool[s * 4 + rollDie(rng, 3, c.t3)]++;
+}
+
+/** Melee total of side s's fighters (phase 5): each unit's melee die, plus Might d6 (H23). */
+function meleeTotal(c: FantasyCompiled, rng: RngState, s: number, groupMask: number): number {
+  let sum = 0;
+  for (let t = 0; t < NT; t++) {
+    const die = c.meleeDie[t];
+    if (die === 0) continue;
+    const n = countType(cnt, s, t, groupMask);
+    const th = die === 6 ? c.t6 : die === 3 ? c.t3 : c.t2;
+    sum += rollSum(rng, n, die, th);
+  }
+  const might = c.might[s];
+  if (might > 0 && (c.captainUnit === 0 || countType(cnt, s, CAP, ALL_GROUPS) > 0)) sum += rollSum(rng, might, 6, c.t6);
+  return sum;
+}
+
+// === 4.1 OPEN_FIELD_BATTLE ===================================================================
+
+let outcome = 0; // 1 attacker wins, 2 defender wins, 3 undecided
+let endRound = 0;
+let wallHp = 0;
+
+function sideOut(s: number): boolean {
+  return countSide(cnt, s, ALL_TYPES, ALL_GROUPS) === 0;
+}
+
+/** Set `outcome` if a side is gone (both gone: undecided). */
+function checkEnd(): boolean {
+  const a = sideOut(0);
+  const d = sideOut(1);
+  if (!a && !d) return false;
+  outcome = a && d ? 3 : a ? 2 : 1;
+  return true;
+}
+
+function capOutcome(c: FantasyCompiled): void {
+  if (c.capResult === 2) outcome = 2;
+  else if (c.capResult === 3) outcome = 3;
+  else {
+    const ha = hpSide(cnt, 0);
+    const hd = hpSide(cnt, 1);
+    outcome = ha > hd ? 1 : hd > ha ? 2 : 3;
+  }
+}
+
+function record(c: FantasyCompiled, acc: Float64Array, r: number): void {
+  const b = roundBase(c) + r * ROUND_STRIDE;
+  const w = wallHp > 0 ? wallHp : 0;
+  acc[b] += w;
+  acc[b + 1] += w * w;
+  for (let s = 0; s < 2; s++)
+    for (let t = 0; t < NT; t++) {
+      const n = countType(cnt, s, t, ALL_GROUPS);
+      const k = b + 2 + (s * NT + t) * 2;
+      acc[k] += n;
+      acc[k + 1] += n * n;
+    }
+}
+
+/** Phases 2-4 (ranged A, ranged B, charge) of the open field, with the current pools. */
+function openFieldVolleys(c: FantasyCompiled, rng: RngState, acc: Float64Array, firstPass: boolean): void {
+  const attMages = countType(cnt, 0, MAG, ALL_GROUPS);
+  const attArchers = countType(cnt, 0, ARC, ALL_GROUPS);
+  // H9 DEFAULT: the open-field defender reserves dice for the coming charge at lambda per pip.
+  let lambda = 0;
+  const cav = countType(cnt, 0, CAV, ALL_GROUPS);
+  const pips = pool[5] + 2 * pool[6] + 3 * pool[7];
+  if (c.shield === 0 && cav > 0 && pips > 0) {
+    let v = 0;
+    let hpTot = 0;
+    for (let t = 0; t < NT; t++) {
+      const n = countType(cnt, 1, t, ALL_GROUPS);
+      v += n * c.value[NT + t];
+      hpTot += n * c.hp[t];
+    }
+    lambda = hpTot > 0 ? ((3.5 * cav) / pips) * (v / hpTot) : 0;
+  }
+  // Phase A: attacker fires.
+  mageRolls = rollsA;
+  rollVolley(c, rng, attMages, attArchers);
+  const MA = volleyM;
+  const AA = volleyA;
+  const magesA = volleyMages;
+  // H6 (b): the defender's volley is rolled from the state before Phase A's casualties.
+  let MB = 0;
+  let AB = 0;
+  let magesB = 0;
+  if (c.simultaneousRanged === 1) {
+    mageRolls = rollsB;
+    rollVolley(c, rng, countType(cnt, 1, MAG, ALL_GROUPS), countType(cnt, 1, ARC, ALL_GROUPS));
+    MB = volleyM;
+    AB = volleyA;
+    magesB = volleyMages;
+    mageRolls = rollsA;
+  }
+  volleyMages = magesA;
+  const TA = MA > 0 ? chooseMageType(c, rng, 1, MA, ALL_TYPES, ALL_GROUPS) : -1;
+  const through = receiveVolley(c, rng, 1, MA, TA, AA, ALL_TYPES, ALL_GROUPS, true, lambda);
+  if (firstPass) {
+    acc[A_VOLLEY] += through;
+    acc[A_VOLLEY2] += through * through;
+    acc[histBase(c) + (through <= c.maxVolley ? through : c.maxVolley)] += 1;
+  }
+  // Phase B: defender fires (H6 DEFAULT: survivors only).
+  mageRolls = rollsB;
+  if (c.simultaneousRanged === 0) {
+    rollVolley(c, rng, countType(cnt, 1, MAG, ALL_GROUPS), countType(cnt, 1, ARC, ALL_GROUPS));
+    MB = volleyM;
+    AB = volleyA;
+  } else volleyMages = magesB;
+  const TB = MB > 0 ? chooseMageType(c, rng, 0, MB, ALL_TYPES, ALL_GROUPS) : -1;
+  receiveVolley(c, rng, 0, MB, TB, AB, ALL_TYPES, ALL_GROUPS, false, 0);
+  mageRolls = rollsA;
+  // Phase 4: cavalry charge, attacker only; the defender may shield it.
+  const ncav = countType(cnt, 0, CAV, ALL_GROUPS);
+  if (ncav > 0) {
+    const C = rollSum(rng, ncav, 6, c.t6);
+    receiveVolley(c, rng, 1, 0, -1, C, ALL_TYPES, ALL_GROUPS, false, 0);
+  }
+}
+
+/** Phase 5 once: both sides roll, then both take their damage (simultaneous). */
+function meleeExchange(c: FantasyCompiled, rng: RngState, attGroups: number): void {
+  const Ma = meleeTotal(c, rng, 0, attGroups);
+  const Md = meleeTotal(c, rng, 1, ALL_GROUPS);
+  receiveMelee(c, rng, 1, Ma, ALL_GROUPS);
+  receiveMelee(c, rng, 0, Md, attGroups);
+}
+
+/** An open-field battle from round `start` (1 for the open field; after a breach for H21 (b)). */
+function openField(c: FantasyCompiled, rng: RngState, acc: Float64Array, start: number): void {
+  rollPool(c, rng, 0, false);
+  rollPool(c, rng, 1, false);
+  let r = start;
+  for (; r <= c.maxRounds; r++) {
+    carry[0] = 0;
+    carry[1] = 0;
+    const full = r === start || c.openRounds === 2; // H7 (c): phases 2-5 every round
+    if (full) openFieldVolleys(c, rng, acc, r === 1 && c.siege === 0);
+    if (!checkEnd()) meleeExchange(c, rng, ALL_GROUPS);
+    record(c, acc, r);
+    if (checkEnd()) {
+      endRound = r;
+      return;
+    }
+    if (c.openRounds === 1) {
+      // H7 (b): one pass, then compare survivors
+      endRound = r;
+      const ha = hpSide(cnt, 0);
+      const hd = hpSide(cnt, 1);
+      outcome = ha > hd ? 1 : hd > ha ? 2 : 3;
+      return;
+    }
+  }
+  endRound = c.maxRounds;
+  acc[A_CAP] += 1;
+  capOutcome(c);
+}
+
+// === 4.2 SIEGE_ROUND =========================================================================
+
+let breachRound = 0;
+
+function climbs(c: FantasyCompiled, rng: RngState): void {
+  if (c.climbers === 0) return;
+  for (let t = INF; t <= CAV; t++) {
+    if (t === CAV && (c.climbers < 2 || c.cavalryClimb === 0)) continue; // policy, H18
+    const b0 = off(0, 0, t);
+    const b1 = off(0, 1, t);
+    const b2 = off(0, 2, t);
+    for (let h = 1; h <= Hmax; h++) {
+      const n = cnt[b0 + h];
+      for (let i = 0; i < n; i++) {
+        const d20 = rollDie(rng, 20, c.t20);
+        const ok = c.climbGt === 1 ? d20 > c.dc : d20 >= c.dc; // H16
+        cnt[b0 + h]--;
+        if (ok) {
+          cnt[b1 + h]++;
+          continue;
+        }
+        const dmg = rollDie(rng, 3, c.t3) + rollDie(rng, 3, c.t3); // 2d3 on a failed climb
+        if (dmg >= h) continue; // the unit is lost
+        if (c.failedClimb === 1) cnt[b0 + h - dmg]++; // H17 (b): the damage stays
+        else if (c.failedClimb === 2) cnt[b2 + h]++; // H17 (c): may not retry
+        else cnt[b0 + h]++; // H17 DEFAULT: no lasting damage
+      }
+    }
+  }
+}
+
+/** Step 2: attacker ranged. Engines batter the wall; mages and archers per the fire policy. */
+function attackerRanged(c: FantasyCompiled, rng: RngState): void {
+  const wallUp = wallHp > 0;
+  let wallDmg = 0;
+  if (wallUp) wallDmg += rollSum(rng, 2 * countType(cnt, 0, ENG, ALL_GROUPS), 6, c.t6); // 2d6 per engine
+  const mages = countType(cnt, 0, MAG, ALL_GROUPS);
+  const archers = countType(cnt, 0, ARC, ALL_GROUPS);
+  // How many of each shoot the defenders (the rest shoot the wall), H12.
+  let magesD = mages;
+  let archersD = archers;
+  if (wallUp) {
+    if (c.fireSplit === 0) {
+      let atWall = c.fire === 1;
+      if (c.fire === 2) atWall = wallDmg + 2 * mages + 1.5 * archers >= wallHp; // finish_wall
+      if (atWall) {
+        magesD = 0;
+        archersD = 0;
+      }
+    } else if (c.fireSplit === 1) {
+      magesD = Math.round(mages * c.shareDefenders);
+      archersD = Math.round(archers * c.shareDefenders);
+    } else {
+      if (c.mageFire === 1) magesD = 0;
+      if (c.archerFire === 1) archersD = 0;
+    }
+    wallDmg += rollSum(rng, mages - magesD, 3, c.t3) + rollSum(rng, archers - archersD, 2, c.t2);
+    if (c.shieldsVsWall === 1 && wallDmg > 0) {
+      pickNoWaste(1, wallDmg); // H14 (b): use it or lose it against the wall
+      wallDmg -= spendPick(1);
+      if (wallDmg < 0) wallDmg = 0;
+    }
+    wallHp -= wallDmg;
+    if (wallHp < 0) wallHp = 0;
+  }
+  if (magesD + archersD === 0) return;
+  // Fire at the defenders: while the wall stands, remove k dice (H11) and only the units on the
+  // wall are legal targets (H13).
+  let M = 0;
+  let A = 0;
+  if (wallUp) {
+    const k = c.removeK;
+    if (c.diceRemoval === 0 || c.diceRemoval === 2) {
+      let m = magesD;
+      let a = archersD;
+      if (c.diceRemoval === 0) {
+        const rm = k < m ? k : m;
+        m -= rm;
+        a -= k - rm < a ? k - rm : a;
+      } else {
+        const ra = k < a ? k : a;
+        a -= ra;
+        m -= k - ra < m ? k - ra : m;
+      }
+      rollVolley(c, rng, m, a); // H26: nothing left, no damage
+      M = volleyM;
+      A = volleyA;
+    } else {
+      rollVolley(c, rng, magesD, archersD);
+      M = volleyM;
+      A = volleyA;
+      if (c.diceRemoval === 3) {
+        // H11 (d): k points off the total, archer part first
+        let cut = k;
+        const ca = cut < A ? cut : A;
+        A -= ca;
+        cut -= ca;
+        M -= cut < M ? cut : M;
+      } else {
+        // H11 (b): roll everything, drop the k highest results (mage dice first on ties).
+        // The archer dice are d2: A = n1 + 2 n2 with n1 + n2 = archersD.
+        const n2 = A - archersD;
+        const n1 = archersD - n2;
+        let cut = k;
+        for (let face = 3; face >= 1 && cut > 0; face--) {
+          for (let i = 0; i < volleyMages && cut > 0; i++) {
+            if (mageRolls[i] === face) {
+              M -= face;
+              mageRolls[i] = 0;
+              cut--;
+            }
+          }
+          if (face <= 2) {
+            const nFace = face === 2 ? n2 : n1;
+            const drop = nFace < cut ? nFace : cut;
+            A -= drop * face;
+            cut -= drop;
+          }
+        }
+        // compact the kept mage dice
+        let j = 0;
+        for (let i = 0; i < volleyMages; i++) if (mageRolls[i] > 0) mageRolls[j++] = mageRolls[i];
+        volleyMages = j;
+      }
+    }
+  } else {
+    rollVolley(c, rng, magesD, archersD);
+    M = volleyM;
+    A = volleyA;
+  }
+  const targets = wallUp && c.anyTargets === 0 ? (1 << MAG) | (1 << ARC) : ALL_TYPES;
+  if (countSide(cnt, 1, targets, ALL_GROUPS) === 0) return;
+  const T = M > 0 ? chooseMageType(c, rng, 1, M, targets, ALL_GROUPS) : -1;
+  receiveVolley(c, rng, 1, M, T, A, targets, ALL_GROUPS, false, 0);
+}
+
+/** Step 3: defender ranged, with the 2d3 tower bonus (H15); legal targets per H22, H25. */
+function defenderRanged(c: FantasyCompiled, rng: RngState): void {
+  rollVolley(c, rng, countType(cnt, 1, MAG, ALL_GROUPS), countType(cnt, 1, ARC, ALL_GROUPS));
+  let A = volleyA;
+  const M = volleyM;
+  if (c.tower === 1 || (c.tower === 0 && wallHp > 0)) A += rollDie(rng, 3, c.t3) + rollDie(rng, 3, c.t3);
+  if (M + A === 0) return;
+  const typeMask = c.enginesTargetable === 1 ? ALL_TYPES : ALL_TYPES & ~(1 << ENG);
+  const groupMask = c.poolTargetable === 1 ? ALL_GROUPS : ALL_GROUPS & ~2;
+  if (countSide(cnt, 0, typeMask, groupMask) === 0) return;
+  const T = M > 0 ? chooseMageType(c, rng, 0, M, typeMask, groupMask) : -1;
+  receiveVolley(c, rng, 0, M, T, A, typeMask, groupMask, false, 0);
+}
+
+function siege(c: FantasyCompiled, rng: RngState, acc: Float64Array): void {
+  wallHp = c.wallHp;
+  let melee = false;
+  const startUnits = countSide(cnt, 0, ALL_TYPES, ALL_GROUPS);
+  for (let r = 1; r <= c.maxRounds; r++) {
+    carry[0] = 0;
+    carry[1] = 0;
+    // 1. Cleric pools, re-rolled every round (H10 (b): unused dice accumulate).
+    rollPool(c, rng, 0, c.poolAccumulates === 1);
+    rollPool(c, rng, 1, c.poolAccumulates === 1);
+    attackerRanged(c, rng);
+    if (checkEnd()) return finish(c, acc, r);
+    defenderRanged(c, rng);
+    if (checkEnd()) return finish(c, acc, r);
+    if (wallHp > 0) climbs(c, rng);
+    if (checkEnd()) return finish(c, acc, r);
+    // 5. Breach check.
+    const breachNow = wallHp <= 0 || countSide(cnt, 0, ALL_TYPES, 2) >= c.breachThreshold;
+    const fresh = breachNow && breachRound === 0;
+    if (fresh) {
+      breachRound = r;
+      acc[A_BREACHED] += 1;
+      acc[A_BREACH_ROUND] += r;
+      acc[A_BREACH_ROUND2] += r * r;
+      acc[A_BY_ROUND + r - 1] += 1;
+    }
+    if (fresh && c.meleeStart === 2) melee = true; // H21 (c): melee this round
+    if (melee) {
+      const attGroups = wallHp <= 0 || c.meleeStart === 3 ? ALL_GROUPS : 2;
+      if (countSide(cnt, 0, ALL_TYPES, attGroups) > 0) meleeExchange(c, rng, attGroups);
+      if (checkEnd()) return finish(c, acc, r);
+    }
+    if (breachNow && !melee) {
+      if (c.meleeStart === 1) {
+        // H21 (b): from the next round on, a full open-field battle
+        record(c, acc, r);
+        if (r === c.maxRounds) break;
+        openField(c, rng, acc, r + 1);
+        fillRecords(c, acc, endRound);
+        return;
+      }
+      melee = true; // H21 DEFAULT and (d): melee from the next round
+    }
+    // A breach force wiped out with the wall standing ends the melee until the next breach.
+    if (melee && wallHp > 0 && c.meleeStart !== 3 && countSide(cnt, 0, ALL_TYPES, 2) === 0) {
+      melee = false; // the first breach still counts: metrics are "ever breached"
+    }
+    // H27: the attacker withdraws below its threshold.
+    if (c.withdrawUnits > 0 && countSide(cnt, 0, ALL_TYPES, ALL_GROUPS) < c.withdrawUnits && startUnits > 0) {
+      outcome = 2;
+      acc[A_WITHDREW] += 1;
+      return finish(c, acc, r);
+    }
+    record(c, acc, r);
+  }
+  endRound = c.maxRounds;
+  acc[A_CAP] += 1;
+  capOutcome(c);
+}
+
+function finish(c: FantasyCompiled, acc: Float64Array, r: number): void {
+  record(c, acc, r);
+  endRound = r;
+  fillRecords(c, acc, r);
+}
+
+/** After the battle ends in round r, rounds r+1..R keep the final state. */
+function fillRecords(c: FantasyCompiled, acc: Float64Array, r: number): void {
+  for (let k = r + 1; k <= c.maxRounds; k++) record(c, acc, k);
+}
+
+export function runFantasy(c: FantasyCompiled, rng: RngState, trials: number, acc: Float64Array): void {
+  ensure(c);
+  for (let i = 0; i < trials; i++) {
+    cnt.fill(0);
+    for (let s = 0; s < 2; s++)
+      for (let t = 0; t < NT; t++) {
+        const n = c.units[s * NT + t];
+        if (n > 0) cnt[off(s, 0, t) + c.hp[t]] = n;
+      }
+    pool.fill(0);
+    carry.fill(0);
+    outcome = 0;
+    endRound = 0;
+    breachRound = 0;
+    wallHp = c.siege === 1 ? c.wallHp : 0;
+    record(c, acc, 0);
+    if (checkEnd()) {
+      endRound = 0;
+      fillRecords(c, acc, 0);
+    } else if (c.siege === 1) siege(c, rng, acc);
+    else {
+      openField(c, rng, acc, 1);
+      fillRecords(c, acc, endRound);
+    }
+    if (outcome === 1) acc[A_ATT_WINS] += 1;
+    else if (outcome === 2) acc[A_DEF_WINS] += 1;
+    else acc[A_UNDECIDED] += 1;
+    acc[A_ROUNDS] += endRound;
+    acc[A_ROUNDS2] += endRound * endRound;
+  }
+  acc[A_TRIALS] += trials;
+}
+
+export const fantasyKernel: Kernel<FantasyCompiled> = {
+  run: runFantasy,
+  accLength: accLengthFantasy,
+};
+
+// Exported for tests: single steps of the kernel on a prepared state.
+export const _internals = { ensure, allocate, off, cnt: () => cnt, pool, spendShields, lossTab: () => lossTab, killsTab: () => killsTab, INF, CAV };

@@ -1,0 +1,72 @@
+/** Summarize phase of the fantasy system: outcome probabilities, breach curve, attrition. */
+import { mean, probability } from '../metrics.js';
+import type { CaseSummary, CurvePoint } from '../types.js';
+import { NT, TYPE_NAMES, type FantasyCompiled } from './compile.js';
+import {
+  A_ATT_WINS,
+  A_BREACHED,
+  A_BREACH_ROUND,
+  A_BREACH_ROUND2,
+  A_BY_ROUND,
+  A_CAP,
+  A_DEF_WINS,
+  A_ROUNDS,
+  A_ROUNDS2,
+  A_TRIALS,
+  A_UNDECIDED,
+  A_VOLLEY,
+  A_VOLLEY2,
+  A_WITHDREW,
+  histBase,
+  ROUND_STRIDE,
+  roundBase,
+} from './kernel.js';
+
+export const SIDE_NAMES = ['attacker', 'defender'] as const;
+
+export function summarizeFantasy(c: FantasyCompiled, acc: Float64Array): CaseSummary {
+  const n = acc[A_TRIALS];
+  const metrics: CaseSummary['metrics'] = {
+    p_attacker_wins: probability(acc[A_ATT_WINS], n),
+    p_defender_wins: probability(acc[A_DEF_WINS], n),
+    p_undecided: probability(acc[A_UNDECIDED], n),
+    mean_rounds: mean(n, acc[A_ROUNDS], acc[A_ROUNDS2]),
+    p_round_cap: probability(acc[A_CAP], n),
+  };
+  const curves: CaseSummary['curves'] = {};
+  if (c.siege === 1) {
+    metrics.p_breach = probability(acc[A_BREACHED], n);
+    metrics.mean_breach_round = mean(acc[A_BREACHED], acc[A_BREACH_ROUND], acc[A_BREACH_ROUND2]);
+    metrics.p_withdrew = probability(acc[A_WITHDREW], n);
+    const breach: CurvePoint[] = [];
+    let cum = 0;
+    for (let r = 1; r <= c.maxRounds; r++) {
+      cum += acc[A_BY_ROUND + r - 1];
+      breach.push({ x: { round: r }, m: probability(cum, n) });
+    }
+    curves.breach_by_round = breach;
+    const wall: CurvePoint[] = [];
+    for (let r = 0; r <= c.maxRounds; r++) {
+      const b = roundBase(c) + r * ROUND_STRIDE;
+      wall.push({ x: { round: r }, m: mean(n, acc[b], acc[b + 1]) });
+    }
+    curves.wall_hp = wall;
+  } else {
+    metrics.mean_volley_a_damage = mean(n, acc[A_VOLLEY], acc[A_VOLLEY2]);
+    const hist: CurvePoint[] = [];
+    for (let d = 0; d <= c.maxVolley; d++) hist.push({ x: { damage: d }, m: probability(acc[histBase(c) + d], n) });
+    curves.volley_damage = hist;
+  }
+  const attrition: CurvePoint[] = [];
+  for (let r = 0; r <= c.maxRounds; r++) {
+    const b = roundBase(c) + r * ROUND_STRIDE;
+    for (let s = 0; s < 2; s++)
+      for (let t = 0; t < NT; t++) {
+        if (c.units[s * NT + t] === 0) continue; // a type the side never had
+        const k = b + 2 + (s * NT + t) * 2;
+        attrition.push({ x: { round: r, side: SIDE_NAMES[s], unit: TYPE_NAMES[t] }, m: mean(n, acc[k], acc[k + 1]) });
+      }
+  }
+  curves.attrition = attrition;
+  return { metrics, curves };
+}
