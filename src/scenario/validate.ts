@@ -35,6 +35,9 @@ export interface ValidScenario {
   params: string[];
   variantNames: string[];
   points: SweepPoint[];
+  /** The file's data as written (before defaults), and the baseline variant's `set`. */
+  raw: Record<string, unknown>;
+  baselineSet: Record<string, unknown>;
 }
 
 export type Validation = { ok: true; value: ValidScenario } | { ok: false; issues: ScenarioIssue[] };
@@ -226,6 +229,8 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
       params: axes.map((a) => a.path),
       variantNames: variants.map((v) => v.name),
       points,
+      raw: data,
+      baselineSet: variants[0].set ?? {},
     },
   };
 }
@@ -259,4 +264,26 @@ function valueAt(data: unknown, path: readonly (string | number)[]): unknown {
     cur = (cur as Record<string, unknown>)[seg as string];
   }
   return cur;
+}
+
+/**
+ * Re-validate one concrete case: the scenario as written, the baseline variant's settings and
+ * extra dotted-path settings (used by `solve`). Returns the parsed case or the zod messages.
+ */
+export function validateCase(
+  v: ValidScenario,
+  settings: Record<string, unknown>,
+): { ok: true; scenario: Record<string, unknown> } | { ok: false; messages: string[] } {
+  let raw = v.raw;
+  delete (raw = structuredClone(raw)).sweep;
+  for (const [p, val] of Object.entries(v.baselineSet)) raw = withPath(raw, p, val);
+  for (const [p, val] of Object.entries(settings)) raw = withPath(raw, p, val);
+  const r = scenarioSchemaOf(v.system).safeParse(raw);
+  if (r.success) return { ok: true, scenario: r.data as Record<string, unknown> };
+  return { ok: false, messages: r.error.issues.map((i) => `${formatPath(i.path as (string | number)[])}: ${i.message}`) };
+}
+
+/** The value at a dotted path of a plain-object tree (undefined when absent). */
+export function valueAtPath(data: unknown, dotted: string): unknown {
+  return valueAt(data, splitPath(dotted));
 }
