@@ -105,6 +105,23 @@ const benches = {
     }
     return out;
   },
+  async fantasy() {
+    const { fantasy } = await dist('src/systems/fantasy/index.js');
+    const out = {};
+    for (const file of ['scenarios/fantasy/stone-wall-siege.yaml', 'scenarios/fantasy/open-field-volley.yaml']) {
+      const v = loadScenario(file);
+      const c = fantasy.compile(v.points[0].variants[0].scenario);
+      const acc = new Float64Array(fantasy.kernel.accLength(c));
+      const s = deriveState('bench', file, 0);
+      const run = (n) => fantasy.kernel.run(c, s, n, acc);
+      out[path.basename(file, '.yaml')] = {
+        mode: c.siege ? 'siege' : 'open_field',
+        trials_per_second_per_thread: Math.round(rate(run)),
+        heap_bytes_per_trial: heapPerTrial(run, 50_000),
+      };
+    }
+    return out;
+  },
 };
 
 // Targets (trials/s per thread on this machine class: 2 cores, Node 20). Measured, not asserted
@@ -117,6 +134,8 @@ const TARGETS = {
   'surrender.town-basic.heap_bytes_per_trial': { max: 0.05 },
   'surrender.port-blockade.heap_bytes_per_trial': { max: 0.05 },
   'surrender.hopeless-citadel.heap_bytes_per_trial': { max: 0.05 },
+  'fantasy.stone-wall-siege.heap_bytes_per_trial': { max: 0.05 },
+  'fantasy.open-field-volley.heap_bytes_per_trial': { max: 0.05 },
 };
 
 const results = {};

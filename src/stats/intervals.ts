@@ -31,7 +31,8 @@ export function wilson(k: number, n: number, z = Z95): Estimate {
   const denom = 1 + z2 / n;
   const centre = (p + z2 / (2 * n)) / denom;
   const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
-  return { value: p, ci_low: Math.max(0, centre - half), ci_high: Math.min(1, centre + half) };
+  // At k = 0 or k = n the bound is exactly 0 or 1 (not a rounding error away from it).
+  return { value: p, ci_low: k <= 0 ? 0 : Math.max(0, centre - half), ci_high: k >= n ? 1 : Math.min(1, centre + half) };
 }
 
 /** Mean and its variance-of-the-mean from moments. */

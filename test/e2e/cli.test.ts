@@ -116,8 +116,8 @@ describe('bad input', () => {
 });
 
 describe('exact, check, validate, schema', () => {
-  it('check passes on every bundled surrender scenario', () => {
-    const r = cli(['check', 'scenarios/surrender']);
+  it('check passes on every bundled scenario that has an exact form', () => {
+    const r = cli(['check', 'scenarios']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/check passed: \d+ comparisons/);
   });
@@ -130,6 +130,33 @@ describe('exact, check, validate, schema', () => {
     expect(r.stdout).toContain('FAIL');
     const ok = cli(['check', path.join(FIX, 'good-small.yaml'), '--trials', '50000']);
     expect(ok.code, ok.stdout).toBe(0);
+  });
+
+  it('solve finds the smallest wall HP for a target, and says when it is out of reach', () => {
+    const r = cli(['solve', 'scenarios/fantasy/wall-hp-dc-grid.yaml', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '5', '--to', '60', '--trials', '2000', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.reachable).toBe(true);
+    expect(j.increasing).toBe(true);
+    expect(j.at.value).toBeGreaterThanOrEqual(0.5);
+    expect(j.neighbour.value).toBe(j.value - 1);
+    expect(j.neighbour.metric.value).toBeLessThan(0.5);
+    expect(j.evaluations.length).toBeLessThan(14); // bisection, not a scan
+    const text = cli(['solve', 'scenarios/fantasy/wall-hp-dc-grid.yaml', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '5', '--to', '60', '--trials', '2000']);
+    expect(text.stdout).toMatch(new RegExp(`^wall\\.hp = ${j.value}: the smallest value with p_defender_wins >= 0\\.5`));
+    const none = cli(['solve', 'scenarios/fantasy/wall-hp-dc-grid.yaml', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.999', '--from', '5', '--to', '12', '--trials', '1000']);
+    expect(none.code).toBe(3);
+    expect(none.stdout).toMatch(/^not reachable: p_defender_wins >= 0\.999 is not reached for wall\.hp in \[5, 12\]/);
+    const bad = cli(['solve', 'scenarios/fantasy/wall-hp-dc-grid.yaml', '--param', 'wall.hpp', '--metric', 'p_defender_wins', '--target', '0.5']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('"wall.hpp" is not a numeric setting of system fantasy');
+  });
+
+  it('solve works on the surrender system too', () => {
+    const r = cli(['solve', 'scenarios/surrender/town-basic.yaml', '--param', 'besieged.steps_inside', '--metric', 'p_test', '--target', '0.9', '--from', '0', '--to', '40', '--trials', '20000', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    // town-basic: roll - 1 (artillery) - floor(steps/5) < 3 on a d6 reaches 5/6 at 10 steps, 1 at 15
+    expect(JSON.parse(r.stdout).value).toBe(15);
   });
 
   it('exact prints the closed form', () => {

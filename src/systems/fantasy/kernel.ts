@@ -84,34 +84,44 @@ const pool = new Int32Array(8); // [side * 4 + face], faces 1..3
 const carry = new Int32Array(2);
 let Hmax = 0;
 
+/**
+ * Size the scratch for a compiled case. Buffers only grow (to the largest case seen), so
+ * variants that alternate trial by trial (common random numbers) never reallocate.
+ */
 function ensure(c: FantasyCompiled): void {
   if (sized === c) return;
   sized = c;
   Hmax = c.maxHp;
-  H1 = Hmax + 1;
-  SIDE = G * NT * H1;
-  cnt = new Int32Array(2 * SIDE);
-  tmp = new Int32Array(2 * SIDE);
-  tmp2 = new Int32Array(2 * SIDE);
-  const maxCls = SIDE;
-  clsIdx = new Int32Array(maxCls);
-  clsH = new Int32Array(maxCls);
-  clsV = new Int32Array(maxCls);
-  clsOrder = new Int32Array(maxCls);
-  clsKey = new Float64Array(maxCls);
-  clsLeft = new Int32Array(maxCls);
+  if (Hmax + 1 > H1) {
+    H1 = Hmax + 1; // the class stride; classes above a case's maxHp simply stay empty
+    SIDE = G * NT * H1;
+    cnt = new Int32Array(2 * SIDE);
+    tmp = new Int32Array(2 * SIDE);
+    tmp2 = new Int32Array(2 * SIDE);
+    clsIdx = new Int32Array(SIDE);
+    clsH = new Int32Array(SIDE);
+    clsV = new Int32Array(SIDE);
+    clsOrder = new Int32Array(SIDE);
+    clsKey = new Float64Array(SIDE);
+    clsLeft = new Int32Array(SIDE);
+  }
   let units = 0;
   for (let i = 0; i < 2 * NT; i++) units += c.units[i];
   // Largest damage any single pool can reach: every unit's largest die, engines 12, towers 6,
   // the captain 6 per Might, plus carried leftovers (bounded by the same again).
   const maxDamage = 2 * (units * 12 + 6 + 6 * (c.might[0] + c.might[1])) + 8;
-  lossTab = new Float64Array(maxDamage + 1);
-  killsTab = new Int32Array(maxDamage + 1);
-  rollsA = new Int32Array(Math.max(1, c.units[MAG] + c.units[NT + MAG]));
-  rollsB = new Int32Array(rollsA.length);
+  if (lossTab.length < maxDamage + 1) {
+    lossTab = new Float64Array(maxDamage + 1);
+    killsTab = new Int32Array(maxDamage + 1);
+  }
+  const mages = Math.max(1, c.units[MAG] + c.units[NT + MAG]);
+  if (rollsA.length < mages) {
+    rollsA = new Int32Array(mages);
+    rollsB = new Int32Array(mages);
+    mageTmp = new Int32Array(mages);
+  }
   mageRolls = rollsA;
-  mageTmp = new Int32Array(rollsA.length);
-  knapDp = new Int32Array(Math.max(1, units * Hmax + 1));
+  if (knapDp.length < units * Hmax + 1) knapDp = new Int32Array(units * Hmax + 1);
 }
 
 function off(s: number, g: number, t: number): number {
@@ -154,18 +164,16 @@ function hpSide(a: Int32Array, s: number): number {
   return sum;
 }
 
-function valueSide(c: FantasyCompiled, a: Int32Array, s: number): number {
-  let v = 0;
-  for (let t = 0; t < NT; t++) v += countType(a, s, t, ALL_GROUPS) * c.value[s * NT + t];
-  return v;
-}
-
 function copySide(from: Int32Array, to: Int32Array, s: number): void {
   const b = s * SIDE;
   for (let i = 0; i < SIDE; i++) to[b + i] = from[b + i];
 }
 
 // === H2-H4: allocating a pool of damage points =============================================
+
+/** Value (x10) and units killed by allocations since the caller last zeroed them. */
+let killedValue = 0;
+let killedUnits = 0;
 
 /**
  * Assign D damage points to side s's units of the legal types and groups, under a policy.
@@ -217,6 +225,8 @@ function allocate(c: FantasyCompiled, rng: RngState, a: Int32Array, s: number, D
     if (kill > a[idx]) kill = a[idx];
     a[idx] -= kill;
     D -= kill * h;
+    killedValue += kill * clsV[i];
+    killedUnits += kill;
   }
   if (D > 0 && c.leftover === 1) {
     // H2 (b): the leftover wounds the first unit in the order that it cannot kill.
@@ -254,6 +264,8 @@ function allocateRandom(rng: RngState, a: Int32Array, n: number, D: number, woun
     if (h <= D) {
       a[idx]--;
       D -= h;
+      killedValue += clsV[i];
+      killedUnits++;
     } else if (wounds) {
       a[idx]--;
       a[idx - D]++;
@@ -312,6 +324,8 @@ function allocateKnapsack(a: Int32Array, n: number, D: number, wounds: boolean):
       const i = knapItemCls[it];
       a[clsIdx[i]] -= knapItemK[it];
       w -= clsH[i] * knapItemK[it];
+      killedValue += clsV[i] * knapItemK[it];
+      killedUnits += knapItemK[it];
     }
   }
   let left = D - (W - w); // points not spent on kills
@@ -355,9 +369,9 @@ function chooseMageType(c: FantasyCompiled, rng: RngState, s: number, M: number,
   for (let t = 0; t < NT; t++) {
     if ((typeMask & (1 << t)) === 0 || countType(cnt, s, t, groupMask) === 0) continue;
     copySide(cnt, tmp2, s);
-    const before = valueSide(c, tmp2, s);
+    killedValue = 0;
     allocate(c, rng, tmp2, s, M, 1 << t, groupMask, c.alloc === P_RANDOM ? P_GREEDY : c.alloc);
-    const v = before - valueSide(c, tmp2, s);
+    const v = killedValue;
     if (v > bestV) {
       bestV = v;
       best = t;
@@ -508,8 +522,9 @@ function spendPick(s: number): number {
 }
 
 /**
- * Choose which of side s's shield dice to spend against damage D (H8, H9). The loss table
- * lossTab[p] (value lost when p points are cancelled) must be filled for p = 0..D.
+ * Choose which of side s's shield dice to spend against damage D (H8, H9). For the optimal and
+ * threshold policies, lossTab[p] / killsTab[p] (value lost, units lost when p points are
+ * cancelled) must be filled for p = 0..min(D, pool sum).
  * Returns the points cancelled (≤ D); the chosen dice leave the pool.
  */
 function spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean, lambda: number): number {
@@ -531,7 +546,8 @@ function spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean,
     // H9 (d): just enough to drop the damage below the next kill threshold
     const k0 = killsTab[0];
     let need = -1;
-    for (let p = 1; p <= D; p++) {
+    const top = c1 + 2 * c2 + 3 * c3 < D ? c1 + 2 * c2 + 3 * c3 : D;
+    for (let p = 1; p <= top; p++) {
       if (killsTab[p] < k0) {
         need = p;
         break;
@@ -570,11 +586,14 @@ function spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean,
 
 /** Fill lossTab / killsTab for p = 0..D points cancelled off a volley (dry runs on tmp). */
 function fillLoss(c: FantasyCompiled, rng: RngState, s: number, M: number, T: number, A: number, typeMask: number, groupMask: number, onlyMage: number): void {
-  const D = onlyMage === 1 ? M : onlyMage === 2 ? A : M + A;
-  const v0 = valueSide(c, cnt, s);
-  const n0 = countSide(cnt, s, ALL_TYPES, ALL_GROUPS);
+  let D = onlyMage === 1 ? M : onlyMage === 2 ? A : M + A;
+  // No spending can cancel more than the pool holds: the table is only needed up to there.
+  const poolSum = pool[s * 4 + 1] + 2 * pool[s * 4 + 2] + 3 * pool[s * 4 + 3];
+  if (poolSum < D) D = poolSum;
   for (let p = 0; p <= D; p++) {
     copySide(cnt, tmp, s);
+    killedValue = 0;
+    killedUnits = 0;
     let cm: number;
     let ca: number;
     if (onlyMage === 1) {
@@ -588,8 +607,8 @@ function fillLoss(c: FantasyCompiled, rng: RngState, s: number, M: number, T: nu
       ca = splitCancel(c, M, A, p, false);
     }
     applyVolley(c, rng, tmp, s, M, T, A, cm, ca, typeMask, groupMask);
-    lossTab[p] = v0 - valueSide(c, tmp, s);
-    killsTab[p] = n0 - countSide(tmp, s, ALL_TYPES, ALL_GROUPS);
+    lossTab[p] = killedValue;
+    killsTab[p] = killedUnits;
   }
 }
 
@@ -605,19 +624,21 @@ function receiveVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, 
   let cm = 0;
   let ca = 0;
   const hasPool = pool[s * 4 + 1] + pool[s * 4 + 2] + pool[s * 4 + 3] > 0;
+  // Only the optimal (H9 DEFAULT) and threshold (H9 (d)) policies look at the losses.
+  const needLoss = c.shield === 0 || c.shield === 3 || (c.shield === 4 && !phaseA);
   if (hasPool && M + A > 0) {
     if (c.shieldPerComponent === 1) {
       // H8 (b): dice go to the mage part first, then the archer part, each whole
       if (M > 0) {
-        fillLoss(c, rng, s, M, T, 0, typeMask, groupMask, 1);
+        if (needLoss) fillLoss(c, rng, s, M, T, 0, typeMask, groupMask, 1);
         cm = spendShields(c, s, M, phaseA, lambda);
       }
       if (A > 0 && pool[s * 4 + 1] + pool[s * 4 + 2] + pool[s * 4 + 3] > 0) {
-        fillLoss(c, rng, s, 0, T, A, typeMask, groupMask, 2);
+        if (needLoss) fillLoss(c, rng, s, 0, T, A, typeMask, groupMask, 2);
         ca = spendShields(c, s, A, phaseA, lambda);
       }
     } else {
-      fillLoss(c, rng, s, M, T, A, typeMask, groupMask, 0);
+      if (needLoss) fillLoss(c, rng, s, M, T, A, typeMask, groupMask, 0);
       const cancel = spendShields(c, s, M + A, phaseA, lambda);
       cm = splitCancel(c, M, A, cancel, true);
       ca = splitCancel(c, M, A, cancel, false);
@@ -1023,9 +1044,23 @@ function finish(c: FantasyCompiled, acc: Float64Array, r: number): void {
   fillRecords(c, acc, r);
 }
 
-/** After the battle ends in round r, rounds r+1..R keep the final state. */
+const finalCounts = new Float64Array(2 * NT);
+
+/** After the battle ends in round r, rounds r+1..R keep the final state (counted once). */
 function fillRecords(c: FantasyCompiled, acc: Float64Array, r: number): void {
-  for (let k = r + 1; k <= c.maxRounds; k++) record(c, acc, k);
+  if (r >= c.maxRounds) return;
+  for (let s = 0; s < 2; s++) for (let t = 0; t < NT; t++) finalCounts[s * NT + t] = countType(cnt, s, t, ALL_GROUPS);
+  const w = wallHp > 0 ? wallHp : 0;
+  for (let k = r + 1; k <= c.maxRounds; k++) {
+    const b = roundBase(c) + k * ROUND_STRIDE;
+    acc[b] += w;
+    acc[b + 1] += w * w;
+    for (let i = 0; i < 2 * NT; i++) {
+      const n = finalCounts[i];
+      acc[b + 2 + i * 2] += n;
+      acc[b + 3 + i * 2] += n * n;
+    }
+  }
 }
 
 export function runFantasy(c: FantasyCompiled, rng: RngState, trials: number, acc: Float64Array): void {
@@ -1067,4 +1102,15 @@ export const fantasyKernel: Kernel<FantasyCompiled> = {
 };
 
 // Exported for tests: single steps of the kernel on a prepared state.
-export const _internals = { ensure, allocate, off, cnt: () => cnt, pool, spendShields, lossTab: () => lossTab, killsTab: () => killsTab, INF, CAV };
+export const _internals = {
+  ensure,
+  allocate,
+  off,
+  cnt: () => cnt,
+  pool,
+  spendShields,
+  splitCancel,
+  lossTab: () => lossTab,
+  killsTab: () => killsTab,
+  policies: { P_GREEDY, P_LOWEST, P_KNAPSACK, P_RANDOM, P_RECEIVER },
+};

@@ -1,0 +1,466 @@
+import { describe, expect, it } from 'vitest';
+import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
+import { compileFantasy, ARC, CAV, ENG, INF, MAG, CAP, NT, type FantasyCompiled } from '../src/systems/fantasy/compile.js';
+import { _internals as K } from '../src/systems/fantasy/kernel.js';
+import { deriveState } from '../src/engine/rng.js';
+import { welchDifference } from '../src/stats/intervals.js';
+import { stringify } from 'yaml';
+import type { Metric, ScenarioResult } from '../src/systems/types.js';
+
+const HEAD = 'name: f\nsystem: fantasy\nseed: fantasy-tests\n';
+type Tree = Record<string, unknown>;
+
+/** Deep-merge scenario fragments (later wins), so a test states only what it changes. */
+function merge(...parts: Tree[]): Tree {
+  const out: Tree = {};
+  for (const p of parts) {
+    for (const [k, v] of Object.entries(p)) {
+      const cur = out[k];
+      out[k] = v && typeof v === 'object' && !Array.isArray(v) && cur && typeof cur === 'object' ? merge(cur as Tree, v as Tree) : v;
+    }
+  }
+  return out;
+}
+
+function valid(body: Tree | string, trials = 4000) {
+  const text = typeof body === 'string' ? body : stringify(body);
+  const v = validateText('f.yaml', `${HEAD}trials: ${trials}\n${text}`);
+  if (!v.ok) throw new Error(v.issues.map((i) => `${i.path}: ${i.message}`).join('; '));
+  return v.value;
+}
+
+function compiled(body: Tree | string): FantasyCompiled {
+  return compileFantasy(valid(body).points[0].variants[0].scenario);
+}
+
+/** Run a baseline and one variant that sets one dotted path, on common dice. */
+async function pair(body: Tree, path: string, value: unknown, trials = 4000): Promise<ScenarioResult> {
+  return runScenario(valid(merge(body, { variants: [{ name: 'base' }, { name: 'alt', set: { [path]: value } }] }), trials));
+}
+
+/** z of the alternative's metric minus the baseline's (paired where the engine pairs it). */
+function zDiff(r: ScenarioResult, metric: string): number {
+  const d = r.cases[1].differences[metric];
+  const half = (d.ci_high - d.ci_low) / 2;
+  if (half === 0) return d.value === 0 ? 0 : Math.sign(d.value) * Infinity;
+  return d.value / (half / 1.959963984540054);
+}
+
+function curvePoint(r: ScenarioResult, vi: number, curve: string, match: Record<string, string | number>): Metric {
+  const pt = r.cases[vi].curves[curve].find((p) => Object.entries(match).every(([k, v]) => p.x[k] === v));
+  if (!pt) throw new Error(`no ${curve} point ${JSON.stringify(match)}`);
+  return pt.m;
+}
+
+/** z of a curve point's change from baseline to alternative (Welch on the two means). */
+function zCurve(r: ScenarioResult, curve: string, match: Record<string, string | number>): number {
+  const a = curvePoint(r, 0, curve, match);
+  const b = curvePoint(r, 1, curve, match);
+  const d = welchDifference({ n: b.n, sum: b.sum!, sumSq: b.sumSq! }, { n: a.n, sum: a.sum!, sumSq: a.sumSq! });
+  const half = (d.ci_high - d.ci_low) / 2;
+  if (half === 0) return d.value === 0 ? 0 : Math.sign(d.value) * Infinity;
+  return d.value / (half / 1.959963984540054);
+}
+
+const SIEGE: Tree = {
+  mode: 'siege',
+  attacker: { infantry: 10, cavalry: 4, archers: 6, mages: 2, clerics: 2, siege_engines: 3, captain_might: 2 },
+  defender: { infantry: 6, archers: 6, mages: 1, clerics: 1, captain_might: 1 },
+  wall: { type: 'stone' },
+  max_rounds: 12,
+};
+
+/** A balanced open-field battle (the defender wins about 3 in 4). */
+const FIELD: Tree = {
+  mode: 'open_field',
+  attacker: { infantry: 6, cavalry: 2, archers: 3, mages: 2, clerics: 1, captain_might: 1 },
+  defender: { infantry: 10, archers: 4, mages: 1, clerics: 3, captain_might: 1 },
+};
+
+const CLIMB: Tree = {
+  mode: 'siege',
+  attacker: { infantry: 8, cavalry: 3 },
+  defender: { infantry: 8 },
+  wall: { type: 'stone', breach_threshold: 4 },
+  rules: { tower_bonus: 'none' },
+  max_rounds: 10,
+};
+const HARD_CLIMB = merge(CLIMB, { wall: { dc: 16 } });
+const SINGLE = { rules: { open_field_rounds: 'single_pass' } };
+
+// ---------------------------------------------------------------------------------------------
+
+describe('fantasy: damage allocation (H2-H4) on unit classes', () => {
+  // Defender: 2 archers (HP 2, value 3.5) and 2 infantry (HP 4, value 3.5), 1 cavalry (HP 5, 7).
+  const c = compiled(`mode: open_field\ndefender: { infantry: 2, archers: 2, cavalry: 1 }\nattacker: { infantry: 1 }`);
+  const rng = deriveState('alloc', 'x', 0);
+  const setup = () => {
+    K.ensure(c);
+    const a = K.cnt();
+    a.fill(0);
+    a[K.off(1, 0, INF) + 4] = 2;
+    a[K.off(1, 0, ARC) + 2] = 2;
+    a[K.off(1, 0, CAV) + 5] = 1;
+    return a;
+  };
+  const alive = (a: Int32Array, t: number) => {
+    let n = 0;
+    for (let g = 0; g < 3; g++) for (let h = 1; h <= c.maxHp; h++) n += a[K.off(1, g, t) + h];
+    return n;
+  };
+  const ALL = (1 << NT) - 1;
+
+  it('greedy value (H4 DEFAULT) kills the best value per HP first: archers, then cavalry', () => {
+    const a = setup();
+    const left = K.allocate(c, rng, a, 1, 9, ALL, 7, K.policies.P_GREEDY);
+    expect([alive(a, ARC), alive(a, CAV), alive(a, INF)]).toEqual([0, 0, 2]); // 2+2+5 = 9
+    expect(left).toBe(0);
+  });
+
+  it('lowest HP (H4 (b)) maximises kills', () => {
+    const a = setup();
+    K.allocate(c, rng, a, 1, 8, ALL, 7, K.policies.P_LOWEST);
+    expect([alive(a, ARC), alive(a, INF), alive(a, CAV)]).toEqual([0, 1, 1]); // 2+2+4
+  });
+
+  it('receiver (H3 (b)) gives up the cheapest value per HP first: infantry', () => {
+    const a = setup();
+    K.allocate(c, rng, a, 1, 8, ALL, 7, K.policies.P_RECEIVER);
+    expect([alive(a, INF), alive(a, ARC), alive(a, CAV)]).toEqual([0, 2, 1]);
+  });
+
+  it('knapsack (H4 (c)) beats greedy where greedy is short-sighted', () => {
+    // 7 points: greedy takes archers (4) then cannot afford the cavalry (5): value 7.
+    // Knapsack takes an archer and the cavalry: 2 + 5 = 7 points, value 10.5.
+    let a = setup();
+    K.allocate(c, rng, a, 1, 7, ALL, 7, K.policies.P_GREEDY);
+    expect([alive(a, ARC), alive(a, CAV)]).toEqual([0, 1]);
+    a = setup();
+    K.allocate(c, rng, a, 1, 7, ALL, 7, K.policies.P_KNAPSACK);
+    expect([alive(a, ARC), alive(a, CAV)]).toEqual([1, 0]);
+  });
+
+  it('random (H4 (d)) varies, and never overkills', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 200; i++) {
+      const a = setup();
+      K.allocate(c, rng, a, 1, 4, ALL, 7, K.policies.P_RANDOM);
+      const lost = 2 - alive(a, ARC) + (2 - alive(a, INF)) * 4 / 4 + (1 - alive(a, CAV));
+      expect(lost).toBeGreaterThan(0);
+      seen.add(`${alive(a, ARC)}${alive(a, INF)}${alive(a, CAV)}`);
+    }
+    expect(seen.size).toBeGreaterThan(1);
+  });
+
+  it('leftover points are wasted (H2 DEFAULT) or wound (H2 (b))', () => {
+    const a = setup();
+    expect(K.allocate(c, rng, a, 1, 3, 1 << INF, 7, K.policies.P_GREEDY)).toBe(3); // cannot kill HP 4
+    expect(a[K.off(1, 0, INF) + 4]).toBe(2);
+    const cw = compiled(`mode: open_field\ndefender: { infantry: 2, archers: 2, cavalry: 1 }\nattacker: { infantry: 1 }\nrules: { leftover: persistent }`);
+    K.ensure(cw);
+    const b = K.cnt();
+    b.fill(0);
+    b[K.off(1, 0, INF) + 4] = 2;
+    expect(K.allocate(cw, rng, b, 1, 3, 1 << INF, 7, K.policies.P_GREEDY)).toBe(0);
+    expect([b[K.off(1, 0, INF) + 4], b[K.off(1, 0, INF) + 1]]).toEqual([1, 1]); // one unit at 1 HP
+  });
+});
+
+describe('fantasy: shield spending (H9) picks', () => {
+  const c = compiled(merge(FIELD, { policy: { shield_spending: 'no_waste' } }));
+  const face = (s: number, c1: number, c2: number, c3: number) => {
+    K.pool.fill(0);
+    K.pool[s * 4 + 1] = c1;
+    K.pool[s * 4 + 2] = c2;
+    K.pool[s * 4 + 3] = c3;
+  };
+  it('no-waste (b) spends the largest die that fits, repeatedly', () => {
+    K.ensure(c);
+    face(1, 1, 1, 1);
+    expect(K.spendShields(c, 1, 4, false, 0)).toBe(4); // 3 then 1
+    expect([K.pool[5], K.pool[6], K.pool[7]]).toEqual([0, 1, 0]);
+  });
+  it('full block (c) covers the damage with the smallest sum', () => {
+    const cf = compiled(merge(FIELD, { policy: { shield_spending: 'full_block' } }));
+    K.ensure(cf);
+    face(1, 0, 1, 2);
+    expect(K.spendShields(cf, 1, 4, false, 0)).toBe(4); // 2+3 = 5 covers 4 (3+3 = 6 wastes more)
+    expect([K.pool[6], K.pool[7]]).toEqual([0, 1]);
+  });
+  it('never in phase A (e) keeps every die for the charge', () => {
+    const cn = compiled(merge(FIELD, { policy: { shield_spending: 'never_phase_a' } }));
+    K.ensure(cn);
+    face(1, 2, 2, 2);
+    expect(K.spendShields(cn, 1, 5, true, 0)).toBe(0);
+    expect(K.pool[5] + K.pool[6] + K.pool[7]).toBe(6);
+  });
+  it('threshold (d) spends only what drops the damage below the next kill', () => {
+    const ct = compiled(merge(FIELD, { policy: { shield_spending: 'threshold' } }));
+    K.ensure(ct);
+    face(1, 1, 1, 1);
+    const kills = K.killsTab();
+    // kills by points cancelled: 0-1 -> 2 kills, 2+ -> 1 kill: the smallest cover of 2 is one 2
+    kills[0] = 2;
+    kills[1] = 2;
+    kills[2] = 1;
+    kills[3] = 1;
+    kills[4] = 1;
+    expect(K.spendShields(ct, 1, 4, false, 0)).toBe(2);
+    expect([K.pool[5], K.pool[6], K.pool[7]]).toEqual([1, 0, 1]);
+  });
+  it('optimal (DEFAULT) minimises the loss, then dice, then pips', () => {
+    const co = compiled(FIELD);
+    K.ensure(co);
+    face(1, 1, 1, 1);
+    const loss = K.lossTab();
+    for (let p = 0; p <= 6; p++) loss[p] = p >= 3 ? 0 : 35; // cancelling 3 saves everything
+    expect(K.spendShields(co, 1, 6, false, 0)).toBe(3); // one 3, not 1+2
+    expect([K.pool[5], K.pool[6], K.pool[7]]).toEqual([1, 1, 0]);
+    face(1, 1, 1, 1);
+    // with a price per pip above the saving, nothing is spent (reserving for the charge)
+    expect(K.spendShields(co, 1, 6, true, 20)).toBe(0);
+  });
+});
+
+describe('fantasy: compile (H1, H19, H20, H23, H24)', () => {
+  it('H1 presets', () => {
+    expect(compiled('mode: siege').hp.slice(0, 6)).toEqual([4, 5, 2, 2, 2, 6]);
+    expect(compiled('mode: siege\nrules: { hp_preset: melee_die }').hp.slice(0, 6)).toEqual([6, 6, 3, 2, 2, 6]);
+    expect(compiled('mode: siege\nrules: { hp_preset: one }').hp.slice(0, 6)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(compiled('mode: siege\nhp: { infantry: 7 }').hp[INF]).toBe(7);
+  });
+  it('H20 wall types and H19 thresholds', () => {
+    const p = compiled('mode: siege\nwall: { type: palisade }');
+    expect([p.wallHp, p.dc, p.removeK, p.breachThreshold]).toEqual([15, 10, 2, 2]);
+    const f = compiled('mode: siege\nwall: { type: fortress }');
+    expect([f.wallHp, f.dc, f.removeK, f.breachThreshold]).toEqual([50, 14, 3, 7]);
+    const s = compiled('mode: siege\nwall: { type: stone, dc: 9, breach_threshold: 3 }');
+    expect([s.wallHp, s.dc, s.removeK, s.breachThreshold]).toEqual([30, 9, 2, 3]);
+    const h = compiled('mode: siege\ndefender: { infantry: 7, archers: 2 }\nrules: { breach_threshold_rule: half_defenders }');
+    expect(h.breachThreshold).toBe(5);
+  });
+  it('H23 the captain as a unit, H24 engines absent in the open field', () => {
+    const u = compiled('mode: open_field\nattacker: { infantry: 2, captain_might: 2 }\nrules: { captain: unit }');
+    expect(u.units[CAP]).toBe(1);
+    expect(compiled('mode: open_field\nattacker: { infantry: 2, captain_might: 2 }').units[CAP]).toBe(0);
+    expect(compiled('mode: open_field\nattacker: { siege_engines: 2 }').units[ENG]).toBe(2);
+    expect(compiled('mode: open_field\nattacker: { siege_engines: 2 }\nrules: { siege_units_open_field: absent }').units[ENG]).toBe(0);
+    expect(compiled('mode: siege\nattacker: { siege_engines: 2 }\nrules: { siege_units_open_field: absent }').units[ENG]).toBe(2);
+  });
+  it('round caps default per mode (H7: 10, H27: 20)', () => {
+    expect(compiled('mode: open_field').maxRounds).toBe(10);
+    expect(compiled('mode: siege').maxRounds).toBe(20);
+  });
+});
+
+describe('fantasy: every rule option changes what it should (common dice, |z| > 4)', () => {
+  const up = (z: number) => expect(z).toBeGreaterThan(4);
+  const down = (z: number) => expect(z).toBeLessThan(-4);
+  const moved = (z: number) => expect(Math.abs(z)).toBeGreaterThan(4);
+  const MELEE: Tree = { mode: 'open_field', attacker: { infantry: 8 }, defender: { infantry: 8 }, hp: { infantry: 9 } };
+
+  it('H1: one HP per unit makes failed climbs deadlier (fewer breaches); melee-die HP the reverse', async () => {
+    down(zDiff(await pair(HARD_CLIMB, 'rules.hp_preset', 'one'), 'p_breach'));
+    up(zDiff(await pair(HARD_CLIMB, 'rules.hp_preset', 'melee_die'), 'p_breach'));
+  });
+  it('H2 (b)/(c): leftover damage that persists or carries shortens melee slogs', async () => {
+    down(zDiff(await pair(MELEE, 'rules.leftover', 'persistent'), 'mean_rounds'));
+    // (c) carries within a round only: Phase A leftovers reach the charge and the melee.
+    const phases = merge({ mode: 'open_field', attacker: { archers: 8, cavalry: 4 }, defender: { infantry: 8 }, hp: { infantry: 9 } }, SINGLE);
+    down(zCurve(await pair(phases, 'rules.leftover', 'next_phase'), 'attrition', { round: 1, side: 'defender', unit: 'infantry' }));
+  });
+  it('H3: the receiver gives up its infantry first, so its archers live longer', async () => {
+    const body = merge({ mode: 'open_field', attacker: { infantry: 6 }, defender: { infantry: 4, archers: 4 } }, SINGLE);
+    const r = await pair(body, 'rules.melee_allocation', 'receiver');
+    up(zCurve(r, 'attrition', { round: 1, side: 'defender', unit: 'archer' }));
+    down(zCurve(r, 'attrition', { round: 1, side: 'defender', unit: 'infantry' }));
+    const rnd = await pair(body, 'rules.melee_allocation', 'random');
+    up(zCurve(rnd, 'attrition', { round: 1, side: 'defender', unit: 'archer' }));
+  });
+  it('H4: lowest-HP allocation kills infantry before the more valuable cavalry', async () => {
+    const body = merge({ mode: 'open_field', attacker: { infantry: 8 }, defender: { infantry: 6, cavalry: 3 } }, SINGLE);
+    const r = await pair(body, 'policy.damage_allocation', 'lowest_hp');
+    up(zCurve(r, 'attrition', { round: 1, side: 'defender', unit: 'cavalry' }));
+    const k = await pair(body, 'policy.damage_allocation', 'knapsack');
+    moved(zCurve(k, 'attrition', { round: 1, side: 'defender', unit: 'cavalry' }) + 0);
+  });
+  it('H5: mage damage that spills over kills more in the first volley; per-mage choice differs', async () => {
+    const body = merge({ mode: 'open_field', attacker: { mages: 8 }, defender: { infantry: 6, archers: 1 } }, SINGLE);
+    down(zCurve(await pair(body, 'rules.mage_targeting', 'spill'), 'attrition', { round: 1, side: 'defender', unit: 'infantry' }));
+    const per = await pair(body, 'rules.mage_targeting', 'per_mage');
+    expect(
+      Math.abs(zCurve(per, 'attrition', { round: 1, side: 'defender', unit: 'infantry' })) +
+        Math.abs(zCurve(per, 'attrition', { round: 1, side: 'defender', unit: 'archer' })),
+    ).toBeGreaterThan(4);
+  });
+  it('H6: simultaneous ranged phases let doomed defending archers shoot back', async () => {
+    const body = merge({ mode: 'open_field', attacker: { archers: 12, infantry: 4 }, defender: { archers: 8 } }, SINGLE);
+    down(zCurve(await pair(body, 'rules.ranged_phases', 'simultaneous'), 'attrition', { round: 1, side: 'attacker', unit: 'archer' }));
+  });
+  it('H7: a single pass ends in round 1; repeating phases 2-5 ends long battles sooner', async () => {
+    const single = await pair(FIELD, 'rules.open_field_rounds', 'single_pass');
+    expect(single.cases[1].metrics.mean_rounds.value).toBe(1);
+    down(zDiff(single, 'mean_rounds'));
+    // Sturdy troops keep their archers alive into round 2, where (c) lets them shoot again.
+    const archery = {
+      mode: 'open_field',
+      attacker: { archers: 6, infantry: 6 },
+      defender: { archers: 6, infantry: 6 },
+      hp: { archer: 8, infantry: 12 },
+      rules: { melee_allocation: 'receiver' }, // melee falls on the infantry, the archers face the volleys
+    };
+    down(zCurve(await pair(archery, 'rules.open_field_rounds', 'repeat_phases'), 'attrition', { round: 2, side: 'defender', unit: 'archer' }));
+  });
+  it('round cap result (H7, H27): the defender holds a capped siege by default; undecided on request', async () => {
+    const r = await pair(merge(SIEGE, { max_rounds: 1, wall: { hp: 200 } }), 'rules.round_cap_result', 'undecided');
+    expect(r.cases[0].metrics.p_undecided.value).toBe(0);
+    up(zDiff(r, 'p_undecided'));
+    const f = await pair(merge(MELEE, { max_rounds: 1 }), 'rules.round_cap_result', 'defender');
+    up(zDiff(f, 'p_defender_wins'));
+  });
+  it('H8 (b): shields spent per component can waste what the total would use', async () => {
+    // One shield die against a volley of 1 mage point + 1 archer point, no-waste spending:
+    // over the total the die cancels up to 2; per component a 2 or 3 fits neither part.
+    const body = { mode: 'open_field', attacker: { mages: 1, archers: 1 }, defender: { infantry: 8, clerics: 1 }, policy: { shield_spending: 'no_waste' } };
+    up(zDiff(await pair(body, 'rules.shield_scope', 'per_component', 8000), 'mean_volley_a_damage'));
+    // Which part a total cancellation comes off (a siegesim detail of the H8 DEFAULT).
+    const mageFirst = compiled(body);
+    const archerFirst = compiled(merge(body, { rules: { shield_reduces: 'archer_first' } }));
+    expect([K.splitCancel(mageFirst, 3, 2, 2, true), K.splitCancel(mageFirst, 3, 2, 2, false)]).toEqual([2, 0]);
+    expect([K.splitCancel(archerFirst, 3, 2, 2, true), K.splitCancel(archerFirst, 3, 2, 2, false)]).toEqual([0, 2]);
+    expect([K.splitCancel(archerFirst, 3, 2, 4, true), K.splitCancel(archerFirst, 3, 2, 4, false)]).toEqual([2, 2]);
+  });
+  it('H9: never spending in phase A, or spending without waste, lets more of the volley through', async () => {
+    up(zDiff(await pair(FIELD, 'policy.shield_spending', 'never_phase_a'), 'mean_volley_a_damage'));
+    moved(zDiff(await pair(FIELD, 'policy.shield_spending', 'full_block'), 'mean_volley_a_damage'));
+    moved(zDiff(await pair(FIELD, 'policy.shield_spending', 'threshold'), 'mean_volley_a_damage'));
+  });
+  it('H10: an accumulating siege pool protects the defenders longer', async () => {
+    // While the upgraded wall stands every attacker die is removed (H11), so the shield dice go
+    // unused; once the engines bring it down, an accumulated pool meets the archers' volleys.
+    const body = {
+      mode: 'siege',
+      attacker: { archers: 20, siege_engines: 6 },
+      defender: { archers: 6, clerics: 3, infantry: 10 },
+      wall: { hp: 30, upgrades: 20 },
+      policy: { climbers: 'none' },
+      rules: { melee_allocation: 'receiver' }, // melee falls on the infantry, not the archers
+      max_rounds: 6,
+    };
+    up(zCurve(await pair(body, 'rules.siege_pool', 'accumulate'), 'attrition', { round: 2, side: 'defender', unit: 'archer' }));
+  });
+  it('H11: dropping archer dice first, or only 2 points, hurts the wall-top defenders more', async () => {
+    const body = merge(SIEGE, { attacker: { archers: 8, mages: 3 }, policy: { climbers: 'none' }, wall: { hp: 300 }, max_rounds: 2 });
+    down(zCurve(await pair(body, 'rules.dice_removal', 'lowest_type_first'), 'attrition', { round: 1, side: 'defender', unit: 'archer' }));
+    down(zCurve(await pair(body, 'rules.dice_removal', 'points'), 'attrition', { round: 1, side: 'defender', unit: 'archer' }));
+    up(zCurve(await pair(body, 'rules.dice_removal', 'highest_results'), 'attrition', { round: 1, side: 'defender', unit: 'archer' }));
+  });
+  it('H12: shooting the wall (one choice, by type, or per unit) brings it down faster', async () => {
+    const body = merge(SIEGE, { policy: { climbers: 'none' }, wall: { hp: 300 }, max_rounds: 3 });
+    down(zCurve(await pair(body, 'policy.attacker_fire', 'wall'), 'wall_hp', { round: 1 }));
+    const byType = merge(body, { rules: { fire_split: 'by_type' } });
+    down(zCurve(await pair(byType, 'policy.archer_fire', 'wall'), 'wall_hp', { round: 1 }));
+    const perUnit = merge(body, { rules: { fire_split: 'per_unit' }, policy: { defender_fire_share: 1 } });
+    down(zCurve(await pair(perUnit, 'policy.defender_fire_share', 0), 'wall_hp', { round: 1 }));
+    const finish = merge(SIEGE, { policy: { climbers: 'none' }, wall: { hp: 40 }, max_rounds: 3 });
+    down(zCurve(await pair(finish, 'policy.attacker_fire', 'finish_wall'), 'wall_hp', { round: 2 }));
+  });
+  it('H13: attacker fire at any defender reaches the infantry', async () => {
+    const body = merge(SIEGE, { defender: { archers: 1, mages: 0, clerics: 0 }, policy: { climbers: 'none' }, wall: { hp: 300 }, max_rounds: 2 });
+    down(zCurve(await pair(body, 'rules.attacker_fire_targets', 'any'), 'attrition', { round: 1, side: 'defender', unit: 'infantry' }));
+  });
+  it('H14: cleric shields protect the wall', async () => {
+    const body = merge(SIEGE, { defender: { clerics: 5 }, policy: { climbers: 'none' }, wall: { hp: 300 }, max_rounds: 2 });
+    up(zCurve(await pair(body, 'rules.shields_vs_wall', true), 'wall_hp', { round: 1 }));
+  });
+  it('H15: towers that fire without a wall hurt the attacker more', async () => {
+    const body = merge(SIEGE, { wall: { hp: 0 }, max_rounds: 2 });
+    down(zCurve(await pair(body, 'rules.tower_bonus', 'always'), 'attrition', { round: 1, side: 'attacker', unit: 'archer' }));
+  });
+  it('H16: d20 > DC breaches less than d20 >= DC', async () => {
+    down(zDiff(await pair(CLIMB, 'rules.climb_comparison', 'gt'), 'p_breach'));
+  });
+  it('H17: failed climbers who keep their wounds or may not retry breach less', async () => {
+    down(zDiff(await pair(HARD_CLIMB, 'rules.failed_climb', 'no_retry'), 'p_breach'));
+    down(zDiff(await pair(merge(HARD_CLIMB, { hp: { infantry: 9, cavalry: 9 } }), 'rules.failed_climb', 'persistent'), 'p_breach'));
+  });
+  it('H18: without cavalry climbing there are fewer breaches', async () => {
+    down(zDiff(await pair(HARD_CLIMB, 'rules.cavalry_climb', false), 'p_breach'));
+  });
+  it('H19: a threshold of half the defenders (5 of 9) breaches less than 4', async () => {
+    down(zDiff(await pair(merge(HARD_CLIMB, { defender: { infantry: 9 } }), 'rules.breach_threshold_rule', 'half_defenders'), 'p_breach'));
+  });
+  it('H21: when melee starts and who fights change the siege', async () => {
+    moved(zDiff(await pair(SIEGE, 'rules.melee_start', 'same_round'), 'mean_rounds'));
+    up(zDiff(await pair(merge(SIEGE, { wall: { hp: 300 } }), 'rules.melee_start', 'all_attackers'), 'p_attacker_wins'));
+    const fb = await pair(merge(SIEGE, { wall: { hp: 300 } }), 'rules.melee_start', 'full_battle');
+    expect(Math.abs(zDiff(fb, 'p_attacker_wins')) + Math.abs(zDiff(fb, 'mean_rounds'))).toBeGreaterThan(4);
+  });
+  it('H22: a breach pool the defenders cannot shoot wins more often', async () => {
+    // DC 2: every climber is over in round 1, so the breach pool is all the defenders can shoot.
+    const body = { mode: 'siege', attacker: { infantry: 8 }, defender: { infantry: 2, archers: 4 }, wall: { hp: 300, dc: 2, breach_threshold: 2 } };
+    up(zDiff(await pair(body, 'rules.breach_pool_targetable', false), 'p_attacker_wins'));
+  });
+  it('H23: a captain who is a unit can fall (and soaks up hits before he does)', async () => {
+    const body = { mode: 'open_field', attacker: { infantry: 7, captain_might: 3 }, defender: { infantry: 8 } };
+    const r = await pair(body, 'rules.captain', 'unit');
+    expect(curvePoint(r, 1, 'attrition', { round: 2, side: 'attacker', unit: 'captain' }).value).toBeLessThan(1);
+    moved(zDiff(r, 'p_attacker_wins'));
+  });
+  it('H24: engines absent from the open field no longer soak up damage', async () => {
+    const body = { mode: 'open_field', attacker: { infantry: 6, archers: 2 }, defender: { infantry: 6, siege_engines: 3 } };
+    up(zDiff(await pair(body, 'rules.siege_units_open_field', 'absent'), 'p_attacker_wins'));
+  });
+  it('H25: untargetable engines all survive the siege', async () => {
+    const body = { mode: 'siege', attacker: { infantry: 2, siege_engines: 3 }, defender: { archers: 6 }, wall: { hp: 300 }, policy: { climbers: 'none' }, max_rounds: 4 };
+    const r = await pair(body, 'rules.engines_targetable', false);
+    expect(curvePoint(r, 1, 'attrition', { round: 4, side: 'attacker', unit: 'siege_engine' }).value).toBe(3);
+    up(zCurve(r, 'attrition', { round: 4, side: 'attacker', unit: 'siege_engine' }));
+  });
+  it('H26: with every ranged die removed, the defenders on the wall take no damage', async () => {
+    const r = await runScenario(
+      valid({ mode: 'siege', attacker: { mages: 1, archers: 1, infantry: 1 }, defender: { archers: 3 }, policy: { climbers: 'none' }, wall: { hp: 500 }, max_rounds: 5 }),
+    );
+    expect(curvePoint(r, 0, 'attrition', { round: 5, side: 'defender', unit: 'archer' }).value).toBe(3);
+  });
+  it('H27: an attacker that withdraws early loses more', async () => {
+    const r = await pair(SIEGE, 'policy.withdraw_below', 0.9);
+    expect(r.cases[1].metrics.p_withdrew.value).toBeGreaterThan(0);
+    up(zDiff(r, 'p_defender_wins'));
+  });
+});
+
+describe('fantasy: the kernel agrees with the exact answers (|z| < 4.5, fixed seeds)', () => {
+  const cases: [string, string][] = [
+    ['(a) engines alone', 'mode: siege\nattacker: { siege_engines: 2 }\ndefender: { infantry: 3 }\nrules: { engines_targetable: false }\nwall: { hp: 33 }\nmax_rounds: 8'],
+    ['(a) engines alone, no towers', 'mode: siege\nattacker: { siege_engines: 4 }\ndefender: { infantry: 3 }\nrules: { tower_bonus: none }\nwall: { type: fortress }\nmax_rounds: 6'],
+    ['(b) climbs alone', stringify(CLIMB)],
+    ['(b) climbs, gt, no retry, infantry only', stringify(merge(CLIMB, { rules: { climb_comparison: 'gt', failed_climb: 'no_retry', cavalry_climb: false }, wall: { dc: 13, breach_threshold: 3 } }))],
+    ['(b) climbs with melee-die HP', stringify(merge(CLIMB, { rules: { hp_preset: 'melee_die' } }))],
+    ['(c) one volley, no-waste shields', stringify(merge(FIELD, { policy: { shield_spending: 'no_waste' } }))],
+    ['(c) one volley, many clerics', 'mode: open_field\nattacker: { mages: 3, archers: 5 }\ndefender: { infantry: 4, clerics: 6 }\npolicy: { shield_spending: no_waste }'],
+  ];
+  it.each(cases)('%s', async (_label, body) => {
+    const v = valid(body, 30000);
+    const ex = exactScenario(v);
+    expect(ex[0].exact).not.toBeNull();
+    const rows = checkScenario(await runScenario(v), ex);
+    expect(rows.length).toBeGreaterThan(1);
+    for (const r of rows) expect(Math.abs(r.z), `${r.metric}: ${r.simulated} vs ${r.exact}`).toBeLessThan(CHECK_Z_LIMIT);
+  });
+
+  it('exact forms apply only where they are exact', () => {
+    expect(exactScenario(valid(SIEGE))[0].exact).toBeNull();
+    expect(exactScenario(valid('mode: siege\nattacker: { siege_engines: 2 }\ndefender: { archers: 3 }'))[0].exact).toBeNull(); // engines can be shot
+    expect(exactScenario(valid(FIELD))[0].exact).toBeNull(); // optimal shields
+  });
+
+  it('the closed forms match hand values', async () => {
+    const { diceSum, noWasteCancel } = await import('../src/systems/fantasy/exact.js');
+    expect(diceSum(2, 3).map((p) => Math.round(p * 9))).toEqual([0, 0, 1, 2, 3, 2, 1]); // 2d3 (rules 4.4)
+    expect(noWasteCancel(5, 1, 1, 1)).toBe(5);
+    expect(noWasteCancel(4, 0, 0, 2)).toBe(3);
+    const climbs = exactScenario(valid('mode: siege\nattacker: { infantry: 1 }\ndefender: { infantry: 1 }\nwall: { dc: 12, breach_threshold: 1 }\nrules: { tower_bonus: none }\nmax_rounds: 1'))[0].exact!;
+    expect(climbs.metrics.p_breach.value).toBeCloseTo(0.45, 12); // d20 >= 12 (rules 4.4)
+  });
+});
