@@ -75,7 +75,7 @@ describe('scenario validation', () => {
     expect(issuesOf('name: t\nsystem: surender\nseed: 1\ntrials: 5\n')[0].message).toBe(
       MSG.unknownSystem('surender', 'surrender'),
     );
-    expect(issuesOf('name: t\nsystem: fantasy\nseed: 1\ntrials: 5\n')[0].message).toBe(MSG.notImplementedSystem('fantasy'));
+    expect(issuesOf('name: t\nsystem: crusader-rex\nseed: 1\ntrials: 5\n')[0].message).toBe(MSG.notImplementedSystem('crusader-rex'));
   });
 
   it('checks variant paths and re-validates after applying them', () => {
