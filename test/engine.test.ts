@@ -25,6 +25,22 @@ function valid(text = SCENARIO) {
   return v.value;
 }
 
+describe('paired variants keep trials independent', () => {
+  it('a variant that draws dice when the baseline draws none still gets fresh dice every trial', async () => {
+    // Baseline: odds below 1-1, no attack, so not one die is drawn; the variant fights on the
+    // 1-1 column. Replaying from the baseline's place in a shared stream would give the variant
+    // the same roll in every trial; its first-roll frequencies must match the table instead.
+    const text = `name: p\nsystem: cry-havoc\nseed: 5\ntrials: 40000\nkind: melee\nattackers: [{ attack: 2 }]\ndefender: { defence: 3 }\nturns: 3\nvariants:\n  - name: no-attack\n  - name: column-one\n    set: { rules.odds_below_one: column_one }\n`;
+    const v = valid(text);
+    const r = await runScenario(v);
+    const { checkScenario, exactScenario } = await import('../src/api.js');
+    const rows = checkScenario(r, exactScenario(v)).filter((x) => x.variant === 'column-one');
+    expect(rows.length).toBeGreaterThan(3);
+    for (const row of rows) expect(Math.abs(row.z), row.metric).toBeLessThan(4.5);
+    expect(r.cases[1].metrics.p_first_none.value).toBeGreaterThan(0.45);
+  });
+});
+
 describe('engine determinism', () => {
   it('in-process and 1- and 2-thread pools give byte-identical summary.csv', async () => {
     const inline = summaryCsv(await runScenario(valid()));
@@ -39,7 +55,9 @@ describe('engine determinism', () => {
   });
 
   it('adding a variant leaves the baseline and the other variants unchanged', async () => {
+    const alone = await runScenario(valid(SCENARIO.replace(/variants:[\s\S]*$/, '')));
     const two = await runScenario(valid());
+    expect(two.cases.filter((c) => c.variant === 'lt').map((c) => c.metrics)).toEqual(alone.cases.map((c) => c.metrics));
     const three = await runScenario(valid(SCENARIO + '  - name: d10\n    set: { rules.die: 10 }\n'));
     for (const variant of ['lt', 'le']) {
       const a = two.cases.filter((c) => c.variant === variant).map((c) => c.metrics);

@@ -1,17 +1,19 @@
 /**
  * One chunk of trials for one sweep point: every variant on the same dice.
  *
- * Common random numbers (DESIGN.md "Randomness"): the baseline runs its trials one after the
- * other on the chunk's stream; each other variant replays every trial from the state the
- * baseline's trial started from. The stream then continues from where the baseline's trial
- * ended, so a variant's trial i always starts where the baseline's trial i did, and adding or
- * removing variants never changes the baseline's results. Per-trial differences of the paired
- * slots (d = variant − baseline) are summed as Σd and Σd², which gives the paired interval of
- * every paired metric's difference.
+ * Each trial has its own random stream, derived from the chunk's stream (`nextTrialState`), and
+ * every variant plays that trial from the same start (common random numbers). A trial's dice
+ * therefore never depend on how many numbers earlier trials or other variants drew: trials are
+ * independent, a variant's trial i is paired with the baseline's trial i, and adding or removing
+ * variants never changes the others. (Replaying each variant from the baseline's position in one
+ * shared stream would not do: a variant that draws more than the baseline would reuse the next
+ * trial's dice, making its trials dependent.) Per-trial differences of the paired slots
+ * (d = variant - baseline) are summed as Σd and Σd², which gives the paired interval of every
+ * paired metric's difference.
  *
  * Pure: no node:*, no piscina; the worker and the in-process executor both call `runChunk`.
  */
-import type { RngState } from './rng.js';
+import { nextTrialState, type RngState } from './rng.js';
 import type { Kernel } from '../systems/types.js';
 
 /** Everything a worker needs for one chunk (structured-cloneable). */
@@ -43,29 +45,33 @@ export function runChunk(kernel: Kernel<unknown>, task: ChunkTask): Float64Array
     accs.push(out.subarray(off, off + task.accLengths[v]));
     off += task.accLengths[v];
   }
-  const rng: RngState = task.state;
-  if (V === 1) {
-    kernel.run(task.compiled[0], rng, task.trials, accs[0]);
-    return out;
-  }
+  const stream: RngState = task.state;
+  const rng: RngState = new Int32Array(4);
+  const P = task.pairedSlots[0]?.length ?? 0;
   const pairs = out.subarray(off);
-  const P = task.pairedSlots[0].length;
-  const start = new Int32Array(4);
-  const end = new Int32Array(4);
   const before = new Float64Array(V * P);
-  const c0 = task.compiled[0];
+  const slots0 = task.pairedSlots[0] ?? [];
   const acc0 = accs[0];
-  const slots0 = task.pairedSlots[0];
   for (let t = 0; t < task.trials; t++) {
-    start.set(rng);
+    nextTrialState(stream, rng);
+    if (V === 1) {
+      kernel.run(task.compiled[0], rng, 1, acc0);
+      continue;
+    }
     for (let p = 0; p < P; p++) before[p] = acc0[slots0[p]];
-    kernel.run(c0, rng, 1, acc0);
-    end.set(rng);
+    const start0 = rng[0];
+    const start1 = rng[1];
+    const start2 = rng[2];
+    const start3 = rng[3];
+    kernel.run(task.compiled[0], rng, 1, acc0);
     for (let v = 1; v < V; v++) {
       const acc = accs[v];
       const slots = task.pairedSlots[v];
       for (let p = 0; p < P; p++) before[v * P + p] = acc[slots[p]];
-      rng.set(start);
+      rng[0] = start0;
+      rng[1] = start1;
+      rng[2] = start2;
+      rng[3] = start3;
       kernel.run(task.compiled[v], rng, 1, acc);
       for (let p = 0; p < P; p++) {
         const d = acc[slots[p]] - before[v * P + p] - (acc0[slots0[p]] - before[p]);
@@ -74,7 +80,6 @@ export function runChunk(kernel: Kernel<unknown>, task: ChunkTask): Float64Array
         pairs[k + 1] += d * d;
       }
     }
-    rng.set(end);
   }
   return out;
 }

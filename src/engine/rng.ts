@@ -82,3 +82,26 @@ export function chanceThreshold(p: number): number {
   if (p >= 1) return 0x7fffffff;
   return Math.round(p * 2147483648) - 1;
 }
+
+/** MurmurHash3's 32-bit finaliser: a bijective mixer (Appleby), used to spread seed words. */
+export function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h | 0;
+}
+
+/**
+ * The state of the next trial: four draws of the chunk's stream `g`, each mixed, written into
+ * `out`. Every trial gets its own stream, whatever the number of draws earlier trials (or other
+ * variants of the same trial) consumed: trials stay independent and variants stay paired.
+ */
+export function nextTrialState(g: RngState, out: RngState): void {
+  out[0] = fmix32(nextI32(g) ^ 0x9e3779b9);
+  out[1] = fmix32(nextI32(g) ^ 0x7f4a7c15);
+  out[2] = fmix32(nextI32(g) ^ 0x6a09e667);
+  out[3] = fmix32(nextI32(g) ^ 0x3c6ef372);
+  if ((out[0] | out[1] | out[2] | out[3]) === 0) out[0] = 1;
+}

@@ -118,6 +118,8 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   const base = schema.safeParse(data);
   if (!base.success) report(base.error.issues);
   if (!base.success) return { ok: false, issues };
+  for (const p of system.refine?.(base.data as Record<string, unknown>) ?? []) push(p.path, p.message);
+  if (issues.length > 0) return { ok: false, issues };
 
   const parsed = base.data as Record<string, unknown>;
   const variants = (parsed.variants as { name: string; set?: Record<string, unknown> }[] | undefined) ?? [
@@ -211,6 +213,9 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
         }
         continue;
       }
+      const extra = system.refine?.(r.data as Record<string, unknown>) ?? [];
+      for (const p of extra) push(p.path, MSG.inVariant(v.name, p.message), 'value', Object.keys(v.set ?? {}).length > 0 ? ['variants', vi] : p.path);
+      if (extra.length > 0) continue;
       point.variants.push({ variant: v.name, scenario: r.data as Record<string, unknown> });
     }
     points.push(point);

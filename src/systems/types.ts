@@ -112,6 +112,11 @@ export interface RulesSystem<C = unknown> {
   /** Metric names in report order. */
   metricOrder: string[];
   curveDefs: CurveDef[];
+  /**
+   * Checks that need more than one key (run after the schema on every case); each problem
+   * names the path it is about.
+   */
+  refine?(scenario: Record<string, unknown>): { path: (string | number)[]; message: string }[];
   /** A validated scenario (common keys + the system's keys, defaults filled) -> flat data. */
   compile(scenario: Record<string, unknown>): C;
   kernel: Kernel<C>;

@@ -1,0 +1,258 @@
+/**
+ * Compile a validated Cry Havoc scenario: tables to integer codes, characters to values.
+ */
+import { dieThreshold } from '../../engine/dice.js';
+import {
+  BATTERING,
+  BATTERING_COLUMNS,
+  D_NEEDED,
+  FIRE,
+  HEALING_CROISADES_TURNS,
+  HEALING_SIEGE_DAYS,
+  LINE_OFFSET,
+  MELEE_FOOT,
+  MELEE_MOUNTED,
+  MISSILE_FOOT,
+  MISSILE_MOUNTED,
+  RANGE_BANDS,
+  type Weapon,
+} from './tables.js';
+
+export const KIND_NAMES = ['melee', 'missile', 'battering', 'fire', 'healing'] as const;
+export const K_MELEE = 0;
+export const K_MISSILE = 1;
+export const K_BATTERING = 2;
+export const K_FIRE = 3;
+export const K_HEALING = 4;
+
+/** Result letters as codes: '-' = 0, A = 1, B = 2, ... */
+export function resultCode(cell: string): number {
+  return cell === '-' ? 0 : cell.charCodeAt(0) - 64;
+}
+export const MELEE_FOOT_RESULTS = ['-', 'A', 'B', 'C', 'D', 'E', 'F'];
+export const MELEE_MOUNTED_RESULTS = ['-', 'A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'];
+export const MISSILE_FOOT_RESULTS = ['-', 'A', 'B', 'C'];
+export const MISSILE_MOUNTED_RESULTS = ['-', 'A', 'B', 'C', 'D', 'E', 'F'];
+
+type Terrain = '+' | '0' | '-' | 0;
+const terrainValue = (t: Terrain) => (t === '+' ? 1 : t === '-' ? -1 : 0);
+
+interface Scenario {
+  kind: (typeof KIND_NAMES)[number];
+  attackers?: { attack: number; mounted: boolean; terrain: Terrain; state: string; wounded: { attack?: number; defence?: number } }[];
+  defender?: {
+    defence: number;
+    mounted: boolean;
+    terrain: Terrain;
+    state: string;
+    wounded: { attack?: number; defence?: number };
+    dismounted: { defence?: number; wounded_defence?: number };
+  };
+  shooters?: { weapon: Weapon; range: number; wounded: boolean }[];
+  target: { mounted: boolean; cover: 'none' | 'light' | 'medium' | 'heavy'; dismounted_knight: boolean; state: string };
+  turns: number;
+  engines: { mangonel: number; trebuchet: number; ram: number };
+  wall: 'outer' | 'interior';
+  days: number;
+  fire: { method: 'hand' | 'oil_barrel' | 'arrow_light' | 'arrow_heavy'; attempts: number; extinguish_attempts: number };
+  healing: { table: 'siege' | 'croisades'; horizon_days: number };
+  policy: { engine_losses: 'smallest_first' | 'largest_first' };
+  rules: {
+    odds_below_one: string;
+    shift_below_one: string;
+    multi_attacker_shift: string;
+    attacker_terrain: string;
+    attacker_wound: string;
+    wounded_values: string;
+    stunned_defence: string;
+    stun_recovery: string;
+    retreat_blocked: boolean;
+    ranges: 'base' | 'croisades' | 'vikings';
+    vikings_shortbow_long: [number, number];
+    mounted_heavy_cover: 'medium' | 'light' | 'none';
+    croisades_mounted_errata: boolean;
+    rolls_per_day: number;
+    oil_barrel_row7: string;
+    extinguish_same_turn: boolean;
+    strategic_turn_days: number;
+  };
+}
+
+export interface CryHavocCompiled {
+  kind: number;
+  turns: number;
+  t10: number;
+  t6: number;
+  // --- melee ---
+  meleeFoot: number[]; // [row * 12 + col]
+  meleeMounted: number[];
+  nAtt: number;
+  attH: number[];
+  attW: number[];
+  attState0: number[]; // 0 healthy, 1 wounded
+  terrainShift: number; // v(attackers) - v(defender)
+  defH: number;
+  defW: number;
+  dismH: number;
+  dismW: number;
+  defMounted0: number;
+  defState0: number;
+  oddsBelowOneNoAttack: number;
+  shiftBelowOneNoAttack: number;
+  multiBoth: number;
+  woundAll: number;
+  stunnedDefenceWounded: number;
+  stunLasts: number;
+  retreatBlocked: number;
+  // --- missile ---
+  missileFoot: number[]; // [(line - 1) * 4 + cover]
+  missileMounted: number[]; // [(line - 1) * 3 + cover]
+  nShoot: number;
+  shootAdd: number[]; // offset + range modifier + wounded
+  coverFoot: number;
+  coverMounted: number;
+  dismountedKnight: number;
+  targetMounted0: number;
+  targetState0: number;
+  errata: number;
+  // --- battering ---
+  rams: number;
+  enginePoints: number[]; // non-ram engines' points
+  dNeeded: number;
+  days: number;
+  rollsPerDay: number;
+  batterD: number[]; // [row * 5 + col]
+  batterC: number[];
+  lossesLargestFirst: number;
+  // --- fire ---
+  ignite: number[]; // 10 rows: 1 = fire started
+  extinguish: number[]; // 10 rows: 0 none, 1 D (any fire out), 2 DA (arrow fires out)
+  arrowFire: number;
+  attempts: number;
+  extAttempts: number;
+  sameTurn: number;
+  // --- healing ---
+  croisades: number;
+  horizon: number;
+  turnDays: number;
+  siegeDays: number[];
+  croisadesTurns: number[];
+}
+
+/** Range band (0, 1, 2) of a shot, or -1 when out of range. */
+export function rangeBand(s: Pick<Scenario, 'rules'>, weapon: Weapon, range: number): number {
+  const table = RANGE_BANDS[s.rules.ranges][weapon] ?? (s.rules.ranges !== 'base' ? undefined : undefined);
+  if (!table) return -2; // the weapon has no band in this table (the ballista in the revised tables)
+  const bands: [number, number][] = table.slice();
+  if (s.rules.ranges === 'vikings' && weapon === 'shortbow') bands.push(s.rules.vikings_shortbow_long);
+  for (let b = 0; b < bands.length; b++) if (range >= bands[b][0] && range <= bands[b][1]) return b;
+  return -1;
+}
+
+/** Problems that need more than one key to see (run after the schema). */
+export function refineCryHavoc(raw: Record<string, unknown>): { path: (string | number)[]; message: string }[] {
+  const s = raw as unknown as Scenario;
+  const out: { path: (string | number)[]; message: string }[] = [];
+  if (s.kind === 'melee') {
+    if (!s.attackers) out.push({ path: ['attackers'], message: 'a melee needs attackers' });
+    if (!s.defender) out.push({ path: ['defender'], message: 'a melee needs a defender' });
+  }
+  if (s.kind === 'missile') {
+    if (!s.shooters) out.push({ path: ['shooters'], message: 'a missile question needs shooters' });
+    (s.shooters ?? []).forEach((sh, i) => {
+      const b = rangeBand(s, sh.weapon, sh.range);
+      if (b === -2) out.push({ path: ['shooters', i, 'weapon'], message: `the ${sh.weapon} has no range bands in the "${s.rules.ranges}" table (use rules.ranges: base)` });
+      else if (b < 0) out.push({ path: ['shooters', i, 'range'], message: `${sh.range} hexes is beyond the ${sh.weapon}'s long range in the "${s.rules.ranges}" table` });
+    });
+  }
+  return out;
+}
+
+const half = (x: number) => Math.floor(x / 2);
+
+export function compileCryHavoc(raw: Record<string, unknown>): CryHavocCompiled {
+  const s = raw as unknown as Scenario;
+  const r = s.rules;
+  const woundedOf = (given: number | undefined, healthy: number) => given ?? (r.wounded_values === 'half' ? half(healthy) : healthy);
+  const atts = s.attackers ?? [];
+  const tv = atts.map((a) => terrainValue(a.terrain));
+  const attTerrain = tv.length === 0 ? 0 : r.attacker_terrain === 'best' ? Math.max(...tv) : Math.min(...tv); // 1.3 DEFAULT: worst
+  const d = s.defender;
+  const dismH = d ? (d.dismounted.defence ?? d.defence) : 0;
+  // Fire table with the O8 toggle: row 7 as printed (hand F, oil barrel -), or swapped.
+  const fire = FIRE.map((row) => row.slice());
+  if (r.oil_barrel_row7 === 'swapped') {
+    fire[6][0] = '-';
+    fire[6][1] = 'F';
+  }
+  const col = ['hand', 'oil_barrel', 'arrow_light', 'arrow_heavy'].indexOf(s.fire.method);
+  const enginePoints: number[] = [];
+  for (let i = 0; i < s.engines.mangonel; i++) enginePoints.push(1);
+  for (let i = 0; i < s.engines.trebuchet; i++) enginePoints.push(3);
+  const coverIdx = { none: 0, light: 1, medium: 2, heavy: 3 } as const;
+  return {
+    kind: KIND_NAMES.indexOf(s.kind),
+    turns: s.turns,
+    t10: dieThreshold(10),
+    t6: dieThreshold(6),
+    meleeFoot: MELEE_FOOT.flat().map(resultCode),
+    meleeMounted: MELEE_MOUNTED.flat().map(resultCode),
+    nAtt: atts.length,
+    attH: atts.map((a) => a.attack),
+    attW: atts.map((a) => woundedOf(a.wounded.attack, a.attack)),
+    attState0: atts.map((a) => (a.state === 'wounded' ? 1 : 0)),
+    terrainShift: d ? attTerrain - terrainValue(d.terrain) : 0,
+    defH: d ? d.defence : 0,
+    defW: d ? woundedOf(d.wounded.defence, d.defence) : 0,
+    dismH,
+    dismW: d ? (d.dismounted.wounded_defence ?? woundedOf(undefined, dismH)) : 0,
+    defMounted0: d?.mounted ? 1 : 0,
+    defState0: d?.state === 'wounded' ? 1 : 0,
+    oddsBelowOneNoAttack: r.odds_below_one === 'no_attack' ? 1 : 0,
+    shiftBelowOneNoAttack: r.shift_below_one === 'no_attack' ? 1 : 0,
+    multiBoth: r.multi_attacker_shift === 'both' ? 1 : 0,
+    woundAll: r.attacker_wound === 'all' ? 1 : 0,
+    stunnedDefenceWounded: r.stunned_defence === 'wounded' ? 1 : 0,
+    stunLasts: r.stun_recovery === 'after_next_attack' ? 1 : 0,
+    retreatBlocked: r.retreat_blocked ? 1 : 0,
+    missileFoot: MISSILE_FOOT.flat().map(resultCode),
+    missileMounted: MISSILE_MOUNTED.flat().map(resultCode),
+    nShoot: (s.shooters ?? []).length,
+    shootAdd: (s.shooters ?? []).map((sh) => LINE_OFFSET[sh.weapon] + Math.max(0, rangeBand(s, sh.weapon, sh.range)) + (sh.wounded ? 1 : 0)),
+    coverFoot: coverIdx[s.target.cover],
+    coverMounted: s.target.cover === 'heavy' ? coverIdx[r.mounted_heavy_cover] : coverIdx[s.target.cover],
+    dismountedKnight: s.target.dismounted_knight ? 1 : 0,
+    targetMounted0: s.target.mounted ? 1 : 0,
+    targetState0: s.target.state === 'wounded' ? 1 : 0,
+    errata: r.croisades_mounted_errata ? 1 : 0,
+    rams: s.engines.ram,
+    enginePoints,
+    dNeeded: D_NEEDED[s.wall],
+    days: s.days,
+    rollsPerDay: r.rolls_per_day,
+    batterD: BATTERING.flat().map((c) => (c.includes('D') ? 1 : 0)),
+    batterC: BATTERING.flat().map((c) => {
+      const m = /(\d)C/.exec(c);
+      return m ? Number(m[1]) : 0;
+    }),
+    lossesLargestFirst: s.policy.engine_losses === 'largest_first' ? 1 : 0,
+    ignite: fire.map((row) => (row[col] === 'F' ? 1 : 0)),
+    extinguish: fire.map((row) => (row[4] === 'D' ? 1 : row[4] === 'DA' ? 2 : 0)),
+    arrowFire: s.fire.method.startsWith('arrow') ? 1 : 0,
+    attempts: s.fire.attempts,
+    extAttempts: s.fire.extinguish_attempts,
+    sameTurn: r.extinguish_same_turn ? 1 : 0,
+    croisades: s.healing.table === 'croisades' ? 1 : 0,
+    horizon: s.healing.horizon_days,
+    turnDays: r.strategic_turn_days,
+    siegeDays: HEALING_SIEGE_DAYS,
+    croisadesTurns: HEALING_CROISADES_TURNS,
+  };
+}
+
+/** Column index (0-based) of the battering table for a total of points: the largest <= total. */
+export function batteringColumn(points: number): number {
+  let c = -1;
+  for (let i = 0; i < BATTERING_COLUMNS.length; i++) if (points >= BATTERING_COLUMNS[i]) c = i;
+  return c;
+}

@@ -1,0 +1,227 @@
+/**
+ * Exact answers for Cry Havoc questions: the first melee roll and the first shot by enumerating
+ * the d10; battering to breach as a Markov chain over (D results, non-ram points left); fire as
+ * a three-state chain; healing by enumerating the table. Written from the tables, not from the
+ * kernel, so `check` compares two implementations.
+ */
+import type { ExactSummary } from '../types.js';
+import {
+  batteringColumn,
+  K_BATTERING,
+  K_FIRE,
+  K_HEALING,
+  K_MELEE,
+  K_MISSILE,
+  MELEE_FOOT_RESULTS,
+  MELEE_MOUNTED_RESULTS,
+  MISSILE_FOOT_RESULTS,
+  MISSILE_MOUNTED_RESULTS,
+  type CryHavocCompiled,
+} from './compile.js';
+import { BATTERING, FIRE, HEALING_CROISADES_REROLL_TURNS, HEALING_CROISADES_TURNS, HEALING_SIEGE_DAYS, MELEE_FOOT, MELEE_MOUNTED, MISSILE_FOOT, MISSILE_MOUNTED } from './tables.js';
+import { maxHealDay } from './kernel.js';
+
+type Metrics = ExactSummary['metrics'];
+
+/** The first melee roll: the odds column from the starting values, each d10 face 1/10. */
+export function exactFirstMelee(c: CryHavocCompiled): Metrics {
+  let sum = 0;
+  let alive = 0;
+  for (let i = 0; i < c.nAtt; i++) {
+    sum += c.attState0[i] === 1 ? c.attW[i] : c.attH[i];
+    alive++;
+  }
+  const mounted = c.defMounted0 === 1;
+  const defence = mounted ? (c.defState0 ? c.defW : c.defH) : c.defState0 ? c.dismW : c.dismH;
+  const letters = mounted ? MELEE_MOUNTED_RESULTS : MELEE_FOOT_RESULTS;
+  const out: Metrics = {};
+  for (const l of letters) out[`p_first_${l === '-' ? 'none' : l}`] = { value: 0 };
+  let odds = defence > 0 ? Math.floor(sum / defence) : 12;
+  let col: number | null = null;
+  if (odds >= 1 || c.oddsBelowOneNoAttack === 0) {
+    odds = Math.min(12, Math.max(1, odds));
+    let k = odds + c.terrainShift + (alive > 1 && (!mounted || c.multiBoth === 1) ? 1 : 0);
+    if (k >= 1 || c.shiftBelowOneNoAttack === 0) col = Math.min(12, Math.max(1, k));
+  }
+  if (col === null) return out; // no attack: no first roll
+  const table = mounted ? MELEE_MOUNTED : MELEE_FOOT;
+  for (let roll = 1; roll <= 10; roll++) {
+    const cell = table[roll - 1][col - 1];
+    out[`p_first_${cell === '-' ? 'none' : cell}`].value += 0.1;
+  }
+  return out;
+}
+
+/** The first shot of the first shooter. */
+export function exactFirstShot(c: CryHavocCompiled): Metrics {
+  const mounted = c.targetMounted0 === 1;
+  const letters = mounted ? MISSILE_MOUNTED_RESULTS : MISSILE_FOOT_RESULTS;
+  const out: Metrics = {};
+  for (const l of letters) out[`p_shot_${l === '-' ? 'miss' : l}`] = { value: 0 };
+  for (let roll = 1; roll <= 10; roll++) {
+    const cell = mounted
+      ? MISSILE_MOUNTED[Math.min(8, roll + c.shootAdd[0]) - 1][c.coverMounted]
+      : MISSILE_FOOT[Math.min(10, roll + c.shootAdd[0] + c.dismountedKnight) - 1][c.coverFoot];
+    out[`p_shot_${cell === '-' ? 'miss' : cell}`].value += 0.1;
+  }
+  return out;
+}
+
+/** Battering to breach: a chain over (D results so far, non-ram points left), roll by roll. */
+export function exactBattering(c: CryHavocCompiled): ExactSummary {
+  const P0 = c.enginePoints.reduce((a, b) => a + b, 0);
+  // prob[d][p]
+  let prob = Array.from({ length: c.dNeeded }, () => new Array<number>(P0 + 1).fill(0));
+  prob[0][P0] = 1;
+  const breachedAt: number[] = [];
+  const lostAtBreach: number[] = new Array(P0 + 1).fill(0); // mass of breached chains by points left
+  for (let day = 1; day <= c.days; day++) {
+    let breachedToday = 0;
+    for (let k = 0; k < c.rollsPerDay; k++) {
+      const next = Array.from({ length: c.dNeeded }, () => new Array<number>(P0 + 1).fill(0));
+      for (let d = 0; d < c.dNeeded; d++)
+        for (let p = 0; p <= P0; p++) {
+          const m = prob[d][p];
+          if (m === 0) continue;
+          const col = batteringColumn(9 * c.rams + p);
+          if (col < 0) {
+            next[d][p] += m;
+            continue;
+          }
+          for (let roll = 1; roll <= 10; roll++) {
+            const cell = BATTERING[roll - 1][col];
+            const hit = cell.includes('D') ? 1 : 0;
+            const lose = Number(/(\d)C/.exec(cell)?.[1] ?? 0);
+            const np = Math.max(0, p - lose);
+            if (d + hit >= c.dNeeded) {
+              breachedToday += m / 10;
+              lostAtBreach[np] += m / 10;
+            } else next[d + hit][np] += m / 10;
+          }
+        }
+      prob = next;
+    }
+    breachedAt.push(breachedToday);
+  }
+  let cum = 0;
+  let m1 = 0;
+  let m2 = 0;
+  const curve = breachedAt.map((p, i) => {
+    cum += p;
+    m1 += (i + 1) * p;
+    m2 += (i + 1) ** 2 * p;
+    return { x: { day: i + 1 }, value: cum };
+  });
+  // points lost at the end: from the breached chains and the ones still battering
+  let l1 = 0;
+  let l2 = 0;
+  for (let p = 0; p <= P0; p++) {
+    let m = lostAtBreach[p];
+    for (let d = 0; d < c.dNeeded; d++) m += prob[d][p];
+    l1 += (P0 - p) * m;
+    l2 += (P0 - p) ** 2 * m;
+  }
+  const mu = cum > 0 ? m1 / cum : NaN;
+  return {
+    metrics: {
+      p_breached: { value: cum },
+      mean_days: { value: mu, variance: cum > 0 ? m2 / cum - mu * mu : NaN },
+      mean_points_lost: { value: l1, variance: l2 - l1 * l1 },
+    },
+    curves: { breach_by_day: curve },
+  };
+}
+
+/** Fire: a chain over (not burning, burning by hand/oil, burning by arrows), turn by turn. */
+export function exactFire(c: CryHavocCompiled): ExactSummary {
+  const pIgnite = 1 - (1 - fireRows(c).ignite / 10) ** c.attempts;
+  const arrow = c.arrowFire === 1;
+  const qOut = 1 - (1 - (fireRows(c).d + (arrow ? fireRows(c).da : 0)) / 10) ** c.extAttempts;
+  let none = 1; // not burning
+  let burning = 0;
+  let never = 1; // never ignited so far
+  const curve: { x: Record<string, number>; value: number }[] = [];
+  for (let t = 1; t <= c.turns; t++) {
+    const lit = none * pIgnite;
+    never *= 1 - pIgnite;
+    // burning from before may be put out; a fresh fire too when fought the same turn
+    const stillOld = burning * (1 - qOut);
+    const stillNew = c.sameTurn === 1 ? lit * (1 - qOut) : lit;
+    const nb = stillOld + stillNew;
+    none = 1 - nb;
+    burning = nb;
+    curve.push({ x: { turn: t }, value: nb });
+  }
+  return {
+    metrics: { p_ever_ignited: { value: 1 - never }, p_burning_at_end: { value: burning } },
+    curves: { p_burning_by_turn: curve },
+  };
+}
+
+function fireRows(c: CryHavocCompiled): { ignite: number; d: number; da: number } {
+  return {
+    ignite: c.ignite.reduce((a, b) => a + b, 0),
+    d: FIRE.filter((r) => r[4] === 'D').length,
+    da: FIRE.filter((r) => r[4] === 'DA').length,
+  };
+}
+
+/** Healing: enumerate the d10 (Siege) or the d6 with its re-roll (Croisades). */
+export function exactHealing(c: CryHavocCompiled): ExactSummary {
+  const byDay = new Array<number>(maxHealDay(c) + 1).fill(0);
+  let out = 0;
+  let dies = 0;
+  if (c.croisades === 0) {
+    for (const d of HEALING_SIEGE_DAYS) {
+      if (d === 0) out += 0.1;
+      else byDay[d] += 0.1;
+    }
+  } else {
+    for (const t of HEALING_CROISADES_TURNS) {
+      if (t === 0) {
+        dies += (1 / 6) * (2 / 6);
+        byDay[HEALING_CROISADES_REROLL_TURNS * c.turnDays] += (1 / 6) * (4 / 6);
+      } else byDay[t * c.turnDays] += 1 / 6;
+    }
+  }
+  const healed = 1 - out - dies;
+  let m1 = 0;
+  let m2 = 0;
+  byDay.forEach((p, d) => {
+    m1 += d * p;
+    m2 += d * d * p;
+  });
+  const mu = m1 / healed;
+  const curve: { x: Record<string, number>; value: number }[] = [];
+  let cum = 0;
+  for (let d = 1; d <= Math.min(c.horizon, maxHealDay(c)); d++) {
+    cum += byDay[d];
+    curve.push({ x: { day: d }, value: cum });
+  }
+  return {
+    metrics: {
+      p_healed: { value: healed },
+      p_out_for_scenario: { value: out },
+      p_dies: { value: dies },
+      mean_days_to_heal: { value: mu, variance: m2 / healed - mu * mu },
+    },
+    curves: { heal_by_day: curve },
+  };
+}
+
+export function exactCryHavoc(c: CryHavocCompiled): ExactSummary | null {
+  switch (c.kind) {
+    case K_MELEE:
+      return { metrics: exactFirstMelee(c), curves: {} };
+    case K_MISSILE:
+      return { metrics: exactFirstShot(c), curves: {} };
+    case K_BATTERING:
+      return exactBattering(c);
+    case K_FIRE:
+      return exactFire(c);
+    case K_HEALING:
+      return exactHealing(c);
+    default:
+      return null;
+  }
+}

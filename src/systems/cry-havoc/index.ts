@@ -1,0 +1,64 @@
+/** Cry Havoc / Siege tables (seeds 003, 004) as a siegesim rules system. */
+import type { RulesSystem } from '../types.js';
+import { chartsCryHavoc } from './charts.js';
+import { compileCryHavoc, K_BATTERING, K_FIRE, K_HEALING, K_MELEE, refineCryHavoc, type CryHavocCompiled } from './compile.js';
+import { exactCryHavoc } from './exact.js';
+import { cryHavocKernel } from './kernel.js';
+import { CRY_HAVOC_SHAPE } from './schema.js';
+import { summarizeCryHavoc } from './summarize.js';
+
+export const cryHavoc: RulesSystem<CryHavocCompiled> = {
+  id: 'cry-havoc',
+  title: 'Cry Havoc / Siege tables: melee, missile, battering, fire, healing (seeds 003, 004)',
+  shape: CRY_HAVOC_SHAPE,
+  refine: refineCryHavoc,
+  // A trial is a few table look-ups (battering: up to a roll per day): 65536 is ~10 ms.
+  chunkTrials: 65_536,
+  headline: ['p_defender_killed', 'p_attacker_killed', 'p_killed', 'p_breached', 'p_ever_ignited', 'p_burning_at_end', 'p_healed'],
+  metricOrder: [
+    'p_defender_killed',
+    'p_attacker_killed',
+    'p_undecided',
+    'p_no_attack',
+    'mean_turns',
+    'p_killed',
+    'mean_turns_to_kill',
+    'p_hurt',
+    'p_breached',
+    'mean_days',
+    'mean_points_lost',
+    'mean_engines_out',
+    'p_ever_ignited',
+    'p_burning_at_end',
+    'mean_turns_burning',
+    'p_healed',
+    'p_out_for_scenario',
+    'p_dies',
+    'mean_days_to_heal',
+  ],
+  curveDefs: [
+    { file: 'results_by_turn', keys: ['turn', 'table', 'result'], valueName: 'p' },
+    { file: 'p_killed_by_turn', keys: ['turn'], valueName: 'p_cumulative' },
+    { file: 'breach_by_day', keys: ['day'], valueName: 'p_cumulative' },
+    { file: 'p_burning_by_turn', keys: ['turn'], valueName: 'p' },
+    { file: 'heal_by_day', keys: ['day'], valueName: 'p_cumulative' },
+  ],
+  compile: compileCryHavoc,
+  kernel: cryHavocKernel,
+  pairedSlots: (c) =>
+    c.kind === K_MELEE
+      ? [
+          { metric: 'p_defender_killed', slot: 1 },
+          { metric: 'p_attacker_killed', slot: 2 },
+        ]
+      : c.kind === K_BATTERING
+        ? [{ metric: 'p_breached', slot: 1 }]
+        : c.kind === K_FIRE
+          ? [{ metric: 'p_ever_ignited', slot: 1 }]
+          : c.kind === K_HEALING
+            ? [{ metric: 'p_healed', slot: 1 }]
+            : [{ metric: 'p_killed', slot: 1 }],
+  summarize: summarizeCryHavoc,
+  exact: exactCryHavoc,
+  charts: chartsCryHavoc,
+};

@@ -1,0 +1,49 @@
+/**
+ * Sight lines between levels (seed 004 R3-R5): the Thales test and the dead-zone distances.
+ * A plain calculation: exact, no simulation.
+ *
+ * N = level difference between shooter and target, D = hexes between them, D1 = hexes from the
+ * lower character to the foot of the obstruction, H = the obstruction's height above the lower
+ * character. The shot is possible iff N x D1 >= D x H (R4).
+ * From N·D1 ≥ (D1 + D2)·H: D1 ≥ D2·H / (N − H) is a minimum (round up) and D2 ≤ D1·(N − H) / H
+ * is a maximum (round down): the DEFAULT. The source says to round both up (R5).
+ */
+export interface LosInput {
+  n: number;
+  d: number;
+  d1: number;
+  h: number;
+  rounding?: 'default' | 'source';
+}
+
+export interface LosResult {
+  possible: boolean;
+  /** N x D1 and D x H, the two sides of the test. */
+  lhs: number;
+  rhs: number;
+  /** D2 = D - D1: the upper character's distance from the obstruction. */
+  d2: number;
+  /** Smallest D1 that lets the lower character see over, given D2 (null when N <= H: never). */
+  minD1: number | null;
+  /** Largest D2 at which the upper character sees the lower one, given D1 (null when N <= H). */
+  maxD2: number | null;
+  rounding: 'default' | 'source';
+}
+
+/**
+ * @example los({ n: 2, d: 10, d1: 6, h: 1 }) // possible: 2*6 = 12 >= 10*1
+ */
+export function los(i: LosInput): LosResult {
+  const rounding = i.rounding ?? 'default';
+  const d2 = i.d - i.d1;
+  const lhs = i.n * i.d1;
+  const rhs = i.d * i.h;
+  let minD1: number | null = null;
+  let maxD2: number | null = null;
+  if (i.n > i.h) {
+    minD1 = Math.ceil((d2 * i.h) / (i.n - i.h) - 1e-12);
+    const raw = (i.d1 * (i.n - i.h)) / i.h;
+    maxD2 = rounding === 'source' ? Math.ceil(raw - 1e-12) : Math.floor(raw + 1e-12);
+  }
+  return { possible: lhs >= rhs, lhs, rhs, d2, minD1, maxD2, rounding };
+}

@@ -1,0 +1,80 @@
+/** Summarize phase of the Cry Havoc system, one section per kind. */
+import { mean, probability } from '../metrics.js';
+import type { CaseSummary, CurvePoint } from '../types.js';
+import {
+  K_BATTERING,
+  K_FIRE,
+  K_MELEE,
+  K_MISSILE,
+  MELEE_FOOT_RESULTS,
+  MELEE_MOUNTED_RESULTS,
+  MISSILE_FOOT_RESULTS,
+  MISSILE_MOUNTED_RESULTS,
+  type CryHavocCompiled,
+} from './compile.js';
+import { B_BY_DAY, F_BY_TURN, H_BY_DAY, M_BY_TURN, M_SLOTS, maxHealDay, S_BY_TURN, S_FIRST } from './kernel.js';
+
+function cumulative(acc: Float64Array, base: number, count: number, n: number, key: string, offset = 1): CurvePoint[] {
+  const out: CurvePoint[] = [];
+  let cum = 0;
+  for (let i = 0; i < count; i++) {
+    cum += acc[base + i];
+    out.push({ x: { [key]: i + offset }, m: probability(cum, n) });
+  }
+  return out;
+}
+
+export function summarizeCryHavoc(c: CryHavocCompiled, acc: Float64Array): CaseSummary {
+  const n = acc[0];
+  const metrics: CaseSummary['metrics'] = {};
+  const curves: CaseSummary['curves'] = {};
+  if (c.kind === K_MELEE) {
+    metrics.p_defender_killed = probability(acc[1], n);
+    metrics.p_attacker_killed = probability(acc[2], n);
+    metrics.p_undecided = probability(acc[3], n);
+    metrics.p_no_attack = probability(acc[4], n);
+    metrics.mean_turns = mean(acc[1] + acc[2], acc[5], acc[6]);
+    // the first roll, on the table the defender starts on
+    const letters = c.defMounted0 === 1 ? MELEE_MOUNTED_RESULTS : MELEE_FOOT_RESULTS;
+    letters.forEach((l, k) => {
+      metrics[`p_first_${l === '-' ? 'none' : l}`] = probability(acc[M_BY_TURN + (c.defMounted0 === 1 ? 7 + k : k)], n);
+    });
+    const rows: CurvePoint[] = [];
+    for (let t = 1; t <= c.turns; t++) {
+      MELEE_FOOT_RESULTS.forEach((l, k) => rows.push({ x: { turn: t, table: 'foot', result: l }, m: probability(acc[M_BY_TURN + (t - 1) * M_SLOTS + k], n) }));
+      MELEE_MOUNTED_RESULTS.forEach((l, k) =>
+        rows.push({ x: { turn: t, table: 'mounted', result: l }, m: probability(acc[M_BY_TURN + (t - 1) * M_SLOTS + 7 + k], n) }),
+      );
+    }
+    curves.results_by_turn = rows;
+  } else if (c.kind === K_MISSILE) {
+    metrics.p_killed = probability(acc[1], n);
+    metrics.mean_turns_to_kill = mean(acc[1], acc[2], acc[3]);
+    metrics.p_hurt = probability(acc[4], n);
+    const letters = c.targetMounted0 === 1 ? MISSILE_MOUNTED_RESULTS : MISSILE_FOOT_RESULTS;
+    letters.forEach((l, k) => {
+      metrics[`p_shot_${l === '-' ? 'miss' : l}`] = probability(acc[S_FIRST + (c.targetMounted0 === 1 ? 4 + k : k)], n);
+    });
+    curves.p_killed_by_turn = cumulative(acc, S_BY_TURN, c.turns, n, 'turn');
+  } else if (c.kind === K_BATTERING) {
+    metrics.p_breached = probability(acc[1], n);
+    metrics.mean_days = mean(acc[1], acc[2], acc[3]);
+    metrics.mean_points_lost = mean(n, acc[4], acc[5]);
+    metrics.mean_engines_out = mean(n, acc[6], acc[7]);
+    curves.breach_by_day = cumulative(acc, B_BY_DAY, c.days, n, 'day');
+  } else if (c.kind === K_FIRE) {
+    metrics.p_ever_ignited = probability(acc[1], n);
+    metrics.p_burning_at_end = probability(acc[2], n);
+    metrics.mean_turns_burning = mean(n, acc[3], acc[4]);
+    const rows: CurvePoint[] = [];
+    for (let t = 1; t <= c.turns; t++) rows.push({ x: { turn: t }, m: probability(acc[F_BY_TURN + t - 1], n) });
+    curves.p_burning_by_turn = rows;
+  } else {
+    metrics.p_healed = probability(acc[1], n);
+    metrics.p_out_for_scenario = probability(acc[2], n);
+    metrics.p_dies = probability(acc[3], n);
+    metrics.mean_days_to_heal = mean(acc[1], acc[4], acc[5]);
+    curves.heal_by_day = cumulative(acc, H_BY_DAY, Math.min(c.horizon, maxHealDay(c)), n, 'day');
+  }
+  return { metrics, curves };
+}

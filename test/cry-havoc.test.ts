@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
+import { los } from '../src/systems/cry-havoc/los.js';
+import type { ScenarioResult } from '../src/systems/types.js';
+
+const HEAD = 'name: c\nsystem: cry-havoc\nseed: cry-havoc-tests\n';
+type Tree = Record<string, unknown>;
+
+function valid(body: Tree, trials = 20000) {
+  const v = validateText('c.yaml', `${HEAD}trials: ${trials}\n${stringify(body)}`);
+  if (!v.ok) throw new Error(v.issues.map((i) => `${i.path}: ${i.message}`).join('; '));
+  return v.value;
+}
+
+async function pair(body: Tree, pathKey: string, value: unknown, trials = 20000): Promise<ScenarioResult> {
+  return runScenario(valid({ ...body, variants: [{ name: 'base' }, { name: 'alt', set: { [pathKey]: value } }] }, trials));
+}
+
+const m = (r: ScenarioResult, vi: number, metric: string) => r.cases[vi].metrics[metric].value;
+/** z of the paired or Welch difference (alternative - baseline). */
+function zDiff(r: ScenarioResult, metric: string): number {
+  const d = r.cases[1].differences[metric];
+  const half = (d.ci_high - d.ci_low) / 2;
+  if (half === 0) return d.value === 0 ? 0 : Math.sign(d.value) * Infinity;
+  return d.value / (half / 1.959963984540054);
+}
+const up = (z: number) => expect(z).toBeGreaterThan(4);
+const down = (z: number) => expect(z).toBeLessThan(-4);
+
+const TWO_ON_ONE: Tree = {
+  kind: 'melee',
+  attackers: [{ attack: 6 }, { attack: 4 }],
+  defender: { defence: 3, terrain: '+', wounded: { attack: 3, defence: 1 } },
+  turns: 8,
+};
+const KNIGHT: Tree = {
+  kind: 'melee',
+  attackers: [{ attack: 5 }, { attack: 5 }],
+  defender: { defence: 4, mounted: true, wounded: { defence: 2 } },
+  turns: 8,
+};
+
+describe('cry-havoc: every rules option changes what it should', () => {
+  it('odds below 1-1: no attack (DEFAULT) or fight on 1-1', async () => {
+    const body = { kind: 'melee', attackers: [{ attack: 2 }], defender: { defence: 3 }, turns: 4 };
+    const r = await pair(body, 'rules.odds_below_one', 'column_one');
+    expect(m(r, 0, 'p_no_attack')).toBe(1);
+    expect(m(r, 1, 'p_no_attack')).toBe(0);
+    expect(m(r, 1, 'p_first_none')).toBeGreaterThan(0.4);
+  });
+  it('a column shifted below 1-1: clamped (DEFAULT) or no attack', async () => {
+    const body = { kind: 'melee', attackers: [{ attack: 3, terrain: '-' }], defender: { defence: 3, terrain: '+' }, turns: 1 };
+    const r = await pair(body, 'rules.shift_below_one', 'no_attack');
+    expect(m(r, 0, 'p_no_attack')).toBe(0);
+    expect(m(r, 1, 'p_no_attack')).toBe(1);
+  });
+  it('the multi-attacker shift on the mounted table too kills more knights', async () => {
+    up(zDiff(await pair(KNIGHT, 'rules.multi_attacker_shift', 'both'), 'p_defender_killed'));
+  });
+  it('attackers on mixed terrain: the best terrain helps them', async () => {
+    const body = { kind: 'melee', attackers: [{ attack: 6, terrain: '-' }, { attack: 6, terrain: '+' }], defender: { defence: 3 }, turns: 3 };
+    up(zDiff(await pair(body, 'rules.attacker_terrain', 'best'), 'p_defender_killed'));
+  });
+  it('an "A" result that wounds all attackers kills more of them', async () => {
+    // 1-1 fights go on even once a wounded attacker brings the odds below 1-1
+    const body = { kind: 'melee', attackers: [{ attack: 3 }, { attack: 3 }], defender: { defence: 5 }, turns: 8, rules: { odds_below_one: 'column_one' } };
+    up(zDiff(await pair(body, 'rules.attacker_wound', 'all'), 'p_attacker_killed'));
+  });
+  it('missing wounded counters: half values (DEFAULT) make a wounded defender easier to finish', async () => {
+    const body = { kind: 'melee', attackers: [{ attack: 6 }], defender: { defence: 3, state: 'wounded' }, turns: 3 };
+    down(zDiff(await pair(body, 'rules.wounded_values', 'unchanged'), 'p_defender_killed'));
+  });
+  it('stuns that last through the next attack kill more, and more so at the wounded defence', async () => {
+    const r = await pair(TWO_ON_ONE, 'rules.stun_recovery', 'after_next_attack');
+    up(zDiff(r, 'p_defender_killed'));
+    const lasting = { ...TWO_ON_ONE, rules: { stun_recovery: 'after_next_attack' } };
+    down(zDiff(await pair(lasting, 'rules.stunned_defence', 'normal'), 'p_defender_killed'));
+  });
+  it('blocked retreats wound instead', async () => {
+    up(zDiff(await pair(TWO_ON_ONE, 'rules.retreat_blocked', true), 'p_defender_killed'));
+  });
+  it('revised range tables change the range modifier', async () => {
+    const body = { kind: 'missile', shooters: [{ weapon: 'longbow', range: 70 }], target: { cover: 'none' }, turns: 3 };
+    // 70 hexes: base medium (+1), Croisades long (+2)
+    down(zDiff(await pair(body, 'rules.ranges', 'croisades'), 'p_killed'));
+  });
+  it('the Vikings short-bow long band is an option (O2)', async () => {
+    const body = { kind: 'missile', shooters: [{ weapon: 'shortbow', range: 55 }], target: {}, turns: 2, rules: { ranges: 'vikings', vikings_shortbow_long: [26, 60] } };
+    expect(m(await runScenario(valid(body, 2000)), 0, 'p_shot_miss')).toBeGreaterThan(0.5);
+    const v = validateText('c.yaml', `${HEAD}trials: 10\n${stringify({ ...body, rules: { ranges: 'vikings' } })}`);
+    expect(v.ok).toBe(false);
+    if (!v.ok) expect(v.issues[0]).toMatchObject({ path: 'shooters[0].range', message: expect.stringContaining("beyond the shortbow's long range") });
+  });
+  it('a mounted target in heavy cover: medium column (DEFAULT) or light', async () => {
+    const body = { kind: 'missile', shooters: [{ weapon: 'ballista', range: 10 }], target: { mounted: true, cover: 'heavy' }, turns: 1 };
+    up(zDiff(await pair(body, 'rules.mounted_heavy_cover', 'light'), 'p_killed'));
+  });
+  it('Croisades errata: a "C" result leaves the rider mounted', async () => {
+    const body = { kind: 'missile', shooters: [{ weapon: 'ballista', range: 10 }], target: { mounted: true, cover: 'medium' }, turns: 3 };
+    const r = await pair(body, 'rules.croisades_mounted_errata', true);
+    expect(Math.abs(zDiff(r, 'p_killed'))).toBeGreaterThan(4);
+  });
+  it('battering: two rolls a day, and which engines take the losses', async () => {
+    const body = { kind: 'battering', engines: { trebuchet: 2, mangonel: 3 }, days: 12 };
+    up(zDiff(await pair(body, 'rules.rolls_per_day', 2), 'p_breached'));
+    const r = await pair(body, 'policy.engine_losses', 'largest_first');
+    expect(m(r, 1, 'mean_points_lost')).toBe(m(r, 0, 'mean_points_lost')); // losses are the same points...
+    expect(m(r, 1, 'mean_engines_out')).toBeLessThan(m(r, 0, 'mean_engines_out')); // ...from other engines
+  });
+  it('fire: the O8 row swap, and a fire fought only from the next turn', async () => {
+    const body = { kind: 'fire', fire: { method: 'oil_barrel', attempts: 1, extinguish_attempts: 1 }, turns: 5 };
+    up(zDiff(await pair(body, 'rules.oil_barrel_row7', 'swapped'), 'p_ever_ignited'));
+    const late = await pair(body, 'rules.extinguish_same_turn', false);
+    expect(m(late, 1, 'p_burning_at_end')).toBeGreaterThan(m(late, 0, 'p_burning_at_end'));
+  });
+  it('healing: the length of a strategic turn', async () => {
+    const body = { kind: 'healing', healing: { table: 'croisades' } };
+    const r = await pair(body, 'rules.strategic_turn_days', 4);
+    expect(m(r, 1, 'mean_days_to_heal') / m(r, 0, 'mean_days_to_heal')).toBeCloseTo(4 / 3, 10);
+  });
+});
+
+describe('cry-havoc: the kernels agree with the exact answers (|z| < 4.5)', () => {
+  const dir = path.resolve(import.meta.dirname, '../scenarios/cry-havoc');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+  it.each(files)('%s', async (f) => {
+    const v = validateText(f, readFileSync(path.join(dir, f), 'utf8'));
+    if (!v.ok) throw new Error(JSON.stringify(v.issues));
+    const result = await runScenario(v.value, { trials: 60000 });
+    const rows = checkScenario(result, exactScenario(v.value));
+    expect(rows.length).toBeGreaterThan(3);
+    for (const r of rows) expect(Math.abs(r.z), `${r.variant} ${r.metric}: ${r.simulated} vs ${r.exact}`).toBeLessThan(CHECK_Z_LIMIT);
+  });
+
+  it('hand values: first roll of a 3-1 foot melee, a short-range longbow shot, a 12-point battering roll', async () => {
+    const melee = exactScenario(valid({ kind: 'melee', attackers: [{ attack: 9 }], defender: { defence: 3 } }))[0].exact!.metrics;
+    // 3-1 vs foot: -30 A10 B10 C20 D20 E10 (rules 1.6 probabilities)
+    expect([melee.p_first_none.value, melee.p_first_A.value, melee.p_first_C.value, melee.p_first_E.value].map((x) => Math.round(x * 10))).toEqual([3, 1, 2, 1]);
+    const shot = exactScenario(valid({ kind: 'missile', shooters: [{ weapon: 'longbow', range: 10 }], target: {} }))[0].exact!.metrics;
+    // longbow, no cover, short range: C 20 / B 20 / A 20 / - 40 (rules 1.5 sanity check)
+    expect([shot.p_shot_C.value, shot.p_shot_B.value, shot.p_shot_A.value, shot.p_shot_miss.value].map((x) => Math.round(x * 10))).toEqual([2, 2, 2, 4]);
+    const ram = exactScenario(valid({ kind: 'battering', engines: { ram: 2 }, wall: 'interior', days: 1 }))[0].exact!.metrics;
+    expect(ram.p_breached.value).toBeCloseTo(0.8, 12); // 12+ column: D on 3-10
+  });
+});
+
+describe('cry-havoc: sight lines (seed 004 R4, R5)', () => {
+  it('the Thales test and the dead zone, with both roundings', () => {
+    expect(los({ n: 2, d: 10, d1: 6, h: 1 })).toMatchObject({ possible: true, lhs: 12, rhs: 10, d2: 4, minD1: 4, maxD2: 6 });
+    expect(los({ n: 2, d: 10, d1: 4, h: 1 }).possible).toBe(false);
+    // N = 3, H = 2, D1 = 5: D2 <= 5 * 1 / 2 = 2.5 -> 2 (DEFAULT, a maximum rounds down) or 3 (source)
+    expect(los({ n: 3, d: 7, d1: 5, h: 2 }).maxD2).toBe(2);
+    expect(los({ n: 3, d: 7, d1: 5, h: 2, rounding: 'source' }).maxD2).toBe(3);
+    // the DEFAULT's bounds satisfy the test; the source's D2 can break it
+    const dflt = los({ n: 3, d: 7, d1: 5, h: 2 });
+    expect(los({ n: 3, d: 5 + dflt.maxD2!, d1: 5, h: 2 }).possible).toBe(true);
+    expect(los({ n: 3, d: 5 + 3, d1: 5, h: 2 }).possible).toBe(false);
+    expect(los({ n: 1, d: 10, d1: 4, h: 1 }).minD1).toBeNull();
+  });
+});
