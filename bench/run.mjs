@@ -124,6 +124,28 @@ const benches = {
     }
     return out;
   },
+  async 'cry-havoc'() {
+    const { cryHavoc } = await dist('src/systems/cry-havoc/index.js');
+    const out = {};
+    for (const [file, point] of [
+      ['scenarios/cry-havoc/battering-engine-mix.yaml', 11], // 2 trebuchets, 3 mangonels, 20 days
+      ['scenarios/cry-havoc/battering-ram.yaml', 0],
+      ['scenarios/cry-havoc/melee-two-on-one.yaml', 0],
+      ['scenarios/cry-havoc/missile-range-tables.yaml', 0],
+    ]) {
+      const v = loadScenario(file);
+      const c = cryHavoc.compile(v.points[point].variants[0].scenario);
+      const acc = new Float64Array(cryHavoc.kernel.accLength(c));
+      const s = deriveState('bench', file, 0);
+      const run = (n) => cryHavoc.kernel.run(c, s, n, acc);
+      out[path.basename(file, '.yaml')] = {
+        params: v.points[point].params,
+        trials_per_second_per_thread: Math.round(rate(run)),
+        heap_bytes_per_trial: heapPerTrial(run, 1_000_000),
+      };
+    }
+    return out;
+  },
 };
 
 // Targets (trials/s per thread on this machine class: 2 cores, Node 20). Measured, not asserted
@@ -138,6 +160,8 @@ const TARGETS = {
   'surrender.hopeless-citadel.heap_bytes_per_trial': { max: 0.05 },
   'fantasy.stone-wall-siege.heap_bytes_per_trial': { max: 0.05 },
   'fantasy.open-field-volley.heap_bytes_per_trial': { max: 0.05 },
+  'cry-havoc.battering-engine-mix.heap_bytes_per_trial': { max: 0.05 },
+  'cry-havoc.melee-two-on-one.heap_bytes_per_trial': { max: 0.05 },
 };
 
 const results = {};

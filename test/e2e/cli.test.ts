@@ -159,6 +159,17 @@ describe('exact, check, validate, schema', () => {
     expect(JSON.parse(r.stdout).value).toBe(15);
   });
 
+  it('los answers the sight-line test and the dead zone', () => {
+    const r = cli(['los', '--n', '3', '--d', '7', '--d1', '5', '--h', '2', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ possible: true, lhs: 15, rhs: 14, minD1: 4, maxD2: 2, rounding: 'default' });
+    const src = cli(['los', '--n', '3', '--d', '7', '--d1', '5', '--h', '2', '--rounding', 'source']);
+    expect(src.stdout).toMatch(/^possible: N x D1 = 3 x 5 = 15 >= D x H = 7 x 2 = 14/);
+    expect(src.stdout).toContain('the upper character must stand at D2 <= 3');
+    expect(cli(['los', '--n', '3', '--d', '4', '--d1', '5', '--h', '2']).code).toBe(2);
+    expect(cli(['los', '--n', 'x', '--d', '4', '--d1', '1', '--h', '2']).code).toBe(2);
+  });
+
   it('exact prints the closed form', () => {
     const r = cli(['exact', 'scenarios/surrender/town-basic.yaml', '--json']);
     expect(r.code, r.stderr).toBe(0);
