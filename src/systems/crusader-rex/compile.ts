@@ -1,0 +1,219 @@
+/**
+ * Compile a validated Crusader Rex scenario: blocks to flat arrays, roads to arrival rounds
+ * (6.41, 6.42, 6.56 as the engine times them, rules/crusader-rex.md 3.2), combat deployment
+ * (6.1) done once, since it is a fixed policy.
+ */
+import { ROSTER, type Side } from './roster.js';
+
+export const FRANKS = 0;
+export const SARACENS = 1;
+export const SIDE_NAMES = ['franks', 'saracens'] as const;
+
+// Block locations in the kernel.
+export const GONE = 0; // eliminated
+export const FIELD = 1;
+export const CASTLE = 2;
+export const STORM = 3;
+export const SALLY = 4;
+export const PENDING = 5; // a reserve still on the road
+export const LEFT = 6; // retreated out of the battle
+
+type At = 'field' | 'castle' | 'town' | 'main_road' | 'other_road';
+type Entry =
+  | { block: string; steps?: number; at: At; arrives?: number }
+  | { name: string; side: Side; steps?: number; max: number; rating: string; type: string; at: At; arrives?: number };
+
+interface Scenario {
+  town: { rating: number; fortified_port: boolean };
+  player1: Side;
+  situation: 'new_battle' | 'existing_siege';
+  besieged?: Side;
+  attacker?: Side;
+  blocks: Entry[];
+  turns: number;
+  retreat_slots: { attacker: number; defender: number };
+  policy: {
+    deployment: string;
+    storm: string;
+    storm_ratio: number;
+    sally: string;
+    sally_ratio: number;
+    charge: string;
+    harry: string;
+    withdraw: string;
+    tie_break: string;
+    fire_order: string;
+    besieger_after_r3: string;
+  };
+  rules: {
+    relief_delay_when_besieged_without_attack: boolean;
+    p1_other_road_relief_round: number;
+    declined_sally_goes_to_attrition: boolean;
+    control_change_any_round: boolean;
+    winter_campaign: boolean;
+    jihad: string;
+  };
+}
+
+export interface CrusaderRexCompiled {
+  nb: number;
+  names: string[];
+  side: number[];
+  maxSteps: number[];
+  steps0: number[];
+  letter: number[]; // 0 A, 1 B, 2 C
+  fp: number[];
+  knight: number[]; // Frank B blocks may charge (6.32)
+  harrier: number[]; // Nomads and Turcopoles may harry (6.33)
+  loc0: number[];
+  arrive: number[]; // round of the first game turn a PENDING block arrives
+  rating: number;
+  /** Attrition: a castle block loses a step on d6 <= this (6.57, 8.2). */
+  attritionOn: number;
+  attacker0: number; // the side the metrics call "attacker"
+  castleOwner0: number; // -1 without a castle
+  existing: number;
+  turns: number;
+  slots: number[]; // retreat slots per side per battle, -1 unlimited
+  storm: number; // 0 never, 1 always, 2 when stronger
+  stormRatio: number;
+  sally: number;
+  sallyRatio: number;
+  charge: number; // 0 never, 1 always, 2 when the strongest enemy block is weaker
+  harry: number;
+  withdraw: number;
+  tieBreak: number; // 0 first listed, 1 protect best, 2 random
+  strongestFirst: number;
+  besiegerRetreats: number;
+  declinedSallyAttrition: number;
+  controlChangeAnyRound: number;
+  jihad: number;
+  maxTotal: number[]; // largest total steps per side (histogram size)
+}
+
+/** Why a scenario cannot be compiled (multi-key checks, reported by validation). */
+export function refineCrusaderRex(raw: Record<string, unknown>): { path: (string | number)[]; message: string }[] {
+  const s = raw as unknown as Scenario;
+  const out: { path: (string | number)[]; message: string }[] = [];
+  s.blocks.forEach((b, i) => {
+    if ('block' in b) {
+      const r = ROSTER[b.block];
+      if (!r) out.push({ path: ['blocks', i, 'block'], message: `"${b.block}" is not in the roster (rules/crusader-rex.md 5.1)` });
+      else if (b.steps !== undefined && b.steps > r.steps) out.push({ path: ['blocks', i, 'steps'], message: `${b.block} has at most ${r.steps} steps` });
+    } else if (b.steps !== undefined && b.steps > b.max) out.push({ path: ['blocks', i, 'steps'], message: `steps exceed max (${b.max})` });
+    if ((b.at === 'castle' || b.at === 'town') && s.town.rating === 0) out.push({ path: ['blocks', i, 'at'], message: 'a town rated 0 has no castle' });
+  });
+  if (s.situation === 'new_battle' && !s.attacker) out.push({ path: ['attacker'], message: 'a new battle needs `attacker` (the first side to enter the field)' });
+  if (s.situation === 'existing_siege') {
+    if (!s.besieged) out.push({ path: ['besieged'], message: 'an existing siege needs `besieged` (whose blocks hold the castle)' });
+    if (s.town.rating === 0) out.push({ path: ['town', 'rating'], message: 'an existing siege needs a castle (rating >= 1)' });
+  }
+  const names = s.blocks.map((b) => ('block' in b ? b.block : b.name));
+  names.forEach((n, i) => {
+    if (names.indexOf(n) !== i) out.push({ path: ['blocks', i], message: `block "${n}" is listed twice` });
+  });
+  return out;
+}
+
+export function compileCrusaderRex(raw: Record<string, unknown>): CrusaderRexCompiled {
+  const s = raw as unknown as Scenario;
+  const sideOf = (x: Side) => (x === 'franks' ? FRANKS : SARACENS);
+  const p1 = sideOf(s.player1);
+  const existing = s.situation === 'existing_siege';
+  const besieged = existing ? sideOf(s.besieged!) : -1;
+  const attacker0 = existing ? 1 - besieged : sideOf(s.attacker!);
+  const defender0 = 1 - attacker0;
+  const rows = s.blocks.map((b) => {
+    if ('block' in b) {
+      const r = ROSTER[b.block];
+      return { name: b.block, side: sideOf(r.side), type: r.type, max: r.steps, steps: b.steps ?? r.steps, rating: r.rating, at: b.at, arrives: b.arrives };
+    }
+    return { name: b.name, side: sideOf(b.side), type: b.type, max: b.max, steps: b.steps ?? b.max, rating: b.rating, at: b.at, arrives: b.arrives };
+  });
+  const letter = rows.map((r) => r.rating.charCodeAt(0) - 65);
+  const fp = rows.map((r) => Number(r.rating.slice(1)));
+
+  // --- arrival rounds (3.2): road -> round, as the engine's move_block times them ---
+  const roadBlocks = (sd: number) => rows.some((r) => r.side === sd && (r.at === 'main_road' || r.at === 'other_road'));
+  const arrive = rows.map((r) => {
+    if (r.arrives !== undefined) return r.arrives;
+    if (r.at !== 'main_road' && r.at !== 'other_road') return 0;
+    const main = r.at === 'main_road';
+    if (!existing) {
+      if (r.side === attacker0) return main ? 1 : 2; // 6.41: main attack R1, other roads R2
+      return main ? 2 : 3; // 6.42: the defender's main reinforcement R2, others R3
+    }
+    if (r.side === besieged) {
+      // 6.56 relief: P1 main R1 / other R2; P2 main R2 / other R3 (relief_delay).
+      const besiegerMoved = roadBlocks(1 - besieged);
+      const delay = besieged !== p1 && (s.rules.relief_delay_when_besieged_without_attack || besiegerMoved) ? 1 : 0;
+      if (main) return 1 + delay;
+      return besieged === p1 ? s.rules.p1_other_road_relief_round : 2 + delay;
+    }
+    // The besieger's own blocks: into its uncontested besieging field at once, unless a P1
+    // relief already contests it (then they are the defender's reinforcements, 6.42).
+    const reliefFirst = roadBlocks(besieged) && besieged === p1;
+    if (!reliefFirst) return 1;
+    return main ? 2 : 3;
+  });
+
+  // --- combat deployment (6.1): the defender's "town" blocks, up to the castle limit ---
+  const loc0 = rows.map((r, i) => (arrive[i] >= 2 ? PENDING : r.at === 'castle' ? CASTLE : FIELD));
+  const townIdx = rows.map((r, i) => (r.at === 'town' ? i : -1)).filter((i) => i >= 0);
+  let room = s.town.rating - rows.filter((r) => r.at === 'castle' && (existing ? r.side === besieged : r.side === defender0)).length;
+  const strength = (i: number) => rows[i].steps * 100 - letter[i] * 10 + fp[i]; // steps, then initiative, then firepower
+  let order = townIdx.slice();
+  const d = s.policy.deployment;
+  if (d === 'castle_first') order.sort((a, b) => strength(b) - strength(a) || a - b);
+  else if (d === 'field_first') order.sort((a, b) => strength(a) - strength(b) || a - b);
+  if (d === 'all_field') order = [];
+  if (d === 'field_first') {
+    // the strongest stay outside: keep at least the strongest in the field, the rest go in
+    order = order.slice(0, Math.max(0, order.length - 1));
+  }
+  for (const i of order) {
+    if (room <= 0) break;
+    if (loc0[i] !== FIELD) continue;
+    loc0[i] = CASTLE;
+    room--;
+  }
+  const castleOwner0 = s.town.rating === 0 ? -1 : existing ? besieged : defender0;
+  const winter = s.rules.winter_campaign;
+  const maxTotal = [0, 0];
+  rows.forEach((r) => (maxTotal[r.side] += r.max));
+  const code = (v: string, opts: string[]) => opts.indexOf(v);
+  return {
+    nb: rows.length,
+    names: rows.map((r) => r.name),
+    side: rows.map((r) => r.side),
+    maxSteps: rows.map((r) => r.max),
+    steps0: rows.map((r) => r.steps),
+    letter,
+    fp,
+    knight: rows.map((r, i) => (r.side === FRANKS && letter[i] === 1 ? 1 : 0)),
+    harrier: rows.map((r) => (r.type === 'nomads' || r.type === 'turcopoles' ? 1 : 0)),
+    loc0,
+    arrive,
+    rating: s.town.rating,
+    attritionOn: s.town.fortified_port ? (winter ? 2 : 1) : winter ? 4 : 3,
+    attacker0,
+    castleOwner0,
+    existing: existing ? 1 : 0,
+    turns: s.turns,
+    slots: attacker0 === FRANKS ? [s.retreat_slots.attacker, s.retreat_slots.defender] : [s.retreat_slots.defender, s.retreat_slots.attacker],
+    storm: code(s.policy.storm, ['never', 'always', 'when_stronger']),
+    stormRatio: s.policy.storm_ratio,
+    sally: code(s.policy.sally, ['never', 'always', 'when_stronger']),
+    sallyRatio: s.policy.sally_ratio,
+    charge: code(s.policy.charge, ['never', 'always', 'when_strongest_enemy_block_is_weaker']),
+    harry: s.policy.harry === 'always' ? 1 : 0,
+    withdraw: s.policy.withdraw === 'when_weaker' ? 1 : 0,
+    tieBreak: code(s.policy.tie_break, ['first_listed', 'protect_best', 'random']),
+    strongestFirst: s.policy.fire_order === 'strongest_first' ? 1 : 0,
+    besiegerRetreats: s.policy.besieger_after_r3 === 'retreat' ? 1 : 0,
+    declinedSallyAttrition: s.rules.declined_sally_goes_to_attrition ? 1 : 0,
+    controlChangeAnyRound: s.rules.control_change_any_round ? 1 : 0,
+    jihad: s.rules.jihad === 'attacker' ? 1 : 0,
+    maxTotal,
+  };
+}

@@ -1,0 +1,45 @@
+/** Crusader Rex battles and sieges (seed 000, rules/crusader-rex.md) as a siegesim rules system. */
+import type { RulesSystem } from '../types.js';
+import { chartsCrusaderRex } from './charts.js';
+import { compileCrusaderRex, refineCrusaderRex, type CrusaderRexCompiled } from './compile.js';
+import { exactCrusaderRex } from './exact.js';
+import { A_ATT_WINS, A_DEF_HOLDS, A_FALLS, A_LIFTED, crusaderRexKernel } from './kernel.js';
+import { CRUSADER_REX_SHAPE } from './schema.js';
+import { summarizeCrusaderRex } from './summarize.js';
+
+export const crusaderRex: RulesSystem<CrusaderRexCompiled> = {
+  id: 'crusader-rex',
+  title: 'Crusader Rex battles and sieges (seed 000, rules v2.0 as the Rally the Troops engine plays them)',
+  shape: CRUSADER_REX_SHAPE,
+  refine: refineCrusaderRex,
+  // about a microsecond a battle: 16384 battles is well over the 10 ms a chunk needs
+  chunkTrials: 16_384,
+  headline: ['p_attacker_wins', 'p_defender_holds', 'p_castle_falls'],
+  metricOrder: [
+    'p_attacker_wins',
+    'p_defender_holds',
+    'p_castle_falls',
+    'p_siege_lifted',
+    'p_siege_continues',
+    'p_both_gone',
+    'mean_rounds',
+    'mean_steps_lost_franks',
+    'mean_steps_lost_saracens',
+    'p_guard',
+  ],
+  curveDefs: [
+    { file: 'attrition', keys: ['turn', 'round', 'side', 'place'], valueName: 'mean' },
+    { file: 'survivors', keys: ['side', 'steps'], valueName: 'p' },
+  ],
+  compile: compileCrusaderRex,
+  kernel: crusaderRexKernel,
+  pairedSlots: () => [
+    { metric: 'p_attacker_wins', slot: A_ATT_WINS },
+    { metric: 'p_defender_holds', slot: A_DEF_HOLDS },
+    { metric: 'p_castle_falls', slot: A_FALLS },
+    { metric: 'p_siege_lifted', slot: A_LIFTED },
+  ],
+  summarize: summarizeCrusaderRex,
+  exact: exactCrusaderRex,
+  charts: chartsCrusaderRex,
+};
