@@ -97,8 +97,10 @@ export function zProportion(k: number, n: number, p: number): number {
 
 /** z-score of a Monte Carlo mean over n draws against the exact mean μ and variance σ². */
 export function zMean(mean: number, n: number, mu: number, variance: number): number {
-  const se = Math.sqrt(variance / n);
   const d = mean - mu;
+  // exact answers summed in floating point carry rounding of ~1e-15: not a disagreement
+  if (Math.abs(d) < 1e-9 * Math.max(1, Math.abs(mu))) return 0;
+  const se = Math.sqrt(Math.max(0, variance) / n);
   if (se === 0 || !Number.isFinite(se)) return d === 0 ? 0 : d > 0 ? Infinity : -Infinity;
   return d / se;
 }

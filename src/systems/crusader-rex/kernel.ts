@@ -80,6 +80,10 @@ let steps = new Int32Array(0);
 let loc = new Int32Array(0);
 let acted = new Int32Array(0);
 let slotsUsed = new Int32Array(2);
+/** Blocks per (side, location): nIn[side * 8 + loc], kept in step with `loc` by setLoc. */
+const nIn = new Int32Array(16);
+/** The static action orders of 6.2, per (field attacker side, Jihad): see buildOrders. */
+let orders: Int32Array[] = [];
 let attacker = 0; // the field attacker now (roles change: 6.41, 6.56)
 let castleOwner = -1;
 let halfhit = -1;
@@ -97,20 +101,47 @@ function ensure(c: CrusaderRexCompiled): void {
     loc = new Int32Array(c.nb);
     acted = new Int32Array(c.nb);
   }
+  orders = buildOrders(c);
+}
+
+/**
+ * The firing order of 6.2 as four fixed lists of blocks, for first side 0 or 1 and with or
+ * without Jihad: the side named first (the defender, or the castle in a storm) then the other,
+ * letter by letter, each group in listed order. The engine re-picks after every action, which
+ * gives the same sequence: no block becomes eligible in the middle of a round.
+ */
+function buildOrders(c: CrusaderRexCompiled): Int32Array[] {
+  const out: Int32Array[] = [];
+  for (let first = 0; first < 2; first++) {
+    for (let jihad = 0; jihad < 2; jihad++) {
+      const list: number[] = [];
+      const groups: [number, number][] = [];
+      for (let l = 0; l < 3; l++) {
+        if (jihad === 1) groups.push([1 - first, l]);
+        else groups.push([first, l], [1 - first, l]);
+      }
+      if (jihad === 1) for (let l = 0; l < 3; l++) groups.push([first, l]);
+      for (const [side, letter] of groups) for (let b = 0; b < c.nb; b++) if (c.side[b] === side && c.letter[b] === letter) list.push(b);
+      out.push(Int32Array.from(list));
+    }
+  }
+  return out;
+}
+
+function setLoc(c: CrusaderRexCompiled, b: number, where: number): void {
+  const base = c.side[b] * 8;
+  nIn[base + loc[b]]--;
+  nIn[base + where]++;
+  loc[b] = where;
 }
 
 const inField = (b: number) => loc[b] === FIELD || loc[b] === SALLY;
-const inTown = (b: number) => loc[b] === FIELD || loc[b] === SALLY || loc[b] === CASTLE || loc[b] === STORM;
 
-function count(c: CrusaderRexCompiled, side: number, where: number): number {
-  let n = 0;
-  for (let b = 0; b < c.nb; b++) if (c.side[b] === side && loc[b] === where) n++;
-  return n;
+function count(_c: CrusaderRexCompiled, side: number, where: number): number {
+  return nIn[side * 8 + where];
 }
-function fieldBlocks(c: CrusaderRexCompiled, side: number): number {
-  let n = 0;
-  for (let b = 0; b < c.nb; b++) if (c.side[b] === side && inField(b)) n++;
-  return n;
+function fieldBlocks(_c: CrusaderRexCompiled, side: number): number {
+  return nIn[side * 8 + FIELD] + nIn[side * 8 + SALLY];
 }
 function fieldSteps(c: CrusaderRexCompiled, side: number): number {
   let n = 0;
@@ -122,10 +153,9 @@ function stepsAt(c: CrusaderRexCompiled, side: number, where: number): number {
   for (let b = 0; b < c.nb; b++) if (c.side[b] === side && loc[b] === where) n += steps[b];
   return n;
 }
-function townBlocks(c: CrusaderRexCompiled, side: number): number {
-  let n = 0;
-  for (let b = 0; b < c.nb; b++) if (c.side[b] === side && inTown(b)) n++;
-  return n;
+function townBlocks(_c: CrusaderRexCompiled, side: number): number {
+  const k = side * 8;
+  return nIn[k + FIELD] + nIn[k + SALLY] + nIn[k + CASTLE] + nIn[k + STORM];
 }
 const castleCount = (c: CrusaderRexCompiled) => (castleOwner < 0 ? 0 : count(c, castleOwner, CASTLE));
 const fieldContested = (c: CrusaderRexCompiled) => fieldBlocks(c, 0) > 0 && fieldBlocks(c, 1) > 0;
@@ -154,11 +184,11 @@ function strongest(c: CrusaderRexCompiled, rng: RngState, side: number, where: n
   return best;
 }
 
-function reduce(b: number): void {
+function reduce(c: CrusaderRexCompiled, b: number): void {
   steps[b]--;
   if (steps[b] <= 0) {
     steps[b] = 0;
-    loc[b] = GONE;
+    setLoc(c, b, GONE);
     if (halfhit === b) halfhit = -1;
   }
 }
@@ -168,7 +198,7 @@ function hitField(c: CrusaderRexCompiled, rng: RngState, side: number, hits: num
   for (let k = 0; k < hits; k++) {
     const b = strongest(c, rng, side, FIELD);
     if (b < 0) return;
-    reduce(b);
+    reduce(c, b);
   }
 }
 
@@ -176,7 +206,7 @@ function hitStormers(c: CrusaderRexCompiled, rng: RngState, side: number, hits: 
   for (let k = 0; k < hits; k++) {
     const b = strongest(c, rng, side, STORM);
     if (b < 0) return;
-    reduce(b);
+    reduce(c, b);
   }
 }
 
@@ -186,7 +216,7 @@ function hitCastle(c: CrusaderRexCompiled, rng: RngState, hits: number): void {
     if (halfhit >= 0 && loc[halfhit] === CASTLE) {
       const b = halfhit;
       halfhit = -1;
-      reduce(b);
+      reduce(c, b);
       continue;
     }
     const b = strongest(c, rng, castleOwner, CASTLE);
@@ -204,7 +234,7 @@ function volley(c: CrusaderRexCompiled, rng: RngState, b: number, charge: boolea
   const hits = HITS[f][s][d];
   if (charge && f < 6) {
     const self = SIXES[s][d];
-    for (let k = 0; k < self && loc[b] !== GONE; k++) reduce(b);
+    for (let k = 0; k < self && loc[b] !== GONE; k++) reduce(c, b);
   }
   return hits;
 }
@@ -218,10 +248,10 @@ function retreat(c: CrusaderRexCompiled, b: number): void {
   const side = c.side[b];
   if (canRetreat(c, side)) {
     slotsUsed[side]++;
-    loc[b] = LEFT;
+    setLoc(c, b, LEFT);
   } else {
     steps[b] = 0;
-    loc[b] = GONE;
+    setLoc(c, b, GONE);
   }
 }
 
@@ -251,7 +281,7 @@ function fieldAct(c: CrusaderRexCompiled, rng: RngState, b: number): void {
   // Withdraw into the castle (6.62): the castle owner's field blocks when defending, sallying blocks.
   if (c.withdraw === 1 && side === castleOwner && (loc[b] === SALLY || side !== attacker) && fieldSteps(c, side) < fieldSteps(c, enemy)) {
     if (loc[b] === SALLY || count(c, side, CASTLE) + count(c, side, SALLY) < c.rating) {
-      loc[b] = CASTLE;
+      setLoc(c, b, CASTLE);
       return;
     }
   }
@@ -311,6 +341,17 @@ const ROUND_GUARD = 200;
 
 function fieldRound(c: CrusaderRexCompiled, rng: RngState, round: number, jihad: boolean): void {
   for (let b = 0; b < c.nb; b++) acted[b] = 0;
+  if (c.strongestFirst === 0) {
+    // the fixed order of 6.2 (buildOrders); roles only change when the round ends
+    const order = orders[(1 - attacker) * 2 + (jihad ? 1 : 0)];
+    for (let k = 0; k < order.length; k++) {
+      if (fieldEnd(c, round)) return;
+      const b = order[k];
+      if (acted[b] === 0 && inField(b)) fieldAct(c, rng, b);
+    }
+    fieldEnd(c, round);
+    return;
+  }
   for (let k = 0; ; k++) {
     if (k > ROUND_GUARD) {
       guard++;
@@ -331,14 +372,14 @@ function stormEnd(c: CrusaderRexCompiled): boolean {
   if (castleCount(c) === 0) {
     if (count(c, castleOwner, PENDING) > 0) {
       // the castle is empty but the besieged have reserves coming: control switches (4.4)
-      for (let b = 0; b < c.nb; b++) if (loc[b] === STORM) loc[b] = FIELD;
+      for (let b = 0; b < c.nb; b++) if (loc[b] === STORM) setLoc(c, b, FIELD);
       halfhit = -1;
       attacker = castleOwner;
       castleOwner = besieger;
       return true;
     }
     fell = true; // the castle falls to the storm
-    for (let b = 0; b < c.nb; b++) if (loc[b] === STORM) loc[b] = FIELD;
+    for (let b = 0; b < c.nb; b++) if (loc[b] === STORM) setLoc(c, b, FIELD);
     halfhit = -1;
     return true;
   }
@@ -367,7 +408,7 @@ function stormRound(c: CrusaderRexCompiled, rng: RngState, jihad: boolean): void
     } else {
       // a stormer withdraws to the field (6.62) when the storm is weaker than the double-defended castle
       if (c.withdraw === 1 && stepsAt(c, besieger, STORM) < 2 * stepsAt(c, castleOwner, CASTLE)) {
-        loc[b] = FIELD;
+        setLoc(c, b, FIELD);
         continue;
       }
       hitCastle(c, rng, volley(c, rng, b, false));
@@ -399,7 +440,7 @@ function declareStorm(c: CrusaderRexCompiled): boolean {
   for (let b = 0; b < c.nb; b++) {
     if (acted[b] === 2) {
       acted[b] = 0;
-      if (go) loc[b] = STORM;
+      if (go) setLoc(c, b, STORM);
     }
   }
   return count(c, besieger, STORM) > 0;
@@ -410,7 +451,7 @@ function declareSally(c: CrusaderRexCompiled): boolean {
   const mine = stepsAt(c, castleOwner, CASTLE) + fieldSteps(c, castleOwner);
   if (stepsAt(c, castleOwner, CASTLE) === 0) return false;
   if (c.sally === 2 && mine < c.sallyRatio * fieldSteps(c, 1 - castleOwner)) return false;
-  for (let b = 0; b < c.nb; b++) if (c.side[b] === castleOwner && loc[b] === CASTLE) loc[b] = SALLY;
+  for (let b = 0; b < c.nb; b++) if (c.side[b] === castleOwner && loc[b] === CASTLE) setLoc(c, b, SALLY);
   return true;
 }
 
@@ -419,7 +460,7 @@ function declareSally(c: CrusaderRexCompiled): boolean {
 function attrition(c: CrusaderRexCompiled, rng: RngState): void {
   for (let b = 0; b < c.nb; b++) {
     if (loc[b] !== CASTLE) continue;
-    if (rollDie(rng, 6, 4) <= c.attritionOn) reduce(b);
+    if (rollDie(rng, 6, 4) <= c.attritionOn) reduce(c, b);
   }
   if (castleCount(c) === 0 && townBlocks(c, 1 - castleOwner) > 0) fell = true;
 }
@@ -460,10 +501,10 @@ function battleTurn(c: CrusaderRexCompiled, rng: RngState, acc: Float64Array, tu
     // Reserves arrive at the start of R2 and R3 (6.41, 6.42) in the first game turn.
     if (turn === 1 && r > 1) {
       const contestedBefore = fieldContested(c);
-      for (let b = 0; b < c.nb; b++) if (loc[b] === PENDING && c.arrive[b] === r) loc[b] = FIELD;
+      for (let b = 0; b < c.nb; b++) if (loc[b] === PENDING && c.arrive[b] === r) setLoc(c, b, FIELD);
       if (!contestedBefore && fieldContested(c) && castleCount(c) > 0) {
         // a relief arrival (3.2): any storm is cancelled and the besieged attack
-        for (let b = 0; b < c.nb; b++) if (loc[b] === STORM) loc[b] = FIELD;
+        for (let b = 0; b < c.nb; b++) if (loc[b] === STORM) setLoc(c, b, FIELD);
         halfhit = -1;
         attacker = castleOwner;
       }
@@ -507,12 +548,16 @@ function battleTurn(c: CrusaderRexCompiled, rng: RngState, acc: Float64Array, tu
     if (townBlocks(c, 0) === 0 && count(c, 0, PENDING) === 0) break;
     if (townBlocks(c, 1) === 0 && count(c, 1, PENDING) === 0) break;
   }
-  for (let s = slot + 1; s < 3; s++) record(c, acc, turn, s);
+  for (let s = slot + 1; s < 3; s++) {
+    // rounds not fought: the reserves still arrive on time, for the record
+    if (turn === 1) for (let b = 0; b < c.nb; b++) if (loc[b] === PENDING && c.arrive[b] <= s + 1) setLoc(c, b, FIELD);
+    record(c, acc, turn, s);
+  }
   // After R3 (2.8): sallies go back in, stormers come out, the half-hit is cleared.
   for (let b = 0; b < c.nb; b++) {
-    if (loc[b] === SALLY) loc[b] = CASTLE;
-    else if (loc[b] === STORM) loc[b] = FIELD;
-    else if (loc[b] === PENDING) loc[b] = FIELD; // reserves that never reached a played round join at the end
+    if (loc[b] === SALLY) setLoc(c, b, CASTLE);
+    else if (loc[b] === STORM) setLoc(c, b, FIELD);
+    else if (loc[b] === PENDING) setLoc(c, b, FIELD); // reserves that never reached a played round join at the end
   }
   halfhit = -1;
   if (!fell && fieldContested(c)) {
@@ -534,12 +579,16 @@ export function runCrusaderRex(c: CrusaderRexCompiled, rng: RngState, trials: nu
   ensure(c);
   const histN = maxAll(c) + 1;
   for (let i = 0; i < trials; i++) {
+    nIn.fill(0);
     for (let b = 0; b < c.nb; b++) {
       steps[b] = c.steps0[b];
       loc[b] = c.loc0[b];
+      nIn[c.side[b] * 8 + loc[b]]++;
     }
     attacker = c.attacker0;
     castleOwner = c.castleOwner0;
+    // 6.56: a relief force already in the field in R1 attacks the besiegers
+    if (c.existing === 1 && castleCount(c) > 0 && fieldContested(c)) attacker = castleOwner;
     halfhit = -1;
     fell = false;
     lifted = false;
@@ -589,4 +638,21 @@ export const crusaderRexKernel: Kernel<CrusaderRexCompiled> = {
   accLength: accLengthCrusaderRex,
 };
 
-export const _internals = { ensure, steps: () => steps, loc: () => loc, hitCastle, volley };
+/** Test hooks: one trial's starting state, and single rules steps on it. */
+export const _internals = {
+  start(c: CrusaderRexCompiled): void {
+    ensure(c);
+    nIn.fill(0);
+    for (let b = 0; b < c.nb; b++) {
+      steps[b] = c.steps0[b];
+      loc[b] = c.loc0[b];
+      nIn[c.side[b] * 8 + loc[b]]++;
+    }
+    attacker = c.attacker0;
+    castleOwner = c.castleOwner0;
+    halfhit = -1;
+  },
+  steps: () => steps,
+  hitCastle,
+  buildOrders,
+};

@@ -1,0 +1,267 @@
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
+import { CASTLE, FIELD, PENDING, compileCrusaderRex } from '../src/systems/crusader-rex/compile.js';
+import { _tables } from '../src/systems/crusader-rex/kernel.js';
+import type { ScenarioResult } from '../src/systems/types.js';
+
+const HEAD = 'name: cr\nsystem: crusader-rex\nseed: crusader-tests\n';
+type Tree = Record<string, unknown>;
+function merge(...parts: Tree[]): Tree {
+  const out: Tree = {};
+  for (const p of parts)
+    for (const [k, v] of Object.entries(p)) {
+      const cur = out[k];
+      out[k] = v && typeof v === 'object' && !Array.isArray(v) && cur && typeof cur === 'object' && !Array.isArray(cur) ? merge(cur as Tree, v as Tree) : v;
+    }
+  return out;
+}
+function valid(body: Tree, trials = 20000) {
+  const v = validateText('cr.yaml', `${HEAD}trials: ${trials}\n${stringify(body)}`);
+  if (!v.ok) throw new Error(v.issues.map((i) => `${i.path}: ${i.message}`).join('; '));
+  return v.value;
+}
+const compiled = (body: Tree) => compileCrusaderRex(valid(body).points[0].variants[0].scenario);
+async function pair(body: Tree, path: string, value: unknown, trials = 20000): Promise<ScenarioResult> {
+  return runScenario(valid(merge(body, { variants: [{ name: 'base' }, { name: 'alt', set: { [path]: value } }] }), trials));
+}
+function zDiff(r: ScenarioResult, metric: string): number {
+  const d = r.cases[1].differences[metric];
+  const half = (d.ci_high - d.ci_low) / 2;
+  if (half === 0) return d.value === 0 ? 0 : Math.sign(d.value) * Infinity;
+  return d.value / (half / 1.959963984540054);
+}
+const m = (r: ScenarioResult, vi: number, metric: string) => r.cases[vi].metrics[metric].value;
+const att = (r: ScenarioResult, vi: number, x: Record<string, string | number>) =>
+  r.cases[vi].curves.attrition.find((p) => Object.entries(x).every(([k, v]) => p.x[k] === v))!.m.value;
+const up = (z: number) => expect(z).toBeGreaterThan(4);
+const down = (z: number) => expect(z).toBeLessThan(-4);
+
+const FIELD_BATTLE: Tree = {
+  town: { rating: 0 },
+  player1: 'saracens',
+  attacker: 'saracens',
+  blocks: [{ block: 'Saladin' }, { block: 'Al Adil' }, { block: 'Turks 3' }, { block: 'Kurds 1' }, { block: 'King Guy' }, { block: 'Conrad' }, { block: 'Jerusalem Templars' }, { block: 'Genoa Pilgrims' }],
+};
+const SIEGE: Tree = {
+  town: { rating: 2 },
+  player1: 'saracens',
+  situation: 'existing_siege',
+  besieged: 'franks',
+  blocks: [{ block: 'Raymond (Tiberias)', at: 'castle' }, { block: 'Walter', at: 'castle' }, { block: 'Saladin' }, { block: 'Al Mashtub' }, { block: 'Tuman' }],
+  policy: { storm: 'always' },
+};
+
+describe('crusader-rex: dice tables (1.3)', () => {
+  it('one draw per volley has exactly the dice distribution', () => {
+    // HITS[f][s] over all 6^s rolls must count hits like s dice at or below f, sixes likewise
+    for (let f = 0; f <= 6; f++)
+      for (let s = 1; s <= 4; s++) {
+        const t = _tables.HITS[f][s];
+        let mean = 0;
+        for (let d = 0; d < t.length; d++) mean += t[d];
+        expect(mean / t.length).toBeCloseTo((s * f) / 6, 12);
+      }
+    expect(_tables.HITS[2][2].filter((h) => h === 2).length).toBe(4); // 2 dice both <= 2: 4 of 36
+    expect(_tables.SIXES[3].reduce((a, b) => a + b, 0) / 216).toBeCloseTo(0.5, 12);
+  });
+});
+
+describe('crusader-rex: road timing (3.2, 3.3) and deployment (6.1)', () => {
+  it('case A, new siege: R1 2 v 3, R2 4 v 4, R3 5 v 4', () => {
+    const c = compiled({
+      town: { rating: 3 },
+      player1: 'saracens',
+      attacker: 'saracens',
+      blocks: [
+        { block: 'King Guy', at: 'town' },
+        { block: 'Balian', at: 'town' },
+        { block: 'Saladin', at: 'main_road' },
+        { block: 'Al Adil', at: 'main_road' },
+        { block: 'Keukburi', at: 'main_road' },
+        { block: 'Turks 1', at: 'other_road' },
+        { block: 'Conrad', at: 'main_road' },
+        { block: 'Jerusalem Templars', at: 'main_road' },
+        { block: 'Walter', at: 'other_road' },
+      ],
+      policy: { deployment: 'all_field' },
+    });
+    expect(c.arrive).toEqual([0, 0, 1, 1, 1, 2, 2, 2, 3]);
+    const byRound = (side: number, r: number) => c.side.filter((s, b) => s === side && (c.arrive[b] === 0 || c.arrive[b] <= r)).length;
+    expect([1, 2, 3].map((r) => [byRound(0, r), byRound(1, r)])).toEqual([
+      [2, 3],
+      [4, 4],
+      [5, 4],
+    ]);
+  });
+  const oldSiege = (p1: string, besieged: string) => ({
+    town: { rating: 3 },
+    player1: p1,
+    situation: 'existing_siege',
+    besieged,
+    blocks: [
+      { block: 'Balian', at: 'castle' },
+      { block: 'Walter', at: 'castle' },
+      { block: 'Zangi' },
+      { block: 'Sanjar' },
+      { block: 'Conrad', at: 'main_road' },
+      { block: 'Josselin', at: 'other_road' },
+    ],
+  });
+  it('case B, old siege (P1 besieged): relief R1 and R2 (or R3, the seed figure); P2 reinforcements R2, R3', () => {
+    const body = merge(oldSiege('franks', 'franks'), { blocks: [...(oldSiege('franks', 'franks').blocks as Tree[]), { block: 'Turks 1', at: 'main_road' }, { block: 'Kurds 3', at: 'other_road' }] });
+    expect(compiled(body).arrive).toEqual([0, 0, 0, 0, 1, 2, 2, 3]);
+    expect(compiled(merge(body, { rules: { p1_other_road_relief_round: 3 } })).arrive).toEqual([0, 0, 0, 0, 1, 3, 2, 3]);
+  });
+  it('case C, old siege #2 (P2 besieged, P1 passes): relief R2, R3 (engine) or R1, R2', () => {
+    expect(compiled(oldSiege('saracens', 'franks')).arrive).toEqual([0, 0, 0, 0, 2, 3]);
+    expect(compiled(merge(oldSiege('saracens', 'franks'), { rules: { relief_delay_when_besieged_without_attack: false } })).arrive).toEqual([0, 0, 0, 0, 1, 2]);
+  });
+  it('deployment policies fill the castle up to its rating', () => {
+    const body = (d: string) => ({
+      town: { rating: 2 },
+      player1: 'saracens',
+      attacker: 'saracens',
+      blocks: [{ block: 'Saladin' }, { block: 'King Guy', at: 'town' }, { block: 'Genoa Pilgrims', at: 'town', steps: 2 }, { block: 'Conrad', at: 'town' }],
+      policy: { deployment: d },
+    });
+    expect(compiled(body('all_castle')).loc0).toEqual([FIELD, CASTLE, CASTLE, FIELD]);
+    expect(compiled(body('all_field')).loc0).toEqual([FIELD, FIELD, FIELD, FIELD]);
+    expect(compiled(body('castle_first')).loc0).toEqual([FIELD, CASTLE, FIELD, CASTLE]); // the strongest two: King Guy, Conrad
+    expect(compiled(body('field_first')).loc0).toEqual([FIELD, CASTLE, CASTLE, FIELD]); // the weakest inside, the strongest (Conrad) out
+    expect(compiled(merge(body('all_castle'), { blocks: [{ block: 'Saladin', at: 'other_road' }, { block: 'King Guy', at: 'town' }] })).loc0).toEqual([PENDING, CASTLE]);
+  });
+  it('bad input names the block', () => {
+    const v = validateText('cr.yaml', `${HEAD}trials: 10\n${stringify({ ...FIELD_BATTLE, blocks: [{ block: 'Saladdin' }, { block: 'Tartus Templars', steps: 3 }] })}`);
+    expect(v.ok).toBe(false);
+    if (!v.ok) expect(v.issues.map((i) => i.path)).toEqual(expect.arrayContaining(['blocks[0].block', 'blocks[1].steps']));
+  });
+});
+
+describe('crusader-rex: the kernel agrees with the exact chain (|z| < 4.5)', () => {
+  const cases: [string, Tree][] = [
+    ['reference field battle', FIELD_BATTLE],
+    ['with reserves on both sides (R2, R3) and a control change', merge(FIELD_BATTLE, {
+      blocks: [{ block: 'Saladin' }, { block: 'Turks 1' }, { block: 'Al Adil', at: 'other_road' }, { block: 'Genoa Pilgrims', steps: 1 }, { block: 'Conrad', at: 'main_road' }, { block: 'Balian', at: 'other_road' }],
+    })],
+    ['knights charge, protect the best, Jihad', merge(FIELD_BATTLE, { policy: { charge: 'always', tie_break: 'protect_best' }, rules: { jihad: 'attacker' } })],
+    ['charge when the enemy is weaker, strongest first, no control change after R1', merge(FIELD_BATTLE, {
+      blocks: [{ block: 'Richard' }, { block: 'Robert', at: 'other_road' }, { block: 'Saladin' }, { block: 'Arabs 3', at: 'main_road' }],
+      attacker: 'franks',
+      player1: 'franks',
+      policy: { charge: 'when_strongest_enemy_block_is_weaker', fire_order: 'strongest_first' },
+      rules: { control_change_any_round: false },
+    })],
+    ['attacker retreats with one road slot', merge(FIELD_BATTLE, { retreat_slots: { attacker: 1 } })],
+    ['attrition over 3 turns', merge(SIEGE, { policy: { storm: 'never' }, turns: 3 })],
+    ['attrition, fortified port in winter', merge(SIEGE, { policy: { storm: 'never' }, turns: 5, town: { fortified_port: true }, rules: { winter_campaign: true } })],
+  ];
+  it.each(cases)('%s', async (_label, body) => {
+    const v = valid(body, 60000);
+    const ex = exactScenario(v);
+    expect(ex[0].exact).not.toBeNull();
+    const rows = checkScenario(await runScenario(v), ex);
+    expect(rows.length).toBeGreaterThan(4);
+    for (const r of rows) expect(Math.abs(r.z), `${r.metric}: ${r.simulated} vs ${r.exact}`).toBeLessThan(CHECK_Z_LIMIT);
+  });
+});
+
+describe('crusader-rex: every rule and policy changes what it should', () => {
+  it('double defense (6.54): a garrison of S steps takes exactly 2 S hits, a half-hit carried on one block', async () => {
+    const { _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
+    const c = compiled(SIEGE); // Raymond 3 steps, Walter 3 steps in the castle
+    const rng = new Int32Array([1, 2, 3, 4]);
+    K.start(c);
+    K.hitCastle(c, rng, 1);
+    expect([K.steps()[0], K.steps()[1]]).toEqual([3, 3]); // a half-hit: no step lost
+    K.hitCastle(c, rng, 1);
+    expect([K.steps()[0], K.steps()[1]]).toEqual([2, 3]); // the second hit on the same block
+    K.hitCastle(c, rng, 9);
+    expect(K.steps()[0] + K.steps()[1]).toBe(1); // 11 hits: 5 steps and a half-hit pending
+    K.hitCastle(c, rng, 1);
+    expect(K.steps()[0] + K.steps()[1]).toBe(0); // 12 = 2 x 6
+    // and a storm costs the garrison less than a field battle against the same besiegers
+    const storm = await runScenario(valid(SIEGE, 20000));
+    const open = await runScenario(valid(merge(SIEGE, { situation: 'new_battle', attacker: 'saracens', town: { rating: 0 }, blocks: [{ block: 'Raymond (Tiberias)' }, { block: 'Walter' }, { block: 'Saladin' }, { block: 'Al Mashtub' }] }), 20000));
+    expect(m(storm, 0, 'mean_steps_lost_franks')).toBeLessThan(m(open, 0, 'mean_steps_lost_franks'));
+  });
+  it('the firing order of 6.2 (the rulebook example: Turcopole, Zangi, Conrad, Kurd)', async () => {
+    const { _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
+    const c = compiled({ town: { rating: 0 }, player1: 'franks', attacker: 'franks', blocks: [{ block: 'Conrad' }, { block: 'Antioch Turcopoles' }, { block: 'Zangi' }, { block: 'Kurds 3' }] });
+    const names = (list: Int32Array) => Array.from(list, (b) => c.names[b]);
+    // orders[first * 2 + jihad], first = the defender (Saracens = 1)
+    expect(names(K.buildOrders(c)[1 * 2 + 0])).toEqual(['Antioch Turcopoles', 'Zangi', 'Conrad', 'Kurds 3']);
+    expect(names(K.buildOrders(c)[1 * 2 + 1])).toEqual(['Antioch Turcopoles', 'Conrad', 'Zangi', 'Kurds 3']); // Jihad: attacker's letters first
+  });
+  it('a reserve does not fire or take hits before its round', async () => {
+    const body = merge(FIELD_BATTLE, { blocks: [{ block: 'Saladin' }, { block: 'Al Adil', at: 'other_road' }, { block: 'King Guy' }] });
+    const r = await runScenario(valid(body, 5000));
+    expect(att(r, 0, { turn: 1, round: '1', side: 'saracens', place: 'reserves' })).toBe(4); // Al Adil untouched in R1
+    expect(att(r, 0, { turn: 1, round: '2', side: 'saracens', place: 'reserves' })).toBe(0);
+  });
+  it('storm policies: storming takes castles; never storming leaves them to attrition', async () => {
+    const r = await pair(merge(SIEGE, { turns: 1 }), 'policy.storm', 'never');
+    down(zDiff(r, 'p_castle_falls'));
+    const ratio = await pair(merge(SIEGE, { policy: { storm: 'when_stronger', storm_ratio: 0.5 } }), 'policy.storm_ratio', 10);
+    down(zDiff(ratio, 'p_castle_falls'));
+  });
+  it('sally policies: a strong garrison that sallies can break the siege', async () => {
+    const body = { town: { rating: 3 }, player1: 'franks', situation: 'existing_siege', besieged: 'franks', blocks: [{ block: 'Richard', at: 'castle' }, { block: 'Philippe', at: 'castle' }, { block: 'Conrad', at: 'castle' }, { block: 'Yazkuj' }, { block: 'Sulaiman' }], policy: { storm: 'never', sally: 'never' } };
+    up(zDiff(await pair(body, 'policy.sally', 'always'), 'p_siege_lifted'));
+    up(zDiff(await pair(body, 'policy.sally', 'when_stronger'), 'p_siege_lifted'));
+  });
+  it('charge (6.32) and harrying (6.33)', async () => {
+    const charge = await pair(merge(FIELD_BATTLE, { blocks: [{ block: 'Richard' }, { block: 'Robert' }, { block: 'Saladin' }, { block: 'Taqi al Din' }], attacker: 'franks' }), 'policy.charge', 'always');
+    up(zDiff(charge, 'p_attacker_wins'));
+    const harry = await pair(merge(FIELD_BATTLE, { blocks: [{ block: 'Turks 1' }, { block: 'Turks 2' }, { block: 'Saladin' }, { block: 'King Guy' }, { block: 'Conrad' }] }), 'policy.harry', 'always');
+    expect(Math.abs(zDiff(harry, 'p_attacker_wins')) + Math.abs(zDiff(harry, 'p_defender_holds'))).toBeGreaterThan(4);
+    const r = await runScenario(valid(merge(FIELD_BATTLE, { blocks: [{ block: 'Turks 1' }, { block: 'King Guy' }], policy: { harry: 'always' } }), 2000));
+    expect(m(r, 0, 'mean_rounds')).toBe(1); // the Turks fire and leave in R1
+  });
+  it('withdraw (6.62): a weaker castle owner pulls its field blocks inside', async () => {
+    const body = { town: { rating: 2 }, player1: 'saracens', attacker: 'saracens', blocks: [{ block: 'Saladin' }, { block: 'Al Adil' }, { block: 'Taqi al Din' }, { block: 'Genoa Pilgrims', at: 'town' }, { block: 'Walter', at: 'town' }], policy: { deployment: 'all_field', storm: 'never' } };
+    const r = await pair(body, 'policy.withdraw', 'when_weaker');
+    expect(att(r, 1, { turn: 1, round: '1', side: 'franks', place: 'castle' })).toBeGreaterThan(att(r, 0, { turn: 1, round: '1', side: 'franks', place: 'castle' }) + 0.5);
+  });
+  it('tie-break and fire order policies change the battle', async () => {
+    up(zDiff(await pair(FIELD_BATTLE, 'policy.tie_break', 'protect_best'), 'p_attacker_wins'));
+    const rnd = await pair(FIELD_BATTLE, 'policy.tie_break', 'random');
+    expect(Math.abs(zDiff(rnd, 'p_attacker_wins'))).toBeGreaterThan(2);
+    // fire_order: hits always go to the strongest enemy block, so the order inside one side's
+    // letter group only matters through decisions taken on the current state (a conditional
+    // charge); the exact-chain case "strongest first" above holds the kernel to it.
+  });
+  it('the besieger may retreat after R3 (rule 6.2) instead of staying (engine)', async () => {
+    const weak = merge(SIEGE, { policy: { storm: 'never' }, turns: 3, blocks: [{ block: 'Raymond (Tiberias)', at: 'castle', steps: 1 }, { block: 'Walter', at: 'castle', steps: 1 }, { block: 'Saladin' }] });
+    const r = await pair(weak, 'policy.besieger_after_r3', 'retreat');
+    expect(m(r, 1, 'p_siege_lifted')).toBe(1);
+    down(zDiff(r, 'p_castle_falls'));
+  });
+  it('retreat slots: blocks with no road are eliminated after R3', async () => {
+    const body = merge(FIELD_BATTLE, { blocks: [{ block: 'Kurds 1' }, { block: 'Kurds 2' }, { block: 'Conrad' }, { block: 'King Guy' }] });
+    const r = await pair(body, 'retreat_slots.attacker', 0);
+    up(zDiff(r, 'mean_steps_lost_saracens'));
+    expect(m(r, 1, 'p_both_gone') + m(r, 1, 'p_defender_holds')).toBeCloseTo(m(r, 0, 'p_both_gone') + m(r, 0, 'p_defender_holds'), 12);
+  });
+  it('6.56 timing readings move relief outcomes (cases B and C)', async () => {
+    const c = { town: { rating: 3 }, player1: 'saracens', situation: 'existing_siege', besieged: 'franks', blocks: [{ block: 'Zangi' }, { block: 'Sanjar' }, { block: 'Balian', at: 'castle' }, { block: 'Walter', at: 'castle' }, { block: 'Conrad', at: 'main_road' }, { block: 'Josselin', at: 'other_road' }], policy: { storm: 'when_stronger', sally: 'when_stronger' } };
+    up(zDiff(await pair(c, 'rules.relief_delay_when_besieged_without_attack', false), 'p_siege_lifted'));
+    const b = { town: { rating: 3 }, player1: 'franks', situation: 'existing_siege', besieged: 'franks', blocks: [{ block: 'Balian', at: 'castle' }, { block: 'Zangi' }, { block: 'Sanjar' }, { block: 'Yuzpah' }, { block: 'Conrad', at: 'main_road', steps: 1 }, { block: 'Josselin', at: 'other_road' }], policy: { storm: 'always', sally: 'never' } };
+    const rb = await pair(b, 'rules.p1_other_road_relief_round', 3);
+    expect(Math.abs(zDiff(rb, 'p_castle_falls')) + Math.abs(zDiff(rb, 'p_siege_lifted'))).toBeGreaterThan(4);
+  });
+  it('declined sally: the engine goes to attrition; the alternative lets the besieger wait for its reserves', async () => {
+    const body = { town: { rating: 2 }, player1: 'saracens', situation: 'existing_siege', besieged: 'franks', blocks: [{ block: 'Walter', at: 'castle' }, { block: 'Zangi' }, { block: 'Saladin', at: 'main_road', arrives: 2 }, { block: 'Al Adil', at: 'main_road', arrives: 2 }], policy: { storm: 'when_stronger' } };
+    up(zDiff(await pair(body, 'rules.declined_sally_goes_to_attrition', false), 'p_castle_falls'));
+  });
+  it('control change (6.41) in any round, or only in R1', async () => {
+    const body = merge(FIELD_BATTLE, { blocks: [{ block: 'Saladin' }, { block: 'Al Adil' }, { block: 'Genoa Pilgrims', steps: 1 }, { block: 'Conrad', at: 'other_road' }] });
+    const r = await pair(body, 'rules.control_change_any_round', false);
+    expect(Math.abs(zDiff(r, 'p_attacker_wins')) + Math.abs(zDiff(r, 'p_defender_holds'))).toBeGreaterThan(4);
+  });
+  it('winter campaign attrition and Jihad', async () => {
+    const weak = merge(SIEGE, { policy: { storm: 'never' }, turns: 2, blocks: [{ block: 'Raymond (Tiberias)', at: 'castle', steps: 2 }, { block: 'Walter', at: 'castle', steps: 1 }, { block: 'Saladin' }] });
+    up(zDiff(await pair(weak, 'rules.winter_campaign', true), 'p_castle_falls'));
+    up(zDiff(await pair(FIELD_BATTLE, 'rules.jihad', 'attacker', 60000), 'p_attacker_wins'));
+  });
+});
