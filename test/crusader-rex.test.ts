@@ -218,6 +218,12 @@ describe('crusader-rex: every rule and policy changes what it should', () => {
     const r = await runScenario(valid(merge(FIELD_BATTLE, { blocks: [{ block: 'Turks 1' }, { block: 'King Guy' }], policy: { harry: 'always' } }), 2000));
     expect(m(r, 0, 'mean_rounds')).toBe(1); // the Turks fire and leave in R1
   });
+  it('retreat in battle (6.6): an outnumbered side leaves the field instead of fighting on', async () => {
+    const body = merge(FIELD_BATTLE, { blocks: [{ block: 'Kurds 1', steps: 2 }, { block: 'Saladin' }, { block: 'Conrad' }, { block: 'King Guy' }, { block: 'Walter' }] });
+    const r = await pair(body, 'policy.retreat', 'when_outnumbered');
+    expect(m(r, 1, 'mean_rounds')).toBeLessThan(m(r, 0, 'mean_rounds') - 0.5); // they leave early
+    down(zDiff(r, 'mean_steps_lost_saracens'));
+  });
   it('withdraw (6.62): a weaker castle owner pulls its field blocks inside', async () => {
     const body = { town: { rating: 2 }, player1: 'saracens', attacker: 'saracens', blocks: [{ block: 'Saladin' }, { block: 'Al Adil' }, { block: 'Taqi al Din' }, { block: 'Genoa Pilgrims', at: 'town' }, { block: 'Walter', at: 'town' }], policy: { deployment: 'all_field', storm: 'never' } };
     const r = await pair(body, 'policy.withdraw', 'when_weaker');

@@ -40,6 +40,7 @@ interface Scenario {
     sally_ratio: number;
     charge: string;
     harry: string;
+    retreat: string;
     withdraw: string;
     tie_break: string;
     fire_order: string;
@@ -81,6 +82,7 @@ export interface CrusaderRexCompiled {
   sallyRatio: number;
   charge: number; // 0 never, 1 always, 2 when the strongest enemy block is weaker
   harry: number;
+  retreat: number;
   withdraw: number;
   tieBreak: number; // 0 first listed, 1 protect best, 2 random
   strongestFirst: number;
@@ -207,6 +209,7 @@ export function compileCrusaderRex(raw: Record<string, unknown>): CrusaderRexCom
     sallyRatio: s.policy.sally_ratio,
     charge: code(s.policy.charge, ['never', 'always', 'when_strongest_enemy_block_is_weaker']),
     harry: s.policy.harry === 'always' ? 1 : 0,
+    retreat: s.policy.retreat === 'when_outnumbered' ? 1 : 0,
     withdraw: s.policy.withdraw === 'when_weaker' ? 1 : 0,
     tieBreak: code(s.policy.tie_break, ['first_listed', 'protect_best', 'random']),
     strongestFirst: s.policy.fire_order === 'strongest_first' ? 1 : 0,

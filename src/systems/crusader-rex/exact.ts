@@ -44,7 +44,7 @@ function volleyOutcomes(s: number, f: number): Map<string, number> {
 }
 
 export function fieldBattleApplies(c: CrusaderRexCompiled): boolean {
-  return c.rating === 0 && c.tieBreak !== 2 && c.harry === 0 && c.nb <= 8 && c.existing === 0;
+  return c.rating === 0 && c.tieBreak !== 2 && c.harry === 0 && c.retreat === 0 && c.nb <= 8 && c.existing === 0;
 }
 
 export function exactFieldBattle(c: CrusaderRexCompiled): ExactSummary {

@@ -291,6 +291,11 @@ function fieldAct(c: CrusaderRexCompiled, rng: RngState, b: number): void {
     retreat(c, b); // the harrier fired (no self-hits without a charge), then leaves by road
     return;
   }
+  // Retreat instead of firing (6.6): field blocks only (sallying blocks may only withdraw).
+  if (c.retreat === 1 && loc[b] === FIELD && canRetreat(c, side) && fieldSteps(c, side) < fieldSteps(c, enemy)) {
+    retreat(c, b);
+    return;
+  }
   let charge = false;
   if (c.knight[b] === 1 && c.charge > 0) {
     if (c.charge === 1) charge = true;

@@ -60,6 +60,10 @@ export const CRUSADER_REX_SHAPE = {
       sally_ratio: ratio(1, 'when_stronger: sally when the castle\'s (and friendly field) steps >= ratio x the enemy field steps'),
       charge: z.enum(['never', 'always', 'when_strongest_enemy_block_is_weaker']).default('never').describe('6.32 Knights\' Charge (Frank B blocks, field only)'),
       harry: z.enum(['never', 'always']).default('never').describe('6.33 Nomads and Turcopoles fire and retreat (needs a retreat slot)'),
+      retreat: z
+        .enum(['never', 'when_outnumbered'])
+        .default('never')
+        .describe('6.6: a field block retreats by road on its turn instead of firing when its side has fewer field steps (needs a retreat slot; never while sallying or besieged)'),
       withdraw: z.enum(['never', 'when_weaker']).default('never').describe('6.62: a castle owner\'s field block or a sallying block withdraws into the castle (room permitting), a stormer back to the field, when its side has fewer steps'),
       tie_break: z.enum(['first_listed', 'protect_best', 'random']).default('first_listed').describe('6.31: which of the tied strongest blocks takes a hit'),
       fire_order: z.enum(['listed', 'strongest_first']).default('listed').describe('6.2: order within one side and letter'),
