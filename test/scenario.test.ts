@@ -71,11 +71,13 @@ describe('scenario validation', () => {
     expect(issues).toEqual([{ file: 's.yaml', line: 1, col: 1, path: 'trials', message: MSG.missingKey() }]);
   });
 
-  it('names unknown and not-yet-implemented systems', () => {
+  it('names an unknown system, with a suggestion or the list', () => {
     expect(issuesOf('name: t\nsystem: surender\nseed: 1\ntrials: 5\n')[0].message).toBe(
       MSG.unknownSystem('surender', 'surrender'),
     );
-    expect(issuesOf('name: t\nsystem: crusader-rex\nseed: 1\ntrials: 5\n')[0].message).toBe(MSG.notImplementedSystem('crusader-rex'));
+    expect(issuesOf('name: t\nsystem: chess\nseed: 1\ntrials: 5\n')[0].message).toBe(
+      MSG.unknownSystem('chess', undefined, ['surrender', 'crusader-rex', 'fantasy', 'cry-havoc']),
+    );
   });
 
   it('checks variant paths and re-validates after applying them', () => {

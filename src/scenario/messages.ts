@@ -10,8 +10,6 @@ export const MSG = {
   unknownSystem: (value: string, suggestion?: string, known: readonly string[] = []) =>
     `unknown system "${value}"` +
     (suggestion ? ` (did you mean "${suggestion}"?)` : ` (expected one of: ${known.join(', ')})`),
-  notImplementedSystem: (value: string) =>
-    `system "${value}" is part of the scenario format but not implemented in this version of siegesim`,
   missingKey: () => 'required key is missing',
   badPath: (path: string, suggestion?: string) =>
     `"${path}" is not a setting of this system` + (suggestion ? ` (did you mean "${suggestion}"?)` : ''),

@@ -6,9 +6,6 @@
 import { z } from 'zod';
 import type { RulesSystem } from '../systems/types.js';
 
-/** Every system name the scenario format knows (some may not be implemented yet). */
-export const SYSTEM_NAMES = ['surrender', 'crusader-rex', 'fantasy', 'cry-havoc'] as const;
-
 const sweepValue = z.union([z.number(), z.string(), z.boolean()]);
 export const SweepRange = z
   .strictObject({

@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import { formatPath, type LoadedFile, type PathSegments, type ScenarioIssue } from './load.js';
 import { MSG } from './messages.js';
-import { COMMON_KEYS, SYSTEM_NAMES, keysAt, scenarioSchemaOf, schemaAt } from './schema.js';
+import { COMMON_KEYS, keysAt, scenarioSchemaOf, schemaAt } from './schema.js';
 import { suggest } from './suggest.js';
 import type { RulesSystem } from '../systems/types.js';
 
@@ -90,8 +90,8 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   const system = systems.find((s) => s.id === sysName);
   if (!system) {
     const name = String(sysName);
-    if ((SYSTEM_NAMES as readonly string[]).includes(name)) push(['system'], MSG.notImplementedSystem(name));
-    else push(['system'], MSG.unknownSystem(name, suggest(name, SYSTEM_NAMES), SYSTEM_NAMES));
+    const ids = systems.map((x) => x.id);
+    push(['system'], MSG.unknownSystem(name, suggest(name, ids), ids));
     return { ok: false, issues };
   }
   const schema = scenarioSchemaOf(system);
