@@ -73,6 +73,26 @@ for (let f = 0; f <= 6; f++) {
   }
 }
 export const _tables = { HITS, SIXES, POW6 };
+/** HITS and SIXES flattened: entry (f, s, d) at HIT_BASE[f * 5 + s] + d. */
+const HIT_BASE = new Int32Array(35);
+const HITS_FLAT = (() => {
+  let n = 0;
+  for (let f = 0; f <= 6; f++)
+    for (let st = 0; st <= 4; st++) {
+      HIT_BASE[f * 5 + st] = n;
+      n += POW6[st];
+    }
+  const out = new Uint8Array(n);
+  for (let f = 0; f <= 6; f++) for (let st = 0; st <= 4; st++) out.set(HITS[f][st], HIT_BASE[f * 5 + st]);
+  return out;
+})();
+const SIX_FLAT = (() => {
+  const out = new Uint8Array(HITS_FLAT.length);
+  for (let st = 0; st <= 4; st++) out.set(SIXES[st], HIT_BASE[st]);
+  return out;
+})();
+const POW6_I = Int32Array.from(POW6);
+const POW6T_I = Int32Array.from(POW6T);
 
 // === state ===================================================================================
 let sized: CrusaderRexCompiled | null = null;
@@ -84,6 +104,8 @@ let slotsUsed = new Int32Array(2);
 const nIn = new Int32Array(16);
 /** The static action orders of 6.2, per (field attacker side, Jihad): see buildOrders. */
 let orders: Int32Array[] = [];
+/** Each side's blocks, in listed order: sideBlocks[side] (hit allocation scans only these). */
+let sideBlocks: Int32Array[] = [];
 let attacker = 0; // the field attacker now (roles change: 6.41, 6.56)
 let castleOwner = -1;
 let halfhit = -1;
@@ -102,6 +124,7 @@ function ensure(c: CrusaderRexCompiled): void {
     acted = new Int32Array(c.nb);
   }
   orders = buildOrders(c);
+  sideBlocks = [0, 1].map((side) => Int32Array.from(c.side.map((sd, b) => (sd === side ? b : -1)).filter((b) => b >= 0)));
 }
 
 /**
@@ -166,8 +189,9 @@ const fieldContested = (c: CrusaderRexCompiled) => fieldBlocks(c, 0) > 0 && fiel
 function strongest(c: CrusaderRexCompiled, rng: RngState, side: number, where: number): number {
   let best = -1;
   let ties = 0;
-  for (let b = 0; b < c.nb; b++) {
-    if (c.side[b] !== side) continue;
+  const list = sideBlocks[side];
+  for (let i = 0; i < list.length; i++) {
+    const b = list[i];
     const ok = where === FIELD ? inField(b) : loc[b] === where;
     if (!ok) continue;
     if (best < 0 || steps[b] > steps[best]) {
@@ -230,10 +254,10 @@ function volley(c: CrusaderRexCompiled, rng: RngState, b: number, charge: boolea
   const s = steps[b];
   let f = c.fp[b] + (charge ? 1 : 0);
   if (f > 6) f = 6;
-  const d = rollDie(rng, POW6[s], POW6T[s]) - 1;
-  const hits = HITS[f][s][d];
+  const d = rollDie(rng, POW6_I[s], POW6T_I[s]) - 1;
+  const hits = HITS_FLAT[HIT_BASE[f * 5 + s] + d];
   if (charge && f < 6) {
-    const self = SIXES[s][d];
+    const self = SIX_FLAT[HIT_BASE[s] + d];
     for (let k = 0; k < self && loc[b] !== GONE; k++) reduce(c, b);
   }
   return hits;
@@ -350,9 +374,10 @@ function fieldRound(c: CrusaderRexCompiled, rng: RngState, round: number, jihad:
     // the fixed order of 6.2 (buildOrders); roles only change when the round ends
     const order = orders[(1 - attacker) * 2 + (jihad ? 1 : 0)];
     for (let k = 0; k < order.length; k++) {
-      if (fieldEnd(c, round)) return;
       const b = order[k];
-      if (acted[b] === 0 && inField(b)) fieldAct(c, rng, b);
+      if (acted[b] !== 0 || !inField(b)) continue;
+      if (fieldEnd(c, round)) return;
+      fieldAct(c, rng, b);
     }
     fieldEnd(c, round);
     return;
