@@ -8,7 +8,9 @@ import { COMMON_KEYS, scenarioSchemaOf, schemaAt } from './scenario/schema.js';
 import { SYSTEMS } from './systems/registry.js';
 import type { CaseResult, ExactSummary, Metric, RulesSystem, ScenarioResult } from './systems/types.js';
 import { halfWidth, pairedDifference, welchDifference, zMean, zProportion, type Estimate } from './stats/intervals.js';
-import { runGroups, type GroupJob } from './engine/run.js';
+import { chunkSize, runGroups, type GroupJob } from './engine/run.js';
+import { deriveState } from './engine/rng.js';
+import { resultLength } from './engine/chunk.js';
 import { InlineExecutor, type Executor } from './engine/executor.js';
 import { VERSION } from './version.js';
 
@@ -39,12 +41,10 @@ function compilePoints(v: ValidScenario): CompiledPoint[] {
 }
 
 /** Run a validated scenario and summarize every (case, variant). */
-export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {}): Promise<ScenarioResult> {
+/** One job per sweep point: its variants' compiled cases, run together on the same dice. */
+function jobsOf(v: ValidScenario, points: CompiledPoint[]): GroupJob[] {
   const sys = v.system;
-  const seed = opts.seed ?? v.seed;
-  const trials = opts.trials ?? v.trials;
-  const points = compilePoints(v);
-  const jobs: GroupJob[] = points.map((p, i) => ({
+  return points.map((p, i) => ({
     // Streams are keyed by sweep point: every variant of a point rolls the same dice.
     stream: `point-${i}`,
     system: sys.id,
@@ -52,6 +52,14 @@ export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {
     accLengths: p.compiled.map((c) => sys.kernel.accLength(c)),
     pairedSlots: p.compiled.map((c) => sys.pairedSlots(c).map((s) => s.slot)),
   }));
+}
+
+export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {}): Promise<ScenarioResult> {
+  const sys = v.system;
+  const seed = opts.seed ?? v.seed;
+  const trials = opts.trials ?? v.trials;
+  const points = compilePoints(v);
+  const jobs = jobsOf(v, points);
   const exec = opts.executor ?? new InlineExecutor();
   const t0 = performance.now();
   const outcomes = await runGroups(
@@ -69,7 +77,19 @@ export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {
     exec,
   );
   const seconds = (performance.now() - t0) / 1000;
+  return assembleResult(v, points, jobs, outcomes, { seed, trials, threads: exec.threads, seconds, precision: opts.precision });
+}
 
+/** Summaries, differences and provenance from merged buffers (shared by run and merge). */
+function assembleResult(
+  v: ValidScenario,
+  points: CompiledPoint[],
+  jobs: GroupJob[],
+  outcomes: { merged: Float64Array; trials: number }[],
+  meta: { seed: string | number; trials: number; threads: number; seconds: number; precision?: number },
+): ScenarioResult {
+  const sys = v.system;
+  const { seed, trials, seconds } = meta;
   const cases: CaseResult[] = [];
   let totalTrials = 0;
   outcomes.forEach((o, g) => {
@@ -116,10 +136,10 @@ export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {
     cases,
     provenance: {
       version: VERSION,
-      threads: exec.threads,
+      threads: meta.threads,
       seconds: round(seconds, 3),
       trials_per_second: seconds > 0 ? Math.round(totalTrials / seconds) : 0,
-      ...(opts.precision !== undefined ? { precision: opts.precision } : {}),
+      ...(meta.precision !== undefined ? { precision: meta.precision } : {}),
     },
   };
 }
@@ -354,4 +374,105 @@ export async function solveScenario(v: ValidScenario, o: SolveOptions): Promise<
   result.at = at;
   if (neighbour) result.neighbour = { value: answer - 1, metric: neighbour };
   return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// shards: `run --shard k/n` and `merge` (DESIGN.md "Scaling past one machine")
+
+/** One shard's work: every n-th chunk of every sweep point, kept chunk by chunk. */
+export interface ShardData {
+  k: number;
+  n: number;
+  seed: string | number;
+  trials: number;
+  /** Per sweep point: [chunk index, its buffer]. */
+  chunks: [number, Float64Array][][];
+}
+
+/** Chunks of a run, and which of them shard k of n runs (chunk i goes to shard i mod n + 1). */
+export function shardChunks(v: ValidScenario, trials: number, k: number, n: number): number[] {
+  const total = Math.ceil(trials / v.system.chunkTrials);
+  const out: number[] = [];
+  for (let i = k - 1; i < total; i += n) out.push(i);
+  return out;
+}
+
+/** Run shard k of n: the same dice each chunk would roll in one big run. */
+export async function runShard(
+  v: ValidScenario,
+  k: number,
+  n: number,
+  opts: Pick<RunScenarioOptions, 'trials' | 'seed' | 'executor' | 'signal' | 'onProgress'> = {},
+): Promise<ShardData> {
+  const sys = v.system;
+  const seed = opts.seed ?? v.seed;
+  const trials = opts.trials ?? v.trials;
+  const jobs = jobsOf(v, compilePoints(v));
+  const exec = opts.executor ?? new InlineExecutor();
+  const mine = shardChunks(v, trials, k, n);
+  const planned = mine.length * jobs.length;
+  let done = 0;
+  const chunks = await Promise.all(
+    jobs.map(async (job) =>
+      Promise.all(
+        mine.map(async (i): Promise<[number, Float64Array]> => {
+          if (opts.signal?.aborted) throw new Error('cancelled');
+          const size = chunkSize(i, trials, sys.chunkTrials);
+          const buf = await exec.run({
+            system: job.system,
+            compiled: job.compiled,
+            accLengths: job.accLengths,
+            pairedSlots: job.pairedSlots,
+            state: deriveState(seed, job.stream, i),
+            trials: size,
+          });
+          opts.onProgress?.(++done, planned);
+          return [i, buf];
+        }),
+      ),
+    ),
+  );
+  return { k, n, seed, trials, chunks };
+}
+
+/** A problem with a set of shards (the CLI prints it and exits 2). */
+export class ShardError extends Error {}
+
+/**
+ * Merge shards into the result one run would give, byte for byte: every chunk present once,
+ * summed in chunk order.
+ */
+export function mergeShards(v: ValidScenario, shards: ShardData[], meta: { threads: number; seconds: number }): ScenarioResult {
+  if (shards.length === 0) throw new ShardError('no shards given');
+  const { seed, trials, n } = shards[0];
+  for (const s of shards) {
+    if (s.seed !== seed || s.trials !== trials || s.n !== n) throw new ShardError(`shard ${s.k}/${s.n} was run with another seed, trial count or shard count`);
+  }
+  const points = compilePoints(v);
+  const jobs = jobsOf(v, points);
+  const total = Math.ceil(trials / v.system.chunkTrials);
+  const outcomes = jobs.map((job, g) => {
+    const byIndex = new Map<number, Float64Array>();
+    for (const s of shards) {
+      const list = s.chunks[g];
+      if (!list) throw new ShardError(`shard ${s.k}/${s.n} has no chunks for sweep point ${g + 1}`);
+      for (const [i, buf] of list) {
+        if (byIndex.has(i)) throw new ShardError(`chunk ${i} of sweep point ${g + 1} is in two shards`);
+        byIndex.set(i, buf);
+      }
+    }
+    const missing: number[] = [];
+    for (let i = 0; i < total; i++) if (!byIndex.has(i)) missing.push(i);
+    if (missing.length > 0) {
+      const shardsMissing = [...new Set(missing.map((i) => (i % n) + 1))].sort((a, b) => a - b);
+      throw new ShardError(`missing chunks ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ', ...' : ''} of sweep point ${g + 1}: shard(s) ${shardsMissing.join(', ')} of ${n} not given`);
+    }
+    const merged = new Float64Array(resultLength(job));
+    for (let i = 0; i < total; i++) {
+      const r = byIndex.get(i)!;
+      for (let x = 0; x < merged.length; x++) merged[x] += r[x];
+    }
+    return { merged, trials };
+  });
+  return assembleResult(v, points, jobs, outcomes, { seed, trials, threads: meta.threads, seconds: meta.seconds });
 }

@@ -8,7 +8,20 @@ import { availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
-import { checkScenario, CHECK_Z_LIMIT, exactScenario, runScenario, solveScenario, SolveInputError, validateText, type ValidScenario } from '../api.js';
+import {
+  checkScenario,
+  CHECK_Z_LIMIT,
+  exactScenario,
+  mergeShards,
+  runScenario,
+  runShard,
+  ShardError,
+  solveScenario,
+  SolveInputError,
+  validateText,
+  type ValidScenario,
+} from '../api.js';
+import { readShardFile, writeShardFile } from './shard-file.js';
 import type { Metric } from '../systems/types.js';
 import { expandScenarioArgs, formatIssue, readText } from './files.js';
 import type { ScenarioIssue } from '../scenario/load.js';
@@ -72,6 +85,7 @@ function failWith(issues: ScenarioIssue[]): never {
 }
 
 interface RunFlags {
+  shard?: { k: number; n: number };
   trials?: number;
   seed?: string | number;
   threads: number;
@@ -93,7 +107,70 @@ function makeBar(enabled: boolean, label: string) {
 
 const controller = new AbortController();
 
+async function shardCommand(files: string[], flags: RunFlags & { shard: { k: number; n: number } }): Promise<void> {
+  const scenarios = loadAll(files);
+  if (scenarios.length !== 1) throw new UserError('--shard runs one scenario file at a time');
+  if (flags.precision !== undefined) throw new UserError('--precision cannot be split into shards: run it whole');
+  const v = scenarios[0];
+  const { k, n } = flags.shard;
+  const exec = new PoolExecutor(flags.threads);
+  const bar = makeBar(flags.progress !== false && process.stderr.isTTY === true, `${v.name} ${k}/${n}`.padEnd(24).slice(0, 24));
+  let started = false;
+  const t0 = performance.now();
+  try {
+    const data = await runShard(v, k, n, {
+      trials: flags.trials,
+      seed: flags.seed,
+      executor: exec,
+      signal: controller.signal,
+      onProgress: (done, planned) => {
+        if (!bar) return;
+        if (!started) {
+          bar.start(planned, 0);
+          started = true;
+        }
+        bar.update(done);
+      },
+    });
+    bar?.stop();
+    const out = flags.out ?? `${v.name}.shard-${k}-of-${n}.json`;
+    writeShardFile(out, v, data);
+    const chunks = data.chunks[0]?.length ?? 0;
+    process.stderr.write(`${v.name}: shard ${k}/${n}, ${chunks} chunk(s) per case x ${data.chunks.length} sweep point(s) in ${((performance.now() - t0) / 1000).toFixed(3)} s -> ${out}\n`);
+  } finally {
+    await exec.close();
+  }
+}
+
+async function mergeCommand(file: string, shardFiles: string[], flags: { out?: string; json?: boolean }): Promise<void> {
+  const [v] = loadAll([file]);
+  const problems: string[] = [];
+  const shards = [];
+  for (const f of shardFiles) {
+    const r = readShardFile(f, v);
+    if (r.error) problems.push(r.error);
+    else shards.push(r.data!);
+  }
+  if (problems.length > 0) {
+    for (const p of problems) process.stderr.write(p + '\n');
+    throw new UserError(`${problems.length} shard file problem(s); nothing was written`);
+  }
+  let result;
+  try {
+    result = mergeShards(v, shards, { threads: 0, seconds: 0 });
+  } catch (e) {
+    if (e instanceof ShardError) throw new UserError(e.message + '; nothing was written');
+    throw e;
+  }
+  const out = flags.out ?? path.join('reports', v.name);
+  await writeReport(result, out);
+  if (!flags.out) await writeIndex('reports');
+  process.stderr.write(`${v.name}: merged ${shards.length} shard(s) -> ${out}\n`);
+  if (flags.json) process.stdout.write(JSON.stringify(summaryJson(result), null, 2) + '\n');
+}
+
 async function runCommand(files: string[], flags: RunFlags): Promise<void> {
+  if (flags.shard) return shardCommand(files, flags as RunFlags & { shard: { k: number; n: number } });
   const scenarios = loadAll(files);
   const defaultRoot = 'reports';
   const multi = scenarios.length > 1;
@@ -323,7 +400,22 @@ export function buildProgram(): Command {
     .option('--max-trials <N>', 'cap on trials per case with --precision (default 1e9)', positiveInt('--max-trials'))
     .option('--json', 'print summary.json to stdout')
     .option('--no-progress', 'no progress bar')
+    .option('--shard <k/n>', 'run every n-th chunk, starting with chunk k-1, into a shard file (--out names it); see `merge`', (x: string) => {
+      const m = /^(\d+)\/(\d+)$/.exec(x);
+      const k = m ? Number(m[1]) : NaN;
+      const n = m ? Number(m[2]) : NaN;
+      if (!m || !(k >= 1) || !(n >= 1) || k > n) throw new InvalidArgumentError('--shard is k/n with 1 <= k <= n, e.g. 3/16');
+      return { k, n };
+    })
     .action((files: string[], flags: RunFlags) => runCommand(files, flags));
+  program
+    .command('merge')
+    .description('merge the shard files of one scenario into the report one run would write, byte for byte')
+    .argument('<file>', 'the scenario file the shards were run from')
+    .argument('<shards...>', 'shard files (run --shard k/n)')
+    .option('--out <DIR>', 'report folder (default reports/<name>/)')
+    .option('--json', 'print summary.json to stdout')
+    .action((file: string, shards: string[], flags: { out?: string; json?: boolean }) => mergeCommand(file, shards, flags));
   program
     .command('exact')
     .description('compute the same metrics exactly, where the system has an exact form')

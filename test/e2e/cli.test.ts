@@ -69,6 +69,35 @@ describe('siegesim run', () => {
   });
 });
 
+describe('shards', () => {
+  it('run --shard k/n then merge gives the report one run gives, byte for byte', () => {
+    const dir = tmp();
+    const scen = path.join(ROOT, 'scenarios/surrender/port-blockade.yaml');
+    const full = cli(['run', scen, '--trials', '700000', '--out', path.join(dir, 'full')]);
+    expect(full.code, full.stderr).toBe(0);
+    for (const k of [1, 2, 3]) {
+      const r = cli(['run', scen, '--trials', '700000', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const merged = cli(['merge', scen, path.join(dir, 's3.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'merged')]);
+    expect(merged.code, merged.stderr).toBe(0);
+    for (const f of ['summary.csv', 'surrender_by_turn.csv']) {
+      expect(readFileSync(path.join(dir, 'merged', f), 'utf8')).toBe(readFileSync(path.join(dir, 'full', f), 'utf8'));
+    }
+    const missing = cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm2')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/shard\(s\) 2 of 3 not given/);
+    expect(existsSync(path.join(dir, 'm2'))).toBe(false);
+    const twice = cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm3')]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/is in two shards/);
+    const other = cli(['merge', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(dir, 's1.json'), '--out', path.join(dir, 'm4')]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/made from another scenario/);
+    expect(cli(['run', scen, '--shard', '4/3']).code).toBe(2);
+  });
+});
+
 describe('bad input', () => {
   const cases: [string, RegExp][] = [
     ['bad-yaml.yaml', /bad-yaml\.yaml:\d+:\d+ {2}\(yaml\) {2}YAML syntax error/],
