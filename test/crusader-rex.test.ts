@@ -4,18 +4,9 @@ import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT 
 import { CASTLE, FIELD, PENDING, compileCrusaderRex } from '../src/systems/crusader-rex/compile.js';
 import { _tables } from '../src/systems/crusader-rex/kernel.js';
 import type { ScenarioResult } from '../src/systems/types.js';
+import { merge, zDiff, type Tree } from './helpers.js';
 
 const HEAD = 'name: cr\nsystem: crusader-rex\nseed: crusader-tests\n';
-type Tree = Record<string, unknown>;
-function merge(...parts: Tree[]): Tree {
-  const out: Tree = {};
-  for (const p of parts)
-    for (const [k, v] of Object.entries(p)) {
-      const cur = out[k];
-      out[k] = v && typeof v === 'object' && !Array.isArray(v) && cur && typeof cur === 'object' && !Array.isArray(cur) ? merge(cur as Tree, v as Tree) : v;
-    }
-  return out;
-}
 function valid(body: Tree, trials = 20000) {
   const v = validateText('cr.yaml', `${HEAD}trials: ${trials}\n${stringify(body)}`);
   if (!v.ok) throw new Error(v.issues.map((i) => `${i.path}: ${i.message}`).join('; '));
@@ -24,12 +15,6 @@ function valid(body: Tree, trials = 20000) {
 const compiled = (body: Tree) => compileCrusaderRex(valid(body).points[0].variants[0].scenario);
 async function pair(body: Tree, path: string, value: unknown, trials = 20000): Promise<ScenarioResult> {
   return runScenario(valid(merge(body, { variants: [{ name: 'base' }, { name: 'alt', set: { [path]: value } }] }), trials));
-}
-function zDiff(r: ScenarioResult, metric: string): number {
-  const d = r.cases[1].differences[metric];
-  const half = (d.ci_high - d.ci_low) / 2;
-  if (half === 0) return d.value === 0 ? 0 : Math.sign(d.value) * Infinity;
-  return d.value / (half / 1.959963984540054);
 }
 const m = (r: ScenarioResult, vi: number, metric: string) => r.cases[vi].metrics[metric].value;
 const att = (r: ScenarioResult, vi: number, x: Record<string, string | number>) =>

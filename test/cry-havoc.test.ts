@@ -5,9 +5,9 @@ import { stringify } from 'yaml';
 import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
 import { los } from '../src/systems/cry-havoc/los.js';
 import type { ScenarioResult } from '../src/systems/types.js';
+import { zDiff, type Tree } from './helpers.js';
 
 const HEAD = 'name: c\nsystem: cry-havoc\nseed: cry-havoc-tests\n';
-type Tree = Record<string, unknown>;
 
 function valid(body: Tree, trials = 20000) {
   const v = validateText('c.yaml', `${HEAD}trials: ${trials}\n${stringify(body)}`);
@@ -20,13 +20,6 @@ async function pair(body: Tree, pathKey: string, value: unknown, trials = 20000)
 }
 
 const m = (r: ScenarioResult, vi: number, metric: string) => r.cases[vi].metrics[metric].value;
-/** z of the paired or Welch difference (alternative - baseline). */
-function zDiff(r: ScenarioResult, metric: string): number {
-  const d = r.cases[1].differences[metric];
-  const half = (d.ci_high - d.ci_low) / 2;
-  if (half === 0) return d.value === 0 ? 0 : Math.sign(d.value) * Infinity;
-  return d.value / (half / 1.959963984540054);
-}
 const up = (z: number) => expect(z).toBeGreaterThan(4);
 const down = (z: number) => expect(z).toBeLessThan(-4);
 

@@ -1,26 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
-import { compileFantasy, ARC, CAV, ENG, INF, MAG, CAP, NT, type FantasyCompiled } from '../src/systems/fantasy/compile.js';
+import { compileFantasy, ARC, CAV, ENG, INF, CAP, NT, type FantasyCompiled } from '../src/systems/fantasy/compile.js';
 import { _internals as K } from '../src/systems/fantasy/kernel.js';
 import { deriveState } from '../src/engine/rng.js';
-import { welchDifference } from '../src/stats/intervals.js';
+import { curvePoint, merge, zCurve, zDiff, type Tree } from './helpers.js';
 import { stringify } from 'yaml';
-import type { Metric, ScenarioResult } from '../src/systems/types.js';
+import type { ScenarioResult } from '../src/systems/types.js';
 
 const HEAD = 'name: f\nsystem: fantasy\nseed: fantasy-tests\n';
-type Tree = Record<string, unknown>;
-
-/** Deep-merge scenario fragments (later wins), so a test states only what it changes. */
-function merge(...parts: Tree[]): Tree {
-  const out: Tree = {};
-  for (const p of parts) {
-    for (const [k, v] of Object.entries(p)) {
-      const cur = out[k];
-      out[k] = v && typeof v === 'object' && !Array.isArray(v) && cur && typeof cur === 'object' ? merge(cur as Tree, v as Tree) : v;
-    }
-  }
-  return out;
-}
 
 function valid(body: Tree | string, trials = 4000) {
   const text = typeof body === 'string' ? body : stringify(body);
@@ -36,30 +23,6 @@ function compiled(body: Tree | string): FantasyCompiled {
 /** Run a baseline and one variant that sets one dotted path, on common dice. */
 async function pair(body: Tree, path: string, value: unknown, trials = 4000): Promise<ScenarioResult> {
   return runScenario(valid(merge(body, { variants: [{ name: 'base' }, { name: 'alt', set: { [path]: value } }] }), trials));
-}
-
-/** z of the alternative's metric minus the baseline's (paired where the engine pairs it). */
-function zDiff(r: ScenarioResult, metric: string): number {
-  const d = r.cases[1].differences[metric];
-  const half = (d.ci_high - d.ci_low) / 2;
-  if (half === 0) return d.value === 0 ? 0 : Math.sign(d.value) * Infinity;
-  return d.value / (half / 1.959963984540054);
-}
-
-function curvePoint(r: ScenarioResult, vi: number, curve: string, match: Record<string, string | number>): Metric {
-  const pt = r.cases[vi].curves[curve].find((p) => Object.entries(match).every(([k, v]) => p.x[k] === v));
-  if (!pt) throw new Error(`no ${curve} point ${JSON.stringify(match)}`);
-  return pt.m;
-}
-
-/** z of a curve point's change from baseline to alternative (Welch on the two means). */
-function zCurve(r: ScenarioResult, curve: string, match: Record<string, string | number>): number {
-  const a = curvePoint(r, 0, curve, match);
-  const b = curvePoint(r, 1, curve, match);
-  const d = welchDifference({ n: b.n, sum: b.sum!, sumSq: b.sumSq! }, { n: a.n, sum: a.sum!, sumSq: a.sumSq! });
-  const half = (d.ci_high - d.ci_low) / 2;
-  if (half === 0) return d.value === 0 ? 0 : Math.sign(d.value) * Infinity;
-  return d.value / (half / 1.959963984540054);
 }
 
 const SIEGE: Tree = {

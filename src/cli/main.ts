@@ -96,13 +96,30 @@ interface RunFlags {
   progress?: boolean;
 }
 
-function makeBar(enabled: boolean, label: string) {
-  if (!enabled) return undefined;
-  const bar = new cliProgress.SingleBar(
-    { stream: process.stderr, format: `${label} [{bar}] {percentage}% | {value}/{total} trials | eta {eta_formatted}`, hideCursor: true, clearOnComplete: true },
-    cliProgress.Presets.shades_classic,
-  );
-  return bar;
+/**
+ * A progress bar on stderr when it is a terminal: `onProgress` feeds it, `stop` clears it.
+ * Both are no-ops otherwise (pipes and CI logs get one summary line per scenario instead).
+ */
+function makeProgress(enabled: boolean, label: string, unit: string) {
+  const bar = enabled
+    ? new cliProgress.SingleBar(
+        { stream: process.stderr, format: `${label} [{bar}] {percentage}% | {value}/{total} ${unit} | eta {eta_formatted}`, hideCursor: true, clearOnComplete: true },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
+  let started = false;
+  return {
+    onProgress: (done: number, planned: number) => {
+      if (!bar) return;
+      if (!started) {
+        bar.start(planned, 0);
+        started = true;
+      }
+      bar.setTotal(planned);
+      bar.update(done);
+    },
+    stop: () => bar?.stop(),
+  };
 }
 
 const controller = new AbortController();
@@ -114,8 +131,7 @@ async function shardCommand(files: string[], flags: RunFlags & { shard: { k: num
   const v = scenarios[0];
   const { k, n } = flags.shard;
   const exec = new PoolExecutor(flags.threads);
-  const bar = makeBar(flags.progress !== false && process.stderr.isTTY === true, `${v.name} ${k}/${n}`.padEnd(24).slice(0, 24));
-  let started = false;
+  const progress = makeProgress(flags.progress !== false && process.stderr.isTTY === true, `${v.name} ${k}/${n}`.padEnd(24).slice(0, 24), 'chunks');
   const t0 = performance.now();
   try {
     const data = await runShard(v, k, n, {
@@ -123,16 +139,9 @@ async function shardCommand(files: string[], flags: RunFlags & { shard: { k: num
       seed: flags.seed,
       executor: exec,
       signal: controller.signal,
-      onProgress: (done, planned) => {
-        if (!bar) return;
-        if (!started) {
-          bar.start(planned, 0);
-          started = true;
-        }
-        bar.update(done);
-      },
+      onProgress: progress.onProgress,
     });
-    bar?.stop();
+    progress.stop();
     const out = flags.out ?? `${v.name}.shard-${k}-of-${n}.json`;
     writeShardFile(out, v, data);
     const chunks = data.chunks[0]?.length ?? 0;
@@ -180,8 +189,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   try {
     for (const v of scenarios) {
       const showBar = flags.progress !== false && process.stderr.isTTY === true;
-      const bar = makeBar(showBar, v.name.padEnd(24).slice(0, 24));
-      let started = false;
+      const progress = makeProgress(showBar, v.name.padEnd(24).slice(0, 24), 'trials');
       const result = await runScenario(v, {
         trials: flags.trials,
         seed: flags.seed,
@@ -189,17 +197,9 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
         maxTrials: flags.maxTrials,
         executor: exec,
         signal: controller.signal,
-        onProgress: (done, planned) => {
-          if (!bar) return;
-          if (!started) {
-            bar.start(planned, 0);
-            started = true;
-          }
-          bar.setTotal(planned);
-          bar.update(done);
-        },
+        onProgress: progress.onProgress,
       });
-      bar?.stop();
+      progress.stop();
       const root = flags.out && multi ? flags.out : defaultRoot;
       const out = flags.out && !multi ? flags.out : path.join(root, v.name);
       if (!flags.out || multi) roots.add(root);

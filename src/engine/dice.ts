@@ -2,7 +2,7 @@
  * Unbiased dice: Lemire's multiply-high with rejection ("Fast random integer generation in an
  * interval", ACM TOMACS 2019). For a die of n faces, x·n is split into a high word (the face)
  * and a low word; draws whose low word falls below 2^32 mod n are rejected, which removes the
- * bias of a plain multiply. Never `Math.floor(Math.random() * n)`.
+ * bias of a plain multiply. Never a floored float product of an unseeded generator.
  */
 import { nextI32, type RngState } from './rng.js';
 

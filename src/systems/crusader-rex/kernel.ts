@@ -605,21 +605,26 @@ function battleTurn(c: CrusaderRexCompiled, rng: RngState, acc: Float64Array, tu
   record(c, acc, turn, 3);
 }
 
+/** The state at the start of a trial: the compiled blocks where they start, roles as given. */
+function startTrial(c: CrusaderRexCompiled): void {
+  nIn.fill(0);
+  for (let b = 0; b < c.nb; b++) {
+    steps[b] = c.steps0[b];
+    loc[b] = c.loc0[b];
+    nIn[c.side[b] * 8 + loc[b]]++;
+  }
+  attacker = c.attacker0;
+  castleOwner = c.castleOwner0;
+  // 6.56: a relief force already in the field in R1 attacks the besiegers
+  if (c.existing === 1 && castleCount(c) > 0 && fieldContested(c)) attacker = castleOwner;
+  halfhit = -1;
+}
+
 export function runCrusaderRex(c: CrusaderRexCompiled, rng: RngState, trials: number, acc: Float64Array): void {
   ensure(c);
   const histN = maxAll(c) + 1;
   for (let i = 0; i < trials; i++) {
-    nIn.fill(0);
-    for (let b = 0; b < c.nb; b++) {
-      steps[b] = c.steps0[b];
-      loc[b] = c.loc0[b];
-      nIn[c.side[b] * 8 + loc[b]]++;
-    }
-    attacker = c.attacker0;
-    castleOwner = c.castleOwner0;
-    // 6.56: a relief force already in the field in R1 attacks the besiegers
-    if (c.existing === 1 && castleCount(c) > 0 && fieldContested(c)) attacker = castleOwner;
-    halfhit = -1;
+    startTrial(c);
     fell = false;
     lifted = false;
     rounds = 0;
@@ -672,15 +677,7 @@ export const crusaderRexKernel: Kernel<CrusaderRexCompiled> = {
 export const _internals = {
   start(c: CrusaderRexCompiled): void {
     ensure(c);
-    nIn.fill(0);
-    for (let b = 0; b < c.nb; b++) {
-      steps[b] = c.steps0[b];
-      loc[b] = c.loc0[b];
-      nIn[c.side[b] * 8 + loc[b]]++;
-    }
-    attacker = c.attacker0;
-    castleOwner = c.castleOwner0;
-    halfhit = -1;
+    startTrial(c);
   },
   steps: () => steps,
   hitCastle,

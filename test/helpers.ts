@@ -1,0 +1,46 @@
+/** Helpers shared by the rules systems' tests. */
+import { welchDifference, Z95 } from '../src/stats/intervals.js';
+import type { Metric, ScenarioResult } from '../src/systems/types.js';
+
+export type Tree = Record<string, unknown>;
+
+/** Deep-merge scenario fragments (later wins; arrays are replaced), so a test states only what it changes. */
+export function merge(...parts: Tree[]): Tree {
+  const out: Tree = {};
+  for (const p of parts) {
+    for (const [k, v] of Object.entries(p)) {
+      const cur = out[k];
+      const both = v && typeof v === 'object' && !Array.isArray(v) && cur && typeof cur === 'object' && !Array.isArray(cur);
+      out[k] = both ? merge(cur as Tree, v as Tree) : v;
+    }
+  }
+  return out;
+}
+
+/** z of an estimate against zero, from its 95% interval. */
+function zOf(value: number, ciLow: number, ciHigh: number): number {
+  const half = (ciHigh - ciLow) / 2;
+  if (half === 0) return value === 0 ? 0 : Math.sign(value) * Infinity;
+  return value / (half / Z95);
+}
+
+/** z of variant 1's difference from the baseline (paired where the engine pairs the metric). */
+export function zDiff(r: ScenarioResult, metric: string): number {
+  const d = r.cases[1].differences[metric];
+  return zOf(d.value, d.ci_low, d.ci_high);
+}
+
+/** A curve point of variant `vi`. */
+export function curvePoint(r: ScenarioResult, vi: number, curve: string, match: Record<string, string | number>): Metric {
+  const pt = r.cases[vi].curves[curve].find((p) => Object.entries(match).every(([k, v]) => p.x[k] === v));
+  if (!pt) throw new Error(`no ${curve} point ${JSON.stringify(match)}`);
+  return pt.m;
+}
+
+/** z of a curve point's change from the baseline to variant 1 (Welch on the two means). */
+export function zCurve(r: ScenarioResult, curve: string, match: Record<string, string | number>): number {
+  const a = curvePoint(r, 0, curve, match);
+  const b = curvePoint(r, 1, curve, match);
+  const d = welchDifference({ n: b.n, sum: b.sum!, sumSq: b.sumSq! }, { n: a.n, sum: a.sum!, sumSq: a.sumSq! });
+  return zOf(d.value, d.ci_low, d.ci_high);
+}
