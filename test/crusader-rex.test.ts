@@ -123,6 +123,37 @@ describe('crusader-rex: road timing (3.2, 3.3) and deployment (6.1)', () => {
   });
 });
 
+describe('crusader-rex: the fast field-battle path', () => {
+  const cases: [string, Tree][] = [
+    ['reference battle', FIELD_BATTLE],
+    ['reserves, control change, Jihad, protect the best, one road slot', merge(FIELD_BATTLE, {
+      blocks: [{ block: 'Saladin' }, { block: 'Turks 1' }, { block: 'Al Adil', at: 'other_road' }, { block: 'Genoa Pilgrims', steps: 1 }, { block: 'Conrad', at: 'main_road' }, { block: 'Balian', at: 'other_road' }],
+      policy: { tie_break: 'protect_best' },
+      rules: { jihad: 'attacker' },
+      retreat_slots: { attacker: 1 },
+      turns: 2,
+    })],
+  ];
+  it.each(cases)('%s: identical accumulators on all three paths, on the same dice', async (_label, body) => {
+    const { crusaderRexKernel, _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
+    const { deriveState } = await import('../src/engine/rng.js');
+    const c = compiled(body);
+    expect(c.fast).toBe(1);
+    const run = (general: boolean, scan: boolean) => {
+      K.setForceGeneral(general);
+      K.setForceScan(scan);
+      const acc = new Float64Array(crusaderRexKernel.accLength(c));
+      crusaderRexKernel.run(c, deriveState('fast', 'path', 0), 20000, acc);
+      K.setForceGeneral(false);
+      K.setForceScan(false);
+      return Array.from(acc);
+    };
+    const general = run(true, false);
+    expect(run(false, true)).toEqual(general); // the scanning fast path
+    expect(run(false, false)).toEqual(general); // the table path
+  });
+});
+
 describe('crusader-rex: the kernel agrees with the exact chain (|z| < 4.5)', () => {
   const cases: [string, Tree][] = [
     ['reference field battle', FIELD_BATTLE],

@@ -91,6 +91,8 @@ export interface CrusaderRexCompiled {
   controlChangeAnyRound: number;
   jihad: number;
   maxTotal: number[]; // largest total steps per side (histogram size)
+  /** 1 when the kernel's fast path applies: a field battle with no castle and no state-driven choices. */
+  fast: number;
 }
 
 /** Why a scenario cannot be compiled (multi-key checks, reported by validation). */
@@ -218,5 +220,15 @@ export function compileCrusaderRex(raw: Record<string, unknown>): CrusaderRexCom
     controlChangeAnyRound: s.rules.control_change_any_round ? 1 : 0,
     jihad: s.rules.jihad === 'attacker' ? 1 : 0,
     maxTotal,
+    fast:
+      s.town.rating === 0 &&
+      !existing &&
+      s.policy.tie_break !== 'random' &&
+      s.policy.fire_order === 'listed' &&
+      s.policy.charge === 'never' &&
+      s.policy.harry === 'never' &&
+      s.policy.retreat === 'never'
+        ? 1
+        : 0,
   };
 }

@@ -620,8 +620,397 @@ function startTrial(c: CrusaderRexCompiled): void {
   halfhit = -1;
 }
 
+// === the fast path: a field battle at a town without a castle ===============================
+//
+// With no castle, no charge, harry or retreat decisions and a deterministic tie-break, a battle
+// is: up to three rounds of volleys in the fixed order of 6.2, each hit on the strongest enemy
+// block, reserves arriving in R2/R3, the 6.41 control change, and the attacker's retreat after
+// R3. This path runs exactly that with running totals instead of scans, and draws the same
+// numbers in the same order as the general path: test/crusader-rex.test.ts checks that both
+// give identical accumulators.
+
+/** Per side: its blocks in hit order (most steps first is decided at run time; ties by this order). */
+let hitOrder: Int32Array[] = [];
+let fastFor: CrusaderRexCompiled | null = null;
+const fieldN = new Int32Array(2); // blocks in the field
+const pendN = new Int32Array(2); // blocks on the road
+const fieldS = new Int32Array(2); // steps in the field
+const pendS = new Int32Array(2); // steps on the road
+const totalS = new Int32Array(2); // steps not eliminated (field, road, retreated)
+const initialS = new Int32Array(2); // steps at the start
+// The compiled case's per-block numbers as int32 arrays (the compiled object holds plain arrays).
+let fSide = new Int32Array(0);
+let fFp = new Int32Array(0);
+let fArrive = new Int32Array(0);
+let fLoc0 = new Int32Array(0);
+let fSteps0 = new Int32Array(0);
+
+function ensureFast(c: CrusaderRexCompiled): void {
+  if (fastFor === c) return;
+  fastFor = c;
+  hitOrder = [0, 1].map((side) => {
+    const list: number[] = [];
+    for (let b = 0; b < c.nb; b++) if (c.side[b] === side) list.push(b);
+    // protect_best: among tied blocks the hit goes to the worse initiative, then firepower
+    if (c.tieBreak === 1) list.sort((a, b) => c.letter[b] - c.letter[a] || c.fp[a] - c.fp[b] || a - b);
+    return Int32Array.from(list);
+  });
+  initialS[0] = initialS[1] = 0;
+  for (let b = 0; b < c.nb; b++) initialS[c.side[b]] += c.steps0[b];
+  fSide = Int32Array.from(c.side);
+  fFp = Int32Array.from(c.fp, (x) => (x > 6 ? 6 : x));
+  fArrive = Int32Array.from(c.arrive);
+  fLoc0 = Int32Array.from(c.loc0);
+  fSteps0 = Int32Array.from(c.steps0);
+}
+
+function recordFast(acc: Float64Array, base: number): void {
+  for (let side = 0; side < 2; side++) {
+    const k = base + side * 6;
+    const f = fieldS[side];
+    const r = pendS[side];
+    acc[k] += f;
+    acc[k + 1] += f * f;
+    acc[k + 4] += r;
+    acc[k + 5] += r * r;
+  }
+}
+
+/** Reserves arriving for round r (all still on the road when r is 4): into the field. */
+function arriveFast(nb: number, r: number): void {
+  for (let b = 0; b < nb; b++) {
+    if (loc[b] === PENDING && fArrive[b] <= r) {
+      loc[b] = FIELD;
+      const sd = fSide[b];
+      pendN[sd]--;
+      pendS[sd] -= steps[b];
+      fieldN[sd]++;
+      fieldS[sd] += steps[b];
+    }
+  }
+}
+
+function runFieldFast(c: CrusaderRexCompiled, rng: RngState, trials: number, acc: Float64Array): void {
+  ensureFast(c);
+  const nb = c.nb;
+  const histN = maxAll(c) + 1;
+  const attrB = attrBase(c);
+  const side = fSide;
+  const fp = fFp;
+  const jihad = c.jihad;
+  const attacker0 = c.attacker0;
+  const controlAny = c.controlChangeAnyRound;
+  for (let i = 0; i < trials; i++) {
+    fieldN[0] = fieldN[1] = pendN[0] = pendN[1] = 0;
+    fieldS[0] = fieldS[1] = pendS[0] = pendS[1] = 0;
+    for (let b = 0; b < nb; b++) {
+      const st = fSteps0[b];
+      steps[b] = st;
+      const l = fLoc0[b];
+      loc[b] = l;
+      if (l === FIELD) {
+        fieldN[side[b]]++;
+        fieldS[side[b]] += st;
+      } else {
+        pendN[side[b]]++;
+        pendS[side[b]] += st;
+      }
+    }
+    totalS[0] = fieldS[0] + pendS[0];
+    totalS[1] = fieldS[1] + pendS[1];
+    let att = attacker0;
+    let nRounds = 0;
+    let slot = 0;
+    for (let r = 1; r <= 3; r++) {
+      slot = r - 1;
+      if (r > 1 && pendN[0] + pendN[1] > 0) arriveFast(nb, r);
+      if (fieldN[0] > 0 && fieldN[1] > 0) {
+        nRounds++;
+        const order = orders[(1 - att) * 2 + (jihad === 1 && r === 1 && att === attacker0 ? 1 : 0)];
+        for (let k = 0; k < order.length; k++) {
+          const b = order[k];
+          if (loc[b] !== FIELD) continue;
+          if (fieldN[0] === 0 || fieldN[1] === 0) break;
+          // the volley (1.3)
+          const s = steps[b];
+          let hits = HITS_FLAT[HIT_BASE[fp[b] * 5 + s] + rollDie(rng, POW6_I[s], POW6T_I[s]) - 1];
+          // the hits, one at a time on the strongest enemy block (6.31)
+          const enemy = 1 - side[b];
+          const list = hitOrder[enemy];
+          while (hits > 0 && fieldN[enemy] > 0) {
+            let best = -1;
+            let bestSteps = 0;
+            for (let j = 0; j < list.length; j++) {
+              const e = list[j];
+              if (loc[e] === FIELD && steps[e] > bestSteps) {
+                best = e;
+                bestSteps = steps[e];
+              }
+            }
+            steps[best] = bestSteps - 1;
+            fieldS[enemy]--;
+            totalS[enemy]--;
+            if (bestSteps === 1) {
+              loc[best] = GONE;
+              fieldN[enemy]--;
+            }
+            hits--;
+          }
+        }
+        // 2.7: the defending main force gone with reserves coming: control changes (6.41)
+        const def = 1 - att;
+        if (fieldN[def] === 0 && fieldN[att] > 0 && pendN[def] > 0 && (controlAny === 1 || r === 1)) att = def;
+      } else if (pendN[0] + pendN[1] === 0) {
+        recordFast(acc, attrB + slot * 12);
+        break;
+      }
+      recordFast(acc, attrB + slot * 12);
+      if ((fieldN[0] === 0 && pendN[0] === 0) || (fieldN[1] === 0 && pendN[1] === 0)) break;
+    }
+    for (let s2 = slot + 1; s2 < 3; s2++) {
+      if (pendN[0] + pendN[1] > 0) arriveFast(nb, s2 + 1);
+      recordFast(acc, attrB + s2 * 12);
+    }
+    // after the rounds (2.8): reserves join, the attacker retreats from a contested field
+    if (pendN[0] + pendN[1] > 0) arriveFast(nb, 4);
+    if (fieldN[0] > 0 && fieldN[1] > 0) {
+      let used = 0;
+      const slots = c.slots[att];
+      for (let b = 0; b < nb; b++) {
+        if (side[b] !== att || loc[b] !== FIELD) continue;
+        fieldN[att]--;
+        fieldS[att] -= steps[b];
+        if (slots < 0 || used < slots) {
+          used++;
+          loc[b] = LEFT;
+        } else {
+          totalS[att] -= steps[b];
+          steps[b] = 0;
+          loc[b] = GONE;
+        }
+      }
+    }
+    recordFast(acc, attrB + 3 * 12);
+    for (let t = 2; t <= c.turns; t++) for (let s2 = 0; s2 < 4; s2++) recordFast(acc, attrB + ((t - 1) * 4 + s2) * 12);
+    const attIn = fieldN[attacker0] > 0;
+    const defIn = fieldN[1 - attacker0] > 0;
+    if (attIn && !defIn) acc[A_ATT_WINS] += 1;
+    else if (defIn && !attIn) acc[A_DEF_HOLDS] += 1;
+    else if (attIn && defIn) acc[A_CONTINUES] += 1;
+    else acc[A_BOTH_GONE] += 1;
+    acc[A_ROUNDS] += nRounds;
+    acc[A_ROUNDS + 1] += nRounds * nRounds;
+    for (let sd = 0; sd < 2; sd++) {
+      const lost = initialS[sd] - totalS[sd];
+      acc[A_LOST + 2 * sd] += lost;
+      acc[A_LOST + 2 * sd + 1] += lost * lost;
+      acc[SURV + sd * histN + totalS[sd]] += 1;
+    }
+  }
+  acc[0] += trials;
+}
+
+// === the table path: the fast path with each side's field as one integer ====================
+//
+// With at most 5 blocks a side, a side's field is one number: its blocks' steps as base-5 digits
+// (a block gone, retreated or not yet arrived is a 0). Applying h hits to the strongest blocks
+// in turn (6.31, ties in the side's hit order) is then one look-up in APPLY[state * 5 + h], and
+// blocks in the field, steps in the field and each block's steps are look-ups too.
+
+const TABLE_MAX = 5;
+interface SideTables {
+  n: number;
+  apply: Int32Array; // [state * 5 + hits] -> state
+  nz: Uint8Array; // blocks in the field
+  sum: Uint8Array; // steps in the field
+  digit: Uint8Array; // [state * n + j] -> steps of the side's j-th block
+}
+let tabFor: CrusaderRexCompiled | null = null;
+let tabs: SideTables[] = [];
+let bPos = new Int32Array(0);
+let bWeight = new Int32Array(0);
+
+function buildSideTables(n: number, pref: number[]): SideTables {
+  const states = 5 ** n;
+  const apply = new Int32Array(states * 5);
+  const nz = new Uint8Array(states);
+  const sum = new Uint8Array(states);
+  const digit = new Uint8Array(states * n);
+  const d = new Array<number>(n).fill(0);
+  for (let x = 0; x < states; x++) {
+    let y = x;
+    for (let j = 0; j < n; j++) {
+      d[j] = y % 5;
+      y = (y / 5) | 0;
+      digit[x * n + j] = d[j];
+      if (d[j] > 0) {
+        nz[x]++;
+        sum[x] += d[j];
+      }
+    }
+    const e = d.slice();
+    for (let h = 0; h <= 4; h++) {
+      if (h > 0) {
+        let best = -1;
+        for (const j of pref) if (e[j] > 0 && (best < 0 || e[j] > e[best])) best = j;
+        if (best >= 0) e[best]--;
+      }
+      let v = 0;
+      for (let j = n - 1; j >= 0; j--) v = v * 5 + e[j];
+      apply[x * 5 + h] = v;
+    }
+  }
+  return { n, apply, nz, sum, digit };
+}
+
+function ensureTables(c: CrusaderRexCompiled): boolean {
+  ensureFast(c);
+  if (tabFor === c) return tabs.length === 2;
+  tabFor = c;
+  const perSide = [0, 1].map((sd) => c.side.filter((x) => x === sd).length);
+  if (perSide[0] > TABLE_MAX || perSide[1] > TABLE_MAX) {
+    tabs = [];
+    return false;
+  }
+  bPos = new Int32Array(c.nb);
+  bWeight = new Int32Array(c.nb);
+  const next = [0, 0];
+  for (let b = 0; b < c.nb; b++) {
+    bPos[b] = next[c.side[b]]++;
+    bWeight[b] = 5 ** bPos[b];
+  }
+  tabs = [0, 1].map((sd) => buildSideTables(perSide[sd], Array.from(hitOrder[sd], (b) => bPos[b])));
+  return true;
+}
+
+/** Reserves arriving for round r (4: all that are left), into the sides' field states. */
+function arriveTable(nb: number, r: number, state: Int32Array): void {
+  for (let b = 0; b < nb; b++) {
+    if (loc[b] === PENDING && fArrive[b] <= r) {
+      loc[b] = FIELD;
+      const sd = fSide[b];
+      state[sd] += fSteps0[b] * bWeight[b];
+      pendN[sd]--;
+      pendS[sd] -= fSteps0[b];
+    }
+  }
+}
+
+function runFieldTable(c: CrusaderRexCompiled, rng: RngState, trials: number, acc: Float64Array): void {
+  const nb = c.nb;
+  const histN = maxAll(c) + 1;
+  const attrB = attrBase(c);
+  const T0 = tabs[0];
+  const T1 = tabs[1];
+  const fp = fFp;
+  const side = fSide;
+  const jihad = c.jihad;
+  const attacker0 = c.attacker0;
+  const controlAny = c.controlChangeAnyRound;
+  const state = fieldN; // reused: the two sides' field states
+  for (let i = 0; i < trials; i++) {
+    state[0] = state[1] = 0;
+    pendN[0] = pendN[1] = pendS[0] = pendS[1] = 0;
+    for (let b = 0; b < nb; b++) {
+      const sd = side[b];
+      loc[b] = fLoc0[b];
+      if (fLoc0[b] === FIELD) state[sd] += fSteps0[b] * bWeight[b];
+      else {
+        pendN[sd]++;
+        pendS[sd] += fSteps0[b];
+      }
+    }
+    let att = attacker0;
+    let nRounds = 0;
+    let slot = 0;
+    for (let r = 1; r <= 3; r++) {
+      slot = r - 1;
+      if (r > 1 && pendN[0] + pendN[1] > 0) arriveTable(nb, r, state);
+      if (T0.nz[state[0]] > 0 && T1.nz[state[1]] > 0) {
+        nRounds++;
+        const order = orders[(1 - att) * 2 + (jihad === 1 && r === 1 && att === attacker0 ? 1 : 0)];
+        for (let k = 0; k < order.length; k++) {
+          const b = order[k];
+          const sd = side[b];
+          const own = sd === 0 ? T0 : T1;
+          const s = own.digit[state[sd] * own.n + bPos[b]];
+          if (s === 0) continue; // gone, or not arrived
+          const en = 1 - sd;
+          const et = en === 0 ? T0 : T1;
+          if (et.nz[state[en]] === 0) break;
+          const hits = HITS_FLAT[HIT_BASE[fp[b] * 5 + s] + rollDie(rng, POW6_I[s], POW6T_I[s]) - 1];
+          state[en] = et.apply[state[en] * 5 + hits];
+        }
+        const def = 1 - att;
+        if ((def === 0 ? T0 : T1).nz[state[def]] === 0 && (att === 0 ? T0 : T1).nz[state[att]] > 0 && pendN[def] > 0 && (controlAny === 1 || r === 1)) att = def;
+      } else if (pendN[0] + pendN[1] === 0) {
+        fieldS[0] = T0.sum[state[0]];
+        fieldS[1] = T1.sum[state[1]];
+        recordFast(acc, attrB + slot * 12);
+        break;
+      }
+      fieldS[0] = T0.sum[state[0]];
+      fieldS[1] = T1.sum[state[1]];
+      recordFast(acc, attrB + slot * 12);
+      if ((T0.nz[state[0]] === 0 && pendN[0] === 0) || (T1.nz[state[1]] === 0 && pendN[1] === 0)) break;
+    }
+    for (let s2 = slot + 1; s2 < 3; s2++) {
+      if (pendN[0] + pendN[1] > 0) arriveTable(nb, s2 + 1, state);
+      fieldS[0] = T0.sum[state[0]];
+      fieldS[1] = T1.sum[state[1]];
+      recordFast(acc, attrB + s2 * 12);
+    }
+    // after the rounds (2.8): reserves join; the attacker retreats from a contested field
+    if (pendN[0] + pendN[1] > 0) arriveTable(nb, 4, state);
+    totalS[0] = T0.sum[state[0]];
+    totalS[1] = T1.sum[state[1]];
+    if (T0.nz[state[0]] > 0 && T1.nz[state[1]] > 0) {
+      const at = att === 0 ? T0 : T1;
+      const slots = c.slots[att];
+      let used = 0;
+      for (let b = 0; b < nb; b++) {
+        if (side[b] !== att) continue;
+        const s = at.digit[state[att] * at.n + bPos[b]];
+        if (s === 0) continue;
+        if (slots < 0 || used < slots) used++; // retreats, keeping its steps
+        else totalS[att] -= s; // no road left: eliminated
+      }
+      state[att] = 0; // nobody of the attacker's is left in the field
+    }
+    fieldS[0] = T0.sum[state[0]];
+    fieldS[1] = T1.sum[state[1]];
+    recordFast(acc, attrB + 3 * 12);
+    for (let t = 2; t <= c.turns; t++) for (let s2 = 0; s2 < 4; s2++) recordFast(acc, attrB + ((t - 1) * 4 + s2) * 12);
+    const attIn = (attacker0 === 0 ? T0 : T1).nz[state[attacker0]] > 0;
+    const defIn = (attacker0 === 0 ? T1 : T0).nz[state[1 - attacker0]] > 0;
+    if (attIn && !defIn) acc[A_ATT_WINS] += 1;
+    else if (defIn && !attIn) acc[A_DEF_HOLDS] += 1;
+    else if (attIn && defIn) acc[A_CONTINUES] += 1;
+    else acc[A_BOTH_GONE] += 1;
+    acc[A_ROUNDS] += nRounds;
+    acc[A_ROUNDS + 1] += nRounds * nRounds;
+    for (let sd = 0; sd < 2; sd++) {
+      const lost = initialS[sd] - totalS[sd];
+      acc[A_LOST + 2 * sd] += lost;
+      acc[A_LOST + 2 * sd + 1] += lost * lost;
+      acc[SURV + sd * histN + totalS[sd]] += 1;
+    }
+  }
+  acc[0] += trials;
+}
+
+/** Force the general path (tests compare it with the fast paths). */
+let forceGeneral = false;
+/** Force the scanning fast path rather than the table path (tests compare all three). */
+let forceScan = false;
+
 export function runCrusaderRex(c: CrusaderRexCompiled, rng: RngState, trials: number, acc: Float64Array): void {
   ensure(c);
+  if (c.fast === 1 && !forceGeneral) {
+    if (!forceScan && ensureTables(c)) runFieldTable(c, rng, trials, acc);
+    else runFieldFast(c, rng, trials, acc);
+    return;
+  }
   const histN = maxAll(c) + 1;
   for (let i = 0; i < trials; i++) {
     startTrial(c);
@@ -682,4 +1071,10 @@ export const _internals = {
   steps: () => steps,
   hitCastle,
   buildOrders,
+  setForceGeneral(on: boolean): void {
+    forceGeneral = on;
+  },
+  setForceScan(on: boolean): void {
+    forceScan = on;
+  },
 };
