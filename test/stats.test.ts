@@ -57,3 +57,27 @@ describe('z-scores near the ends', () => {
     expect(zProportion(99, 100, 1 + 2e-16)).toBe(-Infinity);
   });
 });
+
+describe('exact tails for rare events', async () => {
+  const { normalQuantile, binomialTail } = await import('../src/stats/intervals.js');
+  it('normal quantiles', () => {
+    expect(normalQuantile(0.975)).toBeCloseTo(1.959963984540054, 7);
+    expect(normalQuantile(1e-6)).toBeCloseTo(-4.753424308822899, 6);
+    expect(normalQuantile(0.5)).toBeCloseTo(0, 9);
+  });
+  it('binomial tails match hand sums', () => {
+    // X ~ Bin(10, 0.1): P(X >= 3) = 1 - (0.9^10 + 10 0.1 0.9^9 + 45 0.01 0.9^8)
+    const p3 = 1 - (0.9 ** 10 + 10 * 0.1 * 0.9 ** 9 + 45 * 0.01 * 0.9 ** 8);
+    expect(binomialTail(3, 10, 0.1, true)).toBeCloseTo(p3, 12);
+    expect(binomialTail(2, 10, 0.1, false)).toBeCloseTo(1 - p3, 12);
+    expect(binomialTail(7, 10, 0.9, false)).toBeCloseTo(p3, 12); // 7 or fewer successes = 3 or more failures
+  });
+  it('3 events where 0.18 were expected is about a 1-in-1000 tail, not 6 sigma', () => {
+    // the engines-vs-wall case: P(not fallen by round 4) = 9.49e-6, 20000 trials, 3 seen
+    const z = zProportion(20000 - 3, 20000, 1 - 9.49e-6);
+    expect(z).toBeLessThan(-2.9);
+    expect(z).toBeGreaterThan(-3.4);
+    expect(Math.abs(zProportion(20000 - 12, 20000, 1 - 9.49e-6))).toBeGreaterThan(4.5); // 12 is real
+    expect(zProportion(60, 100, 0.5)).toBeCloseTo(2, 10); // the normal case unchanged
+  });
+});

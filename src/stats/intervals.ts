@@ -82,17 +82,75 @@ export function halfWidth(e: Estimate): number {
 }
 
 /**
+ * Inverse of the standard normal CDF (Acklam's rational approximation, relative error below
+ * 1.2e-9 over (0, 1): plenty for turning a tail probability into a z to compare with 4.5).
+ * @example normalQuantile(0.975) // 1.959963984540054
+ */
+export function normalQuantile(u: number): number {
+  if (u <= 0) return -Infinity;
+  if (u >= 1) return Infinity;
+  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
+  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
+  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  let x: number;
+  if (u < 0.02425) {
+    const q = Math.sqrt(-2 * Math.log(u));
+    x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  } else if (u > 1 - 0.02425) {
+    const q = Math.sqrt(-2 * Math.log(1 - u));
+    x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  } else {
+    const q = u - 0.5;
+    const r = q * q;
+    x = ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  }
+  return x;
+}
+
+/** P(X >= k) (upper) or P(X <= k) (lower) for X ~ Binomial(n, p), by summing the pmf. */
+export function binomialTail(k: number, n: number, p: number, upper: boolean): number {
+  if (p > 0.5) return binomialTail(n - k, n, 1 - p, !upper); // count the other outcome
+  if (p <= 0) return upper ? (k <= 0 ? 1 : 0) : 1;
+  // pmf(0) = (1-p)^n, pmf(i+1) = pmf(i) (n-i)/(i+1) p/(1-p), in log space to avoid underflow
+  const lr = Math.log(p) - Math.log1p(-p);
+  let logPmf = n * Math.log1p(-p);
+  let below = 0; // P(X < k)
+  for (let i = 0; i < k; i++) {
+    below += Math.exp(logPmf);
+    logPmf += Math.log(n - i) - Math.log(i + 1) + lr;
+  }
+  if (!upper) return Math.min(1, below + Math.exp(logPmf));
+  // P(X >= k): sum the terms from k while they matter (the mean is small here)
+  let tail = 0;
+  for (let i = k; i <= n; i++) {
+    const t = Math.exp(logPmf);
+    tail += t;
+    if (t < tail * 1e-17 && i > n * p) break;
+    logPmf += Math.log(n - i) - Math.log(i + 1) + lr;
+  }
+  return Math.min(1, tail);
+}
+
+/**
  * z-score of a Monte Carlo proportion k/n against an exact probability p.
- * Infinite when p is 0 or 1 and the estimate disagrees; 0 when it agrees.
+ * The normal approximation when it is good (n p (1 - p) >= 25); otherwise the exact binomial
+ * tail of the observed count, as the z with that same one-sided tail, so that a rare event seen
+ * a few times is not a "6-sigma" disagreement. Infinite when p is 0 or 1 and the estimate
+ * disagrees; 0 when it agrees.
  */
 export function zProportion(k: number, n: number, p: number): number {
   // Exact answers summed in floating point may sit a few ulps outside [0, 1].
   const q = Math.min(1, Math.max(0, p));
   const d = k / n - q;
   if (Math.abs(d) < 1e-12) return 0;
-  const se = Math.sqrt((q * (1 - q)) / n);
-  if (se === 0) return d > 0 ? Infinity : -Infinity;
-  return d / se;
+  const v = q * (1 - q);
+  if (v === 0) return d > 0 ? Infinity : -Infinity;
+  if (n * v >= 25) return d / Math.sqrt(v / n);
+  const tail = binomialTail(k, n, q, d > 0);
+  if (tail >= 0.5) return 0;
+  const z = -normalQuantile(tail);
+  return d > 0 ? z : -z;
 }
 
 /** z-score of a Monte Carlo mean over n draws against the exact mean μ and variance σ². */
