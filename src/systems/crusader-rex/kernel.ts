@@ -827,6 +827,20 @@ interface SideTables {
 }
 let tabFor: CrusaderRexCompiled | null = null;
 let tabs: SideTables[] = [];
+// Both sides' tables in one array each, side 1 after side 0 (no branch on the side in the loop):
+// digit[dOff[sd] + state * n[sd] + pos], apply[aOff[sd] + state * 5 + hits], nz[zOff[sd] + state].
+let DIG = new Uint8Array(0);
+let APP = new Int32Array(0);
+let NZ = new Uint8Array(0);
+let SUM = new Uint8Array(0);
+const dOff = new Int32Array(2);
+const aOff = new Int32Array(2);
+const zOff = new Int32Array(2);
+const nSide = new Int32Array(2);
+/** Field states at the start of a trial (blocks on the road are 0 until they arrive). */
+const state0 = new Int32Array(2);
+const pendN0 = new Int32Array(2);
+const pendS0 = new Int32Array(2);
 let bPos = new Int32Array(0);
 let bWeight = new Int32Array(0);
 
@@ -880,6 +894,36 @@ function ensureTables(c: CrusaderRexCompiled): boolean {
     bWeight[b] = 5 ** bPos[b];
   }
   tabs = [0, 1].map((sd) => buildSideTables(perSide[sd], Array.from(hitOrder[sd], (b) => bPos[b])));
+  const [t0, t1] = tabs;
+  DIG = new Uint8Array(t0.digit.length + t1.digit.length);
+  DIG.set(t0.digit, 0);
+  DIG.set(t1.digit, t0.digit.length);
+  APP = new Int32Array(t0.apply.length + t1.apply.length);
+  APP.set(t0.apply, 0);
+  APP.set(t1.apply, t0.apply.length);
+  NZ = new Uint8Array(t0.nz.length + t1.nz.length);
+  NZ.set(t0.nz, 0);
+  NZ.set(t1.nz, t0.nz.length);
+  SUM = new Uint8Array(t0.sum.length + t1.sum.length);
+  SUM.set(t0.sum, 0);
+  SUM.set(t1.sum, t0.sum.length);
+  dOff[0] = 0;
+  dOff[1] = t0.digit.length;
+  aOff[0] = 0;
+  aOff[1] = t0.apply.length;
+  zOff[0] = 0;
+  zOff[1] = t0.nz.length;
+  nSide[0] = t0.n;
+  nSide[1] = t1.n;
+  state0[0] = state0[1] = pendN0[0] = pendN0[1] = pendS0[0] = pendS0[1] = 0;
+  for (let b = 0; b < c.nb; b++) {
+    const sd = c.side[b];
+    if (c.loc0[b] === FIELD) state0[sd] += c.steps0[b] * bWeight[b];
+    else {
+      pendN0[sd]++;
+      pendS0[sd] += c.steps0[b];
+    }
+  }
   return true;
 }
 
@@ -900,89 +944,81 @@ function runFieldTable(c: CrusaderRexCompiled, rng: RngState, trials: number, ac
   const nb = c.nb;
   const histN = maxAll(c) + 1;
   const attrB = attrBase(c);
-  const T0 = tabs[0];
-  const T1 = tabs[1];
   const fp = fFp;
   const side = fSide;
   const jihad = c.jihad;
   const attacker0 = c.attacker0;
   const controlAny = c.controlChangeAnyRound;
   const state = fieldN; // reused: the two sides' field states
+  const z1 = zOff[1];
   for (let i = 0; i < trials; i++) {
-    state[0] = state[1] = 0;
-    pendN[0] = pendN[1] = pendS[0] = pendS[1] = 0;
-    for (let b = 0; b < nb; b++) {
-      const sd = side[b];
-      loc[b] = fLoc0[b];
-      if (fLoc0[b] === FIELD) state[sd] += fSteps0[b] * bWeight[b];
-      else {
-        pendN[sd]++;
-        pendS[sd] += fSteps0[b];
-      }
-    }
+    state[0] = state0[0];
+    state[1] = state0[1];
+    pendN[0] = pendN0[0];
+    pendN[1] = pendN0[1];
+    pendS[0] = pendS0[0];
+    pendS[1] = pendS0[1];
+    if (pendN[0] + pendN[1] > 0) for (let b = 0; b < nb; b++) loc[b] = fLoc0[b];
     let att = attacker0;
     let nRounds = 0;
     let slot = 0;
     for (let r = 1; r <= 3; r++) {
       slot = r - 1;
       if (r > 1 && pendN[0] + pendN[1] > 0) arriveTable(nb, r, state);
-      if (T0.nz[state[0]] > 0 && T1.nz[state[1]] > 0) {
+      if (NZ[state[0]] > 0 && NZ[z1 + state[1]] > 0) {
         nRounds++;
         const order = orders[(1 - att) * 2 + (jihad === 1 && r === 1 && att === attacker0 ? 1 : 0)];
         for (let k = 0; k < order.length; k++) {
           const b = order[k];
           const sd = side[b];
-          const own = sd === 0 ? T0 : T1;
-          const s = own.digit[state[sd] * own.n + bPos[b]];
+          const s = DIG[dOff[sd] + state[sd] * nSide[sd] + bPos[b]];
           if (s === 0) continue; // gone, or not arrived
           const en = 1 - sd;
-          const et = en === 0 ? T0 : T1;
-          if (et.nz[state[en]] === 0) break;
+          if (NZ[zOff[en] + state[en]] === 0) break;
           const hits = HITS_FLAT[HIT_BASE[fp[b] * 5 + s] + rollDie(rng, POW6_I[s], POW6T_I[s]) - 1];
-          state[en] = et.apply[state[en] * 5 + hits];
+          state[en] = APP[aOff[en] + state[en] * 5 + hits];
         }
         const def = 1 - att;
-        if ((def === 0 ? T0 : T1).nz[state[def]] === 0 && (att === 0 ? T0 : T1).nz[state[att]] > 0 && pendN[def] > 0 && (controlAny === 1 || r === 1)) att = def;
+        if (NZ[zOff[def] + state[def]] === 0 && NZ[zOff[att] + state[att]] > 0 && pendN[def] > 0 && (controlAny === 1 || r === 1)) att = def;
       } else if (pendN[0] + pendN[1] === 0) {
-        fieldS[0] = T0.sum[state[0]];
-        fieldS[1] = T1.sum[state[1]];
+        fieldS[0] = SUM[state[0]];
+        fieldS[1] = SUM[z1 + state[1]];
         recordFast(acc, attrB + slot * 12);
         break;
       }
-      fieldS[0] = T0.sum[state[0]];
-      fieldS[1] = T1.sum[state[1]];
+      fieldS[0] = SUM[state[0]];
+      fieldS[1] = SUM[z1 + state[1]];
       recordFast(acc, attrB + slot * 12);
-      if ((T0.nz[state[0]] === 0 && pendN[0] === 0) || (T1.nz[state[1]] === 0 && pendN[1] === 0)) break;
+      if ((NZ[state[0]] === 0 && pendN[0] === 0) || (NZ[z1 + state[1]] === 0 && pendN[1] === 0)) break;
     }
     for (let s2 = slot + 1; s2 < 3; s2++) {
       if (pendN[0] + pendN[1] > 0) arriveTable(nb, s2 + 1, state);
-      fieldS[0] = T0.sum[state[0]];
-      fieldS[1] = T1.sum[state[1]];
+      fieldS[0] = SUM[state[0]];
+      fieldS[1] = SUM[z1 + state[1]];
       recordFast(acc, attrB + s2 * 12);
     }
     // after the rounds (2.8): reserves join; the attacker retreats from a contested field
     if (pendN[0] + pendN[1] > 0) arriveTable(nb, 4, state);
-    totalS[0] = T0.sum[state[0]];
-    totalS[1] = T1.sum[state[1]];
-    if (T0.nz[state[0]] > 0 && T1.nz[state[1]] > 0) {
-      const at = att === 0 ? T0 : T1;
+    totalS[0] = SUM[state[0]];
+    totalS[1] = SUM[z1 + state[1]];
+    if (NZ[state[0]] > 0 && NZ[z1 + state[1]] > 0) {
       const slots = c.slots[att];
       let used = 0;
       for (let b = 0; b < nb; b++) {
         if (side[b] !== att) continue;
-        const s = at.digit[state[att] * at.n + bPos[b]];
+        const s = DIG[dOff[att] + state[att] * nSide[att] + bPos[b]];
         if (s === 0) continue;
         if (slots < 0 || used < slots) used++; // retreats, keeping its steps
         else totalS[att] -= s; // no road left: eliminated
       }
       state[att] = 0; // nobody of the attacker's is left in the field
     }
-    fieldS[0] = T0.sum[state[0]];
-    fieldS[1] = T1.sum[state[1]];
+    fieldS[0] = SUM[state[0]];
+    fieldS[1] = SUM[z1 + state[1]];
     recordFast(acc, attrB + 3 * 12);
     for (let t = 2; t <= c.turns; t++) for (let s2 = 0; s2 < 4; s2++) recordFast(acc, attrB + ((t - 1) * 4 + s2) * 12);
-    const attIn = (attacker0 === 0 ? T0 : T1).nz[state[attacker0]] > 0;
-    const defIn = (attacker0 === 0 ? T1 : T0).nz[state[1 - attacker0]] > 0;
+    const attIn = NZ[zOff[attacker0] + state[attacker0]] > 0;
+    const defIn = NZ[zOff[1 - attacker0] + state[1 - attacker0]] > 0;
     if (attIn && !defIn) acc[A_ATT_WINS] += 1;
     else if (defIn && !attIn) acc[A_DEF_HOLDS] += 1;
     else if (attIn && defIn) acc[A_CONTINUES] += 1;
