@@ -128,6 +128,20 @@ describe('cry-havoc: the kernels agree with the exact answers (|z| < 4.5)', () =
     for (const r of rows) expect(Math.abs(r.z), `${r.variant} ${r.metric}: ${r.simulated} vs ${r.exact}`).toBeLessThan(CHECK_Z_LIMIT);
   });
 
+  const melees: [string, Tree][] = [
+    ['two on one, stuns last a turn, stunned defend normally', { ...TWO_ON_ONE, rules: { stun_recovery: 'after_next_attack', stunned_defence: 'normal' } }],
+    ['blocked retreats, every attacker wounded by "A"', { ...TWO_ON_ONE, rules: { retreat_blocked: true, attacker_wound: 'all', odds_below_one: 'column_one' } }],
+    ['a mounted knight unhorsed, shift on both tables', { ...KNIGHT, rules: { multi_attacker_shift: 'both' } }],
+    ['wounded attackers, mixed terrain, below 1-1 stops the fight', { kind: 'melee', attackers: [{ attack: 4, state: 'wounded', wounded: { attack: 2 } }, { attack: 3, terrain: '-' }], defender: { defence: 2, terrain: '+' }, turns: 6 }],
+  ];
+  it.each(melees)('repeated melee against its exact chain: %s', async (_label, body) => {
+    const v = valid(body, 60000);
+    const rows = checkScenario(await runScenario(v), exactScenario(v));
+    expect(rows.some((r) => r.metric === 'p_defender_killed')).toBe(true);
+    expect(rows.some((r) => r.metric.startsWith('results_by_turn'))).toBe(true);
+    for (const r of rows) expect(Math.abs(r.z), `${r.metric}: ${r.simulated} vs ${r.exact}`).toBeLessThan(CHECK_Z_LIMIT);
+  });
+
   it('hand values: first roll of a 3-1 foot melee, a short-range longbow shot, a 12-point battering roll', async () => {
     const melee = exactScenario(valid({ kind: 'melee', attackers: [{ attack: 9 }], defender: { defence: 3 } }))[0].exact!.metrics;
     // 3-1 vs foot: -30 A10 B10 C20 D20 E10 (rules 1.6 probabilities)

@@ -209,10 +209,131 @@ export function exactHealing(c: CryHavocCompiled): ExactSummary {
   };
 }
 
+/**
+ * Repeated melee (1.6) as a Markov chain over (defender wounded, stun turns left, mounted,
+ * each attacker healthy / wounded / dead), turn by turn up to the cap, for up to 6 attackers.
+ * Results by turn, who dies when, and the turns until someone dies, all exact.
+ */
+export function exactMelee(c: CryHavocCompiled): ExactSummary | null {
+  if (c.nAtt > 6) return null;
+  type St = { w: number; stun: number; mounted: number; att: number[] };
+  const key = (s: St) => `${s.w}${s.stun}${s.mounted}${s.att.join('')}`;
+  let dist = new Map<string, { s: St; p: number }>([[key({ w: c.defState0, stun: 0, mounted: c.defMounted0, att: c.attState0.slice() }), { s: { w: c.defState0, stun: 0, mounted: c.defMounted0, att: c.attState0.slice() }, p: 1 }]]);
+  const out = { defKilled: 0, attKilled: 0, noAttack: 0, m1: 0, m2: 0 };
+  const byTurn: { x: Record<string, number | string>; value: number }[] = [];
+  for (let t = 1; t <= c.turns; t++) {
+    const foot = new Array<number>(7).fill(0);
+    const mounted = new Array<number>(9).fill(0);
+    const next = new Map<string, { s: St; p: number }>();
+    for (const { s, p } of dist.values()) {
+      // odds (1.6 step 2) from the current values
+      let sum = 0;
+      let alive = 0;
+      s.att.forEach((a, i) => {
+        if (a === 2) return;
+        sum += a === 1 ? c.attW[i] : c.attH[i];
+        alive++;
+      });
+      const weak = s.w === 1 || (s.stun > 0 && c.stunnedDefenceWounded === 1);
+      const defence = s.mounted ? (weak ? c.defW : c.defH) : weak ? c.dismW : c.dismH;
+      let odds = defence > 0 ? Math.floor(sum / defence) : 12;
+      if (odds < 1 && c.oddsBelowOneNoAttack === 1) {
+        out.noAttack += p;
+        continue;
+      }
+      odds = Math.min(12, Math.max(1, odds));
+      let col = odds + c.terrainShift + (alive > 1 && (!s.mounted || c.multiBoth === 1) ? 1 : 0);
+      if (col < 1 && c.shiftBelowOneNoAttack === 1) {
+        out.noAttack += p;
+        continue;
+      }
+      col = Math.min(12, Math.max(1, col));
+      for (let roll = 1; roll <= 10; roll++) {
+        const q = p / 10;
+        const cell = (s.mounted ? MELEE_MOUNTED : MELEE_FOOT)[roll - 1][col - 1];
+        const code = cell === '-' ? 0 : cell.charCodeAt(0) - 64;
+        (s.mounted ? mounted : foot)[code] += q;
+        const n: St = { w: s.w, stun: s.stun, mounted: s.mounted, att: s.att.slice() };
+        let defDead = false;
+        let attDead = false;
+        const woundAttacker = (all: boolean) => {
+          if (all) {
+            n.att = n.att.map((a) => (a === 2 ? 2 : a + 1));
+            return n.att.some((a, i) => a === 2 && s.att[i] !== 2);
+          }
+          // the attacking player wounds his weakest healthy man, else his weakest wounded one
+          let pick = -1;
+          n.att.forEach((a, i) => {
+            if (a === 0 && (pick < 0 || c.attH[i] < c.attH[pick])) pick = i;
+          });
+          if (pick < 0) n.att.forEach((a, i) => {
+            if (a === 1 && (pick < 0 || c.attW[i] < c.attW[pick])) pick = i;
+          });
+          if (pick < 0) return false;
+          n.att[pick]++;
+          return n.att[pick] === 2;
+        };
+        const hurt = () => s.w === 1 || s.stun > 0; // wounded or stunned already: death
+        if (code === 1) attDead = woundAttacker(c.woundAll === 1);
+        else if (code === 2) attDead = c.retreatBlocked === 1 ? woundAttacker(true) : false;
+        else if (code === 3) {
+          if (s.stun > 0) defDead = true;
+          else if (c.retreatBlocked === 1) {
+            if (s.w === 1) defDead = true;
+            else n.w = 1;
+          }
+        } else if (!s.mounted) {
+          if (code === 4 || code === 5) {
+            if (hurt()) defDead = true;
+            else if (code === 4) n.stun = 1 + c.stunLasts;
+            else n.w = 1;
+          } else if (code === 6) defDead = true;
+        } else if (code === 4) {
+          n.mounted = 0;
+          if (hurt()) defDead = true;
+          else n.stun = 1 + c.stunLasts;
+        } else if (code === 5 || code === 6) {
+          if (code === 6) n.mounted = 0;
+          if (hurt()) defDead = true;
+          else n.w = 1;
+        } else if (code >= 7) defDead = true;
+        if (defDead || attDead) {
+          if (defDead) out.defKilled += q;
+          else out.attKilled += q;
+          out.m1 += t * q;
+          out.m2 += t * t * q;
+          continue;
+        }
+        if (n.stun > 0) n.stun--;
+        const k = key(n);
+        const e = next.get(k);
+        if (e) e.p += q;
+        else next.set(k, { s: n, p: q });
+      }
+    }
+    ['-', 'A', 'B', 'C', 'D', 'E', 'F'].forEach((l, k) => byTurn.push({ x: { turn: t, table: 'foot', result: l }, value: foot[k] }));
+    ['-', 'A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'].forEach((l, k) => byTurn.push({ x: { turn: t, table: 'mounted', result: l }, value: mounted[k] }));
+    dist = next;
+  }
+  const decided = out.defKilled + out.attKilled;
+  const mu = decided > 0 ? out.m1 / decided : NaN;
+  return {
+    metrics: {
+      ...exactFirstMelee(c),
+      p_defender_killed: { value: out.defKilled },
+      p_attacker_killed: { value: out.attKilled },
+      p_no_attack: { value: out.noAttack },
+      p_undecided: { value: 1 - decided - out.noAttack },
+      mean_turns: { value: mu, variance: decided > 0 ? out.m2 / decided - mu * mu : NaN },
+    },
+    curves: { results_by_turn: byTurn },
+  };
+}
+
 export function exactCryHavoc(c: CryHavocCompiled): ExactSummary | null {
   switch (c.kind) {
     case K_MELEE:
-      return { metrics: exactFirstMelee(c), curves: {} };
+      return exactMelee(c) ?? { metrics: exactFirstMelee(c), curves: {} };
     case K_MISSILE:
       return { metrics: exactFirstShot(c), curves: {} };
     case K_BATTERING:
