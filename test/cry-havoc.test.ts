@@ -142,6 +142,17 @@ describe('cry-havoc: the kernels agree with the exact answers (|z| < 4.5)', () =
     for (const r of rows) expect(Math.abs(r.z), `${r.metric}: ${r.simulated} vs ${r.exact}`).toBeLessThan(CHECK_Z_LIMIT);
   });
 
+  const volleys: [string, Tree][] = [
+    ['a mounted knight under crossbows and a ballista, Croisades errata', { kind: 'missile', shooters: [{ weapon: 'crossbow', range: 20 }, { weapon: 'ballista', range: 60 }], target: { mounted: true, cover: 'light', dismounted_knight: true }, turns: 4, rules: { croisades_mounted_errata: true } }],
+    ['heavy cover, blocked retreats, lasting stuns, a wounded archer', { kind: 'missile', shooters: [{ weapon: 'longbow', range: 35, wounded: true }, { weapon: 'shortbow', range: 10 }], target: { mounted: true, cover: 'heavy' }, turns: 5, rules: { retreat_blocked: true, stun_recovery: 'after_next_attack', mounted_heavy_cover: 'light' } }],
+  ];
+  it.each(volleys)('missile fire over the turns against its exact chain: %s', async (_label, body) => {
+    const v = valid(body, 60000);
+    const rows = checkScenario(await runScenario(v), exactScenario(v));
+    expect(rows.some((r) => r.metric.startsWith('p_killed_by_turn'))).toBe(true);
+    for (const r of rows) expect(Math.abs(r.z), `${r.metric}: ${r.simulated} vs ${r.exact}`).toBeLessThan(CHECK_Z_LIMIT);
+  });
+
   it('hand values: first roll of a 3-1 foot melee, a short-range longbow shot, a 12-point battering roll', async () => {
     const melee = exactScenario(valid({ kind: 'melee', attackers: [{ attack: 9 }], defender: { defence: 3 } }))[0].exact!.metrics;
     // 3-1 vs foot: -30 A10 B10 C20 D20 E10 (rules 1.6 probabilities)

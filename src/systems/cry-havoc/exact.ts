@@ -330,12 +330,94 @@ export function exactMelee(c: CryHavocCompiled): ExactSummary | null {
   };
 }
 
+/**
+ * Missile fire over the turns (1.4, 1.5) as a Markov chain over the target's (wounded, stun
+ * left, mounted), shot by shot: the kill-by-turn curve and the kill probability, exact.
+ */
+export function exactMissile(c: CryHavocCompiled): ExactSummary {
+  type St = { w: number; stun: number; mounted: number };
+  const key = (s: St) => `${s.w}${s.stun}${s.mounted}`;
+  let dist = new Map<string, { s: St; p: number }>([[key({ w: c.targetState0, stun: 0, mounted: c.targetMounted0 }), { s: { w: c.targetState0, stun: 0, mounted: c.targetMounted0 }, p: 1 }]]);
+  let killed = 0;
+  let m1 = 0;
+  let m2 = 0;
+  const curve: { x: Record<string, number>; value: number }[] = [];
+  for (let t = 1; t <= c.turns; t++) {
+    for (let sh = 0; sh < c.nShoot; sh++) {
+      const next = new Map<string, { s: St; p: number }>();
+      const add = (n: St, q: number) => {
+        const k = key(n);
+        const e = next.get(k);
+        if (e) e.p += q;
+        else next.set(k, { s: n, p: q });
+      };
+      for (const { s, p } of dist.values()) {
+        for (let roll = 1; roll <= 10; roll++) {
+          const q = p / 10;
+          const cell = s.mounted
+            ? MISSILE_MOUNTED[Math.min(8, roll + c.shootAdd[sh]) - 1][c.coverMounted]
+            : MISSILE_FOOT[Math.min(10, roll + c.shootAdd[sh] + c.dismountedKnight) - 1][c.coverFoot];
+          const n: St = { ...s };
+          let dead = false;
+          const hurt = s.w === 1 || s.stun > 0;
+          if (cell === 'A') {
+            if (s.stun > 0) dead = true; // a stunned character forced to retreat dies
+            else if (c.retreatBlocked === 1) {
+              if (s.w === 1) dead = true;
+              else n.w = 1;
+            }
+          } else if (!s.mounted) {
+            if (cell === 'B') {
+              if (hurt) dead = true;
+              else n.w = 1;
+            } else if (cell === 'C') dead = true;
+          } else if (cell === 'B') {
+            n.mounted = 0; // rider stunned and dismounted
+            if (hurt) dead = true;
+            else n.stun = 1 + c.stunLasts;
+          } else if (cell === 'C' || cell === 'D') {
+            if (cell === 'D' || c.errata === 0) n.mounted = 0;
+            if (hurt) dead = true;
+            else n.w = 1;
+          } else if (cell === 'E' || cell === 'F') dead = true;
+          if (dead) {
+            killed += q;
+            m1 += t * q;
+            m2 += t * t * q;
+          } else add(n, q);
+        }
+      }
+      dist = next;
+    }
+    // the stun wears off at the end of the target's own turn
+    const after = new Map<string, { s: St; p: number }>();
+    for (const { s, p } of dist.values()) {
+      const n = { ...s, stun: s.stun > 0 ? s.stun - 1 : 0 };
+      const k = key(n);
+      const e = after.get(k);
+      if (e) e.p += p;
+      else after.set(k, { s: n, p });
+    }
+    dist = after;
+    curve.push({ x: { turn: t }, value: killed });
+  }
+  const mu = killed > 0 ? m1 / killed : NaN;
+  return {
+    metrics: {
+      ...exactFirstShot(c),
+      p_killed: { value: killed },
+      mean_turns_to_kill: { value: mu, variance: killed > 0 ? m2 / killed - mu * mu : NaN },
+    },
+    curves: { p_killed_by_turn: curve },
+  };
+}
+
 export function exactCryHavoc(c: CryHavocCompiled): ExactSummary | null {
   switch (c.kind) {
     case K_MELEE:
       return exactMelee(c) ?? { metrics: exactFirstMelee(c), curves: {} };
     case K_MISSILE:
-      return { metrics: exactFirstShot(c), curves: {} };
+      return exactMissile(c);
     case K_BATTERING:
       return exactBattering(c);
     case K_FIRE:
