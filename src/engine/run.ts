@@ -103,7 +103,7 @@ export async function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exe
           })(),
         );
       }
-      rounds.push(Promise.resolve().then(() => void (done[g] = last)));
+      done[g] = last; // read again only after this round's chunks are all back
     }
     if (rounds.length === 0) break;
     await Promise.all(rounds);
