@@ -5,7 +5,9 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { availableParallelism } from 'node:os';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import {
@@ -455,6 +457,19 @@ export function buildProgram(): Command {
     .addOption(threadsOpt())
     .option('--json', 'print the result as JSON')
     .action((file: string, flags: SolveFlags) => solveCommand(file, flags));
+  program
+    .command('bench')
+    .description('run the benchmarks against the built kernels (bench/run.mjs) and print their JSON')
+    .argument('[names...]', 'dice, surrender, fantasy, crusader-rex, cry-havoc (default: all)')
+    .option('--seconds <S>', 'seconds per measurement', positiveNumber('--seconds'))
+    .option('--check', 'exit 1 when a target in bench/run.mjs is missed')
+    .action((names: string[], flags: { seconds?: number; check?: boolean }) => {
+      const script = fileURLToPath(new URL('../../../bench/run.mjs', import.meta.url));
+      if (!existsSync(script)) throw new UserError(`bench/run.mjs not found at ${script} (the benchmarks ship with the source tree)`);
+      const args = ['--expose-gc', script, ...names, ...(flags.seconds ? ['--seconds', String(flags.seconds)] : []), ...(flags.check ? ['--check'] : [])];
+      const r = spawnSync(process.execPath, args, { stdio: 'inherit' });
+      process.exitCode = r.status ?? 1;
+    });
   const nonNegInt = (what: string) => (v: string) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${what} must be a whole number >= 0`);
