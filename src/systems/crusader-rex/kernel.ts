@@ -115,6 +115,58 @@ let lifted = false;
 let rounds = 0;
 let guard = 0;
 
+/**
+ * Everything derived from one compiled case (orders, per-block arrays, hit tables), made once
+ * and kept: with paired variants the engine calls the kernel trial by trial, alternating cases,
+ * so switching must only swap references (it once rebuilt the tables on every call: 100x slower).
+ */
+interface Prepared {
+  orders: Int32Array[];
+  sideBlocks: Int32Array[];
+  fast: {
+    hitOrder: Int32Array[];
+    initialS: Int32Array;
+    fSide: Int32Array;
+    fFp: Int32Array;
+    fArrive: Int32Array;
+    fLoc0: Int32Array;
+    fSteps0: Int32Array;
+  } | null;
+  tables: {
+    tabs: SideTables[];
+    DIG: Uint8Array;
+    APP: Int32Array;
+    NZ: Uint8Array;
+    SUM: Uint8Array;
+    dOff: Int32Array;
+    aOff: Int32Array;
+    zOff: Int32Array;
+    nSide: Int32Array;
+    state0: Int32Array;
+    pendN0: Int32Array;
+    pendS0: Int32Array;
+    bPos: Int32Array;
+    bWeight: Int32Array;
+  } | null;
+}
+const prepared = new WeakMap<CrusaderRexCompiled, Prepared>();
+
+function prepare(c: CrusaderRexCompiled): Prepared {
+  const p: Prepared = {
+    orders: buildOrders(c),
+    sideBlocks: [0, 1].map((side) => Int32Array.from(c.side.map((sd, b) => (sd === side ? b : -1)).filter((b) => b >= 0))),
+    fast: null,
+    tables: null,
+  };
+  if (c.fast === 1) {
+    buildFast(c);
+    p.fast = { hitOrder, initialS, fSide, fFp, fArrive, fLoc0, fSteps0 };
+    if (buildTables(c)) p.tables = { tabs, DIG, APP, NZ, SUM, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight };
+    else tabs = [];
+  }
+  return p;
+}
+
 function ensure(c: CrusaderRexCompiled): void {
   if (sized === c) return;
   sized = c;
@@ -123,8 +175,24 @@ function ensure(c: CrusaderRexCompiled): void {
     loc = new Int32Array(c.nb);
     acted = new Int32Array(c.nb);
   }
-  orders = buildOrders(c);
-  sideBlocks = [0, 1].map((side) => Int32Array.from(c.side.map((sd, b) => (sd === side ? b : -1)).filter((b) => b >= 0)));
+  let p = prepared.get(c);
+  if (!p) {
+    p = prepare(c);
+    prepared.set(c, p);
+  }
+  orders = p.orders;
+  sideBlocks = p.sideBlocks;
+  if (p.fast) {
+    ({ hitOrder, initialS, fSide, fFp, fArrive, fLoc0, fSteps0 } = p.fast);
+    fastFor = c;
+  }
+  if (p.tables) {
+    ({ tabs, DIG, APP, NZ, SUM, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight } = p.tables);
+    tabFor = c;
+  } else if (p.fast) {
+    tabs = [];
+    tabFor = c;
+  }
 }
 
 /**
@@ -637,17 +705,21 @@ const pendN = new Int32Array(2); // blocks on the road
 const fieldS = new Int32Array(2); // steps in the field
 const pendS = new Int32Array(2); // steps on the road
 const totalS = new Int32Array(2); // steps not eliminated (field, road, retreated)
-const initialS = new Int32Array(2); // steps at the start
+let initialS: Int32Array = new Int32Array(2); // steps at the start
 // The compiled case's per-block numbers as int32 arrays (the compiled object holds plain arrays).
-let fSide = new Int32Array(0);
-let fFp = new Int32Array(0);
-let fArrive = new Int32Array(0);
-let fLoc0 = new Int32Array(0);
-let fSteps0 = new Int32Array(0);
+let fSide: Int32Array = new Int32Array(0);
+let fFp: Int32Array = new Int32Array(0);
+let fArrive: Int32Array = new Int32Array(0);
+let fLoc0: Int32Array = new Int32Array(0);
+let fSteps0: Int32Array = new Int32Array(0);
 
 function ensureFast(c: CrusaderRexCompiled): void {
   if (fastFor === c) return;
   fastFor = c;
+  buildFast(c);
+}
+
+function buildFast(c: CrusaderRexCompiled): void {
   hitOrder = [0, 1].map((side) => {
     const list: number[] = [];
     for (let b = 0; b < c.nb; b++) if (c.side[b] === side) list.push(b);
@@ -655,7 +727,7 @@ function ensureFast(c: CrusaderRexCompiled): void {
     if (c.tieBreak === 1) list.sort((a, b) => c.letter[b] - c.letter[a] || c.fp[a] - c.fp[b] || a - b);
     return Int32Array.from(list);
   });
-  initialS[0] = initialS[1] = 0;
+  initialS = new Int32Array(2);
   for (let b = 0; b < c.nb; b++) initialS[c.side[b]] += c.steps0[b];
   fSide = Int32Array.from(c.side);
   fFp = Int32Array.from(c.fp, (x) => (x > 6 ? 6 : x));
@@ -829,20 +901,20 @@ let tabFor: CrusaderRexCompiled | null = null;
 let tabs: SideTables[] = [];
 // Both sides' tables in one array each, side 1 after side 0 (no branch on the side in the loop):
 // digit[dOff[sd] + state * n[sd] + pos], apply[aOff[sd] + state * 5 + hits], nz[zOff[sd] + state].
-let DIG = new Uint8Array(0);
-let APP = new Int32Array(0);
-let NZ = new Uint8Array(0);
-let SUM = new Uint8Array(0);
-const dOff = new Int32Array(2);
-const aOff = new Int32Array(2);
-const zOff = new Int32Array(2);
-const nSide = new Int32Array(2);
+let DIG: Uint8Array = new Uint8Array(0);
+let APP: Int32Array = new Int32Array(0);
+let NZ: Uint8Array = new Uint8Array(0);
+let SUM: Uint8Array = new Uint8Array(0);
+let dOff: Int32Array = new Int32Array(2);
+let aOff: Int32Array = new Int32Array(2);
+let zOff: Int32Array = new Int32Array(2);
+let nSide: Int32Array = new Int32Array(2);
 /** Field states at the start of a trial (blocks on the road are 0 until they arrive). */
-const state0 = new Int32Array(2);
-const pendN0 = new Int32Array(2);
-const pendS0 = new Int32Array(2);
-let bPos = new Int32Array(0);
-let bWeight = new Int32Array(0);
+let state0: Int32Array = new Int32Array(2);
+let pendN0: Int32Array = new Int32Array(2);
+let pendS0: Int32Array = new Int32Array(2);
+let bPos: Int32Array = new Int32Array(0);
+let bWeight: Int32Array = new Int32Array(0);
 
 function buildSideTables(n: number, pref: number[]): SideTables {
   const states = 5 ** n;
@@ -881,6 +953,10 @@ function ensureTables(c: CrusaderRexCompiled): boolean {
   ensureFast(c);
   if (tabFor === c) return tabs.length === 2;
   tabFor = c;
+  return buildTables(c);
+}
+
+function buildTables(c: CrusaderRexCompiled): boolean {
   const perSide = [0, 1].map((sd) => c.side.filter((x) => x === sd).length);
   if (perSide[0] > TABLE_MAX || perSide[1] > TABLE_MAX) {
     tabs = [];
@@ -907,15 +983,13 @@ function ensureTables(c: CrusaderRexCompiled): boolean {
   SUM = new Uint8Array(t0.sum.length + t1.sum.length);
   SUM.set(t0.sum, 0);
   SUM.set(t1.sum, t0.sum.length);
-  dOff[0] = 0;
-  dOff[1] = t0.digit.length;
-  aOff[0] = 0;
-  aOff[1] = t0.apply.length;
-  zOff[0] = 0;
-  zOff[1] = t0.nz.length;
-  nSide[0] = t0.n;
-  nSide[1] = t1.n;
-  state0[0] = state0[1] = pendN0[0] = pendN0[1] = pendS0[0] = pendS0[1] = 0;
+  dOff = Int32Array.of(0, t0.digit.length);
+  aOff = Int32Array.of(0, t0.apply.length);
+  zOff = Int32Array.of(0, t0.nz.length);
+  nSide = Int32Array.of(t0.n, t1.n);
+  state0 = new Int32Array(2);
+  pendN0 = new Int32Array(2);
+  pendS0 = new Int32Array(2);
   for (let b = 0; b < c.nb; b++) {
     const sd = c.side[b];
     if (c.loc0[b] === FIELD) state0[sd] += c.steps0[b] * bWeight[b];
