@@ -748,6 +748,28 @@ function recordFast(acc: Float64Array, base: number): void {
   }
 }
 
+/**
+ * The end of a fast-path trial: the end-of-turn record (and the turns after, unchanged), the
+ * outcome for the scenario's attacker, rounds, steps lost and survivors (fieldS, pendS and
+ * totalS must hold the final state).
+ */
+function finishFast(c: CrusaderRexCompiled, acc: Float64Array, attrB: number, histN: number, attIn: boolean, defIn: boolean, nRounds: number): void {
+  recordFast(acc, attrB + 3 * 12);
+  for (let t = 2; t <= c.turns; t++) for (let s2 = 0; s2 < 4; s2++) recordFast(acc, attrB + ((t - 1) * 4 + s2) * 12);
+  if (attIn && !defIn) acc[A_ATT_WINS] += 1;
+  else if (defIn && !attIn) acc[A_DEF_HOLDS] += 1;
+  else if (attIn && defIn) acc[A_CONTINUES] += 1;
+  else acc[A_BOTH_GONE] += 1;
+  acc[A_ROUNDS] += nRounds;
+  acc[A_ROUNDS + 1] += nRounds * nRounds;
+  for (let sd = 0; sd < 2; sd++) {
+    const lost = initialS[sd] - totalS[sd];
+    acc[A_LOST + 2 * sd] += lost;
+    acc[A_LOST + 2 * sd + 1] += lost * lost;
+    acc[SURV + sd * histN + totalS[sd]] += 1;
+  }
+}
+
 /** Reserves arriving for round r (all still on the road when r is 4): into the field. */
 function arriveFast(nb: number, r: number): void {
   for (let b = 0; b < nb; b++) {
@@ -862,22 +884,7 @@ function runFieldFast(c: CrusaderRexCompiled, rng: RngState, trials: number, acc
         }
       }
     }
-    recordFast(acc, attrB + 3 * 12);
-    for (let t = 2; t <= c.turns; t++) for (let s2 = 0; s2 < 4; s2++) recordFast(acc, attrB + ((t - 1) * 4 + s2) * 12);
-    const attIn = fieldN[attacker0] > 0;
-    const defIn = fieldN[1 - attacker0] > 0;
-    if (attIn && !defIn) acc[A_ATT_WINS] += 1;
-    else if (defIn && !attIn) acc[A_DEF_HOLDS] += 1;
-    else if (attIn && defIn) acc[A_CONTINUES] += 1;
-    else acc[A_BOTH_GONE] += 1;
-    acc[A_ROUNDS] += nRounds;
-    acc[A_ROUNDS + 1] += nRounds * nRounds;
-    for (let sd = 0; sd < 2; sd++) {
-      const lost = initialS[sd] - totalS[sd];
-      acc[A_LOST + 2 * sd] += lost;
-      acc[A_LOST + 2 * sd + 1] += lost * lost;
-      acc[SURV + sd * histN + totalS[sd]] += 1;
-    }
+    finishFast(c, acc, attrB, histN, fieldN[attacker0] > 0, fieldN[1 - attacker0] > 0, nRounds);
   }
   acc[0] += trials;
 }
@@ -1089,22 +1096,9 @@ function runFieldTable(c: CrusaderRexCompiled, rng: RngState, trials: number, ac
     }
     fieldS[0] = SUM[state[0]];
     fieldS[1] = SUM[z1 + state[1]];
-    recordFast(acc, attrB + 3 * 12);
-    for (let t = 2; t <= c.turns; t++) for (let s2 = 0; s2 < 4; s2++) recordFast(acc, attrB + ((t - 1) * 4 + s2) * 12);
     const attIn = NZ[zOff[attacker0] + state[attacker0]] > 0;
     const defIn = NZ[zOff[1 - attacker0] + state[1 - attacker0]] > 0;
-    if (attIn && !defIn) acc[A_ATT_WINS] += 1;
-    else if (defIn && !attIn) acc[A_DEF_HOLDS] += 1;
-    else if (attIn && defIn) acc[A_CONTINUES] += 1;
-    else acc[A_BOTH_GONE] += 1;
-    acc[A_ROUNDS] += nRounds;
-    acc[A_ROUNDS + 1] += nRounds * nRounds;
-    for (let sd = 0; sd < 2; sd++) {
-      const lost = initialS[sd] - totalS[sd];
-      acc[A_LOST + 2 * sd] += lost;
-      acc[A_LOST + 2 * sd + 1] += lost * lost;
-      acc[SURV + sd * histN + totalS[sd]] += 1;
-    }
+    finishFast(c, acc, attrB, histN, attIn, defIn, nRounds);
   }
   acc[0] += trials;
 }
