@@ -30,26 +30,23 @@ function resultsChart(result: ScenarioResult): ChartSpec {
   };
 }
 
+/** Each kind's curve, and the metric its heatmap and variant bars show. */
+const KIND_CURVES = [
+  { curve: 'p_killed_by_turn', headline: 'p_killed', title: 'P(target killed by turn)', x: 'turn', xTitle: 'turn', yTitle: 'P(killed)' },
+  { curve: 'breach_by_day', headline: 'p_breached', title: 'P(wall hex demolished by day)', x: 'day', xTitle: 'siege day', yTitle: 'P(breached)' },
+  { curve: 'p_burning_by_turn', headline: 'p_ever_ignited', title: 'P(burning at the end of turn)', x: 'turn', xTitle: 'turn', yTitle: 'P(burning)' },
+  { curve: 'heal_by_day', headline: 'p_healed', title: 'P(healed by day)', x: 'day', xTitle: 'day', yTitle: 'P(healed)' },
+] as const;
+
 export function chartsCryHavoc(result: ScenarioResult): ChartSpec[] {
   const has = (curve: string) => result.cases.some((c) => (c.curves[curve]?.length ?? 0) > 0);
   const charts: ChartSpec[] = [];
-  let headline = 'p_defender_killed';
+  let headline = 'p_defender_killed'; // melee
   if (has('results_by_turn')) charts.push(resultsChart(result));
-  if (has('p_killed_by_turn')) {
-    headline = 'p_killed';
-    charts.push(curveChart(result, { name: 'p_killed_by_turn', title: 'P(target killed by turn)', curve: 'p_killed_by_turn', x: 'turn', xTitle: 'turn', yTitle: 'P(killed)' }));
-  }
-  if (has('breach_by_day')) {
-    headline = 'p_breached';
-    charts.push(curveChart(result, { name: 'breach_by_day', title: 'P(wall hex demolished by day)', curve: 'breach_by_day', x: 'day', xTitle: 'siege day', yTitle: 'P(breached)' }));
-  }
-  if (has('p_burning_by_turn')) {
-    headline = 'p_ever_ignited';
-    charts.push(curveChart(result, { name: 'p_burning_by_turn', title: 'P(burning at the end of turn)', curve: 'p_burning_by_turn', x: 'turn', xTitle: 'turn', yTitle: 'P(burning)' }));
-  }
-  if (has('heal_by_day')) {
-    headline = 'p_healed';
-    charts.push(curveChart(result, { name: 'heal_by_day', title: 'P(healed by day)', curve: 'heal_by_day', x: 'day', xTitle: 'day', yTitle: 'P(healed)' }));
+  for (const k of KIND_CURVES) {
+    if (!has(k.curve)) continue;
+    headline = k.headline;
+    charts.push(curveChart(result, { name: k.curve, title: k.title, curve: k.curve, x: k.x, xTitle: k.xTitle, yTitle: k.yTitle }));
   }
   const heat = heatmapChart(result, headline, `${headline}_heatmap`);
   if (heat) charts.push(heat);
