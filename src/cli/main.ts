@@ -21,6 +21,7 @@ import {
   solveScenario,
   SolveInputError,
   validateText,
+  type SolveOptions,
   type ValidScenario,
 } from '../api.js';
 import { readShardFile, writeShardFile } from './shard-file.js';
@@ -288,17 +289,8 @@ function fmtNum(x: number): string {
   return Number.isFinite(x) ? x.toFixed(6) : 'n/a';
 }
 
-interface SolveFlags {
-  param: string;
-  metric: string;
-  target: number;
-  from?: number;
-  to?: number;
-  trials?: number;
-  seed?: string | number;
-  threads: number;
-  json?: boolean;
-}
+/** The solve command's flags: the API's options, plus where to run and how to print. */
+type SolveFlags = Pick<SolveOptions, 'param' | 'metric' | 'target' | 'from' | 'to' | 'trials' | 'seed'> & { threads: number; json?: boolean };
 
 const showMetric = (m: Metric) => `${m.value.toFixed(4)} [${m.ci_low.toFixed(4)}, ${m.ci_high.toFixed(4)}] (${m.n} trials)`;
 
