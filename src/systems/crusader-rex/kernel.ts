@@ -693,9 +693,9 @@ function startTrial(c: CrusaderRexCompiled): void {
 // With no castle, no charge, harry or retreat decisions and a deterministic tie-break, a battle
 // is: up to three rounds of volleys in the fixed order of 6.2, each hit on the strongest enemy
 // block, reserves arriving in R2/R3, the 6.41 control change, and the attacker's retreat after
-// R3. This path runs exactly that with running totals instead of scans, and draws the same
-// numbers in the same order as the general path: test/crusader-rex.test.ts checks that both
-// give identical accumulators.
+// R3. The table path below runs exactly that, drawing the same numbers in the same order as the
+// general path: test/crusader-rex.test.ts checks that both give identical accumulators. Its
+// per-case data (hit orders, per-block int32 arrays) and running totals are here.
 
 /** Per side: its blocks in hit order (most steps first is decided at run time; ties by this order). */
 let hitOrder: Int32Array[] = [];
@@ -770,128 +770,9 @@ function finishFast(c: CrusaderRexCompiled, acc: Float64Array, attrB: number, hi
   }
 }
 
-/** Reserves arriving for round r (all still on the road when r is 4): into the field. */
-function arriveFast(nb: number, r: number): void {
-  for (let b = 0; b < nb; b++) {
-    if (loc[b] === PENDING && fArrive[b] <= r) {
-      loc[b] = FIELD;
-      const sd = fSide[b];
-      pendN[sd]--;
-      pendS[sd] -= steps[b];
-      fieldN[sd]++;
-      fieldS[sd] += steps[b];
-    }
-  }
-}
-
-function runFieldFast(c: CrusaderRexCompiled, rng: RngState, trials: number, acc: Float64Array): void {
-  ensureFast(c);
-  const nb = c.nb;
-  const histN = maxAll(c) + 1;
-  const attrB = attrBase(c);
-  const side = fSide;
-  const fp = fFp;
-  const jihad = c.jihad;
-  const attacker0 = c.attacker0;
-  const controlAny = c.controlChangeAnyRound;
-  for (let i = 0; i < trials; i++) {
-    fieldN[0] = fieldN[1] = pendN[0] = pendN[1] = 0;
-    fieldS[0] = fieldS[1] = pendS[0] = pendS[1] = 0;
-    for (let b = 0; b < nb; b++) {
-      const st = fSteps0[b];
-      steps[b] = st;
-      const l = fLoc0[b];
-      loc[b] = l;
-      if (l === FIELD) {
-        fieldN[side[b]]++;
-        fieldS[side[b]] += st;
-      } else {
-        pendN[side[b]]++;
-        pendS[side[b]] += st;
-      }
-    }
-    totalS[0] = fieldS[0] + pendS[0];
-    totalS[1] = fieldS[1] + pendS[1];
-    let att = attacker0;
-    let nRounds = 0;
-    let slot = 0;
-    for (let r = 1; r <= 3; r++) {
-      slot = r - 1;
-      if (r > 1 && pendN[0] + pendN[1] > 0) arriveFast(nb, r);
-      if (fieldN[0] > 0 && fieldN[1] > 0) {
-        nRounds++;
-        const order = orders[(1 - att) * 2 + (jihad === 1 && r === 1 && att === attacker0 ? 1 : 0)];
-        for (let k = 0; k < order.length; k++) {
-          const b = order[k];
-          if (loc[b] !== FIELD) continue;
-          if (fieldN[0] === 0 || fieldN[1] === 0) break;
-          // the volley (1.3)
-          const s = steps[b];
-          let hits = HITS_FLAT[HIT_BASE[fp[b] * 5 + s] + rollDie(rng, POW6_I[s], POW6T_I[s]) - 1];
-          // the hits, one at a time on the strongest enemy block (6.31)
-          const enemy = 1 - side[b];
-          const list = hitOrder[enemy];
-          while (hits > 0 && fieldN[enemy] > 0) {
-            let best = -1;
-            let bestSteps = 0;
-            for (let j = 0; j < list.length; j++) {
-              const e = list[j];
-              if (loc[e] === FIELD && steps[e] > bestSteps) {
-                best = e;
-                bestSteps = steps[e];
-              }
-            }
-            steps[best] = bestSteps - 1;
-            fieldS[enemy]--;
-            totalS[enemy]--;
-            if (bestSteps === 1) {
-              loc[best] = GONE;
-              fieldN[enemy]--;
-            }
-            hits--;
-          }
-        }
-        // 2.7: the defending main force gone with reserves coming: control changes (6.41)
-        const def = 1 - att;
-        if (fieldN[def] === 0 && fieldN[att] > 0 && pendN[def] > 0 && (controlAny === 1 || r === 1)) att = def;
-      } else if (pendN[0] + pendN[1] === 0) {
-        recordFast(acc, attrB + slot * 12);
-        break;
-      }
-      recordFast(acc, attrB + slot * 12);
-      if ((fieldN[0] === 0 && pendN[0] === 0) || (fieldN[1] === 0 && pendN[1] === 0)) break;
-    }
-    for (let s2 = slot + 1; s2 < 3; s2++) {
-      if (pendN[0] + pendN[1] > 0) arriveFast(nb, s2 + 1);
-      recordFast(acc, attrB + s2 * 12);
-    }
-    // after the rounds (2.8): reserves join, the attacker retreats from a contested field
-    if (pendN[0] + pendN[1] > 0) arriveFast(nb, 4);
-    if (fieldN[0] > 0 && fieldN[1] > 0) {
-      let used = 0;
-      const slots = c.slots[att];
-      for (let b = 0; b < nb; b++) {
-        if (side[b] !== att || loc[b] !== FIELD) continue;
-        fieldN[att]--;
-        fieldS[att] -= steps[b];
-        if (slots < 0 || used < slots) {
-          used++;
-          loc[b] = LEFT;
-        } else {
-          totalS[att] -= steps[b];
-          steps[b] = 0;
-          loc[b] = GONE;
-        }
-      }
-    }
-    finishFast(c, acc, attrB, histN, fieldN[attacker0] > 0, fieldN[1 - attacker0] > 0, nRounds);
-  }
-  acc[0] += trials;
-}
-
-// === the table path: the fast path with each side's field as one integer ====================
+// === the table path ==========================================================================
 //
-// With at most 5 blocks a side, a side's field is one number: its blocks' steps as base-5 digits
+// With at most 5 blocks a side (larger field battles take the general path), a side's field is one number: its blocks' steps as base-5 digits
 // (a block gone, retreated or not yet arrived is a 0). Applying h hits to the strongest blocks
 // in turn (6.31, ties in the side's hit order) is then one look-up in APPLY[state * 5 + h], and
 // blocks in the field, steps in the field and each block's steps are look-ups too.
@@ -1103,16 +984,13 @@ function runFieldTable(c: CrusaderRexCompiled, rng: RngState, trials: number, ac
   acc[0] += trials;
 }
 
-/** Force the general path (tests compare it with the fast paths). */
+/** Force the general path (tests compare it with the table path). */
 let forceGeneral = false;
-/** Force the scanning fast path rather than the table path (tests compare all three). */
-let forceScan = false;
 
 export function runCrusaderRex(c: CrusaderRexCompiled, rng: RngState, trials: number, acc: Float64Array): void {
   ensure(c);
-  if (c.fast === 1 && !forceGeneral) {
-    if (!forceScan && ensureTables(c)) runFieldTable(c, rng, trials, acc);
-    else runFieldFast(c, rng, trials, acc);
+  if (c.fast === 1 && !forceGeneral && ensureTables(c)) {
+    runFieldTable(c, rng, trials, acc);
     return;
   }
   const histN = maxAll(c) + 1;
@@ -1177,8 +1055,5 @@ export const _internals = {
   buildOrders,
   setForceGeneral(on: boolean): void {
     forceGeneral = on;
-  },
-  setForceScan(on: boolean): void {
-    forceScan = on;
   },
 };
