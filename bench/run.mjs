@@ -202,7 +202,7 @@ const TARGETS = {
   'fantasy.stone-wall-siege.heap_bytes_per_trial': { max: 0.05 },
   'fantasy.open-field-volley.heap_bytes_per_trial': { max: 0.05 },
   'cry-havoc.battering-engine-mix.heap_bytes_per_trial': { max: 0.05 },
-  // issue #3's target for the reference field battle; not met yet (see README, Benchmarks)
+  // issue #3's target for the reference field battle (see README, Benchmarks)
   'crusader-rex.reference-field-battle.battles_per_second_per_thread': 5_000_000,
   'crusader-rex.reference-field-battle.heap_bytes_per_trial': { max: 0.05 },
   'crusader-rex.pool_reference_3_variants.battles_per_second_per_thread': 500_000,

@@ -4,7 +4,7 @@ import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT 
 import { CASTLE, FIELD, PENDING, compileCrusaderRex } from '../src/systems/crusader-rex/compile.js';
 import { _tables } from '../src/systems/crusader-rex/kernel.js';
 import type { ScenarioResult } from '../src/systems/types.js';
-import { merge, zDiff, type Tree } from './helpers.js';
+import { merge, zAll, zDiff, type Tree } from './helpers.js';
 
 const HEAD = 'name: cr\nsystem: crusader-rex\nseed: crusader-tests\n';
 function valid(body: Tree, trials = 20000) {
@@ -123,7 +123,43 @@ describe('crusader-rex: road timing (3.2, 3.3) and deployment (6.1)', () => {
   });
 });
 
-describe('crusader-rex: the fast field-battle path', () => {
+describe('crusader-rex: the table path (runs of volleys, one alias draw each)', () => {
+  it('alias tables give every hit count its probability to within 2^-31', async () => {
+    const { _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
+    const binom = (n: number, p: number) => Array.from({ length: n + 1 }, (_, k) => {
+      let c = 1;
+      for (let j = 0; j < k; j++) c = (c * (n - j)) / (j + 1);
+      return c * p ** k * (1 - p) ** (n - k);
+    });
+    const conv = (a: number[], b: number[]) => Array.from({ length: a.length + b.length - 1 }, (_, h) => a.reduce((s, x, i) => s + x * (b[h - i] ?? 0), 0));
+    const dists = [
+      binom(4, 3 / 6), // one block
+      conv(conv(binom(4, 3 / 6), binom(4, 2 / 6)), binom(4, 1 / 6)), // Saladin, Al Adil, Turks 3
+      [1, 4, 6].reduce((d, _, i) => conv(d, binom(4, (i + 1) / 6)), conv(binom(4, 1 / 6), binom(4, 6 / 6))), // 20 dice, one sure
+      [0, 0, 1], // always 2
+      binom(20, 1 / 6), // tails far below 2^-32
+    ];
+    for (const dist of dists) {
+      const out = new Int32Array(32);
+      K.aliasTable(dist, out, 0);
+      const mass = new Array<number>(32).fill(0);
+      for (let i = 0; i < 32; i++) {
+        const thr = out[i] >>> 5;
+        mass[i] += thr;
+        mass[out[i] & 31] += 2 ** 27 - thr;
+      }
+      expect(mass.reduce((a, b) => a + b, 0)).toBe(2 ** 32);
+      for (let h = 0; h < 32; h++) expect(Math.abs(mass[h] / 2 ** 32 - (dist[h] ?? 0)), `h = ${h}`).toBeLessThanOrEqual(2 ** -31);
+      expect(out[0]).not.toBe(0); // 0 marks "no dice"
+    }
+    const none = new Int32Array(32).fill(7);
+    K.aliasTable([1], none, 0);
+    expect(none[0]).toBe(0);
+  });
+
+  // The table path sums a run's volleys and draws the sum from its exact distribution; the
+  // general path rolls one volley at a time. Different dice, the same battle: two independent
+  // samples that must agree on every metric and curve point.
   const cases: [string, Tree][] = [
     ['reference battle', FIELD_BATTLE],
     ['reserves, control change, Jihad, protect the best, one road slot', merge(FIELD_BATTLE, {
@@ -133,14 +169,30 @@ describe('crusader-rex: the fast field-battle path', () => {
       retreat_slots: { attacker: 1 },
       turns: 2,
     })],
-    ['six blocks a side (too many for the tables: the general path runs)', merge(FIELD_BATTLE, {
-      blocks: ['Saladin', 'Al Adil', 'Turks 3', 'Kurds 1', 'Zangi', 'Sanjar', 'King Guy', 'Conrad', 'Jerusalem Templars', 'Genoa Pilgrims', 'Balian', 'Walter'].map((block) => ({ block })),
+    ['five blocks a side, strongest first in hit order ties', merge(FIELD_BATTLE, {
+      blocks: ['Saladin', 'Al Adil', 'Turks 3', 'Kurds 1', 'Zangi', 'King Guy', 'Conrad', 'Jerusalem Templars', 'Genoa Pilgrims', 'Balian'].map((block) => ({ block })),
+      policy: { tie_break: 'protect_best' },
     })],
   ];
-  it.each(cases)('%s: identical accumulators on both paths, on the same dice', async (_label, body) => {
+  it.each(cases)('%s: agrees with the general path (|z| < 4.5 everywhere)', async (_label, body) => {
+    const { _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
+    const v = valid(body, 40000);
+    expect(compiled(body).fast).toBe(1);
+    const table = await runScenario(v);
+    K.setForceGeneral(true);
+    const general = await runScenario(v).finally(() => K.setForceGeneral(false));
+    expect(table.cases[0].metrics.p_attacker_wins.value).not.toBe(general.cases[0].metrics.p_attacker_wins.value); // not the same dice
+    const zs = zAll(table, general);
+    expect(zs.length).toBeGreaterThan(30);
+    for (const [label, z] of zs) expect(Math.abs(z), label).toBeLessThan(CHECK_Z_LIMIT);
+  });
+
+  it('six blocks a side is too many for the tables: the general path runs (identical accumulators)', async () => {
     const { crusaderRexKernel, _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
     const { deriveState } = await import('../src/engine/rng.js');
-    const c = compiled(body);
+    const c = compiled(merge(FIELD_BATTLE, {
+      blocks: ['Saladin', 'Al Adil', 'Turks 3', 'Kurds 1', 'Zangi', 'Sanjar', 'King Guy', 'Conrad', 'Jerusalem Templars', 'Genoa Pilgrims', 'Balian', 'Walter'].map((block) => ({ block })),
+    }));
     expect(c.fast).toBe(1);
     const run = (general: boolean) => {
       K.setForceGeneral(general);

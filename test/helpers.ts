@@ -44,3 +44,30 @@ export function zCurve(r: ScenarioResult, curve: string, match: Record<string, s
   const d = welchDifference({ n: b.n, sum: b.sum!, sumSq: b.sumSq! }, { n: a.n, sum: a.sum!, sumSq: a.sumSq! });
   return zOf(d.value, d.ci_low, d.ci_high);
 }
+
+/**
+ * z of the difference between two independent estimates of one quantity (two runs on
+ * unrelated dice): pooled two-proportion z for a probability, Welch for a mean. 0 when both
+ * are certain and equal.
+ */
+export function zTwo(a: Metric, b: Metric): number {
+  if (a.kind === 'probability') {
+    const p = (a.value * a.n + b.value * b.n) / (a.n + b.n);
+    const se = Math.sqrt(p * (1 - p) * (1 / a.n + 1 / b.n));
+    return se === 0 ? (a.value === b.value ? 0 : Infinity) : (a.value - b.value) / se;
+  }
+  const d = welchDifference({ n: a.n, sum: a.sum!, sumSq: a.sumSq! }, { n: b.n, sum: b.sum!, sumSq: b.sumSq! });
+  return zOf(d.value, d.ci_low, d.ci_high);
+}
+
+/** Every metric and curve point of two results' first cases, as [label, z] pairs (zTwo). */
+export function zAll(a: ScenarioResult, b: ScenarioResult): [string, number][] {
+  const out: [string, number][] = [];
+  const ca = a.cases[0];
+  const cb = b.cases[0];
+  for (const [name, m] of Object.entries(ca.metrics)) out.push([name, zTwo(m, cb.metrics[name])]);
+  for (const [curve, pts] of Object.entries(ca.curves)) {
+    pts.forEach((p, i) => out.push([`${curve} ${JSON.stringify(p.x)}`, zTwo(p.m, cb.curves[curve][i].m)]));
+  }
+  return out;
+}

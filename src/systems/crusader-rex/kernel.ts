@@ -7,6 +7,7 @@
  * (its base-6 digits are the dice), and precomputed tables give the hits (die <= firepower)
  * and the sixes (the charge's self-hits) of every d: the same distribution as rolling each die,
  * one draw instead of up to four (test/crusader-rex.test.ts checks the tables die by die).
+ * Plain field battles take the table path (below): one draw per run of a side's volleys.
  *
  * Accumulator layout:
  *   [0] trials  [1] attacker wins  [2] defender holds  [3] castle falls  [4] siege lifted
@@ -19,6 +20,7 @@
  */
 import type { RngState } from '../../engine/rng.js';
 import { rollDie } from '../../engine/dice.js';
+import { nextI32 } from '../../engine/rng.js';
 import type { Kernel } from '../types.js';
 import { CASTLE, FIELD, GONE, LEFT, PENDING, SALLY, STORM, type CrusaderRexCompiled } from './compile.js';
 
@@ -147,6 +149,12 @@ interface Prepared {
     pendS0: Int32Array;
     bPos: Int32Array;
     bWeight: Int32Array;
+    runFrom: Int32Array;
+    runTo: Int32Array;
+    runSide: Int32Array;
+    runBase: Int32Array;
+    runStride: Int32Array;
+    CDF: Int32Array;
   } | null;
 }
 const prepared = new WeakMap<CrusaderRexCompiled, Prepared>();
@@ -161,7 +169,7 @@ function prepare(c: CrusaderRexCompiled): Prepared {
   if (c.fast === 1) {
     buildFast(c);
     p.fast = { hitOrder, initialS, fSide, fFp, fArrive, fLoc0, fSteps0 };
-    if (buildTables(c)) p.tables = { tabs, DIG, APP, NZ, SUM, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight };
+    if (buildTables(c)) p.tables = { tabs, DIG, APP, NZ, SUM, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight, runFrom, runTo, runSide, runBase, runStride, CDF };
     else tabs = [];
   }
   return p;
@@ -187,7 +195,7 @@ function ensure(c: CrusaderRexCompiled): void {
     fastFor = c;
   }
   if (p.tables) {
-    ({ tabs, DIG, APP, NZ, SUM, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight } = p.tables);
+    ({ tabs, DIG, APP, NZ, SUM, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight, runFrom, runTo, runSide, runBase, runStride, CDF } = p.tables);
     tabFor = c;
   } else if (p.fast) {
     tabs = [];
@@ -772,15 +780,22 @@ function finishFast(c: CrusaderRexCompiled, acc: Float64Array, attrB: number, hi
 
 // === the table path ==========================================================================
 //
-// With at most 5 blocks a side (larger field battles take the general path), a side's field is one number: its blocks' steps as base-5 digits
-// (a block gone, retreated or not yet arrived is a 0). Applying h hits to the strongest blocks
-// in turn (6.31, ties in the side's hit order) is then one look-up in APPLY[state * 5 + h], and
-// blocks in the field, steps in the field and each block's steps are look-ups too.
+// For a castle-less field battle with no state-driven choices (compile sets `fast`) and at most
+// 5 blocks a side (larger field battles take the general path), a side's field is one number:
+// its blocks' steps as base-5 digits (a block gone, retreated or not yet arrived is a 0).
+// Applying h hits to the strongest blocks in turn (6.31, ties in the side's hit order) is one
+// look-up in APPLY[state * HS + h]; blocks and steps in the field are look-ups too. A run of
+// volleys by one side (buildRuns) is one draw from the exact distribution of its total hits,
+// through an alias table: 3 draws a round in the reference battle instead of 8 volleys.
+// Measured (bench/, reference battle): one volley per draw 2.4 M battles/s per thread; runs
+// with a scanned CDF 4.2 M; runs with alias tables 5.6-6.9 M.
 
 const TABLE_MAX = 5;
+/** Hits one run of volleys can score: up to 5 blocks of 4 steps (the APPLY stride). */
+const HS = 21;
 interface SideTables {
   n: number;
-  apply: Int32Array; // [state * 5 + hits] -> state
+  apply: Int32Array; // [state * HS + hits] -> state
   nz: Uint8Array; // blocks in the field
   sum: Uint8Array; // steps in the field
   digit: Uint8Array; // [state * n + j] -> steps of the side's j-th block
@@ -788,7 +803,7 @@ interface SideTables {
 let tabFor: CrusaderRexCompiled | null = null;
 let tabs: SideTables[] = [];
 // Both sides' tables in one array each, side 1 after side 0 (no branch on the side in the loop):
-// digit[dOff[sd] + state * n[sd] + pos], apply[aOff[sd] + state * 5 + hits], nz[zOff[sd] + state].
+// digit[dOff[sd] + state * n[sd] + pos], apply[aOff[sd] + state * HS + hits], nz[zOff[sd] + state].
 let DIG: Uint8Array = new Uint8Array(0);
 let APP: Int32Array = new Int32Array(0);
 let NZ: Uint8Array = new Uint8Array(0);
@@ -803,10 +818,137 @@ let pendN0: Int32Array = new Int32Array(2);
 let pendS0: Int32Array = new Int32Array(2);
 let bPos: Int32Array = new Int32Array(0);
 let bWeight: Int32Array = new Int32Array(0);
+// Runs of volleys (see buildRuns): order o's runs are runFrom[o] .. runTo[o] - 1; run k fires
+// side runSide[k] and its hit distribution for firing state x starts at CDF[runBase[k] + x * runStride[k]].
+let runFrom: Int32Array = new Int32Array(4);
+let runTo: Int32Array = new Int32Array(4);
+let runSide: Int32Array = new Int32Array(0);
+let runBase: Int32Array = new Int32Array(0);
+let runStride: Int32Array = new Int32Array(0);
+let CDF: Int32Array = new Int32Array(0);
+/** Slots of an alias table (2^5 >= the 21 possible hit counts of a run). */
+const ALIAS_K = 32;
+const ALIAS_SHIFT = 27; // a draw's top 5 bits pick the slot, its low 27 bits the side
+const ALIAS_CAP = 1 << ALIAS_SHIFT;
+/** Slot 0's entry when the run has no dice in the field (no draw, no hits): no real entry is 0. */
+const NO_DICE = 0;
+
+/**
+ * Walker's alias table (Vose's construction, in integers) for hit counts with probabilities
+ * `dist`, into out[at .. at + 32): slot i keeps i when the draw's low 27 bits are below its
+ * threshold, else gives its alias. Entry = threshold << 5 | alias, a full slot has alias i.
+ * Probabilities are rounded to multiples of 2^-32 (the largest absorbs the rounding).
+ */
+function aliasTable(dist: number[], out: Int32Array, at: number): void {
+  const w = new Array<number>(ALIAS_K).fill(0);
+  let total = 0;
+  let big = 0;
+  for (let h = 0; h < dist.length && h < ALIAS_K; h++) {
+    w[h] = Math.round(dist[h] * 4294967296);
+    total += w[h];
+    if (w[h] > w[big]) big = h;
+  }
+  w[big] += 4294967296 - total;
+  if (dist.length === 1) {
+    out[at] = NO_DICE;
+    for (let i = 1; i < ALIAS_K; i++) out[at + i] = 0; // never drawn
+    return;
+  }
+  const small: number[] = [];
+  const large: number[] = [];
+  for (let i = 0; i < ALIAS_K; i++) (w[i] < ALIAS_CAP ? small : large).push(i);
+  // A full slot keeps i whatever the draw: threshold 2^27 - 1 and alias i. (So no entry is 0,
+  // NO_DICE: a slot below full has an alias other than itself.)
+  for (let i = 0; i < ALIAS_K; i++) out[at + i] = ((ALIAS_CAP - 1) * 32 + i) | 0;
+  while (small.length > 0 && large.length > 0) {
+    const sI = small.pop()!;
+    const lI = large[large.length - 1];
+    out[at + sI] = (w[sI] * 32 + lI) | 0;
+    w[lI] -= ALIAS_CAP - w[sI];
+    if (w[lI] < ALIAS_CAP) {
+      large.pop();
+      small.push(lI);
+    }
+  }
+}
+
+/**
+ * Runs of volleys. In a field battle a side's blocks that fire one after another (a letter
+ * group, and the next group of the same side when the enemy has none in between: 6.2) shoot
+ * at the same enemy and are not hit in between, so the run's hits are the sum of its volleys
+ * (6.31 applies them one at a time to the strongest enemy block: APPLY does that for any sum).
+ * For each firing state x of the side, the run's total hits are a sum of binomials B(steps,
+ * firepower / 6) over its blocks; CDF holds that distribution as 31-bit thresholds
+ * t_h = round(P(hits <= h) * 2^31) - 1, and one draw u (31 bits) gives the least h with
+ * u <= t_h. The distribution is exact to within 2^-31 per outcome; the general path rolls the
+ * same battles one volley at a time (tests hold the two to each other and to the exact chain).
+ */
+function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
+  const key = new Map<string, number>();
+  const sides: number[] = [];
+  const bases: number[] = [];
+  const strides: number[] = [];
+  const chunks: Int32Array[] = [];
+  let size = 0;
+  const from: number[] = [];
+  const to: number[] = [];
+  const perOrder: number[][] = [];
+  for (const order of ords) {
+    const list: number[] = [];
+    let k = 0;
+    while (k < order.length) {
+      const sd = c.side[order[k]];
+      const blocks: number[] = [];
+      while (k < order.length && c.side[order[k]] === sd) blocks.push(order[k++]);
+      const name = `${sd}:${blocks.join(',')}`;
+      let id = key.get(name);
+      if (id === undefined) {
+        id = sides.length;
+        key.set(name, id);
+        const n = nSide[sd];
+        const stride = ALIAS_K;
+        const states = 5 ** n;
+        const cdf = new Int32Array(states * stride);
+        const digits = DIG.subarray(dOff[sd], dOff[sd] + states * n);
+        for (let x = 0; x < states; x++) {
+          let dist = [1];
+          for (const b of blocks) {
+            const st = digits[x * n + bPos[b]];
+            const p = fFp[b] / 6;
+            for (let j = 0; j < st; j++) dist = dist.map((q, h) => q * (1 - p) + (h > 0 ? dist[h - 1] * p : 0)).concat([dist[dist.length - 1] * p]);
+          }
+          aliasTable(dist, cdf, x * stride);
+        }
+        sides.push(sd);
+        bases.push(size);
+        strides.push(stride);
+        chunks.push(cdf);
+        size += cdf.length;
+      }
+      list.push(id);
+    }
+    perOrder.push(list);
+  }
+  // Lay each order's runs out contiguously (a run shared by orders is listed in each).
+  const seq = perOrder.flat();
+  runSide = Int32Array.from(seq, (id) => sides[id]);
+  runBase = Int32Array.from(seq, (id) => bases[id]);
+  runStride = Int32Array.from(seq, (id) => strides[id]);
+  let at = 0;
+  for (const list of perOrder) {
+    from.push(at);
+    at += list.length;
+    to.push(at);
+  }
+  runFrom = Int32Array.from(from);
+  runTo = Int32Array.from(to);
+  CDF = new Int32Array(size);
+  for (let i = 0; i < chunks.length; i++) CDF.set(chunks[i], bases[i]);
+}
 
 function buildSideTables(n: number, pref: number[]): SideTables {
   const states = 5 ** n;
-  const apply = new Int32Array(states * 5);
+  const apply = new Int32Array(states * HS);
   const nz = new Uint8Array(states);
   const sum = new Uint8Array(states);
   const digit = new Uint8Array(states * n);
@@ -823,7 +965,7 @@ function buildSideTables(n: number, pref: number[]): SideTables {
       }
     }
     const e = d.slice();
-    for (let h = 0; h <= 4; h++) {
+    for (let h = 0; h < HS; h++) {
       if (h > 0) {
         let best = -1;
         for (const j of pref) if (e[j] > 0 && (best < 0 || e[j] > e[best])) best = j;
@@ -831,7 +973,7 @@ function buildSideTables(n: number, pref: number[]): SideTables {
       }
       let v = 0;
       for (let j = n - 1; j >= 0; j--) v = v * 5 + e[j];
-      apply[x * 5 + h] = v;
+      apply[x * HS + h] = v;
     }
   }
   return { n, apply, nz, sum, digit };
@@ -875,6 +1017,7 @@ function buildTables(c: CrusaderRexCompiled): boolean {
   aOff = Int32Array.of(0, t0.apply.length);
   zOff = Int32Array.of(0, t0.nz.length);
   nSide = Int32Array.of(t0.n, t1.n);
+  buildRuns(c, buildOrders(c));
   state0 = new Int32Array(2);
   pendN0 = new Int32Array(2);
   pendS0 = new Int32Array(2);
@@ -906,7 +1049,6 @@ function runFieldTable(c: CrusaderRexCompiled, rng: RngState, trials: number, ac
   const nb = c.nb;
   const histN = maxAll(c) + 1;
   const attrB = attrBase(c);
-  const fp = fFp;
   const side = fSide;
   const jihad = c.jihad;
   const attacker0 = c.attacker0;
@@ -929,16 +1071,20 @@ function runFieldTable(c: CrusaderRexCompiled, rng: RngState, trials: number, ac
       if (r > 1 && pendN[0] + pendN[1] > 0) arriveTable(nb, r, state);
       if (NZ[state[0]] > 0 && NZ[z1 + state[1]] > 0) {
         nRounds++;
-        const order = orders[(1 - att) * 2 + (jihad === 1 && r === 1 && att === attacker0 ? 1 : 0)];
-        for (let k = 0; k < order.length; k++) {
-          const b = order[k];
-          const sd = side[b];
-          const s = DIG[dOff[sd] + state[sd] * nSide[sd] + bPos[b]];
-          if (s === 0) continue; // gone, or not arrived
+        const o = (1 - att) * 2 + (jihad === 1 && r === 1 && att === attacker0 ? 1 : 0);
+        const end = runTo[o];
+        for (let k = runFrom[o]; k < end; k++) {
+          const sd = runSide[k];
           const en = 1 - sd;
-          if (NZ[zOff[en] + state[en]] === 0) break;
-          const hits = HITS_FLAT[HIT_BASE[fp[b] * 5 + s] + rollDie(rng, POW6_I[s], POW6T_I[s]) - 1];
-          state[en] = APP[aOff[en] + state[en] * 5 + hits];
+          const se = state[en];
+          if (NZ[zOff[en] + se] === 0) break;
+          const base = runBase[k] + state[sd] * ALIAS_K;
+          if (CDF[base] === NO_DICE) continue; // nobody of the run in the field
+          const u = nextI32(rng);
+          const i = u >>> ALIAS_SHIFT;
+          const e = CDF[base + i];
+          const h = (u & (ALIAS_CAP - 1)) < e >>> 5 ? i : e & 31;
+          state[en] = APP[aOff[en] + se * HS + h];
         }
         const def = 1 - att;
         if (NZ[zOff[def] + state[def]] === 0 && NZ[zOff[att] + state[att]] > 0 && pendN[def] > 0 && (controlAny === 1 || r === 1)) att = def;
@@ -966,7 +1112,7 @@ function runFieldTable(c: CrusaderRexCompiled, rng: RngState, trials: number, ac
     if (NZ[state[0]] > 0 && NZ[z1 + state[1]] > 0) {
       const slots = c.slots[att];
       let used = 0;
-      for (let b = 0; b < nb; b++) {
+      if (slots >= 0) for (let b = 0; b < nb; b++) {
         if (side[b] !== att) continue;
         const s = DIG[dOff[att] + state[att] * nSide[att] + bPos[b]];
         if (s === 0) continue;
@@ -1053,6 +1199,7 @@ export const _internals = {
   steps: () => steps,
   hitCastle,
   buildOrders,
+  aliasTable,
   setForceGeneral(on: boolean): void {
     forceGeneral = on;
   },
