@@ -93,3 +93,40 @@ describe('engine determinism', () => {
     for (const c of r.cases) expect(c.trials).toBeLessThanOrEqual(262_144 * 2);
   });
 });
+
+describe('the kernel contract: each trial draws its own stream from the chunk stream', () => {
+  // Every bundled scenario's first case of each kind: one call of n trials must equal n calls
+  // of one trial (what the engine makes when it replays a trial for each variant), and leave
+  // the chunk stream exactly 4 draws per trial further on.
+  const files = [
+    'scenarios/surrender/port-blockade.yaml',
+    'scenarios/crusader-rex/reference-field-battle.yaml', // the table path
+    'scenarios/crusader-rex/storm-or-starve.yaml', // the general path
+    'scenarios/fantasy/stone-wall-siege.yaml',
+    'scenarios/fantasy/open-field-volley.yaml',
+    'scenarios/cry-havoc/melee-two-on-one.yaml',
+    'scenarios/cry-havoc/missile-range-tables.yaml',
+    'scenarios/cry-havoc/battering-engine-mix.yaml',
+    'scenarios/cry-havoc/fire-siege-tower.yaml',
+    'scenarios/cry-havoc/healing-tables.yaml',
+  ];
+  it.each(files)('%s', async (file) => {
+    const { readFileSync } = await import('node:fs');
+    const { deriveState, nextI32 } = await import('../src/engine/rng.js');
+    const v = valid(readFileSync(file, 'utf8'));
+    const sys = v.system;
+    const c = sys.compile(v.points[0].variants[0].scenario);
+    const n = 300;
+    const one = deriveState('contract', file, 0);
+    const accOne = new Float64Array(sys.kernel.accLength(c));
+    sys.kernel.run(c, one, n, accOne);
+    const many = deriveState('contract', file, 0);
+    const accMany = new Float64Array(sys.kernel.accLength(c));
+    for (let i = 0; i < n; i++) sys.kernel.run(c, many, 1, accMany);
+    expect(Array.from(accOne)).toEqual(Array.from(accMany));
+    expect(accOne[0]).toBe(n);
+    const ref = deriveState('contract', file, 0);
+    for (let i = 0; i < 4 * n; i++) nextI32(ref);
+    expect(Array.from(one)).toEqual(Array.from(ref));
+  });
+});

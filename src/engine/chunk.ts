@@ -1,8 +1,9 @@
 /**
  * One chunk of trials for one sweep point: every variant on the same dice.
  *
- * Each trial has its own random stream, derived from the chunk's stream (`nextTrialState`), and
- * every variant plays that trial from the same start (common random numbers). A trial's dice
+ * Each trial has its own random stream, which the kernel derives from the chunk's stream at the
+ * trial's start (`nextTrialState`, the Kernel contract), and every variant plays that trial from
+ * the same start (common random numbers): the chunk's stream is rewound for each variant. A trial's dice
  * therefore never depend on how many numbers earlier trials or other variants drew: trials are
  * independent, a variant's trial i is paired with the baseline's trial i, and adding or removing
  * variants never changes the others. (Replaying each variant from the baseline's position in one
@@ -13,7 +14,7 @@
  *
  * Pure: no node:*, no piscina; the worker and the in-process executor both call `runChunk`.
  */
-import { nextTrialState, type RngState } from './rng.js';
+import type { RngState } from './rng.js';
 import type { Kernel } from '../systems/types.js';
 
 /** Everything a worker needs for one chunk (structured-cloneable). */
@@ -46,33 +47,32 @@ export function runChunk(kernel: Kernel<unknown>, task: ChunkTask): Float64Array
     off += task.accLengths[v];
   }
   const stream: RngState = task.state;
-  const rng: RngState = new Int32Array(4);
   const P = task.pairedSlots[0]?.length ?? 0;
   const pairs = out.subarray(off);
+  if (V === 1) {
+    kernel.run(task.compiled[0], stream, task.trials, accs[0]); // one call: the kernel draws each trial's stream
+    return out;
+  }
   const before = new Float64Array(V * P);
   const slots0 = task.pairedSlots[0] ?? [];
   const acc0 = accs[0];
   for (let t = 0; t < task.trials; t++) {
-    nextTrialState(stream, rng);
-    if (V === 1) {
-      kernel.run(task.compiled[0], rng, 1, acc0);
-      continue;
-    }
     for (let p = 0; p < P; p++) before[p] = acc0[slots0[p]];
-    const start0 = rng[0];
-    const start1 = rng[1];
-    const start2 = rng[2];
-    const start3 = rng[3];
-    kernel.run(task.compiled[0], rng, 1, acc0);
+    const start0 = stream[0];
+    const start1 = stream[1];
+    const start2 = stream[2];
+    const start3 = stream[3];
+    kernel.run(task.compiled[0], stream, 1, acc0);
     for (let v = 1; v < V; v++) {
       const acc = accs[v];
       const slots = task.pairedSlots[v];
       for (let p = 0; p < P; p++) before[v * P + p] = acc[slots[p]];
-      rng[0] = start0;
-      rng[1] = start1;
-      rng[2] = start2;
-      rng[3] = start3;
-      kernel.run(task.compiled[v], rng, 1, acc);
+      // every variant plays the same trial: its stream starts where the baseline's did
+      stream[0] = start0;
+      stream[1] = start1;
+      stream[2] = start2;
+      stream[3] = start3;
+      kernel.run(task.compiled[v], stream, 1, acc);
       for (let p = 0; p < P; p++) {
         const d = acc[slots[p]] - before[v * P + p] - (acc0[slots0[p]] - before[p]);
         const k = ((v - 1) * P + p) * 2;

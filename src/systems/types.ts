@@ -8,8 +8,12 @@ import type { RngState } from '../engine/rng.js';
 import type { Estimate } from '../stats/intervals.js';
 
 /**
- * The hot loop: run `trials` independent trials, drawing only from `rng`, adding into `acc`.
- * Allocates nothing per trial; `acc[0]` counts trials (so merged buffers carry their n).
+ * The hot loop: run `trials` independent trials, adding into `acc`. `rng` is the chunk's
+ * stream: each trial starts with `nextTrialState(rng, own)` (engine/rng.ts) and draws only from
+ * its own state, so that a trial's dice never depend on what earlier trials drew and the engine
+ * can replay one trial for every variant by rewinding `rng` (engine/chunk.ts). A kernel
+ * therefore advances `rng` by exactly 4 draws per trial. Allocates nothing per trial; `acc[0]`
+ * counts trials (so merged buffers carry their n).
  */
 export interface Kernel<C> {
   run(c: C, rng: RngState, trials: number, acc: Float64Array): void;

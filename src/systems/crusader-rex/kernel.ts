@@ -18,11 +18,13 @@
  *   [ATTR + ((turn - 1) * 4 + slot) * 12 + (side * 3 + place) * 2 (+1)]   Σ steps, Σ steps²
  *       slot 0..2 = end of round 1..3, 3 = after retreat and attrition; place 0 field, 1 castle, 2 reserves
  */
-import type { RngState } from '../../engine/rng.js';
+import { nextI32, nextTrialState, type RngState } from '../../engine/rng.js';
 import { rollDie } from '../../engine/dice.js';
-import { nextI32 } from '../../engine/rng.js';
 import type { Kernel } from '../types.js';
 import { CASTLE, FIELD, GONE, LEFT, PENDING, SALLY, STORM, type CrusaderRexCompiled } from './compile.js';
+
+/** The current trial's generator state, drawn from the chunk's stream at each trial's start. */
+const TRIAL: RngState = new Int32Array(4);
 
 export const A_ATT_WINS = 1;
 export const A_DEF_HOLDS = 2;
@@ -1045,7 +1047,8 @@ function arriveTable(nb: number, r: number, state: Int32Array): void {
   }
 }
 
-function runFieldTable(c: CrusaderRexCompiled, rng: RngState, trials: number, acc: Float64Array): void {
+function runFieldTable(c: CrusaderRexCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+  const rng = TRIAL;
   const nb = c.nb;
   const histN = maxAll(c) + 1;
   const attrB = attrBase(c);
@@ -1056,6 +1059,7 @@ function runFieldTable(c: CrusaderRexCompiled, rng: RngState, trials: number, ac
   const state = fieldN; // reused: the two sides' field states
   const z1 = zOff[1];
   for (let i = 0; i < trials; i++) {
+    nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
     state[0] = state0[0];
     state[1] = state0[1];
     pendN[0] = pendN0[0];
@@ -1133,14 +1137,16 @@ function runFieldTable(c: CrusaderRexCompiled, rng: RngState, trials: number, ac
 /** Force the general path (tests compare it with the table path). */
 let forceGeneral = false;
 
-export function runCrusaderRex(c: CrusaderRexCompiled, rng: RngState, trials: number, acc: Float64Array): void {
+export function runCrusaderRex(c: CrusaderRexCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+  const rng = TRIAL;
   ensure(c);
   if (c.fast === 1 && !forceGeneral && ensureTables(c)) {
-    runFieldTable(c, rng, trials, acc);
+    runFieldTable(c, stream, trials, acc);
     return;
   }
   const histN = maxAll(c) + 1;
   for (let i = 0; i < trials; i++) {
+    nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
     startTrial(c);
     fell = false;
     lifted = false;

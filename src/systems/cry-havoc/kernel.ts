@@ -18,11 +18,14 @@
  *  healing   [1] healed [2] out for the scenario [3] died [4] Σ days [5] Σ days²
  *            [6 + d - 1] healed on day d, d = 1..maxHealDay
  */
-import type { RngState } from '../../engine/rng.js';
+import { nextTrialState, type RngState } from '../../engine/rng.js';
 import { rollDie } from '../../engine/dice.js';
 import type { Kernel } from '../types.js';
 import { BATTERING_COLUMNS, HEALING_CROISADES_REROLL_TURNS } from './tables.js';
 import { K_BATTERING, K_FIRE, K_HEALING, K_MELEE, K_MISSILE, type CryHavocCompiled } from './compile.js';
+
+/** The current trial's generator state, drawn from the chunk's stream at each trial's start. */
+const TRIAL: RngState = new Int32Array(4);
 
 export const M_BY_TURN = 7;
 export const M_SLOTS = 16;
@@ -91,8 +94,10 @@ function woundAttackers(c: CryHavocCompiled, all: boolean): boolean {
   return died;
 }
 
-function runMelee(c: CryHavocCompiled, rng: RngState, trials: number, acc: Float64Array): void {
+function runMelee(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+  const rng = TRIAL;
   for (let i = 0; i < trials; i++) {
+    nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
     for (let a = 0; a < c.nAtt; a++) attState[a] = c.attState0[a];
     let wounded = c.defState0; // defender: 0 healthy, 1 wounded
     let stunned = 0; // turns of stun left
@@ -184,8 +189,10 @@ function runMelee(c: CryHavocCompiled, rng: RngState, trials: number, acc: Float
 
 // === 1.4-1.5 missile fire ==================================================================
 
-function runMissile(c: CryHavocCompiled, rng: RngState, trials: number, acc: Float64Array): void {
+function runMissile(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+  const rng = TRIAL;
   for (let i = 0; i < trials; i++) {
+    nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
     let mounted = c.targetMounted0;
     let wounded = c.targetState0;
     let stunned = 0;
@@ -247,10 +254,12 @@ function runMissile(c: CryHavocCompiled, rng: RngState, trials: number, acc: Flo
 
 // === 1.7 battering ==========================================================================
 
-function runBattering(c: CryHavocCompiled, rng: RngState, trials: number, acc: Float64Array): void {
+function runBattering(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+  const rng = TRIAL;
   const nEng = c.enginePoints.length;
   const ramPoints = 9 * c.rams;
   for (let i = 0; i < trials; i++) {
+    nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
     let pts = 0;
     for (let e = 0; e < nEng; e++) {
       engines[e] = c.enginePoints[e];
@@ -306,8 +315,10 @@ function runBattering(c: CryHavocCompiled, rng: RngState, trials: number, acc: F
 
 // === 1.9 fire ================================================================================
 
-function runFire(c: CryHavocCompiled, rng: RngState, trials: number, acc: Float64Array): void {
+function runFire(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+  const rng = TRIAL;
   for (let i = 0; i < trials; i++) {
+    nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
     let burning = 0; // 0 not burning, 1 set by hand or oil, 2 by fire arrows
     let ever = false;
     let turnsBurning = 0;
@@ -346,8 +357,10 @@ function runFire(c: CryHavocCompiled, rng: RngState, trials: number, acc: Float6
 
 // === 1.8 healing =============================================================================
 
-function runHealing(c: CryHavocCompiled, rng: RngState, trials: number, acc: Float64Array): void {
+function runHealing(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+  const rng = TRIAL;
   for (let i = 0; i < trials; i++) {
+    nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
     let days = 0;
     if (c.croisades === 0) {
       days = c.siegeDays[rollDie(rng, 10, c.t10) - 1]; // 0: several months
@@ -373,13 +386,13 @@ function runHealing(c: CryHavocCompiled, rng: RngState, trials: number, acc: Flo
   }
 }
 
-export function runCryHavoc(c: CryHavocCompiled, rng: RngState, trials: number, acc: Float64Array): void {
+export function runCryHavoc(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
   ensure(c);
-  if (c.kind === K_MELEE) runMelee(c, rng, trials, acc);
-  else if (c.kind === K_MISSILE) runMissile(c, rng, trials, acc);
-  else if (c.kind === K_BATTERING) runBattering(c, rng, trials, acc);
-  else if (c.kind === K_FIRE) runFire(c, rng, trials, acc);
-  else if (c.kind === K_HEALING) runHealing(c, rng, trials, acc);
+  if (c.kind === K_MELEE) runMelee(c, stream, trials, acc);
+  else if (c.kind === K_MISSILE) runMissile(c, stream, trials, acc);
+  else if (c.kind === K_BATTERING) runBattering(c, stream, trials, acc);
+  else if (c.kind === K_FIRE) runFire(c, stream, trials, acc);
+  else if (c.kind === K_HEALING) runHealing(c, stream, trials, acc);
   acc[0] += trials;
 }
 

@@ -16,10 +16,13 @@
  *                                     k = 2 + (side * 7 + type) * 2 (+1): Σ alive, Σ alive²
  *   [13 + R + (R + 1) * 30 + d]       Phase A damage after shields = d, d = 0..maxVolley
  */
-import type { RngState } from '../../engine/rng.js';
+import { nextTrialState, type RngState } from '../../engine/rng.js';
 import { rollDie } from '../../engine/dice.js';
 import type { Kernel } from '../types.js';
 import { CAP, CAV, CLE, ENG, INF, MAG, ARC, NT, type FantasyCompiled } from './compile.js';
+
+/** The current trial's generator state, drawn from the chunk's stream at each trial's start. */
+const TRIAL: RngState = new Int32Array(4);
 
 export const A_TRIALS = 0;
 export const A_ATT_WINS = 1;
@@ -1063,9 +1066,11 @@ function fillRecords(c: FantasyCompiled, acc: Float64Array, r: number): void {
   }
 }
 
-export function runFantasy(c: FantasyCompiled, rng: RngState, trials: number, acc: Float64Array): void {
+export function runFantasy(c: FantasyCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+  const rng = TRIAL;
   ensure(c);
   for (let i = 0; i < trials; i++) {
+    nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
     cnt.fill(0);
     for (let s = 0; s < 2; s++)
       for (let t = 0; t < NT; t++) {

@@ -10,10 +10,13 @@
  *   [5] tests rolled             [6] turns in which a port was not blockaded (no test)
  *   [7 + t - 1] surrenders in turn t, t = 1..turns
  */
-import type { RngState } from '../../engine/rng.js';
+import { nextTrialState, type RngState } from '../../engine/rng.js';
 import { rollChance, rollDie } from '../../engine/dice.js';
 import { testSucceeds, type SurrenderCompiled } from './compile.js';
 import type { Kernel } from '../types.js';
+
+/** The current trial's generator state, drawn from the chunk's stream at each trial's start. */
+const TRIAL: RngState = new Int32Array(4);
 
 export const ACC_TRIALS = 0;
 export const ACC_PROBE = 1;
@@ -24,7 +27,8 @@ export const ACC_TESTS = 5;
 export const ACC_UNBLOCKADED = 6;
 export const ACC_BY_TURN = 7;
 
-export function runSurrender(c: SurrenderCompiled, rng: RngState, trials: number, acc: Float64Array): void {
+export function runSurrender(c: SurrenderCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+  const rng = TRIAL;
   const die = c.die | 0;
   const dieT = c.dieT;
   const turns = c.turns | 0;
@@ -37,6 +41,7 @@ export function runSurrender(c: SurrenderCompiled, rng: RngState, trials: number
   let rolled = 0;
   let unblockaded = 0;
   for (let i = 0; i < trials; i++) {
+    nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
     // p_test: one test with the turn-1 modifiers and no cards.
     if (testSucceeds(c, rollDie(rng, die, dieT), base)) probe++;
     if (c.siege === 0) continue; // seed rule 1: no siege, no test
