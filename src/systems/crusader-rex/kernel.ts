@@ -160,6 +160,26 @@ interface Prepared {
   } | null;
 }
 const prepared = new WeakMap<CrusaderRexCompiled, Prepared>();
+/**
+ * The same, by content: a worker receives a fresh copy of the compiled case with every chunk,
+ * and building the tables (milliseconds) would cost more than the chunk's 16 384 battles. The
+ * most recent cases are kept (a sweep visits its points in order).
+ */
+const preparedByContent = new Map<string, Prepared>();
+const PREPARED_KEEP = 64;
+
+function preparedFor(c: CrusaderRexCompiled): Prepared {
+  let p = prepared.get(c);
+  if (p) return p;
+  const key = JSON.stringify(c);
+  p = preparedByContent.get(key);
+  if (p) preparedByContent.delete(key); // re-inserted below as the most recent
+  else p = prepare(c);
+  preparedByContent.set(key, p);
+  if (preparedByContent.size > PREPARED_KEEP) preparedByContent.delete(preparedByContent.keys().next().value!);
+  prepared.set(c, p);
+  return p;
+}
 
 function prepare(c: CrusaderRexCompiled): Prepared {
   const p: Prepared = {
@@ -185,11 +205,7 @@ function ensure(c: CrusaderRexCompiled): void {
     loc = new Int32Array(c.nb);
     acted = new Int32Array(c.nb);
   }
-  let p = prepared.get(c);
-  if (!p) {
-    p = prepare(c);
-    prepared.set(c, p);
-  }
+  const p = preparedFor(c);
   orders = p.orders;
   sideBlocks = p.sideBlocks;
   if (p.fast) {
