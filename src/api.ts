@@ -231,7 +231,7 @@ export function checkScenario(result: ScenarioResult, exact: ExactCase[]): Check
         const m = sim[j]?.m;
         if (!m) return;
         const key = Object.entries(pt.x).map(([k, x]) => `${k}=${x}`).join(',');
-        rows.push(zRow(c, `${curve}[${key}]`, m, pt.value, undefined));
+        rows.push(zRow(c, `${curve}[${key}]`, m, pt.value, pt.variance));
       });
     }
   });

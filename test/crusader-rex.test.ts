@@ -3,6 +3,7 @@ import { stringify } from 'yaml';
 import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
 import { CASTLE, FIELD, PENDING, compileCrusaderRex } from '../src/systems/crusader-rex/compile.js';
 import { _tables } from '../src/systems/crusader-rex/kernel.js';
+import { attritionApplies, exactAttrition, exactSiege, siegeApplies } from '../src/systems/crusader-rex/exact.js';
 import type { ScenarioResult } from '../src/systems/types.js';
 import { merge, zAll, zDiff, type Tree } from './helpers.js';
 
@@ -222,6 +223,27 @@ describe('crusader-rex: the kernel agrees with the exact chain (|z| < 4.5)', () 
     ['attacker retreats with one road slot', merge(FIELD_BATTLE, { retreat_slots: { attacker: 1 } })],
     ['attrition over 3 turns', merge(SIEGE, { policy: { storm: 'never' }, turns: 3 })],
     ['attrition, fortified port in winter', merge(SIEGE, { policy: { storm: 'never' }, turns: 5, town: { fortified_port: true }, rules: { winter_campaign: true } })],
+    // storms (6.53, 6.54): the siege chain, with its round-by-round attrition curve
+    ['storm always, one turn', SIEGE],
+    ['storm when stronger, stormers withdraw when weaker, protect the best, 3 turns', merge(SIEGE, {
+      turns: 3,
+      policy: { storm: 'when_stronger', storm_ratio: 0.75, withdraw: 'when_weaker', tie_break: 'protect_best' },
+    })],
+    ['besieger reserves in R2 and R3 join the storm, Jihad, strongest first, waiting for reserves', merge(SIEGE, {
+      town: { rating: 3 },
+      turns: 2,
+      blocks: [{ block: 'Raymond (Tiberias)', at: 'castle' }, { block: 'Walter', at: 'castle' }, { block: 'Jerusalem Templars', at: 'castle' }, { block: 'Saladin', arrives: 2 }, { block: 'Al Mashtub' }, { block: 'Tuman', arrives: 3 }],
+      policy: { fire_order: 'strongest_first' },
+      rules: { jihad: 'attacker', declined_sally_goes_to_attrition: false },
+    })],
+    ['new battle, all in the castle, the besieger retreats after R3 with one road slot', {
+      town: { rating: 2 },
+      player1: 'saracens',
+      attacker: 'saracens',
+      blocks: [{ block: 'King Guy', at: 'town' }, { block: 'Genoa Pilgrims', at: 'town', steps: 2 }, { block: 'Saladin', at: 'main_road' }, { block: 'Kurds 1', at: 'main_road' }, { block: 'Turks 3', at: 'other_road' }],
+      retreat_slots: { attacker: 1 },
+      policy: { deployment: 'all_castle', storm: 'always', besieger_after_r3: 'retreat' },
+    }],
   ];
   it.each(cases)('%s', async (_label, body) => {
     const v = valid(body, 60000);
@@ -230,6 +252,36 @@ describe('crusader-rex: the kernel agrees with the exact chain (|z| < 4.5)', () 
     const rows = checkScenario(await runScenario(v), ex);
     expect(rows.length).toBeGreaterThan(4);
     for (const r of rows) expect(Math.abs(r.z), `${r.metric}: ${r.simulated} vs ${r.exact}`).toBeLessThan(CHECK_Z_LIMIT);
+  });
+});
+
+describe('crusader-rex: the two exact forms of a siege agree', () => {
+  it('with no storm, the siege chain gives the closed binomial attrition form', () => {
+    for (const body of [merge(SIEGE, { policy: { storm: 'never' }, turns: 4 }), merge(SIEGE, { policy: { storm: 'never' }, turns: 3, town: { fortified_port: true }, rules: { winter_campaign: true } })]) {
+      const c = compiled(body);
+      expect(attritionApplies(c) && siegeApplies(c)).toBe(true);
+      const a = exactAttrition(c);
+      const b = exactSiege(c);
+      for (const [k, v] of Object.entries(a.metrics)) {
+        expect(b.metrics[k].value, k).toBeCloseTo(v.value, 12);
+        if (v.variance !== undefined) expect(b.metrics[k].variance!, k).toBeCloseTo(v.variance, 12);
+      }
+    }
+  });
+  it('the siege chain covers the storm cases the issue asks for (at least 3 blocks a side, 3 rounds, reserves)', () => {
+    const c = compiled(merge(SIEGE, {
+      town: { rating: 3 },
+      blocks: [{ block: 'Raymond (Tiberias)', at: 'castle' }, { block: 'Walter', at: 'castle' }, { block: 'Jerusalem Templars', at: 'castle' }, { block: 'Saladin', arrives: 2 }, { block: 'Al Mashtub' }, { block: 'Tuman', arrives: 3 }],
+    }));
+    expect(siegeApplies(c)).toBe(true);
+    const e = exactSiege(c);
+    const total = ['p_attacker_wins', 'p_defender_holds', 'p_siege_continues', 'p_both_gone'].reduce((n, k) => n + e.metrics[k].value, 0);
+    expect(total).toBeCloseTo(1, 12);
+    expect(e.metrics.mean_rounds.value).toBeGreaterThan(1); // the storm goes on past R1
+    // the reserves: none on the road after R3, all of Tuman's steps on the road after R2
+    const pt = (round: string, place: string) => e.curves.attrition.find((q) => q.x.turn === 1 && q.x.round === round && q.x.side === 'saracens' && q.x.place === place)!.value;
+    expect(pt('2', 'reserves')).toBeCloseTo(c.steps0[5], 12);
+    expect(pt('3', 'reserves')).toBe(0);
   });
 });
 

@@ -61,7 +61,8 @@ export interface ExactMetric {
 }
 export interface ExactSummary {
   metrics: Record<string, ExactMetric>;
-  curves: Record<string, { x: Record<string, number | string>; value: number }[]>;
+  /** Curve points in the order the summary lists them; a mean's point carries its variance. */
+  curves: Record<string, { x: Record<string, number | string>; value: number; variance?: number }[]>;
 }
 
 /** A Vega-Lite chart for the report. */

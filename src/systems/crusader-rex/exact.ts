@@ -4,11 +4,13 @@
  *    deterministic tie-break): a forward Markov chain over (round, blocks' steps and places,
  *    roles, who has acted), each volley branching on its exact dice distribution;
  *  - a siege left to attrition (no storm, no sally): each castle block loses a step per game
- *    turn with probability q (6.57), independently, so the garrison's fate is binomial.
+ *    turn with probability q (6.57), independently, so the garrison's fate is binomial;
+ *  - a siege with storms over game turns (6.53, 6.54, 6.57): a chain over steps, places, the
+ *    half-hit, round and turn (see `exactSiege`).
  * Written from the rules, separately from the kernel, so `check` compares two implementations.
  */
 import type { ExactSummary } from '../types.js';
-import { FIELD, GONE, LEFT, PENDING, SIDE_NAMES, type CrusaderRexCompiled } from './compile.js';
+import { CASTLE, FIELD, GONE, LEFT, PENDING, SIDE_NAMES, STORM, type CrusaderRexCompiled } from './compile.js';
 
 interface State {
   steps: number[];
@@ -196,26 +198,45 @@ export function exactFieldBattle(c: CrusaderRexCompiled): ExactSummary {
     }
     live = next;
   }
-  // --- metrics from the terminal distribution ---
-  const m = { attWins: 0, defHolds: 0, continues: 0, bothGone: 0, r1: 0, r2: 0, l: [0, 0], l2: [0, 0] };
-  const surv = [new Array<number>(c.maxTotal[0] + 1).fill(0), new Array<number>(c.maxTotal[1] + 1).fill(0)];
+  const endings: Ending[] = [];
   for (const { s, p } of terminal.values()) {
     const inTown = (side: number) => s.loc.some((l, b) => l === FIELD && c.side[b] === side);
-    const a = inTown(c.attacker0);
-    const d = inTown(1 - c.attacker0);
-    if (a && !d) m.attWins += p;
-    else if (d && !a) m.defHolds += p;
-    else if (a && d) m.continues += p;
-    else m.bothGone += p;
-    m.r1 += s.rounds * p;
-    m.r2 += s.rounds * s.rounds * p;
+    endings.push({ steps: s.steps, p, attIn: inTown(c.attacker0), defIn: inTown(1 - c.attacker0), rounds: s.rounds, fell: false, lifted: false });
+  }
+  return outcome(c, endings);
+}
+
+/** How one path of a chain ends, with its probability. */
+interface Ending {
+  steps: number[];
+  p: number;
+  attIn: boolean;
+  defIn: boolean;
+  rounds: number;
+  fell: boolean;
+  lifted: boolean;
+}
+
+/** The metrics and survivor curve of a distribution of endings (summarize.ts's names). */
+function outcome(c: CrusaderRexCompiled, endings: Ending[]): ExactSummary {
+  const m = { att: 0, def: 0, cont: 0, both: 0, falls: 0, lifted: 0, r1: 0, r2: 0, l: [0, 0], l2: [0, 0] };
+  const surv = [new Array<number>(c.maxTotal[0] + 1).fill(0), new Array<number>(c.maxTotal[1] + 1).fill(0)];
+  for (const { steps, p, attIn, defIn, rounds, fell, lifted } of endings) {
+    if (attIn && !defIn) m.att += p;
+    else if (defIn && !attIn) m.def += p;
+    else if (attIn && defIn) m.cont += p;
+    else m.both += p;
+    if (fell) m.falls += p;
+    if (lifted) m.lifted += p;
+    m.r1 += rounds * p;
+    m.r2 += rounds * rounds * p;
     for (let side = 0; side < 2; side++) {
       let lost = 0;
       let left = 0;
       for (let b = 0; b < c.nb; b++) {
         if (c.side[b] !== side) continue;
-        lost += c.steps0[b] - s.steps[b];
-        left += s.steps[b];
+        lost += c.steps0[b] - steps[b];
+        left += steps[b];
       }
       m.l[side] += lost * p;
       m.l2[side] += lost * lost * p;
@@ -224,11 +245,12 @@ export function exactFieldBattle(c: CrusaderRexCompiled): ExactSummary {
   }
   return {
     metrics: {
-      p_attacker_wins: { value: m.attWins },
-      p_defender_holds: { value: m.defHolds },
-      p_siege_continues: { value: m.continues },
-      p_both_gone: { value: m.bothGone },
-      p_castle_falls: { value: 0 },
+      p_attacker_wins: { value: m.att },
+      p_defender_holds: { value: m.def },
+      p_siege_continues: { value: m.cont },
+      p_both_gone: { value: m.both },
+      p_castle_falls: { value: m.falls },
+      p_siege_lifted: { value: m.lifted },
       mean_rounds: { value: m.r1, variance: m.r2 - m.r1 * m.r1 },
       mean_steps_lost_franks: { value: m.l[0], variance: m.l2[0] - m.l[0] ** 2 },
       mean_steps_lost_saracens: { value: m.l[1], variance: m.l2[1] - m.l[1] ** 2 },
@@ -299,6 +321,314 @@ export function exactAttrition(c: CrusaderRexCompiled): ExactSummary {
 
 export function exactCrusaderRex(c: CrusaderRexCompiled): ExactSummary | null {
   if (fieldBattleApplies(c)) return exactFieldBattle(c);
+  if (siegeApplies(c)) return exactSiege(c); // with the round-by-round attrition curve
   if (attritionApplies(c)) return exactAttrition(c);
   return null;
+}
+
+// --- storming a castle over game turns (6.53, 6.54, 6.57) ---
+//
+// A siege in which the besieged are all inside the castle with nobody coming to relieve them and
+// never sally, so the field is never contested: each round the besieger storms by its policy or
+// both pass, and each game turn ends in attrition. The chain's state is every block's steps and
+// place, the half-hit (1.5), the round and game turn, who has fired this round and the rounds
+// fought; each volley branches on Binomial(steps, fp/6), each turn's attrition on every castle
+// block's roll. It also yields the attrition curve (mean steps per side and place at the end of
+// each round of each turn), so `check` holds the kernel's timeline to it point by point.
+
+/** The siege chain applies: a castle, its holders all inside, none coming, no sally, fixed ties. */
+export function siegeApplies(c: CrusaderRexCompiled): boolean {
+  const own = c.castleOwner0;
+  if (own < 0 || c.sally !== 0 || c.tieBreak === 2 || c.nb > 10) return false;
+  for (let b = 0; b < c.nb; b++) if (c.side[b] === own && c.loc0[b] !== CASTLE) return false;
+  if (!c.loc0.some((l, b) => c.side[b] === own && l === CASTLE)) return false;
+  return c.loc0.some((l, b) => c.side[b] !== own && (l === FIELD || l === PENDING));
+}
+
+interface SiegeState {
+  steps: number[];
+  loc: number[];
+  half: number; // the castle block carrying a half-hit, or -1
+  turn: number;
+  r: number;
+  phase: number; // 0 round start, 1 storming, 2 end of the game turn, 3 over
+  acted: number;
+  rounds: number;
+  fell: boolean;
+}
+
+function binomialPmf(n: number, p: number): number[] {
+  const out: number[] = [];
+  for (let k = 0; k <= n; k++) out.push(binom(n, k) * p ** k * (1 - p) ** (n - k));
+  return out;
+}
+
+export function exactSiege(c: CrusaderRexCompiled): ExactSummary {
+  const own = c.castleOwner0;
+  const bes = 1 - own;
+  const T = c.turns;
+  const sKey = (s: SiegeState) => `${s.steps.join('')}|${s.loc.join('')}|${s.half}|${s.turn}|${s.r}|${s.phase}|${s.acted}|${s.rounds}|${s.fell ? 1 : 0}`;
+  const copy = (s: SiegeState): SiegeState => ({ ...s, steps: s.steps.slice(), loc: s.loc.slice() });
+  const blocksAt = (s: SiegeState, side: number, at: number) => s.loc.filter((l, b) => l === at && c.side[b] === side).length;
+  const stepsAt = (s: SiegeState, side: number, at: number) => s.loc.reduce((n, l, b) => n + (l === at && c.side[b] === side ? s.steps[b] : 0), 0);
+  const inTown = (s: SiegeState, side: number) => s.loc.some((l, b) => c.side[b] === side && (l === FIELD || l === CASTLE || l === STORM));
+  const kill = (s: SiegeState, b: number) => {
+    s.steps[b]--;
+    if (s.steps[b] === 0) {
+      s.loc[b] = GONE;
+      if (s.half === b) s.half = -1;
+    }
+  };
+  /** The block of `side` at `at` that takes the next hit: most steps, ties by the policy (6.31). */
+  const target = (s: SiegeState, side: number, at: number) => {
+    let t = -1;
+    for (let b = 0; b < c.nb; b++) {
+      if (c.side[b] !== side || s.loc[b] !== at) continue;
+      if (t < 0 || s.steps[b] > s.steps[t]) t = b;
+      else if (s.steps[b] === s.steps[t] && c.tieBreak === 1 && (c.letter[b] > c.letter[t] || (c.letter[b] === c.letter[t] && c.fp[b] < c.fp[t]))) t = b;
+    }
+    return t;
+  };
+
+  // the attrition curve: Σp·x and Σp·x² per (turn, slot, side, place), as summarize.ts lists it
+  const N = T * 4 * 6;
+  const m1 = new Array<number>(N).fill(0);
+  const m2 = new Array<number>(N).fill(0);
+  const record = (s: SiegeState, turn: number, slot: number, p: number) => {
+    for (let side = 0; side < 2; side++) {
+      const v = [0, 0, 0];
+      for (let b = 0; b < c.nb; b++) {
+        if (c.side[b] !== side) continue;
+        const l = s.loc[b];
+        if (l === FIELD || l === STORM) v[0] += s.steps[b];
+        else if (l === CASTLE) v[1] += s.steps[b];
+        else if (l === PENDING) v[2] += s.steps[b];
+      }
+      for (let place = 0; place < 3; place++) {
+        const k = ((turn - 1) * 4 + slot) * 6 + side * 3 + place;
+        m1[k] += p * v[place];
+        m2[k] += p * v[place] * v[place];
+      }
+    }
+  };
+
+  const terminal: { s: SiegeState; p: number }[] = [];
+  let live = new Map<string, { s: SiegeState; p: number }>();
+  const add = (m: Map<string, { s: SiegeState; p: number }>, s: SiegeState, p: number) => {
+    if (p === 0) return;
+    const k = sKey(s);
+    const e = m.get(k);
+    if (e) e.p += p;
+    else m.set(k, { s, p });
+  };
+
+  /** The round is over: record it; go on to the next round, or end the game turn early. */
+  const roundOver = (s: SiegeState, p: number, toAttrition: boolean, next: Map<string, { s: SiegeState; p: number }>) => {
+    record(s, s.turn, s.r - 1, p);
+    const pendingOf = (side: number) => blocksAt(s, side, PENDING);
+    const early = toAttrition || s.fell || (!inTown(s, 0) && pendingOf(0) === 0) || (!inTown(s, 1) && pendingOf(1) === 0);
+    if (early) {
+      // the rounds not fought: reserves still arrive on time (first game turn), for the record
+      for (let slot = s.r; slot < 3; slot++) {
+        if (s.turn === 1) for (let b = 0; b < c.nb; b++) if (s.loc[b] === PENDING && c.arrive[b] <= slot + 1) s.loc[b] = FIELD;
+        record(s, s.turn, slot, p);
+      }
+      s.phase = 2;
+    } else if (s.r === 3) s.phase = 2;
+    else {
+      s.r++;
+      s.phase = 0;
+    }
+    add(next, s, p);
+  };
+
+  const start: SiegeState = { steps: c.steps0.slice(), loc: c.loc0.slice(), half: -1, turn: 1, r: 1, phase: 0, acted: 0, rounds: 0, fell: false };
+  live.set(sKey(start), { s: start, p: 1 });
+  for (let guard = 0; live.size > 0; guard++) {
+    if (guard > 100_000) throw new Error('siege chain did not finish');
+    const next = new Map<string, { s: SiegeState; p: number }>();
+    for (const { s: s0, p } of live.values()) {
+      const s = copy(s0);
+      if (s.phase === 0) {
+        // 6.41/6.42: reserves reach the field at the start of their round (first game turn only)
+        if (s.turn === 1 && s.r > 1) for (let b = 0; b < c.nb; b++) if (s.loc[b] === PENDING && c.arrive[b] === s.r) s.loc[b] = FIELD;
+        const besField = blocksAt(s, bes, FIELD);
+        const besPending = blocksAt(s, bes, PENDING);
+        if (s.r === 1 && besField === 0 && besPending > 0) {
+          // R1 is skipped: the besieger's main force is still on the road
+          record(s, s.turn, 0, p);
+          s.r = 2;
+          add(next, s, p);
+          continue;
+        }
+        if (besField + blocksAt(s, bes, STORM) === 0) {
+          roundOver(s, p, false, next); // nobody to storm with; reserves may still come
+          continue;
+        }
+        // 6.53/6.54: declare the storm; blocks already storming keep storming, new ones join up
+        // to the castle limit, strongest first
+        const storming = blocksAt(s, bes, STORM);
+        if (c.storm !== 0 || storming > 0) {
+          const joining: number[] = [];
+          for (let k = 0; k < c.rating - storming; k++) {
+            let pick = -1;
+            for (let b = 0; b < c.nb; b++) {
+              if (c.side[b] !== bes || s.loc[b] !== FIELD || joining.includes(b)) continue;
+              if (pick < 0 || s.steps[b] > s.steps[pick]) pick = b;
+            }
+            if (pick < 0) break;
+            joining.push(pick);
+          }
+          const strength = stepsAt(s, bes, STORM) + joining.reduce((n, b) => n + s.steps[b], 0);
+          const go = storming > 0 || c.storm === 1 || strength >= c.stormRatio * 2 * stepsAt(s, own, CASTLE);
+          if (go) for (const b of joining) s.loc[b] = STORM;
+        }
+        if (blocksAt(s, bes, STORM) > 0) {
+          s.rounds++;
+          s.acted = 0;
+          s.phase = 1;
+          add(next, s, p);
+        } else if (c.declinedSallyAttrition === 0 && besPending > 0) roundOver(s, p, false, next); // both pass; the besieger waits for its reserves
+        else roundOver(s, p, true, next); // both pass: attrition (6.53)
+        continue;
+      }
+      if (s.phase === 1) {
+        // a storm ends when the castle is empty (it falls) or no stormer is left (repulsed)
+        if (blocksAt(s, own, CASTLE) === 0 || blocksAt(s, bes, STORM) === 0) {
+          if (blocksAt(s, own, CASTLE) === 0) {
+            s.fell = true;
+            for (let b = 0; b < c.nb; b++) if (s.loc[b] === STORM) s.loc[b] = FIELD;
+          }
+          s.half = -1;
+          roundOver(s, p, false, next);
+          continue;
+        }
+        // 6.2 in a storm: castle A, stormers A, castle B, ...; Jihad R1: the besieger's letters first
+        const jihad = c.jihad === 1 && s.turn === 1 && s.r === 1 && bes === c.attacker0;
+        const seq: [number, number][] = jihad
+          ? [[bes, 0], [bes, 1], [bes, 2], [own, 0], [own, 1], [own, 2]]
+          : [[own, 0], [bes, 0], [own, 1], [bes, 1], [own, 2], [bes, 2]];
+        let a = -1;
+        for (const [side, letter] of seq) {
+          const at = side === own ? CASTLE : STORM;
+          for (let b = 0; b < c.nb; b++) {
+            if (s.acted & (1 << b) || c.side[b] !== side || c.letter[b] !== letter || s.loc[b] !== at) continue;
+            if (a < 0 || (c.strongestFirst === 1 && s.steps[b] > s.steps[a])) a = b;
+          }
+          if (a >= 0) break;
+        }
+        if (a < 0) {
+          roundOver(s, p, false, next);
+          continue;
+        }
+        s.acted |= 1 << a;
+        if (c.side[a] === bes && c.withdraw === 1 && stepsAt(s, bes, STORM) < 2 * stepsAt(s, own, CASTLE)) {
+          s.loc[a] = FIELD; // 6.62: a weaker storm withdraws block by block
+          add(next, s, p);
+          continue;
+        }
+        binomialPmf(s.steps[a], c.fp[a] / 6).forEach((q, hits) => {
+          const t = copy(s);
+          for (let h = 0; h < hits; h++) {
+            if (c.side[a] === own) {
+              const v = target(t, bes, STORM); // stormers take full hits
+              if (v < 0) break;
+              kill(t, v);
+            } else if (t.half >= 0) {
+              kill(t, t.half); // 1.5: the hit after a half-hit must go on the same block
+              t.half = -1;
+            } else {
+              const v = target(t, own, CASTLE);
+              if (v < 0) break;
+              t.half = v;
+            }
+          }
+          add(next, t, p * q);
+        });
+        continue;
+      }
+      if (s.phase === 2) {
+        // end of the game turn: stormers come out, reserves join, the half-hit is lost (1.5)
+        for (let b = 0; b < c.nb; b++) if (s.loc[b] === STORM || s.loc[b] === PENDING) s.loc[b] = FIELD;
+        s.half = -1;
+        const finish = (t: SiegeState, q: number) => {
+          record(t, t.turn, 3, q);
+          if (t.fell || !inTown(t, 0) || !inTown(t, 1) || t.turn === T) {
+            for (let turn = t.turn + 1; turn <= T; turn++) for (let slot = 0; slot < 4; slot++) record(t, turn, slot, q);
+            t.phase = 3;
+            terminal.push({ s: t, p: q });
+            return;
+          }
+          t.turn++;
+          t.r = 1;
+          t.phase = 0;
+          add(next, t, q);
+        };
+        if (s.fell || blocksAt(s, own, CASTLE) === 0) {
+          finish(s, p);
+          continue;
+        }
+        if (c.besiegerRetreats === 1) {
+          let used = 0; // 2.8: by road, as many as the slots allow; the rest are eliminated
+          for (let b = 0; b < c.nb; b++) {
+            if (c.side[b] !== bes || s.loc[b] !== FIELD) continue;
+            if (c.slots[bes] < 0 || used < c.slots[bes]) {
+              used++;
+              s.loc[b] = LEFT;
+            } else {
+              s.steps[b] = 0;
+              s.loc[b] = GONE;
+            }
+          }
+        }
+        if (blocksAt(s, bes, FIELD) === 0) {
+          finish(s, p);
+          continue;
+        }
+        // 6.57: every castle block rolls; each loses a step with probability attritionOn/6
+        const inside = s.loc.map((l, b) => (l === CASTLE ? b : -1)).filter((b) => b >= 0);
+        const q = c.attritionOn / 6;
+        for (let mask = 0; mask < 1 << inside.length; mask++) {
+          const t = copy(s);
+          let pr = p;
+          inside.forEach((b, i) => {
+            if (mask & (1 << i)) {
+              pr *= q;
+              kill(t, b);
+            } else pr *= 1 - q;
+          });
+          if (pr === 0) continue;
+          if (blocksAt(t, own, CASTLE) === 0) t.fell = true;
+          finish(t, pr);
+        }
+        continue;
+      }
+    }
+    live = next;
+  }
+
+  const result = outcome(
+    c,
+    terminal.map(({ s, p }) => ({
+      steps: s.steps,
+      p,
+      attIn: inTown(s, c.attacker0),
+      defIn: inTown(s, 1 - c.attacker0),
+      rounds: s.rounds,
+      fell: s.fell,
+      lifted: blocksAt(s, own, CASTLE) > 0 && blocksAt(s, bes, FIELD) === 0,
+    })),
+  );
+  const PLACE = ['field', 'castle', 'reserves'];
+  const ROUND = ['1', '2', '3', 'end'];
+  const attrition: ExactSummary['curves'][string] = [];
+  for (let turn = 1; turn <= T; turn++)
+    for (let slot = 0; slot < 4; slot++)
+      for (let side = 0; side < 2; side++)
+        for (let place = 0; place < 3; place++) {
+          const k = ((turn - 1) * 4 + slot) * 6 + side * 3 + place;
+          attrition.push({ x: { turn, round: ROUND[slot], side: SIDE_NAMES[side], place: PLACE[place] }, value: m1[k], variance: m2[k] - m1[k] * m1[k] });
+        }
+  result.curves.attrition = attrition;
+  return result;
 }
