@@ -221,6 +221,9 @@ describe('crusader-rex: the kernel agrees with the exact chain (|z| < 4.5)', () 
       rules: { control_change_any_round: false },
     })],
     ['attacker retreats with one road slot', merge(FIELD_BATTLE, { retreat_slots: { attacker: 1 } })],
+    ['the attacker is wiped out before the defender\'s R3 reserve arrives (the timeline of rounds not fought)', merge(FIELD_BATTLE, {
+      blocks: [{ block: 'Kurds 1', steps: 1 }, { block: 'Turks 3', steps: 1, at: 'other_road' }, { block: 'King Guy' }, { block: 'Balian', at: 'other_road' }],
+    })],
     ['attrition over 3 turns', merge(SIEGE, { policy: { storm: 'never' }, turns: 3 })],
     ['attrition, fortified port in winter', merge(SIEGE, { policy: { storm: 'never' }, turns: 5, town: { fortified_port: true }, rules: { winter_campaign: true } })],
     // storms (6.53, 6.54): the siege chain, with its round-by-round attrition curve

@@ -45,6 +45,49 @@ function volleyOutcomes(s: number, f: number): Map<string, number> {
   return out;
 }
 
+/**
+ * The attrition curve of a chain: Σp·x and Σp·x² of each side's steps in the field (storming
+ * included), in the castle and on the road, at the end of each round of each game turn (slot
+ * 0-2) and after the turn's retreat and attrition (slot 3), listed as summarize.ts lists them.
+ */
+function timeline(c: CrusaderRexCompiled) {
+  const N = c.turns * 4 * 6;
+  const m1 = new Array<number>(N).fill(0);
+  const m2 = new Array<number>(N).fill(0);
+  return {
+    record(s: { steps: number[]; loc: number[] }, turn: number, slot: number, p: number): void {
+      for (let side = 0; side < 2; side++) {
+        const v = [0, 0, 0];
+        for (let b = 0; b < c.nb; b++) {
+          if (c.side[b] !== side) continue;
+          const l = s.loc[b];
+          if (l === FIELD || l === STORM) v[0] += s.steps[b];
+          else if (l === CASTLE) v[1] += s.steps[b];
+          else if (l === PENDING) v[2] += s.steps[b];
+        }
+        for (let place = 0; place < 3; place++) {
+          const k = ((turn - 1) * 4 + slot) * 6 + side * 3 + place;
+          m1[k] += p * v[place];
+          m2[k] += p * v[place] * v[place];
+        }
+      }
+    },
+    curve(): ExactSummary['curves'][string] {
+      const PLACE = ['field', 'castle', 'reserves'];
+      const ROUND = ['1', '2', '3', 'end'];
+      const out: ExactSummary['curves'][string] = [];
+      for (let turn = 1; turn <= c.turns; turn++)
+        for (let slot = 0; slot < 4; slot++)
+          for (let side = 0; side < 2; side++)
+            for (let place = 0; place < 3; place++) {
+              const k = ((turn - 1) * 4 + slot) * 6 + side * 3 + place;
+              out.push({ x: { turn, round: ROUND[slot], side: SIDE_NAMES[side], place: PLACE[place] }, value: m1[k], variance: m2[k] - m1[k] * m1[k] });
+            }
+      return out;
+    },
+  };
+}
+
 export function fieldBattleApplies(c: CrusaderRexCompiled): boolean {
   return c.rating === 0 && c.tieBreak !== 2 && c.harry === 0 && c.retreat === 0 && c.nb <= 8 && c.existing === 0;
 }
@@ -93,10 +136,21 @@ export function exactFieldBattle(c: CrusaderRexCompiled): ExactSummary {
     return -1;
   };
 
-  const endOfRound = (s: State) => {
+  const tl = timeline(c);
+  /** The rounds not fought after the battle ends early: reserves still arrive on time, for the record. */
+  const fillFrom = (s: State, slot: number, p: number) => {
+    for (; slot < 3; slot++) {
+      for (let b = 0; b < c.nb; b++) if (s.loc[b] === PENDING && c.arrive[b] <= slot + 1) s.loc[b] = FIELD;
+      tl.record(s, 1, slot, p);
+    }
+  };
+  const endOfRound = (s: State, p: number) => {
+    tl.record(s, 1, s.r - 1, p);
     const gone = (side: number) => fieldCount(s, side) === 0 && pending(s, side) === 0;
-    if (gone(0) || gone(1) || s.r === 3) s.phase = 2;
-    else {
+    if (gone(0) || gone(1) || s.r === 3) {
+      fillFrom(s, s.r, p);
+      s.phase = 2;
+    } else {
       s.r++;
       s.phase = 0;
     }
@@ -131,9 +185,14 @@ export function exactFieldBattle(c: CrusaderRexCompiled): ExactSummary {
           s.rounds++;
           s.acted = 0;
           s.phase = 1;
-        } else if (pending(s, 0) + pending(s, 1) === 0) s.phase = 2;
-        else if (s.r === 3) s.phase = 2;
-        else s.r++;
+        } else {
+          // nobody to fight this round: it passes (recorded), and the battle ends if nobody is coming
+          tl.record(s, 1, s.r - 1, p);
+          if (pending(s, 0) + pending(s, 1) === 0 || s.r === 3) {
+            fillFrom(s, s.r, p);
+            s.phase = 2;
+          } else s.r++;
+        }
         add(next, s, p);
         continue;
       }
@@ -153,6 +212,8 @@ export function exactFieldBattle(c: CrusaderRexCompiled): ExactSummary {
             }
           }
         }
+        tl.record(s, 1, 3, p);
+        for (let turn = 2; turn <= c.turns; turn++) for (let slot = 0; slot < 4; slot++) tl.record(s, turn, slot, p);
         add(terminal, s, p);
         continue;
       }
@@ -162,13 +223,13 @@ export function exactFieldBattle(c: CrusaderRexCompiled): ExactSummary {
         if (fieldCount(s, def) === 0 && fieldCount(s, s.attacker) > 0 && pending(s, def) > 0 && (c.controlChangeAnyRound === 1 || s.r === 1)) {
           s.attacker = def; // 6.41 control change
         }
-        endOfRound(s);
+        endOfRound(s, p);
         add(next, s, p);
         continue;
       }
       const b = nextActor(s);
       if (b < 0) {
-        endOfRound(s);
+        endOfRound(s, p);
         add(next, s, p);
         continue;
       }
@@ -203,7 +264,9 @@ export function exactFieldBattle(c: CrusaderRexCompiled): ExactSummary {
     const inTown = (side: number) => s.loc.some((l, b) => l === FIELD && c.side[b] === side);
     endings.push({ steps: s.steps, p, attIn: inTown(c.attacker0), defIn: inTown(1 - c.attacker0), rounds: s.rounds, fell: false, lifted: false });
   }
-  return outcome(c, endings);
+  const result = outcome(c, endings);
+  result.curves.attrition = tl.curve();
+  return result;
 }
 
 /** How one path of a chain ends, with its probability. */
@@ -390,28 +453,8 @@ export function exactSiege(c: CrusaderRexCompiled): ExactSummary {
     return t;
   };
 
-  // the attrition curve: Σp·x and Σp·x² per (turn, slot, side, place), as summarize.ts lists it
-  const N = T * 4 * 6;
-  const m1 = new Array<number>(N).fill(0);
-  const m2 = new Array<number>(N).fill(0);
-  const record = (s: SiegeState, turn: number, slot: number, p: number) => {
-    for (let side = 0; side < 2; side++) {
-      const v = [0, 0, 0];
-      for (let b = 0; b < c.nb; b++) {
-        if (c.side[b] !== side) continue;
-        const l = s.loc[b];
-        if (l === FIELD || l === STORM) v[0] += s.steps[b];
-        else if (l === CASTLE) v[1] += s.steps[b];
-        else if (l === PENDING) v[2] += s.steps[b];
-      }
-      for (let place = 0; place < 3; place++) {
-        const k = ((turn - 1) * 4 + slot) * 6 + side * 3 + place;
-        m1[k] += p * v[place];
-        m2[k] += p * v[place] * v[place];
-      }
-    }
-  };
-
+  const tl = timeline(c);
+  const record = tl.record;
   const terminal: { s: SiegeState; p: number }[] = [];
   let live = new Map<string, { s: SiegeState; p: number }>();
   const add = (m: Map<string, { s: SiegeState; p: number }>, s: SiegeState, p: number) => {
@@ -619,16 +662,6 @@ export function exactSiege(c: CrusaderRexCompiled): ExactSummary {
       lifted: blocksAt(s, own, CASTLE) > 0 && blocksAt(s, bes, FIELD) === 0,
     })),
   );
-  const PLACE = ['field', 'castle', 'reserves'];
-  const ROUND = ['1', '2', '3', 'end'];
-  const attrition: ExactSummary['curves'][string] = [];
-  for (let turn = 1; turn <= T; turn++)
-    for (let slot = 0; slot < 4; slot++)
-      for (let side = 0; side < 2; side++)
-        for (let place = 0; place < 3; place++) {
-          const k = ((turn - 1) * 4 + slot) * 6 + side * 3 + place;
-          attrition.push({ x: { turn, round: ROUND[slot], side: SIDE_NAMES[side], place: PLACE[place] }, value: m1[k], variance: m2[k] - m1[k] * m1[k] });
-        }
-  result.curves.attrition = attrition;
+  result.curves.attrition = tl.curve();
   return result;
 }
