@@ -719,8 +719,9 @@ function startTrial(c: CrusaderRexCompiled): void {
 // With no castle, no charge, harry or retreat decisions and a deterministic tie-break, a battle
 // is: up to three rounds of volleys in the fixed order of 6.2, each hit on the strongest enemy
 // block, reserves arriving in R2/R3, the 6.41 control change, and the attacker's retreat after
-// R3. The table path below runs exactly that, drawing the same numbers in the same order as the
-// general path: test/crusader-rex.test.ts checks that both give identical accumulators. Its
+// R3. The table path below runs exactly that, drawing each run of one side's volleys as one
+// number from its exact distribution (so not the general path's dice): test/crusader-rex.test.ts
+// holds the two paths to each other statistically and both to the exact chain. Its
 // per-case data (hit orders, per-block int32 arrays) and running totals are here.
 
 /** Per side: its blocks in hit order (most steps first is decided at run time; ties by this order). */
