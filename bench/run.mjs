@@ -133,12 +133,13 @@ const benches = {
   async 'crusader-rex'() {
     const { crusaderRex } = await dist('src/systems/crusader-rex/index.js');
     const out = {};
-    for (const [file, label] of [
-      ['scenarios/crusader-rex/reference-field-battle.yaml', 'reference-field-battle'],
-      ['scenarios/crusader-rex/storm-or-starve.yaml', 'storm-or-starve'],
+    for (const [file, label, variant] of [
+      ['scenarios/crusader-rex/reference-field-battle.yaml', 'reference-field-battle', 0],
+      ['scenarios/crusader-rex/knights-charge.yaml', 'knights-charge-always', 1],
+      ['scenarios/crusader-rex/storm-or-starve.yaml', 'storm-or-starve', 0],
     ]) {
       const v = loadScenario(file);
-      const c = crusaderRex.compile(v.points[0].variants[0].scenario);
+      const c = crusaderRex.compile(v.points[0].variants[variant].scenario);
       const acc = new Float64Array(crusaderRex.kernel.accLength(c));
       const s = deriveState('bench', file, 0);
       const run = (n) => crusaderRex.kernel.run(c, s, n, acc);

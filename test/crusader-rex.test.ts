@@ -170,6 +170,17 @@ describe('crusader-rex: the table path (runs of volleys, one alias draw each)', 
       retreat_slots: { attacker: 1 },
       turns: 2,
     })],
+    ['knights charge always (6.32), reserves, Jihad', merge(FIELD_BATTLE, {
+      blocks: [{ block: 'Saladin' }, { block: 'Turks 1' }, { block: 'Al Adil', at: 'other_road' }, { block: 'King Guy' }, { block: 'Genoa Pilgrims' }, { block: 'Conrad', at: 'main_road' }, { block: 'Richard', at: 'other_road' }],
+      policy: { charge: 'always' },
+      rules: { jihad: 'attacker' },
+    })],
+    ['knights charge when the enemy\'s strongest is weaker, protect the best', merge(FIELD_BATTLE, {
+      blocks: [{ block: 'Richard' }, { block: 'Robert' }, { block: 'Jerusalem Hospitallers', steps: 2 }, { block: 'Saladin', steps: 3 }, { block: 'Taqi al Din' }, { block: 'Arabs 3' }],
+      attacker: 'franks',
+      player1: 'franks',
+      policy: { charge: 'when_strongest_enemy_block_is_weaker', tie_break: 'protect_best' },
+    })],
     ['five blocks a side, strongest first in hit order ties', merge(FIELD_BATTLE, {
       blocks: ['Saladin', 'Al Adil', 'Turks 3', 'Kurds 1', 'Zangi', 'King Guy', 'Conrad', 'Jerusalem Templars', 'Genoa Pilgrims', 'Balian'].map((block) => ({ block })),
       policy: { tie_break: 'protect_best' },

@@ -91,7 +91,7 @@ export interface CrusaderRexCompiled {
   controlChangeAnyRound: number;
   jihad: number;
   maxTotal: number[]; // largest total steps per side (histogram size)
-  /** 1 when the kernel's fast path applies: a field battle with no castle and no state-driven choices. */
+  /** 1 when the kernel's table path applies: a field battle with no castle, no harry or retreat, fixed ties and order. */
   fast: number;
 }
 
@@ -225,7 +225,6 @@ export function compileCrusaderRex(raw: Record<string, unknown>): CrusaderRexCom
       !existing &&
       s.policy.tie_break !== 'random' &&
       s.policy.fire_order === 'listed' &&
-      s.policy.charge === 'never' &&
       s.policy.harry === 'never' &&
       s.policy.retreat === 'never'
         ? 1

@@ -142,6 +142,7 @@ interface Prepared {
     APP: Int32Array;
     NZ: Uint8Array;
     SUM: Uint8Array;
+    MAXD: Uint8Array;
     dOff: Int32Array;
     aOff: Int32Array;
     zOff: Int32Array;
@@ -155,7 +156,10 @@ interface Prepared {
     runTo: Int32Array;
     runSide: Int32Array;
     runBase: Int32Array;
-    runStride: Int32Array;
+    runKind: Int32Array;
+    runAlt: Int32Array;
+    runW: Int32Array;
+    runPos: Int32Array;
     CDF: Int32Array;
   } | null;
 }
@@ -191,7 +195,7 @@ function prepare(c: CrusaderRexCompiled): Prepared {
   if (c.fast === 1) {
     buildFast(c);
     p.fast = { hitOrder, initialS, fSide, fFp, fArrive, fLoc0, fSteps0 };
-    if (buildTables(c)) p.tables = { tabs, DIG, APP, NZ, SUM, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight, runFrom, runTo, runSide, runBase, runStride, CDF };
+    if (buildTables(c)) p.tables = { tabs, DIG, APP, NZ, SUM, MAXD, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight, runFrom, runTo, runSide, runBase, runKind, runAlt, runW, runPos, CDF };
     else tabs = [];
   }
   return p;
@@ -213,7 +217,7 @@ function ensure(c: CrusaderRexCompiled): void {
     fastFor = c;
   }
   if (p.tables) {
-    ({ tabs, DIG, APP, NZ, SUM, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight, runFrom, runTo, runSide, runBase, runStride, CDF } = p.tables);
+    ({ tabs, DIG, APP, NZ, SUM, MAXD, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight, runFrom, runTo, runSide, runBase, runKind, runAlt, runW, runPos, CDF } = p.tables);
     tabFor = c;
   } else if (p.fast) {
     tabs = [];
@@ -716,9 +720,9 @@ function startTrial(c: CrusaderRexCompiled): void {
 
 // === the fast path: a field battle at a town without a castle ===============================
 //
-// With no castle, no charge, harry or retreat decisions and a deterministic tie-break, a battle
-// is: up to three rounds of volleys in the fixed order of 6.2, each hit on the strongest enemy
-// block, reserves arriving in R2/R3, the 6.41 control change, and the attacker's retreat after
+// With no castle, no harry or retreat decisions and a deterministic tie-break, a battle is: up
+// to three rounds of volleys in the fixed order of 6.2 (knights charging by their policy), each
+// hit on the strongest enemy block, reserves arriving in R2/R3, the 6.41 control change, and the attacker's retreat after
 // R3. The table path below runs exactly that, drawing each run of one side's volleys as one
 // number from its exact distribution (so not the general path's dice): test/crusader-rex.test.ts
 // holds the two paths to each other statistically and both to the exact chain. Its
@@ -799,13 +803,14 @@ function finishFast(c: CrusaderRexCompiled, acc: Float64Array, attrB: number, hi
 
 // === the table path ==========================================================================
 //
-// For a castle-less field battle with no state-driven choices (compile sets `fast`) and at most
+// For a castle-less field battle without harry or retreat choices (compile sets `fast`) and at most
 // 5 blocks a side (larger field battles take the general path), a side's field is one number:
 // its blocks' steps as base-5 digits (a block gone, retreated or not yet arrived is a 0).
 // Applying h hits to the strongest blocks in turn (6.31, ties in the side's hit order) is one
 // look-up in APPLY[state * HS + h]; blocks and steps in the field are look-ups too. A run of
 // volleys by one side (buildRuns) is one draw from the exact distribution of its total hits,
-// through an alias table: 3 draws a round in the reference battle instead of 8 volleys.
+// through an alias table: 3 draws a round in the reference battle instead of 8 volleys. A
+// charging knight is a run of its own (its sixes are self-hits: runKind).
 // Measured (bench/, reference battle): one volley per draw 2.4 M battles/s per thread; runs
 // with a scanned CDF 4.2 M; runs with alias tables 5.6-6.9 M.
 
@@ -817,6 +822,7 @@ interface SideTables {
   apply: Int32Array; // [state * HS + hits] -> state
   nz: Uint8Array; // blocks in the field
   sum: Uint8Array; // steps in the field
+  max: Uint8Array; // steps of the strongest block in the field
   digit: Uint8Array; // [state * n + j] -> steps of the side's j-th block
 }
 let tabFor: CrusaderRexCompiled | null = null;
@@ -827,6 +833,7 @@ let DIG: Uint8Array = new Uint8Array(0);
 let APP: Int32Array = new Int32Array(0);
 let NZ: Uint8Array = new Uint8Array(0);
 let SUM: Uint8Array = new Uint8Array(0);
+let MAXD: Uint8Array = new Uint8Array(0);
 let dOff: Int32Array = new Int32Array(2);
 let aOff: Int32Array = new Int32Array(2);
 let zOff: Int32Array = new Int32Array(2);
@@ -838,12 +845,23 @@ let pendS0: Int32Array = new Int32Array(2);
 let bPos: Int32Array = new Int32Array(0);
 let bWeight: Int32Array = new Int32Array(0);
 // Runs of volleys (see buildRuns): order o's runs are runFrom[o] .. runTo[o] - 1; run k fires
-// side runSide[k] and its hit distribution for firing state x starts at CDF[runBase[k] + x * runStride[k]].
+// side runSide[k] and its alias table for firing state x is CDF[runBase[k] + x * ALIAS_K ..].
 let runFrom: Int32Array = new Int32Array(4);
 let runTo: Int32Array = new Int32Array(4);
 let runSide: Int32Array = new Int32Array(0);
 let runBase: Int32Array = new Int32Array(0);
-let runStride: Int32Array = new Int32Array(0);
+/**
+ * A Knights' Charge (6.32) is a run of its own: kind 1 charges always, kind 2 only when the
+ * enemy's strongest field block has fewer steps than the charger (else it fires plainly, from
+ * the table at runAlt). A charge's table draws an outcome o = hits * 5 + sixes (CHARGE_HITS,
+ * CHARGE_SIXES); the sixes are self-hits on the charger, at digit runPos, weight runW.
+ */
+let runKind: Int32Array = new Int32Array(0);
+let runAlt: Int32Array = new Int32Array(0);
+let runW: Int32Array = new Int32Array(0);
+let runPos: Int32Array = new Int32Array(0);
+const CHARGE_HITS = Int32Array.from({ length: 32 }, (_, o) => (o / 5) | 0);
+const CHARGE_SIXES = Int32Array.from({ length: 32 }, (_, o) => o % 5);
 let CDF: Int32Array = new Int32Array(0);
 /** Slots of an alias table (2^5 >= the 21 possible hit counts of a run). */
 const ALIAS_K = 32;
@@ -906,63 +924,92 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
   const key = new Map<string, number>();
   const sides: number[] = [];
   const bases: number[] = [];
-  const strides: number[] = [];
+  const kinds: number[] = [];
+  const alts: number[] = [];
+  const weights: number[] = [];
+  const positions: number[] = [];
   const chunks: Int32Array[] = [];
   let size = 0;
+  /** One alias table per firing state of side sd, from that state's outcome distribution. */
+  const table = (name: string, sd: number, dist: (digit: (b: number) => number) => number[]): number => {
+    let at = key.get(name);
+    if (at !== undefined) return at;
+    const n = nSide[sd];
+    const states = 5 ** n;
+    const out = new Int32Array(states * ALIAS_K);
+    const digits = DIG.subarray(dOff[sd], dOff[sd] + states * n);
+    for (let x = 0; x < states; x++) aliasTable(dist((b) => digits[x * n + bPos[b]]), out, x * ALIAS_K);
+    at = size;
+    key.set(name, at);
+    chunks.push(out);
+    size += out.length;
+    return at;
+  };
+  /** Total hits of plain volleys: the sum of Binomial(steps, firepower / 6) over the blocks. */
+  const plain = (blocks: number[]) => (digit: (b: number) => number) => {
+    let dist = [1];
+    for (const b of blocks) {
+      const p = fFp[b] / 6;
+      for (let j = digit(b); j > 0; j--) dist = dist.map((q, h) => q * (1 - p) + (h > 0 ? dist[h - 1] * p : 0)).concat([dist[dist.length - 1] * p]);
+    }
+    return dist;
+  };
+  /** A charge (6.32): firepower + 1, each die a hit, a six (self-hit, unless firepower 6) or a miss. */
+  const charge = (b: number) => (digit: (b: number) => number) => {
+    const st = digit(b);
+    if (st === 0) return [1];
+    const f = Math.min(6, fFp[b] + 1);
+    const ph = f / 6;
+    const ps = f < 6 ? 1 / 6 : 0;
+    const fact = (k: number): number => (k <= 1 ? 1 : k * fact(k - 1));
+    const dist = new Array<number>(25).fill(0);
+    for (let h = 0; h <= st; h++)
+      for (let x = 0; h + x <= st; x++) dist[h * 5 + x] = (fact(st) / (fact(h) * fact(x) * fact(st - h - x))) * ph ** h * ps ** x * (1 - ph - ps) ** (st - h - x);
+    return dist;
+  };
   const from: number[] = [];
   const to: number[] = [];
-  const perOrder: number[][] = [];
   for (const order of ords) {
-    const list: number[] = [];
+    from.push(sides.length);
     let k = 0;
     while (k < order.length) {
       const sd = c.side[order[k]];
-      const blocks: number[] = [];
-      while (k < order.length && c.side[order[k]] === sd) blocks.push(order[k++]);
-      const name = `${sd}:${blocks.join(',')}`;
-      let id = key.get(name);
-      if (id === undefined) {
-        id = sides.length;
-        key.set(name, id);
-        const n = nSide[sd];
-        const stride = ALIAS_K;
-        const states = 5 ** n;
-        const cdf = new Int32Array(states * stride);
-        const digits = DIG.subarray(dOff[sd], dOff[sd] + states * n);
-        for (let x = 0; x < states; x++) {
-          let dist = [1];
-          for (const b of blocks) {
-            const st = digits[x * n + bPos[b]];
-            const p = fFp[b] / 6;
-            for (let j = 0; j < st; j++) dist = dist.map((q, h) => q * (1 - p) + (h > 0 ? dist[h - 1] * p : 0)).concat([dist[dist.length - 1] * p]);
-          }
-          aliasTable(dist, cdf, x * stride);
-        }
+      if (c.charge > 0 && c.knight[order[k]] === 1) {
+        const b = order[k++];
         sides.push(sd);
-        bases.push(size);
-        strides.push(stride);
-        chunks.push(cdf);
-        size += cdf.length;
+        bases.push(table(`c${b}`, sd, charge(b)));
+        kinds.push(c.charge);
+        alts.push(c.charge === 2 ? table(`${sd}:${b}`, sd, plain([b])) : 0);
+        weights.push(bWeight[b]);
+        positions.push(bPos[b]);
+        continue;
       }
-      list.push(id);
+      const blocks: number[] = [];
+      while (k < order.length && c.side[order[k]] === sd && !(c.charge > 0 && c.knight[order[k]] === 1)) blocks.push(order[k++]);
+      sides.push(sd);
+      bases.push(table(`${sd}:${blocks.join(',')}`, sd, plain(blocks)));
+      kinds.push(0);
+      alts.push(0);
+      weights.push(0);
+      positions.push(0);
     }
-    perOrder.push(list);
+    to.push(sides.length);
   }
-  // Lay each order's runs out contiguously (a run shared by orders is listed in each).
-  const seq = perOrder.flat();
-  runSide = Int32Array.from(seq, (id) => sides[id]);
-  runBase = Int32Array.from(seq, (id) => bases[id]);
-  runStride = Int32Array.from(seq, (id) => strides[id]);
-  let at = 0;
-  for (const list of perOrder) {
-    from.push(at);
-    at += list.length;
-    to.push(at);
-  }
+  // Each order's runs are laid out contiguously (a table shared by orders is listed in each).
+  runSide = Int32Array.from(sides);
+  runBase = Int32Array.from(bases);
+  runKind = Int32Array.from(kinds);
+  runAlt = Int32Array.from(alts);
+  runW = Int32Array.from(weights);
+  runPos = Int32Array.from(positions);
   runFrom = Int32Array.from(from);
   runTo = Int32Array.from(to);
   CDF = new Int32Array(size);
-  for (let i = 0; i < chunks.length; i++) CDF.set(chunks[i], bases[i]);
+  let at = 0;
+  for (const ch of chunks) {
+    CDF.set(ch, at);
+    at += ch.length;
+  }
 }
 
 function buildSideTables(n: number, pref: number[]): SideTables {
@@ -970,6 +1017,7 @@ function buildSideTables(n: number, pref: number[]): SideTables {
   const apply = new Int32Array(states * HS);
   const nz = new Uint8Array(states);
   const sum = new Uint8Array(states);
+  const max = new Uint8Array(states);
   const digit = new Uint8Array(states * n);
   const d = new Array<number>(n).fill(0);
   for (let x = 0; x < states; x++) {
@@ -981,6 +1029,7 @@ function buildSideTables(n: number, pref: number[]): SideTables {
       if (d[j] > 0) {
         nz[x]++;
         sum[x] += d[j];
+        if (d[j] > max[x]) max[x] = d[j];
       }
     }
     const e = d.slice();
@@ -995,7 +1044,7 @@ function buildSideTables(n: number, pref: number[]): SideTables {
       apply[x * HS + h] = v;
     }
   }
-  return { n, apply, nz, sum, digit };
+  return { n, apply, nz, sum, max, digit };
 }
 
 function ensureTables(c: CrusaderRexCompiled): boolean {
@@ -1032,6 +1081,9 @@ function buildTables(c: CrusaderRexCompiled): boolean {
   SUM = new Uint8Array(t0.sum.length + t1.sum.length);
   SUM.set(t0.sum, 0);
   SUM.set(t1.sum, t0.sum.length);
+  MAXD = new Uint8Array(t0.max.length + t1.max.length);
+  MAXD.set(t0.max, 0);
+  MAXD.set(t1.max, t0.max.length);
   dOff = Int32Array.of(0, t0.digit.length);
   aOff = Int32Array.of(0, t0.apply.length);
   zOff = Int32Array.of(0, t0.nz.length);
@@ -1099,12 +1151,21 @@ function runFieldTable(c: CrusaderRexCompiled, stream: RngState, trials: number,
           const en = 1 - sd;
           const se = state[en];
           if (NZ[zOff[en] + se] === 0) break;
-          const base = runBase[k] + state[sd] * ALIAS_K;
+          let base = runBase[k] + state[sd] * ALIAS_K;
+          let kind = runKind[k];
+          if (kind === 2 && MAXD[zOff[en] + se] >= DIG[dOff[sd] + state[sd] * nSide[sd] + runPos[k]]) {
+            base = runAlt[k] + state[sd] * ALIAS_K; // the enemy's strongest is not weaker: no charge
+            kind = 0;
+          }
           if (CDF[base] === NO_DICE) continue; // nobody of the run in the field
           const u = nextI32(rng);
           const i = u >>> ALIAS_SHIFT;
           const e = CDF[base + i];
-          const h = (u & (ALIAS_CAP - 1)) < e >>> 5 ? i : e & 31;
+          let h = (u & (ALIAS_CAP - 1)) < e >>> 5 ? i : e & 31;
+          if (kind !== 0) {
+            state[sd] -= CHARGE_SIXES[h] * runW[k]; // 6.32: each six a step off the charger
+            h = CHARGE_HITS[h];
+          }
           state[en] = APP[aOff[en] + se * HS + h];
         }
         const def = 1 - att;
