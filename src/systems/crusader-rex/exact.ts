@@ -45,6 +45,46 @@ function volleyOutcomes(s: number, f: number): Map<string, number> {
   return out;
 }
 
+/** The block of `side` at `at` that takes the next hit: most steps, ties by the policy (6.31). */
+function victim(c: CrusaderRexCompiled, s: { steps: number[]; loc: number[] }, side: number, at: number): number {
+  let t = -1;
+  for (let b = 0; b < c.nb; b++) {
+    if (c.side[b] !== side || s.loc[b] !== at) continue;
+    if (t < 0 || s.steps[b] > s.steps[t]) t = b;
+    else if (s.steps[b] === s.steps[t] && c.tieBreak === 1 && (c.letter[b] > c.letter[t] || (c.letter[b] === c.letter[t] && c.fp[b] < c.fp[t]))) t = b;
+  }
+  return t;
+}
+
+/**
+ * The next block to act (6.2): the side that fires first (defender, or the castle in a storm),
+ * then the other, letter by letter; with Jihad the other side's letters all come first. A block
+ * of `side` is eligible at place at[side] and not yet in `acted`; within a letter the first
+ * listed, or the strongest with the strongest-first order.
+ */
+function nextToAct(c: CrusaderRexCompiled, s: { steps: number[]; loc: number[]; acted: number }, first: number, jihad: boolean, at: number[]): number {
+  const other = 1 - first;
+  const sides = jihad ? [other, other, other, first, first, first] : [first, other, first, other, first, other];
+  const letters = jihad ? [0, 1, 2, 0, 1, 2] : [0, 0, 1, 1, 2, 2];
+  for (let k = 0; k < 6; k++) {
+    let best = -1;
+    for (let b = 0; b < c.nb; b++) {
+      if (s.acted & (1 << b) || c.side[b] !== sides[k] || c.letter[b] !== letters[k] || s.loc[b] !== at[sides[k]]) continue;
+      if (best < 0 || (c.strongestFirst === 1 && s.steps[b] > s.steps[best])) best = b;
+    }
+    if (best >= 0) return best;
+  }
+  return -1;
+}
+
+/** Add probability p of state s (under its key) to a chain's next step. */
+function addState<S>(m: Map<string, { s: S; p: number }>, k: string, s: S, p: number): void {
+  if (p === 0) return;
+  const e = m.get(k);
+  if (e) e.p += p;
+  else m.set(k, { s, p });
+}
+
 /**
  * The attrition curve of a chain: Σp·x and Σp·x² of each side's steps in the field (storming
  * included), in the castle and on the road, at the end of each round of each game turn (slot
@@ -101,14 +141,7 @@ export function exactFieldBattle(c: CrusaderRexCompiled): ExactSummary {
   /** 6.31: one hit at a time on the strongest field block; ties by the policy. */
   const hitSide = (s: State, side: number, hits: number) => {
     for (let h = 0; h < hits; h++) {
-      let best = -1;
-      for (let b = 0; b < c.nb; b++) {
-        if (c.side[b] !== side || !inField(s, b)) continue;
-        if (best < 0 || s.steps[b] > s.steps[best]) best = b;
-        else if (s.steps[b] === s.steps[best] && c.tieBreak === 1) {
-          if (c.letter[b] > c.letter[best] || (c.letter[b] === c.letter[best] && c.fp[b] < c.fp[best])) best = b;
-        }
-      }
+      const best = victim(c, s, side, FIELD);
       if (best < 0) return;
       s.steps[best]--;
       if (s.steps[best] === 0) s.loc[best] = GONE;
@@ -116,25 +149,7 @@ export function exactFieldBattle(c: CrusaderRexCompiled): ExactSummary {
   };
 
   /** The next block to act (6.2): defender then attacker per letter, or Jihad R1. */
-  const nextActor = (s: State): number => {
-    const first = 1 - s.attacker;
-    const pick = (side: number, letter: number) => {
-      let best = -1;
-      for (let b = 0; b < c.nb; b++) {
-        if (s.acted & (1 << b) || c.side[b] !== side || c.letter[b] !== letter || !inField(s, b)) continue;
-        if (best < 0 || (c.strongestFirst === 1 && s.steps[b] > s.steps[best])) best = b;
-      }
-      return best;
-    };
-    const jihad = c.jihad === 1 && s.r === 1 && s.attacker === c.attacker0;
-    const sides = jihad ? [s.attacker, s.attacker, s.attacker, first, first, first] : [first, s.attacker, first, s.attacker, first, s.attacker];
-    const letters = jihad ? [0, 1, 2, 0, 1, 2] : [0, 0, 1, 1, 2, 2];
-    for (let k = 0; k < 6; k++) {
-      const b = pick(sides[k], letters[k]);
-      if (b >= 0) return b;
-    }
-    return -1;
-  };
+  const nextActor = (s: State): number => nextToAct(c, s, 1 - s.attacker, c.jihad === 1 && s.r === 1 && s.attacker === c.attacker0, [FIELD, FIELD]);
 
   const tl = timeline(c);
   /** The rounds not fought after the battle ends early: reserves still arrive on time, for the record. */
@@ -169,12 +184,7 @@ export function exactFieldBattle(c: CrusaderRexCompiled): ExactSummary {
     slotsUsed: [0, 0],
   };
   live.set(key(start), { s: start, p: 1 });
-  const add = (m: Map<string, { s: State; p: number }>, s: State, p: number) => {
-    const k = key(s);
-    const e = m.get(k);
-    if (e) e.p += p;
-    else m.set(k, { s, p });
-  };
+  const add = (m: Map<string, { s: State; p: number }>, s: State, p: number) => addState(m, key(s), s, p);
   for (let step = 0; live.size > 0 && step < 10_000; step++) {
     const next = new Map<string, { s: State; p: number }>();
     for (const { s: s0, p } of live.values()) {
@@ -442,28 +452,12 @@ export function exactSiege(c: CrusaderRexCompiled): ExactSummary {
       if (s.half === b) s.half = -1;
     }
   };
-  /** The block of `side` at `at` that takes the next hit: most steps, ties by the policy (6.31). */
-  const target = (s: SiegeState, side: number, at: number) => {
-    let t = -1;
-    for (let b = 0; b < c.nb; b++) {
-      if (c.side[b] !== side || s.loc[b] !== at) continue;
-      if (t < 0 || s.steps[b] > s.steps[t]) t = b;
-      else if (s.steps[b] === s.steps[t] && c.tieBreak === 1 && (c.letter[b] > c.letter[t] || (c.letter[b] === c.letter[t] && c.fp[b] < c.fp[t]))) t = b;
-    }
-    return t;
-  };
 
   const tl = timeline(c);
   const record = tl.record;
   const terminal: { s: SiegeState; p: number }[] = [];
   let live = new Map<string, { s: SiegeState; p: number }>();
-  const add = (m: Map<string, { s: SiegeState; p: number }>, s: SiegeState, p: number) => {
-    if (p === 0) return;
-    const k = sKey(s);
-    const e = m.get(k);
-    if (e) e.p += p;
-    else m.set(k, { s, p });
-  };
+  const add = (m: Map<string, { s: SiegeState; p: number }>, s: SiegeState, p: number) => addState(m, sKey(s), s, p);
 
   /** The round is over: record it; go on to the next round, or end the game turn early. */
   const roundOver = (s: SiegeState, p: number, toAttrition: boolean, next: Map<string, { s: SiegeState; p: number }>) => {
@@ -548,18 +542,7 @@ export function exactSiege(c: CrusaderRexCompiled): ExactSummary {
         }
         // 6.2 in a storm: castle A, stormers A, castle B, ...; Jihad R1: the besieger's letters first
         const jihad = c.jihad === 1 && s.turn === 1 && s.r === 1 && bes === c.attacker0;
-        const seq: [number, number][] = jihad
-          ? [[bes, 0], [bes, 1], [bes, 2], [own, 0], [own, 1], [own, 2]]
-          : [[own, 0], [bes, 0], [own, 1], [bes, 1], [own, 2], [bes, 2]];
-        let a = -1;
-        for (const [side, letter] of seq) {
-          const at = side === own ? CASTLE : STORM;
-          for (let b = 0; b < c.nb; b++) {
-            if (s.acted & (1 << b) || c.side[b] !== side || c.letter[b] !== letter || s.loc[b] !== at) continue;
-            if (a < 0 || (c.strongestFirst === 1 && s.steps[b] > s.steps[a])) a = b;
-          }
-          if (a >= 0) break;
-        }
+        const a = nextToAct(c, s, own, jihad, own === 0 ? [CASTLE, STORM] : [STORM, CASTLE]);
         if (a < 0) {
           roundOver(s, p, false, next);
           continue;
@@ -574,14 +557,14 @@ export function exactSiege(c: CrusaderRexCompiled): ExactSummary {
           const t = copy(s);
           for (let h = 0; h < hits; h++) {
             if (c.side[a] === own) {
-              const v = target(t, bes, STORM); // stormers take full hits
+              const v = victim(c, t, bes, STORM); // stormers take full hits
               if (v < 0) break;
               kill(t, v);
             } else if (t.half >= 0) {
               kill(t, t.half); // 1.5: the hit after a half-hit must go on the same block
               t.half = -1;
             } else {
-              const v = target(t, own, CASTLE);
+              const v = victim(c, t, own, CASTLE);
               if (v < 0) break;
               t.half = v;
             }
