@@ -24,6 +24,12 @@ function zOf(value: number, ciLow: number, ciHigh: number): number {
   return value / (half / Z95);
 }
 
+/** z of the difference a - b of two independent means (Welch). */
+function zWelch(a: Metric, b: Metric): number {
+  const d = welchDifference({ n: a.n, sum: a.sum!, sumSq: a.sumSq! }, { n: b.n, sum: b.sum!, sumSq: b.sumSq! });
+  return zOf(d.value, d.ci_low, d.ci_high);
+}
+
 /** z of variant 1's difference from the baseline (paired where the engine pairs the metric). */
 export function zDiff(r: ScenarioResult, metric: string): number {
   const d = r.cases[1].differences[metric];
@@ -41,8 +47,7 @@ export function curvePoint(r: ScenarioResult, vi: number, curve: string, match: 
 export function zCurve(r: ScenarioResult, curve: string, match: Record<string, string | number>): number {
   const a = curvePoint(r, 0, curve, match);
   const b = curvePoint(r, 1, curve, match);
-  const d = welchDifference({ n: b.n, sum: b.sum!, sumSq: b.sumSq! }, { n: a.n, sum: a.sum!, sumSq: a.sumSq! });
-  return zOf(d.value, d.ci_low, d.ci_high);
+  return zWelch(b, a);
 }
 
 /**
@@ -56,8 +61,7 @@ export function zTwo(a: Metric, b: Metric): number {
     const se = Math.sqrt(p * (1 - p) * (1 / a.n + 1 / b.n));
     return se === 0 ? (a.value === b.value ? 0 : Infinity) : (a.value - b.value) / se;
   }
-  const d = welchDifference({ n: a.n, sum: a.sum!, sumSq: a.sumSq! }, { n: b.n, sum: b.sum!, sumSq: b.sumSq! });
-  return zOf(d.value, d.ci_low, d.ci_high);
+  return zWelch(a, b);
 }
 
 /** Every metric and curve point of two results' first cases, as [label, z] pairs (zTwo). */

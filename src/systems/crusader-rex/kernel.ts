@@ -137,7 +137,6 @@ interface Prepared {
     fSteps0: Int32Array;
   } | null;
   tables: {
-    tabs: SideTables[];
     DIG: Uint8Array;
     APP: Int32Array;
     NZ: Uint8Array;
@@ -160,7 +159,7 @@ interface Prepared {
     runAlt: Int32Array;
     runW: Int32Array;
     runPos: Int32Array;
-    CDF: Int32Array;
+    ALIAS: Int32Array;
   } | null;
 }
 const prepared = new WeakMap<CrusaderRexCompiled, Prepared>();
@@ -195,8 +194,7 @@ function prepare(c: CrusaderRexCompiled): Prepared {
   if (c.fast === 1) {
     buildFast(c);
     p.fast = { hitOrder, initialS, fSide, fFp, fArrive, fLoc0, fSteps0 };
-    if (buildTables(c)) p.tables = { tabs, DIG, APP, NZ, SUM, MAXD, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight, runFrom, runTo, runSide, runBase, runKind, runAlt, runW, runPos, CDF };
-    else tabs = [];
+    if (buildTables(c, p.orders)) p.tables = { DIG, APP, NZ, SUM, MAXD, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight, runFrom, runTo, runSide, runBase, runKind, runAlt, runW, runPos, ALIAS };
   }
   return p;
 }
@@ -212,16 +210,10 @@ function ensure(c: CrusaderRexCompiled): void {
   const p = preparedFor(c);
   orders = p.orders;
   sideBlocks = p.sideBlocks;
-  if (p.fast) {
-    ({ hitOrder, initialS, fSide, fFp, fArrive, fLoc0, fSteps0 } = p.fast);
-    fastFor = c;
-  }
+  if (p.fast) ({ hitOrder, initialS, fSide, fFp, fArrive, fLoc0, fSteps0 } = p.fast);
+  tablesReady = p.tables !== null;
   if (p.tables) {
-    ({ tabs, DIG, APP, NZ, SUM, MAXD, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight, runFrom, runTo, runSide, runBase, runKind, runAlt, runW, runPos, CDF } = p.tables);
-    tabFor = c;
-  } else if (p.fast) {
-    tabs = [];
-    tabFor = c;
+    ({ DIG, APP, NZ, SUM, MAXD, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight, runFrom, runTo, runSide, runBase, runKind, runAlt, runW, runPos, ALIAS } = p.tables);
   }
 }
 
@@ -730,7 +722,6 @@ function startTrial(c: CrusaderRexCompiled): void {
 
 /** Per side: its blocks in hit order (most steps first is decided at run time; ties by this order). */
 let hitOrder: Int32Array[] = [];
-let fastFor: CrusaderRexCompiled | null = null;
 const fieldN = new Int32Array(2); // blocks in the field
 const pendN = new Int32Array(2); // blocks on the road
 const fieldS = new Int32Array(2); // steps in the field
@@ -743,12 +734,6 @@ let fFp: Int32Array = new Int32Array(0);
 let fArrive: Int32Array = new Int32Array(0);
 let fLoc0: Int32Array = new Int32Array(0);
 let fSteps0: Int32Array = new Int32Array(0);
-
-function ensureFast(c: CrusaderRexCompiled): void {
-  if (fastFor === c) return;
-  fastFor = c;
-  buildFast(c);
-}
 
 function buildFast(c: CrusaderRexCompiled): void {
   hitOrder = [0, 1].map((side) => {
@@ -812,7 +797,7 @@ function finishFast(c: CrusaderRexCompiled, acc: Float64Array, attrB: number, hi
 // through an alias table: 3 draws a round in the reference battle instead of 8 volleys. A
 // charging knight is a run of its own (its sixes are self-hits: runKind).
 // Measured (bench/, reference battle): one volley per draw 2.4 M battles/s per thread; runs
-// with a scanned CDF 4.2 M; runs with alias tables 5.6-6.9 M.
+// with a scanned cumulative table 4.2 M; runs with alias tables 5.6-6.9 M.
 
 const TABLE_MAX = 5;
 /** Hits one run of volleys can score: up to 5 blocks of 4 steps (the APPLY stride). */
@@ -825,8 +810,8 @@ interface SideTables {
   max: Uint8Array; // steps of the strongest block in the field
   digit: Uint8Array; // [state * n + j] -> steps of the side's j-th block
 }
-let tabFor: CrusaderRexCompiled | null = null;
-let tabs: SideTables[] = [];
+/** The current case has its tables (a field battle of at most TABLE_MAX blocks a side). */
+let tablesReady = false;
 // Both sides' tables in one array each, side 1 after side 0 (no branch on the side in the loop):
 // digit[dOff[sd] + state * n[sd] + pos], apply[aOff[sd] + state * HS + hits], nz[zOff[sd] + state].
 let DIG: Uint8Array = new Uint8Array(0);
@@ -845,7 +830,7 @@ let pendS0: Int32Array = new Int32Array(2);
 let bPos: Int32Array = new Int32Array(0);
 let bWeight: Int32Array = new Int32Array(0);
 // Runs of volleys (see buildRuns): order o's runs are runFrom[o] .. runTo[o] - 1; run k fires
-// side runSide[k] and its alias table for firing state x is CDF[runBase[k] + x * ALIAS_K ..].
+// side runSide[k] and its alias table for firing state x is ALIAS[runBase[k] + x * ALIAS_K ..].
 let runFrom: Int32Array = new Int32Array(4);
 let runTo: Int32Array = new Int32Array(4);
 let runSide: Int32Array = new Int32Array(0);
@@ -862,7 +847,7 @@ let runW: Int32Array = new Int32Array(0);
 let runPos: Int32Array = new Int32Array(0);
 const CHARGE_HITS = Int32Array.from({ length: 32 }, (_, o) => (o / 5) | 0);
 const CHARGE_SIXES = Int32Array.from({ length: 32 }, (_, o) => o % 5);
-let CDF: Int32Array = new Int32Array(0);
+let ALIAS: Int32Array = new Int32Array(0);
 /** Slots of an alias table (2^5 >= the 21 possible hit counts of a run). */
 const ALIAS_K = 32;
 const ALIAS_SHIFT = 27; // a draw's top 5 bits pick the slot, its low 27 bits the side
@@ -915,10 +900,9 @@ function aliasTable(dist: number[], out: Int32Array, at: number): void {
  * at the same enemy and are not hit in between, so the run's hits are the sum of its volleys
  * (6.31 applies them one at a time to the strongest enemy block: APPLY does that for any sum).
  * For each firing state x of the side, the run's total hits are a sum of binomials B(steps,
- * firepower / 6) over its blocks; CDF holds that distribution as 31-bit thresholds
- * t_h = round(P(hits <= h) * 2^31) - 1, and one draw u (31 bits) gives the least h with
- * u <= t_h. The distribution is exact to within 2^-31 per outcome; the general path rolls the
- * same battles one volley at a time (tests hold the two to each other and to the exact chain).
+ * firepower / 6) over its blocks; ALIAS holds that distribution as an alias table (aliasTable),
+ * exact to within 2^-31 per outcome. The general path rolls the same battles one volley at a
+ * time (tests hold the two to each other and to the exact chain).
  */
 function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
   const key = new Map<string, number>();
@@ -967,6 +951,7 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
       for (let x = 0; h + x <= st; x++) dist[h * 5 + x] = (fact(st) / (fact(h) * fact(x) * fact(st - h - x))) * ph ** h * ps ** x * (1 - ph - ps) ** (st - h - x);
     return dist;
   };
+  const charges = (b: number) => c.charge > 0 && c.knight[b] === 1;
   const from: number[] = [];
   const to: number[] = [];
   for (const order of ords) {
@@ -974,7 +959,7 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
     let k = 0;
     while (k < order.length) {
       const sd = c.side[order[k]];
-      if (c.charge > 0 && c.knight[order[k]] === 1) {
+      if (charges(order[k])) {
         const b = order[k++];
         sides.push(sd);
         bases.push(table(`c${b}`, sd, charge(b)));
@@ -985,7 +970,7 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
         continue;
       }
       const blocks: number[] = [];
-      while (k < order.length && c.side[order[k]] === sd && !(c.charge > 0 && c.knight[order[k]] === 1)) blocks.push(order[k++]);
+      while (k < order.length && c.side[order[k]] === sd && !charges(order[k])) blocks.push(order[k++]);
       sides.push(sd);
       bases.push(table(`${sd}:${blocks.join(',')}`, sd, plain(blocks)));
       kinds.push(0);
@@ -1004,10 +989,10 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
   runPos = Int32Array.from(positions);
   runFrom = Int32Array.from(from);
   runTo = Int32Array.from(to);
-  CDF = new Int32Array(size);
+  ALIAS = new Int32Array(size);
   let at = 0;
   for (const ch of chunks) {
-    CDF.set(ch, at);
+    ALIAS.set(ch, at);
     at += ch.length;
   }
 }
@@ -1047,19 +1032,17 @@ function buildSideTables(n: number, pref: number[]): SideTables {
   return { n, apply, nz, sum, max, digit };
 }
 
-function ensureTables(c: CrusaderRexCompiled): boolean {
-  ensureFast(c);
-  if (tabFor === c) return tabs.length === 2;
-  tabFor = c;
-  return buildTables(c);
+/** Two sides' tables in one array, side 1 after side 0. */
+function joined<T extends Uint8Array | Int32Array>(a: T, b: T): T {
+  const out = new (a.constructor as new (n: number) => T)(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
 }
 
-function buildTables(c: CrusaderRexCompiled): boolean {
+function buildTables(c: CrusaderRexCompiled, ords: Int32Array[]): boolean {
   const perSide = [0, 1].map((sd) => c.side.filter((x) => x === sd).length);
-  if (perSide[0] > TABLE_MAX || perSide[1] > TABLE_MAX) {
-    tabs = [];
-    return false;
-  }
+  if (perSide[0] > TABLE_MAX || perSide[1] > TABLE_MAX) return false;
   bPos = new Int32Array(c.nb);
   bWeight = new Int32Array(c.nb);
   const next = [0, 0];
@@ -1067,28 +1050,17 @@ function buildTables(c: CrusaderRexCompiled): boolean {
     bPos[b] = next[c.side[b]]++;
     bWeight[b] = 5 ** bPos[b];
   }
-  tabs = [0, 1].map((sd) => buildSideTables(perSide[sd], Array.from(hitOrder[sd], (b) => bPos[b])));
-  const [t0, t1] = tabs;
-  DIG = new Uint8Array(t0.digit.length + t1.digit.length);
-  DIG.set(t0.digit, 0);
-  DIG.set(t1.digit, t0.digit.length);
-  APP = new Int32Array(t0.apply.length + t1.apply.length);
-  APP.set(t0.apply, 0);
-  APP.set(t1.apply, t0.apply.length);
-  NZ = new Uint8Array(t0.nz.length + t1.nz.length);
-  NZ.set(t0.nz, 0);
-  NZ.set(t1.nz, t0.nz.length);
-  SUM = new Uint8Array(t0.sum.length + t1.sum.length);
-  SUM.set(t0.sum, 0);
-  SUM.set(t1.sum, t0.sum.length);
-  MAXD = new Uint8Array(t0.max.length + t1.max.length);
-  MAXD.set(t0.max, 0);
-  MAXD.set(t1.max, t0.max.length);
+  const [t0, t1] = [0, 1].map((sd) => buildSideTables(perSide[sd], Array.from(hitOrder[sd], (b) => bPos[b])));
+  DIG = joined(t0.digit, t1.digit);
+  APP = joined(t0.apply, t1.apply);
+  NZ = joined(t0.nz, t1.nz);
+  SUM = joined(t0.sum, t1.sum);
+  MAXD = joined(t0.max, t1.max);
   dOff = Int32Array.of(0, t0.digit.length);
   aOff = Int32Array.of(0, t0.apply.length);
   zOff = Int32Array.of(0, t0.nz.length);
   nSide = Int32Array.of(t0.n, t1.n);
-  buildRuns(c, buildOrders(c));
+  buildRuns(c, ords);
   state0 = new Int32Array(2);
   pendN0 = new Int32Array(2);
   pendS0 = new Int32Array(2);
@@ -1157,10 +1129,10 @@ function runFieldTable(c: CrusaderRexCompiled, stream: RngState, trials: number,
             base = runAlt[k] + state[sd] * ALIAS_K; // the enemy's strongest is not weaker: no charge
             kind = 0;
           }
-          if (CDF[base] === NO_DICE) continue; // nobody of the run in the field
+          if (ALIAS[base] === NO_DICE) continue; // nobody of the run in the field
           const u = nextI32(rng);
           const i = u >>> ALIAS_SHIFT;
-          const e = CDF[base + i];
+          const e = ALIAS[base + i];
           let h = (u & (ALIAS_CAP - 1)) < e >>> 5 ? i : e & 31;
           if (kind !== 0) {
             state[sd] -= CHARGE_SIXES[h] * runW[k]; // 6.32: each six a step off the charger
@@ -1218,7 +1190,7 @@ let forceGeneral = false;
 export function runCrusaderRex(c: CrusaderRexCompiled, stream: RngState, trials: number, acc: Float64Array): void {
   const rng = TRIAL;
   ensure(c);
-  if (c.fast === 1 && !forceGeneral && ensureTables(c)) {
+  if (c.fast === 1 && !forceGeneral && tablesReady) {
     runFieldTable(c, stream, trials, acc);
     return;
   }
