@@ -9,7 +9,6 @@ import path from 'node:path';
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import { systemById } from '../systems/registry.js';
 import { curveCsv, summaryCsv, summaryJson } from './tables.js';
-import { renderSvg } from './render.js';
 import { indexPage, scenarioPage, type IndexEntry } from './html.js';
 import { fmt } from './format.js';
 
@@ -38,6 +37,8 @@ export async function writeReport(r: ScenarioResult, outDir: string): Promise<st
     }
     const sys = systemById(r.system);
     const charts: ChartSpec[] = sys ? sys.charts(r) : [];
+    // vega is the heaviest module by far: loaded only when there is a chart to draw.
+    const { renderSvg } = charts.length > 0 ? await import('./render.js') : { renderSvg: async () => '' };
     for (const c of charts) {
       await put(`charts/${c.name}.vl.json`, JSON.stringify(c.spec, null, 2) + '\n');
       await put(`charts/${c.name}.svg`, await renderSvg(c.spec));

@@ -1,0 +1,174 @@
+/**
+ * The run verb: validate -> compile -> run -> summarize, and the assembly of merged buffers into
+ * a ScenarioResult (shared with shard merging). Touches no files.
+ */
+import { loadScenarioText } from '../scenario/load.js';
+import { validateScenario, type ValidScenario, type Validation } from '../scenario/validate.js';
+import { SYSTEMS } from '../systems/registry.js';
+import type { CaseResult, Metric, RulesSystem, ScenarioResult } from '../systems/types.js';
+import { halfWidth, pairedDifference, welchDifference, type Estimate } from '../stats/intervals.js';
+import { runGroups, type GroupJob } from '../engine/run.js';
+import { InlineExecutor, type Executor } from '../engine/executor.js';
+import { VERSION } from '../version.js';
+
+/** Parse and validate one scenario's text. */
+export function validateText(file: string, text: string): Validation {
+  return validateScenario(loadScenarioText(file, text), SYSTEMS);
+}
+
+export interface RunScenarioOptions {
+  trials?: number;
+  seed?: string | number;
+  precision?: number;
+  maxTrials?: number;
+  /** Where chunks run; default: in this thread. */
+  executor?: Executor;
+  onProgress?: (done: number, planned: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface CompiledPoint {
+  compiled: unknown[];
+}
+
+export function compilePoints(v: ValidScenario): CompiledPoint[] {
+  return v.points.map((p) => ({ compiled: p.variants.map((vc) => v.system.compile(vc.scenario)) }));
+}
+
+/** One job per sweep point: its variants' compiled cases, run together on the same dice. */
+export function jobsOf(v: ValidScenario, points: CompiledPoint[]): GroupJob[] {
+  const sys = v.system;
+  return points.map((p, i) => ({
+    // Streams are keyed by sweep point: every variant of a point rolls the same dice.
+    stream: `point-${i}`,
+    system: sys.id,
+    compiled: p.compiled,
+    accLengths: p.compiled.map((c) => sys.kernel.accLength(c)),
+    pairedSlots: p.compiled.map((c) => sys.pairedSlots(c).map((s) => s.slot)),
+  }));
+}
+
+/** Run a validated scenario and summarize every (case, variant). */
+export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {}): Promise<ScenarioResult> {
+  const sys = v.system;
+  const seed = opts.seed ?? v.seed;
+  const trials = opts.trials ?? v.trials;
+  const points = compilePoints(v);
+  const jobs = jobsOf(v, points);
+  const exec = opts.executor ?? new InlineExecutor();
+  const t0 = performance.now();
+  const outcomes = await runGroups(
+    jobs,
+    {
+      seed,
+      trials,
+      chunkTrials: sys.chunkTrials,
+      precision: opts.precision,
+      maxTrials: opts.maxTrials,
+      widest: (g, merged) => widestHeadline(sys, points[g].compiled, jobs[g], merged),
+      onProgress: opts.onProgress,
+      signal: opts.signal,
+    },
+    exec,
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  return assembleResult(v, points, jobs, outcomes, { seed, trials, threads: exec.threads, seconds, precision: opts.precision });
+}
+
+/** Summaries, differences and provenance from merged buffers (shared by run and merge). */
+export function assembleResult(
+  v: ValidScenario,
+  points: CompiledPoint[],
+  jobs: GroupJob[],
+  outcomes: { merged: Float64Array; trials: number }[],
+  meta: { seed: string | number; trials: number; threads: number; seconds: number; precision?: number },
+): ScenarioResult {
+  const sys = v.system;
+  const { seed, trials, seconds } = meta;
+  const cases: CaseResult[] = [];
+  let totalTrials = 0;
+  outcomes.forEach((o, g) => {
+    const point = v.points[g];
+    const split = splitResult(jobs[g], o.merged);
+    const summaries = points[g].compiled.map((c, vi) => sys.summarize(c, split.accs[vi]));
+    const pairedNames = sys.pairedSlots(points[g].compiled[0]).map((s) => s.metric);
+    summaries.forEach((s, vi) => {
+      const differences: Record<string, Estimate> = {};
+      if (vi > 0) {
+        for (const [metric, m] of Object.entries(s.metrics)) {
+          const p = pairedNames.indexOf(metric);
+          if (p >= 0) {
+            const k = ((vi - 1) * pairedNames.length + p) * 2;
+            differences[metric] = pairedDifference({ n: o.trials, sum: split.pairs[k], sumSq: split.pairs[k + 1] });
+          } else {
+            differences[metric] = welchDifference(moments(m), moments(summaries[0].metrics[metric]));
+          }
+        }
+      }
+      totalTrials += o.trials;
+      cases.push({
+        case: g + 1,
+        variant: point.variants[vi].variant,
+        params: point.params,
+        trials: o.trials,
+        metrics: s.metrics,
+        differences,
+        curves: s.curves,
+      });
+    });
+  });
+  return {
+    name: v.name,
+    system: sys.id,
+    description: v.description,
+    file: v.file,
+    seed,
+    trials,
+    params: v.params,
+    variants: v.variantNames,
+    metricOrder: sys.metricOrder,
+    curveDefs: sys.curveDefs,
+    cases,
+    provenance: {
+      version: VERSION,
+      threads: meta.threads,
+      seconds: round(seconds, 3),
+      trials_per_second: seconds > 0 ? Math.round(totalTrials / seconds) : 0,
+      ...(meta.precision !== undefined ? { precision: meta.precision } : {}),
+    },
+  };
+}
+
+export function splitResult(job: GroupJob, merged: Float64Array): { accs: Float64Array[]; pairs: Float64Array } {
+  const accs: Float64Array[] = [];
+  let off = 0;
+  for (const len of job.accLengths) {
+    accs.push(merged.subarray(off, off + len));
+    off += len;
+  }
+  return { accs, pairs: merged.subarray(off) };
+}
+
+function widestHeadline(sys: RulesSystem, compiled: unknown[], job: GroupJob, merged: Float64Array): number {
+  const { accs } = splitResult(job, merged);
+  let w = 0;
+  compiled.forEach((c, vi) => {
+    const s = sys.summarize(c, accs[vi]);
+    for (const h of sys.headline) {
+      const m = s.metrics[h];
+      if (m && Number.isFinite(m.ci_low)) w = Math.max(w, halfWidth(m));
+    }
+  });
+  return w;
+}
+
+function moments(m: Metric | undefined): { n: number; sum: number; sumSq: number } {
+  if (!m) return { n: 0, sum: 0, sumSq: 0 };
+  if (m.kind === 'probability') return { n: m.n, sum: m.k ?? 0, sumSq: m.k ?? 0 };
+  return { n: m.n, sum: m.sum ?? 0, sumSq: m.sumSq ?? 0 };
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}

@@ -1,0 +1,46 @@
+/** `siegesim merge`: shard files -> the report one run would write, byte for byte. */
+import type { Command } from 'commander';
+import path from 'node:path';
+import { mergeShards, ShardError } from '../../api.js';
+import { writeIndex, writeReport } from '../../report/write.js';
+import { summaryJson } from '../../report/tables.js';
+import { readShardFile } from '../shard-file.js';
+import { loadAll, UserError } from '../common.js';
+
+async function mergeCommand(file: string, shardFiles: string[], flags: { out?: string; json?: boolean }): Promise<void> {
+  const [v] = loadAll([file]);
+  const problems: string[] = [];
+  const shards = [];
+  for (const f of shardFiles) {
+    const r = readShardFile(f, v);
+    if (r.error) problems.push(r.error);
+    else shards.push(r.data!);
+  }
+  if (problems.length > 0) {
+    for (const p of problems) process.stderr.write(p + '\n');
+    throw new UserError(`${problems.length} shard file problem(s); nothing was written`);
+  }
+  let result;
+  try {
+    result = mergeShards(v, shards, { threads: 0, seconds: 0 });
+  } catch (e) {
+    if (e instanceof ShardError) throw new UserError(e.message + '; nothing was written');
+    throw e;
+  }
+  const out = flags.out ?? path.join('reports', v.name);
+  await writeReport(result, out);
+  if (!flags.out) await writeIndex('reports');
+  process.stderr.write(`${v.name}: merged ${shards.length} shard(s) -> ${out}\n`);
+  if (flags.json) process.stdout.write(JSON.stringify(summaryJson(result), null, 2) + '\n');
+}
+
+export function register(program: Command): void {
+  program
+    .command('merge')
+    .description('merge the shard files of one scenario into the report one run would write, byte for byte')
+    .argument('<file>', 'the scenario file the shards were run from')
+    .argument('<shards...>', 'shard files (run --shard k/n)')
+    .option('--out <DIR>', 'report folder (default reports/<name>/)')
+    .option('--json', 'print summary.json to stdout')
+    .action((file: string, shards: string[], flags: { out?: string; json?: boolean }) => mergeCommand(file, shards, flags));
+}

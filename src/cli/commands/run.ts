@@ -1,0 +1,100 @@
+/** `siegesim run`: run scenarios and write their reports; `--shard k/n` writes a shard file instead. */
+import { Command, InvalidArgumentError } from 'commander';
+import path from 'node:path';
+import { runScenario, runShard } from '../../api.js';
+import { PoolExecutor } from '../../engine/pool.js';
+import { writeIndex, writeReport } from '../../report/write.js';
+import { summaryJson } from '../../report/tables.js';
+import { writeShardFile } from '../shard-file.js';
+import { controller, loadAll, makeProgress, positiveInt, positiveNumber, seedArg, threadsOpt, UserError, type RunFlags } from '../common.js';
+
+async function shardCommand(files: string[], flags: RunFlags & { shard: { k: number; n: number } }): Promise<void> {
+  const scenarios = loadAll(files);
+  if (scenarios.length !== 1) throw new UserError('--shard runs one scenario file at a time');
+  if (flags.precision !== undefined) throw new UserError('--precision cannot be split into shards: run it whole');
+  const v = scenarios[0];
+  const { k, n } = flags.shard;
+  const exec = new PoolExecutor(flags.threads);
+  const progress = makeProgress(flags.progress !== false && process.stderr.isTTY === true, `${v.name} ${k}/${n}`.padEnd(24).slice(0, 24), 'chunks');
+  const t0 = performance.now();
+  try {
+    const data = await runShard(v, k, n, {
+      trials: flags.trials,
+      seed: flags.seed,
+      executor: exec,
+      signal: controller.signal,
+      onProgress: progress.onProgress,
+    });
+    progress.stop();
+    const out = flags.out ?? `${v.name}.shard-${k}-of-${n}.json`;
+    writeShardFile(out, v, data);
+    const chunks = data.chunks[0]?.length ?? 0;
+    process.stderr.write(`${v.name}: shard ${k}/${n}, ${chunks} chunk(s) per case x ${data.chunks.length} sweep point(s) in ${((performance.now() - t0) / 1000).toFixed(3)} s -> ${out}\n`);
+  } finally {
+    await exec.close();
+  }
+}
+
+async function runCommand(files: string[], flags: RunFlags): Promise<void> {
+  if (flags.shard) return shardCommand(files, flags as RunFlags & { shard: { k: number; n: number } });
+  const scenarios = loadAll(files);
+  const defaultRoot = 'reports';
+  const multi = scenarios.length > 1;
+  const exec = new PoolExecutor(flags.threads);
+  const jsonOut: unknown[] = [];
+  const roots = new Set<string>();
+  try {
+    for (const v of scenarios) {
+      const showBar = flags.progress !== false && process.stderr.isTTY === true;
+      const progress = makeProgress(showBar, v.name.padEnd(24).slice(0, 24), 'trials');
+      const result = await runScenario(v, {
+        trials: flags.trials,
+        seed: flags.seed,
+        precision: flags.precision,
+        maxTrials: flags.maxTrials,
+        executor: exec,
+        signal: controller.signal,
+        onProgress: progress.onProgress,
+      });
+      progress.stop();
+      const root = flags.out && multi ? flags.out : defaultRoot;
+      const out = flags.out && !multi ? flags.out : path.join(root, v.name);
+      if (!flags.out || multi) roots.add(root);
+      await writeReport(result, out);
+      const per = result.cases[0];
+      const capped = flags.precision !== undefined ? ` (precision ${flags.precision})` : '';
+      process.stderr.write(
+        `${v.name}: ${result.cases.length} case(s) x ${per?.trials ?? 0} trials${capped} in ${result.provenance.seconds} s ` +
+          `(${result.provenance.trials_per_second.toLocaleString('en-US')} trials/s) -> ${out}\n`,
+      );
+      if (flags.json) jsonOut.push(summaryJson(result));
+    }
+  } finally {
+    await exec.close();
+  }
+  for (const r of roots) await writeIndex(r);
+  if (flags.json) process.stdout.write(JSON.stringify(multi ? jsonOut : jsonOut[0], null, 2) + '\n');
+}
+
+export function register(program: Command): void {
+  program
+    .command('run')
+    .description('run scenarios (files or folders) and write their reports')
+    .argument('<files...>', 'scenario files or folders of them')
+    .option('--trials <N>', 'trials per case (overrides the scenario)', positiveInt('--trials'))
+    .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
+    .addOption(threadsOpt())
+    .option('--out <DIR>', 'report folder (default reports/<name>/; with several scenarios, the folder that holds them)')
+    .option('--precision <E>', 'keep adding trials until every headline 95% interval half-width is <= E', positiveNumber('--precision'))
+    .option('--max-trials <N>', 'cap on trials per case with --precision (default 1e9)', positiveInt('--max-trials'))
+    .option('--json', 'print summary.json to stdout')
+    .option('--no-progress', 'no progress bar')
+    .option('--shard <k/n>', 'run every n-th chunk, starting with chunk k-1, into a shard file (--out names it); see `merge`', (x: string) => {
+      const m = /^(\d+)\/(\d+)$/.exec(x);
+      const k = m ? Number(m[1]) : NaN;
+      const n = m ? Number(m[2]) : NaN;
+      if (!m || !(k >= 1) || !(n >= 1) || k > n) throw new InvalidArgumentError('--shard is k/n with 1 <= k <= n, e.g. 3/16');
+      return { k, n };
+    })
+    .action((files: string[], flags: RunFlags) => runCommand(files, flags));
+}

@@ -1,0 +1,19 @@
+/** `siegesim validate`: check scenario files without running them. */
+import type { Command } from 'commander';
+import { loadAll } from '../common.js';
+
+function validateCommand(files: string[]): void {
+  const scenarios = loadAll(files);
+  for (const v of scenarios) {
+    const n = v.points.length * v.variantNames.length;
+    process.stdout.write(`ok  ${v.file}  ${v.name} (${v.system.id}, ${n} case${n === 1 ? '' : 's'})\n`);
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('validate')
+    .description('check scenario files without running them')
+    .argument('<files...>')
+    .action((files: string[]) => validateCommand(files));
+}

@@ -1,0 +1,73 @@
+/**
+ * A real headless Chromium for tests that look at pages as a person does (reports, the
+ * workbench): Debian's `chromium` package driven by playwright-core, never a downloaded browser.
+ * Where the binary is missing, `BROWSER` is null and the tests that need it are skipped with a
+ * visible message (`describeBrowser`); `.ci/run` installs chromium so CI always runs them.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe } from 'vitest';
+import type { Browser, ConsoleMessage, Page } from 'playwright-core';
+
+/** The system Chromium (override with SIEGESIM_CHROMIUM). */
+export const CHROMIUM = process.env.SIEGESIM_CHROMIUM ?? '/usr/bin/chromium';
+
+/** True when the browser tests can run on this machine. */
+export const HAVE_CHROMIUM = existsSync(CHROMIUM);
+
+/** Where tests leave their screenshots (look at them: they are what a designer sees). */
+export const ARTIFACTS = path.resolve(import.meta.dirname, '..', 'test-artifacts');
+
+/**
+ * `describe` for browser tests: runs them when Chromium is present, otherwise skips them and
+ * says so on stderr, once per suite, so a missing browser is never a silent pass.
+ */
+export function describeBrowser(name: string, fn: () => void): void {
+  if (HAVE_CHROMIUM) {
+    describe(name, fn);
+    return;
+  }
+  process.stderr.write(`\n!! SKIPPED browser tests "${name}": ${CHROMIUM} not found (apt-get install -y chromium; .ci/run does this)\n`);
+  describe.skip(name, fn);
+}
+
+/** Launch headless Chromium with the flags this closed network needs (no background fetches). */
+export async function launchBrowser(): Promise<Browser> {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+  });
+}
+
+/**
+ * Collect a page's console errors, uncaught exceptions and failed requests, so a test can
+ * fail on any of them (`expect(problems).toEqual([])`).
+ */
+export function watchPage(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (m: ConsoleMessage) => {
+    if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
+  });
+  page.on('pageerror', (e: Error) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText ?? '?'})`));
+  return problems;
+}
+
+/** Save a full-page screenshot under test-artifacts/ and return its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
