@@ -1,11 +1,11 @@
-/** piscina worker entry: decode a chunk task, run it, return the buffer by transfer. */
+/** piscina worker entry: run one batch of chunks, return the buffers by transfer. */
 import { Piscina } from 'piscina';
-import { runChunk, type ChunkTask } from '../src/engine/chunk.js';
+import { runBatch, type BatchTask } from '../src/engine/chunk.js';
 import { KERNELS } from '../src/systems/kernels.js';
 
-export default function runTask(task: ChunkTask): unknown {
+export default function runTask(task: BatchTask): unknown {
   const kernel = KERNELS[task.system];
   if (!kernel) throw new Error(`no kernel for system ${task.system}`);
-  const out = runChunk(kernel, task);
+  const out = runBatch(kernel, task);
   return Piscina.move(out);
 }

@@ -19,11 +19,18 @@ export function validateText(file: string, text: string): Validation {
 export interface RunScenarioOptions {
   trials?: number;
   seed?: string | number;
+  /** Keep adding chunks until every headline 95% half-width is <= this (after `trials`). */
   precision?: number;
+  /** Cap on trials per case (with `precision`, or any open-ended run). */
   maxTrials?: number;
   /** Where chunks run; default: in this thread. */
   executor?: Executor;
   onProgress?: (done: number, planned: number) => void;
+  /**
+   * A sweep point's cases as merged so far (after each chunk merged in order): `cases()`
+   * summarizes on demand, so a caller that throttles pays only when it looks.
+   */
+  onPartial?: (point: number, trials: number, cases: () => CaseResult[]) => void;
   signal?: AbortSignal;
 }
 
@@ -57,22 +64,23 @@ export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {
   const jobs = jobsOf(v, points);
   const exec = opts.executor ?? new InlineExecutor();
   const t0 = performance.now();
+  const E = opts.precision;
   const outcomes = await runGroups(
     jobs,
     {
       seed,
       trials,
       chunkTrials: sys.chunkTrials,
-      precision: opts.precision,
+      more: E === undefined ? undefined : (g, merged) => widestHeadline(sys, points[g].compiled, jobs[g], merged) > E,
       maxTrials: opts.maxTrials,
-      widest: (g, merged) => widestHeadline(sys, points[g].compiled, jobs[g], merged),
       onProgress: opts.onProgress,
+      onPartial: opts.onPartial && ((g, merged, n) => opts.onPartial!(g, n, () => assembleCases(v, points, jobs, g, merged, n))),
       signal: opts.signal,
     },
     exec,
   );
   const seconds = (performance.now() - t0) / 1000;
-  return assembleResult(v, points, jobs, outcomes, { seed, trials, threads: exec.threads, seconds, precision: opts.precision });
+  return assembleResult(v, points, jobs, outcomes, { seed, trials, threads: exec.threads, seconds, precision: E, maxTrials: opts.maxTrials });
 }
 
 /** Summaries, differences and provenance from merged buffers (shared by run and merge). */
@@ -81,42 +89,23 @@ export function assembleResult(
   points: CompiledPoint[],
   jobs: GroupJob[],
   outcomes: { merged: Float64Array; trials: number }[],
-  meta: { seed: string | number; trials: number; threads: number; seconds: number; precision?: number },
+  meta: { seed: string | number; trials: number; threads: number; seconds: number; precision?: number; maxTrials?: number },
 ): ScenarioResult {
   const sys = v.system;
   const { seed, trials, seconds } = meta;
   const cases: CaseResult[] = [];
   let totalTrials = 0;
   outcomes.forEach((o, g) => {
-    const point = v.points[g];
-    const split = splitResult(jobs[g], o.merged);
-    const summaries = points[g].compiled.map((c, vi) => sys.summarize(c, split.accs[vi]));
-    const pairedNames = sys.pairedSlots(points[g].compiled[0]).map((s) => s.metric);
-    summaries.forEach((s, vi) => {
-      const differences: Record<string, Estimate> = {};
-      if (vi > 0) {
-        for (const [metric, m] of Object.entries(s.metrics)) {
-          const p = pairedNames.indexOf(metric);
-          if (p >= 0) {
-            const k = ((vi - 1) * pairedNames.length + p) * 2;
-            differences[metric] = pairedDifference({ n: o.trials, sum: split.pairs[k], sumSq: split.pairs[k + 1] });
-          } else {
-            differences[metric] = welchDifference(moments(m), moments(summaries[0].metrics[metric]));
-          }
-        }
+    for (const c of assembleCases(v, points, jobs, g, o.merged, o.trials)) {
+      if (meta.precision !== undefined) {
+        const w = widestOf(sys, c.metrics);
+        c.precision = { target: meta.precision, half_width: w, reached: !(w > meta.precision) };
       }
-      totalTrials += o.trials;
-      cases.push({
-        case: g + 1,
-        variant: point.variants[vi].variant,
-        params: point.params,
-        trials: o.trials,
-        metrics: s.metrics,
-        differences,
-        curves: s.curves,
-      });
-    });
+      totalTrials += c.trials;
+      cases.push(c);
+    }
   });
+  const missed = cases.filter((c) => c.precision && !c.precision.reached).length;
   return {
     name: v.name,
     system: sys.id,
@@ -134,9 +123,43 @@ export function assembleResult(
       threads: meta.threads,
       seconds: round(seconds, 3),
       trials_per_second: seconds > 0 ? Math.round(totalTrials / seconds) : 0,
-      ...(meta.precision !== undefined ? { precision: meta.precision } : {}),
+      ...(meta.precision !== undefined
+        ? { precision: meta.precision, precision_missed: missed, ...(meta.maxTrials !== undefined ? { max_trials: meta.maxTrials } : {}) }
+        : {}),
     },
   };
+}
+
+/** The cases (one per variant) of sweep point g from its merged buffer. */
+export function assembleCases(v: ValidScenario, points: CompiledPoint[], jobs: GroupJob[], g: number, merged: Float64Array, trials: number): CaseResult[] {
+  const sys = v.system;
+  const point = v.points[g];
+  const split = splitResult(jobs[g], merged);
+  const summaries = points[g].compiled.map((c, vi) => sys.summarize(c, split.accs[vi]));
+  const pairedNames = sys.pairedSlots(points[g].compiled[0]).map((s) => s.metric);
+  return summaries.map((s, vi) => {
+    const differences: Record<string, Estimate> = {};
+    if (vi > 0) {
+      for (const [metric, m] of Object.entries(s.metrics)) {
+        const p = pairedNames.indexOf(metric);
+        if (p >= 0) {
+          const k = ((vi - 1) * pairedNames.length + p) * 2;
+          differences[metric] = pairedDifference({ n: trials, sum: split.pairs[k], sumSq: split.pairs[k + 1] });
+        } else {
+          differences[metric] = welchDifference(moments(m), moments(summaries[0].metrics[metric]));
+        }
+      }
+    }
+    return {
+      case: g + 1,
+      variant: point.variants[vi].variant,
+      params: point.params,
+      trials,
+      metrics: s.metrics,
+      differences,
+      curves: s.curves,
+    };
+  });
 }
 
 export function splitResult(job: GroupJob, merged: Float64Array): { accs: Float64Array[]; pairs: Float64Array } {
@@ -149,16 +172,23 @@ export function splitResult(job: GroupJob, merged: Float64Array): { accs: Float6
   return { accs, pairs: merged.subarray(off) };
 }
 
+/** Widest headline 95% half-width over a point's variants (what `--precision` narrows). */
 function widestHeadline(sys: RulesSystem, compiled: unknown[], job: GroupJob, merged: Float64Array): number {
   const { accs } = splitResult(job, merged);
   let w = 0;
   compiled.forEach((c, vi) => {
-    const s = sys.summarize(c, accs[vi]);
-    for (const h of sys.headline) {
-      const m = s.metrics[h];
-      if (m && Number.isFinite(m.ci_low)) w = Math.max(w, halfWidth(m));
-    }
+    w = Math.max(w, widestOf(sys, sys.summarize(c, accs[vi]).metrics));
   });
+  return w;
+}
+
+/** Widest headline half-width among one case's metrics (undefined values are not counted). */
+export function widestOf(sys: RulesSystem, metrics: Record<string, Metric>): number {
+  let w = 0;
+  for (const h of sys.headline) {
+    const m = metrics[h];
+    if (m && Number.isFinite(m.ci_low)) w = Math.max(w, halfWidth(m));
+  }
   return w;
 }
 

@@ -1,8 +1,7 @@
 /** Shards: `run --shard k/n` and `merge` (DESIGN.md "Scaling past one machine"). */
 import type { ValidScenario } from '../scenario/validate.js';
 import type { ScenarioResult } from '../systems/types.js';
-import { chunkSize } from '../engine/run.js';
-import { deriveState } from '../engine/rng.js';
+import { CancelledError, chunkSize } from '../engine/run.js';
 import { resultLength } from '../engine/chunk.js';
 import { InlineExecutor } from '../engine/executor.js';
 import { assembleResult, compilePoints, jobsOf, type RunScenarioOptions } from './run.js';
@@ -40,26 +39,29 @@ export async function runShard(
   const mine = shardChunks(v, trials, k, n);
   const planned = mine.length * jobs.length;
   let done = 0;
-  const chunks = await Promise.all(
-    jobs.map(async (job) =>
-      Promise.all(
-        mine.map(async (i): Promise<[number, Float64Array]> => {
-          if (opts.signal?.aborted) throw new Error('cancelled');
-          const size = chunkSize(i, trials, sys.chunkTrials);
-          const buf = await exec.run({
-            system: job.system,
-            compiled: job.compiled,
-            accLengths: job.accLengths,
-            pairedSlots: job.pairedSlots,
-            state: deriveState(seed, job.stream, i),
-            trials: size,
-          });
-          opts.onProgress?.(++done, planned);
-          return [i, buf];
-        }),
-      ),
-    ),
-  );
+  // Every chunk of this shard, at most two per thread in flight (a cancelled run stops soon).
+  const work = jobs.flatMap((job, g) => mine.map((i, j) => ({ job, g, i, j })));
+  const chunks: [number, Float64Array][][] = jobs.map(() => new Array(mine.length));
+  let next = 0;
+  const lane = async () => {
+    while (next < work.length) {
+      const { job, g, i, j } = work[next++];
+      if (opts.signal?.aborted) throw new CancelledError();
+      const buf = await exec.run({
+        system: job.system,
+        compiled: job.compiled,
+        accLengths: job.accLengths,
+        pairedSlots: job.pairedSlots,
+        seed,
+        stream: job.stream,
+        first: i,
+        sizes: [chunkSize(i, trials, sys.chunkTrials)],
+      });
+      chunks[g][j] = [i, buf];
+      opts.onProgress?.(++done, planned);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, exec.threads) * 2 }, lane));
   return { k, n, seed, trials, chunks };
 }
 

@@ -14,7 +14,7 @@
  *
  * Pure: no node:*, no piscina; the worker and the in-process executor both call `runChunk`.
  */
-import type { RngState } from './rng.js';
+import { deriveState, type RngState } from './rng.js';
 import type { Kernel } from '../systems/types.js';
 
 /** Everything a worker needs for one chunk (structured-cloneable). */
@@ -80,6 +80,39 @@ export function runChunk(kernel: Kernel<unknown>, task: ChunkTask): Float64Array
         pairs[k + 1] += d * d;
       }
     }
+  }
+  return out;
+}
+
+/**
+ * A batch: consecutive chunks `first, first+1, ...` of one sweep point, run by one worker in
+ * one task so that the task's fixed cost (messaging, cloning the compiled case, looking up its
+ * prepared tables) is paid once for many chunks. Each chunk still draws from its own stream
+ * deriveState(seed, stream, index) and comes back as its own buffer, so results are exactly
+ * those of one chunk per task, merged in chunk order.
+ */
+export interface BatchTask extends Omit<ChunkTask, 'state' | 'trials'> {
+  seed: string | number;
+  stream: string;
+  first: number;
+  /** Trials of each chunk of the batch. */
+  sizes: number[];
+}
+
+/** Run a batch: chunk j's buffer is `out.subarray(j * L, (j + 1) * L)` with L = resultLength. */
+export function runBatch(kernel: Kernel<unknown>, task: BatchTask): Float64Array {
+  const L = resultLength(task);
+  const out = new Float64Array(L * task.sizes.length);
+  for (let j = 0; j < task.sizes.length; j++) {
+    const one = runChunk(kernel, {
+      system: task.system,
+      compiled: task.compiled,
+      accLengths: task.accLengths,
+      pairedSlots: task.pairedSlots,
+      state: deriveState(task.seed, task.stream, task.first + j),
+      trials: task.sizes[j],
+    });
+    out.set(one, j * L);
   }
   return out;
 }

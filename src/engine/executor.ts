@@ -1,20 +1,21 @@
-/** Where chunks run: in this thread (tests, tiny jobs) or on a piscina pool (engine/pool.ts). */
-import { runChunk, type ChunkTask } from './chunk.js';
+/** Where batches of chunks run: in this thread (tests, tiny jobs) or on a piscina pool (engine/pool.ts). */
+import { runBatch, type BatchTask } from './chunk.js';
 import { KERNELS } from '../systems/kernels.js';
 
 export interface Executor {
+  /** Worker threads (0: the calling thread). */
   readonly threads: number;
-  run(task: ChunkTask): Promise<Float64Array>;
+  run(task: BatchTask): Promise<Float64Array>;
   close(): Promise<void>;
 }
 
-/** Runs chunks synchronously in the calling thread (threads = 0 in the API). */
+/** Runs batches synchronously in the calling thread (threads = 0 in the API). */
 export class InlineExecutor implements Executor {
   readonly threads = 0;
-  async run(task: ChunkTask): Promise<Float64Array> {
+  async run(task: BatchTask): Promise<Float64Array> {
     const kernel = KERNELS[task.system];
     if (!kernel) throw new Error(`no kernel for system ${task.system}`);
-    return runChunk(kernel, task);
+    return runBatch(kernel, task);
   }
   async close(): Promise<void> {}
 }

@@ -1,11 +1,11 @@
 /**
- * The piscina pool: the only module that knows piscina (DESIGN.md). A task is one chunk
- * (≥ 10 ms of work); its result comes back by transfer.
+ * The piscina pool: the only module that knows piscina (DESIGN.md). A task is a batch of chunks
+ * (tens of milliseconds of work); its result comes back by transfer.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { ChunkTask } from './chunk.js';
+import type { BatchTask } from './chunk.js';
 import type { Executor } from './executor.js';
 
 /** The built worker: dist/workers/worker.js (from source under vitest, the build's copy). */
@@ -18,22 +18,32 @@ export function workerPath(): string {
   throw new Error(`worker not built: ${candidates.join(', ')} is missing (run npm run build)`);
 }
 
+/**
+ * Chunks on `threads` worker threads. The workers start on the first task (or `warm()`), not
+ * when the executor is made, so a run that never needs them (a tiny run done in-process) never
+ * pays for starting them.
+ */
 export class PoolExecutor implements Executor {
-  private readonly pool: Piscina;
-  constructor(readonly threads: number) {
-    this.pool = new Piscina({
+  private pool: Piscina | undefined;
+  constructor(readonly threads: number) {}
+  /** Start the workers now (they load their modules while the caller does other work). */
+  warm(): void {
+    this.pool ??= new Piscina({
       filename: workerPath(),
-      minThreads: threads,
-      maxThreads: threads,
+      minThreads: this.threads,
+      maxThreads: this.threads,
       idleTimeout: 60_000,
-      // Each task is coarse; a short queue per thread keeps every core busy.
+      // Each task is coarse; the engine keeps a short queue per thread so every core stays busy.
       concurrentTasksPerWorker: 1,
     });
   }
-  async run(task: ChunkTask): Promise<Float64Array> {
-    return (await this.pool.run(task)) as Float64Array;
+  async run(task: BatchTask): Promise<Float64Array> {
+    this.warm();
+    return (await this.pool!.run(task)) as Float64Array;
   }
   async close(): Promise<void> {
-    await this.pool.destroy();
+    const p = this.pool;
+    this.pool = undefined;
+    if (p) await p.destroy();
   }
 }

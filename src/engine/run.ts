@@ -2,11 +2,21 @@
  * Plan, run and merge phases. Trials are cut into fixed-size chunks; chunk i of a sweep point
  * always draws from the stream deriveState(seed, point key, i), and merged buffers are summed
  * in chunk order, so results depend only on (scenario, seed, trials) — never on the number of
- * threads, on scheduling, or on how the run is split.
+ * threads, on scheduling, on how chunks are batched into tasks, or on how the run is split.
+ *
+ * Scheduling: chunks go out in batches (consecutive chunks of one point in one task, sized so a
+ * task takes ~`taskMs`), chunk index by chunk index across points, with at most two tasks per
+ * thread in flight. Nothing else is queued, so a cancelled run stops at the next batch boundary
+ * and a failed batch stops the run at once.
+ *
+ * Open-ended runs (`more`: `--precision`, balance assertions, the workbench's refinement) ask
+ * after every merged chunk, once the first `trials` are in, whether to run another. The answer
+ * depends only on the merged buffer, so where a run stops is as deterministic as its dice;
+ * chunks run ahead speculatively to keep the threads busy, and any past the stopping point are
+ * dropped unmerged.
  */
-import { deriveState } from './rng.js';
-import { resultLength, type ChunkTask } from './chunk.js';
-import type { Executor } from './executor.js';
+import { resultLength, type BatchTask } from './chunk.js';
+import { InlineExecutor, type Executor } from './executor.js';
 
 /** One sweep point: its variants' compiled cases run together on the same dice. */
 export interface GroupJob {
@@ -20,24 +30,30 @@ export interface GroupJob {
 
 export interface RunOptions {
   seed: string | number;
+  /** Trials per group; with `more`, the trials run before it is first asked. */
   trials: number;
   chunkTrials: number;
-  /** `--precision E`: keep adding chunks until `widest(group, merged)` ≤ E. */
-  precision?: number;
-  /** Widest headline half-width of a group's merged buffer (used with `precision`). */
-  widest?: (group: number, merged: Float64Array) => number;
-  /** Cap on trials per point when narrowing to a precision. */
+  /**
+   * Open-ended runs: asked at every chunk boundary once a group's first `trials` are merged;
+   * true runs one more chunk (up to `maxTrials`). It must depend only on its arguments.
+   */
+  more?: (group: number, merged: Float64Array, trials: number) => boolean;
+  /** Cap on trials per group (default: none, or 1e9 for open-ended runs). The last chunk is cut to fit. */
   maxTrials?: number;
   onProgress?: (doneTrials: number, plannedTrials: number) => void;
-  /** Cancelled runs stop submitting chunks and reject. */
+  /** A group's merged buffer after each chunk merged in order (progressive answers). Do not keep it. */
+  onPartial?: (group: number, merged: Float64Array, trials: number) => void;
+  /** Aborting rejects the run at once; no new batch is started. */
   signal?: AbortSignal;
+  /** Aimed-at wall time of one task, ms (default 40): batches grow until a task takes about this long. */
+  taskMs?: number;
 }
 
 export interface GroupOutcome {
   merged: Float64Array;
   trials: number;
   chunks: number;
-  /** True when --precision was asked for and the cap stopped the run first. */
+  /** True when `more` still asked for trials when `maxTrials` stopped the group. */
   capped: boolean;
 }
 
@@ -46,85 +62,161 @@ export function chunkSize(i: number, trials: number, C: number): number {
   return Math.max(0, Math.min(C, trials - i * C));
 }
 
-/** Run every group to its planned trials (and precision), merging in chunk order. */
-export async function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Executor): Promise<GroupOutcome[]> {
-  const C = opts.chunkTrials;
-  const initialChunks = Math.ceil(opts.trials / C);
-  // planned[g] = chunks planned for group g; chunks beyond the initial plan are full size.
-  const planned = jobs.map(() => initialChunks);
-  const trialsDone = jobs.map(() => 0);
-  const merged = jobs.map((j) => new Float64Array(resultLength(j)));
-  const done = jobs.map(() => 0); // chunks merged so far
-  const capped = jobs.map(() => false);
-  const maxTrials = opts.maxTrials ?? 1_000_000_000;
-  let doneTrials = 0;
-  const sizeOf = (i: number) => (i < initialChunks ? chunkSize(i, opts.trials, C) : C);
+/** Thrown (as the rejection) when a run's signal is aborted. */
+export class CancelledError extends Error {
+  constructor() {
+    super('cancelled');
+    this.name = 'CancelledError';
+  }
+}
 
-  for (;;) {
-    let totalPlanned = 0;
-    for (let g = 0; g < jobs.length; g++) for (let i = 0; i < planned[g]; i++) totalPlanned += sizeOf(i);
-    const rounds: Promise<void>[] = [];
-    for (let g = 0; g < jobs.length; g++) {
-      const job = jobs[g];
-      const first = done[g];
-      const last = planned[g];
-      if (first >= last) continue;
-      const results: (Float64Array | undefined)[] = new Array(last - first);
-      let next = first;
-      const flush = () => {
-        // Merge strictly in chunk order, as soon as the next chunk in line is back.
-        while (next < last && results[next - first] !== undefined) {
-          const r = results[next - first]!;
-          const m = merged[g];
-          for (let k = 0; k < m.length; k++) m[k] += r[k];
-          results[next - first] = undefined;
-          next++;
+interface GroupState {
+  merged: Float64Array;
+  len: number;
+  /** Chunks the group will certainly run (grows by one each time `more` says yes). */
+  limit: number;
+  nextSubmit: number;
+  nextMerge: number;
+  trials: number;
+  pending: Map<number, Float64Array>;
+  done: boolean;
+  capped: boolean;
+}
+
+/** Run every group to its planned trials (and stop rule), merging in chunk order. */
+export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Executor): Promise<GroupOutcome[]> {
+  const C = opts.chunkTrials;
+  const open = opts.more !== undefined;
+  const cap = opts.maxTrials ?? (open ? 1_000_000_000 : Infinity);
+  const initial = Math.min(opts.trials, cap);
+  const nInitial = Math.ceil(initial / C);
+  const nMax = open ? nInitial + Math.ceil(Math.max(0, cap - initial) / C) : nInitial;
+  const sizeOf = (i: number) => (i < nInitial ? chunkSize(i, initial, C) : Math.max(0, Math.min(C, cap - initial - (i - nInitial) * C)));
+  // One chunk in all: not worth starting worker threads for (their start-up costs more).
+  const runner: Executor = exec.threads > 0 && !open && nInitial * jobs.length <= 1 ? new InlineExecutor() : exec;
+  const maxInflight = Math.max(1, runner.threads) * 2;
+  const taskMs = opts.taskMs ?? 40;
+
+  const groups: GroupState[] = jobs.map((j) => {
+    const len = resultLength(j);
+    return { merged: new Float64Array(len), len, limit: nInitial, nextSubmit: 0, nextMerge: 0, trials: 0, pending: new Map(), done: nInitial === 0, capped: false };
+  });
+  let inflight = 0;
+  let doneTrials = 0;
+  let batch = 1; // chunks per task, from measured time per chunk
+  let msPerChunk = 0;
+  let finished = false;
+
+  return new Promise<GroupOutcome[]>((resolve, reject) => {
+    const fail = (e: unknown) => {
+      if (finished) return;
+      finished = true;
+      opts.signal?.removeEventListener('abort', onAbort);
+      reject(e);
+    };
+    const onAbort = () => fail(new CancelledError());
+    if (opts.signal?.aborted) return fail(new CancelledError());
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+    let planned = groups.length * initial; // grows as open-ended groups commit more chunks
+
+    /** Merge what has arrived, in chunk order; decide at each boundary whether to go on. */
+    const mergeReady = (gi: number) => {
+      const g = groups[gi];
+      while (!g.done) {
+        const r = g.pending.get(g.nextMerge);
+        if (!r) break;
+        g.pending.delete(g.nextMerge);
+        const m = g.merged;
+        for (let k = 0; k < m.length; k++) m[k] += r[k];
+        g.trials += sizeOf(g.nextMerge);
+        g.nextMerge++;
+        opts.onPartial?.(gi, g.merged, g.trials);
+        if (g.nextMerge < g.limit) continue;
+        if (open && opts.more!(gi, g.merged, g.trials)) {
+          if (g.limit < nMax && sizeOf(g.limit) > 0) {
+            planned += sizeOf(g.limit);
+            g.limit++;
+            continue;
+          }
+          g.capped = true;
         }
-      };
-      for (let i = first; i < last; i++) {
-        const trials = sizeOf(i);
-        const task: ChunkTask = {
+        g.done = true;
+        g.pending.clear(); // chunks run ahead past the stopping point are dropped
+      }
+    };
+
+    /** The next batch to start: the group furthest behind (chunk index), then the lowest group. */
+    const nextBatch = (): { gi: number; first: number; count: number } | undefined => {
+      let best = -1;
+      for (let gi = 0; gi < groups.length; gi++) {
+        const g = groups[gi];
+        if (g.done) continue;
+        // committed chunks, or (open-ended) speculative ones a little ahead of the decision
+        const reach = open ? Math.min(nMax, g.limit + batch * maxInflight) : g.limit;
+        if (g.nextSubmit >= reach || sizeOf(g.nextSubmit) === 0) continue;
+        if (best < 0 || g.nextSubmit < groups[best].nextSubmit) best = gi;
+      }
+      if (best < 0) return undefined;
+      const g = groups[best];
+      const reach = open ? Math.min(nMax, g.limit + batch * maxInflight) : g.limit;
+      let count = Math.min(batch, reach - g.nextSubmit);
+      while (count > 1 && sizeOf(g.nextSubmit + count - 1) === 0) count--;
+      return { gi: best, first: g.nextSubmit, count };
+    };
+
+    const pump = () => {
+      if (finished) return;
+      while (inflight < maxInflight) {
+        const b = nextBatch();
+        if (!b) break;
+        const g = groups[b.gi];
+        const job = jobs[b.gi];
+        g.nextSubmit = b.first + b.count;
+        const sizes: number[] = [];
+        for (let j = 0; j < b.count; j++) sizes.push(sizeOf(b.first + j));
+        const task: BatchTask = {
           system: job.system,
           compiled: job.compiled,
           accLengths: job.accLengths,
           pairedSlots: job.pairedSlots,
-          state: deriveState(opts.seed, job.stream, i),
-          trials,
+          seed: opts.seed,
+          stream: job.stream,
+          first: b.first,
+          sizes,
         };
-        rounds.push(
-          (async () => {
-            if (opts.signal?.aborted) throw new Error('cancelled');
-            const r = await exec.run(task);
-            results[i - first] = r;
-            flush();
-            doneTrials += trials;
-            trialsDone[g] += trials;
-            opts.onProgress?.(doneTrials, totalPlanned);
-          })(),
+        inflight++;
+        const t0 = performance.now();
+        runner.run(task).then(
+          (out) => {
+            inflight--;
+            if (finished) return;
+            // Batch size from the time per chunk (smoothed; a task waits about one task's time in
+            // the queue when workers are busy). Only the overhead depends on it, never results.
+            const per = (performance.now() - t0) / b.count / (runner.threads > 0 ? 2 : 1);
+            msPerChunk = msPerChunk === 0 ? per : 0.7 * msPerChunk + 0.3 * per;
+            batch = Math.max(1, Math.min(64, Math.round(taskMs / Math.max(msPerChunk, 1e-3))));
+            if (!g.done) {
+              for (let j = 0; j < b.count; j++) g.pending.set(b.first + j, out.subarray(j * g.len, (j + 1) * g.len));
+              const before = g.trials;
+              mergeReady(b.gi);
+              doneTrials += g.trials - before;
+              opts.onProgress?.(doneTrials, planned);
+            }
+            pump();
+          },
+          (e) => {
+            inflight--;
+            fail(e);
+          },
         );
       }
-      done[g] = last; // read again only after this round's chunks are all back
-    }
-    if (rounds.length === 0) break;
-    await Promise.all(rounds);
-
-    if (opts.precision === undefined || !opts.widest) break;
-    let more = false;
-    for (let g = 0; g < jobs.length; g++) {
-      const n = trialsDone[g];
-      const w = opts.widest(g, merged[g]);
-      if (!(w > opts.precision)) continue;
-      if (n + C > maxTrials) {
-        capped[g] = true;
-        continue;
+      if (inflight === 0 && !finished) {
+        finished = true;
+        opts.signal?.removeEventListener('abort', onAbort);
+        resolve(groups.map((g) => ({ merged: g.merged, trials: g.trials, chunks: g.nextMerge, capped: g.capped })));
       }
-      // Half-widths shrink as 1/sqrt(n): aim for the n that reaches E, plus 5%, in whole chunks.
-      const need = Math.ceil((n * (w / opts.precision) ** 2 * 1.05 - n) / C);
-      const room = Math.floor((maxTrials - n) / C);
-      planned[g] += Math.max(1, Math.min(need, room));
-      more = true;
-    }
-    if (!more) break;
-  }
-  return jobs.map((_, g) => ({ merged: merged[g], trials: trialsDone[g], chunks: planned[g], capped: capped[g] }));
+    };
+    pump();
+  });
 }

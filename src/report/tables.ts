@@ -51,6 +51,7 @@ export function summaryJson(r: ScenarioResult): Record<string, unknown> {
       variant: c.variant,
       params: c.params,
       trials: c.trials,
+      ...(c.precision ? { precision: { target: c.precision.target, half_width: num(c.precision.half_width), reached: c.precision.reached } } : {}),
       metrics: Object.fromEntries(
         orderedMetrics(r, c.metrics).map((k) => {
           const m = c.metrics[k];

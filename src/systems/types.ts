@@ -81,6 +81,8 @@ export interface CaseResult {
   metrics: Record<string, Metric>;
   differences: Record<string, Estimate>;
   curves: Record<string, CurvePoint[]>;
+  /** With `--precision`: the target, the widest headline half-width reached, and whether it met the target. */
+  precision?: { target: number; half_width: number; reached: boolean };
 }
 
 /** A finished run of one scenario. */
@@ -96,7 +98,16 @@ export interface ScenarioResult {
   metricOrder: string[];
   curveDefs: CurveDef[];
   cases: CaseResult[];
-  provenance: { version: string; threads: number; seconds: number; trials_per_second: number; precision?: number };
+  provenance: {
+    version: string;
+    threads: number;
+    seconds: number;
+    trials_per_second: number;
+    /** `--precision` target, how many cases did not reach it (stopped by the cap), and the cap. */
+    precision?: number;
+    precision_missed?: number;
+    max_trials?: number;
+  };
 }
 
 /** A paired metric: its per-trial value is the change of one accumulator slot. */

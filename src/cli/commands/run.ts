@@ -41,6 +41,14 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   const defaultRoot = 'reports';
   const multi = scenarios.length > 1;
   const exec = new PoolExecutor(flags.threads);
+  // More than one chunk to run: start the workers now, so they load while this thread prepares,
+  // and load the chart renderer while they run (this thread is idle then). A one-chunk run
+  // is done in-process and never starts them.
+  const chunks = scenarios.reduce((n, v) => n + v.points.length * Math.ceil((flags.trials ?? v.trials) / v.system.chunkTrials), 0);
+  if (chunks > 1 || flags.precision !== undefined) {
+    exec.warm();
+    void import('../../report/render.js').catch(() => undefined);
+  }
   const jsonOut: unknown[] = [];
   const roots = new Set<string>();
   try {
@@ -61,12 +69,21 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       const out = flags.out && !multi ? flags.out : path.join(root, v.name);
       if (!flags.out || multi) roots.add(root);
       await writeReport(result, out);
-      const per = result.cases[0];
-      const capped = flags.precision !== undefined ? ` (precision ${flags.precision})` : '';
       process.stderr.write(
-        `${v.name}: ${result.cases.length} case(s) x ${per?.trials ?? 0} trials${capped} in ${result.provenance.seconds} s ` +
+        `${v.name}: ${result.cases.length} case(s) x ${trialsRange(result.cases.map((c) => c.trials))} trials` +
+          `${flags.precision !== undefined ? ` (precision ${flags.precision})` : ''} in ${result.provenance.seconds} s ` +
           `(${result.provenance.trials_per_second.toLocaleString('en-US')} trials/s) -> ${out}\n`,
       );
+      const missed = result.cases.filter((c) => c.precision && !c.precision.reached);
+      if (missed.length > 0) {
+        const worst = missed.reduce((a, b) => (b.precision!.half_width > a.precision!.half_width ? b : a));
+        process.stderr.write(
+          `${v.name}: precision ${flags.precision} NOT reached in ${missed.length} of ${result.cases.length} case(s): ` +
+            `the cap of ${(flags.maxTrials ?? 1e9).toLocaleString('en-US')} trials per case stopped them; ` +
+            `widest headline half-width ${worst.precision!.half_width.toPrecision(3)} (case ${worst.case}, ${worst.variant}). ` +
+            `Raise --max-trials or ask for less precision.\n`,
+        );
+      }
       if (flags.json) jsonOut.push(summaryJson(result));
     }
   } finally {
@@ -74,6 +91,14 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   }
   for (const r of roots) await writeIndex(r);
   if (flags.json) process.stdout.write(JSON.stringify(multi ? jsonOut : jsonOut[0], null, 2) + '\n');
+}
+
+/** `4000` or `4000–16288` (the trials the cases really ran). */
+function trialsRange(trials: number[]): string {
+  const lo = Math.min(...trials);
+  const hi = Math.max(...trials);
+  const f = (n: number) => n.toLocaleString('en-US');
+  return lo === hi ? f(lo) : `${f(lo)}–${f(hi)}`;
 }
 
 export function register(program: Command): void {
@@ -86,7 +111,7 @@ export function register(program: Command): void {
     .addOption(threadsOpt())
     .option('--out <DIR>', 'report folder (default reports/<name>/; with several scenarios, the folder that holds them)')
     .option('--precision <E>', 'keep adding trials until every headline 95% interval half-width is <= E', positiveNumber('--precision'))
-    .option('--max-trials <N>', 'cap on trials per case with --precision (default 1e9)', positiveInt('--max-trials'))
+    .option('--max-trials <N>', 'cap on trials per case with --precision (default 1e9; the first chunk is cut to fit)', positiveInt('--max-trials'))
     .option('--json', 'print summary.json to stdout')
     .option('--no-progress', 'no progress bar')
     .option('--shard <k/n>', 'run every n-th chunk, starting with chunk k-1, into a shard file (--out names it); see `merge`', (x: string) => {

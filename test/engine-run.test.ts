@@ -1,0 +1,182 @@
+/**
+ * The run loop (src/engine/run.ts): batching, bounded in-flight work, cancellation, failures,
+ * open-ended runs (`--precision`) and progressive answers — and that none of them changes a
+ * result: where a run stops and what it merges depend only on the scenario, seed and trials.
+ */
+import { describe, expect, it } from 'vitest';
+import { runScenario, validateText } from '../src/api.js';
+import { InlineExecutor, type Executor } from '../src/engine/executor.js';
+import { CancelledError, runGroups } from '../src/engine/run.js';
+import type { BatchTask } from '../src/engine/chunk.js';
+import { summaryCsv } from '../src/report/tables.js';
+
+// 5 chunks of 262 144 trials per sweep point (surrender's chunk size), 2 points x 2 variants.
+const SCENARIO = `name: r
+system: surrender
+seed: run-loop
+trials: 1100000
+structure: { surrender_level: 3 }
+besieger: { combat_units: 4, artillery: 1 }
+turns: 10
+sweep:
+  structure.surrender_level: [2, 4]
+variants:
+  - name: lt
+  - name: le
+    set: { rules.comparison: le }
+`;
+
+function valid(text = SCENARIO) {
+  const v = validateText('r.yaml', text);
+  if (!v.ok) throw new Error(JSON.stringify(v.issues));
+  return v.value;
+}
+
+/**
+ * A fake pool of `threads` lanes over the in-process executor: answers come back in a shuffled
+ * order (deterministically), and it records every task it was given and how many were in flight.
+ */
+class ShuffledExecutor implements Executor {
+  readonly inner = new InlineExecutor();
+  readonly tasks: BatchTask[] = [];
+  inflight = 0;
+  maxInflight = 0;
+  private n = 0;
+  constructor(
+    readonly threads: number,
+    private readonly failAt = -1,
+  ) {}
+  async run(task: BatchTask): Promise<Float64Array> {
+    const k = this.n++;
+    this.tasks.push(task);
+    this.inflight++;
+    this.maxInflight = Math.max(this.maxInflight, this.inflight);
+    try {
+      // later tasks sometimes overtake earlier ones
+      await new Promise((r) => setTimeout(r, (k * 7919) % 5));
+      if (k === this.failAt) throw new Error('worker died (test)');
+      return await this.inner.run(task);
+    } finally {
+      this.inflight--;
+    }
+  }
+  async close(): Promise<void> {}
+}
+
+describe('the run loop', () => {
+  it('gives byte-identical results whatever the batch size, thread count and completion order', async () => {
+    const base = summaryCsv(await runScenario(valid()));
+    const v = valid();
+    const { compilePoints, jobsOf } = await import('../src/api/run.js');
+    const jobs = jobsOf(v, compilePoints(v));
+    const plain = await runGroups(jobs, { seed: v.seed, trials: v.trials, chunkTrials: 262_144 }, new InlineExecutor());
+    for (const [threads, taskMs] of [
+      [1, 0.001], // one chunk per task
+      [2, 40],
+      [3, 1e6], // as many chunks per task as allowed
+    ]) {
+      const exec = new ShuffledExecutor(threads);
+      const out = await runGroups(jobs, { seed: v.seed, trials: v.trials, chunkTrials: 262_144, taskMs }, exec);
+      expect(out.map((o) => Array.from(o.merged)), `threads ${threads}`).toEqual(plain.map((o) => Array.from(o.merged)));
+      // at most two tasks per thread were ever in flight
+      expect(exec.maxInflight).toBeLessThanOrEqual(2 * threads);
+      if (taskMs > 1000) expect(Math.max(...exec.tasks.map((t) => t.sizes.length))).toBeGreaterThan(1);
+      if (taskMs < 1) expect(Math.max(...exec.tasks.map((t) => t.sizes.length))).toBe(1);
+    }
+    expect(summaryCsv(await runScenario(valid(), { executor: new ShuffledExecutor(2) }))).toBe(base);
+  });
+
+  it('batches consecutive chunks of one point and derives each chunk its own stream', async () => {
+    const exec = new ShuffledExecutor(1);
+    await runScenario(valid(), { executor: exec });
+    const seen = new Map<string, number[]>();
+    for (const t of exec.tasks) for (let j = 0; j < t.sizes.length; j++) (seen.get(t.stream) ?? seen.set(t.stream, []).get(t.stream)!).push(t.first + j);
+    for (const list of seen.values()) expect(list.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4]);
+    expect(exec.tasks.reduce((n, t) => n + t.sizes.reduce((a, b) => a + b, 0), 0)).toBe(2 * 1_100_000);
+  });
+
+  it('a failed batch rejects the run and nothing more is started', async () => {
+    const exec = new ShuffledExecutor(2, 2);
+    await expect(runScenario(valid(), { executor: exec })).rejects.toThrow('worker died (test)');
+    const started = exec.tasks.length;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(exec.tasks.length).toBe(started);
+    expect(started).toBeLessThanOrEqual(2 * 2 + 3);
+  });
+
+  it('cancelling rejects at once with CancelledError and starts no new batch', async () => {
+    const exec = new ShuffledExecutor(1);
+    const ctl = new AbortController();
+    let partials = 0;
+    const p = runScenario(valid(), {
+      executor: exec,
+      signal: ctl.signal,
+      onPartial: () => {
+        if (++partials === 2) ctl.abort();
+      },
+    });
+    await expect(p).rejects.toBeInstanceOf(CancelledError);
+    const started = exec.tasks.length;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(exec.tasks.length).toBe(started);
+    expect(exec.tasks.reduce((n, t) => n + t.sizes.length, 0)).toBeLessThan(2 * 5);
+  });
+
+  it('progressive answers: onPartial sees every point grow chunk by chunk to the final result', async () => {
+    const v = valid();
+    const seen: number[][] = [[], []];
+    let last: string[] = [];
+    const r = await runScenario(v, {
+      onPartial: (point, trials, cases) => {
+        seen[point].push(trials);
+        if (point === 1 && trials === 1_100_000) last = cases().map((c) => JSON.stringify(c.metrics));
+      },
+    });
+    for (const s of seen) expect(s).toEqual(Array.from({ length: 5 }, (_, i) => Math.min(1_100_000, (i + 1) * 262_144)));
+    expect(last).toEqual(r.cases.filter((c) => c.case === 2).map((c) => JSON.stringify(c.metrics)));
+  });
+});
+
+describe('--precision', () => {
+  const small = SCENARIO.replace('trials: 1100000', 'trials: 4000');
+
+  it('stops where the interval is narrow enough, the same wherever chunks run', async () => {
+    const { widestOf } = await import('../src/api/run.js');
+    const widths: number[] = [];
+    const v = valid(small);
+    const a = await runScenario(v, { precision: 0.002, onPartial: (point, _n, cases) => point === 0 && widths.push(Math.max(...cases().map((c) => widestOf(v.system, c.metrics)))) });
+    const b = await runScenario(valid(small), { precision: 0.002, executor: new ShuffledExecutor(2) });
+    expect(summaryCsv(b)).toBe(summaryCsv(a));
+    for (const c of a.cases) {
+      expect(c.precision).toEqual({ target: 0.002, half_width: expect.any(Number), reached: true });
+      expect(c.precision!.half_width).toBeLessThanOrEqual(0.002);
+    }
+    expect(a.provenance.precision_missed).toBe(0);
+    // it stopped at the first chunk boundary where the target was met, not later
+    expect(widths.length).toBeGreaterThan(1);
+    expect(widths.at(-1)).toBeLessThanOrEqual(0.002);
+    for (const w of widths.slice(0, -1)) expect(w).toBeGreaterThan(0.002);
+  });
+
+  it('honours the cap, even below the scenario trials, and says which cases missed the target', async () => {
+    const r = await runScenario(valid(small), { precision: 0.002, maxTrials: 3000 });
+    for (const c of r.cases) {
+      expect(c.trials).toBe(3000);
+      expect(c.precision!.reached).toBe(false);
+      expect(c.precision!.half_width).toBeGreaterThan(0.002);
+    }
+    expect(r.provenance.precision_missed).toBe(4);
+    expect(r.provenance.max_trials).toBe(3000);
+  });
+
+  it('runGroups with a stop rule reports capped groups', async () => {
+    const v = valid(small);
+    const { compilePoints, jobsOf } = await import('../src/api/run.js');
+    const jobs = jobsOf(v, compilePoints(v));
+    const out = await runGroups(jobs, { seed: 1, trials: 1000, chunkTrials: 262_144, more: (g) => g === 0, maxTrials: 300_000 }, new InlineExecutor());
+    expect(out.map((o) => [o.trials, o.capped])).toEqual([
+      [300_000, true],
+      [1000, false],
+    ]);
+  });
+});
