@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,18 +11,29 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const CLI = path.join(ROOT, 'dist/src/cli/main.js');
 const FIX = path.join(ROOT, 'test/fixtures');
 
-function cli(args: string[], cwd = ROOT) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+/**
+ * Run the built CLI as a child process without blocking this test worker (a blocked worker
+ * cannot answer vitest's RPC, which times out on a loaded machine).
+ */
+function cli(args: string[], cwd = ROOT): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 const tmp = () => mkdtempSync(path.join(tmpdir(), 'siegesim-e2e-'));
 
 describe('siegesim run', () => {
-  it('writes byte-identical CSV with --threads 1 and --threads 2, and the whole report', () => {
+  it('writes byte-identical CSV with --threads 1 and --threads 2, and the whole report', async () => {
     const dir = tmp();
-    const a = cli(['run', path.join(FIX, 'good-small.yaml'), '--threads', '1', '--out', path.join(dir, 'a')]);
-    const b = cli(['run', path.join(FIX, 'good-small.yaml'), '--threads', '2', '--out', path.join(dir, 'b')]);
+    const a = await cli(['run', path.join(FIX, 'good-small.yaml'), '--threads', '1', '--out', path.join(dir, 'a')]);
+    const b = await cli(['run', path.join(FIX, 'good-small.yaml'), '--threads', '2', '--out', path.join(dir, 'b')]);
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
     for (const f of ['summary.csv', 'surrender_by_turn.csv']) {
@@ -50,18 +61,18 @@ describe('siegesim run', () => {
     expect(html).not.toMatch(/https?:\/\/(?!vega\.github\.io)/); // nothing fetched from the network
   });
 
-  it('--json prints summary.json to stdout', () => {
+  it('--json prints summary.json to stdout', async () => {
     const dir = tmp();
-    const r = cli(['run', path.join(FIX, 'good-small.yaml'), '--trials', '1000', '--out', dir, '--json', '--threads', '1']);
+    const r = await cli(['run', path.join(FIX, 'good-small.yaml'), '--trials', '1000', '--out', dir, '--json', '--threads', '1']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.name).toBe('good-small');
     expect(j.cases[0].trials).toBe(1000);
   });
 
-  it('several scenarios go under --out with an index linking each', () => {
+  it('several scenarios go under --out with an index linking each', async () => {
     const dir = tmp();
-    const r = cli(['run', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(FIX, 'good-small.yaml'), '--trials', '2000', '--out', dir]);
+    const r = await cli(['run', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(FIX, 'good-small.yaml'), '--trials', '2000', '--out', dir]);
     expect(r.code, r.stderr).toBe(0);
     const index = readFileSync(path.join(dir, 'index.html'), 'utf8');
     expect(index).toContain('href="surrender-town-basic/index.html"');
@@ -70,31 +81,31 @@ describe('siegesim run', () => {
 });
 
 describe('shards', () => {
-  it('run --shard k/n then merge gives the report one run gives, byte for byte', () => {
+  it('run --shard k/n then merge gives the report one run gives, byte for byte', async () => {
     const dir = tmp();
     const scen = path.join(ROOT, 'scenarios/surrender/port-blockade.yaml');
-    const full = cli(['run', scen, '--trials', '700000', '--out', path.join(dir, 'full')]);
+    const full = await cli(['run', scen, '--trials', '700000', '--out', path.join(dir, 'full')]);
     expect(full.code, full.stderr).toBe(0);
     for (const k of [1, 2, 3]) {
-      const r = cli(['run', scen, '--trials', '700000', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]);
+      const r = await cli(['run', scen, '--trials', '700000', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]);
       expect(r.code, r.stderr).toBe(0);
     }
-    const merged = cli(['merge', scen, path.join(dir, 's3.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'merged')]);
+    const merged = await cli(['merge', scen, path.join(dir, 's3.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'merged')]);
     expect(merged.code, merged.stderr).toBe(0);
     for (const f of ['summary.csv', 'surrender_by_turn.csv']) {
       expect(readFileSync(path.join(dir, 'merged', f), 'utf8')).toBe(readFileSync(path.join(dir, 'full', f), 'utf8'));
     }
-    const missing = cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm2')]);
+    const missing = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm2')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/shard\(s\) 2 of 3 not given/);
     expect(existsSync(path.join(dir, 'm2'))).toBe(false);
-    const twice = cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm3')]);
+    const twice = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm3')]);
     expect(twice.code).toBe(2);
     expect(twice.stderr).toMatch(/is in two shards/);
-    const other = cli(['merge', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(dir, 's1.json'), '--out', path.join(dir, 'm4')]);
+    const other = await cli(['merge', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(dir, 's1.json'), '--out', path.join(dir, 'm4')]);
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/made from another scenario/);
-    expect(cli(['run', scen, '--shard', '4/3']).code).toBe(2);
+    expect((await cli(['run', scen, '--shard', '4/3'])).code).toBe(2);
   });
 });
 
@@ -105,10 +116,10 @@ describe('bad input', () => {
     ['bad-type.yaml', /bad-type\.yaml:4:9 {2}trials {2}Invalid input: expected number/],
     ['bad-negative.yaml', /bad-negative\.yaml:5:24 {2}besieger\.artillery {2}Too small/],
   ];
-  it.each(cases)('%s exits 2 with file:line:col and the key path, and writes nothing', (file, pattern) => {
+  it.each(cases)('%s exits 2 with file:line:col and the key path, and writes nothing', async (file, pattern) => {
     const dir = tmp();
     const out = path.join(dir, 'out');
-    const r = cli(['run', path.join('test/fixtures', file), '--out', out]);
+    const r = await cli(['run', path.join('test/fixtures', file), '--out', out]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(pattern);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
@@ -116,16 +127,16 @@ describe('bad input', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('one bad file stops the whole run before anything is written', () => {
+  it('one bad file stops the whole run before anything is written', async () => {
     const dir = tmp();
-    const r = cli(['run', path.join(FIX, 'good-small.yaml'), path.join(FIX, 'bad-negative.yaml'), '--out', dir]);
+    const r = await cli(['run', path.join(FIX, 'good-small.yaml'), path.join(FIX, 'bad-negative.yaml'), '--out', dir]);
     expect(r.code).toBe(2);
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('bad flags and missing files exit 2', () => {
-    expect(cli(['run', path.join(FIX, 'good-small.yaml'), '--threads', 'zero']).code).toBe(2);
-    const missing = cli(['run', 'no/such/file.yaml']);
+  it('bad flags and missing files exit 2', async () => {
+    expect((await cli(['run', path.join(FIX, 'good-small.yaml'), '--threads', 'zero'])).code).toBe(2);
+    const missing = await cli(['run', 'no/such/file.yaml']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no/such/file.yaml  (file)  cannot read the file: ENOENT');
   });
@@ -136,7 +147,14 @@ describe('bad input', () => {
     const child = spawn(process.execPath, [CLI, 'run', path.join(FIX, 'good-small.yaml'), '--trials', '2000000000', '--out', out, '--threads', '1'], {
       cwd: ROOT,
     });
-    await new Promise((r) => setTimeout(r, 1500));
+    // Interrupt once the run has started (its first line is printed), however slow the machine.
+    await new Promise<void>((resolve) => {
+      let err = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => {
+        err += d;
+        if (/good-small: running/.test(err)) resolve();
+      });
+    });
     child.kill('SIGINT');
     const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
     expect(code).toBe(130);
@@ -145,25 +163,25 @@ describe('bad input', () => {
 });
 
 describe('exact, check, validate, schema', () => {
-  it('check passes on every bundled scenario that has an exact form', () => {
+  it('check passes on every bundled scenario that has an exact form', async () => {
     // 20000 trials a case keeps the suite quick; rare events are judged by exact binomial tails
-    const r = cli(['check', 'scenarios', '--trials', '20000']);
+    const r = await cli(['check', 'scenarios', '--trials', '20000']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/check passed: \d+ comparisons/);
   });
 
-  it('check exits 1 when a |z| exceeds the limit', () => {
+  it('check exits 1 when a |z| exceeds the limit', async () => {
     // With a limit of 0.001 some of the ~60 comparisons must exceed it: the exit path is real.
-    const r = cli(['check', path.join(FIX, 'good-small.yaml'), '--trials', '50000', '--z-limit', '0.001']);
+    const r = await cli(['check', path.join(FIX, 'good-small.yaml'), '--trials', '50000', '--z-limit', '0.001']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/check FAILED: \d+ comparisons/);
     expect(r.stdout).toContain('FAIL');
-    const ok = cli(['check', path.join(FIX, 'good-small.yaml'), '--trials', '50000']);
+    const ok = await cli(['check', path.join(FIX, 'good-small.yaml'), '--trials', '50000']);
     expect(ok.code, ok.stdout).toBe(0);
   });
 
-  it('solve finds the smallest wall HP for a target, and says when it is out of reach', () => {
-    const r = cli(['solve', 'scenarios/fantasy/wall-hp-dc-grid.yaml', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '5', '--to', '60', '--trials', '2000', '--json']);
+  it('solve finds the smallest wall HP for a target, and says when it is out of reach', async () => {
+    const r = await cli(['solve', 'scenarios/fantasy/wall-hp-dc-grid.yaml', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '5', '--to', '60', '--trials', '2000', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.reachable).toBe(true);
@@ -172,56 +190,56 @@ describe('exact, check, validate, schema', () => {
     expect(j.neighbour.value).toBe(j.value - 1);
     expect(j.neighbour.metric.value).toBeLessThan(0.5);
     expect(j.evaluations.length).toBeLessThan(14); // bisection, not a scan
-    const text = cli(['solve', 'scenarios/fantasy/wall-hp-dc-grid.yaml', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '5', '--to', '60', '--trials', '2000']);
+    const text = await cli(['solve', 'scenarios/fantasy/wall-hp-dc-grid.yaml', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '5', '--to', '60', '--trials', '2000']);
     expect(text.stdout).toMatch(new RegExp(`^wall\\.hp = ${j.value}: the smallest value with p_defender_wins >= 0\\.5`));
-    const none = cli(['solve', 'scenarios/fantasy/wall-hp-dc-grid.yaml', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.999', '--from', '5', '--to', '12', '--trials', '1000']);
+    const none = await cli(['solve', 'scenarios/fantasy/wall-hp-dc-grid.yaml', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.999', '--from', '5', '--to', '12', '--trials', '1000']);
     expect(none.code).toBe(3);
     expect(none.stdout).toMatch(/^not reachable: p_defender_wins >= 0\.999 is not reached for wall\.hp in \[5, 12\]/);
-    const bad = cli(['solve', 'scenarios/fantasy/wall-hp-dc-grid.yaml', '--param', 'wall.hpp', '--metric', 'p_defender_wins', '--target', '0.5']);
+    const bad = await cli(['solve', 'scenarios/fantasy/wall-hp-dc-grid.yaml', '--param', 'wall.hpp', '--metric', 'p_defender_wins', '--target', '0.5']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"wall.hpp" is not a numeric setting of system fantasy');
   });
 
-  it('solve works on the surrender system too', () => {
-    const r = cli(['solve', 'scenarios/surrender/town-basic.yaml', '--param', 'besieged.steps_inside', '--metric', 'p_test', '--target', '0.9', '--from', '0', '--to', '40', '--trials', '20000', '--json']);
+  it('solve works on the surrender system too', async () => {
+    const r = await cli(['solve', 'scenarios/surrender/town-basic.yaml', '--param', 'besieged.steps_inside', '--metric', 'p_test', '--target', '0.9', '--from', '0', '--to', '40', '--trials', '20000', '--json']);
     expect(r.code, r.stderr).toBe(0);
     // town-basic: roll - 1 (artillery) - floor(steps/5) < 3 on a d6 reaches 5/6 at 10 steps, 1 at 15
     expect(JSON.parse(r.stdout).value).toBe(15);
   });
 
-  it('los answers the sight-line test and the dead zone', () => {
-    const r = cli(['los', '--n', '3', '--d', '7', '--d1', '5', '--h', '2', '--json']);
+  it('los answers the sight-line test and the dead zone', async () => {
+    const r = await cli(['los', '--n', '3', '--d', '7', '--d1', '5', '--h', '2', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ possible: true, lhs: 15, rhs: 14, minD1: 4, maxD2: 2, rounding: 'default' });
-    const src = cli(['los', '--n', '3', '--d', '7', '--d1', '5', '--h', '2', '--rounding', 'source']);
+    const src = await cli(['los', '--n', '3', '--d', '7', '--d1', '5', '--h', '2', '--rounding', 'source']);
     expect(src.stdout).toMatch(/^possible: N x D1 = 3 x 5 = 15 >= D x H = 7 x 2 = 14/);
     expect(src.stdout).toContain('the upper character must stand at D2 <= 3');
-    expect(cli(['los', '--n', '3', '--d', '4', '--d1', '5', '--h', '2']).code).toBe(2);
-    expect(cli(['los', '--n', 'x', '--d', '4', '--d1', '1', '--h', '2']).code).toBe(2);
+    expect((await cli(['los', '--n', '3', '--d', '4', '--d1', '5', '--h', '2'])).code).toBe(2);
+    expect((await cli(['los', '--n', 'x', '--d', '4', '--d1', '1', '--h', '2'])).code).toBe(2);
   });
 
-  it('exact prints the closed form', () => {
-    const r = cli(['exact', 'scenarios/surrender/town-basic.yaml', '--json']);
+  it('exact prints the closed form', async () => {
+    const r = await cli(['exact', 'scenarios/surrender/town-basic.yaml', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.cases[0].metrics.p_test.value).toBeCloseTo(4 / 6, 12);
   });
 
-  it('validate reports each file', () => {
-    const r = cli(['validate', 'scenarios']);
+  it('validate reports each file', async () => {
+    const r = await cli(['validate', 'scenarios']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/ok {2}scenarios\/surrender\/heavy-guns-grid\.yaml {2}surrender-heavy-guns-grid \(surrender, 30 cases\)/);
   });
 
-  it('scenarios/scenario.schema.json is the generated schema (run npm run schema)', () => {
+  it('scenarios/scenario.schema.json is the generated schema (run npm run schema)', async () => {
     const committed = JSON.parse(readFileSync(path.join(ROOT, 'scenarios/scenario.schema.json'), 'utf8'));
     expect(committed).toEqual(jsonSchemaOf(SYSTEMS));
-    const r = cli(['schema']);
+    const r = await cli(['schema']);
     expect(JSON.parse(r.stdout)).toEqual(committed);
   });
 
-  it('the version matches package.json', () => {
+  it('the version matches package.json', async () => {
     expect(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version).toBe(VERSION);
-    expect(cli(['--version']).stdout.trim()).toBe(VERSION);
+    expect((await cli(['--version'])).stdout.trim()).toBe(VERSION);
   });
 });

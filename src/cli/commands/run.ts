@@ -55,6 +55,11 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
     for (const v of scenarios) {
       const showBar = flags.progress !== false && process.stderr.isTTY === true;
       const progress = makeProgress(showBar, v.name.padEnd(24).slice(0, 24), 'trials');
+      if (!showBar && flags.progress !== false) {
+        // Logs (CI, pipes) get a line when a scenario starts, so a long run is never silent.
+        const n = v.points.length * v.variantNames.length;
+        process.stderr.write(`${v.name}: running ${n} case(s) x ${(flags.trials ?? v.trials).toLocaleString('en-US')} trials on ${exec.threads} thread(s)\n`);
+      }
       const result = await runScenario(v, {
         trials: flags.trials,
         seed: flags.seed,
