@@ -1,7 +1,8 @@
 /** What every command shares: user errors, flag parsers, loading scenarios, progress, cancellation. */
 import { InvalidArgumentError, Option } from 'commander';
 import { availableParallelism } from 'node:os';
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type CliProgress from 'cli-progress';
 import path from 'node:path';
 import { validateText, type ValidScenario } from '../api.js';
 import { expandScenarioArgs, formatIssue, readText } from './files.js';
@@ -74,7 +75,9 @@ export interface RunFlags {
  * Both are no-ops otherwise (pipes and CI logs get one summary line per scenario instead).
  */
 export function makeProgress(enabled: boolean, label: string, unit: string) {
-  const bar = enabled
+  // cli-progress is loaded only for a terminal (logs and pipes never draw a bar)
+  const cliProgress = enabled ? (createRequire(import.meta.url)('cli-progress') as typeof CliProgress) : undefined;
+  const bar = cliProgress
     ? new cliProgress.SingleBar(
         { stream: process.stderr, format: `${label} [{bar}] {percentage}% | {value}/{total} ${unit} | eta {eta_formatted}`, hideCursor: true, clearOnComplete: true },
         cliProgress.Presets.shades_classic,

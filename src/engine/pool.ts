@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import type { BatchTask } from './chunk.js';
 import type { Executor } from './executor.js';
 
@@ -24,26 +24,30 @@ export function workerPath(): string {
  * pays for starting them.
  */
 export class PoolExecutor implements Executor {
-  private pool: Piscina | undefined;
+  private pool: Promise<Piscina> | undefined;
   constructor(readonly threads: number) {}
   /** Start the workers now (they load their modules while the caller does other work). */
   warm(): void {
-    this.pool ??= new Piscina({
-      filename: workerPath(),
-      minThreads: this.threads,
-      maxThreads: this.threads,
-      idleTimeout: 60_000,
-      // Each task is coarse; the engine keeps a short queue per thread so every core stays busy.
-      concurrentTasksPerWorker: 1,
-    });
+    // piscina itself is loaded only here: a run that needs no workers never loads it.
+    this.pool ??= import('piscina').then(
+      ({ Piscina }) =>
+        new Piscina({
+          filename: workerPath(),
+          minThreads: this.threads,
+          maxThreads: this.threads,
+          idleTimeout: 60_000,
+          // Each task is coarse; the engine keeps a short queue per thread so every core stays busy.
+          concurrentTasksPerWorker: 1,
+        }),
+    );
   }
   async run(task: BatchTask): Promise<Float64Array> {
     this.warm();
-    return (await this.pool!.run(task)) as Float64Array;
+    return (await (await this.pool!).run(task)) as Float64Array;
   }
   async close(): Promise<void> {
     const p = this.pool;
     this.pool = undefined;
-    if (p) await p.destroy();
+    if (p) await (await p).destroy();
   }
 }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import { systemById } from '../systems/registry.js';
 import { curveCsv, summaryCsv, summaryJson } from './tables.js';
+import { renderSvgs } from './renderer.js';
 import { indexPage, scenarioPage, type IndexEntry } from './html.js';
 import { fmt } from './format.js';
 
@@ -37,12 +38,11 @@ export async function writeReport(r: ScenarioResult, outDir: string): Promise<st
     }
     const sys = systemById(r.system);
     const charts: ChartSpec[] = sys ? sys.charts(r) : [];
-    // vega is the heaviest module by far: loaded only when there is a chart to draw.
-    const { renderSvg } = charts.length > 0 ? await import('./render.js') : { renderSvg: async () => '' };
-    for (const c of charts) {
-      await put(`charts/${c.name}.vl.json`, JSON.stringify(c.spec, null, 2) + '\n');
-      await put(`charts/${c.name}.svg`, await renderSvg(c.spec));
-    }
+    const svgs = renderSvgs(charts.map((c) => c.spec)); // on the renderer thread, while the rest is written
+    svgs.catch(() => undefined); // awaited below; a failure there fails the report
+    for (const c of charts) await put(`charts/${c.name}.vl.json`, JSON.stringify(c.spec, null, 2) + '\n');
+    const rendered = await svgs;
+    for (let i = 0; i < charts.length; i++) await put(`charts/${charts[i].name}.svg`, rendered[i]);
     await put('index.html', scenarioPage(r, charts, files.slice()));
     await swapInto(tmp, target);
     return files;

@@ -58,7 +58,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       if (!showBar && flags.progress !== false) {
         // Logs (CI, pipes) get a line when a scenario starts, so a long run is never silent.
         const n = v.points.length * v.variantNames.length;
-        process.stderr.write(`${v.name}: running ${n} case(s) x ${(flags.trials ?? v.trials).toLocaleString('en-US')} trials on ${exec.threads} thread(s)\n`);
+        process.stderr.write(`${v.name}: running ${n} case(s) x ${(flags.trials ?? v.trials).toLocaleString('en-US')} trials ${chunks > 1 || flags.precision !== undefined ? `on ${exec.threads} thread(s)` : 'in-process'}\n`);
       }
       const result = await runScenario(v, {
         trials: flags.trials,

@@ -1,0 +1,69 @@
+/**
+ * siegesim's command line: a thin layer over src/api.ts (as the vitest and esbuild CLIs are).
+ * Each command is one module under commands/ that registers its flags and its action; they are
+ * listed here. User errors exit 2 with no stack trace; internal errors exit 1 with one.
+ * (The entry point is main.ts, which starts the chart renderer before loading this.)
+ */
+import { Command } from 'commander';
+import { rmSync } from 'node:fs';
+import { PENDING_DIRS } from '../report/write.js';
+import { VERSION } from '../version.js';
+import { controller, UserError } from './common.js';
+import * as run from './commands/run.js';
+import * as merge from './commands/merge.js';
+import * as exact from './commands/exact.js';
+import * as check from './commands/check.js';
+import * as solve from './commands/solve.js';
+import * as bench from './commands/bench.js';
+import * as los from './commands/los.js';
+import * as validate from './commands/validate.js';
+import * as schema from './commands/schema.js';
+
+export { UserError };
+
+/** Commands in the order `--help` lists them. */
+const COMMANDS = [run, merge, exact, check, solve, bench, los, validate, schema];
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('siegesim')
+    .description('Monte Carlo simulation and balance analysis for siege and battle rules')
+    .version(VERSION)
+    .showHelpAfterError()
+    .exitOverride();
+  for (const c of COMMANDS) c.register(program);
+  return program;
+}
+
+function cleanupPending(): void {
+  for (const d of PENDING_DIRS) rmSync(d, { recursive: true, force: true });
+}
+
+export async function main(): Promise<void> {
+  const onSignal = (sig: NodeJS.Signals) => {
+    controller.abort();
+    cleanupPending();
+    process.stderr.write(`\nsiegesim: interrupted (${sig}); no report was written or changed\n`);
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    await buildProgram().parseAsync(process.argv);
+  } catch (e) {
+    const err = e as { code?: string; exitCode?: number; message?: string };
+    if (e instanceof UserError) {
+      process.stderr.write(`siegesim: ${e.message}\n`);
+      process.exitCode = e.code;
+    } else if (typeof err.code === 'string' && err.code.startsWith('commander.')) {
+      // commander has printed its message; help and version are not errors
+      process.exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 2;
+    } else {
+      cleanupPending();
+      process.stderr.write(`siegesim: internal error\n${(e as Error).stack ?? String(e)}\n`);
+      process.exitCode = 1;
+    }
+  }
+}
+

@@ -1,0 +1,76 @@
+/**
+ * Charts to SVG off the main thread. vega is the heaviest thing siegesim loads (about as long
+ * to load and warm up as everything else together), and a report is written only after its run:
+ * started early (`startRenderer`, before the rest of the program is even loaded), a renderer
+ * thread loads vega while the main thread validates and runs, so a small run does not wait for
+ * it. Where the built worker is missing (tests from source), charts are rendered in this thread.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+
+let worker: Worker | undefined;
+let nextId = 0;
+const waiting = new Map<number, { resolve: (svg: string) => void; reject: (e: Error) => void }>();
+
+function workerFile(): string | undefined {
+  const f = fileURLToPath(new URL('./render-worker.js', import.meta.url));
+  return existsSync(f) ? f : undefined;
+}
+
+/** Start the renderer thread now (idempotent); it holds the process open only while rendering. */
+export function startRenderer(): void {
+  if (worker) return;
+  const file = workerFile();
+  if (!file) return;
+  const w = new Worker(file);
+  w.on('message', (m: { id: number; svg?: string; error?: string }) => {
+    const p = waiting.get(m.id);
+    if (!p) return;
+    waiting.delete(m.id);
+    if (waiting.size === 0) w.unref();
+    if (m.error !== undefined) p.reject(new Error(`chart rendering failed: ${m.error}`));
+    else p.resolve(m.svg!);
+  });
+  w.on('error', (e) => {
+    for (const p of waiting.values()) p.reject(e);
+    waiting.clear();
+    if (worker === w) worker = undefined;
+  });
+  w.on('exit', () => {
+    if (worker === w) worker = undefined;
+  });
+  w.unref(); // after the listeners: attaching a 'message' listener refs the thread again
+  worker = w;
+}
+
+/** Render Vega-Lite specs (data inline) to SVG strings, in order. */
+export async function renderSvgs(specs: Record<string, unknown>[]): Promise<string[]> {
+  if (specs.length === 0) return [];
+  startRenderer();
+  const w = worker;
+  if (!w) {
+    const { renderSvg } = await import('./render.js');
+    const out: string[] = [];
+    for (const s of specs) out.push(await renderSvg(s));
+    return out;
+  }
+  w.ref();
+  return Promise.all(
+    specs.map(
+      (spec) =>
+        new Promise<string>((resolve, reject) => {
+          const id = nextId++;
+          waiting.set(id, { resolve, reject });
+          w.postMessage({ id, spec });
+        }),
+    ),
+  );
+}
+
+/** Stop the renderer thread (tests; the CLI just exits). */
+export async function stopRenderer(): Promise<void> {
+  const w = worker;
+  worker = undefined;
+  if (w) await w.terminate();
+}
