@@ -5,7 +5,9 @@
 //
 //   npm run bench                 # all benchmarks
 //   node --expose-gc bench/run.mjs surrender --seconds 3
-import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { availableParallelism, cpus } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -172,6 +174,65 @@ const benches = {
     }
     return out;
   },
+  /**
+   * The whole process, as a user runs it (`siegesim run`, built CLI, report written): what is
+   * lost between the kernel and the result. The kernel is timed in the same run as the yardstick.
+   */
+  async process() {
+    const { crusaderRex } = await dist('src/systems/crusader-rex/index.js');
+    const dir = mkdtempSync(path.join(tmpdir(), 'siegesim-bench-'));
+    const cli = path.join(ROOT, 'dist/src/cli/main.js');
+    const wall = (args) => {
+      const t0 = performance.now();
+      const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
+      return (performance.now() - t0) / 1000;
+    };
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    try {
+      // a tiny run (1 000 surrender trials: one chunk, in-process) against bare node
+      const tiny = path.join(dir, 'tiny.yaml');
+      writeFileSync(tiny, 'name: tiny\nsystem: surrender\nseed: 1\ntrials: 1000\nstructure: { surrender_level: 3 }\nturns: 12\n');
+      const bare = [];
+      const run = [];
+      for (let k = 0; k < 9; k++) {
+        bare.push(wall(['-e', '0']));
+        run.push(wall([cli, 'run', tiny, '--out', path.join(dir, 'tiny-out'), '--no-progress']));
+      }
+      const out = {
+        tiny_run: { node_seconds: +median(bare).toFixed(3), run_seconds: +median(run).toFixed(3), seconds_over_node: +(median(run) - median(bare)).toFixed(3) },
+      };
+      // the reference battle alone (no variants), 20 M battles, whole process on 1 and 2 threads
+      const file = 'scenarios/crusader-rex/reference-field-battle.yaml';
+      const text = readFileSync(path.join(ROOT, file), 'utf8');
+      const one = path.join(dir, 'reference.yaml');
+      writeFileSync(one, text.slice(0, text.indexOf('\nvariants:') + 1));
+      const v = loadScenario(file);
+      const c = crusaderRex.compile(v.points[0].variants[0].scenario);
+      const acc = new Float64Array(crusaderRex.kernel.accLength(c));
+      const s = deriveState('bench', file, 0);
+      const kernel = rate((n) => crusaderRex.kernel.run(c, s, n, acc));
+      const battles = 20_000_000;
+      const best = (threads) => {
+        let sec = Infinity;
+        for (let k = 0; k < 3; k++) sec = Math.min(sec, wall([cli, 'run', one, '--trials', String(battles), '--threads', String(threads), '--out', path.join(dir, 'ref-out'), '--no-progress']));
+        return sec;
+      };
+      const t1 = best(1);
+      const t2 = best(2);
+      out.reference_20m = {
+        battles,
+        kernel_battles_per_second: Math.round(kernel),
+        threads_1: { seconds: +t1.toFixed(3), battles_per_second: Math.round(battles / t1) },
+        threads_2: { seconds: +t2.toFixed(3), battles_per_second: Math.round(battles / t2) },
+        process_over_kernel_1_thread: +(battles / t1 / kernel).toFixed(3),
+        speedup_2_threads: +(t1 / t2).toFixed(3),
+      };
+      return out;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
   async 'cry-havoc'() {
     const { cryHavoc } = await dist('src/systems/cry-havoc/index.js');
     const out = {};
@@ -216,6 +277,11 @@ const TARGETS = {
   // the whole pipeline on one variant: piscina, per-chunk copies and the merge cost ~30%
   'crusader-rex.pool_reference_baseline.battles_per_second_per_thread': 3_000_000,
   'cry-havoc.melee-two-on-one.heap_bytes_per_trial': { max: 0.05 },
+  // issue 13: the whole process keeps >= 90% of the kernel's speed on one thread, scales to
+  // >= 1.8x on two, and a tiny run costs <= 0.35 s more than bare node
+  'process.reference_20m.process_over_kernel_1_thread': 0.9,
+  'process.reference_20m.speedup_2_threads': 1.8,
+  'process.tiny_run.seconds_over_node': { max: 0.35 },
 };
 
 const results = {};

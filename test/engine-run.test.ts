@@ -10,14 +10,14 @@ import { CancelledError, runGroups } from '../src/engine/run.js';
 import type { BatchTask } from '../src/engine/chunk.js';
 import { summaryCsv } from '../src/report/tables.js';
 
-// 5 chunks of 262 144 trials per sweep point (surrender's chunk size), 2 points x 2 variants.
+// 3 chunks (2 of 262 144) trials per sweep point (surrender's chunk size), 2 points x 2 variants.
 const SCENARIO = `name: r
 system: surrender
 seed: run-loop
-trials: 1100000
+trials: 600000
 structure: { surrender_level: 3 }
 besieger: { combat_units: 4, artillery: 1 }
-turns: 10
+turns: 6
 sweep:
   structure.surrender_level: [2, 4]
 variants:
@@ -71,9 +71,9 @@ describe('the run loop', () => {
     const jobs = jobsOf(v, compilePoints(v));
     const plain = await runGroups(jobs, { seed: v.seed, trials: v.trials, chunkTrials: 262_144 }, new InlineExecutor());
     for (const [threads, taskMs] of [
-      [1, 0.001], // one chunk per task
+      [3, 0.001], // one chunk per task
       [2, 40],
-      [3, 1e6], // as many chunks per task as allowed
+      [1, 1e6], // as many chunks per task as allowed, once the first tasks are timed
     ]) {
       const exec = new ShuffledExecutor(threads);
       const out = await runGroups(jobs, { seed: v.seed, trials: v.trials, chunkTrials: 262_144, taskMs }, exec);
@@ -91,8 +91,8 @@ describe('the run loop', () => {
     await runScenario(valid(), { executor: exec });
     const seen = new Map<string, number[]>();
     for (const t of exec.tasks) for (let j = 0; j < t.sizes.length; j++) (seen.get(t.stream) ?? seen.set(t.stream, []).get(t.stream)!).push(t.first + j);
-    for (const list of seen.values()) expect(list.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4]);
-    expect(exec.tasks.reduce((n, t) => n + t.sizes.reduce((a, b) => a + b, 0), 0)).toBe(2 * 1_100_000);
+    for (const list of seen.values()) expect(list.sort((a, b) => a - b)).toEqual([0, 1, 2]);
+    expect(exec.tasks.reduce((n, t) => n + t.sizes.reduce((a, b) => a + b, 0), 0)).toBe(2 * 600_000);
   });
 
   it('a failed batch rejects the run and nothing more is started', async () => {
@@ -119,7 +119,7 @@ describe('the run loop', () => {
     const started = exec.tasks.length;
     await new Promise((r) => setTimeout(r, 50));
     expect(exec.tasks.length).toBe(started);
-    expect(exec.tasks.reduce((n, t) => n + t.sizes.length, 0)).toBeLessThan(2 * 5);
+    expect(exec.tasks.reduce((n, t) => n + t.sizes.length, 0)).toBeLessThan(2 * 3);
   });
 
   it('progressive answers: onPartial sees every point grow chunk by chunk to the final result', async () => {
@@ -129,16 +129,16 @@ describe('the run loop', () => {
     const r = await runScenario(v, {
       onPartial: (point, trials, cases) => {
         seen[point].push(trials);
-        if (point === 1 && trials === 1_100_000) last = cases().map((c) => JSON.stringify(c.metrics));
+        if (point === 1 && trials === 600_000) last = cases().map((c) => JSON.stringify(c.metrics));
       },
     });
-    for (const s of seen) expect(s).toEqual(Array.from({ length: 5 }, (_, i) => Math.min(1_100_000, (i + 1) * 262_144)));
+    for (const s of seen) expect(s).toEqual(Array.from({ length: 3 }, (_, i) => Math.min(600_000, (i + 1) * 262_144)));
     expect(last).toEqual(r.cases.filter((c) => c.case === 2).map((c) => JSON.stringify(c.metrics)));
   });
 });
 
 describe('--precision', () => {
-  const small = SCENARIO.replace('trials: 1100000', 'trials: 4000');
+  const small = SCENARIO.replace('trials: 600000', 'trials: 4000');
 
   it('stops where the interval is narrow enough, the same wherever chunks run', async () => {
     const { widestOf } = await import('../src/api/run.js');
