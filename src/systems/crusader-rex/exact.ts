@@ -1,30 +1,20 @@
 /**
- * Exact answers for Crusader Rex (issue #3):
- *  - a field battle at a town without a castle (all 3 rounds, with reserves, fixed policies,
- *    deterministic tie-break): a forward Markov chain over (round, blocks' steps and places,
- *    roles, who has acted), each volley branching on its exact dice distribution;
+ * Exact answers for Crusader Rex:
+ *  - any battle or siege of up to BATTLE_MAX_BLOCKS blocks (`exactBattle`): a forward Markov
+ *    chain over every block's steps and place, the roles, the castle's owner and half-hit, the
+ *    round and game turn, each volley branching on its exact dice distribution. It follows the
+ *    whole procedure of rules/crusader-rex.md 2-4 and 6.5: field rounds (6.2, 6.31), reserves
+ *    (6.41, 6.42), control change (6.41), storms with double defense (6.53, 6.54), sallies
+ *    (6.55), relief forces cancelling a storm and the role swaps (6.56, 4.4), charge, harry,
+ *    retreat and withdrawal (6.32, 6.33, 6.6, 6.62), the attacker's retreat after R3 (2.8) and
+ *    siege attrition each game turn (6.57);
  *  - a siege left to attrition (no storm, no sally): each castle block loses a step per game
- *    turn with probability q (6.57), independently, so the garrison's fate is binomial;
- *  - a siege with storms over game turns (6.53, 6.54, 6.57): a chain over steps, places, the
- *    half-hit, round and turn (see `exactSiege`).
+ *    turn with probability q, independently, so the garrison's fate is binomial (a closed form
+ *    the tests hold the chain to; `check` uses it when the chain does not apply).
  * Written from the rules, separately from the kernel, so `check` compares two implementations.
  */
 import type { ExactSummary } from '../types.js';
-import { CASTLE, FIELD, GONE, LEFT, PENDING, SIDE_NAMES, STORM, type CrusaderRexCompiled } from './compile.js';
-
-interface State {
-  steps: number[];
-  loc: number[];
-  attacker: number;
-  r: number;
-  phase: number; // 0 round start, 1 acting, 2 after the rounds
-  acted: number; // bitmask
-  rounds: number;
-  slotsUsed: number[];
-}
-
-const key = (s: State) => `${s.steps.join('')}|${s.loc.join('')}|${s.attacker}|${s.r}|${s.phase}|${s.acted}|${s.rounds}|${s.slotsUsed.join(',')}`;
-const clone = (s: State): State => ({ ...s, steps: s.steps.slice(), loc: s.loc.slice(), slotsUsed: s.slotsUsed.slice() });
+import { CASTLE, FIELD, GONE, LEFT, PENDING, SALLY, SIDE_NAMES, STORM, type CrusaderRexCompiled } from './compile.js';
 
 /** (hits, sixes) distribution of s dice at firepower f: exact enumeration of 6^s rolls. */
 function volleyOutcomes(s: number, f: number): Map<string, number> {
@@ -45,31 +35,54 @@ function volleyOutcomes(s: number, f: number): Map<string, number> {
   return out;
 }
 
-/** The block of `side` at `at` that takes the next hit: most steps, ties by the policy (6.31). */
-function victim(c: CrusaderRexCompiled, s: { steps: number[]; loc: number[] }, side: number, at: number): number {
+/** A set of places as a bit mask over the location codes (compile.ts): (mask >> loc) & 1. */
+const at = (...places: number[]) => places.reduce((m, l) => m | (1 << l), 0);
+const M_FIELD = at(FIELD, SALLY, STORM); // the field: outside the castle, not on the road (1.4, 3.2)
+const M_TOWN = at(FIELD, SALLY, STORM, CASTLE);
+const M_CASTLE = at(CASTLE);
+const M_STORM = at(STORM);
+const M_PENDING = at(PENDING);
+
+/**
+ * The blocks of `side` at the places of `mask` that may take the next hit: those with the most
+ * steps (6.31), narrowed by the tie-break policy to one (first listed; protect the best: the
+ * worse initiative, then the lower firepower) or, with the random policy, all of them.
+ */
+function victims(c: CrusaderRexCompiled, s: { steps: number[]; loc: number[] }, side: number, mask: number): number[] {
   let t = -1;
+  let ties = 0;
   for (let b = 0; b < c.nb; b++) {
-    if (c.side[b] !== side || s.loc[b] !== at) continue;
-    if (t < 0 || s.steps[b] > s.steps[t]) t = b;
-    else if (s.steps[b] === s.steps[t] && c.tieBreak === 1 && (c.letter[b] > c.letter[t] || (c.letter[b] === c.letter[t] && c.fp[b] < c.fp[t]))) t = b;
+    if (c.side[b] !== side || !((mask >> s.loc[b]) & 1)) continue;
+    if (t < 0 || s.steps[b] > s.steps[t]) {
+      t = b;
+      ties = 1;
+    } else if (s.steps[b] === s.steps[t]) {
+      ties++;
+      if (c.tieBreak === 1 && (c.letter[b] > c.letter[t] || (c.letter[b] === c.letter[t] && c.fp[b] < c.fp[t]))) t = b;
+    }
   }
-  return t;
+  if (t < 0) return [];
+  if (c.tieBreak !== 2 || ties === 1) return [t];
+  const most = s.steps[t];
+  const tied: number[] = [];
+  for (let b = 0; b < c.nb; b++) if (c.side[b] === side && (mask >> s.loc[b]) & 1 && s.steps[b] === most) tied.push(b);
+  return tied;
 }
 
 /**
  * The next block to act (6.2): the side that fires first (defender, or the castle in a storm),
  * then the other, letter by letter; with Jihad the other side's letters all come first. A block
- * of `side` is eligible at place at[side] and not yet in `acted`; within a letter the first
- * listed, or the strongest with the strongest-first order.
+ * of side x is eligible at the places of masks[x] and not yet in `acted`; within a letter the
+ * first listed, or the strongest with the strongest-first order.
  */
-function nextToAct(c: CrusaderRexCompiled, s: { steps: number[]; loc: number[]; acted: number }, first: number, jihad: boolean, at: number[]): number {
+function nextToAct(c: CrusaderRexCompiled, s: { steps: number[]; loc: number[]; acted: number }, first: number, jihad: boolean, masks: number[]): number {
   const other = 1 - first;
   const sides = jihad ? [other, other, other, first, first, first] : [first, other, first, other, first, other];
   const letters = jihad ? [0, 1, 2, 0, 1, 2] : [0, 0, 1, 1, 2, 2];
   for (let k = 0; k < 6; k++) {
     let best = -1;
     for (let b = 0; b < c.nb; b++) {
-      if (s.acted & (1 << b) || c.side[b] !== sides[k] || c.letter[b] !== letters[k] || s.loc[b] !== at[sides[k]]) continue;
+      if (s.acted & (1 << b) || c.side[b] !== sides[k] || c.letter[b] !== letters[k] || !((masks[sides[k]] >> s.loc[b]) & 1)) continue;
       if (best < 0 || (c.strongestFirst === 1 && s.steps[b] > s.steps[best])) best = b;
     }
     if (best >= 0) return best;
@@ -87,8 +100,9 @@ function addState<S>(m: Map<string, { s: S; p: number }>, k: string, s: S, p: nu
 
 /**
  * The attrition curve of a chain: Σp·x and Σp·x² of each side's steps in the field (storming
- * included), in the castle and on the road, at the end of each round of each game turn (slot
- * 0-2) and after the turn's retreat and attrition (slot 3), listed as summarize.ts lists them.
+ * and sallying included), in the castle and on the road, at the end of each round of each game
+ * turn (slot 0-2) and after the turn's retreat and attrition (slot 3), listed as summarize.ts
+ * lists them.
  */
 function timeline(c: CrusaderRexCompiled) {
   const N = c.turns * 4 * 6;
@@ -101,7 +115,7 @@ function timeline(c: CrusaderRexCompiled) {
         for (let b = 0; b < c.nb; b++) {
           if (c.side[b] !== side) continue;
           const l = s.loc[b];
-          if (l === FIELD || l === STORM) v[0] += s.steps[b];
+          if (l === FIELD || l === STORM || l === SALLY) v[0] += s.steps[b];
           else if (l === CASTLE) v[1] += s.steps[b];
           else if (l === PENDING) v[2] += s.steps[b];
         }
@@ -126,157 +140,6 @@ function timeline(c: CrusaderRexCompiled) {
       return out;
     },
   };
-}
-
-export function fieldBattleApplies(c: CrusaderRexCompiled): boolean {
-  return c.rating === 0 && c.tieBreak !== 2 && c.harry === 0 && c.retreat === 0 && c.nb <= 8 && c.existing === 0;
-}
-
-export function exactFieldBattle(c: CrusaderRexCompiled): ExactSummary {
-  const inField = (s: State, b: number) => s.loc[b] === FIELD;
-  const fieldCount = (s: State, side: number) => s.loc.filter((l, b) => l === FIELD && c.side[b] === side).length;
-  const pending = (s: State, side: number) => s.loc.filter((l, b) => l === PENDING && c.side[b] === side).length;
-  const contested = (s: State) => fieldCount(s, 0) > 0 && fieldCount(s, 1) > 0;
-
-  /** 6.31: one hit at a time on the strongest field block; ties by the policy. */
-  const hitSide = (s: State, side: number, hits: number) => {
-    for (let h = 0; h < hits; h++) {
-      const best = victim(c, s, side, FIELD);
-      if (best < 0) return;
-      s.steps[best]--;
-      if (s.steps[best] === 0) s.loc[best] = GONE;
-    }
-  };
-
-  /** The next block to act (6.2): defender then attacker per letter, or Jihad R1. */
-  const nextActor = (s: State): number => nextToAct(c, s, 1 - s.attacker, c.jihad === 1 && s.r === 1 && s.attacker === c.attacker0, [FIELD, FIELD]);
-
-  const tl = timeline(c);
-  /** The rounds not fought after the battle ends early: reserves still arrive on time, for the record. */
-  const fillFrom = (s: State, slot: number, p: number) => {
-    for (; slot < 3; slot++) {
-      for (let b = 0; b < c.nb; b++) if (s.loc[b] === PENDING && c.arrive[b] <= slot + 1) s.loc[b] = FIELD;
-      tl.record(s, 1, slot, p);
-    }
-  };
-  const endOfRound = (s: State, p: number) => {
-    tl.record(s, 1, s.r - 1, p);
-    const gone = (side: number) => fieldCount(s, side) === 0 && pending(s, side) === 0;
-    if (gone(0) || gone(1) || s.r === 3) {
-      fillFrom(s, s.r, p);
-      s.phase = 2;
-    } else {
-      s.r++;
-      s.phase = 0;
-    }
-  };
-
-  const terminal = new Map<string, { s: State; p: number }>();
-  let live = new Map<string, { s: State; p: number }>();
-  const start: State = {
-    steps: c.steps0.slice(),
-    loc: c.loc0.slice(),
-    attacker: c.attacker0,
-    r: 1,
-    phase: 0,
-    acted: 0,
-    rounds: 0,
-    slotsUsed: [0, 0],
-  };
-  live.set(key(start), { s: start, p: 1 });
-  const add = (m: Map<string, { s: State; p: number }>, s: State, p: number) => addState(m, key(s), s, p);
-  for (let step = 0; live.size > 0 && step < 10_000; step++) {
-    const next = new Map<string, { s: State; p: number }>();
-    for (const { s: s0, p } of live.values()) {
-      const s = clone(s0);
-      if (s.phase === 0) {
-        if (s.r > 1) for (let b = 0; b < c.nb; b++) if (s.loc[b] === PENDING && c.arrive[b] === s.r) s.loc[b] = FIELD;
-        if (contested(s)) {
-          s.rounds++;
-          s.acted = 0;
-          s.phase = 1;
-        } else {
-          // nobody to fight this round: it passes (recorded), and the battle ends if nobody is coming
-          tl.record(s, 1, s.r - 1, p);
-          if (pending(s, 0) + pending(s, 1) === 0 || s.r === 3) {
-            fillFrom(s, s.r, p);
-            s.phase = 2;
-          } else s.r++;
-        }
-        add(next, s, p);
-        continue;
-      }
-      if (s.phase === 2) {
-        for (let b = 0; b < c.nb; b++) if (s.loc[b] === PENDING) s.loc[b] = FIELD;
-        if (contested(s)) {
-          // 2.8: the attacker retreats every field block; beyond the road slots, eliminated
-          for (let b = 0; b < c.nb; b++) {
-            if (c.side[b] !== s.attacker || s.loc[b] !== FIELD) continue;
-            const side = c.side[b];
-            if (c.slots[side] < 0 || s.slotsUsed[side] < c.slots[side]) {
-              s.slotsUsed[side]++;
-              s.loc[b] = LEFT;
-            } else {
-              s.steps[b] = 0;
-              s.loc[b] = GONE;
-            }
-          }
-        }
-        tl.record(s, 1, 3, p);
-        for (let turn = 2; turn <= c.turns; turn++) for (let slot = 0; slot < 4; slot++) tl.record(s, turn, slot, p);
-        add(terminal, s, p);
-        continue;
-      }
-      // phase 1: the end checks of 2.7, then the next block acts
-      if (!contested(s)) {
-        const def = 1 - s.attacker;
-        if (fieldCount(s, def) === 0 && fieldCount(s, s.attacker) > 0 && pending(s, def) > 0 && (c.controlChangeAnyRound === 1 || s.r === 1)) {
-          s.attacker = def; // 6.41 control change
-        }
-        endOfRound(s, p);
-        add(next, s, p);
-        continue;
-      }
-      const b = nextActor(s);
-      if (b < 0) {
-        endOfRound(s, p);
-        add(next, s, p);
-        continue;
-      }
-      s.acted |= 1 << b;
-      const enemy = 1 - c.side[b];
-      let charge = false;
-      if (c.knight[b] === 1 && c.charge === 1) charge = true;
-      if (c.knight[b] === 1 && c.charge === 2) {
-        let strongestEnemy = -1;
-        for (let e = 0; e < c.nb; e++) if (c.side[e] === enemy && inField(s, e) && (strongestEnemy < 0 || s.steps[e] > strongestEnemy)) strongestEnemy = s.steps[e];
-        charge = strongestEnemy >= 0 && strongestEnemy < s.steps[b];
-      }
-      const f = Math.min(6, c.fp[b] + (charge ? 1 : 0));
-      for (const [k, q] of volleyOutcomes(s.steps[b], f)) {
-        const [hits, sixes] = k.split(',').map(Number);
-        const t = clone(s);
-        if (charge && f < 6) {
-          // 6.32: each 6 is a self-hit on the charging block, before the enemy takes the hits
-          for (let x = 0; x < sixes && t.loc[b] !== GONE; x++) {
-            t.steps[b]--;
-            if (t.steps[b] === 0) t.loc[b] = GONE;
-          }
-        }
-        hitSide(t, enemy, hits);
-        add(next, t, p * q);
-      }
-    }
-    live = next;
-  }
-  const endings: Ending[] = [];
-  for (const { s, p } of terminal.values()) {
-    const inTown = (side: number) => s.loc.some((l, b) => l === FIELD && c.side[b] === side);
-    endings.push({ steps: s.steps, p, attIn: inTown(c.attacker0), defIn: inTown(1 - c.attacker0), rounds: s.rounds, fell: false, lifted: false });
-  }
-  const result = outcome(c, endings);
-  result.curves.attrition = tl.curve();
-  return result;
 }
 
 /** How one path of a chain ends, with its probability. */
@@ -393,41 +256,80 @@ export function exactAttrition(c: CrusaderRexCompiled): ExactSummary {
 }
 
 export function exactCrusaderRex(c: CrusaderRexCompiled): ExactSummary | null {
-  if (fieldBattleApplies(c)) return exactFieldBattle(c);
-  if (siegeApplies(c)) return exactSiege(c); // with the round-by-round attrition curve
+  if (battleApplies(c)) return exactBattle(c); // with the round-by-round attrition curve
   if (attritionApplies(c)) return exactAttrition(c);
   return null;
 }
 
-// --- storming a castle over game turns (6.53, 6.54, 6.57) ---
+// --- the whole battle: field, storm, sally, relief, over game turns ---
 //
-// A siege in which the besieged are all inside the castle with nobody coming to relieve them and
-// never sally, so the field is never contested: each round the besieger storms by its policy or
-// both pass, and each game turn ends in attrition. The chain's state is every block's steps and
-// place, the half-hit (1.5), the round and game turn, who has fired this round and the rounds
-// fought; each volley branches on Binomial(steps, fp/6), each turn's attrition on every castle
-// block's roll. It also yields the attrition curve (mean steps per side and place at the end of
-// each round of each turn), so `check` holds the kernel's timeline to it point by point.
+// A state is every block's steps and place, who attacks in the field and who owns the castle,
+// the half-hit (1.5), the game turn and round, the phase of the round, who has acted, the rounds
+// fought, the road slots used, and whether the castle fell, was ever besieged or went to
+// attrition early. Each step of the chain advances every live state by one action; identical
+// states merge. The procedure, with the section of rules/crusader-rex.md each part follows:
+//
+//  round start   (3.2, 6.5 pseudo-code) reserves arrive in R2/R3 of the first turn; if that makes
+//                the field contested while the castle is occupied, a relief force has arrived: the
+//                storm is cancelled (stormers back to the field, half-hit lost) and the besieged
+//                attack (6.56). "Field" is every block outside the castle and not on the road:
+//                stormers and sallying blocks count. R1 is skipped when the besieger's main force
+//                is still on the road. Then: a contested field is a field round, the besieged
+//                first declaring a sally in R2+ or in an existing siege (6.55); else, with the
+//                castle occupied, the besieger declares a storm (6.53, 6.54), else the besieged a
+//                sally (they attack an uncontested field), else both pass: on to the next round
+//                if the besieged have reserves coming, otherwise attrition at once (4.3).
+//  field round   (2.3, 2.7) end checks before every action: a side with no field blocks ends the
+//                round, and a defender whose main force is gone with reserves coming loses control
+//                of the field (6.41); then defender A, attacker A, ... each block withdraws,
+//                harries, retreats, charges or fires by its policy; hits one at a time on the
+//                strongest field block (6.31).
+//  storm round   (4.4) castle A, stormers A, ...; stormers take full hits, the castle half-hits
+//                (1.5); an empty castle falls, unless the besieged have reserves coming: then they
+//                attack and the besieger holds the empty castle; no stormer left ends the storm.
+//  after R3      (2.8, 6.57) sallies go back in, stormers come out, the half-hit is lost; the
+//                attacker retreats from a contested field (a relief force is the attacker); the
+//                besieger stays (or retreats, by policy); the castle rolls attrition if besiegers
+//                remain; an emptied castle falls.
 
-/** The siege chain applies: a castle, its holders all inside, none coming, no sally, fixed ties. */
-export function siegeApplies(c: CrusaderRexCompiled): boolean {
-  const own = c.castleOwner0;
-  if (own < 0 || c.sally !== 0 || c.tieBreak === 2 || c.nb > 10) return false;
-  for (let b = 0; b < c.nb; b++) if (c.side[b] === own && c.loc0[b] !== CASTLE) return false;
-  if (!c.loc0.some((l, b) => c.side[b] === own && l === CASTLE)) return false;
-  return c.loc0.some((l, b) => c.side[b] !== own && (l === FIELD || l === PENDING));
+/** Most blocks the whole-battle chain takes (its state space grows with every block). */
+export const BATTLE_MAX_BLOCKS = 10;
+
+export function battleApplies(c: CrusaderRexCompiled): boolean {
+  return c.nb <= BATTLE_MAX_BLOCKS;
 }
 
-interface SiegeState {
-  steps: number[];
-  loc: number[];
-  half: number; // the castle block carrying a half-hit, or -1
-  turn: number;
-  r: number;
-  phase: number; // 0 round start, 1 storming, 2 end of the game turn, 3 over
-  acted: number;
-  rounds: number;
-  fell: boolean;
+const START = 0; // a round begins
+const FIELD_ROUND = 1;
+const STORM_ROUND = 2;
+const AFTER = 3; // after the rounds of a game turn
+
+class Battle {
+  constructor(
+    public steps: number[],
+    public loc: number[],
+    public att: number, // the field attacker
+    public own: number, // the castle's owner, -1 without a castle
+    public half: number, // the castle block carrying a half-hit, or -1
+    public turn: number,
+    public r: number,
+    public phase: number,
+    public acted: number, // bitmask of blocks that have acted this round
+    public rounds: number,
+    public used0: number, // road slots used per side in this game turn's battle
+    public used1: number,
+    public fell: boolean,
+    public ever: boolean, // the castle was occupied at the start of some round
+    public early: boolean, // the turn ends before R3 (attrition after both passed, or nobody left)
+  ) {}
+  copy(): Battle {
+    return new Battle(this.steps.slice(), this.loc.slice(), this.att, this.own, this.half, this.turn, this.r, this.phase, this.acted, this.rounds, this.used0, this.used1, this.fell, this.ever, this.early);
+  }
+  key(): string {
+    let k = '';
+    for (let b = 0; b < this.steps.length; b++) k += String.fromCharCode(48 + this.steps[b] * 8 + this.loc[b]); // one character a block
+    return `${k}|${this.att}${this.own}|${this.half}|${this.turn}|${this.r}|${this.phase}|${this.acted}|${this.rounds}|${this.used0},${this.used1}|${this.fell ? 1 : 0}${this.ever ? 1 : 0}${this.early ? 1 : 0}`;
+  }
 }
 
 function binomialPmf(n: number, p: number): number[] {
@@ -436,203 +338,341 @@ function binomialPmf(n: number, p: number): number[] {
   return out;
 }
 
-export function exactSiege(c: CrusaderRexCompiled): ExactSummary {
-  const own = c.castleOwner0;
-  const bes = 1 - own;
+export function exactBattle(c: CrusaderRexCompiled): ExactSummary {
   const T = c.turns;
-  const sKey = (s: SiegeState) => `${s.steps.join('')}|${s.loc.join('')}|${s.half}|${s.turn}|${s.r}|${s.phase}|${s.acted}|${s.rounds}|${s.fell ? 1 : 0}`;
-  const copy = (s: SiegeState): SiegeState => ({ ...s, steps: s.steps.slice(), loc: s.loc.slice() });
-  const blocksAt = (s: SiegeState, side: number, at: number) => s.loc.filter((l, b) => l === at && c.side[b] === side).length;
-  const stepsAt = (s: SiegeState, side: number, at: number) => s.loc.reduce((n, l, b) => n + (l === at && c.side[b] === side ? s.steps[b] : 0), 0);
-  const inTown = (s: SiegeState, side: number) => s.loc.some((l, b) => c.side[b] === side && (l === FIELD || l === CASTLE || l === STORM));
-  const kill = (s: SiegeState, b: number) => {
+  /** Blocks (or steps) of `side` at the places of `mask`. */
+  const count = (s: Battle, side: number, mask: number) => {
+    let n = 0;
+    for (let b = 0; b < c.nb; b++) if (c.side[b] === side && (mask >> s.loc[b]) & 1) n++;
+    return n;
+  };
+  const stepsOf = (s: Battle, side: number, mask: number) => {
+    let n = 0;
+    for (let b = 0; b < c.nb; b++) if (c.side[b] === side && (mask >> s.loc[b]) & 1) n += s.steps[b];
+    return n;
+  };
+  const field = (s: Battle, side: number) => count(s, side, M_FIELD);
+  const pending = (s: Battle, side: number) => count(s, side, M_PENDING);
+  const contested = (s: Battle) => field(s, 0) > 0 && field(s, 1) > 0;
+  const castleBlocks = (s: Battle) => (s.own < 0 ? 0 : count(s, s.own, M_CASTLE));
+  const inTown = (s: Battle, side: number) => count(s, side, M_TOWN) > 0;
+  const moveAll = (s: Battle, from: number, to: number) => s.loc.forEach((l, b) => l === from && (s.loc[b] = to));
+  const lose = (s: Battle, b: number) => {
     s.steps[b]--;
     if (s.steps[b] === 0) {
       s.loc[b] = GONE;
       if (s.half === b) s.half = -1;
     }
   };
-
-  const tl = timeline(c);
-  const record = tl.record;
-  const terminal: { s: SiegeState; p: number }[] = [];
-  let live = new Map<string, { s: SiegeState; p: number }>();
-  const add = (m: Map<string, { s: SiegeState; p: number }>, s: SiegeState, p: number) => addState(m, sKey(s), s, p);
-
-  /** The round is over: record it; go on to the next round, or end the game turn early. */
-  const roundOver = (s: SiegeState, p: number, toAttrition: boolean, next: Map<string, { s: SiegeState; p: number }>) => {
-    record(s, s.turn, s.r - 1, p);
-    const pendingOf = (side: number) => blocksAt(s, side, PENDING);
-    const early = toAttrition || s.fell || (!inTown(s, 0) && pendingOf(0) === 0) || (!inTown(s, 1) && pendingOf(1) === 0);
-    if (early) {
-      // the rounds not fought: reserves still arrive on time (first game turn), for the record
-      for (let slot = s.r; slot < 3; slot++) {
-        if (s.turn === 1) for (let b = 0; b < c.nb; b++) if (s.loc[b] === PENDING && c.arrive[b] <= slot + 1) s.loc[b] = FIELD;
-        record(s, s.turn, slot, p);
-      }
-      s.phase = 2;
-    } else if (s.r === 3) s.phase = 2;
-    else {
-      s.r++;
-      s.phase = 0;
+  /** A block leaves by road if its side has a slot left (6.6, 6.61); otherwise it is eliminated. */
+  const canRetreat = (s: Battle, side: number) => c.slots[side] < 0 || (side === 0 ? s.used0 : s.used1) < c.slots[side];
+  const leave = (s: Battle, b: number) => {
+    const side = c.side[b];
+    if (canRetreat(s, side)) {
+      if (side === 0) s.used0++;
+      else s.used1++;
+      s.loc[b] = LEFT;
+    } else {
+      s.steps[b] = 0;
+      s.loc[b] = GONE;
     }
-    add(next, s, p);
   };
 
-  const start: SiegeState = { steps: c.steps0.slice(), loc: c.loc0.slice(), half: -1, turn: 1, r: 1, phase: 0, acted: 0, rounds: 0, fell: false };
-  live.set(sKey(start), { s: start, p: 1 });
+  /**
+   * `hits` applied one at a time to the side's blocks at `at`: full hits to the strongest
+   * (6.31), or with double defense (1.5) a half-hit first and the next hit on the same block.
+   * Each way it can end (several only with the random tie-break), with its probability.
+   */
+  const applyHits = (s: Battle, side: number, mask: number, hits: number, double: boolean, p: number, out: (t: Battle, q: number) => void): void => {
+    const targets = (t: Battle) => (double && t.half >= 0 ? [t.half] : victims(c, t, side, mask));
+    const strike = (t: Battle, b: number) => {
+      if (!double) lose(t, b);
+      else if (t.half === b) {
+        t.half = -1;
+        lose(t, b);
+      } else t.half = b;
+    };
+    if (c.tieBreak !== 2) {
+      // one victim at a time: a single way
+      for (let h = 0; h < hits; h++) {
+        const vs = targets(s);
+        if (vs.length === 0) break; // hits beyond the last block are lost
+        strike(s, vs[0]);
+      }
+      return out(s, p);
+    }
+    // the random tie-break: every tied block with equal chance, ways merged hit by hit
+    let ways = [{ s, p }];
+    for (let h = 0; h < hits; h++) {
+      const merged = new Map<string, { s: Battle; p: number }>();
+      for (const w of ways) {
+        const vs = targets(w.s);
+        if (vs.length === 0) addState(merged, w.s.key(), w.s, w.p);
+        for (const b of vs) {
+          const t = vs.length === 1 ? w.s : w.s.copy();
+          strike(t, b);
+          addState(merged, t.key(), t, w.p / vs.length);
+        }
+      }
+      ways = [...merged.values()];
+    }
+    for (const w of ways) out(w.s, w.p);
+  };
+
+  const tl = timeline(c);
+  const terminal: { s: Battle; p: number }[] = [];
+  let live = new Map<string, { s: Battle; p: number }>();
+  let next = new Map<string, { s: Battle; p: number }>();
+  const add = (s: Battle, p: number) => addState(next, s.key(), s, p);
+
+  /** The round is over: record it, then the next round, or the end of the turn (early: fill the rounds not fought). */
+  const endRound = (s: Battle, p: number) => {
+    tl.record(s, s.turn, s.r - 1, p);
+    const gone = (side: number) => !inTown(s, side) && pending(s, side) === 0;
+    if (s.early || s.fell || gone(0) || gone(1)) {
+      for (let slot = s.r; slot < 3; slot++) {
+        // the rounds not fought: the reserves still arrive on time (first turn), for the record
+        if (s.turn === 1) s.loc.forEach((l, b) => l === PENDING && c.arrive[b] <= slot + 1 && (s.loc[b] = FIELD));
+        tl.record(s, s.turn, slot, p);
+      }
+      s.phase = AFTER;
+    } else if (s.r === 3) s.phase = AFTER;
+    else {
+      s.r++;
+      s.phase = START;
+    }
+    add(s, p);
+  };
+
+  /** 6.55: the castle's blocks all sally, by the policy; true if they did. */
+  const sally = (s: Battle): boolean => {
+    if (c.sally === 0 || s.own < 0) return false;
+    const inside = stepsOf(s, s.own, M_CASTLE);
+    if (inside === 0) return false;
+    if (c.sally === 2 && inside + stepsOf(s, s.own, M_FIELD) < c.sallyRatio * stepsOf(s, 1 - s.own, M_FIELD)) return false;
+    moveAll(s, CASTLE, SALLY);
+    return true;
+  };
+
+  /** 6.53, 6.54: stormers keep storming; the strongest field blocks join up to the castle limit, by the policy. True if anyone storms. */
+  const storm = (s: Battle): boolean => {
+    const bes = 1 - s.own;
+    const already = count(s, bes, M_STORM);
+    if (c.storm !== 0 || already > 0) {
+      const joining: number[] = [];
+      for (let k = already; k < c.rating; k++) {
+        let pick = -1;
+        for (let b = 0; b < c.nb; b++) if (c.side[b] === bes && s.loc[b] === FIELD && !joining.includes(b) && (pick < 0 || s.steps[b] > s.steps[pick])) pick = b;
+        if (pick < 0) break;
+        joining.push(pick);
+      }
+      const strength = stepsOf(s, bes, M_STORM) + joining.reduce((n, b) => n + s.steps[b], 0);
+      if (already > 0 || c.storm === 1 || strength >= c.stormRatio * 2 * stepsOf(s, s.own, M_CASTLE)) for (const b of joining) s.loc[b] = STORM;
+    }
+    return count(s, bes, M_STORM) > 0;
+  };
+
+  const roundStart = (s: Battle, p: number) => {
+    const wasContested = contested(s);
+    if (s.turn === 1 && s.r > 1) s.loc.forEach((l, b) => l === PENDING && c.arrive[b] === s.r && (s.loc[b] = FIELD));
+    if (!wasContested && contested(s) && castleBlocks(s) > 0) {
+      // 3.2, 6.56: a relief force arrives: the storm is cancelled and the besieged attack
+      moveAll(s, STORM, FIELD);
+      s.half = -1;
+      s.att = s.own;
+    }
+    const occupied = castleBlocks(s) > 0;
+    if (occupied) s.ever = true;
+    const bes = occupied ? 1 - s.own : -1;
+    s.acted = 0;
+    if (s.r === 1 && occupied && !contested(s) && field(s, bes) === 0 && pending(s, bes) > 0) {
+      tl.record(s, s.turn, 0, p); // R1 skipped: the besieger's main force is still on the road
+      s.r = 2;
+      return add(s, p);
+    }
+    if (contested(s)) {
+      s.rounds++;
+      if (occupied && (s.r > 1 || s.turn > 1 || c.existing === 1)) sally(s);
+      s.phase = FIELD_ROUND;
+      return add(s, p);
+    }
+    if (occupied && field(s, bes) > 0) {
+      if (storm(s)) {
+        s.rounds++;
+        s.att = bes; // 4.4: the besieger attacks in a storm
+        s.phase = STORM_ROUND;
+        return add(s, p);
+      }
+      if (sally(s)) {
+        s.rounds++;
+        s.att = s.own; // a sally into an uncontested field attacks
+        s.phase = FIELD_ROUND;
+        return add(s, p);
+      }
+      // both pass (4.3): the next round if the besieged have reserves coming (or, with the
+      // toggle, the besieger), otherwise attrition now
+      if (!(pending(s, s.own) > 0 || (c.declinedSallyAttrition === 0 && pending(s, bes) > 0))) s.early = true;
+      return endRound(s, p);
+    }
+    if (pending(s, 0) + pending(s, 1) === 0) s.early = true; // nobody to fight and nobody coming
+    endRound(s, p);
+  };
+
+  const jihadNow = (s: Battle) => c.jihad === 1 && s.turn === 1 && s.r === 1 && s.att === c.attacker0;
+
+  /** One block's volley: its (hits, self-hits) and their probabilities (made once per steps, firepower, charge). */
+  const volleys = new Map<number, [number, number, number][]>();
+  const volley = (steps: number, fp: number, charge: boolean): [number, number, number][] => {
+    const k = (steps * 8 + fp) * 2 + (charge ? 1 : 0);
+    let out = volleys.get(k);
+    if (out) return out;
+    if (!charge) out = binomialPmf(steps, fp / 6).map((q, h) => [h, 0, q]);
+    else {
+      const f = Math.min(6, fp + 1);
+      out = [...volleyOutcomes(steps, f)].map(([key, q]) => {
+        const [h, six] = key.split(',').map(Number);
+        return [h, f < 6 ? six : 0, q];
+      });
+    }
+    volleys.set(k, out);
+    return out;
+  };
+
+  const fieldStep = (s: Battle, p: number) => {
+    if (!contested(s)) {
+      // 2.7: the round ends; 6.41: a defending main force gone with reserves coming hands the field over
+      const def = 1 - s.att;
+      if (field(s, def) === 0 && field(s, s.att) > 0 && pending(s, def) > 0 && (c.controlChangeAnyRound === 1 || s.r === 1)) {
+        s.att = def;
+        if (s.own >= 0 && castleBlocks(s) === 0) s.own = 1 - s.att; // the new defender holds the empty castle
+      }
+      return endRound(s, p);
+    }
+    const b = nextToAct(c, s, 1 - s.att, jihadNow(s), [M_FIELD, M_FIELD]);
+    if (b < 0) return endRound(s, p);
+    s.acted |= 1 << b;
+    const side = c.side[b];
+    const enemy = 1 - side;
+    const weaker = stepsOf(s, side, M_FIELD) < stepsOf(s, enemy, M_FIELD);
+    // 6.62: the castle owner's field block (when defending) or a sallying block withdraws inside
+    if (c.withdraw === 1 && side === s.own && (s.loc[b] === SALLY || side !== s.att) && weaker) {
+      if (s.loc[b] === SALLY || count(s, side, at(CASTLE, SALLY)) < c.rating) {
+        s.loc[b] = CASTLE;
+        return add(s, p);
+      }
+    }
+    const harry = c.harry === 1 && c.harrier[b] === 1 && s.loc[b] === FIELD && canRetreat(s, side); // 6.33
+    if (!harry && c.retreat === 1 && s.loc[b] === FIELD && canRetreat(s, side) && weaker) {
+      leave(s, b); // 6.6: retreat instead of firing
+      return add(s, p);
+    }
+    let charge = false; // 6.32
+    if (!harry && c.knight[b] === 1 && c.charge === 1) charge = true;
+    if (!harry && c.knight[b] === 1 && c.charge === 2) {
+      const t = victims(c, s, enemy, M_FIELD)[0];
+      charge = t !== undefined && s.steps[t] < s.steps[b];
+    }
+    for (const [hits, self, q] of volley(s.steps[b], c.fp[b], charge)) {
+      const t = s.copy();
+      for (let k = 0; k < self && t.loc[b] !== GONE; k++) lose(t, b); // self-hits first, on the charger
+      applyHits(t, enemy, M_FIELD, hits, false, p * q, (u, pu) => {
+        if (harry) leave(u, b); // the harrier fired; now it leaves by road
+        add(u, pu);
+      });
+    }
+  };
+
+  const stormStep = (s: Battle, p: number) => {
+    const bes = 1 - s.own;
+    if (castleBlocks(s) === 0) {
+      if (pending(s, s.own) > 0) {
+        // 4.4: the castle is empty, but the besieged have reserves coming: they will attack,
+        // and the besieger holds the empty castle
+        s.att = s.own;
+        s.own = bes;
+      } else s.fell = true;
+      moveAll(s, STORM, FIELD);
+      s.half = -1;
+      return endRound(s, p);
+    }
+    if (count(s, bes, M_STORM) === 0) {
+      s.half = -1; // storming repulsed: the half-hit is lost
+      return endRound(s, p);
+    }
+    const a = nextToAct(c, s, s.own, jihadNow(s), s.own === 0 ? [M_CASTLE, M_STORM] : [M_STORM, M_CASTLE]);
+    if (a < 0) return endRound(s, p);
+    s.acted |= 1 << a;
+    if (c.side[a] === bes && c.withdraw === 1 && stepsOf(s, bes, M_STORM) < 2 * stepsOf(s, s.own, M_CASTLE)) {
+      s.loc[a] = FIELD; // 6.62: a stormer withdraws to the field
+      return add(s, p);
+    }
+    const toCastle = c.side[a] === bes;
+    for (const [hits, , q] of volley(s.steps[a], c.fp[a], false)) {
+      const t = s.copy();
+      applyHits(t, toCastle ? s.own : bes, toCastle ? M_CASTLE : M_STORM, hits, toCastle, p * q, add);
+    }
+  };
+
+  const afterRounds = (s: Battle, p: number) => {
+    // 2.8: sallies go back in, stormers come out, the half-hit is lost; late reserves join
+    moveAll(s, SALLY, CASTLE);
+    moveAll(s, STORM, FIELD);
+    moveAll(s, PENDING, FIELD);
+    s.half = -1;
+    if (!s.fell && contested(s)) for (let b = 0; b < c.nb; b++) if (c.side[b] === s.att && s.loc[b] === FIELD) leave(s, b);
+    const finish = (t: Battle, q: number) => {
+      tl.record(t, t.turn, 3, q);
+      if (t.fell || !inTown(t, 0) || !inTown(t, 1) || t.turn === T) {
+        for (let turn = t.turn + 1; turn <= T; turn++) for (let slot = 0; slot < 4; slot++) tl.record(t, turn, slot, q);
+        terminal.push({ s: t, p: q });
+        return;
+      }
+      t.turn++;
+      t.r = 1;
+      t.phase = START;
+      t.used0 = 0;
+      t.used1 = 0;
+      t.early = false;
+      add(t, q);
+    };
+    if (s.fell || castleBlocks(s) === 0) return finish(s, p);
+    const bes = 1 - s.own;
+    if (c.besiegerRetreats === 1) for (let b = 0; b < c.nb; b++) if (c.side[b] === bes && s.loc[b] === FIELD) leave(s, b);
+    if (field(s, bes) === 0) return finish(s, p);
+    // 6.57: each castle block loses a step with probability attritionOn / 6
+    const inside = s.loc.map((l, b) => (l === CASTLE ? b : -1)).filter((b) => b >= 0);
+    const q = c.attritionOn / 6;
+    for (let mask = 0; mask < 1 << inside.length; mask++) {
+      const t = s.copy();
+      let pr = p;
+      inside.forEach((b, i) => {
+        if (mask & (1 << i)) {
+          pr *= q;
+          lose(t, b);
+        } else pr *= 1 - q;
+      });
+      if (pr === 0) continue;
+      if (castleBlocks(t) === 0 && inTown(t, bes)) t.fell = true;
+      finish(t, pr);
+    }
+  };
+
+  const start = new Battle(c.steps0.slice(), c.loc0.slice(), c.attacker0, c.castleOwner0, -1, 1, 1, START, 0, 0, 0, 0, false, false, false);
+  // 6.56: a relief force already in the field in R1 of an existing siege attacks the besiegers
+  if (c.existing === 1 && castleBlocks(start) > 0 && contested(start)) start.att = start.own;
+  live.set(start.key(), { s: start, p: 1 });
   for (let guard = 0; live.size > 0; guard++) {
-    if (guard > 100_000) throw new Error('siege chain did not finish');
-    const next = new Map<string, { s: SiegeState; p: number }>();
-    for (const { s: s0, p } of live.values()) {
-      const s = copy(s0);
-      if (s.phase === 0) {
-        // 6.41/6.42: reserves reach the field at the start of their round (first game turn only)
-        if (s.turn === 1 && s.r > 1) for (let b = 0; b < c.nb; b++) if (s.loc[b] === PENDING && c.arrive[b] === s.r) s.loc[b] = FIELD;
-        const besField = blocksAt(s, bes, FIELD);
-        const besPending = blocksAt(s, bes, PENDING);
-        if (s.r === 1 && besField === 0 && besPending > 0) {
-          // R1 is skipped: the besieger's main force is still on the road
-          record(s, s.turn, 0, p);
-          s.r = 2;
-          add(next, s, p);
-          continue;
-        }
-        if (besField + blocksAt(s, bes, STORM) === 0) {
-          roundOver(s, p, false, next); // nobody to storm with; reserves may still come
-          continue;
-        }
-        // 6.53/6.54: declare the storm; blocks already storming keep storming, new ones join up
-        // to the castle limit, strongest first
-        const storming = blocksAt(s, bes, STORM);
-        if (c.storm !== 0 || storming > 0) {
-          const joining: number[] = [];
-          for (let k = 0; k < c.rating - storming; k++) {
-            let pick = -1;
-            for (let b = 0; b < c.nb; b++) {
-              if (c.side[b] !== bes || s.loc[b] !== FIELD || joining.includes(b)) continue;
-              if (pick < 0 || s.steps[b] > s.steps[pick]) pick = b;
-            }
-            if (pick < 0) break;
-            joining.push(pick);
-          }
-          const strength = stepsAt(s, bes, STORM) + joining.reduce((n, b) => n + s.steps[b], 0);
-          const go = storming > 0 || c.storm === 1 || strength >= c.stormRatio * 2 * stepsAt(s, own, CASTLE);
-          if (go) for (const b of joining) s.loc[b] = STORM;
-        }
-        if (blocksAt(s, bes, STORM) > 0) {
-          s.rounds++;
-          s.acted = 0;
-          s.phase = 1;
-          add(next, s, p);
-        } else if (c.declinedSallyAttrition === 0 && besPending > 0) roundOver(s, p, false, next); // both pass; the besieger waits for its reserves
-        else roundOver(s, p, true, next); // both pass: attrition (6.53)
-        continue;
-      }
-      if (s.phase === 1) {
-        // a storm ends when the castle is empty (it falls) or no stormer is left (repulsed)
-        if (blocksAt(s, own, CASTLE) === 0 || blocksAt(s, bes, STORM) === 0) {
-          if (blocksAt(s, own, CASTLE) === 0) {
-            s.fell = true;
-            for (let b = 0; b < c.nb; b++) if (s.loc[b] === STORM) s.loc[b] = FIELD;
-          }
-          s.half = -1;
-          roundOver(s, p, false, next);
-          continue;
-        }
-        // 6.2 in a storm: castle A, stormers A, castle B, ...; Jihad R1: the besieger's letters first
-        const jihad = c.jihad === 1 && s.turn === 1 && s.r === 1 && bes === c.attacker0;
-        const a = nextToAct(c, s, own, jihad, own === 0 ? [CASTLE, STORM] : [STORM, CASTLE]);
-        if (a < 0) {
-          roundOver(s, p, false, next);
-          continue;
-        }
-        s.acted |= 1 << a;
-        if (c.side[a] === bes && c.withdraw === 1 && stepsAt(s, bes, STORM) < 2 * stepsAt(s, own, CASTLE)) {
-          s.loc[a] = FIELD; // 6.62: a weaker storm withdraws block by block
-          add(next, s, p);
-          continue;
-        }
-        binomialPmf(s.steps[a], c.fp[a] / 6).forEach((q, hits) => {
-          const t = copy(s);
-          for (let h = 0; h < hits; h++) {
-            if (c.side[a] === own) {
-              const v = victim(c, t, bes, STORM); // stormers take full hits
-              if (v < 0) break;
-              kill(t, v);
-            } else if (t.half >= 0) {
-              kill(t, t.half); // 1.5: the hit after a half-hit must go on the same block
-              t.half = -1;
-            } else {
-              const v = victim(c, t, own, CASTLE);
-              if (v < 0) break;
-              t.half = v;
-            }
-          }
-          add(next, t, p * q);
-        });
-        continue;
-      }
-      if (s.phase === 2) {
-        // end of the game turn: stormers come out, reserves join, the half-hit is lost (1.5)
-        for (let b = 0; b < c.nb; b++) if (s.loc[b] === STORM || s.loc[b] === PENDING) s.loc[b] = FIELD;
-        s.half = -1;
-        const finish = (t: SiegeState, q: number) => {
-          record(t, t.turn, 3, q);
-          if (t.fell || !inTown(t, 0) || !inTown(t, 1) || t.turn === T) {
-            for (let turn = t.turn + 1; turn <= T; turn++) for (let slot = 0; slot < 4; slot++) record(t, turn, slot, q);
-            t.phase = 3;
-            terminal.push({ s: t, p: q });
-            return;
-          }
-          t.turn++;
-          t.r = 1;
-          t.phase = 0;
-          add(next, t, q);
-        };
-        if (s.fell || blocksAt(s, own, CASTLE) === 0) {
-          finish(s, p);
-          continue;
-        }
-        if (c.besiegerRetreats === 1) {
-          let used = 0; // 2.8: by road, as many as the slots allow; the rest are eliminated
-          for (let b = 0; b < c.nb; b++) {
-            if (c.side[b] !== bes || s.loc[b] !== FIELD) continue;
-            if (c.slots[bes] < 0 || used < c.slots[bes]) {
-              used++;
-              s.loc[b] = LEFT;
-            } else {
-              s.steps[b] = 0;
-              s.loc[b] = GONE;
-            }
-          }
-        }
-        if (blocksAt(s, bes, FIELD) === 0) {
-          finish(s, p);
-          continue;
-        }
-        // 6.57: every castle block rolls; each loses a step with probability attritionOn/6
-        const inside = s.loc.map((l, b) => (l === CASTLE ? b : -1)).filter((b) => b >= 0);
-        const q = c.attritionOn / 6;
-        for (let mask = 0; mask < 1 << inside.length; mask++) {
-          const t = copy(s);
-          let pr = p;
-          inside.forEach((b, i) => {
-            if (mask & (1 << i)) {
-              pr *= q;
-              kill(t, b);
-            } else pr *= 1 - q;
-          });
-          if (pr === 0) continue;
-          if (blocksAt(t, own, CASTLE) === 0) t.fell = true;
-          finish(t, pr);
-        }
-        continue;
-      }
+    if (guard > 100_000) throw new Error('battle chain did not finish');
+    next = new Map();
+    for (const { s, p } of live.values()) {
+      // (each live state is advanced once and dropped: it is changed in place)
+      if (s.phase === START) roundStart(s, p);
+      else if (s.phase === FIELD_ROUND) fieldStep(s, p);
+      else if (s.phase === STORM_ROUND) stormStep(s, p);
+      else afterRounds(s, p);
     }
     live = next;
   }
-
   const result = outcome(
     c,
     terminal.map(({ s, p }) => ({
@@ -642,7 +682,7 @@ export function exactSiege(c: CrusaderRexCompiled): ExactSummary {
       defIn: inTown(s, 1 - c.attacker0),
       rounds: s.rounds,
       fell: s.fell,
-      lifted: blocksAt(s, own, CASTLE) > 0 && blocksAt(s, bes, FIELD) === 0,
+      lifted: s.ever && castleBlocks(s) > 0 && field(s, 1 - s.own) === 0,
     })),
   );
   result.curves.attrition = tl.curve();

@@ -248,13 +248,20 @@ function setLoc(c: CrusaderRexCompiled, b: number, where: number): void {
   loc[b] = where;
 }
 
-const inField = (b: number) => loc[b] === FIELD || loc[b] === SALLY;
+/**
+ * The field (1.4, 3.2): every block in the town outside the castle that is not a reserve still
+ * on the road, so stormers and sallying blocks count. (Stormers and a contested field never
+ * meet: a relief force arriving cancels the storm, and a storm is declared only into an
+ * uncontested field. Counting them is what notices that arrival: issue #17.)
+ */
+const IN_FIELD = Uint8Array.from({ length: LEFT + 1 }, (_, l) => (l === FIELD || l === SALLY || l === STORM ? 1 : 0));
+const inField = (b: number) => IN_FIELD[loc[b]] === 1;
 
 function count(_c: CrusaderRexCompiled, side: number, where: number): number {
   return nIn[side * 8 + where];
 }
 function fieldBlocks(_c: CrusaderRexCompiled, side: number): number {
-  return nIn[side * 8 + FIELD] + nIn[side * 8 + SALLY];
+  return nIn[side * 8 + FIELD] + nIn[side * 8 + SALLY] + nIn[side * 8 + STORM];
 }
 function fieldSteps(c: CrusaderRexCompiled, side: number): number {
   let n = 0;
@@ -623,7 +630,8 @@ function battleTurn(c: CrusaderRexCompiled, rng: RngState, acc: Float64Array, tu
       const contestedBefore = fieldContested(c);
       for (let b = 0; b < c.nb; b++) if (loc[b] === PENDING && c.arrive[b] === r) setLoc(c, b, FIELD);
       if (!contestedBefore && fieldContested(c) && castleCount(c) > 0) {
-        // a relief arrival (3.2): any storm is cancelled and the besieged attack
+        // a relief arrival (3.2, 6.56): any storm is cancelled and the besieged attack (with
+        // every besieger storming too: stormers are in the field, inField)
         for (let b = 0; b < c.nb; b++) if (loc[b] === STORM) setLoc(c, b, FIELD);
         halfhit = -1;
         attacker = castleOwner;
@@ -644,7 +652,7 @@ function battleTurn(c: CrusaderRexCompiled, rng: RngState, acc: Float64Array, tu
         declareSally(c);
       }
       fieldRound(c, rng, r, jihad && attacker === c.attacker0);
-    } else if (occupied && fieldBlocks(c, besieger) + count(c, besieger, STORM) > 0) {
+    } else if (occupied && fieldBlocks(c, besieger) > 0) {
       // a siege round (6.53): storm, else sally, else both pass
       if (declareStorm(c)) {
         rounds++;

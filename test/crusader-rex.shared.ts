@@ -1,0 +1,61 @@
+/** Scenario builders and checks shared by the Crusader Rex test files. */
+import { expect } from 'vitest';
+import { stringify } from 'yaml';
+import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
+import { compileCrusaderRex } from '../src/systems/crusader-rex/compile.js';
+import type { ScenarioResult } from '../src/systems/types.js';
+import { merge, type Tree } from './helpers.js';
+
+const HEAD = 'name: cr\nsystem: crusader-rex\nseed: crusader-tests\n';
+export function valid(body: Tree, trials = 20000) {
+  const v = validateText('cr.yaml', `${HEAD}trials: ${trials}\n${stringify(body)}`);
+  if (!v.ok) throw new Error(v.issues.map((i) => `${i.path}: ${i.message}`).join('; '));
+  return v.value;
+}
+export const compiled = (body: Tree) => compileCrusaderRex(valid(body).points[0].variants[0].scenario);
+export async function pair(body: Tree, path: string, value: unknown, trials = 20000): Promise<ScenarioResult> {
+  return runScenario(valid(merge(body, { variants: [{ name: 'base' }, { name: 'alt', set: { [path]: value } }] }), trials));
+}
+export const m = (r: ScenarioResult, vi: number, metric: string) => r.cases[vi].metrics[metric].value;
+/** The attrition curve's point (turn, round, side, place) of variant vi. */
+export const att = (r: ScenarioResult, vi: number, x: Record<string, string | number>) =>
+  r.cases[vi].curves.attrition.find((p) => Object.entries(x).every(([k, v]) => p.x[k] === v))!.m;
+export const up = (z: number) => expect(z).toBeGreaterThan(4);
+export const down = (z: number) => expect(z).toBeLessThan(-4);
+
+/**
+ * Let the test worker answer vitest's calls: the chain and an in-process run are synchronous, and
+ * a file of them that never yields can hold a reply past vitest's 60 s RPC timeout on a busy
+ * machine ("Timeout calling onTaskUpdate").
+ */
+export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The kernel against the exact chain on every metric and curve point (|z| < 4.5); returns both. */
+export async function agreesWithExact(body: Tree, trials = 60000) {
+  const v = valid(body, trials);
+  await yieldToEventLoop();
+  const exact = exactScenario(v);
+  expect(exact[0].exact).not.toBeNull();
+  await yieldToEventLoop();
+  const result = await runScenario(v);
+  await yieldToEventLoop();
+  const rows = checkScenario(result, exact);
+  expect(rows.length).toBeGreaterThan(4);
+  for (const r of rows) expect(Math.abs(r.z), `${r.metric}: ${r.simulated} vs ${r.exact}`).toBeLessThan(CHECK_Z_LIMIT);
+  return { result, exact: exact[0].exact! };
+}
+
+export const FIELD_BATTLE: Tree = {
+  town: { rating: 0 },
+  player1: 'saracens',
+  attacker: 'saracens',
+  blocks: [{ block: 'Saladin' }, { block: 'Al Adil' }, { block: 'Turks 3' }, { block: 'Kurds 1' }, { block: 'King Guy' }, { block: 'Conrad' }, { block: 'Jerusalem Templars' }, { block: 'Genoa Pilgrims' }],
+};
+export const SIEGE: Tree = {
+  town: { rating: 2 },
+  player1: 'saracens',
+  situation: 'existing_siege',
+  besieged: 'franks',
+  blocks: [{ block: 'Raymond (Tiberias)', at: 'castle' }, { block: 'Walter', at: 'castle' }, { block: 'Saladin' }, { block: 'Al Mashtub' }, { block: 'Tuman' }],
+  policy: { storm: 'always' },
+};
