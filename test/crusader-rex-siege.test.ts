@@ -4,10 +4,13 @@
  * exact chain on a battle where that rule decides the outcome, plus what the rule says can be
  * seen directly (a curve point that must not move, or must).
  */
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { runScenario } from '../src/api.js';
 import { merge, zDiff, type Tree } from './helpers.js';
-import { agreesWithExact, att, m, pair, up } from './crusader-rex.shared.js';
+import { yieldToEventLoop, agreesWithExact, att, m, pair, up } from './crusader-rex.shared.js';
+
+// every test here runs synchronously for seconds: let the worker answer vitest between tests
+beforeEach(yieldToEventLoop);
 import { battleApplies } from '../src/systems/crusader-rex/exact.js';
 import type { CrusaderRexCompiled } from '../src/systems/crusader-rex/compile.js';
 

@@ -1,11 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
 import { CASTLE, FIELD, PENDING } from '../src/systems/crusader-rex/compile.js';
 import { _tables } from '../src/systems/crusader-rex/kernel.js';
 import { attritionApplies, battleApplies, exactAttrition, exactBattle } from '../src/systems/crusader-rex/exact.js';
 import { merge, zAll, zDiff, type Tree } from './helpers.js';
-import { agreesWithExact, att, compiled, down, FIELD_BATTLE, m, pair, SIEGE, up, valid } from './crusader-rex.shared.js';
+import { yieldToEventLoop, agreesWithExact, att, compiled, down, FIELD_BATTLE, m, pair, SIEGE, up, valid } from './crusader-rex.shared.js';
+
+// every test here runs synchronously for seconds: let the worker answer vitest between tests
+beforeEach(yieldToEventLoop);
 
 const HEAD = 'name: cr\nsystem: crusader-rex\nseed: crusader-tests\n';
 
