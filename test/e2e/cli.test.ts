@@ -168,7 +168,7 @@ describe('exact, check, validate, schema', () => {
     const r = await cli(['check', 'scenarios', '--trials', '20000']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/check passed: \d+ comparisons/);
-  });
+  }, 180_000); // every exact solver and ~4000 comparisons: 11 s of CPU, over a minute on a loaded machine
 
   it('check exits 1 when a |z| exceeds the limit', async () => {
     // With a limit of 0.001 some of the ~60 comparisons must exceed it: the exit path is real.
