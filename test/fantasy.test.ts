@@ -161,13 +161,8 @@ describe('fantasy: shield spending (H9) picks', () => {
     const ct = compiled(merge(FIELD, { policy: { shield_spending: 'threshold' } }));
     K.ensure(ct);
     face(1, 1, 1, 1);
-    const kills = K.killsTab();
     // kills by points cancelled: 0-1 -> 2 kills, 2+ -> 1 kill: the smallest cover of 2 is one 2
-    kills[0] = 2;
-    kills[1] = 2;
-    kills[2] = 1;
-    kills[3] = 1;
-    kills[4] = 1;
+    K.setPrices([70, 70, 35, 35, 35], [2, 2, 1, 1, 1]);
     expect(K.spendShields(ct, 1, 4, false, 0)).toBe(2);
     expect([K.pool[5], K.pool[6], K.pool[7]]).toEqual([1, 0, 1]);
   });
@@ -175,8 +170,7 @@ describe('fantasy: shield spending (H9) picks', () => {
     const co = compiled(FIELD);
     K.ensure(co);
     face(1, 1, 1, 1);
-    const loss = K.lossTab();
-    for (let p = 0; p <= 6; p++) loss[p] = p >= 3 ? 0 : 35; // cancelling 3 saves everything
+    K.setPrices([35, 35, 35, 0, 0, 0, 0], []); // cancelling 3 saves everything
     expect(K.spendShields(co, 1, 6, false, 0)).toBe(3); // one 3, not 1+2
     expect([K.pool[5], K.pool[6], K.pool[7]]).toEqual([1, 1, 0]);
     face(1, 1, 1, 1);

@@ -17,7 +17,7 @@
  *   [13 + R + (R + 1) * 30 + d]       Phase A damage after shields = d, d = 0..maxVolley
  */
 import { nextTrialState, type RngState } from '../../engine/rng.js';
-import { rollDie } from '../../engine/dice.js';
+import { dieThreshold, rollDie } from '../../engine/dice.js';
 import type { Kernel } from '../types.js';
 import { CAP, CAV, CLE, ENG, INF, MAG, ARC, NT, type FantasyCompiled } from './compile.js';
 
@@ -64,16 +64,23 @@ const P_RECEIVER = 4;
 let sized: FantasyCompiled | null = null;
 let H1 = 0;
 let SIDE = 0; // ints per side
+/**
+ * Running totals live in the count arrays themselves, after both sides' classes: alive per
+ * (side, group, type) at TOT + (s * G + g) * NT + t, and per (side, group) at TOTG + s * G + g.
+ * Every change of a class count goes through `addCount`, so counting a type or a side is a few
+ * reads instead of a scan of every class.
+ */
+let TOT = 0;
+let TOTG = 0;
+let NTH = 0; // NT * H1: class index / NTH = s * G + g
 let cnt = new Int32Array(0);
 let tmp = new Int32Array(0);
 let tmp2 = new Int32Array(0);
 let clsIdx = new Int32Array(0);
 let clsH = new Int32Array(0);
 let clsV = new Int32Array(0);
-let clsOrder = new Int32Array(0);
-let clsKey = new Float64Array(0);
 let clsLeft = new Int32Array(0);
-let lossTab = new Float64Array(0);
+let lossTab = new Int32Array(0);
 let killsTab = new Int32Array(0);
 let mageRolls = new Int32Array(0); // the dice of the volley being applied
 let rollsA = new Int32Array(0);
@@ -83,9 +90,78 @@ let knapDp = new Int32Array(0);
 let knapTake = new Uint8Array(0);
 let knapItemCls = new Int32Array(0);
 let knapItemK = new Int32Array(0);
+// A volley's legal targets as a short list in the allocation order (see `listTargets`).
+let vH = new Int32Array(0);
+let vV = new Int32Array(0);
+let vT = new Int32Array(0);
+let vN0 = new Int32Array(0);
+let vWork = new Int32Array(0);
+let vLen = 0;
 const pool = new Int32Array(8); // [side * 4 + face], faces 1..3
 const carry = new Int32Array(2);
 let Hmax = 0;
+
+/**
+ * What a compiled case needs beyond its numbers, made once per case (variants alternate trial
+ * by trial, so switching cases must cost nothing): the allocation orders of the sorting
+ * policies. A sorting policy (H4 greedy value and lowest HP, the receiver of H3 (b)) orders a
+ * side's classes by a key of (threat value, HP), ties in class order (group, type, HP). That
+ * order depends only on the case, so it is sorted here once over every class the battle can
+ * reach (full HP, or any HP when wounds persist; the breach groups for the attacker's climbers),
+ * and an allocation walks it, skipping empty classes: the same order the per-volley sort gave.
+ */
+interface Prepared {
+  /**
+   * Classes per (side, policy) in allocation order, entries ordFrom[k] .. ordFrom[k + 1] for
+   * k = s * 3 + (0 greedy, 1 lowest HP, 2 receiver); entry e is ord[e * OE ..]: class index,
+   * type, group, HP, value (x10).
+   */
+  ord: Int32Array;
+  ordFrom: Int32Array;
+  /** The class stride the indices were made with (the scratch only grows, so it can change). */
+  h1: number;
+}
+const OE = 5;
+const prepared = new WeakMap<FantasyCompiled, Prepared>();
+const T2 = dieThreshold(2);
+const T3 = dieThreshold(3);
+const T6 = dieThreshold(6);
+let ORD: Int32Array = new Int32Array(0);
+let ORD_FROM: Int32Array = new Int32Array(7);
+
+/** Sort key of a class of value v (x10) and current HP h under a sorting policy (ties: class order). */
+function classKey(policy: number, v: number, h: number): number {
+  if (policy === P_GREEDY) return -v / h - v * 1e-7; // H4 DEFAULT: threat value per HP, descending
+  if (policy === P_LOWEST) return h - v * 1e-7; // H4 (b): most kills
+  return v / h - h * 1e-7; // receiver (H3 (b)): cheapest value per point absorbed
+}
+
+function prepare(c: FantasyCompiled): Prepared {
+  const wounds = c.leftover === 1 || c.failedClimb === 1;
+  const lists: number[] = [];
+  const from: number[] = [];
+  for (let s = 0; s < 2; s++) {
+    for (let pi = 0; pi < 3; pi++) {
+      const policy = pi === 2 ? P_RECEIVER : pi;
+      const cls: { idx: number; key: number }[] = []; // (H1 is already sized for c: see ensure)
+      for (let g = 0; g < G; g++)
+        for (let t = 0; t < NT; t++) {
+          if (c.units[s * NT + t] === 0) continue; // never on the field
+          if (g > 0 && (s !== 0 || (t !== INF && t !== CAV))) continue; // only climbers change group
+          for (let h = wounds ? 1 : c.hp[t]; h <= c.hp[t]; h++) cls.push({ idx: off(s, g, t) + h, key: classKey(policy, c.value[s * NT + t], h) });
+        }
+      cls.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0)); // stable: ties in class order
+      from.push(lists.length / OE);
+      for (const x of cls) {
+        const sgt = (x.idx / H1) | 0;
+        const t = sgt % NT;
+        lists.push(x.idx, t, ((sgt / NT) | 0) % G, x.idx % H1, c.value[s * NT + t]);
+      }
+    }
+  }
+  from.push(lists.length / OE);
+  return { ord: Int32Array.from(lists), ordFrom: Int32Array.from(from), h1: H1 };
+}
 
 /**
  * Size the scratch for a compiled case. Buffers only grow (to the largest case seen), so
@@ -98,24 +174,38 @@ function ensure(c: FantasyCompiled): void {
   if (Hmax + 1 > H1) {
     H1 = Hmax + 1; // the class stride; classes above a case's maxHp simply stay empty
     SIDE = G * NT * H1;
-    cnt = new Int32Array(2 * SIDE);
-    tmp = new Int32Array(2 * SIDE);
-    tmp2 = new Int32Array(2 * SIDE);
+    NTH = NT * H1;
+    TOT = 2 * SIDE;
+    TOTG = TOT + 2 * G * NT;
+    cnt = new Int32Array(TOTG + 2 * G);
+    tmp = new Int32Array(TOTG + 2 * G);
+    tmp2 = new Int32Array(TOTG + 2 * G);
     clsIdx = new Int32Array(SIDE);
     clsH = new Int32Array(SIDE);
     clsV = new Int32Array(SIDE);
-    clsOrder = new Int32Array(SIDE);
-    clsKey = new Float64Array(SIDE);
     clsLeft = new Int32Array(SIDE);
+    vH = new Int32Array(SIDE);
+    vV = new Int32Array(SIDE);
+    vT = new Int32Array(SIDE);
+    vN0 = new Int32Array(SIDE);
+    vWork = new Int32Array(SIDE);
   }
+  let p = prepared.get(c);
+  if (!p || p.h1 !== H1) {
+    p = prepare(c);
+    prepared.set(c, p);
+  }
+  ORD = p.ord;
+  ORD_FROM = p.ordFrom;
   let units = 0;
   for (let i = 0; i < 2 * NT; i++) units += c.units[i];
   // Largest damage any single pool can reach: every unit's largest die, engines 12, towers 6,
   // the captain 6 per Might, plus carried leftovers (bounded by the same again).
   const maxDamage = 2 * (units * 12 + 6 + 6 * (c.might[0] + c.might[1])) + 8;
   if (lossTab.length < maxDamage + 1) {
-    lossTab = new Float64Array(maxDamage + 1);
+    lossTab = new Int32Array(maxDamage + 1);
     killsTab = new Int32Array(maxDamage + 1);
+    lossSeen = new Int32Array(maxDamage + 1);
   }
   const mages = Math.max(1, c.units[MAG] + c.units[NT + MAG]);
   if (rollsA.length < mages) {
@@ -131,28 +221,40 @@ function off(s: number, g: number, t: number): number {
   return ((s * G + g) * NT + t) * H1;
 }
 
+/** Add k units to the class at idx of array a, keeping its running totals. */
+function addCount(a: Int32Array, idx: number, k: number): void {
+  a[idx] += k;
+  a[TOT + ((idx / H1) | 0)] += k;
+  a[TOTG + ((idx / NTH) | 0)] += k;
+}
+
 function rollN(rng: RngState, n: number): number {
   return rollDie(rng, n, 4294967296 % n);
 }
 
-function rollSum(rng: RngState, n: number, die: number, t: number): number {
+/** The sum of n dice of `die` faces (2, 3 or 6). */
+function sumDice(rng: RngState, n: number, die: number): number {
+  if (n <= 0) return 0;
+  const t = die === 6 ? T6 : die === 3 ? T3 : T2;
   let sum = 0;
   for (let i = 0; i < n; i++) sum += rollDie(rng, die, t);
   return sum;
 }
 
 function countType(a: Int32Array, s: number, t: number, groupMask: number): number {
+  const b = TOT + s * G * NT + t;
+  if (groupMask === ALL_GROUPS) return a[b] + a[b + NT] + a[b + 2 * NT];
   let n = 0;
-  for (let g = 0; g < G; g++) {
-    if ((groupMask & (1 << g)) === 0) continue;
-    const b = off(s, g, t);
-    for (let h = 1; h <= Hmax; h++) n += a[b + h];
-  }
+  for (let g = 0; g < G; g++) if ((groupMask & (1 << g)) !== 0) n += a[b + g * NT];
   return n;
 }
 
 function countSide(a: Int32Array, s: number, typeMask: number, groupMask: number): number {
   let n = 0;
+  if (typeMask === ALL_TYPES) {
+    for (let g = 0; g < G; g++) if ((groupMask & (1 << g)) !== 0) n += a[TOTG + s * G + g];
+    return n;
+  }
   for (let t = 0; t < NT; t++) if ((typeMask & (1 << t)) !== 0) n += countType(a, s, t, groupMask);
   return n;
 }
@@ -170,6 +272,9 @@ function hpSide(a: Int32Array, s: number): number {
 function copySide(from: Int32Array, to: Int32Array, s: number): void {
   const b = s * SIDE;
   for (let i = 0; i < SIDE; i++) to[b + i] = from[b + i];
+  const bt = TOT + s * G * NT;
+  for (let i = 0; i < G * NT; i++) to[bt + i] = from[bt + i];
+  for (let g = 0; g < G; g++) to[TOTG + s * G + g] = from[TOTG + s * G + g];
 }
 
 // === H2-H4: allocating a pool of damage points =============================================
@@ -185,6 +290,45 @@ let killedUnits = 0;
  */
 function allocate(c: FantasyCompiled, rng: RngState, a: Int32Array, s: number, D: number, typeMask: number, groupMask: number, policy: number): number {
   if (D <= 0) return 0;
+  if (policy === P_RANDOM || policy === P_KNAPSACK) {
+    const n = listClasses(c, a, s, typeMask, groupMask);
+    if (n === 0) return D;
+    return policy === P_RANDOM ? allocateRandom(rng, a, n, D, c.leftover === 1) : allocateKnapsack(a, n, D, c.leftover === 1);
+  }
+  // A sorting policy: walk the case's order (prepare), skipping empty and illegal classes.
+  const pi = s * 3 + (policy === P_RECEIVER ? 2 : policy);
+  const e1 = ORD_FROM[pi + 1] * OE;
+  for (let e = ORD_FROM[pi] * OE; e < e1 && D > 0; e += OE) {
+    const idx = ORD[e];
+    const n = a[idx];
+    if (n === 0 || ((typeMask >> ORD[e + 1]) & (groupMask >> ORD[e + 2]) & 1) === 0) continue;
+    const h = ORD[e + 3];
+    let kill = (D / h) | 0;
+    if (kill === 0) continue;
+    if (kill > n) kill = n;
+    a[idx] = n - kill;
+    a[TOT + (s * G + ORD[e + 2]) * NT + ORD[e + 1]] -= kill;
+    a[TOTG + s * G + ORD[e + 2]] -= kill;
+    D -= kill * h;
+    killedValue += kill * ORD[e + 4];
+    killedUnits += kill;
+  }
+  if (D > 0 && c.leftover === 1) {
+    // H2 (b): the leftover wounds the first unit in the order that it cannot kill.
+    for (let e = ORD_FROM[pi] * OE; e < e1; e += OE) {
+      const idx = ORD[e];
+      if (a[idx] > 0 && ((typeMask >> ORD[e + 1]) & (groupMask >> ORD[e + 2]) & 1) !== 0) {
+        a[idx]--;
+        a[idx - D]++; // every remaining class has HP > D; type and group (the totals) unchanged
+        return 0;
+      }
+    }
+  }
+  return D;
+}
+
+/** Side s's non-empty legal classes in class order, into clsIdx / clsH / clsV; returns how many. */
+function listClasses(c: FantasyCompiled, a: Int32Array, s: number, typeMask: number, groupMask: number): number {
   let n = 0;
   for (let g = 0; g < G; g++) {
     if ((groupMask & (1 << g)) === 0) continue;
@@ -201,48 +345,7 @@ function allocate(c: FantasyCompiled, rng: RngState, a: Int32Array, s: number, D
       }
     }
   }
-  if (n === 0) return D;
-  if (policy === P_RANDOM) return allocateRandom(rng, a, n, D, c.leftover === 1);
-  if (policy === P_KNAPSACK) return allocateKnapsack(a, n, D, c.leftover === 1);
-  // Order classes by the policy's key, insertion sort (a few dozen classes at most).
-  for (let i = 0; i < n; i++) {
-    const h = clsH[i];
-    const v = clsV[i];
-    let key: number;
-    if (policy === P_GREEDY) key = -v / h - v * 1e-7; // H4 DEFAULT: threat value per HP, descending
-    else if (policy === P_LOWEST) key = h - v * 1e-7; // H4 (b): most kills
-    else key = v / h - h * 1e-7; // receiver (H3 (b)): cheapest value per point absorbed
-    clsKey[i] = key;
-    let j = i - 1;
-    while (j >= 0 && clsKey[clsOrder[j]] > key) {
-      clsOrder[j + 1] = clsOrder[j];
-      j--;
-    }
-    clsOrder[j + 1] = i;
-  }
-  for (let k = 0; k < n && D > 0; k++) {
-    const i = clsOrder[k];
-    const h = clsH[i];
-    const idx = clsIdx[i];
-    let kill = (D / h) | 0;
-    if (kill > a[idx]) kill = a[idx];
-    a[idx] -= kill;
-    D -= kill * h;
-    killedValue += kill * clsV[i];
-    killedUnits += kill;
-  }
-  if (D > 0 && c.leftover === 1) {
-    // H2 (b): the leftover wounds the first unit in the order that it cannot kill.
-    for (let k = 0; k < n; k++) {
-      const idx = clsIdx[clsOrder[k]];
-      if (a[idx] > 0) {
-        a[idx]--;
-        a[idx - D]++; // every remaining class has HP > D
-        return 0;
-      }
-    }
-  }
-  return D;
+  return n;
 }
 
 /** H4 (d): targets in random order, each killed if the points left reach its HP. */
@@ -265,7 +368,7 @@ function allocateRandom(rng: RngState, a: Int32Array, n: number, D: number, woun
     const idx = clsIdx[i];
     const h = clsH[i];
     if (h <= D) {
-      a[idx]--;
+      addCount(a, idx, -1);
       D -= h;
       killedValue += clsV[i];
       killedUnits++;
@@ -325,7 +428,7 @@ function allocateKnapsack(a: Int32Array, n: number, D: number, wounds: boolean):
   for (let it = m - 1; it >= 0; it--) {
     if (knapTake[it * (W + 1) + w] === 1) {
       const i = knapItemCls[it];
-      a[clsIdx[i]] -= knapItemK[it];
+      addCount(a, clsIdx[i], -knapItemK[it]);
       w -= clsH[i] * knapItemK[it];
       killedValue += clsV[i] * knapItemK[it];
       killedUnits += knapItemK[it];
@@ -362,25 +465,90 @@ function rollVolley(c: FantasyCompiled, rng: RngState, mages: number, archers: n
   }
   volleyMages = mages;
   volleyM = m;
-  volleyA = rollSum(rng, archers, 2, c.t2);
+  volleyA = sumDice(rng, archers, 2);
 }
+
+const mageLeft = new Int32Array(NT);
+const mageValue = new Int32Array(NT);
 
 /** Best single troop type for mage damage M against side s (H5 DEFAULT: one type for all). */
 function chooseMageType(c: FantasyCompiled, rng: RngState, s: number, M: number, typeMask: number, groupMask: number): number {
   let best = -1;
   let bestV = -1;
+  const policy = c.alloc === P_RANDOM ? P_GREEDY : c.alloc;
+  if (policy !== P_KNAPSACK) {
+    // What M kills at each type, all types in one walk of the targets (a type's classes are
+    // disjoint from the others', so this is `allocate` on each type alone).
+    listTargets(cnt, s, typeMask, groupMask, policy);
+    for (let t = 0; t < NT; t++) {
+      mageLeft[t] = M;
+      mageValue[t] = 0;
+    }
+    for (let i = 0; i < vLen; i++) {
+      const t = vT[i];
+      const h = vH[i];
+      let kill = (mageLeft[t] / h) | 0;
+      if (kill > vN0[i]) kill = vN0[i];
+      mageLeft[t] -= kill * h;
+      mageValue[t] += kill * vV[i];
+    }
+  }
   for (let t = 0; t < NT; t++) {
     if ((typeMask & (1 << t)) === 0 || countType(cnt, s, t, groupMask) === 0) continue;
-    copySide(cnt, tmp2, s);
-    killedValue = 0;
-    allocate(c, rng, tmp2, s, M, 1 << t, groupMask, c.alloc === P_RANDOM ? P_GREEDY : c.alloc);
-    const v = killedValue;
+    let v: number;
+    if (policy !== P_KNAPSACK) v = mageValue[t];
+    else {
+      copySide(cnt, tmp2, s);
+      killedValue = 0;
+      allocate(c, rng, tmp2, s, M, 1 << t, groupMask, policy);
+      v = killedValue;
+    }
     if (v > bestV) {
       bestV = v;
       best = t;
     }
   }
   return best;
+}
+
+/**
+ * Side s's non-empty legal classes in a sorting policy's allocation order, as a short list
+ * (vH, vV, vT: HP, value, type; vN0: units). What-if allocations (which mage target kills the
+ * most, what each shield spending would save) run on a copy of these counts (vWork) instead of
+ * a copy of the side, and give what `allocate` would give on the side itself.
+ */
+function listTargets(a: Int32Array, s: number, typeMask: number, groupMask: number, policy: number): void {
+  const pi = s * 3 + (policy === P_RECEIVER ? 2 : policy);
+  const e1 = ORD_FROM[pi + 1] * OE;
+  let n = 0;
+  for (let e = ORD_FROM[pi] * OE; e < e1; e += OE) {
+    const k = a[ORD[e]];
+    if (k === 0 || ((typeMask >> ORD[e + 1]) & (groupMask >> ORD[e + 2]) & 1) === 0) continue;
+    vT[n] = ORD[e + 1];
+    vH[n] = ORD[e + 3];
+    vV[n] = ORD[e + 4];
+    vN0[n] = k;
+    n++;
+  }
+  vLen = n;
+}
+
+/**
+ * `allocate` of D points on the listed targets (only type T when T >= 0) with wasted leftovers,
+ * on vWork: adds to killedValue / killedUnits and returns the points left over.
+ */
+function dryAllocate(D: number, T: number): number {
+  for (let i = 0; i < vLen && D > 0; i++) {
+    if (T >= 0 && vT[i] !== T) continue;
+    const h = vH[i];
+    let kill = (D / h) | 0;
+    if (kill > vWork[i]) kill = vWork[i];
+    vWork[i] -= kill;
+    D -= kill * h;
+    killedValue += kill * vV[i];
+    killedUnits += kill;
+  }
+  return D;
 }
 
 /**
@@ -460,6 +628,13 @@ function splitCancel(c: FantasyCompiled, M: number, A: number, cancel: number, w
   return wantM ? cm : ca;
 }
 
+/**
+ * The price per pip of a shield die kept back (H9 DEFAULT's lambda for the open-field
+ * defender's Phase A; 0 otherwise). A typed array, not an argument: a fractional number passed
+ * to a function that is not inlined would be boxed on the heap every call.
+ */
+const LAMBDA = new Float64Array(1);
+
 let pickD1 = 0;
 let pickD2 = 0;
 let pickD3 = 0;
@@ -525,12 +700,12 @@ function spendPick(s: number): number {
 }
 
 /**
- * Choose which of side s's shield dice to spend against damage D (H8, H9). For the optimal and
- * threshold policies, lossTab[p] / killsTab[p] (value lost, units lost when p points are
- * cancelled) must be filled for p = 0..min(D, pool sum).
- * Returns the points cancelled (≤ D); the chosen dice leave the pool.
+ * Choose which of side s's shield dice to spend against damage D (H8, H9). The optimal and
+ * threshold policies ask what the volley kills with p points cancelled (lossAt, killsAt: the
+ * volley priceVolley got ready). Returns the points cancelled (≤ D); the chosen dice leave the
+ * pool.
  */
-function spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean, lambda: number): number {
+function spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean): number {
   const c1 = pool[s * 4 + 1];
   const c2 = pool[s * 4 + 2];
   const c3 = pool[s * 4 + 3];
@@ -547,11 +722,11 @@ function spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean,
     if (c1 + 2 * c2 + 3 * c3 < D || !pickCover(s, D)) pickNoWaste(s, D);
   } else if (policy === 3) {
     // H9 (d): just enough to drop the damage below the next kill threshold
-    const k0 = killsTab[0];
+    const k0 = killsAt(c, 0);
     let need = -1;
     const top = c1 + 2 * c2 + 3 * c3 < D ? c1 + 2 * c2 + 3 * c3 : D;
     for (let p = 1; p <= top; p++) {
-      if (killsTab[p] < k0) {
+      if (killsAt(c, p) < k0) {
         need = p;
         break;
       }
@@ -559,7 +734,9 @@ function spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean,
     if (need < 0 || c1 + 2 * c2 + 3 * c3 < need || !pickCover(s, need)) return 0;
   } else {
     // H9 DEFAULT: the subset minimising value lost (+ lambda per pip reserved for a coming
-    // charge); ties: fewer dice, then the smaller sum.
+    // charge); ties: fewer dice, then the smaller sum. A subset is priced only if it could
+    // still win: the value lost is never negative, so lambda x pips bounds its cost from below
+    // (so once nothing is lost by spending nothing, nothing else is priced).
     let best = Infinity;
     let bestN = 0;
     let bestSum = 0;
@@ -570,10 +747,12 @@ function spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean,
       for (let k2 = 0; k2 <= m2; k2++)
         for (let k1 = 0; k1 <= m1; k1++) {
           const sum = k1 + 2 * k2 + 3 * k3;
-          const eff = sum < D ? sum : D;
-          const cost = lossTab[eff] + lambda * sum;
           const nd = k1 + k2 + k3;
-          if (cost < best - 1e-9 || (cost < best + 1e-9 && (nd < bestN || (nd === bestN && sum < bestSum)))) {
+          const tieWins = nd < bestN || (nd === bestN && sum < bestSum);
+          const low = LAMBDA[0] * sum;
+          if (tieWins ? low >= best + 1e-9 : low >= best - 1e-9) continue; // cannot win
+          const cost = lossAt(c, sum < D ? sum : D) + low;
+          if (cost < best - 1e-9 || (cost < best + 1e-9 && tieWins)) {
             best = cost;
             bestN = nd;
             bestSum = sum;
@@ -587,39 +766,93 @@ function spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean,
   return spent < D ? spent : D;
 }
 
-/** Fill lossTab / killsTab for p = 0..D points cancelled off a volley (dry runs on tmp). */
-function fillLoss(c: FantasyCompiled, rng: RngState, s: number, M: number, T: number, A: number, typeMask: number, groupMask: number, onlyMage: number): void {
+// The volley being priced for the shield policies (priceVolley): value and units it would kill
+// with p points cancelled are lossTab[p] and killsTab[p], made when first asked for (lossAt).
+let pxM = 0;
+let pxT = -1;
+let pxA = 0;
+let pxOnly = 0;
+let pxSpill = false;
+let pxStamp = 1;
+let lossSeen = new Int32Array(0); // lossTab[p] is current when lossSeen[p] === pxStamp
+
+/**
+ * Get ready to price a volley (M at type T, A free; onlyMage 1 or 2: only that part, H8 (b))
+ * for side s's shield choice. With a sorting policy and no lasting wounds (H2 DEFAULT and (c))
+ * or per-mage targets, the price of p points cancelled is a what-if `applyVolley` on the listed
+ * targets (`dryAllocate`), made only for the p the shield policy asks about (`lossAt`).
+ * Otherwise every p up to what the pool can cancel is priced at once, by the volley itself on a
+ * copy of the side (tmp; with random allocation that rolls dice, so all of them, in order).
+ */
+function priceVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, T: number, A: number, typeMask: number, groupMask: number, onlyMage: number): void {
+  pxM = M;
+  pxT = T;
+  pxA = A;
+  pxOnly = onlyMage;
+  pxSpill = c.mageTargeting === 2;
+  pxStamp++;
+  if (c.alloc !== P_RANDOM && c.alloc !== P_KNAPSACK && c.leftover !== 1 && c.mageTargeting !== 1) {
+    // chooseMageType listed the same targets when M > 0 (the same policy: not random)
+    if (M === 0) listTargets(cnt, s, typeMask, groupMask, c.alloc);
+    return;
+  }
   let D = onlyMage === 1 ? M : onlyMage === 2 ? A : M + A;
   // No spending can cancel more than the pool holds: the table is only needed up to there.
   const poolSum = pool[s * 4 + 1] + 2 * pool[s * 4 + 2] + 3 * pool[s * 4 + 3];
   if (poolSum < D) D = poolSum;
   for (let p = 0; p <= D; p++) {
-    copySide(cnt, tmp, s);
     killedValue = 0;
     killedUnits = 0;
-    let cm: number;
-    let ca: number;
-    if (onlyMage === 1) {
-      cm = p;
-      ca = 0;
-    } else if (onlyMage === 2) {
-      cm = 0;
-      ca = p;
-    } else {
-      cm = splitCancel(c, M, A, p, true);
-      ca = splitCancel(c, M, A, p, false);
-    }
-    applyVolley(c, rng, tmp, s, M, T, A, cm, ca, typeMask, groupMask);
+    copySide(cnt, tmp, s);
+    applyVolley(c, rng, tmp, s, M, T, A, pxCancel(c, p, true), pxCancel(c, p, false), typeMask, groupMask);
     lossTab[p] = killedValue;
     killsTab[p] = killedUnits;
+    lossSeen[p] = pxStamp;
   }
 }
 
+/** Points of the priced volley's mage part (or its free part) that p cancelled points take off. */
+function pxCancel(c: FantasyCompiled, p: number, mage: boolean): number {
+  if (pxOnly === 1) return mage ? p : 0;
+  if (pxOnly === 2) return mage ? 0 : p;
+  return splitCancel(c, pxM, pxA, p, mage);
+}
+
+/** Value (x10) the priced volley kills with p points cancelled (and killsTab[p]: units). */
+function lossAt(c: FantasyCompiled, p: number): number {
+  if (lossSeen[p] === pxStamp) return lossTab[p];
+  // applyVolley's steps: the mage part at type T (the rest spills over with H5 (c)), then the free part
+  let m = pxM - pxCancel(c, p, true);
+  let ar = pxA - pxCancel(c, p, false);
+  if (m < 0) m = 0;
+  if (ar < 0) ar = 0;
+  killedValue = 0;
+  killedUnits = 0;
+  for (let i = 0; i < vLen; i++) vWork[i] = vN0[i];
+  if (m > 0 && pxT >= 0) {
+    const rest = dryAllocate(m, pxT);
+    if (pxSpill) ar += rest;
+  }
+  if (ar > 0) dryAllocate(ar, -1);
+  lossTab[p] = killedValue;
+  killsTab[p] = killedUnits;
+  lossSeen[p] = pxStamp;
+  return killedValue;
+}
+
+/** Units the priced volley kills with p points cancelled. */
+function killsAt(c: FantasyCompiled, p: number): number {
+  lossAt(c, p);
+  return killsTab[p];
+}
+
 /**
- * A volley (M at type T, A free) arrives at side s: shields, then damage (4.1
- * apply_shield_and_damage). Returns the damage that got through the shields.
+ * A volley (M mage points, A free points) arrives at side s: the dealer picks the mages' target
+ * type, the receiver spends shields, then the damage is allocated (4.1 apply_shield_and_damage).
+ * Returns the damage that got through the shields.
  */
-function receiveVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, T: number, A: number, typeMask: number, groupMask: number, phaseA: boolean, lambda: number): number {
+function receiveVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, A: number, typeMask: number, groupMask: number, phaseA: boolean): number {
+  const T = M > 0 ? chooseMageType(c, rng, s, M, typeMask, groupMask) : -1;
   if (c.leftover === 2 && carry[s] > 0) {
     A += carry[s]; // H2 (c): last phase's leftover joins this phase's free damage
     carry[s] = 0;
@@ -633,16 +866,16 @@ function receiveVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, 
     if (c.shieldPerComponent === 1) {
       // H8 (b): dice go to the mage part first, then the archer part, each whole
       if (M > 0) {
-        if (needLoss) fillLoss(c, rng, s, M, T, 0, typeMask, groupMask, 1);
-        cm = spendShields(c, s, M, phaseA, lambda);
+        if (needLoss) priceVolley(c, rng, s, M, T, 0, typeMask, groupMask, 1);
+        cm = spendShields(c, s, M, phaseA);
       }
       if (A > 0 && pool[s * 4 + 1] + pool[s * 4 + 2] + pool[s * 4 + 3] > 0) {
-        if (needLoss) fillLoss(c, rng, s, 0, T, A, typeMask, groupMask, 2);
-        ca = spendShields(c, s, A, phaseA, lambda);
+        if (needLoss) priceVolley(c, rng, s, 0, T, A, typeMask, groupMask, 2);
+        ca = spendShields(c, s, A, phaseA);
       }
     } else {
-      if (needLoss) fillLoss(c, rng, s, M, T, A, typeMask, groupMask, 0);
-      const cancel = spendShields(c, s, M + A, phaseA, lambda);
+      if (needLoss) priceVolley(c, rng, s, M, T, A, typeMask, groupMask, 0);
+      const cancel = spendShields(c, s, M + A, phaseA);
       cm = splitCancel(c, M, A, cancel, true);
       ca = splitCancel(c, M, A, cancel, false);
     }
@@ -675,17 +908,15 @@ function rollPool(c: FantasyCompiled, rng: RngState, s: number, accumulate: bool
 
 /** Melee total of side s's fighters (phase 5): each unit's melee die, plus Might d6 (H23). */
 function meleeTotal(c: FantasyCompiled, rng: RngState, s: number, groupMask: number): number {
+  const might = c.might[s];
+  const mightDice = might > 0 && (c.captainUnit === 0 || countType(cnt, s, CAP, ALL_GROUPS) > 0) ? might : 0;
   let sum = 0;
   for (let t = 0; t < NT; t++) {
     const die = c.meleeDie[t];
     if (die === 0) continue;
-    const n = countType(cnt, s, t, groupMask);
-    const th = die === 6 ? c.t6 : die === 3 ? c.t3 : c.t2;
-    sum += rollSum(rng, n, die, th);
+    sum += sumDice(rng, countType(cnt, s, t, groupMask), die);
   }
-  const might = c.might[s];
-  if (might > 0 && (c.captainUnit === 0 || countType(cnt, s, CAP, ALL_GROUPS) > 0)) sum += rollSum(rng, might, 6, c.t6);
-  return sum;
+  return sum + sumDice(rng, mightDice, 6);
 }
 
 // === 4.1 OPEN_FIELD_BATTLE ===================================================================
@@ -768,8 +999,9 @@ function openFieldVolleys(c: FantasyCompiled, rng: RngState, acc: Float64Array, 
     mageRolls = rollsA;
   }
   volleyMages = magesA;
-  const TA = MA > 0 ? chooseMageType(c, rng, 1, MA, ALL_TYPES, ALL_GROUPS) : -1;
-  const through = receiveVolley(c, rng, 1, MA, TA, AA, ALL_TYPES, ALL_GROUPS, true, lambda);
+  LAMBDA[0] = lambda;
+  const through = receiveVolley(c, rng, 1, MA, AA, ALL_TYPES, ALL_GROUPS, true);
+  LAMBDA[0] = 0;
   if (firstPass) {
     acc[A_VOLLEY] += through;
     acc[A_VOLLEY2] += through * through;
@@ -782,14 +1014,13 @@ function openFieldVolleys(c: FantasyCompiled, rng: RngState, acc: Float64Array, 
     MB = volleyM;
     AB = volleyA;
   } else volleyMages = magesB;
-  const TB = MB > 0 ? chooseMageType(c, rng, 0, MB, ALL_TYPES, ALL_GROUPS) : -1;
-  receiveVolley(c, rng, 0, MB, TB, AB, ALL_TYPES, ALL_GROUPS, false, 0);
+  receiveVolley(c, rng, 0, MB, AB, ALL_TYPES, ALL_GROUPS, false);
   mageRolls = rollsA;
   // Phase 4: cavalry charge, attacker only; the defender may shield it.
   const ncav = countType(cnt, 0, CAV, ALL_GROUPS);
   if (ncav > 0) {
-    const C = rollSum(rng, ncav, 6, c.t6);
-    receiveVolley(c, rng, 1, 0, -1, C, ALL_TYPES, ALL_GROUPS, false, 0);
+    const C = sumDice(rng, ncav, 6);
+    receiveVolley(c, rng, 1, 0, C, ALL_TYPES, ALL_GROUPS, false);
   }
 }
 
@@ -844,19 +1075,25 @@ function climbs(c: FantasyCompiled, rng: RngState): void {
     const b2 = off(0, 2, t);
     for (let h = 1; h <= Hmax; h++) {
       const n = cnt[b0 + h];
+      if (n === 0) continue;
       for (let i = 0; i < n; i++) {
         const d20 = rollDie(rng, 20, c.t20);
         const ok = c.climbGt === 1 ? d20 > c.dc : d20 >= c.dc; // H16
-        cnt[b0 + h]--;
         if (ok) {
-          cnt[b1 + h]++;
+          addCount(cnt, b0 + h, -1);
+          addCount(cnt, b1 + h, 1);
           continue;
         }
         const dmg = rollDie(rng, 3, c.t3) + rollDie(rng, 3, c.t3); // 2d3 on a failed climb
-        if (dmg >= h) continue; // the unit is lost
-        if (c.failedClimb === 1) cnt[b0 + h - dmg]++; // H17 (b): the damage stays
-        else if (c.failedClimb === 2) cnt[b2 + h]++; // H17 (c): may not retry
-        else cnt[b0 + h]++; // H17 DEFAULT: no lasting damage
+        if (dmg >= h) {
+          addCount(cnt, b0 + h, -1); // the unit is lost
+        } else if (c.failedClimb === 1) {
+          cnt[b0 + h]--; // H17 (b): the damage stays (same type and group: totals unchanged)
+          cnt[b0 + h - dmg]++;
+        } else if (c.failedClimb === 2) {
+          addCount(cnt, b0 + h, -1); // H17 (c): may not retry
+          addCount(cnt, b2 + h, 1);
+        } // H17 DEFAULT: no lasting damage
       }
     }
   }
@@ -866,7 +1103,7 @@ function climbs(c: FantasyCompiled, rng: RngState): void {
 function attackerRanged(c: FantasyCompiled, rng: RngState): void {
   const wallUp = wallHp > 0;
   let wallDmg = 0;
-  if (wallUp) wallDmg += rollSum(rng, 2 * countType(cnt, 0, ENG, ALL_GROUPS), 6, c.t6); // 2d6 per engine
+  if (wallUp) wallDmg += sumDice(rng, 2 * countType(cnt, 0, ENG, ALL_GROUPS), 6); // 2d6 per engine
   const mages = countType(cnt, 0, MAG, ALL_GROUPS);
   const archers = countType(cnt, 0, ARC, ALL_GROUPS);
   // How many of each shoot the defenders (the rest shoot the wall), H12.
@@ -887,7 +1124,7 @@ function attackerRanged(c: FantasyCompiled, rng: RngState): void {
       if (c.mageFire === 1) magesD = 0;
       if (c.archerFire === 1) archersD = 0;
     }
-    wallDmg += rollSum(rng, mages - magesD, 3, c.t3) + rollSum(rng, archers - archersD, 2, c.t2);
+    wallDmg += sumDice(rng, mages - magesD, 3) + sumDice(rng, archers - archersD, 2);
     if (c.shieldsVsWall === 1 && wallDmg > 0) {
       pickNoWaste(1, wallDmg); // H14 (b): use it or lose it against the wall
       wallDmg -= spendPick(1);
@@ -963,8 +1200,7 @@ function attackerRanged(c: FantasyCompiled, rng: RngState): void {
   }
   const targets = wallUp && c.anyTargets === 0 ? (1 << MAG) | (1 << ARC) : ALL_TYPES;
   if (countSide(cnt, 1, targets, ALL_GROUPS) === 0) return;
-  const T = M > 0 ? chooseMageType(c, rng, 1, M, targets, ALL_GROUPS) : -1;
-  receiveVolley(c, rng, 1, M, T, A, targets, ALL_GROUPS, false, 0);
+  receiveVolley(c, rng, 1, M, A, targets, ALL_GROUPS, false);
 }
 
 /** Step 3: defender ranged, with the 2d3 tower bonus (H15); legal targets per H22, H25. */
@@ -972,13 +1208,12 @@ function defenderRanged(c: FantasyCompiled, rng: RngState): void {
   rollVolley(c, rng, countType(cnt, 1, MAG, ALL_GROUPS), countType(cnt, 1, ARC, ALL_GROUPS));
   let A = volleyA;
   const M = volleyM;
-  if (c.tower === 1 || (c.tower === 0 && wallHp > 0)) A += rollDie(rng, 3, c.t3) + rollDie(rng, 3, c.t3);
+  if (c.tower === 1 || (c.tower === 0 && wallHp > 0)) A += sumDice(rng, 2, 3);
   if (M + A === 0) return;
   const typeMask = c.enginesTargetable === 1 ? ALL_TYPES : ALL_TYPES & ~(1 << ENG);
   const groupMask = c.poolTargetable === 1 ? ALL_GROUPS : ALL_GROUPS & ~2;
   if (countSide(cnt, 0, typeMask, groupMask) === 0) return;
-  const T = M > 0 ? chooseMageType(c, rng, 0, M, typeMask, groupMask) : -1;
-  receiveVolley(c, rng, 0, M, T, A, typeMask, groupMask, false, 0);
+  receiveVolley(c, rng, 0, M, A, typeMask, groupMask, false);
 }
 
 function siege(c: FantasyCompiled, rng: RngState, acc: Float64Array): void {
@@ -1019,7 +1254,7 @@ function siege(c: FantasyCompiled, rng: RngState, acc: Float64Array): void {
         record(c, acc, r);
         if (r === c.maxRounds) break;
         openField(c, rng, acc, r + 1);
-        fillRecords(c, acc, endRound);
+        fillRecords(c, endRound);
         return;
       }
       melee = true; // H21 DEFAULT and (d): melee from the next round
@@ -1044,38 +1279,60 @@ function siege(c: FantasyCompiled, rng: RngState, acc: Float64Array): void {
 function finish(c: FantasyCompiled, acc: Float64Array, r: number): void {
   record(c, acc, r);
   endRound = r;
-  fillRecords(c, acc, r);
+  fillRecords(c, r);
 }
 
-const finalCounts = new Float64Array(2 * NT);
+/**
+ * After the battle ends in round r, rounds r+1..R keep the final state. Rather than adding it
+ * to every later round of the accumulator trial by trial, a trial adds it once to TAIL[r], and
+ * `flushTail` adds each TAIL[r] to rounds r+1..R at the end of the kernel call (running sums).
+ * Every value is an integer (counts, wall HP, their squares), so the sums are the same exactly.
+ */
+let TAIL = new Float64Array(0);
+let tailFrom = 0; // lowest round with something in TAIL (maxRounds when empty)
 
-/** After the battle ends in round r, rounds r+1..R keep the final state (counted once). */
-function fillRecords(c: FantasyCompiled, acc: Float64Array, r: number): void {
+function fillRecords(c: FantasyCompiled, r: number): void {
   if (r >= c.maxRounds) return;
-  for (let s = 0; s < 2; s++) for (let t = 0; t < NT; t++) finalCounts[s * NT + t] = countType(cnt, s, t, ALL_GROUPS);
+  const b = r * ROUND_STRIDE;
   const w = wallHp > 0 ? wallHp : 0;
-  for (let k = r + 1; k <= c.maxRounds; k++) {
-    const b = roundBase(c) + k * ROUND_STRIDE;
-    acc[b] += w;
-    acc[b + 1] += w * w;
-    for (let i = 0; i < 2 * NT; i++) {
-      const n = finalCounts[i];
-      acc[b + 2 + i * 2] += n;
-      acc[b + 3 + i * 2] += n * n;
+  TAIL[b] += w;
+  TAIL[b + 1] += w * w;
+  for (let i = 0; i < 2 * NT; i++) {
+    const n = countType(cnt, (i / NT) | 0, i % NT, ALL_GROUPS);
+    TAIL[b + 2 + i * 2] += n;
+    TAIL[b + 3 + i * 2] += n * n;
+  }
+  if (r < tailFrom) tailFrom = r;
+}
+
+function flushTail(c: FantasyCompiled, acc: Float64Array): void {
+  const R = c.maxRounds;
+  if (tailFrom >= R) return;
+  const base = roundBase(c);
+  for (let k = 0; k < ROUND_STRIDE; k++) {
+    let run = 0;
+    for (let r = tailFrom; r < R; r++) {
+      const i = r * ROUND_STRIDE + k;
+      run += TAIL[i];
+      TAIL[i] = 0;
+      if (run !== 0) acc[base + (r + 1) * ROUND_STRIDE + k] += run;
     }
   }
+  tailFrom = R;
 }
 
 export function runFantasy(c: FantasyCompiled, stream: RngState, trials: number, acc: Float64Array): void {
   const rng = TRIAL;
   ensure(c);
+  if (TAIL.length < (c.maxRounds + 1) * ROUND_STRIDE) TAIL = new Float64Array((c.maxRounds + 1) * ROUND_STRIDE);
+  tailFrom = c.maxRounds;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
     cnt.fill(0);
     for (let s = 0; s < 2; s++)
       for (let t = 0; t < NT; t++) {
         const n = c.units[s * NT + t];
-        if (n > 0) cnt[off(s, 0, t) + c.hp[t]] = n;
+        if (n > 0) addCount(cnt, off(s, 0, t) + c.hp[t], n);
       }
     pool.fill(0);
     carry.fill(0);
@@ -1086,11 +1343,11 @@ export function runFantasy(c: FantasyCompiled, stream: RngState, trials: number,
     record(c, acc, 0);
     if (checkEnd()) {
       endRound = 0;
-      fillRecords(c, acc, 0);
+      fillRecords(c, 0);
     } else if (c.siege === 1) siege(c, rng, acc);
     else {
       openField(c, rng, acc, 1);
-      fillRecords(c, acc, endRound);
+      fillRecords(c, endRound);
     }
     if (outcome === 1) acc[A_ATT_WINS] += 1;
     else if (outcome === 2) acc[A_DEF_WINS] += 1;
@@ -1098,6 +1355,7 @@ export function runFantasy(c: FantasyCompiled, stream: RngState, trials: number,
     acc[A_ROUNDS] += endRound;
     acc[A_ROUNDS2] += endRound * endRound;
   }
+  flushTail(c, acc);
   acc[A_TRIALS] += trials;
 }
 
@@ -1113,9 +1371,21 @@ export const _internals = {
   off,
   cnt: () => cnt,
   pool,
-  spendShields,
+  spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean, lambda: number): number {
+    LAMBDA[0] = lambda;
+    const spent = spendShields(c, s, D, phaseA);
+    LAMBDA[0] = 0;
+    return spent;
+  },
   splitCancel,
-  lossTab: () => lossTab,
-  killsTab: () => killsTab,
+  /** Set the price of a volley by hand: value (x10) and units lost with p points cancelled. */
+  setPrices(loss: number[], kills: number[]): void {
+    pxStamp++;
+    for (let p = 0; p < loss.length; p++) {
+      lossTab[p] = loss[p];
+      killsTab[p] = kills[p] ?? 0;
+      lossSeen[p] = pxStamp;
+    }
+  },
   policies: { P_GREEDY, P_LOWEST, P_KNAPSACK, P_RANDOM, P_RECEIVER },
 };
