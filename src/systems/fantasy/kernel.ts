@@ -476,7 +476,8 @@ function chooseMageType(c: FantasyCompiled, rng: RngState, s: number, M: number,
   let best = -1;
   let bestV = -1;
   const policy = c.alloc === P_RANDOM ? P_GREEDY : c.alloc;
-  if (policy !== P_KNAPSACK) {
+  const walk = policy !== P_KNAPSACK && !copyPricing;
+  if (walk) {
     // What M kills at each type, all types in one walk of the targets (a type's classes are
     // disjoint from the others', so this is `allocate` on each type alone).
     listTargets(cnt, s, typeMask, groupMask, policy);
@@ -496,7 +497,7 @@ function chooseMageType(c: FantasyCompiled, rng: RngState, s: number, M: number,
   for (let t = 0; t < NT; t++) {
     if ((typeMask & (1 << t)) === 0 || countType(cnt, s, t, groupMask) === 0) continue;
     let v: number;
-    if (policy !== P_KNAPSACK) v = mageValue[t];
+    if (walk) v = mageValue[t];
     else {
       copySide(cnt, tmp2, s);
       killedValue = 0;
@@ -775,6 +776,8 @@ let pxOnly = 0;
 let pxSpill = false;
 let pxStamp = 1;
 let lossSeen = new Int32Array(0); // lossTab[p] is current when lossSeen[p] === pxStamp
+/** Test hook: price volleys and mage targets on a copy of the side, as before the short lists. */
+let copyPricing = false;
 
 /**
  * Get ready to price a volley (M at type T, A free; onlyMage 1 or 2: only that part, H8 (b))
@@ -791,7 +794,7 @@ function priceVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, T:
   pxOnly = onlyMage;
   pxSpill = c.mageTargeting === 2;
   pxStamp++;
-  if (c.alloc !== P_RANDOM && c.alloc !== P_KNAPSACK && c.leftover !== 1 && c.mageTargeting !== 1) {
+  if (!copyPricing && c.alloc !== P_RANDOM && c.alloc !== P_KNAPSACK && c.leftover !== 1 && c.mageTargeting !== 1) {
     // chooseMageType listed the same targets when M > 0 (the same policy: not random)
     if (M === 0) listTargets(cnt, s, typeMask, groupMask, c.alloc);
     return;
@@ -1378,6 +1381,10 @@ export const _internals = {
     return spent;
   },
   splitCancel,
+  /** Price every volley and mage target on a copy of the side (the reference for the short lists). */
+  setCopyPricing(on: boolean): void {
+    copyPricing = on;
+  },
   /** Set the price of a volley by hand: value (x10) and units lost with p points cancelled. */
   setPrices(loss: number[], kills: number[]): void {
     pxStamp++;
@@ -1388,4 +1395,19 @@ export const _internals = {
     }
   },
   policies: { P_GREEDY, P_LOWEST, P_KNAPSACK, P_RANDOM, P_RECEIVER },
+  /** Do the running totals agree with the classes they sum (both sides, every group and type)? */
+  totalsMatch(): boolean {
+    for (let s = 0; s < 2; s++)
+      for (let g = 0; g < G; g++) {
+        let side = 0;
+        for (let t = 0; t < NT; t++) {
+          let n = 0;
+          for (let h = 1; h < H1; h++) n += cnt[off(s, g, t) + h];
+          if (cnt[TOT + (s * G + g) * NT + t] !== n) return false;
+          side += n;
+        }
+        if (cnt[TOTG + s * G + g] !== side) return false;
+      }
+    return true;
+  },
 };

@@ -1,0 +1,155 @@
+/**
+ * The fantasy kernel's fast machinery against the plain ways of doing the same thing:
+ * allocation orders sorted once per case against a sort per volley, volleys priced on a short
+ * list of targets against pricing on a copy of the side, running unit totals against the classes.
+ */
+import { describe, expect, it } from 'vitest';
+import { validateText } from '../src/api.js';
+import { compileFantasy, NT, type FantasyCompiled } from '../src/systems/fantasy/compile.js';
+import { _internals as K, fantasyKernel } from '../src/systems/fantasy/kernel.js';
+import { deriveState, nextU32 } from '../src/engine/rng.js';
+import { merge, type Tree } from './helpers.js';
+import { stringify } from 'yaml';
+
+function compiled(body: Tree): FantasyCompiled {
+  const v = validateText('f.yaml', `name: f\nsystem: fantasy\nseed: 1\ntrials: 1000\n${stringify(body)}`);
+  if (!v.ok) throw new Error(v.issues.map((i) => `${i.path}: ${i.message}`).join('; '));
+  return compileFantasy(v.value.points[0].variants[0].scenario);
+}
+
+const SIEGE: Tree = {
+  mode: 'siege',
+  attacker: { infantry: 10, cavalry: 4, archers: 6, mages: 3, clerics: 3, siege_engines: 3, captain_might: 2 },
+  defender: { infantry: 6, cavalry: 1, archers: 6, mages: 2, clerics: 2, siege_engines: 1, captain_might: 1 },
+  wall: { hp: 45 },
+  max_rounds: 12,
+};
+const FIELD: Tree = {
+  mode: 'open_field',
+  attacker: { infantry: 8, cavalry: 3, archers: 6, mages: 4, clerics: 4, siege_engines: 1, captain_might: 1 },
+  defender: { infantry: 10, cavalry: 1, archers: 4, mages: 2, clerics: 5, captain_might: 1 },
+};
+
+/** Run `trials` trials of c on a fixed stream; the accumulator. */
+function runAcc(c: FantasyCompiled, trials: number, key: string): Float64Array {
+  const acc = new Float64Array(fantasyKernel.accLength(c));
+  fantasyKernel.run(c, deriveState('fantasy-kernel', key, 0), trials, acc);
+  return acc;
+}
+
+describe('fantasy kernel: shield and mage-target pricing on the short target list', () => {
+  // Same dice, same decisions: the accumulators must be equal to the last bit.
+  const cases: [string, Tree][] = [
+    ['siege, DEFAULT rules', SIEGE],
+    ['siege, mages spill over (H5 (c)), shields per component (H8 (b))', merge(SIEGE, { rules: { mage_targeting: 'spill', shield_scope: 'per_component' } })],
+    ['siege, threshold shields (H9 (d)), archer part first', merge(SIEGE, { policy: { shield_spending: 'threshold' }, rules: { shield_reduces: 'archer_first' } })],
+    ['siege, lowest-HP allocation, accumulating pools, any targets', merge(SIEGE, { policy: { damage_allocation: 'lowest_hp' }, rules: { siege_pool: 'accumulate', attacker_fire_targets: 'any' } })],
+    ['open field, DEFAULT rules (lambda in Phase A)', FIELD],
+    ['open field, leftovers carried (H2 (c)), phases repeated, receiver melee', merge(FIELD, { rules: { leftover: 'next_phase', open_field_rounds: 'repeat_phases', melee_allocation: 'receiver' } })],
+    ['open field, never in Phase A, melee-die HP', merge(FIELD, { policy: { shield_spending: 'never_phase_a' }, rules: { hp_preset: 'melee_die' } })],
+  ];
+  it.each(cases)('%s: the same accumulators as pricing on a copy of the side', (label, body) => {
+    const c = compiled(body);
+    const fast = runAcc(c, 1500, label);
+    K.setCopyPricing(true);
+    let copy: Float64Array;
+    try {
+      copy = runAcc(c, 1500, label);
+    } finally {
+      K.setCopyPricing(false);
+    }
+    expect(fast[0]).toBe(1500);
+    expect(Array.from(fast)).toEqual(Array.from(copy));
+  });
+});
+
+describe('fantasy kernel: allocation orders made once per case', () => {
+  /** The allocation as first written: list the legal non-empty classes, sort them per call. */
+  function reference(c: FantasyCompiled, a: Int32Array, s: number, D: number, typeMask: number, groupMask: number, policy: number): number {
+    const cls: { idx: number; h: number; v: number; key: number }[] = [];
+    for (let g = 0; g < 3; g++) {
+      if ((groupMask & (1 << g)) === 0) continue;
+      for (let t = 0; t < NT; t++) {
+        if ((typeMask & (1 << t)) === 0) continue;
+        for (let h = 1; h <= c.maxHp; h++) {
+          const idx = K.off(s, g, t) + h;
+          if (a[idx] === 0) continue;
+          const v = c.value[s * NT + t];
+          const key = policy === K.policies.P_GREEDY ? -v / h - v * 1e-7 : policy === K.policies.P_LOWEST ? h - v * 1e-7 : v / h - h * 1e-7;
+          cls.push({ idx, h, v, key });
+        }
+      }
+    }
+    if (cls.length === 0) return D;
+    cls.sort((x, y) => x.key - y.key); // stable
+    for (const x of cls) {
+      if (D <= 0) break;
+      const kill = Math.min(a[x.idx], Math.floor(D / x.h));
+      a[x.idx] -= kill;
+      D -= kill * x.h;
+    }
+    if (D > 0 && c.leftover === 1) {
+      const x = cls.find((y) => a[y.idx] > 0);
+      if (x) {
+        a[x.idx]--;
+        a[x.idx - D]++;
+        return 0;
+      }
+    }
+    return D;
+  }
+
+  for (const [label, body] of [
+    ['full HP', SIEGE],
+    ['persistent wounds (every HP reachable)', merge(SIEGE, { rules: { leftover: 'persistent' } })],
+  ] as [string, Tree][]) {
+    it(`${label}: the same kills and leftovers as a sort per call, on random states`, () => {
+      const c = compiled(body);
+      K.ensure(c);
+      const rng = deriveState('alloc-orders', label, 0);
+      const wounds = c.leftover === 1;
+      const a = K.cnt();
+      const b = new Int32Array(a.length);
+      for (let trial = 0; trial < 3000; trial++) {
+        a.fill(0);
+        for (let s = 0; s < 2; s++)
+          for (let t = 0; t < NT; t++) {
+            if (c.units[s * NT + t] === 0) continue;
+            for (let g = 0; g < (s === 0 && t < 2 ? 3 : 1); g++) {
+              const h = wounds ? 1 + (nextU32(rng) % c.hp[t]) : c.hp[t];
+              a[K.off(s, g, t) + h] = nextU32(rng) % 4;
+            }
+          }
+        b.set(a);
+        const s = nextU32(rng) % 2;
+        const D = nextU32(rng) % 30;
+        const typeMask = 1 + (nextU32(rng) % 127);
+        const groupMask = 1 + (nextU32(rng) % 7);
+        const policy = [K.policies.P_GREEDY, K.policies.P_LOWEST, K.policies.P_RECEIVER][nextU32(rng) % 3];
+        const left = K.allocate(c, rng, a, s, D, typeMask, groupMask, policy);
+        const want = reference(c, b, s, D, typeMask, groupMask, policy);
+        expect(left).toBe(want);
+        // the classes (not the running totals after them, which this random state never set)
+        expect(Array.from(a.subarray(0, 2 * 3 * NT * (c.maxHp + 1)))).toEqual(Array.from(b.subarray(0, 2 * 3 * NT * (c.maxHp + 1))));
+      }
+    });
+  }
+});
+
+describe('fantasy kernel: running unit totals', () => {
+  const cases: [string, Tree][] = [
+    ['siege, DEFAULT', SIEGE],
+    ['siege, persistent wounds and failed climbs, no retry groups', merge(SIEGE, { rules: { leftover: 'persistent', failed_climb: 'persistent' } })],
+    ['siege, no retry, knapsack, random melee', merge(SIEGE, { rules: { failed_climb: 'no_retry', melee_allocation: 'random' }, policy: { damage_allocation: 'knapsack' } })],
+    ['open field, random allocation, captain unit', merge(FIELD, { policy: { damage_allocation: 'random' }, rules: { captain: 'unit' } })],
+  ];
+  it.each(cases)('%s: agree with the classes after every trial', (label, body) => {
+    const c = compiled(body);
+    const acc = new Float64Array(fantasyKernel.accLength(c));
+    const stream = deriveState('totals', label, 0);
+    for (let i = 0; i < 300; i++) {
+      fantasyKernel.run(c, stream, 1, acc);
+      expect(K.totalsMatch()).toBe(true);
+    }
+  });
+});
