@@ -41,11 +41,24 @@ class ShuffledExecutor implements Executor {
   readonly tasks: BatchTask[] = [];
   inflight = 0;
   maxInflight = 0;
+  private readonly idle: (() => void)[] = [];
   private n = 0;
   constructor(
     readonly threads: number,
     private readonly failAt = -1,
   ) {}
+  /**
+   * Resolves once no task is in flight and a turn of the event loop has passed with none
+   * started: whatever the run loop does when its last tasks come back has been done.
+   */
+  async settled(): Promise<void> {
+    for (;;) {
+      if (this.inflight > 0) await new Promise<void>((r) => this.idle.push(r));
+      const n = this.n;
+      await new Promise((r) => setImmediate(r));
+      if (this.inflight === 0 && this.n === n) return;
+    }
+  }
   async run(task: BatchTask): Promise<Float64Array> {
     const k = this.n++;
     this.tasks.push(task);
@@ -58,6 +71,7 @@ class ShuffledExecutor implements Executor {
       return await this.inner.run(task);
     } finally {
       this.inflight--;
+      if (this.inflight === 0) for (const f of this.idle.splice(0)) f();
     }
   }
   async close(): Promise<void> {}
@@ -99,9 +113,25 @@ describe('the run loop', () => {
     const exec = new ShuffledExecutor(2, 2);
     await expect(runScenario(valid(), { executor: exec })).rejects.toThrow('worker died (test)');
     const started = exec.tasks.length;
-    await new Promise((r) => setTimeout(r, 50));
+    await exec.settled(); // the tasks already running finish; none may start after them
     expect(exec.tasks.length).toBe(started);
     expect(started).toBeLessThanOrEqual(2 * 2 + 3);
+  });
+
+  it('an in-process run lets the event loop turn between batches (timers run, an abort lands)', async () => {
+    // A run that never yields would hold a test worker past its runner's RPC timeout on a
+    // loaded machine, and a server's requests (or a cancel) would wait for the whole run.
+    let ticks = 0;
+    const iv = setInterval(() => ticks++, 0);
+    try {
+      await runScenario(valid(), { trials: 262_144 * 2 });
+    } finally {
+      clearInterval(iv);
+    }
+    expect(ticks).toBeGreaterThan(0);
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(), 0);
+    await expect(runScenario(valid(), { signal: ctl.signal })).rejects.toBeInstanceOf(CancelledError);
   });
 
   it('cancelling rejects at once with CancelledError and starts no new batch', async () => {
@@ -117,7 +147,7 @@ describe('the run loop', () => {
     });
     await expect(p).rejects.toBeInstanceOf(CancelledError);
     const started = exec.tasks.length;
-    await new Promise((r) => setTimeout(r, 50));
+    await exec.settled(); // the tasks already running finish; none may start after them
     expect(exec.tasks.length).toBe(started);
     expect(exec.tasks.reduce((n, t) => n + t.sizes.length, 0)).toBeLessThan(2 * 3);
   });
