@@ -4,7 +4,9 @@ import { checkScenario, CHECK_Z_LIMIT, exactScenario, runScenario } from '../../
 import { PoolExecutor } from '../../engine/pool.js';
 import { controller, loadAll, positiveInt, positiveNumber, seedArg, threadsOpt, type RunFlags } from '../common.js';
 
-async function checkCommand(files: string[], flags: RunFlags & { verbose?: boolean; zLimit: number }): Promise<void> {
+type CheckFlags = RunFlags & { verbose?: boolean; zLimit: number; allowEmpty?: boolean };
+
+async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
   const scenarios = loadAll(files);
   const limit = flags.zLimit;
   const exec = new PoolExecutor(flags.threads);
@@ -38,6 +40,17 @@ async function checkCommand(files: string[], flags: RunFlags & { verbose?: boole
   } finally {
     await exec.close();
   }
+  if (compared === 0) {
+    // Nothing compared is not a pass: a CI gate over scenarios without an exact form would
+    // otherwise stay green while proving nothing.
+    const verdict = flags.allowEmpty ? 'passed (empty, --allow-empty)' : 'FAILED';
+    process.stdout.write(`check ${verdict}: 0 comparisons — none of the ${scenarios.length} scenario(s) has an exact form to compare with\n`);
+    if (!flags.allowEmpty) {
+      process.stderr.write('siegesim: nothing was checked; pass --allow-empty to accept that\n');
+      process.exitCode = 1;
+    }
+    return;
+  }
   const verdict = failed === 0 ? 'passed' : 'FAILED';
   process.stdout.write(`check ${verdict}: ${compared} comparisons (metrics and every curve point), max |z| = ${worst.toFixed(2)}, limit ${limit}\n`);
   if (failed > 0) process.exitCode = 1;
@@ -50,12 +63,13 @@ function fmtNum(x: number): string {
 export function register(program: Command): void {
   program
     .command('check')
-    .description(`run and compare with the exact answers; exit 1 if any |z| > ${CHECK_Z_LIMIT}`)
+    .description(`run and compare with the exact answers; exit 1 if any |z| > ${CHECK_Z_LIMIT} or nothing was compared`)
     .argument('<files...>')
     .option('--trials <N>', 'trials per case (overrides the scenario)', positiveInt('--trials'))
     .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
     .addOption(threadsOpt())
     .option('--verbose', 'print every curve point, not only failures')
     .option('--z-limit <Z>', 'largest |z| accepted', positiveNumber('--z-limit'), CHECK_Z_LIMIT)
-    .action((files: string[], flags: RunFlags & { verbose?: boolean; zLimit: number }) => checkCommand(files, flags));
+    .option('--allow-empty', 'exit 0 even when no scenario has an exact form (0 comparisons); without it that exits 1')
+    .action((files: string[], flags: CheckFlags) => checkCommand(files, flags));
 }
