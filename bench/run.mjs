@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { availableParallelism, cpus } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BenchUsageError, judgeTargets, missLines, parseBenchArgs } from './harness.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (p) => import(path.join(ROOT, 'dist', p));
@@ -19,10 +20,8 @@ const { PoolExecutor } = await dist('src/engine/pool.js');
 const { deriveState, nextU32 } = await dist('src/engine/rng.js');
 const { dieThreshold, rollDie } = await dist('src/engine/dice.js');
 
-const args = process.argv.slice(2);
-const seconds = Number(args[args.indexOf('--seconds') + 1]) || 2;
-const only = args.filter((a) => !a.startsWith('--') && !/^\d/.test(a));
-const checkTargets = args.includes('--check');
+// Set from the command line once the benchmarks are known (below).
+let seconds = 2;
 
 /** Run fn(n) with growing n until it takes `seconds`; best rate of 3 timed runs. */
 function rate(fn, unitsPerCall = 1) {
@@ -284,20 +283,23 @@ const TARGETS = {
   'process.tiny_run.seconds_over_node': { max: 0.35 },
 };
 
+let only;
+let checkTargets;
+try {
+  ({ only, seconds, check: checkTargets } = parseBenchArgs(process.argv.slice(2), Object.keys(benches)));
+} catch (e) {
+  if (!(e instanceof BenchUsageError)) throw e;
+  process.stderr.write(`bench: ${e.message}\n`);
+  process.exit(2);
+}
+
 const results = {};
 for (const [name, fn] of Object.entries(benches)) {
   if (only.length > 0 && !only.includes(name)) continue;
   results[name] = await fn();
   process.stderr.write(`bench ${name} done\n`);
 }
-const get = (key) => key.split('.').reduce((o, k) => (o == null ? undefined : o[k]), results);
-const targets = Object.entries(TARGETS)
-  .filter(([k]) => get(k) !== undefined && get(k) !== null)
-  .map(([k, t]) => {
-    const v = get(k);
-    const pass = typeof t === 'number' ? v >= t : v <= t.max;
-    return { metric: k, value: v, target: typeof t === 'number' ? `>= ${t}` : `<= ${t.max}`, pass };
-  });
+const targets = judgeTargets(results, TARGETS);
 const doc = {
   date: new Date().toISOString(),
   node: process.version,
@@ -310,4 +312,5 @@ const doc = {
 mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
 writeFileSync(path.join(ROOT, 'bench/results', `${only.length ? only.join('-') : 'all'}.json`), JSON.stringify(doc, null, 2) + '\n');
 process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+for (const line of missLines(targets)) process.stderr.write(line + '\n');
 if (checkTargets && targets.some((t) => !t.pass)) process.exitCode = 1;
