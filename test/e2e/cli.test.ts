@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { jsonSchemaOf } from '../../src/scenario/schema.js';
@@ -16,18 +16,31 @@ const FIX = path.join(ROOT, 'test/fixtures');
  * cannot answer vitest's RPC, which times out on a loaded machine).
  */
 function cli(args: string[], cwd = ROOT): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd });
+  return run(process.execPath, [CLI, ...args], cwd);
+}
+
+/** Any program, the same way (exit code null: it could not be started). */
+function run(cmd: string, args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
+    child.on('error', (e) => resolve({ code: null, stdout, stderr: stderr + String(e) }));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
-const tmp = () => mkdtempSync(path.join(tmpdir(), 'siegesim-e2e-'));
+const dirs: string[] = [];
+const tmp = () => {
+  const d = mkdtempSync(path.join(tmpdir(), 'siegesim-e2e-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 describe('siegesim run', () => {
   it('writes byte-identical CSV with --threads 1 and --threads 2, and the whole report', async () => {
@@ -61,22 +74,45 @@ describe('siegesim run', () => {
     expect(html).not.toMatch(/https?:\/\/(?!vega\.github\.io)/); // nothing fetched from the network
   });
 
-  it('--json prints summary.json to stdout', async () => {
+  it('--json prints an array of summary.json, one per scenario, also for one scenario', async () => {
     const dir = tmp();
     const r = await cli(['run', path.join(FIX, 'good-small.yaml'), '--trials', '1000', '--out', dir, '--json', '--threads', '1']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
-    expect(j.name).toBe('good-small');
-    expect(j.cases[0].trials).toBe(1000);
+    expect(Array.isArray(j)).toBe(true);
+    expect(j).toHaveLength(1);
+    expect(j[0].name).toBe('good-small');
+    expect(j[0].cases[0].trials).toBe(1000);
+    expect(j[0]).toEqual(JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8')));
   });
 
-  it('several scenarios go under --out with an index linking each', async () => {
+  it('several scenarios go under --out with an index linking each; --json has one element each', async () => {
     const dir = tmp();
-    const r = await cli(['run', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(FIX, 'good-small.yaml'), '--trials', '2000', '--out', dir]);
+    const r = await cli(['run', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(FIX, 'good-small.yaml'), '--trials', '2000', '--out', dir, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const index = readFileSync(path.join(dir, 'index.html'), 'utf8');
     expect(index).toContain('href="surrender-town-basic/index.html"');
     expect(index).toContain('href="good-small/index.html"');
+    expect(JSON.parse(r.stdout).map((s: { name: string }) => s.name)).toEqual(['surrender-town-basic', 'good-small']);
+  });
+
+  it('--precision says when the cap stopped it, and reports the trials each case ran (issue 16, keep.yaml)', async () => {
+    const dir = tmp();
+    const keep = path.join(FIX, 'keep.yaml'); // 4000 trials, fantasy's chunk is 4096
+    const r = await cli(['run', keep, '--precision', '0.005', '--max-trials', '20000', '--out', path.join(dir, 'a'), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const [j] = JSON.parse(r.stdout);
+    expect(j.cases[0].trials).toBe(20000); // the cap, not the last whole chunk under it
+    expect(j.cases[0].precision).toEqual({ target: 0.005, half_width: expect.any(Number), reached: false });
+    expect(j.cases[0].precision.half_width).toBeGreaterThan(0.005);
+    expect(j.provenance).toMatchObject({ precision: 0.005, precision_missed: 1, max_trials: 20000 });
+    expect(r.stderr).toMatch(/keep: 1 case\(s\) x 20,000 trials \(precision 0\.005\)/);
+    expect(r.stderr).toMatch(/keep: precision 0\.005 NOT reached in 1 of 1 case\(s\).*20,000 trials per case/);
+    // a cap below the scenario's trials is honoured too
+    const low = await cli(['run', keep, '--precision', '0.005', '--max-trials', '3000', '--out', path.join(dir, 'b'), '--json']);
+    expect(low.code, low.stderr).toBe(0);
+    expect(JSON.parse(low.stdout)[0].cases[0].trials).toBe(3000);
+    expect(low.stderr).toMatch(/keep: 1 case\(s\) x 3,000 trials/);
   });
 });
 
@@ -90,8 +126,10 @@ describe('shards', () => {
       const r = await cli(['run', scen, '--trials', '700000', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]);
       expect(r.code, r.stderr).toBe(0);
     }
-    const merged = await cli(['merge', scen, path.join(dir, 's3.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'merged')]);
+    const merged = await cli(['merge', scen, path.join(dir, 's3.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'merged'), '--json']);
     expect(merged.code, merged.stderr).toBe(0);
+    // --json: the same shape as run --json (an array of summary.json)
+    expect(JSON.parse(merged.stdout)).toEqual([JSON.parse(readFileSync(path.join(dir, 'merged', 'summary.json'), 'utf8'))]);
     for (const f of ['summary.csv', 'surrender_by_turn.csv']) {
       expect(readFileSync(path.join(dir, 'merged', f), 'utf8')).toBe(readFileSync(path.join(dir, 'full', f), 'utf8'));
     }
@@ -170,6 +208,18 @@ describe('exact, check, validate, schema', () => {
     expect(r.stdout).toMatch(/check passed: \d+ comparisons/);
   }, 180_000); // every exact solver and ~4000 comparisons: 11 s of CPU, over a minute on a loaded machine
 
+  it('check with nothing to compare is not a pass, unless --allow-empty', async () => {
+    const keep = path.join(FIX, 'keep.yaml'); // no exact form
+    const r = await cli(['check', keep]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('keep: no exact form, skipped');
+    expect(r.stdout).toMatch(/check FAILED: 0 comparisons/);
+    expect(r.stderr).toContain('pass --allow-empty');
+    const ok = await cli(['check', keep, '--allow-empty']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/check passed \(empty, --allow-empty\): 0 comparisons/);
+  });
+
   it('check exits 1 when a |z| exceeds the limit', async () => {
     // With a limit of 0.001 some of the ~60 comparisons must exceed it: the exit path is real.
     const r = await cli(['check', path.join(FIX, 'good-small.yaml'), '--trials', '50000', '--z-limit', '0.001']);
@@ -218,11 +268,14 @@ describe('exact, check, validate, schema', () => {
     expect((await cli(['los', '--n', 'x', '--d', '4', '--d1', '1', '--h', '2'])).code).toBe(2);
   });
 
-  it('exact prints the closed form', async () => {
+  it('exact prints the closed form; --json is an array, one element per scenario', async () => {
     const r = await cli(['exact', 'scenarios/surrender/town-basic.yaml', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
-    expect(j.cases[0].metrics.p_test.value).toBeCloseTo(4 / 6, 12);
+    expect(j).toHaveLength(1);
+    expect(j[0].cases[0].metrics.p_test.value).toBeCloseTo(4 / 6, 12);
+    const two = await cli(['exact', 'scenarios/surrender/town-basic.yaml', 'scenarios/surrender/hopeless-citadel.yaml', '--json']);
+    expect(JSON.parse(two.stdout).map((s: { name: string }) => s.name)).toEqual(['surrender-town-basic', 'surrender-hopeless-citadel']);
   });
 
   it('validate reports each file', async () => {
@@ -241,5 +294,22 @@ describe('exact, check, validate, schema', () => {
   it('the version matches package.json', async () => {
     expect(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version).toBe(VERSION);
     expect((await cli(['--version'])).stdout.trim()).toBe(VERSION);
+  });
+});
+
+describe('bench and the checkout', () => {
+  it('an unknown benchmark name exits 2 with the list of names, and writes nothing', async () => {
+    const out = path.join(ROOT, 'bench/results/surender.json');
+    const r = await cli(['bench', 'surender', '--check']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown benchmark "surender" (did you mean "surrender"?); the benchmarks are: dice, surrender,');
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('no committed file is ignored by .gitignore (scenarios/scenario.schema.json among them)', async () => {
+    const r = await run('git', ['ls-files', '--cached', '--ignored', '--exclude-standard'], ROOT);
+    if (r.code === null || r.stderr.includes('not a git repository')) return; // not a checkout (a package)
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('');
   });
 });

@@ -24,7 +24,8 @@ async function exactCommand(files: string[], flags: { json?: boolean }): Promise
       process.stdout.write(`case ${e.case} ${e.variant}${params ? ' ' + params : ''}: ${ms.join('  ')}\n`);
     }
   }
-  if (flags.json) process.stdout.write(JSON.stringify(all.length === 1 ? all[0] : all, null, 2) + '\n');
+  // Always an array, one element per scenario (as run --json).
+  if (flags.json) process.stdout.write(JSON.stringify(all, null, 2) + '\n');
 }
 
 export function register(program: Command): void {
@@ -32,6 +33,6 @@ export function register(program: Command): void {
     .command('exact')
     .description('compute the same metrics exactly, where the system has an exact form')
     .argument('<files...>')
-    .option('--json', 'print as JSON')
+    .option('--json', 'print a JSON array, one element per scenario')
     .action((files: string[], flags: { json?: boolean }) => exactCommand(files, flags));
 }

@@ -31,7 +31,8 @@ async function mergeCommand(file: string, shardFiles: string[], flags: { out?: s
   await writeReport(result, out);
   if (!flags.out) await writeIndex('reports');
   process.stderr.write(`${v.name}: merged ${shards.length} shard(s) -> ${out}\n`);
-  if (flags.json) process.stdout.write(JSON.stringify(summaryJson(result), null, 2) + '\n');
+  // An array of one summary.json: the same shape as run --json.
+  if (flags.json) process.stdout.write(JSON.stringify([summaryJson(result)], null, 2) + '\n');
 }
 
 export function register(program: Command): void {
@@ -41,6 +42,6 @@ export function register(program: Command): void {
     .argument('<file>', 'the scenario file the shards were run from')
     .argument('<shards...>', 'shard files (run --shard k/n)')
     .option('--out <DIR>', 'report folder (default reports/<name>/)')
-    .option('--json', 'print summary.json to stdout')
+    .option('--json', 'print a JSON array of the summary.json to stdout (as run --json)')
     .action((file: string, shards: string[], flags: { out?: string; json?: boolean }) => mergeCommand(file, shards, flags));
 }

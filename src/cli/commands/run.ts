@@ -95,7 +95,8 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
     await exec.close();
   }
   for (const r of roots) await writeIndex(r);
-  if (flags.json) process.stdout.write(JSON.stringify(multi ? jsonOut : jsonOut[0], null, 2) + '\n');
+  // Always an array, one summary.json per scenario, however many were given (as merge and exact).
+  if (flags.json) process.stdout.write(JSON.stringify(jsonOut, null, 2) + '\n');
 }
 
 /** `4000` or `4000–16288` (the trials the cases really ran). */
@@ -117,7 +118,7 @@ export function register(program: Command): void {
     .option('--out <DIR>', 'report folder (default reports/<name>/; with several scenarios, the folder that holds them)')
     .option('--precision <E>', 'keep adding trials until every headline 95% interval half-width is <= E', positiveNumber('--precision'))
     .option('--max-trials <N>', 'cap on trials per case with --precision (default 1e9; the first chunk is cut to fit)', positiveInt('--max-trials'))
-    .option('--json', 'print summary.json to stdout')
+    .option('--json', 'print a JSON array of each scenario\'s summary.json to stdout')
     .option('--no-progress', 'no progress bar')
     .option('--shard <k/n>', 'run every n-th chunk, starting with chunk k-1, into a shard file (--out names it); see `merge`', (x: string) => {
       const m = /^(\d+)\/(\d+)$/.exec(x);
