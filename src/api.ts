@@ -8,5 +8,5 @@ export type { ValidScenario } from './scenario/validate.js';
 export type { ScenarioResult } from './systems/types.js';
 export { validateText, runScenario, type RunScenarioOptions } from './api/run.js';
 export { exactScenario, checkScenario, CHECK_Z_LIMIT, type ExactCase, type CheckRow } from './api/exact.js';
-export { solveScenario, SolveInputError, type SolveOptions, type SolveResult } from './api/solve.js';
+export { solveScenario, solveSweep, SolveInputError, type SolveOptions, type SolveResult, type SolveSweepResult, type SolvePhase } from './api/solve.js';
 export { shardChunks, runShard, mergeShards, ShardError, type ShardData } from './api/shard.js';

@@ -1,4 +1,19 @@
-/** The solve verb: the smallest integer value of a parameter whose metric reaches a target. */
+/**
+ * The solve verb: the smallest integer value of a parameter whose metric reaches a target, on
+ * one variant, at one sweep point (`solveScenario`) or at every point of the scenario's sweep
+ * over its other parameters (`solveSweep`).
+ *
+ * Every candidate value rolls the same dice (one stream for all values: common random numbers).
+ * Bisection on the scenario's trials finds a candidate; the answer and its neighbour are then
+ * run with `refine` times the trials and, while the 95% interval of either still holds the
+ * target, with more, chunk by chunk, up to `maxTrials`. Where each stops depends only on its
+ * own merged dice, so the answer is as deterministic as a run. An answer whose interval and its
+ * neighbour's do not separate the target by then is returned with `resolved: false` (the CLI
+ * exits 4): never as if it were one. The same goes for "not reachable": it is resolved only
+ * when the top of the range is clearly short of the target.
+ *
+ * No console output: progress goes to the callbacks, cancellation comes by the signal.
+ */
 import { splitPath, validateCase, valueAtPath, type ValidScenario } from '../scenario/validate.js';
 import { COMMON_KEYS, scenarioSchemaOf, schemaAt } from '../scenario/schema.js';
 import type { Metric } from '../systems/types.js';
@@ -11,14 +26,27 @@ export interface SolveOptions {
   target: number;
   from?: number;
   to?: number;
+  /** Trials per candidate during the bisection (default: the scenario's). */
   trials?: number;
   seed?: string | number;
+  /** The variant to solve on (default: the baseline, the first). */
+  variant?: string;
+  /**
+   * Values of the scenario's other swept parameters (one sweep point); default: none, the
+   * scenario's own values. `solveSweep` sets it for each point.
+   */
+  point?: Record<string, unknown>;
   executor?: Executor;
   signal?: AbortSignal;
-  /** Trials multiplier for the final look at the answer and its neighbour. */
+  /** Trials multiplier for the closer look at the answer and its neighbour (default 4). */
   refine?: number;
-  onStep?: (value: number, m: Metric) => void;
+  /** Cap on trials per candidate while resolving (default 32 x trials). */
+  maxTrials?: number;
+  /** Each evaluation as it is made (`trials` it ran; `phase` of the search). */
+  onStep?: (value: number, m: Metric, info: { trials: number; phase: SolvePhase; point: Record<string, unknown> }) => void;
 }
+
+export type SolvePhase = 'ends' | 'bisect' | 'resolve';
 
 export interface SolveResult {
   param: string;
@@ -26,30 +54,243 @@ export interface SolveResult {
   target: number;
   from: number;
   to: number;
+  /** The variant solved on. */
+  variant: string;
+  /** The sweep point (values of the other swept parameters); {} without a sweep. */
+  point: Record<string, unknown>;
   increasing: boolean;
   reachable: boolean;
+  /**
+   * True when the intervals decide the answer: the answer's 95% interval is on the target's
+   * side and its neighbour's (if in range) on the other; for "not reachable", the top of the
+   * range's interval is short of the target. False: the best estimate, not an answer.
+   */
+  resolved: boolean;
+  /** The cap on trials per candidate that resolving may use. */
+  max_trials: number;
   /** The answer (undefined when the target is not reachable in [from, to]). */
   value?: number;
+  /** The metric at the answer. */
   at?: Metric;
   /** The neighbour just before the answer (value - 1), when it is in range. */
   neighbour?: { value: number; metric: Metric };
   /** Every evaluation made, in order. */
-  evaluations: { value: number; trials: number; metric: Metric }[];
+  evaluations: { value: number; trials: number; phase: SolvePhase; metric: Metric }[];
   ends: { from: Metric; to: Metric };
+}
+
+/** One answer per sweep point of the scenario's other swept parameters. */
+export interface SolveSweepResult {
+  param: string;
+  metric: string;
+  target: number;
+  variant: string;
+  /** The other swept parameters (empty without a sweep: one point). */
+  params: string[];
+  points: SolveResult[];
+  /** Every point resolved. */
+  resolved: boolean;
+  /** Every point reachable. */
+  reachable: boolean;
 }
 
 /** A user-facing problem with a solve request (the CLI prints it and exits 2). */
 export class SolveInputError extends Error {}
 
+/** The closer look's trials multiplier, and the default cap as a multiple of the trials. */
+const REFINE = 4;
+const CAP_FACTOR = 32;
+
 /**
  * Find the smallest integer value v in [from, to] of `param` whose `metric` reaches `target`
  * (≥ target when the metric grows with v, ≤ when it falls), assuming the metric is monotone.
- * Every candidate rolls the same dice (one stream for all values: common random numbers), so
- * the comparison between neighbours is as tight as it can be; the answer and its neighbour are
- * then re-run with `refine` times the trials, and the answer is moved if the closer look
- * disagrees.
+ * @example await solveScenario(v, { param: 'wall.hp', metric: 'p_defender_wins', target: 0.5, from: 5, to: 60 })
  */
 export async function solveScenario(v: ValidScenario, o: SolveOptions): Promise<SolveResult> {
+  const sys = v.system;
+  checkRequest(v, o);
+  const variantIndex = variantIndexOf(v, o.variant);
+  const variant = v.variantNames[variantIndex];
+  const set = variantSet(v, variantIndex);
+  const point = o.point ?? {};
+  const baseCase = validateCase(v, point, set);
+  const base = baseCase.ok ? valueAtPath(baseCase.scenario, o.param) : undefined;
+  const from = o.from ?? 0;
+  const to = o.to ?? Math.max(10, 2 * (typeof base === 'number' ? base : 0));
+  if (!Number.isInteger(from) || !Number.isInteger(to) || from >= to) throw new SolveInputError(`need integers --from < --to (got ${from}, ${to})`);
+  const trials = o.trials ?? v.trials;
+  const big = trials * (o.refine ?? REFINE);
+  const cap = Math.max(big, o.maxTrials ?? trials * CAP_FACTOR);
+  const seed = o.seed ?? v.seed;
+  const exec = o.executor ?? new InlineExecutor();
+  const evaluations: SolveResult['evaluations'] = [];
+
+  const compile = (value: number) => {
+    const c = validateCase(v, { ...point, [o.param]: value }, set);
+    if (!c.ok) throw new SolveInputError(`${o.param} = ${value} is not valid: ${c.messages.join('; ')} (use --from/--to)`);
+    return sys.compile(c.scenario);
+  };
+  const metricOf = (compiled: unknown, merged: Float64Array): Metric => {
+    const m = sys.summarize(compiled, merged).metrics[o.metric];
+    if (!m) throw new SolveInputError(`metric "${o.metric}" is not produced for this scenario`);
+    return m;
+  };
+
+  /**
+   * Run candidates on the solve stream (the same dice for every value): `n` trials each, then,
+   * with `open`, chunk by chunk until the candidate's interval no longer holds the target (each
+   * decides on its own dice alone, so where it stops is deterministic), up to the cap.
+   */
+  const evaluate = async (values: number[], n: number, phase: SolvePhase, open = false): Promise<Metric[]> => {
+    const compiled = values.map(compile);
+    const jobs: GroupJob[] = compiled.map((c) => ({
+      stream: 'solve',
+      system: sys.id,
+      compiled: [c],
+      accLengths: [sys.kernel.accLength(c)],
+      pairedSlots: [[]],
+    }));
+    const outcomes = await runGroups(
+      jobs,
+      {
+        seed,
+        trials: n,
+        chunkTrials: sys.chunkTrials,
+        signal: o.signal,
+        ...(open ? { more: (g: number, merged: Float64Array) => straddles(metricOf(compiled[g], merged)), maxTrials: cap } : {}),
+      },
+      exec,
+    );
+    return outcomes.map((out, i) => {
+      const m = metricOf(compiled[i], out.merged);
+      evaluations.push({ value: values[i], trials: out.trials, phase, metric: m });
+      o.onStep?.(values[i], m, { trials: out.trials, phase, point });
+      return m;
+    });
+  };
+
+  let [fFrom, fTo] = await evaluate([from, to], trials, 'ends');
+  const increasing = fTo.value >= fFrom.value;
+  const meets = (m: Metric) => (increasing ? m.value >= o.target : m.value <= o.target);
+  /** The whole interval on the target's side, or the whole interval short of it. */
+  const clearlyMeets = (m: Metric) => (increasing ? m.ci_low >= o.target : m.ci_high <= o.target);
+  const clearlyShort = (m: Metric) => (increasing ? m.ci_high < o.target : m.ci_low > o.target);
+  const straddles = (m: Metric) => !clearlyMeets(m) && !clearlyShort(m);
+
+  const result: SolveResult = {
+    param: o.param,
+    metric: o.metric,
+    target: o.target,
+    from,
+    to,
+    variant,
+    point,
+    increasing,
+    reachable: false,
+    resolved: false,
+    max_trials: cap,
+    evaluations,
+    ends: { from: fFrom, to: fTo },
+  };
+  // The closer look: more trials for a value until its interval is clear of the target (or the cap).
+  const decided = new Map<number, Metric>();
+  const decide = async (values: number[]) => {
+    const todo = values.filter((x) => !decided.has(x));
+    if (todo.length > 0) (await evaluate(todo, big, 'resolve', true)).forEach((m, i) => decided.set(todo[i], m));
+    return values.map((x) => decided.get(x)!);
+  };
+  if (!meets(fTo) && straddles(fTo)) {
+    // "not reachable" is an answer too: look closer before saying it
+    [fTo] = await decide([to]);
+    result.ends.to = fTo;
+  }
+  if (!meets(fTo)) {
+    result.resolved = clearlyShort(fTo);
+    return result;
+  }
+  result.reachable = true;
+
+  let lo = from;
+  let hi = to;
+  if (meets(fFrom)) hi = from;
+  else {
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      const [m] = await evaluate([mid], trials, 'bisect');
+      if (meets(m)) hi = mid;
+      else lo = mid;
+    }
+  }
+
+  // The closer look at the answer and its neighbour; move while it disagrees with the bisection.
+  let answer = hi;
+  for (let guard = 0; guard < 16; guard++) {
+    const [atAnswer, below] = await decide(answer > from ? [answer, answer - 1] : [answer]);
+    if (!meets(atAnswer) && answer < to) answer++;
+    else if (below && meets(below)) answer--;
+    else break;
+  }
+  const [atAnswer, below] = await decide(answer > from ? [answer, answer - 1] : [answer]);
+  if (!meets(atAnswer) && answer === to) {
+    // the closer look at the top of the range falls short after all: not reachable
+    result.ends.to = atAnswer;
+    result.reachable = false;
+    result.resolved = clearlyShort(atAnswer);
+    return result;
+  }
+  result.reachable = meets(atAnswer);
+  result.resolved = clearlyMeets(atAnswer) && (below === undefined || clearlyShort(below));
+  result.value = answer;
+  result.at = atAnswer;
+  if (below) result.neighbour = { value: answer - 1, metric: below };
+  return result;
+}
+
+/**
+ * Solve at every sweep point of the scenario's other swept parameters (the solved parameter's
+ * own axis, if swept, is what is searched): one answer per point, in sweep order.
+ * @example await solveSweep(v, { param: 'wall.hp', metric: 'p_defender_wins', target: 0.5 }) // the HP for 50% at each DC
+ */
+export async function solveSweep(
+  v: ValidScenario,
+  o: Omit<SolveOptions, 'point'> & {
+    /** false: solve once at the scenario's own values, as if it had no sweep (default true). */
+    sweep?: boolean;
+    onPoint?: (index: number, of: number, r: SolveResult) => void;
+  },
+): Promise<SolveSweepResult> {
+  checkRequest(v, o);
+  const variant = v.variantNames[variantIndexOf(v, o.variant)];
+  const params = o.sweep === false ? [] : v.params.filter((p) => p !== o.param);
+  const seen = new Set<string>();
+  const where: Record<string, unknown>[] = [];
+  for (const pt of v.points) {
+    const point = Object.fromEntries(params.map((p) => [p, pt.params[p]]));
+    const key = JSON.stringify(point);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    where.push(point);
+  }
+  const points: SolveResult[] = [];
+  for (const point of where) {
+    const r = await solveScenario(v, { ...o, point });
+    points.push(r);
+    o.onPoint?.(points.length - 1, where.length, r);
+  }
+  return {
+    param: o.param,
+    metric: o.metric,
+    target: o.target,
+    variant,
+    params,
+    points,
+    resolved: points.every((r) => r.resolved),
+    reachable: points.every((r) => r.reachable),
+  };
+}
+
+/** The metric exists and the parameter is a numeric setting of the system. */
+function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param'>): void {
   const sys = v.system;
   if (!sys.metricOrder.includes(o.metric)) {
     throw new SolveInputError(`unknown metric "${o.metric}" for system ${sys.id} (one of: ${sys.metricOrder.join(', ')})`);
@@ -59,75 +300,18 @@ export async function solveScenario(v: ValidScenario, o: SolveOptions): Promise<
   if (COMMON_KEYS.has(splitPath(o.param)[0]) || kind !== 'number') {
     throw new SolveInputError(`"${o.param}" is not a numeric setting of system ${sys.id}`);
   }
-  const baseCase = validateCase(v, {});
-  const base = baseCase.ok ? valueAtPath(baseCase.scenario, o.param) : undefined;
-  const from = o.from ?? 0;
-  const to = o.to ?? Math.max(10, 2 * (typeof base === 'number' ? base : 0));
-  if (!Number.isInteger(from) || !Number.isInteger(to) || from >= to) throw new SolveInputError(`need integers --from < --to (got ${from}, ${to})`);
-  const trials = o.trials ?? v.trials;
-  const seed = o.seed ?? v.seed;
-  const exec = o.executor ?? new InlineExecutor();
-  const evaluations: SolveResult['evaluations'] = [];
+}
 
-  const evaluate = async (value: number, n: number): Promise<Metric> => {
-    const c = validateCase(v, { [o.param]: value });
-    if (!c.ok) throw new SolveInputError(`${o.param} = ${value} is not valid: ${c.messages.join('; ')} (use --from/--to)`);
-    const compiled = sys.compile(c.scenario);
-    const job: GroupJob = {
-      stream: 'solve', // the same dice for every candidate value
-      system: sys.id,
-      compiled: [compiled],
-      accLengths: [sys.kernel.accLength(compiled)],
-      pairedSlots: [[]],
-    };
-    const [out] = await runGroups([job], { seed, trials: n, chunkTrials: sys.chunkTrials, signal: o.signal }, exec);
-    const m = sys.summarize(compiled, out.merged).metrics[o.metric];
-    if (!m) throw new SolveInputError(`metric "${o.metric}" is not produced for this scenario`);
-    evaluations.push({ value, trials: n, metric: m });
-    o.onStep?.(value, m);
-    return m;
-  };
+function variantIndexOf(v: ValidScenario, name: string | undefined): number {
+  if (name === undefined) return 0;
+  const i = v.variantNames.indexOf(name);
+  if (i < 0) throw new SolveInputError(`no variant "${name}" in ${v.name} (its variants: ${v.variantNames.join(', ')})`);
+  return i;
+}
 
-  const fFrom = await evaluate(from, trials);
-  const fTo = await evaluate(to, trials);
-  const increasing = fTo.value >= fFrom.value;
-  const meets = (m: Metric) => (increasing ? m.value >= o.target : m.value <= o.target);
-  const result: SolveResult = { param: o.param, metric: o.metric, target: o.target, from, to, increasing, reachable: false, evaluations, ends: { from: fFrom, to: fTo } };
-  if (!meets(fTo)) return result;
-  result.reachable = true;
-  let lo = from;
-  let hi = to;
-  const seen = new Map<number, Metric>([
-    [from, fFrom],
-    [to, fTo],
-  ]);
-  if (meets(fFrom)) hi = from;
-  else {
-    while (hi - lo > 1) {
-      const mid = Math.floor((lo + hi) / 2);
-      const m = await evaluate(mid, trials);
-      seen.set(mid, m);
-      if (meets(m)) hi = mid;
-      else lo = mid;
-    }
-  }
-  // A closer look at the answer and its neighbour; move if it disagrees (at most a few steps).
-  const big = trials * (o.refine ?? 4);
-  let answer = hi;
-  let at = await evaluate(answer, big);
-  for (let guard = 0; guard < 8 && !meets(at) && answer < to; guard++) {
-    answer++;
-    at = await evaluate(answer, big);
-  }
-  let neighbour = answer > from ? await evaluate(answer - 1, big) : undefined;
-  for (let guard = 0; guard < 8 && neighbour && meets(neighbour) && answer > from; guard++) {
-    answer--;
-    at = neighbour;
-    neighbour = answer > from ? await evaluate(answer - 1, big) : undefined;
-  }
-  result.reachable = meets(at);
-  result.value = answer;
-  result.at = at;
-  if (neighbour) result.neighbour = { value: answer - 1, metric: neighbour };
-  return result;
+/** A variant's `set` as written (the baseline's is kept on the scenario). */
+function variantSet(v: ValidScenario, index: number): Record<string, unknown> {
+  if (index === 0) return v.baselineSet;
+  const written = v.raw.variants as { set?: Record<string, unknown> }[] | undefined;
+  return written?.[index]?.set ?? {};
 }

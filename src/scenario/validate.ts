@@ -278,10 +278,12 @@ function valueAt(data: unknown, path: readonly (string | number)[]): unknown {
 export function validateCase(
   v: ValidScenario,
   settings: Record<string, unknown>,
+  /** A variant's `set` to apply instead of the baseline's. */
+  set: Record<string, unknown> = v.baselineSet,
 ): { ok: true; scenario: Record<string, unknown> } | { ok: false; messages: string[] } {
   let raw = v.raw;
   delete (raw = structuredClone(raw)).sweep;
-  for (const [p, val] of Object.entries(v.baselineSet)) raw = withPath(raw, p, val);
+  for (const [p, val] of Object.entries(set)) raw = withPath(raw, p, val);
   for (const [p, val] of Object.entries(settings)) raw = withPath(raw, p, val);
   const r = scenarioSchemaOf(v.system).safeParse(raw);
   if (r.success) return { ok: true, scenario: r.data as Record<string, unknown> };

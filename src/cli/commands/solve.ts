@@ -1,24 +1,37 @@
 /** `siegesim solve`: the smallest integer value of a parameter whose metric reaches a target. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { solveScenario, SolveInputError, type SolveOptions } from '../../api.js';
+import { solveSweep, SolveInputError, type SolveOptions, type SolveResult } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
 import type { Metric } from '../../systems/types.js';
 import { controller, intArg, loadAll, positiveInt, seedArg, threadsOpt, UserError } from '../common.js';
 
-/** The solve command's flags: the API's options, plus where to run and how to print. */
-type SolveFlags = Pick<SolveOptions, 'param' | 'metric' | 'target' | 'from' | 'to' | 'trials' | 'seed'> & { threads: number; json?: boolean };
+/** Exit codes beyond 0-2: the target is not reachable in the range; an answer is unresolved. */
+export const EXIT_NOT_REACHABLE = 3;
+export const EXIT_UNRESOLVED = 4;
 
-const showMetric = (m: Metric) => `${m.value.toFixed(4)} [${m.ci_low.toFixed(4)}, ${m.ci_high.toFixed(4)}] (${m.n} trials)`;
+/** The solve command's flags: the API's options, plus where to run and how to print. */
+type SolveFlags = Pick<SolveOptions, 'param' | 'metric' | 'target' | 'from' | 'to' | 'trials' | 'seed' | 'variant' | 'maxTrials'> & {
+  threads: number;
+  json?: boolean;
+  sweep?: boolean;
+};
+
+const count = (n: number) => n.toLocaleString('en-US');
+const showMetric = (m: Metric) => `${m.value.toFixed(4)} [${m.ci_low.toFixed(4)}, ${m.ci_high.toFixed(4)}] (${count(m.n)} trials)`;
+const showPoint = (point: Record<string, unknown>) =>
+  Object.entries(point)
+    .map(([k, x]) => `${k} = ${String(x)}`)
+    .join(', ');
 
 async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
   const [v] = loadAll([file]);
-  if (v.points.length > 1 || v.variantNames.length > 1) {
-    process.stderr.write(`${v.name}: solving on the baseline variant, without the sweep\n`);
+  if (v.variantNames.length > 1 && flags.variant === undefined) {
+    process.stderr.write(`${v.name}: solving on the baseline variant "${v.variantNames[0]}" (--variant NAME for another)\n`);
   }
   const exec = new PoolExecutor(flags.threads);
   let r;
   try {
-    r = await solveScenario(v, {
+    r = await solveSweep(v, {
       param: flags.param,
       metric: flags.metric,
       target: flags.target,
@@ -26,9 +39,15 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
       to: flags.to,
       trials: flags.trials,
       seed: flags.seed,
+      variant: flags.variant,
+      maxTrials: flags.maxTrials,
+      sweep: flags.sweep,
       executor: exec,
       signal: controller.signal,
-      onStep: (value, m) => process.stderr.write(`  ${flags.param} = ${value}: ${flags.metric} ${showMetric(m)}\n`),
+      onStep: (value, m, { point }) => {
+        const where = Object.keys(point).length > 0 ? `[${showPoint(point)}] ` : '';
+        process.stderr.write(`  ${where}${flags.param} = ${value}: ${flags.metric} ${showMetric(m)}\n`);
+      },
     });
   } catch (e) {
     if (e instanceof SolveInputError) throw new UserError(e.message);
@@ -36,29 +55,48 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
   } finally {
     await exec.close();
   }
+  if (r.points.length > 1) process.stderr.write(`${v.name}: one answer per sweep point of ${r.params.join(' x ')} (${r.points.length} points)\n`);
+  // The exit code: any unresolved answer (4) before any target out of reach (3).
+  const code = !r.resolved ? EXIT_UNRESOLVED : !r.reachable ? EXIT_NOT_REACHABLE : 0;
   if (flags.json) {
-    process.stdout.write(JSON.stringify(r, null, 2) + '\n');
-    return;
+    // Always an array, one element per sweep point (one without a sweep), as run --json is per scenario.
+    process.stdout.write(JSON.stringify(r.points, null, 2) + '\n');
+  } else {
+    r.points.forEach((p, i) => {
+      if (r.params.length > 0) process.stdout.write(`${i > 0 ? '\n' : ''}# ${showPoint(p.point)}\n`);
+      process.stdout.write(describe(p));
+    });
   }
+  process.exitCode = code;
+}
+
+/** One answer in words: the value and the metric at it and at its neighbour, or why there is none. */
+function describe(r: SolveResult): string {
   const cmp = r.increasing ? '>=' : '<=';
+  const goal = `${r.metric} ${cmp} ${r.target}`;
+  const cap = `the cap of ${count(r.max_trials)} trials per value (--max-trials)`;
   if (!r.reachable || r.value === undefined || !r.at) {
-    process.stdout.write(
-      `not reachable: ${r.metric} ${cmp} ${r.target} is not reached for ${r.param} in [${r.from}, ${r.to}]\n` +
-        `  at ${r.param} = ${r.from}: ${showMetric(r.ends.from)}\n  at ${r.param} = ${r.to}: ${showMetric(r.ends.to)}\n`,
-    );
-    process.exitCode = 3;
-    return;
+    const head = r.resolved
+      ? `not reachable: ${goal} is not reached for ${r.param} in [${r.from}, ${r.to}]\n`
+      : `UNRESOLVED: ${goal} may or may not be reached for ${r.param} in [${r.from}, ${r.to}]: at ${r.to} the 95% interval still holds the target at ${cap}\n`;
+    return head + `  at ${r.param} = ${r.from}: ${showMetric(r.ends.from)}\n  at ${r.param} = ${r.to}: ${showMetric(r.ends.to)}\n`;
   }
-  process.stdout.write(`${r.param} = ${r.value}: the smallest value with ${r.metric} ${cmp} ${r.target}\n`);
-  process.stdout.write(`  at ${r.value}: ${r.metric} ${showMetric(r.at)}\n`);
-  if (r.neighbour) process.stdout.write(`  at ${r.neighbour.value}: ${r.metric} ${showMetric(r.neighbour.metric)}\n`);
-  else process.stdout.write(`  (${r.value} is the bottom of the range: the target is met from --from on)\n`);
+  const head = r.resolved
+    ? `${r.param} = ${r.value}: the smallest value with ${goal}\n`
+    : `UNRESOLVED: ${r.param} = ${r.value} is only the best estimate of the smallest value with ${goal}: ` +
+      `the 95% intervals of ${r.value}${r.neighbour ? ` and ${r.neighbour.value}` : ''} do not separate the target even at ${cap}\n`;
+  let out = head + `  at ${r.value}: ${r.metric} ${showMetric(r.at)}\n`;
+  if (r.neighbour) out += `  at ${r.neighbour.value}: ${r.metric} ${showMetric(r.neighbour.metric)}\n`;
+  else out += `  (${r.value} is the bottom of the range: the target is met from --from on)\n`;
+  return out;
 }
 
 export function register(program: Command): void {
   program
     .command('solve')
-    .description('find the smallest integer value of a parameter whose metric reaches a target (exit 3 if not reachable)')
+    .description(
+      `find the smallest integer value of a parameter whose metric reaches a target, at each sweep point (exit ${EXIT_NOT_REACHABLE}: not reachable; exit ${EXIT_UNRESOLVED}: unresolved)`,
+    )
     .argument('<file>')
     .requiredOption('--param <path>', 'dotted path of an integer setting, e.g. wall.hp')
     .requiredOption('--metric <name>', 'metric to reach, e.g. p_defender_wins')
@@ -69,9 +107,12 @@ export function register(program: Command): void {
     })
     .option('--from <N>', 'lowest value tried (default 0)', intArg('--from'))
     .option('--to <N>', 'highest value tried (default max(10, 2 x the scenario value))', intArg('--to'))
-    .option('--trials <N>', 'trials per candidate (default: the scenario\'s; 4x at the answer)', positiveInt('--trials'))
+    .option('--trials <N>', "trials per candidate in the search (default: the scenario's; 4x and more for the answer)", positiveInt('--trials'))
+    .option('--max-trials <N>', 'cap on trials per value while resolving the answer (default 32 x --trials)', positiveInt('--max-trials'))
+    .option('--variant <name>', 'the variant to solve on (default: the baseline, the first)')
+    .option('--no-sweep', "solve once at the scenario's own values instead of at each point of its sweep")
     .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
     .addOption(threadsOpt())
-    .option('--json', 'print the result as JSON')
+    .option('--json', 'print a JSON array, one answer per sweep point')
     .action((file: string, flags: SolveFlags) => solveCommand(file, flags));
 }
