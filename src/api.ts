@@ -10,3 +10,4 @@ export { validateText, runScenario, type RunScenarioOptions } from './api/run.js
 export { exactScenario, checkScenario, CHECK_Z_LIMIT, type ExactCase, type CheckRow } from './api/exact.js';
 export { solveScenario, solveSweep, SolveInputError, type SolveOptions, type SolveResult, type SolveSweepResult, type SolvePhase } from './api/solve.js';
 export { shardChunks, runShard, mergeShards, ShardError, type ShardData } from './api/shard.js';
+export { rosterOf, RosterInputError, type RosterEntry } from './api/roster.js';

@@ -18,11 +18,12 @@ import * as bench from './commands/bench.js';
 import * as los from './commands/los.js';
 import * as validate from './commands/validate.js';
 import * as schema from './commands/schema.js';
+import * as roster from './commands/roster.js';
 
 export { UserError };
 
 /** Commands in the order `--help` lists them. */
-const COMMANDS = [run, merge, exact, check, solve, bench, los, validate, schema];
+const COMMANDS = [run, merge, exact, check, solve, bench, los, roster, validate, schema];
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -49,6 +50,11 @@ export async function main(): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // A reader that stops early (`siegesim roster crusader-rex | head`) is not an error.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
   try {
     await buildProgram().parseAsync(process.argv);
   } catch (e) {

@@ -1,9 +1,9 @@
 /**
  * Compile a validated Crusader Rex scenario: blocks to flat arrays, roads to arrival rounds
- * (6.41, 6.42, 6.56 as the engine times them, rules/crusader-rex.md 3.2), combat deployment
+ * (6.41, 6.42, 6.56 as the engine times them, docs/rules/crusader-rex.md 3.2), combat deployment
  * (6.1) done once, since it is a fixed policy.
  */
-import { ROSTER, type Side } from './roster.js';
+import { ROSTER, unknownBlockMessage, type Side } from './roster.js';
 
 export const FRANKS = 0;
 export const SARACENS = 1;
@@ -102,7 +102,7 @@ export function refineCrusaderRex(raw: Record<string, unknown>): { path: (string
   s.blocks.forEach((b, i) => {
     if ('block' in b) {
       const r = ROSTER[b.block];
-      if (!r) out.push({ path: ['blocks', i, 'block'], message: `"${b.block}" is not in the roster (rules/crusader-rex.md 5.1)` });
+      if (!r) out.push({ path: ['blocks', i, 'block'], message: unknownBlockMessage(b.block) });
       else if (b.steps !== undefined && b.steps > r.steps) out.push({ path: ['blocks', i, 'steps'], message: `${b.block} has at most ${r.steps} steps` });
     } else if (b.steps !== undefined && b.steps > b.max) out.push({ path: ['blocks', i, 'steps'], message: `steps exceed max (${b.max})` });
     if ((b.at === 'castle' || b.at === 'town') && s.town.rating === 0) out.push({ path: ['blocks', i, 'at'], message: 'a town rated 0 has no castle' });

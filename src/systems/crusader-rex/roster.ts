@@ -1,7 +1,9 @@
 /**
- * The Crusader Rex block roster (rules/crusader-rex.md 5.1, from Rally the Troops `data.js`):
+ * The Crusader Rex block roster (docs/rules/crusader-rex.md 5.1, from Rally the Troops `data.js`):
  * name, side, type, maximum steps, combat rating. And the town ratings (5.2).
  */
+import { editDistance } from '../../scenario/suggest.js';
+
 export type Side = 'franks' | 'saracens';
 export type BlockType =
   | 'crusader'
@@ -88,6 +90,44 @@ export const ROSTER: Record<string, RosterBlock> = {
   'Arabs 3': S('nomads', 4, 'B1'),
   'Arabs 4': S('nomads', 4, 'B1'),
 };
+
+/**
+ * Roster names near an unknown one, best first (roster order among equals): names containing it,
+ * then names containing each of its words, then names with a word within a typo of each of its
+ * words, then names sharing some word with it.
+ * @example nearBlockNames('Templars') // ['Jerusalem Templars', 'Antioch Templars', 'Gaza Templars', 'Tartus Templars']
+ */
+export function nearBlockNames(name: string, limit = 5): string[] {
+  const q = name.toLowerCase().trim();
+  const words = q.split(/[\s()]+/).filter(Boolean);
+  const scored: [string, number][] = [];
+  for (const n of Object.keys(ROSTER)) {
+    const lower = n.toLowerCase();
+    const own = lower.split(/[\s()]+/).filter(Boolean);
+    let score = Infinity;
+    if (q.length > 0 && lower.includes(q)) score = 0;
+    else if (words.length > 0 && words.every((w) => lower.includes(w))) score = 1;
+    else {
+      const typos = words.map((w) => Math.min(...own.map((x) => editDistance(w, x))));
+      const whole = editDistance(q, lower);
+      if (words.length > 0 && typos.every((d, i) => d <= Math.max(1, Math.floor(words[i].length / 3)))) score = 2 + typos.reduce((a, b) => a + b, 0);
+      else if (whole <= Math.max(2, Math.floor(q.length / 3))) score = 2 + whole;
+      else if (words.some((w) => w.length > 2 && own.includes(w))) score = 50;
+    }
+    if (score < Infinity) scored.push([n, score]);
+  }
+  return scored
+    .sort((a, b) => a[1] - b[1])
+    .slice(0, limit)
+    .map(([n]) => n);
+}
+
+/** The message for a block name not in the roster: the near names, and how to list them all. */
+export function unknownBlockMessage(name: string): string {
+  const near = nearBlockNames(name).map((n) => `"${n}"`);
+  const guess = near.length === 0 ? '' : `: did you mean ${near.length === 1 ? near[0] : `${near.slice(0, -1).join(', ')} or ${near.at(-1)}`}?`;
+  return `"${name}" is not in the roster${guess} (\`siegesim roster crusader-rex\` lists all ${Object.keys(ROSTER).length} blocks; docs/rules/crusader-rex.md 5.1)`;
+}
 
 /** Town ratings (castle limits), 5.2. Fortified ports: Tyre and Tripoli. */
 export const TOWNS: Record<string, { rating: number; fortifiedPort?: boolean }> = {
