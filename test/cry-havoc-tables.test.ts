@@ -1,6 +1,6 @@
 /**
  * Every cell of the Cry Havoc tables in the project equals the seed's (seed 003, kept as a
- * fixture), after the corrections listed in rules/cry-havoc.md 1.11: O2 (short-bow row shifted
+ * fixture), after the corrections listed in docs/rules/cry-havoc.md 1.11: O2 (short-bow row shifted
  * back), O4 (stray "Muerto" cell), O6 (English engine names).
  */
 import { describe, expect, it } from 'vitest';

@@ -16,7 +16,7 @@ function issuesOf(text: string) {
 }
 
 describe('scenario validation', () => {
-  it('fills every DEFAULT of rules/surrender.md', () => {
+  it('fills every DEFAULT of docs/rules/surrender.md', () => {
     const v = validateText('s.yaml', BASE);
     expect(v.ok).toBe(true);
     if (!v.ok) return;

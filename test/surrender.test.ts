@@ -11,7 +11,7 @@ function compiled(body: string) {
   return { c: compileSurrender(s), s: s as unknown as SurrenderScenario, v: v.value };
 }
 
-describe('surrender: modifiers (seed 002 section B, rules/surrender.md (i)-(v))', () => {
+describe('surrender: modifiers (seed 002 section B, docs/rules/surrender.md (i)-(v))', () => {
   it('the rules file worked example sums to -4 and gives 5/6', () => {
     const { c, s } = compiled(
       'structure: { surrender_level: 2 }\nbesieger: { heavy_siege_artillery: 1, siege_leaders: 1 }\nbesieged: { steps_inside: 12, siege_leaders: 1 }\n',
@@ -37,7 +37,7 @@ describe('surrender: modifiers (seed 002 section B, rules/surrender.md (i)-(v))'
   });
 });
 
-describe('surrender: closed form (rules/surrender.md table)', () => {
+describe('surrender: closed form (docs/rules/surrender.md table)', () => {
   // E = L - Σm; P = clamp(E-1, 0, N)/N for "<", clamp(E, 0, N)/N for "<=".
   const table: [number, string, number, number][] = [];
   for (let E = -1; E <= 12; E++) {

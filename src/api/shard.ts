@@ -1,4 +1,4 @@
-/** Shards: `run --shard k/n` and `merge` (DESIGN.md "Scaling past one machine"). */
+/** Shards: `run --shard k/n` and `merge` (docs/architecture.md "Scaling past one machine"). */
 import type { ValidScenario } from '../scenario/validate.js';
 import type { ScenarioResult } from '../systems/types.js';
 import { CancelledError, chunkSize } from '../engine/run.js';

@@ -1,5 +1,5 @@
 /**
- * The piscina pool: the only module that knows piscina (DESIGN.md). A task is a batch of chunks
+ * The piscina pool: the only module that knows piscina (docs/architecture.md). A task is a batch of chunks
  * (tens of milliseconds of work); its result comes back by transfer.
  */
 import { existsSync } from 'node:fs';

@@ -7,7 +7,7 @@
  * seedrandom's ARC4 generator (see `deriveState`). xoshiro128** has period 2^128 − 1, so
  * the streams of one run never overlap in practice.
  *
- * Imports nothing from node:* (DESIGN.md "Imports point inward"): seedrandom is pure JS.
+ * Imports nothing from node:* (docs/architecture.md "Imports point inward"): seedrandom is pure JS.
  */
 import seedrandom from 'seedrandom';
 

@@ -337,6 +337,24 @@ describe('exact, check, validate, schema', () => {
   });
 });
 
+describe('roster', () => {
+  it('lists the 62 Crusader Rex blocks with side and stats; --json; other systems have none (exit 2)', async () => {
+    const r = await cli(['roster', 'crusader-rex']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^# crusader-rex: 62 blocks \(31 franks, 31 saracens; docs\/rules\/crusader-rex\.md 5\.1\)/);
+    expect(lines).toHaveLength(2 + 62);
+    expect(r.stdout).toMatch(/\nJerusalem Templars +franks +military_order +3 +B3\n/);
+    const j = await cli(['roster', 'crusader-rex', '--json']);
+    const all = JSON.parse(j.stdout);
+    expect(all).toHaveLength(62);
+    expect(all).toContainEqual({ name: 'Saladin', side: 'saracens', type: 'emir', steps: 4, rating: 'A3' });
+    const none = await cli(['roster', 'surrender']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('system surrender has no roster');
+  });
+});
+
 describe('bench and the checkout', () => {
   it('an unknown benchmark name exits 2 with the list of names, and writes nothing', async () => {
     const out = path.join(ROOT, 'bench/results/surender.json');

@@ -1,4 +1,4 @@
-/** Crusader Rex battles and sieges (seed 000, rules/crusader-rex.md) as a siegesim rules system. */
+/** Crusader Rex battles and sieges (seed 000, docs/rules/crusader-rex.md) as a siegesim rules system. */
 import type { RulesSystem } from '../types.js';
 import { chartsCrusaderRex } from './charts.js';
 import { compileCrusaderRex, refineCrusaderRex, type CrusaderRexCompiled } from './compile.js';

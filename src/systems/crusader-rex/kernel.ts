@@ -1,6 +1,6 @@
 /**
  * The Crusader Rex kernel: one battle location over one or more game turns, following the
- * v2.0 rules as the Rally the Troops engine resolves them (rules/crusader-rex.md 2-4, 6.5).
+ * v2.0 rules as the Rally the Troops engine resolves them (docs/rules/crusader-rex.md 2-4, 6.5).
  * Allocation-free: block state lives in typed arrays made once per compiled case.
  *
  * A block's volley is exact and cheap: one unbiased draw d in [0, 6^steps) is the whole roll
@@ -1219,7 +1219,7 @@ export function runCrusaderRex(c: CrusaderRexCompiled, stream: RngState, trials:
       if (!(a && d) || fell) break;
     }
     for (let t = turn + 1; t <= c.turns; t++) for (let s = 0; s < 4; s++) record(c, acc, t, s);
-    if (guard > 0) acc[A_GUARD] += 1; // counted, not hidden (DESIGN.md "Kernel")
+    if (guard > 0) acc[A_GUARD] += 1; // counted, not hidden (docs/architecture.md "Kernel")
     // Outcome, for the scenario's attacker (the besieger of an existing siege).
     const att = c.attacker0;
     const attIn = townBlocks(c, att) > 0;

@@ -1,5 +1,5 @@
 /**
- * Scenario keys of the Crusader Rex system (seed 000, rules/crusader-rex.md): one battle
+ * Scenario keys of the Crusader Rex system (seed 000, docs/rules/crusader-rex.md): one battle
  * location, fought for one or more game turns. Every player decision is a named policy and
  * every engine-vs-rulebook difference a `rules:` toggle.
  */
@@ -11,7 +11,7 @@ const at = z
   .describe('field / castle: there at the start; town: a defender block placed by the deployment policy; main_road / other_road: arriving (6.41, 6.42, 6.56)');
 
 const RosterEntry = z.strictObject({
-  block: z.string().min(1).describe('a roster name (rules/crusader-rex.md 5.1), e.g. "King Guy"'),
+  block: z.string().min(1).describe('a roster name (docs/rules/crusader-rex.md 5.1), e.g. "King Guy"'),
   steps: z.int().min(1).max(4).optional().describe('current steps (default: the block\'s maximum)'),
   at: at.default('field'),
   arrives: z.int().min(1).max(3).optional().describe('explicit arrival round in the first game turn (overrides the road rule)'),

@@ -1,5 +1,5 @@
 /**
- * Cry Havoc / Siege kernels (rules/cry-havoc.md): repeated melee, missile fire, battering,
+ * Cry Havoc / Siege kernels (docs/rules/cry-havoc.md): repeated melee, missile fire, battering,
  * fire and healing, one compiled `kind` each. Allocation-free: integer state in locals and a
  * few typed arrays made once per compiled case.
  *

@@ -1,5 +1,5 @@
 /**
- * Scenario keys of the Cry Havoc / Siege system (seeds 003 and 004, rules/cry-havoc.md).
+ * Scenario keys of the Cry Havoc / Siege system (seeds 003 and 004, docs/rules/cry-havoc.md).
  * One `kind` per question players ask; every DEFAULT and toggle of the rules file is a
  * `rules:` option (README.md lists them).
  */

@@ -1,5 +1,5 @@
 /**
- * Cry Havoc / Siege player-aid tables (seed 003, rules/cry-havoc.md 1.4-1.9 and Appendix A),
+ * Cry Havoc / Siege player-aid tables (seed 003, docs/rules/cry-havoc.md 1.4-1.9 and Appendix A),
  * as data. English engine names (O6); the short-bow revised-range row shifted back (O2); the
  * stray "Muerto" cell of the foot missile key read as C = killed (O4).
  * test/cry-havoc-tables.test.ts checks every cell against the seed's own rows.

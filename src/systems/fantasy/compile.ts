@@ -1,5 +1,5 @@
 /**
- * Compile a validated fantasy scenario to integer codes and flat tables (rules/fantasy.md).
+ * Compile a validated fantasy scenario to integer codes and flat tables (docs/rules/fantasy.md).
  * The kernel never sees a string.
  */
 import { dieThreshold } from '../../engine/dice.js';

@@ -12,7 +12,7 @@ export const fantasy: RulesSystem<FantasyCompiled> = {
   title: 'fantasy open-field and siege combat (seed 001)',
   shape: FANTASY_SHAPE,
   // A siege trial is tens of microseconds at most: 4096 trials keep a chunk near or above
-  // the 10 ms DESIGN.md asks for, and big sweeps still spread over both cores.
+  // the 10 ms docs/architecture.md asks for, and big sweeps still spread over both cores.
   chunkTrials: 4096,
   headline: ['p_attacker_wins', 'p_defender_wins', 'p_breach'],
   metricOrder: [

@@ -1,5 +1,5 @@
 /**
- * The fantasy kernel (seed 001, rules/fantasy.md 4.1-4.3). Allocation-free: the state of both
+ * The fantasy kernel (seed 001, docs/rules/fantasy.md 4.1-4.3). Allocation-free: the state of both
  * armies is a count of units per (side, group, type, current HP) class, so a side of any size
  * is a few dozen integers and damage allocation works on classes, not on units.
  *
@@ -60,7 +60,7 @@ const P_KNAPSACK = 2;
 const P_RANDOM = 3;
 const P_RECEIVER = 4;
 
-// ---- scratch, made once per compiled case (DESIGN.md "Kernel") ----------------------------
+// ---- scratch, made once per compiled case (docs/architecture.md "Kernel") ----------------------------
 let sized: FantasyCompiled | null = null;
 let H1 = 0;
 let SIDE = 0; // ints per side

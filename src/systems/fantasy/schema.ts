@@ -1,5 +1,5 @@
 /**
- * Scenario keys of the fantasy open-field and siege system (seed 001, rules/fantasy.md).
+ * Scenario keys of the fantasy open-field and siege system (seed 001, docs/rules/fantasy.md).
  * Every ambiguity H1-H27 of the rules file is a key under `rules:` (or `hp:`, `wall:`,
  * `policy:`), defaulting to the file's DEFAULT. README.md lists them against H numbers.
  */

@@ -12,7 +12,7 @@ export const surrender: RulesSystem<SurrenderCompiled> = {
   title: 'surrender-level siege test (seed 002, SGS rules)',
   shape: SURRENDER_SHAPE,
   // ~25 M trials/s per thread on a 12-turn siege: 262144 trials is ~10 ms, the chunk size the
-  // piscina round trip (50-80 µs) needs to be noise (DESIGN.md "Chunks").
+  // piscina round trip (50-80 µs) needs to be noise (docs/architecture.md "Chunks").
   chunkTrials: 262_144,
   headline: ['p_test', 'p_surrender'],
   metricOrder: ['p_test', 'p_surrender', 'mean_turns'],

@@ -1,5 +1,5 @@
 /**
- * Scenario keys of the surrender-level siege test (seed 002, rules/surrender.md).
+ * Scenario keys of the surrender-level siege test (seed 002, docs/rules/surrender.md).
  * Every DEFAULT of the rules file is an option here, with the DEFAULT as its default.
  */
 import { z } from 'zod';
@@ -14,7 +14,7 @@ export const SurrenderRules = z
       .min(2)
       .max(1000)
       .default(6)
-      .describe('faces of the test die; DEFAULT d6 (surrender.md "Proposed simulator defaults"); d10 is the listed alternative'),
+      .describe('faces of the test die; DEFAULT d6 (docs/rules/surrender.md "Proposed simulator defaults"); d10 is the listed alternative'),
     comparison: z
       .enum(['lt', 'le'])
       .default('lt')

@@ -1,0 +1,95 @@
+/**
+ * The rules ship with the code: docs/rules/<system>.md documents every scenario option of its
+ * system with its default, and every file the code, tests, scenarios and README cite exists.
+ */
+import { describe, expect, it } from 'vitest';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { jsonSchemaOf } from '../src/scenario/schema.js';
+import { SYSTEMS } from '../src/systems/registry.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const COMMON = new Set(['name', 'system', 'description', 'seed', 'trials', 'variants', 'sweep', 'expect']);
+
+type Node = { type?: string; properties?: Record<string, Node>; items?: Node; anyOf?: Node[]; default?: unknown; $ref?: string };
+
+/** Every leaf option of a system's JSON Schema, as a dotted path (`blocks[].steps`), with its default. */
+function options(node: Node, at: string, out: Map<string, unknown>): void {
+  if (node.anyOf && !node.properties && !node.items) {
+    for (const a of node.anyOf) options(a, at, out);
+    return;
+  }
+  if (node.type === 'object' && node.properties) {
+    for (const [k, v] of Object.entries(node.properties)) options(v, at ? `${at}.${k}` : k, out);
+    return;
+  }
+  if (node.type === 'array' && node.items && (node.items.properties || node.items.anyOf)) {
+    options(node.items, `${at}[]`, out);
+    return;
+  }
+  if (!out.has(at) || out.get(at) === undefined) out.set(at, node.default);
+}
+
+/** Files under a folder, recursively. */
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = path.join(dir, f);
+    return statSync(p).isDirectory() ? walk(p) : [p];
+  });
+}
+
+describe('docs/rules', () => {
+  const schema = jsonSchemaOf(SYSTEMS) as { anyOf: Node[] };
+  it.each(SYSTEMS.map((s) => s.id))('docs/rules/%s.md documents every option with its default', (id) => {
+    const doc = readFileSync(path.join(ROOT, 'docs/rules', `${id}.md`), 'utf8');
+    const sys = schema.anyOf.find((s) => (s.properties!.system as { const?: string }).const === id)!;
+    const opts = new Map<string, unknown>();
+    for (const [k, v] of Object.entries(sys.properties!)) if (!COMMON.has(k)) options(v, k, opts);
+    expect(opts.size).toBeGreaterThan(20);
+    const rows = doc.split('\n').filter((l) => l.startsWith('|'));
+    for (const [key, def] of opts) {
+      const row = rows.find((r) => r.split('|')[1].includes(`\`${key}\``)); // the key's own row: its first cell
+      expect(row, `${id}: option ${key} is not in a table of docs/rules/${id}.md`).toBeDefined();
+      if (def === undefined || (typeof def === 'object' && !Array.isArray(def))) continue;
+      const shown = (typeof def === 'string' ? def : JSON.stringify(def)).replace(/\s/g, '');
+      const cells = row!.replace(/\s/g, '');
+      expect(cells.includes(`\`${shown}\``) || cells.includes(`\`"${shown}"\``), `${id}: the row of ${key} does not show its default ${shown}`).toBe(true);
+    }
+  });
+});
+
+describe('citations', () => {
+  const files = [
+    ...['src', 'test', 'bench', 'workers', 'scenarios'].flatMap((d) => walk(path.join(ROOT, d))),
+    path.join(ROOT, 'README.md'),
+  ].filter((f) => /\.(ts|mjs|md|yaml|json)$/.test(f) && !f.endsWith('docs.test.ts'));
+
+  it('every docs/ file the code, tests, scenarios and README cite ships; none cites the unshipped rules/*.md or DESIGN.md', () => {
+    const missing: string[] = [];
+    const stale: string[] = [];
+    for (const f of files) {
+      const text = readFileSync(f, 'utf8');
+      for (const m of text.matchAll(/docs\/[A-Za-z0-9_/.-]+\.md/g)) if (!existsSync(path.join(ROOT, m[0]))) missing.push(`${path.relative(ROOT, f)}: ${m[0]}`);
+      for (const m of text.matchAll(/(?<![\w/])(rules\/[a-z-]+\.md|DESIGN\.md)/g)) stale.push(`${path.relative(ROOT, f)}: ${m[0]}`);
+    }
+    expect(missing).toEqual([]);
+    expect(stale).toEqual([]);
+  });
+
+  it('a section a citation names is in the file it cites', () => {
+    const bad: string[] = [];
+    let checked = 0;
+    for (const f of files) {
+      const text = readFileSync(f, 'utf8');
+      for (const m of text.matchAll(/docs\/rules\/([a-z-]+)\.md,? (\d+\.\d+|H\d+|O\d+|R\d+)\b/g)) {
+        const doc = readFileSync(path.join(ROOT, 'docs/rules', `${m[1]}.md`), 'utf8');
+        const label = m[2];
+        checked++;
+        const found = /^\d/.test(label) ? new RegExp(`^#+ (PART \\d+ — )?${label.replace('.', '\\.')}[ .]`, 'm').test(doc) : new RegExp(`(\\| ${label} \\||\\b${label}\\.|\\b${label}\\b)`).test(doc);
+        if (!found) bad.push(`${path.relative(ROOT, f)}: ${m[0]}`);
+      }
+    }
+    expect(bad).toEqual([]);
+    expect(checked).toBeGreaterThan(5);
+  });
+});
