@@ -11,7 +11,7 @@ export function register(program: Command): void {
   program
     .command('bench')
     .description('run the benchmarks against the built kernels (bench/run.mjs) and print their JSON')
-    .argument('[names...]', 'dice, surrender, fantasy, crusader-rex, cry-havoc (default: all)')
+    .argument('[names...]', 'dice, surrender, fantasy, crusader-rex, process, cry-havoc (default: all)')
     .option('--seconds <S>', 'seconds per measurement', positiveNumber('--seconds'))
     .option('--check', 'exit 1 when a target in bench/run.mjs is missed')
     .action((names: string[], flags: { seconds?: number; check?: boolean }) => {
