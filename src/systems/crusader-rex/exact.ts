@@ -3,7 +3,7 @@
  *  - any battle or siege of up to BATTLE_MAX_BLOCKS blocks (`exactBattle`): a forward Markov
  *    chain over every block's steps and place, the roles, the castle's owner and half-hit, the
  *    round and game turn, each volley branching on its exact dice distribution. It follows the
- *    whole procedure of rules/crusader-rex.md 2-4 and 6.5: field rounds (6.2, 6.31), reserves
+ *    whole procedure of docs/rules/crusader-rex.md 2-4 and 6.5: field rounds (6.2, 6.31), reserves
  *    (6.41, 6.42), control change (6.41), storms with double defense (6.53, 6.54), sallies
  *    (6.55), relief forces cancelling a storm and the role swaps (6.56, 4.4), charge, harry,
  *    retreat and withdrawal (6.32, 6.33, 6.6, 6.62), the attacker's retreat after R3 (2.8) and
@@ -267,7 +267,7 @@ export function exactCrusaderRex(c: CrusaderRexCompiled): ExactSummary | null {
 // the half-hit (1.5), the game turn and round, the phase of the round, who has acted, the rounds
 // fought, the road slots used, and whether the castle fell, was ever besieged or went to
 // attrition early. Each step of the chain advances every live state by one action; identical
-// states merge. The procedure, with the section of rules/crusader-rex.md each part follows:
+// states merge. The procedure, with the section of docs/rules/crusader-rex.md each part follows:
 //
 //  round start   (3.2, 6.5 pseudo-code) reserves arrive in R2/R3 of the first turn; if that makes
 //                the field contested while the castle is occupied, a relief force has arrived: the
