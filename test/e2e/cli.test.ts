@@ -207,7 +207,7 @@ describe('exact, check, validate, schema', () => {
     const r = await cli(['check', `scenarios/${system}`, '--trials', '20000']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/check passed: \d+ comparisons/);
-  }, 180_000); // every exact solver and ~4000 comparisons: 11 s of CPU, over a minute on a loaded machine
+  }); // crusader-rex: every exact chain, ~8 s of CPU alone, over a minute on a loaded machine (vitest.config.ts)
 
   it('check with nothing to compare is not a pass, unless --allow-empty', async () => {
     const keep = path.join(FIX, 'keep.yaml'); // no exact form
