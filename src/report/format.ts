@@ -1,4 +1,6 @@
-/** Number formatting shared by every report file: 12 significant digits, NaN as empty. */
+/** Number formatting: 12 significant digits in every data file, and what a page shows a person. */
+
+/** Data files (CSV, JSON): 12 significant digits, NaN as empty. */
 export function fmt(x: number | undefined | null): string {
   if (x === undefined || x === null || !Number.isFinite(x)) return '';
   return String(Number(x.toPrecision(12)));
@@ -7,4 +9,57 @@ export function fmt(x: number | undefined | null): string {
 /** JSON-safe number: NaN and infinities become null. */
 export function num(x: number | undefined): number | null {
   return x === undefined || !Number.isFinite(x) ? null : Number(x.toPrecision(12));
+}
+
+/** Decimals beyond which a value this close to an integer is written `1 - ε` instead. */
+const MAX_DECIMALS = 8;
+
+/**
+ * A number as a page shows it, in a form that keeps its meaning: an exact 0, 1 or integer is
+ * written so; a small non-zero value keeps two significant digits (`7.7e-7`, never `0.0000`);
+ * a value just off an integer gets the decimals that tell it from it (`0.99998`, never `1.0000`);
+ * otherwise 4 decimals (1 from 100 up). Plain text; `showHtml` sets the exponent as a power of ten.
+ * @example show(7.68291173867e-7) // '7.7e-7'
+ * @example show(0.99998) // '0.99998'
+ */
+export function show(x: number | undefined | null): string {
+  if (x === undefined || x === null || !Number.isFinite(x)) return '–';
+  if (x === 0) return '0';
+  if (Number.isInteger(x)) return String(x);
+  const a = Math.abs(x);
+  const sign = x < 0 ? '-' : '';
+  if (a < 0.001) return sign + sci(a);
+  const whole = Math.round(a);
+  const gap = Math.abs(a - whole);
+  if (a < 100 && gap < 0.00005) {
+    // 4 decimals would say 1.0000 or 3.0000: as many as the first digit of the gap needs (never rounds to the integer)
+    const decimals = Math.ceil(-Math.log10(gap));
+    if (decimals > MAX_DECIMALS) return `${sign}(${whole} ${a < whole ? '-' : '+'} ${sci(gap)})`;
+    return sign + a.toFixed(decimals);
+  }
+  return sign + a.toFixed(a >= 100 ? 1 : 4);
+}
+
+/** Two significant digits in exponent form: 7.68e-7 -> `7.7e-7`. */
+function sci(a: number): string {
+  const [m, e] = a.toExponential(1).split('e');
+  return `${m}e${Number(e)}`;
+}
+
+/** `show` for HTML: `7.7×10⁻⁷` with a real superscript, and a true minus sign. */
+export function showHtml(x: number | undefined | null): string {
+  return show(x)
+    .replace(/(\d(?:\.\d)?)e(-?\d+)/, (_, m: string, e: string) => `${m}×10<sup>${e.replace('-', '−')}</sup>`)
+    .replace(/(^|\(|\s)-/g, '$1−');
+}
+
+/** A value with its 95% interval as plain text (tooltips): `0.3119 [0.3099, 0.3140]`. */
+export function showInterval(value: number, lo: number, hi: number): string {
+  if (!Number.isFinite(value)) return '–';
+  return `${show(value)} [${show(lo)}, ${show(hi)}]`;
+}
+
+/** A count with thousands separators: 2000000 -> `2,000,000`. */
+export function showCount(n: number): string {
+  return n.toLocaleString('en-US');
 }

@@ -1,79 +1,235 @@
-/** index.html: one static page per scenario (tables and charts), and the reports index. Offline. */
-import type { ScenarioResult } from '../systems/types.js';
-import { fmt } from './format.js';
+/**
+ * index.html: one static page per scenario, and the reports index. Offline (no script, font or
+ * image from the network). The page leads with the answer: the headline metrics (a sweep's
+ * chart and where it reaches the target), then every metric in a table that fits a laptop
+ * screen, then the other charts and the files.
+ *
+ * The pieces are exported for other pages (sensitivity, the workbench): `pageShell` (the
+ * document and its style), `metricTable` (metrics with intervals, laid out to fit),
+ * `figure` (one chart) and `answerTable` (where a sweep reaches a target).
+ */
+import type { ChartSpec, ScenarioResult } from '../systems/types.js';
+import type { Estimate } from '../stats/intervals.js';
+import { crossings, shortName, type Crossing } from '../systems/chart-kit.js';
+import { fmt, showCount, showHtml, showInterval } from './format.js';
 import { orderedMetrics } from './tables.js';
 
-const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;color:#222}
-h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}table{border-collapse:collapse;margin:.5rem 0}
-td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:right}th{background:#f3f3f3}td.l,th.l{text-align:left}
-.muted{color:#666}figure{margin:1rem 0}img{max-width:100%}code{background:#f3f3f3;padding:0 .2rem}`;
+const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:1100px;padding:0 1rem;color:#222}
+h1{font-size:1.5rem;margin:.3rem 0}h2{font-size:1.15rem;margin-top:2rem}
+table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.2rem .45rem;text-align:right;vertical-align:top}
+th{background:#f3f3f3;font-weight:600}td.l,th.l{text-align:left}th.m{text-align:left;font-weight:normal;background:#fafafa}
+.muted,.ci{color:#666}.ci{font-size:.85em;white-space:nowrap}.big{font-size:1.25em;font-weight:600}
+.up{color:#1a7f37}.down{color:#b3261e}.flat{color:#666}
+figure{margin:1rem 0}figcaption{color:#666;font-size:.9em}img{max-width:100%;height:auto}code{background:#f3f3f3;padding:0 .2rem}
+.notice{border-left:4px solid #e4572e;background:#fff4ef;padding:.4rem .8rem;margin:.8rem 0}
+.compact .ci{display:none}body:has(#show-ci:checked) .compact .ci{display:inline}
+.scroll{overflow-x:auto}.toggle{font-size:.9em;color:#444}
+.answer td,.key{white-space:nowrap}table.index{width:100%}.desc{color:#444;font-size:.9em}`;
+
+/** Metrics that watch the engine itself (never expected to be non-zero): kept out of the designer's tables, a notice when not zero. */
+const INTERNAL_METRICS: Record<string, string> = {
+  p_guard: 'share of trials in which a combat round hit its action guard (a loop cap that should never be reached: please report it)',
+};
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 }
 
-function ci(v: number, lo: number, hi: number): string {
-  if (!Number.isFinite(v)) return '<td>–</td>';
-  return `<td>${fmt4(v)} <span class="muted">[${fmt4(lo)}, ${fmt4(hi)}]</span></td>`;
+/** A metric name that may break after its underscores (narrow table headers). */
+function breakable(name: string): string {
+  return escapeHtml(name).replace(/_/g, '_<wbr>');
 }
 
-function fmt4(x: number): string {
-  if (!Number.isFinite(x)) return '–';
-  return Math.abs(x) >= 100 ? x.toFixed(1) : x.toFixed(4);
+/** The document: title, style, an optional link back to the index, and the body. */
+export function pageShell(opts: { title: string; body: string; indexHref?: string }): string {
+  const back = opts.indexHref ? `<p><a href="${escapeHtml(opts.indexHref)}">all reports</a></p>\n` : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(opts.title)}</title><style>${STYLE}</style></head>
+<body>
+${back}${opts.body}
+</body></html>
+`;
+}
+
+/** One chart: its SVG (drawn headlessly) with a caption and a link to its Vega-Lite spec. */
+export function figure(c: Pick<ChartSpec, 'name' | 'title' | 'caption'>, dir = 'charts'): string {
+  const base = `${dir}/${encodeURIComponent(c.name)}`;
+  const caption = c.caption ? `${escapeHtml(c.caption)} — ` : '';
+  return `<figure><img src="${base}.svg" alt="${escapeHtml(c.title)}"><figcaption>${caption}<a href="${base}.vl.json">Vega-Lite spec</a></figcaption></figure>`;
+}
+
+/** A value and its interval in one cell; `delta` marks a difference (coloured when its interval excludes 0). */
+function valueCell(m: Estimate | undefined, opts: { big?: boolean; delta?: boolean } = {}): string {
+  if (!m || !Number.isFinite(m.value)) return '<td class="muted">–</td>';
+  const cls = opts.delta ? (m.ci_low > 0 ? 'up' : m.ci_high < 0 ? 'down' : 'flat') : opts.big ? 'big' : '';
+  const sign = opts.delta && m.value > 0 ? '+' : '';
+  return `<td title="${escapeHtml(`95% interval ${showInterval(m.value, m.ci_low, m.ci_high)}`)}"><span${cls ? ` class="${cls}"` : ''}>${sign}${showHtml(m.value)}</span> <span class="ci">[${showHtml(m.ci_low)}, ${showHtml(m.ci_high)}]</span></td>`;
+}
+
+/** The name of a case in a column header or a row: its variant and swept values. */
+function caseName(r: ScenarioResult, c: ScenarioResult['cases'][number]): string {
+  const parts = [...(r.variants.length > 1 ? [escapeHtml(c.variant)] : []), ...r.params.map((p) => `${escapeHtml(shortName(p))}=${escapeHtml(String(c.params[p]))}`)];
+  return parts.join('<br>') || escapeHtml(c.variant);
+}
+
+/** Columns a metrics-as-rows table can take before it outgrows a laptop screen. */
+const MAX_COLUMNS = 4;
+
+/**
+ * Metrics with their 95% intervals, laid out to be read without scrolling sideways: with a
+ * few cases, one row per metric and a column per case (the difference from the baseline under
+ * each value); with many, one row per case, the values only (intervals on hover, or all shown
+ * with the toggle), and the differences in a second table.
+ */
+export function metricTable(r: ScenarioResult, metrics: string[]): string {
+  const hasDiff = r.variants.length > 1;
+  const trialsDiffer = new Set(r.cases.map((c) => c.trials)).size > 1;
+  if (r.cases.length <= MAX_COLUMNS) {
+    const head = `<tr><th class="l">metric</th>${r.cases.map((c) => `<th>${caseName(r, c)}</th>`).join('')}</tr>`;
+    const trialsRow = trialsDiffer ? `<tr><th class="m">trials</th>${r.cases.map((c) => `<td>${showCount(c.trials)}</td>`).join('')}</tr>` : '';
+    const rows = metrics.map((m) => {
+      const cells = r.cases.map((c) => {
+        const d = c.differences[m];
+        const main = valueCell(c.metrics[m]);
+        if (!hasDiff || !d) return main;
+        return main.replace(/<\/td>$/, `<br><span class="ci">Δ</span> ${valueCell(d, { delta: true }).replace(/^<td[^>]*>|<\/td>$/g, '')}</td>`);
+      });
+      return `<tr><th class="m">${escapeHtml(m)}</th>${cells.join('')}</tr>`;
+    });
+    const note = hasDiff ? `<p class="muted">Δ: the difference from the baseline (${escapeHtml(r.variants[0])}), green or red when its 95% interval excludes 0. Variants share dice (common random numbers); the interval is paired where a metric is per trial, Welch otherwise.</p>` : '';
+    return `<table>${head}${trialsRow}\n${rows.join('\n')}</table>\n${note}`;
+  }
+  // the case number says which sweep point: without a sweep every case is 1
+  const sweep = r.params.length > 0;
+  const keyHead = [...(sweep ? ['case'] : []), ...(r.variants.length > 1 ? ['variant'] : []), ...r.params.map(shortName), ...(trialsDiffer ? ['trials'] : [])];
+  const variantAt = r.variants.length > 1 ? (sweep ? 1 : 0) : -1;
+  const keyCells = (c: ScenarioResult['cases'][number]) =>
+    [...(sweep ? [String(c.case)] : []), ...(r.variants.length > 1 ? [c.variant] : []), ...r.params.map((p) => String(c.params[p])), ...(trialsDiffer ? [showCount(c.trials)] : [])]
+      .map((v, i) => `<td class="key${i === variantAt ? ' l' : ''}">${escapeHtml(v)}</td>`)
+      .join('');
+  const table = (rowsOf: typeof r.cases, pick: (c: ScenarioResult['cases'][number], m: string) => string) =>
+    `<div class="scroll"><table class="compact"><tr>${keyHead.map((h, i) => `<th${i === variantAt ? ' class="l"' : ''}>${escapeHtml(h)}</th>`).join('')}${metrics.map((m) => `<th>${breakable(m)}</th>`).join('')}</tr>\n${rowsOf
+      .map((c) => `<tr>${keyCells(c)}${metrics.map((m) => pick(c, m)).join('')}</tr>`)
+      .join('\n')}</table></div>`;
+  const toggle = `<label class="toggle"><input type="checkbox" id="show-ci"> show the 95% intervals (or hover over a value)</label>`;
+  let out = `${toggle}\n${table(r.cases, (c, m) => valueCell(c.metrics[m]))}`;
+  if (hasDiff) {
+    const withDiff = r.cases.filter((c) => Object.keys(c.differences).length > 0);
+    out += `\n<h3>Difference from the baseline (${escapeHtml(r.variants[0])})</h3>
+<p class="muted">Variants share dice (common random numbers); paired intervals where a metric is per trial, Welch otherwise. Green or red: the 95% interval excludes 0.</p>
+${table(withDiff, (c, m) => valueCell(c.differences[m], { delta: true }))}`;
+  }
+  return out;
+}
+
+/** The headline metrics of a run without a sweep: a row per variant, the difference from the baseline under each value. */
+function headlineTable(r: ScenarioResult, headline: string[]): string {
+  const base = r.variants[0];
+  const head = `<tr><th class="l">${r.variants.length > 1 ? 'variant' : ''}</th>${headline.map((m) => `<th>${escapeHtml(m)}</th>`).join('')}</tr>`;
+  const rows = r.cases.map((c) => {
+    const cells = headline.map((m) => {
+      const main = valueCell(c.metrics[m], { big: true });
+      const d = c.differences[m];
+      if (c.variant === base || !d) return main;
+      return main.replace(/<\/td>$/, `<br><span class="ci">Δ</span> ${valueCell(d, { delta: true }).replace(/^<td[^>]*>|<\/td>$/g, '')}</td>`);
+    });
+    return `<tr><td class="l">${escapeHtml(c.variant)}</td>${cells.join('')}</tr>`;
+  });
+  return `<table class="answer">${head}\n${rows.join('\n')}</table>`;
+}
+
+/** How an x value of a sweep is written. */
+function xText(x: unknown): string {
+  return escapeHtml(String(x));
+}
+
+/**
+ * Where a sweep reaches a target, read as `siegesim solve` reads it: for each line through the
+ * sweep, the first value that reaches the target and its neighbour, both with intervals.
+ */
+export function answerTable(r: ScenarioResult, metric: string, target: number): string {
+  const all = crossings(r, metric, target);
+  if (all.length === 0) return '';
+  const byParam = r.params.map((p) => all.filter((k) => k.line.along === p));
+  return byParam
+    .map((ks, i) => {
+      const p = r.params[i];
+      const others = r.params.filter((q) => q !== p);
+      const keyHead = [...(r.variants.length > 1 ? ['variant'] : []), ...others.map(shortName)];
+      const unresolved = ks.some((k) => k.answer && !k.resolved);
+      const rows = ks.map((k) => answerRow(r, k, others, target, unresolved));
+      return `<table class="answer"><tr>${keyHead.map((h) => `<th class="l">${escapeHtml(h)}</th>`).join('')}<th class="l">first ${escapeHtml(shortName(p))} that reaches ${escapeHtml(String(target))}</th><th>${escapeHtml(metric)} there</th><th class="l">one step short</th><th>${escapeHtml(metric)} there</th>${unresolved ? '<th class="l"></th>' : ''}</tr>\n${rows.join('\n')}</table>`;
+    })
+    .join('\n');
+}
+
+function answerRow(r: ScenarioResult, k: Crossing, others: string[], target: number, statusColumn: boolean): string {
+  const keys = [...(r.variants.length > 1 ? [k.line.variant] : []), ...others.map((q) => String(k.line.fixed[q]))].map((v) => `<td class="l">${escapeHtml(v)}</td>`).join('');
+  const span = statusColumn ? 5 : 4;
+  if (!k.answer) {
+    const pts = k.line.points.filter((p) => Number.isFinite(p.m.value));
+    const best = pts.reduce<(typeof pts)[number] | undefined>((a, b) => (!a || Math.abs(b.m.value - target) < Math.abs(a.m.value - target) ? b : a), undefined);
+    const closest = best ? `: the closest is ${showHtml(best.m.value)} <span class="ci">[${showHtml(best.m.ci_low)}, ${showHtml(best.m.ci_high)}]</span> at ${xText(best.x)}` : '';
+    return `<tr>${keys}<td class="l" colspan="${span}">not reached in the range${closest}</td></tr>`;
+  }
+  const status = statusColumn ? `<td class="l">${k.resolved ? '' : '<span class="down">unresolved: an interval contains the target (run more trials)</span>'}</td>` : '';
+  const neighbour = k.neighbour
+    ? `<td class="l">${xText(k.neighbour.x)}</td>${valueCell(k.neighbour.m)}`
+    : `<td class="l muted" colspan="2">reached at the lowest value</td>`;
+  const sense = `<span class="ci">${k.direction === 'rises' ? '≥' : '≤'} ${escapeHtml(String(target))}</span>`;
+  return `<tr>${keys}<td class="l"><span class="big">${xText(k.answer.x)}</span> ${sense}</td>${valueCell(k.answer.m)}${neighbour}${status}</tr>`;
+}
+
+export interface PageOptions {
+  /** The link back to the reports index; none when no index is written beside this report. */
+  indexHref?: string;
+  /** The system's headline metrics (the answer shown first). */
+  headline?: string[];
 }
 
 /** The page of one scenario's report. */
-export function scenarioPage(r: ScenarioResult, charts: { name: string; title: string }[], files: string[]): string {
-  const metricNames = orderedMetrics(r, r.cases[0]?.metrics ?? {});
-  const head = ['case', 'variant', ...r.params, 'trials', ...metricNames];
-  const rows = r.cases
-    .map(
-      (c) =>
-        `<tr><td>${c.case}</td><td class="l">${escapeHtml(c.variant)}</td>${r.params
-          .map((p) => `<td>${escapeHtml(String(c.params[p]))}</td>`)
-          .join('')}<td>${c.trials}</td>${metricNames
-          .map((m) => (c.metrics[m] ? ci(c.metrics[m].value, c.metrics[m].ci_low, c.metrics[m].ci_high) : '<td></td>'))
-          .join('')}</tr>`,
-    )
-    .join('\n');
-  let diffs = '';
-  if (r.variants.length > 1) {
-    const dnames = orderedMetrics(r, r.cases.find((c) => Object.keys(c.differences).length > 0)?.differences ?? {});
-    const drows = r.cases
-      .filter((c) => Object.keys(c.differences).length > 0)
-      .map(
-        (c) =>
-          `<tr><td>${c.case}</td><td class="l">${escapeHtml(c.variant)}</td>${r.params
-            .map((p) => `<td>${escapeHtml(String(c.params[p]))}</td>`)
-            .join('')}${dnames.map((m) => ci(c.differences[m].value, c.differences[m].ci_low, c.differences[m].ci_high)).join('')}</tr>`,
-      )
-      .join('\n');
-    diffs = `<h2>Difference from the baseline (${escapeHtml(r.variants[0])})</h2>
-<p class="muted">Variants share dice (common random numbers); paired intervals where a metric is per trial, Welch otherwise.</p>
-<table><tr>${['case', 'variant', ...r.params, ...dnames].map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>
-${drows}</table>`;
+export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: string[], opts: PageOptions = {}): string {
+  const all = orderedMetrics(r, r.cases[0]?.metrics ?? {});
+  const metrics = all.filter((m) => !(m in INTERNAL_METRICS));
+  const headline = (opts.headline ?? []).filter((m) => metrics.includes(m) && r.cases.some((c) => Number.isFinite(c.metrics[m]?.value)));
+  const lead = charts.filter((c) => c.lead);
+  const rest = charts.filter((c) => !c.lead);
+
+  const notices: string[] = [];
+  for (const [m, what] of Object.entries(INTERNAL_METRICS)) {
+    const hit = r.cases.filter((c) => (c.metrics[m]?.value ?? 0) > 0);
+    if (hit.length > 0) notices.push(`<div class="notice"><code>${escapeHtml(m)}</code> is not zero in ${hit.length} case(s): ${escapeHtml(what)}.</div>`);
   }
-  const figs = charts
-    .map((c) => `<figure><img src="charts/${encodeURIComponent(c.name)}.svg" alt="${escapeHtml(c.title)}"><figcaption class="muted">${escapeHtml(c.title)} — <a href="charts/${encodeURIComponent(c.name)}.vl.json">Vega-Lite spec</a></figcaption></figure>`)
-    .join('\n');
+
+  const answer: string[] = [];
+  if (r.params.length === 0 && headline.length > 0) answer.push(headlineTable(r, headline));
+  for (const c of lead) {
+    answer.push(figure(c));
+    if (c.metric && c.target !== undefined && r.params.length > 0) {
+      answer.push(`<p>Where <code>${escapeHtml(c.metric)}</code> reaches ${escapeHtml(String(c.target))} (at or above it where it rises with the value, at or below where it falls), read as <code>siegesim solve</code> reads it:</p>`);
+      answer.push(answerTable(r, c.metric, c.target));
+    }
+  }
+
+  const trials = r.cases.map((c) => c.trials);
+  const lo = Math.min(...trials);
+  const hi = Math.max(...trials);
+  const trialsText = trials.length === 0 ? '0 trials' : lo === hi ? `${showCount(lo)} trials per case` : `${showCount(lo)}–${showCount(hi)} trials per case`;
+  const shape = r.params.length > 0 ? ` (${r.params.map((p) => new Set(r.cases.map((c) => String(c.params[p]))).size).join(' × ')} sweep${r.variants.length > 1 ? ` × ${r.variants.length} variants` : ''})` : r.variants.length > 1 ? ` (${r.variants.length} variants)` : '';
   const p = r.provenance;
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(r.name)} — siegesim</title><style>${STYLE}</style></head>
-<body>
-<p><a href="../index.html">all reports</a></p>
-<h1>${escapeHtml(r.name)}</h1>
+  const precision = p.precision !== undefined ? ` · precision target ±${escapeHtml(String(p.precision))} on the headline metrics` : '';
+  const body = `<h1>${escapeHtml(r.name)}</h1>
 ${r.description ? `<p>${escapeHtml(r.description)}</p>` : ''}
-<p class="muted">system <code>${escapeHtml(r.system)}</code> · seed <code>${escapeHtml(String(r.seed))}</code> · ${r.cases[0]?.trials ?? 0} trials per case · ${r.cases.length} cases · siegesim ${escapeHtml(p.version)} · ${p.threads} threads · ${p.seconds} s · ${p.trials_per_second.toLocaleString('en-US')} trials/s</p>
-<h2>Results (95% intervals)</h2>
-<table><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>
-${rows}</table>
-${diffs}
-<h2>Charts</h2>
-${figs}
+<p class="muted">system <code>${escapeHtml(r.system)}</code> · seed <code>${escapeHtml(String(r.seed))}</code> · ${trialsText} · ${r.cases.length} case${r.cases.length === 1 ? '' : 's'}${shape}${precision} · siegesim ${escapeHtml(p.version)} · ${p.threads} threads · ${p.seconds} s · ${showCount(p.trials_per_second)} trials/s</p>
+${notices.join('\n')}
+<h2>Answer (95% intervals)</h2>
+${answer.join('\n') || '<p class="muted">no headline metric</p>'}
+<h2>All metrics</h2>
+${metricTable(r, metrics)}
+${rest.length > 0 ? `<h2>Charts</h2>\n${rest.map((c) => figure(c)).join('\n')}` : ''}
 <h2>Files</h2>
-<ul>${files.map((f) => `<li><a href="${encodeURI(f)}">${escapeHtml(f)}</a></li>`).join('')}</ul>
-</body></html>
-`;
+<ul>${files.map((f) => `<li><a href="${encodeURI(f)}">${escapeHtml(f)}</a></li>`).join('')}</ul>`;
+  return pageShell({ title: `${r.name} — siegesim`, body, indexHref: opts.indexHref });
 }
 
 export interface IndexEntry {
@@ -82,23 +238,33 @@ export interface IndexEntry {
   system: string;
   description?: string;
   cases: number;
+  /** The baseline's headline metrics, as `name value [lo, hi]` HTML. */
   headline: string;
 }
 
-/** reports/index.html: a link to every scenario's page. */
+/** reports/index.html: a link to every scenario's page with its baseline's headline metrics, grouped by rules system. */
 export function indexPage(entries: IndexEntry[]): string {
-  const rows = entries
-    .map(
-      (e) =>
-        `<tr><td class="l"><a href="${encodeURI(e.dir)}/index.html">${escapeHtml(e.name)}</a></td><td class="l">${escapeHtml(e.system)}</td><td>${e.cases}</td><td class="l">${escapeHtml(e.headline)}</td><td class="l">${escapeHtml(e.description ?? '')}</td></tr>`,
-    )
-    .join('\n');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>siegesim reports</title><style>${STYLE}</style></head>
-<body><h1>siegesim reports</h1>
-<table><tr><th class="l">scenario</th><th class="l">system</th><th>cases</th><th class="l">baseline, first case</th><th class="l">description</th></tr>
-${rows}</table></body></html>
-`;
+  const systems = [...new Set(entries.map((e) => e.system))];
+  const sections = systems.map((sys) => {
+    const rows = entries
+      .filter((e) => e.system === sys)
+      .map(
+        (e) =>
+          `<tr><td class="l key"><a href="${encodeURI(e.dir)}/index.html">${escapeHtml(e.name)}</a></td><td>${e.cases}</td><td class="l key">${e.headline}</td><td class="l desc">${escapeHtml(e.description ?? '')}</td></tr>`,
+      )
+      .join('\n');
+    return `<h2>${escapeHtml(sys)}</h2>
+<table class="index"><tr><th class="l">scenario</th><th>cases</th><th class="l">headline (first case, 95% interval)</th><th class="l">question</th></tr>
+${rows}</table>`;
+  });
+  return pageShell({ title: 'siegesim reports', body: `<h1>siegesim reports</h1>\n${sections.join('\n')}` });
+}
+
+/** An index entry's headline cell: each metric with its value and interval. */
+export function headlineHtml(metrics: { name: string; value: number | null; ci_low: number | null; ci_high: number | null }[]): string {
+  return metrics
+    .map((m) => `<code>${escapeHtml(m.name)}</code> ${showHtml(m.value)} <span class="ci">[${showHtml(m.ci_low)}, ${showHtml(m.ci_high)}]</span>`)
+    .join('<br>');
 }
 
 export { fmt };

@@ -10,14 +10,16 @@ import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import { systemById } from '../systems/registry.js';
 import { curveCsv, summaryCsv, summaryJson } from './tables.js';
 import { renderSvgs } from './renderer.js';
-import { indexPage, scenarioPage, type IndexEntry } from './html.js';
-import { fmt } from './format.js';
+import { headlineHtml, indexPage, scenarioPage, type IndexEntry } from './html.js';
 
 /** Temporary folders made by this process, removed on interruption (see cli). */
 export const PENDING_DIRS = new Set<string>();
 
-/** Write a run's report into `outDir` atomically. Returns the files written (relative). */
-export async function writeReport(r: ScenarioResult, outDir: string): Promise<string[]> {
+/**
+ * Write a run's report into `outDir` atomically. Returns the files written (relative).
+ * `index`: a reports index will be written in the parent folder (the page links back to it).
+ */
+export async function writeReport(r: ScenarioResult, outDir: string, opts: { index?: boolean } = {}): Promise<string[]> {
   const target = path.resolve(outDir);
   const parent = path.dirname(target);
   await mkdir(parent, { recursive: true });
@@ -43,7 +45,7 @@ export async function writeReport(r: ScenarioResult, outDir: string): Promise<st
     for (const c of charts) await put(`charts/${c.name}.vl.json`, JSON.stringify(c.spec, null, 2) + '\n');
     const rendered = await svgs;
     for (let i = 0; i < charts.length; i++) await put(`charts/${charts[i].name}.svg`, rendered[i]);
-    await put('index.html', scenarioPage(r, charts, files.slice()));
+    await put('index.html', scenarioPage(r, charts, files.slice(), { headline: sys?.headline, indexHref: opts.index ? '../index.html' : undefined }));
     await swapInto(tmp, target);
     return files;
   } finally {
@@ -84,12 +86,8 @@ export async function writeIndex(root: string): Promise<void> {
         cases: { metrics: Record<string, { value: number | null; ci_low: number | null; ci_high: number | null }> }[];
       };
       const first = s.cases[0];
-      const headline = first
-        ? Object.entries(first.metrics)
-            .slice(0, 3)
-            .map(([k, m]) => `${k} ${m.value === null ? '–' : fmt(Number(m.value.toPrecision(4)))}`)
-            .join(', ')
-        : '';
+      const names = systemById(s.system)?.headline.filter((k) => first?.metrics[k]?.value != null) ?? [];
+      const headline = first ? headlineHtml((names.length > 0 ? names : Object.keys(first.metrics).slice(0, 3)).map((k) => ({ name: k, ...first.metrics[k] }))) : '';
       entries.push({ dir: d.name, name: s.name, system: s.system, description: s.description, cases: s.cases.length, headline });
     } catch {
       // A folder that is not a siegesim report is left alone.

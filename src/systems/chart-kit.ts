@@ -1,10 +1,23 @@
 /**
  * Vega-Lite spec builders shared by the rules systems' charts.ts. Pure functions: a spec is
- * plain data with its values inline, so each chart file stands alone and renders offline.
+ * plain data with its values inline, so each chart file stands alone and renders offline (the
+ * static report draws it to SVG with vega; a page can draw the same spec live).
+ *
+ * What a designer must be able to trust in every chart: every case is drawn (small multiples
+ * when there are too many lines for one panel, never "the first 12"), every line can be told
+ * from the others (full legend labels, one colour per line within a panel), integer axes tick
+ * on integers, and bars that are compared share one scale.
  */
+import type { Estimate } from '../stats/intervals.js';
 import type { CaseResult, ChartSpec, ScenarioResult } from './types.js';
 
-const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
+export const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
+
+/** The target a sweep's answer is read against (a fair fight: 50%). */
+export const DEFAULT_TARGET = 0.5;
+
+/** At most this many lines share one panel; beyond it a chart becomes small multiples. */
+const MAX_LINES = 8;
 
 /** How a (case, variant) is labelled in a legend: the variant, then the swept values. */
 export function seriesLabel(result: ScenarioResult, c: CaseResult): string {
@@ -21,8 +34,162 @@ export function shortName(path: string): string {
 }
 
 /**
- * A curve per (case, variant) with its 95% band: e.g. P(surrendered by turn t).
- * Too many series to read (a big sweep) are cut to the first `maxSeries`, said in the title.
+ * Axis ticks for a count (turns, rounds, steps): integers only, about one per `pxPerTick`
+ * pixels, at a step of 1, 2 or 5 x 10^k. vega's own `tickMinStep` is not honoured by the
+ * headless renderer (a 3-turn axis ticked `1 2 2 3 3`), so the ticks are listed.
+ * @example integerTicks([1, 2, 3], 480) // [1, 2, 3]
+ */
+export function integerTicks(xs: number[], width: number, pxPerTick = 30): number[] {
+  const finite = xs.filter((x) => Number.isFinite(x));
+  if (finite.length === 0) return [];
+  const lo = Math.ceil(Math.min(...finite));
+  const hi = Math.floor(Math.max(...finite));
+  const most = Math.max(2, Math.floor(width / pxPerTick));
+  let step = 1;
+  for (let k = 1; (hi - lo) / step > most; k *= 10) {
+    step = [1, 2, 5].map((m) => m * k).find((s) => (hi - lo) / s <= most) ?? 10 * k;
+  }
+  const out: number[] = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) out.push(v);
+  return out;
+}
+
+/** A Vega-Lite axis for an integer field over `xs`. */
+export function integerAxis(xs: number[], width: number): Record<string, unknown> {
+  return { values: integerTicks(xs, width), format: 'd' };
+}
+
+/** One dimension cases differ in: the variant, or one swept parameter. */
+interface Dim {
+  title: string;
+  of: (c: CaseResult) => string;
+  values: string[];
+  numeric: boolean;
+}
+
+function dimsOf(result: ScenarioResult): Dim[] {
+  const dims: Dim[] = [];
+  const distinct = (f: (c: CaseResult) => string) => [...new Set(result.cases.map(f))];
+  if (result.variants.length > 1) dims.push({ title: 'variant', of: (c) => c.variant, values: result.variants.slice(), numeric: false });
+  for (const p of result.params) {
+    const of = (c: CaseResult) => String(c.params[p]);
+    dims.push({ title: shortName(p), of, values: distinct(of), numeric: result.cases.every((c) => typeof c.params[p] === 'number') });
+  }
+  return dims;
+}
+
+/**
+ * How the cases of a run are laid out in a curve chart: a `panel` per facet (null: one panel)
+ * and a `color` per line within it. All cases in one panel when they are few; otherwise the
+ * colour is the variant (readings compared line by line) or the last swept parameter with few
+ * enough values, and the other dimensions make the panels; a panel per case when nothing fits.
+ */
+export interface SeriesLayout {
+  panel: ((c: CaseResult) => string) | null;
+  panels: string[];
+  color: (c: CaseResult) => string;
+  colors: string[];
+  colorTitle: string | null;
+  /** The colour is an ordered number (a sequential scheme reads better than a categorical one). */
+  ordered: boolean;
+}
+
+export function seriesLayout(result: ScenarioResult, maxLines = MAX_LINES): SeriesLayout {
+  const labels = result.cases.map((c) => seriesLabel(result, c));
+  const all: SeriesLayout = {
+    panel: null,
+    panels: [],
+    color: (c) => seriesLabel(result, c),
+    colors: labels,
+    colorTitle: null,
+    ordered: false,
+  };
+  if (result.cases.length <= maxLines) return all;
+  const dims = dimsOf(result);
+  const pick = dims.find((d) => d.title === 'variant' && d.values.length <= maxLines) ?? [...dims].reverse().find((d) => d.values.length <= maxLines);
+  const label = (ds: Dim[], c: CaseResult) => ds.map((d) => (d.title === 'variant' ? d.of(c) : `${d.title}=${d.of(c)}`)).join(', ');
+  if (!pick) {
+    return { panel: (c) => seriesLabel(result, c), panels: labels, color: () => 'all', colors: ['all'], colorTitle: null, ordered: false };
+  }
+  const rest = dims.filter((d) => d !== pick);
+  const panel = (c: CaseResult) => label(rest, c);
+  return {
+    panel,
+    panels: [...new Set(result.cases.map(panel))],
+    color: pick.of,
+    colors: pick.values,
+    colorTitle: pick.title === 'variant' ? null : pick.title,
+    ordered: pick.numeric && pick.values.length > 2,
+  };
+}
+
+/** The colour encoding of a layout: full legend labels (never cut), ordered hues for numbers. */
+function colorEncoding(layout: SeriesLayout, field = 'series'): Record<string, unknown> {
+  const scale = layout.ordered ? { scheme: { name: 'viridis', extent: [0, 0.85] } } : {};
+  return {
+    field,
+    type: layout.ordered ? 'ordinal' : 'nominal',
+    title: layout.colorTitle,
+    sort: layout.colors,
+    scale: { domain: layout.colors, ...scale },
+    legend: layout.colors.length > 1 ? { symbolOpacity: 1, symbolType: 'stroke', labelLimit: 0, titleLimit: 0 } : null,
+  };
+}
+
+/**
+ * A row or column facet (of a row x column grid) in a fixed order. vega-lite 5 places a grid's
+ * cells wrongly when a row lacks one of the columns and the facet has a custom sort (the empty
+ * cell's sort index is undefined and sorts first, pushing the row's panels one column over), so
+ * the order goes into the value itself (`000 field`), sorted as text, and the header hides it.
+ */
+export function facetKey(order: string[], v: string): string {
+  const i = order.indexOf(v);
+  return `${String(i < 0 ? order.length : i).padStart(3, '0')} ${v}`;
+}
+
+export function keyedFacet(field: string): Record<string, unknown> {
+  return { field, type: 'nominal', title: null, sort: 'ascending', header: { labelExpr: 'substring(datum.value, 4)' } };
+}
+
+/** Dash patterns, one per line of a panel, so that lines drawn over each other (two readings that agree) both show. */
+const DASHES = [[1, 0], [7, 3], [2, 2], [9, 3, 2, 3], [4, 4], [1, 3], [12, 4], [4, 2, 1, 2]];
+
+/** A strokeDash encoding on the colour's field: merged into the colour legend. */
+export function dashEncoding(domain: string[], field = 'series', title: string | null = null): Record<string, unknown> {
+  return { field, type: 'nominal', title, sort: domain, scale: { domain, range: domain.map((_, i) => DASHES[i % DASHES.length]) } };
+}
+
+/** Wrap a one-panel spec into small multiples when the layout has panels. */
+function facetted(
+  layout: SeriesLayout,
+  base: Record<string, unknown>,
+  inner: Record<string, unknown>,
+  size: { width: number; height: number },
+): Record<string, unknown> {
+  if (!layout.panel) return { ...base, ...size, ...inner };
+  const columns = wrapColumns(layout.panels.length);
+  return {
+    ...base,
+    facet: { field: 'panel', type: 'nominal', title: null, sort: layout.panels },
+    columns,
+    spec: { width: 200, height: 140, ...inner },
+  };
+}
+
+/**
+ * Columns for `n` small multiples: at most 4 (a laptop's width), as few empty slots in the
+ * last row as possible (6 panels: 3 + 3, not 4 + 2).
+ */
+export function wrapColumns(n: number, most = 4): number {
+  if (n <= most) return Math.max(1, n);
+  let best = most;
+  for (let c = most; c >= 2; c--) if ((Math.ceil(n / c) * c - n) < (Math.ceil(n / best) * best - n)) best = c;
+  return best;
+}
+
+/**
+ * A curve per (case, variant) with its 95% band: e.g. P(surrendered by turn t). Every case is
+ * drawn: a big sweep becomes small multiples (see `seriesLayout`).
  */
 export function curveChart(
   result: ScenarioResult,
@@ -33,142 +200,390 @@ export function curveChart(
     x: string;
     xTitle: string;
     yTitle: string;
-    maxSeries?: number;
     probability?: boolean;
     /** x is a count (turns, rounds): integer ticks only. */
     integerX?: boolean;
   },
 ): ChartSpec {
-  const max = opts.maxSeries ?? 12;
-  const shown = result.cases.slice(0, max);
+  const layout = seriesLayout(result);
   const values: Record<string, unknown>[] = [];
-  for (const c of shown) {
-    const label = seriesLabel(result, c);
+  const xs: number[] = [];
+  for (const c of result.cases) {
+    const series = layout.color(c);
+    const panel = layout.panel?.(c);
     for (const pt of c.curves[opts.curve] ?? []) {
-      values.push({ series: label, x: pt.x[opts.x], value: pt.m.value, lo: pt.m.ci_low, hi: pt.m.ci_high });
+      xs.push(Number(pt.x[opts.x]));
+      values.push({ ...(panel !== undefined ? { panel } : {}), series, x: pt.x[opts.x], value: pt.m.value, lo: pt.m.ci_low, hi: pt.m.ci_high });
     }
   }
-  const title = shown.length < result.cases.length ? `${opts.title} (first ${max} of ${result.cases.length} cases)` : opts.title;
-  const yScale = opts.probability === false ? {} : { scale: { domain: [0, 1] } };
-  return {
-    name: opts.name,
-    title,
-    spec: {
-      $schema: SCHEMA,
-      title,
-      width: 480,
-      height: 280,
-      data: { values },
-      encoding: {
-        x: {
-          field: 'x',
-          type: 'quantitative',
-          title: opts.xTitle,
-          ...(opts.integerX !== false ? { axis: { tickMinStep: 1, format: 'd' } } : {}),
-        },
-        // one legend for both layers, drawn at full strength (not at the band's opacity)
-        color: { field: 'series', type: 'nominal', title: null, sort: null, legend: { symbolOpacity: 1, symbolType: 'stroke' } },
-      },
-      layer: [
-        {
-          // the 95% band
-          mark: { type: 'area', opacity: 0.18 },
-          encoding: {
-            y: { field: 'lo', type: 'quantitative', ...yScale },
-            y2: { field: 'hi' },
-          },
-        },
-        {
-          mark: { type: 'line', point: values.length <= 400 },
-          encoding: {
-            y: { field: 'value', type: 'quantitative', title: opts.yTitle, ...yScale },
-          },
-        },
-      ],
-    },
-  };
-}
-
-/** A heatmap of one metric over a 2-D sweep, the value written in each cell; one panel per variant. */
-export function heatmapChart(result: ScenarioResult, metric: string, name: string): ChartSpec | undefined {
-  if (result.params.length !== 2) return undefined;
-  const [px, py] = result.params;
-  const values = result.cases.map((c) => ({
-    x: c.params[px],
-    y: c.params[py],
-    variant: c.variant,
-    value: c.metrics[metric]?.value ?? null,
-    label: formatCell(c.metrics[metric]?.value),
-  }));
-  const title = `${metric} over ${shortName(px)} x ${shortName(py)}`;
+  const width = layout.panel ? 200 : 480;
+  // probabilities on [0, 1]; a count (wall HP) from 0, its band clipped there (a normal interval can dip below)
+  const nonNegative = values.every((v) => !((v.value as number) < 0));
+  const yScale = opts.probability === false ? (nonNegative ? { scale: { domainMin: 0 } } : {}) : { scale: { domain: [0, 1] } };
   const inner = {
-    width: 360,
-    height: 280,
     encoding: {
-      x: { field: 'x', type: 'ordinal', title: px },
-      y: { field: 'y', type: 'ordinal', title: py, sort: 'descending' },
+      x: {
+        field: 'x',
+        type: 'quantitative',
+        title: opts.xTitle,
+        ...(opts.integerX !== false ? { axis: integerAxis(xs, width) } : {}),
+      },
+      // one legend for both layers, drawn at full strength (not at the band's opacity)
+      color: colorEncoding(layout),
     },
     layer: [
       {
-        mark: 'rect',
-        encoding: {
-          color: { field: 'value', type: 'quantitative', title: metric, scale: { scheme: 'viridis', domain: [0, 1] } },
-        },
+        // the 95% band
+        mark: { type: 'area', opacity: 0.18, clip: true },
+        encoding: { y: { field: 'lo', type: 'quantitative', ...yScale }, y2: { field: 'hi' } },
       },
       {
-        mark: { type: 'text', fontSize: 11 },
+        mark: { type: 'line', point: values.length <= 400 },
         encoding: {
-          text: { field: 'label' },
-          color: { condition: { test: 'datum.value > 0.55', value: 'black' }, value: 'white' },
+          y: { field: 'value', type: 'quantitative', title: opts.yTitle, ...yScale },
+          ...(!layout.panel && layout.colors.length > 1 ? { strokeDash: dashEncoding(layout.colors, 'series', layout.colorTitle) } : {}),
         },
       },
     ],
   };
-  const spec =
-    result.variants.length > 1
-      ? { $schema: SCHEMA, title, data: { values }, facet: { column: { field: 'variant', title: null, sort: null } }, spec: inner }
-      : { $schema: SCHEMA, title, data: { values }, ...inner };
-  return { name, title, spec };
+  const title = opts.title;
+  return {
+    name: opts.name,
+    title,
+    caption: `every case${layout.panel ? `, one panel per ${panelWord(layout)}` : ''}; bands are 95% intervals`,
+    spec: facetted(layout, { $schema: SCHEMA, title, data: { values } }, inner, { width, height: 280 }),
+  };
 }
 
-/** Bars of a metric per variant with 95% intervals, and the difference from the baseline beside them. */
+function panelWord(layout: SeriesLayout): string {
+  return layout.colors.length === 1 ? 'case' : `${layout.panels[0]?.replace(/=.*$/, '') ?? 'group'}, ${layout.colorTitle ?? 'variant'} as colour`;
+}
+
+/** The cases of one line through a sweep: one parameter varies, everything else is fixed. */
+export interface SweepLine {
+  /** The parameter that varies along the line (a dotted path). */
+  along: string;
+  /** The other swept parameters' values, and the variant. */
+  fixed: Record<string, unknown>;
+  variant: string;
+  points: { x: unknown; m: Estimate }[];
+}
+
+/** Every line through a sweep along `along`, one per variant and value of the other parameters. */
+export function sweepLines(result: ScenarioResult, along: string, metric: string): SweepLine[] {
+  const others = result.params.filter((p) => p !== along);
+  const lines = new Map<string, SweepLine>();
+  for (const c of result.cases) {
+    const fixed = Object.fromEntries(others.map((p) => [p, c.params[p]]));
+    const key = JSON.stringify([c.variant, others.map((p) => c.params[p])]);
+    let line = lines.get(key);
+    if (!line) lines.set(key, (line = { along, fixed, variant: c.variant, points: [] }));
+    const m = c.metrics[metric];
+    if (m) line.points.push({ x: c.params[along], m });
+  }
+  for (const l of lines.values()) {
+    if (l.points.every((p) => typeof p.x === 'number')) l.points.sort((a, b) => (a.x as number) - (b.x as number));
+  }
+  return [...lines.values()];
+}
+
+/**
+ * Where a line through a sweep reaches a target, read as `siegesim solve` reads it: the
+ * smallest value of the parameter whose metric reaches the target (at or above it when the
+ * metric rises along the line, at or below when it falls), and its neighbour just short of it.
+ * `resolved` is false when either 95% interval contains the target: the data cannot yet tell
+ * which side that value is on.
+ */
+export interface Crossing {
+  line: SweepLine;
+  direction: 'rises' | 'falls';
+  answer?: { x: unknown; m: Estimate };
+  neighbour?: { x: unknown; m: Estimate };
+  resolved: boolean;
+}
+
+export function crossing(line: SweepLine, target: number): Crossing {
+  const pts = line.points.filter((p) => Number.isFinite(p.m.value));
+  const rises = pts.length < 2 || pts[pts.length - 1].m.value >= pts[0].m.value;
+  const reaches = (v: number) => (rises ? v >= target : v <= target);
+  const i = pts.findIndex((p) => reaches(p.m.value));
+  const answer = i >= 0 ? pts[i] : undefined;
+  const neighbour = i > 0 ? pts[i - 1] : undefined;
+  // reached: the whole interval lies at or beyond the target; short: the whole interval short of it
+  const clearOf = (m: Estimate, reached: boolean) =>
+    rises ? (reached ? m.ci_low >= target : m.ci_high < target) : reached ? m.ci_high <= target : m.ci_low > target;
+  const resolved = answer !== undefined && clearOf(answer.m, true) && (neighbour === undefined || clearOf(neighbour.m, false));
+  return { line, direction: rises ? 'rises' : 'falls', answer, neighbour, resolved };
+}
+
+/** Every line's crossing, along each swept parameter in turn. */
+export function crossings(result: ScenarioResult, metric: string, target = DEFAULT_TARGET): Crossing[] {
+  return result.params.flatMap((p) => sweepLines(result, p, metric).map((l) => crossing(l, target)));
+}
+
+/**
+ * A heatmap of one metric over a 2-D sweep, the value written in each cell and the target's
+ * contour drawn between the cells below it and those that reach it; one panel per variant.
+ * The grid is drawn on index positions (the swept values label the axes), so the contour runs
+ * along cell edges whatever the spacing of the values.
+ */
+export function heatmapChart(result: ScenarioResult, metric: string, name: string, target = DEFAULT_TARGET): ChartSpec | undefined {
+  if (result.params.length !== 2) return undefined;
+  const [px, py] = result.params;
+  const xsOf = distinctSorted(result, px);
+  const ysOf = distinctSorted(result, py);
+  const ix = (c: CaseResult) => xsOf.findIndex((v) => v === c.params[px]);
+  const iy = (c: CaseResult) => ysOf.findIndex((v) => v === c.params[py]);
+  const values: Record<string, unknown>[] = [];
+  const side = new Map<string, boolean>();
+  for (const c of result.cases) {
+    const m = c.metrics[metric];
+    const v = m?.value;
+    const x = ix(c);
+    const y = iy(c);
+    if (v !== undefined && Number.isFinite(v)) side.set(`${c.variant}|${x}|${y}`, v >= target);
+    values.push({
+      kind: 'cell',
+      variant: c.variant,
+      x,
+      y,
+      value: Number.isFinite(v) ? v : null,
+      label: formatCell(v),
+      interval: m ? `[${formatCell(m.ci_low)}, ${formatCell(m.ci_high)}]` : '',
+    });
+  }
+  // the contour: an edge between two neighbouring cells on opposite sides of the target
+  for (const variant of result.variants) {
+    for (let x = 0; x < xsOf.length; x++) {
+      for (let y = 0; y < ysOf.length; y++) {
+        const here = side.get(`${variant}|${x}|${y}`);
+        if (here === undefined) continue;
+        const right = side.get(`${variant}|${x + 1}|${y}`);
+        if (right !== undefined && right !== here) values.push({ kind: 'edge', variant, x: x + 0.5, x2: x + 0.5, y: y - 0.5, y2: y + 0.5 });
+        const up = side.get(`${variant}|${x}|${y + 1}`);
+        if (up !== undefined && up !== here) values.push({ kind: 'edge', variant, x: x - 0.5, x2: x + 0.5, y: y + 0.5, y2: y + 0.5 });
+      }
+    }
+  }
+  const axis = (vals: unknown[]) => ({
+    values: vals.map((_, i) => i),
+    labelExpr: `${JSON.stringify(vals.map(String))}[datum.value]`,
+    grid: false,
+    labelAngle: 0,
+  });
+  const xEnc = { type: 'quantitative', scale: { domain: [-0.5, xsOf.length - 0.5], nice: false, zero: false } };
+  const yEnc = { type: 'quantitative', scale: { domain: [-0.5, ysOf.length - 0.5], nice: false, zero: false } };
+  const cellW = Math.max(44, Math.min(72, Math.floor(420 / xsOf.length)));
+  const cellH = Math.max(28, Math.min(56, Math.floor(300 / ysOf.length)));
+  const inner = {
+    width: cellW * xsOf.length,
+    height: cellH * ysOf.length,
+    layer: [
+      {
+        transform: [{ filter: "datum.kind === 'cell'" }, { calculate: 'datum.x - 0.5', as: 'x0' }, { calculate: 'datum.x + 0.5', as: 'x1' }, { calculate: 'datum.y - 0.5', as: 'y0' }, { calculate: 'datum.y + 0.5', as: 'y1' }],
+        mark: 'rect',
+        encoding: {
+          x: { field: 'x0', ...xEnc, title: px, axis: axis(xsOf) },
+          x2: { field: 'x1' },
+          y: { field: 'y0', ...yEnc, title: py, axis: axis(ysOf) },
+          y2: { field: 'y1' },
+          color: { field: 'value', type: 'quantitative', title: metric, scale: { scheme: 'viridis', domain: [0, 1] } },
+          tooltip: [
+            { field: 'label', title: metric },
+            { field: 'interval', title: '95% interval' },
+          ],
+        },
+      },
+      {
+        transform: [{ filter: "datum.kind === 'cell'" }],
+        mark: { type: 'text', fontSize: 11 },
+        encoding: {
+          x: { field: 'x', ...xEnc },
+          y: { field: 'y', ...yEnc },
+          text: { field: 'label' },
+          color: { condition: { test: 'datum.value > 0.55', value: 'black' }, value: 'white' },
+        },
+      },
+      {
+        transform: [{ filter: "datum.kind === 'edge'" }],
+        mark: { type: 'rule', strokeWidth: 3.5, color: '#d62728', strokeCap: 'square' },
+        encoding: { x: { field: 'x', ...xEnc }, x2: { field: 'x2' }, y: { field: 'y', ...yEnc }, y2: { field: 'y2' } },
+      },
+    ],
+  };
+  const title = { text: `${metric} over ${shortName(px)} x ${shortName(py)}`, subtitle: `red line: where ${metric} crosses ${fmtTarget(target)}` };
+  const spec =
+    result.variants.length > 1
+      ? { $schema: SCHEMA, title, data: { values }, facet: { column: { field: 'variant', title: null, sort: result.variants } }, spec: inner }
+      : { $schema: SCHEMA, title, data: { values }, ...inner };
+  return { name, title: title.text, caption: `each cell's estimate (its 95% interval in the table below); the red line separates the cells below ${fmtTarget(target)} from those at or above it`, spec, lead: true, metric, target };
+}
+
+/**
+ * A one-parameter sweep: each headline metric against the swept value with its 95% interval,
+ * one line per variant, the target drawn on the `primary` metric and the value that reaches it
+ * ringed.
+ */
+export function sweepChart(result: ScenarioResult, metrics: string[], primary: string, name: string, target = DEFAULT_TARGET): ChartSpec | undefined {
+  if (result.params.length !== 1) return undefined;
+  const [p] = result.params;
+  const shown = metrics.filter((m) => result.cases.some((c) => c.metrics[m] && Number.isFinite(c.metrics[m].value)));
+  if (shown.length === 0) return undefined;
+  const numeric = result.cases.every((c) => typeof c.params[p] === 'number');
+  const answers = new Set(
+    crossings(result, primary, target)
+      .filter((k) => k.answer)
+      .map((k) => `${k.line.variant}|${String(k.answer!.x)}`),
+  );
+  const values: Record<string, unknown>[] = [];
+  for (const c of result.cases) {
+    for (const m of shown) {
+      const e = c.metrics[m];
+      if (!e) continue;
+      values.push({
+        metric: m,
+        variant: c.variant,
+        x: c.params[p],
+        value: Number.isFinite(e.value) ? e.value : null,
+        lo: Number.isFinite(e.ci_low) ? e.ci_low : null,
+        hi: Number.isFinite(e.ci_high) ? e.ci_high : null,
+        ...(m === primary ? { target } : {}),
+        ...(m === primary && answers.has(`${c.variant}|${String(c.params[p])}`) ? { answer: e.value } : {}),
+      });
+    }
+  }
+  const isProbability = (m: string) => result.cases.every((c) => !c.metrics[m] || c.metrics[m].kind === 'probability');
+  const xs = result.cases.map((c) => Number(c.params[p]));
+  const integer = numeric && xs.every((x) => Number.isInteger(x));
+  const width = shown.length > 3 ? 190 : shown.length > 2 ? 220 : 300;
+  const x = numeric
+    ? { field: 'x', type: 'quantitative', title: p, scale: { zero: false }, ...(integer ? { axis: integerAxis(xs, width) } : {}) }
+    : { field: 'x', type: 'ordinal', title: p, sort: null, axis: { labelAngle: 0 } };
+  const variants = result.variants;
+  const color = {
+    field: 'variant',
+    type: 'nominal',
+    title: null,
+    sort: variants,
+    scale: { domain: variants },
+    legend: variants.length > 1 ? { labelLimit: 0, symbolType: 'stroke', symbolOpacity: 1 } : null,
+  };
+  // a panel per metric, each on its own scale: probabilities on [0, 1], means from 0
+  const panel = (m: string) => {
+    const y = (field: string) => ({ field, type: 'quantitative', title: null, scale: isProbability(m) ? { domain: [0, 1] } : { zero: true } });
+    return {
+      title: m,
+      width,
+      height: 200,
+      transform: [{ filter: `datum.metric === ${JSON.stringify(m)}` }],
+      encoding: { x, color },
+      layer: [
+        { mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { y: y('lo'), y2: { field: 'hi' } } },
+        { mark: { type: 'line', point: true }, encoding: { y: y('value') } },
+        ...(m === primary
+          ? [
+              {
+                transform: [{ filter: 'isValid(datum.target)' }],
+                mark: { type: 'rule', strokeDash: [4, 3], color: '#d62728' },
+                encoding: { y: { field: 'target', type: 'quantitative' }, x: null, color: null },
+              },
+              {
+                transform: [{ filter: 'isValid(datum.answer)' }],
+                mark: { type: 'point', size: 220, strokeWidth: 2, filled: false, color: '#d62728' },
+                encoding: { y: { field: 'answer', type: 'quantitative' }, color: null },
+              },
+            ]
+          : []),
+      ],
+    };
+  };
+  const title = { text: `${shown.length > 1 ? 'headline metrics' : shown[0]} against ${shortName(p)}`, subtitle: `dashed: target ${fmtTarget(target)} on ${primary}; ringed: the first value that reaches it` };
+  return {
+    name,
+    title: title.text,
+    caption: `each case with its 95% interval${variants.length > 1 ? '; one line per variant' : ''}`,
+    lead: true,
+    metric: primary,
+    target,
+    spec: { $schema: SCHEMA, title, data: { values }, hconcat: shown.map(panel) },
+  };
+}
+
+/**
+ * A metric per variant with its 95% interval, and each variant's difference from the
+ * baseline beside it. With a sweep the variants are grouped per sweep point (every group on
+ * one shared scale, so bar lengths compare), and the difference panel has its zero line.
+ */
 export function variantBarsChart(result: ScenarioResult, metric: string, name: string): ChartSpec | undefined {
   if (result.variants.length < 2) return undefined;
+  const baseline = result.variants[0];
+  const multi = result.cases.length > result.variants.length;
+  const where = (c: CaseResult) => result.params.map((p) => `${shortName(p)}=${String(c.params[p])}`).join(', ') || 'all';
+  const groups = [...new Set(result.cases.map(where))];
   const values: Record<string, unknown>[] = [];
   for (const c of result.cases) {
     const m = c.metrics[metric];
     const d = c.differences[metric];
-    const where = result.params.map((p) => `${shortName(p)}=${String(c.params[p])}`).join(', ') || 'all';
-    if (m) values.push({ panel: metric, where, variant: c.variant, value: m.value, lo: m.ci_low, hi: m.ci_high });
-    if (d) values.push({ panel: `difference from ${result.variants[0]}`, where, variant: c.variant, value: d.value, lo: d.ci_low, hi: d.ci_high });
+    if (m && Number.isFinite(m.value)) values.push({ panel: 'value', where: where(c), variant: c.variant, value: m.value, lo: m.ci_low, hi: m.ci_high });
+    if (d && Number.isFinite(d.value)) values.push({ panel: 'difference', where: where(c), variant: c.variant, value: d.value, lo: d.ci_low, hi: d.ci_high });
   }
+  if (values.length === 0) return undefined;
+  const color = { field: 'variant', type: 'nominal', title: null, sort: result.variants, scale: { domain: result.variants }, legend: multi ? { labelLimit: 0 } : null };
+  // both panels list the same rows (the baseline's difference row is empty), so one set of labels serves both
+  const yAxis = (labels: boolean) => (labels ? { labelLimit: 0 } : { labels: false, ticks: false, domain: false });
+  const yField = (labels: boolean) =>
+    multi
+      ? { y: { field: 'where', type: 'nominal', title: null, sort: groups, scale: { domain: groups }, axis: yAxis(labels) }, yOffset: { field: 'variant', sort: result.variants, scale: { domain: result.variants } } }
+      : { y: { field: 'variant', type: 'nominal', title: null, sort: result.variants, scale: { domain: result.variants }, axis: yAxis(labels) } };
+  const rows = multi ? groups.length * result.variants.length : result.variants.length;
+  const panel = (which: 'value' | 'difference', title: string, zero: boolean) => ({
+    width: 260,
+    height: Math.max(60, rows * (multi ? 14 : 22)),
+    title,
+    transform: [{ filter: `datum.panel === '${which}'` }],
+    encoding: yField(which === 'value'),
+    layer: [
+      { mark: { type: 'bar', opacity: 0.75 }, encoding: { x: { field: 'value', type: 'quantitative', title: null }, color } },
+      { mark: { type: 'rule', color: '#333' }, encoding: { x: { field: 'lo', type: 'quantitative' }, x2: { field: 'hi' } } },
+      ...(zero ? [{ data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#333', strokeDash: [3, 2] }, encoding: { x: { field: 'zero', type: 'quantitative' }, y: null, yOffset: null } }] : []),
+    ],
+  });
   const title = `${metric} by variant`;
-  const panels = [metric, `difference from ${result.variants[0]}`];
-  const multi = result.cases.length > result.variants.length;
   return {
     name,
     title,
+    caption: `bars: estimate; black lines: 95% intervals; the difference is paired (common random numbers) where the metric is per trial`,
+    lead: !multi,
+    metric,
     spec: {
       $schema: SCHEMA,
       title,
       data: { values },
-      facet: multi
-        ? { column: { field: 'panel', title: null, sort: panels }, row: { field: 'where', title: null, sort: null } }
-        : { column: { field: 'panel', title: null, sort: panels } },
-      resolve: { scale: { x: 'independent' } },
-      spec: {
-        width: 260,
-        height: { step: 22 },
-        encoding: { y: { field: 'variant', type: 'nominal', title: null, sort: null } },
-        layer: [
-          { mark: { type: 'bar', opacity: 0.7 }, encoding: { x: { field: 'value', type: 'quantitative', title: null } } },
-          { mark: { type: 'rule' }, encoding: { x: { field: 'lo', type: 'quantitative' }, x2: { field: 'hi' } } },
-        ],
-      },
+      hconcat: [panel('value', metric, false), panel('difference', `difference from ${baseline}`, true)],
+      config: { axisY: { labelLimit: 0 } },
     },
   };
 }
 
-function formatCell(v: number | undefined): string {
-  return v === undefined || !Number.isFinite(v) ? '' : v.toFixed(2);
+function distinctSorted(result: ScenarioResult, p: string): unknown[] {
+  const vals = [...new Set(result.cases.map((c) => c.params[p]))];
+  return vals.every((v) => typeof v === 'number') ? (vals as number[]).sort((a, b) => a - b) : vals;
+}
+
+function fmtTarget(t: number): string {
+  return String(t);
+}
+
+/**
+ * A heatmap cell's label: two decimals, but never a rounding that changes the meaning: an
+ * exact 0 or 1 is written so, and a value that only rounds to 0.00 or 1.00 is `<0.01`/`>0.99`.
+ */
+export function formatCell(v: number | undefined): string {
+  if (v === undefined || !Number.isFinite(v)) return '';
+  if (v === 0 || v === 1) return String(v);
+  if (Math.abs(v) >= 10) return v.toFixed(1);
+  const s = v.toFixed(2);
+  if (s === '0.00') return '<0.01';
+  if (s === '1.00') return '>0.99';
+  return s;
 }

@@ -70,6 +70,13 @@ export interface ChartSpec {
   name: string;
   title: string;
   spec: Record<string, unknown>;
+  /** What the chart shows, in a line under it (how to read it). */
+  caption?: string;
+  /** The chart answers the scenario's question: the report shows it first. */
+  lead?: boolean;
+  /** The metric the chart is about, and the target drawn on it (a sweep's answer is read against it). */
+  metric?: string;
+  target?: number;
 }
 
 /** One (case, variant) of a finished run, as the report and charts see it. */

@@ -28,7 +28,7 @@ async function mergeCommand(file: string, shardFiles: string[], flags: { out?: s
     throw e;
   }
   const out = flags.out ?? path.join('reports', v.name);
-  await writeReport(result, out);
+  await writeReport(result, out, { index: !flags.out });
   if (!flags.out) await writeIndex('reports');
   process.stderr.write(`${v.name}: merged ${shards.length} shard(s) -> ${out}\n`);
   // An array of one summary.json: the same shape as run --json.

@@ -73,7 +73,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       const root = flags.out && multi ? flags.out : defaultRoot;
       const out = flags.out && !multi ? flags.out : path.join(root, v.name);
       if (!flags.out || multi) roots.add(root);
-      await writeReport(result, out);
+      await writeReport(result, out, { index: !flags.out || multi });
       process.stderr.write(
         `${v.name}: ${result.cases.length} case(s) x ${trialsRange(result.cases.map((c) => c.trials))} trials` +
           `${flags.precision !== undefined ? ` (precision ${flags.precision})` : ''} in ${result.provenance.seconds} s ` +

@@ -1,75 +1,135 @@
-/** Charts of a Crusader Rex run: attrition curves per variant, survivors histogram, win-rate bars. */
-import { seriesLabel, variantBarsChart } from '../chart-kit.js';
-import type { ChartSpec, ScenarioResult } from '../types.js';
+/** Charts of a Crusader Rex run: attrition by round, survivors, win-rate bars, sweep answers. */
+import { dashEncoding, facetKey, heatmapChart, keyedFacet, integerAxis, SCHEMA, seriesLabel, seriesLayout, sweepChart, variantBarsChart } from '../chart-kit.js';
+import type { CaseResult, ChartSpec, ScenarioResult } from '../types.js';
 
-const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
+const PLACES = ['field', 'castle', 'reserves'];
+
+/**
+ * Every case's lines. Few cases: one line per case in each (side, place) panel. Many: a row
+ * of panels per group of cases (seriesLayout), the side told by the dash.
+ */
+function lineKeys(result: ScenarioResult) {
+  // these charts are already panels (side x place): more than 4 lines in one is a tangle
+  const layout = seriesLayout(result, 4);
+  const label = (c: CaseResult) => (layout.panel ? layout.color(c) : seriesLabel(result, c));
+  const colors = layout.panel ? layout.colors : result.cases.map((c) => seriesLabel(result, c));
+  const color = {
+    field: 'series',
+    type: layout.ordered && layout.panel ? 'ordinal' : 'nominal',
+    title: layout.panel ? layout.colorTitle : null,
+    sort: colors,
+    scale: { domain: colors },
+    legend: colors.length > 1 ? { labelLimit: 0 } : null,
+  };
+  // one panel per (side, place) and a line per case: dashes tell apart lines drawn over each other
+  const dash = !layout.panel && colors.length > 1 ? { strokeDash: dashEncoding(colors) } : {};
+  return { layout, label, color, dash };
+}
 
 function attritionChart(result: ScenarioResult): ChartSpec {
-  const shown = result.cases.slice(0, 8);
-  const values = shown.flatMap((c) =>
-    (c.curves.attrition ?? []).map((p) => ({
-      series: seriesLabel(result, c),
-      step: `T${p.x.turn} ${p.x.round === 'end' ? 'end' : `R${p.x.round}`}`,
-      order: (Number(p.x.turn) - 1) * 4 + (p.x.round === 'end' ? 3 : Number(p.x.round) - 1),
-      side: p.x.side,
-      place: p.x.place,
-      mean: p.m.value,
-    })),
+  const { layout, label, color, dash } = lineKeys(result);
+  // a side nobody has in a place (no castle in a field battle, no reserves) is a flat zero: left out
+  const used = new Set<string>();
+  for (const c of result.cases) for (const p of c.curves.attrition ?? []) if (p.m.value !== 0) used.add(`${p.x.side}|${p.x.place}`);
+  const values = result.cases.flatMap((c) =>
+    (c.curves.attrition ?? [])
+      .filter((p) => used.has(`${p.x.side}|${p.x.place}`))
+      .map((p) => ({
+        series: label(c),
+        ...(layout.panel ? { panel: layout.panel(c) } : {}),
+        step: `T${p.x.turn} ${p.x.round === 'end' ? 'end' : `R${p.x.round}`}`,
+        order: (Number(p.x.turn) - 1) * 4 + (p.x.round === 'end' ? 3 : Number(p.x.round) - 1),
+        side: p.x.side,
+        place: p.x.place,
+        mean: p.m.value,
+      })),
   );
+  const places = PLACES.filter((pl) => [...used].some((k) => k.endsWith(`|${pl}`)));
+  const sides = [...new Set(values.map((v) => String(v.side)))];
+  const rowOrder = layout.panel ? layout.panels : sides;
+  const shown = values.map((v) => ({
+    ...v,
+    row: facetKey(rowOrder, String(layout.panel ? v.panel : v.side)),
+    col: facetKey(places, String(v.place)),
+  }));
+  const title = 'mean steps by round: field, castle, reserves';
+  const steps = new Set(shown.map((v) => v.step)).size;
+  const width = Math.max(160, Math.min(300, steps * 14));
+  const encoding = {
+    x: { field: 'step', type: 'ordinal', sort: { field: 'order' }, title: null },
+    y: { field: 'mean', type: 'quantitative', title: 'steps' },
+    color,
+    ...(layout.panel
+      ? { strokeDash: { field: 'side', type: 'nominal', title: 'side', sort: sides, scale: { domain: sides, range: [[1, 0], [6, 3]] }, legend: { symbolType: 'stroke', symbolStrokeWidth: 2, encode: { symbols: { update: { stroke: { value: '#333' } } } } } } }
+      : dash),
+  };
   return {
     name: 'attrition',
-    title: 'mean steps by round: field, castle, reserves',
+    title,
+    caption: layout.panel
+      ? `mean steps of each side where it stands, after each round of each turn; one row per ${layout.panels[0]?.replace(/=.*$/, '') ?? 'group'}; solid: ${sides[0] ?? ''}, dashed: ${sides[1] ?? ''}`
+      : 'mean steps of each side where it stands, after each round of each turn ("end": after retreats and attrition)',
     spec: {
       $schema: SCHEMA,
-      title: 'mean steps by round: field, castle, reserves',
-      data: { values },
-      facet: { row: { field: 'side', title: null }, column: { field: 'place', title: null, sort: ['field', 'castle', 'reserves'] } },
-      spec: {
-        width: 220,
-        height: 160,
-        mark: { type: 'line', point: true },
-        encoding: {
-          x: { field: 'step', type: 'ordinal', sort: { field: 'order' }, title: null },
-          y: { field: 'mean', type: 'quantitative', title: 'steps' },
-          color: { field: 'series', type: 'nominal', title: null, sort: null },
-        },
-      },
+      title,
+      data: { values: shown },
+      facet: { row: keyedFacet('row'), column: keyedFacet('col') },
+      spec: { width, height: 140, mark: { type: 'line', point: true }, encoding },
     },
   };
 }
 
 function survivorsChart(result: ScenarioResult): ChartSpec {
-  const shown = result.cases.slice(0, 8);
-  const values = shown.flatMap((c) =>
-    (c.curves.survivors ?? []).map((p) => ({ series: seriesLabel(result, c), side: p.x.side, steps: p.x.steps, p: p.m.value })),
+  const { layout, label, color, dash } = lineKeys(result);
+  const values = result.cases.flatMap((c) =>
+    (c.curves.survivors ?? []).map((p) => ({
+      series: label(c),
+      ...(layout.panel ? { panel: layout.panel(c) } : {}),
+      side: p.x.side,
+      steps: p.x.steps,
+      p: p.m.value,
+    })),
   );
+  const xs = values.map((v) => Number(v.steps));
+  const sides = [...new Set(values.map((v) => String(v.side)))];
+  const keyed = values.map((v) => ({ ...v, col: facetKey(sides, String(v.side)), ...(layout.panel ? { row: facetKey(layout.panels, String(v.panel)) } : {}) }));
+  const title = 'surviving steps per side';
   return {
     name: 'survivors',
-    title: 'surviving steps per side',
+    title,
+    caption: 'probability that a side ends with exactly this many steps',
     spec: {
       $schema: SCHEMA,
-      title: 'surviving steps per side',
-      data: { values },
-      facet: { column: { field: 'side', title: null } },
+      title,
+      data: { values: keyed },
+      facet: layout.panel ? { row: keyedFacet('row'), column: keyedFacet('col') } : { column: keyedFacet('col') },
       spec: {
         width: 260,
-        height: 180,
+        height: layout.panel ? 130 : 180,
         mark: { type: 'line', point: true, interpolate: 'step-after' },
         encoding: {
-          x: { field: 'steps', type: 'quantitative', axis: { tickMinStep: 1, format: 'd' } },
+          x: { field: 'steps', type: 'quantitative', axis: integerAxis(xs, 260) },
           y: { field: 'p', type: 'quantitative', title: 'probability' },
-          color: { field: 'series', type: 'nominal', title: null, sort: null },
+          color,
+          ...dash,
         },
       },
     },
   };
 }
 
+const HEADLINE = ['p_attacker_wins', 'p_defender_holds', 'p_castle_falls'];
+
 export function chartsCrusaderRex(result: ScenarioResult): ChartSpec[] {
-  const charts = [attritionChart(result), survivorsChart(result)];
+  const charts: ChartSpec[] = [];
+  const sweep = sweepChart(result, HEADLINE, 'p_attacker_wins', 'p_attacker_wins_sweep');
+  if (sweep) charts.push(sweep);
+  const heat = heatmapChart(result, 'p_attacker_wins', 'p_attacker_wins_heatmap');
+  if (heat) charts.push(heat);
   for (const m of ['p_attacker_wins', 'p_castle_falls']) {
     const bars = variantBarsChart(result, m, `${m}_by_variant`);
     if (bars) charts.push(bars);
   }
+  charts.push(attritionChart(result), survivorsChart(result));
   return charts;
 }

@@ -1,77 +1,103 @@
-/** Charts of a fantasy run: attrition, breach by round, wall HP, heatmap, variant bars, volley damage. */
-import { curveChart, heatmapChart, seriesLabel, variantBarsChart } from '../chart-kit.js';
+/** Charts of a fantasy run: sweep answers (heatmap, metric against the swept value), variant bars, breach by round, wall HP, attrition, volley damage. */
+import { curveChart, dashEncoding, facetKey, heatmapChart, keyedFacet, integerAxis, SCHEMA, seriesLabel, seriesLayout, sweepChart, variantBarsChart } from '../chart-kit.js';
 import type { ChartSpec, ScenarioResult } from '../types.js';
 
-const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
-
-/** Mean units alive by round, per side and type, for the first sweep point (variants as columns). */
+/**
+ * Mean units alive by round, per side and unit type, for every case: a column per case when
+ * there are a few, otherwise small multiples per side. Types nobody fields are left out.
+ */
 function attritionChart(result: ScenarioResult): ChartSpec {
-  const first = result.cases.filter((c) => c.case === 1);
-  const values = first.flatMap((c) =>
-    (c.curves.attrition ?? []).map((p) => ({ variant: seriesLabel(result, c), round: p.x.round, side: p.x.side, unit: p.x.unit, mean: p.m.value })),
-  );
-  const title = result.cases.length > first.length ? 'units alive by round (sweep point 1)' : 'units alive by round';
+  const series = result.cases.map((c) => seriesLabel(result, c));
+  const used = new Set<string>();
+  const values = result.cases.flatMap((c, i) =>
+    (c.curves.attrition ?? []).map((p) => {
+      if (p.m.value !== 0) used.add(`${p.x.side}|${p.x.unit}`);
+      return { series: series[i], round: p.x.round, side: p.x.side, unit: p.x.unit, mean: p.m.value };
+    }),
+  ).filter((v) => used.has(`${v.side}|${v.unit}`));
+  const units = [...new Set(values.map((v) => String(v.unit)))];
+  const rounds = values.map((v) => Number(v.round));
+  const few = series.length <= 4;
+  const keyed = few ? values.map((v) => ({ ...v, row: facetKey(['attacker', 'defender'], String(v.side)), col: facetKey(series, v.series) })) : values;
+  const width = few ? 240 : 150;
   const inner = {
-    width: 300,
-    height: 200,
-    mark: { type: 'line', point: true },
+    width,
+    height: few ? 170 : 100,
+    mark: { type: 'line', point: few },
     encoding: {
-      x: { field: 'round', type: 'quantitative', axis: { tickMinStep: 1, format: 'd' } },
+      x: { field: 'round', type: 'quantitative', axis: integerAxis(rounds, width) },
       y: { field: 'mean', type: 'quantitative', title: 'mean units alive' },
-      color: { field: 'unit', type: 'nominal' },
+      color: { field: 'unit', type: 'nominal', sort: units, scale: { domain: units } },
     },
   };
+  const title = 'units alive by round';
+  const spec = few
+    ? {
+        facet: { row: keyedFacet('row'), ...(series.length > 1 ? { column: keyedFacet('col') } : {}) },
+        spec: inner,
+      }
+    : {
+        vconcat: ['attacker', 'defender'].map((side) => ({
+          title: side,
+          transform: [{ filter: `datum.side === '${side}'` }],
+          facet: { field: 'series', type: 'nominal', title: null, sort: series },
+          columns: 6,
+          spec: inner,
+        })),
+      };
   return {
     name: 'attrition',
     title,
-    spec: {
-      $schema: SCHEMA,
-      title,
-      data: { values },
-      facet: {
-        row: { field: 'side', title: null, sort: ['attacker', 'defender'] },
-        ...(result.variants.length > 1 ? { column: { field: 'variant', title: null, sort: null } } : {}),
-      },
-      spec: inner,
-    },
+    caption: few ? 'mean units of each type alive after each round (round 0: before the battle)' : 'mean units of each type alive after each round, one panel per case (round 0: before the battle)',
+    spec: { $schema: SCHEMA, title, data: { values: keyed }, ...spec },
   };
 }
 
 function volleyChart(result: ScenarioResult): ChartSpec {
-  const values = result.cases
-    .slice(0, 12)
-    .flatMap((c) => (c.curves.volley_damage ?? []).map((p) => ({ series: seriesLabel(result, c), damage: p.x.damage, p: p.m.value })));
+  const layout = seriesLayout(result);
+  const values = result.cases.flatMap((c) =>
+    (c.curves.volley_damage ?? []).map((p) => ({ series: layout.color(c), ...(layout.panel ? { panel: layout.panel(c) } : {}), damage: p.x.damage, p: p.m.value })),
+  );
+  const xs = values.map((v) => Number(v.damage));
+  const width = layout.panel ? 200 : 420;
+  const inner = {
+    mark: { type: 'line', point: true, interpolate: 'step-after' },
+    encoding: {
+      x: { field: 'damage', type: 'quantitative', axis: integerAxis(xs, width) },
+      y: { field: 'p', type: 'quantitative', title: 'probability' },
+      color: { field: 'series', type: 'nominal', title: layout.colorTitle, sort: layout.colors, scale: { domain: layout.colors }, legend: { labelLimit: 0 } },
+      ...(layout.colors.length > 1 ? { strokeDash: dashEncoding(layout.colors, 'series', layout.colorTitle) } : {}),
+    },
+  };
+  const title = 'Phase A damage after cleric shields';
   return {
     name: 'volley_damage',
-    title: 'Phase A damage after cleric shields',
-    spec: {
-      $schema: SCHEMA,
-      title: 'Phase A damage after cleric shields',
-      width: 420,
-      height: 220,
-      data: { values },
-      mark: { type: 'line', point: true, interpolate: 'step-after' },
-      encoding: {
-        x: { field: 'damage', type: 'quantitative', axis: { tickMinStep: 1, format: 'd' } },
-        y: { field: 'p', type: 'quantitative', title: 'probability' },
-        color: { field: 'series', type: 'nominal', title: null, sort: null },
-      },
-    },
+    title,
+    caption: 'probability of each total damage of the first volley, after shields',
+    spec: layout.panel
+      ? { $schema: SCHEMA, title, data: { values }, facet: { field: 'panel', type: 'nominal', title: null, sort: layout.panels }, columns: 4, spec: { width, height: 140, ...inner } }
+      : { $schema: SCHEMA, title, data: { values }, width, height: 220, ...inner },
   };
 }
 
+/** What a sweep is charted by: the headline, and in a siege when the wall is breached. */
+const HEADLINE = ['p_attacker_wins', 'p_defender_wins', 'p_breach', 'mean_breach_round'];
+
 export function chartsFantasy(result: ScenarioResult): ChartSpec[] {
   const siege = result.cases.some((c) => c.curves.breach_by_round !== undefined);
-  const charts: ChartSpec[] = [attritionChart(result)];
+  const charts: ChartSpec[] = [];
+  const sweep = sweepChart(result, HEADLINE, 'p_attacker_wins', 'p_attacker_wins_sweep');
+  if (sweep) charts.push(sweep);
+  const heat = heatmapChart(result, 'p_attacker_wins', 'p_attacker_wins_heatmap');
+  if (heat) charts.push(heat);
+  const bars = variantBarsChart(result, 'p_attacker_wins', 'p_attacker_wins_by_variant');
+  if (bars) charts.push(bars);
   if (siege) {
     charts.push(
       curveChart(result, { name: 'breach_by_round', title: 'P(breached by round)', curve: 'breach_by_round', x: 'round', xTitle: 'siege round', yTitle: 'P(breached)' }),
       curveChart(result, { name: 'wall_hp', title: 'mean wall HP by round', curve: 'wall_hp', x: 'round', xTitle: 'siege round', yTitle: 'wall HP', probability: false }),
     );
   } else charts.push(volleyChart(result));
-  const heat = heatmapChart(result, 'p_attacker_wins', 'p_attacker_wins_heatmap');
-  if (heat) charts.push(heat);
-  const bars = variantBarsChart(result, 'p_attacker_wins', 'p_attacker_wins_by_variant');
-  if (bars) charts.push(bars);
+  charts.push(attritionChart(result));
   return charts;
 }

@@ -1,9 +1,16 @@
-/** Charts of a surrender run: the CDF by turn (variants overlaid), a heatmap for 2-D sweeps, variant bars. */
-import { curveChart, heatmapChart, variantBarsChart } from '../chart-kit.js';
+/** Charts of a surrender run: the sweep's answer (heatmap, or P against the swept value), variant bars, the CDF by turn. */
+import { curveChart, heatmapChart, sweepChart, variantBarsChart } from '../chart-kit.js';
 import type { ChartSpec, ScenarioResult } from '../types.js';
 
 export function chartsSurrender(result: ScenarioResult): ChartSpec[] {
-  const charts: ChartSpec[] = [
+  const charts: ChartSpec[] = [];
+  const sweep = sweepChart(result, ['p_surrender', 'p_test'], 'p_surrender', 'p_surrender_sweep');
+  if (sweep) charts.push(sweep);
+  const heat = heatmapChart(result, 'p_surrender', 'p_surrender_heatmap');
+  if (heat) charts.push(heat);
+  const bars = variantBarsChart(result, 'p_surrender', 'p_surrender_by_variant');
+  if (bars) charts.push(bars);
+  charts.push(
     curveChart(result, {
       name: 'surrender_by_turn',
       title: 'P(surrendered by turn)',
@@ -12,10 +19,6 @@ export function chartsSurrender(result: ScenarioResult): ChartSpec[] {
       xTitle: 'game turn',
       yTitle: 'P(surrendered)',
     }),
-  ];
-  const heat = heatmapChart(result, 'p_surrender', 'p_surrender_heatmap');
-  if (heat) charts.push(heat);
-  const bars = variantBarsChart(result, 'p_surrender', 'p_surrender_by_variant');
-  if (bars) charts.push(bars);
+  );
   return charts;
 }

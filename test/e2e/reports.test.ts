@@ -1,0 +1,144 @@
+/**
+ * Every bundled scenario's report, written by the CLI (small trial counts) and opened in a real
+ * headless Chromium as a designer opens it (issue 11, 5; issue 16, 5): no console error, no
+ * failed request, no link to a missing file, every chart drawn (an <img> that loaded, an SVG
+ * with marks), and no sideways scrolling on a laptop screen. Screenshots go to
+ * test-artifacts/reports/. The CLI runs in an async child process: the test worker never blocks.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { Browser } from 'playwright-core';
+import { describeBrowser, launchBrowser, screenshot, watchPage } from '../browser.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const CLI = path.join(ROOT, 'dist/src/cli/main.js');
+const run = promisify(execFile);
+
+/** The page's document, as the code run in the browser (page.evaluate) sees it. */
+declare const document: {
+  images: ArrayLike<{ complete: boolean; naturalWidth: number; getAttribute(n: string): string | null }>;
+  documentElement: { scrollWidth: number };
+  querySelectorAll(s: string): ArrayLike<{ getAttribute(n: string): string | null }>;
+};
+
+/** A laptop screen: the page must fit its width. */
+const LAPTOP = { width: 1280, height: 800 };
+
+let dir = '';
+let stderr = '';
+
+/** The report folders under `root` (each with its index.html). */
+function reportsIn(root: string): string[] {
+  return readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(path.join(root, d.name, 'index.html')))
+    .map((d) => d.name)
+    .sort();
+}
+
+/** Every object in a spec tree. */
+function* nodes(x: unknown): Generator<Record<string, unknown>> {
+  if (Array.isArray(x)) for (const y of x) yield* nodes(y);
+  else if (x && typeof x === 'object') {
+    yield x as Record<string, unknown>;
+    for (const y of Object.values(x)) yield* nodes(y);
+  }
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'siegesim-reports-'));
+  const r = await run(process.execPath, [CLI, 'run', path.join(ROOT, 'scenarios'), '--trials', '600', '--out', dir, '--no-progress'], {
+    cwd: ROOT,
+    maxBuffer: 1 << 24,
+  });
+  stderr = r.stderr;
+}, 300_000);
+
+describe('every bundled report, as written', () => {
+  it('is written for every scenario, without a warning from the chart compiler', () => {
+    expect(reportsIn(dir).length).toBeGreaterThan(20);
+    expect(existsSync(path.join(dir, 'index.html'))).toBe(true);
+    expect(stderr.split('\n').filter((l) => /WARN|ERROR|Error/.test(l))).toEqual([]);
+  });
+
+  it('draws every chart: each SVG has marks, and no row x column grid is sorted by a list', () => {
+    let charts = 0;
+    for (const name of reportsIn(dir)) {
+      const cdir = path.join(dir, name, 'charts');
+      for (const f of readdirSync(cdir)) {
+        const where = `${name}/${f}`;
+        if (f.endsWith('.svg')) {
+          charts++;
+          const svg = readFileSync(path.join(cdir, f), 'utf8');
+          const marks = svg.match(/class="mark-[a-z]+ role-mark[^"]*"[^>]*>\s*<(path|line|text|g)/g) ?? [];
+          expect(marks.length, `${where} drew no marks`).toBeGreaterThan(0);
+        } else if (f.endsWith('.vl.json')) {
+          // vega-lite 5 misplaces the cells of a sparse row x column grid sorted by a list (chart-kit facetKey)
+          for (const n of nodes(JSON.parse(readFileSync(path.join(cdir, f), 'utf8')))) {
+            const facet = n.facet as { row?: { sort?: unknown }; column?: { sort?: unknown } } | undefined;
+            if (facet?.row && facet.column) {
+              expect(Array.isArray(facet.row.sort) || Array.isArray(facet.column.sort), `${where}: a row x column facet sorted by a list`).toBe(false);
+            }
+          }
+        }
+      }
+    }
+    expect(charts).toBeGreaterThan(60);
+  });
+});
+
+describeBrowser('every bundled report in a browser', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** Open one page; return what went wrong (empty when all is well). */
+  async function inspect(file: string, shot: string): Promise<string[]> {
+    const page = await browser.newPage({ viewport: LAPTOP });
+    try {
+      const problems = watchPage(page);
+      await page.goto(`file://${file}`, { waitUntil: 'load' });
+      const seen = await page.evaluate(() => ({
+        broken: Array.from(document.images).filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.getAttribute('src')),
+        images: document.images.length,
+        width: document.documentElement.scrollWidth,
+        links: Array.from(document.querySelectorAll('a[href]')).map((a) => a.getAttribute('href')!),
+      }));
+      for (const src of seen.broken) problems.push(`chart did not draw: ${src}`);
+      if (seen.width > LAPTOP.width) problems.push(`scrolls sideways: ${seen.width} px wide on a ${LAPTOP.width} px screen`);
+      for (const href of seen.links) {
+        if (/^[a-z]+:/i.test(href)) problems.push(`links off the page's folder: ${href}`);
+        else if (!existsSync(path.resolve(path.dirname(file), decodeURI(href)))) problems.push(`broken link: ${href}`);
+      }
+      await screenshot(page, `reports/${shot}`);
+      return problems;
+    } finally {
+      await page.close();
+    }
+  }
+
+  it('opens every report and the index with no console error, failed request, undrawn chart or broken link', async () => {
+    const names = reportsIn(dir);
+    const problems: string[] = [];
+    for (const p of await inspect(path.join(dir, 'index.html'), 'index')) problems.push(`index: ${p}`);
+    for (const name of names) {
+      for (const p of await inspect(path.join(dir, name, 'index.html'), name)) problems.push(`${name}: ${p}`);
+    }
+    expect(problems).toEqual([]);
+  }, 240_000);
+
+  it('a report written with --out to its own folder has no "all reports" link (there is no index beside it)', async () => {
+    const one = path.join(dir, 'alone', 'town');
+    await run(process.execPath, [CLI, 'run', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), '--trials', '600', '--out', one, '--no-progress'], { cwd: ROOT });
+    expect(existsSync(path.join(dir, 'alone', 'index.html'))).toBe(false);
+    expect(readFileSync(path.join(one, 'index.html'), 'utf8')).not.toContain('all reports');
+    expect(await inspect(path.join(one, 'index.html'), 'alone-town-basic')).toEqual([]);
+  }, 60_000);
+});

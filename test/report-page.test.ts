@@ -1,0 +1,105 @@
+/**
+ * The report page (issue 11, 6; issue 16, 5): it leads with the answer, shows small numbers
+ * in a form that keeps their meaning, keeps the engine's own metrics out of the designer's
+ * table, and links to an index only when there is one.
+ */
+import { describe, expect, it, beforeAll } from 'vitest';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { runScenario, validateText } from '../src/api.js';
+import { show, showHtml } from '../src/report/format.js';
+import { scenarioPage } from '../src/report/html.js';
+import { summaryCsv } from '../src/report/tables.js';
+import { systemById } from '../src/systems/registry.js';
+import type { ScenarioResult } from '../src/systems/types.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+async function runFile(rel: string, trials: number): Promise<ScenarioResult> {
+  const file = path.join(ROOT, rel);
+  const v = validateText(file, readFileSync(file, 'utf8'));
+  if (!v.ok) throw new Error(JSON.stringify(v.issues));
+  return runScenario(v.value, { trials });
+}
+
+function page(r: ScenarioResult, indexHref?: string): string {
+  const sys = systemById(r.system)!;
+  return scenarioPage(r, sys.charts(r), ['summary.csv'], { headline: sys.headline, indexHref });
+}
+
+describe('numbers on the page keep their meaning', () => {
+  it('a tail probability is not 0.0000, a near-certainty is not 1.0000, an exact value is exact', () => {
+    expect(show(7.68291173867e-7)).toBe('7.7e-7');
+    expect(showHtml(7.68291173867e-7)).toBe('7.7×10<sup>−7</sup>');
+    expect(show(0.0000192069251904)).toBe('1.9e-5');
+    expect(show(0)).toBe('0');
+    expect(show(1)).toBe('1');
+    expect(show(3)).toBe('3');
+    expect(show(0.99998)).toBe('0.99998');
+    expect(show(0.999995)).toBe('0.999995');
+    expect(show(2.999975)).toBe('2.99998');
+    expect(show(1 - 3e-12)).toBe('(1 - 3.0e-12)');
+    expect(show(0.311945)).toBe('0.3119');
+    expect(show(-0.0255)).toBe('-0.0255');
+    expect(show(-1.2e-5)).toBe('-1.2e-5');
+    expect(showHtml(-0.0255)).toBe('−0.0255');
+    expect(show(123.456)).toBe('123.5');
+    expect(show(NaN)).toBe('–');
+    // never a value that reads as a different number: every shown value parses back to within its rounding
+    for (const x of [0.00012, 0.0012, 0.012, 0.5, 0.9999, 0.99991, 0.999949, 0.99995, 0.9999951, 1.5, 13.5475, 99.99997]) {
+      const s = show(x);
+      expect(s, String(x)).not.toMatch(/^1\.0+$|^0\.0+$/);
+      expect(Math.abs(Number(s) - x), `${x} shown as ${s}`).toBeLessThanOrEqual(Math.abs(x - Math.round(x)) / 2 + 5e-5);
+    }
+  });
+});
+
+describe('the scenario page', () => {
+  let citadel: ScenarioResult;
+  let grid: ScenarioResult;
+  let siege: ScenarioResult;
+  beforeAll(async () => {
+    citadel = await runFile('scenarios/surrender/hopeless-citadel.yaml', 1_000_000);
+    grid = await runFile('scenarios/surrender/heavy-guns-grid.yaml', 4000);
+    siege = await runFile('scenarios/crusader-rex/case-a-new-siege.yaml', 2000);
+  });
+
+  it('shows the upper bound of a zero tail (the CSV keeps 12 digits, the page two significant ones)', () => {
+    const html = page(citadel);
+    const row = summaryCsv(citadel).split('\n').find((l) => l.startsWith('1,as-written,p_surrender,'))!;
+    const hi = Number(row.split(',')[5]);
+    expect(hi).toBeGreaterThan(1e-7);
+    expect(hi).toBeLessThan(1e-5);
+    expect(html).toContain(`[0, ${showHtml(hi)}]`);
+    expect(html).not.toContain('0.0000 [0.0000, 0.0000]');
+  });
+
+  it('leads with the answer: the headline, then every metric; p_guard stays out of the table', () => {
+    const html = page(siege);
+    const answer = html.indexOf('<h2>Answer');
+    const all = html.indexOf('<h2>All metrics');
+    expect(answer).toBeGreaterThan(0);
+    expect(all).toBeGreaterThan(answer);
+    const head = html.slice(answer, all);
+    for (const m of ['p_attacker_wins', 'p_defender_holds', 'p_castle_falls']) expect(head).toContain(m);
+    expect(html).not.toContain('p_guard');
+    expect(siege.cases[0].metrics.p_guard).toBeDefined();
+    // a run whose guard fired says so at the top
+    const broken = { ...siege, cases: siege.cases.map((c, i) => (i === 0 ? { ...c, metrics: { ...c.metrics, p_guard: { ...c.metrics.p_guard, value: 0.001 } } } : c)) };
+    expect(page(broken)).toMatch(/class="notice"><code>p_guard<\/code>/);
+  });
+
+  it('a sweep leads with its heatmap and the value that reaches the target, with its neighbour', () => {
+    const html = page(grid);
+    const answer = html.slice(html.indexOf('<h2>Answer'), html.indexOf('<h2>All metrics'));
+    expect(answer).toContain('charts/p_surrender_heatmap.svg');
+    expect(answer).toContain('first heavy_siege_artillery that reaches 0.5');
+    expect(answer).toContain('one step short');
+    expect(html.indexOf('charts/surrender_by_turn.svg')).toBeGreaterThan(html.indexOf('<h2>All metrics'));
+  });
+
+  it('links to the reports index only when one is written beside it', () => {
+    expect(page(citadel, '../index.html')).toContain('<a href="../index.html">all reports</a>');
+    expect(page(citadel)).not.toContain('all reports');
+  });
+});
