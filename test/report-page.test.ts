@@ -98,6 +98,22 @@ describe('the scenario page', () => {
     expect(html.indexOf('charts/surrender_by_turn.svg')).toBeGreaterThan(html.indexOf('<h2>All metrics'));
   });
 
+  it('says when a --precision target was not reached, and the trials each case really ran', async () => {
+    const file = path.join(ROOT, 'scenarios/surrender/port-blockade.yaml');
+    const v = validateText(file, readFileSync(file, 'utf8'));
+    if (!v.ok) throw new Error('invalid');
+    const r = await runScenario(v.value, { precision: 0.004, maxTrials: 20_000 });
+    const missed = r.cases.filter((c) => c.precision && !c.precision.reached);
+    expect(missed.length).toBeGreaterThan(0);
+    const html = page(r);
+    expect(html).toContain('Precision target not reached');
+    expect(html).toContain(`in ${missed.length} of ${r.cases.length} cases`);
+    expect(html).toContain('at the cap of 20,000 trials per case');
+    const trials = new Set(r.cases.map((c) => c.trials));
+    if (trials.size > 1) expect(html).toMatch(/<th class="m">trials<\/th>|<th>trials<\/th>/);
+    expect(page(await runFile('scenarios/surrender/port-blockade.yaml', 4000))).not.toContain('Precision target');
+  });
+
   it('links to the reports index only when one is written beside it', () => {
     expect(page(citadel, '../index.html')).toContain('<a href="../index.html">all reports</a>');
     expect(page(citadel)).not.toContain('all reports');

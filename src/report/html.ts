@@ -201,6 +201,21 @@ export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: stri
     if (hit.length > 0) notices.push(`<div class="notice"><code>${escapeHtml(m)}</code> is not zero in ${hit.length} case(s): ${escapeHtml(what)}.</div>`);
   }
 
+  // --precision: say plainly where the target was not reached (the run stopped at its trial cap)
+  const missed = r.cases.filter((c) => c.precision && !c.precision.reached);
+  if (missed.length > 0) {
+    const cap = r.provenance.max_trials !== undefined ? ` at the cap of ${showCount(r.provenance.max_trials)} trials per case` : ' at the trial cap';
+    const widest = missed.slice().sort((a, b) => b.precision!.half_width - a.precision!.half_width);
+    const list =
+      widest
+        .slice(0, 5)
+        .map((c) => `${caseName(r, c).replace(/<br>/g, ', ')}: ±${showHtml(c.precision!.half_width)} after ${showCount(c.trials)} trials`)
+        .join('; ') + (widest.length > 5 ? `; and ${widest.length - 5} more` : '');
+    notices.push(
+      `<div class="notice"><b>Precision target not reached</b> in ${missed.length} of ${r.cases.length} case${r.cases.length === 1 ? '' : 's'}: the headline intervals were to be ±${escapeHtml(String(missed[0].precision!.target))} or narrower, but the run stopped${cap}. Widest headline half-widths: ${list}.</div>`,
+    );
+  }
+
   const answer: string[] = [];
   if (r.params.length === 0 && headline.length > 0) answer.push(headlineTable(r, headline));
   for (const c of lead) {
@@ -217,7 +232,10 @@ export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: stri
   const trialsText = trials.length === 0 ? '0 trials' : lo === hi ? `${showCount(lo)} trials per case` : `${showCount(lo)}–${showCount(hi)} trials per case`;
   const shape = r.params.length > 0 ? ` (${r.params.map((p) => new Set(r.cases.map((c) => String(c.params[p]))).size).join(' × ')} sweep${r.variants.length > 1 ? ` × ${r.variants.length} variants` : ''})` : r.variants.length > 1 ? ` (${r.variants.length} variants)` : '';
   const p = r.provenance;
-  const precision = p.precision !== undefined ? ` · precision target ±${escapeHtml(String(p.precision))} on the headline metrics` : '';
+  const precision =
+    p.precision !== undefined
+      ? ` · precision target ±${escapeHtml(String(p.precision))} on the headline metrics (${p.precision_missed ? `<b>missed in ${p.precision_missed}</b>` : 'reached in every case'})`
+      : '';
   const body = `<h1>${escapeHtml(r.name)}</h1>
 ${r.description ? `<p>${escapeHtml(r.description)}</p>` : ''}
 <p class="muted">system <code>${escapeHtml(r.system)}</code> · seed <code>${escapeHtml(String(r.seed))}</code> · ${trialsText} · ${r.cases.length} case${r.cases.length === 1 ? '' : 's'}${shape}${precision} · siegesim ${escapeHtml(p.version)} · ${p.threads} threads · ${p.seconds} s · ${showCount(p.trials_per_second)} trials/s</p>
