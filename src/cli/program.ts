@@ -5,8 +5,8 @@
  * (The entry point is main.ts, which starts the chart renderer before loading this.)
  */
 import { Command } from 'commander';
-import { rmSync } from 'node:fs';
-import { PENDING_DIRS } from '../report/write.js';
+import { cleanupPending, OutputError } from '../report/write.js';
+import { WorkerFailure } from '../engine/pool.js';
 import { VERSION } from '../version.js';
 import { controller, UserError } from './common.js';
 import * as run from './commands/run.js';
@@ -37,10 +37,6 @@ export function buildProgram(): Command {
   return program;
 }
 
-function cleanupPending(): void {
-  for (const d of PENDING_DIRS) rmSync(d, { recursive: true, force: true });
-}
-
 export async function main(): Promise<void> {
   const onSignal = (sig: NodeJS.Signals) => {
     controller.abort();
@@ -59,12 +55,20 @@ export async function main(): Promise<void> {
     await buildProgram().parseAsync(process.argv);
   } catch (e) {
     const err = e as { code?: string; exitCode?: number; message?: string };
-    if (e instanceof UserError) {
+    if (e instanceof UserError || e instanceof OutputError) {
+      cleanupPending();
       process.stderr.write(`siegesim: ${e.message}\n`);
-      process.exitCode = e.code;
+      process.exitCode = e instanceof UserError ? e.code : e.exitCode;
     } else if (typeof err.code === 'string' && err.code.startsWith('commander.')) {
       // commander has printed its message; help and version are not errors
       process.exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 2;
+    } else if (e instanceof WorkerFailure) {
+      // The worker's own stack (when it threw) is the useful one; a worker that died has none.
+      cleanupPending();
+      const cause = e.cause as Error | undefined;
+      const stack = cause?.stack && !/^Error: worker exited/.test(cause.stack) ? `\n${cause.stack}` : '';
+      process.stderr.write(`siegesim: internal error: ${e.message}; nothing was written${stack}\n`);
+      process.exitCode = 1;
     } else {
       cleanupPending();
       process.stderr.write(`siegesim: internal error\n${(e as Error).stack ?? String(e)}\n`);

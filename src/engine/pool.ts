@@ -18,6 +18,9 @@ export function workerPath(): string {
   throw new Error(`worker not built: ${candidates.join(', ')} is missing (run npm run build)`);
 }
 
+/** A worker thread threw or died while running a batch (a bug, or the machine: out of memory). */
+export class WorkerFailure extends Error {}
+
 /**
  * Chunks on `threads` worker threads. The workers start on the first task (or `warm()`), not
  * when the executor is made, so a run that never needs them (a tiny run done in-process) never
@@ -43,7 +46,16 @@ export class PoolExecutor implements Executor {
   }
   async run(task: BatchTask): Promise<Float64Array> {
     this.warm();
-    return (await (await this.pool!).run(task)) as Float64Array;
+    const pool = this.pool!;
+    try {
+      return (await (await pool).run(task)) as Float64Array;
+    } catch (e) {
+      if (this.pool !== pool) throw e; // closing: the run has already failed or been cancelled
+      const last = task.first + task.sizes.length - 1;
+      const which = last > task.first ? `chunks ${task.first}-${last}` : `chunk ${task.first}`;
+      const why = String((e as Error)?.message ?? e).split('\n')[0];
+      throw new WorkerFailure(`a worker thread failed on ${which} of ${task.stream} (${task.system}): ${why}`, { cause: e });
+    }
   }
   async close(): Promise<void> {
     const p = this.pool;

@@ -2,9 +2,15 @@
  * The write phase: every report file goes to a temporary folder beside the target, which is
  * renamed into place only when complete. An interrupted or failed run never leaves a
  * half-written report and never replaces a good one with a partial one.
+ *
+ * Outputs are also checked before any trial runs (`checkReportDir`, `checkOutputFile`): a
+ * path that cannot be written is a problem with what the user gave (exit 2), found in
+ * milliseconds rather than after the run. Temporary names carry the host and the pid of their
+ * process, so a later run can remove what a killed one left (`removeLeftovers`).
  */
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, type Stats } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import { systemById } from '../systems/registry.js';
@@ -12,8 +18,271 @@ import { curveCsv, summaryCsv, summaryJson } from './tables.js';
 import { renderSvgs } from './renderer.js';
 import { headlineHtml, indexPage, scenarioPage, type IndexEntry } from './html.js';
 
-/** Temporary folders made by this process, removed on interruption (see cli). */
-export const PENDING_DIRS = new Set<string>();
+/** An output that cannot be written: one line for the user, no stack trace. */
+export class OutputError extends Error {
+  /** 2 when found before the run (bad input); 1 when the write itself failed (disk full). */
+  constructor(message: string, readonly exitCode: 1 | 2) {
+    super(message);
+  }
+}
+
+const REASONS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  ENOENT: 'this file system does not allow new files there',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EFBIG: 'file too large (for the file system or the file size limit)',
+  EIO: 'input/output error',
+  ENAMETOOLONG: 'the name is too long',
+  ELOOP: 'too many symbolic links',
+  EMFILE: 'too many open files',
+  EXDEV: 'the temporary copy and the target are on different file systems',
+};
+
+/** `ENOSPC` -> `no space left on the device (ENOSPC)`; other errors by their first line. */
+export function reasonOf(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (code && REASONS[code]) return `${REASONS[code]} (${code})`;
+  if (code) return code;
+  return String((e as Error)?.message ?? e).split('\n')[0];
+}
+
+const cannotWrite = (p: string, reason: string) => new OutputError(`cannot write to ${p}: ${reason}`, 2);
+
+// --- temporary names and leftovers ----------------------------------------------------------
+
+const HOST = hostname().replace(/[^A-Za-z0-9.-]/g, '_') || 'host';
+/** `.tmp-<base>-<pid>-<ms>@<host>`: a file or folder being written. */
+const TMP = /^\.tmp-(.*)-(\d+)-(\d+)@([A-Za-z0-9._-]+)$/;
+/** `<base>.old-<pid>-<ms>@<host>`: a report moved aside while its replacement is renamed in. */
+const OLD = /^(.*)\.old-(\d+)-(\d+)@([A-Za-z0-9._-]+)$/;
+
+const tmpName = (base: string) => `.tmp-${base}-${process.pid}-${Date.now()}@${HOST}`;
+const oldName = (base: string) => `${base}.old-${process.pid}-${Date.now()}@${HOST}`;
+
+function pidAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
+  }
+}
+
+/**
+ * Remove what killed siegesim processes of this host left in `dir`: temporary files and
+ * folders are deleted; a report moved aside (`.old-`) goes back to its name when the new one
+ * never arrived, else it is deleted. Entries of live processes (and other hosts') are left.
+ * Returns the names acted on.
+ */
+export function removeLeftovers(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const done: string[] = [];
+  for (const name of names) {
+    const t = TMP.exec(name);
+    const o = t ? null : OLD.exec(name);
+    const m = t ?? o;
+    if (!m || m[4] !== HOST || pidAlive(Number(m[2]))) continue;
+    const p = path.join(dir, name);
+    try {
+      if (o && !existsSync(path.join(dir, o[1]))) renameSync(p, path.join(dir, o[1]));
+      else rmSync(p, { recursive: true, force: true });
+      done.push(name);
+    } catch {
+      // left for the next run: cleaning up must never stop this one
+    }
+  }
+  return done;
+}
+
+// --- checks before the run ------------------------------------------------------------------
+
+function lstatOrUndefined(p: string): Stats | undefined {
+  try {
+    return lstatSync(p);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+/** The nearest existing ancestor of `p` (itself included), which must be a folder. */
+function nearestFolder(p: string, shown: string): string {
+  let cur = path.resolve(p);
+  for (;;) {
+    let st: Stats | undefined;
+    try {
+      st = statSync(cur);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOTDIR') {
+        // a file somewhere above: find it, to name it
+        const parent = path.dirname(cur);
+        if (parent === cur) throw cannotWrite(shown, reasonOf(e));
+        cur = parent;
+        continue;
+      }
+      if (code !== 'ENOENT') throw cannotWrite(shown, reasonOf(e));
+    }
+    if (st) {
+      if (!st.isDirectory()) throw cannotWrite(shown, `${cur} is a file, not a folder`);
+      return cur;
+    }
+    const parent = path.dirname(cur);
+    if (parent === cur) throw cannotWrite(shown, 'no folder on the path exists');
+    cur = parent;
+  }
+}
+
+/** Create and remove a folder in `dir`: the one test of writability that root, /proc and read-only mounts all answer truly. */
+function probe(dir: string, shown: string): void {
+  const p = path.join(dir, tmpName('probe'));
+  try {
+    mkdirSync(p);
+  } catch (e) {
+    throw cannotWrite(shown, reasonOf(e));
+  }
+  rmdirSync(p);
+}
+
+/**
+ * Check, before any trial runs, that a report folder can be written at `dir` (and clean up
+ * leftovers beside it). An existing `dir` must be a folder that is empty or holds a siegesim
+ * report (`summary.json`): anything else would be replaced, so it is refused.
+ * Returns the real path to write to (a symbolic link is followed).
+ */
+export function checkReportDir(dir: string): string {
+  let target = path.resolve(dir);
+  let st = lstatOrUndefinedOrFail(target, dir);
+  if (st?.isSymbolicLink()) {
+    try {
+      target = realpathSync(target);
+    } catch (e) {
+      throw cannotWrite(dir, `it is a symbolic link to nowhere (${reasonOf(e)})`);
+    }
+    st = lstatOrUndefinedOrFail(target, dir);
+  }
+  if (st && !st.isDirectory()) throw cannotWrite(dir, 'it is a file, not a folder');
+  if (st) {
+    let names: string[];
+    try {
+      names = readdirSync(target);
+    } catch (e) {
+      throw cannotWrite(dir, reasonOf(e));
+    }
+    if (names.length > 0 && !names.includes('summary.json')) {
+      throw cannotWrite(dir, 'it is a folder with other files, not a siegesim report, and the report would replace it; choose another --out');
+    }
+  }
+  const parent = path.dirname(target);
+  if (parent === target) throw cannotWrite(dir, 'a report cannot replace the root folder');
+  const folder = nearestFolder(parent, dir);
+  probe(folder, dir);
+  if (folder === parent) removeLeftovers(parent);
+  return target;
+}
+
+/** Check, before any trial runs, that `file` can be written: an existing one must be a regular file. */
+export function checkOutputFile(file: string): string {
+  const target = path.resolve(file);
+  let st: Stats | undefined;
+  try {
+    st = statSync(target);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw cannotWrite(file, reasonOf(e));
+  }
+  if (st?.isDirectory()) throw cannotWrite(file, 'it is a folder, not a file');
+  if (st && !st.isFile()) throw cannotWrite(file, 'it is not a regular file (a device or a pipe?)');
+  const parent = path.dirname(target);
+  const folder = nearestFolder(parent, file);
+  probe(folder, file);
+  if (folder === parent) removeLeftovers(parent);
+  return target;
+}
+
+/** Check that a folder (the root that holds reports and their index) can be written into. */
+export function checkFolder(dir: string): void {
+  const folder = nearestFolder(dir, dir);
+  probe(folder, dir);
+  if (folder === path.resolve(dir)) removeLeftovers(folder);
+}
+
+function lstatOrUndefinedOrFail(p: string, shown: string): Stats | undefined {
+  try {
+    return lstatOrUndefined(p);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR') return undefined; // nearestFolder names the file in the way
+    throw cannotWrite(shown, reasonOf(e));
+  }
+}
+
+// --- the write phase --------------------------------------------------------------------------
+
+/** Create `dir` and its missing parents one level at a time (Node's recursive mkdir loops forever under /proc). */
+async function makeFolders(dir: string): Promise<void> {
+  const missing: string[] = [];
+  for (let cur = path.resolve(dir); !existsSync(cur); cur = path.dirname(cur)) {
+    missing.push(cur);
+    if (path.dirname(cur) === cur) break;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      await mkdir(d);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+}
+
+/** What a killed or interrupted write phase must undo: temporaries, and reports moved aside. */
+const pending = new Map<string, { tmp: string; old?: string; target: string }>();
+
+/**
+ * Undo every write in progress, synchronously (from a signal handler): remove temporaries and
+ * put back a report that was moved aside.
+ */
+export function cleanupPending(): void {
+  for (const w of pending.values()) {
+    try {
+      rmSync(w.tmp, { recursive: true, force: true });
+      if (w.old && existsSync(w.old) && !existsSync(w.target)) renameSync(w.old, w.target);
+    } catch {
+      // best effort: a later run removes or restores what is left (removeLeftovers)
+    }
+  }
+  pending.clear();
+}
+
+/** Test-only failure points (`SIEGESIM_FAULT`), so tests can kill or fail the write phase at a known step. */
+async function faultPoint(step: 'tmp' | 'swap' | 'file', where: string): Promise<void> {
+  const fault = process.env.SIEGESIM_FAULT;
+  if (!fault) return;
+  if (fault === `write-pause:${step}`) {
+    process.stderr.write(`siegesim-fault: write paused at ${step} (${where})\n`);
+    await new Promise((r) => setTimeout(r, 2 ** 31 - 1));
+  }
+  const m = /^write-fail:(E[A-Z]+)$/.exec(fault);
+  if (m && step === 'file') {
+    throw Object.assign(new Error(`${m[1]}: injected by SIEGESIM_FAULT`), { code: m[1] });
+  }
+}
+
+/** The one-line failure of the write phase: what failed, and that the previous output is kept. */
+function writeFailed(target: string, existed: boolean, e: unknown): OutputError {
+  const kept = existed ? 'the previous one there is unchanged' : 'nothing was written';
+  return new OutputError(`cannot write to ${target}: ${reasonOf(e)}; ${kept}`, 1);
+}
 
 /**
  * Write a run's report into `outDir` atomically. Returns the files written (relative).
@@ -22,15 +291,19 @@ export const PENDING_DIRS = new Set<string>();
 export async function writeReport(r: ScenarioResult, outDir: string, opts: { index?: boolean } = {}): Promise<string[]> {
   const target = path.resolve(outDir);
   const parent = path.dirname(target);
-  await mkdir(parent, { recursive: true });
-  const tmp = path.join(parent, `.tmp-${path.basename(target)}-${process.pid}-${Date.now()}`);
-  PENDING_DIRS.add(tmp);
+  const existed = existsSync(target);
+  const tmp = path.join(parent, tmpName(path.basename(target)));
+  const job: { tmp: string; old?: string; target: string } = { tmp, target };
+  pending.set(tmp, job);
   try {
-    await mkdir(path.join(tmp, 'charts'), { recursive: true });
+    await makeFolders(parent);
+    await mkdir(tmp);
+    await mkdir(path.join(tmp, 'charts'));
     const files: string[] = [];
     const put = async (rel: string, content: string) => {
       await writeFile(path.join(tmp, rel), content);
       files.push(rel);
+      await faultPoint('file', rel);
     };
     await put('summary.csv', summaryCsv(r));
     await put('summary.json', JSON.stringify(summaryJson(r), null, 2) + '\n');
@@ -46,34 +319,69 @@ export async function writeReport(r: ScenarioResult, outDir: string, opts: { ind
     const rendered = await svgs;
     for (let i = 0; i < charts.length; i++) await put(`charts/${charts[i].name}.svg`, rendered[i]);
     await put('index.html', scenarioPage(r, charts, files.slice(), { headline: sys?.headline, indexHref: opts.index ? '../index.html' : undefined }));
-    await swapInto(tmp, target);
+    await faultPoint('tmp', tmp);
+    await swapInto(job);
     return files;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException)?.code) throw writeFailed(outDir, existed, e);
+    throw e;
   } finally {
-    PENDING_DIRS.delete(tmp);
     await rm(tmp, { recursive: true, force: true });
+    pending.delete(tmp);
   }
 }
 
 /** Put a finished folder at `target`, replacing any old one only once the new one is whole. */
-async function swapInto(tmp: string, target: string): Promise<void> {
+async function swapInto(job: { tmp: string; old?: string; target: string }): Promise<void> {
+  const { tmp, target } = job;
   if (!existsSync(target)) {
     await rename(tmp, target);
     return;
   }
-  const old = `${target}.old-${process.pid}-${Date.now()}`;
+  const old = path.join(path.dirname(target), oldName(path.basename(target)));
+  job.old = old;
   await rename(target, old);
   try {
+    await faultPoint('swap', old);
     await rename(tmp, target);
   } catch (e) {
     await rename(old, target);
     throw e;
   }
+  job.old = undefined;
   await rm(old, { recursive: true, force: true });
+}
+
+/** Write one file atomically (a temporary beside it, then a rename); failures as OutputError (exit 1). */
+export async function writeFileAtomic(file: string, content: string): Promise<void> {
+  const target = path.resolve(file);
+  const existed = existsSync(target);
+  const tmp = path.join(path.dirname(target), tmpName(path.basename(target)));
+  pending.set(tmp, { tmp, target });
+  try {
+    await makeFolders(path.dirname(target));
+    await writeFile(tmp, content);
+    await faultPoint('file', path.basename(target));
+    await rename(tmp, target);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException)?.code) throw writeFailed(file, existed, e);
+    throw e;
+  } finally {
+    await rm(tmp, { force: true });
+    pending.delete(tmp);
+  }
 }
 
 /** Rebuild `<root>/index.html` from every `<root>/<name>/summary.json` found. */
 export async function writeIndex(root: string): Promise<void> {
-  const dirs = (await readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory() && !d.name.startsWith('.'));
+  let all;
+  try {
+    all = await readdir(root, { withFileTypes: true });
+  } catch (e) {
+    throw writeFailed(path.join(root, 'index.html'), existsSync(path.join(root, 'index.html')), e);
+  }
+  // not temporaries, nor a report another run has moved aside for a moment
+  const dirs = all.filter((d) => d.isDirectory() && !d.name.startsWith('.') && !OLD.test(d.name));
   const entries: IndexEntry[] = [];
   for (const d of dirs.sort((a, b) => a.name.localeCompare(b.name))) {
     const f = path.join(root, d.name, 'summary.json');
@@ -93,7 +401,5 @@ export async function writeIndex(root: string): Promise<void> {
       // A folder that is not a siegesim report is left alone.
     }
   }
-  const tmp = path.join(root, `.index.html.${process.pid}.tmp`);
-  await writeFile(tmp, indexPage(entries));
-  await rename(tmp, path.join(root, 'index.html'));
+  await writeFileAtomic(path.join(root, 'index.html'), indexPage(entries));
 }

@@ -2,8 +2,9 @@
  * Load phase: parse YAML and keep the line and column of every key and value, so that every
  * later error can point at the exact place in the file.
  */
-import { LineCounter, parseDocument, isMap, isSeq, isScalar, type Node } from 'yaml';
-import { MSG } from './messages.js';
+import { Composer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq, type CST, type Document, type Node } from 'yaml';
+import { LIMITS, utf8LengthUpTo } from './limits.js';
+import { MSG, shortKey } from './messages.js';
 
 /** One problem in a scenario file: printed as `file:line:col  path  message`. */
 export interface ScenarioIssue {
@@ -73,48 +74,209 @@ export function formatPath(path: PathSegments): string {
   let out = '';
   for (const seg of path) {
     if (typeof seg === 'number') out += `[${seg}]`;
-    else out += out === '' ? seg : `.${seg}`;
+    else out += out === '' ? shortKey(seg) : `.${shortKey(seg)}`;
   }
   return out === '' ? '(root)' : out;
 }
 
+/** `text`'s line and column (1-based) at a character offset, for problems found before parsing. */
+function lineColAt(text: string, offset: number): Pos {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, col: offset - lineStart + 1 };
+}
+
+/** C0 controls other than tab, newline and return; DEL; U+FFFE, U+FFFF; lone surrogates. */
+const NOT_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The first collection nested deeper than `max` levels, by offset, or -1 (an explicit stack: no recursion). */
+function tooDeepAt(tokens: readonly CST.Token[], max: number): number {
+  const stack: [CST.Token | null | undefined, number][] = [];
+  for (const t of tokens) if (t.type === 'document') stack.push([t.value, 1]);
+  while (stack.length > 0) {
+    const [t, depth] = stack.pop()!;
+    if (!t) continue;
+    if (t.type === 'block-map' || t.type === 'block-seq' || t.type === 'flow-collection') {
+      if (depth > max) return t.offset;
+      for (const item of t.items as CST.CollectionItem[]) {
+        stack.push([item.key, depth + 1]);
+        stack.push([item.value, depth + 1]);
+      }
+    }
+  }
+  return -1;
+}
+
 /**
- * Parse one scenario's YAML text. Syntax errors come back as issues, never as exceptions.
+ * Parse one scenario's YAML text. Every problem comes back as an issue with its position, never
+ * as an exception, and the work is linear in the size of the text: files over
+ * `LIMITS.fileBytes` are refused before parsing, nesting deeper than `LIMITS.depth` before it is
+ * composed (the YAML composer recurses), a flood of syntax errors is cut at `LIMITS.yamlErrors`,
+ * duplicate keys are found with one set per mapping, and aliases may copy at most
+ * `LIMITS.aliasValues` values in all.
  * @example loadScenarioText('a.yaml', 'name: x\n').data // { name: 'x' }
  */
 export function loadScenarioText(file: string, text: string): LoadedFile {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const fail = (p: Pos, message: string): LoadedFile => ({
+    file,
+    data: undefined,
+    positions: new PositionMap(),
+    issues: [{ file, line: p.line, col: p.col, path: '(file)', message }],
+  });
+  if (utf8LengthUpTo(text, LIMITS.fileBytes) > LIMITS.fileBytes) {
+    return fail({ line: 0, col: 0 }, MSG.fileTooLarge(utf8LengthUpTo(text, Infinity), LIMITS.fileBytes));
+  }
+  const bad = NOT_TEXT.exec(text);
+  if (bad) return fail(lineColAt(text, bad.index), MSG.controlChar(bad[0].charCodeAt(0)));
+  // A byte-order mark is not part of the text: columns on line 1 count from after it, as editors do.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+
+  // The yaml package makes an Error per syntax error: without stack traces they cost a
+  // fraction (130 000 of them took seconds just capturing stacks).
+  const stackLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return loadYaml(file, text);
+  } finally {
+    Error.stackTraceLimit = stackLimit;
+  }
+}
+
+/** Parse, check the depth, compose (errors capped), then build the data. */
+function loadYaml(file: string, text: string): LoadedFile {
   const positions = new PositionMap();
   const issues: ScenarioIssue[] = [];
-  for (const e of doc.errors) {
-    const lp = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
-    issues.push({ file, line: lp.line, col: lp.col, path: '(yaml)', message: MSG.yamlSyntax(firstLine(e.message)) });
-  }
-  if (issues.length > 0) return { file, data: undefined, positions, issues };
-
+  const lineCounter = new LineCounter();
   const at = (offset: number): Pos => lineCounter.linePos(offset);
-  const walk = (node: Node | null | undefined, path: (string | number)[]): void => {
-    if (!node) return;
-    if (node.range) positions.setValue(path, at(node.range[0]));
-    if (isMap(node)) {
-      for (const pair of node.items) {
-        const k = pair.key as Node | null;
-        const key = isScalar(k) ? String(k.value) : String(k);
-        const child = [...path, key];
-        if (k && k.range) positions.setKey(child, at(k.range[0]));
-        walk(pair.value as Node | null, child);
-      }
-    } else if (isSeq(node)) {
-      node.items.forEach((item, i) => walk(item as Node, [...path, i]));
-    }
+  const syntax = (offset: number, message: string) => {
+    const p = at(offset);
+    issues.push({ file, line: p.line, col: p.col, path: '(yaml)', message });
   };
-  walk(doc.contents as Node | null, []);
-  const data: unknown = doc.toJS({ maxAliasCount: 100 });
+  const failed = (): LoadedFile => ({ file, data: undefined, positions, issues });
+  /** The first `LIMITS.yamlErrors` syntax errors, and a line saying reading stopped there. */
+  const flood = (errors: readonly { offset: number; message: string }[]): LoadedFile => {
+    for (const e of errors.slice(0, LIMITS.yamlErrors)) syntax(e.offset, MSG.yamlSyntax(firstLine(e.message)));
+    const last = issues[issues.length - 1];
+    issues.push({ ...last, message: MSG.tooManyYamlErrors(LIMITS.yamlErrors) });
+    return failed();
+  };
+
+  const tokens = Array.from(new Parser(lineCounter.addNewLine).parse(text));
+  const deep = tooDeepAt(tokens, LIMITS.depth);
+  if (deep >= 0) {
+    syntax(deep, MSG.tooDeep(LIMITS.depth));
+    return failed();
+  }
+  // Syntax errors the parser found (as tokens): a flood of them is cut short before composing.
+  const errorTokens = tokens.filter((t): t is CST.ErrorToken => t.type === 'error');
+  if (errorTokens.length >= LIMITS.yamlErrors) return flood(errorTokens);
+  const composer = stopAfterErrors(new Composer({ uniqueKeys: false }), LIMITS.yamlErrors);
+  let docs: Document.Parsed[];
+  try {
+    docs = Array.from(composer.compose(tokens, true, text.length));
+  } catch (e) {
+    if (e !== TOO_MANY_ERRORS) throw e;
+    return flood(composer.streamInfo().errors.map((err) => ({ offset: err.pos[0], message: err.message })));
+  }
+  if (docs.length > 1) {
+    const second = tokens.filter((t) => t.type === 'document')[1];
+    syntax(second ? second.offset : docs[1].range[0], MSG.multipleDocuments());
+  }
+  for (const e of docs[0].errors) syntax(e.pos[0], MSG.yamlSyntax(firstLine(e.message)));
+  if (issues.length > 0) return failed();
+
+  const data = buildData(file, docs[0].contents as Node | null, at, positions, issues);
+  if (issues.length > 0) return failed();
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     issues.push({ file, line: 1, col: 1, path: '(root)', message: MSG.notAMapping() });
   }
   return { file, data, positions, issues };
+}
+
+/**
+ * One walk builds the plain data and the position of every key and value (instead of
+ * Document.toJS, whose alias resolution scans the document once per alias): duplicate keys,
+ * keys that are not plain names, undefined aliases and alias bombs become issues.
+ */
+function buildData(file: string, root: Node | null, at: (offset: number) => Pos, positions: PositionMap, issues: ScenarioIssue[]): unknown {
+  const anchors = new Map<string, { value: unknown; size: number }>();
+  let aliasBudget: number = LIMITS.aliasValues;
+  const issue = (p: Pos, path: PathSegments, message: string) =>
+    issues.push({ file, line: p.line, col: p.col, path: formatPath(path), message });
+  /** Returns the node's value and how many values it holds. */
+  const build = (node: Node | null | undefined, path: (string | number)[]): [unknown, number] => {
+    if (!node) return [null, 1];
+    const pos = node.range ? at(node.range[0]) : { line: 1, col: 1 };
+    positions.setValue(path, pos);
+    let value: unknown = null;
+    let size = 1;
+    if (isAlias(node)) {
+      const a = anchors.get(node.source);
+      if (!a) issue(pos, path, MSG.undefinedAlias(node.source));
+      else if (aliasBudget < 0) {
+        // over budget already: reported once
+      } else if ((aliasBudget -= a.size) < 0) issue(pos, path, MSG.aliasBomb(LIMITS.aliasValues));
+      else [value, size] = [structuredClone(a.value), a.size];
+    } else if (isMap(node)) {
+      const obj: Record<string, unknown> = {};
+      const firstLineOf = new Map<string, number>();
+      for (const pair of node.items) {
+        const k = pair.key as Node | null;
+        const kPos = k?.range ? at(k.range[0]) : pos;
+        if (k && !isScalar(k)) {
+          issue(kPos, path, MSG.complexKey());
+          continue;
+        }
+        const key = k === null || k.value === null ? '' : String(k.value);
+        const child = [...path, key];
+        const seenOn = firstLineOf.get(key);
+        if (seenOn !== undefined) {
+          issue(kPos, child, MSG.duplicateKey(key, seenOn));
+          continue;
+        }
+        firstLineOf.set(key, kPos.line);
+        positions.setKey(child, kPos);
+        const [v, n] = build(pair.value as Node | null, child);
+        // a `__proto__` key stays a plain own key: nothing reaches a prototype
+        if (key === '__proto__') Object.defineProperty(obj, key, { value: v, enumerable: true, writable: true, configurable: true });
+        else obj[key] = v;
+        size += n;
+      }
+      value = obj;
+    } else if (isSeq(node)) {
+      const arr: unknown[] = [];
+      node.items.forEach((item, i) => {
+        const [v, n] = build(item as Node, [...path, i]);
+        arr.push(v);
+        size += n;
+      });
+      value = arr;
+    } else if (isScalar(node)) {
+      value = node.value;
+    }
+    if (node.anchor) anchors.set(node.anchor, { value, size });
+    return [value, size];
+  };
+  return build(root, [])[0];
+}
+
+const TOO_MANY_ERRORS = new Error('too many YAML errors');
+
+/** Make the composer stop (throw TOO_MANY_ERRORS) at its n-th error, instead of composing on through a flood of them. */
+function stopAfterErrors(composer: Composer, n: number): Composer {
+  const c = composer as unknown as { onError?: (...args: unknown[]) => void };
+  const collect = c.onError;
+  if (typeof collect !== 'function') return composer; // another yaml version: no cap, still linear
+  let errors = 0;
+  c.onError = (source: unknown, code: unknown, message: unknown, warning?: unknown) => {
+    collect(source, code, message, warning);
+    if (!warning && ++errors >= n) throw TOO_MANY_ERRORS;
+  };
+  return composer;
 }
 
 function firstLine(s: string): string {

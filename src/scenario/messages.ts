@@ -1,3 +1,8 @@
+/** A key or value as shown in messages: at most 60 characters (a hostile file may hold a 200 000-character key). */
+export function shortKey(key: string): string {
+  return key.length > 60 ? `${key.slice(0, 57)}...` : key;
+}
+
 /**
  * Every user-facing message about scenario input, in one catalogue (as vega-lite's
  * log/message.ts): tests compare against these functions, not against copied strings.
@@ -6,22 +11,37 @@ export const MSG = {
   yamlSyntax: (detail: string) => `YAML syntax error: ${detail}`,
   notAMapping: () => 'a scenario must be a YAML mapping of keys to values',
   unknownKey: (key: string, suggestion?: string) =>
-    suggestion ? `unknown key "${key}" (did you mean "${suggestion}"?)` : `unknown key "${key}"`,
+    suggestion ? `unknown key "${shortKey(key)}" (did you mean "${suggestion}"?)` : `unknown key "${shortKey(key)}"`,
   unknownSystem: (value: string, suggestion?: string, known: readonly string[] = []) =>
-    `unknown system "${value}"` +
+    `unknown system "${shortKey(value)}"` +
     (suggestion ? ` (did you mean "${suggestion}"?)` : ` (expected one of: ${known.join(', ')})`),
   missingKey: () => 'required key is missing',
   badPath: (path: string, suggestion?: string) =>
-    `"${path}" is not a setting of this system` + (suggestion ? ` (did you mean "${suggestion}"?)` : ''),
-  reservedPath: (path: string) => `"${path}" cannot be varied: only the system's own settings can`,
+    `"${shortKey(path)}" is not a setting of this system` + (suggestion ? ` (did you mean "${suggestion}"?)` : ''),
+  reservedPath: (path: string) => `"${shortKey(path)}" cannot be varied: only the system's own settings can`,
   inVariant: (variant: string, detail: string) => `in variant "${variant}": ${detail}`,
-  inSweep: (value: unknown, detail: string) => `with sweep value ${JSON.stringify(value)}: ${detail}`,
-  duplicateVariant: (name: string) => `variant name "${name}" is used twice`,
+  inSweep: (value: unknown, detail: string) => `with sweep value ${shortKey(JSON.stringify(value))}: ${detail}`,
+  duplicateVariant: (name: string) => `variant name "${shortKey(name)}" is used twice`,
   sweepRange: () => 'a range needs from <= to and step > 0',
   sweepEmpty: () => 'a sweep list needs at least one value',
   sweepTooLarge: (n: number, max: number) => `the sweep has ${n} cases; at most ${max} are allowed`,
   sweepDuplicatePath: (path: string) => `"${path}" is swept and also set by a variant; sweep it or set it, not both`,
   fileUnreadable: (detail: string) => `cannot read the file: ${detail}`,
+  notAFile: () => 'not a file (a scenario is a .yaml file, or a folder of them)',
+  fileTooLarge: (bytes: number, max: number) =>
+    `the file is ${bytes.toLocaleString('en-US')} bytes; scenario files are limited to ${max.toLocaleString('en-US')} bytes`,
+  utf16: () => 'the file is UTF-16 text; save it as UTF-8',
+  invalidUtf8: () => 'the file is not valid UTF-8 text (a binary file?)',
+  controlChar: (code: number) =>
+    `control character U+${code.toString(16).toUpperCase().padStart(4, '0')} is not allowed in a scenario (a binary file?)`,
+  tooManyYamlErrors: (max: number) => `${max} YAML syntax errors: the file was read no further`,
+  tooDeep: (max: number) => `nested more than ${max} levels deep; scenarios need far fewer`,
+  multipleDocuments: () => 'a scenario file holds one YAML document; this is the start of a second one (---)',
+  duplicateKey: (key: string, line: number) => `key "${shortKey(key)}" is given twice in this mapping (first on line ${line})`,
+  complexKey: () => 'a key must be a plain name, not a list or mapping',
+  undefinedAlias: (name: string) => `alias *${shortKey(name)} refers to no anchor &${shortKey(name)} before it`,
+  aliasBomb: (max: number) => `aliases expand to more than ${max} values (a YAML alias bomb?)`,
+  moreProblems: (more: number, shown: number) => `... and ${more} more problem${more === 1 ? '' : 's'} (the first ${shown} are shown)`,
   noScenarios: (where: string) => `no scenario files (*.yaml, *.yml) found in ${where}`,
   duplicateName: (name: string, other: string) =>
     `scenario name "${name}" is also used by ${other}; reports would overwrite each other`,

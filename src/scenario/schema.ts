@@ -24,7 +24,7 @@ export const COMMON_SHAPE = {
     .describe('scenario name; the report folder is reports/<name>/'),
   description: z.string().optional().describe('free text shown in the report'),
   seed: z
-    .union([z.string().min(1), z.int()])
+    .union([z.string().min(1), z.int()], { error: 'a seed is a string of at least one character, or an integer' })
     .describe('the random seed (string or integer): same seed + trials = byte-identical results'),
   trials: z.int().min(1).max(10_000_000_000).describe('trials per case (each variant of each sweep point)'),
   variants: z

@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import { formatPath, type LoadedFile, type PathSegments, type ScenarioIssue } from './load.js';
 import { MSG } from './messages.js';
-import { COMMON_KEYS, keysAt, scenarioSchemaOf, schemaAt } from './schema.js';
+import { COMMON_KEYS, COMMON_SHAPE, keysAt, scenarioSchemaOf, schemaAt } from './schema.js';
 import { suggest } from './suggest.js';
 import type { RulesSystem } from '../systems/types.js';
 
@@ -47,17 +47,29 @@ export function splitPath(dotted: string): string[] {
   return dotted.split('.');
 }
 
+/** Own property of a plain object (never an inherited one such as `constructor` or `__proto__`). */
+function own(obj: unknown, key: string | number): unknown {
+  return obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key)
+    ? (obj as Record<string, unknown>)[key as string]
+    : undefined;
+}
+
+/** Define an own property (a `__proto__` key stays a plain key: nothing reaches a prototype). */
+function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** Set a dotted path in a plain-object tree, creating objects on the way (returns a deep copy). */
 export function withPath(obj: Record<string, unknown>, dotted: string, value: unknown): Record<string, unknown> {
   const root = structuredClone(obj);
   const segs = splitPath(dotted);
   let cur: Record<string, unknown> = root;
   for (let i = 0; i < segs.length - 1; i++) {
-    const next = cur[segs[i]];
-    if (next === null || typeof next !== 'object') cur[segs[i]] = {};
-    cur = cur[segs[i]] as Record<string, unknown>;
+    let next = own(cur, segs[i]);
+    if (next === null || typeof next !== 'object') setOwn(cur, segs[i], (next = {}));
+    cur = next as Record<string, unknown>;
   }
-  cur[segs[segs.length - 1]] = value;
+  setOwn(cur, segs[segs.length - 1], value);
   return root;
 }
 
@@ -104,28 +116,53 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
       if (zi.code === 'unrecognized_keys') {
         const allowed = keysAt(schema, path) ?? [];
         for (const key of zi.keys) {
+          if (key === '__proto__') continue; // reported from the data (protoKeyPaths)
           const msg = MSG.unknownKey(key, suggest(key, allowed));
           push([...path, key], wrap ? wrap(msg) : msg, 'key', at);
         }
-      } else if (zi.code === 'invalid_type' && valueAt(data, path) === undefined && !at) {
+      } else if ((zi.code === 'invalid_type' || zi.code === 'invalid_union') && !at && path.length > 0 && valueAt(data, path) === undefined) {
         push(path, MSG.missingKey(), 'key', path.slice(0, -1));
+      } else if (zi.code === 'invalid_union' && zi.message === 'Invalid input' && zi.errors.length > 0) {
+        // A union without its own message ("Invalid input" says nothing): report the problems
+        // of the alternative the value came closest to (fewest problems), at their own paths.
+        // (ties: the deeper problems, which say more than "expected an array")
+        const cost = (list: readonly z.core.$ZodIssue[]) => list.reduce((n, e) => n + (e.code === 'unrecognized_keys' ? e.keys.length : 1), 0);
+        const depth = (list: readonly z.core.$ZodIssue[]) => Math.max(...list.map((e) => e.path.length));
+        const best = zi.errors.reduce((a, b) => (cost(b) < cost(a) || (cost(b) === cost(a) && depth(b) > depth(a)) ? b : a));
+        report(best.map((e) => ({ ...e, path: [...path, ...e.path] })), wrap, at);
       } else {
         push(path, wrap ? wrap(zi.message) : zi.message, 'value', at);
       }
     }
   };
 
+  // A `__proto__` key is never a setting. Strict objects report it, but records (a variant's
+  // `set`, `sweep`) would drop it silently: every one is reported here, from the data itself.
+  for (const p of protoKeyPaths(data)) push(p, MSG.unknownKey('__proto__'), 'key');
+
   const base = schema.safeParse(data);
   if (!base.success) report(base.error.issues);
-  if (!base.success) return { ok: false, issues };
-  for (const p of system.refine?.(base.data as Record<string, unknown>) ?? []) push(p.path, p.message);
-  if (issues.length > 0) return { ok: false, issues };
+  else for (const p of system.refine?.(base.data as Record<string, unknown>) ?? []) push(p.path, p.message);
+  // Variant and sweep problems are reported together with the base's (README: every problem at
+  // once). When the base has problems, each `set` entry and sweep value is checked against its
+  // own setting's schema instead of re-validating whole cases, so a file with many base
+  // problems and a large sweep still costs one pass.
+  const baseFailed = issues.length > 0;
 
-  const parsed = base.data as Record<string, unknown>;
-  const variants = (parsed.variants as { name: string; set?: Record<string, unknown> }[] | undefined) ?? [
-    { name: 'baseline' },
-  ];
-  const sweep = (parsed.sweep as Record<string, unknown> | undefined) ?? {};
+  type VariantSpec = { name: string; set?: Record<string, unknown> };
+  let variants: VariantSpec[] = [{ name: 'baseline' }];
+  let sweep: Record<string, unknown> = {};
+  if (base.success) {
+    const parsed = base.data as Record<string, unknown>;
+    variants = (parsed.variants as VariantSpec[] | undefined) ?? variants;
+    sweep = (parsed.sweep as Record<string, unknown> | undefined) ?? sweep;
+  } else {
+    // Malformed variants or sweep are in the base's problems already; the rest is checked.
+    const vr = COMMON_SHAPE.variants.safeParse(own(data, 'variants'));
+    if (vr.success && vr.data) variants = vr.data as VariantSpec[];
+    const sr = COMMON_SHAPE.sweep.safeParse(own(data, 'sweep'));
+    if (sr.success && sr.data) sweep = sr.data;
+  }
 
   // --- paths that variants set and sweeps vary must be the system's own settings ---
   const checkPath = (dotted: string, at: PathSegments): boolean => {
@@ -177,6 +214,24 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
     push(['sweep'], MSG.sweepTooLarge(nCases, MAX_CASES), 'key');
     return { ok: false, issues };
   }
+
+  if (baseFailed) {
+    const checkValue = (dotted: string, value: unknown, wrap: (m: string) => string, at: PathSegments) => {
+      const segs = splitPath(dotted);
+      const r = schemaAt(schema, segs)!.safeParse(value);
+      if (!r.success) report(r.error.issues.map((zi) => ({ ...zi, path: [...segs, ...zi.path] })), wrap, at);
+    };
+    variants.forEach((v, vi) => {
+      for (const [p, val] of Object.entries(v.set ?? {})) {
+        if (!badSet.has(`${vi}\u0000${p}`)) checkValue(p, val, (m) => MSG.inVariant(v.name, m), ['variants', vi, 'set', p]);
+      }
+    });
+    for (const a of axes) {
+      a.values.forEach((val, i) => checkValue(a.path, val, (m) => MSG.inSweep(val, m), a.list ? ['sweep', a.path, i] : ['sweep', a.path]));
+    }
+    return { ok: false, issues };
+  }
+  const parsed = base.data as Record<string, unknown>;
 
   // --- expand: every sweep point x every variant, each re-validated ---
   const points: SweepPoint[] = [];
@@ -262,12 +317,25 @@ function cartesian(lists: unknown[][]): unknown[][] {
   return out;
 }
 
+/** Paths of every own `__proto__` key in a plain tree (iterative: no depth limit to hit). */
+function protoKeyPaths(data: unknown): (string | number)[][] {
+  const out: (string | number)[][] = [];
+  const stack: [unknown, (string | number)[]][] = [[data, []]];
+  while (stack.length > 0) {
+    const [o, p] = stack.pop()!;
+    if (o === null || typeof o !== 'object') continue;
+    for (const k of Object.keys(o)) {
+      const child = [...p, Array.isArray(o) ? Number(k) : k];
+      if (k === '__proto__') out.push(child);
+      else stack.push([(o as Record<string, unknown>)[k], child]);
+    }
+  }
+  return out;
+}
+
 function valueAt(data: unknown, path: readonly (string | number)[]): unknown {
   let cur: unknown = data;
-  for (const seg of path) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[seg as string];
-  }
+  for (const seg of path) cur = own(cur, seg);
   return cur;
 }
 

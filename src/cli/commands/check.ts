@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { checkScenario, CHECK_Z_LIMIT, exactScenario, runScenario } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
-import { controller, loadAll, positiveInt, positiveNumber, seedArg, threadsOpt, type RunFlags } from '../common.js';
+import { controller, loadAll, positiveNumber, seedArg, threadsOpt, trialsArg, type RunFlags } from '../common.js';
 
 type CheckFlags = RunFlags & { verbose?: boolean; zLimit: number; allowEmpty?: boolean };
 
@@ -65,7 +65,7 @@ export function register(program: Command): void {
     .command('check')
     .description(`run and compare with the exact answers; exit 1 if any |z| > ${CHECK_Z_LIMIT} or nothing was compared`)
     .argument('<files...>')
-    .option('--trials <N>', 'trials per case (overrides the scenario)', positiveInt('--trials'))
+    .option('--trials <N>', 'trials per case (overrides the scenario)', trialsArg('--trials'))
     .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
     .addOption(threadsOpt())
     .option('--verbose', 'print every curve point, not only failures')

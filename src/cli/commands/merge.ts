@@ -2,13 +2,16 @@
 import type { Command } from 'commander';
 import path from 'node:path';
 import { mergeShards, ShardError } from '../../api.js';
-import { writeIndex, writeReport } from '../../report/write.js';
+import { checkFolder, checkReportDir, writeIndex, writeReport } from '../../report/write.js';
 import { summaryJson } from '../../report/tables.js';
 import { readShardFile } from '../shard-file.js';
-import { loadAll, UserError } from '../common.js';
+import { loadAll, outArg, UserError } from '../common.js';
 
 async function mergeCommand(file: string, shardFiles: string[], flags: { out?: string; json?: boolean }): Promise<void> {
   const [v] = loadAll([file]);
+  const out = flags.out ?? path.join('reports', v.name);
+  if (!flags.out) checkFolder('reports');
+  checkReportDir(out);
   const problems: string[] = [];
   const shards = [];
   for (const f of shardFiles) {
@@ -27,7 +30,6 @@ async function mergeCommand(file: string, shardFiles: string[], flags: { out?: s
     if (e instanceof ShardError) throw new UserError(e.message + '; nothing was written');
     throw e;
   }
-  const out = flags.out ?? path.join('reports', v.name);
   await writeReport(result, out, { index: !flags.out });
   if (!flags.out) await writeIndex('reports');
   process.stderr.write(`${v.name}: merged ${shards.length} shard(s) -> ${out}\n`);
@@ -41,7 +43,7 @@ export function register(program: Command): void {
     .description('merge the shard files of one scenario into the report one run would write, byte for byte')
     .argument('<file>', 'the scenario file the shards were run from')
     .argument('<shards...>', 'shard files (run --shard k/n)')
-    .option('--out <DIR>', 'report folder (default reports/<name>/)')
+    .option('--out <DIR>', 'report folder (default reports/<name>/)', outArg('--out'))
     .option('--json', 'print a JSON array of the summary.json to stdout (as run --json)')
     .action((file: string, shards: string[], flags: { out?: string; json?: boolean }) => mergeCommand(file, shards, flags));
 }

@@ -3,10 +3,10 @@ import { Command, InvalidArgumentError } from 'commander';
 import path from 'node:path';
 import { runScenario, runShard } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
-import { writeIndex, writeReport } from '../../report/write.js';
+import { checkFolder, checkOutputFile, checkReportDir, writeIndex, writeReport } from '../../report/write.js';
 import { summaryJson } from '../../report/tables.js';
 import { writeShardFile } from '../shard-file.js';
-import { controller, loadAll, makeProgress, positiveInt, positiveNumber, seedArg, threadsOpt, UserError, type RunFlags } from '../common.js';
+import { controller, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
 
 async function shardCommand(files: string[], flags: RunFlags & { shard: { k: number; n: number } }): Promise<void> {
   const scenarios = loadAll(files);
@@ -14,6 +14,8 @@ async function shardCommand(files: string[], flags: RunFlags & { shard: { k: num
   if (flags.precision !== undefined) throw new UserError('--precision cannot be split into shards: run it whole');
   const v = scenarios[0];
   const { k, n } = flags.shard;
+  const out = flags.out ?? `${v.name}.shard-${k}-of-${n}.json`;
+  checkOutputFile(out); // before any trial runs
   const exec = new PoolExecutor(flags.threads);
   const progress = makeProgress(flags.progress !== false && process.stderr.isTTY === true, `${v.name} ${k}/${n}`.padEnd(24).slice(0, 24), 'chunks');
   const t0 = performance.now();
@@ -26,8 +28,7 @@ async function shardCommand(files: string[], flags: RunFlags & { shard: { k: num
       onProgress: progress.onProgress,
     });
     progress.stop();
-    const out = flags.out ?? `${v.name}.shard-${k}-of-${n}.json`;
-    writeShardFile(out, v, data);
+    await writeShardFile(out, v, data);
     const chunks = data.chunks[0]?.length ?? 0;
     process.stderr.write(`${v.name}: shard ${k}/${n}, ${chunks} chunk(s) per case x ${data.chunks.length} sweep point(s) in ${((performance.now() - t0) / 1000).toFixed(3)} s -> ${out}\n`);
   } finally {
@@ -40,6 +41,12 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   const scenarios = loadAll(files);
   const defaultRoot = 'reports';
   const multi = scenarios.length > 1;
+  // Every output is checked before any trial runs.
+  const root = flags.out && multi ? flags.out : defaultRoot;
+  const outs = scenarios.map((v) => (flags.out && !multi ? flags.out : path.join(root, v.name)));
+  const roots = new Set<string>(!flags.out || multi ? [root] : []);
+  for (const r of roots) checkFolder(r);
+  for (const o of outs) checkReportDir(o);
   const exec = new PoolExecutor(flags.threads);
   // More than one chunk to run: start the workers now, so they load while this thread prepares,
   // and load the chart renderer while they run (this thread is idle then). A one-chunk run
@@ -50,9 +57,8 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
     void import('../../report/render.js').catch(() => undefined);
   }
   const jsonOut: unknown[] = [];
-  const roots = new Set<string>();
   try {
-    for (const v of scenarios) {
+    for (const [i, v] of scenarios.entries()) {
       const showBar = flags.progress !== false && process.stderr.isTTY === true;
       const progress = makeProgress(showBar, v.name.padEnd(24).slice(0, 24), 'trials');
       if (!showBar && flags.progress !== false) {
@@ -70,9 +76,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
         onProgress: progress.onProgress,
       });
       progress.stop();
-      const root = flags.out && multi ? flags.out : defaultRoot;
-      const out = flags.out && !multi ? flags.out : path.join(root, v.name);
-      if (!flags.out || multi) roots.add(root);
+      const out = outs[i];
       await writeReport(result, out, { index: !flags.out || multi });
       process.stderr.write(
         `${v.name}: ${result.cases.length} case(s) x ${trialsRange(result.cases.map((c) => c.trials))} trials` +
@@ -112,12 +116,12 @@ export function register(program: Command): void {
     .command('run')
     .description('run scenarios (files or folders) and write their reports')
     .argument('<files...>', 'scenario files or folders of them')
-    .option('--trials <N>', 'trials per case (overrides the scenario)', positiveInt('--trials'))
+    .option('--trials <N>', 'trials per case (overrides the scenario)', trialsArg('--trials'))
     .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
     .addOption(threadsOpt())
-    .option('--out <DIR>', 'report folder (default reports/<name>/; with several scenarios, the folder that holds them)')
+    .option('--out <DIR>', 'report folder (default reports/<name>/; with several scenarios, the folder that holds them)', outArg('--out'))
     .option('--precision <E>', 'keep adding trials until every headline 95% interval half-width is <= E', positiveNumber('--precision'))
-    .option('--max-trials <N>', 'cap on trials per case with --precision (default 1e9; the first chunk is cut to fit)', positiveInt('--max-trials'))
+    .option('--max-trials <N>', 'cap on trials per case with --precision (default 1e9; the first chunk is cut to fit)', trialsArg('--max-trials'))
     .option('--json', 'print a JSON array of each scenario\'s summary.json to stdout')
     .option('--no-progress', 'no progress bar')
     .option('--shard <k/n>', 'run every n-th chunk, starting with chunk k-1, into a shard file (--out names it); see `merge`', (x: string) => {

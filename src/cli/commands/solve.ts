@@ -3,7 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { solveSweep, SolveInputError, type SolveOptions, type SolveResult } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
 import type { Metric } from '../../systems/types.js';
-import { controller, intArg, loadAll, positiveInt, seedArg, threadsOpt, UserError } from '../common.js';
+import { controller, intArg, loadAll, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
 
 /** Exit codes beyond 0-2: the target is not reachable in the range; an answer is unresolved. */
 export const EXIT_NOT_REACHABLE = 3;
@@ -107,8 +107,8 @@ export function register(program: Command): void {
     })
     .option('--from <N>', 'lowest value tried (default 0)', intArg('--from'))
     .option('--to <N>', 'highest value tried (default max(10, 2 x the scenario value))', intArg('--to'))
-    .option('--trials <N>', "trials per candidate in the search (default: the scenario's; 4x and more for the answer)", positiveInt('--trials'))
-    .option('--max-trials <N>', 'cap on trials per value while resolving the answer (default 32 x --trials)', positiveInt('--max-trials'))
+    .option('--trials <N>', "trials per candidate in the search (default: the scenario's; 4x and more for the answer)", trialsArg('--trials'))
+    .option('--max-trials <N>', 'cap on trials per value while resolving the answer (default 32 x --trials)', trialsArg('--max-trials'))
     .option('--variant <name>', 'the variant to solve on (default: the baseline, the first)')
     .option('--no-sweep', "solve once at the scenario's own values instead of at each point of its sweep")
     .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)

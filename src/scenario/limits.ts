@@ -1,0 +1,35 @@
+/**
+ * Limits on what siegesim reads, so that no input can make it crash, hang or exhaust memory.
+ * The README's "Bad input" section lists them; tests hold every one of them.
+ */
+export const LIMITS = {
+  /** Largest scenario file, in bytes (the largest bundled scenario is under 5 KB). */
+  fileBytes: 256 * 1024,
+  /** Deepest nesting of mappings and lists (a scenario needs about 5). */
+  depth: 32,
+  /** Most values that YAML aliases (`*name`) may copy in one file, all aliases together. */
+  aliasValues: 10_000,
+  /** YAML syntax errors after which a file is read no further. */
+  yamlErrors: 1000,
+  /** Problems printed before "... and K more". */
+  problemsShown: 50,
+  /** Most trials per case, in a file or with --trials / --max-trials. */
+  trials: 10_000_000_000,
+  /** Worker threads per core at most (--threads): more only cost memory and start-up time. */
+  threadsPerCore: 4,
+} as const;
+
+/** UTF-8 length of a string, counted only up to `cap` (so a huge string costs no more than `cap`). */
+export function utf8LengthUpTo(text: string, cap: number): number {
+  let n = 0;
+  for (let i = 0; i < text.length && n <= cap; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}

@@ -1,0 +1,317 @@
+/**
+ * Output faults (issue 14): signals during the run and during the write phase, outputs that
+ * cannot be written, a disk that fills up mid-write, damaged shard files, and a worker that
+ * throws or dies mid-batch. For each: the exit code, one clear line (no stack trace unless it is
+ * an internal error), no hang, and the previous report untouched or nothing written. The write
+ * phase and the workers are stopped at known points through the test-only SIEGESIM_FAULT hook;
+ * tests wait for the line the hook prints, never for a fixed delay.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { mergeShards, runScenario, runShard, validateText, type ValidScenario } from '../src/api.js';
+import { readShardFile, writeShardFile } from '../src/cli/shard-file.js';
+import { PoolExecutor, WorkerFailure } from '../src/engine/pool.js';
+import { ROOT, runCli, STACK_FRAME, startCli } from './cli-child.js';
+
+const SCEN = path.join(ROOT, 'test/fixtures/good-small.yaml');
+/** One case, one chart: a quick report for the write-phase tests. */
+const QUICK = path.join(ROOT, 'scenarios/surrender/town-basic.yaml');
+const BIG = ['--trials', '2000000000']; // would run for hours: anything checked "before the run" must be fast
+const dirs: string[] = [];
+const tmp = () => {
+  const d = mkdtempSync(path.join(tmpdir(), 'siegesim-faults-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** Every file of a report folder, by relative path, with its bytes. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string, rel: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(d, e.name), rel + e.name + '/');
+      else out[rel + e.name] = readFileSync(path.join(d, e.name), 'latin1');
+    }
+  };
+  walk(dir, '');
+  return out;
+}
+
+/** Temporaries and reports moved aside, as the write phase names them. */
+const leftovers = (dir: string) => readdirSync(dir).filter((n) => /^\.tmp-|\.old-\d+-\d+@/.test(n));
+
+/** A finished report at `<dir>/report` (quick: one chunk a case), and its files. */
+async function oldReport(dir: string): Promise<Record<string, string>> {
+  const r = await runCli(['run', QUICK, '--trials', '1000', '--seed', 'old', '--out', path.join(dir, 'report'), '--no-progress']);
+  expect(r.code, r.stderr).toBe(0);
+  return snapshot(path.join(dir, 'report'));
+}
+
+describe('signals', () => {
+  it.each(['SIGINT', 'SIGKILL'] as const)('%s during the run: nothing written, nothing left, no hang', async (sig) => {
+    const dir = tmp();
+    const run = startCli(['run', SCEN, ...BIG, '--out', path.join(dir, 'big')]);
+    await run.waitFor(/good-small: running/);
+    run.child.kill(sig);
+    const r = await run.done;
+    expect(r.timedOut).toBe(false);
+    if (sig === 'SIGINT') {
+      expect(r.code).toBe(130);
+      expect(r.stderr).toMatch(/siegesim: interrupted \(SIGINT\); no report was written or changed/);
+    } else expect(r.signal).toBe('SIGKILL');
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it.each([
+    ['SIGINT', 'tmp'],
+    ['SIGINT', 'swap'],
+    ['SIGTERM', 'swap'],
+  ] as const)('%s in the write phase (%s): exit 130, the previous report unchanged, no temporaries', async (sig, step) => {
+    const dir = tmp();
+    const before = await oldReport(dir);
+    const run = startCli(['run', QUICK, '--trials', '2000', '--out', path.join(dir, 'report'), '--no-progress'], { env: { SIEGESIM_FAULT: `write-pause:${step}` } });
+    await run.waitFor(new RegExp(`siegesim-fault: write paused at ${step}`));
+    if (step === 'swap') expect(existsSync(path.join(dir, 'report'))).toBe(false); // moved aside right now
+    run.child.kill(sig);
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect(snapshot(path.join(dir, 'report'))).toEqual(before);
+    expect(leftovers(dir)).toEqual([]);
+  });
+
+  it.each(['tmp', 'swap'] as const)(
+    'SIGKILL in the write phase (%s): the next run puts back or removes what was left, and leaves a live run\'s alone',
+    async (step) => {
+      const dir = tmp();
+      const before = await oldReport(dir);
+      const run = startCli(['run', QUICK, '--trials', '2000', '--out', path.join(dir, 'report'), '--no-progress'], { env: { SIEGESIM_FAULT: `write-pause:${step}` } });
+      await run.waitFor(/siegesim-fault: write paused/);
+      run.child.kill('SIGKILL');
+      expect((await run.done).signal).toBe('SIGKILL');
+      const left = leftovers(dir);
+      expect(left.some((n) => n.startsWith('.tmp-report-'))).toBe(true);
+      if (step === 'swap') {
+        expect(left.some((n) => n.startsWith('report.old-'))).toBe(true);
+        expect(existsSync(path.join(dir, 'report'))).toBe(false);
+      }
+      // a live writer beside them: its temporary must survive the cleanup
+      const live = startCli(['run', QUICK, '--trials', '1000', '--out', path.join(dir, 'live'), '--no-progress'], { env: { SIEGESIM_FAULT: 'write-pause:tmp' } });
+      await live.waitFor(/siegesim-fault: write paused/);
+      const liveTmp = leftovers(dir).filter((n) => n.startsWith('.tmp-live-'));
+      expect(liveTmp).toHaveLength(1);
+      // a later run writing beside them cleans up
+      const later = await runCli(['run', QUICK, '--trials', '1000', '--out', path.join(dir, 'other'), '--no-progress']);
+      expect(later.code, later.stderr).toBe(0);
+      expect(leftovers(dir)).toEqual(liveTmp);
+      expect(snapshot(path.join(dir, 'report'))).toEqual(before);
+      live.child.kill('SIGKILL');
+      await live.done;
+    },
+  );
+});
+
+describe('outputs that cannot be written: exit 2 before any trial runs', () => {
+  const dir = tmp();
+  writeFileSync(path.join(dir, 'afile'), 'not a folder\n');
+  mkdirSync(path.join(dir, 'notes'));
+  writeFileSync(path.join(dir, 'notes', 'keep.txt'), 'mine\n');
+  const before = snapshot(dir);
+  const cases: [string, string[], RegExp][] = [
+    ['--out under a file', ['run', SCEN, ...BIG, '--out', path.join(dir, 'afile/x')], /cannot write to .*afile\/x: .*afile is a file, not a folder/],
+    ['--out is a file', ['run', SCEN, ...BIG, '--out', path.join(dir, 'afile')], /cannot write to .*afile: it is a file, not a folder/],
+    ['--out is a folder of other files', ['run', SCEN, ...BIG, '--out', path.join(dir, 'notes')], /cannot write to .*notes: it is a folder with other files, not a siegesim report/],
+    ['--out /', ['run', SCEN, ...BIG, '--out', '/'], /cannot write to \/: /],
+    ['several scenarios under a file', ['run', SCEN, path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), ...BIG, '--out', path.join(dir, 'afile')], /cannot write to .*afile: .*is a file, not a folder/],
+    ['a shard file in a folder', ['run', SCEN, ...BIG, '--shard', '1/2', '--out', path.join(dir, 'notes')], /cannot write to .*notes: it is a folder, not a file/],
+    ['a shard file over a device', ['run', SCEN, ...BIG, '--shard', '1/2', '--out', '/dev/null'], /cannot write to \/dev\/null: it is not a regular file/],
+    ['a shard file under a file', ['run', SCEN, ...BIG, '--shard', '1/2', '--out', path.join(dir, 'afile/s.json')], /cannot write to .*afile\/s\.json: .*afile is a file, not a folder/],
+    ['schema --out a folder', ['schema', '--out', path.join(dir, 'notes')], /cannot write to .*notes: it is a folder, not a file/],
+  ];
+  if (existsSync('/proc/self')) cases.push(['--out under /proc', ['run', SCEN, ...BIG, '--out', '/proc/x'], /cannot write to \/proc\/x: /]);
+  if (existsSync('/sys/kernel')) cases.push(['--out under /sys', ['run', SCEN, ...BIG, '--out', '/sys/x'], /cannot write to \/sys\/x: /]);
+
+  it.each(cases)('%s', async (_name, args, message) => {
+    const r = await runCli(args, { timeoutMs: 30_000 });
+    expect(r.timedOut).toBe(false);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(STACK_FRAME);
+    expect(snapshot(dir)).toEqual(before);
+    expect(readdirSync(dir).sort()).toEqual(['afile', 'notes']);
+  });
+
+  const root = process.getuid?.() === 0;
+  it.skipIf(root)('a read-only folder (skipped as root, who may write anywhere)', async () => {
+    const ro = path.join(tmp(), 'ro');
+    mkdirSync(ro, { mode: 0o555 });
+    const r = await runCli(['run', SCEN, ...BIG, '--out', path.join(ro, 'x')], { timeoutMs: 30_000 });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cannot write to .*ro\/x: permission denied \(EACCES\)/);
+  });
+});
+
+describe('a disk that fills up mid-write', () => {
+  it('ENOSPC: exit 1, one line, the previous report unchanged', async () => {
+    const dir = tmp();
+    const before = await oldReport(dir);
+    const r = await runCli(['run', QUICK, '--trials', '2000', '--out', path.join(dir, 'report'), '--no-progress'], { env: { SIEGESIM_FAULT: 'write-fail:ENOSPC' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(
+      `siegesim: cannot write to ${path.join(dir, 'report')}: no space left on the device (ENOSPC); the previous one there is unchanged`,
+    );
+    expect(r.stderr).not.toMatch(STACK_FRAME);
+    expect(snapshot(path.join(dir, 'report'))).toEqual(before);
+    expect(leftovers(dir)).toEqual([]);
+  });
+
+  it('ENOSPC with no previous report: nothing written', async () => {
+    const dir = tmp();
+    const r = await runCli(['run', QUICK, '--trials', '2000', '--out', path.join(dir, 'report'), '--no-progress'], { env: { SIEGESIM_FAULT: 'write-fail:ENOSPC' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/cannot write to .*report: no space left on the device \(ENOSPC\); nothing was written\n$/);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('EFBIG, for real (a file size limit of 8 KB): exit 1, one line, the previous report unchanged', async () => {
+    const dir = tmp();
+    const before = await oldReport(dir);
+    const r = await runCli(['run', QUICK, '--trials', '2000', '--out', path.join(dir, 'report'), '--no-progress'], { shellPrefix: 'ulimit -f 16;' });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/siegesim: cannot write to .*report: file too large .*\(EFBIG\); the previous one there is unchanged\n$/);
+    expect(r.stderr).not.toMatch(STACK_FRAME);
+    expect(snapshot(path.join(dir, 'report'))).toEqual(before);
+    expect(leftovers(dir)).toEqual([]);
+  });
+});
+
+describe('damaged shard files', () => {
+  let v: ValidScenario;
+  let dir: string;
+  const shardPath = (k: number) => path.join(dir, `s${k}.json`);
+  const good = () => JSON.parse(readFileSync(shardPath(1), 'utf8'));
+
+  /** The checksum a shard writer would have put (so a test can damage the contents "consistently"). */
+  const reseal = (doc: any) => {
+    const h = createHash('sha256');
+    h.update(JSON.stringify([doc.format, doc.siegesim, doc.scenario.name, doc.scenario.system, doc.scenario.hash, doc.seed, doc.trials, doc.shard.k, doc.shard.n, doc.chunk_trials, doc.chunk_list]));
+    for (const list of doc.chunks) {
+      h.update('\n');
+      for (const [i, s] of list) h.update(`${i}:${s};`);
+    }
+    doc.checksum = `sha256:${h.digest('hex')}`;
+    return doc;
+  };
+  const setNumber = (s: string, index: number, x: number) => {
+    const b = Buffer.from(s, 'base64');
+    b.writeDoubleLE(x, index * 8);
+    return b.toString('base64');
+  };
+
+  it('whole shards merge into the report of one run (the control)', async () => {
+    dir = tmp();
+    const t = validateText(SCEN, readFileSync(SCEN, 'utf8'));
+    if (!t.ok) throw new Error('fixture');
+    v = t.value;
+    for (const k of [1, 2]) await writeShardFile(shardPath(k), v, await runShard(v, k, 2, { trials: 600_000 }));
+    const shards = [1, 2].map((k) => readShardFile(shardPath(k), v));
+    expect(shards.map((s) => s.error)).toEqual([undefined, undefined]);
+    const r = mergeShards(v, shards.map((s) => s.data!), { threads: 0, seconds: 0 });
+    expect(r.cases[0].trials).toBe(600_000);
+  });
+
+  const damages: [string, (doc: any) => unknown, RegExp][] = [
+    ['one accumulator byte changed', (d) => ((d.chunks[0][0][1] = setNumber(d.chunks[0][0][1], 1, 0.2965 * 262144)), d), /checksum does not match/],
+    ['a trial count set to NaN (checksum redone)', (d) => ((d.chunks[0][0][1] = setNumber(d.chunks[0][0][1], 0, NaN)), reseal(d)), /not a finite number/],
+    ['a trial count changed (checksum redone)', (d) => ((d.chunks[0][0][1] = setNumber(d.chunks[0][0][1], 0, 7)), reseal(d)), /counts 7 trials, not 262144/],
+    ['an accumulator two numbers short (checksum redone)', (d) => ((d.chunks[0][0][1] = Buffer.from(d.chunks[0][0][1], 'base64').subarray(16).toString('base64')), reseal(d)), /holds \d+ bytes, not \d+/],
+    ['a length not a multiple of 8', (d) => ((d.chunks[0][0][1] = Buffer.alloc(12).toString('base64')), reseal(d)), /holds 12 bytes/],
+    ['invalid base64', (d) => ((d.chunks[0][0][1] = '!!!not base64'), d), /chunks\[0\]\[0\]\[1\]: not base64/],
+    ['chunks: null', (d) => ((d.chunks = null), d), /damaged shard file: chunks: /],
+    ['chunks: "x"', (d) => ((d.chunks = 'x'), d), /damaged shard file: chunks: /],
+    ['no shard key', (d) => (delete d.shard, d), /damaged shard file: shard: /],
+    ['a chunk without data', (d) => ((d.chunks[0][0] = [0]), d), /damaged shard file: chunks\[0\]\[0\]/],
+    ['no checksum', (d) => (delete d.checksum, d), /damaged shard file: checksum: /],
+    ['k > n', (d) => ((d.shard.k = 3), reseal(d)), /shard: k must be <= n/],
+    ['trials 1e99', (d) => ((d.trials = 1e99), reseal(d)), /damaged shard file: trials: /],
+    ['another chunk index (checksum redone)', (d) => ((d.chunks[1][0][0] = 1), reseal(d)), /sweep point 2 does not hold the chunks of shard 1\/2/],
+    ['a changed chunk list (checksum redone)', (d) => ((d.chunk_list = [0]), reseal(d)), /chunk_list is not the chunks of shard 1\/2/],
+    ['a sweep point too many (checksum redone)', (d) => (d.chunks.push(d.chunks[0]), reseal(d)), /5 sweep point\(s\), the scenario has 4/],
+    ['the format of an older siegesim', (d) => ((d.format = 'siegesim-shard/1'), d), /shard format siegesim-shard\/1, this siegesim reads siegesim-shard\/2/],
+    ['another scenario (checksum redone)', (d) => ((d.scenario.hash = 'f'.repeat(64)), reseal(d)), /made from another scenario/],
+    ['an array', () => [], /not a siegesim shard file/],
+    ['null', () => null, /not a siegesim shard file/],
+  ];
+  it.each(damages)('%s: a message naming the file and what is wrong, never an exception', (_name, damage, message) => {
+    const f = path.join(dir, 'damaged.json');
+    writeFileSync(f, JSON.stringify(damage(good())));
+    const r = readShardFile(f, v);
+    expect(r.data).toBeUndefined();
+    expect(r.error).toMatch(new RegExp(`^${f.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: `));
+    expect(r.error).toMatch(message);
+  });
+
+  it.each([
+    ['truncated', (s: string) => s.slice(0, s.length >> 1)],
+    ['empty', () => ''],
+  ])('a %s file', (_name, cut) => {
+    const f = path.join(dir, 'cut.json');
+    writeFileSync(f, cut(readFileSync(shardPath(1), 'utf8')));
+    expect(readShardFile(f, v).error).toMatch(/cut\.json: cannot read a shard file: /);
+  });
+
+  it('a folder given as a shard file', () => {
+    expect(readShardFile(dir, v).error).toMatch(/cannot read a shard file: not a regular file/);
+  });
+
+  it('merge with a damaged shard: exit 2 naming the file, nothing written', async () => {
+    const f = path.join(dir, 'bad1.json');
+    const d = good();
+    d.chunks[0][0][1] = setNumber(d.chunks[0][0][1], 1, 0.2965 * 262144);
+    writeFileSync(f, JSON.stringify(d));
+    const out = path.join(dir, 'merged');
+    const r = await runCli(['merge', SCEN, f, shardPath(2), '--out', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${f}: damaged shard file: its checksum does not match`);
+    expect(r.stderr).toMatch(/1 shard file problem\(s\); nothing was written/);
+    expect(r.stderr).not.toMatch(STACK_FRAME);
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe('a worker that fails mid-batch', () => {
+  it.each([
+    ['throws', 'worker-throw', /internal error: a worker thread failed on chunks? [\d-]+ of point-\d+ \(surrender\): injected failure \(SIEGESIM_FAULT=worker-throw\); nothing was written\nError: injected failure/],
+    ['exits', 'worker-exit', /internal error: a worker thread failed on chunks? [\d-]+ of point-\d+ \(surrender\): worker exited with code: 70; nothing was written\n$/],
+    ['throws on its second batch', 'worker-throw:2', /internal error: a worker thread failed on chunks? [\d-]+ of point-\d+ \(surrender\): injected failure/],
+  ])('%s: exit 1 with a clear message, no hang, nothing written', async (_name, fault, message) => {
+    const dir = tmp();
+    const r = await runCli(['run', SCEN, ...BIG, '--threads', '2', '--out', path.join(dir, 'report'), '--no-progress'], {
+      env: { SIEGESIM_FAULT: fault },
+      timeoutMs: 60_000,
+    });
+    expect(r.timedOut).toBe(false);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(message);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('in-process: the run rejects with WorkerFailure and the pool closes', async () => {
+    const t = validateText(SCEN, readFileSync(SCEN, 'utf8'));
+    if (!t.ok) throw new Error('fixture');
+    process.env.SIEGESIM_FAULT = 'worker-throw';
+    const exec = new PoolExecutor(2);
+    try {
+      await expect(runScenario(t.value, { trials: 2_000_000_000, executor: exec })).rejects.toBeInstanceOf(WorkerFailure);
+    } finally {
+      delete process.env.SIEGESIM_FAULT;
+      await exec.close();
+    }
+  });
+});
