@@ -4,7 +4,10 @@
  * also lets a test wait for a line on stderr before acting (a signal, say): tests wait for
  * conditions, never for fixed delays.
  */
+import { afterAll } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
@@ -91,3 +94,16 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
 
 /** A stack trace's frame lines, as Node prints them. */
 export const STACK_FRAME = /\n\s+at .+[(:]\d+/;
+
+/** A maker of temporary folders for one test file, all removed after its tests. */
+export function tempDirs(prefix: string): () => string {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+  return () => {
+    const d = mkdtempSync(path.join(tmpdir(), prefix));
+    dirs.push(d);
+    return d;
+  };
+}

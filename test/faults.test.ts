@@ -6,29 +6,20 @@
  * phase and the workers are stopped at known points through the test-only SIEGESIM_FAULT hook;
  * tests wait for the line the hook prints, never for a fixed delay.
  */
-import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { mergeShards, runScenario, runShard, validateText, type ValidScenario } from '../src/api.js';
 import { readShardFile, writeShardFile } from '../src/cli/shard-file.js';
 import { PoolExecutor, WorkerFailure } from '../src/engine/pool.js';
-import { ROOT, runCli, STACK_FRAME, startCli } from './cli-child.js';
+import { ROOT, runCli, STACK_FRAME, startCli, tempDirs } from './cli-child.js';
 
 const SCEN = path.join(ROOT, 'test/fixtures/good-small.yaml');
 /** One case, one chart: a quick report for the write-phase tests. */
 const QUICK = path.join(ROOT, 'scenarios/surrender/town-basic.yaml');
 const BIG = ['--trials', '2000000000']; // would run for hours: anything checked "before the run" must be fast
-const dirs: string[] = [];
-const tmp = () => {
-  const d = mkdtempSync(path.join(tmpdir(), 'siegesim-faults-'));
-  dirs.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const tmp = tempDirs('siegesim-faults-');
 
 /** Every file of a report folder, by relative path, with its bytes. */
 function snapshot(dir: string): Record<string, string> {

@@ -11,15 +11,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { validateText, type ScenarioIssue } from '../src/api.js';
 import { LIMITS } from '../src/scenario/limits.js';
 import { MSG } from '../src/scenario/messages.js';
 import { MAX_CASES, withPath } from '../src/scenario/validate.js';
-import { ROOT, runCli, STACK_FRAME } from './cli-child.js';
+import { ROOT, runCli, STACK_FRAME, tempDirs } from './cli-child.js';
 
 /** Bundled scenarios whose settings are mutated: each system, each Cry Havoc kind, both crusader-rex situations. */
 const BASES = [
@@ -286,7 +285,7 @@ describe(`hostile scenarios: a generated corpus of ${CORPUS.length} across the f
 });
 
 describe('hostile scenarios through the built CLI', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'siegesim-hostile-'));
+  const dir = tempDirs('siegesim-hostile-')();
   const put = (name: string, content: string | Buffer) => {
     writeFileSync(path.join(dir, name), content);
     return name;
