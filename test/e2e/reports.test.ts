@@ -131,6 +131,12 @@ describeBrowser('every bundled report in a browser', () => {
     for (const name of names) {
       for (const p of await inspect(path.join(dir, name, 'index.html'), name)) problems.push(`${name}: ${p}`);
     }
+    // and the committed examples (reports/examples/, linked from the README)
+    const examples = path.join(ROOT, 'reports/examples');
+    for (const p of await inspect(path.join(examples, 'index.html'), 'examples-index')) problems.push(`examples index: ${p}`);
+    for (const name of reportsIn(examples)) {
+      for (const p of await inspect(path.join(examples, name, 'index.html'), `examples-${name}`)) problems.push(`examples/${name}: ${p}`);
+    }
     expect(problems).toEqual([]);
   }, 240_000);
 
