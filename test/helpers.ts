@@ -1,6 +1,29 @@
 /** Helpers shared by the rules systems' tests. */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { runScenario, validateText } from '../src/api.js';
 import { welchDifference, Z95 } from '../src/stats/intervals.js';
 import type { Metric, ScenarioResult } from '../src/systems/types.js';
+
+/** The repository's root. */
+export const ROOT = path.resolve(import.meta.dirname, '..');
+
+/** Run a bundled scenario file (path from the root) in this thread with `trials` per case. */
+export async function runFile(rel: string, trials: number): Promise<ScenarioResult> {
+  const file = path.join(ROOT, rel);
+  const v = validateText(file, readFileSync(file, 'utf8'));
+  if (!v.ok) throw new Error(JSON.stringify(v.issues));
+  return runScenario(v.value, { trials });
+}
+
+/** Every object in a tree of plain data (a Vega-Lite spec), depth first. */
+export function* nodes(x: unknown): Generator<Record<string, unknown>> {
+  if (Array.isArray(x)) for (const y of x) yield* nodes(y);
+  else if (x && typeof x === 'object') {
+    yield x as Record<string, unknown>;
+    for (const y of Object.values(x)) yield* nodes(y);
+  }
+}
 
 export type Tree = Record<string, unknown>;
 

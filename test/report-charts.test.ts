@@ -4,29 +4,10 @@
  * Every bundled report, drawn and opened in a browser: test/e2e/reports.test.ts.
  */
 import { describe, expect, it, beforeAll } from 'vitest';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { runScenario, validateText } from '../src/api.js';
 import { crossing, crossings, curveChart, heatmapChart, integerTicks, seriesLayout, sweepChart, wrapColumns, type SweepLine } from '../src/systems/chart-kit.js';
 import type { ScenarioResult } from '../src/systems/types.js';
+import { nodes, runFile } from './helpers.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-
-async function runFile(rel: string, trials: number): Promise<ScenarioResult> {
-  const file = path.join(ROOT, rel);
-  const v = validateText(file, readFileSync(file, 'utf8'));
-  if (!v.ok) throw new Error(JSON.stringify(v.issues));
-  return runScenario(v.value, { trials });
-}
-
-/** Every object in a spec tree. */
-function* nodes(x: unknown): Generator<Record<string, unknown>> {
-  if (Array.isArray(x)) for (const y of x) yield* nodes(y);
-  else if (x && typeof x === 'object') {
-    yield x as Record<string, unknown>;
-    for (const y of Object.values(x)) yield* nodes(y);
-  }
-}
 
 describe('integer axes', () => {
   it('tick on integers only (a 3-turn axis was ticked 1 2 2 3 3)', () => {

@@ -12,15 +12,7 @@ import { scenarioPage } from '../src/report/html.js';
 import { summaryCsv } from '../src/report/tables.js';
 import { systemById } from '../src/systems/registry.js';
 import type { ScenarioResult } from '../src/systems/types.js';
-
-const ROOT = path.resolve(import.meta.dirname, '..');
-
-async function runFile(rel: string, trials: number): Promise<ScenarioResult> {
-  const file = path.join(ROOT, rel);
-  const v = validateText(file, readFileSync(file, 'utf8'));
-  if (!v.ok) throw new Error(JSON.stringify(v.issues));
-  return runScenario(v.value, { trials });
-}
+import { ROOT, runFile } from './helpers.js';
 
 function page(r: ScenarioResult, indexHref?: string): string {
   const sys = systemById(r.system)!;

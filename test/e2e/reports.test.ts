@@ -13,6 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { describeBrowser, launchBrowser, screenshot, watchPage } from '../browser.js';
+import { nodes } from '../helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CLI = path.join(ROOT, 'dist/src/cli/main.js');
@@ -39,14 +40,6 @@ function reportsIn(root: string): string[] {
     .sort();
 }
 
-/** Every object in a spec tree. */
-function* nodes(x: unknown): Generator<Record<string, unknown>> {
-  if (Array.isArray(x)) for (const y of x) yield* nodes(y);
-  else if (x && typeof x === 'object') {
-    yield x as Record<string, unknown>;
-    for (const y of Object.values(x)) yield* nodes(y);
-  }
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'siegesim-reports-'));
