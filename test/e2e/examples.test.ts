@@ -5,22 +5,19 @@
  * not). A change that moves a number fails here until the examples are regenerated.
  */
 import { describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { ROOT, runCli, tempDirs } from '../cli-child.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const EXAMPLES = path.join(ROOT, 'reports/examples');
-const run = promisify(execFile);
+const tempDir = tempDirs('siegesim-examples-');
 
 /** The CLI arguments of `npm run examples`, writing to `out` instead of reports/examples. */
 function examplesArgs(out: string): string[] {
   const script = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.examples;
   const cmd = script.split('&&').pop()!.trim().split(/\s+/);
   expect(cmd.slice(0, 3)).toEqual(['node', 'dist/src/cli/main.js', 'run']);
-  const args = cmd.slice(1);
+  const args = cmd.slice(2);
   const at = args.indexOf('--out');
   expect(args[at + 1]).toBe('reports/examples');
   args[at + 1] = out;
@@ -35,8 +32,9 @@ const reportsIn = (root: string) =>
 
 describe('the committed example reports', () => {
   it('are what `npm run examples` writes today (every CSV byte for byte)', async () => {
-    const out = mkdtempSync(path.join(tmpdir(), 'siegesim-examples-'));
-    await run(process.execPath, examplesArgs(out), { cwd: ROOT, maxBuffer: 1 << 24 });
+    const out = tempDir();
+    const r = await runCli(examplesArgs(out), { timeoutMs: 280_000 });
+    expect(r.code, r.stderr).toBe(0);
     const names = reportsIn(EXAMPLES);
     expect(names.length).toBeGreaterThanOrEqual(4);
     expect(reportsIn(out)).toEqual(names);

@@ -6,18 +6,14 @@
  * test-artifacts/reports/. The CLI runs in an async child process: the test worker never blocks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { describeBrowser, launchBrowser, screenshot, watchPage } from '../browser.js';
+import { ROOT, runCli, tempDirs } from '../cli-child.js';
 import { nodes } from '../helpers.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const CLI = path.join(ROOT, 'dist/src/cli/main.js');
-const run = promisify(execFile);
+const tempDir = tempDirs('siegesim-reports-');
 
 /** The page's document, as the code run in the browser (page.evaluate) sees it. */
 declare const document: {
@@ -42,11 +38,9 @@ function reportsIn(root: string): string[] {
 
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'siegesim-reports-'));
-  const r = await run(process.execPath, [CLI, 'run', path.join(ROOT, 'scenarios'), '--trials', '600', '--out', dir, '--no-progress'], {
-    cwd: ROOT,
-    maxBuffer: 1 << 24,
-  });
+  dir = tempDir();
+  const r = await runCli(['run', path.join(ROOT, 'scenarios'), '--trials', '600', '--out', dir, '--no-progress'], { timeoutMs: 280_000 });
+  expect(r.code, r.stderr).toBe(0);
   stderr = r.stderr;
 }, 300_000);
 
@@ -135,7 +129,8 @@ describeBrowser('every bundled report in a browser', () => {
 
   it('a report written with --out to its own folder has no "all reports" link (there is no index beside it)', async () => {
     const one = path.join(dir, 'alone', 'town');
-    await run(process.execPath, [CLI, 'run', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), '--trials', '600', '--out', one, '--no-progress'], { cwd: ROOT });
+    const r = await runCli(['run', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), '--trials', '600', '--out', one, '--no-progress']);
+    expect(r.code, r.stderr).toBe(0);
     expect(existsSync(path.join(dir, 'alone', 'index.html'))).toBe(false);
     expect(readFileSync(path.join(one, 'index.html'), 'utf8')).not.toContain('all reports');
     expect(await inspect(path.join(one, 'index.html'), 'alone-town-basic')).toEqual([]);
