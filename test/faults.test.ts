@@ -7,7 +7,7 @@
  * tests wait for the line the hook prints, never for a fixed delay.
  */
 import { describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { mergeShards, runScenario, runShard, validateText, type ValidScenario } from '../src/api.js';
@@ -145,6 +145,25 @@ describe('outputs that cannot be written: exit 2 before any trial runs', () => {
     const r = await runCli(['run', SCEN, ...BIG, '--out', path.join(ro, 'x')], { timeoutMs: 30_000 });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/cannot write to .*ro\/x: permission denied \(EACCES\)/);
+  });
+});
+
+describe('report folders given as symbolic links', () => {
+  it('are written where they point, and the link stays a link', async () => {
+    const dir = tmp();
+    mkdirSync(path.join(dir, 'real'));
+    symlinkSync('real', path.join(dir, 'link'));
+    for (const seed of ['a', 'b']) {
+      const r = await runCli(['run', QUICK, '--trials', '1000', '--seed', seed, '--out', path.join(dir, 'link'), '--no-progress']);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    expect(lstatSync(path.join(dir, 'link')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(path.join(dir, 'real', 'summary.json'), 'utf8')).toContain('"seed": "b"');
+    expect(readdirSync(dir).sort()).toEqual(['link', 'real']);
+    symlinkSync('nowhere', path.join(dir, 'dangling'));
+    const r = await runCli(['run', QUICK, ...BIG, '--out', path.join(dir, 'dangling')], { timeoutMs: 30_000 });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cannot write to .*dangling: it is a symbolic link to nowhere/);
   });
 });
 

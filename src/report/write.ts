@@ -229,6 +229,15 @@ function lstatOrUndefinedOrFail(p: string, shown: string): Stats | undefined {
 
 // --- the write phase --------------------------------------------------------------------------
 
+/** A report folder given as a symbolic link is written where the link points (the link stays). */
+function followLink(p: string): string {
+  try {
+    return lstatSync(p).isSymbolicLink() ? realpathSync(p) : p;
+  } catch {
+    return p;
+  }
+}
+
 /** Create `dir` and its missing parents one level at a time (Node's recursive mkdir loops forever under /proc). */
 async function makeFolders(dir: string): Promise<void> {
   const missing: string[] = [];
@@ -289,7 +298,7 @@ function writeFailed(target: string, existed: boolean, e: unknown): OutputError 
  * `index`: a reports index will be written in the parent folder (the page links back to it).
  */
 export async function writeReport(r: ScenarioResult, outDir: string, opts: { index?: boolean } = {}): Promise<string[]> {
-  const target = path.resolve(outDir);
+  const target = followLink(path.resolve(outDir));
   const parent = path.dirname(target);
   const existed = existsSync(target);
   const tmp = path.join(parent, tmpName(path.basename(target)));
