@@ -4,6 +4,8 @@ import path from 'node:path';
 import { runScenario, validateText } from '../src/api.js';
 import { welchDifference, Z95 } from '../src/stats/intervals.js';
 import type { Metric, ScenarioResult } from '../src/systems/types.js';
+import { InlineExecutor } from '../src/engine/executor.js';
+import type { BatchTask } from '../src/engine/chunk.js';
 
 /** The repository's root. */
 export const ROOT = path.resolve(import.meta.dirname, '..');
@@ -97,4 +99,16 @@ export function zAll(a: ScenarioResult, b: ScenarioResult): [string, number][] {
     pts.forEach((p, i) => out.push([`${curve} ${JSON.stringify(p.x)}`, zTwo(p.m, cb.curves[curve][i].m)]));
   }
   return out;
+}
+
+/**
+ * The in-process executor, letting the event loop turn before each batch: a long in-process
+ * run is otherwise one unbroken stretch of microtasks, during which the test worker cannot
+ * answer vitest's RPC (which times out on a loaded machine).
+ */
+export class YieldingExecutor extends InlineExecutor {
+  override async run(task: BatchTask): Promise<Float64Array> {
+    await new Promise((resolve) => setImmediate(resolve));
+    return super.run(task);
+  }
 }

@@ -192,7 +192,8 @@ export function widestOf(sys: RulesSystem, metrics: Record<string, Metric>): num
   return w;
 }
 
-function moments(m: Metric | undefined): { n: number; sum: number; sumSq: number } {
+/** A metric's mergeable moments (n, Σx, Σx²) for a Welch difference. */
+export function moments(m: Metric | undefined): { n: number; sum: number; sumSq: number } {
   if (!m) return { n: 0, sum: 0, sumSq: 0 };
   if (m.kind === 'probability') return { n: m.n, sum: m.k ?? 0, sumSq: m.k ?? 0 };
   return { n: m.n, sum: m.sum ?? 0, sumSq: m.sumSq ?? 0 };

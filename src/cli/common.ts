@@ -4,13 +4,14 @@ import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
 import type CliProgress from 'cli-progress';
 import path from 'node:path';
-import { validateText, type ValidScenario } from '../api.js';
+import { parseSettings, validateText, type ValidScenario } from '../api.js';
 import { expandScenarioArgs, formatIssue, readText } from './files.js';
 import type { ScenarioIssue } from '../scenario/load.js';
 import { MSG } from '../scenario/messages.js';
 import { LIMITS } from '../scenario/limits.js';
 import { COMMON_SHAPE } from '../scenario/schema.js';
 import type { z } from 'zod';
+import { PoolExecutor } from '../engine/pool.js';
 
 /** A problem with what the user gave us: exit 2, no stack trace. */
 export class UserError extends Error {
@@ -134,6 +135,40 @@ export function makeProgress(enabled: boolean, label: string, unit: string) {
 /** Aborted on SIGINT/SIGTERM: runs stop submitting chunks. */
 export const controller = new AbortController();
 
+/** The flags `sensitivity` and `tune` share, as their api options (with the pool and progress of `onPool`). */
+export function caseOptions(
+  flags: { trials?: number; seed?: string | number; where?: string },
+  executor: PoolExecutor,
+  onProgress: (done: number, planned: number) => void,
+): { trials?: number; seed?: string | number; where?: Record<string, unknown>; executor: PoolExecutor; signal: AbortSignal; onProgress: (done: number, planned: number) => void } {
+  return { trials: flags.trials, seed: flags.seed, where: flags.where === undefined ? undefined : parseSettings(flags.where), executor, signal: controller.signal, onProgress };
+}
+
+/**
+ * Run an api verb on a worker pool of `threads`, with a progress bar on stderr when it is a
+ * terminal; the verb's input errors (`inputError`) become UserErrors (exit 2), and the pool is
+ * closed whatever happens.
+ */
+export async function onPool<T>(
+  flags: { threads: number; progress?: boolean },
+  label: string,
+  unit: string,
+  inputError: abstract new (...args: never[]) => Error,
+  run: (exec: PoolExecutor, onProgress: (done: number, planned: number) => void) => Promise<T>,
+): Promise<T> {
+  const exec = new PoolExecutor(flags.threads);
+  const progress = makeProgress(flags.progress !== false && process.stderr.isTTY === true, label.padEnd(24).slice(0, 24), unit);
+  try {
+    return await run(exec, progress.onProgress);
+  } catch (e) {
+    if (e instanceof inputError) throw new UserError(e.message);
+    throw e;
+  } finally {
+    progress.stop();
+    await exec.close();
+  }
+}
+
 
 export const intArg = (what: string) => (v: string) => {
   const n = Number(v);
@@ -145,6 +180,9 @@ export const nonNegInt = (what: string) => (v: string) => {
   if (v.trim() === '' || !Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError(`${what} must be a whole number >= 0`);
   return n;
 };
+
+/** A comma-separated list (`a,b,c`), blanks dropped. */
+export const listArg = (v: string): string[] => v.split(',').map((s) => s.trim()).filter(Boolean);
 
 /**
  * --threads: 1 to `LIMITS.threadsPerCore` per core. Results are the same whatever the count;

@@ -14,6 +14,8 @@ import * as merge from './commands/merge.js';
 import * as exact from './commands/exact.js';
 import * as check from './commands/check.js';
 import * as solve from './commands/solve.js';
+import * as sensitivity from './commands/sensitivity.js';
+import * as tune from './commands/tune.js';
 import * as bench from './commands/bench.js';
 import * as los from './commands/los.js';
 import * as validate from './commands/validate.js';
@@ -23,7 +25,7 @@ import * as roster from './commands/roster.js';
 export { UserError };
 
 /** Commands in the order `--help` lists them. */
-const COMMANDS = [run, merge, exact, check, solve, bench, los, roster, validate, schema];
+const COMMANDS = [run, merge, exact, check, solve, sensitivity, tune, bench, los, roster, validate, schema];
 
 export function buildProgram(): Command {
   const program = new Command();

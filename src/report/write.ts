@@ -157,10 +157,11 @@ function probe(dir: string, shown: string): void {
 /**
  * Check, before any trial runs, that a report folder can be written at `dir` (and clean up
  * leftovers beside it). An existing `dir` must be a folder that is empty or holds a siegesim
- * report (`summary.json`): anything else would be replaced, so it is refused.
+ * report of the same kind (its `marker` file: `summary.json` for a run, `sensitivity.json`,
+ * `tune.json`): anything else would be replaced, so it is refused.
  * Returns the real path to write to (a symbolic link is followed).
  */
-export function checkReportDir(dir: string): string {
+export function checkReportDir(dir: string, marker = 'summary.json'): string {
   let target = path.resolve(dir);
   let st = lstatOrUndefinedOrFail(target, dir);
   if (st?.isSymbolicLink()) {
@@ -179,7 +180,7 @@ export function checkReportDir(dir: string): string {
     } catch (e) {
       throw cannotWrite(dir, reasonOf(e));
     }
-    if (names.length > 0 && !names.includes('summary.json')) {
+    if (names.length > 0 && !names.includes(marker)) {
       throw cannotWrite(dir, 'it is a folder with other files, not a siegesim report, and the report would replace it; choose another --out');
     }
   }
@@ -293,11 +294,16 @@ function writeFailed(target: string, existed: boolean, e: unknown): OutputError 
   return new OutputError(`cannot write to ${target}: ${reasonOf(e)}; ${kept}`, 1);
 }
 
+/** Adds one file to a folder being written (path relative to the folder). */
+export type PutFile = (rel: string, content: string) => Promise<void>;
+
 /**
- * Write a run's report into `outDir` atomically. Returns the files written (relative).
- * `index`: a reports index will be written in the parent folder (the page links back to it).
+ * Write a folder atomically: `fill` puts every file into a temporary folder beside `outDir`
+ * (with a `charts/` subfolder ready), which then replaces `outDir` whole, so an interrupted or
+ * failed write never leaves half a report nor replaces a good one. Returns the files written
+ * (relative, in the order put).
  */
-export async function writeReport(r: ScenarioResult, outDir: string, opts: { index?: boolean } = {}): Promise<string[]> {
+export async function writeFolder(outDir: string, fill: (put: PutFile, files: readonly string[]) => Promise<void>): Promise<string[]> {
   const target = followLink(path.resolve(outDir));
   const parent = path.dirname(target);
   const existed = existsSync(target);
@@ -309,25 +315,11 @@ export async function writeReport(r: ScenarioResult, outDir: string, opts: { ind
     await mkdir(tmp);
     await mkdir(path.join(tmp, 'charts'));
     const files: string[] = [];
-    const put = async (rel: string, content: string) => {
+    await fill(async (rel, content) => {
       await writeFile(path.join(tmp, rel), content);
       files.push(rel);
       await faultPoint('file', rel);
-    };
-    await put('summary.csv', summaryCsv(r));
-    await put('summary.json', JSON.stringify(summaryJson(r), null, 2) + '\n');
-    for (const def of r.curveDefs) {
-      // a system's curve that this run has no points for (a siege-only curve in the open field)
-      if (r.cases.some((c) => (c.curves[def.file]?.length ?? 0) > 0)) await put(`${def.file}.csv`, curveCsv(r, def.file));
-    }
-    const sys = systemById(r.system);
-    const charts: ChartSpec[] = sys ? sys.charts(r) : [];
-    const svgs = renderSvgs(charts.map((c) => c.spec)); // on the renderer thread, while the rest is written
-    svgs.catch(() => undefined); // awaited below; a failure there fails the report
-    for (const c of charts) await put(`charts/${c.name}.vl.json`, JSON.stringify(c.spec, null, 2) + '\n');
-    const rendered = await svgs;
-    for (let i = 0; i < charts.length; i++) await put(`charts/${charts[i].name}.svg`, rendered[i]);
-    await put('index.html', scenarioPage(r, charts, files.slice(), { headline: sys?.headline, indexHref: opts.index ? '../index.html' : undefined }));
+    }, files);
     await faultPoint('tmp', tmp);
     await swapInto(job);
     return files;
@@ -338,6 +330,34 @@ export async function writeReport(r: ScenarioResult, outDir: string, opts: { ind
     await rm(tmp, { recursive: true, force: true });
     pending.delete(tmp);
   }
+}
+
+/** Put each chart's Vega-Lite spec and its SVG (`charts/<name>.vl.json`, `.svg`). */
+export async function putCharts(put: PutFile, charts: readonly ChartSpec[]): Promise<void> {
+  const svgs = renderSvgs(charts.map((c) => c.spec)); // on the renderer thread, while the specs are written
+  svgs.catch(() => undefined); // awaited below; a failure there fails the report
+  for (const c of charts) await put(`charts/${c.name}.vl.json`, JSON.stringify(c.spec, null, 2) + '\n');
+  const rendered = await svgs;
+  for (let i = 0; i < charts.length; i++) await put(`charts/${charts[i].name}.svg`, rendered[i]);
+}
+
+/**
+ * Write a run's report into `outDir` atomically. Returns the files written (relative).
+ * `index`: a reports index will be written in the parent folder (the page links back to it).
+ */
+export async function writeReport(r: ScenarioResult, outDir: string, opts: { index?: boolean } = {}): Promise<string[]> {
+  return writeFolder(outDir, async (put, files) => {
+    await put('summary.csv', summaryCsv(r));
+    await put('summary.json', JSON.stringify(summaryJson(r), null, 2) + '\n');
+    for (const def of r.curveDefs) {
+      // a system's curve that this run has no points for (a siege-only curve in the open field)
+      if (r.cases.some((c) => (c.curves[def.file]?.length ?? 0) > 0)) await put(`${def.file}.csv`, curveCsv(r, def.file));
+    }
+    const sys = systemById(r.system);
+    const charts: ChartSpec[] = sys ? sys.charts(r) : [];
+    await putCharts(put, charts);
+    await put('index.html', scenarioPage(r, charts, files.slice(), { headline: sys?.headline, indexHref: opts.index ? '../index.html' : undefined }));
+  });
 }
 
 /** Put a finished folder at `target`, replacing any old one only once the new one is whole. */

@@ -1,0 +1,249 @@
+/**
+ * The sensitivity verb: which settings move a metric. Every tunable setting (or the listed
+ * ones) is turned one step down and one step up within its schema bounds (an enum to each of its
+ * other options, a boolean to the other value), and each turned case is played trial by trial on
+ * the same dice as the baseline (common random numbers: baseline and turned cases are variants of
+ * one job, in batches that all roll the same dice), so each effect is a paired difference with
+ * its paired interval. Settings are ranked by their largest absolute effect. Touches no files,
+ * prints nothing; cancel with `signal`.
+ */
+import type { ValidScenario } from '../scenario/validate.js';
+import type { Metric, MetricKind } from '../systems/types.js';
+import { pairedDifference, welchDifference, type Estimate } from '../stats/intervals.js';
+import { InlineExecutor } from '../engine/executor.js';
+import { VERSION } from '../version.js';
+import { moments } from './run.js';
+import {
+  baseCaseOf,
+  resultHead,
+  compileSetting,
+  metricOf,
+  runCases,
+  selectTunables,
+  tidy,
+  TuningInputError,
+  type CaseGroup,
+  type CaseOptions,
+  type Tunable,
+  type TunableKind,
+} from './tunables.js';
+
+/** `--step`: an absolute step, or a percentage of the loaded value. */
+export type Step = { abs: number } | { percent: number };
+
+/** Parse `--step N|P%`. */
+export function parseStep(text: string): Step {
+  const m = /^\s*([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*(%?)\s*$/i.exec(text);
+  const x = m ? Number(m[1]) : NaN;
+  if (!m || !(x > 0) || !Number.isFinite(x)) throw new TuningInputError(`--step is a positive number or a percentage, e.g. 2 or 10% (got "${text}")`);
+  return m[2] ? { percent: x } : { abs: x };
+}
+
+export interface SensitivityOptions extends CaseOptions {
+  /** Metric to rank by (default: the system's first headline metric this case produces). */
+  metric?: string;
+  /** Settings to turn (paths, or object paths for everything under them); default all. */
+  params?: string[];
+  /** Default: integers ±1, decimals ±10% of their value. */
+  step?: Step;
+  /** Trials run so far of those planned. */
+  onProgress?: (done: number, planned: number) => void;
+  /** Turned cases per job beside the baseline (results do not depend on it). */
+  batch?: number;
+}
+
+export type Direction = 'down' | 'up' | 'option';
+
+/** One turned case: the setting's change and the metric's paired change. */
+export interface SensitivityRow {
+  param: string;
+  kind: TunableKind;
+  direction: Direction;
+  from: number | string | boolean;
+  to: number | string | boolean;
+  metric: string;
+  /** metric(to) − metric(from), with its 95% interval. */
+  effect: number;
+  ci_low: number;
+  ci_high: number;
+  /** Paired interval (per-trial differences) or Welch (a metric that is not per trial). */
+  paired: boolean;
+  /** The metric at `to`. */
+  at: Estimate;
+  /** 1 = the setting with the largest absolute effect; both directions of a setting share it. */
+  rank: number;
+}
+
+/** A setting (or one direction of it) that was not run, and why. */
+export interface SensitivitySkip {
+  param: string;
+  to?: number | string | boolean;
+  reason: string;
+}
+
+export interface SensitivityResult {
+  name: string;
+  system: string;
+  file: string;
+  seed: string | number;
+  trials: number;
+  metric: string;
+  metricKind: MetricKind;
+  /** The case the settings were turned from (dotted settings on top of the file). */
+  where: Record<string, unknown>;
+  note?: string;
+  step?: Step;
+  /** The metric at the loaded settings. */
+  baseline: Metric;
+  /** Rows in rank order (down, up, then options in schema order, within a setting). */
+  rows: SensitivityRow[];
+  /** One entry per ranked setting: its largest effect (signed). */
+  ranking: { rank: number; param: string; kind: TunableKind; effect: number; ci_low: number; ci_high: number }[];
+  skipped: SensitivitySkip[];
+  provenance: { version: string; threads: number; seconds: number; trials_per_second: number };
+}
+
+/** The values a setting is turned to, or why it is not turned. */
+export function stepsOf(t: Tunable, step?: Step): { to: number | string | boolean; direction: Direction }[] | string {
+  if (t.value === undefined) return 'not set in the scenario (its default depends on other keys): set it in the file or with --where';
+  if (t.kind === 'enum' || t.kind === 'boolean') {
+    return (t.options ?? []).filter((o) => o !== t.value).map((to) => ({ to, direction: 'option' as const }));
+  }
+  const v = t.value as number;
+  const lo = t.min ?? -Infinity;
+  const hi = t.max ?? Infinity;
+  const span = Number.isFinite(hi - lo) ? hi - lo : 1;
+  let d: number;
+  if (step && 'abs' in step) d = step.abs;
+  else {
+    const p = (step && 'percent' in step ? step.percent : 10) / 100;
+    d = v !== 0 ? Math.abs(v) * p : span * p;
+  }
+  if (t.kind === 'int') d = step === undefined ? 1 : Math.max(1, Math.round(d));
+  const out: { to: number; direction: Direction }[] = [];
+  const down = tidy(Math.max(lo, v - d));
+  const up = tidy(Math.min(hi, v + d));
+  if (down < v) out.push({ to: down, direction: 'down' });
+  if (up > v) out.push({ to: up, direction: 'up' });
+  return out.length > 0 ? out : 'no room to step within its schema bounds';
+}
+
+/**
+ * Rank the scenario's settings by their effect on a metric. Every effect is a paired
+ * difference on common random numbers (Welch for a metric that is not per trial, such as a
+ * mean over the trials that breached).
+ * @example sensitivityScenario(v, { metric: 'p_attacker_wins', params: ['wall'], trials: 2000 })
+ */
+export async function sensitivityScenario(v: ValidScenario, o: SensitivityOptions = {}): Promise<SensitivityResult> {
+  const sys = v.system;
+  const base = baseCaseOf(v, o.where);
+  const tunables = selectTunables(base.tunables, o.params, sys);
+  const baseCompiled = sys.compile(base.scenario);
+  const metric = metricOf(sys, sys.summarize(baseCompiled, new Float64Array(sys.kernel.accLength(baseCompiled))), o.metric);
+  const trials = o.trials ?? v.trials;
+  const seed = o.seed ?? v.seed;
+
+  // --- plan: every turned case, validated and compiled ---
+  const skipped: SensitivitySkip[] = [];
+  const turned: { t: Tunable; to: number | string | boolean; direction: Direction; compiled: unknown }[] = [];
+  for (const t of tunables) {
+    const steps = stepsOf(t, o.step);
+    if (typeof steps === 'string') {
+      skipped.push({ param: t.path, reason: steps });
+      continue;
+    }
+    for (const s of steps) {
+      const c = compileSetting(v, base, { [t.path]: s.to });
+      if (c.ok) turned.push({ t, to: s.to, direction: s.direction, compiled: c.compiled });
+      else skipped.push({ param: t.path, to: s.to, reason: `not a valid case: ${c.reason}` });
+    }
+  }
+  if (turned.length === 0) throw new TuningInputError(`nothing to turn: ${skipped.map((s) => `${s.param}: ${s.reason}`).join('; ') || 'no tunable settings'}`);
+
+  // --- run: the baseline and a batch of turned cases per job, all on the same dice ---
+  const slotOf = (c: unknown) => sys.pairedSlots(c).find((s) => s.metric === metric)?.slot;
+  const baseSlot = slotOf(baseCompiled);
+  const batch = Math.max(1, o.batch ?? 8);
+  const groups: (CaseGroup & { members: number[]; paired: boolean })[] = [];
+  // Cases whose metric is per trial in both (pairable) share jobs; the rest go in jobs of their own kind.
+  for (const paired of [true, false]) {
+    const members = turned.map((_, i) => i).filter((i) => (baseSlot !== undefined && slotOf(turned[i].compiled) !== undefined) === paired);
+    for (let k = 0; k < members.length; k += batch) {
+      const m = members.slice(k, k + batch);
+      groups.push({
+        members: m,
+        paired,
+        compiled: [baseCompiled, ...m.map((i) => turned[i].compiled)],
+        pairedSlots: paired ? [[baseSlot!], ...m.map((i) => [slotOf(turned[i].compiled)!])] : [[], ...m.map(() => [])],
+      });
+    }
+  }
+  const exec = o.executor ?? new InlineExecutor();
+  const t0 = performance.now();
+  const outs = await runCases(sys, groups, { seed, trials, stream: 'sensitivity', executor: exec, signal: o.signal, onProgress: o.onProgress });
+  const seconds = (performance.now() - t0) / 1000;
+
+  // --- effects ---
+  const baseline = sys.summarize(baseCompiled, outs[0].accs[0]).metrics[metric];
+  const rows: SensitivityRow[] = new Array(turned.length);
+  groups.forEach((g, gi) => {
+    const out = outs[gi];
+    g.members.forEach((i, j) => {
+      const tc = turned[i];
+      const at = sys.summarize(tc.compiled, out.accs[j + 1]).metrics[metric];
+      let d: Estimate;
+      if (g.paired) d = pairedDifference({ n: out.trials, sum: out.pairs[j * 2], sumSq: out.pairs[j * 2 + 1] });
+      else d = at && baseline ? welchDifference(moments(at), moments(baseline)) : { value: NaN, ci_low: NaN, ci_high: NaN };
+      rows[i] = {
+        param: tc.t.path,
+        kind: tc.t.kind,
+        direction: tc.direction,
+        from: tc.t.value!,
+        to: tc.to,
+        metric,
+        effect: d.value,
+        ci_low: d.ci_low,
+        ci_high: d.ci_high,
+        paired: g.paired,
+        at: at ? { value: at.value, ci_low: at.ci_low, ci_high: at.ci_high } : { value: NaN, ci_low: NaN, ci_high: NaN },
+        rank: 0,
+      };
+    });
+  });
+
+  // --- rank settings by their largest absolute effect (ties: schema order) ---
+  const order = tunables.map((t) => t.path);
+  const biggest = new Map<string, SensitivityRow>();
+  for (const r of rows) {
+    const cur = biggest.get(r.param);
+    if (!cur || size(r) > size(cur)) biggest.set(r.param, r);
+  }
+  const ranked = [...biggest.values()].sort((a, b) => size(b) - size(a) || order.indexOf(a.param) - order.indexOf(b.param));
+  const rankOf = new Map(ranked.map((r, i) => [r.param, i + 1]));
+  for (const r of rows) r.rank = rankOf.get(r.param)!;
+  rows.sort((a, b) => a.rank - b.rank); // stable: directions stay in plan order
+
+  return {
+    ...resultHead(v, seed, trials),
+    metric,
+    metricKind: baseline?.kind ?? 'probability',
+    where: base.where,
+    note: base.note,
+    step: o.step,
+    baseline,
+    rows,
+    ranking: ranked.map((r) => ({ rank: r.rank, param: r.param, kind: r.kind, effect: r.effect, ci_low: r.ci_low, ci_high: r.ci_high })),
+    skipped,
+    provenance: {
+      version: VERSION,
+      threads: exec.threads,
+      seconds: Math.round(seconds * 1000) / 1000,
+      trials_per_second: seconds > 0 ? Math.round((trials * (turned.length + groups.length)) / seconds) : 0,
+    },
+  };
+}
+
+/** The size of an effect for ranking (an undefined effect ranks last). */
+function size(r: SensitivityRow): number {
+  return Number.isFinite(r.effect) ? Math.abs(r.effect) : -1;
+}

@@ -1,0 +1,277 @@
+/**
+ * What `sensitivity` and `tune` can turn: the scenario's tunable settings, found by walking its
+ * schema alongside the loaded case (so list elements present in the file are reached too, e.g.
+ * `blocks.2.steps`), each with its kind, loaded value and schema bounds; the case they start
+ * from (the baseline variant at the first sweep point, or `where`); and evaluating many settings
+ * of that case on the same dice (common random numbers). Touches no files, prints nothing.
+ */
+import type { z } from 'zod';
+import { validateCase, valueAtPath, type ValidScenario } from '../scenario/validate.js';
+import { COMMON_KEYS, scenarioSchemaOf, unwrap } from '../scenario/schema.js';
+import { suggest } from '../scenario/suggest.js';
+import type { CaseSummary, RulesSystem } from '../systems/types.js';
+import { runGroups, type GroupJob } from '../engine/run.js';
+import type { Executor } from '../engine/executor.js';
+import { splitResult } from './run.js';
+
+/** A user-facing problem with a sensitivity or tune request (the CLI prints it and exits 2). */
+export class TuningInputError extends Error {}
+
+/** What both verbs take beside their own options. */
+export interface CaseOptions {
+  /** Trials per case (default: the scenario's). */
+  trials?: number;
+  seed?: string | number;
+  /** Dotted settings picking the case (default: the baseline variant at the first sweep point). */
+  where?: Record<string, unknown>;
+  /** Where chunks run (default: in this thread). */
+  executor?: Executor;
+  /** Aborting rejects the run (engine CancelledError). */
+  signal?: AbortSignal;
+}
+
+export type TunableKind = 'int' | 'number' | 'enum' | 'boolean';
+
+/** One setting that can be turned. */
+export interface Tunable {
+  /** Dotted path, as `--params`, variants' `set` and sweeps spell it: `wall.hp`, `blocks.2.steps`. */
+  path: string;
+  kind: TunableKind;
+  /** The loaded value; undefined for an optional setting the file leaves out (its default depends on other keys). */
+  value: number | string | boolean | undefined;
+  /** Schema bounds of a number (±Infinity when open). */
+  min?: number;
+  max?: number;
+  /** The alternatives of an enum or a boolean, in schema order. */
+  options?: (string | number | boolean)[];
+}
+
+type Def = Record<string, unknown> & { type: string };
+const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+
+/**
+ * Every tunable setting of a case: numbers (with their bounds), enums and booleans reachable
+ * from the system's schema, in schema order; list and record entries as far as the case has
+ * them. The common keys (name, seed, trials, variants, sweep) are not settings.
+ */
+export function tunablesOf(system: RulesSystem, scenario: Record<string, unknown>): Tunable[] {
+  const out: Tunable[] = [];
+  const shape = defOf(scenarioSchemaOf(system)).shape as Record<string, z.ZodType>;
+  for (const key of Object.keys(shape)) {
+    if (COMMON_KEYS.has(key)) continue;
+    walk(shape[key], scenario[key], [key], out);
+  }
+  return out;
+}
+
+function walk(schema: z.ZodType, value: unknown, path: string[], out: Tunable[]): void {
+  const s = unwrap(schema);
+  const def = defOf(s);
+  switch (def.type) {
+    case 'object': {
+      // an optional section the case does not have (a melee's defender in a battering question)
+      if (value === null || typeof value !== 'object') return;
+      const shape = def.shape as Record<string, z.ZodType>;
+      for (const k of Object.keys(shape)) walk(shape[k], (value as Record<string, unknown>)[k], [...path, k], out);
+      return;
+    }
+    case 'array':
+      if (Array.isArray(value)) value.forEach((x, i) => walk(def.element as z.ZodType, x, [...path, String(i)], out));
+      return;
+    case 'tuple':
+      if (Array.isArray(value)) (def.items as z.ZodType[]).forEach((item, i) => walk(item, value[i], [...path, String(i)], out));
+      return;
+    case 'record':
+      if (value && typeof value === 'object') for (const k of Object.keys(value)) walk(def.valueType as z.ZodType, (value as Record<string, unknown>)[k], [...path, k], out);
+      return;
+    case 'union': {
+      // the alternative the loaded value is written in (a roster block or a custom one)
+      if (value === undefined) return;
+      const opt = (def.options as z.ZodType[]).find((o) => o.safeParse(value).success);
+      if (opt) walk(opt, value, path, out);
+      return;
+    }
+    case 'number': {
+      const n = s as unknown as { minValue: number | null; maxValue: number | null; isInt: boolean };
+      out.push({
+        path: path.join('.'),
+        kind: n.isInt ? 'int' : 'number',
+        value: typeof value === 'number' ? value : undefined,
+        min: n.minValue ?? -Infinity,
+        max: n.maxValue ?? Infinity,
+      });
+      return;
+    }
+    case 'enum':
+      out.push({ path: path.join('.'), kind: 'enum', value: value as string | undefined, options: Object.values(def.entries as Record<string, string | number>) });
+      return;
+    case 'boolean':
+      out.push({ path: path.join('.'), kind: 'boolean', value: value as boolean | undefined, options: [false, true] });
+      return;
+    default:
+      return; // strings, literals: names and labels, not numbers to turn
+  }
+}
+
+/** The case both verbs work on, and its tunable settings. */
+export interface BaseCase {
+  /** Dotted settings applied on top of the scenario as written (and its baseline variant). */
+  where: Record<string, unknown>;
+  scenario: Record<string, unknown>;
+  tunables: Tunable[];
+  /** Said to the user: which case this is when the scenario has a sweep or variants. */
+  note?: string;
+}
+
+/** What both verbs' results start with: the scenario, its system, file, seed and trials. */
+export function resultHead(v: ValidScenario, seed: string | number, trials: number): { name: string; system: string; file: string; seed: string | number; trials: number } {
+  return { name: v.name, system: v.system.id, file: v.file, seed, trials };
+}
+
+/**
+ * The baseline variant at the first sweep point, or at `where` (dotted path -> value, any
+ * setting). Throws TuningInputError when `where` names no setting or makes the case invalid.
+ */
+export function baseCaseOf(v: ValidScenario, where?: Record<string, unknown>): BaseCase {
+  const w = where ?? { ...(v.points[0]?.params ?? {}) };
+  if (where) {
+    const all = tunablesOf(v.system, v.points[0]?.variants[0]?.scenario ?? {});
+    for (const p of Object.keys(where)) if (!all.some((t) => t.path === p)) throw new TuningInputError(unknownSetting(p, all, v.system));
+  }
+  const c = validateCase(v, w);
+  if (!c.ok) throw new TuningInputError(`the case ${showSettings(w)} is not valid: ${c.messages.join('; ')}`);
+  const parts: string[] = [];
+  if (v.variantNames.length > 1) parts.push(`on the baseline variant (${v.variantNames[0]})`);
+  if (v.params.length > 0) parts.push(where ? `at ${showSettings(w)}` : `at the first sweep point (${showSettings(w)}; --where picks another)`);
+  return { where: w, scenario: c.scenario, tunables: tunablesOf(v.system, c.scenario), note: parts.length > 0 ? `working ${parts.join(' ')}` : undefined };
+}
+
+/** `a=1, b=x` */
+export function showSettings(s: Record<string, unknown>): string {
+  return Object.entries(s)
+    .map(([k, x]) => `${k}=${String(x)}`)
+    .join(', ');
+}
+
+/** The message for a path that is not a tunable setting, with a "did you mean". */
+export function unknownSetting(p: string, all: Tunable[], system: RulesSystem): string {
+  const guess = suggest(p, all.map((t) => t.path));
+  return `"${p}" is not a tunable setting of this ${system.id} scenario${guess ? ` (did you mean "${guess}"?)` : ''}`;
+}
+
+/**
+ * Select tunables by the names given: a setting's path, or an object's path for every setting
+ * under it (`attacker` = every attacker count). Throws TuningInputError for a name that
+ * matches nothing.
+ */
+export function selectTunables(all: Tunable[], names: string[] | undefined, system: RulesSystem): Tunable[] {
+  if (!names || names.length === 0) return all;
+  const picked = new Set<Tunable>();
+  for (const name of names) {
+    const hits = all.filter((t) => t.path === name || t.path.startsWith(name + '.'));
+    if (hits.length === 0) throw new TuningInputError(unknownSetting(name, all, system));
+    for (const h of hits) picked.add(h);
+  }
+  return all.filter((t) => picked.has(t));
+}
+
+/** The metric both verbs judge by: `metric` if given (checked), else the first headline metric the case produces. */
+export function metricOf(system: RulesSystem, produced: CaseSummary, metric?: string): string {
+  if (metric !== undefined) {
+    if (!system.metricOrder.includes(metric)) {
+      const guess = suggest(metric, system.metricOrder);
+      throw new TuningInputError(`unknown metric "${metric}" for system ${system.id}${guess ? ` (did you mean "${guess}"?)` : ''} (one of: ${system.metricOrder.join(', ')})`);
+    }
+    if (!produced.metrics[metric]) throw new TuningInputError(`metric "${metric}" is not produced for this scenario (it has: ${Object.keys(produced.metrics).join(', ')})`);
+    return metric;
+  }
+  const h = system.headline.find((m) => produced.metrics[m]) ?? Object.keys(produced.metrics)[0];
+  if (!h) throw new TuningInputError(`this scenario produces no metric`);
+  return h;
+}
+
+/** Round a stepped decimal to 12 significant digits (0.1 + 0.2 is written 0.3). */
+export function tidy(x: number): number {
+  return Number(x.toPrecision(12));
+}
+
+/**
+ * Validate and compile the base case with extra settings. Returns the compiled case, or the
+ * reasons it is not a valid case (a value another key rules out). An element of a list of
+ * values (`rules.vikings_shortbow_long.0`) is set by setting the whole list, which the file may
+ * leave to its default.
+ */
+export function compileSetting(
+  v: ValidScenario,
+  base: BaseCase,
+  settings: Record<string, unknown>,
+): { ok: true; compiled: unknown } | { ok: false; reason: string } {
+  const resolved: Record<string, unknown> = {};
+  for (const [p, x] of Object.entries(settings)) {
+    const i = p.lastIndexOf('.');
+    const parentPath = p.slice(0, Math.max(0, i));
+    const parent = i > 0 ? (resolved[parentPath] ?? valueAtPath(base.scenario, parentPath)) : undefined;
+    if (Array.isArray(parent) && /^\d+$/.test(p.slice(i + 1))) {
+      const list = [...parent];
+      list[Number(p.slice(i + 1))] = x;
+      resolved[parentPath] = list;
+    } else resolved[p] = x;
+  }
+  const c = validateCase(v, { ...base.where, ...resolved });
+  if (!c.ok) return { ok: false, reason: c.messages.join('; ') };
+  const extra = v.system.refine?.(c.scenario) ?? [];
+  if (extra.length > 0) return { ok: false, reason: extra.map((e) => `${e.path.join('.')}: ${e.message}`).join('; ') };
+  return { ok: true, compiled: v.system.compile(c.scenario) };
+}
+
+export interface RunCasesOptions {
+  seed: string | number;
+  trials: number;
+  /** Stream key: every case run under one key rolls the same dice (common random numbers). */
+  stream: string;
+  executor: Executor;
+  signal?: AbortSignal;
+  onProgress?: (done: number, planned: number) => void;
+}
+
+/** A group of compiled cases played together, and the accumulator slots to pair (per case). */
+export interface CaseGroup {
+  compiled: unknown[];
+  /** pairedSlots[v][p]: slot of paired quantity p in case v's accumulator (every case the same count). */
+  pairedSlots: number[][];
+}
+
+/**
+ * Run groups of compiled cases on one stream: each group is one job whose cases are played
+ * trial by trial on the same dice (paired differences against the group's first case), and
+ * every group rolls the same dice as every other, so a case's numbers do not depend on how the
+ * cases are grouped. Returns each group's accumulators (one per case) and its paired sums.
+ */
+export async function runCases(
+  system: RulesSystem,
+  groups: CaseGroup[],
+  o: RunCasesOptions,
+): Promise<{ accs: Float64Array[]; pairs: Float64Array; trials: number }[]> {
+  const jobs: GroupJob[] = groups.map((g) => ({
+    stream: o.stream,
+    system: system.id,
+    compiled: g.compiled,
+    accLengths: g.compiled.map((c) => system.kernel.accLength(c)),
+    pairedSlots: g.pairedSlots,
+  }));
+  const outs = await runGroups(jobs, { seed: o.seed, trials: o.trials, chunkTrials: system.chunkTrials, signal: o.signal, onProgress: o.onProgress }, o.executor);
+  return outs.map((out, g) => ({ ...splitResult(jobs[g], out.merged), trials: out.trials }));
+}
+
+/** Parse `a=1,b=x` style settings (numbers, true/false, otherwise strings). */
+export function parseSettings(text: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const i = part.indexOf('=');
+    if (i <= 0) throw new TuningInputError(`"${part}" is not path=value`);
+    const key = part.slice(0, i).trim();
+    const raw = part.slice(i + 1).trim();
+    out[key] = raw === 'true' ? true : raw === 'false' ? false : raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+  }
+  return out;
+}

@@ -1,0 +1,339 @@
+/**
+ * The tune verb: integer values of one to three settings that put several metrics in their
+ * target intervals at once. The search is deterministic and runs every candidate on the same
+ * dice (common random numbers, one stream for all), so neighbouring candidates differ by the
+ * setting, not by luck:
+ *
+ *   coarse   an even grid over the ranges (9 points on one axis, 5 x 5 on two, 4 x 4 x 4 on three);
+ *   refine   around the best candidates so far (two, one for three parameters or once the steps
+ *            are single), the 3^k neighbours at half the last spacing, until the spacing is 1 and
+ *            the best candidate's neighbourhood is all evaluated;
+ *   confirm  the best three re-run with `refine` times the trials (the same dice, extended), then
+ *            a walk at that precision from the best confirmed candidate to its neighbours until
+ *            none is better; the best confirmed candidate is the answer.
+ *
+ * A candidate's score: when every target's estimate is inside its interval, minus the smallest
+ * margin to an edge (in target widths: the most central candidate wins); otherwise the distance,
+ * the sum over targets of how far the estimate is outside, in target widths. `budget` caps the
+ * trials run in all. Touches no files, prints nothing; cancel with `signal`.
+ */
+import type { ValidScenario } from '../scenario/validate.js';
+import type { Metric } from '../systems/types.js';
+import type { Estimate } from '../stats/intervals.js';
+import { InlineExecutor } from '../engine/executor.js';
+import { VERSION } from '../version.js';
+import { baseCaseOf, resultHead, compileSetting, metricOf, runCases, selectTunables, TuningInputError, type CaseOptions } from './tunables.js';
+
+/** One target: `<metric> in [lo, hi]`. */
+export interface TuneTarget {
+  metric: string;
+  lo: number;
+  hi: number;
+}
+
+const NUM = String.raw`[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?`;
+const TARGET_RE = new RegExp(String.raw`^\s*([A-Za-z_][A-Za-z0-9_]*)\s+in\s+\[\s*(${NUM})\s*,\s*(${NUM})\s*\]\s*$`, 'i');
+
+/** Parse `"<metric> in [lo, hi]"`. */
+export function parseTarget(text: string): TuneTarget {
+  const m = TARGET_RE.exec(text);
+  if (!m) throw new TuningInputError(`a target is "<metric> in [lo, hi]", e.g. "p_attacker_wins in [0.45, 0.55]" (got "${text}")`);
+  const lo = Number(m[2]);
+  const hi = Number(m[3]);
+  if (!(lo < hi)) throw new TuningInputError(`target "${text}": need lo < hi`);
+  return { metric: m[1], lo, hi };
+}
+
+/** Parse `--range a=LO..HI`. */
+export function parseRange(text: string): { param: string; lo: number; hi: number } {
+  const m = /^\s*([^=\s]+)\s*=\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*$/.exec(text);
+  if (!m) throw new TuningInputError(`a range is <param>=LO..HI with integers, e.g. wall.hp=10..60 (got "${text}")`);
+  return { param: m[1], lo: Number(m[2]), hi: Number(m[3]) };
+}
+
+export interface TuneOptions extends CaseOptions {
+  /** One to three integer settings (dotted paths). */
+  params: string[];
+  targets: TuneTarget[];
+  /** Search ranges (default: the schema bounds; see `defaultRange`). */
+  ranges?: Record<string, [number, number]>;
+  /** Most trials run in all, confirmations included (default 200 x trials). */
+  budget?: number;
+  /** Trials multiplier for the confirmation of the best candidates (default 4). */
+  refine?: number;
+  /** Trials run so far against the budget. */
+  onProgress?: (trialsUsed: number, budget: number) => void;
+  /** Each candidate as it is evaluated. */
+  onEvaluate?: (e: TuneEvaluation) => void;
+}
+
+/** One target judged at one candidate. */
+export interface TargetCheck extends TuneTarget, Estimate {
+  /** The estimate is inside [lo, hi]. */
+  met: boolean;
+  /** Its whole 95% interval is inside [lo, hi]. */
+  sure: boolean;
+  /** How far the estimate is outside [lo, hi], in target widths (0 when met). */
+  distance: number;
+}
+
+export type TuneStage = 'coarse' | 'refine' | 'confirm';
+
+export interface TuneEvaluation {
+  /** 1, 2, ... in the order run. */
+  index: number;
+  stage: TuneStage;
+  values: Record<string, number>;
+  trials: number;
+  /** Undefined when the candidate is not a valid case (then `invalid` says why). */
+  checks?: TargetCheck[];
+  invalid?: string;
+  /** Targets met. */
+  met: number;
+  /** Σ distances over the targets (0 when all are met; Infinity when invalid). */
+  distance: number;
+  /** Lower is better (see the module comment). */
+  score: number;
+}
+
+export interface TuneParam {
+  path: string;
+  lo: number;
+  hi: number;
+  /** The loaded value (undefined when the file leaves it to a default). */
+  loaded?: number;
+}
+
+export interface TuneResult {
+  name: string;
+  system: string;
+  file: string;
+  seed: string | number;
+  trials: number;
+  budget: number;
+  trialsUsed: number;
+  /** The budget stopped the search before it finished. */
+  exhausted: boolean;
+  params: TuneParam[];
+  targets: TuneTarget[];
+  where: Record<string, unknown>;
+  note?: string;
+  /** Every target met by the best candidate at its confirmation. */
+  found: boolean;
+  /** The answer: the best candidate at the most trials it was run with (the closest one when none meets every target). */
+  best: TuneEvaluation;
+  evaluations: TuneEvaluation[];
+  provenance: { version: string; threads: number; seconds: number; trials_per_second: number };
+}
+
+/** Widest range searched without `--range` when the loaded value is known: see `defaultRange`. */
+const WIDE = 1000;
+
+/**
+ * A parameter's default range: its schema bounds; when they span more than 1000 values (wall
+ * HP allows 0-100000), [max(lower, min(0, v)), min(upper, max(10, 4 v))] around the loaded value v.
+ */
+export function defaultRange(min: number, max: number, loaded: number | undefined): [number, number] | undefined {
+  if (max - min <= WIDE) return [min, max];
+  if (loaded === undefined) return undefined;
+  return [Math.max(min, Math.min(0, loaded)), Math.min(max, Math.max(10, 4 * Math.abs(loaded)))];
+}
+
+/** Judge one candidate's metrics against the targets. */
+export function judge(targets: TuneTarget[], metrics: Record<string, Metric>): { checks: TargetCheck[]; met: number; distance: number; score: number } {
+  const checks = targets.map((t): TargetCheck => {
+    const m = metrics[t.metric];
+    const value = m?.value ?? NaN;
+    const width = t.hi - t.lo;
+    const met = value >= t.lo && value <= t.hi;
+    const gap = Number.isFinite(value) ? Math.max(0, t.lo - value, value - t.hi) : Infinity;
+    return {
+      ...t,
+      value,
+      ci_low: m?.ci_low ?? NaN,
+      ci_high: m?.ci_high ?? NaN,
+      met,
+      sure: met && m.ci_low >= t.lo && m.ci_high <= t.hi,
+      distance: gap / width,
+    };
+  });
+  const met = checks.filter((c) => c.met).length;
+  const distance = checks.reduce((s, c) => s + c.distance, 0);
+  const margin = Math.min(...checks.map((c) => Math.min(c.value - c.lo, c.hi - c.value) / (c.hi - c.lo)));
+  return { checks, met, distance, score: met === checks.length ? -margin : distance };
+}
+
+/**
+ * Search the integer grid of `params` for values meeting every target.
+ * @example tuneScenario(v, { params: ['wall.hp', 'wall.dc'], targets: [parseTarget('p_attacker_wins in [0.45, 0.55]')], trials: 2000 })
+ */
+export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<TuneResult> {
+  const sys = v.system;
+  const base = baseCaseOf(v, o.where);
+  if (o.params.length < 1 || o.params.length > 3) throw new TuningInputError(`tune takes one to three --params (got ${o.params.length})`);
+  if (new Set(o.params).size !== o.params.length) throw new TuningInputError(`a parameter is listed twice in --params`);
+  if (o.targets.length === 0) throw new TuningInputError(`give at least one --target "<metric> in [lo, hi]"`);
+
+  // --- parameters and their ranges ---
+  const params: TuneParam[] = o.params.map((p) => {
+    const [t] = selectTunables(base.tunables, [p], sys).filter((x) => x.path === p);
+    if (!t) throw new TuningInputError(`"${p}" is a group of settings, not one: name one of ${selectTunables(base.tunables, [p], sys).slice(0, 4).map((x) => x.path).join(', ')}, ...`);
+    if (t.kind !== 'int') throw new TuningInputError(`"${p}" is not an integer setting (it is ${t.kind === 'number' ? 'a decimal' : `an ${t.kind}`}); tune searches integers (compare options with sensitivity)`);
+    const loaded = typeof t.value === 'number' ? t.value : undefined;
+    const r = o.ranges?.[p];
+    if (r) {
+      const [lo, hi] = r;
+      if (!Number.isInteger(lo) || !Number.isInteger(hi) || lo >= hi) throw new TuningInputError(`--range ${p}=${lo}..${hi}: need integers LO < HI`);
+      if (lo < t.min! || hi > t.max!) throw new TuningInputError(`--range ${p}=${lo}..${hi} is outside the schema's bounds ${t.min}..${t.max}`);
+      return { path: p, lo, hi, loaded };
+    }
+    const d = defaultRange(t.min!, t.max!, loaded);
+    if (!d) throw new TuningInputError(`"${p}" allows ${t.min}..${t.max} and is not set in the scenario: give --range ${p}=LO..HI`);
+    if (d[0] >= d[1]) throw new TuningInputError(`"${p}" has a single value in its range ${d[0]}..${d[1]}`);
+    return { path: p, lo: d[0], hi: d[1], loaded };
+  });
+  for (const p of Object.keys(o.ranges ?? {})) if (!o.params.includes(p)) throw new TuningInputError(`--range names "${p}", which is not in --params`);
+  const baseCompiled = sys.compile(base.scenario);
+  const produced = sys.summarize(baseCompiled, new Float64Array(sys.kernel.accLength(baseCompiled)));
+  for (const t of o.targets) metricOf(sys, produced, t.metric);
+
+  const trials = o.trials ?? v.trials;
+  const refine = o.refine ?? 4;
+  const budget = o.budget ?? 200 * trials;
+  const seed = o.seed ?? v.seed;
+  const exec = o.executor ?? new InlineExecutor();
+  const k = params.length;
+  const key = (x: number[]) => x.join(',');
+  const evaluations: TuneEvaluation[] = [];
+  const seen = new Map<string, TuneEvaluation>(); // at the search's trials
+  let used = 0;
+  let exhausted = false;
+  const t0 = performance.now();
+
+  /** Run candidates (in the order given) at n trials, as many as the budget allows. */
+  const evaluate = async (cands: number[][], n: number, stage: TuneStage, cap = budget): Promise<TuneEvaluation[]> => {
+    const fit = Math.max(0, Math.floor((cap - used) / n));
+    if (fit < cands.length) exhausted = true;
+    const run = cands.slice(0, fit);
+    const done: TuneEvaluation[] = [];
+    const compiled: { i: number; c: unknown }[] = [];
+    const evs = run.map((x, i): TuneEvaluation => {
+      const values = Object.fromEntries(params.map((p, j) => [p.path, x[j]]));
+      const c = compileSetting(v, base, values);
+      const e: TuneEvaluation = { index: 0, stage, values, trials: n, met: 0, distance: Infinity, score: Infinity };
+      if (c.ok) compiled.push({ i, c: c.compiled });
+      else e.invalid = c.reason;
+      return e;
+    });
+    const before = used;
+    const outs = compiled.length
+      ? await runCases(sys, compiled.map((x) => ({ compiled: [x.c], pairedSlots: [[]] })), {
+          seed,
+          trials: n,
+          stream: 'tune', // every candidate on the same dice
+          executor: exec,
+          signal: o.signal,
+          onProgress: (d) => o.onProgress?.(before + d, budget),
+        })
+      : [];
+    used += compiled.length * n;
+    compiled.forEach((x, j) => Object.assign(evs[x.i], judge(o.targets, sys.summarize(x.c, outs[j].accs[0]).metrics)));
+    for (const e of evs) {
+      e.index = evaluations.length + 1;
+      evaluations.push(e);
+      done.push(e);
+      o.onEvaluate?.(e);
+    }
+    o.onProgress?.(used, budget);
+    return done;
+  };
+  const coords = (e: TuneEvaluation) => params.map((p) => e.values[p.path]);
+  const better = (a: TuneEvaluation, b: TuneEvaluation) => a.score - b.score || cmpCoords(coords(a), coords(b));
+  const searchEvaluate = async (cands: number[][], stage: TuneStage, cap: number) => {
+    const fresh = uniq(cands.map(key)).filter((c) => !seen.has(c)).map((c) => c.split(',').map(Number));
+    for (const e of await evaluate(fresh, trials, stage, cap)) seen.set(key(coords(e)), e);
+  };
+
+  // Keep room for confirming the best three at `refine` x trials (up to a quarter of the budget).
+  const confirmCost = Math.min(3 * refine * trials, Math.floor(budget / 4));
+  const searchCap = budget - confirmCost;
+  if (searchCap < trials) throw new TuningInputError(`--budget ${budget} leaves no room to search: give at least ${Math.ceil((trials * 4) / 3)} trials`);
+
+  // --- coarse ---
+  const G = k === 1 ? 9 : k === 2 ? 5 : 4;
+  await searchEvaluate(cartesian(params.map((p) => spread(p.lo, p.hi, G))), 'coarse', searchCap);
+  let spacing = params.map((p) => (p.hi - p.lo) / (G - 1));
+
+  // --- refine: the 3^k neighbours of the best candidates at half the spacing ---
+  for (let round = 0; round < 64 && !exhausted; round++) {
+    spacing = spacing.map((s) => Math.max(1, s / 2));
+    const h = spacing.map((s) => Math.max(1, Math.round(s)));
+    // two centres while the grid is coarse (a second basin), one once it is down to single steps
+    const centres = k <= 2 && h.some((x) => x > 1) ? 2 : 1;
+    const best = [...seen.values()].filter((e) => !e.invalid).sort(better).slice(0, centres);
+    const cands: number[][] = [];
+    for (const c of best) {
+      const at = coords(c);
+      for (const d of cartesian(params.map(() => [-1, 0, 1]))) {
+        cands.push(at.map((x, j) => Math.min(params[j].hi, Math.max(params[j].lo, x + d[j] * h[j]))));
+      }
+    }
+    const before = seen.size;
+    await searchEvaluate(cands, 'refine', searchCap);
+    if (seen.size === before && h.every((x) => x === 1)) break; // the best neighbourhoods are all known
+  }
+
+  // --- confirm the best few with more trials (the same dice, extended), then walk from the
+  // best confirmed one to its neighbours at that precision until none is better: the search's
+  // best at few trials is partly luck (the best of many noisy scores), and this undoes it ---
+  const n1 = trials * refine;
+  const confirmed = new Map<string, TuneEvaluation>();
+  const confirm = async (cands: number[][]) => {
+    const fresh = uniq(cands.map(key)).filter((c) => !confirmed.has(c)).map((c) => c.split(',').map(Number));
+    for (const e of await evaluate(fresh, n1, 'confirm')) confirmed.set(key(coords(e)), e);
+    return fresh.length;
+  };
+  await confirm([...seen.values()].filter((e) => !e.invalid).sort(better).slice(0, 3).map(coords));
+  for (let round = 0; round < 64 && !exhausted && confirmed.size > 0; round++) {
+    const at = coords([...confirmed.values()].filter((e) => !e.invalid).sort(better)[0]);
+    const around = cartesian(params.map(() => [-1, 0, 1])).map((d) => at.map((x, j) => Math.min(params[j].hi, Math.max(params[j].lo, x + d[j]))));
+    if ((await confirm(around)) === 0) break; // its whole neighbourhood is confirmed: a local best
+  }
+  const pool = confirmed.size > 0 ? [...confirmed.values()] : [...seen.values()];
+  const best = pool.filter((e) => !e.invalid).sort(better)[0] ?? evaluations[0];
+  const seconds = (performance.now() - t0) / 1000;
+  return {
+    ...resultHead(v, seed, trials),
+    budget,
+    trialsUsed: used,
+    exhausted,
+    params,
+    targets: o.targets,
+    where: base.where,
+    note: base.note,
+    found: best !== undefined && best.met === o.targets.length,
+    best,
+    evaluations,
+    provenance: { version: VERSION, threads: exec.threads, seconds: Math.round(seconds * 1000) / 1000, trials_per_second: seconds > 0 ? Math.round(used / seconds) : 0 },
+  };
+}
+
+/** n evenly spaced integers from lo to hi (fewer when the range is short). */
+function spread(lo: number, hi: number, n: number): number[] {
+  return uniq(Array.from({ length: n }, (_, i) => String(Math.round(lo + (i * (hi - lo)) / (n - 1))))).map(Number);
+}
+
+function uniq(xs: string[]): string[] {
+  return [...new Set(xs)];
+}
+
+function cartesian(lists: number[][]): number[][] {
+  let out: number[][] = [[]];
+  for (const list of lists) out = out.flatMap((prefix) => list.map((x) => [...prefix, x]));
+  return out;
+}
+
+function cmpCoords(a: number[], b: number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return 0;
+}

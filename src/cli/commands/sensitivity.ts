@@ -1,0 +1,79 @@
+/** `siegesim sensitivity`: rank a scenario's settings by their paired effect on a metric. */
+import type { Command } from 'commander';
+import path from 'node:path';
+import { parseStep, sensitivityScenario, TuningInputError, type SensitivityResult } from '../../api.js';
+import { sensitivityJson, writeSensitivityReport } from '../../report/sensitivity.js';
+import { checkReportDir } from '../../report/write.js';
+import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
+
+interface SensitivityFlags {
+  metric?: string;
+  params?: string[];
+  step?: string;
+  trials?: number;
+  seed?: string | number;
+  where?: string;
+  threads: number;
+  out?: string;
+  top: number;
+  json?: boolean;
+  progress?: boolean;
+}
+
+const num = (x: number) => (Number.isFinite(x) ? Number(x.toPrecision(4)).toString() : 'n/a');
+const signed = (x: number) => (Number.isFinite(x) && x > 0 ? '+' : '') + num(x);
+
+/** The top of the ranking as plain text. */
+export function rankingText(r: SensitivityResult, top: number): string {
+  const lines = [`${r.metric} = ${num(r.baseline.value)} [${num(r.baseline.ci_low)}, ${num(r.baseline.ci_high)}] at the loaded settings (${r.trials} trials per case)`];
+  const shown = r.ranking.slice(0, top);
+  const w = Math.max(...shown.map((x) => x.param.length), 7);
+  lines.push(`rank  ${'setting'.padEnd(w)}  change in ${r.metric} (95% paired interval)`);
+  for (const s of shown) {
+    const parts = r.rows
+      .filter((x) => x.param === s.param)
+      .map((x) => `${String(x.from)}→${String(x.to)} ${signed(x.effect)} [${signed(x.ci_low)}, ${signed(x.ci_high)}]${x.paired ? '' : ' (Welch)'}`);
+    lines.push(`${String(s.rank).padStart(4)}  ${s.param.padEnd(w)}  ${parts.join('   ')}`);
+  }
+  if (r.ranking.length > shown.length) lines.push(`  ... ${r.ranking.length - shown.length} more settings in the report`);
+  return lines.join('\n') + '\n';
+}
+
+async function sensitivityCommand(file: string, flags: SensitivityFlags): Promise<void> {
+  const [v] = loadAll([file]);
+  const out = flags.out ?? path.join('reports', `${v.name}-sensitivity`);
+  checkReportDir(out, 'sensitivity.json'); // before any trial runs
+  const r = await onPool(flags, `${v.name} sensitivity`, 'trials', TuningInputError, (executor, onProgress) =>
+    sensitivityScenario(v, {
+      metric: flags.metric,
+      params: flags.params,
+      step: flags.step === undefined ? undefined : parseStep(flags.step),
+      ...caseOptions(flags, executor, onProgress),
+    }),
+  );
+  if (r.note) process.stderr.write(`${v.name}: ${r.note}\n`);
+  await writeSensitivityReport(r, out);
+  if (flags.json) process.stdout.write(JSON.stringify(sensitivityJson(r), null, 2) + '\n');
+  else process.stdout.write(rankingText(r, flags.top));
+  const cases = r.rows.length;
+  process.stderr.write(`${v.name}: ${cases} turned case(s) of ${r.ranking.length} setting(s) x ${r.trials} trials in ${r.provenance.seconds} s -> ${out}\n`);
+}
+
+export function register(program: Command): void {
+  program
+    .command('sensitivity')
+    .description('rank the settings by the paired effect of one step on a metric (a tornado)')
+    .argument('<file>')
+    .option('--metric <name>', "metric to rank by (default: the system's headline)")
+    .option('--params <a,b,...>', 'settings to turn (dotted paths; an object path means every setting under it; default all)', listArg)
+    .option('--step <N|P%>', 'step size: N, or P% of the value (default: integers 1, decimals 10%)')
+    .option('--trials <N>', "trials per case (default: the scenario's)", positiveInt('--trials'))
+    .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
+    .option('--where <path=value,...>', 'the case to start from (default: the baseline variant at the first sweep point)')
+    .addOption(threadsOpt())
+    .option('--out <DIR>', 'report folder (default reports/<name>-sensitivity/)')
+    .option('--top <N>', 'settings to print (default 10; the report has all)', positiveInt('--top'), 10)
+    .option('--json', 'print sensitivity.json to stdout instead of the ranking')
+    .option('--no-progress', 'no progress bar')
+    .action((file: string, flags: SensitivityFlags) => sensitivityCommand(file, flags));
+}

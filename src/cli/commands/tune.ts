@@ -1,0 +1,80 @@
+/** `siegesim tune`: integer values of a few settings that meet several targets at once (exit 3 if none does). */
+import type { Command } from 'commander';
+import path from 'node:path';
+import { parseRange, parseTarget, tuneScenario, TuningInputError, type TuneResult } from '../../api.js';
+import { tuneJson, writeTuneReport } from '../../report/tune.js';
+import { checkReportDir } from '../../report/write.js';
+import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
+
+interface TuneFlags {
+  params: string[];
+  target: string[];
+  range: string[];
+  budget?: number;
+  trials?: number;
+  seed?: string | number;
+  where?: string;
+  threads: number;
+  out?: string;
+  json?: boolean;
+  progress?: boolean;
+}
+
+const num = (x: number) => (Number.isFinite(x) ? Number(x.toPrecision(4)).toString() : 'n/a');
+
+/** The verdict and each target's interval at the answer, as plain text. */
+export function tuneText(r: TuneResult): string {
+  const b = r.best;
+  const settings = r.params.map((p) => `${p.path} = ${b.values[p.path]}`).join(', ');
+  const lines = [
+    r.found
+      ? `found: ${settings} meets all ${r.targets.length} targets (${b.trials} trials)`
+      : `no candidate meets all ${r.targets.length} targets; closest: ${settings} (${b.met} of ${r.targets.length} met, ${num(b.distance)} target widths away; ${b.trials} trials)`,
+  ];
+  for (const c of b.checks ?? []) {
+    const how = c.met ? (c.sure ? 'met' : 'met (its interval reaches an edge)') : `missed by ${num(c.distance)} target widths`;
+    lines.push(`  ${c.metric} = ${num(c.value)} [${num(c.ci_low)}, ${num(c.ci_high)}]   target [${num(c.lo)}, ${num(c.hi)}]   ${how}`);
+  }
+  lines.push(`  ${r.evaluations.length} evaluations, ${r.trialsUsed.toLocaleString('en-US')} of ${r.budget.toLocaleString('en-US')} trials${r.exhausted ? ' (budget exhausted before the search finished)' : ''}`);
+  return lines.join('\n') + '\n';
+}
+
+async function tuneCommand(file: string, flags: TuneFlags): Promise<void> {
+  const [v] = loadAll([file]);
+  const out = flags.out ?? path.join('reports', `${v.name}-tune`);
+  checkReportDir(out, 'tune.json'); // before any trial runs
+  const r = await onPool(flags, `${v.name} tune`, 'trials of the budget', TuningInputError, (executor, onProgress) =>
+    tuneScenario(v, {
+      params: flags.params,
+      targets: flags.target.map(parseTarget),
+      ranges: Object.fromEntries(flags.range.map(parseRange).map((x) => [x.param, [x.lo, x.hi] as [number, number]])),
+      budget: flags.budget,
+      ...caseOptions(flags, executor, onProgress),
+    }),
+  );
+  if (r.note) process.stderr.write(`${v.name}: ${r.note}\n`);
+  await writeTuneReport(r, out);
+  process.stdout.write(flags.json ? JSON.stringify(tuneJson(r), null, 2) + '\n' : tuneText(r));
+  process.stderr.write(`${v.name}: tuned in ${r.provenance.seconds} s -> ${out}\n`);
+  if (!r.found) process.exitCode = 3;
+}
+
+export function register(program: Command): void {
+  const collect = (x: string, acc: string[]) => [...acc, x];
+  program
+    .command('tune')
+    .description('search integer values of 1-3 settings meeting every --target (exit 3 if no candidate does)')
+    .argument('<file>')
+    .requiredOption('--params <a,b[,c]>', 'integer settings to search (dotted paths)', listArg)
+    .option('--target <spec>', 'a target "<metric> in [lo, hi]" (repeat for several)', collect, [])
+    .option('--range <a=LO..HI>', 'search range of a parameter (repeatable; default: its schema bounds)', collect, [])
+    .option('--budget <N>', 'most trials run in all, confirmations included (default 200 x --trials)', positiveInt('--budget'))
+    .option('--trials <N>', "trials per candidate (default: the scenario's; 4x for the confirmation)", positiveInt('--trials'))
+    .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
+    .option('--where <path=value,...>', 'the case to start from (default: the baseline variant at the first sweep point)')
+    .addOption(threadsOpt())
+    .option('--out <DIR>', 'report folder (default reports/<name>-tune/)')
+    .option('--json', 'print tune.json to stdout')
+    .option('--no-progress', 'no progress bar')
+    .action((file: string, flags: TuneFlags) => tuneCommand(file, flags));
+}

@@ -1,0 +1,171 @@
+/**
+ * The sensitivity report: `sensitivity.csv` (one row per turned case), `sensitivity.json`, the
+ * tornado chart (`charts/sensitivity.vl.json` and `.svg`) and `index.html`, written atomically.
+ */
+import { stringify } from 'csv-stringify/sync';
+import type { SensitivityResult } from '../api/sensitivity.js';
+import type { ChartSpec } from '../systems/types.js';
+import { analysisPage, jsonHead, provenanceLine, showCi, table, writeAnalysis } from './analysis-page.js';
+import { fmt, num, showHtml as show } from './format.js';
+import { escapeHtml } from './html.js';
+
+/** Settings drawn in the tornado (the CSV and the page have them all). */
+export const TORNADO_MAX = 20;
+
+/** `param,from,to,metric,effect,ci_low,ci_high,rank`, then kind, direction, the metric at `to`, paired, trials. */
+export function sensitivityCsv(r: SensitivityResult): string {
+  const rows: string[][] = [
+    ['param', 'from', 'to', 'metric', 'effect', 'ci_low', 'ci_high', 'rank', 'kind', 'direction', 'value_from', 'value_to', 'value_to_ci_low', 'value_to_ci_high', 'paired', 'trials'],
+  ];
+  for (const x of r.rows) {
+    rows.push([
+      x.param,
+      String(x.from),
+      String(x.to),
+      x.metric,
+      fmt(x.effect),
+      fmt(x.ci_low),
+      fmt(x.ci_high),
+      String(x.rank),
+      x.kind,
+      x.direction,
+      fmt(r.baseline?.value),
+      fmt(x.at.value),
+      fmt(x.at.ci_low),
+      fmt(x.at.ci_high),
+      String(x.paired),
+      String(r.trials),
+    ]);
+  }
+  return stringify(rows);
+}
+
+/** sensitivity.json: the result with numbers made JSON-safe. */
+export function sensitivityJson(r: SensitivityResult): Record<string, unknown> {
+  const est = (e: { value: number; ci_low: number; ci_high: number }) => ({ value: num(e.value), ci_low: num(e.ci_low), ci_high: num(e.ci_high) });
+  const effect = (e: { effect: number; ci_low: number; ci_high: number }) => ({ effect: num(e.effect), ci_low: num(e.ci_low), ci_high: num(e.ci_high) });
+  return {
+    ...jsonHead(r),
+    metric: r.metric,
+    where: r.where,
+    ...(r.note ? { note: r.note } : {}),
+    ...(r.step ? { step: r.step } : {}),
+    baseline: r.baseline ? est(r.baseline) : null,
+    ranking: r.ranking.map((x) => ({ ...x, ...effect(x) })),
+    rows: r.rows.map((x) => ({ param: x.param, kind: x.kind, direction: x.direction, from: x.from, to: x.to, rank: x.rank, paired: x.paired, ...effect(x), at: est(x.at) })),
+    skipped: r.skipped,
+    provenance: r.provenance,
+  };
+}
+
+const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
+
+/**
+ * The tornado: each setting's effects as bars from zero (one bar per turned case, labelled with
+ * the value it was turned to), with their 95% intervals, the largest at the top.
+ */
+export function tornadoChart(r: SensitivityResult): ChartSpec {
+  // Settings that changed nothing on these dice (every effect exactly 0) are left to the table.
+  const moved = r.ranking.filter((x) => r.rows.some((y) => y.param === x.param && !(y.effect === 0 && y.ci_low === 0 && y.ci_high === 0)));
+  const shown = moved.slice(0, TORNADO_MAX).map((x) => x.param);
+  const slot = new Map<string, number>();
+  const values = r.rows
+    .filter((x) => shown.includes(x.param))
+    .map((x) => {
+      const s = slot.get(x.param) ?? 0;
+      slot.set(x.param, s + 1);
+      return { param: x.param, rank: x.rank, slot: s, step: x.direction === 'option' ? 'other option' : x.direction === 'down' ? 'one step down' : 'one step up', to: `→ ${String(x.to)}`, effect: x.effect, lo: x.ci_low, hi: x.ci_high };
+    });
+  const still = r.ranking.length - moved.length;
+  const notes = [moved.length > shown.length ? `top ${shown.length} of ${moved.length}` : '', still > 0 ? `${still} with no effect not drawn` : ''].filter(Boolean);
+  const more = notes.length > 0 ? ` (${notes.join('; ')})` : '';
+  const title = `Change in ${r.metric} from one step of each setting${more}`;
+  const x = { field: 'effect', type: 'quantitative', title: `change in ${r.metric} (95% interval)` };
+  const label = (positive: boolean) => ({
+    transform: [{ filter: positive ? 'datum.effect >= 0' : 'datum.effect < 0' }],
+    mark: { type: 'text', align: positive ? 'left' : 'right', dx: positive ? 4 : -4, fontSize: 10, color: '#444' },
+    encoding: { x: { field: positive ? 'hi' : 'lo', type: 'quantitative' }, text: { field: 'to' } },
+  });
+  return {
+    name: 'sensitivity',
+    title,
+    caption: `Each bar is one turned case: the change in ${r.metric} when the setting is turned to the value at the bar's end (blue: one step down or up, orange: another option), with its 95% paired interval; the largest at the top.`,
+    spec: {
+      $schema: SCHEMA,
+      title,
+      width: 560,
+      height: { step: 30 },
+      data: { values },
+      encoding: {
+        y: { field: 'param', type: 'nominal', title: null, sort: { field: 'rank', op: 'min', order: 'ascending' }, axis: { labelLimit: 320 } },
+        yOffset: { field: 'slot', type: 'nominal' },
+      },
+      layer: [
+        {
+          mark: { type: 'bar', opacity: 0.8, height: { band: 0.85 } },
+          encoding: {
+            x,
+            color: {
+              field: 'step',
+              type: 'nominal',
+              title: null,
+              scale: { domain: ['one step down', 'one step up', 'other option'], range: ['#9ecae9', '#3182bd', '#fd8d3c'] },
+              legend: { orient: 'bottom' },
+            },
+            tooltip: [{ field: 'param' }, { field: 'to' }, { field: 'effect', format: '.4f' }, { field: 'lo', format: '.4f' }, { field: 'hi', format: '.4f' }],
+          },
+        },
+        { mark: { type: 'rule', color: '#222' }, encoding: { x: { field: 'lo', type: 'quantitative' }, x2: { field: 'hi' } } },
+        label(true),
+        label(false),
+        { mark: { type: 'rule', color: '#888' }, encoding: { x: { datum: 0 } } },
+      ],
+    },
+  };
+}
+
+/** index.html of a sensitivity report. */
+export function sensitivityPage(r: SensitivityResult, charts: readonly ChartSpec[], files: readonly string[]): string {
+  const maxAbs = Math.max(1e-300, ...r.rows.map((x) => (Number.isFinite(x.effect) ? Math.abs(x.effect) : 0)));
+  // a diverging bar: negative effects grow left of the centre, positive ones right
+  const half = (e: number) => `<span class="bar" style="width:${((Math.abs(e) / maxAbs) * 80).toFixed(1)}px"></span>`;
+  const bar = (e: number) =>
+    Number.isFinite(e) ? `<span class="diverging"><span class="half l">${e < 0 ? half(e) : ''}</span><span class="half r">${e > 0 ? half(e) : ''}</span></span>` : '';
+  const rows = r.rows.map((x) => [
+    String(x.rank),
+    `<code>${escapeHtml(x.param)}</code>`,
+    escapeHtml(`${String(x.from)} → ${String(x.to)}`),
+    showCi({ value: x.effect, ci_low: x.ci_low, ci_high: x.ci_high }) + (x.paired ? '' : ' <span class="muted">(Welch)</span>'),
+    bar(x.effect),
+    showCi(x.at),
+  ]);
+  const sections = [
+    `<h2>Ranking</h2>\n<p class="muted">One row per turned case; settings ranked by their largest absolute effect (rank 1 = largest). Intervals are paired differences on the same dice, Welch where the metric is not per trial.</p>`,
+    table(['rank', 'setting', 'turned', `change in ${r.metric}`, '', `${r.metric} at the turned value`], rows, [1, 2, 4]),
+  ];
+  if (r.skipped.length > 0) {
+    sections.push(
+      `<details><summary>${r.skipped.length} not turned</summary>${table(
+        ['setting', 'value', 'why'],
+        r.skipped.map((s) => [`<code>${escapeHtml(s.param)}</code>`, s.to === undefined ? '' : escapeHtml(String(s.to)), escapeHtml(s.reason)]),
+        [0, 1, 2],
+      )}</details>`,
+    );
+  }
+  const top = r.ranking.slice(0, 3).map((x) => `<code>${escapeHtml(x.param)}</code> (${show(x.effect)})`);
+  const step = r.step ? ('abs' in r.step ? `±${r.step.abs}` : `±${r.step.percent}%`) : 'integers ±1, decimals ±10%';
+  return analysisPage({
+    title: `${r.name}: what moves ${r.metric}`,
+    lead: `${escapeHtml(r.metric)} at the loaded settings: ${showCi(r.baseline)}. Largest effects: ${top.join(', ')}.${r.note ? ` <span class="muted">(${escapeHtml(r.note)})</span>` : ''}`,
+    meta: provenanceLine(r, `${r.trials} trials per case · steps ${escapeHtml(step)}`),
+    sections,
+    charts,
+    files,
+  });
+}
+
+/** Write `outDir` (sensitivity.csv, sensitivity.json, charts, index.html) atomically. */
+export async function writeSensitivityReport(r: SensitivityResult, outDir: string): Promise<string[]> {
+  const charts = [tornadoChart(r)];
+  return writeAnalysis(outDir, { name: 'sensitivity', csv: sensitivityCsv(r), json: sensitivityJson(r), charts }, (files) => sensitivityPage(r, charts, files));
+}

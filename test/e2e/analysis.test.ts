@@ -1,0 +1,131 @@
+/** End-to-end: `siegesim sensitivity` and `siegesim tune` through the built CLI, and their pages in Chromium. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { describeBrowser, launchBrowser, screenshot, watchPage } from '../browser.js';
+import { ROOT, runCli as cli, tempDirs } from '../cli-child.js';
+
+const dir = tempDirs('siegesim-analysis-')();
+const SURRENDER = path.join(ROOT, 'scenarios/surrender/town-basic.yaml');
+const FANTASY = path.join(ROOT, 'test/fixtures/tune-siege.yaml');
+const TUNE = ['--trials', '150', '--params', 'wall.hp,wall.dc', '--target', 'p_attacker_wins in [0.45, 0.55]', '--target', 'mean_rounds in [3.6, 4.2]', '--range', 'wall.hp=20..60', '--range', 'wall.dc=8..16'];
+
+describe('siegesim sensitivity', () => {
+  it('writes sensitivity.csv (the same with 1 and 2 threads), the tornado and the page, and prints the ranking', async () => {
+    const a = await cli(['sensitivity', SURRENDER, '--trials', '20000', '--threads', '1', '--out', path.join(dir, 's1')]);
+    const b = await cli(['sensitivity', SURRENDER, '--trials', '20000', '--threads', '2', '--out', path.join(dir, 's2')]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    const csv = readFileSync(path.join(dir, 's1', 'sensitivity.csv'), 'utf8');
+    expect(readFileSync(path.join(dir, 's2', 'sensitivity.csv'), 'utf8')).toBe(csv);
+    const lines = csv.trim().split('\n');
+    expect(lines[0].startsWith('param,from,to,metric,effect,ci_low,ci_high,rank')).toBe(true);
+    expect(lines[1].startsWith('rules.modifiers_apply_to,roll,level,p_test,')).toBe(true);
+    expect(lines).toContain(lines.find((l) => l.startsWith('structure.surrender_level,3,2,p_test,')));
+    expect(readdirSync(path.join(dir, 's1', 'charts')).sort()).toEqual(['sensitivity.svg', 'sensitivity.vl.json']);
+    expect(readFileSync(path.join(dir, 's1', 'charts', 'sensitivity.svg'), 'utf8').startsWith('<svg')).toBe(true);
+    expect(existsSync(path.join(dir, 's1', 'index.html'))).toBe(true);
+    expect(a.stdout).toMatch(/^p_test = 0\.6\d+ \[/);
+    expect(a.stdout).toMatch(/\n {3}1 {2}rules\.modifiers_apply_to +roll→level -0\.6/);
+    expect(a.stdout).toMatch(/more settings in the report/);
+    // a sensitivity folder is replaced by the next run into it; a folder of other files is refused
+    const again = await cli(['sensitivity', SURRENDER, '--trials', '2000', '--params', 'turns', '--out', path.join(dir, 's1')]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readFileSync(path.join(dir, 's1', 'sensitivity.csv'), 'utf8').trim().split('\n')).toHaveLength(3);
+    const other = await cli(['sensitivity', SURRENDER, '--trials', '2000', '--out', path.join(dir, 't0')]);
+    expect(other.code).toBe(0);
+    const refused = await cli(['tune', FANTASY, ...TUNE, '--out', path.join(dir, 't0')]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/cannot write to .*t0: it is a folder with other files, not a siegesim report/);
+  });
+
+  it('bad input: exit 2, one line, nothing written', async () => {
+    const out = path.join(dir, 'never');
+    for (const [args, msg] of [
+      [['--metric', 'p_tset'], /^siegesim: unknown metric "p_tset" for system surrender \(did you mean "p_test"\?\)/],
+      [['--params', 'structure.levle'], /^siegesim: "structure.levle" is not a tunable setting of this surrender scenario/],
+      [['--step', '-2'], /^siegesim: --step is a positive number or a percentage/],
+      [['--where', 'structure.surrender_level=banana'], /^siegesim: the case structure.surrender_level=banana is not valid/],
+    ] as [string[], RegExp][]) {
+      const r = await cli(['sensitivity', SURRENDER, '--trials', '100', '--out', out, ...args]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(msg);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(existsSync(out)).toBe(false);
+    }
+  });
+});
+
+describe('siegesim tune', () => {
+  it('finds wall HP and DC for two targets (exit 0), the same with 1 and 2 threads', async () => {
+    const a = await cli(['tune', FANTASY, ...TUNE, '--threads', '1', '--out', path.join(dir, 't1')]);
+    const b = await cli(['tune', FANTASY, ...TUNE, '--threads', '2', '--out', path.join(dir, 't2')]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    const csv = readFileSync(path.join(dir, 't1', 'tune.csv'), 'utf8');
+    expect(readFileSync(path.join(dir, 't2', 'tune.csv'), 'utf8')).toBe(csv);
+    expect(csv.split('\n')[0]).toBe('eval,stage,wall.hp,wall.dc,trials,p_attacker_wins,p_attacker_wins_ci_low,p_attacker_wins_ci_high,mean_rounds,mean_rounds_ci_low,mean_rounds_ci_high,targets_met,distance,score,note');
+    expect(a.stdout).toMatch(/^found: wall\.hp = \d+, wall\.dc = \d+ meets all 2 targets \(600 trials\)\n {2}p_attacker_wins = 0\.\d+ \[/);
+    expect(readdirSync(path.join(dir, 't1', 'charts')).sort()).toEqual(['tune_region.svg', 'tune_region.vl.json']);
+    const json = JSON.parse(readFileSync(path.join(dir, 't1', 'tune.json'), 'utf8'));
+    expect(json.found).toBe(true);
+  });
+
+  it('says plainly when no candidate meets every target, and which came closest (exit 3)', async () => {
+    const r = await cli(['tune', FANTASY, '--params', 'wall.dc', '--target', 'p_attacker_wins in [0.9, 1]', '--target', 'mean_rounds in [5, 8]', '--range', 'wall.dc=5..20', '--trials', '100', '--out', path.join(dir, 't3')]);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stdout).toMatch(/^no candidate meets all 2 targets; closest: wall\.dc = \d+ \(\d of 2 met, [\d.]+ target widths away; 400 trials\)/);
+    expect(r.stdout).toMatch(/missed by [\d.]+ target widths/);
+    expect(existsSync(path.join(dir, 't3', 'index.html'))).toBe(true);
+  });
+
+  it('bad input: exit 2, one line, nothing written', async () => {
+    const out = path.join(dir, 'never-t');
+    for (const [args, msg] of [
+      [['--params', 'wall.hp', '--target', 'p_attacker_wins in [0.4 0.6]'], /^siegesim: a target is "<metric> in \[lo, hi\]"/],
+      [['--params', 'wall.hp', '--target', 'p_atacker_wins in [0.4, 0.6]'], /^siegesim: unknown metric "p_atacker_wins" for system fantasy \(did you mean "p_attacker_wins"\?\)/],
+      [['--params', 'wall.hpp', '--target', 'p_attacker_wins in [0.4, 0.6]'], /^siegesim: "wall.hpp" is not a tunable setting of this fantasy scenario \(did you mean "wall.hp"\?\)/],
+      [['--params', 'wall.dc', '--target', 'p_attacker_wins in [0.4, 0.6]', '--range', 'wall.dc=0..50'], /^siegesim: --range wall.dc=0..50 is outside the schema's bounds 1..40/],
+      [['--params', 'wall.dc', '--target', 'p_attacker_wins in [0.4, 0.6]', '--range', 'wall.dc=5to9'], /^siegesim: a range is <param>=LO..HI/],
+      [['--params', 'wall.type', '--target', 'p_attacker_wins in [0.4, 0.6]'], /^siegesim: "wall.type" is not an integer setting/],
+    ] as [string[], RegExp][]) {
+      const r = await cli(['tune', FANTASY, '--trials', '50', '--out', out, ...args]);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(msg);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(existsSync(out)).toBe(false);
+    }
+  });
+});
+
+describeBrowser('the sensitivity and tune pages in Chromium', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  for (const [name, sub] of [
+    ['sensitivity-page', 's1'],
+    ['tune-page', 't1'],
+  ]) {
+    it(`${name}: loads offline with its chart drawn and no errors`, async () => {
+      const file = path.join(dir, sub, 'index.html');
+      if (!existsSync(file)) throw new Error(`${file} missing: the CLI tests above write it`);
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      const problems = watchPage(page);
+      await page.goto('file://' + file);
+      const img = page.locator('figure img').first();
+      await img.waitFor();
+      const width = await img.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth);
+      expect(width).toBeGreaterThan(300);
+      expect(await page.locator('table').count()).toBeGreaterThan(0);
+      await screenshot(page, name);
+      expect(problems).toEqual([]);
+      await page.close();
+    });
+  }
+});

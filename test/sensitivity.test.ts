@@ -1,0 +1,220 @@
+import { describe, expect, it } from 'vitest';
+import { YieldingExecutor } from './helpers.js';
+import { sensitivityScenario, parseStep, tunablesOf, TuningInputError, validateText, type SensitivityResult } from '../src/api.js';
+import { validateCase, type ValidScenario } from '../src/scenario/validate.js';
+import { stepsOf } from '../src/api/sensitivity.js';
+import { baseCaseOf, compileSetting } from '../src/api/tunables.js';
+import { Z95 } from '../src/stats/intervals.js';
+import { sensitivityCsv, tornadoChart } from '../src/report/sensitivity.js';
+
+const inProcess = new YieldingExecutor();
+
+function scenario(text: string): ValidScenario {
+  const v = validateText('t.yaml', text);
+  if (!v.ok) throw new Error(v.issues.map((i) => `${i.path} ${i.message}`).join('; '));
+  return v.value;
+}
+
+/** The exact value of a metric at the scenario's base case with `settings` on top. */
+function exactAt(v: ValidScenario, settings: Record<string, unknown>, metric: string): number {
+  const c = validateCase(v, settings);
+  if (!c.ok) throw new Error(c.messages.join('; '));
+  return v.system.exact!(v.system.compile(c.scenario))!.metrics[metric].value;
+}
+
+// A surrender siege over 4 turns with a besieger's card in play: every setting's effect on
+// p_surrender is known exactly (the closed form), so the ranking can be held to the truth.
+const SIEGE = `name: sens-siege
+system: surrender
+seed: 11
+trials: 20000
+structure: { surrender_level: 3, port: true, blockade_chance: 0.7 }
+besieger: { combat_units: 3, heavy_siege_artillery: 1 }
+besieged: { steps_inside: 9 }
+cards: { besieger: { chance: 0.4, modifier: -1 } }
+turns: 4
+`;
+
+describe('sensitivity: the tunable settings', () => {
+  it('reaches numbers (with bounds), enums and booleans, list elements, and skips the common keys', () => {
+    const v = scenario(SIEGE);
+    const t = tunablesOf(v.system, v.points[0].variants[0].scenario);
+    const by = (p: string) => t.find((x) => x.path === p);
+    expect(by('structure.surrender_level')).toEqual(expect.objectContaining({ kind: 'int', value: 3, min: -20, max: 1000 }));
+    expect(by('structure.blockade_chance')).toEqual(expect.objectContaining({ kind: 'number', value: 0.7, min: 0, max: 1 }));
+    expect(by('rules.comparison')).toEqual(expect.objectContaining({ kind: 'enum', value: 'lt', options: ['lt', 'le'] }));
+    expect(by('structure.port')).toEqual(expect.objectContaining({ kind: 'boolean', value: true }));
+    expect(t.some((x) => ['seed', 'trials', 'name'].includes(x.path.split('.')[0]))).toBe(false);
+
+    const cr = scenario(`name: cr
+system: crusader-rex
+seed: 1
+trials: 10
+player1: franks
+attacker: saracens
+blocks:
+  - { block: Saladin, steps: 3 }
+  - { name: Militia, side: franks, steps: 2, max: 3, rating: C2 }
+`);
+    const ct = tunablesOf(cr.system, cr.points[0].variants[0].scenario);
+    expect(ct.find((x) => x.path === 'blocks.0.steps')).toEqual(expect.objectContaining({ kind: 'int', value: 3, min: 1, max: 4 }));
+    expect(ct.find((x) => x.path === 'blocks.1.max')).toEqual(expect.objectContaining({ kind: 'int', value: 3 }));
+    expect(ct.find((x) => x.path === 'blocks.1.at')).toEqual(expect.objectContaining({ kind: 'enum', value: 'field' }));
+    expect(ct.some((x) => x.path.startsWith('blocks.2'))).toBe(false);
+
+    // a battering question has no melee defender: that optional section is not a setting; an
+    // element of a list the file leaves to its default is turned by setting the whole list
+    const ch = scenario(`name: ch
+system: cry-havoc
+seed: 1
+trials: 10
+kind: battering
+engines: { ram: 1 }
+`);
+    const ht = tunablesOf(ch.system, ch.points[0].variants[0].scenario);
+    expect(ht.some((x) => x.path.startsWith('defender.'))).toBe(false);
+    expect(ht.find((x) => x.path === 'rules.vikings_shortbow_long.0')).toEqual(expect.objectContaining({ kind: 'int', value: 26 }));
+    const c = compileSetting(ch, baseCaseOf(ch), { 'rules.vikings_shortbow_long.0': 20, 'rules.vikings_shortbow_long.1': 60 });
+    expect(c.ok).toBe(true);
+    const same = compileSetting(ch, baseCaseOf(ch), { 'rules.vikings_shortbow_long': [20, 60] });
+    expect(same).toEqual(c);
+  });
+
+  it('steps integers by 1 (or N, or P% rounded, at least 1), decimals by 10%, within the schema bounds', () => {
+    const int = { path: 'a', kind: 'int' as const, value: 3, min: 0, max: 4 };
+    expect(stepsOf(int)).toEqual([
+      { to: 2, direction: 'down' },
+      { to: 4, direction: 'up' },
+    ]);
+    expect(stepsOf(int, { abs: 2 })).toEqual([
+      { to: 1, direction: 'down' },
+      { to: 4, direction: 'up' }, // clipped to the bound
+    ]);
+    expect(stepsOf({ ...int, value: 20, max: 100 }, { percent: 10 })).toEqual([
+      { to: 18, direction: 'down' },
+      { to: 22, direction: 'up' },
+    ]);
+    expect(stepsOf({ ...int, value: 0 })).toEqual([{ to: 1, direction: 'up' }]);
+    expect(stepsOf({ path: 'p', kind: 'number', value: 0.7, min: 0, max: 1 })).toEqual([
+      { to: 0.63, direction: 'down' },
+      { to: 0.77, direction: 'up' },
+    ]);
+    expect(stepsOf({ path: 'p', kind: 'number', value: 1, min: 0, max: 1 })).toEqual([{ to: 0.9, direction: 'down' }]);
+    expect(stepsOf({ path: 'e', kind: 'enum', value: 'b', options: ['a', 'b', 'c'] })).toEqual([
+      { to: 'a', direction: 'option' },
+      { to: 'c', direction: 'option' },
+    ]);
+    expect(stepsOf({ path: 'h', kind: 'int', value: undefined, min: 0, max: 9 })).toMatch(/not set in the scenario/);
+    expect(parseStep('2')).toEqual({ abs: 2 });
+    expect(parseStep('15%')).toEqual({ percent: 15 });
+    for (const bad of ['0', '-1', 'x', '5%%', '']) expect(() => parseStep(bad)).toThrow(TuningInputError);
+  });
+});
+
+describe('sensitivity: a constructed battle with one decisive setting', () => {
+  it('ranks the decisive setting first; settings the battle never reads change nothing, exactly (same dice)', async () => {
+    // An open-field battle of infantry alone: the threat value of clerics (there are none) and
+    // the captain's HP (the captain is a bonus, not a unit: H23 DEFAULT) are never read.
+    const v = scenario(`name: sens-field
+system: fantasy
+seed: 3
+trials: 1500
+mode: open_field
+attacker: { infantry: 8 }
+defender: { infantry: 8 }
+`);
+    const r = await sensitivityScenario(v, { executor: inProcess, params: ['values.cleric', 'hp.captain', 'attacker.infantry'], metric: 'p_attacker_wins' });
+    expect(r.ranking.map((x) => x.param)).toEqual(['attacker.infantry', 'hp.captain', 'values.cleric']); // ties in schema order
+    const inf = r.rows.filter((x) => x.param === 'attacker.infantry');
+    expect(inf.map((x) => x.to)).toEqual([7, 9]);
+    expect(inf[0].ci_high).toBeLessThan(0); // one fewer attacker: fewer attacker wins
+    expect(inf[1].ci_low).toBeGreaterThan(0);
+    for (const x of r.rows.filter((y) => y.param !== 'attacker.infantry')) expect([x.effect, x.ci_low, x.ci_high]).toEqual([0, 0, 0]);
+  });
+});
+
+describe('sensitivity: ranking against the exact effects', () => {
+  let r: SensitivityResult;
+  const v = scenario(SIEGE);
+
+  it('finds the setting that dominates, and every effect agrees with the exact one', async () => {
+    r = await sensitivityScenario(v, { executor: inProcess, metric: 'p_surrender' });
+    expect(r.metric).toBe('p_surrender');
+    const exactBase = exactAt(v, {}, 'p_surrender');
+    const exact = new Map<string, number>();
+    for (const row of r.rows) {
+      const e = exactAt(v, { [row.param]: row.to }, 'p_surrender') - exactBase;
+      exact.set(`${row.param}->${String(row.to)}`, e);
+      expect(row.paired).toBe(true);
+      // |z| < 4.5 for each of ~60 rows: a false alarm about once in 2,000 runs of this test
+      const se = (row.ci_high - row.ci_low) / 2 / Z95;
+      if (se === 0) expect(Math.abs(row.effect - e), `${row.param} -> ${String(row.to)}`).toBeLessThan(1e-12);
+      else expect(Math.abs(row.effect - e) / se, `${row.param} -> ${String(row.to)}: ${row.effect} vs exact ${e}`).toBeLessThan(4.5);
+    }
+    // the exactly largest effect: rules.modifiers_apply_to (roll -> level turns every modifier around)
+    const truth = [...exact.entries()].sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]));
+    const top = truth[0][0].split('->')[0];
+    const second = truth.find(([k]) => !k.startsWith(top + '->'))!;
+    expect(Math.abs(truth[0][1]) - Math.abs(second[1])).toBeGreaterThan(0.05); // the construction has a clear winner
+    expect(r.ranking[0].param).toBe(top);
+    expect(r.rows[0].rank).toBe(1);
+    // the ranks follow the sizes: each setting's largest |effect| does not grow down the list
+    for (let i = 1; i < r.ranking.length; i++) expect(Math.abs(r.ranking[i].effect)).toBeLessThanOrEqual(Math.abs(r.ranking[i - 1].effect));
+    // and the whole order agrees with the exact one wherever the exact sizes differ by more
+    // than the noise (4.5 standard errors of each)
+    const exactMax = (param: string) => Math.max(...r.rows.filter((x) => x.param === param).map((x) => Math.abs(exact.get(`${x.param}->${String(x.to)}`)!)));
+    const seOf = (param: string) => Math.max(...r.rows.filter((x) => x.param === param).map((x) => (x.ci_high - x.ci_low) / 2 / Z95));
+    for (let i = 0; i < r.ranking.length; i++) {
+      for (let j = i + 1; j < r.ranking.length; j++) {
+        const [a, b] = [r.ranking[i].param, r.ranking[j].param];
+        expect(exactMax(a), `${a} ranked above ${b}`).toBeGreaterThanOrEqual(exactMax(b) - 4.5 * (seOf(a) + seOf(b)) - 1e-12);
+      }
+    }
+    // both directions of a setting share its rank
+    const lvl = r.rows.filter((x) => x.param === 'structure.surrender_level');
+    expect(lvl.map((x) => [x.direction, x.to])).toEqual([
+      ['down', 2],
+      ['up', 4],
+    ]);
+    expect(new Set(lvl.map((x) => x.rank)).size).toBe(1);
+    // the baseline is the baseline
+    expect(Math.abs(r.baseline.value - exactBase) / ((r.baseline.ci_high - r.baseline.ci_low) / 2 / Z95)).toBeLessThan(4.5);
+  });
+
+  it('is deterministic, and the numbers do not depend on how the turned cases are batched', async () => {
+    const again = await sensitivityScenario(v, { executor: inProcess, metric: 'p_surrender', batch: 3 });
+    expect(sensitivityCsv(again)).toBe(sensitivityCsv(r));
+    const other = await sensitivityScenario(v, { executor: inProcess, metric: 'p_surrender', seed: 12 });
+    expect(sensitivityCsv(other)).not.toBe(sensitivityCsv(r));
+  });
+
+  it('ranks only the settings asked for; a mean that is not per trial gets a Welch interval', async () => {
+    const some = await sensitivityScenario(v, { executor: inProcess, params: ['besieger', 'turns'], metric: 'mean_turns', trials: 5000 });
+    expect(new Set(some.rows.map((x) => x.param))).toEqual(new Set(['besieger.combat_units', 'besieger.heavy_siege_artillery', 'besieger.artillery', 'besieger.bombers', 'besieger.engineers', 'besieger.siege_leaders', 'turns']));
+    expect(some.rows.every((x) => !x.paired)).toBe(true);
+    const chart = tornadoChart(some);
+    expect(chart.name).toBe('sensitivity');
+  });
+
+  it('stops when its signal is aborted', async () => {
+    const ac = new AbortController();
+    const p = sensitivityScenario(v, { executor: inProcess, metric: 'p_surrender', trials: 300000, batch: 1, signal: ac.signal, onProgress: () => ac.abort() });
+    await expect(p).rejects.toThrow(/cancelled/);
+  });
+
+  it('rejects an unknown metric or setting with a suggestion, and a bad --where', async () => {
+    await expect(sensitivityScenario(v, { executor: inProcess, metric: 'p_surender' })).rejects.toThrow(/unknown metric "p_surender".*did you mean "p_surrender"/);
+    await expect(sensitivityScenario(v, { executor: inProcess, params: ['structure.surender_level'] })).rejects.toThrow(/did you mean "structure.surrender_level"/);
+    await expect(sensitivityScenario(v, { executor: inProcess, where: { 'structure.surrender_level': 'x' } })).rejects.toThrow(TuningInputError);
+  });
+
+  it('works at the first sweep point of a swept scenario, on its baseline variant, and says so', async () => {
+    const swept = scenario(`${SIEGE}sweep:\n  structure.surrender_level: [5, 6]\nvariants:\n  - name: plain\n  - name: lenient\n    set: { rules.comparison: le }\n`);
+    const s = await sensitivityScenario(swept, { executor: inProcess, params: ['structure.surrender_level'], trials: 2000 });
+    expect(s.where).toEqual({ 'structure.surrender_level': 5 });
+    expect(s.rows.map((x) => x.from)).toEqual([5, 5]);
+    expect(s.note).toMatch(/baseline variant \(plain\) at the first sweep point/);
+    const w = await sensitivityScenario(swept, { executor: inProcess, params: ['structure.surrender_level'], trials: 2000, where: { 'structure.surrender_level': 6 } });
+    expect(w.rows.map((x) => x.from)).toEqual([6, 6]);
+  });
+});
