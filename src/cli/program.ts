@@ -21,11 +21,12 @@ import * as los from './commands/los.js';
 import * as validate from './commands/validate.js';
 import * as schema from './commands/schema.js';
 import * as roster from './commands/roster.js';
+import * as serve from './commands/serve.js';
 
 export { UserError };
 
 /** Commands in the order `--help` lists them. */
-const COMMANDS = [run, merge, exact, check, solve, sensitivity, tune, bench, los, roster, validate, schema];
+const COMMANDS = [run, merge, exact, check, solve, sensitivity, tune, bench, los, roster, validate, schema, serve];
 
 export function buildProgram(): Command {
   const program = new Command();

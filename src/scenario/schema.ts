@@ -110,9 +110,18 @@ export function keysAt(schema: z.ZodType, path: readonly (string | number)[]): s
 /** The sub-schema at a path (object keys and array indices), or undefined if there is none. */
 export function schemaAt(schema: z.ZodType, path: readonly (string | number)[]): z.ZodType | undefined {
   let cur: z.ZodType | undefined = unwrap(schema);
-  for (const seg of path) {
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i];
     if (!cur) return undefined;
     const def = (cur as unknown as { _zod: { def: Record<string, unknown> } })._zod.def;
+    if (def.type === 'union') {
+      // e.g. a Crusader Rex block (roster or custom): the first shape that has the rest of the path
+      for (const o of def.options as z.ZodType[]) {
+        const found = schemaAt(o, path.slice(i));
+        if (found) return found;
+      }
+      return undefined;
+    }
     if (def.type === 'object' && typeof seg === 'string') {
       const shape = def.shape as Record<string, z.ZodType>;
       cur = Object.prototype.hasOwnProperty.call(shape, seg) ? unwrap(shape[seg]) : undefined;

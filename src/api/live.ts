@@ -1,0 +1,350 @@
+/**
+ * The workbench's verbs (siegesim serve): the tunable values of a scenario as controls, the live
+ * job "as loaded" vs "tuned" on the same dice, one- and two-parameter sweeps of the tuned case,
+ * and the tuned scenario saved as YAML with the original's comments and key order.
+ *
+ * Every value goes through validateScenario, the same path as a scenario file: a bad value gets
+ * the message the CLI would print for the saved file. Touches no files.
+ */
+import { z } from 'zod';
+import { isMap, isSeq, parseDocument, type Document } from 'yaml';
+import { editYamlValues, type DocPath } from './yaml-edit.js';
+import { PositionMap } from '../scenario/load.js';
+import { MSG } from '../scenario/messages.js';
+import { COMMON_KEYS, scenarioSchemaOf, unwrap } from '../scenario/schema.js';
+import { splitPath, validateScenario, valueAtPath, type ValidScenario } from '../scenario/validate.js';
+import { SYSTEMS } from '../systems/registry.js';
+
+/** What a control edits: a number (integer or not), one of a list, or a yes/no. */
+export type ControlKind = 'int' | 'number' | 'enum' | 'boolean';
+
+/** One tunable value of a scenario, generated from its schema. */
+export interface Control {
+  /** Dotted path, as in variants' `set`, sweeps and the workbench URL: `wall.hp`, `blocks.2.steps`. */
+  path: string;
+  /** The dotted path of the group it is shown in ('' for top-level values). */
+  group: string;
+  kind: ControlKind;
+  min?: number;
+  max?: number;
+  options?: string[];
+  /** The value as loaded (defaults filled); undefined when the system derives it (e.g. wall HP from its type). */
+  value: unknown;
+  /** Written in the file (or by the chosen variant), not a default. */
+  inFile: boolean;
+  description?: string;
+}
+
+export interface ControlGroup {
+  path: string;
+  /** How the group is titled: its key, or an array element's name (`blocks.0` -> `Saladin`). */
+  label: string;
+  /** Any of its values is written in the file (designers look there first). */
+  inFile: boolean;
+}
+
+/** A problem with one value (`path` is the value's dotted path, or '' when it concerns several). */
+export interface ValueIssue {
+  path: string;
+  message: string;
+}
+
+export interface LiveOptions {
+  /** Which of the file's variants is "as loaded" (default: the first, the baseline). */
+  variant?: string;
+  /** Dotted path -> value: the tuned values. */
+  values?: Record<string, unknown>;
+}
+
+/** The variant names of the live job. */
+export const LOADED = 'as loaded';
+export const TUNED = 'tuned';
+
+/** Most sweep points a workbench sweep may have. */
+export const MAX_SWEEP_POINTS = 441;
+
+type Def = { type: string; [k: string]: unknown };
+const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+
+/** The chosen variant's `set` (and its index), or an issue naming the known variants. */
+function chosenVariant(v: ValidScenario, name: string | undefined): { index: number; set: Record<string, unknown> } | ValueIssue {
+  const variants = (v.raw.variants as { name: string; set?: Record<string, unknown> }[] | undefined) ?? [{ name: v.variantNames[0] }];
+  if (name === undefined) return { index: 0, set: variants[0].set ?? {} };
+  const index = variants.findIndex((x) => x.name === name);
+  if (index < 0) return { path: 'variant', message: `unknown variant "${name}" (one of: ${variants.map((x) => x.name).join(', ')})` };
+  return { index, set: variants[index].set ?? {} };
+}
+
+/** The file's data without its variants and sweep: the base every workbench case starts from. */
+function baseData(v: ValidScenario): Record<string, unknown> {
+  const data = structuredClone(v.raw);
+  delete data.variants;
+  delete data.sweep;
+  return data;
+}
+
+/** Values equal to the loaded ones change nothing: drop them (so "no change" runs one variant). */
+function changedValues(loaded: Record<string, unknown> | undefined, values: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [p, val] of Object.entries(values)) {
+    if (loaded && isDeepEqual(valueAtPath(loaded, p), val)) continue;
+    out[p] = val;
+  }
+  return out;
+}
+
+function isDeepEqual(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * Validate a synthetic scenario (the file's base data, the given variants, an optional sweep)
+ * exactly as a file is validated. Issues about a variant's `set` entry or a sweep key come back
+ * under the value's own dotted path, with the message the CLI prints for a file holding that value.
+ */
+function validateSynthetic(
+  v: ValidScenario,
+  variants: { name: string; set: Record<string, unknown> }[],
+  sweep?: Record<string, unknown>,
+): { ok: true; value: ValidScenario } | { ok: false; issues: ValueIssue[] } {
+  const data: Record<string, unknown> = { ...baseData(v), variants };
+  if (sweep) data.sweep = sweep;
+  const r = validateScenario({ file: v.file, data, positions: new PositionMap(), issues: [] }, SYSTEMS);
+  if (r.ok) return r;
+  const known = [...variants.flatMap((x) => Object.keys(x.set)), ...Object.keys(sweep ?? {})];
+  const issues: ValueIssue[] = [];
+  for (const i of r.issues) {
+    let message = i.message;
+    for (const x of variants) {
+      const prefix = MSG.inVariant(x.name, '');
+      if (message.startsWith(prefix)) message = message.slice(prefix.length);
+    }
+    // `variants[1].set.wall.hp` (a bad path), `sweep.wall.hp[2]` (a sweep value), `blocks[0].steps` (a value)
+    const dotted = i.path.replace(/^variants\[\d+\]\.set\./, '').replace(/^sweep\./, '').replace(/\[(\d+)\]/g, '.$1');
+    const owner = known.find((p) => dotted === p || dotted.startsWith(p + '.')) ?? known.find((p) => p.startsWith(dotted + '.'));
+    if (owner !== undefined) issues.push({ path: owner, message });
+    else issues.push({ path: '', message: `${i.path}: ${message}` });
+  }
+  return { ok: false, issues };
+}
+
+/** The tuned variant's settings: the chosen variant's `set` with the tuned values over it. */
+function tunedSet(chosen: { set: Record<string, unknown> }, values: Record<string, unknown>): Record<string, unknown> {
+  return { ...chosen.set, ...values };
+}
+
+/**
+ * The live job: one case without the file's sweep, "as loaded" (the chosen variant) and, when a
+ * value differs, "tuned" on the same dice, so the page shows the paired difference.
+ */
+export function liveScenario(v: ValidScenario, o: LiveOptions = {}): { ok: true; value: ValidScenario; changed: Record<string, unknown> } | { ok: false; issues: ValueIssue[] } {
+  const chosen = chosenVariant(v, o.variant);
+  if ('message' in chosen) return { ok: false, issues: [chosen] };
+  const loaded = validateSynthetic(v, [{ name: LOADED, set: chosen.set }]);
+  if (!loaded.ok) return loaded;
+  const changed = changedValues(loaded.value.points[0].variants[0].scenario, o.values ?? {});
+  if (Object.keys(changed).length === 0) return { ok: true, value: loaded.value, changed };
+  const both = validateSynthetic(v, [
+    { name: LOADED, set: chosen.set },
+    { name: TUNED, set: tunedSet(chosen, changed) },
+  ]);
+  if (!both.ok) return both;
+  return { ok: true, value: both.value, changed };
+}
+
+/** One axis of a workbench sweep: an inclusive numeric range. */
+export interface SweepAxis {
+  path: string;
+  from: number;
+  to: number;
+  step: number;
+}
+
+/** The tuned case swept over one or two parameters (one variant: the tuned case). */
+export function sweepScenario(v: ValidScenario, o: LiveOptions & { axes: SweepAxis[] }): { ok: true; value: ValidScenario } | { ok: false; issues: ValueIssue[] } {
+  const chosen = chosenVariant(v, o.variant);
+  if ('message' in chosen) return { ok: false, issues: [chosen] };
+  if (o.axes.length < 1 || o.axes.length > 2) return { ok: false, issues: [{ path: '', message: 'a sweep has one or two parameters' }] };
+  if (o.axes.length === 2 && o.axes[0].path === o.axes[1].path) return { ok: false, issues: [{ path: o.axes[1].path, message: 'sweep two different parameters' }] };
+  const issues: ValueIssue[] = [];
+  let points = 1;
+  for (const a of o.axes) {
+    if (![a.from, a.to, a.step].every(Number.isFinite) || !(a.step > 0) || a.from > a.to) {
+      issues.push({ path: a.path, message: MSG.sweepRange() });
+      continue;
+    }
+    points *= Math.floor((a.to - a.from) / a.step + 1e-9) + 1;
+  }
+  if (issues.length > 0) return { ok: false, issues };
+  if (points > MAX_SWEEP_POINTS) return { ok: false, issues: [{ path: '', message: MSG.sweepTooLarge(points, MAX_SWEEP_POINTS) }] };
+  const sweep = Object.fromEntries(o.axes.map((a) => [a.path, { from: a.from, to: a.to, step: a.step }]));
+  // A swept path overrides the tuned value: leave it out of the variant (as a file must).
+  const values = Object.fromEntries(Object.entries(o.values ?? {}).filter(([p]) => !(p in sweep)));
+  const set = Object.fromEntries(Object.entries(tunedSet(chosen, values)).filter(([p]) => !(p in sweep)));
+  return validateSynthetic(v, [{ name: TUNED, set }], sweep);
+}
+
+/** The tuned case alone (for solve): a scenario whose baseline is the chosen variant with the tuned values. */
+export function tunedScenario(v: ValidScenario, o: LiveOptions = {}): { ok: true; value: ValidScenario } | { ok: false; issues: ValueIssue[] } {
+  const chosen = chosenVariant(v, o.variant);
+  if ('message' in chosen) return { ok: false, issues: [chosen] };
+  return validateSynthetic(v, [{ name: TUNED, set: tunedSet(chosen, o.values ?? {}) }]);
+}
+
+/**
+ * Every tunable value of a scenario (numbers, enums, booleans), in the order of the file's keys
+ * and then the schema's, grouped as in the YAML; the loaded value (the chosen variant's) is each
+ * control's default.
+ */
+export function describeControls(v: ValidScenario, variant?: string): { controls: Control[]; groups: ControlGroup[] } | { issues: ValueIssue[] } {
+  const chosen = chosenVariant(v, variant);
+  if ('message' in chosen) return { issues: [chosen] };
+  const loaded = validateSynthetic(v, [{ name: LOADED, set: chosen.set }]);
+  if (!loaded.ok) return { issues: loaded.issues };
+  const data = loaded.value.points[0].variants[0].scenario;
+  const raw = baseData(v);
+  const schema = scenarioSchemaOf(v.system);
+  const controls: Control[] = [];
+  const groups = new Map<string, ControlGroup>();
+  const inFile = (path: string) => valueAtPath(raw, path) !== undefined || Object.keys(chosen.set).some((p) => p === path || path.startsWith(p + '.'));
+
+  const group = (path: string, label: string) => {
+    if (!groups.has(path)) groups.set(path, { path, label, inFile: path !== '' && valueAtPath(raw, path) !== undefined });
+  };
+  const leaf = (node: z.ZodType, segs: (string | number)[], value: unknown) => {
+    const path = segs.join('.');
+    const s = unwrap(node);
+    const d = defOf(s);
+    const json = leafJson(node);
+    let c: Control | undefined;
+    if (d.type === 'number') {
+      c = { path, group: '', kind: json.type === 'integer' ? 'int' : 'number', value, inFile: inFile(path), min: finite(json.minimum), max: finite(json.maximum) };
+    } else if (d.type === 'boolean') {
+      c = { path, group: '', kind: 'boolean', value, inFile: inFile(path) };
+    } else {
+      const options = enumOptions(s);
+      if (options) c = { path, group: '', kind: 'enum', options, value: value === undefined ? value : String(value), inFile: inFile(path) };
+    }
+    if (!c) return;
+    if (typeof json.description === 'string') c.description = json.description;
+    const parent = segs.slice(0, -1).join('.');
+    c.group = parent;
+    group(parent, labelOf(segs.slice(0, -1), data));
+    if (c.inFile) {
+      for (let n = segs.length - 1; n >= 0; n--) {
+        const g = groups.get(segs.slice(0, n).join('.'));
+        if (g) g.inFile = true;
+      }
+    }
+    controls.push(c);
+  };
+  const walk = (node: z.ZodType, segs: (string | number)[], value: unknown, rawValue: unknown) => {
+    const s = unwrap(node);
+    const d = defOf(s);
+    if (d.type === 'object') {
+      const shape = d.shape as Record<string, z.ZodType>;
+      const keys = orderedKeys(Object.keys(shape), rawValue);
+      if (segs.length > 0) group(segs.join('.'), labelOf(segs, data));
+      for (const k of keys) {
+        if (segs.length === 0 && (COMMON_KEYS.has(k) || k === 'system')) continue;
+        walk(shape[k], [...segs, k], objField(value, k), objField(rawValue, k));
+      }
+    } else if (d.type === 'array') {
+      if (!Array.isArray(value)) return;
+      value.forEach((item, i) => walk(d.element as z.ZodType, [...segs, i], item, Array.isArray(rawValue) ? rawValue[i] : undefined));
+    } else if (d.type === 'union' && !enumOptions(s)) {
+      // A union of shapes (e.g. a roster block or a custom one): the option the value is.
+      const option = (d.options as z.ZodType[]).find((o) => o.safeParse(value).success);
+      if (option) walk(option, segs, value, rawValue);
+    } else leaf(node, segs, value);
+  };
+  walk(schema, [], data, raw);
+  // The top-level values first, then groups in the order their first control appears.
+  const order = [...new Set(['', ...controls.map((c) => c.group)])].filter((g) => controls.some((c) => c.group === g));
+  return { controls, groups: order.map((p) => groups.get(p)!) };
+}
+
+/** The file's keys first, in its order, then the schema's other keys. */
+function orderedKeys(schemaKeys: string[], rawValue: unknown): string[] {
+  const written = rawValue !== null && typeof rawValue === 'object' && !Array.isArray(rawValue) ? Object.keys(rawValue).filter((k) => schemaKeys.includes(k)) : [];
+  return [...written, ...schemaKeys.filter((k) => !written.includes(k))];
+}
+
+function objField(o: unknown, k: string): unknown {
+  return o !== null && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>)[k] : undefined;
+}
+
+/** A group's title: an array element by its name (a block, a shooter's weapon), else its key. */
+function labelOf(segs: (string | number)[], data: unknown): string {
+  if (segs.length === 0) return '';
+  const last = segs[segs.length - 1];
+  if (typeof last === 'number') {
+    const el = valueAtPath(data, segs.join('.')) as Record<string, unknown> | undefined;
+    const name = el && (el.block ?? el.name ?? el.weapon);
+    const parent = String(segs[segs.length - 2]);
+    return typeof name === 'string' ? `${parent} ${last + 1}: ${name}` : `${parent} ${last + 1}`;
+  }
+  return segs.join('.');
+}
+
+function finite(x: unknown): number | undefined {
+  return typeof x === 'number' && Number.isFinite(x) && Math.abs(x) < Number.MAX_SAFE_INTEGER ? x : undefined;
+}
+
+/** The options of an enum, or of a union of enums and literals (e.g. terrain "+", "0", "-" or 0). */
+function enumOptions(s: z.ZodType): string[] | undefined {
+  const d = defOf(s);
+  if (d.type === 'enum') return Object.values(d.entries as Record<string, string>).map(String);
+  if (d.type === 'literal') return (d.values as unknown[]).map(String);
+  if (d.type === 'union') {
+    const all: string[] = [];
+    for (const o of d.options as z.ZodType[]) {
+      const sub = enumOptions(unwrap(o));
+      if (!sub) return undefined;
+      for (const x of sub) if (!all.includes(x)) all.push(x);
+    }
+    return all;
+  }
+  return undefined;
+}
+
+const jsonCache = new WeakMap<z.ZodType, Record<string, unknown>>();
+/** A leaf's JSON Schema (the public view of its bounds, type and description). */
+function leafJson(node: z.ZodType): Record<string, unknown> {
+  let j = jsonCache.get(node);
+  if (!j) {
+    j = z.toJSONSchema(node, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    jsonCache.set(node, j);
+  }
+  return j;
+}
+
+/**
+ * The tuned scenario as YAML: the original text with each tuned value written in place (in the
+ * chosen variant's `set` when that variant sets the path, else in the scenario's own keys), so
+ * comments, key order and flow style are kept. Running the result with `siegesim run` gives the
+ * workbench's tuned case as the chosen variant of case 1 (when the file has no sweep).
+ */
+export function tunedYaml(text: string, v: ValidScenario, o: LiveOptions = {}): { ok: true; yaml: string } | { ok: false; issues: ValueIssue[] } {
+  const live = liveScenario(v, o);
+  if (!live.ok) return live;
+  const chosen = chosenVariant(v, o.variant) as { index: number; set: Record<string, unknown> };
+  const doc = parseDocument(text);
+  const edits = Object.entries(live.changed).map(([p, value]) => ({
+    path: Object.prototype.hasOwnProperty.call(chosen.set, p) ? ['variants', chosen.index, 'set', p] : docPath(doc, splitPath(p)),
+    value,
+  }));
+  return { ok: true, yaml: editYamlValues(text, edits) };
+}
+
+/** A dotted path as document segments: a segment under a sequence is an index. */
+function docPath(doc: Document, segs: string[]): DocPath {
+  const path: DocPath = [];
+  let node: unknown = doc.contents;
+  for (const seg of segs) {
+    const key = isSeq(node) && /^\d+$/.test(seg) ? Number(seg) : seg;
+    path.push(key);
+    node = isMap(node) || isSeq(node) ? (node as { get(k: unknown, keepScalar?: boolean): unknown }).get(key, true) : undefined;
+  }
+  return path;
+}

@@ -1,0 +1,110 @@
+/**
+ * Write values into a YAML file's text and change nothing else: a value already written is
+ * replaced where it stands; a key not yet written is added in the style of its map (`, k: v`
+ * inside a flow map, a new line at the map's indentation in a block map, before `variants:` and
+ * `sweep:` at the top level). Comments, key order, folded descriptions and flow style are kept
+ * byte for byte. Each edit is checked by parsing the result; if the text cannot be edited in place
+ * the yaml package's Document API writes the value instead (comments and key order kept, long
+ * lines possibly re-folded).
+ */
+import { isMap, isScalar, isSeq, parseDocument, stringify, type Document, type Node } from 'yaml';
+
+export type DocPath = (string | number)[];
+
+/** `text` with every (path, value) written; paths are key/index segments. */
+export function editYamlValues(text: string, edits: { path: DocPath; value: unknown }[]): string {
+  let out = text;
+  for (const e of edits) out = editOne(out, e.path, e.value);
+  return out;
+}
+
+function editOne(text: string, path: DocPath, value: unknown): string {
+  const doc = parseDocument(text);
+  const expected = parseDocument(text);
+  expected.setIn(path, value);
+  const want = canonical(expected.toJS());
+  const spliced = splice(doc, text, path, value);
+  if (spliced !== undefined) {
+    const check = parseDocument(spliced);
+    if (check.errors.length === 0 && canonical(check.toJS()) === want) return spliced;
+  }
+  // Long flow maps stay on one line (lineWidth 0), as designers write them.
+  return expected.toString({ lineWidth: 0 });
+}
+
+/** JSON with object keys sorted: equal data, whatever the key order. */
+function canonical(x: unknown): string {
+  return JSON.stringify(x, (_k, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+/** The text with the value spliced in, or undefined when the shape is not one handled in place. */
+function splice(doc: Document, text: string, path: DocPath, value: unknown): string | undefined {
+  let node: Node | null | undefined = doc.contents as Node | null;
+  for (let i = 0; i < path.length; i++) {
+    if (!node) return undefined;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(path[i]));
+      if (!pair) return insertInMap(text, node, path.slice(i), value, i === 0);
+      node = pair.value as Node | null;
+    } else if (isSeq(node)) {
+      const item = typeof path[i] === 'number' ? node.items[path[i] as number] : undefined;
+      if (item === undefined) return undefined;
+      node = item as Node;
+    } else return undefined;
+  }
+  if (!node || !isScalar(node) || !node.range) return undefined;
+  return text.slice(0, node.range[0]) + scalarText(value) + text.slice(node.range[1]);
+}
+
+/** Add `rest[0]: <rest[1..] as flow maps around value>` to a map that lacks the key. */
+function insertInMap(text: string, map: Node, rest: DocPath, value: unknown, root: boolean): string | undefined {
+  if (!isMap(map) || !map.range) return undefined;
+  let v: unknown = value;
+  for (let i = rest.length - 1; i >= 1; i--) {
+    if (typeof rest[i] === 'number') return undefined;
+    v = { [rest[i]]: v };
+  }
+  const entry = `${keyText(String(rest[0]))}: ${valueText(v)}`;
+  if (map.flow) {
+    const close = text.lastIndexOf('}', map.range[1]);
+    if (close < map.range[0]) return undefined;
+    const before = text.slice(map.range[0] + 1, close);
+    const sep = before.trim() === '' ? ' ' : before.trimEnd().endsWith(',') ? ' ' : ', ';
+    const head = text.slice(0, close).trimEnd();
+    return `${head}${sep}${entry} ${text.slice(close)}`;
+  }
+  const first = map.items[0];
+  if (!first || !isScalar(first.key) || !first.key.range) return undefined;
+  const lineStart = text.lastIndexOf('\n', first.key.range[0] - 1) + 1;
+  const indent = text.slice(lineStart, first.key.range[0]);
+  if (!/^ *$/.test(indent)) return undefined;
+  if (root) {
+    // The system's keys go before the file's variants and sweep, as the schema lists them.
+    const tail = map.items.find((p) => isScalar(p.key) && (p.key.value === 'variants' || p.key.value === 'sweep'));
+    if (tail && isScalar(tail.key) && tail.key.range) {
+      const at = text.lastIndexOf('\n', tail.key.range[0] - 1) + 1;
+      return `${text.slice(0, at)}${entry}\n${text.slice(at)}`;
+    }
+  }
+  const last = map.items[map.items.length - 1];
+  const end = (last.value as Node | null)?.range?.[1] ?? (isScalar(last.key) ? last.key.range?.[1] : undefined);
+  if (end === undefined) return undefined;
+  const eol = text.indexOf('\n', end);
+  if (eol < 0) return `${text}\n${indent}${entry}\n`;
+  return `${text.slice(0, eol)}\n${indent}${entry}${text.slice(eol)}`;
+}
+
+function scalarText(value: unknown): string {
+  return stringify(value).trimEnd();
+}
+
+function keyText(key: string): string {
+  return stringify(key).trimEnd();
+}
+
+/** A value as one line of flow YAML. */
+function valueText(value: unknown): string {
+  return stringify(value, { collectionStyle: 'flow', lineWidth: 0 }).trimEnd();
+}

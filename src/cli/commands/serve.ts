@@ -1,0 +1,82 @@
+/** `siegesim serve`: the designer workbench, a live tuning page for every scenario (src/serve/). */
+import { Command } from 'commander';
+import { spawn } from 'node:child_process';
+import { PoolExecutor } from '../../engine/pool.js';
+import { rootsOf } from '../../serve/catalogue.js';
+import { DEFAULT_HOST, DEFAULT_PORT, isLoopback, startWorkbench } from '../../serve/server.js';
+import { nonNegInt, threadsOpt, UserError } from '../common.js';
+
+interface ServeFlags {
+  port: number;
+  host: string;
+  open?: boolean;
+  threads: number;
+}
+
+async function serveCommand(args: string[], flags: ServeFlags): Promise<void> {
+  if (flags.port > 65535) throw new UserError('--port must be a port number from 0 to 65535');
+  const { roots, problems } = rootsOf(args.length > 0 ? args : ['scenarios']);
+  if (problems.length > 0) throw new UserError(problems.join('\n'));
+
+  // Ctrl-C (or SIGTERM) ends the server, its open streams and its workers: within a second,
+  // whatever is running. The workbench ends on a signal by design, so its handler replaces the
+  // CLI's "interrupted" one, now, before anything is printed: a signal that arrives while the
+  // handlers are being swapped is lost, and a caller may signal as soon as it reads the URL.
+  let stopping: ((sig: NodeJS.Signals) => void) | undefined;
+  const stopped = new Promise<NodeJS.Signals>((resolve) => (stopping = resolve));
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
+  process.once('SIGINT', () => stopping!('SIGINT'));
+  process.once('SIGTERM', () => stopping!('SIGTERM'));
+
+  // The workers start once the port is ours (a port in use never starts them), and before the
+  // first change, so that it does not wait for them.
+  const exec = new PoolExecutor(flags.threads);
+  let wb;
+  try {
+    wb = await startWorkbench({ roots, host: flags.host, port: flags.port, executor: exec });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UserError(`port ${flags.port} is in use (pick another with --port, or --port 0 for any free one)`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') throw new UserError(`cannot listen on ${flags.host}:${flags.port} (${code})`);
+    throw e;
+  }
+  exec.warm();
+  if (!isLoopback(flags.host)) {
+    process.stderr.write(
+      `siegesim serve: WARNING: listening on ${flags.host}, not 127.0.0.1: anyone who can reach this machine can run simulations on it and read the served scenarios.\n`,
+    );
+  }
+  const n = roots.length;
+  process.stderr.write(`siegesim serve: ${wb.url}  (${args.length > 0 ? args.join(', ') : 'scenarios'}; ${n > 1 ? `${n} roots; ` : ''}Ctrl-C to stop)\n`);
+  if (flags.open) openBrowser(wb.url);
+
+  const sig = await stopped;
+  process.stderr.write(`\nsiegesim serve: stopped (${sig})\n`);
+  setTimeout(() => process.exit(0), 800).unref();
+  await Promise.allSettled([wb.close(), exec.close()]);
+}
+
+function openBrowser(url: string): void {
+  const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'cmd' : 'xdg-open';
+  const argv = process.platform === 'win32' ? ['/c', 'start', '', url] : [url];
+  try {
+    const child = spawn(cmd, argv, { stdio: 'ignore', detached: true });
+    child.on('error', () => process.stderr.write(`siegesim serve: could not open a browser (${cmd}); open ${url}\n`));
+    child.unref();
+  } catch {
+    process.stderr.write(`siegesim serve: could not open a browser; open ${url}\n`);
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description('the designer workbench: a local page to tune scenarios live (default: scenarios/)')
+    .argument('[files...]', 'scenario files or folders to serve (default: scenarios/)')
+    .option('--port <N>', `port to listen on (0: any free port)`, nonNegInt('--port'), DEFAULT_PORT)
+    .option('--host <H>', 'interface to listen on; anything but 127.0.0.1/localhost opens it to the network', DEFAULT_HOST)
+    .option('--open', 'open the page in the default browser')
+    .addOption(threadsOpt())
+    .action((files: string[], flags: ServeFlags) => serveCommand(files, flags));
+}

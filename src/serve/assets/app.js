@@ -1,0 +1,858 @@
+// siegesim workbench: the page. Plain ES module, no build step, nothing from the network.
+// It asks the server (src/serve/server.ts) for the scenarios and their controls, streams runs as
+// NDJSON, and draws the systems' own Vega-Lite charts with vega-embed.
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const el = (tag, attrs = {}, ...children) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) if (c !== undefined && c !== null) e.append(c instanceof Node ? c : String(c));
+  return e;
+};
+
+/** This tab's id: the server keeps one live run and one sweep per tab. */
+const CLIENT = (crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2) + Date.now()).replace(/[^A-Za-z0-9_-]/g, '');
+/** URL keys that are not scenario values (all are scenario keys no system can tune). */
+const RESERVED = new Set(['scenario', 'variant', 'seed', 'trials', 'precision', 'max_trials']);
+
+const state = {
+  list: [],
+  info: null, // /api/scenario answer
+  controls: new Map(), // path -> { c, row, get(), set(v), errorEl }
+  values: {}, // tuned values (dotted path -> value), only those that differ from the file
+  live: null, // AbortController of the live run
+  sweep: null,
+  seq: 0,
+  last: null, // last done/partial event of the live run
+  changeAt: 0,
+  metricsSeen: [],
+};
+
+/** Latency marks the browser tests read: time from a change to the first number, and to the precision. */
+window.__siegesim = { runs: [], ready: false };
+
+// ---------- formatting ----------
+const isProb = (m) => m && m.kind !== 'mean';
+const pct = (x, digits = 1) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : `${(x * 100).toFixed(digits)}%`);
+const num = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : Math.abs(x) >= 100 ? x.toFixed(1) : Math.abs(x) >= 10 ? x.toFixed(2) : x.toFixed(3));
+const fmtValue = (m) => (!m ? '–' : isProb(m) ? pct(m.value) : num(m.value));
+const fmtInterval = (m) => (!m || m.ci_low === null ? '' : isProb(m) ? `${(m.ci_low * 100).toFixed(1)}–${(m.ci_high * 100).toFixed(1)}%` : `${num(m.ci_low)}–${num(m.ci_high)}`);
+const signed = (x, f) => (x > 0 ? '+' : x < 0 ? '−' : '±') + f(Math.abs(x));
+const fmtDiff = (d, prob) => (!d || d.value === null ? '–' : prob ? `${signed(d.value, (v) => (v * 100).toFixed(1))} pts` : signed(d.value, num));
+const fmtDiffInterval = (d, prob) => (!d || d.ci_low === null ? '' : prob ? `${(d.ci_low * 100).toFixed(1)} to ${(d.ci_high * 100).toFixed(1)}` : `${num(d.ci_low)} to ${num(d.ci_high)}`);
+const halfWidth = (m) => (m && m.ci_low !== null ? (m.ci_high - m.ci_low) / 2 : NaN);
+const int = (n) => Number(n).toLocaleString('en-US');
+const label = (metric) => metric.replace(/^p_/, 'P ').replace(/^mean_/, 'mean ').replace(/_/g, ' ');
+
+// ---------- server ----------
+async function getJson(url) {
+  const r = await fetch(url, { headers: { Accept: 'application/json' } });
+  const body = await r.json().catch(() => ({ error: `HTTP ${r.status}` }));
+  if (!r.ok) throw Object.assign(new Error(body.error || `HTTP ${r.status}`), { body, status: r.status });
+  return body;
+}
+
+async function postJson(url, payload) {
+  const r = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Siegesim-Client': CLIENT }, body: JSON.stringify(payload) });
+  const body = await r.json().catch(() => ({ error: `HTTP ${r.status}` }));
+  if (!r.ok) throw Object.assign(new Error(body.error || `HTTP ${r.status}`), { body, status: r.status });
+  return body;
+}
+
+/** POST and read NDJSON events; resolves when the stream ends. A 4xx rejects with the server's issues. */
+async function stream(url, payload, signal, onEvent) {
+  const r = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Siegesim-Client': CLIENT }, body: JSON.stringify(payload), signal });
+  if (!r.ok) {
+    const body = await r.json().catch(() => ({ error: `HTTP ${r.status}` }));
+    throw Object.assign(new Error(body.error || `HTTP ${r.status}`), { body, status: r.status });
+  }
+  const reader = r.body.getReader();
+  const decoder = new TextDecoder();
+  let buf = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += decoder.decode(value, { stream: true });
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      if (line.trim()) onEvent(JSON.parse(line));
+    }
+  }
+}
+
+// ---------- scenario picker ----------
+async function loadList() {
+  const { scenarios } = await getJson('/api/scenarios');
+  state.list = scenarios;
+  const sel = $('#scenario');
+  sel.replaceChildren();
+  const groups = new Map();
+  for (const s of scenarios) {
+    const folder = s.path.includes('/') ? s.path.slice(0, s.path.lastIndexOf('/')) : '';
+    if (!groups.has(folder)) groups.set(folder, []);
+    groups.get(folder).push(s);
+  }
+  for (const [folder, items] of groups) {
+    const parent = folder ? el('optgroup', { label: folder }) : sel;
+    for (const s of items) {
+      const base = s.path.slice(s.path.lastIndexOf('/') + 1).replace(/\.ya?ml$/i, '');
+      parent.append(el('option', { value: s.path, title: s.description || s.error || '', disabled: s.error ? true : undefined }, s.error ? `${base} (invalid)` : base));
+    }
+    if (folder) sel.append(parent);
+  }
+}
+
+// ---------- controls ----------
+/** The slider's range: the schema's bounds when they are close, else a window around the loaded value. */
+function sliderRange(c) {
+  const v = typeof c.value === 'number' ? c.value : c.min ?? 0;
+  const min = c.min ?? -Infinity;
+  const max = c.max ?? Infinity;
+  if (c.kind === 'number' && max - min <= 1) return { lo: min, hi: max, step: 0.01 };
+  let lo = min;
+  let hi = max;
+  if (!(hi - lo <= 60)) {
+    const span = Math.max(10, Math.abs(v) * 2);
+    lo = Math.max(min, v - span / 2);
+    hi = Math.min(max, lo + span);
+    lo = Math.max(min, hi - span);
+    if (c.kind === 'int') [lo, hi] = [Math.floor(lo), Math.ceil(hi)];
+  }
+  return { lo, hi, step: c.kind === 'int' ? 1 : (hi - lo) / 100 > 0.5 ? 0.5 : 0.1 };
+}
+
+function buildControls() {
+  const root = $('#controls');
+  root.replaceChildren();
+  state.controls.clear();
+  const info = state.info;
+  const byGroup = new Map(info.groups.map((g) => [g.path, []]));
+  for (const c of info.controls) byGroup.get(c.group)?.push(c);
+  for (const g of info.groups) {
+    const list = byGroup.get(g.path) ?? [];
+    const details = el('details', { class: `group${g.inFile ? ' infile' : ''}`, open: g.inFile || g.path === '' ? true : undefined, 'data-group': g.path });
+    const count = list.filter((c) => c.inFile).length;
+    const note = count > 0 ? `${count} in file` : g.inFile ? '' : 'defaults';
+    details.append(el('summary', {}, el('span', { class: 'gname', text: g.label || 'scenario' }), el('span', { class: 'gcount muted', text: note })));
+    for (const c of list) details.append(controlRow(c));
+    root.append(details);
+  }
+  applyFilter();
+}
+
+function controlRow(c) {
+  const name = c.path.slice(c.group ? c.group.length + 1 : 0);
+  const row = el('div', { class: `ctl${c.inFile ? ' infile' : ''}`, 'data-path': c.path, title: c.description || '' });
+  const head = el('div', { class: 'ctl-head' }, el('label', { class: 'ctl-name', for: `in-${c.path}`, text: name }));
+  const loaded = el('span', { class: 'loaded muted', title: 'the value in the file (or the default)' });
+  const reset = el('button', { type: 'button', class: 'reset', title: 'back to the loaded value', 'aria-label': `reset ${c.path}`, text: '↺' });
+  head.append(loaded, reset);
+  const body = el('div', { class: 'ctl-body' });
+  const error = el('div', { class: 'ctl-error', role: 'alert' });
+  let get;
+  let set;
+  if (c.kind === 'boolean') {
+    const box = el('input', { type: 'checkbox', id: `in-${c.path}` });
+    box.addEventListener('change', () => changed(c.path, 'change'));
+    body.append(box, el('span', { class: 'muted', text: c.description ? ` ${c.description}` : '' }));
+    get = () => box.checked;
+    set = (v) => (box.checked = v === true);
+    loaded.textContent = c.value === undefined ? '' : `${c.inFile ? 'file' : 'default'}: ${c.value ? 'yes' : 'no'}`;
+  } else if (c.kind === 'enum') {
+    const mark = c.inFile ? ' (file)' : ' (default)';
+    const sel = el('select', { id: `in-${c.path}` }, c.value === undefined ? el('option', { value: '', text: '(auto)' }) : null, c.options.map((o) => el('option', { value: o, text: o === c.value ? `${o}${mark}` : o })));
+    sel.addEventListener('change', () => changed(c.path, 'change'));
+    body.append(sel);
+    get = () => (sel.value === '' ? undefined : sel.value);
+    set = (v) => (sel.value = v === undefined ? '' : String(v));
+    loaded.textContent = c.value === undefined ? 'auto' : '';
+  } else {
+    const r = sliderRange(c);
+    const input = el('input', { type: 'number', id: `in-${c.path}`, class: 'num', step: c.kind === 'int' ? 1 : 'any', min: c.min, max: c.max, placeholder: 'auto' });
+    const slider = el('input', { type: 'range', min: r.lo, max: r.hi, step: r.step, 'aria-label': `${c.path} slider`, tabindex: -1 });
+    const mark = el('span', { class: 'mark', title: `loaded: ${c.value ?? 'auto'}` });
+    const sliderWrap = el('div', { class: 'slider' }, slider, mark);
+    if (typeof c.value === 'number') mark.style.left = `calc(${((c.value - r.lo) / (r.hi - r.lo || 1)) * 100}% )`;
+    else mark.hidden = true;
+    input.addEventListener('input', () => {
+      if (input.value !== '' && Number.isFinite(Number(input.value))) slider.value = input.value;
+      sliderWrap.classList.toggle('auto', input.value === '');
+      changed(c.path, 'input');
+    });
+    input.addEventListener('change', () => changed(c.path, 'change'));
+    slider.addEventListener('input', () => {
+      input.value = slider.value;
+      sliderWrap.classList.remove('auto');
+      changed(c.path, 'input');
+    });
+    slider.addEventListener('change', () => changed(c.path, 'change'));
+    body.append(input, sliderWrap);
+    get = () => {
+      if (input.value.trim() === '') return undefined;
+      const n = Number(input.value);
+      return Number.isFinite(n) ? n : input.value; // not a number: the server says why
+    };
+    set = (v) => {
+      input.value = v === undefined ? '' : String(v);
+      if (typeof v === 'number') slider.value = String(v);
+      else if (v === undefined) slider.value = String(r.lo);
+      sliderWrap.classList.toggle('auto', v === undefined);
+    };
+    loaded.textContent = c.value === undefined ? 'auto' : `${c.inFile ? 'file' : 'default'}: ${c.value}`;
+    const bounds = [c.min !== undefined ? `min ${c.min}` : '', c.max !== undefined ? `max ${c.max}` : ''].filter(Boolean).join(', ');
+    if (bounds) row.title = `${c.description ? c.description + '\n' : ''}${bounds}`;
+  }
+  reset.addEventListener('click', () => {
+    set(c.value);
+    changed(c.path, 'change');
+  });
+  row.append(head, body, error);
+  set(c.value);
+  state.controls.set(c.path, { c, row, get, set, error });
+  return row;
+}
+
+/** Show only the settings whose path contains the filter's text. */
+function applyFilter() {
+  const q = $('#filter').value.trim().toLowerCase();
+  for (const d of document.querySelectorAll('#controls details')) {
+    let any = false;
+    for (const row of d.querySelectorAll('.ctl')) {
+      const hit = !q || row.dataset.path.toLowerCase().includes(q);
+      row.hidden = !hit;
+      any ||= hit;
+    }
+    d.hidden = !any;
+    if (q && any) d.open = true;
+  }
+}
+
+/** A control moved: recompute the tuned values, follow in the URL, rerun (throttled while dragging). */
+let pending = null;
+let lastStart = 0;
+function changed(path, how) {
+  const ctl = state.controls.get(path);
+  const v = ctl.get();
+  const same = JSON.stringify(v) === JSON.stringify(ctl.c.value) || (v === undefined && ctl.c.value === undefined);
+  if (same) delete state.values[path];
+  else if (v === undefined) delete state.values[path];
+  else state.values[path] = v;
+  ctl.row.classList.toggle('changed', !same);
+  ctl.error.textContent = '';
+  ctl.row.classList.remove('invalid');
+  syncUrl();
+  renderChanges();
+  state.changeAt = performance.now();
+  performance.mark('siegesim:change');
+  const now = performance.now();
+  clearTimeout(pending);
+  if (how === 'change' || now - lastStart > 60) runLive();
+  else pending = setTimeout(runLive, 60 - (now - lastStart));
+}
+
+function renderChanges() {
+  const box = $('#changes');
+  box.replaceChildren();
+  const entries = Object.entries(state.values);
+  if (entries.length === 0) {
+    box.append(el('span', { class: 'muted', text: 'as loaded: change a value to compare' }));
+    return;
+  }
+  for (const [p, v] of entries) {
+    const ctl = state.controls.get(p);
+    const from = ctl ? (ctl.c.value === undefined ? 'auto' : String(ctl.c.value)) : '?';
+    box.append(
+      el(
+        'button',
+        { type: 'button', class: `chip${ctl?.row.classList.contains('invalid') ? ' bad' : ''}`, 'data-path': p, title: `${p}: ${from} → ${v} (click to reset)`, onclick: () => (ctl ? (ctl.set(ctl.c.value), changed(p, 'change')) : (delete state.values[p], syncUrl(), renderChanges(), runLive())) },
+        el('b', { text: p }),
+        ` ${from} → ${v} `,
+        el('span', { class: 'x', text: '×' }),
+      ),
+    );
+  }
+}
+
+function markIssues(issues) {
+  const general = [];
+  for (const i of issues ?? []) {
+    const ctl = i.path ? state.controls.get(i.path) : undefined;
+    if (ctl) {
+      ctl.error.textContent = i.message;
+      ctl.row.classList.add('invalid');
+      ctl.row.closest('details').open = true;
+      document.querySelector(`.chip[data-path="${CSS.escape(i.path)}"]`)?.classList.add('bad');
+    } else general.push(i.path ? `${i.path}: ${i.message}` : i.message);
+  }
+  return general;
+}
+
+function clearIssues() {
+  for (const ctl of state.controls.values()) {
+    ctl.error.textContent = '';
+    ctl.row.classList.remove('invalid');
+  }
+  banner();
+}
+
+function banner(lines, kind = 'error') {
+  const b = $('#banner');
+  if (!lines || lines.length === 0) {
+    b.hidden = true;
+    return;
+  }
+  b.className = `banner ${kind}`;
+  b.replaceChildren(...lines.map((l) => el('div', { text: l })));
+  b.hidden = false;
+}
+
+// ---------- URL ----------
+function syncUrl() {
+  const q = new URLSearchParams();
+  q.set('scenario', state.info.path);
+  if (state.info.variant !== state.info.variants[0]) q.set('variant', state.info.variant);
+  for (const [p, v] of Object.entries(state.values)) q.set(p, String(v));
+  const prec = $('#precision').value;
+  if (prec === 'fixed') q.set('trials', $('#fixed-trials').value);
+  else if (prec !== '0.005') q.set('precision', prec);
+  if (prec !== 'fixed' && $('#cap').value !== '2000000') q.set('max_trials', $('#cap').value);
+  const url = `${location.pathname}?${q.toString().replace(/%2F/g, '/')}`;
+  history.replaceState(null, '', url);
+  $('#link').textContent = location.href;
+}
+
+/** Values from the address bar, typed as their controls need. */
+function valuesFromUrl(q) {
+  const out = {};
+  for (const [k, raw] of q) {
+    if (RESERVED.has(k)) continue;
+    const ctl = state.controls.get(k);
+    const kind = ctl?.c.kind;
+    let v = raw;
+    if (kind === 'boolean') v = raw === 'true' ? true : raw === 'false' ? false : raw;
+    else if ((kind === 'int' || kind === 'number' || !ctl) && raw.trim() !== '' && Number.isFinite(Number(raw))) v = Number(raw);
+    out[k] = v;
+  }
+  return out;
+}
+
+// ---------- opening a scenario ----------
+async function openScenario(path, variant, fromUrl) {
+  state.sweep?.abort();
+  state.live?.abort();
+  let info;
+  try {
+    info = await getJson(`/api/scenario?path=${encodeURIComponent(path)}${variant ? `&variant=${encodeURIComponent(variant)}` : ''}`);
+  } catch (e) {
+    banner([e.message, ...(e.body?.issues ?? []).map((i) => i.message)]);
+    setStatus('error', 'this scenario cannot be opened');
+    return false;
+  }
+  state.info = info;
+  state.values = {};
+  state.last = null;
+  $('#scenario').value = info.path;
+  $('#title').textContent = info.name;
+  $('#description').textContent = info.description;
+  document.title = `${info.name} — siegesim workbench`;
+  const vsel = $('#variant');
+  vsel.replaceChildren(...info.variants.map((v) => el('option', { value: v, text: v })));
+  vsel.value = info.variant;
+  $('#variant-wrap').hidden = info.variants.length < 2;
+  buildControls();
+  clearIssues();
+  setupSweep();
+  $('#headline').replaceChildren();
+  $('#metrics').replaceChildren();
+  $('#charts').replaceChildren();
+  if (fromUrl) {
+    const vals = valuesFromUrl(fromUrl);
+    for (const [p, v] of Object.entries(vals)) {
+      const ctl = state.controls.get(p);
+      if (ctl) {
+        ctl.set(v);
+        const same = JSON.stringify(v) === JSON.stringify(ctl.c.value);
+        ctl.row.classList.toggle('changed', !same);
+        if (!same) state.values[p] = v;
+      } else state.values[p] = v; // not a control: the server will say what is wrong with it
+    }
+  }
+  syncUrl();
+  renderChanges();
+  state.changeAt = performance.now();
+  runLive();
+  return true;
+}
+
+// ---------- the live run ----------
+function runSettings() {
+  const prec = $('#precision').value;
+  if (prec === 'fixed') return { trials: Math.max(1, Math.round(Number($('#fixed-trials').value) || 1)) };
+  return { precision: Number(prec), maxTrials: Number($('#cap').value) };
+}
+
+async function runLive() {
+  lastStart = performance.now();
+  state.live?.abort();
+  const ac = new AbortController();
+  state.live = ac;
+  const seq = ++state.seq;
+  const changeAt = state.changeAt || performance.now();
+  const record = { seq, scenario: state.info.path, values: { ...state.values }, firstMs: null, doneMs: null, trials: 0, reached: null };
+  let first = true;
+  setStatus('running', 'starting…');
+  document.body.classList.add('stale');
+  const payload = { scenario: state.info.path, variant: state.info.variant, values: state.values, ...runSettings() };
+  try {
+    if (Object.keys(state.values).length > 0) {
+      // the values first (a 200 either way): a value being typed is not a failed request
+      const chk = await postJson('/api/check', { scenario: payload.scenario, variant: payload.variant, values: payload.values });
+      if (state.live !== ac) return;
+      if (!chk.ok) throw Object.assign(new Error('invalid values'), { body: { error: 'invalid values', issues: chk.issues } });
+    }
+    await stream('/api/run', payload, ac.signal, (ev) => {
+      if (state.live !== ac) return;
+      if (ev.type === 'start') {
+        state.start = ev;
+        clearIssues();
+        return;
+      }
+      if (ev.type === 'partial' || ev.type === 'done') {
+        state.last = ev;
+        renderResults(ev);
+        if (ev.charts) renderCharts(ev.charts);
+        if (first) {
+          first = false;
+          record.firstMs = performance.now() - changeAt;
+          performance.measure('siegesim:first-number', { start: changeAt, end: performance.now() });
+          document.body.classList.remove('stale');
+        }
+        record.trials = ev.trials;
+        if (ev.type === 'done') {
+          record.doneMs = performance.now() - changeAt;
+          record.reached = ev.precision ? ev.precision.reached : null;
+          performance.measure('siegesim:done', { start: changeAt, end: performance.now() });
+          window.__siegesim.runs.push(record);
+        }
+        renderStatus(ev);
+        renderCommand(ev.trials);
+      } else if (ev.type === 'error') {
+        setStatus('error', ev.message);
+      }
+    });
+  } catch (e) {
+    if (e.name === 'AbortError' || state.live !== ac) return;
+    document.body.classList.remove('stale');
+    if (e.body) {
+      const general = markIssues(e.body.issues);
+      banner(general.length > 0 ? general : e.body.issues?.length ? [] : [e.message]);
+      setStatus('error', e.body.issues?.length ? 'a value is not valid: see the marked setting' : e.message);
+      document.body.classList.add('stale');
+    } else setStatus('error', `the server did not answer (${e.message}); is siegesim serve still running?`);
+  }
+}
+
+function setStatus(kind, text) {
+  const s = $('#status');
+  s.dataset.state = kind;
+  $('#status-text').textContent = text;
+}
+
+function renderStatus(ev) {
+  const headline = state.start?.headline ?? [];
+  let widest = 0;
+  for (const c of ev.cases) for (const h of headline) if (c.metrics[h]) widest = Math.max(widest, halfWidth(c.metrics[h]) || 0);
+  const prec = state.start?.precision;
+  const target = prec ? ` (target ±${(prec * 100).toFixed(prec < 0.005 ? 2 : 1)})` : '';
+  const secs = `${(ev.ms / 1000).toFixed(2)} s`;
+  const text = `${int(ev.trials)} trials · widest interval ±${(widest * 100).toFixed(2)} pts${target} · ${secs}`;
+  if (ev.type === 'partial') setStatus('running', `refining… ${text}`);
+  else if (ev.precision && !ev.precision.reached) setStatus('capped', `trial cap reached: ${text}`);
+  else setStatus('done', `${prec ? 'precise' : 'done'}: ${text}`);
+}
+
+function renderResults(ev) {
+  const loaded = ev.cases.find((c) => c.variant === 'as loaded') ?? ev.cases[0];
+  const tuned = ev.cases.find((c) => c.variant === 'tuned');
+  const headline = state.start?.headline ?? state.info.headline;
+  const cards = $('#headline');
+  cards.replaceChildren(
+    ...headline.map((h) => {
+      const shown = (tuned ?? loaded).metrics[h];
+      const base = loaded.metrics[h];
+      const d = tuned?.differences[h];
+      const prob = isProb(shown);
+      const sig = d && d.ci_low !== null && (d.ci_low > 0 || d.ci_high < 0);
+      return el(
+        'div',
+        { class: 'card', 'data-metric': h },
+        el('div', { class: 'card-name', text: label(h), title: h }),
+        el('div', { class: 'card-value', 'data-role': 'value', text: fmtValue(shown) }),
+        el('div', { class: 'card-ci muted', 'data-role': 'interval', text: shown ? `95%: ${fmtInterval(shown)}` : '' }),
+        tuned
+          ? el(
+              'div',
+              { class: `card-diff ${sig ? (d.value > 0 ? 'up' : 'down') : 'flat'}`, 'data-role': 'difference' },
+              el('span', { class: 'delta', text: fmtDiff(d, prob) }),
+              el('span', { class: 'muted', text: ` [${fmtDiffInterval(d, prob)}]` }),
+              el('div', { class: 'muted small', text: `vs ${fmtValue(base)} as loaded${sig ? '' : ' · not significant'}` }),
+            )
+          : el('div', { class: 'card-diff flat muted small', text: 'as loaded' }),
+      );
+    }),
+  );
+  // every metric: as loaded, tuned, paired difference
+  const table = $('#metrics');
+  const names = state.info.metrics.filter((m) => loaded.metrics[m]);
+  const rows = [el('tr', {}, el('th', { class: 'l', text: 'metric' }), el('th', { text: 'as loaded' }), tuned ? el('th', { text: 'tuned' }) : null, tuned ? el('th', { text: 'difference (paired)' }) : null)];
+  for (const m of names) {
+    const a = loaded.metrics[m];
+    const b = tuned?.metrics[m];
+    const d = tuned?.differences[m];
+    const prob = isProb(a);
+    const sig = d && d.ci_low !== null && (d.ci_low > 0 || d.ci_high < 0);
+    rows.push(
+      el(
+        'tr',
+        { class: headline.includes(m) ? 'head' : '' },
+        el('td', { class: 'l', title: m, text: m }),
+        el('td', {}, el('span', { text: fmtValue(a) }), el('span', { class: 'ci', text: ` ${fmtInterval(a)}` })),
+        tuned ? el('td', {}, el('span', { text: fmtValue(b) }), el('span', { class: 'ci', text: ` ${fmtInterval(b)}` })) : null,
+        tuned ? el('td', { class: sig ? (d.value > 0 ? 'up' : 'down') : 'flat' }, el('span', { text: fmtDiff(d, prob) }), el('span', { class: 'ci', text: d ? ` [${fmtDiffInterval(d, prob)}]` : '' })) : null,
+      ),
+    );
+  }
+  table.replaceChildren(...rows);
+}
+
+const views = new Map(); // chart name -> vega view (finalized on redraw)
+async function renderCharts(charts) {
+  if (!window.vegaEmbed) return;
+  const box = $('#charts');
+  const names = new Set(charts.map((c) => c.name));
+  for (const fig of [...box.children]) if (!names.has(fig.dataset.name)) (views.get(fig.dataset.name)?.finalize(), fig.remove());
+  for (const ch of charts) {
+    let fig = box.querySelector(`figure[data-name="${CSS.escape(ch.name)}"]`);
+    if (!fig) {
+      fig = el('figure', { class: 'chart', 'data-name': ch.name }, el('div', { class: 'vis' }), el('figcaption', { class: 'muted', text: ch.title }));
+      box.append(fig);
+    }
+    const target = el('div', { class: 'vis' });
+    try {
+      const r = await window.vegaEmbed(target, ch.spec, { actions: { export: true, source: false, compiled: false, editor: false }, ast: true, renderer: 'svg' });
+      views.get(ch.name)?.finalize();
+      views.set(ch.name, r);
+      fig.querySelector('.vis').replaceWith(target);
+      fig.querySelector('figcaption').textContent = ch.title;
+    } catch (e) {
+      fig.querySelector('figcaption').textContent = `${ch.title} (could not be drawn: ${e.message})`;
+    }
+  }
+}
+
+// ---------- save and reproduce ----------
+function renderCommand(trials) {
+  if (!state.start) return;
+  const cmd = `${state.start.command} --trials ${trials}`;
+  $('#command').textContent = cmd;
+  const tuned = Object.keys(state.start.changed ?? {}).length > 0;
+  const sweep = state.info.sweep.length > 0;
+  const variant = state.info.variant;
+  let note = tuned
+    ? `After saving the tuned YAML (download it above), this run writes what the "tuned" column shows as case 1, variant "${variant}" of its report, byte for byte.`
+    : `This run writes what the page shows as case 1, variant "${variant}" of its report, byte for byte.`;
+  if (sweep) note = `The file sweeps ${state.info.sweep.map((s) => s.path).join(', ')}: the command runs its whole grid (each point on its own dice), while the page shows the case without the sweep.`;
+  $('#command-note').textContent = note;
+}
+
+async function save() {
+  try {
+    const r = await postJson('/api/save', { scenario: state.info.path, variant: state.info.variant, values: state.values });
+    const blob = new Blob([r.yaml], { type: 'application/yaml' });
+    const a = el('a', { href: URL.createObjectURL(blob), download: r.filename });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 5000);
+    $('#save-name').textContent = ` saved as ${r.filename}`;
+    const pre = $('#yaml-preview');
+    pre.textContent = r.yaml;
+    pre.hidden = false;
+  } catch (e) {
+    markIssues(e.body?.issues);
+    $('#save-name').textContent = ` not saved: ${e.message}`;
+  }
+}
+
+async function copyText(text, button) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const t = el('textarea', { style: 'position:fixed;opacity:0' });
+    t.value = text;
+    document.body.append(t);
+    t.select();
+    document.execCommand('copy');
+    t.remove();
+  }
+  const old = button.textContent;
+  button.textContent = 'copied';
+  setTimeout(() => (button.textContent = old), 1200);
+}
+
+// ---------- sweep and solve ----------
+function numericControls() {
+  return state.info.controls.filter((c) => c.kind === 'int' || c.kind === 'number');
+}
+
+function setupSweep() {
+  const form = $('#sweep-form');
+  const nums = numericControls();
+  for (const axis of form.querySelectorAll('.axis')) {
+    const sel = $('.axis-path', axis);
+    const keep = axis.dataset.axis === '1' ? [el('option', { value: '', text: '(no second parameter)' })] : [];
+    sel.replaceChildren(...keep, ...nums.map((c) => el('option', { value: c.path, text: c.path })));
+    sel.onchange = () => fillAxis(axis);
+  }
+  const metric = $('#sweep-metric');
+  metric.replaceChildren(...state.info.metrics.map((m) => el('option', { value: m, text: m })));
+  metric.value = state.info.headline[0];
+  const trials = $('#sweep-trials');
+  const C = state.info.chunkTrials;
+  trials.replaceChildren(...[1, 2, 4, 8, 16].map((k) => el('option', { value: C * k, text: int(C * k) })));
+  // the file's own sweep, or the first numeric value written in the file
+  const axes = form.querySelectorAll('.axis');
+  const fileSweep = state.info.sweep.filter((s) => nums.some((c) => c.path === s.path));
+  const first = fileSweep[0]?.path ?? nums.find((c) => c.inFile)?.path ?? nums[0]?.path ?? '';
+  $('.axis-path', axes[0]).value = first;
+  fillAxis(axes[0], fileSweep[0]?.spec);
+  $('.axis-path', axes[1]).value = fileSweep[1]?.path ?? '';
+  fillAxis(axes[1], fileSweep[1]?.spec);
+  $('#sweep-target').value = '';
+  $('#sweep-status').textContent = '';
+  $('#sweep-answer').hidden = true;
+  $('#sweep-chart').replaceChildren();
+}
+
+function fillAxis(axis, spec) {
+  const path = $('.axis-path', axis).value;
+  const c = state.info.controls.find((x) => x.path === path);
+  const inputs = [$('.axis-from', axis), $('.axis-to', axis), $('.axis-step', axis)];
+  axis.classList.toggle('off', !c);
+  if (!c) return inputs.forEach((i) => (i.value = ''));
+  let from;
+  let to;
+  let step;
+  if (spec && !Array.isArray(spec)) ({ from, to, step } = spec);
+  else if (Array.isArray(spec) && spec.every((x) => typeof x === 'number')) {
+    from = Math.min(...spec);
+    to = Math.max(...spec);
+    step = spec.length > 1 ? (to - from) / (spec.length - 1) : 1;
+  } else {
+    const v = typeof c.value === 'number' ? c.value : c.min ?? 0;
+    const r = sliderRange(c);
+    from = r.lo;
+    to = r.hi;
+    step = c.kind === 'int' ? Math.max(1, Math.round((to - from) / 10)) : Number(((to - from) / 10).toPrecision(2));
+    if (v > to) to = v;
+  }
+  inputs[0].value = from;
+  inputs[1].value = to;
+  inputs[2].value = step;
+}
+
+async function runSweep(ev) {
+  ev?.preventDefault();
+  state.sweep?.abort();
+  const ac = new AbortController();
+  state.sweep = ac;
+  const axes = [];
+  for (const axis of document.querySelectorAll('#sweep-form .axis')) {
+    const path = $('.axis-path', axis).value;
+    if (!path) continue;
+    axes.push({ path, from: Number($('.axis-from', axis).value), to: Number($('.axis-to', axis).value), step: Number($('.axis-step', axis).value) });
+  }
+  const t = $('#sweep-target').value.trim();
+  const payload = {
+    scenario: state.info.path,
+    variant: state.info.variant,
+    values: state.values,
+    axes,
+    metric: $('#sweep-metric').value,
+    trials: Number($('#sweep-trials').value),
+    ...(t !== '' ? { target: Number(t) } : axes.length === 2 ? { target: 0.5 } : {}),
+  };
+  const status = $('#sweep-status');
+  const answer = $('#sweep-answer');
+  answer.hidden = true;
+  $('#sweep-stop').hidden = false;
+  status.textContent = 'starting…';
+  let view;
+  const draw = async (spec) => {
+    const target = el('div', { class: 'vis' });
+    if (spec.width === 'container') spec.width = Math.max(320, $('#sweep-chart').clientWidth - 130);
+    try {
+      const r = await window.vegaEmbed(target, spec, { actions: { export: true, source: false, compiled: false, editor: false }, ast: true, renderer: 'svg' });
+      if (state.sweep !== ac) return r.finalize();
+      view?.finalize();
+      view = r;
+      $('#sweep-chart').replaceChildren(target);
+    } catch (e) {
+      status.textContent = `the chart could not be drawn: ${e.message}`;
+    }
+  };
+  try {
+    await stream('/api/sweep', payload, ac.signal, async (e) => {
+      if (state.sweep !== ac) return;
+      if (e.type === 'start') status.textContent = `${e.points} points × ${int(e.trials)} trials…`;
+      else if (e.type === 'partial') {
+        status.textContent = `${e.done} of ${e.points} points · ${(e.ms / 1000).toFixed(1)} s`;
+        await draw(e.chart);
+      } else if (e.type === 'solving') status.textContent = 'solving for the target…';
+      else if (e.type === 'done') {
+        status.textContent = `${e.points} points × ${int(e.trials)} trials · ${(e.ms / 1000).toFixed(1)} s`;
+        await draw(e.chart);
+        renderAnswer(e, payload);
+      } else if (e.type === 'error') status.textContent = e.message;
+    });
+  } catch (e) {
+    if (e.name === 'AbortError') return;
+    const general = markSweepIssues(e.body?.issues);
+    status.textContent = [e.message, ...general].join(' · ');
+  } finally {
+    if (state.sweep === ac) $('#sweep-stop').hidden = true;
+  }
+}
+
+function markSweepIssues(issues) {
+  return (issues ?? []).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
+}
+
+function renderAnswer(e, payload) {
+  const box = $('#sweep-answer');
+  const fmt = (m) => (isProb(m) || m.kind === undefined ? `${pct(m.value, 2)} [${(m.ci_low * 100).toFixed(2)}, ${(m.ci_high * 100).toFixed(2)}]` : `${num(m.value)} [${num(m.ci_low)}, ${num(m.ci_high)}]`);
+  if (e.solveError) {
+    box.replaceChildren(el('b', { text: 'solve: ' }), e.solveError);
+  } else if (e.solve) {
+    const s = e.solve;
+    const open = s.resolved === false ? el('b', { class: 'unresolved', text: 'UNRESOLVED: ' }) : null;
+    const why = s.resolved === false ? el('span', { class: 'muted', text: ` (the intervals do not separate the target even at ${int(s.max_trials)} trials: a best estimate, not an answer; raise the trials per point)` }) : null;
+    if (!s.reachable || s.value === undefined) {
+      box.replaceChildren(open ?? '', el('b', { text: `${s.metric} does not reach ${payload.target} ` }), `for ${s.param} in [${s.from}, ${s.to}] (${fmt(s.ends.from)} at ${s.from}, ${fmt(s.ends.to)} at ${s.to}).`, why ?? '');
+    } else {
+      box.replaceChildren(
+        open ?? '',
+        el('b', { text: `${s.param} = ${s.value}` }),
+        ` is the smallest value with ${s.metric} ${s.increasing ? '≥' : '≤'} ${payload.target}: ${fmt(s.at)}`,
+        s.neighbour ? `; at ${s.neighbour.value}: ${fmt(s.neighbour.metric)}` : '',
+        why ?? el('span', { class: 'muted', text: ' (solve: the same dice for every value; the answer and its neighbour re-run until their intervals separate the target)' }),
+      );
+    }
+  } else if (payload.axes.length === 2) {
+    box.replaceChildren(el('b', { text: 'contour: ' }), `the red line separates cells below ${payload.target} from cells at or above it.`);
+  } else {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+}
+
+// ---------- tabs and wiring ----------
+function showTab(name) {
+  for (const b of document.querySelectorAll('.tabs button')) b.setAttribute('aria-selected', String(b.dataset.tab === name));
+  for (const t of document.querySelectorAll('.tab')) t.hidden = t.dataset.tab !== name;
+}
+
+function wire() {
+  for (const b of document.querySelectorAll('.tabs button')) b.addEventListener('click', () => showTab(b.dataset.tab));
+  $('#scenario').addEventListener('change', (e) => {
+    history.replaceState(null, '', `?scenario=${e.target.value}`);
+    openScenario(e.target.value);
+  });
+  $('#variant').addEventListener('change', (e) => {
+    const q = new URLSearchParams(location.search);
+    q.set('variant', e.target.value);
+    openScenario(state.info.path, e.target.value, q);
+  });
+  const settingsChanged = () => {
+    $('#fixed-wrap').hidden = $('#precision').value !== 'fixed';
+    $('#cap-wrap').hidden = $('#precision').value === 'fixed';
+    syncUrl();
+    state.changeAt = performance.now();
+    runLive();
+  };
+  $('#precision').addEventListener('change', settingsChanged);
+  $('#cap').addEventListener('change', settingsChanged);
+  $('#fixed-trials').addEventListener('change', settingsChanged);
+  $('#reset-all').addEventListener('click', () => {
+    for (const ctl of state.controls.values()) {
+      ctl.set(ctl.c.value);
+      ctl.row.classList.remove('changed', 'invalid');
+      ctl.error.textContent = '';
+    }
+    state.values = {};
+    syncUrl();
+    renderChanges();
+    state.changeAt = performance.now();
+    runLive();
+  });
+  $('#filter').addEventListener('input', applyFilter);
+  $('#sweep-form').addEventListener('submit', runSweep);
+  $('#sweep-stop').addEventListener('click', () => {
+    state.sweep?.abort();
+    $('#sweep-status').textContent = 'stopped';
+    $('#sweep-stop').hidden = true;
+  });
+  $('#save').addEventListener('click', save);
+  $('#copy').addEventListener('click', (e) => copyText($('#command').textContent, e.target));
+  $('#copy-link').addEventListener('click', (e) => copyText(location.href, e.target));
+}
+
+/** The sticky settings column starts below the top bar, whatever its height (it wraps on narrow screens). */
+function trackTopBar() {
+  const top = $('.top');
+  const set = () => document.documentElement.style.setProperty('--top-h', `${top.offsetHeight}px`);
+  new ResizeObserver(set).observe(top);
+  set();
+}
+
+async function main() {
+  trackTopBar();
+  wire();
+  try {
+    await loadList();
+  } catch (e) {
+    banner([`cannot list the scenarios: ${e.message}`]);
+    return;
+  }
+  const q = new URLSearchParams(location.search);
+  const prec = q.get('precision');
+  if (q.get('trials')) {
+    $('#precision').value = 'fixed';
+    $('#fixed-trials').value = q.get('trials');
+  } else if (prec && [...$('#precision').options].some((o) => o.value === prec)) $('#precision').value = prec;
+  if (q.get('max_trials') && [...$('#cap').options].some((o) => o.value === q.get('max_trials'))) $('#cap').value = q.get('max_trials');
+  $('#fixed-wrap').hidden = $('#precision').value !== 'fixed';
+  $('#cap-wrap').hidden = $('#precision').value === 'fixed';
+  const wanted = q.get('scenario');
+  const first = state.list.find((s) => !s.error)?.path;
+  if (wanted && !state.list.some((s) => s.path === wanted)) banner([`unknown scenario "${wanted}": pick one of the served files`]);
+  const path = wanted && state.list.some((s) => s.path === wanted) ? wanted : first;
+  if (!path) {
+    banner(['no valid scenario is served']);
+    return;
+  }
+  await openScenario(path, q.get('variant') ?? undefined, wanted === path ? q : undefined);
+  window.__siegesim.ready = true;
+}
+
+// vega's scripts are deferred; a module runs after them
+main();

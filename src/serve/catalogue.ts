@@ -1,0 +1,164 @@
+/**
+ * The scenario files a workbench serves: every *.yaml / *.yml under the folders (and the single
+ * files) it was started with, each named by its path under its folder (`fantasy/stone-wall-siege.yaml`).
+ *
+ * A request names a file only by that name, looked up in the listing, so `..`, encoded dots,
+ * absolute paths and anything not listed are unknown scenarios by construction. Symbolic links
+ * are followed only when their target stays under the served folder (checked on the real paths,
+ * again when the file is read).
+ */
+import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import path from 'node:path';
+import { validateText, type ValidScenario } from '../api.js';
+import type { ScenarioIssue } from '../scenario/load.js';
+import { MSG } from '../scenario/messages.js';
+
+/** Largest scenario file served (bundled ones are ~2 KB): bigger ones are refused unread. */
+export const MAX_SCENARIO_BYTES = 1024 * 1024;
+
+export interface Root {
+  /** Real path of the served folder, or of the single file's folder. */
+  dir: string;
+  /** A single served file (its real path), or undefined for a folder. */
+  file?: string;
+  /** Prefix of this root's names when several roots are served ('' for one). */
+  prefix: string;
+}
+
+export interface Entry {
+  /** The name in URLs: `fantasy/stone-wall-siege.yaml` (always `/`). */
+  name: string;
+  /** Real path on disk. */
+  abs: string;
+  /** The path the CLI would be given, relative to the working directory. */
+  display: string;
+}
+
+export type Loaded = { ok: true; entry: Entry; text: string; scenario: ValidScenario } | { ok: false; entry: Entry; issues: ScenarioIssue[] };
+
+/** Resolve the command-line arguments into roots; a missing one is reported, not thrown. */
+export function rootsOf(args: string[]): { roots: Root[]; problems: string[] } {
+  const roots: Root[] = [];
+  const problems: string[] = [];
+  const used = new Set<string>();
+  for (const a of args) {
+    let real: string;
+    let st: Stats;
+    try {
+      real = realpathSync(a);
+      st = statSync(real);
+    } catch (e) {
+      problems.push(`${a}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+      continue;
+    }
+    let base = path.basename(st.isDirectory() ? real : path.dirname(real)) || 'root';
+    for (let n = 2; used.has(base); n++) base = `${path.basename(real)}-${n}`;
+    used.add(base);
+    roots.push(st.isDirectory() ? { dir: real, prefix: base } : { dir: path.dirname(real), file: real, prefix: base });
+  }
+  // One root: names are plain paths under it; several: each under its folder's name.
+  if (roots.length === 1) roots[0].prefix = '';
+  return { roots, problems };
+}
+
+/** Is `p` (a real path) the folder `dir` or inside it? */
+export function isInside(dir: string, p: string): boolean {
+  const rel = path.relative(dir, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** Every served scenario file, in a stable order. */
+export function listEntries(roots: Root[]): Entry[] {
+  const out: Entry[] = [];
+  for (const r of roots) {
+    const files = r.file ? [{ at: r.file, abs: r.file }] : walk(r.dir, r.dir, 0);
+    for (const { at, abs } of files) {
+      const rel = path.relative(r.dir, at).split(path.sep).join('/');
+      const name = r.prefix ? `${r.prefix}/${rel}` : rel;
+      out.push({ name, abs, display: path.relative(process.cwd(), abs) || abs });
+    }
+  }
+  return out;
+}
+
+/** Scenario files under `dir`: where each is listed (`at`, a link's own path) and what is read (`abs`, its real path). */
+function walk(root: string, dir: string, depth: number): { at: string; abs: string }[] {
+  if (depth > 16) return [];
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+  } catch {
+    return [];
+  }
+  const out: { at: string; abs: string }[] = [];
+  for (const e of entries) {
+    if (e.name.startsWith('.')) continue;
+    const p = path.join(dir, e.name);
+    let real: string;
+    try {
+      real = realpathSync(p);
+    } catch {
+      continue; // a dangling link
+    }
+    if (!isInside(root, real)) continue; // a link out of the served folder
+    if (e.isDirectory()) out.push(...walk(root, p, depth + 1));
+    else if (/\.ya?ml$/i.test(e.name) && statSync(real).isFile()) out.push({ at: p, abs: real });
+  }
+  return out;
+}
+
+/**
+ * The served scenarios and their validation, cached by file identity (path, size, mtime) so that
+ * every request does not re-parse every file.
+ */
+export class Catalogue {
+  private cache = new Map<string, { key: string; loaded: Loaded }>();
+  constructor(readonly roots: Root[]) {}
+
+  entries(): Entry[] {
+    return listEntries(this.roots);
+  }
+
+  /** The entry named `name`, or undefined: only listed names are ever opened. */
+  find(name: unknown): Entry | undefined {
+    if (typeof name !== 'string' || name.length === 0 || name.length > 1000) return undefined;
+    return this.entries().find((e) => e.name === name);
+  }
+
+  /** Read and validate an entry (cached while the file is unchanged). */
+  load(entry: Entry): Loaded {
+    let st;
+    try {
+      // the link target may have moved since the listing: check again
+      const real = realpathSync(entry.abs);
+      if (!this.roots.some((r) => (r.file ? r.file === real : isInside(r.dir, real)))) throw Object.assign(new Error('outside'), { code: 'EACCES' });
+      st = statSync(real);
+    } catch (e) {
+      return { ok: false, entry, issues: [issue(entry, MSG.fileUnreadable((e as NodeJS.ErrnoException).code ?? String(e)))] };
+    }
+    if (st.size > MAX_SCENARIO_BYTES) return { ok: false, entry, issues: [issue(entry, `the file is ${st.size} bytes; the workbench opens files up to ${MAX_SCENARIO_BYTES}`)] };
+    const key = `${st.size}:${st.mtimeMs}`;
+    const hit = this.cache.get(entry.abs);
+    if (hit && hit.key === key) return hit.loaded;
+    let text: string;
+    try {
+      text = readFileSync(entry.abs, 'utf8');
+    } catch (e) {
+      return { ok: false, entry, issues: [issue(entry, MSG.fileUnreadable((e as NodeJS.ErrnoException).code ?? String(e)))] };
+    }
+    let v: ReturnType<typeof validateText>;
+    try {
+      v = validateText(entry.display, text);
+    } catch (e) {
+      // A parser failure on hostile text is this file's problem, never the server's.
+      v = { ok: false, issues: [issue(entry, MSG.yamlSyntax((e as Error).message.split('\n')[0]))] };
+    }
+    const loaded: Loaded = v.ok ? { ok: true, entry, text, scenario: v.value } : { ok: false, entry, issues: v.issues };
+    this.cache.set(entry.abs, { key, loaded });
+    return loaded;
+  }
+}
+
+function issue(entry: Entry, message: string): ScenarioIssue {
+  return { file: entry.display, line: 0, col: 0, path: '(file)', message };
+}

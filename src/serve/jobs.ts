@@ -1,0 +1,391 @@
+/**
+ * The workbench's streamed jobs. A live run is the tuned case against the scenario as loaded on
+ * the same dice, refined chunk by chunk to a precision (or run to a fixed trial count); a sweep
+ * runs the tuned case over one or two parameters, and with a target also asks solve. Results go
+ * out as NDJSON lines as they are merged: `start`, `partial` (throttled), `done` or `error`.
+ * Each client (a browser tab) has at most one live run and one sweep: a newer one cancels the
+ * older at once, and a closed connection cancels its own.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  liveScenario,
+  runScenario,
+  solveScenario,
+  SolveInputError,
+  sweepScenario,
+  tunedScenario,
+  type CaseResult,
+  type ScenarioResult,
+  type ValidScenario,
+  type ValueIssue,
+} from '../api.js';
+import { CancelledError } from '../engine/run.js';
+import { widestOf } from '../api/run.js';
+import type { Catalogue } from './catalogue.js';
+import { Gate, PRIORITY } from './gate.js';
+import { LIMITS, optInt, optNumber, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
+import { sweepChart } from './sweep-chart.js';
+import { VERSION } from '../version.js';
+
+export interface JobContext {
+  catalogue: Catalogue;
+  gate: Gate;
+  /** Open jobs by client id and kind. */
+  clients: Map<string, { live?: AbortController; sweep?: AbortController }>;
+  /** Every open job (for the global cap, and to end them all on shutdown). */
+  open: Set<AbortController>;
+  log: (line: string) => void;
+}
+
+/** The scenario a request names, validated; a 404 for a name not served, a 422 for a broken file. */
+export function scenarioOf(ctx: JobContext, name: string): { scenario: ValidScenario; text: string; display: string; name: string } {
+  const entry = ctx.catalogue.find(name);
+  if (!entry) throw new RequestError(404, `unknown scenario "${name.slice(0, 200)}" (not one of the served files)`);
+  const loaded = ctx.catalogue.load(entry);
+  if (!loaded.ok) {
+    throw new RequestError(
+      422,
+      `${entry.name} is not a valid scenario`,
+      loaded.issues.map((i) => ({ path: i.path, message: `${i.line > 0 ? `${i.file}:${i.line}:${i.col}  ` : ''}${i.message}` })),
+    );
+  }
+  return { scenario: loaded.scenario, text: loaded.text, display: entry.display, name: entry.name };
+}
+
+function invalidValues(issues: ValueIssue[]): RequestError {
+  return new RequestError(422, issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '), issues);
+}
+
+/** A metric as the page needs it (no raw counts). NaN (nothing to estimate) travels as null. */
+function wireMetric(m: { value: number; ci_low: number; ci_high: number; kind?: string; n?: number }) {
+  return { value: m.value, ci_low: m.ci_low, ci_high: m.ci_high, ...(m.kind ? { kind: m.kind } : {}), ...(m.n !== undefined ? { n: m.n } : {}) };
+}
+
+export function wireCase(c: CaseResult) {
+  return {
+    case: c.case,
+    variant: c.variant,
+    params: c.params,
+    trials: c.trials,
+    metrics: Object.fromEntries(Object.entries(c.metrics).map(([k, m]) => [k, wireMetric(m)])),
+    differences: Object.fromEntries(Object.entries(c.differences).map(([k, m]) => [k, wireMetric(m)])),
+  };
+}
+
+/** A ScenarioResult around cases merged so far, for the system's charts. */
+function resultOf(v: ValidScenario, cases: CaseResult[], trials: number): ScenarioResult {
+  return {
+    name: v.name,
+    system: v.system.id,
+    description: v.description,
+    file: v.file,
+    seed: v.seed,
+    trials,
+    params: v.params,
+    variants: v.variantNames,
+    metricOrder: v.system.metricOrder,
+    curveDefs: v.system.curveDefs,
+    cases,
+    provenance: { version: VERSION, threads: 0, seconds: 0, trials_per_second: 0 },
+  };
+}
+
+function chartsOf(v: ValidScenario, cases: CaseResult[], trials: number) {
+  try {
+    return v.system.charts(resultOf(v, cases, trials)).map((c) => ({ name: c.name, title: c.title, spec: c.spec }));
+  } catch {
+    return []; // a chart that cannot be drawn from a partial result waits for the next one
+  }
+}
+
+/** An NDJSON response; writes stop quietly once the client has gone. */
+class Stream {
+  private closed = false;
+  constructor(private readonly res: ServerResponse) {
+    res.on('close', () => (this.closed = true));
+  }
+  start(): void {
+    this.res.writeHead(200, {
+      'Content-Type': 'application/x-ndjson; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+  }
+  send(event: Record<string, unknown>): void {
+    if (!this.closed) this.res.write(JSON.stringify(event) + '\n');
+  }
+  end(): void {
+    if (!this.closed) this.res.end();
+    this.closed = true;
+  }
+}
+
+/**
+ * Register a job for a client: cancels the client's previous job of the same kind, refuses when
+ * too many are open, and cancels this one when the connection closes.
+ */
+function admit(ctx: JobContext, client: string, kind: 'live' | 'sweep', req: IncomingMessage, res: ServerResponse): AbortController {
+  const slot = ctx.clients.get(client) ?? {};
+  slot[kind]?.abort(); // the older job of this tab stops now (its release runs on abort)
+  if (ctx.open.size >= LIMITS.maxStreams) throw new RequestError(429, `the workbench has ${LIMITS.maxStreams} runs open; close a tab or wait`);
+  const ac = new AbortController();
+  slot[kind] = ac;
+  ctx.clients.set(client, slot);
+  ctx.open.add(ac);
+  const release = () => {
+    ctx.open.delete(ac);
+    const s = ctx.clients.get(client);
+    if (s && s[kind] === ac) {
+      delete s[kind];
+      if (!s.live && !s.sweep) ctx.clients.delete(client);
+    }
+  };
+  ac.signal.addEventListener('abort', release, { once: true });
+  const close = () => ac.abort();
+  res.on('close', close);
+  req.on('aborted', close);
+  return ac;
+}
+
+/** Calls `f` at most every `ms` (the first call at once); `flush` sends what is pending. */
+function throttle(ms: number, f: () => void) {
+  let last = -Infinity;
+  let pending = false;
+  return {
+    tick(): void {
+      const now = performance.now();
+      if (now - last >= ms) {
+        last = now;
+        pending = false;
+        f();
+      } else pending = true;
+    },
+    get pending() {
+      return pending;
+    },
+  };
+}
+
+/** POST /api/run: the live job. */
+export async function streamLive(ctx: JobContext, client: string, body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
+  const { scenario: v, display } = scenarioOf(ctx, reqString(body, 'scenario'));
+  const values = optValues(body);
+  const variant = optString(body, 'variant');
+  const seed = optSeed(body);
+  const fixed = optInt(body, 'trials', 1, LIMITS.maxTrials);
+  const precision = fixed === undefined ? (optNumber(body, 'precision', LIMITS.minPrecision, LIMITS.maxPrecision) ?? LIMITS.defaultPrecision) : undefined;
+  const maxTrials = optInt(body, 'maxTrials', 1, LIMITS.maxTrials) ?? LIMITS.defaultMaxTrials;
+  const live = liveScenario(v, { variant, values });
+  if (!live.ok) throw invalidValues(live.issues);
+  const lv = live.value;
+  const sys = lv.system;
+  const ac = admit(ctx, client, 'live', req, res);
+  const out = new Stream(res);
+  out.start();
+  const ms = () => Math.round(performance.now() - t0);
+  const changed = Object.keys(live.changed);
+  out.send({
+    type: 'start',
+    variants: lv.variantNames,
+    changed: live.changed,
+    seed: seed ?? v.seed,
+    precision: precision ?? null,
+    maxTrials: fixed ?? maxTrials,
+    chunkTrials: sys.chunkTrials,
+    headline: sys.headline,
+    command: commandOf(display, changed.length > 0, seed),
+    ms: ms(),
+  });
+  let latest: { trials: number; cases: () => CaseResult[] } | undefined;
+  let lastCharts = -Infinity;
+  let finished = false;
+  const sendPartial = () => {
+    if (!latest || finished) return;
+    const cases = latest.cases();
+    const now = performance.now();
+    const withCharts = now - lastCharts >= 500;
+    if (withCharts) lastCharts = now;
+    out.send({ type: 'partial', trials: latest.trials, cases: cases.map(wireCase), ...(withCharts ? { charts: chartsOf(lv, cases, latest.trials) } : {}), ms: ms() });
+  };
+  const partials = throttle(100, sendPartial);
+  /**
+   * The run's answer is known at the chunk boundary where it stops (the precision is met, or the
+   * trials or the cap are reached): send it then and cancel the chunks run ahead, so the threads
+   * are free for the next change at once. It is the same answer runScenario would return.
+   */
+  const finish = (trials: number, cases: CaseResult[], reached: boolean | undefined) => {
+    finished = true;
+    out.send({
+      type: 'done',
+      trials,
+      cases: cases.map(wireCase),
+      charts: chartsOf(lv, cases, trials),
+      precision: precision === undefined ? null : { target: precision, half_width: Math.max(...cases.map((c) => widestOf(sys, c.metrics))), reached },
+      ms: ms(),
+    });
+    ac.abort();
+  };
+  const initial = Math.min(fixed ?? sys.chunkTrials, fixed ?? maxTrials);
+  try {
+    const result = await runScenario(lv, {
+      trials: fixed ?? sys.chunkTrials,
+      seed,
+      precision,
+      maxTrials: fixed === undefined ? maxTrials : undefined,
+      executor: ctx.gate.for(ac.signal, PRIORITY.live),
+      signal: ac.signal,
+      onPartial: (_point, trials, cases) => {
+        if (finished) return;
+        latest = { trials, cases };
+        if (trials >= initial) {
+          const list = cases();
+          const met = precision !== undefined && list.every((c) => !(widestOf(sys, c.metrics) > precision));
+          if (fixed !== undefined ? trials >= fixed : met || trials >= maxTrials) return finish(trials, list, precision === undefined ? undefined : met);
+        }
+        partials.tick();
+      },
+    });
+    if (!finished) {
+      const c0 = result.cases[0];
+      finish(c0?.trials ?? 0, result.cases, c0?.precision?.reached);
+    }
+  } catch (e) {
+    if (!(e instanceof CancelledError)) {
+      ctx.log(`siegesim serve: live run of ${display} failed: ${(e as Error).stack ?? String(e)}`);
+      out.send({ type: 'error', message: 'the run failed (the server log has the details)' });
+    }
+  } finally {
+    out.end();
+    ac.abort();
+  }
+}
+
+/**
+ * The `siegesim run` that reproduces the live view at a given trial count: the tuned file (as
+ * saved by the page) or the file itself when nothing is tuned; the page appends `--trials N`.
+ */
+function commandOf(display: string, tuned: boolean, seed: string | number | undefined): string {
+  const file = tuned ? tunedFileName(display) : display;
+  const seedFlag = seed === undefined ? '' : ` --seed ${shellWord(String(seed))}`;
+  return `npx siegesim run ${shellWord(file)}${seedFlag}`;
+}
+
+/** `scenarios/fantasy/stone-wall-siege.yaml` -> `stone-wall-siege.tuned.yaml` (the name the page saves under). */
+export function tunedFileName(display: string): string {
+  const base = display.split(/[\\/]/).pop() ?? display;
+  return base.replace(/(\.ya?ml)?$/i, '.tuned.yaml');
+}
+
+function shellWord(s: string): string {
+  return /^[A-Za-z0-9._\/@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** POST /api/sweep: the tuned case over one or two parameters, with solve when a target is set. */
+export async function streamSweep(ctx: JobContext, client: string, body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
+  const { scenario: v } = scenarioOf(ctx, reqString(body, 'scenario'));
+  const values = optValues(body);
+  const variant = optString(body, 'variant');
+  const seed = optSeed(body);
+  const rawAxes = body.axes;
+  if (!Array.isArray(rawAxes) || rawAxes.length < 1 || rawAxes.length > 2) {
+    throw new RequestError(400, 'axes: one or two of { path, from, to, step }', [{ path: 'axes', message: 'one or two of { path, from, to, step }' }]);
+  }
+  const axes = rawAxes.map((a, i) => {
+    if (a === null || typeof a !== 'object') throw new RequestError(400, `axes[${i}] must be { path, from, to, step }`);
+    const o = a as Record<string, unknown>;
+    return {
+      path: reqString(o, 'path', 200),
+      from: optNumber(o, 'from', -1e9, 1e9) ?? NaN,
+      to: optNumber(o, 'to', -1e9, 1e9) ?? NaN,
+      step: optNumber(o, 'step', 1e-9, 1e9) ?? NaN,
+    };
+  });
+  const metric = optString(body, 'metric') ?? v.system.headline[0];
+  if (!v.system.metricOrder.includes(metric)) {
+    throw new RequestError(400, `metric: unknown metric "${metric}" (one of: ${v.system.metricOrder.join(', ')})`, [{ path: 'metric', message: 'unknown metric' }]);
+  }
+  const target = optNumber(body, 'target', -1e12, 1e12);
+  const trials = optInt(body, 'trials', 1, LIMITS.maxSweepTrials) ?? v.system.chunkTrials;
+  const sv = sweepScenario(v, { variant, values, axes });
+  if (!sv.ok) throw invalidValues(sv.issues);
+  const points = sv.value.points.length;
+  if (points * trials > LIMITS.maxSweepTotal) {
+    throw new RequestError(400, `trials: ${points} points x ${trials.toLocaleString('en-US')} trials is more than ${LIMITS.maxSweepTotal.toLocaleString('en-US')} in all`, [
+      { path: 'trials', message: 'too many trials for this sweep' },
+    ]);
+  }
+  const ac = admit(ctx, client, 'sweep', req, res);
+  const out = new Stream(res);
+  out.start();
+  const ms = () => Math.round(performance.now() - t0);
+  const probability = (m: { kind?: string } | undefined) => m?.kind !== 'mean';
+  const cells = new Map<number, CaseResult>();
+  const chartOpts = { axes: axes.map((a) => ({ path: a.path, step: a.step })), metric, probability: true, target };
+  const snapshot = () => {
+    const list = [...cells.values()].sort((a, b) => a.case - b.case);
+    chartOpts.probability = probability(list[0]?.metrics[metric]);
+    return list;
+  };
+  out.send({ type: 'start', points, trials, metric, axes, ms: ms() });
+  const partials = throttle(250, () => {
+    const list = snapshot();
+    out.send({ type: 'partial', done: list.length, points, chart: sweepChart(list.map((c) => ({ params: c.params, metric: c.metrics[metric] })), chartOpts), ms: ms() });
+  });
+  try {
+    const result = await runScenario(sv.value, {
+      trials,
+      seed,
+      executor: ctx.gate.for(ac.signal, PRIORITY.sweep),
+      signal: ac.signal,
+      onPartial: (point, n, cases) => {
+        if (n < trials) return; // a point counts once all its trials are in
+        cells.set(point, cases()[0]);
+        partials.tick();
+      },
+    });
+    for (const c of result.cases) cells.set(c.case - 1, c);
+    const list = snapshot();
+    let solve: Awaited<ReturnType<typeof solveScenario>> | undefined;
+    let solveError: string | undefined;
+    if (target !== undefined && axes.length === 1) {
+      const tv = tunedScenario(v, { variant, values: Object.fromEntries(Object.entries(values).filter(([p]) => p !== axes[0].path)) });
+      if (tv.ok) {
+        try {
+          out.send({ type: 'solving', ms: ms() });
+          solve = await solveScenario(tv.value, {
+            param: axes[0].path,
+            metric,
+            target,
+            from: Math.ceil(axes[0].from),
+            to: Math.floor(axes[0].to),
+            trials,
+            seed,
+            executor: ctx.gate.for(ac.signal, PRIORITY.sweep),
+            signal: ac.signal,
+          });
+        } catch (e) {
+          if (e instanceof SolveInputError) solveError = e.message;
+          else throw e;
+        }
+      } else solveError = tv.issues.map((i) => i.message).join('; ');
+    }
+    out.send({
+      type: 'done',
+      points,
+      trials,
+      cases: list.map(wireCase),
+      chart: sweepChart(list.map((c) => ({ params: c.params, metric: c.metrics[metric] })), { ...chartOpts, solve }),
+      ...(solve ? { solve: { ...solve, evaluations: undefined } } : {}),
+      ...(solveError ? { solveError } : {}),
+      ms: ms(),
+    });
+  } catch (e) {
+    if (!(e instanceof CancelledError)) {
+      ctx.log(`siegesim serve: sweep failed: ${(e as Error).stack ?? String(e)}`);
+      out.send({ type: 'error', message: 'the sweep failed (the server log has the details)' });
+    }
+  } finally {
+    out.end();
+    ac.abort();
+  }
+}

@@ -1,0 +1,308 @@
+/**
+ * `siegesim serve`: the designer workbench, a local HTTP server over src/api.ts (the CLI's
+ * sibling) and the page it serves. Like the local dev servers designers know (Vite, Jupyter):
+ *
+ * - it listens on 127.0.0.1 unless asked otherwise, and answers only requests whose Host (and
+ *   Origin, when sent) is its own, so a web page elsewhere cannot reach it (DNS rebinding);
+ * - it serves its own page and assets (vega, vega-lite and vega-embed from node_modules: the page
+ *   works with the network off) and the scenario files under the folders it was given, by name;
+ * - every request is checked before it runs (size, JSON, fields, the scenario schemas) and gets a
+ *   4xx with a message when it is wrong; an internal failure is a 500 without a stack trace;
+ * - runs stream NDJSON and stop when superseded or when the connection closes.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readFileSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { networkInterfaces, hostname } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describeControls, liveScenario, tunedYaml } from '../api.js';
+import type { Executor } from '../engine/executor.js';
+import { Catalogue, type Root } from './catalogue.js';
+import { Gate } from './gate.js';
+import { scenarioOf, streamLive, streamSweep, tunedFileName, type JobContext } from './jobs.js';
+import { LIMITS, optString, optValues, parseBody, RequestError, reqString } from './requests.js';
+
+export interface WorkbenchOptions {
+  roots: Root[];
+  /** Interface to listen on (default 127.0.0.1). */
+  host?: string;
+  /** Port (default 4173; 0 picks a free one). */
+  port?: number;
+  /** Where chunks run (the CLI passes a worker pool). */
+  executor: Executor;
+  /** Server-side log (errors with their stacks); default stderr. */
+  log?: (line: string) => void;
+}
+
+export interface Workbench {
+  url: string;
+  port: number;
+  server: Server;
+  /** Open runs and sweeps, clients with one, and the batches waiting and running (tests and logs). */
+  stats(): { open: number; clients: number; waiting: number; running: number };
+  /** Cancel every run, end every stream, stop listening. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PORT = 4173;
+export const DEFAULT_HOST = '127.0.0.1';
+
+/** Is the interface this machine only? */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** The page's files: its own (src/serve/assets, found from src and from dist) and the vega builds. */
+function assetTable(): Map<string, { file: string; type: string }> {
+  const here = fileURLToPath(import.meta.url);
+  const candidates = here.endsWith('.ts')
+    ? [path.join(path.dirname(here), 'assets')]
+    : [path.resolve(path.dirname(here), '../../../src/serve/assets'), path.join(path.dirname(here), 'assets')];
+  const own = candidates.find((c) => existsSync(path.join(c, 'index.html')));
+  if (!own) throw new Error(`workbench assets not found (looked in ${candidates.join(', ')})`);
+  const require = createRequire(import.meta.url);
+  const embedDir = path.dirname(require.resolve('vega-embed'));
+  const t = new Map<string, { file: string; type: string }>();
+  const js = 'text/javascript; charset=utf-8';
+  t.set('/', { file: path.join(own, 'index.html'), type: 'text/html; charset=utf-8' });
+  t.set('/assets/app.js', { file: path.join(own, 'app.js'), type: js });
+  t.set('/assets/app.css', { file: path.join(own, 'app.css'), type: 'text/css; charset=utf-8' });
+  t.set('/assets/icon.svg', { file: path.join(own, 'icon.svg'), type: 'image/svg+xml' });
+  t.set('/assets/vega.min.js', { file: require.resolve('vega/build/vega.min.js'), type: js });
+  t.set('/assets/vega-lite.min.js', { file: require.resolve('vega-lite/build/vega-lite.min.js'), type: js });
+  t.set('/assets/vega-embed.min.js', { file: path.join(embedDir, 'vega-embed.min.js'), type: js });
+  return t;
+}
+
+/** Content-Security-Policy of the page: nothing from elsewhere, no eval (charts use vega's interpreter). */
+const CSP = "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/** Start the workbench; resolves once it listens. */
+export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
+  const host = o.host ?? DEFAULT_HOST;
+  const log = o.log ?? ((line: string) => process.stderr.write(line + '\n'));
+  const assets = assetTable();
+  const cache = new Map<string, Buffer>();
+  const ctx: JobContext = { catalogue: new Catalogue(o.roots), gate: new Gate(o.executor), clients: new Map(), open: new Set(), log };
+  let allowedHosts = new Set<string>();
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e) => {
+      const err = e instanceof RequestError ? e : undefined;
+      if (!err) log(`siegesim serve: internal error on ${req.method} ${String(req.url).slice(0, 200)}: ${(e as Error).stack ?? String(e)}`);
+      if (res.headersSent) {
+        res.end();
+        return;
+      }
+      sendJson(res, err?.status ?? 500, err ? { error: err.message, issues: err.issues } : { error: 'internal error (the server log has the details)' });
+    });
+  });
+  // A slow or stuck client cannot hold a request open forever (streams are responses, not requests).
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const t0 = performance.now();
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    // --- who is asking: our own page on our own address, or nobody ---
+    const hostHeader = req.headers.host;
+    if (!hostHeader || !allowedHosts.has(hostHeader.toLowerCase())) {
+      throw new RequestError(403, `host "${String(hostHeader ?? '').slice(0, 100)}" is not this workbench's address (open it as ${urlOf()})`);
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedHosts.has(originHost(origin))) throw new RequestError(403, 'requests from other sites are refused');
+    const url = parseUrl(req.url);
+    const api = url.pathname.startsWith('/api/');
+    if (api && req.headers['sec-fetch-site'] === 'cross-site') throw new RequestError(403, 'requests from other sites are refused');
+
+    // --- the page and its assets ---
+    if (!api) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') throw new RequestError(405, 'only GET here');
+      const a = assets.get(url.pathname);
+      if (!a) throw new RequestError(404, 'not found');
+      let body = cache.get(a.file);
+      if (!body) cache.set(a.file, (body = readFileSync(a.file)));
+      res.writeHead(200, {
+        'Content-Type': a.type,
+        'Content-Length': body.length,
+        'Cache-Control': url.pathname === '/' ? 'no-store' : 'max-age=3600',
+        ...(url.pathname === '/' ? { 'Content-Security-Policy': CSP } : {}),
+      });
+      res.end(req.method === 'HEAD' ? undefined : body);
+      return;
+    }
+
+    // --- the API ---
+    res.setHeader('Cache-Control', 'no-store');
+    if (req.method === 'GET') {
+      if (url.pathname === '/api/scenarios') return sendJson(res, 200, { scenarios: listScenarios() });
+      if (url.pathname === '/api/scenario') return sendJson(res, 200, describe(url.searchParams.get('path') ?? '', url.searchParams.get('variant') ?? undefined));
+      if (['/api/run', '/api/sweep', '/api/save', '/api/check'].includes(url.pathname)) throw new RequestError(405, 'use POST with a JSON body');
+      throw new RequestError(404, 'not found');
+    }
+    if (req.method !== 'POST') throw new RequestError(405, 'only GET and POST here');
+    const route = url.pathname;
+    if (!['/api/run', '/api/sweep', '/api/save', '/api/check'].includes(route)) throw new RequestError(404, 'not found');
+    const body = parseBody(await readBody(req, res));
+    if (route === '/api/save') return sendJson(res, 200, save(body));
+    if (route === '/api/check') return sendJson(res, 200, check(body));
+    const client = String(req.headers['x-siegesim-client'] ?? '');
+    if (!/^[A-Za-z0-9_-]{8,64}$/.test(client)) throw new RequestError(400, 'the X-Siegesim-Client header (the tab\'s id) is missing or malformed');
+    if (route === '/api/run') return streamLive(ctx, client, body, req, res, t0);
+    return streamSweep(ctx, client, body, req, res, t0);
+  }
+
+  function listScenarios() {
+    return ctx.catalogue.entries().map((e) => {
+      const l = ctx.catalogue.load(e);
+      return l.ok
+        ? { path: e.name, name: l.scenario.name, system: l.scenario.system.id, description: l.scenario.description ?? '', variants: l.scenario.variantNames }
+        : { path: e.name, error: l.issues.slice(0, 3).map((i) => `${i.line > 0 ? `line ${i.line}: ` : ''}${i.path}: ${i.message}`).join('; ') };
+    });
+  }
+
+  function describe(name: string, variant: string | undefined) {
+    const { scenario: v, display } = scenarioOf(ctx, name);
+    const d = describeControls(v, variant);
+    if ('issues' in d) throw new RequestError(422, d.issues.map((i) => i.message).join('; '), d.issues);
+    const sweep = (v.raw.sweep as Record<string, unknown> | undefined) ?? {};
+    return {
+      path: name,
+      file: display,
+      name: v.name,
+      system: v.system.id,
+      title: v.system.title,
+      description: v.description ?? '',
+      seed: v.seed,
+      trials: v.trials,
+      variants: v.variantNames,
+      variant: variant ?? v.variantNames[0],
+      sweep: Object.entries(sweep).map(([p, s]) => ({ path: p, spec: s })),
+      headline: v.system.headline,
+      metrics: v.system.metricOrder,
+      chunkTrials: v.system.chunkTrials,
+      limits: LIMITS,
+      controls: d.controls,
+      groups: d.groups,
+    };
+  }
+
+  /**
+   * The page asks before it runs: are these values valid? The answer is a 200 either way (the
+   * issues are the answer), so a value being typed never shows up as a failed request; a run
+   * with invalid values still gets its 422.
+   */
+  function check(body: Record<string, unknown>) {
+    const { scenario: v } = scenarioOf(ctx, reqString(body, 'scenario'));
+    const r = liveScenario(v, { variant: optString(body, 'variant'), values: optValues(body) });
+    return r.ok ? { ok: true, issues: [] } : { ok: false, issues: r.issues };
+  }
+
+  function save(body: Record<string, unknown>) {
+    const { scenario: v, text, display } = scenarioOf(ctx, reqString(body, 'scenario'));
+    const r = tunedYaml(text, v, { variant: optString(body, 'variant'), values: optValues(body) });
+    if (!r.ok) throw new RequestError(422, r.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '), r.issues);
+    return { yaml: r.yaml, filename: tunedFileName(display), changed: r.yaml !== text };
+  }
+
+  function urlOf(): string {
+    const addr = server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : o.port ?? DEFAULT_PORT;
+    const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+    return `http://${shown}:${port}/`;
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? DEFAULT_PORT, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  allowedHosts = hostsFor(host, port);
+
+  return {
+    url: urlOf(),
+    port,
+    server,
+    stats: () => ({ open: ctx.open.size, clients: ctx.clients.size, ...ctx.gate.load }),
+    close: async () => {
+      for (const ac of [...ctx.open]) ac.abort();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+/** The Host values that name this server: its loopback names, and when bound wider, this machine's addresses. */
+function hostsFor(host: string, port: number): Set<string> {
+  const names = new Set<string>(['127.0.0.1', 'localhost', '[::1]']);
+  if (host === '0.0.0.0' || host === '::') {
+    for (const list of Object.values(networkInterfaces())) {
+      for (const a of list ?? []) names.add(a.family === 'IPv6' ? `[${a.address.toLowerCase()}]` : a.address);
+    }
+    names.add(hostname().toLowerCase());
+  } else names.add(host.includes(':') ? `[${host.toLowerCase()}]` : host.toLowerCase());
+  const out = new Set<string>();
+  for (const n of names) {
+    out.add(`${n}:${port}`);
+    if (port === 80) out.add(n);
+  }
+  return out;
+}
+
+/** `http://127.0.0.1:4173` -> `127.0.0.1:4173` (anything else, e.g. "null" or https, matches nothing). */
+function originHost(origin: string): string {
+  const m = /^http:\/\/([^/]+)$/i.exec(origin.trim());
+  return m ? m[1].toLowerCase() : '\u0000';
+}
+
+function parseUrl(raw: string | undefined): URL {
+  try {
+    // Only the path and query are used; the base is never fetched.
+    return new URL(raw ?? '/', 'http://workbench.invalid');
+  } catch {
+    throw new RequestError(400, 'malformed URL');
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' });
+  res.end(text);
+}
+
+/** The request body as text: JSON only, at most LIMITS.maxBody bytes (a 413 stops reading and closes the connection). */
+function readBody(req: IncomingMessage, res: ServerResponse): Promise<string> {
+  const type = String(req.headers['content-type'] ?? '');
+  if (!/^application\/json\s*(;|$)/i.test(type)) return Promise.reject(new RequestError(415, 'send the request as application/json'));
+  const tooLarge = () => {
+    res.setHeader('Connection', 'close');
+    res.once('finish', () => req.socket.destroySoon());
+    return new RequestError(413, `the request body is larger than ${LIMITS.maxBody} bytes`);
+  };
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (declared > LIMITS.maxBody) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (b: Buffer) => {
+      if (failed) return;
+      size += b.length;
+      if (size > LIMITS.maxBody) {
+        failed = true;
+        reject(tooLarge());
+        return;
+      }
+      parts.push(b);
+    });
+    req.on('end', () => failed || resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('error', (e) => failed || reject(new RequestError(400, `the request could not be read (${e.message})`)));
+  });
+}

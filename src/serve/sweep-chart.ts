@@ -1,0 +1,175 @@
+/**
+ * Vega-Lite specs of a workbench sweep: one parameter -> the metric as a line with its 95% band
+ * (and the target and the solve answer marked); two -> a heatmap with the target contour drawn
+ * between the cells on either side of it. Pure functions: data inline, as the reports' charts.
+ */
+import type { Metric, SolveResult } from '../api.js';
+
+const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
+
+export interface SweepCell {
+  params: Record<string, unknown>;
+  metric: Metric | undefined;
+}
+
+export interface SweepChartOptions {
+  axes: { path: string; step: number }[];
+  metric: string;
+  probability: boolean;
+  target?: number;
+  solve?: SolveResult;
+}
+
+/** The chart of a finished (or partial) sweep. */
+export function sweepChart(cells: SweepCell[], o: SweepChartOptions): Record<string, unknown> {
+  return o.axes.length === 1 ? lineChart(cells, o) : heatmap(cells, o);
+}
+
+function num(x: unknown): number {
+  return typeof x === 'number' ? x : Number(x);
+}
+
+/** An axis that ticks at the swept values (when there are few), as integers when they are. */
+function axisAt(values: number[], title: string): Record<string, unknown> {
+  const xs = [...new Set(values)].sort((a, b) => a - b);
+  return {
+    title,
+    ...(xs.length > 0 && xs.length <= 25 ? { values: xs } : {}),
+    ...(xs.every(Number.isInteger) ? { format: 'd' } : {}),
+  };
+}
+
+function lineChart(cells: SweepCell[], o: SweepChartOptions): Record<string, unknown> {
+  const p = o.axes[0].path;
+  const values = cells
+    .filter((c) => c.metric && Number.isFinite(c.metric.value))
+    .map((c) => ({ x: num(c.params[p]), value: c.metric!.value, lo: c.metric!.ci_low, hi: c.metric!.ci_high }));
+  const x = { field: 'x', type: 'quantitative', axis: axisAt(values.map((v) => v.x), p), scale: { zero: false, nice: false } };
+  const y = { field: 'value', type: 'quantitative', title: o.metric, scale: { zero: false } };
+  const layers: Record<string, unknown>[] = [
+    { mark: { type: 'area', opacity: 0.2, color: '#4c78a8' }, encoding: { x, y: { field: 'lo', type: 'quantitative', title: o.metric, scale: { zero: false } }, y2: { field: 'hi' } } },
+    { mark: { type: 'line', color: '#4c78a8', point: { filled: true, size: 40 } }, encoding: { x, y, tooltip: tooltip(p, o.metric) } },
+  ];
+  if (o.target !== undefined) {
+    // across the whole plot: no x
+    layers.push({
+      data: { values: [{ target: o.target, label: `target ${o.target}` }] },
+      mark: { type: 'rule', strokeDash: [6, 4], color: '#c0392b' },
+      encoding: { y: { field: 'target', type: 'quantitative' } },
+    });
+  }
+  const s = o.solve;
+  if (s && s.value !== undefined && s.at) {
+    const marks = [{ x: s.value, value: s.at.value, lo: s.at.ci_low, hi: s.at.ci_high, label: `answer ${s.value}` }];
+    if (s.neighbour) marks.push({ x: s.neighbour.value, value: s.neighbour.metric.value, lo: s.neighbour.metric.ci_low, hi: s.neighbour.metric.ci_high, label: `neighbour ${s.neighbour.value}` });
+    layers.push(
+      { data: { values: marks }, mark: { type: 'rule', color: '#c0392b', strokeWidth: 2 }, encoding: { x, y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' } } },
+      {
+        data: { values: marks },
+        mark: { type: 'point', shape: 'diamond', filled: true, size: 110, color: '#c0392b' },
+        encoding: { x, y: { field: 'value', type: 'quantitative' }, tooltip: tooltip(p, o.metric) },
+      },
+      {
+        data: { values: marks },
+        mark: { type: 'text', dy: -14, fontWeight: 'bold', color: '#c0392b' },
+        encoding: { x, y: { field: 'hi', type: 'quantitative' }, text: { field: 'label' } },
+      },
+    );
+  }
+  return { $schema: SCHEMA, width: 'container', height: 300, data: { values }, layer: layers };
+}
+
+function tooltip(x: string, metric: string): Record<string, unknown>[] {
+  return [
+    { field: 'x', type: 'quantitative', title: x },
+    { field: 'value', type: 'quantitative', title: metric, format: '.4f' },
+    { field: 'lo', type: 'quantitative', title: '95% low', format: '.4f' },
+    { field: 'hi', type: 'quantitative', title: '95% high', format: '.4f' },
+  ];
+}
+
+/**
+ * The heatmap: each cell centred on its values; the target contour is the set of cell edges
+ * between a cell below the target and its neighbour at or above it.
+ */
+function heatmap(cells: SweepCell[], o: SweepChartOptions): Record<string, unknown> {
+  const [ax, ay] = o.axes;
+  const hx = ax.step / 2;
+  const hy = ay.step / 2;
+  const values = cells.map((c) => {
+    const x = num(c.params[ax.path]);
+    const y = num(c.params[ay.path]);
+    const m = c.metric;
+    const v = m && Number.isFinite(m.value) ? m.value : null;
+    return { x, y, x0: x - hx, x1: x + hx, y0: y - hy, y1: y + hy, value: v, lo: m?.ci_low ?? null, hi: m?.ci_high ?? null, label: v === null ? '' : o.probability ? v.toFixed(2) : v.toPrecision(3) };
+  });
+  const layers: Record<string, unknown>[] = [
+    {
+      mark: { type: 'rect', stroke: 'white', strokeWidth: 0.5 },
+      encoding: {
+        x: { field: 'x0', type: 'quantitative', axis: axisAt(values.map((v) => v.x), ax.path), scale: { zero: false, nice: false } },
+        x2: { field: 'x1' },
+        y: { field: 'y0', type: 'quantitative', axis: axisAt(values.map((v) => v.y), ay.path), scale: { zero: false, nice: false } },
+        y2: { field: 'y1' },
+        color: { field: 'value', type: 'quantitative', title: o.metric, scale: o.probability ? { scheme: 'viridis', domain: [0, 1] } : { scheme: 'viridis' } },
+        tooltip: [
+          { field: 'x', type: 'quantitative', title: ax.path },
+          { field: 'y', type: 'quantitative', title: ay.path },
+          { field: 'value', type: 'quantitative', title: o.metric, format: '.4f' },
+          { field: 'lo', type: 'quantitative', title: '95% low', format: '.4f' },
+          { field: 'hi', type: 'quantitative', title: '95% high', format: '.4f' },
+        ],
+      },
+    },
+  ];
+  if (cells.length <= 200) {
+    layers.push({
+      mark: { type: 'text', fontSize: 10 },
+      encoding: {
+        x: { field: 'x', type: 'quantitative' },
+        y: { field: 'y', type: 'quantitative' },
+        text: { field: 'label' },
+        color: { condition: { test: 'datum.value > 0.55', value: 'black' }, value: 'white' },
+      },
+    });
+  }
+  if (o.target !== undefined) {
+    const segments = contour(values, o.target, hx, hy);
+    if (segments.length > 0) {
+      layers.push({
+        data: { values: segments },
+        mark: { type: 'rule', color: '#ff4136', strokeWidth: 3, strokeCap: 'round' },
+        encoding: { x: { field: 'x', type: 'quantitative' }, x2: { field: 'x2' }, y: { field: 'y', type: 'quantitative' }, y2: { field: 'y2' } },
+      });
+    }
+  }
+  return { $schema: SCHEMA, width: 'container', height: 340, data: { values }, layer: layers };
+}
+
+/** Cell edges separating values below the target from values at or above it. */
+export function contour(cells: { x: number; y: number; value: number | null }[], target: number, hx: number, hy: number): { x: number; x2: number; y: number; y2: number }[] {
+  const at = new Map<string, number | null>();
+  const xs = [...new Set(cells.map((c) => c.x))].sort((a, b) => a - b);
+  const ys = [...new Set(cells.map((c) => c.y))].sort((a, b) => a - b);
+  for (const c of cells) at.set(`${c.x}|${c.y}`, c.value);
+  const side = (x: number, y: number) => {
+    const v = at.get(`${x}|${y}`);
+    return v === null || v === undefined ? undefined : v >= target;
+  };
+  const out: { x: number; x2: number; y: number; y2: number }[] = [];
+  for (let i = 0; i < xs.length; i++) {
+    for (let j = 0; j < ys.length; j++) {
+      const s = side(xs[i], ys[j]);
+      if (s === undefined) continue;
+      if (i + 1 < xs.length) {
+        const r = side(xs[i + 1], ys[j]);
+        if (r !== undefined && r !== s) out.push({ x: xs[i] + hx, x2: xs[i] + hx, y: ys[j] - hy, y2: ys[j] + hy });
+      }
+      if (j + 1 < ys.length) {
+        const u = side(xs[i], ys[j + 1]);
+        if (u !== undefined && u !== s) out.push({ x: xs[i] - hx, x2: xs[i] + hx, y: ys[j] + hy, y2: ys[j] + hy });
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,515 @@
+/**
+ * The workbench server (src/serve/) over real HTTP on 127.0.0.1: what it serves and to whom,
+ * malformed and hostile requests (always a 4xx, never a crash), cancellation, a bounded load
+ * test, and the same numbers as `siegesim run`. Issue 11 item 4 and issue 14's server part.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
+import path from 'node:path';
+import { PoolExecutor } from '../src/engine/pool.js';
+import { rootsOf } from '../src/serve/catalogue.js';
+import { startWorkbench, type Workbench } from '../src/serve/server.js';
+import { LIMITS } from '../src/serve/requests.js';
+import { num } from '../src/report/format.js';
+
+import { ROOT, runCli as cli, startCli, tempDirs } from './cli-child.js';
+
+interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+let wb: Workbench;
+let exec: PoolExecutor;
+let tmp: string;
+const makeTmp = tempDirs('siegesim-serve-');
+let served: string;
+const logs: string[] = [];
+
+/** One HTTP request with full control of the headers and the raw path (no normalisation). */
+function call(method: string, rawPath: string, o: { headers?: Record<string, string | undefined>; body?: string | Buffer } = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { Host: `127.0.0.1:${wb.port}` };
+    for (const [k, v] of Object.entries(o.headers ?? {})) {
+      if (v === undefined) delete headers[k];
+      else headers[k] = v;
+    }
+    const req = request({ host: '127.0.0.1', port: wb.port, method, path: rawPath, headers, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(o.body);
+  });
+}
+
+const CLIENT = 'test-client-0001';
+function post(route: string, body: unknown, client = CLIENT, extra: Record<string, string> = {}): Promise<Reply> {
+  return call('POST', route, { headers: { 'Content-Type': 'application/json', 'X-Siegesim-Client': client, ...extra }, body: JSON.stringify(body) });
+}
+
+/** A streamed run: the events as they arrive, the request to destroy, and the end. */
+function open(route: string, body: unknown, client = CLIENT) {
+  const events: Record<string, unknown>[] = [];
+  let status = 0;
+  let destroy = () => {};
+  const ended = new Promise<void>((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: wb.port, method: 'POST', path: route, agent: false, headers: { Host: `127.0.0.1:${wb.port}`, 'Content-Type': 'application/json', 'X-Siegesim-Client': client } },
+      (res) => {
+        status = res.statusCode ?? 0;
+        let buf = '';
+        res.setEncoding('utf8').on('data', (d: string) => {
+          buf += d;
+          let nl;
+          while ((nl = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, nl);
+            buf = buf.slice(nl + 1);
+            if (line.trim()) events.push(status === 200 ? JSON.parse(line) : { error: line });
+          }
+        });
+        res.on('end', () => {
+          if (buf.trim()) events.push(status === 200 ? JSON.parse(buf) : JSON.parse(buf));
+          resolve();
+        });
+        res.on('error', () => resolve());
+        res.on('close', () => resolve());
+      },
+    );
+    destroy = () => req.destroy();
+    req.on('error', (e) => ((e as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve() : reject(e)));
+    req.end(JSON.stringify(body));
+  });
+  return { events, ended, destroy: () => destroy(), status: () => status };
+}
+
+async function until(f: () => boolean, ms = 10_000): Promise<void> {
+  const t0 = Date.now();
+  while (!f()) {
+    if (Date.now() - t0 > ms) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+beforeAll(async () => {
+  // served/ holds copies of bundled scenarios, a link inside (allowed) and links out (refused).
+  tmp = makeTmp();
+  served = path.join(tmp, 'served');
+  const outside = path.join(tmp, 'outside');
+  for (const d of ['fantasy', 'surrender']) mkdirSync(path.join(served, d), { recursive: true });
+  mkdirSync(outside);
+  copyFileSync(path.join(ROOT, 'scenarios/fantasy/stone-wall-siege.yaml'), path.join(served, 'fantasy/stone-wall-siege.yaml'));
+  for (const f of ['town-basic.yaml', 'fortress-readings.yaml', 'heavy-guns-grid.yaml']) copyFileSync(path.join(ROOT, 'scenarios/surrender', f), path.join(served, 'surrender', f));
+  copyFileSync(path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(outside, 'secret.yaml'));
+  writeFileSync(path.join(served, 'broken.yaml'), 'name: broken\nsystem: surrender\nseed: 1\ntrials: 10\nturns: -3\n');
+  symlinkSync(path.join(outside, 'secret.yaml'), path.join(served, 'link-out.yaml'));
+  symlinkSync(outside, path.join(served, 'dir-out'));
+  symlinkSync(path.join(served, 'surrender/town-basic.yaml'), path.join(served, 'link-in.yaml'));
+  exec = new PoolExecutor(1);
+  const { roots } = rootsOf([served]);
+  wb = await startWorkbench({ roots, port: 0, executor: exec, log: (l) => logs.push(l) });
+});
+
+afterAll(async () => {
+  await wb?.close();
+  await exec?.close();
+});
+
+describe('what the workbench serves, and to whom', () => {
+  it('serves its page (with a strict CSP) and the vega builds from node_modules', async () => {
+    const page = await call('GET', '/');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(page.text).toContain('/assets/app.js');
+    for (const a of ['/assets/app.js', '/assets/app.css', '/assets/vega.min.js', '/assets/vega-lite.min.js', '/assets/vega-embed.min.js', '/assets/icon.svg']) {
+      const r = await call('GET', a);
+      expect(r.status, a).toBe(200);
+      expect(r.text.length, a).toBeGreaterThan(100);
+    }
+    expect((await call('GET', '/?scenario=fantasy/stone-wall-siege.yaml&wall.hp=40')).status).toBe(200);
+  });
+
+  it('serves nothing else: traversal, encoded dots and absolute paths are 404', async () => {
+    const pkg = readFileSync(path.join(ROOT, 'package.json'), 'utf8');
+    for (const p of [
+      '/assets/../package.json',
+      '/../package.json',
+      '/%2e%2e/package.json',
+      '/assets/%2e%2e/%2e%2e/package.json',
+      '/assets/..%2f..%2fpackage.json',
+      '/assets/%2E%2E%5C%2E%2E%5Cpackage.json',
+      '//etc/passwd',
+      '/etc/passwd',
+      `/${path.join(ROOT, 'package.json')}`,
+      '/assets/app.js/',
+      '/assets/vega.min.js%00.html',
+      '/node_modules/vega/package.json',
+      '/src/serve/server.ts',
+      '/dist/src/cli/main.js',
+    ]) {
+      const r = await call('GET', p);
+      expect(r.status, p).toBeGreaterThanOrEqual(400);
+      expect(r.status, p).toBeLessThan(500);
+      expect(r.text, p).not.toContain(pkg.slice(0, 40));
+    }
+  });
+
+  it('answers only requests addressed to it (Host, Origin, Sec-Fetch-Site): DNS rebinding gets a 403', async () => {
+    const ok = await call('GET', '/api/scenarios', { headers: { Host: `localhost:${wb.port}` } });
+    expect(ok.status).toBe(200);
+    for (const host of [`evil.example:${wb.port}`, `127.0.0.1:${wb.port + 1}`, '127.0.0.1', `127.0.0.1:${wb.port}.evil.example`, `LOCALHOST.evil:${wb.port}`]) {
+      const r = await call('GET', '/api/scenarios', { headers: { Host: host } });
+      expect(r.status, host).toBe(403);
+    }
+    // no Host at all (HTTP/1.0)
+    const raw = await new Promise<string>((resolve) => {
+      const sock = connect(wb.port, '127.0.0.1', () => sock.end('GET /api/scenarios HTTP/1.0\r\n\r\n'));
+      let text = '';
+      sock.setEncoding('utf8').on('data', (d: string) => (text += d));
+      sock.on('close', () => resolve(text));
+    });
+    expect(raw).toMatch(/^HTTP\/1\.[01] 403/);
+    for (const origin of ['http://evil.example', 'null', `https://127.0.0.1:${wb.port}`, `http://127.0.0.1:${wb.port}.evil.example`]) {
+      const r = await post('/api/save', { scenario: 'surrender/town-basic.yaml' }, CLIENT, { Origin: origin });
+      expect(r.status, origin).toBe(403);
+    }
+    expect((await post('/api/save', { scenario: 'surrender/town-basic.yaml' }, CLIENT, { Origin: `http://127.0.0.1:${wb.port}` })).status).toBe(200);
+    expect((await call('GET', '/api/scenarios', { headers: { 'Sec-Fetch-Site': 'cross-site' } })).status).toBe(403);
+    // the page itself may be opened from a link elsewhere (a shared view)
+    expect((await call('GET', '/', { headers: { 'Sec-Fetch-Site': 'cross-site' } })).status).toBe(200);
+  });
+
+  it('lists and opens only the files under its folder: links out of it are refused', async () => {
+    const list = JSON.parse((await call('GET', '/api/scenarios')).text).scenarios as { path: string; error?: string }[];
+    expect(list.map((s) => s.path)).toEqual([
+      'broken.yaml',
+      'fantasy/stone-wall-siege.yaml',
+      'link-in.yaml',
+      'surrender/fortress-readings.yaml',
+      'surrender/heavy-guns-grid.yaml',
+      'surrender/town-basic.yaml',
+    ]);
+    expect(list[0].error).toMatch(/turns/);
+    const secret = path.join(tmp, 'outside/secret.yaml');
+    for (const p of ['../outside/secret.yaml', '%2e%2e/outside/secret.yaml', '..%2Foutside%2Fsecret.yaml', secret, encodeURIComponent(secret), path.join(served, 'surrender/town-basic.yaml'), 'link-out.yaml', 'dir-out/secret.yaml', 'surrender/../link-out.yaml', './surrender/town-basic.yaml', '']) {
+      const r = await call('GET', `/api/scenario?path=${p}`);
+      expect(r.status, p).toBe(404);
+      expect(JSON.parse(r.text).error).toMatch(/unknown scenario/);
+      const s = await post('/api/run', { scenario: decodeURIComponent(p) });
+      expect(s.status, p).toBe(p === '' ? 400 : 404);
+    }
+    expect((await call('GET', '/api/scenario?path=link-in.yaml')).status).toBe(200);
+    const broken = await call('GET', '/api/scenario?path=broken.yaml');
+    expect(broken.status).toBe(422);
+    expect(JSON.parse(broken.text).issues[0].message).toMatch(/broken\.yaml:5:\d+ {2}Too small/);
+  });
+
+  it('describes a scenario: its controls with the schema bounds and the loaded values', async () => {
+    const r = await call('GET', '/api/scenario?path=fantasy/stone-wall-siege.yaml');
+    const d = JSON.parse(r.text);
+    expect(d).toMatchObject({ name: 'fantasy-stone-wall-siege', system: 'fantasy', seed: 1001, variants: ['as-written', 'melee-same-round', 'breach-pool-hidden'] });
+    expect(d.controls.find((c: { path: string }) => c.path === 'wall.hp')).toMatchObject({ kind: 'int', min: 0, max: 100000, value: 30 });
+    expect((await call('GET', '/api/scenario?path=fantasy/stone-wall-siege.yaml&variant=nope')).status).toBe(422);
+  });
+});
+
+describe('malformed requests get a 4xx and never crash the server', () => {
+  const alive = async () => expect((await call('GET', '/api/scenarios')).status).toBe(200);
+
+  it('bad JSON, wrong types, huge bodies, unknown scenarios and values out of range', async () => {
+    const big = Buffer.alloc(2 * 1024 * 1024, 0x20);
+    const cases: [string, () => Promise<Reply>, number][] = [
+      ['bad JSON', () => call('POST', '/api/run', { headers: { 'Content-Type': 'application/json', 'X-Siegesim-Client': CLIENT }, body: '{"scenario": ' }), 400],
+      ['a JSON array', () => post('/api/run', [1, 2]), 400],
+      ['JSON null', () => call('POST', '/api/run', { headers: { 'Content-Type': 'application/json', 'X-Siegesim-Client': CLIENT }, body: 'null' }), 400],
+      ['a huge body', () => call('POST', '/api/run', { headers: { 'Content-Type': 'application/json', 'X-Siegesim-Client': CLIENT }, body: big }), 413],
+      ['a huge declared length', () => call('POST', '/api/save', { headers: { 'Content-Type': 'application/json', 'Content-Length': String(LIMITS.maxBody + 1) }, body: Buffer.alloc(LIMITS.maxBody + 1, 0x20) }), 413],
+      ['not JSON', () => call('POST', '/api/run', { headers: { 'Content-Type': 'text/plain', 'X-Siegesim-Client': CLIENT }, body: '{}' }), 415],
+      ['a form post', () => call('POST', '/api/save', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'scenario=x' }), 415],
+      ['no scenario', () => post('/api/run', {}), 400],
+      ['scenario not a text', () => post('/api/run', { scenario: 42 }), 400],
+      ['an unknown scenario', () => post('/api/run', { scenario: 'fantasy/nope.yaml' }), 404],
+      ['a broken scenario', () => post('/api/run', { scenario: 'broken.yaml' }), 422],
+      ['an unknown variant', () => post('/api/run', { scenario: 'surrender/town-basic.yaml', variant: 'nope' }), 422],
+      ['a value out of range', () => post('/api/run', { scenario: 'fantasy/stone-wall-siege.yaml', values: { 'wall.hp': 1e9 } }), 422],
+      ['a value of the wrong type', () => post('/api/run', { scenario: 'fantasy/stone-wall-siege.yaml', values: { 'wall.hp': 'lots' } }), 422],
+      ['a value that is an object', () => post('/api/run', { scenario: 'fantasy/stone-wall-siege.yaml', values: { 'wall.hp': { $gt: 1 } } }), 400],
+      ['values not an object', () => post('/api/run', { scenario: 'fantasy/stone-wall-siege.yaml', values: [1] }), 400],
+      ['a prototype path', () => post('/api/run', { scenario: 'fantasy/stone-wall-siege.yaml', values: JSON.parse('{"__proto__.polluted": 1}') }), 400],
+      ['a constructor path', () => post('/api/run', { scenario: 'fantasy/stone-wall-siege.yaml', values: { 'constructor.prototype.x': 1 } }), 400],
+      ['an unknown setting', () => post('/api/run', { scenario: 'fantasy/stone-wall-siege.yaml', values: { 'wall.hpp': 1 } }), 422],
+      ['a reserved setting', () => post('/api/run', { scenario: 'fantasy/stone-wall-siege.yaml', values: { trials: 1 } }), 422],
+      ['too many values', () => post('/api/run', { scenario: 'fantasy/stone-wall-siege.yaml', values: Object.fromEntries(Array.from({ length: 501 }, (_, i) => [`k${i}`, 1])) }), 400],
+      ['absurd trials', () => post('/api/run', { scenario: 'surrender/town-basic.yaml', trials: 1e12 }), 400],
+      ['fractional trials', () => post('/api/run', { scenario: 'surrender/town-basic.yaml', trials: 1.5 }), 400],
+      ['a zero precision', () => post('/api/run', { scenario: 'surrender/town-basic.yaml', precision: 0 }), 400],
+      ['an empty seed', () => post('/api/run', { scenario: 'surrender/town-basic.yaml', seed: '' }), 400],
+      ['no client id', () => post('/api/run', { scenario: 'surrender/town-basic.yaml' }, ''), 400],
+      ['a malformed client id', () => post('/api/run', { scenario: 'surrender/town-basic.yaml' }, 'a b c d e f g h'), 400],
+      ['a sweep without axes', () => post('/api/sweep', { scenario: 'surrender/town-basic.yaml' }), 400],
+      ['a sweep of 3 axes', () => post('/api/sweep', { scenario: 'surrender/town-basic.yaml', axes: [1, 2, 3] }), 400],
+      ['a sweep axis not an object', () => post('/api/sweep', { scenario: 'surrender/town-basic.yaml', axes: [null] }), 400],
+      ['a sweep too big', () => post('/api/sweep', { scenario: 'surrender/town-basic.yaml', axes: [{ path: 'turns', from: 1, to: 1000, step: 1 }] }), 422],
+      ['a sweep with too many trials', () => post('/api/sweep', { scenario: 'surrender/town-basic.yaml', trials: 10_000_000, axes: [{ path: 'turns', from: 1, to: 100, step: 1 }] }), 400],
+      ['a sweep of an unknown metric', () => post('/api/sweep', { scenario: 'surrender/town-basic.yaml', metric: 'p_win', axes: [{ path: 'turns', from: 1, to: 3, step: 1 }] }), 400],
+      ['a sweep with a bad range', () => post('/api/sweep', { scenario: 'surrender/town-basic.yaml', axes: [{ path: 'turns', from: 5, to: 1, step: 1 }] }), 422],
+      ['a save of a bad value', () => post('/api/save', { scenario: 'surrender/town-basic.yaml', values: { turns: 0 } }), 422],
+      ['GET on a POST route', () => call('GET', '/api/run'), 405],
+      ['PUT', () => call('PUT', '/api/run'), 405],
+      ['DELETE on the page', () => call('DELETE', '/'), 405],
+      ['an unknown route', () => call('GET', '/api/nope'), 404],
+      ['a malformed URL', () => call('GET', '/api/scenario?path=%E0%A4%A'), 404],
+    ];
+    for (const [what, f, status] of cases) {
+      const r = await f();
+      expect(r.status, `${what}: ${r.text}`).toBe(status);
+      const body = JSON.parse(r.text);
+      expect(typeof body.error, what).toBe('string');
+      expect(r.text, what).not.toMatch(/at .*\.(ts|js):\d+/); // never a stack trace (escaped in JSON)
+      await alive();
+    }
+    expect(logs.filter((l) => l.includes('internal error'))).toEqual([]);
+  });
+
+  it('says what is wrong with a value in the CLI\'s words, under its path', async () => {
+    const r = await post('/api/run', { scenario: 'fantasy/stone-wall-siege.yaml', values: { 'wall.hp': 1e9, 'wall.dc': 12, 'rules.melee_start': 'later' } });
+    expect(r.status).toBe(422);
+    expect(JSON.parse(r.text).issues).toEqual([
+      { path: 'wall.hp', message: 'Too big: expected number to be <=100000' },
+      { path: 'rules.melee_start', message: 'Invalid option: expected one of "next_round"|"full_battle"|"same_round"|"all_attackers"' },
+    ]);
+    // the page asks first: the same issues as the answer of a 200
+    const c = await post('/api/check', { scenario: 'fantasy/stone-wall-siege.yaml', values: { 'wall.hp': 1e9, 'wall.dc': 12, 'rules.melee_start': 'later' } });
+    expect(c.status).toBe(200);
+    expect(JSON.parse(c.text)).toEqual({ ok: false, issues: JSON.parse(r.text).issues });
+    expect(JSON.parse((await post('/api/check', { scenario: 'fantasy/stone-wall-siege.yaml', values: { 'wall.hp': 41 } })).text)).toEqual({ ok: true, issues: [] });
+  });
+
+  it('thousands of rapid changes: each supersedes the last, nothing piles up, and it still answers', async () => {
+    const N = 2000;
+    const statuses = new Map<number, number>();
+    let next = 0;
+    let dones = 0;
+    const worker = async () => {
+      while (next < N) {
+        const i = next++;
+        // mostly valid changes of one tab, some invalid, a few from other tabs
+        const client = i % 50 === 0 ? `other-client-${i}` : CLIENT;
+        const values = i % 7 === 0 ? { turns: 0 } : { 'structure.surrender_level': 1 + (i % 6), turns: 1 + (i % 12) };
+        // a small fixed run: the storm tests the server's handling, not the kernel's speed
+        const s = open('/api/run', { scenario: 'surrender/town-basic.yaml', values, trials: 2000 }, client);
+        await s.ended;
+        statuses.set(s.status(), (statuses.get(s.status()) ?? 0) + 1);
+        if (s.events.some((e) => e.type === 'done')) dones++;
+      }
+    };
+    await Promise.all(Array.from({ length: 24 }, worker));
+    const codes = [...statuses.keys()].sort();
+    expect(codes.every((c) => c === 200 || c === 422 || c === 429), JSON.stringify([...statuses])).toBe(true);
+    expect(statuses.get(422)).toBe(Math.ceil(N / 7));
+    expect(dones).toBeGreaterThan(0);
+    await until(() => wb.stats().open === 0 && wb.stats().waiting === 0);
+    expect(wb.stats().clients).toBe(0);
+    // and a change after the storm gets its answer
+    const last = open('/api/run', { scenario: 'surrender/town-basic.yaml', values: { turns: 5 } });
+    await last.ended;
+    expect(last.events.at(-1)).toMatchObject({ type: 'done' });
+    expect(logs.filter((l) => l.includes('failed') || l.includes('internal error'))).toEqual([]);
+  }, 240_000);
+
+  it('a bounded load test on 127.0.0.1: 12 clients for 4 seconds, every request answered, no 5xx', async () => {
+    const t0 = Date.now();
+    const counts = { ok: 0, refused: 0, other: 0 };
+    const worst: number[] = [];
+    const client = async (k: number) => {
+      let i = 0;
+      while (Date.now() - t0 < 4000) {
+        const s = Date.now();
+        const step = i++ % 4;
+        let status: number;
+        if (step === 0) status = (await call('GET', '/api/scenarios')).status;
+        else if (step === 1) status = (await call('GET', '/api/scenario?path=surrender/heavy-guns-grid.yaml')).status;
+        else if (step === 2) status = (await call('GET', '/assets/app.js')).status;
+        else {
+          const r = open('/api/run', { scenario: 'surrender/heavy-guns-grid.yaml', values: { turns: 1 + (i % 9) }, trials: 262144 }, `load-client-${k}`);
+          await r.ended;
+          status = r.status();
+        }
+        worst.push(Date.now() - s);
+        if (status === 200) counts.ok++;
+        else if (status === 429) counts.refused++;
+        else counts.other++;
+      }
+    };
+    await Promise.all(Array.from({ length: 12 }, (_, k) => client(k)));
+    worst.sort((a, b) => a - b);
+    process.stderr.write(
+      `serve load test: ${counts.ok + counts.refused + counts.other} requests in 4 s from 12 clients: ${counts.ok} ok, ${counts.refused} refused (429), ` +
+        `${counts.other} other; median ${worst[worst.length >> 1]} ms, p95 ${worst[Math.floor(worst.length * 0.95)]} ms, max ${worst.at(-1)} ms\n`,
+    );
+    expect(counts.other).toBe(0);
+    expect(counts.ok).toBeGreaterThan(12);
+    await until(() => wb.stats().open === 0);
+    expect((await call('GET', '/api/scenarios')).status).toBe(200);
+  }, 60_000);
+});
+
+describe('runs: streamed, superseded, cancelled', () => {
+  it('streams a first answer, then refines it to the precision, with the paired difference', async () => {
+    const s = open('/api/run', { scenario: 'surrender/town-basic.yaml', values: { 'structure.surrender_level': 4 }, precision: 0.002 });
+    await s.ended;
+    const [start, ...rest] = s.events;
+    expect(start).toMatchObject({ type: 'start', variants: ['as loaded', 'tuned'], changed: { 'structure.surrender_level': 4 }, precision: 0.002 });
+    const done = rest.at(-1) as { type: string; trials: number; precision: { reached: boolean; half_width: number }; cases: { variant: string; differences: Record<string, { value: number; ci_low: number; ci_high: number }> }[] };
+    expect(done.type).toBe('done');
+    expect(done.precision.reached).toBe(true);
+    expect(done.precision.half_width).toBeLessThanOrEqual(0.002);
+    const d = done.cases[1].differences.p_test;
+    expect(d.ci_low).toBeGreaterThan(0); // a one-point change of the level: a clean, significant difference
+  });
+
+  it('a newer change from the same tab cancels the older run at once; another tab\'s run goes on', async () => {
+    const slow = { scenario: 'fantasy/stone-wall-siege.yaml', values: { 'wall.hp': 45 }, trials: 50_000_000 };
+    const a = open('/api/run', slow);
+    const other = open('/api/run', slow, 'another-tab-0001');
+    await until(() => a.events.length > 0 && other.events.length > 0);
+    const b = open('/api/run', { scenario: 'surrender/town-basic.yaml', values: { turns: 3 } });
+    await a.ended; // ended by the newer change, without an answer
+    expect(a.events.map((e) => e.type)).not.toContain('done');
+    await b.ended;
+    expect(b.events.at(-1)).toMatchObject({ type: 'done' });
+    expect(other.events.map((e) => e.type)).not.toContain('done');
+    expect(wb.stats().open).toBe(1); // the other tab's run
+    other.destroy(); // a closed tab cancels its run
+    await other.ended;
+    await until(() => wb.stats().open === 0 && wb.stats().waiting === 0, 2000);
+    await until(() => wb.stats().running === 0, 10_000); // the batch already running finishes, nothing after it
+  }, 60_000);
+});
+
+describe('the same numbers as siegesim run', () => {
+  it('fixed trials: the tuned case is the saved file\'s run, byte for byte in summary.json', async () => {
+    const values = { 'besieger.heavy_siege_artillery': 2, turns: 6 };
+    const s = open('/api/run', { scenario: 'surrender/fortress-readings.yaml', variant: 'as-written', values, trials: 600_000 });
+    await s.ended;
+    const start = s.events[0] as { command: string };
+    const done = s.events.at(-1) as { type: string; trials: number; cases: { variant: string; metrics: Record<string, { value: number; ci_low: number; ci_high: number }> }[] };
+    expect(done.type).toBe('done');
+    expect(done.trials).toBe(600_000);
+    const saved = JSON.parse((await post('/api/save', { scenario: 'surrender/fortress-readings.yaml', values })).text) as { yaml: string; filename: string };
+    expect(saved.filename).toBe('fortress-readings.tuned.yaml');
+    expect(start.command).toBe('npx siegesim run fortress-readings.tuned.yaml');
+    const file = path.join(tmp, saved.filename);
+    writeFileSync(file, saved.yaml);
+    const r = await cli(['run', file, '--trials', String(done.trials), '--json', '--out', path.join(tmp, 'cli-fixed'), '--threads', '1']);
+    expect(r.code, r.stderr).toBe(0);
+    const json = JSON.parse(r.stdout)[0]; // --json: one element per scenario
+    const cliCase = json.cases.find((c: { variant: string }) => c.variant === 'as-written');
+    const tuned = done.cases.find((c) => c.variant === 'tuned')!;
+    for (const [k, m] of Object.entries(cliCase.metrics as Record<string, { value: number; ci_low: number; ci_high: number }>)) {
+      expect({ k, value: num(tuned.metrics[k].value), ci_low: num(tuned.metrics[k].ci_low), ci_high: num(tuned.metrics[k].ci_high) }).toEqual({ k, value: m.value, ci_low: m.ci_low, ci_high: m.ci_high });
+    }
+  }, 60_000);
+
+  it('refined to a precision: the trials it stopped at reproduce it with --trials', async () => {
+    const s = open('/api/run', { scenario: 'surrender/town-basic.yaml', values: {}, precision: 0.001, maxTrials: 5_000_000 });
+    await s.ended;
+    const done = s.events.at(-1) as { type: string; trials: number; cases: { metrics: Record<string, { value: number }> }[] };
+    expect(done.type).toBe('done');
+    expect((s.events[0] as { command: string }).command).toBe(`npx siegesim run ${path.relative(process.cwd(), path.join(served, 'surrender/town-basic.yaml'))}`);
+    const r = await cli(['run', path.join(served, 'surrender/town-basic.yaml'), '--trials', String(done.trials), '--json', '--out', path.join(tmp, 'cli-prec')]);
+    expect(r.code, r.stderr).toBe(0);
+    const json = JSON.parse(r.stdout)[0];
+    for (const [k, m] of Object.entries(json.cases[0].metrics as Record<string, { value: number }>)) expect(num(done.cases[0].metrics[k].value)).toBe(m.value);
+    // and the CLI's own --precision stops at the same trial count
+    const p = await cli(['run', path.join(served, 'surrender/town-basic.yaml'), '--trials', '262144', '--precision', '0.001', '--json', '--out', path.join(tmp, 'cli-prec2')]);
+    expect(JSON.parse(p.stdout)[0].cases[0].trials).toBe(done.trials);
+  }, 60_000);
+});
+
+describe('sweeps and solve', () => {
+  it('sweeps one parameter, marks the solve answer and its neighbour, and draws a line with its band', async () => {
+    const s = open('/api/sweep', { scenario: 'surrender/town-basic.yaml', values: { turns: 3 }, axes: [{ path: 'structure.surrender_level', from: 1, to: 6, step: 1 }], metric: 'p_test', target: 0.45, trials: 262144 });
+    await s.ended;
+    const done = s.events.at(-1) as { type: string; points: number; cases: unknown[]; solve: { value: number; at: { value: number }; neighbour: { value: number; metric: { value: number } } }; chart: { layer: unknown[] } };
+    expect(done.type).toBe('done');
+    expect(done.points).toBe(6);
+    expect(done.cases).toHaveLength(6);
+    // P(test) = (level + 1) / 6 here: town-basic's modifiers make it roll - 2 < level on a d6 (docs/rules/surrender.md)
+    expect(done.solve.value).toBe(2);
+    expect(done.solve.at.value).toBeGreaterThanOrEqual(0.45);
+    expect(done.solve.neighbour.value).toBe(1);
+    expect(done.solve.neighbour.metric.value).toBeLessThan(0.45);
+    expect(JSON.stringify(done.chart)).toContain(`answer ${done.solve.value}`);
+  }, 60_000);
+
+  it('sweeps two parameters into a heatmap with the target contour', async () => {
+    const s = open('/api/sweep', { scenario: 'surrender/heavy-guns-grid.yaml', axes: [{ path: 'structure.surrender_level', from: 1, to: 6, step: 1 }, { path: 'besieger.heavy_siege_artillery', from: 0, to: 4, step: 1 }], metric: 'p_test', target: 0.5, trials: 262144 });
+    await s.ended;
+    const done = s.events.at(-1) as { type: string; points: number; chart: { layer: { mark: { type: string } }[] } };
+    expect(done.type).toBe('done');
+    expect(done.points).toBe(30);
+    expect(done.chart.layer.map((l) => l.mark.type)).toEqual(['rect', 'text', 'rule']);
+  }, 60_000);
+});
+
+describe('siegesim serve (the command)', () => {
+  /** Start the built CLI's server; resolves with its URL once printed. */
+  function serve(args: string[]) {
+    const c = startCli(['serve', '--port', '0', '--threads', '1', ...args], { timeoutMs: 60_000 });
+    const url = c.waitFor(/http:\/\/\S+/).then((err) => /(http:\/\/\S+)/.exec(err)![1]);
+    return { child: c.child, url, done: c.done };
+  }
+
+  it('Ctrl-C ends the server, its workers and its open streams within a second', async () => {
+    const s = serve([served]);
+    const url = new URL(await s.url);
+    // a long run in flight, streaming
+    let streamEnded = 0;
+    let got = 0;
+    await new Promise<void>((resolve) => {
+      const req = request(
+        { host: url.hostname, port: url.port, method: 'POST', path: '/api/run', headers: { 'Content-Type': 'application/json', 'X-Siegesim-Client': 'ctrl-c-test-01' } },
+        (res) => {
+          res.on('data', () => {
+            if (++got === 1) resolve();
+          });
+          res.on('close', () => (streamEnded = Date.now()));
+        },
+      );
+      req.on('error', () => (streamEnded = Date.now()));
+      req.end(JSON.stringify({ scenario: 'fantasy/stone-wall-siege.yaml', values: { 'wall.hp': 44 }, trials: 100_000_000 }));
+    });
+    const t0 = performance.now();
+    s.child.kill('SIGINT');
+    const r = await s.done;
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('stopped (SIGINT)');
+    await until(() => streamEnded > 0, 1000);
+  }, 90_000);
+
+  it('warns when it listens beyond this machine, and names a port in use', async () => {
+    const s = serve(['--host', '0.0.0.0', served]);
+    await s.url;
+    // a signal the moment the URL is out (a script's stop) is not lost
+    s.child.kill('SIGTERM');
+    const r = await s.done;
+    expect(r.timedOut).toBe(false);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/WARNING: listening on 0\.0\.0\.0/);
+    expect(r.stderr).toContain('stopped (SIGTERM)');
+    const busy = await cli(['serve', '--port', String(wb.port), served]);
+    expect(busy.code).toBe(2);
+    expect(busy.stderr).toMatch(/port \d+ is in use/);
+    const missing = await cli(['serve', '--port', '0', path.join(tmp, 'no-such-folder')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no-such-folder: cannot read/);
+  }, 90_000);
+});
