@@ -61,7 +61,8 @@ export function checkScenario(result: ScenarioResult, exact: ExactCase[]): Check
   return rows;
 }
 
-function zRow(c: CaseResult, metric: string, m: Metric, exact: number, variance: number | undefined): CheckRow {
+/** One metric of a case against its exact value: the z-score `check` judges (also `expect: exact`). */
+export function zRow(c: CaseResult, metric: string, m: Metric, exact: number, variance: number | undefined): CheckRow {
   let z: number;
   if (m.kind === 'probability') z = zProportion(m.k ?? 0, m.n, exact);
   else if (m.n === 0) z = 0; // nothing observed: the probability rows carry the evidence

@@ -31,6 +31,12 @@ export interface RunScenarioOptions {
    * summarizes on demand, so a caller that throttles pays only when it looks.
    */
   onPartial?: (point: number, trials: number, cases: () => CaseResult[]) => void;
+  /**
+   * Open-ended runs decided by the caller (`siegesim test`): asked at every chunk boundary once
+   * a sweep point's first `trials` are merged; true runs one more chunk (up to `maxTrials`). It
+   * must depend only on its arguments, so the stopping point stays deterministic.
+   */
+  more?: (point: number, trials: number, cases: () => CaseResult[]) => boolean;
   signal?: AbortSignal;
 }
 
@@ -71,7 +77,12 @@ export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {
       seed,
       trials,
       chunkTrials: sys.chunkTrials,
-      more: E === undefined ? undefined : (g, merged) => widestHeadline(sys, points[g].compiled, jobs[g], merged) > E,
+      more:
+        E === undefined && !opts.more
+          ? undefined
+          : (g, merged, n) =>
+              (E !== undefined && widestHeadline(sys, points[g].compiled, jobs[g], merged) > E) ||
+              (opts.more !== undefined && opts.more(g, n, () => assembleCases(v, points, jobs, g, merged, n))),
       maxTrials: opts.maxTrials,
       onProgress: opts.onProgress,
       onPartial: opts.onPartial && ((g, merged, n) => opts.onPartial!(g, n, () => assembleCases(v, points, jobs, g, merged, n))),

@@ -22,11 +22,13 @@ import * as validate from './commands/validate.js';
 import * as schema from './commands/schema.js';
 import * as roster from './commands/roster.js';
 import * as serve from './commands/serve.js';
+import * as test from './commands/test.js';
+import * as diff from './commands/diff.js';
 
 export { UserError };
 
 /** Commands in the order `--help` lists them. */
-const COMMANDS = [run, merge, exact, check, solve, sensitivity, tune, bench, los, roster, validate, schema, serve];
+const COMMANDS = [run, merge, exact, check, solve, sensitivity, tune, test, diff, bench, los, roster, validate, schema, serve];
 
 export function buildProgram(): Command {
   const program = new Command();

@@ -55,7 +55,7 @@ export function summaryJson(r: ScenarioResult): Record<string, unknown> {
       metrics: Object.fromEntries(
         orderedMetrics(r, c.metrics).map((k) => {
           const m = c.metrics[k];
-          return [k, { value: num(m.value), ci_low: num(m.ci_low), ci_high: num(m.ci_high), n: m.n }];
+          return [k, { value: num(m.value), ci_low: num(m.ci_low), ci_high: num(m.ci_high), n: m.n, kind: m.kind }];
         }),
       ),
       ...(Object.keys(c.differences).length > 0

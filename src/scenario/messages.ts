@@ -45,4 +45,25 @@ export const MSG = {
   noScenarios: (where: string) => `no scenario files (*.yaml, *.yml) found in ${where}`,
   duplicateName: (name: string, other: string) =>
     `scenario name "${name}" is also used by ${other}; reports would overwrite each other`,
+  // --- expect: (balance assertions, `siegesim test`) ---
+  expectOneBound: (given: readonly string[]) =>
+    given.length === 0
+      ? 'an assertion needs one bound: between, at_least, at_most or exact'
+      : `an assertion has one bound; this one has ${given.join(' and ')} (use between: [low, high] for a range)`,
+  expectBetweenOrder: (low: number, high: number) => `between [${low}, ${high}]: the low end must not exceed the high end`,
+  unknownMetric: (name: string, suggestion: string | undefined, known: readonly string[]) =>
+    `unknown metric "${name}"` + (suggestion ? ` (did you mean "${suggestion}"?)` : ` (this scenario's metrics: ${known.join(', ')})`),
+  diffNeedsVariants: (name: string) => `"${name}" compares a variant with the baseline, but this scenario has no variants`,
+  exactOfDiff: (name: string) => `exact: true is for summary metrics; "${name}" is a difference (give it a bound)`,
+  unknownVariant: (name: string, suggestion: string | undefined, known: readonly string[]) =>
+    `unknown variant "${name}"` + (suggestion ? ` (did you mean "${suggestion}"?)` : ` (variants: ${known.join(', ')})`),
+  diffOfBaseline: (metric: string, variant: string) => `"${variant}" is the baseline: "${metric}" exists for the other variants`,
+  whereNotSwept: (key: string, suggestion: string | undefined, swept: readonly string[]) =>
+    `"${key}" is not a swept parameter` +
+    (suggestion ? ` (did you mean "${suggestion}"?)` : swept.length > 0 ? ` (swept: ${swept.join(', ')})` : ' (this scenario has no sweep)'),
+  whereValueNotSwept: (key: string, value: unknown, values: readonly unknown[]) =>
+    `${JSON.stringify(value)} is not one of the values "${key}" is swept over (${values.map((v) => JSON.stringify(v)).join(', ')})`,
+  metricNotThere: (metric: string, variant?: string) =>
+    `"${metric}" does not exist at the sweep points selected${variant ? ` for variant "${variant}"` : ''}`,
+  exactUnavailable: (metric: string, where: string) => `exact: true, but there is no exact answer for "${metric}" at ${where}`,
 } as const;

@@ -45,6 +45,29 @@ export const COMMON_SHAPE = {
     .record(z.string(), z.union([z.array(sweepValue).min(1), SweepRange]))
     .optional()
     .describe('dotted path -> list of values or {from,to,step}; every combination is a case'),
+  expect: z
+    .array(
+      z
+        .strictObject({
+          metric: z
+            .string()
+            .min(1)
+            .describe('a summary metric (p_attacker_wins), or diff_<metric>: a variant minus the baseline on the same dice'),
+          between: z.tuple([z.number(), z.number()]).optional().describe('[low, high]: the metric lies in this range (inclusive)'),
+          at_least: z.number().optional().describe('the metric is at least this'),
+          at_most: z.number().optional().describe('the metric is at most this'),
+          exact: z.literal(true).optional().describe("the metric agrees with the system's exact solver"),
+          variant: z.string().min(1).optional().describe('only this variant (default: every variant the metric exists for)'),
+          where: z
+            .record(z.string(), z.union([sweepValue, z.array(sweepValue).min(1)]))
+            .optional()
+            .describe('swept path -> value (or list of values): the sweep points this applies to (default: all)'),
+        })
+        .describe('one balance assertion; exactly one of between, at_least, at_most, exact'),
+    )
+    .min(1)
+    .optional()
+    .describe('balance assertions checked by `siegesim test` (pass, FAIL or inconclusive on a 99.9% interval)'),
 } as const;
 
 /** Top-level keys that belong to the format, not to a system (cannot be varied or swept). */
@@ -65,6 +88,7 @@ export function scenarioSchemaOf(system: RulesSystem): z.ZodObject {
       ...system.shape,
       variants: COMMON_SHAPE.variants,
       sweep: COMMON_SHAPE.sweep,
+      expect: COMMON_SHAPE.expect,
     });
     fullCache.set(system, s);
   }

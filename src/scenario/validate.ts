@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { formatPath, type LoadedFile, type PathSegments, type ScenarioIssue } from './load.js';
 import { MSG } from './messages.js';
 import { COMMON_KEYS, COMMON_SHAPE, keysAt, scenarioSchemaOf, schemaAt } from './schema.js';
+import { validateExpect, type Expectation } from './expect.js';
 import { suggest } from './suggest.js';
 import type { RulesSystem } from '../systems/types.js';
 
@@ -38,6 +39,8 @@ export interface ValidScenario {
   /** The file's data as written (before defaults), and the baseline variant's `set`. */
   raw: Record<string, unknown>;
   baselineSet: Record<string, unknown>;
+  /** The `expect:` assertions, resolved to their cases (empty when there are none). */
+  expect: Expectation[];
 }
 
 export type Validation = { ok: true; value: ValidScenario } | { ok: false; issues: ScenarioIssue[] };
@@ -277,6 +280,13 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   });
   if (issues.length > 0) return { ok: false, issues };
 
+  // --- expect: metrics, variants and swept values the assertions name must exist ---
+  const ex = parsed.expect
+    ? validateExpect(parsed.expect as Parameters<typeof validateExpect>[0], { system, points, axes, variantNames: variants.map((v) => v.name) }, (p) => positions.valueOf(p))
+    : { expectations: [], issues: [] };
+  for (const p of ex.issues) push(p.path, p.message, p.where);
+  if (issues.length > 0) return { ok: false, issues };
+
   return {
     ok: true,
     value: {
@@ -291,6 +301,7 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
       points,
       raw: data,
       baselineSet: variants[0].set ?? {},
+      expect: ex.expectations,
     },
   };
 }

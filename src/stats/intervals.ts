@@ -162,3 +162,94 @@ export function zMean(mean: number, n: number, mu: number, variance: number): nu
   if (se === 0 || !Number.isFinite(se)) return d === 0 ? 0 : d > 0 ? Infinity : -Infinity;
   return d / se;
 }
+
+/**
+ * Two-sided normal quantile for a confidence level: the z of a `confidence` interval.
+ * @example zForConfidence(0.95) // 1.959963984540054 (Z95); zForConfidence(0.999) // 3.2905267…
+ */
+export function zForConfidence(confidence: number): number {
+  if (confidence === 0.95) return Z95;
+  return normalQuantile(1 - (1 - confidence) / 2);
+}
+
+/**
+ * Upper tail P(Z > z) of the standard normal, with small relative error far into the tail
+ * (erfc by the Chebyshev fit of Numerical Recipes §6.2, fractional error < 1.2e-7), so that the
+ * p-value of a large change is still a number Holm's procedure can rank, not 0.
+ * @example normalUpperTail(1.959963984540054) // 0.025
+ */
+export function normalUpperTail(z: number): number {
+  const x = z / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * Math.abs(x));
+  const erfc =
+    t *
+    Math.exp(
+      -x * x -
+        1.26551223 +
+        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+    );
+  return x >= 0 ? erfc / 2 : 1 - erfc / 2;
+}
+
+/** Two-sided p-value of a z-score. @example pTwoSided(1.959963984540054) // 0.05 */
+export function pTwoSided(z: number): number {
+  if (Number.isNaN(z)) return NaN;
+  return Math.min(1, 2 * normalUpperTail(Math.abs(z)));
+}
+
+/**
+ * Holm's step-down adjusted p-values (Holm 1979): the i-th smallest of m is multiplied by
+ * (m − i + 1), made monotone, capped at 1. Rejecting where the adjusted p ≤ α keeps the chance
+ * of any false rejection among all m tests ≤ α, whatever their dependence. NaN stays NaN (not a test).
+ * @example holmAdjust([0.01, 0.04, 0.03]) // [0.03, 0.06, 0.06]
+ */
+export function holmAdjust(p: readonly number[]): number[] {
+  const idx = p.map((_, i) => i).filter((i) => !Number.isNaN(p[i]));
+  idx.sort((a, b) => p[a] - p[b]);
+  const m = idx.length;
+  const out = p.map(() => NaN);
+  let running = 0;
+  idx.forEach((i, rank) => {
+    running = Math.max(running, Math.min(1, (m - rank) * p[i]));
+    out[i] = running;
+  });
+  return out;
+}
+
+/**
+ * Pooled two-proportion z of p2 − p1 (independent samples of sizes n1, n2). 0 when both
+ * proportions are 0 or both 1 (nothing can have moved).
+ * @example zTwoProportions(0.5, 1000, 0.55, 1000) // 2.24…
+ */
+export function zTwoProportions(p1: number, n1: number, p2: number, n2: number): number {
+  if (!(n1 > 0) || !(n2 > 0)) return NaN;
+  const pool = (p1 * n1 + p2 * n2) / (n1 + n2);
+  const se = Math.sqrt(pool * (1 - pool) * (1 / n1 + 1 / n2));
+  if (se === 0) return 0;
+  return (p2 - p1) / se;
+}
+
+/**
+ * Interval for b − a from two independent estimates' intervals of the same level (Newcombe's
+ * square-and-add, "MOVER"; 1998): exact for normal intervals (it is then Welch's), and for two
+ * Wilson intervals Newcombe's recommended hybrid score interval for a difference of proportions.
+ * @example differenceInterval({ value: 0.5, ci_low: 0.4, ci_high: 0.6 }, { value: 0.7, ci_low: 0.6, ci_high: 0.8 }) // 0.2 ± 0.1414…
+ */
+export function differenceInterval(a: Estimate, b: Estimate): Estimate {
+  const d = b.value - a.value;
+  return {
+    value: d,
+    ci_low: d - Math.hypot(b.value - b.ci_low, a.ci_high - a.value),
+    ci_high: d + Math.hypot(b.ci_high - b.value, a.value - a.ci_low),
+  };
+}
+
+/**
+ * The same normal interval at another level: value ± half-width × z / z₀ (exact for the normal
+ * mean, paired and Welch intervals, which are symmetric with half-width proportional to z).
+ * @example rescaleInterval({ value: 1, ci_low: 0, ci_high: 2 }, 2 * Z95) // { value: 1, ci_low: -1, ci_high: 3 }
+ */
+export function rescaleInterval(e: Estimate, z: number, z0 = Z95): Estimate {
+  const half = (halfWidth(e) * z) / z0;
+  return { value: e.value, ci_low: e.value - half, ci_high: e.value + half };
+}

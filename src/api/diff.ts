@@ -1,0 +1,225 @@
+/**
+ * The diff verb: what moved between two runs of the same scenarios (e.g. before and after a
+ * rules change), from their summary.json. Cases are matched by their swept parameters and
+ * variant name, never by position; every metric of every matched case is tested (pooled
+ * two-proportion z for a probability, Welch for a mean, on the two runs as independent
+ * samples) and the p-values are Holm-corrected over all the comparisons together, so that the
+ * chance of reporting any change when nothing changed is at most `alpha`. Touches no files.
+ *
+ * Two runs with the same seed roll the same dice, so their estimates are positively
+ * correlated: treating them as independent overstates the noise of the change, which makes the
+ * test conservative (never more false alarms), and two identical runs show no change at all.
+ */
+import { differenceInterval, holmAdjust, pTwoSided, Z95, zTwoProportions, type Estimate } from '../stats/intervals.js';
+import { whereLabel } from './test.js';
+
+/** Default family-wise false-alarm rate of `diff`. */
+export const DIFF_ALPHA = 0.001;
+
+/** One metric as summary.json holds it (`kind` is absent in files written before it was added). */
+export interface SummaryMetric {
+  value: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  n: number;
+  kind?: 'probability' | 'mean';
+}
+
+/** What `diff` reads of a summary.json. */
+export interface SummaryDoc {
+  name: string;
+  system: string;
+  seed?: string | number;
+  trials?: number;
+  params: string[];
+  variants: string[];
+  cases: { case: number; variant: string; params: Record<string, unknown>; trials: number; metrics: Record<string, SummaryMetric> }[];
+}
+
+/** The two runs cannot be compared (exit 2): different scenario or system, nothing in common. */
+export class DiffError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DiffError';
+  }
+}
+
+export interface DiffRow {
+  scenario: string;
+  /** Case number in the `after` run. */
+  case: number;
+  variant: string;
+  params: Record<string, unknown>;
+  /** `wall.hp=40, variant seed-reading` */
+  where: string;
+  metric: string;
+  kind: 'probability' | 'mean';
+  before: { value: number; ci_low: number; ci_high: number; n: number; trials: number };
+  after: { value: number; ci_low: number; ci_high: number; n: number; trials: number };
+  /** after − before, with its 95% interval (Newcombe's square-and-add of the two intervals). */
+  change: Estimate;
+  z: number;
+  p: number;
+  /** Holm-adjusted over every comparison of the diff. */
+  p_holm: number;
+  moved: boolean;
+}
+
+export interface DiffScenario {
+  name: string;
+  system: string;
+  before_trials: number;
+  after_trials: number;
+  compared: number;
+  /** Cases (by `where`) found in one run only. */
+  only_before: string[];
+  only_after: string[];
+  /** Metrics that could not be tested: missing or undefined (no observations) in one run. */
+  untestable: { metric: string; where: string }[];
+}
+
+export interface DiffResult {
+  alpha: number;
+  scenarios: DiffScenario[];
+  /** Every comparison, in scenario, case and metric order. */
+  rows: DiffRow[];
+  moved: number;
+  unchanged: number;
+  untestable: number;
+  /** Scenarios (by name) in one set only, when folders of reports are compared. */
+  only_before: string[];
+  only_after: string[];
+}
+
+export interface DiffOptions {
+  /** Family-wise false-alarm rate (default 0.001). */
+  alpha?: number;
+}
+
+/** Compare two runs of one scenario. */
+export function diffSummaries(before: SummaryDoc, after: SummaryDoc, opts: DiffOptions = {}): DiffResult {
+  if (before.name !== after.name) throw new DiffError(`different scenarios: "${before.name}" before, "${after.name}" after`);
+  return diffSets([before], [after], opts);
+}
+
+/**
+ * Compare two sets of runs (folders of reports), scenario by scenario (matched by name); the
+ * Holm correction covers every comparison of every scenario.
+ */
+export function diffSets(before: readonly SummaryDoc[], after: readonly SummaryDoc[], opts: DiffOptions = {}): DiffResult {
+  const alpha = opts.alpha ?? DIFF_ALPHA;
+  const afterByName = new Map(after.map((d) => [d.name, d]));
+  const beforeNames = new Set(before.map((d) => d.name));
+  const scenarios: DiffScenario[] = [];
+  const rows: DiffRow[] = [];
+  for (const b of before) {
+    const a = afterByName.get(b.name);
+    if (!a) continue;
+    if (a.system !== b.system) throw new DiffError(`"${b.name}" is a ${b.system} scenario before and a ${a.system} one after`);
+    scenarios.push(compareScenario(b, a, rows));
+  }
+  if (scenarios.length === 0) {
+    throw new DiffError(
+      `no scenario in common (before: ${before.map((d) => d.name).join(', ') || 'none'}; after: ${after.map((d) => d.name).join(', ') || 'none'})`,
+    );
+  }
+  if (rows.length === 0 && scenarios.every((s) => s.untestable.length === 0)) {
+    throw new DiffError(`no case in common: cases are matched by their swept parameters and variant names (${scenarios.map((s) => s.name).join(', ')})`);
+  }
+  const adjusted = holmAdjust(rows.map((r) => r.p));
+  rows.forEach((r, i) => {
+    r.p_holm = adjusted[i];
+    r.moved = adjusted[i] <= alpha;
+  });
+  const moved = rows.filter((r) => r.moved).length;
+  return {
+    alpha,
+    scenarios,
+    rows,
+    moved,
+    unchanged: rows.length - moved,
+    untestable: scenarios.reduce((n, s) => n + s.untestable.length, 0),
+    only_before: before.filter((d) => !afterByName.has(d.name)).map((d) => d.name),
+    only_after: after.filter((d) => !beforeNames.has(d.name)).map((d) => d.name),
+  };
+}
+
+/** A case's identity: its swept values (by name, whatever their order) and its variant. */
+function caseKey(params: Record<string, unknown>, variant: string): string {
+  const p = Object.keys(params)
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(params[k])}`);
+  return `${p.join('\u0000')}\u0001${variant}`;
+}
+
+function compareScenario(b: SummaryDoc, a: SummaryDoc, rows: DiffRow[]): DiffScenario {
+  const label = (d: SummaryDoc, c: SummaryDoc['cases'][number]) => whereLabel(d.params, c.params, d.variants.length > 1 ? c.variant : undefined);
+  const beforeCases = new Map(b.cases.map((c) => [caseKey(c.params, c.variant), c]));
+  const afterKeys = new Set<string>();
+  const untestable: { metric: string; where: string }[] = [];
+  let compared = 0;
+  for (const ca of a.cases) {
+    const key = caseKey(ca.params, ca.variant);
+    afterKeys.add(key);
+    const cb = beforeCases.get(key);
+    if (!cb) continue;
+    const where = label(a, ca);
+    const names = [...Object.keys(cb.metrics), ...Object.keys(ca.metrics).filter((m) => !(m in cb.metrics))];
+    for (const metric of names) {
+      const mb = cb.metrics[metric];
+      const ma = ca.metrics[metric];
+      const row = mb && ma ? compareMetric(mb, ma, metric) : undefined;
+      if (!row) {
+        untestable.push({ metric, where });
+        continue;
+      }
+      compared++;
+      rows.push({
+        scenario: a.name,
+        case: ca.case,
+        variant: ca.variant,
+        params: ca.params,
+        where,
+        metric,
+        kind: row.kind,
+        before: { ...row.before, trials: cb.trials },
+        after: { ...row.after, trials: ca.trials },
+        change: row.change,
+        z: row.z,
+        p: pTwoSided(row.z),
+        p_holm: NaN,
+        moved: false,
+      });
+    }
+  }
+  return {
+    name: a.name,
+    system: a.system,
+    before_trials: Math.max(0, ...b.cases.map((c) => c.trials)),
+    after_trials: Math.max(0, ...a.cases.map((c) => c.trials)),
+    compared,
+    only_before: b.cases.filter((c) => !afterKeys.has(caseKey(c.params, c.variant))).map((c) => label(b, c) || `case ${c.case}`),
+    only_after: a.cases.filter((c) => !beforeCases.has(caseKey(c.params, c.variant))).map((c) => label(a, c) || `case ${c.case}`),
+    untestable,
+  };
+}
+
+type Defined = { value: number; ci_low: number; ci_high: number; n: number };
+
+/** The two-sample test of one metric, or undefined when either side has no estimate. */
+function compareMetric(mb: SummaryMetric, ma: SummaryMetric, metric: string) {
+  const defined = (m: SummaryMetric): m is SummaryMetric & Defined => m.value !== null && m.ci_low !== null && m.ci_high !== null && m.n > 0;
+  if (!defined(mb) || !defined(ma)) return undefined;
+  // summary.json files written before `kind` was recorded: every system names probabilities p_*.
+  const kind = ma.kind ?? mb.kind ?? (metric.startsWith('p_') ? 'probability' : 'mean');
+  let z: number;
+  if (kind === 'probability') z = zTwoProportions(mb.value, mb.n, ma.value, ma.n);
+  else {
+    // a mean's 95% interval is value ± Z95 · se
+    const se = Math.hypot((mb.ci_high - mb.ci_low) / (2 * Z95), (ma.ci_high - ma.ci_low) / (2 * Z95));
+    const d = ma.value - mb.value;
+    z = se > 0 ? d / se : d === 0 ? 0 : Math.sign(d) * Infinity;
+  }
+  const pick = (m: Defined) => ({ value: m.value, ci_low: m.ci_low, ci_high: m.ci_high, n: m.n });
+  return { kind, z, before: pick(mb), after: pick(ma), change: differenceInterval(mb, ma) };
+}

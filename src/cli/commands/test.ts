@@ -1,0 +1,97 @@
+/** `siegesim test`: judge every scenario's `expect:` assertions; JUnit XML and a GitHub step summary. */
+import { InvalidArgumentError, type Command } from 'commander';
+import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { prepareExact, testScenario, TEST_CONFIDENCE, type ScenarioTestResult } from '../../api.js';
+import { PoolExecutor } from '../../engine/pool.js';
+import { junitXml, testLines, testMarkdown, totalsOf } from '../../report/test-report.js';
+import type { ScenarioIssue } from '../../scenario/load.js';
+import { controller, failWith, loadAll, makeProgress, positiveInt, seedArg, threadsOpt } from '../common.js';
+
+interface TestFlags {
+  junit?: string;
+  strict?: boolean;
+  trials?: number;
+  maxTrials?: number;
+  confidence: number;
+  seed?: string | number;
+  threads: number;
+  progress?: boolean;
+}
+
+async function testCommand(files: string[], flags: TestFlags): Promise<void> {
+  const scenarios = loadAll(files.length > 0 ? files : ['scenarios']);
+  const withExpect = scenarios.filter((v) => v.expect.length > 0);
+  const skipped = scenarios.filter((v) => v.expect.length === 0);
+  // Exact answers first: a case without one is a scenario error, found before anything runs.
+  const issues: ScenarioIssue[] = [];
+  const exact = withExpect.map((v) => {
+    const p = prepareExact(v);
+    issues.push(...p.issues);
+    return p.answers;
+  });
+  if (issues.length > 0) failWith(issues);
+
+  const results: ScenarioTestResult[] = [];
+  const exec = new PoolExecutor(flags.threads);
+  try {
+    for (const [i, v] of withExpect.entries()) {
+      const progress = makeProgress(flags.progress !== false && process.stderr.isTTY === true, v.name.padEnd(24).slice(0, 24), 'trials');
+      const r = await testScenario(
+        v,
+        { trials: flags.trials, maxTrials: flags.maxTrials, confidence: flags.confidence, seed: flags.seed, executor: exec, signal: controller.signal, onProgress: progress.onProgress },
+        exact[i],
+      );
+      progress.stop();
+      results.push(r);
+      process.stdout.write(testLines(r).join('\n') + '\n');
+    }
+  } finally {
+    await exec.close();
+  }
+
+  if (skipped.length > 0) process.stdout.write(`skipped (no expect: block): ${skipped.map((v) => v.name).join(', ')}\n`);
+  const t = totalsOf(results);
+  const failed = t.fail + (flags.strict ? t.inconclusive : 0);
+  process.stdout.write(
+    `test ${failed > 0 ? 'FAILED' : 'passed'}: ${t.pass} passed, ${t.fail} failed, ${t.inconclusive} inconclusive` +
+      `${flags.strict ? ' (--strict: inconclusive fails)' : ''}; ${withExpect.length} scenario(s) tested, ${skipped.length} skipped\n`,
+  );
+  if (flags.junit) {
+    writeAtomic(flags.junit, junitXml(results, flags.strict === true));
+    process.stderr.write(`JUnit XML -> ${flags.junit}\n`);
+  }
+  const summary = process.env.GITHUB_STEP_SUMMARY;
+  if (summary) appendFileSync(summary, testMarkdown(results, flags.strict === true, skipped.map((v) => v.name)) + '\n');
+  if (failed > 0) process.exitCode = 1;
+}
+
+/** Written beside, then renamed into place: a reader never sees half a file. */
+function writeAtomic(file: string, text: string): void {
+  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
+}
+
+const confidenceArg = (v: string) => {
+  const c = Number(v);
+  if (!(c > 0 && c < 1)) throw new InvalidArgumentError('--confidence is a probability between 0 and 1, e.g. 0.999');
+  return c;
+};
+
+export function register(program: Command): void {
+  program
+    .command('test')
+    .description("judge the scenarios' expect: assertions (pass, FAIL, inconclusive); exit 1 on a failure")
+    .argument('[files...]', 'scenario files or folders (default: scenarios)')
+    .option('--junit <FILE>', 'write JUnit XML: one testsuite per scenario, one testcase per assertion')
+    .option('--strict', 'an inconclusive assertion fails too')
+    .option('--trials <N>', "trials per case at the first look (default: the scenario's)", positiveInt('--trials'))
+    .option('--max-trials <N>', 'cap on trials per case when an interval straddles a bound (default 16 x trials)', positiveInt('--max-trials'))
+    .option('--confidence <C>', 'confidence of the interval each assertion is judged on', confidenceArg, TEST_CONFIDENCE)
+    .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
+    .addOption(threadsOpt())
+    .option('--no-progress', 'no progress bar')
+    .action((files: string[], flags: TestFlags) => testCommand(files, flags));
+}

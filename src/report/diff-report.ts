@@ -1,0 +1,94 @@
+/** What `siegesim diff` prints: a console table, or Markdown fit for a pull-request comment. Pure. */
+import type { DiffResult, DiffRow } from '../api/diff.js';
+import { fmtTest } from '../api/test.js';
+
+/** `-0.0304 [-0.0349, -0.0259]`: as many decimals as give the interval's half-width two digits. */
+function changeText(r: DiffRow): string {
+  const half = (r.change.ci_high - r.change.ci_low) / 2;
+  const decimals = half > 0 && Number.isFinite(half) ? Math.min(12, Math.max(0, 1 - Math.floor(Math.log10(half)))) : undefined;
+  const signed = (x: number) => {
+    const s = decimals === undefined ? fmtTest(x) : x.toFixed(decimals);
+    return x > 0 ? `+${s}` : s;
+  };
+  return `${signed(r.change.value)} [${signed(r.change.ci_low)}, ${signed(r.change.ci_high)}]`;
+}
+
+function pText(p: number): string {
+  return p < 1e-4 ? p.toExponential(1) : String(Number(p.toPrecision(2)));
+}
+
+/** One sentence: how many moved, of how many, under which test. */
+export function diffHeadline(d: DiffResult): string {
+  const n = d.rows.length;
+  return (
+    `${d.moved} of ${n} comparison${n === 1 ? '' : 's'} moved significantly ` +
+    `(two-sample tests, Holm-corrected over all ${n}, alpha ${d.alpha}); ${d.unchanged} did not`
+  );
+}
+
+/** Everything that was not compared, as short sentences. */
+function notCompared(d: DiffResult): string[] {
+  const out: string[] = [];
+  for (const s of d.scenarios) {
+    if (s.only_before.length) out.push(`${s.name}: only before: ${s.only_before.join('; ')}`);
+    if (s.only_after.length) out.push(`${s.name}: only after: ${s.only_after.join('; ')}`);
+    if (s.untestable.length) {
+      const count = new Map<string, number>();
+      for (const { metric } of s.untestable) count.set(metric, (count.get(metric) ?? 0) + 1);
+      const list = [...count].map(([m, n]) => `${m} in ${n} case${n === 1 ? '' : 's'}`);
+      out.push(`${s.name}: not testable (undefined or missing on one side): ${list.join(', ')}`);
+    }
+  }
+  if (d.only_before.length) out.push(`scenarios only before: ${d.only_before.join(', ')}`);
+  if (d.only_after.length) out.push(`scenarios only after: ${d.only_after.join(', ')}`);
+  return out;
+}
+
+/** The console form: a header per scenario, the moved metrics as a table, then the rest. */
+export function diffText(d: DiffResult): string {
+  const out: string[] = [];
+  for (const s of d.scenarios) {
+    const f = (n: number) => n.toLocaleString('en-US');
+    out.push(`${s.name} (${s.system}): ${s.compared} comparison(s), ${f(s.before_trials)} trials before, ${f(s.after_trials)} after`);
+  }
+  out.push(diffHeadline(d));
+  const moved = d.rows.filter((r) => r.moved);
+  if (moved.length > 0) {
+    const head = ['scenario', 'where', 'metric', 'before', 'after', 'change [95% interval]', 'p (Holm)'];
+    const rows = moved.map((r) => [r.scenario, r.where || '-', r.metric, fmtTest(r.before.value), fmtTest(r.after.value), changeText(r), pText(r.p_holm)]);
+    const widths = head.map((h, k) => Math.max(h.length, ...rows.map((row) => row[k].length)));
+    for (const row of [head, ...rows]) out.push(('  ' + row.map((c, k) => c.padEnd(widths[k])).join('  ')).trimEnd());
+  }
+  for (const line of notCompared(d)) out.push(line);
+  return out.join('\n') + '\n';
+}
+
+function md(s: string): string {
+  return s.replace(/\|/g, '\\|');
+}
+
+/** Markdown for a pull-request comment: the verdict, the moved metrics, the rest folded away. */
+export function diffMarkdown(d: DiffResult): string {
+  const icon = d.moved > 0 ? '⚠️' : '✅';
+  const n = d.rows.length;
+  const out = [
+    `### ${icon} siegesim diff: ${d.moved} of ${n} metric${n === 1 ? '' : 's'} moved`,
+    '',
+    `Two-sample tests on every metric of every matched case (matched by swept parameters and variant), ` +
+      `Holm-corrected over all ${n} comparisons at α = ${d.alpha}: **${d.moved}** moved significantly, **${d.unchanged}** did not.`,
+    '',
+  ];
+  const moved = d.rows.filter((r) => r.moved);
+  if (moved.length > 0) {
+    out.push('| scenario | where | metric | before | after | change [95% CI] | p (Holm) |', '|---|---|---|---:|---:|---|---:|');
+    for (const r of moved) {
+      out.push(`| ${md(r.scenario)} | ${md(r.where || '–')} | \`${md(r.metric)}\` | ${fmtTest(r.before.value)} | ${fmtTest(r.after.value)} | ${changeText(r)} | ${pText(r.p_holm)} |`);
+    }
+    out.push('');
+  }
+  const scen = d.scenarios.map((s) => `${md(s.name)} (${s.before_trials.toLocaleString('en-US')} → ${s.after_trials.toLocaleString('en-US')} trials per case)`);
+  out.push(`Scenarios: ${scen.join(', ')}.`);
+  const rest = notCompared(d);
+  if (rest.length > 0) out.push('', '<details><summary>Not compared</summary>', '', ...rest.map((l) => `- ${md(l)}`), '', '</details>');
+  return out.join('\n') + '\n';
+}

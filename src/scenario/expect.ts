@@ -1,0 +1,181 @@
+/**
+ * Validate phase, `expect:` blocks: each balance assertion is checked against what the
+ * expanded scenario really has — its metrics (found by summarizing an empty accumulator of
+ * every compiled case, so names that only some cases have are known exactly), its variants and
+ * its swept parameters — and resolved to the (sweep point, variant) pairs it applies to.
+ * `siegesim test` (src/api/test.ts) judges them.
+ */
+import type { PathSegments } from './load.js';
+import { MSG } from './messages.js';
+import { suggest } from './suggest.js';
+import type { RulesSystem } from '../systems/types.js';
+
+/** The one bound of an assertion. Bounds are inclusive. */
+export type Bound =
+  | { kind: 'between'; low: number; high: number }
+  | { kind: 'at_least'; low: number }
+  | { kind: 'at_most'; high: number }
+  | { kind: 'exact' };
+
+/** One `expect:` item, resolved. */
+export interface Expectation {
+  /** Its index in the `expect:` list. */
+  index: number;
+  /** As written: a summary metric or `diff_<metric>`. */
+  metric: string;
+  /** The summary metric it is about (`metric` without `diff_`). */
+  base: string;
+  /** True for `diff_<metric>`: the variant's paired difference against the baseline. */
+  diff: boolean;
+  bound: Bound;
+  variant?: string;
+  where?: Record<string, unknown[]>;
+  /** The (sweep point, variant) pairs it applies to, in case order. */
+  targets: { point: number; variant: number }[];
+  /** Where the item is in the file. */
+  line: number;
+  col: number;
+}
+
+/** What the expect check needs of the expanded scenario. */
+export interface ExpectContext {
+  system: RulesSystem;
+  /** Every sweep point's variants' validated scenarios (a variant that failed validation is absent). */
+  points: { params: Record<string, unknown>; variants: { variant: string; scenario: Record<string, unknown> }[] }[];
+  axes: { path: string; values: unknown[] }[];
+  variantNames: string[];
+}
+
+export interface ExpectIssue {
+  path: PathSegments;
+  message: string;
+  where: 'key' | 'value';
+}
+
+interface RawItem {
+  metric: string;
+  between?: [number, number];
+  at_least?: number;
+  at_most?: number;
+  exact?: true;
+  variant?: string;
+  where?: Record<string, unknown>;
+}
+
+/** Same sweep value: numbers compared as the sweep expands them (12 significant digits). */
+export function sameSweepValue(a: unknown, b: unknown): boolean {
+  if (typeof a === 'number' && typeof b === 'number') return Number(a.toPrecision(12)) === Number(b.toPrecision(12));
+  return a === b;
+}
+
+/**
+ * Check every `expect:` item and resolve it; problems come back with the path they are about
+ * (`expect[i].metric`, `expect[i].where.wall.hp`, ...). `pos` gives an item's line and column.
+ */
+export function validateExpect(
+  raw: readonly RawItem[],
+  ctx: ExpectContext,
+  pos: (path: PathSegments) => { line: number; col: number },
+): { expectations: Expectation[]; issues: ExpectIssue[] } {
+  const issues: ExpectIssue[] = [];
+  const expectations: Expectation[] = [];
+  const metricsAt = metricCatalogue(ctx);
+  const allMetrics = new Set<string>();
+  for (const row of metricsAt) for (const names of row) for (const n of names ?? []) allMetrics.add(n);
+  const nVariants = ctx.variantNames.length;
+
+  raw.forEach((item, i) => {
+    const at = (...rest: (string | number)[]): PathSegments => ['expect', i, ...rest];
+    const problem = (path: PathSegments, message: string, where: 'key' | 'value' = 'value') => issues.push({ path, message, where });
+    const before = issues.length;
+
+    // --- the bound: exactly one ---
+    const given = (['between', 'at_least', 'at_most', 'exact'] as const).filter((k) => item[k] !== undefined);
+    let bound: Bound | undefined;
+    if (given.length !== 1) problem(given.length === 0 ? at() : at(given[1]), MSG.expectOneBound(given), given.length === 0 ? 'value' : 'key');
+    else if (item.between) {
+      const [low, high] = item.between;
+      if (!(low <= high)) problem(at('between'), MSG.expectBetweenOrder(low, high));
+      bound = { kind: 'between', low, high };
+    } else if (item.at_least !== undefined) bound = { kind: 'at_least', low: item.at_least };
+    else if (item.at_most !== undefined) bound = { kind: 'at_most', high: item.at_most };
+    else bound = { kind: 'exact' };
+
+    // --- the metric ---
+    const diff = item.metric.startsWith('diff_') && !allMetrics.has(item.metric);
+    const base = diff ? item.metric.slice('diff_'.length) : item.metric;
+    if (!allMetrics.has(base)) {
+      const known = [...allMetrics, ...(nVariants > 1 ? [...allMetrics].map((m) => `diff_${m}`) : [])];
+      problem(at('metric'), MSG.unknownMetric(item.metric, suggest(item.metric, known), [...allMetrics]));
+    } else if (diff && nVariants < 2) problem(at('metric'), MSG.diffNeedsVariants(item.metric));
+    if (diff && bound?.kind === 'exact') problem(at('exact'), MSG.exactOfDiff(item.metric), 'key');
+
+    // --- the variant ---
+    let variant: number | undefined;
+    if (item.variant !== undefined) {
+      variant = ctx.variantNames.indexOf(item.variant);
+      if (variant < 0) problem(at('variant'), MSG.unknownVariant(item.variant, suggest(item.variant, ctx.variantNames), ctx.variantNames));
+      else if (diff && variant === 0) problem(at('variant'), MSG.diffOfBaseline(item.metric, item.variant));
+    }
+
+    // --- where: swept paths, values in the sweep ---
+    const where: Record<string, unknown[]> = {};
+    for (const [key, value] of Object.entries(item.where ?? {})) {
+      const axis = ctx.axes.find((a) => a.path === key);
+      if (!axis) {
+        const swept = ctx.axes.map((a) => a.path);
+        problem(at('where', key), MSG.whereNotSwept(key, suggest(key, swept), swept), 'key');
+        continue;
+      }
+      const values = Array.isArray(value) ? value : [value];
+      values.forEach((v, j) => {
+        if (!axis.values.some((s) => sameSweepValue(s, v))) {
+          problem(Array.isArray(value) ? at('where', key, j) : at('where', key), MSG.whereValueNotSwept(key, v, axis.values));
+        }
+      });
+      where[key] = values;
+    }
+    if (issues.length > before || !bound) return;
+
+    // --- resolve: the (point, variant) pairs that have this metric ---
+    const targets: { point: number; variant: number }[] = [];
+    ctx.points.forEach((p, pi) => {
+      if (!Object.entries(where).every(([k, vs]) => vs.some((v) => sameSweepValue(p.params[k], v)))) return;
+      for (let vi = diff ? 1 : 0; vi < nVariants; vi++) {
+        if (variant !== undefined && vi !== variant) continue;
+        if (metricsAt[pi][vi]?.has(base)) targets.push({ point: pi, variant: vi });
+      }
+    });
+    if (targets.length === 0) {
+      problem(at('metric'), MSG.metricNotThere(item.metric, item.variant));
+      return;
+    }
+    const p = pos(at());
+    expectations.push({
+      index: i,
+      metric: item.metric,
+      base,
+      diff,
+      bound,
+      ...(item.variant !== undefined ? { variant: item.variant } : {}),
+      ...(item.where ? { where } : {}),
+      targets,
+      line: p.line,
+      col: p.col,
+    });
+  });
+  return { expectations, issues };
+}
+
+/** The metric names of every (point, variant): a summary of an empty accumulator lists them. */
+function metricCatalogue(ctx: ExpectContext): (Set<string> | undefined)[][] {
+  const sys = ctx.system;
+  return ctx.points.map((p) =>
+    ctx.variantNames.map((name) => {
+      const vc = p.variants.find((x) => x.variant === name);
+      if (!vc) return undefined;
+      const c = sys.compile(vc.scenario);
+      return new Set(Object.keys(sys.summarize(c, new Float64Array(sys.kernel.accLength(c))).metrics));
+    }),
+  );
+}

@@ -1,0 +1,261 @@
+/**
+ * Balance assertions (`expect:`, `siegesim test`): validation at file:line:col, and the
+ * decision rule — pass, FAIL, inconclusive at the cap, and a straddling interval decided by
+ * the extra looks — on the surrender system (one 262,144-trial chunk takes ~10 ms).
+ */
+import { describe, expect, it } from 'vitest';
+import { judge, testScenario, validateText, prepareExact, type ValidScenario } from '../src/api.js';
+import { PoolExecutor } from '../src/engine/pool.js';
+import { MSG } from '../src/scenario/messages.js';
+import type { Expectation } from '../src/scenario/expect.js';
+import { wilson, zForConfidence } from '../src/stats/intervals.js';
+import type { CaseResult } from '../src/systems/types.js';
+
+/** town-basic's test: p_test = 4/6 exactly (rules/surrender.md: roll − 2 below 3 on a d6). */
+const TOWN = `name: t
+system: surrender
+seed: 42
+trials: 262144
+structure: { surrender_level: 3 }
+besieger: { combat_units: 4, artillery: 1 }
+besieged: { steps_inside: 8 }
+turns: 12
+`;
+const C = 262_144; // the surrender system's chunk: looks at 1, 2, 4, 8, 16 chunks
+
+function scenario(text: string): ValidScenario {
+  const v = validateText('s.yaml', text);
+  if (!v.ok) throw new Error(v.issues.map((i) => `${i.line}:${i.col} ${i.path} ${i.message}`).join('\n'));
+  return v.value;
+}
+
+function issuesOf(text: string) {
+  const v = validateText('s.yaml', text);
+  if (v.ok) throw new Error('expected problems');
+  return v.issues.map((i) => ({ at: `${i.line}:${i.col}`, path: i.path, message: i.message }));
+}
+
+const GRID = `name: g
+system: surrender
+seed: 1
+trials: 1000
+variants:
+  - name: as-written
+  - name: lenient
+    set: { rules.comparison: le }
+sweep:
+  structure.surrender_level: [2, 3]
+`;
+
+describe('expect: validation', () => {
+  it('resolves each item to its sweep points and variants, with its line', () => {
+    const v = scenario(
+      GRID +
+        `expect:
+  - { metric: p_test, between: [0, 1] }
+  - { metric: diff_p_surrender, where: { structure.surrender_level: 3 }, at_least: 0 }
+  - { metric: mean_turns, variant: lenient, where: { structure.surrender_level: [2, 3] }, at_most: 12 }
+  - { metric: p_surrender, exact: true }
+`,
+    );
+    const [all, diff, one, ex] = v.expect;
+    expect(all.targets).toEqual([
+      { point: 0, variant: 0 },
+      { point: 0, variant: 1 },
+      { point: 1, variant: 0 },
+      { point: 1, variant: 1 },
+    ]);
+    expect(all.line).toBe(12);
+    expect(diff).toMatchObject({ diff: true, base: 'p_surrender', bound: { kind: 'at_least', low: 0 }, targets: [{ point: 1, variant: 1 }] });
+    expect(one.targets).toEqual([
+      { point: 0, variant: 1 },
+      { point: 1, variant: 1 },
+    ]);
+    expect(ex.bound).toEqual({ kind: 'exact' });
+    expect(scenario(GRID).expect).toEqual([]);
+  });
+
+  it('reports unknown metrics, variants, unswept paths and values not in the sweep at file:line:col', () => {
+    const issues = issuesOf(
+      GRID +
+        `expect:
+  - { metric: p_surender, at_least: 0.1 }
+  - { metric: p_test, variant: lenent, at_least: 0.1 }
+  - { metric: p_test, where: { structure.port: true }, at_least: 0.1 }
+  - { metric: p_test, where: { structure.surrender_level: [3, 4] }, at_least: 0.1 }
+  - { metric: diff_p_test, variant: as-written, at_least: 0.1 }
+  - { metric: p_test, between: [0.5, 0.4] }
+  - { metric: p_test, at_least: 0.1, at_most: 0.2 }
+  - { metric: p_test }
+  - { metric: diff_p_test, exact: true }
+`,
+    );
+    expect(issues).toEqual([
+      { at: '12:15', path: 'expect[0].metric', message: MSG.unknownMetric('p_surender', 'p_surrender', []) },
+      { at: '13:32', path: 'expect[1].variant', message: MSG.unknownVariant('lenent', 'lenient', ['as-written', 'lenient']) },
+      { at: '14:32', path: 'expect[2].where.structure.port', message: MSG.whereNotSwept('structure.port', undefined, ['structure.surrender_level']) },
+      { at: '15:63', path: 'expect[3].where.structure.surrender_level[1]', message: MSG.whereValueNotSwept('structure.surrender_level', 4, [2, 3]) },
+      { at: '16:37', path: 'expect[4].variant', message: MSG.diffOfBaseline('diff_p_test', 'as-written') },
+      { at: '17:32', path: 'expect[5].between', message: MSG.expectBetweenOrder(0.5, 0.4) },
+      { at: '18:38', path: 'expect[6].at_most', message: MSG.expectOneBound(['at_least', 'at_most']) },
+      { at: '19:5', path: 'expect[7]', message: MSG.expectOneBound([]) },
+      { at: '20:28', path: 'expect[8].exact', message: MSG.exactOfDiff('diff_p_test') },
+    ]);
+  });
+
+  it('lists the metrics when a name is nowhere near one, and needs variants for diff_', () => {
+    const [a] = issuesOf(TOWN + 'expect:\n  - { metric: breach_chance, at_least: 0.1 }\n');
+    expect(a.message).toBe(MSG.unknownMetric('breach_chance', undefined, ['p_test', 'p_surrender', 'mean_turns']));
+    const [b] = issuesOf(TOWN + 'expect:\n  - { metric: diff_p_test, at_least: 0.1 }\n');
+    expect(b).toEqual({ at: '10:15', path: 'expect[0].metric', message: MSG.diffNeedsVariants('diff_p_test') });
+  });
+
+  it('rejects unknown keys in an item, like every other key', () => {
+    const [a] = issuesOf(TOWN + 'expect:\n  - { metric: p_test, at_leest: 0.1 }\n');
+    expect(a).toEqual({ at: '10:23', path: 'expect[0].at_leest', message: MSG.unknownKey('at_leest', 'at_least') });
+  });
+
+  it('an exact: true on a case with no exact answer for the metric is found before anything runs', () => {
+    // fantasy's exact form (b) gives p_breach for climbers alone, not p_attacker_wins
+    const v = scenario(`name: f
+system: fantasy
+seed: 1
+trials: 1000
+mode: siege
+attacker: { infantry: 8, cavalry: 3 }
+defender: { infantry: 8 }
+wall: { type: stone, breach_threshold: 4 }
+rules: { tower_bonus: none }
+expect:
+  - { metric: p_breach, exact: true }
+  - { metric: p_attacker_wins, exact: true }
+`);
+    const { issues } = prepareExact(v);
+    expect(issues).toEqual([{ file: 's.yaml', line: 12, col: 5, path: 'expect[1]', message: MSG.exactUnavailable('p_attacker_wins', 'this case') }]);
+  });
+});
+
+describe('the decision rule', () => {
+  const run = (expectBlock: string, opts = {}) => testScenario(scenario(TOWN + 'expect:\n' + expectBlock), opts);
+
+  it('passes inside the bound and fails outside it at the first look, with no extra trials', async () => {
+    const r = await run('  - { metric: p_test, between: [0.66, 0.675] }\n  - { metric: mean_turns, at_most: 1.45 }\n  - { metric: p_test, exact: true }\n');
+    const [inside, outside, exact] = r.assertions;
+    expect(inside).toMatchObject({ verdict: 'pass', trials: C, confidence: 0.999 });
+    expect(inside.ci_low).toBeGreaterThanOrEqual(0.66);
+    expect(inside.ci_high).toBeLessThanOrEqual(0.675);
+    expect(outside).toMatchObject({ verdict: 'fail', trials: C });
+    expect(outside.ci_low).toBeGreaterThan(1.45);
+    expect(exact.verdict).toBe('pass');
+    expect(exact.exact!.value).toBeCloseTo(2 / 3, 12);
+    expect(Math.abs(exact.exact!.z)).toBeLessThan(zForConfidence(0.999));
+    // the interval is the 99.9% Wilson interval of the counts
+    const m = r.result.cases[0].metrics.p_test;
+    expect([inside.ci_low, inside.ci_high]).toEqual([wilson(m.k!, m.n, zForConfidence(0.999)).ci_low, wilson(m.k!, m.n, zForConfidence(0.999)).ci_high]);
+  });
+
+  it('a bound on the true value straddles at every look: inconclusive at the cap, with its interval', async () => {
+    const r = await run('  - { metric: p_test, at_least: 0.666666667 }\n');
+    const [a] = r.assertions;
+    expect(a.verdict).toBe('inconclusive');
+    expect(a.trials).toBe(16 * C); // the default cap: 16 x the first look's trials
+    expect(r.maxTrials).toBe(16 * C);
+    expect(a.ci_low).toBeLessThan(0.666666667);
+    expect(a.ci_high).toBeGreaterThan(0.666666667);
+    // a lower cap stops sooner, at the cap
+    const capped = await run('  - { metric: p_test, at_least: 0.666666667 }\n', { maxTrials: 3 * C });
+    expect(capped.assertions[0]).toMatchObject({ verdict: 'inconclusive', trials: 3 * C });
+  });
+
+  it('a straddling interval gets more trials on the chunk schedule and is decided at a later look', async () => {
+    // Place the bound inside the first look's 99.9% interval, 60% of the way down from the
+    // estimate: it straddles at 1 chunk and clears once the interval has narrowed.
+    const first = await run('  - { metric: p_test, between: [0, 1] }\n');
+    const a0 = first.assertions[0];
+    const bound = a0.value - 0.6 * (a0.value - a0.ci_low);
+    const r = await run(`  - { metric: p_test, at_least: ${bound} }\n`);
+    const [a] = r.assertions;
+    expect(a.verdict).toBe('pass');
+    expect(a.trials).toBeGreaterThan(C);
+    expect(a.trials).toBeLessThan(16 * C);
+    expect([2 * C, 4 * C, 8 * C]).toContain(a.trials); // a look: 2^k x the first look's trials
+    // the same answer with worker threads: where a run stops depends only on its results
+    const exec = new PoolExecutor(2);
+    try {
+      const again = await testScenario(scenario(TOWN + `expect:\n  - { metric: p_test, at_least: ${bound} }\n`), { executor: exec });
+      expect(again.assertions).toEqual(r.assertions);
+    } finally {
+      await exec.close();
+    }
+  });
+
+  it('the other assertions of a sweep point share its extra trials; other points stop at their own look', async () => {
+    const v = scenario(
+      TOWN.replace('trials: 262144', 'trials: 262144\nsweep: { structure.surrender_level: [3, 4] }') +
+        `expect:
+  - { metric: p_test, where: { structure.surrender_level: 3 }, at_least: 0.666666667 }
+  - { metric: p_surrender, at_least: 0.99 }
+`,
+    );
+    const r = await testScenario(v, { maxTrials: 4 * C });
+    const byPoint = (level: number) => r.assertions.filter((a) => a.params['structure.surrender_level'] === level);
+    expect(byPoint(3).map((a) => [a.metric, a.verdict, a.trials])).toEqual([
+      ['p_test', 'inconclusive', 4 * C],
+      ['p_surrender', 'pass', 4 * C],
+    ]);
+    expect(byPoint(4).map((a) => [a.metric, a.verdict, a.trials])).toEqual([['p_surrender', 'pass', C]]);
+  });
+
+  it('--confidence widens the interval it judges on', async () => {
+    const r95 = await run('  - { metric: p_test, between: [0, 1] }\n', { confidence: 0.95 });
+    const r999 = await run('  - { metric: p_test, between: [0, 1] }\n');
+    const w = (a: { ci_low: number; ci_high: number }) => a.ci_high - a.ci_low;
+    expect(w(r999.assertions[0]) / w(r95.assertions[0])).toBeCloseTo(zForConfidence(0.999) / zForConfidence(0.95), 3);
+  });
+});
+
+describe('judge', () => {
+  const z = zForConfidence(0.999);
+  const e = (bound: Expectation['bound'], extra: Partial<Expectation> = {}): Expectation => ({
+    index: 0,
+    metric: 'p_x',
+    base: 'p_x',
+    diff: false,
+    bound,
+    targets: [],
+    line: 1,
+    col: 1,
+    ...extra,
+  });
+  const prob = (k: number, n: number): CaseResult => ({
+    case: 1,
+    variant: 'v',
+    params: {},
+    trials: n,
+    metrics: { p_x: { ...wilson(k, n), kind: 'probability', n, k } },
+    differences: { p_x: { value: 0.1, ci_low: 0.09, ci_high: 0.11 } },
+    curves: {},
+  });
+
+  it('pass inside, fail outside, undecided across a bound; bounds are inclusive', () => {
+    expect(judge(e({ kind: 'between', low: 0.4, high: 0.6 }), prob(5000, 10000), z).state).toBe('pass');
+    expect(judge(e({ kind: 'at_most', high: 0.48 }), prob(5000, 10000), z).state).toBe('fail');
+    expect(judge(e({ kind: 'at_least', low: 0.5 }), prob(5000, 10000), z).state).toBe('undecided');
+    expect(judge(e({ kind: 'at_least', low: 0 }), prob(0, 10000), z).state).toBe('pass'); // Wilson's low end is exactly 0
+    expect(judge(e({ kind: 'at_most', high: 0 }), prob(0, 10000), z).state).toBe('undecided'); // ...its high end never is
+  });
+
+  it('diff_ metrics are judged on the difference interval, rescaled from 95% to the confidence', () => {
+    const j = judge(e({ kind: 'at_least', low: 0.08 }, { diff: true, metric: 'diff_p_x' }), prob(50, 100), z);
+    expect(j.interval.ci_low).toBeCloseTo(0.1 - (0.01 * z) / 1.959963984540054, 12);
+    expect(j.state).toBe('pass');
+  });
+
+  it('exact: pass within the confidence z, FAIL beyond 4.5, more trials in between', () => {
+    const c = prob(5000, 10000); // se 0.005
+    const ex = (value: number) => ({ p_x: { value } });
+    expect(judge(e({ kind: 'exact' }), c, z, ex(0.51)).state).toBe('pass'); // z = -2
+    expect(judge(e({ kind: 'exact' }), c, z, ex(0.52)).state).toBe('undecided'); // z = -4
+    expect(judge(e({ kind: 'exact' }), c, z, ex(0.53)).state).toBe('fail'); // z = -6
+  });
+});

@@ -1,0 +1,161 @@
+/** `siegesim diff` (src/api/diff.ts) and the statistics under it. */
+import { describe, expect, it } from 'vitest';
+import { diffSets, diffSummaries, DiffError, type SummaryDoc } from '../src/api.js';
+import { diffMarkdown, diffText } from '../src/report/diff-report.js';
+import {
+  differenceInterval,
+  holmAdjust,
+  meanInterval,
+  normalUpperTail,
+  pTwoSided,
+  rescaleInterval,
+  welchDifference,
+  wilson,
+  Z95,
+  zForConfidence,
+  zTwoProportions,
+} from '../src/stats/intervals.js';
+
+describe('statistics for balance checks', () => {
+  it('z of a confidence level', () => {
+    expect(zForConfidence(0.95)).toBe(Z95);
+    expect(zForConfidence(0.999)).toBeCloseTo(3.2905267314919, 8);
+    expect(zForConfidence(0.99)).toBeCloseTo(2.5758293035489, 8);
+  });
+
+  it('normal tail, accurate in relative terms far out (Abramowitz & Stegun 26.2 values)', () => {
+    expect(normalUpperTail(0)).toBeCloseTo(0.5, 7);
+    expect(normalUpperTail(Z95) / 0.025).toBeCloseTo(1, 6);
+    expect(normalUpperTail(5) / 2.866515718791939e-7).toBeCloseTo(1, 5);
+    expect(normalUpperTail(10) / 7.619853024160527e-24).toBeCloseTo(1, 5);
+    expect(normalUpperTail(-Z95)).toBeCloseTo(0.975, 7);
+    expect(pTwoSided(-Z95)).toBeCloseTo(0.05, 7);
+  });
+
+  it("Holm's step-down adjustment", () => {
+    expect(holmAdjust([0.01, 0.04, 0.03])).toEqual([0.03, 0.06, 0.06]);
+    expect(holmAdjust([0.5, NaN, 0.9])).toEqual([1, NaN, 1]);
+    expect(holmAdjust([0.001, NaN, 0.9])).toEqual([0.002, NaN, 0.9]);
+    expect(holmAdjust([])).toEqual([]);
+  });
+
+  it('pooled two-proportion z, and the square-and-add interval of a difference', () => {
+    expect(zTwoProportions(0.5, 1000, 0.55, 1000)).toBeCloseTo(0.05 / Math.sqrt(0.525 * 0.475 * 0.002), 12);
+    expect(zTwoProportions(0, 1000, 0, 2000)).toBe(0);
+    // for two normal intervals it is Welch's interval
+    const a = { n: 50, sum: 100, sumSq: 260 };
+    const b = { n: 40, sum: 100, sumSq: 300 };
+    const d = differenceInterval(meanInterval(a), meanInterval(b));
+    const w = welchDifference(b, a);
+    expect(d.value).toBeCloseTo(w.value, 12);
+    expect(d.ci_low).toBeCloseTo(w.ci_low, 12);
+    expect(d.ci_high).toBeCloseTo(w.ci_high, 12);
+    // Newcombe (1998) method 10, his example 56/70 vs 48/80: [0.0524, 0.3339]
+    const n = differenceInterval(wilson(48, 80), wilson(56, 70));
+    expect(n.ci_low).toBeCloseTo(0.0524, 4);
+    expect(n.ci_high).toBeCloseTo(0.3339, 4);
+    expect(rescaleInterval({ value: 1, ci_low: 0, ci_high: 2 }, 2 * Z95)).toEqual({ value: 1, ci_low: -1, ci_high: 3 });
+  });
+});
+
+/** A summary.json of a 2 x 2 sweep with two variants; `shift` moves one metric of one case. */
+function doc(opts: { shift?: number; n?: number; reverse?: boolean; name?: string; system?: string; kind?: boolean } = {}): SummaryDoc {
+  const n = opts.n ?? 100_000;
+  const cases: SummaryDoc['cases'] = [];
+  let k = 0;
+  for (const hp of [30, 40]) {
+    for (const variant of ['as-written', 'lenient']) {
+      k++;
+      const p = 0.3 + 0.1 * k + (hp === 40 && variant === 'lenient' ? (opts.shift ?? 0) : 0);
+      const w = wilson(Math.round(p * n), n);
+      const mean = meanInterval({ n, sum: 3 * n, sumSq: 10 * n }); // sd 1
+      const kind = opts.kind === false ? {} : undefined;
+      cases.push({
+        case: hp === 30 ? 1 : 2,
+        variant,
+        params: { 'wall.hp': hp, 'wall.dc': 12 },
+        trials: n,
+        metrics: {
+          p_breach: { value: w.value, ci_low: w.ci_low, ci_high: w.ci_high, n, ...(kind ?? { kind: 'probability' as const }) },
+          mean_rounds: { value: mean.value, ci_low: mean.ci_low, ci_high: mean.ci_high, n, ...(kind ?? { kind: 'mean' as const }) },
+          mean_breach_round: { value: null, ci_low: null, ci_high: null, n: 0, kind: 'mean' },
+        },
+      });
+    }
+  }
+  if (opts.reverse) cases.reverse();
+  return { name: opts.name ?? 'grid', system: opts.system ?? 'fantasy', params: ['wall.hp', 'wall.dc'], variants: ['as-written', 'lenient'], cases };
+}
+
+describe('diff', () => {
+  it('matches cases by parameters and variant, not by position, and finds the one that moved', () => {
+    const d = diffSummaries(doc(), doc({ shift: 0.02, reverse: true }));
+    expect(d.rows).toHaveLength(8); // 4 cases x 2 defined metrics
+    expect(d.moved).toBe(1);
+    expect(d.unchanged).toBe(7);
+    const [m] = d.rows.filter((r) => r.moved);
+    expect(m).toMatchObject({ metric: 'p_breach', variant: 'lenient', params: { 'wall.hp': 40, 'wall.dc': 12 }, where: 'wall.hp=40, wall.dc=12, variant lenient' });
+    expect(m.change.value).toBeCloseTo(0.02, 10);
+    expect(m.change.ci_low).toBeGreaterThan(0.015);
+    expect(m.change.ci_high).toBeLessThan(0.025);
+    // the undefined mean (no observations) is counted as not testable, never as a change
+    expect(d.untestable).toBe(4);
+    for (const r of d.rows.filter((x) => !x.moved)) expect(r.change.value).toBe(0);
+  });
+
+  it('Holm: a change too small for the family-wise alpha is not reported, a larger alpha reports it', () => {
+    // 0.003 on n = 100,000 is z ~ 1.4 before correction: not a change at alpha 0.001
+    expect(diffSummaries(doc(), doc({ shift: 0.003 })).moved).toBe(0);
+    expect(diffSummaries(doc(), doc({ shift: 0.01 })).moved).toBe(1); // z ~ 4.6: p_holm ~ 3e-5
+    const d = diffSummaries(doc(), doc({ shift: 0.005 })); // z ~ 2.3: p ~ 0.02, x 8 comparisons
+    expect(d.moved).toBe(0);
+    const moved = d.rows.find((r) => r.change.value !== 0)!;
+    expect(moved.p_holm).toBeCloseTo(Math.min(1, 8 * moved.p), 12);
+    expect(diffSummaries(doc(), doc({ shift: 0.005 }), { alpha: 0.2 }).moved).toBe(1);
+  });
+
+  it('identical runs: nothing moves', () => {
+    const d = diffSummaries(doc(), doc());
+    expect(d.moved).toBe(0);
+    expect(d.rows.every((r) => r.p === 1)).toBe(true);
+  });
+
+  it('summary.json files without `kind` are read by the p_ naming', () => {
+    const d = diffSummaries(doc({ kind: false }), doc({ kind: false, shift: 0.02 }));
+    expect(d.rows.find((r) => r.metric === 'p_breach')!.kind).toBe('probability');
+    expect(d.rows.find((r) => r.metric === 'mean_rounds')!.kind).toBe('mean');
+    expect(d.moved).toBe(1);
+  });
+
+  it('cannot compare different scenarios or systems, or runs with no case in common (the reason says why)', () => {
+    expect(() => diffSummaries(doc(), doc({ name: 'other' }))).toThrow(new DiffError('different scenarios: "grid" before, "other" after'));
+    expect(() => diffSummaries(doc(), doc({ system: 'surrender' }))).toThrow(/fantasy scenario before and a surrender one after/);
+    const moved = doc();
+    for (const c of moved.cases) c.params = { 'wall.hp': (c.params['wall.hp'] as number) + 1, 'wall.dc': 12 };
+    expect(() => diffSummaries(doc(), moved)).toThrow(/no case in common/);
+  });
+
+  it('cases in one run only are listed, not compared; folders of reports are matched by name', () => {
+    const after = doc({ shift: 0.02 });
+    after.cases = after.cases.slice(1);
+    const d = diffSets([doc(), doc({ name: 'gone' })], [after, doc({ name: 'new' })]);
+    expect(d.scenarios[0].only_before).toEqual(['wall.hp=30, wall.dc=12, variant as-written']);
+    expect(d.only_before).toEqual(['gone']);
+    expect(d.only_after).toEqual(['new']);
+    expect(d.moved).toBe(1);
+  });
+
+  it('prints what moved, by how much, with an interval, and how many did not (text and Markdown)', () => {
+    const d = diffSummaries(doc(), doc({ shift: 0.02 }));
+    const text = diffText(d);
+    expect(text).toContain('1 of 8 comparisons moved significantly (two-sample tests, Holm-corrected over all 8, alpha 0.001); 7 did not');
+    expect(text).toMatch(/grid\s+wall\.hp=40, wall\.dc=12, variant lenient\s+p_breach\s+0\.7\s+0\.72\s+\+0\.0200 \[\+0\.01\d\d, \+0\.02\d\d\]\s+[\d.e-]+\n/);
+    const md = diffMarkdown(d);
+    expect(md).toContain('### ⚠️ siegesim diff: 1 of 8 metrics moved');
+    expect(md).toContain('| scenario | where | metric | before | after | change [95% CI] | p (Holm) |');
+    expect(md).toMatch(/\| grid \| wall\.hp=40, wall\.dc=12, variant lenient \| `p_breach` \| 0\.7 \| 0\.72 \| \+0\.0200 \[\+0\.01\d\d, \+0\.02\d\d\] \| [\d.e-]+ \|/);
+    expect(md).toContain('<summary>Not compared</summary>');
+    expect(md).toContain('- grid: not testable (undefined or missing on one side): mean_breach_round in 4 cases');
+    expect(diffMarkdown(diffSummaries(doc(), doc()))).toContain('### ✅ siegesim diff: 0 of 8 metrics moved');
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * `siegesim test` and `siegesim diff` end to end: a rules change (the wall's DC one higher) is
+ * caught by an `expect:` bound and by diff; the JUnit XML parses back; the step summary is
+ * Markdown; exit codes 0, 1 and 2.
+ */
+import { describe, expect, it } from 'vitest';
+import { XMLParser } from 'fast-xml-parser';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT, runCli, tempDirs } from '../cli-child.js';
+
+const FIX = path.join(ROOT, 'test/fixtures');
+const tmp = tempDirs('siegesim-balance-');
+/** The built CLI (a time limit for a loaded machine: these run fantasy sieges). */
+const cli = (args: string[], env?: Record<string, string>) => runCli(args, { env, timeoutMs: 240_000 });
+
+const CLIMBERS = path.join(FIX, 'balance/climbers-dc12.yaml');
+
+/** The fixture with the climb DC one higher: the rules change CI must catch (`rename` to test both at once). */
+function dcOneHigher(dir: string, rename = false): string {
+  const f = path.join(dir, 'climbers-dc13.yaml');
+  const text = readFileSync(CLIMBERS, 'utf8');
+  writeFileSync(f, text.replace('dc: 12,', 'dc: 13,').replace('name: balance-climbers', rename ? 'name: balance-climbers-dc13' : 'name: balance-climbers'));
+  expect(readFileSync(f, 'utf8')).not.toBe(text);
+  return f;
+}
+
+describe('siegesim test', () => {
+  it('passes on the rules as they are; the DC one higher FAILs the bound (exit 1) but not the exact check', async () => {
+    const dir = tmp();
+    const ok = await cli(['test', CLIMBERS, '--threads', '1']);
+    expect(ok.code, ok.stderr).toBe(0);
+    const lines = ok.stdout.split('\n');
+    expect(lines[0]).toMatch(/^balance-climbers \(.*climbers-dc12\.yaml\): 3 assertion\(s\), 16,384 trials per case, 99\.9% intervals$/);
+    expect(lines[1]).toMatch(/^ {2}pass {2}p_breach +- +0\.9\d+ \[0\.9\d+, 0\.9\d+\] +between \[0\.955, 0\.985\]$/);
+    expect(lines[2]).toMatch(/^ {2}pass {2}p_breach +- .* exact 0\.96967 \(z = -?\d\.\d\d\)$/);
+    expect(ok.stdout).toContain('test passed: 3 passed, 0 failed, 0 inconclusive; 1 scenario(s) tested, 0 skipped');
+
+    const bad = await cli(['test', dcOneHigher(dir), '--threads', '1']);
+    expect(bad.code, bad.stderr).toBe(1);
+    expect(bad.stdout).toMatch(/ {2}FAIL {2}p_breach +- +0\.9[34]\d* \[0\.9\d+, 0\.9\d+\] +between \[0\.955, 0\.985\]/);
+    expect(bad.stdout).toMatch(/ {2}pass {2}p_breach +- .* exact 0\.93763/);
+    expect(bad.stdout).toContain('test FAILED: 2 passed, 1 failed, 0 inconclusive');
+  });
+
+  it('writes JUnit XML that a JUnit parser reads back, and appends a Markdown table to GITHUB_STEP_SUMMARY', async () => {
+    const dir = tmp();
+    const junit = path.join(dir, 'out', 'balance.xml');
+    const summary = path.join(dir, 'step-summary.md');
+    writeFileSync(summary, '# earlier step\n');
+    const r = await cli(['test', CLIMBERS, dcOneHigher(dir, true), '--junit', junit, '--threads', '1'], { GITHUB_STEP_SUMMARY: summary });
+    expect(r.code, r.stderr).toBe(1);
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name) }).parse(readFileSync(junit, 'utf8'));
+    expect(doc.testsuites).toMatchObject({ name: 'siegesim test', tests: '6', failures: '1', errors: '0', skipped: '0' });
+    expect(doc.testsuites.testsuite.map((s: { name: string; tests: string; failures: string }) => [s.name, s.tests, s.failures])).toEqual([
+      ['balance-climbers', '3', '0'],
+      ['balance-climbers-dc13', '3', '1'],
+    ]);
+    const changed = doc.testsuites.testsuite[1];
+    expect(changed.file).toMatch(/climbers-dc13\.yaml$/);
+    expect(changed.properties.property.find((p: { name: string }) => p.name === 'confidence').value).toBe('0.999');
+    const [between, exact] = changed.testcase;
+    expect(between).toMatchObject({ name: 'p_breach between [0.955, 0.985]', classname: 'balance-climbers-dc13', line: '14' });
+    expect(between.failure.type).toBe('FAIL');
+    expect(between.failure.message).toMatch(/^p_breach = 0\.9\d+ \[0\.9\d+, 0\.9\d+\] \(99\.9% interval, 16,384 trials\) outside between \[0\.955, 0\.985\]$/);
+    expect(exact.failure).toBeUndefined();
+    expect(exact.name).toBe('p_breach exact 0.93763');
+
+    const md = readFileSync(summary, 'utf8');
+    expect(md.startsWith('# earlier step\n')).toBe(true);
+    expect(md).toContain('### ❌ siegesim test: 5 passed, 1 failed, 0 inconclusive');
+    expect(md).toContain('| result | scenario | metric | where | estimate [interval] | bound | trials |');
+    expect(md).toMatch(/\| ❌ FAIL \| balance-climbers-dc13 \| `p_breach` \| – \| 0\.9\d+ \[0\.9\d+, 0\.9\d+\] \| between \[0\.955, 0\.985\] \| 16,384 \|/);
+  });
+
+  it('inconclusive passes, --strict fails it; scenarios without expect: are skipped; bad input exits 2', async () => {
+    const dir = tmp();
+    const f = path.join(dir, 'tight.yaml');
+    // a bound on the exact answer itself: the interval straddles it at every look
+    writeFileSync(f, readFileSync(CLIMBERS, 'utf8').replace('between: [0.955, 0.985]', 'at_least: 0.9696731057'));
+    const args = ['test', f, path.join(FIX, 'good-small.yaml'), '--trials', '4096', '--max-trials', '8192', '--threads', '1'];
+    const loose = await cli(args);
+    expect(loose.code, loose.stderr).toBe(0);
+    expect(loose.stdout).toContain('skipped (no expect: block): good-small\n');
+    expect(loose.stdout).toMatch(/ {2}inconclusive {2}p_breach .* at least 0\.9696731057 {2}\(8,192 trials\)/);
+    const strict = await cli([...args, '--strict']);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain('(--strict: inconclusive fails)');
+
+    writeFileSync(f, readFileSync(CLIMBERS, 'utf8').replace('metric: mean_breach_round', 'metric: mean_breach_rund'));
+    const bad = await cli(['test', f]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/tight\.yaml:16:15 {2}expect\[2\]\.metric {2}unknown metric "mean_breach_rund" \(did you mean "mean_breach_round"\?\)/);
+    expect(bad.stdout).toBe('');
+  });
+});
+
+describe('siegesim diff', () => {
+  it('finds what the DC one higher moved (exit 1 with --fail-on-change), nothing between identical runs, and refuses other scenarios (exit 2)', async () => {
+    const dir = tmp();
+    const run = (file: string, out: string) => cli(['run', file, '--out', path.join(dir, out), '--threads', '1', '--no-progress']);
+    for (const r of await Promise.all([run(CLIMBERS, 'before'), run(dcOneHigher(dir), 'after'), run(path.join(FIX, 'good-small.yaml'), 'other')])) {
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const before = path.join(dir, 'before');
+    const moved = await cli(['diff', before, path.join(dir, 'after'), '--markdown', '--fail-on-change']);
+    expect(moved.code, moved.stderr).toBe(1);
+    expect(moved.stdout).toMatch(/^### ⚠️ siegesim diff: \d+ of \d+ metrics moved/);
+    expect(moved.stdout).toMatch(/\| balance-climbers \| – \| `p_breach` \| 0\.9\d+ \| 0\.9\d+ \| -0\.0\d{3} \[-0\.0\d{3}, -0\.0\d{3}\] \| [\d.e-]+ \|/);
+    const json = JSON.parse((await cli(['diff', path.join(before, 'summary.json'), path.join(dir, 'after'), '--json'])).stdout);
+    const row = json.rows.find((r: { metric: string }) => r.metric === 'p_breach');
+    expect(row.moved).toBe(true);
+    expect(row.change.value).toBeCloseTo(0.9376 - 0.9697, 1);
+
+    const same = await cli(['diff', before, before, '--fail-on-change']);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toMatch(/0 of \d+ comparisons moved significantly/);
+
+    const other = await cli(['diff', before, path.join(dir, 'other')]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('different scenarios: "balance-climbers" before, "good-small" after');
+    const missing = await cli(['diff', before, path.join(dir, 'nowhere')]);
+    expect(missing.code).toBe(2);
+  });
+});
