@@ -7,22 +7,37 @@ import { suggest } from '../dist/src/scenario/suggest.js';
 export class BenchUsageError extends Error {}
 
 /**
- * Benchmark names, `--seconds S` and `--check`, checked against the benchmarks there are.
+ * Benchmark names, `--seconds S`, `--check`, and the baseline options `--save FILE`,
+ * `--baseline FILE` and `--tolerance T` (bench/baseline.mjs), checked against the benchmarks
+ * there are. The baseline options are in the result only when given.
  * @example parseBenchArgs(['surrender', '--seconds', '3'], ['dice', 'surrender']) // { only: ['surrender'], seconds: 3, check: false }
  */
 export function parseBenchArgs(argv, names) {
   const only = [];
   let seconds = 2;
   let check = false;
+  const extra = {};
+  const fileAfter = (flag, i) => {
+    const f = argv[i];
+    if (f === undefined || f.startsWith('-')) throw new BenchUsageError(`${flag} needs a file`);
+    return f;
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--check') check = true;
     else if (a === '--seconds') {
       seconds = Number(argv[++i]);
       if (!(seconds > 0) || !Number.isFinite(seconds)) throw new BenchUsageError('--seconds needs a positive number of seconds');
-    } else if (a.startsWith('-')) throw new BenchUsageError(`unknown option ${a} (the options are --seconds S and --check)`);
-    else only.push(a);
+    } else if (a === '--save') extra.save = fileAfter(a, ++i);
+    else if (a === '--baseline') extra.baseline = fileAfter(a, ++i);
+    else if (a === '--tolerance') {
+      extra.tolerance = Number(argv[++i]);
+      if (!(extra.tolerance >= 0 && extra.tolerance < 1)) throw new BenchUsageError('--tolerance is a fraction in [0, 1), e.g. 0.15');
+    } else if (a.startsWith('-')) {
+      throw new BenchUsageError(`unknown option ${a} (the options are --seconds S, --check, --save FILE, --baseline FILE and --tolerance T)`);
+    } else only.push(a);
   }
+  if (extra.tolerance !== undefined && extra.baseline === undefined) throw new BenchUsageError('--tolerance goes with --baseline FILE');
   const unknown = only.filter((n) => !names.includes(n));
   if (unknown.length > 0) {
     const what = unknown.map((n) => {
@@ -31,7 +46,7 @@ export function parseBenchArgs(argv, names) {
     });
     throw new BenchUsageError(`unknown benchmark ${what.join(', ')}; the benchmarks are: ${names.join(', ')}`);
   }
-  return { only, seconds, check };
+  return { only, seconds, check, ...extra };
 }
 
 /** Each target whose metric was measured: its value and whether it was met. */

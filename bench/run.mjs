@@ -12,6 +12,7 @@ import { availableParallelism, cpus } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchUsageError, judgeTargets, missLines, parseBenchArgs } from './harness.mjs';
+import { baselineDoc, calibrationTimer, CALIBRATION, compareBaseline, comparisonTable, median as medianOf } from './baseline.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (p) => import(path.join(ROOT, 'dist', p));
@@ -23,6 +24,17 @@ const { dieThreshold, rollDie } = await dist('src/engine/dice.js');
 // Set from the command line once the benchmarks are known (below).
 let seconds = 2;
 
+// Every timed run of rate() is paired with a run of the calibration loop just before it, both
+// timed in CPU time of this process (a single-threaded loop: its CPU time is the thread's), and
+// the best of the three ratios is the benchmark's figure relative to the calibration: like with
+// like even when other work takes turns on the cores (under a load average of 25 on 2 cores,
+// CPU-time pairs varied by ~4% where wall-clock ones varied by 30-90%), and the best because
+// what remains is one-sided — a run slowed by a busy sibling core or by code V8 had not yet
+// optimised (its compiler thread starved) is never faster (bench/baseline.mjs). The figure
+// rate() returns stays the best wall-clock rate.
+let calibrationRun; // sized from `seconds` once it is known
+const RATE_LOG = [];
+
 /** Run fn(n) with growing n until it takes `seconds`; best rate of 3 timed runs. */
 function rate(fn, unitsPerCall = 1) {
   let n = 1000;
@@ -33,15 +45,26 @@ function rate(fn, unitsPerCall = 1) {
     if (ms > 200) break;
     n *= 4;
   }
-  n = Math.max(1, Math.round((n * seconds * 1000) / 3 / Math.max(1, measure(fn, n))));
+  n = Math.max(1, Math.round((n * seconds * 1000) / 3 / Math.max(1, measure(fn, n).ms)));
   let best = 0;
-  for (let k = 0; k < 3; k++) best = Math.max(best, (n * unitsPerCall) / (measure(fn, n) / 1000));
+  const ratios = [];
+  for (let k = 0; k < 3; k++) {
+    const cal = calibrationRun().cpu;
+    const m = measure(fn, n);
+    best = Math.max(best, (n * unitsPerCall) / (m.ms / 1000));
+    ratios.push((n * unitsPerCall) / (m.cpuMs / 1000) / cal);
+  }
+  RATE_LOG.push({ value: best, relative: Math.max(...ratios) });
   return best;
 }
+/** Wall-clock and CPU milliseconds of one fn(n). */
 function measure(fn, n) {
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   fn(n);
-  return performance.now() - t0;
+  const ms = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return { ms, cpuMs: Math.max(1e-3, (c.user + c.system) / 1000) };
 }
 
 function loadScenario(file) {
@@ -285,20 +308,50 @@ const TARGETS = {
 
 let only;
 let checkTargets;
+let saveTo;
+let baselineFile;
+let tolerance;
+let baseline;
 try {
-  ({ only, seconds, check: checkTargets } = parseBenchArgs(process.argv.slice(2), Object.keys(benches)));
+  ({ only, seconds, check: checkTargets, save: saveTo, baseline: baselineFile, tolerance = 0.15 } = parseBenchArgs(process.argv.slice(2), Object.keys(benches)));
+  if (baselineFile !== undefined) {
+    try {
+      baseline = JSON.parse(readFileSync(baselineFile, 'utf8'));
+    } catch (e) {
+      throw new BenchUsageError(`--baseline ${baselineFile}: ${e.code ?? e.message}`);
+    }
+  }
 } catch (e) {
   if (!(e instanceof BenchUsageError)) throw e;
   process.stderr.write(`bench: ${e.message}\n`);
   process.exit(2);
 }
+calibrationRun = calibrationTimer((seconds * 1000) / 6);
 
+// The run's calibration figures: the calibration's best of three at the start and after every
+// group, median taken (a burst of load from elsewhere moves one sample, not the yardstick), in
+// CPU time and in wall time (the yardstick of whole pipelines on every thread, not measured by
+// rate()).
+const calibrate = () => {
+  const runs = [calibrationRun(), calibrationRun(), calibrationRun()];
+  return { cpu: Math.max(...runs.map((r) => r.cpu)), wall: Math.max(...runs.map((r) => r.wall)) };
+};
+const calSamples = [calibrate()];
 const results = {};
 for (const [name, fn] of Object.entries(benches)) {
   if (only.length > 0 && !only.includes(name)) continue;
   results[name] = await fn();
+  calSamples.push(calibrate());
   process.stderr.write(`bench ${name} done\n`);
 }
+const cpuSamples = calSamples.map((c) => c.cpu);
+const calibration = {
+  loop: CALIBRATION,
+  ops_per_second: Math.round(medianOf(cpuSamples)),
+  wall_ops_per_second: Math.round(medianOf(calSamples.map((c) => c.wall))),
+  samples: cpuSamples.map(Math.round),
+  spread: +(Math.max(...cpuSamples) / Math.min(...cpuSamples)).toFixed(3),
+};
 const targets = judgeTargets(results, TARGETS);
 const doc = {
   date: new Date().toISOString(),
@@ -306,11 +359,24 @@ const doc = {
   cpu: cpus()[0]?.model ?? 'unknown',
   cores: availableParallelism(),
   seconds_per_measure: seconds,
+  calibration,
   results,
   targets,
 };
+doc.relative = Object.fromEntries(Object.entries(baselineDoc(doc, RATE_LOG).benchmarks).map(([k, b]) => [k, b.relative]));
+if (saveTo) {
+  writeFileSync(saveTo, JSON.stringify(baselineDoc(doc, RATE_LOG), null, 2) + '\n');
+  process.stderr.write(`bench: baseline saved to ${saveTo}\n`);
+}
+let baselineMissed = false;
+if (baseline) {
+  const cmp = compareBaseline(baseline, doc, tolerance, RATE_LOG);
+  doc.baseline = { file: baselineFile, ...cmp };
+  process.stderr.write(comparisonTable(cmp, baseline, doc) + '\n');
+  baselineMissed = !cmp.pass;
+}
 mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
 writeFileSync(path.join(ROOT, 'bench/results', `${only.length ? only.join('-') : 'all'}.json`), JSON.stringify(doc, null, 2) + '\n');
 process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
 for (const line of missLines(targets)) process.stderr.write(line + '\n');
-if (checkTargets && targets.some((t) => !t.pass)) process.exitCode = 1;
+if ((checkTargets && targets.some((t) => !t.pass)) || baselineMissed) process.exitCode = 1;

@@ -1,11 +1,15 @@
 /** `siegesim bench`: the benchmarks in bench/run.mjs, against the built kernels. */
-import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { InvalidArgumentError, type Command } from 'commander';
 import { positiveNumber, UserError } from '../common.js';
 
-
+const fraction = (what: string) => (v: string) => {
+  const x = Number(v);
+  if (!(x >= 0 && x < 1)) throw new InvalidArgumentError(`${what} is a fraction in [0, 1), e.g. 0.15`);
+  return x;
+};
 
 export function register(program: Command): void {
   program
@@ -14,10 +18,22 @@ export function register(program: Command): void {
     .argument('[names...]', 'dice, surrender, fantasy, crusader-rex, process, cry-havoc (default: all)')
     .option('--seconds <S>', 'seconds per measurement', positiveNumber('--seconds'))
     .option('--check', 'exit 1 when a target in bench/run.mjs is missed')
-    .action((names: string[], flags: { seconds?: number; check?: boolean }) => {
+    .option('--save <FILE>', 'save a baseline: every rate relative to the calibration loop run alongside')
+    .option('--baseline <FILE>', 'compare with a saved baseline (relative to the calibration: portable between machines); exit 1 when slower')
+    .option('--tolerance <T>', 'with --baseline: fail below (1 - T) x the baseline', fraction('--tolerance'), 0.15)
+    .action((names: string[], flags: { seconds?: number; check?: boolean; save?: string; baseline?: string; tolerance: number }) => {
       const script = fileURLToPath(new URL('../../../../bench/run.mjs', import.meta.url));
       if (!existsSync(script)) throw new UserError(`bench/run.mjs not found at ${script} (the benchmarks ship with the source tree)`);
-      const args = ['--expose-gc', script, ...names, ...(flags.seconds ? ['--seconds', String(flags.seconds)] : []), ...(flags.check ? ['--check'] : [])];
+      if (flags.baseline && !existsSync(flags.baseline)) throw new UserError(`--baseline ${flags.baseline}: no such file`);
+      const args = [
+        '--expose-gc',
+        script,
+        ...names,
+        ...(flags.seconds ? ['--seconds', String(flags.seconds)] : []),
+        ...(flags.check ? ['--check'] : []),
+        ...(flags.save ? ['--save', flags.save] : []),
+        ...(flags.baseline ? ['--baseline', flags.baseline, '--tolerance', String(flags.tolerance)] : []),
+      ];
       const r = spawnSync(process.execPath, args, { stdio: 'inherit' });
       process.exitCode = r.status ?? 1;
     });
