@@ -56,6 +56,12 @@ export const outArg = (what: string) => (v: string) => {
   if (v.trim() === '') throw new InvalidArgumentError(`${what} is empty: name a path, or leave the flag out for the default`);
   return v;
 };
+/** A probability strictly between 0 and 1 (`--confidence 0.999`, `--alpha 0.001`). */
+export const probabilityArg = (what: string, example: string) => (v: string) => {
+  const x = Number(v);
+  if (!(x > 0 && x < 1)) throw new InvalidArgumentError(`${what} is a probability between 0 and 1, e.g. ${example}`);
+  return x;
+};
 
 /** Load, validate and expand every scenario named; print every problem and exit 2 if any. */
 export function loadAll(args: string[]): ValidScenario[] {

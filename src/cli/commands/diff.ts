@@ -1,10 +1,10 @@
 /** `siegesim diff`: what moved between two runs (report folders, folders of them, or summary.json files). */
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { diffSets, diffSummaries, DiffError, DIFF_ALPHA, type SummaryDoc } from '../../api.js';
 import { diffMarkdown, diffText } from '../../report/diff-report.js';
-import { UserError } from '../common.js';
+import { probabilityArg, UserError } from '../common.js';
 
 interface DiffFlags {
   json?: boolean;
@@ -61,12 +61,6 @@ function diffCommand(before: string, after: string, flags: DiffFlags): void {
   if (flags.failOnChange && d.moved > 0) process.exitCode = 1;
 }
 
-const alphaArg = (v: string) => {
-  const x = Number(v);
-  if (!(x > 0 && x < 1)) throw new InvalidArgumentError('--alpha is a probability between 0 and 1, e.g. 0.001');
-  return x;
-};
-
 export function register(program: Command): void {
   program
     .command('diff')
@@ -76,6 +70,6 @@ export function register(program: Command): void {
     .option('--json', 'print the comparison as JSON')
     .option('--markdown', 'print Markdown fit for a pull-request comment')
     .option('--fail-on-change', 'exit 1 when any metric moved significantly')
-    .option('--alpha <A>', 'family-wise false-alarm rate (Holm)', alphaArg, DIFF_ALPHA)
+    .option('--alpha <A>', 'family-wise false-alarm rate (Holm)', probabilityArg('--alpha', '0.001'), DIFF_ALPHA)
     .action((before: string, after: string, flags: DiffFlags) => diffCommand(before, after, flags));
 }

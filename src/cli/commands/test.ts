@@ -1,12 +1,12 @@
 /** `siegesim test`: judge every scenario's `expect:` assertions; JUnit XML and a GitHub step summary. */
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { prepareExact, testScenario, TEST_CONFIDENCE, type ScenarioTestResult } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
 import { junitXml, testLines, testMarkdown, totalsOf } from '../../report/test-report.js';
 import type { ScenarioIssue } from '../../scenario/load.js';
-import { controller, failWith, loadAll, makeProgress, positiveInt, seedArg, threadsOpt } from '../common.js';
+import { controller, failWith, loadAll, makeProgress, probabilityArg, seedArg, threadsOpt, trialsArg } from '../common.js';
 
 interface TestFlags {
   junit?: string;
@@ -74,12 +74,6 @@ function writeAtomic(file: string, text: string): void {
   renameSync(tmp, file);
 }
 
-const confidenceArg = (v: string) => {
-  const c = Number(v);
-  if (!(c > 0 && c < 1)) throw new InvalidArgumentError('--confidence is a probability between 0 and 1, e.g. 0.999');
-  return c;
-};
-
 export function register(program: Command): void {
   program
     .command('test')
@@ -87,9 +81,9 @@ export function register(program: Command): void {
     .argument('[files...]', 'scenario files or folders (default: scenarios)')
     .option('--junit <FILE>', 'write JUnit XML: one testsuite per scenario, one testcase per assertion')
     .option('--strict', 'an inconclusive assertion fails too')
-    .option('--trials <N>', "trials per case at the first look (default: the scenario's)", positiveInt('--trials'))
-    .option('--max-trials <N>', 'cap on trials per case when an interval straddles a bound (default 16 x trials)', positiveInt('--max-trials'))
-    .option('--confidence <C>', 'confidence of the interval each assertion is judged on', confidenceArg, TEST_CONFIDENCE)
+    .option('--trials <N>', "trials per case at the first look (default: the scenario's)", trialsArg('--trials'))
+    .option('--max-trials <N>', 'cap on trials per case when an interval straddles a bound (default 16 x trials)', trialsArg('--max-trials'))
+    .option('--confidence <C>', 'confidence of the interval each assertion is judged on', probabilityArg('--confidence', '0.999'), TEST_CONFIDENCE)
     .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
     .addOption(threadsOpt())
     .option('--no-progress', 'no progress bar')
