@@ -41,3 +41,4 @@ export interface ComparisonRow {
 }
 export function compareBaseline(baseline: Baseline, current: RunDoc, tolerance: number, log?: readonly LogEntry[]): { tolerance: number; pass: boolean; rows: ComparisonRow[] };
 export function comparisonTable(cmp: { tolerance: number; pass: boolean; rows: ComparisonRow[] }, baseline: Baseline, current: RunDoc): string;
+export function mergeBaselines(docs: readonly Baseline[]): Baseline;

@@ -86,14 +86,14 @@ export function ratesOf(results, prefix = '', threads = undefined) {
 
 /**
  * The baseline document: each rate raw and relative to the calibration — for a benchmark
- * measured by rate() (run.mjs) the median of its CPU-time ratios to the calibration run paired
+ * measured by rate() (run.mjs) the best of its CPU-time ratios to the calibration run paired
  * with each timed run, else its rate over the run's calibration.
  */
 export function baselineDoc(doc, log = []) {
   const benchmarks = {};
   for (const [name, r] of Object.entries(ratesOf(doc.results))) {
     const m = pairedMeasurement(log, r.value);
-    // paired: the median CPU-time ratio to the calibration run just before each timed run;
+    // paired: the best CPU-time ratio to the calibration run just before each timed run;
     // else (whole pipelines on every thread) the wall-clock rate over the run's wall-clock
     // calibration, meaningful on an otherwise idle machine only
     const relative = m ? m.relative : r.value / doc.calibration.wall_ops_per_second;
@@ -182,8 +182,39 @@ export function calibrationTimer(ms) {
 
 /**
  * A benchmark measured by rate() (run.mjs), found in its log by the figure it returned, with
- * its relative figure (the median CPU-time ratio to the calibration paired with each run).
+ * its relative figure (the best CPU-time ratio to the calibration paired with each run).
  */
 export function pairedMeasurement(log, value) {
   return log.find((r) => Math.abs(r.value - value) <= 0.5 + 1e-9 * value);
+}
+
+/**
+ * One baseline from several saved runs of the same build: each benchmark's lowest relative
+ * figure. A gate should hold on every run of an unchanged build, and some kernels are bimodal
+ * across processes (V8 compiles them one of two ways), so the baseline is the slower mode.
+ */
+export function mergeBaselines(docs) {
+  if (docs.length === 0) throw new Error('nothing to merge');
+  for (const d of docs) if (d.format !== BASELINE_FORMAT) throw new Error(`baseline format ${d.format}, expected ${BASELINE_FORMAT}`);
+  const out = structuredClone(docs[0]);
+  out.merged_from = docs.map((d) => d.date);
+  for (const d of docs.slice(1)) {
+    for (const [name, b] of Object.entries(d.benchmarks)) {
+      const cur = out.benchmarks[name];
+      if (!cur || b.relative < cur.relative) out.benchmarks[name] = structuredClone(b);
+    }
+  }
+  return out;
+}
+
+// `node bench/baseline.mjs merge OUT IN...`: write the merged baseline of several saves.
+if (process.argv[1] && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href) {
+  const [cmd, out, ...inputs] = process.argv.slice(2);
+  if (cmd !== 'merge' || !out || inputs.length === 0) {
+    process.stderr.write('usage: node bench/baseline.mjs merge OUT.json SAVED.json...\n');
+    process.exit(2);
+  }
+  const { readFileSync, writeFileSync } = await import('node:fs');
+  writeFileSync(out, JSON.stringify(mergeBaselines(inputs.map((f) => JSON.parse(readFileSync(f, 'utf8')))), null, 2) + '\n');
+  process.stderr.write(`bench: ${inputs.length} baselines merged into ${out} (each benchmark's lowest figure)\n`);
 }

@@ -1,6 +1,6 @@
 /** Benchmark baselines that travel between machines (bench/baseline.mjs): figures relative to a calibration loop. */
 import { describe, expect, it } from 'vitest';
-import { baselineDoc, compareBaseline, comparisonTable, median, ratesOf, type RunDoc } from '../bench/baseline.mjs';
+import { baselineDoc, compareBaseline, comparisonTable, median, mergeBaselines, ratesOf, type RunDoc } from '../bench/baseline.mjs';
 
 /** A run on a machine `speed` times as fast as the reference, with one kernel `slow` times slower. */
 function run(speed: number, slow = 1, threads = 2): RunDoc {
@@ -77,5 +77,15 @@ describe('bench baselines', () => {
     expect(cmp.rows.find((r) => r.name === 'dice.u32_per_second')!.status).toBe('missing');
     expect(cmp.rows.find((r) => r.name === 'fantasy.siege.trials_per_second_per_thread')!.status).toBe('new');
     expect(() => compareBaseline({ ...base, format: 0 }, run(1), 0.15)).toThrow(/save a new one/);
+  });
+
+  it('merging saved runs keeps each benchmark at its slowest figure (a gate must hold on every run of the same build)', () => {
+    const fast = baselineDoc(run(1));
+    const slow = baselineDoc(run(1, 2));
+    const merged = mergeBaselines([fast, slow]);
+    expect(merged.benchmarks['surrender.port-blockade.trials_per_second_per_thread'].relative).toBe(0.75);
+    expect(merged.benchmarks['dice.u32_per_second'].relative).toBe(50);
+    expect(compareBaseline(merged, run(3, 2), 0.15).pass).toBe(true);
+    expect(() => mergeBaselines([])).toThrow();
   });
 });
