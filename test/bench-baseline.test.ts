@@ -89,3 +89,15 @@ describe('bench baselines', () => {
     expect(() => mergeBaselines([])).toThrow();
   });
 });
+
+describe('bench arguments for baselines', () => {
+  it('--save, --baseline and --tolerance are parsed and checked (exit 2 on a bad one)', async () => {
+    const { parseBenchArgs, BenchUsageError } = await import('../bench/harness.mjs');
+    const names = ['dice', 'surrender'];
+    expect(parseBenchArgs(['dice', '--save', 'b.json'], names)).toEqual({ only: ['dice'], seconds: 2, check: false, save: 'b.json' });
+    expect(parseBenchArgs(['--baseline', 'b.json', '--tolerance', '0.25'], names)).toEqual({ only: [], seconds: 2, check: false, baseline: 'b.json', tolerance: 0.25 });
+    expect(() => parseBenchArgs(['--baseline'], names)).toThrow(BenchUsageError);
+    expect(() => parseBenchArgs(['--baseline', 'b.json', '--tolerance', '1.5'], names)).toThrow('--tolerance is a fraction in [0, 1)');
+    expect(() => parseBenchArgs(['--tolerance', '0.2'], names)).toThrow('--tolerance goes with --baseline FILE');
+  });
+});
