@@ -11,7 +11,7 @@ import type { Expectation } from '../src/scenario/expect.js';
 import { wilson, zForConfidence } from '../src/stats/intervals.js';
 import type { CaseResult } from '../src/systems/types.js';
 
-/** town-basic's test: p_test = 4/6 exactly (rules/surrender.md: roll − 2 below 3 on a d6). */
+/** town-basic's test: p_test = 4/6 exactly (docs/rules/surrender.md: roll − 2 below 3 on a d6). */
 const TOWN = `name: t
 system: surrender
 seed: 42
