@@ -106,12 +106,14 @@ describe('siegesim run', () => {
     expect(j.cases[0].precision).toEqual({ target: 0.005, half_width: expect.any(Number), reached: false });
     expect(j.cases[0].precision.half_width).toBeGreaterThan(0.005);
     expect(j.provenance).toMatchObject({ precision: 0.005, precision_missed: 1, max_trials: 20000 });
+    expect(r.stderr).toContain('keep: running 1 case(s) x 4,000 trials, then more until every headline interval is within ±0.005 (at most 20,000 a case)');
     expect(r.stderr).toMatch(/keep: 1 case\(s\) x 20,000 trials \(precision 0\.005\)/);
     expect(r.stderr).toMatch(/keep: precision 0\.005 NOT reached in 1 of 1 case\(s\).*20,000 trials per case/);
     // a cap below the scenario's trials is honoured too
     const low = await cli(['run', keep, '--precision', '0.005', '--max-trials', '3000', '--out', path.join(dir, 'b'), '--json']);
     expect(low.code, low.stderr).toBe(0);
     expect(JSON.parse(low.stdout)[0].cases[0].trials).toBe(3000);
+    expect(low.stderr).toContain('keep: running 1 case(s) x 3,000 trials, then more until');
     expect(low.stderr).toMatch(/keep: 1 case\(s\) x 3,000 trials/);
   });
 });

@@ -64,7 +64,12 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       if (!showBar && flags.progress !== false) {
         // Logs (CI, pipes) get a line when a scenario starts, so a long run is never silent.
         const n = v.points.length * v.variantNames.length;
-        process.stderr.write(`${v.name}: running ${n} case(s) x ${(flags.trials ?? v.trials).toLocaleString('en-US')} trials ${chunks > 1 || flags.precision !== undefined ? `on ${exec.threads} thread(s)` : 'in-process'}\n`);
+        const first = Math.min(flags.trials ?? v.trials, flags.maxTrials ?? Infinity).toLocaleString('en-US');
+        const plan =
+          flags.precision === undefined
+            ? `${first} trials`
+            : `${first} trials, then more until every headline interval is within ±${flags.precision} (at most ${(flags.maxTrials ?? 1e9).toLocaleString('en-US')} a case)`;
+        process.stderr.write(`${v.name}: running ${n} case(s) x ${plan} ${chunks > 1 || flags.precision !== undefined ? `on ${exec.threads} thread(s)` : 'in-process'}\n`);
       }
       const result = await runScenario(v, {
         trials: flags.trials,
