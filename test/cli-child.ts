@@ -11,6 +11,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
+
+/**
+ * How long a child may run before it counts as hung: long enough for a CLI run on a machine
+ * whose cores other processes keep busy (several times slower than alone), shorter than the
+ * suite's test timeout (vitest.config.ts) so that a hang is reported as one.
+ */
+export const HANG_MS = 180_000;
 export const CLI = path.join(ROOT, 'dist/src/cli/main.js');
 
 export interface CliResult {
@@ -30,7 +37,7 @@ export interface CliOptions {
   env?: Record<string, string>;
   /** Node flags, e.g. `--max-old-space-size=192` (a memory limit). */
   nodeArgs?: string[];
-  /** Kill the child after this long (default 60 s). */
+  /** Kill the child after this long (default HANG_MS): a hang guard, never a speed test. */
   timeoutMs?: number;
   /** Run through `sh -c` with this prefix (e.g. `ulimit -f 8;`). */
   shellPrefix?: string;
@@ -68,7 +75,7 @@ export function startCli(args: string[], opts: CliOptions = {}): RunningCli {
   const timer = setTimeout(() => {
     timedOut = true;
     child.kill('SIGKILL');
-  }, opts.timeoutMs ?? 60_000);
+  }, opts.timeoutMs ?? HANG_MS);
   const done = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {

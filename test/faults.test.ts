@@ -128,7 +128,7 @@ describe('outputs that cannot be written: exit 2 before any trial runs', () => {
   if (existsSync('/sys/kernel')) cases.push(['--out under /sys', ['run', SCEN, ...BIG, '--out', '/sys/x'], /cannot write to \/sys\/x: /]);
 
   it.each(cases)('%s', async (_name, args, message) => {
-    const r = await runCli(args, { timeoutMs: 30_000 });
+    const r = await runCli(args);
     expect(r.timedOut).toBe(false);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(message);
@@ -142,7 +142,7 @@ describe('outputs that cannot be written: exit 2 before any trial runs', () => {
   it.skipIf(root)('a read-only folder (skipped as root, who may write anywhere)', async () => {
     const ro = path.join(tmp(), 'ro');
     mkdirSync(ro, { mode: 0o555 });
-    const r = await runCli(['run', SCEN, ...BIG, '--out', path.join(ro, 'x')], { timeoutMs: 30_000 });
+    const r = await runCli(['run', SCEN, ...BIG, '--out', path.join(ro, 'x')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/cannot write to .*ro\/x: permission denied \(EACCES\)/);
   });
@@ -304,7 +304,6 @@ describe('a worker that fails mid-batch', () => {
     const dir = tmp();
     const r = await runCli(['run', SCEN, ...BIG, '--threads', '2', '--out', path.join(dir, 'report'), '--no-progress'], {
       env: { SIEGESIM_FAULT: fault },
-      timeoutMs: 60_000,
     });
     expect(r.timedOut).toBe(false);
     expect(r.code, r.stderr).toBe(1);

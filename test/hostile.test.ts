@@ -206,10 +206,12 @@ function commonCases(): Case[] {
 
 const CORPUS = [...settingCases(), ...structuralCases(), ...commonCases()];
 
+/** Validate one case; `ms` is the CPU time it took (wall time would measure the machine's load, not the validator). */
 function check(c: Case): { issues: ScenarioIssue[]; ms: number } {
-  const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const v = validateText('s.yaml', c.text);
-  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(c0);
+  const ms = (cpu.user + cpu.system) / 1000;
   if (v.ok) throw new Error(`${c.name}: accepted`);
   return { issues: v.issues, ms };
 }
@@ -228,7 +230,7 @@ describe(`hostile scenarios: a generated corpus of ${CORPUS.length} across the f
         continue;
       }
       const { issues, ms } = r;
-      if (ms > (c.ms ?? 5000)) failures.push(`${c.name}: took ${ms.toFixed(0)} ms`);
+      if (ms > (c.ms ?? 5000)) failures.push(`${c.name}: took ${ms.toFixed(0)} ms of CPU`);
       for (const i of issues) {
         const fileLevel = i.path === '(file)' && i.line === 0; // too large: no position to give
         if (i.file !== 's.yaml' || (!fileLevel && !(i.line >= 1 && i.col >= 1)) || !i.path || !i.message) {
@@ -312,7 +314,7 @@ describe('hostile scenarios through the built CLI', () => {
   const before = new Set(readdirSync(dir));
 
   it.each(files)('%s: exit 2, file:line:col, at most %#-bounded lines, no stack trace, nothing written', async (_name, file, first) => {
-    const r = await runCli(['run', file, '--out', 'out', '--no-progress'], { cwd: dir, nodeArgs: ['--max-old-space-size=160'], timeoutMs: 30_000 });
+    const r = await runCli(['run', file, '--out', 'out', '--no-progress'], { cwd: dir, nodeArgs: ['--max-old-space-size=160'] });
     expect(r.timedOut).toBe(false);
     expect(r.code, r.stderr.slice(0, 500)).toBe(2);
     expect(r.stderr).toMatch(first);
@@ -324,7 +326,7 @@ describe('hostile scenarios through the built CLI', () => {
   });
 
   it('20 000 unknown keys: the first 50 problems, then how many more', async () => {
-    const r = await runCli(['validate', 'keys.yaml'], { cwd: dir, timeoutMs: 30_000 });
+    const r = await runCli(['validate', 'keys.yaml'], { cwd: dir });
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(LIMITS.problemsShown + 2);
     expect(lines[LIMITS.problemsShown]).toBe(MSG.moreProblems(20_000 - LIMITS.problemsShown, LIMITS.problemsShown));
@@ -341,7 +343,7 @@ describe('hostile scenarios through the built CLI', () => {
     ["--out ''", ['--out', ''], /--out is empty/],
   ];
   it.each(flags)('%s: exit 2 before anything runs, with the same limit as a file', async (_name, args, message) => {
-    const r = await runCli(['run', scen, ...args], { cwd: dir, timeoutMs: 30_000 });
+    const r = await runCli(['run', scen, ...args], { cwd: dir });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr).not.toMatch(STACK_FRAME);
