@@ -7,7 +7,7 @@ import { describe, expect, it, beforeAll } from 'vitest';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { runScenario, validateText } from '../src/api.js';
-import { show, showHtml } from '../src/report/format.js';
+import { show, showCount, showHtml } from '../src/report/format.js';
 import { scenarioPage } from '../src/report/html.js';
 import { summaryCsv } from '../src/report/tables.js';
 import { systemById } from '../src/systems/registry.js';
@@ -109,5 +109,12 @@ describe('the scenario page', () => {
   it('links to the reports index only when one is written beside it', () => {
     expect(page(citadel, '../index.html')).toContain('<a href="../index.html">all reports</a>');
     expect(page(citadel)).not.toContain('all reports');
+  });
+});
+
+describe('showCount', () => {
+  it("writes counts as toLocaleString('en-US') does, without loading the locale data", () => {
+    const xs = [0, 1, 12, 999, 1000, 1001, 65536, 999999, 1000000, 2000000, 16288, 1e9, 1e10, 123456789012, -1, -1234567, 0.5, 1234.5, 1234.25, 12345.678, -0.25];
+    for (const x of xs) expect(showCount(x), String(x)).toBe(x.toLocaleString('en-US'));
   });
 });

@@ -1,6 +1,7 @@
 /** What `siegesim diff` prints: a console table, or Markdown fit for a pull-request comment. Pure. */
 import type { DiffResult, DiffRow } from '../api/diff.js';
 import { fmtTest } from '../api/test.js';
+import { showCount } from './format.js';
 
 /** `-0.0304 [-0.0349, -0.0259]`: as many decimals as give the interval's half-width two digits. */
 function changeText(r: DiffRow): string {
@@ -48,7 +49,7 @@ function notCompared(d: DiffResult): string[] {
 export function diffText(d: DiffResult): string {
   const out: string[] = [];
   for (const s of d.scenarios) {
-    const f = (n: number) => n.toLocaleString('en-US');
+    const f = showCount;
     out.push(`${s.name} (${s.system}): ${s.compared} comparison(s), ${f(s.before_trials)} trials before, ${f(s.after_trials)} after`);
   }
   out.push(diffHeadline(d));
@@ -86,7 +87,7 @@ export function diffMarkdown(d: DiffResult): string {
     }
     out.push('');
   }
-  const scen = d.scenarios.map((s) => `${md(s.name)} (${s.before_trials.toLocaleString('en-US')} → ${s.after_trials.toLocaleString('en-US')} trials per case)`);
+  const scen = d.scenarios.map((s) => `${md(s.name)} (${showCount(s.before_trials)} → ${showCount(s.after_trials)} trials per case)`);
   out.push(`Scenarios: ${scen.join(', ')}.`);
   const rest = notCompared(d);
   if (rest.length > 0) out.push('', '<details><summary>Not compared</summary>', '', ...rest.map((l) => `- ${md(l)}`), '', '</details>');

@@ -4,6 +4,7 @@
  * summary. Pure: the CLI puts them on disk.
  */
 import { fmtTest, type AssertionResult, type ScenarioTestResult } from '../api/test.js';
+import { showCount } from './format.js';
 
 export interface TestTotals {
   pass: number;
@@ -30,7 +31,7 @@ export function testLines(r: ScenarioTestResult): string[] {
   const trials = r.assertions.map((a) => a.trials);
   const lo = Math.min(...trials);
   const hi = Math.max(...trials);
-  const f = (n: number) => n.toLocaleString('en-US');
+  const f = showCount;
   const out = [`${r.name} (${r.file}): ${r.assertions.length} assertion(s), ${lo === hi ? f(lo) : `${f(lo)}–${f(hi)}`} trials per case, ${pct(r.confidence)} intervals`];
   const rows = r.assertions.map((a) => [LABEL[a.verdict], a.metric, a.where || '-', intervalText(a), a.boundText, a.trials < r.trials * 2 ? '' : `(${f(a.trials)} trials)`]);
   const widths = [0, 1, 2, 3].map((k) => Math.max(...rows.map((row) => row[k].length)));
@@ -47,7 +48,7 @@ function pct(c: number): string {
 export function assertionMessage(a: AssertionResult): string {
   const what = a.verdict === 'fail' ? 'outside' : 'straddles';
   return (
-    `${a.metric}${a.where ? ` (${a.where})` : ''} = ${intervalText(a)} (${pct(a.confidence)} interval, ${a.trials.toLocaleString('en-US')} trials) ` +
+    `${a.metric}${a.where ? ` (${a.where})` : ''} = ${intervalText(a)} (${pct(a.confidence)} interval, ${showCount(a.trials)} trials) ` +
     `${a.verdict === 'pass' ? 'inside' : what} ${a.boundText}`
   );
 }
@@ -114,7 +115,7 @@ export function testMarkdown(results: readonly ScenarioTestResult[], strict: boo
   rows.sort((x, y) => order[x.a.verdict] - order[y.a.verdict]);
   for (const { r, a } of rows) {
     const label = a.verdict === 'fail' ? '❌ FAIL' : a.verdict === 'inconclusive' ? '⚠️ inconclusive' : '✅ pass';
-    out.push(`| ${label} | ${md(r.name)} | \`${md(a.metric)}\` | ${md(a.where || '–')} | ${intervalText(a)} | ${md(a.boundText)} | ${a.trials.toLocaleString('en-US')} |`);
+    out.push(`| ${label} | ${md(r.name)} | \`${md(a.metric)}\` | ${md(a.where || '–')} | ${intervalText(a)} | ${md(a.boundText)} | ${showCount(a.trials)} |`);
   }
   if (skipped.length > 0) out.push('', `Skipped (no \`expect:\`): ${skipped.map(md).join(', ')}`);
   return out.join('\n') + '\n';

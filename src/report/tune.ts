@@ -7,7 +7,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { TuneEvaluation, TuneResult } from '../api/tune.js';
 import type { ChartSpec } from '../systems/types.js';
 import { analysisPage, jsonHead, provenanceLine, showCi, table, writeAnalysis } from './analysis-page.js';
-import { fmt, num, showHtml as show } from './format.js';
+import { fmt, num, showCount, showHtml as show } from './format.js';
 import { escapeHtml } from './html.js';
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
@@ -199,7 +199,7 @@ export function tunePage(r: TuneResult, charts: readonly ChartSpec[], files: rea
   return analysisPage({
     title: `${r.name}: tuning ${r.params.map((x) => x.path).join(', ')}`,
     lead: `Targets: ${r.targets.map((t) => `<code>${escapeHtml(t.metric)}</code> in [${t.lo}, ${t.hi}]`).join(' and ')}. Searched ${ranges}.${r.note ? ` <span class="muted">(${escapeHtml(r.note)})</span>` : ''}`,
-    meta: provenanceLine(r, `${r.trials} trials per candidate · ${r.evaluations.length} evaluations, ${r.trialsUsed.toLocaleString('en-US')} of a budget of ${r.budget.toLocaleString('en-US')} trials${r.exhausted ? ' (budget exhausted)' : ''}`),
+    meta: provenanceLine(r, `${r.trials} trials per candidate · ${r.evaluations.length} evaluations, ${showCount(r.trialsUsed)} of a budget of ${showCount(r.budget)} trials${r.exhausted ? ' (budget exhausted)' : ''}`),
     sections: [verdict, checks, `<h2>Best candidates</h2>\n<p class="muted">Every candidate rolls the same dice (common random numbers); the confirmations extend the same dice with more trials. tune.csv lists every evaluation.</p>`, candidates],
     charts,
     files,

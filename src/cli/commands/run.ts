@@ -7,6 +7,7 @@ import { checkFolder, checkOutputFile, checkReportDir, writeIndex, writeReport }
 import { summaryJson } from '../../report/tables.js';
 import { writeShardFile } from '../shard-file.js';
 import { controller, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
+import { showCount } from '../../report/format.js';
 
 async function shardCommand(files: string[], flags: RunFlags & { shard: { k: number; n: number } }): Promise<void> {
   const scenarios = loadAll(files);
@@ -64,11 +65,11 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       if (!showBar && flags.progress !== false) {
         // Logs (CI, pipes) get a line when a scenario starts, so a long run is never silent.
         const n = v.points.length * v.variantNames.length;
-        const first = Math.min(flags.trials ?? v.trials, flags.maxTrials ?? Infinity).toLocaleString('en-US');
+        const first = showCount(Math.min(flags.trials ?? v.trials, flags.maxTrials ?? Infinity));
         const plan =
           flags.precision === undefined
             ? `${first} trials`
-            : `${first} trials, then more until every headline interval is within ±${flags.precision} (at most ${(flags.maxTrials ?? 1e9).toLocaleString('en-US')} a case)`;
+            : `${first} trials, then more until every headline interval is within ±${flags.precision} (at most ${showCount(flags.maxTrials ?? 1e9)} a case)`;
         process.stderr.write(`${v.name}: running ${n} case(s) x ${plan} ${chunks > 1 || flags.precision !== undefined ? `on ${exec.threads} thread(s)` : 'in-process'}\n`);
       }
       const result = await runScenario(v, {
@@ -86,14 +87,14 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       process.stderr.write(
         `${v.name}: ${result.cases.length} case(s) x ${trialsRange(result.cases.map((c) => c.trials))} trials` +
           `${flags.precision !== undefined ? ` (precision ${flags.precision})` : ''} in ${result.provenance.seconds} s ` +
-          `(${result.provenance.trials_per_second.toLocaleString('en-US')} trials/s) -> ${out}\n`,
+          `(${showCount(result.provenance.trials_per_second)} trials/s) -> ${out}\n`,
       );
       const missed = result.cases.filter((c) => c.precision && !c.precision.reached);
       if (missed.length > 0) {
         const worst = missed.reduce((a, b) => (b.precision!.half_width > a.precision!.half_width ? b : a));
         process.stderr.write(
           `${v.name}: precision ${flags.precision} NOT reached in ${missed.length} of ${result.cases.length} case(s): ` +
-            `the cap of ${(flags.maxTrials ?? 1e9).toLocaleString('en-US')} trials per case stopped them; ` +
+            `the cap of ${showCount(flags.maxTrials ?? 1e9)} trials per case stopped them; ` +
             `widest headline half-width ${worst.precision!.half_width.toPrecision(3)} (case ${worst.case}, ${worst.variant}). ` +
             `Raise --max-trials or ask for less precision.\n`,
         );
@@ -112,7 +113,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
 function trialsRange(trials: number[]): string {
   const lo = Math.min(...trials);
   const hi = Math.max(...trials);
-  const f = (n: number) => n.toLocaleString('en-US');
+  const f = showCount;
   return lo === hi ? f(lo) : `${f(lo)}–${f(hi)}`;
 }
 

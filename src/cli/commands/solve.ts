@@ -4,6 +4,7 @@ import { solveSweep, SolveInputError, type SolveOptions, type SolveResult } from
 import { PoolExecutor } from '../../engine/pool.js';
 import type { Metric } from '../../systems/types.js';
 import { controller, intArg, loadAll, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
+import { showCount } from '../../report/format.js';
 
 /** Exit codes beyond 0-2: the target is not reachable in the range; an answer is unresolved. */
 export const EXIT_NOT_REACHABLE = 3;
@@ -16,7 +17,7 @@ type SolveFlags = Pick<SolveOptions, 'param' | 'metric' | 'target' | 'from' | 't
   sweep?: boolean;
 };
 
-const count = (n: number) => n.toLocaleString('en-US');
+const count = showCount;
 const showMetric = (m: Metric) => `${m.value.toFixed(4)} [${m.ci_low.toFixed(4)}, ${m.ci_high.toFixed(4)}] (${count(m.n)} trials)`;
 const showPoint = (point: Record<string, unknown>) =>
   Object.entries(point)

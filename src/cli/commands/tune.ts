@@ -5,6 +5,7 @@ import { parseRange, parseTarget, tuneScenario, TuningInputError, type TuneResul
 import { tuneJson, writeTuneReport } from '../../report/tune.js';
 import { checkReportDir } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
+import { showCount } from '../../report/format.js';
 
 interface TuneFlags {
   params: string[];
@@ -35,7 +36,7 @@ export function tuneText(r: TuneResult): string {
     const how = c.met ? (c.sure ? 'met' : 'met (its interval reaches an edge)') : `missed by ${num(c.distance)} target widths`;
     lines.push(`  ${c.metric} = ${num(c.value)} [${num(c.ci_low)}, ${num(c.ci_high)}]   target [${num(c.lo)}, ${num(c.hi)}]   ${how}`);
   }
-  lines.push(`  ${r.evaluations.length} evaluations, ${r.trialsUsed.toLocaleString('en-US')} of ${r.budget.toLocaleString('en-US')} trials${r.exhausted ? ' (budget exhausted before the search finished)' : ''}`);
+  lines.push(`  ${r.evaluations.length} evaluations, ${showCount(r.trialsUsed)} of ${showCount(r.budget)} trials${r.exhausted ? ' (budget exhausted before the search finished)' : ''}`);
   return lines.join('\n') + '\n';
 }
 
