@@ -19,7 +19,22 @@
 import { nextTrialState, type RngState } from '../../engine/rng.js';
 import { dieThreshold, rollDie } from '../../engine/dice.js';
 import type { Kernel } from '../types.js';
-import { CAP, CAV, CLE, ENG, INF, MAG, ARC, NT, type FantasyCompiled } from './compile.js';
+import * as TYPES from './compile.js';
+import type { FantasyCompiled } from './compile.js';
+
+// The troop types (compile.ts) as this module's own constants: V8 folds a module's own `const`
+// into the code, while an imported binding is read and checked at every use.
+const INF = 0;
+const CAV = 1;
+const ARC = 2;
+const MAG = 3;
+const CLE = 4;
+const ENG = 5;
+const CAP = 6;
+const NT = 7;
+if ([INF, CAV, ARC, MAG, CLE, ENG, CAP, NT].join() !== [TYPES.INF, TYPES.CAV, TYPES.ARC, TYPES.MAG, TYPES.CLE, TYPES.ENG, TYPES.CAP, TYPES.NT].join()) {
+  throw new Error('internal: troop type codes differ from compile.ts');
+}
 
 /** The current trial's generator state, drawn from the chunk's stream at each trial's start. */
 const TRIAL: RngState = new Int32Array(4);
@@ -62,24 +77,25 @@ const P_RECEIVER = 4;
 
 // ---- scratch, made once per compiled case (docs/architecture.md "Kernel") ----------------------------
 let sized: FantasyCompiled | null = null;
-let H1 = 0;
-let SIDE = 0; // ints per side
+/** Class stride: HP 1..30 (the schema's largest), so the layout is the same for every case. */
+const H1 = 31;
+const SIDE = G * NT * H1; // ints per side
 /**
  * Running totals live in the count arrays themselves, after both sides' classes: alive per
  * (side, group, type) at TOT + (s * G + g) * NT + t, and per (side, group) at TOTG + s * G + g.
  * Every change of a class count goes through `addCount`, so counting a type or a side is a few
  * reads instead of a scan of every class.
  */
-let TOT = 0;
-let TOTG = 0;
-let NTH = 0; // NT * H1: class index / NTH = s * G + g
-let cnt = new Int32Array(0);
-let tmp = new Int32Array(0);
-let tmp2 = new Int32Array(0);
-let clsIdx = new Int32Array(0);
-let clsH = new Int32Array(0);
-let clsV = new Int32Array(0);
-let clsLeft = new Int32Array(0);
+const TOT = 2 * SIDE;
+const TOTG = TOT + 2 * G * NT;
+const NTH = NT * H1; // class index / NTH = s * G + g
+const cnt = new Int32Array(TOTG + 2 * G);
+const tmp = new Int32Array(TOTG + 2 * G);
+const tmp2 = new Int32Array(TOTG + 2 * G);
+const clsIdx = new Int32Array(SIDE);
+const clsH = new Int32Array(SIDE);
+const clsV = new Int32Array(SIDE);
+const clsLeft = new Int32Array(SIDE);
 let lossTab = new Int32Array(0);
 let killsTab = new Int32Array(0);
 let mageRolls = new Int32Array(0); // the dice of the volley being applied
@@ -91,12 +107,12 @@ let knapTake = new Uint8Array(0);
 let knapItemCls = new Int32Array(0);
 let knapItemK = new Int32Array(0);
 // A volley's legal targets as a short list in the allocation order (see `listTargets`).
-let vH = new Int32Array(0);
-let vV = new Int32Array(0);
-let vT = new Int32Array(0);
-let vN0 = new Int32Array(0);
-let vWork = new Int32Array(0);
+// Entry i is VL[i * VS ..]: HP, value (x10), units, type, the least HP from it to the end of
+// the list, class index, indices of its (side, group, type) and (side, group) totals.
+const VS = 8;
+const VL = new Int32Array(VS * SIDE);
 let vLen = 0;
+let vPolicy = -1; // the policy whose order the list follows
 const pool = new Int32Array(8); // [side * 4 + face], faces 1..3
 const carry = new Int32Array(2);
 let Hmax = 0;
@@ -114,19 +130,24 @@ interface Prepared {
   /**
    * Classes per (side, policy) in allocation order, entries ordFrom[k] .. ordFrom[k + 1] for
    * k = s * 3 + (0 greedy, 1 lowest HP, 2 receiver); entry e is ord[e * OE ..]: class index,
-   * type, group, HP, value (x10).
+   * type bit, group bit, HP, value (x10), index of its (side, group, type) total, of its (side,
+   * group) total, type.
    */
   ord: Int32Array;
   ordFrom: Int32Array;
-  /** The class stride the indices were made with (the scratch only grows, so it can change). */
-  h1: number;
+  /** The count array at the start of every trial (classes and running totals). */
+  start: Int32Array;
+  /** side * NT + type of every type a side has (the attrition curve's rows; the others stay 0). */
+  slots: Int32Array;
 }
-const OE = 5;
+const OE = 8;
 const prepared = new WeakMap<FantasyCompiled, Prepared>();
 const T2 = dieThreshold(2);
 const T3 = dieThreshold(3);
 const T6 = dieThreshold(6);
 let ORD: Int32Array = new Int32Array(0);
+let START: Int32Array = new Int32Array(0);
+let SLOTS: Int32Array = new Int32Array(0);
 let ORD_FROM: Int32Array = new Int32Array(7);
 
 /** Sort key of a class of value v (x10) and current HP h under a sorting policy (ties: class order). */
@@ -143,7 +164,7 @@ function prepare(c: FantasyCompiled): Prepared {
   for (let s = 0; s < 2; s++) {
     for (let pi = 0; pi < 3; pi++) {
       const policy = pi === 2 ? P_RECEIVER : pi;
-      const cls: { idx: number; key: number }[] = []; // (H1 is already sized for c: see ensure)
+      const cls: { idx: number; key: number }[] = [];
       for (let g = 0; g < G; g++)
         for (let t = 0; t < NT; t++) {
           if (c.units[s * NT + t] === 0) continue; // never on the field
@@ -155,12 +176,27 @@ function prepare(c: FantasyCompiled): Prepared {
       for (const x of cls) {
         const sgt = (x.idx / H1) | 0;
         const t = sgt % NT;
-        lists.push(x.idx, t, ((sgt / NT) | 0) % G, x.idx % H1, c.value[s * NT + t]);
+        const g = ((sgt / NT) | 0) % G;
+        lists.push(x.idx, 1 << t, 1 << g, x.idx % H1, c.value[s * NT + t], TOT + sgt, TOTG + s * G + g, t);
       }
     }
   }
   from.push(lists.length / OE);
-  return { ord: Int32Array.from(lists), ordFrom: Int32Array.from(from), h1: H1 };
+  const start = new Int32Array(TOTG + 2 * G);
+  const slots: number[] = [];
+  for (let s = 0; s < 2; s++)
+    for (let t = 0; t < NT; t++) {
+      const n = c.units[s * NT + t];
+      if (n === 0) continue;
+      addCount(start, off(s, 0, t) + c.hp[t], n);
+      slots.push(s * NT + t);
+    }
+  return {
+    ord: Int32Array.from(lists),
+    ordFrom: Int32Array.from(from),
+    start,
+    slots: Int32Array.from(slots),
+  };
 }
 
 /**
@@ -171,32 +207,15 @@ function ensure(c: FantasyCompiled): void {
   if (sized === c) return;
   sized = c;
   Hmax = c.maxHp;
-  if (Hmax + 1 > H1) {
-    H1 = Hmax + 1; // the class stride; classes above a case's maxHp simply stay empty
-    SIDE = G * NT * H1;
-    NTH = NT * H1;
-    TOT = 2 * SIDE;
-    TOTG = TOT + 2 * G * NT;
-    cnt = new Int32Array(TOTG + 2 * G);
-    tmp = new Int32Array(TOTG + 2 * G);
-    tmp2 = new Int32Array(TOTG + 2 * G);
-    clsIdx = new Int32Array(SIDE);
-    clsH = new Int32Array(SIDE);
-    clsV = new Int32Array(SIDE);
-    clsLeft = new Int32Array(SIDE);
-    vH = new Int32Array(SIDE);
-    vV = new Int32Array(SIDE);
-    vT = new Int32Array(SIDE);
-    vN0 = new Int32Array(SIDE);
-    vWork = new Int32Array(SIDE);
-  }
   let p = prepared.get(c);
-  if (!p || p.h1 !== H1) {
+  if (!p) {
     p = prepare(c);
     prepared.set(c, p);
   }
   ORD = p.ord;
   ORD_FROM = p.ordFrom;
+  START = p.start;
+  SLOTS = p.slots;
   let units = 0;
   for (let i = 0; i < 2 * NT; i++) units += c.units[i];
   // Largest damage any single pool can reach: every unit's largest die, engines 12, towers 6,
@@ -296,28 +315,33 @@ function allocate(c: FantasyCompiled, rng: RngState, a: Int32Array, s: number, D
     return policy === P_RANDOM ? allocateRandom(rng, a, n, D, c.leftover === 1) : allocateKnapsack(a, n, D, c.leftover === 1);
   }
   // A sorting policy: walk the case's order (prepare), skipping empty and illegal classes.
+  const ord = ORD;
   const pi = s * 3 + (policy === P_RECEIVER ? 2 : policy);
+  const e0 = ORD_FROM[pi] * OE;
   const e1 = ORD_FROM[pi + 1] * OE;
-  for (let e = ORD_FROM[pi] * OE; e < e1 && D > 0; e += OE) {
-    const idx = ORD[e];
+  let value = 0;
+  let units = 0;
+  for (let e = e0; e < e1 && D > 0; e += OE) {
+    const idx = ord[e];
     const n = a[idx];
-    if (n === 0 || ((typeMask >> ORD[e + 1]) & (groupMask >> ORD[e + 2]) & 1) === 0) continue;
-    const h = ORD[e + 3];
-    let kill = (D / h) | 0;
+    if (n === 0 || (typeMask & ord[e + 1]) === 0 || (groupMask & ord[e + 2]) === 0) continue;
+    const h = ord[e + 3];
+    const kill = kills(D, h, n);
     if (kill === 0) continue;
-    if (kill > n) kill = n;
     a[idx] = n - kill;
-    a[TOT + (s * G + ORD[e + 2]) * NT + ORD[e + 1]] -= kill;
-    a[TOTG + s * G + ORD[e + 2]] -= kill;
+    a[ord[e + 5]] -= kill;
+    a[ord[e + 6]] -= kill;
     D -= kill * h;
-    killedValue += kill * ORD[e + 4];
-    killedUnits += kill;
+    value += kill * ord[e + 4];
+    units += kill;
   }
+  killedValue += value;
+  killedUnits += units;
   if (D > 0 && c.leftover === 1) {
     // H2 (b): the leftover wounds the first unit in the order that it cannot kill.
-    for (let e = ORD_FROM[pi] * OE; e < e1; e += OE) {
-      const idx = ORD[e];
-      if (a[idx] > 0 && ((typeMask >> ORD[e + 1]) & (groupMask >> ORD[e + 2]) & 1) !== 0) {
+    for (let e = e0; e < e1; e += OE) {
+      const idx = ord[e];
+      if (a[idx] > 0 && (typeMask & ord[e + 1]) !== 0 && (groupMask & ord[e + 2]) !== 0) {
         a[idx]--;
         a[idx - D]++; // every remaining class has HP > D; type and group (the totals) unchanged
         return 0;
@@ -325,6 +349,16 @@ function allocate(c: FantasyCompiled, rng: RngState, a: Int32Array, s: number, D
     }
   }
   return D;
+}
+
+/**
+ * Units of n at h HP that D points kill: min(n, floor(D / h)), without a division when none or
+ * all of them die (a division is a long wait in these chains, where each step needs the last).
+ */
+function kills(D: number, h: number, n: number): number {
+  if (D < h) return 0;
+  if (D >= n * h) return n;
+  return (D / h) | 0;
 }
 
 /** Side s's non-empty legal classes in class order, into clsIdx / clsH / clsV; returns how many. */
@@ -477,25 +511,34 @@ function chooseMageType(c: FantasyCompiled, rng: RngState, s: number, M: number,
   let bestV = -1;
   const policy = c.alloc === P_RANDOM ? P_GREEDY : c.alloc;
   const walk = policy !== P_KNAPSACK && !copyPricing;
+  let present = 0; // the types with legal units: those in the list
   if (walk) {
     // What M kills at each type, all types in one walk of the targets (a type's classes are
     // disjoint from the others', so this is `allocate` on each type alone).
     listTargets(cnt, s, typeMask, groupMask, policy);
+    const ml = mageLeft;
+    const mv = mageValue;
+    const vl = VL;
+    const n = vLen;
     for (let t = 0; t < NT; t++) {
-      mageLeft[t] = M;
-      mageValue[t] = 0;
+      ml[t] = M;
+      mv[t] = 0;
     }
-    for (let i = 0; i < vLen; i++) {
-      const t = vT[i];
-      const h = vH[i];
-      let kill = (mageLeft[t] / h) | 0;
-      if (kill > vN0[i]) kill = vN0[i];
-      mageLeft[t] -= kill * h;
-      mageValue[t] += kill * vV[i];
+    for (let i = 0; i < n; i++) {
+      const b = VS * i;
+      const t = vl[b + 3];
+      const h = vl[b];
+      present |= 1 << t;
+      const d = ml[t];
+      if (d < h) continue;
+      const k = vl[b + 2];
+      const kill = d >= k * h ? k : (d / h) | 0;
+      ml[t] = d - kill * h;
+      mv[t] += kill * vl[b + 1];
     }
   }
   for (let t = 0; t < NT; t++) {
-    if ((typeMask & (1 << t)) === 0 || countType(cnt, s, t, groupMask) === 0) continue;
+    if (walk ? (present & (1 << t)) === 0 : (typeMask & (1 << t)) === 0 || countType(cnt, s, t, groupMask) === 0) continue;
     let v: number;
     if (walk) v = mageValue[t];
     else {
@@ -514,42 +557,37 @@ function chooseMageType(c: FantasyCompiled, rng: RngState, s: number, M: number,
 
 /**
  * Side s's non-empty legal classes in a sorting policy's allocation order, as a short list
- * (vH, vV, vT: HP, value, type; vN0: units). What-if allocations (which mage target kills the
- * most, what each shield spending would save) run on a copy of these counts (vWork) instead of
- * a copy of the side, and give what `allocate` would give on the side itself.
+ * (VL: each class's HP, value, units, type, ...). What-if allocations (which mage target kills the
+ * most, what each shield spending would save) run on the list's counts instead of a copy of
+ * the side, and give what `allocate` would give on the side itself. (Hot functions read the
+ * module's arrays into locals once: each access to a module variable is checked.)
  */
 function listTargets(a: Int32Array, s: number, typeMask: number, groupMask: number, policy: number): void {
+  const ord = ORD;
+  const vl = VL;
   const pi = s * 3 + (policy === P_RECEIVER ? 2 : policy);
   const e1 = ORD_FROM[pi + 1] * OE;
   let n = 0;
   for (let e = ORD_FROM[pi] * OE; e < e1; e += OE) {
-    const k = a[ORD[e]];
-    if (k === 0 || ((typeMask >> ORD[e + 1]) & (groupMask >> ORD[e + 2]) & 1) === 0) continue;
-    vT[n] = ORD[e + 1];
-    vH[n] = ORD[e + 3];
-    vV[n] = ORD[e + 4];
-    vN0[n] = k;
+    const k = a[ord[e]];
+    if (k === 0 || (typeMask & ord[e + 1]) === 0 || (groupMask & ord[e + 2]) === 0) continue;
+    const b = VS * n;
+    vl[b] = ord[e + 3];
+    vl[b + 1] = ord[e + 4];
+    vl[b + 2] = k;
+    vl[b + 3] = ord[e + 7];
+    vl[b + 5] = ord[e];
+    vl[b + 6] = ord[e + 5];
+    vl[b + 7] = ord[e + 6];
     n++;
   }
-  vLen = n;
-}
-
-/**
- * `allocate` of D points on the listed targets (only type T when T >= 0) with wasted leftovers,
- * on vWork: adds to killedValue / killedUnits and returns the points left over.
- */
-function dryAllocate(D: number, T: number): number {
-  for (let i = 0; i < vLen && D > 0; i++) {
-    if (T >= 0 && vT[i] !== T) continue;
-    const h = vH[i];
-    let kill = (D / h) | 0;
-    if (kill > vWork[i]) kill = vWork[i];
-    vWork[i] -= kill;
-    D -= kill * h;
-    killedValue += kill * vV[i];
-    killedUnits += kill;
+  let least = 1 << 30;
+  for (let i = n - 1; i >= 0; i--) {
+    if (vl[VS * i] < least) least = vl[VS * i];
+    vl[VS * i + 4] = least;
   }
-  return D;
+  vLen = n;
+  vPolicy = policy;
 }
 
 /**
@@ -776,6 +814,9 @@ let pxOnly = 0;
 let pxSpill = false;
 let pxStamp = 1;
 let lossSeen = new Int32Array(0); // lossTab[p] is current when lossSeen[p] === pxStamp
+const PXW = new Int32Array(SIDE); // per listed target: units the mage part leaves
+const PXT = new Int32Array(SIDE); // which listed targets are of type T
+let pxNT = 0;
 /** Test hook: price volleys and mage targets on a copy of the side, as before the short lists. */
 let copyPricing = false;
 
@@ -793,10 +834,20 @@ function priceVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, T:
   pxA = A;
   pxOnly = onlyMage;
   pxSpill = c.mageTargeting === 2;
-  pxStamp++;
+  if (++pxStamp === 1 << 30) {
+    // a module variable past the small-integer range would be a boxed number, made anew at each change
+    lossSeen.fill(0);
+    pxStamp = 1;
+  }
   if (!copyPricing && c.alloc !== P_RANDOM && c.alloc !== P_KNAPSACK && c.leftover !== 1 && c.mageTargeting !== 1) {
     // chooseMageType listed the same targets when M > 0 (the same policy: not random)
     if (M === 0) listTargets(cnt, s, typeMask, groupMask, c.alloc);
+    // the targets of type T, for the mage part
+    const vl = VL;
+    const n = vLen;
+    let nt = 0;
+    for (let i = 0; i < n; i++) if (vl[VS * i + 3] === T) PXT[nt++] = i;
+    pxNT = nt;
     return;
   }
   let D = onlyMage === 1 ? M : onlyMage === 2 ? A : M + A;
@@ -824,23 +875,50 @@ function pxCancel(c: FantasyCompiled, p: number, mage: boolean): number {
 /** Value (x10) the priced volley kills with p points cancelled (and killsTab[p]: units). */
 function lossAt(c: FantasyCompiled, p: number): number {
   if (lossSeen[p] === pxStamp) return lossTab[p];
-  // applyVolley's steps: the mage part at type T (the rest spills over with H5 (c)), then the free part
+  // applyVolley's steps on the listed targets: the mage part at type T (the rest spills over
+  // with H5 (c)), then the free part, each `allocate` with wasted leftovers
   let m = pxM - pxCancel(c, p, true);
   let ar = pxA - pxCancel(c, p, false);
   if (m < 0) m = 0;
   if (ar < 0) ar = 0;
-  killedValue = 0;
-  killedUnits = 0;
-  for (let i = 0; i < vLen; i++) vWork[i] = vN0[i];
-  if (m > 0 && pxT >= 0) {
-    const rest = dryAllocate(m, pxT);
-    if (pxSpill) ar += rest;
+  const px = VL;
+  const left = PXW; // units of type T the mage part leaves
+  let value = 0;
+  let units = 0;
+  const mages = m > 0 && pxT >= 0;
+  if (mages) {
+    const nt = pxNT;
+    for (let j = 0; j < nt; j++) {
+      const b = VS * PXT[j];
+      let k = px[b + 2];
+      if (m > 0) {
+        const h = px[b];
+        const kill = m < h ? 0 : m >= k * h ? k : (m / h) | 0;
+        k -= kill;
+        m -= kill * h;
+        value += kill * px[b + 1];
+        units += kill;
+      }
+      left[PXT[j]] = k;
+    }
+    if (pxSpill) ar += m;
   }
-  if (ar > 0) dryAllocate(ar, -1);
-  lossTab[p] = killedValue;
-  killsTab[p] = killedUnits;
+  const n = vLen;
+  for (let i = 0; i < n; i++) {
+    const b = VS * i;
+    if (ar < px[b + 4]) break; // nobody from here on dies of what is left
+    const h = px[b];
+    if (ar < h) continue;
+    const k = mages && px[b + 3] === pxT ? left[i] : px[b + 2];
+    const kill = ar >= k * h ? k : (ar / h) | 0;
+    ar -= kill * h;
+    value += kill * px[b + 1];
+    units += kill;
+  }
+  lossTab[p] = value;
+  killsTab[p] = units;
   lossSeen[p] = pxStamp;
-  return killedValue;
+  return value;
 }
 
 /** Units the priced volley kills with p points cancelled. */
@@ -855,6 +933,7 @@ function killsAt(c: FantasyCompiled, p: number): number {
  * Returns the damage that got through the shields.
  */
 function receiveVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, A: number, typeMask: number, groupMask: number, phaseA: boolean): number {
+  vLen = -1; // no target list yet for this volley
   const T = M > 0 ? chooseMageType(c, rng, s, M, typeMask, groupMask) : -1;
   if (c.leftover === 2 && carry[s] > 0) {
     A += carry[s]; // H2 (c): last phase's leftover joins this phase's free damage
@@ -883,9 +962,48 @@ function receiveVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, 
       ca = splitCancel(c, M, A, cancel, false);
     }
   }
-  const left = applyVolley(c, rng, cnt, s, M, T, A, cm, ca, typeMask, groupMask);
+  // The target list made for this volley (mage target, pricing) is what `allocate` would walk,
+  // when it follows the allocation policy and nothing wounds: the damage goes down it directly.
+  const listed = vLen >= 0 && vPolicy === c.alloc && c.leftover !== 1 && c.mageTargeting !== 1;
+  const left = listed ? applyListed(c, M, T, A, cm, ca) : applyVolley(c, rng, cnt, s, M, T, A, cm, ca, typeMask, groupMask);
   if (c.leftover === 2) carry[s] += left;
   return M + A - cm - ca;
+}
+
+/** `applyVolley` down the volley's target list (no per-mage targets, no wounds). */
+function applyListed(c: FantasyCompiled, M: number, T: number, A: number, cancelM: number, cancelA: number): number {
+  let m = M - cancelM;
+  let ar = A - cancelA;
+  if (m < 0) m = 0;
+  if (ar < 0) ar = 0;
+  let left = 0;
+  if (m > 0 && T >= 0) {
+    const rest = killListed(m, T);
+    if (c.mageTargeting === 2) ar += rest; // H5 (c): excess spills to other types
+    else left += rest;
+  } else left += m;
+  return left + killListed(ar, -1);
+}
+
+/** `allocate` of D points down the target list (only type T when T >= 0); the points left over. */
+function killListed(D: number, T: number): number {
+  const a = cnt;
+  const vl = VL;
+  const len = vLen;
+  for (let i = 0; i < len && D > 0; i++) {
+    const b = VS * i;
+    if (T >= 0 && vl[b + 3] !== T) continue;
+    const idx = vl[b + 5];
+    const n = a[idx];
+    const h = vl[b];
+    const kill = kills(D, h, n);
+    if (kill === 0) continue;
+    a[idx] = n - kill;
+    a[vl[b + 6]] -= kill;
+    a[vl[b + 7]] -= kill;
+    D -= kill * h;
+  }
+  return D;
 }
 
 /** Damage with no shields (melee): allocate with the melee policy (H3), carry per H2 (c). */
@@ -929,7 +1047,8 @@ let endRound = 0;
 let wallHp = 0;
 
 function sideOut(s: number): boolean {
-  return countSide(cnt, s, ALL_TYPES, ALL_GROUPS) === 0;
+  const i = TOTG + s * G;
+  return cnt[i] + cnt[i + 1] + cnt[i + 2] === 0;
 }
 
 /** Set `outcome` if a side is gone (both gone: undecided). */
@@ -956,13 +1075,14 @@ function record(c: FantasyCompiled, acc: Float64Array, r: number): void {
   const w = wallHp > 0 ? wallHp : 0;
   acc[b] += w;
   acc[b + 1] += w * w;
-  for (let s = 0; s < 2; s++)
-    for (let t = 0; t < NT; t++) {
-      const n = countType(cnt, s, t, ALL_GROUPS);
-      const k = b + 2 + (s * NT + t) * 2;
-      acc[k] += n;
-      acc[k + 1] += n * n;
-    }
+  for (let j = 0; j < SLOTS.length; j++) {
+    const st = SLOTS[j];
+    const i = TOT + (st >= NT ? G * NT + st - NT : st); // (side * G + group 0) * NT + type
+    const n = cnt[i] + cnt[i + NT] + cnt[i + 2 * NT];
+    const k = b + 2 + st * 2;
+    acc[k] += n;
+    acc[k + 1] += n * n;
+  }
 }
 
 /** Phases 2-4 (ranged A, ranged B, charge) of the open field, with the current pools. */
@@ -1046,19 +1166,15 @@ function openField(c: FantasyCompiled, rng: RngState, acc: Float64Array, start: 
     const full = r === start || c.openRounds === 2; // H7 (c): phases 2-5 every round
     if (full) openFieldVolleys(c, rng, acc, r === 1 && c.siege === 0);
     if (!checkEnd()) meleeExchange(c, rng, ALL_GROUPS);
-    record(c, acc, r);
-    if (checkEnd()) {
-      endRound = r;
-      return;
-    }
+    if (checkEnd()) return endTrial(c, r);
     if (c.openRounds === 1) {
       // H7 (b): one pass, then compare survivors
-      endRound = r;
       const ha = hpSide(cnt, 0);
       const hd = hpSide(cnt, 1);
       outcome = ha > hd ? 1 : hd > ha ? 2 : 3;
-      return;
+      return endTrial(c, r);
     }
+    record(c, acc, r);
   }
   endRound = c.maxRounds;
   acc[A_CAP] += 1;
@@ -1230,13 +1346,13 @@ function siege(c: FantasyCompiled, rng: RngState, acc: Float64Array): void {
     rollPool(c, rng, 0, c.poolAccumulates === 1);
     rollPool(c, rng, 1, c.poolAccumulates === 1);
     attackerRanged(c, rng);
-    if (checkEnd()) return finish(c, acc, r);
+    if (checkEnd()) return endTrial(c, r);
     defenderRanged(c, rng);
-    if (checkEnd()) return finish(c, acc, r);
+    if (checkEnd()) return endTrial(c, r);
     if (wallHp > 0) climbs(c, rng);
-    if (checkEnd()) return finish(c, acc, r);
+    if (checkEnd()) return endTrial(c, r);
     // 5. Breach check.
-    const breachNow = wallHp <= 0 || countSide(cnt, 0, ALL_TYPES, 2) >= c.breachThreshold;
+    const breachNow = wallHp <= 0 || cnt[TOTG + 1] >= c.breachThreshold; // the breach pool (group 1)
     const fresh = breachNow && breachRound === 0;
     if (fresh) {
       breachRound = r;
@@ -1249,7 +1365,7 @@ function siege(c: FantasyCompiled, rng: RngState, acc: Float64Array): void {
     if (melee) {
       const attGroups = wallHp <= 0 || c.meleeStart === 3 ? ALL_GROUPS : 2;
       if (countSide(cnt, 0, ALL_TYPES, attGroups) > 0) meleeExchange(c, rng, attGroups);
-      if (checkEnd()) return finish(c, acc, r);
+      if (checkEnd()) return endTrial(c, r);
     }
     if (breachNow && !melee) {
       if (c.meleeStart === 1) {
@@ -1257,20 +1373,19 @@ function siege(c: FantasyCompiled, rng: RngState, acc: Float64Array): void {
         record(c, acc, r);
         if (r === c.maxRounds) break;
         openField(c, rng, acc, r + 1);
-        fillRecords(c, endRound);
         return;
       }
       melee = true; // H21 DEFAULT and (d): melee from the next round
     }
     // A breach force wiped out with the wall standing ends the melee until the next breach.
-    if (melee && wallHp > 0 && c.meleeStart !== 3 && countSide(cnt, 0, ALL_TYPES, 2) === 0) {
+    if (melee && wallHp > 0 && c.meleeStart !== 3 && cnt[TOTG + 1] === 0) {
       melee = false; // the first breach still counts: metrics are "ever breached"
     }
     // H27: the attacker withdraws below its threshold.
     if (c.withdrawUnits > 0 && countSide(cnt, 0, ALL_TYPES, ALL_GROUPS) < c.withdrawUnits && startUnits > 0) {
       outcome = 2;
       acc[A_WITHDREW] += 1;
-      return finish(c, acc, r);
+      return endTrial(c, r);
     }
     record(c, acc, r);
   }
@@ -1279,17 +1394,19 @@ function siege(c: FantasyCompiled, rng: RngState, acc: Float64Array): void {
   capOutcome(c);
 }
 
-function finish(c: FantasyCompiled, acc: Float64Array, r: number): void {
-  record(c, acc, r);
+/** The battle ends in round r: that round's state is also every later round's (fillRecords). */
+function endTrial(c: FantasyCompiled, r: number): void {
   endRound = r;
-  fillRecords(c, r);
+  fillRecords(c, r - 1);
 }
 
 /**
- * After the battle ends in round r, rounds r+1..R keep the final state. Rather than adding it
+ * Rounds r+1..R keep the state the battle ended with (after round r + 1: endTrial). Rather than adding it
  * to every later round of the accumulator trial by trial, a trial adds it once to TAIL[r], and
- * `flushTail` adds each TAIL[r] to rounds r+1..R at the end of the kernel call (running sums).
- * Every value is an integer (counts, wall HP, their squares), so the sums are the same exactly.
+ * `flushTail` adds each TAIL[r] to rounds r+1..R (running sums) every 1024 trials and at the
+ * end of the kernel call. Every value is an integer (counts, wall HP, their squares), so the
+ * sums are the same exactly. (Flushing often also keeps flushTail hot enough to be optimised:
+ * run once per call it would stay in the interpreter, which boxes every number it adds.)
  */
 let TAIL = new Float64Array(0);
 let tailFrom = 0; // lowest round with something in TAIL (maxRounds when empty)
@@ -1300,10 +1417,12 @@ function fillRecords(c: FantasyCompiled, r: number): void {
   const w = wallHp > 0 ? wallHp : 0;
   TAIL[b] += w;
   TAIL[b + 1] += w * w;
-  for (let i = 0; i < 2 * NT; i++) {
-    const n = countType(cnt, (i / NT) | 0, i % NT, ALL_GROUPS);
-    TAIL[b + 2 + i * 2] += n;
-    TAIL[b + 3 + i * 2] += n * n;
+  for (let j = 0; j < SLOTS.length; j++) {
+    const st = SLOTS[j];
+    const i = TOT + (st >= NT ? G * NT + st - NT : st);
+    const n = cnt[i] + cnt[i + NT] + cnt[i + 2 * NT];
+    TAIL[b + 2 + st * 2] += n;
+    TAIL[b + 3 + st * 2] += n * n;
   }
   if (r < tailFrom) tailFrom = r;
 }
@@ -1329,34 +1448,40 @@ export function runFantasy(c: FantasyCompiled, stream: RngState, trials: number,
   ensure(c);
   if (TAIL.length < (c.maxRounds + 1) * ROUND_STRIDE) TAIL = new Float64Array((c.maxRounds + 1) * ROUND_STRIDE);
   tailFrom = c.maxRounds;
+  // Round 0 (before the battle) is the same state in every trial: recorded once for all of them.
+  cnt.set(START);
+  wallHp = c.siege === 1 ? c.wallHp : 0;
+  const b0 = roundBase(c);
+  acc[b0] += trials * wallHp;
+  acc[b0 + 1] += trials * wallHp * wallHp;
+  for (let j = 0; j < SLOTS.length; j++) {
+    const n = c.units[SLOTS[j]];
+    acc[b0 + 2 + SLOTS[j] * 2] += trials * n;
+    acc[b0 + 3 + SLOTS[j] * 2] += trials * n * n;
+  }
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
-    cnt.fill(0);
-    for (let s = 0; s < 2; s++)
-      for (let t = 0; t < NT; t++) {
-        const n = c.units[s * NT + t];
-        if (n > 0) addCount(cnt, off(s, 0, t) + c.hp[t], n);
-      }
-    pool.fill(0);
-    carry.fill(0);
+    cnt.set(START);
+    for (let k = 0; k < 8; k++) pool[k] = 0;
+    carry[0] = 0;
+    carry[1] = 0;
     outcome = 0;
+    killedValue = 0; // only what-if runs read these: kept small (a module variable past the
+    killedUnits = 0; // small-integer range would be a boxed number, made anew at each change)
     endRound = 0;
     breachRound = 0;
     wallHp = c.siege === 1 ? c.wallHp : 0;
-    record(c, acc, 0);
     if (checkEnd()) {
       endRound = 0;
       fillRecords(c, 0);
     } else if (c.siege === 1) siege(c, rng, acc);
-    else {
-      openField(c, rng, acc, 1);
-      fillRecords(c, endRound);
-    }
+    else openField(c, rng, acc, 1);
     if (outcome === 1) acc[A_ATT_WINS] += 1;
     else if (outcome === 2) acc[A_DEF_WINS] += 1;
     else acc[A_UNDECIDED] += 1;
     acc[A_ROUNDS] += endRound;
     acc[A_ROUNDS2] += endRound * endRound;
+    if ((i & 1023) === 1023) flushTail(c, acc);
   }
   flushTail(c, acc);
   acc[A_TRIALS] += trials;
