@@ -21,6 +21,7 @@ import { dieThreshold, rollDie } from '../../engine/dice.js';
 import type { Kernel } from '../types.js';
 import * as TYPES from './compile.js';
 import type { FantasyCompiled } from './compile.js';
+import { aliasDraw, ensureBinomials, ensureSums } from './kernel-tables.js';
 
 // The troop types (compile.ts) as this module's own constants: V8 folds a module's own `const`
 // into the code, while an imported binding is read and checked at every use.
@@ -139,9 +140,35 @@ interface Prepared {
   start: Int32Array;
   /** side * NT + type of every type a side has (the attrition curve's rows; the others stay 0). */
   slots: Int32Array;
+  /** Table mode: alias tables of the sums of n d2, d3, d6 (by n), see kernel-tables.ts. */
+  sum2: Int32Array;
+  sum3: Int32Array;
+  sum6: Int32Array;
+  /** Binomial(n, 1/3) and Binomial(n, 1/2): a pool's 1s, then its 2s among the rest. */
+  third: Int32Array;
+  half: Int32Array;
+  /** Binomial(n, P(climb succeeds)), and Binomial(n, P(2d3 >= HP)) for HP 2..7 at [HP - 2]. */
+  climbOk: Int32Array;
+  climbDies: Int32Array[];
 }
 const OE = 8;
 const prepared = new WeakMap<FantasyCompiled, Prepared>();
+/** P(2d3 >= h) for h = 0..7 (rules 4.4): a failed climber of h HP is lost. */
+const TWO_D3_AT_LEAST = [1, 1, 1, 8 / 9, 6 / 9, 3 / 9, 1 / 9, 0];
+let S2: Int32Array = new Int32Array(0);
+let S3: Int32Array = new Int32Array(0);
+let S6: Int32Array = new Int32Array(0);
+let THIRD: Int32Array = new Int32Array(0);
+let HALF: Int32Array = new Int32Array(0);
+let CLIMB_OK: Int32Array = new Int32Array(0);
+let CLIMB_DIES: Int32Array[] = [];
+/**
+ * Table mode (the default): the sum of n identical dice, a cleric pool and a class of climbers
+ * are each drawn from their exact distribution (kernel-tables.ts) instead of die by die. The
+ * per-die mode rolls every die as the rules say; tests switch to it (setPerDie) to hold the
+ * table mode to it. Both make the same decisions; only the dice stream differs.
+ */
+let perDie = false;
 const T2 = dieThreshold(2);
 const T3 = dieThreshold(3);
 const T6 = dieThreshold(6);
@@ -182,6 +209,22 @@ function prepare(c: FantasyCompiled): Prepared {
     }
   }
   from.push(lists.length / OE);
+  // Table mode: the largest n each kind of draw can ask for in this case.
+  let n6 = 0;
+  let n3 = 2; // the tower bonus 2d3
+  let n2 = 0;
+  let clerics = 0;
+  for (let s = 0; s < 2; s++) {
+    const u = (t: number) => c.units[s * NT + t];
+    n6 = Math.max(n6, u(INF) + u(CAV) + c.might[s], 2 * u(ENG));
+    n3 = Math.max(n3, u(ARC), u(MAG));
+    n2 = Math.max(n2, u(ARC), u(MAG) + u(CLE));
+    clerics = Math.max(clerics, u(CLE));
+  }
+  const climbers = Math.max(c.units[INF], c.units[CAV]);
+  const faces = Math.min(20, Math.max(0, c.climbGt === 1 ? 20 - c.dc : 21 - c.dc)); // H16: faces that succeed
+  const climbDies: Int32Array[] = [];
+  for (let h = 2; h <= 7; h++) climbDies.push(ensureBinomials(`2d3>=${h}`, TWO_D3_AT_LEAST[h], climbers));
   const start = new Int32Array(TOTG + 2 * G);
   const slots: number[] = [];
   for (let s = 0; s < 2; s++)
@@ -196,6 +239,13 @@ function prepare(c: FantasyCompiled): Prepared {
     ordFrom: Int32Array.from(from),
     start,
     slots: Int32Array.from(slots),
+    sum2: ensureSums(2, n2),
+    sum3: ensureSums(3, n3),
+    sum6: ensureSums(6, n6),
+    third: ensureBinomials('1/3', 1 / 3, clerics),
+    half: ensureBinomials('1/2', 1 / 2, clerics),
+    climbOk: ensureBinomials(`${faces}/20`, faces / 20, climbers),
+    climbDies,
   };
 }
 
@@ -216,6 +266,13 @@ function ensure(c: FantasyCompiled): void {
   ORD_FROM = p.ordFrom;
   START = p.start;
   SLOTS = p.slots;
+  S2 = p.sum2;
+  S3 = p.sum3;
+  S6 = p.sum6;
+  THIRD = p.third;
+  HALF = p.half;
+  CLIMB_OK = p.climbOk;
+  CLIMB_DIES = p.climbDies;
   let units = 0;
   for (let i = 0; i < 2 * NT; i++) units += c.units[i];
   // Largest damage any single pool can reach: every unit's largest die, engines 12, towers 6,
@@ -251,9 +308,10 @@ function rollN(rng: RngState, n: number): number {
   return rollDie(rng, n, 4294967296 % n);
 }
 
-/** The sum of n dice of `die` faces (2, 3 or 6). */
+/** The sum of n dice of `die` faces (2, 3 or 6): one table draw, or every die in per-die mode. */
 function sumDice(rng: RngState, n: number, die: number): number {
   if (n <= 0) return 0;
+  if (!perDie) return aliasDraw(rng, die === 6 ? S6[n] : die === 3 ? S3[n] : S2[n]);
   const t = die === 6 ? T6 : die === 3 ? T3 : T2;
   let sum = 0;
   for (let i = 0; i < n; i++) sum += rollDie(rng, die, t);
@@ -491,6 +549,13 @@ let volleyMages = 0; // mage dice kept (rolls in mageRolls[0..volleyMages))
 
 /** Roll a volley: `mages` d3 and `archers` d2 (results in volleyM, volleyA, mageRolls). */
 function rollVolley(c: FantasyCompiled, rng: RngState, mages: number, archers: number): void {
+  if (!perDie && c.mageTargeting !== 1 && c.diceRemoval !== 1) {
+    // only the mages' total matters (per-mage targets and H11 (b) need each die)
+    volleyMages = mages;
+    volleyM = sumDice(rng, mages, 3);
+    volleyA = sumDice(rng, archers, 2);
+    return;
+  }
   let m = 0;
   for (let i = 0; i < mages; i++) {
     const r = rollDie(rng, 3, c.t3);
@@ -1024,6 +1089,16 @@ function rollPool(c: FantasyCompiled, rng: RngState, s: number, accumulate: bool
     pool[s * 4 + 3] = 0;
   }
   const n = countType(cnt, s, CLE, ALL_GROUPS);
+  if (!perDie) {
+    if (n === 0) return;
+    // the faces of n d3: the 1s are Binomial(n, 1/3), the 2s Binomial(rest, 1/2)
+    const ones = aliasDraw(rng, THIRD[n]);
+    const twos = aliasDraw(rng, HALF[n - ones]);
+    pool[s * 4 + 1] += ones;
+    pool[s * 4 + 2] += twos;
+    pool[s * 4 + 3] += n - ones - twos;
+    return;
+  }
   for (let i = 0; i < n; i++) pool[s * 4 + rollDie(rng, 3, c.t3)]++;
 }
 
@@ -1031,6 +1106,12 @@ function rollPool(c: FantasyCompiled, rng: RngState, s: number, accumulate: bool
 function meleeTotal(c: FantasyCompiled, rng: RngState, s: number, groupMask: number): number {
   const might = c.might[s];
   const mightDice = might > 0 && (c.captainUnit === 0 || countType(cnt, s, CAP, ALL_GROUPS) > 0) ? might : 0;
+  if (!perDie) {
+    // the same dice by size (MELEE_DIE): d6 infantry, cavalry and Might; d3 archers; d2 mages, clerics
+    const n6 = countType(cnt, s, INF, groupMask) + countType(cnt, s, CAV, groupMask) + mightDice;
+    const n2 = countType(cnt, s, MAG, groupMask) + countType(cnt, s, CLE, groupMask);
+    return sumDice(rng, n6, 6) + sumDice(rng, countType(cnt, s, ARC, groupMask), 3) + sumDice(rng, n2, 2);
+  }
   let sum = 0;
   for (let t = 0; t < NT; t++) {
     const die = c.meleeDie[t];
@@ -1195,6 +1276,25 @@ function climbs(c: FantasyCompiled, rng: RngState): void {
     for (let h = 1; h <= Hmax; h++) {
       const n = cnt[b0 + h];
       if (n === 0) continue;
+      if (!perDie && c.failedClimb !== 1) {
+        // One class at once: successes ~ Binomial(n, p), the lost among the failures ~
+        // Binomial(failures, P(2d3 >= h)); H17 (b) needs each failure's damage (per die).
+        const ok = aliasDraw(rng, CLIMB_OK[n]);
+        const lost = aliasDraw(rng, CLIMB_DIES[h < 2 ? 0 : h > 7 ? 5 : h - 2][n - ok]);
+        const out = c.failedClimb === 2 ? n : ok + lost; // H17 (c): the failures may not retry
+        cnt[b0 + h] -= out;
+        cnt[TOT + t] -= out;
+        cnt[TOTG] -= out;
+        cnt[b1 + h] += ok;
+        cnt[TOT + NT + t] += ok;
+        cnt[TOTG + 1] += ok;
+        if (c.failedClimb === 2) {
+          cnt[b2 + h] += n - ok - lost;
+          cnt[TOT + 2 * NT + t] += n - ok - lost;
+          cnt[TOTG + 2] += n - ok - lost;
+        }
+        continue;
+      }
       for (let i = 0; i < n; i++) {
         const d20 = rollDie(rng, 20, c.t20);
         const ok = c.climbGt === 1 ? d20 > c.dc : d20 >= c.dc; // H16
@@ -1520,6 +1620,10 @@ export const _internals = {
     }
   },
   policies: { P_GREEDY, P_LOWEST, P_KNAPSACK, P_RANDOM, P_RECEIVER },
+  /** Roll every die (per-die mode) instead of drawing sums and counts from tables. */
+  setPerDie(on: boolean): void {
+    perDie = on;
+  },
   /** Do the running totals agree with the classes they sum (both sides, every group and type)? */
   totalsMatch(): boolean {
     for (let s = 0; s < 2; s++)

@@ -1,0 +1,192 @@
+/**
+ * Dice tables for the fantasy kernel (its table mode): the sum of n identical dice, and a
+ * binomial count, each drawn with one 32-bit draw through an alias table (Walker; Vose's
+ * construction in integers) instead of rolling every die. A table depends only on the die (or
+ * the chance) and n, never on a case, so tables are made once per worker and shared by every
+ * case and sweep point that needs them (tables only grow).
+ *
+ * A table of m outcomes has K = 2^bits >= m slots; a draw's top `bits` bits pick a slot and
+ * its other 32 - bits bits are compared with the slot's threshold (keep the slot's outcome, or
+ * take its alias). Outcome probabilities are rounded to multiples of 2^-32 (largest remainders
+ * first, so they sum to 1 exactly), so every outcome is drawn with its exact probability to
+ * within 2^-32; an outcome less likely than that may never be drawn.
+ * test/fantasy-tables.test.ts holds the tables to the exact distributions and the kernel's
+ * table mode to its per-die mode.
+ */
+import { nextI32, type RngState } from '../../engine/rng.js';
+
+/**
+ * Every table, one after another: at a table's base, AL[base] = bits, then K slots of three
+ * ints (threshold, outcome kept, outcome of the alias). A full slot has threshold 0 and its own
+ * outcome twice.
+ */
+let AL = new Int32Array(1 << 14);
+let alTop = 0;
+
+const TWO32 = 4294967296;
+
+/** Add an alias table for outcomes `codes` with probabilities `probs` (summing to 1); returns its base. */
+export function aliasBuild(codes: readonly number[], probs: readonly number[]): number {
+  const m = codes.length;
+  let bits = 0;
+  while (1 << bits < m) bits++;
+  const K = 1 << bits;
+  const cap = TWO32 / K; // one slot's share of 2^32
+  const w = new Array<number>(K).fill(0);
+  let total = 0;
+  for (let i = 0; i < m; i++) {
+    w[i] = Math.floor(probs[i] * TWO32);
+    total += w[i];
+  }
+  // the units the floors left out go to the largest remainders (each outcome stays within 1 unit)
+  const byRemainder = Array.from({ length: m }, (_, i) => i).sort((a, b) => probs[b] * TWO32 - w[b] - (probs[a] * TWO32 - w[a]) || a - b);
+  for (let j = 0; total < TWO32; j = (j + 1) % m, total++) w[byRemainder[j]]++;
+  const size = 1 + 3 * K;
+  if (alTop + size > AL.length) {
+    let n = AL.length * 2;
+    while (alTop + size > n) n *= 2;
+    const grown = new Int32Array(n);
+    grown.set(AL);
+    AL = grown;
+  }
+  const base = alTop;
+  alTop += size;
+  AL[base] = bits;
+  const code = (i: number) => (i < m ? codes[i] : codes[0]); // empty slots are never kept
+  for (let i = 0; i < K; i++) {
+    AL[base + 1 + 3 * i] = 0;
+    AL[base + 2 + 3 * i] = code(i);
+    AL[base + 3 + 3 * i] = code(i);
+  }
+  const small: number[] = [];
+  const large: number[] = [];
+  for (let i = 0; i < K; i++) (w[i] < cap ? small : large).push(i);
+  while (small.length > 0 && large.length > 0) {
+    const s = small.pop()!;
+    const l = large[large.length - 1];
+    AL[base + 1 + 3 * s] = w[s]; // keep s when the low bits are below w[s], else take l
+    AL[base + 3 + 3 * s] = code(l);
+    w[l] -= cap - w[s];
+    if (w[l] < cap) {
+      large.pop();
+      small.push(l);
+    }
+  }
+  return base;
+}
+
+/** The probability the table at `base` gives each outcome code (for tests). */
+export function aliasMass(base: number): Map<number, number> {
+  const bits = AL[base];
+  const K = 1 << bits;
+  const cap = TWO32 / K;
+  const mass = new Map<number, number>();
+  const add = (code: number, w: number) => mass.set(code, (mass.get(code) ?? 0) + w / TWO32);
+  for (let i = 0; i < K; i++) {
+    const e = base + 1 + 3 * i;
+    const thr = bits === 0 ? cap : AL[e];
+    add(AL[e + 1], thr);
+    add(AL[e + 2], cap - thr);
+  }
+  return mass;
+}
+
+/** One draw from the table at `base`: an outcome code (no draw when there is one outcome). */
+export function aliasDraw(rng: RngState, base: number): number {
+  const bits = AL[base];
+  if (bits === 0) return AL[base + 2];
+  const u = nextI32(rng);
+  const e = base + 1 + (u >>> (32 - bits)) * 3;
+  return (u & (-1 >>> bits)) < AL[e] ? AL[e + 1] : AL[e + 2];
+}
+
+// === sums of n dice =========================================================================
+
+/** sumBases[die][n]: the table of the sum of n dice of `die` faces (-1: not made yet). */
+const sumBases: Int32Array[] = [];
+const sumDist: number[][] = [];
+
+/** Make the tables of the sum of n dice of `die` faces for every n up to nMax. */
+export function ensureSums(die: number, nMax: number): Int32Array {
+  let bases = sumBases[die];
+  if (!bases) {
+    bases = new Int32Array(0);
+    sumDist[die] = [1];
+  }
+  if (bases.length > nMax) return bases;
+  const grown = new Int32Array(nMax + 1).fill(-1);
+  grown.set(bases);
+  let n = bases.length;
+  let dist = sumDist[die]; // the sum of n - 1 dice (or of none)
+  if (n === 0) {
+    grown[0] = aliasBuild([0], [1]);
+    n = 1;
+  }
+  for (; n <= nMax; n++) {
+    const next = new Array<number>(dist.length + die).fill(0);
+    for (let s = 0; s < dist.length; s++) if (dist[s] !== 0) for (let f = 1; f <= die; f++) next[s + f] += dist[s] / die;
+    dist = next;
+    const codes: number[] = [];
+    const probs: number[] = [];
+    for (let s = n; s <= n * die; s++) {
+      codes.push(s);
+      probs.push(dist[s]);
+    }
+    grown[n] = aliasBuild(codes, probs);
+  }
+  sumDist[die] = dist;
+  sumBases[die] = grown;
+  return grown;
+}
+
+/** The exact distribution of the sum of n dice of `die` faces (index = total), for tests. */
+export function sumDistribution(die: number, n: number): number[] {
+  let dist = [1];
+  for (let i = 0; i < n; i++) {
+    const next = new Array<number>(dist.length + die).fill(0);
+    for (let s = 0; s < dist.length; s++) if (dist[s] !== 0) for (let f = 1; f <= die; f++) next[s + f] += dist[s] / die;
+    dist = next;
+  }
+  return dist;
+}
+
+// === binomial counts ========================================================================
+
+const binBases = new Map<string, Int32Array>();
+
+/** Binomial(n, p) probabilities, k = 0..n (logs, so large n neither overflows nor underflows). */
+export function binomialDistribution(n: number, p: number): number[] {
+  if (p <= 0) return [1, ...new Array<number>(n).fill(0)];
+  if (p >= 1) return [...new Array<number>(n).fill(0), 1];
+  const out: number[] = [];
+  let logC = 0; // log C(n, k)
+  for (let k = 0; k <= n; k++) {
+    if (k > 0) logC += Math.log((n - k + 1) / k);
+    out.push(Math.exp(logC + k * Math.log(p) + (n - k) * Math.log1p(-p)));
+  }
+  return out;
+}
+
+/**
+ * The tables of Binomial(n, p) for every n up to nMax; `key` names p exactly (two keys never
+ * share a table). Outcome code = the count.
+ */
+export function ensureBinomials(key: string, p: number, nMax: number): Int32Array {
+  const bases = binBases.get(key) ?? new Int32Array(0);
+  if (bases.length > nMax) return bases;
+  const grown = new Int32Array(nMax + 1).fill(-1);
+  grown.set(bases);
+  for (let n = bases.length; n <= nMax; n++) {
+    const dist = binomialDistribution(n, p);
+    const codes: number[] = [];
+    const probs: number[] = [];
+    for (let k = 0; k <= n; k++) {
+      if (dist[k] === 0) continue;
+      codes.push(k);
+      probs.push(dist[k]);
+    }
+    grown[n] = aliasBuild(codes, probs);
+  }
+  binBases.set(key, grown);
+  return grown;
+}

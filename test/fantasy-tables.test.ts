@@ -1,0 +1,168 @@
+/**
+ * The fantasy kernel's table mode: sums of identical dice, cleric pools and classes of climbers
+ * drawn from alias tables (kernel-tables.ts) instead of die by die. The tables are held to the
+ * exact distributions, the draws to the tables, and the table mode to the per-die mode (a
+ * different dice stream: two independent samples of the same battles) and to the exact solvers.
+ */
+import { describe, expect, it } from 'vitest';
+import { CHECK_Z_LIMIT, checkScenario, exactScenario, runScenario, validateText } from '../src/api.js';
+import { aliasDraw, aliasMass, binomialDistribution, ensureBinomials, ensureSums, sumDistribution } from '../src/systems/fantasy/kernel-tables.js';
+import { _internals as K } from '../src/systems/fantasy/kernel.js';
+import { deriveState } from '../src/engine/rng.js';
+import { merge, zAll, type Tree } from './helpers.js';
+import { stringify } from 'yaml';
+
+const TWO32 = 2 ** 32;
+
+function valid(body: Tree, trials: number) {
+  const v = validateText('f.yaml', `name: f\nsystem: fantasy\nseed: fantasy-tables\ntrials: ${trials}\n${stringify(body)}`);
+  if (!v.ok) throw new Error(v.issues.map((i) => `${i.path}: ${i.message}`).join('; '));
+  return v.value;
+}
+
+/** Run in per-die mode (every die rolled), restoring the table mode after. */
+async function perDie<T>(f: () => Promise<T>): Promise<T> {
+  K.setPerDie(true);
+  try {
+    return await f();
+  } finally {
+    K.setPerDie(false);
+  }
+}
+
+/** Upper tail of chi-square at 1e-6 (Wilson-Hilferty): a correct table fails once in a million seeds. */
+function chiCritical(df: number): number {
+  const z = 4.753; // standard normal upper 1e-6 point
+  const a = 2 / (9 * df);
+  return df * (1 - a + z * Math.sqrt(a)) ** 3;
+}
+
+describe('fantasy tables: every outcome has its exact probability to within 2^-32', () => {
+  /** Check a table against a distribution (outcome code -> probability). */
+  function holds(base: number, exact: (code: number) => number, codes: number[]) {
+    const mass = aliasMass(base);
+    let total = 0;
+    for (const [code, m] of mass) {
+      total += m;
+      if (m > 0) expect(codes, `code ${code}`).toContain(code); // nothing impossible is drawn
+    }
+    expect(Math.abs(total - 1)).toBeLessThan(1e-12);
+    for (const code of codes) expect(Math.abs((mass.get(code) ?? 0) - exact(code)), `code ${code}`).toBeLessThanOrEqual(1 / TWO32);
+  }
+
+  it('sums of n dice (d2, d3, d6), n = 0..40', () => {
+    for (const die of [2, 3, 6]) {
+      const bases = ensureSums(die, 40);
+      for (let n = 0; n <= 40; n++) {
+        const dist = sumDistribution(die, n);
+        const codes = Array.from({ length: (die - 1) * n + 1 }, (_, i) => n + i);
+        holds(bases[n], (s) => dist[s] ?? 0, codes);
+      }
+    }
+  });
+
+  it('binomial counts (pools 1/3 and 1/2, climbs 9/20, 2d3 >= HP), n = 0..60, and certain outcomes', () => {
+    for (const [key, p] of [
+      ['1/3', 1 / 3],
+      ['1/2', 1 / 2],
+      ['9/20', 9 / 20],
+      ['2d3>=4', 6 / 9],
+      ['0/20', 0],
+      ['20/20', 1],
+    ] as [string, number][]) {
+      const bases = ensureBinomials(key, p, 60);
+      for (let n = 0; n <= 60; n++) {
+        const dist = binomialDistribution(n, p);
+        holds(bases[n], (k) => dist[k] ?? 0, Array.from({ length: n + 1 }, (_, k) => k));
+      }
+    }
+    // the exact distribution itself, against the closed form for a small case
+    expect(binomialDistribution(3, 1 / 3).map((q) => q * 27)).toEqual([8, 12, 6, 1].map((x) => expect.closeTo(x, 10)));
+  });
+
+  it('draws follow their table (chi-square, 600k draws of 3d6), and a wrong distribution is caught', () => {
+    const base = ensureSums(6, 3)[3];
+    const rng = deriveState('fantasy-tables', 'draws', 0);
+    const counts = new Array<number>(19).fill(0);
+    const N = 600_000;
+    for (let i = 0; i < N; i++) counts[aliasDraw(rng, base)]++;
+    expect(counts[0] + counts[1] + counts[2]).toBe(0);
+    const chi = (dist: number[]) => {
+      let x = 0;
+      for (let s = 3; s <= 18; s++) x += (counts[s] - N * dist[s]) ** 2 / (N * dist[s]);
+      return x;
+    };
+    expect(chi(sumDistribution(6, 3))).toBeLessThan(chiCritical(15));
+    // 2d6 and a die that shows 6 a fifth of the time: the same test rejects it
+    const two = sumDistribution(6, 2);
+    const biased = new Array<number>(19).fill(0);
+    for (let s = 0; s < two.length; s++) for (let f = 1; f <= 6; f++) biased[s + f] += two[s] * (f === 6 ? 0.2 : 0.16);
+    expect(chi(biased)).toBeGreaterThan(chiCritical(15));
+  });
+});
+
+describe('fantasy tables: the table mode agrees with the per-die mode (|z| < 4.5 everywhere)', () => {
+  const SIEGE: Tree = {
+    mode: 'siege',
+    attacker: { infantry: 10, cavalry: 4, archers: 6, mages: 2, clerics: 2, siege_engines: 3, captain_might: 2 },
+    defender: { infantry: 6, archers: 6, mages: 1, clerics: 1, captain_might: 1 },
+    wall: { hp: 30, dc: 12 },
+  };
+  /** A balanced open-field battle (the defender wins about 3 in 4). */
+  const FIELD: Tree = {
+    mode: 'open_field',
+    attacker: { infantry: 6, cavalry: 2, archers: 3, mages: 2, clerics: 1, captain_might: 1 },
+    defender: { infantry: 10, archers: 4, mages: 1, clerics: 3, captain_might: 1 },
+  };
+  const cases: [string, Tree][] = [
+    ['the reference siege (DEFAULT rules)', SIEGE],
+    ['a grid point: a thick wall, DC 17, a smaller assault', merge(SIEGE, { attacker: { infantry: 8, cavalry: 2, archers: 4, mages: 1, clerics: 1, siege_engines: 2, captain_might: 1 }, defender: { archers: 5 }, wall: { hp: 60, dc: 17 }, max_rounds: 12 })],
+    ['open field, optimal shields (DEFAULT)', FIELD],
+    ['open field, no-waste shields, phases repeated', merge(FIELD, { policy: { shield_spending: 'no_waste' }, rules: { open_field_rounds: 'repeat_phases' } })],
+    ['siege: failures may not retry, pools accumulate, towers always, climbs by d20 > DC', merge(SIEGE, { rules: { failed_climb: 'no_retry', siege_pool: 'accumulate', tower_bonus: 'always', climb_comparison: 'gt' } })],
+    ['siege: wounds persist (climbers below full HP), HP = melee die', merge(SIEGE, { rules: { leftover: 'persistent', hp_preset: 'melee_die' } })],
+    ['siege: failed climbers keep their damage (climbs die by die), one HP each', merge(SIEGE, { rules: { failed_climb: 'persistent' }, hp: { infantry: 7, cavalry: 8 } })],
+    ['siege: per-mage targets, the highest results removed (mage dice one by one)', merge(SIEGE, { attacker: { mages: 4 }, rules: { mage_targeting: 'per_mage', dice_removal: 'highest_results' } })],
+    ['siege: the captain is a unit, a full battle after the breach', merge(SIEGE, { rules: { captain: 'unit', melee_start: 'full_battle' } })],
+    ['siege: one HP per unit, fortress', merge(SIEGE, { rules: { hp_preset: 'one' }, wall: { type: 'fortress', hp: 50, dc: 14 } })],
+  ];
+  it.each(cases)('%s', async (_label, body) => {
+    const v = valid(body, 30000);
+    const table = await runScenario(v);
+    const dice = await perDie(() => runScenario(v));
+    const zs = zAll(table, dice);
+    expect(zs.length).toBeGreaterThan(30);
+    expect(zs.some(([, z]) => z !== 0)).toBe(true); // not the same dice
+    for (const [label, z] of zs) expect(Math.abs(z), label).toBeLessThan(CHECK_Z_LIMIT);
+  });
+
+  it('the comparison can fail: a climb table one face off is caught', async () => {
+    // DC 12 against DC 13 in per-die mode: one face of the d20 (5 points of climb success)
+    const v = valid(merge(SIEGE, { wall: { dc: 12 } }), 30000);
+    const w = valid(merge(SIEGE, { wall: { dc: 13 } }), 30000);
+    const table = await runScenario(v);
+    const dice = await perDie(() => runScenario(w));
+    const worst = Math.max(...zAll(table, dice).map(([, z]) => Math.abs(z)));
+    expect(worst).toBeGreaterThan(CHECK_Z_LIMIT);
+  });
+});
+
+describe('fantasy tables: both modes agree with the exact solvers (|z| < 4.5)', () => {
+  const cases: [string, string][] = [
+    ['(a) engines alone', 'mode: siege\nattacker: { siege_engines: 3 }\ndefender: { infantry: 3 }\nrules: { engines_targetable: false }\nwall: { hp: 50 }\nmax_rounds: 8'],
+    ['(b) climbs alone, no retry', 'mode: siege\nattacker: { infantry: 8, cavalry: 3 }\ndefender: { infantry: 8 }\nwall: { dc: 13, breach_threshold: 4 }\nrules: { tower_bonus: none, failed_climb: no_retry }\nmax_rounds: 10'],
+    ['(c) the first volley, many clerics', 'mode: open_field\nattacker: { mages: 3, archers: 5 }\ndefender: { infantry: 4, clerics: 6 }\npolicy: { shield_spending: no_waste }'],
+  ];
+  for (const mode of ['table', 'per-die'] as const) {
+    it.each(cases)(`${mode} mode: %s`, async (_label, body) => {
+      const v = validateText('f.yaml', `name: f\nsystem: fantasy\nseed: fantasy-exact\ntrials: 30000\n${body}`);
+      if (!v.ok) throw new Error('invalid');
+      const ex = exactScenario(v.value);
+      expect(ex[0].exact).not.toBeNull();
+      const run = () => runScenario(v.value);
+      const rows = checkScenario(await (mode === 'table' ? run() : perDie(run)), ex);
+      expect(rows.length).toBeGreaterThan(1);
+      for (const r of rows) expect(Math.abs(r.z), `${r.metric}: ${r.simulated} vs ${r.exact}`).toBeLessThan(CHECK_Z_LIMIT);
+    });
+  }
+});
