@@ -140,6 +140,12 @@ interface Prepared {
   start: Int32Array;
   /** side * NT + type of every type a side has (the attrition curve's rows; the others stay 0). */
   slots: Int32Array;
+  /**
+   * Every class a trial can reach (those in the allocation orders), then every running total:
+   * the entries a trial can change, reset from `start` at each trial's start (the rest of the
+   * count array stays 0 for the whole kernel call).
+   */
+  reset: Int32Array;
   /** Table mode: alias tables of the sums of n d2, d3, d6 (by n), see kernel-tables.ts. */
   sum2: Int32Array;
   sum3: Int32Array;
@@ -174,6 +180,7 @@ const T3 = dieThreshold(3);
 const T6 = dieThreshold(6);
 let ORD: Int32Array = new Int32Array(0);
 let START: Int32Array = new Int32Array(0);
+let RESET: Int32Array = new Int32Array(0);
 let SLOTS: Int32Array = new Int32Array(0);
 let ORD_FROM: Int32Array = new Int32Array(7);
 
@@ -234,11 +241,15 @@ function prepare(c: FantasyCompiled): Prepared {
       addCount(start, off(s, 0, t) + c.hp[t], n);
       slots.push(s * NT + t);
     }
+  const reset: number[] = [];
+  for (let s = 0; s < 2; s++) for (let e = from[s * 3]; e < from[s * 3 + 1]; e++) reset.push(lists[e * OE]); // the greedy order: every reachable class once
+  for (let i = TOT; i < TOTG + 2 * G; i++) reset.push(i);
   return {
     ord: Int32Array.from(lists),
     ordFrom: Int32Array.from(from),
     start,
     slots: Int32Array.from(slots),
+    reset: Int32Array.from(reset),
     sum2: ensureSums(2, n2),
     sum3: ensureSums(3, n3),
     sum6: ensureSums(6, n6),
@@ -266,6 +277,7 @@ function ensure(c: FantasyCompiled): void {
   ORD_FROM = p.ordFrom;
   START = p.start;
   SLOTS = p.slots;
+  RESET = p.reset;
   S2 = p.sum2;
   S3 = p.sum3;
   S6 = p.sum6;
@@ -841,6 +853,9 @@ function spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean)
     // charge); ties: fewer dice, then the smaller sum. A subset is priced only if it could
     // still win: the value lost is never negative, so lambda x pips bounds its cost from below
     // (so once nothing is lost by spending nothing, nothing else is priced).
+    // Spending nothing loses nothing: no other subset can win (every cost is >= 0, and ties
+    // go to fewer dice), so none is priced.
+    if (lossAt(c, 0) === 0) return 0;
     let best = Infinity;
     let bestN = 0;
     let bestSum = 0;
@@ -1559,9 +1574,11 @@ export function runFantasy(c: FantasyCompiled, stream: RngState, trials: number,
     acc[b0 + 2 + SLOTS[j] * 2] += trials * n;
     acc[b0 + 3 + SLOTS[j] * 2] += trials * n * n;
   }
+  const reset = RESET;
+  const start = START;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
-    cnt.set(START);
+    for (let j = 0; j < reset.length; j++) cnt[reset[j]] = start[reset[j]];
     for (let k = 0; k < 8; k++) pool[k] = 0;
     carry[0] = 0;
     carry[1] = 0;
