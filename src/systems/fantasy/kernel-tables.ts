@@ -123,9 +123,7 @@ export function ensureSums(die: number, nMax: number): Int32Array {
     n = 1;
   }
   for (; n <= nMax; n++) {
-    const next = new Array<number>(dist.length + die).fill(0);
-    for (let s = 0; s < dist.length; s++) if (dist[s] !== 0) for (let f = 1; f <= die; f++) next[s + f] += dist[s] / die;
-    dist = next;
+    dist = addDie(dist, die);
     const codes: number[] = [];
     const probs: number[] = [];
     for (let s = n; s <= n * die; s++) {
@@ -142,12 +140,15 @@ export function ensureSums(die: number, nMax: number): Int32Array {
 /** The exact distribution of the sum of n dice of `die` faces (index = total), for tests. */
 export function sumDistribution(die: number, n: number): number[] {
   let dist = [1];
-  for (let i = 0; i < n; i++) {
-    const next = new Array<number>(dist.length + die).fill(0);
-    for (let s = 0; s < dist.length; s++) if (dist[s] !== 0) for (let f = 1; f <= die; f++) next[s + f] += dist[s] / die;
-    dist = next;
-  }
+  for (let i = 0; i < n; i++) dist = addDie(dist, die);
   return dist;
+}
+
+/** The distribution of a total (index = total) with one more die of `die` faces added. */
+function addDie(dist: readonly number[], die: number): number[] {
+  const next = new Array<number>(dist.length + die).fill(0);
+  for (let s = 0; s < dist.length; s++) if (dist[s] !== 0) for (let f = 1; f <= die; f++) next[s + f] += dist[s] / die;
+  return next;
 }
 
 // === binomial counts ========================================================================
