@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe } from 'vitest';
-import type { Browser, ConsoleMessage, Page } from 'playwright-core';
+import type { Browser, ConsoleMessage, Locator, Page } from 'playwright-core';
 
 /** The system Chromium (override with SIEGESIM_CHROMIUM). */
 export const CHROMIUM = process.env.SIEGESIM_CHROMIUM ?? '/usr/bin/chromium';
@@ -64,10 +64,11 @@ export function watchPage(page: Page): string[] {
   return problems;
 }
 
-/** Save a full-page screenshot under test-artifacts/ and return its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/** Save a full-page screenshot (or one of a part of the page) under test-artifacts/ and return its path. */
+export async function screenshot(page: Page, name: string, part?: Locator): Promise<string> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const file = path.join(ARTIFACTS, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  if (part) await part.screenshot({ path: file });
+  else await page.screenshot({ path: file, fullPage: true });
   return file;
 }

@@ -2,7 +2,8 @@
  * The workbench in a real headless Chromium (issue 11 item 5): pick the fantasy siege, change
  * wall.hp, see the headline move and the paired difference appear with its interval; open a
  * `?scenario=...` link; a bad value's message beside its control; a sweep with its solve answer;
- * no console error anywhere. Screenshots go to test-artifacts/ (look at them).
+ * the "what matters" panel (the tornado of the tuned case, a search meeting a target, one that
+ * cannot, a stopped one, its answer used); no console error anywhere. Screenshots go to test-artifacts/ (look at them).
  *
  * The time from each change to the first number and to the precision is read from the page's
  * own marks and printed, not asserted (speed is measured in bench/, not in a test).
@@ -53,7 +54,7 @@ describeBrowser('the workbench page', () => {
     return {
       page,
       // A superseded run is aborted by the page on purpose (issue 11: no queue of stale runs).
-      problems: () => problems.filter((p) => !/request failed: .*\/api\/(run|sweep) \(net::ERR_ABORTED\)/.test(p)),
+      problems: () => problems.filter((p) => !/request failed: .*\/api\/(run|sweep|sensitivity|tune) \(net::ERR_ABORTED\)/.test(p)),
     };
   }
 
@@ -162,6 +163,70 @@ describeBrowser('the workbench page', () => {
     await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^structure\.surrender_level = \d+ is the smallest value/);
     await page.waitForSelector('#sweep-chart svg');
     await screenshot(page, 'workbench-sweep-solve');
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
+  it('what matters: ranks the settings of the tuned case as a tornado, tunes two of them to targets, and uses the answer', async () => {
+    const SC = 'fantasy/stone-wall-siege.yaml';
+    const { page, problems } = await openPage(`?scenario=${SC}&wall.hp=40`);
+    await doneWith(page, SC, { 'wall.hp': 40 });
+    await page.click('.tabs button[data-tab="matters"]');
+    // the ranking: the settings written in the file, turned from the case on screen
+    await page.click('#sens-form button[type="submit"]');
+    await expect.poll(() => page.locator('#sens-status').textContent(), { timeout: 120_000 }).toMatch(/^\d+ settings ranked by their effect on p_attacker_wins \(\d+\.\d% for wall\.hp = 40\)/);
+    await page.waitForSelector('#sens-chart svg');
+    expect(await page.locator('#sens-chart svg .mark-rect path').count()).toBeGreaterThan(4); // the tornado's bars
+    const ranked = page.locator('#sens-table tr');
+    expect(await ranked.count()).toBeGreaterThan(5);
+    expect(await ranked.nth(1).locator('td').first().textContent()).toBe('1');
+    expect(await ranked.nth(1).locator('.turn').first().textContent()).toMatch(/→ .*: [−+±]\d+\.\d pts \[-?\d+\.\d to -?\d+\.\d\]/);
+    await page.evaluate('window.scrollTo(0, 0)');
+    await screenshot(page, 'workbench-what-matters-tornado');
+    // a search: wall HP and DC for one target (the designer picks them; "tune" in the ranking does too)
+    await page.locator('#sens-table button[data-tune]').first().click();
+    await page.selectOption('.tparam[data-i="0"] .tp-path', 'wall.hp');
+    await page.selectOption('.tparam[data-i="1"] .tp-path', 'wall.dc');
+    await page.selectOption('.tparam[data-i="2"] .tp-path', '');
+    await page.selectOption('#tune-trials', '1024');
+    expect(await page.inputValue('#targets .target .tg-metric')).toBe('p_attacker_wins');
+    expect(await page.inputValue('#targets .target .tg-lo')).toBe('0.45');
+    await page.click('#tune-form button[type="submit"]');
+    const answer = page.locator('#tune-answer');
+    await expect.poll(() => answer.textContent(), { timeout: 120_000 }).toMatch(/^found: wall\.hp = \d+, wall\.dc = \d+ meets all 1 target/);
+    await page.waitForSelector('#tune-chart svg');
+    expect(await answer.locator('table.checks tr.met').count()).toBe(1);
+    await page.evaluate('window.scrollTo(0, 0)');
+    await screenshot(page, 'workbench-what-matters-tune');
+    await page.addStyleTag({ content: '.top { position: static !important; }' }); // a part's picture without the sticky bar over it
+    await screenshot(page, 'workbench-what-matters-tune-panel', page.locator('#tune'));
+    await screenshot(page, 'workbench-what-matters-tornado-panel', page.locator('#sens'));
+    // a second target no candidate meets with the first: the closest, plainly
+    await page.click('#add-target');
+    const second = page.locator('#targets .target').nth(1);
+    await second.locator('.tg-metric').selectOption('mean_rounds');
+    await second.locator('.tg-lo').fill('12');
+    await second.locator('.tg-hi').fill('14');
+    await page.click('#tune-form button[type="submit"]');
+    await expect.poll(() => answer.textContent(), { timeout: 120_000 }).toMatch(/^no candidate meets all 2 targets; closest: wall\.hp = \d+, wall\.dc = \d+/);
+    expect(await answer.locator('table.checks tr.missed').count()).toBeGreaterThan(0);
+    await page.evaluate('window.scrollTo(0, 0)');
+    await screenshot(page, 'workbench-what-matters-closest');
+    // stopped mid-way: the server's job ends too
+    await page.selectOption('#tune-trials', '16384');
+    await page.click('#tune-form button[type="submit"]');
+    await expect.poll(() => page.locator('#tune-status').textContent(), { timeout: 60_000 }).toMatch(/candidates · /);
+    await page.click('#tune-stop');
+    expect(await page.locator('#tune-status').textContent()).toBe('stopped');
+    await expect.poll(() => wb.stats().open, { timeout: 5000 }).toBe(0);
+    // the closest answer's values go to the controls; the live results compare them with the file
+    const best = /closest: wall\.hp = (\d+), wall\.dc = (\d+)/.exec((await answer.textContent())!)!;
+    await page.click('#tune-apply');
+    // (a value equal to the file's, wall.hp 30 or wall.dc 12, is not a change)
+    const applied = Object.fromEntries([['wall.hp', Number(best[1]), 30], ['wall.dc', Number(best[2]), 12]].filter(([, v, file]) => v !== file).map(([p, v]) => [p, v]));
+    await doneWith(page, SC, applied);
+    expect(await page.locator('.tabs button[data-tab="results"]').getAttribute('aria-selected')).toBe('true');
+    expect(new URL(page.url()).searchParams.get('wall.dc')).toBe(best[2] === '12' ? null : best[2]);
     expect(problems()).toEqual([]);
     await page.close();
   });

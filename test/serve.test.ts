@@ -260,6 +260,36 @@ describe('malformed requests get a 4xx and never crash the server', () => {
       ['a sweep of an unknown metric', () => post('/api/sweep', { scenario: 'surrender/town-basic.yaml', metric: 'p_win', axes: [{ path: 'turns', from: 1, to: 3, step: 1 }] }), 400],
       ['a sweep with a bad range', () => post('/api/sweep', { scenario: 'surrender/town-basic.yaml', axes: [{ path: 'turns', from: 5, to: 1, step: 1 }] }), 422],
       ['a save of a bad value', () => post('/api/save', { scenario: 'surrender/town-basic.yaml', values: { turns: 0 } }), 422],
+      // the "what matters" panel: a ranking (sensitivity) and a search (tune)
+      ['a ranking of an unknown scenario', () => post('/api/sensitivity', { scenario: 'nope.yaml' }), 404],
+      ['a ranking of a bad value', () => post('/api/sensitivity', { scenario: 'surrender/town-basic.yaml', values: { turns: 0 } }), 422],
+      ['a ranking of an unknown metric', () => post('/api/sensitivity', { scenario: 'surrender/town-basic.yaml', metric: 'p_win' }), 422],
+      ['a ranking of an unknown setting', () => post('/api/sensitivity', { scenario: 'surrender/town-basic.yaml', params: ['structure.level'] }), 422],
+      ['a ranking with params not a list', () => post('/api/sensitivity', { scenario: 'surrender/town-basic.yaml', params: 'turns' }), 400],
+      ['a ranking with an empty list', () => post('/api/sensitivity', { scenario: 'surrender/town-basic.yaml', params: [] }), 400],
+      ['a ranking with a path that is not one', () => post('/api/sensitivity', { scenario: 'surrender/town-basic.yaml', params: ['../turns'] }), 400],
+      ['a ranking of 201 settings', () => post('/api/sensitivity', { scenario: 'surrender/town-basic.yaml', params: Array.from({ length: 201 }, (_, i) => `k${i}`) }), 400],
+      ['a ranking with too many trials in all', () => post('/api/sensitivity', { scenario: 'surrender/town-basic.yaml', trials: 10_000_000 }), 400],
+      ['a ranking with absurd trials', () => post('/api/sensitivity', { scenario: 'surrender/town-basic.yaml', trials: 1e12 }), 400],
+      ['a search without params', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', targets: [{ metric: 'p_test', lo: 0.4, hi: 0.6 }] }), 400],
+      ['a search of four params', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', params: ['turns', 'structure.surrender_level', 'besieger.artillery', 'besieger.combat_units'], targets: [{ metric: 'p_test', lo: 0.4, hi: 0.6 }] }), 400],
+      ['a search of one param twice', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', params: ['turns', 'turns'], targets: [{ metric: 'p_test', lo: 0.4, hi: 0.6 }] }), 400],
+      ['a search without targets', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', params: ['turns'] }), 400],
+      ['a search of five targets', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', params: ['turns'], targets: Array.from({ length: 5 }, () => ({ metric: 'p_test', lo: 0.4, hi: 0.6 })) }), 400],
+      ['a target as text', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', params: ['turns'], targets: ['p_test in [0.4, 0.6]'] }), 400],
+      ['a target without its high end', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', params: ['turns'], targets: [{ metric: 'p_test', lo: 0.4, hi: null }] }), 400],
+      ['a target with lo > hi', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', params: ['turns'], targets: [{ metric: 'p_test', lo: 0.6, hi: 0.4 }] }), 400],
+      ['a target of an unknown metric', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', params: ['turns'], targets: [{ metric: 'p_tset', lo: 0.4, hi: 0.6 }] }), 422],
+      ['a search of a choice', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', params: ['rules.comparison'], targets: [{ metric: 'p_test', lo: 0.4, hi: 0.6 }] }), 422],
+      ['a search of an unknown setting', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', params: ['turn'], targets: [{ metric: 'p_test', lo: 0.4, hi: 0.6 }] }), 422],
+      ['a range beyond the schema', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', params: ['turns'], ranges: { turns: [-5, 3] }, targets: [{ metric: 'p_test', lo: 0.4, hi: 0.6 }] }), 422],
+      ['a range of a setting not searched', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', params: ['turns'], ranges: { 'structure.surrender_level': [1, 3] }, targets: [{ metric: 'p_test', lo: 0.4, hi: 0.6 }] }), 400],
+      ['a range of decimals', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', params: ['turns'], ranges: { turns: [1.5, 3] }, targets: [{ metric: 'p_test', lo: 0.4, hi: 0.6 }] }), 400],
+      ['a budget too small to search', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', params: ['turns'], trials: 1000, budget: 1000, targets: [{ metric: 'p_test', lo: 0.4, hi: 0.6 }] }), 422],
+      ['a budget over the cap', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', params: ['turns'], budget: 1e10, targets: [{ metric: 'p_test', lo: 0.4, hi: 0.6 }] }), 400],
+      ['a search of a bad value', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', values: { turns: 'many' }, params: ['structure.surrender_level'], targets: [{ metric: 'p_test', lo: 0.4, hi: 0.6 }] }), 422],
+      ['a search without a client id', () => post('/api/tune', { scenario: 'surrender/town-basic.yaml', params: ['turns'], targets: [{ metric: 'p_test', lo: 0.4, hi: 0.6 }] }, ''), 400],
+      ['GET on the search', () => call('GET', '/api/tune'), 405],
       ['GET on a POST route', () => call('GET', '/api/run'), 405],
       ['PUT', () => call('PUT', '/api/run'), 405],
       ['DELETE on the page', () => call('DELETE', '/'), 405],
@@ -275,6 +305,7 @@ describe('malformed requests get a 4xx and never crash the server', () => {
       await alive();
     }
     expect(logs.filter((l) => l.includes('internal error'))).toEqual([]);
+    expect(wb.stats().open).toBe(0); // no refused ranking or search left a job behind
   });
 
   it('says what is wrong with a value in the CLI\'s words, under its path', async () => {
@@ -457,6 +488,94 @@ describe('sweeps and solve', () => {
     expect(done.points).toBe(30);
     expect(done.chart.layer.map((l) => l.mark.type)).toEqual(['rect', 'text', 'rule']);
   }, 60_000);
+});
+
+describe('what matters: the ranking (sensitivity) and the search (tune) of the tuned case', () => {
+  const TB = 'surrender/town-basic.yaml';
+  type Ev = Record<string, unknown> & { type: string };
+
+  it('ranks the tuned case\'s settings, streamed, with the numbers siegesim sensitivity gives for the same case', async () => {
+    // the level tuned from 3 to 2 (the CLI gets it from the saved file): the steps are to 1 and 3
+    const values = { 'structure.surrender_level': 2 };
+    const s = open('/api/sensitivity', { scenario: TB, values, params: ['structure', 'besieger', 'turns'], trials: 20_000, seed: 7 });
+    await s.ended;
+    const events = s.events as Ev[];
+    expect(s.status()).toBe(200);
+    expect(events[0]).toMatchObject({ type: 'start', metric: 'p_test', trials: 20_000 });
+    expect(events.some((e) => e.type === 'progress')).toBe(true);
+    const done = events.at(-1) as Ev & { ranking: { param: string; effect: number; ci_low: number; ci_high: number }[]; rows: { param: string; to: unknown; effect: number }[]; chart: { name: string; spec: { data: { values: unknown[] } } }; baseline: { value: number } };
+    expect(done.type).toBe('done');
+    expect(done.chart.name).toBe('sensitivity');
+    expect(done.chart.spec.data.values.length).toBeGreaterThan(0);
+    // P(test) = (level + 1) / 6 here (docs/rules/surrender.md): one level is 1/6 either way
+    expect(Math.abs(done.baseline.value - 3 / 6)).toBeLessThan(0.02);
+    const level = done.rows.filter((r) => r.param === 'structure.surrender_level');
+    expect(level.map((r) => r.to)).toEqual([1, 3]);
+    for (const r of level) expect(Math.abs(Math.abs(r.effect) - 1 / 6)).toBeLessThan(0.02);
+    // the same case through the CLI: the tuned file, the same seed and trials
+    const saved = JSON.parse((await post('/api/save', { scenario: TB, values })).text) as { yaml: string; filename: string };
+    const file = path.join(tmp, `sens-${saved.filename}`);
+    writeFileSync(file, saved.yaml);
+    const r = await cli(['sensitivity', file, '--params', 'structure,besieger,turns', '--trials', '20000', '--seed', '7', '--json', '--out', path.join(tmp, 'cli-sens'), '--threads', '1']);
+    expect(r.code, r.stderr).toBe(0);
+    const json = JSON.parse(r.stdout) as { baseline: { value: number }; ranking: { param: string; effect: number; ci_low: number; ci_high: number }[] };
+    expect(num(done.baseline.value)).toBe(json.baseline.value);
+    expect(done.ranking.map((x) => [x.param, num(x.effect), num(x.ci_low), num(x.ci_high)])).toEqual(json.ranking.map((x) => [x.param, x.effect, x.ci_low, x.ci_high]));
+  }, 120_000);
+
+  it('searches values meeting the targets and says which came closest when none does', async () => {
+    const s = open('/api/tune', { scenario: TB, params: ['structure.surrender_level'], targets: [{ metric: 'p_test', lo: 0.45, hi: 0.55 }], trials: 20_000, budget: 1_000_000 });
+    await s.ended;
+    const events = s.events as Ev[];
+    expect(events[0]).toMatchObject({ type: 'start', params: [{ path: 'structure.surrender_level', loaded: 3 }], budget: 1_000_000 });
+    const done = events.at(-1) as Ev & { found: boolean; best: { values: Record<string, number>; trials: number; checks: { value: number; ci_low: number; ci_high: number; met: boolean }[] }; chart: { name: string } };
+    expect(done).toMatchObject({ type: 'done', found: true });
+    expect(done.best.values).toEqual({ 'structure.surrender_level': 2 }); // P = 3/6
+    expect(done.best.checks[0].ci_low).toBeLessThan(0.5);
+    expect(done.best.checks[0].ci_high).toBeGreaterThan(0.5);
+    expect(done.chart.name).toBe('tune_region');
+    // siegesim tune on the same file, targets, trials and budget: the same answer, the same numbers
+    const r = await cli(['tune', path.join(served, TB), '--params', 'structure.surrender_level', '--target', 'p_test in [0.45, 0.55]', '--trials', '20000', '--budget', '1000000', '--json', '--out', path.join(tmp, 'cli-tune'), '--threads', '1']);
+    expect(r.code, r.stderr).toBe(0);
+    const json = JSON.parse(r.stdout) as { best: { values: Record<string, number>; trials: number; checks: { value: number; ci_low: number; ci_high: number }[] }; trials_used: number };
+    expect([done.best.values, done.best.trials, (done as unknown as { trialsUsed: number }).trialsUsed]).toEqual([json.best.values, json.best.trials, json.trials_used]);
+    expect(done.best.checks.map((c) => [num(c.value), num(c.ci_low), num(c.ci_high)])).toEqual(json.best.checks.map((c) => [c.value, c.ci_low, c.ci_high]));
+    // two settings, a target no value reaches: the closest, plainly
+    const none = open('/api/tune', { scenario: TB, params: ['structure.surrender_level', 'turns'], ranges: { turns: [1, 6] }, targets: [{ metric: 'p_test', lo: 0.01, hi: 0.02 }, { metric: 'p_test', lo: 0.9, hi: 0.95 }], trials: 5000, budget: 300_000 });
+    await none.ended;
+    const nd = none.events.at(-1) as Ev & { found: boolean; best: { met: number }; trialsUsed: number };
+    expect(nd).toMatchObject({ type: 'done', found: false });
+    expect(nd.best.met).toBeLessThan(2);
+    expect(nd.trialsUsed).toBeLessThanOrEqual(300_000);
+  }, 120_000);
+
+  it('a newer ranking from the same tab cancels the older; a search and a live run of that tab go on; a closed tab cancels its own', async () => {
+    const big = { scenario: 'fantasy/stone-wall-siege.yaml', trials: 1_000_000, seed: 1 };
+    const tab = 'matters-tab-0001';
+    const a = open('/api/sensitivity', big, tab);
+    await until(() => a.events.length > 0);
+    expect(a.events[0]).toMatchObject({ type: 'start' });
+    const search = open('/api/tune', { scenario: 'fantasy/stone-wall-siege.yaml', params: ['wall.hp'], targets: [{ metric: 'p_attacker_wins', lo: 0.45, hi: 0.55 }], trials: 2_000_000, budget: 100_000_000 }, tab);
+    await until(() => search.events.length > 0);
+    const b = open('/api/sensitivity', { scenario: TB, params: ['turns'], trials: 20_000 }, tab);
+    await a.ended; // superseded: ended without an answer
+    expect(a.events.map((e) => e.type)).not.toContain('done');
+    await b.ended;
+    expect(b.events.at(-1)).toMatchObject({ type: 'done' });
+    // the search is another kind of job: still open
+    expect(search.events.map((e) => e.type)).not.toContain('done');
+    expect(wb.stats().open).toBe(1);
+    const live = open('/api/run', { scenario: TB, values: { turns: 4 }, trials: 100_000 }, tab);
+    await live.ended;
+    expect(live.events.at(-1)).toMatchObject({ type: 'done' });
+    expect(wb.stats().open).toBe(1);
+    search.destroy(); // the tab closes
+    await search.ended;
+    await until(() => wb.stats().open === 0 && wb.stats().waiting === 0, 2000);
+    await until(() => wb.stats().running === 0, 20_000);
+    expect(wb.stats().clients).toBe(0);
+    expect(logs.filter((l) => l.includes('failed') || l.includes('internal error'))).toEqual([]);
+  }, 120_000);
 });
 
 describe('siegesim serve (the command)', () => {

@@ -50,6 +50,12 @@ export interface SensitivityOptions extends CaseOptions {
   onProgress?: (done: number, planned: number) => void;
   /** Turned cases per job beside the baseline (results do not depend on it). */
   batch?: number;
+  /**
+   * Called once the request is known to be valid (settings, metric, turned cases), before any
+   * trial runs: the turned cases and the trials planned in all. Throwing here stops the ranking
+   * before it starts (the workbench refuses a plan over its cap).
+   */
+  onPlan?: (plan: { metric: string; cases: number; skipped: number; trials: number; planned: number }) => void;
 }
 
 export type Direction = 'down' | 'up' | 'option';
@@ -178,6 +184,7 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
       });
     }
   }
+  o.onPlan?.({ metric, cases: turned.length, skipped: skipped.length, trials, planned: trials * (turned.length + groups.length) });
   const exec = o.executor ?? new InlineExecutor();
   const t0 = performance.now();
   const outs = await runCases(sys, groups, { seed, trials, stream: 'sensitivity', executor: exec, signal: o.signal, onProgress: o.onProgress });

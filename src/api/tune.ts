@@ -65,6 +65,11 @@ export interface TuneOptions extends CaseOptions {
   onProgress?: (trialsUsed: number, budget: number) => void;
   /** Each candidate as it is evaluated. */
   onEvaluate?: (e: TuneEvaluation) => void;
+  /**
+   * Called once the request is known to be valid (parameters, ranges, targets, budget), before
+   * any trial runs, with the ranges to search. Throwing here stops the search before it starts.
+   */
+  onPlan?: (plan: { params: TuneParam[]; trials: number; budget: number }) => void;
 }
 
 /** One target judged at one candidate. */
@@ -258,6 +263,7 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
   const confirmCost = Math.min(3 * refine * trials, Math.floor(budget / 4));
   const searchCap = budget - confirmCost;
   if (searchCap < trials) throw new TuningInputError(`--budget ${budget} leaves no room to search: give at least ${Math.ceil((trials * 4) / 3)} trials`);
+  o.onPlan?.({ params, trials, budget });
 
   // --- coarse ---
   const G = k === 1 ? 9 : k === 2 ? 5 : 4;

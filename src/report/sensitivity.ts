@@ -62,12 +62,12 @@ const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
 
 /**
  * The tornado: each setting's effects as bars from zero (one bar per turned case, labelled with
- * the value it was turned to), with their 95% intervals, the largest at the top.
+ * the value it was turned to), with their 95% intervals, the largest `max` at the top.
  */
-export function tornadoChart(r: SensitivityResult): ChartSpec {
+export function tornadoChart(r: SensitivityResult, max = TORNADO_MAX): ChartSpec {
   // Settings that changed nothing on these dice (every effect exactly 0) are left to the table.
   const moved = r.ranking.filter((x) => r.rows.some((y) => y.param === x.param && !(y.effect === 0 && y.ci_low === 0 && y.ci_high === 0)));
-  const shown = moved.slice(0, TORNADO_MAX).map((x) => x.param);
+  const shown = moved.slice(0, max).map((x) => x.param);
   const slot = new Map<string, number>();
   const values = r.rows
     .filter((x) => shown.includes(x.param))

@@ -3,8 +3,8 @@
  * the same dice, refined chunk by chunk to a precision (or run to a fixed trial count); a sweep
  * runs the tuned case over one or two parameters, and with a target also asks solve. Results go
  * out as NDJSON lines as they are merged: `start`, `partial` (throttled), `done` or `error`.
- * Each client (a browser tab) has at most one live run and one sweep: a newer one cancels the
- * older at once, and a closed connection cancels its own.
+ * Each client (a browser tab) has at most one job of each kind (a live run, a sweep, a ranking, a
+ * tuning search): a newer one cancels the older at once, and a closed connection cancels its own.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -27,11 +27,14 @@ import { LIMITS, optInt, optNumber, optSeed, optString, optValues, RequestError,
 import { sweepChart } from './sweep-chart.js';
 import { VERSION } from '../version.js';
 
+/** A tab's jobs: one of each kind at a time. */
+export type JobKind = 'live' | 'sweep' | 'sensitivity' | 'tune';
+
 export interface JobContext {
   catalogue: Catalogue;
   gate: Gate;
   /** Open jobs by client id and kind. */
-  clients: Map<string, { live?: AbortController; sweep?: AbortController }>;
+  clients: Map<string, Partial<Record<JobKind, AbortController>>>;
   /** Every open job (for the global cap, and to end them all on shutdown). */
   open: Set<AbortController>;
   log: (line: string) => void;
@@ -52,7 +55,7 @@ export function scenarioOf(ctx: JobContext, name: string): { scenario: ValidScen
   return { scenario: loaded.scenario, text: loaded.text, display: entry.display, name: entry.name };
 }
 
-function invalidValues(issues: ValueIssue[]): RequestError {
+export function invalidValues(issues: ValueIssue[]): RequestError {
   return new RequestError(422, issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '), issues);
 }
 
@@ -99,7 +102,7 @@ function chartsOf(v: ValidScenario, cases: CaseResult[], trials: number) {
 }
 
 /** An NDJSON response; writes stop quietly once the client has gone. */
-class Stream {
+export class Stream {
   private closed = false;
   constructor(private readonly res: ServerResponse) {
     res.on('close', () => (this.closed = true));
@@ -124,7 +127,7 @@ class Stream {
  * Register a job for a client: cancels the client's previous job of the same kind, refuses when
  * too many are open, and cancels this one when the connection closes.
  */
-function admit(ctx: JobContext, client: string, kind: 'live' | 'sweep', req: IncomingMessage, res: ServerResponse): AbortController {
+export function admit(ctx: JobContext, client: string, kind: JobKind, req: IncomingMessage, res: ServerResponse): AbortController {
   const slot = ctx.clients.get(client) ?? {};
   slot[kind]?.abort(); // the older job of this tab stops now (its release runs on abort)
   if (ctx.open.size >= LIMITS.maxStreams) throw new RequestError(429, `the workbench has ${LIMITS.maxStreams} runs open; close a tab or wait`);
@@ -137,7 +140,7 @@ function admit(ctx: JobContext, client: string, kind: 'live' | 'sweep', req: Inc
     const s = ctx.clients.get(client);
     if (s && s[kind] === ac) {
       delete s[kind];
-      if (!s.live && !s.sweep) ctx.clients.delete(client);
+      if (Object.values(s).every((x) => x === undefined)) ctx.clients.delete(client);
     }
   };
   ac.signal.addEventListener('abort', release, { once: true });
@@ -147,8 +150,8 @@ function admit(ctx: JobContext, client: string, kind: 'live' | 'sweep', req: Inc
   return ac;
 }
 
-/** Calls `f` at most every `ms` (the first call at once); `flush` sends what is pending. */
-function throttle(ms: number, f: () => void) {
+/** Calls `f` at most every `ms` (the first call at once); `pending` says a call was skipped. */
+export function throttle(ms: number, f: () => void) {
   let last = -Infinity;
   let pending = false;
   return {

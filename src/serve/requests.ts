@@ -19,6 +19,9 @@ export const LIMITS = {
   /** Trials per sweep point, and in all of a sweep. */
   maxSweepTrials: 10_000_000,
   maxSweepTotal: 200_000_000,
+  /** Settings one ranking may name, and targets one search may have. */
+  maxRankedSettings: 200,
+  maxTargets: 4,
   /** Values one request may set. */
   maxValues: 500,
   /** Streams (live runs and sweeps) open at once, over all clients. */

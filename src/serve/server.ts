@@ -21,6 +21,7 @@ import type { Executor } from '../engine/executor.js';
 import { Catalogue, type Root } from './catalogue.js';
 import { Gate } from './gate.js';
 import { scenarioOf, streamLive, streamSweep, tunedFileName, type JobContext } from './jobs.js';
+import { streamSensitivity, streamTune } from './tuning.js';
 import { LIMITS, optString, optValues, parseBody, RequestError, reqString } from './requests.js';
 
 export interface WorkbenchOptions {
@@ -46,6 +47,9 @@ export interface Workbench {
 }
 
 export const DEFAULT_PORT = 4173;
+
+/** The API's POST routes: the JSON answers, then the streamed jobs (one of each kind per tab). */
+const POST_ROUTES = ['/api/save', '/api/check', '/api/run', '/api/sweep', '/api/sensitivity', '/api/tune'];
 export const DEFAULT_HOST = '127.0.0.1';
 
 /** Is the interface this machine only? */
@@ -139,18 +143,20 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
     if (req.method === 'GET') {
       if (url.pathname === '/api/scenarios') return sendJson(res, 200, { scenarios: listScenarios() });
       if (url.pathname === '/api/scenario') return sendJson(res, 200, describe(url.searchParams.get('path') ?? '', url.searchParams.get('variant') ?? undefined));
-      if (['/api/run', '/api/sweep', '/api/save', '/api/check'].includes(url.pathname)) throw new RequestError(405, 'use POST with a JSON body');
+      if (POST_ROUTES.includes(url.pathname)) throw new RequestError(405, 'use POST with a JSON body');
       throw new RequestError(404, 'not found');
     }
     if (req.method !== 'POST') throw new RequestError(405, 'only GET and POST here');
     const route = url.pathname;
-    if (!['/api/run', '/api/sweep', '/api/save', '/api/check'].includes(route)) throw new RequestError(404, 'not found');
+    if (!POST_ROUTES.includes(route)) throw new RequestError(404, 'not found');
     const body = parseBody(await readBody(req, res));
     if (route === '/api/save') return sendJson(res, 200, save(body));
     if (route === '/api/check') return sendJson(res, 200, check(body));
     const client = String(req.headers['x-siegesim-client'] ?? '');
     if (!/^[A-Za-z0-9_-]{8,64}$/.test(client)) throw new RequestError(400, 'the X-Siegesim-Client header (the tab\'s id) is missing or malformed');
     if (route === '/api/run') return streamLive(ctx, client, body, req, res, t0);
+    if (route === '/api/sensitivity') return streamSensitivity(ctx, client, body, req, res, t0);
+    if (route === '/api/tune') return streamTune(ctx, client, body, req, res, t0);
     return streamSweep(ctx, client, body, req, res, t0);
   }
 

@@ -27,7 +27,9 @@ const state = {
   controls: new Map(), // path -> { c, row, get(), set(v), errorEl }
   values: {}, // tuned values (dotted path -> value), only those that differ from the file
   live: null, // AbortController of the live run
-  sweep: null,
+  sweep: null, // ... of the sweep, the ranking and the tuning search (one of each per tab)
+  sens: null,
+  tune: null,
   seq: 0,
   last: null, // last done/partial event of the live run
   changeAt: 0,
@@ -235,7 +237,7 @@ function applyFilter() {
   }
 }
 
-/** A control moved: recompute the tuned values, follow in the URL, rerun (throttled while dragging). */
+/** A control moved: recompute the tuned values, follow in the URL, rerun (throttled while dragging; not at all when 'quiet'). */
 let pending = null;
 let lastStart = 0;
 function changed(path, how) {
@@ -250,6 +252,7 @@ function changed(path, how) {
   ctl.row.classList.remove('invalid');
   syncUrl();
   renderChanges();
+  if (how === 'quiet') return; // several values at once: the caller runs once after the last
   state.changeAt = performance.now();
   performance.mark('siegesim:change');
   const now = performance.now();
@@ -348,6 +351,8 @@ function valuesFromUrl(q) {
 async function openScenario(path, variant, fromUrl) {
   state.sweep?.abort();
   state.live?.abort();
+  state.sens?.abort();
+  state.tune?.abort();
   let info;
   try {
     info = await getJson(`/api/scenario?path=${encodeURIComponent(path)}${variant ? `&variant=${encodeURIComponent(variant)}` : ''}`);
@@ -370,6 +375,7 @@ async function openScenario(path, variant, fromUrl) {
   buildControls();
   clearIssues();
   setupSweep();
+  setupMatters();
   $('#headline').replaceChildren();
   $('#metrics').replaceChildren();
   $('#charts').replaceChildren();
@@ -534,6 +540,19 @@ function renderResults(ev) {
 }
 
 const views = new Map(); // chart name -> vega view (finalized on redraw)
+const EMBED = { actions: { export: true, source: false, compiled: false, editor: false }, ast: true, renderer: 'svg' };
+
+/** Draw a Vega-Lite spec in a box, replacing what it showed, unless `current()` turned false meanwhile. */
+async function embedInto(box, spec, current = () => true) {
+  const target = el('div', { class: 'vis' });
+  const r = await window.vegaEmbed(target, spec, EMBED);
+  if (!current()) return r.finalize();
+  box.view?.finalize();
+  box.view = r;
+  box.replaceChildren(target);
+  box.hidden = false;
+}
+
 async function renderCharts(charts) {
   if (!window.vegaEmbed) return;
   const box = $('#charts');
@@ -547,7 +566,7 @@ async function renderCharts(charts) {
     }
     const target = el('div', { class: 'vis' });
     try {
-      const r = await window.vegaEmbed(target, ch.spec, { actions: { export: true, source: false, compiled: false, editor: false }, ast: true, renderer: 'svg' });
+      const r = await window.vegaEmbed(target, ch.spec, EMBED);
       views.get(ch.name)?.finalize();
       views.set(ch.name, r);
       fig.querySelector('.vis').replaceWith(target);
@@ -695,16 +714,10 @@ async function runSweep(ev) {
   answer.hidden = true;
   $('#sweep-stop').hidden = false;
   status.textContent = 'starting…';
-  let view;
   const draw = async (spec) => {
-    const target = el('div', { class: 'vis' });
     if (spec.width === 'container') spec.width = Math.max(320, $('#sweep-chart').clientWidth - 130);
     try {
-      const r = await window.vegaEmbed(target, spec, { actions: { export: true, source: false, compiled: false, editor: false }, ast: true, renderer: 'svg' });
-      if (state.sweep !== ac) return r.finalize();
-      view?.finalize();
-      view = r;
-      $('#sweep-chart').replaceChildren(target);
+      await embedInto($('#sweep-chart'), spec, () => state.sweep === ac);
     } catch (e) {
       status.textContent = `the chart could not be drawn: ${e.message}`;
     }
@@ -765,6 +778,296 @@ function renderAnswer(e, payload) {
   box.hidden = false;
 }
 
+// ---------- what matters: the ranking (sensitivity) and the search (tune) ----------
+const MAX_TARGETS = 4;
+
+function intControls() {
+  return state.info.controls.filter((c) => c.kind === 'int');
+}
+
+/** The tuned values in words, for the case a ranking or a search was run on. */
+function caseWords(values) {
+  const e = Object.entries(values);
+  return e.length === 0 ? 'the scenario as loaded' : e.map(([p, v]) => `${p} = ${v}`).join(', ');
+}
+
+function setupMatters() {
+  const info = state.info;
+  const C = info.chunkTrials;
+  const metricOptions = () => info.metrics.map((m) => el('option', { value: m, text: m }));
+  $('#sens-metric').replaceChildren(...metricOptions());
+  $('#sens-metric').value = info.headline[0];
+  $('#sens-trials').replaceChildren(...[1, 2, 4, 8].map((k) => el('option', { value: C * k, text: int(C * k) })));
+  $('#tune-trials').replaceChildren(...[0.25, 0.5, 1, 2, 4].map((k) => el('option', { value: C * k, text: int(C * k), selected: k === 1 ? true : undefined })));
+  fillBudget();
+  // the first whole-number setting written in the file, then nothing: the designer picks
+  const ints = intControls();
+  const first = ints.find((c) => c.inFile)?.path ?? ints[0]?.path ?? '';
+  document.querySelectorAll('#tune-form .tparam').forEach((row, i) => {
+    const sel = $('.tp-path', row);
+    sel.replaceChildren(i > 0 ? el('option', { value: '', text: '(none)' }) : null, ...ints.map((c) => el('option', { value: c.path, text: c.path })));
+    sel.value = i === 0 ? first : '';
+    $('.tp-lo', row).value = '';
+    $('.tp-hi', row).value = '';
+  });
+  $('#targets').replaceChildren();
+  const h = info.headline[0];
+  addTarget(h, h.startsWith('p_') ? 0.45 : undefined, h.startsWith('p_') ? 0.55 : undefined);
+  for (const k of ['sens', 'tune']) {
+    $(`#${k}-status`).textContent = '';
+    $(`#${k}-progress`).hidden = true;
+    $(`#${k}-stop`).hidden = true;
+    const chart = $(`#${k}-chart`);
+    chart.view?.finalize();
+    chart.view = null;
+    chart.hidden = true;
+    chart.replaceChildren();
+  }
+  $('#sens-table').hidden = true;
+  $('#tune-answer').hidden = true;
+}
+
+/** Budgets offered: multiples of the trials per candidate. */
+function fillBudget() {
+  const n = Number($('#tune-trials').value);
+  const sel = $('#tune-budget');
+  const old = sel.selectedIndex;
+  sel.replaceChildren(...[50, 100, 200, 400].map((k) => el('option', { value: n * k, text: `${int(n * k)} trials` })));
+  sel.selectedIndex = old >= 0 ? old : 2;
+}
+
+function addTarget(metric, lo, hi) {
+  const box = $('#targets');
+  if (box.children.length >= MAX_TARGETS) return;
+  const sel = el('select', { class: 'tg-metric', 'aria-label': 'target metric' }, state.info.metrics.map((m) => el('option', { value: m, text: m })));
+  sel.value = metric ?? state.info.metrics.find((m) => ![...box.querySelectorAll('.tg-metric')].some((s) => s.value === m)) ?? state.info.metrics[0];
+  const row = el(
+    'div',
+    { class: 'target' },
+    sel,
+    ' in [',
+    el('input', { class: 'tg-lo', type: 'number', step: 'any', 'aria-label': 'target low', value: lo, placeholder: 'low' }),
+    ',',
+    el('input', { class: 'tg-hi', type: 'number', step: 'any', 'aria-label': 'target high', value: hi, placeholder: 'high' }),
+    ']',
+    el('button', { type: 'button', class: 'ghost x', title: 'remove this target', 'aria-label': 'remove target', text: '×', onclick: () => (box.children.length > 1 ? row.remove() : null) }),
+  );
+  box.append(row);
+  $('#add-target').hidden = box.children.length >= MAX_TARGETS;
+}
+
+function stopJob(k) {
+  state[k]?.abort();
+  $(k === 'sens' ? '#sens' : '#tune').classList.remove('stale');
+  state[k] = null;
+  $(`#${k}-status`).textContent = 'stopped';
+  $(`#${k}-stop`).hidden = true;
+  $(`#${k}-progress`).hidden = true;
+}
+
+/**
+ * Stream one of the panel's jobs: a newer one of the same kind cancels the older (here and on the
+ * server), the stop button and a closed tab too. `on(e)` sees each event of the current job.
+ */
+async function runJob(k, route, payload, on) {
+  state[k]?.abort();
+  const ac = new AbortController();
+  state[k] = ac;
+  const status = $(`#${k}-status`);
+  const bar = $(`#${k}-progress`);
+  const section = $(k === 'sens' ? '#sens' : '#tune');
+  section.classList.add('stale'); // the last answer stays, dimmed, until this one replaces it
+  $(`#${k}-stop`).hidden = false;
+  bar.hidden = false;
+  bar.removeAttribute('value'); // indeterminate until the first progress
+  status.textContent = 'starting…';
+  try {
+    await stream(route, payload, ac.signal, async (e) => {
+      if (state[k] !== ac) return;
+      if (e.type === 'progress' && e.planned > 0) bar.value = Math.min(1, e.done / e.planned);
+      if (e.type === 'error') status.textContent = e.message;
+      await on(e);
+    });
+  } catch (e) {
+    if (e.name === 'AbortError' || state[k] !== ac) return;
+    status.textContent = [e.message, ...(e.body?.issues ?? []).filter((i) => i.message !== e.message).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message))].join(' · ');
+  } finally {
+    if (state[k] === ac) {
+      section.classList.remove('stale');
+      $(`#${k}-stop`).hidden = true;
+      bar.hidden = true;
+      state[k] = null;
+    }
+  }
+}
+
+async function runSensitivity(ev) {
+  ev?.preventDefault();
+  const values = { ...state.values };
+  const scope = $('#sens-scope').value;
+  const payload = {
+    scenario: state.info.path,
+    variant: state.info.variant,
+    values,
+    metric: $('#sens-metric').value,
+    trials: Number($('#sens-trials').value),
+    ...(scope === 'file' ? { params: state.info.controls.filter((c) => c.inFile).map((c) => c.path) } : {}),
+  };
+  const status = $('#sens-status');
+  await runJob('sens', '/api/sensitivity', payload, async (e) => {
+    if (e.type === 'start') status.textContent = `${e.cases} turned cases × ${int(e.trials)} trials, each on the same dice as ${caseWords(values)}…`;
+    else if (e.type === 'progress') status.textContent = `${int(e.done)} of ${int(e.planned)} trials · ${(e.ms / 1000).toFixed(1)} s`;
+    else if (e.type === 'done') {
+      status.textContent = `${e.settings} settings ranked by their effect on ${e.metric} (${fmtValue({ value: e.baseline.value, kind: e.metricKind })} for ${caseWords(values)}) · ${int(e.trials)} trials per case · ${(e.ms / 1000).toFixed(1)} s`;
+      renderRanking(e);
+      try {
+        await embedInto($('#sens-chart'), e.chart.spec);
+      } catch (err) {
+        status.textContent += ` · the tornado could not be drawn: ${err.message}`;
+      }
+    }
+  });
+}
+
+/** The ranking as a table: each setting's turned values with the paired change, and a way to tune it. */
+function renderRanking(e) {
+  const prob = e.metricKind !== 'mean';
+  const table = $('#sens-table');
+  const byParam = new Map();
+  for (const r of e.rows) (byParam.get(r.param) ?? byParam.set(r.param, []).get(r.param)).push(r);
+  const ints = new Set(intControls().map((c) => c.path));
+  const rows = [el('tr', {}, el('th', { text: 'rank' }), el('th', { class: 'l', text: 'setting' }), el('th', { class: 'l', text: `change in ${e.metric} [95% paired interval]` }), el('th', {}))];
+  for (const x of e.ranking.slice(0, 12)) {
+    const changes = (byParam.get(x.param) ?? []).map((r) => {
+      const d = { value: r.effect, ci_low: r.ci_low, ci_high: r.ci_high };
+      const sig = d.ci_low > 0 || d.ci_high < 0;
+      return el('span', { class: `turn ${sig ? (d.value > 0 ? 'up' : 'down') : 'flat'}` }, `${r.from} → ${r.to}: `, el('b', { text: fmtDiff(d, prob) }), el('span', { class: 'ci', text: ` [${fmtDiffInterval(d, prob)}]` }));
+    });
+    const tune = ints.has(x.param) ? el('button', { type: 'button', class: 'ghost', 'data-tune': x.param, title: `search values of ${x.param} below`, text: 'tune', onclick: () => tuneThis(x.param) }) : '';
+    rows.push(el('tr', {}, el('td', { text: String(x.rank) }), el('td', { class: 'l' }, el('code', { text: x.param })), el('td', { class: 'l turns' }, changes), el('td', {}, tune)));
+  }
+  const more = e.settings - Math.min(12, e.ranking.length);
+  if (more > 0) rows.push(el('tr', {}, el('td', {}), el('td', { class: 'l muted', colspan: 3, text: `${more} more settings with smaller effects (siegesim sensitivity writes them all)` })));
+  table.replaceChildren(...rows);
+  table.hidden = false;
+}
+
+/** Put a setting into the search: the first empty slot (or the last one). */
+function tuneThis(path) {
+  const rows = [...document.querySelectorAll('#tune-form .tparam')];
+  if (rows.some((r) => $('.tp-path', r).value === path)) return $('#tune').scrollIntoView({ behavior: 'smooth' });
+  const slot = rows.find((r, i) => i > 0 && $('.tp-path', r).value === '') ?? rows[rows.length - 1];
+  $('.tp-path', slot).value = path;
+  $('.tp-lo', slot).value = '';
+  $('.tp-hi', slot).value = '';
+  $('#tune').scrollIntoView({ behavior: 'smooth' });
+}
+
+async function runTune(ev) {
+  ev?.preventDefault();
+  const values = { ...state.values };
+  const params = [];
+  const ranges = {};
+  for (const row of document.querySelectorAll('#tune-form .tparam')) {
+    const p = $('.tp-path', row).value;
+    if (!p || params.includes(p)) continue;
+    params.push(p);
+    const lo = $('.tp-lo', row).value.trim();
+    const hi = $('.tp-hi', row).value.trim();
+    if ((lo === '') !== (hi === '')) {
+      $('#tune-status').textContent = `${p}: give both ends of its range, or neither (its default)`;
+      return;
+    }
+    if (lo !== '') ranges[p] = [Number(lo), Number(hi)];
+  }
+  const targets = [...document.querySelectorAll('#targets .target')].map((row) => ({
+    metric: $('.tg-metric', row).value,
+    lo: $('.tg-lo', row).value.trim() === '' ? null : Number($('.tg-lo', row).value),
+    hi: $('.tg-hi', row).value.trim() === '' ? null : Number($('.tg-hi', row).value),
+  }));
+  const payload = {
+    scenario: state.info.path,
+    variant: state.info.variant,
+    values,
+    params,
+    ...(Object.keys(ranges).length > 0 ? { ranges } : {}),
+    targets,
+    trials: Number($('#tune-trials').value),
+    budget: Number($('#tune-budget').value),
+  };
+  const status = $('#tune-status');
+  await runJob('tune', '/api/tune', payload, async (e) => {
+    if (e.type === 'start') {
+      status.textContent = `searching ${e.params.map((p) => `${p.path} ${p.lo}–${p.hi}`).join(' × ')} for ${caseWords(values)}…`;
+      // the ranges searched, shown where they were left to their defaults
+      for (const row of document.querySelectorAll('#tune-form .tparam')) {
+        const p = e.params.find((x) => x.path === $('.tp-path', row).value);
+        if (p) ($('.tp-lo', row).placeholder = String(p.lo)), ($('.tp-hi', row).placeholder = String(p.hi));
+      }
+    } else if (e.type === 'progress') status.textContent = `${e.evaluated} candidates · ${int(e.done)} of ${int(e.planned)} trials · ${(e.ms / 1000).toFixed(1)} s`;
+    else if (e.type === 'done') {
+      status.textContent = `${e.evaluated} candidates evaluated · ${int(e.trialsUsed)} of ${int(e.budget)} trials${e.exhausted ? ' (the budget ended the search)' : ''} · ${(e.ms / 1000).toFixed(1)} s`;
+      renderTuneAnswer(e, values);
+      try {
+        await embedInto($('#tune-chart'), e.chart.spec);
+      } catch (err) {
+        status.textContent += ` · the chart could not be drawn: ${err.message}`;
+      }
+    }
+  });
+}
+
+/** The verdict, each target's estimate and interval at the answer, and a button to use it. */
+function renderTuneAnswer(e, values) {
+  const b = e.best;
+  const settings = e.params.map((p) => `${p.path} = ${b.values[p.path]}`).join(', ');
+  const n = e.targets.length;
+  const head = e.found
+    ? el('div', {}, el('b', { class: 'found', text: `found: ${settings}` }), ` meets all ${n} target${n > 1 ? 's' : ''} (${int(b.trials)} trials)`)
+    : el(
+        'div',
+        {},
+        el('b', { class: 'unresolved', text: `no candidate meets all ${n} target${n > 1 ? 's' : ''}; closest: ${settings}` }),
+        ` (${b.met} of ${n} met, ${b.distance === null ? '–' : num(b.distance)} target widths away; ${int(b.trials)} trials)`,
+      );
+  const rows = [el('tr', {}, el('th', { class: 'l', text: 'target' }), el('th', { text: 'at the answer' }), el('th', { text: '95% interval' }), el('th', { class: 'l', text: '' }))];
+  for (const c of b.checks ?? []) {
+    const how = c.met ? (c.sure ? 'met' : 'met (its interval reaches an edge)') : `missed by ${num(c.distance)} target widths`;
+    rows.push(
+      el(
+        'tr',
+        { class: c.met ? 'met' : 'missed' },
+        el('td', { class: 'l' }, el('code', { text: c.metric }), ` in [${c.lo}, ${c.hi}]`),
+        el('td', { text: num(c.value) }),
+        el('td', { class: 'ci', text: `[${num(c.ci_low)}, ${num(c.ci_high)}]` }),
+        el('td', { class: `l ${c.met ? 'up' : 'down'}`, text: how }),
+      ),
+    );
+  }
+  const apply = el('button', {
+    type: 'button',
+    class: 'primary',
+    id: 'tune-apply',
+    text: 'use these values',
+    title: 'set the controls to the answer (the live results then compare it with the file)',
+    onclick: () => {
+      for (const [p, v] of Object.entries(b.values)) {
+        const ctl = state.controls.get(p);
+        if (!ctl) continue;
+        ctl.set(v);
+        changed(p, 'quiet');
+      }
+      state.changeAt = performance.now();
+      runLive();
+      showTab('results');
+    },
+  });
+  const box = $('#tune-answer');
+  box.replaceChildren(head, el('table', { class: 'metrics checks' }, rows), el('div', { class: 'apply' }, apply, el('span', { class: 'muted', text: ` searched for ${caseWords(values)}` })));
+  box.classList.toggle('miss', !e.found);
+  box.hidden = false;
+}
+
 // ---------- tabs and wiring ----------
 function showTab(name) {
   for (const b of document.querySelectorAll('.tabs button')) b.setAttribute('aria-selected', String(b.dataset.tab === name));
@@ -811,6 +1114,12 @@ function wire() {
     $('#sweep-status').textContent = 'stopped';
     $('#sweep-stop').hidden = true;
   });
+  $('#sens-form').addEventListener('submit', runSensitivity);
+  $('#sens-stop').addEventListener('click', () => stopJob('sens'));
+  $('#tune-form').addEventListener('submit', runTune);
+  $('#tune-stop').addEventListener('click', () => stopJob('tune'));
+  $('#add-target').addEventListener('click', () => addTarget());
+  $('#tune-trials').addEventListener('change', fillBudget);
   $('#save').addEventListener('click', save);
   $('#copy').addEventListener('click', (e) => copyText($('#command').textContent, e.target));
   $('#copy-link').addEventListener('click', (e) => copyText(location.href, e.target));

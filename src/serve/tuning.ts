@@ -1,0 +1,225 @@
+/**
+ * The workbench's "what matters" panel (issue 15 item 3): `sensitivity` (which settings of the
+ * tuned case move a metric: a tornado of paired effects) and `tune` (whole-number values of one to
+ * three settings meeting several targets), streamed like the sweeps: `start` once the request is
+ * known to be valid, `progress` (throttled), then `done` or `error`. Everything the api refuses
+ * before a trial runs (an unknown setting or metric, a bad range, a budget too small) is a 422
+ * with the CLI's message, never a stream. Each tab has one ranking and one search at a time: a
+ * newer one cancels the older, a closed connection cancels its own.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sensitivityScenario, tunedScenario, tuneScenario, TuningInputError, type TuneTarget, type ValidScenario } from '../api.js';
+import { CancelledError } from '../engine/run.js';
+import { regionChart } from '../report/tune.js';
+import { tornadoChart } from '../report/sensitivity.js';
+import { PRIORITY } from './gate.js';
+import { admit, invalidValues, scenarioOf, Stream, throttle, type JobContext, type JobKind } from './jobs.js';
+import { LIMITS, optInt, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
+
+/** Settings ranked in the page, and drawn in its tornado (the CLI's report has them all). */
+const RANKED_SENT = 40;
+const TORNADO_SHOWN = 12;
+
+const DOTTED = /^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
+
+const bad = (path: string, message: string) => new RequestError(400, `${path}: ${message}`, [{ path, message }]);
+
+/** A list of distinct dotted paths (1 to `max`), or undefined when absent. */
+function optPaths(body: Record<string, unknown>, key: string, max: number): string[] | undefined {
+  const v = body[key];
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || v.length < 1 || v.length > max || v.some((p) => typeof p !== 'string' || p.length > 200 || !DOTTED.test(p))) {
+    throw bad(key, `a list of 1 to ${max} dotted paths of settings`);
+  }
+  if (new Set(v).size !== v.length) throw bad(key, 'a setting is listed twice');
+  return v as string[];
+}
+
+/** `{ "wall.hp": [10, 60], ... }`: a search range per parameter (whole numbers; the api checks the bounds). */
+function optRanges(body: Record<string, unknown>, params: string[]): Record<string, [number, number]> | undefined {
+  const v = body.ranges;
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'object' || Array.isArray(v)) throw bad('ranges', 'an object of setting -> [from, to]');
+  const out: Record<string, [number, number]> = {};
+  for (const [k, r] of Object.entries(v as Record<string, unknown>)) {
+    if (!params.includes(k)) throw bad('ranges', `"${k.slice(0, 200)}" is not one of the settings searched`);
+    if (!Array.isArray(r) || r.length !== 2 || r.some((x) => typeof x !== 'number' || !Number.isSafeInteger(x))) throw bad(`ranges.${k}`, 'must be [from, to] with whole numbers');
+    if (!(r[0] < r[1])) throw bad(`ranges.${k}`, 'needs from < to');
+    out[k] = [r[0], r[1]];
+  }
+  return out;
+}
+
+/** `[{ metric, lo, hi }, ...]`: one to four targets, each lo < hi (the api checks the metric). */
+function targetsOf(raw: unknown): TuneTarget[] {
+  if (!Array.isArray(raw) || raw.length < 1 || raw.length > LIMITS.maxTargets) throw bad('targets', `one to ${LIMITS.maxTargets} of { metric, lo, hi }`);
+  return raw.map((t, i) => {
+    const o = (t !== null && typeof t === 'object' && !Array.isArray(t) ? t : {}) as Record<string, unknown>;
+    if (typeof o.metric !== 'string' || o.metric.length === 0 || o.metric.length > 100 || typeof o.lo !== 'number' || typeof o.hi !== 'number' || !Number.isFinite(o.lo) || !Number.isFinite(o.hi)) {
+      throw bad(`targets.${i}`, 'must be { metric, lo, hi } with a metric name and two numbers');
+    }
+    if (!(o.lo < o.hi)) throw bad(`targets.${i}`, `needs lo < hi (got [${o.lo}, ${o.hi}])`);
+    return { metric: o.metric, lo: o.lo, hi: o.hi };
+  });
+}
+
+/** The tuned case as a scenario of its own (both verbs start from its baseline), or a 422. */
+function tunedCase(v: ValidScenario, body: Record<string, unknown>): ValidScenario {
+  const tv = tunedScenario(v, { variant: optString(body, 'variant'), values: optValues(body) });
+  if (!tv.ok) throw invalidValues(tv.issues);
+  return tv.value;
+}
+
+/**
+ * Run one of the verbs as a stream. `go` calls the api with `onPlan` (the request is valid: the
+ * stream starts), `onProgress`, the tab's signal and the shared pool; what it returns is sent as
+ * `done`. Before the plan, a refusal is an HTTP 4xx (a TuningInputError is a 422 with its message);
+ * after it, a failure is an `error` event and a cancellation ends the stream quietly.
+ */
+async function streamVerb<R>(
+  ctx: JobContext,
+  kind: JobKind,
+  client: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  t0: number,
+  go: (h: {
+    signal: AbortSignal;
+    executor: ReturnType<JobContext['gate']['for']>;
+    started: (start: Record<string, unknown>) => void;
+    progress: (done: number, planned: number, extra?: Record<string, unknown>) => void;
+  }) => Promise<R>,
+  done: (r: R) => Record<string, unknown>,
+): Promise<void> {
+  const ac = admit(ctx, client, kind, req, res);
+  const out = new Stream(res);
+  const ms = () => Math.round(performance.now() - t0);
+  let started = false;
+  let latest: Record<string, unknown> = {};
+  const tick = throttle(250, () => out.send({ type: 'progress', ...latest, ms: ms() }));
+  try {
+    const r = await go({
+      signal: ac.signal,
+      executor: ctx.gate.for(ac.signal, PRIORITY.sweep),
+      started: (start) => {
+        started = true;
+        out.start();
+        out.send({ type: 'start', ...start, ms: ms() });
+      },
+      progress: (d, planned, extra) => {
+        latest = { done: d, planned, ...extra };
+        if (started) tick.tick();
+      },
+    });
+    out.send({ type: 'done', ...done(r), ms: ms() });
+  } catch (e) {
+    if (!started) {
+      if (e instanceof TuningInputError) throw new RequestError(422, e.message, [{ path: '', message: e.message }]);
+      if (e instanceof CancelledError) return void res.end(); // the tab went away before it started
+      throw e; // a RequestError of the plan's cap, or an internal error (500, logged)
+    }
+    if (!(e instanceof CancelledError)) {
+      ctx.log(`siegesim serve: ${kind} failed: ${(e as Error).stack ?? String(e)}`);
+      out.send({ type: 'error', message: `the ${kind === 'tune' ? 'search' : 'ranking'} failed (the server log has the details)` });
+    }
+  } finally {
+    if (started) out.end();
+    ac.abort();
+  }
+}
+
+/** POST /api/sensitivity: rank the tuned case's settings by their effect on a metric (a tornado). */
+export async function streamSensitivity(ctx: JobContext, client: string, body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
+  const { scenario: v } = scenarioOf(ctx, reqString(body, 'scenario'));
+  const tv = tunedCase(v, body);
+  const metric = optString(body, 'metric', 100);
+  const params = optPaths(body, 'params', LIMITS.maxRankedSettings);
+  const seed = optSeed(body);
+  const trials = optInt(body, 'trials', 1, LIMITS.maxSweepTrials) ?? v.system.chunkTrials;
+  await streamVerb(
+    ctx,
+    'sensitivity',
+    client,
+    req,
+    res,
+    t0,
+    (h) =>
+      sensitivityScenario(tv, {
+        metric,
+        params,
+        trials,
+        seed,
+        executor: h.executor,
+        signal: h.signal,
+        onPlan: (plan) => {
+          if (plan.planned > LIMITS.maxSweepTotal) {
+            throw bad('trials', `${plan.cases} turned cases (and their baselines) x ${trials.toLocaleString('en-US')} trials is more than ${LIMITS.maxSweepTotal.toLocaleString('en-US')} in all: fewer trials or fewer settings`);
+          }
+          h.started(plan);
+        },
+        onProgress: (d, planned) => h.progress(d, planned),
+      }),
+    (r) => ({
+      metric: r.metric,
+      metricKind: r.metricKind,
+      baseline: { value: r.baseline.value, ci_low: r.baseline.ci_low, ci_high: r.baseline.ci_high },
+      trials: r.trials,
+      settings: r.ranking.length,
+      ranking: r.ranking.slice(0, RANKED_SENT),
+      rows: r.rows
+        .filter((x) => x.rank <= RANKED_SENT)
+        .map((x) => ({ param: x.param, kind: x.kind, direction: x.direction, from: x.from, to: x.to, effect: x.effect, ci_low: x.ci_low, ci_high: x.ci_high, paired: x.paired, rank: x.rank })),
+      skipped: r.skipped,
+      chart: tornadoChart(r, TORNADO_SHOWN),
+      seconds: r.provenance.seconds,
+    }),
+  );
+}
+
+/** POST /api/tune: whole-number values of one to three settings of the tuned case meeting every target. */
+export async function streamTune(ctx: JobContext, client: string, body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
+  const { scenario: v } = scenarioOf(ctx, reqString(body, 'scenario'));
+  const tv = tunedCase(v, body);
+  const params = optPaths(body, 'params', 3);
+  if (!params) throw bad('params', 'one to three settings to search');
+  const ranges = optRanges(body, params);
+  const targets = targetsOf(body.targets);
+  const seed = optSeed(body);
+  const trials = optInt(body, 'trials', 1, LIMITS.maxSweepTrials) ?? v.system.chunkTrials;
+  const budget = optInt(body, 'budget', 1, LIMITS.maxSweepTotal) ?? Math.min(LIMITS.maxSweepTotal, 200 * trials);
+  let evaluated = 0;
+  await streamVerb(
+    ctx,
+    'tune',
+    client,
+    req,
+    res,
+    t0,
+    (h) =>
+      tuneScenario(tv, {
+        params,
+        ranges,
+        targets,
+        trials,
+        budget,
+        seed,
+        executor: h.executor,
+        signal: h.signal,
+        onPlan: (plan) => h.started({ params: plan.params, targets, trials: plan.trials, budget: plan.budget }),
+        onEvaluate: () => evaluated++,
+        onProgress: (used, planned) => h.progress(used, planned, { evaluated }),
+      }),
+    (r) => ({
+      found: r.found,
+      exhausted: r.exhausted,
+      best: r.best,
+      params: r.params,
+      targets: r.targets,
+      evaluated: r.evaluations.length,
+      trialsUsed: r.trialsUsed,
+      budget: r.budget,
+      chart: regionChart(r),
+      seconds: r.provenance.seconds,
+    }),
+  );
+}
