@@ -167,6 +167,59 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
+  it('opens every bundled scenario and answers it with its charts drawn; every kind of control drives a run', async () => {
+    const { page, problems } = await openPage('?trials=4096');
+    const all = await page.locator('#scenario option:not([disabled])').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value));
+    expect(all.length).toBeGreaterThanOrEqual(20);
+    for (const sc of all) {
+      if ((await page.locator('#scenario').inputValue()) !== sc) await page.selectOption('#scenario', sc);
+      await doneWith(page, sc, {});
+      const values = await page.locator('.card [data-role="value"]').allTextContents();
+      expect(values.length, sc).toBeGreaterThan(0);
+      for (const v of values) expect(v, sc).toMatch(/\d/);
+      // every chart of the system drawn (vega-embed puts an svg in each figure)
+      const figures = page.locator('#charts figure');
+      await expect.poll(async () => (await figures.count()) > 0 && (await figures.count()) === (await page.locator('#charts figure svg.marks').count()), { timeout: 30_000, message: sc }).toBe(true);
+      expect(await page.locator('#charts figcaption').allTextContents(), sc).not.toContain(expect.stringContaining('could not be drawn'));
+    }
+    expect(problems()).toEqual([]);
+    // each kind of control: a checkbox, a select, a decimal field and a whole-number slider
+    const SC = 'crusader-rex/case-c-old-siege-2.yaml';
+    await page.selectOption('#scenario', SC);
+    await doneWith(page, SC, {});
+    const box = page.locator('[id="in-rules.relief_delay_when_besieged_without_attack"]');
+    expect(await box.isChecked()).toBe(true); // the first variant sets it
+    await box.uncheck();
+    const tuned: Record<string, unknown> = { 'rules.relief_delay_when_besieged_without_attack': false };
+    await doneWith(page, SC, tuned);
+    const storm = page.locator('[id="in-policy.storm"]');
+    const other = (await storm.locator('option').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value))).find((o) => o !== 'when_stronger')!;
+    await storm.selectOption(other);
+    tuned['policy.storm'] = other;
+    await doneWith(page, SC, tuned);
+    await setNumber(page, 'policy.storm_ratio', '1.5');
+    tuned['policy.storm_ratio'] = 1.5;
+    await doneWith(page, SC, tuned);
+    // a slider dragged: input events while it moves, a change when it is let go
+    await page.locator('[aria-label="town.rating slider"]').evaluate((s) => {
+      const r = s as unknown as { value: string; dispatchEvent(e: unknown): void };
+      for (const v of ['2', '1']) {
+        r.value = v;
+        r.dispatchEvent(new (globalThis as unknown as { Event: new (t: string) => unknown }).Event('input'));
+      }
+      r.dispatchEvent(new (globalThis as unknown as { Event: new (t: string) => unknown }).Event('change'));
+    });
+    tuned['town.rating'] = 1;
+    await doneWith(page, SC, tuned);
+    expect(await page.inputValue('[id="in-town.rating"]')).toBe('1');
+    const url = new URL(page.url()).searchParams;
+    expect([url.get('rules.relief_delay_when_besieged_without_attack'), url.get('policy.storm'), url.get('policy.storm_ratio'), url.get('town.rating'), url.get('trials')]).toEqual(['false', other, '1.5', '1', '4096']);
+    expect(await page.locator('.card [data-role="difference"]').count()).toBeGreaterThan(0);
+    await screenshot(page, 'workbench-every-control-kind');
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
   it('what matters: ranks the settings of the tuned case as a tornado, tunes two of them to targets, and uses the answer', async () => {
     const SC = 'fantasy/stone-wall-siege.yaml';
     const { page, problems } = await openPage(`?scenario=${SC}&wall.hp=40`);

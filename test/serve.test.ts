@@ -4,7 +4,7 @@
  * test, and the same numbers as `siegesim run`. Issue 11 item 4 and issue 14's server part.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import path from 'node:path';
@@ -612,6 +612,19 @@ describe('siegesim serve (the command)', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('stopped (SIGINT)');
     await until(() => streamEnded > 0, 1000);
+  }, 90_000);
+
+  it('--open hands its address to the desktop\'s opener (xdg-open)', async () => {
+    const bin = path.join(tmp, 'bin');
+    mkdirSync(bin, { recursive: true });
+    const opened = path.join(tmp, 'opened.txt');
+    writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\necho "$1" > '${opened}'\n`, { mode: 0o755 });
+    const c = startCli(['serve', '--port', '0', '--threads', '1', '--open', served], { env: { PATH: `${bin}:${process.env.PATH}` }, timeoutMs: 60_000 });
+    const url = /(http:\/\/\S+)/.exec(await c.waitFor(/http:\/\/\S+/))![1];
+    await until(() => existsSync(opened) && readFileSync(opened, 'utf8').endsWith('\n'), 20_000);
+    expect(readFileSync(opened, 'utf8').trim()).toBe(url);
+    c.child.kill('SIGINT');
+    expect((await c.done).code).toBe(0);
   }, 90_000);
 
   it('warns when it listens beyond this machine, and names a port in use', async () => {

@@ -434,6 +434,7 @@ async function runLive() {
       if (ev.type === 'partial' || ev.type === 'done') {
         state.last = ev;
         renderResults(ev);
+        preferProduced(ev.cases[0].metrics);
         if (ev.charts) renderCharts(ev.charts);
         if (first) {
           first = false;
@@ -488,7 +489,10 @@ function renderStatus(ev) {
 function renderResults(ev) {
   const loaded = ev.cases.find((c) => c.variant === 'as loaded') ?? ev.cases[0];
   const tuned = ev.cases.find((c) => c.variant === 'tuned');
-  const headline = state.start?.headline ?? state.info.headline;
+  // the system's headline metrics this case produces (a Cry Havoc battering question has no kills)
+  const all = state.start?.headline ?? state.info.headline;
+  const produced = all.filter((h) => loaded.metrics[h]);
+  const headline = produced.length > 0 ? produced : state.info.metrics.filter((m) => loaded.metrics[m]).slice(0, 3);
   const cards = $('#headline');
   cards.replaceChildren(
     ...headline.map((h) => {
@@ -778,6 +782,22 @@ function renderAnswer(e, payload) {
   box.hidden = false;
 }
 
+/**
+ * The metric choices (sweep, ranking, targets) offer what the case on screen produces: the others
+ * are disabled, and a choice of one of them moves to the first headline metric produced.
+ */
+function preferProduced(metrics) {
+  const first = state.info.headline.find((m) => metrics[m]) ?? state.info.metrics.find((m) => metrics[m]);
+  if (!first) return;
+  for (const sel of [$('#sweep-metric'), $('#sens-metric'), ...document.querySelectorAll('#targets .tg-metric')]) {
+    for (const o of sel.options) o.disabled = !metrics[o.value];
+    if (metrics[sel.value]) continue;
+    sel.value = first;
+    const row = sel.closest('.target');
+    if (row && !first.startsWith('p_')) for (const i of row.querySelectorAll('input')) i.value = '';
+  }
+}
+
 // ---------- what matters: the ranking (sensitivity) and the search (tune) ----------
 const MAX_TARGETS = 4;
 
@@ -854,6 +874,7 @@ function addTarget(metric, lo, hi) {
   );
   box.append(row);
   $('#add-target').hidden = box.children.length >= MAX_TARGETS;
+  if (state.last) preferProduced(state.last.cases[0].metrics);
 }
 
 function stopJob(k) {
