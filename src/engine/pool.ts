@@ -3,19 +3,16 @@
  * (tens of milliseconds of work); its result comes back by transfer.
  */
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../paths.js';
 import type { Piscina } from 'piscina';
 import type { BatchTask } from './chunk.js';
 import type { Executor } from './executor.js';
 
-/** The built worker: dist/workers/worker.js (from source under vitest, the build's copy). */
+/** The built worker: dist/workers/worker.js (from source under vitest too: the build's copy). */
 export function workerPath(): string {
-  const here = fileURLToPath(import.meta.url);
-  const candidates = here.endsWith('.ts')
-    ? [fileURLToPath(new URL('../../dist/workers/worker.js', import.meta.url))]
-    : [fileURLToPath(new URL('../../workers/worker.js', import.meta.url))];
-  for (const c of candidates) if (existsSync(c)) return c;
-  throw new Error(`worker not built: ${candidates.join(', ')} is missing (run npm run build)`);
+  const f = packageFile('dist/workers/worker.js');
+  if (existsSync(f)) return f;
+  throw new Error(`worker not built: ${f} is missing (run npm run build)`);
 }
 
 /** A worker thread threw or died while running a batch (a bug, or the machine: out of memory). */

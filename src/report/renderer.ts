@@ -6,7 +6,7 @@
  * it. Where the built worker is missing (tests from source), charts are rendered in this thread.
  */
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fromSources, packageFile } from '../paths.js';
 import { Worker } from 'node:worker_threads';
 
 let worker: Worker | undefined;
@@ -14,7 +14,8 @@ let nextId = 0;
 const waiting = new Map<number, { resolve: (svg: string) => void; reject: (e: Error) => void }>();
 
 function workerFile(): string | undefined {
-  const f = fileURLToPath(new URL('./render-worker.js', import.meta.url));
+  if (fromSources()) return undefined; // tests from source render in their own thread
+  const f = packageFile('dist/src/report/render-worker.js');
   return existsSync(f) ? f : undefined;
 }
 

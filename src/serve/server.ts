@@ -15,7 +15,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { networkInterfaces, hostname } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../paths.js';
 import { describeControls, liveScenario, tunedYaml } from '../api.js';
 import type { Executor } from '../engine/executor.js';
 import { Catalogue, type Root } from './catalogue.js';
@@ -59,10 +59,7 @@ export function isLoopback(host: string): boolean {
 
 /** The page's files: its own (src/serve/assets, found from src and from dist) and the vega builds. */
 function assetTable(): Map<string, { file: string; type: string }> {
-  const here = fileURLToPath(import.meta.url);
-  const candidates = here.endsWith('.ts')
-    ? [path.join(path.dirname(here), 'assets')]
-    : [path.resolve(path.dirname(here), '../../../src/serve/assets'), path.join(path.dirname(here), 'assets')];
+  const candidates = [packageFile('src/serve/assets'), packageFile('dist/src/serve/assets')];
   const own = candidates.find((c) => existsSync(path.join(c, 'index.html')));
   if (!own) throw new Error(`workbench assets not found (looked in ${candidates.join(', ')})`);
   const require = createRequire(import.meta.url);

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { jsonSchemaOf } from '../../src/scenario/schema.js';
@@ -20,9 +20,9 @@ function cli(args: string[], cwd = ROOT): Promise<{ code: number | null; stdout:
 }
 
 /** Any program, the same way (exit code null: it could not be started). */
-function run(cmd: string, args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(cmd: string, args: string[], cwd: string, env?: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd });
+    const child = spawn(cmd, args, { cwd, env: env ? { ...process.env, ...env } : process.env });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -72,6 +72,26 @@ describe('siegesim run', () => {
     const html = readFileSync(path.join(dir, 'a', 'index.html'), 'utf8');
     expect(html).toContain('charts/surrender_by_turn.svg');
     expect(html).not.toMatch(/https?:\/\/(?!vega\.github\.io)/); // nothing fetched from the network
+  });
+
+  it('runs from its bundle (dist/cli, made after the compiled modules), and the compiled modules give the same report', async () => {
+    // npm run build bundles after tsc: the launcher takes the bundle only when it is not older
+    const bundle = path.join(ROOT, 'dist/cli/entry.js');
+    expect(existsSync(bundle), 'dist/cli/entry.js: run npm run build').toBe(true);
+    expect(statSync(bundle).mtimeMs).toBeGreaterThanOrEqual(statSync(path.join(ROOT, 'dist/src/cli/entry.js')).mtimeMs);
+    const a = tmp();
+    const b = tmp();
+    const file = path.join(FIX, 'good-small.yaml');
+    const [x, y] = await Promise.all([
+      cli(['run', file, '--out', a, '--threads', '1', '--trials', '3000', '--no-progress']),
+      run(process.execPath, [CLI, 'run', file, '--out', b, '--threads', '1', '--trials', '3000', '--no-progress'], ROOT, { SIEGESIM_NO_BUNDLE: '1' }),
+    ]);
+    expect([x.code, y.code], x.stderr + y.stderr).toEqual([0, 0]);
+    for (const f of readdirSync(a).filter((n) => n.endsWith('.csv'))) expect(readFileSync(path.join(a, f), 'utf8'), f).toBe(readFileSync(path.join(b, f), 'utf8'));
+    expect(readdirSync(path.join(a, 'charts')).sort()).toEqual(readdirSync(path.join(b, 'charts')).sort());
+    for (const f of readdirSync(path.join(a, 'charts')).filter((n) => n.endsWith('.svg'))) {
+      expect(readFileSync(path.join(a, 'charts', f), 'utf8'), f).toBe(readFileSync(path.join(b, 'charts', f), 'utf8'));
+    }
   });
 
   it('--json prints an array of summary.json, one per scenario, also for one scenario', async () => {

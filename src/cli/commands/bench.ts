@@ -1,7 +1,7 @@
 /** `siegesim bench`: the benchmarks in bench/run.mjs, against the built kernels. */
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../../paths.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import { positiveNumber, UserError } from '../common.js';
 
@@ -22,7 +22,7 @@ export function register(program: Command): void {
     .option('--baseline <FILE>', 'compare with a saved baseline (relative to the calibration: portable between machines); exit 1 when slower')
     .option('--tolerance <T>', 'with --baseline: fail below (1 - T) x the baseline', fraction('--tolerance'), 0.15)
     .action((names: string[], flags: { seconds?: number; check?: boolean; save?: string; baseline?: string; tolerance: number }) => {
-      const script = fileURLToPath(new URL('../../../../bench/run.mjs', import.meta.url));
+      const script = packageFile('bench/run.mjs');
       if (!existsSync(script)) throw new UserError(`bench/run.mjs not found at ${script} (the benchmarks ship with the source tree)`);
       if (flags.baseline && !existsSync(flags.baseline)) throw new UserError(`--baseline ${flags.baseline}: no such file`);
       const args = [
