@@ -174,15 +174,26 @@ const benches = {
   async 'crusader-rex'() {
     const { crusaderRex } = await dist('src/systems/crusader-rex/index.js');
     const out = {};
+    // A field battle with every choice a block can make on its turn (harrying, retreat when
+    // outnumbered, one road slot a side) and the random tie-break: the table path too (issue 13).
+    const reference = readFileSync(path.join(ROOT, 'scenarios/crusader-rex/reference-field-battle.yaml'), 'utf8');
+    const choices = validateText('harry-retreat-random', reference.slice(0, reference.indexOf('\npolicy:') + 1).replace('- { block: Turks 3 }', '- { block: Turks 1 }') +
+      'retreat_slots: { attacker: 1, defender: 1 }\npolicy: { tie_break: random, harry: always, retreat: when_outnumbered }\n');
+    if (!choices.ok) throw new Error('harry-retreat-random: invalid');
     for (const [file, label, variant] of [
       ['scenarios/crusader-rex/reference-field-battle.yaml', 'reference-field-battle', 0],
       ['scenarios/crusader-rex/knights-charge.yaml', 'knights-charge-always', 1],
+      // the castle path (issue 13): storms, sallies, relief forces, game turns; each baseline
       ['scenarios/crusader-rex/storm-or-starve.yaml', 'storm-or-starve', 0],
+      ['scenarios/crusader-rex/case-a-new-siege.yaml', 'case-a-new-siege', 0],
+      ['scenarios/crusader-rex/case-b-old-siege.yaml', 'case-b-old-siege', 0],
+      ['scenarios/crusader-rex/case-c-old-siege-2.yaml', 'case-c-old-siege-2', 0],
+      [choices.value, 'harry-retreat-random', 0],
     ]) {
-      const v = loadScenario(file);
+      const v = typeof file === 'string' ? loadScenario(file) : file;
       const c = crusaderRex.compile(v.points[0].variants[variant].scenario);
       const acc = new Float64Array(crusaderRex.kernel.accLength(c));
-      const s = deriveState('bench', file, 0);
+      const s = deriveState('bench', label, 0);
       const run = (n) => crusaderRex.kernel.run(c, s, n, acc);
       out[label] = {
         battles_per_second_per_thread: Math.round(rate(run)),
@@ -321,6 +332,14 @@ const TARGETS = {
   'crusader-rex.pool_reference_3_variants.battles_per_second_per_thread': 500_000,
   // the whole pipeline on one variant: piscina, per-chunk copies and the merge cost ~30%
   'crusader-rex.pool_reference_baseline.battles_per_second_per_thread': 3_000_000,
+  // issue 13: the castle path (storms, sallies, relief, game turns) on the table path too
+  'crusader-rex.storm-or-starve.battles_per_second_per_thread': 3_000_000,
+  'crusader-rex.case-a-new-siege.battles_per_second_per_thread': 3_000_000,
+  'crusader-rex.case-b-old-siege.battles_per_second_per_thread': 3_000_000,
+  'crusader-rex.case-c-old-siege-2.battles_per_second_per_thread': 3_000_000,
+  'crusader-rex.storm-or-starve.heap_bytes_per_trial': { max: 0.05 },
+  'crusader-rex.case-b-old-siege.heap_bytes_per_trial': { max: 0.05 },
+  'crusader-rex.harry-retreat-random.heap_bytes_per_trial': { max: 0.05 },
   'cry-havoc.melee-two-on-one.heap_bytes_per_trial': { max: 0.05 },
   // issue 13: the whole process keeps >= 90% of the kernel's speed on one thread, scales to
   // >= 1.8x on two, and a tiny run costs <= 0.35 s more than bare node

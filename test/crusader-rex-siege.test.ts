@@ -58,6 +58,10 @@ describe('crusader-rex: a relief force arriving while every besieger storms (iss
     }
   });
 
+  it('the general path agrees with the exact chain on the battle too', async () => {
+    await agreesWithExact(ISSUE_17, 100000, 'general');
+  });
+
   it('6.56: the arriving relief cancels the storm (castle untouched in R2), and as the attacker it is the one to retreat after R3 (2.8); attrition follows (4.6)', async () => {
     const { result: r } = await agreesWithExact(merge(ISSUE_17, { policy: { sally: 'never' } }), 60000);
     const castle = (round: string) => curve(r, 1, round, 'franks', 'castle');
@@ -174,8 +178,9 @@ describe('crusader-rex: the whole-battle chain on relief, sally, role swaps, har
       policy: { tie_break: 'random', harry: 'always', retreat: 'when_outnumbered' },
     }],
   ];
-  it.each(cases)('%s', async (_label, body) => {
-    await agreesWithExact(body);
+  // each battle on both kernel paths: the table path (at most 5 blocks a side) and the general path
+  it.each(cases.flatMap(([label, body]) => (['kernel', 'general'] as const).map((path) => [label, path, body] as const)))('%s (%s path)', async (_label, path, body) => {
+    await agreesWithExact(body, 60000, path);
   });
 
   it('the bundled 6.56 cases and the Battle of Jerusalem are in the chain\'s reach (check covers them)', async () => {

@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import { stringify } from 'yaml';
 import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
 import { compileCrusaderRex } from '../src/systems/crusader-rex/compile.js';
+import { _internals } from '../src/systems/crusader-rex/kernel.js';
 import type { ScenarioResult } from '../src/systems/types.js';
 import { merge, type Tree } from './helpers.js';
 
@@ -30,14 +31,19 @@ export const down = (z: number) => expect(z).toBeLessThan(-4);
  */
 export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** The kernel against the exact chain on every metric and curve point (|z| < 4.5); returns both. */
-export async function agreesWithExact(body: Tree, trials = 60000) {
+/**
+ * The kernel against the exact chain on every metric and curve point (|z| < 4.5); returns both.
+ * The kernel's own choice of path (the table path for at most 5 blocks a side), or the general
+ * path forced.
+ */
+export async function agreesWithExact(body: Tree, trials = 60000, path: 'kernel' | 'general' = 'kernel') {
   const v = valid(body, trials);
   await yieldToEventLoop();
   const exact = exactScenario(v);
   expect(exact[0].exact).not.toBeNull();
   await yieldToEventLoop();
-  const result = await runScenario(v);
+  _internals.setForceGeneral(path === 'general');
+  const result = await runScenario(v).finally(() => _internals.setForceGeneral(false));
   await yieldToEventLoop();
   const rows = checkScenario(result, exact);
   expect(rows.length).toBeGreaterThan(4);

@@ -91,8 +91,6 @@ export interface CrusaderRexCompiled {
   controlChangeAnyRound: number;
   jihad: number;
   maxTotal: number[]; // largest total steps per side (histogram size)
-  /** 1 when the kernel's table path applies: a field battle with no castle, no harry or retreat, fixed ties and order. */
-  fast: number;
 }
 
 /** Why a scenario cannot be compiled (multi-key checks, reported by validation). */
@@ -220,14 +218,5 @@ export function compileCrusaderRex(raw: Record<string, unknown>): CrusaderRexCom
     controlChangeAnyRound: s.rules.control_change_any_round ? 1 : 0,
     jihad: s.rules.jihad === 'attacker' ? 1 : 0,
     maxTotal,
-    fast:
-      s.town.rating === 0 &&
-      !existing &&
-      s.policy.tie_break !== 'random' &&
-      s.policy.fire_order === 'listed' &&
-      s.policy.harry === 'never' &&
-      s.policy.retreat === 'never'
-        ? 1
-        : 0,
   };
 }

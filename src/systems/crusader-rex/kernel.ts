@@ -1,9 +1,9 @@
 /**
  * The Crusader Rex kernel: one battle location over one or more game turns, following the
  * v2.0 rules as the Rally the Troops engine resolves them (docs/rules/crusader-rex.md 2-4, 6.5).
- * Two paths run the same rules: the table path (table.ts) for a castle-less field battle with
- * at most 5 blocks a side and no choices on a block's turn, and the general path (general.ts),
- * block by block, for the rest. The accumulator's layout is in layout.ts.
+ * Two paths run the same rules: the table path (table.ts) for every battle with at most 5
+ * blocks a side and the listed firing order, and the general path (general.ts), block by
+ * block, for the rest. The accumulator's layout is in layout.ts.
  */
 import type { RngState } from '../../engine/rng.js';
 import type { Kernel } from '../types.js';

@@ -1,238 +1,318 @@
 /**
- * The Crusader Rex table path: a field battle at a town without a castle (compile sets `fast`:
- * no harry or retreat choices, a fixed tie-break and the listed firing order) with at most
- * TABLE_MAX blocks a side. The general path (general.ts) runs the same battles volley by
- * volley; the tests hold the two to each other statistically and both to the exact chain.
- * Allocation-free: the per-case tables are made once (buildTables) and swapped in (useTables).
+ * The Crusader Rex table path: every battle and siege with at most TABLE_MAX blocks a side and
+ * the listed firing order (larger ones and strongest-first take the general path, general.ts).
+ * The same rules as the general path, step for step (battleTurn there and here follow
+ * docs/rules/crusader-rex.md 6.5 in the same order), on a different representation:
+ *
+ *  - Each side's blocks are base-5 digits (a block's steps, 0 when not there), one number per
+ *    place: F (the field: plain and sallying blocks), C (the castle), S (storming). A block is in
+ *    one place at a time, so moving blocks between places is adding and subtracting digits, and
+ *    "the field" of 1.4 is F + S. Blocks in the field, their steps, the strongest, the digits are
+ *    look-ups (NZ, SUM, MAXD, DIG); h hits on the strongest blocks in turn (6.31, ties in the
+ *    side's hit order) is one look-up, APPLY[x * HS + h]. Sallying blocks are a bit mask by
+ *    position (SAL), blocks on the road another (PEND).
+ *  - A run of volleys by one side (buildRuns: blocks of that side that fire one after another
+ *    in 6.2's order, not hit in between) is one draw of its total hits from their exact
+ *    distribution, through an alias table keyed by the side's state at the place it fires from
+ *    (F in a field round, C or S in a storm). A charging knight (6.32) is a run of its own whose
+ *    draw also gives its sixes (self-hits); a block with a choice to make (withdraw, harry,
+ *    retreat) is a run of its own, decided before it fires.
+ *  - Double defense (1.5, 6.54): castle hits one at a time, a half-hit first (NEXT gives the
+ *    block), the next hit on the same block. The random tie-break (6.31): hits one at a time,
+ *    each on one of the TIES tied blocks, uniformly.
+ *
+ * So a battle is a few dozen look-ups and a handful of draws: the dice differ from the general
+ * path's (a run is one draw, not one per block), the distribution is the same. The tests hold
+ * the two paths to each other statistically and both to the exact chain.
  */
 import { nextI32, nextTrialState, type RngState } from '../../engine/rng.js';
-import { FIELD, PENDING, type CrusaderRexCompiled } from './compile.js';
-import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
+import { rollDie } from '../../engine/dice.js';
+import { CASTLE, FIELD, PENDING, type CrusaderRexCompiled } from './compile.js';
+import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
 
-// === the fast path: a field battle at a town without a castle ===============================
-//
-// With no castle, no harry or retreat decisions and a deterministic tie-break, a battle is: up
-// to three rounds of volleys in the fixed order of 6.2 (knights charging by their policy), each
-// hit on the strongest enemy block, reserves arriving in R2/R3, the 6.41 control change, and the attacker's retreat after
-// R3. The table path below runs exactly that, drawing each run of one side's volleys as one
-// number from its exact distribution (so not the general path's dice): test/crusader-rex.test.ts
-// holds the two paths to each other statistically and both to the exact chain. Its
-// per-case data (hit orders, per-block int32 arrays) and running totals are here.
-
-/** Per side: its blocks in hit order (most steps first is decided at run time; ties by this order). */
-let hitOrder: Int32Array[] = [];
-const fieldN = new Int32Array(2); // blocks in the field
-const pendN = new Int32Array(2); // blocks on the road
-const fieldS = new Int32Array(2); // steps in the field
-const pendS = new Int32Array(2); // steps on the road
-const totalS = new Int32Array(2); // steps not eliminated (field, road, retreated)
-let initialS: Int32Array = new Int32Array(2); // steps at the start
-// The compiled case's per-block numbers as int32 arrays (the compiled object holds plain arrays).
-let fSide: Int32Array = new Int32Array(0);
-let fFp: Int32Array = new Int32Array(0);
-let fArrive: Int32Array = new Int32Array(0);
-let fLoc0: Int32Array = new Int32Array(0);
-let fSteps0: Int32Array = new Int32Array(0);
-/** Where each block is: FIELD or PENDING (on the road), for the reserves' arrival. */
-let loc: Int32Array = new Int32Array(0);
-
-function buildFast(c: CrusaderRexCompiled): void {
-  hitOrder = [0, 1].map((side) => {
-    const list: number[] = [];
-    for (let b = 0; b < c.nb; b++) if (c.side[b] === side) list.push(b);
-    // protect_best: among tied blocks the hit goes to the worse initiative, then firepower
-    if (c.tieBreak === 1) list.sort((a, b) => c.letter[b] - c.letter[a] || c.fp[a] - c.fp[b] || a - b);
-    return Int32Array.from(list);
-  });
-  initialS = new Int32Array(2);
-  for (let b = 0; b < c.nb; b++) initialS[c.side[b]] += c.steps0[b];
-  fSide = Int32Array.from(c.side);
-  fFp = Int32Array.from(c.fp, (x) => (x > 6 ? 6 : x));
-  fArrive = Int32Array.from(c.arrive);
-  fLoc0 = Int32Array.from(c.loc0);
-  fSteps0 = Int32Array.from(c.steps0);
-}
-
-function recordFast(acc: Float64Array, base: number): void {
-  for (let side = 0; side < 2; side++) {
-    const k = base + side * 6;
-    const f = fieldS[side];
-    const r = pendS[side];
-    acc[k] += f;
-    acc[k + 1] += f * f;
-    acc[k + 4] += r;
-    acc[k + 5] += r * r;
-  }
-}
-
-/**
- * The end of a fast-path trial: the end-of-turn record (and the turns after, unchanged), the
- * outcome for the scenario's attacker, rounds, steps lost and survivors (fieldS, pendS and
- * totalS must hold the final state).
- */
-function finishFast(c: CrusaderRexCompiled, acc: Float64Array, attrB: number, histN: number, attIn: boolean, defIn: boolean, nRounds: number): void {
-  recordFast(acc, attrB + 3 * 12);
-  for (let t = 2; t <= c.turns; t++) for (let s2 = 0; s2 < 4; s2++) recordFast(acc, attrB + ((t - 1) * 4 + s2) * 12);
-  if (attIn && !defIn) acc[A_ATT_WINS] += 1;
-  else if (defIn && !attIn) acc[A_DEF_HOLDS] += 1;
-  else if (attIn && defIn) acc[A_CONTINUES] += 1;
-  else acc[A_BOTH_GONE] += 1;
-  acc[A_ROUNDS] += nRounds;
-  acc[A_ROUNDS + 1] += nRounds * nRounds;
-  for (let sd = 0; sd < 2; sd++) {
-    const lost = initialS[sd] - totalS[sd];
-    acc[A_LOST + 2 * sd] += lost;
-    acc[A_LOST + 2 * sd + 1] += lost * lost;
-    acc[SURV + sd * histN + totalS[sd]] += 1;
-  }
-}
-
-// === the table path ==========================================================================
-//
-// For a castle-less field battle without harry or retreat choices (compile sets `fast`) and at most
-// 5 blocks a side (larger field battles take the general path), a side's field is one number:
-// its blocks' steps as base-5 digits (a block gone, retreated or not yet arrived is a 0).
-// Applying h hits to the strongest blocks in turn (6.31, ties in the side's hit order) is one
-// look-up in APPLY[state * HS + h]; blocks and steps in the field are look-ups too. A run of
-// volleys by one side (buildRuns) is one draw from the exact distribution of its total hits,
-// through an alias table: 3 draws a round in the reference battle instead of 8 volleys. A
-// charging knight is a run of its own (its sixes are self-hits: runKind).
-// Measured (bench/, reference battle): one volley per draw 2.4 M battles/s per thread; runs
-// with a scanned cumulative table 4.2 M; runs with alias tables 5.6-6.9 M.
-
-const TABLE_MAX = 5;
+/** Most blocks a side for the tables (5^5 states a side). */
+export const TABLE_MAX = 5;
 /** Hits one run of volleys can score: up to 5 blocks of 4 steps (the APPLY stride). */
 const HS = 21;
-interface SideTables {
-  n: number;
-  apply: Int32Array; // [state * HS + hits] -> state
-  nz: Uint8Array; // blocks in the field
-  sum: Uint8Array; // steps in the field
-  max: Uint8Array; // steps of the strongest block in the field
-  digit: Uint8Array; // [state * n + j] -> steps of the side's j-th block
+const POW5 = Int32Array.of(1, 5, 25, 125, 625, 3125);
+
+/** The table path runs the case: at most TABLE_MAX blocks a side, the listed firing order. */
+export function tablePathApplies(c: CrusaderRexCompiled): boolean {
+  const n0 = c.side.filter((s) => s === 0).length;
+  return n0 <= TABLE_MAX && c.nb - n0 <= TABLE_MAX && c.strongestFirst === 0;
 }
-// Both sides' tables in one array each, side 1 after side 0 (no branch on the side in the loop):
-// digit[dOff[sd] + state * n[sd] + pos], apply[aOff[sd] + state * HS + hits], nz[zOff[sd] + state].
-let DIG: Uint8Array = new Uint8Array(0);
-let APP: Int32Array = new Int32Array(0);
-let NZ: Uint8Array = new Uint8Array(0);
-let SUM: Uint8Array = new Uint8Array(0);
-let MAXD: Uint8Array = new Uint8Array(0);
-let dOff: Int32Array = new Int32Array(2);
-let aOff: Int32Array = new Int32Array(2);
-let zOff: Int32Array = new Int32Array(2);
-let nSide: Int32Array = new Int32Array(2);
-/** Field states at the start of a trial (blocks on the road are 0 until they arrive). */
-let state0: Int32Array = new Int32Array(2);
-let pendN0: Int32Array = new Int32Array(2);
-let pendS0: Int32Array = new Int32Array(2);
-let bPos: Int32Array = new Int32Array(0);
-let bWeight: Int32Array = new Int32Array(0);
-// Runs of volleys (see buildRuns): order o's runs are runFrom[o] .. runTo[o] - 1; run k fires
-// side runSide[k] and its alias table for firing state x is ALIAS[runBase[k] + x * ALIAS_K ..].
-let runFrom: Int32Array = new Int32Array(4);
-let runTo: Int32Array = new Int32Array(4);
-let runSide: Int32Array = new Int32Array(0);
-let runBase: Int32Array = new Int32Array(0);
-/**
- * A Knights' Charge (6.32) is a run of its own: kind 1 charges always, kind 2 only when the
- * enemy's strongest field block has fewer steps than the charger (else it fires plainly, from
- * the table at runAlt). A charge's table draws an outcome o = hits * 5 + sixes (CHARGE_HITS,
- * CHARGE_SIXES); the sixes are self-hits on the charger, at digit runPos, weight runW.
- */
-let runKind: Int32Array = new Int32Array(0);
-let runAlt: Int32Array = new Int32Array(0);
-let runW: Int32Array = new Int32Array(0);
-let runPos: Int32Array = new Int32Array(0);
-const CHARGE_HITS = Int32Array.from({ length: 32 }, (_, o) => (o / 5) | 0);
-const CHARGE_SIXES = Int32Array.from({ length: 32 }, (_, o) => o % 5);
-let ALIAS: Int32Array = new Int32Array(0);
-/** Slots of an alias table (2^5 >= the 21 possible hit counts of a run). */
-const ALIAS_K = 32;
-const ALIAS_SHIFT = 27; // a draw's top 5 bits pick the slot, its low 27 bits the side
-const ALIAS_CAP = 1 << ALIAS_SHIFT;
-/** Slot 0's entry when the run has no dice in the field (no draw, no hits): no real entry is 0. */
-const NO_DICE = 0;
+
+// === tables of one compiled case ==============================================================
+
+/** Everything the table path derives from one compiled case (built once, swapped by useTables). */
+export interface Tables extends Runs {
+  // per side state tables, side 1 after side 0: [dOff[sd] + x * n + pos], [sd * A1 + x * HS + h], [sd * Z1 + x]
+  DIG: Uint8Array;
+  APP: Uint16Array;
+  NZ: Uint8Array; // blocks present
+  SUM: Uint8Array; // their steps
+  MAXD: Uint8Array; // the most steps
+  NEXT: Int8Array; // position the next full hit lands on (hit order)
+  TIES: Uint8Array; // blocks with the most steps
+  TIED: Int8Array; // their positions: [(sd * Z1 + x) * TABLE_MAX + j]
+  MASK: Uint8Array; // positions present, as bits
+  dOff: Int32Array;
+  aOff: Int32Array;
+  zOff: Int32Array;
+  nSide: Int32Array;
+  // per block
+  bPos: Int32Array;
+  bHarrier: Int32Array;
+  // the start of a trial
+  F0: Int32Array;
+  C0: Int32Array;
+  pend0: Int32Array;
+  pendN0: Int32Array;
+  pendS0: Int32Array;
+  initialS: Int32Array;
+  /** Reserves arriving per round (2, 3) and side: [(round * 2 + side) * 4 + 0..3] = field state added, positions, blocks, steps. */
+  ARRIVE: Int32Array;
+}
+
+/** Runs of volleys (buildRuns): order o's runs are runFrom[o] .. runTo[o] - 1. */
+interface Runs {
+  runFrom: Int32Array;
+  runTo: Int32Array;
+  runSide: Int32Array; // the side that fires
+  runBase: Int32Array; // its alias tables: THR/ALI[runBase + (x << runLog) ..] for the side's state x
+  runLog: Int32Array;
+  runKind: Int32Array; // 0 plain, 1 a charge, 2 a charge when the enemy's strongest is weaker
+  runAlt: Int32Array; // the plain volley's tables (storms, declined charges, harrying)
+  runAltLog: Int32Array;
+  runBlock: Int32Array; // the one block of a charge or a choice, else -1
+  runDecide: Int32Array; // 1: the block may withdraw, harry or retreat on its turn
+  THR: Uint32Array;
+  ALI: Uint8Array;
+}
+
+// The case's tables and the trial's scalars are module `var`s, not `let`s: every read of a
+// module-level `let` is checked for its temporal dead zone, and dropping those checks made the
+// table path 10-25% faster (in-process CPU-time pairs, storm-or-starve and the reference battle).
+var DIG: Uint8Array = new Uint8Array(0);
+var APP: Uint16Array = new Uint16Array(0);
+var NZ: Uint8Array = new Uint8Array(0);
+var SUM: Uint8Array = new Uint8Array(0);
+var MAXD: Uint8Array = new Uint8Array(0);
+var NEXT: Int8Array = new Int8Array(0);
+var TIES: Uint8Array = new Uint8Array(0);
+var TIED: Int8Array = new Int8Array(0);
+var MASK: Uint8Array = new Uint8Array(0);
+var dOff: Int32Array = new Int32Array(2);
+var aOff: Int32Array = new Int32Array(2);
+var zOff: Int32Array = new Int32Array(2);
+var nSide: Int32Array = new Int32Array(2);
+var bPos: Int32Array = new Int32Array(0);
+var bHarrier: Int32Array = new Int32Array(0);
+var F0: Int32Array = new Int32Array(2);
+var C0: Int32Array = new Int32Array(2);
+var pend0: Int32Array = new Int32Array(2);
+var pendN0: Int32Array = new Int32Array(2);
+var pendS0: Int32Array = new Int32Array(2);
+var initialS: Int32Array = new Int32Array(2);
+var ARRIVE: Int32Array = new Int32Array(32);
+var runFrom: Int32Array = new Int32Array(4);
+var runTo: Int32Array = new Int32Array(4);
+var runSide: Int32Array = new Int32Array(0);
+var runBase: Int32Array = new Int32Array(0);
+var runLog: Int32Array = new Int32Array(0);
+var runKind: Int32Array = new Int32Array(0);
+var runAlt: Int32Array = new Int32Array(0);
+var runAltLog: Int32Array = new Int32Array(0);
+var runBlock: Int32Array = new Int32Array(0);
+var runDecide: Int32Array = new Int32Array(0);
+var THR: Uint32Array = new Uint32Array(0);
+var ALI: Uint8Array = new Uint8Array(0);
+
+/** Side 1's offsets in the state tables (side 0's are 0): zOff[1], dOff[1], aOff[1]. */
+var Z1 = 0;
+var D1 = 0;
+var A1 = 0;
+
+/** The case the table path runs next. */
+export function useTables(t: Tables): void {
+  ({ DIG, APP, NZ, SUM, MAXD, NEXT, TIES, TIED, MASK, dOff, aOff, zOff, nSide, bPos, bHarrier } = t);
+  ({ F0, C0, pend0, pendN0, pendS0, initialS, ARRIVE, runFrom, runTo, runSide, runBase, runLog, runKind, runAlt, runAltLog, runBlock, runDecide, THR, ALI } = t);
+  Z1 = zOff[1];
+  D1 = dOff[1];
+  A1 = aOff[1];
+}
 
 /**
- * Walker's alias table (Vose's construction, in integers) for hit counts with probabilities
- * `dist`, into out[at .. at + 32): slot i keeps i when the draw's low 27 bits are below its
- * threshold, else gives its alias. Entry = threshold << 5 | alias, a full slot has alias i.
- * Probabilities are rounded to multiples of 2^-32 (the largest absorbs the rounding).
+ * Alias tables: a run's table for state x is K = 2^logK slots at runBase + (x << logK), K the
+ * smallest power of two that holds the run's outcomes (21 hit counts at most, or a charge's
+ * hits * 5 + sixes), so small runs use small tables. A draw's top logK bits pick the slot; the
+ * slot keeps its own outcome when the other 32 - logK bits are below its threshold THR, else
+ * gives its alias ALI. Probabilities are multiples of 2^-32.
  */
-export function aliasTable(dist: number[], out: Int32Array, at: number): void {
-  const w = new Array<number>(ALIAS_K).fill(0);
-  let total = 0;
-  let big = 0;
-  for (let h = 0; h < dist.length && h < ALIAS_K; h++) {
-    w[h] = Math.round(dist[h] * 4294967296);
-    total += w[h];
-    if (w[h] > w[big]) big = h;
-  }
-  w[big] += 4294967296 - total;
+/** THR of slot 0 when the run has no dice where it fires (no draw, no hits): no threshold exceeds 2^31. */
+const NO_DICE = 0xffffffff;
+/** A charge's outcome o = hits * 5 + sixes. */
+const CHARGE_HITS = Int32Array.from({ length: 32 }, (_, o) => (o / 5) | 0);
+const CHARGE_SIXES = Int32Array.from({ length: 32 }, (_, o) => o % 5);
+
+/**
+ * Walker's alias table (Vose's construction, in integers) for outcomes with probabilities
+ * `dist`, into thr/ali[at .. at + 2^logK). Probabilities are rounded to multiples of 2^-32 by
+ * largest remainders, so each is within 2^-32 of its value and they sum to 1.
+ */
+export function aliasTable(dist: number[], thr: Uint32Array, ali: Uint8Array, at: number, logK = 5): void {
+  const K = 1 << logK;
+  const cap = 2 ** (32 - logK); // a full slot
   if (dist.length === 1) {
-    out[at] = NO_DICE;
-    for (let i = 1; i < ALIAS_K; i++) out[at + i] = 0; // never drawn
-    return;
+    thr[at] = NO_DICE;
+    return; // never drawn
+  }
+  const exact = Array.from({ length: K }, (_, h) => (dist[h] ?? 0) * 2 ** 32);
+  const w = exact.map(Math.floor);
+  let left = 2 ** 32 - w.reduce((a, b) => a + b, 0);
+  for (const h of exact.map((_, i) => i).sort((i, j) => exact[j] - w[j] - (exact[i] - w[i]) || i - j)) {
+    if (left <= 0) break;
+    w[h]++;
+    left--;
   }
   const small: number[] = [];
   const large: number[] = [];
-  for (let i = 0; i < ALIAS_K; i++) (w[i] < ALIAS_CAP ? small : large).push(i);
-  // A full slot keeps i whatever the draw: threshold 2^27 - 1 and alias i. (So no entry is 0,
-  // NO_DICE: a slot below full has an alias other than itself.)
-  for (let i = 0; i < ALIAS_K; i++) out[at + i] = ((ALIAS_CAP - 1) * 32 + i) | 0;
+  for (let i = 0; i < K; i++) (w[i] < cap ? small : large).push(i);
+  for (let i = 0; i < K; i++) {
+    thr[at + i] = cap; // a full slot keeps its outcome whatever the draw
+    ali[at + i] = i;
+  }
   while (small.length > 0 && large.length > 0) {
     const sI = small.pop()!;
     const lI = large[large.length - 1];
-    out[at + sI] = (w[sI] * 32 + lI) | 0;
-    w[lI] -= ALIAS_CAP - w[sI];
-    if (w[lI] < ALIAS_CAP) {
+    thr[at + sI] = w[sI];
+    ali[at + sI] = lI;
+    w[lI] -= cap - w[sI];
+    if (w[lI] < cap) {
       large.pop();
       small.push(lI);
     }
   }
 }
 
+interface SideTables {
+  n: number;
+  apply: Uint16Array;
+  nz: Uint8Array;
+  sum: Uint8Array;
+  max: Uint8Array;
+  next: Int8Array;
+  ties: Uint8Array;
+  tied: Int8Array;
+  mask: Uint8Array;
+  digit: Uint8Array;
+}
+
+/** A side's state tables for n blocks, ties in hit order `pref` (positions). */
+function buildSideTables(n: number, pref: number[]): SideTables {
+  const states = 5 ** n;
+  const t: SideTables = {
+    n,
+    apply: new Uint16Array(states * HS),
+    nz: new Uint8Array(states),
+    sum: new Uint8Array(states),
+    max: new Uint8Array(states),
+    next: new Int8Array(states).fill(-1),
+    ties: new Uint8Array(states),
+    tied: new Int8Array(states * TABLE_MAX).fill(-1),
+    mask: new Uint8Array(states),
+    digit: new Uint8Array(states * n),
+  };
+  const d = new Array<number>(n).fill(0);
+  const strongest = (e: number[]) => {
+    let best = -1;
+    for (const j of pref) if (e[j] > 0 && (best < 0 || e[j] > e[best])) best = j;
+    return best;
+  };
+  for (let x = 0; x < states; x++) {
+    let y = x;
+    for (let j = 0; j < n; j++) {
+      d[j] = y % 5;
+      y = (y / 5) | 0;
+      t.digit[x * n + j] = d[j];
+      if (d[j] > 0) {
+        t.nz[x]++;
+        t.sum[x] += d[j];
+        t.mask[x] |= 1 << j;
+        if (d[j] > t.max[x]) t.max[x] = d[j];
+      }
+    }
+    for (let j = 0; j < n; j++) if (d[j] > 0 && d[j] === t.max[x]) t.tied[x * TABLE_MAX + t.ties[x]++] = j;
+    t.next[x] = strongest(d);
+    const e = d.slice();
+    for (let h = 0; h < HS; h++) {
+      if (h > 0) {
+        const best = strongest(e);
+        if (best >= 0) e[best]--;
+      }
+      let v = 0;
+      for (let j = n - 1; j >= 0; j--) v = v * 5 + e[j];
+      t.apply[x * HS + h] = v;
+    }
+  }
+  return t;
+}
+
+/** Two sides' tables in one array, side 1 after side 0. */
+function joined<T extends Uint8Array | Int8Array | Uint16Array | Int32Array>(a: T, b: T): T {
+  const out = new (a.constructor as new (n: number) => T)(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
+
 /**
- * Runs of volleys. In a field battle a side's blocks that fire one after another (a letter
- * group, and the next group of the same side when the enemy has none in between: 6.2) shoot
- * at the same enemy and are not hit in between, so the run's hits are the sum of its volleys
- * (6.31 applies them one at a time to the strongest enemy block: APPLY does that for any sum).
- * For each firing state x of the side, the run's total hits are a sum of binomials B(steps,
- * firepower / 6) over its blocks; ALIAS holds that distribution as an alias table (aliasTable),
- * exact to within 2^-31 per outcome. The general path rolls the same battles one volley at a
- * time (tests hold the two to each other and to the exact chain).
+ * Runs of volleys. A side's blocks that fire one after another in 6.2's order (a letter group,
+ * and the side's next group when the enemy has none in between) shoot at the same enemy and
+ * are not hit in between, so the run's hits are the sum of its volleys (6.31 applies them one at
+ * a time to the strongest enemy block: APPLY does that for any sum). For each state x of the
+ * side at the place it fires from, the run's total hits are a sum of binomials B(steps,
+ * firepower / 6) over its blocks there; THR and ALI hold that distribution as an alias table, exact
+ * to within 2^-32 per outcome. A knight that may charge (6.32) is a run of its own (kind 1
+ * always, 2 when the enemy's strongest field block is weaker; its table draws hits * 5 + sixes,
+ * runAlt its plain volley, for storms and declined charges), and so is a block with a choice to
+ * make on its turn (runDecide: withdraw, harry or retreat).
  */
-function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
-  const key = new Map<string, number>();
-  const sides: number[] = [];
-  const bases: number[] = [];
-  const kinds: number[] = [];
-  const alts: number[] = [];
-  const weights: number[] = [];
-  const positions: number[] = [];
-  const chunks: Int32Array[] = [];
+function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[], pos: Int32Array): Runs {
+  const key = new Map<string, [number, number]>();
+  const run = { side: [] as number[], base: [] as number[], log: [] as number[], kind: [] as number[], alt: [] as number[], altLog: [] as number[], block: [] as number[], decide: [] as number[] };
+  const chunks: [Uint32Array, Uint8Array][] = [];
   let size = 0;
-  /** One alias table per firing state of side sd, from that state's outcome distribution. */
-  const table = (name: string, sd: number, dist: (digit: (b: number) => number) => number[]): number => {
-    let at = key.get(name);
-    if (at !== undefined) return at;
-    const n = nSide[sd];
-    const states = 5 ** n;
-    const out = new Int32Array(states * ALIAS_K);
-    const digits = DIG.subarray(dOff[sd], dOff[sd] + states * n);
-    for (let x = 0; x < states; x++) aliasTable(dist((b) => digits[x * n + bPos[b]]), out, x * ALIAS_K);
-    at = size;
+  const nOf = [0, 1].map((sd) => c.side.filter((s) => s === sd).length);
+  /** One alias table per state of side sd, from that state's outcome distribution: [offset, logK]. */
+  const table = (name: string, sd: number, dist: (digit: (b: number) => number) => number[]): [number, number] => {
+    const known = key.get(name);
+    if (known !== undefined) return known;
+    const states = 5 ** nOf[sd];
+    const dists: number[][] = [];
+    let most = 1; // outcomes with a chance, in the largest state
+    for (let x = 0; x < states; x++) {
+      const d = dist((b) => Math.floor(x / 5 ** pos[b]) % 5);
+      while (d.length > 1 && d[d.length - 1] === 0) d.pop();
+      dists.push(d);
+      most = Math.max(most, d.length);
+    }
+    const logK = Math.max(1, Math.ceil(Math.log2(most)));
+    const thr = new Uint32Array(states << logK);
+    const ali = new Uint8Array(states << logK);
+    dists.forEach((d, x) => aliasTable(d, thr, ali, x << logK, logK));
+    const at: [number, number] = [size, logK];
     key.set(name, at);
-    chunks.push(out);
-    size += out.length;
+    chunks.push([thr, ali]);
+    size += thr.length;
     return at;
   };
+  const fp = (b: number) => Math.min(6, c.fp[b]);
   /** Total hits of plain volleys: the sum of Binomial(steps, firepower / 6) over the blocks. */
   const plain = (blocks: number[]) => (digit: (b: number) => number) => {
     let dist = [1];
     for (const b of blocks) {
-      const p = fFp[b] / 6;
+      const p = fp(b) / 6;
       for (let j = digit(b); j > 0; j--) dist = dist.map((q, h) => q * (1 - p) + (h > 0 ? dist[h - 1] * p : 0)).concat([dist[dist.length - 1] * p]);
     }
     return dist;
@@ -241,7 +321,7 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
   const charge = (b: number) => (digit: (b: number) => number) => {
     const st = digit(b);
     if (st === 0) return [1];
-    const f = Math.min(6, fFp[b] + 1);
+    const f = Math.min(6, fp(b) + 1);
     const ph = f / 6;
     const ps = f < 6 ? 1 / 6 : 0;
     const fact = (k: number): number => (k <= 1 ? 1 : k * fact(k - 1));
@@ -251,288 +331,648 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
     return dist;
   };
   const charges = (b: number) => c.charge > 0 && c.knight[b] === 1;
+  // a choice on its turn: withdraw (6.62, only with a castle), harry (6.33), retreat (6.6)
+  const decides = (b: number) => (c.withdraw === 1 && c.rating > 0) || c.retreat === 1 || (c.harry === 1 && c.harrier[b] === 1);
   const from: number[] = [];
   const to: number[] = [];
   for (const order of ords) {
-    from.push(sides.length);
+    from.push(run.side.length);
     let k = 0;
     while (k < order.length) {
       const sd = c.side[order[k]];
-      if (charges(order[k])) {
+      if (charges(order[k]) || decides(order[k])) {
         const b = order[k++];
-        sides.push(sd);
-        bases.push(table(`c${b}`, sd, charge(b)));
-        kinds.push(c.charge);
-        alts.push(c.charge === 2 ? table(`${sd}:${b}`, sd, plain([b])) : 0);
-        weights.push(bWeight[b]);
-        positions.push(bPos[b]);
+        const own = table(`${sd}:${b}`, sd, plain([b]));
+        const [base, log] = charges(b) ? table(`c${b}`, sd, charge(b)) : own;
+        run.side.push(sd);
+        run.base.push(base);
+        run.log.push(log);
+        run.kind.push(charges(b) ? c.charge : 0);
+        run.alt.push(own[0]);
+        run.altLog.push(own[1]);
+        run.block.push(b);
+        run.decide.push(decides(b) ? 1 : 0);
         continue;
       }
       const blocks: number[] = [];
-      while (k < order.length && c.side[order[k]] === sd && !charges(order[k])) blocks.push(order[k++]);
-      sides.push(sd);
-      bases.push(table(`${sd}:${blocks.join(',')}`, sd, plain(blocks)));
-      kinds.push(0);
-      alts.push(0);
-      weights.push(0);
-      positions.push(0);
+      while (k < order.length && c.side[order[k]] === sd && !charges(order[k]) && !decides(order[k])) blocks.push(order[k++]);
+      const [t, log] = table(`${sd}:${blocks.join(',')}`, sd, plain(blocks));
+      run.side.push(sd);
+      run.base.push(t);
+      run.log.push(log);
+      run.kind.push(0);
+      run.alt.push(t);
+      run.altLog.push(log);
+      run.block.push(-1);
+      run.decide.push(0);
     }
-    to.push(sides.length);
+    to.push(run.side.length);
   }
-  // Each order's runs are laid out contiguously (a table shared by orders is listed in each).
-  runSide = Int32Array.from(sides);
-  runBase = Int32Array.from(bases);
-  runKind = Int32Array.from(kinds);
-  runAlt = Int32Array.from(alts);
-  runW = Int32Array.from(weights);
-  runPos = Int32Array.from(positions);
-  runFrom = Int32Array.from(from);
-  runTo = Int32Array.from(to);
-  ALIAS = new Int32Array(size);
+  const THR = new Uint32Array(size);
+  const ALI = new Uint8Array(size);
   let at = 0;
-  for (const ch of chunks) {
-    ALIAS.set(ch, at);
-    at += ch.length;
+  for (const [thr, ali] of chunks) {
+    THR.set(thr, at);
+    ALI.set(ali, at);
+    at += thr.length;
   }
+  return {
+    runFrom: Int32Array.from(from),
+    runTo: Int32Array.from(to),
+    runSide: Int32Array.from(run.side),
+    runBase: Int32Array.from(run.base),
+    runLog: Int32Array.from(run.log),
+    runKind: Int32Array.from(run.kind),
+    runAlt: Int32Array.from(run.alt),
+    runAltLog: Int32Array.from(run.altLog),
+    runBlock: Int32Array.from(run.block),
+    runDecide: Int32Array.from(run.decide),
+    THR,
+    ALI,
+  };
 }
 
-function buildSideTables(n: number, pref: number[]): SideTables {
-  const states = 5 ** n;
-  const apply = new Int32Array(states * HS);
-  const nz = new Uint8Array(states);
-  const sum = new Uint8Array(states);
-  const max = new Uint8Array(states);
-  const digit = new Uint8Array(states * n);
-  const d = new Array<number>(n).fill(0);
-  for (let x = 0; x < states; x++) {
-    let y = x;
-    for (let j = 0; j < n; j++) {
-      d[j] = y % 5;
-      y = (y / 5) | 0;
-      digit[x * n + j] = d[j];
-      if (d[j] > 0) {
-        nz[x]++;
-        sum[x] += d[j];
-        if (d[j] > max[x]) max[x] = d[j];
-      }
-    }
-    const e = d.slice();
-    for (let h = 0; h < HS; h++) {
-      if (h > 0) {
-        let best = -1;
-        for (const j of pref) if (e[j] > 0 && (best < 0 || e[j] > e[best])) best = j;
-        if (best >= 0) e[best]--;
-      }
-      let v = 0;
-      for (let j = n - 1; j >= 0; j--) v = v * 5 + e[j];
-      apply[x * HS + h] = v;
-    }
-  }
-  return { n, apply, nz, sum, max, digit };
-}
-
-/** Two sides' tables in one array, side 1 after side 0. */
-function joined<T extends Uint8Array | Int32Array>(a: T, b: T): T {
-  const out = new (a.constructor as new (n: number) => T)(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
-}
-
-function buildTablesInto(c: CrusaderRexCompiled, ords: Int32Array[]): boolean {
-  const perSide = [0, 1].map((sd) => c.side.filter((x) => x === sd).length);
-  if (perSide[0] > TABLE_MAX || perSide[1] > TABLE_MAX) return false;
-  bPos = new Int32Array(c.nb);
-  bWeight = new Int32Array(c.nb);
+/** The table path's tables for a case it applies to (tablePathApplies), over the firing orders. */
+export function buildTables(c: CrusaderRexCompiled, ords: Int32Array[]): Tables {
+  const pos = new Int32Array(c.nb);
   const next = [0, 0];
-  for (let b = 0; b < c.nb; b++) {
-    bPos[b] = next[c.side[b]]++;
-    bWeight[b] = 5 ** bPos[b];
-  }
-  const [t0, t1] = [0, 1].map((sd) => buildSideTables(perSide[sd], Array.from(hitOrder[sd], (b) => bPos[b])));
-  DIG = joined(t0.digit, t1.digit);
-  APP = joined(t0.apply, t1.apply);
-  NZ = joined(t0.nz, t1.nz);
-  SUM = joined(t0.sum, t1.sum);
-  MAXD = joined(t0.max, t1.max);
-  dOff = Int32Array.of(0, t0.digit.length);
-  aOff = Int32Array.of(0, t0.apply.length);
-  zOff = Int32Array.of(0, t0.nz.length);
-  nSide = Int32Array.of(t0.n, t1.n);
-  buildRuns(c, ords);
-  state0 = new Int32Array(2);
-  pendN0 = new Int32Array(2);
-  pendS0 = new Int32Array(2);
+  for (let b = 0; b < c.nb; b++) pos[b] = next[c.side[b]]++;
+  // hit order (6.31 ties): listed; protect_best: the worse initiative, then the lower firepower first
+  const sides = [0, 1].map((sd) => {
+    const list: number[] = [];
+    for (let b = 0; b < c.nb; b++) if (c.side[b] === sd) list.push(b);
+    if (c.tieBreak === 1) list.sort((a, b) => c.letter[b] - c.letter[a] || c.fp[a] - c.fp[b] || a - b);
+    return buildSideTables(next[sd], list.map((b) => pos[b]));
+  });
+  const [t0, t1] = sides;
+  const F = new Int32Array(2);
+  const C = new Int32Array(2);
+  const pend = new Int32Array(2);
+  const pendN = new Int32Array(2);
+  const pendS = new Int32Array(2);
+  const initialS = new Int32Array(2);
+  const arrive = new Int32Array(4 * 2 * 4);
   for (let b = 0; b < c.nb; b++) {
     const sd = c.side[b];
-    if (c.loc0[b] === FIELD) state0[sd] += c.steps0[b] * bWeight[b];
-    else {
-      pendN0[sd]++;
-      pendS0[sd] += c.steps0[b];
+    const v = c.steps0[b] * POW5[pos[b]];
+    initialS[sd] += c.steps0[b];
+    if (c.loc0[b] === FIELD) F[sd] += v;
+    else if (c.loc0[b] === CASTLE) C[sd] += v;
+    else if (c.loc0[b] === PENDING) {
+      pend[sd] |= 1 << pos[b];
+      pendN[sd]++;
+      pendS[sd] += c.steps0[b];
+      const k = (c.arrive[b] * 2 + sd) * 4; // a reserve arrives in R2 or R3
+      arrive[k] += v;
+      arrive[k + 1] |= 1 << pos[b];
+      arrive[k + 2]++;
+      arrive[k + 3] += c.steps0[b];
     }
   }
+  return {
+    DIG: joined(t0.digit, t1.digit),
+    APP: joined(t0.apply, t1.apply),
+    NZ: joined(t0.nz, t1.nz),
+    SUM: joined(t0.sum, t1.sum),
+    MAXD: joined(t0.max, t1.max),
+    NEXT: joined(t0.next, t1.next),
+    TIES: joined(t0.ties, t1.ties),
+    TIED: joined(t0.tied, t1.tied),
+    MASK: joined(t0.mask, t1.mask),
+    dOff: Int32Array.of(0, t0.digit.length),
+    aOff: Int32Array.of(0, t0.apply.length),
+    zOff: Int32Array.of(0, t0.nz.length),
+    nSide: Int32Array.of(t0.n, t1.n),
+    bPos: pos,
+    bHarrier: Int32Array.from(c.harrier),
+    F0: F,
+    C0: C,
+    pend0: pend,
+    pendN0: pendN,
+    pendS0: pendS,
+    initialS,
+    ARRIVE: arrive,
+    ...buildRuns(c, ords, pos),
+  };
+}
+
+// === one trial's state ========================================================================
+
+const F = new Int32Array(2); // the field (plain and sallying blocks)
+const C = new Int32Array(2); // the castle
+const S = new Int32Array(2); // storming
+const SAL = new Int32Array(2); // sallying positions
+const PEND = new Int32Array(2); // positions on the road
+const pendN = new Int32Array(2);
+const pendS = new Int32Array(2);
+const leftS = new Int32Array(2); // steps that left by road (6.6)
+const used = new Int32Array(2); // road slots used in this game turn's battle
+var att = 0; // the field attacker (roles change: 6.41, 6.56, 4.4)
+var own = -1; // the castle's owner
+var half = -1; // position of the castle block carrying a half-hit (1.5)
+var fell = false;
+var ever = false; // the castle was occupied at the start of some round
+var rounds = 0;
+var arrived = 1; // the last round whose reserves have arrived
+var random = false; // the random tie-break (6.31)
+
+const nz = (sd: number, x: number) => NZ[sd * Z1 + x];
+const sum = (sd: number, x: number) => SUM[sd * Z1 + x];
+const digit = (sd: number, x: number, p: number) => DIG[sd * D1 + x * nSide[sd] + p];
+/**
+ * Whether a side has blocks in the field (1.4: plain, sallying and storming), in the castle, in
+ * the town. A place's state is 0 exactly when nobody is there, so these need no look-up.
+ */
+const inField = (sd: number) => (F[sd] | S[sd]) !== 0;
+const fieldSteps = (sd: number) => sum(sd, F[sd]) + sum(sd, S[sd]);
+const occupied = () => own >= 0 && C[own] !== 0;
+const contested = () => (F[0] | S[0]) !== 0 && (F[1] | S[1]) !== 0;
+const inTown = (sd: number) => (F[sd] | C[sd] | S[sd]) !== 0;
+/** Road slots per side for this case (-1 unlimited), and whether a block of side sd may still leave by road (6.61). */
+const SLOTS = new Int32Array(2);
+const canRetreat = (sd: number) => SLOTS[sd] < 0 || used[sd] < SLOTS[sd];
+
+/** One alias draw from the table of 2^logK slots at `at`: the outcome index. */
+function draw(rng: RngState, at: number, logK: number): number {
+  const u = nextI32(rng);
+  const i = u >>> (32 - logK);
+  return (u & (0x7fffffff >>> (logK - 1))) < THR[at + i] ? i : ALI[at + i];
+}
+
+/** rollDie's rejection thresholds for a uniform choice among 2-5 tied blocks. */
+const TIE_REJECT = Int32Array.from({ length: TABLE_MAX + 1 }, (_, t) => (t > 0 ? 4294967296 % t : 0));
+
+/** With the random tie-break: the position of a uniformly chosen block among the strongest of state x. */
+function tiedAt(rng: RngState, sd: number, x: number): number {
+  const z = sd * Z1 + x;
+  const t = TIES[z];
+  if (t === 1) return NEXT[z];
+  return TIED[z * TABLE_MAX + rollDie(rng, t, TIE_REJECT[t]) - 1];
+}
+
+/** h full hits on state x of side sd, one at a time on the strongest (6.31). */
+function hitState(rng: RngState, sd: number, x: number, h: number): number {
+  if (!random) return APP[sd * A1 + x * HS + h];
+  for (let k = 0; k < h && x !== 0; k++) x -= POW5[tiedAt(rng, sd, x)];
+  return x;
+}
+
+/** h hits on the castle (1.5, 6.54): a half-hit on the strongest block, the next hit on the same block. */
+function hitCastle(rng: RngState, h: number): void {
+  let x = C[own];
+  for (let k = 0; k < h; k++) {
+    if (half >= 0) {
+      x -= POW5[half];
+      half = -1;
+    } else if (x === 0) break;
+    else half = random ? tiedAt(rng, own, x) : NEXT[own * Z1 + x];
+  }
+  C[own] = x;
+}
+
+/** Block b (side sd, position p, d steps, in the field) leaves by road (6.6); the caller checked the slot. */
+function leave(sd: number, p: number, d: number): void {
+  F[sd] -= d * POW5[p];
+  SAL[sd] &= ~(1 << p);
+  leftS[sd] += d;
+  used[sd]++;
+}
+
+/**
+ * Blocks on the road due by round r join the field (6.41, 6.42). Who arrives in R2 and R3 is
+ * fixed by the case (ARRIVE: per round and side, the field state added, the positions, the
+ * blocks and steps), so this adds the rounds not yet done.
+ */
+function arrive(r: number): void {
+  for (let rr = arrived + 1; rr <= r && rr <= 3; rr++) {
+    for (let sd = 0; sd < 2; sd++) {
+      const k = (rr * 2 + sd) * 4;
+      if (ARRIVE[k + 2] === 0) continue;
+      F[sd] += ARRIVE[k];
+      PEND[sd] &= ~ARRIVE[k + 1];
+      pendN[sd] -= ARRIVE[k + 2];
+      pendS[sd] -= ARRIVE[k + 3];
+    }
+  }
+  if (r > arrived) arrived = r;
+}
+
+/** The steps of the last record, per side and place (field, castle, road). */
+var vf0 = 0;
+var vc0 = 0;
+var vr0 = 0;
+var vf1 = 0;
+var vc1 = 0;
+var vr1 = 0;
+
+/** Steps per side in the field, the castle and on the road now, into the attrition curve at `base`. */
+function record(acc: Float64Array, base: number): void {
+  vf0 = (F[0] === 0 ? 0 : SUM[F[0]]) + (S[0] === 0 ? 0 : SUM[S[0]]);
+  vc0 = C[0] === 0 ? 0 : SUM[C[0]];
+  vr0 = pendS[0];
+  vf1 = (F[1] === 0 ? 0 : SUM[Z1 + F[1]]) + (S[1] === 0 ? 0 : SUM[Z1 + S[1]]);
+  vc1 = C[1] === 0 ? 0 : SUM[Z1 + C[1]];
+  vr1 = pendS[1];
+  recordAgain(acc, base);
+}
+
+/** The last record's steps again at `base` (nothing moved since): empty places add nothing. */
+function recordAgain(acc: Float64Array, base: number): void {
+  if (vf0 !== 0) {
+    acc[base] += vf0;
+    acc[base + 1] += vf0 * vf0;
+  }
+  if (vc0 !== 0) {
+    acc[base + 2] += vc0;
+    acc[base + 3] += vc0 * vc0;
+  }
+  if (vr0 !== 0) {
+    acc[base + 4] += vr0;
+    acc[base + 5] += vr0 * vr0;
+  }
+  if (vf1 !== 0) {
+    acc[base + 6] += vf1;
+    acc[base + 7] += vf1 * vf1;
+  }
+  if (vc1 !== 0) {
+    acc[base + 8] += vc1;
+    acc[base + 9] += vc1 * vc1;
+  }
+  if (vr1 !== 0) {
+    acc[base + 10] += vr1;
+    acc[base + 11] += vr1 * vr1;
+  }
+}
+
+// === the field round (2.3, 2.7) ===============================================================
+
+/** A field round is over (2.7): a defending main force gone with reserves coming hands over the field (6.41). */
+function fieldEnd(c: CrusaderRexCompiled, r: number): void {
+  const def = 1 - att;
+  if (!inField(def) && inField(att) && pendN[def] > 0 && (c.controlChangeAnyRound === 1 || r === 1)) {
+    att = def;
+    if (own >= 0 && C[own] === 0) own = 1 - att; // the new defender holds the empty castle
+  }
+}
+
+function fieldRound(c: CrusaderRexCompiled, rng: RngState, r: number, jihad: boolean): void {
+  const o = (1 - att) * 2 + (jihad ? 1 : 0);
+  const end = runTo[o];
+  for (let k = runFrom[o]; k < end; k++) {
+    // contested (no stormers in a field round: a storm is declared only into an uncontested
+    // field, and a relief force arriving cancels it)
+    if (F[0] === 0 || F[1] === 0) return fieldEnd(c, r);
+    const sd = runSide[k];
+    const en = 1 - sd;
+    let at = runBase[k];
+    let log = runLog[k];
+    let kind = runKind[k];
+    const b = runBlock[k];
+    let p = 0;
+    if (b >= 0) {
+      p = bPos[b];
+      const d = digit(sd, F[sd], p);
+      if (d === 0) continue; // not in the field
+      if (runDecide[k] === 1) {
+        const sallying = (SAL[sd] >> p) & 1;
+        const weaker = fieldSteps(sd) < fieldSteps(en);
+        // 6.62: the castle owner's field block (when defending) or a sallying block withdraws inside
+        if (c.withdraw === 1 && sd === own && (sallying === 1 || sd !== att) && weaker) {
+          if (sallying === 1 || nz(sd, C[sd]) + popcount(SAL[sd] & MASK[sd * Z1 + F[sd]]) < c.rating) {
+            F[sd] -= d * POW5[p];
+            C[sd] += d * POW5[p];
+            SAL[sd] &= ~(1 << p);
+            continue;
+          }
+        }
+        if (c.harry === 1 && bHarrier[b] === 1 && sallying === 0 && canRetreat(sd)) {
+          // 6.33: fire (plainly), then leave by road
+          const h = draw(rng, runAlt[k] + (F[sd] << runAltLog[k]), runAltLog[k]);
+          F[en] = hitState(rng, en, F[en], h);
+          leave(sd, p, d);
+          continue;
+        }
+        if (c.retreat === 1 && sallying === 0 && canRetreat(sd) && weaker) {
+          leave(sd, p, d); // 6.6: retreat instead of firing
+          continue;
+        }
+      }
+      if (kind === 2 && MAXD[en * Z1 + F[en]] >= d) {
+        at = runAlt[k]; // the enemy's strongest is not weaker: no charge
+        log = runAltLog[k];
+        kind = 0;
+      }
+    }
+    at += F[sd] << log;
+    if (THR[at] === NO_DICE) continue; // nobody of the run in the field
+    let h = draw(rng, at, log);
+    if (kind !== 0) {
+      F[sd] -= CHARGE_SIXES[h] * POW5[p]; // 6.32: each six a step off the charger
+      h = CHARGE_HITS[h];
+    }
+    F[en] = hitState(rng, en, F[en], h);
+  }
+  if (!contested()) fieldEnd(c, r);
+}
+
+function popcount(m: number): number {
+  let n = 0;
+  for (; m !== 0; m &= m - 1) n++;
+  return n;
+}
+
+// === storms (4.4) =============================================================================
+
+/** The storm is over: the castle emptied (it falls, or with relief coming changes hands) or no stormer left. */
+function stormEnd(): boolean {
+  const bes = 1 - own;
+  if (C[own] === 0) {
+    if (pendN[own] > 0) {
+      att = own; // the besieged's reserves will attack; the besieger holds the empty castle
+      own = bes;
+    } else fell = true;
+    F[bes] += S[bes];
+    S[bes] = 0;
+    half = -1;
+    return true;
+  }
+  if (S[bes] === 0) {
+    half = -1; // storming repulsed: the half-hit is lost
+    return true;
+  }
+  return false;
+}
+
+function stormRound(c: CrusaderRexCompiled, rng: RngState, jihad: boolean): void {
+  const bes = 1 - own;
+  att = bes; // 4.4: the besieger attacks in a storm
+  const o = own * 2 + (jihad ? 1 : 0);
+  const end = runTo[o];
+  for (let k = runFrom[o]; k < end; k++) {
+    if (stormEnd()) return;
+    const sd = runSide[k];
+    const x = sd === own ? C[sd] : S[sd];
+    const b = runBlock[k];
+    if (b >= 0) {
+      const p = bPos[b];
+      const d = digit(sd, x, p);
+      if (d === 0) continue; // not in this storm
+      if (sd === bes && c.withdraw === 1 && sum(bes, S[bes]) < 2 * sum(own, C[own])) {
+        S[bes] -= d * POW5[p]; // 6.62: a stormer withdraws to the field
+        F[bes] += d * POW5[p];
+        continue;
+      }
+    }
+    const log = runAltLog[k];
+    const at = runAlt[k] + (x << log); // no charge in a storm (6.32)
+    if (THR[at] === NO_DICE) continue;
+    const h = draw(rng, at, log);
+    if (sd === own) S[bes] = hitState(rng, bes, S[bes], h);
+    else hitCastle(rng, h);
+  }
+  stormEnd();
+}
+
+// === declarations (4.3, 4.5) ==================================================================
+
+/** 6.53, 6.54: stormers keep storming; the strongest field blocks join up to the castle limit, by the policy. */
+function declareStorm(c: CrusaderRexCompiled): boolean {
+  const bes = 1 - own;
+  if (S[bes] === 0) {
+    if (c.storm === 0) return false;
+    // when stronger: even the whole field would not be strong enough (the stormers are a part of it)
+    if (c.storm === 2 && sum(bes, F[bes]) < c.stormRatio * 2 * sum(own, C[own])) return false;
+  }
+  const storming = nz(bes, S[bes]);
+  let f = F[bes];
+  let add = 0;
+  let addSteps = 0;
+  for (let k = storming; k < c.rating; k++) {
+    let best = -1;
+    let most = 0;
+    for (let p = 0; p < nSide[bes]; p++) {
+      const d = digit(bes, f, p);
+      if (d > most) {
+        most = d;
+        best = p;
+      }
+    }
+    if (best < 0) break;
+    f -= most * POW5[best];
+    add += most * POW5[best];
+    addSteps += most;
+  }
+  if (storming > 0 || c.storm === 1 || sum(bes, S[bes]) + addSteps >= c.stormRatio * 2 * sum(own, C[own])) {
+    F[bes] -= add;
+    S[bes] += add;
+  }
+  return S[bes] !== 0;
+}
+
+/** 6.55: the castle's blocks all sally, by the policy. */
+function declareSally(c: CrusaderRexCompiled): boolean {
+  if (c.sally === 0 || own < 0) return false;
+  const inside = sum(own, C[own]);
+  if (inside === 0) return false;
+  if (c.sally === 2 && inside + fieldSteps(own) < c.sallyRatio * fieldSteps(1 - own)) return false;
+  SAL[own] |= MASK[own * Z1 + C[own]];
+  F[own] += C[own];
+  C[own] = 0;
   return true;
 }
 
-/** Reserves arriving for round r (4: all that are left), into the sides' field states. */
-function arriveTable(nb: number, r: number, state: Int32Array): void {
-  for (let b = 0; b < nb; b++) {
-    if (loc[b] === PENDING && fArrive[b] <= r) {
-      loc[b] = FIELD;
-      const sd = fSide[b];
-      state[sd] += fSteps0[b] * bWeight[b];
-      pendN[sd]--;
-      pendS[sd] -= fSteps0[b];
+// === one game turn (6.5) =======================================================================
+
+/** Game turn `turn`; its attrition curve's records start at acc[base]. */
+function battleTurn(c: CrusaderRexCompiled, rng: RngState, acc: Float64Array, turn: number, base: number): void {
+  const existing = turn > 1 || c.existing === 1;
+  used[0] = 0;
+  used[1] = 0;
+  let slot = 0;
+  let toAttrition = false;
+  for (let r = 1; r <= 3; r++) {
+    slot = r - 1;
+    if (turn === 1 && r > 1 && pendN[0] + pendN[1] > 0) {
+      const before = contested();
+      arrive(r);
+      if (!before && contested() && occupied()) {
+        // a relief force arrives (3.2, 6.56): the storm is cancelled and the besieged attack
+        const bes = 1 - own;
+        F[bes] += S[bes];
+        S[bes] = 0;
+        half = -1;
+        att = own;
+      }
+    }
+    const occ = occupied();
+    if (occ) ever = true;
+    const bes = occ ? 1 - own : -1;
+    if (r === 1 && occ && !contested() && !inField(bes) && pendN[bes] > 0) {
+      record(acc, base); // R1 skipped: the besieger's main force is not there yet
+      continue;
+    }
+    const jihad = c.jihad === 1 && turn === 1 && r === 1;
+    if (contested()) {
+      rounds++;
+      if (occ && (r > 1 || existing)) declareSally(c); // 6.55
+      fieldRound(c, rng, r, jihad && att === c.attacker0);
+    } else if (occ && inField(bes)) {
+      // a siege round (6.53): storm, else sally, else both pass
+      if (declareStorm(c)) {
+        rounds++;
+        stormRound(c, rng, jihad && bes === c.attacker0);
+      } else if (declareSally(c)) {
+        rounds++;
+        att = own; // a sally into an uncontested field attacks
+        fieldRound(c, rng, r, false);
+      } else if (!(pendN[own] > 0 || (c.declinedSallyAttrition === 0 && pendN[bes] > 0))) toAttrition = true;
+    } else if (pendN[0] + pendN[1] === 0) {
+      record(acc, base + slot * 12); // nobody to fight and nobody coming
+      break;
+    }
+    record(acc, base + slot * 12);
+    if (fell || toAttrition) break;
+    if (!inTown(0) && pendN[0] === 0) break;
+    if (!inTown(1) && pendN[1] === 0) break;
+  }
+  for (let s = slot + 1; s < 3; s++) {
+    // rounds not fought: the reserves still arrive on time, for the record
+    if (turn === 1 && pendN[0] + pendN[1] > 0) {
+      arrive(s + 1);
+      record(acc, base + s * 12);
+    } else recordAgain(acc, base + s * 12);
+  }
+  // After R3 (2.8): sallies go back in, stormers come out, the half-hit is lost, late reserves join.
+  for (let sd = 0; sd < 2; sd++) {
+    if (SAL[sd] !== 0) {
+      const back = SAL[sd] & MASK[sd * Z1 + F[sd]];
+      for (let p = 0; back >> p !== 0; p++) {
+        if (((back >> p) & 1) === 0) continue;
+        const v = digit(sd, F[sd], p) * POW5[p];
+        F[sd] -= v;
+        C[sd] += v;
+      }
+      SAL[sd] = 0;
+    }
+    F[sd] += S[sd];
+    S[sd] = 0;
+  }
+  if (pendN[0] + pendN[1] > 0) arrive(4);
+  half = -1;
+  if (!fell && contested()) retreatAll(att); // the field attacker retreats every field block (a relief force too)
+  if (!fell && occupied()) {
+    const bes = 1 - own;
+    if (c.besiegerRetreats === 1 && inField(bes)) retreatAll(bes);
+    if (inField(bes)) {
+      // 6.57: once per game turn, each castle block loses a step on attritionOn or less
+      let x = C[own];
+      for (let p = 0; p < nSide[own]; p++) if (digit(own, x, p) > 0 && rollDie(rng, 6, 4) <= c.attritionOn) x -= POW5[p];
+      C[own] = x;
+      if (C[own] === 0 && inTown(bes)) fell = true;
     }
   }
+  record(acc, base + 3 * 12);
+}
+
+/** Every field block of side sd leaves by road while the slots last; the rest are eliminated (2.8, 6.61). */
+function retreatAll(sd: number): void {
+  if (SLOTS[sd] < 0) {
+    // unlimited roads: every block leaves, keeping its steps
+    leftS[sd] += sum(sd, F[sd]);
+    F[sd] = 0;
+    return;
+  }
+  for (let p = 0; p < nSide[sd]; p++) {
+    const d = digit(sd, F[sd], p);
+    if (d === 0) continue;
+    if (canRetreat(sd)) {
+      leftS[sd] += d;
+      used[sd]++;
+    }
+  }
+  F[sd] = 0;
 }
 
 export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array): void {
-  const nb = c.nb;
   const histN = maxAll(c) + 1;
   const attrB = attrBase(c);
-  const side = fSide;
-  const jihad = c.jihad;
-  const attacker0 = c.attacker0;
-  const controlAny = c.controlChangeAnyRound;
-  const state = fieldN; // reused: the two sides' field states
-  const z1 = zOff[1];
+  random = c.tieBreak === 2;
+  SLOTS[0] = c.slots[0];
+  SLOTS[1] = c.slots[1];
+  // the outcome counts and sums, added to the accumulator once at the end
+  let wins = 0;
+  let holds = 0;
+  let goes = 0;
+  let gone = 0;
+  let falls = 0;
+  let lifts = 0;
+  let r1 = 0;
+  let r2 = 0;
+  let l0 = 0;
+  let l0q = 0;
+  let l1 = 0;
+  let l1q = 0;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
-    state[0] = state0[0];
-    state[1] = state0[1];
-    pendN[0] = pendN0[0];
-    pendN[1] = pendN0[1];
-    pendS[0] = pendS0[0];
-    pendS[1] = pendS0[1];
-    if (pendN[0] + pendN[1] > 0) for (let b = 0; b < nb; b++) loc[b] = fLoc0[b];
-    let att = attacker0;
-    let nRounds = 0;
-    let slot = 0;
-    for (let r = 1; r <= 3; r++) {
-      slot = r - 1;
-      if (r > 1 && pendN[0] + pendN[1] > 0) arriveTable(nb, r, state);
-      if (NZ[state[0]] > 0 && NZ[z1 + state[1]] > 0) {
-        nRounds++;
-        const o = (1 - att) * 2 + (jihad === 1 && r === 1 && att === attacker0 ? 1 : 0);
-        const end = runTo[o];
-        for (let k = runFrom[o]; k < end; k++) {
-          const sd = runSide[k];
-          const en = 1 - sd;
-          const se = state[en];
-          if (NZ[zOff[en] + se] === 0) break;
-          let base = runBase[k] + state[sd] * ALIAS_K;
-          let kind = runKind[k];
-          if (kind === 2 && MAXD[zOff[en] + se] >= DIG[dOff[sd] + state[sd] * nSide[sd] + runPos[k]]) {
-            base = runAlt[k] + state[sd] * ALIAS_K; // the enemy's strongest is not weaker: no charge
-            kind = 0;
-          }
-          if (ALIAS[base] === NO_DICE) continue; // nobody of the run in the field
-          const u = nextI32(rng);
-          const i = u >>> ALIAS_SHIFT;
-          const e = ALIAS[base + i];
-          let h = (u & (ALIAS_CAP - 1)) < e >>> 5 ? i : e & 31;
-          if (kind !== 0) {
-            state[sd] -= CHARGE_SIXES[h] * runW[k]; // 6.32: each six a step off the charger
-            h = CHARGE_HITS[h];
-          }
-          state[en] = APP[aOff[en] + se * HS + h];
-        }
-        const def = 1 - att;
-        if (NZ[zOff[def] + state[def]] === 0 && NZ[zOff[att] + state[att]] > 0 && pendN[def] > 0 && (controlAny === 1 || r === 1)) att = def;
-      } else if (pendN[0] + pendN[1] === 0) {
-        fieldS[0] = SUM[state[0]];
-        fieldS[1] = SUM[z1 + state[1]];
-        recordFast(acc, attrB + slot * 12);
-        break;
-      }
-      fieldS[0] = SUM[state[0]];
-      fieldS[1] = SUM[z1 + state[1]];
-      recordFast(acc, attrB + slot * 12);
-      if ((NZ[state[0]] === 0 && pendN[0] === 0) || (NZ[z1 + state[1]] === 0 && pendN[1] === 0)) break;
+    for (let sd = 0; sd < 2; sd++) {
+      F[sd] = F0[sd];
+      C[sd] = C0[sd];
+      S[sd] = 0;
+      SAL[sd] = 0;
+      PEND[sd] = pend0[sd];
+      pendN[sd] = pendN0[sd];
+      pendS[sd] = pendS0[sd];
+      leftS[sd] = 0;
     }
-    for (let s2 = slot + 1; s2 < 3; s2++) {
-      if (pendN[0] + pendN[1] > 0) arriveTable(nb, s2 + 1, state);
-      fieldS[0] = SUM[state[0]];
-      fieldS[1] = SUM[z1 + state[1]];
-      recordFast(acc, attrB + s2 * 12);
+    arrived = 1;
+    att = c.attacker0;
+    own = c.castleOwner0;
+    half = -1;
+    fell = false;
+    ever = false;
+    rounds = 0;
+    // 6.56: a relief force already in the field in R1 of an existing siege attacks the besiegers
+    if (c.existing === 1 && occupied() && contested()) att = own;
+    let turn = 1;
+    for (; turn <= c.turns; turn++) {
+      battleTurn(c, rng, acc, turn, attrB + (turn - 1) * 4 * 12);
+      if (!inTown(0) || !inTown(1) || fell) break;
     }
-    // after the rounds (2.8): reserves join; the attacker retreats from a contested field
-    if (pendN[0] + pendN[1] > 0) arriveTable(nb, 4, state);
-    totalS[0] = SUM[state[0]];
-    totalS[1] = SUM[z1 + state[1]];
-    if (NZ[state[0]] > 0 && NZ[z1 + state[1]] > 0) {
-      const slots = c.slots[att];
-      let used = 0;
-      if (slots >= 0) for (let b = 0; b < nb; b++) {
-        if (side[b] !== att) continue;
-        const s = DIG[dOff[att] + state[att] * nSide[att] + bPos[b]];
-        if (s === 0) continue;
-        if (slots < 0 || used < slots) used++; // retreats, keeping its steps
-        else totalS[att] -= s; // no road left: eliminated
-      }
-      state[att] = 0; // nobody of the attacker's is left in the field
-    }
-    fieldS[0] = SUM[state[0]];
-    fieldS[1] = SUM[z1 + state[1]];
-    const attIn = NZ[zOff[attacker0] + state[attacker0]] > 0;
-    const defIn = NZ[zOff[1 - attacker0] + state[1 - attacker0]] > 0;
-    finishFast(c, acc, attrB, histN, attIn, defIn, nRounds);
+    // the game turns after the battle ended: as it ended (the last record)
+    for (let t = turn + 1; t <= c.turns; t++) for (let s = 0; s < 4; s++) recordAgain(acc, attrB + ((t - 1) * 4 + s) * 12);
+    // Outcome, for the scenario's attacker (the besieger of an existing siege).
+    const attIn = inTown(c.attacker0);
+    const defIn = inTown(1 - c.attacker0);
+    if (attIn && !defIn) wins++;
+    else if (defIn && !attIn) holds++;
+    else if (attIn && defIn) goes++;
+    else gone++;
+    if (fell) falls++;
+    if (ever && occupied() && !inField(1 - own)) lifts++;
+    r1 += rounds;
+    r2 += rounds * rounds;
+    const left0 = sum(0, F[0]) + sum(0, C[0]) + sum(0, S[0]) + leftS[0] + pendS[0];
+    const left1 = sum(1, F[1]) + sum(1, C[1]) + sum(1, S[1]) + leftS[1] + pendS[1];
+    const lost0 = initialS[0] - left0;
+    const lost1 = initialS[1] - left1;
+    l0 += lost0;
+    l0q += lost0 * lost0;
+    l1 += lost1;
+    l1q += lost1 * lost1;
+    acc[SURV + left0] += 1;
+    acc[SURV + histN + left1] += 1;
   }
   acc[0] += trials;
-}
-
-/** The table path's data for one compiled case (hit orders, per-block arrays, tables). */
-export interface Tables {
-  hitOrder: Int32Array[];
-  initialS: Int32Array;
-  fSide: Int32Array;
-  fFp: Int32Array;
-  fArrive: Int32Array;
-  fLoc0: Int32Array;
-  fSteps0: Int32Array;
-  loc: Int32Array;
-  DIG: Uint8Array;
-  APP: Int32Array;
-  NZ: Uint8Array;
-  SUM: Uint8Array;
-  MAXD: Uint8Array;
-  dOff: Int32Array;
-  aOff: Int32Array;
-  zOff: Int32Array;
-  nSide: Int32Array;
-  state0: Int32Array;
-  pendN0: Int32Array;
-  pendS0: Int32Array;
-  bPos: Int32Array;
-  bWeight: Int32Array;
-  runFrom: Int32Array;
-  runTo: Int32Array;
-  runSide: Int32Array;
-  runBase: Int32Array;
-  runKind: Int32Array;
-  runAlt: Int32Array;
-  runW: Int32Array;
-  runPos: Int32Array;
-  ALIAS: Int32Array;
-}
-
-/** The table path applies: a castle-less field battle (compile's `fast`) of at most TABLE_MAX blocks a side. */
-export function tablePathApplies(c: CrusaderRexCompiled): boolean {
-  const n0 = c.side.filter((s) => s === 0).length;
-  return c.fast === 1 && n0 <= TABLE_MAX && c.nb - n0 <= TABLE_MAX;
-}
-
-/** The table path's data for a case it applies to (tablePathApplies), over the firing orders. */
-export function buildTables(c: CrusaderRexCompiled, ords: Int32Array[]): Tables {
-  buildFast(c);
-  loc = new Int32Array(c.nb);
-  if (!buildTablesInto(c, ords)) throw new Error('crusader-rex: the table path does not apply');
-  return { hitOrder, initialS, fSide, fFp, fArrive, fLoc0, fSteps0, loc, DIG, APP, NZ, SUM, MAXD, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight, runFrom, runTo, runSide, runBase, runKind, runAlt, runW, runPos, ALIAS };
-}
-
-/** The case the table path runs next. */
-export function useTables(t: Tables): void {
-  ({ hitOrder, initialS, fSide, fFp, fArrive, fLoc0, fSteps0, loc } = t);
-  ({ DIG, APP, NZ, SUM, MAXD, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight, runFrom, runTo, runSide, runBase, runKind, runAlt, runW, runPos, ALIAS } = t);
+  acc[A_ATT_WINS] += wins;
+  acc[A_DEF_HOLDS] += holds;
+  acc[A_CONTINUES] += goes;
+  acc[A_BOTH_GONE] += gone;
+  acc[A_FALLS] += falls;
+  acc[A_LIFTED] += lifts;
+  acc[A_ROUNDS] += r1;
+  acc[A_ROUNDS + 1] += r2;
+  acc[A_LOST] += l0;
+  acc[A_LOST + 1] += l0q;
+  acc[A_LOST + 2] += l1;
+  acc[A_LOST + 3] += l1q;
 }
