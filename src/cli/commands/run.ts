@@ -8,6 +8,7 @@ import { summaryJson } from '../../report/tables.js';
 import { writeShardFile } from '../shard-file.js';
 import { controller, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
 import { showCount } from '../../report/format.js';
+import { warmRenderer } from '../../report/renderer.js';
 
 async function shardCommand(files: string[], flags: RunFlags & { shard: { k: number; n: number } }): Promise<void> {
   const scenarios = loadAll(files);
@@ -55,7 +56,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   const chunks = scenarios.reduce((n, v) => n + v.points.length * Math.ceil((flags.trials ?? v.trials) / v.system.chunkTrials), 0);
   if (chunks > 1 || flags.precision !== undefined) {
     exec.warm();
-    void import('../../report/render.js').catch(() => undefined);
+    warmRenderer();
   }
   const jsonOut: unknown[] = [];
   try {

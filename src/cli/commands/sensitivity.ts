@@ -5,6 +5,7 @@ import { parseStep, sensitivityScenario, TuningInputError, type SensitivityResul
 import { sensitivityJson, writeSensitivityReport } from '../../report/sensitivity.js';
 import { checkReportDir } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
+import { warmRenderer } from '../../report/renderer.js';
 
 interface SensitivityFlags {
   metric?: string;
@@ -43,6 +44,7 @@ async function sensitivityCommand(file: string, flags: SensitivityFlags): Promis
   const [v] = loadAll([file]);
   const out = flags.out ?? path.join('reports', `${v.name}-sensitivity`);
   checkReportDir(out, 'sensitivity.json'); // before any trial runs
+  warmRenderer(); // many cases: the charts' first drawing is paid while they run
   const r = await onPool(flags, `${v.name} sensitivity`, 'trials', TuningInputError, (executor, onProgress) =>
     sensitivityScenario(v, {
       metric: flags.metric,

@@ -6,6 +6,7 @@ import { tuneJson, writeTuneReport } from '../../report/tune.js';
 import { checkReportDir } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
 import { showCount } from '../../report/format.js';
+import { warmRenderer } from '../../report/renderer.js';
 
 interface TuneFlags {
   params: string[];
@@ -44,6 +45,7 @@ async function tuneCommand(file: string, flags: TuneFlags): Promise<void> {
   const [v] = loadAll([file]);
   const out = flags.out ?? path.join('reports', `${v.name}-tune`);
   checkReportDir(out, 'tune.json'); // before any trial runs
+  warmRenderer(); // many cases: the charts' first drawing is paid while they run
   const r = await onPool(flags, `${v.name} tune`, 'trials of the budget', TuningInputError, (executor, onProgress) =>
     tuneScenario(v, {
       params: flags.params,
