@@ -9,6 +9,7 @@
  * own marks and printed, not asserted (speed is measured in bench/, not in a test).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { describeBrowser, launchBrowser, screenshot, watchPage } from './browser.js';
@@ -216,6 +217,17 @@ describeBrowser('the workbench page', () => {
     expect([url.get('rules.relief_delay_when_besieged_without_attack'), url.get('policy.storm'), url.get('policy.storm_ratio'), url.get('town.rating'), url.get('trials')]).toEqual(['false', other, '1.5', '1', '4096']);
     expect(await page.locator('.card [data-role="difference"]').count()).toBeGreaterThan(0);
     await screenshot(page, 'workbench-every-control-kind');
+    // saved: the file as written, with the four values rewritten in place
+    await page.click('.tabs button[data-tab="reproduce"]');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save')]);
+    expect(download.suggestedFilename()).toBe('case-c-old-siege-2.tuned.yaml');
+    const saved = readFileSync((await download.path())!, 'utf8');
+    const file = readFileSync(path.join(ROOT, 'scenarios', SC), 'utf8');
+    expect(saved.split('\n').length).toBe(file.split('\n').length); // each value in its line (the rule in the variant that sets it)
+    expect(saved).toContain('town: { rating: 1 }');
+    expect(saved).toContain(`policy: { storm: ${other}, sally: when_stronger, storm_ratio: 1.5 }`);
+    expect(saved).toContain('set: { rules.relief_delay_when_besieged_without_attack: false }');
+    expect(saved.split('\n').slice(0, 10)).toEqual(file.split('\n').slice(0, 10)); // the comment and the description kept
     expect(problems()).toEqual([]);
     await page.close();
   });
