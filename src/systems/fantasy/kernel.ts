@@ -141,7 +141,7 @@ interface Prepared {
   /** side * NT + type of every type a side has (the attrition curve's rows; the others stay 0). */
   slots: Int32Array;
   /**
-   * Every class a trial can reach (those in the allocation orders), then every running total:
+   * Every class a trial can reach (those in the allocation orders), then their running totals:
    * the entries a trial can change, reset from `start` at each trial's start (the rest of the
    * count array stays 0 for the whole kernel call).
    */
@@ -243,7 +243,13 @@ function prepare(c: FantasyCompiled): Prepared {
     }
   const reset: number[] = [];
   for (let s = 0; s < 2; s++) for (let e = from[s * 3]; e < from[s * 3 + 1]; e++) reset.push(lists[e * OE]); // the greedy order: every reachable class once
-  for (let i = TOT; i < TOTG + 2 * G; i++) reset.push(i);
+  // and the running totals of those classes (the others stay 0: no unit ever reaches them)
+  const totals = new Set<number>();
+  for (const i of reset) {
+    totals.add(TOT + ((i / H1) | 0));
+    totals.add(TOTG + ((i / NTH) | 0));
+  }
+  reset.push(...[...totals].sort((x, y) => x - y));
   return {
     ord: Int32Array.from(lists),
     ordFrom: Int32Array.from(from),
@@ -592,27 +598,7 @@ function chooseMageType(c: FantasyCompiled, rng: RngState, s: number, M: number,
   if (walk) {
     // What M kills at each type, all types in one walk of the targets (a type's classes are
     // disjoint from the others', so this is `allocate` on each type alone).
-    listTargets(cnt, s, typeMask, groupMask, policy);
-    const ml = mageLeft;
-    const mv = mageValue;
-    const vl = VL;
-    const n = vLen;
-    for (let t = 0; t < NT; t++) {
-      ml[t] = M;
-      mv[t] = 0;
-    }
-    for (let i = 0; i < n; i++) {
-      const b = VS * i;
-      const t = vl[b + 3];
-      const h = vl[b];
-      present |= 1 << t;
-      const d = ml[t];
-      if (d < h) continue;
-      const k = vl[b + 2];
-      const kill = d >= k * h ? k : (d / h) | 0;
-      ml[t] = d - kill * h;
-      mv[t] += kill * vl[b + 1];
-    }
+    present = listTargets(cnt, s, typeMask, groupMask, policy, M);
   }
   for (let t = 0; t < NT; t++) {
     if (walk ? (present & (1 << t)) === 0 : (typeMask & (1 << t)) === 0 || countType(cnt, s, t, groupMask) === 0) continue;
@@ -637,26 +623,49 @@ function chooseMageType(c: FantasyCompiled, rng: RngState, s: number, M: number,
  * (VL: each class's HP, value, units, type, ...). What-if allocations (which mage target kills the
  * most, what each shield spending would save) run on the list's counts instead of a copy of
  * the side, and give what `allocate` would give on the side itself. (Hot functions read the
- * module's arrays into locals once: each access to a module variable is checked.)
+ * module's arrays into locals once: each access to a module variable is checked.) With M > 0
+ * mage points, also what they kill at each type (mageLeft, mageValue); returns the types
+ * listed (as bits; 0 when M is 0).
  */
-function listTargets(a: Int32Array, s: number, typeMask: number, groupMask: number, policy: number): void {
+function listTargets(a: Int32Array, s: number, typeMask: number, groupMask: number, policy: number, M: number): number {
   const ord = ORD;
   const vl = VL;
+  const ml = mageLeft;
+  const mv = mageValue;
+  if (M > 0)
+    for (let t = 0; t < NT; t++) {
+      ml[t] = M;
+      mv[t] = 0;
+    }
   const pi = s * 3 + (policy === P_RECEIVER ? 2 : policy);
   const e1 = ORD_FROM[pi + 1] * OE;
   let n = 0;
+  let present = 0;
   for (let e = ORD_FROM[pi] * OE; e < e1; e += OE) {
     const k = a[ord[e]];
     if (k === 0 || (typeMask & ord[e + 1]) === 0 || (groupMask & ord[e + 2]) === 0) continue;
     const b = VS * n;
-    vl[b] = ord[e + 3];
-    vl[b + 1] = ord[e + 4];
+    const h = ord[e + 3];
+    const v = ord[e + 4];
+    const t = ord[e + 7];
+    vl[b] = h;
+    vl[b + 1] = v;
     vl[b + 2] = k;
-    vl[b + 3] = ord[e + 7];
+    vl[b + 3] = t;
     vl[b + 5] = ord[e];
     vl[b + 6] = ord[e + 5];
     vl[b + 7] = ord[e + 6];
     n++;
+    if (M > 0) {
+      // what M mage points kill at each type (chooseMageType): a type's classes are disjoint
+      // from the others', so this is `allocate` on each type alone, all in this one walk
+      present |= 1 << t;
+      const d = ml[t];
+      if (d < h) continue;
+      const kill = d >= k * h ? k : (d / h) | 0;
+      ml[t] = d - kill * h;
+      mv[t] += kill * v;
+    }
   }
   let least = 1 << 30;
   for (let i = n - 1; i >= 0; i--) {
@@ -665,6 +674,7 @@ function listTargets(a: Int32Array, s: number, typeMask: number, groupMask: numb
   }
   vLen = n;
   vPolicy = policy;
+  return present;
 }
 
 /**
@@ -838,11 +848,11 @@ function spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean)
     if (c1 + 2 * c2 + 3 * c3 < D || !pickCover(s, D)) pickNoWaste(s, D);
   } else if (policy === 3) {
     // H9 (d): just enough to drop the damage below the next kill threshold
-    const k0 = killsAt(c, 0);
+    const k0 = killsAt(0);
     let need = -1;
     const top = c1 + 2 * c2 + 3 * c3 < D ? c1 + 2 * c2 + 3 * c3 : D;
     for (let p = 1; p <= top; p++) {
-      if (killsAt(c, p) < k0) {
+      if (killsAt(p) < k0) {
         need = p;
         break;
       }
@@ -855,7 +865,12 @@ function spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean)
     // (so once nothing is lost by spending nothing, nothing else is priced).
     // Spending nothing loses nothing: no other subset can win (every cost is >= 0, and ties
     // go to fewer dice), so none is priced.
-    if (lossAt(c, 0) === 0) return 0;
+    if (lossAt(0) === 0) return 0;
+    if (LAMBDA[0] === 0) {
+      optimalPick(D, c1, c2, c3);
+      const spent = spendPick(s);
+      return spent < D ? spent : D;
+    }
     let best = Infinity;
     let bestN = 0;
     let bestSum = 0;
@@ -870,7 +885,7 @@ function spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean)
           const tieWins = nd < bestN || (nd === bestN && sum < bestSum);
           const low = LAMBDA[0] * sum;
           if (tieWins ? low >= best + 1e-9 : low >= best - 1e-9) continue; // cannot win
-          const cost = lossAt(c, sum < D ? sum : D) + low;
+          const cost = lossAt(sum < D ? sum : D) + low;
           if (cost < best - 1e-9 || (cost < best + 1e-9 && tieWins)) {
             best = cost;
             bestN = nd;
@@ -885,6 +900,49 @@ function spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean)
   return spent < D ? spent : D;
 }
 
+/**
+ * H9 DEFAULT with nothing reserved (lambda 0): the loop above in integers (losses are whole
+ * x10 values), so the same choice: the least value lost, then fewer dice, then the smaller
+ * sum, then the first in (k3, k2, k1) order. Once a subset loses nothing, only one with fewer
+ * dice or a smaller sum can win, and only those are priced. Sets pickD1..3.
+ */
+function optimalPick(D: number, c1: number, c2: number, c3: number): void {
+  const t3 = ((D + 2) / 3) | 0;
+  const t2 = ((D + 1) / 2) | 0;
+  const m3 = c3 < t3 ? c3 : t3;
+  const m2 = c2 < t2 ? c2 : t2;
+  const m1 = c1 < D ? c1 : D;
+  const seen = lossSeen;
+  const tab = lossTab;
+  let best = 1 << 30; // above any loss: the first subset is taken
+  let bestN = 0;
+  let bestSum = 0;
+  let k1b = 0;
+  let k2b = 0;
+  let k3b = 0;
+  for (let k3 = 0; k3 <= m3; k3++)
+    for (let k2 = 0; k2 <= m2; k2++)
+      for (let k1 = 0; k1 <= m1; k1++) {
+        const sum = k1 + 2 * k2 + 3 * k3;
+        const nd = k1 + k2 + k3;
+        const tieWins = nd < bestN || (nd === bestN && sum < bestSum);
+        if (best === 0 && !tieWins) continue; // cannot win
+        const p = sum < D ? sum : D;
+        const cost = seen[p] === pxStamp ? tab[p] : lossAt(p);
+        if (cost < best || (cost === best && tieWins)) {
+          best = cost;
+          bestN = nd;
+          bestSum = sum;
+          k1b = k1;
+          k2b = k2;
+          k3b = k3;
+        }
+      }
+  pickD1 = k1b;
+  pickD2 = k2b;
+  pickD3 = k3b;
+}
+
 // The volley being priced for the shield policies (priceVolley): value and units it would kill
 // with p points cancelled are lossTab[p] and killsTab[p], made when first asked for (lossAt).
 let pxM = 0;
@@ -892,6 +950,7 @@ let pxT = -1;
 let pxA = 0;
 let pxOnly = 0;
 let pxSpill = false;
+let pxArcherFirst = false;
 let pxStamp = 1;
 let lossSeen = new Int32Array(0); // lossTab[p] is current when lossSeen[p] === pxStamp
 const PXW = new Int32Array(SIDE); // per listed target: units the mage part leaves
@@ -914,6 +973,7 @@ function priceVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, T:
   pxA = A;
   pxOnly = onlyMage;
   pxSpill = c.mageTargeting === 2;
+  pxArcherFirst = c.archerFirst === 1;
   if (++pxStamp === 1 << 30) {
     // a module variable past the small-integer range would be a boxed number, made anew at each change
     lossSeen.fill(0);
@@ -921,7 +981,7 @@ function priceVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, T:
   }
   if (!copyPricing && c.alloc !== P_RANDOM && c.alloc !== P_KNAPSACK && c.leftover !== 1 && c.mageTargeting !== 1) {
     // chooseMageType listed the same targets when M > 0 (the same policy: not random)
-    if (M === 0) listTargets(cnt, s, typeMask, groupMask, c.alloc);
+    if (M === 0) listTargets(cnt, s, typeMask, groupMask, c.alloc, 0);
     // the targets of type T, for the mage part
     const vl = VL;
     const n = vLen;
@@ -953,12 +1013,30 @@ function pxCancel(c: FantasyCompiled, p: number, mage: boolean): number {
 }
 
 /** Value (x10) the priced volley kills with p points cancelled (and killsTab[p]: units). */
-function lossAt(c: FantasyCompiled, p: number): number {
+function lossAt(p: number): number {
   if (lossSeen[p] === pxStamp) return lossTab[p];
   // applyVolley's steps on the listed targets: the mage part at type T (the rest spills over
   // with H5 (c)), then the free part, each `allocate` with wasted leftovers
-  let m = pxM - pxCancel(c, p, true);
-  let ar = pxA - pxCancel(c, p, false);
+  // the mage and free shares of p (pxCancel, inline)
+  let cm: number;
+  let ca: number;
+  if (pxOnly === 1) {
+    cm = p;
+    ca = 0;
+  } else if (pxOnly === 2) {
+    cm = 0;
+    ca = p;
+  } else if (pxArcherFirst) {
+    ca = p < pxA ? p : pxA;
+    cm = p - ca;
+    if (cm > pxM) cm = pxM;
+  } else {
+    cm = p < pxM ? p : pxM;
+    ca = p - cm;
+    if (ca > pxA) ca = pxA;
+  }
+  let m = pxM - cm;
+  let ar = pxA - ca;
   if (m < 0) m = 0;
   if (ar < 0) ar = 0;
   const px = VL;
@@ -1002,8 +1080,8 @@ function lossAt(c: FantasyCompiled, p: number): number {
 }
 
 /** Units the priced volley kills with p points cancelled. */
-function killsAt(c: FantasyCompiled, p: number): number {
-  lossAt(c, p);
+function killsAt(p: number): number {
+  lossAt(p);
   return killsTab[p];
 }
 
