@@ -620,10 +620,13 @@ describe('siegesim serve (the command)', () => {
     const opened = path.join(tmp, 'opened.txt');
     writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\necho "$1" > '${opened}'\n`, { mode: 0o755 });
     const c = startCli(['serve', '--port', '0', '--threads', '1', '--open', served], { env: { PATH: `${bin}:${process.env.PATH}` }, timeoutMs: 60_000 });
-    const url = /(http:\/\/\S+)/.exec(await c.waitFor(/http:\/\/\S+/))![1];
-    await until(() => existsSync(opened) && readFileSync(opened, 'utf8').endsWith('\n'), 20_000);
-    expect(readFileSync(opened, 'utf8').trim()).toBe(url);
-    c.child.kill('SIGINT');
+    try {
+      const url = /(http:\/\/\S+)/.exec(await c.waitFor(/http:\/\/\S+/))![1];
+      await until(() => existsSync(opened) && readFileSync(opened, 'utf8').endsWith('\n'), 20_000);
+      expect(readFileSync(opened, 'utf8').trim()).toBe(url);
+    } finally {
+      c.child.kill('SIGINT'); // also when it failed: no server left behind
+    }
     expect((await c.done).code).toBe(0);
   }, 90_000);
 
