@@ -117,8 +117,9 @@ export function regionChart(r: TuneResult): ChartSpec {
   }
   const best = r.best.values;
   const slice = pz ? latest(r).filter((e) => e.values[pz] === best[pz]) : latest(r);
-  const status = (e: TuneEvaluation) => (e.invalid ? 'not a valid case' : e.met === n ? `all ${n} targets met` : `${e.met} of ${n} met`);
-  const domain = [`all ${n} targets met`, ...Array.from({ length: n }, (_, i) => `${n - 1 - i} of ${n} met`), 'not a valid case'];
+  const all = n === 1 ? 'target met' : `all ${n} targets met`;
+  const status = (e: TuneEvaluation) => (e.invalid ? 'not a valid case' : e.met === n ? all : n === 1 ? 'target missed' : `${e.met} of ${n} met`);
+  const domain = [all, ...(n === 1 ? ['target missed'] : Array.from({ length: n }, (_, i) => `${n - 1 - i} of ${n} met`)), 'not a valid case'];
   const range = ['#2ca02c', ...Array.from({ length: n }, (_, i) => (i === 0 && n > 1 ? '#f2b447' : i === n - 1 ? '#bbbbbb' : '#e8d08a')), '#ffffff'];
   // Each square as big as the gap to its nearest neighbour allows (coarse ones big, refined ones small).
   const W = 480;
