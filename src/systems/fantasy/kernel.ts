@@ -146,6 +146,10 @@ interface Prepared {
    * count array stays 0 for the whole kernel call).
    */
   reset: Int32Array;
+  /** What each entry of `reset` is reset to (start[reset[j]], one read fewer per entry). */
+  resetVal: Int32Array;
+  /** Per slot: the index of its (side, group 0, type) running total (+NT, +2NT: groups 1, 2). */
+  slotTot: Int32Array;
   /** Table mode: alias tables of the sums of n d2, d3, d6 (by n), see kernel-tables.ts. */
   sum2: Int32Array;
   sum3: Int32Array;
@@ -182,6 +186,8 @@ let ORD: Int32Array = new Int32Array(0);
 let START: Int32Array = new Int32Array(0);
 let RESET: Int32Array = new Int32Array(0);
 let SLOTS: Int32Array = new Int32Array(0);
+let SLOT_TOT: Int32Array = new Int32Array(0);
+let RESET_VAL: Int32Array = new Int32Array(0);
 let ORD_FROM: Int32Array = new Int32Array(7);
 
 /** Sort key of a class of value v (x10) and current HP h under a sorting policy (ties: class order). */
@@ -250,12 +256,15 @@ function prepare(c: FantasyCompiled): Prepared {
     totals.add(TOTG + ((i / NTH) | 0));
   }
   reset.push(...[...totals].sort((x, y) => x - y));
+  const slotTot = slots.map((st) => TOT + (st >= NT ? G * NT + st - NT : st)); // (side * G + 0) * NT + type
   return {
     ord: Int32Array.from(lists),
     ordFrom: Int32Array.from(from),
     start,
     slots: Int32Array.from(slots),
     reset: Int32Array.from(reset),
+    resetVal: Int32Array.from(reset, (i) => start[i]),
+    slotTot: Int32Array.from(slotTot),
     sum2: ensureSums(2, n2),
     sum3: ensureSums(3, n3),
     sum6: ensureSums(6, n6),
@@ -283,6 +292,8 @@ function ensure(c: FantasyCompiled): void {
   ORD_FROM = p.ordFrom;
   START = p.start;
   SLOTS = p.slots;
+  SLOT_TOT = p.slotTot;
+  RESET_VAL = p.resetVal;
   RESET = p.reset;
   S2 = p.sum2;
   S3 = p.sum3;
@@ -346,13 +357,19 @@ function countType(a: Int32Array, s: number, t: number, groupMask: number): numb
 
 function countSide(a: Int32Array, s: number, typeMask: number, groupMask: number): number {
   let n = 0;
-  if (typeMask === ALL_TYPES) {
+  if (typeMask === ALL_TYPES || POP[typeMask] > 3) {
+    // the groups' totals, less the few types left out (the defender's targets: all but engines)
     for (let g = 0; g < G; g++) if ((groupMask & (1 << g)) !== 0) n += a[TOTG + s * G + g];
+    if (typeMask !== ALL_TYPES) for (let t = 0; t < NT; t++) if ((typeMask & (1 << t)) === 0) n -= countType(a, s, t, groupMask);
     return n;
   }
   for (let t = 0; t < NT; t++) if ((typeMask & (1 << t)) !== 0) n += countType(a, s, t, groupMask);
   return n;
 }
+
+/** POP[m]: the number of types in a type mask m. */
+const POP = new Uint8Array(ALL_TYPES + 1);
+for (let m = 1; m <= ALL_TYPES; m++) POP[m] = POP[m >> 1] + (m & 1);
 
 function hpSide(a: Int32Array, s: number): number {
   let sum = 0;
@@ -1245,17 +1262,23 @@ function capOutcome(c: FantasyCompiled): void {
 }
 
 function record(c: FantasyCompiled, acc: Float64Array, r: number): void {
-  const b = roundBase(c) + r * ROUND_STRIDE;
+  addState(acc, roundBase(c) + r * ROUND_STRIDE);
+}
+
+/** Add the current state (wall HP, alive per side and type, and their squares) to dst at b. */
+function addState(dst: Float64Array, b: number): void {
   const w = wallHp > 0 ? wallHp : 0;
-  acc[b] += w;
-  acc[b + 1] += w * w;
-  for (let j = 0; j < SLOTS.length; j++) {
-    const st = SLOTS[j];
-    const i = TOT + (st >= NT ? G * NT + st - NT : st); // (side * G + group 0) * NT + type
-    const n = cnt[i] + cnt[i + NT] + cnt[i + 2 * NT];
-    const k = b + 2 + st * 2;
-    acc[k] += n;
-    acc[k + 1] += n * n;
+  dst[b] += w;
+  dst[b + 1] += w * w;
+  const slots = SLOTS;
+  const tot = SLOT_TOT;
+  const a = cnt;
+  for (let j = 0; j < slots.length; j++) {
+    const i = tot[j];
+    const n = a[i] + a[i + NT] + a[i + 2 * NT];
+    const k = b + 2 + slots[j] * 2;
+    dst[k] += n;
+    dst[k + 1] += n * n;
   }
 }
 
@@ -1606,17 +1629,7 @@ let tailFrom = 0; // lowest round with something in TAIL (maxRounds when empty)
 
 function fillRecords(c: FantasyCompiled, r: number): void {
   if (r >= c.maxRounds) return;
-  const b = r * ROUND_STRIDE;
-  const w = wallHp > 0 ? wallHp : 0;
-  TAIL[b] += w;
-  TAIL[b + 1] += w * w;
-  for (let j = 0; j < SLOTS.length; j++) {
-    const st = SLOTS[j];
-    const i = TOT + (st >= NT ? G * NT + st - NT : st);
-    const n = cnt[i] + cnt[i + NT] + cnt[i + 2 * NT];
-    TAIL[b + 2 + st * 2] += n;
-    TAIL[b + 3 + st * 2] += n * n;
-  }
+  addState(TAIL, r * ROUND_STRIDE);
   if (r < tailFrom) tailFrom = r;
 }
 
@@ -1653,10 +1666,10 @@ export function runFantasy(c: FantasyCompiled, stream: RngState, trials: number,
     acc[b0 + 3 + SLOTS[j] * 2] += trials * n * n;
   }
   const reset = RESET;
-  const start = START;
+  const resetVal = RESET_VAL;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
-    for (let j = 0; j < reset.length; j++) cnt[reset[j]] = start[reset[j]];
+    for (let j = 0; j < reset.length; j++) cnt[reset[j]] = resetVal[j];
     for (let k = 0; k < 8; k++) pool[k] = 0;
     carry[0] = 0;
     carry[1] = 0;
