@@ -876,54 +876,24 @@ function spendShields(c: FantasyCompiled, s: number, D: number, phaseA: boolean)
     }
     if (need < 0 || c1 + 2 * c2 + 3 * c3 < need || !pickCover(s, need)) return 0;
   } else {
-    // H9 DEFAULT: the subset minimising value lost (+ lambda per pip reserved for a coming
-    // charge); ties: fewer dice, then the smaller sum. A subset is priced only if it could
-    // still win: the value lost is never negative, so lambda x pips bounds its cost from below
-    // (so once nothing is lost by spending nothing, nothing else is priced).
-    // Spending nothing loses nothing: no other subset can win (every cost is >= 0, and ties
-    // go to fewer dice), so none is priced.
+    // H9 DEFAULT (optimalPick). Spending nothing loses nothing: no other subset can win
+    // (every cost is >= 0, and ties go to fewer dice), so none is priced.
     if (lossAt(0) === 0) return 0;
-    if (LAMBDA[0] === 0) {
-      optimalPick(D, c1, c2, c3);
-      const spent = spendPick(s);
-      return spent < D ? spent : D;
-    }
-    let best = Infinity;
-    let bestN = 0;
-    let bestSum = 0;
-    const m3 = Math.min(c3, ((D + 2) / 3) | 0);
-    const m2 = Math.min(c2, ((D + 1) / 2) | 0);
-    const m1 = Math.min(c1, D);
-    for (let k3 = 0; k3 <= m3; k3++)
-      for (let k2 = 0; k2 <= m2; k2++)
-        for (let k1 = 0; k1 <= m1; k1++) {
-          const sum = k1 + 2 * k2 + 3 * k3;
-          const nd = k1 + k2 + k3;
-          const tieWins = nd < bestN || (nd === bestN && sum < bestSum);
-          const low = LAMBDA[0] * sum;
-          if (tieWins ? low >= best + 1e-9 : low >= best - 1e-9) continue; // cannot win
-          const cost = lossAt(sum < D ? sum : D) + low;
-          if (cost < best - 1e-9 || (cost < best + 1e-9 && tieWins)) {
-            best = cost;
-            bestN = nd;
-            bestSum = sum;
-            pickD1 = k1;
-            pickD2 = k2;
-            pickD3 = k3;
-          }
-        }
+    optimalPick(D, c1, c2, c3);
   }
   const spent = spendPick(s);
   return spent < D ? spent : D;
 }
 
 /**
- * H9 DEFAULT with nothing reserved (lambda 0): the loop above in integers (losses are whole
- * x10 values), so the same choice: the least value lost, then fewer dice, then the smaller
- * sum, then the first in (k3, k2, k1) order. Once a subset loses nothing, only one with fewer
- * dice or a smaller sum can win, and only those are priced. Sets pickD1..3.
+ * H9 DEFAULT: the subset of k1 ones, k2 twos and k3 threes minimising the value lost (+ lambda
+ * per pip reserved for a coming charge); ties: fewer dice, then the smaller sum, then the first
+ * in (k3, k2, k1) order. A subset is priced only if it could still win: the value lost is
+ * never negative, so lambda x pips bounds its cost from below (with lambda 0: once a subset
+ * loses nothing, only one with fewer dice or a smaller sum is priced). Sets pickD1..3.
  */
 function optimalPick(D: number, c1: number, c2: number, c3: number): void {
+  const lambda = LAMBDA[0]; // read here: a fractional argument would be boxed
   const t3 = ((D + 2) / 3) | 0;
   const t2 = ((D + 1) / 2) | 0;
   const m3 = c3 < t3 ? c3 : t3;
@@ -931,7 +901,7 @@ function optimalPick(D: number, c1: number, c2: number, c3: number): void {
   const m1 = c1 < D ? c1 : D;
   const seen = lossSeen;
   const tab = lossTab;
-  let best = 1 << 30; // above any loss: the first subset is taken
+  let best = Infinity;
   let bestN = 0;
   let bestSum = 0;
   let k1b = 0;
@@ -943,10 +913,11 @@ function optimalPick(D: number, c1: number, c2: number, c3: number): void {
         const sum = k1 + 2 * k2 + 3 * k3;
         const nd = k1 + k2 + k3;
         const tieWins = nd < bestN || (nd === bestN && sum < bestSum);
-        if (best === 0 && !tieWins) continue; // cannot win
+        const low = lambda * sum;
+        if (tieWins ? low >= best + 1e-9 : low >= best - 1e-9) continue; // cannot win
         const p = sum < D ? sum : D;
-        const cost = seen[p] === pxStamp ? tab[p] : lossAt(p);
-        if (cost < best || (cost === best && tieWins)) {
+        const cost = (seen[p] === pxStamp ? tab[p] : lossAt(p)) + low;
+        if (cost < best - 1e-9 || (cost < best + 1e-9 && tieWins)) {
           best = cost;
           bestN = nd;
           bestSum = sum;
