@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { stringify } from 'yaml';
 import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
 import { compileCrusaderRex } from '../src/systems/crusader-rex/compile.js';
-import { _internals } from '../src/systems/crusader-rex/kernel.js';
+import { _internals, type CrusaderRexPath } from '../src/systems/crusader-rex/kernel.js';
 import type { ScenarioResult } from '../src/systems/types.js';
 import { merge, type Tree } from './helpers.js';
 
@@ -33,17 +33,18 @@ export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediat
 
 /**
  * The kernel against the exact chain on every metric and curve point (|z| < 4.5); returns both.
- * The kernel's own choice of path (the table path for at most 5 blocks a side), or the general
- * path forced.
+ * The kernel's own choice of path (the field path for a plain field battle, the table path for
+ * other battles of at most 5 blocks a side), or one forced: 'table' (the table path for a field
+ * battle too), 'general'.
  */
-export async function agreesWithExact(body: Tree, trials = 60000, path: 'kernel' | 'general' = 'kernel') {
+export async function agreesWithExact(body: Tree, trials = 60000, path: CrusaderRexPath = 'kernel') {
   const v = valid(body, trials);
   await yieldToEventLoop();
   const exact = exactScenario(v);
   expect(exact[0].exact).not.toBeNull();
   await yieldToEventLoop();
-  _internals.setForceGeneral(path === 'general');
-  const result = await runScenario(v).finally(() => _internals.setForceGeneral(false));
+  _internals.setPath(path);
+  const result = await runScenario(v).finally(() => _internals.setPath('kernel'));
   await yieldToEventLoop();
   const rows = checkScenario(result, exact);
   expect(rows.length).toBeGreaterThan(4);

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
+import { runScenario, validateText, CHECK_Z_LIMIT, type ValidScenario } from '../src/api.js';
 import { CASTLE, FIELD, PENDING } from '../src/systems/crusader-rex/compile.js';
-import { _tables } from '../src/systems/crusader-rex/kernel.js';
+import { _internals as KI, _tables, type CrusaderRexPath } from '../src/systems/crusader-rex/kernel.js';
 import { attritionApplies, battleApplies, exactAttrition, exactBattle } from '../src/systems/crusader-rex/exact.js';
 import { merge, zAll, zDiff, type Tree } from './helpers.js';
 import { yieldToEventLoop, agreesWithExact, att, compiled, down, FIELD_BATTLE, m, pair, SIEGE, up, valid } from './crusader-rex.shared.js';
@@ -99,24 +99,25 @@ describe('crusader-rex: road timing (3.2, 3.3) and deployment (6.1)', () => {
 });
 
 describe('crusader-rex: the table path (base-5 places, runs of volleys, one alias draw each)', () => {
+  // hit-count distributions for the alias tables of both table paths
+  const binom = (n: number, p: number) => Array.from({ length: n + 1 }, (_, k) => {
+    let c = 1;
+    for (let j = 0; j < k; j++) c = (c * (n - j)) / (j + 1);
+    return c * p ** k * (1 - p) ** (n - k);
+  });
+  const conv = (a: number[], b: number[]) => Array.from({ length: a.length + b.length - 1 }, (_, h) => a.reduce((s, x, i) => s + x * (b[h - i] ?? 0), 0));
+  const ALIAS_DISTS = [
+    binom(4, 3 / 6), // one block
+    conv(conv(binom(4, 3 / 6), binom(4, 2 / 6)), binom(4, 1 / 6)), // Saladin, Al Adil, Turks 3
+    [1, 4, 6].reduce((d, _, i) => conv(d, binom(4, (i + 1) / 6)), conv(binom(4, 1 / 6), binom(4, 6 / 6))), // 20 dice, one sure
+    [0, 0, 1], // always 2
+    binom(20, 1 / 6), // tails far below 2^-32
+  ];
   it('alias tables give every hit count its probability to within 2^-32', async () => {
     const { _internals: K_ } = await import('../src/systems/crusader-rex/kernel.js');
-    const binom = (n: number, p: number) => Array.from({ length: n + 1 }, (_, k) => {
-      let c = 1;
-      for (let j = 0; j < k; j++) c = (c * (n - j)) / (j + 1);
-      return c * p ** k * (1 - p) ** (n - k);
-    });
-    const conv = (a: number[], b: number[]) => Array.from({ length: a.length + b.length - 1 }, (_, h) => a.reduce((s, x, i) => s + x * (b[h - i] ?? 0), 0));
-    const dists = [
-      binom(4, 3 / 6), // one block
-      conv(conv(binom(4, 3 / 6), binom(4, 2 / 6)), binom(4, 1 / 6)), // Saladin, Al Adil, Turks 3
-      [1, 4, 6].reduce((d, _, i) => conv(d, binom(4, (i + 1) / 6)), conv(binom(4, 1 / 6), binom(4, 6 / 6))), // 20 dice, one sure
-      [0, 0, 1], // always 2
-      binom(20, 1 / 6), // tails far below 2^-32
-    ];
     // 2^logK slots, the smallest that hold the outcomes: slot i keeps i below its threshold (of
     // 2^(32 - logK) draws), else gives its alias
-    for (const dist of dists) {
+    for (const dist of ALIAS_DISTS) {
       for (let logK = Math.ceil(Math.log2(dist.length)); logK <= 5; logK++) {
         const K = 2 ** logK;
         const thr = new Uint32Array(K);
@@ -197,28 +198,99 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
       policy: { deployment: 'castle_first', storm: 'always', sally: 'always', retreat: 'when_outnumbered', tie_break: 'protect_best', besieger_after_r3: 'retreat' },
     }],
   ];
-  it.each(cases)('%s: agrees with the general path (|z| < 4.5 everywhere)', async (_label, body) => {
+  /** The scenario run on `path` (the kernel's choice or one forced) and on the general path. */
+  async function withGeneral(v: ValidScenario, path: CrusaderRexPath) {
     const { _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
-    const v = valid(body, 40000);
-    expect(K.tablePathApplies(compiled(body))).toBe(true);
-    const table = await runScenario(v);
-    K.setForceGeneral(true);
-    const general = await runScenario(v).finally(() => K.setForceGeneral(false));
-    expect(table.cases[0].metrics.p_attacker_wins.value).not.toBe(general.cases[0].metrics.p_attacker_wins.value); // not the same dice
-    const zs = zAll(table, general);
+    try {
+      K.setPath(path);
+      const fast = await runScenario(v);
+      K.setPath('general');
+      const general = await runScenario(v);
+      return { fast, general };
+    } finally {
+      K.setPath('kernel');
+    }
+  }
+  async function agreesWithGeneral(body: Tree, path: CrusaderRexPath) {
+    const { fast, general } = await withGeneral(valid(body, 40000), path);
+    expect(fast.cases[0].metrics.p_attacker_wins.value).not.toBe(general.cases[0].metrics.p_attacker_wins.value); // not the same dice
+    const zs = zAll(fast, general);
     expect(zs.length).toBeGreaterThan(30);
     for (const [label, z] of zs) expect(Math.abs(z), label).toBeLessThan(CHECK_Z_LIMIT);
+  }
+  it.each(cases)('%s: the table path agrees with the general path (|z| < 4.5 everywhere)', async (_label, body) => {
+    const { _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
+    expect(K.tablePathApplies(compiled(body))).toBe(true);
+    await agreesWithGeneral(body, 'table');
+  });
+  // The plain field battles (the first five) take the field path (field.ts): held to the
+  // general path the same way.
+  const fieldCases = cases.slice(0, 5);
+  it.each(fieldCases)('%s: the field path agrees with the general path (|z| < 4.5 everywhere)', async (_label, body) => {
+    await agreesWithGeneral(body, 'kernel');
+  });
+  it('the kernel takes the field path exactly for plain field battles (no castle, harry, retreat or random tie-break, listed order)', async () => {
+    const { crusaderRexKernel, _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
+    const { deriveState } = await import('../src/engine/rng.js');
+    for (const [label, body] of cases) expect(K.fieldPathApplies(compiled(body)), label).toBe(fieldCases.some(([l]) => l === label));
+    for (const policy of [{ harry: 'always' }, { retreat: 'when_outnumbered' }, { tie_break: 'random' }, { fire_order: 'strongest_first' }]) {
+      expect(K.fieldPathApplies(compiled(merge(FIELD_BATTLE, { policy }))), JSON.stringify(policy)).toBe(false);
+    }
+    expect(K.fieldPathApplies(compiled(merge(FIELD_BATTLE, { town: { rating: 2 } })))).toBe(false);
+    // the kernel's choice runs the field path's dice on a field battle, the table path's on the others
+    const acc = (body: Tree, path: CrusaderRexPath) => {
+      const c = compiled(body);
+      const a = new Float64Array(crusaderRexKernel.accLength(c));
+      K.setPath(path);
+      try {
+        crusaderRexKernel.run(c, deriveState('paths', 'choice', 0), 5000, a);
+      } finally {
+        K.setPath('kernel');
+      }
+      return Array.from(a);
+    };
+    expect(acc(FIELD_BATTLE, 'kernel')).not.toEqual(acc(FIELD_BATTLE, 'table'));
+    expect(acc(SIEGE, 'kernel')).toEqual(acc(SIEGE, 'table'));
+  });
+  it('field path alias tables give every hit count its probability to within 2^-31', async () => {
+    const { _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
+    // one slot entry = threshold (of 2^27 draws) << 5 | alias
+    for (const dist of ALIAS_DISTS) {
+      const out = new Int32Array(32);
+      K.fieldAliasTable(dist, out, 0);
+      const mass = new Array<number>(32).fill(0);
+      for (let i = 0; i < 32; i++) {
+        const thr = out[i] >>> 5;
+        mass[i] += thr;
+        mass[out[i] & 31] += 2 ** 27 - thr;
+      }
+      expect(mass.reduce((a, b) => a + b, 0)).toBe(2 ** 32);
+      for (let h = 0; h < 32; h++) expect(Math.abs(mass[h] / 2 ** 32 - (dist[h] ?? 0)), `h = ${h}`).toBeLessThanOrEqual(2 ** -31);
+      expect(out[0]).not.toBe(0); // 0 marks "no dice"
+    }
+    const none = new Int32Array(32).fill(7);
+    K.fieldAliasTable([1], none, 0);
+    expect(none[0]).toBe(0);
   });
 
-  it.each(['storm-or-starve', 'case-a-new-siege', 'case-b-old-siege', 'case-c-old-siege-2', 'battle-of-jerusalem'])('bundled %s: the table path agrees with the general path on every case and variant', async (name) => {
+  // Bundled scenarios: the castle ones take the table path; the two field battles the field
+  // path, and the table path is held to the general path on them too.
+  it.each([
+    ['storm-or-starve', 'kernel'],
+    ['case-a-new-siege', 'kernel'],
+    ['case-b-old-siege', 'kernel'],
+    ['case-c-old-siege-2', 'kernel'],
+    ['battle-of-jerusalem', 'kernel'],
+    ['reference-field-battle', 'kernel'],
+    ['knights-charge', 'kernel'],
+    ['reference-field-battle', 'table'],
+    ['knights-charge', 'table'],
+  ] as [string, CrusaderRexPath][])('bundled %s (%s path): agrees with the general path on every case and variant', async (name, path) => {
     const { readFileSync } = await import('node:fs');
-    const { _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
     const text = readFileSync(`scenarios/crusader-rex/${name}.yaml`, 'utf8').replace(/^trials: .*$/m, 'trials: 30000');
     const v = validateText(name, text);
     if (!v.ok) throw new Error(name);
-    const table = await runScenario(v.value);
-    K.setForceGeneral(true);
-    const general = await runScenario(v.value).finally(() => K.setForceGeneral(false));
+    const { fast: table, general } = await withGeneral(v.value, path);
     let n = 0;
     table.cases.forEach((tc, i) => {
       const one = (r: typeof table) => ({ ...r, cases: [r.cases[i]] });
@@ -237,11 +309,12 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
       blocks: ['Saladin', 'Al Adil', 'Turks 3', 'Kurds 1', 'Zangi', 'Sanjar', 'King Guy', 'Conrad', 'Jerusalem Templars', 'Genoa Pilgrims', 'Balian', 'Walter'].map((block) => ({ block })),
     }));
     expect(K.tablePathApplies(c)).toBe(false);
+    expect(K.fieldPathApplies(c)).toBe(false);
     const run = (general: boolean) => {
-      K.setForceGeneral(general);
+      K.setPath(general ? 'general' : 'kernel');
       const acc = new Float64Array(crusaderRexKernel.accLength(c));
       crusaderRexKernel.run(c, deriveState('fast', 'path', 0), 20000, acc);
-      K.setForceGeneral(false);
+      K.setPath('kernel');
       return Array.from(acc);
     };
     expect(run(false)).toEqual(run(true));
@@ -292,6 +365,12 @@ describe('crusader-rex: the kernel agrees with the exact chain (|z| < 4.5)', () 
   ];
   it.each(cases)('%s', async (_label, body) => {
     await agreesWithExact(body);
+  });
+  // the plain field battles take the field path (above); the table path on them too
+  const fieldCases = cases.filter(([, body]) => KI.fieldPathApplies(compiled(body)));
+  it('five of them are field-path battles', () => expect(fieldCases.length).toBe(5));
+  it.each(fieldCases)('%s, table path', async (_label, body) => {
+    await agreesWithExact(body, 60000, 'table');
   });
 });
 

@@ -1,14 +1,17 @@
 /**
  * The Crusader Rex kernel: one battle location over one or more game turns, following the
  * v2.0 rules as the Rally the Troops engine resolves them (docs/rules/crusader-rex.md 2-4, 6.5).
- * Two paths run the same rules: the table path (table.ts) for every battle with at most 5
- * blocks a side and the listed firing order, and the general path (general.ts), block by
- * block, for the rest. The accumulator's layout is in layout.ts.
+ * Three paths run the same rules: the field path (field.ts) for a plain field battle (no
+ * castle, no harry or retreat choices, a fixed tie-break, at most 5 blocks a side), the table
+ * path (table.ts) for every other battle with at most 5 blocks a side and the listed firing
+ * order, and the general path (general.ts), block by block, for the rest. The accumulator's
+ * layout is in layout.ts.
  */
 import type { RngState } from '../../engine/rng.js';
 import type { Kernel } from '../types.js';
 import type { CrusaderRexCompiled } from './compile.js';
 import { _general, runGeneral, useGeneral } from './general.js';
+import { buildFieldTables, fieldAliasTable, fieldPathApplies, runField, useFieldTables, type FieldTables } from './field.js';
 import { accLengthCrusaderRex } from './layout.js';
 import { buildOrders } from './order.js';
 import { aliasTable, buildTables, runTable, tablePathApplies, useTables, type Tables } from './table.js';
@@ -19,15 +22,17 @@ export { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_GUARD, A_
 const TRIAL: RngState = new Int32Array(4);
 
 /**
- * Everything derived from one compiled case (orders, each side's blocks, the table path's
- * tables), made once and kept: with paired variants the engine calls the kernel trial by trial,
+ * Everything derived from one compiled case (orders, each side's blocks, the field or table
+ * path's tables), made once and kept: with paired variants the engine calls the kernel trial by trial,
  * alternating cases, so switching must only swap references (it once rebuilt the tables on
  * every call: 100x slower).
  */
 interface Prepared {
   orders: Int32Array[];
   sideBlocks: Int32Array[];
-  tables: Tables | null;
+  field: FieldTables | null;
+  /** The table path's tables; undefined until needed (a field battle uses them only when tests force the table path). */
+  tables: Tables | null | undefined;
 }
 const prepared = new WeakMap<CrusaderRexCompiled, Prepared>();
 /**
@@ -49,7 +54,8 @@ function preparedFor(c: CrusaderRexCompiled): Prepared {
     p = {
       orders,
       sideBlocks: [0, 1].map((side) => Int32Array.from(c.side.map((sd, b) => (sd === side ? b : -1)).filter((b) => b >= 0))),
-      tables: tablePathApplies(c) ? buildTables(c, orders) : null,
+      field: fieldPathApplies(c) ? buildFieldTables(c, orders) : null,
+      tables: undefined,
     };
   }
   preparedByContent.set(key, p);
@@ -58,24 +64,36 @@ function preparedFor(c: CrusaderRexCompiled): Prepared {
   return p;
 }
 
+/** Which path runs: the kernel's choice, or one forced by the tests ('table': the table path for a field battle too, 'general'). */
+export type CrusaderRexPath = 'kernel' | 'table' | 'general';
+let forced: CrusaderRexPath = 'kernel';
+
+const FIELD = 0;
+const TABLE = 1;
+const GENERAL = 2;
 let current: CrusaderRexCompiled | null = null;
-let tablesReady = false;
+let path = GENERAL;
 
 function ensure(c: CrusaderRexCompiled): void {
   if (current === c) return;
   current = c;
   const p = preparedFor(c);
   useGeneral(c, p.orders, p.sideBlocks);
-  tablesReady = p.tables !== null;
-  if (p.tables) useTables(p.tables);
+  if (forced === 'general') path = GENERAL;
+  else if (p.field && forced === 'kernel') {
+    path = FIELD;
+    useFieldTables(p.field);
+  } else {
+    if (p.tables === undefined) p.tables = tablePathApplies(c) ? buildTables(c, p.orders) : null;
+    path = p.tables ? TABLE : GENERAL;
+    if (p.tables) useTables(p.tables);
+  }
 }
-
-/** Force the general path (tests compare it with the table path). */
-let forceGeneral = false;
 
 export function runCrusaderRex(c: CrusaderRexCompiled, stream: RngState, trials: number, acc: Float64Array): void {
   ensure(c);
-  if (tablesReady && !forceGeneral) runTable(c, TRIAL, stream, trials, acc);
+  if (path === FIELD) runField(c, TRIAL, stream, trials, acc);
+  else if (path === TABLE) runTable(c, TRIAL, stream, trials, acc);
   else runGeneral(c, TRIAL, stream, trials, acc);
 }
 
@@ -97,8 +115,12 @@ export const _internals = {
   hitCastle: _general.hitCastle,
   buildOrders,
   aliasTable,
+  fieldAliasTable,
   tablePathApplies,
-  setForceGeneral(on: boolean): void {
-    forceGeneral = on;
+  fieldPathApplies,
+  /** The path the kernel runs next (tests compare the paths with each other). */
+  setPath(p: CrusaderRexPath): void {
+    forced = p;
+    current = null;
   },
 };

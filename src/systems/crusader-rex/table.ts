@@ -74,6 +74,22 @@ export interface Tables extends Runs {
   ARRIVE: Int32Array;
 }
 
+/**
+ * A charge (6.32) by a block of `steps` steps and firepower `fp`: firepower + 1, each die a hit, a
+ * six (self-hit, unless firepower 6) or a miss; outcome hits * 5 + sixes (the field path's too).
+ */
+export function chargeOutcomes(steps: number, fp: number): number[] {
+  if (steps === 0) return [1];
+  const f = Math.min(6, fp + 1);
+  const ph = f / 6;
+  const ps = f < 6 ? 1 / 6 : 0;
+  const fact = (k: number): number => (k <= 1 ? 1 : k * fact(k - 1));
+  const dist = new Array<number>(25).fill(0);
+  for (let h = 0; h <= steps; h++)
+    for (let x = 0; h + x <= steps; x++) dist[h * 5 + x] = (fact(steps) / (fact(h) * fact(x) * fact(steps - h - x))) * ph ** h * ps ** x * (1 - ph - ps) ** (steps - h - x);
+  return dist;
+}
+
 /** Runs of volleys (buildRuns): order o's runs are runFrom[o] .. runTo[o] - 1. */
 interface Runs {
   runFrom: Int32Array;
@@ -317,19 +333,7 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[], pos: Int32Array):
     }
     return dist;
   };
-  /** A charge (6.32): firepower + 1, each die a hit, a six (self-hit, unless firepower 6) or a miss. */
-  const charge = (b: number) => (digit: (b: number) => number) => {
-    const st = digit(b);
-    if (st === 0) return [1];
-    const f = Math.min(6, fp(b) + 1);
-    const ph = f / 6;
-    const ps = f < 6 ? 1 / 6 : 0;
-    const fact = (k: number): number => (k <= 1 ? 1 : k * fact(k - 1));
-    const dist = new Array<number>(25).fill(0);
-    for (let h = 0; h <= st; h++)
-      for (let x = 0; h + x <= st; x++) dist[h * 5 + x] = (fact(st) / (fact(h) * fact(x) * fact(st - h - x))) * ph ** h * ps ** x * (1 - ph - ps) ** (st - h - x);
-    return dist;
-  };
+  const charge = (b: number) => (digit: (b: number) => number) => chargeOutcomes(digit(b), fp(b));
   const charges = (b: number) => c.charge > 0 && c.knight[b] === 1;
   // a choice on its turn: withdraw (6.62, only with a castle), harry (6.33), retreat (6.6)
   const decides = (b: number) => (c.withdraw === 1 && c.rating > 0) || c.retreat === 1 || (c.harry === 1 && c.harrier[b] === 1);
