@@ -16,8 +16,14 @@ const el = (tag, attrs = {}, ...children) => {
   return e;
 };
 
-/** This tab's id: the server keeps one live run and one sweep per tab. */
-const CLIENT = (crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2) + Date.now()).replace(/[^A-Za-z0-9_-]/g, '');
+/**
+ * This tab's id: the server keeps one live run and one sweep per tab. An identifier, not dice:
+ * from the browser's crypto (getRandomValues also where randomUUID is missing, on a plain-http
+ * page served beyond this machine), never from Math.random.
+ */
+const CLIENT = crypto.randomUUID
+  ? crypto.randomUUID()
+  : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 /** URL keys that are not scenario values (all are scenario keys no system can tune). */
 const RESERVED = new Set(['scenario', 'variant', 'seed', 'trials', 'precision', 'max_trials']);
 
