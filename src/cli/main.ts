@@ -19,5 +19,6 @@ function mtime(u: URL): number {
   }
 }
 
-const useBundle = !process.env.SIEGESIM_NO_BUNDLE && mtime(bundle) >= 0 && mtime(bundle) >= mtime(compiled);
+const built = process.env.SIEGESIM_NO_BUNDLE ? -1 : mtime(bundle);
+const useBundle = built >= 0 && built >= mtime(compiled);
 await import(useBundle ? bundle.href : compiled.href);

@@ -26,6 +26,7 @@ import { Gate, PRIORITY } from './gate.js';
 import { LIMITS, optInt, optNumber, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
 import { sweepChart } from './sweep-chart.js';
 import { VERSION } from '../version.js';
+import { showCount } from '../report/format.js';
 
 /** A tab's jobs: one of each kind at a time. */
 export type JobKind = 'live' | 'sweep' | 'sensitivity' | 'tune';
@@ -313,7 +314,7 @@ export async function streamSweep(ctx: JobContext, client: string, body: Record<
   if (!sv.ok) throw invalidValues(sv.issues);
   const points = sv.value.points.length;
   if (points * trials > LIMITS.maxSweepTotal) {
-    throw new RequestError(400, `trials: ${points} points x ${trials.toLocaleString('en-US')} trials is more than ${LIMITS.maxSweepTotal.toLocaleString('en-US')} in all`, [
+    throw new RequestError(400, `trials: ${points} points x ${showCount(trials)} trials is more than ${showCount(LIMITS.maxSweepTotal)} in all`, [
       { path: 'trials', message: 'too many trials for this sweep' },
     ]);
   }

@@ -3,6 +3,7 @@
  * a message naming the field, never an exception. Scenario values themselves are checked later by
  * the scenario schemas (api/live.ts), with the CLI's messages.
  */
+import { showCount } from '../report/format.js';
 
 /** Limits of the workbench (per request and per client). */
 export const LIMITS = {
@@ -71,7 +72,7 @@ export function reqString(b: Body, key: string, max = 1000): string {
 export function optInt(b: Body, key: string, min: number, max: number): number | undefined {
   const v = b[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw bad(key, `must be a whole number from ${min} to ${max.toLocaleString('en-US')}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw bad(key, `must be a whole number from ${min} to ${showCount(max)}`);
   return v;
 }
 

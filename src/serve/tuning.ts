@@ -15,6 +15,7 @@ import { tornadoChart } from '../report/sensitivity.js';
 import { PRIORITY } from './gate.js';
 import { admit, invalidValues, scenarioOf, Stream, throttle, type JobContext, type JobKind } from './jobs.js';
 import { LIMITS, optInt, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
+import { showCount } from '../report/format.js';
 
 /** Settings ranked in the page, and drawn in its tornado (the CLI's report has them all). */
 const RANKED_SENT = 40;
@@ -153,7 +154,7 @@ export async function streamSensitivity(ctx: JobContext, client: string, body: R
         signal: h.signal,
         onPlan: (plan) => {
           if (plan.planned > LIMITS.maxSweepTotal) {
-            throw bad('trials', `${plan.cases} turned cases (and their baselines) x ${trials.toLocaleString('en-US')} trials is more than ${LIMITS.maxSweepTotal.toLocaleString('en-US')} in all: fewer trials or fewer settings`);
+            throw bad('trials', `${plan.cases} turned cases (and their baselines) x ${showCount(trials)} trials is more than ${showCount(LIMITS.maxSweepTotal)} in all: fewer trials or fewer settings`);
           }
           h.started(plan);
         },
