@@ -130,3 +130,21 @@ describe('the kernel contract: each trial draws its own stream from the chunk st
     expect(Array.from(one)).toEqual(Array.from(ref));
   });
 });
+
+describe('the worker returns its buffers by copy', () => {
+  it('never transfers (a detached ArrayBuffer slows every typed-array access in the thread ~25%, issue 13)', async () => {
+    const { default: runTask } = await import('../workers/worker.js');
+    const { KERNELS } = await import('../src/systems/kernels.js');
+    const { runBatch } = await import('../src/engine/chunk.js');
+    const { systemById } = await import('../src/systems/registry.js');
+    const v = valid();
+    const sc = v.points[0].variants[0].scenario;
+    const c = systemById(sc.system)!.compile(sc);
+    const L = KERNELS[sc.system].accLength(c);
+    const task = { system: sc.system, compiled: [c], accLengths: [L], pairedSlots: [[]], seed: 1, stream: 's', first: 0, sizes: [500, 500] };
+    const out = runTask(task);
+    // Piscina.move would hand piscina a wrapper that transfers (detaches) the buffer
+    expect(out).toBeInstanceOf(Float64Array);
+    expect(Array.from(out as Float64Array)).toEqual(Array.from(runBatch(KERNELS[sc.system], task)));
+  });
+});

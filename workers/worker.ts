@@ -1,5 +1,13 @@
-/** piscina worker entry: run one batch of chunks, return the buffers by transfer. */
-import { Piscina } from 'piscina';
+/**
+ * piscina worker entry: run one batch of chunks, return the buffers (copied, never transferred).
+ *
+ * Transferring the result (Piscina.move) detaches its ArrayBuffer, and the first detached
+ * buffer in a thread invalidates V8's "no ArrayBuffer was ever detached" guarantee for good:
+ * from then on every typed-array access in optimised code checks for a detached buffer. The
+ * kernels are typed-array code through and through, and the worker ran them ~25% slower (the
+ * reference battle at 4.7-4.9 M battles/s against 6.4-6.5 M/s without the transfer, paired
+ * piscina runs, issue 13). A batch's buffers are a few kilobytes; copying them costs nothing.
+ */
 import { runBatch, type BatchTask } from '../src/engine/chunk.js';
 import { KERNELS } from '../src/systems/kernels.js';
 
@@ -20,5 +28,5 @@ export default function runTask(task: BatchTask): unknown {
     if (FAULT[1] === 'exit') process.exit(70); // ends this worker thread only
     throw new Error(`injected failure (SIEGESIM_FAULT=${process.env.SIEGESIM_FAULT})`);
   }
-  return Piscina.move(out);
+  return out;
 }

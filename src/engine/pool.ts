@@ -1,6 +1,6 @@
 /**
  * The piscina pool: the only module that knows piscina (docs/architecture.md). A task is a batch of chunks
- * (tens of milliseconds of work); its result comes back by transfer.
+ * (tens of milliseconds of work); its result comes back copied, never transferred (workers/worker.ts says why).
  */
 import { existsSync } from 'node:fs';
 import { packageFile } from '../paths.js';

@@ -394,6 +394,7 @@ export function runField(c: CrusaderRexCompiled, rng: RngState, stream: RngState
   const controlAny = c.controlChangeAnyRound;
   const state = fieldN; // reused: the two sides' field states
   const z1 = zOff[1];
+  acc[0] += trials; // before the loop: nothing may follow it (the Kernel contract, systems/types.ts)
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
     state[0] = state0[0];
@@ -476,7 +477,6 @@ export function runField(c: CrusaderRexCompiled, rng: RngState, stream: RngState
     const defIn = NZ[zOff[1 - attacker0] + state[1 - attacker0]] > 0;
     finishFast(c, acc, attrB, histN, attIn, defIn, nRounds);
   }
-  acc[0] += trials;
 }
 
 /** The field path's data for one compiled case (hit orders, per-block arrays, tables). */

@@ -565,6 +565,7 @@ function startTrial(c: CrusaderRexCompiled): void {
 /** The general path: block by block, every rule and policy, any number of blocks. */
 export function runGeneral(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array): void {
   const histN = maxAll(c) + 1;
+  acc[0] += trials; // before the loop: nothing may follow it (the Kernel contract, systems/types.ts)
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
     startTrial(c);
@@ -608,7 +609,6 @@ export function runGeneral(c: CrusaderRexCompiled, rng: RngState, stream: RngSta
       acc[SURV + side * histN + left] += 1;
     }
   }
-  acc[0] += trials;
 }
 
 /** The case the general path runs next: its firing orders (order.ts) and each side's blocks. */

@@ -1636,6 +1636,7 @@ export function runFantasy(c: FantasyCompiled, stream: RngState, trials: number,
     acc[b0 + 2 + SLOTS[j] * 2] += trials * n;
     acc[b0 + 3 + SLOTS[j] * 2] += trials * n * n;
   }
+  acc[A_TRIALS] += trials; // before the loop: nothing may follow it (the Kernel contract, systems/types.ts)
   const reset = RESET;
   const resetVal = RESET_VAL;
   for (let i = 0; i < trials; i++) {
@@ -1660,10 +1661,8 @@ export function runFantasy(c: FantasyCompiled, stream: RngState, trials: number,
     else acc[A_UNDECIDED] += 1;
     acc[A_ROUNDS] += endRound;
     acc[A_ROUNDS2] += endRound * endRound;
-    if ((i & 1023) === 1023) flushTail(c, acc);
+    if ((i & 1023) === 1023 || i === trials - 1) flushTail(c, acc); // the last trial flushes too: nothing may follow the loop
   }
-  flushTail(c, acc);
-  acc[A_TRIALS] += trials;
 }
 
 export const fantasyKernel: Kernel<FantasyCompiled> = {
