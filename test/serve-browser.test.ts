@@ -168,6 +168,35 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
+  it('draws a heatmap that fits its box: the "⋯" actions button clear of the legend title, nothing clipped', async () => {
+    const SC = 'fantasy/wall-hp-dc-grid.yaml';
+    const { page, problems } = await openPage(`?scenario=${SC}`);
+    await doneWith(page, SC, {});
+    await page.click('.tabs button[data-tab="sweep"]');
+    await page.click('#sweep-form button[type="submit"]'); // the file's own wall.hp x wall.dc sweep
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^contour:/);
+    await page.waitForSelector('#sweep-chart svg .role-legend-title text');
+    await screenshot(page, 'workbench-sweep-heatmap-legend', page.locator('#sweep-chart'));
+    type Rect = { left: number; right: number; top: number; bottom: number };
+    const rect = (sel: string) =>
+      page.locator(sel).first().evaluate((e) => {
+        const b = (e as unknown as { getBoundingClientRect(): Rect }).getBoundingClientRect();
+        return { left: b.left, right: b.right, top: b.top, bottom: b.bottom };
+      });
+    const box = {
+      actions: await rect('#sweep-chart .vega-embed summary'),
+      legendTitle: await rect('#sweep-chart svg .role-legend-title text'),
+      svg: await rect('#sweep-chart svg'),
+      chart: await rect('#sweep-chart'),
+    };
+    const apart = (a: Rect, b: Rect) => a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
+    expect(apart(box.actions, box.legendTitle), JSON.stringify(box)).toBe(true);
+    expect(box.svg.right, 'the chart runs out of its box (its legend clipped)').toBeLessThanOrEqual(box.actions.left);
+    expect(box.actions.right).toBeLessThanOrEqual(box.chart.right);
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
   it('opens every bundled scenario and answers it with its charts drawn; every kind of control drives a run', async () => {
     const { page, problems } = await openPage('?trials=4096');
     const all = await page.locator('#scenario option:not([disabled])').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value));

@@ -7,6 +7,12 @@ import type { Metric, SolveResult } from '../api.js';
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
 
+/**
+ * The width the page gives a sweep chart is the whole chart's, axes and legend included, so the
+ * chart fits its box beside the embed's actions button ("⋯") instead of running under it.
+ */
+const FIT_X = { type: 'fit-x', contains: 'padding' };
+
 export interface SweepCell {
   params: Record<string, unknown>;
   metric: Metric | undefined;
@@ -76,7 +82,7 @@ function lineChart(cells: SweepCell[], o: SweepChartOptions): Record<string, unk
       },
     );
   }
-  return { $schema: SCHEMA, width: 'container', height: 300, data: { values }, layer: layers };
+  return { $schema: SCHEMA, width: 'container', height: 300, autosize: FIT_X, data: { values }, layer: layers };
 }
 
 function tooltip(x: string, metric: string): Record<string, unknown>[] {
@@ -143,7 +149,7 @@ function heatmap(cells: SweepCell[], o: SweepChartOptions): Record<string, unkno
       });
     }
   }
-  return { $schema: SCHEMA, width: 'container', height: 340, data: { values }, layer: layers };
+  return { $schema: SCHEMA, width: 'container', height: 340, autosize: FIT_X, data: { values }, layer: layers };
 }
 
 /** Cell edges separating values below the target from values at or above it. */

@@ -552,6 +552,15 @@ function renderResults(ev) {
 const views = new Map(); // chart name -> vega view (finalized on redraw)
 const EMBED = { actions: { export: true, source: false, compiled: false, editor: false }, ast: true, renderer: 'svg' };
 
+/** vega-embed's right padding beside a chart with actions: where its "⋯" button sits. */
+const EMBED_ACTIONS_WIDTH = 38;
+
+/** An element's content width (inside its padding). */
+function contentWidth(box) {
+  const cs = getComputedStyle(box);
+  return box.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+}
+
 /** Draw a Vega-Lite spec in a box, replacing what it showed, unless `current()` turned false meanwhile. */
 async function embedInto(box, spec, current = () => true) {
   const target = el('div', { class: 'vis' });
@@ -725,7 +734,7 @@ async function runSweep(ev) {
   $('#sweep-stop').hidden = false;
   status.textContent = 'starting…';
   const draw = async (spec) => {
-    if (spec.width === 'container') spec.width = Math.max(320, $('#sweep-chart').clientWidth - 130);
+    if (spec.width === 'container') spec.width = Math.max(320, contentWidth($('#sweep-chart')) - EMBED_ACTIONS_WIDTH);
     try {
       await embedInto($('#sweep-chart'), spec, () => state.sweep === ac);
     } catch (e) {
