@@ -93,3 +93,18 @@ describe('citations', () => {
     expect(checked).toBeGreaterThan(5);
   });
 });
+
+describe('test titles', () => {
+  // In an `it.each` title vitest replaces %# and %$ with the case's index (0-based, 1-based): a
+  // title like "at most %#-bounded lines" then reads as a bound it does not check. Titles say
+  // what each case checks, with the numbers it checks.
+  it('no test title prints a case index (%# or %$) where it would read as a checked number', () => {
+    const tests = walk(path.join(ROOT, 'test')).filter((f) => f.endsWith('.test.ts') && !f.endsWith('docs.test.ts'));
+    const bad: string[] = [];
+    for (const f of tests) {
+      for (const m of readFileSync(f, 'utf8').matchAll(/(['"`])[^'"`\n]*%[#$][^'"`\n]*\1/g)) bad.push(`${path.relative(ROOT, f)}: ${m[0]}`);
+    }
+    expect(tests.length).toBeGreaterThan(20);
+    expect(bad).toEqual([]);
+  });
+});
