@@ -106,6 +106,22 @@ describe('the scenario page', () => {
     expect(page(await runFile('scenarios/surrender/port-blockade.yaml', 4000))).not.toContain('Precision target');
   });
 
+  it('a siege whose wall never loses HP (climbers only) draws no flat wall-HP chart and says why; one with engines still draws it', async () => {
+    const climbers = await runFile('scenarios/fantasy/climbers-dc.yaml', 2000);
+    expect(climbers.cases.every((c) => c.curves.wall_hp!.every((p) => p.m.value === 30))).toBe(true); // the data: 30 HP throughout
+    const names = (r: ScenarioResult) => systemById(r.system)!.charts(r).map((c) => c.name);
+    expect(names(climbers)).toContain('breach_by_round');
+    expect(names(climbers)).not.toContain('wall_hp');
+    const html = page(climbers);
+    expect(html).not.toContain('charts/wall_hp.svg');
+    expect(html).toContain('the wall stays at 30 HP in every case and round (nothing here damages it), so its HP is not charted');
+
+    const engines = await runFile('scenarios/fantasy/engines-vs-wall.yaml', 2000);
+    expect(names(engines)).toContain('wall_hp');
+    expect(page(engines)).toContain('charts/wall_hp.svg');
+    expect(page(engines)).not.toContain('is not charted');
+  });
+
   it('links to the reports index only when one is written beside it', () => {
     expect(page(citadel, '../index.html')).toContain('<a href="../index.html">all reports</a>');
     expect(page(citadel)).not.toContain('all reports');

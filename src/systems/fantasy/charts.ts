@@ -80,6 +80,20 @@ function volleyChart(result: ScenarioResult): ChartSpec {
   };
 }
 
+/**
+ * The wall's HP values when no case's wall ever loses any (no engines, e.g. climbers only: its
+ * mean by round is its starting HP throughout), sorted; undefined when the wall HP moves anywhere.
+ */
+function unchangedWallHp(result: ScenarioResult): number[] | undefined {
+  const hps = new Set<number>();
+  for (const c of result.cases) {
+    const curve = c.curves.wall_hp ?? [];
+    if (curve.some((p) => p.m.value !== curve[0].m.value)) return undefined;
+    if (curve.length > 0) hps.add(curve[0].m.value);
+  }
+  return hps.size > 0 ? [...hps].sort((a, b) => a - b) : undefined;
+}
+
 /** What a sweep is charted by: the headline, and in a siege when the wall is breached. */
 const HEADLINE = ['p_attacker_wins', 'p_defender_wins', 'p_breach', 'mean_breach_round'];
 
@@ -93,10 +107,15 @@ export function chartsFantasy(result: ScenarioResult): ChartSpec[] {
   const bars = variantBarsChart(result, 'p_attacker_wins', 'p_attacker_wins_by_variant');
   if (bars) charts.push(bars);
   if (siege) {
-    charts.push(
-      curveChart(result, { name: 'breach_by_round', title: 'P(breached by round)', curve: 'breach_by_round', x: 'round', xTitle: 'siege round', yTitle: 'P(breached)' }),
-      curveChart(result, { name: 'wall_hp', title: 'mean wall HP by round', curve: 'wall_hp', x: 'round', xTitle: 'siege round', yTitle: 'wall HP', probability: false }),
-    );
+    const breach = curveChart(result, { name: 'breach_by_round', title: 'P(breached by round)', curve: 'breach_by_round', x: 'round', xTitle: 'siege round', yTitle: 'P(breached)' });
+    const still = unchangedWallHp(result);
+    if (still) {
+      // a flat line says nothing: one line under the breach chart says it instead
+      const hp = still.length === 1 ? `stays at ${still[0]} HP` : `keeps its starting HP (${still[0]}–${still.at(-1)})`;
+      charts.push({ ...breach, caption: `${breach.caption}; the wall ${hp} in every case and round (nothing here damages it), so its HP is not charted` });
+    } else {
+      charts.push(breach, curveChart(result, { name: 'wall_hp', title: 'mean wall HP by round', curve: 'wall_hp', x: 'round', xTitle: 'siege round', yTitle: 'wall HP', probability: false }));
+    }
   } else charts.push(volleyChart(result));
   charts.push(attritionChart(result));
   return charts;
