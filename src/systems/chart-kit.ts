@@ -167,13 +167,22 @@ function facetted(
   size: { width: number; height: number },
 ): Record<string, unknown> {
   if (!layout.panel) return { ...base, ...size, ...inner };
-  const columns = wrapColumns(layout.panels.length);
   return {
     ...base,
     facet: { field: 'panel', type: 'nominal', title: null, sort: layout.panels },
-    columns,
+    ...wrapped(layout.panels.length, wrapColumns(layout.panels.length)),
     spec: { width: 200, height: 140, ...inner },
   };
+}
+
+/**
+ * The `columns` of `n` wrapped small multiples, with an x-axis under every panel when the last
+ * row is short: vega-lite draws a wrapped facet's shared x-axes once per column, under the
+ * last row, so a column whose last cell is empty got an axis under nothing and none under its
+ * panels (5 panels in 3 columns: the third column's axis under the empty sixth cell).
+ */
+export function wrapped(n: number, columns: number): { columns: number; resolve?: Record<string, unknown> } {
+  return n > columns && n % columns !== 0 ? { columns, resolve: { axis: { x: 'independent' } } } : { columns };
 }
 
 /**

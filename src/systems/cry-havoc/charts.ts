@@ -1,5 +1,5 @@
 /** Charts of a Cry Havoc run: the sweep's answer, variant bars, the curve of each kind, melee results by turn. */
-import { curveChart, heatmapChart, SCHEMA, seriesLabel, sweepChart, variantBarsChart } from '../chart-kit.js';
+import { curveChart, heatmapChart, SCHEMA, seriesLabel, sweepChart, variantBarsChart, wrapped } from '../chart-kit.js';
 import type { ChartSpec, ScenarioResult } from '../types.js';
 
 /** Stacked bars of the melee results by turn, one panel per case. */
@@ -27,7 +27,7 @@ function resultsChart(result: ScenarioResult): ChartSpec {
     caption: 'share of trials in which each table result is rolled in each turn (the attack stops once decided)',
     spec:
       series.length > 1
-        ? { $schema: SCHEMA, title, data: { values }, facet: { field: 'series', type: 'nominal', title: null, sort: series }, columns: 3, spec: inner }
+        ? { $schema: SCHEMA, title, data: { values }, facet: { field: 'series', type: 'nominal', title: null, sort: series }, ...wrapped(series.length, 3), spec: inner }
         : { $schema: SCHEMA, title, data: { values }, ...inner },
   };
 }

@@ -1,5 +1,5 @@
 /** Charts of a fantasy run: sweep answers (heatmap, metric against the swept value), variant bars, breach by round, wall HP, attrition, volley damage. */
-import { curveChart, dashEncoding, facetKey, heatmapChart, keyedFacet, integerAxis, SCHEMA, seriesLabel, seriesLayout, sweepChart, variantBarsChart } from '../chart-kit.js';
+import { curveChart, dashEncoding, facetKey, heatmapChart, keyedFacet, integerAxis, SCHEMA, seriesLabel, seriesLayout, sweepChart, variantBarsChart, wrapped } from '../chart-kit.js';
 import type { ChartSpec, ScenarioResult } from '../types.js';
 
 /**
@@ -41,7 +41,7 @@ function attritionChart(result: ScenarioResult): ChartSpec {
           title: side,
           transform: [{ filter: `datum.side === '${side}'` }],
           facet: { field: 'series', type: 'nominal', title: null, sort: series },
-          columns: 6,
+          ...wrapped(series.length, 6),
           spec: inner,
         })),
       };
@@ -75,7 +75,7 @@ function volleyChart(result: ScenarioResult): ChartSpec {
     title,
     caption: 'probability of each total damage of the first volley, after shields',
     spec: layout.panel
-      ? { $schema: SCHEMA, title, data: { values }, facet: { field: 'panel', type: 'nominal', title: null, sort: layout.panels }, columns: 4, spec: { width, height: 140, ...inner } }
+      ? { $schema: SCHEMA, title, data: { values }, facet: { field: 'panel', type: 'nominal', title: null, sort: layout.panels }, ...wrapped(layout.panels.length, 4), spec: { width, height: 140, ...inner } }
       : { $schema: SCHEMA, title, data: { values }, width, height: 220, ...inner },
   };
 }
