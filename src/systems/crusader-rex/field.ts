@@ -202,6 +202,19 @@ export function fieldAliasTable(dist: number[], out: Int32Array, at: number): vo
   }
 }
 
+/** Alias tables made so far, by what their distribution depends on (see buildRuns' `table`). */
+const ALIAS_MADE = new Map<string, Int32Array>();
+
+/** Total hits of plain volleys: the sum of Binomial(steps[i], firepower / 6) over the blocks, in their order. */
+function plainHits(blocks: number[], steps: number[]): number[] {
+  let dist = [1];
+  for (let i = 0; i < blocks.length; i++) {
+    const p = fFp[blocks[i]] / 6;
+    for (let j = steps[i]; j > 0; j--) dist = dist.map((q, h) => q * (1 - p) + (h > 0 ? dist[h - 1] * p : 0)).concat([dist[dist.length - 1] * p]);
+  }
+  return dist;
+}
+
 /**
  * Runs of volleys. In a field battle a side's blocks that fire one after another (a letter
  * group, and the next group of the same side when the enemy has none in between: 6.2) shoot
@@ -222,31 +235,43 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
   const positions: number[] = [];
   const chunks: Int32Array[] = [];
   let size = 0;
-  /** One alias table per firing state of side sd, from that state's outcome distribution. */
-  const table = (name: string, sd: number, dist: (digit: (b: number) => number) => number[]): number => {
+  /**
+   * One alias table per firing state of side sd, from that state's outcome distribution. A
+   * run's distribution depends only on the firepower and steps of its own blocks (or of the
+   * charger), so each distinct one is made once and copied (ALIAS_MADE, kept for the worker's
+   * life; made by the same sums in the same order, so the tables are the same bits): a 5-block
+   * side has 3125 states, and making every state's table anew cost each worker 30-40 ms per
+   * case before its first battle.
+   */
+  const table = (name: string, sd: number, blocks: number[], chargeB: number): number => {
     let at = key.get(name);
     if (at !== undefined) return at;
     const n = nSide[sd];
     const states = 5 ** n;
     const out = new Int32Array(states * ALIAS_K);
     const digits = DIG.subarray(dOff[sd], dOff[sd] + states * n);
-    for (let x = 0; x < states; x++) fieldAliasTable(dist((b) => digits[x * n + bPos[b]]), out, x * ALIAS_K);
+    const steps = blocks.map(() => 0);
+    for (let x = 0; x < states; x++) {
+      let k = chargeB >= 0 ? `c${fFp[chargeB]}:${digits[x * n + bPos[chargeB]]}` : 'p';
+      for (let i = 0; i < blocks.length; i++) {
+        steps[i] = digits[x * n + bPos[blocks[i]]];
+        k += `${fFp[blocks[i]]}:${steps[i]},`;
+      }
+      let made = ALIAS_MADE.get(k);
+      if (made === undefined) {
+        made = new Int32Array(ALIAS_K);
+        fieldAliasTable(chargeB >= 0 ? chargeOutcomes(digits[x * n + bPos[chargeB]], fFp[chargeB]) : plainHits(blocks, steps), made, 0);
+        if (ALIAS_MADE.size >= 100_000) ALIAS_MADE.clear(); // bounded in a long-lived worker
+        ALIAS_MADE.set(k, made);
+      }
+      out.set(made, x * ALIAS_K);
+    }
     at = size;
     key.set(name, at);
     chunks.push(out);
     size += out.length;
     return at;
   };
-  /** Total hits of plain volleys: the sum of Binomial(steps, firepower / 6) over the blocks. */
-  const plain = (blocks: number[]) => (digit: (b: number) => number) => {
-    let dist = [1];
-    for (const b of blocks) {
-      const p = fFp[b] / 6;
-      for (let j = digit(b); j > 0; j--) dist = dist.map((q, h) => q * (1 - p) + (h > 0 ? dist[h - 1] * p : 0)).concat([dist[dist.length - 1] * p]);
-    }
-    return dist;
-  };
-  const charge = (b: number) => (digit: (b: number) => number) => chargeOutcomes(digit(b), fFp[b]);
   const charges = (b: number) => c.charge > 0 && c.knight[b] === 1;
   const from: number[] = [];
   const to: number[] = [];
@@ -258,9 +283,9 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
       if (charges(order[k])) {
         const b = order[k++];
         sides.push(sd);
-        bases.push(table(`c${b}`, sd, charge(b)));
+        bases.push(table(`c${b}`, sd, [], b));
         kinds.push(c.charge);
-        alts.push(c.charge === 2 ? table(`${sd}:${b}`, sd, plain([b])) : 0);
+        alts.push(c.charge === 2 ? table(`${sd}:${b}`, sd, [b], -1) : 0);
         weights.push(bWeight[b]);
         positions.push(bPos[b]);
         continue;
@@ -268,7 +293,7 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
       const blocks: number[] = [];
       while (k < order.length && c.side[order[k]] === sd && !charges(order[k])) blocks.push(order[k++]);
       sides.push(sd);
-      bases.push(table(`${sd}:${blocks.join(',')}`, sd, plain(blocks)));
+      bases.push(table(`${sd}:${blocks.join(',')}`, sd, blocks, -1));
       kinds.push(0);
       alts.push(0);
       weights.push(0);
@@ -293,7 +318,21 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
   }
 }
 
+/** Side tables made so far, by block count and hit preference (cases of a sweep share them). */
+const SIDE_MADE = new Map<string, SideTables>();
+
 function buildSideTables(n: number, pref: number[]): SideTables {
+  const k = `${n}:${pref.join(',')}`;
+  let t = SIDE_MADE.get(k);
+  if (t === undefined) {
+    if (SIDE_MADE.size >= 1000) SIDE_MADE.clear();
+    t = makeSideTables(n, pref);
+    SIDE_MADE.set(k, t);
+  }
+  return t;
+}
+
+function makeSideTables(n: number, pref: number[]): SideTables {
   const states = 5 ** n;
   const apply = new Int32Array(states * HS);
   const nz = new Uint8Array(states);
