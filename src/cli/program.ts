@@ -24,6 +24,7 @@ import * as roster from './commands/roster.js';
 import * as serve from './commands/serve.js';
 import * as test from './commands/test.js';
 import * as diff from './commands/diff.js';
+import { closeEarlyPool } from './early-pool.js';
 
 export { UserError };
 
@@ -79,6 +80,8 @@ export async function main(): Promise<void> {
       process.stderr.write(`siegesim: internal error\n${(e as Error).stack ?? String(e)}\n`);
       process.exitCode = 1;
     }
+  } finally {
+    await closeEarlyPool(); // a `run` that ended before taking its pool (bad input)
   }
 }
 

@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import path from 'node:path';
 import { runScenario, runShard } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
+import { poolFor } from '../early-pool.js';
 import { checkFolder, checkOutputFile, checkReportDir, writeIndex, writeReport } from '../../report/write.js';
 import { summaryJson } from '../../report/tables.js';
 import { writeShardFile } from '../shard-file.js';
@@ -49,7 +50,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   const roots = new Set<string>(!flags.out || multi ? [root] : []);
   for (const r of roots) checkFolder(r);
   for (const o of outs) checkReportDir(o);
-  const exec = new PoolExecutor(flags.threads);
+  const exec = poolFor(flags.threads) // started early by entry.ts;
   // More than one chunk to run: start the workers now, so they load while this thread prepares,
   // and load the chart renderer while they run (this thread is idle then). A one-chunk run
   // is done in-process and never starts them.
