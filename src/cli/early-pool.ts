@@ -4,7 +4,7 @@
  * (~85 ms) and the scenarios, instead of after. Only a run that looks big starts it
  * (looksBig); one that turns out to need no threads closes it unused; no other command starts it.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { PoolExecutor } from '../engine/pool.js';
 
@@ -47,7 +47,9 @@ export function looksBig(args: readonly string[]): boolean {
   if (trials !== undefined) return trials >= EARLY_TRIALS;
   for (const f of files) {
     try {
-      if (!f.endsWith('.yaml') && !f.endsWith('.yml')) return true; // a folder of scenarios
+      const st = statSync(f);
+      if (st.isDirectory()) return true; // a folder of scenarios
+      if (!st.isFile() || st.size > 262_144) continue; // a pipe, a device, a huge file: left to the program
       const m = /^trials:[ \t]*([0-9][0-9_]*)[ \t]*(?:#.*)?$/m.exec(readFileSync(f, 'utf8').slice(0, 65536));
       if (m && Number(m[1].replaceAll('_', '')) >= EARLY_TRIALS) return true;
     } catch {
