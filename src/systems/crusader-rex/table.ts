@@ -561,7 +561,16 @@ function arrive(r: number): void {
   if (r > arrived) arrived = r;
 }
 
-/** The steps of the last record, per side and place (field, castle, road). */
+/**
+ * The attrition curve (layout.ts: per game turn and slot, each side's steps in the field, the
+ * castle and on the road, Σ and Σ²). Every trial records every slot once, in order, and a value
+ * holds until it changes: so the curve is kept as changes, DELTA[slot * 12 + j] += v - last and
+ * v² - last², and a slot's sum over the call's trials is the running sum of the changes up to
+ * it (flushRecords, once per call). Only the places that moved cost anything; the slots after
+ * the battle has ended cost nothing. Integers all, so the sums are exact: the same accumulator.
+ */
+var DELTA = new Float64Array(0);
+/** The steps of the last record, per side and place (field, castle, road); 0 at a trial's start. */
 var vf0 = 0;
 var vc0 = 0;
 var vr0 = 0;
@@ -569,42 +578,55 @@ var vf1 = 0;
 var vc1 = 0;
 var vr1 = 0;
 
-/** Steps per side in the field, the castle and on the road now, into the attrition curve at `base`. */
-function record(acc: Float64Array, base: number): void {
-  vf0 = (F[0] === 0 ? 0 : SUM[F[0]]) + (S[0] === 0 ? 0 : SUM[S[0]]);
-  vc0 = C[0] === 0 ? 0 : SUM[C[0]];
-  vr0 = pendS[0];
-  vf1 = (F[1] === 0 ? 0 : SUM[Z1 + F[1]]) + (S[1] === 0 ? 0 : SUM[Z1 + S[1]]);
-  vc1 = C[1] === 0 ? 0 : SUM[Z1 + C[1]];
-  vr1 = pendS[1];
-  recordAgain(acc, base);
+/** Steps per side in the field, the castle and on the road now, at slot offset `at` (the game turn's base + slot * 12). */
+function record(at: number): void {
+  const f0 = (F[0] === 0 ? 0 : SUM[F[0]]) + (S[0] === 0 ? 0 : SUM[S[0]]);
+  const c0 = C[0] === 0 ? 0 : SUM[C[0]];
+  const r0 = pendS[0];
+  const f1 = (F[1] === 0 ? 0 : SUM[Z1 + F[1]]) + (S[1] === 0 ? 0 : SUM[Z1 + S[1]]);
+  const c1 = C[1] === 0 ? 0 : SUM[Z1 + C[1]];
+  const r1 = pendS[1];
+  if (f0 !== vf0) {
+    DELTA[at] += f0 - vf0;
+    DELTA[at + 1] += f0 * f0 - vf0 * vf0;
+    vf0 = f0;
+  }
+  if (c0 !== vc0) {
+    DELTA[at + 2] += c0 - vc0;
+    DELTA[at + 3] += c0 * c0 - vc0 * vc0;
+    vc0 = c0;
+  }
+  if (r0 !== vr0) {
+    DELTA[at + 4] += r0 - vr0;
+    DELTA[at + 5] += r0 * r0 - vr0 * vr0;
+    vr0 = r0;
+  }
+  if (f1 !== vf1) {
+    DELTA[at + 6] += f1 - vf1;
+    DELTA[at + 7] += f1 * f1 - vf1 * vf1;
+    vf1 = f1;
+  }
+  if (c1 !== vc1) {
+    DELTA[at + 8] += c1 - vc1;
+    DELTA[at + 9] += c1 * c1 - vc1 * vc1;
+    vc1 = c1;
+  }
+  if (r1 !== vr1) {
+    DELTA[at + 10] += r1 - vr1;
+    DELTA[at + 11] += r1 * r1 - vr1 * vr1;
+    vr1 = r1;
+  }
 }
 
-/** The last record's steps again at `base` (nothing moved since): empty places add nothing. */
-function recordAgain(acc: Float64Array, base: number): void {
-  if (vf0 !== 0) {
-    acc[base] += vf0;
-    acc[base + 1] += vf0 * vf0;
-  }
-  if (vc0 !== 0) {
-    acc[base + 2] += vc0;
-    acc[base + 3] += vc0 * vc0;
-  }
-  if (vr0 !== 0) {
-    acc[base + 4] += vr0;
-    acc[base + 5] += vr0 * vr0;
-  }
-  if (vf1 !== 0) {
-    acc[base + 6] += vf1;
-    acc[base + 7] += vf1 * vf1;
-  }
-  if (vc1 !== 0) {
-    acc[base + 8] += vc1;
-    acc[base + 9] += vc1 * vc1;
-  }
-  if (vr1 !== 0) {
-    acc[base + 10] += vr1;
-    acc[base + 11] += vr1 * vr1;
+/** The call's curve into the accumulator at `base` (n values): running sums of the changes, DELTA cleared. */
+function flushRecords(acc: Float64Array, base: number, n: number): void {
+  for (let j = 0; j < 12; j++) {
+    let run = 0;
+    for (let k = j; k < n; k += 12) {
+      run += DELTA[k];
+      DELTA[k] = 0;
+      if (run !== 0) acc[base + k] += run;
+    }
   }
 }
 
@@ -787,8 +809,8 @@ function declareSally(c: CrusaderRexCompiled): boolean {
 
 // === one game turn (6.5) =======================================================================
 
-/** Game turn `turn`; its attrition curve's records start at acc[base]. */
-function battleTurn(c: CrusaderRexCompiled, rng: RngState, acc: Float64Array, turn: number, base: number): void {
+/** Game turn `turn`; its attrition curve's records start at DELTA[base]. */
+function battleTurn(c: CrusaderRexCompiled, rng: RngState, turn: number, base: number): void {
   const existing = turn > 1 || c.existing === 1;
   used[0] = 0;
   used[1] = 0;
@@ -812,7 +834,7 @@ function battleTurn(c: CrusaderRexCompiled, rng: RngState, acc: Float64Array, tu
     if (occ) ever = true;
     const bes = occ ? 1 - own : -1;
     if (r === 1 && occ && !contested() && !inField(bes) && pendN[bes] > 0) {
-      record(acc, base); // R1 skipped: the besieger's main force is not there yet
+      record(base); // R1 skipped: the besieger's main force is not there yet
       continue;
     }
     const jihad = c.jihad === 1 && turn === 1 && r === 1;
@@ -831,21 +853,21 @@ function battleTurn(c: CrusaderRexCompiled, rng: RngState, acc: Float64Array, tu
         fieldRound(c, rng, r, false);
       } else if (!(pendN[own] > 0 || (c.declinedSallyAttrition === 0 && pendN[bes] > 0))) toAttrition = true;
     } else if (pendN[0] + pendN[1] === 0) {
-      record(acc, base + slot * 12); // nobody to fight and nobody coming
+      record(base + slot * 12); // nobody to fight and nobody coming
       break;
     }
-    record(acc, base + slot * 12);
+    record(base + slot * 12);
     if (fell || toAttrition) break;
     if (!inTown(0) && pendN[0] === 0) break;
     if (!inTown(1) && pendN[1] === 0) break;
   }
-  for (let s = slot + 1; s < 3; s++) {
-    // rounds not fought: the reserves still arrive on time, for the record
-    if (turn === 1 && pendN[0] + pendN[1] > 0) {
-      arrive(s + 1);
-      record(acc, base + s * 12);
-    } else recordAgain(acc, base + s * 12);
-  }
+  // rounds not fought: the reserves still arrive on time, for the record (else nothing moved)
+  if (turn === 1)
+    for (let s = slot + 1; s < 3; s++)
+      if (pendN[0] + pendN[1] > 0) {
+        arrive(s + 1);
+        record(base + s * 12);
+      }
   // After R3 (2.8): sallies go back in, stormers come out, the half-hit is lost, late reserves join.
   for (let sd = 0; sd < 2; sd++) {
     if (SAL[sd] !== 0) {
@@ -875,7 +897,7 @@ function battleTurn(c: CrusaderRexCompiled, rng: RngState, acc: Float64Array, tu
       if (C[own] === 0 && inTown(bes)) fell = true;
     }
   }
-  record(acc, base + 3 * 12);
+  record(base + 3 * 12);
 }
 
 /** Every field block of side sd leaves by road while the slots last; the rest are eliminated (2.8, 6.61). */
@@ -899,7 +921,8 @@ function retreatAll(sd: number): void {
 
 export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array): void {
   const histN = maxAll(c) + 1;
-  const attrB = attrBase(c);
+  const attrN = c.turns * 4 * 12;
+  if (DELTA.length < attrN) DELTA = new Float64Array(attrN);
   random = c.tieBreak === 2;
   SLOTS[0] = c.slots[0];
   SLOTS[1] = c.slots[1];
@@ -935,15 +958,15 @@ export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState
     fell = false;
     ever = false;
     rounds = 0;
+    vf0 = vc0 = vr0 = vf1 = vc1 = vr1 = 0;
     // 6.56: a relief force already in the field in R1 of an existing siege attacks the besiegers
     if (c.existing === 1 && occupied() && contested()) att = own;
     let turn = 1;
     for (; turn <= c.turns; turn++) {
-      battleTurn(c, rng, acc, turn, attrB + (turn - 1) * 4 * 12);
+      battleTurn(c, rng, turn, (turn - 1) * 4 * 12);
       if (!inTown(0) || !inTown(1) || fell) break;
     }
-    // the game turns after the battle ended: as it ended (the last record)
-    for (let t = turn + 1; t <= c.turns; t++) for (let s = 0; s < 4; s++) recordAgain(acc, attrB + ((t - 1) * 4 + s) * 12);
+    // the game turns after the battle ended stay as it ended: the last record holds (DELTA)
     // Outcome, for the scenario's attacker (the besieger of an existing siege).
     const attIn = inTown(c.attacker0);
     const defIn = inTown(1 - c.attacker0);
@@ -966,6 +989,7 @@ export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState
     acc[SURV + left0] += 1;
     acc[SURV + histN + left1] += 1;
   }
+  flushRecords(acc, attrBase(c), attrN);
   acc[0] += trials;
   acc[A_ATT_WINS] += wins;
   acc[A_DEF_HOLDS] += holds;
