@@ -920,13 +920,49 @@ function retreatAll(sd: number): void {
 }
 
 export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array): void {
-  const histN = maxAll(c) + 1;
   const attrN = c.turns * 4 * 12;
   if (DELTA.length < attrN) DELTA = new Float64Array(attrN);
   random = c.tieBreak === 2;
   SLOTS[0] = c.slots[0];
   SLOTS[1] = c.slots[1];
-  // the outcome counts and sums, added to the accumulator once at the end
+  playTrials(c, rng, stream, trials, acc, maxAll(c) + 1);
+  flushRecords(acc, attrBase(c), attrN);
+  acc[0] += trials;
+  acc[A_ATT_WINS] += oWins;
+  acc[A_DEF_HOLDS] += oHolds;
+  acc[A_CONTINUES] += oGoes;
+  acc[A_BOTH_GONE] += oGone;
+  acc[A_FALLS] += oFalls;
+  acc[A_LIFTED] += oLifts;
+  acc[A_ROUNDS] += oR1;
+  acc[A_ROUNDS + 1] += oR2;
+  acc[A_LOST] += oL0;
+  acc[A_LOST + 1] += oL0q;
+  acc[A_LOST + 2] += oL1;
+  acc[A_LOST + 3] += oL1q;
+}
+
+/** One call's outcome counts and sums (playTrials leaves them here for runTable). */
+var oWins = 0;
+var oHolds = 0;
+var oGoes = 0;
+var oGone = 0;
+var oFalls = 0;
+var oLifts = 0;
+var oR1 = 0;
+var oR2 = 0;
+var oL0 = 0;
+var oL0q = 0;
+var oL1 = 0;
+var oL1q = 0;
+
+/**
+ * The trials, in a function of their own that ends with its loop: V8 compiles this loop on
+ * stack (OSR) before any code after it has run, and code after the loop without type feedback
+ * (a call, an accumulator store) deoptimised that compiled loop at the end of every call.
+ */
+function playTrials(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, histN: number): void {
+  // the outcome counts and sums, left in module vars at the end
   let wins = 0;
   let holds = 0;
   let goes = 0;
@@ -989,18 +1025,16 @@ export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState
     acc[SURV + left0] += 1;
     acc[SURV + histN + left1] += 1;
   }
-  flushRecords(acc, attrBase(c), attrN);
-  acc[0] += trials;
-  acc[A_ATT_WINS] += wins;
-  acc[A_DEF_HOLDS] += holds;
-  acc[A_CONTINUES] += goes;
-  acc[A_BOTH_GONE] += gone;
-  acc[A_FALLS] += falls;
-  acc[A_LIFTED] += lifts;
-  acc[A_ROUNDS] += r1;
-  acc[A_ROUNDS + 1] += r2;
-  acc[A_LOST] += l0;
-  acc[A_LOST + 1] += l0q;
-  acc[A_LOST + 2] += l1;
-  acc[A_LOST + 3] += l1q;
+  oWins = wins;
+  oHolds = holds;
+  oGoes = goes;
+  oGone = gone;
+  oFalls = falls;
+  oLifts = lifts;
+  oR1 = r1;
+  oR2 = r2;
+  oL0 = l0;
+  oL0q = l0q;
+  oL1 = l1;
+  oL1q = l1q;
 }
