@@ -580,40 +580,50 @@ var vr1 = 0;
 
 /** Steps per side in the field, the castle and on the road now, at slot offset `at` (the game turn's base + slot * 12). */
 function record(at: number): void {
-  const f0 = (F[0] === 0 ? 0 : SUM[F[0]]) + (S[0] === 0 ? 0 : SUM[S[0]]);
-  const c0 = C[0] === 0 ? 0 : SUM[C[0]];
+  // module vars read once into locals: each read of one is a context load with its checks
+  const sums = SUM;
+  const z1 = Z1;
+  const f0 = sums[F[0]] + sums[S[0]];
+  const c0 = sums[C[0]];
   const r0 = pendS[0];
-  const f1 = (F[1] === 0 ? 0 : SUM[Z1 + F[1]]) + (S[1] === 0 ? 0 : SUM[Z1 + S[1]]);
-  const c1 = C[1] === 0 ? 0 : SUM[Z1 + C[1]];
+  const f1 = sums[z1 + F[1]] + sums[z1 + S[1]];
+  const c1 = sums[z1 + C[1]];
   const r1 = pendS[1];
-  if (f0 !== vf0) {
-    DELTA[at] += f0 - vf0;
-    DELTA[at + 1] += f0 * f0 - vf0 * vf0;
+  const d = DELTA;
+  let v = vf0;
+  if (f0 !== v) {
+    d[at] += f0 - v;
+    d[at + 1] += f0 * f0 - v * v;
     vf0 = f0;
   }
-  if (c0 !== vc0) {
-    DELTA[at + 2] += c0 - vc0;
-    DELTA[at + 3] += c0 * c0 - vc0 * vc0;
+  v = vc0;
+  if (c0 !== v) {
+    d[at + 2] += c0 - v;
+    d[at + 3] += c0 * c0 - v * v;
     vc0 = c0;
   }
-  if (r0 !== vr0) {
-    DELTA[at + 4] += r0 - vr0;
-    DELTA[at + 5] += r0 * r0 - vr0 * vr0;
+  v = vr0;
+  if (r0 !== v) {
+    d[at + 4] += r0 - v;
+    d[at + 5] += r0 * r0 - v * v;
     vr0 = r0;
   }
-  if (f1 !== vf1) {
-    DELTA[at + 6] += f1 - vf1;
-    DELTA[at + 7] += f1 * f1 - vf1 * vf1;
+  v = vf1;
+  if (f1 !== v) {
+    d[at + 6] += f1 - v;
+    d[at + 7] += f1 * f1 - v * v;
     vf1 = f1;
   }
-  if (c1 !== vc1) {
-    DELTA[at + 8] += c1 - vc1;
-    DELTA[at + 9] += c1 * c1 - vc1 * vc1;
+  v = vc1;
+  if (c1 !== v) {
+    d[at + 8] += c1 - v;
+    d[at + 9] += c1 * c1 - v * v;
     vc1 = c1;
   }
-  if (r1 !== vr1) {
-    DELTA[at + 10] += r1 - vr1;
-    DELTA[at + 11] += r1 * r1 - vr1 * vr1;
+  v = vr1;
+  if (r1 !== v) {
+    d[at + 10] += r1 - v;
+    d[at + 11] += r1 * r1 - v * v;
     vr1 = r1;
   }
 }
@@ -975,37 +985,60 @@ function playTrials(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tri
   let l0q = 0;
   let l1 = 0;
   let l1q = 0;
+  // the case's start and constants, read once (the tables do not change during a call)
+  const f0 = F0[0];
+  const f1 = F0[1];
+  const c0 = C0[0];
+  const c1 = C0[1];
+  const q0 = pend0[0];
+  const q1 = pend0[1];
+  const n0 = pendN0[0];
+  const n1 = pendN0[1];
+  const s0 = pendS0[0];
+  const s1 = pendS0[1];
+  const init0 = initialS[0];
+  const init1 = initialS[1];
+  const sums = SUM;
+  const z1 = Z1;
+  const attacker0 = c.attacker0;
+  const owner0 = c.castleOwner0;
+  const turns = c.turns;
+  const relief = c.existing === 1;
+  // stormers and sallies are back in place at the end of every game turn (battleTurn)
+  S[0] = S[1] = SAL[0] = SAL[1] = 0;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
-    for (let sd = 0; sd < 2; sd++) {
-      F[sd] = F0[sd];
-      C[sd] = C0[sd];
-      S[sd] = 0;
-      SAL[sd] = 0;
-      PEND[sd] = pend0[sd];
-      pendN[sd] = pendN0[sd];
-      pendS[sd] = pendS0[sd];
-      leftS[sd] = 0;
-    }
+    F[0] = f0;
+    F[1] = f1;
+    C[0] = c0;
+    C[1] = c1;
+    PEND[0] = q0;
+    PEND[1] = q1;
+    pendN[0] = n0;
+    pendN[1] = n1;
+    pendS[0] = s0;
+    pendS[1] = s1;
+    leftS[0] = 0;
+    leftS[1] = 0;
     arrived = 1;
-    att = c.attacker0;
-    own = c.castleOwner0;
+    att = attacker0;
+    own = owner0;
     half = -1;
     fell = false;
     ever = false;
     rounds = 0;
     vf0 = vc0 = vr0 = vf1 = vc1 = vr1 = 0;
     // 6.56: a relief force already in the field in R1 of an existing siege attacks the besiegers
-    if (c.existing === 1 && occupied() && contested()) att = own;
+    if (relief && occupied() && contested()) att = own;
     let turn = 1;
-    for (; turn <= c.turns; turn++) {
+    for (; turn <= turns; turn++) {
       battleTurn(c, rng, turn, (turn - 1) * 4 * 12);
       if (!inTown(0) || !inTown(1) || fell) break;
     }
     // the game turns after the battle ended stay as it ended: the last record holds (DELTA)
     // Outcome, for the scenario's attacker (the besieger of an existing siege).
-    const attIn = inTown(c.attacker0);
-    const defIn = inTown(1 - c.attacker0);
+    const attIn = inTown(attacker0);
+    const defIn = inTown(1 - attacker0);
     if (attIn && !defIn) wins++;
     else if (defIn && !attIn) holds++;
     else if (attIn && defIn) goes++;
@@ -1014,10 +1047,11 @@ function playTrials(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tri
     if (ever && occupied() && !inField(1 - own)) lifts++;
     r1 += rounds;
     r2 += rounds * rounds;
-    const left0 = sum(0, F[0]) + sum(0, C[0]) + sum(0, S[0]) + leftS[0] + pendS[0];
-    const left1 = sum(1, F[1]) + sum(1, C[1]) + sum(1, S[1]) + leftS[1] + pendS[1];
-    const lost0 = initialS[0] - left0;
-    const lost1 = initialS[1] - left1;
+    // (S is empty again: battleTurn ends every game turn with the stormers back in the field)
+    const left0 = sums[F[0]] + sums[C[0]] + leftS[0] + pendS[0];
+    const left1 = sums[z1 + F[1]] + sums[z1 + C[1]] + leftS[1] + pendS[1];
+    const lost0 = init0 - left0;
+    const lost1 = init1 - left1;
     l0 += lost0;
     l0q += lost0 * lost0;
     l1 += lost1;
