@@ -9,13 +9,16 @@
  * own marks and printed, not asserted (speed is measured in bench/, not in a test).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { describeBrowser, launchBrowser, screenshot, watchPage } from './browser.js';
 import { PoolExecutor } from '../src/engine/pool.js';
 import { rootsOf } from '../src/serve/catalogue.js';
 import { startWorkbench, type Workbench } from '../src/serve/server.js';
+import { num } from '../src/report/format.js';
+import { runCli } from './cli-child.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -168,15 +171,40 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
-  it('draws a heatmap that fits its box: the "⋯" actions button clear of the legend title, nothing clipped', async () => {
+  it('offers a file\'s uneven sweep as its own values and draws that grid, the cells siegesim run\'s; the heatmap fits its box', async () => {
     const SC = 'fantasy/wall-hp-dc-grid.yaml';
     const { page, problems } = await openPage(`?scenario=${SC}`);
     await doneWith(page, SC, {});
     await page.click('.tabs button[data-tab="sweep"]');
+    // wall.hp: [10, 20, 30, 40, 60, 80] is offered as that list, not as an even range from 10 to 80
+    const hp = page.locator('.axis[data-axis="0"]');
+    expect(await hp.locator('.axis-path').inputValue()).toBe('wall.hp');
+    expect(await hp.locator('.axis-kind').inputValue()).toBe('list');
+    expect(await hp.locator('.axis-values').inputValue()).toBe('10, 20, 30, 40, 60, 80');
+    expect(await page.locator('.axis[data-axis="1"] .axis-values').inputValue()).toBe('8, 11, 14, 17, 20');
+    await screenshot(page, 'workbench-sweep-file-list', page.locator('#sweep-form'));
+    const trials = Number(await page.locator('#sweep-trials').inputValue());
     await page.click('#sweep-form button[type="submit"]'); // the file's own wall.hp x wall.dc sweep
     await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^contour:/);
     await page.waitForSelector('#sweep-chart svg .role-legend-title text');
     await screenshot(page, 'workbench-sweep-heatmap-legend', page.locator('#sweep-chart'));
+    // the x axis ticks at the file's values
+    const xLabels = await page.locator('#sweep-chart svg .role-axis[aria-label^="X-axis"] .role-axis-label text').allTextContents();
+    expect(xLabels).toEqual(['10', '20', '30', '40', '60', '80']);
+    // and every cell drawn is the file's run through the CLI at the same trials (the file's seed)
+    type Cell = { x: number; y: number; value: number };
+    const cells = await page.locator('#sweep-chart').evaluate((e) => (e as unknown as { view: { spec: { data: { values: Cell[] } } } }).view.spec.data.values);
+    expect(cells).toHaveLength(30);
+    const out = mkdtempSync(path.join(tmpdir(), 'siegesim-grid-'));
+    try {
+      const r = await runCli(['run', path.join(ROOT, 'scenarios', SC), '--trials', String(trials), '--json', '--out', out, '--threads', '1']);
+      expect(r.code, r.stderr).toBe(0);
+      const cli = JSON.parse(r.stdout)[0].cases as { params: Record<string, number>; metrics: Record<string, { value: number }> }[];
+      expect(cells.map((c) => [c.x, c.y])).toEqual(cli.map((c) => [c.params['wall.hp'], c.params['wall.dc']]));
+      cli.forEach((c, i) => expect(num(cells[i].value), JSON.stringify(c.params)).toBe(c.metrics.p_attacker_wins.value));
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
     type Rect = { left: number; right: number; top: number; bottom: number };
     const rect = (sel: string) =>
       page.locator(sel).first().evaluate((e) => {
@@ -193,6 +221,12 @@ describeBrowser('the workbench page', () => {
     expect(apart(box.actions, box.legendTitle), JSON.stringify(box)).toBe(true);
     expect(box.svg.right, 'the chart runs out of its box (its legend clipped)').toBeLessThanOrEqual(box.actions.left);
     expect(box.actions.right).toBeLessThanOrEqual(box.chart.right);
+    // "even range" instead: the list's ends in its smallest gap; and back to the values
+    await hp.locator('.axis-kind').selectOption('range');
+    expect([await hp.locator('.axis-from').inputValue(), await hp.locator('.axis-to').inputValue(), await hp.locator('.axis-step').inputValue()]).toEqual(['10', '80', '10']);
+    expect(await hp.locator('.axis-values').isVisible()).toBe(false);
+    await hp.locator('.axis-kind').selectOption('list');
+    expect(await hp.locator('.axis-values').inputValue()).toBe('10, 20, 30, 40, 50, 60, 70, 80');
     expect(problems()).toEqual([]);
     await page.close();
   });

@@ -236,7 +236,7 @@ describe('sweep contour', () => {
       { x: 1, y: 2, value: 0.5 },
       { x: 2, y: 2, value: 0.9 },
     ];
-    expect(contour(cells, 0.5, 0.5, 0.5)).toEqual([
+    expect(contour(cells, 0.5)).toEqual([
       { x: 1.5, x2: 1.5, y: 0.5, y2: 1.5 },
       { x: 0.5, x2: 1.5, y: 1.5, y2: 1.5 },
     ]);

@@ -103,7 +103,7 @@ beforeAll(async () => {
   const outside = path.join(tmp, 'outside');
   for (const d of ['fantasy', 'surrender']) mkdirSync(path.join(served, d), { recursive: true });
   mkdirSync(outside);
-  copyFileSync(path.join(ROOT, 'scenarios/fantasy/stone-wall-siege.yaml'), path.join(served, 'fantasy/stone-wall-siege.yaml'));
+  for (const f of ['stone-wall-siege.yaml', 'wall-hp-dc-grid.yaml']) copyFileSync(path.join(ROOT, 'scenarios/fantasy', f), path.join(served, 'fantasy', f));
   for (const f of ['town-basic.yaml', 'fortress-readings.yaml', 'heavy-guns-grid.yaml']) copyFileSync(path.join(ROOT, 'scenarios/surrender', f), path.join(served, 'surrender', f));
   copyFileSync(path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(outside, 'secret.yaml'));
   writeFileSync(path.join(served, 'broken.yaml'), 'name: broken\nsystem: surrender\nseed: 1\ntrials: 10\nturns: -3\n');
@@ -190,6 +190,7 @@ describe('what the workbench serves, and to whom', () => {
     expect(list.map((s) => s.path)).toEqual([
       'broken.yaml',
       'fantasy/stone-wall-siege.yaml',
+      'fantasy/wall-hp-dc-grid.yaml',
       'link-in.yaml',
       'surrender/fortress-readings.yaml',
       'surrender/heavy-guns-grid.yaml',
@@ -487,6 +488,53 @@ describe('sweeps and solve', () => {
     expect(done.type).toBe('done');
     expect(done.points).toBe(30);
     expect(done.chart.layer.map((l) => l.mark.type)).toEqual(['rect', 'text', 'rule']);
+  }, 60_000);
+
+  it('sweeps a file\'s own uneven list exactly as written, each cell the number siegesim run gives', async () => {
+    // wall-hp-dc-grid.yaml sweeps wall.hp: [10, 20, 30, 40, 60, 80] (uneven) x wall.dc: [8, 11, 14, 17, 20]
+    const SC = 'fantasy/wall-hp-dc-grid.yaml';
+    const info = JSON.parse((await call('GET', `/api/scenario?path=${SC}`)).text) as { sweep: { path: string; spec: unknown }[] };
+    expect(info.sweep).toEqual([
+      { path: 'wall.hp', spec: [10, 20, 30, 40, 60, 80] },
+      { path: 'wall.dc', spec: [8, 11, 14, 17, 20] },
+    ]);
+    // the lists as the page sends them (each point's dice follow its place in the grid, as in the file)
+    const axes = info.sweep.map((a) => ({ path: a.path, values: a.spec }));
+    const s = open('/api/sweep', { scenario: SC, axes, metric: 'p_attacker_wins', trials: 2000 });
+    await s.ended;
+    expect(s.events[0]).toMatchObject({ type: 'start', points: 30, axes });
+    type M = { value: number; ci_low: number; ci_high: number };
+    const done = s.events.at(-1) as { type: string; points: number; cases: { params: Record<string, number>; metrics: Record<string, M> }[]; chart: { layer: { encoding?: { x?: { axis?: { values?: number[] } } } }[] } };
+    expect(done.type).toBe('done');
+    expect(done.cases.map((c) => c.params['wall.hp'])).toEqual([10, 20, 30, 40, 60, 80].flatMap((h) => [h, h, h, h, h]));
+    expect(done.chart.layer[0].encoding?.x?.axis?.values).toEqual([10, 20, 30, 40, 60, 80]);
+    // the file itself (its own order) through the CLI at the same trials and seed: the same cells
+    const r = await cli(['run', path.join(served, SC), '--trials', '2000', '--json', '--out', path.join(tmp, 'cli-grid'), '--threads', '1']);
+    expect(r.code, r.stderr).toBe(0);
+    const cliCases = JSON.parse(r.stdout)[0].cases as { params: Record<string, number>; metrics: Record<string, M> }[];
+    expect(cliCases).toHaveLength(30);
+    const key = (p: Record<string, number>) => `${p['wall.hp']}|${p['wall.dc']}`;
+    const mine = new Map(done.cases.map((c) => [key(c.params), c.metrics]));
+    for (const c of cliCases) {
+      for (const [k, m] of Object.entries(c.metrics)) {
+        const w = mine.get(key(c.params))?.[k];
+        expect({ at: key(c.params), k, value: num(w?.value), ci_low: num(w?.ci_low), ci_high: num(w?.ci_high) }).toEqual({ at: key(c.params), k, value: m.value, ci_low: m.ci_low, ci_high: m.ci_high });
+      }
+    }
+    // the saved file keeps the list as written
+    const saved = JSON.parse((await post('/api/save', { scenario: SC, values: { max_rounds: 10 } })).text) as { yaml: string };
+    expect(saved.yaml).toContain('\n  wall.hp: [10, 20, 30, 40, 60, 80]\n');
+    expect(saved.yaml).toContain('\nmax_rounds: 10\n');
+    // a list is kept in its order
+    const order = open('/api/sweep', { scenario: SC, axes: [{ path: 'wall.hp', values: [60, 10, 35] }], trials: 100 });
+    await order.ended;
+    expect((order.events.at(-1) as { cases: { params: Record<string, number> }[] }).cases.map((c) => c.params['wall.hp'])).toEqual([60, 10, 35]);
+    // an empty or non-numeric list is the request's fault, named
+    for (const values of [[], ['a'], [1, null]]) {
+      const bad = await post('/api/sweep', { scenario: SC, axes: [{ path: 'wall.hp', values }] });
+      expect(bad.status, JSON.stringify(values)).toBe(400);
+      expect(JSON.parse(bad.text).issues[0].path).toBe('values');
+    }
   }, 60_000);
 });
 

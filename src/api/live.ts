@@ -155,12 +155,21 @@ export function liveScenario(v: ValidScenario, o: LiveOptions = {}): { ok: true;
   return { ok: true, value: both.value, changed };
 }
 
-/** One axis of a workbench sweep: an inclusive numeric range. */
-export interface SweepAxis {
-  path: string;
-  from: number;
-  to: number;
-  step: number;
+/**
+ * One axis of a workbench sweep: exactly the given values in their order (a file's own list, such
+ * as `wall.hp: [10, 20, 30, 40, 60, 80]`), or an inclusive numeric range (`from`, `to`, `step`).
+ */
+export type SweepAxis = { path: string; values: readonly number[] } | { path: string; from: number; to: number; step: number };
+
+/** The values of a workbench sweep axis, as the scenario's `sweep:` writes them (a list or a range). */
+function axisSpec(a: SweepAxis): { spec: number[] | { from: number; to: number; step: number }; n: number } | { error: string } {
+  if ('values' in a) {
+    if (a.values.length === 0) return { error: MSG.sweepEmpty() };
+    if (!a.values.every(Number.isFinite)) return { error: MSG.sweepNumbers() };
+    return { spec: [...a.values], n: a.values.length };
+  }
+  if (![a.from, a.to, a.step].every(Number.isFinite) || !(a.step > 0) || a.from > a.to) return { error: MSG.sweepRange() };
+  return { spec: { from: a.from, to: a.to, step: a.step }, n: Math.floor((a.to - a.from) / a.step + 1e-9) + 1 };
 }
 
 /** The tuned case swept over one or two parameters (one variant: the tuned case). */
@@ -171,16 +180,18 @@ export function sweepScenario(v: ValidScenario, o: LiveOptions & { axes: SweepAx
   if (o.axes.length === 2 && o.axes[0].path === o.axes[1].path) return { ok: false, issues: [{ path: o.axes[1].path, message: 'sweep two different parameters' }] };
   const issues: ValueIssue[] = [];
   let points = 1;
+  const sweep: Record<string, unknown> = {};
   for (const a of o.axes) {
-    if (![a.from, a.to, a.step].every(Number.isFinite) || !(a.step > 0) || a.from > a.to) {
-      issues.push({ path: a.path, message: MSG.sweepRange() });
+    const s = axisSpec(a);
+    if ('error' in s) {
+      issues.push({ path: a.path, message: s.error });
       continue;
     }
-    points *= Math.floor((a.to - a.from) / a.step + 1e-9) + 1;
+    points *= s.n;
+    sweep[a.path] = s.spec;
   }
   if (issues.length > 0) return { ok: false, issues };
   if (points > MAX_SWEEP_POINTS) return { ok: false, issues: [{ path: '', message: MSG.sweepTooLarge(points, MAX_SWEEP_POINTS) }] };
-  const sweep = Object.fromEntries(o.axes.map((a) => [a.path, { from: a.from, to: a.to, step: a.step }]));
   // A swept path overrides the tuned value: leave it out of the variant (as a file must).
   const values = Object.fromEntries(Object.entries(o.values ?? {}).filter(([p]) => !(p in sweep)));
   const set = Object.fromEntries(Object.entries(tunedSet(chosen, values)).filter(([p]) => !(p in sweep)));

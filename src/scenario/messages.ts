@@ -24,6 +24,7 @@ export const MSG = {
   duplicateVariant: (name: string) => `variant name "${shortKey(name)}" is used twice`,
   sweepRange: () => 'a range needs from <= to and step > 0',
   sweepEmpty: () => 'a sweep list needs at least one value',
+  sweepNumbers: () => 'a sweep list here needs numbers',
   sweepTooLarge: (n: number, max: number) => `the sweep has ${n} cases; at most ${max} are allowed`,
   sweepDuplicatePath: (path: string) => `"${path}" is swept and also set by a variant; sweep it or set it, not both`,
   fileUnreadable: (detail: string) => `cannot read the file: ${detail}`,

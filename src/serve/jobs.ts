@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   liveScenario,
+  MAX_SWEEP_POINTS,
   runScenario,
   solveScenario,
   SolveInputError,
@@ -17,13 +18,14 @@ import {
   type CaseResult,
   type ScenarioResult,
   type ValidScenario,
+  type SweepAxis,
   type ValueIssue,
 } from '../api.js';
 import { CancelledError } from '../engine/run.js';
 import { widestOf } from '../api/run.js';
 import type { Catalogue } from './catalogue.js';
 import { Gate, PRIORITY } from './gate.js';
-import { LIMITS, optInt, optNumber, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
+import { LIMITS, optInt, optNumber, optNumbers, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
 import { sweepChart } from './sweep-chart.js';
 import { VERSION } from '../version.js';
 import { showCount } from '../report/format.js';
@@ -284,6 +286,15 @@ function shellWord(s: string): string {
   return /^[A-Za-z0-9._\/@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The ends of a sweep axis (solve searches between them). */
+const lowest = (a: SweepAxis) => ('values' in a ? Math.min(...a.values) : a.from);
+const highest = (a: SweepAxis) => ('values' in a ? Math.max(...a.values) : a.to);
+
+/** The distinct values a sweep gives one path, ascending (the chart's cells and ticks). */
+function sweptValues(v: ValidScenario, path: string): number[] {
+  return [...new Set(v.points.map((p) => Number(p.params[path])))].sort((a, b) => a - b);
+}
+
 /** POST /api/sweep: the tuned case over one or two parameters, with solve when a target is set. */
 export async function streamSweep(ctx: JobContext, client: string, body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
   const { scenario: v } = scenarioOf(ctx, reqString(body, 'scenario'));
@@ -291,12 +302,16 @@ export async function streamSweep(ctx: JobContext, client: string, body: Record<
   const variant = optString(body, 'variant');
   const seed = optSeed(body);
   const rawAxes = body.axes;
+  const AXIS = '{ path, values } or { path, from, to, step }';
   if (!Array.isArray(rawAxes) || rawAxes.length < 1 || rawAxes.length > 2) {
-    throw new RequestError(400, 'axes: one or two of { path, from, to, step }', [{ path: 'axes', message: 'one or two of { path, from, to, step }' }]);
+    throw new RequestError(400, `axes: one or two of ${AXIS}`, [{ path: 'axes', message: `one or two of ${AXIS}` }]);
   }
-  const axes = rawAxes.map((a, i) => {
-    if (a === null || typeof a !== 'object') throw new RequestError(400, `axes[${i}] must be { path, from, to, step }`);
+  const axes: SweepAxis[] = rawAxes.map((a, i) => {
+    if (a === null || typeof a !== 'object') throw new RequestError(400, `axes[${i}] must be ${AXIS}`);
     const o = a as Record<string, unknown>;
+    const values = optNumbers(o, 'values', -1e9, 1e9, MAX_SWEEP_POINTS);
+    // an explicit list is swept as given, in its order (a file's `wall.hp: [10, 20, 30, 40, 60, 80]`)
+    if (values) return { path: reqString(o, 'path', 200), values };
     return {
       path: reqString(o, 'path', 200),
       from: optNumber(o, 'from', -1e9, 1e9) ?? NaN,
@@ -324,7 +339,7 @@ export async function streamSweep(ctx: JobContext, client: string, body: Record<
   const ms = () => Math.round(performance.now() - t0);
   const probability = (m: { kind?: string } | undefined) => m?.kind !== 'mean';
   const cells = new Map<number, CaseResult>();
-  const chartOpts = { axes: axes.map((a) => ({ path: a.path, step: a.step })), metric, probability: true, target };
+  const chartOpts = { axes: axes.map((a) => ({ path: a.path, values: sweptValues(sv.value, a.path) })), metric, probability: true, target };
   const snapshot = () => {
     const list = [...cells.values()].sort((a, b) => a.case - b.case);
     chartOpts.probability = probability(list[0]?.metrics[metric]);
@@ -360,8 +375,8 @@ export async function streamSweep(ctx: JobContext, client: string, body: Record<
             param: axes[0].path,
             metric,
             target,
-            from: Math.ceil(axes[0].from),
-            to: Math.floor(axes[0].to),
+            from: Math.ceil(lowest(axes[0])),
+            to: Math.floor(highest(axes[0])),
             trials,
             seed,
             executor: ctx.gate.for(ac.signal, PRIORITY.sweep),

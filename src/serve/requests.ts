@@ -83,6 +83,16 @@ export function optNumber(b: Body, key: string, min: number, max: number): numbe
   return v;
 }
 
+/** A list of 1 to `maxLength` numbers from min to max (a sweep axis's own values), or undefined. */
+export function optNumbers(b: Body, key: string, min: number, max: number, maxLength: number): number[] | undefined {
+  const v = b[key];
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || v.length === 0 || v.length > maxLength || v.some((x) => typeof x !== 'number' || !Number.isFinite(x) || x < min || x > max)) {
+    throw bad(key, `must be a list of 1 to ${maxLength} numbers from ${min} to ${max}`);
+  }
+  return v as number[];
+}
+
 /** A seed as the scenario file takes it: a non-empty text or a whole number. */
 export function optSeed(b: Body): string | number | undefined {
   const v = b.seed;

@@ -19,7 +19,8 @@ export interface SweepCell {
 }
 
 export interface SweepChartOptions {
-  axes: { path: string; step: number }[];
+  /** Each swept path with all its values, ascending (a partial sweep's cells may have fewer). */
+  axes: { path: string; values: number[] }[];
   metric: string;
   probability: boolean;
   target?: number;
@@ -94,28 +95,44 @@ function tooltip(x: string, metric: string): Record<string, unknown>[] {
   ];
 }
 
+/** The edges of a cell per swept value: halfway to each neighbour (an uneven list gets uneven cells), the ends as wide as their neighbour's half-gap. */
+export function cellEdges(values: number[]): Map<number, [number, number]> {
+  const xs = [...new Set(values)].sort((a, b) => a - b);
+  const out = new Map<number, [number, number]>();
+  xs.forEach((x, i) => {
+    const before = i > 0 ? (x - xs[i - 1]) / 2 : undefined;
+    const after = i + 1 < xs.length ? (xs[i + 1] - x) / 2 : undefined;
+    const lo = before ?? after ?? 0.5;
+    const hi = after ?? before ?? 0.5;
+    out.set(x, [x - lo, x + hi]);
+  });
+  return out;
+}
+
 /**
- * The heatmap: each cell centred on its values; the target contour is the set of cell edges
- * between a cell below the target and its neighbour at or above it.
+ * The heatmap: each cell around its values (edges halfway to the neighbouring values); the target
+ * contour is the set of cell edges between a cell below the target and its neighbour at or above it.
  */
 function heatmap(cells: SweepCell[], o: SweepChartOptions): Record<string, unknown> {
   const [ax, ay] = o.axes;
-  const hx = ax.step / 2;
-  const hy = ay.step / 2;
+  const ex = cellEdges(ax.values);
+  const ey = cellEdges(ay.values);
   const values = cells.map((c) => {
     const x = num(c.params[ax.path]);
     const y = num(c.params[ay.path]);
+    const [x0, x1] = ex.get(x) ?? [x - 0.5, x + 0.5];
+    const [y0, y1] = ey.get(y) ?? [y - 0.5, y + 0.5];
     const m = c.metric;
     const v = m && Number.isFinite(m.value) ? m.value : null;
-    return { x, y, x0: x - hx, x1: x + hx, y0: y - hy, y1: y + hy, value: v, lo: m?.ci_low ?? null, hi: m?.ci_high ?? null, label: v === null ? '' : o.probability ? v.toFixed(2) : v.toPrecision(3) };
+    return { x, y, x0, x1, y0, y1, value: v, lo: m?.ci_low ?? null, hi: m?.ci_high ?? null, label: v === null ? '' : o.probability ? v.toFixed(2) : v.toPrecision(3) };
   });
   const layers: Record<string, unknown>[] = [
     {
       mark: { type: 'rect', stroke: 'white', strokeWidth: 0.5 },
       encoding: {
-        x: { field: 'x0', type: 'quantitative', axis: axisAt(values.map((v) => v.x), ax.path), scale: { zero: false, nice: false } },
+        x: { field: 'x0', type: 'quantitative', axis: axisAt(ax.values, ax.path), scale: { zero: false, nice: false } },
         x2: { field: 'x1' },
-        y: { field: 'y0', type: 'quantitative', axis: axisAt(values.map((v) => v.y), ay.path), scale: { zero: false, nice: false } },
+        y: { field: 'y0', type: 'quantitative', axis: axisAt(ay.values, ay.path), scale: { zero: false, nice: false } },
         y2: { field: 'y1' },
         color: { field: 'value', type: 'quantitative', title: o.metric, scale: o.probability ? { scheme: 'viridis', domain: [0, 1] } : { scheme: 'viridis' } },
         tooltip: [
@@ -140,7 +157,7 @@ function heatmap(cells: SweepCell[], o: SweepChartOptions): Record<string, unkno
     });
   }
   if (o.target !== undefined) {
-    const segments = contour(values, o.target, hx, hy);
+    const segments = contour(values, o.target, ex, ey);
     if (segments.length > 0) {
       layers.push({
         data: { values: segments },
@@ -152,8 +169,13 @@ function heatmap(cells: SweepCell[], o: SweepChartOptions): Record<string, unkno
   return { $schema: SCHEMA, width: 'container', height: 340, autosize: FIT_X, data: { values }, layer: layers };
 }
 
-/** Cell edges separating values below the target from values at or above it. */
-export function contour(cells: { x: number; y: number; value: number | null }[], target: number, hx: number, hy: number): { x: number; x2: number; y: number; y2: number }[] {
+/** Cell edges separating values below the target from values at or above it (each cell's edges from `cellEdges`). */
+export function contour(
+  cells: { x: number; y: number; value: number | null }[],
+  target: number,
+  ex: Map<number, [number, number]> = cellEdges(cells.map((c) => c.x)),
+  ey: Map<number, [number, number]> = cellEdges(cells.map((c) => c.y)),
+): { x: number; x2: number; y: number; y2: number }[] {
   const at = new Map<string, number | null>();
   const xs = [...new Set(cells.map((c) => c.x))].sort((a, b) => a - b);
   const ys = [...new Set(cells.map((c) => c.y))].sort((a, b) => a - b);
@@ -162,18 +184,21 @@ export function contour(cells: { x: number; y: number; value: number | null }[],
     const v = at.get(`${x}|${y}`);
     return v === null || v === undefined ? undefined : v >= target;
   };
+  const edges = (e: Map<number, [number, number]>, v: number) => e.get(v) ?? [v - 0.5, v + 0.5];
   const out: { x: number; x2: number; y: number; y2: number }[] = [];
   for (let i = 0; i < xs.length; i++) {
+    const [x0, x1] = edges(ex, xs[i]);
     for (let j = 0; j < ys.length; j++) {
+      const [y0, y1] = edges(ey, ys[j]);
       const s = side(xs[i], ys[j]);
       if (s === undefined) continue;
       if (i + 1 < xs.length) {
         const r = side(xs[i + 1], ys[j]);
-        if (r !== undefined && r !== s) out.push({ x: xs[i] + hx, x2: xs[i] + hx, y: ys[j] - hy, y2: ys[j] + hy });
+        if (r !== undefined && r !== s) out.push({ x: x1, x2: x1, y: y0, y2: y1 });
       }
       if (j + 1 < ys.length) {
         const u = side(xs[i], ys[j + 1]);
-        if (u !== undefined && u !== s) out.push({ x: xs[i] - hx, x2: xs[i] + hx, y: ys[j] + hy, y2: ys[j] + hy });
+        if (u !== undefined && u !== s) out.push({ x: x0, x2: x1, y: y1, y2: y1 });
       }
     }
   }

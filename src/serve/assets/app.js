@@ -659,6 +659,7 @@ function setupSweep() {
     const keep = axis.dataset.axis === '1' ? [el('option', { value: '', text: '(no second parameter)' })] : [];
     sel.replaceChildren(...keep, ...nums.map((c) => el('option', { value: c.path, text: c.path })));
     sel.onchange = () => fillAxis(axis);
+    $('.axis-kind', axis).onchange = (e) => switchAxisKind(axis, e.target.value);
   }
   const metric = $('#sweep-metric');
   metric.replaceChildren(...state.info.metrics.map((m) => el('option', { value: m, text: m })));
@@ -680,31 +681,92 @@ function setupSweep() {
   $('#sweep-chart').replaceChildren();
 }
 
-function fillAxis(axis, spec) {
+/** The file's own sweep of a path (a list or { from, to, step }), if it has one. */
+function fileSweepOf(path) {
+  return state.info.sweep.find((s) => s.path === path)?.spec;
+}
+
+/** The values an even range gives (as the scenario's `sweep:` expands it). */
+function rangeValues(from, to, step) {
+  if (![from, to, step].every(Number.isFinite) || !(step > 0) || from > to) return [];
+  const n = Math.floor((to - from) / step + 1e-9);
+  return n > 1000 ? [] : Array.from({ length: n + 1 }, (_, i) => Number((from + i * step).toPrecision(12)));
+}
+
+/** The list typed in an axis's values box: numbers separated by commas or spaces, in order. */
+function listValues(axis) {
+  const words = $('.axis-values', axis).value.split(/[\s,;]+/).filter((w) => w !== '');
+  return words.map(Number);
+}
+
+/** An axis as "values" (an explicit list, kept in order) or "even range" (from, to, step). */
+function setAxisKind(axis, kind) {
+  axis.dataset.kind = kind;
+  $('.axis-kind', axis).value = kind;
+}
+
+/**
+ * Fill an axis for its chosen path: a file's list is offered as its exact values (in the file's
+ * order; "even range" is then its ends in its smallest gap), a file's range as that range, and
+ * any other path as a range over its slider.
+ */
+function fillAxis(axis, spec = fileSweepOf($('.axis-path', axis).value)) {
   const path = $('.axis-path', axis).value;
   const c = state.info.controls.find((x) => x.path === path);
   const inputs = [$('.axis-from', axis), $('.axis-to', axis), $('.axis-step', axis)];
   axis.classList.toggle('off', !c);
-  if (!c) return inputs.forEach((i) => (i.value = ''));
+  if (!c) {
+    inputs.forEach((i) => (i.value = ''));
+    $('.axis-values', axis).value = '';
+    setAxisKind(axis, 'range');
+    return;
+  }
   let from;
   let to;
   let step;
-  if (spec && !Array.isArray(spec)) ({ from, to, step } = spec);
-  else if (Array.isArray(spec) && spec.every((x) => typeof x === 'number')) {
-    from = Math.min(...spec);
-    to = Math.max(...spec);
-    step = spec.length > 1 ? (to - from) / (spec.length - 1) : 1;
+  if (Array.isArray(spec) && spec.length > 0 && spec.every((x) => typeof x === 'number')) {
+    $('.axis-values', axis).value = spec.join(', ');
+    setAxisKind(axis, 'list');
+    ({ from, to, step } = rangeOfList(spec));
   } else {
-    const v = typeof c.value === 'number' ? c.value : c.min ?? 0;
-    const r = sliderRange(c);
-    from = r.lo;
-    to = r.hi;
-    step = c.kind === 'int' ? Math.max(1, Math.round((to - from) / 10)) : Number(((to - from) / 10).toPrecision(2));
-    if (v > to) to = v;
+    if (spec && !Array.isArray(spec)) ({ from, to, step } = spec);
+    else {
+      const v = typeof c.value === 'number' ? c.value : c.min ?? 0;
+      const r = sliderRange(c);
+      from = r.lo;
+      to = r.hi;
+      step = c.kind === 'int' ? Math.max(1, Math.round((to - from) / 10)) : Number(((to - from) / 10).toPrecision(2));
+      if (v > to) to = v;
+    }
+    $('.axis-values', axis).value = rangeValues(from, to, step).join(', ');
+    setAxisKind(axis, 'range');
   }
   inputs[0].value = from;
   inputs[1].value = to;
   inputs[2].value = step;
+}
+
+/** An even range over a list: its ends, in its smallest gap (so it passes through every value of an evenly spaced list). */
+function rangeOfList(values) {
+  const xs = [...new Set(values)].sort((a, b) => a - b);
+  const gaps = xs.slice(1).map((x, i) => x - xs[i]);
+  return { from: xs[0], to: xs.at(-1), step: gaps.length > 0 ? Number(Math.min(...gaps).toPrecision(12)) : 1 };
+}
+
+/** Switching an axis between its list and an even range carries the values across. */
+function switchAxisKind(axis, kind) {
+  const inputs = [$('.axis-from', axis), $('.axis-to', axis), $('.axis-step', axis)];
+  if (kind === 'range') {
+    const xs = listValues(axis);
+    if (xs.length > 0 && xs.every(Number.isFinite)) {
+      const r = rangeOfList(xs);
+      [inputs[0].value, inputs[1].value, inputs[2].value] = [r.from, r.to, r.step];
+    }
+  } else {
+    const xs = rangeValues(...inputs.map((i) => Number(i.value)));
+    if (xs.length > 0) $('.axis-values', axis).value = xs.join(', ');
+  }
+  setAxisKind(axis, kind);
 }
 
 async function runSweep(ev) {
@@ -716,7 +778,14 @@ async function runSweep(ev) {
   for (const axis of document.querySelectorAll('#sweep-form .axis')) {
     const path = $('.axis-path', axis).value;
     if (!path) continue;
-    axes.push({ path, from: Number($('.axis-from', axis).value), to: Number($('.axis-to', axis).value), step: Number($('.axis-step', axis).value) });
+    if (axis.dataset.kind === 'list') {
+      const values = listValues(axis);
+      if (values.length === 0 || !values.every(Number.isFinite)) {
+        $('#sweep-status').textContent = `${path}: the values must be numbers separated by commas, e.g. 10, 20, 40`;
+        return;
+      }
+      axes.push({ path, values });
+    } else axes.push({ path, from: Number($('.axis-from', axis).value), to: Number($('.axis-to', axis).value), step: Number($('.axis-step', axis).value) });
   }
   const t = $('#sweep-target').value.trim();
   const payload = {
