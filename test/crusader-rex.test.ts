@@ -137,6 +137,101 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
     K_.aliasTable([1], none, new Uint8Array(32), 0);
     expect(none[0]).toBe(0xffffffff);
   });
+  it('alias tables are the same bits as the plain construction (Vose over the largest remainders, in arrays)', async () => {
+    const { _internals: K_ } = await import('../src/systems/crusader-rex/kernel.js');
+    // the construction the table path had before its scratch arrays: the dice must not change
+    const reference = (dist: number[], thr: Uint32Array, ali: Uint8Array, logK: number) => {
+      const K = 1 << logK;
+      const cap = 2 ** (32 - logK);
+      const exact = Array.from({ length: K }, (_, h) => (dist[h] ?? 0) * 2 ** 32);
+      const w = exact.map(Math.floor);
+      let left = 2 ** 32 - w.reduce((a, b) => a + b, 0);
+      for (const h of exact.map((_, i) => i).sort((i, j) => exact[j] - w[j] - (exact[i] - w[i]) || i - j)) {
+        if (left <= 0) break;
+        w[h]++;
+        left--;
+      }
+      const small: number[] = [];
+      const large: number[] = [];
+      for (let i = 0; i < K; i++) (w[i] < cap ? small : large).push(i);
+      for (let i = 0; i < K; i++) {
+        thr[i] = cap;
+        ali[i] = i;
+      }
+      while (small.length > 0 && large.length > 0) {
+        const sI = small.pop()!;
+        const lI = large[large.length - 1];
+        thr[sI] = w[sI];
+        ali[sI] = lI;
+        w[lI] -= cap - w[sI];
+        if (w[lI] < cap) {
+          large.pop();
+          small.push(lI);
+        }
+      }
+    };
+    let seed = 12345;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const dists = [...ALIAS_DISTS];
+    for (let i = 0; i < 300; i++) {
+      // sums of binomials like a run's, and uniform ones (equal remainders: ties broken by index)
+      let d = [1];
+      for (let b = 1 + Math.floor(rand() * 5); b > 0; b--) d = conv(d, binom(Math.floor(rand() * 5), (1 + Math.floor(rand() * 6)) / 6));
+      dists.push(d, Array.from({ length: 2 + (i % 20) }, (_, _h, n = 2 + (i % 20)) => 1 / n));
+    }
+    for (const dist of dists) {
+      if (dist.length === 1) continue;
+      for (let logK = Math.ceil(Math.log2(dist.length)); logK <= 5; logK++) {
+        const got = [new Uint32Array(32), new Uint8Array(32)] as const;
+        const want = [new Uint32Array(32), new Uint8Array(32)] as const;
+        K_.aliasTable(dist, got[0], got[1], 0, logK);
+        reference(dist, want[0], want[1], logK);
+        expect([...got[0]], `${dist.length} outcomes, ${2 ** logK} slots`).toEqual([...want[0]]);
+        expect([...got[1]]).toEqual([...want[1]]);
+      }
+    }
+  });
+  it('tables made through the caches are the tables made with none (every bundled case, tie-breaks, changed firepower and charge)', async () => {
+    const { readFileSync, readdirSync } = await import('node:fs');
+    const { buildTables, _tableCaches, tablePathApplies } = await import('../src/systems/crusader-rex/table.js');
+    const { buildOrders } = await import('../src/systems/crusader-rex/order.js');
+    const { compileCrusaderRex } = await import('../src/systems/crusader-rex/compile.js');
+    const cases: ReturnType<typeof compileCrusaderRex>[] = [];
+    for (const f of readdirSync('scenarios/crusader-rex').sort()) {
+      const v = validateText(f, readFileSync(`scenarios/crusader-rex/${f}`, 'utf8'));
+      if (!v.ok) throw new Error(f);
+      for (const pt of v.value.points)
+        for (const va of pt.variants)
+          for (const tieBreak of [0, 1, 2]) {
+            const c = { ...compileCrusaderRex(va.scenario), tieBreak };
+            cases.push(c);
+            // the same case with one block's firepower changed, and with the other charge rule:
+            // a cache that missed a part of its key would hand these the first one's tables
+            if (tieBreak === 0) cases.push({ ...c, fp: c.fp.map((x, b) => (b === c.nb - 1 ? (x % 6) + 1 : x)) }, { ...c, charge: (c.charge + 1) % 3 });
+          }
+    }
+    const made = (c: (typeof cases)[number]) => buildTables(c, buildOrders(c)) as unknown as Record<string, ArrayLike<number>>;
+    const usable = cases.filter(tablePathApplies);
+    expect(usable.length).toBeGreaterThan(100);
+    _tableCaches.use(false);
+    const fresh = usable.map(made);
+    _tableCaches.use(true);
+    _tableCaches.clear();
+    let compared = 0;
+    usable.forEach((c, i) => {
+      const t = made(c);
+      for (const [k, want] of Object.entries(fresh[i])) {
+        const got = t[k];
+        expect(got.constructor, k).toBe(want.constructor);
+        expect(got.length, k).toBe(want.length);
+        let first = -1;
+        for (let j = 0; j < want.length && first < 0; j++) if (got[j] !== want[j]) first = j;
+        expect(first, `case ${i}: ${k} differs`).toBe(-1);
+        compared++;
+      }
+    });
+    expect(compared).toBe(usable.length * Object.keys(fresh[0]).length);
+  });
 
   // The table path sums a run's volleys and draws the sum from its exact distribution; the
   // general path rolls one volley at a time. Different dice, the same battle: two independent

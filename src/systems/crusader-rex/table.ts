@@ -183,33 +183,55 @@ export function aliasTable(dist: number[], thr: Uint32Array, ali: Uint8Array, at
     thr[at] = NO_DICE;
     return; // never drawn
   }
-  const exact = Array.from({ length: K }, (_, h) => (dist[h] ?? 0) * 2 ** 32);
-  const w = exact.map(Math.floor);
-  let left = 2 ** 32 - w.reduce((a, b) => a + b, 0);
-  for (const h of exact.map((_, i) => i).sort((i, j) => exact[j] - w[j] - (exact[i] - w[i]) || i - j)) {
-    if (left <= 0) break;
-    w[h]++;
-    left--;
+  // (typed scratch arrays and an insertion sort: each case's tables make thousands of these)
+  const rem = A_REM;
+  const w = A_W;
+  let total = 0;
+  for (let h = 0; h < K; h++) {
+    const e = (h < dist.length ? dist[h] : 0) * 2 ** 32;
+    w[h] = Math.floor(e);
+    rem[h] = e - w[h];
+    total += w[h];
   }
-  const small: number[] = [];
-  const large: number[] = [];
-  for (let i = 0; i < K; i++) (w[i] < cap ? small : large).push(i);
+  let left = 2 ** 32 - total;
+  if (left > 0) {
+    // the largest remainders first, ties by index: each gets one more
+    const order = A_ORDER;
+    for (let i = 0; i < K; i++) {
+      let j = i;
+      for (; j > 0 && rem[order[j - 1]] < rem[i]; j--) order[j] = order[j - 1];
+      order[j] = i;
+    }
+    for (let i = 0; i < K && left > 0; i++, left--) w[order[i]]++;
+  }
+  const small = A_SMALL;
+  const large = A_LARGE;
+  let ns = 0;
+  let nl = 0;
   for (let i = 0; i < K; i++) {
+    if (w[i] < cap) small[ns++] = i;
+    else large[nl++] = i;
     thr[at + i] = cap; // a full slot keeps its outcome whatever the draw
     ali[at + i] = i;
   }
-  while (small.length > 0 && large.length > 0) {
-    const sI = small.pop()!;
-    const lI = large[large.length - 1];
+  while (ns > 0 && nl > 0) {
+    const sI = small[--ns];
+    const lI = large[nl - 1];
     thr[at + sI] = w[sI];
     ali[at + sI] = lI;
     w[lI] -= cap - w[sI];
     if (w[lI] < cap) {
-      large.pop();
-      small.push(lI);
+      nl--;
+      small[ns++] = lI;
     }
   }
 }
+/** aliasTable's scratch: remainders, weights, the slots by remainder, the small and large stacks. */
+const A_REM = new Float64Array(32);
+const A_W = new Float64Array(32);
+const A_ORDER = new Int32Array(32);
+const A_SMALL = new Int32Array(32);
+const A_LARGE = new Int32Array(32);
 
 interface SideTables {
   n: number;
@@ -259,17 +281,12 @@ function buildSideTables(n: number, pref: number[]): SideTables {
       }
     }
     for (let j = 0; j < n; j++) if (d[j] > 0 && d[j] === t.max[x]) t.tied[x * TABLE_MAX + t.ties[x]++] = j;
-    t.next[x] = strongest(d);
-    const e = d.slice();
-    for (let h = 0; h < HS; h++) {
-      if (h > 0) {
-        const best = strongest(e);
-        if (best >= 0) e[best]--;
-      }
-      let v = 0;
-      for (let j = n - 1; j >= 0; j--) v = v * 5 + e[j];
-      t.apply[x * HS + h] = v;
-    }
+    const best = strongest(d);
+    t.next[x] = best;
+    // h hits on x: the first on its strongest, the other h - 1 on what is left (a smaller state, made before)
+    t.apply[x * HS] = x;
+    const y1 = best < 0 ? 0 : x - POW5[best];
+    for (let h = 1; h < HS; h++) t.apply[x * HS + h] = t.apply[y1 * HS + h - 1];
   }
   return t;
 }
@@ -280,6 +297,103 @@ function joined<T extends Uint8Array | Int8Array | Uint16Array | Int32Array>(a: 
   out.set(a, 0);
   out.set(b, a.length);
   return out;
+}
+
+/**
+ * Tables made so far, by what they depend on: each worker made every case's tables anew before
+ * its first battle (10-60 ms, the first call in a fresh process mostly), for every point of a
+ * sweep and every variant, which mostly share them. Read only once made, so shared as they are;
+ * each cache bounded for a long-lived worker (the workbench).
+ */
+let caching = true;
+function cached<V>(cache: Map<string, V>, key: string, make: () => V, keep: number): V {
+  let v = caching ? cache.get(key) : undefined;
+  if (v === undefined) {
+    v = make();
+    if (cache.size >= keep) cache.clear();
+    cache.set(key, v);
+  }
+  return v;
+}
+/** A run's alias tables for every state of its side, [THR, ALI, logK], by the side's block count, plain or a charge, and the run's blocks' firepower and position in firing order (at most 500 kB each). */
+const RUN_MADE = new Map<string, [Uint32Array, Uint8Array, number]>();
+/** One side's state tables, by block count and hit order (positions). */
+const SIDE_MADE = new Map<string, SideTables>();
+/** Both sides' state tables joined, by both keys. */
+const STATE_MADE = new Map<string, StateTables>();
+
+/** Test hooks: forget every table made so far; make every table afresh (no cache) or not. */
+export const _tableCaches = {
+  clear(): void {
+    RUN_MADE.clear();
+    SIDE_MADE.clear();
+    STATE_MADE.clear();
+  },
+  use(on: boolean): void {
+    caching = on;
+  },
+};
+
+/** One more die at p on the hit distribution `dist` (a new array; the sums buildRuns has always made). */
+function oneMore(dist: number[], p: number): number[] {
+  const n = dist.length;
+  const out = new Array<number>(n + 1);
+  out[0] = dist[0] * (1 - p) + 0;
+  for (let h = 1; h < n; h++) out[h] = dist[h] * (1 - p) + dist[h - 1] * p;
+  out[n] = dist[n - 1] * p;
+  return out;
+}
+
+/**
+ * The run tables of blocks at positions `ps` with firepowers `fps` (one charging block when
+ * `charge`) for a side of n blocks. A plain run's total hits are the sum of Binomial(steps[i],
+ * fps[i] / 6) over its blocks in firing order, one die at a time; the distributions of every
+ * combination of the run's steps are made in one walk that shares each prefix (the same sums in
+ * the same order as one state at a time, so the same bits), and each state takes its own.
+ */
+function makeRunTable(n: number, ps: number[], fps: number[], charge: boolean): [Uint32Array, Uint8Array, number] {
+  const m = ps.length;
+  const dists: number[][] = []; // by the run's steps, the first block's most significant (base 5)
+  if (charge) for (let s = 0; s < 5; s++) dists.push(chargeOutcomes(s, fps[0]));
+  else {
+    const walk = (i: number, dist: number[]): void => {
+      if (i === m) {
+        dists.push(dist);
+        return;
+      }
+      const p = fps[i] / 6;
+      for (let s = 0; s < 5; s++) {
+        walk(i + 1, dist);
+        if (s < 4) dist = oneMore(dist, p);
+      }
+    };
+    walk(0, [1]);
+  }
+  let most = 1; // outcomes with a chance, in the largest state
+  for (let j = 0; j < dists.length; j++) {
+    const d = dists[j].slice();
+    while (d.length > 1 && d[d.length - 1] === 0) d.pop();
+    dists[j] = d;
+    if (d.length > most) most = d.length;
+  }
+  const logK = Math.max(1, Math.ceil(Math.log2(most)));
+  const K = 1 << logK;
+  const made = dists.map((d) => {
+    const t = [new Uint32Array(K), new Uint8Array(K)] as const;
+    aliasTable(d, t[0], t[1], 0, logK);
+    return t;
+  });
+  const states = 5 ** n;
+  const thr = new Uint32Array(states << logK);
+  const ali = new Uint8Array(states << logK);
+  for (let x = 0; x < states; x++) {
+    let k = 0;
+    for (let i = 0; i < m; i++) k = k * 5 + (Math.floor(x / POW5[ps[i]]) % 5);
+    const t = made[k];
+    thr.set(t[0], x << logK);
+    ali.set(t[1], x << logK);
+  }
+  return [thr, ali, logK];
 }
 
 /**
@@ -300,40 +414,24 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[], pos: Int32Array):
   const chunks: [Uint32Array, Uint8Array][] = [];
   let size = 0;
   const nOf = [0, 1].map((sd) => c.side.filter((s) => s === sd).length);
-  /** One alias table per state of side sd, from that state's outcome distribution: [offset, logK]. */
-  const table = (name: string, sd: number, dist: (digit: (b: number) => number) => number[]): [number, number] => {
+  const fp = (b: number) => Math.min(6, c.fp[b]);
+  /**
+   * One alias table per state of side sd: [offset, logK]. `blocks` fire plainly, or `chargeB`
+   * charges (then blocks is empty). Made once per worker (RUN_MADE).
+   */
+  const table = (name: string, sd: number, blocks: number[], chargeB: number): [number, number] => {
     const known = key.get(name);
     if (known !== undefined) return known;
-    const states = 5 ** nOf[sd];
-    const dists: number[][] = [];
-    let most = 1; // outcomes with a chance, in the largest state
-    for (let x = 0; x < states; x++) {
-      const d = dist((b) => Math.floor(x / 5 ** pos[b]) % 5);
-      while (d.length > 1 && d[d.length - 1] === 0) d.pop();
-      dists.push(d);
-      most = Math.max(most, d.length);
-    }
-    const logK = Math.max(1, Math.ceil(Math.log2(most)));
-    const thr = new Uint32Array(states << logK);
-    const ali = new Uint8Array(states << logK);
-    dists.forEach((d, x) => aliasTable(d, thr, ali, x << logK, logK));
-    const at: [number, number] = [size, logK];
+    const fired = chargeB >= 0 ? [chargeB] : blocks;
+    // what the tables depend on: the side's block count, the charge or not, each block's firepower and position, in firing order
+    const what = `${nOf[sd]}${chargeB >= 0 ? 'c' : 'p'}${fired.map((b) => `${fp(b)}@${pos[b]}`).join(',')}`;
+    const made = cached(RUN_MADE, what, () => makeRunTable(nOf[sd], fired.map((b) => pos[b]), fired.map(fp), chargeB >= 0), 32);
+    const at: [number, number] = [size, made[2]];
     key.set(name, at);
-    chunks.push([thr, ali]);
-    size += thr.length;
+    chunks.push([made[0], made[1]]);
+    size += made[0].length;
     return at;
   };
-  const fp = (b: number) => Math.min(6, c.fp[b]);
-  /** Total hits of plain volleys: the sum of Binomial(steps, firepower / 6) over the blocks. */
-  const plain = (blocks: number[]) => (digit: (b: number) => number) => {
-    let dist = [1];
-    for (const b of blocks) {
-      const p = fp(b) / 6;
-      for (let j = digit(b); j > 0; j--) dist = dist.map((q, h) => q * (1 - p) + (h > 0 ? dist[h - 1] * p : 0)).concat([dist[dist.length - 1] * p]);
-    }
-    return dist;
-  };
-  const charge = (b: number) => (digit: (b: number) => number) => chargeOutcomes(digit(b), fp(b));
   const charges = (b: number) => c.charge > 0 && c.knight[b] === 1;
   // a choice on its turn: withdraw (6.62, only with a castle), harry (6.33), retreat (6.6)
   const decides = (b: number) => (c.withdraw === 1 && c.rating > 0) || c.retreat === 1 || (c.harry === 1 && c.harrier[b] === 1);
@@ -346,8 +444,8 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[], pos: Int32Array):
       const sd = c.side[order[k]];
       if (charges(order[k]) || decides(order[k])) {
         const b = order[k++];
-        const own = table(`${sd}:${b}`, sd, plain([b]));
-        const [base, log] = charges(b) ? table(`c${b}`, sd, charge(b)) : own;
+        const own = table(`${sd}:${b}`, sd, [b], -1);
+        const [base, log] = charges(b) ? table(`c${b}`, sd, [], b) : own;
         run.side.push(sd);
         run.base.push(base);
         run.log.push(log);
@@ -360,7 +458,7 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[], pos: Int32Array):
       }
       const blocks: number[] = [];
       while (k < order.length && c.side[order[k]] === sd && !charges(order[k]) && !decides(order[k])) blocks.push(order[k++]);
-      const [t, log] = table(`${sd}:${blocks.join(',')}`, sd, plain(blocks));
+      const [t, log] = table(`${sd}:${blocks.join(',')}`, sd, blocks, -1);
       run.side.push(sd);
       run.base.push(t);
       run.log.push(log);
@@ -396,19 +494,44 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[], pos: Int32Array):
   };
 }
 
+/** Both sides' state tables (the first part of Tables), by block count and hit order (STATE_MADE). */
+type StateTables = Pick<Tables, 'DIG' | 'APP' | 'NZ' | 'SUM' | 'MAXD' | 'NEXT' | 'TIES' | 'TIED' | 'MASK' | 'dOff' | 'aOff' | 'zOff' | 'nSide'>;
+
+function stateTables(n: number[], prefs: number[][]): StateTables {
+  const key = `${n[0]}:${prefs[0].join(',')}|${n[1]}:${prefs[1].join(',')}`;
+  return cached(STATE_MADE, key, () => {
+    const [t0, t1] = [0, 1].map((sd) => cached(SIDE_MADE, `${n[sd]}:${prefs[sd].join(',')}`, () => buildSideTables(n[sd], prefs[sd]), 16));
+    return {
+      DIG: joined(t0.digit, t1.digit),
+      APP: joined(t0.apply, t1.apply),
+      NZ: joined(t0.nz, t1.nz),
+      SUM: joined(t0.sum, t1.sum),
+      MAXD: joined(t0.max, t1.max),
+      NEXT: joined(t0.next, t1.next),
+      TIES: joined(t0.ties, t1.ties),
+      TIED: joined(t0.tied, t1.tied),
+      MASK: joined(t0.mask, t1.mask),
+      dOff: Int32Array.of(0, t0.digit.length),
+      aOff: Int32Array.of(0, t0.apply.length),
+      zOff: Int32Array.of(0, t0.nz.length),
+      nSide: Int32Array.of(t0.n, t1.n),
+    };
+  }, 16);
+}
+
 /** The table path's tables for a case it applies to (tablePathApplies), over the firing orders. */
 export function buildTables(c: CrusaderRexCompiled, ords: Int32Array[]): Tables {
   const pos = new Int32Array(c.nb);
   const next = [0, 0];
   for (let b = 0; b < c.nb; b++) pos[b] = next[c.side[b]]++;
   // hit order (6.31 ties): listed; protect_best: the worse initiative, then the lower firepower first
-  const sides = [0, 1].map((sd) => {
+  const prefs = [0, 1].map((sd) => {
     const list: number[] = [];
     for (let b = 0; b < c.nb; b++) if (c.side[b] === sd) list.push(b);
     if (c.tieBreak === 1) list.sort((a, b) => c.letter[b] - c.letter[a] || c.fp[a] - c.fp[b] || a - b);
-    return buildSideTables(next[sd], list.map((b) => pos[b]));
+    return list.map((b) => pos[b]);
   });
-  const [t0, t1] = sides;
+  const states = stateTables(next, prefs);
   const F = new Int32Array(2);
   const C = new Int32Array(2);
   const pend = new Int32Array(2);
@@ -434,19 +557,7 @@ export function buildTables(c: CrusaderRexCompiled, ords: Int32Array[]): Tables 
     }
   }
   return {
-    DIG: joined(t0.digit, t1.digit),
-    APP: joined(t0.apply, t1.apply),
-    NZ: joined(t0.nz, t1.nz),
-    SUM: joined(t0.sum, t1.sum),
-    MAXD: joined(t0.max, t1.max),
-    NEXT: joined(t0.next, t1.next),
-    TIES: joined(t0.ties, t1.ties),
-    TIED: joined(t0.tied, t1.tied),
-    MASK: joined(t0.mask, t1.mask),
-    dOff: Int32Array.of(0, t0.digit.length),
-    aOff: Int32Array.of(0, t0.apply.length),
-    zOff: Int32Array.of(0, t0.nz.length),
-    nSide: Int32Array.of(t0.n, t1.n),
+    ...states,
     bPos: pos,
     bHarrier: Int32Array.from(c.harrier),
     F0: F,
