@@ -884,21 +884,33 @@ function stormRound(c: CrusaderRexCompiled, rng: RngState, jihad: boolean): void
 
 /** 6.53, 6.54: stormers keep storming; the strongest field blocks join up to the castle limit, by the policy. */
 function declareStorm(c: CrusaderRexCompiled): boolean {
-  const bes = 1 - own;
-  if (S[bes] === 0) {
-    if (c.storm === 0) return false;
+  // module vars and the case's scalars read once (each read of a module var is a context load with its checks)
+  const o = own;
+  const bes = 1 - o;
+  const sums = SUM;
+  const z1 = Z1;
+  const stormers = S[bes];
+  const policy = c.storm;
+  const enough = c.stormRatio * 2 * sums[o * z1 + C[o]];
+  if (stormers === 0) {
+    if (policy === 0) return false;
     // when stronger: even the whole field would not be strong enough (the stormers are a part of it)
-    if (c.storm === 2 && sum(bes, F[bes]) < c.stormRatio * 2 * sum(own, C[own])) return false;
+    if (policy === 2 && sums[bes * z1 + F[bes]] < enough) return false;
   }
-  const storming = nz(bes, S[bes]);
+  const storming = NZ[bes * z1 + stormers];
+  const n = nSide[bes];
+  const dig = DIG;
+  const row = bes * D1;
+  const rating = c.rating;
   let f = F[bes];
   let add = 0;
   let addSteps = 0;
-  for (let k = storming; k < c.rating; k++) {
+  for (let k = storming; k < rating; k++) {
     let best = -1;
     let most = 0;
-    for (let p = 0; p < nSide[bes]; p++) {
-      const d = digit(bes, f, p);
+    const at = row + f * n;
+    for (let p = 0; p < n; p++) {
+      const d = dig[at + p];
       if (d > most) {
         most = d;
         best = p;
@@ -909,22 +921,31 @@ function declareStorm(c: CrusaderRexCompiled): boolean {
     add += most * POW5[best];
     addSteps += most;
   }
-  if (storming > 0 || c.storm === 1 || sum(bes, S[bes]) + addSteps >= c.stormRatio * 2 * sum(own, C[own])) {
+  if (storming > 0 || policy === 1 || sums[bes * z1 + stormers] + addSteps >= enough) {
     F[bes] -= add;
-    S[bes] += add;
+    S[bes] = stormers + add;
+    return stormers + add !== 0;
   }
-  return S[bes] !== 0;
+  return stormers !== 0;
 }
 
 /** 6.55: the castle's blocks all sally, by the policy. */
 function declareSally(c: CrusaderRexCompiled): boolean {
-  if (c.sally === 0 || own < 0) return false;
-  const inside = sum(own, C[own]);
+  const policy = c.sally;
+  const o = own;
+  if (policy === 0 || o < 0) return false;
+  const sums = SUM;
+  const z1 = Z1;
+  const x = C[o];
+  const inside = sums[o * z1 + x];
   if (inside === 0) return false;
-  if (c.sally === 2 && inside + fieldSteps(own) < c.sallyRatio * fieldSteps(1 - own)) return false;
-  SAL[own] |= MASK[own * Z1 + C[own]];
-  F[own] += C[own];
-  C[own] = 0;
+  if (policy === 2) {
+    const e = 1 - o;
+    if (inside + sums[o * z1 + F[o]] + sums[o * z1 + S[o]] < c.sallyRatio * (sums[e * z1 + F[e]] + sums[e * z1 + S[e]])) return false;
+  }
+  SAL[o] |= MASK[o * z1 + x];
+  F[o] += x;
+  C[o] = 0;
   return true;
 }
 
@@ -1001,8 +1022,10 @@ function battleTurn(c: CrusaderRexCompiled, rng: RngState, turn: number, base: n
       }
       SAL[sd] = 0;
     }
-    F[sd] += S[sd];
-    S[sd] = 0;
+    if (S[sd] !== 0) {
+      F[sd] += S[sd];
+      S[sd] = 0;
+    }
   }
   if (pendN[0] + pendN[1] > 0) arrive(4);
   half = -1;
@@ -1011,11 +1034,14 @@ function battleTurn(c: CrusaderRexCompiled, rng: RngState, turn: number, base: n
     const bes = 1 - own;
     if (c.besiegerRetreats === 1 && inField(bes)) retreatAll(bes);
     if (inField(bes)) {
-      // 6.57: once per game turn, each castle block loses a step on attritionOn or less
-      let x = C[own];
-      for (let p = 0; p < nSide[own]; p++) if (digit(own, x, p) > 0 && rollDie(rng, 6, 4) <= c.attritionOn) x -= POW5[p];
-      C[own] = x;
-      if (C[own] === 0 && inTown(bes)) fell = true;
+      // 6.57: once per game turn, each castle block loses a step on attritionOn or less (in
+      // position order: the bits of the castle's mask; a step off one block leaves the others' digits)
+      const o = own;
+      const on = c.attritionOn;
+      let x = C[o];
+      for (let m = MASK[o * Z1 + x], p = 0; m !== 0; m >>= 1, p++) if ((m & 1) !== 0 && rollDie(rng, 6, 4) <= on) x -= POW5[p];
+      C[o] = x;
+      if (x === 0 && inTown(bes)) fell = true;
     }
   }
   record(base + 3 * 12);
