@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { YieldingExecutor } from './helpers.js';
-import { sensitivityScenario, parseStep, tunablesOf, TuningInputError, validateText, type SensitivityResult } from '../src/api.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { runScenario, sensitivityScenario, parseStep, tunablesOf, TuningInputError, validateText, type SensitivityResult } from '../src/api.js';
 import { validateCase, type ValidScenario } from '../src/scenario/validate.js';
 import { stepsOf } from '../src/api/sensitivity.js';
 import { baseCaseOf, compileSetting } from '../src/api/tunables.js';
@@ -216,5 +218,29 @@ describe('sensitivity: ranking against the exact effects', () => {
     expect(s.note).toMatch(/baseline variant \(plain\) at the first sweep point/);
     const w = await sensitivityScenario(swept, { executor: inProcess, params: ['structure.surrender_level'], trials: 2000, where: { 'structure.surrender_level': 6 } });
     expect(w.rows.map((x) => x.from)).toEqual([6, 6]);
+  });
+});
+
+describe('sensitivity: the loaded settings roll the dice of run', () => {
+  const grid = readFileSync(path.resolve(import.meta.dirname, '../scenarios/fantasy/wall-hp-dc-grid.yaml'), 'utf8');
+  const siege = readFileSync(path.resolve(import.meta.dirname, '../scenarios/fantasy/stone-wall-siege.yaml'), 'utf8').replace('hp: 30,', 'hp: 40,');
+
+  it('gives the same baseline value as run for the same file, seed and trials (a sweep point past the first; a file with variants)', async () => {
+    const trials = 5000; // two chunks, the second cut
+    const g = scenario(grid);
+    const runG = await runScenario(g, { trials, executor: inProcess });
+    const where = { 'wall.hp': 30, 'wall.dc': 14 };
+    const atG = runG.cases.find((c) => c.params['wall.hp'] === 30 && c.params['wall.dc'] === 14)!;
+    expect(atG.case).toBeGreaterThan(1);
+    const sG = await sensitivityScenario(g, { executor: inProcess, trials, where, params: ['wall.hp', 'attacker.mages'] });
+    expect(sG.baseline).toEqual(atG.metrics.p_attacker_wins);
+    // the turned cases stay paired with it: a turned value's own estimate minus the baseline is the paired effect
+    for (const r of sG.rows) expect(r.at.value - sG.baseline.value).toBeCloseTo(r.effect, 12);
+
+    const w = scenario(siege);
+    const runW = await runScenario(w, { trials, seed: 'other', executor: inProcess });
+    const sW = await sensitivityScenario(w, { executor: inProcess, trials, seed: 'other', params: ['wall.dc'] });
+    expect(runW.cases[0].variant).toBe('as-written');
+    expect(sW.baseline).toEqual(runW.cases[0].metrics.p_attacker_wins);
   });
 });

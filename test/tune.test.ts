@@ -135,3 +135,22 @@ describe('tune: a fantasy siege, wall HP and DC for two targets', () => {
     await expect(go({ budget: 5 })).rejects.toThrow(/--budget 5 leaves no room/);
   });
 });
+
+describe('tune: the loaded settings roll the dice of run', () => {
+  it('evaluates the loaded values exactly as run reports them (same file, seed and trials)', async () => {
+    const grid = scenario(readFileSync(path.resolve(import.meta.dirname, '../scenarios/fantasy/wall-hp-dc-grid.yaml'), 'utf8'));
+    const trials = 5000;
+    const ran = await runScenario(grid, { trials, executor: inProcess });
+    const at = ran.cases.find((c) => c.params['wall.hp'] === 30 && c.params['wall.dc'] === 14)!;
+    const r = await tuneScenario(grid, {
+      executor: inProcess,
+      trials,
+      where: { 'wall.hp': 30, 'wall.dc': 14 },
+      params: ['wall.hp'],
+      ranges: { 'wall.hp': [30, 38] },
+      targets: [parseTarget('p_attacker_wins in [0.45, 0.55]')],
+    });
+    const loaded = r.evaluations.find((e) => e.values['wall.hp'] === 30 && e.trials === trials)!;
+    expect(loaded.checks![0].value).toEqual(at.metrics.p_attacker_wins.value);
+  });
+});

@@ -48,12 +48,17 @@ export function compilePoints(v: ValidScenario): CompiledPoint[] {
   return v.points.map((p) => ({ compiled: p.variants.map((vc) => v.system.compile(vc.scenario)) }));
 }
 
+/** The dice sweep point i rolls in `run` (sensitivity and tune give their loaded case the same). */
+export function pointStream(i: number): string {
+  return `point-${i}`;
+}
+
 /** One job per sweep point: its variants' compiled cases, run together on the same dice. */
 export function jobsOf(v: ValidScenario, points: CompiledPoint[]): GroupJob[] {
   const sys = v.system;
   return points.map((p, i) => ({
     // Streams are keyed by sweep point: every variant of a point rolls the same dice.
-    stream: `point-${i}`,
+    stream: pointStream(i),
     system: sys.id,
     compiled: p.compiled,
     accLengths: p.compiled.map((c) => sys.kernel.accLength(c)),

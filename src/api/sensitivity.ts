@@ -187,7 +187,7 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
   o.onPlan?.({ metric, cases: turned.length, skipped: skipped.length, trials, planned: trials * (turned.length + groups.length) });
   const exec = o.executor ?? new InlineExecutor();
   const t0 = performance.now();
-  const outs = await runCases(sys, groups, { seed, trials, stream: 'sensitivity', executor: exec, signal: o.signal, onProgress: o.onProgress });
+  const outs = await runCases(sys, groups, { seed, trials, stream: base.stream, executor: exec, signal: o.signal, onProgress: o.onProgress });
   const seconds = (performance.now() - t0) / 1000;
 
   // --- effects ---

@@ -12,7 +12,7 @@ import { suggest } from '../scenario/suggest.js';
 import type { CaseSummary, RulesSystem } from '../systems/types.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
 import type { Executor } from '../engine/executor.js';
-import { splitResult } from './run.js';
+import { pointStream, splitResult } from './run.js';
 
 /** A user-facing problem with a sensitivity or tune request (the CLI prints it and exits 2). */
 export class TuningInputError extends Error {}
@@ -121,6 +121,12 @@ export interface BaseCase {
   tunables: Tunable[];
   /** Said to the user: which case this is when the scenario has a sweep or variants. */
   note?: string;
+  /**
+   * The dice the case rolls: the stream `run` gives the sweep point whose swept values the case
+   * has (`point-i`, see jobsOf), so the loaded settings come out exactly as `run` reports them;
+   * `point-0` (a file without a sweep) when the case is at none of the file's sweep points.
+   */
+  stream: string;
 }
 
 /** What both verbs' results start with: the scenario, its system, file, seed and trials. */
@@ -143,7 +149,13 @@ export function baseCaseOf(v: ValidScenario, where?: Record<string, unknown>): B
   const parts: string[] = [];
   if (v.variantNames.length > 1) parts.push(`on the baseline variant (${v.variantNames[0]})`);
   if (v.params.length > 0) parts.push(where ? `at ${showSettings(w)}` : `at the first sweep point (${showSettings(w)}; --where picks another)`);
-  return { where: w, scenario: c.scenario, tunables: tunablesOf(v.system, c.scenario), note: parts.length > 0 ? `working ${parts.join(' ')}` : undefined };
+  return { where: w, scenario: c.scenario, tunables: tunablesOf(v.system, c.scenario), note: parts.length > 0 ? `working ${parts.join(' ')}` : undefined, stream: streamOfCase(v, c.scenario) };
+}
+
+/** The stream `run` rolls for the sweep point a case is at (point-0 when it is at none of them). */
+function streamOfCase(v: ValidScenario, scenario: Record<string, unknown>): string {
+  const i = v.points.findIndex((pt) => Object.entries(pt.params).every(([p, x]) => valueAtPath(scenario, p) === x));
+  return pointStream(Math.max(0, i));
 }
 
 /** `a=1, b=x` */

@@ -1,7 +1,7 @@
 /**
  * The tune verb: integer values of one to three settings that put several metrics in their
  * target intervals at once. The search is deterministic and runs every candidate on the same
- * dice (common random numbers, one stream for all), so neighbouring candidates differ by the
+ * dice (common random numbers, one stream for all: the one `run` rolls for the case), so neighbouring candidates differ by the
  * setting, not by luck:
  *
  *   coarse   an even grid over the ranges (9 points on one axis, 5 x 5 on two, 4 x 4 x 4 on three);
@@ -235,7 +235,7 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
       ? await runCases(sys, compiled.map((x) => ({ compiled: [x.c], pairedSlots: [[]] })), {
           seed,
           trials: n,
-          stream: 'tune', // every candidate on the same dice
+          stream: base.stream, // every candidate on the same dice: run's for the case (its loaded values come out as run has them)
           executor: exec,
           signal: o.signal,
           onProgress: (d) => o.onProgress?.(before + d, budget),
