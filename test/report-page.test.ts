@@ -14,6 +14,19 @@ import { systemById } from '../src/systems/registry.js';
 import type { ScenarioResult } from '../src/systems/types.js';
 import { ROOT, runFile } from './helpers.js';
 
+/** Whether a colour reads as red, green or neither (a hue on the wheel, in degrees; greys are neutral). */
+function hueKind(hex: string): 'red' | 'green' | 'neutral' {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
+  const max = Math.max(r, g, b);
+  const min = Math.min(r, g, b);
+  if (max - min < 0.15) return 'neutral';
+  const d = max - min;
+  const h = max === r ? (60 * ((g - b) / d) + 360) % 360 : max === g ? 60 * ((b - r) / d) + 120 : 60 * ((r - g) / d) + 240;
+  if (h < 18 || h >= 330) return 'red';
+  if (h >= 75 && h < 165) return 'green';
+  return 'neutral';
+}
+
 function page(r: ScenarioResult, indexHref?: string): string {
   const sys = systemById(r.system)!;
   return scenarioPage(r, sys.charts(r), ['summary.csv'], { headline: sys.headline, indexHref });
@@ -79,6 +92,31 @@ describe('the scenario page', () => {
     // a run whose guard fired says so at the top
     const broken = { ...siege, cases: siege.cases.map((c, i) => (i === 0 ? { ...c, metrics: { ...c.metrics, p_guard: { ...c.metrics.p_guard, value: 0.001 } } } : c)) };
     expect(page(broken)).toMatch(/class="notice"><code>p_guard<\/code>/);
+  });
+
+  it('colours a difference by its direction only, never green for up and red for down, and says so beside every table of differences', () => {
+    const html = page(siege);
+    const css = html.slice(html.indexOf('<style>'), html.indexOf('</style>'));
+    for (const cls of ['up', 'down']) {
+      const colour = css.match(new RegExp(`\\.${cls}\\{color:(#[0-9a-f]{6})`))?.[1];
+      expect(colour, `.${cls}`).toBeDefined();
+      expect(hueKind(colour!), `.${cls} is ${colour}`).toBe('neutral');
+    }
+    // case-a-new-siege's variants move p_castle_falls up and p_defender_holds down, both significantly
+    expect(html).toMatch(/class="up">\+/);
+    expect(html).toMatch(/class="down">−/);
+    const keys = html.split('the colour shows the direction only').length - 1;
+    expect(keys).toBe(2); // under the headline table and under the metric table
+    // the workbench: every rule that colours a difference
+    const app = readFileSync(path.join(ROOT, 'src/serve/assets/app.css'), 'utf8');
+    const vars = Object.fromEntries([...app.matchAll(/--([a-z-]+):\s*(#[0-9a-f]{6})/g)].map((m) => [m[1], m[2]]));
+    const rules = ['.card-diff.up .delta', '.card-diff.down .delta', '.metrics td.up', '.metrics td.down', '.ranking .turn.up b', '.ranking .turn.down b'];
+    for (const rule of rules) {
+      const v = app.match(new RegExp(`${rule.replace(/\./g, '\\.')} \\{ color: var\\(--([a-z-]+)\\)`))?.[1];
+      expect(v, rule).toBeDefined();
+      expect(hueKind(vars[v!]), `${rule}: --${v} ${vars[v!]}`).toBe('neutral');
+    }
+    expect(readFileSync(path.join(ROOT, 'src/serve/assets/index.html'), 'utf8')).toContain('the colour shows the direction only');
   });
 
   it('a sweep leads with its heatmap and the value that reaches the target, with its neighbour', () => {

@@ -19,7 +19,7 @@ h1{font-size:1.5rem;margin:.3rem 0}h2{font-size:1.15rem;margin-top:2rem}
 table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.2rem .45rem;text-align:right;vertical-align:top}
 th{background:#f3f3f3;font-weight:600}td.l,th.l{text-align:left}th.m{text-align:left;font-weight:normal;background:#fafafa}
 .muted,.ci{color:#666}.ci{font-size:.85em;white-space:nowrap}.big{font-size:1.25em;font-weight:600}
-.up{color:#1a7f37}.down{color:#b3261e}.flat{color:#666}
+.up{color:#1f5fa8}.down{color:#a65400}.flat{color:#666}.warn{color:#b3261e}
 figure{margin:1rem 0}figcaption{color:#666;font-size:.9em}img{max-width:100%;height:auto}code{background:#f3f3f3;padding:0 .2rem}
 .notice{border-left:4px solid #e4572e;background:#fff4ef;padding:.4rem .8rem;margin:.8rem 0}
 .compact .ci{display:none}body:has(#show-ci:checked) .compact .ci{display:inline}
@@ -57,6 +57,13 @@ export function figure(c: Pick<ChartSpec, 'name' | 'title' | 'caption'>, dir = '
   const caption = c.caption ? `${escapeHtml(c.caption)} — ` : '';
   return `<figure><img src="${base}.svg" alt="${escapeHtml(c.title)}"><figcaption>${caption}<a href="${base}.vl.json">Vega-Lite spec</a></figcaption></figure>`;
 }
+
+/**
+ * What the colour of a difference means: its direction only, when its 95% interval excludes 0.
+ * Never green and red: a rise is good for one side and bad for the other (p_castle_falls up is
+ * the defender's loss), so the colours are a blue and an orange that say nothing of good or bad.
+ */
+export const DIRECTION_KEY = '<span class="up">Blue: up</span>, <span class="down">orange: down</span>, when the 95% interval excludes 0; the colour shows the direction only, not whether it is good (that depends on the side).';
 
 /** A value and its interval in one cell; `delta` marks a difference (coloured when its interval excludes 0). */
 function valueCell(m: Estimate | undefined, opts: { big?: boolean; delta?: boolean } = {}): string {
@@ -96,7 +103,7 @@ export function metricTable(r: ScenarioResult, metrics: string[]): string {
       });
       return `<tr><th class="m">${escapeHtml(m)}</th>${cells.join('')}</tr>`;
     });
-    const note = hasDiff ? `<p class="muted">Δ: the difference from the baseline (${escapeHtml(r.variants[0])}), green or red when its 95% interval excludes 0. Variants share dice (common random numbers); the interval is paired where a metric is per trial, Welch otherwise.</p>` : '';
+    const note = hasDiff ? `<p class="muted">Δ: the difference from the baseline (${escapeHtml(r.variants[0])}). ${DIRECTION_KEY} Variants share dice (common random numbers); the interval is paired where a metric is per trial, Welch otherwise.</p>` : '';
     return `<table>${head}${trialsRow}\n${rows.join('\n')}</table>\n${note}`;
   }
   // the case number says which sweep point: without a sweep every case is 1
@@ -116,7 +123,7 @@ export function metricTable(r: ScenarioResult, metrics: string[]): string {
   if (hasDiff) {
     const withDiff = r.cases.filter((c) => Object.keys(c.differences).length > 0);
     out += `\n<h3>Difference from the baseline (${escapeHtml(r.variants[0])})</h3>
-<p class="muted">Variants share dice (common random numbers); paired intervals where a metric is per trial, Welch otherwise. Green or red: the 95% interval excludes 0.</p>
+<p class="muted">Variants share dice (common random numbers); paired intervals where a metric is per trial, Welch otherwise. ${DIRECTION_KEY}</p>
 ${table(withDiff, (c, m) => valueCell(c.differences[m], { delta: true }))}`;
   }
   return out;
@@ -135,7 +142,8 @@ function headlineTable(r: ScenarioResult, headline: string[]): string {
     });
     return `<tr><td class="l">${escapeHtml(c.variant)}</td>${cells.join('')}</tr>`;
   });
-  return `<table class="answer">${head}\n${rows.join('\n')}</table>`;
+  const key = r.variants.length > 1 ? `\n<p class="muted">Δ: the difference from ${escapeHtml(base)}. ${DIRECTION_KEY}</p>` : '';
+  return `<table class="answer">${head}\n${rows.join('\n')}</table>${key}`;
 }
 
 /** How an x value of a sweep is written. */
@@ -172,7 +180,7 @@ function answerRow(r: ScenarioResult, k: Crossing, others: string[], target: num
     const closest = best ? `: the closest is ${showHtml(best.m.value)} <span class="ci">[${showHtml(best.m.ci_low)}, ${showHtml(best.m.ci_high)}]</span> at ${xText(best.x)}` : '';
     return `<tr>${keys}<td class="l" colspan="${span}">not reached in the range${closest}</td></tr>`;
   }
-  const status = statusColumn ? `<td class="l">${k.resolved ? '' : '<span class="down">unresolved: an interval contains the target (run more trials)</span>'}</td>` : '';
+  const status = statusColumn ? `<td class="l">${k.resolved ? '' : '<span class="warn">unresolved: an interval contains the target (run more trials)</span>'}</td>` : '';
   const neighbour = k.neighbour
     ? `<td class="l">${xText(k.neighbour.x)}</td>${valueCell(k.neighbour.m)}`
     : `<td class="l muted" colspan="2">reached at the lowest value</td>`;
