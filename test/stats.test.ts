@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { summarizeFantasy } from '../src/systems/fantasy/summarize.js';
+import { A_BREACHED, A_BREACH_ROUND, A_BREACH_ROUND2, A_TRIALS } from '../src/systems/fantasy/kernel.js';
+import type { FantasyCompiled } from '../src/systems/fantasy/compile.js';
+import { runFile } from './helpers.js';
 import { meanInterval, welchDifference, wilson, Z95, zMean, zProportion } from '../src/stats/intervals.js';
 
 describe('intervals', () => {
@@ -25,6 +29,40 @@ describe('intervals', () => {
     expect(m.value).toBe(2.5);
     expect(m.ci_high - m.value).toBeCloseTo(Z95 * Math.sqrt(5 / 3 / 4), 10);
   });
+
+  it('a mean interval is clamped to the range its observations take, the mean itself never moved', () => {
+    // 9,999 observations of 3 and one of 2, capped at 3: the normal interval pokes above the cap
+    const m = { n: 10_000, sum: 29_999, sumSq: 9_999 * 9 + 4 };
+    const raw = meanInterval(m);
+    expect(raw.ci_high).toBeGreaterThan(3);
+    const c = meanInterval(m, Z95, [1, 3]);
+    expect(c).toEqual({ value: raw.value, ci_low: raw.ci_low, ci_high: 3 });
+    expect(meanInterval({ n: 10_000, sum: 10_001, sumSq: 10_003 }, Z95, [1, 3]).ci_low).toBe(1);
+    expect(meanInterval({ n: 4, sum: 10, sumSq: 30 }, Z95, [1, 4])).toEqual(meanInterval({ n: 4, sum: 10, sumSq: 30 }));
+  });
+
+  it("the systems give their means their ranges: a fantasy breach round is at least 1, a Crusader Rex game turn at most 3 rounds", async () => {
+    // 10,000 breaches: all in round 1 but one in round 3 (mean 1.0002, the normal interval dips below 1)
+    const c = { siege: 1, maxRounds: 20, maxVolley: 0, wallHp: 30, units: new Array(14).fill(0) } as unknown as FantasyCompiled;
+    const acc = new Float64Array(4096);
+    acc[A_TRIALS] = 10_000;
+    acc[A_BREACHED] = 10_000;
+    acc[A_BREACH_ROUND] = 10_002;
+    acc[A_BREACH_ROUND2] = 9_999 + 9;
+    const b = summarizeFantasy(c, acc).metrics.mean_breach_round;
+    expect(b.value).toBeCloseTo(1.0002, 12);
+    expect(meanInterval({ n: 10_000, sum: 10_002, sumSq: 10_008 }).ci_low).toBeLessThan(1);
+    expect(b.ci_low).toBe(1);
+    expect(b.ci_high).toBeGreaterThan(1.0002);
+    // battle-of-jerusalem: keeping the strongest block outside, nearly every battle goes all 3 rounds
+    const r = await runFile('scenarios/crusader-rex/battle-of-jerusalem.yaml', 20_000);
+    const m = r.cases.find((x) => x.variant === 'strongest-outside')!.metrics.mean_rounds;
+    expect(m.value).toBeLessThan(3);
+    expect(m.value).toBeGreaterThan(2.999);
+    expect(m.ci_high).toBe(3);
+    expect(m.ci_low).toBeCloseTo(meanInterval({ n: m.n, sum: m.sum!, sumSq: m.sumSq! }).ci_low, 12);
+    for (const cs of r.cases) for (const [k, x] of Object.entries(cs.metrics)) if (x.kind === 'mean') expect(x.range, k).toBeDefined();
+  }, 60_000);
 
   it('Welch difference of two means', () => {
     const d = welchDifference({ n: 4, sum: 14, sumSq: 54 }, { n: 4, sum: 10, sumSq: 30 });

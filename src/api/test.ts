@@ -210,7 +210,7 @@ function intervalOf(e: Expectation, c: CaseResult, z: number): Estimate {
   if (!m) return none;
   if (m.kind === 'probability') return wilson(m.k ?? 0, m.n, z);
   if (m.n < 2) return { ...none, value: m.value };
-  return meanInterval({ n: m.n, sum: m.sum ?? 0, sumSq: m.sumSq ?? 0 }, z);
+  return meanInterval({ n: m.n, sum: m.sum ?? 0, sumSq: m.sumSq ?? 0 }, z, m.range);
 }
 
 /** `wall.hp=40, wall.dc=12, variant seed-reading`: the sweep point and the variant when there are several. */

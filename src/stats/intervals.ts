@@ -49,15 +49,26 @@ export function varianceOf(m: Moments): number {
   return Math.max(0, (m.sumSq - m.n * mean * mean) / (m.n - 1));
 }
 
+/** The values a quantity can take, `[lowest, highest]` (either may be infinite): e.g. rounds in [1, the round cap]. */
+export type Range = readonly [number, number];
+
 /**
- * Normal 95% interval for a mean from its moments (n, Σx, Σx²).
+ * Normal 95% interval for a mean from its moments (n, Σx, Σx²). With the `range` every
+ * observation lies in, the bounds are clamped to it (a mean of rounds capped at 3 is never
+ * `[2.99997, 3.000002]`); the mean itself is never moved.
  * @example meanInterval({ n: 4, sum: 10, sumSq: 30 }) // value 2.5
  */
-export function meanInterval(m: Moments, z = Z95): Estimate {
+export function meanInterval(m: Moments, z = Z95, range?: Range): Estimate {
   if (!(m.n > 0)) return NO_ESTIMATE;
   const mean = m.sum / m.n;
   const half = z * Math.sqrt(varianceOf(m) / m.n);
-  return { value: mean, ci_low: mean - half, ci_high: mean + half };
+  return clampInterval({ value: mean, ci_low: mean - half, ci_high: mean + half }, range);
+}
+
+/** An interval's bounds clamped to `range` (when given); the value is left as it is. */
+export function clampInterval(e: Estimate, range?: Range): Estimate {
+  if (!range) return e;
+  return { value: e.value, ci_low: Math.min(Math.max(e.ci_low, range[0]), range[1]), ci_high: Math.max(Math.min(e.ci_high, range[1]), range[0]) };
 }
 
 /**

@@ -41,6 +41,8 @@ export interface Metric extends Estimate {
   /** Σx and Σx², for a mean. */
   sum?: number;
   sumSq?: number;
+  /** For a mean: the values each observation can take, when the system knows them (its interval is clamped to them). */
+  range?: readonly [number, number];
 }
 
 /** One point of a curve (`<curve>.csv` row): its key columns and its estimate. */

@@ -9,6 +9,9 @@ const SLOTS = ['1', '2', '3', 'end'] as const;
 
 export function summarizeCrusaderRex(c: CrusaderRexCompiled, acc: Float64Array): CaseSummary {
   const n = acc[0];
+  // what each trial can take: every side's starting steps (none are gained), three rounds a game turn
+  const start = [0, 0];
+  c.steps0.forEach((s, b) => (start[c.side[b]] += s));
   const metrics: CaseSummary['metrics'] = {
     p_attacker_wins: probability(acc[A_ATT_WINS], n),
     p_defender_holds: probability(acc[A_DEF_HOLDS], n),
@@ -16,9 +19,9 @@ export function summarizeCrusaderRex(c: CrusaderRexCompiled, acc: Float64Array):
     p_siege_lifted: probability(acc[A_LIFTED], n),
     p_siege_continues: probability(acc[A_CONTINUES], n),
     p_both_gone: probability(acc[A_BOTH_GONE], n),
-    mean_rounds: mean(n, acc[A_ROUNDS], acc[A_ROUNDS + 1]),
-    mean_steps_lost_franks: mean(n, acc[A_LOST], acc[A_LOST + 1]),
-    mean_steps_lost_saracens: mean(n, acc[A_LOST + 2], acc[A_LOST + 3]),
+    mean_rounds: mean(n, acc[A_ROUNDS], acc[A_ROUNDS + 1], [0, 3 * c.turns]),
+    mean_steps_lost_franks: mean(n, acc[A_LOST], acc[A_LOST + 1], [0, start[0]]),
+    mean_steps_lost_saracens: mean(n, acc[A_LOST + 2], acc[A_LOST + 3], [0, start[1]]),
     p_guard: probability(acc[A_GUARD], n),
   };
   const survivors: CurvePoint[] = [];
@@ -32,7 +35,7 @@ export function summarizeCrusaderRex(c: CrusaderRexCompiled, acc: Float64Array):
       for (let side = 0; side < 2; side++)
         for (let p = 0; p < 3; p++) {
           const k = attrBase(c) + ((t - 1) * 4 + slot) * 12 + (side * 3 + p) * 2;
-          attrition.push({ x: { turn: t, round: SLOTS[slot], side: SIDE_NAMES[side], place: PLACES[p] }, m: mean(n, acc[k], acc[k + 1]) });
+          attrition.push({ x: { turn: t, round: SLOTS[slot], side: SIDE_NAMES[side], place: PLACES[p] }, m: mean(n, acc[k], acc[k + 1], [0, start[side]]) });
         }
   return { metrics, curves: { survivors, attrition } };
 }

@@ -33,7 +33,7 @@ export function summarizeCryHavoc(c: CryHavocCompiled, acc: Float64Array): CaseS
     metrics.p_attacker_killed = probability(acc[2], n);
     metrics.p_undecided = probability(acc[3], n);
     metrics.p_no_attack = probability(acc[4], n);
-    metrics.mean_turns = mean(acc[1] + acc[2], acc[5], acc[6]);
+    metrics.mean_turns = mean(acc[1] + acc[2], acc[5], acc[6], [1, c.turns]);
     // the first roll, on the table the defender starts on
     const letters = c.defMounted0 === 1 ? MELEE_MOUNTED_RESULTS : MELEE_FOOT_RESULTS;
     letters.forEach((l, k) => {
@@ -49,7 +49,7 @@ export function summarizeCryHavoc(c: CryHavocCompiled, acc: Float64Array): CaseS
     curves.results_by_turn = rows;
   } else if (c.kind === K_MISSILE) {
     metrics.p_killed = probability(acc[1], n);
-    metrics.mean_turns_to_kill = mean(acc[1], acc[2], acc[3]);
+    metrics.mean_turns_to_kill = mean(acc[1], acc[2], acc[3], [1, c.turns]);
     metrics.p_hurt = probability(acc[4], n);
     const letters = c.targetMounted0 === 1 ? MISSILE_MOUNTED_RESULTS : MISSILE_FOOT_RESULTS;
     letters.forEach((l, k) => {
@@ -58,14 +58,14 @@ export function summarizeCryHavoc(c: CryHavocCompiled, acc: Float64Array): CaseS
     curves.p_killed_by_turn = cumulative(acc, S_BY_TURN, c.turns, n, 'turn');
   } else if (c.kind === K_BATTERING) {
     metrics.p_breached = probability(acc[1], n);
-    metrics.mean_days = mean(acc[1], acc[2], acc[3]);
-    metrics.mean_points_lost = mean(n, acc[4], acc[5]);
-    metrics.mean_engines_out = mean(n, acc[6], acc[7]);
+    metrics.mean_days = mean(acc[1], acc[2], acc[3], [1, c.days]);
+    metrics.mean_points_lost = mean(n, acc[4], acc[5], [0, Infinity]);
+    metrics.mean_engines_out = mean(n, acc[6], acc[7], [0, Infinity]);
     curves.breach_by_day = cumulative(acc, B_BY_DAY, c.days, n, 'day');
   } else if (c.kind === K_FIRE) {
     metrics.p_ever_ignited = probability(acc[1], n);
     metrics.p_burning_at_end = probability(acc[2], n);
-    metrics.mean_turns_burning = mean(n, acc[3], acc[4]);
+    metrics.mean_turns_burning = mean(n, acc[3], acc[4], [0, c.turns]);
     const rows: CurvePoint[] = [];
     for (let t = 1; t <= c.turns; t++) rows.push({ x: { turn: t }, m: probability(acc[F_BY_TURN + t - 1], n) });
     curves.p_burning_by_turn = rows;
@@ -73,7 +73,7 @@ export function summarizeCryHavoc(c: CryHavocCompiled, acc: Float64Array): CaseS
     metrics.p_healed = probability(acc[1], n);
     metrics.p_out_for_scenario = probability(acc[2], n);
     metrics.p_dies = probability(acc[3], n);
-    metrics.mean_days_to_heal = mean(acc[1], acc[4], acc[5]);
+    metrics.mean_days_to_heal = mean(acc[1], acc[4], acc[5], [1, maxHealDay(c)]);
     curves.heal_by_day = cumulative(acc, H_BY_DAY, Math.min(c.horizon, maxHealDay(c)), n, 'day');
   }
   return { metrics, curves };

@@ -30,13 +30,13 @@ export function summarizeFantasy(c: FantasyCompiled, acc: Float64Array): CaseSum
     p_attacker_wins: probability(acc[A_ATT_WINS], n),
     p_defender_wins: probability(acc[A_DEF_WINS], n),
     p_undecided: probability(acc[A_UNDECIDED], n),
-    mean_rounds: mean(n, acc[A_ROUNDS], acc[A_ROUNDS2]),
+    mean_rounds: mean(n, acc[A_ROUNDS], acc[A_ROUNDS2], [0, c.maxRounds]), // 0: a side empty from the start
     p_round_cap: probability(acc[A_CAP], n),
   };
   const curves: CaseSummary['curves'] = {};
   if (c.siege === 1) {
     metrics.p_breach = probability(acc[A_BREACHED], n);
-    metrics.mean_breach_round = mean(acc[A_BREACHED], acc[A_BREACH_ROUND], acc[A_BREACH_ROUND2]);
+    metrics.mean_breach_round = mean(acc[A_BREACHED], acc[A_BREACH_ROUND], acc[A_BREACH_ROUND2], [1, c.maxRounds]);
     metrics.p_withdrew = probability(acc[A_WITHDREW], n);
     const breach: CurvePoint[] = [];
     let cum = 0;
@@ -48,11 +48,11 @@ export function summarizeFantasy(c: FantasyCompiled, acc: Float64Array): CaseSum
     const wall: CurvePoint[] = [];
     for (let r = 0; r <= c.maxRounds; r++) {
       const b = roundBase(c) + r * ROUND_STRIDE;
-      wall.push({ x: { round: r }, m: mean(n, acc[b], acc[b + 1]) });
+      wall.push({ x: { round: r }, m: mean(n, acc[b], acc[b + 1], [0, c.wallHp]) });
     }
     curves.wall_hp = wall;
   } else {
-    metrics.mean_volley_a_damage = mean(n, acc[A_VOLLEY], acc[A_VOLLEY2]);
+    metrics.mean_volley_a_damage = mean(n, acc[A_VOLLEY], acc[A_VOLLEY2], [0, c.maxVolley]);
     const hist: CurvePoint[] = [];
     for (let d = 0; d <= c.maxVolley; d++) hist.push({ x: { damage: d }, m: probability(acc[histBase(c) + d], n) });
     curves.volley_damage = hist;
@@ -64,7 +64,7 @@ export function summarizeFantasy(c: FantasyCompiled, acc: Float64Array): CaseSum
       for (let t = 0; t < NT; t++) {
         if (c.units[s * NT + t] === 0) continue; // a type the side never had
         const k = b + 2 + (s * NT + t) * 2;
-        attrition.push({ x: { round: r, side: SIDE_NAMES[s], unit: TYPE_NAMES[t] }, m: mean(n, acc[k], acc[k + 1]) });
+        attrition.push({ x: { round: r, side: SIDE_NAMES[s], unit: TYPE_NAMES[t] }, m: mean(n, acc[k], acc[k + 1], [0, c.units[s * NT + t]]) });
       }
   }
   curves.attrition = attrition;

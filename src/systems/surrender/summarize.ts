@@ -17,7 +17,7 @@ export function summarizeSurrender(c: SurrenderCompiled, acc: Float64Array): Cas
     metrics: {
       p_test: probability(acc[ACC_PROBE], n),
       p_surrender: probability(s, n),
-      mean_turns: mean(s, acc[ACC_SUM_T], acc[ACC_SUM_T2]),
+      mean_turns: mean(s, acc[ACC_SUM_T], acc[ACC_SUM_T2], [1, c.turns]),
     },
     curves: { surrender_by_turn: curve },
   };
