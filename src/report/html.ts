@@ -268,8 +268,21 @@ export interface IndexEntry {
   headline: string;
 }
 
-/** reports/index.html: a link to every scenario's page with its baseline's headline metrics, grouped by rules system. */
-export function indexPage(entries: IndexEntry[]): string {
+/** A sensitivity or tune report folder in the index: what it asked (HTML) and its answer (HTML). */
+export interface AnalysisEntry {
+  dir: string;
+  kind: 'sensitivity' | 'tune';
+  scenario: string;
+  system: string;
+  what: string;
+  answer: string;
+}
+
+/**
+ * reports/index.html: a link to every scenario's page with its baseline's headline metrics,
+ * grouped by rules system, then the sensitivity and tune reports (`siegesim sensitivity`/`tune`).
+ */
+export function indexPage(entries: IndexEntry[], analyses: AnalysisEntry[] = []): string {
   const systems = [...new Set(entries.map((e) => e.system))];
   const sections = systems.map((sys) => {
     const rows = entries
@@ -283,6 +296,18 @@ export function indexPage(entries: IndexEntry[]): string {
 <table class="index"><tr><th class="l">scenario</th><th>cases</th><th class="l">headline (first case, 95% interval)</th><th class="l">question</th></tr>
 ${rows}</table>`;
   });
+  if (analyses.length > 0) {
+    const rows = analyses
+      .map(
+        (a) =>
+          `<tr><td class="l key"><a href="${encodeURI(a.dir)}/index.html">${escapeHtml(a.dir)}</a></td><td class="l">${a.kind}</td><td class="l key">${escapeHtml(a.scenario)} <span class="muted">(${escapeHtml(a.system)})</span></td><td class="l desc">${a.what}</td><td class="l">${a.answer}</td></tr>`,
+      )
+      .join('\n');
+    sections.push(`<h2 id="analyses">Which numbers matter: sensitivity and tune</h2>
+<p class="muted">Written by <code>siegesim sensitivity</code> (the scenario's settings ranked by how much one step of each moves a metric) and <code>siegesim tune</code> (a search of a few settings for values meeting targets).</p>
+<table class="index"><tr><th class="l">report</th><th class="l">kind</th><th class="l">scenario</th><th class="l">what it asks</th><th class="l">answer</th></tr>
+${rows}</table>`);
+  }
   return pageShell({ title: 'siegesim reports', body: `<h1>siegesim reports</h1>\n${sections.join('\n')}` });
 }
 

@@ -16,7 +16,7 @@ import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import { systemById } from '../systems/registry.js';
 import { curveCsv, summaryCsv, summaryJson } from './tables.js';
 import { renderSvgs } from './renderer.js';
-import { headlineHtml, indexPage, scenarioPage, type IndexEntry } from './html.js';
+import { escapeHtml, headlineHtml, indexPage, scenarioPage, type AnalysisEntry, type IndexEntry } from './html.js';
 
 /** An output that cannot be written: one line for the user, no stack trace. */
 export class OutputError extends Error {
@@ -401,7 +401,37 @@ export async function writeFileAtomic(file: string, content: string): Promise<vo
   }
 }
 
-/** Rebuild `<root>/index.html` from every `<root>/<name>/summary.json` found. */
+/** The one-line summary of an analysis folder (`sensitivity.json` or `tune.json`) for the index; undefined when it is neither. */
+async function analysisEntry(dir: string, name: string): Promise<AnalysisEntry | undefined> {
+  for (const kind of ['sensitivity', 'tune'] as const) {
+    const f = path.join(dir, `${kind}.json`);
+    if (!existsSync(f)) continue;
+    try {
+      const s = JSON.parse(await readFile(f, 'utf8')) as Record<string, unknown>;
+      const system = String(s.system ?? '');
+      const scenario = String(s.name ?? name);
+      if (kind === 'sensitivity') {
+        const ranking = (s.ranking ?? []) as { rank: number; param: string }[];
+        const top = ranking.slice(0, 3).map((x) => `<code>${escapeHtml(x.param)}</code>`);
+        const what = `which settings move <code>${escapeHtml(String(s.metric))}</code>: every setting turned one step each way, ranked by the paired effect`;
+        const answer = ranking.length > 0 ? `largest: ${top.join(', ')}${ranking.length > 3 ? ` (of ${ranking.length})` : ''}` : 'no setting turned';
+        return { dir: name, kind, scenario, system, what, answer };
+      }
+      const params = (s.params ?? []) as { path: string }[];
+      const targets = (s.targets ?? []) as { metric: string; lo: number; hi: number }[];
+      const best = s.best as { values?: Record<string, number>; met?: number } | undefined;
+      const what = `a search of ${params.map((p) => `<code>${escapeHtml(p.path)}</code>`).join(', ')} for ${targets.map((t) => `<code>${escapeHtml(t.metric)}</code> in [${t.lo}, ${t.hi}]`).join(' and ')}`;
+      const values = Object.entries(best?.values ?? {}).map(([k, v]) => `${escapeHtml(k)} = ${v}`).join(', ');
+      const answer = s.found ? `found: ${values}` : `none meets every target; closest: ${values} (${best?.met ?? 0} of ${targets.length} met)`;
+      return { dir: name, kind, scenario, system, what, answer };
+    } catch {
+      return undefined; // not a siegesim analysis: left alone
+    }
+  }
+  return undefined;
+}
+
+/** Rebuild `<root>/index.html` from every `<root>/<name>/summary.json` found, and the sensitivity and tune reports beside them. */
 export async function writeIndex(root: string): Promise<void> {
   let all;
   try {
@@ -412,9 +442,14 @@ export async function writeIndex(root: string): Promise<void> {
   // not temporaries, nor a report another run has moved aside for a moment
   const dirs = all.filter((d) => d.isDirectory() && !d.name.startsWith('.') && !OLD.test(d.name));
   const entries: IndexEntry[] = [];
+  const analyses: AnalysisEntry[] = [];
   for (const d of dirs.sort((a, b) => a.name.localeCompare(b.name))) {
     const f = path.join(root, d.name, 'summary.json');
-    if (!existsSync(f)) continue;
+    if (!existsSync(f)) {
+      const a = existsSync(path.join(root, d.name, 'index.html')) ? await analysisEntry(path.join(root, d.name), d.name) : undefined;
+      if (a) analyses.push(a);
+      continue;
+    }
     try {
       const s = JSON.parse(await readFile(f, 'utf8')) as {
         name: string;
@@ -430,5 +465,5 @@ export async function writeIndex(root: string): Promise<void> {
       // A folder that is not a siegesim report is left alone.
     }
   }
-  await writeFileAtomic(path.join(root, 'index.html'), indexPage(entries));
+  await writeFileAtomic(path.join(root, 'index.html'), indexPage(entries, analyses));
 }

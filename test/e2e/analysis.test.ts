@@ -1,6 +1,6 @@
 /** End-to-end: `siegesim sensitivity` and `siegesim tune` through the built CLI, and their pages in Chromium. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { describeBrowser, launchBrowser, screenshot, watchPage } from '../browser.js';
@@ -99,6 +99,29 @@ describe('siegesim tune', () => {
   });
 });
 
+describe('the all-reports index', () => {
+  it('lists the sensitivity and tune reports beside the runs, with what each asks and its answer', async () => {
+    const work = path.join(dir, 'own-folder');
+    mkdirSync(work, { recursive: true });
+    const s = await cli(['sensitivity', SURRENDER, '--trials', '2000', '--params', 'turns,structure.surrender_level'], { cwd: work });
+    expect(s.code, s.stderr).toBe(0);
+    const index = path.join(work, 'reports', 'index.html');
+    expect(readFileSync(index, 'utf8')).toContain('href="surrender-town-basic-sensitivity/index.html"'); // written by sensitivity itself
+    const t = await cli(['tune', FANTASY, ...TUNE], { cwd: work });
+    expect(t.code, t.stderr).toBe(0);
+    const r = await cli(['run', SURRENDER, '--trials', '600', '--no-progress'], { cwd: work });
+    expect(r.code, r.stderr).toBe(0);
+    const html = readFileSync(index, 'utf8');
+    expect(html).toContain('href="surrender-town-basic/index.html"');
+    const analyses = html.slice(html.indexOf('<h2 id="analyses">'));
+    expect(analyses).toContain('href="surrender-town-basic-sensitivity/index.html"');
+    expect(analyses).toContain('href="tune-siege-tune/index.html"');
+    expect(analyses).toMatch(/which settings move <code>p_test<\/code>.*largest: <code>structure\.surrender_level<\/code>, <code>turns<\/code>/);
+    expect(analyses).toMatch(/a search of <code>wall\.hp<\/code>, <code>wall\.dc<\/code> for <code>p_attacker_wins<\/code> in \[0\.45, 0\.55\] and <code>mean_rounds<\/code> in \[3\.6, 4\.2\]/);
+    expect(analyses).toMatch(/found: wall\.hp = \d+, wall\.dc = \d+/);
+  }, 120_000);
+});
+
 describeBrowser('the sensitivity and tune pages in Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
@@ -128,4 +151,20 @@ describeBrowser('the sensitivity and tune pages in Chromium', () => {
       await page.close();
     });
   }
+
+  it('the all-reports index with sensitivity and tune reports: every link opens, no errors', async () => {
+    const file = path.join(dir, 'own-folder', 'reports', 'index.html');
+    if (!existsSync(file)) throw new Error(`${file} missing: the index test above writes it`);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const problems = watchPage(page);
+    await page.goto('file://' + file);
+    const links = await page.locator('#analyses ~ table a').evaluateAll((as) => as.map((a) => (a as unknown as { getAttribute(n: string): string }).getAttribute('href')));
+    expect(links).toHaveLength(2);
+    for (const href of links) expect(existsSync(path.join(path.dirname(file), decodeURI(href)))).toBe(true);
+    const width = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(1280);
+    await screenshot(page, 'index-with-analyses');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });

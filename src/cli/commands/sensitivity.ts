@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { parseStep, sensitivityScenario, TuningInputError, type SensitivityResult } from '../../api.js';
 import { sensitivityJson, writeSensitivityReport } from '../../report/sensitivity.js';
-import { checkReportDir } from '../../report/write.js';
+import { checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
 import { warmRenderer } from '../../report/renderer.js';
 
@@ -55,6 +55,7 @@ async function sensitivityCommand(file: string, flags: SensitivityFlags): Promis
   );
   if (r.note) process.stderr.write(`${v.name}: ${r.note}\n`);
   await writeSensitivityReport(r, out);
+  if (!flags.out) await writeIndex('reports'); // reports/index.html lists it beside the runs
   if (flags.json) process.stdout.write(JSON.stringify(sensitivityJson(r), null, 2) + '\n');
   else process.stdout.write(rankingText(r, flags.top));
   const cases = r.rows.length;

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { parseRange, parseTarget, tuneScenario, TuningInputError, type TuneResult } from '../../api.js';
 import { tuneJson, writeTuneReport } from '../../report/tune.js';
-import { checkReportDir } from '../../report/write.js';
+import { checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
 import { showCount } from '../../report/format.js';
 import { warmRenderer } from '../../report/renderer.js';
@@ -57,6 +57,7 @@ async function tuneCommand(file: string, flags: TuneFlags): Promise<void> {
   );
   if (r.note) process.stderr.write(`${v.name}: ${r.note}\n`);
   await writeTuneReport(r, out);
+  if (!flags.out) await writeIndex('reports'); // reports/index.html lists it beside the runs
   process.stdout.write(flags.json ? JSON.stringify(tuneJson(r), null, 2) + '\n' : tuneText(r));
   process.stderr.write(`${v.name}: tuned in ${r.provenance.seconds} s -> ${out}\n`);
   if (!r.found) process.exitCode = 3;
