@@ -66,6 +66,38 @@ describe('scenario validation', () => {
     expect(byPath['rules.comparison'].line).toBe(7);
   });
 
+  it('a Crusader Rex file: the roster problem with the schema problems in one pass, all in file order (line, then column)', () => {
+    const issues = issuesOf(`name: bad
+system: crusader-rex
+seed: 1
+trials: 100
+town: { rating: 3 }
+player1: saracens
+attacker: saracens
+blocks: [{ block: Saladin, steps: 9 }, { block: Templars }, { block: King Guy, at: feild }, { block: Conrad }]
+policy: { stromm: never, storm: sometimes }
+variants:
+  - name: a
+  - name: a
+sweep:
+  turnz: [1, 2]
+`);
+    const at = issues.map((i) => `${i.line}:${i.col} ${i.path}`);
+    expect(at).toEqual([
+      '8:35 blocks[0].steps',
+      '8:49 blocks[1].block',
+      '8:84 blocks[2].at',
+      '9:11 policy.stromm',
+      '9:33 policy.storm',
+      '12:11 variants[1].name',
+      '14:3 sweep.turnz',
+    ]);
+    expect(issues[1].message).toMatch(/^"Templars" is not in the roster: did you mean "Jerusalem Templars"/);
+    // once the schema passes, the roster problem is still reported once (by refine, not twice)
+    const only = issuesOf(`name: bad\nsystem: crusader-rex\nseed: 1\ntrials: 100\ntown: { rating: 3 }\nplayer1: saracens\nattacker: saracens\nblocks: [{ block: Saladin }, { block: Templars }]\n`);
+    expect(only.map((i) => i.path)).toEqual(['blocks[1].block']);
+  });
+
   it('reports a missing required key', () => {
     const issues = issuesOf('name: t\nsystem: surrender\nseed: 1\n');
     expect(issues).toEqual([{ file: 's.yaml', line: 1, col: 1, path: 'trials', message: MSG.missingKey() }]);
@@ -86,11 +118,11 @@ describe('scenario validation', () => {
     );
     expect(issues.map((i) => [i.path, i.line])).toEqual([
       ['variants[1].set.rules.comparsion', 8],
-      ['variants[3].name', 11],
       ['rules.comparison', 10],
+      ['variants[3].name', 11],
     ]);
     expect(issues[0].message).toBe(MSG.badPath('rules.comparsion', 'rules.comparison'));
-    expect(issues[2].message).toMatch(/^in variant "c": /);
+    expect(issues[1].message).toMatch(/^in variant "c": /);
   });
 
   it('refuses to vary the common keys', () => {

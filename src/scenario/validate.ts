@@ -80,9 +80,14 @@ export function withPath(obj: Record<string, unknown>, dotted: string, value: un
  * Validate a loaded file against the systems, and expand it into its cases.
  * All problems are collected; none is thrown.
  */
+/** Problems in the order of the file: by line, then column (a stable sort: one place keeps its order). */
+function byPosition(issues: ScenarioIssue[]): ScenarioIssue[] {
+  return issues.slice().sort((a, b) => a.line - b.line || a.col - b.col);
+}
+
 export function validateScenario(loaded: LoadedFile, systems: readonly RulesSystem[]): Validation {
   const { file, positions } = loaded;
-  if (loaded.issues.length > 0) return { ok: false, issues: loaded.issues };
+  if (loaded.issues.length > 0) return { ok: false, issues: byPosition(loaded.issues) };
   const data = loaded.data as Record<string, unknown>;
   const issues: ScenarioIssue[] = [];
   const seen = new Set<string>();
@@ -100,14 +105,14 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   const sysName = data.system;
   if (sysName === undefined) {
     push(['system'], MSG.missingKey(), 'value', []);
-    return { ok: false, issues };
+    return { ok: false, issues: byPosition(issues) };
   }
   const system = systems.find((s) => s.id === sysName);
   if (!system) {
     const name = String(sysName);
     const ids = systems.map((x) => x.id);
     push(['system'], MSG.unknownSystem(name, suggest(name, ids), ids));
-    return { ok: false, issues };
+    return { ok: false, issues: byPosition(issues) };
   }
   const schema = scenarioSchemaOf(system);
 
@@ -144,8 +149,11 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   for (const p of protoKeyPaths(data)) push(p, MSG.unknownKey('__proto__'), 'key');
 
   const base = schema.safeParse(data);
-  if (!base.success) report(base.error.issues);
-  else for (const p of system.refine?.(base.data as Record<string, unknown>) ?? []) push(p.path, p.message);
+  if (!base.success) {
+    report(base.error.issues);
+    // what can be told without a valid file (an unknown roster block), in this same pass
+    for (const p of system.precheck?.(data) ?? []) push(p.path, p.message);
+  } else for (const p of system.refine?.(base.data as Record<string, unknown>) ?? []) push(p.path, p.message);
   // Variant and sweep problems are reported together with the base's (README: every problem at
   // once). When the base has problems, each `set` entry and sweep value is checked against its
   // own setting's schema instead of re-validating whole cases, so a file with many base
@@ -215,7 +223,7 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   const nCases = axes.reduce((n, a) => n * a.values.length, 1) * variants.length;
   if (nCases > MAX_CASES) {
     push(['sweep'], MSG.sweepTooLarge(nCases, MAX_CASES), 'key');
-    return { ok: false, issues };
+    return { ok: false, issues: byPosition(issues) };
   }
 
   if (baseFailed) {
@@ -232,7 +240,7 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
     for (const a of axes) {
       a.values.forEach((val, i) => checkValue(a.path, val, (m) => MSG.inSweep(val, m), a.list ? ['sweep', a.path, i] : ['sweep', a.path]));
     }
-    return { ok: false, issues };
+    return { ok: false, issues: byPosition(issues) };
   }
   const parsed = base.data as Record<string, unknown>;
 
@@ -278,14 +286,14 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
     }
     points.push(point);
   });
-  if (issues.length > 0) return { ok: false, issues };
+  if (issues.length > 0) return { ok: false, issues: byPosition(issues) };
 
   // --- expect: metrics, variants and swept values the assertions name must exist ---
   const ex = parsed.expect
     ? validateExpect(parsed.expect as Parameters<typeof validateExpect>[0], { system, points, axes, variantNames: variants.map((v) => v.name) }, (p) => positions.valueOf(p))
     : { expectations: [], issues: [] };
   for (const p of ex.issues) push(p.path, p.message, p.where);
-  if (issues.length > 0) return { ok: false, issues };
+  if (issues.length > 0) return { ok: false, issues: byPosition(issues) };
 
   return {
     ok: true,

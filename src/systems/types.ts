@@ -150,6 +150,12 @@ export interface RulesSystem<C = unknown> {
    * names the path it is about.
    */
   refine?(scenario: Record<string, unknown>): { path: (string | number)[]; message: string }[];
+  /**
+   * Checks that can be made on the file as written, before its schema passes (names the system
+   * must know, such as Crusader Rex roster blocks), so that they are reported in the same pass
+   * as the schema's problems. Must not throw on any data; `refine` repeats them once it passes.
+   */
+  precheck?(raw: Record<string, unknown>): { path: (string | number)[]; message: string }[];
   /** A validated scenario (common keys + the system's keys, defaults filled) -> flat data. */
   compile(scenario: Record<string, unknown>): C;
   kernel: Kernel<C>;

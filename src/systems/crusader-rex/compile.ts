@@ -93,6 +93,19 @@ export interface CrusaderRexCompiled {
   maxTotal: number[]; // largest total steps per side (histogram size)
 }
 
+/** Roster names that do not exist, found in the file as written (any data: nothing is assumed of its shape). */
+export function precheckCrusaderRex(raw: Record<string, unknown>): { path: (string | number)[]; message: string }[] {
+  const out: { path: (string | number)[]; message: string }[] = [];
+  const blocks = Object.hasOwn(raw, 'blocks') ? raw.blocks : undefined;
+  if (!Array.isArray(blocks)) return out;
+  blocks.forEach((b: unknown, i) => {
+    if (b === null || typeof b !== 'object' || Array.isArray(b) || !Object.hasOwn(b, 'block')) return;
+    const name = (b as { block: unknown }).block;
+    if (typeof name === 'string' && !Object.hasOwn(ROSTER, name)) out.push({ path: ['blocks', i, 'block'], message: unknownBlockMessage(name) });
+  });
+  return out;
+}
+
 /** Why a scenario cannot be compiled (multi-key checks, reported by validation). */
 export function refineCrusaderRex(raw: Record<string, unknown>): { path: (string | number)[]; message: string }[] {
   const s = raw as unknown as Scenario;

@@ -1,7 +1,7 @@
 /** Crusader Rex battles and sieges (seed 000, docs/rules/crusader-rex.md) as a siegesim rules system. */
 import type { RulesSystem } from '../types.js';
 import { chartsCrusaderRex } from './charts.js';
-import { compileCrusaderRex, refineCrusaderRex, type CrusaderRexCompiled } from './compile.js';
+import { compileCrusaderRex, precheckCrusaderRex, refineCrusaderRex, type CrusaderRexCompiled } from './compile.js';
 import { exactCrusaderRex } from './exact.js';
 import { A_ATT_WINS, A_DEF_HOLDS, A_FALLS, A_LIFTED, crusaderRexKernel } from './kernel.js';
 import { CRUSADER_REX_SHAPE } from './schema.js';
@@ -12,6 +12,7 @@ export const crusaderRex: RulesSystem<CrusaderRexCompiled> = {
   title: 'Crusader Rex battles and sieges (seed 000, rules v2.0 as the Rally the Troops engine plays them)',
   shape: CRUSADER_REX_SHAPE,
   refine: refineCrusaderRex,
+  precheck: precheckCrusaderRex,
   // about a microsecond a battle: 16384 battles is well over the 10 ms a chunk needs
   chunkTrials: 16_384,
   headline: ['p_attacker_wins', 'p_defender_holds', 'p_castle_falls'],
