@@ -80,7 +80,17 @@ export function tornadoChart(r: SensitivityResult, max = TORNADO_MAX): ChartSpec
   const notes = [moved.length > shown.length ? `top ${shown.length} of ${moved.length}` : '', still > 0 ? `${still} with no effect not drawn` : ''].filter(Boolean);
   const more = notes.length > 0 ? ` (${notes.join('; ')})` : '';
   const title = `Change in ${r.metric} from one step of each setting${more}`;
-  const x = { field: 'effect', type: 'quantitative', title: `change in ${r.metric} (95% interval)` };
+  // The axis and the legend at the top, where the largest bars are (a tall tornado is read from
+  // there); the scale padded by the longest "→ value" label, so a label at the end of the
+  // longest bar stays inside the plot, clear of the settings' names.
+  const labelPx = Math.min(160, 8 + 6 * Math.max(0, ...values.map((v) => v.to.length)));
+  const x = {
+    field: 'effect',
+    type: 'quantitative',
+    title: `change in ${r.metric} (95% interval)`,
+    scale: { padding: labelPx, zero: true },
+    axis: { orient: 'top', grid: true },
+  };
   const label = (positive: boolean) => ({
     transform: [{ filter: positive ? 'datum.effect >= 0' : 'datum.effect < 0' }],
     mark: { type: 'text', align: positive ? 'left' : 'right', dx: positive ? 4 : -4, fontSize: 10, color: '#444' },
@@ -94,7 +104,7 @@ export function tornadoChart(r: SensitivityResult, max = TORNADO_MAX): ChartSpec
       $schema: SCHEMA,
       title,
       width: 560,
-      height: { step: 30 },
+      height: { step: 14 }, // each turned case's bar (the offset band): 12 px thick whatever the count
       data: { values },
       encoding: {
         y: { field: 'param', type: 'nominal', title: null, sort: { field: 'rank', op: 'min', order: 'ascending' }, axis: { labelLimit: 320 } },
@@ -110,7 +120,7 @@ export function tornadoChart(r: SensitivityResult, max = TORNADO_MAX): ChartSpec
               type: 'nominal',
               title: null,
               scale: { domain: ['one step down', 'one step up', 'other option'], range: ['#9ecae9', '#3182bd', '#fd8d3c'] },
-              legend: { orient: 'bottom' },
+              legend: { orient: 'top', direction: 'horizontal' },
             },
             tooltip: [{ field: 'param' }, { field: 'to' }, { field: 'effect', format: '.4f' }, { field: 'lo', format: '.4f' }, { field: 'hi', format: '.4f' }],
           },

@@ -152,6 +152,40 @@ describeBrowser('the sensitivity and tune pages in Chromium', () => {
     });
   }
 
+  it('the tornado: its axis and legend at the top, bars at most 14 px thick, every "→ value" label inside the plot, clear of the settings\' names', async () => {
+    const file = path.join(dir, 's2', 'charts', 'sensitivity.svg'); // every setting (s1 was re-run with one)
+    if (!existsSync(file)) throw new Error(`${file} missing: the CLI tests above write it`);
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto('file://' + file);
+    type Box = { left: number; right: number; top: number; bottom: number; height: number; text: string };
+    const boxes = (sel: string) =>
+      page.locator(sel).evaluateAll((els) =>
+        els.map((e) => {
+          const r = (e as unknown as { getBoundingClientRect(): Box }).getBoundingClientRect();
+          return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, height: r.height, text: (e as unknown as { textContent: string }).textContent };
+        }),
+      ) as Promise<Box[]>;
+    const yNames = await boxes('[aria-label^="Y-axis"] .role-axis-label text');
+    const yDomain = (await boxes('[aria-label^="Y-axis"] .role-axis-domain path, [aria-label^="Y-axis"] .role-axis-domain line'))[0];
+    const xLabels = await boxes('[aria-label^="X-axis"] .role-axis-label text');
+    const legend = await boxes('.role-legend-label text');
+    const bars = await boxes('.mark-rect.role-mark path'); // the bars
+    const labels = await boxes('.mark-text.role-mark text'); // the "→ value" labels
+    expect(yNames.length).toBeGreaterThan(5);
+    expect(labels.length).toBeGreaterThan(5);
+    const barTop = Math.min(...bars.map((b) => b.top));
+    expect(Math.max(...xLabels.map((b) => b.bottom)), 'the numeric axis is above the bars').toBeLessThan(barTop);
+    expect(Math.max(...legend.map((b) => b.bottom)), 'the legend is above the bars').toBeLessThan(barTop);
+    for (const b of bars) expect(b.height, 'a bar thicker than 14 px').toBeLessThanOrEqual(14.5);
+    const namesRight = Math.max(...yNames.map((b) => b.right));
+    for (const l of labels) {
+      expect(l.left, `"${l.text}" starts left of the plot`).toBeGreaterThanOrEqual(yDomain.left);
+      expect(l.left, `"${l.text}" runs into the settings' names`).toBeGreaterThan(namesRight);
+    }
+    await screenshot(page, 'sensitivity-tornado', page.locator('svg').first());
+    await page.close();
+  });
+
   it('the all-reports index with sensitivity and tune reports: every link opens, no errors', async () => {
     const file = path.join(dir, 'own-folder', 'reports', 'index.html');
     if (!existsSync(file)) throw new Error(`${file} missing: the index test above writes it`);
