@@ -103,6 +103,25 @@ describe('expect: validation', () => {
     ]);
   });
 
+  it('refuses a bound outside a probability\'s range ([0, 1]; [-1, 1] for a diff_), not a mean\'s', () => {
+    const issues = issuesOf(
+      GRID +
+        `expect:
+  - { metric: p_test, at_least: 1.5 }
+  - { metric: p_test, between: [0.5, 1.01] }
+  - { metric: diff_p_test, between: [-1.5, 0] }
+  - { metric: diff_p_test, at_most: -0.5 }
+  - { metric: mean_turns, at_least: 1.5 }
+  - { metric: p_test, at_most: 1 }
+`,
+    );
+    expect(issues).toEqual([
+      { at: '12:33', path: 'expect[0].at_least', message: MSG.outsideProbability('at_least: 1.5', 'p_test') },
+      { at: '13:32', path: 'expect[1].between', message: MSG.outsideProbability('between [0.5, 1.01]', 'p_test') },
+      { at: '14:37', path: 'expect[2].between', message: MSG.outsideProbability('between [-1.5, 0]', 'diff_p_test', true) },
+    ]);
+  });
+
   it('lists the metrics when a name is nowhere near one, and needs variants for diff_', () => {
     const [a] = issuesOf(TOWN + 'expect:\n  - { metric: breach_chance, at_least: 0.1 }\n');
     expect(a.message).toBe(MSG.unknownMetric('breach_chance', undefined, ['p_test', 'p_surrender', 'mean_turns']));

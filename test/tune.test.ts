@@ -125,6 +125,10 @@ describe('tune: a fantasy siege, wall HP and DC for two targets', () => {
     const go = (o: Partial<Parameters<typeof tuneScenario>[1]>) => tuneScenario(v, { executor: inProcess, params: ['wall.hp'], targets: TARGETS, trials: 10, ...o });
     await expect(go({ targets: [parseTarget('p_atacker_wins in [0.4, 0.6]')] })).rejects.toThrow(/unknown metric "p_atacker_wins".*did you mean "p_attacker_wins"/);
     await expect(go({ params: ['wall.hpp'] })).rejects.toThrow(/"wall.hpp" is not a tunable setting.*did you mean "wall.hp"/);
+    await expect(go({ targets: [parseTarget('p_attacker_wins in [0.5, 1.2]')] })).rejects.toThrow('target "p_attacker_wins in [0.5, 1.2]" is outside [0, 1]: "p_attacker_wins" is a probability');
+    await expect(go({ targets: [parseTarget('p_breach in [-0.1, 0.5]')] })).rejects.toThrow(/outside \[0, 1\]/);
+    await expect(go({ targets: [parseTarget('mean_volley_a_damage in [1, 2]')] })).rejects.toThrow(/unknown metric "mean_volley_a_damage" \(this scenario's metrics: p_attacker_wins, .*mean_breach_round/);
+    await expect(go({ targets: [parseTarget('mean_volley_a_damage in [1, 2]')] })).rejects.not.toThrow(/volley_b/);
     await expect(go({ params: ['wall.type'] })).rejects.toThrow(/not an integer setting/);
     await expect(go({ params: ['policy.defender_fire_share'] })).rejects.toThrow(/not an integer setting \(it is a decimal\)/);
     await expect(go({ params: ['wall'] })).rejects.toThrow(/a group of settings/);

@@ -18,6 +18,7 @@ import {
   resultHead,
   compileSetting,
   metricOf,
+  producedMetrics,
   runCases,
   selectTunables,
   tidy,
@@ -145,7 +146,7 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
   const base = baseCaseOf(v, o.where);
   const tunables = selectTunables(base.tunables, o.params, sys);
   const baseCompiled = sys.compile(base.scenario);
-  const metric = metricOf(sys, sys.summarize(baseCompiled, new Float64Array(sys.kernel.accLength(baseCompiled))), o.metric);
+  const metric = metricOf(sys, producedMetrics(sys, baseCompiled), o.metric);
   const trials = o.trials ?? v.trials;
   const seed = o.seed ?? v.seed;
 

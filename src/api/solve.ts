@@ -19,6 +19,8 @@ import { COMMON_KEYS, scenarioSchemaOf, schemaAt } from '../scenario/schema.js';
 import type { Metric } from '../systems/types.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
 import { InlineExecutor, type Executor } from '../engine/executor.js';
+import { suggest } from '../scenario/suggest.js';
+import { boundProblem, metricProblem, producedMetrics, tunablesOf } from './tunables.js';
 
 export interface SolveOptions {
   param: string;
@@ -289,16 +291,22 @@ export async function solveSweep(
   };
 }
 
-/** The metric exists and the parameter is a numeric setting of the system. */
-function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param'>): void {
+/**
+ * The metric is one the scenario has, a probability's target lies in [0, 1], and the parameter
+ * is a numeric setting of the system (with a "did you mean" among the scenario's numeric settings).
+ */
+function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param' | 'target'>): void {
   const sys = v.system;
-  if (!sys.metricOrder.includes(o.metric)) {
-    throw new SolveInputError(`unknown metric "${o.metric}" for system ${sys.id} (one of: ${sys.metricOrder.join(', ')})`);
-  }
+  const loaded = v.points[0].variants[0].scenario;
+  const produced = producedMetrics(sys, sys.compile(loaded));
+  const problem = metricProblem(produced, o.metric) ?? boundProblem(produced, o.metric, `--target ${o.target}`, [o.target]);
+  if (problem) throw new SolveInputError(problem);
   const node = schemaAt(scenarioSchemaOf(sys), splitPath(o.param));
   const kind = node ? (node as unknown as { _zod: { def: { type: string } } })._zod.def.type : undefined;
   if (COMMON_KEYS.has(splitPath(o.param)[0]) || kind !== 'number') {
-    throw new SolveInputError(`"${o.param}" is not a numeric setting of system ${sys.id}`);
+    const numeric = tunablesOf(sys, loaded).filter((t) => t.kind === 'int' || t.kind === 'number');
+    const guess = suggest(o.param, numeric.map((t) => t.path));
+    throw new SolveInputError(`"${o.param}" is not a numeric setting of system ${sys.id}${guess ? ` (did you mean "${guess}"?)` : ''}`);
   }
 }
 

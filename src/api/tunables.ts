@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { validateCase, valueAtPath, type ValidScenario } from '../scenario/validate.js';
 import { COMMON_KEYS, scenarioSchemaOf, unwrap } from '../scenario/schema.js';
 import { suggest } from '../scenario/suggest.js';
+import { MSG } from '../scenario/messages.js';
 import type { CaseSummary, RulesSystem } from '../systems/types.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
 import type { Executor } from '../engine/executor.js';
@@ -187,14 +188,35 @@ export function selectTunables(all: Tunable[], names: string[] | undefined, syst
   return all.filter((t) => picked.has(t));
 }
 
+/** A case's own metrics, in the system's order: a summary of an empty accumulator lists them. */
+export function producedMetrics(system: RulesSystem, compiled: unknown): CaseSummary {
+  return system.summarize(compiled, new Float64Array(system.kernel.accLength(compiled)));
+}
+
+/**
+ * Why a metric name is not one this case has (undefined when it is): an unknown name gets a
+ * "did you mean" or the list of the case's own metrics, never another mode's or system's.
+ */
+export function metricProblem(produced: CaseSummary, metric: string): string | undefined {
+  if (produced.metrics[metric]) return undefined;
+  const own = Object.keys(produced.metrics);
+  return MSG.unknownMetric(metric, suggest(metric, own), own);
+}
+
+/**
+ * A bound given for a metric, checked against the metric's range: a probability's bound must
+ * lie in [0, 1] (`what` names the bound in the message, e.g. `--target 1.5`).
+ */
+export function boundProblem(produced: CaseSummary, metric: string, what: string, bounds: number[]): string | undefined {
+  if (produced.metrics[metric]?.kind !== 'probability') return undefined;
+  return bounds.every((b) => b >= 0 && b <= 1) ? undefined : MSG.outsideProbability(what, metric);
+}
+
 /** The metric both verbs judge by: `metric` if given (checked), else the first headline metric the case produces. */
 export function metricOf(system: RulesSystem, produced: CaseSummary, metric?: string): string {
   if (metric !== undefined) {
-    if (!system.metricOrder.includes(metric)) {
-      const guess = suggest(metric, system.metricOrder);
-      throw new TuningInputError(`unknown metric "${metric}" for system ${system.id}${guess ? ` (did you mean "${guess}"?)` : ''} (one of: ${system.metricOrder.join(', ')})`);
-    }
-    if (!produced.metrics[metric]) throw new TuningInputError(`metric "${metric}" is not produced for this scenario (it has: ${Object.keys(produced.metrics).join(', ')})`);
+    const problem = metricProblem(produced, metric);
+    if (problem) throw new TuningInputError(problem);
     return metric;
   }
   const h = system.headline.find((m) => produced.metrics[m]) ?? Object.keys(produced.metrics)[0];

@@ -22,7 +22,7 @@ import type { Metric } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
 import { InlineExecutor } from '../engine/executor.js';
 import { VERSION } from '../version.js';
-import { baseCaseOf, resultHead, compileSetting, metricOf, runCases, selectTunables, TuningInputError, type CaseOptions } from './tunables.js';
+import { baseCaseOf, boundProblem, resultHead, compileSetting, metricOf, producedMetrics, runCases, selectTunables, TuningInputError, type CaseOptions } from './tunables.js';
 
 /** One target: `<metric> in [lo, hi]`. */
 export interface TuneTarget {
@@ -199,8 +199,12 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
   });
   for (const p of Object.keys(o.ranges ?? {})) if (!o.params.includes(p)) throw new TuningInputError(`--range names "${p}", which is not in --params`);
   const baseCompiled = sys.compile(base.scenario);
-  const produced = sys.summarize(baseCompiled, new Float64Array(sys.kernel.accLength(baseCompiled)));
-  for (const t of o.targets) metricOf(sys, produced, t.metric);
+  const produced = producedMetrics(sys, baseCompiled);
+  for (const t of o.targets) {
+    metricOf(sys, produced, t.metric);
+    const outside = boundProblem(produced, t.metric, `target "${t.metric} in [${t.lo}, ${t.hi}]"`, [t.lo, t.hi]);
+    if (outside) throw new TuningInputError(outside);
+  }
 
   const trials = o.trials ?? v.trials;
   const refine = o.refine ?? 4;

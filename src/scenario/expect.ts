@@ -8,7 +8,7 @@
 import type { PathSegments } from './load.js';
 import { MSG } from './messages.js';
 import { suggest } from './suggest.js';
-import type { RulesSystem } from '../systems/types.js';
+import type { MetricKind, RulesSystem } from '../systems/types.js';
 
 /** The one bound of an assertion. Bounds are inclusive. */
 export type Bound =
@@ -81,7 +81,15 @@ export function validateExpect(
   const expectations: Expectation[] = [];
   const metricsAt = metricCatalogue(ctx);
   const allMetrics = new Set<string>();
-  for (const row of metricsAt) for (const names of row) for (const n of names ?? []) allMetrics.add(n);
+  const probabilities = new Set<string>();
+  for (const row of metricsAt) {
+    for (const kinds of row) {
+      for (const [n, kind] of kinds ?? []) {
+        allMetrics.add(n);
+        if (kind === 'probability') probabilities.add(n);
+      }
+    }
+  }
   const nVariants = ctx.variantNames.length;
 
   raw.forEach((item, i) => {
@@ -109,6 +117,12 @@ export function validateExpect(
       problem(at('metric'), MSG.unknownMetric(item.metric, suggest(item.metric, known), [...allMetrics]));
     } else if (diff && nVariants < 2) problem(at('metric'), MSG.diffNeedsVariants(item.metric));
     if (diff && bound?.kind === 'exact') problem(at('exact'), MSG.exactOfDiff(item.metric), 'key');
+    // a probability's bound lies in [0, 1] (a difference of two: [-1, 1])
+    if (bound && bound.kind !== 'exact' && probabilities.has(base)) {
+      const ends = bound.kind === 'between' ? [bound.low, bound.high] : [bound.kind === 'at_least' ? bound.low : bound.high];
+      const what = bound.kind === 'between' ? `between [${ends.join(', ')}]` : `${bound.kind}: ${ends[0]}`;
+      if (!ends.every((b) => b >= (diff ? -1 : 0) && b <= 1)) problem(at(bound.kind), MSG.outsideProbability(what, item.metric, diff));
+    }
 
     // --- the variant ---
     let variant: number | undefined;
@@ -167,15 +181,15 @@ export function validateExpect(
   return { expectations, issues };
 }
 
-/** The metric names of every (point, variant): a summary of an empty accumulator lists them. */
-function metricCatalogue(ctx: ExpectContext): (Set<string> | undefined)[][] {
+/** The metrics (name -> kind) of every (point, variant): a summary of an empty accumulator lists them. */
+function metricCatalogue(ctx: ExpectContext): (Map<string, MetricKind> | undefined)[][] {
   const sys = ctx.system;
   return ctx.points.map((p) =>
     ctx.variantNames.map((name) => {
       const vc = p.variants.find((x) => x.variant === name);
       if (!vc) return undefined;
       const c = sys.compile(vc.scenario);
-      return new Set(Object.keys(sys.summarize(c, new Float64Array(sys.kernel.accLength(c))).metrics));
+      return new Map(Object.entries(sys.summarize(c, new Float64Array(sys.kernel.accLength(c))).metrics).map(([n, m]) => [n, m.kind]));
     }),
   );
 }

@@ -272,7 +272,17 @@ describe('exact, check, validate, schema', () => {
     expect(none.stdout).toMatch(/^not reachable: p_defender_wins >= 0\.999 is not reached for wall\.hp in \[5, 12\]/);
     const bad = await cli(['solve', GRID, '--param', 'wall.hpp', '--metric', 'p_defender_wins', '--target', '0.5']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('"wall.hpp" is not a numeric setting of system fantasy');
+    expect(bad.stderr).toContain('"wall.hpp" is not a numeric setting of system fantasy (did you mean "wall.hp"?)');
+    // a probability's target outside [0, 1]: refused before anything runs (it used to answer, exit 0)
+    const over = await cli(['solve', GRID, '--param', 'wall.hp', '--metric', 'p_attacker_wins', '--target', '1.5', '--no-sweep', '--trials', '1000']);
+    expect(over.code).toBe(2);
+    expect(over.stdout).toBe('');
+    expect(over.stderr).toContain('--target 1.5 is outside [0, 1]: "p_attacker_wins" is a probability');
+    // an unknown metric: the scenario's own metrics listed, not another mode's (a siege has no volleys)
+    const metric = await cli(['solve', GRID, '--param', 'wall.hp', '--metric', 'mean_volley_a_damage', '--target', '0.5']);
+    expect(metric.code).toBe(2);
+    expect(metric.stderr).toContain('unknown metric "mean_volley_a_damage" (this scenario\'s metrics: p_attacker_wins, p_defender_wins, p_undecided, mean_rounds');
+    expect(metric.stderr).not.toMatch(/volley_b|mean_volley_a_damage,/);
     const variant = await cli(['solve', GRID, ...HP, '--variant', 'nope']);
     expect(variant.code).toBe(2);
     expect(variant.stderr).toContain('no variant "nope" in fantasy-wall-hp-dc-grid (its variants: baseline)');
