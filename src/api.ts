@@ -20,6 +20,7 @@ export {
   sweepScenario,
   tunedScenario,
   tunedYaml,
+  tunedName,
   LOADED,
   TUNED,
   MAX_SWEEP_POINTS,

@@ -9,6 +9,7 @@
  * own marks and printed, not asserted (speed is measured in bench/, not in a test).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -286,11 +287,25 @@ describeBrowser('the workbench page', () => {
     expect(download.suggestedFilename()).toBe('case-c-old-siege-2.tuned.yaml');
     const saved = readFileSync((await download.path())!, 'utf8');
     const file = readFileSync(path.join(ROOT, 'scenarios', SC), 'utf8');
-    expect(saved.split('\n').length).toBe(file.split('\n').length); // each value in its line (the rule in the variant that sets it)
+    // a scenario of its own: its name (its report folder), and a line of what changed after the description
+    expect(await page.textContent('#save-name')).toContain('named crusader-rex-6-56-old-siege-2-tuned (its report goes to reports/crusader-rex-6-56-old-siege-2-tuned/');
+    expect(await page.textContent('#command-note')).toContain('reports/crusader-rex-6-56-old-siege-2-tuned/');
+    const description = (parseYaml(saved) as { description: string }).description;
+    expect(description.startsWith((parseYaml(file) as { description: string }).description)).toBe(true);
+    expect(description).toMatch(/\nTuned in the workbench from crusader-rex-6-56-old-siege-2 \(case-c-old-siege-2\.yaml\): .*town\.rating 3 -> 1.*\.\n$/);
+    const added = saved.split('\n').length - file.split('\n').length;
+    expect(added).toBeGreaterThanOrEqual(2); // the blank line and the new one (each value in its line, the rule in the variant that sets it)
+    expect(saved.split('\n').filter((l) => !file.includes(l) && !/^ {2}\S/.test(l) && l !== '')).toEqual([
+      'name: crusader-rex-6-56-old-siege-2-tuned',
+      'town: { rating: 1 }',
+      `policy: { storm: ${other}, sally: when_stronger, storm_ratio: 1.5 }`,
+    ]);
     expect(saved).toContain('town: { rating: 1 }');
     expect(saved).toContain(`policy: { storm: ${other}, sally: when_stronger, storm_ratio: 1.5 }`);
     expect(saved).toContain('set: { rules.relief_delay_when_besieged_without_attack: false }');
-    expect(saved.split('\n').slice(0, 10)).toEqual(file.split('\n').slice(0, 10)); // the comment and the description kept
+    expect(saved.split('\n').slice(2, 9)).toEqual(file.split('\n').slice(2, 9)); // the description kept as written
+    expect(saved.split('\n')[0]).toBe(file.split('\n')[0]); // the schema comment
+    await screenshot(page, 'workbench-saved-tuned');
     expect(problems()).toEqual([]);
     await page.close();
   });

@@ -8,7 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { describeControls, liveScenario, runScenario, sweepScenario, tunedYaml, validateText, type ValidScenario } from '../src/api.js';
-import { editYamlValues } from '../src/api/yaml-edit.js';
+import * as yamlEdit from '../src/api/yaml-edit.js';
+const { editYamlValues } = yamlEdit;
 import { contour } from '../src/serve/sweep-chart.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -193,10 +194,12 @@ describe('tuned YAML', () => {
     const removed = before.filter((l) => !after.includes(l));
     const added = after.filter((l) => !before.includes(l));
     expect(removed).toEqual([
+      'name: fantasy-stone-wall-siege',
       'attacker: { infantry: 10, cavalry: 4, archers: 6, mages: 2, clerics: 2, siege_engines: 3, captain_might: 2 }',
       'wall: { type: stone, hp: 30, dc: 12, upgrades: 0, breach_threshold: 4 }',
     ]);
-    expect(added).toEqual([
+    expect(added.filter((l) => !/^ {2}\S/.test(l))).toEqual([
+      'name: fantasy-stone-wall-siege-tuned',
       'attacker: { infantry: 12, cavalry: 4, archers: 6, mages: 2, clerics: 2, siege_engines: 3, captain_might: 2 }',
       'wall: { type: stone, hp: 40, dc: 12, upgrades: 0, breach_threshold: 4 }',
       'rules: { melee_start: full_battle, leftover: persistent }',
@@ -213,7 +216,49 @@ describe('tuned YAML', () => {
     const { v, text } = load('scenarios/fantasy/stone-wall-siege.yaml');
     const r = tunedYaml(text, v, { variant: 'melee-same-round', values: { 'rules.melee_start': 'all_attackers' } });
     expect(r.ok && r.yaml).toContain('set: { rules.melee_start: all_attackers }');
-    expect(r.ok && r.yaml.split('\n').filter((l) => !text.includes(l))).toHaveLength(1);
+    const added = r.ok ? r.yaml.split('\n').filter((l) => !text.includes(l)) : [];
+    expect(added.filter((l) => !/^ {2}\S/.test(l))).toEqual(['name: fantasy-stone-wall-siege-tuned', '    set: { rules.melee_start: all_attackers }']);
+    expect(r.ok && parse(r.yaml).description).toMatch(
+      /\nTuned in the workbench from fantasy-stone-wall-siege \(stone-wall-siege\.yaml\) \(variant melee-same-round\): rules\.melee_start same_round -> all_attackers\.\n$/,
+    );
+  });
+
+  it('a tuned file is a scenario of its own: its name (report folder) and a description line of what changed, the same dice', async () => {
+    const rel = 'scenarios/fantasy/stone-wall-siege.yaml';
+    const { v, text } = load(rel);
+    const values = { 'wall.hp': 40, 'wall.dc': 14 };
+    const r = tunedYaml(text, v, { values });
+    if (!r.ok) throw new Error('invalid');
+    expect(r.name).toBe('fantasy-stone-wall-siege-tuned');
+    const data = parse(r.yaml);
+    expect(data.name).toBe('fantasy-stone-wall-siege-tuned');
+    // the original description kept word for word, then a line of its own
+    const original = parse(text).description as string;
+    expect(data.description).toBe(`${original}Tuned in the workbench from fantasy-stone-wall-siege (stone-wall-siege.yaml): wall.hp 30 -> 40, wall.dc 12 -> 14.\n`);
+    // layout kept: the folded description grows by a blank line and the new line, at its indentation
+    const before = text.split('\n');
+    const after = r.yaml.split('\n');
+    expect(after.slice(0, 7)).toEqual([before[0], 'name: fantasy-stone-wall-siege-tuned', ...before.slice(2, 7)]);
+    expect(after.slice(7, 10)).toEqual(['', '  Tuned in the workbench from fantasy-stone-wall-siege (stone-wall-siege.yaml):', '  wall.hp 30 -> 40, wall.dc 12 -> 14.']);
+    expect(after.slice(10)).toEqual(before.slice(7).map((l) => l.replace('hp: 30, dc: 12', 'hp: 40, dc: 14')));
+    // the name does not feed the dice: the saved file's run is the live tuned case
+    const live = liveScenario(v, { values });
+    if (!live.ok) throw new Error('invalid');
+    const w = validateText('stone-wall-siege.tuned.yaml', r.yaml);
+    if (!w.ok) throw new Error(JSON.stringify(w.issues));
+    const [a, b] = await Promise.all([runScenario(live.value, { trials: 4096 }), runScenario(w.value, { trials: 4096 })]);
+    expect(b.name).toBe('fantasy-stone-wall-siege-tuned');
+    expect(a.cases.find((c) => c.variant === 'tuned')!.metrics).toEqual(b.cases[0].metrics);
+    // nothing changed: the file as it is (its own name, its own report)
+    const same = tunedYaml(text, v, { values: { 'wall.hp': 30 } });
+    expect(same.ok && same.yaml).toBe(text);
+  });
+
+  it('adds the line to a one-line or missing description, and to a literal block', () => {
+    const { appendYamlLine: add } = yamlEdit;
+    expect(add('name: a\ndescription: a siege # c\nseed: 1\n', ['description'], 'Tuned: x 1 -> 2.')).toBe('name: a\ndescription: "a siege\\nTuned: x 1 -> 2." # c\nseed: 1\n');
+    expect(add('name: a\nseed: 1\nvariants: []\n', ['description'], 'Tuned.')).toBe('name: a\nseed: 1\ndescription: Tuned.\nvariants: []\n');
+    expect(add('description: |\n  one\n  two\nseed: 1\n', ['description'], 'Tuned.')).toBe('description: |\n  one\n  two\n  Tuned.\nseed: 1\n');
   });
 
   it('edits block maps, sequences and flow maps in place', () => {

@@ -434,14 +434,18 @@ describe('the same numbers as siegesim run', () => {
     const done = s.events.at(-1) as { type: string; trials: number; cases: { variant: string; metrics: Record<string, { value: number; ci_low: number; ci_high: number }> }[] };
     expect(done.type).toBe('done');
     expect(done.trials).toBe(600_000);
-    const saved = JSON.parse((await post('/api/save', { scenario: 'surrender/fortress-readings.yaml', values })).text) as { yaml: string; filename: string };
+    const saved = JSON.parse((await post('/api/save', { scenario: 'surrender/fortress-readings.yaml', values })).text) as { yaml: string; filename: string; name: string };
     expect(saved.filename).toBe('fortress-readings.tuned.yaml');
+    expect(saved.name).toBe('surrender-fortress-readings-tuned');
     expect(start.command).toBe('npx siegesim run fortress-readings.tuned.yaml');
     const file = path.join(tmp, saved.filename);
     writeFileSync(file, saved.yaml);
     const r = await cli(['run', file, '--trials', String(done.trials), '--json', '--out', path.join(tmp, 'cli-fixed'), '--threads', '1']);
     expect(r.code, r.stderr).toBe(0);
     const json = JSON.parse(r.stdout)[0]; // --json: one element per scenario
+    // a scenario of its own: reports/surrender-fortress-readings-tuned/, never over the original's report
+    expect(json.name).toBe('surrender-fortress-readings-tuned');
+    expect(JSON.parse(readFileSync(path.join(tmp, 'cli-fixed', 'summary.json'), 'utf8')).name).toBe('surrender-fortress-readings-tuned');
     const cliCase = json.cases.find((c: { variant: string }) => c.variant === 'as-written');
     const tuned = done.cases.find((c) => c.variant === 'tuned')!;
     for (const [k, m] of Object.entries(cliCase.metrics as Record<string, { value: number; ci_low: number; ci_high: number }>)) {

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { isMap, isSeq, parseDocument, type Document } from 'yaml';
-import { editYamlValues, type DocPath } from './yaml-edit.js';
+import { appendYamlLine, editYamlValues, type DocPath } from './yaml-edit.js';
 import { PositionMap } from '../scenario/load.js';
 import { MSG } from '../scenario/messages.js';
 import { COMMON_KEYS, scenarioSchemaOf, unwrap } from '../scenario/schema.js';
@@ -140,19 +140,24 @@ function tunedSet(chosen: { set: Record<string, unknown> }, values: Record<strin
  * The live job: one case without the file's sweep, "as loaded" (the chosen variant) and, when a
  * value differs, "tuned" on the same dice, so the page shows the paired difference.
  */
-export function liveScenario(v: ValidScenario, o: LiveOptions = {}): { ok: true; value: ValidScenario; changed: Record<string, unknown> } | { ok: false; issues: ValueIssue[] } {
+export function liveScenario(
+  v: ValidScenario,
+  o: LiveOptions = {},
+): { ok: true; value: ValidScenario; changed: Record<string, unknown>; was: Record<string, unknown> } | { ok: false; issues: ValueIssue[] } {
   const chosen = chosenVariant(v, o.variant);
   if ('message' in chosen) return { ok: false, issues: [chosen] };
   const loaded = validateSynthetic(v, [{ name: LOADED, set: chosen.set }]);
   if (!loaded.ok) return loaded;
-  const changed = changedValues(loaded.value.points[0].variants[0].scenario, o.values ?? {});
-  if (Object.keys(changed).length === 0) return { ok: true, value: loaded.value, changed };
+  const asLoaded = loaded.value.points[0].variants[0].scenario;
+  const changed = changedValues(asLoaded, o.values ?? {});
+  const was = Object.fromEntries(Object.keys(changed).map((p) => [p, valueAtPath(asLoaded, p)]));
+  if (Object.keys(changed).length === 0) return { ok: true, value: loaded.value, changed, was };
   const both = validateSynthetic(v, [
     { name: LOADED, set: chosen.set },
     { name: TUNED, set: tunedSet(chosen, changed) },
   ]);
   if (!both.ok) return both;
-  return { ok: true, value: both.value, changed };
+  return { ok: true, value: both.value, changed, was };
 }
 
 /**
@@ -333,13 +338,26 @@ function leafJson(node: z.ZodType): Record<string, unknown> {
   return j;
 }
 
+/** The name a tuned copy of a scenario runs under (its report folder): `<name>-tuned`. */
+export function tunedName(name: string): string {
+  return `${name.slice(0, 120 - TUNED_SUFFIX.length)}${TUNED_SUFFIX}`;
+}
+const TUNED_SUFFIX = '-tuned';
+
 /**
  * The tuned scenario as YAML: the original text with each tuned value written in place (in the
  * chosen variant's `set` when that variant sets the path, else in the scenario's own keys), so
- * comments, key order and flow style are kept. Running the result with `siegesim run` gives the
+ * comments, key order and flow style are kept. With any value changed, the copy is a scenario of
+ * its own: `name` becomes `<name>-tuned` (its report goes to its own folder, never over the
+ * original's; the name does not feed the dice) and the description gets a line saying what it was
+ * tuned from and which values changed. Running the result with `siegesim run` gives the
  * workbench's tuned case as the chosen variant of case 1 (when the file has no sweep).
  */
-export function tunedYaml(text: string, v: ValidScenario, o: LiveOptions = {}): { ok: true; yaml: string } | { ok: false; issues: ValueIssue[] } {
+export function tunedYaml(
+  text: string,
+  v: ValidScenario,
+  o: LiveOptions = {},
+): { ok: true; yaml: string; name: string } | { ok: false; issues: ValueIssue[] } {
   const live = liveScenario(v, o);
   if (!live.ok) return live;
   const chosen = chosenVariant(v, o.variant) as { index: number; set: Record<string, unknown> };
@@ -348,7 +366,18 @@ export function tunedYaml(text: string, v: ValidScenario, o: LiveOptions = {}): 
     path: Object.prototype.hasOwnProperty.call(chosen.set, p) ? ['variants', chosen.index, 'set', p] : docPath(doc, splitPath(p)),
     value,
   }));
-  return { ok: true, yaml: editYamlValues(text, edits) };
+  if (edits.length === 0) return { ok: true, yaml: text, name: v.name };
+  const name = tunedName(v.name);
+  const file = v.file.split(/[\\/]/).pop() ?? v.file;
+  const values = Object.entries(live.changed).map(([p, x]) => `${p} ${showValue(live.was[p])} -> ${showValue(x)}`);
+  const variant = chosen.index > 0 ? ` (variant ${v.variantNames[chosen.index]})` : '';
+  const line = `Tuned in the workbench from ${v.name} (${file})${variant}: ${values.join(', ')}.`;
+  return { ok: true, yaml: appendYamlLine(editYamlValues(text, [...edits, { path: ['name'], value: name }]), ['description'], line), name };
+}
+
+/** A value in the tuned file's description: as written, or "default" when the system derives it. */
+function showValue(x: unknown): string {
+  return x === undefined ? 'default' : typeof x === 'string' ? x : JSON.stringify(x);
 }
 
 /** A dotted path as document segments: a segment under a sequence is an index. */

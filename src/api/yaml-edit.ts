@@ -18,6 +18,50 @@ export function editYamlValues(text: string, edits: { path: DocPath; value: unkn
   return out;
 }
 
+/**
+ * `text` with `line` added as a new last line of the text value at `path` (a description): a
+ * block scalar (`>` or `|`) grows by that line at its own indentation (a folded one wrapped to its
+ * width, after a blank line so that it stays a line of its own); a one-line value is rewritten as
+ * a double-quoted text with the line after a line break; a missing value is added.
+ */
+export function appendYamlLine(text: string, path: DocPath, line: string): string {
+  const doc = parseDocument(text);
+  const node = doc.getIn(path, true);
+  if (!isScalar(node) || typeof node.value !== 'string' || !node.range) return editOne(text, path, line);
+  const old = node.value;
+  const want = `${old.replace(/\n+$/, '')}\n${line}${old.endsWith('\n') ? '\n' : ''}`;
+  let spliced: string | undefined;
+  if (node.type === 'BLOCK_FOLDED' || node.type === 'BLOCK_LITERAL') {
+    const body = text.slice(node.range[0], node.range[1]).split('\n');
+    const content = body.slice(1).filter((l) => l.trim() !== '');
+    const indent = /^ */.exec(content[0] ?? '')?.[0] ?? '';
+    if (content.length > 0 && indent.length > 0) {
+      const lastLine = content[content.length - 1];
+      const end = node.range[0] + body.slice(0, body.lastIndexOf(lastLine) + 1).join('\n').length;
+      const folded = node.type === 'BLOCK_FOLDED';
+      const width = Math.max(60, ...content.map((l) => l.length));
+      const lines = folded ? wrapWords(line, width - indent.length) : [line];
+      spliced = `${text.slice(0, end)}\n${folded ? '\n' : ''}${lines.map((l) => indent + l).join('\n')}${text.slice(end)}`;
+    }
+  } else spliced = text.slice(0, node.range[0]) + JSON.stringify(want) + text.slice(node.range[1]);
+  if (spliced !== undefined) {
+    const check = parseDocument(spliced);
+    if (check.errors.length === 0 && check.getIn(path) === want) return spliced;
+  }
+  return editOne(text, path, want);
+}
+
+/** Words on lines of at most `width` characters (a longer word has a line of its own); `path a -> b` stays together. */
+function wrapWords(text: string, width: number): string[] {
+  const out: string[] = [];
+  for (const w of text.split(/(?<!->) (?!->|\S+ ->)/)) {
+    const last = out.length - 1;
+    if (last >= 0 && out[last].length + 1 + w.length <= width) out[last] += ` ${w}`;
+    else out.push(w);
+  }
+  return out;
+}
+
 function editOne(text: string, path: DocPath, value: unknown): string {
   const doc = parseDocument(text);
   const expected = parseDocument(text);

@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import { networkInterfaces, hostname } from 'node:os';
 import path from 'node:path';
 import { packageFile } from '../paths.js';
-import { describeControls, liveScenario, tunedYaml } from '../api.js';
+import { describeControls, liveScenario, tunedName, tunedYaml } from '../api.js';
 import type { Executor } from '../engine/executor.js';
 import { Catalogue, type Root } from './catalogue.js';
 import { Gate } from './gate.js';
@@ -175,6 +175,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
       path: name,
       file: display,
       name: v.name,
+      tunedName: tunedName(v.name),
       system: v.system.id,
       title: v.system.title,
       description: v.description ?? '',
@@ -207,7 +208,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
     const { scenario: v, text, display } = scenarioOf(ctx, reqString(body, 'scenario'));
     const r = tunedYaml(text, v, { variant: optString(body, 'variant'), values: optValues(body) });
     if (!r.ok) throw new RequestError(422, r.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '), r.issues);
-    return { yaml: r.yaml, filename: tunedFileName(display), changed: r.yaml !== text };
+    return { yaml: r.yaml, filename: tunedFileName(display), name: r.name, changed: r.yaml !== text };
   }
 
   function urlOf(): string {

@@ -605,7 +605,7 @@ function renderCommand(trials) {
   const sweep = state.info.sweep.length > 0;
   const variant = state.info.variant;
   let note = tuned
-    ? `After saving the tuned YAML (download it above), this run writes what the "tuned" column shows as case 1, variant "${variant}" of its report, byte for byte.`
+    ? `After saving the tuned YAML (download it above), this run writes what the "tuned" column shows as case 1, variant "${variant}" of its own report (the saved file is named ${state.info.tunedName}: reports/${state.info.tunedName}/), byte for byte.`
     : `This run writes what the page shows as case 1, variant "${variant}" of its report, byte for byte.`;
   if (sweep) note = `The file sweeps ${state.info.sweep.map((s) => s.path).join(', ')}: the command runs its whole grid (each point on its own dice), while the page shows the case without the sweep.`;
   $('#command-note').textContent = note;
@@ -620,7 +620,9 @@ async function save() {
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(a.href), 5000);
-    $('#save-name').textContent = ` saved as ${r.filename}`;
+    $('#save-name').textContent = r.changed
+      ? ` saved as ${r.filename}: a scenario of its own, named ${r.name} (its report goes to reports/${r.name}/, the original's stays as it is)`
+      : ` saved as ${r.filename} (nothing tuned: the file as it is)`;
     const pre = $('#yaml-preview');
     pre.textContent = r.yaml;
     pre.hidden = false;
