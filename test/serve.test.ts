@@ -309,6 +309,39 @@ describe('malformed requests get a 4xx and never crash the server', () => {
     expect(wb.stats().open).toBe(0); // no refused ranking or search left a job behind
   });
 
+  it('refuses an unknown field in every POST body (and in a sweep axis and a target), naming it with a "did you mean"', async () => {
+    const TB = 'surrender/town-basic.yaml';
+    const target = { metric: 'p_test', lo: 0.4, hi: 0.6 };
+    const cases: [string, Record<string, unknown>, string, string | undefined][] = [
+      ['/api/run', { scenario: TB, max_trials: 10_000 }, 'max_trials', 'maxTrials'],
+      ['/api/run', { scenario: TB, trails: 4096 }, 'trails', 'trials'],
+      ['/api/run', { scenario: TB, wall_hp: 40 }, 'wall_hp', undefined],
+      ['/api/check', { scenario: TB, value: { turns: 3 } }, 'value', 'values'],
+      ['/api/save', { scenario: TB, varaint: 'as-written' }, 'varaint', 'variant'],
+      ['/api/sweep', { scenario: TB, axes: [{ path: 'turns', from: 1, to: 3, step: 1 }], targte: 0.5 }, 'targte', 'target'],
+      ['/api/sweep', { scenario: TB, axes: [{ path: 'turns', from: 1, to: 3, stp: 1 }] }, 'axes.0.stp', 'axes.0.step'],
+      ['/api/sensitivity', { scenario: TB, metrics: 'p_test' }, 'metrics', 'metric'],
+      ['/api/tune', { scenario: TB, params: ['turns'], targets: [target], budgt: 100_000 }, 'budgt', 'budget'],
+      ['/api/tune', { scenario: TB, params: ['turns'], targets: [{ ...target, high: 0.7 }] }, 'targets.0.high', 'targets.0.hi'],
+      ['/api/tune', { scenario: TB, params: ['turns'], targets: [{ ...target, weight: 2 }] }, 'targets.0.weight', undefined],
+    ];
+    for (const [route, body, key, guess] of cases) {
+      const r = await post(route, body);
+      expect(r.status, `${route} ${key}: ${r.text}`).toBe(400);
+      const e = JSON.parse(r.text) as { error: string; issues: { path: string }[] };
+      expect(e.error, route).toContain(`unknown field "${key}"`);
+      if (guess) expect(e.error, route).toContain(`(did you mean "${guess}"?)`);
+      else expect(e.error, route).not.toContain('did you mean');
+      expect(e.issues[0].path).toBe(key);
+    }
+    expect(wb.stats().open).toBe(0); // refused before a job starts
+    // every field the page sends is known: a run with them all streams
+    const ok = open('/api/run', { scenario: TB, values: { turns: 3 }, seed: 7, precision: 0.01, maxTrials: 20_000 });
+    await ok.ended;
+    expect(ok.status()).toBe(200);
+    expect(ok.events.at(-1)).toMatchObject({ type: 'done' });
+  });
+
   it('says what is wrong with a value in the CLI\'s words, under its path', async () => {
     const r = await post('/api/run', { scenario: 'fantasy/stone-wall-siege.yaml', values: { 'wall.hp': 1e9, 'wall.dc': 12, 'rules.melee_start': 'later' } });
     expect(r.status).toBe(422);

@@ -25,7 +25,7 @@ import { CancelledError } from '../engine/run.js';
 import { widestOf } from '../api/run.js';
 import type { Catalogue } from './catalogue.js';
 import { Gate, PRIORITY } from './gate.js';
-import { LIMITS, optInt, optNumber, optNumbers, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
+import { FIELDS, LIMITS, onlyKnown, optInt, optNumber, optNumbers, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
 import { sweepChart } from './sweep-chart.js';
 import { VERSION } from '../version.js';
 import { showCount } from '../report/format.js';
@@ -309,6 +309,7 @@ export async function streamSweep(ctx: JobContext, client: string, body: Record<
   const axes: SweepAxis[] = rawAxes.map((a, i) => {
     if (a === null || typeof a !== 'object') throw new RequestError(400, `axes[${i}] must be ${AXIS}`);
     const o = a as Record<string, unknown>;
+    onlyKnown(o, FIELDS.axis, `axes.${i}.`);
     const values = optNumbers(o, 'values', -1e9, 1e9, MAX_SWEEP_POINTS);
     // an explicit list is swept as given, in its order (a file's `wall.hp: [10, 20, 30, 40, 60, 80]`)
     if (values) return { path: reqString(o, 'path', 200), values };

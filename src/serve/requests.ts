@@ -4,6 +4,7 @@
  * the scenario schemas (api/live.ts), with the CLI's messages.
  */
 import { showCount } from '../report/format.js';
+import { suggest } from '../scenario/suggest.js';
 
 /** Limits of the workbench (per request and per client). */
 export const LIMITS = {
@@ -55,6 +56,33 @@ export function parseBody(text: string): Body {
 }
 
 const bad = (path: string, message: string) => new RequestError(400, `${path}: ${message}`, [{ path, message }]);
+
+/** The fields of each POST endpoint's body (and of its nested objects): anything else is refused. */
+export const FIELDS = {
+  save: ['scenario', 'variant', 'values'],
+  check: ['scenario', 'variant', 'values'],
+  run: ['scenario', 'variant', 'values', 'seed', 'trials', 'precision', 'maxTrials'],
+  sweep: ['scenario', 'variant', 'values', 'seed', 'axes', 'metric', 'target', 'trials'],
+  axis: ['path', 'values', 'from', 'to', 'step'],
+  sensitivity: ['scenario', 'variant', 'values', 'metric', 'params', 'trials', 'seed'],
+  tune: ['scenario', 'variant', 'values', 'params', 'ranges', 'targets', 'trials', 'budget', 'seed'],
+  target: ['metric', 'lo', 'hi'],
+} as const;
+
+/**
+ * Refuse a key the request does not know (a misspelt field would otherwise be dropped without a
+ * word, and the run go on with its default): a 400 naming it, with the CLI's "did you mean".
+ * `where` prefixes the key of a nested object (`axes.0.`).
+ */
+export function onlyKnown(b: Body, known: readonly string[], where = ''): void {
+  for (const k of Object.keys(b)) {
+    if (known.includes(k)) continue;
+    const guess = suggest(k, known);
+    const key = `${where}${k.length > 60 ? `${k.slice(0, 57)}...` : k}`;
+    const message = `unknown field "${key}"${guess ? ` (did you mean "${where}${guess}"?)` : ''} (the fields: ${known.join(', ')})`;
+    throw new RequestError(400, message, [{ path: key, message }]);
+  }
+}
 
 export function optString(b: Body, key: string, max = 200): string | undefined {
   const v = b[key];

@@ -22,7 +22,7 @@ import { Catalogue, type Root } from './catalogue.js';
 import { Gate } from './gate.js';
 import { scenarioOf, streamLive, streamSweep, tunedFileName, type JobContext } from './jobs.js';
 import { streamSensitivity, streamTune } from './tuning.js';
-import { LIMITS, optString, optValues, parseBody, RequestError, reqString } from './requests.js';
+import { FIELDS, LIMITS, onlyKnown, optString, optValues, parseBody, RequestError, reqString } from './requests.js';
 
 export interface WorkbenchOptions {
   roots: Root[];
@@ -147,6 +147,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
     const route = url.pathname;
     if (!POST_ROUTES.includes(route)) throw new RequestError(404, 'not found');
     const body = parseBody(await readBody(req, res));
+    onlyKnown(body, FIELDS[route.slice('/api/'.length) as keyof typeof FIELDS]);
     if (route === '/api/save') return sendJson(res, 200, save(body));
     if (route === '/api/check') return sendJson(res, 200, check(body));
     const client = String(req.headers['x-siegesim-client'] ?? '');

@@ -14,7 +14,7 @@ import { regionChart } from '../report/tune.js';
 import { tornadoChart } from '../report/sensitivity.js';
 import { PRIORITY } from './gate.js';
 import { admit, invalidValues, scenarioOf, Stream, throttle, type JobContext, type JobKind } from './jobs.js';
-import { LIMITS, optInt, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
+import { FIELDS, LIMITS, onlyKnown, optInt, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
 import { showCount } from '../report/format.js';
 
 /** Settings ranked in the page, and drawn in its tornado (the CLI's report has them all). */
@@ -56,6 +56,7 @@ function targetsOf(raw: unknown): TuneTarget[] {
   if (!Array.isArray(raw) || raw.length < 1 || raw.length > LIMITS.maxTargets) throw bad('targets', `one to ${LIMITS.maxTargets} of { metric, lo, hi }`);
   return raw.map((t, i) => {
     const o = (t !== null && typeof t === 'object' && !Array.isArray(t) ? t : {}) as Record<string, unknown>;
+    onlyKnown(o, FIELDS.target, `targets.${i}.`);
     if (typeof o.metric !== 'string' || o.metric.length === 0 || o.metric.length > 100 || typeof o.lo !== 'number' || typeof o.hi !== 'number' || !Number.isFinite(o.lo) || !Number.isFinite(o.hi)) {
       throw bad(`targets.${i}`, 'must be { metric, lo, hi } with a metric name and two numbers');
     }
