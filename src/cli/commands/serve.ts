@@ -29,8 +29,10 @@ async function serveCommand(args: string[], flags: ServeFlags): Promise<void> {
   process.once('SIGINT', () => stopping!('SIGINT'));
   process.once('SIGTERM', () => stopping!('SIGTERM'));
 
-  // The workers start once the port is ours (a port in use never starts them), and before the
-  // first change, so that it does not wait for them.
+  // The workers start with the first request (the page's load, well before its first change, so
+  // that the change does not wait for them), not when the port is ours: a worker still booting
+  // (loading its modules) cannot be stopped until it has booted, and on a busy machine that held
+  // the exit of a server stopped before anyone used it for up to a second or more.
   const exec = new PoolExecutor(flags.threads);
   let wb;
   try {
@@ -41,7 +43,7 @@ async function serveCommand(args: string[], flags: ServeFlags): Promise<void> {
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') throw new UserError(`cannot listen on ${flags.host}:${flags.port} (${code})`);
     throw e;
   }
-  exec.warm();
+  wb.server.once('request', () => exec.warm());
   if (!isLoopback(flags.host)) {
     process.stderr.write(
       `siegesim serve: WARNING: listening on ${flags.host}, not 127.0.0.1: anyone who can reach this machine can run simulations on it and read the served scenarios.\n`,
