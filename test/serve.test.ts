@@ -714,21 +714,29 @@ describe('siegesim serve (the command)', () => {
     };
     // never used: stopped at once (as a script does the moment the URL is out)
     const a = serve([served]);
-    await a.url;
-    expect(await stop(a, 'SIGTERM')).toBeLessThan(1000);
+    try {
+      await a.url;
+      expect(await stop(a, 'SIGTERM')).toBeLessThan(1000);
+    } finally {
+      a.child.kill('SIGKILL'); // also when it failed: no server left behind (a no-op once it exited)
+    }
     // used, then idle
     const b = serve(['--threads', '2', served]);
-    const url = new URL(await b.url);
-    const pid = b.child.pid!;
-    await new Promise((r) => setTimeout(r, 1000));
-    const before = threadsOf(pid);
-    const page = await new Promise<number>((resolve, reject) => {
-      request({ host: url.hostname, port: url.port, path: '/', headers: { Host: url.host } }, (res) => resolve(res.resume().statusCode ?? 0)).on('error', reject).end();
-    });
-    expect(page).toBe(200);
-    await until(() => threadsOf(pid) >= before + 2, 20_000); // the pool's two threads, started by the request
-    await new Promise((r) => setTimeout(r, 500));
-    expect(await stop(b, 'SIGINT')).toBeLessThan(1000);
+    try {
+      const url = new URL(await b.url);
+      const pid = b.child.pid!;
+      await new Promise((r) => setTimeout(r, 1000));
+      const before = threadsOf(pid);
+      const page = await new Promise<number>((resolve, reject) => {
+        request({ host: url.hostname, port: url.port, path: '/', headers: { Host: url.host } }, (res) => resolve(res.resume().statusCode ?? 0)).on('error', reject).end();
+      });
+      expect(page).toBe(200);
+      await until(() => threadsOf(pid) >= before + 2, 20_000); // the pool's two threads, started by the request
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await stop(b, 'SIGINT')).toBeLessThan(1000);
+    } finally {
+      b.child.kill('SIGKILL');
+    }
   }, 90_000);
 
   it('--open hands its address to the desktop\'s opener (xdg-open)', async () => {
