@@ -6,7 +6,7 @@
  * makes it 1.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { solveScenario, solveSweep, validateText, type SolveResult } from '../src/api.js';
+import { runScenario, solveScenario, solveSweep, validateText, type SolveResult } from '../src/api.js';
 import { CancelledError } from '../src/engine/run.js';
 
 const SCENARIO = `name: solve-me
@@ -50,6 +50,17 @@ describe('solve', () => {
     const r = await solveScenario(valid(), { ...ASK, variant: 'le' });
     expect(r).toMatchObject({ variant: 'le', resolved: true, value: 10 });
     await expect(solveScenario(valid(), { ...ASK, variant: 'lenient' })).rejects.toThrow('no variant "lenient" in solve-me (its variants: lt, le)');
+  });
+
+  it("rolls run's dice: at the file's own setting its value is run's, at each sweep point", async () => {
+    const run = await runScenario(valid());
+    for (const [i, level] of [3, 4].entries()) {
+      const r = await solveScenario(valid(), { ...ASK, from: 8, to: 40, point: { 'structure.surrender_level': level } });
+      const at8 = r.evaluations.find((e) => e.value === 8 && e.phase === 'ends')!;
+      const c = run.cases.find((x) => x.variant === 'lt' && x.params['structure.surrender_level'] === level)!;
+      expect(at8.trials).toBe(c.trials);
+      expect(at8.metric.value, `point ${i}`).toBe(c.metrics.p_test.value);
+    }
   });
 
   it('one answer per point of the sweep over the other parameters', async () => {

@@ -20,7 +20,8 @@ import type { Metric } from '../systems/types.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
 import { InlineExecutor, type Executor } from '../engine/executor.js';
 import { suggest } from '../scenario/suggest.js';
-import { boundProblem, metricProblem, producedMetrics, tunablesOf } from './tunables.js';
+import { boundProblem, metricProblem, producedMetrics, streamOfCase, tunablesOf } from './tunables.js';
+import { pointStream } from './run.js';
 
 export interface SolveOptions {
   param: string;
@@ -138,15 +139,20 @@ export async function solveScenario(v: ValidScenario, o: SolveOptions): Promise<
     return m;
   };
 
+  // Every candidate rolls the dice `run` rolls at this sweep point (point-0 when the point is
+  // none of the file's), so the value at the file's own setting is run's, byte for byte, and
+  // candidates share their dice (their differences are smooth in the value).
+  const stream = baseCase.ok ? streamOfCase(v, baseCase.scenario) : pointStream(0);
+
   /**
-   * Run candidates on the solve stream (the same dice for every value): `n` trials each, then,
+   * Run candidates on the point's stream (the same dice for every value): `n` trials each, then,
    * with `open`, chunk by chunk until the candidate's interval no longer holds the target (each
    * decides on its own dice alone, so where it stops is deterministic), up to the cap.
    */
   const evaluate = async (values: number[], n: number, phase: SolvePhase, open = false): Promise<Metric[]> => {
     const compiled = values.map(compile);
     const jobs: GroupJob[] = compiled.map((c) => ({
-      stream: 'solve',
+      stream,
       system: sys.id,
       compiled: [c],
       accLengths: [sys.kernel.accLength(c)],
