@@ -694,10 +694,11 @@ function record(at: number): void {
   // module vars read once into locals: each read of one is a context load with its checks
   const sums = SUM;
   const z1 = Z1;
-  const f0 = sums[F[0]] + sums[S[0]];
+  // the field is F + S: a block is in one place at a time, so their digits add (one look-up)
+  const f0 = sums[F[0] + S[0]];
   const c0 = sums[C[0]];
   const r0 = pendS[0];
-  const f1 = sums[z1 + F[1]] + sums[z1 + S[1]];
+  const f1 = sums[z1 + F[1] + S[1]];
   const c1 = sums[z1 + C[1]];
   const r1 = pendS[1];
   const d = DELTA;
@@ -1033,18 +1034,23 @@ function battleTurn(c: CrusaderRexCompiled, rng: RngState, turn: number, base: n
   if (!fell && occupied()) {
     const bes = 1 - own;
     if (c.besiegerRetreats === 1 && inField(bes)) retreatAll(bes);
-    if (inField(bes)) {
-      // 6.57: once per game turn, each castle block loses a step on attritionOn or less (in
-      // position order: the bits of the castle's mask; a step off one block leaves the others' digits)
-      const o = own;
-      const on = c.attritionOn;
-      let x = C[o];
-      for (let m = MASK[o * Z1 + x], p = 0; m !== 0; m >>= 1, p++) if ((m & 1) !== 0 && rollDie(rng, 6, 4) <= on) x -= POW5[p];
-      C[o] = x;
-      if (x === 0 && inTown(bes)) fell = true;
-    }
+    if (inField(bes)) attrition(c, rng, bes); // 6.57: once per game turn
   }
   record(base + 3 * 12);
+}
+
+/**
+ * 6.57: each castle block loses a step on attritionOn or less (in position order: the bits of
+ * the castle's mask; a step off one block leaves the others' digits). A function of its own, once
+ * a game turn: inlined into battleTurn, its die loop used up inlining budget the round loop's calls need.
+ */
+function attrition(c: CrusaderRexCompiled, rng: RngState, bes: number): void {
+  const o = own;
+  const on = c.attritionOn;
+  let x = C[o];
+  for (let m = MASK[o * Z1 + x], p = 0; m !== 0; m >>= 1, p++) if ((m & 1) !== 0 && rollDie(rng, 6, 4) <= on) x -= POW5[p];
+  C[o] = x;
+  if (x === 0 && inTown(bes)) fell = true;
 }
 
 /** Every field block of side sd leaves by road while the slots last; the rest are eliminated (2.8, 6.61). */
