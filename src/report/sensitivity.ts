@@ -163,10 +163,13 @@ export function sensitivityPage(r: SensitivityResult, charts: readonly ChartSpec
     );
   }
   const top = r.ranking.slice(0, 3).map((x) => `<code>${escapeHtml(x.param)}</code> (${show(x.effect)})`);
+  // every turned case equal to the loaded one (a 0 effect is no "largest effect")
+  const moved = r.ranking.some((x) => Number.isFinite(x.effect) && x.effect !== 0);
+  const effects = moved ? `Largest effects: ${top.join(', ')}.` : `No setting turned here moved it (every effect 0 on the same dice).`;
   const step = r.step ? ('abs' in r.step ? `±${r.step.abs}` : `±${r.step.percent}%`) : 'integers ±1, decimals ±10%';
   return analysisPage({
     title: `${r.name}: what moves ${r.metric}`,
-    lead: `${escapeHtml(r.metric)} at the loaded settings: ${showCi(r.baseline)}. Largest effects: ${top.join(', ')}.${r.note ? ` <span class="muted">(${escapeHtml(r.note)})</span>` : ''}`,
+    lead: `${escapeHtml(r.metric)} at the loaded settings: ${showCi(r.baseline)}. ${effects}${r.note ? ` <span class="muted">(${escapeHtml(r.note)})</span>` : ''}`,
     meta: provenanceLine(r, `${r.trials} trials per case · steps ${escapeHtml(step)}`),
     sections,
     charts,

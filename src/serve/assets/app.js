@@ -19,7 +19,7 @@ const el = (tag, attrs = {}, ...children) => {
 /**
  * This tab's id: the server keeps one live run and one sweep per tab. An identifier, not dice:
  * from the browser's crypto (getRandomValues also where randomUUID is missing, on a plain-http
- * page served beyond this machine), never from Math.random.
+ * page served beyond this machine), never from a non-cryptographic generator.
  */
 const CLIENT = crypto.randomUUID
   ? crypto.randomUUID()
