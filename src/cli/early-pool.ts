@@ -7,6 +7,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { PoolExecutor } from '../engine/pool.js';
+import { LIMITS } from '../scenario/limits.js';
 
 let early: PoolExecutor | undefined;
 
@@ -20,7 +21,7 @@ export function threadsFromArgv(argv: readonly string[]): number | undefined {
   }
   if (v === undefined) return availableParallelism();
   // anything but a plain small count is left to the option's own checks (and their messages)
-  return /^[1-9][0-9]{0,2}$/.test(v) && Number(v) <= 4 * availableParallelism() ? Number(v) : undefined;
+  return /^[1-9][0-9]{0,2}$/.test(v) && Number(v) <= LIMITS.threadsPerCore * availableParallelism() ? Number(v) : undefined;
 }
 
 /**
@@ -49,7 +50,7 @@ export function looksBig(args: readonly string[]): boolean {
     try {
       const st = statSync(f);
       if (st.isDirectory()) return true; // a folder of scenarios
-      if (!st.isFile() || st.size > 262_144) continue; // a pipe, a device, a huge file: left to the program
+      if (!st.isFile() || st.size > LIMITS.fileBytes) continue; // a pipe, a device, a huge file: left to the program
       const m = /^trials:[ \t]*([0-9][0-9_]*)[ \t]*(?:#.*)?$/m.exec(readFileSync(f, 'utf8').slice(0, 65536));
       if (m && Number(m[1].replaceAll('_', '')) >= EARLY_TRIALS) return true;
     } catch {

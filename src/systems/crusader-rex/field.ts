@@ -11,6 +11,7 @@
  * Allocation-free: the per-case tables are made once (buildFieldTables) and swapped in
  * (useFieldTables).
  */
+import { cached } from './cache.js';
 import { nextI32, nextTrialState, type RngState } from '../../engine/rng.js';
 import { FIELD, PENDING, type CrusaderRexCompiled } from './compile.js';
 import { chargeOutcomes } from './table.js';
@@ -257,13 +258,11 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
         steps[i] = digits[x * n + bPos[blocks[i]]];
         k += `${fFp[blocks[i]]}:${steps[i]},`;
       }
-      let made = ALIAS_MADE.get(k);
-      if (made === undefined) {
-        made = new Int32Array(ALIAS_K);
-        fieldAliasTable(chargeB >= 0 ? chargeOutcomes(digits[x * n + bPos[chargeB]], fFp[chargeB]) : plainHits(blocks, steps), made, 0);
-        if (ALIAS_MADE.size >= 100_000) ALIAS_MADE.clear(); // bounded in a long-lived worker
-        ALIAS_MADE.set(k, made);
-      }
+      const made = cached(ALIAS_MADE, k, () => {
+        const t = new Int32Array(ALIAS_K);
+        fieldAliasTable(chargeB >= 0 ? chargeOutcomes(digits[x * n + bPos[chargeB]], fFp[chargeB]) : plainHits(blocks, steps), t, 0);
+        return t;
+      }, 100_000);
       out.set(made, x * ALIAS_K);
     }
     at = size;
@@ -322,14 +321,7 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
 const SIDE_MADE = new Map<string, SideTables>();
 
 function buildSideTables(n: number, pref: number[]): SideTables {
-  const k = `${n}:${pref.join(',')}`;
-  let t = SIDE_MADE.get(k);
-  if (t === undefined) {
-    if (SIDE_MADE.size >= 1000) SIDE_MADE.clear();
-    t = makeSideTables(n, pref);
-    SIDE_MADE.set(k, t);
-  }
-  return t;
+  return cached(SIDE_MADE, `${n}:${pref.join(',')}`, () => makeSideTables(n, pref), 1000);
 }
 
 function makeSideTables(n: number, pref: number[]): SideTables {

@@ -25,6 +25,7 @@
  * path's (a run is one draw, not one per block), the distribution is the same. The tests hold
  * the two paths to each other statistically and both to the exact chain.
  */
+import { cached as cachedIn } from './cache.js';
 import { nextI32, nextTrialState, type RngState } from '../../engine/rng.js';
 import { rollDie } from '../../engine/dice.js';
 import { CASTLE, FIELD, PENDING, type CrusaderRexCompiled } from './compile.js';
@@ -306,15 +307,7 @@ function joined<T extends Uint8Array | Int8Array | Uint16Array | Int32Array>(a: 
  * each cache bounded for a long-lived worker (the workbench).
  */
 let caching = true;
-function cached<V>(cache: Map<string, V>, key: string, make: () => V, keep: number): V {
-  let v = caching ? cache.get(key) : undefined;
-  if (v === undefined) {
-    v = make();
-    if (cache.size >= keep) cache.clear();
-    cache.set(key, v);
-  }
-  return v;
-}
+const cached = <V>(cache: Map<string, V>, key: string, make: () => V, keep: number): V => cachedIn(cache, key, make, keep, caching);
 /** A run's alias tables for every state of its side, [THR, ALI, logK], by the side's block count, plain or a charge, and the run's blocks' firepower and position in firing order (at most 500 kB each). */
 const RUN_MADE = new Map<string, [Uint32Array, Uint8Array, number]>();
 /** One side's state tables, by block count and hit order (positions). */
