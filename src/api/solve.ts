@@ -47,6 +47,11 @@ export interface SolveOptions {
   maxTrials?: number;
   /** Each evaluation as it is made (`trials` it ran; `phase` of the search). */
   onStep?: (value: number, m: Metric, info: { trials: number; phase: SolvePhase; point: Record<string, unknown> }) => void;
+  /**
+   * Evaluations made and planned so far (for a progress bar). The plan is the usual count (both
+   * ends, the bisection, the answer and its neighbour) and grows when the search needs more.
+   */
+  onProgress?: (done: number, planned: number) => void;
 }
 
 export type SolvePhase = 'ends' | 'bisect' | 'resolve';
@@ -127,6 +132,7 @@ export async function solveScenario(v: ValidScenario, o: SolveOptions): Promise<
   const seed = o.seed ?? v.seed;
   const exec = o.executor ?? new InlineExecutor();
   const evaluations: SolveResult['evaluations'] = [];
+  const planned = 2 + Math.ceil(Math.log2(Math.max(2, to - from))) + 2;
 
   const compile = (value: number) => {
     const c = validateCase(v, { ...point, [o.param]: value }, set);
@@ -173,6 +179,7 @@ export async function solveScenario(v: ValidScenario, o: SolveOptions): Promise<
       const m = metricOf(compiled[i], out.merged);
       evaluations.push({ value: values[i], trials: out.trials, phase, metric: m });
       o.onStep?.(values[i], m, { trials: out.trials, phase, point });
+      o.onProgress?.(evaluations.length, Math.max(planned, evaluations.length));
       return m;
     });
   };
@@ -280,8 +287,12 @@ export async function solveSweep(
     where.push(point);
   }
   const points: SolveResult[] = [];
+  let before = 0; // evaluations of the points done
   for (const point of where) {
-    const r = await solveScenario(v, { ...o, point });
+    const left = where.length - points.length - 1; // points after this one, planned as this one
+    const onProgress = o.onProgress && ((done: number, plan: number) => o.onProgress!(before + done, before + plan * (1 + left)));
+    const r = await solveScenario(v, { ...o, point, onProgress });
+    before += r.evaluations.length;
     points.push(r);
     o.onPoint?.(points.length - 1, where.length, r);
   }

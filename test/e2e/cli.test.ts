@@ -322,6 +322,35 @@ describe('exact, check, validate, schema', () => {
     ]);
   });
 
+  it('solve tells a log where it starts and how it ended, not every evaluation (--verbose lists them)', async () => {
+    // the "new user" trial: 52 lines of evaluations on stderr for the README's grid example
+    const args = ['solve', GRID, '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '5', '--to', '80', '--trials', '1000'];
+    const quiet = await cli(args);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    const lines = quiet.stderr.trimEnd().split('\n');
+    expect(lines).toEqual([
+      'fantasy-wall-hp-dc-grid: solving wall.hp from 5 to 80 for p_defender_wins to reach 0.5',
+      expect.stringMatching(/^fantasy-wall-hp-dc-grid: 5 answers, one per sweep point of wall\.dc, from \d+ evaluations \([\d,]+ trials\) in [\d.]+ s \(--verbose lists them\)$/),
+    ]);
+    const loud = await cli([...args, '--verbose', '--json']);
+    expect(loud.code, loud.stderr).toBe(0);
+    const evaluations = JSON.parse(loud.stdout).reduce((n: number, p: { evaluations: unknown[] }) => n + p.evaluations.length, 0);
+    const listed = loud.stderr.split('\n').filter((l) => /^ {2}\[wall\.dc = \d+\] wall\.hp = \d+: p_defender_wins /.test(l));
+    expect(listed).toHaveLength(evaluations);
+    expect(loud.stderr).toContain(`from ${evaluations} evaluations`);
+  });
+
+  it.runIf(existsSync('/usr/bin/script'))('solve on a terminal draws one progress line that it rewrites in place, then clears', async () => {
+    const cmd = [process.execPath, CLI, 'solve', GRID, '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '5', '--to', '80', '--trials', '1000', '--no-sweep'];
+    // script(1) gives the child a terminal; its stdout goes to a file so the terminal shows stderr alone
+    const out = path.join(tmp(), 'answer.txt');
+    const r = await run('/usr/bin/script', ['-qec', `${cmd.map((a) => `'${a}'`).join(' ')} > '${out}'`, '/dev/null'], ROOT);
+    expect(r.code, r.stdout).toBe(0);
+    expect(readFileSync(out, 'utf8')).toMatch(/^wall\.hp = \d+: the smallest value/);
+    expect(r.stdout).toMatch(/fantasy-wall-hp-dc-grid  \[[^\]]*\] \d+% \| \d+\/\d+ evaluations/);
+    expect(r.stdout).not.toMatch(/\n {2}wall\.hp = \d+: p_defender_wins/); // no listing
+  });
+
   it('solve works on the surrender system too', async () => {
     const r = await cli(['solve', 'scenarios/surrender/town-basic.yaml', '--param', 'besieged.steps_inside', '--metric', 'p_test', '--target', '0.9', '--from', '0', '--to', '40', '--trials', '20000', '--json']);
     expect(r.code, r.stderr).toBe(0);

@@ -3,7 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { solveSweep, SolveInputError, type SolveOptions, type SolveResult } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
 import type { Metric } from '../../systems/types.js';
-import { controller, intArg, loadAll, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
+import { controller, intArg, loadAll, makeProgress, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
 import { showCount } from '../../report/format.js';
 
 /** Exit codes beyond 0-2: the target is not reachable in the range; an answer is unresolved. */
@@ -15,6 +15,8 @@ type SolveFlags = Pick<SolveOptions, 'param' | 'metric' | 'target' | 'from' | 't
   threads: number;
   json?: boolean;
   sweep?: boolean;
+  verbose?: boolean;
+  progress?: boolean;
 };
 
 const count = showCount;
@@ -30,6 +32,12 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
     process.stderr.write(`${v.name}: solving on the baseline variant "${v.variantNames[0]}" (--variant NAME for another)\n`);
   }
   const exec = new PoolExecutor(flags.threads);
+  // A progress bar on a terminal; in a log, a start line and a summary line (--verbose: every evaluation).
+  const progress = makeProgress(!flags.verbose && flags.progress !== false && process.stderr.isTTY === true, `${v.name} solve`.padEnd(24).slice(0, 24), 'evaluations');
+  const range = `from ${flags.from ?? 0} to ${flags.to ?? 'twice its value (at least 10)'}`;
+  process.stderr.write(`${v.name}: solving ${flags.param} ${range} for ${flags.metric} to reach ${flags.target}\n`);
+  const t0 = performance.now();
+  let trials = 0;
   let r;
   try {
     r = await solveSweep(v, {
@@ -45,7 +53,10 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
       sweep: flags.sweep,
       executor: exec,
       signal: controller.signal,
+      onProgress: progress.onProgress,
       onStep: (value, m, { point }) => {
+        trials += m.n;
+        if (!flags.verbose) return;
         const where = Object.keys(point).length > 0 ? `[${showPoint(point)}] ` : '';
         process.stderr.write(`  ${where}${flags.param} = ${value}: ${flags.metric} ${showMetric(m)}\n`);
       },
@@ -54,9 +65,14 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
     if (e instanceof SolveInputError) throw new UserError(e.message);
     throw e;
   } finally {
+    progress.stop();
     await exec.close();
   }
-  if (r.points.length > 1) process.stderr.write(`${v.name}: one answer per sweep point of ${r.params.join(' x ')} (${r.points.length} points)\n`);
+  const evaluations = r.points.reduce((n, p) => n + p.evaluations.length, 0);
+  const answers = r.points.length > 1 ? `${r.points.length} answers, one per sweep point of ${r.params.join(' x ')}` : '1 answer';
+  process.stderr.write(
+    `${v.name}: ${answers}, from ${evaluations} evaluations (${count(trials)} trials) in ${((performance.now() - t0) / 1000).toFixed(3)} s${flags.verbose ? '' : ' (--verbose lists them)'}\n`,
+  );
   // The exit code: any unresolved answer (4) before any target out of reach (3).
   const code = !r.resolved ? EXIT_UNRESOLVED : !r.reachable ? EXIT_NOT_REACHABLE : 0;
   if (flags.json) {
@@ -115,5 +131,7 @@ export function register(program: Command): void {
     .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
     .addOption(threadsOpt())
     .option('--json', 'print a JSON array, one answer per sweep point')
+    .option('--verbose', 'list every evaluation on stderr (value, metric, interval, trials) as it is made')
+    .option('--no-progress', 'no progress bar')
     .action((file: string, flags: SolveFlags) => solveCommand(file, flags));
 }
