@@ -89,7 +89,8 @@ sweep:
       '8:84 blocks[2].at',
       '9:11 policy.stromm',
       '9:33 policy.storm',
-      '12:11 variants[1].name',
+      '12:5 variants[1].name', // sets nothing
+      '12:11 variants[1].name', // and a duplicate name
       '14:3 sweep.turnz',
     ]);
     expect(issues[1].message).toMatch(/^"Templars" is not in the roster: did you mean "Jerusalem Templars"/);
@@ -119,8 +120,10 @@ sweep:
     expect(issues.map((i) => [i.path, i.line])).toEqual([
       ['variants[1].set.rules.comparsion', 8],
       ['rules.comparison', 10],
-      ['variants[3].name', 11],
+      ['variants[3].name', 11], // sets nothing
+      ['variants[3].name', 11], // and a duplicate name
     ]);
+    expect(issues[2].message).toBe(MSG.variantSetsNothing('a', 'a'));
     expect(issues[0].message).toBe(MSG.badPath('rules.comparsion', 'rules.comparison'));
     expect(issues[1].message).toMatch(/^in variant "c": /);
   });
@@ -153,6 +156,41 @@ sweep:
     expect(
       issuesOf(`${BASE}sweep:\n  turns: [1, 2]\nvariants:\n  - name: a\n    set: { turns: 3 }\n`)[0].message,
     ).toBe(MSG.sweepDuplicatePath('turns'));
+  });
+
+  it('rejects a variant after the baseline that sets nothing (no set:, or set: {}), at its name or its set', () => {
+    const issues = issuesOf(`${BASE}variants:\n  - name: as-written\n  - name: forgot\n  - name: empty\n    set: {}\n  - name: le\n    set: { rules.comparison: le }\n`);
+    expect(issues).toEqual([
+      { file: 's.yaml', line: 7, col: 5, path: 'variants[1].name', message: MSG.variantSetsNothing('forgot', 'as-written') },
+      { file: 's.yaml', line: 9, col: 5, path: 'variants[2].set', message: MSG.variantSetsNothing('empty', 'as-written') },
+    ]);
+    // the baseline is the file as written: it needs no set (and an empty one is harmless)
+    expect(validateText('s.yaml', `${BASE}variants:\n  - name: as-written\n    set: {}\n  - name: le\n    set: { rules.comparison: le }\n`).ok).toBe(true);
+  });
+
+  it('says plainly what is wrong with a number: a whole number, not 1.5; .nan; "10" in quotes; past 2^53 once', () => {
+    const at = (text: string) => issuesOf(text).map((i) => `${i.line}:${i.col} ${i.path}  ${i.message}`);
+    expect(at(`${BASE.replace('trials: 1000', 'trials: 1.5')}`)).toEqual([`4:9 trials  ${MSG.notWholeNumber('1.5')}`]);
+    expect(at(`${BASE}besieger: { artillery: 2.5 }\n`)).toEqual([`5:24 besieger.artillery  ${MSG.notWholeNumber('2.5')}`]);
+    expect(at(`${BASE}sweep:\n  besieger.artillery: [1, 2.5]\n`)).toEqual([`6:27 besieger.artillery  ${MSG.inSweep(2.5, MSG.notWholeNumber('2.5'))}`]);
+    expect(at(`${BASE.replace('trials: 1000', 'trials: .nan')}`)).toEqual([`4:9 trials  ${MSG.notFinite('.nan', true)}`]);
+    expect(at(`${BASE.replace('trials: 1000', 'trials: -.inf')}`)).toEqual([`4:9 trials  ${MSG.notFinite('-.inf', true)}`]);
+    expect(at(`${BASE.replace('trials: 1000', 'trials: "1000"')}`)).toEqual([`4:9 trials  ${MSG.quotedNumber('"1000"', true)}`]);
+    // one problem, the file's own limit (not also "expected int to be <=9007199254740991")
+    expect(at(`${BASE.replace('trials: 1000', 'trials: 99999999999999999999999999')}`)).toEqual(['4:9 trials  Too big: expected number to be <=10000000000']);
+    expect(issuesOf(`${BASE}structure: { blockade_chance: .nan }\n`)[0].message).toBe(MSG.notFinite('.nan', false));
+  });
+
+  it('suggests the option meant for a misspelt enum value, in the file and in a variant', () => {
+    const values = ['lt', 'le'];
+    const base = issuesOf(`${BASE}rules: { comparison: lee }\n`);
+    expect(base).toEqual([{ file: 's.yaml', line: 5, col: 22, path: 'rules.comparison', message: MSG.badOption('"lee"', 'le', values) }]);
+    const v = issuesOf(`${BASE}variants:\n  - name: a\n  - name: b\n    set: { rules.leader_bonus: once_per_sid }\n`);
+    expect(v).toHaveLength(1);
+    expect(v[0]).toMatchObject({ line: 8, path: 'rules.leader_bonus' });
+    expect(v[0].message).toMatch(/^in variant "b": "once_per_sid" is not an option \(did you mean "once_per_side"\?\): expected one of /);
+    // nothing close: zod's list alone
+    expect(issuesOf(`${BASE}rules: { comparison: sometimes }\n`)[0].message).toMatch(/^Invalid option: expected one of "lt"\|"le"/);
   });
 
   it('suggests only close names', () => {

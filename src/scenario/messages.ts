@@ -3,6 +3,12 @@ export function shortKey(key: string): string {
   return key.length > 60 ? `${key.slice(0, 57)}...` : key;
 }
 
+/** A count that may be astronomically large (a sweep step of 1e-300), in words a reader can take in. */
+export function bigCount(n: number): string {
+  if (!Number.isFinite(n)) return 'more than 10^308';
+  return n < 1e15 ? n.toLocaleString('en-US') : `about ${n.toExponential(1).replace('e+', ' x 10^')}`;
+}
+
 /**
  * Every user-facing message about scenario input, in one catalogue (as vega-lite's
  * log/message.ts): tests compare against these functions, not against copied strings.
@@ -25,7 +31,19 @@ export const MSG = {
   sweepRange: () => 'a range needs from <= to and step > 0',
   sweepEmpty: () => 'a sweep list needs at least one value',
   sweepNumbers: () => 'a sweep list here needs numbers',
-  sweepTooLarge: (n: number, max: number) => `the sweep has ${n} cases; at most ${max} are allowed`,
+  /** `parts`: what multiplies to n ("6 values of wall.hp", "3 variants"); `ranged`: an axis is a from/to/step range. */
+  sweepTooLarge: (n: number, max: number, parts: readonly string[] = [], ranged = false, variants = 1) =>
+    `the sweep would make ${bigCount(n)} cases${parts.length > 1 ? ` (${parts.join(' x ')})` : ''}; at most ${max.toLocaleString('en-US')} are allowed: ` +
+    ['list fewer values', ...(ranged ? ['use a coarser step (or a narrower from/to) in a range'] : []), ...(variants > 1 ? ['have fewer variants'] : [])].join(', or '),
+  variantSetsNothing: (name: string, baseline: string) =>
+    `variant "${shortKey(name)}" sets nothing, so it would repeat the baseline "${shortKey(baseline)}" exactly: give it a set: { path: value }, or remove it`,
+  // --- values of the wrong kind (zod's own words, "expected int, received number", said plainly) ---
+  notWholeNumber: (got: string) => `expected a whole number, got ${got}`,
+  notFinite: (got: string, whole: boolean) => `expected ${whole ? 'a whole number' : 'a number'}, got ${got} (not a number a scenario can use)`,
+  quotedNumber: (got: string, whole: boolean) => `expected ${whole ? 'a whole number' : 'a number'}, got the text ${got} (write it without quotes)`,
+  unsafeInteger: (got: string) => `${got} is too large: whole numbers here stop at 9,007,199,254,740,991`,
+  badOption: (got: string, suggestion: string, values: readonly string[]) =>
+    `${got} is not an option (did you mean "${suggestion}"?): expected one of ${values.map((v) => `"${v}"`).join('|')}`,
   sweepDuplicatePath: (path: string) => `"${path}" is swept and also set by a variant; sweep it or set it, not both`,
   fileUnreadable: (detail: string) => `cannot read the file: ${detail}`,
   notAFile: () => 'not a file (a scenario is a .yaml file, or a folder of them)',

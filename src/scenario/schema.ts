@@ -5,6 +5,37 @@
  */
 import { z } from 'zod';
 import type { RulesSystem } from '../systems/types.js';
+import { MSG, shortKey } from './messages.js';
+import { suggest } from './suggest.js';
+
+/** A value as the user wrote it in YAML (`.nan`, `.inf`, `1.5`, `"10"`), for messages. */
+function shown(x: unknown): string {
+  if (typeof x === 'number') return Number.isNaN(x) ? '.nan' : x === Infinity ? '.inf' : x === -Infinity ? '-.inf' : String(x);
+  return shortKey(JSON.stringify(x) ?? String(x));
+}
+
+/**
+ * zod's messages where they do not speak a designer's language (`expected int, received number`),
+ * and a "did you mean" for a misspelt option; every other issue keeps zod's words (undefined).
+ */
+export function issueMessage(iss: z.core.$ZodRawIssue): string | undefined {
+  const x = iss.input;
+  if (iss.code === 'invalid_type' && (iss.expected === 'int' || iss.expected === 'number')) {
+    const on = (iss.inst ?? (iss as { schema?: unknown }).schema) as { _zod?: { def?: { format?: string } } } | undefined;
+    const whole = iss.expected === 'int' || on?._zod?.def?.format === 'safeint';
+    if (typeof x === 'number' && !Number.isFinite(x)) return MSG.notFinite(shown(x), whole);
+    if (typeof x === 'number' && whole) return MSG.notWholeNumber(shown(x));
+    if (typeof x === 'string' && x.trim() !== '' && Number.isFinite(Number(x))) return MSG.quotedNumber(shown(x), whole);
+  }
+  if (iss.code === 'too_big' && iss.origin === 'int' && iss.maximum === Number.MAX_SAFE_INTEGER) return MSG.unsafeInteger(shown(x));
+  if (iss.code === 'invalid_value' && typeof x === 'string') {
+    const values = iss.values.filter((v): v is string => typeof v === 'string');
+    const guess = suggest(x, values);
+    if (guess !== undefined) return MSG.badOption(shown(x), guess, values);
+  }
+  return undefined;
+}
+z.config({ customError: issueMessage });
 
 const sweepValue = z.union([z.number(), z.string(), z.boolean()]);
 export const SweepRange = z

@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import { formatPath, type LoadedFile, type PathSegments, type ScenarioIssue } from './load.js';
-import { MSG } from './messages.js';
+import { bigCount, MSG } from './messages.js';
 import { COMMON_KEYS, COMMON_SHAPE, keysAt, scenarioSchemaOf, schemaAt } from './schema.js';
 import { validateExpect, type Expectation } from './expect.js';
 import { suggest } from './suggest.js';
@@ -121,6 +121,8 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   const report = (zIssues: readonly z.core.$ZodIssue[], wrap?: (m: string) => string, at?: PathSegments) => {
     for (const zi of zIssues) {
       const path = zi.path as (string | number)[];
+      // 1e32 for an int with a limit: the limit says it; "whole numbers stop at 2^53" is noise beside it
+      if (zi.code === 'too_big' && zi.origin === 'int' && zIssues.some((o) => o !== zi && o.code === 'too_big' && o.path.join('.') === zi.path.join('.'))) continue;
       if (zi.code === 'unrecognized_keys') {
         const allowed = keysAt(schema, path) ?? [];
         for (const key of zi.keys) {
@@ -220,11 +222,23 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
     }
     axes.push({ path: p, values, list: Array.isArray(spec) });
   }
-  const nCases = axes.reduce((n, a) => n * a.values.length, 1) * variants.length;
+  // counted without expanding (a range's values are expanded only up to the cap)
+  const counts = axes.map((a) => (a.list ? a.values.length : sweepCount(sweep[a.path] as { from: number; to: number; step: number })));
+  const nCases = counts.reduce((n, c) => n * c, 1) * variants.length;
   if (nCases > MAX_CASES) {
-    push(['sweep'], MSG.sweepTooLarge(nCases, MAX_CASES), 'key');
+    const parts = axes.map((a, i) => `${bigCount(counts[i])} values of ${a.path}`);
+    if (variants.length > 1) parts.push(`${variants.length.toLocaleString('en-US')} variants`);
+    push(['sweep'], MSG.sweepTooLarge(nCases, MAX_CASES, parts, axes.some((a) => !a.list), variants.length), 'key');
     return { ok: false, issues: byPosition(issues) };
   }
+  // A variant after the baseline that sets nothing repeats the baseline (its differences are 0 by
+  // construction): a forgotten `set:`, never a reading. The baseline needs none (it is the file as written).
+  variants.forEach((v, i) => {
+    if (i > 0 && Object.keys(v.set ?? {}).length === 0) {
+      const hasSet = own(own(own(data, 'variants'), i), 'set') !== undefined;
+      push(['variants', i, hasSet ? 'set' : 'name'], MSG.variantSetsNothing(v.name, variants[0].name), 'key');
+    }
+  });
 
   if (baseFailed) {
     const checkValue = (dotted: string, value: unknown, wrap: (m: string) => string, at: PathSegments) => {
@@ -314,13 +328,18 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   };
 }
 
+/** How many values a from/to/step range holds (Infinity past what a number holds), without making them. */
+export function sweepCount(spec: { from: number; to: number; step: number }): number {
+  return Math.floor((spec.to - spec.from) / spec.step + 1e-9) + 1;
+}
+
 /** The values of one sweep axis, or undefined for an empty range. */
 export function expandSweepValues(spec: unknown): unknown[] | undefined {
   if (Array.isArray(spec)) return spec.length > 0 ? spec : undefined;
   const { from, to, step } = spec as { from: number; to: number; step: number };
   if (!(step > 0) || from > to) return undefined;
   const out: number[] = [];
-  const n = Math.floor((to - from) / step + 1e-9);
+  const n = sweepCount({ from, to, step }) - 1;
   if (n > MAX_CASES) return Array.from({ length: MAX_CASES + 1 }, (_, i) => from + i * step);
   for (let i = 0; i <= n; i++) out.push(Number((from + i * step).toPrecision(12)));
   return out;

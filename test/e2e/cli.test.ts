@@ -175,6 +175,12 @@ describe('bad input', () => {
     ['bad-unknown-key.yaml', /bad-unknown-key\.yaml:7:3 {2}besieged\.seige_leaders {2}unknown key "seige_leaders" \(did you mean "siege_leaders"\?\)/],
     ['bad-type.yaml', /bad-type\.yaml:4:9 {2}trials {2}Invalid input: expected number/],
     ['bad-negative.yaml', /bad-negative\.yaml:5:24 {2}besieger\.artillery {2}Too small/],
+    // the new-user trial: an enum typo had no "did you mean", 1.5 read "expected int, received number",
+    // a forgotten set: repeated the baseline silently, and a sweep too large did not say how to shrink it
+    ['bad-enum.yaml', /bad-enum\.yaml:5:40 {2}rules\.leader_bonus {2}"per_leadr" is not an option \(did you mean "per_leader"\?\)/],
+    ['bad-fraction.yaml', /bad-fraction\.yaml:5:24 {2}besieger\.artillery {2}expected a whole number, got 1\.5\n/],
+    ['bad-variant-no-set.yaml', /bad-variant-no-set\.yaml:7:5 {2}variants\[1\]\.name {2}variant "lenient" sets nothing, so it would repeat the baseline "as-written" exactly/],
+    ['bad-sweep-size.yaml', /bad-sweep-size\.yaml:5:1 {2}sweep {2}the sweep would make 30,003 cases \(3 values of turns x 10,001 values of structure\.blockade_chance\); at most 10,000 are allowed: list fewer values, or use a coarser step/],
   ];
   it.each(cases)('%s exits 2 with file:line:col and the key path, and writes nothing', async (file, pattern) => {
     const dir = tmp();
