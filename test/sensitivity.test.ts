@@ -7,7 +7,7 @@ import { validateCase, type ValidScenario } from '../src/scenario/validate.js';
 import { stepsOf } from '../src/api/sensitivity.js';
 import { baseCaseOf, compileSetting } from '../src/api/tunables.js';
 import { Z95 } from '../src/stats/intervals.js';
-import { sensitivityCsv, tornadoChart } from '../src/report/sensitivity.js';
+import { sensitivityCsv, tornadoChart, TORNADO_DIRECTIONS } from '../src/report/sensitivity.js';
 
 const inProcess = new YieldingExecutor();
 
@@ -132,6 +132,25 @@ defender: { infantry: 8 }
     expect(inf[0].ci_high).toBeLessThan(0); // one fewer attacker: fewer attacker wins
     expect(inf[1].ci_low).toBeGreaterThan(0);
     for (const x of r.rows.filter((y) => y.param !== 'attacker.infantry')) expect([x.effect, x.ci_low, x.ci_high]).toEqual([0, 0, 0]);
+
+    // The tornado colours a bar by the change's direction, as the tables do (blue up, orange
+    // down), never by the kind of step: one fewer attacker is a fall, orange; one more a rise, blue.
+    const spec = tornadoChart(r)!.spec as { data: { values: { param: string; step: string; change: string }[] }; layer: { mark: { type: string }; encoding: Record<string, { field?: string; scale?: { domain: string[]; range: unknown[] } }> }[] };
+    const bars = spec.layer.find((l) => l.mark.type === 'bar')!.encoding;
+    expect(bars.color.field).toBe('change');
+    const colour = (d: string) => bars.color.scale!.range[bars.color.scale!.domain.indexOf(d)];
+    expect(colour('up')).toBe(TORNADO_DIRECTIONS.up);
+    expect(colour('down')).toBe(TORNADO_DIRECTIONS.down);
+    expect(bars.fillOpacity.field).toBe('step'); // the step is the fill, not the colour
+    const cases = spec.data.values.filter((x) => x.param === 'attacker.infantry').map((x) => [x.step, x.change]);
+    expect(cases).toEqual([
+      ['one step down', 'down'],
+      ['one step up', 'up'],
+    ]);
+    // no tornado when nothing moved (it would be its 0 axis alone)
+    const still = await sensitivityScenario(v, { executor: inProcess, params: ['values.cleric', 'hp.captain'], metric: 'p_attacker_wins' });
+    expect(still.rows.length).toBeGreaterThan(0);
+    expect(tornadoChart(still)).toBeUndefined();
   });
 });
 
@@ -194,7 +213,7 @@ describe('sensitivity: ranking against the exact effects', () => {
     const some = await sensitivityScenario(v, { executor: inProcess, params: ['besieger', 'turns'], metric: 'mean_turns', trials: 5000 });
     expect(new Set(some.rows.map((x) => x.param))).toEqual(new Set(['besieger.combat_units', 'besieger.heavy_siege_artillery', 'besieger.artillery', 'besieger.bombers', 'besieger.engineers', 'besieger.siege_leaders', 'turns']));
     expect(some.rows.every((x) => !x.paired)).toBe(true);
-    const chart = tornadoChart(some);
+    const chart = tornadoChart(some)!;
     expect(chart.name).toBe('sensitivity');
   });
 

@@ -11,7 +11,7 @@ import { putCharts, writeFolder } from './write.js';
 
 /** What these pages add to the shared stylesheet: diverging bars, the verdict, the best row. */
 const EXTRA = `<style>.bar{display:inline-block;height:.7em;background:#6b8fb5;vertical-align:middle}
-.diverging{white-space:nowrap}.half{display:inline-block;width:80px}.half.l{text-align:right;border-right:1px solid #999}
+.bar.up{background:#1f5fa8}.bar.down{background:#c86a12}.bar.flat{background:#9a9a9a}.diverging{white-space:nowrap}.half{display:inline-block;width:80px}.half.l{text-align:right;border-right:1px solid #999}
 td.num{font-variant-numeric:tabular-nums;white-space:nowrap}.verdict{font-size:1.05rem;padding:.5rem .8rem;border-left:4px solid #4c78a8;background:#f5f8fc}
 .verdict.miss{border-color:#e45756;background:#fdf3f3}tr.best td{background:#eef7ee}details{margin:.5rem 0}</style>`;
 
@@ -32,7 +32,16 @@ export function table(head: string[], rows: string[][], left: number[] = [0], ro
 }
 
 /** The whole page: title, the answer in a line, provenance, the charts, the sections and the files. */
-export function analysisPage(o: { title: string; lead: string; meta: string; sections: string[]; charts: readonly ChartSpec[]; files: readonly string[] }): string {
+export function analysisPage(o: {
+  title: string;
+  lead: string;
+  meta: string;
+  sections: string[];
+  charts: readonly ChartSpec[];
+  files: readonly string[];
+  /** The link back to the reports index (report/html.ts's pageShell draws it, as on a run's page). */
+  indexHref?: string;
+}): string {
   const body = `${EXTRA}
 <h1>${escapeHtml(o.title)}</h1>
 <p>${o.lead}</p>
@@ -41,7 +50,7 @@ ${o.charts.map((c) => figure({ ...c, caption: c.caption ?? c.title })).join('\n'
 ${o.sections.join('\n')}
 <h2>Files</h2>
 <ul>${o.files.map((f) => `<li><a href="${encodeURI(f)}">${escapeHtml(f)}</a></li>`).join('')}</ul>`;
-  return pageShell({ title: `${o.title} — siegesim`, body });
+  return pageShell({ title: `${o.title} — siegesim`, body, indexHref: o.indexHref });
 }
 
 /** The head of an analysis's JSON: the scenario, its system, file, seed and trials. */

@@ -6,8 +6,9 @@ import { stringify } from 'csv-stringify/sync';
 import type { SensitivityResult } from '../api/sensitivity.js';
 import type { ChartSpec } from '../systems/types.js';
 import { analysisPage, jsonHead, provenanceLine, showCi, table, writeAnalysis } from './analysis-page.js';
+import { indexHref } from './write.js';
 import { fmt, num, showHtml as show } from './format.js';
-import { escapeHtml } from './html.js';
+import { DIRECTION_KEY, escapeHtml } from './html.js';
 
 /** Settings drawn in the tornado (the CSV and the page have them all). */
 export const TORNADO_MAX = 20;
@@ -60,13 +61,28 @@ export function sensitivityJson(r: SensitivityResult): Record<string, unknown> {
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
 
+/** The tornado's colours: a change's direction, as in every table of differences (report/html.ts DIRECTION_KEY). */
+export const TORNADO_DIRECTIONS = { up: '#1f5fa8', down: '#c86a12', 'no clear change': '#9a9a9a' } as const;
+
+/** How a turned case's bar is drawn: a solid bar one step up, a pale one a step down, an outline for another option. */
+const STEPS = { 'one step up': { fill: 0.85, dash: [1, 0] }, 'one step down': { fill: 0.3, dash: [1, 0] }, 'other option': { fill: 0, dash: [4, 2] } } as const;
+
+/** The direction of a change as the tables colour it: up or down when its 95% interval excludes 0. */
+function directionOf(x: { ci_low: number; ci_high: number }): keyof typeof TORNADO_DIRECTIONS {
+  return x.ci_low > 0 ? 'up' : x.ci_high < 0 ? 'down' : 'no clear change';
+}
+
 /**
  * The tornado: each setting's effects as bars from zero (one bar per turned case, labelled with
- * the value it was turned to), with their 95% intervals, the largest `max` at the top.
+ * the value it was turned to), with their 95% intervals, the largest `max` at the top. Coloured
+ * by the change's direction as the tables are (blue up, orange down, grey when the interval
+ * holds 0); the kind of step by the bar's fill (solid up, pale down, a dashed outline for another
+ * option). Undefined when no turned setting moved the metric (nothing to draw but the 0 axis).
  */
-export function tornadoChart(r: SensitivityResult, max = TORNADO_MAX): ChartSpec {
+export function tornadoChart(r: SensitivityResult, max = TORNADO_MAX): ChartSpec | undefined {
   // Settings that changed nothing on these dice (every effect exactly 0) are left to the table.
   const moved = r.ranking.filter((x) => r.rows.some((y) => y.param === x.param && !(y.effect === 0 && y.ci_low === 0 && y.ci_high === 0)));
+  if (moved.length === 0) return undefined;
   const shown = moved.slice(0, max).map((x) => x.param);
   const slot = new Map<string, number>();
   const values = r.rows
@@ -74,13 +90,14 @@ export function tornadoChart(r: SensitivityResult, max = TORNADO_MAX): ChartSpec
     .map((x) => {
       const s = slot.get(x.param) ?? 0;
       slot.set(x.param, s + 1);
-      return { param: x.param, rank: x.rank, slot: s, step: x.direction === 'option' ? 'other option' : x.direction === 'down' ? 'one step down' : 'one step up', to: `→ ${String(x.to)}`, effect: x.effect, lo: x.ci_low, hi: x.ci_high };
+      const step = x.direction === 'option' ? 'other option' : x.direction === 'down' ? 'one step down' : 'one step up';
+      return { param: x.param, rank: x.rank, slot: s, step, change: directionOf(x), to: `→ ${String(x.to)}`, effect: x.effect, lo: x.ci_low, hi: x.ci_high };
     });
   const still = r.ranking.length - moved.length;
   const notes = [moved.length > shown.length ? `top ${shown.length} of ${moved.length}` : '', still > 0 ? `${still} with no effect not drawn` : ''].filter(Boolean);
   const more = notes.length > 0 ? ` (${notes.join('; ')})` : '';
   const title = `Change in ${r.metric} from one step of each setting${more}`;
-  // The axis and the legend at the top, where the largest bars are (a tall tornado is read from
+  // The axis and the legends at the top, where the largest bars are (a tall tornado is read from
   // there); the scale padded by the longest "→ value" label, so a label at the end of the
   // longest bar stays inside the plot, clear of the settings' names.
   const labelPx = Math.min(160, 8 + 6 * Math.max(0, ...values.map((v) => v.to.length)));
@@ -91,66 +108,81 @@ export function tornadoChart(r: SensitivityResult, max = TORNADO_MAX): ChartSpec
     scale: { padding: labelPx, zero: true },
     axis: { orient: 'top', grid: true },
   };
+  // a row per setting, a bar per turned case within it
+  const rows = {
+    y: { field: 'param', type: 'nominal', title: null, sort: { field: 'rank', op: 'min', order: 'ascending' }, axis: { labelLimit: 320 } },
+    yOffset: { field: 'slot', type: 'nominal' },
+  };
   const label = (positive: boolean) => ({
     transform: [{ filter: positive ? 'datum.effect >= 0' : 'datum.effect < 0' }],
     mark: { type: 'text', align: positive ? 'left' : 'right', dx: positive ? 4 : -4, fontSize: 10, color: '#444' },
-    encoding: { x: { field: positive ? 'hi' : 'lo', type: 'quantitative' }, text: { field: 'to' } },
+    encoding: { ...rows, x: { field: positive ? 'hi' : 'lo', type: 'quantitative' }, text: { field: 'to' } },
   });
+  const top = { orient: 'top', direction: 'horizontal' };
+  const change = { field: 'change', type: 'nominal', scale: { domain: Object.keys(TORNADO_DIRECTIONS), range: Object.values(TORNADO_DIRECTIONS) } };
+  const stepLegend = { ...top, symbolType: 'square', symbolSize: 120, symbolStrokeColor: '#444', symbolFillColor: '#444', symbolStrokeWidth: 1.2,
+    // each key's fill as its bars' (the merged legend would draw every key solid)
+    encode: { symbols: { update: { fillOpacity: { scale: 'fillOpacity', field: 'value' } } } },
+  };
+  const stepScale = (k: 'fill' | 'dash') => ({ type: 'ordinal', domain: Object.keys(STEPS), range: Object.values(STEPS).map((s) => s[k]) });
   return {
     name: 'sensitivity',
     title,
-    caption: `Each bar is one turned case: the change in ${r.metric} when the setting is turned to the value at the bar's end (blue: one step down or up, orange: another option), with its 95% paired interval; the largest at the top.`,
+    caption: `Each bar is one turned case: the change in ${r.metric} when the setting is turned to the value at the bar's end, with its 95% paired interval; the largest at the top. Colour: the change's direction as in the tables (blue up, orange down, grey when the interval contains 0); fill: the step (solid one step up, pale one step down, dashed outline another option).`,
     spec: {
       $schema: SCHEMA,
       title,
       width: 560,
       height: { step: 14 }, // each turned case's bar (the offset band): 12 px thick whatever the count
       data: { values },
-      encoding: {
-        y: { field: 'param', type: 'nominal', title: null, sort: { field: 'rank', op: 'min', order: 'ascending' }, axis: { labelLimit: 320 } },
-        yOffset: { field: 'slot', type: 'nominal' },
-      },
       layer: [
         {
-          mark: { type: 'bar', opacity: 0.8, height: { band: 0.85 } },
+          mark: { type: 'bar', height: { band: 0.85 }, strokeWidth: 1.2 },
           encoding: {
+            ...rows,
             x,
-            color: {
-              field: 'step',
-              type: 'nominal',
-              title: null,
-              scale: { domain: ['one step down', 'one step up', 'other option'], range: ['#9ecae9', '#3182bd', '#fd8d3c'] },
-              legend: { orient: 'top', direction: 'horizontal' },
-            },
-            tooltip: [{ field: 'param' }, { field: 'to' }, { field: 'effect', format: '.4f' }, { field: 'lo', format: '.4f' }, { field: 'hi', format: '.4f' }],
+            color: { ...change, title: 'change', legend: { ...top, symbolType: 'square' } },
+            stroke: change, // the outline in the same colour (one legend with the fill's)
+            fillOpacity: { field: 'step', type: 'ordinal', title: 'step', scale: stepScale('fill'), legend: stepLegend },
+            strokeDash: { field: 'step', type: 'ordinal', title: 'step', scale: stepScale('dash'), legend: stepLegend }, // one legend with fillOpacity's
+            tooltip: [{ field: 'param' }, { field: 'to' }, { field: 'step' }, { field: 'change' }, { field: 'effect', format: '.4f' }, { field: 'lo', format: '.4f' }, { field: 'hi', format: '.4f' }],
           },
         },
-        { mark: { type: 'rule', color: '#222' }, encoding: { x: { field: 'lo', type: 'quantitative' }, x2: { field: 'hi' } } },
+        { mark: { type: 'rule', color: '#222' }, encoding: { ...rows, x: { field: 'lo', type: 'quantitative' }, x2: { field: 'hi' } } },
         label(true),
         label(false),
-        { mark: { type: 'rule', color: '#888' }, encoding: { x: { datum: 0 } } },
+        // the 0 line, the whole height of the plot (without the rows' encoding: one rule, not one per row)
+        { data: { values: [{}] }, mark: { type: 'rule', color: '#888' }, encoding: { x: { datum: 0 } } },
       ],
     },
   };
 }
 
+/** A change's direction as the report's style classes name it (report/html.ts). */
+const CLASS = { up: 'up', down: 'down', 'no clear change': 'flat' } as const;
+
 /** index.html of a sensitivity report. */
-export function sensitivityPage(r: SensitivityResult, charts: readonly ChartSpec[], files: readonly string[]): string {
+export function sensitivityPage(r: SensitivityResult, charts: readonly ChartSpec[], files: readonly string[], opts: { indexHref?: string } = {}): string {
   const maxAbs = Math.max(1e-300, ...r.rows.map((x) => (Number.isFinite(x.effect) ? Math.abs(x.effect) : 0)));
   // a diverging bar: negative effects grow left of the centre, positive ones right
-  const half = (e: number) => `<span class="bar" style="width:${((Math.abs(e) / maxAbs) * 80).toFixed(1)}px"></span>`;
-  const bar = (e: number) =>
-    Number.isFinite(e) ? `<span class="diverging"><span class="half l">${e < 0 ? half(e) : ''}</span><span class="half r">${e > 0 ? half(e) : ''}</span></span>` : '';
+  // coloured by the change's direction, as in the tornado and every table of differences
+  const half = (x: { effect: number; ci_low: number; ci_high: number }) =>
+    `<span class="bar ${CLASS[directionOf(x)]}" style="width:${((Math.abs(x.effect) / maxAbs) * 80).toFixed(1)}px"></span>`;
+  const bar = (x: { effect: number; ci_low: number; ci_high: number }) =>
+    Number.isFinite(x.effect) ? `<span class="diverging"><span class="half l">${x.effect < 0 ? half(x) : ''}</span><span class="half r">${x.effect > 0 ? half(x) : ''}</span></span>` : '';
   const rows = r.rows.map((x) => [
     String(x.rank),
     `<code>${escapeHtml(x.param)}</code>`,
     escapeHtml(`${String(x.from)} → ${String(x.to)}`),
-    showCi({ value: x.effect, ci_low: x.ci_low, ci_high: x.ci_high }) + (x.paired ? '' : ' <span class="muted">(Welch)</span>'),
-    bar(x.effect),
+    `<span class="${CLASS[directionOf(x)]}">${showCi({ value: x.effect, ci_low: x.ci_low, ci_high: x.ci_high })}</span>` + (x.paired ? '' : ' <span class="muted">(Welch)</span>'),
+    bar(x),
     showCi(x.at),
   ]);
+  // no tornado when nothing moved (it would be its 0 axis alone): say so where it would be
+  const none = charts.length === 0 ? [`<p class="muted">No tornado: every turned case gave the same ${escapeHtml(r.metric)} as the loaded settings on the same dice, so there is no bar to draw; the ranking below lists each turned case.</p>`] : [];
   const sections = [
-    `<h2>Ranking</h2>\n<p class="muted">One row per turned case; settings ranked by their largest absolute effect (rank 1 = largest). Intervals are paired differences on the same dice, Welch where the metric is not per trial.</p>`,
+    ...none,
+    `<h2>Ranking</h2>\n<p class="muted">One row per turned case; settings ranked by their largest absolute effect (rank 1 = largest). Intervals are paired differences on the same dice, Welch where the metric is not per trial. ${DIRECTION_KEY}</p>`,
     table(['rank', 'setting', 'turned', `change in ${r.metric}`, '', `${r.metric} at the turned value`], rows, [1, 2, 4]),
   ];
   if (r.skipped.length > 0) {
@@ -174,11 +206,18 @@ export function sensitivityPage(r: SensitivityResult, charts: readonly ChartSpec
     sections,
     charts,
     files,
+    indexHref: opts.indexHref,
   });
 }
 
-/** Write `outDir` (sensitivity.csv, sensitivity.json, charts, index.html) atomically. */
-export async function writeSensitivityReport(r: SensitivityResult, outDir: string): Promise<string[]> {
-  const charts = [tornadoChart(r)];
-  return writeAnalysis(outDir, { name: 'sensitivity', csv: sensitivityCsv(r), json: sensitivityJson(r), charts }, (files) => sensitivityPage(r, charts, files));
+/**
+ * Write `outDir` (sensitivity.csv, sensitivity.json, charts, index.html) atomically.
+ * `index`: a reports index is written in the parent folder (the page links back to it).
+ */
+export async function writeSensitivityReport(r: SensitivityResult, outDir: string, opts: { index?: boolean } = {}): Promise<string[]> {
+  const tornado = tornadoChart(r);
+  const charts = tornado ? [tornado] : [];
+  return writeAnalysis(outDir, { name: 'sensitivity', csv: sensitivityCsv(r), json: sensitivityJson(r), charts }, (files) =>
+    sensitivityPage(r, charts, files, { indexHref: indexHref(opts.index) }),
+  );
 }

@@ -9,6 +9,7 @@ import type { ChartSpec } from '../systems/types.js';
 import { analysisPage, jsonHead, provenanceLine, showCi, table, writeAnalysis } from './analysis-page.js';
 import { fmt, num, showCount, showHtml as show } from './format.js';
 import { escapeHtml } from './html.js';
+import { indexHref } from './write.js';
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
 
@@ -171,7 +172,7 @@ export function regionChart(r: TuneResult): ChartSpec {
 }
 
 /** index.html of a tune report. */
-export function tunePage(r: TuneResult, charts: readonly ChartSpec[], files: readonly string[]): string {
+export function tunePage(r: TuneResult, charts: readonly ChartSpec[], files: readonly string[], opts: { indexHref?: string } = {}): string {
   const b = r.best;
   const settings = r.params.map((p) => `<code>${escapeHtml(p.path)}</code> = <b>${b.values[p.path]}</b>`).join(', ');
   const verdict = r.found
@@ -204,11 +205,15 @@ export function tunePage(r: TuneResult, charts: readonly ChartSpec[], files: rea
     sections: [verdict, checks, `<h2>Best candidates</h2>\n<p class="muted">Every candidate rolls the same dice (common random numbers); the confirmations extend the same dice with more trials. tune.csv lists every evaluation.</p>`, candidates],
     charts,
     files,
+    indexHref: opts.indexHref,
   });
 }
 
-/** Write `outDir` (tune.csv, tune.json, charts, index.html) atomically. */
-export async function writeTuneReport(r: TuneResult, outDir: string): Promise<string[]> {
+/**
+ * Write `outDir` (tune.csv, tune.json, charts, index.html) atomically.
+ * `index`: a reports index is written in the parent folder (the page links back to it).
+ */
+export async function writeTuneReport(r: TuneResult, outDir: string, opts: { index?: boolean } = {}): Promise<string[]> {
   const charts = [regionChart(r)];
-  return writeAnalysis(outDir, { name: 'tune', csv: tuneCsv(r), json: tuneJson(r), charts }, (files) => tunePage(r, charts, files));
+  return writeAnalysis(outDir, { name: 'tune', csv: tuneCsv(r), json: tuneJson(r), charts }, (files) => tunePage(r, charts, files, { indexHref: indexHref(opts.index) }));
 }

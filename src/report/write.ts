@@ -320,6 +320,8 @@ export async function writeFolder(outDir: string, fill: (put: PutFile, files: re
       files.push(rel);
       await faultPoint('file', rel);
     }, files);
+    // a report without charts (a sensitivity run where nothing moved) has no empty charts/
+    if ((await readdir(path.join(tmp, 'charts'))).length === 0) await rm(path.join(tmp, 'charts'), { recursive: true });
     await faultPoint('tmp', tmp);
     await swapInto(job);
     return files;
@@ -341,6 +343,11 @@ export async function putCharts(put: PutFile, charts: readonly ChartSpec[]): Pro
   for (let i = 0; i < charts.length; i++) await put(`charts/${charts[i].name}.svg`, rendered[i]);
 }
 
+/** Where a report's page links back to the reports index, when `index` (one is written in the parent folder). */
+export function indexHref(index: boolean | undefined): string | undefined {
+  return index ? '../index.html' : undefined;
+}
+
 /**
  * Write a run's report into `outDir` atomically. Returns the files written (relative).
  * `index`: a reports index will be written in the parent folder (the page links back to it).
@@ -356,7 +363,7 @@ export async function writeReport(r: ScenarioResult, outDir: string, opts: { ind
     const sys = systemById(r.system);
     const charts: ChartSpec[] = sys ? sys.charts(r) : [];
     await putCharts(put, charts);
-    await put('index.html', scenarioPage(r, charts, files.slice(), { headline: sys?.headline, indexHref: opts.index ? '../index.html' : undefined }));
+    await put('index.html', scenarioPage(r, charts, files.slice(), { headline: sys?.headline, indexHref: indexHref(opts.index) }));
   });
 }
 

@@ -172,7 +172,7 @@ export async function streamSensitivity(ctx: JobContext, client: string, body: R
         .filter((x) => x.rank <= RANKED_SENT)
         .map((x) => ({ param: x.param, kind: x.kind, direction: x.direction, from: x.from, to: x.to, effect: x.effect, ci_low: x.ci_low, ci_high: x.ci_high, paired: x.paired, rank: x.rank })),
       skipped: r.skipped,
-      chart: tornadoChart(r, TORNADO_SHOWN),
+      chart: tornadoChart(r, TORNADO_SHOWN) ?? null, // null: nothing moved, no tornado
       seconds: r.provenance.seconds,
     }),
   );

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { describeBrowser, launchBrowser, screenshot, watchPage } from '../browser.js';
 import { ROOT, runCli as cli, tempDirs } from '../cli-child.js';
+import { TORNADO_DIRECTIONS } from '../../src/report/sensitivity.js';
 
 const dir = tempDirs('siegesim-analysis-')();
 const SURRENDER = path.join(ROOT, 'scenarios/surrender/town-basic.yaml');
@@ -33,6 +34,12 @@ describe('siegesim sensitivity', () => {
     const again = await cli(['sensitivity', SURRENDER, '--trials', '2000', '--params', 'turns', '--out', path.join(dir, 's1')]);
     expect(again.code, again.stderr).toBe(0);
     expect(readFileSync(path.join(dir, 's1', 'sensitivity.csv'), 'utf8').trim().split('\n')).toHaveLength(3);
+    // turning only `turns` moves nothing: no tornado (it would be its 0 axis alone), a note in its place
+    expect(existsSync(path.join(dir, 's1', 'charts'))).toBe(false);
+    const still = readFileSync(path.join(dir, 's1', 'index.html'), 'utf8');
+    expect(still).not.toContain('<figure');
+    expect(still).toContain('No tornado: every turned case gave the same p_test');
+    expect(again.stderr).toMatch(/-> /);
     const other = await cli(['sensitivity', SURRENDER, '--trials', '2000', '--out', path.join(dir, 't0')]);
     expect(other.code).toBe(0);
     const refused = await cli(['tune', FANTASY, ...TUNE, '--out', path.join(dir, 't0')]);
@@ -119,6 +126,11 @@ describe('the all-reports index', () => {
     expect(analyses).toMatch(/which settings move <code>p_test<\/code>.*largest: <code>structure\.surrender_level<\/code>, <code>turns<\/code>/);
     expect(analyses).toMatch(/a search of <code>wall\.hp<\/code>, <code>wall\.dc<\/code> for <code>p_attacker_wins<\/code> in \[0\.45, 0\.55\] and <code>mean_rounds<\/code> in \[3\.6, 4\.2\]/);
     expect(analyses).toMatch(/found: wall\.hp = \d+, wall\.dc = \d+/);
+    // each page links back to the index it is listed in, as a run's page does; with --out (no index beside it) none does
+    for (const sub of ['surrender-town-basic-sensitivity', 'tune-siege-tune', 'surrender-town-basic']) {
+      expect(readFileSync(path.join(work, 'reports', sub, 'index.html'), 'utf8'), sub).toContain('<a href="../index.html">all reports</a>');
+    }
+    for (const sub of ['s1', 's2', 't1', 't3']) expect(readFileSync(path.join(dir, sub, 'index.html'), 'utf8'), sub).not.toContain('all reports');
   }, 120_000);
 });
 
@@ -132,7 +144,7 @@ describeBrowser('the sensitivity and tune pages in Chromium', () => {
   });
 
   for (const [name, sub] of [
-    ['sensitivity-page', 's1'],
+    ['sensitivity-page', 's2'],
     ['tune-page', 't1'],
   ]) {
     it(`${name}: loads offline with its chart drawn and no errors`, async () => {
@@ -147,16 +159,43 @@ describeBrowser('the sensitivity and tune pages in Chromium', () => {
       expect(width).toBeGreaterThan(300);
       expect(await page.locator('table').count()).toBeGreaterThan(0);
       await screenshot(page, name);
-      if (name === 'sensitivity-page') {
-        // s1 was re-run turning only `turns`, which moves nothing: no "largest effect" of 0
-        const lead = await page.locator('p').first().innerText();
-        expect(lead).toContain('No setting turned here moved it');
-        expect(lead).not.toContain('Largest effects');
-      }
       expect(problems).toEqual([]);
       await page.close();
     });
   }
+
+  it('a sensitivity page where nothing moved: the lead says so, no empty tornado, a note in its place, the ranking below', async () => {
+    const file = path.join(dir, 's1', 'index.html'); // s1 was re-run turning only `turns`, which moves nothing
+    if (!existsSync(file)) throw new Error(`${file} missing: the CLI tests above write it`);
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const problems = watchPage(page);
+    await page.goto('file://' + file);
+    const lead = await page.locator('p').first().innerText();
+    expect(lead).toContain('No setting turned here moved it'); // no "largest effect" of 0
+    expect(lead).not.toContain('Largest effects');
+    expect(await page.locator('figure').count()).toBe(0);
+    await expect(page.getByText('No tornado: every turned case gave the same p_test').isVisible()).resolves.toBe(true);
+    expect(await page.locator('table tr').count()).toBe(3); // the header and turns ±1
+    await screenshot(page, 'sensitivity-page-nothing-moved');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('"all reports" on the sensitivity and tune pages opens the index that lists them', async () => {
+    const root = path.join(dir, 'own-folder', 'reports');
+    if (!existsSync(path.join(root, 'index.html'))) throw new Error('the index test above writes it');
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const problems = watchPage(page);
+    for (const sub of ['surrender-town-basic-sensitivity', 'tune-siege-tune']) {
+      await page.goto('file://' + path.join(root, sub, 'index.html'));
+      if (sub === 'tune-siege-tune') await screenshot(page, 'tune-page-with-index-link');
+      await page.getByRole('link', { name: 'all reports' }).click();
+      await page.waitForURL('file://' + path.join(root, 'index.html'));
+      expect(await page.locator(`#analyses ~ table a[href="${sub}/index.html"]`).count()).toBe(1);
+    }
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 
   it('the tornado: its axis and legend at the top, bars at most 14 px thick, every "→ value" label inside the plot, clear of the settings\' names', async () => {
     const file = path.join(dir, 's2', 'charts', 'sensitivity.svg'); // every setting (s1 was re-run with one)
@@ -188,6 +227,20 @@ describeBrowser('the sensitivity and tune pages in Chromium', () => {
       expect(l.left, `"${l.text}" starts left of the plot`).toBeGreaterThanOrEqual(yDomain.left);
       expect(l.left, `"${l.text}" runs into the settings' names`).toBeGreaterThan(namesRight);
     }
+    // colour says the change's direction, as in the tables: orange bars left of 0, blue ones
+    // right, grey ones (interval through 0) either side; never orange for "another option"
+    const zero = (await boxes('.mark-rule.role-mark line')).find((b) => b.height > 50)!; // the 0 rule spans the plot
+    const fills = await page.locator('.mark-rect.role-mark path').evaluateAll((els) => els.map((e) => (e as unknown as { getAttribute(n: string): string | null }).getAttribute('fill')));
+    const side = bars.map((b, i) => ({ fill: fills[i], left: b.right <= zero.right + 0.5, right: b.left >= zero.left - 0.5 }));
+    expect(side.filter((b) => b.fill === TORNADO_DIRECTIONS.down).length, 'orange bars').toBeGreaterThan(0);
+    expect(side.filter((b) => b.fill === TORNADO_DIRECTIONS.up).length, 'blue bars').toBeGreaterThan(0);
+    for (const b of side) {
+      expect(Object.values(TORNADO_DIRECTIONS), 'a bar of another colour').toContain(b.fill);
+      if (b.fill === TORNADO_DIRECTIONS.down) expect(b.left, 'an orange bar right of 0').toBe(true);
+      if (b.fill === TORNADO_DIRECTIONS.up) expect(b.right, 'a blue bar left of 0').toBe(true);
+    }
+    const keys = (await boxes('.role-legend-label text')).map((b) => b.text);
+    expect(keys).toEqual(expect.arrayContaining(['up', 'down', 'no clear change', 'one step up', 'one step down', 'other option']));
     await screenshot(page, 'sensitivity-tornado', page.locator('svg').first());
     await page.close();
   });

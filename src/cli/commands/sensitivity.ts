@@ -54,7 +54,7 @@ async function sensitivityCommand(file: string, flags: SensitivityFlags): Promis
     }),
   );
   if (r.note) process.stderr.write(`${v.name}: ${r.note}\n`);
-  await writeSensitivityReport(r, out);
+  await writeSensitivityReport(r, out, { index: !flags.out });
   if (!flags.out) await writeIndex('reports'); // reports/index.html lists it beside the runs
   if (flags.json) process.stdout.write(JSON.stringify(sensitivityJson(r), null, 2) + '\n');
   else process.stdout.write(rankingText(r, flags.top));

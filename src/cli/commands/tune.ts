@@ -56,7 +56,7 @@ async function tuneCommand(file: string, flags: TuneFlags): Promise<void> {
     }),
   );
   if (r.note) process.stderr.write(`${v.name}: ${r.note}\n`);
-  await writeTuneReport(r, out);
+  await writeTuneReport(r, out, { index: !flags.out });
   if (!flags.out) await writeIndex('reports'); // reports/index.html lists it beside the runs
   process.stdout.write(flags.json ? JSON.stringify(tuneJson(r), null, 2) + '\n' : tuneText(r));
   process.stderr.write(`${v.name}: tuned in ${r.provenance.seconds} s -> ${out}\n`);

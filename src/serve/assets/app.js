@@ -1027,8 +1027,17 @@ async function runSensitivity(ev) {
     else if (e.type === 'done') {
       status.textContent = `${e.settings} settings ranked by their effect on ${e.metric} (${fmtValue({ value: e.baseline.value, kind: e.metricKind })} for ${caseWords(values)}) · ${int(e.trials)} trials per case · ${(e.ms / 1000).toFixed(1)} s`;
       renderRanking(e);
+      const box = $('#sens-chart');
+      if (!e.chart) {
+        // nothing moved: no tornado (it would be its 0 axis alone), a note where it would be
+        box.view?.finalize();
+        box.view = undefined;
+        box.replaceChildren(el('p', { class: 'muted', text: `No tornado: every turned case gave the same ${e.metric} as ${caseWords(values)} on the same dice.` }));
+        box.hidden = false;
+        return;
+      }
       try {
-        await embedInto($('#sens-chart'), e.chart.spec);
+        await embedInto(box, e.chart.spec);
       } catch (err) {
         status.textContent += ` · the tornado could not be drawn: ${err.message}`;
       }
