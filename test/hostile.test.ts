@@ -266,7 +266,7 @@ describe(`hostile scenarios: a generated corpus of ${CORPUS.length} across the f
       text: `${SURRENDER}turns: many\nvariants:\n  - name: a\n  - name: b\n    set: { rules.comparison: sometimes, rules.dye: 6 }\nsweep:\n  besieger.artillery: [0, -2]\n  structure.surrender_levl: [1]\n`,
     }).issues;
     const at = (p: string) => all.filter((i) => i.path === p).map((i) => [i.line, i.col, i.message.split(':')[0]]);
-    expect(at('turns')).toEqual([[5, 8, 'Invalid input']]);
+    expect(at('turns')).toEqual([[5, 8, MSG.wrongKind('a whole number', 'the text "many"')]]);
     expect(at('rules.comparison')).toEqual([[9, 30, 'in variant "b"']]);
     expect(at('variants[1].set.rules.dye')).toEqual([[9, 41, MSG.badPath('rules.dye', 'rules.die')]]);
     expect(at('besieger.artillery')).toEqual([[11, 27, 'with sweep value -2']]);
@@ -282,7 +282,7 @@ describe(`hostile scenarios: a generated corpus of ${CORPUS.length} across the f
   it('a crusader-rex block that fits neither form names the closest one, not "Invalid input"', () => {
     const base = BASES.find((b) => b.file.startsWith('crusader-rex'))!.text;
     const { issues } = check({ name: 'block', text: base.replace(/block: Saladin/, 'block: .nan') });
-    expect(issues.some((i) => /^blocks\[\d+\]\.block$/.test(i.path) && /expected string/.test(i.message))).toBe(true);
+    expect(issues.some((i) => /^blocks\[\d+\]\.block$/.test(i.path) && i.message === MSG.wrongKind('text', '.nan'))).toBe(true);
   });
 });
 

@@ -173,12 +173,17 @@ sweep:
     expect(at(`${BASE.replace('trials: 1000', 'trials: 1.5')}`)).toEqual([`4:9 trials  ${MSG.notWholeNumber('1.5')}`]);
     expect(at(`${BASE}besieger: { artillery: 2.5 }\n`)).toEqual([`5:24 besieger.artillery  ${MSG.notWholeNumber('2.5')}`]);
     expect(at(`${BASE}sweep:\n  besieger.artillery: [1, 2.5]\n`)).toEqual([`6:27 besieger.artillery  ${MSG.inSweep(2.5, MSG.notWholeNumber('2.5'))}`]);
-    expect(at(`${BASE.replace('trials: 1000', 'trials: .nan')}`)).toEqual([`4:9 trials  ${MSG.notFinite('.nan', true)}`]);
-    expect(at(`${BASE.replace('trials: 1000', 'trials: -.inf')}`)).toEqual([`4:9 trials  ${MSG.notFinite('-.inf', true)}`]);
-    expect(at(`${BASE.replace('trials: 1000', 'trials: "1000"')}`)).toEqual([`4:9 trials  ${MSG.quotedNumber('"1000"', true)}`]);
+    expect(at(`${BASE.replace('trials: 1000', 'trials: .nan')}`)).toEqual([`4:9 trials  ${MSG.wrongKind('a whole number', '.nan')}`]);
+    expect(at(`${BASE.replace('trials: 1000', 'trials: -.inf')}`)).toEqual([`4:9 trials  ${MSG.wrongKind('a whole number', '-.inf')}`]);
+    expect(at(`${BASE.replace('trials: 1000', 'trials: "1000"')}`)).toEqual([`4:9 trials  ${MSG.wrongKind('a whole number', 'the text "1000"', true)}`]);
     // one problem, the file's own limit (not also "expected int to be <=9007199254740991")
     expect(at(`${BASE.replace('trials: 1000', 'trials: 99999999999999999999999999')}`)).toEqual(['4:9 trials  Too big: expected number to be <=10000000000']);
-    expect(issuesOf(`${BASE}structure: { blockade_chance: .nan }\n`)[0].message).toBe(MSG.notFinite('.nan', false));
+    expect(issuesOf(`${BASE}structure: { blockade_chance: .nan }\n`)[0].message).toBe(MSG.wrongKind('a number', '.nan'));
+    expect(issuesOf(`${BASE}turns: many\n`)[0].message).toBe(MSG.wrongKind('a whole number', 'the text "many"'));
+    expect(issuesOf(`${BASE}turns:\n`)[0].message).toBe(MSG.wrongKind('a whole number', 'an empty value'));
+    expect(issuesOf(`${BASE}turns: [1]\n`)[0].message).toBe(MSG.wrongKind('a whole number', 'a list'));
+    expect(issuesOf(`${BASE}rules: { natural_one_succeeds: 1 }\n`)[0].message).toBe(MSG.wrongKind('true or false', '1'));
+    expect(issuesOf(`${BASE}rules: yes please\n`)[0].message).toBe(MSG.wrongKind('a mapping', 'the text "yes please"'));
   });
 
   it('suggests the option meant for a misspelt enum value, in the file and in a variant', () => {
@@ -196,5 +201,9 @@ sweep:
   it('suggests only close names', () => {
     expect(suggest('defence', ['defense', 'attack'])).toBe('defense');
     expect(suggest('zzzzzz', ['defense', 'attack'])).toBeUndefined();
+    // a short word is not a typo of one that shares none of its letters (x0 was "did you mean hp?")
+    expect(suggest('x0', ['hp', 'dc'])).toBeUndefined();
+    expect(suggest('dx', ['hp', 'dc'])).toBe('dc');
+    expect(suggest('lee', ['lt', 'le'])).toBe('le');
   });
 });

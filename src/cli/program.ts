@@ -37,7 +37,7 @@ export function buildProgram(): Command {
     .name('siegesim')
     .description('Monte Carlo simulation and balance analysis for siege and battle rules')
     .version(VERSION)
-    .showHelpAfterError()
+    .showHelpAfterError('(add --help to see the options)')
     .exitOverride();
   for (const c of COMMANDS) c.register(program);
   return program;

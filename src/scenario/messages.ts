@@ -39,8 +39,8 @@ export const MSG = {
     `variant "${shortKey(name)}" sets nothing, so it would repeat the baseline "${shortKey(baseline)}" exactly: give it a set: { path: value }, or remove it`,
   // --- values of the wrong kind (zod's own words, "expected int, received number", said plainly) ---
   notWholeNumber: (got: string) => `expected a whole number, got ${got}`,
-  notFinite: (got: string, whole: boolean) => `expected ${whole ? 'a whole number' : 'a number'}, got ${got} (not a number a scenario can use)`,
-  quotedNumber: (got: string, whole: boolean) => `expected ${whole ? 'a whole number' : 'a number'}, got the text ${got} (write it without quotes)`,
+  /** `want`: "a number", "true or false", "text"...; `got`: the value as written ("the text \"10\"", ".nan", "a list"). */
+  wrongKind: (want: string, got: string, quotedNumber = false) => `expected ${want}, got ${got}${quotedNumber ? ' (write it without quotes)' : ''}`,
   unsafeInteger: (got: string) => `${got} is too large: whole numbers here stop at 9,007,199,254,740,991`,
   badOption: (got: string, suggestion: string, values: readonly string[]) =>
     `${got} is not an option (did you mean "${suggestion}"?): expected one of ${values.map((v) => `"${v}"`).join('|')}`,

@@ -8,11 +8,18 @@ import type { RulesSystem } from '../systems/types.js';
 import { MSG, shortKey } from './messages.js';
 import { suggest } from './suggest.js';
 
-/** A value as the user wrote it in YAML (`.nan`, `.inf`, `1.5`, `"10"`), for messages. */
+/** A value as the user wrote it in YAML (`.nan`, `1.5`, `the text "10"`, `a list`), for messages. */
 function shown(x: unknown): string {
   if (typeof x === 'number') return Number.isNaN(x) ? '.nan' : x === Infinity ? '.inf' : x === -Infinity ? '-.inf' : String(x);
-  return shortKey(JSON.stringify(x) ?? String(x));
+  if (typeof x === 'string') return `the text ${shortKey(JSON.stringify(x))}`;
+  if (x === null) return 'an empty value';
+  if (Array.isArray(x)) return 'a list';
+  if (typeof x === 'object') return 'a mapping';
+  return String(x);
 }
+
+/** What a value of zod's expected type is called in a scenario file. */
+const KINDS: Record<string, string> = { int: 'a whole number', number: 'a number', boolean: 'true or false', string: 'text', array: 'a list', object: 'a mapping', record: 'a mapping' };
 
 /**
  * zod's messages where they do not speak a designer's language (`expected int, received number`),
@@ -20,18 +27,19 @@ function shown(x: unknown): string {
  */
 export function issueMessage(iss: z.core.$ZodRawIssue): string | undefined {
   const x = iss.input;
-  if (iss.code === 'invalid_type' && (iss.expected === 'int' || iss.expected === 'number')) {
+  if (iss.code === 'invalid_type' && x !== undefined && KINDS[iss.expected] !== undefined) {
+    // z.int() reports NaN and a string as "expected number": it is still a whole number it wants
     const on = (iss.inst ?? (iss as { schema?: unknown }).schema) as { _zod?: { def?: { format?: string } } } | undefined;
-    const whole = iss.expected === 'int' || on?._zod?.def?.format === 'safeint';
-    if (typeof x === 'number' && !Number.isFinite(x)) return MSG.notFinite(shown(x), whole);
-    if (typeof x === 'number' && whole) return MSG.notWholeNumber(shown(x));
-    if (typeof x === 'string' && x.trim() !== '' && Number.isFinite(Number(x))) return MSG.quotedNumber(shown(x), whole);
+    const want = iss.expected === 'number' && on?._zod?.def?.format === 'safeint' ? KINDS.int : KINDS[iss.expected];
+    if (typeof x === 'number' && Number.isFinite(x) && want === KINDS.int) return MSG.notWholeNumber(shown(x));
+    const quoted = typeof x === 'string' && x.trim() !== '' && Number.isFinite(Number(x)) && (want === KINDS.int || want === KINDS.number);
+    return MSG.wrongKind(want, shown(x), quoted);
   }
-  if (iss.code === 'too_big' && iss.origin === 'int' && iss.maximum === Number.MAX_SAFE_INTEGER) return MSG.unsafeInteger(shown(x));
+  if (iss.code === 'too_big' && iss.origin === 'int' && iss.maximum === Number.MAX_SAFE_INTEGER) return MSG.unsafeInteger(String(x));
   if (iss.code === 'invalid_value' && typeof x === 'string') {
     const values = iss.values.filter((v): v is string => typeof v === 'string');
     const guess = suggest(x, values);
-    if (guess !== undefined) return MSG.badOption(shown(x), guess, values);
+    if (guess !== undefined) return MSG.badOption(shortKey(JSON.stringify(x)), guess, values);
   }
   return undefined;
 }

@@ -31,6 +31,7 @@ export function suggest(word: string, candidates: Iterable<string>): string | un
       best = c;
     }
   }
-  const limit = Math.max(2, Math.floor(word.length / 3));
+  // fewer edits than the word has letters: "x0" is not a typo of "hp" (every letter differs)
+  const limit = Math.min(Math.max(2, Math.floor(word.length / 3)), word.length - 1);
   return bestD <= limit ? best : undefined;
 }

@@ -173,7 +173,7 @@ describe('bad input', () => {
   const cases: [string, RegExp][] = [
     ['bad-yaml.yaml', /bad-yaml\.yaml:\d+:\d+ {2}\(yaml\) {2}YAML syntax error/],
     ['bad-unknown-key.yaml', /bad-unknown-key\.yaml:7:3 {2}besieged\.seige_leaders {2}unknown key "seige_leaders" \(did you mean "siege_leaders"\?\)/],
-    ['bad-type.yaml', /bad-type\.yaml:4:9 {2}trials {2}Invalid input: expected number/],
+    ['bad-type.yaml', /bad-type\.yaml:4:9 {2}trials {2}expected a whole number, got the text "lots"\n/],
     ['bad-negative.yaml', /bad-negative\.yaml:5:24 {2}besieger\.artillery {2}Too small/],
     // the new-user trial: an enum typo had no "did you mean", 1.5 read "expected int, received number",
     // a forgotten set: repeated the baseline silently, and a sweep too large did not say how to shrink it
@@ -202,6 +202,11 @@ describe('bad input', () => {
 
   it('bad flags and missing files exit 2', async () => {
     expect((await cli(['run', path.join(FIX, 'good-small.yaml'), '--threads', 'zero'])).code).toBe(2);
+    const flag = await cli(['run', path.join(FIX, 'good-small.yaml'), '--precision', '-1']);
+    expect(flag.code).toBe(2);
+    // the problem and where to look, not 30 lines of usage that push the problem off the screen
+    expect(flag.stderr).toBe("error: option '--precision <E>' argument '-1' is invalid. --precision must be a positive number\n(add --help to see the options)\n");
+    expect(flag.stdout).toBe('');
     const missing = await cli(['run', 'no/such/file.yaml']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no/such/file.yaml  (file)  cannot read the file: ENOENT');
