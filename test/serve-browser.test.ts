@@ -2,6 +2,7 @@
  * The workbench in a real headless Chromium (issue 11 item 5): pick the fantasy siege, change
  * wall.hp, see the headline move and the paired difference appear with its interval; open a
  * `?scenario=...` link; a bad value's message beside its control; a sweep with its solve answer;
+ * an edited sweep kept in the address (reloaded, the same sweep; a bad one in a link said);
  * the "what matters" panel (the tornado of the tuned case, a search meeting a target, one that
  * cannot, a stopped one, its answer used); no console error anywhere. Screenshots go to test-artifacts/ (look at them).
  *
@@ -168,6 +169,71 @@ describeBrowser('the workbench page', () => {
     await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^structure\.surrender_level = \d+ is the smallest value/);
     await page.waitForSelector('#sweep-chart svg');
     await screenshot(page, 'workbench-sweep-solve');
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
+  it('keeps an edited sweep in the address: reloaded, the same sweep shows and runs; a bad sweep in a link is said beside it, never a crash', async () => {
+    const SC = 'fantasy/stone-wall-siege.yaml';
+    const { page, problems } = await openPage(`?scenario=${SC}&wall.dc=14`);
+    await doneWith(page, SC, { 'wall.dc': 14 });
+    const params = () => new URL(page.url()).searchParams;
+    expect([...params().keys()]).toEqual(['scenario', 'wall.dc']); // the sweep as set up is the scenario's: nothing to say
+    await page.click('.tabs button[data-tab="sweep"]');
+    const [a0, a1] = ['.axis[data-axis="0"]', '.axis[data-axis="1"]'];
+    await page.selectOption(`${a0} .axis-path`, 'wall.hp');
+    await page.selectOption(`${a0} .axis-kind`, 'list');
+    await page.fill(`${a0} .axis-values`, '10, 40, 25');
+    await page.selectOption(`${a1} .axis-path`, 'wall.dc');
+    await page.selectOption(`${a1} .axis-kind`, 'range');
+    await page.fill(`${a1} .axis-from`, '8');
+    await page.fill(`${a1} .axis-to`, '16');
+    await page.fill(`${a1} .axis-step`, '4');
+    await page.selectOption('#sweep-metric', 'p_defender_wins');
+    await page.fill('#sweep-target', '0.4');
+    const trials = await page.locator('#sweep-trials option').nth(1).getAttribute('value');
+    await page.selectOption('#sweep-trials', trials!);
+    /** What the sweep form shows: each parameter as a list or a range, the metric, the target, the trials per point. */
+    const form = async () => {
+      const axis = async (a: string) => {
+        const kind = await page.locator(a).getAttribute('data-kind');
+        const fields = kind === 'list' ? ['.axis-path', '.axis-values'] : ['.axis-path', '.axis-from', '.axis-to', '.axis-step'];
+        return [kind, ...(await Promise.all(fields.map((f) => page.locator(`${a} ${f}`).inputValue())))];
+      };
+      return [await axis(a0), await axis(a1), ...(await Promise.all(['#sweep-metric', '#sweep-target', '#sweep-trials'].map((f) => page.locator(f).inputValue())))];
+    };
+    const edited = await form();
+    expect(params().getAll('sweep')).toEqual(['wall.hp:10,40,25', 'wall.dc:8..16:4']);
+    expect([params().get('sweep_metric'), params().get('sweep_target'), params().get('sweep_trials'), params().get('wall.dc')]).toEqual(['p_defender_wins', '0.4', trials, '14']);
+    expect(page.url()).toContain('&sweep=wall.hp:10,40,25&sweep=wall.dc:8..16:4&'); // readable as written
+    expect(await page.locator('#link').textContent()).toBe(page.url()); // the link shown to copy is the same
+
+    await page.reload();
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+    expect(await page.locator('.tab[data-tab="sweep"]').isVisible()).toBe(true); // a link with a sweep opens on it
+    expect(await form()).toEqual(edited);
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000 }).toBe('the sweep from the link: "run sweep" runs it');
+    await screenshot(page, 'workbench-sweep-from-link');
+    await page.click('#sweep-form button[type="submit"]');
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000 }).toMatch(new RegExp(`^9 points × ${Number(trials).toLocaleString('en-US')} trials · `));
+    expect(await page.locator('#sweep-answer').textContent()).toMatch(/^contour: the red line separates cells below 0\.4/);
+
+    // a bad sweep in a link: said in the sweep tab (the page's own check, or the server's), the rest of the link still opens
+    for (const [q, said] of [
+      ['sweep=wall.hp:60..20:10', "The link's sweep: wall.hp: a range needs from <= to and step > 0"],
+      ['sweep=wall.hp:1..100000:1', "The link's sweep: the sweep would make 100,000 cases; at most 441 are allowed: list fewer values"],
+      ['sweep=wall.hpp:1,2', 'The link\'s sweep: sweep=wall.hpp:1,2: "wall.hpp" is not a number setting of this scenario'],
+      ['sweep=wall.hp:10,abc', "The link's sweep: sweep=wall.hp:10,abc: the values must be numbers separated by commas (e.g. wall.hp:10,20,40) or a range (wall.hp:20..60:10)"],
+      ['sweep=wall.hp&sweep_target=half', "The link's sweep: sweep=wall.hp: write <setting>:<from>..<to>:<step> (e.g. wall.hp:20..60:10) or <setting>:<value>,<value>,... (e.g. wall.hp:10,20,40) · sweep_target=half: must be a number (e.g. 0.5)"],
+      ['sweep_metric=p_win&sweep_trials=7', /^The link's sweep: sweep_metric=p_win: not a metric of fantasy \(one of p_attacker_wins, .*\) · sweep_trials=7: one of \d+, /],
+    ] as [string, string | RegExp][]) {
+      await page.goto(`${wb.url}?scenario=${SC}&wall.dc=14&${q}`);
+      await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+      expect(await page.locator('.tab[data-tab="sweep"]').isVisible(), q).toBe(true);
+      await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000 }).toMatch(typeof said === 'string' ? new RegExp(`^${said.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : said);
+      expect(await page.locator('[id="in-wall.dc"]').inputValue(), q).toBe('14');
+    }
+    await screenshot(page, 'workbench-sweep-bad-link');
     expect(problems()).toEqual([]);
     await page.close();
   });

@@ -356,6 +356,42 @@ describe('malformed requests get a 4xx and never crash the server', () => {
     expect(JSON.parse((await post('/api/check', { scenario: 'fantasy/stone-wall-siege.yaml', values: { 'wall.hp': 41 } })).text)).toEqual({ ok: true, issues: [] });
   });
 
+  it('a ranking where nothing moved has no tornado (chart null: the page says so), one that moves has one', async () => {
+    const TB = 'surrender/town-basic.yaml';
+    const still = open('/api/sensitivity', { scenario: TB, params: ['turns'], trials: 1000 });
+    await still.ended;
+    const done = still.events.find((e) => e.type === 'done')!;
+    expect(done.rows).toHaveLength(2);
+    expect(done.chart).toBeNull();
+    const moved = open('/api/sensitivity', { scenario: TB, params: ['turns', 'structure.surrender_level'], trials: 1000 });
+    await moved.ended;
+    expect((moved.events.find((e) => e.type === 'done')!.chart as { name: string }).name).toBe('sensitivity');
+  });
+
+  it('checks a sweep as POST /api/sweep does, running nothing (the page checks the sweep of a link so)', async () => {
+    const SC = 'fantasy/stone-wall-siege.yaml';
+    const good = { scenario: SC, axes: [{ path: 'wall.hp', from: 20, to: 60, step: 10 }], metric: 'p_attacker_wins', trials: 1000 };
+    expect(JSON.parse((await post('/api/check', good)).text)).toEqual({ ok: true, issues: [] });
+    expect(JSON.parse((await post('/api/check', { ...good, axes: [{ path: 'wall.hp', values: [10, 40, 20] }], target: 0.5 })).text)).toEqual({ ok: true, issues: [] });
+    for (const bad of [
+      { ...good, axes: [{ path: 'wall.hp', from: 20, to: 1e6, step: 10 }] }, // past the schema's bound, and too many points
+      { ...good, axes: [{ path: 'wall.hp', from: 20, to: 200_000, step: 50_000 }] }, // past the schema's bound
+      { ...good, axes: [{ path: 'wall.hpp', from: 20, to: 60, step: 10 }] },
+      { ...good, axes: [{ path: 'wall.hp', values: [] }] },
+      { ...good, axes: [] },
+      { ...good, metric: 'p_win' },
+      { ...good, trials: 10_000_000, axes: [{ path: 'wall.hp', from: 1, to: 400, step: 1 }] },
+    ]) {
+      const sweep = await post('/api/sweep', bad); // refused before it runs
+      expect(sweep.status, sweep.text).toBeGreaterThanOrEqual(400);
+      const c = await post('/api/check', bad);
+      expect(c.status, c.text).toBe(200);
+      const { issues } = JSON.parse(sweep.text) as { issues: unknown[] };
+      expect(JSON.parse(c.text), JSON.stringify(bad)).toEqual({ ok: false, issues: issues.length > 0 ? issues : [{ path: '', message: JSON.parse(sweep.text).error }] });
+    }
+    expect((await post('/api/check', { ...good, scenario: 'nope.yaml' })).status).toBe(404);
+  });
+
   it('thousands of rapid changes: each supersedes the last, nothing piles up, and it still answers', async () => {
     const N = 2000;
     const statuses = new Map<number, number>();

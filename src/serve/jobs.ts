@@ -295,12 +295,15 @@ function sweptValues(v: ValidScenario, path: string): number[] {
   return [...new Set(v.points.map((p) => Number(p.params[path])))].sort((a, b) => a - b);
 }
 
-/** POST /api/sweep: the tuned case over one or two parameters, with solve when a target is set. */
-export async function streamSweep(ctx: JobContext, client: string, body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
+/**
+ * A sweep request checked before anything runs: the axes, metric, target and trials, and the
+ * swept scenario they make. Every problem is a RequestError naming its field (the page's link
+ * is checked with this too, through POST /api/check, before its sweep is run).
+ */
+export function sweepRequest(ctx: JobContext, body: Record<string, unknown>) {
   const { scenario: v } = scenarioOf(ctx, reqString(body, 'scenario'));
   const values = optValues(body);
   const variant = optString(body, 'variant');
-  const seed = optSeed(body);
   const rawAxes = body.axes;
   const AXIS = '{ path, values } or { path, from, to, step }';
   if (!Array.isArray(rawAxes) || rawAxes.length < 1 || rawAxes.length > 2) {
@@ -334,13 +337,20 @@ export async function streamSweep(ctx: JobContext, client: string, body: Record<
       { path: 'trials', message: 'too many trials for this sweep' },
     ]);
   }
+  return { v, values, variant, axes, metric, target, trials, swept: sv.value, points };
+}
+
+/** POST /api/sweep: the tuned case over one or two parameters, with solve when a target is set. */
+export async function streamSweep(ctx: JobContext, client: string, body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
+  const { v, values, variant, axes, metric, target, trials, swept, points } = sweepRequest(ctx, body);
+  const seed = optSeed(body);
   const ac = admit(ctx, client, 'sweep', req, res);
   const out = new Stream(res);
   out.start();
   const ms = () => Math.round(performance.now() - t0);
   const probability = (m: { kind?: string } | undefined) => m?.kind !== 'mean';
   const cells = new Map<number, CaseResult>();
-  const chartOpts = { axes: axes.map((a) => ({ path: a.path, values: sweptValues(sv.value, a.path) })), metric, probability: true, target };
+  const chartOpts = { axes: axes.map((a) => ({ path: a.path, values: sweptValues(swept, a.path) })), metric, probability: true, target };
   const snapshot = () => {
     const list = [...cells.values()].sort((a, b) => a.case - b.case);
     chartOpts.probability = probability(list[0]?.metrics[metric]);
@@ -352,7 +362,7 @@ export async function streamSweep(ctx: JobContext, client: string, body: Record<
     out.send({ type: 'partial', done: list.length, points, chart: sweepChart(list.map((c) => ({ params: c.params, metric: c.metrics[metric] })), chartOpts), ms: ms() });
   });
   try {
-    const result = await runScenario(sv.value, {
+    const result = await runScenario(swept, {
       trials,
       seed,
       executor: ctx.gate.for(ac.signal, PRIORITY.sweep),

@@ -60,7 +60,7 @@ const bad = (path: string, message: string) => new RequestError(400, `${path}: $
 /** The fields of each POST endpoint's body (and of its nested objects): anything else is refused. */
 export const FIELDS = {
   save: ['scenario', 'variant', 'values'],
-  check: ['scenario', 'variant', 'values'],
+  check: ['scenario', 'variant', 'values', 'axes', 'metric', 'target', 'trials'],
   run: ['scenario', 'variant', 'values', 'seed', 'trials', 'precision', 'maxTrials'],
   sweep: ['scenario', 'variant', 'values', 'seed', 'axes', 'metric', 'target', 'trials'],
   axis: ['path', 'values', 'from', 'to', 'step'],

@@ -20,7 +20,7 @@ import { describeControls, liveScenario, tunedName, tunedYaml } from '../api.js'
 import type { Executor } from '../engine/executor.js';
 import { Catalogue, type Root } from './catalogue.js';
 import { Gate } from './gate.js';
-import { scenarioOf, streamLive, streamSweep, tunedFileName, type JobContext } from './jobs.js';
+import { scenarioOf, streamLive, streamSweep, sweepRequest, tunedFileName, type JobContext } from './jobs.js';
 import { streamSensitivity, streamTune } from './tuning.js';
 import { FIELDS, LIMITS, onlyKnown, optString, optValues, parseBody, RequestError, reqString } from './requests.js';
 
@@ -202,7 +202,16 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
   function check(body: Record<string, unknown>) {
     const { scenario: v } = scenarioOf(ctx, reqString(body, 'scenario'));
     const r = liveScenario(v, { variant: optString(body, 'variant'), values: optValues(body) });
-    return r.ok ? { ok: true, issues: [] } : { ok: false, issues: r.issues };
+    if (!r.ok) return { ok: false, issues: r.issues };
+    if (body.axes === undefined) return { ok: true, issues: [] };
+    // a sweep (the page's link carries one): checked as POST /api/sweep checks it, nothing run
+    try {
+      sweepRequest(ctx, body);
+    } catch (e) {
+      if (!(e instanceof RequestError) || e.status === 404) throw e;
+      return { ok: false, issues: e.issues.length > 0 ? e.issues : [{ path: '', message: e.message }] };
+    }
+    return { ok: true, issues: [] };
   }
 
   function save(body: Record<string, unknown>) {

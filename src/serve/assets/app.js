@@ -24,8 +24,14 @@ const el = (tag, attrs = {}, ...children) => {
 const CLIENT = crypto.randomUUID
   ? crypto.randomUUID()
   : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
-/** URL keys that are not scenario values (all are scenario keys no system can tune). */
-const RESERVED = new Set(['scenario', 'variant', 'seed', 'trials', 'precision', 'max_trials']);
+/**
+ * URL keys of the sweep tab: `sweep` once per parameter (`wall.hp:20..60:10`, an even range from
+ * 20 to 60 in steps of 10, or `wall.hp:10,20,40`, those values in that order), its metric, its
+ * target and its trials per point.
+ */
+const SWEEP_KEYS = ['sweep', 'sweep_metric', 'sweep_target', 'sweep_trials'];
+/** URL keys that are not scenario values (scenario keys no system can tune, and the sweep's own). */
+const RESERVED = new Set(['scenario', 'variant', 'seed', 'trials', 'precision', 'max_trials', ...SWEEP_KEYS]);
 
 const state = {
   list: [],
@@ -333,7 +339,10 @@ function syncUrl() {
   if (prec === 'fixed') q.set('trials', $('#fixed-trials').value);
   else if (prec !== '0.005') q.set('precision', prec);
   if (prec !== 'fixed' && $('#cap').value !== '2000000') q.set('max_trials', $('#cap').value);
-  const url = `${location.pathname}?${q.toString().replace(/%2F/g, '/')}`;
+  // the sweep once edited on the page (as it was set up, it is the scenario's own: no need to say)
+  const sweep = sweepQuery();
+  if (state.sweepDefault !== undefined && JSON.stringify(sweep) !== state.sweepDefault) for (const [k, v] of sweep) q.append(k, v);
+  const url = `${location.pathname}?${q.toString().replace(/%2F/g, '/').replace(/%3A/g, ':').replace(/%2C/g, ',')}`;
   history.replaceState(null, '', url);
   $('#link').textContent = location.href;
 }
@@ -385,7 +394,9 @@ async function openScenario(path, variant, fromUrl) {
   $('#headline').replaceChildren();
   $('#metrics').replaceChildren();
   $('#charts').replaceChildren();
+  let sweepProblems = null;
   if (fromUrl) {
+    sweepProblems = sweepFromUrl(fromUrl);
     const vals = valuesFromUrl(fromUrl);
     for (const [p, v] of Object.entries(vals)) {
       const ctl = state.controls.get(p);
@@ -401,6 +412,7 @@ async function openScenario(path, variant, fromUrl) {
   renderChanges();
   state.changeAt = performance.now();
   runLive();
+  if (sweepProblems) linkedSweep(sweepProblems);
   return true;
 }
 
@@ -681,6 +693,103 @@ function setupSweep() {
   $('#sweep-status').textContent = '';
   $('#sweep-answer').hidden = true;
   $('#sweep-chart').replaceChildren();
+  state.sweepDefault = JSON.stringify(sweepQuery());
+}
+
+/** The sweep form as URL pairs (see SWEEP_KEYS): each parameter's values, the metric, the target, the trials per point. */
+function sweepQuery() {
+  const out = [];
+  for (const axis of document.querySelectorAll('#sweep-form .axis')) {
+    const path = $('.axis-path', axis).value;
+    if (!path) continue;
+    const words = $('.axis-values', axis).value.split(/[\s,;]+/).filter((w) => w !== '');
+    const [from, to, step] = [$('.axis-from', axis), $('.axis-to', axis), $('.axis-step', axis)].map((i) => i.value.trim());
+    out.push(['sweep', `${path}:${axis.dataset.kind === 'list' ? words.join(',') : `${from}..${to}:${step}`}`]);
+  }
+  out.push(['sweep_metric', $('#sweep-metric').value]);
+  const t = $('#sweep-target').value.trim();
+  if (t !== '') out.push(['sweep_target', t]);
+  out.push(['sweep_trials', $('#sweep-trials').value]);
+  return out;
+}
+
+/**
+ * Set the sweep form from a link's SWEEP_KEYS. Returns null when the link has no sweep, else the
+ * problems with it (a key that cannot be used is said and left as set up; an empty list when all
+ * is well).
+ */
+function sweepFromUrl(q) {
+  if (!SWEEP_KEYS.some((k) => q.has(k))) return null;
+  const problems = [];
+  const specs = q.getAll('sweep');
+  if (specs.length > 2) problems.push(`sweep: at most two parameters (the link has ${specs.length})`);
+  const nums = numericControls();
+  const number = (w) => (/^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(w) ? Number(w) : NaN);
+  const axes = [];
+  for (const raw of specs.slice(0, 2)) {
+    const at = raw.indexOf(':');
+    const path = at > 0 ? raw.slice(0, at) : '';
+    const spec = raw.slice(at + 1);
+    const range = /^([^.]*(?:\.\d+)?)\.\.(.*):(.*)$/.exec(spec);
+    const words = spec.split(',');
+    if (!path) problems.push(`sweep=${raw}: write <setting>:<from>..<to>:<step> (e.g. wall.hp:20..60:10) or <setting>:<value>,<value>,... (e.g. wall.hp:10,20,40)`);
+    else if (!nums.some((c) => c.path === path)) problems.push(`sweep=${raw}: "${path}" is not a number setting of this scenario`);
+    else if (axes.some((a) => a.path === path)) problems.push(`sweep=${raw}: ${path} is swept twice`);
+    else if (range) {
+      const [from, to, step] = range.slice(1).map(number);
+      if (![from, to, step].every(Number.isFinite)) problems.push(`sweep=${raw}: from, to and step must be numbers (e.g. ${path}:20..60:10)`);
+      else axes.push({ path, from, to, step });
+    } else if (words.length > 0 && words.every((w) => Number.isFinite(number(w)))) axes.push({ path, values: words.map(number) });
+    else problems.push(`sweep=${raw}: the values must be numbers separated by commas (e.g. ${path}:10,20,40) or a range (${path}:20..60:10)`);
+  }
+  // the parameters only when every one of them can be used (half a grid is not what was shared)
+  if (axes.length > 0 && axes.length === Math.min(2, specs.length)) {
+    const boxes = document.querySelectorAll('#sweep-form .axis');
+    boxes.forEach((axis, i) => {
+      const a = axes[i];
+      $('.axis-path', axis).value = a?.path ?? '';
+      fillAxis(axis, a ? ('values' in a ? a.values : { from: a.from, to: a.to, step: a.step }) : undefined);
+    });
+  }
+  if (q.has('sweep_metric')) {
+    const m = q.get('sweep_metric');
+    if (state.info.metrics.includes(m)) $('#sweep-metric').value = m;
+    else problems.push(`sweep_metric=${m}: not a metric of ${state.info.system} (one of ${state.info.metrics.join(', ')})`);
+  }
+  if (q.has('sweep_target')) {
+    const t = q.get('sweep_target').trim();
+    if (Number.isFinite(number(t))) $('#sweep-target').value = t;
+    else problems.push(`sweep_target=${t}: must be a number (e.g. 0.5)`);
+  }
+  if (q.has('sweep_trials')) {
+    const n = q.get('sweep_trials');
+    const options = [...$('#sweep-trials').options].map((o) => o.value);
+    if (options.includes(n)) $('#sweep-trials').value = n;
+    else problems.push(`sweep_trials=${n}: one of ${options.join(', ')}`);
+  }
+  return problems;
+}
+
+/**
+ * A link came with a sweep: show it, with what is wrong with it, or else the server's check of it
+ * (the checks of POST /api/sweep, nothing run); it runs when asked.
+ */
+async function linkedSweep(problems) {
+  if (!window.__siegesim.ready) showTab('sweep'); // opening the link (not a change of variant later)
+  const status = $('#sweep-status');
+  const said = (lines) => (status.textContent = `The link's sweep: ${lines.join(' · ')}`);
+  if (problems.length > 0) return said(problems);
+  const p = sweepPayload();
+  if (p.error) return said([p.error]);
+  const { scenario, variant, values, axes, metric, trials, target } = p.payload;
+  try {
+    const r = await postJson('/api/check', { scenario, variant, values, axes, metric, trials, ...(target !== undefined ? { target } : {}) });
+    if (state.info?.path !== scenario) return;
+    if (r.ok) status.textContent = 'the sweep from the link: "run sweep" runs it';
+    else said(r.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)));
+  } catch (e) {
+    said([e.message]);
+  }
 }
 
 /** The file's own sweep of a path (a list or { from, to, step }), if it has one. */
@@ -771,34 +880,42 @@ function switchAxisKind(axis, kind) {
   setAxisKind(axis, kind);
 }
 
-async function runSweep(ev) {
-  ev?.preventDefault();
-  state.sweep?.abort();
-  const ac = new AbortController();
-  state.sweep = ac;
+/** The sweep form as a POST /api/sweep body ({ payload }), or what keeps it from being one ({ error }). */
+function sweepPayload() {
   const axes = [];
   for (const axis of document.querySelectorAll('#sweep-form .axis')) {
     const path = $('.axis-path', axis).value;
     if (!path) continue;
     if (axis.dataset.kind === 'list') {
       const values = listValues(axis);
-      if (values.length === 0 || !values.every(Number.isFinite)) {
-        $('#sweep-status').textContent = `${path}: the values must be numbers separated by commas, e.g. 10, 20, 40`;
-        return;
-      }
+      if (values.length === 0 || !values.every(Number.isFinite)) return { error: `${path}: the values must be numbers separated by commas, e.g. 10, 20, 40` };
       axes.push({ path, values });
     } else axes.push({ path, from: Number($('.axis-from', axis).value), to: Number($('.axis-to', axis).value), step: Number($('.axis-step', axis).value) });
   }
   const t = $('#sweep-target').value.trim();
-  const payload = {
-    scenario: state.info.path,
-    variant: state.info.variant,
-    values: state.values,
-    axes,
-    metric: $('#sweep-metric').value,
-    trials: Number($('#sweep-trials').value),
-    ...(t !== '' ? { target: Number(t) } : axes.length === 2 ? { target: 0.5 } : {}),
+  return {
+    payload: {
+      scenario: state.info.path,
+      variant: state.info.variant,
+      values: state.values,
+      axes,
+      metric: $('#sweep-metric').value,
+      trials: Number($('#sweep-trials').value),
+      ...(t !== '' ? { target: Number(t) } : axes.length === 2 ? { target: 0.5 } : {}),
+    },
   };
+}
+
+async function runSweep(ev) {
+  ev?.preventDefault();
+  state.sweep?.abort();
+  const ac = new AbortController();
+  state.sweep = ac;
+  const { payload, error } = sweepPayload();
+  if (error) {
+    $('#sweep-status').textContent = error;
+    return;
+  }
   const status = $('#sweep-status');
   const answer = $('#sweep-answer');
   answer.hidden = true;
@@ -1225,6 +1342,9 @@ function wire() {
   });
   $('#filter').addEventListener('input', applyFilter);
   $('#sweep-form').addEventListener('submit', runSweep);
+  // an edited sweep follows in the address (a reload or a shared link keeps it)
+  $('#sweep-form').addEventListener('input', syncUrl);
+  $('#sweep-form').addEventListener('change', syncUrl);
   $('#sweep-stop').addEventListener('click', () => {
     state.sweep?.abort();
     $('#sweep-status').textContent = 'stopped';
