@@ -72,3 +72,29 @@ export async function screenshot(page: Page, name: string, part?: Locator): Prom
   else await page.screenshot({ path: file, fullPage: true });
   return file;
 }
+
+/**
+ * The "→ value" labels of a drawn tornado (report/sensitivity.ts) that are not beside a bar of
+ * their own side: a label right of 0 needs a bar starting at 0 at its height, a label left of 0
+ * one ending at 0. Empty when every label sits beside its bar. `root` holds the chart's svg.
+ */
+export async function strayTornadoLabels(page: Page, root = 'svg'): Promise<string[]> {
+  return page.locator(root).first().evaluate((svg) => {
+    type R = { left: number; right: number; top: number; bottom: number };
+    type E = { getBoundingClientRect(): R; getAttribute(n: string): string | null; textContent: string };
+    const all = (sel: string) => [...(svg as unknown as { querySelectorAll(s: string): Iterable<E> }).querySelectorAll(sel)];
+    const zero = all('.mark-rule.role-mark line')
+      .map((e) => e.getBoundingClientRect())
+      .find((r) => r.bottom - r.top > 50)!;
+    const x0 = (zero.left + zero.right) / 2;
+    const bars = all('.mark-rect.role-mark path').map((e) => e.getBoundingClientRect());
+    return all('.mark-text.role-mark text')
+      .filter((t) => {
+        const r = t.getBoundingClientRect();
+        const y = (r.top + r.bottom) / 2;
+        const right = t.getAttribute('text-anchor') !== 'end';
+        return !bars.some((b) => b.top <= y && y <= b.bottom && (right ? Math.abs(b.left - x0) < 1.5 && b.right <= r.left + 1 : Math.abs(b.right - x0) < 1.5 && b.left >= r.right - 1));
+      })
+      .map((t) => t.textContent);
+  });
+}

@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { describeBrowser, launchBrowser, screenshot, watchPage } from './browser.js';
+import { describeBrowser, launchBrowser, screenshot, strayTornadoLabels, watchPage } from './browser.js';
 import { PoolExecutor } from '../src/engine/pool.js';
 import { rootsOf } from '../src/serve/catalogue.js';
 import { startWorkbench, type Workbench } from '../src/serve/server.js';
@@ -386,6 +386,7 @@ describeBrowser('the workbench page', () => {
     await expect.poll(() => page.locator('#sens-status').textContent(), { timeout: 120_000 }).toMatch(/^\d+ settings ranked by their effect on p_attacker_wins \(\d+\.\d% for wall\.hp = 40\)/);
     await page.waitForSelector('#sens-chart svg');
     expect(await page.locator('#sens-chart svg .mark-rect path').count()).toBeGreaterThan(4); // the tornado's bars
+    expect(await strayTornadoLabels(page, '#sens-chart svg'), 'a "→ value" label beside another bar').toEqual([]);
     const ranked = page.locator('#sens-table tr');
     expect(await ranked.count()).toBeGreaterThan(5);
     expect(await ranked.nth(1).locator('td').first().textContent()).toBe('1');
@@ -410,6 +411,8 @@ describeBrowser('the workbench page', () => {
     await page.addStyleTag({ content: '.top { position: static !important; }' }); // a part's picture without the sticky bar over it
     await screenshot(page, 'workbench-what-matters-tune-panel', page.locator('#tune'));
     await screenshot(page, 'workbench-what-matters-tornado-panel', page.locator('#sens'));
+    // still beside their bars once the page has moved on (vega re-lays the chart out when the page changes around it)
+    expect(await strayTornadoLabels(page, '#sens-chart svg'), 'a "→ value" label beside another bar').toEqual([]);
     // a second target no candidate meets with the first: the closest, plainly
     await page.click('#add-target');
     const second = page.locator('#targets .target').nth(1);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { describeBrowser, launchBrowser, screenshot, watchPage } from '../browser.js';
+import { describeBrowser, launchBrowser, screenshot, strayTornadoLabels, watchPage } from '../browser.js';
 import { ROOT, runCli as cli, tempDirs } from '../cli-child.js';
 import { TORNADO_DIRECTIONS } from '../../src/report/sensitivity.js';
 
@@ -241,6 +241,7 @@ describeBrowser('the sensitivity and tune pages in Chromium', () => {
     }
     const keys = (await boxes('.role-legend-label text')).map((b) => b.text);
     expect(keys).toEqual(expect.arrayContaining(['up', 'down', 'no clear change', 'one step up', 'one step down', 'other option']));
+    expect(await strayTornadoLabels(page), 'a "→ value" label beside another bar').toEqual([]);
     await screenshot(page, 'sensitivity-tornado', page.locator('svg').first());
     await page.close();
   });
