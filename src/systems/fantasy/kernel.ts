@@ -754,12 +754,19 @@ function applyVolley(
   return left;
 }
 
-/** Split a total cancellation between the mage and archer parts (H8 DEFAULT detail). */
-function splitCancel(c: FantasyCompiled, M: number, A: number, cancel: number, wantM: boolean): number {
-  // returns the mage share when wantM, else the archer share
+/** splitCancel's two shares: CUT[0] off the mage part, CUT[1] off the archer (free) part. */
+const CUT = new Int32Array(2);
+
+/**
+ * Split `cancel` cancelled points between a volley's M mage and A archer points (H8 DEFAULT
+ * detail: `rules.shield_reduces`, mage part first unless archerFirst) into CUT, a module
+ * scratch, so that the two shares cost no allocation. The one split for the volley itself
+ * (receiveVolley) and for its pricing (priceVolley, lossAt).
+ */
+function splitCancel(archerFirst: boolean, M: number, A: number, cancel: number): void {
   let cm: number;
   let ca: number;
-  if (c.archerFirst === 1) {
+  if (archerFirst) {
     ca = cancel < A ? cancel : A;
     cm = cancel - ca;
     if (cm > M) cm = M;
@@ -768,7 +775,8 @@ function splitCancel(c: FantasyCompiled, M: number, A: number, cancel: number, w
     ca = cancel - cm;
     if (ca > A) ca = A;
   }
-  return wantM ? cm : ca;
+  CUT[0] = cm;
+  CUT[1] = ca;
 }
 
 /**
@@ -936,7 +944,6 @@ function optimalPick(D: number, c1: number, c2: number, c3: number): void {
 let pxM = 0;
 let pxT = -1;
 let pxA = 0;
-let pxOnly = 0;
 let pxSpill = false;
 let pxArcherFirst = false;
 let pxStamp = 1;
@@ -948,18 +955,17 @@ let pxNT = 0;
 let copyPricing = false;
 
 /**
- * Get ready to price a volley (M at type T, A free; onlyMage 1 or 2: only that part, H8 (b))
+ * Get ready to price a volley (M at type T, A free; per component, H8 (b), one of them is 0)
  * for side s's shield choice. With a sorting policy and no lasting wounds (H2 DEFAULT and (c))
  * or per-mage targets, the price of p points cancelled is a what-if `applyVolley` on the listed
  * targets (`dryAllocate`), made only for the p the shield policy asks about (`lossAt`).
  * Otherwise every p up to what the pool can cancel is priced at once, by the volley itself on a
  * copy of the side (tmp; with random allocation that rolls dice, so all of them, in order).
  */
-function priceVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, T: number, A: number, typeMask: number, groupMask: number, onlyMage: number): void {
+function priceVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, T: number, A: number, typeMask: number, groupMask: number): void {
   pxM = M;
   pxT = T;
   pxA = A;
-  pxOnly = onlyMage;
   pxSpill = c.mageTargeting === 2;
   pxArcherFirst = c.archerFirst === 1;
   if (++pxStamp === 1 << 30) {
@@ -978,7 +984,7 @@ function priceVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, T:
     pxNT = nt;
     return;
   }
-  let D = onlyMage === 1 ? M : onlyMage === 2 ? A : M + A;
+  let D = M + A;
   // No spending can cancel more than the pool holds: the table is only needed up to there.
   const poolSum = pool[s * 4 + 1] + 2 * pool[s * 4 + 2] + 3 * pool[s * 4 + 3];
   if (poolSum < D) D = poolSum;
@@ -986,47 +992,23 @@ function priceVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, T:
     killedValue = 0;
     killedUnits = 0;
     copySide(cnt, tmp, s);
-    applyVolley(c, rng, tmp, s, M, T, A, pxCancel(c, p, true), pxCancel(c, p, false), typeMask, groupMask);
+    splitCancel(pxArcherFirst, M, A, p);
+    applyVolley(c, rng, tmp, s, M, T, A, CUT[0], CUT[1], typeMask, groupMask);
     lossTab[p] = killedValue;
     killsTab[p] = killedUnits;
     lossSeen[p] = pxStamp;
   }
 }
 
-/** Points of the priced volley's mage part (or its free part) that p cancelled points take off. */
-function pxCancel(c: FantasyCompiled, p: number, mage: boolean): number {
-  if (pxOnly === 1) return mage ? p : 0;
-  if (pxOnly === 2) return mage ? 0 : p;
-  return splitCancel(c, pxM, pxA, p, mage);
-}
-
 /** Value (x10) the priced volley kills with p points cancelled (and killsTab[p]: units). */
 function lossAt(p: number): number {
   if (lossSeen[p] === pxStamp) return lossTab[p];
   // applyVolley's steps on the listed targets: the mage part at type T (the rest spills over
-  // with H5 (c)), then the free part, each `allocate` with wasted leftovers
-  // the mage and free shares of p (pxCancel, inline)
-  let cm: number;
-  let ca: number;
-  if (pxOnly === 1) {
-    cm = p;
-    ca = 0;
-  } else if (pxOnly === 2) {
-    cm = 0;
-    ca = p;
-  } else if (pxArcherFirst) {
-    ca = p < pxA ? p : pxA;
-    cm = p - ca;
-    if (cm > pxM) cm = pxM;
-  } else {
-    cm = p < pxM ? p : pxM;
-    ca = p - cm;
-    if (ca > pxA) ca = pxA;
-  }
-  let m = pxM - cm;
-  let ar = pxA - ca;
-  if (m < 0) m = 0;
-  if (ar < 0) ar = 0;
+  // with H5 (c)), then the free part, each `allocate` with wasted leftovers. The shares never
+  // exceed their parts, so nothing here goes below 0.
+  splitCancel(pxArcherFirst, pxM, pxA, p);
+  let m = pxM - CUT[0];
+  let ar = pxA - CUT[1];
   const px = VL;
   const left = PXW; // units of type T the mage part leaves
   let value = 0;
@@ -1094,18 +1076,18 @@ function receiveVolley(c: FantasyCompiled, rng: RngState, s: number, M: number, 
     if (c.shieldPerComponent === 1) {
       // H8 (b): dice go to the mage part first, then the archer part, each whole
       if (M > 0) {
-        if (needLoss) priceVolley(c, rng, s, M, T, 0, typeMask, groupMask, 1);
+        if (needLoss) priceVolley(c, rng, s, M, T, 0, typeMask, groupMask);
         cm = spendShields(c, s, M, phaseA);
       }
       if (A > 0 && pool[s * 4 + 1] + pool[s * 4 + 2] + pool[s * 4 + 3] > 0) {
-        if (needLoss) priceVolley(c, rng, s, 0, T, A, typeMask, groupMask, 2);
+        if (needLoss) priceVolley(c, rng, s, 0, T, A, typeMask, groupMask);
         ca = spendShields(c, s, A, phaseA);
       }
     } else {
-      if (needLoss) priceVolley(c, rng, s, M, T, A, typeMask, groupMask, 0);
-      const cancel = spendShields(c, s, M + A, phaseA);
-      cm = splitCancel(c, M, A, cancel, true);
-      ca = splitCancel(c, M, A, cancel, false);
+      if (needLoss) priceVolley(c, rng, s, M, T, A, typeMask, groupMask);
+      splitCancel(c.archerFirst === 1, M, A, spendShields(c, s, M + A, phaseA));
+      cm = CUT[0];
+      ca = CUT[1];
     }
   }
   // The target list made for this volley (mage target, pricing) is what `allocate` would walk,
@@ -1683,7 +1665,11 @@ export const _internals = {
     LAMBDA[0] = 0;
     return spent;
   },
-  splitCancel,
+  /** The mage and archer shares of a total cancellation (splitCancel). */
+  splitCancel(c: FantasyCompiled, M: number, A: number, cancel: number): [number, number] {
+    splitCancel(c.archerFirst === 1, M, A, cancel);
+    return [CUT[0], CUT[1]];
+  },
   /** Price every volley and mage target on a copy of the side (the reference for the short lists). */
   setCopyPricing(on: boolean): void {
     copyPricing = on;
