@@ -29,7 +29,7 @@ function hueKind(hex: string): 'red' | 'green' | 'neutral' {
 
 function page(r: ScenarioResult, indexHref?: string): string {
   const sys = systemById(r.system)!;
-  return scenarioPage(r, sys.charts(r), ['summary.csv'], { headline: sys.headline, indexHref });
+  return scenarioPage(r, sys.charts(r), ['summary.csv'], { headline: sys.headline, outcomes: sys.outcomes, indexHref });
 }
 
 describe('numbers on the page keep their meaning', () => {
@@ -92,6 +92,26 @@ describe('the scenario page', () => {
     // a run whose guard fired says so at the top
     const broken = { ...siege, cases: siege.cases.map((c, i) => (i === 0 ? { ...c, metrics: { ...c.metrics, p_guard: { ...c.metrics.p_guard, value: 0.001 } } } : c)) };
     expect(page(broken)).toMatch(/class="notice"><code>p_guard<\/code>/);
+  });
+
+  it("the answer shows every way a trial ends (the system's outcome partition, in its order), so it accounts for all the trials", async () => {
+    const starve = await runFile('scenarios/crusader-rex/attrition-exact.yaml', 2000); // an existing siege, no relief: mostly it goes on
+    const melee = await runFile('scenarios/cry-havoc/melee-two-on-one.yaml', 2000); // mostly undecided at the cap
+    const cases: [ScenarioResult, string[], string[]][] = [
+      [starve, ['p_attacker_wins', 'p_defender_holds', 'p_siege_continues', 'p_both_gone'], ['p_castle_falls']],
+      [melee, ['p_defender_killed', 'p_attacker_killed', 'p_undecided', 'p_no_attack'], []],
+      [siege, ['p_attacker_wins', 'p_defender_holds', 'p_siege_continues', 'p_both_gone'], ['p_castle_falls']],
+    ];
+    for (const [r, outcome, also] of cases) {
+      const html = page(r);
+      const answer = html.slice(html.indexOf('<h2>Answer'), html.indexOf('<h2>All metrics'));
+      const heads = [...answer.matchAll(/<th(?: class="sep")?>(p_[a-z_]+)<\/th>/g)].map((m) => m[1]);
+      expect(heads, r.name).toEqual([...outcome, ...also]);
+      expect(answer).toContain('they sum to 1');
+      // each row's outcomes account for every trial
+      for (const c of r.cases) expect(outcome.reduce((t, m) => t + c.metrics[m].value, 0), `${r.name} ${c.variant}`).toBeCloseTo(1, 12);
+    }
+    expect(starve.cases[0].metrics.p_siege_continues.value).toBeGreaterThan(0.5); // the case the answer used to leave out
   });
 
   it('colours a difference by its direction only, never green for up and red for down, and says so beside every table of differences', () => {

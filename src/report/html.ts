@@ -24,7 +24,7 @@ figure{margin:1rem 0}figcaption{color:#666;font-size:.9em}img{max-width:100%;hei
 .notice{border-left:4px solid #e4572e;background:#fff4ef;padding:.4rem .8rem;margin:.8rem 0}
 .compact .ci{display:none}body:has(#show-ci:checked) .compact .ci{display:inline}
 .scroll{overflow-x:auto}.toggle{font-size:.9em;color:#444}
-.answer td,.key{white-space:nowrap}table.index{width:100%}.desc{color:#444;font-size:.9em}`;
+.answer td,.key{white-space:nowrap}.answer th.group{text-align:center;font-weight:normal;font-size:.9em;color:#444}.answer .sep{border-left:3px double #999}table.index{width:100%}.desc{color:#444;font-size:.9em}`;
 
 /** Metrics that watch the engine itself (never expected to be non-zero): kept out of the designer's tables, a notice when not zero. */
 const INTERNAL_METRICS: Record<string, string> = {
@@ -129,13 +129,31 @@ ${table(withDiff, (c, m) => valueCell(c.differences[m], { delta: true }))}`;
   return out;
 }
 
-/** The headline metrics of a run without a sweep: a row per variant, the difference from the baseline under each value. */
-function headlineTable(r: ScenarioResult, headline: string[]): string {
+/**
+ * What the Answer shows: the first outcome partition the run produces (every trial ends in
+ * exactly one of these, so they account for all of them), in the system's order, then the other
+ * headline metrics. `produced` says whether the run has a value of a metric.
+ */
+export function answerMetrics(headline: string[], outcomes: string[][], produced: (m: string) => boolean): { outcome: string[]; also: string[] } {
+  const outcome = outcomes.find((o) => o.every(produced)) ?? [];
+  return { outcome, also: headline.filter((m) => produced(m) && !outcome.includes(m)) };
+}
+
+/** The answer of a run without a sweep: a row per variant, the difference from the baseline under each value. */
+function headlineTable(r: ScenarioResult, cols: { outcome: string[]; also: string[] }): string {
   const base = r.variants[0];
-  const head = `<tr><th class="l">${r.variants.length > 1 ? 'variant' : ''}</th>${headline.map((m) => `<th>${escapeHtml(m)}</th>`).join('')}</tr>`;
+  const metrics = [...cols.outcome, ...cols.also];
+  const name = (m: string, i: number) => `<th${i === cols.outcome.length && i > 0 ? ' class="sep"' : ''}>${escapeHtml(m)}</th>`;
+  const corner = r.variants.length > 1 ? 'variant' : '';
+  const head =
+    cols.outcome.length > 0
+      ? `<tr><th class="l" rowspan="2">${corner}</th><th colspan="${cols.outcome.length}" class="group">how each trial ends (one of these, so they sum to 1)</th>${cols.also.length > 0 ? `<th colspan="${cols.also.length}" class="group sep">also</th>` : ''}</tr>
+<tr>${metrics.map(name).join('')}</tr>`
+      : `<tr><th class="l">${corner}</th>${metrics.map(name).join('')}</tr>`;
   const rows = r.cases.map((c) => {
-    const cells = headline.map((m) => {
-      const main = valueCell(c.metrics[m], { big: true });
+    const cells = metrics.map((m, i) => {
+      let main = valueCell(c.metrics[m], { big: true });
+      if (i === cols.outcome.length && i > 0) main = main.replace(/^<td/, '<td class="sep"');
       const d = c.differences[m];
       if (c.variant === base || !d) return main;
       return main.replace(/<\/td>$/, `<br><span class="ci">Δ</span> ${valueCell(d, { delta: true }).replace(/^<td[^>]*>|<\/td>$/g, '')}</td>`);
@@ -193,13 +211,16 @@ export interface PageOptions {
   indexHref?: string;
   /** The system's headline metrics (the answer shown first). */
   headline?: string[];
+  /** The system's outcome partitions (`RulesSystem.outcomes`): shown whole in the answer. */
+  outcomes?: string[][];
 }
 
 /** The page of one scenario's report. */
 export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: string[], opts: PageOptions = {}): string {
   const all = orderedMetrics(r, r.cases[0]?.metrics ?? {});
   const metrics = all.filter((m) => !(m in INTERNAL_METRICS));
-  const headline = (opts.headline ?? []).filter((m) => metrics.includes(m) && r.cases.some((c) => Number.isFinite(c.metrics[m]?.value)));
+  const produced = (m: string) => metrics.includes(m) && r.cases.some((c) => Number.isFinite(c.metrics[m]?.value));
+  const cols = answerMetrics(opts.headline ?? [], opts.outcomes ?? [], produced);
   const lead = charts.filter((c) => c.lead);
   const rest = charts.filter((c) => !c.lead);
 
@@ -225,7 +246,7 @@ export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: stri
   }
 
   const answer: string[] = [];
-  if (r.params.length === 0 && headline.length > 0) answer.push(headlineTable(r, headline));
+  if (r.params.length === 0 && cols.outcome.length + cols.also.length > 0) answer.push(headlineTable(r, cols));
   for (const c of lead) {
     answer.push(figure(c));
     if (c.metric && c.target !== undefined && r.params.length > 0) {

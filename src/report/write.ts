@@ -363,7 +363,7 @@ export async function writeReport(r: ScenarioResult, outDir: string, opts: { ind
     const sys = systemById(r.system);
     const charts: ChartSpec[] = sys ? sys.charts(r) : [];
     await putCharts(put, charts);
-    await put('index.html', scenarioPage(r, charts, files.slice(), { headline: sys?.headline, indexHref: indexHref(opts.index) }));
+    await put('index.html', scenarioPage(r, charts, files.slice(), { headline: sys?.headline, outcomes: sys?.outcomes, indexHref: indexHref(opts.index) }));
   });
 }
 

@@ -142,6 +142,13 @@ export interface RulesSystem<C = unknown> {
   chunkTrials: number;
   /** Metrics whose intervals `--precision` narrows. */
   headline: string[];
+  /**
+   * The outcome partitions: each a list of probability metrics that share every trial between
+   * them (each trial counts in exactly one, so they sum to 1), in the order the report's Answer
+   * shows them. A case shows the first partition whose metrics it produces; a system whose
+   * answer is one yes-or-no probability (its complement is the rest) has none.
+   */
+  outcomes?: string[][];
   /** Metric names in report order. */
   metricOrder: string[];
   curveDefs: CurveDef[];

@@ -12,6 +12,7 @@ import type { Browser } from 'playwright-core';
 import { describeBrowser, launchBrowser, screenshot, watchPage } from '../browser.js';
 import { ROOT, runCli, tempDirs } from '../cli-child.js';
 import { nodes } from '../helpers.js';
+import { systemById } from '../../src/systems/registry.js';
 
 const tempDir = tempDirs('siegesim-reports-');
 
@@ -74,6 +75,29 @@ describe('every bundled report, as written', () => {
       }
     }
     expect(charts).toBeGreaterThan(60);
+  });
+});
+
+describe('the answer of every bundled report', () => {
+  it("accounts for every trial: the system's outcome partition sums to 1 in each case, and a page without a sweep shows all of it", () => {
+    let checked = 0;
+    for (const name of reportsIn(dir)) {
+      const s = JSON.parse(readFileSync(path.join(dir, name, 'summary.json'), 'utf8')) as {
+        system: string;
+        params: string[];
+        cases: { variant: string; metrics: Record<string, { value: number | null }> }[];
+      };
+      const outcome = systemById(s.system)!.outcomes?.find((o) => o.every((m) => s.cases.some((c) => c.metrics[m]?.value != null)));
+      if (!outcome) continue;
+      for (const c of s.cases) expect(outcome.reduce((t, m) => t + c.metrics[m].value!, 0), `${name} ${c.variant}: ${outcome.join(' + ')}`).toBeCloseTo(1, 9);
+      if (s.params.length === 0) {
+        const html = readFileSync(path.join(dir, name, 'index.html'), 'utf8');
+        const answer = html.slice(html.indexOf('<h2>Answer'), html.indexOf('<h2>All metrics'));
+        for (const m of outcome) expect(answer, `${name}: ${m} in the answer`).toContain(`>${m}</th>`);
+      }
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(10);
   });
 });
 

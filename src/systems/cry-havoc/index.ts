@@ -15,6 +15,11 @@ export const cryHavoc: RulesSystem<CryHavocCompiled> = {
   // A trial is a few table look-ups (battering: up to a roll per day): 65536 is ~10 ms.
   chunkTrials: 65_536,
   headline: ['p_defender_killed', 'p_attacker_killed', 'p_killed', 'p_breached', 'p_ever_ignited', 'p_burning_at_end', 'p_healed'],
+  // how a melee ends, and how a wound ends (kernel.ts runMelee and runHealing count exactly one each)
+  outcomes: [
+    ['p_defender_killed', 'p_attacker_killed', 'p_undecided', 'p_no_attack'],
+    ['p_healed', 'p_out_for_scenario', 'p_dies'],
+  ],
   metricOrder: [
     'p_defender_killed',
     'p_attacker_killed',

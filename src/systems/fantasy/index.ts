@@ -15,6 +15,8 @@ export const fantasy: RulesSystem<FantasyCompiled> = {
   // the 10 ms docs/architecture.md asks for, and big sweeps still spread over both cores.
   chunkTrials: 4096,
   headline: ['p_attacker_wins', 'p_defender_wins', 'p_breach'],
+  // the battle's result (kernel.ts counts exactly one of the three)
+  outcomes: [['p_attacker_wins', 'p_defender_wins', 'p_undecided']],
   metricOrder: [
     'p_attacker_wins',
     'p_defender_wins',
