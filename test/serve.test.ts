@@ -211,6 +211,49 @@ describe('what the workbench serves, and to whom', () => {
     expect(JSON.parse(broken.text).issues[0].message).toMatch(/broken\.yaml:5:\d+ {2}Too small/);
   });
 
+  it('names files given one by one by their file names, a clash by the folders that tell them apart, the same at every start', async () => {
+    // the trial's `serve keep.yaml wall.yaml` listed mywork/keep.yaml and wall.yaml-2/wall.yaml
+    const named = path.join(tmp, 'named');
+    for (const d of ['mywork', 'north', 'elsewhere/mywork']) mkdirSync(path.join(named, d), { recursive: true });
+    const town = readFileSync(path.join(ROOT, 'scenarios/surrender/town-basic.yaml'));
+    for (const f of ['mywork/keep.yaml', 'mywork/wall.yaml', 'north/wall.yaml', 'elsewhere/mywork/wall.yaml']) writeFileSync(path.join(named, f), town);
+    const at = (...fs: string[]) => fs.map((f) => path.join(named, f));
+    const listed = async (args: string[]) => {
+      const { roots, problems } = rootsOf(args);
+      expect(problems).toEqual([]);
+      const w = await startWorkbench({ roots, port: 0, executor: exec, log: () => {} });
+      try {
+        const get = async (p: string) => (await fetch(`http://127.0.0.1:${w.port}${p}`)).status;
+        const names = (await (await fetch(`http://127.0.0.1:${w.port}/api/scenarios`)).json()).scenarios.map((s: { path: string }) => s.path) as string[];
+        for (const n of names) expect(await get(`/api/scenario?path=${encodeURIComponent(n)}`), n).toBe(n.endsWith('broken.yaml') ? 422 : 200); // found (the broken one is found and refused)
+        return names;
+      } finally {
+        await w.close();
+      }
+    };
+    expect(await listed(at('mywork/keep.yaml', 'mywork/wall.yaml'))).toEqual(['keep.yaml', 'wall.yaml']);
+    expect(await listed(at('mywork/wall.yaml'))).toEqual(['wall.yaml']);
+    // a clash takes the folders above, one at a time, only as far as needed; a path given twice is served once
+    const args = [...at('mywork/keep.yaml', 'mywork/wall.yaml', 'north/wall.yaml', 'elsewhere/mywork/wall.yaml', 'mywork/keep.yaml'), served];
+    const names = await listed(args);
+    expect(names).toEqual([
+      'keep.yaml',
+      'named/mywork/wall.yaml',
+      'north/wall.yaml',
+      'elsewhere/mywork/wall.yaml',
+      'served/broken.yaml',
+      'served/fantasy/stone-wall-siege.yaml',
+      'served/fantasy/wall-hp-dc-grid.yaml',
+      'served/link-in.yaml',
+      'served/surrender/fortress-readings.yaml',
+      'served/surrender/heavy-guns-grid.yaml',
+      'served/surrender/town-basic.yaml',
+    ]);
+    expect(await listed(args)).toEqual(names); // a restart with the same arguments: the same names, so links still open
+    // a served folder's name never hides a file given by itself under it: the folder's name grows instead
+    expect(await listed([...at('mywork/wall.yaml', 'north/wall.yaml'), path.join(named, 'mywork')])).toEqual(['mywork/wall.yaml', 'north/wall.yaml', 'named/mywork/keep.yaml', 'named/mywork/wall.yaml']);
+  });
+
   it('describes a scenario: its controls with the schema bounds and the loaded values', async () => {
     const r = await call('GET', '/api/scenario?path=fantasy/stone-wall-siege.yaml');
     const d = JSON.parse(r.text);

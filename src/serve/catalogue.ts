@@ -1,6 +1,7 @@
 /**
  * The scenario files a workbench serves: every *.yaml / *.yml under the folders (and the single
- * files) it was started with, each named by its path under its folder (`fantasy/stone-wall-siege.yaml`).
+ * files) it was started with, each named by its path under its folder (`fantasy/stone-wall-siege.yaml`)
+ * or, for a file given by itself, its file name (`wall.yaml`): see rootsOf.
  *
  * A request names a file only by that name, looked up in the listing, so `..`, encoded dots,
  * absolute paths and anything not listed are unknown scenarios by construction. Symbolic links
@@ -21,7 +22,7 @@ export interface Root {
   dir: string;
   /** A single served file (its real path), or undefined for a folder. */
   file?: string;
-  /** Prefix of this root's names when several roots are served ('' for one). */
+  /** A single file's name; a folder's files' prefix ('' when it is the only root). */
   prefix: string;
 }
 
@@ -36,11 +37,19 @@ export interface Entry {
 
 export type Loaded = { ok: true; entry: Entry; text: string; scenario: ValidScenario } | { ok: false; entry: Entry; issues: ScenarioIssue[] };
 
-/** Resolve the command-line arguments into roots; a missing one is reported, not thrown. */
+/**
+ * Resolve the command-line arguments into roots; a missing one is reported, not thrown.
+ *
+ * Names are short and depend only on the arguments (the same ones give the same names at every
+ * start, so a link stays good): a file given by itself is its file name (`wall.yaml`), a folder's
+ * files are under the folder's name (`fantasy/stone-wall-siege.yaml`; plain paths when it is the
+ * only thing served). Only names that clash take the folders above them, one at a time, until
+ * they differ (`north/wall.yaml`, `south/wall.yaml`); the same path given twice is served once.
+ */
 export function rootsOf(args: string[]): { roots: Root[]; problems: string[] } {
-  const roots: Root[] = [];
+  const found: { root: Root; parts: string[]; depth: number; folder: boolean }[] = [];
   const problems: string[] = [];
-  const used = new Set<string>();
+  const seen = new Set<string>();
   for (const a of args) {
     let real: string;
     let st: Stats;
@@ -51,13 +60,37 @@ export function rootsOf(args: string[]): { roots: Root[]; problems: string[] } {
       problems.push(`${a}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
       continue;
     }
-    let base = path.basename(st.isDirectory() ? real : path.dirname(real)) || 'root';
-    for (let n = 2; used.has(base); n++) base = `${path.basename(real)}-${n}`;
-    used.add(base);
-    roots.push(st.isDirectory() ? { dir: real, prefix: base } : { dir: path.dirname(real), file: real, prefix: base });
+    if (seen.has(real)) continue;
+    seen.add(real);
+    // named as given (a link keeps its own name), not by its target
+    const parts = path.resolve(a).split(path.sep).filter((x) => x !== '');
+    const folder = st.isDirectory();
+    const root: Root = folder ? { dir: real, prefix: '' } : { dir: path.dirname(real), file: real, prefix: '' };
+    found.push({ root, parts: parts.length > 0 ? parts : ['root'], depth: 1, folder });
   }
-  // One root: names are plain paths under it; several: each under its folder's name.
-  if (roots.length === 1) roots[0].prefix = '';
+  const label = (f: (typeof found)[number]) => f.parts.slice(-f.depth).join('/');
+  // `a`'s name clashes with `b`'s when they are equal, or when `a` is a folder's and `b` lies under it.
+  const over = (a: (typeof found)[number], b: (typeof found)[number]) => a.folder && label(b).startsWith(`${label(a)}/`);
+  const clash = (a: (typeof found)[number], b: (typeof found)[number]) => label(a) === label(b) || over(a, b) || over(b, a);
+  for (;;) {
+    // equal names both take their next folder; a folder's name under which another lies takes its own
+    const deepen = new Set(found.filter((f) => found.some((g) => g !== f && (label(f) === label(g) || over(f, g)))));
+    let moved = false;
+    for (const f of deepen) if (f.depth < f.parts.length) (f.depth++, (moved = true));
+    if (!moved) break;
+  }
+  const used: (typeof found)[number][] = [];
+  for (const f of found) {
+    // still clashing with every folder above it spelled out (a file inside a served folder named
+    // the same way): numbered, before the extension
+    const base = label(f);
+    for (let n = 2; used.some((g) => clash(f, g)); n++) f.parts[f.parts.length - 1] = path.basename(base).replace(/(\.[^.]*)?$/, (ext) => `-${n}${ext}`);
+    f.root.prefix = label(f);
+    used.push(f);
+  }
+  const roots = found.map((f) => f.root);
+  // One folder: its names are plain paths under it.
+  if (roots.length === 1 && !roots[0].file) roots[0].prefix = '';
   return { roots, problems };
 }
 
@@ -74,7 +107,7 @@ export function listEntries(roots: Root[]): Entry[] {
     const files = r.file ? [{ at: r.file, abs: r.file }] : walk(r.dir, r.dir, 0);
     for (const { at, abs } of files) {
       const rel = path.relative(r.dir, at).split(path.sep).join('/');
-      const name = r.prefix ? `${r.prefix}/${rel}` : rel;
+      const name = r.file ? r.prefix : r.prefix ? `${r.prefix}/${rel}` : rel;
       out.push({ name, abs, display: path.relative(process.cwd(), abs) || abs });
     }
   }
