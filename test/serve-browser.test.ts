@@ -130,6 +130,72 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
+  it('shows a Crusader Rex block\'s "auto" steps as its full strength (the slider at the roster\'s 4 for Bohemond), marked auto', async () => {
+    const SC = 'crusader-rex/attrition-exact.yaml';
+    const { page, problems } = await openPage(`?scenario=${SC}`);
+    await doneWith(page, SC, {});
+    const row = page.locator('.ctl[data-path="blocks.0.steps"]'); // Bohemond, no steps in the file
+    expect(await page.locator('.group[data-group="blocks.0"] .gname').textContent()).toBe('blocks 1: Bohemond');
+    expect(await row.locator('.loaded').textContent()).toBe('auto: 4');
+    expect(await row.locator('input.num').inputValue()).toBe(''); // still auto: nothing sent, the file's meaning kept
+    expect(await row.locator('input.num').getAttribute('placeholder')).toBe('4 auto');
+    const slider = row.locator('input[type="range"]');
+    expect(await slider.inputValue()).toBe('4');
+    expect(await row.locator('.slider').getAttribute('class')).toContain('auto');
+    // the loaded mark stands where the slider's thumb is
+    const markLeft = await row.locator('.mark').evaluate((m) => getComputedStyle(m).left);
+    const [lo, hi] = [Number(await slider.getAttribute('min')), Number(await slider.getAttribute('max'))];
+    const width = await slider.evaluate((e) => e.getBoundingClientRect().width);
+    expect(parseFloat(markLeft)).toBeCloseTo(((4 - lo) / (hi - lo)) * width, 0);
+    await row.scrollIntoViewIfNeeded();
+    await screenshot(page, 'workbench-crusader-rex-auto-steps', page.locator('.group[data-group="blocks.0"]'));
+    // moved to 3: a change from auto (4); back to 4 it is the loaded strength again, no change
+    await slider.fill('3');
+    await doneWith(page, SC, { 'blocks.0.steps': 3 });
+    expect(await page.locator('#changes .chip').first().getAttribute('title')).toContain('blocks.0.steps: auto (4) → 3');
+    await row.locator('button.reset').click(); // back to auto: the field empty, the slider at 4
+    expect(await row.locator('input.num').inputValue()).toBe('');
+    expect(await slider.inputValue()).toBe('4');
+    await doneWith(page, SC, {});
+    await slider.fill('3');
+    await slider.fill('4');
+    await expect.poll(() => row.getAttribute('class')).not.toContain('changed');
+    expect(new URL(page.url()).searchParams.has('blocks.0.steps')).toBe(false);
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
+  it('shows every input\'s whole placeholder, on every tab (the sweep target said "e.g. 0.!")', async () => {
+    const { page, problems } = await openPage('?scenario=fantasy/stone-wall-siege.yaml');
+    await doneWith(page, 'fantasy/stone-wall-siege.yaml', {});
+    const cut = () =>
+      page.evaluate(() => {
+        const ctx = document.createElement('canvas').getContext('2d')!;
+        const out: string[] = [];
+        for (const input of document.querySelectorAll<HTMLInputElement>('input[placeholder]')) {
+          if (input.offsetParent === null || input.value !== '') continue; // hidden, or the placeholder not shown
+          const st = getComputedStyle(input);
+          ctx.font = `${st.fontStyle} ${st.fontWeight} ${st.fontSize} ${st.fontFamily}`;
+          const spin = input.type === 'number' ? 15 : 0; // the number field's spin buttons
+          const room = input.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) - spin;
+          const need = ctx.measureText(input.placeholder).width;
+          if (need > room) out.push(`${input.id || input.className} "${input.placeholder}": ${need.toFixed(0)} px in ${room.toFixed(0)}`);
+        }
+        return out;
+      });
+    const seen: string[] = [];
+    await screenshot(page, 'workbench-top');
+    for (const tab of ['results', 'sweep', 'matters', 'reproduce']) {
+      await page.click(`.tabs button[data-tab="${tab}"]`);
+      seen.push(...(await cut()));
+    }
+    await page.click('.tabs button[data-tab="sweep"]');
+    await screenshot(page, 'workbench-sweep-form', page.locator('#sweep-form'));
+    expect(seen).toEqual([]);
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
   it('answers the Crusader Rex reference battle and a surrender scenario, and reproduces them on the command line', async () => {
     let SC = 'crusader-rex/reference-field-battle.yaml';
     const { page, problems } = await openPage(`?scenario=${SC}`);

@@ -65,7 +65,10 @@ describe('describeControls', () => {
     const { v } = load('scenarios/crusader-rex/reference-field-battle.yaml');
     const d = describeControls(v);
     if ('issues' in d) throw new Error('issues');
-    expect(d.controls.find((c) => c.path === 'blocks.0.steps')).toMatchObject({ kind: 'int', min: 1, max: 4, value: undefined });
+    // steps left out ("auto"): the block's full strength, Saladin's roster 4 steps (7.1), as the control's `auto`
+    expect(d.controls.find((c) => c.path === 'blocks.0.steps')).toMatchObject({ kind: 'int', min: 1, max: 4, value: undefined, auto: 4 });
+    expect(d.controls.find((c) => c.path === 'blocks.6.steps')).toMatchObject({ value: undefined, auto: 3 }); // Jerusalem Templars, 3 steps
+    expect(d.controls.find((c) => c.path === 'blocks.4.at')!.auto).toBeUndefined();
     expect(d.controls.find((c) => c.path === 'blocks.4.at')).toMatchObject({ kind: 'enum', value: 'field' });
     expect(d.groups.find((g) => g.path === 'blocks.0')!.label).toBe('blocks 1: Saladin');
     expect(d.controls.some((c) => c.path === 'blocks.0.block')).toBe(false); // a name, not a number

@@ -30,6 +30,8 @@ export interface Control {
   options?: string[];
   /** The value as loaded (defaults filled); undefined when the system derives it (e.g. wall HP from its type). */
   value: unknown;
+  /** When `value` is undefined ("auto"): what the system makes of it, if it says (a Crusader Rex block's steps: its full strength). */
+  auto?: number | string | boolean;
   /** Written in the file (or by the chosen variant), not a default. */
   inFile: boolean;
   description?: string;
@@ -221,6 +223,7 @@ export function describeControls(v: ValidScenario, variant?: string): { controls
   const loaded = validateSynthetic(v, [{ name: LOADED, set: chosen.set }]);
   if (!loaded.ok) return { issues: loaded.issues };
   const data = loaded.value.points[0].variants[0].scenario;
+  const auto = v.system.autoValues?.(data) ?? {};
   const raw = baseData(v);
   const schema = scenarioSchemaOf(v.system);
   const controls: Control[] = [];
@@ -246,6 +249,7 @@ export function describeControls(v: ValidScenario, variant?: string): { controls
     }
     if (!c) return;
     if (typeof json.description === 'string') c.description = json.description;
+    if (c.value === undefined && auto[path] !== undefined) c.auto = auto[path];
     const parent = segs.slice(0, -1).join('.');
     c.group = parent;
     group(parent, labelOf(segs.slice(0, -1), data));

@@ -163,6 +163,12 @@ export interface RulesSystem<C = unknown> {
    * as the schema's problems. Must not throw on any data; `refine` repeats them once it passes.
    */
   precheck?(raw: Record<string, unknown>): { path: (string | number)[]; message: string }[];
+  /**
+   * The values the system fills in itself where a validated scenario leaves a key out ("auto"),
+   * by dotted path: Crusader Rex blocks' `steps`, their full strength. The workbench shows them
+   * as the loaded value of such a control.
+   */
+  autoValues?(scenario: Record<string, unknown>): Record<string, number | string | boolean>;
   /** A validated scenario (common keys + the system's keys, defaults filled) -> flat data. */
   compile(scenario: Record<string, unknown>): C;
   kernel: Kernel<C>;

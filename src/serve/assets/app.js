@@ -125,9 +125,14 @@ async function loadList() {
 }
 
 // ---------- controls ----------
+/** What a control is as loaded: the file's value or the default, or what the system makes of an "auto" one (`auto`). */
+function loadedOf(c) {
+  return c.value === undefined ? c.auto : c.value;
+}
+
 /** The slider's range: the schema's bounds when they are close, else a window around the loaded value. */
 function sliderRange(c) {
-  const v = typeof c.value === 'number' ? c.value : c.min ?? 0;
+  const v = typeof loadedOf(c) === 'number' ? loadedOf(c) : c.min ?? 0;
   const min = c.min ?? -Infinity;
   const max = c.max ?? Infinity;
   if (c.kind === 'number' && max - min <= 1) return { lo: min, hi: max, step: 0.01 };
@@ -190,11 +195,13 @@ function controlRow(c) {
     loaded.textContent = c.value === undefined ? 'auto' : '';
   } else {
     const r = sliderRange(c);
-    const input = el('input', { type: 'number', id: `in-${c.path}`, class: 'num', step: c.kind === 'int' ? 1 : 'any', min: c.min, max: c.max, placeholder: 'auto' });
+    const auto = c.value === undefined && typeof c.auto === 'number' ? c.auto : undefined; // e.g. a block's steps: its full strength
+    const input = el('input', { type: 'number', id: `in-${c.path}`, class: 'num', step: c.kind === 'int' ? 1 : 'any', min: c.min, max: c.max, placeholder: auto === undefined ? 'auto' : `${auto} auto` });
     const slider = el('input', { type: 'range', min: r.lo, max: r.hi, step: r.step, 'aria-label': `${c.path} slider`, tabindex: -1 });
-    const mark = el('span', { class: 'mark', title: `loaded: ${c.value ?? 'auto'}` });
+    const mark = el('span', { class: 'mark', title: `loaded: ${c.value ?? (auto === undefined ? 'auto' : `auto (${auto})`)}` });
     const sliderWrap = el('div', { class: 'slider' }, slider, mark);
-    if (typeof c.value === 'number') mark.style.left = `calc(${((c.value - r.lo) / (r.hi - r.lo || 1)) * 100}% )`;
+    const at = loadedOf(c);
+    if (typeof at === 'number') mark.style.left = `calc(${((at - r.lo) / (r.hi - r.lo || 1)) * 100}% )`;
     else mark.hidden = true;
     input.addEventListener('input', () => {
       if (input.value !== '' && Number.isFinite(Number(input.value))) slider.value = input.value;
@@ -217,10 +224,10 @@ function controlRow(c) {
     set = (v) => {
       input.value = v === undefined ? '' : String(v);
       if (typeof v === 'number') slider.value = String(v);
-      else if (v === undefined) slider.value = String(r.lo);
+      else if (v === undefined) slider.value = String(auto ?? r.lo);
       sliderWrap.classList.toggle('auto', v === undefined);
     };
-    loaded.textContent = c.value === undefined ? 'auto' : `${c.inFile ? 'file' : 'default'}: ${c.value}`;
+    loaded.textContent = c.value === undefined ? (auto === undefined ? 'auto' : `auto: ${auto}`) : `${c.inFile ? 'file' : 'default'}: ${c.value}`;
     const bounds = [c.min !== undefined ? `min ${c.min}` : '', c.max !== undefined ? `max ${c.max}` : ''].filter(Boolean).join(', ');
     if (bounds) row.title = `${c.description ? c.description + '\n' : ''}${bounds}`;
   }
@@ -255,7 +262,8 @@ let lastStart = 0;
 function changed(path, how) {
   const ctl = state.controls.get(path);
   const v = ctl.get();
-  const same = JSON.stringify(v) === JSON.stringify(ctl.c.value) || (v === undefined && ctl.c.value === undefined);
+  // an "auto" value set to what the system makes of it is no change (a block's steps at its full strength)
+  const same = JSON.stringify(v) === JSON.stringify(ctl.c.value) || (v === undefined && ctl.c.value === undefined) || (v !== undefined && v === ctl.c.auto);
   if (same) delete state.values[path];
   else if (v === undefined) delete state.values[path];
   else state.values[path] = v;
@@ -283,7 +291,7 @@ function renderChanges() {
   }
   for (const [p, v] of entries) {
     const ctl = state.controls.get(p);
-    const from = ctl ? (ctl.c.value === undefined ? 'auto' : String(ctl.c.value)) : '?';
+    const from = ctl ? (ctl.c.value !== undefined ? String(ctl.c.value) : ctl.c.auto !== undefined ? `auto (${ctl.c.auto})` : 'auto') : '?';
     box.append(
       el(
         'button',
@@ -842,7 +850,7 @@ function fillAxis(axis, spec = fileSweepOf($('.axis-path', axis).value)) {
   } else {
     if (spec && !Array.isArray(spec)) ({ from, to, step } = spec);
     else {
-      const v = typeof c.value === 'number' ? c.value : c.min ?? 0;
+      const v = typeof loadedOf(c) === 'number' ? loadedOf(c) : c.min ?? 0;
       const r = sliderRange(c);
       from = r.lo;
       to = r.hi;

@@ -130,6 +130,20 @@ export function refineCrusaderRex(raw: Record<string, unknown>): { path: (string
   return out;
 }
 
+/** A block's full strength, its steps when the file leaves them out: the roster's steps (7.1), or a custom block's `max`. */
+function fullStrength(b: Scenario['blocks'][number]): number {
+  return 'block' in b ? ROSTER[b.block].steps : b.max;
+}
+
+/** `blocks.N.steps` of every block whose steps are left out ("auto"): its full strength. */
+export function autoValuesCrusaderRex(raw: Record<string, unknown>): Record<string, number> {
+  const out: Record<string, number> = {};
+  (raw as unknown as Scenario).blocks.forEach((b, i) => {
+    if (b.steps === undefined && (!('block' in b) || Object.hasOwn(ROSTER, b.block))) out[`blocks.${i}.steps`] = fullStrength(b);
+  });
+  return out;
+}
+
 export function compileCrusaderRex(raw: Record<string, unknown>): CrusaderRexCompiled {
   const s = raw as unknown as Scenario;
   const sideOf = (x: Side) => (x === 'franks' ? FRANKS : SARACENS);
@@ -141,9 +155,9 @@ export function compileCrusaderRex(raw: Record<string, unknown>): CrusaderRexCom
   const rows = s.blocks.map((b) => {
     if ('block' in b) {
       const r = ROSTER[b.block];
-      return { name: b.block, side: sideOf(r.side), type: r.type, max: r.steps, steps: b.steps ?? r.steps, rating: r.rating, at: b.at, arrives: b.arrives };
+      return { name: b.block, side: sideOf(r.side), type: r.type, max: r.steps, steps: b.steps ?? fullStrength(b), rating: r.rating, at: b.at, arrives: b.arrives };
     }
-    return { name: b.name, side: sideOf(b.side), type: b.type, max: b.max, steps: b.steps ?? b.max, rating: b.rating, at: b.at, arrives: b.arrives };
+    return { name: b.name, side: sideOf(b.side), type: b.type, max: b.max, steps: b.steps ?? fullStrength(b), rating: b.rating, at: b.at, arrives: b.arrives };
   });
   const letter = rows.map((r) => r.rating.charCodeAt(0) - 65);
   const fp = rows.map((r) => Number(r.rating.slice(1)));

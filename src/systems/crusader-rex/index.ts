@@ -1,7 +1,7 @@
 /** Crusader Rex battles and sieges (seed 000, docs/rules/crusader-rex.md) as a siegesim rules system. */
 import type { RulesSystem } from '../types.js';
 import { chartsCrusaderRex } from './charts.js';
-import { compileCrusaderRex, precheckCrusaderRex, refineCrusaderRex, type CrusaderRexCompiled } from './compile.js';
+import { autoValuesCrusaderRex, compileCrusaderRex, precheckCrusaderRex, refineCrusaderRex, type CrusaderRexCompiled } from './compile.js';
 import { exactCrusaderRex } from './exact.js';
 import { A_ATT_WINS, A_DEF_HOLDS, A_FALLS, A_LIFTED, crusaderRexKernel } from './kernel.js';
 import { CRUSADER_REX_SHAPE } from './schema.js';
@@ -34,6 +34,7 @@ export const crusaderRex: RulesSystem<CrusaderRexCompiled> = {
     { file: 'attrition', keys: ['turn', 'round', 'side', 'place'], valueName: 'mean' },
     { file: 'survivors', keys: ['side', 'steps'], valueName: 'p' },
   ],
+  autoValues: autoValuesCrusaderRex,
   compile: compileCrusaderRex,
   kernel: crusaderRexKernel,
   pairedSlots: () => [
