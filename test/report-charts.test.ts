@@ -186,3 +186,21 @@ describe('wrapped small multiples', () => {
     expect(short).toBeGreaterThan(0); // a grid with a short last row was looked at
   });
 });
+
+describe('the Cry Havoc melee results chart', () => {
+  it('names every result in words in its legend (the table, the letter and what it does, rule 1.6), in the tables\' order', async () => {
+    const r = await runFile('scenarios/cry-havoc/melee-unhorse-the-knight.yaml', 4000); // a mounted knight: both tables
+    const chart = systemById('cry-havoc')!.charts(r).find((c) => c.name === 'results_by_turn')!;
+    const color = [...nodes(chart.spec)].find((n) => (n.color as { field?: string } | undefined)?.field === 'result')!.color as { sort: string[]; title: string };
+    expect(color.title).toContain("defender's table");
+    for (const label of color.sort) expect(label, label).toMatch(/^(foot|mounted) [–A-H]: [a-z]/);
+    expect(color.sort).toContain('foot F: defender killed');
+    expect(color.sort).toContain('mounted D: horse killed, rider stunned, dismounted');
+    expect(color.sort.some((l) => l.startsWith('foot'))).toBe(true);
+    expect(color.sort.some((l) => l.startsWith('mounted'))).toBe(true);
+    // foot first, then mounted; each from no effect down the table
+    const rank = (l: string) => (l.startsWith('mounted') ? 100 : 0) + ' –ABCDEFGH'.indexOf(l.split(' ')[1][0]);
+    expect(color.sort.map(rank)).toEqual(color.sort.map(rank).sort((a, b) => a - b));
+    expect(chart.caption).toContain('rule 1.6');
+  });
+});

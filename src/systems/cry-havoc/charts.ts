@@ -1,14 +1,31 @@
 /** Charts of a Cry Havoc run: the sweep's answer, variant bars, the curve of each kind, melee results by turn. */
 import { curveChart, heatmapChart, SCHEMA, seriesLabel, sweepChart, variantBarsChart, wrapped } from '../chart-kit.js';
 import type { ChartSpec, ScenarioResult } from '../types.js';
+import { MELEE_FOOT_MEANING, MELEE_FOOT_RESULTS, MELEE_MOUNTED_MEANING, MELEE_MOUNTED_RESULTS } from './compile.js';
+
+/**
+ * A melee result in words, as the legend says it: the defender's table (foot or mounted), the
+ * letter, and what it does (rule 1.6), e.g. `foot D: defender stunned`.
+ */
+export function meleeResultLabel(table: string, letter: string): string {
+  const mounted = table === 'mounted';
+  const k = (mounted ? MELEE_MOUNTED_RESULTS : MELEE_FOOT_RESULTS).indexOf(letter);
+  const meaning = k < 0 ? '' : `: ${(mounted ? MELEE_MOUNTED_MEANING : MELEE_FOOT_MEANING)[k]}`;
+  return `${mounted ? 'mounted' : 'foot'} ${letter === '-' ? '–' : letter}${meaning}`;
+}
 
 /** Stacked bars of the melee results by turn, one panel per case. */
 function resultsChart(result: ScenarioResult): ChartSpec {
   const series = result.cases.map((c) => seriesLabel(result, c));
   const values = result.cases.flatMap((c, i) =>
-    (c.curves.results_by_turn ?? []).filter((p) => p.m.value > 0).map((p) => ({ series: series[i], turn: p.x.turn, result: `${p.x.table} ${p.x.result}`, p: p.m.value })),
+    (c.curves.results_by_turn ?? [])
+      .filter((p) => p.m.value > 0)
+      .map((p) => ({ series: series[i], turn: p.x.turn, result: meleeResultLabel(String(p.x.table), String(p.x.result)), p: p.m.value })),
   );
-  const results = [...new Set(values.map((v) => v.result))].sort();
+  // the tables' order (foot, then mounted; each from no effect to the worst for the defender)
+  const order = [...MELEE_FOOT_RESULTS.map((l) => meleeResultLabel('foot', l)), ...MELEE_MOUNTED_RESULTS.map((l) => meleeResultLabel('mounted', l))];
+  const seen = new Set(values.map((v) => v.result));
+  const results = order.filter((r) => seen.has(r));
   const inner = {
     width: series.length > 1 ? 300 : 420,
     height: 220,
@@ -17,14 +34,22 @@ function resultsChart(result: ScenarioResult): ChartSpec {
       x: { field: 'turn', type: 'ordinal', axis: { labelAngle: 0 } },
       y: { field: 'p', type: 'quantitative', title: 'probability', stack: true },
       // 20 hues: the foot and mounted tables' results never share a colour
-      color: { field: 'result', type: 'nominal', title: 'table, result', sort: results, scale: { domain: results, scheme: 'tableau20' } },
+      color: {
+        field: 'result',
+        type: 'nominal',
+        title: "defender's table, result (rule 1.6)",
+        sort: results,
+        scale: { domain: results, scheme: 'tableau20' },
+        legend: { labelLimit: 0, titleLimit: 0 },
+      },
     },
   };
   const title = 'melee results by turn';
   return {
     name: 'results_by_turn',
     title,
-    caption: 'share of trials in which each table result is rolled in each turn (the attack stops once decided)',
+    caption:
+      "share of trials in which each result of the melee tables is rolled in each turn (the attack stops once decided); the table is the defender's, foot or mounted, and the letter is the table's result (rule 1.6)",
     spec:
       series.length > 1
         ? { $schema: SCHEMA, title, data: { values }, facet: { field: 'series', type: 'nominal', title: null, sort: series }, ...wrapped(series.length, 3), spec: inner }

@@ -31,6 +31,27 @@ export function resultCode(cell: string): number {
 }
 export const MELEE_FOOT_RESULTS = ['-', 'A', 'B', 'C', 'D', 'E', 'F'];
 export const MELEE_MOUNTED_RESULTS = ['-', 'A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'];
+/** What each melee result means, in the order of the letters (docs/rules/cry-havoc.md 1.6, the keys under tables A and B). */
+export const MELEE_FOOT_MEANING = [
+  'no effect',
+  'attacker wounded',
+  'attacker retreats 1 hex',
+  'defender retreats 1 hex',
+  'defender stunned',
+  'defender wounded',
+  'defender killed',
+];
+export const MELEE_MOUNTED_MEANING = [
+  'no effect',
+  'attacker wounded',
+  'attacker retreats 1 hex',
+  'defender retreats 1 hex',
+  'horse killed, rider stunned, dismounted',
+  'horse unhurt, rider wounded',
+  'horse killed, rider wounded, dismounted',
+  'horse unhurt, rider killed',
+  'horse and rider killed',
+];
 export const MISSILE_FOOT_RESULTS = ['-', 'A', 'B', 'C'];
 export const MISSILE_MOUNTED_RESULTS = ['-', 'A', 'B', 'C', 'D', 'E', 'F'];
 
