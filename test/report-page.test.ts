@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { runScenario, validateText } from '../src/api.js';
 import { show, showCount, showHtml } from '../src/report/format.js';
-import { scenarioPage } from '../src/report/html.js';
+import { answerMetrics, indexAnswerHtml, indexPage, scenarioPage } from '../src/report/html.js';
 import { summaryCsv } from '../src/report/tables.js';
 import { systemById } from '../src/systems/registry.js';
 import type { ScenarioResult } from '../src/systems/types.js';
@@ -112,6 +112,34 @@ describe('the scenario page', () => {
       for (const c of r.cases) expect(outcome.reduce((t, m) => t + c.metrics[m].value, 0), `${r.name} ${c.variant}`).toBeCloseTo(1, 12);
     }
     expect(starve.cases[0].metrics.p_siege_continues.value).toBeGreaterThan(0.5); // the case the answer used to leave out
+  });
+
+  it("the index shows a sweep's answer as its range over the sweep and where, not the first (often trivial) case", () => {
+    const cell = (r: ScenarioResult) => {
+      const sys = systemById(r.system)!;
+      const produced = (m: string) => r.cases.some((c) => Number.isFinite(c.metrics[m]?.value));
+      const cols = answerMetrics(sys.headline, sys.outcomes ?? [], produced);
+      return indexAnswerHtml(r.cases, r.params, r.variants, [...cols.outcome, ...cols.also]);
+    };
+    // heavy-guns-grid's first case (level 1, no guns) never surrenders: the cell used to say only 0
+    expect(grid.cases[0].metrics.p_surrender.value).toBe(0);
+    const g = cell(grid);
+    const values = grid.cases.map((c) => c.metrics.p_surrender.value);
+    const max = Math.max(...values);
+    const top = grid.cases.filter((c) => c.metrics.p_surrender.value === max);
+    expect(g).toContain(`<code>p_surrender</code> 0 – ${showHtml(max)}</span>`);
+    expect(g).toContain(`highest at surrender_level=${top[0].params['structure.surrender_level']}, heavy_siege_artillery=${top[0].params['besieger.heavy_siege_artillery']}`);
+    // variants without a sweep: where is the variant; an outcome that never happens is named once
+    const v = cell(siege);
+    for (const m of ['p_attacker_wins', 'p_defender_holds', 'p_siege_continues', 'p_castle_falls']) expect(v).toContain(`<code>${m}</code>`);
+    expect(v).toMatch(/lowest at [a-z-]+/);
+    expect(v).toContain('0 in every case: <code>p_both_gone</code>');
+    // one case: its value and interval
+    const one = { ...citadel, cases: citadel.cases.slice(0, 1), variants: citadel.variants.slice(0, 1) };
+    expect(cell(one)).toMatch(/<code>p_surrender<\/code> [^<]+ <span class="ci">\[/);
+    const index = indexPage([{ dir: 'grid', name: grid.name, system: grid.system, cases: grid.cases.length, headline: g }]);
+    expect(index).toContain('several: lowest – highest over them, and where');
+    expect(index).not.toContain('first case');
   });
 
   it('colours a difference by its direction only, never green for up and red for down, and says so beside every table of differences', () => {

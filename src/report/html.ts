@@ -24,7 +24,7 @@ figure{margin:1rem 0}figcaption{color:#666;font-size:.9em}img{max-width:100%;hei
 .notice{border-left:4px solid #e4572e;background:#fff4ef;padding:.4rem .8rem;margin:.8rem 0}
 .compact .ci{display:none}body:has(#show-ci:checked) .compact .ci{display:inline}
 .scroll{overflow-x:auto}.toggle{font-size:.9em;color:#444}
-.answer td,.key{white-space:nowrap}.answer th.group{text-align:center;font-weight:normal;font-size:.9em;color:#444}.answer .sep{border-left:3px double #999}table.index{width:100%}.desc{color:#444;font-size:.9em}`;
+.answer td,.key{white-space:nowrap}.answer th.group{text-align:center;font-weight:normal;font-size:.9em;color:#444}.answer .sep{border-left:3px double #999}table.index{width:100%}.where{color:#666;font-size:.85em}.desc{color:#444;font-size:.9em}`;
 
 /** Metrics that watch the engine itself (never expected to be non-zero): kept out of the designer's tables, a notice when not zero. */
 const INTERNAL_METRICS: Record<string, string> = {
@@ -285,7 +285,7 @@ export interface IndexEntry {
   system: string;
   description?: string;
   cases: number;
-  /** The baseline's headline metrics, as `name value [lo, hi]` HTML. */
+  /** The answer's metrics (`indexAnswerHtml`): one case's values, or their range over the cases. */
   headline: string;
 }
 
@@ -300,7 +300,7 @@ export interface AnalysisEntry {
 }
 
 /**
- * reports/index.html: a link to every scenario's page with its baseline's headline metrics,
+ * reports/index.html: a link to every scenario's page with its answer (its one case's values, or their range over a sweep or variants),
  * grouped by rules system, then the sensitivity and tune reports (`siegesim sensitivity`/`tune`).
  */
 export function indexPage(entries: IndexEntry[], analyses: AnalysisEntry[] = []): string {
@@ -310,11 +310,11 @@ export function indexPage(entries: IndexEntry[], analyses: AnalysisEntry[] = [])
       .filter((e) => e.system === sys)
       .map(
         (e) =>
-          `<tr><td class="l key"><a href="${encodeURI(e.dir)}/index.html">${escapeHtml(e.name)}</a></td><td>${e.cases}</td><td class="l key">${e.headline}</td><td class="l desc">${escapeHtml(e.description ?? '')}</td></tr>`,
+          `<tr><td class="l key"><a href="${encodeURI(e.dir)}/index.html">${escapeHtml(e.name)}</a></td><td>${e.cases}</td><td class="l">${e.headline}</td><td class="l desc">${escapeHtml(e.description ?? '')}</td></tr>`,
       )
       .join('\n');
     return `<h2>${escapeHtml(sys)}</h2>
-<table class="index"><tr><th class="l">scenario</th><th>cases</th><th class="l">headline (first case, 95% interval)</th><th class="l">question</th></tr>
+<table class="index"><tr><th class="l">scenario</th><th>cases</th><th class="l">answer (one case: value [95% interval]; several: lowest – highest over them, and where)</th><th class="l">question</th></tr>
 ${rows}</table>`;
   });
   if (analyses.length > 0) {
@@ -332,11 +332,50 @@ ${rows}</table>`);
   return pageShell({ title: 'siegesim reports', body: `<h1>siegesim reports</h1>\n${sections.join('\n')}` });
 }
 
-/** An index entry's headline cell: each metric with its value and interval. */
-export function headlineHtml(metrics: { name: string; value: number | null; ci_low: number | null; ci_high: number | null }[]): string {
-  return metrics
-    .map((m) => `<code>${escapeHtml(m.name)}</code> ${showHtml(m.value)} <span class="ci">[${showHtml(m.ci_low)}, ${showHtml(m.ci_high)}]</span>`)
-    .join('<br>');
+/** A case of a report as summary.json keeps it: enough for its index cell. */
+export interface IndexCase {
+  variant: string;
+  params?: Record<string, unknown>;
+  metrics: Record<string, { value: number | null; ci_low: number | null; ci_high: number | null }>;
+}
+
+/**
+ * An index entry's answer cell: the metrics the page's Answer shows (`answerMetrics`). One case:
+ * each with its value and 95% interval. Several (a sweep, or variants): each metric's lowest and
+ * highest value over the cases and where (the first such case, and how many more tie with it);
+ * the metrics that are 0 in every case are named together on one line.
+ */
+export function indexAnswerHtml(cases: IndexCase[], params: string[], variants: string[], metrics: string[]): string {
+  if (cases.length === 0) return '';
+  const where = (c: IndexCase) =>
+    escapeHtml([...(variants.length > 1 ? [c.variant] : []), ...params.map((p) => `${shortName(p)}=${String(c.params?.[p])}`)].join(', ') || c.variant);
+  if (cases.length === 1) {
+    const c = cases[0];
+    return metrics
+      .map((k) => `<span class="key"><code>${escapeHtml(k)}</code> ${showHtml(c.metrics[k].value)} <span class="ci">[${showHtml(c.metrics[k].ci_low)}, ${showHtml(c.metrics[k].ci_high)}]</span></span>`)
+      .join('<br>');
+  }
+  const zero: string[] = [];
+  const lines: string[] = [];
+  for (const k of metrics) {
+    const at = cases.filter((c) => c.metrics[k]?.value != null);
+    const values = at.map((c) => c.metrics[k].value!);
+    const lo = Math.min(...values);
+    const hi = Math.max(...values);
+    if (hi === 0) {
+      zero.push(`<code>${escapeHtml(k)}</code>`);
+      continue;
+    }
+    const place = (v: number) => {
+      const ties = at.filter((c) => c.metrics[k].value === v);
+      return `${where(ties[0])}${ties.length > 1 ? ` and ${ties.length - 1} more` : ''}`;
+    };
+    const range = lo === hi ? `${showHtml(lo)} in every case` : `${showHtml(lo)} – ${showHtml(hi)}`;
+    const detail = lo === hi ? '' : ` <span class="where">(lowest at ${place(lo)}; highest at ${place(hi)})</span>`;
+    lines.push(`<span class="key"><code>${escapeHtml(k)}</code> ${range}</span>${detail}`);
+  }
+  if (zero.length > 0) lines.push(`<span class="muted">0 in every case: ${zero.join(', ')}</span>`);
+  return lines.join('<br>');
 }
 
 export { fmt };

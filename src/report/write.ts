@@ -16,7 +16,7 @@ import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import { systemById } from '../systems/registry.js';
 import { curveCsv, summaryCsv, summaryJson } from './tables.js';
 import { renderSvgs } from './renderer.js';
-import { escapeHtml, headlineHtml, indexPage, scenarioPage, type AnalysisEntry, type IndexEntry } from './html.js';
+import { answerMetrics, escapeHtml, indexAnswerHtml, indexPage, scenarioPage, type AnalysisEntry, type IndexCase, type IndexEntry } from './html.js';
 
 /** An output that cannot be written: one line for the user, no stack trace. */
 export class OutputError extends Error {
@@ -462,11 +462,16 @@ export async function writeIndex(root: string): Promise<void> {
         name: string;
         system: string;
         description?: string;
-        cases: { metrics: Record<string, { value: number | null; ci_low: number | null; ci_high: number | null }> }[];
+        params?: string[];
+        variants?: string[];
+        cases: IndexCase[];
       };
+      const sys = systemById(s.system);
+      const produced = (k: string) => s.cases.some((c) => c.metrics[k]?.value != null);
+      const cols = answerMetrics(sys?.headline ?? [], sys?.outcomes ?? [], produced);
+      const names = [...cols.outcome, ...cols.also];
       const first = s.cases[0];
-      const names = systemById(s.system)?.headline.filter((k) => first?.metrics[k]?.value != null) ?? [];
-      const headline = first ? headlineHtml((names.length > 0 ? names : Object.keys(first.metrics).slice(0, 3)).map((k) => ({ name: k, ...first.metrics[k] }))) : '';
+      const headline = indexAnswerHtml(s.cases, s.params ?? [], s.variants ?? [], names.length > 0 ? names : Object.keys(first?.metrics ?? {}).slice(0, 3));
       entries.push({ dir: d.name, name: s.name, system: s.system, description: s.description, cases: s.cases.length, headline });
     } catch {
       // A folder that is not a siegesim report is left alone.
