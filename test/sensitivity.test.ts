@@ -7,7 +7,7 @@ import { validateCase, type ValidScenario } from '../src/scenario/validate.js';
 import { stepsOf } from '../src/api/sensitivity.js';
 import { baseCaseOf, compileSetting } from '../src/api/tunables.js';
 import { Z95 } from '../src/stats/intervals.js';
-import { sensitivityCsv, tornadoChart, TORNADO_DIRECTIONS } from '../src/report/sensitivity.js';
+import { sensitivityCsv, sensitivityJson, sensitivityPage, tornadoChart, TORNADO_DIRECTIONS } from '../src/report/sensitivity.js';
 
 const inProcess = new YieldingExecutor();
 
@@ -179,14 +179,19 @@ describe('sensitivity: ranking against the exact effects', () => {
     expect(Math.abs(truth[0][1]) - Math.abs(second[1])).toBeGreaterThan(0.05); // the construction has a clear winner
     expect(r.ranking[0].param).toBe(top);
     expect(r.rows[0].rank).toBe(1);
-    // the ranks follow the sizes: each setting's largest |effect| does not grow down the list
-    for (let i = 1; i < r.ranking.length; i++) expect(Math.abs(r.ranking[i].effect)).toBeLessThanOrEqual(Math.abs(r.ranking[i - 1].effect));
+    // the ranks follow the sizes: each setting's largest |effect| does not grow down the list,
+    // except that settings stepped from 0 by a share of their range come after all the others
+    const zero = r.ranking.findIndex((x) => x.from_zero);
+    if (zero >= 0) expect(r.ranking.slice(zero).every((x) => x.from_zero)).toBe(true);
+    const sameGroup = (i: number, j: number) => r.ranking[i].from_zero === r.ranking[j].from_zero;
+    for (let i = 1; i < r.ranking.length; i++) if (sameGroup(i, i - 1)) expect(Math.abs(r.ranking[i].effect)).toBeLessThanOrEqual(Math.abs(r.ranking[i - 1].effect));
     // and the whole order agrees with the exact one wherever the exact sizes differ by more
     // than the noise (4.5 standard errors of each)
     const exactMax = (param: string) => Math.max(...r.rows.filter((x) => x.param === param).map((x) => Math.abs(exact.get(`${x.param}->${String(x.to)}`)!)));
     const seOf = (param: string) => Math.max(...r.rows.filter((x) => x.param === param).map((x) => (x.ci_high - x.ci_low) / 2 / Z95));
     for (let i = 0; i < r.ranking.length; i++) {
       for (let j = i + 1; j < r.ranking.length; j++) {
+        if (!sameGroup(i, j)) continue;
         const [a, b] = [r.ranking[i].param, r.ranking[j].param];
         expect(exactMax(a), `${a} ranked above ${b}`).toBeGreaterThanOrEqual(exactMax(b) - 4.5 * (seOf(a) + seOf(b)) - 1e-12);
       }
@@ -261,5 +266,60 @@ describe('sensitivity: the loaded settings roll the dice of run', () => {
     const sW = await sensitivityScenario(w, { executor: inProcess, trials, seed: 'other', params: ['wall.dc'] });
     expect(runW.cases[0].variant).toBe('as-written');
     expect(sW.baseline).toEqual(runW.cases[0].metrics.p_attacker_wins);
+  });
+});
+
+describe('sensitivity: what the answer starts from is said, and a jump from 0 is not ranked as a small change', () => {
+  // the wall writes only its type: its HP and DC are the palisade's (15, DC 10, H20 DEFAULT)
+  const PALISADE = `name: palisade
+system: fantasy
+seed: 3
+trials: 400
+mode: siege
+attacker: { infantry: 10, archers: 4, siege_engines: 2 }
+defender: { infantry: 4, archers: 4 }
+wall: { type: palisade }
+`;
+  const v = scenario(PALISADE);
+
+  it("turns a setting the file leaves out from the value the rules give it (the wall type's HP), not 'not set'", async () => {
+    const t = tunablesOf(v.system, v.points[0].variants[0].scenario);
+    expect(t.find((x) => x.path === 'wall.hp')).toEqual(expect.objectContaining({ value: 15, derived: true, min: 0, max: 100000 }));
+    expect(t.find((x) => x.path === 'wall.dc')).toEqual(expect.objectContaining({ value: 10, derived: true }));
+    const s = await sensitivityScenario(v, { executor: inProcess, params: ['wall.hp', 'wall.dc'], trials: 400 });
+    expect(s.rows.map((x) => `${x.param} ${x.from}->${x.to}`)).toEqual(expect.arrayContaining(['wall.hp 15->14', 'wall.hp 15->16', 'wall.dc 10->9', 'wall.dc 10->11']));
+    expect(s.skipped).toEqual([]);
+  });
+
+  it('states the working point of --where, swept or not (note, JSON, page lead)', async () => {
+    const s = await sensitivityScenario(v, { executor: inProcess, params: ['wall.dc'], trials: 400, where: { 'wall.hp': 20 } });
+    expect(s.note).toBe('working at wall.hp=20');
+    expect(sensitivityJson(s)).toMatchObject({ where: { 'wall.hp': 20 }, note: 'working at wall.hp=20' });
+    const page = sensitivityPage(s, [], []);
+    expect(page).toContain('<p>p_attacker_wins at the settings turned from (working at wall.hp=20): 0.');
+  });
+
+  it('flags a P% step from 0 (a share of the allowed range), ranks it after the small changes, and says so', async () => {
+    const s = await sensitivityScenario(v, { executor: inProcess, params: ['wall.hp', 'defender.cavalry', 'attacker.infantry'], step: { percent: 20 }, trials: 400 });
+    const cav = s.rows.filter((x) => x.param === 'defender.cavalry');
+    expect(cav.map((x) => [x.from, x.to, x.from_zero])).toEqual([[0, 40, true]]);
+    expect(s.rows.filter((x) => x.param !== 'defender.cavalry').every((x) => !x.from_zero)).toBe(true);
+    // a jump of 40 cavalry dwarfs a few HP; it still comes last
+    expect(Math.abs(cav[0].effect)).toBeGreaterThan(Math.max(...s.rows.filter((x) => !x.from_zero).map((x) => Math.abs(x.effect))));
+    expect(s.ranking.map((x) => [x.param, x.from_zero])).toEqual([
+      [expect.not.stringMatching('defender.cavalry'), false],
+      [expect.not.stringMatching('defender.cavalry'), false],
+      ['defender.cavalry', true],
+    ]);
+    const json = sensitivityJson(s) as { rows: { param: string; from_zero: boolean; step_note?: string }[] };
+    expect(json.rows.find((x) => x.param === 'defender.cavalry')).toMatchObject({ from_zero: true, step_note: 'from 0: the step is 20% of the allowed range, not of the value' });
+    const page = sensitivityPage(s, [], []);
+    expect(page).toContain('0 → 40 <span class="muted from-zero">(from 0: the step is 20% of the allowed range, not of the value)</span>');
+    expect(page).toMatch(/except the 1 setting\(s\) at 0 marked "from 0"/);
+    expect(sensitivityCsv(s).split('\n')[0]).toMatch(/,from_zero$/);
+  });
+
+  it('"did you mean" offers a group of settings too', async () => {
+    await expect(sensitivityScenario(v, { executor: inProcess, params: ['wal'] })).rejects.toThrow('"wal" is not a tunable setting of this fantasy scenario (did you mean "wall"?)');
   });
 });

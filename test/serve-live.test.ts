@@ -61,6 +61,18 @@ describe('describeControls', () => {
     expect(describeControls(v, 'nope')).toEqual({ issues: [{ path: 'variant', message: expect.stringContaining('unknown variant "nope"') }] });
   });
 
+  it("gives a setting the file leaves out the value the rules derive for it (a palisade's HP and DC), to start the control from", () => {
+    const v = validateText('p.yaml', 'name: p\nsystem: fantasy\nseed: 1\ntrials: 10\nmode: siege\nattacker: { infantry: 4 }\ndefender: { infantry: 2 }\nwall: { type: palisade }\n');
+    if (!v.ok) throw new Error('invalid');
+    const d = describeControls(v.value);
+    if ('issues' in d) throw new Error('issues');
+    const by = new Map(d.controls.map((c) => [c.path, c]));
+    expect(by.get('wall.hp')).toMatchObject({ value: undefined, auto: 15, inFile: false });
+    expect(by.get('wall.dc')).toMatchObject({ value: undefined, auto: 10 });
+    expect(by.get('max_rounds')).toMatchObject({ value: undefined, auto: 20 }); // H27: a siege's cap
+    expect(by.get('wall.type')).not.toHaveProperty('auto');
+  });
+
   it('reaches into Crusader Rex blocks (a union of roster and custom shapes) and names their groups', () => {
     const { v } = load('scenarios/crusader-rex/reference-field-battle.yaml');
     const d = describeControls(v);

@@ -6,7 +6,7 @@
  * makes it 1.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { runScenario, solveScenario, solveSweep, validateText, type SolveResult } from '../src/api.js';
+import { runScenario, solvePlan, solveScenario, solveSweep, SolveInputError, validateText, type SolveResult } from '../src/api.js';
 import { CancelledError } from '../src/engine/run.js';
 
 const SCENARIO = `name: solve-me
@@ -138,5 +138,40 @@ describe('solve', () => {
     }
     const ctl = new AbortController();
     await expect(solveScenario(valid(), { ...ASK, signal: ctl.signal, onStep: () => ctl.abort() })).rejects.toBeInstanceOf(CancelledError);
+  });
+});
+
+describe('solve: the default range starts from the value the case uses', () => {
+  // the wall writes only its type: the rules give a palisade 15 HP and DC 10 (H20 DEFAULT)
+  const PALISADE = `name: palisade
+system: fantasy
+seed: 3
+trials: 400
+mode: siege
+attacker: { infantry: 10, archers: 4, siege_engines: 2 }
+defender: { infantry: 4, archers: 4 }
+wall: { type: palisade }
+`;
+  const ask = { metric: 'p_defender_wins', target: 0.3 };
+
+  it("is 0 (or the schema's lowest value) to twice the rules' value for a setting the file leaves out, at least 10", () => {
+    const v = valid(PALISADE);
+    expect(solvePlan(v, { ...ask, param: 'wall.hp' }).points).toEqual([{ point: {}, from: 0, to: 30 }]);
+    expect(solvePlan(v, { ...ask, param: 'wall.dc' }).points).toEqual([{ point: {}, from: 1, to: 20 }]); // DC allows 1..40
+    expect(solvePlan(v, { ...ask, param: 'wall.dc', from: 5, to: 12 }).points).toEqual([{ point: {}, from: 5, to: 12 }]);
+    // written values as before; the top kept inside the schema (a count allows 0..200)
+    expect(solvePlan(v, { ...ask, param: 'attacker.infantry' }).points).toEqual([{ point: {}, from: 0, to: 20 }]);
+  });
+
+  it('refuses a range outside the schema, before anything runs', () => {
+    const v = valid(PALISADE);
+    expect(() => solvePlan(v, { ...ask, param: 'wall.dc', from: 0, to: 20 })).toThrow('the range 0..20 goes outside the values wall.dc allows (1..40)');
+    expect(() => solvePlan(v, { ...ask, param: 'wall.dc', from: 5, to: 41 })).toThrow(SolveInputError);
+  });
+
+  it('solves a setting the file leaves out over that range (wall.dc no longer fails at 0)', async () => {
+    const r = await solveScenario(valid(PALISADE), { ...ask, param: 'wall.dc', maxTrials: 3200 });
+    expect(r).toMatchObject({ from: 1, to: 20, reachable: true });
+    expect(r.value).toBeGreaterThan(1);
   });
 });

@@ -8,6 +8,7 @@ import type { ValidScenario } from '../src/scenario/validate.js';
 import { Z95 } from '../src/stats/intervals.js';
 import type { Metric } from '../src/systems/types.js';
 import { regionChart, tuneCsv } from '../src/report/tune.js';
+import { tuneText } from '../src/cli/commands/tune.js';
 
 const inProcess = new YieldingExecutor();
 
@@ -40,6 +41,20 @@ describe('tune: targets, ranges and scores', () => {
     expect(defaultRange(0, 100000, 30)).toEqual([0, 120]);
     expect(defaultRange(0, 100000, 1)).toEqual([0, 10]);
     expect(defaultRange(0, 100000, undefined)).toBeUndefined();
+  });
+
+  it("a setting the file leaves out is searched around the value the rules give it (a palisade's 15 HP)", async () => {
+    const v = scenario(SIEGE.replace(/wall:.*\n/, 'wall: { type: palisade }\n'));
+    let params: unknown;
+    const stop = (plan: { params: unknown }) => {
+      params = plan.params;
+      throw new TuningInputError('planned');
+    };
+    await expect(tuneScenario(v, { executor: inProcess, params: ['wall.hp', 'wall.dc'], targets: [TARGETS[0]], onPlan: stop })).rejects.toThrow('planned');
+    expect(params).toEqual([
+      { path: 'wall.hp', lo: 0, hi: 60, loaded: 15 },
+      { path: 'wall.dc', lo: 1, hi: 40, loaded: 10 },
+    ]);
   });
 
   it('scores: inside every target, the most central is best; otherwise the distance in target widths', () => {
@@ -101,6 +116,7 @@ describe('tune: a fantasy siege, wall HP and DC for two targets', () => {
     expect(values.filter((x) => x.best === 'best')).toHaveLength(1);
     const one = await tuneScenario(v, { executor: inProcess, params: ['wall.dc'], targets: [TARGETS[0]], ranges: { 'wall.dc': [5, 20] }, trials: 200 });
     expect(one.found).toBe(true);
+    expect(tuneText(one)).toMatch(/^found: wall\.dc = \d+ meets the target \(\d+ trials\)\n/); // not "all 1 targets"
     expect((regionChart(one).spec as { facet?: unknown }).facet).toBeDefined();
   });
 

@@ -14,6 +14,7 @@ import { MSG } from '../scenario/messages.js';
 import { COMMON_KEYS, scenarioSchemaOf, unwrap } from '../scenario/schema.js';
 import { splitPath, validateScenario, valueAtPath, type ValidScenario } from '../scenario/validate.js';
 import { SYSTEMS } from '../systems/registry.js';
+import { effectiveValues } from './tunables.js';
 
 /** What a control edits: a number (integer or not), one of a list, or a yes/no. */
 export type ControlKind = 'int' | 'number' | 'enum' | 'boolean';
@@ -30,7 +31,10 @@ export interface Control {
   options?: string[];
   /** The value as loaded (defaults filled); undefined when the system derives it (e.g. wall HP from its type). */
   value: unknown;
-  /** When `value` is undefined ("auto"): what the system makes of it, if it says (a Crusader Rex block's steps: its full strength). */
+  /**
+   * When `value` is undefined ("auto"): what the system makes of it, if it says (a Crusader Rex
+   * block's steps: its full strength; a palisade's HP: 15), from `effectiveValues`.
+   */
   auto?: number | string | boolean;
   /** Written in the file (or by the chosen variant), not a default. */
   inFile: boolean;
@@ -223,7 +227,7 @@ export function describeControls(v: ValidScenario, variant?: string): { controls
   const loaded = validateSynthetic(v, [{ name: LOADED, set: chosen.set }]);
   if (!loaded.ok) return { issues: loaded.issues };
   const data = loaded.value.points[0].variants[0].scenario;
-  const auto = v.system.autoValues?.(data) ?? {};
+  const auto = effectiveValues(v.system, data);
   const raw = baseData(v);
   const schema = scenarioSchemaOf(v.system);
   const controls: Control[] = [];

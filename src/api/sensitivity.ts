@@ -77,6 +77,12 @@ export interface SensitivityRow {
   paired: boolean;
   /** The metric at `to`. */
   at: Estimate;
+  /**
+   * The value was 0, so a P% step (`--step P%`, or a decimal's default 10%) is P% of the
+   * setting's allowed range instead (0 → 20 for a count allowing 0..200): not a small change.
+   * Such settings are ranked after every other (see `ranking`).
+   */
+  from_zero: boolean;
   /** 1 = the setting with the largest absolute effect; both directions of a setting share it. */
   rank: number;
 }
@@ -104,14 +110,17 @@ export interface SensitivityResult {
   baseline: Metric;
   /** Rows in rank order (down, up, then options in schema order, within a setting). */
   rows: SensitivityRow[];
-  /** One entry per ranked setting: its largest effect (signed). */
-  ranking: { rank: number; param: string; kind: TunableKind; effect: number; ci_low: number; ci_high: number }[];
+  /**
+   * One entry per ranked setting: its largest effect (signed). Settings stepped by a share of
+   * their range from 0 (`from_zero`) come after all the others, so the top is small changes.
+   */
+  ranking: { rank: number; param: string; kind: TunableKind; effect: number; ci_low: number; ci_high: number; from_zero: boolean }[];
   skipped: SensitivitySkip[];
   provenance: { version: string; threads: number; seconds: number; trials_per_second: number };
 }
 
 /** The values a setting is turned to, or why it is not turned. */
-export function stepsOf(t: Tunable, step?: Step): { to: number | string | boolean; direction: Direction }[] | string {
+export function stepsOf(t: Tunable, step?: Step): { to: number | string | boolean; direction: Direction; from_zero?: true }[] | string {
   if (t.value === undefined) return 'not set in the scenario (its default depends on other keys): set it in the file or with --where';
   if (t.kind === 'enum' || t.kind === 'boolean') {
     return (t.options ?? []).filter((o) => o !== t.value).map((to) => ({ to, direction: 'option' as const }));
@@ -121,17 +130,20 @@ export function stepsOf(t: Tunable, step?: Step): { to: number | string | boolea
   const hi = t.max ?? Infinity;
   const span = Number.isFinite(hi - lo) ? hi - lo : 1;
   let d: number;
+  let fromZero = false;
   if (step && 'abs' in step) d = step.abs;
   else {
     const p = (step && 'percent' in step ? step.percent : 10) / 100;
+    fromZero = v === 0 && !(t.kind === 'int' && step === undefined);
     d = v !== 0 ? Math.abs(v) * p : span * p;
   }
   if (t.kind === 'int') d = step === undefined ? 1 : Math.max(1, Math.round(d));
-  const out: { to: number; direction: Direction }[] = [];
+  const out: { to: number; direction: Direction; from_zero?: true }[] = [];
   const down = tidy(Math.max(lo, v - d));
   const up = tidy(Math.min(hi, v + d));
-  if (down < v) out.push({ to: down, direction: 'down' });
-  if (up > v) out.push({ to: up, direction: 'up' });
+  const flag = fromZero ? { from_zero: true as const } : {};
+  if (down < v) out.push({ to: down, direction: 'down', ...flag });
+  if (up > v) out.push({ to: up, direction: 'up', ...flag });
   return out.length > 0 ? out : 'no room to step within its schema bounds';
 }
 
@@ -152,7 +164,7 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
 
   // --- plan: every turned case, validated and compiled ---
   const skipped: SensitivitySkip[] = [];
-  const turned: { t: Tunable; to: number | string | boolean; direction: Direction; compiled: unknown }[] = [];
+  const turned: { t: Tunable; to: number | string | boolean; direction: Direction; fromZero: boolean; compiled: unknown }[] = [];
   for (const t of tunables) {
     const steps = stepsOf(t, o.step);
     if (typeof steps === 'string') {
@@ -161,7 +173,7 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
     }
     for (const s of steps) {
       const c = compileSetting(v, base, { [t.path]: s.to });
-      if (c.ok) turned.push({ t, to: s.to, direction: s.direction, compiled: c.compiled });
+      if (c.ok) turned.push({ t, to: s.to, direction: s.direction, fromZero: 'from_zero' in s, compiled: c.compiled });
       else skipped.push({ param: t.path, to: s.to, reason: `not a valid case: ${c.reason}` });
     }
   }
@@ -213,20 +225,22 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
         ci_low: d.ci_low,
         ci_high: d.ci_high,
         paired: g.paired,
+        from_zero: tc.fromZero,
         at: at ? { value: at.value, ci_low: at.ci_low, ci_high: at.ci_high } : { value: NaN, ci_low: NaN, ci_high: NaN },
         rank: 0,
       };
     });
   });
 
-  // --- rank settings by their largest absolute effect (ties: schema order) ---
+  // --- rank settings by their largest absolute effect (ties: schema order), those stepped
+  // by a share of their range from 0 after all the others (their jumps are not small changes) ---
   const order = tunables.map((t) => t.path);
   const biggest = new Map<string, SensitivityRow>();
   for (const r of rows) {
     const cur = biggest.get(r.param);
     if (!cur || size(r) > size(cur)) biggest.set(r.param, r);
   }
-  const ranked = [...biggest.values()].sort((a, b) => size(b) - size(a) || order.indexOf(a.param) - order.indexOf(b.param));
+  const ranked = [...biggest.values()].sort((a, b) => Number(a.from_zero) - Number(b.from_zero) || size(b) - size(a) || order.indexOf(a.param) - order.indexOf(b.param));
   const rankOf = new Map(ranked.map((r, i) => [r.param, i + 1]));
   for (const r of rows) r.rank = rankOf.get(r.param)!;
   rows.sort((a, b) => a.rank - b.rank); // stable: directions stay in plan order
@@ -240,7 +254,7 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
     step: o.step,
     baseline,
     rows,
-    ranking: ranked.map((r) => ({ rank: r.rank, param: r.param, kind: r.kind, effect: r.effect, ci_low: r.ci_low, ci_high: r.ci_high })),
+    ranking: ranked.map((r) => ({ rank: r.rank, param: r.param, kind: r.kind, effect: r.effect, ci_low: r.ci_low, ci_high: r.ci_high, from_zero: r.from_zero })),
     skipped,
     provenance: {
       version: VERSION,

@@ -14,13 +14,13 @@
  *
  * No console output: progress goes to the callbacks, cancellation comes by the signal.
  */
-import { splitPath, validateCase, valueAtPath, type ValidScenario } from '../scenario/validate.js';
+import { splitPath, validateCase, type ValidScenario } from '../scenario/validate.js';
 import { COMMON_KEYS, scenarioSchemaOf, schemaAt } from '../scenario/schema.js';
 import type { Metric } from '../systems/types.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
 import { InlineExecutor, type Executor } from '../engine/executor.js';
 import { suggest } from '../scenario/suggest.js';
-import { boundProblem, metricProblem, producedMetrics, streamOfCase, tunablesOf } from './tunables.js';
+import { boundProblem, metricProblem, numberBounds, producedMetrics, streamOfCase, tunablesOf } from './tunables.js';
 import { pointStream } from './run.js';
 
 export interface SolveOptions {
@@ -122,10 +122,7 @@ export async function solveScenario(v: ValidScenario, o: SolveOptions): Promise<
   const set = variantSet(v, variantIndex);
   const point = o.point ?? {};
   const baseCase = validateCase(v, point, set);
-  const base = baseCase.ok ? valueAtPath(baseCase.scenario, o.param) : undefined;
-  const from = o.from ?? 0;
-  const to = o.to ?? Math.max(10, 2 * (typeof base === 'number' ? base : 0));
-  if (!Number.isInteger(from) || !Number.isInteger(to) || from >= to) throw new SolveInputError(`need integers --from < --to (got ${from}, ${to})`);
+  const { from, to } = solveRange(v, o, baseCase.ok ? baseCase.scenario : undefined);
   const trials = o.trials ?? v.trials;
   const big = trials * (o.refine ?? REFINE);
   const cap = Math.max(big, o.maxTrials ?? trials * CAP_FACTOR);
@@ -274,18 +271,8 @@ export async function solveSweep(
     onPoint?: (index: number, of: number, r: SolveResult) => void;
   },
 ): Promise<SolveSweepResult> {
-  checkRequest(v, o);
-  const variant = v.variantNames[variantIndexOf(v, o.variant)];
-  const params = o.sweep === false ? [] : v.params.filter((p) => p !== o.param);
-  const seen = new Set<string>();
-  const where: Record<string, unknown>[] = [];
-  for (const pt of v.points) {
-    const point = Object.fromEntries(params.map((p) => [p, pt.params[p]]));
-    const key = JSON.stringify(point);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    where.push(point);
-  }
+  const { variant, params, points: plan } = solvePlan(v, o);
+  const where = plan.map((p) => p.point);
   const points: SolveResult[] = [];
   let before = 0; // evaluations of the points done
   for (const point of where) {
@@ -306,6 +293,63 @@ export async function solveSweep(
     resolved: points.every((r) => r.resolved),
     reachable: points.every((r) => r.reachable),
   };
+}
+
+/** What `solveSweep` will search: the variant, the other swept parameters, and each point's range. */
+export interface SolvePlan {
+  variant: string;
+  params: string[];
+  points: { point: Record<string, unknown>; from: number; to: number }[];
+}
+
+/**
+ * Check a solve request and say what it will search, running nothing: throws SolveInputError
+ * for a bad metric, target, parameter, variant or range (so a caller can refuse before it
+ * prints or starts anything). Each point's range is `from`/`to` as given, else the default of
+ * `solveRange`.
+ */
+export function solvePlan(v: ValidScenario, o: Omit<SolveOptions, 'point'> & { sweep?: boolean }): SolvePlan {
+  checkRequest(v, o);
+  const variantIndex = variantIndexOf(v, o.variant);
+  const set = variantSet(v, variantIndex);
+  const params = o.sweep === false ? [] : v.params.filter((p) => p !== o.param);
+  const seen = new Set<string>();
+  const points: SolvePlan['points'] = [];
+  for (const pt of v.points) {
+    const point = Object.fromEntries(params.map((p) => [p, pt.params[p]]));
+    const key = JSON.stringify(point);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const c = validateCase(v, point, set);
+    points.push({ point, ...solveRange(v, o, c.ok ? c.scenario : undefined) });
+  }
+  return { variant: v.variantNames[variantIndex], params, points };
+}
+
+/**
+ * The range searched: `from`/`to` when given, else from 0 (or the schema's lowest value, if
+ * higher) to twice the setting's value in the case, at least 10 (or the schema's highest value,
+ * if lower). The value is the one the case uses: written, the schema's default, or the one the
+ * rules derive for a setting the file leaves out (a palisade's 15 HP, see `effectiveValues`).
+ * Throws SolveInputError for a range outside the schema's bounds or empty, and when the case
+ * has no value to start from and no range is given.
+ */
+export function solveRange(v: ValidScenario, o: Pick<SolveOptions, 'param' | 'from' | 'to'>, scenario: Record<string, unknown> | undefined): { from: number; to: number } {
+  const node = schemaAt(scenarioSchemaOf(v.system), splitPath(o.param));
+  const b = node ? numberBounds(node) : { min: -Infinity, max: Infinity };
+  const lo = Math.ceil(b.min);
+  const hi = Math.floor(b.max);
+  const t = scenario ? tunablesOf(v.system, scenario).find((x) => x.path === o.param) : undefined;
+  const value = typeof t?.value === 'number' ? t.value : undefined;
+  if (value === undefined && (o.from === undefined || o.to === undefined)) {
+    throw new SolveInputError(`${o.param} has no value in this case to start a range from: give --from and --to (it allows ${lo}..${hi})`);
+  }
+  const from = o.from ?? Math.min(hi, Math.max(0, lo));
+  let to = o.to ?? Math.min(hi, Math.max(10, 2 * Math.abs(value!)));
+  if (o.to === undefined && to <= from) to = Math.min(hi, from + 10);
+  if (!Number.isInteger(from) || !Number.isInteger(to) || from >= to) throw new SolveInputError(`need integers --from < --to (got ${from}, ${to})`);
+  if (from < lo || to > hi) throw new SolveInputError(`the range ${from}..${to} goes outside the values ${o.param} allows (${lo}..${hi})`);
+  return { from, to };
 }
 
 /**

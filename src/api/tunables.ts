@@ -38,8 +38,14 @@ export interface Tunable {
   /** Dotted path, as `--params`, variants' `set` and sweeps spell it: `wall.hp`, `blocks.2.steps`. */
   path: string;
   kind: TunableKind;
-  /** The loaded value; undefined for an optional setting the file leaves out (its default depends on other keys). */
+  /**
+   * The value in the case: as loaded (defaults filled), or for an optional setting the file
+   * leaves out, the value the rules apply to it (`effectiveValues`, e.g. a palisade's 15 HP, with
+   * `derived` set); undefined only when the case does not use the setting at all.
+   */
   value: number | string | boolean | undefined;
+  /** The value is not written but derived by the rules from other keys (see `effectiveValues`). */
+  derived?: boolean;
   /** Schema bounds of a number (±Infinity when open). */
   min?: number;
   max?: number;
@@ -62,7 +68,35 @@ export function tunablesOf(system: RulesSystem, scenario: Record<string, unknown
     if (COMMON_KEYS.has(key)) continue;
     walk(shape[key], scenario[key], [key], out);
   }
+  const effective = effectiveValues(system, scenario);
+  for (const t of out) {
+    if (t.value === undefined && typeof effective[t.path] === 'number') {
+      t.value = effective[t.path];
+      t.derived = true;
+    }
+  }
   return out;
+}
+
+/**
+ * The values the rules apply to the optional settings a validated case leaves out (dotted path
+ * -> value, e.g. `wall.hp` -> 15 for a palisade, a Crusader Rex block's steps its full
+ * strength), by the system's `autoValues`; {} for a system without one or a case that does not
+ * compile. The one place the value such a setting starts from comes from: solve's range,
+ * sensitivity's steps, tune's ranges and the workbench's controls all read it.
+ */
+export function effectiveValues(system: RulesSystem, scenario: Record<string, unknown>): Record<string, number | string | boolean> {
+  try {
+    return system.autoValues?.(scenario) ?? {};
+  } catch {
+    return {}; // a case the schema passes but another key rules out: nothing derived to show
+  }
+}
+
+/** A number schema's kind and bounds (±Infinity when open). */
+export function numberBounds(schema: z.ZodType): { kind: 'int' | 'number'; min: number; max: number } {
+  const n = unwrap(schema) as unknown as { minValue: number | null; maxValue: number | null; isInt: boolean };
+  return { kind: n.isInt ? 'int' : 'number', min: n.minValue ?? -Infinity, max: n.maxValue ?? Infinity };
 }
 
 function walk(schema: z.ZodType, value: unknown, path: string[], out: Tunable[]): void {
@@ -93,14 +127,8 @@ function walk(schema: z.ZodType, value: unknown, path: string[], out: Tunable[])
       return;
     }
     case 'number': {
-      const n = s as unknown as { minValue: number | null; maxValue: number | null; isInt: boolean };
-      out.push({
-        path: path.join('.'),
-        kind: n.isInt ? 'int' : 'number',
-        value: typeof value === 'number' ? value : undefined,
-        min: n.minValue ?? -Infinity,
-        max: n.maxValue ?? Infinity,
-      });
+      const n = numberBounds(s);
+      out.push({ path: path.join('.'), kind: n.kind, value: typeof value === 'number' ? value : undefined, min: n.min, max: n.max });
       return;
     }
     case 'enum':
@@ -149,7 +177,9 @@ export function baseCaseOf(v: ValidScenario, where?: Record<string, unknown>): B
   if (!c.ok) throw new TuningInputError(`the case ${showSettings(w)} is not valid: ${c.messages.join('; ')}`);
   const parts: string[] = [];
   if (v.variantNames.length > 1) parts.push(`on the baseline variant (${v.variantNames[0]})`);
-  if (v.params.length > 0) parts.push(where ? `at ${showSettings(w)}` : `at the first sweep point (${showSettings(w)}; --where picks another)`);
+  // the working point is always said when it is chosen, swept setting or not
+  if (where && Object.keys(where).length > 0) parts.push(`at ${showSettings(w)}`);
+  else if (!where && v.params.length > 0) parts.push(`at the first sweep point (${showSettings(w)}; --where picks another)`);
   return { where: w, scenario: c.scenario, tunables: tunablesOf(v.system, c.scenario), note: parts.length > 0 ? `working ${parts.join(' ')}` : undefined, stream: streamOfCase(v, c.scenario) };
 }
 
@@ -168,7 +198,9 @@ export function showSettings(s: Record<string, unknown>): string {
 
 /** The message for a path that is not a tunable setting, with a "did you mean". */
 export function unknownSetting(p: string, all: Tunable[], system: RulesSystem): string {
-  const guess = suggest(p, all.map((t) => t.path));
+  // a group's path names every setting under it (`wall`), so groups are candidates too
+  const groups = all.flatMap((t) => t.path.split('.').slice(0, -1).map((_, i, segs) => segs.slice(0, i + 1).join('.')));
+  const guess = suggest(p, new Set([...all.map((t) => t.path), ...groups]));
   return `"${p}" is not a tunable setting of this ${system.id} scenario${guess ? ` (did you mean "${guess}"?)` : ''}`;
 }
 

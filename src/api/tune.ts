@@ -105,7 +105,7 @@ export interface TuneParam {
   path: string;
   lo: number;
   hi: number;
-  /** The loaded value (undefined when the file leaves it to a default). */
+  /** The value in the case: written, the schema's default, or the one the rules derive for a setting the file leaves out (a palisade's 15 HP). */
   loaded?: number;
 }
 
@@ -193,7 +193,7 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
       return { path: p, lo, hi, loaded };
     }
     const d = defaultRange(t.min!, t.max!, loaded);
-    if (!d) throw new TuningInputError(`"${p}" allows ${t.min}..${t.max} and is not set in the scenario: give --range ${p}=LO..HI`);
+    if (!d) throw new TuningInputError(`"${p}" allows ${t.min}..${t.max} and has no value in this case to search around: give --range ${p}=LO..HI`);
     if (d[0] >= d[1]) throw new TuningInputError(`"${p}" has a single value in its range ${d[0]}..${d[1]}`);
     return { path: p, lo: d[0], hi: d[1], loaded };
   });

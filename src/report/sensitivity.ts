@@ -13,10 +13,10 @@ import { DIRECTION_KEY, escapeHtml } from './html.js';
 /** Settings drawn in the tornado (the CSV and the page have them all). */
 export const TORNADO_MAX = 20;
 
-/** `param,from,to,metric,effect,ci_low,ci_high,rank`, then kind, direction, the metric at `to`, paired, trials. */
+/** `param,from,to,metric,effect,ci_low,ci_high,rank`, then kind, direction, the metric at `to`, paired, trials, from_zero. */
 export function sensitivityCsv(r: SensitivityResult): string {
   const rows: string[][] = [
-    ['param', 'from', 'to', 'metric', 'effect', 'ci_low', 'ci_high', 'rank', 'kind', 'direction', 'value_from', 'value_to', 'value_to_ci_low', 'value_to_ci_high', 'paired', 'trials'],
+    ['param', 'from', 'to', 'metric', 'effect', 'ci_low', 'ci_high', 'rank', 'kind', 'direction', 'value_from', 'value_to', 'value_to_ci_low', 'value_to_ci_high', 'paired', 'trials', 'from_zero'],
   ];
   for (const x of r.rows) {
     rows.push([
@@ -36,6 +36,7 @@ export function sensitivityCsv(r: SensitivityResult): string {
       fmt(x.at.ci_high),
       String(x.paired),
       String(r.trials),
+      String(x.from_zero),
     ]);
   }
   return stringify(rows);
@@ -53,7 +54,19 @@ export function sensitivityJson(r: SensitivityResult): Record<string, unknown> {
     ...(r.step ? { step: r.step } : {}),
     baseline: r.baseline ? est(r.baseline) : null,
     ranking: r.ranking.map((x) => ({ ...x, ...effect(x) })),
-    rows: r.rows.map((x) => ({ param: x.param, kind: x.kind, direction: x.direction, from: x.from, to: x.to, rank: x.rank, paired: x.paired, ...effect(x), at: est(x.at) })),
+    rows: r.rows.map((x) => ({
+      param: x.param,
+      kind: x.kind,
+      direction: x.direction,
+      from: x.from,
+      to: x.to,
+      rank: x.rank,
+      paired: x.paired,
+      ...effect(x),
+      at: est(x.at),
+      from_zero: x.from_zero,
+      ...(x.from_zero ? { step_note: fromZeroNote(r) } : {}),
+    })),
     skipped: r.skipped,
     provenance: r.provenance,
   };
@@ -158,6 +171,17 @@ export function tornadoChart(r: SensitivityResult, max = TORNADO_MAX): ChartSpec
   };
 }
 
+/** What a `from_zero` row's step was: said beside it on the page, on stdout and in the JSON. */
+export function fromZeroNote(r: Pick<SensitivityResult, 'step'>): string {
+  const p = r.step && 'percent' in r.step ? r.step.percent : 10;
+  return `from 0: the step is ${p}% of the allowed range, not of the value`;
+}
+
+/** The case the settings were turned from, in words: stated whenever it is not simply the file as loaded (`--where`, a sweep point, a variant). */
+export function startingPoint(r: Pick<SensitivityResult, 'note'>): string {
+  return r.note ? `the settings turned from (${r.note})` : 'the loaded settings';
+}
+
 /** A change's direction as the report's style classes name it (report/html.ts). */
 const CLASS = { up: 'up', down: 'down', 'no clear change': 'flat' } as const;
 
@@ -173,16 +197,19 @@ export function sensitivityPage(r: SensitivityResult, charts: readonly ChartSpec
   const rows = r.rows.map((x) => [
     String(x.rank),
     `<code>${escapeHtml(x.param)}</code>`,
-    escapeHtml(`${String(x.from)} → ${String(x.to)}`),
+    escapeHtml(`${String(x.from)} → ${String(x.to)}`) + (x.from_zero ? ` <span class="muted from-zero">(${escapeHtml(fromZeroNote(r))})</span>` : ''),
     `<span class="${CLASS[directionOf(x)]}">${showCi({ value: x.effect, ci_low: x.ci_low, ci_high: x.ci_high })}</span>` + (x.paired ? '' : ' <span class="muted">(Welch)</span>'),
     bar(x),
     showCi(x.at),
   ]);
+  const fromZero = r.ranking.filter((x) => x.from_zero).length;
   // no tornado when nothing moved (it would be its 0 axis alone): say so where it would be
   const none = charts.length === 0 ? [`<p class="muted">No tornado: every turned case gave the same ${escapeHtml(r.metric)} as the loaded settings on the same dice, so there is no bar to draw; the ranking below lists each turned case.</p>`] : [];
   const sections = [
     ...none,
-    `<h2>Ranking</h2>\n<p class="muted">One row per turned case; settings ranked by their largest absolute effect (rank 1 = largest). Intervals are paired differences on the same dice, Welch where the metric is not per trial. ${DIRECTION_KEY}</p>`,
+    `<h2>Ranking</h2>\n<p class="muted">One row per turned case; settings ranked by their largest absolute effect (rank 1 = largest)${
+      fromZero > 0 ? `, except the ${fromZero} setting(s) at 0 marked "from 0", whose step is a share of their allowed range (a jump, not a small change): they are ranked after all the others` : ''
+    }. Intervals are paired differences on the same dice, Welch where the metric is not per trial. ${DIRECTION_KEY}</p>`,
     table(['rank', 'setting', 'turned', `change in ${r.metric}`, '', `${r.metric} at the turned value`], rows, [1, 2, 4]),
   ];
   if (r.skipped.length > 0) {
@@ -194,14 +221,14 @@ export function sensitivityPage(r: SensitivityResult, charts: readonly ChartSpec
       )}</details>`,
     );
   }
-  const top = r.ranking.slice(0, 3).map((x) => `<code>${escapeHtml(x.param)}</code> (${show(x.effect)})`);
+  const top = r.ranking.slice(0, 3).map((x) => `<code>${escapeHtml(x.param)}</code> (${show(x.effect)}${x.from_zero ? ', from 0' : ''})`);
   // every turned case equal to the loaded one (a 0 effect is no "largest effect")
   const moved = r.ranking.some((x) => Number.isFinite(x.effect) && x.effect !== 0);
   const effects = moved ? `Largest effects: ${top.join(', ')}.` : `No setting turned here moved it (every effect 0 on the same dice).`;
   const step = r.step ? ('abs' in r.step ? `±${r.step.abs}` : `±${r.step.percent}%`) : 'integers ±1, decimals ±10%';
   return analysisPage({
     title: `${r.name}: what moves ${r.metric}`,
-    lead: `${escapeHtml(r.metric)} at the loaded settings: ${showCi(r.baseline)}. ${effects}${r.note ? ` <span class="muted">(${escapeHtml(r.note)})</span>` : ''}`,
+    lead: `${escapeHtml(r.metric)} at ${escapeHtml(startingPoint(r))}: ${showCi(r.baseline)}. ${effects}`,
     meta: provenanceLine(r, `${r.trials} trials per case · steps ${escapeHtml(step)}`),
     sections,
     charts,

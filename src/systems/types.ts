@@ -165,8 +165,11 @@ export interface RulesSystem<C = unknown> {
   precheck?(raw: Record<string, unknown>): { path: (string | number)[]; message: string }[];
   /**
    * The values the system fills in itself where a validated scenario leaves a key out ("auto"),
-   * by dotted path: Crusader Rex blocks' `steps`, their full strength. The workbench shows them
-   * as the loaded value of such a control.
+   * by dotted path: Crusader Rex blocks' `steps`, their full strength; a fantasy wall's `hp` and
+   * `dc` from its type (read off the compiled case). Read through `effectiveValues`
+   * (api/tunables.ts): the workbench shows them as the loaded value of such a control, and
+   * solve's default range, sensitivity's steps and tune's ranges start from them. A key the case
+   * does not use (a threshold another rule replaces) is left out.
    */
   autoValues?(scenario: Record<string, unknown>): Record<string, number | string | boolean>;
   /** A validated scenario (common keys + the system's keys, defaults filled) -> flat data. */

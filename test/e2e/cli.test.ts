@@ -284,6 +284,10 @@ describe('exact, check, validate, schema', () => {
     const bad = await cli(['solve', GRID, '--param', 'wall.hpp', '--metric', 'p_defender_wins', '--target', '0.5']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"wall.hpp" is not a numeric setting of system fantasy (did you mean "wall.hp"?)');
+    expect(bad.stderr).not.toContain('solving'); // checked before the start line: nothing looks started
+    const outside = await cli(['solve', GRID, '--param', 'wall.dc', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '0', '--to', '20']);
+    expect(outside.code).toBe(2);
+    expect(outside.stderr.trim()).toBe('siegesim: the range 0..20 goes outside the values wall.dc allows (1..40)');
     // a probability's target outside [0, 1]: refused before anything runs (it used to answer, exit 0)
     const over = await cli(['solve', GRID, '--param', 'wall.hp', '--metric', 'p_attacker_wins', '--target', '1.5', '--no-sweep', '--trials', '1000']);
     expect(over.code).toBe(2);

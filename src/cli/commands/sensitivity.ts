@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import path from 'node:path';
 import { parseStep, sensitivityScenario, TuningInputError, type SensitivityResult } from '../../api.js';
-import { sensitivityJson, writeSensitivityReport } from '../../report/sensitivity.js';
+import { fromZeroNote, sensitivityJson, startingPoint, writeSensitivityReport } from '../../report/sensitivity.js';
 import { checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
 import { warmRenderer } from '../../report/renderer.js';
@@ -26,7 +26,7 @@ const signed = (x: number) => (Number.isFinite(x) && x > 0 ? '+' : '') + num(x);
 
 /** The top of the ranking as plain text. */
 export function rankingText(r: SensitivityResult, top: number): string {
-  const lines = [`${r.metric} = ${num(r.baseline.value)} [${num(r.baseline.ci_low)}, ${num(r.baseline.ci_high)}] at the loaded settings (${r.trials} trials per case)`];
+  const lines = [`${r.metric} = ${num(r.baseline.value)} [${num(r.baseline.ci_low)}, ${num(r.baseline.ci_high)}] at ${startingPoint(r)} (${r.trials} trials per case)`];
   const shown = r.ranking.slice(0, top);
   const w = Math.max(...shown.map((x) => x.param.length), 7);
   lines.push(`rank  ${'setting'.padEnd(w)}  change in ${r.metric} (95% paired interval)`);
@@ -34,9 +34,11 @@ export function rankingText(r: SensitivityResult, top: number): string {
     const parts = r.rows
       .filter((x) => x.param === s.param)
       .map((x) => `${String(x.from)}→${String(x.to)} ${signed(x.effect)} [${signed(x.ci_low)}, ${signed(x.ci_high)}]${x.paired ? '' : ' (Welch)'}`);
-    lines.push(`${String(s.rank).padStart(4)}  ${s.param.padEnd(w)}  ${parts.join('   ')}`);
+    lines.push(`${String(s.rank).padStart(4)}  ${s.param.padEnd(w)}  ${parts.join('   ')}${s.from_zero ? `   (${fromZeroNote(r)})` : ''}`);
   }
-  if (r.ranking.length > shown.length) lines.push(`  ... ${r.ranking.length - shown.length} more settings in the report`);
+  const hiddenZero = r.ranking.slice(top).filter((x) => x.from_zero).length;
+  const last = hiddenZero > 0 ? ` (the last ${hiddenZero} stepped from 0 by a share of their range)` : '';
+  if (r.ranking.length > shown.length) lines.push(`  ... ${r.ranking.length - shown.length} more settings in the report${last}`);
   return lines.join('\n') + '\n';
 }
 

@@ -1,6 +1,6 @@
 /** `siegesim solve`: the smallest integer value of a parameter whose metric reaches a target. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { solveSweep, SolveInputError, type SolveOptions, type SolveResult } from '../../api.js';
+import { solvePlan, solveSweep, SolveInputError, type SolveOptions, type SolveResult } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
 import type { Metric } from '../../systems/types.js';
 import { controller, intArg, loadAll, makeProgress, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
@@ -28,13 +28,22 @@ const showPoint = (point: Record<string, unknown>) =>
 
 async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
   const [v] = loadAll([file]);
+  // the whole request is checked before anything is printed or run (exit 2)
+  let plan;
+  try {
+    plan = solvePlan(v, { ...flags, sweep: flags.sweep });
+  } catch (e) {
+    if (e instanceof SolveInputError) throw new UserError(e.message);
+    throw e;
+  }
   if (v.variantNames.length > 1 && flags.variant === undefined) {
     process.stderr.write(`${v.name}: solving on the baseline variant "${v.variantNames[0]}" (--variant NAME for another)\n`);
   }
   const exec = new PoolExecutor(flags.threads);
   // A progress bar on a terminal; in a log, a start line and a summary line (--verbose: every evaluation).
   const progress = makeProgress(!flags.verbose && flags.progress !== false && process.stderr.isTTY === true, `${v.name} solve`.padEnd(24).slice(0, 24), 'evaluations');
-  const range = `from ${flags.from ?? 0} to ${flags.to ?? 'twice its value (at least 10)'}`;
+  const ranges = [...new Set(plan.points.map((p) => `${p.from} to ${p.to}`))];
+  const range = ranges.length === 1 ? `from ${ranges[0]}` : `over its range at each sweep point (${ranges.join(', ')})`;
   process.stderr.write(`${v.name}: solving ${flags.param} ${range} for ${flags.metric} to reach ${flags.target}\n`);
   const t0 = performance.now();
   let trials = 0;
@@ -122,8 +131,8 @@ export function register(program: Command): void {
       if (!Number.isFinite(n)) throw new InvalidArgumentError('--target must be a number');
       return n;
     })
-    .option('--from <N>', 'lowest value tried (default 0)', intArg('--from'))
-    .option('--to <N>', 'highest value tried (default max(10, 2 x the scenario value))', intArg('--to'))
+    .option('--from <N>', "lowest value tried (default 0, or the setting's lowest allowed value)", intArg('--from'))
+    .option('--to <N>', "highest value tried (default max(10, 2 x the setting's value in the case: written or the rules' default), within its allowed values)", intArg('--to'))
     .option('--trials <N>', "trials per candidate in the search (default: the scenario's; 4x and more for the answer)", trialsArg('--trials'))
     .option('--max-trials <N>', 'cap on trials per value while resolving the answer (default 32 x --trials)', trialsArg('--max-trials'))
     .option('--variant <name>', 'the variant to solve on (default: the baseline, the first)')

@@ -23,6 +23,8 @@ interface TuneFlags {
 }
 
 const num = (x: number) => (Number.isFinite(x) ? Number(x.toPrecision(4)).toString() : 'n/a');
+/** "the target" or "all 3 targets". */
+const allTargets = (n: number) => (n === 1 ? 'the target' : `all ${n} targets`);
 
 /** The verdict and each target's interval at the answer, as plain text. */
 export function tuneText(r: TuneResult): string {
@@ -30,8 +32,8 @@ export function tuneText(r: TuneResult): string {
   const settings = r.params.map((p) => `${p.path} = ${b.values[p.path]}`).join(', ');
   const lines = [
     r.found
-      ? `found: ${settings} meets all ${r.targets.length} targets (${b.trials} trials)`
-      : `no candidate meets all ${r.targets.length} targets; closest: ${settings} (${b.met} of ${r.targets.length} met, ${num(b.distance)} target widths away; ${b.trials} trials)`,
+      ? `found: ${settings} meets ${allTargets(r.targets.length)} (${b.trials} trials)`
+      : `no candidate meets ${allTargets(r.targets.length)}; closest: ${settings} (${b.met} of ${r.targets.length} met, ${num(b.distance)} target widths away; ${b.trials} trials)`,
   ];
   for (const c of b.checks ?? []) {
     const how = c.met ? (c.sure ? 'met' : 'met (its interval reaches an edge)') : `missed by ${num(c.distance)} target widths`;

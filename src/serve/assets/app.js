@@ -1264,11 +1264,11 @@ function renderTuneAnswer(e, values) {
   const settings = e.params.map((p) => `${p.path} = ${b.values[p.path]}`).join(', ');
   const n = e.targets.length;
   const head = e.found
-    ? el('div', {}, el('b', { class: 'found', text: `found: ${settings}` }), ` meets all ${n} target${n > 1 ? 's' : ''} (${int(b.trials)} trials)`)
+    ? el('div', {}, el('b', { class: 'found', text: `found: ${settings}` }), ` meets ${n === 1 ? 'the target' : `all ${n} targets`} (${int(b.trials)} trials)`)
     : el(
         'div',
         {},
-        el('b', { class: 'unresolved', text: `no candidate meets all ${n} target${n > 1 ? 's' : ''}; closest: ${settings}` }),
+        el('b', { class: 'unresolved', text: `no candidate meets ${n === 1 ? 'the target' : `all ${n} targets`}; closest: ${settings}` }),
         ` (${b.met} of ${n} met, ${b.distance === null ? '–' : num(b.distance)} target widths away; ${int(b.trials)} trials)`,
       );
   const rows = [el('tr', {}, el('th', { class: 'l', text: 'target' }), el('th', { text: 'at the answer' }), el('th', { text: '95% interval' }), el('th', { class: 'l', text: '' }))];

@@ -48,6 +48,14 @@ export const cryHavoc: RulesSystem<CryHavocCompiled> = {
     { file: 'p_burning_by_turn', keys: ['turn'], valueName: 'p' },
     { file: 'heal_by_day', keys: ['day'], valueName: 'p_cumulative' },
   ],
+  // wounded and dismounted strengths default from the healthy ones (rules.wounded_values), as compiled
+  autoValues: (s) => {
+    const c = compileCryHavoc(s);
+    return {
+      ...Object.fromEntries(c.attW.map((n, i) => [`attackers.${i}.wounded.attack`, n])),
+      ...(s.defender ? { 'defender.wounded.defence': c.defW, 'defender.dismounted.defence': c.dismH, 'defender.dismounted.wounded_defence': c.dismW } : {}),
+    };
+  },
   compile: compileCryHavoc,
   kernel: cryHavocKernel,
   pairedSlots: (c) =>

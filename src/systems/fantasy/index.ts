@@ -7,6 +7,17 @@ import { A_ATT_WINS, A_BREACHED, A_DEF_WINS, A_UNDECIDED, fantasyKernel } from '
 import { FANTASY_SHAPE } from './schema.js';
 import { summarizeFantasy } from './summarize.js';
 
+/** A wall's HP, DC, upgrades and breach threshold and the round cap as the compiled case has them (the file may leave them to the rules). */
+function autoValuesOf(c: FantasyCompiled, s: Record<string, unknown>): Record<string, number> {
+  return {
+    'wall.hp': c.wallHp,
+    'wall.dc': c.dc,
+    'wall.upgrades': c.removeK - 2,
+    ...((s.rules as Record<string, unknown>).breach_threshold_rule === 'wall' ? { 'wall.breach_threshold': c.breachThreshold } : {}),
+    max_rounds: c.maxRounds,
+  };
+}
+
 export const fantasy: RulesSystem<FantasyCompiled> = {
   id: 'fantasy',
   title: 'fantasy open-field and siege combat (seed 001)',
@@ -34,6 +45,9 @@ export const fantasy: RulesSystem<FantasyCompiled> = {
     { file: 'wall_hp', keys: ['round'], valueName: 'mean' },
     { file: 'volley_damage', keys: ['damage'], valueName: 'p' },
   ],
+  // H20 wall type defaults, H19 threshold (unless half_defenders replaces it), H7/H27 round cap,
+  // as the compiled case has them
+  autoValues: (s) => autoValuesOf(compileFantasy(s), s),
   compile: compileFantasy,
   kernel: fantasyKernel,
   pairedSlots: (c) => [
