@@ -110,6 +110,38 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
+  it("shows every way a trial ends (the system's outcome partition, summing to 1) first, then the other headline metrics, as the report's Answer does", async () => {
+    const SC = 'crusader-rex/attrition-exact.yaml';
+    const { page, problems } = await openPage(`?scenario=${SC}`);
+    await doneWith(page, SC, {});
+    const metricsOf = (group: string) => page.locator(`#headline [data-group="${group}"] .card`).evaluateAll((cs) => cs.map((c) => (c as HTMLElement).dataset.metric));
+    const outcome = ['p_attacker_wins', 'p_defender_holds', 'p_siege_continues', 'p_both_gone'];
+    expect(await metricsOf('outcome')).toEqual(outcome);
+    expect(await metricsOf('also')).toEqual(['p_castle_falls']);
+    expect(await page.locator('#headline [data-group="outcome"] .card-group-name').textContent()).toBe('how each trial ends (one of these, so they sum to 1)');
+    expect(await page.locator('#headline [data-group="also"] .card-group-name').textContent()).toBe('also');
+    const shown = async () => {
+      const v: Record<string, number> = {};
+      for (const m of outcome) v[m] = Number((await page.locator(`.card[data-metric="${m}"] [data-role="value"]`).textContent())!.replace('%', ''));
+      return v;
+    };
+    const loaded = await shown();
+    expect(loaded.p_siege_continues).toBeGreaterThan(90); // the garrison mostly holds on: what the headline alone hid
+    // each shown to 0.1 points: the four sum to 100 within their rounding
+    expect(Math.abs(Object.values(loaded).reduce((a, b) => a + b, 0) - 100)).toBeLessThanOrEqual(0.2 + 1e-9);
+    await screenshot(page, 'workbench-outcomes-loaded', page.locator('#headline'));
+    await setNumber(page, 'turns', '12');
+    await doneWith(page, SC, { turns: 12 });
+    const tuned = await shown();
+    expect(Math.abs(Object.values(tuned).reduce((a, b) => a + b, 0) - 100)).toBeLessThanOrEqual(0.2 + 1e-9);
+    expect(tuned.p_siege_continues).toBeLessThan(loaded.p_siege_continues);
+    for (const m of [...outcome, 'p_castle_falls']) expect(await page.locator(`.card[data-metric="${m}"] [data-role="difference"]`).textContent(), m).toMatch(/pts \[.*\]vs \d+\.\d% as loaded/);
+    expect(await page.locator('.card[data-metric="p_siege_continues"] .card-diff').getAttribute('class')).toContain('down');
+    await screenshot(page, 'workbench-outcomes-tuned');
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
   it('opens a ?scenario= link with its values, and shows a bad value\'s message beside its control', async () => {
     const SC = 'fantasy/stone-wall-siege.yaml';
     const { page, problems } = await openPage('?scenario=fantasy/stone-wall-siege.yaml&wall.hp=40&wall.dc=14');

@@ -261,6 +261,31 @@ describe('what the workbench serves, and to whom', () => {
     expect(d.controls.find((c: { path: string }) => c.path === 'wall.hp')).toMatchObject({ kind: 'int', min: 0, max: 100000, value: 30 });
     expect((await call('GET', '/api/scenario?path=fantasy/stone-wall-siege.yaml&variant=nope')).status).toBe(422);
   });
+
+  it("sends the system's outcome partitions (every way a trial ends), and a run's cases have them summing to 1, paired as loaded vs tuned", async () => {
+    const w = await startWorkbench({ roots: rootsOf([path.join(ROOT, 'scenarios')]).roots, port: 0, executor: exec, log: () => {} });
+    try {
+      const info = async (p: string) => (await (await fetch(`${w.url}api/scenario?path=${p}`)).json()) as { headline: string[]; outcomes: string[][] };
+      const cr = await info('crusader-rex/attrition-exact.yaml');
+      expect(cr.outcomes).toEqual([['p_attacker_wins', 'p_defender_holds', 'p_siege_continues', 'p_both_gone']]);
+      expect(cr.headline).not.toContain('p_siege_continues'); // so the cards need the partition to show it
+      expect((await info('fantasy/stone-wall-siege.yaml')).outcomes).toEqual([['p_attacker_wins', 'p_defender_wins', 'p_undecided']]);
+      expect((await info('surrender/town-basic.yaml')).outcomes).toEqual([]); // one yes-or-no answer: no partition
+      const r = await fetch(`${w.url}api/run`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Siegesim-Client': 'outcomes-client-1' },
+        body: JSON.stringify({ scenario: 'crusader-rex/attrition-exact.yaml', values: { turns: 8 }, trials: 20_000 }),
+      });
+      const done = (await r.text()).trim().split('\n').map((l) => JSON.parse(l)).at(-1) as { type: string; cases: { variant: string; metrics: Record<string, { value: number }>; differences: Record<string, { value: number }> }[] };
+      expect(done.type).toBe('done');
+      expect(done.cases.map((c) => c.variant)).toEqual(['as loaded', 'tuned']);
+      for (const c of done.cases) expect(cr.outcomes[0].reduce((t, m) => t + c.metrics[m].value, 0), c.variant).toBeCloseTo(1, 9);
+      expect(done.cases[0].metrics.p_siege_continues.value).toBeGreaterThan(0.9); // what the headline alone hid
+      for (const m of cr.outcomes[0]) expect(done.cases[1].differences[m], m).toBeDefined();
+    } finally {
+      await w.close();
+    }
+  });
 });
 
 describe('malformed requests get a 4xx and never crash the server', () => {

@@ -186,6 +186,8 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
       variant: variant ?? v.variantNames[0],
       sweep: Object.entries(sweep).map(([p, s]) => ({ path: p, spec: s })),
       headline: v.system.headline,
+      // every way a trial ends (the report's Answer leads with them): the page's cards show the first the case produces
+      outcomes: v.system.outcomes ?? [],
       metrics: v.system.metricOrder,
       chunkTrials: v.system.chunkTrials,
       limits: LIMITS,

@@ -512,38 +512,60 @@ function renderStatus(ev) {
   else setStatus('done', `${prec ? 'precise' : 'done'}: ${text}`);
 }
 
+/**
+ * What the headline cards show, as the report's Answer (src/report/html.ts answerMetrics): the
+ * first of the system's outcome partitions this case produces (every trial ends in exactly one of
+ * them, so they sum to 1), then its other headline metrics; a case that produces none of them
+ * (a Cry Havoc battering question has no kills) shows its first three metrics.
+ */
+function answerMetrics(metrics) {
+  const produced = (m) => Boolean(metrics[m]);
+  const outcome = state.info.outcomes.find((o) => o.every(produced)) ?? [];
+  const also = (state.start?.headline ?? state.info.headline).filter((m) => produced(m) && !outcome.includes(m));
+  if (outcome.length + also.length > 0) return { outcome, also };
+  return { outcome, also: state.info.metrics.filter(produced).slice(0, 3) };
+}
+
 function renderResults(ev) {
   const loaded = ev.cases.find((c) => c.variant === 'as loaded') ?? ev.cases[0];
   const tuned = ev.cases.find((c) => c.variant === 'tuned');
-  // the system's headline metrics this case produces (a Cry Havoc battering question has no kills)
-  const all = state.start?.headline ?? state.info.headline;
-  const produced = all.filter((h) => loaded.metrics[h]);
-  const headline = produced.length > 0 ? produced : state.info.metrics.filter((m) => loaded.metrics[m]).slice(0, 3);
-  const cards = $('#headline');
-  cards.replaceChildren(
-    ...headline.map((h) => {
-      const shown = (tuned ?? loaded).metrics[h];
-      const base = loaded.metrics[h];
-      const d = tuned?.differences[h];
-      const prob = isProb(shown);
-      const sig = d && d.ci_low !== null && (d.ci_low > 0 || d.ci_high < 0);
-      return el(
-        'div',
-        { class: 'card', 'data-metric': h },
-        el('div', { class: 'card-name', text: label(h), title: h }),
-        el('div', { class: 'card-value', 'data-role': 'value', text: fmtValue(shown) }),
-        el('div', { class: 'card-ci muted', 'data-role': 'interval', text: shown ? `95%: ${fmtInterval(shown)}` : '' }),
-        tuned
-          ? el(
-              'div',
-              { class: `card-diff ${sig ? (d.value > 0 ? 'up' : 'down') : 'flat'}`, 'data-role': 'difference' },
-              el('span', { class: 'delta', text: fmtDiff(d, prob) }),
-              el('span', { class: 'muted', text: ` [${fmtDiffInterval(d, prob)}]` }),
-              el('div', { class: 'muted small', text: `vs ${fmtValue(base)} as loaded${sig ? '' : ' · not significant'}` }),
-            )
-          : el('div', { class: 'card-diff flat muted small', text: 'as loaded' }),
-      );
-    }),
+  const { outcome, also } = answerMetrics(loaded.metrics);
+  const headline = [...outcome, ...also];
+  const card = (h) => {
+    const shown = (tuned ?? loaded).metrics[h];
+    const base = loaded.metrics[h];
+    const d = tuned?.differences[h];
+    const prob = isProb(shown);
+    const sig = d && d.ci_low !== null && (d.ci_low > 0 || d.ci_high < 0);
+    return el(
+      'div',
+      { class: 'card', 'data-metric': h },
+      el('div', { class: 'card-name', text: label(h), title: h }),
+      el('div', { class: 'card-value', 'data-role': 'value', text: fmtValue(shown) }),
+      el('div', { class: 'card-ci muted', 'data-role': 'interval', text: shown ? `95%: ${fmtInterval(shown)}` : '' }),
+      tuned
+        ? el(
+            'div',
+            { class: `card-diff ${sig ? (d.value > 0 ? 'up' : 'down') : 'flat'}`, 'data-role': 'difference' },
+            el('span', { class: 'delta', text: fmtDiff(d, prob) }),
+            el('span', { class: 'muted', text: ` [${fmtDiffInterval(d, prob)}]` }),
+            el('div', { class: 'muted small', text: `vs ${fmtValue(base)} as loaded${sig ? '' : ' · not significant'}` }),
+          )
+        : el('div', { class: 'card-diff flat muted small', text: 'as loaded' }),
+    );
+  };
+  // a group of cards, named when the answer has an outcome partition (as the report's Answer is)
+  const group = (kind, name, metrics) =>
+    el(
+      'div',
+      { class: `card-group ${kind}`, 'data-group': kind, style: `flex: ${metrics.length} 1 ${metrics.length * 194}px` },
+      name ? el('div', { class: 'card-group-name', text: name }) : null,
+      el('div', { class: 'cards' }, ...metrics.map(card)),
+    );
+  const named = outcome.length > 0;
+  $('#headline').replaceChildren(
+    ...(named ? [group('outcome', 'how each trial ends (one of these, so they sum to 1)', outcome)] : []),
+    ...(also.length > 0 ? [group('also', named ? 'also' : '', also)] : []),
   );
   // every metric: as loaded, tuned, paired difference
   const table = $('#metrics');
