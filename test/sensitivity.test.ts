@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { YieldingExecutor } from './helpers.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { YieldingExecutor } from './helpers.js';
 import { runScenario, sensitivityScenario, parseStep, tunablesOf, TuningInputError, validateText, type SensitivityResult } from '../src/api.js';
 import { validateCase, type ValidScenario } from '../src/scenario/validate.js';
 import { stepsOf } from '../src/api/sensitivity.js';
@@ -270,16 +270,7 @@ describe('sensitivity: the loaded settings roll the dice of run', () => {
 });
 
 describe('sensitivity: what the answer starts from is said, and a jump from 0 is not ranked as a small change', () => {
-  // the wall writes only its type: its HP and DC are the palisade's (15, DC 10, H20 DEFAULT)
-  const PALISADE = `name: palisade
-system: fantasy
-seed: 3
-trials: 400
-mode: siege
-attacker: { infantry: 10, archers: 4, siege_engines: 2 }
-defender: { infantry: 4, archers: 4 }
-wall: { type: palisade }
-`;
+  const PALISADE = readFileSync(path.resolve(import.meta.dirname, 'fixtures/palisade.yaml'), 'utf8');
   const v = scenario(PALISADE);
 
   it("turns a setting the file leaves out from the value the rules give it (the wall type's HP), not 'not set'", async () => {

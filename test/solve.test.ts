@@ -5,6 +5,8 @@
  * floor(steps / 5), and the smallest steps_inside with p_test >= 0.9 is 5 x the smallest k that
  * makes it 1.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { runScenario, solvePlan, solveScenario, solveSweep, SolveInputError, validateText, type SolveResult } from '../src/api.js';
 import { CancelledError } from '../src/engine/run.js';
@@ -142,16 +144,7 @@ describe('solve', () => {
 });
 
 describe('solve: the default range starts from the value the case uses', () => {
-  // the wall writes only its type: the rules give a palisade 15 HP and DC 10 (H20 DEFAULT)
-  const PALISADE = `name: palisade
-system: fantasy
-seed: 3
-trials: 400
-mode: siege
-attacker: { infantry: 10, archers: 4, siege_engines: 2 }
-defender: { infantry: 4, archers: 4 }
-wall: { type: palisade }
-`;
+  const PALISADE = readFileSync(path.resolve(import.meta.dirname, 'fixtures/palisade.yaml'), 'utf8');
   const ask = { metric: 'p_defender_wins', target: 0.3 };
 
   it("is 0 (or the schema's lowest value) to twice the rules' value for a setting the file leaves out, at least 10", () => {
