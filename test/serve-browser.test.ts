@@ -20,6 +20,7 @@ import { PoolExecutor } from '../src/engine/pool.js';
 import { rootsOf } from '../src/serve/catalogue.js';
 import { startWorkbench, type Workbench } from '../src/serve/server.js';
 import { num } from '../src/report/format.js';
+import { MSG } from '../src/scenario/messages.js';
 import { runCli } from './cli-child.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -152,7 +153,8 @@ describeBrowser('the workbench page', () => {
     expect(await page.locator('.card[data-metric="p_breach"] [data-role="difference"]').textContent()).toMatch(/pts \[/);
     await setNumber(page, 'wall.dc', '99');
     const error = page.locator('.ctl[data-path="wall.dc"] .ctl-error');
-    await expect.poll(() => error.textContent(), { timeout: 30_000 }).toBe('Too big: expected number to be <=40');
+    await expect.poll(() => error.textContent(), { timeout: 30_000 }).toBe(MSG.tooBig(40, '99'));
+    expect(await error.textContent()).toBe('must be at most 40, got 99'); // as `siegesim validate` says it (test/serve.test.ts)
     await page.locator('.ctl[data-path="wall.dc"]').scrollIntoViewIfNeeded();
     await screenshot(page, 'workbench-bad-value');
     await setNumber(page, 'wall.dc', '13');

@@ -208,7 +208,7 @@ describe('what the workbench serves, and to whom', () => {
     expect((await call('GET', '/api/scenario?path=link-in.yaml')).status).toBe(200);
     const broken = await call('GET', '/api/scenario?path=broken.yaml');
     expect(broken.status).toBe(422);
-    expect(JSON.parse(broken.text).issues[0].message).toMatch(/broken\.yaml:5:\d+ {2}Too small/);
+    expect(JSON.parse(broken.text).issues[0].message).toMatch(/broken\.yaml:5:\d+ {2}must be at least 1, got -3$/);
   });
 
   it('names files given one by one by their file names, a clash by the folders that tell them apart, the same at every start', async () => {
@@ -414,9 +414,17 @@ describe('malformed requests get a 4xx and never crash the server', () => {
     const r = await post('/api/run', { scenario: 'fantasy/stone-wall-siege.yaml', values: { 'wall.hp': 1e9, 'wall.dc': 12, 'rules.melee_start': 'later' } });
     expect(r.status).toBe(422);
     expect(JSON.parse(r.text).issues).toEqual([
-      { path: 'wall.hp', message: 'Too big: expected number to be <=100000' },
-      { path: 'rules.melee_start', message: 'Invalid option: expected one of "next_round"|"full_battle"|"same_round"|"all_attackers"' },
+      { path: 'wall.hp', message: 'must be at most 100,000, got 1000000000' },
+      { path: 'rules.melee_start', message: '"later" is not an option: expected one of "next_round"|"full_battle"|"same_round"|"all_attackers"' },
     ]);
+    // the CLI says the same of the same values in a file
+    const file = path.join(tmp, 'cli-words.yaml');
+    const text = readFileSync(path.join(ROOT, 'scenarios/fantasy/stone-wall-siege.yaml'), 'utf8').replace('hp: 30,', 'hp: 1000000000,');
+    writeFileSync(file, `${text}rules: { melee_start: later }\n`);
+    const v = await cli(['validate', file]);
+    expect(v.code).toBe(2);
+    const said = v.stderr.split('\n').map((l) => / {2}(wall\.hp|rules\.melee_start) {2}(.*)$/.exec(l)).filter((m) => m !== null);
+    expect(said.map((m) => ({ path: m[1], message: m[2] }))).toEqual(JSON.parse(r.text).issues);
     // the page asks first: the same issues as the answer of a 200
     const c = await post('/api/check', { scenario: 'fantasy/stone-wall-siege.yaml', values: { 'wall.hp': 1e9, 'wall.dc': 12, 'rules.melee_start': 'later' } });
     expect(c.status).toBe(200);

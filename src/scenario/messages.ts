@@ -9,6 +9,11 @@ export function bigCount(n: number): string {
   return n < 1e15 ? n.toLocaleString('en-US') : `about ${n.toExponential(1).replace('e+', ' x 10^')}`;
 }
 
+/** A limit in a message: whole numbers grouped (10,000,000,000), others as written. */
+function limit(n: number): string {
+  return Number.isInteger(n) && Math.abs(n) >= 10_000 ? n.toLocaleString('en-US') : String(n);
+}
+
 /**
  * Every user-facing message about scenario input, in one catalogue (as vega-lite's
  * log/message.ts): tests compare against these functions, not against copied strings.
@@ -41,9 +46,18 @@ export const MSG = {
   notWholeNumber: (got: string) => `expected a whole number, got ${got}`,
   /** `want`: "a number", "true or false", "text"...; `got`: the value as written ("the text \"10\"", ".nan", "a list"). */
   wrongKind: (want: string, got: string, quotedNumber = false) => `expected ${want}, got ${got}${quotedNumber ? ' (write it without quotes)' : ''}`,
+  /** A limit as a reader takes it in: 10,000,000,000 rather than 10000000000. */
+  tooSmall: (min: number, got: string, inclusive = true) => `must be ${inclusive ? 'at least' : 'more than'} ${limit(min)}, got ${got}`,
+  /** `why`: the rule behind the limit, when the schema gives one ("a block has at most 4 steps"). */
+  tooBig: (max: number, got: string, inclusive = true, why?: string) =>
+    `must be ${inclusive ? 'at most' : 'less than'} ${limit(max)}${why ? ` (${why})` : ''}, got ${got}`,
+  tooFewEntries: (min: number, got: number) => (min === 1 ? 'needs at least one entry' : `needs at least ${limit(min)} entries, got ${got}`),
+  tooManyEntries: (max: number, got: number) => `has ${limit(got)} entries; at most ${limit(max)} are allowed`,
+  tooShortText: (min: number) => (min === 1 ? 'must not be empty' : `needs at least ${limit(min)} characters`),
+  tooLongText: (max: number, got: number) => `is ${limit(got)} characters long; at most ${limit(max)} are allowed`,
   unsafeInteger: (got: string) => `${got} is too large: whole numbers here stop at 9,007,199,254,740,991`,
-  badOption: (got: string, suggestion: string, values: readonly string[]) =>
-    `${got} is not an option (did you mean "${suggestion}"?): expected one of ${values.map((v) => `"${v}"`).join('|')}`,
+  badOption: (got: string, suggestion: string | undefined, values: readonly string[]) =>
+    `${got} is not an option${suggestion !== undefined ? ` (did you mean "${suggestion}"?)` : ''}: expected one of ${values.map((v) => `"${v}"`).join('|')}`,
   sweepDuplicatePath: (path: string) => `"${path}" is swept and also set by a variant; sweep it or set it, not both`,
   fileUnreadable: (detail: string) => `cannot read the file: ${detail}`,
   notAFile: () => 'not a file (a scenario is a .yaml file, or a folder of them)',

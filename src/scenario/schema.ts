@@ -36,14 +36,32 @@ export function issueMessage(iss: z.core.$ZodRawIssue): string | undefined {
     return MSG.wrongKind(want, shown(x), quoted);
   }
   if (iss.code === 'too_big' && iss.origin === 'int' && iss.maximum === Number.MAX_SAFE_INTEGER) return MSG.unsafeInteger(String(x));
+  // zod's "Too small: expected number to be >=0" said as a limit and what was written
+  if (iss.code === 'too_small' || iss.code === 'too_big') {
+    const small = iss.code === 'too_small';
+    const bound = Number(small ? iss.minimum : iss.maximum);
+    const inclusive = iss.inclusive !== false;
+    if (iss.origin === 'number' || iss.origin === 'int') return small ? MSG.tooSmall(bound, shown(x), inclusive) : MSG.tooBig(bound, shown(x), inclusive);
+    if (iss.origin === 'array' && Array.isArray(x)) return small ? MSG.tooFewEntries(bound, x.length) : MSG.tooManyEntries(bound, x.length);
+    if (iss.origin === 'string' && typeof x === 'string') return small ? MSG.tooShortText(bound) : MSG.tooLongText(bound, x.length);
+  }
   if (iss.code === 'invalid_value' && typeof x === 'string') {
     const values = iss.values.filter((v): v is string => typeof v === 'string');
-    const guess = suggest(x, values);
-    if (guess !== undefined) return MSG.badOption(shortKey(JSON.stringify(x)), guess, values);
+    if (values.length > 0) return MSG.badOption(shortKey(JSON.stringify(x)), suggest(x, values), values);
   }
   return undefined;
 }
 z.config({ customError: issueMessage });
+
+/** A check's error with the rule behind its limit: `z.int().max(4, because('a block has at most 4 steps'))`. */
+export function because(why: string): { error: (iss: z.core.$ZodRawIssue) => string | undefined } {
+  return {
+    error: (iss) =>
+      iss.code === 'too_big' && typeof iss.input === 'number'
+        ? MSG.tooBig(Number(iss.maximum), shown(iss.input), iss.inclusive !== false, why)
+        : issueMessage(iss),
+  };
+}
 
 const sweepValue = z.union([z.number(), z.string(), z.boolean()]);
 export const SweepRange = z

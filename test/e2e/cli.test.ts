@@ -174,7 +174,7 @@ describe('bad input', () => {
     ['bad-yaml.yaml', /bad-yaml\.yaml:\d+:\d+ {2}\(yaml\) {2}YAML syntax error/],
     ['bad-unknown-key.yaml', /bad-unknown-key\.yaml:7:3 {2}besieged\.seige_leaders {2}unknown key "seige_leaders" \(did you mean "siege_leaders"\?\)/],
     ['bad-type.yaml', /bad-type\.yaml:4:9 {2}trials {2}expected a whole number, got the text "lots"\n/],
-    ['bad-negative.yaml', /bad-negative\.yaml:5:24 {2}besieger\.artillery {2}Too small/],
+    ['bad-negative.yaml', /bad-negative\.yaml:5:24 {2}besieger\.artillery {2}must be at least 0, got -2/],
     // the new-user trial: an enum typo had no "did you mean", 1.5 read "expected int, received number",
     // a forgotten set: repeated the baseline silently, and a sweep too large did not say how to shrink it
     ['bad-enum.yaml', /bad-enum\.yaml:5:40 {2}rules\.leader_bonus {2}"per_leadr" is not an option \(did you mean "per_leader"\?\)/],

@@ -4,6 +4,9 @@
  * every engine-vs-rulebook difference a `rules:` toggle.
  */
 import { z } from 'zod';
+import { because } from '../../scenario/schema.js';
+
+const STEPS = because('a block has at most 4 steps');
 
 const side = z.enum(['franks', 'saracens']);
 const at = z
@@ -12,7 +15,7 @@ const at = z
 
 const RosterEntry = z.strictObject({
   block: z.string().min(1).describe('a roster name (docs/rules/crusader-rex.md 5.1), e.g. "King Guy"'),
-  steps: z.int().min(1).max(4).optional().describe('current steps (default: the block\'s maximum)'),
+  steps: z.int().min(1).max(4, STEPS).optional().describe('current steps (default: the block\'s maximum)'),
   at: at.default('field'),
   arrives: z.int().min(1).max(3).optional().describe('explicit arrival round in the first game turn (overrides the road rule)'),
 });
@@ -20,8 +23,8 @@ const RosterEntry = z.strictObject({
 const CustomEntry = z.strictObject({
   name: z.string().min(1),
   side,
-  steps: z.int().min(1).max(4).optional(),
-  max: z.int().min(1).max(4).describe('maximum steps'),
+  steps: z.int().min(1).max(4, STEPS).optional(),
+  max: z.int().min(1).max(4, STEPS).describe('maximum steps'),
   rating: z.string().regex(/^[ABC][1-6]$/, 'a rating is a letter A-C and a firepower 1-6, e.g. "B2"'),
   type: z.enum(['crusader', 'military_order', 'outremer', 'turcopoles', 'pilgrims', 'emir', 'nomads', 'infantry']).default('infantry'),
   at: at.default('field'),
