@@ -59,7 +59,19 @@ export const MSG = {
   badOption: (got: string, suggestion: string | undefined, values: readonly string[]) =>
     `${got} is not an option${suggestion !== undefined ? ` (did you mean "${suggestion}"?)` : ''}: expected one of ${values.map((v) => `"${v}"`).join('|')}`,
   sweepDuplicatePath: (path: string) => `"${path}" is swept and also set by a variant; sweep it or set it, not both`,
-  fileUnreadable: (detail: string) => `cannot read the file: ${detail}`,
+  /** `code`: the system's error code (ENOENT...), said in words for the common ones. */
+  fileUnreadable: (code: string) => {
+    const words: Record<string, string> = {
+      ENOENT: 'no such file or folder',
+      ENOTDIR: 'no such file (a part of the path is a file, not a folder)',
+      EACCES: 'permission denied: this user may not read it',
+      EPERM: 'permission denied: this user may not read it',
+      EISDIR: 'a folder, not a file',
+      ELOOP: 'a loop of symbolic links',
+      ENAMETOOLONG: 'the name is too long',
+    };
+    return words[code] ?? `cannot read the file: ${code}`;
+  },
   notAFile: () => 'not a file (a scenario is a .yaml file, or a folder of them)',
   fileTooLarge: (bytes: number, max: number) =>
     `the file is ${bytes.toLocaleString('en-US')} bytes; scenario files are limited to ${max.toLocaleString('en-US')} bytes`,

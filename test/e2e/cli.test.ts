@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { MSG } from '../../src/scenario/messages.js';
 import { jsonSchemaOf } from '../../src/scenario/schema.js';
 import { SYSTEMS } from '../../src/systems/registry.js';
 import { VERSION } from '../../src/version.js';
@@ -209,7 +210,20 @@ describe('bad input', () => {
     expect(flag.stdout).toBe('');
     const missing = await cli(['run', 'no/such/file.yaml']);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('no/such/file.yaml  (file)  cannot read the file: ENOENT');
+    expect(missing.stderr).toBe(`no/such/file.yaml  (file)  ${MSG.fileUnreadable('ENOENT')}\nsiegesim: 1 problem found; nothing was run or written\n`);
+    expect(MSG.fileUnreadable('ENOENT')).toBe('no such file or folder'); // not the system's "ENOENT"
+    // a path through a file, and a file this user may not read (root reads everything: not checked then)
+    const through = await cli(['validate', path.join(FIX, 'good-small.yaml', 'x.yaml')]);
+    expect([through.code, through.stderr]).toEqual([2, expect.stringContaining(`x.yaml  (file)  ${MSG.fileUnreadable('ENOTDIR')}\n`)]);
+    if (process.getuid?.() !== 0) {
+      const dir = tmp();
+      const locked = path.join(dir, 'locked.yaml');
+      writeFileSync(locked, 'name: locked\n');
+      chmodSync(locked, 0);
+      const denied = await cli(['validate', locked]);
+      expect([denied.code, denied.stderr]).toEqual([2, expect.stringContaining(`locked.yaml  (file)  ${MSG.fileUnreadable('EACCES')}\n`)]);
+      expect(MSG.fileUnreadable('EACCES')).toMatch(/^permission denied/);
+    }
   });
 
   it('an interrupted run leaves no report and no temporary folder', async () => {
