@@ -16,9 +16,21 @@ export interface ShardData {
   chunks: [number, Float64Array][][];
 }
 
+/** How many chunks each case of a run of `trials` trials is cut into. */
+export function chunkCount(v: ValidScenario, trials: number): number {
+  return Math.ceil(trials / v.system.chunkTrials);
+}
+
+/** The shards (1-based) of n that get no chunk: every one past the run's chunk count. */
+export function emptyShards(v: ValidScenario, trials: number, n: number): number[] {
+  const out: number[] = [];
+  for (let k = chunkCount(v, trials) + 1; k <= n; k++) out.push(k);
+  return out;
+}
+
 /** Chunks of a run, and which of them shard k of n runs (chunk i goes to shard i mod n + 1). */
 export function shardChunks(v: ValidScenario, trials: number, k: number, n: number): number[] {
-  const total = Math.ceil(trials / v.system.chunkTrials);
+  const total = chunkCount(v, trials);
   const out: number[] = [];
   for (let i = k - 1; i < total; i += n) out.push(i);
   return out;
@@ -80,7 +92,7 @@ export function mergeShards(v: ValidScenario, shards: ShardData[], meta: { threa
   }
   const points = compilePoints(v);
   const jobs = jobsOf(v, points);
-  const total = Math.ceil(trials / v.system.chunkTrials);
+  const total = chunkCount(v, trials);
   const outcomes = jobs.map((job, g) => {
     const byIndex = new Map<number, Float64Array>();
     for (const s of shards) {

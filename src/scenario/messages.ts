@@ -9,6 +9,11 @@ export function bigCount(n: number): string {
   return n < 1e15 ? n.toLocaleString('en-US') : `about ${n.toExponential(1).replace('e+', ' x 10^')}`;
 }
 
+/** `shard 3` or `shards 3 to 16`. */
+function shardRange(from: number, to: number): string {
+  return from === to ? `shard ${from}` : `shards ${from} to ${to}`;
+}
+
 /** A limit in a message: whole numbers grouped (10,000,000,000), others as written. */
 function limit(n: number): string {
   return Number.isInteger(n) && Math.abs(n) >= 10_000 ? n.toLocaleString('en-US') : String(n);
@@ -90,6 +95,16 @@ export const MSG = {
   noScenarios: (where: string) => `no scenario files (*.yaml, *.yml) found in ${where}`,
   duplicateName: (name: string, other: string) =>
     `scenario name "${name}" is also used by ${other}; reports would overwrite each other`,
+  // --- shards (run --shard k/n, merge) ---
+  /** Shard k of n got no chunk: the run has `chunks` chunks per case of `chunkTrials` trials. */
+  shardEmpty: (k: number, n: number, chunks: number, trials: number, chunkTrials: number) =>
+    `warning: shard ${k}/${n} has nothing to run: ${trials.toLocaleString('en-US')} trials make ${chunks} chunk${chunks === 1 ? '' : 's'} per case ` +
+    `(${chunkTrials.toLocaleString('en-US')} trials each), so ${shardRange(chunks + 1, n)} of ${n} ${chunks + 1 === n ? 'is' : 'are'} empty ` +
+    `and merge does not need ${chunks + 1 === n ? 'it' : 'them'}; --shard k/${chunks} splits this run with none empty`,
+  /** After a merge: the shards that hold no chunk, how many of them were given (empty) and how many were left out. */
+  shardsNotNeeded: (empty: readonly number[], n: number, chunks: number, given: number) =>
+    `${shardRange(empty[0], empty[empty.length - 1])} of ${n} ${empty.length === 1 ? 'holds' : 'hold'} no chunks (the run has ${chunks} chunk${chunks === 1 ? '' : 's'} per case): ` +
+    `${empty.length === 1 ? 'it was' : 'they were'} not needed (${empty.length - given} absent, ${given} given empty)`,
   // --- expect: (balance assertions, `siegesim test`) ---
   expectOneBound: (given: readonly string[]) =>
     given.length === 0

@@ -168,6 +168,24 @@ describe('shards', () => {
     expect(other.stderr).toMatch(/made from another scenario/);
     expect((await cli(['run', scen, '--shard', '4/3'])).code).toBe(2);
   });
+
+  it('a shard past the run\'s chunks is said to be empty, and merge says which shards it did not need', async () => {
+    const dir = tmp();
+    const scen = path.join(FIX, 'keep.yaml'); // fantasy: 4,096 trials a chunk, so 6,000 trials are 2 chunks
+    const warn = MSG.shardEmpty(3, 4, 2, 6000, 4096);
+    expect(warn).toBe('warning: shard 3/4 has nothing to run: 6,000 trials make 2 chunks per case (4,096 trials each), so shards 3 to 4 of 4 are empty and merge does not need them; --shard k/2 splits this run with none empty');
+    const shard = (k: number) => cli(['run', scen, '--trials', '6000', '--shard', `${k}/4`, '--out', path.join(dir, `s${k}.json`)]);
+    const [s1, s2, s3] = [await shard(1), await shard(2), await shard(3)];
+    for (const r of [s1, s2, s3]) expect(r.code, r.stderr).toBe(0);
+    expect(s1.stderr).not.toMatch(/warning/);
+    expect(s3.stderr.split('\n')[0]).toBe(warn);
+    const merged = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm')]);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(merged.stderr).toContain(`keep: ${MSG.shardsNotNeeded([3, 4], 4, 2, 1)}\n`);
+    expect(MSG.shardsNotNeeded([3, 4], 4, 2, 1)).toBe('shards 3 to 4 of 4 hold no chunks (the run has 2 chunks per case): they were not needed (1 absent, 1 given empty)');
+    const all = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'm2')]);
+    expect(all.stderr).toContain(MSG.shardsNotNeeded([3, 4], 4, 2, 0));
+  });
 });
 
 describe('bad input', () => {

@@ -1,7 +1,8 @@
 /** `siegesim merge`: shard files -> the report one run would write, byte for byte. */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { mergeShards, ShardError } from '../../api.js';
+import { chunkCount, emptyShards, mergeShards, ShardError } from '../../api.js';
+import { MSG } from '../../scenario/messages.js';
 import { checkFolder, checkReportDir, writeIndex, writeReport } from '../../report/write.js';
 import { summaryJson } from '../../report/tables.js';
 import { readShardFile } from '../shard-file.js';
@@ -33,6 +34,12 @@ async function mergeCommand(file: string, shardFiles: string[], flags: { out?: s
   await writeReport(result, out, { index: !flags.out });
   if (!flags.out) await writeIndex('reports');
   process.stderr.write(`${v.name}: merged ${shards.length} shard(s) -> ${out}\n`);
+  const { trials, n } = shards[0];
+  const empty = emptyShards(v, trials, n);
+  if (empty.length > 0) {
+    const given = shards.filter((s) => empty.includes(s.k)).length;
+    process.stderr.write(`${v.name}: ${MSG.shardsNotNeeded(empty, n, chunkCount(v, trials), given)}\n`);
+  }
   // An array of one summary.json: the same shape as run --json.
   if (flags.json) process.stdout.write(JSON.stringify([summaryJson(result)], null, 2) + '\n');
 }

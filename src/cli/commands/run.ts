@@ -1,7 +1,8 @@
 /** `siegesim run`: run scenarios and write their reports; `--shard k/n` writes a shard file instead. */
 import { Command, InvalidArgumentError } from 'commander';
 import path from 'node:path';
-import { runScenario, runShard } from '../../api.js';
+import { chunkCount, runScenario, runShard } from '../../api.js';
+import { MSG } from '../../scenario/messages.js';
 import { PoolExecutor } from '../../engine/pool.js';
 import { poolFor } from '../early-pool.js';
 import { checkFolder, checkOutputFile, checkReportDir, writeIndex, writeReport } from '../../report/write.js';
@@ -19,6 +20,8 @@ async function shardCommand(files: string[], flags: RunFlags & { shard: { k: num
   const { k, n } = flags.shard;
   const out = flags.out ?? `${v.name}.shard-${k}-of-${n}.json`;
   checkOutputFile(out); // before any trial runs
+  const trials = flags.trials ?? v.trials;
+  if (chunkCount(v, trials) < k) process.stderr.write(MSG.shardEmpty(k, n, chunkCount(v, trials), trials, v.system.chunkTrials) + '\n');
   const exec = new PoolExecutor(flags.threads);
   const progress = makeProgress(flags.progress !== false && process.stderr.isTTY === true, `${v.name} ${k}/${n}`.padEnd(24).slice(0, 24), 'chunks');
   const t0 = performance.now();
