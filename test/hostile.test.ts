@@ -269,7 +269,7 @@ describe(`hostile scenarios: a generated corpus of ${CORPUS.length} across the f
     expect(at('turns')).toEqual([[5, 8, MSG.wrongKind('a whole number', 'the text "many"')]]);
     expect(at('rules.comparison')).toEqual([[9, 30, 'in variant "b"']]);
     expect(at('variants[1].set.rules.dye')).toEqual([[9, 41, MSG.badPath('rules.dye', 'rules.die')]]);
-    expect(at('besieger.artillery')).toEqual([[11, 27, 'with sweep value -2']]);
+    expect(at('sweep.besieger.artillery[1]')).toEqual([[11, 27, 'with sweep value -2']]); // under sweep., as every sweep problem
     expect(at('sweep.structure.surrender_levl')).toEqual([[12, 3, MSG.badPath('structure.surrender_levl', 'structure.surrender_level')]]);
     // the same variant and sweep problems, worded and placed the same, when the base is fine
     const alone = check({

@@ -103,6 +103,34 @@ sweep:
     expect(only.map((i) => i.path)).toEqual(['blocks[1].block']);
   });
 
+  it('checks each variant, sweep entry and expect item on its own: a bad one hides no other\'s problem', () => {
+    const text = `${BASE}variants:\n  - name: a\n  - name: b\n    set: 5\n  - name: c\n    set: { rules.dye: 6 }\nsweep:\n  turns: { from: 1, to: 3 }\n  seed: [1, 2]\n  structure.surrender_level: []\nexpect:\n  - { metric: p_surrender, at_least: "0.1" }\n  - { metric: p_surrender, between: [0.9, 0.5] }\n  - { metric: p_surrender, variant: d, at_least: 0 }\n`;
+    expect(issuesOf(text).map((i) => `${i.line}:${i.col} ${i.path}`)).toEqual([
+      '8:10 variants[1].set', // expected a mapping
+      '10:12 variants[2].set.rules.dye', // not a setting (checked although variant b is malformed)
+      '12:3 sweep.turns.step', // missing
+      '13:3 sweep.seed', // cannot be varied (checked although turns is malformed)
+      '14:30 sweep.structure.surrender_level', // needs at least one entry
+      '16:38 expect[0].at_least', // quoted
+      '17:37 expect[1].between', // reversed (checked although expect[0] is malformed)
+      '18:37 expect[2].variant', // unknown variant: b is still a variant's name
+    ]);
+    // the scenario itself broken too (trials): what needs no metric is still checked in expect:
+    const core = issuesOf(text.replace('trials: 1000', 'trials: 0'));
+    expect(core.map((i) => i.path)).toEqual(['trials', ...issuesOf(text).map((i) => i.path)]);
+    expect(core[0].message).toBe(MSG.tooSmall(1, '0'));
+  });
+
+  it('a fractional range step on a whole-number setting is said once, at the step, naming the values', () => {
+    const issues = issuesOf(`${BASE}sweep:\n  turns: { from: 10, to: 20, step: 0.5 }\n`);
+    expect(issues).toEqual([{ file: 's.yaml', line: 6, col: 36, path: 'sweep.turns.step', message: MSG.sweepNotWhole('step', 0.5, Array.from({ length: 10 }, (_, i) => 10.5 + i)) }]);
+    expect(issues[0].message).toBe('the step 0.5 makes values that are not whole numbers (10.5, 11.5, ..., 19.5) for a setting that takes whole numbers: use a whole step');
+    const from = issuesOf(`${BASE}sweep:\n  turns: { from: 1.5, to: 3.5, step: 1 }\n`);
+    expect(from.map((i) => [i.path, i.col, i.message])).toEqual([['sweep.turns.from', 18, MSG.sweepNotWhole('from', 1.5, [1.5, 2.5, 3.5])]]);
+    // a fractional step on a setting that takes any number is fine
+    expect(validateText('s.yaml', `${BASE}sweep:\n  structure.blockade_chance: { from: 0, to: 1, step: 0.25 }\n`).ok).toBe(true);
+  });
+
   it('reports a missing required key', () => {
     const issues = issuesOf('name: t\nsystem: surrender\nseed: 1\n');
     expect(issues).toEqual([{ file: 's.yaml', line: 1, col: 1, path: 'trials', message: MSG.missingKey() }]);
@@ -151,7 +179,7 @@ sweep:
     expect(s.rules.comparison).toBe('le');
     expect(s.besieger.artillery).toBe(1);
     const bad = issuesOf(`${BASE}sweep:\n  besieger.artillery: [0, -2]\n`);
-    expect(bad[0]).toMatchObject({ path: 'besieger.artillery', line: 6, col: 27 }); // at the -2
+    expect(bad[0]).toMatchObject({ path: 'sweep.besieger.artillery[1]', line: 6, col: 27 }); // at the -2
     expect(bad[0].message).toMatch(/^with sweep value -2: /);
   });
 
@@ -176,7 +204,7 @@ sweep:
     const at = (text: string) => issuesOf(text).map((i) => `${i.line}:${i.col} ${i.path}  ${i.message}`);
     expect(at(`${BASE.replace('trials: 1000', 'trials: 1.5')}`)).toEqual([`4:9 trials  ${MSG.notWholeNumber('1.5')}`]);
     expect(at(`${BASE}besieger: { artillery: 2.5 }\n`)).toEqual([`5:24 besieger.artillery  ${MSG.notWholeNumber('2.5')}`]);
-    expect(at(`${BASE}sweep:\n  besieger.artillery: [1, 2.5]\n`)).toEqual([`6:27 besieger.artillery  ${MSG.inSweep(2.5, MSG.notWholeNumber('2.5'))}`]);
+    expect(at(`${BASE}sweep:\n  besieger.artillery: [1, 2.5]\n`)).toEqual([`6:27 sweep.besieger.artillery[1]  ${MSG.inSweep(2.5, MSG.notWholeNumber('2.5'))}`]);
     expect(at(`${BASE.replace('trials: 1000', 'trials: .nan')}`)).toEqual([`4:9 trials  ${MSG.wrongKind('a whole number', '.nan')}`]);
     expect(at(`${BASE.replace('trials: 1000', 'trials: -.inf')}`)).toEqual([`4:9 trials  ${MSG.wrongKind('a whole number', '-.inf')}`]);
     expect(at(`${BASE.replace('trials: 1000', 'trials: "1000"')}`)).toEqual([`4:9 trials  ${MSG.wrongKind('a whole number', 'the text "1000"', true)}`]);

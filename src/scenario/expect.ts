@@ -40,10 +40,18 @@ export interface Expectation {
 /** What the expect check needs of the expanded scenario. */
 export interface ExpectContext {
   system: RulesSystem;
-  /** Every sweep point's variants' validated scenarios (a variant that failed validation is absent). */
-  points: { params: Record<string, unknown>; variants: { variant: string; scenario: Record<string, unknown> }[] }[];
+  /**
+   * Every sweep point's variants' validated scenarios (a variant that failed validation is
+   * absent); undefined when the scenario itself has problems: the metrics are then unknown and
+   * only what needs no metric is checked (bounds, variants, where).
+   */
+  points?: { params: Record<string, unknown>; variants: { variant: string; scenario: Record<string, unknown> }[] }[];
   axes: { path: string; values: unknown[] }[];
   variantNames: string[];
+  /** Swept paths left out of `axes` for their own problems: a `where` on them is not judged. */
+  unjudged?: readonly string[];
+  /** Some cases are missing for their own problems: a metric absent at the selected points is not judged. */
+  partial?: boolean;
 }
 
 export interface ExpectIssue {
@@ -73,16 +81,18 @@ export function sameSweepValue(a: unknown, b: unknown): boolean {
  * (`expect[i].metric`, `expect[i].where.wall.hp`, ...). `pos` gives an item's line and column.
  */
 export function validateExpect(
-  raw: readonly RawItem[],
+  /** The `expect:` items; an item that failed its shape (already reported) is undefined and skipped. */
+  raw: readonly (RawItem | undefined)[],
   ctx: ExpectContext,
   pos: (path: PathSegments) => { line: number; col: number },
 ): { expectations: Expectation[]; issues: ExpectIssue[] } {
   const issues: ExpectIssue[] = [];
   const expectations: Expectation[] = [];
-  const metricsAt = metricCatalogue(ctx);
+  const metricsAt = ctx.points ? metricCatalogue(ctx, ctx.points) : undefined;
+  const known = metricsAt !== undefined;
   const allMetrics = new Set<string>();
   const probabilities = new Set<string>();
-  for (const row of metricsAt) {
+  for (const row of metricsAt ?? []) {
     for (const kinds of row) {
       for (const [n, kind] of kinds ?? []) {
         allMetrics.add(n);
@@ -93,6 +103,7 @@ export function validateExpect(
   const nVariants = ctx.variantNames.length;
 
   raw.forEach((item, i) => {
+    if (item === undefined) return;
     const at = (...rest: (string | number)[]): PathSegments => ['expect', i, ...rest];
     const problem = (path: PathSegments, message: string, where: 'key' | 'value' = 'value') => issues.push({ path, message, where });
     const before = issues.length;
@@ -112,7 +123,9 @@ export function validateExpect(
     // --- the metric ---
     const diff = item.metric.startsWith('diff_') && !allMetrics.has(item.metric);
     const base = diff ? item.metric.slice('diff_'.length) : item.metric;
-    if (!allMetrics.has(base)) {
+    if (!known) {
+      if (diff && nVariants < 2) problem(at('metric'), MSG.diffNeedsVariants(item.metric));
+    } else if (!allMetrics.has(base)) {
       const known = [...allMetrics, ...(nVariants > 1 ? [...allMetrics].map((m) => `diff_${m}`) : [])];
       problem(at('metric'), MSG.unknownMetric(item.metric, suggest(item.metric, known), [...allMetrics]));
     } else if (diff && nVariants < 2) problem(at('metric'), MSG.diffNeedsVariants(item.metric));
@@ -136,6 +149,7 @@ export function validateExpect(
     const where: Record<string, unknown[]> = {};
     for (const [key, value] of Object.entries(item.where ?? {})) {
       const axis = ctx.axes.find((a) => a.path === key);
+      if (!axis && ctx.unjudged?.includes(key)) continue;
       if (!axis) {
         const swept = ctx.axes.map((a) => a.path);
         problem(at('where', key), MSG.whereNotSwept(key, suggest(key, swept), swept), 'key');
@@ -149,11 +163,11 @@ export function validateExpect(
       });
       where[key] = values;
     }
-    if (issues.length > before || !bound) return;
+    if (issues.length > before || !bound || !metricsAt) return;
 
     // --- resolve: the (point, variant) pairs that have this metric ---
     const targets: { point: number; variant: number }[] = [];
-    ctx.points.forEach((p, pi) => {
+    (ctx.points ?? []).forEach((p, pi) => {
       if (!Object.entries(where).every(([k, vs]) => vs.some((v) => sameSweepValue(p.params[k], v)))) return;
       for (let vi = diff ? 1 : 0; vi < nVariants; vi++) {
         if (variant !== undefined && vi !== variant) continue;
@@ -161,6 +175,7 @@ export function validateExpect(
       }
     });
     if (targets.length === 0) {
+      if (ctx.partial) return;
       problem(at('metric'), MSG.metricNotThere(item.metric, item.variant));
       return;
     }
@@ -182,9 +197,9 @@ export function validateExpect(
 }
 
 /** The metrics (name -> kind) of every (point, variant): a summary of an empty accumulator lists them. */
-function metricCatalogue(ctx: ExpectContext): (Map<string, MetricKind> | undefined)[][] {
+function metricCatalogue(ctx: ExpectContext, points: NonNullable<ExpectContext['points']>): (Map<string, MetricKind> | undefined)[][] {
   const sys = ctx.system;
-  return ctx.points.map((p) =>
+  return points.map((p) =>
     ctx.variantNames.map((name) => {
       const vc = p.variants.find((x) => x.variant === name);
       if (!vc) return undefined;

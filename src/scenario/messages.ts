@@ -39,6 +39,11 @@ export const MSG = {
   inSweep: (value: unknown, detail: string) => `with sweep value ${shortKey(JSON.stringify(value))}: ${detail}`,
   duplicateVariant: (name: string) => `variant name "${shortKey(name)}" is used twice`,
   sweepRange: () => 'a range needs from <= to and step > 0',
+  /** A range whose step (or start) is fractional on a setting that takes whole numbers: said once, with the values it makes. */
+  sweepNotWhole: (by: 'step' | 'from', value: number, fractional: readonly number[]) =>
+    `${by === 'step' ? `the step ${value}` : `from: ${value}`} makes values that are not whole numbers ` +
+    `(${fractional.length > 3 ? `${fractional[0]}, ${fractional[1]}, ..., ${fractional[fractional.length - 1]}` : fractional.join(', ')}) ` +
+    `for a setting that takes whole numbers: use a whole ${by === 'step' ? 'step' : 'start'}`,
   sweepEmpty: () => 'a sweep list needs at least one value',
   sweepNumbers: () => 'a sweep list here needs numbers',
   /** `parts`: what multiplies to n ("6 values of wall.hp", "3 variants"); `ranged`: an axis is a from/to/step range. */

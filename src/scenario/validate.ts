@@ -151,31 +151,54 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   for (const p of protoKeyPaths(data)) push(p, MSG.unknownKey('__proto__'), 'key');
 
   const base = schema.safeParse(data);
-  if (!base.success) {
-    report(base.error.issues);
-    // what can be told without a valid file (an unknown roster block), in this same pass
-    for (const p of system.precheck?.(data) ?? []) push(p.path, p.message);
-  } else for (const p of system.refine?.(base.data as Record<string, unknown>) ?? []) push(p.path, p.message);
-  // Variant and sweep problems are reported together with the base's (README: every problem at
-  // once). When the base has problems, each `set` entry and sweep value is checked against its
-  // own setting's schema instead of re-validating whole cases, so a file with many base
-  // problems and a large sweep still costs one pass.
-  const baseFailed = issues.length > 0;
+  if (!base.success) report(base.error.issues);
 
+  // Each variant, sweep entry and expect item is checked on its own (README: every problem at
+  // once): one whose shape is wrong (reported above) is left out of the checks that follow, and
+  // every other one still gets them. The scenario without the entries that failed ("core") is
+  // what the cases are built from.
   type VariantSpec = { name: string; set?: Record<string, unknown> };
+  type ExpectItem = NonNullable<Parameters<typeof validateExpect>[0][number]>;
+  const shapeOk = (list: unknown, element: z.ZodType): boolean[] => (Array.isArray(list) ? list.map((x) => element.safeParse(x).success) : []);
+  const rawVariants = own(data, 'variants');
+  const variantOk = shapeOk(rawVariants, schemaAt(COMMON_SHAPE.variants, [0])!);
+  const rawExpect = own(data, 'expect');
+  const expectOk = shapeOk(rawExpect, schemaAt(COMMON_SHAPE.expect, [0])!);
+  const rawSweep = own(data, 'sweep');
+  const sweepKeys = rawSweep !== null && typeof rawSweep === 'object' && !Array.isArray(rawSweep) ? Object.keys(rawSweep).filter((k) => k !== '__proto__') : [];
+  const sweepEntry = schemaAt(COMMON_SHAPE.sweep, ['x'])!;
+  const sweepOk = new Set(sweepKeys.filter((k) => sweepEntry.safeParse(own(rawSweep, k)).success));
+  const clean: Record<string, unknown> = { ...data };
+  const put = (key: string, value: unknown, any: boolean) => (any ? setOwn(clean, key, value) : delete clean[key]);
+  if (rawVariants !== undefined) put('variants', (rawVariants as unknown[]).filter?.((_, i) => variantOk[i]), variantOk.includes(true));
+  if (rawExpect !== undefined) put('expect', (rawExpect as unknown[]).filter?.((_, i) => expectOk[i]), expectOk.includes(true));
+  if (rawSweep !== undefined) put('sweep', Object.fromEntries([...sweepOk].map((k) => [k, own(rawSweep, k)])), sweepOk.size > 0);
+  const core = base.success ? base : schema.safeParse(clean);
+  const beforeCore = issues.length;
+  if (core.success) for (const p of system.refine?.(core.data as Record<string, unknown>) ?? []) push(p.path, p.message);
+  // what can be told without a valid file (an unknown roster block), in this same pass
+  else for (const p of system.precheck?.(data) ?? []) push(p.path, p.message);
+  // The scenario itself has problems (not just some entries): no case can be built, so each
+  // `set` entry and sweep value is checked against its own setting's schema instead, and a file
+  // with many problems and a large sweep still costs one pass.
+  const coreFailed = !core.success || issues.length > beforeCore;
+
+  const cored = core.success ? (core.data as Record<string, unknown>) : {};
+  /** The variants that passed their shape, and where each is in the file's list. */
   let variants: VariantSpec[] = [{ name: 'baseline' }];
-  let sweep: Record<string, unknown> = {};
-  if (base.success) {
-    const parsed = base.data as Record<string, unknown>;
-    variants = (parsed.variants as VariantSpec[] | undefined) ?? variants;
-    sweep = (parsed.sweep as Record<string, unknown> | undefined) ?? sweep;
-  } else {
-    // Malformed variants or sweep are in the base's problems already; the rest is checked.
-    const vr = COMMON_SHAPE.variants.safeParse(own(data, 'variants'));
-    if (vr.success && vr.data) variants = vr.data as VariantSpec[];
-    const sr = COMMON_SHAPE.sweep.safeParse(own(data, 'sweep'));
-    if (sr.success && sr.data) sweep = sr.data;
+  let variantAt: number[] = [0];
+  if (Array.isArray(rawVariants) && variantOk.includes(true)) {
+    const schemaOfOne = schemaAt(COMMON_SHAPE.variants, [0])!;
+    variantAt = variantOk.flatMap((ok, i) => (ok ? [i] : []));
+    variants = variantAt.map((i) => schemaOfOne.parse(rawVariants[i]) as VariantSpec);
   }
+  const sweep: Record<string, unknown> = {};
+  for (const k of sweepOk) setOwn(sweep, k, sweepEntry.parse(own(rawSweep, k)));
+  const expectItems: (ExpectItem | undefined)[] = Array.isArray(rawExpect)
+    ? rawExpect.map((x, i) => (expectOk[i] ? (schemaAt(COMMON_SHAPE.expect, [0])!.parse(x) as ExpectItem) : undefined))
+    : [];
+  // every variant's name as written (one that failed its shape still has one), for `expect:`
+  const writtenNames = Array.isArray(rawVariants) ? rawVariants.map((x) => own(x, 'name')).filter((n): n is string => typeof n === 'string') : ['baseline'];
 
   // --- paths that variants set and sweeps vary must be the system's own settings ---
   const checkPath = (dotted: string, at: PathSegments): boolean => {
@@ -199,26 +222,43 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   // Bad paths are reported and left out of the expansion, so every other problem is still found.
   const names = new Set<string>();
   const badSet = new Set<string>(); // `${variant index}\u0000${path}`
-  variants.forEach((v, i) => {
+  variants.forEach((v, vi) => {
+    const i = variantAt[vi];
     if (names.has(v.name)) push(['variants', i, 'name'], MSG.duplicateVariant(v.name));
     names.add(v.name);
     for (const p of Object.keys(v.set ?? {})) {
       let ok = checkPath(p, ['variants', i, 'set', p]);
-      if (ok && Object.prototype.hasOwnProperty.call(sweep, p)) {
+      if (ok && sweepKeys.includes(p)) {
         push(['variants', i, 'set', p], MSG.sweepDuplicatePath(p), 'key');
         ok = false;
       }
-      if (!ok) badSet.add(`${i}\u0000${p}`);
+      if (!ok) badSet.add(`${vi}\u0000${p}`);
     }
   });
 
   const axes: { path: string; values: unknown[]; list: boolean }[] = [];
-  for (const [p, spec] of Object.entries(sweep)) {
+  /** Swept paths left out for their own problems (an `expect:` `where` on one is not judged). */
+  const unjudged: string[] = [];
+  for (const p of sweepKeys) {
     if (!checkPath(p, ['sweep', p])) continue;
-    const values = expandSweepValues(spec);
+    const spec = sweep[p];
+    const values = spec === undefined ? undefined : expandSweepValues(spec);
     if (values === undefined) {
-      push(['sweep', p], MSG.sweepRange());
+      if (spec !== undefined) push(['sweep', p], MSG.sweepRange());
+      unjudged.push(p);
       continue;
+    }
+    if (!Array.isArray(spec) && values.length <= MAX_CASES) {
+      // a fractional step (or start) on a whole-number setting: said once, at the step (not once per value)
+      const { from, step } = spec as { from: number; step: number };
+      const setting = schemaAt(schema, splitPath(p))!;
+      const fractional = values.filter((x) => !Number.isInteger(x) && wantsWholeNumber(setting, x));
+      if (fractional.length > 0) {
+        const by = Number.isInteger(from) ? 'step' : 'from';
+        push(['sweep', p, by], MSG.sweepNotWhole(by, by === 'step' ? step : from, fractional as number[]));
+        unjudged.push(p);
+        continue;
+      }
     }
     axes.push({ path: p, values, list: Array.isArray(spec) });
   }
@@ -233,36 +273,49 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   }
   // A variant after the baseline that sets nothing repeats the baseline (its differences are 0 by
   // construction): a forgotten `set:`, never a reading. The baseline needs none (it is the file as written).
-  variants.forEach((v, i) => {
-    if (i > 0 && Object.keys(v.set ?? {}).length === 0) {
-      const hasSet = own(own(own(data, 'variants'), i), 'set') !== undefined;
-      push(['variants', i, hasSet ? 'set' : 'name'], MSG.variantSetsNothing(v.name, variants[0].name), 'key');
-    }
+  if (variantAt[0] === 0) {
+    variants.forEach((v, vi) => {
+      const i = variantAt[vi];
+      if (i > 0 && Object.keys(v.set ?? {}).length === 0) {
+        const hasSet = own(own(rawVariants, i), 'set') !== undefined;
+        push(['variants', i, hasSet ? 'set' : 'name'], MSG.variantSetsNothing(v.name, variants[0].name), 'key');
+      }
+    });
+  }
+  /** A problem of a swept value, under `sweep.<path>` (`[i]` for a list's item) as every sweep problem is. */
+  const sweepIssue = (a: { path: string; list: boolean; values: unknown[] }, value: unknown, zi: z.core.$ZodIssue): z.core.$ZodIssue => ({
+    ...zi,
+    path: ['sweep', a.path, ...(a.list ? [a.values.indexOf(value)] : []), ...(zi.path as (string | number)[]).slice(splitPath(a.path).length)],
   });
+  const expectContext = { system, axes, variantNames: writtenNames, unjudged };
 
-  if (baseFailed) {
-    const checkValue = (dotted: string, value: unknown, wrap: (m: string) => string, at: PathSegments) => {
+  if (coreFailed) {
+    const checkValue = (dotted: string, value: unknown): z.core.$ZodIssue[] => {
       const segs = splitPath(dotted);
       const r = schemaAt(schema, segs)!.safeParse(value);
-      if (!r.success) report(r.error.issues.map((zi) => ({ ...zi, path: [...segs, ...zi.path] })), wrap, at);
+      return r.success ? [] : r.error.issues.map((zi) => ({ ...zi, path: [...segs, ...zi.path] }));
     };
     variants.forEach((v, vi) => {
       for (const [p, val] of Object.entries(v.set ?? {})) {
-        if (!badSet.has(`${vi}\u0000${p}`)) checkValue(p, val, (m) => MSG.inVariant(v.name, m), ['variants', vi, 'set', p]);
+        if (!badSet.has(`${vi}\u0000${p}`)) report(checkValue(p, val), (m) => MSG.inVariant(v.name, m), ['variants', variantAt[vi], 'set', p]);
       }
     });
     for (const a of axes) {
-      a.values.forEach((val, i) => checkValue(a.path, val, (m) => MSG.inSweep(val, m), a.list ? ['sweep', a.path, i] : ['sweep', a.path]));
+      a.values.forEach((val, i) =>
+        report(checkValue(a.path, val).map((zi) => sweepIssue(a, val, zi)), (m) => MSG.inSweep(val, m), a.list ? ['sweep', a.path, i] : ['sweep', a.path]),
+      );
     }
+    // what `expect:` can be told without the scenario's metrics (bounds, variants, where)
+    if (expectItems.some((x) => x !== undefined)) for (const p of validateExpect(expectItems, expectContext, (q) => positions.valueOf(q)).issues) push(p.path, p.message, p.where);
     return { ok: false, issues: byPosition(issues) };
   }
-  const parsed = base.data as Record<string, unknown>;
+  const parsed = cored;
 
   // --- expand: every sweep point x every variant, each re-validated ---
   const points: SweepPoint[] = [];
   const combos = cartesian(axes.map((a) => a.values));
   combos.forEach((combo, index) => {
-    let raw = data;
+    let raw = clean;
     const params: Record<string, unknown> = {};
     axes.forEach((a, j) => {
       raw = withPath(raw, a.path, combo[j]);
@@ -278,33 +331,37 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
         // Blame the variant's set entry or the sweep key that touched the failing path.
         for (const zi of r.error.issues) {
           const failing = (zi.path as (string | number)[]).join('.');
-          const setKey = Object.keys(v.set ?? {}).find((p) => failing.startsWith(p) || p.startsWith(failing));
-          const ai = axes.findIndex((a) => failing.startsWith(a.path) || a.path.startsWith(failing));
+          // one path within the other, segment by segment (wall.hp is not within wall.hpp)
+          const touches = (p: string) => failing === p || failing.startsWith(`${p}.`) || p.startsWith(`${failing}.`);
+          const setKey = Object.keys(v.set ?? {}).find((p) => !badSet.has(`${vi}\u0000${p}`) && touches(p));
+          const ai = axes.findIndex((a) => touches(a.path));
           const axis = axes[ai];
           if (setKey !== undefined) {
-            report([zi], (m) => MSG.inVariant(v.name, m), ['variants', vi, 'set', setKey]);
+            report([zi], (m) => MSG.inVariant(v.name, m), ['variants', variantAt[vi], 'set', setKey]);
           } else if (axis) {
             // Point at the offending list item, or at the range.
             const at = axis.list ? ['sweep', axis.path, axis.values.indexOf(combo[ai])] : ['sweep', axis.path];
-            report([zi], (m) => MSG.inSweep(params[axis.path], m), at);
+            report([sweepIssue(axis, combo[ai], zi)], (m) => MSG.inSweep(params[axis.path], m), at);
           } else {
-            report([zi], (m) => MSG.inVariant(v.name, m), ['variants', vi]);
+            report([zi], (m) => MSG.inVariant(v.name, m), ['variants', variantAt[vi]]);
           }
         }
         continue;
       }
       const extra = system.refine?.(r.data as Record<string, unknown>) ?? [];
-      for (const p of extra) push(p.path, MSG.inVariant(v.name, p.message), 'value', Object.keys(v.set ?? {}).length > 0 ? ['variants', vi] : p.path);
+      for (const p of extra) push(p.path, MSG.inVariant(v.name, p.message), 'value', Object.keys(v.set ?? {}).length > 0 ? ['variants', variantAt[vi]] : p.path);
       if (extra.length > 0) continue;
       point.variants.push({ variant: v.name, scenario: r.data as Record<string, unknown> });
     }
     points.push(point);
   });
-  if (issues.length > 0) return { ok: false, issues: byPosition(issues) };
 
   // --- expect: metrics, variants and swept values the assertions name must exist ---
-  const ex = parsed.expect
-    ? validateExpect(parsed.expect as Parameters<typeof validateExpect>[0], { system, points, axes, variantNames: variants.map((v) => v.name) }, (p) => positions.valueOf(p))
+  // (with the cases that were built: when some are missing for their own problems, a metric
+  // absent from the points selected is not judged)
+  const partial = variantAt.length < (Array.isArray(rawVariants) ? rawVariants.length : 1) || unjudged.length > 0 || points.some((p) => p.variants.length < variants.length);
+  const ex = expectItems.some((x) => x !== undefined)
+    ? validateExpect(expectItems, { ...expectContext, points, partial }, (p) => positions.valueOf(p))
     : { expectations: [], issues: [] };
   for (const p of ex.issues) push(p.path, p.message, p.where);
   if (issues.length > 0) return { ok: false, issues: byPosition(issues) };
@@ -326,6 +383,12 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
       expect: ex.expectations,
     },
   };
+}
+
+/** True when a setting refuses this number for not being whole (a z.int()), so a fractional sweep value cannot work. */
+function wantsWholeNumber(setting: z.ZodType, x: unknown): boolean {
+  const r = setting.safeParse(x);
+  return !r.success && r.error.issues.some((i) => i.path.length === 0 && i.code === 'invalid_type' && i.expected === 'int');
 }
 
 /** How many values a from/to/step range holds (Infinity past what a number holds), without making them. */

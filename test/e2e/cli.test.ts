@@ -212,6 +212,33 @@ describe('bad input', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('every independent problem in one pass: no bad sweep entry or expect item hides another\'s, sorted by line:col', async () => {
+    // the new-user trial: a range without its step hid the reversed range and the typo, an empty
+    // list hid `seed` in the sweep, and one quoted number in expect: hid six other mistakes
+    const dir = tmp();
+    const out = path.join(dir, 'out');
+    const r = await cli(['run', 'test/fixtures/bad-many.yaml', '--out', out]);
+    expect(r.code).toBe(2);
+    const F = 'test/fixtures/bad-many.yaml';
+    expect(r.stderr.split('\n')).toEqual([
+      `${F}:12:3  sweep.attacker.infantry.step  ${MSG.missingKey()}`,
+      `${F}:13:21  sweep.attacker.cavalry  ${MSG.sweepRange()}`,
+      `${F}:14:3  sweep.wall.dcc  ${MSG.badPath('wall.dcc', 'wall.dc')}`,
+      `${F}:15:22  sweep.defender.infantry  ${MSG.tooFewEntries(1, 0)}`,
+      `${F}:16:3  sweep.seed  ${MSG.reservedPath('seed')}`,
+      `${F}:19:35  expect[0].at_least  ${MSG.wrongKind('a number', 'the text "0.1"', true)}`,
+      `${F}:20:15  expect[1].metric  unknown metric "p_braech" (did you mean "p_breach"?)`,
+      `${F}:21:34  expect[2].between  ${MSG.expectBetweenOrder(0.9, 0.5)}`,
+      `${F}:22:34  expect[3].at_most  ${MSG.outsideProbability('at_most: 50', 'p_breach')}`,
+      `${F}:23:15  expect[4].metric  ${MSG.diffNeedsVariants('diff_p_breach')}`,
+      `${F}:24:5  expect[5]  ${MSG.expectOneBound([])}`,
+      `${F}:25:49  expect[6].where.wall.type  ${MSG.whereNotSwept('wall.type', 'wall.hp', ['wall.hp'])}`,
+      'siegesim: 12 problems found; nothing was run or written',
+      '',
+    ]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('one bad file stops the whole run before anything is written', async () => {
     const dir = tmp();
     const r = await cli(['run', path.join(FIX, 'good-small.yaml'), path.join(FIX, 'bad-negative.yaml'), '--out', dir]);
