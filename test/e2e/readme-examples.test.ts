@@ -3,11 +3,12 @@
  * line in it (sensitivity, tune, test, run and diff; solve has no example output) is run in a
  * scratch folder, as a user would from a checkout, and its stdout compared with the lines the
  * README shows under it (or, for a command with none, the fenced block right after: the
- * `diff --markdown` output). `climbers.yaml` is test/fixtures/balance/climbers-dc12.yaml and
- * `climbers-dc13.yaml` the same with the DC one higher, as the README's section describes.
+ * `diff --markdown` output). The scratch folder links to the checkout's scenarios/ and test/, so
+ * every path the README uses is the repository's own (test/fixtures/balance/climbers-dc12.yaml and
+ * climbers-dc13.yaml, the same with the DC one higher): a reader can run them from a checkout.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT, runCli } from '../cli-child.js';
@@ -76,9 +77,16 @@ describe('the README examples', () => {
 
   beforeAll(() => {
     symlinkSync(path.join(ROOT, 'scenarios'), path.join(dir, 'scenarios'), 'dir');
-    const fixture = readFileSync(path.join(ROOT, 'test/fixtures/balance/climbers-dc12.yaml'), 'utf8');
-    writeFileSync(path.join(dir, 'climbers.yaml'), fixture);
-    writeFileSync(path.join(dir, 'climbers-dc13.yaml'), fixture.replace('dc: 12,', 'dc: 13,'));
+    symlinkSync(path.join(ROOT, 'test'), path.join(dir, 'test'), 'dir');
+  });
+
+  it('uses only files in the repository, and its DC 13 climbers are the DC 12 ones with the DC one higher', () => {
+    const body = (f: string) => readFileSync(path.join(ROOT, 'test/fixtures/balance', f), 'utf8').split('\n').filter((l) => !l.startsWith('#')).join('\n');
+    expect(body('climbers-dc13.yaml')).toBe(body('climbers-dc12.yaml').replace('dc: 12,', 'dc: 13,'));
+    expect(body('climbers-dc13.yaml')).not.toBe(body('climbers-dc12.yaml'));
+    for (const e of examples) {
+      for (const w of words(e.command).filter((x) => x.endsWith('.yaml'))) expect(existsSync(path.join(ROOT, w)), `${w} (README line ${e.line})`).toBe(true);
+    }
   });
 
   it('finds the sensitivity, tune, test and diff examples', () => {
