@@ -115,7 +115,7 @@ describeBrowser('the workbench page', () => {
     const SC = 'crusader-rex/attrition-exact.yaml';
     const { page, problems } = await openPage(`?scenario=${SC}`);
     await doneWith(page, SC, {});
-    const metricsOf = (group: string) => page.locator(`#headline [data-group="${group}"] .card`).evaluateAll((cs) => cs.map((c) => (c as HTMLElement).dataset.metric));
+    const metricsOf = (group: string) => page.locator(`#headline [data-group="${group}"] .card`).evaluateAll((cs) => cs.map((c) => (c as unknown as { dataset: { metric?: string } }).dataset.metric));
     const outcome = ['p_attacker_wins', 'p_defender_holds', 'p_siege_continues', 'p_both_gone'];
     expect(await metricsOf('outcome')).toEqual(outcome);
     expect(await metricsOf('also')).toEqual(['p_castle_falls']);
@@ -177,7 +177,7 @@ describeBrowser('the workbench page', () => {
     expect(await slider.inputValue()).toBe('4');
     expect(await row.locator('.slider').getAttribute('class')).toContain('auto');
     // the loaded mark stands where the slider's thumb is
-    const markLeft = await row.locator('.mark').evaluate((m) => getComputedStyle(m).left);
+    const markLeft = await row.locator('.mark').evaluate((m) => (globalThis as unknown as { getComputedStyle(e: unknown): { left: string } }).getComputedStyle(m).left);
     const [lo, hi] = [Number(await slider.getAttribute('min')), Number(await slider.getAttribute('max'))];
     const width = await slider.evaluate((e) => e.getBoundingClientRect().width);
     expect(parseFloat(markLeft)).toBeCloseTo(((4 - lo) / (hi - lo)) * width, 0);
@@ -204,11 +204,18 @@ describeBrowser('the workbench page', () => {
     await doneWith(page, 'fantasy/stone-wall-siege.yaml', {});
     const cut = () =>
       page.evaluate(() => {
-        const ctx = document.createElement('canvas').getContext('2d')!;
+        // (the page's DOM, typed here as far as used: the tests compile without the DOM library)
+        type Input = { offsetParent: unknown; value: string; type: string; id: string; className: string; placeholder: string; clientWidth: number };
+        type Style = { fontStyle: string; fontWeight: string; fontSize: string; fontFamily: string; paddingLeft: string; paddingRight: string };
+        const w = globalThis as unknown as {
+          document: { createElement(t: 'canvas'): { getContext(k: '2d'): { font: string; measureText(t: string): { width: number } } | null }; querySelectorAll(s: string): Iterable<Input> };
+          getComputedStyle(e: Input): Style;
+        };
+        const ctx = w.document.createElement('canvas').getContext('2d')!;
         const out: string[] = [];
-        for (const input of document.querySelectorAll<HTMLInputElement>('input[placeholder]')) {
+        for (const input of w.document.querySelectorAll('input[placeholder]')) {
           if (input.offsetParent === null || input.value !== '') continue; // hidden, or the placeholder not shown
-          const st = getComputedStyle(input);
+          const st = w.getComputedStyle(input);
           ctx.font = `${st.fontStyle} ${st.fontWeight} ${st.fontSize} ${st.fontFamily}`;
           const spin = input.type === 'number' ? 15 : 0; // the number field's spin buttons
           const room = input.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) - spin;

@@ -224,7 +224,7 @@ describe('what the workbench serves, and to whom', () => {
       const w = await startWorkbench({ roots, port: 0, executor: exec, log: () => {} });
       try {
         const get = async (p: string) => (await fetch(`http://127.0.0.1:${w.port}${p}`)).status;
-        const names = (await (await fetch(`http://127.0.0.1:${w.port}/api/scenarios`)).json()).scenarios.map((s: { path: string }) => s.path) as string[];
+        const names = ((await (await fetch(`http://127.0.0.1:${w.port}/api/scenarios`)).json()) as { scenarios: { path: string }[] }).scenarios.map((s) => s.path);
         for (const n of names) expect(await get(`/api/scenario?path=${encodeURIComponent(n)}`), n).toBe(n.endsWith('broken.yaml') ? 422 : 200); // found (the broken one is found and refused)
         return names;
       } finally {
