@@ -7,7 +7,7 @@ import { describe, expect, it, beforeAll } from 'vitest';
 import { createRequire } from 'node:module';
 import type * as VegaModule from 'vega';
 import type * as VegaLiteModule from 'vega-lite';
-import { crossing, crossings, curveChart, heatmapChart, integerTicks, seriesLayout, sweepChart, wrapColumns, type SweepLine } from '../src/systems/chart-kit.js';
+import { crossing, crossings, curveChart, DIRECTION_COLOURS, directionOf, heatmapChart, integerTicks, seriesLayout, sweepChart, variantBarsChart, wrapColumns, type SweepLine } from '../src/systems/chart-kit.js';
 import { systemById } from '../src/systems/registry.js';
 import type { ScenarioResult } from '../src/systems/types.js';
 import { nodes, runFile } from './helpers.js';
@@ -202,5 +202,59 @@ describe('the Cry Havoc melee results chart', () => {
     const rank = (l: string) => (l.startsWith('mounted') ? 100 : 0) + ' –ABCDEFGH'.indexOf(l.split(' ')[1][0]);
     expect(color.sort.map(rank)).toEqual(color.sort.map(rank).sort((a, b) => a - b));
     expect(chart.caption).toContain('rule 1.6');
+  });
+});
+
+/** A drawn chart's bars (vega's scenegraph, headless): each rect mark's fill and the row it draws. */
+async function drawnBars(spec: Record<string, unknown>): Promise<{ fill: string; datum: Record<string, unknown> }[]> {
+  const require = createRequire(import.meta.url);
+  const vega = require('vega') as typeof VegaModule;
+  const { compile } = require('vega-lite') as typeof VegaLiteModule;
+  const view = new vega.View(vega.parse(compile(spec as never).spec), { renderer: 'none', logLevel: vega.Error });
+  await view.runAsync();
+  const bars: { fill: string; datum: Record<string, unknown> }[] = [];
+  type Item = { fill?: string; datum?: Record<string, unknown>; items?: Mark[] };
+  type Mark = { marktype: string; role: string; items: Item[] };
+  const walk = (mark: Mark) => {
+    for (const it of mark.items) {
+      if (mark.marktype === 'rect' && mark.role === 'mark' && it.datum?.panel) bars.push({ fill: it.fill!, datum: it.datum });
+      for (const m of it.items ?? []) walk(m);
+    }
+  };
+  walk((view.scenegraph() as unknown as { root: Mark }).root);
+  view.finalize();
+  return bars;
+}
+
+describe('the by-variant bar chart', () => {
+  // Orange and blue mean down and up everywhere in a report (the tables, the tornado); the
+  // variants' bars were drawn blue and orange (cry-havoc melee-two-on-one: p_defender_killed by variant).
+  it('draws the variants grey and each difference in its direction\'s colour (blue up, orange down, grey holding 0)', async () => {
+    const directions = new Set<string>();
+    for (const [file, metric] of [
+      ['scenarios/cry-havoc/melee-two-on-one.yaml', 'p_defender_killed'],
+      ['scenarios/cry-havoc/melee-two-on-one.yaml', 'p_attacker_killed'],
+      ['scenarios/fantasy/climbers-dc.yaml', 'p_undecided'], // a sweep, the variants grouped per point: down and no clear change
+    ] as const) {
+      const r = await runFile(file, 4000);
+      const chart = variantBarsChart(r, metric, 'bars')!;
+      const bars = await drawnBars(chart.spec);
+      const where = `${file} ${metric}`;
+      const values = bars.filter((b) => b.datum.panel === 'value');
+      const diffs = bars.filter((b) => b.datum.panel === 'difference');
+      expect(values.length, where).toBe(r.cases.length);
+      expect(diffs.length, where).toBe(r.cases.length - r.cases.length / r.variants.length);
+      for (const b of values) {
+        expect(b.fill, `${where}: a variant's bar`).toMatch(/^#([0-9a-f]{2})\1\1$/); // a grey
+        expect(Object.values(DIRECTION_COLOURS).slice(0, 2), where).not.toContain(b.fill);
+      }
+      for (const b of diffs) {
+        const c = r.cases.find((x) => x.variant === b.datum.variant && x.differences[metric]?.value === b.datum.value)!;
+        const direction = directionOf(c.differences[metric]);
+        directions.add(direction);
+        expect(b.fill, `${where}: ${c.variant} ${JSON.stringify(c.params)} is ${direction}`).toBe(DIRECTION_COLOURS[direction]);
+      }
+    }
+    expect([...directions].sort(), 'every direction was drawn').toEqual(['down', 'no clear change', 'up']);
   });
 });

@@ -5,6 +5,7 @@
 import { stringify } from 'csv-stringify/sync';
 import type { SensitivityResult } from '../api/sensitivity.js';
 import type { ChartSpec } from '../systems/types.js';
+import { directionOf, DIRECTION_COLOURS } from '../systems/chart-kit.js';
 import { analysisPage, jsonHead, provenanceLine, showCi, table, writeAnalysis } from './analysis-page.js';
 import { indexHref } from './write.js';
 import { fmt, num, showHtml as show } from './format.js';
@@ -75,15 +76,10 @@ export function sensitivityJson(r: SensitivityResult): Record<string, unknown> {
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
 
 /** The tornado's colours: a change's direction, as in every table of differences (report/html.ts DIRECTION_KEY). */
-export const TORNADO_DIRECTIONS = { up: '#1f5fa8', down: '#c86a12', 'no clear change': '#9a9a9a' } as const;
+export const TORNADO_DIRECTIONS = DIRECTION_COLOURS;
 
 /** How a turned case's bar is drawn: a solid bar one step up, a pale one a step down, an outline for another option. */
 const STEPS = { 'one step up': { fill: 0.85, dash: [1, 0] }, 'one step down': { fill: 0.3, dash: [1, 0] }, 'other option': { fill: 0, dash: [4, 2] } } as const;
-
-/** The direction of a change as the tables colour it: up or down when its 95% interval excludes 0. */
-function directionOf(x: { ci_low: number; ci_high: number }): keyof typeof TORNADO_DIRECTIONS {
-  return x.ci_low > 0 ? 'up' : x.ci_high < 0 ? 'down' : 'no clear change';
-}
 
 /**
  * The tornado: each setting's effects as bars from zero (one bar per turned case, labelled with

@@ -519,9 +519,26 @@ export function sweepChart(result: ScenarioResult, metrics: string[], primary: s
 }
 
 /**
+ * A change's colour by its direction, as every table of differences colours it (report/html.ts
+ * DIRECTION_KEY): blue up, orange down, grey when its 95% interval holds 0. Orange and blue mean
+ * nothing else in a report.
+ */
+export const DIRECTION_COLOURS = { up: '#1f5fa8', down: '#c86a12', 'no clear change': '#9a9a9a' } as const;
+
+/** The direction of a change as the tables colour it: up or down when its 95% interval excludes 0. */
+export function directionOf(x: { ci_low: number; ci_high: number }): keyof typeof DIRECTION_COLOURS {
+  return x.ci_low > 0 ? 'up' : x.ci_high < 0 ? 'down' : 'no clear change';
+}
+
+/** The variants' bars: greys (darkest the baseline), never a direction's blue or orange. */
+export const VARIANT_GREYS = ['#4d4d4d', '#8c8c8c', '#b8b8b8', '#6e6e6e', '#a3a3a3', '#d0d0d0'] as const;
+
+/**
  * A metric per variant with its 95% interval, and each variant's difference from the
  * baseline beside it. With a sweep the variants are grouped per sweep point (every group on
  * one shared scale, so bar lengths compare), and the difference panel has its zero line.
+ * The variants' bars are grey (one grey, or a shade per variant with its legend when a sweep
+ * groups them); the differences are coloured by direction as the tables are.
  */
 export function variantBarsChart(result: ScenarioResult, metric: string, name: string): ChartSpec | undefined {
   if (result.variants.length < 2) return undefined;
@@ -534,10 +551,21 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
     const m = c.metrics[metric];
     const d = c.differences[metric];
     if (m && Number.isFinite(m.value)) values.push({ panel: 'value', where: where(c), variant: c.variant, value: m.value, lo: m.ci_low, hi: m.ci_high });
-    if (d && Number.isFinite(d.value)) values.push({ panel: 'difference', where: where(c), variant: c.variant, value: d.value, lo: d.ci_low, hi: d.ci_high });
+    if (d && Number.isFinite(d.value)) values.push({ panel: 'difference', where: where(c), variant: c.variant, change: directionOf(d), value: d.value, lo: d.ci_low, hi: d.ci_high });
   }
   if (values.length === 0) return undefined;
-  const color = { field: 'variant', type: 'nominal', title: null, sort: result.variants, scale: { domain: result.variants }, legend: multi ? { labelLimit: 0 } : null };
+  // one grey when the rows are the variants; a shade each (with a legend) when a sweep groups them
+  const greys = result.variants.map((_, i) => VARIANT_GREYS[i % VARIANT_GREYS.length]);
+  const variantColour = multi
+    ? { field: 'variant', type: 'nominal', title: null, sort: result.variants, scale: { domain: result.variants, range: greys }, legend: { labelLimit: 0 } }
+    : { value: VARIANT_GREYS[1] };
+  const changeColour = {
+    field: 'change',
+    type: 'nominal',
+    title: 'difference',
+    scale: { domain: Object.keys(DIRECTION_COLOURS), range: Object.values(DIRECTION_COLOURS) },
+    legend: { orient: 'bottom', direction: 'horizontal', labelLimit: 0 },
+  };
   // both panels list the same rows (the baseline's difference row is empty), so one set of labels serves both
   const yAxis = (labels: boolean) => (labels ? { labelLimit: 0 } : { labels: false, ticks: false, domain: false });
   const yField = (labels: boolean) =>
@@ -552,7 +580,7 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
     transform: [{ filter: `datum.panel === '${which}'` }],
     encoding: yField(which === 'value'),
     layer: [
-      { mark: { type: 'bar', opacity: 0.75 }, encoding: { x: { field: 'value', type: 'quantitative', title: null }, color } },
+      { mark: { type: 'bar', opacity: 0.75 }, encoding: { x: { field: 'value', type: 'quantitative', title: null }, color: which === 'value' ? variantColour : changeColour } },
       { mark: { type: 'rule', color: '#333' }, encoding: { x: { field: 'lo', type: 'quantitative' }, x2: { field: 'hi' } } },
       ...(zero ? [{ data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#333', strokeDash: [3, 2] }, encoding: { x: { field: 'zero', type: 'quantitative' }, y: null, yOffset: null } }] : []),
     ],
@@ -561,7 +589,7 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
   return {
     name,
     title,
-    caption: `bars: estimate; black lines: 95% intervals; the difference is paired (common random numbers) where the metric is per trial`,
+    caption: `bars: estimate; black lines: 95% intervals; the difference is paired (common random numbers) where the metric is per trial, coloured by its direction as in the tables (blue up, orange down, grey when the interval contains 0)`,
     lead: !multi,
     metric,
     spec: {
@@ -569,6 +597,7 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
       title,
       data: { values },
       hconcat: [panel('value', metric, false), panel('difference', `difference from ${baseline}`, true)],
+      resolve: { scale: { color: 'independent' }, legend: { color: 'independent' } },
       config: { axisY: { labelLimit: 0 } },
     },
   };
