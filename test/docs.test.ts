@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { jsonSchemaOf } from '../src/scenario/schema.js';
 import { SYSTEMS } from '../src/systems/registry.js';
+import { MELEE_FOOT_MEANING, MELEE_FOOT_RESULTS, MELEE_MOUNTED_MEANING, MELEE_MOUNTED_RESULTS } from '../src/systems/cry-havoc/compile.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const COMMON = new Set(['name', 'system', 'description', 'seed', 'trials', 'variants', 'sweep', 'expect']);
@@ -106,5 +107,23 @@ describe('test titles', () => {
     }
     expect(tests.length).toBeGreaterThan(20);
     expect(bad).toEqual([]);
+  });
+});
+
+describe('the README describes every metric a report lists', () => {
+  // Cry Havoc's p_first_A … p_first_H were listed as bare letters; their words are the keys under
+  // rule 1.6's tables (the results chart's legend says them from the same constants).
+  it("says what each of Cry Havoc's p_first_<result> letters is, in the words of rule 1.6's keys", () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    const at = readme.indexOf('`p_first_<result>` is the probability');
+    expect(at, 'the p_first_<result> paragraph').toBeGreaterThan(0);
+    const para = readme.slice(at, readme.indexOf('The results chart', at));
+    const said = (letters: string[], meanings: string[], from: number) =>
+      letters.slice(from).forEach((l, k) => expect(para, `${l}: ${meanings[from + k]}`).toContain(`\`${l === '-' ? 'none' : l}\` ${meanings[from + k]}`));
+    said(MELEE_FOOT_RESULTS, MELEE_FOOT_MEANING, 0);
+    expect(MELEE_MOUNTED_MEANING.slice(0, 4)).toEqual(MELEE_FOOT_MEANING.slice(0, 4)); // 'A to C the same'
+    said(MELEE_MOUNTED_RESULTS, MELEE_MOUNTED_MEANING, 4);
+    // the metric list names the ends of each range: none, A … F on foot, … H mounted
+    for (const l of ['none', 'A', MELEE_FOOT_RESULTS.at(-1), MELEE_MOUNTED_RESULTS.at(-1)]) expect(readme).toContain(`\`p_first_${l}\``);
   });
 });
