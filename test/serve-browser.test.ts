@@ -513,6 +513,8 @@ describeBrowser('the workbench page', () => {
     await expect.poll(() => answer.textContent(), { timeout: 120_000 }).toMatch(/^found: wall\.hp = \d+, wall\.dc = \d+ meets the target \(/);
     await page.waitForSelector('#tune-chart svg');
     expect(await answer.locator('table.checks tr.met').count()).toBe(1);
+    // met is good (green), not a direction: blue and orange mean up and down everywhere else
+    expect(await answer.locator('table.checks tr.met td.status').evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(e).color)).toBe('rgb(29, 122, 70)');
     await page.evaluate('window.scrollTo(0, 0)');
     await screenshot(page, 'workbench-what-matters-tune');
     await page.addStyleTag({ content: '.top { position: static !important; }' }); // a part's picture without the sticky bar over it
@@ -529,6 +531,7 @@ describeBrowser('the workbench page', () => {
     await page.click('#tune-form button[type="submit"]');
     await expect.poll(() => answer.textContent(), { timeout: 120_000 }).toMatch(/^no candidate meets all 2 targets; closest: wall\.hp = \d+, wall\.dc = \d+/);
     expect(await answer.locator('table.checks tr.missed').count()).toBeGreaterThan(0);
+    expect(await answer.locator('table.checks tr.missed td.status').first().evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(e).color)).toBe('rgb(179, 38, 30)');
     await page.evaluate('window.scrollTo(0, 0)');
     await screenshot(page, 'workbench-what-matters-closest');
     // stopped mid-way: the server's job ends too

@@ -1303,7 +1303,7 @@ function renderTuneAnswer(e, values) {
         el('td', { class: 'l' }, el('code', { text: c.metric }), ` in [${c.lo}, ${c.hi}]`),
         el('td', { text: num(c.value) }),
         el('td', { class: 'ci', text: `[${num(c.ci_low)}, ${num(c.ci_high)}]` }),
-        el('td', { class: `l ${c.met ? 'up' : 'down'}`, text: how }),
+        el('td', { class: 'l status', text: how }), // met / missed: its row's colour, not a direction's
       ),
     );
   }
