@@ -112,6 +112,12 @@ describe('the scenario page', () => {
       for (const c of r.cases) expect(outcome.reduce((t, m) => t + c.metrics[m].value, 0), `${r.name} ${c.variant}`).toBeCloseTo(1, 12);
     }
     expect(starve.cases[0].metrics.p_siege_continues.value).toBeGreaterThan(0.5); // the case the answer used to leave out
+    // the first "also" column keeps its separator when its value is missing (one class attribute, both classes)
+    const gap = structuredClone(siege);
+    delete (gap.cases[1].metrics as Record<string, unknown>).p_castle_falls; // one variant without it
+    const cells = page(gap).split('<h2>All metrics')[0];
+    expect(cells).toContain('<td class="sep muted">–');
+    expect(cells).not.toMatch(/<td class="sep" class=/);
   });
 
   it("the index shows a sweep's answer as its range over the sweep and where, not the first (often trivial) case", () => {

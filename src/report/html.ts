@@ -66,11 +66,12 @@ export function figure(c: Pick<ChartSpec, 'name' | 'title' | 'caption'>, dir = '
 export const DIRECTION_KEY = '<span class="up">Blue: up</span>, <span class="down">orange: down</span>, when the 95% interval excludes 0; the colour shows the direction only, not whether it is good (that depends on the side).';
 
 /** A value and its interval in one cell; `delta` marks a difference (coloured when its interval excludes 0). */
-function valueCell(m: Estimate | undefined, opts: { big?: boolean; delta?: boolean } = {}): string {
-  if (!m || !Number.isFinite(m.value)) return '<td class="muted">–</td>';
+function valueCell(m: Estimate | undefined, opts: { big?: boolean; delta?: boolean; td?: string } = {}): string {
+  // opts.td: the cell's own class (a column separator), kept on the "–" of a missing value too
+  if (!m || !Number.isFinite(m.value)) return `<td class="${opts.td ? `${opts.td} ` : ''}muted">–</td>`;
   const cls = opts.delta ? (m.ci_low > 0 ? 'up' : m.ci_high < 0 ? 'down' : 'flat') : opts.big ? 'big' : '';
   const sign = opts.delta && m.value > 0 ? '+' : '';
-  return `<td title="${escapeHtml(`95% interval ${showInterval(m.value, m.ci_low, m.ci_high)}`)}"><span${cls ? ` class="${cls}"` : ''}>${sign}${showHtml(m.value)}</span> <span class="ci">[${showHtml(m.ci_low)}, ${showHtml(m.ci_high)}]</span></td>`;
+  return `<td${opts.td ? ` class="${opts.td}"` : ''} title="${escapeHtml(`95% interval ${showInterval(m.value, m.ci_low, m.ci_high)}`)}"><span${cls ? ` class="${cls}"` : ''}>${sign}${showHtml(m.value)}</span> <span class="ci">[${showHtml(m.ci_low)}, ${showHtml(m.ci_high)}]</span></td>`;
 }
 
 /** The name of a case in a column header or a row: its variant and swept values. */
@@ -143,7 +144,9 @@ export function answerMetrics(headline: string[], outcomes: string[][], produced
 function headlineTable(r: ScenarioResult, cols: { outcome: string[]; also: string[] }): string {
   const base = r.variants[0];
   const metrics = [...cols.outcome, ...cols.also];
-  const name = (m: string, i: number) => `<th${i === cols.outcome.length && i > 0 ? ' class="sep"' : ''}>${escapeHtml(m)}</th>`;
+  // the first "also" column starts after a separator
+  const sep = (i: number) => i === cols.outcome.length && i > 0;
+  const name = (m: string, i: number) => `<th${sep(i) ? ' class="sep"' : ''}>${escapeHtml(m)}</th>`;
   const corner = r.variants.length > 1 ? 'variant' : '';
   const head =
     cols.outcome.length > 0
@@ -152,8 +155,7 @@ function headlineTable(r: ScenarioResult, cols: { outcome: string[]; also: strin
       : `<tr><th class="l">${corner}</th>${metrics.map(name).join('')}</tr>`;
   const rows = r.cases.map((c) => {
     const cells = metrics.map((m, i) => {
-      let main = valueCell(c.metrics[m], { big: true });
-      if (i === cols.outcome.length && i > 0) main = main.replace(/^<td/, '<td class="sep"');
+      const main = valueCell(c.metrics[m], { big: true, td: sep(i) ? 'sep' : undefined });
       const d = c.differences[m];
       if (c.variant === base || !d) return main;
       return main.replace(/<\/td>$/, `<br><span class="ci">Δ</span> ${valueCell(d, { delta: true }).replace(/^<td[^>]*>|<\/td>$/g, '')}</td>`);
