@@ -12,7 +12,7 @@ import { appendYamlLine, editYamlValues, type DocPath } from './yaml-edit.js';
 import { PositionMap } from '../scenario/load.js';
 import { MSG } from '../scenario/messages.js';
 import { COMMON_KEYS, scenarioSchemaOf, unwrap } from '../scenario/schema.js';
-import { splitPath, validateScenario, valueAtPath, type ValidScenario } from '../scenario/validate.js';
+import { splitPath, sweepCount, validateScenario, valueAtPath, type ValidScenario } from '../scenario/validate.js';
 import { SYSTEMS } from '../systems/registry.js';
 import { effectiveValues } from './tunables.js';
 
@@ -180,7 +180,7 @@ function axisSpec(a: SweepAxis): { spec: number[] | { from: number; to: number; 
     return { spec: [...a.values], n: a.values.length };
   }
   if (![a.from, a.to, a.step].every(Number.isFinite) || !(a.step > 0) || a.from > a.to) return { error: MSG.sweepRange() };
-  return { spec: { from: a.from, to: a.to, step: a.step }, n: Math.floor((a.to - a.from) / a.step + 1e-9) + 1 };
+  return { spec: { from: a.from, to: a.to, step: a.step }, n: sweepCount(a) };
 }
 
 /** The tuned case swept over one or two parameters (one variant: the tuned case). */

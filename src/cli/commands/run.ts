@@ -21,7 +21,8 @@ async function shardCommand(files: string[], flags: RunFlags & { shard: { k: num
   const out = flags.out ?? `${v.name}.shard-${k}-of-${n}.json`;
   checkOutputFile(out); // before any trial runs
   const trials = flags.trials ?? v.trials;
-  if (chunkCount(v, trials) < k) process.stderr.write(MSG.shardEmpty(k, n, chunkCount(v, trials), trials, v.system.chunkTrials) + '\n');
+  const chunks = chunkCount(v, trials);
+  if (chunks < k) process.stderr.write(MSG.shardEmpty(k, n, chunks, trials, v.system.chunkTrials) + '\n');
   const exec = new PoolExecutor(flags.threads);
   const progress = makeProgress(flags.progress !== false && process.stderr.isTTY === true, `${v.name} ${k}/${n}`.padEnd(24).slice(0, 24), 'chunks');
   const t0 = performance.now();
@@ -57,7 +58,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   // More than one chunk to run: start the workers now, so they load while this thread prepares,
   // and load the chart renderer while they run (this thread is idle then). A one-chunk run
   // is done in-process and never starts them.
-  const chunks = scenarios.reduce((n, v) => n + v.points.length * Math.ceil((flags.trials ?? v.trials) / v.system.chunkTrials), 0);
+  const chunks = scenarios.reduce((n, v) => n + v.points.length * chunkCount(v, flags.trials ?? v.trials), 0);
   if (chunks > 1 || flags.precision !== undefined) {
     exec.warm();
     warmRenderer();
