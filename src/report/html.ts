@@ -131,6 +131,14 @@ ${table(withDiff, (c, m) => valueCell(c.differences[m], { delta: true }))}`;
 }
 
 /**
+ * Whether any turned setting of a sensitivity ranking moved its metric (an effect other than 0):
+ * the one rule for the sensitivity page's lead line and the index's answer, so they say the same.
+ */
+export function settingsMoved(ranking: readonly { effect: number }[]): boolean {
+  return ranking.some((x) => Number.isFinite(x.effect) && x.effect !== 0);
+}
+
+/**
  * What the Answer shows: the first outcome partition the run produces (every trial ends in
  * exactly one of these, so they account for all of them), in the system's order, then the other
  * headline metrics. `produced` says whether the run has a value of a metric.

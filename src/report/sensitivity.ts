@@ -9,7 +9,7 @@ import { directionOf, DIRECTION_COLOURS } from '../systems/chart-kit.js';
 import { analysisPage, jsonHead, provenanceLine, showCi, table, writeAnalysis } from './analysis-page.js';
 import { indexHref } from './write.js';
 import { fmt, num, showHtml as show } from './format.js';
-import { DIRECTION_KEY, escapeHtml } from './html.js';
+import { DIRECTION_KEY, escapeHtml, settingsMoved } from './html.js';
 
 /** Settings drawn in the tornado (the CSV and the page have them all). */
 export const TORNADO_MAX = 20;
@@ -219,7 +219,7 @@ export function sensitivityPage(r: SensitivityResult, charts: readonly ChartSpec
   }
   const top = r.ranking.slice(0, 3).map((x) => `<code>${escapeHtml(x.param)}</code> (${show(x.effect)}${x.from_zero ? ', from 0' : ''})`);
   // every turned case equal to the loaded one (a 0 effect is no "largest effect")
-  const moved = r.ranking.some((x) => Number.isFinite(x.effect) && x.effect !== 0);
+  const moved = settingsMoved(r.ranking);
   const effects = moved ? `Largest effects: ${top.join(', ')}.` : `No setting turned here moved it (every effect 0 on the same dice).`;
   const step = r.step ? ('abs' in r.step ? `±${r.step.abs}` : `±${r.step.percent}%`) : 'integers ±1, decimals ±10%';
   return analysisPage({

@@ -16,7 +16,7 @@ import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import { systemById } from '../systems/registry.js';
 import { curveCsv, summaryCsv, summaryJson } from './tables.js';
 import { renderSvgs } from './renderer.js';
-import { answerMetrics, escapeHtml, indexAnswerHtml, indexPage, scenarioPage, type AnalysisEntry, type IndexCase, type IndexEntry } from './html.js';
+import { answerMetrics, escapeHtml, indexAnswerHtml, settingsMoved, indexPage, scenarioPage, type AnalysisEntry, type IndexCase, type IndexEntry } from './html.js';
 
 /** An output that cannot be written: one line for the user, no stack trace. */
 export class OutputError extends Error {
@@ -418,10 +418,15 @@ async function analysisEntry(dir: string, name: string): Promise<AnalysisEntry |
       const system = String(s.system ?? '');
       const scenario = String(s.name ?? name);
       if (kind === 'sensitivity') {
-        const ranking = (s.ranking ?? []) as { rank: number; param: string }[];
+        const ranking = (s.ranking ?? []) as { rank: number; param: string; effect: number }[];
         const top = ranking.slice(0, 3).map((x) => `<code>${escapeHtml(x.param)}</code>`);
         const what = `which settings move <code>${escapeHtml(String(s.metric))}</code>: every setting turned one step each way, ranked by the paired effect`;
-        const answer = ranking.length > 0 ? `largest: ${top.join(', ')}${ranking.length > 3 ? ` (of ${ranking.length})` : ''}` : 'no setting turned';
+        const answer =
+          ranking.length === 0
+            ? 'no setting turned'
+            : !settingsMoved(ranking)
+              ? 'no setting turned here moved it' // as its page's lead says
+              : `largest: ${top.join(', ')}${ranking.length > 3 ? ` (of ${ranking.length})` : ''}`;
         return { dir: name, kind, scenario, system, what, answer };
       }
       const params = (s.params ?? []) as { path: string }[];

@@ -1,11 +1,12 @@
 /** End-to-end: `siegesim sensitivity` and `siegesim tune` through the built CLI, and their pages in Chromium. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { describeBrowser, launchBrowser, screenshot, strayTornadoLabels, watchPage } from '../browser.js';
 import { ROOT, runCli as cli, tempDirs } from '../cli-child.js';
 import { TORNADO_DIRECTIONS } from '../../src/report/sensitivity.js';
+import { writeIndex } from '../../src/report/write.js';
 
 const dir = tempDirs('siegesim-analysis-')();
 const SURRENDER = path.join(ROOT, 'scenarios/surrender/town-basic.yaml');
@@ -40,6 +41,13 @@ describe('siegesim sensitivity', () => {
     expect(still).not.toContain('<figure');
     expect(still).toContain('No tornado: every turned case gave the same p_test');
     expect(again.stderr).toMatch(/-> /);
+    // an index beside it says what its page says (it used to name a 'largest' of 0: turns)
+    const root = path.join(dir, 'nothing-moved');
+    cpSync(path.join(dir, 's1'), path.join(root, 's1'), { recursive: true });
+    await writeIndex(root);
+    const listed = readFileSync(path.join(root, 'index.html'), 'utf8');
+    expect(listed).toContain('no setting turned here moved it');
+    expect(listed).not.toContain('largest:');
     const other = await cli(['sensitivity', SURRENDER, '--trials', '2000', '--out', path.join(dir, 't0')]);
     expect(other.code).toBe(0);
     const refused = await cli(['tune', FANTASY, ...TUNE, '--out', path.join(dir, 't0')]);
