@@ -7,7 +7,8 @@ import { validateCase, type ValidScenario } from '../src/scenario/validate.js';
 import { stepsOf } from '../src/api/sensitivity.js';
 import { baseCaseOf, compileSetting } from '../src/api/tunables.js';
 import { Z95 } from '../src/stats/intervals.js';
-import { sensitivityCsv, sensitivityJson, sensitivityPage, tornadoChart, TORNADO_DIRECTIONS } from '../src/report/sensitivity.js';
+import { sensitivityCsv, sensitivityJson, sensitivityPage, tornadoChart } from '../src/report/sensitivity.js';
+import { DIRECTION_COLOURS } from '../src/systems/chart-kit.js';
 
 const inProcess = new YieldingExecutor();
 
@@ -139,8 +140,8 @@ defender: { infantry: 8 }
     const bars = spec.layer.find((l) => l.mark.type === 'bar')!.encoding;
     expect(bars.color.field).toBe('change');
     const colour = (d: string) => bars.color.scale!.range[bars.color.scale!.domain.indexOf(d)];
-    expect(colour('up')).toBe(TORNADO_DIRECTIONS.up);
-    expect(colour('down')).toBe(TORNADO_DIRECTIONS.down);
+    expect(colour('up')).toBe(DIRECTION_COLOURS.up);
+    expect(colour('down')).toBe(DIRECTION_COLOURS.down);
     expect(bars.fillOpacity.field).toBe('step'); // the step is the fill, not the colour
     const cases = spec.data.values.filter((x) => x.param === 'attacker.infantry').map((x) => [x.step, x.change]);
     expect(cases).toEqual([

@@ -10,7 +10,7 @@
  */
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
-import { crossings, shortName, type Crossing } from '../systems/chart-kit.js';
+import { crossings, directionOf, shortName, type Crossing } from '../systems/chart-kit.js';
 import { fmt, showCount, showHtml, showInterval } from './format.js';
 import { orderedMetrics } from './tables.js';
 
@@ -69,9 +69,15 @@ export const DIRECTION_KEY = '<span class="up">Blue: up</span>, <span class="dow
 function valueCell(m: Estimate | undefined, opts: { big?: boolean; delta?: boolean; td?: string } = {}): string {
   // opts.td: the cell's own class (a column separator), kept on the "–" of a missing value too
   if (!m || !Number.isFinite(m.value)) return `<td class="${opts.td ? `${opts.td} ` : ''}muted">–</td>`;
-  const cls = opts.delta ? (m.ci_low > 0 ? 'up' : m.ci_high < 0 ? 'down' : 'flat') : opts.big ? 'big' : '';
+  const cls = opts.delta ? directionClass(m) : opts.big ? 'big' : '';
   const sign = opts.delta && m.value > 0 ? '+' : '';
   return `<td${opts.td ? ` class="${opts.td}"` : ''} title="${escapeHtml(`95% interval ${showInterval(m.value, m.ci_low, m.ci_high)}`)}"><span${cls ? ` class="${cls}"` : ''}>${sign}${showHtml(m.value)}</span> <span class="ci">[${showHtml(m.ci_low)}, ${showHtml(m.ci_high)}]</span></td>`;
+}
+
+/** The CSS class of a difference's direction (chart-kit's directionOf): up, down, or flat when its interval holds 0. */
+export function directionClass(x: { ci_low: number; ci_high: number }): 'up' | 'down' | 'flat' {
+  const d = directionOf(x);
+  return d === 'no clear change' ? 'flat' : d;
 }
 
 /** The name of a case in a column header or a row: its variant and swept values. */

@@ -5,11 +5,11 @@
 import { stringify } from 'csv-stringify/sync';
 import type { SensitivityResult } from '../api/sensitivity.js';
 import type { ChartSpec } from '../systems/types.js';
-import { directionOf, DIRECTION_COLOURS } from '../systems/chart-kit.js';
+import { directionOf, DIRECTION_SCALE } from '../systems/chart-kit.js';
 import { analysisPage, jsonHead, provenanceLine, showCi, table, writeAnalysis } from './analysis-page.js';
 import { indexHref } from './write.js';
 import { fmt, num, showHtml as show } from './format.js';
-import { DIRECTION_KEY, escapeHtml, settingsMoved } from './html.js';
+import { DIRECTION_KEY, directionClass, escapeHtml, settingsMoved } from './html.js';
 
 /** Settings drawn in the tornado (the CSV and the page have them all). */
 export const TORNADO_MAX = 20;
@@ -75,8 +75,6 @@ export function sensitivityJson(r: SensitivityResult): Record<string, unknown> {
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
 
-/** The tornado's colours: a change's direction, as in every table of differences (report/html.ts DIRECTION_KEY). */
-export const TORNADO_DIRECTIONS = DIRECTION_COLOURS;
 
 /** How a turned case's bar is drawn: a solid bar one step up, a pale one a step down, an outline for another option. */
 const STEPS = { 'one step up': { fill: 0.85, dash: [1, 0] }, 'one step down': { fill: 0.3, dash: [1, 0] }, 'other option': { fill: 0, dash: [4, 2] } } as const;
@@ -128,7 +126,7 @@ export function tornadoChart(r: SensitivityResult, max = TORNADO_MAX): ChartSpec
     encoding: { ...rows, x: { field: positive ? 'hi' : 'lo', type: 'quantitative' }, text: { field: 'to' } },
   });
   const top = { orient: 'top', direction: 'horizontal' };
-  const change = { field: 'change', type: 'nominal', scale: { domain: Object.keys(TORNADO_DIRECTIONS), range: Object.values(TORNADO_DIRECTIONS) } };
+  const change = { field: 'change', type: 'nominal', scale: DIRECTION_SCALE };
   const stepLegend = { ...top, symbolType: 'square', symbolSize: 120, symbolStrokeColor: '#444', symbolFillColor: '#444', symbolStrokeWidth: 1.2,
     // each key's fill as its bars' (the merged legend would draw every key solid)
     encode: { symbols: { update: { fillOpacity: { scale: 'fillOpacity', field: 'value' } } } },
@@ -179,7 +177,6 @@ export function startingPoint(r: Pick<SensitivityResult, 'note'>): string {
 }
 
 /** A change's direction as the report's style classes name it (report/html.ts). */
-const CLASS = { up: 'up', down: 'down', 'no clear change': 'flat' } as const;
 
 /** index.html of a sensitivity report. */
 export function sensitivityPage(r: SensitivityResult, charts: readonly ChartSpec[], files: readonly string[], opts: { indexHref?: string } = {}): string {
@@ -187,14 +184,14 @@ export function sensitivityPage(r: SensitivityResult, charts: readonly ChartSpec
   // a diverging bar: negative effects grow left of the centre, positive ones right
   // coloured by the change's direction, as in the tornado and every table of differences
   const half = (x: { effect: number; ci_low: number; ci_high: number }) =>
-    `<span class="bar ${CLASS[directionOf(x)]}" style="width:${((Math.abs(x.effect) / maxAbs) * 80).toFixed(1)}px"></span>`;
+    `<span class="bar ${directionClass(x)}" style="width:${((Math.abs(x.effect) / maxAbs) * 80).toFixed(1)}px"></span>`;
   const bar = (x: { effect: number; ci_low: number; ci_high: number }) =>
     Number.isFinite(x.effect) ? `<span class="diverging"><span class="half l">${x.effect < 0 ? half(x) : ''}</span><span class="half r">${x.effect > 0 ? half(x) : ''}</span></span>` : '';
   const rows = r.rows.map((x) => [
     String(x.rank),
     `<code>${escapeHtml(x.param)}</code>`,
     escapeHtml(`${String(x.from)} → ${String(x.to)}`) + (x.from_zero ? ` <span class="muted from-zero">(${escapeHtml(fromZeroNote(r))})</span>` : ''),
-    `<span class="${CLASS[directionOf(x)]}">${showCi({ value: x.effect, ci_low: x.ci_low, ci_high: x.ci_high })}</span>` + (x.paired ? '' : ' <span class="muted">(Welch)</span>'),
+    `<span class="${directionClass(x)}">${showCi({ value: x.effect, ci_low: x.ci_low, ci_high: x.ci_high })}</span>` + (x.paired ? '' : ' <span class="muted">(Welch)</span>'),
     bar(x),
     showCi(x.at),
   ]);

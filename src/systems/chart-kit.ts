@@ -530,6 +530,9 @@ export function directionOf(x: { ci_low: number; ci_high: number }): keyof typeo
   return x.ci_low > 0 ? 'up' : x.ci_high < 0 ? 'down' : 'no clear change';
 }
 
+/** A Vega-Lite colour scale of the directions (a field holding directionOf's names). */
+export const DIRECTION_SCALE = { domain: Object.keys(DIRECTION_COLOURS), range: Object.values(DIRECTION_COLOURS) };
+
 /** The variants' bars: greys (darkest the baseline), never a direction's blue or orange. */
 export const VARIANT_GREYS = ['#4d4d4d', '#8c8c8c', '#b8b8b8', '#6e6e6e', '#a3a3a3', '#d0d0d0'] as const;
 
@@ -563,7 +566,7 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
     field: 'change',
     type: 'nominal',
     title: 'difference',
-    scale: { domain: Object.keys(DIRECTION_COLOURS), range: Object.values(DIRECTION_COLOURS) },
+    scale: DIRECTION_SCALE,
     legend: { orient: 'bottom', direction: 'horizontal', labelLimit: 0 },
   };
   // both panels list the same rows (the baseline's difference row is empty), so one set of labels serves both

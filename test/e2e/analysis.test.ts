@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { describeBrowser, launchBrowser, screenshot, strayTornadoLabels, watchPage } from '../browser.js';
 import { ROOT, runCli as cli, tempDirs } from '../cli-child.js';
-import { TORNADO_DIRECTIONS } from '../../src/report/sensitivity.js';
+import { DIRECTION_COLOURS } from '../../src/systems/chart-kit.js';
 import { writeIndex } from '../../src/report/write.js';
 
 const dir = tempDirs('siegesim-analysis-')();
@@ -240,12 +240,12 @@ describeBrowser('the sensitivity and tune pages in Chromium', () => {
     const zero = (await boxes('.mark-rule.role-mark line')).find((b) => b.height > 50)!; // the 0 rule spans the plot
     const fills = await page.locator('.mark-rect.role-mark path').evaluateAll((els) => els.map((e) => (e as unknown as { getAttribute(n: string): string | null }).getAttribute('fill')));
     const side = bars.map((b, i) => ({ fill: fills[i], left: b.right <= zero.right + 0.5, right: b.left >= zero.left - 0.5 }));
-    expect(side.filter((b) => b.fill === TORNADO_DIRECTIONS.down).length, 'orange bars').toBeGreaterThan(0);
-    expect(side.filter((b) => b.fill === TORNADO_DIRECTIONS.up).length, 'blue bars').toBeGreaterThan(0);
+    expect(side.filter((b) => b.fill === DIRECTION_COLOURS.down).length, 'orange bars').toBeGreaterThan(0);
+    expect(side.filter((b) => b.fill === DIRECTION_COLOURS.up).length, 'blue bars').toBeGreaterThan(0);
     for (const b of side) {
-      expect(Object.values(TORNADO_DIRECTIONS), 'a bar of another colour').toContain(b.fill);
-      if (b.fill === TORNADO_DIRECTIONS.down) expect(b.left, 'an orange bar right of 0').toBe(true);
-      if (b.fill === TORNADO_DIRECTIONS.up) expect(b.right, 'a blue bar left of 0').toBe(true);
+      expect(Object.values(DIRECTION_COLOURS), 'a bar of another colour').toContain(b.fill);
+      if (b.fill === DIRECTION_COLOURS.down) expect(b.left, 'an orange bar right of 0').toBe(true);
+      if (b.fill === DIRECTION_COLOURS.up) expect(b.right, 'a blue bar left of 0').toBe(true);
     }
     const keys = (await boxes('.role-legend-label text')).map((b) => b.text);
     expect(keys).toEqual(expect.arrayContaining(['up', 'down', 'no clear change', 'one step up', 'one step down', 'other option']));
