@@ -6,7 +6,7 @@
  * Every value goes through validateScenario, the same path as a scenario file: a bad value gets
  * the message the CLI would print for the saved file. Touches no files.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { isMap, isSeq, parseDocument, type Document } from 'yaml';
 import { appendYamlLine, editYamlValues, type DocPath } from './yaml-edit.js';
 import { PositionMap } from '../scenario/load.js';

@@ -5,7 +5,7 @@
  * from (the baseline variant at the first sweep point, or `where`); and evaluating many settings
  * of that case on the same dice (common random numbers). Touches no files, prints nothing.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { validateCase, valueAtPath, type ValidScenario } from '../scenario/validate.js';
 import { COMMON_KEYS, scenarioSchemaOf, unwrap } from '../scenario/schema.js';
 import { suggest } from '../scenario/suggest.js';

@@ -10,7 +10,7 @@ import type { ScenarioIssue } from '../scenario/load.js';
 import { MSG } from '../scenario/messages.js';
 import { LIMITS } from '../scenario/limits.js';
 import { COMMON_SHAPE } from '../scenario/schema.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { PoolExecutor } from '../engine/pool.js';
 
 /** A problem with what the user gave us: exit 2, no stack trace. */

@@ -9,7 +9,7 @@
  * trial count. Every problem is a message naming the file; none is an exception.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { shardChunks, type ShardData, type ValidScenario } from '../api.js';
 import { compilePoints, jobsOf } from '../api/run.js';
 import { resultLength } from '../engine/chunk.js';

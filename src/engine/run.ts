@@ -160,7 +160,17 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
       if (best < 0) return undefined;
       const g = groups[best];
       const reach = open ? Math.min(nMax, g.limit + batch * maxInflight) : g.limit;
-      let count = Math.min(batch, reach - g.nextSubmit);
+      // Near the end, smaller batches (guided scheduling): a task never takes more than a share
+      // of the committed chunks left, so the threads finish together instead of one idling
+      // through the other's last full-size task.
+      // (Open-ended runs keep whole batches: their end is not known in advance.)
+      let share = batch;
+      if (!open) {
+        let left = 0;
+        for (const h of groups) if (!h.done) left += h.limit - h.nextSubmit;
+        share = Math.ceil(left / (2 * Math.max(1, runner.threads)));
+      }
+      let count = Math.min(batch, share, reach - g.nextSubmit);
       while (count > 1 && sizeOf(g.nextSubmit + count - 1) === 0) count--;
       return { gi: best, first: g.nextSubmit, count };
     };
@@ -194,7 +204,9 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
             // Batch size from the time per chunk (smoothed; a task waits about one task's time in
             // the queue when workers are busy). Only the overhead depends on it, never results.
             const per = (performance.now() - t0) / b.count / (runner.threads > 0 ? 2 : 1);
-            msPerChunk = msPerChunk === 0 ? per : 0.7 * msPerChunk + 0.3 * per;
+            // faster chunks are believed at once (the first ones run before the kernel is
+            // compiled, ~20x slower), slower ones are smoothed in
+            msPerChunk = msPerChunk === 0 || per < msPerChunk ? per : 0.7 * msPerChunk + 0.3 * per;
             batch = Math.max(1, Math.min(64, Math.round(taskMs / Math.max(msPerChunk, 1e-3))));
             if (!g.done) {
               for (let j = 0; j < b.count; j++) g.pending.set(b.first + j, out.subarray(j * g.len, (j + 1) * g.len));

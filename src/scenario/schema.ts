@@ -3,7 +3,7 @@
  * the common keys plus the system's own. The JSON Schema that editors use is generated from
  * these same definitions (`siegesim schema`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RulesSystem } from '../systems/types.js';
 import { MSG, shortKey } from './messages.js';
 import { suggest } from './suggest.js';

@@ -2,7 +2,7 @@
  * Validate and expand phases: strict schema check with every error collected and placed at
  * its file:line:col, then variants x sweep grid -> concrete cases, each re-validated.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { formatPath, type LoadedFile, type PathSegments, type ScenarioIssue } from './load.js';
 import { bigCount, MSG } from './messages.js';
 import { COMMON_KEYS, COMMON_SHAPE, keysAt, scenarioSchemaOf, schemaAt } from './schema.js';

@@ -3,7 +3,7 @@
  * under src/systems/ with schema, compile, kernel, summarize, charts, exact and index files;
  * its `index.ts` exports one `RulesSystem`.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { RngState } from '../engine/rng.js';
 import type { Estimate } from '../stats/intervals.js';
 

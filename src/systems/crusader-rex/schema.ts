@@ -3,7 +3,7 @@
  * location, fought for one or more game turns. Every player decision is a named policy and
  * every engine-vs-rulebook difference a `rules:` toggle.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { because } from '../../scenario/schema.js';
 
 const STEPS = because('a block has at most 4 steps');

@@ -3,7 +3,7 @@
  * One `kind` per question players ask; every DEFAULT and toggle of the rules file is a
  * `rules:` option (README.md lists them).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { WEAPONS } from './tables.js';
 
 const strength = (what: string) => z.int().min(0).max(100).describe(what);

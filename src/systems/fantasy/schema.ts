@@ -3,7 +3,7 @@
  * Every ambiguity H1-H27 of the rules file is a key under `rules:` (or `hp:`, `wall:`,
  * `policy:`), defaulting to the file's DEFAULT. README.md lists them against H numbers.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const count = (what: string) => z.int().min(0).max(200).default(0).describe(what);
 

@@ -2,7 +2,7 @@
  * Scenario keys of the surrender-level siege test (seed 002, docs/rules/surrender.md).
  * Every DEFAULT of the rules file is an option here, with the DEFAULT as its default.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const count = (what: string) => z.int().min(0).max(1000).default(0).describe(what);
 const probability = (what: string) => z.number().min(0).max(1).describe(what);
