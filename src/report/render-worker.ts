@@ -1,6 +1,6 @@
 /** The chart renderer's thread (see renderer.ts): loads vega once, renders specs on request. */
 import { parentPort } from 'node:worker_threads';
-import { renderSvg } from './render.js';
+import { renderSvg, WARM_UP_SPEC } from './render.js';
 
 parentPort!.on('message', (msg: { id: number; spec: Record<string, unknown> } | { warm: true }) => {
   if ('warm' in msg) return warmUp();
@@ -15,11 +15,5 @@ parentPort!.on('message', (msg: { id: number; spec: Record<string, unknown> } | 
  * parser, dataflow and SVG code paths (tens of milliseconds), paid while a long run goes on.
  */
 function warmUp(): void {
-  void renderSvg({
-    data: { values: [{ x: 1, y: 0.5, c: 'a' }, { x: 2, y: 0.25, c: 'b' }] },
-    layer: [
-      { mark: 'line', encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' }, color: { field: 'c' } } },
-      { mark: 'rect', encoding: { x: { field: 'x', type: 'ordinal' }, y: { field: 'c', type: 'nominal' }, color: { field: 'y', type: 'quantitative' } } },
-    ],
-  }).catch(() => undefined);
+  void renderSvg(WARM_UP_SPEC).catch(() => undefined);
 }

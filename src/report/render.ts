@@ -1,20 +1,27 @@
 /** Vega-Lite -> Vega -> SVG, headless (no browser, no canvas: vega's SVG renderer). */
-import { createRequire } from 'node:module';
-import type * as VegaModule from 'vega';
-import type * as VegaLiteModule from 'vega-lite';
 import type { TopLevelSpec } from 'vega-lite';
+import { loadVega } from './vega.js';
 
-// vega and vega-lite ship CommonJS builds for Node. Loaded with require, not import: importing
-// CommonJS from an ES module makes Node scan every re-exported vega-* module for its export
-// names first (cjs-module-lexer), which more than doubled the time to load them.
-const require = createRequire(import.meta.url);
-const vega = require('vega') as typeof VegaModule;
-const { compile } = require('vega-lite') as typeof VegaLiteModule;
+const loaded = loadVega();
+const { vega, vegaLite } = loaded;
+const { compile } = vegaLite;
+
+/** The compiled vega bundle this thread runs (vega-cache.ts saves its code cache), if loaded from it. */
+export const vegaScript = loaded.script;
 
 // In vega's build (vega-scenegraph) but not in its type declarations.
 const { resetSVGDefIds } = vega as unknown as { resetSVGDefIds: () => void };
 
 let queue: Promise<unknown> = Promise.resolve();
+
+/** A small chart through vega's common paths (line, rect, legends, axes): the renderer's warm-up, and one of the code cache's samples (vega-cache.ts). */
+export const WARM_UP_SPEC: Record<string, unknown> = {
+  data: { values: [{ x: 1, y: 0.5, c: 'a' }, { x: 2, y: 0.25, c: 'b' }] },
+  layer: [
+    { mark: 'line', encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' }, color: { field: 'c' } } },
+    { mark: 'rect', encoding: { x: { field: 'x', type: 'ordinal' }, y: { field: 'c', type: 'nominal' }, color: { field: 'y', type: 'quantitative' } } },
+  ],
+};
 
 /**
  * Render one Vega-Lite spec (data inline) to an SVG string. One at a time, each with vega's
