@@ -103,6 +103,7 @@ interface Runs {
   runAltLog: Int32Array;
   runBlock: Int32Array; // the one block of a charge or a choice, else -1
   runDecide: Int32Array; // 1: the block may withdraw, harry or retreat on its turn
+  plainOrder: Int32Array; // by order: 1 when its runs are all plain volleys (no block with a charge or a choice)
   THR: Uint32Array;
   ALI: Uint8Array;
 }
@@ -142,6 +143,7 @@ var runAlt: Int32Array = new Int32Array(0);
 var runAltLog: Int32Array = new Int32Array(0);
 var runBlock: Int32Array = new Int32Array(0);
 var runDecide: Int32Array = new Int32Array(0);
+var plainOrder: Int32Array = new Int32Array(4);
 var THR: Uint32Array = new Uint32Array(0);
 var ALI: Uint8Array = new Uint8Array(0);
 
@@ -153,7 +155,7 @@ var A1 = 0;
 /** The case the table path runs next. */
 export function useTables(t: Tables): void {
   ({ DIG, APP, NZ, SUM, MAXD, NEXT, TIES, TIED, MASK, dOff, aOff, zOff, nSide, bPos, bHarrier } = t);
-  ({ F0, C0, pend0, pendN0, pendS0, initialS, ARRIVE, runFrom, runTo, runSide, runBase, runLog, runKind, runAlt, runAltLog, runBlock, runDecide, THR, ALI } = t);
+  ({ F0, C0, pend0, pendN0, pendS0, initialS, ARRIVE, runFrom, runTo, runSide, runBase, runLog, runKind, runAlt, runAltLog, runBlock, runDecide, plainOrder, THR, ALI } = t);
   Z1 = zOff[1];
   D1 = dOff[1];
   A1 = aOff[1];
@@ -482,6 +484,7 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[], pos: Int32Array):
     runAltLog: Int32Array.from(run.altLog),
     runBlock: Int32Array.from(run.block),
     runDecide: Int32Array.from(run.decide),
+    plainOrder: Int32Array.from(from, (f, o) => (run.block.slice(f, to[o]).every((b) => b < 0) ? 1 : 0)),
     THR,
     ALI,
   };
@@ -759,6 +762,26 @@ function fieldEnd(c: CrusaderRexCompiled, r: number): void {
 function fieldRound(c: CrusaderRexCompiled, rng: RngState, r: number, jihad: boolean): void {
   const o = (1 - att) * 2 + (jihad ? 1 : 0);
   const end = runTo[o];
+  if (plainOrder[o] === 1) {
+    // plain volleys only: the two field states in locals, no block to look at
+    let f0 = F[0];
+    let f1 = F[1];
+    let k = runFrom[o];
+    for (; k < end && f0 !== 0 && f1 !== 0; k++) {
+      const log = runLog[k];
+      if (runSide[k] === 0) {
+        const at = runBase[k] + (f0 << log);
+        if (THR[at] !== NO_DICE) f1 = hitState(rng, 1, f1, draw(rng, at, log));
+      } else {
+        const at = runBase[k] + (f1 << log);
+        if (THR[at] !== NO_DICE) f0 = hitState(rng, 0, f0, draw(rng, at, log));
+      }
+    }
+    F[0] = f0;
+    F[1] = f1;
+    if (k < end || !contested()) fieldEnd(c, r); // (k < end: stopped early, a side's field empty)
+    return;
+  }
   for (let k = runFrom[o]; k < end; k++) {
     // contested (no stormers in a field round: a storm is declared only into an uncontested
     // field, and a relief force arriving cancels it)
