@@ -992,12 +992,13 @@ function battleTurn(c: CrusaderRexCompiled, rng: RngState, turn: number, base: n
     const occ = occupied();
     if (occ) ever = true;
     const bes = occ ? 1 - own : -1;
-    if (r === 1 && occ && !contested() && !inField(bes) && pendN[bes] > 0) {
+    const fighting = contested();
+    if (r === 1 && occ && !fighting && !inField(bes) && pendN[bes] > 0) {
       record(base); // R1 skipped: the besieger's main force is not there yet
       continue;
     }
     const jihad = c.jihad === 1 && turn === 1 && r === 1;
-    if (contested()) {
+    if (fighting) {
       rounds++;
       if (occ && (r > 1 || existing)) declareSally(c); // 6.55
       fieldRound(c, rng, r, jihad && att === c.attacker0);
@@ -1190,14 +1191,18 @@ function playTrials(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tri
     // 6.56: a relief force already in the field in R1 of an existing siege attacks the besiegers
     if (relief && occupied() && contested()) att = own;
     let turn = 1;
+    let in0 = true;
+    let in1 = true;
     for (; turn <= turns; turn++) {
       battleTurn(c, rng, turn, (turn - 1) * 4 * 12);
-      if (!inTown(0) || !inTown(1) || fell) break;
+      in0 = inTown(0);
+      in1 = inTown(1);
+      if (!in0 || !in1 || fell) break;
     }
     // the game turns after the battle ended stay as it ended: the last record holds (DELTA)
     // Outcome, for the scenario's attacker (the besieger of an existing siege).
-    const attIn = inTown(attacker0);
-    const defIn = inTown(1 - attacker0);
+    const attIn = attacker0 === 0 ? in0 : in1;
+    const defIn = attacker0 === 0 ? in1 : in0;
     if (attIn && !defIn) wins++;
     else if (defIn && !attIn) holds++;
     else if (attIn && defIn) goes++;
