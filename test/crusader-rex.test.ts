@@ -367,6 +367,65 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
     K.fieldAliasTable([1], none, 0);
     expect(none[0]).toBe(0);
   });
+  it('field path alias tables and run distributions are the same bits as the one-state-at-a-time construction', async () => {
+    const { _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
+    const { runDists } = await import('../src/systems/crusader-rex/table.js');
+    // the constructions the field path had before its scratch arrays and shared walk: the dice must not change
+    const plainHits = (fps: number[], steps: number[]) => {
+      let dist = [1];
+      for (let i = 0; i < fps.length; i++) {
+        const p = fps[i] / 6;
+        for (let j = steps[i]; j > 0; j--) dist = dist.map((q, h) => q * (1 - p) + (h > 0 ? dist[h - 1] * p : 0)).concat([dist[dist.length - 1] * p]);
+      }
+      return dist;
+    };
+    const reference = (dist: number[], out: Int32Array) => {
+      const w = new Array<number>(32).fill(0);
+      let total = 0;
+      let big = 0;
+      for (let h = 0; h < dist.length && h < 32; h++) {
+        w[h] = Math.round(dist[h] * 4294967296);
+        total += w[h];
+        if (w[h] > w[big]) big = h;
+      }
+      w[big] += 4294967296 - total;
+      if (dist.length === 1) {
+        out[0] = 0;
+        for (let i = 1; i < 32; i++) out[i] = 0;
+        return;
+      }
+      const small: number[] = [];
+      const large: number[] = [];
+      for (let i = 0; i < 32; i++) (w[i] < 2 ** 27 ? small : large).push(i);
+      for (let i = 0; i < 32; i++) out[i] = ((2 ** 27 - 1) * 32 + i) | 0;
+      while (small.length > 0 && large.length > 0) {
+        const sI = small.pop()!;
+        const lI = large[large.length - 1];
+        out[sI] = (w[sI] * 32 + lI) | 0;
+        w[lI] -= 2 ** 27 - w[sI];
+        if (w[lI] < 2 ** 27) {
+          large.pop();
+          small.push(lI);
+        }
+      }
+    };
+    let tables = 0;
+    for (const fps of [[3], [2, 6], [3, 2, 1], [1, 1, 2, 3], [6, 1, 4, 2, 5]]) {
+      const dists = runDists(fps);
+      expect(dists.length).toBe(5 ** fps.length);
+      dists.forEach((dist, r) => {
+        const steps = fps.map((_, i) => Math.floor(r / 5 ** (fps.length - 1 - i)) % 5); // the first block's most significant
+        expect(dist, `${fps} ${steps}`).toEqual(plainHits(fps, steps));
+        const got = new Int32Array(32).fill(7);
+        const want = new Int32Array(32);
+        K.fieldAliasTable(dist, got, 0);
+        reference(dist, want);
+        expect([...got], `${fps} ${steps}`).toEqual([...want]);
+        tables++;
+      });
+    }
+    expect(tables).toBe(5 + 25 + 125 + 625 + 3125);
+  });
 
   // Bundled scenarios: the castle ones take the table path; the two field battles the field
   // path, and the table path is held to the general path on them too.

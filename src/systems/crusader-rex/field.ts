@@ -14,7 +14,7 @@
 import { cached } from './cache.js';
 import { nextI32, nextTrialState, type RngState } from '../../engine/rng.js';
 import { FIELD, PENDING, type CrusaderRexCompiled } from './compile.js';
-import { chargeOutcomes } from './table.js';
+import { chargeOutcomes, joined, runDists, sideTables } from './table.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
 
 // === a field battle at a town without a castle =================================================
@@ -113,15 +113,8 @@ function finishFast(c: CrusaderRexCompiled, acc: Float64Array, attrB: number, hi
 const TABLE_MAX = 5;
 /** Hits one run of volleys can score: up to 5 blocks of 4 steps (the APPLY stride). */
 const HS = 21;
-interface SideTables {
-  n: number;
-  apply: Int32Array; // [state * HS + hits] -> state
-  nz: Uint8Array; // blocks in the field
-  sum: Uint8Array; // steps in the field
-  max: Uint8Array; // steps of the strongest block in the field
-  digit: Uint8Array; // [state * n + j] -> steps of the side's j-th block
-}
-// Both sides' tables in one array each, side 1 after side 0 (no branch on the side in the loop):
+// Both sides' state tables (table.ts' sideTables) in one array each, side 1 after side 0 (no
+// branch on the side in the loop):
 // digit[dOff[sd] + state * n[sd] + pos], apply[aOff[sd] + state * HS + hits], nz[zOff[sd] + state].
 var DIG: Uint8Array = new Uint8Array(0);
 var APP: Int32Array = new Int32Array(0);
@@ -171,49 +164,62 @@ const NO_DICE = 0;
  * Probabilities are rounded to multiples of 2^-32 (the largest absorbs the rounding).
  */
 export function fieldAliasTable(dist: number[], out: Int32Array, at: number): void {
-  const w = new Array<number>(ALIAS_K).fill(0);
-  let total = 0;
-  let big = 0;
-  for (let h = 0; h < dist.length && h < ALIAS_K; h++) {
-    w[h] = Math.round(dist[h] * 4294967296);
-    total += w[h];
-    if (w[h] > w[big]) big = h;
-  }
-  w[big] += 4294967296 - total;
   if (dist.length === 1) {
     out[at] = NO_DICE;
     for (let i = 1; i < ALIAS_K; i++) out[at + i] = 0; // never drawn
     return;
   }
-  const small: number[] = [];
-  const large: number[] = [];
-  for (let i = 0; i < ALIAS_K; i++) (w[i] < ALIAS_CAP ? small : large).push(i);
-  // A full slot keeps i whatever the draw: threshold 2^27 - 1 and alias i. (So no entry is 0,
-  // NO_DICE: a slot below full has an alias other than itself.)
-  for (let i = 0; i < ALIAS_K; i++) out[at + i] = ((ALIAS_CAP - 1) * 32 + i) | 0;
-  while (small.length > 0 && large.length > 0) {
-    const sI = small.pop()!;
-    const lI = large[large.length - 1];
+  // (typed scratch arrays and stacks: a case's tables make hundreds of these, mostly in cold code)
+  const w = FA_W;
+  let total = 0;
+  let big = 0;
+  for (let h = 0; h < ALIAS_K; h++) {
+    w[h] = h < dist.length ? Math.round(dist[h] * 4294967296) : 0;
+    total += w[h];
+    if (w[h] > w[big]) big = h;
+  }
+  w[big] += 4294967296 - total;
+  const small = FA_SMALL;
+  const large = FA_LARGE;
+  let ns = 0;
+  let nl = 0;
+  for (let i = 0; i < ALIAS_K; i++) {
+    if (w[i] < ALIAS_CAP) small[ns++] = i;
+    else large[nl++] = i;
+    // A full slot keeps i whatever the draw: threshold 2^27 - 1 and alias i. (So no entry is 0,
+    // NO_DICE: a slot below full has an alias other than itself.)
+    out[at + i] = ((ALIAS_CAP - 1) * 32 + i) | 0;
+  }
+  while (ns > 0 && nl > 0) {
+    const sI = small[--ns];
+    const lI = large[nl - 1];
     out[at + sI] = (w[sI] * 32 + lI) | 0;
     w[lI] -= ALIAS_CAP - w[sI];
     if (w[lI] < ALIAS_CAP) {
-      large.pop();
-      small.push(lI);
+      nl--;
+      small[ns++] = lI;
     }
   }
 }
+/** fieldAliasTable's scratch: the weights, the small and large stacks. */
+const FA_W = new Float64Array(ALIAS_K);
+const FA_SMALL = new Int32Array(ALIAS_K);
+const FA_LARGE = new Int32Array(ALIAS_K);
 
-/** Alias tables made so far, by what their distribution depends on (see buildRuns' `table`). */
+/**
+ * A run's alias tables for each combination of its blocks' steps (ALIAS_K entries each, by the
+ * steps in base 5, the first block's most significant; a charge's by the charger's steps), by
+ * what they depend on: plain or a charge, and the firepowers in firing order. Made once per
+ * worker (the cases of a sweep share them), at most ALIAS_RUNS_KEEP runs (a 5-block run's are 400 kB).
+ */
 const ALIAS_MADE = new Map<string, Int32Array>();
+const ALIAS_RUNS_KEEP = 64;
 
-/** Total hits of plain volleys: the sum of Binomial(steps[i], firepower / 6) over the blocks, in their order. */
-function plainHits(blocks: number[], steps: number[]): number[] {
-  let dist = [1];
-  for (let i = 0; i < blocks.length; i++) {
-    const p = fFp[blocks[i]] / 6;
-    for (let j = steps[i]; j > 0; j--) dist = dist.map((q, h) => q * (1 - p) + (h > 0 ? dist[h - 1] * p : 0)).concat([dist[dist.length - 1] * p]);
-  }
-  return dist;
+function makeRunAlias(fps: number[], charge: boolean): Int32Array {
+  const dists = charge ? Array.from({ length: 5 }, (_, s) => chargeOutcomes(s, fps[0])) : runDists(fps);
+  const all = new Int32Array(dists.length * ALIAS_K);
+  for (let r = 0; r < dists.length; r++) fieldAliasTable(dists[r], all, r * ALIAS_K);
+  return all;
 }
 
 /**
@@ -239,10 +245,11 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
   /**
    * One alias table per firing state of side sd, from that state's outcome distribution. A
    * run's distribution depends only on the firepower and steps of its own blocks (or of the
-   * charger), so each distinct one is made once and copied (ALIAS_MADE, kept for the worker's
-   * life; made by the same sums in the same order, so the tables are the same bits): a 5-block
-   * side has 3125 states, and making every state's table anew cost each worker 30-40 ms per
-   * case before its first battle.
+   * charger): its 5^len step combinations' tables (5 for a charge) are made together, once per
+   * worker (makeRunAlias, ALIAS_MADE: the distributions by runDists' walk, the sums one state at
+   * a time made before, so the tables are the same bits), and each state copies its own: a
+   * 5-block side has 3125 states, and a string key and a table per state cost each worker
+   * 20-40 ms per case before its first battle.
    */
   const table = (name: string, sd: number, blocks: number[], chargeB: number): number => {
     let at = key.get(name);
@@ -250,20 +257,14 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
     const n = nSide[sd];
     const states = 5 ** n;
     const out = new Int32Array(states * ALIAS_K);
-    const digits = DIG.subarray(dOff[sd], dOff[sd] + states * n);
-    const steps = blocks.map(() => 0);
+    const fired = chargeB >= 0 ? [chargeB] : blocks;
+    const fps = fired.map((b) => fFp[b]);
+    const made = cached(ALIAS_MADE, `${chargeB >= 0 ? 'c' : 'p'}${fps.join(',')}`, () => makeRunAlias(fps, chargeB >= 0), ALIAS_RUNS_KEEP);
+    const d0 = dOff[sd];
     for (let x = 0; x < states; x++) {
-      let k = chargeB >= 0 ? `c${fFp[chargeB]}:${digits[x * n + bPos[chargeB]]}` : 'p';
-      for (let i = 0; i < blocks.length; i++) {
-        steps[i] = digits[x * n + bPos[blocks[i]]];
-        k += `${fFp[blocks[i]]}:${steps[i]},`;
-      }
-      const made = cached(ALIAS_MADE, k, () => {
-        const t = new Int32Array(ALIAS_K);
-        fieldAliasTable(chargeB >= 0 ? chargeOutcomes(digits[x * n + bPos[chargeB]], fFp[chargeB]) : plainHits(blocks, steps), t, 0);
-        return t;
-      }, 100_000);
-      out.set(made, x * ALIAS_K);
+      let r = 0;
+      for (let i = 0; i < fired.length; i++) r = r * 5 + DIG[d0 + x * n + bPos[fired[i]]];
+      for (let j = 0, from = r * ALIAS_K, to = x * ALIAS_K; j < ALIAS_K; j++) out[to + j] = made[from + j];
     }
     at = size;
     key.set(name, at);
@@ -317,56 +318,6 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
   }
 }
 
-/** Side tables made so far, by block count and hit preference (cases of a sweep share them). */
-const SIDE_MADE = new Map<string, SideTables>();
-
-function buildSideTables(n: number, pref: number[]): SideTables {
-  return cached(SIDE_MADE, `${n}:${pref.join(',')}`, () => makeSideTables(n, pref), 1000);
-}
-
-function makeSideTables(n: number, pref: number[]): SideTables {
-  const states = 5 ** n;
-  const apply = new Int32Array(states * HS);
-  const nz = new Uint8Array(states);
-  const sum = new Uint8Array(states);
-  const max = new Uint8Array(states);
-  const digit = new Uint8Array(states * n);
-  const d = new Array<number>(n).fill(0);
-  for (let x = 0; x < states; x++) {
-    let y = x;
-    for (let j = 0; j < n; j++) {
-      d[j] = y % 5;
-      y = (y / 5) | 0;
-      digit[x * n + j] = d[j];
-      if (d[j] > 0) {
-        nz[x]++;
-        sum[x] += d[j];
-        if (d[j] > max[x]) max[x] = d[j];
-      }
-    }
-    const e = d.slice();
-    for (let h = 0; h < HS; h++) {
-      if (h > 0) {
-        let best = -1;
-        for (const j of pref) if (e[j] > 0 && (best < 0 || e[j] > e[best])) best = j;
-        if (best >= 0) e[best]--;
-      }
-      let v = 0;
-      for (let j = n - 1; j >= 0; j--) v = v * 5 + e[j];
-      apply[x * HS + h] = v;
-    }
-  }
-  return { n, apply, nz, sum, max, digit };
-}
-
-/** Two sides' tables in one array, side 1 after side 0. */
-function joined<T extends Uint8Array | Int32Array>(a: T, b: T): T {
-  const out = new (a.constructor as new (n: number) => T)(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
-}
-
 function buildTablesInto(c: CrusaderRexCompiled, ords: Int32Array[]): boolean {
   const perSide = [0, 1].map((sd) => c.side.filter((x) => x === sd).length);
   if (perSide[0] > TABLE_MAX || perSide[1] > TABLE_MAX) return false;
@@ -377,9 +328,12 @@ function buildTablesInto(c: CrusaderRexCompiled, ords: Int32Array[]): boolean {
     bPos[b] = next[c.side[b]]++;
     bWeight[b] = 5 ** bPos[b];
   }
-  const [t0, t1] = [0, 1].map((sd) => buildSideTables(perSide[sd], Array.from(hitOrder[sd], (b) => bPos[b])));
+  // the table path's state tables (table.ts: the same tables, apply as Uint16Array there)
+  const [t0, t1] = [0, 1].map((sd) => sideTables(perSide[sd], Array.from(hitOrder[sd], (b) => bPos[b])));
   DIG = joined(t0.digit, t1.digit);
-  APP = joined(t0.apply, t1.apply);
+  APP = new Int32Array(t0.apply.length + t1.apply.length);
+  APP.set(t0.apply, 0);
+  APP.set(t1.apply, t0.apply.length);
   NZ = joined(t0.nz, t1.nz);
   SUM = joined(t0.sum, t1.sum);
   MAXD = joined(t0.max, t1.max);

@@ -236,7 +236,8 @@ const A_ORDER = new Int32Array(32);
 const A_SMALL = new Int32Array(32);
 const A_LARGE = new Int32Array(32);
 
-interface SideTables {
+/** One side's state tables over its 5^n states (see the top of the file). */
+export interface SideTables {
   n: number;
   apply: Uint16Array;
   nz: Uint8Array;
@@ -294,8 +295,8 @@ function buildSideTables(n: number, pref: number[]): SideTables {
   return t;
 }
 
-/** Two sides' tables in one array, side 1 after side 0. */
-function joined<T extends Uint8Array | Int8Array | Uint16Array | Int32Array>(a: T, b: T): T {
+/** Two sides' tables in one array, side 1 after side 0 (the field path's too). */
+export function joined<T extends Uint8Array | Int8Array | Uint16Array | Int32Array>(a: T, b: T): T {
   const out = new (a.constructor as new (n: number) => T)(a.length + b.length);
   out.set(a, 0);
   out.set(b, a.length);
@@ -329,6 +330,11 @@ export const _tableCaches = {
   },
 };
 
+/** One side's state tables, made once per worker (SIDE_MADE; the field path's too: field.ts). */
+export function sideTables(n: number, pref: number[]): SideTables {
+  return cached(SIDE_MADE, `${n}:${pref.join(',')}`, () => buildSideTables(n, pref), 16);
+}
+
 /** One more die at p on the hit distribution `dist` (a new array; the sums buildRuns has always made). */
 function oneMore(dist: number[], p: number): number[] {
   const n = dist.length;
@@ -340,30 +346,38 @@ function oneMore(dist: number[], p: number): number[] {
 }
 
 /**
+ * The hit distributions of a plain run of blocks with firepowers `fps`, in firing order, for
+ * every combination of their steps (0-4 each; index: the steps in base 5, the first block's most
+ * significant): the sum of Binomial(steps[i], fps[i] / 6), one die at a time (oneMore), in one
+ * walk that shares each prefix (the same sums in the same order as one combination at a time,
+ * so the same bits). Both paths' run tables are made from these (field.ts too).
+ */
+export function runDists(fps: number[]): number[][] {
+  const m = fps.length;
+  const dists: number[][] = [];
+  const walk = (i: number, dist: number[]): void => {
+    if (i === m) {
+      dists.push(dist);
+      return;
+    }
+    const p = fps[i] / 6;
+    for (let s = 0; s < 5; s++) {
+      walk(i + 1, dist);
+      if (s < 4) dist = oneMore(dist, p);
+    }
+  };
+  walk(0, [1]);
+  return dists;
+}
+
+/**
  * The run tables of blocks at positions `ps` with firepowers `fps` (one charging block when
  * `charge`) for a side of n blocks. A plain run's total hits are the sum of Binomial(steps[i],
- * fps[i] / 6) over its blocks in firing order, one die at a time; the distributions of every
- * combination of the run's steps are made in one walk that shares each prefix (the same sums in
- * the same order as one state at a time, so the same bits), and each state takes its own.
+ * fps[i] / 6) over its blocks in firing order (runDists), and each state takes its own.
  */
 function makeRunTable(n: number, ps: number[], fps: number[], charge: boolean): [Uint32Array, Uint8Array, number] {
   const m = ps.length;
-  const dists: number[][] = []; // by the run's steps, the first block's most significant (base 5)
-  if (charge) for (let s = 0; s < 5; s++) dists.push(chargeOutcomes(s, fps[0]));
-  else {
-    const walk = (i: number, dist: number[]): void => {
-      if (i === m) {
-        dists.push(dist);
-        return;
-      }
-      const p = fps[i] / 6;
-      for (let s = 0; s < 5; s++) {
-        walk(i + 1, dist);
-        if (s < 4) dist = oneMore(dist, p);
-      }
-    };
-    walk(0, [1]);
-  }
+  const dists = charge ? Array.from({ length: 5 }, (_, s) => chargeOutcomes(s, fps[0])) : runDists(fps);
   let most = 1; // outcomes with a chance, in the largest state
   for (let j = 0; j < dists.length; j++) {
     const d = dists[j].slice();
@@ -496,7 +510,7 @@ type StateTables = Pick<Tables, 'DIG' | 'APP' | 'NZ' | 'SUM' | 'MAXD' | 'NEXT' |
 function stateTables(n: number[], prefs: number[][]): StateTables {
   const key = `${n[0]}:${prefs[0].join(',')}|${n[1]}:${prefs[1].join(',')}`;
   return cached(STATE_MADE, key, () => {
-    const [t0, t1] = [0, 1].map((sd) => cached(SIDE_MADE, `${n[sd]}:${prefs[sd].join(',')}`, () => buildSideTables(n[sd], prefs[sd]), 16));
+    const [t0, t1] = [0, 1].map((sd) => sideTables(n[sd], prefs[sd]));
     return {
       DIG: joined(t0.digit, t1.digit),
       APP: joined(t0.apply, t1.apply),
