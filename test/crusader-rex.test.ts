@@ -367,6 +367,45 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
     K.fieldAliasTable([1], none, 0);
     expect(none[0]).toBe(0);
   });
+  it('side state tables are the ones the state-by-state construction made (both paths)', async () => {
+    const { sideTables } = await import('../src/systems/crusader-rex/table.js');
+    // the construction before typed locals and copyWithin: hits applied one at a time
+    const reference = (n: number, pref: number[]) => {
+      const states = 5 ** n;
+      const t = { apply: new Uint16Array(states * 21), nz: new Uint8Array(states), sum: new Uint8Array(states), max: new Uint8Array(states), next: new Int8Array(states).fill(-1), ties: new Uint8Array(states), tied: new Int8Array(states * 5).fill(-1), mask: new Uint8Array(states), digit: new Uint8Array(states * n) };
+      const strongest = (e: number[]) => {
+        let best = -1;
+        for (const j of pref) if (e[j] > 0 && (best < 0 || e[j] > e[best])) best = j;
+        return best;
+      };
+      for (let x = 0; x < states; x++) {
+        const d = Array.from({ length: n }, (_, j) => Math.floor(x / 5 ** j) % 5);
+        d.forEach((v, j) => {
+          t.digit[x * n + j] = v;
+          if (v > 0) {
+            t.nz[x]++;
+            t.sum[x] += v;
+            t.mask[x] |= 1 << j;
+            t.max[x] = Math.max(t.max[x], v);
+          }
+        });
+        d.forEach((v, j) => {
+          if (v > 0 && v === t.max[x]) t.tied[x * 5 + t.ties[x]++] = j;
+        });
+        t.next[x] = strongest(d);
+        const e = d.slice();
+        for (let h = 0; h < 21; h++) {
+          if (h > 0 && strongest(e) >= 0) e[strongest(e)]--;
+          t.apply[x * 21 + h] = e.reduceRight((v, s) => v * 5 + s, 0);
+        }
+      }
+      return t;
+    };
+    for (const [n, pref] of [[0, []], [1, [0]], [2, [1, 0]], [3, [0, 1, 2]], [4, [2, 0, 3, 1]], [5, [4, 3, 2, 1, 0]], [5, [0, 1, 2, 3, 4]]] as [number, number[]][]) {
+      const got = sideTables(n, pref) as unknown as Record<string, ArrayLike<number>>;
+      for (const [k, want] of Object.entries(reference(n, pref))) expect(Array.from(got[k]), `${n} blocks, hit order ${pref}: ${k}`).toEqual(Array.from(want));
+    }
+  });
   it('field path alias tables and run distributions are the same bits as the one-state-at-a-time construction', async () => {
     const { _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
     const { runDists } = await import('../src/systems/crusader-rex/table.js');

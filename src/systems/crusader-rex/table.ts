@@ -198,13 +198,16 @@ export function aliasTable(dist: number[], thr: Uint32Array, ali: Uint8Array, at
   }
   let left = 2 ** 32 - total;
   if (left > 0) {
-    // the largest remainders first, ties by index: each gets one more
+    // the largest remainders first, ties by index: each gets one more. Slots past the outcomes
+    // have remainder 0, the least, so they come last in index order: only the outcomes are sorted.
     const order = A_ORDER;
-    for (let i = 0; i < K; i++) {
+    const L = Math.min(dist.length, K);
+    for (let i = 0; i < L; i++) {
       let j = i;
       for (; j > 0 && rem[order[j - 1]] < rem[i]; j--) order[j] = order[j - 1];
       order[j] = i;
     }
+    for (let i = L; i < K; i++) order[i] = i;
     for (let i = 0; i < K && left > 0; i++, left--) w[order[i]]++;
   }
   const small = A_SMALL;
@@ -250,49 +253,54 @@ export interface SideTables {
   digit: Uint8Array;
 }
 
-/** A side's state tables for n blocks, ties in hit order `pref` (positions). */
+/**
+ * A side's state tables for n blocks, ties in hit order `pref` (positions). (Typed locals,
+ * indexed loops and one copyWithin per state: 3125 states of a 5-block side are made in cold
+ * code, before a worker's first battle.)
+ */
 function buildSideTables(n: number, pref: number[]): SideTables {
   const states = 5 ** n;
-  const t: SideTables = {
-    n,
-    apply: new Uint16Array(states * HS),
-    nz: new Uint8Array(states),
-    sum: new Uint8Array(states),
-    max: new Uint8Array(states),
-    next: new Int8Array(states).fill(-1),
-    ties: new Uint8Array(states),
-    tied: new Int8Array(states * TABLE_MAX).fill(-1),
-    mask: new Uint8Array(states),
-    digit: new Uint8Array(states * n),
-  };
-  const d = new Array<number>(n).fill(0);
-  const strongest = (e: number[]) => {
-    let best = -1;
-    for (const j of pref) if (e[j] > 0 && (best < 0 || e[j] > e[best])) best = j;
-    return best;
-  };
+  const apply = new Uint16Array(states * HS);
+  const nz = new Uint8Array(states);
+  const sum = new Uint8Array(states);
+  const max = new Uint8Array(states);
+  const next = new Int8Array(states).fill(-1);
+  const ties = new Uint8Array(states);
+  const tied = new Int8Array(states * TABLE_MAX).fill(-1);
+  const mask = new Uint8Array(states);
+  const digit = new Uint8Array(states * n);
+  const order = Int32Array.from(pref);
+  const d = new Int32Array(n);
   for (let x = 0; x < states; x++) {
     let y = x;
+    let most = 0;
     for (let j = 0; j < n; j++) {
-      d[j] = y % 5;
+      const v = y % 5;
       y = (y / 5) | 0;
-      t.digit[x * n + j] = d[j];
-      if (d[j] > 0) {
-        t.nz[x]++;
-        t.sum[x] += d[j];
-        t.mask[x] |= 1 << j;
-        if (d[j] > t.max[x]) t.max[x] = d[j];
+      d[j] = v;
+      digit[x * n + j] = v;
+      if (v > 0) {
+        nz[x]++;
+        sum[x] += v;
+        mask[x] |= 1 << j;
+        if (v > most) most = v;
       }
     }
-    for (let j = 0; j < n; j++) if (d[j] > 0 && d[j] === t.max[x]) t.tied[x * TABLE_MAX + t.ties[x]++] = j;
-    const best = strongest(d);
-    t.next[x] = best;
-    // h hits on x: the first on its strongest, the other h - 1 on what is left (a smaller state, made before)
-    t.apply[x * HS] = x;
-    const y1 = best < 0 ? 0 : x - POW5[best];
-    for (let h = 1; h < HS; h++) t.apply[x * HS + h] = t.apply[y1 * HS + h - 1];
+    max[x] = most;
+    for (let j = 0; j < n; j++) if (d[j] > 0 && d[j] === most) tied[x * TABLE_MAX + ties[x]++] = j;
+    // the strongest: the most steps, ties by hit order
+    let best = -1;
+    for (let i = 0; i < order.length; i++) {
+      const j = order[i];
+      if (d[j] > 0 && (best < 0 || d[j] > d[best])) best = j;
+    }
+    next[x] = best;
+    // h hits on x: the first on its strongest, the other h - 1 on what is left (a smaller state,
+    // made before); none left (x = 0): 0 whatever the hits
+    apply[x * HS] = x;
+    if (best >= 0) apply.copyWithin(x * HS + 1, (x - POW5[best]) * HS, (x - POW5[best]) * HS + HS - 1);
   }
-  return t;
+  return { n, apply, nz, sum, max, next, ties, tied, mask, digit };
 }
 
 /** Two sides' tables in one array, side 1 after side 0 (the field path's too). */
@@ -380,27 +388,30 @@ function makeRunTable(n: number, ps: number[], fps: number[], charge: boolean): 
   const dists = charge ? Array.from({ length: 5 }, (_, s) => chargeOutcomes(s, fps[0])) : runDists(fps);
   let most = 1; // outcomes with a chance, in the largest state
   for (let j = 0; j < dists.length; j++) {
-    const d = dists[j].slice();
-    while (d.length > 1 && d[d.length - 1] === 0) d.pop();
-    dists[j] = d;
+    let d = dists[j];
+    if (d.length > 1 && d[d.length - 1] === 0) {
+      d = d.slice();
+      while (d.length > 1 && d[d.length - 1] === 0) d.pop();
+      dists[j] = d;
+    }
     if (d.length > most) most = d.length;
   }
   const logK = Math.max(1, Math.ceil(Math.log2(most)));
   const K = 1 << logK;
-  const made = dists.map((d) => {
-    const t = [new Uint32Array(K), new Uint8Array(K)] as const;
-    aliasTable(d, t[0], t[1], 0, logK);
-    return t;
-  });
+  // each combination's table, then each state copies its own (one buffer, one loop: made in cold code)
+  const madeThr = new Uint32Array(dists.length << logK);
+  const madeAli = new Uint8Array(dists.length << logK);
+  for (let j = 0; j < dists.length; j++) aliasTable(dists[j], madeThr, madeAli, j << logK, logK);
   const states = 5 ** n;
   const thr = new Uint32Array(states << logK);
   const ali = new Uint8Array(states << logK);
   for (let x = 0; x < states; x++) {
     let k = 0;
     for (let i = 0; i < m; i++) k = k * 5 + (Math.floor(x / POW5[ps[i]]) % 5);
-    const t = made[k];
-    thr.set(t[0], x << logK);
-    ali.set(t[1], x << logK);
+    for (let i = 0, from = k << logK, to = x << logK; i < K; i++) {
+      thr[to + i] = madeThr[from + i];
+      ali[to + i] = madeAli[from + i];
+    }
   }
   return [thr, ali, logK];
 }
