@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chanceThreshold, deriveState, nextU32, stateFromWords } from '../src/engine/rng.js';
+import { chanceThreshold, deriveState, fmix32, nextI32, nextTrialState, nextU32, stateFromWords } from '../src/engine/rng.js';
 import { dieThreshold, rollChance, rollDie } from '../src/engine/dice.js';
 
 /** An independent xoshiro128** in BigInt, straight from the reference C code. */
@@ -43,6 +43,20 @@ describe('xoshiro128**', () => {
     expect(Array.from(deriveState(42, 'point-0', 1)).join()).not.toBe(a);
     expect(Array.from(deriveState(42, 'point-1', 0)).join()).not.toBe(a);
     expect(Array.from(deriveState(43, 'point-0', 0)).join()).not.toBe(a);
+  });
+
+  it("gives each trial the state its definition says: four of the stream's draws, each mixed (nextTrialState keeps the words in locals)", () => {
+    const mix = [0x9e3779b9, 0x7f4a7c15, 0x6a09e667, 0x3c6ef372];
+    const g = stateFromWords(0x80000001, 7, 0xdeadbeef, 0x12345678);
+    const ref = Int32Array.from(g);
+    const out = new Int32Array(4);
+    for (let trial = 0; trial < 1000; trial++) {
+      nextTrialState(g, out);
+      const want = mix.map((m) => fmix32(nextI32(ref) ^ m));
+      if (!want.some((w) => w !== 0)) want[0] = 1; // (never here: the all-zero state is mended)
+      expect(Array.from(out)).toEqual(want);
+      expect(Array.from(g)).toEqual(Array.from(ref)); // the stream moved on by four draws
+    }
   });
 
   it('turns probabilities into int32 thresholds, exact at the ends', () => {
