@@ -897,6 +897,29 @@ function stormRound(c: CrusaderRexCompiled, rng: RngState, jihad: boolean): void
   att = bes; // 4.4: the besieger attacks in a storm
   const o = own * 2 + (jihad ? 1 : 0);
   const end = runTo[o];
+  if (plainOrder[o] === 1) {
+    // plain volleys only (as fieldRound): the castle and the stormers in locals, no block to look at
+    const ow = own;
+    let cx = C[ow];
+    let sx = S[bes];
+    for (let k = runFrom[o]; k < end && cx !== 0 && sx !== 0; k++) {
+      const log = runAltLog[k];
+      if (runSide[k] === ow) {
+        const at = runAlt[k] + (cx << log);
+        if (THR[at] !== NO_DICE) sx = hitState(rng, bes, sx, draw(rng, at, log));
+      } else {
+        const at = runAlt[k] + (sx << log);
+        if (THR[at] === NO_DICE) continue;
+        C[ow] = cx;
+        hitCastle(rng, draw(rng, at, log));
+        cx = C[ow];
+      }
+    }
+    C[ow] = cx;
+    S[bes] = sx;
+    stormEnd(); // (once, as the loop below: it ends the storm when either place is empty)
+    return;
+  }
   for (let k = runFrom[o]; k < end; k++) {
     if (stormEnd()) return;
     const sd = runSide[k];
@@ -1056,13 +1079,16 @@ function battleTurn(c: CrusaderRexCompiled, rng: RngState, turn: number, base: n
   // After R3 (2.8): sallies go back in, stormers come out, the half-hit is lost, late reserves join.
   for (let sd = 0; sd < 2; sd++) {
     if (SAL[sd] !== 0) {
-      const back = SAL[sd] & MASK[sd * Z1 + F[sd]];
-      for (let p = 0; back >> p !== 0; p++) {
-        if (((back >> p) & 1) === 0) continue;
-        const v = digit(sd, F[sd], p) * POW5[p];
-        F[sd] -= v;
-        C[sd] += v;
+      // the sallying blocks still in the field, digit by digit (one's digit leaves the others' as they are)
+      const x = F[sd];
+      const row = sd * D1 + x * nSide[sd];
+      let v = 0;
+      for (let back = SAL[sd] & MASK[sd * Z1 + x]; back !== 0; back &= back - 1) {
+        const p = 31 - Math.clz32(back & -back);
+        v += DIG[row + p] * POW5[p];
       }
+      F[sd] = x - v;
+      C[sd] += v;
       SAL[sd] = 0;
     }
     if (S[sd] !== 0) {
