@@ -212,14 +212,14 @@ const FA_LARGE = new Int32Array(ALIAS_K);
  * what they depend on: plain or a charge, and the firepowers in firing order. Made once per
  * worker (the cases of a sweep share them), at most ALIAS_RUNS_KEEP runs (a 5-block run's are 400 kB).
  */
-const ALIAS_MADE = new Map<string, Int32Array>();
+const ALIAS_MADE = new Map<string, Int32Array[]>();
 const ALIAS_RUNS_KEEP = 64;
 
-function makeRunAlias(fps: number[], charge: boolean): Int32Array {
+function makeRunAlias(fps: number[], charge: boolean): Int32Array[] {
   const dists = charge ? Array.from({ length: 5 }, (_, s) => chargeOutcomes(s, fps[0])) : runDists(fps);
   const all = new Int32Array(dists.length * ALIAS_K);
   for (let r = 0; r < dists.length; r++) fieldAliasTable(dists[r], all, r * ALIAS_K);
-  return all;
+  return dists.map((_, r) => all.subarray(r * ALIAS_K, (r + 1) * ALIAS_K));
 }
 
 /**
@@ -264,7 +264,7 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[]): void {
     for (let x = 0; x < states; x++) {
       let r = 0;
       for (let i = 0; i < fired.length; i++) r = r * 5 + DIG[d0 + x * n + bPos[fired[i]]];
-      for (let j = 0, from = r * ALIAS_K, to = x * ALIAS_K; j < ALIAS_K; j++) out[to + j] = made[from + j];
+      out.set(made[r], x * ALIAS_K); // (a builtin copy: a loop of ALIAS_K here ran interpreted, before the first battle)
     }
     at = size;
     key.set(name, at);

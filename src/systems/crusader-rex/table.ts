@@ -398,20 +398,20 @@ function makeRunTable(n: number, ps: number[], fps: number[], charge: boolean): 
   }
   const logK = Math.max(1, Math.ceil(Math.log2(most)));
   const K = 1 << logK;
-  // each combination's table, then each state copies its own (one buffer, one loop: made in cold code)
-  const madeThr = new Uint32Array(dists.length << logK);
-  const madeAli = new Uint8Array(dists.length << logK);
-  for (let j = 0; j < dists.length; j++) aliasTable(dists[j], madeThr, madeAli, j << logK, logK);
+  const made = dists.map((d) => {
+    const t = [new Uint32Array(K), new Uint8Array(K)] as const;
+    aliasTable(d, t[0], t[1], 0, logK);
+    return t;
+  });
   const states = 5 ** n;
   const thr = new Uint32Array(states << logK);
   const ali = new Uint8Array(states << logK);
   for (let x = 0; x < states; x++) {
     let k = 0;
     for (let i = 0; i < m; i++) k = k * 5 + (Math.floor(x / POW5[ps[i]]) % 5);
-    for (let i = 0, from = k << logK, to = x << logK; i < K; i++) {
-      thr[to + i] = madeThr[from + i];
-      ali[to + i] = madeAli[from + i];
-    }
+    const t = made[k];
+    thr.set(t[0], x << logK); // (a builtin copy: a loop of K here ran interpreted, before the first battle)
+    ali.set(t[1], x << logK);
   }
   return [thr, ali, logK];
 }
