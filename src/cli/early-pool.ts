@@ -1,5 +1,5 @@
 /**
- * The worker pool of `siegesim run`, started by entry.ts before the program loads: the threads
+ * The worker pool of `siegesim run`, started by start.ts before the program loads: the threads
  * boot (piscina's worker, the kernels) on the other cores while this thread loads the program
  * (~85 ms) and the scenarios, instead of after. Only a run that looks big starts it
  * (looksBig); one that turns out to need no threads closes it unused; no other command starts it.

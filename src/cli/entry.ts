@@ -1,15 +1,4 @@
-/**
- * The `siegesim` command, started by main.ts (from its bundle when built). Commands that write
- * reports start the chart renderer thread first, so vega loads on another core while this one
- * loads the rest of the program and runs (report/renderer.ts); `run` starts its worker pool
- * too (cli/early-pool.ts); then the program (program.ts, where the commands are listed) runs.
- */
-import { startRenderer } from '../report/renderer.js';
-import { startEarlyPool } from './early-pool.js';
+/** The command line from the compiled modules (main.ts runs the bundle instead when it is built): start.ts. */
+import { start } from './start.js';
 
-/** Commands whose output has charts. */
-const DRAWS = new Set(['run', 'merge', 'sensitivity', 'tune']);
-if (DRAWS.has(process.argv[2] ?? '')) startRenderer();
-startEarlyPool(process.argv); // `run`: its worker threads boot while the program loads
-const { main } = await import('./program.js');
-await main();
+await start();

@@ -1,24 +1,32 @@
 #!/usr/bin/env node
 /**
- * The `siegesim` executable. It runs the command line from its bundle, dist/cli/entry.js (one
- * file and a few chunks made by esbuild at `npm run build`: loading the ~300 modules of the
+ * The `siegesim` executable. It runs the command line from its bundle, dist/cli/siegesim.cjs
+ * (one CommonJS file made by esbuild at `npm run build`: loading the ~300 modules of the
  * compiled program and of zod and yaml one by one cost a tiny run about a fifth of its time),
- * and from the compiled modules (entry.ts) when the bundle is missing or older than them — after
- * a `tsc` alone, or with SIEGESIM_NO_BUNDLE=1 (stack traces then point at dist/src).
+ * compiled with the V8 code cache the build saved for it (src/code-cache.ts: ~35 ms less CPU a
+ * command); and from the compiled modules (entry.ts) when the bundle is missing or older than
+ * them — after a `tsc` alone, or with SIEGESIM_NO_BUNDLE=1 (stack traces then point at dist/src).
+ * SIEGESIM_CODE_CACHE=write saves the bundle's code cache as the command exits (the build's
+ * last step, src/code-cache-build.ts).
  */
 import { statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-const bundle = new URL('../../cli/entry.js', import.meta.url);
+const bundle = fileURLToPath(new URL('../../cli/siegesim.cjs', import.meta.url));
 const compiled = new URL('./entry.js', import.meta.url);
 
-function mtime(u: URL): number {
+function mtime(f: string | URL): number {
   try {
-    return statSync(u).mtimeMs;
+    return statSync(f).mtimeMs;
   } catch {
     return -1;
   }
 }
 
 const built = process.env.SIEGESIM_NO_BUNDLE ? -1 : mtime(bundle);
-const useBundle = built >= 0 && built >= mtime(compiled);
-await import(useBundle ? bundle.href : compiled.href);
+if (built >= 0 && built >= mtime(compiled)) {
+  const { loadBundle, saveCache } = await import('../code-cache.js');
+  const loaded = loadBundle<{ start: () => Promise<void> }>(bundle);
+  if (process.env.SIEGESIM_CODE_CACHE === 'write') process.on('exit', () => saveCache(loaded, bundle));
+  await loaded.exports.start();
+} else await import(compiled.href);

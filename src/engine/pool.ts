@@ -3,6 +3,7 @@
  * (tens of milliseconds of work); its result comes back copied, never transferred (workers/worker.ts says why).
  */
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { packageFile } from '../paths.js';
 import type { Piscina } from 'piscina';
 import type { BatchTask } from './chunk.js';
@@ -28,18 +29,20 @@ export class PoolExecutor implements Executor {
   constructor(readonly threads: number) {}
   /** Start the workers now (they load their modules while the caller does other work). */
   warm(): void {
-    // piscina itself is loaded only here: a run that needs no workers never loads it.
-    this.pool ??= import('piscina').then(
-      ({ Piscina }) =>
-        new Piscina({
-          filename: workerPath(),
-          minThreads: this.threads,
-          maxThreads: this.threads,
-          idleTimeout: 60_000,
-          // Each task is coarse; the engine keeps a short queue per thread so every core stays busy.
-          concurrentTasksPerWorker: 1,
-        }),
-    );
+    // piscina itself is loaded only here: a run that needs no workers never loads it. Required,
+    // not imported: the command line's bundle runs as a vm.Script compiled from its code cache,
+    // where import() has no loader (src/code-cache.ts).
+    this.pool ??= Promise.resolve().then(() => {
+      const { Piscina } = createRequire(import.meta.url)('piscina') as typeof import('piscina');
+      return new Piscina({
+        filename: workerPath(),
+        minThreads: this.threads,
+        maxThreads: this.threads,
+        idleTimeout: 60_000,
+        // Each task is coarse; the engine keeps a short queue per thread so every core stays busy.
+        concurrentTasksPerWorker: 1,
+      });
+    });
   }
   async run(task: BatchTask): Promise<Float64Array> {
     this.warm();

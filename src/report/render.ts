@@ -2,19 +2,17 @@
 import type { TopLevelSpec } from 'vega-lite';
 import { loadVega } from './vega.js';
 
-const loaded = loadVega();
-const { vega, vegaLite } = loaded;
+/** vega as this thread loaded it (code-cache-build.ts saves the code cache of its bundle). */
+export const vegaLoaded = loadVega();
+const { vega, vegaLite } = vegaLoaded;
 const { compile } = vegaLite;
-
-/** The compiled vega bundle this thread runs (vega-cache.ts saves its code cache), if loaded from it. */
-export const vegaScript = loaded.script;
 
 // In vega's build (vega-scenegraph) but not in its type declarations.
 const { resetSVGDefIds } = vega as unknown as { resetSVGDefIds: () => void };
 
 let queue: Promise<unknown> = Promise.resolve();
 
-/** A small chart through vega's common paths (line, rect, legends, axes): the renderer's warm-up, and one of the code cache's samples (vega-cache.ts). */
+/** A small chart through vega's common paths (line, rect, legends, axes): the renderer's warm-up, and one of the code cache's samples (code-cache-build.ts). */
 export const WARM_UP_SPEC: Record<string, unknown> = {
   data: { values: [{ x: 1, y: 0.5, c: 'a' }, { x: 2, y: 0.25, c: 'b' }] },
   layer: [

@@ -77,8 +77,8 @@ describe('siegesim run', () => {
 
   it('runs from its bundle (dist/cli, made after the compiled modules), and the compiled modules give the same report', async () => {
     // npm run build bundles after tsc: the launcher takes the bundle only when it is not older
-    const bundle = path.join(ROOT, 'dist/cli/entry.js');
-    expect(existsSync(bundle), 'dist/cli/entry.js: run npm run build').toBe(true);
+    const bundle = path.join(ROOT, 'dist/cli/siegesim.cjs');
+    expect(existsSync(bundle), 'dist/cli/siegesim.cjs: run npm run build').toBe(true);
     expect(statSync(bundle).mtimeMs).toBeGreaterThanOrEqual(statSync(path.join(ROOT, 'dist/src/cli/entry.js')).mtimeMs);
     const a = tmp();
     const b = tmp();

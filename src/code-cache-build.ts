@@ -1,0 +1,61 @@
+/**
+ * The build's last step (`npm run build`): the V8 code caches of the two bundles the bundle
+ * script made (src/code-cache.ts says why), each saved after sample work so it holds the
+ * functions real use compiles, not only each bundle's top level:
+ *  - vega's (dist/vendor/vega.cjs): after drawing the renderer's warm-up chart and every chart
+ *    of reports/examples/ (all four rules systems' kinds of chart), in this process;
+ *  - the command line's (dist/cli/siegesim.cjs): after `siegesim run` of every bundled scenario
+ *    at a few trials (each system's validation, compile, kernel, summary and report), in a
+ *    child process that saves it as it exits (SIEGESIM_CODE_CACHE=write, src/cli/main.ts).
+ *
+ *   node dist/src/code-cache-build.js
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cacheFileOf, saveCache } from './code-cache.js';
+import { packageFile } from './paths.js';
+import { VEGA_BUNDLE } from './report/vega.js';
+
+const CLI_BUNDLE = 'dist/cli/siegesim.cjs';
+
+/** The Vega-Lite specs of the example reports (charts/*.vl.json), in a fixed order. */
+function exampleSpecs(): Record<string, unknown>[] {
+  const root = packageFile('reports/examples');
+  if (!existsSync(root)) return [];
+  const out: Record<string, unknown>[] = [];
+  for (const dir of readdirSync(root).sort()) {
+    const charts = path.join(root, dir, 'charts');
+    if (!existsSync(charts)) continue;
+    for (const f of readdirSync(charts).sort()) if (f.endsWith('.vl.json')) out.push(JSON.parse(readFileSync(path.join(charts, f), 'utf8')) as Record<string, unknown>);
+  }
+  return out;
+}
+
+async function vegaCache(): Promise<void> {
+  const bundle = packageFile(VEGA_BUNDLE);
+  rmSync(cacheFileOf(bundle), { force: true }); // render.ts below must compile the new bundle from its source
+  const { renderSvg, vegaLoaded, WARM_UP_SPEC } = await import('./report/render.js');
+  if (!vegaLoaded.script) throw new Error(`${VEGA_BUNDLE} was not loaded`);
+  for (const s of [WARM_UP_SPEC, ...exampleSpecs()]) await renderSvg(s);
+  saveCache({ exports: vegaLoaded, script: vegaLoaded.script }, bundle);
+}
+
+function cliCache(): void {
+  const bundle = packageFile(CLI_BUNDLE);
+  rmSync(cacheFileOf(bundle), { force: true });
+  const out = mkdtempSync(path.join(tmpdir(), 'siegesim-cache-'));
+  try {
+    const r = spawnSync(process.execPath, [packageFile('dist/src/cli/main.js'), 'run', packageFile('scenarios'), '--trials', '200', '--threads', '1', '--no-progress', '--out', out], {
+      env: { ...process.env, SIEGESIM_CODE_CACHE: 'write', SIEGESIM_NO_BUNDLE: '' },
+      encoding: 'utf8',
+    });
+    if (r.status !== 0 || !existsSync(cacheFileOf(bundle))) throw new Error(`the command line's code cache was not made (exit ${r.status}): ${r.stderr}`);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+await vegaCache();
+cliCache();
