@@ -963,25 +963,16 @@ function declareStorm(c: CrusaderRexCompiled): boolean {
     if (policy === 2 && sums[bes * z1 + F[bes]] < enough) return false;
   }
   const storming = NZ[bes * z1 + stormers];
-  const n = nSide[bes];
-  const dig = DIG;
-  const row = bes * D1;
   const rating = c.rating;
+  const row = bes * z1;
   let f = F[bes];
   let add = 0;
   let addSteps = 0;
   for (let k = storming; k < rating; k++) {
-    let best = -1;
-    let most = 0;
-    const at = row + f * n;
-    for (let p = 0; p < n; p++) {
-      const d = dig[at + p];
-      if (d > most) {
-        most = d;
-        best = p;
-      }
-    }
-    if (best < 0) break;
+    // the strongest field block, the first in position order among equals (TIED's first)
+    const most = MAXD[row + f];
+    if (most === 0) break;
+    const best = TIED[(row + f) * TABLE_MAX];
     f -= most * POW5[best];
     add += most * POW5[best];
     addSteps += most;
