@@ -12,6 +12,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { mergeShards, runScenario, runShard, validateText, type ValidScenario } from '../src/api.js';
 import { readShardFile, writeShardFile } from '../src/cli/shard-file.js';
+import { LOADED } from '../src/engine/chunk.js';
 import { PoolExecutor, WorkerFailure } from '../src/engine/pool.js';
 import { ROOT, runCli, STACK_FRAME, startCli, tempDirs } from './cli-child.js';
 
@@ -309,6 +310,18 @@ describe('a worker that fails mid-batch', () => {
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(message);
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a pool closed as soon as it starts (an early pool after bad input) stops its threads only once their modules are loaded', async () => {
+    // Stopping a thread in the middle of loading them aborted the whole process now and then
+    // (Node 20's require() of an ES module: "FATAL ERROR: v8::Module::IsGraphAsync", exit 134).
+    const exec = new PoolExecutor(2);
+    const loaded: unknown[] = [];
+    exec.warm();
+    const pool = await (exec as unknown as { pool: Promise<import('piscina').Piscina> }).pool;
+    pool.on('message', (m: unknown) => loaded.push(m));
+    await exec.close();
+    expect(loaded).toEqual([LOADED, LOADED]);
   });
 
   it('in-process: the run rejects with WorkerFailure and the pool closes', async () => {

@@ -8,8 +8,12 @@
  * reference battle at 4.7-4.9 M battles/s against 6.4-6.5 M/s without the transfer, paired
  * piscina runs, issue 13). A batch's buffers are a few kilobytes; copying them costs nothing.
  */
-import { runBatch, type BatchTask } from '../src/engine/chunk.js';
+import { parentPort } from 'node:worker_threads';
+import { LOADED, runBatch, type BatchTask } from '../src/engine/chunk.js';
 import { KERNELS } from '../src/systems/kernels.js';
+
+// This module and its imports are loaded: the pool may stop this thread safely from now on (engine/pool.ts, close).
+parentPort?.postMessage(LOADED);
 
 /**
  * Test-only failure hook: `SIEGESIM_FAULT=worker-throw[:N]` makes each worker throw, and

@@ -29,6 +29,9 @@ export interface ChunkTask {
   trials: number;
 }
 
+/** What a worker thread posts once its modules are loaded (workers/worker.ts; engine/pool.ts waits for it before stopping the threads). */
+export const LOADED = 'siegesim:worker-loaded';
+
 /** Length of a chunk's result: every variant's accumulator, then (V−1)·P·2 paired sums. */
 export function resultLength(task: Pick<ChunkTask, 'accLengths' | 'pairedSlots'>): number {
   const V = task.accLengths.length;

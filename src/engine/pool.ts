@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { packageFile } from '../paths.js';
 import type { Piscina } from 'piscina';
-import type { BatchTask } from './chunk.js';
+import { LOADED, type BatchTask } from './chunk.js';
 import type { Executor } from './executor.js';
 
 /** The built worker: dist/workers/worker.js (from source under vitest too: the build's copy). */
@@ -15,6 +15,9 @@ export function workerPath(): string {
   if (existsSync(f)) return f;
   throw new Error(`worker not built: ${f} is missing (run npm run build)`);
 }
+
+/** The longest close() waits for that (a thread that never loads is stopped anyway). */
+const LOAD_WAIT_MS = 10_000;
 
 /** A worker thread threw or died while running a batch (a bug, or the machine: out of memory). */
 export class WorkerFailure extends Error {}
@@ -26,6 +29,9 @@ export class WorkerFailure extends Error {}
  */
 export class PoolExecutor implements Executor {
   private pool: Promise<Piscina> | undefined;
+  /** Threads whose worker module has loaded (its LOADED message), and who waits for all of them. */
+  private loadedThreads = 0;
+  private onLoaded: (() => void) | undefined;
   constructor(readonly threads: number) {}
   /** Start the workers now (they load their modules while the caller does other work). */
   warm(): void {
@@ -34,7 +40,7 @@ export class PoolExecutor implements Executor {
     // where import() has no loader (src/code-cache.ts).
     this.pool ??= Promise.resolve().then(() => {
       const { Piscina } = createRequire(import.meta.url)('piscina') as typeof import('piscina');
-      return new Piscina({
+      const pool = new Piscina({
         filename: workerPath(),
         minThreads: this.threads,
         maxThreads: this.threads,
@@ -42,6 +48,10 @@ export class PoolExecutor implements Executor {
         // Each task is coarse; the engine keeps a short queue per thread so every core stays busy.
         concurrentTasksPerWorker: 1,
       });
+      pool.on('message', (m: unknown) => {
+        if (m === LOADED && ++this.loadedThreads >= this.threads) this.onLoaded?.();
+      });
+      return pool;
     });
   }
   async run(task: BatchTask): Promise<Float64Array> {
@@ -60,6 +70,21 @@ export class PoolExecutor implements Executor {
   async close(): Promise<void> {
     const p = this.pool;
     this.pool = undefined;
-    if (p) await (await p).destroy();
+    if (!p) return;
+    const pool = await p;
+    // Never stop a thread while it loads its modules: piscina's worker loads ours with
+    // require(), and Node 20's require() of an ES module, stopped in the middle, fails a V8
+    // check that aborts the whole process ("FATAL ERROR: v8::Module::IsGraphAsync", exit 134:
+    // 2 in 60 runs of a bad --trials, which closes the early pool at once, on a loaded machine).
+    if (this.loadedThreads < this.threads) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, LOAD_WAIT_MS);
+        this.onLoaded = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    await pool.destroy();
   }
 }
