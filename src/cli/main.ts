@@ -3,7 +3,7 @@
  * The `siegesim` executable. It runs the command line from its bundle, dist/cli/siegesim.cjs
  * (one CommonJS file made by esbuild at `npm run build`: loading the ~300 modules of the
  * compiled program and of zod and yaml one by one cost a tiny run about a fifth of its time),
- * compiled with the V8 code cache the build saved for it (src/code-cache.ts: ~35 ms less CPU a
+ * compiled with the V8 code cache the build saved for it (src/code-cache.ts: ~20-35 ms less CPU a
  * command); and from the compiled modules (entry.ts) when the bundle is missing or older than
  * them — after a `tsc` alone, or with SIEGESIM_NO_BUNDLE=1 (stack traces then point at dist/src).
  * SIEGESIM_CODE_CACHE=write saves the bundle's code cache as the command exits (the build's
