@@ -32,6 +32,7 @@ export class PoolExecutor implements Executor {
   /** Threads whose worker module has loaded (its LOADED message), and who waits for all of them. */
   private loadedThreads = 0;
   private onLoaded: (() => void) | undefined;
+  private closing: Promise<void> = Promise.resolve();
   constructor(readonly threads: number) {}
   /** Start the workers now (they load their modules while the caller does other work). */
   warm(): void {
@@ -67,10 +68,14 @@ export class PoolExecutor implements Executor {
       throw new WorkerFailure(`a worker thread failed on ${which} of ${task.stream} (${task.system}): ${why}`, { cause: e });
     }
   }
-  async close(): Promise<void> {
+  /** Stop the threads; a second call (while or after they stop) waits for the same. */
+  close(): Promise<void> {
     const p = this.pool;
     this.pool = undefined;
-    if (!p) return;
+    if (p) this.closing = this.stop(p);
+    return this.closing;
+  }
+  private async stop(p: Promise<Piscina>): Promise<void> {
     const pool = await p;
     // Never stop a thread while it loads its modules: piscina's worker loads ours with
     // require(), and Node 20's require() of an ES module, stopped in the middle, fails a V8

@@ -54,7 +54,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   const roots = new Set<string>(!flags.out || multi ? [root] : []);
   for (const r of roots) checkFolder(r);
   for (const o of outs) checkReportDir(o);
-  const exec = poolFor(flags.threads) // started early by entry.ts;
+  const exec = poolFor(flags.threads); // started early by start.ts
   // More than one chunk to run: start the workers now, so they load while this thread prepares,
   // and load the chart renderer while they run (this thread is idle then). A one-chunk run
   // is done in-process and never starts them.
@@ -88,6 +88,8 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
         onProgress: progress.onProgress,
       });
       progress.stop();
+      // the last scenario's trials are done: the threads stop while its report is written
+      if (i === scenarios.length - 1) exec.close().catch(() => undefined); // (a failure shows where it is awaited, below)
       const out = outs[i];
       await writeReport(result, out, { index: !flags.out || multi });
       process.stderr.write(
