@@ -4,12 +4,17 @@
  * module). The build makes the bundles and their caches: the command line's (src/cli/main.ts)
  * and vega's (src/report/vega.ts). A cache is a file beside its bundle, `<bundle>.v8cache`,
  * saved after the bundle has run sample work, so it holds the functions that work compiled,
- * not only the top level. V8 checks a cache against the source, its own version and flags and
- * rejects one that does not fit (another Node, `--expose-gc`, a profiler): that costs only the
- * compile it would have saved. A bundle must not import(): a script compiled from a cache has
+ * not only the top level. V8 checks a cache's header against its own version and flags and the
+ * source's length, and rejects one that does not fit (another Node, `--expose-gc`, a profiler):
+ * that costs only the compile it would have saved. But a release build of V8 trusts the rest:
+ * a cache damaged past its header (a disk error, a copy cut short, an edit) was accepted and
+ * aborted the process (exit 133 or 139), and one made for another source of the same length
+ * ran that source's code. So the file starts with a SHA-256 of the bundle's source and the
+ * cache, and a cache whose digest does not match is not used. A bundle must not import(): a script compiled from a cache has
  * no module loader for it (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING); packages left out of a
  * bundle are required.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -18,28 +23,45 @@ import vm from 'node:vm';
 export interface LoadedBundle<T> {
   exports: T;
   script: vm.Script;
+  /** The bundle's source as read (its cache's digest covers it). */
+  source: Buffer;
+  /** Whether a cache was given to V8 and V8 took it (false: none, a digest that did not match, or V8 rejected it). */
+  cached: boolean;
 }
 
 /** The code cache file of a bundle. */
 export const cacheFileOf = (bundle: string): string => `${bundle}.v8cache`;
 
-/** Run a CommonJS bundle as Node would (the module wrapper, a require from its own place), compiled with its cache when there. */
+/** Bytes of the SHA-256 digest at the start of a cache file. */
+const DIGEST = 32;
+const digestOf = (source: Buffer, data: Buffer): Buffer => createHash('sha256').update(source).update(data).digest();
+
+/** A cache file's V8 data when its digest matches this source, else undefined. */
+function cacheFor(source: Buffer, cacheFile: string): Buffer | undefined {
+  if (!existsSync(cacheFile)) return undefined;
+  const file = readFileSync(cacheFile);
+  const data = file.subarray(DIGEST);
+  return file.length > DIGEST && digestOf(source, data).equals(file.subarray(0, DIGEST)) ? data : undefined;
+}
+
+/** Run a CommonJS bundle as Node would (the module wrapper, a require from its own place), compiled with its cache when there and whole. */
 export function loadBundle<T>(bundle: string, opts: { cache?: boolean } = {}): LoadedBundle<T> {
-  const cacheFile = cacheFileOf(bundle);
-  const cachedData = opts.cache !== false && existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`, {
+  const source = readFileSync(bundle);
+  const cachedData = opts.cache !== false ? cacheFor(source, cacheFileOf(bundle)) : undefined;
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source.toString('utf8')}\n})`, {
     filename: bundle,
     cachedData,
   });
   const module = { exports: {} as T };
   (script.runInThisContext() as (...a: unknown[]) => void).call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
-  return { exports: module.exports, script };
+  return { exports: module.exports, script, source, cached: cachedData !== undefined && script.cachedDataRejected === false };
 }
 
-/** Save a loaded bundle's code cache now (everything compiled so far), atomically. */
+/** Save a loaded bundle's code cache now (everything compiled so far), with its digest, atomically. */
 export function saveCache(loaded: LoadedBundle<unknown>, bundle: string): void {
   const file = cacheFileOf(bundle);
   const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, loaded.script.createCachedData());
+  const data = loaded.script.createCachedData();
+  writeFileSync(tmp, Buffer.concat([digestOf(loaded.source, data), data]));
   renameSync(tmp, file);
 }

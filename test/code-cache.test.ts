@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageFile } from '../src/paths.js';
@@ -20,9 +21,37 @@ describe("the bundles' code caches (src/code-cache.ts)", () => {
     const script = `const { loadBundle } = await import(${JSON.stringify(packageFile('dist/src/code-cache.js'))});
       const { vegaLoaded } = await import(${JSON.stringify(packageFile('dist/src/report/render.js'))});
       const cli = loadBundle(${JSON.stringify(cli)});
-      console.log(JSON.stringify({ cli: cli.script.cachedDataRejected, start: typeof cli.exports.start, vega: vegaLoaded.script?.cachedDataRejected }));`;
+      console.log(JSON.stringify({ cli: cli.cached, start: typeof cli.exports.start, vega: vegaLoaded.bundle?.cached }));`;
     const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as Record<string, unknown>;
-    expect(out).toEqual({ cli: false, start: 'function', vega: false });
+    expect(out).toEqual({ cli: true, start: 'function', vega: true });
+  });
+
+  it('a cache damaged anywhere, or made for another source, is not used (release V8 trusts all but its header: such a cache aborted node)', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'siegesim-cache-'));
+    try {
+      const bundle = path.join(dir, 'siegesim.cjs');
+      copyFileSync(packageFile('dist/cli/siegesim.cjs'), bundle);
+      const good = readFileSync(cacheFileOf(packageFile('dist/cli/siegesim.cjs')));
+      const load = () =>
+        JSON.parse(
+          execFileSync(process.execPath, ['--input-type=module', '-e', `const { loadBundle } = await import(${JSON.stringify(packageFile('dist/src/code-cache.js'))}); const b = loadBundle(${JSON.stringify(bundle)}); console.log(JSON.stringify({ cached: b.cached, start: typeof b.exports.start }));`], { encoding: 'utf8' }),
+        ) as { cached: boolean; start: string };
+      writeFileSync(cacheFileOf(bundle), good);
+      expect(load()).toEqual({ cached: true, start: 'function' });
+      // offsets past the header where a damaged cache was accepted and aborted node (exit 133) or failed later
+      for (const at of [40, 500, 5000, 200_000, good.length - 1000]) {
+        const bad = Buffer.from(good);
+        bad.writeUInt32LE(0x3713_00ff, at);
+        writeFileSync(cacheFileOf(bundle), bad);
+        expect(load(), `damaged at ${at}`).toEqual({ cached: false, start: 'function' });
+      }
+      // the same cache for a source of the same length but other bytes (V8 checks only the length)
+      writeFileSync(cacheFileOf(bundle), good);
+      writeFileSync(bundle, readFileSync(bundle, 'utf8').replace('case(s) x', 'CASE(s) x'));
+      expect(load()).toEqual({ cached: false, start: 'function' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("vega's bundle draws the same SVG bytes as vega from node_modules", () => {
@@ -39,7 +68,7 @@ describe("the bundles' code caches (src/code-cache.ts)", () => {
           '--input-type=module',
           '-e',
           `const { renderSvg, vegaLoaded } = await import(${JSON.stringify(packageFile('dist/src/report/render.js'))});
-           if ((vegaLoaded.script !== undefined) !== ${fromBundle}) throw new Error('loaded from the wrong place');
+           if ((vegaLoaded.bundle !== undefined) !== ${fromBundle}) throw new Error('loaded from the wrong place');
            const { readFileSync } = await import('node:fs');
            const out = [];
            for (const f of ${JSON.stringify(specs)}) out.push(await renderSvg(JSON.parse(readFileSync(f, 'utf8'))));

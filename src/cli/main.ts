@@ -6,8 +6,8 @@
  * compiled with the V8 code cache the build saved for it (src/code-cache.ts: ~20-35 ms less CPU a
  * command); and from the compiled modules (entry.ts) when the bundle is missing or older than
  * them — after a `tsc` alone, or with SIEGESIM_NO_BUNDLE=1 (stack traces then point at dist/src).
- * SIEGESIM_CODE_CACHE=write saves the bundle's code cache as the command exits (the build's
- * last step, src/code-cache-build.ts).
+ * SIEGESIM_CODE_CACHE=write saves the bundle's code cache as the command exits, when it
+ * succeeded (the build's last step, src/code-cache-build.ts).
  */
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,6 @@ const built = process.env.SIEGESIM_NO_BUNDLE ? -1 : mtime(bundle);
 if (built >= 0 && built >= mtime(compiled)) {
   const { loadBundle, saveCache } = await import('../code-cache.js');
   const loaded = loadBundle<{ start: () => Promise<void> }>(bundle);
-  if (process.env.SIEGESIM_CODE_CACHE === 'write') process.on('exit', () => saveCache(loaded, bundle));
+  if (process.env.SIEGESIM_CODE_CACHE === 'write') process.on('exit', (code) => code === 0 && saveCache(loaded, bundle));
   await loaded.exports.start();
 } else await import(compiled.href);

@@ -12,10 +12,9 @@
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type vm from 'node:vm';
 import type * as VegaModule from 'vega';
 import type * as VegaLiteModule from 'vega-lite';
-import { loadBundle } from '../code-cache.js';
+import { loadBundle, type LoadedBundle } from '../code-cache.js';
 import { packageFile } from '../paths.js';
 
 export const VEGA_BUNDLE = 'dist/vendor/vega.cjs';
@@ -23,8 +22,8 @@ export const VEGA_BUNDLE = 'dist/vendor/vega.cjs';
 export interface Vega {
   vega: typeof VegaModule;
   vegaLite: typeof VegaLiteModule;
-  /** The compiled bundle, when loaded from it. */
-  script?: vm.Script;
+  /** The bundle as loaded, when loaded from it. */
+  bundle?: LoadedBundle<unknown>;
 }
 
 // vega and vega-lite ship CommonJS builds for Node. Loaded with require, not import: importing
@@ -36,6 +35,6 @@ const require = createRequire(import.meta.url);
 export function loadVega(opts: { cache?: boolean } = {}): Vega {
   const file = packageFile(VEGA_BUNDLE);
   if (process.env.SIEGESIM_VEGA === 'node_modules' || !existsSync(file)) return { vega: require('vega') as typeof VegaModule, vegaLite: require('vega-lite') as typeof VegaLiteModule };
-  const { exports, script } = loadBundle<Omit<Vega, 'script'>>(file, opts);
-  return { ...exports, script };
+  const bundle = loadBundle<Omit<Vega, 'bundle'>>(file, opts);
+  return { ...bundle.exports, bundle };
 }
