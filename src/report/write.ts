@@ -334,13 +334,21 @@ export async function writeFolder(outDir: string, fill: (put: PutFile, files: re
   }
 }
 
-/** Put each chart's Vega-Lite spec and its SVG (`charts/<name>.vl.json`, `.svg`). */
-export async function putCharts(put: PutFile, charts: readonly ChartSpec[]): Promise<void> {
-  const svgs = renderSvgs(charts.map((c) => c.spec)); // on the renderer thread, while the specs are written
-  svgs.catch(() => undefined); // awaited below; a failure there fails the report
+/**
+ * Put each chart's Vega-Lite spec and its SVG (`charts/<name>.vl.json`, `.svg`). `svgs`: their
+ * drawing, when the caller started it earlier (startCharts) to write other files meanwhile.
+ */
+export async function putCharts(put: PutFile, charts: readonly ChartSpec[], svgs = startCharts(charts)): Promise<void> {
   for (const c of charts) await put(`charts/${c.name}.vl.json`, JSON.stringify(c.spec, null, 2) + '\n');
   const rendered = await svgs;
   for (let i = 0; i < charts.length; i++) await put(`charts/${charts[i].name}.svg`, rendered[i]);
+}
+
+/** Start drawing charts on the renderer thread; await the result (a failure there fails the report where it is awaited). */
+export function startCharts(charts: readonly ChartSpec[]): Promise<string[]> {
+  const svgs = renderSvgs(charts.map((c) => c.spec));
+  svgs.catch(() => undefined);
+  return svgs;
 }
 
 /** Where a report's page links back to the reports index, when `index` (one is written in the parent folder). */
@@ -354,15 +362,17 @@ export function indexHref(index: boolean | undefined): string | undefined {
  */
 export async function writeReport(r: ScenarioResult, outDir: string, opts: { index?: boolean } = {}): Promise<string[]> {
   return writeFolder(outDir, async (put, files) => {
+    // the charts first: they are drawn on the renderer thread while the tables are written
+    const sys = systemById(r.system);
+    const charts: ChartSpec[] = sys ? sys.charts(r) : [];
+    const svgs = startCharts(charts);
     await put('summary.csv', summaryCsv(r));
     await put('summary.json', JSON.stringify(summaryJson(r), null, 2) + '\n');
     for (const def of r.curveDefs) {
       // a system's curve that this run has no points for (a siege-only curve in the open field)
       if (r.cases.some((c) => (c.curves[def.file]?.length ?? 0) > 0)) await put(`${def.file}.csv`, curveCsv(r, def.file));
     }
-    const sys = systemById(r.system);
-    const charts: ChartSpec[] = sys ? sys.charts(r) : [];
-    await putCharts(put, charts);
+    await putCharts(put, charts, svgs);
     await put('index.html', scenarioPage(r, charts, files.slice(), { headline: sys?.headline, outcomes: sys?.outcomes, indexHref: indexHref(opts.index) }));
   });
 }
