@@ -12,8 +12,13 @@ import { parentPort } from 'node:worker_threads';
 import { LOADED, runBatch, type BatchTask } from '../src/engine/chunk.js';
 import { KERNELS } from '../src/systems/kernels.js';
 
-// This module and its imports are loaded: the pool may stop this thread safely from now on (engine/pool.ts, close).
-parentPort?.postMessage(LOADED);
+// This module is loaded and run: the pool may stop this thread safely once the require() that
+// loads it (piscina's) has returned (engine/pool.ts, close). Node 20's require() of an ES module
+// still wraps the module (CreateRequiredModuleFacade) after running it, and a thread stopped
+// there aborted the process as one stopped while instantiating it did ("FATAL ERROR:
+// v8::ToLocalChecked Empty MaybeLocal"): so the message goes in a microtask, which runs once
+// that require() has returned, before piscina's worker goes on to wait for tasks.
+queueMicrotask(() => parentPort?.postMessage(LOADED));
 
 /**
  * Test-only failure hook: `SIEGESIM_FAULT=worker-throw[:N]` makes each worker throw, and

@@ -79,8 +79,10 @@ export class PoolExecutor implements Executor {
     const pool = await p;
     // Never stop a thread while it loads its modules: piscina's worker loads ours with
     // require(), and Node 20's require() of an ES module, stopped in the middle, fails a V8
-    // check that aborts the whole process ("FATAL ERROR: v8::Module::IsGraphAsync", exit 134:
-    // 2 in 60 runs of a bad --trials, which closes the early pool at once, on a loaded machine).
+    // check that aborts the whole process ("FATAL ERROR: v8::Module::IsGraphAsync" or
+    // "v8::ToLocalChecked Empty MaybeLocal", exit 134: 2 in 60 runs of a bad --trials, which
+    // closes the early pool at once, on a loaded machine). The worker says LOADED once that
+    // require() has returned (workers/worker.ts).
     if (this.loadedThreads < this.threads) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, LOAD_WAIT_MS);
