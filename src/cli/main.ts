@@ -5,7 +5,8 @@
  * compiled program and of zod and yaml one by one cost a tiny run about a fifth of its time),
  * compiled with the V8 code cache the build saved for it (src/code-cache.ts: ~20-35 ms less CPU a
  * command); and from the compiled modules (entry.ts) when the bundle is missing or older than
- * them — after a `tsc` alone, or with SIEGESIM_NO_BUNDLE=1 (stack traces then point at dist/src).
+ * them — after a `tsc` alone, or with SIEGESIM_NO_BUNDLE set (not empty, not 0; stack traces
+ * then point at dist/src).
  * SIEGESIM_CODE_CACHE=write saves the bundle's code cache as the command exits, when it
  * succeeded (the build's last step, src/code-cache-build.ts).
  */
@@ -23,7 +24,8 @@ function mtime(f: string | URL): number {
   }
 }
 
-const built = process.env.SIEGESIM_NO_BUNDLE ? -1 : mtime(bundle);
+const noBundle = (process.env.SIEGESIM_NO_BUNDLE ?? '') !== '' && process.env.SIEGESIM_NO_BUNDLE !== '0';
+const built = noBundle ? -1 : mtime(bundle);
 if (built >= 0 && built >= mtime(compiled)) {
   const { loadBundle, saveCache } = await import('../code-cache.js');
   const loaded = loadBundle<{ start: () => Promise<void> }>(bundle);
