@@ -94,6 +94,30 @@ describe('charts of the bundled scenarios', () => {
     expect(turnAxis.values).toEqual([1, 2, 3]);
   });
 
+  it("draws its series and variants in colours that are never a direction's blue or orange (the workbench's tuned line was drawn orange, as a change down)", async () => {
+    const engineers = await runFile('scenarios/surrender/engineers-reading.yaml', 2000); // variants, one panel
+    const siege = await runFile('scenarios/fantasy/stone-wall-siege.yaml', 500); // units by type, variants
+    const volley = await runFile('scenarios/fantasy/open-field-volley.yaml', 500); // volley damage by series
+    const specs = [
+      ...systemById('surrender')!.charts(engineers),
+      ...systemById('surrender')!.charts(blockade),
+      ...systemById('surrender')!.charts(grid),
+      ...systemById('fantasy')!.charts(siege),
+      ...systemById('fantasy')!.charts(volley),
+      ...systemById('crusader-rex')!.charts(await runFile('scenarios/crusader-rex/case-a-new-siege.yaml', 500)),
+    ].map((c) => c.spec);
+    let scales = 0;
+    for (const spec of specs)
+      for (const n of nodes(spec)) {
+        const colour = n.color as { field?: string; scale?: { range?: unknown; scheme?: unknown } } | undefined;
+        if (!colour?.scale || !['series', 'variant', 'unit'].includes(colour.field ?? '') || colour.scale.scheme) continue;
+        scales++;
+        expect(colour.scale.range, JSON.stringify(colour)).toBeDefined();
+        for (const c of colour.scale.range as string[]) expect([DIRECTION_COLOURS.up, DIRECTION_COLOURS.down, '#1f77b4', '#ff7f0e']).not.toContain(c);
+      }
+    expect(scales).toBeGreaterThan(2);
+  });
+
   it('the grid leads with its heatmap and the target contour between the cells below and above 0.5', () => {
     const heat = heatmapChart(grid, 'p_surrender', 'h')!;
     expect(heat.lead).toBe(true);

@@ -123,15 +123,26 @@ export function seriesLayout(result: ScenarioResult, maxLines = MAX_LINES): Seri
   };
 }
 
+/**
+ * The colours of a chart's series (cases, variants: at most MAX_LINES): dark grey first (the
+ * baseline), then hues that are neither a direction's blue nor its orange (DIRECTION_COLOURS),
+ * so a tuned line drawn orange is never read as a change down (Vega's default scheme began blue,
+ * orange). After ColorBrewer's Dark2, without its orange.
+ */
+export const SERIES_COLOURS = ['#333333', '#1b9e77', '#7570b3', '#e7298a', '#66a61e', '#e6ab02', '#8c564b', '#b07aa1'] as const;
+
+/** A categorical colour scale over `domain` (at most MAX_LINES names: series, variants, unit types) with SERIES_COLOURS. */
+export const seriesScale = (domain: readonly string[]) => ({ domain, range: domain.map((_, i) => SERIES_COLOURS[i % SERIES_COLOURS.length]) });
+
 /** The colour encoding of a layout: full legend labels (never cut), ordered hues for numbers. */
 function colorEncoding(layout: SeriesLayout, field = 'series'): Record<string, unknown> {
-  const scale = layout.ordered ? { scheme: { name: 'viridis', extent: [0, 0.85] } } : {};
+  const scale = layout.ordered ? { domain: layout.colors, scheme: { name: 'viridis', extent: [0, 0.85] } } : seriesScale(layout.colors);
   return {
     field,
     type: layout.ordered ? 'ordinal' : 'nominal',
     title: layout.colorTitle,
     sort: layout.colors,
-    scale: { domain: layout.colors, ...scale },
+    scale,
     legend: layout.colors.length > 1 ? { symbolOpacity: 1, symbolType: 'stroke', labelLimit: 0, titleLimit: 0 } : null,
   };
 }
@@ -474,7 +485,7 @@ export function sweepChart(result: ScenarioResult, metrics: string[], primary: s
     type: 'nominal',
     title: null,
     sort: variants,
-    scale: { domain: variants },
+    scale: seriesScale(variants),
     legend: variants.length > 1 ? { labelLimit: 0, symbolType: 'stroke', symbolOpacity: 1 } : null,
   };
   // a panel per metric, each on its own scale: probabilities on [0, 1], means from 0
@@ -521,7 +532,8 @@ export function sweepChart(result: ScenarioResult, metrics: string[], primary: s
 /**
  * A change's colour by its direction, as every table of differences colours it (report/html.ts
  * DIRECTION_KEY): blue up, orange down, grey when its 95% interval holds 0. Orange and blue mean
- * nothing else in a report.
+ * nothing else in a report's tables and in its series' and variants' colours (SERIES_COLOURS,
+ * VARIANT_GREYS; only the Cry Havoc melee results' 20 categories take a 20-hue scheme).
  */
 export const DIRECTION_COLOURS = { up: '#1f5fa8', down: '#c86a12', 'no clear change': '#9a9a9a' } as const;
 

@@ -1,5 +1,5 @@
 /** Charts of a Crusader Rex run: attrition by round, survivors, win-rate bars, sweep answers. */
-import { dashEncoding, facetKey, heatmapChart, keyedFacet, integerAxis, SCHEMA, seriesLabel, seriesLayout, sweepChart, variantBarsChart } from '../chart-kit.js';
+import { dashEncoding, facetKey, heatmapChart, integerAxis, keyedFacet, SCHEMA, seriesLabel, seriesLayout, seriesScale, sweepChart, variantBarsChart } from '../chart-kit.js';
 import type { CaseResult, ChartSpec, ScenarioResult } from '../types.js';
 
 const PLACES = ['field', 'castle', 'reserves'];
@@ -18,7 +18,7 @@ function lineKeys(result: ScenarioResult) {
     type: layout.ordered && layout.panel ? 'ordinal' : 'nominal',
     title: layout.panel ? layout.colorTitle : null,
     sort: colors,
-    scale: { domain: colors },
+    scale: layout.ordered && layout.panel ? { domain: colors, scheme: { name: 'viridis', extent: [0, 0.85] } } : seriesScale(colors),
     legend: colors.length > 1 ? { labelLimit: 0 } : null,
   };
   // one panel per (side, place) and a line per case: dashes tell apart lines drawn over each other

@@ -1,5 +1,5 @@
 /** Charts of a fantasy run: sweep answers (heatmap, metric against the swept value), variant bars, breach by round, wall HP, attrition, volley damage. */
-import { curveChart, dashEncoding, facetKey, heatmapChart, keyedFacet, integerAxis, SCHEMA, seriesLabel, seriesLayout, sweepChart, variantBarsChart, wrapped } from '../chart-kit.js';
+import { curveChart, dashEncoding, facetKey, heatmapChart, keyedFacet, integerAxis, SCHEMA, seriesLabel, seriesLayout, seriesScale, sweepChart, variantBarsChart, wrapped } from '../chart-kit.js';
 import type { ChartSpec, ScenarioResult } from '../types.js';
 
 /**
@@ -27,7 +27,7 @@ function attritionChart(result: ScenarioResult): ChartSpec {
     encoding: {
       x: { field: 'round', type: 'quantitative', axis: integerAxis(rounds, width) },
       y: { field: 'mean', type: 'quantitative', title: 'mean units alive' },
-      color: { field: 'unit', type: 'nominal', sort: units, scale: { domain: units } },
+      color: { field: 'unit', type: 'nominal', sort: units, scale: seriesScale(units) },
     },
   };
   const title = 'units alive by round';
@@ -65,7 +65,7 @@ function volleyChart(result: ScenarioResult): ChartSpec {
     encoding: {
       x: { field: 'damage', type: 'quantitative', axis: integerAxis(xs, width) },
       y: { field: 'p', type: 'quantitative', title: 'probability' },
-      color: { field: 'series', type: 'nominal', title: layout.colorTitle, sort: layout.colors, scale: { domain: layout.colors }, legend: { labelLimit: 0 } },
+      color: { field: 'series', type: 'nominal', title: layout.colorTitle, sort: layout.colors, scale: seriesScale(layout.colors), legend: { labelLimit: 0 } },
       ...(layout.colors.length > 1 ? { strokeDash: dashEncoding(layout.colors, 'series', layout.colorTitle) } : {}),
     },
   };
