@@ -6,7 +6,7 @@
  */
 import { Command } from 'commander';
 import { cleanupPending, OutputError } from '../report/write.js';
-import { WorkerFailure } from '../engine/pool.js';
+import { threadsLoading, WorkerFailure } from '../engine/pool.js';
 import { VERSION } from '../version.js';
 import { controller, UserError } from './common.js';
 import * as run from './commands/run.js';
@@ -48,7 +48,11 @@ export async function main(): Promise<void> {
     controller.abort();
     cleanupPending();
     process.stderr.write(`\nsiegesim: interrupted (${sig}); no report was written or changed\n`);
-    process.exit(130);
+    // worker threads still loading their modules must finish first: exiting stops them, and a
+    // thread stopped while loading aborts the process (engine/pool.ts); else exit at once
+    const loading = threadsLoading();
+    if (loading) void loading.then(() => process.exit(130));
+    else process.exit(130);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

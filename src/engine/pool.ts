@@ -29,9 +29,9 @@ export class WorkerFailure extends Error {}
  */
 export class PoolExecutor implements Executor {
   private pool: Promise<Piscina> | undefined;
-  /** Threads whose worker module has loaded (its LOADED message), and who waits for all of them. */
+  /** Threads whose worker module has loaded (its LOADED message); `loaded` settles when all have. */
   private loadedThreads = 0;
-  private onLoaded: (() => void) | undefined;
+  private loaded: Promise<void> = Promise.resolve();
   private closing: Promise<void> = Promise.resolve();
   constructor(readonly threads: number) {}
   /** Start the workers now (they load their modules while the caller does other work). */
@@ -39,7 +39,12 @@ export class PoolExecutor implements Executor {
     // piscina itself is loaded only here: a run that needs no workers never loads it. Required,
     // not imported: the command line's bundle runs as a vm.Script compiled from its code cache,
     // where import() has no loader (src/code-cache.ts).
-    this.pool ??= Promise.resolve().then(() => {
+    if (this.pool) return;
+    let allLoaded = () => {};
+    this.loaded = new Promise<void>((resolve) => (allLoaded = resolve));
+    LOADING.add(this);
+    void this.loaded.then(() => LOADING.delete(this));
+    this.pool = Promise.resolve().then(() => {
       const { Piscina } = createRequire(import.meta.url)('piscina') as typeof import('piscina');
       const pool = new Piscina({
         filename: workerPath(),
@@ -50,7 +55,7 @@ export class PoolExecutor implements Executor {
         concurrentTasksPerWorker: 1,
       });
       pool.on('message', (m: unknown) => {
-        if (m === LOADED && ++this.loadedThreads >= this.threads) this.onLoaded?.();
+        if (m === LOADED && ++this.loadedThreads >= this.threads) allLoaded();
       });
       return pool;
     });
@@ -68,6 +73,10 @@ export class PoolExecutor implements Executor {
       throw new WorkerFailure(`a worker thread failed on ${which} of ${task.stream} (${task.system}): ${why}`, { cause: e });
     }
   }
+  /** Settles once every thread has loaded its modules (at once when none was started). */
+  whenLoaded(): Promise<void> {
+    return this.loaded;
+  }
   /** Stop the threads; a second call (while or after they stop) waits for the same. */
   close(): Promise<void> {
     const p = this.pool;
@@ -83,15 +92,27 @@ export class PoolExecutor implements Executor {
     // "v8::ToLocalChecked Empty MaybeLocal", exit 134: 2 in 60 runs of a bad --trials, which
     // closes the early pool at once, on a loaded machine). The worker says LOADED once that
     // require() has returned (workers/worker.ts).
-    if (this.loadedThreads < this.threads) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, LOAD_WAIT_MS);
-        this.onLoaded = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
+    await withinLoadWait(this.loaded);
+    LOADING.delete(this);
     await pool.destroy();
   }
+}
+
+/** Pools whose threads are still loading their modules. */
+const LOADING = new Set<PoolExecutor>();
+
+/** `p`, or LOAD_WAIT_MS, whichever comes first. */
+function withinLoadWait(p: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<void>((resolve) => (timer = setTimeout(resolve, LOAD_WAIT_MS)))]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Undefined when no pool's threads are loading their modules; else a promise that settles once
+ * they have (at most LOAD_WAIT_MS). An exit (process.exit on a signal) must wait for it: it stops
+ * every thread, and one stopped while loading aborts the process (PoolExecutor.stop says why).
+ */
+export function threadsLoading(): Promise<void> | undefined {
+  if (LOADING.size === 0) return undefined;
+  return withinLoadWait(Promise.all([...LOADING].map((p) => p.whenLoaded())).then(() => undefined));
 }
