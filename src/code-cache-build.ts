@@ -39,7 +39,7 @@ async function vegaCache(): Promise<void> {
   const { renderSvg, vegaLoaded, WARM_UP_SPEC } = await import('./report/render.js');
   if (!vegaLoaded.bundle) throw new Error(`${VEGA_BUNDLE} was not loaded`);
   for (const s of [WARM_UP_SPEC, ...exampleSpecs()]) await renderSvg(s);
-  saveCache(vegaLoaded.bundle, bundle);
+  saveCache(vegaLoaded.bundle);
 }
 
 /**

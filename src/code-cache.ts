@@ -21,6 +21,8 @@ import path from 'node:path';
 import vm from 'node:vm';
 
 export interface LoadedBundle<T> {
+  /** The bundle's file. */
+  file: string;
   exports: T;
   script: vm.Script;
   /** The bundle's source as read (its cache's digest covers it). */
@@ -45,21 +47,21 @@ function cacheFor(source: Buffer, cacheFile: string): Buffer | undefined {
 }
 
 /** Run a CommonJS bundle as Node would (the module wrapper, a require from its own place), compiled with its cache when there and whole. */
-export function loadBundle<T>(bundle: string, opts: { cache?: boolean } = {}): LoadedBundle<T> {
+export function loadBundle<T>(bundle: string): LoadedBundle<T> {
   const source = readFileSync(bundle);
-  const cachedData = opts.cache !== false ? cacheFor(source, cacheFileOf(bundle)) : undefined;
+  const cachedData = cacheFor(source, cacheFileOf(bundle));
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source.toString('utf8')}\n})`, {
     filename: bundle,
     cachedData,
   });
   const module = { exports: {} as T };
   (script.runInThisContext() as (...a: unknown[]) => void).call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
-  return { exports: module.exports, script, source, cached: cachedData !== undefined && script.cachedDataRejected === false };
+  return { file: bundle, exports: module.exports, script, source, cached: cachedData !== undefined && script.cachedDataRejected === false };
 }
 
 /** Save a loaded bundle's code cache now (everything compiled so far), with its digest, atomically. */
-export function saveCache(loaded: LoadedBundle<unknown>, bundle: string): void {
-  const file = cacheFileOf(bundle);
+export function saveCache(loaded: LoadedBundle<unknown>): void {
+  const file = cacheFileOf(loaded.file);
   const tmp = `${file}.tmp-${process.pid}`;
   const data = loaded.script.createCachedData();
   writeFileSync(tmp, Buffer.concat([digestOf(loaded.source, data), data]));

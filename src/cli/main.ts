@@ -29,6 +29,6 @@ const built = noBundle ? -1 : mtime(bundle);
 if (built >= 0 && built >= mtime(compiled)) {
   const { loadBundle, saveCache } = await import('../code-cache.js');
   const loaded = loadBundle<{ start: () => Promise<void> }>(bundle);
-  if (process.env.SIEGESIM_CODE_CACHE === 'write') process.on('exit', (code) => code === 0 && saveCache(loaded, bundle));
+  if (process.env.SIEGESIM_CODE_CACHE === 'write') process.on('exit', (code) => code === 0 && saveCache(loaded));
   await loaded.exports.start();
 } else await import(compiled.href);

@@ -29,8 +29,7 @@ export class WorkerFailure extends Error {}
  */
 export class PoolExecutor implements Executor {
   private pool: Promise<Piscina> | undefined;
-  /** Threads whose worker module has loaded (its LOADED message); `loaded` settles when all have. */
-  private loadedThreads = 0;
+  /** Settles once every thread of the pool has loaded its modules (its LOADED message). */
   private loaded: Promise<void> = Promise.resolve();
   private closing: Promise<void> = Promise.resolve();
   constructor(readonly threads: number) {}
@@ -41,9 +40,10 @@ export class PoolExecutor implements Executor {
     // where import() has no loader (src/code-cache.ts).
     if (this.pool) return;
     let allLoaded = () => {};
-    this.loaded = new Promise<void>((resolve) => (allLoaded = resolve));
-    LOADING.add(this);
-    void this.loaded.then(() => LOADING.delete(this));
+    const loaded = (this.loaded = new Promise<void>((resolve) => (allLoaded = resolve)));
+    LOADING.add(loaded);
+    void loaded.then(() => LOADING.delete(loaded));
+    let loadedThreads = 0;
     this.pool = Promise.resolve().then(() => {
       const { Piscina } = createRequire(import.meta.url)('piscina') as typeof import('piscina');
       const pool = new Piscina({
@@ -55,7 +55,7 @@ export class PoolExecutor implements Executor {
         concurrentTasksPerWorker: 1,
       });
       pool.on('message', (m: unknown) => {
-        if (m === LOADED && ++this.loadedThreads >= this.threads) allLoaded();
+        if (m === LOADED && ++loadedThreads >= this.threads) allLoaded();
       });
       return pool;
     });
@@ -73,10 +73,6 @@ export class PoolExecutor implements Executor {
       throw new WorkerFailure(`a worker thread failed on ${which} of ${task.stream} (${task.system}): ${why}`, { cause: e });
     }
   }
-  /** Settles once every thread has loaded its modules (at once when none was started). */
-  whenLoaded(): Promise<void> {
-    return this.loaded;
-  }
   /** Stop the threads; a second call (while or after they stop) waits for the same. */
   close(): Promise<void> {
     const p = this.pool;
@@ -93,13 +89,13 @@ export class PoolExecutor implements Executor {
     // closes the early pool at once, on a loaded machine). The worker says LOADED once that
     // require() has returned (workers/worker.ts).
     await withinLoadWait(this.loaded);
-    LOADING.delete(this);
+    LOADING.delete(this.loaded);
     await pool.destroy();
   }
 }
 
-/** Pools whose threads are still loading their modules. */
-const LOADING = new Set<PoolExecutor>();
+/** The `loaded` promises of pools whose threads are still loading their modules. */
+const LOADING = new Set<Promise<void>>();
 
 /** `p`, or LOAD_WAIT_MS, whichever comes first. */
 function withinLoadWait(p: Promise<void>): Promise<void> {
@@ -114,5 +110,5 @@ function withinLoadWait(p: Promise<void>): Promise<void> {
  */
 export function threadsLoading(): Promise<void> | undefined {
   if (LOADING.size === 0) return undefined;
-  return withinLoadWait(Promise.all([...LOADING].map((p) => p.whenLoaded())).then(() => undefined));
+  return withinLoadWait(Promise.all(LOADING).then(() => undefined));
 }

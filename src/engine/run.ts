@@ -149,9 +149,11 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
     /** The next batch to start: the group furthest behind (chunk index), then the lowest group. */
     const nextBatch = (): { gi: number; first: number; count: number } | undefined => {
       let best = -1;
+      let left = 0; // committed chunks not yet submitted (for the share below)
       for (let gi = 0; gi < groups.length; gi++) {
         const g = groups[gi];
         if (g.done) continue;
+        left += g.limit - g.nextSubmit;
         // committed chunks, or (open-ended) speculative ones a little ahead of the decision
         const reach = open ? Math.min(nMax, g.limit + batch * maxInflight) : g.limit;
         if (g.nextSubmit >= reach || sizeOf(g.nextSubmit) === 0) continue;
@@ -164,12 +166,7 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
       // of the committed chunks left, so the threads finish together instead of one idling
       // through the other's last full-size task.
       // (Open-ended runs keep whole batches: their end is not known in advance.)
-      let share = batch;
-      if (!open) {
-        let left = 0;
-        for (const h of groups) if (!h.done) left += h.limit - h.nextSubmit;
-        share = Math.ceil(left / (2 * Math.max(1, runner.threads)));
-      }
+      const share = open ? batch : Math.ceil(left / (2 * Math.max(1, runner.threads)));
       let count = Math.min(batch, share, reach - g.nextSubmit);
       while (count > 1 && sizeOf(g.nextSubmit + count - 1) === 0) count--;
       return { gi: best, first: g.nextSubmit, count };

@@ -32,9 +32,9 @@ export interface Vega {
 const require = createRequire(import.meta.url);
 
 /** Load vega and vega-lite: from the build's bundle with its code cache when there, else from node_modules. */
-export function loadVega(opts: { cache?: boolean } = {}): Vega {
+export function loadVega(): Vega {
   const file = packageFile(VEGA_BUNDLE);
   if (process.env.SIEGESIM_VEGA === 'node_modules' || !existsSync(file)) return { vega: require('vega') as typeof VegaModule, vegaLite: require('vega-lite') as typeof VegaLiteModule };
-  const bundle = loadBundle<Omit<Vega, 'bundle'>>(file, opts);
+  const bundle = loadBundle<Omit<Vega, 'bundle'>>(file);
   return { ...bundle.exports, bundle };
 }

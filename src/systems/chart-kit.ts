@@ -131,12 +131,16 @@ export function seriesLayout(result: ScenarioResult, maxLines = MAX_LINES): Seri
  */
 export const SERIES_COLOURS = ['#333333', '#1b9e77', '#7570b3', '#e7298a', '#66a61e', '#e6ab02', '#8c564b', '#b07aa1'] as const;
 
-/** A categorical colour scale over `domain` (at most MAX_LINES names: series, variants, unit types) with SERIES_COLOURS. */
-export const seriesScale = (domain: readonly string[]) => ({ domain, range: domain.map((_, i) => SERIES_COLOURS[i % SERIES_COLOURS.length]) });
+/**
+ * The colour scale over `domain` (at most MAX_LINES names: series, variants, unit types):
+ * SERIES_COLOURS, or viridis's ordered hues when the names are an ordered number.
+ */
+export const seriesScale = (domain: readonly string[], ordered = false) =>
+  ordered ? { domain, scheme: { name: 'viridis', extent: [0, 0.85] } } : { domain, range: domain.map((_, i) => SERIES_COLOURS[i % SERIES_COLOURS.length]) };
 
 /** The colour encoding of a layout: full legend labels (never cut), ordered hues for numbers. */
 function colorEncoding(layout: SeriesLayout, field = 'series'): Record<string, unknown> {
-  const scale = layout.ordered ? { domain: layout.colors, scheme: { name: 'viridis', extent: [0, 0.85] } } : seriesScale(layout.colors);
+  const scale = seriesScale(layout.colors, layout.ordered);
   return {
     field,
     type: layout.ordered ? 'ordinal' : 'nominal',

@@ -18,7 +18,7 @@ function lineKeys(result: ScenarioResult) {
     type: layout.ordered && layout.panel ? 'ordinal' : 'nominal',
     title: layout.panel ? layout.colorTitle : null,
     sort: colors,
-    scale: layout.ordered && layout.panel ? { domain: colors, scheme: { name: 'viridis', extent: [0, 0.85] } } : seriesScale(colors),
+    scale: seriesScale(colors, layout.ordered && layout.panel !== null),
     legend: colors.length > 1 ? { labelLimit: 0 } : null,
   };
   // one panel per (side, place) and a line per case: dashes tell apart lines drawn over each other
