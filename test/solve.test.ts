@@ -78,6 +78,27 @@ describe('solve', () => {
     expect(once.points.map((p) => [p.point, p.value])).toEqual([[{}, 15]]);
   });
 
+  it('checks the request and plans the points once, says the plan before any trial, then runs it', async () => {
+    const v = valid();
+    const compile = vi.spyOn(v.system, 'compile');
+    try {
+      const seen: string[] = [];
+      const r = await solveSweep(v, {
+        ...ASK,
+        onPlan: (plan) => seen.push(`plan ${JSON.stringify(plan)}`),
+        onStep: (value) => seen.push(`step ${value}`),
+      });
+      // one compile for the request's check, then one per candidate evaluated: nothing per point again
+      const evaluations = r.points.reduce((n, p) => n + p.evaluations.length, 0);
+      expect(r.points).toHaveLength(2);
+      expect(compile.mock.calls.length).toBe(1 + evaluations);
+      expect(seen[0]).toBe(`plan ${JSON.stringify(solvePlan(v, ASK))}`);
+      expect(seen.filter((x) => x.startsWith('plan'))).toHaveLength(1);
+    } finally {
+      compile.mockRestore();
+    }
+  });
+
   it('the swept parameter itself is what is searched: its axis is not a sweep point', async () => {
     const r = await solveSweep(valid(SCENARIO.replace('structure.surrender_level: [3, 4]', 'besieged.steps_inside: [0, 20]')), ASK);
     expect(r.params).toEqual([]);

@@ -20,7 +20,7 @@ import type { Metric } from '../systems/types.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
 import { InlineExecutor, type Executor } from '../engine/executor.js';
 import { suggest } from '../scenario/suggest.js';
-import { boundProblem, metricProblem, numberBounds, producedMetrics, streamOfCase, tunablesOf } from './tunables.js';
+import { boundProblem, metricProblem, numberBounds, producedMetrics, rangeFault, streamOfCase, tunablesOf } from './tunables.js';
 import { pointStream } from './run.js';
 
 export interface SolveOptions {
@@ -115,14 +115,35 @@ const CAP_FACTOR = 32;
  * @example await solveScenario(v, { param: 'wall.hp', metric: 'p_defender_wins', target: 0.5, from: 5, to: 60 })
  */
 export async function solveScenario(v: ValidScenario, o: SolveOptions): Promise<SolveResult> {
+  const { variant, set } = checkRequest(v, o);
+  return solveAt(v, o, variant, planPoint(v, o, set, o.point ?? {}));
+}
+
+/** One sweep point of a checked request: its range, and the dice its candidates roll. */
+interface PlannedPoint {
+  point: Record<string, unknown>;
+  from: number;
+  to: number;
+  /**
+   * Every candidate rolls the dice `run` rolls at this sweep point (point-0 when the point is
+   * none of the file's), so the value at the file's own setting is run's, byte for byte, and
+   * candidates share their dice (their differences are smooth in the value).
+   */
+  stream: string;
+  /** The variant's `set` as written (the point's values go on top of it). */
+  set: Record<string, unknown>;
+}
+
+/** A point of the request `checkRequest` passed: the case there, its range (`solveRange`) and stream. */
+function planPoint(v: ValidScenario, o: Pick<SolveOptions, 'param' | 'from' | 'to'>, set: Record<string, unknown>, point: Record<string, unknown>): PlannedPoint {
+  const c = validateCase(v, point, set);
+  return { point, ...solveRange(v, o, c.ok ? c.scenario : undefined), stream: c.ok ? streamOfCase(v, c.scenario) : pointStream(0), set };
+}
+
+/** The search at one planned point (the request already checked). */
+async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant: string, at: PlannedPoint): Promise<SolveResult> {
   const sys = v.system;
-  checkRequest(v, o);
-  const variantIndex = variantIndexOf(v, o.variant);
-  const variant = v.variantNames[variantIndex];
-  const set = variantSet(v, variantIndex);
-  const point = o.point ?? {};
-  const baseCase = validateCase(v, point, set);
-  const { from, to } = solveRange(v, o, baseCase.ok ? baseCase.scenario : undefined);
+  const { point, from, to, stream, set } = at;
   const trials = o.trials ?? v.trials;
   const big = trials * (o.refine ?? REFINE);
   const cap = Math.max(big, o.maxTrials ?? trials * CAP_FACTOR);
@@ -141,11 +162,6 @@ export async function solveScenario(v: ValidScenario, o: SolveOptions): Promise<
     if (!m) throw new SolveInputError(`metric "${o.metric}" is not produced for this scenario`);
     return m;
   };
-
-  // Every candidate rolls the dice `run` rolls at this sweep point (point-0 when the point is
-  // none of the file's), so the value at the file's own setting is run's, byte for byte, and
-  // candidates share their dice (their differences are smooth in the value).
-  const stream = baseCase.ok ? streamOfCase(v, baseCase.scenario) : pointStream(0);
 
   /**
    * Run candidates on the point's stream (the same dice for every value): `n` trials each, then,
@@ -268,20 +284,25 @@ export async function solveSweep(
   o: Omit<SolveOptions, 'point'> & {
     /** false: solve once at the scenario's own values, as if it had no sweep (default true). */
     sweep?: boolean;
+    /**
+     * Called once the request is known to be valid, before any trial runs, with what will be
+     * searched (what `solvePlan` returns). Throwing here stops the solve before it starts.
+     */
+    onPlan?: (plan: SolvePlan) => void;
     onPoint?: (index: number, of: number, r: SolveResult) => void;
   },
 ): Promise<SolveSweepResult> {
-  const { variant, params, points: plan } = solvePlan(v, o);
-  const where = plan.map((p) => p.point);
+  const { variant, params, points: plan } = planOf(v, o);
+  o.onPlan?.(publicPlan({ variant, params, points: plan }));
   const points: SolveResult[] = [];
   let before = 0; // evaluations of the points done
-  for (const point of where) {
-    const left = where.length - points.length - 1; // points after this one, planned as this one
-    const onProgress = o.onProgress && ((done: number, plan: number) => o.onProgress!(before + done, before + plan * (1 + left)));
-    const r = await solveScenario(v, { ...o, point, onProgress });
+  for (const at of plan) {
+    const left = plan.length - points.length - 1; // points after this one, planned as this one
+    const onProgress = o.onProgress && ((done: number, planned: number) => o.onProgress!(before + done, before + planned * (1 + left)));
+    const r = await solveAt(v, { ...o, onProgress }, variant, at);
     before += r.evaluations.length;
     points.push(r);
-    o.onPoint?.(points.length - 1, where.length, r);
+    o.onPoint?.(points.length - 1, plan.length, r);
   }
   return {
     param: o.param,
@@ -309,21 +330,27 @@ export interface SolvePlan {
  * `solveRange`.
  */
 export function solvePlan(v: ValidScenario, o: Omit<SolveOptions, 'point'> & { sweep?: boolean }): SolvePlan {
-  checkRequest(v, o);
-  const variantIndex = variantIndexOf(v, o.variant);
-  const set = variantSet(v, variantIndex);
+  return publicPlan(planOf(v, o));
+}
+
+/** The request checked once and every point planned: what `solveSweep` runs and `solvePlan` shows. */
+function planOf(v: ValidScenario, o: Omit<SolveOptions, 'point'> & { sweep?: boolean }): { variant: string; params: string[]; points: PlannedPoint[] } {
+  const { variant, set } = checkRequest(v, o);
   const params = o.sweep === false ? [] : v.params.filter((p) => p !== o.param);
   const seen = new Set<string>();
-  const points: SolvePlan['points'] = [];
+  const points: PlannedPoint[] = [];
   for (const pt of v.points) {
     const point = Object.fromEntries(params.map((p) => [p, pt.params[p]]));
     const key = JSON.stringify(point);
     if (seen.has(key)) continue;
     seen.add(key);
-    const c = validateCase(v, point, set);
-    points.push({ point, ...solveRange(v, o, c.ok ? c.scenario : undefined) });
+    points.push(planPoint(v, o, set, point));
   }
-  return { variant: v.variantNames[variantIndex], params, points };
+  return { variant, params, points };
+}
+
+function publicPlan(p: { variant: string; params: string[]; points: PlannedPoint[] }): SolvePlan {
+  return { variant: p.variant, params: p.params, points: p.points.map(({ point, from, to }) => ({ point, from, to })) };
 }
 
 /**
@@ -332,7 +359,10 @@ export function solvePlan(v: ValidScenario, o: Omit<SolveOptions, 'point'> & { s
  * if lower). The value is the one the case uses: written, the schema's default, or the one the
  * rules derive for a setting the file leaves out (a palisade's 15 HP, see `effectiveValues`).
  * Throws SolveInputError for a range outside the schema's bounds or empty, and when the case
- * has no value to start from and no range is given.
+ * has no value to start from and no range is given. Tune's default (`defaultRange`) is another
+ * on purpose: a bisection needs only a bracket from 0 past the value, while tune's coarse grid
+ * spans the whole schema range when it is narrow (wall.dc 1..40 where solve takes 1..24) and
+ * 4 x the value when it is wide; the test of a given range (`rangeFault`) is the one both use.
  */
 export function solveRange(v: ValidScenario, o: Pick<SolveOptions, 'param' | 'from' | 'to'>, scenario: Record<string, unknown> | undefined): { from: number; to: number } {
   const node = schemaAt(scenarioSchemaOf(v.system), splitPath(o.param));
@@ -347,16 +377,18 @@ export function solveRange(v: ValidScenario, o: Pick<SolveOptions, 'param' | 'fr
   const from = o.from ?? Math.min(hi, Math.max(0, lo));
   let to = o.to ?? Math.min(hi, Math.max(10, 2 * Math.abs(value!)));
   if (o.to === undefined && to <= from) to = Math.min(hi, from + 10);
-  if (!Number.isInteger(from) || !Number.isInteger(to) || from >= to) throw new SolveInputError(`need integers --from < --to (got ${from}, ${to})`);
-  if (from < lo || to > hi) throw new SolveInputError(`the range ${from}..${to} goes outside the values ${o.param} allows (${lo}..${hi})`);
+  const fault = rangeFault(from, to, lo, hi);
+  if (fault === 'order') throw new SolveInputError(`need integers --from < --to (got ${from}, ${to})`);
+  if (fault === 'bounds') throw new SolveInputError(`the range ${from}..${to} goes outside the values ${o.param} allows (${lo}..${hi})`);
   return { from, to };
 }
 
 /**
- * The metric is one the scenario has, a probability's target lies in [0, 1], and the parameter
- * is a numeric setting of the system (with a "did you mean" among the scenario's numeric settings).
+ * The metric is one the scenario has, a probability's target lies in [0, 1], the parameter is a
+ * numeric setting of the system (with a "did you mean" among the scenario's numeric settings),
+ * and the variant is one of the scenario's: its name and `set`.
  */
-function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param' | 'target'>): void {
+function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param' | 'target' | 'variant'>): { variant: string; set: Record<string, unknown> } {
   const sys = v.system;
   const loaded = v.points[0].variants[0].scenario;
   const produced = producedMetrics(sys, sys.compile(loaded));
@@ -369,6 +401,8 @@ function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param'
     const guess = suggest(o.param, numeric.map((t) => t.path));
     throw new SolveInputError(`"${o.param}" is not a numeric setting of system ${sys.id}${guess ? ` (did you mean "${guess}"?)` : ''}`);
   }
+  const index = variantIndexOf(v, o.variant);
+  return { variant: v.variantNames[index], set: variantSet(v, index) };
 }
 
 function variantIndexOf(v: ValidScenario, name: string | undefined): number {

@@ -256,6 +256,18 @@ export function metricOf(system: RulesSystem, produced: CaseSummary, metric?: st
   return h;
 }
 
+/**
+ * What is wrong with an integer range `lo..hi` for a setting allowing `min..max`: `order` (not
+ * integers with lo < hi), `bounds` (outside min..max), or undefined when it fits. The one test
+ * of a searched range: solve's `--from`/`--to` (or its default) and tune's `--range`, each
+ * saying it in its own flags' words.
+ */
+export function rangeFault(lo: number, hi: number, min: number, max: number): 'order' | 'bounds' | undefined {
+  if (!Number.isInteger(lo) || !Number.isInteger(hi) || lo >= hi) return 'order';
+  if (lo < min || hi > max) return 'bounds';
+  return undefined;
+}
+
 /** Round a stepped decimal to 12 significant digits (0.1 + 0.2 is written 0.3). */
 export function tidy(x: number): number {
   return Number(x.toPrecision(12));

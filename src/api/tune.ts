@@ -22,7 +22,7 @@ import type { Metric } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
 import { InlineExecutor } from '../engine/executor.js';
 import { VERSION } from '../version.js';
-import { baseCaseOf, boundProblem, resultHead, compileSetting, metricOf, producedMetrics, runCases, selectTunables, TuningInputError, type CaseOptions } from './tunables.js';
+import { baseCaseOf, boundProblem, resultHead, compileSetting, metricOf, producedMetrics, rangeFault, runCases, selectTunables, TuningInputError, type CaseOptions } from './tunables.js';
 
 /** One target: `<metric> in [lo, hi]`. */
 export interface TuneTarget {
@@ -188,8 +188,9 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
     const r = o.ranges?.[p];
     if (r) {
       const [lo, hi] = r;
-      if (!Number.isInteger(lo) || !Number.isInteger(hi) || lo >= hi) throw new TuningInputError(`--range ${p}=${lo}..${hi}: need integers LO < HI`);
-      if (lo < t.min! || hi > t.max!) throw new TuningInputError(`--range ${p}=${lo}..${hi} is outside the schema's bounds ${t.min}..${t.max}`);
+      const fault = rangeFault(lo, hi, t.min!, t.max!);
+      if (fault === 'order') throw new TuningInputError(`--range ${p}=${lo}..${hi}: need integers LO < HI`);
+      if (fault === 'bounds') throw new TuningInputError(`--range ${p}=${lo}..${hi} is outside the schema's bounds ${t.min}..${t.max}`);
       return { path: p, lo, hi, loaded };
     }
     const d = defaultRange(t.min!, t.max!, loaded);

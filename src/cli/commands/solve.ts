@@ -1,6 +1,6 @@
 /** `siegesim solve`: the smallest integer value of a parameter whose metric reaches a target. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { solvePlan, solveSweep, SolveInputError, type SolveOptions, type SolveResult } from '../../api.js';
+import { solveSweep, SolveInputError, type SolveOptions, type SolvePlan, type SolveResult } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
 import type { Metric } from '../../systems/types.js';
 import { controller, intArg, loadAll, makeProgress, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
@@ -28,23 +28,18 @@ const showPoint = (point: Record<string, unknown>) =>
 
 async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
   const [v] = loadAll([file]);
-  // the whole request is checked before anything is printed or run (exit 2)
-  let plan;
-  try {
-    plan = solvePlan(v, { ...flags, sweep: flags.sweep });
-  } catch (e) {
-    if (e instanceof SolveInputError) throw new UserError(e.message);
-    throw e;
-  }
-  if (v.variantNames.length > 1 && flags.variant === undefined) {
-    process.stderr.write(`${v.name}: solving on the baseline variant "${v.variantNames[0]}" (--variant NAME for another)\n`);
-  }
-  const exec = new PoolExecutor(flags.threads);
+  const exec = new PoolExecutor(flags.threads); // its threads start with the first trial
   // A progress bar on a terminal; in a log, a start line and a summary line (--verbose: every evaluation).
   const progress = makeProgress(!flags.verbose && flags.progress !== false && process.stderr.isTTY === true, `${v.name} solve`.padEnd(24).slice(0, 24), 'evaluations');
-  const ranges = [...new Set(plan.points.map((p) => `${p.from} to ${p.to}`))];
-  const range = ranges.length === 1 ? `from ${ranges[0]}` : `over its range at each sweep point (${ranges.join(', ')})`;
-  process.stderr.write(`${v.name}: solving ${flags.param} ${range} for ${flags.metric} to reach ${flags.target}\n`);
+  // the whole request is checked before anything is printed or run (exit 2): onPlan comes after
+  const onPlan = (plan: SolvePlan) => {
+    if (v.variantNames.length > 1 && flags.variant === undefined) {
+      process.stderr.write(`${v.name}: solving on the baseline variant "${v.variantNames[0]}" (--variant NAME for another)\n`);
+    }
+    const ranges = [...new Set(plan.points.map((p) => `${p.from} to ${p.to}`))];
+    const range = ranges.length === 1 ? `from ${ranges[0]}` : `over its range at each sweep point (${ranges.join(', ')})`;
+    process.stderr.write(`${v.name}: solving ${flags.param} ${range} for ${flags.metric} to reach ${flags.target}\n`);
+  };
   const t0 = performance.now();
   let trials = 0;
   let r;
@@ -62,6 +57,7 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
       sweep: flags.sweep,
       executor: exec,
       signal: controller.signal,
+      onPlan,
       onProgress: progress.onProgress,
       onStep: (value, m, { point }) => {
         trials += m.n;
