@@ -5,8 +5,15 @@
  * compiled program and of zod and yaml one by one cost a tiny run about a fifth of its time),
  * compiled with the V8 code cache the build saved for it (src/code-cache.ts: ~20-35 ms less CPU a
  * command); and from the compiled modules (entry.ts) when the bundle is missing or older than
- * them — after a `tsc` alone, or with SIEGESIM_NO_BUNDLE set (not empty, not 0; stack traces
- * then point at dist/src).
+ * what tsc last wrote, or with SIEGESIM_NO_BUNDLE set (not empty, not 0; stack traces then point
+ * at dist/src).
+ * What tsc last wrote, in two stats: entry.js, which a whole compile rewrites, and
+ * dist/tsconfig.tsbuildinfo, which every compile that emits anything rewrites (tsconfig.json is
+ * `incremental`, so `tsc`, `tsc --incremental` and `tsc -w` all keep it), even one that re-emits
+ * a single module: the bundle must never run beside compiled modules newer than it (the worker
+ * threads load those). `npm run build` deletes the build info before its tsc (so it compiles
+ * everything: an incremental compile does not write again an output that was deleted) and
+ * bundles after it.
  * SIEGESIM_CODE_CACHE=write saves the bundle's code cache as the command exits, when it
  * succeeded (the build's last step, src/code-cache-build.ts).
  */
@@ -15,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 
 const bundle = fileURLToPath(new URL('../../cli/siegesim.cjs', import.meta.url));
 const compiled = new URL('./entry.js', import.meta.url);
+const buildInfo = new URL('../../tsconfig.tsbuildinfo', import.meta.url);
 
 function mtime(f: string | URL): number {
   try {
@@ -26,7 +34,7 @@ function mtime(f: string | URL): number {
 
 const noBundle = (process.env.SIEGESIM_NO_BUNDLE ?? '') !== '' && process.env.SIEGESIM_NO_BUNDLE !== '0';
 const built = noBundle ? -1 : mtime(bundle);
-if (built >= 0 && built >= mtime(compiled)) {
+if (built >= 0 && built >= Math.max(mtime(compiled), mtime(buildInfo))) {
   const { loadBundle, saveCache } = await import('../code-cache.js');
   const loaded = loadBundle<{ start: () => Promise<void> }>(bundle);
   if (process.env.SIEGESIM_CODE_CACHE === 'write') process.on('exit', (code) => code === 0 && saveCache(loaded));

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MSG } from '../../src/scenario/messages.js';
@@ -93,6 +93,34 @@ describe('siegesim run', () => {
     for (const f of readdirSync(path.join(a, 'charts')).filter((n) => n.endsWith('.svg'))) {
       expect(readFileSync(path.join(a, 'charts', f), 'utf8'), f).toBe(readFileSync(path.join(b, 'charts', f), 'utf8'));
     }
+  });
+
+  it('runs the compiled modules, not the bundle, once tsc has re-emitted any module after the build (tsc -w, tsc --incremental)', async () => {
+    // Those re-emit only the modules that changed, not entry.js, and rewrite dist/tsconfig.tsbuildinfo;
+    // the worker threads load the compiled modules, so the bundle must not run beside newer ones.
+    // A copy of the build: the launcher finds the bundle and the build info from its own place.
+    const root = tmp();
+    copyFileSync(path.join(ROOT, 'package.json'), path.join(root, 'package.json'));
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
+    for (const d of ['src', 'workers', 'cli']) cpSync(path.join(ROOT, 'dist', d), path.join(root, 'dist', d), { recursive: true, preserveTimestamps: true });
+    const info = path.join(root, 'dist/tsconfig.tsbuildinfo');
+    cpSync(path.join(ROOT, 'dist/tsconfig.tsbuildinfo'), info, { preserveTimestamps: true });
+    const main = path.join(root, 'dist/src/cli/main.js');
+    const version = path.join(root, 'dist/src/version.js');
+    const bundleTime = statSync(path.join(root, 'dist/cli/siegesim.cjs')).mtime;
+    expect(statSync(info).mtimeMs, 'npm run build writes the build info before the bundle').toBeLessThanOrEqual(bundleTime.getTime());
+    // version.js says another version, as if tsc had re-emitted it; while it and the build info are older than the bundle, the bundle runs
+    writeFileSync(version, readFileSync(version, 'utf8').replace(`'${VERSION}'`, `'${VERSION}-re-emitted'`));
+    const before = new Date(bundleTime.getTime() - 2000);
+    utimesSync(version, before, before);
+    const bundled = await run(process.execPath, [main, '--version'], root);
+    expect([bundled.code, bundled.stdout.trim()], bundled.stderr).toEqual([0, VERSION]);
+    // as tsc writes them: the module and the build info newer than the bundle, entry.js as it was
+    const after = new Date(bundleTime.getTime() + 2000);
+    utimesSync(version, after, after);
+    utimesSync(info, after, after);
+    const compiled = await run(process.execPath, [main, '--version'], root);
+    expect([compiled.code, compiled.stdout.trim()], compiled.stderr).toEqual([0, `${VERSION}-re-emitted`]);
   });
 
   it('--json prints an array of summary.json, one per scenario, also for one scenario', async () => {
