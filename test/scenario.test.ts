@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { validateText } from '../src/api.js';
+import { COMMON_SHAPE, scenarioSchemaOf, schemaAt } from '../src/scenario/schema.js';
+import { systemById } from '../src/systems/registry.js';
 import { MSG } from '../src/scenario/messages.js';
 import { suggest } from '../src/scenario/suggest.js';
 
@@ -243,5 +245,18 @@ sweep:
     expect(suggest('x0', ['hp', 'dc'])).toBeUndefined();
     expect(suggest('dx', ['hp', 'dc'])).toBe('dc');
     expect(suggest('lee', ['lt', 'le'])).toBe('le');
+  });
+
+  it('parses each variant once: its shape once, its case once (the file as written is the baseline case)', () => {
+    const variant = schemaAt(COMMON_SHAPE.variants, [0])!;
+    const scenario = scenarioSchemaOf(systemById('surrender')!);
+    const spies = [vi.spyOn(variant, 'safeParse'), vi.spyOn(variant, 'parse'), vi.spyOn(scenario, 'safeParse'), vi.spyOn(scenario, 'parse')];
+    try {
+      const v = validateText('s.yaml', BASE + 'variants:\n  - name: a\n  - name: b\n    set: { turns: 3 }\n  - name: c\n    set: { turns: 4 }\n');
+      expect(v.ok && v.value.variantNames).toEqual(['a', 'b', 'c']);
+      expect(spies.map((s) => s.mock.calls.length)).toEqual([3, 0, 3, 0]); // the file (= a), b, c
+    } finally {
+      for (const s of spies) s.mockRestore();
+    }
   });
 });

@@ -159,15 +159,22 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   // what the cases are built from.
   type VariantSpec = { name: string; set?: Record<string, unknown> };
   type ExpectItem = NonNullable<Parameters<typeof validateExpect>[0][number]>;
-  const shapeOk = (list: unknown, element: z.ZodType): boolean[] => (Array.isArray(list) ? list.map((x) => element.safeParse(x).success) : []);
+  // each entry is parsed once: its parsed value, or undefined when its shape is wrong
+  const parseEach = <T>(list: readonly unknown[], element: z.ZodType): (T | undefined)[] =>
+    list.map((x) => {
+      const r = element.safeParse(x);
+      return r.success ? (r.data as T) : undefined;
+    });
   const rawVariants = own(data, 'variants');
-  const variantOk = shapeOk(rawVariants, schemaAt(COMMON_SHAPE.variants, [0])!);
+  const parsedVariants = Array.isArray(rawVariants) ? parseEach<VariantSpec>(rawVariants, schemaAt(COMMON_SHAPE.variants, [0])!) : [];
+  const variantOk = parsedVariants.map((x) => x !== undefined);
   const rawExpect = own(data, 'expect');
-  const expectOk = shapeOk(rawExpect, schemaAt(COMMON_SHAPE.expect, [0])!);
+  const expectItems = Array.isArray(rawExpect) ? parseEach<ExpectItem>(rawExpect, schemaAt(COMMON_SHAPE.expect, [0])!) : [];
+  const expectOk = expectItems.map((x) => x !== undefined);
   const rawSweep = own(data, 'sweep');
   const sweepKeys = rawSweep !== null && typeof rawSweep === 'object' && !Array.isArray(rawSweep) ? Object.keys(rawSweep).filter((k) => k !== '__proto__') : [];
-  const sweepEntry = schemaAt(COMMON_SHAPE.sweep, ['x'])!;
-  const sweepOk = new Set(sweepKeys.filter((k) => sweepEntry.safeParse(own(rawSweep, k)).success));
+  const parsedSweep = parseEach<unknown>(sweepKeys.map((k) => own(rawSweep, k)), schemaAt(COMMON_SHAPE.sweep, ['x'])!);
+  const sweepOk = new Set(sweepKeys.filter((_, i) => parsedSweep[i] !== undefined));
   const clean: Record<string, unknown> = { ...data };
   const put = (key: string, value: unknown, any: boolean) => (any ? setOwn(clean, key, value) : delete clean[key]);
   if (rawVariants !== undefined) put('variants', (rawVariants as unknown[]).filter?.((_, i) => variantOk[i]), variantOk.includes(true));
@@ -175,9 +182,10 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   if (rawSweep !== undefined) put('sweep', Object.fromEntries([...sweepOk].map((k) => [k, own(rawSweep, k)])), sweepOk.size > 0);
   const core = base.success ? base : schema.safeParse(clean);
   const beforeCore = issues.length;
-  if (core.success) for (const p of system.refine?.(core.data as Record<string, unknown>) ?? []) push(p.path, p.message);
+  const coreExtra = core.success ? (system.refine?.(core.data as Record<string, unknown>) ?? []) : [];
+  for (const p of coreExtra) push(p.path, p.message);
   // what can be told without a valid file (an unknown roster block), in this same pass
-  else for (const p of system.precheck?.(data) ?? []) push(p.path, p.message);
+  if (!core.success) for (const p of system.precheck?.(data) ?? []) push(p.path, p.message);
   // The scenario itself has problems (not just some entries): no case can be built, so each
   // `set` entry and sweep value is checked against its own setting's schema instead, and a file
   // with many problems and a large sweep still costs one pass.
@@ -187,16 +195,12 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   /** The variants that passed their shape, and where each is in the file's list. */
   let variants: VariantSpec[] = [{ name: 'baseline' }];
   let variantAt: number[] = [0];
-  if (Array.isArray(rawVariants) && variantOk.includes(true)) {
-    const schemaOfOne = schemaAt(COMMON_SHAPE.variants, [0])!;
+  if (variantOk.includes(true)) {
     variantAt = variantOk.flatMap((ok, i) => (ok ? [i] : []));
-    variants = variantAt.map((i) => schemaOfOne.parse(rawVariants[i]) as VariantSpec);
+    variants = variantAt.map((i) => parsedVariants[i]!);
   }
   const sweep: Record<string, unknown> = {};
-  for (const k of sweepOk) setOwn(sweep, k, sweepEntry.parse(own(rawSweep, k)));
-  const expectItems: (ExpectItem | undefined)[] = Array.isArray(rawExpect)
-    ? rawExpect.map((x, i) => (expectOk[i] ? (schemaAt(COMMON_SHAPE.expect, [0])!.parse(x) as ExpectItem) : undefined))
-    : [];
+  sweepKeys.forEach((k, i) => parsedSweep[i] !== undefined && setOwn(sweep, k, parsedSweep[i]));
   // every variant's name as written (one that failed its shape still has one), for `expect:`
   const writtenNames = Array.isArray(rawVariants) ? rawVariants.map((x) => own(x, 'name')).filter((n): n is string => typeof n === 'string') : ['baseline'];
 
@@ -326,7 +330,9 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
       const v = variants[vi];
       let vr = raw;
       for (const [p, val] of Object.entries(v.set ?? {})) if (!badSet.has(`${vi}\u0000${p}`)) vr = withPath(vr, p, val);
-      const r = schema.safeParse(vr);
+      // the file as written (no sweep value, no `set` applied) is the case already parsed and refined above
+      const same = vr === clean && core.success;
+      const r = same ? core : schema.safeParse(vr);
       if (!r.success) {
         // Blame the variant's set entry or the sweep key that touched the failing path.
         for (const zi of r.error.issues) {
@@ -348,7 +354,7 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
         }
         continue;
       }
-      const extra = system.refine?.(r.data as Record<string, unknown>) ?? [];
+      const extra = same ? coreExtra : (system.refine?.(r.data as Record<string, unknown>) ?? []);
       for (const p of extra) push(p.path, MSG.inVariant(v.name, p.message), 'value', Object.keys(v.set ?? {}).length > 0 ? ['variants', variantAt[vi]] : p.path);
       if (extra.length > 0) continue;
       point.variants.push({ variant: v.name, scenario: r.data as Record<string, unknown> });
