@@ -32,7 +32,7 @@ export function parseBenchArgs(argv, names) {
     else if (a === '--baseline') extra.baseline = fileAfter(a, ++i);
     else if (a === '--tolerance') {
       extra.tolerance = Number(argv[++i]);
-      if (!(extra.tolerance >= 0 && extra.tolerance < 1)) throw new BenchUsageError('--tolerance is a fraction in [0, 1), e.g. 0.15');
+      if (!(extra.tolerance >= 0 && extra.tolerance < 1)) throw new BenchUsageError('--tolerance must be a fraction in [0, 1), e.g. 0.15');
     } else if (a.startsWith('-')) {
       throw new BenchUsageError(`unknown option ${a} (the options are --seconds S, --check, --save FILE, --baseline FILE and --tolerance T)`);
     } else only.push(a);

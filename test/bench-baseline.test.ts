@@ -97,7 +97,7 @@ describe('bench arguments for baselines', () => {
     expect(parseBenchArgs(['dice', '--save', 'b.json'], names)).toEqual({ only: ['dice'], seconds: 2, check: false, save: 'b.json' });
     expect(parseBenchArgs(['--baseline', 'b.json', '--tolerance', '0.25'], names)).toEqual({ only: [], seconds: 2, check: false, baseline: 'b.json', tolerance: 0.25 });
     expect(() => parseBenchArgs(['--baseline'], names)).toThrow(BenchUsageError);
-    expect(() => parseBenchArgs(['--baseline', 'b.json', '--tolerance', '1.5'], names)).toThrow('--tolerance is a fraction in [0, 1)');
+    expect(() => parseBenchArgs(['--baseline', 'b.json', '--tolerance', '1.5'], names)).toThrow('--tolerance must be a fraction in [0, 1)');
     expect(() => parseBenchArgs(['--tolerance', '0.2'], names)).toThrow('--tolerance goes with --baseline FILE');
   });
 });

@@ -336,17 +336,21 @@ describe('hostile scenarios through the built CLI', () => {
 
   const scen = path.join(ROOT, 'test/fixtures/good-small.yaml');
   const flags: [string, string[], RegExp][] = [
-    ['--trials 1e99', ['--trials', '1e99'], /--trials: must be at most 10,000,000,000, got 1e\+99 \(as in a scenario file\)/],
-    ['--trials 2e10', ['--trials', '20000000000'], /--trials: must be at most 10,000,000,000, got 20000000000/],
-    ['--max-trials 0', ['--precision', '0.01', '--max-trials', '0'], /--max-trials: must be at least 1, got 0/],
+    ['--trials 1e99', ['--trials', '1e99'], /--trials must be at most 10,000,000,000, got 1e\+99 \(as in a scenario file\)/],
+    ['--trials 2e10', ['--trials', '20000000000'], /--trials must be at most 10,000,000,000, got 20000000000/],
+    ['--max-trials 0', ['--precision', '0.01', '--max-trials', '0'], /--max-trials must be at least 1, got 0/],
     ['--threads 2000', ['--threads', '2000'], /--threads must be at most \d+ \(4 per core, \d+ cores? here\)/],
-    ["--seed ''", ['--seed', ''], /--seed: must not be empty/],
-    ["--out ''", ['--out', ''], /--out is empty/],
+    ["--seed ''", ['--seed', ''], /--seed must not be empty/],
+    ["--out ''", ['--out', ''], /--out must not be empty/],
+    ['--precision 0', ['--precision', '0'], /--precision must be a positive number/],
+    ['--threads 0', ['--threads', '0'], /--threads must be a positive integer/],
+    ['--trials abc', ['--trials', 'abc'], /--trials must be a whole number, e.g. 100000 or 1e6/],
   ];
   it.each(flags)('%s: exit 2 before anything runs, with the same limit as a file', async (_name, args, message) => {
     const r = await runCli(['run', scen, ...args], { cwd: dir });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(message);
+    expect(r.stderr).toMatch(/is invalid\. --[a-z-]+ must /); // one form for every flag: "--flag must ..."
     expect(r.stderr).not.toMatch(STACK_FRAME);
     expect(new Set(readdirSync(dir))).toEqual(before);
   });

@@ -148,7 +148,7 @@ describe('tune: a fantasy siege, wall HP and DC for two targets', () => {
     await expect(go({ params: ['wall.type'] })).rejects.toThrow(/not an integer setting/);
     await expect(go({ params: ['policy.defender_fire_share'] })).rejects.toThrow(/not an integer setting \(it is a decimal\)/);
     await expect(go({ params: ['wall'] })).rejects.toThrow(/a group of settings/);
-    await expect(go({ ranges: { 'wall.hp': [-5, 10] } })).rejects.toThrow(/outside the schema's bounds 0..100000/);
+    await expect(go({ ranges: { 'wall.hp': [-5, 10] } })).rejects.toThrow(/--range wall.hp=-5..10 must be inside the schema's bounds 0..100000/);
     await expect(go({ ranges: { 'wall.dc': [5, 10] } })).rejects.toThrow(/not in --params/);
     await expect(go({ params: ['wall.hp', 'wall.dc', 'max_rounds', 'attacker.infantry'] })).rejects.toThrow(/one to three/);
     await expect(go({ targets: [] })).rejects.toThrow(/at least one --target/);

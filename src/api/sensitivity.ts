@@ -36,7 +36,7 @@ export type Step = { abs: number } | { percent: number };
 export function parseStep(text: string): Step {
   const m = /^\s*([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*(%?)\s*$/i.exec(text);
   const x = m ? Number(m[1]) : NaN;
-  if (!m || !(x > 0) || !Number.isFinite(x)) throw new TuningInputError(`--step is a positive number or a percentage, e.g. 2 or 10% (got "${text}")`);
+  if (!m || !(x > 0) || !Number.isFinite(x)) throw new TuningInputError(`--step must be a positive number or a percentage, e.g. 2 or 10% (got "${text}")`);
   return m[2] ? { percent: x } : { abs: x };
 }
 

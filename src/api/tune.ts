@@ -189,8 +189,8 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
     if (r) {
       const [lo, hi] = r;
       const fault = rangeFault(lo, hi, t.min!, t.max!);
-      if (fault === 'order') throw new TuningInputError(`--range ${p}=${lo}..${hi}: need integers LO < HI`);
-      if (fault === 'bounds') throw new TuningInputError(`--range ${p}=${lo}..${hi} is outside the schema's bounds ${t.min}..${t.max}`);
+      if (fault === 'order') throw new TuningInputError(`--range ${p}=${lo}..${hi} must be integers LO < HI`);
+      if (fault === 'bounds') throw new TuningInputError(`--range ${p}=${lo}..${hi} must be inside the schema's bounds ${t.min}..${t.max}`);
       return { path: p, lo, hi, loaded };
     }
     const d = defaultRange(t.min!, t.max!, loaded);

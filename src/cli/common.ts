@@ -36,7 +36,7 @@ function bySchema<T>(what: string, schema: z.ZodType<T>, read: (v: string) => un
   return (v: string): T => {
     const r = schema.safeParse(read(v));
     // the last issue is the explicit limit (1e99 also breaks the safe-integer range first)
-    if (!r.success) throw new InvalidArgumentError(`${what}: ${r.error.issues[r.error.issues.length - 1].message} (as in a scenario file)`);
+    if (!r.success) throw new InvalidArgumentError(`${what} ${r.error.issues[r.error.issues.length - 1].message} (as in a scenario file)`);
     return r.data;
   };
 }
@@ -53,13 +53,13 @@ export const seedArg = bySchema('--seed', COMMON_SHAPE.seed, (v: string) =>
 );
 /** An output path flag: not empty (an empty --out used to mean reports/ silently). */
 export const outArg = (what: string) => (v: string) => {
-  if (v.trim() === '') throw new InvalidArgumentError(`${what} is empty: name a path, or leave the flag out for the default`);
+  if (v.trim() === '') throw new InvalidArgumentError(`${what} must not be empty: name a path, or leave the flag out for the default`);
   return v;
 };
 /** A probability strictly between 0 and 1 (`--confidence 0.999`, `--alpha 0.001`). */
 export const probabilityArg = (what: string, example: string) => (v: string) => {
   const x = Number(v);
-  if (!(x > 0 && x < 1)) throw new InvalidArgumentError(`${what} is a probability between 0 and 1, e.g. ${example}`);
+  if (!(x > 0 && x < 1)) throw new InvalidArgumentError(`${what} must be a probability between 0 and 1, e.g. ${example}`);
   return x;
 };
 

@@ -60,7 +60,7 @@ describe('siegesim sensitivity', () => {
     for (const [args, msg] of [
       [['--metric', 'p_tset'], /^siegesim: unknown metric "p_tset" \(did you mean "p_test"\?\)$/m],
       [['--params', 'structure.levle'], /^siegesim: "structure.levle" is not a tunable setting of this surrender scenario/],
-      [['--step', '-2'], /^siegesim: --step is a positive number or a percentage/],
+      [['--step', '-2'], /^siegesim: --step must be a positive number or a percentage/],
       [['--where', 'structure.surrender_level=banana'], /^siegesim: the case structure.surrender_level=banana is not valid/],
     ] as [string[], RegExp][]) {
       const r = await cli(['sensitivity', SURRENDER, '--trials', '100', '--out', out, ...args]);
@@ -101,7 +101,7 @@ describe('siegesim tune', () => {
       [['--params', 'wall.hp', '--target', 'p_attacker_wins in [0.4 0.6]'], /^siegesim: a target is "<metric> in \[lo, hi\]"/],
       [['--params', 'wall.hp', '--target', 'p_atacker_wins in [0.4, 0.6]'], /^siegesim: unknown metric "p_atacker_wins" \(did you mean "p_attacker_wins"\?\)$/m],
       [['--params', 'wall.hpp', '--target', 'p_attacker_wins in [0.4, 0.6]'], /^siegesim: "wall.hpp" is not a tunable setting of this fantasy scenario \(did you mean "wall.hp"\?\)/],
-      [['--params', 'wall.dc', '--target', 'p_attacker_wins in [0.4, 0.6]', '--range', 'wall.dc=0..50'], /^siegesim: --range wall.dc=0..50 is outside the schema's bounds 1..40/],
+      [['--params', 'wall.dc', '--target', 'p_attacker_wins in [0.4, 0.6]', '--range', 'wall.dc=0..50'], /^siegesim: --range wall.dc=0..50 must be inside the schema's bounds 1..40/],
       [['--params', 'wall.dc', '--target', 'p_attacker_wins in [0.4, 0.6]', '--range', 'wall.dc=5to9'], /^siegesim: a range is <param>=LO..HI/],
       [['--params', 'wall.type', '--target', 'p_attacker_wins in [0.4, 0.6]'], /^siegesim: "wall.type" is not an integer setting/],
     ] as [string[], RegExp][]) {

@@ -7,7 +7,7 @@ import { positiveNumber, UserError } from '../common.js';
 
 const fraction = (what: string) => (v: string) => {
   const x = Number(v);
-  if (!(x >= 0 && x < 1)) throw new InvalidArgumentError(`${what} is a fraction in [0, 1), e.g. 0.15`);
+  if (!(x >= 0 && x < 1)) throw new InvalidArgumentError(`${what} must be a fraction in [0, 1), e.g. 0.15`);
   return x;
 };
 

@@ -142,7 +142,7 @@ export function register(program: Command): void {
       const m = /^(\d+)\/(\d+)$/.exec(x);
       const k = m ? Number(m[1]) : NaN;
       const n = m ? Number(m[2]) : NaN;
-      if (!m || !(k >= 1) || !(n >= 1) || k > n) throw new InvalidArgumentError('--shard is k/n with 1 <= k <= n, e.g. 3/16');
+      if (!m || !(k >= 1) || !(n >= 1) || k > n) throw new InvalidArgumentError('--shard must be k/n with 1 <= k <= n, e.g. 3/16');
       return { k, n };
     })
     .action((files: string[], flags: RunFlags) => runCommand(files, flags));
