@@ -46,11 +46,14 @@ function cacheFor(source: Buffer, cacheFile: string): Buffer | undefined {
   return file.length > DIGEST && digestOf(source, data).equals(file.subarray(0, DIGEST)) ? data : undefined;
 }
 
+/** What loadBundle puts before a bundle's source, on its first line (source-stack.ts takes it off that line's columns). */
+export const BUNDLE_HEAD = '(function (exports, require, module, __filename, __dirname) {';
+
 /** Run a CommonJS bundle as Node would (the module wrapper, a require from its own place), compiled with its cache when there and whole. */
 export function loadBundle<T>(bundle: string): LoadedBundle<T> {
   const source = readFileSync(bundle);
   const cachedData = cacheFor(source, cacheFileOf(bundle));
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source.toString('utf8')}\n})`, {
+  const script = new vm.Script(`${BUNDLE_HEAD}${source.toString('utf8')}\n})`, {
     filename: bundle,
     cachedData,
   });

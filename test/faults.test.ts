@@ -337,3 +337,22 @@ describe('a worker that fails mid-batch', () => {
     }
   });
 });
+
+describe('an internal error (a bug) in the command line', () => {
+  // The command runs from its bundle, dist/cli/siegesim.cjs, whose line numbers mean nothing to
+  // a reader: the printed stack must name the source file and line (src/source-stack.ts).
+  const line = readFileSync(path.join(ROOT, 'src/cli/program.ts'), 'utf8').split('\n').findIndex((l) => l.includes("=== 'internal-error') throw")) + 1;
+  it.each([
+    ['the bundle', {}],
+    ['the compiled modules', { SIEGESIM_NO_BUNDLE: '1' }],
+  ])('from %s: exit 1, the stack at src/ (where the error was thrown), not at the bundle', async (_name, env) => {
+    expect(line).toBeGreaterThan(0);
+    const r = await runCli(['validate', SCEN], { env: { SIEGESIM_FAULT: 'internal-error', ...env } });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/^siegesim: internal error\nError: injected internal error \(SIEGESIM_FAULT=internal-error\)\n\s+at /);
+    const frames = r.stderr.split('\n').filter((l) => /^\s+at /.test(l));
+    expect(frames[0]).toContain(`${path.join(ROOT, 'src/cli/program.ts')}:${line}:`);
+    expect(r.stderr).not.toContain('siegesim.cjs');
+    expect(r.stderr).not.toMatch(/dist\/src\/[^\s]*\.js:\d/);
+  });
+});

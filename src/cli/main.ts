@@ -5,8 +5,8 @@
  * compiled program and of zod and yaml one by one cost a tiny run about a fifth of its time),
  * compiled with the V8 code cache the build saved for it (src/code-cache.ts: ~20-35 ms less CPU a
  * command); and from the compiled modules (entry.ts) when the bundle is missing or older than
- * what tsc last wrote, or with SIEGESIM_NO_BUNDLE set (not empty, not 0; stack traces then point
- * at dist/src).
+ * what tsc last wrote, or with SIEGESIM_NO_BUNDLE set (not empty, not 0). Either way an internal
+ * error's stack is printed at its places in src/ (source-stack.ts).
  * What tsc last wrote, in two stats: entry.js, which a whole compile rewrites, and
  * dist/tsconfig.tsbuildinfo, which every compile that emits anything rewrites (tsconfig.json is
  * `incremental`, so `tsc`, `tsc --incremental` and `tsc -w` all keep it), even one that re-emits

@@ -1,7 +1,8 @@
 /**
  * siegesim's command line: a thin layer over src/api.ts (as the vitest and esbuild CLIs are).
  * Each command is one module under commands/ that registers its flags and its action; they are
- * listed here. User errors exit 2 with no stack trace; internal errors exit 1 with one.
+ * listed here. User errors exit 2 with no stack trace; internal errors exit 1 with one, at its
+ * places in src/ (source-stack.ts: the bundle's own line numbers mean nothing to a reader).
  * (The entry point is main.ts, which starts the chart renderer before loading this.)
  */
 import { Command } from 'commander';
@@ -25,6 +26,7 @@ import * as serve from './commands/serve.js';
 import * as test from './commands/test.js';
 import * as diff from './commands/diff.js';
 import { closeEarlyPool } from './early-pool.js';
+import { errorText, sourceStack } from '../source-stack.js';
 
 export { UserError };
 
@@ -62,6 +64,8 @@ export async function main(): Promise<void> {
     throw e;
   });
   try {
+    // test-only: an internal error (a bug) in this thread, for the test of its printed stack
+    if (process.env.SIEGESIM_FAULT === 'internal-error') throw new Error('injected internal error (SIEGESIM_FAULT=internal-error)');
     await buildProgram().parseAsync(process.argv);
   } catch (e) {
     const err = e as { code?: string; exitCode?: number; message?: string };
@@ -76,12 +80,12 @@ export async function main(): Promise<void> {
       // The worker's own stack (when it threw) is the useful one; a worker that died has none.
       cleanupPending();
       const cause = e.cause as Error | undefined;
-      const stack = cause?.stack && !/^Error: worker exited/.test(cause.stack) ? `\n${cause.stack}` : '';
+      const stack = cause?.stack && !/^Error: worker exited/.test(cause.stack) ? `\n${sourceStack(cause.stack)}` : '';
       process.stderr.write(`siegesim: internal error: ${e.message}; nothing was written${stack}\n`);
       process.exitCode = 1;
     } else {
       cleanupPending();
-      process.stderr.write(`siegesim: internal error\n${(e as Error).stack ?? String(e)}\n`);
+      process.stderr.write(`siegesim: internal error\n${errorText(e)}\n`);
       process.exitCode = 1;
     }
   } finally {

@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import { networkInterfaces, hostname } from 'node:os';
 import path from 'node:path';
 import { packageFile } from '../paths.js';
+import { errorText } from '../source-stack.js';
 import { describeControls, liveScenario, tunedName, tunedYaml } from '../api.js';
 import type { Executor } from '../engine/executor.js';
 import { Catalogue, type Root } from './catalogue.js';
@@ -91,7 +92,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
   const server = createServer((req, res) => {
     handle(req, res).catch((e) => {
       const err = e instanceof RequestError ? e : undefined;
-      if (!err) log(`siegesim serve: internal error on ${req.method} ${String(req.url).slice(0, 200)}: ${(e as Error).stack ?? String(e)}`);
+      if (!err) log(`siegesim serve: internal error on ${req.method} ${String(req.url).slice(0, 200)}: ${errorText(e)}`);
       if (res.headersSent) {
         res.end();
         return;
