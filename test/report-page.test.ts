@@ -120,6 +120,17 @@ describe('the scenario page', () => {
     expect(cells).not.toMatch(/<td class="sep" class=/);
   });
 
+  it('an answer is never empty: a run with none of the headline metrics shows its first three (the rule the workbench cards use)', () => {
+    const has = (...ms: string[]) => (m: string) => ms.includes(m);
+    const order = ['p_a', 'p_b', 'p_c', 'p_d'];
+    expect(answerMetrics(['p_x'], [['p_y', 'p_z']], has('p_b', 'p_c', 'p_d', 'p_a'), order)).toEqual({ outcome: [], also: ['p_a', 'p_b', 'p_c'] });
+    expect(answerMetrics(['p_x'], [], has('p_x', 'p_a'), order)).toEqual({ outcome: [], also: ['p_x'] }); // a headline metric: no fallback
+    // on the page: the headline names metrics the run does not have, so its first three metrics lead
+    const html = scenarioPage(siege, [], ['summary.csv'], { headline: ['p_none'], outcomes: [['p_nope']] });
+    const head = html.slice(html.indexOf('<h2>Answer'), html.indexOf('<h2>All metrics'));
+    expect(head).toContain('<tr><th class="l">variant</th><th>p_attacker_wins</th><th>p_defender_holds</th><th>p_castle_falls</th></tr>');
+  });
+
   it("the index shows a sweep's answer as its range over the sweep and where, not the first (often trivial) case", () => {
     const cell = (r: ScenarioResult) => {
       const sys = systemById(r.system)!;

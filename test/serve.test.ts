@@ -282,6 +282,9 @@ describe('what the workbench serves, and to whom', () => {
       for (const c of done.cases) expect(cr.outcomes[0].reduce((t, m) => t + c.metrics[m].value, 0), c.variant).toBeCloseTo(1, 9);
       expect(done.cases[0].metrics.p_siege_continues.value).toBeGreaterThan(0.9); // what the headline alone hid
       for (const m of cr.outcomes[0]) expect(done.cases[1].differences[m], m).toBeDefined();
+      // each case comes with the columns of its answer (the report's rule, src/report/html.ts answerMetrics): the cards show them
+      const answers = (done.cases as unknown as { answer: { outcome: string[]; also: string[] } }[]).map((c) => c.answer);
+      expect(answers).toEqual([0, 1].map(() => ({ outcome: cr.outcomes[0], also: ['p_castle_falls'] })));
     } finally {
       await w.close();
     }

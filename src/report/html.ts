@@ -147,11 +147,20 @@ export function settingsMoved(ranking: readonly { effect: number }[]): boolean {
 /**
  * What the Answer shows: the first outcome partition the run produces (every trial ends in
  * exactly one of these, so they account for all of them), in the system's order, then the other
- * headline metrics. `produced` says whether the run has a value of a metric.
+ * headline metrics. `produced` says whether the run has a value of a metric. A run that produces
+ * none of them shows the first three of `metrics` (its metrics in order) it produces, so an
+ * Answer is never empty. The one rule for the report's Answer, the index's answer cell and the
+ * workbench's cards (the server sends each case's columns, `answer`).
  */
-export function answerMetrics(headline: string[], outcomes: string[][], produced: (m: string) => boolean): { outcome: string[]; also: string[] } {
-  const outcome = outcomes.find((o) => o.every(produced)) ?? [];
-  return { outcome, also: headline.filter((m) => produced(m) && !outcome.includes(m)) };
+export function answerMetrics(
+  headline: readonly string[],
+  outcomes: readonly (readonly string[])[],
+  produced: (m: string) => boolean,
+  metrics: readonly string[] = [],
+): { outcome: string[]; also: string[] } {
+  const outcome = [...(outcomes.find((o) => o.every(produced)) ?? [])];
+  const also = headline.filter((m) => produced(m) && !outcome.includes(m));
+  return { outcome, also: outcome.length + also.length > 0 ? also : metrics.filter(produced).slice(0, 3) };
 }
 
 /** The answer of a run without a sweep: a row per variant, the difference from the baseline under each value. */
@@ -236,7 +245,7 @@ export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: stri
   const all = orderedMetrics(r, r.cases[0]?.metrics ?? {});
   const metrics = all.filter((m) => !(m in INTERNAL_METRICS));
   const produced = (m: string) => metrics.includes(m) && r.cases.some((c) => Number.isFinite(c.metrics[m]?.value));
-  const cols = answerMetrics(opts.headline ?? [], opts.outcomes ?? [], produced);
+  const cols = answerMetrics(opts.headline ?? [], opts.outcomes ?? [], produced, metrics);
   const lead = charts.filter((c) => c.lead);
   const rest = charts.filter((c) => !c.lead);
 

@@ -23,12 +23,14 @@ import {
 } from '../api.js';
 import { CancelledError } from '../engine/run.js';
 import { widestOf } from '../api/run.js';
+import type { RulesSystem } from '../systems/types.js';
 import type { Catalogue } from './catalogue.js';
 import { Gate, PRIORITY } from './gate.js';
 import { FIELDS, LIMITS, onlyKnown, optInt, optNumber, optNumbers, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
 import { sweepChart } from './sweep-chart.js';
 import { VERSION } from '../version.js';
 import { showCount } from '../report/format.js';
+import { answerMetrics } from '../report/html.js';
 
 /** A tab's jobs: one of each kind at a time. */
 export type JobKind = 'live' | 'sweep' | 'sensitivity' | 'tune';
@@ -76,6 +78,11 @@ export function wireCase(c: CaseResult) {
     metrics: Object.fromEntries(Object.entries(c.metrics).map(([k, m]) => [k, wireMetric(m)])),
     differences: Object.fromEntries(Object.entries(c.differences).map(([k, m]) => [k, wireMetric(m)])),
   };
+}
+
+/** A live run's case on the wire, with the columns its answer shows (the workbench's cards, as the report's Answer). */
+function liveCase(sys: RulesSystem, c: CaseResult) {
+  return { ...wireCase(c), answer: answerMetrics(sys.headline, sys.outcomes ?? [], (m) => c.metrics[m] !== undefined, sys.metricOrder) };
 }
 
 /** A ScenarioResult around cases merged so far, for the system's charts. */
@@ -211,7 +218,7 @@ export async function streamLive(ctx: JobContext, client: string, body: Record<s
     const now = performance.now();
     const withCharts = now - lastCharts >= 500;
     if (withCharts) lastCharts = now;
-    out.send({ type: 'partial', trials: latest.trials, cases: cases.map(wireCase), ...(withCharts ? { charts: chartsOf(lv, cases, latest.trials) } : {}), ms: ms() });
+    out.send({ type: 'partial', trials: latest.trials, cases: cases.map((c) => liveCase(sys, c)), ...(withCharts ? { charts: chartsOf(lv, cases, latest.trials) } : {}), ms: ms() });
   };
   const partials = throttle(100, sendPartial);
   /**
@@ -224,7 +231,7 @@ export async function streamLive(ctx: JobContext, client: string, body: Record<s
     out.send({
       type: 'done',
       trials,
-      cases: cases.map(wireCase),
+      cases: cases.map((c) => liveCase(sys, c)),
       charts: chartsOf(lv, cases, trials),
       precision: precision === undefined ? null : { target: precision, half_width: Math.max(...cases.map((c) => widestOf(sys, c.metrics))), reached },
       ms: ms(),

@@ -512,24 +512,11 @@ function renderStatus(ev) {
   else setStatus('done', `${prec ? 'precise' : 'done'}: ${text}`);
 }
 
-/**
- * What the headline cards show, as the report's Answer (src/report/html.ts answerMetrics): the
- * first of the system's outcome partitions this case produces (every trial ends in exactly one of
- * them, so they sum to 1), then its other headline metrics; a case that produces none of them
- * (a Cry Havoc battering question has no kills) shows its first three metrics.
- */
-function answerMetrics(metrics) {
-  const produced = (m) => Boolean(metrics[m]);
-  const outcome = state.info.outcomes.find((o) => o.every(produced)) ?? [];
-  const also = (state.start?.headline ?? state.info.headline).filter((m) => produced(m) && !outcome.includes(m));
-  if (outcome.length + also.length > 0) return { outcome, also };
-  return { outcome, also: state.info.metrics.filter(produced).slice(0, 3) };
-}
-
 function renderResults(ev) {
   const loaded = ev.cases.find((c) => c.variant === 'as loaded') ?? ev.cases[0];
   const tuned = ev.cases.find((c) => c.variant === 'tuned');
-  const { outcome, also } = answerMetrics(loaded.metrics);
+  // the columns of the report's Answer, sent by the server with each case (src/report/html.ts answerMetrics)
+  const { outcome, also } = loaded.answer;
   const headline = [...outcome, ...also];
   const card = (h) => {
     const shown = (tuned ?? loaded).metrics[h];
