@@ -4,13 +4,15 @@ import { chartsCrusaderRex } from './charts.js';
 import { autoValuesCrusaderRex, compileCrusaderRex, precheckCrusaderRex, refineCrusaderRex, type CrusaderRexCompiled } from './compile.js';
 import { exactCrusaderRex } from './exact.js';
 import { A_ATT_WINS, A_DEF_HOLDS, A_FALLS, A_LIFTED, crusaderRexKernel } from './kernel.js';
-import { CRUSADER_REX_SHAPE } from './schema.js';
+import { crusaderRexShape } from './schema.js';
 import { summarizeCrusaderRex } from './summarize.js';
 
 export const crusaderRex: RulesSystem<CrusaderRexCompiled> = {
   id: 'crusader-rex',
   title: 'Crusader Rex battles and sieges (seed 000, rules v2.0 as the Rally the Troops engine plays them)',
-  shape: CRUSADER_REX_SHAPE,
+  get shape() {
+    return crusaderRexShape();
+  },
   refine: refineCrusaderRex,
   precheck: precheckCrusaderRex,
   // about a microsecond a battle: 16384 battles is well over the 10 ms a chunk needs

@@ -4,13 +4,15 @@ import { chartsCryHavoc } from './charts.js';
 import { compileCryHavoc, K_BATTERING, K_FIRE, K_HEALING, K_MELEE, refineCryHavoc, type CryHavocCompiled } from './compile.js';
 import { exactCryHavoc } from './exact.js';
 import { cryHavocKernel } from './kernel.js';
-import { CRY_HAVOC_SHAPE } from './schema.js';
+import { cryHavocShape } from './schema.js';
 import { summarizeCryHavoc } from './summarize.js';
 
 export const cryHavoc: RulesSystem<CryHavocCompiled> = {
   id: 'cry-havoc',
   title: 'Cry Havoc / Siege tables: melee, missile, battering, fire, healing (seeds 003, 004)',
-  shape: CRY_HAVOC_SHAPE,
+  get shape() {
+    return cryHavocShape();
+  },
   refine: refineCryHavoc,
   // A trial is a few table look-ups (battering: up to a roll per day): 65536 is ~10 ms.
   chunkTrials: 65_536,

@@ -4,7 +4,7 @@ import { chartsFantasy } from './charts.js';
 import { compileFantasy, type FantasyCompiled } from './compile.js';
 import { exactFantasy } from './exact.js';
 import { A_ATT_WINS, A_BREACHED, A_DEF_WINS, A_UNDECIDED, fantasyKernel } from './kernel.js';
-import { FANTASY_SHAPE } from './schema.js';
+import { fantasyShape } from './schema.js';
 import { summarizeFantasy } from './summarize.js';
 
 /** A wall's HP, DC, upgrades and breach threshold and the round cap as the compiled case has them (the file may leave them to the rules). */
@@ -21,7 +21,9 @@ function autoValuesOf(c: FantasyCompiled, s: Record<string, unknown>): Record<st
 export const fantasy: RulesSystem<FantasyCompiled> = {
   id: 'fantasy',
   title: 'fantasy open-field and siege combat (seed 001)',
-  shape: FANTASY_SHAPE,
+  get shape() {
+    return fantasyShape();
+  },
   // A siege trial is tens of microseconds at most: 4096 trials keep a chunk near or above
   // the 10 ms docs/architecture.md asks for, and big sweeps still spread over both cores.
   chunkTrials: 4096,

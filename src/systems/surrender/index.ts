@@ -4,13 +4,15 @@ import { chartsSurrender } from './charts.js';
 import { compileSurrender, type SurrenderCompiled } from './compile.js';
 import { exactSurrender } from './exact.js';
 import { ACC_PROBE, ACC_SURRENDERED, surrenderKernel } from './kernel.js';
-import { SURRENDER_SHAPE } from './schema.js';
+import { surrenderShape } from './schema.js';
 import { summarizeSurrender } from './summarize.js';
 
 export const surrender: RulesSystem<SurrenderCompiled> = {
   id: 'surrender',
   title: 'surrender-level siege test (seed 002, SGS rules)',
-  shape: SURRENDER_SHAPE,
+  get shape() {
+    return surrenderShape();
+  },
   // ~25 M trials/s per thread on a 12-turn siege: 262144 trials is ~10 ms, the chunk size the
   // piscina round trip (50-80 µs) needs to be noise (docs/architecture.md "Chunks").
   chunkTrials: 262_144,
