@@ -498,6 +498,16 @@ describe('exact, check, validate, schema', () => {
     expect(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version).toBe(VERSION);
     expect((await cli(['--version'])).stdout.trim()).toBe(VERSION);
   });
+
+  it('runs as `npx siegesim` runs it: the bin of package.json, executed as a file (its mode and shebang), from the build', async () => {
+    // npm exec runs a project's own bin in place, without the chmod npm install gives a linked
+    // one: a bin left as tsc writes it (0644) failed every README example with "Permission denied"
+    const bin = path.join(ROOT, JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).bin.siegesim);
+    expect(statSync(bin).mode & 0o111, `${bin} is not executable`).toBe(0o111);
+    const r = await run(bin, ['--version'], ROOT);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe(VERSION);
+  });
 });
 
 describe('roster', () => {
