@@ -324,13 +324,15 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
   it.each(fieldCases)('%s: the field path agrees with the general path (|z| < 4.5 everywhere)', async (_label, body) => {
     await agreesWithGeneral(body, 'kernel');
   });
-  it('the kernel takes the field path exactly for plain field battles (no castle, harry, retreat or random tie-break, listed order)', async () => {
+  it('the kernel takes the field path exactly for plain field battles (no castle, harry, retreat or random tie-break, an order that cannot matter)', async () => {
     const { crusaderRexKernel, _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
     const { deriveState } = await import('../src/engine/rng.js');
     for (const [label, body] of cases) expect(K.fieldPathApplies(compiled(body)), label).toBe(fieldCases.some(([l]) => l === label));
-    for (const policy of [{ harry: 'always' }, { retreat: 'when_outnumbered' }, { tie_break: 'random' }, { fire_order: 'strongest_first' }]) {
+    for (const policy of [{ harry: 'always' }, { retreat: 'when_outnumbered' }, { tie_break: 'random' }, { fire_order: 'strongest_first', charge: 'always' }]) {
       expect(K.fieldPathApplies(compiled(merge(FIELD_BATTLE, { policy }))), JSON.stringify(policy)).toBe(false);
     }
+    // strongest first without a charge cannot change a field battle (order.ts fireOrderMatters)
+    expect(K.fieldPathApplies(compiled(merge(FIELD_BATTLE, { policy: { fire_order: 'strongest_first' } })))).toBe(true);
     expect(K.fieldPathApplies(compiled(merge(FIELD_BATTLE, { town: { rating: 2 } })))).toBe(false);
     // the kernel's choice runs the field path's dice on a field battle, the table path's on the others
     const acc = (body: Tree, path: CrusaderRexPath) => {
@@ -665,8 +667,9 @@ describe('crusader-rex: every rule and policy changes what it should', () => {
     const rnd = await pair(FIELD_BATTLE, 'policy.tie_break', 'random');
     expect(Math.abs(zDiff(rnd, 'p_attacker_wins'))).toBeGreaterThan(2);
     // fire_order: hits always go to the strongest enemy block, so the order inside one side's
-    // letter group only matters through decisions taken on the current state (a conditional
-    // charge); the exact-chain case "strongest first" above holds the kernel to it.
+    // letter group only matters through what a block does besides firing (charge, harry,
+    // retreat, withdraw: test/crusader-rex-order.test.ts shows each); the exact-chain case
+    // "strongest first" above holds the kernel to it.
   });
   it('the besieger may retreat after R3 (rule 6.2) instead of staying (engine)', async () => {
     const weak = merge(SIEGE, { policy: { storm: 'never' }, turns: 3, blocks: [{ block: 'Raymond (Tiberias)', at: 'castle', steps: 1 }, { block: 'Walter', at: 'castle', steps: 1 }, { block: 'Saladin' }] });

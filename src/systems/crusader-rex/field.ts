@@ -1,6 +1,7 @@
 /**
  * The Crusader Rex field path: a field battle at a town without a castle, with no harry or
- * retreat choices, a fixed tie-break and the listed firing order (fieldPathApplies), at most
+ * retreat choices, a fixed tie-break and the listed firing order, or a strongest-first order
+ * that cannot change the outcome (fieldPathApplies, order.ts fireOrderMatters), at most
  * TABLE_MAX blocks a side. It is the first table path (before issue 13's table.ts, which covers
  * castles and choices as well), kept for these battles because it runs them faster: 1.1-1.3x
  * the table path on the reference battle and the knights' charge (CPU-time pairs). Its
@@ -14,6 +15,7 @@
 import { cached } from './cache.js';
 import { nextI32, nextTrialState, type RngState } from '../../engine/rng.js';
 import { FIELD, PENDING, type CrusaderRexCompiled } from './compile.js';
+import { fireOrderMatters } from './order.js';
 import { chargeOutcomes, joined, runDists, sideTables } from './table.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
 
@@ -501,12 +503,14 @@ export interface FieldTables {
 
 /**
  * The field path applies: no castle (town rating 0, so a new battle), no harry or retreat
- * choices, a fixed tie-break, the listed firing order, at most TABLE_MAX blocks a side (the
+ * choices, a fixed tie-break, the listed firing order or a strongest-first order that cannot
+ * change the outcome (order.ts fireOrderMatters: no charge policy with two knights that may
+ * fire in one letter group), at most TABLE_MAX blocks a side (the
  * battles compile's `fast` flag sent here before issue 13's table path).
  */
 export function fieldPathApplies(c: CrusaderRexCompiled): boolean {
   const n0 = c.side.filter((s) => s === 0).length;
-  const plain = c.rating === 0 && c.existing === 0 && c.tieBreak !== 2 && c.strongestFirst === 0 && c.harry === 0 && c.retreat === 0;
+  const plain = c.rating === 0 && c.existing === 0 && c.tieBreak !== 2 && !fireOrderMatters(c) && c.harry === 0 && c.retreat === 0;
   return plain && n0 <= TABLE_MAX && c.nb - n0 <= TABLE_MAX;
 }
 

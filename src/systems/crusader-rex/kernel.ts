@@ -3,8 +3,10 @@
  * v2.0 rules as the Rally the Troops engine resolves them (docs/rules/crusader-rex.md 2-4, 6.5).
  * Three paths run the same rules: the field path (field.ts) for a plain field battle (no
  * castle, no harry or retreat choices, a fixed tie-break, at most 5 blocks a side), the table
- * path (table.ts) for every other battle with at most 5 blocks a side and the listed firing
- * order, and the general path (general.ts), block by block, for the rest. The accumulator's
+ * path (table.ts) for every other battle with at most 5 blocks a side, and the general path
+ * (general.ts), block by block, for the rest. The two fast paths fire in listed order, so they
+ * take the strongest-first order only where it cannot change the outcome (order.ts
+ * fireOrderMatters). The accumulator's
  * layout is in layout.ts.
  */
 import type { RngState } from '../../engine/rng.js';
@@ -13,7 +15,7 @@ import type { CrusaderRexCompiled } from './compile.js';
 import { _general, runGeneral, useGeneral } from './general.js';
 import { buildFieldTables, fieldAliasTable, fieldPathApplies, runField, useFieldTables, type FieldTables } from './field.js';
 import { accLengthCrusaderRex } from './layout.js';
-import { buildOrders } from './order.js';
+import { buildOrders, fireOrderReason } from './order.js';
 import { aliasTable, buildTables, runTable, tablePathApplies, useTables, type Tables } from './table.js';
 
 export { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_GUARD, A_LIFTED, A_LOST, A_ROUNDS, SURV, accLengthCrusaderRex, attrBase, maxAll } from './layout.js';
@@ -118,6 +120,7 @@ export const _internals = {
   fieldAliasTable,
   tablePathApplies,
   fieldPathApplies,
+  fireOrderReason,
   /** The path the kernel runs next (tests compare the paths with each other). */
   setPath(p: CrusaderRexPath): void {
     forced = p;

@@ -1,6 +1,8 @@
 /**
  * The Crusader Rex table path: every battle and siege with at most TABLE_MAX blocks a side and
- * the listed firing order (larger ones and strongest-first take the general path, general.ts).
+ * the listed firing order, or a strongest-first order that cannot change the outcome (order.ts
+ * fireOrderMatters; larger battles and the other strongest-first ones take the general path,
+ * general.ts).
  * The same rules as the general path, step for step (battleTurn there and here follow
  * docs/rules/crusader-rex.md 6.5 in the same order), on a different representation:
  *
@@ -30,6 +32,7 @@ import { nextI32, nextTrialState, type RngState } from '../../engine/rng.js';
 import { rollDie } from '../../engine/dice.js';
 import { CASTLE, FIELD, PENDING, type CrusaderRexCompiled } from './compile.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
+import { fireOrderMatters } from './order.js';
 
 /** Most blocks a side for the tables (5^5 states a side). */
 export const TABLE_MAX = 5;
@@ -37,10 +40,14 @@ export const TABLE_MAX = 5;
 const HS = 21;
 const POW5 = Int32Array.of(1, 5, 25, 125, 625, 3125);
 
-/** The table path runs the case: at most TABLE_MAX blocks a side, the listed firing order. */
+/**
+ * The table path runs the case: at most TABLE_MAX blocks a side, and the listed firing order or
+ * a strongest-first order that cannot change the outcome (order.ts fireOrderMatters: the table
+ * path fires in listed order).
+ */
 export function tablePathApplies(c: CrusaderRexCompiled): boolean {
   const n0 = c.side.filter((s) => s === 0).length;
-  return n0 <= TABLE_MAX && c.nb - n0 <= TABLE_MAX && c.strongestFirst === 0;
+  return n0 <= TABLE_MAX && c.nb - n0 <= TABLE_MAX && !fireOrderMatters(c);
 }
 
 // === tables of one compiled case ==============================================================
