@@ -180,6 +180,15 @@ const benches = {
     const choices = validateText('harry-retreat-random', reference.slice(0, reference.indexOf('\npolicy:') + 1).replace('- { block: Turks 3 }', '- { block: Turks 1 }') +
       'retreat_slots: { attacker: 1, defender: 1 }\npolicy: { tie_break: random, harry: always, retreat: when_outnumbered }\n');
     if (!choices.ok) throw new Error('harry-retreat-random: invalid');
+    // The strongest-first firing order (6.2) where it cannot change the outcome: case A's new
+    // siege (storms, sallies, relief) on the table path, the reference battle on the field path
+    // (order.ts fireOrderMatters; before, both ran on the general path).
+    const strongestFirst = (file, label) => {
+      const text = readFileSync(path.join(ROOT, file), 'utf8');
+      const v = validateText(label, `${text.slice(0, text.indexOf('\nvariants:') + 1)}variants:\n  - name: strongest-first\n    set: { policy.fire_order: strongest_first }\n`);
+      if (!v.ok) throw new Error(`${label}: invalid`);
+      return v.value;
+    };
     for (const [file, label, variant] of [
       ['scenarios/crusader-rex/reference-field-battle.yaml', 'reference-field-battle', 0],
       ['scenarios/crusader-rex/knights-charge.yaml', 'knights-charge-always', 1],
@@ -189,6 +198,8 @@ const benches = {
       ['scenarios/crusader-rex/case-b-old-siege.yaml', 'case-b-old-siege', 0],
       ['scenarios/crusader-rex/case-c-old-siege-2.yaml', 'case-c-old-siege-2', 0],
       [choices.value, 'harry-retreat-random', 0],
+      [strongestFirst('scenarios/crusader-rex/case-a-new-siege.yaml', 'case-a-strongest-first'), 'case-a-strongest-first', 0],
+      [strongestFirst('scenarios/crusader-rex/reference-field-battle.yaml', 'reference-strongest-first'), 'reference-strongest-first', 0],
     ]) {
       const v = typeof file === 'string' ? loadScenario(file) : file;
       const c = crusaderRex.compile(v.points[0].variants[variant].scenario);
@@ -340,6 +351,7 @@ const TARGETS = {
   'crusader-rex.storm-or-starve.heap_bytes_per_trial': { max: 0.05 },
   'crusader-rex.case-b-old-siege.heap_bytes_per_trial': { max: 0.05 },
   'crusader-rex.harry-retreat-random.heap_bytes_per_trial': { max: 0.05 },
+  'crusader-rex.case-a-strongest-first.heap_bytes_per_trial': { max: 0.05 },
   'cry-havoc.melee-two-on-one.heap_bytes_per_trial': { max: 0.05 },
   // issue 13: the whole process keeps >= 90% of the kernel's speed on one thread, scales to
   // >= 1.8x on two, and a tiny run costs <= 0.35 s more than bare node
