@@ -1,11 +1,12 @@
 /** Scenario builders and checks shared by the Crusader Rex test files. */
 import { expect } from 'vitest';
 import { stringify } from 'yaml';
-import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
-import { compileCrusaderRex } from '../src/systems/crusader-rex/compile.js';
-import { _internals, type CrusaderRexPath } from '../src/systems/crusader-rex/kernel.js';
+import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT, type ValidScenario } from '../src/api.js';
+import { compileCrusaderRex, type CrusaderRexCompiled } from '../src/systems/crusader-rex/compile.js';
+import { crusaderRexKernel, _internals, type CrusaderRexPath } from '../src/systems/crusader-rex/kernel.js';
+import { deriveState } from '../src/engine/rng.js';
 import type { ScenarioResult } from '../src/systems/types.js';
-import { merge, type Tree } from './helpers.js';
+import { merge, zAll, type Tree } from './helpers.js';
 
 const HEAD = 'name: cr\nsystem: crusader-rex\nseed: crusader-tests\n';
 export function valid(body: Tree, trials = 20000) {
@@ -50,6 +51,45 @@ export async function agreesWithExact(body: Tree, trials = 60000, path: Crusader
   expect(rows.length).toBeGreaterThan(4);
   for (const r of rows) expect(Math.abs(r.z), `${r.metric}: ${r.simulated} vs ${r.exact}`).toBeLessThan(CHECK_Z_LIMIT);
   return { result, exact: exact[0].exact! };
+}
+
+/** The scenario run on `path` (the kernel's choice or one forced) and on the forced general path. */
+export async function withGeneral(v: ValidScenario, path: CrusaderRexPath): Promise<{ fast: ScenarioResult; general: ScenarioResult }> {
+  try {
+    _internals.setPath(path);
+    const fast = await runScenario(v);
+    await yieldToEventLoop();
+    _internals.setPath('general');
+    const general = await runScenario(v);
+    return { fast, general };
+  } finally {
+    _internals.setPath('kernel');
+  }
+}
+
+/**
+ * The kernel on `path` against the forced general path: two runs on different dice (the general
+ * path rolls volley by volley) that must agree on every metric and curve point (|z| < 4.5).
+ */
+export async function agreesWithGeneral(body: Tree, path: CrusaderRexPath) {
+  const { fast, general } = await withGeneral(valid(body, 40000), path);
+  const [a, b] = [fast.cases[0].metrics, general.cases[0].metrics];
+  expect(Object.keys(a).some((k) => a[k].value !== b[k].value), 'not the same dice').toBe(true);
+  const zs = zAll(fast, general);
+  expect(zs.length).toBeGreaterThan(30);
+  for (const [label, z] of zs) expect(Math.abs(z), label).toBeLessThan(CHECK_Z_LIMIT);
+}
+
+/** The accumulators of `trials` battles of case c on `path`, from a fixed stream (paths compared bit for bit). */
+export function kernelAcc(c: CrusaderRexCompiled, path: CrusaderRexPath, trials: number, label: string): number[] {
+  const a = new Float64Array(crusaderRexKernel.accLength(c));
+  _internals.setPath(path);
+  try {
+    crusaderRexKernel.run(c, deriveState('paths', label, 0), trials, a);
+  } finally {
+    _internals.setPath('kernel');
+  }
+  return Array.from(a);
 }
 
 export const FIELD_BATTLE: Tree = {

@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { runScenario, validateText, CHECK_Z_LIMIT, type ValidScenario } from '../src/api.js';
+import { runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
 import { CASTLE, FIELD, PENDING } from '../src/systems/crusader-rex/compile.js';
 import { _internals as KI, _tables, type CrusaderRexPath } from '../src/systems/crusader-rex/kernel.js';
 import { attritionApplies, battleApplies, exactAttrition, exactBattle } from '../src/systems/crusader-rex/exact.js';
 import { merge, zAll, zDiff, type Tree } from './helpers.js';
-import { yieldToEventLoop, agreesWithExact, att, compiled, down, FIELD_BATTLE, m, pair, SIEGE, up, valid } from './crusader-rex.shared.js';
+import { yieldToEventLoop, agreesWithExact, agreesWithGeneral, att, compiled, down, FIELD_BATTLE, kernelAcc, m, pair, SIEGE, up, valid, withGeneral } from './crusader-rex.shared.js';
 
 // every test here runs synchronously for seconds: let the worker answer vitest between tests
 beforeEach(yieldToEventLoop);
@@ -293,26 +293,6 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
       policy: { deployment: 'castle_first', storm: 'always', sally: 'always', retreat: 'when_outnumbered', tie_break: 'protect_best', besieger_after_r3: 'retreat' },
     }],
   ];
-  /** The scenario run on `path` (the kernel's choice or one forced) and on the general path. */
-  async function withGeneral(v: ValidScenario, path: CrusaderRexPath) {
-    const { _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
-    try {
-      K.setPath(path);
-      const fast = await runScenario(v);
-      K.setPath('general');
-      const general = await runScenario(v);
-      return { fast, general };
-    } finally {
-      K.setPath('kernel');
-    }
-  }
-  async function agreesWithGeneral(body: Tree, path: CrusaderRexPath) {
-    const { fast, general } = await withGeneral(valid(body, 40000), path);
-    expect(fast.cases[0].metrics.p_attacker_wins.value).not.toBe(general.cases[0].metrics.p_attacker_wins.value); // not the same dice
-    const zs = zAll(fast, general);
-    expect(zs.length).toBeGreaterThan(30);
-    for (const [label, z] of zs) expect(Math.abs(z), label).toBeLessThan(CHECK_Z_LIMIT);
-  }
   it.each(cases)('%s: the table path agrees with the general path (|z| < 4.5 everywhere)', async (_label, body) => {
     const { _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
     expect(K.tablePathApplies(compiled(body))).toBe(true);
@@ -325,8 +305,7 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
     await agreesWithGeneral(body, 'kernel');
   });
   it('the kernel takes the field path exactly for plain field battles (no castle, harry, retreat or random tie-break, an order that cannot matter)', async () => {
-    const { crusaderRexKernel, _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
-    const { deriveState } = await import('../src/engine/rng.js');
+    const { _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
     for (const [label, body] of cases) expect(K.fieldPathApplies(compiled(body)), label).toBe(fieldCases.some(([l]) => l === label));
     for (const policy of [{ harry: 'always' }, { retreat: 'when_outnumbered' }, { tie_break: 'random' }, { fire_order: 'strongest_first', charge: 'always' }]) {
       expect(K.fieldPathApplies(compiled(merge(FIELD_BATTLE, { policy }))), JSON.stringify(policy)).toBe(false);
@@ -335,17 +314,7 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
     expect(K.fieldPathApplies(compiled(merge(FIELD_BATTLE, { policy: { fire_order: 'strongest_first' } })))).toBe(true);
     expect(K.fieldPathApplies(compiled(merge(FIELD_BATTLE, { town: { rating: 2 } })))).toBe(false);
     // the kernel's choice runs the field path's dice on a field battle, the table path's on the others
-    const acc = (body: Tree, path: CrusaderRexPath) => {
-      const c = compiled(body);
-      const a = new Float64Array(crusaderRexKernel.accLength(c));
-      K.setPath(path);
-      try {
-        crusaderRexKernel.run(c, deriveState('paths', 'choice', 0), 5000, a);
-      } finally {
-        K.setPath('kernel');
-      }
-      return Array.from(a);
-    };
+    const acc = (body: Tree, path: CrusaderRexPath) => kernelAcc(compiled(body), path, 5000, 'choice');
     expect(acc(FIELD_BATTLE, 'kernel')).not.toEqual(acc(FIELD_BATTLE, 'table'));
     expect(acc(SIEGE, 'kernel')).toEqual(acc(SIEGE, 'table'));
   });
@@ -498,21 +467,13 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
   });
 
   it('six blocks a side is too many for the tables: the general path runs (identical accumulators)', async () => {
-    const { crusaderRexKernel, _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
-    const { deriveState } = await import('../src/engine/rng.js');
+    const { _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
     const c = compiled(merge(FIELD_BATTLE, {
       blocks: ['Saladin', 'Al Adil', 'Turks 3', 'Kurds 1', 'Zangi', 'Sanjar', 'King Guy', 'Conrad', 'Jerusalem Templars', 'Genoa Pilgrims', 'Balian', 'Walter'].map((block) => ({ block })),
     }));
     expect(K.tablePathApplies(c)).toBe(false);
     expect(K.fieldPathApplies(c)).toBe(false);
-    const run = (general: boolean) => {
-      K.setPath(general ? 'general' : 'kernel');
-      const acc = new Float64Array(crusaderRexKernel.accLength(c));
-      crusaderRexKernel.run(c, deriveState('fast', 'path', 0), 20000, acc);
-      K.setPath('kernel');
-      return Array.from(acc);
-    };
-    expect(run(false)).toEqual(run(true));
+    expect(kernelAcc(c, 'kernel', 20000, 'six')).toEqual(kernelAcc(c, 'general', 20000, 'six'));
   });
 });
 
