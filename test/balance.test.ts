@@ -4,7 +4,8 @@
  * the extra looks — on the surrender system (one 262,144-trial chunk takes ~10 ms).
  */
 import { describe, expect, it } from 'vitest';
-import { judge, testScenario, validateText, prepareExact, type ValidScenario } from '../src/api.js';
+import { judge, testScenario, validateText, prepareExact, type AssertionResult, type ValidScenario } from '../src/api.js';
+import { assertionMessage, relationText } from '../src/report/test-report.js';
 import { PoolExecutor } from '../src/engine/pool.js';
 import { MSG } from '../src/scenario/messages.js';
 import type { Expectation } from '../src/scenario/expect.js';
@@ -276,5 +277,55 @@ describe('judge', () => {
     expect(judge(e({ kind: 'exact' }), c, z, ex(0.51)).state).toBe('pass'); // z = -2
     expect(judge(e({ kind: 'exact' }), c, z, ex(0.52)).state).toBe('undecided'); // z = -4
     expect(judge(e({ kind: 'exact' }), c, z, ex(0.53)).state).toBe('fail'); // z = -6
+  });
+});
+
+describe('what a FAIL or inconclusive assertion says', () => {
+  const a = (bound: AssertionResult['bound'], verdict: AssertionResult['verdict'], lo: number, hi: number, extra: Partial<AssertionResult> = {}): AssertionResult => ({
+    index: 0,
+    line: 11,
+    col: 5,
+    metric: 'p_attacker_wins',
+    case: 1,
+    variant: 'baseline',
+    params: {},
+    where: '',
+    bound,
+    boundText: '',
+    verdict,
+    value: (lo + hi) / 2,
+    ci_low: lo,
+    ci_high: hi,
+    confidence: 0.999,
+    trials: 320_000,
+    ...extra,
+  });
+
+  it('a FAIL: which side of the bound, and by at least the gap from the near end of the interval', () => {
+    expect(assertionMessage(a({ kind: 'between', low: 0.3, high: 0.4 }, 'fail', 0.48459, 0.49041))).toBe(
+      'p_attacker_wins = 0.4875 [0.48459, 0.49041] is above the bound [0.3, 0.4] by at least 0.0846 (99.9% interval, 320,000 trials)',
+    );
+    expect(relationText(a({ kind: 'between', low: 0.3, high: 0.4 }, 'fail', 0.21, 0.25))).toBe('is below the bound [0.3, 0.4] by at least 0.05');
+    expect(relationText(a({ kind: 'at_least', low: 0.9 }, 'fail', 0.85, 0.8999877))).toBe('is below the lower bound 0.9 by at least 1.23e-5');
+    expect(relationText(a({ kind: 'at_most', high: 1.5 }, 'fail', 1.61, 1.7))).toBe('is above the upper bound 1.5 by at least 0.11');
+    expect(assertionMessage(a({ kind: 'at_most', high: -0.05 }, 'fail', -0.02, 0.01, { metric: 'diff_p_breach', where: 'wall.dc=16, variant at-least-dc' }))).toBe(
+      'diff_p_breach (wall.dc=16, variant at-least-dc) = -0.005 [-0.02, 0.01] is above the upper bound -0.05 by at least 0.03 (99.9% interval, 320,000 trials)',
+    );
+  });
+
+  it('exact: the distance from the exact answer and the z it was judged on', () => {
+    const ex = (z: number, verdict: AssertionResult['verdict']) => relationText(a({ kind: 'exact' }, verdict, 0.49, 0.5, { value: 0.495, exact: { value: 0.52, z } }));
+    expect(ex(-6.1, 'fail')).toBe('is below the exact answer 0.52 by 0.025 (z = -6.10; |z| over 4.5 fails)');
+    expect(ex(-3.9, 'inconclusive')).toBe('is below the exact answer 0.52 by 0.025 (z = -3.90: over 3.29 to pass, not over 4.5 to fail)');
+  });
+
+  it('inconclusive: which end of the bound it straddles, undecided at the cap; no interval at all is said so', () => {
+    expect(assertionMessage(a({ kind: 'at_least', low: 0.5 }, 'inconclusive', 0.49, 0.51))).toBe(
+      'p_attacker_wins = 0.5 [0.49, 0.51] straddles the lower bound 0.5 (99.9% interval, still undecided at the cap of 320,000 trials)',
+    );
+    expect(relationText(a({ kind: 'between', low: 0.3, high: 0.4 }, 'inconclusive', 0.39, 0.41))).toBe('straddles the bound [0.3, 0.4] at 0.4');
+    expect(relationText(a({ kind: 'between', low: 0.3, high: 0.4 }, 'inconclusive', 0.29, 0.31))).toBe('straddles the bound [0.3, 0.4] at 0.3');
+    expect(relationText(a({ kind: 'between', low: 0.3, high: 0.31 }, 'inconclusive', 0.29, 0.32))).toBe('straddles the bound [0.3, 0.31] at both ends');
+    expect(relationText(a({ kind: 'at_most', high: 2 }, 'inconclusive', NaN, NaN))).toBe('has no interval to judge against the upper bound 2 (too few observations)');
   });
 });

@@ -4,6 +4,9 @@
  * summary. Pure: the CLI puts them on disk.
  */
 import { fmtTest, type AssertionResult, type ScenarioTestResult } from '../api/test.js';
+import { CHECK_Z_LIMIT } from '../api/exact.js';
+import { zForConfidence } from '../stats/intervals.js';
+import { MSG } from '../scenario/messages.js';
 import { showCount } from './format.js';
 
 export interface TestTotals {
@@ -26,17 +29,31 @@ export function intervalText(a: AssertionResult): string {
   return `${fmtTest(a.value)} [${fmtTest(a.ci_low)}, ${fmtTest(a.ci_high)}]`;
 }
 
-/** The console block of one scenario: a header, then one aligned line per assertion. */
+/**
+ * The console block of one scenario: a header, then one line per assertion. A pass is a row of
+ * an aligned table; a FAIL or inconclusive one is a sentence that stands alone in a CI log:
+ * where (file:line), the estimate and its interval, which side of the bound and by how much.
+ */
 export function testLines(r: ScenarioTestResult): string[] {
-  const trials = r.assertions.map((a) => a.trials);
-  const lo = Math.min(...trials);
-  const hi = Math.max(...trials);
   const f = showCount;
-  const out = [`${r.name} (${r.file}): ${r.assertions.length} assertion(s), ${lo === hi ? f(lo) : `${f(lo)}–${f(hi)}`} trials per case, ${pct(r.confidence)} intervals`];
-  const rows = r.assertions.map((a) => [LABEL[a.verdict], a.metric, a.where || '-', intervalText(a), a.boundText, a.trials < r.trials * 2 ? '' : `(${f(a.trials)} trials)`]);
-  const widths = [0, 1, 2, 3].map((k) => Math.max(...rows.map((row) => row[k].length)));
-  for (const row of rows) out.push(('  ' + row.map((cell, k) => (k < 4 ? cell.padEnd(widths[k]) : cell)).join('  ')).trimEnd());
+  const most = Math.max(r.trials, ...r.assertions.map((a) => a.trials));
+  const trials = most > r.trials ? `${f(r.trials)} trials per case at the first look (up to ${f(most)} where an interval straddled a bound)` : `${f(r.trials)} trials per case`;
+  const out = [`${r.name} (${r.file}): ${r.assertions.length} assertion(s), ${trials}, ${pct(r.confidence)} intervals`];
+  const rows = new Map(
+    r.assertions.filter((a) => a.verdict === 'pass').map((a) => [a, [LABEL.pass, a.metric, a.where || '-', intervalText(a), a.boundText, a.trials < r.trials * 2 ? '' : `(${f(a.trials)} trials)`]]),
+  );
+  const widths = [0, 1, 2, 3].map((k) => Math.max(0, ...[...rows.values()].map((row) => row[k].length)));
+  for (const a of r.assertions) {
+    const row = rows.get(a);
+    if (row) out.push(('  ' + row.map((cell, k) => (k < 4 ? cell.padEnd(widths[k]) : cell)).join('  ')).trimEnd());
+    else out.push(`  ${LABEL[a.verdict]}  ${placeOf(r, a)}  ${assertionMessage(a)}`);
+  }
   return out;
+}
+
+/** `scenarios/keep.yaml:11`: the file as given and the line of the `expect:` item. */
+export function placeOf(r: ScenarioTestResult, a: AssertionResult): string {
+  return `${r.file}:${a.line}`;
 }
 
 /** `99.9%` */
@@ -44,13 +61,68 @@ function pct(c: number): string {
   return `${Number((c * 100).toPrecision(6))}%`;
 }
 
-/** The message a failed or inconclusive assertion carries: observed value, interval and bound. */
+/** A distance between an interval and a bound: three significant digits (`0.0846`, `1.23e-5`). */
+export function fmtGap(x: number): string {
+  const a = Math.abs(x);
+  return a !== 0 && a < 1e-3 ? a.toExponential(2) : String(Number(a.toPrecision(3)));
+}
+
+/**
+ * Where the interval lies against the bound, in words: `is above the bound [0.3, 0.4] by at
+ * least 0.0846` (a FAIL: the nearest end of the interval is that far past the bound), `straddles
+ * the lower bound 0.9` (inconclusive), `is inside the bound [0.3, 0.4]` (a pass).
+ */
+export function relationText(a: AssertionResult): string {
+  const b = a.bound;
+  const { ci_low: lo, ci_high: hi } = a;
+  if (b.kind === 'exact') {
+    const ex = a.exact;
+    if (!ex) return 'has no exact answer to compare with';
+    const z = `z = ${ex.z.toFixed(2)}`;
+    if (a.verdict === 'pass') return `agrees with the exact answer ${fmtTest(ex.value)} (${z})`;
+    // the limits judge() applies: |z| within the confidence's z passes, beyond the larger of it and check's 4.5 fails
+    const pass = zForConfidence(a.confidence);
+    const fail = Math.max(pass, CHECK_Z_LIMIT);
+    const off = `is ${a.value < ex.value ? 'below' : 'above'} the exact answer ${fmtTest(ex.value)} by ${fmtGap(a.value - ex.value)}`;
+    if (a.verdict === 'fail') return `${off} (${z}; |z| over ${fail} fails)`;
+    return `${off} (${z}: over ${pass.toFixed(2)} to pass, not over ${fail} to fail)`;
+  }
+  const bound = b.kind === 'between' ? `the bound [${b.low}, ${b.high}]` : b.kind === 'at_least' ? `the lower bound ${b.low}` : `the upper bound ${b.high}`;
+  if (a.verdict === 'pass') return `is inside ${bound}`;
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return `has no interval to judge against ${bound} (too few observations)`;
+  const low = b.kind === 'at_most' ? -Infinity : b.low;
+  const high = b.kind === 'at_least' ? Infinity : b.high;
+  if (a.verdict === 'fail') return hi < low ? `is below ${bound} by at least ${fmtGap(low - hi)}` : `is above ${bound} by at least ${fmtGap(lo - high)}`;
+  if (b.kind !== 'between') return `straddles ${bound}`;
+  const ends = [lo < low && hi >= low ? b.low : undefined, lo <= high && hi > high ? b.high : undefined].filter((e) => e !== undefined);
+  return `straddles ${bound}${ends.length === 1 ? ` at ${ends[0]}` : ' at both ends'}`;
+}
+
+/**
+ * The sentence a FAIL or inconclusive assertion carries, on the console, in the JUnit XML and
+ * in the step summary: metric and where, estimate and interval, how it lies against the bound,
+ * the interval's confidence and the trials it rests on.
+ * @example `p_attacker_wins = 0.4875 [0.48459, 0.49041] is above the bound [0.3, 0.4] by at least 0.0846 (99.9% interval, 320,000 trials)`
+ */
 export function assertionMessage(a: AssertionResult): string {
-  const what = a.verdict === 'fail' ? 'outside' : 'straddles';
-  return (
-    `${a.metric}${a.where ? ` (${a.where})` : ''} = ${intervalText(a)} (${pct(a.confidence)} interval, ${showCount(a.trials)} trials) ` +
-    `${a.verdict === 'pass' ? 'inside' : what} ${a.boundText}`
-  );
+  const basis = a.verdict === 'inconclusive' ? `still undecided at the cap of ${showCount(a.trials)} trials` : `${showCount(a.trials)} trials`;
+  return `${a.metric}${a.where ? ` (${a.where})` : ''} = ${intervalText(a)} ${relationText(a)} (${pct(a.confidence)} interval, ${basis})`;
+}
+
+/**
+ * The last line of a run: `test FAILED: 2 passed, 1 failed, 0 inconclusive; 1 scenario(s)
+ * tested, 0 skipped`, then once the hints for what failed or stayed undecided.
+ */
+export function testFooter(results: readonly ScenarioTestResult[], strict: boolean, skipped: number, allowEmpty = false): string[] {
+  const t = totalsOf(results);
+  const total = t.pass + t.fail + t.inconclusive;
+  const failed = t.fail + (strict ? t.inconclusive : 0) > 0 || (total === 0 && !allowEmpty);
+  const why = strict ? ' (--strict: inconclusive fails)' : '';
+  const empty = total === 0 ? (allowEmpty ? ' (no assertions, --allow-empty)' : ' (no assertions)') : '';
+  const out = [`test ${failed ? 'FAILED' : 'passed'}: ${t.pass} passed, ${t.fail} failed, ${t.inconclusive} inconclusive${why}; ${results.length} scenario(s) tested, ${skipped} skipped${empty}`];
+  if (t.fail > 0) out.push(MSG.testFailHint());
+  if (t.inconclusive > 0) out.push(MSG.testInconclusiveHint());
+  return out;
 }
 
 function xml(s: string): string {
@@ -58,15 +130,31 @@ function xml(s: string): string {
 }
 
 /**
- * JUnit XML: one testsuite per scenario, one testcase per assertion. A FAIL is a `<failure>`;
- * an inconclusive assertion a `<failure type="inconclusive">` under `strict`, else `<skipped>`.
+ * JUnit XML: one testsuite per scenario, one testcase per assertion. A FAIL is a `<failure>`
+ * (its message the console's sentence, its text that with the file:line before it); an
+ * inconclusive assertion a `<failure type="inconclusive">` under `strict`, else `<skipped>`.
+ * `empty`: the reason a run without assertions fails, carried by one failing testcase
+ * (`expect: assertions`) so that a CI's test view is red for the reason the step is.
  */
-export function junitXml(results: readonly ScenarioTestResult[], strict: boolean): string {
+export function junitXml(results: readonly ScenarioTestResult[], strict: boolean, empty?: string): string {
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const t = totalsOf(results);
   const failures = t.fail + (strict ? t.inconclusive : 0);
   const skipped = strict ? 0 : t.inconclusive;
   const seconds = results.reduce((s, r) => s + r.result.provenance.seconds, 0);
+  if (empty !== undefined) {
+    const msg = xml(empty);
+    lines.push(
+      '<testsuites name="siegesim test" tests="1" failures="1" errors="0" skipped="0" time="0.000">',
+      '  <testsuite name="siegesim test" tests="1" failures="1" errors="0" skipped="0" time="0.000">',
+      `    <testcase name="expect: assertions" classname="siegesim test" time="0">`,
+      `      <failure type="empty" message="${msg}">${msg}</failure>`,
+      '    </testcase>',
+      '  </testsuite>',
+      '</testsuites>',
+    );
+    return lines.join('\n') + '\n';
+  }
   lines.push(`<testsuites name="siegesim test" tests="${t.pass + t.fail + t.inconclusive}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds.toFixed(3)}">`);
   for (const r of results) {
     const rt = totalsOf([r]);
@@ -82,9 +170,10 @@ export function junitXml(results: readonly ScenarioTestResult[], strict: boolean
       const name = `${a.metric} ${a.boundText.replace(/ \(z = .*\)$/, '')}${a.where ? ` [${a.where}]` : ''}`;
       const open = `    <testcase name="${xml(name)}" classname="${xml(r.name)}" file="${xml(r.file)}" line="${a.line}" time="0"`;
       const msg = xml(assertionMessage(a));
+      const body = `${xml(placeOf(r, a))}  ${msg}`;
       if (a.verdict === 'pass') lines.push(`${open}/>`);
-      else if (a.verdict === 'fail') lines.push(`${open}>`, `      <failure type="FAIL" message="${msg}">${msg}</failure>`, '    </testcase>');
-      else if (strict) lines.push(`${open}>`, `      <failure type="inconclusive" message="${msg}">${msg}</failure>`, '    </testcase>');
+      else if (a.verdict === 'fail') lines.push(`${open}>`, `      <failure type="FAIL" message="${msg}">${body}</failure>`, '    </testcase>');
+      else if (strict) lines.push(`${open}>`, `      <failure type="inconclusive" message="${msg}">${body}</failure>`, '    </testcase>');
       else lines.push(`${open}>`, `      <skipped message="inconclusive: ${msg}"/>`, '    </testcase>');
     }
     lines.push('  </testsuite>');
@@ -97,26 +186,35 @@ function md(s: string): string {
   return s.replace(/\|/g, '\\|');
 }
 
-/** A Markdown table of every assertion (failures first), for `$GITHUB_STEP_SUMMARY` or a PR comment. */
-export function testMarkdown(results: readonly ScenarioTestResult[], strict: boolean, skipped: readonly string[] = []): string {
+/**
+ * For `$GITHUB_STEP_SUMMARY` or a PR comment: each FAIL and inconclusive assertion as the
+ * console's sentence with its file:line, the hints, then a Markdown table of every assertion
+ * (failures first). `empty`: the reason a run without assertions fails, said instead.
+ */
+export function testMarkdown(results: readonly ScenarioTestResult[], strict: boolean, skipped: readonly string[] = [], empty?: string): string {
   const t = totalsOf(results);
   const bad = t.fail + (strict ? t.inconclusive : 0);
+  const skippedLine = skipped.length > 0 ? ['', `Skipped (no \`expect:\`): ${skipped.map(md).join(', ')}`] : [];
+  if (empty !== undefined) return ['### ❌ siegesim test: no assertions', '', md(empty), ...skippedLine].join('\n') + '\n';
   const icon = bad > 0 ? '❌' : t.inconclusive > 0 ? '⚠️' : '✅';
+  const order = { fail: 0, inconclusive: 1, pass: 2 };
+  const rows = results.flatMap((r) => r.assertions.map((a) => ({ r, a })));
+  rows.sort((x, y) => order[x.a.verdict] - order[y.a.verdict]);
+  const said = rows.filter(({ a }) => a.verdict !== 'pass').map(({ r, a }) => `- ${a.verdict === 'fail' ? '❌ **FAIL**' : '⚠️ **inconclusive**'} \`${md(placeOf(r, a))}\` ${md(assertionMessage(a))}`);
+  const hints = [...(t.fail > 0 ? [MSG.testFailHint()] : []), ...(t.inconclusive > 0 ? [MSG.testInconclusiveHint()] : [])];
   const out = [
     `### ${icon} siegesim test: ${t.pass} passed, ${t.fail} failed, ${t.inconclusive} inconclusive${strict ? ' (--strict)' : ''}`,
     '',
     `Each assertion is judged on its metric's ${pct(results[0]?.confidence ?? 0.999)} interval.`,
     '',
+    ...(said.length > 0 ? [...said, '', ...hints.flatMap((h) => [md(h), ''])] : []),
     '| result | scenario | metric | where | estimate [interval] | bound | trials |',
     '|---|---|---|---|---|---|---:|',
   ];
-  const order = { fail: 0, inconclusive: 1, pass: 2 };
-  const rows = results.flatMap((r) => r.assertions.map((a) => ({ r, a })));
-  rows.sort((x, y) => order[x.a.verdict] - order[y.a.verdict]);
   for (const { r, a } of rows) {
     const label = a.verdict === 'fail' ? '❌ FAIL' : a.verdict === 'inconclusive' ? '⚠️ inconclusive' : '✅ pass';
     out.push(`| ${label} | ${md(r.name)} | \`${md(a.metric)}\` | ${md(a.where || '–')} | ${intervalText(a)} | ${md(a.boundText)} | ${showCount(a.trials)} |`);
   }
-  if (skipped.length > 0) out.push('', `Skipped (no \`expect:\`): ${skipped.map(md).join(', ')}`);
+  out.push(...skippedLine);
   return out.join('\n') + '\n';
 }

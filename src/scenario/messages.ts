@@ -133,4 +133,17 @@ export const MSG = {
   metricNotThere: (metric: string, variant?: string) =>
     `"${metric}" does not exist at the sweep points selected${variant ? ` for variant "${variant}"` : ''}`,
   exactUnavailable: (metric: string, where: string) => `exact: true, but there is no exact answer for "${metric}" at ${where}`,
+  // --- what `siegesim test` says about a run ---
+  /** A run with nothing to judge (`scenarios`: how many files were given), as `check` refuses 0 comparisons. */
+  testEmpty: (scenarios: number) =>
+    `0 assertions: ${scenarios === 1 ? 'the scenario given has no' : `none of the ${scenarios} scenarios given has an`} expect: block, ` +
+    'so the test would prove nothing; add one, or pass --allow-empty to accept that',
+  /** Said once under the verdicts when an assertion FAILed. */
+  testFailHint: () =>
+    'hint: if the change is intended, move the bound at the file:line shown; if not, the change moved the balance: ' +
+    '`siegesim diff` of a run before and after it shows what moved',
+  /** Said once under the verdicts when an assertion is inconclusive. */
+  testInconclusiveHint: () =>
+    "hint: an inconclusive assertion's bound lies inside its interval even at the cap: put the bound further from the estimate " +
+    '(about 8 standard errors at the first look; README "Choosing bounds"), or raise --max-trials',
 } as const;

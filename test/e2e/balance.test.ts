@@ -8,6 +8,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, runCli, tempDirs } from '../cli-child.js';
+import { MSG } from '../../src/scenario/messages.js';
 
 const FIX = path.join(ROOT, 'test/fixtures');
 const tmp = tempDirs('siegesim-balance-');
@@ -15,6 +16,9 @@ const tmp = tempDirs('siegesim-balance-');
 const cli = (args: string[], env?: Record<string, string>) => runCli(args, { env, timeoutMs: 240_000 });
 
 const CLIMBERS = path.join(FIX, 'balance/climbers-dc12.yaml');
+
+/** `text` as a regular expression that matches it literally. */
+const lit = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The fixture with the climb DC one higher: the rules change CI must catch (`rename` to test both at once). */
 function dcOneHigher(dir: string, rename = false): string {
@@ -34,13 +38,21 @@ describe('siegesim test', () => {
     expect(lines[0]).toMatch(/^balance-climbers \(.*climbers-dc12\.yaml\): 3 assertion\(s\), 16,384 trials per case, 99\.9% intervals$/);
     expect(lines[1]).toMatch(/^ {2}pass {2}p_breach +- +0\.9\d+ \[0\.9\d+, 0\.9\d+\] +between \[0\.955, 0\.985\]$/);
     expect(lines[2]).toMatch(/^ {2}pass {2}p_breach +- .* exact 0\.96967 \(z = -?\d\.\d\d\)$/);
-    expect(ok.stdout).toContain('test passed: 3 passed, 0 failed, 0 inconclusive; 1 scenario(s) tested, 0 skipped');
+    expect(lines.slice(4)).toEqual(['test passed: 3 passed, 0 failed, 0 inconclusive; 1 scenario(s) tested, 0 skipped', '']);
 
-    const bad = await cli(['test', dcOneHigher(dir), '--threads', '1']);
+    // A FAIL says where (file:line of the expect: item), which side of the bound and by how much
+    // (the gap from the interval's near end), at what confidence and on how many trials; and
+    // once under the verdict, what to do.
+    const f = dcOneHigher(dir);
+    const bad = await cli(['test', f, '--threads', '1']);
     expect(bad.code, bad.stderr).toBe(1);
-    expect(bad.stdout).toMatch(/ {2}FAIL {2}p_breach +- +0\.9[34]\d* \[0\.9\d+, 0\.9\d+\] +between \[0\.955, 0\.985\]/);
+    const fail = new RegExp(`^ {2}FAIL {2}${lit(path.relative(ROOT, f))}:14 {2}p_breach = 0\\.9[34]\\d* \\[(0\\.9\\d+), (0\\.9\\d+)\\] is below the bound \\[0\\.955, 0\\.985\\] by at least (0\\.0\\d+) \\(99\\.9% interval, 16,384 trials\\)$`, 'm');
+    expect(bad.stdout).toMatch(fail);
+    const [, , high, gap] = fail.exec(bad.stdout)!;
+    expect(Number(gap)).toBeCloseTo(0.955 - Number(high), 4);
     expect(bad.stdout).toMatch(/ {2}pass {2}p_breach +- .* exact 0\.93763/);
-    expect(bad.stdout).toContain('test FAILED: 2 passed, 1 failed, 0 inconclusive');
+    expect(bad.stdout.split('\n').slice(-3)).toEqual(['test FAILED: 2 passed, 1 failed, 0 inconclusive; 1 scenario(s) tested, 0 skipped', MSG.testFailHint(), '']);
+    expect(ok.stdout).not.toContain('hint:');
   });
 
   it('writes JUnit XML that a JUnit parser reads back, and appends a Markdown table to GITHUB_STEP_SUMMARY', async () => {
@@ -62,7 +74,8 @@ describe('siegesim test', () => {
     const [between, exact] = changed.testcase;
     expect(between).toMatchObject({ name: 'p_breach between [0.955, 0.985]', classname: 'balance-climbers-dc13', line: '14' });
     expect(between.failure.type).toBe('FAIL');
-    expect(between.failure.message).toMatch(/^p_breach = 0\.9\d+ \[0\.9\d+, 0\.9\d+\] \(99\.9% interval, 16,384 trials\) outside between \[0\.955, 0\.985\]$/);
+    expect(between.failure.message).toMatch(/^p_breach = 0\.9\d+ \[0\.9\d+, 0\.9\d+\] is below the bound \[0\.955, 0\.985\] by at least 0\.0\d+ \(99\.9% interval, 16,384 trials\)$/);
+    expect(between.failure['#text']).toBe(`${changed.file}:14  ${between.failure.message}`);
     expect(exact.failure).toBeUndefined();
     expect(exact.name).toBe('p_breach exact 0.93763');
 
@@ -70,6 +83,7 @@ describe('siegesim test', () => {
     expect(md.startsWith('# earlier step\n')).toBe(true);
     expect(md).toContain('### ❌ siegesim test: 5 passed, 1 failed, 0 inconclusive');
     expect(md).toContain('| result | scenario | metric | where | estimate [interval] | bound | trials |');
+    expect(md).toContain(`- ❌ **FAIL** \`${changed.file}:14\` ${between.failure.message}\n\n${MSG.testFailHint()}\n`);
     expect(md).toMatch(/\| ❌ FAIL \| balance-climbers-dc13 \| `p_breach` \| – \| 0\.9\d+ \[0\.9\d+, 0\.9\d+\] \| between \[0\.955, 0\.985\] \| 16,384 \|/);
   });
 
@@ -82,7 +96,14 @@ describe('siegesim test', () => {
     const loose = await cli(args);
     expect(loose.code, loose.stderr).toBe(0);
     expect(loose.stdout).toContain('skipped (no expect: block): good-small\n');
-    expect(loose.stdout).toMatch(/ {2}inconclusive {2}p_breach .* at least 0\.9696731057 {2}\(8,192 trials\)/);
+    // the header says the first look and the most a point ran; the line, why it is undecided
+    expect(loose.stdout).toContain(`balance-climbers (${path.relative(ROOT, f)}): 3 assertion(s), 4,096 trials per case at the first look (up to 8,192 where an interval straddled a bound), 99.9% intervals\n`);
+    expect(loose.stdout).toMatch(
+      new RegExp(`^ {2}inconclusive {2}${lit(path.relative(ROOT, f))}:14 {2}p_breach = 0\\.9\\d+ \\[0\\.9\\d+, 0\\.9\\d+\\] straddles the lower bound 0\\.9696731057 \\(99\\.9% interval, still undecided at the cap of 8,192 trials\\)$`, 'm'),
+    );
+    expect(loose.stdout).toMatch(/^ {2}pass {2}mean_breach_round +- +1\.\d+ \[1\.\d+, 1\.\d+\] +at most 1\.5 {2}\(8,192 trials\)$/m);
+    expect(loose.stdout).toContain(`\n${MSG.testInconclusiveHint()}\n`);
+    expect(loose.stdout).not.toContain(MSG.testFailHint());
     const strict = await cli([...args, '--strict']);
     expect(strict.code).toBe(1);
     expect(strict.stdout).toContain('(--strict: inconclusive fails)');
@@ -92,6 +113,42 @@ describe('siegesim test', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/tight\.yaml:16:15 {2}expect\[2\]\.metric {2}unknown metric "mean_breach_rund" \(did you mean "mean_breach_round"\?\)/);
     expect(bad.stdout).toBe('');
+  });
+});
+
+describe('siegesim test with nothing to judge', () => {
+  it('fails (exit 1) with the reason, in the JUnit XML and the step summary too, unless --allow-empty', async () => {
+    const dir = tmp();
+    // the climbers with their expect: deleted, and a scenario that never had one
+    const deleted = path.join(dir, 'climbers.yaml');
+    writeFileSync(deleted, readFileSync(CLIMBERS, 'utf8').replace(/^expect:[^]*$/m, ''));
+    const junit = path.join(dir, 'balance.xml');
+    const summary = path.join(dir, 'step-summary.md');
+    const args = ['test', deleted, path.join(FIX, 'good-small.yaml'), '--junit', junit, '--threads', '1'];
+    const r = await cli(args, { GITHUB_STEP_SUMMARY: summary });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe(
+      'skipped (no expect: block): balance-climbers, good-small\n' + 'test FAILED: 0 passed, 0 failed, 0 inconclusive; 0 scenario(s) tested, 2 skipped (no assertions)\n',
+    );
+    expect(r.stderr).toContain(`siegesim: ${MSG.testEmpty(2)}\n`);
+    expect(MSG.testEmpty(2)).toBe(
+      '0 assertions: none of the 2 scenarios given has an expect: block, so the test would prove nothing; add one, or pass --allow-empty to accept that',
+    );
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junit, 'utf8'));
+    expect(doc.testsuites).toMatchObject({ tests: '1', failures: '1' });
+    expect(doc.testsuites.testsuite.testcase.failure).toMatchObject({ type: 'empty', message: MSG.testEmpty(2) });
+    expect(readFileSync(summary, 'utf8')).toMatch(/^### ❌ siegesim test: no assertions\n\n0 assertions: none of the 2 scenarios/);
+
+    const one = await cli(['test', path.join(FIX, 'good-small.yaml'), '--threads', '1']);
+    expect(one.code).toBe(1);
+    expect(one.stderr).toContain(`siegesim: ${MSG.testEmpty(1)}\n`);
+    expect(MSG.testEmpty(1)).toMatch(/^0 assertions: the scenario given has no expect: block, so/);
+
+    const allowed = await cli([...args, '--allow-empty'], { GITHUB_STEP_SUMMARY: summary });
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stdout).toContain('test passed: 0 passed, 0 failed, 0 inconclusive; 0 scenario(s) tested, 2 skipped (no assertions, --allow-empty)\n');
+    expect(allowed.stderr).not.toContain('siegesim:');
+    expect(new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junit, 'utf8')).testsuites).toMatchObject({ tests: '0', failures: '0' });
   });
 });
 

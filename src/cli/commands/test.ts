@@ -4,7 +4,8 @@ import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { prepareExact, testScenario, TEST_CONFIDENCE, type ScenarioTestResult } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
-import { junitXml, testLines, testMarkdown, totalsOf } from '../../report/test-report.js';
+import { junitXml, testFooter, testLines, testMarkdown, totalsOf } from '../../report/test-report.js';
+import { MSG } from '../../scenario/messages.js';
 import type { ScenarioIssue } from '../../scenario/load.js';
 import { controller, failWith, loadAll, makeProgress, probabilityArg, seedArg, threadsOpt, trialsArg } from '../common.js';
 
@@ -17,6 +18,7 @@ interface TestFlags {
   seed?: string | number;
   threads: number;
   progress?: boolean;
+  allowEmpty?: boolean;
 }
 
 async function testCommand(files: string[], flags: TestFlags): Promise<void> {
@@ -51,19 +53,20 @@ async function testCommand(files: string[], flags: TestFlags): Promise<void> {
   }
 
   if (skipped.length > 0) process.stdout.write(`skipped (no expect: block): ${skipped.map((v) => v.name).join(', ')}\n`);
+  const strict = flags.strict === true;
   const t = totalsOf(results);
-  const failed = t.fail + (flags.strict ? t.inconclusive : 0);
-  process.stdout.write(
-    `test ${failed > 0 ? 'FAILED' : 'passed'}: ${t.pass} passed, ${t.fail} failed, ${t.inconclusive} inconclusive` +
-      `${flags.strict ? ' (--strict: inconclusive fails)' : ''}; ${withExpect.length} scenario(s) tested, ${skipped.length} skipped\n`,
-  );
+  // No assertion is not a pass: a gate pointed at the wrong folder, or at a file whose expect:
+  // was deleted, would otherwise stay green while proving nothing (as check's 0 comparisons).
+  const empty = t.pass + t.fail + t.inconclusive === 0 && !flags.allowEmpty ? MSG.testEmpty(scenarios.length) : undefined;
+  process.stdout.write(testFooter(results, strict, skipped.length, flags.allowEmpty).join('\n') + '\n');
+  if (empty !== undefined) process.stderr.write(`siegesim: ${empty}\n`);
   if (flags.junit) {
-    writeAtomic(flags.junit, junitXml(results, flags.strict === true));
+    writeAtomic(flags.junit, junitXml(results, strict, empty));
     process.stderr.write(`JUnit XML -> ${flags.junit}\n`);
   }
   const summary = process.env.GITHUB_STEP_SUMMARY;
-  if (summary) appendFileSync(summary, testMarkdown(results, flags.strict === true, skipped.map((v) => v.name)) + '\n');
-  if (failed > 0) process.exitCode = 1;
+  if (summary) appendFileSync(summary, testMarkdown(results, strict, skipped.map((v) => v.name), empty) + '\n');
+  if (t.fail + (strict ? t.inconclusive : 0) > 0 || empty !== undefined) process.exitCode = 1;
 }
 
 /** Written beside, then renamed into place: a reader never sees half a file. */
@@ -77,7 +80,7 @@ function writeAtomic(file: string, text: string): void {
 export function register(program: Command): void {
   program
     .command('test')
-    .description("judge the scenarios' expect: assertions (pass, FAIL, inconclusive); exit 1 on a failure")
+    .description("judge the scenarios' expect: assertions (pass, FAIL, inconclusive); exit 1 on a failure or on none at all")
     .argument('[files...]', 'scenario files or folders (default: scenarios)')
     .option('--junit <FILE>', 'write JUnit XML: one testsuite per scenario, one testcase per assertion')
     .option('--strict', 'an inconclusive assertion fails too')
@@ -87,5 +90,6 @@ export function register(program: Command): void {
     .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
     .addOption(threadsOpt())
     .option('--no-progress', 'no progress bar')
+    .option('--allow-empty', 'exit 0 even when no scenario has an expect: block (0 assertions); without it that exits 1')
     .action((files: string[], flags: TestFlags) => testCommand(files, flags));
 }
