@@ -7,6 +7,7 @@ import { MSG } from '../../src/scenario/messages.js';
 import { jsonSchemaOf } from '../../src/scenario/schema.js';
 import { SYSTEMS } from '../../src/systems/registry.js';
 import { VERSION } from '../../src/version.js';
+import { showInterval } from '../../src/report/format.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CLI = path.join(ROOT, 'dist/src/cli/main.js');
@@ -121,6 +122,22 @@ describe('siegesim run', () => {
     utimesSync(info, after, after);
     const compiled = await run(process.execPath, [main, '--version'], root);
     expect([compiled.code, compiled.stdout.trim()], compiled.stderr).toEqual([0, `${VERSION}-re-emitted`]);
+  });
+
+  it('prints each scenario\'s answer on stdout (the status lines stay on stderr), as summary.json holds it', async () => {
+    const dir = tmp();
+    const town = path.join(ROOT, 'scenarios/surrender/town-basic.yaml');
+    const r = await cli(['run', path.join(FIX, 'keep.yaml'), town, '--trials', '4000', '--out', dir, '--no-progress']);
+    expect(r.code, r.stderr).toBe(0);
+    const blocks = r.stdout.split('\n\n'); // one block per scenario, a blank line between
+    expect(blocks.map((b) => b.split('\n')[0])).toEqual(['keep: 95% intervals', 'surrender-town-basic: 95% intervals']);
+    const keep = JSON.parse(readFileSync(path.join(dir, 'keep', 'summary.json'), 'utf8'));
+    for (const m of ['p_attacker_wins', 'p_defender_wins', 'p_undecided', 'p_breach']) {
+      const e = keep.cases[0].metrics[m];
+      expect(blocks[0]).toMatch(new RegExp(`^  ${m} +${showInterval(e.value, e.ci_low, e.ci_high).replace(/[[\]().+]/g, '\\$&')}$`, 'm'));
+    }
+    expect(r.stderr).toContain(`keep: 1 case(s) x 4,000 trials`);
+    expect(r.stderr).not.toContain('95% intervals');
   });
 
   it('--json prints an array of summary.json, one per scenario, also for one scenario', async () => {

@@ -1,6 +1,6 @@
 /**
  * The README's example sessions are what the commands print today: every `$ npx siegesim ...`
- * line in it (sensitivity, tune, test, run and diff; solve has no example output) is run in a
+ * line in it (run, sensitivity, tune, test, run and diff; solve has no example output) is run in a
  * scratch folder, as a user would from a checkout, and its stdout compared with the lines the
  * README shows under it (or, for a command with none, the fenced block right after: the
  * `diff --markdown` output). The scratch folder links to the checkout's scenarios/ and test/, so
@@ -89,8 +89,9 @@ describe('the README examples', () => {
     }
   });
 
-  it('finds the sensitivity, tune, test and diff examples', () => {
+  it('finds the run, sensitivity, tune, test and diff examples', () => {
     expect(examples.map((e) => `${words(e.command)[2]}${e.output === undefined ? ' (nothing shown)' : ''}`)).toEqual([
+      'run',
       'sensitivity',
       'tune',
       'test',

@@ -11,6 +11,7 @@ import { writeShardFile } from '../shard-file.js';
 import { controller, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
 import { showCount } from '../../report/format.js';
 import { warmRenderer } from '../../report/renderer.js';
+import { answerText } from '../../report/answer-text.js';
 
 async function shardCommand(files: string[], flags: RunFlags & { shard: { k: number; n: number } }): Promise<void> {
   const scenarios = loadAll(files);
@@ -108,6 +109,9 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
         );
       }
       if (flags.json) jsonOut.push(summaryJson(result));
+      // The answer goes to stdout as it comes (solve, tune and sensitivity print theirs there);
+      // --json keeps stdout for the JSON alone. Status lines stay on stderr.
+      else process.stdout.write((i > 0 ? '\n' : '') + answerText(result, { headline: v.system.headline, outcomes: v.system.outcomes, charts: v.system.charts(result), out }));
     }
   } finally {
     await exec.close();

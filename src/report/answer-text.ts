@@ -1,0 +1,137 @@
+/**
+ * What `siegesim run` prints on stdout: the answer of each scenario as the report page's Answer
+ * shows it (the same metrics: `answerMetrics`; the same numbers: `show`), in plain text that fits
+ * a screen. Pure: the CLI writes it.
+ *
+ * - One case, or variants without a sweep: each answer metric with its 95% interval, one line
+ *   per variant, the paired difference from the baseline beside each other variant.
+ * - A sweep: a table of the answer metrics' values, one row per case (the first and last rows
+ *   when there are many, saying how many were left out), then where the lead chart's metric
+ *   reaches its target, read as `siegesim solve` reads it (the page's answerTable).
+ */
+import type { ChartSpec, ScenarioResult } from '../systems/types.js';
+import type { Estimate } from '../stats/intervals.js';
+import { crossings, shortName } from '../systems/chart-kit.js';
+import { answerMetrics } from './html.js';
+import { orderedMetrics } from './tables.js';
+import { show, showInterval } from './format.js';
+
+/** Rows of a sweep table shown whole; beyond it the first and last `SWEEP_ENDS` rows. */
+export const SWEEP_ROWS = 10;
+const SWEEP_ENDS = 4;
+/** Crossing lines shown (a 2-D sweep has one per row and per column of its grid). */
+export const CROSSING_LINES = 6;
+
+export interface AnswerTextOptions {
+  /** The system's headline metrics and outcome partitions (RulesSystem.headline, outcomes). */
+  headline: string[];
+  outcomes?: string[][];
+  /** The report's charts: a lead chart's metric and target say where a sweep's answer is read. */
+  charts?: readonly Pick<ChartSpec, 'lead' | 'metric' | 'target'>[];
+  /** Where the report went, named where rows are left out (`reports/x/summary.csv`). */
+  out?: string;
+}
+
+/** The metrics the Answer shows, in its order (the first three metrics when the system names none). */
+export function answerNames(r: ScenarioResult, headline: string[], outcomes: string[][] = []): string[] {
+  const produced = (m: string) => r.cases.some((c) => Number.isFinite(c.metrics[m]?.value));
+  const cols = answerMetrics(headline, outcomes, produced);
+  const names = [...cols.outcome, ...cols.also];
+  return names.length > 0 ? names : orderedMetrics(r, r.cases[0]?.metrics ?? {}).slice(0, 3);
+}
+
+/** Left-aligned columns, two spaces apart, each row indented by two; trailing blanks dropped. */
+function columns(rows: string[][], right: (k: number) => boolean = () => false): string[] {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((c, k) => (widths[k] = Math.max(widths[k] ?? 0, c.length)));
+  return rows.map((row) => ('  ' + row.map((c, k) => (right(k) ? c.padStart(widths[k]) : c.padEnd(widths[k]))).join('  ')).trimEnd());
+}
+
+/** `0.3119 [0.3099, 0.3140]`; a difference with its sign, as the page writes it: `+0.0380 [0.0330, 0.0430]`. */
+function estimateText(m: Estimate | undefined, delta = false): string {
+  if (!m || !Number.isFinite(m.value)) return '–';
+  return (delta && m.value > 0 ? '+' : '') + showInterval(m.value, m.ci_low, m.ci_high);
+}
+
+/** The answer of one scenario's run, as lines of text ending in a newline. */
+export function answerText(r: ScenarioResult, opts: AnswerTextOptions): string {
+  const names = answerNames(r, opts.headline, opts.outcomes);
+  const lines = r.params.length === 0 ? casesText(r, names) : sweepText(r, names, opts);
+  return lines.join('\n') + '\n';
+}
+
+/** No sweep: each metric, a line per variant (with its difference from the baseline). */
+function casesText(r: ScenarioResult, names: string[]): string[] {
+  const variants = r.variants.length > 1;
+  const base = r.variants[0];
+  const head = `${r.name}: ${variants ? `${r.variants.length} variants, ` : ''}95% intervals${variants ? `; Δ: the paired difference from ${base}` : ''}`;
+  const rows: string[][] = [];
+  for (const m of names) {
+    // a metric that is 0 with the same interval in every variant (a way of ending these cases never take) is one line
+    const first = r.cases[0]?.metrics[m];
+    if (variants && first?.value === 0 && r.cases.every((c) => estimateText(c.metrics[m]) === estimateText(first))) {
+      rows.push([m, 'every variant', estimateText(first)]);
+      continue;
+    }
+    r.cases.forEach((c, i) => {
+      const d = c.variant === base ? undefined : c.differences[m];
+      rows.push([i === 0 ? m : '', ...(variants ? [c.variant] : []), estimateText(c.metrics[m]), ...(d ? [`Δ ${estimateText(d, true)}`] : [])]);
+    });
+  }
+  return [head, ...columns(rows)];
+}
+
+/** A sweep: a table of values (the ends of it when long), then where the lead metric reaches its target. */
+function sweepText(r: ScenarioResult, names: string[], opts: AnswerTextOptions): string[] {
+  const variants = r.variants.length > 1;
+  const sizes = r.params.map((p) => new Set(r.cases.map((c) => String(c.params[p]))).size);
+  const shape = `${sizes.join(' x ')} sweep${variants ? ` x ${r.variants.length} variants` : ''}`;
+  const out = [`${r.name}: ${r.cases.length} cases (${shape}); values (their 95% intervals: in the report)`];
+  const head = ['case', ...(variants ? ['variant'] : []), ...r.params.map(shortName), ...names];
+  const row = (c: ScenarioResult['cases'][number]) => [String(c.case), ...(variants ? [c.variant] : []), ...r.params.map((p) => String(c.params[p])), ...names.map((m) => show(c.metrics[m]?.value))];
+  const n = r.cases.length;
+  const shown = n <= SWEEP_ROWS ? r.cases : [...r.cases.slice(0, SWEEP_ENDS), ...r.cases.slice(n - SWEEP_ENDS)];
+  const keys = 1 + (variants ? 1 : 0);
+  const table = columns([head, ...shown.map(row)], (k) => k === 0 || k >= keys + r.params.length);
+  if (n > SWEEP_ROWS) table.splice(1 + SWEEP_ENDS, 0, `  … ${n - 2 * SWEEP_ENDS} rows left out (every case: ${opts.out ? `${opts.out}/summary.csv` : 'summary.csv'})`);
+  out.push(...table);
+  for (const c of opts.charts ?? []) {
+    if (!c.lead || !c.metric || c.target === undefined) continue;
+    out.push(...reachText(r, c.metric, c.target));
+  }
+  return out;
+}
+
+/**
+ * Where a sweep's metric reaches a target along each swept parameter, as the page's answerTable
+ * shows it: per parameter, a row per line through the sweep (each variant and value of the other
+ * parameters), at most CROSSING_LINES rows each.
+ */
+export function reachText(r: ScenarioResult, metric: string, target: number): string[] {
+  const all = crossings(r, metric, target);
+  if (all.length === 0) return [];
+  const out = [`where ${metric} reaches ${target}, read as siegesim solve reads it (≥ where it rises, ≤ where it falls):`];
+  const variants = r.variants.length > 1;
+  for (const p of r.params) {
+    const ks = all.filter((k) => k.line.along === p);
+    if (ks.length === 0) continue;
+    const others = r.params.filter((q) => q !== p);
+    const keyHead = [...(variants ? ['variant'] : []), ...others.map(shortName)];
+    const unresolved = ks.some((k) => k.answer && !k.resolved);
+    const head = [...keyHead, `first ${shortName(p)}`, `${metric} there`, 'one step short', `${metric} there`];
+    const rows = ks.slice(0, CROSSING_LINES).map((k) => {
+      const keys = [...(variants ? [k.line.variant] : []), ...others.map((q) => String(k.line.fixed[q]))];
+      if (!k.answer) {
+        const pts = k.line.points.filter((x) => Number.isFinite(x.m.value));
+        const best = pts.reduce<(typeof pts)[number] | undefined>((a, b) => (!a || Math.abs(b.m.value - target) < Math.abs(a.m.value - target) ? b : a), undefined);
+        return [...keys, 'not reached', '–', ...(best ? [`closest: ${String(best.x)}`, estimateText(best.m)] : [])];
+      }
+      const sense = k.direction === 'rises' ? '≥' : '≤';
+      const short = k.neighbour ? [String(k.neighbour.x), estimateText(k.neighbour.m)] : ['–', '(the lowest value reaches it)'];
+      return [...keys, `${String(k.answer.x)} ${sense} ${target}`, estimateText(k.answer.m), ...short, ...(unresolved && !k.resolved ? ['UNRESOLVED: an interval contains the target (run more trials)'] : [])];
+    });
+    out.push(...columns([head, ...rows]));
+    if (ks.length > CROSSING_LINES) out.push(`  … ${ks.length - CROSSING_LINES} more (the report's Answer lists them all)`);
+  }
+  return out;
+}

@@ -1,0 +1,90 @@
+/**
+ * What `siegesim run` prints on stdout (src/report/answer-text.ts): the page's Answer as text,
+ * the same metrics (answerMetrics) and the same numbers (show), short enough for a screen.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { answerNames, answerText, CROSSING_LINES, SWEEP_ROWS } from '../src/report/answer-text.js';
+import { show, showInterval } from '../src/report/format.js';
+import { crossings } from '../src/systems/chart-kit.js';
+import { systemById } from '../src/systems/registry.js';
+import type { ScenarioResult } from '../src/systems/types.js';
+import { runFile } from './helpers.js';
+
+function text(r: ScenarioResult): string {
+  const sys = systemById(r.system)!;
+  return answerText(r, { headline: sys.headline, outcomes: sys.outcomes, charts: sys.charts(r), out: 'reports/x' });
+}
+
+describe('the answer run prints', () => {
+  let keep: ScenarioResult;
+  let variants: ScenarioResult;
+  let grid: ScenarioResult;
+  let climbers: ScenarioResult;
+  beforeAll(async () => {
+    [keep, variants, grid, climbers] = await Promise.all([
+      runFile('test/fixtures/keep.yaml', 4000),
+      runFile('scenarios/crusader-rex/case-a-new-siege.yaml', 2000),
+      runFile('scenarios/surrender/heavy-guns-grid.yaml', 2000),
+      runFile('scenarios/fantasy/climbers-dc.yaml', 2000),
+    ]);
+  });
+
+  it('one case: every metric of the page\'s Answer, in its order, with its 95% interval as the page writes it', () => {
+    const lines = text(keep).trimEnd().split('\n');
+    expect(lines[0]).toBe('keep: 95% intervals');
+    const names = answerNames(keep, systemById('fantasy')!.headline, systemById('fantasy')!.outcomes);
+    expect(names).toEqual(['p_attacker_wins', 'p_defender_wins', 'p_undecided', 'p_breach']);
+    expect(lines.slice(1).map((l) => l.trim().split(/\s{2,}/))).toEqual(
+      names.map((m) => {
+        const e = keep.cases[0].metrics[m];
+        return [m, showInterval(e.value, e.ci_low, e.ci_high)];
+      }),
+    );
+  });
+
+  it('variants: a line per variant, the paired difference from the baseline beside the others; a metric 0 everywhere is one line', () => {
+    const lines = text(variants).trimEnd().split('\n');
+    expect(lines[0]).toBe('crusader-rex-6-56-new-siege: 3 variants, 95% intervals; Δ: the paired difference from defend-in-field');
+    const [base, castle] = variants.cases;
+    const m = castle.metrics.p_attacker_wins;
+    const d = castle.differences.p_attacker_wins;
+    const sign = d.value > 0 ? '+' : '';
+    expect(lines).toContain(`  p_attacker_wins    defend-in-field         ${showInterval(base.metrics.p_attacker_wins.value, base.metrics.p_attacker_wins.ci_low, base.metrics.p_attacker_wins.ci_high)}`);
+    expect(lines.find((l) => l.includes(' defend-in-castle ') && l.includes(showInterval(m.value, m.ci_low, m.ci_high)))).toContain(`Δ ${sign}${showInterval(d.value, d.ci_low, d.ci_high)}`);
+    const up = variants.cases[2].differences.p_defender_holds;
+    expect(up.value).toBeGreaterThan(0);
+    expect(lines.find((l) => l.includes(' control-change-r1-only ') && l.includes(showInterval(variants.cases[2].metrics.p_defender_holds.value, variants.cases[2].metrics.p_defender_holds.ci_low, variants.cases[2].metrics.p_defender_holds.ci_high)))).toContain(`Δ +${showInterval(up.value, up.ci_low, up.ci_high)}`);
+    // the baseline has no Δ; p_both_gone is 0 in every variant here
+    expect(lines.slice(1).filter((l) => l.includes('defend-in-field') && l.includes('Δ'))).toEqual([]);
+    expect(lines.filter((l) => l.includes('p_both_gone'))).toEqual([expect.stringMatching(/^ {2}p_both_gone +every variant +0 \[0, /)]);
+    expect(lines.length).toBeLessThanOrEqual(1 + 5 * 3);
+  });
+
+  it('a sweep: the first and last rows of its table, how many were left out, and where the lead metric reaches 0.5 along each parameter', () => {
+    expect(grid.cases.length).toBeGreaterThan(SWEEP_ROWS);
+    const lines = text(grid).trimEnd().split('\n');
+    expect(lines[0]).toBe('surrender-heavy-guns-grid: 30 cases (6 x 5 sweep); values (their 95% intervals: in the report)');
+    expect(lines[1].trim().split(/\s+/)).toEqual(['case', 'surrender_level', 'heavy_siege_artillery', 'p_test', 'p_surrender']);
+    const rows = lines.filter((l) => /^ +\d+ +\d/.test(l) && !l.includes('≥'));
+    expect(rows.map((l) => Number(l.trim().split(/\s+/)[0]))).toEqual([1, 2, 3, 4, 27, 28, 29, 30]);
+    expect(rows[1].trim().split(/\s+/)).toEqual(['2', '1', '1', show(grid.cases[1].metrics.p_test.value), show(grid.cases[1].metrics.p_surrender.value)]);
+    expect(lines).toContain('  … 22 rows left out (every case: reports/x/summary.csv)');
+    // the crossings as the page reads them: along the surrender level, one row per number of guns
+    const along = crossings(grid, 'p_surrender', 0.5).filter((k) => k.line.along === 'structure.surrender_level');
+    const first = along[0];
+    expect(lines).toContain('where p_surrender reaches 0.5, read as siegesim solve reads it (≥ where it rises, ≤ where it falls):');
+    const row = lines.find((l) => l.startsWith(`  ${String(first.line.fixed['besieger.heavy_siege_artillery'])}  `) && l.includes(`${String(first.answer!.x)} ≥ 0.5`));
+    expect(row).toContain(showInterval(first.answer!.m.value, first.answer!.m.ci_low, first.answer!.m.ci_high));
+    // along the guns: 6 lines (one per level), shown up to CROSSING_LINES
+    expect(lines.filter((l) => l.includes(' ≥ 0.5 ')).length).toBe(Math.min(5, CROSSING_LINES) + Math.min(6, CROSSING_LINES));
+    expect(lines.length).toBeLessThanOrEqual(40); // a screen
+  });
+
+  it('a sweep with variants: a row per variant, and the crossing per variant (falling: ≤)', () => {
+    const lines = text(climbers).trimEnd().split('\n');
+    expect(lines[1].trim().split(/\s+/)).toEqual(['case', 'variant', 'dc', 'p_attacker_wins', 'p_defender_wins', 'p_undecided', 'p_breach']);
+    expect(lines.filter((l) => /^ +\d+ +(at-least-dc|above-dc) /.test(l))).toHaveLength(6);
+    expect(lines.some((l) => l.includes('left out'))).toBe(false);
+    expect(lines.filter((l) => /^ {2}(at-least-dc|above-dc) +12 ≤ 0\.5 /.test(l))).toHaveLength(2);
+  });
+});
