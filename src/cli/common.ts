@@ -63,10 +63,15 @@ export const probabilityArg = (what: string, example: string) => (v: string) => 
   return x;
 };
 
+/** A scenario as loaded from its file: validated, with the text it was read from (a report keeps a copy). */
+export interface LoadedScenario extends ValidScenario {
+  text: string;
+}
+
 /** Load, validate and expand every scenario named; print every problem and exit 2 if any. */
-export function loadAll(args: string[]): ValidScenario[] {
+export function loadAll(args: string[]): LoadedScenario[] {
   const { files, issues } = expandScenarioArgs(args);
-  const valid: ValidScenario[] = [];
+  const valid: LoadedScenario[] = [];
   for (const f of files) {
     const { text, issue } = readText(f);
     if (issue) {
@@ -74,7 +79,7 @@ export function loadAll(args: string[]): ValidScenario[] {
       continue;
     }
     const v = validateText(path.relative(process.cwd(), path.resolve(f)) || f, text!);
-    if (v.ok) valid.push(v.value);
+    if (v.ok) valid.push(Object.assign(v.value, { text: text! }));
     else for (const i of v.issues) issues.push(i); // not push(...): a spread of 100 000 overflows the stack
   }
   const byName = new Map<string, string>();

@@ -2,6 +2,7 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { LIMITS } from '../scenario/limits.js';
+import { isReportFolder } from '../report/folder.js';
 import { MSG } from '../scenario/messages.js';
 import type { ScenarioIssue } from '../scenario/load.js';
 
@@ -40,7 +41,10 @@ function walk(dir: string, issues: ScenarioIssue[]): string[] {
   }
   for (const e of entries) {
     const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...walk(p, issues));
+    // a report folder (run writes scenario.yaml beside summary.json) holds copies, not scenarios
+    if (e.isDirectory()) {
+      if (!isReportFolder(p)) out.push(...walk(p, issues));
+    }
     else if (/\.ya?ml$/i.test(e.name)) out.push(p);
   }
   return out;

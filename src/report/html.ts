@@ -238,6 +238,8 @@ export interface PageOptions {
   headline?: string[];
   /** The system's outcome partitions (`RulesSystem.outcomes`): shown whole in the answer. */
   outcomes?: string[][];
+  /** The scenario file the run read (its name) and the SHA-256 of its text, copied beside the page as scenario.yaml. */
+  scenario?: { name: string; sha256: string };
 }
 
 /** The page of one scenario's report. */
@@ -292,7 +294,7 @@ export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: stri
       : '';
   const body = `<h1>${escapeHtml(r.name)}</h1>
 ${r.description ? `<p>${escapeHtml(r.description)}</p>` : ''}
-<p class="muted">system <code>${escapeHtml(r.system)}</code> · seed <code>${escapeHtml(String(r.seed))}</code> · ${trialsText} · ${r.cases.length} case${r.cases.length === 1 ? '' : 's'}${shape}${precision} · siegesim ${escapeHtml(p.version)} · ${p.threads} threads · ${p.seconds} s · ${showCount(p.trials_per_second)} trials/s</p>
+<p class="muted">system <code>${escapeHtml(r.system)}</code> · seed <code>${escapeHtml(String(r.seed))}</code> · ${trialsText} · ${r.cases.length} case${r.cases.length === 1 ? '' : 's'}${shape}${precision}${opts.scenario ? ` · from <a href="scenario.yaml" title="the scenario as run; SHA-256 ${escapeHtml(opts.scenario.sha256)}"><code>${escapeHtml(opts.scenario.name)}</code></a> (SHA-256 <code>${escapeHtml(opts.scenario.sha256.slice(0, 12))}</code>)` : ''} · siegesim ${escapeHtml(p.version)} · ${p.threads} threads · ${p.seconds} s · ${showCount(p.trials_per_second)} trials/s</p>
 ${notices.join('\n')}
 <h2>Answer (95% intervals)</h2>
 ${answer.join('\n') || '<p class="muted">no headline metric</p>'}

@@ -36,8 +36,11 @@ export function curveCsv(r: ScenarioResult, curve: string): string {
   return stringify(rows);
 }
 
-/** summary.json: `{ name, system, seed, trials, cases: [...], provenance }`. */
-export function summaryJson(r: ScenarioResult): Record<string, unknown> {
+/**
+ * summary.json: `{ name, system, seed, trials, cases: [...], provenance }`; `provenance` adds its
+ * keys to the run's own (what produced the report: write.ts sourceProvenance).
+ */
+export function summaryJson(r: ScenarioResult, provenance?: Record<string, unknown>): Record<string, unknown> {
   return {
     name: r.name,
     system: r.system,
@@ -69,7 +72,7 @@ export function summaryJson(r: ScenarioResult): Record<string, unknown> {
           }
         : {}),
     })),
-    provenance: r.provenance,
+    provenance: provenance ? { ...r.provenance, ...provenance } : r.provenance,
   };
 }
 

@@ -9,7 +9,9 @@
  * process, so a later run can remove what a killed one left (`removeLeftovers`).
  */
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, type Stats } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, type Stats } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { SCENARIO_COPY } from './folder.js';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
@@ -356,24 +358,87 @@ export function indexHref(index: boolean | undefined): string | undefined {
   return index ? '../index.html' : undefined;
 }
 
+// --- what produced a report -------------------------------------------------------------------
+
+/** What produced a report: the scenario file read, its text as run, and the settings the command line gave over the file's. */
+export interface ReportSource {
+  /** The scenario file's path, as given (relative to the working folder) or absolute. */
+  file: string;
+  text: string;
+  /** `--trials`, `--seed`, `--precision`, `--max-trials` as given (by their summary.json names). */
+  overrides?: Record<string, unknown>;
+}
+
+/** Where a report folder is really written (a symbolic link is followed, as writeFolder does). */
+export function reportTarget(outDir: string): string {
+  return followLink(path.resolve(outDir));
+}
+
+/**
+ * summary.json's provenance keys for a report written to `outDir` from `source`: the copy's file
+ * name and SHA-256 (`sha256sum scenario.yaml` prints the same), the file it was read from as a
+ * path from the report folder (so a checkout or a folder moved whole keeps it true), and the
+ * command line's overrides. Timing aside, these are the only keys that depend on where and how
+ * the run was made; CSVs never hold them.
+ */
+export function sourceProvenance(source: ReportSource, outDir: string): Record<string, unknown> {
+  return {
+    scenario: {
+      file: SCENARIO_COPY,
+      sha256: createHash('sha256').update(source.text, 'utf8').digest('hex'),
+      source: path.relative(reportTarget(outDir), path.resolve(source.file)).split(path.sep).join('/'),
+    },
+    overrides: source.overrides ?? {},
+  };
+}
+
+/** The scenario file an existing report says it was made from (an absolute path), or undefined (none, or an older report). */
+export function reportSource(outDir: string): string | undefined {
+  try {
+    const dir = reportTarget(outDir);
+    const s = JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8')) as { provenance?: { scenario?: { source?: unknown } } };
+    const src = s?.provenance?.scenario?.source;
+    return typeof src === 'string' && src !== '' ? path.resolve(dir, src) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether two paths name the same file (through symbolic links when both exist). */
+export function sameFile(a: string, b: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return path.resolve(p);
+    }
+  };
+  return real(a) === real(b);
+}
+
 /**
  * Write a run's report into `outDir` atomically. Returns the files written (relative).
  * `index`: a reports index will be written in the parent folder (the page links back to it).
+ * `source`: the scenario as run, copied to scenario.yaml and named in summary.json's provenance.
  */
-export async function writeReport(r: ScenarioResult, outDir: string, opts: { index?: boolean } = {}): Promise<string[]> {
+export async function writeReport(r: ScenarioResult, outDir: string, opts: { index?: boolean; source?: ReportSource } = {}): Promise<string[]> {
+  const extra = opts.source ? sourceProvenance(opts.source, outDir) : undefined;
+  const scenario = extra?.scenario as { sha256: string } | undefined;
   return writeFolder(outDir, async (put, files) => {
     // the charts first: they are drawn on the renderer thread while the tables are written
     const sys = systemById(r.system);
     const charts: ChartSpec[] = sys ? sys.charts(r) : [];
     const svgs = startCharts(charts);
     await put('summary.csv', summaryCsv(r));
-    await put('summary.json', JSON.stringify(summaryJson(r), null, 2) + '\n');
+    await put('summary.json', JSON.stringify(summaryJson(r, extra), null, 2) + '\n');
+    if (opts.source) await put(SCENARIO_COPY, opts.source.text);
     for (const def of r.curveDefs) {
       // a system's curve that this run has no points for (a siege-only curve in the open field)
       if (r.cases.some((c) => (c.curves[def.file]?.length ?? 0) > 0)) await put(`${def.file}.csv`, curveCsv(r, def.file));
     }
     await putCharts(put, charts, svgs);
-    await put('index.html', scenarioPage(r, charts, files.slice(), { headline: sys?.headline, outcomes: sys?.outcomes, indexHref: indexHref(opts.index) }));
+    const from = opts.source && scenario ? { name: path.basename(opts.source.file), sha256: scenario.sha256 } : undefined;
+    await put('index.html', scenarioPage(r, charts, files.slice(), { headline: sys?.headline, outcomes: sys?.outcomes, indexHref: indexHref(opts.index), scenario: from }));
   });
 }
 

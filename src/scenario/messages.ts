@@ -100,6 +100,9 @@ export const MSG = {
   noScenarios: (where: string) => `no scenario files (*.yaml, *.yml) found in ${where}`,
   duplicateName: (name: string, other: string) =>
     `scenario name "${name}" is also used by ${other}; reports would overwrite each other`,
+  /** run is about to replace a report another scenario file made (both have the same name:). */
+  replacesOtherSource: (name: string, out: string, was: string, now: string) =>
+    `warning: ${out} was made from ${was}; this run of ${now} replaces it (both are named "${name}": give one another name:, or use --out)`,
   // --- shards (run --shard k/n, merge) ---
   /** Shard k of n got no chunk: the run has `chunks` chunks per case of `chunkTrials` trials. */
   shardEmpty: (k: number, n: number, chunks: number, trials: number, chunkTrials: number) =>

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { validateText, type ValidScenario } from '../api.js';
 import type { ScenarioIssue } from '../scenario/load.js';
 import { MSG } from '../scenario/messages.js';
+import { isReportFolder } from '../report/folder.js';
 
 /** Largest scenario file served (bundled ones are ~2 KB): bigger ones are refused unread. */
 export const MAX_SCENARIO_BYTES = 1024 * 1024;
@@ -134,7 +135,9 @@ function walk(root: string, dir: string, depth: number): { at: string; abs: stri
       continue; // a dangling link
     }
     if (!isInside(root, real)) continue; // a link out of the served folder
-    if (e.isDirectory()) out.push(...walk(root, p, depth + 1));
+    if (e.isDirectory()) {
+      if (!isReportFolder(p)) out.push(...walk(root, p, depth + 1)); // its scenario.yaml is a report's copy
+    }
     else if (/\.ya?ml$/i.test(e.name) && statSync(real).isFile()) out.push({ at: p, abs: real });
   }
   return out;

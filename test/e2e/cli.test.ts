@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { MSG } from '../../src/scenario/messages.js';
 import { jsonSchemaOf } from '../../src/scenario/schema.js';
@@ -138,6 +139,43 @@ describe('siegesim run', () => {
     }
     expect(r.stderr).toContain(`keep: 1 case(s) x 4,000 trials`);
     expect(r.stderr).not.toContain('95% intervals');
+  });
+
+  it('a report keeps what made it (scenario.yaml, its SHA-256, its source, the overrides); a copy with the same name: replacing it is said on stderr', async () => {
+    const dir = tmp();
+    const keep = readFileSync(path.join(FIX, 'keep.yaml'), 'utf8');
+    writeFileSync(path.join(dir, 'keep.yaml'), keep);
+    writeFileSync(path.join(dir, 'k2.yaml'), keep.replace('dc: 12', 'dc: 13'));
+    const first = await run(process.execPath, [CLI, 'run', 'keep.yaml', '--trials', '4000', '--no-progress'], dir);
+    expect(first.code, first.stderr).toBe(0);
+    const report = path.join(dir, 'reports', 'keep');
+    const json = JSON.parse(readFileSync(path.join(report, 'summary.json'), 'utf8'));
+    expect(readFileSync(path.join(report, 'scenario.yaml'), 'utf8')).toBe(keep);
+    expect(json.provenance.scenario).toEqual({ file: 'scenario.yaml', sha256: createHash('sha256').update(keep).digest('hex'), source: '../../keep.yaml' });
+    expect(json.provenance.overrides).toEqual({ trials: 4000 });
+    expect(readFileSync(path.join(report, 'index.html'), 'utf8')).toContain('<a href="scenario.yaml"');
+    // the same file again: nothing said; `run .` does not take the report's copy for a scenario (a duplicate name)
+    const again = await run(process.execPath, [CLI, 'run', '.', '--trials', '4000', '--no-progress'], dir);
+    expect(again.code, again.stderr).toBe(2); // keep.yaml and k2.yaml share a name: refused as before
+    expect(again.stderr).not.toContain('scenario.yaml');
+    const same = await run(process.execPath, [CLI, 'run', 'keep.yaml', '--trials', '4000', '--no-progress'], dir);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stderr).not.toContain('warning');
+    // the copy: said before the run, and the report is still replaced
+    const copy = await run(process.execPath, [CLI, 'run', 'k2.yaml', '--trials', '4000', '--no-progress'], dir);
+    expect(copy.code, copy.stderr).toBe(0);
+    expect(copy.stderr.split('\n')[0]).toBe(MSG.replacesOtherSource('keep', path.join('reports', 'keep'), 'keep.yaml', 'k2.yaml'));
+    expect(JSON.parse(readFileSync(path.join(report, 'summary.json'), 'utf8')).provenance.scenario.source).toBe('../../k2.yaml');
+    expect(readFileSync(path.join(report, 'scenario.yaml'), 'utf8')).toContain('dc: 13');
+    // run from the copy in the report, elsewhere: the same CSV byte for byte
+    const rerun = await cli(['run', path.join(report, 'scenario.yaml'), '--trials', '4000', '--no-progress', '--out', path.join(dir, 'rerun')]);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(readFileSync(path.join(dir, 'rerun', 'summary.csv'), 'utf8')).toBe(readFileSync(path.join(report, 'summary.csv'), 'utf8'));
+    // a folder holding only the scenario and its reports: run . finds the scenario alone
+    rmSync(path.join(dir, 'k2.yaml'));
+    const dot = await run(process.execPath, [CLI, 'run', '.', '--trials', '4000', '--no-progress'], dir);
+    expect(dot.code, dot.stderr).toBe(0);
+    expect(dot.stderr).toContain('-> reports/keep');
   });
 
   it('--json prints an array of summary.json, one per scenario, also for one scenario', async () => {

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { chunkCount, emptyShards, mergeShards, ShardError } from '../../api.js';
 import { MSG } from '../../scenario/messages.js';
-import { checkFolder, checkReportDir, writeIndex, writeReport } from '../../report/write.js';
+import { checkFolder, checkReportDir, sourceProvenance, writeIndex, writeReport } from '../../report/write.js';
 import { summaryJson } from '../../report/tables.js';
 import { readShardFile } from '../shard-file.js';
 import { loadAll, outArg, UserError } from '../common.js';
@@ -31,7 +31,8 @@ async function mergeCommand(file: string, shardFiles: string[], flags: { out?: s
     if (e instanceof ShardError) throw new UserError(e.message + '; nothing was written');
     throw e;
   }
-  await writeReport(result, out, { index: !flags.out });
+  const source = { file: v.file, text: v.text };
+  await writeReport(result, out, { index: !flags.out, source });
   if (!flags.out) await writeIndex('reports');
   process.stderr.write(`${v.name}: merged ${shards.length} shard(s) -> ${out}\n`);
   const { trials, n } = shards[0];
@@ -41,7 +42,7 @@ async function mergeCommand(file: string, shardFiles: string[], flags: { out?: s
     process.stderr.write(`${v.name}: ${MSG.shardsNotNeeded(empty, n, chunkCount(v, trials), given)}\n`);
   }
   // An array of one summary.json: the same shape as run --json.
-  if (flags.json) process.stdout.write(JSON.stringify([summaryJson(result)], null, 2) + '\n');
+  if (flags.json) process.stdout.write(JSON.stringify([summaryJson(result, sourceProvenance(source, out))], null, 2) + '\n');
 }
 
 export function register(program: Command): void {

@@ -5,7 +5,7 @@ import { chunkCount, runScenario, runShard } from '../../api.js';
 import { MSG } from '../../scenario/messages.js';
 import { PoolExecutor } from '../../engine/pool.js';
 import { poolFor } from '../early-pool.js';
-import { checkFolder, checkOutputFile, checkReportDir, writeIndex, writeReport } from '../../report/write.js';
+import { checkFolder, checkOutputFile, checkReportDir, reportSource, sameFile, sourceProvenance, writeIndex, writeReport, type ReportSource } from '../../report/write.js';
 import { summaryJson } from '../../report/tables.js';
 import { writeShardFile } from '../shard-file.js';
 import { controller, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
@@ -55,6 +55,15 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   const roots = new Set<string>(!flags.out || multi ? [root] : []);
   for (const r of roots) checkFolder(r);
   for (const o of outs) checkReportDir(o);
+  // A report about to be replaced by one of another file (a copy that kept the name:) is said, not refused.
+  scenarios.forEach((v, i) => {
+    const was = reportSource(outs[i]);
+    if (was !== undefined && !sameFile(was, v.file)) process.stderr.write(MSG.replacesOtherSource(v.name, outs[i], path.relative(process.cwd(), was) || was, v.file) + '\n');
+  });
+  // what summary.json records of the command line (the file's own values are in it already)
+  const overrides = Object.fromEntries(
+    Object.entries({ trials: flags.trials, seed: flags.seed, precision: flags.precision, max_trials: flags.maxTrials }).filter(([, x]) => x !== undefined),
+  );
   const exec = poolFor(flags.threads); // started early by start.ts
   // More than one chunk to run: start the workers now, so they load while this thread prepares,
   // and load the chart renderer while they run (this thread is idle then). A one-chunk run
@@ -92,7 +101,8 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       // the last scenario's trials are done: the threads stop while its report is written
       if (i === scenarios.length - 1) exec.close().catch(() => undefined); // (a failure shows where it is awaited, below)
       const out = outs[i];
-      await writeReport(result, out, { index: !flags.out || multi });
+      const source: ReportSource = { file: v.file, text: v.text, overrides };
+      await writeReport(result, out, { index: !flags.out || multi, source });
       process.stderr.write(
         `${v.name}: ${result.cases.length} case(s) x ${trialsRange(result.cases.map((c) => c.trials))} trials` +
           `${flags.precision !== undefined ? ` (precision ${flags.precision})` : ''} in ${result.provenance.seconds} s ` +
@@ -108,7 +118,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
             `Raise --max-trials or ask for less precision.\n`,
         );
       }
-      if (flags.json) jsonOut.push(summaryJson(result));
+      if (flags.json) jsonOut.push(summaryJson(result, sourceProvenance(source, out)));
       // The answer goes to stdout as it comes (solve, tune and sensitivity print theirs there);
       // --json keeps stdout for the JSON alone. Status lines stay on stderr.
       else process.stdout.write((i > 0 ? '\n' : '') + answerText(result, { headline: v.system.headline, outcomes: v.system.outcomes, charts: v.system.charts(result), out }));
