@@ -1,6 +1,7 @@
 /** `siegesim diff` (src/api/diff.ts) and the statistics under it. */
 import { describe, expect, it } from 'vitest';
-import { diffSets, diffSummaries, DiffError, type SummaryDoc } from '../src/api.js';
+import { diffSets, diffSummaries, DiffError, tunedName, type SummaryDoc } from '../src/api.js';
+import { sameScenario } from '../src/api/diff.js';
 import { diffMarkdown, diffText } from '../src/report/diff-report.js';
 import {
   differenceInterval,
@@ -114,6 +115,30 @@ describe('diff', () => {
     expect(diffSummaries(doc(), doc({ shift: 0.005 }), { alpha: 0.2 }).moved).toBe(1);
   });
 
+  it('a scenario and its workbench copy (<name>-tuned) compare, either way round, and say that the names differ; --ignore-name compares any two', () => {
+    const d = diffSummaries(doc(), doc({ shift: 0.02, name: tunedName('grid') }));
+    expect(d.moved).toBe(1);
+    expect(d.scenarios[0]).toMatchObject({ name: 'grid-tuned', before_name: 'grid' });
+    expect(d.rows.every((r) => r.scenario === 'grid-tuned')).toBe(true);
+    expect(diffText(d).split('\n')[0]).toBe('grid-tuned (fantasy) against grid before (the names differ): 8 comparison(s), 100,000 trials before, 100,000 after');
+    expect(diffMarkdown(d)).toContain('Scenarios: grid-tuned against grid before (the names differ) (100,000 → 100,000 trials per case).');
+    expect(diffSummaries(doc({ name: 'grid-tuned' }), doc()).scenarios[0]).toMatchObject({ name: 'grid', before_name: 'grid-tuned' });
+    // the same name: nothing said
+    expect(diffSummaries(doc(), doc()).scenarios[0].before_name).toBeUndefined();
+    expect(diffText(diffSummaries(doc(), doc())).split('\n')[0]).toBe('grid (fantasy): 8 comparison(s), 100,000 trials before, 100,000 after');
+    // a long name is cut to fit its suffix (tunedName), and still pairs with its copy
+    const long = 'x'.repeat(118);
+    expect(sameScenario(long, tunedName(long))).toBe(true);
+    expect(tunedName(long)).not.toBe(`${long}-tuned`);
+    // not any suffix, nor a copy of a copy
+    expect(sameScenario('grid', 'grid-tuned-tuned')).toBe(false);
+    expect(sameScenario('grid', 'grid-2')).toBe(false);
+    expect(() => diffSummaries(doc(), doc({ name: 'grid-2' }))).toThrow(DiffError);
+    expect(diffSummaries(doc(), doc({ name: 'grid-2' }), { ignoreName: true }).scenarios[0]).toMatchObject({ name: 'grid-2', before_name: 'grid' });
+    // a different system is still refused, whatever the names
+    expect(() => diffSummaries(doc(), doc({ name: 'grid-tuned', system: 'surrender' }))).toThrow(DiffError);
+  });
+
   it('identical runs: nothing moves', () => {
     const d = diffSummaries(doc(), doc());
     expect(d.moved).toBe(0);
@@ -128,7 +153,7 @@ describe('diff', () => {
   });
 
   it('cannot compare different scenarios or systems, or runs with no case in common (the reason says why)', () => {
-    expect(() => diffSummaries(doc(), doc({ name: 'other' }))).toThrow(new DiffError('different scenarios: "grid" before, "other" after'));
+    expect(() => diffSummaries(doc(), doc({ name: 'other' }))).toThrow(new DiffError('different scenarios: "grid" before, "other" after (--ignore-name compares them anyway)'));
     expect(() => diffSummaries(doc(), doc({ system: 'surrender' }))).toThrow(/fantasy scenario before and a surrender one after/);
     const moved = doc();
     for (const c of moved.cases) c.params = { 'wall.hp': (c.params['wall.hp'] as number) + 1, 'wall.dc': 12 };

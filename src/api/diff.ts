@@ -12,6 +12,7 @@
  */
 import { differenceInterval, holmAdjust, pTwoSided, Z95, zTwoProportions, type Estimate } from '../stats/intervals.js';
 import { whereLabel } from './test.js';
+import { tunedName } from './live.js';
 
 /** Default family-wise false-alarm rate of `diff`. */
 export const DIFF_ALPHA = 0.001;
@@ -66,7 +67,10 @@ export interface DiffRow {
 }
 
 export interface DiffScenario {
+  /** The scenario's name (in the `after` run). */
   name: string;
+  /** The `before` run's name, when it differs (a scenario and its `-tuned` copy, or `ignoreName`). */
+  before_name?: string;
   system: string;
   before_trials: number;
   after_trials: number;
@@ -94,12 +98,29 @@ export interface DiffResult {
 export interface DiffOptions {
   /** Family-wise false-alarm rate (default 0.001). */
   alpha?: number;
+  /** Compare the two runs of `diffSummaries` whatever their scenarios' names (a copy renamed by hand). */
+  ignoreName?: boolean;
 }
 
-/** Compare two runs of one scenario. */
+/**
+ * Whether two runs' names are one scenario's: the same name, or a scenario and the copy the
+ * workbench saves of it, which it names `<name>-tuned` (api/live.ts tunedName) so that its report
+ * never replaces the original's.
+ */
+export function sameScenario(before: string, after: string): boolean {
+  return before === after || tunedName(before) === after || tunedName(after) === before;
+}
+
+/** Compare two runs of one scenario (or of a scenario and its `-tuned` copy; of any two with `ignoreName`). */
 export function diffSummaries(before: SummaryDoc, after: SummaryDoc, opts: DiffOptions = {}): DiffResult {
-  if (before.name !== after.name) throw new DiffError(`different scenarios: "${before.name}" before, "${after.name}" after`);
-  return diffSets([before], [after], opts);
+  if (!opts.ignoreName && !sameScenario(before.name, after.name)) {
+    throw new DiffError(`different scenarios: "${before.name}" before, "${after.name}" after (--ignore-name compares them anyway)`);
+  }
+  if (before.name === after.name) return diffSets([before], [after], opts);
+  // matched as one scenario under the after run's name; the before run's is said in the result
+  const d = diffSets([{ ...before, name: after.name }], [after], opts);
+  d.scenarios[0].before_name = before.name;
+  return d;
 }
 
 /**

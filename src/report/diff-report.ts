@@ -18,6 +18,11 @@ function pText(p: number): string {
   return p < 1e-4 ? p.toExponential(1) : String(Number(p.toPrecision(2)));
 }
 
+/** ` against my-keep before (the names differ)`, when the runs' names differ. */
+function renamed(s: DiffResult['scenarios'][number]): string {
+  return s.before_name !== undefined ? ` against ${s.before_name} before (the names differ)` : '';
+}
+
 /** One sentence: how many moved, of how many, under which test. */
 export function diffHeadline(d: DiffResult): string {
   const n = d.rows.length;
@@ -50,7 +55,7 @@ export function diffText(d: DiffResult): string {
   const out: string[] = [];
   for (const s of d.scenarios) {
     const f = showCount;
-    out.push(`${s.name} (${s.system}): ${s.compared} comparison(s), ${f(s.before_trials)} trials before, ${f(s.after_trials)} after`);
+    out.push(`${s.name} (${s.system})${renamed(s)}: ${s.compared} comparison(s), ${f(s.before_trials)} trials before, ${f(s.after_trials)} after`);
   }
   out.push(diffHeadline(d));
   const moved = d.rows.filter((r) => r.moved);
@@ -87,7 +92,7 @@ export function diffMarkdown(d: DiffResult): string {
     }
     out.push('');
   }
-  const scen = d.scenarios.map((s) => `${md(s.name)} (${showCount(s.before_trials)} → ${showCount(s.after_trials)} trials per case)`);
+  const scen = d.scenarios.map((s) => `${md(s.name)}${md(renamed(s))} (${showCount(s.before_trials)} → ${showCount(s.after_trials)} trials per case)`);
   out.push(`Scenarios: ${scen.join(', ')}.`);
   const rest = notCompared(d);
   if (rest.length > 0) out.push('', '<details><summary>Not compared</summary>', '', ...rest.map((l) => `- ${md(l)}`), '', '</details>');

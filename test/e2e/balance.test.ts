@@ -176,6 +176,18 @@ describe('siegesim diff', () => {
     const other = await cli(['diff', before, path.join(dir, 'other')]);
     expect(other.code).toBe(2);
     expect(other.stderr).toContain('different scenarios: "balance-climbers" before, "good-small" after');
+    // the workbench's copy (<name>-tuned) compares with its original, and the header says the names differ
+    const summary = JSON.parse(readFileSync(path.join(dir, 'after', 'summary.json'), 'utf8'));
+    writeFileSync(path.join(dir, 'tuned.json'), JSON.stringify({ ...summary, name: 'balance-climbers-tuned' }));
+    const tuned = await cli(['diff', before, path.join(dir, 'tuned.json')]);
+    expect(tuned.code, tuned.stderr).toBe(0);
+    expect(tuned.stdout.split('\n')[0]).toMatch(/^balance-climbers-tuned \(fantasy\) against balance-climbers before \(the names differ\): /);
+    // --ignore-name: any two reports, one with one
+    expect((await cli(['diff', before, path.join(dir, 'other'), '--ignore-name'])).stderr).toContain('is a fantasy scenario before and a surrender one after');
+    const renamed = await cli(['diff', before, path.join(dir, 'tuned.json'), '--ignore-name', '--json']);
+    expect(JSON.parse(renamed.stdout).scenarios[0]).toMatchObject({ name: 'balance-climbers-tuned', before_name: 'balance-climbers' });
+    const sets = await cli(['diff', dir, dir, '--ignore-name']);
+    expect([sets.code, sets.stderr.trim()]).toEqual([2, 'siegesim: --ignore-name compares one report with one report: give two report folders or summary.json files, not folders of reports']);
     const missing = await cli(['diff', before, path.join(dir, 'nowhere')]);
     expect(missing.code).toBe(2);
   });

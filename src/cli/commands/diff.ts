@@ -11,6 +11,7 @@ interface DiffFlags {
   markdown?: boolean;
   failOnChange?: boolean;
   alpha: number;
+  ignoreName?: boolean;
 }
 
 /** A summary.json, a report folder (holding one), or a folder of report folders. */
@@ -50,9 +51,11 @@ function diffCommand(before: string, after: string, flags: DiffFlags): void {
   if (flags.json && flags.markdown) throw new UserError('choose one of --json and --markdown');
   const b = readSummaries(before);
   const a = readSummaries(after);
+  const single = b.length === 1 && a.length === 1;
+  if (flags.ignoreName && !single) throw new UserError('--ignore-name compares one report with one report: give two report folders or summary.json files, not folders of reports');
   let d;
   try {
-    d = b.length === 1 && a.length === 1 ? diffSummaries(b[0], a[0], { alpha: flags.alpha }) : diffSets(b, a, { alpha: flags.alpha });
+    d = single ? diffSummaries(b[0], a[0], { alpha: flags.alpha, ignoreName: flags.ignoreName }) : diffSets(b, a, { alpha: flags.alpha });
   } catch (e) {
     if (e instanceof DiffError) throw new UserError(`cannot compare ${before} with ${after}: ${e.message}`);
     throw e;
@@ -70,6 +73,7 @@ export function register(program: Command): void {
     .option('--json', 'print the comparison as JSON')
     .option('--markdown', 'print Markdown fit for a pull-request comment')
     .option('--fail-on-change', 'exit 1 when any metric moved significantly')
+    .option('--ignore-name', 'compare two reports whatever their scenarios are named (without it: the same name, or <name> and its workbench copy <name>-tuned)')
     .option('--alpha <A>', 'family-wise false-alarm rate (Holm)', probabilityArg('--alpha', '0.001'), DIFF_ALPHA)
     .action((before: string, after: string, flags: DiffFlags) => diffCommand(before, after, flags));
 }
