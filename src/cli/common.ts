@@ -140,6 +140,8 @@ export function makeProgress(enabled: boolean, label: string, unit: string) {
       bar.update(done);
     },
     stop: () => bar?.stop(),
+    /** A line on stderr while the bar may be drawn: the bar's line is cleared first, and redrawn below at its next update. */
+    note: (line: string) => process.stderr.write((bar && started ? '\r\x1b[2K' : '') + line + '\n'),
   };
 }
 

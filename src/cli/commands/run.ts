@@ -12,6 +12,7 @@ import { controller, loadAll, makeProgress, outArg, positiveNumber, seedArg, thr
 import { showCount } from '../../report/format.js';
 import { warmRenderer } from '../../report/renderer.js';
 import { answerText } from '../../report/answer-text.js';
+import { etaWatch } from '../eta.js';
 
 async function shardCommand(files: string[], flags: RunFlags & { shard: { k: number; n: number } }): Promise<void> {
   const scenarios = loadAll(files);
@@ -88,6 +89,9 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
             : `${first} trials, then more until every headline interval is within ±${flags.precision} (at most ${showCount(flags.maxTrials ?? 1e9)} a case)`;
         process.stderr.write(`${v.name}: running ${n} case(s) x ${plan} ${chunks > 1 || flags.precision !== undefined ? `on ${exec.threads} thread(s)` : 'in-process'}\n`);
       }
+      // A run that will take long says so once its speed is known (not --precision: its end depends on the results).
+      const t0 = performance.now();
+      const eta = flags.precision === undefined ? etaWatch(() => (performance.now() - t0) / 1000, exec.threads, (line) => progress.note(`${v.name}: ${line}`)) : undefined;
       const result = await runScenario(v, {
         trials: flags.trials,
         seed: flags.seed,
@@ -95,7 +99,12 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
         maxTrials: flags.maxTrials,
         executor: exec,
         signal: controller.signal,
-        onProgress: progress.onProgress,
+        onProgress: eta
+          ? (done, planned) => {
+              progress.onProgress(done, planned);
+              eta(done, planned);
+            }
+          : progress.onProgress,
       });
       progress.stop();
       // the last scenario's trials are done: the threads stop while its report is written
