@@ -11,7 +11,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { validateText, type ScenarioIssue } from '../src/api.js';
@@ -172,8 +172,10 @@ function structuralCases(): Case[] {
 function commonCases(): Case[] {
   const C: Case[] = [];
   const add = (name: string, text: string, more: Omit<Case, 'name' | 'text'> = {}) => C.push({ name, text, ...more });
-  add('empty file', '', { message: MSG.notAMapping() });
-  add('only a comment', '# nothing\n', { message: MSG.notAMapping() });
+  add('empty file', '', { message: MSG.emptyFile() });
+  add('only blank lines', '\n  \n', { message: MSG.emptyFile() });
+  add('only a comment', '# nothing\n', { message: MSG.onlyComments() });
+  add('a null at the root', '~\n', { message: MSG.notAMapping() });
   add('a list at the root', '- 1\n- 2\n', { message: MSG.notAMapping() });
   add('a number at the root', '42\n', { message: MSG.notAMapping() });
   add('no system', 'name: t\nseed: 1\ntrials: 5\n', { path: 'system', message: MSG.missingKey() });
@@ -359,5 +361,16 @@ describe('hostile scenarios through the built CLI', () => {
     const r = await runCli(['run', '--help']);
     const line = r.stdout.split('\n').find((l) => l.includes('--threads'))!;
     expect(line.match(/default/g)).toHaveLength(1);
+  });
+});
+
+describe('a scenario file named twice on the command line', () => {
+  const dir = tempDirs('siegesim-twice-')();
+  it('is validated once (as a file, ./file, and inside a folder given too)', async () => {
+    mkdirSync(path.join(dir, 'd'));
+    writeFileSync(path.join(dir, 'd/keep.yaml'), readFileSync(path.join(ROOT, 'test/fixtures/good-small.yaml')));
+    const r = await runCli(['validate', 'd/keep.yaml', 'd/keep.yaml', './d/keep.yaml', 'd'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trimEnd().split('\n')).toEqual([expect.stringMatching(/^ok {2}d\/keep\.yaml {2}/)]);
   });
 });

@@ -4,6 +4,11 @@ import { COMMON_SHAPE, scenarioSchemaOf, schemaAt } from '../src/scenario/schema
 import { systemById } from '../src/systems/registry.js';
 import { MSG } from '../src/scenario/messages.js';
 import { suggest } from '../src/scenario/suggest.js';
+import { systemMetrics } from '../src/scenario/expect.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT_DIR = path.resolve(import.meta.dirname, '..');
 
 const BASE = `name: t
 system: surrender
@@ -258,5 +263,97 @@ sweep:
     } finally {
       for (const s of spies) s.mockRestore();
     }
+  });
+});
+
+describe('sloppy input: every problem in one pass', () => {
+  const FANTASY = `name: sloppy
+system: fantasy
+seed: 1
+trials: 1000
+mode: siege
+attacker: { infantry: 8, cavalry: 3 }
+defender: { infantry: 8 }
+expect:
+  - { metric: p_attackers_wins, at_least: 0.5 }
+  - { metric: p_breach, at_least: 1.5 }
+`;
+  const expectProblems = (issues: { path: string; message: string }[]) => issues.filter((i) => i.path.startsWith('expect'));
+  const wanted = [
+    { path: 'expect[0].metric', message: MSG.unknownMetric('p_attackers_wins', 'p_attacker_wins', []) },
+    { path: 'expect[1].at_least', message: MSG.outsideProbability('at_least: 1.5', 'p_breach') },
+  ];
+
+  it.each([
+    ['a fractional count', FANTASY.replace('infantry: 8, cavalry', 'infantry: 1.5, cavalry'), 'attacker.infantry'],
+    ['an unknown top-level key', FANTASY.replace('seed: 1\n', 'seed: 1\ncolour: red\n'), 'colour'],
+    ['trials: -5', FANTASY.replace('trials: 1000', 'trials: -5'), 'trials'],
+  ])('the expect: problems are reported beside %s', (_name, text, other) => {
+    expect(expectProblems(issuesOf(FANTASY))).toMatchObject(wanted.map(({ path }) => ({ path })));
+    const issues = issuesOf(text);
+    expect(issues.map((i) => i.path)).toEqual([other, 'expect[0].metric', 'expect[1].at_least']);
+    expect(issues[2].message).toBe(wanted[1].message);
+    expect(issues[1].message).toBe(MSG.unknownMetric('p_attackers_wins', 'p_attacker_wins', []));
+    expect(issues[1].message).toMatch(/^unknown metric "p_attackers_wins" \(did you mean "p_attacker_wins"\?\)$/);
+  });
+
+  it('a scenario with problems of its own gets no expect: problem that needs its cases (every bundled expect: stays clean)', () => {
+    // Cry Havoc names metrics per table letter (p_first_A...), outside its metric list: not judged unknown
+    const dir = path.join(ROOT_DIR, 'scenarios');
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yaml'));
+    let withExpect = 0;
+    for (const f of files) {
+      const text = readFileSync(path.join(dir, f), 'utf8');
+      if (!/^expect:/m.test(text)) continue;
+      withExpect++;
+      const issues = issuesOf(text.replace(/^trials: .*$/m, 'trials: 0'));
+      expect(issues.map((i) => i.path), f).toEqual(['trials']);
+    }
+    expect(withExpect).toBeGreaterThanOrEqual(5);
+    const melee = readFileSync(path.join(dir, 'cry-havoc/melee-two-on-one.yaml'), 'utf8').replace(/^expect:\n/m, 'expect:\n  - { metric: p_first_A, at_most: 1 }\n');
+    expect(validateText('m.yaml', melee).ok).toBe(true);
+    expect(issuesOf(melee.replace(/^trials: .*$/m, 'trials: 0')).map((i) => i.path)).toEqual(['trials']);
+  });
+
+  it("a metric's kind by its name (p_ a probability) holds for every metric of every bundled case", () => {
+    const dir = path.join(ROOT_DIR, 'scenarios');
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yaml'));
+    let n = 0;
+    for (const f of files) {
+      const v = validateText(f, readFileSync(path.join(dir, f), 'utf8'));
+      if (!v.ok) throw new Error(f);
+      const sys = v.value.system;
+      const listed = systemMetrics(sys);
+      for (const p of v.value.points) {
+        for (const vc of p.variants) {
+          const c = sys.compile(vc.scenario);
+          for (const [name, m] of Object.entries(sys.summarize(c, new Float64Array(sys.kernel.accLength(c))).metrics)) {
+            if (!listed.has(name)) continue;
+            expect(listed.get(name), `${f} ${name}`).toBe(m.kind);
+            n++;
+          }
+        }
+      }
+    }
+    expect(n).toBeGreaterThan(100);
+  });
+
+  it('a key given twice is one problem among the others', () => {
+    const text = FANTASY.replace('seed: 1\n', 'seed: 1\nseed: 2\n').replace('trials: 1000', 'trials: -5').replace('mode: siege', 'mode: siege\ncolour: red');
+    const issues = issuesOf(text);
+    expect(issues.map((i) => `${i.line}:${i.col} ${i.path}`)).toEqual(['4:1 seed', '5:9 trials', '7:1 colour', '11:15 expect[0].metric', '12:35 expect[1].at_least']);
+    expect(issues[0].message).toBe(MSG.duplicateKey('seed', 3));
+    // alone, it still fails the file
+    expect(issuesOf(`${BASE}trials: 5\n`)).toEqual([{ file: 's.yaml', line: 5, col: 1, path: 'trials', message: MSG.duplicateKey('trials', 4) }]);
+  });
+
+  it('an empty file, a file of comments, and an unclosed bracket say so, where it opened', () => {
+    expect(issuesOf('').map((i) => i.message)).toEqual([MSG.emptyFile()]);
+    expect(MSG.emptyFile()).toMatch(/^the file is empty/);
+    expect(issuesOf('# just a note\n\n').map((i) => i.message)).toEqual([MSG.onlyComments()]);
+    const open = issuesOf(`${BASE}mode: siege\nattacker: { infantry: 8, cavalry: 3\ndefender: { infantry: 8 }\n`.replace('surrender', 'fantasy'));
+    expect(open).toEqual([{ file: 's.yaml', line: 6, col: 11, path: '(yaml)', message: MSG.unclosedFlow('{', '}', 7) }]);
+    const list = issuesOf(`${BASE}sweep:\n  turns: [1, 2\n`);
+    expect(list.map((i) => [i.line, i.col, i.message])).toEqual([[6, 10, MSG.unclosedFlow('[', ']', 7)]]);
   });
 });

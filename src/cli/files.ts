@@ -1,5 +1,5 @@
 /** Reading scenario files and folders for the CLI. */
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { LIMITS } from '../scenario/limits.js';
 import { isReportFolder } from '../report/folder.js';
@@ -9,8 +9,26 @@ import type { ScenarioIssue } from '../scenario/load.js';
 const fileIssue = (file: string, message: string, line = 0, col = 0): ScenarioIssue => ({ file, line, col, path: '(file)', message });
 const errCode = (e: unknown) => (e as NodeJS.ErrnoException).code ?? String(e);
 
-/** Expand files and folders (recursively) into scenario files, in a stable order. */
+/**
+ * Expand files and folders (recursively) into scenario files, in a stable order. A file named
+ * twice (`a.yaml a.yaml`, `dir dir/a.yaml`, a link and its target) is read once, where it first comes.
+ */
 export function expandScenarioArgs(args: string[]): { files: string[]; issues: ScenarioIssue[] } {
+  const { files, issues } = expandAll(args);
+  const seen = new Set<string>();
+  return { files: files.filter((f) => !seen.has(realOr(f)) && Boolean(seen.add(realOr(f)))), issues };
+}
+
+/** A path's real path (links resolved), or its absolute form when it has none. */
+function realOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+function expandAll(args: string[]): { files: string[]; issues: ScenarioIssue[] } {
   const files: string[] = [];
   const issues: ScenarioIssue[] = [];
   for (const a of args) {

@@ -42,8 +42,8 @@ export interface ExpectContext {
   system: RulesSystem;
   /**
    * Every sweep point's variants' validated scenarios (a variant that failed validation is
-   * absent); undefined when the scenario itself has problems: the metrics are then unknown and
-   * only what needs no metric is checked (bounds, variants, where).
+   * absent); undefined when the scenario itself has problems: the system's metric list then
+   * stands in (systemMetrics), and whether a metric exists at the points selected is not judged.
    */
   points?: { params: Record<string, unknown>; variants: { variant: string; scenario: Record<string, unknown> }[] }[];
   axes: { path: string; values: unknown[] }[];
@@ -92,7 +92,10 @@ export function validateExpect(
   const known = metricsAt !== undefined;
   const allMetrics = new Set<string>();
   const probabilities = new Set<string>();
-  for (const row of metricsAt ?? []) {
+  // Without cases (the scenario has problems of its own) the system's metric list stands in:
+  // every metric in it is checked as usual, and a name outside it only when it is a likely
+  // misspelling of one (a case may name metrics the list cannot: Cry Havoc's p_first_<letter>).
+  for (const row of metricsAt ?? [[systemMetrics(ctx.system)]]) {
     for (const kinds of row) {
       for (const [n, kind] of kinds ?? []) {
         allMetrics.add(n);
@@ -123,11 +126,11 @@ export function validateExpect(
     // --- the metric ---
     const diff = item.metric.startsWith('diff_') && !allMetrics.has(item.metric);
     const base = diff ? item.metric.slice('diff_'.length) : item.metric;
-    if (!known) {
-      if (diff && nVariants < 2) problem(at('metric'), MSG.diffNeedsVariants(item.metric));
-    } else if (!allMetrics.has(base)) {
-      const known = [...allMetrics, ...(nVariants > 1 ? [...allMetrics].map((m) => `diff_${m}`) : [])];
-      problem(at('metric'), MSG.unknownMetric(item.metric, suggest(item.metric, known), [...allMetrics]));
+    if (!allMetrics.has(base)) {
+      const names = [...allMetrics, ...(nVariants > 1 ? [...allMetrics].map((m) => `diff_${m}`) : [])];
+      const guess = suggest(item.metric, names);
+      if (known || guess !== undefined) problem(at('metric'), MSG.unknownMetric(item.metric, guess, [...allMetrics]));
+      else if (diff && nVariants < 2) problem(at('metric'), MSG.diffNeedsVariants(item.metric));
     } else if (diff && nVariants < 2) problem(at('metric'), MSG.diffNeedsVariants(item.metric));
     if (diff && bound?.kind === 'exact') problem(at('exact'), MSG.exactOfDiff(item.metric), 'key');
     // a probability's bound lies in [0, 1] (a difference of two: [-1, 1])
@@ -194,6 +197,15 @@ export function validateExpect(
     });
   });
   return { expectations, issues };
+}
+
+/**
+ * The metrics every case of a system may have (its report order), without a case: each one's
+ * kind by its name (p_ a probability, mean_ a mean: the systems' convention, which a test checks
+ * against the summaries of every bundled scenario).
+ */
+export function systemMetrics(system: RulesSystem): Map<string, MetricKind> {
+  return new Map(system.metricOrder.map((n) => [n, n.startsWith('p_') ? 'probability' : 'mean']));
 }
 
 /** The metrics (name -> kind) of every (point, variant): a summary of an empty accumulator lists them. */

@@ -61,7 +61,11 @@ export class PositionMap {
   }
 }
 
-/** A parsed scenario file: the plain data, and where everything came from. */
+/**
+ * A parsed scenario file: the plain data, and where everything came from. `data` is undefined
+ * when the file could not be read as a scenario (its `issues` say why); with data, `issues` holds
+ * the problems that left it usable (a key given twice: its first value is kept).
+ */
 export interface LoadedFile {
   file: string;
   data: unknown;
@@ -109,6 +113,25 @@ function tooDeepAt(tokens: readonly CST.Token[], max: number): number {
     }
   }
   return -1;
+}
+
+/** Flow collections (`{` or `[`) the text never closes, by offset, with the bracket each needs. */
+function unclosedFlows(tokens: readonly CST.Token[]): { offset: number; close: '}' | ']' }[] {
+  const out: { offset: number; close: '}' | ']' }[] = [];
+  const stack: (CST.Token | null | undefined)[] = [];
+  for (const t of tokens) if (t.type === 'document') stack.push(t.value);
+  while (stack.length > 0) {
+    const t = stack.pop();
+    if (!t) continue;
+    if (t.type === 'block-map' || t.type === 'block-seq' || t.type === 'flow-collection') {
+      if (t.type === 'flow-collection') {
+        const close = t.start.source === '{' ? '}' : ']';
+        if (!t.end.some((e) => e.type === (close === '}' ? 'flow-map-end' : 'flow-seq-end'))) out.push({ offset: t.offset, close });
+      }
+      for (const item of t.items as CST.CollectionItem[]) stack.push(item.key, item.value);
+    }
+  }
+  return out.sort((a, b) => a.offset - b.offset);
 }
 
 /**
@@ -186,15 +209,35 @@ function loadYaml(file: string, text: string): LoadedFile {
     const second = tokens.filter((t) => t.type === 'document')[1];
     syntax(second ? second.offset : docs[1].range[0], MSG.multipleDocuments());
   }
-  for (const e of docs[0].errors) syntax(e.pos[0], MSG.yamlSyntax(firstLine(e.message)));
+  // A flow collection left open is found where the parser gave up on it (often the end of the
+  // file): said at the bracket that opened it, the place to fix.
+  const open = unclosedFlows(tokens);
+  for (const e of docs[0].errors) {
+    const close = /end with an? ([}\]])/.exec(e.message)?.[1];
+    let opener = -1;
+    if (close !== undefined) for (let i = 0; i < open.length && open[i].offset <= e.pos[0]; i++) if (open[i].close === close) opener = i;
+    if (opener < 0) syntax(e.pos[0], MSG.yamlSyntax(firstLine(e.message)));
+    else {
+      const [f] = open.splice(opener, 1);
+      syntax(f.offset, MSG.unclosedFlow(f.close === '}' ? '{' : '[', f.close, at(e.pos[0]).line));
+    }
+  }
   if (issues.length > 0) return failed();
 
-  const data = buildData(file, docs[0].contents as Node | null, at, positions, issues);
-  if (issues.length > 0) return failed();
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    issues.push({ file, line: 1, col: 1, path: '(root)', message: MSG.notAMapping() });
+  // a key given twice keeps its first value and is one problem among the others (`soft`)
+  const soft: ScenarioIssue[] = [];
+  const data = buildData(file, docs[0].contents as Node | null, at, positions, issues, soft);
+  if (issues.length > 0) {
+    for (const i of soft) issues.push(i);
+    issues.sort((a, b) => a.line - b.line || a.col - b.col);
+    return failed();
   }
-  return { file, data, positions, issues };
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    const message = docs[0].contents !== null ? MSG.notAMapping() : text.trim() === '' ? MSG.emptyFile() : MSG.onlyComments();
+    issues.push({ file, line: 1, col: 1, path: '(root)', message });
+    return failed();
+  }
+  return { file, data, positions, issues: soft };
 }
 
 /**
@@ -202,7 +245,7 @@ function loadYaml(file: string, text: string): LoadedFile {
  * Document.toJS, whose alias resolution scans the document once per alias): duplicate keys,
  * keys that are not plain names, undefined aliases and alias bombs become issues.
  */
-function buildData(file: string, root: Node | null, at: (offset: number) => Pos, positions: PositionMap, issues: ScenarioIssue[]): unknown {
+function buildData(file: string, root: Node | null, at: (offset: number) => Pos, positions: PositionMap, issues: ScenarioIssue[], soft: ScenarioIssue[]): unknown {
   const anchors = new Map<string, { value: unknown; size: number }>();
   let aliasBudget: number = LIMITS.aliasValues;
   const issue = (p: Pos, path: PathSegments, message: string) =>
@@ -235,7 +278,7 @@ function buildData(file: string, root: Node | null, at: (offset: number) => Pos,
         const child = [...path, key];
         const seenOn = firstLineOf.get(key);
         if (seenOn !== undefined) {
-          issue(kPos, child, MSG.duplicateKey(key, seenOn));
+          soft.push({ file, line: kPos.line, col: kPos.col, path: formatPath(child), message: MSG.duplicateKey(key, seenOn) });
           continue;
         }
         firstLineOf.set(key, kPos.line);

@@ -25,7 +25,11 @@ function limit(n: number): string {
  */
 export const MSG = {
   yamlSyntax: (detail: string) => `YAML syntax error: ${detail}`,
+  /** A `{` or `[` never closed: said where it opens; `line`: where the parser gave up looking. */
+  unclosedFlow: (open: string, close: string, line: number) => `YAML syntax error: this ${open} is never closed (reading reached line ${line} without its ${close})`,
   notAMapping: () => 'a scenario must be a YAML mapping of keys to values',
+  emptyFile: () => 'the file is empty: a scenario is a YAML mapping of keys to values (name:, system:, ...)',
+  onlyComments: () => 'the file holds only comments: a scenario is a YAML mapping of keys to values (name:, system:, ...)',
   unknownKey: (key: string, suggestion?: string) =>
     suggestion ? `unknown key "${shortKey(key)}" (did you mean "${suggestion}"?)` : `unknown key "${shortKey(key)}"`,
   unknownSystem: (value: string, suggestion?: string, known: readonly string[] = []) =>

@@ -87,9 +87,10 @@ function byPosition(issues: ScenarioIssue[]): ScenarioIssue[] {
 
 export function validateScenario(loaded: LoadedFile, systems: readonly RulesSystem[]): Validation {
   const { file, positions } = loaded;
-  if (loaded.issues.length > 0) return { ok: false, issues: byPosition(loaded.issues) };
+  if (loaded.data === undefined) return { ok: false, issues: byPosition(loaded.issues) };
   const data = loaded.data as Record<string, unknown>;
-  const issues: ScenarioIssue[] = [];
+  // the loader's problems that left the data usable (a key given twice) come first, among the others
+  const issues: ScenarioIssue[] = loaded.issues.slice();
   const seen = new Set<string>();
   const push = (path: PathSegments, message: string, where: 'key' | 'value' = 'value', at?: PathSegments) => {
     const p = where === 'key' ? positions.keyOf(at ?? path) : positions.valueOf(at ?? path);
