@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -550,6 +550,45 @@ describeBrowser('the workbench page', () => {
     expect(await page.locator('.tabs button[data-tab="results"]').getAttribute('aria-selected')).toBe('true');
     expect(new URL(page.url()).searchParams.get('wall.dc')).toBe(best[2] === '12' ? null : best[2]);
     expect(problems()).toEqual([]);
+    await page.close();
+  });
+});
+
+describeBrowser('the workbench page with nothing valid to serve', () => {
+  let wb: Workbench;
+  let exec: PoolExecutor;
+  let browser: Browser;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'siegesim-broken-'));
+    writeFileSync(path.join(dir, 'bad-trials.yaml'), 'name: broken\nsystem: surrender\nseed: 1\ntrials: -5\n');
+    writeFileSync(path.join(dir, 'utf16.yaml'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('name: x\n', 'utf16le')]));
+    exec = new PoolExecutor(1);
+    wb = await startWorkbench({ roots: rootsOf([dir]).roots, port: 0, executor: exec, log: () => {} });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await wb?.close();
+    await exec?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('says so, with each file\'s problem on the page, and stops saying loading', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    const problems = watchPage(page);
+    await page.goto(wb.url);
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { empty?: boolean } }).__siegesim.empty === true, null, { timeout: 60_000 });
+    expect(await page.locator('#status-text').textContent()).toBe('nothing to run');
+    expect(await page.locator('#title').textContent()).toBe('No scenario to open');
+    expect(await page.locator('.panel').isVisible()).toBe(false);
+    const banner = (await page.locator('#banner').innerText()).split('\n');
+    expect(banner[0]).toMatch(/^no valid scenario is served/);
+    expect(banner).toContain(`bad-trials.yaml: line 4: trials: ${MSG.tooSmall(1, '-5')}`);
+    expect(banner).toContain(`utf16.yaml: line 1: (file): ${MSG.utf16()}`);
+    await screenshot(page, 'workbench-nothing-valid');
+    expect(problems).toEqual([]);
     await page.close();
   });
 });

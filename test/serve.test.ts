@@ -9,10 +9,13 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { PoolExecutor } from '../src/engine/pool.js';
-import { rootsOf } from '../src/serve/catalogue.js';
+import { Catalogue, rootsOf } from '../src/serve/catalogue.js';
+import { formatIssue } from '../src/cli/files.js';
+import { LIMITS as SCENARIO_LIMITS } from '../src/scenario/limits.js';
 import { startWorkbench, type Workbench } from '../src/serve/server.js';
 import { LIMITS } from '../src/serve/requests.js';
 import { num } from '../src/report/format.js';
+import { MSG } from '../src/scenario/messages.js';
 
 import { ROOT, runCli as cli, startCli, tempDirs } from './cli-child.js';
 
@@ -885,6 +888,50 @@ describe('siegesim serve (the command)', () => {
     expect(busy.stderr).toMatch(/port \d+ is in use/);
     const missing = await cli(['serve', '--port', '0', path.join(tmp, 'no-such-folder')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/no-such-folder: cannot read/);
+    expect(missing.stderr).toContain(`no-such-folder: ${MSG.fileUnreadable('ENOENT')}`);
   }, 90_000);
+
+  it('with nothing to serve: a missing scenarios/ in the words run uses; only broken files each said at start', async () => {
+    const empty = makeTmp();
+    const none = await cli(['serve', '--port', '0'], { cwd: empty });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe(`siegesim: scenarios: ${MSG.fileUnreadable('ENOENT')}\n`);
+    const broken = makeTmp();
+    writeFileSync(path.join(broken, 'a.yaml'), 'name: a\nsystem: surrender\nseed: 1\ntrials: -5\nturns: many\n');
+    writeFileSync(path.join(broken, 'b.yaml'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('name: b\n', 'utf16le')]));
+    const c = startCli(['serve', '--port', '0', '--threads', '1', broken], { timeoutMs: 60_000 });
+    await c.waitFor(/http:\/\/\S+/);
+    c.child.kill('SIGTERM');
+    const r = await c.done;
+    const said = r.stderr.split('\n').filter((l) => l.startsWith('siegesim serve: ') && !l.includes('http://') && !l.includes('stopped'));
+    const a = path.relative(ROOT, path.join(broken, 'a.yaml'));
+    expect(said).toEqual([
+      `siegesim serve: ${a}:4:9  trials  ${MSG.tooSmall(1, '-5')}  (and 1 more: siegesim validate ${a})`,
+      `siegesim serve: ${path.relative(ROOT, path.join(broken, 'b.yaml'))}:1:1  (file)  ${MSG.utf16()}`,
+      `siegesim serve: ${MSG.noValidScenario(2)}`,
+    ]);
+  }, 90_000);
+});
+
+describe('the workbench reads files as the command line does', () => {
+  it('names a UTF-16, a binary and an oversized file in the same words, at the same place, as validate', async () => {
+    const dir = makeTmp();
+    writeFileSync(path.join(dir, 'utf16.yaml'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('name: x\nsystem: surrender\n', 'utf16le')]));
+    writeFileSync(path.join(dir, 'binary.yaml'), Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256)));
+    writeFileSync(path.join(dir, 'latin1.yaml'), Buffer.from('name: caf\xe9\n', 'latin1'));
+    writeFileSync(path.join(dir, 'big.yaml'), 'name: x\n' + '#'.repeat(SCENARIO_LIMITS.fileBytes) + '\n');
+    const cat = new Catalogue(rootsOf([dir]).roots);
+    const picker = new Map(cat.entries().map((e) => [e.name, cat.load(e)]));
+    const cliSaid = (await cli(['validate', 'utf16.yaml', 'binary.yaml', 'latin1.yaml', 'big.yaml'], { cwd: dir })).stderr.split('\n').filter((l) => l.includes('(file)'));
+    expect(cliSaid).toHaveLength(4);
+    for (const line of cliSaid) {
+      const file = line.split(/[: ]/)[0];
+      const l = picker.get(file)!;
+      expect(l.ok, file).toBe(false);
+      if (l.ok) continue;
+      expect(formatIssue({ ...l.issues[0], file: path.basename(l.issues[0].file) }), file).toBe(line); // the file named from this process's folder
+    }
+    expect(cliSaid.join('\n')).toContain(MSG.utf16());
+    expect(cliSaid.join('\n')).toContain(MSG.invalidUtf8());
+  });
 });

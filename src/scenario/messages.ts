@@ -101,6 +101,8 @@ export const MSG = {
   undefinedAlias: (name: string) => `alias *${shortKey(name)} refers to no anchor &${shortKey(name)} before it`,
   aliasBomb: (max: number) => `aliases expand to more than ${max} values (a YAML alias bomb?)`,
   moreProblems: (more: number, shown: number) => `... and ${more} more problem${more === 1 ? '' : 's'} (the first ${shown} are shown)`,
+  /** `siegesim serve` of files that all have problems (the page and the start say so). */
+  noValidScenario: (files: number) => `no valid scenario is served: ${files === 1 ? 'the file has' : `all ${files} files have`} problems (above); fix them and reload the page`,
   noScenarios: (where: string) => `no scenario files (*.yaml, *.yml) found in ${where}`,
   duplicateName: (name: string, other: string) =>
     `scenario name "${name}" is also used by ${other}; reports would overwrite each other`,

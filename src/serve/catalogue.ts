@@ -8,15 +8,13 @@
  * are followed only when their target stays under the served folder (checked on the real paths,
  * again when the file is read).
  */
-import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { validateText, type ValidScenario } from '../api.js';
 import type { ScenarioIssue } from '../scenario/load.js';
 import { MSG } from '../scenario/messages.js';
 import { isReportFolder } from '../report/folder.js';
-
-/** Largest scenario file served (bundled ones are ~2 KB): bigger ones are refused unread. */
-export const MAX_SCENARIO_BYTES = 1024 * 1024;
+import { errCode, fileIssue, readText } from '../scenario/read.js';
 
 export interface Root {
   /** Real path of the served folder, or of the single file's folder. */
@@ -58,7 +56,7 @@ export function rootsOf(args: string[]): { roots: Root[]; problems: string[] } {
       real = realpathSync(a);
       st = statSync(real);
     } catch (e) {
-      problems.push(`${a}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+      problems.push(`${a}: ${MSG.fileUnreadable(errCode(e))}`);
       continue;
     }
     if (seen.has(real)) continue;
@@ -170,31 +168,29 @@ export class Catalogue {
       if (!this.roots.some((r) => (r.file ? r.file === real : isInside(r.dir, real)))) throw Object.assign(new Error('outside'), { code: 'EACCES' });
       st = statSync(real);
     } catch (e) {
-      return { ok: false, entry, issues: [issue(entry, MSG.fileUnreadable((e as NodeJS.ErrnoException).code ?? String(e)))] };
+      return { ok: false, entry, issues: [issue(entry, MSG.fileUnreadable(errCode(e)))] };
     }
-    if (st.size > MAX_SCENARIO_BYTES) return { ok: false, entry, issues: [issue(entry, `the file is ${st.size} bytes; the workbench opens files up to ${MAX_SCENARIO_BYTES}`)] };
     const key = `${st.size}:${st.mtimeMs}`;
     const hit = this.cache.get(entry.abs);
     if (hit && hit.key === key) return hit.loaded;
-    let text: string;
-    try {
-      text = readFileSync(entry.abs, 'utf8');
-    } catch (e) {
-      return { ok: false, entry, issues: [issue(entry, MSG.fileUnreadable((e as NodeJS.ErrnoException).code ?? String(e)))] };
-    }
+    // read as the command line reads it (size, folders and pipes, UTF-16, UTF-8): the same words for the same file
+    const read = readText(entry.abs);
     let v: ReturnType<typeof validateText>;
-    try {
-      v = validateText(entry.display, text);
-    } catch (e) {
-      // A parser failure on hostile text is this file's problem, never the server's.
-      v = { ok: false, issues: [issue(entry, MSG.yamlSyntax((e as Error).message.split('\n')[0]))] };
+    if (read.issue) v = { ok: false, issues: [{ ...read.issue, file: entry.display }] };
+    else {
+      try {
+        v = validateText(entry.display, read.text!);
+      } catch (e) {
+        // A parser failure on hostile text is this file's problem, never the server's.
+        v = { ok: false, issues: [issue(entry, MSG.yamlSyntax((e as Error).message.split('\n')[0]))] };
+      }
     }
-    const loaded: Loaded = v.ok ? { ok: true, entry, text, scenario: v.value } : { ok: false, entry, issues: v.issues };
+    const loaded: Loaded = v.ok ? { ok: true, entry, text: read.text!, scenario: v.value } : { ok: false, entry, issues: v.issues };
     this.cache.set(entry.abs, { key, loaded });
     return loaded;
   }
 }
 
 function issue(entry: Entry, message: string): ScenarioIssue {
-  return { file: entry.display, line: 0, col: 0, path: '(file)', message };
+  return fileIssue(entry.display, message);
 }

@@ -39,6 +39,8 @@ export interface WorkbenchOptions {
 
 export interface Workbench {
   url: string;
+  /** The served files (the command reads it at start to say which are broken). */
+  catalogue: Catalogue;
   port: number;
   server: Server;
   /** Open runs and sweeps, clients with one, and the batches waiting and running (tests and logs). */
@@ -244,6 +246,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
 
   return {
     url: urlOf(),
+    catalogue: ctx.catalogue,
     port,
     server,
     stats: () => ({ open: ctx.open.size, clients: ctx.clients.size, ...ctx.gate.load }),

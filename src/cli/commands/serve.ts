@@ -5,6 +5,8 @@ import { PoolExecutor } from '../../engine/pool.js';
 import { rootsOf } from '../../serve/catalogue.js';
 import { DEFAULT_HOST, DEFAULT_PORT, isLoopback, startWorkbench } from '../../serve/server.js';
 import { nonNegInt, threadsOpt, UserError } from '../common.js';
+import { formatIssue } from '../files.js';
+import { MSG } from '../../scenario/messages.js';
 
 interface ServeFlags {
   port: number;
@@ -44,13 +46,25 @@ async function serveCommand(args: string[], flags: ServeFlags): Promise<void> {
     throw e;
   }
   wb.server.once('request', () => exec.warm());
+  const where = args.length > 0 ? args.join(', ') : 'scenarios';
+  // every broken file's first problem, as validate prints it (the page shows them only in its picker)
+  let start = '';
+  const served = wb.catalogue.entries().map((e) => wb.catalogue.load(e));
+  for (const l of served) {
+    if (l.ok) continue;
+    const more = l.issues.length - 1;
+    start += `siegesim serve: ${formatIssue(l.issues[0])}${more > 0 ? `  (and ${more} more: siegesim validate ${l.entry.display})` : ''}\n`;
+  }
+  if (served.length === 0) start += `siegesim serve: ${MSG.noScenarios(where)}\n`;
+  else if (!served.some((l) => l.ok)) start += `siegesim serve: ${MSG.noValidScenario(served.length)}\n`;
+  process.stderr.write(start);
   if (!isLoopback(flags.host)) {
     process.stderr.write(
       `siegesim serve: WARNING: listening on ${flags.host}, not 127.0.0.1: anyone who can reach this machine can run simulations on it and read the served scenarios.\n`,
     );
   }
   const n = roots.length;
-  process.stderr.write(`siegesim serve: ${wb.url}  (${args.length > 0 ? args.join(', ') : 'scenarios'}; ${n > 1 ? `${n} roots; ` : ''}Ctrl-C to stop)\n`);
+  process.stderr.write(`siegesim serve: ${wb.url}  (${where}; ${n > 1 ? `${n} roots; ` : ''}Ctrl-C to stop)\n`);
   if (flags.open) openBrowser(wb.url);
 
   const sig = await stopped;

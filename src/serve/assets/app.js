@@ -1386,6 +1386,17 @@ function trackTopBar() {
   set();
 }
 
+/** No scenario can be opened: the page says so and stops saying loading; the panels that need one are hidden. */
+function nothingToOpen() {
+  $('#title').textContent = 'No scenario to open';
+  const sel = $('#scenario');
+  sel.prepend(el('option', { value: '' }, 'no valid scenario'));
+  sel.value = '';
+  setStatus('error', 'nothing to run');
+  for (const part of ['.panel', '.controls-head']) $(part).hidden = true;
+  window.__siegesim.empty = true;
+}
+
 async function main() {
   trackTopBar();
   wire();
@@ -1393,6 +1404,7 @@ async function main() {
     await loadList();
   } catch (e) {
     banner([`cannot list the scenarios: ${e.message}`]);
+    nothingToOpen();
     return;
   }
   const q = new URLSearchParams(location.search);
@@ -1409,7 +1421,10 @@ async function main() {
   if (wanted && !state.list.some((s) => s.path === wanted)) banner([`unknown scenario "${wanted}": pick one of the served files`]);
   const path = wanted && state.list.some((s) => s.path === wanted) ? wanted : first;
   if (!path) {
-    banner(['no valid scenario is served']);
+    // what each file lacks, not only in the picker's tooltips
+    const broken = state.list.filter((s) => s.error).map((s) => `${s.path}: ${s.error}`);
+    banner(state.list.length === 0 ? ['no scenario files (*.yaml, *.yml) are served'] : ['no valid scenario is served: fix these files and reload the page', ...broken]);
+    nothingToOpen();
     return;
   }
   await openScenario(path, q.get('variant') ?? undefined, wanted === path ? q : undefined);
