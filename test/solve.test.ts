@@ -118,6 +118,20 @@ describe('solve', () => {
     expect(r.max_trials).toBe(20_000);
   });
 
+  it('--within: the target less the tolerance counts as reached, so an answer practically on target is resolved', async () => {
+    // p(15 steps) = 1 exactly: no sample proves p >= 1 (unresolved above), but within 0.01 it is
+    // clearly >= 0.99 and p(14) = 5/6 clearly short of it
+    const r = await solveScenario(valid(), { ...ASK, target: 1, maxTrials: 20_000, within: 0.01 });
+    expect(r).toMatchObject({ value: 15, reachable: true, resolved: true, within: 0.01 });
+    expect(r.at!.ci_low).toBeGreaterThanOrEqual(0.99);
+    expect(r.neighbour!.metric.ci_high).toBeLessThan(0.99);
+    // the tolerance moves the answer: 5/6 is within 0.07 of 0.9, so 10 steps reach it
+    const near = await solveScenario(valid(), { ...ASK, within: 0.07 });
+    expect(near).toMatchObject({ value: 10, resolved: true });
+    expect((await solveScenario(valid(), ASK)).within).toBe(0);
+    expect(() => solvePlan(valid(), { ...ASK, within: -0.1 })).toThrow('--within must be a number >= 0, got -0.1');
+  });
+
   it('adds trials on the same dice until the intervals separate, deterministically', async () => {
     // A target between p(10 steps) = 5/6 and p(15) = 1 that needs more than the 4x look to settle: the
     // neighbour's interval must shrink below 0.85.

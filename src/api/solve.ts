@@ -27,6 +27,12 @@ export interface SolveOptions {
   param: string;
   metric: string;
   target: number;
+  /**
+   * How close counts as on target (default 0): a value whose metric is within `within` of the
+   * target reaches it, so the search looks for the smallest value with metric >= target - within
+   * (<= target + within when the metric falls). A practical tolerance: 0.005 takes 0.4994 as 0.5.
+   */
+  within?: number;
   from?: number;
   to?: number;
   /** Trials per candidate during the bisection (default: the scenario's). */
@@ -60,8 +66,12 @@ export interface SolveResult {
   param: string;
   metric: string;
   target: number;
+  /** The tolerance: the target ± `within` counts as reached (0: the target itself). */
+  within: number;
   from: number;
   to: number;
+  /** The values the setting allows (its schema's bounds): how far `from`/`to` could be widened. */
+  allowed: { min: number; max: number };
   /** The variant solved on. */
   variant: string;
   /** The sweep point (values of the other swept parameters); {} without a sweep. */
@@ -124,6 +134,7 @@ interface PlannedPoint {
   point: Record<string, unknown>;
   from: number;
   to: number;
+  allowed: { min: number; max: number };
   /**
    * Every candidate rolls the dice `run` rolls at this sweep point (point-0 when the point is
    * none of the file's), so the value at the file's own setting is run's, byte for byte, and
@@ -143,7 +154,8 @@ function planPoint(v: ValidScenario, o: Pick<SolveOptions, 'param' | 'from' | 't
 /** The search at one planned point (the request already checked). */
 async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant: string, at: PlannedPoint): Promise<SolveResult> {
   const sys = v.system;
-  const { point, from, to, stream, set } = at;
+  const { point, from, to, allowed, stream, set } = at;
+  const within = o.within ?? 0;
   const trials = o.trials ?? v.trials;
   const big = trials * (o.refine ?? REFINE);
   const cap = Math.max(big, o.maxTrials ?? trials * CAP_FACTOR);
@@ -199,18 +211,22 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
 
   let [fFrom, fTo] = await evaluate([from, to], trials, 'ends');
   const increasing = fTo.value >= fFrom.value;
-  const meets = (m: Metric) => (increasing ? m.value >= o.target : m.value <= o.target);
-  /** The whole interval on the target's side, or the whole interval short of it. */
-  const clearlyMeets = (m: Metric) => (increasing ? m.ci_low >= o.target : m.ci_high <= o.target);
-  const clearlyShort = (m: Metric) => (increasing ? m.ci_high < o.target : m.ci_low > o.target);
+  /** What counts as reached: the target, less the tolerance on the way to it. */
+  const goal = increasing ? o.target - within : o.target + within;
+  const meets = (m: Metric) => (increasing ? m.value >= goal : m.value <= goal);
+  /** The whole interval on the goal's side, or the whole interval short of it. */
+  const clearlyMeets = (m: Metric) => (increasing ? m.ci_low >= goal : m.ci_high <= goal);
+  const clearlyShort = (m: Metric) => (increasing ? m.ci_high < goal : m.ci_low > goal);
   const straddles = (m: Metric) => !clearlyMeets(m) && !clearlyShort(m);
 
   const result: SolveResult = {
     param: o.param,
     metric: o.metric,
     target: o.target,
+    within,
     from,
     to,
+    allowed,
     variant,
     point,
     increasing,
@@ -364,7 +380,11 @@ function publicPlan(p: { variant: string; params: string[]; points: PlannedPoint
  * spans the whole schema range when it is narrow (wall.dc 1..40 where solve takes 1..24) and
  * 4 x the value when it is wide; the test of a given range (`rangeFault`) is the one both use.
  */
-export function solveRange(v: ValidScenario, o: Pick<SolveOptions, 'param' | 'from' | 'to'>, scenario: Record<string, unknown> | undefined): { from: number; to: number } {
+export function solveRange(
+  v: ValidScenario,
+  o: Pick<SolveOptions, 'param' | 'from' | 'to'>,
+  scenario: Record<string, unknown> | undefined,
+): { from: number; to: number; allowed: { min: number; max: number } } {
   const node = schemaAt(scenarioSchemaOf(v.system), splitPath(o.param));
   const b = node ? numberBounds(node) : { min: -Infinity, max: Infinity };
   const lo = Math.ceil(b.min);
@@ -380,7 +400,7 @@ export function solveRange(v: ValidScenario, o: Pick<SolveOptions, 'param' | 'fr
   const fault = rangeFault(from, to, lo, hi);
   if (fault === 'order') throw new SolveInputError(`need integers --from < --to (got ${from}, ${to})`);
   if (fault === 'bounds') throw new SolveInputError(`the range ${from}..${to} goes outside the values ${o.param} allows (${lo}..${hi})`);
-  return { from, to };
+  return { from, to, allowed: { min: lo, max: hi } };
 }
 
 /**
@@ -388,8 +408,9 @@ export function solveRange(v: ValidScenario, o: Pick<SolveOptions, 'param' | 'fr
  * numeric setting of the system (with a "did you mean" among the scenario's numeric settings),
  * and the variant is one of the scenario's: its name and `set`.
  */
-function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param' | 'target' | 'variant'>): { variant: string; set: Record<string, unknown> } {
+function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param' | 'target' | 'variant' | 'within'>): { variant: string; set: Record<string, unknown> } {
   const sys = v.system;
+  if (o.within !== undefined && !(o.within >= 0 && Number.isFinite(o.within))) throw new SolveInputError(`--within must be a number >= 0, got ${o.within}`);
   const loaded = v.points[0].variants[0].scenario;
   const produced = producedMetrics(sys, sys.compile(loaded));
   const problem = metricProblem(produced, o.metric) ?? boundProblem(produced, o.metric, `--target ${o.target}`, [o.target]);

@@ -423,6 +423,18 @@ describe('exact, check, validate, schema', () => {
     const none = await cli(['solve', GRID, '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.999', '--from', '5', '--to', '12', '--trials', '1000', '--no-sweep']);
     expect(none.code).toBe(3);
     expect(none.stdout).toMatch(/^not reachable: p_defender_wins >= 0\.999 is not reached for wall\.hp in \[5, 12\]/);
+    // which way to widen: the metric grows with wall.hp, so a higher --to (wall.hp allows up to 100,000)
+    expect(none.stdout).toContain('p_defender_wins grows with wall.hp towards the target: try a higher --to (wall.hp allows up to 100000)');
+    // --json: an answer that is not there is "value": null, not a missing key
+    const noneJson = await cli(['solve', GRID, '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.999', '--from', '5', '--to', '12', '--trials', '1000', '--no-sweep', '--json']);
+    expect(noneJson.code).toBe(3);
+    const [n] = JSON.parse(noneJson.stdout);
+    expect(n).toHaveProperty('value', null);
+    expect(n).toMatchObject({ reachable: false, resolved: true, from: 5, to: 12, within: 0, allowed: { min: 0, max: 100000 } });
+    // at the top of what the setting allows there is nowhere to widen to: said so
+    const top = await cli(['solve', GRID, '--param', 'wall.dc', '--metric', 'p_defender_wins', '--target', '0.9999', '--from', '1', '--to', '40', '--trials', '1000', '--no-sweep']);
+    expect(top.code).toBe(3);
+    expect(top.stdout).toContain("p_defender_wins grows with wall.dc but 40 is the highest value it allows: the target is out of this setting's reach");
     const bad = await cli(['solve', GRID, '--param', 'wall.hpp', '--metric', 'p_defender_wins', '--target', '0.5']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"wall.hpp" is not a numeric setting of system fantasy (did you mean "wall.hp"?)');
@@ -463,6 +475,17 @@ describe('exact, check, validate, schema', () => {
     expect(a.at.ci_low).toBeGreaterThanOrEqual(0.5);
     expect(a.neighbour.metric.ci_high).toBeLessThan(0.5);
     expect(a.at.n).toBeGreaterThan(400);
+  });
+
+  it('solve --within: a neighbour practically on the target counts as reaching it (the designer of wall.dc = 12 got exit 4 at 0.4994 [0.4981, 0.5006])', async () => {
+    // without it 18 (0.54) over 17 (0.489 [0.4843, 0.4941]); within 0.02, 17 is clearly on target and 16 (0.42) clearly not
+    const args = ['solve', GRID, ...HP, '--trials', '2000', '--no-sweep'];
+    const r = await cli([...args, '--within', '0.02']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^wall\.hp = 17: the smallest value with p_defender_wins >= 0\.5 \(within 0\.02: >= 0\.48\)\n/);
+    const bad = await cli([...args, '--within', '-1']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--within must be a number >= 0');
   });
 
   it('solve answers at each sweep point, on the --variant asked for (surrender: exact answers)', async () => {

@@ -11,7 +11,7 @@ export const EXIT_NOT_REACHABLE = 3;
 export const EXIT_UNRESOLVED = 4;
 
 /** The solve command's flags: the API's options, plus where to run and how to print. */
-type SolveFlags = Pick<SolveOptions, 'param' | 'metric' | 'target' | 'from' | 'to' | 'trials' | 'seed' | 'variant' | 'maxTrials'> & {
+type SolveFlags = Pick<SolveOptions, 'param' | 'metric' | 'target' | 'within' | 'from' | 'to' | 'trials' | 'seed' | 'variant' | 'maxTrials'> & {
   threads: number;
   json?: boolean;
   sweep?: boolean;
@@ -48,6 +48,7 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
       param: flags.param,
       metric: flags.metric,
       target: flags.target,
+      within: flags.within,
       from: flags.from,
       to: flags.to,
       trials: flags.trials,
@@ -81,8 +82,9 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
   // The exit code: any unresolved answer (4) before any target out of reach (3).
   const code = !r.resolved ? EXIT_UNRESOLVED : !r.reachable ? EXIT_NOT_REACHABLE : 0;
   if (flags.json) {
-    // Always an array, one element per sweep point (one without a sweep), as run --json is per scenario.
-    process.stdout.write(JSON.stringify(r.points, null, 2) + '\n');
+    // Always an array, one element per sweep point (one without a sweep), as run --json is per
+    // scenario; every key always there: no answer is `"value": null`, not a missing key.
+    process.stdout.write(JSON.stringify(r.points.map(jsonOf), null, 2) + '\n');
   } else {
     r.points.forEach((p, i) => {
       if (r.params.length > 0) process.stdout.write(`${i > 0 ? '\n' : ''}# ${showPoint(p.point)}\n`);
@@ -92,16 +94,21 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
   process.exitCode = code;
 }
 
+/** One answer as JSON: the result with `value: null` when there is none (the key is never left out). */
+function jsonOf(r: SolveResult): SolveResult | (Omit<SolveResult, 'value'> & { value: null }) {
+  return r.value === undefined ? { ...r, value: null } : r;
+}
+
 /** One answer in words: the value and the metric at it and at its neighbour, or why there is none. */
 function describe(r: SolveResult): string {
   const cmp = r.increasing ? '>=' : '<=';
-  const goal = `${r.metric} ${cmp} ${r.target}`;
+  const goal = `${r.metric} ${cmp} ${r.target}${r.within > 0 ? ` (within ${r.within}: ${cmp} ${Number((r.increasing ? r.target - r.within : r.target + r.within).toPrecision(12))})` : ''}`;
   const cap = `the cap of ${count(r.max_trials)} trials per value (--max-trials)`;
   if (!r.reachable || r.value === undefined || !r.at) {
     const head = r.resolved
       ? `not reachable: ${goal} is not reached for ${r.param} in [${r.from}, ${r.to}]\n`
       : `UNRESOLVED: ${goal} may or may not be reached for ${r.param} in [${r.from}, ${r.to}]: at ${r.to} the 95% interval still holds the target at ${cap}\n`;
-    return head + `  at ${r.param} = ${r.from}: ${showMetric(r.ends.from)}\n  at ${r.param} = ${r.to}: ${showMetric(r.ends.to)}\n`;
+    return head + `  at ${r.param} = ${r.from}: ${showMetric(r.ends.from)}\n  at ${r.param} = ${r.to}: ${showMetric(r.ends.to)}\n` + `  ${widen(r)}\n`;
   }
   const head = r.resolved
     ? `${r.param} = ${r.value}: the smallest value with ${goal}\n`
@@ -109,8 +116,33 @@ function describe(r: SolveResult): string {
       `the 95% intervals of ${r.value}${r.neighbour ? ` and ${r.neighbour.value}` : ''} do not separate the target even at ${cap}\n`;
   let out = head + `  at ${r.value}: ${r.metric} ${showMetric(r.at)}\n`;
   if (r.neighbour) out += `  at ${r.neighbour.value}: ${r.metric} ${showMetric(r.neighbour.metric)}\n`;
-  else out += `  (${r.value} is the bottom of the range: the target is met from --from on)\n`;
+  else
+    out +=
+      r.from > r.allowed.min
+        ? `  (${r.value} is the bottom of the range: the target is met from --from on; a lower --from, down to ${r.allowed.min}, may find a smaller value)\n`
+        : `  (${r.value} is the bottom of the range, the lowest value ${r.param} allows: the target is met at every value)\n`;
   return out;
+}
+
+/**
+ * Which way to widen the range when the target is beyond its end: the metric moves towards the
+ * target as the setting grows (that is how solve reads its direction), so past --to, up to the
+ * highest value the setting allows; when the ends do not differ, the direction is unknown.
+ */
+function widen(r: SolveResult): string {
+  const { from: a, to: b } = r.ends;
+  const flat = a.ci_low <= b.ci_high && b.ci_low <= a.ci_high;
+  const top = r.to >= r.allowed.max;
+  if (flat) {
+    const ways = [r.from > r.allowed.min ? `a lower --from (down to ${r.allowed.min})` : '', !top ? `a higher --to (up to ${r.allowed.max})` : ''].filter(Boolean);
+    return ways.length > 0
+      ? `${r.metric} hardly moves between ${r.param} = ${r.from} and ${r.to}: try ${ways.join(' or ')}, or another setting`
+      : `${r.metric} hardly moves over every value ${r.param} allows: another setting must move it`;
+  }
+  const way = r.increasing ? 'grows' : 'falls';
+  return top
+    ? `${r.metric} ${way} with ${r.param} but ${r.to} is the highest value it allows: the target is out of this setting's reach`
+    : `${r.metric} ${way} with ${r.param} towards the target: try a higher --to (${r.param} allows up to ${r.allowed.max})`;
 }
 
 export function register(program: Command): void {
@@ -125,6 +157,11 @@ export function register(program: Command): void {
     .requiredOption('--target <p>', 'target value', (x: string) => {
       const n = Number(x);
       if (!Number.isFinite(n)) throw new InvalidArgumentError('--target must be a number');
+      return n;
+    })
+    .option('--within <D>', 'how close counts as on target: the smallest value whose metric is within D of the target (default 0)', (x: string) => {
+      const n = Number(x);
+      if (x.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('--within must be a number >= 0, e.g. 0.005');
       return n;
     })
     .option('--from <N>', "lowest value tried (default 0, or the setting's lowest allowed value)", intArg('--from'))
