@@ -3,7 +3,7 @@ import { YieldingExecutor } from './helpers.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseRange, parseTarget, runScenario, tuneScenario, TuningInputError, validateText, type TuneResult } from '../src/api.js';
-import { defaultRange, judge } from '../src/api/tune.js';
+import { defaultRange, judge, missedBy } from '../src/api/tune.js';
 import type { ValidScenario } from '../src/scenario/validate.js';
 import { Z95 } from '../src/stats/intervals.js';
 import type { Metric } from '../src/systems/types.js';
@@ -70,6 +70,16 @@ describe('tune: targets, ranges and scores', () => {
     expect(out.score).toBeCloseTo(0.7, 12);
     expect(central.checks[0].sure).toBe(true);
     expect(judge(t, { a: m(0.995), b: m(15) }).checks[0]).toEqual(expect.objectContaining({ met: true, sure: false }));
+  });
+
+  it('says a miss in the metric\'s own units too: "2.942 target widths (5.885 below 8)"', () => {
+    const [below, above] = judge([parseTarget('mean_rounds in [8, 10]'), parseTarget('b in [10, 20]')], { mean_rounds: m(2.115), b: m(25) }).checks;
+    expect(below.gap).toBeCloseTo(5.885, 12);
+    expect(missedBy(below, (x) => Number(x.toPrecision(4)).toString())).toBe('2.942 target widths (5.885 below 8)');
+    expect(missedBy(above, String)).toBe('0.5 target widths (5 above 20)');
+    const met = judge([parseTarget('b in [10, 20]')], { b: m(15) }).checks[0];
+    expect(met.gap).toBe(0);
+    expect(missedBy(met, String)).toBe('0 target widths');
   });
 });
 

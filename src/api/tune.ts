@@ -80,6 +80,20 @@ export interface TargetCheck extends TuneTarget, Estimate {
   sure: boolean;
   /** How far the estimate is outside [lo, hi], in target widths (0 when met). */
   distance: number;
+  /** How far the estimate is outside [lo, hi], in the metric's own units (0 when met): below lo or above hi. */
+  gap: number;
+}
+
+/** A missed target's gap in the metric's own units: "5.885 below 8" ("" when met or unknown). `num` formats a number. */
+export function gapText(c: Pick<TargetCheck, 'value' | 'lo' | 'hi' | 'gap'>, num: (x: number) => string): string {
+  if (!(c.gap > 0) || !Number.isFinite(c.gap)) return '';
+  return `${num(c.gap)} ${c.value < c.lo ? `below ${num(c.lo)}` : `above ${num(c.hi)}`}`;
+}
+
+/** A missed target's gap in target widths and in the metric's units: "2.942 target widths (5.885 below 8)". */
+export function missedBy(c: Pick<TargetCheck, 'value' | 'lo' | 'hi' | 'gap' | 'distance'>, num: (x: number) => string): string {
+  const gap = gapText(c, num);
+  return `${num(c.distance)} target widths${gap ? ` (${gap})` : ''}`;
 }
 
 export type TuneStage = 'coarse' | 'refine' | 'confirm';
@@ -160,6 +174,7 @@ export function judge(targets: TuneTarget[], metrics: Record<string, Metric>): {
       met,
       sure: met && m.ci_low >= t.lo && m.ci_high <= t.hi,
       distance: gap / width,
+      gap,
     };
   });
   const met = checks.filter((c) => c.met).length;

@@ -4,7 +4,7 @@
  * `index.html`, written atomically.
  */
 import { stringify } from 'csv-stringify/sync';
-import type { TuneEvaluation, TuneResult } from '../api/tune.js';
+import { gapText, type TuneEvaluation, type TuneResult } from '../api/tune.js';
 import type { ChartSpec } from '../systems/types.js';
 import { analysisPage, jsonHead, provenanceLine, showCi, table, writeAnalysis } from './analysis-page.js';
 import { fmt, num, showCount, showHtml as show } from './format.js';
@@ -179,15 +179,16 @@ export function tunePage(r: TuneResult, charts: readonly ChartSpec[], files: rea
     ? `<p class="verdict">Found: ${settings} meets every target (${b.trials} trials).</p>`
     : `<p class="verdict miss">No candidate meets every target. Closest: ${settings}, ${b.met} of ${r.targets.length} met, ${show(b.distance)} target widths away (${b.trials} trials).</p>`;
   const checks = table(
-    ['target', 'interval', `at the ${r.found ? 'answer' : 'closest'} (95% interval)`, 'met', 'outside by (target widths)'],
+    ['target', 'interval', `at the ${r.found ? 'answer' : 'closest'} (95% interval)`, 'met', 'outside by (target widths)', 'outside by'],
     (b.checks ?? []).map((c) => [
       `<code>${escapeHtml(c.metric)}</code>`,
       `[${c.lo}, ${c.hi}]`,
       showCi(c),
       c.met ? (c.sure ? 'yes (whole interval inside)' : 'yes (interval reaches an edge)') : 'no',
       show(c.distance),
+      gapText(c, show),
     ]),
-    [0, 3],
+    [0, 3, 5],
   );
   // the confirmations (most trials) first, then the search's best
   const ranked = [...r.evaluations].filter((e) => !e.invalid).sort((a, c) => c.trials - a.trials || a.score - c.score).slice(0, 15);

@@ -1282,7 +1282,7 @@ function renderTuneAnswer(e, values) {
       );
   const rows = [el('tr', {}, el('th', { class: 'l', text: 'target' }), el('th', { text: 'at the answer' }), el('th', { text: '95% interval' }), el('th', { class: 'l', text: '' }))];
   for (const c of b.checks ?? []) {
-    const how = c.met ? (c.sure ? 'met' : 'met (its interval reaches an edge)') : `missed by ${num(c.distance)} target widths`;
+    const how = c.met ? (c.sure ? 'met' : 'met (its interval reaches an edge)') : `missed by ${num(c.distance)} target widths${c.gap === null || c.gap === undefined ? '' : ` (${num(c.gap)} ${c.value < c.lo ? `below ${num(c.lo)}` : `above ${num(c.hi)}`})`}`;
     rows.push(
       el(
         'tr',
