@@ -12,7 +12,7 @@ export { solveScenario, solveSweep, solvePlan, solveRange, SolveInputError, type
 export { chunkCount, emptyShards, shardChunks, runShard, mergeShards, ShardError, type ShardData } from './api/shard.js';
 export { rosterOf, RosterInputError, type RosterEntry } from './api/roster.js';
 export { tunablesOf, effectiveValues, parseSettings, TuningInputError, type Tunable, type TunableKind } from './api/tunables.js';
-export { sensitivityScenario, parseStep, type Step, type SensitivityOptions, type SensitivityResult, type SensitivityRow } from './api/sensitivity.js';
+export { sensitivityScenario, parseStep, OTHER_GAME, type Step, type SensitivityOptions, type SensitivityResult, type SensitivityRow } from './api/sensitivity.js';
 export { tuneScenario, parseTarget, parseRange, missedBy, gapText, type TuneOptions, type TuneResult, type TuneTarget, type TuneEvaluation, type TargetCheck } from './api/tune.js';
 export {
   describeControls,

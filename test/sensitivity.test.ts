@@ -4,7 +4,8 @@ import path from 'node:path';
 import { YieldingExecutor } from './helpers.js';
 import { runScenario, sensitivityScenario, parseStep, tunablesOf, TuningInputError, validateText, type SensitivityResult } from '../src/api.js';
 import { validateCase, type ValidScenario } from '../src/scenario/validate.js';
-import { stepsOf } from '../src/api/sensitivity.js';
+import { OTHER_GAME, stepsOf } from '../src/api/sensitivity.js';
+import { rankingText } from '../src/cli/commands/sensitivity.js';
 import { baseCaseOf, compileSetting } from '../src/api/tunables.js';
 import { Z95 } from '../src/stats/intervals.js';
 import { sensitivityCsv, sensitivityJson, sensitivityPage, tornadoChart } from '../src/report/sensitivity.js';
@@ -309,6 +310,21 @@ describe('sensitivity: what the answer starts from is said, and a jump from 0 is
     expect(page).toContain('0 → 40 <span class="muted from-zero">(from 0: the step is 20% of the allowed range, not of the value)</span>');
     expect(page).toMatch(/except the 1 setting\(s\) at 0 marked "from 0"/);
     expect(sensitivityCsv(s).split('\n')[0]).toMatch(/,from_zero$/);
+  });
+
+  it('leaves a setting that changes the kind of game (mode: siege -> open_field) out of the ranking, unless --params names it', async () => {
+    // every setting: mode is not turned (a siege against an open field would swamp the tornado), and said so
+    const all = await sensitivityScenario(v, { executor: inProcess, trials: 200 });
+    expect(all.ranking.map((x) => x.param)).not.toContain('mode');
+    expect(all.rows.some((x) => x.param === 'mode')).toBe(false);
+    expect(all.skipped).toContainEqual({ param: 'mode', to: 'open_field', reason: OTHER_GAME });
+    // a rule option that plays the same game (same metrics) is still ranked
+    expect(all.ranking.map((x) => x.param)).toContain('rules.melee_start');
+    expect(rankingText(all, 3)).toContain('  not ranked: mode, which changes the kind of game (--params mode to rank it)');
+    // named: turned and ranked like any other
+    const named = await sensitivityScenario(v, { executor: inProcess, params: ['mode', 'wall.dc'], trials: 200 });
+    expect(named.rows.filter((x) => x.param === 'mode').map((x) => x.to)).toEqual(['open_field']);
+    expect(named.skipped).toEqual([]);
   });
 
   it('"did you mean" offers a group of settings too', async () => {

@@ -164,6 +164,8 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
 
   // --- plan: every turned case, validated and compiled ---
   const skipped: SensitivitySkip[] = [];
+  const metricsOf = (compiled: unknown) => Object.keys(producedMetrics(sys, compiled).metrics).join(',');
+  const baseMetrics = metricsOf(baseCompiled);
   const turned: { t: Tunable; to: number | string | boolean; direction: Direction; fromZero: boolean; compiled: unknown }[] = [];
   for (const t of tunables) {
     const steps = stepsOf(t, o.step);
@@ -173,8 +175,9 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
     }
     for (const s of steps) {
       const c = compileSetting(v, base, { [t.path]: s.to });
-      if (c.ok) turned.push({ t, to: s.to, direction: s.direction, fromZero: 'from_zero' in s, compiled: c.compiled });
-      else skipped.push({ param: t.path, to: s.to, reason: `not a valid case: ${c.reason}` });
+      if (!c.ok) skipped.push({ param: t.path, to: s.to, reason: `not a valid case: ${c.reason}` });
+      else if (!o.params?.includes(t.path) && changesGame(t) && metricsOf(c.compiled) !== baseMetrics) skipped.push({ param: t.path, to: s.to, reason: OTHER_GAME });
+      else turned.push({ t, to: s.to, direction: s.direction, fromZero: 'from_zero' in s, compiled: c.compiled });
     }
   }
   if (turned.length === 0) throw new TuningInputError(`nothing to turn: ${skipped.map((s) => `${s.param}: ${s.reason}`).join('; ') || 'no tunable settings'}`);
@@ -263,6 +266,19 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
       trials_per_second: seconds > 0 ? Math.round((trials * (turned.length + groups.length)) / seconds) : 0,
     },
   };
+}
+
+/**
+ * Why a setting that changes the kind of game is not ranked: a top-level choice (the fantasy
+ * `mode`, Cry Havoc's `kind`) whose other option plays another game, with other metrics (a
+ * siege's breach against an open field's volleys). Its "effect" is the gap between two games,
+ * which would swamp every real change at the top of the ranking; `--params` naming it turns it.
+ */
+export const OTHER_GAME = 'changes the kind of game (the case has other metrics): not ranked unless named in --params';
+
+/** A top-level choice of the scenario (no dots): the kind of setting that can select another game. */
+function changesGame(t: Tunable): boolean {
+  return t.kind === 'enum' && !t.path.includes('.');
 }
 
 /** The size of an effect for ranking (an undefined effect ranks last). */

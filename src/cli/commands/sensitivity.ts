@@ -1,7 +1,7 @@
 /** `siegesim sensitivity`: rank a scenario's settings by their paired effect on a metric. */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { parseStep, sensitivityScenario, TuningInputError, type SensitivityResult } from '../../api.js';
+import { OTHER_GAME, parseStep, sensitivityScenario, TuningInputError, type SensitivityResult } from '../../api.js';
 import { fromZeroNote, sensitivityJson, startingPoint, writeSensitivityReport } from '../../report/sensitivity.js';
 import { checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
@@ -39,6 +39,8 @@ export function rankingText(r: SensitivityResult, top: number): string {
   const hiddenZero = r.ranking.slice(top).filter((x) => x.from_zero).length;
   const last = hiddenZero > 0 ? ` (the last ${hiddenZero} stepped from 0 by a share of their range)` : '';
   if (r.ranking.length > shown.length) lines.push(`  ... ${r.ranking.length - shown.length} more settings in the report${last}`);
+  const games = [...new Set(r.skipped.filter((x) => x.reason === OTHER_GAME).map((x) => x.param))];
+  if (games.length > 0) lines.push(`  not ranked: ${games.join(', ')}, which change${games.length === 1 ? 's' : ''} the kind of game (--params ${games[0]} to rank it)`);
   return lines.join('\n') + '\n';
 }
 
