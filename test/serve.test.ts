@@ -706,6 +706,13 @@ describe('what matters: the ranking (sensitivity) and the search (tune) of the t
     expect(s.status()).toBe(200);
     expect(events[0]).toMatchObject({ type: 'start', metric: 'p_test', trials: 20_000 });
     expect(events.some((e) => e.type === 'progress')).toBe(true);
+    // progress counts what the start planned, in the same unit (case trials), and ends there
+    const planned = events[0].planned as number;
+    const progress = events.filter((e) => e.type === 'progress');
+    expect(progress.every((e) => e.planned === planned)).toBe(true);
+    expect(progress.map((e) => e.done as number)).toEqual([...progress.map((e) => e.done as number)].sort((a, b) => a - b));
+    expect(progress.at(-1)!.done).toBe(planned);
+    expect(events.at(-2)!.type).toBe('progress');
     const done = events.at(-1) as Ev & { ranking: { param: string; effect: number; ci_low: number; ci_high: number }[]; rows: { param: string; to: unknown; effect: number }[]; chart: { name: string; spec: { data: { values: unknown[] } } }; baseline: { value: number } };
     expect(done.type).toBe('done');
     expect(done.chart.name).toBe('sensitivity');

@@ -47,7 +47,10 @@ export interface SensitivityOptions extends CaseOptions {
   params?: string[];
   /** Default: integers ±1, decimals ±10% of their value. */
   step?: Step;
-  /** Trials run so far of those planned. */
+  /**
+   * Case trials run so far of those planned (`planned` is `onPlan`'s: every turned case's trials
+   * and each job's baseline's); the last call has done = planned.
+   */
   onProgress?: (done: number, planned: number) => void;
   /** Turned cases per job beside the baseline (results do not depend on it). */
   batch?: number;
@@ -200,10 +203,16 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
       });
     }
   }
-  o.onPlan?.({ metric, cases: turned.length, skipped: skipped.length, trials, planned: trials * (turned.length + groups.length) });
+  // Planned and done count case trials (each turned case and each job's baseline), one unit for
+  // the plan and the progress: the jobs report job trials (a job plays its 1 + batch cases at
+  // once), scaled here so that the last report is exactly the plan.
+  const planned = trials * (turned.length + groups.length);
+  o.onPlan?.({ metric, cases: turned.length, skipped: skipped.length, trials, planned });
+  const jobTrials = trials * groups.length;
+  const onProgress = o.onProgress && ((done: number) => o.onProgress!(done >= jobTrials ? planned : Math.floor((done * planned) / jobTrials), planned));
   const exec = o.executor ?? new InlineExecutor();
   const t0 = performance.now();
-  const outs = await runCases(sys, groups, { seed, trials, stream: base.stream, executor: exec, signal: o.signal, onProgress: o.onProgress });
+  const outs = await runCases(sys, groups, { seed, trials, stream: base.stream, executor: exec, signal: o.signal, onProgress });
   const seconds = (performance.now() - t0) / 1000;
 
   // --- effects ---

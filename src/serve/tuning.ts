@@ -113,6 +113,8 @@ async function streamVerb<R>(
         if (started) tick.tick();
       },
     });
+    // the last progress the throttle held back, so that the stream ends at the final count
+    if (tick.pending) out.send({ type: 'progress', ...latest, ms: ms() });
     out.send({ type: 'done', ...done(r), ms: ms() });
   } catch (e) {
     if (!started) {
