@@ -4,12 +4,14 @@
  * table, and links to an index only when there is one.
  */
 import { describe, expect, it, beforeAll } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runScenario, validateText } from '../src/api.js';
 import { show, showCount, showHtml } from '../src/report/format.js';
 import { answerMetrics, indexAnswerHtml, indexPage, scenarioPage } from '../src/report/html.js';
 import { summaryCsv } from '../src/report/tables.js';
+import { writeIndex } from '../src/report/write.js';
 import { systemById } from '../src/systems/registry.js';
 import type { ScenarioResult } from '../src/systems/types.js';
 import { ROOT, runFile } from './helpers.js';
@@ -129,6 +131,25 @@ describe('the scenario page', () => {
     const html = scenarioPage(siege, [], ['summary.csv'], { headline: ['p_none'], outcomes: [['p_nope']] });
     const head = html.slice(html.indexOf('<h2>Answer'), html.indexOf('<h2>All metrics'));
     expect(head).toContain('<tr><th class="l">variant</th><th>p_attacker_wins</th><th>p_defender_holds</th><th>p_castle_falls</th></tr>');
+  });
+
+  it("the index's answer cell falls back as the page does: the first three metrics produced, in the system's order, none internal", async () => {
+    // a surrender report whose case has neither p_test nor p_surrender (its headline; no outcome partition)
+    const root = mkdtempSync(path.join(tmpdir(), 'siegesim-index-'));
+    try {
+      const m = (value: number | null) => ({ value, ci_low: value, ci_high: value, kind: 'probability', n: 100 });
+      const cases = [{ case: 0, variant: 'base', params: {}, trials: 100, metrics: { p_guard: m(0), zeta: m(0.3), mean_turns: m(2.5), alpha: m(null) }, differences: {} }];
+      mkdirSync(path.join(root, 'odd'));
+      writeFileSync(path.join(root, 'odd', 'summary.json'), JSON.stringify({ name: 'odd', system: 'surrender', params: [], variants: ['base'], cases }));
+      await writeIndex(root);
+      const html = readFileSync(path.join(root, 'index.html'), 'utf8');
+      // mean_turns first (the system's order), then zeta; not p_guard (internal), not alpha (no value)
+      expect(html).toMatch(/<code>mean_turns<\/code>[^]*<code>zeta<\/code>/);
+      expect(html).not.toContain('<code>p_guard</code>');
+      expect(html).not.toContain('<code>alpha</code>');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it("the index shows a sweep's answer as its range over the sweep and where, not the first (often trivial) case", () => {

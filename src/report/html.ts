@@ -242,10 +242,14 @@ export interface PageOptions {
   scenario?: { name: string; sha256: string };
 }
 
+/** A case's metrics in the system's order (the rest by name), without the internal ones: what `answerMetrics` falls back on. */
+export function shownMetrics(metricOrder: readonly string[], metrics: Record<string, unknown>): string[] {
+  return orderedMetrics({ metricOrder: [...metricOrder] }, metrics).filter((m) => !(m in INTERNAL_METRICS));
+}
+
 /** The page of one scenario's report. */
 export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: string[], opts: PageOptions = {}): string {
-  const all = orderedMetrics(r, r.cases[0]?.metrics ?? {});
-  const metrics = all.filter((m) => !(m in INTERNAL_METRICS));
+  const metrics = shownMetrics(r.metricOrder, r.cases[0]?.metrics ?? {});
   const produced = (m: string) => metrics.includes(m) && r.cases.some((c) => Number.isFinite(c.metrics[m]?.value));
   const cols = answerMetrics(opts.headline ?? [], opts.outcomes ?? [], produced, metrics);
   const lead = charts.filter((c) => c.lead);

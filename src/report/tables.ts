@@ -77,7 +77,7 @@ export function summaryJson(r: ScenarioResult, provenance?: Record<string, unkno
 }
 
 /** Metric names in the system's order, then any others alphabetically. */
-export function orderedMetrics(r: ScenarioResult, metrics: Record<string, unknown>): string[] {
+export function orderedMetrics(r: Pick<ScenarioResult, 'metricOrder'>, metrics: Record<string, unknown>): string[] {
   const names = Object.keys(metrics);
   const known = r.metricOrder.filter((m) => names.includes(m));
   const rest = names.filter((m) => !r.metricOrder.includes(m)).sort();

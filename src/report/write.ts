@@ -18,7 +18,7 @@ import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import { systemById } from '../systems/registry.js';
 import { curveCsv, summaryCsv, summaryJson } from './tables.js';
 import { renderSvgs } from './renderer.js';
-import { answerMetrics, escapeHtml, indexAnswerHtml, settingsMoved, indexPage, scenarioPage, type AnalysisEntry, type IndexCase, type IndexEntry } from './html.js';
+import { answerMetrics, escapeHtml, indexAnswerHtml, settingsMoved, indexPage, scenarioPage, shownMetrics, type AnalysisEntry, type IndexCase, type IndexEntry } from './html.js';
 
 /** An output that cannot be written: one line for the user, no stack trace. */
 export class OutputError extends Error {
@@ -548,9 +548,9 @@ export async function writeIndex(root: string): Promise<void> {
       };
       const sys = systemById(s.system);
       const produced = (k: string) => s.cases.some((c) => c.metrics[k]?.value != null);
-      const cols = answerMetrics(sys?.headline ?? [], sys?.outcomes ?? [], produced);
-      const names = [...cols.outcome, ...cols.also];
       const first = s.cases[0];
+      const cols = answerMetrics(sys?.headline ?? [], sys?.outcomes ?? [], produced, shownMetrics(sys?.metricOrder ?? [], first?.metrics ?? {}));
+      const names = [...cols.outcome, ...cols.also];
       const headline = indexAnswerHtml(s.cases, s.params ?? [], s.variants ?? [], names.length > 0 ? names : Object.keys(first?.metrics ?? {}).slice(0, 3));
       entries.push({ dir: d.name, name: s.name, system: s.system, description: s.description, cases: s.cases.length, headline });
     } catch {
