@@ -217,3 +217,24 @@ export function threadsOpt(): Option {
   };
   return new Option('--threads <T>', `worker threads, 1 to ${max}`).argParser(parse).default(cores, `all cores, ${cores}`);
 }
+
+/**
+ * `--precision` and `--max-trials` together (run; any command with both flags), checked before
+ * the command starts. Every headline metric is a probability, so the precision is a half-width
+ * on [0, 1]: 0.5 or more is met by any interval at once (nonsense: exit 2; 2 likely meant 0.02).
+ * `--max-trials` without `--precision` is valid but easy to misread: it caps every case (the
+ * first chunks cut to fit), so it says so on stderr.
+ */
+export function precisionFlagsNote(flags: { precision?: number; maxTrials?: number; trials?: number }): string | undefined {
+  const E = flags.precision;
+  if (E !== undefined && E >= 0.5) {
+    const meant = E >= 1 && E < 50 ? ` (for ±${E} points, --precision ${Number((E / 100).toPrecision(6))})` : '';
+    throw new UserError(
+      `--precision must be below 0.5, got ${E}: it is the half-width of the headline probabilities' 95% intervals, on [0, 1], and every interval is narrower than 0.5 at once${meant}`,
+    );
+  }
+  if (E === undefined && flags.maxTrials !== undefined && !(flags.trials !== undefined && flags.trials <= flags.maxTrials)) {
+    return `note: --max-trials ${flags.maxTrials} without --precision caps every case at ${flags.maxTrials.toLocaleString('en-US')} trials, fewer than the scenario's own count if it asks more (--trials N runs a fixed count; --max-trials caps --precision)`;
+  }
+  return undefined;
+}

@@ -9,7 +9,7 @@ import { Command } from 'commander';
 import { cleanupPending, OutputError } from '../report/write.js';
 import { threadsLoading, WorkerFailure } from '../engine/pool.js';
 import { VERSION } from '../version.js';
-import { controller, UserError } from './common.js';
+import { controller, precisionFlagsNote, UserError } from './common.js';
 import * as run from './commands/run.js';
 import * as merge from './commands/merge.js';
 import * as exact from './commands/exact.js';
@@ -42,6 +42,12 @@ export function buildProgram(): Command {
     .showHelpAfterError('(add --help to see the options)')
     .exitOverride();
   for (const c of COMMANDS) c.register(program);
+  // --precision with --max-trials (run): nonsense refused, a surprising combination noted
+  program.hook('preAction', (_program, command) => {
+    if (!command.options.some((o) => o.attributeName() === 'precision')) return;
+    const note = precisionFlagsNote(command.opts());
+    if (note) process.stderr.write(`siegesim: ${note}\n`);
+  });
   return program;
 }
 

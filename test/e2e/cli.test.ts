@@ -531,6 +531,25 @@ describe('exact, check, validate, schema', () => {
     expect(r.stdout).not.toMatch(/\n {2}wall\.hp = \d+: p_defender_wins/); // no listing
   });
 
+  it('run --precision 2 is refused (a half-width on [0, 1]), and --max-trials without --precision is noted', async () => {
+    const out = path.join(tmp(), 'never');
+    const two = await cli(['run', path.join(FIX, 'good-small.yaml'), '--precision', '2', '--out', out]);
+    expect(two.code).toBe(2);
+    expect(two.stderr.trim()).toBe(
+      "siegesim: --precision must be below 0.5, got 2: it is the half-width of the headline probabilities' 95% intervals, on [0, 1], and every interval is narrower than 0.5 at once (for ±2 points, --precision 0.02)",
+    );
+    expect(existsSync(out)).toBe(false);
+    // valid but easy to misread: the cap runs 100 trials a case whatever the file asks; said on stderr
+    const capped = await cli(['run', path.join(FIX, 'good-small.yaml'), '--max-trials', '100', '--out', out, '--json']);
+    expect(capped.code, capped.stderr).toBe(0);
+    expect(capped.stderr).toContain('siegesim: note: --max-trials 100 without --precision caps every case at 100 trials');
+    expect(JSON.parse(capped.stdout)[0].cases.every((c: { trials: number }) => c.trials === 100)).toBe(true);
+    // with --precision, or a --trials within the cap, nothing to note
+    const fine = await cli(['run', path.join(FIX, 'good-small.yaml'), '--trials', '50', '--max-trials', '100', '--out', out]);
+    expect(fine.code).toBe(0);
+    expect(fine.stderr).not.toContain('note: --max-trials');
+  });
+
   it('solve works on the surrender system too', async () => {
     const r = await cli(['solve', 'scenarios/surrender/town-basic.yaml', '--param', 'besieged.steps_inside', '--metric', 'p_test', '--target', '0.9', '--from', '0', '--to', '40', '--trials', '20000', '--json']);
     expect(r.code, r.stderr).toBe(0);
