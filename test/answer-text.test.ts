@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { answerNames, answerText, CROSSING_LINES, SWEEP_ROWS } from '../src/report/answer-text.js';
 import { show, showInterval } from '../src/report/format.js';
+import { answerColumns } from '../src/report/html.js';
 import { crossings } from '../src/systems/chart-kit.js';
 import { systemById } from '../src/systems/registry.js';
 import type { ScenarioResult } from '../src/systems/types.js';
@@ -40,6 +41,16 @@ describe('the answer run prints', () => {
         return [m, showInterval(e.value, e.ci_low, e.ci_high)];
       }),
     );
+  });
+
+  it('a run with none of the headline metrics prints what its page shows: the first three metrics it has a value of (answerColumns), never a valueless one', () => {
+    const order = variants.metricOrder;
+    // the first metric in order has no value in any case (as a metric a case cannot produce)
+    const r: ScenarioResult = { ...variants, cases: variants.cases.map((c) => ({ ...c, metrics: { ...c.metrics, [order[0]]: { ...c.metrics[order[0]], value: NaN } } })) };
+    const names = answerNames(r, ['no_such_metric'], []);
+    expect(names).toEqual(answerColumns(r, ['no_such_metric'], []).also);
+    expect(names).toEqual(order.filter((m) => m !== order[0] && Number.isFinite(r.cases[0].metrics[m]?.value)).slice(0, 3));
+    expect(names).not.toContain('p_guard');
   });
 
   it('variants: a line per variant, the paired difference from the baseline beside the others; a metric 0 everywhere is one line', () => {

@@ -12,8 +12,7 @@
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
 import { crossings, shortName } from '../systems/chart-kit.js';
-import { answerMetrics } from './html.js';
-import { orderedMetrics } from './tables.js';
+import { answerColumns } from './html.js';
 import { show, showInterval } from './format.js';
 
 /** Rows of a sweep table shown whole; beyond it the first and last `SWEEP_ENDS` rows. */
@@ -32,12 +31,10 @@ export interface AnswerTextOptions {
   out?: string;
 }
 
-/** The metrics the Answer shows, in its order (the first three metrics when the system names none). */
+/** The metrics the Answer shows, in its order: the report page's (answerColumns), internal metrics never among them. */
 export function answerNames(r: ScenarioResult, headline: string[], outcomes: string[][] = []): string[] {
-  const produced = (m: string) => r.cases.some((c) => Number.isFinite(c.metrics[m]?.value));
-  const cols = answerMetrics(headline, outcomes, produced);
-  const names = [...cols.outcome, ...cols.also];
-  return names.length > 0 ? names : orderedMetrics(r, r.cases[0]?.metrics ?? {}).slice(0, 3);
+  const cols = answerColumns(r, headline, outcomes);
+  return [...cols.outcome, ...cols.also];
 }
 
 /** Left-aligned columns, two spaces apart, each row indented by two; trailing blanks dropped. */

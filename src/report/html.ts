@@ -247,11 +247,17 @@ export function shownMetrics(metricOrder: readonly string[], metrics: Record<str
   return orderedMetrics({ metricOrder: [...metricOrder] }, metrics).filter((m) => !(m in INTERNAL_METRICS));
 }
 
+/** A run's Answer columns (answerMetrics over the metrics the run shows and has a value of): the report page's and `run`'s printed answer (answer-text.ts). */
+export function answerColumns(r: ScenarioResult, headline: readonly string[], outcomes: readonly (readonly string[])[]): { outcome: string[]; also: string[] } {
+  const metrics = shownMetrics(r.metricOrder, r.cases[0]?.metrics ?? {});
+  const produced = (m: string) => metrics.includes(m) && r.cases.some((c) => Number.isFinite(c.metrics[m]?.value));
+  return answerMetrics(headline, outcomes, produced, metrics);
+}
+
 /** The page of one scenario's report. */
 export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: string[], opts: PageOptions = {}): string {
   const metrics = shownMetrics(r.metricOrder, r.cases[0]?.metrics ?? {});
-  const produced = (m: string) => metrics.includes(m) && r.cases.some((c) => Number.isFinite(c.metrics[m]?.value));
-  const cols = answerMetrics(opts.headline ?? [], opts.outcomes ?? [], produced, metrics);
+  const cols = answerColumns(r, opts.headline ?? [], opts.outcomes ?? []);
   const lead = charts.filter((c) => c.lead);
   const rest = charts.filter((c) => !c.lead);
 
