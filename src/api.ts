@@ -8,7 +8,7 @@ export type { ValidScenario } from './scenario/validate.js';
 export type { ScenarioResult, CaseResult, Metric } from './systems/types.js';
 export { validateText, runScenario, type RunScenarioOptions } from './api/run.js';
 export { exactScenario, checkScenario, CHECK_Z_LIMIT, type ExactCase, type CheckRow } from './api/exact.js';
-export { solveScenario, solveSweep, solvePlan, solveRange, SolveInputError, type SolvePlan, type SolveOptions, type SolveResult, type SolveSweepResult, type SolvePhase } from './api/solve.js';
+export { solveJson, solveScenario, solveSweep, solvePlan, solveRange, SolveInputError, type SolvePlan, type SolveOptions, type SolveResult, type SolveSweepResult, type SolvePhase } from './api/solve.js';
 export { chunkCount, emptyShards, shardChunks, runShard, mergeShards, ShardError, type ShardData } from './api/shard.js';
 export { rosterOf, RosterInputError, type RosterEntry } from './api/roster.js';
 export { tunablesOf, effectiveValues, parseSettings, TuningInputError, type Tunable, type TunableKind } from './api/tunables.js';

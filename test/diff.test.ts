@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { diffSets, diffSummaries, DiffError, tunedName, type SummaryDoc } from '../src/api.js';
 import { sameScenario } from '../src/api/diff.js';
-import { diffMarkdown, diffText } from '../src/report/diff-report.js';
+import { diffMarkdown, diffText, pText } from '../src/report/diff-report.js';
 import {
   differenceInterval,
   holmAdjust,
@@ -182,5 +182,13 @@ describe('diff', () => {
     expect(md).toContain('<summary>Not compared</summary>');
     expect(md).toContain('- grid: not testable (undefined or missing on one side): mean_breach_round in 4 cases');
     expect(diffMarkdown(diffSummaries(doc(), doc()))).toContain('### ✅ siegesim diff: 0 of 8 metrics moved');
+  });
+});
+
+describe('p-values as the diff prints them', () => {
+  it('a p-value that underflowed to 0 (a change of 40 standard errors and more) is printed as "< 1e-300", never "0.0e+0"', () => {
+    expect(pText(0)).toBe('< 1e-300');
+    expect(pText(1.2e-80)).toBe('1.2e-80');
+    expect(pText(0.0342)).toBe('0.034');
   });
 });

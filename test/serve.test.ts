@@ -636,6 +636,15 @@ describe('sweeps and solve', () => {
     expect(JSON.stringify(done.chart)).toContain(`answer ${done.solve.value}`);
   }, 60_000);
 
+  it('a target the sweep cannot reach: solve says so with value null (the key never left out, as solve --json)', async () => {
+    // P(test) = (level + 1) / 6 (above): at most 4/6 over levels 1-3
+    const s = open('/api/sweep', { scenario: 'surrender/town-basic.yaml', values: { turns: 3 }, axes: [{ path: 'structure.surrender_level', from: 1, to: 3, step: 1 }], metric: 'p_test', target: 0.9, trials: 65536 });
+    await s.ended;
+    const done = s.events.at(-1) as { type: string; solve: Record<string, unknown> };
+    expect(done.type).toBe('done');
+    expect(done.solve).toHaveProperty('value', null);
+  }, 60_000);
+
   it('sweeps two parameters into a heatmap with the target contour', async () => {
     const s = open('/api/sweep', { scenario: 'surrender/heavy-guns-grid.yaml', axes: [{ path: 'structure.surrender_level', from: 1, to: 6, step: 1 }, { path: 'besieger.heavy_siege_artillery', from: 0, to: 4, step: 1 }], metric: 'p_test', target: 0.5, trials: 262144 });
     await s.ended;

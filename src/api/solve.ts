@@ -97,6 +97,11 @@ export interface SolveResult {
   ends: { from: Metric; to: Metric };
 }
 
+/** One answer as JSON (the CLI's `solve --json`, the workbench's sweep): `value: null` when there is none, the key never left out. */
+export function solveJson(r: SolveResult): SolveResult | (Omit<SolveResult, 'value'> & { value: null }) {
+  return r.value === undefined ? { ...r, value: null } : r;
+}
+
 /** One answer per sweep point of the scenario's other swept parameters. */
 export interface SolveSweepResult {
   param: string;

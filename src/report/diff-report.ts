@@ -14,7 +14,12 @@ function changeText(r: DiffRow): string {
   return `${signed(r.change.value)} [${signed(r.change.ci_low)}, ${signed(r.change.ci_high)}]`;
 }
 
-function pText(p: number): string {
+/**
+ * A p-value as the diff prints it. Past z ~ 38 the normal tail underflows to 0 (normalUpperTail
+ * keeps its relative accuracy until then); a 0 is printed as the bound it is, not as "0.0e+0".
+ */
+export function pText(p: number): string {
+  if (p < 1e-300) return '< 1e-300';
   return p < 1e-4 ? p.toExponential(1) : String(Number(p.toPrecision(2)));
 }
 

@@ -11,6 +11,7 @@ import {
   liveScenario,
   MAX_SWEEP_POINTS,
   runScenario,
+  solveJson,
   solveScenario,
   SolveInputError,
   sweepScenario,
@@ -412,7 +413,7 @@ export async function streamSweep(ctx: JobContext, client: string, body: Record<
       trials,
       cases: list.map(wireCase),
       chart: sweepChart(list.map((c) => ({ params: c.params, metric: c.metrics[metric] })), { ...chartOpts, solve }),
-      ...(solve ? { solve: { ...solve, evaluations: undefined } } : {}),
+      ...(solve ? { solve: { ...solveJson(solve), evaluations: undefined } } : {}),
       ...(solveError ? { solveError } : {}),
       ms: ms(),
     });

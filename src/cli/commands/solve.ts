@@ -1,6 +1,6 @@
 /** `siegesim solve`: the smallest integer value of a parameter whose metric reaches a target. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { solveSweep, SolveInputError, type SolveOptions, type SolvePlan, type SolveResult } from '../../api.js';
+import { solveJson, solveSweep, SolveInputError, type SolveOptions, type SolvePlan, type SolveResult } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
 import type { Metric } from '../../systems/types.js';
 import { controller, intArg, loadAll, makeProgress, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
@@ -84,7 +84,7 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
   if (flags.json) {
     // Always an array, one element per sweep point (one without a sweep), as run --json is per
     // scenario; every key always there: no answer is `"value": null`, not a missing key.
-    process.stdout.write(JSON.stringify(r.points.map(jsonOf), null, 2) + '\n');
+    process.stdout.write(JSON.stringify(r.points.map(solveJson), null, 2) + '\n');
   } else {
     r.points.forEach((p, i) => {
       if (r.params.length > 0) process.stdout.write(`${i > 0 ? '\n' : ''}# ${showPoint(p.point)}\n`);
@@ -92,11 +92,6 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
     });
   }
   process.exitCode = code;
-}
-
-/** One answer as JSON: the result with `value: null` when there is none (the key is never left out). */
-function jsonOf(r: SolveResult): SolveResult | (Omit<SolveResult, 'value'> & { value: null }) {
-  return r.value === undefined ? { ...r, value: null } : r;
 }
 
 /** One answer in words: the value and the metric at it and at its neighbour, or why there is none. */
