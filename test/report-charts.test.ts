@@ -281,4 +281,14 @@ describe('the by-variant bar chart', () => {
     }
     expect([...directions].sort(), 'every direction was drawn').toEqual(['down', 'no clear change', 'up']);
   });
+
+  it('is left out for a metric that is 0 in every case with no change (p_castle_falls of a battle without a castle), kept when one variant moves it', async () => {
+    const r = await runFile('scenarios/crusader-rex/reference-field-battle.yaml', 4000);
+    expect(r.cases.every((c) => c.metrics.p_castle_falls.value === 0)).toBe(true);
+    expect(variantBarsChart(r, 'p_castle_falls', 'bars')).toBeUndefined();
+    expect(variantBarsChart(r, 'p_attacker_wins', 'bars')).toBeDefined();
+    // a value of 0 beside a variant that moves it is drawn
+    const moved: typeof r = { ...r, cases: r.cases.map((c, i) => (i === 1 ? { ...c, metrics: { ...c.metrics, p_castle_falls: { ...c.metrics.p_castle_falls, value: 0.01 } } } : c)) };
+    expect(variantBarsChart(moved, 'p_castle_falls', 'bars')).toBeDefined();
+  });
 });
