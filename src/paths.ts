@@ -1,10 +1,11 @@
 /**
- * Where siegesim's own files are. Found from the package's root — the first folder upward from
- * this module whose package.json is siegesim's — not from this module's own place, which differs
+ * Where siegesim's own files are (and what file any path names: realPathOr). Found from the
+ * package's root — the first folder upward from this module whose package.json is siegesim's —
+ * not from this module's own place, which differs
  * between the sources (src/ under vitest), the compiled files (dist/src/) and the command line's
  * bundle (dist/cli/, see src/cli/main.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,6 +31,15 @@ export function packageRoot(): string {
 /** A file of the package, by its path from the root (`dist/workers/worker.js`). */
 export function packageFile(rel: string): string {
   return path.join(packageRoot(), rel);
+}
+
+/** The file a path names: its real path (links resolved), or its absolute form when it does not exist. */
+export function realPathOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
 }
 
 /** Is this code running from the TypeScript sources (vitest), not from the build? */

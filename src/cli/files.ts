@@ -1,7 +1,8 @@
 /** Reading scenario files and folders for the CLI. */
-import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isReportFolder } from '../report/folder.js';
+import { realPathOr } from '../paths.js';
 import { MSG } from '../scenario/messages.js';
 import type { ScenarioIssue } from '../scenario/load.js';
 
@@ -16,16 +17,13 @@ import { errCode, fileIssue } from '../scenario/read.js';
 export function expandScenarioArgs(args: string[]): { files: string[]; issues: ScenarioIssue[] } {
   const { files, issues } = expandAll(args);
   const seen = new Set<string>();
-  return { files: files.filter((f) => !seen.has(realOr(f)) && Boolean(seen.add(realOr(f)))), issues };
-}
-
-/** A path's real path (links resolved), or its absolute form when it has none. */
-function realOr(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
+  return {
+    files: files.filter((f) => {
+      const real = realPathOr(f);
+      return !seen.has(real) && Boolean(seen.add(real));
+    }),
+    issues,
+  };
 }
 
 function expandAll(args: string[]): { files: string[]; issues: ScenarioIssue[] } {

@@ -12,6 +12,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, type Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { SCENARIO_COPY } from './folder.js';
+import { realPathOr } from '../paths.js';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
@@ -406,28 +407,22 @@ export function reportSource(outDir: string): string | undefined {
 
 /** Whether two paths name the same file (through symbolic links when both exist). */
 export function sameFile(a: string, b: string): boolean {
-  const real = (p: string) => {
-    try {
-      return realpathSync(p);
-    } catch {
-      return path.resolve(p);
-    }
-  };
-  return real(a) === real(b);
+  return realPathOr(a) === realPathOr(b);
 }
 
 /**
  * Write a run's report into `outDir` atomically. Returns the files written (relative).
  * `index`: a reports index will be written in the parent folder (the page links back to it).
  * `source`: the scenario as run, copied to scenario.yaml and named in summary.json's provenance.
+ * `charts`: the system's charts of `r`, when the caller has made them already (else made here).
  */
-export async function writeReport(r: ScenarioResult, outDir: string, opts: { index?: boolean; source?: ReportSource } = {}): Promise<string[]> {
+export async function writeReport(r: ScenarioResult, outDir: string, opts: { index?: boolean; source?: ReportSource; charts?: ChartSpec[] } = {}): Promise<string[]> {
   const extra = opts.source ? sourceProvenance(opts.source, outDir) : undefined;
   const scenario = extra?.scenario as { sha256: string } | undefined;
   return writeFolder(outDir, async (put, files) => {
     // the charts first: they are drawn on the renderer thread while the tables are written
     const sys = systemById(r.system);
-    const charts: ChartSpec[] = sys ? sys.charts(r) : [];
+    const charts: ChartSpec[] = opts.charts ?? (sys ? sys.charts(r) : []);
     const svgs = startCharts(charts);
     await put('summary.csv', summaryCsv(r));
     await put('summary.json', JSON.stringify(summaryJson(r, extra), null, 2) + '\n');

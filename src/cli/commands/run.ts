@@ -111,7 +111,8 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       if (i === scenarios.length - 1) exec.close().catch(() => undefined); // (a failure shows where it is awaited, below)
       const out = outs[i];
       const source: ReportSource = { file: v.file, text: v.text, overrides };
-      await writeReport(result, out, { index: !flags.out || multi, source });
+      const charts = v.system.charts(result); // the report's, and where the printed answer reads a sweep
+      await writeReport(result, out, { index: !flags.out || multi, source, charts });
       process.stderr.write(
         `${v.name}: ${result.cases.length} case(s) x ${trialsRange(result.cases.map((c) => c.trials))} trials` +
           `${flags.precision !== undefined ? ` (precision ${flags.precision})` : ''} in ${result.provenance.seconds} s ` +
@@ -130,7 +131,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       if (flags.json) jsonOut.push(summaryJson(result, sourceProvenance(source, out)));
       // The answer goes to stdout as it comes (solve, tune and sensitivity print theirs there);
       // --json keeps stdout for the JSON alone. Status lines stay on stderr.
-      else process.stdout.write((i > 0 ? '\n' : '') + answerText(result, { headline: v.system.headline, outcomes: v.system.outcomes, charts: v.system.charts(result), out }));
+      else process.stdout.write((i > 0 ? '\n' : '') + answerText(result, { headline: v.system.headline, outcomes: v.system.outcomes, charts, out }));
     }
   } finally {
     await exec.close();
