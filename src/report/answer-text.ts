@@ -11,7 +11,7 @@
  */
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
-import { crossings, shortName } from '../systems/chart-kit.js';
+import { closestPoint, crossings, shortName } from '../systems/chart-kit.js';
 import { answerColumns } from './html.js';
 import { show, showInterval } from './format.js';
 
@@ -119,8 +119,7 @@ export function reachText(r: ScenarioResult, metric: string, target: number): st
     const rows = ks.slice(0, CROSSING_LINES).map((k) => {
       const keys = [...(variants ? [k.line.variant] : []), ...others.map((q) => String(k.line.fixed[q]))];
       if (!k.answer) {
-        const pts = k.line.points.filter((x) => Number.isFinite(x.m.value));
-        const best = pts.reduce<(typeof pts)[number] | undefined>((a, b) => (!a || Math.abs(b.m.value - target) < Math.abs(a.m.value - target) ? b : a), undefined);
+        const best = closestPoint(k.line, target);
         return [...keys, 'not reached', '–', ...(best ? [`closest: ${String(best.x)}`, estimateText(best.m)] : [])];
       }
       const sense = k.direction === 'rises' ? '≥' : '≤';

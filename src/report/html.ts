@@ -10,7 +10,7 @@
  */
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
-import { crossings, directionOf, shortName, type Crossing } from '../systems/chart-kit.js';
+import { closestPoint, crossings, directionOf, shortName, type Crossing } from '../systems/chart-kit.js';
 import { fmt, showCount, showHtml, showInterval } from './format.js';
 import { orderedMetrics } from './tables.js';
 
@@ -218,8 +218,7 @@ function answerRow(r: ScenarioResult, k: Crossing, others: string[], target: num
   const keys = [...(r.variants.length > 1 ? [k.line.variant] : []), ...others.map((q) => String(k.line.fixed[q]))].map((v) => `<td class="l">${escapeHtml(v)}</td>`).join('');
   const span = statusColumn ? 5 : 4;
   if (!k.answer) {
-    const pts = k.line.points.filter((p) => Number.isFinite(p.m.value));
-    const best = pts.reduce<(typeof pts)[number] | undefined>((a, b) => (!a || Math.abs(b.m.value - target) < Math.abs(a.m.value - target) ? b : a), undefined);
+    const best = closestPoint(k.line, target);
     const closest = best ? `: the closest is ${showHtml(best.m.value)} <span class="ci">[${showHtml(best.m.ci_low)}, ${showHtml(best.m.ci_high)}]</span> at ${xText(best.x)}` : '';
     return `<tr>${keys}<td class="l" colspan="${span}">not reached in the range${closest}</td></tr>`;
   }

@@ -341,6 +341,12 @@ export function crossing(line: SweepLine, target: number): Crossing {
 }
 
 /** Every line's crossing, along each swept parameter in turn. */
+/** The point of a line whose estimate is nearest the target (what a line that never reaches it shows), or undefined when none has a value. */
+export function closestPoint(line: SweepLine, target: number): SweepLine['points'][number] | undefined {
+  const pts = line.points.filter((p) => Number.isFinite(p.m.value));
+  return pts.reduce<(typeof pts)[number] | undefined>((a, b) => (!a || Math.abs(b.m.value - target) < Math.abs(a.m.value - target) ? b : a), undefined);
+}
+
 export function crossings(result: ScenarioResult, metric: string, target = DEFAULT_TARGET): Crossing[] {
   return result.params.flatMap((p) => sweepLines(result, p, metric).map((l) => crossing(l, target)));
 }
