@@ -37,6 +37,7 @@ interface Prepared {
   tables: Tables | null | undefined;
 }
 const prepared = new WeakMap<CrusaderRexCompiled, Prepared>();
+const NO_ORDER = new Int32Array(0);
 /**
  * The same, by content: a worker receives a fresh copy of the compiled case with every chunk,
  * and building the tables (milliseconds) would cost more than the chunk's 16 384 battles. The
@@ -52,7 +53,11 @@ function preparedFor(c: CrusaderRexCompiled): Prepared {
   p = preparedByContent.get(key);
   if (p) preparedByContent.delete(key); // re-inserted below as the most recent
   else {
-    const orders = buildOrders(c);
+    // The Jihad orders (odd indices: the attacker's letters first, 6.2) are played only when
+    // the scenario's attacker declares a Jihad (rules.jihad), so only then are their run tables
+    // made: a 4-block side's run of all its blocks was a third of the reference battle's
+    // tables (prep 12 -> 8 ms a worker).
+    const orders = buildOrders(c).map((o, i) => (i % 2 === 1 && c.jihad !== 1 ? NO_ORDER : o));
     p = {
       orders,
       sideBlocks: [0, 1].map((side) => Int32Array.from(c.side.map((sd, b) => (sd === side ? b : -1)).filter((b) => b >= 0))),
