@@ -239,6 +239,12 @@ describe('shards', () => {
     for (const f of ['summary.csv', 'surrender_by_turn.csv']) {
       expect(readFileSync(path.join(dir, 'merged', f), 'utf8')).toBe(readFileSync(path.join(dir, 'full', f), 'utf8'));
     }
+    // without --json, merge prints on stdout the answer run printed for the whole run (status lines on stderr)
+    const answer = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'merged2')]);
+    expect(answer.code, answer.stderr).toBe(0);
+    expect(full.stdout).toMatch(/^surrender-port-blockade: .*\n {2}case/);
+    expect(answer.stdout).toBe(full.stdout);
+    expect(answer.stderr).toContain('surrender-port-blockade: merged 3 shard(s) -> ');
     const missing = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm2')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/shard\(s\) 2 of 3 not given/);

@@ -5,6 +5,7 @@ import { chunkCount, emptyShards, mergeShards, ShardError } from '../../api.js';
 import { MSG } from '../../scenario/messages.js';
 import { checkFolder, checkReportDir, sourceProvenance, writeIndex, writeReport } from '../../report/write.js';
 import { summaryJson } from '../../report/tables.js';
+import { answerText } from '../../report/answer-text.js';
 import { readShardFile } from '../shard-file.js';
 import { loadAll, outArg, UserError } from '../common.js';
 
@@ -32,7 +33,8 @@ async function mergeCommand(file: string, shardFiles: string[], flags: { out?: s
     throw e;
   }
   const source = { file: v.file, text: v.text };
-  await writeReport(result, out, { index: !flags.out, source });
+  const charts = v.system.charts(result); // the report's, and where the printed answer reads a sweep
+  await writeReport(result, out, { index: !flags.out, source, charts });
   if (!flags.out) await writeIndex('reports');
   process.stderr.write(`${v.name}: merged ${shards.length} shard(s) -> ${out}\n`);
   const { trials, n } = shards[0];
@@ -41,8 +43,10 @@ async function mergeCommand(file: string, shardFiles: string[], flags: { out?: s
     const given = shards.filter((s) => empty.includes(s.k)).length;
     process.stderr.write(`${v.name}: ${MSG.shardsNotNeeded(empty, n, chunkCount(v, trials), given)}\n`);
   }
-  // An array of one summary.json: the same shape as run --json.
+  // An array of one summary.json: the same shape as run --json. Otherwise the answer run prints
+  // for the whole run (the same results, byte for byte, so the same text).
   if (flags.json) process.stdout.write(JSON.stringify([summaryJson(result, sourceProvenance(source, out))], null, 2) + '\n');
+  else process.stdout.write(answerText(result, { headline: v.system.headline, outcomes: v.system.outcomes, charts, out }));
 }
 
 export function register(program: Command): void {
