@@ -645,6 +645,23 @@ describe('sweeps and solve', () => {
     expect(done.solve).toHaveProperty('value', null);
   }, 60_000);
 
+  it('solve and the cells name the variant as solve --json and run do: the loaded one when nothing is tuned, "tuned" when a value is', async () => {
+    const sweep = async (body: Record<string, unknown>) => {
+      const s = open('/api/sweep', { scenario: 'surrender/town-basic.yaml', axes: [{ path: 'structure.surrender_level', from: 1, to: 3, step: 1 }], metric: 'p_test', target: 0.45, trials: 4096, ...body });
+      await s.ended;
+      const done = s.events.at(-1) as { type: string; solve: { variant: string }; cases: { variant: string }[] };
+      expect(done.type).toBe('done');
+      return [done.solve.variant, ...new Set(done.cases.map((c) => c.variant))];
+    };
+    // town-basic has no variants: solve --json calls its one case "baseline"
+    expect(await sweep({ values: {} })).toEqual(['baseline', 'baseline']);
+    // the file's own values (turns: 12) and a value of the swept parameter change nothing
+    expect(await sweep({ values: { turns: 12, 'structure.surrender_level': 5 } })).toEqual(['baseline', 'baseline']);
+    expect(await sweep({ values: { turns: 3 } })).toEqual(['tuned', 'tuned']);
+    // a chosen variant, untouched, keeps its name (fortress-readings' second variant)
+    expect(await sweep({ scenario: 'surrender/fortress-readings.yaml', variant: 'at-or-below', values: {} })).toEqual(['at-or-below', 'at-or-below']);
+  }, 60_000);
+
   it('sweeps two parameters into a heatmap with the target contour', async () => {
     const s = open('/api/sweep', { scenario: 'surrender/heavy-guns-grid.yaml', axes: [{ path: 'structure.surrender_level', from: 1, to: 6, step: 1 }, { path: 'besieger.heavy_siege_artillery', from: 0, to: 4, step: 1 }], metric: 'p_test', target: 0.5, trials: 262144 });
     await s.ended;

@@ -73,12 +73,29 @@ type Def = { type: string; [k: string]: unknown };
 const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
 
 /** The chosen variant's `set` (and its index), or an issue naming the known variants. */
-function chosenVariant(v: ValidScenario, name: string | undefined): { index: number; set: Record<string, unknown> } | ValueIssue {
+function chosenVariant(v: ValidScenario, name: string | undefined): Chosen | ValueIssue {
   const variants = (v.raw.variants as { name: string; set?: Record<string, unknown> }[] | undefined) ?? [{ name: v.variantNames[0] }];
-  if (name === undefined) return { index: 0, set: variants[0].set ?? {} };
-  const index = variants.findIndex((x) => x.name === name);
+  const index = name === undefined ? 0 : variants.findIndex((x) => x.name === name);
   if (index < 0) return { path: 'variant', message: `unknown variant "${name}" (one of: ${variants.map((x) => x.name).join(', ')})` };
-  return { index, set: variants[index].set ?? {} };
+  return { index, name: variants[index].name, set: variants[index].set ?? {} };
+}
+
+type Chosen = { index: number; name: string; set: Record<string, unknown> };
+
+/** The chosen variant as loaded: one case, no sweep (its scenario is what the controls start from). */
+function loadedCase(v: ValidScenario, chosen: Chosen): { ok: true; value: ValidScenario } | { ok: false; issues: ValueIssue[] } {
+  return validateSynthetic(v, [{ name: LOADED, set: chosen.set }]);
+}
+
+/**
+ * The name of a sweep's or solve's one case: the chosen variant's own when the values change
+ * nothing in it (what `siegesim run` and `solve --json` call that case of the file), else "tuned".
+ */
+function caseName(v: ValidScenario, chosen: Chosen, values: Record<string, unknown>): { ok: true; name: string } | { ok: false; issues: ValueIssue[] } {
+  const loaded = loadedCase(v, chosen);
+  if (!loaded.ok) return loaded;
+  const changed = changedValues(loaded.value.points[0].variants[0].scenario, values);
+  return { ok: true, name: Object.keys(changed).length === 0 ? chosen.name : TUNED };
 }
 
 /** The file's data without its variants and sweep: the base every workbench case starts from. */
@@ -152,7 +169,7 @@ export function liveScenario(
 ): { ok: true; value: ValidScenario; changed: Record<string, unknown>; was: Record<string, unknown> } | { ok: false; issues: ValueIssue[] } {
   const chosen = chosenVariant(v, o.variant);
   if ('message' in chosen) return { ok: false, issues: [chosen] };
-  const loaded = validateSynthetic(v, [{ name: LOADED, set: chosen.set }]);
+  const loaded = loadedCase(v, chosen);
   if (!loaded.ok) return loaded;
   const asLoaded = loaded.value.points[0].variants[0].scenario;
   const changed = changedValues(asLoaded, o.values ?? {});
@@ -206,14 +223,18 @@ export function sweepScenario(v: ValidScenario, o: LiveOptions & { axes: SweepAx
   // A swept path overrides the tuned value: leave it out of the variant (as a file must).
   const values = Object.fromEntries(Object.entries(o.values ?? {}).filter(([p]) => !(p in sweep)));
   const set = Object.fromEntries(Object.entries(tunedSet(chosen, values)).filter(([p]) => !(p in sweep)));
-  return validateSynthetic(v, [{ name: TUNED, set }], sweep);
+  const name = caseName(v, chosen, values);
+  if (!name.ok) return name;
+  return validateSynthetic(v, [{ name: name.name, set }], sweep);
 }
 
 /** The tuned case alone (for solve): a scenario whose baseline is the chosen variant with the tuned values. */
 export function tunedScenario(v: ValidScenario, o: LiveOptions = {}): { ok: true; value: ValidScenario } | { ok: false; issues: ValueIssue[] } {
   const chosen = chosenVariant(v, o.variant);
   if ('message' in chosen) return { ok: false, issues: [chosen] };
-  return validateSynthetic(v, [{ name: TUNED, set: tunedSet(chosen, o.values ?? {}) }]);
+  const name = caseName(v, chosen, o.values ?? {});
+  if (!name.ok) return name;
+  return validateSynthetic(v, [{ name: name.name, set: tunedSet(chosen, o.values ?? {}) }]);
 }
 
 /**
@@ -224,7 +245,7 @@ export function tunedScenario(v: ValidScenario, o: LiveOptions = {}): { ok: true
 export function describeControls(v: ValidScenario, variant?: string): { controls: Control[]; groups: ControlGroup[] } | { issues: ValueIssue[] } {
   const chosen = chosenVariant(v, variant);
   if ('message' in chosen) return { issues: [chosen] };
-  const loaded = validateSynthetic(v, [{ name: LOADED, set: chosen.set }]);
+  const loaded = loadedCase(v, chosen);
   if (!loaded.ok) return { issues: loaded.issues };
   const data = loaded.value.points[0].variants[0].scenario;
   const auto = effectiveValues(v.system, data);
