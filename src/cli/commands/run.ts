@@ -91,7 +91,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       }
       // A run that will take long says so once its speed is known (not --precision: its end depends on the results).
       const t0 = performance.now();
-      const eta = flags.precision === undefined ? etaWatch(() => (performance.now() - t0) / 1000, exec.threads, (line) => progress.note(`${v.name}: ${line}`)) : undefined;
+      const eta = flags.precision === undefined ? etaWatch(() => (performance.now() - t0) / 1000, { threads: exec.threads, cases: v.variantNames.length }, (line) => progress.note(`${v.name}: ${line}`)) : undefined;
       const result = await runScenario(v, {
         trials: flags.trials,
         seed: flags.seed,
