@@ -3,8 +3,11 @@
  * decision rule — pass, FAIL, inconclusive at the cap, and a straddling interval decided by
  * the extra looks — on the surrender system (one 262,144-trial chunk takes ~10 ms).
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { judge, testScenario, validateText, prepareExact, type AssertionResult, type ValidScenario } from '../src/api.js';
+import { parse as parseYaml, stringify } from 'yaml';
+import { judge, runScenario, testScenario, validateText, prepareExact, type AssertionResult, type ValidScenario } from '../src/api.js';
 import { assertionMessage, relationText } from '../src/report/test-report.js';
 import { PoolExecutor } from '../src/engine/pool.js';
 import { MSG } from '../src/scenario/messages.js';
@@ -22,6 +25,16 @@ besieger: { combat_units: 4, artillery: 1 }
 besieged: { steps_inside: 8 }
 turns: 12
 `;
+/** A fantasy open-field battle (no wall, so no breach metrics). */
+const FANTASY_OPEN = `name: f
+system: fantasy
+seed: 1
+trials: 1000
+mode: open_field
+attacker: { infantry: 8 }
+defender: { infantry: 8 }
+`;
+const ROOT = path.resolve(import.meta.dirname, '..');
 const C = 262_144; // the surrender system's chunk: looks at 1, 2, 4, 8, 16 chunks
 
 function scenario(text: string): ValidScenario {
@@ -129,6 +142,87 @@ describe('expect: validation', () => {
     const [b] = issuesOf(TOWN + 'expect:\n  - { metric: diff_p_test, at_least: 0.1 }\n');
     expect(b).toEqual({ at: '10:15', path: 'expect[0].metric', message: MSG.diffNeedsVariants('diff_p_test') });
   });
+
+  it('refuses a metric no case can produce, for every system, whether or not the file has other problems', () => {
+    // one short scenario per system; `trials: 0` gives it a problem of its own, so no case is
+    // built and the system's metricNames of the file as written answers
+    const files = ['surrender/town-basic', 'crusader-rex/knights-charge', 'fantasy/climbers-dc', 'cry-havoc/melee-two-on-one'];
+    for (const f of files) {
+      const data = parseYaml(readFileSync(path.join(ROOT, 'scenarios', `${f}.yaml`), 'utf8')) as Record<string, unknown>;
+      const probe = stringify({
+        ...data,
+        expect: [
+          { metric: 'p_dragon_wins', at_least: 0.1 },
+          { metric: 'diff_p_dragon_wins', at_least: 0.1 },
+          { metric: 'mean_roundz', at_least: 1 },
+        ],
+      });
+      for (const text of [probe, probe.replace(/^trials: .*$/m, 'trials: 0')]) {
+        const v = validateText('s.yaml', text);
+        if (v.ok) throw new Error(`${f}: a made-up metric passed validation`);
+        const problems = v.issues.filter((i) => i.path.startsWith('expect'));
+        expect(problems.map((i) => i.path), f).toEqual(['expect[0].metric', 'expect[1].metric', 'expect[2].metric']);
+        expect(problems[0].message, f).toMatch(/^unknown metric "p_dragon_wins" \(this scenario's metrics: p_/);
+        expect(problems[1].message, f).toMatch(/^unknown metric "diff_p_dragon_wins" /);
+        // a near miss gets its "did you mean" where the system has a mean_ metric within reach
+        expect(problems[2].message, f).toMatch(/^unknown metric "mean_roundz" \((did you mean "mean_rounds"\?|this scenario's metrics: .*)\)$/);
+      }
+    }
+    // the names come from the file as written: a fantasy open-field battle has no breach, a siege no volley
+    const open = FANTASY_OPEN.replace('trials: 1000', 'trials: 0');
+    expect(issuesOf(open + 'expect:\n  - { metric: p_breach, at_least: 0.1 }\n')).toContainEqual({ at: '9:15', path: 'expect[0].metric', message: expect.stringMatching(/^unknown metric "p_breach" \(this scenario's metrics: p_attacker_wins, p_defender_wins, p_undecided, mean_rounds, p_round_cap, mean_volley_a_damage\)$/) });
+    expect(issuesOf(open.replace('mode: open_field', 'mode: sige') + 'expect:\n  - { metric: p_breach, at_least: 0.1 }\n').map((i) => i.path)).toEqual(['trials', 'mode']);
+  });
+
+  it('refuses a diff_ of a metric the baseline does not have (nothing to compare with), before anything runs', () => {
+    // the first melee roll's letters are those of the table the defender starts on: G only on the mounted one
+    const melee = `name: m
+system: cry-havoc
+seed: 1
+trials: 1000
+kind: melee
+attackers: [{ attack: 6 }]
+defender: { defence: 3 }
+variants:
+  - name: foot
+  - name: mounted
+    set: { defender.mounted: true }
+expect:
+  - { metric: p_first_G, at_least: 0.01 }
+  - { metric: diff_p_first_G, at_least: 0.01 }
+  - { metric: diff_p_first_A, at_least: -1 }
+`;
+    expect(issuesOf(melee)).toEqual([{ at: '14:15', path: 'expect[1].metric', message: MSG.diffWithoutBaseline('diff_p_first_G', 'foot') }]);
+    const v = scenario(melee.replace(/^ {2}- \{ metric: diff_p_first_G.*\n/m, ''));
+    expect(v.expect.map((e) => e.targets)).toEqual([[{ point: 0, variant: 1 }], [{ point: 0, variant: 1 }]]);
+  });
+
+  it('accepts every metric a short run of each bundled scenario produces, and its diff_ (no false alarm)', async () => {
+    const dir = path.join(ROOT, 'scenarios');
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yaml')).sort();
+    let checked = 0;
+    for (const f of files) {
+      const text = readFileSync(path.join(dir, f), 'utf8');
+      const v = scenario(text);
+      // one chunk's worth of trials at most: the names, not the values, are under test
+      const r = await runScenario(v, { trials: Math.min(64, v.system.chunkTrials) });
+      const names = new Set<string>();
+      for (const c of r.cases) {
+        for (const m of Object.keys(c.metrics)) names.add(m);
+        for (const m of Object.keys(c.differences)) if (r.cases.some((b) => b.case === c.case && b.variant === v.variantNames[0] && b.metrics[m])) names.add(`diff_${m}`);
+      }
+      const items = [...names].map((m) => ({ metric: m, at_least: m.startsWith('diff_') ? -1 : 0 }));
+      const probe = stringify({ ...(parseYaml(text) as Record<string, unknown>), expect: items });
+      const ok = validateText(f, probe);
+      if (!ok.ok) throw new Error(`${f}: ${ok.issues.map((i) => `${i.path} ${i.message}`).join('; ')}`);
+      // the same with a problem of the file's own: the system's metricNames of the file as written answers
+      const broken = validateText(f, probe.replace(/^trials: .*$/m, 'trials: 0'));
+      expect(broken.ok ? [] : broken.issues.map((i) => i.path), f).toEqual(['trials']);
+      checked += names.size;
+    }
+    expect(files.length).toBeGreaterThanOrEqual(20);
+    expect(checked).toBeGreaterThan(150);
+  }, 120_000);
 
   it('rejects unknown keys in an item, like every other key', () => {
     const [a] = issuesOf(TOWN + 'expect:\n  - { metric: p_test, at_leest: 0.1 }\n');

@@ -1,8 +1,10 @@
 /**
  * Validate phase, `expect:` blocks: each balance assertion is checked against what the
  * expanded scenario really has — its metrics (found by summarizing an empty accumulator of
- * every compiled case, so names that only some cases have are known exactly), its variants and
- * its swept parameters — and resolved to the (sweep point, variant) pairs it applies to.
+ * every compiled case, so names that only some cases have are known exactly; cases that cannot
+ * be built are answered by the system's metricNames of the file as written), its variants and
+ * its swept parameters — and resolved to the (sweep point, variant) pairs it applies to. A
+ * metric the scenario cannot produce is always a problem, never left for the run to find.
  * `siegesim test` (src/api/test.ts) judges them.
  */
 import type { PathSegments } from './load.js';
@@ -42,10 +44,16 @@ export interface ExpectContext {
   system: RulesSystem;
   /**
    * Every sweep point's variants' validated scenarios (a variant that failed validation is
-   * absent); undefined when the scenario itself has problems: the system's metric list then
-   * stands in (systemMetrics), and whether a metric exists at the points selected is not judged.
+   * absent); undefined when the scenario itself has problems: `names` then stands in, and
+   * whether a metric exists at the points selected is not judged.
    */
   points?: { params: Record<string, unknown>; variants: { variant: string; scenario: Record<string, unknown> }[] }[];
+  /**
+   * The metrics the cases that could not be built would produce once fixed (the system's
+   * metricNames of each as written; validate.ts writtenMetrics): every case's when `points` is
+   * undefined, the missing ones' when `partial`.
+   */
+  names?: readonly string[];
   axes: { path: string; values: unknown[] }[];
   variantNames: string[];
   /** Swept paths left out of `axes` for their own problems: a `where` on them is not judged. */
@@ -89,13 +97,12 @@ export function validateExpect(
   const issues: ExpectIssue[] = [];
   const expectations: Expectation[] = [];
   const metricsAt = ctx.points ? metricCatalogue(ctx, ctx.points) : undefined;
-  const known = metricsAt !== undefined;
   const allMetrics = new Set<string>();
   const probabilities = new Set<string>();
-  // Without cases (the scenario has problems of its own) the system's metric list stands in:
-  // every metric in it is checked as usual, and a name outside it only when it is a likely
-  // misspelling of one (a case may name metrics the list cannot: Cry Havoc's p_first_<letter>).
-  for (const row of metricsAt ?? [[systemMetrics(ctx.system)]]) {
+  // The names the scenario can produce: its cases' summaries, and for the cases that could not
+  // be built (all of them when the scenario has problems of its own) what the system says the
+  // file as written would produce. A name outside them is a problem either way.
+  for (const row of [...(metricsAt ?? []), [metricKinds(ctx.names ?? [])]]) {
     for (const kinds of row) {
       for (const [n, kind] of kinds ?? []) {
         allMetrics.add(n);
@@ -128,9 +135,7 @@ export function validateExpect(
     const base = diff ? item.metric.slice('diff_'.length) : item.metric;
     if (!allMetrics.has(base)) {
       const names = [...allMetrics, ...(nVariants > 1 ? [...allMetrics].map((m) => `diff_${m}`) : [])];
-      const guess = suggest(item.metric, names);
-      if (known || guess !== undefined) problem(at('metric'), MSG.unknownMetric(item.metric, guess, [...allMetrics]));
-      else if (diff && nVariants < 2) problem(at('metric'), MSG.diffNeedsVariants(item.metric));
+      problem(at('metric'), MSG.unknownMetric(item.metric, suggest(item.metric, names), [...allMetrics]));
     } else if (diff && nVariants < 2) problem(at('metric'), MSG.diffNeedsVariants(item.metric));
     if (diff && bound?.kind === 'exact') problem(at('exact'), MSG.exactOfDiff(item.metric), 'key');
     // a probability's bound lies in [0, 1] (a difference of two: [-1, 1])
@@ -168,18 +173,21 @@ export function validateExpect(
     }
     if (issues.length > before || !bound || !metricsAt) return;
 
-    // --- resolve: the (point, variant) pairs that have this metric ---
+    // --- resolve: the (point, variant) pairs that have this metric (a diff_: the baseline too) ---
     const targets: { point: number; variant: number }[] = [];
+    let noBaseline = false;
     (ctx.points ?? []).forEach((p, pi) => {
       if (!Object.entries(where).every(([k, vs]) => vs.some((v) => sameSweepValue(p.params[k], v)))) return;
       for (let vi = diff ? 1 : 0; vi < nVariants; vi++) {
         if (variant !== undefined && vi !== variant) continue;
-        if (metricsAt[pi][vi]?.has(base)) targets.push({ point: pi, variant: vi });
+        if (!metricsAt[pi][vi]?.has(base)) continue;
+        if (diff && !metricsAt[pi][0]?.has(base)) noBaseline = true;
+        else targets.push({ point: pi, variant: vi });
       }
     });
     if (targets.length === 0) {
       if (ctx.partial) return;
-      problem(at('metric'), MSG.metricNotThere(item.metric, item.variant));
+      problem(at('metric'), noBaseline ? MSG.diffWithoutBaseline(item.metric, ctx.variantNames[0]) : MSG.metricNotThere(item.metric, item.variant));
       return;
     }
     const p = pos(at());
@@ -200,12 +208,12 @@ export function validateExpect(
 }
 
 /**
- * The metrics every case of a system may have (its report order), without a case: each one's
- * kind by its name (p_ a probability, mean_ a mean: the systems' convention, which a test checks
- * against the summaries of every bundled scenario).
+ * Metric names with each one's kind by its name, for names known without a case (metricNames):
+ * p_ a probability, mean_ a mean (the systems' convention, which a test checks against the
+ * summaries of every bundled scenario).
  */
-export function systemMetrics(system: RulesSystem): Map<string, MetricKind> {
-  return new Map(system.metricOrder.map((n) => [n, n.startsWith('p_') ? 'probability' : 'mean']));
+export function metricKinds(names: Iterable<string>): Map<string, MetricKind> {
+  return new Map([...names].map((n) => [n, n.startsWith('p_') ? 'probability' : 'mean']));
 }
 
 /** The metrics (name -> kind) of every (point, variant): a summary of an empty accumulator lists them. */

@@ -141,6 +141,9 @@ export const MSG = {
     `${JSON.stringify(value)} is not one of the values "${key}" is swept over (${values.map((v) => JSON.stringify(v)).join(', ')})`,
   metricNotThere: (metric: string, variant?: string) =>
     `"${metric}" does not exist at the sweep points selected${variant ? ` for variant "${variant}"` : ''}`,
+  /** A `diff_` of a metric the variant has and the baseline does not (a table letter only a mounted defender's table has). */
+  diffWithoutBaseline: (metric: string, baseline: string) =>
+    `"${metric}" is a difference from the baseline "${baseline}", which has no "${metric.slice('diff_'.length)}" at the sweep points selected: there is nothing to compare with`,
   exactUnavailable: (metric: string, where: string) => `exact: true, but there is no exact answer for "${metric}" at ${where}`,
   // --- what `siegesim test` says about a run ---
   /** A run with nothing to judge (`scenarios`: how many files were given), as `check` refuses 0 comparisons. */

@@ -293,6 +293,19 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
     path: ['sweep', a.path, ...(a.list ? [a.values.indexOf(value)] : []), ...(zi.path as (string | number)[]).slice(splitPath(a.path).length)],
   });
   const expectContext = { system, axes, variantNames: writtenNames, unjudged };
+  /** One case as written, before its schema: the sweep point's values (in `axes` order), then the variant's `set`. */
+  const caseRaw = (combo: unknown[], vi: number): Record<string, unknown> => {
+    let raw = clean;
+    axes.forEach((a, j) => (raw = withPath(raw, a.path, combo[j])));
+    for (const [p, val] of Object.entries(variants[vi].set ?? {})) if (!badSet.has(`${vi}\u0000${p}`)) raw = withPath(raw, p, val);
+    return raw;
+  };
+  /** The metrics every case would produce once fixed, by the system's word on each as written (for `expect:` when cases are missing). */
+  const writtenMetrics = (): string[] => {
+    const out = new Set<string>();
+    for (const combo of cartesian(axes.map((a) => a.values))) variants.forEach((_, vi) => system.metricNames(caseRaw(combo, vi)).forEach((n) => out.add(n)));
+    return [...out];
+  };
 
   if (coreFailed) {
     const checkValue = (dotted: string, value: unknown): z.core.$ZodIssue[] => {
@@ -311,7 +324,9 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
       );
     }
     // what `expect:` can be told without the scenario's metrics (bounds, variants, where)
-    if (expectItems.some((x) => x !== undefined)) for (const p of validateExpect(expectItems, expectContext, (q) => positions.valueOf(q)).issues) push(p.path, p.message, p.where);
+    if (expectItems.some((x) => x !== undefined)) {
+      for (const p of validateExpect(expectItems, { ...expectContext, names: writtenMetrics() }, (q) => positions.valueOf(q)).issues) push(p.path, p.message, p.where);
+    }
     return { ok: false, issues: byPosition(issues) };
   }
   const parsed = cored;
@@ -320,17 +335,11 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   const points: SweepPoint[] = [];
   const combos = cartesian(axes.map((a) => a.values));
   combos.forEach((combo, index) => {
-    let raw = clean;
-    const params: Record<string, unknown> = {};
-    axes.forEach((a, j) => {
-      raw = withPath(raw, a.path, combo[j]);
-      params[a.path] = combo[j];
-    });
+    const params: Record<string, unknown> = Object.fromEntries(axes.map((a, j) => [a.path, combo[j]]));
     const point: SweepPoint = { index, params, variants: [] };
     for (let vi = 0; vi < variants.length; vi++) {
       const v = variants[vi];
-      let vr = raw;
-      for (const [p, val] of Object.entries(v.set ?? {})) if (!badSet.has(`${vi}\u0000${p}`)) vr = withPath(vr, p, val);
+      const vr = caseRaw(combo, vi);
       // the file as written (no sweep value, no `set` applied) is the case already parsed and refined above
       const same = vr === clean && core.success;
       const r = same ? core : schema.safeParse(vr);
@@ -368,7 +377,7 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   // absent from the points selected is not judged)
   const partial = variantAt.length < (Array.isArray(rawVariants) ? rawVariants.length : 1) || unjudged.length > 0 || points.some((p) => p.variants.length < variants.length);
   const ex = expectItems.some((x) => x !== undefined)
-    ? validateExpect(expectItems, { ...expectContext, points, partial }, (p) => positions.valueOf(p))
+    ? validateExpect(expectItems, { ...expectContext, points, partial, ...(partial ? { names: writtenMetrics() } : {}) }, (p) => positions.valueOf(p))
     : { expectations: [], issues: [] };
   for (const p of ex.issues) push(p.path, p.message, p.where);
   if (issues.length > 0) return { ok: false, issues: byPosition(issues) };

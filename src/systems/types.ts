@@ -151,6 +151,17 @@ export interface RulesSystem<C = unknown> {
   outcomes?: string[][];
   /** Metric names in report order. */
   metricOrder: string[];
+  /**
+   * The metric names a case of this scenario produces: exactly the keys of its summary's
+   * `metrics` (summary.csv; `diff_<name>` is made from them), including names built from the
+   * scenario (Cry Havoc's `p_first_<letter>` by the table the defender starts on). `scenario`
+   * is a validated case, or the file as written when it has problems of its own (any key may
+   * be missing or wrong): then a key that decides which names there are and cannot be read
+   * counts every reading. Must not throw on any data. `expect:` metrics are checked against it
+   * when the cases cannot be built (scenario/expect.ts); a test holds it to the summaries of
+   * every bundled case.
+   */
+  metricNames(scenario: Record<string, unknown>): readonly string[];
   curveDefs: CurveDef[];
   /**
    * Checks that need more than one key (run after the schema on every case); each problem

@@ -113,6 +113,13 @@ describe('siegesim test', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/tight\.yaml:16:15 {2}expect\[2\]\.metric {2}unknown metric "mean_breach_rund" \(did you mean "mean_breach_round"\?\)/);
     expect(bad.stdout).toBe('');
+    // a name nothing like a metric, in a file with a problem of its own: both said at once, nothing run
+    writeFileSync(f, readFileSync(CLIMBERS, 'utf8').replace(/^trials: .*$/m, 'trials: 0').replace('metric: mean_breach_round', 'metric: p_dragon_wins'));
+    const dragon = await cli(['test', f]);
+    expect(dragon.code).toBe(2);
+    expect(dragon.stderr).toMatch(/tight\.yaml:\d+:\d+ {2}trials {2}must be at least 1/);
+    expect(dragon.stderr).toMatch(/tight\.yaml:16:15 {2}expect\[2\]\.metric {2}unknown metric "p_dragon_wins" \(this scenario's metrics: p_attacker_wins, .*, mean_breach_round, p_withdrew\)/);
+    expect(dragon.stdout).toBe('');
   });
 });
 

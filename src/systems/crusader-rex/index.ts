@@ -32,6 +32,8 @@ export const crusaderRex: RulesSystem<CrusaderRexCompiled> = {
     'mean_steps_lost_saracens',
     'p_guard',
   ],
+  // every case makes every metric (summarize.ts)
+  metricNames: () => crusaderRex.metricOrder,
   curveDefs: [
     { file: 'attrition', keys: ['turn', 'round', 'side', 'place'], valueName: 'mean' },
     { file: 'survivors', keys: ['side', 'steps'], valueName: 'p' },

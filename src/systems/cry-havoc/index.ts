@@ -5,7 +5,7 @@ import { compileCryHavoc, K_BATTERING, K_FIRE, K_HEALING, K_MELEE, refineCryHavo
 import { exactCryHavoc } from './exact.js';
 import { cryHavocKernel } from './kernel.js';
 import { cryHavocShape } from './schema.js';
-import { summarizeCryHavoc } from './summarize.js';
+import { metricNamesCryHavoc, summarizeCryHavoc } from './summarize.js';
 
 export const cryHavoc: RulesSystem<CryHavocCompiled> = {
   id: 'cry-havoc',
@@ -43,6 +43,7 @@ export const cryHavoc: RulesSystem<CryHavocCompiled> = {
     'p_dies',
     'mean_days_to_heal',
   ],
+  metricNames: metricNamesCryHavoc,
   curveDefs: [
     { file: 'results_by_turn', keys: ['turn', 'table', 'result'], valueName: 'p' },
     { file: 'p_killed_by_turn', keys: ['turn'], valueName: 'p_cumulative' },

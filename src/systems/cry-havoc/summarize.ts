@@ -13,6 +13,45 @@ import {
   type CryHavocCompiled,
 } from './compile.js';
 import { B_BY_DAY, F_BY_TURN, H_BY_DAY, M_BY_TURN, M_SLOTS, maxHealDay, S_BY_TURN, S_FIRST } from './kernel.js';
+import { cryHavocShape } from './schema.js';
+
+/** The first melee roll's metric for a result letter ("-": none), on the table the defender starts on. */
+const firstName = (l: string) => `p_first_${l === '-' ? 'none' : l}`;
+/** The first shot's metric for a result letter ("-": a miss), on the table the target starts on. */
+const shotName = (l: string) => `p_shot_${l === '-' ? 'miss' : l}`;
+
+/** The metrics of each kind that do not depend on a table (summarizeCryHavoc makes them). */
+const KIND_METRICS: Record<string, readonly string[]> = {
+  melee: ['p_defender_killed', 'p_attacker_killed', 'p_undecided', 'p_no_attack', 'mean_turns'],
+  missile: ['p_killed', 'mean_turns_to_kill', 'p_hurt'],
+  battering: ['p_breached', 'mean_days', 'mean_points_lost', 'mean_engines_out'],
+  fire: ['p_ever_ignited', 'p_burning_at_end', 'mean_turns_burning'],
+  healing: ['p_healed', 'p_out_for_scenario', 'p_dies', 'mean_days_to_heal'],
+};
+
+/**
+ * The metrics a case of this scenario produces (RulesSystem.metricNames): its kind's, and for a
+ * melee or missile question one per result letter of the table the defender or target starts
+ * on (foot or mounted). On a file with problems, a kind or mounted flag that cannot be read
+ * counts every kind or both tables.
+ */
+export function metricNamesCryHavoc(s: Record<string, unknown>): string[] {
+  const shape = cryHavocShape();
+  const kind = shape.kind.safeParse(s.kind);
+  /** Whether the defender (melee) or target (missile) starts mounted: one answer, or both when it cannot be read (a melee without a defender yet). */
+  const mounted = (key: 'defender' | 'target'): boolean[] => {
+    const r = shape[key].safeParse(s[key]);
+    const m = r.success ? r.data?.mounted : (s[key] as { mounted?: unknown } | null | undefined)?.mounted;
+    return typeof m === 'boolean' ? [m] : [true, false];
+  };
+  const out: string[] = [];
+  for (const k of kind.success ? [kind.data] : Object.keys(KIND_METRICS)) {
+    out.push(...KIND_METRICS[k]);
+    if (k === 'melee') out.push(...new Set(mounted('defender').flatMap((m) => (m ? MELEE_MOUNTED_RESULTS : MELEE_FOOT_RESULTS).map(firstName))));
+    if (k === 'missile') out.push(...new Set(mounted('target').flatMap((m) => (m ? MISSILE_MOUNTED_RESULTS : MISSILE_FOOT_RESULTS).map(shotName))));
+  }
+  return out;
+}
 
 function cumulative(acc: Float64Array, base: number, count: number, n: number, key: string, offset = 1): CurvePoint[] {
   const out: CurvePoint[] = [];
@@ -37,7 +76,7 @@ export function summarizeCryHavoc(c: CryHavocCompiled, acc: Float64Array): CaseS
     // the first roll, on the table the defender starts on
     const letters = c.defMounted0 === 1 ? MELEE_MOUNTED_RESULTS : MELEE_FOOT_RESULTS;
     letters.forEach((l, k) => {
-      metrics[`p_first_${l === '-' ? 'none' : l}`] = probability(acc[M_BY_TURN + (c.defMounted0 === 1 ? 7 + k : k)], n);
+      metrics[firstName(l)] = probability(acc[M_BY_TURN + (c.defMounted0 === 1 ? 7 + k : k)], n);
     });
     const rows: CurvePoint[] = [];
     for (let t = 1; t <= c.turns; t++) {
@@ -53,7 +92,7 @@ export function summarizeCryHavoc(c: CryHavocCompiled, acc: Float64Array): CaseS
     metrics.p_hurt = probability(acc[4], n);
     const letters = c.targetMounted0 === 1 ? MISSILE_MOUNTED_RESULTS : MISSILE_FOOT_RESULTS;
     letters.forEach((l, k) => {
-      metrics[`p_shot_${l === '-' ? 'miss' : l}`] = probability(acc[S_FIRST + (c.targetMounted0 === 1 ? 4 + k : k)], n);
+      metrics[shotName(l)] = probability(acc[S_FIRST + (c.targetMounted0 === 1 ? 4 + k : k)], n);
     });
     curves.p_killed_by_turn = cumulative(acc, S_BY_TURN, c.turns, n, 'turn');
   } else if (c.kind === K_BATTERING) {

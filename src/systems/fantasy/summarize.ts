@@ -2,6 +2,7 @@
 import { mean, probability } from '../metrics.js';
 import type { CaseSummary, CurvePoint } from '../types.js';
 import { NT, TYPE_NAMES, type FantasyCompiled } from './compile.js';
+import { fantasyShape } from './schema.js';
 import {
   A_ATT_WINS,
   A_BREACHED,
@@ -23,6 +24,22 @@ import {
 } from './kernel.js';
 
 export const SIDE_NAMES = ['attacker', 'defender'] as const;
+
+/** Every case's metrics, a siege's and an open-field battle's (summarizeFantasy makes them). */
+const COMMON_METRICS = ['p_attacker_wins', 'p_defender_wins', 'p_undecided', 'mean_rounds', 'p_round_cap'];
+const SIEGE_METRICS = ['p_breach', 'mean_breach_round', 'p_withdrew'];
+const OPEN_FIELD_METRICS = ['mean_volley_a_damage'];
+
+/**
+ * The metrics a case of this scenario produces (RulesSystem.metricNames): a siege's or an
+ * open-field battle's, by `mode`; on a file with problems, a `mode` that cannot be read counts both.
+ */
+export function metricNamesFantasy(s: Record<string, unknown>): string[] {
+  const mode = fantasyShape().mode.safeParse(s.mode);
+  const siege = !mode.success || mode.data === 'siege';
+  const open = !mode.success || mode.data === 'open_field';
+  return [...COMMON_METRICS, ...(siege ? SIEGE_METRICS : []), ...(open ? OPEN_FIELD_METRICS : [])];
+}
 
 export function summarizeFantasy(c: FantasyCompiled, acc: Float64Array): CaseSummary {
   const n = acc[A_TRIALS];

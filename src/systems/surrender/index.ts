@@ -18,6 +18,8 @@ export const surrender: RulesSystem<SurrenderCompiled> = {
   chunkTrials: 262_144,
   headline: ['p_test', 'p_surrender'],
   metricOrder: ['p_test', 'p_surrender', 'mean_turns'],
+  // every case makes every metric (summarize.ts)
+  metricNames: () => surrender.metricOrder,
   curveDefs: [{ file: 'surrender_by_turn', keys: ['turn'], valueName: 'p_cumulative' }],
   compile: compileSurrender,
   kernel: surrenderKernel,
