@@ -4,7 +4,7 @@
  * test, and the same numbers as `siegesim run`. Issue 11 item 4 and issue 14's server part.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import path from 'node:path';
@@ -924,11 +924,11 @@ describe('siegesim serve (the command)', () => {
     expect(missing.stderr).toContain(`no-such-folder: ${MSG.fileUnreadable('ENOENT')}`);
   }, 90_000);
 
-  it('with nothing to serve: a missing scenarios/ in the words run uses; only broken files each said at start', async () => {
+  it('with nothing to serve: a missing scenarios/ said as the default, with how to name files; only broken files each said at start', async () => {
     const empty = makeTmp();
     const none = await cli(['serve', '--port', '0'], { cwd: empty });
     expect(none.code).toBe(2);
-    expect(none.stderr).toBe(`siegesim: scenarios: ${MSG.fileUnreadable('ENOENT')}\n`);
+    expect(none.stderr).toBe(`siegesim: ${MSG.noDefaultFolder('scenarios', realpathSync(empty), 'siegesim serve my.yaml')}\n`);
     const broken = makeTmp();
     writeFileSync(path.join(broken, 'a.yaml'), 'name: a\nsystem: surrender\nseed: 1\ntrials: -5\nturns: many\n');
     writeFileSync(path.join(broken, 'b.yaml'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('name: b\n', 'utf16le')]));

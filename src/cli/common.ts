@@ -1,6 +1,7 @@
 /** What every command shares: user errors, flag parsers, loading scenarios, progress, cancellation. */
 import { InvalidArgumentError, Option } from 'commander';
 import { availableParallelism } from 'node:os';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type CliProgress from 'cli-progress';
 import path from 'node:path';
@@ -66,6 +67,19 @@ export const probabilityArg = (what: string, example: string) => (v: string) => 
 /** A scenario as loaded from its file: validated, with the text it was read from (a report keeps a copy). */
 export interface LoadedScenario extends ValidScenario {
   text: string;
+}
+
+/** The folder `test` and `serve` read when given no files (and `npm start` runs). */
+export const DEFAULT_SCENARIOS = 'scenarios';
+
+/**
+ * The files and folders a command was given, or DEFAULT_SCENARIOS when none: a missing default
+ * is said as such (exit 2), with how to name files instead (`example`: the command with one).
+ */
+export function scenarioArgsOrDefault(args: string[], example: string): string[] {
+  if (args.length > 0) return args;
+  if (!existsSync(DEFAULT_SCENARIOS)) throw new UserError(MSG.noDefaultFolder(DEFAULT_SCENARIOS, process.cwd(), example));
+  return [DEFAULT_SCENARIOS];
 }
 
 /** Load, validate and expand every scenario named; print every problem and exit 2 if any. */

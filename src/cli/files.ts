@@ -8,7 +8,7 @@ import type { ScenarioIssue } from '../scenario/load.js';
 
 /** The reading path is the scenario layer's (the workbench reads files through it too). */
 export { readRegularFile, readText } from '../scenario/read.js';
-import { errCode, fileIssue } from '../scenario/read.js';
+import { errCode, fileIssue, folderIssue } from '../scenario/read.js';
 
 /**
  * Expand files and folders (recursively) into scenario files, in a stable order. A file named
@@ -39,7 +39,7 @@ function expandAll(args: string[]): { files: string[]; issues: ScenarioIssue[] }
     }
     if (st.isDirectory()) {
       const found = walk(a, issues);
-      if (found.length === 0) issues.push(fileIssue(a, MSG.noScenarios(a)));
+      if (found.length === 0) issues.push(folderIssue(a, MSG.noScenarios(a)));
       files.push(...found);
     } else files.push(a);
   }
@@ -52,7 +52,7 @@ function walk(dir: string, issues: ScenarioIssue[]): string[] {
   try {
     entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
   } catch (e) {
-    issues.push(fileIssue(dir, MSG.fileUnreadable(errCode(e))));
+    issues.push(folderIssue(dir, MSG.fileUnreadable(errCode(e))));
     return out;
   }
   for (const e of entries) {

@@ -19,6 +19,9 @@ function limit(n: number): string {
   return Number.isInteger(n) && Math.abs(n) >= 10_000 ? n.toLocaleString('en-US') : String(n);
 }
 
+/** What diff's arguments are, in its messages about one that is not. */
+const DIFF_TAKES = "diff compares two runs' results (report folders, folders of them, or summary.json files)";
+
 /**
  * Every user-facing message about scenario input, in one catalogue (as vega-lite's
  * log/message.ts): tests compare against these functions, not against copied strings.
@@ -104,6 +107,17 @@ export const MSG = {
   /** `siegesim serve` of files that all have problems (the page and the start say so). */
   noValidScenario: (files: number) => `no valid scenario is served: ${files === 1 ? 'the file has' : `all ${files} files have`} problems (above); fix them and reload the page`,
   noScenarios: (where: string) => `no scenario files (*.yaml, *.yml) found in ${where}`,
+  /** A command that reads `folder` when given no files (test, serve), run where there is none. */
+  noDefaultFolder: (folder: string, cwd: string, example: string) =>
+    `no ${folder}/ folder in ${cwd} (the default when no file is given): pass scenario files or folders, e.g. ${example}`,
+  /** diff given a scenario file where it compares runs' results. */
+  diffScenarioFile: (file: string, name: string | undefined) =>
+    `this looks like a scenario file: ${DIFF_TAKES}; ` +
+    `run it first (siegesim run ${file}) and diff the report folders it writes (${name === undefined ? 'reports/<its name>/' : `reports/${shortKey(name)}/`})`,
+  /** diff given a file that is not a summary.json; `why`: what is wrong with it. */
+  notASummary: (why: string) => `not a summary.json (${why}): ${DIFF_TAKES}`,
+  /** diff given a folder with no summary.json in it or its folders. */
+  noSummaryIn: () => `no summary.json in it nor in its folders: ${DIFF_TAKES}`,
   duplicateName: (name: string, other: string) =>
     `scenario name "${name}" is also used by ${other}; reports would overwrite each other`,
   /** run is about to replace a report another scenario file made (both have the same name:). */

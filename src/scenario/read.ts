@@ -10,6 +10,8 @@ import type { ScenarioIssue } from './load.js';
 
 /** A problem with the file as a whole (`file  (file)  message`, or at a line and column). */
 export const fileIssue = (file: string, message: string, line = 0, col = 0): ScenarioIssue => ({ file, line, col, path: '(file)', message });
+/** A problem with a folder given (`dir  (folder)  message`): not called a file. */
+export const folderIssue = (dir: string, message: string): ScenarioIssue => ({ file: dir, line: 0, col: 0, path: '(folder)', message });
 /** An error's code (ENOENT...), for MSG.fileUnreadable. */
 export const errCode = (e: unknown) => (e as NodeJS.ErrnoException).code ?? String(e);
 

@@ -198,4 +198,24 @@ describe('siegesim diff', () => {
     const missing = await cli(['diff', before, path.join(dir, 'nowhere')]);
     expect(missing.code).toBe(2);
   });
+
+  it('given what is not a run: a scenario file is named as one (run it first), a missing path in the words run uses (exit 2)', async () => {
+    const dir = tmp();
+    const keep = path.join(dir, 'K.yaml');
+    writeFileSync(keep, readFileSync(CLIMBERS, 'utf8'));
+    const scenario = await cli(['diff', keep, keep]);
+    expect([scenario.code, scenario.stdout]).toEqual([2, '']);
+    // said once for the file given twice, with the report folder its run writes
+    expect(scenario.stderr).toBe(`${keep}  (file)  ${MSG.diffScenarioFile(keep, 'balance-climbers')}\nsiegesim: 1 problem found; nothing was run or written\n`);
+    expect(scenario.stderr).toContain('reports/balance-climbers/');
+    const nope = await cli(['diff', 'nope1', 'nope2']);
+    expect([nope.code, nope.stderr]).toEqual([2, `nope1  (file)  ${MSG.fileUnreadable('ENOENT')}\nnope2  (file)  ${MSG.fileUnreadable('ENOENT')}\nsiegesim: 2 problems found; nothing was run or written\n`]);
+    expect((await cli(['run', 'nope1'])).stderr.split('\n')[0]).toBe(nope.stderr.split('\n')[0]); // the same words as run
+    writeFileSync(path.join(dir, 'other.json'), '{"a": 1}');
+    const other = await cli(['diff', path.join(dir, 'other.json'), dir]);
+    expect(other.stderr.split('\n').slice(0, 2)).toEqual([
+      `${path.join(dir, 'other.json')}  (file)  ${MSG.notASummary('it needs name, system, params, variants and cases')}`,
+      `${dir}  (folder)  ${MSG.noSummaryIn()}`,
+    ]);
+  });
 });

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -198,6 +198,28 @@ describe('siegesim run', () => {
     expect(index).toContain('href="surrender-town-basic/index.html"');
     expect(index).toContain('href="good-small/index.html"');
     expect(JSON.parse(r.stdout).map((s: { name: string }) => s.name)).toEqual(['surrender-town-basic', 'good-small']);
+    // the last status line names the page that gathers them (npm start's too); stdout keeps the answers alone
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(`reports: ${path.join(dir, 'index.html')} (open it in a browser)`);
+    expect(r.stdout).not.toContain('index.html');
+    const text = await cli(['run', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(FIX, 'good-small.yaml'), '--trials', '2000', '--out', dir, '--no-progress']);
+    expect(text.stderr.trimEnd().split('\n').at(-1)).toBe(`reports: ${path.join(dir, 'index.html')} (open it in a browser)`);
+    expect(text.stdout).not.toContain('index.html');
+  });
+
+  it('test and serve where there is no scenarios/ folder: say it is the default and that files or folders can be named (exit 2)', async () => {
+    const empty = tmp();
+    for (const [verb, extra] of [['test', []], ['serve', ['--port', '0']]] as const) {
+      const r = await cli([verb, ...extra], empty);
+      expect([r.code, r.stdout]).toEqual([2, '']);
+      expect(r.stderr).toBe(`siegesim: ${MSG.noDefaultFolder('scenarios', realpathSync(empty), `siegesim ${verb} my.yaml`)}\n`);
+      expect(r.stderr).not.toContain('(file)');
+    }
+    // a folder named is called a folder, not a file
+    mkdirSync(path.join(empty, 'none'));
+    for (const verb of ['test', 'run', 'validate']) {
+      const r = await cli([verb, 'none'], empty);
+      expect([r.code, r.stderr.split('\n')[0]]).toEqual([2, `none  (folder)  ${MSG.noScenarios('none')}`]);
+    }
   });
 
   it('--precision says when the cap stopped it, and reports the trials each case ran (issue 16, keep.yaml)', async () => {

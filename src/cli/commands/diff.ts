@@ -4,7 +4,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { diffSets, diffSummaries, DiffError, DIFF_ALPHA, type SummaryDoc } from '../../api.js';
 import { diffMarkdown, diffText } from '../../report/diff-report.js';
-import { probabilityArg, UserError } from '../common.js';
+import { failWith, probabilityArg, UserError } from '../common.js';
+import { errCode, fileIssue, folderIssue } from '../../scenario/read.js';
+import { MSG } from '../../scenario/messages.js';
+import type { ScenarioIssue } from '../../scenario/load.js';
 
 interface DiffFlags {
   json?: boolean;
@@ -14,13 +17,17 @@ interface DiffFlags {
   ignoreName?: boolean;
 }
 
-/** A summary.json, a report folder (holding one), or a folder of report folders. */
-function readSummaries(where: string): SummaryDoc[] {
+/**
+ * A summary.json, a report folder (holding one), or a folder of report folders; a problem is
+ * said as every command says one about a file it was given (`file  (file)  message`), and a
+ * scenario file given by mistake is named as such.
+ */
+function readSummaries(where: string): { docs: SummaryDoc[]; issues: ScenarioIssue[] } {
   let st;
   try {
     st = statSync(where);
   } catch (e) {
-    throw new UserError(`${where}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    return { docs: [], issues: [fileIssue(where, MSG.fileUnreadable(errCode(e)))] };
   }
   const files: string[] = [];
   if (!st.isDirectory()) files.push(where);
@@ -30,27 +37,48 @@ function readSummaries(where: string): SummaryDoc[] {
       const f = path.join(where, d.name, 'summary.json');
       if (d.isDirectory() && existsSync(f)) files.push(f);
     }
-    if (files.length === 0) throw new UserError(`${where}: no summary.json in it nor in its folders (give a report folder, a folder of them, or a summary.json)`);
+    if (files.length === 0) return { docs: [], issues: [folderIssue(where, MSG.noSummaryIn())] };
   }
-  return files.map((f) => {
+  const docs: SummaryDoc[] = [];
+  const issues: ScenarioIssue[] = [];
+  for (const f of files) {
+    let text: string;
+    try {
+      text = readFileSync(f, 'utf8');
+    } catch (e) {
+      issues.push(fileIssue(f, MSG.fileUnreadable(errCode(e))));
+      continue;
+    }
     let doc: unknown;
     try {
-      doc = JSON.parse(readFileSync(f, 'utf8'));
+      doc = JSON.parse(text);
     } catch (e) {
-      throw new UserError(`${f}: not a summary.json (${(e as Error).message})`);
+      issues.push(fileIssue(f, looksLikeScenario(f, text) ? MSG.diffScenarioFile(f, /^name:[ \t]*([\w.-]+)[ \t]*$/m.exec(text)?.[1]) : MSG.notASummary(`not JSON: ${(e as Error).message}`)));
+      continue;
     }
     const d = doc as Partial<SummaryDoc>;
     if (typeof d?.name !== 'string' || typeof d.system !== 'string' || !Array.isArray(d.cases) || !Array.isArray(d.params) || !Array.isArray(d.variants)) {
-      throw new UserError(`${f}: not a summary.json (it needs name, system, params, variants and cases)`);
+      issues.push(fileIssue(f, MSG.notASummary('it needs name, system, params, variants and cases')));
+      continue;
     }
-    return d as SummaryDoc;
-  });
+    docs.push(d as SummaryDoc);
+  }
+  return { docs, issues };
+}
+
+/** A .yaml/.yml file, or YAML text with a scenario's `system:` key at the top level. */
+function looksLikeScenario(file: string, text: string): boolean {
+  return /\.ya?ml$/i.test(file) || /^system:/m.test(text);
 }
 
 function diffCommand(before: string, after: string, flags: DiffFlags): void {
   if (flags.json && flags.markdown) throw new UserError('choose one of --json and --markdown');
-  const b = readSummaries(before);
-  const a = readSummaries(after);
+  const rb = readSummaries(before);
+  const ra = readSummaries(after);
+  // the same file twice (`diff K.yaml K.yaml`) is one problem
+  const issues = [...rb.issues, ...ra.issues].filter((i, n, all) => all.findIndex((j) => j.file === i.file && j.message === i.message) === n);
+  if (issues.length > 0) failWith(issues);
+  const [b, a] = [rb.docs, ra.docs];
   const single = b.length === 1 && a.length === 1;
   if (flags.ignoreName && !single) throw new UserError('--ignore-name compares one report with one report: give two report folders or summary.json files, not folders of reports');
   let d;

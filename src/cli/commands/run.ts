@@ -137,6 +137,8 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
     await exec.close();
   }
   for (const r of roots) await writeIndex(r);
+  // Several reports: the last status line says which page gathers them (stdout keeps the answers).
+  if (multi) for (const r of roots) process.stderr.write(`reports: ${path.join(r, 'index.html')} (open it in a browser)\n`);
   // Always an array, one summary.json per scenario, however many were given (as merge and exact).
   if (flags.json) process.stdout.write(JSON.stringify(jsonOut, null, 2) + '\n');
 }

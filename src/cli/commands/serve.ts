@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { PoolExecutor } from '../../engine/pool.js';
 import { rootsOf } from '../../serve/catalogue.js';
 import { DEFAULT_HOST, DEFAULT_PORT, isLoopback, startWorkbench } from '../../serve/server.js';
-import { nonNegInt, threadsOpt, UserError } from '../common.js';
+import { DEFAULT_SCENARIOS, nonNegInt, scenarioArgsOrDefault, threadsOpt, UserError } from '../common.js';
 import { formatIssue } from '../files.js';
 import { MSG } from '../../scenario/messages.js';
 
@@ -17,7 +17,7 @@ interface ServeFlags {
 
 async function serveCommand(args: string[], flags: ServeFlags): Promise<void> {
   if (flags.port > 65535) throw new UserError('--port must be a port number from 0 to 65535');
-  const { roots, problems } = rootsOf(args.length > 0 ? args : ['scenarios']);
+  const { roots, problems } = rootsOf(scenarioArgsOrDefault(args, 'siegesim serve my.yaml'));
   if (problems.length > 0) throw new UserError(problems.join('\n'));
 
   // Ctrl-C (or SIGTERM) ends the server, its open streams and its workers: within a second,
@@ -46,7 +46,7 @@ async function serveCommand(args: string[], flags: ServeFlags): Promise<void> {
     throw e;
   }
   wb.server.once('request', () => exec.warm());
-  const where = args.length > 0 ? args.join(', ') : 'scenarios';
+  const where = args.length > 0 ? args.join(', ') : DEFAULT_SCENARIOS;
   // every broken file's first problem, as validate prints it (the page shows them only in its picker)
   let start = '';
   const served = wb.catalogue.entries().map((e) => wb.catalogue.load(e));

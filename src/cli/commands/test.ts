@@ -7,7 +7,7 @@ import { PoolExecutor } from '../../engine/pool.js';
 import { junitXml, testFooter, testLines, testMarkdown, totalsOf } from '../../report/test-report.js';
 import { MSG } from '../../scenario/messages.js';
 import type { ScenarioIssue } from '../../scenario/load.js';
-import { controller, failWith, loadAll, makeProgress, probabilityArg, seedArg, threadsOpt, trialsArg } from '../common.js';
+import { controller, failWith, loadAll, makeProgress, scenarioArgsOrDefault, probabilityArg, seedArg, threadsOpt, trialsArg } from '../common.js';
 
 interface TestFlags {
   junit?: string;
@@ -22,7 +22,7 @@ interface TestFlags {
 }
 
 async function testCommand(files: string[], flags: TestFlags): Promise<void> {
-  const scenarios = loadAll(files.length > 0 ? files : ['scenarios']);
+  const scenarios = loadAll(scenarioArgsOrDefault(files, 'siegesim test my.yaml'));
   const withExpect = scenarios.filter((v) => v.expect.length > 0);
   const skipped = scenarios.filter((v) => v.expect.length === 0);
   // Exact answers first: a case without one is a scenario error, found before anything runs.
