@@ -98,3 +98,20 @@ export async function strayTornadoLabels(page: Page, root = 'svg'): Promise<stri
       .map((t) => t.textContent);
   });
 }
+
+/**
+ * The axis labels of a drawn Vega chart (in `root`, which holds its svg), one list per axis, each
+ * with the labels that overlap another label of any axis (boxes sharing more than half a pixel
+ * each way): `overlapping` is empty when every label can be read.
+ */
+export async function axisLabels(root: Locator): Promise<{ axes: string[][]; overlapping: string[] }> {
+  return root.evaluate((box) => {
+    type R = { left: number; right: number; top: number; bottom: number };
+    type E = { getBoundingClientRect(): R; textContent: string; querySelectorAll(s: string): Iterable<E> };
+    const axes = [...(box as unknown as E).querySelectorAll('svg .role-axis')].map((a) => [...a.querySelectorAll('.role-axis-label text')]);
+    const all = axes.flat().filter((t) => t.textContent !== '').map((t) => ({ text: t.textContent, r: t.getBoundingClientRect() }));
+    const hit = (a: R, b: R) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+    const overlapping = all.filter((a, i) => all.some((b, j) => i !== j && hit(a.r, b.r))).map((a) => a.text);
+    return { axes: axes.map((ts) => ts.map((t) => t.textContent)), overlapping };
+  });
+}

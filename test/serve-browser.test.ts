@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { describeBrowser, launchBrowser, screenshot, strayTornadoLabels, watchPage } from './browser.js';
+import { axisLabels, describeBrowser, launchBrowser, screenshot, strayTornadoLabels, watchPage } from './browser.js';
 import { PoolExecutor } from '../src/engine/pool.js';
 import { rootsOf } from '../src/serve/catalogue.js';
 import { startWorkbench, type Workbench } from '../src/serve/server.js';
@@ -401,6 +401,33 @@ describeBrowser('the workbench page', () => {
     expect(await hp.locator('.axis-values').isVisible()).toBe(false);
     await hp.locator('.axis-kind').selectOption('list');
     expect(await hp.locator('.axis-values').inputValue()).toBe('10, 20, 30, 40, 50, 60, 70, 80');
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
+  it('labels the Crusader Rex attrition chart readably: every step of a short siege, each turn of a 12-turn one, no label over another', async () => {
+    const SC = 'crusader-rex/storm-or-starve.yaml';
+    const { page, problems } = await openPage(`?scenario=${SC}&turns=4&trials=4096`);
+    const labels = async (turns: number) => {
+      await doneWith(page, SC, { turns });
+      const fig = page.locator('#charts figure[data-name="attrition"]');
+      // the steps' axes are the ones labelled T<turn> (the others are the steps of each side);
+      // the chart is redrawn after the run is done: wait for its last turn
+      const last = new RegExp(`^T${turns}( |$)`);
+      await expect.poll(async () => (await axisLabels(fig)).axes.some((a) => a[0]?.startsWith('T1') && a.some((l) => last.test(l))), { timeout: 30_000 }).toBe(true);
+      await screenshot(page, `workbench-attrition-${turns}-turns`, fig);
+      const { axes, overlapping } = await axisLabels(fig);
+      return { steps: axes.filter((a) => a[0]?.startsWith('T1')), overlapping };
+    };
+    // 4 turns: 16 steps, each labelled
+    const four = await labels(4);
+    expect(four.overlapping).toEqual([]);
+    for (const a of four.steps) expect(a).toEqual([1, 2, 3, 4].flatMap((t) => ['R1', 'R2', 'R3', 'end'].map((r) => `T${t} ${r}`)));
+    // 12 turns: 48 steps would stand 6 px apart, over each other; each turn is labelled once
+    await setNumber(page, 'turns', '12');
+    const twelve = await labels(12);
+    expect(twelve.overlapping).toEqual([]);
+    for (const a of twelve.steps) expect(a).toEqual(Array.from({ length: 12 }, (_, i) => `T${i + 1}`));
     expect(problems()).toEqual([]);
     await page.close();
   });

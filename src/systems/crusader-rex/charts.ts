@@ -26,6 +26,25 @@ function lineKeys(result: ScenarioResult) {
   return { layout, label, color, dash };
 }
 
+/** Least room a step's label has beside the next (the labels stand upright, 10 px type). */
+const STEP_LABEL_PX = 14;
+/** Least room an upright turn label ("T12") has beside the next. */
+const TURN_LABEL_PX = 24;
+
+/**
+ * The x axis of the steps: every step labelled (`T3 R2`) while each has STEP_LABEL_PX; more
+ * steps than that (a siege past 5 turns: 4 steps a turn) crowd, so only each turn's first step
+ * has a tick, labelled by its turn (`T7`), every turn or every k-th one as the width allows.
+ */
+function stepAxis(shown: { step: string; order: number }[], width: number): { title?: string; axis?: Record<string, unknown> } {
+  const order = new Map(shown.map((v) => [v.step, v.order]));
+  if (order.size * STEP_LABEL_PX <= width) return {};
+  const firsts = [...order].filter(([, o]) => o % 4 === 0).sort((a, b) => a[1] - b[1]);
+  const every = Math.ceil((TURN_LABEL_PX * order.size) / (4 * width));
+  const values = firsts.filter((_, i) => i % every === 0).map(([step]) => step);
+  return { title: 'game turn (rounds 1-3 and end each)', axis: { values, labelExpr: "split(datum.value, ' ')[0]", labelAngle: 0 } };
+}
+
 function attritionChart(result: ScenarioResult): ChartSpec {
   const { layout, label, color, dash } = lineKeys(result);
   // a side nobody has in a place (no castle in a field battle, no reserves) is a flat zero: left out
@@ -56,7 +75,7 @@ function attritionChart(result: ScenarioResult): ChartSpec {
   const steps = new Set(shown.map((v) => v.step)).size;
   const width = Math.max(160, Math.min(300, steps * 14));
   const encoding = {
-    x: { field: 'step', type: 'ordinal', sort: { field: 'order' }, title: null },
+    x: { field: 'step', type: 'ordinal', sort: { field: 'order' }, title: null, ...stepAxis(shown, width) },
     y: { field: 'mean', type: 'quantitative', title: 'steps' },
     color,
     ...(layout.panel
