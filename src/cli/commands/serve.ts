@@ -1,7 +1,7 @@
 /** `siegesim serve`: the designer workbench, a live tuning page for every scenario (src/serve/). */
 import { Command } from 'commander';
 import { spawn } from 'node:child_process';
-import { PoolExecutor } from '../../engine/pool.js';
+import { PoolExecutor, threadsLoading } from '../../engine/pool.js';
 import { rootsOf } from '../../serve/catalogue.js';
 import { DEFAULT_HOST, DEFAULT_PORT, isLoopback, startWorkbench } from '../../serve/server.js';
 import { DEFAULT_SCENARIOS, nonNegInt, scenarioArgsOrDefault, threadsOpt, UserError } from '../common.js';
@@ -21,9 +21,10 @@ async function serveCommand(args: string[], flags: ServeFlags): Promise<void> {
   if (problems.length > 0) throw new UserError(problems.join('\n'));
 
   // Ctrl-C (or SIGTERM) ends the server, its open streams and its workers: within a second,
-  // whatever is running. The workbench ends on a signal by design, so its handler replaces the
-  // CLI's "interrupted" one, now, before anything is printed: a signal that arrives while the
-  // handlers are being swapped is lost, and a caller may signal as soon as it reads the URL.
+  // whatever is running, unless its worker threads are still loading (below). The workbench ends
+  // on a signal by design, so its handler replaces the CLI's "interrupted" one, now, before
+  // anything is printed: a signal that arrives while the handlers are being swapped is lost, and
+  // a caller may signal as soon as it reads the URL.
   let stopping: ((sig: NodeJS.Signals) => void) | undefined;
   const stopped = new Promise<NodeJS.Signals>((resolve) => (stopping = resolve));
   process.removeAllListeners('SIGINT');
@@ -69,7 +70,14 @@ async function serveCommand(args: string[], flags: ServeFlags): Promise<void> {
 
   const sig = await stopped;
   process.stderr.write(`\nsiegesim serve: stopped (${sig})\n`);
-  setTimeout(() => process.exit(0), 800).unref();
+  // A stop that hangs is cut short, but never while worker threads load their modules (the first
+  // request starts them): exiting stops them, and a thread stopped while loading aborts the
+  // process (engine/pool.ts); the CLI's own signal handler waits for them the same way.
+  setTimeout(() => {
+    const loading = threadsLoading();
+    if (loading) void loading.then(() => process.exit(0));
+    else process.exit(0);
+  }, 800).unref();
   await Promise.allSettled([wb.close(), exec.close()]);
 }
 
