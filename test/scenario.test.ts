@@ -138,6 +138,18 @@ sweep:
     expect(validateText('s.yaml', `${BASE}sweep:\n  structure.blockade_chance: { from: 0, to: 1, step: 0.25 }\n`).ok).toBe(true);
   });
 
+  it('a sweep list that names a value twice is a problem at the repeat (two cases of one setting, two answers)', () => {
+    const issues = issuesOf(`${BASE}sweep:\n  turns: [10, 40, 10, 20, 40]\n`);
+    expect(issues.map((i) => [i.line, i.col, i.path, i.message])).toEqual([
+      [6, 19, 'sweep.turns[2]', MSG.sweepRepeated(10, 0, 2)],
+      [6, 27, 'sweep.turns[4]', MSG.sweepRepeated(40, 1, 4)],
+    ]);
+    expect(issues[0].message).toBe('10 is listed twice (items 1 and 3): list each value once (the same setting would run as two cases, with two answers)');
+    // the same number written two ways is the same setting
+    expect(issuesOf(`${BASE}sweep:\n  turns: [10, 1e1]\n`).map((i) => i.path)).toEqual(['sweep.turns[1]']);
+    expect(validateText('s.yaml', `${BASE}sweep:\n  turns: [10, 20, 30]\n`).ok).toBe(true);
+  });
+
   it('reports a missing required key', () => {
     const issues = issuesOf('name: t\nsystem: surrender\nseed: 1\n');
     expect(issues).toEqual([{ file: 's.yaml', line: 1, col: 1, path: 'trials', message: MSG.missingKey() }]);

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { MSG } from '../src/scenario/messages.js';
 import { describeControls, liveScenario, runScenario, sweepScenario, tunedYaml, validateText, type ValidScenario } from '../src/api.js';
 import * as yamlEdit from '../src/api/yaml-edit.js';
 const { editYamlValues } = yamlEdit;
@@ -194,6 +195,9 @@ describe('sweepScenario', () => {
     expect(!huge.ok && huge.issues[0].message).toMatch(/at most 441/);
     const empty = sweepScenario(v, { axes: [{ path: 'wall.hp', from: 5, to: 1, step: 1 }] });
     expect(!empty.ok && empty.issues[0].message).toBe('a range needs from <= to and step > 0');
+    // the workbench's own list of values: a repeat is refused as in a file
+    const twice = sweepScenario(v, { axes: [{ path: 'wall.hp', values: [10, 80, 10] }] });
+    expect(!twice.ok && twice.issues.map((i) => i.message)).toEqual([MSG.sweepRepeated(10, 0, 2)]);
   });
 });
 

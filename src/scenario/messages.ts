@@ -52,6 +52,9 @@ export const MSG = {
     `(${fractional.length > 3 ? `${fractional[0]}, ${fractional[1]}, ..., ${fractional[fractional.length - 1]}` : fractional.join(', ')}) ` +
     `for a setting that takes whole numbers: use a whole ${by === 'step' ? 'step' : 'start'}`,
   sweepEmpty: () => 'a sweep list needs at least one value',
+  /** A sweep list naming one value twice: two cases of the same setting, each with its own answer (and the count of cases off). */
+  sweepRepeated: (value: unknown, first: number, again: number) =>
+    `${shortKey(JSON.stringify(value))} is listed twice (items ${first + 1} and ${again + 1}): list each value once (the same setting would run as two cases, with two answers)`,
   sweepNumbers: () => 'a sweep list here needs numbers',
   /** `parts`: what multiplies to n ("6 values of wall.hp", "3 variants"); `ranged`: an axis is a from/to/step range. */
   sweepTooLarge: (n: number, max: number, parts: readonly string[] = [], ranged = false, variants = 1) =>

@@ -265,6 +265,16 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
         continue;
       }
     }
+    if (Array.isArray(spec)) {
+      // the same value twice: two cases of one setting with two answers, a miscount and a chart with two points at one x
+      const firstAt = new Map<string, number>();
+      values.forEach((x, i) => {
+        const k = JSON.stringify(x);
+        const first = firstAt.get(k);
+        if (first === undefined) firstAt.set(k, i);
+        else push(['sweep', p, i], MSG.sweepRepeated(x, first, i));
+      });
+    }
     axes.push({ path: p, values, list: Array.isArray(spec) });
   }
   // counted without expanding (a range's values are expanded only up to the cap)
