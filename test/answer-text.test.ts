@@ -83,7 +83,9 @@ describe('the answer run prints', () => {
     // the crossings as the page reads them: along the surrender level, one row per number of guns
     const along = crossings(grid, 'p_surrender', 0.5).filter((k) => k.line.along === 'structure.surrender_level');
     const first = along[0];
-    expect(lines).toContain('where p_surrender reaches 0.5, read as siegesim solve reads it (≥ where it rises, ≤ where it falls):');
+    expect(lines).toContain('where p_surrender reaches 0.5 among the swept values (≥ where it rises, ≤ where it falls):');
+    // levels and guns step by 1: the sweep's first value is solve's own, no command to find it
+    expect(lines.some((l) => l.includes('siegesim solve'))).toBe(false);
     const row = lines.find((l) => l.startsWith(`  ${String(first.line.fixed['besieger.heavy_siege_artillery'])}  `) && l.includes(`${String(first.answer!.x)} ≥ 0.5`));
     expect(row).toContain(showInterval(first.answer!.m.value, first.answer!.m.ci_low, first.answer!.m.ci_high));
     // along the guns: 6 lines (one per level), shown up to CROSSING_LINES
@@ -97,5 +99,9 @@ describe('the answer run prints', () => {
     expect(lines.filter((l) => /^ +\d+ +(at-least-dc|above-dc) /.test(l))).toHaveLength(6);
     expect(lines.some((l) => l.includes('left out'))).toBe(false);
     expect(lines.filter((l) => /^ {2}(at-least-dc|above-dc) +12 ≤ 0\.5 /.test(l))).toHaveLength(2);
+    // DC 8, 12, 16: the 0.5 point lies between 8 and 12, and solve finds it (any variant)
+    expect(lines).toContain(
+      `  the exact value lies between "first" and "one step short"; to find it: siegesim solve ${climbers.file} --param wall.dc --metric p_attacker_wins --target 0.5 [--variant NAME]`,
+    );
   });
 });

@@ -209,7 +209,8 @@ describe('the scenario page', () => {
     const html = page(grid);
     const answer = html.slice(html.indexOf('<h2>Answer'), html.indexOf('<h2>All metrics'));
     expect(answer).toContain('charts/p_surrender_heatmap.svg');
-    expect(answer).toContain('first heavy_siege_artillery that reaches 0.5');
+    expect(answer).toContain('first swept heavy_siege_artillery that reaches 0.5');
+    expect(answer).not.toContain('siegesim solve'); // whole steps of 1: the sweep's answer is solve's
     expect(answer).toContain('one step short');
     expect(html.indexOf('charts/surrender_by_turn.svg')).toBeGreaterThan(html.indexOf('<h2>All metrics'));
   });
@@ -237,6 +238,8 @@ describe('the scenario page', () => {
     expect(names(climbers)).toContain('breach_by_round');
     expect(names(climbers)).not.toContain('wall_hp');
     const html = page(climbers);
+    // DC 8, 12, 16: the swept values only bracket the 0.5 point; the page says so and gives solve's command
+    expect(html).toContain(`to find it: <code>siegesim solve ${climbers.file} --param wall.dc --metric p_attacker_wins --target 0.5 [--variant NAME]</code>`);
     expect(html).not.toContain('charts/wall_hp.svg');
     expect(html).toContain('the wall stays at 30 HP in every case and round (nothing here damages it), so its HP is not charted');
 

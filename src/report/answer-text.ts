@@ -11,7 +11,7 @@
  */
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
-import { closestPoint, crossings, shortName } from '../systems/chart-kit.js';
+import { closestPoint, crossings, shortName, solveCommand } from '../systems/chart-kit.js';
 import { answerColumns } from './html.js';
 import { show, showInterval } from './format.js';
 
@@ -107,7 +107,7 @@ function sweepText(r: ScenarioResult, names: string[], opts: AnswerTextOptions):
 export function reachText(r: ScenarioResult, metric: string, target: number): string[] {
   const all = crossings(r, metric, target);
   if (all.length === 0) return [];
-  const out = [`where ${metric} reaches ${target}, read as siegesim solve reads it (≥ where it rises, ≤ where it falls):`];
+  const out = [`where ${metric} reaches ${target} among the swept values (≥ where it rises, ≤ where it falls):`];
   const variants = r.variants.length > 1;
   for (const p of r.params) {
     const ks = all.filter((k) => k.line.along === p);
@@ -128,6 +128,8 @@ export function reachText(r: ScenarioResult, metric: string, target: number): st
     });
     out.push(...columns([head, ...rows]));
     if (ks.length > CROSSING_LINES) out.push(`  … ${ks.length - CROSSING_LINES} more (the report's Answer lists them all)`);
+    const solve = solveCommand(r, ks, p, metric, target);
+    if (solve) out.push(`  the exact value lies between "first" and "one step short"; to find it: ${solve}`);
   }
   return out;
 }

@@ -10,7 +10,7 @@
  */
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
-import { closestPoint, crossings, directionOf, shortName, type Crossing } from '../systems/chart-kit.js';
+import { closestPoint, crossings, directionOf, shortName, solveCommand, type Crossing } from '../systems/chart-kit.js';
 import { fmt, showCount, showHtml, showInterval } from './format.js';
 import { orderedMetrics } from './tables.js';
 
@@ -195,8 +195,9 @@ function xText(x: unknown): string {
 }
 
 /**
- * Where a sweep reaches a target, read as `siegesim solve` reads it: for each line through the
- * sweep, the first value that reaches the target and its neighbour, both with intervals.
+ * Where a sweep reaches a target among its values: for each line through the sweep, the first
+ * swept value that reaches the target (read as `siegesim solve` reads it) and its neighbour, both
+ * with intervals, and solve's command when the value itself lies between them.
  */
 export function answerTable(r: ScenarioResult, metric: string, target: number): string {
   const all = crossings(r, metric, target);
@@ -209,7 +210,9 @@ export function answerTable(r: ScenarioResult, metric: string, target: number): 
       const keyHead = [...(r.variants.length > 1 ? ['variant'] : []), ...others.map(shortName)];
       const unresolved = ks.some((k) => k.answer && !k.resolved);
       const rows = ks.map((k) => answerRow(r, k, others, target, unresolved));
-      return `<table class="answer"><tr>${keyHead.map((h) => `<th class="l">${escapeHtml(h)}</th>`).join('')}<th class="l">first ${escapeHtml(shortName(p))} that reaches ${escapeHtml(String(target))}</th><th>${escapeHtml(metric)} there</th><th class="l">one step short</th><th>${escapeHtml(metric)} there</th>${unresolved ? '<th class="l"></th>' : ''}</tr>\n${rows.join('\n')}</table>`;
+      const solve = solveCommand(r, ks, p, metric, target);
+      const note = solve ? `\n<p class="muted">The exact value lies between the first and the one step short; to find it: <code>${escapeHtml(solve)}</code></p>` : '';
+      return `<table class="answer"><tr>${keyHead.map((h) => `<th class="l">${escapeHtml(h)}</th>`).join('')}<th class="l">first swept ${escapeHtml(shortName(p))} that reaches ${escapeHtml(String(target))}</th><th>${escapeHtml(metric)} there</th><th class="l">one step short</th><th>${escapeHtml(metric)} there</th>${unresolved ? '<th class="l"></th>' : ''}</tr>\n${rows.join('\n')}</table>${note}`;
     })
     .join('\n');
 }
@@ -286,7 +289,7 @@ export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: stri
   for (const c of lead) {
     answer.push(figure(c));
     if (c.metric && c.target !== undefined && r.params.length > 0) {
-      answer.push(`<p>Where <code>${escapeHtml(c.metric)}</code> reaches ${escapeHtml(String(c.target))} (at or above it where it rises with the value, at or below where it falls), read as <code>siegesim solve</code> reads it:</p>`);
+      answer.push(`<p>Where <code>${escapeHtml(c.metric)}</code> reaches ${escapeHtml(String(c.target))} among the swept values (at or above it where it rises with the value, at or below where it falls):</p>`);
       answer.push(answerTable(r, c.metric, c.target));
     }
   }

@@ -340,13 +340,29 @@ export function crossing(line: SweepLine, target: number): Crossing {
   return { line, direction: rises ? 'rises' : 'falls', answer, neighbour, resolved };
 }
 
-/** Every line's crossing, along each swept parameter in turn. */
 /** The point of a line whose estimate is nearest the target (what a line that never reaches it shows), or undefined when none has a value. */
 export function closestPoint(line: SweepLine, target: number): SweepLine['points'][number] | undefined {
   const pts = line.points.filter((p) => Number.isFinite(p.m.value));
   return pts.reduce<(typeof pts)[number] | undefined>((a, b) => (!a || Math.abs(b.m.value - target) < Math.abs(a.m.value - target) ? b : a), undefined);
 }
 
+/**
+ * `siegesim solve`'s command for the value a sweep only brackets: when some line's first value
+ * that reaches the target and its neighbour short of it are whole numbers more than 1 apart
+ * (solve searches whole values), the command that finds the value between them; else undefined
+ * (adjacent values: the sweep's answer is solve's).
+ */
+export function solveCommand(result: ScenarioResult, ks: readonly Crossing[], param: string, metric: string, target: number): string | undefined {
+  const gap = ks.some((k) => {
+    const [a, b] = [k.answer?.x, k.neighbour?.x];
+    return Number.isInteger(a) && Number.isInteger(b) && Math.abs((a as number) - (b as number)) > 1;
+  });
+  if (!gap) return undefined;
+  const variant = result.variants.length > 1 ? ' [--variant NAME]' : '';
+  return `siegesim solve ${result.file} --param ${param} --metric ${metric} --target ${target}${variant}`;
+}
+
+/** Every line's crossing, along each swept parameter in turn. */
 export function crossings(result: ScenarioResult, metric: string, target = DEFAULT_TARGET): Crossing[] {
   return result.params.flatMap((p) => sweepLines(result, p, metric).map((l) => crossing(l, target)));
 }
