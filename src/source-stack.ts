@@ -70,3 +70,8 @@ export function errorText(e: unknown): string {
   const stack = (e as Error | null | undefined)?.stack;
   return typeof stack === 'string' && stack !== '' ? sourceStack(stack) : String(e);
 }
+
+/** What the command line prints on stderr for an internal error (a bug): a line saying so, then errorText. */
+export function internalErrorText(e: unknown): string {
+  return `siegesim: internal error\n${errorText(e)}\n`;
+}

@@ -2,12 +2,13 @@
  * siegesim's command line: a thin layer over src/api.ts (as the vitest and esbuild CLIs are).
  * Each command is one module under commands/ that registers its flags and its action; they are
  * listed here. User errors exit 2 with no stack trace; internal errors exit 1 with one, at its
- * places in src/ (source-stack.ts: the bundle's own line numbers mean nothing to a reader).
+ * places in src/ (source-stack.ts: the bundle's own line numbers mean nothing to a reader); so do
+ * errors that escape main() (start.ts).
  * (The entry point is main.ts, which starts the chart renderer before loading this.)
  */
 import { Command } from 'commander';
 import { cleanupPending, OutputError } from '../report/write.js';
-import { threadsLoading, WorkerFailure } from '../engine/pool.js';
+import { exitWhenThreadsLoaded, WorkerFailure } from '../engine/pool.js';
 import { VERSION } from '../version.js';
 import { controller, precisionFlagsNote, UserError } from './common.js';
 import * as run from './commands/run.js';
@@ -26,9 +27,9 @@ import * as serve from './commands/serve.js';
 import * as test from './commands/test.js';
 import * as diff from './commands/diff.js';
 import { closeEarlyPool } from './early-pool.js';
-import { errorText, sourceStack } from '../source-stack.js';
+import { internalErrorText, sourceStack } from '../source-stack.js';
 
-export { UserError };
+export { UserError, cleanupPending };
 
 /** Commands in the order `--help` lists them. */
 const COMMANDS = [run, merge, exact, check, solve, sensitivity, tune, test, diff, bench, los, roster, validate, schema, serve];
@@ -58,9 +59,7 @@ export async function main(): Promise<void> {
     process.stderr.write(`\nsiegesim: interrupted (${sig}); no report was written or changed\n`);
     // worker threads still loading their modules must finish first: exiting stops them, and a
     // thread stopped while loading aborts the process (engine/pool.ts); else exit at once
-    const loading = threadsLoading();
-    if (loading) void loading.then(() => process.exit(130));
-    else process.exit(130);
+    exitWhenThreadsLoaded(130);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -91,7 +90,7 @@ export async function main(): Promise<void> {
       process.exitCode = 1;
     } else {
       cleanupPending();
-      process.stderr.write(`siegesim: internal error\n${errorText(e)}\n`);
+      process.stderr.write(internalErrorText(e));
       process.exitCode = 1;
     }
   } finally {

@@ -4,16 +4,52 @@
  * on another core while this one loads the rest of the program and runs (report/renderer.ts);
  * `run` starts its worker pool too (cli/early-pool.ts); then the program (program.ts, where
  * the commands are listed) runs.
+ *
+ * An error that escapes the program's main() — thrown in a callback, a rejected promise nobody
+ * awaits, a throw from start-up itself — would be printed by Node, at the bundle's lines. It is
+ * printed as main() prints an internal error instead (its stack at src/: source-stack.ts), any
+ * report being written is removed, and the process exits 1 at once, as Node's own handler
+ * would, once no worker thread is loading (engine/pool.ts exitWhenThreadsLoaded).
  */
 import { startRenderer } from '../report/renderer.js';
+import { exitWhenThreadsLoaded } from '../engine/pool.js';
+import { internalErrorText } from '../source-stack.js';
 import { startEarlyPool } from './early-pool.js';
 
 /** Commands whose output has charts. */
 const DRAWS = new Set(['run', 'merge', 'sensitivity', 'tune']);
 
+/** Removes a report being written (program.ts's cleanupPending once the program is loaded; nothing is written before). */
+let cleanup = (): void => undefined;
+let exiting = false;
+
+function escaped(e: unknown): void {
+  process.stderr.write(internalErrorText(e));
+  if (exiting) return; // a second error while the first one's exit waits for the threads: said, and the same exit
+  exiting = true;
+  process.exitCode = 1;
+  try {
+    cleanup();
+  } finally {
+    exitWhenThreadsLoaded(1);
+  }
+}
+
 export async function start(): Promise<void> {
-  if (DRAWS.has(process.argv[2] ?? '')) startRenderer();
-  startEarlyPool(process.argv); // `run`: its worker threads boot while the program loads
-  const { main } = await import('./program.js');
-  await main();
+  process.on('uncaughtException', escaped);
+  process.on('unhandledRejection', escaped);
+  try {
+    if (DRAWS.has(process.argv[2] ?? '')) startRenderer();
+    startEarlyPool(process.argv); // `run`: its worker threads boot while the program loads
+    // test-only: errors that escape the command, for the test of how they print
+    const fault = process.env.SIEGESIM_FAULT;
+    if (fault === 'escape:callback') setImmediate(() => { throw new Error(`injected (SIEGESIM_FAULT=${fault})`); });
+    if (fault === 'escape:rejection') void Promise.reject(new Error(`injected (SIEGESIM_FAULT=${fault})`));
+    if (fault === 'escape:start') throw new Error(`injected (SIEGESIM_FAULT=${fault})`);
+    const program = await import('./program.js');
+    cleanup = program.cleanupPending;
+    await program.main();
+  } catch (e) {
+    escaped(e);
+  }
 }

@@ -112,3 +112,10 @@ export function threadsLoading(): Promise<void> | undefined {
   if (LOADING.size === 0) return undefined;
   return withinLoadWait(Promise.all(LOADING).then(() => undefined));
 }
+
+/** process.exit(code), once no pool's threads are loading their modules (threadsLoading). */
+export function exitWhenThreadsLoaded(code: number): void {
+  const loading = threadsLoading();
+  if (loading) void loading.then(() => process.exit(code));
+  else process.exit(code);
+}
