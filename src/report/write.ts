@@ -382,7 +382,7 @@ export function reportTarget(outDir: string): string {
  * command line's overrides. Timing aside, these are the only keys that depend on where and how
  * the run was made; CSVs never hold them.
  */
-export function sourceProvenance(source: ReportSource, outDir: string): Record<string, unknown> {
+function sourceProvenance(source: ReportSource, outDir: string): Record<string, unknown> {
   return {
     scenario: {
       file: SCENARIO_COPY,
@@ -411,21 +411,27 @@ export function sameFile(a: string, b: string): boolean {
 }
 
 /**
- * Write a run's report into `outDir` atomically. Returns the files written (relative).
+ * Write a run's report into `outDir` atomically. Returns the files written (relative) and the
+ * summary.json it wrote, as an object (what `--json` prints: the scenario hashed once).
  * `index`: a reports index will be written in the parent folder (the page links back to it).
  * `source`: the scenario as run, copied to scenario.yaml and named in summary.json's provenance.
  * `charts`: the system's charts of `r`, when the caller has made them already (else made here).
  */
-export async function writeReport(r: ScenarioResult, outDir: string, opts: { index?: boolean; source?: ReportSource; charts?: ChartSpec[] } = {}): Promise<string[]> {
+export async function writeReport(
+  r: ScenarioResult,
+  outDir: string,
+  opts: { index?: boolean; source?: ReportSource; charts?: ChartSpec[] } = {},
+): Promise<{ files: string[]; summary: Record<string, unknown> }> {
   const extra = opts.source ? sourceProvenance(opts.source, outDir) : undefined;
   const scenario = extra?.scenario as { sha256: string } | undefined;
-  return writeFolder(outDir, async (put, files) => {
+  const summary = summaryJson(r, extra);
+  const files = await writeFolder(outDir, async (put, files) => {
     // the charts first: they are drawn on the renderer thread while the tables are written
     const sys = systemById(r.system);
     const charts: ChartSpec[] = opts.charts ?? (sys ? sys.charts(r) : []);
     const svgs = startCharts(charts);
     await put('summary.csv', summaryCsv(r));
-    await put('summary.json', JSON.stringify(summaryJson(r, extra), null, 2) + '\n');
+    await put('summary.json', JSON.stringify(summary, null, 2) + '\n');
     if (opts.source) await put(SCENARIO_COPY, opts.source.text);
     for (const def of r.curveDefs) {
       // a system's curve that this run has no points for (a siege-only curve in the open field)
@@ -435,6 +441,7 @@ export async function writeReport(r: ScenarioResult, outDir: string, opts: { ind
     const from = opts.source && scenario ? { name: path.basename(opts.source.file), sha256: scenario.sha256 } : undefined;
     await put('index.html', scenarioPage(r, charts, files.slice(), { headline: sys?.headline, outcomes: sys?.outcomes, indexHref: indexHref(opts.index), scenario: from }));
   });
+  return { files, summary };
 }
 
 /** Put a finished folder at `target`, replacing any old one only once the new one is whole. */

@@ -3,8 +3,7 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { chunkCount, emptyShards, mergeShards, ShardError } from '../../api.js';
 import { MSG } from '../../scenario/messages.js';
-import { checkFolder, checkReportDir, sourceProvenance, writeIndex, writeReport } from '../../report/write.js';
-import { summaryJson } from '../../report/tables.js';
+import { checkFolder, checkReportDir, writeIndex, writeReport } from '../../report/write.js';
 import { answerText } from '../../report/answer-text.js';
 import { readShardFile } from '../shard-file.js';
 import { loadAll, outArg, UserError } from '../common.js';
@@ -34,7 +33,7 @@ async function mergeCommand(file: string, shardFiles: string[], flags: { out?: s
   }
   const source = { file: v.file, text: v.text };
   const charts = v.system.charts(result); // the report's, and where the printed answer reads a sweep
-  await writeReport(result, out, { index: !flags.out, source, charts });
+  const { summary } = await writeReport(result, out, { index: !flags.out, source, charts });
   if (!flags.out) await writeIndex('reports');
   process.stderr.write(`${v.name}: merged ${shards.length} shard(s) -> ${out}\n`);
   const { trials, n } = shards[0];
@@ -45,7 +44,7 @@ async function mergeCommand(file: string, shardFiles: string[], flags: { out?: s
   }
   // An array of one summary.json: the same shape as run --json. Otherwise the answer run prints
   // for the whole run (the same results, byte for byte, so the same text).
-  if (flags.json) process.stdout.write(JSON.stringify([summaryJson(result, sourceProvenance(source, out))], null, 2) + '\n');
+  if (flags.json) process.stdout.write(JSON.stringify([summary], null, 2) + '\n');
   else process.stdout.write(answerText(result, { headline: v.system.headline, outcomes: v.system.outcomes, charts, out }));
 }
 

@@ -5,8 +5,7 @@ import { chunkCount, runScenario, runShard } from '../../api.js';
 import { MSG } from '../../scenario/messages.js';
 import { PoolExecutor } from '../../engine/pool.js';
 import { poolFor } from '../early-pool.js';
-import { checkFolder, checkOutputFile, checkReportDir, reportSource, sameFile, sourceProvenance, writeIndex, writeReport, type ReportSource } from '../../report/write.js';
-import { summaryJson } from '../../report/tables.js';
+import { checkFolder, checkOutputFile, checkReportDir, reportSource, sameFile, writeIndex, writeReport, type ReportSource } from '../../report/write.js';
 import { writeShardFile } from '../shard-file.js';
 import { controller, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
 import { showCount } from '../../report/format.js';
@@ -112,7 +111,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       const out = outs[i];
       const source: ReportSource = { file: v.file, text: v.text, overrides };
       const charts = v.system.charts(result); // the report's, and where the printed answer reads a sweep
-      await writeReport(result, out, { index: !flags.out || multi, source, charts });
+      const { summary } = await writeReport(result, out, { index: !flags.out || multi, source, charts });
       process.stderr.write(
         `${v.name}: ${result.cases.length} case(s) x ${trialsRange(result.cases.map((c) => c.trials))} trials` +
           `${flags.precision !== undefined ? ` (precision ${flags.precision})` : ''} in ${result.provenance.seconds} s ` +
@@ -128,7 +127,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
             `Raise --max-trials or ask for less precision.\n`,
         );
       }
-      if (flags.json) jsonOut.push(summaryJson(result, sourceProvenance(source, out)));
+      if (flags.json) jsonOut.push(summary); // the summary.json written
       // The answer goes to stdout as it comes (solve, tune and sensitivity print theirs there);
       // --json keeps stdout for the JSON alone. Status lines stay on stderr.
       else process.stdout.write((i > 0 ? '\n' : '') + answerText(result, { headline: v.system.headline, outcomes: v.system.outcomes, charts, out }));
