@@ -152,6 +152,26 @@ describe('the scenario page', () => {
     }
   });
 
+  it("the index's answer cell of a summary.json with no value at all (no siegesim run makes one) is empty, as the page's rule gives", async () => {
+    // every real scenario names its answer from its system's headline (all four systems, sweeps,
+    // variants, even at 1 trial); only a damaged or foreign summary.json has no value to show
+    const root = mkdtempSync(path.join(tmpdir(), 'siegesim-index-'));
+    try {
+      const m = { value: null, ci_low: null, ci_high: null, kind: 'probability', n: 0 };
+      const c = (i: number) => ({ case: i, variant: 'base', params: { turns: i }, trials: 0, metrics: { p_guard: m, p_test: m, p_surrender: m }, differences: {} });
+      mkdirSync(path.join(root, 'empty'));
+      writeFileSync(path.join(root, 'empty', 'summary.json'), JSON.stringify({ name: 'empty', system: 'surrender', params: ['turns'], variants: ['base'], cases: [c(0), c(1)] }));
+      await writeIndex(root);
+      const html = readFileSync(path.join(root, 'index.html'), 'utf8');
+      expect(html).toContain('empty');
+      expect(html).not.toContain('Infinity');
+      expect(html).not.toContain('<code>p_guard</code>');
+      expect(html).not.toContain('<code>p_test</code>');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it("the index shows a sweep's answer as its range over the sweep and where, not the first (often trivial) case", () => {
     const cell = (r: ScenarioResult) => {
       const sys = systemById(r.system)!;

@@ -250,7 +250,11 @@ export function shownMetrics(metricOrder: readonly string[], metrics: Record<str
 }
 
 /** A run's Answer columns (answerMetrics over the metrics the run shows and has a value of): the report page's and `run`'s printed answer (answer-text.ts). */
-export function answerColumns(r: ScenarioResult, headline: readonly string[], outcomes: readonly (readonly string[])[]): { outcome: string[]; also: string[] } {
+export function answerColumns(
+  r: { metricOrder: readonly string[]; cases: readonly { metrics: Record<string, { value: number | null } | undefined> }[] },
+  headline: readonly string[],
+  outcomes: readonly (readonly string[])[],
+): { outcome: string[]; also: string[] } {
   const metrics = shownMetrics(r.metricOrder, r.cases[0]?.metrics ?? {});
   const produced = (m: string) => metrics.includes(m) && r.cases.some((c) => Number.isFinite(c.metrics[m]?.value));
   return answerMetrics(headline, outcomes, produced, metrics);

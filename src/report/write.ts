@@ -19,7 +19,7 @@ import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import { systemById } from '../systems/registry.js';
 import { curveCsv, summaryCsv, summaryJson } from './tables.js';
 import { renderSvgs } from './renderer.js';
-import { answerMetrics, escapeHtml, indexAnswerHtml, settingsMoved, indexPage, scenarioPage, shownMetrics, type AnalysisEntry, type IndexCase, type IndexEntry } from './html.js';
+import { answerColumns, escapeHtml, indexAnswerHtml, settingsMoved, indexPage, scenarioPage, type AnalysisEntry, type IndexCase, type IndexEntry } from './html.js';
 
 /** An output that cannot be written: one line for the user, no stack trace. */
 export class OutputError extends Error {
@@ -549,11 +549,9 @@ export async function writeIndex(root: string): Promise<void> {
         cases: IndexCase[];
       };
       const sys = systemById(s.system);
-      const produced = (k: string) => s.cases.some((c) => c.metrics[k]?.value != null);
-      const first = s.cases[0];
-      const cols = answerMetrics(sys?.headline ?? [], sys?.outcomes ?? [], produced, shownMetrics(sys?.metricOrder ?? [], first?.metrics ?? {}));
-      const names = [...cols.outcome, ...cols.also];
-      const headline = indexAnswerHtml(s.cases, s.params ?? [], s.variants ?? [], names.length > 0 ? names : Object.keys(first?.metrics ?? {}).slice(0, 3));
+      // the page's Answer columns (a value null in the JSON was not finite in the run)
+      const cols = answerColumns({ metricOrder: sys?.metricOrder ?? [], cases: s.cases }, sys?.headline ?? [], sys?.outcomes ?? []);
+      const headline = indexAnswerHtml(s.cases, s.params ?? [], s.variants ?? [], [...cols.outcome, ...cols.also]);
       entries.push({ dir: d.name, name: s.name, system: s.system, description: s.description, cases: s.cases.length, headline });
     } catch {
       // A folder that is not a siegesim report is left alone.
