@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { YieldingExecutor } from './helpers.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseRange, parseTarget, runScenario, tuneScenario, TuningInputError, validateText, type TuneResult } from '../src/api.js';
+import { parseRange, parseTarget, plateauText, runScenario, solveJson, solveScenario, tuneScenario, TuningInputError, validateText, type TuneResult } from '../src/api.js';
+import { plateauAround } from '../src/api/plateau.js';
 import { defaultRange, judge, missedBy } from '../src/api/tune.js';
 import type { ValidScenario } from '../src/scenario/validate.js';
 import { Z95 } from '../src/stats/intervals.js';
 import type { Metric } from '../src/systems/types.js';
-import { regionChart, tuneCsv } from '../src/report/tune.js';
+import { regionChart, tuneCsv, tuneJson, tunePage } from '../src/report/tune.js';
 import { tuneText } from '../src/cli/commands/tune.js';
 
 const inProcess = new YieldingExecutor();
@@ -182,5 +183,45 @@ describe('tune: the loaded settings roll the dice of run', () => {
     });
     const loaded = r.evaluations.find((e) => e.values['wall.hp'] === 30 && e.trials === trials)!;
     expect(loaded.checks![0].value).toEqual(at.metrics.p_attacker_wins.value);
+  });
+});
+
+describe('tune and solve: an answer on a plateau says so', () => {
+  // Past wall.dc 20 no climber ever gets over the stone wall (H22): the result no longer depends
+  // on the DC, and on the same dice every such value gives bit-identical estimates.
+  const wall = scenario(readFileSync(path.resolve(import.meta.dirname, '../scenarios/fantasy/stone-wall-siege.yaml'), 'utf8'));
+
+  it('plateauAround: the evaluated values next to the answer whose results are identical at every shared trial count', () => {
+    const pt = (value: number, trials: number, key: string) => ({ value, trials, key });
+    const pts = [pt(20, 100, 'b'), pt(21, 100, 'a'), pt(21, 400, 'A'), pt(22, 100, 'a'), pt(22, 400, 'A'), pt(25, 100, 'a'), pt(30, 400, 'A'), pt(40, 100, 'a')];
+    expect(plateauAround('wall.dc', ['p'], 21, pts)).toEqual({ param: 'wall.dc', from: 21, to: 40, tried: 5, metrics: ['p'] });
+    // one trial count that disagrees ends it, and so does a value with no trial count in common
+    expect(plateauAround('wall.dc', ['p'], 21, [...pts.slice(0, 5), pt(25, 400, 'B'), ...pts.slice(5)])?.to).toBe(22);
+    expect(plateauAround('wall.dc', ['p'], 21, [...pts.slice(0, 5), pt(23, 1000, 'a'), ...pts.slice(5)])?.to).toBe(22);
+    expect(plateauAround('wall.dc', ['p'], 20, pts)).toBeUndefined();
+    expect(plateauText(plateauAround('wall.dc', ['p'], 21, pts)!)).toBe(
+      'wall.dc: any value from 21 to 40 gives the same p (the metric does not depend on it there: the 5 values tried give identical results on the same dice)',
+    );
+  });
+
+  it('tune: the DC the answer names is any from it to 40, in the printed answer, tune.json and the page; HP matters, so no plateau for it', async () => {
+    const t = await tuneScenario(wall, { executor: inProcess, params: ['wall.hp', 'wall.dc'], targets: [parseTarget('p_attacker_wins in [0.45, 0.55]')], trials: 300, budget: 40_000 });
+    expect(t.found).toBe(true);
+    expect(t.best.values['wall.dc']).toBeGreaterThan(20);
+    expect(t.plateaus).toEqual([{ param: 'wall.dc', from: t.best.values['wall.dc'], to: 40, tried: expect.any(Number), metrics: ['p_attacker_wins'] }]);
+    const line = `wall.dc: any value from ${t.best.values['wall.dc']} to 40 gives the same p_attacker_wins (the metric does not depend on it there`;
+    expect(tuneText(t)).toContain(line);
+    expect(tunePage(t, [], [])).toContain(line);
+    expect(tuneJson(t).plateaus).toEqual(t.plateaus);
+  });
+
+  it('solve: the smallest DC for p_attacker_wins <= 0.95 sits on the plateau to 40; the one for 0.99 (DC 16) does not', async () => {
+    const dc = await solveScenario(wall, { executor: inProcess, param: 'wall.dc', metric: 'p_attacker_wins', target: 0.95, from: 1, to: 40, trials: 2000 });
+    expect(dc.value).toBe(21);
+    expect(dc.plateau).toMatchObject({ param: 'wall.dc', from: 21, to: 40, metrics: ['p_attacker_wins'] });
+    expect(solveJson(dc).plateau).toEqual(dc.plateau);
+    const below = await solveScenario(wall, { executor: inProcess, param: 'wall.dc', metric: 'p_attacker_wins', target: 0.99, from: 1, to: 40, trials: 2000 });
+    expect(below.value).toBeLessThan(20);
+    expect(below.plateau).toBeUndefined();
   });
 });

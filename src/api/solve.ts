@@ -22,6 +22,7 @@ import { InlineExecutor, type Executor } from '../engine/executor.js';
 import { suggest } from '../scenario/suggest.js';
 import { boundProblem, metricProblem, numberBounds, producedMetrics, rangeFault, streamOfCase, tunablesOf } from './tunables.js';
 import { pointStream } from './run.js';
+import { plateauAround, type Plateau } from './plateau.js';
 
 export interface SolveOptions {
   param: string;
@@ -92,6 +93,11 @@ export interface SolveResult {
   at?: Metric;
   /** The neighbour just before the answer (value - 1), when it is in range. */
   neighbour?: { value: number; metric: Metric };
+  /**
+   * The answer sits on a plateau: other values tried next to it give results identical to the
+   * answer's (on the same dice), so the metric does not depend on the setting there.
+   */
+  plateau?: Plateau;
   /** Every evaluation made, in order. */
   evaluations: { value: number; trials: number; phase: SolvePhase; metric: Metric }[];
   ends: { from: Metric; to: Metric };
@@ -292,6 +298,8 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
   result.value = answer;
   result.at = atAnswer;
   if (below) result.neighbour = { value: answer - 1, metric: below };
+  const plateau = plateauAround(o.param, [o.metric], answer, evaluations.map((e) => ({ value: e.value, trials: e.trials, key: JSON.stringify([e.metric.value, e.metric.ci_low, e.metric.ci_high]) })));
+  if (plateau) result.plateau = plateau;
   return result;
 }
 

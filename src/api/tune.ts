@@ -22,6 +22,7 @@ import type { Metric } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
 import { InlineExecutor } from '../engine/executor.js';
 import { VERSION } from '../version.js';
+import { plateauAround, type Plateau } from './plateau.js';
 import { baseCaseOf, boundProblem, resultHead, compileSetting, metricOf, producedMetrics, rangeFault, runCases, selectTunables, TuningInputError, type CaseOptions } from './tunables.js';
 
 /** One target: `<metric> in [lo, hi]`. */
@@ -142,6 +143,11 @@ export interface TuneResult {
   /** The answer: the best candidate at the most trials it was run with (the closest one when none meets every target). */
   best: TuneEvaluation;
   evaluations: TuneEvaluation[];
+  /**
+   * The parameters the answer sits on a plateau of: values next to the answer's (the others
+   * held) whose results are identical to the answer's, so the targets do not depend on it there.
+   */
+  plateaus: Plateau[];
   provenance: { version: string; threads: number; seconds: number; trials_per_second: number };
 }
 
@@ -340,8 +346,21 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
     found: best !== undefined && best.met === o.targets.length,
     best,
     evaluations,
+    plateaus: plateausOf(params, o.targets, best, evaluations),
     provenance: { version: VERSION, threads: exec.threads, seconds: Math.round(seconds * 1000) / 1000, trials_per_second: seconds > 0 ? Math.round(used / seconds) : 0 },
   };
+}
+
+/** The plateaus of each parameter around the answer, from the evaluations made (see `plateauAround`). */
+export function plateausOf(params: readonly TuneParam[], targets: readonly TuneTarget[], best: TuneEvaluation | undefined, evaluations: readonly TuneEvaluation[]): Plateau[] {
+  if (!best?.checks) return [];
+  const metrics = [...new Set(targets.map((t) => t.metric))];
+  return params.flatMap((p) => {
+    const line = evaluations.filter((e) => e.checks && params.every((q) => q === p || e.values[q.path] === best.values[q.path]));
+    const points = line.map((e) => ({ value: e.values[p.path], trials: e.trials, key: JSON.stringify(e.checks!.map((c) => [c.value, c.ci_low, c.ci_high])) }));
+    const found = plateauAround(p.path, metrics, best.values[p.path], points);
+    return found ? [found] : [];
+  });
 }
 
 /** n evenly spaced integers from lo to hi (fewer when the range is short). */

@@ -5,6 +5,7 @@
  */
 import { stringify } from 'csv-stringify/sync';
 import { gapText, type TuneEvaluation, type TuneResult } from '../api/tune.js';
+import { plateauText } from '../api/plateau.js';
 import type { ChartSpec } from '../systems/types.js';
 import { analysisPage, jsonHead, provenanceLine, showCi, table, writeAnalysis } from './analysis-page.js';
 import { fmt, num, showCount, showHtml as show } from './format.js';
@@ -71,6 +72,7 @@ export function tuneJson(r: TuneResult): Record<string, unknown> {
     found: r.found,
     best: ev(r.best),
     evaluations: r.evaluations.map(ev),
+    plateaus: r.plateaus,
     provenance: r.provenance,
   };
 }
@@ -203,7 +205,7 @@ export function tunePage(r: TuneResult, charts: readonly ChartSpec[], files: rea
     title: `${r.name}: tuning ${r.params.map((x) => x.path).join(', ')}`,
     lead: `Targets: ${r.targets.map((t) => `<code>${escapeHtml(t.metric)}</code> in [${t.lo}, ${t.hi}]`).join(' and ')}. Searched ${ranges}.${r.note ? ` <span class="muted">(${escapeHtml(r.note)})</span>` : ''}`,
     meta: provenanceLine(r, `${r.trials} trials per candidate · ${r.evaluations.length} evaluations, ${showCount(r.trialsUsed)} of a budget of ${showCount(r.budget)} trials${r.exhausted ? ' (budget exhausted)' : ''}`),
-    sections: [verdict, checks, `<h2>Best candidates</h2>\n<p class="muted">Every candidate rolls the same dice (common random numbers); the confirmations extend the same dice with more trials. tune.csv lists every evaluation.</p>`, candidates],
+    sections: [verdict, ...r.plateaus.map((p) => `<p class="plateau">${escapeHtml(plateauText(p))}</p>`), checks, `<h2>Best candidates</h2>\n<p class="muted">Every candidate rolls the same dice (common random numbers); the confirmations extend the same dice with more trials. tune.csv lists every evaluation.</p>`, candidates],
     charts,
     files,
     indexHref: opts.indexHref,

@@ -1,6 +1,6 @@
 /** `siegesim solve`: the smallest integer value of a parameter whose metric reaches a target. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { solveJson, solveSweep, SolveInputError, type SolveOptions, type SolvePlan, type SolveResult } from '../../api.js';
+import { plateauText, solveJson, solveSweep, SolveInputError, type SolveOptions, type SolvePlan, type SolveResult } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
 import type { Metric } from '../../systems/types.js';
 import { controller, intArg, loadAll, makeProgress, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
@@ -116,6 +116,7 @@ function describe(r: SolveResult): string {
       r.from > r.allowed.min
         ? `  (${r.value} is the bottom of the range: the target is met from --from on; a lower --from, down to ${r.allowed.min}, may find a smaller value)\n`
         : `  (${r.value} is the bottom of the range, the lowest value ${r.param} allows: the target is met at every value)\n`;
+  if (r.plateau) out += `  ${plateauText(r.plateau)}\n`;
   return out;
 }
 

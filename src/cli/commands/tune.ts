@@ -1,7 +1,7 @@
 /** `siegesim tune`: integer values of a few settings that meet several targets at once (exit 3 if none does). */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { missedBy, parseRange, parseTarget, tuneScenario, TuningInputError, type TuneResult } from '../../api.js';
+import { missedBy, parseRange, parseTarget, plateauText, tuneScenario, TuningInputError, type TuneResult } from '../../api.js';
 import { tuneJson, writeTuneReport } from '../../report/tune.js';
 import { checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
@@ -39,6 +39,7 @@ export function tuneText(r: TuneResult): string {
     const how = c.met ? (c.sure ? 'met' : 'met (its interval reaches an edge)') : `missed by ${missedBy(c, num)}`;
     lines.push(`  ${c.metric} = ${num(c.value)} [${num(c.ci_low)}, ${num(c.ci_high)}]   target [${num(c.lo)}, ${num(c.hi)}]   ${how}`);
   }
+  for (const p of r.plateaus) lines.push(`  ${plateauText(p)}`);
   lines.push(`  ${r.evaluations.length} evaluations, ${showCount(r.trialsUsed)} of ${showCount(r.budget)} trials${r.exhausted ? ' (budget exhausted before the search finished)' : ''}`);
   return lines.join('\n') + '\n';
 }
