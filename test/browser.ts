@@ -76,22 +76,26 @@ export async function screenshot(page: Page, name: string, part?: Locator): Prom
 /**
  * The "→ value" labels of a drawn tornado (report/sensitivity.ts) that are not beside a bar of
  * their own side: a label right of 0 needs a bar starting at 0 at its height, a label left of 0
- * one ending at 0. Empty when every label sits beside its bar. `root` holds the chart's svg.
+ * one ending at 0 (the 0 of its own panel when the chart has two: see `tornadoPanels`). Empty
+ * when every label sits beside its bar. `root` holds the chart's svg.
  */
 export async function strayTornadoLabels(page: Page, root = 'svg'): Promise<string[]> {
   return page.locator(root).first().evaluate((svg) => {
     type R = { left: number; right: number; top: number; bottom: number };
     type E = { getBoundingClientRect(): R; getAttribute(n: string): string | null; textContent: string };
     const all = (sel: string) => [...(svg as unknown as { querySelectorAll(s: string): Iterable<E> }).querySelectorAll(sel)];
-    const zero = all('.mark-rule.role-mark line')
+    // each panel's 0 line spans its plot: the one whose height holds the label is its panel's
+    const zeros = all('.mark-rule.role-mark line')
       .map((e) => e.getBoundingClientRect())
-      .find((r) => r.bottom - r.top > 50)!;
-    const x0 = (zero.left + zero.right) / 2;
+      .filter((r) => r.bottom - r.top > 12);
     const bars = all('.mark-rect.role-mark path').map((e) => e.getBoundingClientRect());
     return all('.mark-text.role-mark text')
       .filter((t) => {
         const r = t.getBoundingClientRect();
         const y = (r.top + r.bottom) / 2;
+        const zero = zeros.find((z) => z.top - 1 <= y && y <= z.bottom + 1);
+        if (!zero) return true;
+        const x0 = (zero.left + zero.right) / 2;
         const right = t.getAttribute('text-anchor') !== 'end';
         return !bars.some((b) => b.top <= y && y <= b.bottom && (right ? Math.abs(b.left - x0) < 1.5 && b.right <= r.left + 1 : Math.abs(b.right - x0) < 1.5 && b.left >= r.right - 1));
       })
@@ -113,5 +117,30 @@ export async function axisLabels(root: Locator): Promise<{ axes: string[][]; ove
     const hit = (a: R, b: R) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
     const overlapping = all.filter((a, i) => all.some((b, j) => i !== j && hit(a.r, b.r))).map((a) => a.text);
     return { axes: axes.map((ts) => ts.map((t) => t.textContent)), overlapping };
+  });
+}
+
+/**
+ * The panels of a drawn tornado (report/sensitivity.ts): for each (one, or two when a few
+ * settings dwarf the rest), its x axis's tick values, its bars' widths in px and the effects
+ * they draw, read from the SVG. `root` holds the chart's svg.
+ */
+export async function tornadoPanels(page: Page, root = 'svg'): Promise<{ ticks: number[]; bars: { width: number; effect: number }[] }[]> {
+  return page.locator(root).first().evaluate((svg) => {
+    type R = { left: number; right: number; top: number; bottom: number; width: number };
+    type E = { getBoundingClientRect(): R; getAttribute(n: string): string | null; textContent: string; querySelectorAll(s: string): Iterable<E> };
+    const q = (e: unknown, sel: string) => [...(e as E).querySelectorAll(sel)];
+    // with two panels vega draws each in a group of its own (concat_0_group, concat_1_group)
+    const groups = q(svg, 'g.mark-group.role-scope[class*="concat_"]');
+    const num = (t: string) => Number(t.replace(/\u2212/g, '-'));
+    return (groups.length > 0 ? groups : [svg as unknown as E])
+      .map((cell) => ({
+        ticks: q(cell, '[aria-label^="X-axis"] .role-axis-label text').map((t) => num(t.textContent)),
+        bars: q(cell, '.mark-rect.role-mark path').map((b) => {
+          const m = /effect: ([^;]+)/.exec(b.getAttribute('aria-label') ?? '');
+          return { width: b.getBoundingClientRect().width, effect: m ? num(m[1]) : NaN };
+        }),
+      }))
+      .filter((p) => p.bars.length > 0);
   });
 }

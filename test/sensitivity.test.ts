@@ -8,7 +8,8 @@ import { OTHER_GAME, stepsOf } from '../src/api/sensitivity.js';
 import { rankingText } from '../src/cli/commands/sensitivity.js';
 import { baseCaseOf, compileSetting } from '../src/api/tunables.js';
 import { Z95 } from '../src/stats/intervals.js';
-import { sensitivityCsv, sensitivityJson, sensitivityPage, tornadoChart } from '../src/report/sensitivity.js';
+import { dominantCount, sensitivityCsv, sensitivityJson, sensitivityPage, tornadoChart } from '../src/report/sensitivity.js';
+import { estimateText } from '../src/report/answer-text.js';
 import { DIRECTION_COLOURS } from '../src/systems/chart-kit.js';
 
 const inProcess = new YieldingExecutor();
@@ -289,7 +290,7 @@ describe('sensitivity: what the answer starts from is said, and a jump from 0 is
     expect(s.note).toBe('working at wall.hp=20');
     expect(sensitivityJson(s)).toMatchObject({ where: { 'wall.hp': 20 }, note: 'working at wall.hp=20' });
     const page = sensitivityPage(s, [], []);
-    expect(page).toContain('<p>p_attacker_wins at the settings turned from (working at wall.hp=20): 0.');
+    expect(page).toContain('<p>p_attacker_wins at wall.hp=20: 0.');
   });
 
   it('flags a P% step from 0 (a share of the allowed range), ranks it after the small changes, and says so', async () => {
@@ -329,5 +330,43 @@ describe('sensitivity: what the answer starts from is said, and a jump from 0 is
 
   it('"did you mean" offers a group of settings too', async () => {
     await expect(sensitivityScenario(v, { executor: inProcess, params: ['wal'] })).rejects.toThrow('"wal" is not a tunable setting of this fantasy scenario (did you mean "wall"?)');
+  });
+});
+
+describe('sensitivity: one setting dwarfs the rest (stone-wall-siege: rules.hp_preset -> one, -0.77)', () => {
+  const wall = scenario(readFileSync(path.resolve(import.meta.dirname, '../scenarios/fantasy/stone-wall-siege.yaml'), 'utf8'));
+
+  it('dominantCount: the fewest settings (up to 3) reaching 5 times as far as the next, with two left', () => {
+    expect(dominantCount([0.79, 0.057, 0.015, 0.01])).toBe(1);
+    expect(dominantCount([0.8, 0.7, 0.1, 0.05])).toBe(2);
+    expect(dominantCount([0.3, 0.2, 0.1, 0.05])).toBe(0);
+    expect(dominantCount([0.8, 0.01])).toBe(0); // one left: nothing to zoom
+    expect(dominantCount([0.8, 0, 0])).toBe(0);
+  });
+
+  it('the tornado: the dominant setting in a panel of its own, the rest zoomed below, no axis past ±1; text and page write intervals as run does; the lead is not nested', async () => {
+    const r = await sensitivityScenario(wall, { executor: inProcess, params: ['rules.hp_preset', 'attacker.archers', 'attacker.mages', 'defender.archers', 'defender.clerics'], trials: 2000 });
+    const spec = tornadoChart(r)!.spec as { vconcat?: { data: { values: { param: string }[] }; layer: { encoding: { x?: { scale?: { domain: number[] } } } }[] }[] };
+    expect(spec.vconcat).toHaveLength(2);
+    const [top, rest] = spec.vconcat!;
+    expect([...new Set(top.data.values.map((x) => x.param))]).toEqual(['rules.hp_preset']);
+    expect(new Set(rest.data.values.map((x) => x.param))).toEqual(new Set(['attacker.archers', 'attacker.mages', 'defender.archers', 'defender.clerics']));
+    for (const panel of spec.vconcat!) {
+      const [lo, hi] = panel.layer[0].encoding.x!.scale!.domain;
+      expect(lo).toBeGreaterThanOrEqual(-1);
+      expect(hi).toBeLessThanOrEqual(1);
+    }
+    const [, restHi] = rest.layer[0].encoding.x!.scale!.domain;
+    expect(restHi).toBeLessThan(0.2); // its own, finer scale
+    // the printed ranking writes every interval with run's formatter, a change with its sign
+    const text = rankingText(r, 5);
+    const preset = r.rows.find((x) => x.param === 'rules.hp_preset' && x.to === 'one')!;
+    expect(text).toContain(`table→one ${estimateText({ value: preset.effect, ci_low: preset.ci_low, ci_high: preset.ci_high }, true)}`);
+    expect(text.split('\n')[0]).toBe(`p_attacker_wins = ${estimateText(r.baseline)} on the baseline variant (as-written); 2000 trials per case`);
+    expect(text).not.toMatch(/\[\+/); // not "+0.0025 [+0.0009523, ...]"
+    expect(text).not.toMatch(/\d\.\d{5,}/);
+    const page = sensitivityPage(r, [], []);
+    expect(page).toContain('<p>p_attacker_wins on the baseline variant (as-written): ');
+    expect(page).not.toMatch(/\(\([^)]*\)\)|\([^()]*\([^()]*\)\)/); // no nested parentheses in the lead
   });
 });

@@ -16,9 +16,9 @@ td.num{font-variant-numeric:tabular-nums;white-space:nowrap}.verdict{font-size:1
 .verdict.miss{border-color:#e45756;background:#fdf3f3}tr.best td{background:#eef7ee}details{margin:.5rem 0}</style>`;
 
 /** `value [lo, hi]` as HTML (the interval in the report's `ci` style); – when undefined. */
-export function showCi(e: Estimate): string {
+export function showCi(e: Estimate, delta = false): string {
   if (!Number.isFinite(e.value)) return '–';
-  return `${showHtml(e.value)} <span class="ci">[${showHtml(e.ci_low)}, ${showHtml(e.ci_high)}]</span>`;
+  return `${delta && e.value > 0 ? '+' : ''}${showHtml(e.value)} <span class="ci">[${showHtml(e.ci_low)}, ${showHtml(e.ci_high)}]</span>`;
 }
 
 /** A table: header cells and rows of cell HTML (already escaped); `left` lists left-aligned columns. */

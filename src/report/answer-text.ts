@@ -45,7 +45,7 @@ function columns(rows: string[][], right: (k: number) => boolean = () => false):
 }
 
 /** `0.3119 [0.3099, 0.3140]`; a difference with its sign, as the page writes it: `+0.0380 [0.0330, 0.0430]`. */
-function estimateText(m: Estimate | undefined, delta = false): string {
+export function estimateText(m: Estimate | undefined, delta = false): string {
   if (!m || !Number.isFinite(m.value)) return '–';
   return (delta && m.value > 0 ? '+' : '') + showInterval(m.value, m.ci_low, m.ci_high);
 }

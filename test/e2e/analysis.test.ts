@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { describeBrowser, launchBrowser, screenshot, strayTornadoLabels, watchPage } from '../browser.js';
+import { describeBrowser, launchBrowser, screenshot, strayTornadoLabels, tornadoPanels, watchPage } from '../browser.js';
 import { ROOT, runCli as cli, tempDirs } from '../cli-child.js';
 import { DIRECTION_COLOURS } from '../../src/systems/chart-kit.js';
 import { writeIndex } from '../../src/report/write.js';
@@ -252,6 +252,38 @@ describeBrowser('the sensitivity and tune pages in Chromium', () => {
     expect(keys).toEqual(expect.arrayContaining(['up', 'down', 'no clear change', 'one step up', 'one step down', 'other option']));
     expect(await strayTornadoLabels(page), 'a "→ value" label beside another bar').toEqual([]);
     await screenshot(page, 'sensitivity-tornado', page.locator('svg').first());
+    await page.close();
+  });
+
+  it('a tornado one setting dwarfs (stone-wall-siege: rules.hp_preset -> one, -0.77): its own panel, the rest zoomed and readable below, no axis past ±1, the lead not nested', async () => {
+    const out = path.join(dir, 'dwarf');
+    const params = 'rules.hp_preset,attacker.archers,attacker.mages,defender.archers,defender.clerics,rules.tower_bonus';
+    const run = await cli(['sensitivity', path.join(ROOT, 'scenarios/fantasy/stone-wall-siege.yaml'), '--params', params, '--trials', '2000', '--out', out]);
+    expect(run.code, run.stderr).toBe(0);
+    const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
+    const problems = watchPage(page);
+    await page.goto('file://' + path.join(out, 'index.html'));
+    await page.locator('figure img').first().waitFor();
+    const lead = (await page.locator('p', { hasText: 'Largest effects' }).first().textContent()) ?? '';
+    expect(lead).toMatch(/^p_attacker_wins on the baseline variant \(as-written\): /);
+    expect(lead, 'nested parentheses').not.toMatch(/\([^()]*\(/);
+    await screenshot(page, 'sensitivity-page-dwarfed');
+    await page.goto('file://' + path.join(out, 'charts', 'sensitivity.svg'));
+    const panels = await tornadoPanels(page);
+    expect(panels, 'one panel for hp_preset, one for the rest').toHaveLength(2);
+    expect(Math.min(...panels[0].bars.map((b) => b.effect))).toBeLessThan(-0.5);
+    for (const p of panels) {
+      expect(p.ticks.length).toBeGreaterThan(2);
+      for (const t of p.ticks) expect(Math.abs(t), 'an axis tick past ±1 for a change in a probability').toBeLessThanOrEqual(1);
+    }
+    // the rest's bars are read, not slivers: a change of 0.005 or more is at least 20 px long
+    const small = panels[1].bars.filter((b) => Math.abs(b.effect) >= 0.005);
+    expect(small.length).toBeGreaterThan(3);
+    for (const b of small) expect(b.width, `the bar of ${b.effect}`).toBeGreaterThanOrEqual(20);
+    expect(Math.max(...panels[1].bars.map((b) => Math.abs(b.effect)))).toBeLessThan(0.1);
+    expect(await strayTornadoLabels(page), 'a "→ value" label beside another bar').toEqual([]);
+    await screenshot(page, 'sensitivity-tornado-dwarfed', page.locator('svg').first());
+    expect(problems).toEqual([]);
     await page.close();
   });
 

@@ -6,6 +6,7 @@ import { fromZeroNote, sensitivityJson, startingPoint, writeSensitivityReport } 
 import { checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
 import { warmRenderer } from '../../report/renderer.js';
+import { estimateText } from '../../report/answer-text.js';
 
 interface SensitivityFlags {
   metric?: string;
@@ -21,19 +22,17 @@ interface SensitivityFlags {
   progress?: boolean;
 }
 
-const num = (x: number) => (Number.isFinite(x) ? Number(x.toPrecision(4)).toString() : 'n/a');
-const signed = (x: number) => (Number.isFinite(x) && x > 0 ? '+' : '') + num(x);
 
 /** The top of the ranking as plain text. */
 export function rankingText(r: SensitivityResult, top: number): string {
-  const lines = [`${r.metric} = ${num(r.baseline.value)} [${num(r.baseline.ci_low)}, ${num(r.baseline.ci_high)}] at ${startingPoint(r)} (${r.trials} trials per case)`];
+  const lines = [`${r.metric} = ${estimateText(r.baseline)} ${startingPoint(r)}; ${r.trials} trials per case`];
   const shown = r.ranking.slice(0, top);
   const w = Math.max(...shown.map((x) => x.param.length), 7);
   lines.push(`rank  ${'setting'.padEnd(w)}  change in ${r.metric} (95% paired interval)`);
   for (const s of shown) {
     const parts = r.rows
       .filter((x) => x.param === s.param)
-      .map((x) => `${String(x.from)}→${String(x.to)} ${signed(x.effect)} [${signed(x.ci_low)}, ${signed(x.ci_high)}]${x.paired ? '' : ' (Welch)'}`);
+      .map((x) => `${String(x.from)}→${String(x.to)} ${estimateText({ value: x.effect, ci_low: x.ci_low, ci_high: x.ci_high }, true)}${x.paired ? '' : ' (Welch)'}`);
     lines.push(`${String(s.rank).padStart(4)}  ${s.param.padEnd(w)}  ${parts.join('   ')}${s.from_zero ? `   (${fromZeroNote(r)})` : ''}`);
   }
   const hiddenZero = r.ranking.slice(top).filter((x) => x.from_zero).length;
