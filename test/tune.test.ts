@@ -212,6 +212,8 @@ describe('tune and solve: an answer on a plateau says so', () => {
     const line = `wall.dc: any value from ${t.best.values['wall.dc']} to 40 gives the same p_attacker_wins (the metric does not depend on it there`;
     expect(tuneText(t)).toContain(line);
     expect(tunePage(t, [], [])).toContain(line);
+    // where it worked from, said once, without a parenthesis inside a parenthesis
+    expect(tunePage(t, [], [])).toContain('<span class="muted">Working on the baseline variant (as-written).</span>');
     expect(tuneJson(t).plateaus).toEqual(t.plateaus);
   });
 

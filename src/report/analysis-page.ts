@@ -84,3 +84,13 @@ export async function writeAnalysis(
     await put('index.html', page([...files]));
   });
 }
+
+/**
+ * Where a sensitivity ranking or a tune search worked from (after the metric's name, or after
+ * "Working" on the tune page): "at the loaded settings", or the case when it is not simply the
+ * file as loaded (`--where`, a sweep point, a variant): "on the baseline variant (as-written)",
+ * "at wall.hp=20" (the note without its "working").
+ */
+export function startingPoint(r: { note?: string }): string {
+  return r.note ? r.note.replace(/^working /, '') : 'at the loaded settings';
+}

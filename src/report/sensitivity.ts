@@ -6,7 +6,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { SensitivityResult } from '../api/sensitivity.js';
 import type { ChartSpec } from '../systems/types.js';
 import { directionOf, DIRECTION_SCALE } from '../systems/chart-kit.js';
-import { analysisPage, jsonHead, provenanceLine, showCi, table, writeAnalysis } from './analysis-page.js';
+import { analysisPage, jsonHead, provenanceLine, showCi, startingPoint, table, writeAnalysis } from './analysis-page.js';
 import { indexHref } from './write.js';
 import { fmt, num, showHtml as show } from './format.js';
 import { DIRECTION_KEY, directionClass, escapeHtml, settingsMoved } from './html.js';
@@ -218,14 +218,6 @@ export function fromZeroNote(r: Pick<SensitivityResult, 'step'>): string {
   return `from 0: the step is ${p}% of the allowed range, not of the value`;
 }
 
-/**
- * Where the settings were turned from, after the metric's name: "at the loaded settings", or the
- * case when it is not simply the file as loaded (`--where`, a sweep point, a variant): "on the
- * baseline variant (as-written)", "at wall.hp=20" (the note without its "working").
- */
-export function startingPoint(r: Pick<SensitivityResult, 'note'>): string {
-  return r.note ? r.note.replace(/^working /, '') : 'at the loaded settings';
-}
 
 /** A change's direction as the report's style classes name it (report/html.ts). */
 

@@ -7,7 +7,7 @@ import { stringify } from 'csv-stringify/sync';
 import { gapText, type TuneEvaluation, type TuneResult } from '../api/tune.js';
 import { plateauText } from '../api/plateau.js';
 import type { ChartSpec } from '../systems/types.js';
-import { analysisPage, jsonHead, provenanceLine, showCi, table, writeAnalysis } from './analysis-page.js';
+import { analysisPage, jsonHead, provenanceLine, showCi, startingPoint, table, writeAnalysis } from './analysis-page.js';
 import { fmt, num, showCount, showHtml as show } from './format.js';
 import { escapeHtml } from './html.js';
 import { indexHref } from './write.js';
@@ -203,7 +203,7 @@ export function tunePage(r: TuneResult, charts: readonly ChartSpec[], files: rea
   const ranges = r.params.map((p) => `<code>${escapeHtml(p.path)}</code> ${p.lo}..${p.hi}${p.loaded !== undefined ? ` (loaded ${p.loaded})` : ''}`).join(', ');
   return analysisPage({
     title: `${r.name}: tuning ${r.params.map((x) => x.path).join(', ')}`,
-    lead: `Targets: ${r.targets.map((t) => `<code>${escapeHtml(t.metric)}</code> in [${t.lo}, ${t.hi}]`).join(' and ')}. Searched ${ranges}.${r.note ? ` <span class="muted">(${escapeHtml(r.note)})</span>` : ''}`,
+    lead: `Targets: ${r.targets.map((t) => `<code>${escapeHtml(t.metric)}</code> in [${t.lo}, ${t.hi}]`).join(' and ')}. Searched ${ranges}.${r.note ? ` <span class="muted">Working ${escapeHtml(startingPoint(r))}.</span>` : ''}`,
     meta: provenanceLine(r, `${r.trials} trials per candidate · ${r.evaluations.length} evaluations, ${showCount(r.trialsUsed)} of a budget of ${showCount(r.budget)} trials${r.exhausted ? ' (budget exhausted)' : ''}`),
     sections: [verdict, ...r.plateaus.map((p) => `<p class="plateau">${escapeHtml(plateauText(p))}</p>`), checks, `<h2>Best candidates</h2>\n<p class="muted">Every candidate rolls the same dice (common random numbers); the confirmations extend the same dice with more trials. tune.csv lists every evaluation.</p>`, candidates],
     charts,

@@ -2,7 +2,8 @@
 import type { Command } from 'commander';
 import path from 'node:path';
 import { OTHER_GAME, parseStep, sensitivityScenario, TuningInputError, type SensitivityResult } from '../../api.js';
-import { fromZeroNote, sensitivityJson, startingPoint, writeSensitivityReport } from '../../report/sensitivity.js';
+import { fromZeroNote, sensitivityJson, writeSensitivityReport } from '../../report/sensitivity.js';
+import { startingPoint } from '../../report/analysis-page.js';
 import { checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
 import { warmRenderer } from '../../report/renderer.js';

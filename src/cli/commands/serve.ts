@@ -1,7 +1,7 @@
 /** `siegesim serve`: the designer workbench, a live tuning page for every scenario (src/serve/). */
 import { Command } from 'commander';
 import { spawn } from 'node:child_process';
-import { PoolExecutor, threadsLoading } from '../../engine/pool.js';
+import { exitWhenThreadsLoaded, PoolExecutor } from '../../engine/pool.js';
 import { rootsOf } from '../../serve/catalogue.js';
 import { DEFAULT_HOST, DEFAULT_PORT, isLoopback, startWorkbench } from '../../serve/server.js';
 import { DEFAULT_SCENARIOS, nonNegInt, scenarioArgsOrDefault, threadsOpt, UserError } from '../common.js';
@@ -73,11 +73,7 @@ async function serveCommand(args: string[], flags: ServeFlags): Promise<void> {
   // A stop that hangs is cut short, but never while worker threads load their modules (the first
   // request starts them): exiting stops them, and a thread stopped while loading aborts the
   // process (engine/pool.ts); the CLI's own signal handler waits for them the same way.
-  setTimeout(() => {
-    const loading = threadsLoading();
-    if (loading) void loading.then(() => process.exit(0));
-    else process.exit(0);
-  }, 800).unref();
+  setTimeout(() => exitWhenThreadsLoaded(0), 800).unref();
   await Promise.allSettled([wb.close(), exec.close()]);
 }
 
