@@ -585,6 +585,14 @@ describe('exact, check, validate, schema', () => {
     expect(JSON.parse(r.stdout)[0].value).toBe(15);
   });
 
+  it("solve writes its values as run's answer does: a certainty is 1, not 1.0000 (found by the fresh-eyes trial)", async () => {
+    const r = await cli(['solve', 'scenarios/surrender/town-basic.yaml', '--param', 'structure.surrender_level', '--metric', 'p_surrender', '--target', '0.99995', '--trials', '20000']);
+    expect(r.code, r.stderr).toBe(0);
+    // all 80 000 trials at level 3 surrendered: the value is 1, its interval reaches down to the target's side
+    expect(r.stdout).toMatch(/^ {2}at 3: p_surrender 1 \[0\.9999\d*, 1\] \(80,000 trials\)$/m);
+    expect(r.stdout).not.toMatch(/\b[01]\.0000\b/);
+  });
+
   it('los answers the sight-line test and the dead zone', async () => {
     const r = await cli(['los', '--n', '3', '--d', '7', '--d1', '5', '--h', '2', '--json']);
     expect(r.code, r.stderr).toBe(0);

@@ -5,6 +5,7 @@ import { PoolExecutor } from '../../engine/pool.js';
 import type { Metric } from '../../systems/types.js';
 import { controller, intArg, loadAll, makeProgress, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
 import { showCount } from '../../report/format.js';
+import { estimateText } from '../../report/answer-text.js';
 
 /** Exit codes beyond 0-2: the target is not reachable in the range; an answer is unresolved. */
 export const EXIT_NOT_REACHABLE = 3;
@@ -20,7 +21,8 @@ type SolveFlags = Pick<SolveOptions, 'param' | 'metric' | 'target' | 'within' | 
 };
 
 const count = showCount;
-const showMetric = (m: Metric) => `${m.value.toFixed(4)} [${m.ci_low.toFixed(4)}, ${m.ci_high.toFixed(4)}] (${count(m.n)} trials)`;
+/** A value with its interval as run's answer writes it (`0.9999 [0.9998, 1]`, `7.7×10⁻⁷`: not `1.0000`, `0.0000`), and its trials. */
+const showMetric = (m: Metric) => `${estimateText(m)} (${count(m.n)} trials)`;
 const showPoint = (point: Record<string, unknown>) =>
   Object.entries(point)
     .map(([k, x]) => `${k} = ${String(x)}`)
