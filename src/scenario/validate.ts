@@ -303,17 +303,25 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
     path: ['sweep', a.path, ...(a.list ? [a.values.indexOf(value)] : []), ...(zi.path as (string | number)[]).slice(splitPath(a.path).length)],
   });
   const expectContext = { system, axes, variantNames: writtenNames, unjudged };
-  /** One case as written, before its schema: the sweep point's values (in `axes` order), then the variant's `set`. */
-  const caseRaw = (combo: unknown[], vi: number): Record<string, unknown> => {
+  /** A sweep point as written, before its schema: the file with the point's values (in `axes` order). */
+  const pointRaw = (combo: unknown[]): Record<string, unknown> => {
     let raw = clean;
     axes.forEach((a, j) => (raw = withPath(raw, a.path, combo[j])));
+    return raw;
+  };
+  /** One case as written: its sweep point's (pointRaw), then the variant's `set`. */
+  const caseRaw = (point: Record<string, unknown>, vi: number): Record<string, unknown> => {
+    let raw = point;
     for (const [p, val] of Object.entries(variants[vi].set ?? {})) if (!badSet.has(`${vi}\u0000${p}`)) raw = withPath(raw, p, val);
     return raw;
   };
   /** The metrics every case would produce once fixed, by the system's word on each as written (for `expect:` when cases are missing). */
   const writtenMetrics = (): string[] => {
     const out = new Set<string>();
-    for (const combo of cartesian(axes.map((a) => a.values))) variants.forEach((_, vi) => system.metricNames(caseRaw(combo, vi)).forEach((n) => out.add(n)));
+    for (const combo of cartesian(axes.map((a) => a.values))) {
+      const point = pointRaw(combo);
+      variants.forEach((_, vi) => system.metricNames(caseRaw(point, vi)).forEach((n) => out.add(n)));
+    }
     return [...out];
   };
 
@@ -347,9 +355,10 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   combos.forEach((combo, index) => {
     const params: Record<string, unknown> = Object.fromEntries(axes.map((a, j) => [a.path, combo[j]]));
     const point: SweepPoint = { index, params, variants: [] };
+    const raw = pointRaw(combo);
     for (let vi = 0; vi < variants.length; vi++) {
       const v = variants[vi];
-      const vr = caseRaw(combo, vi);
+      const vr = caseRaw(raw, vi);
       // the file as written (no sweep value, no `set` applied) is the case already parsed and refined above
       const same = vr === clean && core.success;
       const r = same ? core : schema.safeParse(vr);
