@@ -373,6 +373,26 @@ expect:
     expect(issuesOf(`${BASE}trials: 5\n`)).toEqual([{ file: 's.yaml', line: 5, col: 1, path: 'trials', message: MSG.duplicateKey('trials', 4) }]);
   });
 
+  it('a key indented out of line is said at that key, with the key it should line up with', () => {
+    const fantasy = (body: string) => `name: t\nsystem: fantasy\nseed: 1\nmode: siege\n${body}max_rounds: 12\n`;
+    // one space deeper under a key that has its value: yaml says two things at that value, a line early
+    for (const extra of [' ', '   ']) {
+      const deeper = issuesOf(fantasy(`defender:\n  infantry: 6\n  ${extra}archers: 4\n`));
+      expect(deeper).toEqual([{ file: 's.yaml', line: 7, col: 3 + extra.length, path: '(yaml)', message: MSG.keyUnderValue('archers', 'infantry', 6, 2) }]);
+    }
+    expect(issuesOf('name: t\nsystem: fantasy\n  seed: 1\n').map((i) => [i.line, i.col, i.message])).toEqual([[3, 3, MSG.keyUnderValue('seed', 'system', 2, 0)]]);
+    expect(MSG.keyUnderValue('seed', 'system', 2, 0)).toContain('(column 1)');
+    // shallower, or deeper under a sibling: yaml said column 1
+    const shallower = issuesOf(fantasy('defender:\n  infantry: 6\n archers: 4\n'));
+    expect(shallower).toEqual([{ file: 's.yaml', line: 7, col: 2, path: '(yaml)', message: MSG.keyOutOfLine('archers', 2, 'infantry', 6, 3) }]);
+    const inList = issuesOf(fantasy('defender: { infantry: 6 }\nvariants:\n  - name: a\n    set: { wall.hp: 10 }\n     description: x\n'));
+    expect(inList.map((i) => [i.line, i.col, i.message])).toEqual([[9, 6, MSG.keyOutOfLine('description', 6, 'set', 8, 5)]]);
+    // under a parent key (no value on its line) the yaml message stays as it was
+    const parent = issuesOf('name: t\nsystem: fantasy\ndefender:\n  infantry:\n archers: 4\n');
+    expect(parent.map((i) => i.message).join('\n')).toMatch(/^YAML syntax error: /);
+    expect(parent.map((i) => i.message).join('\n')).not.toContain('before it on line');
+  });
+
   it('an empty file, a file of comments, and an unclosed bracket say so, where it opened', () => {
     expect(issuesOf('').map((i) => i.message)).toEqual([MSG.emptyFile()]);
     expect(MSG.emptyFile()).toMatch(/^the file is empty/);

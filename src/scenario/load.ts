@@ -169,6 +169,64 @@ export function loadScenarioText(file: string, text: string): LoadedFile {
   }
 }
 
+/** Line n (1-based) of `text` without its line break, or undefined past the end; `starts`: each line's offset. */
+function lineReader(text: string, starts: readonly number[]): (n: number) => string | undefined {
+  return (n) => (n < 1 || n > starts.length ? undefined : text.slice(starts[n - 1], n < starts.length ? starts[n] : text.length).replace(/\r?\n$/, ''));
+}
+
+/** A block mapping's key line: indent, an optional list dash, the key, and the value on the line (if any). */
+const KEYED = /^( *)(?:- +)?([^\s#:'"{}[\],&*!|>%@`-][^:#]*?)[ \t]*:(?:[ \t]+(.*))?$/;
+
+/**
+ * The commonest indentation slip, `infantry: 6` followed by `   archers: 4` one space deeper:
+ * YAML reads the second line as more of the first one's value and says so at that value
+ * ("Nested mappings are not allowed in compact mappings", "Implicit keys need to be on a single
+ * line"), a line before the mistake. When line `line` is a key with its value on it and the next
+ * line with content is a key indented deeper, that key is the mistake: where it is, and the key above.
+ */
+function keyUnderValue(lineOf: (n: number) => string | undefined, line: number): { line: number; col: number; key: string; above: string; aboveIndent: number } | undefined {
+  const text = lineOf(line) ?? '';
+  const above = KEYED.exec(text);
+  if (!above || !above[3] || above[3].startsWith('#')) return undefined;
+  const aboveIndent = indentOf(text) + (/^ *- +/.exec(text)?.[0].trimStart().length ?? 0);
+  for (let n = line + 1, next = lineOf(n); next !== undefined; next = lineOf(++n)) {
+    const t = next.trim();
+    if (t === '' || t.startsWith('#')) continue;
+    const key = KEYED.exec(next);
+    const indent = indentOf(next);
+    if (!key || /^ *- /.test(next) || indent <= aboveIndent) return undefined;
+    return { line: n, col: indent + 1, key: key[2], above: above[2], aboveIndent };
+  }
+  return undefined;
+}
+
+/**
+ * "All mapping items must start at the same column", said at column 1 of the line: the key on
+ * that line, and the key before it (the nearest line above that is a key with its value on it)
+ * whose column it misses.
+ */
+function keyOutOfLine(lineOf: (n: number) => string | undefined, line: number): { line: number; col: number; key: string; before: string; beforeLine: number; beforeCol: number } | undefined {
+  const text = lineOf(line) ?? '';
+  const here = KEYED.exec(text);
+  if (!here || /^ *- /.test(text)) return undefined;
+  const col = indentOf(text) + 1;
+  for (let n = line - 1; n >= 1; n--) {
+    const prev = lineOf(n)!;
+    const t = prev.trim();
+    if (t === '' || t.startsWith('#')) continue;
+    const before = KEYED.exec(prev);
+    const beforeCol = indentOf(prev) + 1;
+    if (!before || /^ *- /.test(prev) || !before[3] || beforeCol === col) return undefined;
+    return { line, col, key: here[2], before: before[2], beforeLine: n, beforeCol };
+  }
+  return undefined;
+}
+
+/** Spaces before a line's content. */
+function indentOf(line: string): number {
+  return line.length - line.trimStart().length;
+}
+
 /** Parse, check the depth, compose (errors capped), then build the data. */
 function loadYaml(file: string, text: string): LoadedFile {
   const positions = new PositionMap();
@@ -212,7 +270,25 @@ function loadYaml(file: string, text: string): LoadedFile {
   // A flow collection left open is found where the parser gave up on it (often the end of the
   // file): said at the bracket that opened it, the place to fix.
   const open = unclosedFlows(tokens);
+  const lineOf = lineReader(text, lineCounter.lineStarts);
+  const underValue = new Set<number>(); // lines whose key had a deeper-indented key under its value (said once)
   for (const e of docs[0].errors) {
+    if (e.code === 'BLOCK_AS_IMPLICIT_KEY' || e.code === 'MULTILINE_IMPLICIT_KEY') {
+      const line = at(e.pos[0]).line;
+      const k = keyUnderValue(lineOf, line);
+      if (k) {
+        if (!underValue.has(line)) issues.push({ file, line: k.line, col: k.col, path: '(yaml)', message: MSG.keyUnderValue(k.key, k.above, line, k.aboveIndent) });
+        underValue.add(line);
+        continue;
+      }
+    }
+    if (e.code === 'BAD_INDENT' && e.message.startsWith('All mapping items must start at the same column')) {
+      const k = keyOutOfLine(lineOf, at(e.pos[0]).line);
+      if (k) {
+        issues.push({ file, line: k.line, col: k.col, path: '(yaml)', message: MSG.keyOutOfLine(k.key, k.col, k.before, k.beforeLine, k.beforeCol) });
+        continue;
+      }
+    }
     const close = /end with an? ([}\]])/.exec(e.message)?.[1];
     let opener = -1;
     if (close !== undefined) for (let i = 0; i < open.length && open[i].offset <= e.pos[0]; i++) if (open[i].close === close) opener = i;

@@ -30,6 +30,12 @@ export const MSG = {
   yamlSyntax: (detail: string) => `YAML syntax error: ${detail}`,
   /** A `{` or `[` never closed: said where it opens; `line`: where the parser gave up looking. */
   unclosedFlow: (open: string, close: string, line: number) => `YAML syntax error: this ${open} is never closed (reading reached line ${line} without its ${close})`,
+  /** A key indented under one whose value is already on its line (YAML reads it as more of that value). */
+  keyUnderValue: (key: string, above: string, aboveLine: number, aboveIndent: number) =>
+    `YAML syntax error: "${shortKey(key)}:" is indented deeper than "${shortKey(above)}:" on line ${aboveLine}, which already has its value, so YAML reads it as more of that value; line it up with "${shortKey(above)}:" (column ${aboveIndent + 1}) to make it a key beside it`,
+  /** A key of a mapping out of line with the key before it. */
+  keyOutOfLine: (key: string, col: number, before: string, beforeLine: number, beforeCol: number) =>
+    `YAML syntax error: "${shortKey(key)}:" starts in column ${col}, and "${shortKey(before)}:" before it on line ${beforeLine} in column ${beforeCol}: the keys of one mapping start in the same column`,
   notAMapping: () => 'a scenario must be a YAML mapping of keys to values',
   emptyFile: () => 'the file is empty: a scenario is a YAML mapping of keys to values (name:, system:, ...)',
   onlyComments: () => 'the file holds only comments: a scenario is a YAML mapping of keys to values (name:, system:, ...)',
