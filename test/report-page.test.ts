@@ -10,7 +10,8 @@ import path from 'node:path';
 import { runScenario, validateText } from '../src/api.js';
 import { show, showCount, showHtml } from '../src/report/format.js';
 import { answerMetrics, indexAnswerHtml, indexPage, scenarioPage } from '../src/report/html.js';
-import { summaryCsv } from '../src/report/tables.js';
+import { summaryCsv, summaryJson } from '../src/report/tables.js';
+import { answerText } from '../src/report/answer-text.js';
 import { writeIndex } from '../src/report/write.js';
 import { systemById } from '../src/systems/registry.js';
 import type { ScenarioResult } from '../src/systems/types.js';
@@ -272,6 +273,66 @@ describe('the scenario page', () => {
   it('links to the reports index only when one is written beside it', () => {
     expect(page(citadel, '../index.html')).toContain('<a href="../index.html">all reports</a>');
     expect(page(citadel)).not.toContain('all reports');
+  });
+});
+
+describe('a metric only a variant produces', () => {
+  // an open-field baseline and a variant that lays siege: p_breach, mean_breach_round and
+  // p_withdrew exist in the variant only, so there is no baseline value to take a difference from
+  const FIELD_TO_SIEGE = `name: field-to-siege
+system: fantasy
+seed: 31
+trials: 2000
+mode: open_field
+attacker: { infantry: 8, cavalry: 3, archers: 6, mages: 4, siege_engines: 2, captain_might: 1 }
+defender: { infantry: 10, archers: 4, clerics: 3, captain_might: 1 }
+wall: { type: palisade, hp: 10, dc: 10, upgrades: 0, breach_threshold: 4 }
+variants:
+  - name: field
+  - name: siege
+    set: { mode: siege }
+`;
+  const ONLY_SIEGE = ['p_breach', 'mean_breach_round', 'p_withdrew'];
+  let r: ScenarioResult;
+  beforeAll(async () => {
+    const v = validateText('field-to-siege.yaml', FIELD_TO_SIEGE);
+    if (!v.ok) throw new Error(JSON.stringify(v.issues));
+    r = await runScenario(v.value);
+  });
+
+  it('has no difference in any output, while its value is shown and the shared metrics keep theirs', () => {
+    const [field, siege] = r.cases;
+    for (const m of ONLY_SIEGE) {
+      expect(field.metrics[m], m).toBeUndefined();
+      expect(Number.isFinite(siege.metrics[m].value), m).toBe(true);
+      expect(siege.differences, m).not.toHaveProperty(m);
+    }
+    expect(Number.isFinite(siege.differences.p_attacker_wins.value)).toBe(true);
+    // summary.csv and summary.json: the variant's rows, no diff_ row or entry for them
+    const csv = summaryCsv(r);
+    for (const m of ONLY_SIEGE) {
+      expect(csv).toMatch(new RegExp(`^1,siege,${m},[0-9]`, 'm'));
+      expect(csv).not.toContain(`diff_${m}`);
+    }
+    expect(csv).toMatch(/^1,siege,diff_p_attacker_wins,-?[0-9]/m);
+    const json = summaryJson(r) as { cases: { metrics: Record<string, unknown>; differences?: Record<string, unknown> }[] };
+    expect(Object.keys(json.cases[1].differences!)).not.toContain('p_breach');
+    expect(Object.keys(json.cases[1].metrics)).toContain('p_breach');
+    // the page: p_breach (a headline metric) in the Answer and in All metrics, the variant's value without a Δ
+    const html = page(r);
+    const rows = [...html.matchAll(/<tr><th class="m">p_breach<\/th>(.*?)<\/tr>/g)].map((x) => x[1]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain('<td class="muted">–</td>');
+    expect(rows[0]).toContain('<span>1</span>');
+    expect(rows[0]).not.toContain('Δ');
+    const answer = html.slice(html.indexOf('<table class="answer">'), html.indexOf('</table>', html.indexOf('<table class="answer">')));
+    expect(answer).toMatch(/<th[^>]*>p_breach<\/th>/);
+    expect(answer.match(/Δ/g)).toHaveLength(3); // the siege row's three outcomes, not p_breach
+    // the printed answer: p_breach's lines, no Δ on them
+    const sys = systemById('fantasy')!;
+    const text = answerText(r, { headline: sys.headline, outcomes: sys.outcomes });
+    expect(text).toMatch(/^  p_breach +field +–$/m);
+    expect(text).toMatch(/^ +siege +1 \[0\.99[0-9]+, 1\]$/m);
   });
 });
 

@@ -153,16 +153,20 @@ export function assembleCases(v: ValidScenario, points: CompiledPoint[], jobs: G
   const split = splitResult(jobs[g], merged);
   const summaries = points[g].compiled.map((c, vi) => sys.summarize(c, split.accs[vi]));
   const pairedNames = sys.pairedSlots(points[g].compiled[0]).map((s) => s.metric);
+  const base = summaries[0].metrics;
   return summaries.map((s, vi) => {
     const differences: Record<string, Estimate> = {};
     if (vi > 0) {
       for (const [metric, m] of Object.entries(s.metrics)) {
+        // a metric the baseline does not produce (a variant that turns on breaches, changes the
+        // kind of combat...) has nothing to differ from: no difference, rather than an empty one
+        if (!(metric in base)) continue;
         const p = pairedNames.indexOf(metric);
         if (p >= 0) {
           const k = ((vi - 1) * pairedNames.length + p) * 2;
           differences[metric] = pairedDifference({ n: trials, sum: split.pairs[k], sumSq: split.pairs[k + 1] });
         } else {
-          differences[metric] = welchDifference(moments(m), moments(summaries[0].metrics[metric]));
+          differences[metric] = welchDifference(moments(m), moments(base[metric]));
         }
       }
     }

@@ -249,20 +249,25 @@ export function shownMetrics(metricOrder: readonly string[], metrics: Record<str
   return orderedMetrics({ metricOrder: [...metricOrder] }, metrics).filter((m) => !(m in INTERNAL_METRICS));
 }
 
+/** Every metric some case of a run produces, in the system's order, without the internal ones (a variant may add metrics its baseline lacks: a siege variant's p_breach). */
+export function runMetrics(r: { metricOrder: readonly string[]; cases: readonly { metrics: Record<string, unknown> }[] }): string[] {
+  return shownMetrics(r.metricOrder, Object.assign({}, ...r.cases.map((c) => c.metrics)));
+}
+
 /** A run's Answer columns (answerMetrics over the metrics the run shows and has a value of): the report page's and `run`'s printed answer (answer-text.ts). */
 export function answerColumns(
   r: { metricOrder: readonly string[]; cases: readonly { metrics: Record<string, { value: number | null } | undefined> }[] },
   headline: readonly string[],
   outcomes: readonly (readonly string[])[],
 ): { outcome: string[]; also: string[] } {
-  const metrics = shownMetrics(r.metricOrder, r.cases[0]?.metrics ?? {});
+  const metrics = runMetrics(r);
   const produced = (m: string) => metrics.includes(m) && r.cases.some((c) => Number.isFinite(c.metrics[m]?.value));
   return answerMetrics(headline, outcomes, produced, metrics);
 }
 
 /** The page of one scenario's report. */
 export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: string[], opts: PageOptions = {}): string {
-  const metrics = shownMetrics(r.metricOrder, r.cases[0]?.metrics ?? {});
+  const metrics = runMetrics(r);
   const cols = answerColumns(r, opts.headline ?? [], opts.outcomes ?? []);
   const lead = charts.filter((c) => c.lead);
   const rest = charts.filter((c) => !c.lead);
