@@ -85,6 +85,16 @@ describe('siegesim tune', () => {
     expect(readdirSync(path.join(dir, 't1', 'charts')).sort()).toEqual(['tune_region.svg', 'tune_region.vl.json']);
     const json = JSON.parse(readFileSync(path.join(dir, 't1', 'tune.json'), 'utf8'));
     expect(json.found).toBe(true);
+    // each value and interval printed as run's answer and the tune page write it (estimateText:
+    // 4 decimals, a certainty 1, a tail 7.7e-7), not in a 4-significant-digit form of its own
+    // (it printed mean_rounds = 3.902 [3.792, 4.011] where the page said 3.9017 [3.7921, 4.0112])
+    expect(a.stdout).toMatch(/\n {2}mean_rounds = \d\.\d{4} \[\d\.\d{4}, \d\.\d{4}\] {3}target \[3\.6, 4\.2\] {3}met/);
+    const page = readFileSync(path.join(dir, 't1', 'index.html'), 'utf8');
+    for (const metric of ['p_attacker_wins', 'mean_rounds']) {
+      const cell = page.match(new RegExp(`<code>${metric}</code></td><td class="num">[^<]*</td><td class="num">([^<]*) <span class="ci">([^<]*)</span>`));
+      expect(cell, metric).not.toBeNull();
+      expect(a.stdout).toContain(`  ${metric} = ${cell![1]} ${cell![2]}   target [`);
+    }
   });
 
   it('says plainly when no candidate meets every target, and which came closest (exit 3)', async () => {
@@ -93,6 +103,11 @@ describe('siegesim tune', () => {
     expect(r.stdout).toMatch(/^no candidate meets all 2 targets; closest: wall\.dc = \d+ \(\d of 2 met, [\d.]+ target widths away; 400 trials\)/);
     // in target widths and in the metric's own units ("5.885 below 8")
     expect(r.stdout).toMatch(/missed by [\d.]+ target widths \([\d.]+ (below|above) [\d.]+\)/);
+    // a certainty and a tail as run writes them: p_undecided's upper end 0.0xxx (4 decimals), not 0.00xxxx
+    const sure = await cli(['tune', FANTASY, '--params', 'wall.dc', '--target', 'p_attacker_wins in [0.999, 1]', '--target', 'p_undecided in [0, 0.0001]', '--range', 'wall.dc=1..16', '--trials', '150', '--out', path.join(dir, 't4')]);
+    expect(sure.code, sure.stderr).toBe(0);
+    expect(sure.stdout).toMatch(/\n {2}p_attacker_wins = 1 \[0\.99\d\d, 1\] {3}target \[0\.999, 1\]/);
+    expect(sure.stdout).toMatch(/\n {2}p_undecided = 0 \[0, 0\.0\d\d\d\] {3}target \[0, 0\.0001\]/);
     expect(existsSync(path.join(dir, 't3', 'index.html'))).toBe(true);
   });
 

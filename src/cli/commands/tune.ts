@@ -5,7 +5,8 @@ import { missedBy, parseRange, parseTarget, plateauText, tuneScenario, TuningInp
 import { tuneJson, writeTuneReport } from '../../report/tune.js';
 import { checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
-import { showCount } from '../../report/format.js';
+import { show, showCount } from '../../report/format.js';
+import { estimateText } from '../../report/answer-text.js';
 import { warmRenderer } from '../../report/renderer.js';
 
 interface TuneFlags {
@@ -22,22 +23,25 @@ interface TuneFlags {
   progress?: boolean;
 }
 
-const num = (x: number) => (Number.isFinite(x) ? Number(x.toPrecision(4)).toString() : 'n/a');
 /** "the target" or "all 3 targets". */
 const allTargets = (n: number) => (n === 1 ? 'the target' : `all ${n} targets`);
 
-/** The verdict and each target's interval at the answer, as plain text. */
+/**
+ * The verdict and each target's interval at the answer, as plain text: estimates, intervals and
+ * distances as run's answer and the tune page write them (`3.9017 [3.7921, 4.0112]`, a certainty
+ * `1 [0.99995, 1]`, a tail `7.7e-7`), the targets as given.
+ */
 export function tuneText(r: TuneResult): string {
   const b = r.best;
   const settings = r.params.map((p) => `${p.path} = ${b.values[p.path]}`).join(', ');
   const lines = [
     r.found
       ? `found: ${settings} meets ${allTargets(r.targets.length)} (${b.trials} trials)`
-      : `no candidate meets ${allTargets(r.targets.length)}; closest: ${settings} (${b.met} of ${r.targets.length} met, ${num(b.distance)} target widths away; ${b.trials} trials)`,
+      : `no candidate meets ${allTargets(r.targets.length)}; closest: ${settings} (${b.met} of ${r.targets.length} met, ${show(b.distance)} target widths away; ${b.trials} trials)`,
   ];
   for (const c of b.checks ?? []) {
-    const how = c.met ? (c.sure ? 'met' : 'met (its interval reaches an edge)') : `missed by ${missedBy(c, num)}`;
-    lines.push(`  ${c.metric} = ${num(c.value)} [${num(c.ci_low)}, ${num(c.ci_high)}]   target [${num(c.lo)}, ${num(c.hi)}]   ${how}`);
+    const how = c.met ? (c.sure ? 'met' : 'met (its interval reaches an edge)') : `missed by ${missedBy(c, show)}`;
+    lines.push(`  ${c.metric} = ${estimateText(c)}   target [${c.lo}, ${c.hi}]   ${how}`);
   }
   for (const p of r.plateaus) lines.push(`  ${plateauText(p)}`);
   lines.push(`  ${r.evaluations.length} evaluations, ${showCount(r.trialsUsed)} of ${showCount(r.budget)} trials${r.exhausted ? ' (budget exhausted before the search finished)' : ''}`);
