@@ -10,7 +10,7 @@ import { SYSTEMS } from '../src/systems/registry.js';
 import { MELEE_FOOT_MEANING, MELEE_FOOT_RESULTS, MELEE_MOUNTED_MEANING, MELEE_MOUNTED_RESULTS } from '../src/systems/cry-havoc/compile.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const COMMON = new Set(['name', 'system', 'description', 'seed', 'trials', 'variants', 'sweep', 'expect']);
+const COMMON = new Set(['name', 'system', 'description', 'seed', 'trials', 'variants', 'sweep', 'expect', 'headline']);
 
 type Node = { type?: string; properties?: Record<string, Node>; items?: Node; anyOf?: Node[]; default?: unknown; $ref?: string };
 

@@ -174,7 +174,7 @@ describe('--precision', () => {
     const { widestOf } = await import('../src/api/run.js');
     const widths: number[] = [];
     const v = valid(small);
-    const a = await runScenario(v, { precision: 0.002, onPartial: (point, _n, cases) => point === 0 && widths.push(Math.max(...cases().map((c) => widestOf(v.system, c.metrics)))) });
+    const a = await runScenario(v, { precision: 0.002, onPartial: (point, _n, cases) => point === 0 && widths.push(Math.max(...cases().map((c) => widestOf(v.system.headline, c.metrics)))) });
     const b = await runScenario(valid(small), { precision: 0.002, executor: new ShuffledExecutor(2) });
     expect(summaryCsv(b)).toBe(summaryCsv(a));
     for (const c of a.cases) {

@@ -100,6 +100,7 @@ describe('the scenario page', () => {
   it("the answer shows every way a trial ends (the system's outcome partition, in its order), so it accounts for all the trials", async () => {
     const starve = await runFile('scenarios/crusader-rex/attrition-exact.yaml', 2000); // an existing siege, no relief: mostly it goes on
     const melee = await runFile('scenarios/cry-havoc/melee-two-on-one.yaml', 2000); // mostly undecided at the cap
+    delete melee.headline; // the system's answer (the file's `headline:` leads with its mean turns: e2e/headline.test.ts)
     const cases: [ScenarioResult, string[], string[]][] = [
       [starve, ['p_attacker_wins', 'p_defender_holds', 'p_siege_continues', 'p_both_gone'], ['p_castle_falls']],
       [melee, ['p_defender_killed', 'p_attacker_killed', 'p_undecided', 'p_no_attack'], []],

@@ -292,6 +292,34 @@ describe('what the workbench serves, and to whom', () => {
       await w.close();
     }
   });
+
+  it("a scenario's headline: leads the cards and is the default sweep metric; the precision aims at its probabilities", async () => {
+    const w = await startWorkbench({ roots: rootsOf([path.join(ROOT, 'scenarios')]).roots, port: 0, executor: exec, log: () => {} });
+    try {
+      const file = 'fantasy/engines-vs-wall.yaml';
+      const info = (await (await fetch(`${w.url}api/scenario?path=${file}`)).json()) as { headline: string[] };
+      expect(info.headline).toEqual(['mean_breach_round', 'p_breach']); // the page's default metric of sweep, solve and sensitivity is headline[0]
+      const events = async (route: string, body: Record<string, unknown>) => {
+        const r = await fetch(`${w.url}api/${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Siegesim-Client': 'headline-client-1' }, body: JSON.stringify(body) });
+        return (await r.text()).trim().split('\n').map((l) => JSON.parse(l)) as Record<string, unknown>[];
+      };
+      // the file sweeps wall.hp: the live job runs one case (as loaded) and a tuned one
+      const run = await events('run', { scenario: file, values: { 'wall.hp': 40 }, trials: 2048 });
+      expect(run[0]).toMatchObject({ type: 'start', headline: ['p_breach'] }); // what the precision narrows: the headline's probabilities
+      const done = run.at(-1) as { type: string; cases: { variant: string; answer: { outcome: string[]; also: string[] } }[] };
+      expect(done.type).toBe('done');
+      expect(done.cases.map((c) => c.variant)).toEqual(['as loaded', 'tuned']);
+      for (const c of done.cases) expect(c.answer).toEqual({ outcome: [], also: ['mean_breach_round', 'p_breach'] });
+      // a sweep without a metric sweeps headline[0]
+      const sweep = await events('sweep', { scenario: file, axes: [{ path: 'wall.hp', values: [15, 30] }], trials: 1024 });
+      expect(sweep[0]).toMatchObject({ type: 'start', metric: 'mean_breach_round' });
+      expect(sweep.at(-1)!.type).toBe('done');
+      // a scenario without the key: the system's, as before
+      expect(((await (await fetch(`${w.url}api/scenario?path=fantasy/stone-wall-siege.yaml`)).json()) as { headline: string[] }).headline).toEqual(['p_attacker_wins', 'p_defender_wins', 'p_breach']);
+    } finally {
+      await w.close();
+    }
+  });
 });
 
 describe('malformed requests get a 4xx and never crash the server', () => {

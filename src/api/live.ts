@@ -106,6 +106,9 @@ function baseData(v: ValidScenario): Record<string, unknown> {
   // `expect:` names the file's own variants and sweep points (siegesim test checks them); the
   // workbench's synthetic scenarios have other variants and sweeps, so it is left out of them.
   delete data.expect;
+  // `headline:` was checked against the file's cases; a changed value may make other metrics (a
+  // siege turned into a field battle): the synthetic scenario carries the file's list as checked
+  delete data.headline;
   return data;
 }
 
@@ -136,7 +139,7 @@ function validateSynthetic(
   const data: Record<string, unknown> = { ...baseData(v), variants };
   if (sweep) data.sweep = sweep;
   const r = validateScenario({ file: v.file, data, positions: new PositionMap(), issues: [] }, SYSTEMS);
-  if (r.ok) return r;
+  if (r.ok) return v.headline ? { ok: true, value: { ...r.value, headline: v.headline } } : r;
   const known = [...variants.flatMap((x) => Object.keys(x.set)), ...Object.keys(sweep ?? {})];
   const issues: ValueIssue[] = [];
   for (const i of r.issues) {

@@ -4,6 +4,7 @@
  */
 import { loadScenarioText } from '../scenario/load.js';
 import { validateScenario, type ValidScenario, type Validation } from '../scenario/validate.js';
+import { metricKinds } from '../scenario/expect.js';
 import { SYSTEMS } from '../systems/registry.js';
 import type { CaseResult, Metric, RulesSystem, ScenarioResult } from '../systems/types.js';
 import { halfWidth, pairedDifference, welchDifference, type Estimate } from '../stats/intervals.js';
@@ -76,6 +77,7 @@ export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {
   const exec = opts.executor ?? new InlineExecutor();
   const t0 = performance.now();
   const E = opts.precision;
+  const aimed = precisionMetrics(sys, v.headline);
   const outcomes = await runGroups(
     jobs,
     {
@@ -86,7 +88,7 @@ export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {
         E === undefined && !opts.more
           ? undefined
           : (g, merged, n) =>
-              (E !== undefined && widestHeadline(sys, points[g].compiled, jobs[g], merged) > E) ||
+              (E !== undefined && widestHeadline(sys, aimed, points[g].compiled, jobs[g], merged) > E) ||
               (opts.more !== undefined && opts.more(g, n, () => assembleCases(v, points, jobs, g, merged, n))),
       maxTrials: opts.maxTrials,
       onProgress: opts.onProgress,
@@ -114,7 +116,7 @@ export function assembleResult(
   outcomes.forEach((o, g) => {
     for (const c of assembleCases(v, points, jobs, g, o.merged, o.trials)) {
       if (meta.precision !== undefined) {
-        const w = widestOf(sys, c.metrics);
+        const w = widestOf(precisionMetrics(sys, v.headline), c.metrics);
         c.precision = { target: meta.precision, half_width: w, reached: !(w > meta.precision) };
       }
       totalTrials += c.trials;
@@ -131,6 +133,7 @@ export function assembleResult(
     trials,
     params: v.params,
     variants: v.variantNames,
+    ...(v.headline ? { headline: v.headline } : {}),
     metricOrder: sys.metricOrder,
     curveDefs: sys.curveDefs,
     cases,
@@ -193,19 +196,29 @@ export function splitResult(job: GroupJob, merged: Float64Array): { accs: Float6
 }
 
 /** Widest headline 95% half-width over a point's variants (what `--precision` narrows). */
-function widestHeadline(sys: RulesSystem, compiled: unknown[], job: GroupJob, merged: Float64Array): number {
+function widestHeadline(sys: RulesSystem, aimed: readonly string[], compiled: unknown[], job: GroupJob, merged: Float64Array): number {
   const { accs } = splitResult(job, merged);
   let w = 0;
   compiled.forEach((c, vi) => {
-    w = Math.max(w, widestOf(sys, sys.summarize(c, accs[vi]).metrics));
+    w = Math.max(w, widestOf(aimed, sys.summarize(c, accs[vi]).metrics));
   });
   return w;
 }
 
-/** Widest headline half-width among one case's metrics (undefined values are not counted). */
-export function widestOf(sys: RulesSystem, metrics: Record<string, Metric>): number {
+/**
+ * The metrics `--precision` narrows: the probabilities among the scenario's `headline:` when it
+ * names any (its half-width is on the probability scale: a mean's, in rounds or turns, is not),
+ * else the system's headline.
+ */
+export function precisionMetrics(sys: RulesSystem, headline: readonly string[] | undefined): readonly string[] {
+  const own = (headline ?? []).filter((m) => metricKinds([m]).get(m) === 'probability');
+  return own.length > 0 ? own : sys.headline;
+}
+
+/** Widest 95% half-width among one case's metrics of `names` (undefined values are not counted). */
+export function widestOf(names: readonly string[], metrics: Record<string, Metric>): number {
   let w = 0;
-  for (const h of sys.headline) {
+  for (const h of names) {
     const m = metrics[h];
     if (m && Number.isFinite(m.ci_low)) w = Math.max(w, halfWidth(m));
   }

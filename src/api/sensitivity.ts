@@ -41,7 +41,7 @@ export function parseStep(text: string): Step {
 }
 
 export interface SensitivityOptions extends CaseOptions {
-  /** Metric to rank by (default: the system's first headline metric this case produces). */
+  /** Metric to rank by (default: the first headline metric this case produces, the scenario's `headline:` first). */
   metric?: string;
   /** Settings to turn (paths, or object paths for everything under them); default all. */
   params?: string[];
@@ -161,7 +161,7 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
   const base = baseCaseOf(v, o.where);
   const tunables = selectTunables(base.tunables, o.params, sys);
   const baseCompiled = sys.compile(base.scenario);
-  const metric = metricOf(sys, producedMetrics(sys, baseCompiled), o.metric);
+  const metric = metricOf(sys, producedMetrics(sys, baseCompiled), o.metric, v.headline);
   const trials = o.trials ?? v.trials;
   const seed = o.seed ?? v.seed;
 

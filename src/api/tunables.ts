@@ -244,14 +244,14 @@ export function boundProblem(produced: CaseSummary, metric: string, what: string
   return bounds.every((b) => b >= 0 && b <= 1) ? undefined : MSG.outsideProbability(what, metric);
 }
 
-/** The metric both verbs judge by: `metric` if given (checked), else the first headline metric the case produces. */
-export function metricOf(system: RulesSystem, produced: CaseSummary, metric?: string): string {
+/** The metric both verbs judge by: `metric` if given (checked), else the first headline metric the case produces (the scenario's `headline:` when it has one, else the system's). */
+export function metricOf(system: RulesSystem, produced: CaseSummary, metric?: string, headline?: readonly string[]): string {
   if (metric !== undefined) {
     const problem = metricProblem(produced, metric);
     if (problem) throw new TuningInputError(problem);
     return metric;
   }
-  const h = system.headline.find((m) => produced.metrics[m]) ?? Object.keys(produced.metrics)[0];
+  const h = (headline ?? system.headline).find((m) => produced.metrics[m]) ?? Object.keys(produced.metrics)[0];
   if (!h) throw new TuningInputError(`this scenario produces no metric`);
   return h;
 }

@@ -149,7 +149,9 @@ export function settingsMoved(ranking: readonly { effect: number }[]): boolean {
  * exactly one of these, so they account for all of them), in the system's order, then the other
  * headline metrics. `produced` says whether the run has a value of a metric. A run that produces
  * none of them shows the first three of `metrics` (its metrics in order) it produces, so an
- * Answer is never empty. The one rule for the report's Answer, the index's answer cell and the
+ * Answer is never empty. A scenario's own `headline:` (`chosen`) replaces all of this: exactly
+ * its metrics, in its order (validation made sure the scenario produces each). The one rule for
+ * the report's Answer, `run`'s and `merge`'s printed answer, the index's answer cell and the
  * workbench's cards (the server sends each case's columns, `answer`).
  */
 export function answerMetrics(
@@ -157,7 +159,9 @@ export function answerMetrics(
   outcomes: readonly (readonly string[])[],
   produced: (m: string) => boolean,
   metrics: readonly string[] = [],
+  chosen?: readonly string[],
 ): { outcome: string[]; also: string[] } {
+  if (chosen && chosen.length > 0) return { outcome: [], also: [...chosen] };
   const outcome = [...(outcomes.find((o) => o.every(produced)) ?? [])];
   const also = headline.filter((m) => produced(m) && !outcome.includes(m));
   return { outcome, also: outcome.length + also.length > 0 ? also : metrics.filter(produced).slice(0, 3) };
@@ -254,15 +258,15 @@ export function runMetrics(r: { metricOrder: readonly string[]; cases: readonly 
   return shownMetrics(r.metricOrder, Object.assign({}, ...r.cases.map((c) => c.metrics)));
 }
 
-/** A run's Answer columns (answerMetrics over the metrics the run shows and has a value of): the report page's and `run`'s printed answer (answer-text.ts). */
+/** A run's Answer columns (answerMetrics over the metrics the run shows and has a value of, or the scenario's `headline:`): the report page's, the index's and `run`'s printed answer (answer-text.ts). */
 export function answerColumns(
-  r: { metricOrder: readonly string[]; cases: readonly { metrics: Record<string, { value: number | null } | undefined> }[] },
+  r: { metricOrder: readonly string[]; headline?: readonly string[]; cases: readonly { metrics: Record<string, { value: number | null } | undefined> }[] },
   headline: readonly string[],
   outcomes: readonly (readonly string[])[],
 ): { outcome: string[]; also: string[] } {
   const metrics = runMetrics(r);
   const produced = (m: string) => metrics.includes(m) && r.cases.some((c) => Number.isFinite(c.metrics[m]?.value));
-  return answerMetrics(headline, outcomes, produced, metrics);
+  return answerMetrics(headline, outcomes, produced, metrics, r.headline);
 }
 
 /** The page of one scenario's report. */

@@ -37,7 +37,8 @@ export function curveCsv(r: ScenarioResult, curve: string): string {
 }
 
 /**
- * summary.json: `{ name, system, seed, trials, cases: [...], provenance }`; `provenance` adds its
+ * summary.json: `{ name, system, seed, trials, cases: [...], provenance }` (and the scenario's
+ * `headline:` when it has one, for the index's answer cell); `provenance` adds its
  * keys to the run's own (what produced the report: write.ts sourceProvenance).
  */
 export function summaryJson(r: ScenarioResult, provenance?: Record<string, unknown>): Record<string, unknown> {
@@ -49,6 +50,7 @@ export function summaryJson(r: ScenarioResult, provenance?: Record<string, unkno
     trials: r.trials,
     params: r.params,
     variants: r.variants,
+    ...(r.headline ? { headline: r.headline } : {}),
     cases: r.cases.map((c) => ({
       case: c.case,
       variant: c.variant,

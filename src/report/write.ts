@@ -546,11 +546,12 @@ export async function writeIndex(root: string): Promise<void> {
         description?: string;
         params?: string[];
         variants?: string[];
+        headline?: string[];
         cases: IndexCase[];
       };
       const sys = systemById(s.system);
       // the page's Answer columns (a value null in the JSON was not finite in the run)
-      const cols = answerColumns({ metricOrder: sys?.metricOrder ?? [], cases: s.cases }, sys?.headline ?? [], sys?.outcomes ?? []);
+      const cols = answerColumns({ metricOrder: sys?.metricOrder ?? [], headline: s.headline, cases: s.cases }, sys?.headline ?? [], sys?.outcomes ?? []);
       const headline = indexAnswerHtml(s.cases, s.params ?? [], s.variants ?? [], [...cols.outcome, ...cols.also]);
       entries.push({ dir: d.name, name: s.name, system: s.system, description: s.description, cases: s.cases.length, headline });
     } catch {

@@ -150,6 +150,9 @@ export const MSG = {
   expectBetweenOrder: (low: number, high: number) => `between [${low}, ${high}]: the low end must not exceed the high end`,
   unknownMetric: (name: string, suggestion: string | undefined, known: readonly string[]) =>
     `unknown metric "${name}"` + (suggestion ? ` (did you mean "${suggestion}"?)` : ` (this scenario's metrics: ${known.join(', ')})`),
+  /** A `headline:` list naming a metric twice. */
+  headlineRepeated: (name: string, first: number, again: number) =>
+    `metric "${shortKey(name)}" is listed twice (items ${first + 1} and ${again + 1}): list each metric once`,
   outsideProbability: (what: string, metric: string, diff = false) =>
     `${what} is outside ${diff ? '[-1, 1]' : '[0, 1]'}: "${metric}" is ${diff ? 'a difference of probabilities' : 'a probability'}`,
   diffNeedsVariants: (name: string) => `"${name}" compares a variant with the baseline, but this scenario has no variants`,

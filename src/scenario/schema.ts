@@ -125,6 +125,13 @@ export const COMMON_SHAPE = {
     .min(1)
     .optional()
     .describe('balance assertions checked by `siegesim test` (pass, FAIL or inconclusive on a 99.9% interval)'),
+  headline: z
+    .union([z.string().min(1), z.array(z.string().min(1)).min(1, 'list at least one metric')], {
+      // a list with a wrong item: that item's own problem, at its place (validate.ts reports the closest alternative)
+      error: (iss) => (Array.isArray(iss.input) ? undefined : 'a metric name, or a list of metric names'),
+    })
+    .optional()
+    .describe("the metrics this scenario's answer leads with, in this order (the Answer of run, merge, the report page, the index and the workbench; a sweep's 'where it reaches 0.5' is about the first when it is a probability)"),
 } as const;
 
 /** Top-level keys that belong to the format, not to a system (cannot be varied or swept). */
@@ -146,6 +153,7 @@ export function scenarioSchemaOf(system: RulesSystem): z.ZodObject {
       variants: COMMON_SHAPE.variants,
       sweep: COMMON_SHAPE.sweep,
       expect: COMMON_SHAPE.expect,
+      headline: COMMON_SHAPE.headline,
     });
     fullCache.set(system, s);
   }

@@ -41,6 +41,8 @@ export interface ValidScenario {
   baselineSet: Record<string, unknown>;
   /** The `expect:` assertions, resolved to their cases (empty when there are none). */
   expect: Expectation[];
+  /** The file's `headline:` (a single name made a list): the metrics its Answer shows, in order; absent when not given. */
+  headline?: string[];
 }
 
 export type Validation = { ok: true; value: ValidScenario } | { ok: false; issues: ScenarioIssue[] };
@@ -325,6 +327,21 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
     return [...out];
   };
 
+  // --- headline: names the scenario's cases produce (the system's word on each case as written, as `expect:` is told when cases are missing), each once ---
+  const rawHeadline = own(data, 'headline');
+  const headline = typeof rawHeadline === 'string' ? [rawHeadline] : Array.isArray(rawHeadline) && rawHeadline.every((x) => typeof x === 'string') ? (rawHeadline as string[]) : undefined;
+  if (headline && headline.every((m) => m.length > 0)) {
+    const known = writtenMetrics();
+    const at = (i: number): PathSegments => (Array.isArray(rawHeadline) ? ['headline', i] : ['headline']);
+    const firstAt = new Map<string, number>();
+    headline.forEach((m, i) => {
+      if (!known.includes(m)) push(at(i), MSG.unknownMetric(m, suggest(m, known), known));
+      const first = firstAt.get(m);
+      if (first === undefined) firstAt.set(m, i);
+      else push(at(i), MSG.headlineRepeated(m, first, i));
+    });
+  }
+
   if (coreFailed) {
     const checkValue = (dotted: string, value: unknown): z.core.$ZodIssue[] => {
       const segs = splitPath(dotted);
@@ -416,6 +433,7 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
       raw: data,
       baselineSet: variants[0].set ?? {},
       expect: ex.expectations,
+      ...(headline ? { headline: [...headline] } : {}),
     },
   };
 }

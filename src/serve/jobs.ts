@@ -23,7 +23,7 @@ import {
   type ValueIssue,
 } from '../api.js';
 import { CancelledError } from '../engine/run.js';
-import { widestOf } from '../api/run.js';
+import { precisionMetrics, widestOf } from '../api/run.js';
 import type { RulesSystem } from '../systems/types.js';
 import type { Catalogue } from './catalogue.js';
 import { Gate, PRIORITY } from './gate.js';
@@ -82,8 +82,8 @@ export function wireCase(c: CaseResult) {
 }
 
 /** A live run's case on the wire, with the columns its answer shows (the workbench's cards, as the report's Answer). */
-function liveCase(sys: RulesSystem, c: CaseResult) {
-  return { ...wireCase(c), answer: answerMetrics(sys.headline, sys.outcomes ?? [], (m) => c.metrics[m] !== undefined, sys.metricOrder) };
+function liveCase(sys: RulesSystem, c: CaseResult, headline?: readonly string[]) {
+  return { ...wireCase(c), answer: answerMetrics(sys.headline, sys.outcomes ?? [], (m) => c.metrics[m] !== undefined, sys.metricOrder, headline) };
 }
 
 /** A ScenarioResult around cases merged so far, for the system's charts. */
@@ -97,6 +97,7 @@ function resultOf(v: ValidScenario, cases: CaseResult[], trials: number): Scenar
     trials,
     params: v.params,
     variants: v.variantNames,
+    ...(v.headline ? { headline: v.headline } : {}),
     metricOrder: v.system.metricOrder,
     curveDefs: v.system.curveDefs,
     cases,
@@ -193,6 +194,7 @@ export async function streamLive(ctx: JobContext, client: string, body: Record<s
   if (!live.ok) throw invalidValues(live.issues);
   const lv = live.value;
   const sys = lv.system;
+  const aimed = precisionMetrics(sys, lv.headline);
   const ac = admit(ctx, client, 'live', req, res);
   const out = new Stream(res);
   out.start();
@@ -206,7 +208,7 @@ export async function streamLive(ctx: JobContext, client: string, body: Record<s
     precision: precision ?? null,
     maxTrials: fixed ?? maxTrials,
     chunkTrials: sys.chunkTrials,
-    headline: sys.headline,
+    headline: aimed, // what the precision aims at (the status line's widest interval)
     command: commandOf(display, changed.length > 0, seed),
     ms: ms(),
   });
@@ -219,7 +221,7 @@ export async function streamLive(ctx: JobContext, client: string, body: Record<s
     const now = performance.now();
     const withCharts = now - lastCharts >= 500;
     if (withCharts) lastCharts = now;
-    out.send({ type: 'partial', trials: latest.trials, cases: cases.map((c) => liveCase(sys, c)), ...(withCharts ? { charts: chartsOf(lv, cases, latest.trials) } : {}), ms: ms() });
+    out.send({ type: 'partial', trials: latest.trials, cases: cases.map((c) => liveCase(sys, c, lv.headline)), ...(withCharts ? { charts: chartsOf(lv, cases, latest.trials) } : {}), ms: ms() });
   };
   const partials = throttle(100, sendPartial);
   /**
@@ -232,9 +234,9 @@ export async function streamLive(ctx: JobContext, client: string, body: Record<s
     out.send({
       type: 'done',
       trials,
-      cases: cases.map((c) => liveCase(sys, c)),
+      cases: cases.map((c) => liveCase(sys, c, lv.headline)),
       charts: chartsOf(lv, cases, trials),
-      precision: precision === undefined ? null : { target: precision, half_width: Math.max(...cases.map((c) => widestOf(sys, c.metrics))), reached },
+      precision: precision === undefined ? null : { target: precision, half_width: Math.max(...cases.map((c) => widestOf(aimed, c.metrics))), reached },
       ms: ms(),
     });
     ac.abort();
@@ -253,7 +255,7 @@ export async function streamLive(ctx: JobContext, client: string, body: Record<s
         latest = { trials, cases };
         if (trials >= initial) {
           const list = cases();
-          const met = precision !== undefined && list.every((c) => !(widestOf(sys, c.metrics) > precision));
+          const met = precision !== undefined && list.every((c) => !(widestOf(aimed, c.metrics) > precision));
           if (fixed !== undefined ? trials >= fixed : met || trials >= maxTrials) return finish(trials, list, precision === undefined ? undefined : met);
         }
         partials.tick();
@@ -331,7 +333,7 @@ export function sweepRequest(ctx: JobContext, body: Record<string, unknown>) {
       step: optNumber(o, 'step', 1e-9, 1e9) ?? NaN,
     };
   });
-  const metric = optString(body, 'metric') ?? v.system.headline[0];
+  const metric = optString(body, 'metric') ?? v.headline?.[0] ?? v.system.headline[0];
   if (!v.system.metricOrder.includes(metric)) {
     throw new RequestError(400, `metric: unknown metric "${metric}" (one of: ${v.system.metricOrder.join(', ')})`, [{ path: 'metric', message: 'unknown metric' }]);
   }

@@ -188,7 +188,8 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
       variants: v.variantNames,
       variant: variant ?? v.variantNames[0],
       sweep: Object.entries(sweep).map(([p, s]) => ({ path: p, spec: s })),
-      headline: v.system.headline,
+      // the metrics its answer leads with: the scenario's `headline:`, else the system's (the default metric of solve, sweep and sensitivity)
+      headline: v.headline ?? v.system.headline,
       // every way a trial ends (the report's Answer leads with them): the page's cards show the first the case produces
       outcomes: v.system.outcomes ?? [],
       metrics: v.system.metricOrder,

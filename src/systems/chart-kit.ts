@@ -367,14 +367,34 @@ export function crossings(result: ScenarioResult, metric: string, target = DEFAU
   return result.params.flatMap((p) => sweepLines(result, p, metric).map((l) => crossing(l, target)));
 }
 
+/** Whether a metric is a probability in every case that has it. */
+function isProbabilityIn(result: ScenarioResult, m: string): boolean {
+  return result.cases.every((c) => !c.metrics[m] || c.metrics[m].kind === 'probability');
+}
+
+/**
+ * What a sweep's lead chart (sweepChart, heatmapChart) is about: the system's choice (`metrics`,
+ * its main one `primary`, the chart's `name`, the target), unless the scenario has `headline:`;
+ * then its metrics, its first the main one, the chart named `<first><suffix>`, and a target only
+ * when the first is a probability (0.5 on a mean round count means nothing: no target line, no
+ * contour and no "where it reaches" answer).
+ */
+function leadOf(result: ScenarioResult, metrics: string[], primary: string, name: string, target: number, suffix: string) {
+  const own = result.headline;
+  if (!own || own.length === 0) return { metrics, primary, name, target: target as number | undefined };
+  return { metrics: [...own], primary: own[0], name: `${own[0]}${suffix}`, target: isProbabilityIn(result, own[0]) ? target : undefined };
+}
+
 /**
  * A heatmap of one metric over a 2-D sweep, the value written in each cell and the target's
  * contour drawn between the cells below it and those that reach it; one panel per variant.
  * The grid is drawn on index positions (the swept values label the axes), so the contour runs
- * along cell edges whatever the spacing of the values.
+ * along cell edges whatever the spacing of the values. A scenario's `headline:` chooses the
+ * metric (leadOf): a mean is drawn on its own scale, without a contour.
  */
-export function heatmapChart(result: ScenarioResult, metric: string, name: string, target = DEFAULT_TARGET): ChartSpec | undefined {
+export function heatmapChart(result: ScenarioResult, systemMetric: string, systemName: string, systemTarget = DEFAULT_TARGET): ChartSpec | undefined {
   if (result.params.length !== 2) return undefined;
+  const { primary: metric, name, target } = leadOf(result, [systemMetric], systemMetric, systemName, systemTarget, '_heatmap');
   const [px, py] = result.params;
   const xsOf = distinctSorted(result, px);
   const ysOf = distinctSorted(result, py);
@@ -387,7 +407,7 @@ export function heatmapChart(result: ScenarioResult, metric: string, name: strin
     const v = m?.value;
     const x = ix(c);
     const y = iy(c);
-    if (v !== undefined && Number.isFinite(v)) side.set(`${c.variant}|${x}|${y}`, v >= target);
+    if (v !== undefined && Number.isFinite(v) && target !== undefined) side.set(`${c.variant}|${x}|${y}`, v >= target);
     values.push({
       kind: 'cell',
       variant: c.variant,
@@ -419,6 +439,8 @@ export function heatmapChart(result: ScenarioResult, metric: string, name: strin
   });
   const xEnc = { type: 'quantitative', scale: { domain: [-0.5, xsOf.length - 0.5], nice: false, zero: false } };
   const yEnc = { type: 'quantitative', scale: { domain: [-0.5, ysOf.length - 0.5], nice: false, zero: false } };
+  // a probability on [0, 1]; a mean (a scenario's headline) from 0 to its largest value
+  const top = isProbabilityIn(result, metric) ? 1 : Math.max(0, ...result.cases.map((c) => c.metrics[metric]?.value).filter((v): v is number => Number.isFinite(v))) || 1;
   const cellW = Math.max(44, Math.min(72, Math.floor(420 / xsOf.length)));
   const cellH = Math.max(28, Math.min(56, Math.floor(300 / ysOf.length)));
   const inner = {
@@ -433,7 +455,7 @@ export function heatmapChart(result: ScenarioResult, metric: string, name: strin
           x2: { field: 'x1' },
           y: { field: 'y0', ...yEnc, title: py, axis: axis(ysOf) },
           y2: { field: 'y1' },
-          color: { field: 'value', type: 'quantitative', title: metric, scale: { scheme: 'viridis', domain: [0, 1] } },
+          color: { field: 'value', type: 'quantitative', title: metric, scale: { scheme: 'viridis', domain: [0, top] } },
           tooltip: [
             { field: 'label', title: metric },
             { field: 'interval', title: '95% interval' },
@@ -447,7 +469,7 @@ export function heatmapChart(result: ScenarioResult, metric: string, name: strin
           x: { field: 'x', ...xEnc },
           y: { field: 'y', ...yEnc },
           text: { field: 'label' },
-          color: { condition: { test: 'datum.value > 0.55', value: 'black' }, value: 'white' },
+          color: { condition: { test: `datum.value > ${0.55 * top}`, value: 'black' }, value: 'white' },
         },
       },
       {
@@ -457,27 +479,29 @@ export function heatmapChart(result: ScenarioResult, metric: string, name: strin
       },
     ],
   };
-  const title = { text: `${metric} over ${shortName(px)} x ${shortName(py)}`, subtitle: `red line: where ${metric} crosses ${fmtTarget(target)}` };
+  const title = { text: `${metric} over ${shortName(px)} x ${shortName(py)}`, ...(target !== undefined ? { subtitle: `red line: where ${metric} crosses ${fmtTarget(target)}` } : {}) };
   const spec =
     result.variants.length > 1
       ? { $schema: SCHEMA, title, data: { values }, facet: { column: { field: 'variant', title: null, sort: result.variants } }, spec: inner }
       : { $schema: SCHEMA, title, data: { values }, ...inner };
-  return { name, title: title.text, caption: `each cell's estimate (its 95% interval in the table below); the red line separates the cells below ${fmtTarget(target)} from those at or above it`, spec, lead: true, metric, target };
+  const caption = `each cell's estimate (its 95% interval in the table below)${target !== undefined ? `; the red line separates the cells below ${fmtTarget(target)} from those at or above it` : ''}`;
+  return { name, title: title.text, caption, spec, lead: true, metric, ...(target !== undefined ? { target } : {}) };
 }
 
 /**
  * A one-parameter sweep: each headline metric against the swept value with its 95% interval,
  * one line per variant, the target drawn on the `primary` metric and the value that reaches it
- * ringed.
+ * ringed. A scenario's `headline:` chooses the metrics (leadOf): a mean first has no target.
  */
-export function sweepChart(result: ScenarioResult, metrics: string[], primary: string, name: string, target = DEFAULT_TARGET): ChartSpec | undefined {
+export function sweepChart(result: ScenarioResult, systemMetrics: string[], systemPrimary: string, systemName: string, systemTarget = DEFAULT_TARGET): ChartSpec | undefined {
   if (result.params.length !== 1) return undefined;
+  const { metrics, primary, name, target } = leadOf(result, systemMetrics, systemPrimary, systemName, systemTarget, '_sweep');
   const [p] = result.params;
   const shown = metrics.filter((m) => result.cases.some((c) => c.metrics[m] && Number.isFinite(c.metrics[m].value)));
   if (shown.length === 0) return undefined;
   const numeric = result.cases.every((c) => typeof c.params[p] === 'number');
   const answers = new Set(
-    crossings(result, primary, target)
+    (target === undefined ? [] : crossings(result, primary, target))
       .filter((k) => k.answer)
       .map((k) => `${k.line.variant}|${String(k.answer!.x)}`),
   );
@@ -493,12 +517,12 @@ export function sweepChart(result: ScenarioResult, metrics: string[], primary: s
         value: Number.isFinite(e.value) ? e.value : null,
         lo: Number.isFinite(e.ci_low) ? e.ci_low : null,
         hi: Number.isFinite(e.ci_high) ? e.ci_high : null,
-        ...(m === primary ? { target } : {}),
+        ...(m === primary && target !== undefined ? { target } : {}),
         ...(m === primary && answers.has(`${c.variant}|${String(c.params[p])}`) ? { answer: e.value } : {}),
       });
     }
   }
-  const isProbability = (m: string) => result.cases.every((c) => !c.metrics[m] || c.metrics[m].kind === 'probability');
+  const isProbability = (m: string) => isProbabilityIn(result, m);
   const xs = result.cases.map((c) => Number(c.params[p]));
   const integer = numeric && xs.every((x) => Number.isInteger(x));
   const width = shown.length > 3 ? 190 : shown.length > 2 ? 220 : 300;
@@ -543,14 +567,17 @@ export function sweepChart(result: ScenarioResult, metrics: string[], primary: s
       ],
     };
   };
-  const title = { text: `${shown.length > 1 ? 'headline metrics' : shown[0]} against ${shortName(p)}`, subtitle: `dashed: target ${fmtTarget(target)} on ${primary}; ringed: the first value that reaches it` };
+  const title = {
+    text: `${shown.length > 1 ? 'headline metrics' : shown[0]} against ${shortName(p)}`,
+    ...(target !== undefined ? { subtitle: `dashed: target ${fmtTarget(target)} on ${primary}; ringed: the first value that reaches it` } : {}),
+  };
   return {
     name,
     title: title.text,
     caption: `each case with its 95% interval${variants.length > 1 ? '; one line per variant' : ''}`,
     lead: true,
     metric: primary,
-    target,
+    ...(target !== undefined ? { target } : {}),
     spec: { $schema: SCHEMA, title, data: { values }, hconcat: shown.map(panel) },
   };
 }

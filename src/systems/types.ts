@@ -112,6 +112,11 @@ export interface ScenarioResult {
   trials: number;
   params: string[];
   variants: string[];
+  /**
+   * The scenario's `headline:`: the metrics its Answer shows, in this order (report/html.ts
+   * answerMetrics), and the lead charts' (chart-kit leadMetric); absent when the file has none.
+   */
+  headline?: string[];
   metricOrder: string[];
   curveDefs: CurveDef[];
   cases: CaseResult[];

@@ -1,0 +1,134 @@
+/**
+ * A scenario's `headline:` (the metrics its answer leads with), end to end through the built CLI:
+ * its validation (exit 2, file:line:col, no output), the printed answer of `run`, the report
+ * page's Answer and lead chart, the index's answer cell, and the sweep's "where it reaches 0.5"
+ * (about the first headline metric when it is a probability, left out when it is a mean).
+ */
+import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT, runCli, tempDirs } from '../cli-child.js';
+import { writeIndex } from '../../src/report/write.js';
+
+const tmp = tempDirs('siegesim-headline-');
+const ENGINES = path.join(ROOT, 'scenarios/fantasy/engines-vs-wall.yaml');
+const CLIMBERS = path.join(ROOT, 'scenarios/fantasy/climbers-dc.yaml');
+const GRID = path.join(ROOT, 'scenarios/fantasy/wall-hp-dc-grid.yaml');
+
+/** A copy of a bundled scenario in `dir` with its `headline:` line replaced by (or, without one, given) `line`. */
+function withHeadline(dir: string, from: string, line: string, name = 'h.yaml'): string {
+  const text = readFileSync(from, 'utf8');
+  const out = /^headline:.*$/m.test(text) ? text.replace(/^headline:.*$/m, line) : text.replace(/^(trials: .*)$/m, `$1\n${line}`);
+  const f = path.join(dir, name);
+  writeFileSync(f, out);
+  return f;
+}
+
+/** Where the `headline:` line is in a file (1-based), and its text. */
+function lineOf(f: string): { n: number; text: string } {
+  const lines = readFileSync(f, 'utf8').split('\n');
+  const i = lines.findIndex((l) => l.startsWith('headline:'));
+  return { n: i + 1, text: lines[i] };
+}
+
+describe('headline: validation', () => {
+  it('an unknown name (with a suggestion), a repeat, an empty list and a wrong type: exit 2 at file:line:col, nothing written', async () => {
+    const dir = tmp();
+    const cases: [string, (n: number, text: string) => RegExp][] = [
+      ['headline: [mean_breach_rnd, p_breach]', (n) => new RegExp(`h\\.yaml:${n}:12 {2}headline\\[0\\] {2}unknown metric "mean_breach_rnd" \\(did you mean "mean_breach_round"\\?\\)`)],
+      ['headline: p_dragon_wins', (n) => new RegExp(`h\\.yaml:${n}:11 {2}headline {2}unknown metric "p_dragon_wins" \\(this scenario's metrics: p_attacker_wins, .*mean_breach_round.*\\)`)],
+      ['headline: [p_breach, mean_breach_round, p_breach]', (n) => new RegExp(`h\\.yaml:${n}:41 {2}headline\\[2\\] {2}metric "p_breach" is listed twice \\(items 1 and 3\\): list each metric once`)],
+      ['headline: []', (n) => new RegExp(`h\\.yaml:${n}:11 {2}headline {2}list at least one metric`)],
+      ['headline: 5', (n) => new RegExp(`h\\.yaml:${n}:11 {2}headline {2}a metric name, or a list of metric names`)],
+      ['headline: [p_breach, 3]', (n) => new RegExp(`h\\.yaml:${n}:22 {2}headline\\[1\\] {2}expected text, got 3`)],
+      ['headline: { metric: p_breach }', (n) => new RegExp(`h\\.yaml:${n}:11 {2}headline {2}a metric name, or a list of metric names`)],
+    ];
+    for (const [line, want] of cases) {
+      const f = withHeadline(dir, ENGINES, line);
+      const { n } = lineOf(f);
+      const out = path.join(dir, 'out');
+      const r = await runCli(['run', f, '--trials', '100', '--no-progress', '--out', out]);
+      expect(r.code, `${line}\n${r.stderr}`).toBe(2);
+      expect(r.stderr, line).toMatch(want(n, line));
+      expect(r.stderr, line).not.toMatch(/\n\s+at /); // no stack trace
+      expect(r.stdout, line).toBe('');
+      expect(existsSync(out), line).toBe(false);
+    }
+    // one name written alone is a list of one; a name the system cannot produce here (a siege's metric in an open field) is not one of this scenario's
+    const one = await runCli(['validate', withHeadline(dir, ENGINES, 'headline: mean_breach_round')]);
+    expect(one.code, one.stderr).toBe(0);
+    const field = await runCli(['validate', withHeadline(dir, path.join(ROOT, 'scenarios/fantasy/open-field-volley.yaml'), 'headline: [mean_breach_round]')]);
+    expect(field.code).toBe(2);
+    expect(field.stderr).toMatch(/headline\[0\] {2}unknown metric "mean_breach_round"/);
+  }, 120_000);
+});
+
+describe('headline: the answer', () => {
+  it('engines-vs-wall answers "when does the wall fall?": its headline metrics in order, in the printed answer, the page and the index; no 0.5 answer for a mean', async () => {
+    const dir = tmp();
+    const out = path.join(dir, 'engines');
+    const r = await runCli(['run', ENGINES, '--trials', '2000', '--threads', '1', '--no-progress', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[1]).toMatch(/^ {2}case {2}hp {2}mean_breach_round {2}p_breach$/);
+    // the round of the breach grows with the wall's HP (3 engines, 2d6 each a round: 15 HP falls in round 1 or 2)
+    const rounds = lines.slice(2, 6).map((l) => Number(l.trim().split(/\s+/)[2]));
+    expect(rounds[0]).toBeGreaterThan(1);
+    expect(rounds[0]).toBeLessThan(1.2);
+    expect(rounds).toEqual([...rounds].sort((a, b) => a - b));
+    expect(r.stdout).not.toContain('p_attacker_wins');
+    expect(r.stdout).not.toContain('reaches');
+
+    const summary = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8'));
+    expect(summary.headline).toEqual(['mean_breach_round', 'p_breach']);
+    // the lead chart is about the headline: a panel each, no target line on a mean
+    const lead = JSON.parse(readFileSync(path.join(out, 'charts/mean_breach_round_sweep.vl.json'), 'utf8'));
+    expect(lead.hconcat.map((p: { title: string }) => p.title)).toEqual(['mean_breach_round', 'p_breach']);
+    expect(lead.title.subtitle).toBeUndefined();
+    expect(readdirSync(path.join(out, 'charts')).filter((f) => f.startsWith('p_attacker_wins'))).toEqual([]);
+    const page = readFileSync(path.join(out, 'index.html'), 'utf8');
+    const answer = page.slice(page.indexOf('<h2>Answer'), page.indexOf('<h2>All metrics'));
+    expect(answer).toContain('charts/mean_breach_round_sweep.svg');
+    expect(answer).not.toContain('reaches');
+
+    await writeIndex(dir);
+    const index = readFileSync(path.join(dir, 'index.html'), 'utf8');
+    const row = index.split('\n').find((l) => l.includes('href="engines/index.html"'))!;
+    const cell = row.split('<td class="l">')[1];
+    expect([...cell.matchAll(/<code>([a-z_]+)<\/code>/g)].map((m) => m[1])).toEqual(['mean_breach_round', 'p_breach']);
+  }, 120_000);
+
+  it('a variants run shows exactly the headline, in its order; a sweep reads "where it reaches 0.5" on a probability headline[0]', async () => {
+    const dir = tmp();
+    const volley = await runCli(['run', path.join(ROOT, 'scenarios/fantasy/open-field-volley.yaml'), '--trials', '500', '--threads', '1', '--no-progress', '--out', path.join(dir, 'volley')]);
+    expect(volley.code, volley.stderr).toBe(0);
+    const names = volley.stdout.split('\n').slice(1).map((l) => l.match(/^ {2}([a-z_]+) /)?.[1]).filter(Boolean);
+    expect(names).toEqual(['mean_volley_a_damage', 'p_attacker_wins']);
+    const page = readFileSync(path.join(dir, 'volley/index.html'), 'utf8');
+    const answer = page.slice(page.indexOf('<table class="answer">'), page.indexOf('</table>', page.indexOf('<table class="answer">')));
+    expect([...answer.matchAll(/<th(?: class="sep")?>([a-z_]+)<\/th>/g)].map((m) => m[1])).toEqual(['mean_volley_a_damage', 'p_attacker_wins']);
+
+    const f = withHeadline(dir, CLIMBERS, 'headline: [p_breach, p_attacker_wins]');
+    const climb = await runCli(['run', f, '--trials', '1000', '--threads', '1', '--no-progress', '--out', path.join(dir, 'climb')]);
+    expect(climb.code, climb.stderr).toBe(0);
+    expect(climb.stdout).toMatch(/^ {2}case {2}variant {6}dc {2}p_breach {2}p_attacker_wins$/m);
+    expect(climb.stdout).toContain('where p_breach reaches 0.5 among the swept values');
+    expect(climb.stdout).not.toContain('where p_attacker_wins reaches');
+    const lead = JSON.parse(readFileSync(path.join(dir, 'climb/charts/p_breach_sweep.vl.json'), 'utf8'));
+    expect(lead.title.subtitle).toContain('target 0.5 on p_breach');
+  }, 120_000);
+
+  it('a 2-D sweep led by a mean: its heatmap on its own scale, without the 50% contour or a 0.5 answer', async () => {
+    const dir = tmp();
+    const f = withHeadline(dir, GRID, 'headline: [mean_breach_round, p_breach]');
+    const r = await runCli(['run', f, '--trials', '200', '--threads', '1', '--no-progress', '--out', path.join(dir, 'grid')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('reaches');
+    const heat = JSON.parse(readFileSync(path.join(dir, 'grid/charts/mean_breach_round_heatmap.vl.json'), 'utf8'));
+    expect(heat.title).toEqual({ text: 'mean_breach_round over hp x dc' });
+    expect(heat.data.values.filter((v: { kind: string }) => v.kind === 'edge')).toEqual([]);
+    const domain = heat.layer[0].encoding.color.scale.domain;
+    expect(domain[0]).toBe(0);
+    expect(domain[1]).toBeGreaterThan(1); // rounds, not [0, 1]
+  }, 120_000);
+});
