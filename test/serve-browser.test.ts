@@ -143,6 +143,22 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
+  it("a scenario's headline: its cards are exactly those metrics, in its order (engines-vs-wall: the round the wall falls first)", async () => {
+    const SC = 'fantasy/engines-vs-wall.yaml';
+    const { page, problems } = await openPage(`?scenario=${SC}`);
+    await doneWith(page, SC, {});
+    const cards = await page.locator('#headline .card').evaluateAll((cs) => cs.map((c) => (c as unknown as { dataset: { metric?: string } }).dataset.metric));
+    expect(cards).toEqual(['mean_breach_round', 'p_breach']);
+    expect(await page.locator('#headline [data-group="outcome"]').count()).toBe(0);
+    // the wall as written (the default stone wall, 30 HP: the workbench runs one case, not the file's sweep) against 3 engines of 2d6: round 2 on average (run: 1.9955 at 2,000 trials)
+    const round = Number(await page.locator('.card[data-metric="mean_breach_round"] [data-role="value"]').textContent());
+    expect(round).toBeGreaterThan(1.9);
+    expect(round).toBeLessThan(2.1);
+    await screenshot(page, 'workbench-scenario-headline', page.locator('#headline'));
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
   it('opens a ?scenario= link with its values, and shows a bad value\'s message beside its control', async () => {
     const SC = 'fantasy/stone-wall-siege.yaml';
     const { page, problems } = await openPage('?scenario=fantasy/stone-wall-siege.yaml&wall.hp=40&wall.dc=14');

@@ -91,6 +91,16 @@ describe('headline: the answer', () => {
     expect(answer).toContain('charts/mean_breach_round_sweep.svg');
     expect(answer).not.toContain('reaches');
 
+    // merge prints the answer run prints, by the same rule
+    const shards = [1, 2].map((k) => path.join(dir, `s${k}.json`));
+    for (const [i, s] of shards.entries()) {
+      const sh = await runCli(['run', ENGINES, '--trials', '2000', '--shard', `${i + 1}/2`, '--no-progress', '--out', s]);
+      expect(sh.code, sh.stderr).toBe(0);
+    }
+    const merged = await runCli(['merge', ENGINES, ...shards, '--out', path.join(dir, 'merged')]);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(merged.stdout.split('\n')[1]).toMatch(/^ {2}case {2}hp {2}mean_breach_round {2}p_breach$/);
+
     await writeIndex(dir);
     const index = readFileSync(path.join(dir, 'index.html'), 'utf8');
     const row = index.split('\n').find((l) => l.includes('href="engines/index.html"'))!;
