@@ -101,6 +101,11 @@ describe('headline: the answer', () => {
     expect(merged.code, merged.stderr).toBe(0);
     expect(merged.stdout.split('\n')[1]).toMatch(/^ {2}case {2}hp {2}mean_breach_round {2}p_breach$/);
 
+    // sensitivity ranks by headline[0] unless --metric says otherwise
+    const sens = await runCli(['sensitivity', ENGINES, '--params', 'wall.hp', '--trials', '1000', '--threads', '1', '--no-progress', '--out', path.join(dir, 'sens')]);
+    expect(sens.code, sens.stderr).toBe(0);
+    expect(sens.stdout).toMatch(/^rank {2}setting {2}change in mean_breach_round /m);
+
     await writeIndex(dir);
     const index = readFileSync(path.join(dir, 'index.html'), 'utf8');
     const row = index.split('\n').find((l) => l.includes('href="engines/index.html"'))!;

@@ -71,7 +71,7 @@ export function register(program: Command): void {
     .command('sensitivity')
     .description('rank the settings by the paired effect of one step on a metric (a tornado)')
     .argument('<file>')
-    .option('--metric <name>', "metric to rank by (default: the system's headline)")
+    .option('--metric <name>', "metric to rank by (default: the scenario's first headline: metric, else the system's headline)")
     .option('--params <a,b,...>', 'settings to turn (dotted paths; an object path means every setting under it; default all)', listArg)
     .option('--step <N|P%>', 'step size: N, or P% of the value (default: integers 1, decimals 10%)')
     .option('--trials <N>', "trials per case (default: the scenario's)", positiveInt('--trials'))
