@@ -218,3 +218,103 @@ export function testMarkdown(results: readonly ScenarioTestResult[], strict: boo
   out.push(...skippedLine);
   return out.join('\n') + '\n';
 }
+
+/** One assertion in `siegesim test --json`: every fact its console line carries, as data. */
+export interface TestJsonAssertion {
+  scenario: string;
+  /** The scenario file as given, and the `expect:` item's line, column and index in the list. */
+  file: string;
+  line: number;
+  col: number;
+  index: number;
+  metric: string;
+  case: number;
+  variant: string;
+  params: Record<string, unknown>;
+  /** `wall.dc=12, variant seed-reading`: empty for a one-case scenario. */
+  where: string;
+  bound: AssertionResult['bound'];
+  /** `between [0.955, 0.985]`, `at least 0.9`, `exact 0.96967 (z = 0.54)` */
+  bound_text: string;
+  verdict: AssertionResult['verdict'];
+  value: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  confidence: number;
+  trials: number;
+  /** For `exact: true`: the exact answer and the estimate's z against it; null otherwise. */
+  exact: { value: number; z: number } | null;
+  /** The sentence a FAIL or inconclusive assertion prints (JUnit's message); null for a pass. */
+  message: string | null;
+}
+
+/** `siegesim test --json`: the verdicts, counts and exit verdict of a run, as one document. */
+export interface TestJson {
+  /** What the exit code says: true for exit 0. */
+  passed: boolean;
+  strict: boolean;
+  allow_empty: boolean;
+  pass: number;
+  fail: number;
+  inconclusive: number;
+  /** Why a run without any assertion fails (null otherwise, and with --allow-empty). */
+  empty: string | null;
+  scenarios: { name: string; file: string; system: string; seed: string | number; confidence: number; trials: number; max_trials: number; trials_run: number; pass: number; fail: number; inconclusive: number }[];
+  /** Scenarios given without an `expect:` block. */
+  skipped: { name: string; file: string }[];
+  /** Every assertion, scenario by scenario in `expect:` order. */
+  assertions: TestJsonAssertion[];
+}
+
+/** A number for JSON: NaN and ±∞ (no interval: too few observations) become null, as JSON.stringify would make them. */
+function num(x: number): number | null {
+  return Number.isFinite(x) ? x : null;
+}
+
+/** The document `siegesim test --json` prints (the same verdicts as the console, the JUnit XML and the step summary). */
+export function testJson(results: readonly ScenarioTestResult[], strict: boolean, skipped: readonly { name: string; file: string }[], allowEmpty = false, empty?: string): TestJson {
+  const t = totalsOf(results);
+  return {
+    passed: t.fail + (strict ? t.inconclusive : 0) === 0 && empty === undefined,
+    strict,
+    allow_empty: allowEmpty,
+    ...t,
+    empty: empty ?? null,
+    scenarios: results.map((r) => ({
+      name: r.name,
+      file: r.file,
+      system: r.system,
+      seed: r.result.seed,
+      confidence: r.confidence,
+      trials: r.trials,
+      max_trials: r.maxTrials,
+      trials_run: Math.max(r.trials, ...r.assertions.map((a) => a.trials)),
+      ...totalsOf([r]),
+    })),
+    skipped: skipped.map((s) => ({ name: s.name, file: s.file })),
+    assertions: results.flatMap((r) =>
+      r.assertions.map((a) => ({
+        scenario: r.name,
+        file: r.file,
+        line: a.line,
+        col: a.col,
+        index: a.index,
+        metric: a.metric,
+        case: a.case,
+        variant: a.variant,
+        params: a.params,
+        where: a.where,
+        bound: a.bound,
+        bound_text: a.boundText,
+        verdict: a.verdict,
+        value: num(a.value),
+        ci_low: num(a.ci_low),
+        ci_high: num(a.ci_high),
+        confidence: a.confidence,
+        trials: a.trials,
+        exact: a.exact ? { value: a.exact.value, z: a.exact.z } : null,
+        message: a.verdict === 'pass' ? null : assertionMessage(a),
+      })),
+    ),
+  };
+}

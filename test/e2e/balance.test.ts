@@ -219,3 +219,113 @@ describe('siegesim diff', () => {
     ]);
   });
 });
+
+describe('siegesim test --json and check --json', () => {
+  /** stdout as one JSON document: nothing else may be on it. */
+  const json = (r: { stdout: string }) => JSON.parse(r.stdout) as Record<string, any>;
+
+  it('test --json: one document on stdout, the console lines on stderr, the same exit codes (pass 0, FAIL 1)', async () => {
+    const dir = tmp();
+    const ok = await cli(['test', CLIMBERS, '--json', '--threads', '1']);
+    expect(ok.code, ok.stderr).toBe(0);
+    const d = json(ok);
+    expect(d).toMatchObject({ passed: true, strict: false, allow_empty: false, pass: 3, fail: 0, inconclusive: 0, empty: null, skipped: [] });
+    expect(d.scenarios).toEqual([
+      { name: 'balance-climbers', file: path.relative(ROOT, CLIMBERS), system: 'fantasy', seed: expect.anything(), confidence: 0.999, trials: 16384, max_trials: 262144, trials_run: 16384, pass: 3, fail: 0, inconclusive: 0 },
+    ]);
+    expect(d.assertions.map((a: any) => [a.line, a.metric, a.bound.kind, a.verdict])).toEqual([
+      [14, 'p_breach', 'between', 'pass'],
+      [15, 'p_breach', 'exact', 'pass'],
+      [16, 'mean_breach_round', 'at_most', 'pass'],
+    ]);
+    const [between, exact] = d.assertions;
+    expect(between).toMatchObject({ scenario: 'balance-climbers', file: path.relative(ROOT, CLIMBERS), col: 5, index: 0, case: 1, variant: 'baseline', params: {}, where: '', bound: { kind: 'between', low: 0.955, high: 0.985 }, bound_text: 'between [0.955, 0.985]', confidence: 0.999, trials: 16384, exact: null, message: null });
+    expect(between.ci_low).toBeLessThan(between.value);
+    expect(between.ci_high).toBeGreaterThan(between.value);
+    expect(exact.exact.value).toBeCloseTo(0.96967, 5);
+    expect(exact.bound_text).toBe(`exact 0.96967 (z = ${exact.exact.z.toFixed(2)})`);
+    // the console's words, on stderr
+    expect(ok.stderr).toContain('test passed: 3 passed, 0 failed, 0 inconclusive; 1 scenario(s) tested, 0 skipped\n');
+
+    const bad = await cli(['test', dcOneHigher(dir), '--json', '--threads', '1']);
+    expect(bad.code, bad.stderr).toBe(1);
+    const b = json(bad);
+    expect(b).toMatchObject({ passed: false, pass: 2, fail: 1, inconclusive: 0 });
+    const fail = b.assertions.find((a: any) => a.verdict === 'fail');
+    expect(fail).toMatchObject({ line: 14, metric: 'p_breach', bound_text: 'between [0.955, 0.985]' });
+    expect(fail.message).toMatch(/^p_breach = 0\.9\d+ \[0\.9\d+, 0\.9\d+\] is below the bound \[0\.955, 0\.985\] by at least 0\.0\d+ \(99\.9% interval, 16,384 trials\)$/);
+    expect(bad.stderr).toContain(`FAIL  ${fail.file}:14  ${fail.message}\n`);
+    expect(bad.stderr).toContain(MSG.testFailHint());
+  });
+
+  it('test --json: inconclusive passes and --strict fails it; no assertion is empty (exit 1) unless --allow-empty; bad input prints no JSON', async () => {
+    const dir = tmp();
+    const f = path.join(dir, 'tight.yaml');
+    writeFileSync(f, readFileSync(CLIMBERS, 'utf8').replace('between: [0.955, 0.985]', 'at_least: 0.9696731057'));
+    const args = ['test', f, path.join(FIX, 'good-small.yaml'), '--json', '--trials', '4096', '--max-trials', '8192', '--threads', '1'];
+    const loose = await cli(args);
+    expect(loose.code, loose.stderr).toBe(0);
+    const l = json(loose);
+    expect(l).toMatchObject({ passed: true, strict: false, inconclusive: 1, fail: 0, skipped: [{ name: 'good-small', file: path.relative(ROOT, path.join(FIX, 'good-small.yaml')) }] });
+    const undecided = l.assertions.find((a: any) => a.verdict === 'inconclusive');
+    expect(undecided).toMatchObject({ line: 14, trials: 8192, bound: { kind: 'at_least', low: 0.9696731057 } });
+    expect(undecided.message).toMatch(/straddles the lower bound 0\.9696731057 \(99\.9% interval, still undecided at the cap of 8,192 trials\)$/);
+    expect(l.scenarios[0]).toMatchObject({ trials: 4096, max_trials: 8192, trials_run: 8192 });
+    const strict = await cli([...args, '--strict']);
+    expect(strict.code).toBe(1);
+    expect(json(strict)).toMatchObject({ passed: false, strict: true, inconclusive: 1 });
+
+    const empty = await cli(['test', path.join(FIX, 'good-small.yaml'), '--json', '--threads', '1']);
+    expect(empty.code).toBe(1);
+    expect(json(empty)).toEqual({ passed: false, strict: false, allow_empty: false, pass: 0, fail: 0, inconclusive: 0, empty: MSG.testEmpty(1), scenarios: [], skipped: [expect.objectContaining({ name: 'good-small' })], assertions: [] });
+    const allowed = await cli(['test', path.join(FIX, 'good-small.yaml'), '--json', '--allow-empty', '--threads', '1']);
+    expect(allowed.code).toBe(0);
+    expect(json(allowed)).toMatchObject({ passed: true, allow_empty: true, empty: null });
+
+    writeFileSync(f, 'name: x\nsystem: fantasy\ntrials: 0\n');
+    const broken = await cli(['test', f, '--json']);
+    expect(broken.code).toBe(2);
+    expect(broken.stdout).toBe('');
+  });
+
+  it('check --json: every comparison (as --verbose lists them) with z and verdict; exit 0, 1 over the limit, 1 when nothing is compared', async () => {
+    const small = path.join(FIX, 'good-small.yaml');
+    const ok = await cli(['check', small, '--trials', '50000', '--json']);
+    expect(ok.code, ok.stderr).toBe(0);
+    const d = json(ok);
+    expect(d).toMatchObject({ passed: true, z_limit: 4.5, failed: 0, allow_empty: false, empty: null, skipped: [] });
+    expect(d.rows.length).toBe(d.compared);
+    expect(d.scenarios).toEqual([{ name: 'good-small', file: path.relative(ROOT, small), system: expect.any(String), seed: expect.anything(), cases: expect.any(Number), trials: 50000, compared: d.compared, failed: 0 }]);
+    expect(d.max_abs_z).toBeCloseTo(Math.max(...d.rows.map((r: any) => Math.abs(r.z))), 12);
+    for (const r of d.rows) {
+      expect(Object.keys(r)).toEqual(['scenario', 'case', 'variant', 'params', 'metric', 'simulated', 'exact', 'n', 'z', 'verdict']);
+      expect(r.verdict).toBe('pass');
+    }
+    // the rows are the ones --verbose prints (the same case, variant, metric, values and z)
+    const verbose = await cli(['check', small, '--trials', '50000', '--verbose']);
+    const table = verbose.stdout.split('\n').filter((l) => /^\d+ /.test(l));
+    expect(table.length).toBe(d.rows.length);
+    table.forEach((line, i) => {
+      const r = d.rows[i];
+      const cells = line.trim().split(/\s+/);
+      expect([Number(cells[0]), cells[cells.length - 1]]).toEqual([r.case, r.z.toFixed(2)]);
+      expect(line).toContain(r.simulated.toFixed(6));
+    });
+    expect(ok.stderr).toContain(`check passed: ${d.compared} comparisons`);
+
+    const tight = await cli(['check', small, '--trials', '50000', '--z-limit', '0.001', '--json']);
+    expect(tight.code).toBe(1);
+    const t = json(tight);
+    expect(t).toMatchObject({ passed: false, z_limit: 0.001 });
+    expect(t.failed).toBe(t.rows.filter((r: any) => r.verdict === 'fail').length);
+    expect(t.failed).toBeGreaterThan(0);
+
+    const keep = path.join(FIX, 'keep.yaml'); // no exact form
+    const none = await cli(['check', keep, '--json']);
+    expect(none.code).toBe(1);
+    expect(json(none)).toMatchObject({ passed: false, compared: 0, rows: [], skipped: [{ name: 'keep', reason: 'no exact form' }], empty: expect.stringMatching(/^0 comparisons/) });
+    const allowed = await cli(['check', keep, '--json', '--allow-empty']);
+    expect(allowed.code).toBe(0);
+    expect(json(allowed)).toMatchObject({ passed: true, empty: null });
+  });
+});

@@ -4,7 +4,7 @@ import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { prepareExact, testScenario, TEST_CONFIDENCE, type ScenarioTestResult } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
-import { junitXml, testFooter, testLines, testMarkdown, totalsOf } from '../../report/test-report.js';
+import { junitXml, testFooter, testJson, testLines, testMarkdown, totalsOf } from '../../report/test-report.js';
 import { MSG } from '../../scenario/messages.js';
 import type { ScenarioIssue } from '../../scenario/load.js';
 import { controller, failWith, loadAll, makeProgress, scenarioArgsOrDefault, probabilityArg, seedArg, threadsOpt, trialsArg } from '../common.js';
@@ -19,6 +19,7 @@ interface TestFlags {
   threads: number;
   progress?: boolean;
   allowEmpty?: boolean;
+  json?: boolean;
 }
 
 async function testCommand(files: string[], flags: TestFlags): Promise<void> {
@@ -34,6 +35,8 @@ async function testCommand(files: string[], flags: TestFlags): Promise<void> {
   });
   if (issues.length > 0) failWith(issues);
 
+  // --json keeps stdout for the JSON alone: the console's lines go to stderr (a CI log still shows them).
+  const say = (text: string) => (flags.json ? process.stderr : process.stdout).write(text);
   const results: ScenarioTestResult[] = [];
   const exec = new PoolExecutor(flags.threads);
   try {
@@ -46,19 +49,19 @@ async function testCommand(files: string[], flags: TestFlags): Promise<void> {
       );
       progress.stop();
       results.push(r);
-      process.stdout.write(testLines(r).join('\n') + '\n');
+      say(testLines(r).join('\n') + '\n');
     }
   } finally {
     await exec.close();
   }
 
-  if (skipped.length > 0) process.stdout.write(`skipped (no expect: block): ${skipped.map((v) => v.name).join(', ')}\n`);
+  if (skipped.length > 0) say(`skipped (no expect: block): ${skipped.map((v) => v.name).join(', ')}\n`);
   const strict = flags.strict === true;
   const t = totalsOf(results);
   // No assertion is not a pass: a gate pointed at the wrong folder, or at a file whose expect:
   // was deleted, would otherwise stay green while proving nothing (as check's 0 comparisons).
   const empty = t.pass + t.fail + t.inconclusive === 0 && !flags.allowEmpty ? MSG.testEmpty(scenarios.length) : undefined;
-  process.stdout.write(testFooter(results, strict, skipped.length, flags.allowEmpty).join('\n') + '\n');
+  say(testFooter(results, strict, skipped.length, flags.allowEmpty).join('\n') + '\n');
   if (empty !== undefined) process.stderr.write(`siegesim: ${empty}\n`);
   if (flags.junit) {
     writeAtomic(flags.junit, junitXml(results, strict, empty));
@@ -66,6 +69,7 @@ async function testCommand(files: string[], flags: TestFlags): Promise<void> {
   }
   const summary = process.env.GITHUB_STEP_SUMMARY;
   if (summary) appendFileSync(summary, testMarkdown(results, strict, skipped.map((v) => v.name), empty) + '\n');
+  if (flags.json) process.stdout.write(JSON.stringify(testJson(results, strict, skipped, flags.allowEmpty === true, empty), null, 2) + '\n');
   if (t.fail + (strict ? t.inconclusive : 0) > 0 || empty !== undefined) process.exitCode = 1;
 }
 
@@ -90,6 +94,7 @@ export function register(program: Command): void {
     .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
     .addOption(threadsOpt())
     .option('--no-progress', 'no progress bar')
+    .option('--json', 'print the verdicts as one JSON document to stdout (the console lines go to stderr)')
     .option('--allow-empty', 'exit 0 even when no scenario has an expect: block (0 assertions); without it that exits 1')
     .action((files: string[], flags: TestFlags) => testCommand(files, flags));
 }
