@@ -180,6 +180,22 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
+  it('saves a tuned value of a file that sweeps it into the copy\'s sweep, and says so: its run has the case on screen', async () => {
+    const SC = 'fantasy/climbers-dc.yaml'; // sweeps wall.dc: [8, 12, 16]
+    const { page, problems } = await openPage(`?scenario=${SC}&attacker.infantry=10&wall.dc=14&trials=4096`);
+    await doneWith(page, SC, { 'attacker.infantry': 10, 'wall.dc': 14 });
+    await page.click('.tabs button[data-tab="reproduce"]');
+    expect(await page.textContent('#command-note')).toMatch(/its case wall\.dc = 14, variant "at-least-dc", is what the "tuned" column shows, byte for byte.*sweep gains wall\.dc 14/);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save')]);
+    const saved = readFileSync((await download.path())!, 'utf8');
+    expect(saved).toContain('  wall.dc: [8, 12, 14, 16]');
+    expect((parseYaml(saved) as { description: string }).description).toMatch(/Its sweep gains wall\.dc 14 \(the case tuned\)\.\n$/);
+    expect(await page.textContent('#save-name')).toContain('its sweep gains wall.dc 14, so that its run has the case tuned');
+    await screenshot(page, 'workbench-save-swept');
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
   it('shows a Crusader Rex block\'s "auto" steps as its full strength (the slider at the roster\'s 4 for Bohemond), marked auto', async () => {
     const SC = 'crusader-rex/attrition-exact.yaml';
     const { page, problems } = await openPage(`?scenario=${SC}`);

@@ -106,7 +106,7 @@ beforeAll(async () => {
   const outside = path.join(tmp, 'outside');
   for (const d of ['fantasy', 'surrender']) mkdirSync(path.join(served, d), { recursive: true });
   mkdirSync(outside);
-  for (const f of ['stone-wall-siege.yaml', 'wall-hp-dc-grid.yaml']) copyFileSync(path.join(ROOT, 'scenarios/fantasy', f), path.join(served, 'fantasy', f));
+  for (const f of ['stone-wall-siege.yaml', 'wall-hp-dc-grid.yaml', 'climbers-dc.yaml']) copyFileSync(path.join(ROOT, 'scenarios/fantasy', f), path.join(served, 'fantasy', f));
   for (const f of ['town-basic.yaml', 'fortress-readings.yaml', 'heavy-guns-grid.yaml']) copyFileSync(path.join(ROOT, 'scenarios/surrender', f), path.join(served, 'surrender', f));
   copyFileSync(path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(outside, 'secret.yaml'));
   writeFileSync(path.join(served, 'broken.yaml'), 'name: broken\nsystem: surrender\nseed: 1\ntrials: 10\nturns: -3\n');
@@ -192,6 +192,7 @@ describe('what the workbench serves, and to whom', () => {
     const list = JSON.parse((await call('GET', '/api/scenarios')).text).scenarios as { path: string; error?: string }[];
     expect(list.map((s) => s.path)).toEqual([
       'broken.yaml',
+      'fantasy/climbers-dc.yaml',
       'fantasy/stone-wall-siege.yaml',
       'fantasy/wall-hp-dc-grid.yaml',
       'link-in.yaml',
@@ -245,6 +246,7 @@ describe('what the workbench serves, and to whom', () => {
       'north/wall.yaml',
       'elsewhere/mywork/wall.yaml',
       'served/broken.yaml',
+      'served/fantasy/climbers-dc.yaml',
       'served/fantasy/stone-wall-siege.yaml',
       'served/fantasy/wall-hp-dc-grid.yaml',
       'served/link-in.yaml',
@@ -630,6 +632,32 @@ describe('the same numbers as siegesim run', () => {
     for (const [k, m] of Object.entries(cliCase.metrics as Record<string, { value: number; ci_low: number; ci_high: number }>)) {
       expect({ k, value: num(tuned.metrics[k].value), ci_low: num(tuned.metrics[k].ci_low), ci_high: num(tuned.metrics[k].ci_high) }).toEqual({ k, value: m.value, ci_low: m.ci_low, ci_high: m.ci_high });
     }
+  }, 60_000);
+
+  it('a file with a sweep: the saved copy\'s sweep gains the tuned value, and its run has the case on screen byte for byte', async () => {
+    // climbers-dc sweeps wall.dc: [8, 12, 16]; the page shows DC 14 (and 10 infantry) against the file's DC 12
+    const values = { 'attacker.infantry': 10, 'wall.dc': 14 };
+    const SW = 'fantasy/climbers-dc.yaml';
+    const s = open('/api/run', { scenario: SW, values, trials: 8192 });
+    await s.ended;
+    const done = s.events.at(-1) as { type: string; trials: number; cases: { variant: string; metrics: Record<string, { value: number; ci_low: number; ci_high: number }> }[] };
+    expect(done.type).toBe('done');
+    const saved = JSON.parse((await post('/api/save', { scenario: SW, values })).text) as { yaml: string; filename: string };
+    expect(saved.yaml).toContain('wall.dc: [8, 12, 14, 16]');
+    expect(saved.yaml).toMatch(/Its sweep gains wall\.dc 14/);
+    const file = path.join(tmp, saved.filename);
+    writeFileSync(file, saved.yaml);
+    const r = await cli(['run', file, '--trials', String(done.trials), '--json', '--out', path.join(tmp, 'cli-swept'), '--threads', '1']);
+    expect(r.code, r.stderr).toBe(0);
+    const json = JSON.parse(r.stdout)[0];
+    const cliCase = json.cases.find((c: { variant: string; params: Record<string, number> }) => c.variant === 'at-least-dc' && c.params['wall.dc'] === 14);
+    expect(cliCase).toBeDefined();
+    const tuned = done.cases.find((c) => c.variant === 'tuned')!;
+    for (const [k, m] of Object.entries(cliCase.metrics as Record<string, { value: number; ci_low: number; ci_high: number }>)) {
+      expect({ k, value: num(tuned.metrics[k].value), ci_low: num(tuned.metrics[k].ci_low) }).toEqual({ k, value: m.value, ci_low: m.ci_low });
+    }
+    // the saved copy's expect: entries still hold (its where: points are still swept)
+    expect((await cli(['validate', file])).code).toBe(0);
   }, 60_000);
 
   it('refined to a precision: the trials it stopped at reproduce it with --trials', async () => {

@@ -12,9 +12,10 @@ import { appendYamlLine, editYamlValues, type DocPath } from './yaml-edit.js';
 import { PositionMap } from '../scenario/load.js';
 import { MSG } from '../scenario/messages.js';
 import { COMMON_KEYS, scenarioSchemaOf, unwrap } from '../scenario/schema.js';
-import { splitPath, sweepCount, validateScenario, valueAtPath, type ValidScenario } from '../scenario/validate.js';
+import { expandSweepValues, splitPath, sweepCount, validateScenario, valueAtPath, type ValidScenario } from '../scenario/validate.js';
 import { SYSTEMS } from '../systems/registry.js';
 import { effectiveValues } from './tunables.js';
+import { pointStream } from './run.js';
 
 /** What a control edits: a number (integer or not), one of a list, or a yes/no. */
 export type ControlKind = 'int' | 'number' | 'enum' | 'boolean';
@@ -169,7 +170,7 @@ function tunedSet(chosen: { set: Record<string, unknown> }, values: Record<strin
 export function liveScenario(
   v: ValidScenario,
   o: LiveOptions = {},
-): { ok: true; value: ValidScenario; changed: Record<string, unknown>; was: Record<string, unknown> } | { ok: false; issues: ValueIssue[] } {
+): { ok: true; value: ValidScenario; changed: Record<string, unknown>; was: Record<string, unknown>; sweep?: SavedSweep } | { ok: false; issues: ValueIssue[] } {
   const chosen = chosenVariant(v, o.variant);
   if ('message' in chosen) return { ok: false, issues: [chosen] };
   const loaded = loadedCase(v, chosen);
@@ -177,13 +178,64 @@ export function liveScenario(
   const asLoaded = loaded.value.points[0].variants[0].scenario;
   const changed = changedValues(asLoaded, o.values ?? {});
   const was = Object.fromEntries(Object.keys(changed).map((p) => [p, valueAtPath(asLoaded, p)]));
-  if (Object.keys(changed).length === 0) return { ok: true, value: loaded.value, changed, was };
+  if (Object.keys(changed).length === 0) {
+    // nothing tuned: the file itself is what reproduces it, when the case is one of its sweep points
+    const s = savedSweep(v, loaded.value);
+    return { ok: true, value: s && Object.keys(s.added).length === 0 ? rollsAs(loaded.value, s) : loaded.value, changed, was, ...(s ? { sweep: s } : {}) };
+  }
   const both = validateSynthetic(v, [
     { name: LOADED, set: chosen.set },
     { name: TUNED, set: tunedSet(chosen, changed) },
   ]);
   if (!both.ok) return both;
-  return { ok: true, value: both.value, changed, was };
+  const s = savedSweep(v, both.value, 1);
+  return { ok: true, value: rollsAs(both.value, s), changed, was, ...(s ? { sweep: s } : {}) };
+}
+
+/**
+ * Where the case on screen is in the file the page saves. A file with a sweep runs its sweep
+ * points, not the workbench's one case: the saved copy's sweep gains the case's value of each
+ * swept setting (kept in order, no repeat; a range becomes the list of its values), so the case
+ * is one of its points, and `index` is that point (the dice `run` rolls there). `added` is what
+ * the copy's sweep gained. Undefined for a file without a sweep.
+ */
+export interface SavedSweep {
+  sweep: Record<string, number[] | unknown>;
+  added: Record<string, number>;
+  index: number;
+  /** The case's value of each swept setting: its point in the saved copy's sweep. */
+  at: Record<string, number>;
+}
+
+/** The saved file's sweep for a one-point case of `v` (its `variant`: the tuned one when there is one). */
+export function savedSweep(v: ValidScenario, one: ValidScenario, variant = 0): SavedSweep | undefined {
+  const raw = v.raw.sweep as Record<string, unknown> | undefined;
+  if (!raw || v.params.length === 0) return undefined;
+  const scenario = one.points[0]?.variants[variant]?.scenario ?? one.points[0]?.variants[0]?.scenario ?? {};
+  const auto = effectiveValues(v.system, scenario);
+  const sweep: Record<string, unknown> = { ...raw };
+  const added: Record<string, number> = {};
+  const at: Record<string, number> = {};
+  let index = 0;
+  for (const p of v.params) {
+    const values = (expandSweepValues(raw[p]) ?? []) as number[];
+    const x = valueAtPath(scenario, p) ?? auto[p];
+    let list = values;
+    if (typeof x === 'number' && !values.includes(x)) {
+      list = [...values, x].sort((a, b) => a - b);
+      sweep[p] = list;
+      added[p] = x;
+    }
+    if (typeof x === 'number') at[p] = x;
+    const pos = Math.max(0, list.indexOf(x as number));
+    index = index * list.length + pos;
+  }
+  return { sweep, added, index, at };
+}
+
+/** A one-point case that rolls the dice of sweep point `s.index` of the saved file (point 0 without a sweep). */
+function rollsAs(one: ValidScenario, s: SavedSweep | undefined): ValidScenario {
+  return s && s.index > 0 ? { ...one, dice: pointStream(s.index) } : one;
 }
 
 /**
@@ -237,7 +289,8 @@ export function tunedScenario(v: ValidScenario, o: LiveOptions = {}): { ok: true
   if ('message' in chosen) return { ok: false, issues: [chosen] };
   const name = caseName(v, chosen, o.values ?? {});
   if (!name.ok) return name;
-  return validateSynthetic(v, [{ name: name.name, set: tunedSet(chosen, o.values ?? {}) }]);
+  const one = validateSynthetic(v, [{ name: name.name, set: tunedSet(chosen, o.values ?? {}) }]);
+  return one.ok ? { ok: true, value: rollsAs(one.value, savedSweep(v, one.value)) } : one;
 }
 
 /**
@@ -389,22 +442,28 @@ export function tunedYaml(
   text: string,
   v: ValidScenario,
   o: LiveOptions = {},
-): { ok: true; yaml: string; name: string } | { ok: false; issues: ValueIssue[] } {
+): { ok: true; yaml: string; name: string; gains?: Record<string, number> } | { ok: false; issues: ValueIssue[] } {
   const live = liveScenario(v, o);
   if (!live.ok) return live;
   const chosen = chosenVariant(v, o.variant) as { index: number; set: Record<string, unknown> };
   const doc = parseDocument(text);
-  const edits = Object.entries(live.changed).map(([p, value]) => ({
+  const edits: { path: DocPath; value: unknown }[] = Object.entries(live.changed).map(([p, value]) => ({
     path: Object.prototype.hasOwnProperty.call(chosen.set, p) ? ['variants', chosen.index, 'set', p] : docPath(doc, splitPath(p)),
     value,
   }));
   if (edits.length === 0) return { ok: true, yaml: text, name: v.name };
+  // the file's sweep gains the case's swept values, so that the copy runs the case on screen
+  const saved = live.sweep;
+  const gained = Object.entries(saved?.added ?? {});
+  for (const [p] of gained) edits.push({ path: ['sweep', p], value: saved!.sweep[p] });
   const name = tunedName(v.name);
   const file = v.file.split(/[\\/]/).pop() ?? v.file;
   const values = Object.entries(live.changed).map(([p, x]) => `${p} ${showValue(live.was[p])} -> ${showValue(x)}`);
   const variant = chosen.index > 0 ? ` (variant ${v.variantNames[chosen.index]})` : '';
-  const line = `Tuned in the workbench from ${v.name} (${file})${variant}: ${values.join(', ')}.`;
-  return { ok: true, yaml: appendYamlLine(editYamlValues(text, [...edits, { path: ['name'], value: name }]), ['description'], line), name };
+  const swept = gained.length > 0 ? ` Its sweep gains ${gained.map(([p, x]) => `${p} ${x}`).join(', ')} (the case tuned).` : '';
+  const line = `Tuned in the workbench from ${v.name} (${file})${variant}: ${values.join(', ')}.${swept}`;
+  const yaml = appendYamlLine(editYamlValues(text, [...edits, { path: ['name'], value: name }]), ['description'], line);
+  return { ok: true, yaml, name, ...(gained.length > 0 ? { gains: Object.fromEntries(gained) } : {}) };
 }
 
 /** A value in the tuned file's description: as written, or "default" when the system derives it. */

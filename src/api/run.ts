@@ -59,7 +59,7 @@ export function jobsOf(v: ValidScenario, points: CompiledPoint[]): GroupJob[] {
   const sys = v.system;
   return points.map((p, i) => ({
     // Streams are keyed by sweep point: every variant of a point rolls the same dice.
-    stream: pointStream(i),
+    stream: v.dice !== undefined && points.length === 1 ? v.dice : pointStream(i),
     system: sys.id,
     compiled: p.compiled,
     accLengths: p.compiled.map((c) => sys.kernel.accLength(c)),

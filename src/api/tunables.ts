@@ -185,6 +185,7 @@ export function baseCaseOf(v: ValidScenario, where?: Record<string, unknown>): B
 
 /** The stream `run` rolls for the sweep point a case is at (point-0 when it is at none of them). */
 export function streamOfCase(v: ValidScenario, scenario: Record<string, unknown>): string {
+  if (v.dice !== undefined && v.points.length === 1) return v.dice;
   const i = v.points.findIndex((pt) => Object.entries(pt.params).every(([p, x]) => valueAtPath(scenario, p) === x));
   return pointStream(Math.max(0, i));
 }

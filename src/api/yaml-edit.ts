@@ -98,7 +98,10 @@ function splice(doc: Document, text: string, path: DocPath, value: unknown): str
       node = item as Node;
     } else return undefined;
   }
-  if (!node || !isScalar(node) || !node.range) return undefined;
+  if (!node || !node.range) return undefined;
+  // a flow list or map (a sweep's `[8, 12, 16]` or `{ from, to, step }`) is rewritten as a flow value in its place
+  if ((isSeq(node) || isMap(node)) && node.flow) return text.slice(0, node.range[0]) + valueText(value) + text.slice(node.range[1]);
+  if (!isScalar(node)) return undefined;
   return text.slice(0, node.range[0]) + scalarText(value) + text.slice(node.range[1]);
 }
 
@@ -150,5 +153,6 @@ function keyText(key: string): string {
 
 /** A value as one line of flow YAML. */
 function valueText(value: unknown): string {
-  return stringify(value, { collectionStyle: 'flow', lineWidth: 0 }).trimEnd();
+  // `[8, 12, 16]` as designers write lists, `{ hp: 40 }` as they write maps
+  return stringify(value, { collectionStyle: 'flow', lineWidth: 0, flowCollectionPadding: !Array.isArray(value) }).trimEnd();
 }

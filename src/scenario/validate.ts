@@ -43,6 +43,12 @@ export interface ValidScenario {
   expect: Expectation[];
   /** The file's `headline:` (a single name made a list): the metrics its Answer shows, in order; absent when not given. */
   headline?: string[];
+  /**
+   * The dice of a one-point case the workbench derives from a file with a sweep: the stream of
+   * the saved copy's sweep point that holds the case (`point-i`), so `run` of that copy gives its
+   * numbers; absent: point i rolls `point-i`.
+   */
+  dice?: string;
 }
 
 export type Validation = { ok: true; value: ValidScenario } | { ok: false; issues: ScenarioIssue[] };

@@ -210,6 +210,11 @@ export async function streamLive(ctx: JobContext, client: string, body: Record<s
     chunkTrials: sys.chunkTrials,
     headline: aimed, // what the precision aims at (the status line's widest interval)
     command: commandOf(display, changed.length > 0, seed),
+    // a file with a sweep: the command runs its grid; the case shown is its point `at` (null: not one of the
+    // file's points, nothing tuned), and the saved copy's sweep gains `gains` so that it is
+    ...(live.sweep
+      ? { sweep: { at: changed.length > 0 || Object.keys(live.sweep.added).length === 0 ? live.sweep.at : null, gains: changed.length > 0 ? live.sweep.added : {} } }
+      : {}),
     ms: ms(),
   });
   let latest: { trials: number; cases: () => CaseResult[] } | undefined;

@@ -636,7 +636,16 @@ function renderCommand(trials) {
   let note = tuned
     ? `After saving the tuned YAML (download it above), this run writes what the "tuned" column shows as case 1, variant "${variant}" of its own report (the saved file is named ${state.info.tunedName}: reports/${state.info.tunedName}/), byte for byte.`
     : `This run writes what the page shows as case 1, variant "${variant}" of its report, byte for byte.`;
-  if (sweep) note = `The file sweeps ${state.info.sweep.map((s) => s.path).join(', ')}: the command runs its whole grid (each point on its own dice), while the page shows the case without the sweep.`;
+  const sw = state.start.sweep;
+  if (sweep && sw) {
+    const words = (o) => Object.entries(o).map(([p, x]) => `${p} = ${x}`).join(', ');
+    const gains = Object.entries(sw.gains ?? {});
+    note = sw.at
+      ? `The file sweeps ${state.info.sweep.map((s) => s.path).join(', ')}: the command runs its whole grid, and its case ${words(sw.at)}, variant "${variant}", is what the ${tuned ? '"tuned" column' : 'page'} shows, byte for byte (each sweep point rolls its own dice: the page rolls that point's).` +
+        (gains.length > 0 ? ` The saved file's sweep gains ${gains.map(([p, x]) => `${p} ${x}`).join(', ')} for it (and says so in its description).` : '') +
+        (tuned ? ` Save the tuned YAML first (named ${state.info.tunedName}: reports/${state.info.tunedName}/).` : '')
+      : `The file sweeps ${state.info.sweep.map((s) => s.path).join(', ')} and the case shown is at none of its points: the command runs the grid, not this case.`;
+  }
   $('#command-note').textContent = note;
 }
 
@@ -650,7 +659,10 @@ async function save() {
     a.remove();
     setTimeout(() => URL.revokeObjectURL(a.href), 5000);
     $('#save-name').textContent = r.changed
-      ? ` saved as ${r.filename}: a scenario of its own, named ${r.name} (its report goes to reports/${r.name}/, the original's stays as it is)`
+      ? ` saved as ${r.filename}: a scenario of its own, named ${r.name} (its report goes to reports/${r.name}/, the original's stays as it is)` +
+        (Object.keys(r.gains ?? {}).length > 0
+          ? `; its sweep gains ${Object.entries(r.gains).map(([p, x]) => `${p} ${x}`).join(', ')}, so that its run has the case tuned`
+          : '')
       : ` saved as ${r.filename} (nothing tuned: the file as it is)`;
     const pre = $('#yaml-preview');
     pre.textContent = r.yaml;
