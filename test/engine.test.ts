@@ -148,3 +148,41 @@ describe('the worker returns its buffers by copy', () => {
     expect(Array.from(out as Float64Array)).toEqual(Array.from(runBatch(KERNELS[sc.system], task)));
   });
 });
+
+describe('paired differences match metrics by name', () => {
+  it("a variant's paired slots follow the baseline's metric names, -1 where it pairs none", async () => {
+    const { alignPairedSlots } = await import('../src/api/run.js');
+    const lists: Record<string, { metric: string; slot: number }[]> = {
+      base: [{ metric: 'a', slot: 1 }, { metric: 'b', slot: 2 }],
+      reordered: [{ metric: 'b', slot: 5 }, { metric: 'a', slot: 7 }],
+      fewer: [{ metric: 'b', slot: 3 }],
+    };
+    const sys = { pairedSlots: (c: unknown) => lists[c as string] };
+    expect(alignPairedSlots(sys, ['base', 'reordered', 'fewer'])).toEqual([[1, 2], [7, 5], [-1, 3]]);
+  });
+
+  it('a chunk leaves the paired sums of a metric the variant does not pair at 0 (not NaN), and pairs the rest', async () => {
+    const { runBatch } = await import('../src/engine/chunk.js');
+    // a toy kernel: slot 0 counts trials; slot 1 gets the trial's first die (1-6); slot 2 twice that
+    const { nextU32 } = await import('../src/engine/rng.js');
+    const kernel = {
+      accLength: () => 3,
+      run: (_c: unknown, s: Parameters<typeof nextU32>[0], n: number, acc: Float64Array) => {
+        for (let t = 0; t < n; t++) {
+          const d = 1 + (nextU32(s) % 6);
+          acc[0] += 1;
+          acc[1] += d;
+          acc[2] += 2 * d;
+        }
+      },
+    };
+    // baseline pairs [slot 1, slot 2]; the variant pairs only the second metric, at its slot 1
+    const task = { system: 'toy', compiled: [0, 0], accLengths: [3, 3], pairedSlots: [[1, 2], [-1, 1]], seed: 1, stream: 's', first: 0, sizes: [1000] };
+    const out = runBatch(kernel as never, task);
+    const pairs = out.subarray(6);
+    expect(Array.from(pairs.subarray(0, 2))).toEqual([0, 0]);
+    // variant's slot 1 (d) minus the baseline's slot 2 (2d), trial by trial on the same dice: -d
+    expect(pairs[2]).toBe(-out[1]);
+    expect(Number.isNaN(pairs[3])).toBe(false);
+  });
+});

@@ -63,8 +63,22 @@ export function jobsOf(v: ValidScenario, points: CompiledPoint[]): GroupJob[] {
     system: sys.id,
     compiled: p.compiled,
     accLengths: p.compiled.map((c) => sys.kernel.accLength(c)),
-    pairedSlots: p.compiled.map((c) => sys.pairedSlots(c).map((s) => s.slot)),
+    pairedSlots: alignPairedSlots(sys, p.compiled),
   }));
+}
+
+/**
+ * pairedSlots[v][p]: case v's accumulator slot of the baseline's p-th paired metric, matched by
+ * name (-1 where case v does not pair that metric). A variant that changes the kind of game
+ * (a Cry Havoc kind, a fantasy siege turned open field) pairs other metrics, or fewer: matched
+ * by position, its p-th slot could be another quantity, differenced under the baseline's name.
+ */
+export function alignPairedSlots(sys: Pick<RulesSystem, 'pairedSlots'>, compiled: readonly unknown[]): number[][] {
+  const names = sys.pairedSlots(compiled[0]).map((s) => s.metric);
+  return compiled.map((c) => {
+    const own = new Map(sys.pairedSlots(c).map((s) => [s.metric, s.slot]));
+    return names.map((n) => own.get(n) ?? -1);
+  });
 }
 
 /** Run a validated scenario and summarize every (case, variant). */
@@ -165,7 +179,7 @@ export function assembleCases(v: ValidScenario, points: CompiledPoint[], jobs: G
         // kind of combat...) has nothing to differ from: no difference, rather than an empty one
         if (!(metric in base)) continue;
         const p = pairedNames.indexOf(metric);
-        if (p >= 0) {
+        if (p >= 0 && jobs[g].pairedSlots[vi][p] >= 0) {
           const k = ((vi - 1) * pairedNames.length + p) * 2;
           differences[metric] = pairedDifference({ n: trials, sum: split.pairs[k], sumSq: split.pairs[k + 1] });
         } else {

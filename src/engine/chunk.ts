@@ -23,7 +23,7 @@ export interface ChunkTask {
   /** One compiled case per variant; [0] is the baseline. */
   compiled: unknown[];
   accLengths: number[];
-  /** Accumulator slot of each paired metric, per variant: pairedSlots[v][p]. */
+  /** Accumulator slot of each paired metric, per variant: pairedSlots[v][p] (-1: case v does not pair metric p). */
   pairedSlots: number[][];
   state: Int32Array;
   trials: number;
@@ -69,7 +69,7 @@ export function runChunk(kernel: Kernel<unknown>, task: ChunkTask): Float64Array
     for (let v = 1; v < V; v++) {
       const acc = accs[v];
       const slots = task.pairedSlots[v];
-      for (let p = 0; p < P; p++) before[v * P + p] = acc[slots[p]];
+      for (let p = 0; p < P; p++) before[v * P + p] = slots[p] < 0 ? 0 : acc[slots[p]];
       // every variant plays the same trial: its stream starts where the baseline's did
       stream[0] = start0;
       stream[1] = start1;
@@ -77,6 +77,7 @@ export function runChunk(kernel: Kernel<unknown>, task: ChunkTask): Float64Array
       stream[3] = start3;
       kernel.run(task.compiled[v], stream, 1, acc);
       for (let p = 0; p < P; p++) {
+        if (slots[p] < 0) continue; // a metric this variant does not pair (api/run.ts, alignPairedSlots)
         const d = acc[slots[p]] - before[v * P + p] - (acc0[slots0[p]] - before[p]);
         const k = ((v - 1) * P + p) * 2;
         pairs[k] += d;
