@@ -247,6 +247,47 @@ expect:
     const { issues } = prepareExact(v);
     expect(issues).toEqual([{ file: 's.yaml', line: 12, col: 5, path: 'expect[1]', message: MSG.exactUnavailable('p_attacker_wins', 'this case') }]);
   });
+
+  it('an item the scenario no longer matches is an error by default (test, validate) and, with staleExpect warn, left out and given back to warn about', () => {
+    // the designer's edit: the sweep moved, a variant was renamed, a metric went away
+    const text =
+      GRID.replace('[2, 3]', '[3, 4]') +
+      `expect:
+  - { metric: p_test, where: { structure.surrender_level: 2 }, at_least: 0.1 }
+  - { metric: p_test, variant: strict, at_least: 0.1 }
+  - { metric: p_breach, at_least: 0.1 }
+  - { metric: p_test, at_least: 0.1 }
+`;
+    const stale = [
+      { at: '12:59', path: 'expect[0].where.structure.surrender_level', message: MSG.whereValueNotSwept('structure.surrender_level', 2, [3, 4]) },
+      { at: '13:32', path: 'expect[1].variant', message: MSG.unknownVariant('strict', undefined, ['as-written', 'lenient']) },
+      { at: '14:15', path: 'expect[2].metric', message: expect.stringMatching(/^unknown metric "p_breach"/) },
+    ];
+    expect(issuesOf(text)).toEqual(stale);
+    const strict = validateText('s.yaml', text);
+    expect(!strict.ok && strict.issues.every((i) => i.stale === true)).toBe(true);
+    const v = validateText('s.yaml', text, { staleExpect: 'warn' });
+    if (!v.ok) throw new Error(v.issues.map((i) => i.message).join('\n'));
+    expect(v.value.expect.map((e) => e.index)).toEqual([3]); // the item that matches is kept
+    expect(v.value.staleExpect!.map((i) => ({ at: `${i.line}:${i.col}`, path: i.path, message: i.message }))).toEqual(stale);
+    // test cannot judge them: prepareExact says them as the problems they are
+    expect(prepareExact(v.value).issues.map((i) => i.path)).toEqual(stale.map((i) => i.path));
+    // nothing stale: no staleExpect at all
+    const fine = validateText('s.yaml', GRID + 'expect:\n  - { metric: p_test, at_least: 0.1 }\n', { staleExpect: 'warn' });
+    expect(fine.ok && fine.value.staleExpect).toBe(undefined);
+
+    // an item wrong in itself is an error either way, and a stale one beside it stays flagged
+    const malformed = validateText('s.yaml', text + '  - { metric: p_test, between: [0.5, 0.4] }\n', { staleExpect: 'warn' });
+    expect(malformed.ok).toBe(false);
+    if (malformed.ok) return;
+    expect(malformed.issues.filter((i) => !i.stale).map((i) => [i.path, i.message])).toEqual([['expect[4].between', MSG.expectBetweenOrder(0.5, 0.4)]]);
+    expect(malformed.issues.filter((i) => i.stale).length).toBe(3);
+    // a bound outside a probability's range, exact: true on a diff_, no bound: never stale
+    for (const item of ['{ metric: p_test, at_most: 2 }', '{ metric: diff_p_test, exact: true }', '{ metric: p_test }']) {
+      const r = validateText('s.yaml', GRID + `expect:\n  - ${item}\n`, { staleExpect: 'warn' });
+      expect(r.ok, item).toBe(false);
+    }
+  });
 });
 
 describe('the decision rule', () => {

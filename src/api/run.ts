@@ -3,7 +3,7 @@
  * a ScenarioResult (shared with shard merging). Touches no files.
  */
 import { loadScenarioText } from '../scenario/load.js';
-import { validateScenario, type ValidScenario, type Validation } from '../scenario/validate.js';
+import { validateScenario, type ValidateOptions, type ValidScenario, type Validation } from '../scenario/validate.js';
 import { metricKinds } from '../scenario/expect.js';
 import { SYSTEMS } from '../systems/registry.js';
 import type { CaseResult, Metric, RulesSystem, ScenarioResult } from '../systems/types.js';
@@ -12,9 +12,9 @@ import { runGroups, type GroupJob } from '../engine/run.js';
 import { InlineExecutor, type Executor } from '../engine/executor.js';
 import { VERSION } from '../version.js';
 
-/** Parse and validate one scenario's text. */
-export function validateText(file: string, text: string): Validation {
-  return validateScenario(loadScenarioText(file, text), SYSTEMS);
+/** Parse and validate one scenario's text (`opts.staleExpect`: whether an expect: item the scenario no longer matches is an error or a warning). */
+export function validateText(file: string, text: string, opts: ValidateOptions = {}): Validation {
+  return validateScenario(loadScenarioText(file, text), SYSTEMS, opts);
 }
 
 export interface RunScenarioOptions {

@@ -82,11 +82,13 @@ export type ExactAnswers = Map<string, Record<string, ExactMetric>>;
 /**
  * Solve exactly every case an `exact: true` assertion names, before anything runs. A case
  * without an exact answer for the metric is a problem with the scenario (exit 2), placed at
- * the item's `exact` key.
+ * the item's `exact` key; so is an item the scenario no longer matches (`staleExpect`, when it
+ * was validated with staleExpect 'warn'), which test cannot judge.
  */
 export function prepareExact(v: ValidScenario): { answers: ExactAnswers; issues: ScenarioIssue[] } {
   const answers: ExactAnswers = new Map();
-  const issues: ScenarioIssue[] = [];
+  // expect: items the scenario no longer matches (validated with staleExpect 'warn'): test cannot judge them
+  const issues: ScenarioIssue[] = [...(v.staleExpect ?? [])];
   const sys = v.system;
   for (const e of v.expect) {
     if (e.bound.kind !== 'exact') continue;

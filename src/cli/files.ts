@@ -66,8 +66,5 @@ function walk(dir: string, issues: ScenarioIssue[]): string[] {
   return out;
 }
 
-/** `file:line:col  path  message` */
-export function formatIssue(i: ScenarioIssue): string {
-  const where = i.line > 0 ? `${i.file}:${i.line}:${i.col}` : i.file;
-  return `${where}  ${i.path}  ${i.message}`;
-}
+/** `file:line:col  path  message` (in scenario/load.ts, which the server shares) */
+export { formatIssue } from '../scenario/load.js';

@@ -66,6 +66,12 @@ export interface ExpectIssue {
   path: PathSegments;
   message: string;
   where: 'key' | 'value';
+  /**
+   * The item no longer matches the scenario (a metric, variant, swept path or value it names is
+   * not there): the scenario changed under it. Not set for an item wrong in itself (no bound or
+   * two, low > high, a probability's bound outside [0, 1], exact: true on a diff_).
+   */
+  stale?: true;
 }
 
 interface RawItem {
@@ -116,6 +122,7 @@ export function validateExpect(
     if (item === undefined) return;
     const at = (...rest: (string | number)[]): PathSegments => ['expect', i, ...rest];
     const problem = (path: PathSegments, message: string, where: 'key' | 'value' = 'value') => issues.push({ path, message, where });
+    const stale = (path: PathSegments, message: string, where: 'key' | 'value' = 'value') => issues.push({ path, message, where, stale: true });
     const before = issues.length;
 
     // --- the bound: exactly one ---
@@ -135,8 +142,8 @@ export function validateExpect(
     const base = diff ? item.metric.slice('diff_'.length) : item.metric;
     if (!allMetrics.has(base)) {
       const names = [...allMetrics, ...(nVariants > 1 ? [...allMetrics].map((m) => `diff_${m}`) : [])];
-      problem(at('metric'), MSG.unknownMetric(item.metric, suggest(item.metric, names), [...allMetrics]));
-    } else if (diff && nVariants < 2) problem(at('metric'), MSG.diffNeedsVariants(item.metric));
+      stale(at('metric'), MSG.unknownMetric(item.metric, suggest(item.metric, names), [...allMetrics]));
+    } else if (diff && nVariants < 2) stale(at('metric'), MSG.diffNeedsVariants(item.metric));
     if (diff && bound?.kind === 'exact') problem(at('exact'), MSG.exactOfDiff(item.metric), 'key');
     // a probability's bound lies in [0, 1] (a difference of two: [-1, 1])
     if (bound && bound.kind !== 'exact' && probabilities.has(base)) {
@@ -149,8 +156,8 @@ export function validateExpect(
     let variant: number | undefined;
     if (item.variant !== undefined) {
       variant = ctx.variantNames.indexOf(item.variant);
-      if (variant < 0) problem(at('variant'), MSG.unknownVariant(item.variant, suggest(item.variant, ctx.variantNames), ctx.variantNames));
-      else if (diff && variant === 0) problem(at('variant'), MSG.diffOfBaseline(item.metric, item.variant));
+      if (variant < 0) stale(at('variant'), MSG.unknownVariant(item.variant, suggest(item.variant, ctx.variantNames), ctx.variantNames));
+      else if (diff && variant === 0) stale(at('variant'), MSG.diffOfBaseline(item.metric, item.variant));
     }
 
     // --- where: swept paths, values in the sweep ---
@@ -160,13 +167,13 @@ export function validateExpect(
       if (!axis && ctx.unjudged?.includes(key)) continue;
       if (!axis) {
         const swept = ctx.axes.map((a) => a.path);
-        problem(at('where', key), MSG.whereNotSwept(key, suggest(key, swept), swept), 'key');
+        stale(at('where', key), MSG.whereNotSwept(key, suggest(key, swept), swept), 'key');
         continue;
       }
       const values = Array.isArray(value) ? value : [value];
       values.forEach((v, j) => {
         if (!axis.values.some((s) => sameSweepValue(s, v))) {
-          problem(Array.isArray(value) ? at('where', key, j) : at('where', key), MSG.whereValueNotSwept(key, v, axis.values));
+          stale(Array.isArray(value) ? at('where', key, j) : at('where', key), MSG.whereValueNotSwept(key, v, axis.values));
         }
       });
       where[key] = values;
@@ -187,7 +194,7 @@ export function validateExpect(
     });
     if (targets.length === 0) {
       if (ctx.partial) return;
-      problem(at('metric'), noBaseline ? MSG.diffWithoutBaseline(item.metric, ctx.variantNames[0]) : MSG.metricNotThere(item.metric, item.variant));
+      stale(at('metric'), noBaseline ? MSG.diffWithoutBaseline(item.metric, ctx.variantNames[0]) : MSG.metricNotThere(item.metric, item.variant));
       return;
     }
     const p = pos(at());

@@ -13,6 +13,12 @@ export interface ScenarioIssue {
   col: number;
   path: string;
   message: string;
+  /**
+   * An `expect:` item that no longer matches the scenario (a metric it does not produce, a
+   * variant it does not have, a `where` key or value it does not sweep): refused by `siegesim
+   * test` and `validate`, a warning for the commands that run (validateScenario's `staleExpect`).
+   */
+  stale?: true;
 }
 
 /** Path segments: object keys and array indices. */
@@ -71,6 +77,12 @@ export interface LoadedFile {
   data: unknown;
   positions: PositionMap;
   issues: ScenarioIssue[];
+}
+
+/** `file:line:col  path  message`: a problem as every command and the server say it. */
+export function formatIssue(i: ScenarioIssue): string {
+  const where = i.line > 0 ? `${i.file}:${i.line}:${i.col}` : i.file;
+  return `${where}  ${i.path}  ${i.message}`;
 }
 
 /** Display form of a path: `variants[1].set.rules.comparison`. */

@@ -170,6 +170,11 @@ export const MSG = {
   /** A `diff_` of a metric the variant has and the baseline does not (a table letter only a mounted defender's table has). */
   diffWithoutBaseline: (metric: string, baseline: string) =>
     `"${metric}" is a difference from the baseline "${baseline}", which has no "${metric.slice('diff_'.length)}" at the sweep points selected: there is nothing to compare with`,
+  /**
+   * An expect: item the scenario no longer matches, said as a warning by the commands that run
+   * (`place`: the problem as formatIssue writes it, file:line:col  path  message).
+   */
+  staleExpect: (place: string) => `warning: ${place}; \`siegesim test\` will refuse this expect: item until it matches the scenario (this command goes on without it)`,
   exactUnavailable: (metric: string, where: string) => `exact: true, but there is no exact answer for "${metric}" at ${where}`,
   // --- what `siegesim test` says about a run ---
   /** A run with nothing to judge (`scenarios`: how many files were given), as `check` refuses 0 comparisons. */

@@ -49,6 +49,11 @@ export interface ValidScenario {
    * numbers; absent: point i rolls `point-i`.
    */
   dice?: string;
+  /**
+   * `expect:` items that no longer match the scenario, left out of `expect` (validated with
+   * `staleExpect: 'warn'`; absent when there are none): `siegesim test` refuses them.
+   */
+  staleExpect?: ScenarioIssue[];
 }
 
 export type Validation = { ok: true; value: ValidScenario } | { ok: false; issues: ScenarioIssue[] };
@@ -93,16 +98,26 @@ function byPosition(issues: ScenarioIssue[]): ScenarioIssue[] {
   return issues.slice().sort((a, b) => a.line - b.line || a.col - b.col);
 }
 
-export function validateScenario(loaded: LoadedFile, systems: readonly RulesSystem[]): Validation {
+export interface ValidateOptions {
+  /**
+   * An `expect:` item that no longer matches the scenario (ScenarioIssue.stale): 'error' (the
+   * default: `siegesim test` and `validate` refuse it) or 'warn' (the commands that run: the
+   * scenario is valid without it, and it comes back in `staleExpect` to be said as a warning).
+   * An item wrong in itself is an error either way.
+   */
+  staleExpect?: 'error' | 'warn';
+}
+
+export function validateScenario(loaded: LoadedFile, systems: readonly RulesSystem[], opts: ValidateOptions = {}): Validation {
   const { file, positions } = loaded;
   if (loaded.data === undefined) return { ok: false, issues: byPosition(loaded.issues) };
   const data = loaded.data as Record<string, unknown>;
   // the loader's problems that left the data usable (a key given twice) come first, among the others
   const issues: ScenarioIssue[] = loaded.issues.slice();
   const seen = new Set<string>();
-  const push = (path: PathSegments, message: string, where: 'key' | 'value' = 'value', at?: PathSegments) => {
+  const push = (path: PathSegments, message: string, where: 'key' | 'value' = 'value', at?: PathSegments, stale?: true) => {
     const p = where === 'key' ? positions.keyOf(at ?? path) : positions.valueOf(at ?? path);
-    const issue = { file, line: p.line, col: p.col, path: formatPath(path), message };
+    const issue: ScenarioIssue = { file, line: p.line, col: p.col, path: formatPath(path), message, ...(stale ? { stale } : {}) };
     const id = `${issue.line}:${issue.col}:${issue.path}:${message}`;
     if (!seen.has(id)) {
       seen.add(id);
@@ -366,7 +381,7 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
     }
     // what `expect:` can be told without the scenario's metrics (bounds, variants, where)
     if (expectItems.some((x) => x !== undefined)) {
-      for (const p of validateExpect(expectItems, { ...expectContext, names: writtenMetrics() }, (q) => positions.valueOf(q)).issues) push(p.path, p.message, p.where);
+      for (const p of validateExpect(expectItems, { ...expectContext, names: writtenMetrics() }, (q) => positions.valueOf(q)).issues) push(p.path, p.message, p.where, undefined, p.stale);
     }
     return { ok: false, issues: byPosition(issues) };
   }
@@ -421,8 +436,11 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   const ex = expectItems.some((x) => x !== undefined)
     ? validateExpect(expectItems, { ...expectContext, points, partial, ...(partial ? { names: writtenMetrics() } : {}) }, (p) => positions.valueOf(p))
     : { expectations: [], issues: [] };
-  for (const p of ex.issues) push(p.path, p.message, p.where);
-  if (issues.length > 0) return { ok: false, issues: byPosition(issues) };
+  for (const p of ex.issues) push(p.path, p.message, p.where, undefined, p.stale);
+  // Stale expect: items only (the scenario changed under them): refused by default (test, validate);
+  // with staleExpect 'warn' (the commands that run) they are left out and said as warnings.
+  const stale = opts.staleExpect === 'warn' && issues.every((i) => i.stale);
+  if (issues.length > 0 && !stale) return { ok: false, issues: byPosition(issues) };
 
   return {
     ok: true,
@@ -440,6 +458,7 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
       baselineSet: variants[0].set ?? {},
       expect: ex.expectations,
       ...(headline ? { headline: [...headline] } : {}),
+      ...(issues.length > 0 ? { staleExpect: byPosition(issues) } : {}),
     },
   };
 }

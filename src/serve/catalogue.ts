@@ -11,7 +11,7 @@
 import { readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { validateText, type ValidScenario } from '../api.js';
-import type { ScenarioIssue } from '../scenario/load.js';
+import { formatIssue, type ScenarioIssue } from '../scenario/load.js';
 import { MSG } from '../scenario/messages.js';
 import { isReportFolder } from '../report/folder.js';
 import { errCode, fileIssue, readText } from '../scenario/read.js';
@@ -147,7 +147,11 @@ function walk(root: string, dir: string, depth: number): { at: string; abs: stri
  */
 export class Catalogue {
   private cache = new Map<string, { key: string; loaded: Loaded }>();
-  constructor(readonly roots: Root[]) {}
+  /** `log`: the server's log, where an expect: item a scenario no longer matches is said once per version of the file. */
+  constructor(
+    readonly roots: Root[],
+    private readonly log?: (line: string) => void,
+  ) {}
 
   entries(): Entry[] {
     return listEntries(this.roots);
@@ -179,13 +183,16 @@ export class Catalogue {
     if (read.issue) v = { ok: false, issues: [{ ...read.issue, file: entry.display }] };
     else {
       try {
-        v = validateText(entry.display, read.text!);
+        // an expect: item the file no longer matches is for `siegesim test` to refuse: the workbench opens it
+        v = validateText(entry.display, read.text!, { staleExpect: 'warn' });
       } catch (e) {
         // A parser failure on hostile text is this file's problem, never the server's.
         v = { ok: false, issues: [issue(entry, MSG.yamlSyntax((e as Error).message.split('\n')[0]))] };
       }
     }
-    const loaded: Loaded = v.ok ? { ok: true, entry, text: read.text!, scenario: v.value } : { ok: false, entry, issues: v.issues };
+    const stale = v.ok ? (v.value.staleExpect ?? []) : v.issues.filter((i) => i.stale);
+    for (const i of stale) this.log?.(MSG.staleExpect(formatIssue(i)));
+    const loaded: Loaded = v.ok ? { ok: true, entry, text: read.text!, scenario: v.value } : { ok: false, entry, issues: v.issues.filter((i) => !i.stale) };
     this.cache.set(entry.abs, { key, loaded });
     return loaded;
   }

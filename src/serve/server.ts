@@ -88,7 +88,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
   const log = o.log ?? ((line: string) => process.stderr.write(line + '\n'));
   const assets = assetTable();
   const cache = new Map<string, Buffer>();
-  const ctx: JobContext = { catalogue: new Catalogue(o.roots), gate: new Gate(o.executor), clients: new Map(), open: new Set(), log };
+  const ctx: JobContext = { catalogue: new Catalogue(o.roots, log), gate: new Gate(o.executor), clients: new Map(), open: new Set(), log };
   let allowedHosts = new Set<string>();
 
   const server = createServer((req, res) => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { XMLParser } from 'fast-xml-parser';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, runCli, tempDirs } from '../cli-child.js';
 import { MSG } from '../../src/scenario/messages.js';
@@ -327,5 +327,43 @@ describe('siegesim test --json and check --json', () => {
     const allowed = await cli(['check', keep, '--json', '--allow-empty']);
     expect(allowed.code).toBe(0);
     expect(json(allowed)).toMatchObject({ passed: true, empty: null });
+  });
+});
+
+describe('an expect: the scenario no longer matches', () => {
+  it('warns once (file:line:col, and that test will refuse it) while run and exact go on; test and validate refuse it (exit 2)', async () => {
+    // the designer's edit: a copy of climbers-dc with the sweep moved, so `where: { wall.dc: 16 }` names no sweep point
+    const dir = tmp();
+    const f = path.join(dir, 'keep3.yaml');
+    writeFileSync(f, readFileSync(path.join(ROOT, 'scenarios/fantasy/climbers-dc.yaml'), 'utf8').replace('wall.dc: [8, 12, 16]', 'wall.dc: [10, 12, 14]'));
+    const rel = path.relative(ROOT, f);
+    const problem = `${rel}:30:48  expect[3].where.wall.dc  ${MSG.whereValueNotSwept('wall.dc', 16, [10, 12, 14])}`;
+    const warning = MSG.staleExpect(problem);
+    expect(warning).toBe(`warning: ${problem}; \`siegesim test\` will refuse this expect: item until it matches the scenario (this command goes on without it)`);
+
+    const run = await cli(['run', f, '--trials', '4096', '--out', path.join(dir, 'out'), '--threads', '1', '--no-progress']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr.split('\n').filter((l) => l.includes('expect['))).toEqual([warning]); // once, not once per case (6 of them)
+    expect(run.stderr.startsWith(warning + '\n')).toBe(true); // before anything runs
+    expect(existsSync(path.join(dir, 'out', 'summary.json'))).toBe(true);
+    expect(run.stdout).not.toContain('warning');
+    const exact = await cli(['exact', f, '--json']);
+    expect(exact.code, exact.stderr).toBe(0);
+    expect(exact.stderr).toBe(warning + '\n');
+    expect(JSON.parse(exact.stdout)[0].cases).toHaveLength(6);
+
+    for (const verb of ['test', 'validate']) {
+      const r = await cli([verb, f, '--threads', '1'].slice(0, verb === 'validate' ? 2 : 4));
+      expect(r.code, verb).toBe(2);
+      expect(r.stderr, verb).toBe(`${problem}\nsiegesim: 1 problem found; nothing was run or written\n`);
+      expect(r.stdout, verb).toBe('');
+    }
+
+    // an item wrong in itself (low above high) stays an error for run too, beside the warning
+    writeFileSync(f, readFileSync(f, 'utf8').replace('between: [0.955, 0.985]', 'between: [0.985, 0.955]'));
+    const bad = await cli(['run', f, '--out', path.join(dir, 'bad'), '--threads', '1', '--no-progress']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(`${warning}\n${rel}:29:80  expect[2].between  ${MSG.expectBetweenOrder(0.985, 0.955)}\nsiegesim: 1 problem found; nothing was run or written\n`);
+    expect(existsSync(path.join(dir, 'bad'))).toBe(false);
   });
 });

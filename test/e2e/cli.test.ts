@@ -326,9 +326,12 @@ describe('bad input', () => {
   it('every independent problem in one pass: no bad sweep entry or expect item hides another\'s, sorted by line:col', async () => {
     // the new-user trial: a range without its step hid the reversed range and the typo, an empty
     // list hid `seed` in the sweep, and one quoted number in expect: hid six other mistakes
+    // validate, not run: run says the expect: items the scenario no longer matches (p_braech,
+    // diff_ without variants, a where on wall.type) as warnings and refuses the rest, while
+    // validate (as test) refuses them all, which is the one-pass listing this pins
     const dir = tmp();
     const out = path.join(dir, 'out');
-    const r = await cli(['run', 'test/fixtures/bad-many.yaml', '--out', out]);
+    const r = await cli(['validate', 'test/fixtures/bad-many.yaml']);
     expect(r.code).toBe(2);
     const F = 'test/fixtures/bad-many.yaml';
     expect(r.stderr.split('\n')).toEqual([
@@ -345,6 +348,18 @@ describe('bad input', () => {
       `${F}:24:5  expect[5]  ${MSG.expectOneBound([])}`,
       `${F}:25:49  expect[6].where.wall.type  ${MSG.whereNotSwept('wall.type', 'wall.hp', ['wall.hp'])}`,
       'siegesim: 12 problems found; nothing was run or written',
+      '',
+    ]);
+    // run: the same problems in one pass, the three stale expect: items as warnings first
+    const ran = await cli(['run', F, '--out', out]);
+    expect(ran.code).toBe(2);
+    const lines = r.stderr.split('\n');
+    const stale = [lines[6], lines[9], lines[11]];
+    expect(stale.map((l) => l.split('  ')[1])).toEqual(['expect[1].metric', 'expect[4].metric', 'expect[6].where.wall.type']);
+    expect(ran.stderr.split('\n')).toEqual([
+      ...stale.map((l) => MSG.staleExpect(l)),
+      ...lines.slice(0, -2).filter((l) => !stale.includes(l)),
+      'siegesim: 9 problems found; nothing was run or written',
       '',
     ]);
     expect(readdirSync(dir)).toEqual([]);

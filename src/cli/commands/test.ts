@@ -23,7 +23,8 @@ interface TestFlags {
 }
 
 async function testCommand(files: string[], flags: TestFlags): Promise<void> {
-  const scenarios = loadAll(scenarioArgsOrDefault(files, 'siegesim test my.yaml'));
+  // test judges expect:, so an item the scenario no longer matches is an error here (exit 2), not a warning
+  const scenarios = loadAll(scenarioArgsOrDefault(files, 'siegesim test my.yaml'), { staleExpect: 'error' });
   const withExpect = scenarios.filter((v) => v.expect.length > 0);
   const skipped = scenarios.filter((v) => v.expect.length === 0);
   // Exact answers first: a case without one is a scenario error, found before anything runs.
