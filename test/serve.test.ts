@@ -692,6 +692,30 @@ describe('sweeps and solve', () => {
     expect(JSON.stringify(done.chart)).toContain(`answer ${done.solve.value}`);
   }, 60_000);
 
+  it('solves a decimal setting to its resolution through the same api as solve (a chance swept 0.1..0.9 said "solve: need integers --from < --to (got 1, 0)")', async () => {
+    // town-basic made a port tested only in blockaded turns: P(surrender) = 1 - (1 - c x 4/6)^12
+    // for the blockade's chance c (P(test) = 4/6, above; docs/rules/surrender.md, seed 002 section C),
+    // first >= 0.9 at c = 0.27 on the grid of hundredths (0.8981 at 0.26, 0.9076 at 0.27, exact)
+    const exact = (c: number) => 1 - (1 - (c * 4) / 6) ** 12;
+    expect(exact(0.26)).toBeLessThan(0.9);
+    expect(exact(0.27)).toBeGreaterThanOrEqual(0.9);
+    const body = { scenario: 'surrender/town-basic.yaml', values: { 'structure.port': true }, metric: 'p_surrender', target: 0.9, trials: 20000 };
+    const s = open('/api/sweep', { ...body, axes: [{ path: 'structure.blockade_chance', from: 0.1, to: 0.9, step: 0.2 }] });
+    await s.ended;
+    const done = s.events.at(-1) as { type: string; points: number; solveError?: string; solve: { value: number; step: number; kind: string; from: number; to: number; resolved: boolean; neighbour: { value: number } }; chart: unknown };
+    expect(done.type).toBe('done');
+    expect(done.points).toBe(5);
+    expect(done.solveError).toBeUndefined();
+    expect(done.solve).toMatchObject({ value: 0.27, step: 0.01, kind: 'number', from: 0.1, to: 0.9, resolved: true, neighbour: { value: 0.26 } });
+    expect(JSON.stringify(done.chart)).toContain('answer 0.27');
+    // a swept range too narrow for the resolution: said in the page's words, never the CLI's flags
+    const n = open('/api/sweep', { ...body, axes: [{ path: 'structure.blockade_chance', values: [0.271, 0.279] }] });
+    await n.ended;
+    const narrow = n.events.at(-1) as { type: string; solveError: string };
+    expect(narrow.type).toBe('done');
+    expect(narrow.solveError).toBe('the range 0.271..0.279 holds fewer than two multiples of 0.01, the resolution: give a wider range');
+  }, 60_000);
+
   it('a target the sweep cannot reach: solve says so with value null (the key never left out, as solve --json)', async () => {
     // P(test) = (level + 1) / 6 (above): at most 4/6 over levels 1-3
     const s = open('/api/sweep', { scenario: 'surrender/town-basic.yaml', values: { turns: 3 }, axes: [{ path: 'structure.surrender_level', from: 1, to: 3, step: 1 }], metric: 'p_test', target: 0.9, trials: 65536 });

@@ -184,11 +184,11 @@ describe('solve: the default range starts from the value the case uses', () => {
 
   it("is 0 (or the schema's lowest value) to twice the rules' value for a setting the file leaves out, at least 10", () => {
     const v = valid(PALISADE);
-    expect(solvePlan(v, { ...ask, param: 'wall.hp' }).points).toEqual([{ point: {}, from: 0, to: 30 }]);
-    expect(solvePlan(v, { ...ask, param: 'wall.dc' }).points).toEqual([{ point: {}, from: 1, to: 20 }]); // DC allows 1..40
-    expect(solvePlan(v, { ...ask, param: 'wall.dc', from: 5, to: 12 }).points).toEqual([{ point: {}, from: 5, to: 12 }]);
+    expect(solvePlan(v, { ...ask, param: 'wall.hp' }).points).toEqual([{ point: {}, from: 0, to: 30, step: 1 }]);
+    expect(solvePlan(v, { ...ask, param: 'wall.dc' }).points).toEqual([{ point: {}, from: 1, to: 20, step: 1 }]); // DC allows 1..40
+    expect(solvePlan(v, { ...ask, param: 'wall.dc', from: 5, to: 12 }).points).toEqual([{ point: {}, from: 5, to: 12, step: 1 }]);
     // written values as before; the top kept inside the schema (a count allows 0..200)
-    expect(solvePlan(v, { ...ask, param: 'attacker.infantry' }).points).toEqual([{ point: {}, from: 0, to: 20 }]);
+    expect(solvePlan(v, { ...ask, param: 'attacker.infantry' }).points).toEqual([{ point: {}, from: 0, to: 20, step: 1 }]);
   });
 
   it('refuses a range outside the schema, before anything runs', () => {

@@ -24,6 +24,8 @@ export interface Plateau {
   to: number;
   /** The values evaluated in [from, to] (at least two: the answer and another). */
   tried: number;
+  /** The grid's resolution when it is not 1 (a decimal setting solved to 0.01): [from, to] holds (to - from) / step + 1 values. */
+  step?: number;
   /** The metrics compared. */
   metrics: string[];
 }
@@ -34,7 +36,7 @@ export interface Plateau {
  * directions, are in it while each agrees with `at` at every trial count both were run with
  * (and shares one at least). Undefined when no other value agrees.
  */
-export function plateauAround(param: string, metrics: string[], at: number, points: readonly PlateauPoint[]): Plateau | undefined {
+export function plateauAround(param: string, metrics: string[], at: number, points: readonly PlateauPoint[], step = 1): Plateau | undefined {
   const byValue = new Map<number, Map<number, string>>();
   for (const p of points) {
     const m = byValue.get(p.value) ?? new Map<number, string>();
@@ -60,13 +62,13 @@ export function plateauAround(param: string, metrics: string[], at: number, poin
   while (lo > 0 && same(values[lo - 1])) lo--;
   while (hi < values.length - 1 && same(values[hi + 1])) hi++;
   if (lo === hi) return undefined;
-  return { param, from: values[lo], to: values[hi], tried: hi - lo + 1, metrics };
+  return { param, from: values[lo], to: values[hi], tried: hi - lo + 1, metrics, ...(step !== 1 ? { step } : {}) };
 }
 
 /** "wall.dc: any value from 21 to 40 gives the same p_attacker_wins (the metric does not depend on it there: the 10 values tried give identical results on the same dice)". */
 export function plateauText(p: Plateau): string {
   const what = p.metrics.length === 1 ? p.metrics[0] : `${p.metrics.slice(0, -1).join(', ')} and ${p.metrics[p.metrics.length - 1]}`;
   const does = p.metrics.length === 1 ? 'the metric does' : 'these metrics do';
-  const tried = p.tried !== p.to - p.from + 1 ? `the ${p.tried} values tried` : p.tried === 2 ? 'both values' : `all ${p.tried} values`;
+  const tried = p.tried !== Math.round((p.to - p.from) / (p.step ?? 1)) + 1 ? `the ${p.tried} values tried` : p.tried === 2 ? 'both values' : `all ${p.tried} values`;
   return `${p.param}: any value from ${p.from} to ${p.to} gives the same ${what} (${does} not depend on it there: ${tried} give identical results on the same dice)`;
 }

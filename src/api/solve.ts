@@ -1,7 +1,9 @@
 /**
- * The solve verb: the smallest integer value of a parameter whose metric reaches a target, on
- * one variant, at one sweep point (`solveScenario`) or at every point of the scenario's sweep
- * over its other parameters (`solveSweep`).
+ * The solve verb: the smallest value of a parameter whose metric reaches a target, on one
+ * variant, at one sweep point (`solveScenario`) or at every point of the scenario's sweep over
+ * its other parameters (`solveSweep`). The values tried are a grid: the whole numbers of an
+ * integer setting, the multiples of a resolution (`step`) for a decimal one (0.01 for a chance
+ * in [0, 1], see `decimalResolution`), so a decimal's answer is stated to that resolution.
  *
  * Every candidate value rolls the same dice (one stream for all values: common random numbers).
  * Bisection on the scenario's trials finds a candidate; the answer and its neighbour are then
@@ -20,7 +22,7 @@ import type { Metric } from '../systems/types.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
 import { InlineExecutor, type Executor } from '../engine/executor.js';
 import { suggest } from '../scenario/suggest.js';
-import { boundProblem, metricProblem, numberBounds, producedMetrics, rangeFault, streamOfCase, tunablesOf } from './tunables.js';
+import { boundProblem, decimalResolution, metricProblem, numberBounds, producedMetrics, rangeFault, streamOfCase, tidy, tunablesOf } from './tunables.js';
 import { pointStream } from './run.js';
 import { plateauAround, type Plateau } from './plateau.js';
 
@@ -36,6 +38,17 @@ export interface SolveOptions {
   within?: number;
   from?: number;
   to?: number;
+  /**
+   * The resolution: the values tried are the multiples of `step` in [from, to] (default 1 for
+   * an integer setting, whose step must be a whole number; for a decimal one
+   * `decimalResolution(from, to)`, e.g. 0.01 for a chance in [0, 1]).
+   */
+  step?: number;
+  /**
+   * How the caller's controls are named in messages (default the CLI's flags `--from`, `--to`,
+   * `--step`); the workbench names its page's controls.
+   */
+  names?: SolveNames;
   /** Trials per candidate during the bisection (default: the scenario's). */
   trials?: number;
   seed?: string | number;
@@ -63,6 +76,16 @@ export interface SolveOptions {
 
 export type SolvePhase = 'ends' | 'bisect' | 'resolve';
 
+/** The words messages use for the range's ends and the resolution (see `SolveOptions.names`). */
+export interface SolveNames {
+  from: string;
+  to: string;
+  /** Left out when the caller has no control for the resolution (the workbench). */
+  step?: string;
+}
+
+const CLI_NAMES: SolveNames = { from: '--from', to: '--to', step: '--step' };
+
 export interface SolveResult {
   param: string;
   metric: string;
@@ -71,6 +94,10 @@ export interface SolveResult {
   within: number;
   from: number;
   to: number;
+  /** The resolution: the values tried are the multiples of `step` from `from` to `to`. */
+  step: number;
+  /** The setting's kind: `int` (whole numbers) or `number` (a decimal, answered to `step`). */
+  kind: 'int' | 'number';
   /** The values the setting allows (its schema's bounds): how far `from`/`to` could be widened. */
   allowed: { min: number; max: number };
   /** The variant solved on. */
@@ -91,7 +118,7 @@ export interface SolveResult {
   value?: number;
   /** The metric at the answer. */
   at?: Metric;
-  /** The neighbour just before the answer (value - 1), when it is in range. */
+  /** The neighbour just before the answer (value - step), when it is in range. */
   neighbour?: { value: number; metric: Metric };
   /**
    * The answer sits on a plateau: other values tried next to it give results identical to the
@@ -131,8 +158,9 @@ const REFINE = 4;
 const CAP_FACTOR = 32;
 
 /**
- * Find the smallest integer value v in [from, to] of `param` whose `metric` reaches `target`
- * (≥ target when the metric grows with v, ≤ when it falls), assuming the metric is monotone.
+ * Find the smallest value v on the grid of [from, to] (multiples of `step`) of `param` whose
+ * `metric` reaches `target` (≥ target when the metric grows with v, ≤ when it falls), assuming
+ * the metric is monotone.
  * @example await solveScenario(v, { param: 'wall.hp', metric: 'p_defender_wins', target: 0.5, from: 5, to: 60 })
  */
 export async function solveScenario(v: ValidScenario, o: SolveOptions): Promise<SolveResult> {
@@ -145,6 +173,8 @@ interface PlannedPoint {
   point: Record<string, unknown>;
   from: number;
   to: number;
+  step: number;
+  kind: 'int' | 'number';
   allowed: { min: number; max: number };
   /**
    * Every candidate rolls the dice `run` rolls at this sweep point (point-0 when the point is
@@ -157,7 +187,7 @@ interface PlannedPoint {
 }
 
 /** A point of the request `checkRequest` passed: the case there, its range (`solveRange`) and stream. */
-function planPoint(v: ValidScenario, o: Pick<SolveOptions, 'param' | 'from' | 'to'>, set: Record<string, unknown>, point: Record<string, unknown>): PlannedPoint {
+function planPoint(v: ValidScenario, o: Pick<SolveOptions, 'param' | 'from' | 'to' | 'step' | 'names'>, set: Record<string, unknown>, point: Record<string, unknown>): PlannedPoint {
   const c = validateCase(v, point, set);
   return { point, ...solveRange(v, o, c.ok ? c.scenario : undefined), stream: c.ok ? streamOfCase(v, c.scenario) : pointStream(0), set };
 }
@@ -165,7 +195,12 @@ function planPoint(v: ValidScenario, o: Pick<SolveOptions, 'param' | 'from' | 't
 /** The search at one planned point (the request already checked). */
 async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant: string, at: PlannedPoint): Promise<SolveResult> {
   const sys = v.system;
-  const { point, from, to, allowed, stream, set } = at;
+  const { point, from, to, step, kind, allowed, stream, set } = at;
+  const names = o.names ?? CLI_NAMES;
+  /** The grid: index k is the value k x step (the whole numbers themselves at step 1). */
+  const valueAt = (k: number) => (step === 1 ? k : tidy(k * step));
+  const kFrom = Math.round(from / step);
+  const kTo = Math.round(to / step);
   const within = o.within ?? 0;
   const trials = o.trials ?? v.trials;
   const big = trials * (o.refine ?? REFINE);
@@ -173,11 +208,11 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
   const seed = o.seed ?? v.seed;
   const exec = o.executor ?? new InlineExecutor();
   const evaluations: SolveResult['evaluations'] = [];
-  const planned = 2 + Math.ceil(Math.log2(Math.max(2, to - from))) + 2;
+  const planned = 2 + Math.ceil(Math.log2(Math.max(2, kTo - kFrom))) + 2;
 
   const compile = (value: number) => {
     const c = validateCase(v, { ...point, [o.param]: value }, set);
-    if (!c.ok) throw new SolveInputError(`${o.param} = ${value} is not valid: ${c.messages.join('; ')} (use --from/--to)`);
+    if (!c.ok) throw new SolveInputError(`${o.param} = ${value} is not valid: ${c.messages.join('; ')} (use ${names.from} and ${names.to})`);
     return sys.compile(c.scenario);
   };
   const metricOf = (compiled: unknown, merged: Float64Array): Metric => {
@@ -237,6 +272,8 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
     within,
     from,
     to,
+    step,
+    kind,
     allowed,
     variant,
     point,
@@ -265,28 +302,31 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
   }
   result.reachable = true;
 
-  let lo = from;
-  let hi = to;
-  if (meets(fFrom)) hi = from;
+  // bisection over the grid's indices
+  let lo = kFrom;
+  let hi = kTo;
+  if (meets(fFrom)) hi = kFrom;
   else {
     while (hi - lo > 1) {
       const mid = Math.floor((lo + hi) / 2);
-      const [m] = await evaluate([mid], trials, 'bisect');
+      const [m] = await evaluate([valueAt(mid)], trials, 'bisect');
       if (meets(m)) hi = mid;
       else lo = mid;
     }
   }
 
   // The closer look at the answer and its neighbour; move while it disagrees with the bisection.
-  let answer = hi;
+  let k = hi;
+  const look = () => decide(k > kFrom ? [valueAt(k), valueAt(k - 1)] : [valueAt(k)]);
   for (let guard = 0; guard < 16; guard++) {
-    const [atAnswer, below] = await decide(answer > from ? [answer, answer - 1] : [answer]);
-    if (!meets(atAnswer) && answer < to) answer++;
-    else if (below && meets(below)) answer--;
+    const [atAnswer, below] = await look();
+    if (!meets(atAnswer) && k < kTo) k++;
+    else if (below && meets(below)) k--;
     else break;
   }
-  const [atAnswer, below] = await decide(answer > from ? [answer, answer - 1] : [answer]);
-  if (!meets(atAnswer) && answer === to) {
+  const answer = valueAt(k);
+  const [atAnswer, below] = await look();
+  if (!meets(atAnswer) && k === kTo) {
     // the closer look at the top of the range falls short after all: not reachable
     result.ends.to = atAnswer;
     result.reachable = false;
@@ -297,8 +337,14 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
   result.resolved = clearlyMeets(atAnswer) && (below === undefined || clearlyShort(below));
   result.value = answer;
   result.at = atAnswer;
-  if (below) result.neighbour = { value: answer - 1, metric: below };
-  const plateau = plateauAround(o.param, [o.metric], answer, evaluations.map((e) => ({ value: e.value, trials: e.trials, key: JSON.stringify([e.metric.value, e.metric.ci_low, e.metric.ci_high]) })));
+  if (below) result.neighbour = { value: valueAt(k - 1), metric: below };
+  const plateau = plateauAround(
+    o.param,
+    [o.metric],
+    answer,
+    evaluations.map((e) => ({ value: e.value, trials: e.trials, key: JSON.stringify([e.metric.value, e.metric.ci_low, e.metric.ci_high]) })),
+    step,
+  );
   if (plateau) result.plateau = plateau;
   return result;
 }
@@ -349,7 +395,7 @@ export async function solveSweep(
 export interface SolvePlan {
   variant: string;
   params: string[];
-  points: { point: Record<string, unknown>; from: number; to: number }[];
+  points: { point: Record<string, unknown>; from: number; to: number; step: number }[];
 }
 
 /**
@@ -379,41 +425,63 @@ function planOf(v: ValidScenario, o: Omit<SolveOptions, 'point'> & { sweep?: boo
 }
 
 function publicPlan(p: { variant: string; params: string[]; points: PlannedPoint[] }): SolvePlan {
-  return { variant: p.variant, params: p.params, points: p.points.map(({ point, from, to }) => ({ point, from, to })) };
+  return { variant: p.variant, params: p.params, points: p.points.map(({ point, from, to, step }) => ({ point, from, to, step })) };
 }
 
 /**
- * The range searched: `from`/`to` when given, else from 0 (or the schema's lowest value, if
- * higher) to twice the setting's value in the case, at least 10 (or the schema's highest value,
- * if lower). The value is the one the case uses: written, the schema's default, or the one the
- * rules derive for a setting the file leaves out (a palisade's 15 HP, see `effectiveValues`).
- * Throws SolveInputError for a range outside the schema's bounds or empty, and when the case
- * has no value to start from and no range is given. Tune's default (`defaultRange`) is another
- * on purpose: a bisection needs only a bracket from 0 past the value, while tune's coarse grid
- * spans the whole schema range when it is narrow (wall.dc 1..40 where solve takes 1..24) and
- * 4 x the value when it is wide; the test of a given range (`rangeFault`) is the one both use.
+ * The range searched and its resolution: `from`/`to` when given, else from 0 (or the schema's
+ * lowest value, if higher) to twice the setting's value in the case, at least 10 (or the
+ * schema's highest value, if lower: a chance in [0, 1] is searched from 0 to 1). The value is
+ * the one the case uses: written, the schema's default, or the one the rules derive for a
+ * setting the file leaves out (a palisade's 15 HP, see `effectiveValues`). The values tried
+ * are the multiples of `step` in that range (an integer setting: whole numbers, step 1 unless
+ * given; a decimal one: `step`, else `decimalResolution` of the range), and `from`/`to` are
+ * the lowest and highest of them. Throws SolveInputError for a range outside the schema's
+ * bounds, empty or with fewer than two values on the grid, a step that is not a positive
+ * number (a whole one for an integer setting), and when the case has no value to start from
+ * and no range is given. Tune's default (`defaultRange`) is another on purpose: a bisection
+ * needs only a bracket from 0 past the value, while tune's coarse grid spans the whole schema
+ * range when it is narrow (wall.dc 1..40 where solve takes 1..24) and 4 x the value when it is
+ * wide; the test of a given integer range (`rangeFault`) is the one both use.
  */
 export function solveRange(
   v: ValidScenario,
-  o: Pick<SolveOptions, 'param' | 'from' | 'to'>,
+  o: Pick<SolveOptions, 'param' | 'from' | 'to' | 'step' | 'names'>,
   scenario: Record<string, unknown> | undefined,
-): { from: number; to: number; allowed: { min: number; max: number } } {
+): { from: number; to: number; step: number; kind: 'int' | 'number'; allowed: { min: number; max: number } } {
+  const names = o.names ?? CLI_NAMES;
   const node = schemaAt(scenarioSchemaOf(v.system), splitPath(o.param));
-  const b = node ? numberBounds(node) : { min: -Infinity, max: Infinity };
-  const lo = Math.ceil(b.min);
-  const hi = Math.floor(b.max);
+  const b = node ? numberBounds(node) : { kind: 'number' as const, min: -Infinity, max: Infinity };
+  const int = b.kind === 'int';
+  const lo = int ? Math.ceil(b.min) : b.min;
+  const hi = int ? Math.floor(b.max) : b.max;
   const t = scenario ? tunablesOf(v.system, scenario).find((x) => x.path === o.param) : undefined;
   const value = typeof t?.value === 'number' ? t.value : undefined;
   if (value === undefined && (o.from === undefined || o.to === undefined)) {
-    throw new SolveInputError(`${o.param} has no value in this case to start a range from: give --from and --to (it allows ${lo}..${hi})`);
+    throw new SolveInputError(`${o.param} has no value in this case to start a range from: give ${names.from} and ${names.to} (it allows ${lo}..${hi})`);
   }
   const from = o.from ?? Math.min(hi, Math.max(0, lo));
   let to = o.to ?? Math.min(hi, Math.max(10, 2 * Math.abs(value!)));
   if (o.to === undefined && to <= from) to = Math.min(hi, from + 10);
-  const fault = rangeFault(from, to, lo, hi);
-  if (fault === 'order') throw new SolveInputError(`need integers --from < --to (got ${from}, ${to})`);
-  if (fault === 'bounds') throw new SolveInputError(`the range ${from}..${to} goes outside the values ${o.param} allows (${lo}..${hi})`);
-  return { from, to, allowed: { min: lo, max: hi } };
+  if (int) {
+    const fault = rangeFault(from, to, lo, hi);
+    if (fault === 'order') throw new SolveInputError(`need integers ${names.from} < ${names.to} (got ${from}, ${to})`);
+    if (fault === 'bounds') throw new SolveInputError(`the range ${from}..${to} goes outside the values ${o.param} allows (${lo}..${hi})`);
+  } else {
+    if (!(Number.isFinite(from) && Number.isFinite(to) && from < to)) throw new SolveInputError(`need ${names.from} < ${names.to} (got ${from}, ${to})`);
+    if (from < lo || to > hi) throw new SolveInputError(`the range ${from}..${to} goes outside the values ${o.param} allows (${lo}..${hi})`);
+  }
+  const step = o.step ?? (int ? 1 : decimalResolution(from, to));
+  if (!(step > 0 && Number.isFinite(step)) || (int && !Number.isInteger(step))) {
+    throw new SolveInputError(`${names.step ?? 'the resolution'} must be a ${int ? `whole number >= 1 (${o.param} is an integer setting)` : 'positive number'}, got ${step}`);
+  }
+  // the grid's ends: the multiples of the step inside the range (a hair of rounding allowed)
+  const kFrom = Math.ceil(from / step - 1e-9);
+  const kTo = Math.floor(to / step + 1e-9);
+  if (kTo - kFrom < 1) {
+    throw new SolveInputError(`the range ${from}..${to} holds fewer than two multiples of ${step}, the resolution: give a wider range${names.step ? ` or a smaller ${names.step}` : ''}`);
+  }
+  return { from: tidy(kFrom * step), to: tidy(kTo * step), step, kind: b.kind, allowed: { min: lo, max: hi } };
 }
 
 /**
@@ -430,6 +498,13 @@ function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param'
   if (problem) throw new SolveInputError(problem);
   const node = schemaAt(scenarioSchemaOf(sys), splitPath(o.param));
   const kind = node ? (node as unknown as { _zod: { def: { type: string } } })._zod.def.type : undefined;
+  if (!COMMON_KEYS.has(splitPath(o.param)[0]) && (kind === 'enum' || kind === 'boolean')) {
+    const t = tunablesOf(sys, loaded).find((x) => x.path === o.param);
+    const options = t?.options ? ` (${t.options.map(String).join(', ')})` : '';
+    throw new SolveInputError(
+      `"${o.param}" is ${kind === 'enum' ? 'a choice between options' : 'a yes/no setting'}${options}, not a number: solve searches a number's range for where a metric crosses a target; compare its options with a sweep of ${o.param} instead (or with sensitivity)`,
+    );
+  }
   if (COMMON_KEYS.has(splitPath(o.param)[0]) || kind !== 'number') {
     const numeric = tunablesOf(sys, loaded).filter((t) => t.kind === 'int' || t.kind === 'number');
     const guess = suggest(o.param, numeric.map((t) => t.path));

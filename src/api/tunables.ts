@@ -269,6 +269,17 @@ export function rangeFault(lo: number, hi: number, min: number, max: number): 'o
   return undefined;
 }
 
+/**
+ * The resolution a decimal setting is searched at over `lo..hi`: 0.01 for a span of 1 or less
+ * (a chance or a share in [0, 1]), else 0.1, or 0.5 once a hundredth of the span is above 0.5.
+ * The workbench's sliders step decimals by the same rule (app.js `sliderRange`); solve's
+ * default `step` for a decimal setting is this over the range it searches.
+ */
+export function decimalResolution(lo: number, hi: number): number {
+  if (hi - lo <= 1) return 0.01;
+  return (hi - lo) / 100 > 0.5 ? 0.5 : 0.1;
+}
+
 /** Round a stepped decimal to 12 significant digits (0.1 + 0.2 is written 0.3). */
 export function tidy(x: number): number {
   return Number(x.toPrecision(12));

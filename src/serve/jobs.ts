@@ -301,6 +301,9 @@ function shellWord(s: string): string {
   return /^[A-Za-z0-9._\/@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The page's controls, as solve's messages name them (never the CLI's flags). */
+const SOLVE_NAMES = { from: 'the sweep\'s "from"', to: 'the sweep\'s "to"' };
+
 /** The ends of a sweep axis (solve searches between them). */
 const lowest = (a: SweepAxis) => ('values' in a ? Math.min(...a.values) : a.from);
 const highest = (a: SweepAxis) => ('values' in a ? Math.max(...a.values) : a.to);
@@ -401,8 +404,10 @@ export async function streamSweep(ctx: JobContext, client: string, body: Record<
             param: axes[0].path,
             metric,
             target,
-            from: Math.ceil(lowest(axes[0])),
-            to: Math.floor(highest(axes[0])),
+            // the swept range as it is (a chance's 0.1..0.9 too), at the setting's own resolution
+            from: lowest(axes[0]),
+            to: highest(axes[0]),
+            names: SOLVE_NAMES,
             trials,
             seed,
             executor: ctx.gate.for(ac.signal, PRIORITY.sweep),

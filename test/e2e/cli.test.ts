@@ -500,6 +500,61 @@ describe('exact, check, validate, schema', () => {
     expect(variant.stderr).toContain('no variant "nope" in fantasy-wall-hp-dc-grid (its variants: baseline)');
   });
 
+  it('solve finds a decimal setting\'s crossing to its resolution, checked against the exact answer (a chance in [0, 1] was bisected over the whole numbers 0 and 1: "= 1", exit 0)', async () => {
+    const dir = tmp();
+    // port-blockade without its sweep, at 20,000 trials: the blockade's chance in a turn is a decimal in [0, 1]
+    const text = readFileSync(path.join(ROOT, 'scenarios/surrender/port-blockade.yaml'), 'utf8')
+      .replace('trials: 5000000', 'trials: 20000')
+      .replace(/\nsweep:\n.*\n?$/, '\n');
+    expect(text).not.toContain('sweep:');
+    const file = path.join(dir, 'blockade.yaml');
+    writeFileSync(file, text);
+    // the exact answer on the grid of hundredths: the smallest chance whose exact p_surrender >= 0.9
+    const grid = path.join(dir, 'grid.yaml');
+    writeFileSync(grid, text + 'sweep:\n  structure.blockade_chance: { from: 0, to: 1, step: 0.01 }\n');
+    const exact = await cli(['exact', grid, '--json']);
+    expect(exact.code, exact.stderr).toBe(0);
+    const cases = JSON.parse(exact.stdout)[0].cases as { params: Record<string, number>; metrics: { p_surrender: { value: number } } }[];
+    expect(cases).toHaveLength(101);
+    const first = cases.find((c) => c.metrics.p_surrender.value >= 0.9)!;
+    const want = first.params['structure.blockade_chance'];
+    expect(want).toBe(0.28); // 0.8946 at 0.27, 0.9039 at 0.28 (exact)
+    const ask = ['solve', file, '--param', 'structure.blockade_chance', '--metric', 'p_surrender', '--target', '0.9', '--no-progress'];
+    const r = await cli(ask);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('solving structure.blockade_chance from 0 to 1 in steps of 0.01 for p_surrender to reach 0.9');
+    expect(r.stdout).toMatch(/^structure\.blockade_chance = 0\.28 \(to 0\.01\): the smallest value with p_surrender >= 0\.9\n  at 0\.28: p_surrender 0\.9\d+ .*\n  at 0\.27: p_surrender 0\.89/);
+    // --json: the answer, its neighbour one step below, the resolution and the kind; each value tried is on the grid
+    const j = await cli([...ask, '--json']);
+    expect(j.code, j.stderr).toBe(0);
+    const [a] = JSON.parse(j.stdout);
+    expect(a).toMatchObject({ value: want, step: 0.01, kind: 'number', from: 0, to: 1, allowed: { min: 0, max: 1 }, reachable: true, resolved: true, increasing: true });
+    expect(a.neighbour.value).toBe(0.27);
+    expect(a.at.ci_low).toBeGreaterThanOrEqual(0.9);
+    expect(a.neighbour.metric.ci_high).toBeLessThan(0.9);
+    for (const e of a.evaluations as { value: number }[]) expect(Math.abs(e.value * 100 - Math.round(e.value * 100))).toBeLessThan(1e-9);
+    expect(a.evaluations.length).toBeLessThan(16); // bisection over the 101 hundredths, not a scan
+    // a coarser resolution: --step 0.05 answers 0.3 (0.25 falls short: 0.8749 exact)
+    const coarse = await cli([...ask, '--step', '0.05']);
+    expect(coarse.code, coarse.stderr).toBe(0);
+    expect(coarse.stdout).toMatch(/^structure\.blockade_chance = 0\.3 \(to 0\.05\): the smallest value with p_surrender >= 0\.9\n/);
+    // a range with no two values on the grid, a step that is not positive, and a yes/no setting: refused, exit 2, nothing printed
+    const narrow = await cli([...ask, '--from', '0.271', '--to', '0.279']);
+    expect(narrow.code).toBe(2);
+    expect(narrow.stderr.trim()).toBe('siegesim: the range 0.271..0.279 holds fewer than two multiples of 0.01, the resolution: give a wider range or a smaller --step');
+    const zero = await cli([...ask, '--step', '0']);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('--step must be a positive number, got 0');
+    const port = await cli(['solve', file, '--param', 'structure.port', '--metric', 'p_surrender', '--target', '0.9']);
+    expect(port.code).toBe(2);
+    expect(port.stdout).toBe('');
+    expect(port.stderr).toContain('"structure.port" is a yes/no setting (false, true), not a number: solve searches a number\'s range for where a metric crosses a target; compare its options with a sweep of structure.port instead');
+    // an integer setting keeps whole numbers: a fractional step is refused
+    const half = await cli(['solve', file, '--param', 'turns', '--metric', 'p_surrender', '--target', '0.9', '--step', '0.5']);
+    expect(half.code).toBe(2);
+    expect(half.stderr).toContain('--step must be a whole number >= 1 (turns is an integer setting), got 0.5');
+  }, 60_000);
+
   it('solve says when its answer is unresolved (exit 4), and adds trials to resolve it (issue 16: --trials 100 answered 18 over 17 at 0.5050 [0.4562, 0.5537])', async () => {
     const r = await cli(['solve', GRID, ...HP, '--trials', '100', '--no-sweep', '--max-trials', '400']);
     expect(r.code).toBe(4);

@@ -1,9 +1,9 @@
-/** `siegesim solve`: the smallest integer value of a parameter whose metric reaches a target. */
+/** `siegesim solve`: the smallest value of a parameter whose metric reaches a target (a decimal one to a stated resolution). */
 import { InvalidArgumentError, type Command } from 'commander';
 import { plateauText, solveJson, solveSweep, SolveInputError, type SolveOptions, type SolvePlan, type SolveResult } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
 import type { Metric } from '../../systems/types.js';
-import { controller, intArg, loadAll, makeProgress, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
+import { controller, loadAll, makeProgress, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
 import { showCount } from '../../report/format.js';
 import { estimateText } from '../../report/answer-text.js';
 
@@ -12,7 +12,7 @@ export const EXIT_NOT_REACHABLE = 3;
 export const EXIT_UNRESOLVED = 4;
 
 /** The solve command's flags: the API's options, plus where to run and how to print. */
-type SolveFlags = Pick<SolveOptions, 'param' | 'metric' | 'target' | 'within' | 'from' | 'to' | 'trials' | 'seed' | 'variant' | 'maxTrials'> & {
+type SolveFlags = Pick<SolveOptions, 'param' | 'metric' | 'target' | 'within' | 'from' | 'to' | 'step' | 'trials' | 'seed' | 'variant' | 'maxTrials'> & {
   threads: number;
   json?: boolean;
   sweep?: boolean;
@@ -38,7 +38,7 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
     if (v.variantNames.length > 1 && flags.variant === undefined) {
       process.stderr.write(`${v.name}: solving on the baseline variant "${v.variantNames[0]}" (--variant NAME for another)\n`);
     }
-    const ranges = [...new Set(plan.points.map((p) => `${p.from} to ${p.to}`))];
+    const ranges = [...new Set(plan.points.map((p) => `${p.from} to ${p.to}${p.step !== 1 ? ` in steps of ${p.step}` : ''}`))];
     const range = ranges.length === 1 ? `from ${ranges[0]}` : `over its range at each sweep point (${ranges.join(', ')})`;
     process.stderr.write(`${v.name}: solving ${flags.param} ${range} for ${flags.metric} to reach ${flags.target}\n`);
   };
@@ -53,6 +53,7 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
       within: flags.within,
       from: flags.from,
       to: flags.to,
+      step: flags.step,
       trials: flags.trials,
       seed: flags.seed,
       variant: flags.variant,
@@ -107,9 +108,11 @@ function describe(r: SolveResult): string {
       : `UNRESOLVED: ${goal} may or may not be reached for ${r.param} in [${r.from}, ${r.to}]: at ${r.to} the 95% interval still holds the target at ${cap}\n`;
     return head + `  at ${r.param} = ${r.from}: ${showMetric(r.ends.from)}\n  at ${r.param} = ${r.to}: ${showMetric(r.ends.to)}\n` + `  ${widen(r)}\n`;
   }
+  // a decimal's answer (or a coarser grid's) is stated to its resolution
+  const to = r.kind === 'int' && r.step === 1 ? '' : ` (to ${r.step})`;
   const head = r.resolved
-    ? `${r.param} = ${r.value}: the smallest value with ${goal}\n`
-    : `UNRESOLVED: ${r.param} = ${r.value} is only the best estimate of the smallest value with ${goal}: ` +
+    ? `${r.param} = ${r.value}${to}: the smallest value with ${goal}\n`
+    : `UNRESOLVED: ${r.param} = ${r.value}${to} is only the best estimate of the smallest value with ${goal}: ` +
       `the 95% intervals of ${r.value}${r.neighbour ? ` and ${r.neighbour.value}` : ''} do not separate the target even at ${cap}\n`;
   let out = head + `  at ${r.value}: ${r.metric} ${showMetric(r.at)}\n`;
   if (r.neighbour) out += `  at ${r.neighbour.value}: ${r.metric} ${showMetric(r.neighbour.metric)}\n`;
@@ -143,14 +146,21 @@ function widen(r: SolveResult): string {
     : `${r.metric} ${way} with ${r.param} towards the target: try a higher --to (${r.param} allows up to ${r.allowed.max})`;
 }
 
+/** A number flag (an integer setting's range is checked to be whole by the api, naming the setting). */
+const numArg = (what: string) => (x: string) => {
+  const n = Number(x);
+  if (x.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`${what} must be a number`);
+  return n;
+};
+
 export function register(program: Command): void {
   program
     .command('solve')
     .description(
-      `find the smallest integer value of a parameter whose metric reaches a target, at each sweep point (exit ${EXIT_NOT_REACHABLE}: not reachable; exit ${EXIT_UNRESOLVED}: unresolved)`,
+      `find the smallest value of a numeric parameter whose metric reaches a target (a decimal one to --step), at each sweep point (exit ${EXIT_NOT_REACHABLE}: not reachable; exit ${EXIT_UNRESOLVED}: unresolved)`,
     )
     .argument('<file>')
-    .requiredOption('--param <path>', 'dotted path of an integer setting, e.g. wall.hp')
+    .requiredOption('--param <path>', 'dotted path of a numeric setting, e.g. wall.hp or structure.blockade_chance')
     .requiredOption('--metric <name>', 'metric to reach, e.g. p_defender_wins')
     .requiredOption('--target <p>', 'target value', (x: string) => {
       const n = Number(x);
@@ -162,8 +172,13 @@ export function register(program: Command): void {
       if (x.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('--within must be a number >= 0, e.g. 0.005');
       return n;
     })
-    .option('--from <N>', "lowest value tried (default 0, or the setting's lowest allowed value)", intArg('--from'))
-    .option('--to <N>', "highest value tried (default max(10, 2 x the setting's value in the case: written or the rules' default), within its allowed values)", intArg('--to'))
+    .option('--from <N>', "lowest value tried (default 0, or the setting's lowest allowed value)", numArg('--from'))
+    .option('--to <N>', "highest value tried (default max(10, 2 x the setting's value in the case: written or the rules' default), within its allowed values)", numArg('--to'))
+    .option(
+      '--step <D>',
+      'resolution: the values tried are the multiples of D in the range (default 1 for an integer setting; for a decimal one 0.01 when the range spans 1 or less, e.g. a chance, else 0.1, or 0.5 above a span of 50)',
+      numArg('--step'),
+    )
     .option('--trials <N>', "trials per candidate in the search (default: the scenario's; 4x and more for the answer)", trialsArg('--trials'))
     .option('--max-trials <N>', 'cap on trials per value while resolving the answer (default 32 x --trials)', trialsArg('--max-trials'))
     .option('--variant <name>', 'the variant to solve on (default: the baseline, the first)')

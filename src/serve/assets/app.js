@@ -999,7 +999,8 @@ function renderAnswer(e, payload) {
     } else {
       box.replaceChildren(
         open ?? '',
-        el('b', { text: `${s.param} = ${s.value}` }),
+        // a decimal's answer is stated to its resolution, as solve prints it
+        el('b', { text: `${s.param} = ${s.value}${s.kind === 'int' && s.step === 1 ? '' : ` (to ${s.step})`}` }),
         ` is the smallest value with ${s.metric} ${s.increasing ? '≥' : '≤'} ${payload.target}: ${fmt(s.at)}`,
         s.neighbour ? `; at ${s.neighbour.value}: ${fmt(s.neighbour.metric)}` : '',
         why ?? el('span', { class: 'muted', text: ' (solve: the same dice for every value; the answer and its neighbour re-run until their intervals separate the target)' }),
