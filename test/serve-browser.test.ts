@@ -192,6 +192,15 @@ describeBrowser('the workbench page', () => {
     expect((parseYaml(saved) as { description: string }).description).toMatch(/Its sweep gains wall\.dc 14 \(the case tuned\)\.\n$/);
     expect(await page.textContent('#save-name')).toContain('its sweep gains wall.dc 14, so that its run has the case tuned');
     await screenshot(page, 'workbench-save-swept');
+    // what matters on the same case, "written in the file": mode (another game) is not ranked, as siegesim sensitivity says
+    await page.click('.tabs button[data-tab="matters"]');
+    await page.click('#sens-form button[type="submit"]');
+    await expect.poll(() => page.locator('#sens-status').textContent(), { timeout: 120_000 }).toMatch(/settings ranked by .* at 4,096 trials per case, on the cards' dice\)/);
+    const settings = await page.locator('#sens-table td code').allTextContents();
+    expect(settings.length).toBeGreaterThan(0);
+    expect(settings).not.toContain('mode');
+    expect(await page.locator('#sens-table tr.not-ranked').textContent()).toContain('not ranked: mode, which changes the kind of game');
+    await screenshot(page, 'workbench-sensitivity-swept');
     expect(problems()).toEqual([]);
     await page.close();
   });
@@ -549,7 +558,7 @@ describeBrowser('the workbench page', () => {
     await page.click('.tabs button[data-tab="matters"]');
     // the ranking: the settings written in the file, turned from the case on screen
     await page.click('#sens-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sens-status').textContent(), { timeout: 120_000 }).toMatch(/^\d+ settings ranked by their effect on p_attacker_wins \(\d+\.\d% for wall\.hp = 40\)/);
+    await expect.poll(() => page.locator('#sens-status').textContent(), { timeout: 120_000 }).toMatch(/^\d+ settings ranked by their effect on p_attacker_wins \(\d+\.\d% for wall\.hp = 40 at [\d,]+ trials per case, on the cards' dice(; the cards above: [\d,]+ trials)?\)/);
     await page.waitForSelector('#sens-chart svg');
     expect(await page.locator('#sens-chart svg .mark-rect path').count()).toBeGreaterThan(4); // the tornado's bars
     expect(await strayTornadoLabels(page, '#sens-chart svg'), 'a "→ value" label beside another bar').toEqual([]);

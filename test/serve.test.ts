@@ -660,6 +660,20 @@ describe('the same numbers as siegesim run', () => {
     expect((await cli(['validate', file])).code).toBe(0);
   }, 60_000);
 
+  it('"written in the file" ranks as siegesim sensitivity chooses: mode (another game) left out, the case on screen on its point\'s dice', async () => {
+    const s = open('/api/sensitivity', { scenario: 'fantasy/climbers-dc.yaml', scope: 'file', trials: 2048 });
+    await s.ended;
+    const done = s.events.at(-1) as { type: string; ranking: { param: string }[]; skipped: { param: string; reason: string }[]; baseline: { value: number } };
+    expect(done.type).toBe('done');
+    expect(done.ranking.map((r) => r.param)).not.toContain('mode');
+    expect(done.skipped.some((x) => x.param === 'mode' && /kind of game/.test(x.reason))).toBe(true);
+    // nothing tuned: the case on screen is the file's point wall.dc = 12 (the auto DC), as the CLI's --where picks it
+    const r = await cli(['sensitivity', path.join(served, 'fantasy/climbers-dc.yaml'), '--where', 'wall.dc=12', '--trials', '2048', '--json', '--out', path.join(tmp, 'sens-dc12')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(num(done.baseline.value)).toBe(JSON.parse(r.stdout).baseline.value);
+    expect((await post('/api/sensitivity', { scenario: 'fantasy/climbers-dc.yaml', scope: 'some' })).status).toBe(400);
+  }, 60_000);
+
   it('refined to a precision: the trials it stopped at reproduce it with --trials', async () => {
     const s = open('/api/run', { scenario: 'surrender/town-basic.yaml', values: {}, precision: 0.001, maxTrials: 5_000_000 });
     await s.ended;

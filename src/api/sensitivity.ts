@@ -45,6 +45,12 @@ export interface SensitivityOptions extends CaseOptions {
   metric?: string;
   /** Settings to turn (paths, or object paths for everything under them); default all. */
   params?: string[];
+  /**
+   * Settings to choose from without naming them (the workbench's "written in the file"): the
+   * ranking turns those of them the case has, and like the default leaves out one that changes
+   * the kind of game (`params` naming it turns it). Ignored when `params` is given.
+   */
+  among?: string[];
   /** Default: integers ±1, decimals ±10% of their value. */
   step?: Step;
   /**
@@ -159,7 +165,8 @@ export function stepsOf(t: Tunable, step?: Step): { to: number | string | boolea
 export async function sensitivityScenario(v: ValidScenario, o: SensitivityOptions = {}): Promise<SensitivityResult> {
   const sys = v.system;
   const base = baseCaseOf(v, o.where);
-  const tunables = selectTunables(base.tunables, o.params, sys);
+  const within = (t: { path: string }, names: string[]) => names.some((n) => t.path === n || t.path.startsWith(n + '.'));
+  const tunables = o.params || !o.among ? selectTunables(base.tunables, o.params, sys) : base.tunables.filter((t) => within(t, o.among!));
   const baseCompiled = sys.compile(base.scenario);
   const metric = metricOf(sys, producedMetrics(sys, baseCompiled), o.metric, v.headline);
   const trials = o.trials ?? v.trials;

@@ -64,7 +64,7 @@ export const FIELDS = {
   run: ['scenario', 'variant', 'values', 'seed', 'trials', 'precision', 'maxTrials'],
   sweep: ['scenario', 'variant', 'values', 'seed', 'axes', 'metric', 'target', 'trials'],
   axis: ['path', 'values', 'from', 'to', 'step'],
-  sensitivity: ['scenario', 'variant', 'values', 'metric', 'params', 'trials', 'seed'],
+  sensitivity: ['scenario', 'variant', 'values', 'metric', 'params', 'scope', 'trials', 'seed'],
   tune: ['scenario', 'variant', 'values', 'params', 'ranges', 'targets', 'trials', 'budget', 'seed'],
   target: ['metric', 'lo', 'hi'],
 } as const;

@@ -8,7 +8,7 @@
  * newer one cancels the older, a closed connection cancels its own.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sensitivityScenario, tunedScenario, tuneScenario, TuningInputError, type TuneTarget, type ValidScenario } from '../api.js';
+import { describeControls, sensitivityScenario, tunedScenario, tuneScenario, TuningInputError, type TuneTarget, type ValidScenario } from '../api.js';
 import { CancelledError } from '../engine/run.js';
 import { regionChart } from '../report/tune.js';
 import { tornadoChart } from '../report/sensitivity.js';
@@ -138,6 +138,17 @@ export async function streamSensitivity(ctx: JobContext, client: string, body: R
   const tv = tunedCase(v, body);
   const metric = optString(body, 'metric', 100);
   const params = optPaths(body, 'params', LIMITS.maxRankedSettings);
+  // "written in the file": the settings the file (or the chosen variant) writes, chosen from as the
+  // api's default chooses from all of them (a setting that changes the kind of game left out), not named
+  const scope = optString(body, 'scope', 10);
+  if (scope !== undefined && scope !== 'file' && scope !== 'all') throw bad('scope', 'must be "file" (the settings written in the file) or "all"');
+  if (scope !== undefined && params) throw bad('scope', 'give params or scope, not both');
+  let among: string[] | undefined;
+  if (scope === 'file') {
+    const d = describeControls(v, optString(body, 'variant'));
+    if ('issues' in d) throw invalidValues(d.issues);
+    among = d.controls.filter((c) => c.inFile).map((c) => c.path);
+  }
   const seed = optSeed(body);
   const trials = optInt(body, 'trials', 1, LIMITS.maxSweepTrials) ?? v.system.chunkTrials;
   await streamVerb(
@@ -151,6 +162,7 @@ export async function streamSensitivity(ctx: JobContext, client: string, body: R
       sensitivityScenario(tv, {
         metric,
         params,
+        among,
         trials,
         seed,
         executor: h.executor,

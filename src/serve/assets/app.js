@@ -1165,14 +1165,17 @@ async function runSensitivity(ev) {
     values,
     metric: $('#sens-metric').value,
     trials: Number($('#sens-trials').value),
-    ...(scope === 'file' ? { params: state.info.controls.filter((c) => c.inFile).map((c) => c.path) } : {}),
+    scope, // the server chooses the settings as siegesim sensitivity does: none that changes the kind of game
+
   };
   const status = $('#sens-status');
   await runJob('sens', '/api/sensitivity', payload, async (e) => {
     if (e.type === 'start') status.textContent = `${e.cases} turned cases × ${int(e.trials)} trials, each on the same dice as ${caseWords(values)}…`;
     else if (e.type === 'progress') status.textContent = `${int(e.done)} of ${int(e.planned)} trials · ${(e.ms / 1000).toFixed(1)} s`;
     else if (e.type === 'done') {
-      status.textContent = `${e.settings} settings ranked by their effect on ${e.metric} (${fmtValue({ value: e.baseline.value, kind: e.metricKind })} for ${caseWords(values)}) · ${int(e.trials)} trials per case · ${(e.ms / 1000).toFixed(1)} s`;
+      // the cards above may have run more trials of the same case: say so, so that two numbers of one case never just disagree
+      const cards = state.last && state.last.trials !== e.trials ? `; the cards above: ${int(state.last.trials)} trials` : '';
+      status.textContent = `${e.settings} settings ranked by their effect on ${e.metric} (${fmtValue({ value: e.baseline.value, kind: e.metricKind })} for ${caseWords(values)} at ${int(e.trials)} trials per case, on the cards' dice${cards}) · ${(e.ms / 1000).toFixed(1)} s`;
       renderRanking(e);
       const box = $('#sens-chart');
       if (!e.chart) {
@@ -1211,6 +1214,11 @@ function renderRanking(e) {
   }
   const more = e.settings - Math.min(12, e.ranking.length);
   if (more > 0) rows.push(el('tr', {}, el('td', {}), el('td', { class: 'l muted', colspan: 3, text: `${more} more settings with smaller effects (siegesim sensitivity writes them all)` })));
+  // as siegesim sensitivity says it: a setting that would play another game is not ranked
+  const games = [...new Set((e.skipped ?? []).filter((x) => /kind of game/.test(x.reason)).map((x) => x.param))];
+  if (games.length > 0) {
+    rows.push(el('tr', { class: 'not-ranked' }, el('td', {}), el('td', { class: 'l muted', colspan: 3, text: `not ranked: ${games.join(', ')}, which change${games.length === 1 ? 's' : ''} the kind of game` })));
+  }
   table.replaceChildren(...rows);
   table.hidden = false;
 }
