@@ -205,6 +205,35 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
+  it('says every bad value of a link, naming it and what it takes, and opens the rest of the link (never a silent 1-trial run)', async () => {
+    const SC = 'fantasy/climbers-dc.yaml';
+    const { page, problems } = await openPage(`?scenario=${SC}&variant=nope&trials=abc&precision=5&max_trials=-3&wall.dc=14`);
+    await doneWith(page, SC, { 'wall.dc': 14 });
+    const banner = await page.textContent('#link-banner');
+    expect(banner).toContain('trials=abc: a whole number of trials from 1 to 100,000,000');
+    expect(banner).toContain('precision=5: one of 0.02, 0.01, 0.005');
+    expect(banner).toContain('max_trials=-3: one of 200000');
+    expect(banner).toContain('variant=nope: not a variant of fantasy/climbers-dc.yaml (one of: at-least-dc, above-dc)');
+    expect(await page.textContent('#title')).toBe('fantasy-climbers-dc');
+    expect(await page.inputValue('#precision')).toBe('0.005'); // the default, not a 1-trial fixed run
+    const runs = await page.evaluate(() => (globalThis as unknown as { __siegesim: { runs: RunRecord[] } }).__siegesim.runs);
+    expect(runs.at(-1)!.trials).toBeGreaterThan(1000);
+    expect(await page.isVisible('#link-banner')).toBe(true);
+    await screenshot(page, 'workbench-bad-link-values');
+    for (const t of ['0', '-5', '2.5']) {
+      await page.goto(`${wb.url}?scenario=${SC}&trials=${t}`);
+      await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+      expect(await page.textContent('#link-banner'), t).toContain(`trials=${t}: a whole number of trials from 1 to 100,000,000`);
+    }
+    // a bad value and a bad sweep together: the sweep's own problem shows under the link's sweep (the value's was shown there instead)
+    await page.goto(`${wb.url}?scenario=${SC}&attacker.infantry=-1&sweep=wall.dc:1..2:0`);
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+    await expect.poll(() => page.textContent('#sweep-status'), { timeout: 30_000 }).toMatch(/^The link's sweep: step/);
+    expect(await page.textContent('#sweep-status')).not.toContain('attacker.infantry');
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
   it('shows a Crusader Rex block\'s "auto" steps as its full strength (the slider at the roster\'s 4 for Bohemond), marked auto', async () => {
     const SC = 'crusader-rex/attrition-exact.yaml';
     const { page, problems } = await openPage(`?scenario=${SC}`);

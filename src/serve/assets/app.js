@@ -326,8 +326,8 @@ function clearIssues() {
   banner();
 }
 
-function banner(lines, kind = 'error') {
-  const b = $('#banner');
+function banner(lines, kind = 'error', where = '#banner') {
+  const b = $(where);
   if (!lines || lines.length === 0) {
     b.hidden = true;
     return;
@@ -424,10 +424,44 @@ async function openScenario(path, variant, fromUrl) {
   return true;
 }
 
+/** The most trials a live run may have (the server's LIMITS.maxTrials). */
+const MAX_TRIALS = 100_000_000;
+const TRIALS_TAKE = `a whole number of trials from 1 to ${int(MAX_TRIALS)}`;
+
+/** trials=, precision= and max_trials= of a link set the top bar; what is wrong with them, said (each left at its default). */
+function runSettingsFromUrl(q) {
+  const problems = [];
+  const options = (sel) => [...$(sel).options].map((o) => o.value);
+  if (q.has('trials')) {
+    const t = q.get('trials');
+    if (/^\d+$/.test(t.trim()) && Number(t) >= 1 && Number(t) <= MAX_TRIALS) {
+      $('#precision').value = 'fixed';
+      $('#fixed-trials').value = String(Number(t));
+    } else problems.push(`trials=${t}: ${TRIALS_TAKE} (the run refines to the precision instead)`);
+  }
+  if (q.has('precision') && $('#precision').value !== 'fixed') {
+    const p = q.get('precision');
+    const ok = options('#precision').filter((o) => o !== 'fixed');
+    if (ok.includes(p)) $('#precision').value = p;
+    else problems.push(`precision=${p}: one of ${ok.join(', ')} (the headline's 95% half-width; ${$('#precision').value} used)`);
+  }
+  if (q.has('max_trials')) {
+    const m = q.get('max_trials');
+    if (options('#cap').includes(m)) $('#cap').value = m;
+    else problems.push(`max_trials=${m}: one of ${options('#cap').join(', ')} (${$('#cap').value} used)`);
+  }
+  return problems;
+}
+
 // ---------- the live run ----------
+/** The top bar's run settings, or the problem with the trials typed. */
 function runSettings() {
   const prec = $('#precision').value;
-  if (prec === 'fixed') return { trials: Math.max(1, Math.round(Number($('#fixed-trials').value) || 1)) };
+  if (prec === 'fixed') {
+    const t = $('#fixed-trials').value.trim();
+    if (!/^\d+$/.test(t) || Number(t) < 1 || Number(t) > MAX_TRIALS) return { error: `trials: ${TRIALS_TAKE}, got "${t}"` };
+    return { trials: Number(t) };
+  }
   return { precision: Number(prec), maxTrials: Number($('#cap').value) };
 }
 
@@ -442,7 +476,14 @@ async function runLive() {
   let first = true;
   setStatus('running', 'starting…');
   document.body.classList.add('stale');
-  const payload = { scenario: state.info.path, variant: state.info.variant, values: state.values, ...runSettings() };
+  const settings = runSettings();
+  if (settings.error) {
+    // never a silent 1-trial run: nothing runs until the trials are a number it can run
+    setStatus('error', settings.error);
+    document.body.classList.remove('stale');
+    return;
+  }
+  const payload = { scenario: state.info.path, variant: state.info.variant, values: state.values, ...settings };
   try {
     if (Object.keys(state.values).length > 0) {
       // the values first (a 200 either way): a value being typed is not a failed request
@@ -814,8 +855,16 @@ async function linkedSweep(problems) {
   try {
     const r = await postJson('/api/check', { scenario, variant, values, axes, metric, trials, ...(target !== undefined ? { target } : {}) });
     if (state.info?.path !== scenario) return;
-    if (r.ok) status.textContent = 'the sweep from the link: "run sweep" runs it';
-    else said(r.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)));
+    let answer = r;
+    const own = r.ok ? [] : r.issues.filter((i) => i.path && Object.prototype.hasOwnProperty.call(values, i.path) && !axes.some((a) => a.path === i.path));
+    if (own.length > 0) {
+      // a bad value of the link is said beside its control: check the sweep without it, so that its own problem shows
+      const rest = Object.fromEntries(Object.entries(values).filter(([k]) => !own.some((i) => i.path === k)));
+      answer = await postJson('/api/check', { scenario, variant, values: rest, axes, metric, trials, ...(target !== undefined ? { target } : {}) });
+      if (state.info?.path !== scenario) return;
+    }
+    if (answer.ok) status.textContent = 'the sweep from the link: "run sweep" runs it';
+    else said(answer.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)));
   } catch (e) {
     said([e.message]);
   }
@@ -1429,18 +1478,22 @@ async function main() {
     return;
   }
   const q = new URLSearchParams(location.search);
-  const prec = q.get('precision');
-  if (q.get('trials')) {
-    $('#precision').value = 'fixed';
-    $('#fixed-trials').value = q.get('trials');
-  } else if (prec && [...$('#precision').options].some((o) => o.value === prec)) $('#precision').value = prec;
-  if (q.get('max_trials') && [...$('#cap').options].some((o) => o.value === q.get('max_trials'))) $('#cap').value = q.get('max_trials');
+  // every bad value of the link is said, naming it and what it takes; the rest of the link opens with it at its default
+  const linkProblems = runSettingsFromUrl(q);
   $('#fixed-wrap').hidden = $('#precision').value !== 'fixed';
   $('#cap-wrap').hidden = $('#precision').value === 'fixed';
   const wanted = q.get('scenario');
   const first = state.list.find((s) => !s.error)?.path;
-  if (wanted && !state.list.some((s) => s.path === wanted)) banner([`unknown scenario "${wanted}": pick one of the served files`]);
+  if (wanted && !state.list.some((s) => s.path === wanted)) linkProblems.unshift(`scenario=${wanted}: not one of the served files (the first is opened)`);
   const path = wanted && state.list.some((s) => s.path === wanted) ? wanted : first;
+  let variant = q.get('variant') ?? undefined;
+  const entry = state.list.find((s) => s.path === path);
+  if (variant !== undefined && wanted === path && entry?.variants && !entry.variants.includes(variant)) {
+    linkProblems.push(`variant=${variant}: not a variant of ${path} (one of: ${entry.variants.join(', ')}); opened on ${entry.variants[0]}`);
+    variant = undefined;
+  }
+  // a banner of its own: the run's problems come and go in #banner, these stay until the page is left
+  if (linkProblems.length > 0) banner(['This link has values the page cannot use:', ...linkProblems], 'error', '#link-banner');
   if (!path) {
     // what each file lacks, not only in the picker's tooltips
     const broken = state.list.filter((s) => s.error).map((s) => `${s.path}: ${s.error}`);
@@ -1448,7 +1501,7 @@ async function main() {
     nothingToOpen();
     return;
   }
-  await openScenario(path, q.get('variant') ?? undefined, wanted === path ? q : undefined);
+  await openScenario(path, variant, wanted === path ? q : undefined);
   window.__siegesim.ready = true;
 }
 
