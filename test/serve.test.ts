@@ -682,6 +682,14 @@ describe('the same numbers as siegesim run', () => {
     expect((await post('/api/sensitivity', { scenario: 'fantasy/climbers-dc.yaml', scope: 'some' })).status).toBe(400);
   }, 60_000);
 
+  it('a sweep\'s unknown metric lists the metrics the scenario has, with a did-you-mean (never another mode\'s)', async () => {
+    const r = await post('/api/sweep', { scenario: 'fantasy/stone-wall-siege.yaml', axes: [{ path: 'wall.hp', values: [10, 20] }], metric: 'p_breech' });
+    expect(r.status).toBe(400);
+    const error = JSON.parse(r.text).error as string;
+    expect(error).toContain('did you mean "p_breach"?');
+    expect(error).not.toContain('mean_volley_a_damage');
+  });
+
   it('refined to a precision: the trials it stopped at reproduce it with --trials', async () => {
     const s = open('/api/run', { scenario: 'surrender/town-basic.yaml', values: {}, precision: 0.001, maxTrials: 5_000_000 });
     await s.ended;

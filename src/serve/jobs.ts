@@ -32,6 +32,7 @@ import { sweepChart } from './sweep-chart.js';
 import { VERSION } from '../version.js';
 import { showCount } from '../report/format.js';
 import { answerMetrics } from '../report/html.js';
+import { suggest } from '../scenario/suggest.js';
 
 /** A tab's jobs: one of each kind at a time. */
 export type JobKind = 'live' | 'sweep' | 'sensitivity' | 'tune';
@@ -343,7 +344,11 @@ export function sweepRequest(ctx: JobContext, body: Record<string, unknown>) {
   });
   const metric = optString(body, 'metric') ?? v.headline?.[0] ?? v.system.headline[0];
   if (!v.system.metricOrder.includes(metric)) {
-    throw new RequestError(400, `metric: unknown metric "${metric}" (one of: ${v.system.metricOrder.join(', ')})`, [{ path: 'metric', message: 'unknown metric' }]);
+    // the metrics this scenario produces (a siege never has mean_volley_a_damage), with a "did you mean"
+    const own = v.system.metricNames(v.points[0]?.variants[0]?.scenario ?? {});
+    const guess = suggest(metric, own);
+    const message = `unknown metric "${metric.slice(0, 100)}"${guess ? ` (did you mean "${guess}"?)` : ''} (this scenario's: ${own.join(', ')})`;
+    throw new RequestError(400, `metric: ${message}`, [{ path: 'metric', message }]);
   }
   const target = optNumber(body, 'target', -1e12, 1e12);
   const trials = optInt(body, 'trials', 1, LIMITS.maxSweepTrials) ?? v.system.chunkTrials;
