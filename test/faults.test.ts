@@ -60,6 +60,23 @@ describe('signals', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('SIGINT in the middle of a slow chunk run in-process: exit 130 at once, not when the chunk is done', async () => {
+    // One chunk of ~5 s of kernel (test/fixtures/slow-chunk.yaml), which `run` does in this
+    // thread: the in-process executor runs it in slices with turns of the event loop between
+    // them, so the signal is answered. Before, the thread was held for the whole chunk (a
+    // 2,000-trial one took 152 s to answer Ctrl-C). The limit is a hang guard, well under the chunk.
+    const dir = tmp();
+    const run = startCli(['run', path.join(ROOT, 'test/fixtures/slow-chunk.yaml'), '--out', path.join(dir, 'slow')]);
+    await run.waitFor(/slow-chunk: running 1 case\(s\) x 120 trials in-process/);
+    const t0 = performance.now();
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.stderr).toMatch(/siegesim: interrupted \(SIGINT\); no report was written or changed/);
+    expect(performance.now() - t0).toBeLessThan(2500);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it.each([
     ['SIGINT', 'tmp'],
     ['SIGINT', 'swap'],

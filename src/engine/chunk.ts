@@ -12,7 +12,8 @@
  * (d = variant - baseline) are summed as Σd and Σd², which gives the paired interval of every
  * paired metric's difference.
  *
- * Pure: no node:*, no piscina; the worker and the in-process executor both call `runChunk`.
+ * Pure: no node:*, no piscina; the worker calls `runBatch`, the in-process executor runs the
+ * same chunks slice by slice (`ChunkRun`).
  */
 import { deriveState, type RngState } from './rng.js';
 import type { Kernel } from '../systems/types.js';
@@ -39,53 +40,90 @@ export function resultLength(task: Pick<ChunkTask, 'accLengths' | 'pairedSlots'>
   return task.accLengths.reduce((a, b) => a + b, 0) + (V - 1) * P * 2;
 }
 
-/** Run one chunk and return its result buffer (see `resultLength` for the layout). */
-export function runChunk(kernel: Kernel<unknown>, task: ChunkTask): Float64Array {
-  const V = task.compiled.length;
-  const out = new Float64Array(resultLength(task));
-  const accs: Float64Array[] = [];
-  let off = 0;
-  for (let v = 0; v < V; v++) {
-    accs.push(out.subarray(off, off + task.accLengths[v]));
-    off += task.accLengths[v];
+/**
+ * One chunk, run a slice of trials at a time: `step(m)` then `step(n)` is exactly one chunk of
+ * m + n trials (the kernel contract: a call continues the chunk's stream where the last one left
+ * it, and accumulates into the same buffer). The in-process executor runs a slow chunk this way
+ * so that its thread can answer signals, timers and requests between slices.
+ */
+export class ChunkRun {
+  /** The chunk's result buffer (see `resultLength` for the layout), complete once `finished`. */
+  readonly out: Float64Array;
+  /** Trials run so far. */
+  done = 0;
+  private readonly accs: Float64Array[] = [];
+  private readonly pairs: Float64Array;
+  private readonly before: Float64Array;
+  constructor(
+    private readonly kernel: Kernel<unknown>,
+    private readonly task: ChunkTask,
+  ) {
+    const V = task.compiled.length;
+    this.out = new Float64Array(resultLength(task));
+    let off = 0;
+    for (let v = 0; v < V; v++) {
+      this.accs.push(this.out.subarray(off, off + task.accLengths[v]));
+      off += task.accLengths[v];
+    }
+    this.pairs = this.out.subarray(off);
+    this.before = new Float64Array(V * (task.pairedSlots[0]?.length ?? 0));
   }
-  const stream: RngState = task.state;
-  const P = task.pairedSlots[0]?.length ?? 0;
-  const pairs = out.subarray(off);
-  if (V === 1) {
-    kernel.run(task.compiled[0], stream, task.trials, accs[0]); // one call: the kernel draws each trial's stream
-    return out;
+  get finished(): boolean {
+    return this.done >= this.task.trials;
   }
-  const before = new Float64Array(V * P);
-  const slots0 = task.pairedSlots[0] ?? [];
-  const acc0 = accs[0];
-  for (let t = 0; t < task.trials; t++) {
-    for (let p = 0; p < P; p++) before[p] = acc0[slots0[p]];
-    const start0 = stream[0];
-    const start1 = stream[1];
-    const start2 = stream[2];
-    const start3 = stream[3];
-    kernel.run(task.compiled[0], stream, 1, acc0);
-    for (let v = 1; v < V; v++) {
-      const acc = accs[v];
-      const slots = task.pairedSlots[v];
-      for (let p = 0; p < P; p++) before[v * P + p] = slots[p] < 0 ? 0 : acc[slots[p]];
-      // every variant plays the same trial: its stream starts where the baseline's did
-      stream[0] = start0;
-      stream[1] = start1;
-      stream[2] = start2;
-      stream[3] = start3;
-      kernel.run(task.compiled[v], stream, 1, acc);
-      for (let p = 0; p < P; p++) {
-        if (slots[p] < 0) continue; // a metric this variant does not pair (api/run.ts, alignPairedSlots)
-        const d = acc[slots[p]] - before[v * P + p] - (acc0[slots0[p]] - before[p]);
-        const k = ((v - 1) * P + p) * 2;
-        pairs[k] += d;
-        pairs[k + 1] += d * d;
+  /** Run up to `n` more trials of the chunk; returns how many ran. */
+  step(n: number): number {
+    const task = this.task;
+    const k = Math.max(0, Math.min(n, task.trials - this.done));
+    this.done += k;
+    const V = task.compiled.length;
+    const accs = this.accs;
+    const stream: RngState = task.state;
+    if (V === 1) {
+      if (k > 0) this.kernel.run(task.compiled[0], stream, k, accs[0]); // one call: the kernel draws each trial's stream
+      return k;
+    }
+    const kernel = this.kernel;
+    const P = task.pairedSlots[0]?.length ?? 0;
+    const pairs = this.pairs;
+    const before = this.before;
+    const slots0 = task.pairedSlots[0] ?? [];
+    const acc0 = accs[0];
+    for (let t = 0; t < k; t++) {
+      for (let p = 0; p < P; p++) before[p] = acc0[slots0[p]];
+      const start0 = stream[0];
+      const start1 = stream[1];
+      const start2 = stream[2];
+      const start3 = stream[3];
+      kernel.run(task.compiled[0], stream, 1, acc0);
+      for (let v = 1; v < V; v++) {
+        const acc = accs[v];
+        const slots = task.pairedSlots[v];
+        for (let p = 0; p < P; p++) before[v * P + p] = slots[p] < 0 ? 0 : acc[slots[p]];
+        // every variant plays the same trial: its stream starts where the baseline's did
+        stream[0] = start0;
+        stream[1] = start1;
+        stream[2] = start2;
+        stream[3] = start3;
+        kernel.run(task.compiled[v], stream, 1, acc);
+        for (let p = 0; p < P; p++) {
+          if (slots[p] < 0) continue; // a metric this variant does not pair (api/run.ts, alignPairedSlots)
+          const d = acc[slots[p]] - before[v * P + p] - (acc0[slots0[p]] - before[p]);
+          const j = ((v - 1) * P + p) * 2;
+          pairs[j] += d;
+          pairs[j + 1] += d * d;
+        }
       }
     }
+    return k;
   }
-  return out;
+}
+
+/** Run one chunk and return its result buffer (see `resultLength` for the layout). */
+export function runChunk(kernel: Kernel<unknown>, task: ChunkTask): Float64Array {
+  const run = new ChunkRun(kernel, task);
+  run.step(task.trials);
+  return run.out;
 }
 
 /**
@@ -103,20 +141,22 @@ export interface BatchTask extends Omit<ChunkTask, 'state' | 'trials'> {
   sizes: number[];
 }
 
+/** Chunk j of a batch, with its own stream deriveState(seed, stream, first + j). */
+export function batchChunk(task: BatchTask, j: number): ChunkTask {
+  return {
+    system: task.system,
+    compiled: task.compiled,
+    accLengths: task.accLengths,
+    pairedSlots: task.pairedSlots,
+    state: deriveState(task.seed, task.stream, task.first + j),
+    trials: task.sizes[j],
+  };
+}
+
 /** Run a batch: chunk j's buffer is `out.subarray(j * L, (j + 1) * L)` with L = resultLength. */
 export function runBatch(kernel: Kernel<unknown>, task: BatchTask): Float64Array {
   const L = resultLength(task);
   const out = new Float64Array(L * task.sizes.length);
-  for (let j = 0; j < task.sizes.length; j++) {
-    const one = runChunk(kernel, {
-      system: task.system,
-      compiled: task.compiled,
-      accLengths: task.accLengths,
-      pairedSlots: task.pairedSlots,
-      state: deriveState(task.seed, task.stream, task.first + j),
-      trials: task.sizes[j],
-    });
-    out.set(one, j * L);
-  }
+  for (let j = 0; j < task.sizes.length; j++) out.set(runChunk(kernel, batchChunk(task, j)), j * L);
   return out;
 }

@@ -1,12 +1,29 @@
 /** Where batches of chunks run: in this thread (tests, tiny jobs) or on a piscina pool (engine/pool.ts). */
-import { runBatch, type BatchTask } from './chunk.js';
+import { batchChunk, ChunkRun, resultLength, type BatchTask } from './chunk.js';
 import { KERNELS } from '../systems/kernels.js';
+import type { Kernel } from '../systems/types.js';
+
+/** What a run says to each of its tasks. */
+export interface TaskOptions {
+  /** The run's signal: once it aborts, the task's result is not wanted; an executor may stop it. */
+  signal?: AbortSignal;
+  /** Trials of the task run so far, said now and then while a slow task runs (the in-process executor). */
+  onTrials?: (trials: number) => void;
+}
 
 export interface Executor {
   /** Worker threads (0: the calling thread). */
   readonly threads: number;
-  run(task: BatchTask): Promise<Float64Array>;
+  run(task: BatchTask, opts?: TaskOptions): Promise<Float64Array>;
   close(): Promise<void>;
+}
+
+/** Thrown (as the rejection) when a run's signal is aborted. */
+export class CancelledError extends Error {
+  constructor() {
+    super('cancelled');
+    this.name = 'CancelledError';
+  }
 }
 
 /**
@@ -18,19 +35,57 @@ export interface Executor {
 const nextTurn: () => Promise<void> =
   typeof setImmediate === 'function' ? () => new Promise((r) => setImmediate(r)) : () => new Promise((r) => setTimeout(r, 0));
 
+/** The thread is held at most about this long (ms) between turns of the event loop, whatever a chunk costs. */
+export const TURN_MS = 25;
+/** A slice of a chunk's trials is sized from the last one's time to take about this long (ms). */
+const SLICE_MS = 8;
+
 /**
  * Runs batches in the calling thread (threads = 0 in the API), one after another, each in its
- * own turn of the event loop: the thread is never held for longer than one batch (~40 ms).
+ * own turn of the event loop, and each chunk a slice of trials at a time (`ChunkRun`), with a
+ * turn of the event loop at least every TURN_MS: the thread is never held for longer than that
+ * (or one trial), however slow a chunk is, so a signal (Ctrl-C), a timer (progress, the ETA
+ * line) or a request is answered while it runs. Slices never change a number: the chunk is the
+ * same kernel stream and buffer whatever the slices (test/engine-slices.test.ts).
  */
 export class InlineExecutor implements Executor {
   readonly threads = 0;
   private last: Promise<unknown> = Promise.resolve();
-  run(task: BatchTask): Promise<Float64Array> {
+  run(task: BatchTask, opts: TaskOptions = {}): Promise<Float64Array> {
     const kernel = KERNELS[task.system];
     if (!kernel) return Promise.reject(new Error(`no kernel for system ${task.system}`));
-    const out = this.last.then(nextTurn, nextTurn).then(() => runBatch(kernel, task));
+    const out = this.last.then(nextTurn, nextTurn).then(() => runBatchSliced(kernel, task, opts));
     this.last = out.catch(() => undefined);
     return out;
   }
   async close(): Promise<void> {}
+}
+
+/** runBatch's result, slice by slice, with a turn of the event loop every TURN_MS; rejects with CancelledError at a turn once `signal` aborts. */
+async function runBatchSliced(kernel: Kernel<unknown>, task: BatchTask, opts: TaskOptions): Promise<Float64Array> {
+  if (opts.signal?.aborted) throw new CancelledError();
+  const L = resultLength(task);
+  const out = new Float64Array(L * task.sizes.length);
+  let n = 1; // trials in the next slice: from one (a chunk may take minutes), grown from measured times
+  let trials = 0;
+  let turn = performance.now();
+  for (let j = 0; j < task.sizes.length; j++) {
+    const chunk = new ChunkRun(kernel, batchChunk(task, j));
+    while (!chunk.finished) {
+      const t0 = performance.now();
+      const k = chunk.step(n);
+      const t1 = performance.now();
+      trials += k;
+      const dt = t1 - t0;
+      n = Math.max(1, Math.min(n * 8, dt > 0 ? Math.floor((k * SLICE_MS) / dt) : n * 8));
+      if (t1 - turn >= TURN_MS) {
+        opts.onTrials?.(trials);
+        await nextTurn();
+        if (opts.signal?.aborted) throw new CancelledError();
+        turn = performance.now();
+      }
+    }
+    out.set(chunk.out, j * L);
+  }
+  return out;
 }

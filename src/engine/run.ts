@@ -16,7 +16,9 @@
  * dropped unmerged.
  */
 import { resultLength, type BatchTask } from './chunk.js';
-import { InlineExecutor, type Executor } from './executor.js';
+import { CancelledError, InlineExecutor, type Executor } from './executor.js';
+
+export { CancelledError };
 
 /** One sweep point: its variants' compiled cases run together on the same dice. */
 export interface GroupJob {
@@ -62,14 +64,6 @@ export function chunkSize(i: number, trials: number, C: number): number {
   return Math.max(0, Math.min(C, trials - i * C));
 }
 
-/** Thrown (as the rejection) when a run's signal is aborted. */
-export class CancelledError extends Error {
-  constructor() {
-    super('cancelled');
-    this.name = 'CancelledError';
-  }
-}
-
 interface GroupState {
   merged: Float64Array;
   len: number;
@@ -92,7 +86,9 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
   const nInitial = Math.ceil(initial / C);
   const nMax = open ? nInitial + Math.ceil(Math.max(0, cap - initial) / C) : nInitial;
   const sizeOf = (i: number) => (i < nInitial ? chunkSize(i, initial, C) : Math.max(0, Math.min(C, cap - initial - (i - nInitial) * C)));
-  // One chunk in all: not worth starting worker threads for (their start-up costs more).
+  // One chunk in all: not worth starting worker threads for (their start-up costs more), and a
+  // chunk can only use one thread anyway. However slow it is, the in-process executor runs it in
+  // slices with turns of the event loop between them: Ctrl-C, progress and the ETA line still work.
   const runner: Executor = exec.threads > 0 && !open && nInitial * jobs.length <= 1 ? new InlineExecutor() : exec;
   const maxInflight = Math.max(1, runner.threads) * 2;
   const taskMs = opts.taskMs ?? 40;
@@ -103,6 +99,7 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
   });
   let inflight = 0;
   let doneTrials = 0;
+  let unmerged = 0; // trials the executor says it has run in tasks not yet returned (progress only)
   let batch = 1; // chunks per task, from measured time per chunk
   let msPerChunk = 0;
   let finished = false;
@@ -194,9 +191,17 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
         };
         inflight++;
         const t0 = performance.now();
-        runner.run(task).then(
+        let running = 0; // trials of this task run so far, as the executor says (a slow in-process chunk)
+        const onTrials = (n: number) => {
+          if (finished) return;
+          unmerged += n - running;
+          running = n;
+          opts.onProgress?.(Math.min(planned, doneTrials + unmerged), planned);
+        };
+        runner.run(task, { signal: opts.signal, onTrials }).then(
           (out) => {
             inflight--;
+            unmerged -= running;
             if (finished) return;
             // Batch size from the time per chunk (smoothed; a task waits about one task's time in
             // the queue when workers are busy). Only the overhead depends on it, never results.

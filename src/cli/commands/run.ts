@@ -78,6 +78,8 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
     for (const [i, v] of scenarios.entries()) {
       const showBar = flags.progress !== false && process.stderr.isTTY === true;
       const progress = makeProgress(showBar, v.name.padEnd(24).slice(0, 24), 'trials');
+      // one chunk of this scenario: the engine runs it in this thread (engine/run.ts)
+      const inProcess = flags.precision === undefined && v.points.length * chunkCount(v, flags.trials ?? v.trials) <= 1;
       if (!showBar && flags.progress !== false) {
         // Logs (CI, pipes) get a line when a scenario starts, so a long run is never silent.
         const n = v.points.length * v.variantNames.length;
@@ -86,11 +88,11 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
           flags.precision === undefined
             ? `${first} trials`
             : `${first} trials, then more until every headline interval is within ±${flags.precision} (at most ${showCount(flags.maxTrials ?? 1e9)} a case)`;
-        process.stderr.write(`${v.name}: running ${n} case(s) x ${plan} ${chunks > 1 || flags.precision !== undefined ? `on ${exec.threads} thread(s)` : 'in-process'}\n`);
+        process.stderr.write(`${v.name}: running ${n} case(s) x ${plan} ${inProcess ? 'in-process' : `on ${exec.threads} thread(s)`}\n`);
       }
       // A run that will take long says so once its speed is known (not --precision: its end depends on the results).
       const t0 = performance.now();
-      const eta = flags.precision === undefined ? etaWatch(() => (performance.now() - t0) / 1000, { threads: exec.threads, cases: v.variantNames.length }, (line) => progress.note(`${v.name}: ${line}`)) : undefined;
+      const eta = flags.precision === undefined ? etaWatch(() => (performance.now() - t0) / 1000, { threads: inProcess ? 1 : exec.threads, cases: v.variantNames.length }, (line) => progress.note(`${v.name}: ${line}`)) : undefined;
       const result = await runScenario(v, {
         trials: flags.trials,
         seed: flags.seed,
