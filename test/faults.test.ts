@@ -12,8 +12,11 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { mergeShards, runScenario, runShard, validateText, type ValidScenario } from '../src/api.js';
 import { readShardFile, writeShardFile } from '../src/cli/shard-file.js';
-import { LOADED } from '../src/engine/chunk.js';
-import { PoolExecutor, WorkerFailure } from '../src/engine/pool.js';
+import { LOADED, resultLength } from '../src/engine/chunk.js';
+import { PoolExecutor, STOP_AFTER_MS, threadsLoading, WorkerFailure } from '../src/engine/pool.js';
+import { CancelledError } from '../src/engine/executor.js';
+import type { BatchTask } from '../src/engine/chunk.js';
+import { compilePoints, jobsOf } from '../src/api/run.js';
 import { ROOT, runCli, STACK_FRAME, startCli, tempDirs } from './cli-child.js';
 
 const SCEN = path.join(ROOT, 'test/fixtures/good-small.yaml');
@@ -352,6 +355,57 @@ describe('a worker that fails mid-batch', () => {
       delete process.env.SIEGESIM_FAULT;
       await exec.close();
     }
+  });
+});
+
+describe("a cancelled run's batch on a worker thread (engine/pool.ts)", () => {
+  /** `trials` of a scenario file's first sweep point, as one batch of one chunk. */
+  function batchOf(file: string, trials: number): BatchTask {
+    const t = validateText(file, readFileSync(file, 'utf8'));
+    if (!t.ok) throw new Error('fixture');
+    const [job] = jobsOf(t.value, compilePoints(t.value));
+    return { ...job, seed: 1, stream: 'point-0', first: 0, sizes: [trials] };
+  }
+  /** A pool of one thread that has run a batch (so its modules are loaded), and the pool's messages. */
+  async function warmPool(): Promise<{ exec: PoolExecutor; loaded: unknown[] }> {
+    const exec = new PoolExecutor(1);
+    exec.warm();
+    const loaded: unknown[] = [];
+    (await (exec as unknown as { pool: Promise<import('piscina').Piscina> }).pool).on('message', (m: unknown) => loaded.push(m));
+    await exec.run(batchOf(SCEN, 1000));
+    return { exec, loaded };
+  }
+
+  it('is stopped if it still runs STOP_AFTER_MS after the cancel: its thread is replaced, and close() waits for the new one to load', async () => {
+    // ~5 s of kernel (test/fixtures/slow-chunk.yaml): before, the batch ran to its end and its
+    // thread stayed busy (the workbench's other tabs waited minutes for a slow chunk)
+    const { exec, loaded } = await warmPool();
+    const ac = new AbortController();
+    const run = exec.run(batchOf(path.join(ROOT, 'test/fixtures/slow-chunk.yaml'), 120), { signal: ac.signal });
+    ac.abort();
+    await expect(run).rejects.toBeInstanceOf(CancelledError);
+    // the new thread loads its modules: an exit or close() now must wait for it (a thread stopped
+    // while loading aborts the process)
+    expect(threadsLoading()).toBeDefined();
+    expect(await exec.run(batchOf(SCEN, 1000))).toHaveLength(resultLength(batchOf(SCEN, 1000))); // the new thread runs batches
+    await exec.close();
+    expect(loaded).toEqual([LOADED, LOADED]); // the first thread's, and the new one's
+  });
+
+  it('that ends within STOP_AFTER_MS of the cancel keeps its thread (the workbench\'s quick changes pay no new thread)', async () => {
+    expect(STOP_AFTER_MS).toBeGreaterThanOrEqual(250);
+    const { exec, loaded } = await warmPool();
+    const ac = new AbortController();
+    const run = exec.run(batchOf(SCEN, 1000), { signal: ac.signal });
+    ac.abort();
+    await run.then(
+      () => undefined,
+      () => undefined,
+    );
+    await new Promise((r) => setTimeout(r, STOP_AFTER_MS + 100)); // past the stop: nothing to stop
+    expect(threadsLoading()).toBeUndefined();
+    await exec.close();
+    expect(loaded).toEqual([LOADED]); // the first thread's: no new one
   });
 });
 

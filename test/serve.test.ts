@@ -614,6 +614,29 @@ describe('runs: streamed, superseded, cancelled', () => {
   }, 60_000);
 });
 
+describe('a cancelled run frees its worker thread', () => {
+  it('even in the middle of a slow chunk: the batch is stopped soon after the cancel, and another tab\'s small run answers', async () => {
+    // The tuned case is test/fixtures/slow-chunk.yaml's battle (120 of every unit a side, the
+    // exact knapsack, up to 1000 rounds: ~50 ms a trial), and its first batch a chunk of 4,096
+    // of them, minutes on this pool's one thread. Before, a dropped run's batch kept the thread
+    // until it was done, and every other tab's run waited for it (a 10-trial one, 300 s and more).
+    const army = { infantry: 120, cavalry: 120, archers: 120, mages: 120, clerics: 120, siege_engines: 0 };
+    const values: Record<string, unknown> = { mode: 'open_field', 'policy.damage_allocation': 'knapsack', max_rounds: 1000 };
+    for (const side of ['attacker', 'defender']) for (const [k, n] of Object.entries(army)) values[`${side}.${k}`] = n;
+    const slow = open('/api/run', { scenario: 'fantasy/stone-wall-siege.yaml', values, trials: 4096 }, 'slow-tab-0001');
+    await until(() => slow.events.length > 0 && wb.stats().running === 1);
+    expect(slow.events[0]).toMatchObject({ type: 'start' });
+    slow.destroy(); // the tab is closed: its run is cancelled
+    await slow.ended;
+    const small = open('/api/run', { scenario: 'surrender/town-basic.yaml', values: { turns: 3 }, trials: 10 }, 'small-tab-0001');
+    // a hang guard (the stop comes STOP_AFTER_MS after the cancel, then a new thread starts)
+    await until(() => small.events.some((e) => e.type === 'done'), 20_000);
+    await small.ended;
+    expect(small.events.at(-1)).toMatchObject({ type: 'done', trials: 10 });
+    await until(() => wb.stats().open === 0 && wb.stats().running === 0 && wb.stats().waiting === 0, 2000);
+  }, 60_000);
+});
+
 describe('the same numbers as siegesim run', () => {
   it('fixed trials: the tuned case is the saved file\'s run, byte for byte in summary.json', async () => {
     const values = { 'besieger.heavy_siege_artillery': 2, turns: 6 };

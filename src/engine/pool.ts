@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { packageFile } from '../paths.js';
 import type { Piscina } from 'piscina';
 import { LOADED, type BatchTask } from './chunk.js';
-import type { Executor } from './executor.js';
+import { CancelledError, type Executor, type TaskOptions } from './executor.js';
 
 /** The built worker: dist/workers/worker.js (from source under vitest too: the build's copy). */
 export function workerPath(): string {
@@ -18,6 +18,15 @@ export function workerPath(): string {
 
 /** The longest close() waits for that (a thread that never loads is stopped anyway). */
 const LOAD_WAIT_MS = 10_000;
+
+/**
+ * A batch still running this long (ms) after its run was cancelled is stopped: piscina ends its
+ * thread and starts another (~50-100 ms of start-up and JIT warm-up). A batch takes ~40 ms, so
+ * the workbench's quick changes, whose batches end by themselves well within this, never pay
+ * for a new thread; a slow chunk (minutes of a thousand-unit battle) frees its thread now rather
+ * than when it is done.
+ */
+export const STOP_AFTER_MS = 400;
 
 /** A worker thread threw or died while running a batch (a bug, or the machine: out of memory). */
 export class WorkerFailure extends Error {}
@@ -40,11 +49,18 @@ export class PoolExecutor implements Executor {
     // where import() has no loader (src/code-cache.ts).
     if (this.pool) return;
     let allLoaded = () => {};
-    const loaded = (this.loaded = new Promise<void>((resolve) => (allLoaded = resolve)));
-    LOADING.add(loaded);
-    void loaded.then(() => LOADING.delete(loaded));
+    const loading = () => {
+      const loaded = (this.loaded = new Promise<void>((resolve) => (allLoaded = resolve)));
+      LOADING.add(loaded);
+      void loaded.then(() => LOADING.delete(loaded));
+    };
+    loading();
+    // Threads started (each says LOADED once) and threads that have said it: a thread ended while
+    // the pool runs (a cancelled batch stopped, or a worker that died) is replaced by piscina at
+    // once, and the new one loads its modules like the first ones did.
+    let started = this.threads;
     let loadedThreads = 0;
-    this.pool = Promise.resolve().then(() => {
+    const thisPool = (this.pool = Promise.resolve().then(() => {
       const { Piscina } = createRequire(import.meta.url)('piscina') as typeof import('piscina');
       const pool = new Piscina({
         filename: workerPath(),
@@ -55,23 +71,57 @@ export class PoolExecutor implements Executor {
         concurrentTasksPerWorker: 1,
       });
       pool.on('message', (m: unknown) => {
-        if (m === LOADED && ++loadedThreads >= this.threads) allLoaded();
+        if (m === LOADED && ++loadedThreads >= started) allLoaded();
+      });
+      pool.on('workerDestroy', () => {
+        if (this.pool !== thisPool) return; // closing: nothing replaces it
+        if (loadedThreads >= started) loading();
+        started++;
       });
       return pool;
-    });
+    }));
   }
-  async run(task: BatchTask): Promise<Float64Array> {
+  /**
+   * Run a batch on a thread. Once `signal` aborts, the batch's result is not wanted: a batch still
+   * running STOP_AFTER_MS later is stopped (its thread ended and replaced), and the promise
+   * rejects with CancelledError.
+   */
+  async run(task: BatchTask, opts: TaskOptions = {}): Promise<Float64Array> {
+    const { signal } = opts;
+    if (signal?.aborted) throw new CancelledError();
     this.warm();
     const pool = this.pool!;
+    const stop = signal && this.stopper(signal);
     try {
-      return (await (await pool).run(task)) as Float64Array;
+      return (await (await pool).run(task, { signal: stop?.signal })) as Float64Array;
     } catch (e) {
+      if (signal?.aborted) throw new CancelledError(); // stopped, or failed after the cancel: either way not wanted
       if (this.pool !== pool) throw e; // closing: the run has already failed or been cancelled
       const last = task.first + task.sizes.length - 1;
       const which = last > task.first ? `chunks ${task.first}-${last}` : `chunk ${task.first}`;
       const why = String((e as Error)?.message ?? e).split('\n')[0];
       throw new WorkerFailure(`a worker thread failed on ${which} of ${task.stream} (${task.system}): ${why}`, { cause: e });
+    } finally {
+      if (stop) this.stoppers.get(signal!)?.delete(stop);
     }
+  }
+  /** Batches of a run not yet returned, by the run's signal: one listener a run, however many are in flight. */
+  private stoppers = new WeakMap<AbortSignal, Set<AbortController>>();
+  /** What stops a batch of the run of `signal` (STOP_AFTER_MS after the run is cancelled). */
+  private stopper(signal: AbortSignal): AbortController {
+    let running = this.stoppers.get(signal);
+    if (!running) {
+      const batches = (running = new Set());
+      this.stoppers.set(signal, batches);
+      const stopAll = () => {
+        for (const b of batches) b.abort();
+      };
+      // (unref: a process with nothing else left to do need not wait to stop them)
+      signal.addEventListener('abort', () => setTimeout(stopAll, STOP_AFTER_MS).unref(), { once: true });
+    }
+    const stop = new AbortController();
+    running.add(stop);
+    return stop;
   }
   /** Stop the threads; a second call (while or after they stop) waits for the same. */
   close(): Promise<void> {

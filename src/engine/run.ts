@@ -6,7 +6,8 @@
  *
  * Scheduling: chunks go out in batches (consecutive chunks of one point in one task, sized so a
  * task takes ~`taskMs`), chunk index by chunk index across points, with at most two tasks per
- * thread in flight. Nothing else is queued, so a cancelled run stops at the next batch boundary
+ * thread in flight. Nothing else is queued, so a cancelled run starts no new batch (the executor
+ * is told, and the pool stops a batch of it still running STOP_AFTER_MS later, engine/pool.ts)
  * and a failed batch stops the run at once.
  *
  * Open-ended runs (`more`: `--precision`, balance assertions, the workbench's refinement) ask

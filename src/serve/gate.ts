@@ -1,8 +1,10 @@
 /**
  * One worker pool shared by every run of the workbench, with the waiting line kept here rather
  * than in the pool: a task starts only when a thread is free, live runs go before sweeps, and a
- * cancelled run's waiting tasks are dropped at once. So a newer change waits at most for the
- * batches already running (tens of milliseconds), never for a stale run's queue.
+ * cancelled run's waiting tasks are dropped at once, and its running ones stopped if they have not
+ * ended STOP_AFTER_MS later (engine/pool.ts). So a newer change waits at most for the batches
+ * already running (tens of milliseconds), or that plus a thread's start if one is slow (a chunk
+ * of minutes), never for a stale run's queue.
  */
 import { CancelledError } from '../engine/run.js';
 import type { BatchTask } from '../engine/chunk.js';
@@ -71,7 +73,7 @@ export class Gate {
       const w = this.waiting.splice(best, 1)[0];
       w.signal.removeEventListener('abort', w.onAbort);
       this.running++;
-      this.pool.run(w.task).then(
+      this.pool.run(w.task, { signal: w.signal }).then(
         (r) => {
           this.running--;
           w.resolve(r);
