@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { runScenario, solvePlan, solveScenario, solveSweep, SolveInputError, validateText, type SolveResult } from '../src/api.js';
+import { runScenario, solveJson, solvePlan, solveScenario, solveSweep, SolveInputError, validateText, type SolveResult } from '../src/api.js';
 import { CancelledError } from '../src/engine/run.js';
 
 const SCENARIO = `name: solve-me
@@ -154,9 +154,31 @@ describe('solve', () => {
     expect(r).toMatchObject({ reachable: false, resolved: true });
     expect(r.value).toBeUndefined();
     expect(r.ends.to.ci_high).toBeLessThan(0.9);
+    // which end came closest, with its estimate and interval, and the next step: the range's span again past --to
+    expect(r.closest).toEqual({ end: 'to', value: 12, metric: r.ends.to });
+    expect(r.next).toEqual({ widen: 'to', suggest: 24, text: 'p_test grows with besieged.steps_inside towards the target: try a higher --to (besieged.steps_inside allows up to 1000), e.g. --to 24' });
+    expect(solveJson(r)).toMatchObject({ value: null, closest: { end: 'to', value: 12 }, next: { widen: 'to', suggest: 24 } });
+    // in the caller's words (the workbench names its sweep's ends)
+    const named = await solveScenario(valid(), { ...ASK, to: 12, names: { from: 'the start', to: 'the end' } });
+    expect(named.next!.text).toBe('p_test grows with besieged.steps_inside towards the target: try a higher the end (besieged.steps_inside allows up to 1000), e.g. the end 24');
     const close = await solveScenario(valid(), { ...ASK, to: 12, target: 0.86, trials: 100, maxTrials: 400 });
     expect(close).toMatchObject({ reachable: false, resolved: false });
     expect(close.ends.to.ci_high).toBeGreaterThan(0.86);
+  });
+
+  it('a metric the setting does not move: the ends hardly differ, so either end can be widened, or another setting', async () => {
+    // p_test is one test's chance: the number of turns does not change it (the same dice: identical ends)
+    const both = await solveScenario(valid(), { ...ASK, param: 'turns', from: 2, to: 8 });
+    expect(both).toMatchObject({ reachable: false, resolved: true, closest: { end: 'to', value: 8 } });
+    expect(both.ends.from).toEqual(both.ends.to);
+    expect(both.next).toEqual({ widen: 'both', text: 'p_test hardly moves between turns = 2 and 8: try a lower --from (down to 1) or a higher --to (turns allows up to 10000), or another setting' });
+    // from the lowest value turns allows: only --to can widen
+    const up = await solveScenario(valid(), { ...ASK, param: 'turns', from: 1, to: 8 });
+    expect(up.next).toEqual({ widen: 'to', suggest: 15, text: 'p_test hardly moves between turns = 1 and 8: try a higher --to (turns allows up to 10000), e.g. --to 15, or another setting' });
+    // an answer has neither
+    const answered = await solveScenario(valid(), ASK);
+    expect(answered.closest).toBeUndefined();
+    expect(answered.next).toBeUndefined();
   });
 
   it('is cancellable, reports each step, and writes nothing to the console', async () => {

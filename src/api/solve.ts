@@ -128,6 +128,29 @@ export interface SolveResult {
   /** Every evaluation made, in order. */
   evaluations: { value: number; trials: number; phase: SolvePhase; metric: Metric }[];
   ends: { from: Metric; to: Metric };
+  /**
+   * When the target is not reached (`value` undefined): the end of the range whose estimate came
+   * closest to it (`to` but when the metric hardly moves), with its estimate and interval.
+   */
+  closest?: { end: 'from' | 'to'; value: number; metric: Metric };
+  /** When the target is not reached: what to try next (see `SolveNext`). */
+  next?: SolveNext;
+}
+
+/**
+ * The next step when the target is not reached in the range. `widen`: `to` (a higher end: the
+ * metric moves towards the target as the setting grows), `from` (a lower start: only the low end
+ * can still be widened while the metric hardly moves), `both` (it hardly moves between the ends:
+ * either way, or another setting), `none` (the range already ends where the setting's allowed
+ * values end that way: no value of this setting reaches the target). `suggest`: a concrete value
+ * for that end (the range's span again, kept inside the allowed values) for `to` or `from`.
+ * `text`: the advice in the caller's words (`names`), e.g. "p_defender_wins grows with wall.hp
+ * towards the target: try a higher --to (wall.hp allows up to 100000), e.g. --to 19".
+ */
+export interface SolveNext {
+  widen: 'to' | 'from' | 'both' | 'none';
+  suggest?: number;
+  text: string;
 }
 
 /** One answer as JSON (the CLI's `solve --json`, the workbench's sweep): `value: null` when there is none, the key never left out. */
@@ -298,7 +321,7 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
   }
   if (!meets(fTo)) {
     result.resolved = clearlyShort(fTo);
-    return result;
+    return notReached(result, goal, names);
   }
   result.reachable = true;
 
@@ -331,7 +354,7 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
     result.ends.to = atAnswer;
     result.reachable = false;
     result.resolved = clearlyShort(atAnswer);
-    return result;
+    return notReached(result, goal, names);
   }
   result.reachable = meets(atAnswer);
   result.resolved = clearlyMeets(atAnswer) && (below === undefined || clearlyShort(below));
@@ -347,6 +370,51 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
   );
   if (plateau) result.plateau = plateau;
   return result;
+}
+
+/**
+ * A result with no answer completed: the end of the range that came closest to `goal` (the
+ * target less the tolerance) and the next step (`SolveNext`). The metric is read as moving
+ * towards the target as the setting grows (that is how the search reads its direction), so the
+ * top of the range is the closest end unless the two ends' intervals overlap (the metric hardly
+ * moves: the nearer estimate, the top on a tie).
+ */
+function notReached(r: SolveResult, goal: number, names: SolveNames): SolveResult {
+  const { from: a, to: b } = r.ends;
+  const end = Math.abs(a.value - goal) < Math.abs(b.value - goal) ? 'from' : 'to';
+  r.closest = { end, value: end === 'from' ? r.from : r.to, metric: end === 'from' ? a : b };
+  r.next = nextStep(r, names);
+  return r;
+}
+
+/** The next step for a result whose target is not reached (see `SolveNext`), in the caller's words. */
+function nextStep(r: SolveResult, names: SolveNames): SolveNext {
+  const { from: a, to: b } = r.ends;
+  const flat = a.ci_low <= b.ci_high && b.ci_low <= a.ci_high;
+  const span = r.to - r.from;
+  const onGrid = (x: number) => (r.step === 1 ? x : tidy(Math.round(x / r.step) * r.step));
+  const up = r.to < r.allowed.max ? onGrid(Math.min(r.allowed.max, r.to + span)) : undefined;
+  const down = r.from > r.allowed.min ? onGrid(Math.max(r.allowed.min, r.from - span)) : undefined;
+  const higher = `a higher ${names.to} (${r.param} allows up to ${r.allowed.max})`;
+  const lower = `a lower ${names.from} (down to ${r.allowed.min})`;
+  if (flat) {
+    const ways = [down !== undefined ? lower : '', up !== undefined ? higher : ''].filter(Boolean);
+    const widen = down !== undefined && up !== undefined ? 'both' : up !== undefined ? 'to' : down !== undefined ? 'from' : 'none';
+    const suggest = widen === 'to' ? up : widen === 'from' ? down : undefined;
+    return {
+      widen,
+      ...(suggest !== undefined ? { suggest } : {}),
+      text:
+        ways.length > 0
+          ? `${r.metric} hardly moves between ${r.param} = ${r.from} and ${r.to}: try ${ways.join(' or ')}${suggest !== undefined ? `, e.g. ${widen === 'to' ? names.to : names.from} ${suggest}` : ''}, or another setting`
+          : `${r.metric} hardly moves over every value ${r.param} allows: another setting must move it`,
+    };
+  }
+  const way = r.increasing ? 'grows' : 'falls';
+  if (up === undefined) {
+    return { widen: 'none', text: `${r.metric} ${way} with ${r.param} but ${r.to} is the highest value it allows: the target is out of this setting's reach` };
+  }
+  return { widen: 'to', suggest: up, text: `${r.metric} ${way} with ${r.param} towards the target: try ${higher}, e.g. ${names.to} ${up}` };
 }
 
 /**

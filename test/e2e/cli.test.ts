@@ -467,17 +467,23 @@ describe('exact, check, validate, schema', () => {
     expect(none.code).toBe(3);
     expect(none.stdout).toMatch(/^not reachable: p_defender_wins >= 0\.999 is not reached for wall\.hp in \[5, 12\]/);
     // which way to widen: the metric grows with wall.hp, so a higher --to (wall.hp allows up to 100,000)
-    expect(none.stdout).toContain('p_defender_wins grows with wall.hp towards the target: try a higher --to (wall.hp allows up to 100000)');
+    expect(none.stdout).toContain('p_defender_wins grows with wall.hp towards the target: try a higher --to (wall.hp allows up to 100000), e.g. --to 19');
+    // the head line alone answers: the end that came closest, with its estimate and interval
+    expect(none.stdout.split('\n')[0]).toMatch(/; closest at wall\.hp = 12 \(the top of the range\): 0\.\d{4} \[0\.\d{4}, 0\.\d{4}\]$/);
+    expect(none.stdout).toMatch(/\n {2}at wall\.hp = 12: .*\(1,000 trials\), the closest\n {2}next: p_defender_wins grows/);
     // --json: an answer that is not there is "value": null, not a missing key
     const noneJson = await cli(['solve', GRID, '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.999', '--from', '5', '--to', '12', '--trials', '1000', '--no-sweep', '--json']);
     expect(noneJson.code).toBe(3);
     const [n] = JSON.parse(noneJson.stdout);
     expect(n).toHaveProperty('value', null);
     expect(n).toMatchObject({ reachable: false, resolved: true, from: 5, to: 12, within: 0, allowed: { min: 0, max: 100000 } });
+    expect(n.closest).toEqual({ end: 'to', value: 12, metric: n.ends.to });
+    expect(n.next).toEqual({ widen: 'to', suggest: 19, text: 'p_defender_wins grows with wall.hp towards the target: try a higher --to (wall.hp allows up to 100000), e.g. --to 19' });
     // at the top of what the setting allows there is nowhere to widen to: said so
     const top = await cli(['solve', GRID, '--param', 'wall.dc', '--metric', 'p_defender_wins', '--target', '0.9999', '--from', '1', '--to', '40', '--trials', '1000', '--no-sweep']);
     expect(top.code).toBe(3);
     expect(top.stdout).toContain("p_defender_wins grows with wall.dc but 40 is the highest value it allows: the target is out of this setting's reach");
+    expect(top.stdout.split('\n')[0]).toContain('; closest at wall.dc = 40 (the top of the range, the highest value wall.dc allows): ');
     const bad = await cli(['solve', GRID, '--param', 'wall.hpp', '--metric', 'p_defender_wins', '--target', '0.5']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"wall.hpp" is not a numeric setting of system fantasy (did you mean "wall.hp"?)');

@@ -103,10 +103,22 @@ function describe(r: SolveResult): string {
   const goal = `${r.metric} ${cmp} ${r.target}${r.within > 0 ? ` (within ${r.within}: ${cmp} ${Number((r.increasing ? r.target - r.within : r.target + r.within).toPrecision(12))})` : ''}`;
   const cap = `the cap of ${count(r.max_trials)} trials per value (--max-trials)`;
   if (!r.reachable || r.value === undefined || !r.at) {
+    // the closest end and what to try next, first: the head line alone answers
+    const near = r.closest ?? { end: 'to' as const, value: r.to, metric: r.ends.to };
+    const edge =
+      near.end === 'to'
+        ? `the top of the range${r.to >= r.allowed.max ? `, the highest value ${r.param} allows` : ''}`
+        : `the bottom of the range${r.from <= r.allowed.min ? `, the lowest value ${r.param} allows` : ''}`;
+    const closest = `closest at ${r.param} = ${near.value} (${edge}): ${estimateText(near.metric)}`;
     const head = r.resolved
-      ? `not reachable: ${goal} is not reached for ${r.param} in [${r.from}, ${r.to}]\n`
-      : `UNRESOLVED: ${goal} may or may not be reached for ${r.param} in [${r.from}, ${r.to}]: at ${r.to} the 95% interval still holds the target at ${cap}\n`;
-    return head + `  at ${r.param} = ${r.from}: ${showMetric(r.ends.from)}\n  at ${r.param} = ${r.to}: ${showMetric(r.ends.to)}\n` + `  ${widen(r)}\n`;
+      ? `not reachable: ${goal} is not reached for ${r.param} in [${r.from}, ${r.to}]; ${closest}\n`
+      : `UNRESOLVED: ${goal} may or may not be reached for ${r.param} in [${r.from}, ${r.to}]: at ${r.to} the 95% interval still holds the target at ${cap}; ${closest}\n`;
+    const mark = (end: 'from' | 'to') => (near.end === end ? ', the closest' : '');
+    return (
+      head +
+      `  at ${r.param} = ${r.from}: ${showMetric(r.ends.from)}${mark('from')}\n  at ${r.param} = ${r.to}: ${showMetric(r.ends.to)}${mark('to')}\n` +
+      `  next: ${r.next?.text ?? ''}\n`
+    );
   }
   // a decimal's answer (or a coarser grid's) is stated to its resolution
   const to = r.kind === 'int' && r.step === 1 ? '' : ` (to ${r.step})`;
@@ -123,27 +135,6 @@ function describe(r: SolveResult): string {
         : `  (${r.value} is the bottom of the range, the lowest value ${r.param} allows: the target is met at every value)\n`;
   if (r.plateau) out += `  ${plateauText(r.plateau)}\n`;
   return out;
-}
-
-/**
- * Which way to widen the range when the target is beyond its end: the metric moves towards the
- * target as the setting grows (that is how solve reads its direction), so past --to, up to the
- * highest value the setting allows; when the ends do not differ, the direction is unknown.
- */
-function widen(r: SolveResult): string {
-  const { from: a, to: b } = r.ends;
-  const flat = a.ci_low <= b.ci_high && b.ci_low <= a.ci_high;
-  const top = r.to >= r.allowed.max;
-  if (flat) {
-    const ways = [r.from > r.allowed.min ? `a lower --from (down to ${r.allowed.min})` : '', !top ? `a higher --to (up to ${r.allowed.max})` : ''].filter(Boolean);
-    return ways.length > 0
-      ? `${r.metric} hardly moves between ${r.param} = ${r.from} and ${r.to}: try ${ways.join(' or ')}, or another setting`
-      : `${r.metric} hardly moves over every value ${r.param} allows: another setting must move it`;
-  }
-  const way = r.increasing ? 'grows' : 'falls';
-  return top
-    ? `${r.metric} ${way} with ${r.param} but ${r.to} is the highest value it allows: the target is out of this setting's reach`
-    : `${r.metric} ${way} with ${r.param} towards the target: try a higher --to (${r.param} allows up to ${r.allowed.max})`;
 }
 
 /** A number flag (an integer setting's range is checked to be whole by the api, naming the setting). */
