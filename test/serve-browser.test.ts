@@ -628,6 +628,8 @@ describeBrowser('the workbench page', () => {
     await page.click('#tune-form button[type="submit"]');
     await expect.poll(() => answer.textContent(), { timeout: 120_000 }).toMatch(/^no candidate meets all 2 targets; closest: wall\.hp = \d+, wall\.dc = \d+/);
     expect(await answer.locator('table.checks tr.missed').count()).toBeGreaterThan(0);
+    // the longest sieges are at the most HP searched: the answer at the top of its range says so, and where to look next
+    expect(await answer.locator('.edge').first().textContent()).toMatch(/^wall\.hp = \d+ is the top of the range searched \(\d+–\d+\): a better value may lie beyond it; search \d+–\d+ to look$/);
     expect(await answer.locator('table.checks tr.missed td.status').first().evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(e).color)).toBe('rgb(179, 38, 30)');
     await page.evaluate('window.scrollTo(0, 0)');
     await screenshot(page, 'workbench-what-matters-closest');

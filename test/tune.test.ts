@@ -37,11 +37,65 @@ describe('tune: targets, ranges and scores', () => {
     for (const bad of ['wall.hp=10-60', 'wall.hp=1.5..3', '=1..2', 'wall.hp']) expect(() => parseRange(bad), bad).toThrow(TuningInputError);
   });
 
-  it('default ranges: the schema bounds, or around the loaded value when they are too wide', () => {
-    expect(defaultRange(0, 200, 6)).toEqual([0, 200]);
-    expect(defaultRange(0, 100000, 30)).toEqual([0, 120]);
-    expect(defaultRange(0, 100000, 1)).toEqual([0, 10]);
-    expect(defaultRange(0, 100000, undefined)).toBeUndefined();
+  it("default ranges: the file's sweep of the setting, else around the case's value (half to twice it, at least 5 either side), never the schema's whole range", () => {
+    expect(defaultRange(0, 200, 8)).toEqual([3, 16]); // a count allows 0..200: searched near the 8 written
+    expect(defaultRange(1, 40, 12)).toEqual([6, 24]);
+    expect(defaultRange(0, 100000, 30)).toEqual([15, 60]);
+    expect(defaultRange(0, 100000, 1)).toEqual([0, 6]);
+    expect(defaultRange(-10, 10, -2)).toEqual([-7, 3]);
+    expect(defaultRange(1, 6, 3)).toEqual([1, 6]); // inside the schema's bounds
+    expect(defaultRange(0, 100000, 10, [10, 20, 30, 40, 60, 80])).toEqual([10, 80]); // the sweep's span
+    expect(defaultRange(0, 100000, 10, [10])).toEqual([5, 20]); // one value is no span
+    expect(defaultRange(1, 40, undefined)).toEqual([1, 40]); // no value in the case: the schema's, when narrow
+    expect(defaultRange(0, 100000, undefined)).toBeUndefined(); // ... else ask for --range
+  });
+
+  it('searches near the case, not over the whole schema range where the answer sat at a corner (climbers-dc: 1 infantry of the 8 written, DC 7)', async () => {
+    const climbers = scenario(readFileSync(path.resolve(import.meta.dirname, '../scenarios/fantasy/climbers-dc.yaml'), 'utf8'));
+    const plan = async (ranges?: Record<string, [number, number]>) => {
+      let params: unknown;
+      const stop = (p: { params: unknown }) => {
+        params = p.params;
+        throw new TuningInputError('planned');
+      };
+      await expect(tuneScenario(climbers, { executor: inProcess, params: ['wall.dc', 'attacker.infantry'], targets: [parseTarget('p_breach in [0.45, 0.55]')], ranges, onPlan: stop })).rejects.toThrow('planned');
+      return params;
+    };
+    // wall.dc: the file sweeps it over 8, 12, 16; attacker.infantry: around the 8 written (it searched 1..40 and 0..200)
+    expect(await plan()).toEqual([
+      { path: 'wall.dc', lo: 8, hi: 16, loaded: 8 },
+      { path: 'attacker.infantry', lo: 3, hi: 16, loaded: 8 },
+    ]);
+    // an explicit --range exactly as given
+    expect(await plan({ 'wall.dc': [1, 40], 'attacker.infantry': [0, 200] })).toEqual([
+      { path: 'wall.dc', lo: 1, hi: 40, loaded: 8 },
+      { path: 'attacker.infantry', lo: 0, hi: 200, loaded: 8 },
+    ]);
+  });
+
+  it('says plainly when the answer sits at an end of the range searched, and the --range that widens it; at the setting\'s own bound, that nothing is beyond', async () => {
+    const v = scenario(SIEGE);
+    // the shortest sieges are at the lowest DC (never as short as one round): the bottom of the range searched
+    const ask = { executor: inProcess, params: ['wall.dc'], targets: [parseTarget('mean_rounds in [0, 1]')], trials: 100, budget: 4000 };
+    const low = await tuneScenario(v, { ...ask, ranges: { 'wall.dc': [5, 12] } });
+    expect(low.params[0]).toMatchObject({ lo: 5, hi: 12 });
+    expect(low.best.values['wall.dc']).toBe(5);
+    expect(low.edges).toEqual([{ param: 'wall.dc', value: 5, end: 'lo', bound: false, range: [1, 12] }]);
+    const line = 'wall.dc = 5 is the bottom of the range searched (5..12): a better value may lie beyond it; widen the search with --range wall.dc=1..12';
+    expect(tuneText(low)).toContain(`\n  ${line}\n`);
+    expect(tuneText(low)).toContain('\n  searched wall.dc 5..12 (the case\'s 12)\n');
+    expect(tunePage(low, [], [])).toContain(line);
+    expect(tuneJson(low).edges).toEqual(low.edges);
+    // DC 1 is the lowest a DC can be
+    const bound = await tuneScenario(v, { ...ask, ranges: { 'wall.dc': [1, 12] } });
+    expect(bound.best.values['wall.dc']).toBe(1);
+    expect(bound.edges).toEqual([{ param: 'wall.dc', value: 1, end: 'lo', bound: true }]);
+    expect(tuneText(bound)).toContain('  wall.dc = 1 is the bottom of the range searched (1..12) and the lowest value wall.dc allows: nothing beyond it to try\n');
+    // an answer inside the range: nothing said
+    const inside = await tuneScenario(v, { ...ask, targets: [parseTarget('p_attacker_wins in [0.45, 0.55]')], ranges: { 'wall.dc': [1, 30] } });
+    const dc = inside.best.values['wall.dc'];
+    expect(dc > 1 && dc < 30, `wall.dc = ${dc}`).toBe(true);
+    expect(inside.edges).toEqual([]);
   });
 
   it("a setting the file leaves out is searched around the value the rules give it (a palisade's 15 HP)", async () => {
@@ -53,8 +107,8 @@ describe('tune: targets, ranges and scores', () => {
     };
     await expect(tuneScenario(v, { executor: inProcess, params: ['wall.hp', 'wall.dc'], targets: [TARGETS[0]], onPlan: stop })).rejects.toThrow('planned');
     expect(params).toEqual([
-      { path: 'wall.hp', lo: 0, hi: 60, loaded: 15 },
-      { path: 'wall.dc', lo: 1, hi: 40, loaded: 10 },
+      { path: 'wall.hp', lo: 8, hi: 30, loaded: 15 },
+      { path: 'wall.dc', lo: 5, hi: 20, loaded: 10 },
     ]);
   });
 
@@ -204,12 +258,13 @@ describe('tune and solve: an answer on a plateau says so', () => {
     );
   });
 
-  it('tune: the DC the answer names is any from it to 40, in the printed answer, tune.json and the page; HP matters, so no plateau for it', async () => {
+  it('tune: the DC the answer names is any from it to the top of the range searched (24, twice the 12 written), in the printed answer, tune.json and the page; HP matters, so no plateau for it', async () => {
     const t = await tuneScenario(wall, { executor: inProcess, params: ['wall.hp', 'wall.dc'], targets: [parseTarget('p_attacker_wins in [0.45, 0.55]')], trials: 300, budget: 40_000 });
     expect(t.found).toBe(true);
     expect(t.best.values['wall.dc']).toBeGreaterThan(20);
-    expect(t.plateaus).toEqual([{ param: 'wall.dc', from: t.best.values['wall.dc'], to: 40, tried: expect.any(Number), metrics: ['p_attacker_wins'] }]);
-    const line = `wall.dc: any value from ${t.best.values['wall.dc']} to 40 gives the same p_attacker_wins (the metric does not depend on it there`;
+    expect(t.plateaus).toEqual([{ param: 'wall.dc', from: t.best.values['wall.dc'], to: 24, tried: expect.any(Number), metrics: ['p_attacker_wins'] }]);
+    expect(t.edges.map((e) => e.param)).not.toContain('wall.dc'); // on a plateau: that says more than an end would
+    const line = `wall.dc: any value from ${t.best.values['wall.dc']} to 24 gives the same p_attacker_wins (the metric does not depend on it there`;
     expect(tuneText(t)).toContain(line);
     expect(tunePage(t, [], [])).toContain(line);
     // where it worked from, said once, without a parenthesis inside a parenthesis

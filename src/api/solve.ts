@@ -508,9 +508,9 @@ function publicPlan(p: { variant: string; params: string[]; points: PlannedPoint
  * bounds, empty or with fewer than two values on the grid, a step that is not a positive
  * number (a whole one for an integer setting), and when the case has no value to start from
  * and no range is given. Tune's default (`defaultRange`) is another on purpose: a bisection
- * needs only a bracket from 0 past the value, while tune's coarse grid spans the whole schema
- * range when it is narrow (wall.dc 1..40 where solve takes 1..24) and 4 x the value when it is
- * wide; the test of a given integer range (`rangeFault`) is the one both use.
+ * needs only a bracket from 0 past the value, while tune's coarse grid is laid around the value
+ * (half to twice it) or over the file's sweep of the setting; the test of a given integer range
+ * (`rangeFault`) is the one both use.
  */
 export function solveRange(
   v: ValidScenario,

@@ -124,6 +124,29 @@ export interface TuneParam {
   loaded?: number;
 }
 
+/**
+ * The answer sits at an end of the range searched for one parameter: the best may lie beyond it
+ * (the ends of a range are where a search finds what it cannot look past).
+ */
+export interface TuneEdge {
+  param: string;
+  /** The answer's value: the range's `lo` or `hi`. */
+  value: number;
+  end: 'lo' | 'hi';
+  /** That end is also the setting's own bound (its schema's): nothing beyond it to try. */
+  bound: boolean;
+  /** The range to search next (`--range param=LO..HI`): the range's span again past that end, within the schema's bounds; absent when `bound`. */
+  range?: [number, number];
+}
+
+/** An edge in words, with the `--range` that widens it: "wall.hp = 60 is the top of the range searched (15..60): ...". */
+export function edgeText(e: TuneEdge, p: Pick<TuneParam, 'lo' | 'hi'>): string {
+  const where = `${e.param} = ${e.value} is the ${e.end === 'hi' ? 'top' : 'bottom'} of the range searched (${p.lo}..${p.hi})`;
+  return e.bound || !e.range
+    ? `${where} and the ${e.end === 'hi' ? 'highest' : 'lowest'} value ${e.param} allows: nothing beyond it to try`
+    : `${where}: a better value may lie beyond it; widen the search with --range ${e.param}=${e.range[0]}..${e.range[1]}`;
+}
+
 export interface TuneResult {
   name: string;
   system: string;
@@ -148,20 +171,33 @@ export interface TuneResult {
    * held) whose results are identical to the answer's, so the targets do not depend on it there.
    */
   plateaus: Plateau[];
+  /**
+   * The parameters whose answer sits at an end of the range searched (not those on a plateau,
+   * which says more): the best may lie beyond it, or the setting allows nothing further.
+   */
+  edges: TuneEdge[];
   provenance: { version: string; threads: number; seconds: number; trials_per_second: number };
 }
 
-/** Widest range searched without `--range` when the loaded value is known: see `defaultRange`. */
+/** Widest schema range searched whole when the case has no value for the setting: see `defaultRange`. */
 const WIDE = 1000;
 
 /**
- * A parameter's default range: its schema bounds; when they span more than 1000 values (wall
- * HP allows 0-100000), [max(lower, min(0, v)), min(upper, max(10, 4 v))] around the loaded value v.
+ * A parameter's default range: the span of the file's sweep of it when it sweeps it (`swept`,
+ * two values or more: the range the designer asked about, wall.hp 10..80 for [10, 20, ..., 80]);
+ * else around the value v in the case, from v - max(5, |v|/2) to v + max(5, |v|) (half the
+ * value to twice it from 10 up; 3..16 for a DC of 8, 15..60 for a wall of 30 HP); inside the
+ * schema's bounds [min, max] either way. A designer tunes near what is written: the whole schema
+ * range (a DC 1..40, a count 0..200, HP 0..100000) put the answer at its corners, an artefact of
+ * the range. With neither: the schema bounds when they span 1000 values or fewer, else
+ * undefined (ask for --range).
  */
-export function defaultRange(min: number, max: number, loaded: number | undefined): [number, number] | undefined {
-  if (max - min <= WIDE) return [min, max];
-  if (loaded === undefined) return undefined;
-  return [Math.max(min, Math.min(0, loaded)), Math.min(max, Math.max(10, 4 * Math.abs(loaded)))];
+export function defaultRange(min: number, max: number, loaded: number | undefined, swept: readonly number[] = []): [number, number] | undefined {
+  const ends = [Math.max(min, Math.ceil(Math.min(...swept))), Math.min(max, Math.floor(Math.max(...swept)))];
+  if (swept.length > 1 && ends[0] < ends[1]) return [ends[0], ends[1]];
+  if (loaded === undefined) return max - min <= WIDE ? [min, max] : undefined;
+  const a = Math.abs(loaded);
+  return [Math.max(min, Math.ceil(loaded - Math.max(5, a / 2))), Math.min(max, Math.floor(loaded + Math.max(5, a)))];
 }
 
 /** Judge one candidate's metrics against the targets. */
@@ -201,11 +237,13 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
   if (o.targets.length === 0) throw new TuningInputError(`give at least one --target "<metric> in [lo, hi]"`);
 
   // --- parameters and their ranges ---
+  const bounds = new Map<string, [number, number]>(); // each parameter's schema bounds
   const params: TuneParam[] = o.params.map((p) => {
     const [t] = selectTunables(base.tunables, [p], sys).filter((x) => x.path === p);
     if (!t) throw new TuningInputError(`"${p}" is a group of settings, not one: name one of ${selectTunables(base.tunables, [p], sys).slice(0, 4).map((x) => x.path).join(', ')}, ...`);
     if (t.kind !== 'int') throw new TuningInputError(`"${p}" is not an integer setting (it is ${t.kind === 'number' ? 'a decimal' : `an ${t.kind}`}); tune searches integers (compare options with sensitivity)`);
     const loaded = typeof t.value === 'number' ? t.value : undefined;
+    bounds.set(p, [t.min!, t.max!]);
     const r = o.ranges?.[p];
     if (r) {
       const [lo, hi] = r;
@@ -214,7 +252,8 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
       if (fault === 'bounds') throw new TuningInputError(`--range ${p}=${lo}..${hi} must be inside the schema's bounds ${t.min}..${t.max}`);
       return { path: p, lo, hi, loaded };
     }
-    const d = defaultRange(t.min!, t.max!, loaded);
+    const swept = v.params.includes(p) ? v.points.map((pt) => pt.params[p]).filter((x): x is number => typeof x === 'number') : [];
+    const d = defaultRange(t.min!, t.max!, loaded, swept);
     if (!d) throw new TuningInputError(`"${p}" allows ${t.min}..${t.max} and has no value in this case to search around: give --range ${p}=LO..HI`);
     if (d[0] >= d[1]) throw new TuningInputError(`"${p}" has a single value in its range ${d[0]}..${d[1]}`);
     return { path: p, lo: d[0], hi: d[1], loaded };
@@ -334,6 +373,7 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
   const pool = confirmed.size > 0 ? [...confirmed.values()] : [...seen.values()];
   const best = pool.filter((e) => !e.invalid).sort(better)[0] ?? evaluations[0];
   const seconds = (performance.now() - t0) / 1000;
+  const plateaus = plateausOf(params, o.targets, best, evaluations);
   return {
     ...resultHead(v, seed, trials),
     budget,
@@ -346,7 +386,8 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
     found: best !== undefined && best.met === o.targets.length,
     best,
     evaluations,
-    plateaus: plateausOf(params, o.targets, best, evaluations),
+    plateaus,
+    edges: edgesOf(params, bounds, best, plateaus),
     provenance: { version: VERSION, threads: exec.threads, seconds: Math.round(seconds * 1000) / 1000, trials_per_second: seconds > 0 ? Math.round(used / seconds) : 0 },
   };
 }
@@ -360,6 +401,21 @@ export function plateausOf(params: readonly TuneParam[], targets: readonly TuneT
     const points = line.map((e) => ({ value: e.values[p.path], trials: e.trials, key: JSON.stringify(e.checks!.map((c) => [c.value, c.ci_low, c.ci_high])) }));
     const found = plateauAround(p.path, metrics, best.values[p.path], points);
     return found ? [found] : [];
+  });
+}
+
+/** The parameters whose answer is an end of the range searched, and how to widen it (see `TuneEdge`); none on a plateau. */
+function edgesOf(params: readonly TuneParam[], bounds: Map<string, [number, number]>, best: TuneEvaluation | undefined, plateaus: readonly Plateau[]): TuneEdge[] {
+  if (!best?.checks) return [];
+  return params.flatMap((p): TuneEdge[] => {
+    const x = best.values[p.path];
+    if ((x !== p.lo && x !== p.hi) || plateaus.some((q) => q.param === p.path)) return [];
+    const [min, max] = bounds.get(p.path)!;
+    const end = x === p.hi ? 'hi' : 'lo';
+    const span = p.hi - p.lo;
+    const bound = end === 'hi' ? p.hi >= max : p.lo <= min;
+    const range: [number, number] = end === 'hi' ? [p.lo, Math.min(max, p.hi + span)] : [Math.max(min, p.lo - span), p.hi];
+    return [{ param: p.path, value: x, end, bound, ...(bound ? {} : { range }) }];
   });
 }
 

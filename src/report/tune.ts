@@ -4,7 +4,7 @@
  * `index.html`, written atomically.
  */
 import { stringify } from 'csv-stringify/sync';
-import { gapText, type TuneEvaluation, type TuneResult } from '../api/tune.js';
+import { edgeText, gapText, type TuneEvaluation, type TuneResult } from '../api/tune.js';
 import { plateauText } from '../api/plateau.js';
 import type { ChartSpec } from '../systems/types.js';
 import { analysisPage, jsonHead, provenanceLine, showCi, startingPoint, table, writeAnalysis } from './analysis-page.js';
@@ -73,6 +73,7 @@ export function tuneJson(r: TuneResult): Record<string, unknown> {
     best: ev(r.best),
     evaluations: r.evaluations.map(ev),
     plateaus: r.plateaus,
+    edges: r.edges,
     provenance: r.provenance,
   };
 }
@@ -205,7 +206,11 @@ export function tunePage(r: TuneResult, charts: readonly ChartSpec[], files: rea
     title: `${r.name}: tuning ${r.params.map((x) => x.path).join(', ')}`,
     lead: `Targets: ${r.targets.map((t) => `<code>${escapeHtml(t.metric)}</code> in [${t.lo}, ${t.hi}]`).join(' and ')}. Searched ${ranges}.${r.note ? ` <span class="muted">Working ${escapeHtml(startingPoint(r))}.</span>` : ''}`,
     meta: provenanceLine(r, `${r.trials} trials per candidate · ${r.evaluations.length} evaluations, ${showCount(r.trialsUsed)} of a budget of ${showCount(r.budget)} trials${r.exhausted ? ' (budget exhausted)' : ''}`),
-    sections: [verdict, ...r.plateaus.map((p) => `<p class="plateau">${escapeHtml(plateauText(p))}</p>`), checks, `<h2>Best candidates</h2>\n<p class="muted">Every candidate rolls the same dice (common random numbers); the confirmations extend the same dice with more trials. tune.csv lists every evaluation.</p>`, candidates],
+    sections: [
+      verdict,
+      ...r.plateaus.map((p) => `<p class="plateau">${escapeHtml(plateauText(p))}</p>`),
+      ...r.edges.map((e) => `<p class="edge">${escapeHtml(edgeText(e, r.params.find((p) => p.path === e.param)!))}</p>`),
+      checks, `<h2>Best candidates</h2>\n<p class="muted">Every candidate rolls the same dice (common random numbers); the confirmations extend the same dice with more trials. tune.csv lists every evaluation.</p>`, candidates],
     charts,
     files,
     indexHref: opts.indexHref,

@@ -229,6 +229,7 @@ export async function streamTune(ctx: JobContext, client: string, body: Record<s
       found: r.found,
       exhausted: r.exhausted,
       best: r.best,
+      edges: r.edges,
       params: r.params,
       targets: r.targets,
       evaluated: r.evaluations.length,

@@ -1,7 +1,7 @@
 /** `siegesim tune`: integer values of a few settings that meet several targets at once (exit 3 if none does). */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { missedBy, parseRange, parseTarget, plateauText, tuneScenario, TuningInputError, type TuneResult } from '../../api.js';
+import { edgeText, missedBy, parseRange, parseTarget, plateauText, tuneScenario, TuningInputError, type TuneResult } from '../../api.js';
 import { tuneJson, writeTuneReport } from '../../report/tune.js';
 import { checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
@@ -44,6 +44,8 @@ export function tuneText(r: TuneResult): string {
     lines.push(`  ${c.metric} = ${estimateText(c)}   target [${c.lo}, ${c.hi}]   ${how}`);
   }
   for (const p of r.plateaus) lines.push(`  ${plateauText(p)}`);
+  for (const e of r.edges) lines.push(`  ${edgeText(e, r.params.find((p) => p.path === e.param)!)}`);
+  lines.push(`  searched ${r.params.map((p) => `${p.path} ${p.lo}..${p.hi}${p.loaded !== undefined ? ` (the case's ${p.loaded})` : ''}`).join(', ')}`);
   lines.push(`  ${r.evaluations.length} evaluations, ${showCount(r.trialsUsed)} of ${showCount(r.budget)} trials${r.exhausted ? ' (budget exhausted before the search finished)' : ''}`);
   return lines.join('\n') + '\n';
 }
@@ -78,7 +80,7 @@ export function register(program: Command): void {
     .argument('<file>')
     .requiredOption('--params <a,b[,c]>', 'integer settings to search (dotted paths)', listArg)
     .option('--target <spec>', 'a target "<metric> in [lo, hi]" (repeat for several)', collect, [])
-    .option('--range <a=LO..HI>', 'search range of a parameter (repeatable; default: its schema bounds)', collect, [])
+    .option('--range <a=LO..HI>', "search range of a parameter (repeatable; default: the span of the file's sweep of it, else around the case's value v, v - max(5, v/2) to v + max(5, v), within its schema bounds)", collect, [])
     .option('--budget <N>', 'most trials run in all, confirmations included (default 200 x --trials)', positiveInt('--budget'))
     .option('--trials <N>', "trials per candidate (default: the scenario's; 4x for the confirmation)", positiveInt('--trials'))
     .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)

@@ -1382,8 +1382,15 @@ function renderTuneAnswer(e, values) {
       showTab('results');
     },
   });
+  // an answer at an end of the range searched: the best may lie beyond it (the range boxes widen it)
+  const edges = (e.edges ?? []).map((x) => {
+    const p = e.params.find((q) => q.path === x.param);
+    const where = `${x.param} = ${x.value} is the ${x.end === 'hi' ? 'top' : 'bottom'} of the range searched (${p.lo}–${p.hi})`;
+    const text = x.bound || !x.range ? `${where} and the ${x.end === 'hi' ? 'highest' : 'lowest'} value it allows: nothing beyond it to try` : `${where}: a better value may lie beyond it; search ${x.range[0]}–${x.range[1]} to look`;
+    return el('div', { class: 'muted edge', text });
+  });
   const box = $('#tune-answer');
-  box.replaceChildren(head, el('table', { class: 'metrics checks' }, rows), el('div', { class: 'apply' }, apply, el('span', { class: 'muted', text: ` searched for ${caseWords(values)}` })));
+  box.replaceChildren(head, ...edges, el('table', { class: 'metrics checks' }, rows), el('div', { class: 'apply' }, apply, el('span', { class: 'muted', text: ` searched for ${caseWords(values)}` })));
   box.classList.toggle('miss', !e.found);
   box.hidden = false;
 }
