@@ -124,11 +124,40 @@ describe('the scenario page', () => {
     expect(cells).not.toMatch(/<td class="sep" class=/);
   });
 
+  it("a scenario's headline: leads, and a way of ending it names keeps its whole partition grouped (it sums to 1), where that way stands", async () => {
+    const all = () => true;
+    const parts = [
+      ['p_defender_killed', 'p_attacker_killed', 'p_undecided', 'p_no_attack'],
+      ['p_healed', 'p_out_for_scenario', 'p_dies'],
+    ];
+    // healing-tables: its mean first, then the wound's three endings, grouped
+    expect(answerMetrics([], parts, all, [], ['mean_days_to_heal', 'p_healed', 'p_out_for_scenario', 'p_dies'])).toEqual({ lead: ['mean_days_to_heal'], outcome: ['p_healed', 'p_out_for_scenario', 'p_dies'], also: [] });
+    // named ones in the headline's order, the partition's others after them; what follows the first named one goes after the group
+    expect(answerMetrics([], parts, all, [], ['mean_turns', 'p_undecided', 'p_x', 'p_defender_killed'])).toEqual({ lead: ['mean_turns'], outcome: ['p_undecided', 'p_defender_killed', 'p_attacker_killed', 'p_no_attack'], also: ['p_x'] });
+    // a headline naming no way of ending (engines-vs-wall), or a partition the run does not produce whole: exactly the headline, ungrouped
+    expect(answerMetrics([], parts, all, [], ['mean_breach_round', 'p_breach'])).toEqual({ lead: [], outcome: [], also: ['mean_breach_round', 'p_breach'] });
+    expect(answerMetrics([], parts, (m) => m !== 'p_dies', [], ['mean_days_to_heal', 'p_healed'])).toEqual({ lead: [], outcome: [], also: ['mean_days_to_heal', 'p_healed'] });
+
+    // on the page: melee-two-on-one's headline leaves out p_no_attack (0 here), which the group keeps
+    const melee = await runFile('scenarios/cry-havoc/melee-two-on-one.yaml', 2000);
+    expect(melee.headline).toEqual(['mean_turns', 'p_defender_killed', 'p_attacker_killed', 'p_undecided']);
+    const html = page(melee);
+    const answer = html.slice(html.indexOf('<h2>Answer'), html.indexOf('<h2>All metrics'));
+    const heads = [...answer.matchAll(/<th(?: class="sep")?(?: rowspan="2")?>([a-z_]+)<\/th>/g)].map((m) => m[1]);
+    expect(heads).toEqual(['mean_turns', 'p_defender_killed', 'p_attacker_killed', 'p_undecided', 'p_no_attack']);
+    expect(answer).toContain('<th class="l" rowspan="2">variant</th><th rowspan="2">mean_turns</th><th colspan="4" class="group sep">how each trial ends (one of these, so they sum to 1)</th></tr>');
+    // the group's first cell starts after the separator in every row
+    expect(answer.match(/<td class="sep"/g)).toHaveLength(melee.cases.length);
+    // run's printed answer and the index cell follow the same order
+    const printed = answerText(melee, { headline: systemById('cry-havoc')!.headline, outcomes: systemById('cry-havoc')!.outcomes });
+    expect([...printed.matchAll(/^ {2}([a-z_]+) /gm)].map((m) => m[1])).toEqual(heads);
+  });
+
   it('an answer is never empty: a run with none of the headline metrics shows its first three (the rule the workbench cards use)', () => {
     const has = (...ms: string[]) => (m: string) => ms.includes(m);
     const order = ['p_a', 'p_b', 'p_c', 'p_d'];
-    expect(answerMetrics(['p_x'], [['p_y', 'p_z']], has('p_b', 'p_c', 'p_d', 'p_a'), order)).toEqual({ outcome: [], also: ['p_a', 'p_b', 'p_c'] });
-    expect(answerMetrics(['p_x'], [], has('p_x', 'p_a'), order)).toEqual({ outcome: [], also: ['p_x'] }); // a headline metric: no fallback
+    expect(answerMetrics(['p_x'], [['p_y', 'p_z']], has('p_b', 'p_c', 'p_d', 'p_a'), order)).toEqual({ lead: [], outcome: [], also: ['p_a', 'p_b', 'p_c'] });
+    expect(answerMetrics(['p_x'], [], has('p_x', 'p_a'), order)).toEqual({ lead: [], outcome: [], also: ['p_x'] }); // a headline metric: no fallback
     // on the page: the headline names metrics the run does not have, so its first three metrics lead
     const html = scenarioPage(siege, [], ['summary.csv'], { headline: ['p_none'], outcomes: [['p_nope']] });
     const head = html.slice(html.indexOf('<h2>Answer'), html.indexOf('<h2>All metrics'));

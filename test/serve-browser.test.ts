@@ -159,6 +159,24 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
+  it("a headline: naming ways of ending: its question first, then the whole partition grouped (healing-tables: the days out, then how a wound ends)", async () => {
+    const SC = 'cry-havoc/healing-tables.yaml';
+    const { page, problems } = await openPage(`?scenario=${SC}`);
+    await doneWith(page, SC, {});
+    const metricsOf = (group: string) => page.locator(`#headline [data-group="${group}"] .card`).evaluateAll((cs) => cs.map((c) => (c as unknown as { dataset: { metric?: string } }).dataset.metric));
+    const groups = await page.locator('#headline .card-group').evaluateAll((gs) => gs.map((g) => (g as unknown as { dataset: { group?: string } }).dataset.group));
+    expect(groups).toEqual(['lead', 'outcome']);
+    expect(await metricsOf('lead')).toEqual(['mean_days_to_heal']);
+    expect(await metricsOf('outcome')).toEqual(['p_healed', 'p_out_for_scenario', 'p_dies']);
+    expect(await page.locator('#headline [data-group="outcome"] .card-group-name').textContent()).toBe('how each trial ends (one of these, so they sum to 1)');
+    // the cards line up: the lead group's (empty) name takes the same height as the group's
+    const tops = await page.locator('#headline .card').evaluateAll((cs) => cs.map((c) => Math.round((c as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect().top)));
+    expect(new Set(tops).size).toBe(1);
+    await screenshot(page, 'workbench-headline-partition', page.locator('#headline'));
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
   it('opens a ?scenario= link with its values, and shows a bad value\'s message beside its control', async () => {
     const SC = 'fantasy/stone-wall-siege.yaml';
     const { page, problems } = await openPage('?scenario=fantasy/stone-wall-siege.yaml&wall.hp=40&wall.dc=14');

@@ -288,8 +288,8 @@ describe('what the workbench serves, and to whom', () => {
       expect(done.cases[0].metrics.p_siege_continues.value).toBeGreaterThan(0.9); // what the headline alone hid
       for (const m of cr.outcomes[0]) expect(done.cases[1].differences[m], m).toBeDefined();
       // each case comes with the columns of its answer (the report's rule, src/report/html.ts answerMetrics): the cards show them
-      const answers = (done.cases as unknown as { answer: { outcome: string[]; also: string[] } }[]).map((c) => c.answer);
-      expect(answers).toEqual([0, 1].map(() => ({ outcome: cr.outcomes[0], also: ['p_castle_falls'] })));
+      const answers = (done.cases as unknown as { answer: { lead: string[]; outcome: string[]; also: string[] } }[]).map((c) => c.answer);
+      expect(answers).toEqual([0, 1].map(() => ({ lead: [], outcome: cr.outcomes[0], also: ['p_castle_falls'] })));
     } finally {
       await w.close();
     }
@@ -311,7 +311,7 @@ describe('what the workbench serves, and to whom', () => {
       const done = run.at(-1) as { type: string; cases: { variant: string; answer: { outcome: string[]; also: string[] } }[] };
       expect(done.type).toBe('done');
       expect(done.cases.map((c) => c.variant)).toEqual(['as loaded', 'tuned']);
-      for (const c of done.cases) expect(c.answer).toEqual({ outcome: [], also: ['mean_breach_round', 'p_breach'] });
+      for (const c of done.cases) expect(c.answer).toEqual({ lead: [], outcome: [], also: ['mean_breach_round', 'p_breach'] });
       // a sweep without a metric sweeps headline[0]
       const sweep = await events('sweep', { scenario: file, axes: [{ path: 'wall.hp', values: [15, 30] }], trials: 1024 });
       expect(sweep[0]).toMatchObject({ type: 'start', metric: 'mean_breach_round' });

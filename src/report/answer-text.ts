@@ -12,7 +12,7 @@
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
 import { closestPoint, crossings, shortName, solveCommand } from '../systems/chart-kit.js';
-import { answerColumns } from './html.js';
+import { answerColumns, answerOrder } from './html.js';
 import { show, showInterval } from './format.js';
 
 /** Rows of a sweep table shown whole; beyond it the first and last `SWEEP_ENDS` rows. */
@@ -33,8 +33,7 @@ export interface AnswerTextOptions {
 
 /** The metrics the Answer shows, in its order: the report page's (answerColumns), internal metrics never among them. */
 export function answerNames(r: ScenarioResult, headline: string[], outcomes: string[][] = []): string[] {
-  const cols = answerColumns(r, headline, outcomes);
-  return [...cols.outcome, ...cols.also];
+  return answerOrder(answerColumns(r, headline, outcomes));
 }
 
 /** Left-aligned columns, two spaces apart, each row indented by two; trailing blanks dropped. */

@@ -149,10 +149,13 @@ export function settingsMoved(ranking: readonly { effect: number }[]): boolean {
  * exactly one of these, so they account for all of them), in the system's order, then the other
  * headline metrics. `produced` says whether the run has a value of a metric. A run that produces
  * none of them shows the first three of `metrics` (its metrics in order) it produces, so an
- * Answer is never empty. A scenario's own `headline:` (`chosen`) replaces all of this: exactly
- * its metrics, in its order (validation made sure the scenario produces each). The one rule for
- * the report's Answer, `run`'s and `merge`'s printed answer, the index's answer cell and the
- * workbench's cards (the server sends each case's columns, `answer`).
+ * Answer is never empty. A scenario's own `headline:` (`chosen`) replaces all of this: its
+ * metrics, in its order (validation made sure the scenario produces each), the question first;
+ * when it names a way of ending of a partition the run produces, that partition stays whole and
+ * grouped where the first of them stands (the ones it names in its order, then the others in the
+ * system's), so "how each trial ends" still sums to 1: `lead` before the group, `also` after it.
+ * The one rule for the report's Answer, `run`'s and `merge`'s printed answer, the index's answer
+ * cell and the workbench's cards (the server sends each case's columns, `answer`).
  */
 export function answerMetrics(
   headline: readonly string[],
@@ -160,26 +163,50 @@ export function answerMetrics(
   produced: (m: string) => boolean,
   metrics: readonly string[] = [],
   chosen?: readonly string[],
-): { outcome: string[]; also: string[] } {
-  if (chosen && chosen.length > 0) return { outcome: [], also: [...chosen] };
+): AnswerColumns {
+  if (chosen && chosen.length > 0) {
+    const part = outcomes.find((o) => o.every(produced) && o.some((m) => chosen.includes(m)));
+    if (!part) return { lead: [], outcome: [], also: [...chosen] };
+    const at = chosen.findIndex((m) => part.includes(m));
+    const named = chosen.filter((m) => part.includes(m));
+    return {
+      lead: chosen.slice(0, at),
+      outcome: [...named, ...part.filter((m) => !named.includes(m))],
+      also: chosen.slice(at).filter((m) => !part.includes(m)),
+    };
+  }
   const outcome = [...(outcomes.find((o) => o.every(produced)) ?? [])];
   const also = headline.filter((m) => produced(m) && !outcome.includes(m));
-  return { outcome, also: outcome.length + also.length > 0 ? also : metrics.filter(produced).slice(0, 3) };
+  return { lead: [], outcome, also: outcome.length + also.length > 0 ? also : metrics.filter(produced).slice(0, 3) };
+}
+
+/** The Answer's columns (answerMetrics): `lead`, then the outcome partition (`outcome`, grouped: they sum to 1), then `also`. */
+export interface AnswerColumns {
+  lead: string[];
+  outcome: string[];
+  also: string[];
+}
+
+/** Every column of an Answer, in its order. */
+export function answerOrder(cols: AnswerColumns): string[] {
+  return [...cols.lead, ...cols.outcome, ...cols.also];
 }
 
 /** The answer of a run without a sweep: a row per variant, the difference from the baseline under each value. */
-function headlineTable(r: ScenarioResult, cols: { outcome: string[]; also: string[] }): string {
+function headlineTable(r: ScenarioResult, cols: AnswerColumns): string {
   const base = r.variants[0];
-  const metrics = [...cols.outcome, ...cols.also];
-  // the first "also" column starts after a separator
-  const sep = (i: number) => i === cols.outcome.length && i > 0;
-  const name = (m: string, i: number) => `<th${sep(i) ? ' class="sep"' : ''}>${escapeHtml(m)}</th>`;
+  const metrics = answerOrder(cols);
+  const grouped = cols.outcome.length > 0;
+  // the outcome group, and the "also" after it, each start after a separator (not the table's first column)
+  const starts = grouped ? [cols.lead.length, cols.lead.length + cols.outcome.length].filter((i) => i > 0) : [];
+  const sep = (i: number) => starts.includes(i) && i < metrics.length;
+  const name = (m: string, i: number, extra = '') => `<th${sep(i) ? ' class="sep"' : ''}${extra}>${escapeHtml(m)}</th>`;
   const corner = r.variants.length > 1 ? 'variant' : '';
-  const head =
-    cols.outcome.length > 0
-      ? `<tr><th class="l" rowspan="2">${corner}</th><th colspan="${cols.outcome.length}" class="group">how each trial ends (one of these, so they sum to 1)</th>${cols.also.length > 0 ? `<th colspan="${cols.also.length}" class="group sep">also</th>` : ''}</tr>
-<tr>${metrics.map(name).join('')}</tr>`
-      : `<tr><th class="l">${corner}</th>${metrics.map(name).join('')}</tr>`;
+  const groupSep = (i: number) => (sep(i) ? ' sep' : '');
+  const head = grouped
+    ? `<tr><th class="l" rowspan="2">${corner}</th>${cols.lead.map((m, i) => name(m, i, ' rowspan="2"')).join('')}<th colspan="${cols.outcome.length}" class="group${groupSep(cols.lead.length)}">how each trial ends (one of these, so they sum to 1)</th>${cols.also.length > 0 ? `<th colspan="${cols.also.length}" class="group${groupSep(cols.lead.length + cols.outcome.length)}">also</th>` : ''}</tr>
+<tr>${metrics.map((m, i) => (i < cols.lead.length ? '' : name(m, i))).join('')}</tr>`
+    : `<tr><th class="l">${corner}</th>${metrics.map((m, i) => name(m, i)).join('')}</tr>`;
   const rows = r.cases.map((c) => {
     const cells = metrics.map((m, i) => {
       const main = valueCell(c.metrics[m], { big: true, td: sep(i) ? 'sep' : undefined });
@@ -263,7 +290,7 @@ export function answerColumns(
   r: { metricOrder: readonly string[]; headline?: readonly string[]; cases: readonly { metrics: Record<string, { value: number | null } | undefined> }[] },
   headline: readonly string[],
   outcomes: readonly (readonly string[])[],
-): { outcome: string[]; also: string[] } {
+): AnswerColumns {
   const metrics = runMetrics(r);
   const produced = (m: string) => metrics.includes(m) && r.cases.some((c) => Number.isFinite(c.metrics[m]?.value));
   return answerMetrics(headline, outcomes, produced, metrics, r.headline);
@@ -298,7 +325,7 @@ export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: stri
   }
 
   const answer: string[] = [];
-  if (r.params.length === 0 && cols.outcome.length + cols.also.length > 0) answer.push(headlineTable(r, cols));
+  if (r.params.length === 0 && answerOrder(cols).length > 0) answer.push(headlineTable(r, cols));
   for (const c of lead) {
     answer.push(figure(c));
     if (c.metric && c.target !== undefined && r.params.length > 0) {

@@ -19,7 +19,7 @@ import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import { systemById } from '../systems/registry.js';
 import { curveCsv, summaryCsv, summaryJson } from './tables.js';
 import { renderSvgs } from './renderer.js';
-import { answerColumns, escapeHtml, indexAnswerHtml, settingsMoved, indexPage, scenarioPage, type AnalysisEntry, type IndexCase, type IndexEntry } from './html.js';
+import { answerColumns, answerOrder, escapeHtml, indexAnswerHtml, settingsMoved, indexPage, scenarioPage, type AnalysisEntry, type IndexCase, type IndexEntry } from './html.js';
 
 /** An output that cannot be written: one line for the user, no stack trace. */
 export class OutputError extends Error {
@@ -552,7 +552,7 @@ export async function writeIndex(root: string): Promise<void> {
       const sys = systemById(s.system);
       // the page's Answer columns (a value null in the JSON was not finite in the run)
       const cols = answerColumns({ metricOrder: sys?.metricOrder ?? [], headline: s.headline, cases: s.cases }, sys?.headline ?? [], sys?.outcomes ?? []);
-      const headline = indexAnswerHtml(s.cases, s.params ?? [], s.variants ?? [], [...cols.outcome, ...cols.also]);
+      const headline = indexAnswerHtml(s.cases, s.params ?? [], s.variants ?? [], answerOrder(cols));
       entries.push({ dir: d.name, name: s.name, system: s.system, description: s.description, cases: s.cases.length, headline });
     } catch {
       // A folder that is not a siegesim report is left alone.

@@ -113,20 +113,23 @@ describe('headline: the answer', () => {
     expect([...cell.matchAll(/<code>([a-z_]+)<\/code>/g)].map((m) => m[1])).toEqual(['mean_breach_round', 'p_breach']);
   }, 120_000);
 
-  it('a variants run shows exactly the headline, in its order; a sweep reads "where it reaches 0.5" on a probability headline[0]', async () => {
+  it('a variants run shows the headline in its order, the way of ending it names with its whole partition, grouped; a sweep reads "where it reaches 0.5" on a probability headline[0]', async () => {
     const dir = tmp();
     const volley = await runCli(['run', path.join(ROOT, 'scenarios/fantasy/open-field-volley.yaml'), '--trials', '500', '--threads', '1', '--no-progress', '--out', path.join(dir, 'volley')]);
     expect(volley.code, volley.stderr).toBe(0);
+    // headline: [mean_volley_a_damage, p_attacker_wins]: p_attacker_wins brings p_defender_wins and p_undecided, which sum to 1 with it
+    const shown = ['mean_volley_a_damage', 'p_attacker_wins', 'p_defender_wins', 'p_undecided'];
     const names = volley.stdout.split('\n').slice(1).map((l) => l.match(/^ {2}([a-z_]+) /)?.[1]).filter(Boolean);
-    expect(names).toEqual(['mean_volley_a_damage', 'p_attacker_wins']);
+    expect(names).toEqual(shown);
     const page = readFileSync(path.join(dir, 'volley/index.html'), 'utf8');
     const answer = page.slice(page.indexOf('<table class="answer">'), page.indexOf('</table>', page.indexOf('<table class="answer">')));
-    expect([...answer.matchAll(/<th(?: class="sep")?>([a-z_]+)<\/th>/g)].map((m) => m[1])).toEqual(['mean_volley_a_damage', 'p_attacker_wins']);
+    expect([...answer.matchAll(/<th(?: class="sep")?(?: rowspan="2")?>([a-z_]+)<\/th>/g)].map((m) => m[1])).toEqual(shown);
+    expect(answer).toContain('<th rowspan="2">mean_volley_a_damage</th><th colspan="3" class="group sep">how each trial ends (one of these, so they sum to 1)</th>');
 
     const f = withHeadline(dir, CLIMBERS, 'headline: [p_breach, p_attacker_wins]');
     const climb = await runCli(['run', f, '--trials', '1000', '--threads', '1', '--no-progress', '--out', path.join(dir, 'climb')]);
     expect(climb.code, climb.stderr).toBe(0);
-    expect(climb.stdout).toMatch(/^ {2}case {2}variant {6}dc {2}p_breach {2}p_attacker_wins$/m);
+    expect(climb.stdout).toMatch(/^ {2}case {2}variant {6}dc {2}p_breach {2}p_attacker_wins {2}p_defender_wins {2}p_undecided$/m);
     expect(climb.stdout).toContain('where p_breach reaches 0.5 among the swept values');
     expect(climb.stdout).not.toContain('where p_attacker_wins reaches');
     const lead = JSON.parse(readFileSync(path.join(dir, 'climb/charts/p_breach_sweep.vl.json'), 'utf8'));

@@ -557,8 +557,8 @@ function renderResults(ev) {
   const loaded = ev.cases.find((c) => c.variant === 'as loaded') ?? ev.cases[0];
   const tuned = ev.cases.find((c) => c.variant === 'tuned');
   // the columns of the report's Answer, sent by the server with each case (src/report/html.ts answerMetrics)
-  const { outcome, also } = loaded.answer;
-  const headline = [...outcome, ...also];
+  const { lead = [], outcome, also } = loaded.answer;
+  const headline = [...lead, ...outcome, ...also];
   const card = (h) => {
     const shown = (tuned ?? loaded).metrics[h];
     const base = loaded.metrics[h];
@@ -591,7 +591,9 @@ function renderResults(ev) {
       el('div', { class: 'cards' }, ...metrics.map(card)),
     );
   const named = outcome.length > 0;
+  // a scenario's headline: the metrics it names before the partition (its question) come first
   $('#headline').replaceChildren(
+    ...(lead.length > 0 ? [group('lead', named ? '\u00a0' : '', lead)] : []),
     ...(named ? [group('outcome', 'how each trial ends (one of these, so they sum to 1)', outcome)] : []),
     ...(also.length > 0 ? [group('also', named ? 'also' : '', also)] : []),
   );
