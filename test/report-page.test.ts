@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runScenario, validateText } from '../src/api.js';
 import { show, showCount, showHtml } from '../src/report/format.js';
-import { answerMetrics, indexAnswerHtml, indexPage, scenarioPage } from '../src/report/html.js';
+import { answerMetrics, indexAnswerHtml, indexPage, rangeTable, scenarioPage } from '../src/report/html.js';
 import { summaryCsv, summaryJson } from '../src/report/tables.js';
 import { answerText } from '../src/report/answer-text.js';
 import { writeIndex } from '../src/report/write.js';
@@ -151,6 +151,30 @@ describe('the scenario page', () => {
     // run's printed answer and the index cell follow the same order
     const printed = answerText(melee, { headline: systemById('cry-havoc')!.headline, outcomes: systemById('cry-havoc')!.outcomes });
     expect([...printed.matchAll(/^ {2}([a-z_]+) /gm)].map((m) => m[1])).toEqual(heads);
+  });
+
+  it("a sweep led by a mean answers with its lowest and highest value, with intervals and where (a probability's answer is where it reaches 0.5)", async () => {
+    const engines = await runFile('scenarios/fantasy/engines-vs-wall.yaml', 2000);
+    const sys = systemById('fantasy')!;
+    const html = scenarioPage(engines, sys.charts(engines), ['summary.csv'], { headline: sys.headline, outcomes: sys.outcomes });
+    const answer = html.slice(html.indexOf('<h2>Answer'), html.indexOf('<h2>All metrics'));
+    const v = (hp: number) => engines.cases.find((c) => c.params['wall.hp'] === hp)!.metrics.mean_breach_round;
+    expect(answer).toContain('How <code>mean_breach_round</code> varies over the swept values');
+    expect(answer).toContain(`<th>lowest mean_breach_round</th><th class="l">at</th><th>highest mean_breach_round</th><th class="l">at</th></tr>`);
+    expect(answer).toContain(`${showHtml(v(15).value)}</span> <span class="ci">[${showHtml(v(15).ci_low)}, ${showHtml(v(15).ci_high)}]</span></td><td class="l">hp=15</td>`);
+    expect(answer).toContain(`${showHtml(v(80).value)}</span> <span class="ci">[${showHtml(v(80).ci_low)}, ${showHtml(v(80).ci_high)}]</span></td><td class="l">hp=80</td>`);
+    const printed = answerText(engines, { headline: sys.headline, outcomes: sys.outcomes, charts: sys.charts(engines) });
+    expect(printed).toContain('mean_breach_round over the swept values (a mean: no target is read):');
+    expect(printed).toMatch(new RegExp(`^ {2}${show(v(15).value)} \\[[^\\]]+\\] {2}at hp=15 {2}${show(v(80).value)} \\[[^\\]]+\\] {2}at hp=80$`, 'm'));
+    // variants each get a row; ties are counted; a metric the sweep leaves alone, or ends the intervals cannot part, say so
+    const m = (value: number, half = 0.1) => ({ value, ci_low: value - half, ci_high: value + half, kind: 'mean' as const, n: 100 });
+    const c = (i: number, variant: string, hp: number, value: number, half?: number) => ({ case: i, variant, params: { 'wall.hp': hp }, trials: 100, metrics: { mean_x: m(value, half) }, differences: {} });
+    const fake = { ...engines, variants: ['a', 'b'], headline: ['mean_x'], cases: [c(1, 'a', 10, 2), c(1, 'b', 10, 5, 2), c(2, 'a', 20, 1), c(2, 'b', 20, 6, 2), c(3, 'a', 30, 1), c(3, 'b', 30, 5.5, 2)] } as unknown as ScenarioResult;
+    const t = rangeTable(fake, 'mean_x');
+    expect(t).toContain('<th class="l">variant</th><th>lowest mean_x</th>');
+    expect(t).toContain('<td class="l">hp=20 <span class="muted">and 1 more</span></td>');
+    expect(t).toContain('<td class="l">hp=10</td><td class="l muted"></td></tr>');
+    expect(t).toContain('<td class="l">hp=20</td><td class="l muted">the two intervals overlap: the sweep may not move it (run more trials)</td></tr>');
   });
 
   it('an answer is never empty: a run with none of the headline metrics shows its first three (the rule the workbench cards use)', () => {

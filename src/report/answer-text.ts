@@ -12,7 +12,7 @@
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
 import { closestPoint, crossings, shortName, solveCommand } from '../systems/chart-kit.js';
-import { answerColumns, answerOrder } from './html.js';
+import { answerColumns, answerOrder, rangeNote, sweepRange, type RangeEnd } from './html.js';
 import { show, showInterval } from './format.js';
 
 /** Rows of a sweep table shown whole; beyond it the first and last `SWEEP_ENDS` rows. */
@@ -92,10 +92,20 @@ function sweepText(r: ScenarioResult, names: string[], opts: AnswerTextOptions):
   if (n > SWEEP_ROWS) table.splice(1 + SWEEP_ENDS, 0, `  … ${n - 2 * SWEEP_ENDS} rows left out (every case: ${opts.out ? `${opts.out}/summary.csv` : 'summary.csv'})`);
   out.push(...table);
   for (const c of opts.charts ?? []) {
-    if (!c.lead || !c.metric || c.target === undefined) continue;
-    out.push(...reachText(r, c.metric, c.target));
+    if (!c.lead || !c.metric) continue;
+    out.push(...(c.target === undefined ? rangeText(r, c.metric) : reachText(r, c.metric, c.target)));
   }
   return out;
+}
+
+/** A sweep led by a mean (no target): its lowest and highest value and where, per variant, as the page's rangeTable. */
+export function rangeText(r: ScenarioResult, metric: string): string[] {
+  const rows = sweepRange(r, metric);
+  if (rows.length === 0) return [];
+  const variants = r.variants.length > 1;
+  const at = (e: RangeEnd) => `at ${e.where}${e.ties > 0 ? ` and ${e.ties} more` : ''}`;
+  const body = rows.map((x) => [...(variants ? [x.variant] : []), estimateText(x.low.m), at(x.low), estimateText(x.high.m), at(x.high), rangeNote(x)]);
+  return [`${metric} over the swept values (a mean: no target is read):`, ...columns([[...(variants ? ['variant'] : []), 'lowest', '', 'highest', ''], ...body])];
 }
 
 /**

@@ -248,6 +248,58 @@ export function answerTable(r: ScenarioResult, metric: string, target: number): 
     .join('\n');
 }
 
+/** One end of a metric's range over a sweep: its estimate, where (the first such case) and how many other cases tie with it. */
+export interface RangeEnd {
+  m: Estimate;
+  where: string;
+  ties: number;
+}
+
+/**
+ * A metric's lowest and highest estimate over a sweep, per variant (one entry when there is one
+ * variant), each with where it is: what a sweep led by a mean answers with, where a probability's
+ * answer is where it reaches its target (0.5 means nothing for a mean round count). `overlap`:
+ * the two ends' 95% intervals overlap, so the sweep may not move the metric at all.
+ */
+export function sweepRange(r: ScenarioResult, metric: string): { variant: string; low: RangeEnd; high: RangeEnd; overlap: boolean }[] {
+  const where = (c: ScenarioResult['cases'][number]) => r.params.map((p) => `${shortName(p)}=${String(c.params[p])}`).join(', ');
+  return r.variants.flatMap((variant) => {
+    const at = r.cases.filter((c) => c.variant === variant && Number.isFinite(c.metrics[metric]?.value));
+    if (at.length === 0) return [];
+    const end = (pick: (a: number, b: number) => boolean): RangeEnd => {
+      const best = at.reduce((a, b) => (pick(b.metrics[metric].value, a.metrics[metric].value) ? b : a));
+      const v = best.metrics[metric].value;
+      return { m: best.metrics[metric], where: where(best), ties: at.filter((c) => c.metrics[metric].value === v).length - 1 };
+    };
+    const low = end((a, b) => a < b);
+    const high = end((a, b) => a > b);
+    return [{ variant, low, high, overlap: low.m.ci_high >= high.m.ci_low }];
+  });
+}
+
+/** A sweep's answer when its lead metric is a mean (no target): its lowest and highest value over the sweep, with intervals and where. */
+export function rangeTable(r: ScenarioResult, metric: string): string {
+  const rows = sweepRange(r, metric);
+  if (rows.length === 0) return '';
+  const variants = r.variants.length > 1;
+  const notes = rows.map(rangeNote);
+  const noted = notes.some((n) => n !== '');
+  const place = (e: RangeEnd) => `<td class="l">${escapeHtml(e.where)}${e.ties > 0 ? ` <span class="muted">and ${e.ties} more</span>` : ''}</td>`;
+  const body = rows.map(
+    (x, i) =>
+      `<tr>${variants ? `<td class="l">${escapeHtml(x.variant)}</td>` : ''}${valueCell(x.low.m, { big: true })}${place(x.low)}${valueCell(x.high.m, { big: true })}${place(x.high)}${noted ? `<td class="l muted">${escapeHtml(notes[i])}</td>` : ''}</tr>`,
+  );
+  return `<p>How <code>${escapeHtml(metric)}</code> varies over the swept values: its lowest and highest (a mean, so no target is read; its value at every case is in the table below):</p>
+<table class="answer"><tr>${variants ? '<th class="l">variant</th>' : ''}<th>lowest ${escapeHtml(metric)}</th><th class="l">at</th><th>highest ${escapeHtml(metric)}</th><th class="l">at</th>${noted ? '<th class="l"></th>' : ''}</tr>
+${body.join('\n')}</table>`;
+}
+
+/** What a range's row adds (the page's and the printed answer's): a metric the sweep leaves as it is, or ends the intervals cannot tell apart. */
+export function rangeNote(x: { low: RangeEnd; high: RangeEnd; overlap: boolean }): string {
+  if (x.low.m.value === x.high.m.value) return 'the same in every case';
+  return x.overlap ? 'the two intervals overlap: the sweep may not move it (run more trials)' : '';
+}
+
 function answerRow(r: ScenarioResult, k: Crossing, others: string[], target: number, statusColumn: boolean): string {
   const keys = [...(r.variants.length > 1 ? [k.line.variant] : []), ...others.map((q) => String(k.line.fixed[q]))].map((v) => `<td class="l">${escapeHtml(v)}</td>`).join('');
   const span = statusColumn ? 5 : 4;
@@ -331,7 +383,7 @@ export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: stri
     if (c.metric && c.target !== undefined && r.params.length > 0) {
       answer.push(`<p>Where <code>${escapeHtml(c.metric)}</code> reaches ${escapeHtml(String(c.target))} among the swept values (at or above it where it rises with the value, at or below where it falls):</p>`);
       answer.push(answerTable(r, c.metric, c.target));
-    }
+    } else if (c.metric && r.params.length > 0) answer.push(rangeTable(r, c.metric));
   }
 
   const trials = r.cases.map((c) => c.trials);

@@ -78,6 +78,10 @@ describe('headline: the answer', () => {
     expect(rounds).toEqual([...rounds].sort((a, b) => a - b));
     expect(r.stdout).not.toContain('p_attacker_wins');
     expect(r.stdout).not.toContain('reaches');
+    // a mean's answer: its lowest and highest over the sweep, with intervals and where
+    expect(r.stdout).toContain('mean_breach_round over the swept values (a mean: no target is read):');
+    const [first, last] = [lines[2], lines[5]].map((l) => l.trim().split(/\s+/)[2]);
+    expect(r.stdout).toMatch(new RegExp(`^ {2}${first} \\[[\\d., ]+\\] {2}at hp=15 {2}${last} \\[[\\d., ]+\\] {2}at hp=80$`, 'm'));
 
     const summary = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8'));
     expect(summary.headline).toEqual(['mean_breach_round', 'p_breach']);
@@ -90,6 +94,7 @@ describe('headline: the answer', () => {
     const answer = page.slice(page.indexOf('<h2>Answer'), page.indexOf('<h2>All metrics'));
     expect(answer).toContain('charts/mean_breach_round_sweep.svg');
     expect(answer).not.toContain('reaches');
+    expect(answer).toContain('How <code>mean_breach_round</code> varies over the swept values');
 
     // merge prints the answer run prints, by the same rule
     const shards = [1, 2].map((k) => path.join(dir, `s${k}.json`));
@@ -142,6 +147,7 @@ describe('headline: the answer', () => {
     const r = await runCli(['run', f, '--trials', '200', '--threads', '1', '--no-progress', '--out', path.join(dir, 'grid')]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('reaches');
+    expect(r.stdout).toMatch(/^ {2}[\d.]+ \[[\d., ]+\] {2}at hp=\d+, dc=\d+(?: and \d+ more)? {2}[\d.]+ \[[\d., ]+\] {2}at hp=\d+, dc=\d+/m);
     const heat = JSON.parse(readFileSync(path.join(dir, 'grid/charts/mean_breach_round_heatmap.vl.json'), 'utf8'));
     expect(heat.title).toEqual({ text: 'mean_breach_round over hp x dc' });
     expect(heat.data.values.filter((v: { kind: string }) => v.kind === 'edge')).toEqual([]);
