@@ -181,6 +181,20 @@ describe('solve', () => {
     expect(answered.next).toBeUndefined();
   });
 
+  it('an answer at the bottom of a range that could start lower says the value that first reaches the target may lie below: next widens --from', async () => {
+    // p_test >= 0.9 from 15 steps on: searched from 16, the answer is 16, the bottom of the range
+    const r = await solveScenario(valid(), { ...ASK, from: 16, to: 40 });
+    expect(r).toMatchObject({ value: 16, reachable: true, resolved: true });
+    expect(r.neighbour).toBeUndefined();
+    expect(r.closest).toBeUndefined();
+    expect(r.next).toEqual({ widen: 'from', suggest: 0, text: '16 is the bottom of the range: the target is met from --from on; a lower --from (down to 0), e.g. --from 0, may find a smaller value' });
+    expect(solveJson(r).next).toEqual(r.next);
+    // from the lowest value the setting allows there is nothing below: no next
+    const all = await solveScenario(valid(), { ...ASK, metric: 'p_test', target: 0.1 });
+    expect(all).toMatchObject({ value: 0, from: 0 });
+    expect(all.next).toBeUndefined();
+  });
+
   it('is cancellable, reports each step, and writes nothing to the console', async () => {
     const writes = [vi.spyOn(process.stdout, 'write'), vi.spyOn(process.stderr, 'write'), vi.spyOn(console, 'log'), vi.spyOn(console, 'error')];
     try {

@@ -133,14 +133,19 @@ export interface SolveResult {
    * closest to it (`to` but when the metric hardly moves), with its estimate and interval.
    */
   closest?: { end: 'from' | 'to'; value: number; metric: Metric };
-  /** When the target is not reached: what to try next (see `SolveNext`). */
+  /**
+   * What to try next (see `SolveNext`) when the target is not reached, and when the answer is the
+   * bottom of a range that could start lower (the target is met from `from` on: a lower `from`
+   * may find a smaller value; `widen: "from"`).
+   */
   next?: SolveNext;
 }
 
 /**
  * The next step when the target is not reached in the range. `widen`: `to` (a higher end: the
  * metric moves towards the target as the setting grows), `from` (a lower start: only the low end
- * can still be widened while the metric hardly moves), `both` (it hardly moves between the ends:
+ * can still be widened while the metric hardly moves; or an answer at the bottom of the range,
+ * where the value that first reaches the target may lie below), `both` (it hardly moves between the ends:
  * either way, or another setting), `none` (the range already ends where the setting's allowed
  * values end that way: no value of this setting reaches the target). `suggest`: a concrete value
  * for that end (the range's span again, kept inside the allowed values) for `to` or `from`.
@@ -361,6 +366,15 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
   result.value = answer;
   result.at = atAnswer;
   if (below) result.neighbour = { value: valueAt(k - 1), metric: below };
+  else if (from > allowed.min) {
+    // met from the bottom of the range on: the value that first reaches it may lie below
+    const down = step === 1 ? Math.max(allowed.min, from - (to - from)) : tidy(Math.ceil(Math.max(allowed.min, from - (to - from)) / step - 1e-9) * step);
+    result.next = {
+      widen: 'from',
+      suggest: down,
+      text: `${answer} is the bottom of the range: the target is met from ${names.from} on; a lower ${names.from} (down to ${allowed.min}), e.g. ${names.from} ${down}, may find a smaller value`,
+    };
+  }
   const plateau = plateauAround(
     o.param,
     [o.metric],

@@ -122,16 +122,17 @@ function describe(r: SolveResult): string {
   }
   // a decimal's answer (or a coarser grid's) is stated to its resolution
   const to = r.kind === 'int' && r.step === 1 ? '' : ` (to ${r.step})`;
+  // at the bottom of a range that could start lower: the smallest in the range, not necessarily of all
   const head = r.resolved
-    ? `${r.param} = ${r.value}${to}: the smallest value with ${goal}\n`
+    ? `${r.param} = ${r.value}${to}: the smallest value with ${goal}${r.next ? ` from ${r.from} on (the bottom of the range: a smaller value may reach it too)` : ''}\n`
     : `UNRESOLVED: ${r.param} = ${r.value}${to} is only the best estimate of the smallest value with ${goal}: ` +
       `the 95% intervals of ${r.value}${r.neighbour ? ` and ${r.neighbour.value}` : ''} do not separate the target even at ${cap}\n`;
   let out = head + `  at ${r.value}: ${r.metric} ${showMetric(r.at)}\n`;
   if (r.neighbour) out += `  at ${r.neighbour.value}: ${r.metric} ${showMetric(r.neighbour.metric)}\n`;
   else
     out +=
-      r.from > r.allowed.min
-        ? `  (${r.value} is the bottom of the range: the target is met from --from on; a lower --from, down to ${r.allowed.min}, may find a smaller value)\n`
+      r.next
+        ? `  next: ${r.next.text}\n`
         : `  (${r.value} is the bottom of the range, the lowest value ${r.param} allows: the target is met at every value)\n`;
   if (r.plateau) out += `  ${plateauText(r.plateau)}\n`;
   return out;
