@@ -22,6 +22,8 @@ import { ROOT, runCli, STACK_FRAME, startCli, tempDirs } from './cli-child.js';
 const SCEN = path.join(ROOT, 'test/fixtures/good-small.yaml');
 /** One case, one chart: a quick report for the write-phase tests. */
 const QUICK = path.join(ROOT, 'scenarios/surrender/town-basic.yaml');
+/** A scenario with expect: items, for `siegesim test`. */
+const BALANCE = path.join(ROOT, 'test/fixtures/balance/climbers-dc12.yaml');
 const BIG = ['--trials', '2000000000']; // would run for hours: anything checked "before the run" must be fast
 const tmp = tempDirs('siegesim-faults-');
 
@@ -144,9 +146,13 @@ describe('outputs that cannot be written: exit 2 before any trial runs', () => {
     ['a shard file over a device', ['run', SCEN, ...BIG, '--shard', '1/2', '--out', '/dev/null'], /cannot write to \/dev\/null: it is not a regular file/],
     ['a shard file under a file', ['run', SCEN, ...BIG, '--shard', '1/2', '--out', path.join(dir, 'afile/s.json')], /cannot write to .*afile\/s\.json: .*afile is a file, not a folder/],
     ['schema --out a folder', ['schema', '--out', path.join(dir, 'notes')], /cannot write to .*notes: it is a folder, not a file/],
+    // test's JUnit file was written only after every assertion was judged, with a stack trace (exit 1) when it could not be
+    ['test --junit a folder', ['test', BALANCE, ...BIG, '--junit', path.join(dir, 'notes')], /cannot write to .*notes: it is a folder, not a file/],
+    ['test --junit under a file', ['test', BALANCE, ...BIG, '--junit', path.join(dir, 'afile/j.xml')], /cannot write to .*afile\/j\.xml: .*afile is a file, not a folder/],
   ];
   if (existsSync('/proc/self')) cases.push(['--out under /proc', ['run', SCEN, ...BIG, '--out', '/proc/x'], /cannot write to \/proc\/x: /]);
   if (existsSync('/sys/kernel')) cases.push(['--out under /sys', ['run', SCEN, ...BIG, '--out', '/sys/x'], /cannot write to \/sys\/x: /]);
+  if (existsSync('/proc/self')) cases.push(['test --junit under /proc', ['test', BALANCE, ...BIG, '--junit', '/proc/j.xml'], /cannot write to \/proc\/j\.xml: /]);
 
   it.each(cases)('%s', async (_name, args, message) => {
     const r = await runCli(args);
@@ -157,6 +163,14 @@ describe('outputs that cannot be written: exit 2 before any trial runs', () => {
     expect(r.stderr).not.toMatch(STACK_FRAME);
     expect(snapshot(dir)).toEqual(before);
     expect(readdirSync(dir).sort()).toEqual(['afile', 'notes']);
+  });
+
+  it("test's GITHUB_STEP_SUMMARY, named as that variable", async () => {
+    const r = await runCli(['test', BALANCE, ...BIG], { env: { GITHUB_STEP_SUMMARY: path.join(dir, 'notes') } });
+    expect(r.timedOut).toBe(false);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trimEnd().split('\n')).toEqual([`siegesim: cannot write to ${path.join(dir, 'notes')} (GITHUB_STEP_SUMMARY): it is a folder, not a file`]);
+    expect(snapshot(dir)).toEqual(before);
   });
 
   const root = process.getuid?.() === 0;
@@ -219,6 +233,19 @@ describe('a disk that fills up mid-write', () => {
     expect(r.stderr).not.toMatch(STACK_FRAME);
     expect(snapshot(path.join(dir, 'report'))).toEqual(before);
     expect(leftovers(dir)).toEqual([]);
+  });
+});
+
+describe("test's JUnit file on a full disk", () => {
+  it('ENOSPC: exit 1, one line, the verdicts printed, no file and no temporary left', async () => {
+    const dir = tmp();
+    const junit = path.join(dir, 'balance.xml');
+    const r = await runCli(['test', BALANCE, '--trials', '2000', '--junit', junit, '--no-progress'], { env: { SIEGESIM_FAULT: 'write-fail:ENOSPC' } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^test (passed|FAILED): /m);
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(`siegesim: cannot write to ${junit}: no space left on the device (ENOSPC); nothing was written`);
+    expect(r.stderr).not.toMatch(STACK_FRAME);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
 

@@ -1,10 +1,11 @@
 /** `siegesim test`: judge every scenario's `expect:` assertions; JUnit XML and a GitHub step summary. */
 import type { Command } from 'commander';
-import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { prepareExact, testScenario, TEST_CONFIDENCE, type ScenarioTestResult } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
 import { junitXml, testFooter, testJson, testLines, testMarkdown, totalsOf } from '../../report/test-report.js';
+import { checkOutputFile, OutputError, reasonOf, writeFileAtomic } from '../../report/write.js';
 import { MSG } from '../../scenario/messages.js';
 import type { ScenarioIssue } from '../../scenario/load.js';
 import { controller, failWith, loadAll, makeProgress, scenarioArgsOrDefault, probabilityArg, seedArg, threadsOpt, trialsArg } from '../common.js';
@@ -35,6 +36,10 @@ async function testCommand(files: string[], flags: TestFlags): Promise<void> {
     return p.answers;
   });
   if (issues.length > 0) failWith(issues);
+  // Outputs are checked before any trial runs (exit 2), as run's are: not found after the whole suite has run.
+  if (flags.junit) checkOutputFile(flags.junit);
+  const summary = process.env.GITHUB_STEP_SUMMARY;
+  if (summary) checkSummaryFile(summary);
 
   // --json keeps stdout for the JSON alone: the console's lines go to stderr (a CI log still shows them).
   const say = (text: string) => (flags.json ? process.stderr : process.stdout).write(text);
@@ -64,22 +69,31 @@ async function testCommand(files: string[], flags: TestFlags): Promise<void> {
   const empty = t.pass + t.fail + t.inconclusive === 0 && !flags.allowEmpty ? MSG.testEmpty(scenarios.length) : undefined;
   say(testFooter(results, strict, skipped.length, flags.allowEmpty).join('\n') + '\n');
   if (empty !== undefined) process.stderr.write(`siegesim: ${empty}\n`);
+  // Written beside, then renamed into place (a reader never sees half a file); a failed write is one line, exit 1.
   if (flags.junit) {
-    writeAtomic(flags.junit, junitXml(results, strict, empty));
+    await writeFileAtomic(flags.junit, junitXml(results, strict, empty));
     process.stderr.write(`JUnit XML -> ${flags.junit}\n`);
   }
-  const summary = process.env.GITHUB_STEP_SUMMARY;
-  if (summary) appendFileSync(summary, testMarkdown(results, strict, skipped.map((v) => v.name), empty) + '\n');
+  if (summary) {
+    try {
+      mkdirSync(path.dirname(path.resolve(summary)), { recursive: true });
+      appendFileSync(summary, testMarkdown(results, strict, skipped.map((v) => v.name), empty) + '\n');
+    } catch (e) {
+      throw new OutputError(`cannot write to ${summary} (GITHUB_STEP_SUMMARY): ${reasonOf(e)}`, 1);
+    }
+  }
   if (flags.json) process.stdout.write(JSON.stringify(testJson(results, strict, skipped, flags.allowEmpty === true, empty), null, 2) + '\n');
   if (t.fail + (strict ? t.inconclusive : 0) > 0 || empty !== undefined) process.exitCode = 1;
 }
 
-/** Written beside, then renamed into place: a reader never sees half a file. */
-function writeAtomic(file: string, text: string): void {
-  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
+/** The step summary is appended to, so it must be a file (or not exist yet) in a folder that does. */
+function checkSummaryFile(file: string): void {
+  try {
+    checkOutputFile(file);
+  } catch (e) {
+    if (e instanceof OutputError) throw new OutputError(e.message.replace(`cannot write to ${file}:`, `cannot write to ${file} (GITHUB_STEP_SUMMARY):`), e.exitCode);
+    throw e;
+  }
 }
 
 export function register(program: Command): void {
