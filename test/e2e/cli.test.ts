@@ -427,6 +427,17 @@ describe('exact, check, validate, schema', () => {
     expect(r.stdout).toMatch(/check passed: \d+ comparisons/);
   }); // crusader-rex: every exact chain, ~8 s of CPU alone, over a minute on a loaded machine (vitest.config.ts)
 
+  it("check's table names every variant and metric whole, in aligned columns (charge-when-weaker was cut to charge-when-weake)", async () => {
+    const r = await cli(['check', 'scenarios/crusader-rex/knights-charge.yaml', '--trials', '2000']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    const header = lines.find((l) => l.startsWith('case '))!;
+    const rows = lines.filter((l) => /^1 +charge-when-weaker +p_attacker_wins /.test(l));
+    expect(rows).toHaveLength(1);
+    expect(rows[0].indexOf('p_attacker_wins')).toBe(header.indexOf('metric'));
+    expect(rows[0].length).toBe(header.length);
+  });
+
   it('check with nothing to compare is not a pass, unless --allow-empty', async () => {
     const keep = path.join(FIX, 'keep.yaml'); // no exact form
     const r = await cli(['check', keep]);

@@ -63,7 +63,10 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
       const result = await runScenario(v, { trials: flags.trials, seed: flags.seed, executor: exec, signal: controller.signal });
       const rows = checkScenario(result, ex);
       say(`# ${v.name}: ${result.cases.length} case(s) x ${result.cases[0]?.trials} trials\n`);
-      say(`${'case'.padEnd(5)}${'variant'.padEnd(18)}${'metric'.padEnd(34)}${'simulated'.padStart(14)}${'exact'.padStart(14)}${'z'.padStart(9)}\n`);
+      // columns as wide as this scenario's longest variant and metric: a name is never cut (charge-when-weaker, not charge-when-weake)
+      const vw = Math.max(17, ...rows.map((r) => r.variant.length)) + 1;
+      const mw = Math.max(33, ...rows.map((r) => r.metric.length)) + 1;
+      say(`${'case'.padEnd(5)}${'variant'.padEnd(vw)}${'metric'.padEnd(mw)}${'simulated'.padStart(14)}${'exact'.padStart(14)}${'z'.padStart(9)}\n`);
       const entry = { name: v.name, file: v.file, system: v.system.id, seed: result.seed, cases: result.cases.length, trials: result.cases[0]?.trials ?? 0, compared: rows.length, failed: 0 };
       doc.scenarios.push(entry);
       const paramsOf = new Map(result.cases.map((c) => [c.case, c.params]));
@@ -79,7 +82,7 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
         const show = flags.verbose || !(az <= limit) || !r.metric.includes('[');
         if (!show) continue;
         say(
-          `${String(r.case).padEnd(5)}${r.variant.slice(0, 17).padEnd(18)}${r.metric.slice(0, 33).padEnd(34)}` +
+          `${String(r.case).padEnd(5)}${r.variant.padEnd(vw)}${r.metric.padEnd(mw)}` +
             `${fmtNum(r.simulated).padStart(14)}${fmtNum(r.exact).padStart(14)}${r.z.toFixed(2).padStart(9)}${az <= limit ? '' : '  FAIL'}\n`,
         );
       }
