@@ -7,8 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify } from 'yaml';
-import { judge, runScenario, testScenario, validateText, prepareExact, type AssertionResult, type ValidScenario } from '../src/api.js';
-import { assertionMessage, relationText } from '../src/report/test-report.js';
+import { judge, runScenario, testScenario, validateText, prepareExact, type AssertionResult, type ScenarioTestResult, type ValidScenario } from '../src/api.js';
+import { assertionMessage, relationText, testFooter } from '../src/report/test-report.js';
 import { PoolExecutor } from '../src/engine/pool.js';
 import { MSG } from '../src/scenario/messages.js';
 import type { Expectation } from '../src/scenario/expect.js';
@@ -462,5 +462,34 @@ describe('what a FAIL or inconclusive assertion says', () => {
     expect(relationText(a({ kind: 'between', low: 0.3, high: 0.4 }, 'inconclusive', 0.29, 0.31))).toBe('straddles the bound [0.3, 0.4] at 0.3');
     expect(relationText(a({ kind: 'between', low: 0.3, high: 0.31 }, 'inconclusive', 0.29, 0.32))).toBe('straddles the bound [0.3, 0.31] at both ends');
     expect(relationText(a({ kind: 'at_most', high: 2 }, 'inconclusive', NaN, NaN))).toBe('has no interval to judge against the upper bound 2 (too few observations)');
+  });
+
+  it('a mean with no interval says how many trials gave it a value, and the hint is not "move the bound" (more trials cannot decide it)', async () => {
+    const none = a({ kind: 'at_most', high: 1.5 }, 'inconclusive', NaN, NaN, { metric: 'mean_breach_round', observations: 0 });
+    expect(relationText(none)).toBe('has no interval to judge against the upper bound 1.5: 0 of 320,000 trials gave it a value, and a mean needs 2');
+    const straddles = a({ kind: 'at_least', low: 0.5 }, 'inconclusive', 0.49, 0.51);
+    const result = (...assertions: AssertionResult[]) => ({ assertions }) as unknown as ScenarioTestResult;
+    expect(testFooter([result(none)], false, 0).slice(1)).toEqual([MSG.testNoIntervalHint()]);
+    expect(testFooter([result(straddles)], false, 0).slice(1)).toEqual([MSG.testInconclusiveHint()]);
+    expect(testFooter([result(none, straddles)], false, 0).slice(1)).toEqual([MSG.testInconclusiveHint(), MSG.testNoIntervalHint()]);
+    // for real: a wall no one can breach (a threshold above the attackers), so mean_breach_round has no observation at the cap
+    const v = scenario(`name: w
+system: fantasy
+seed: 23
+trials: 1000
+mode: siege
+attacker: { infantry: 8, cavalry: 3 }
+defender: { infantry: 8 }
+wall: { type: stone, breach_threshold: 40 }
+rules: { tower_bonus: none }
+max_rounds: 10
+expect:
+  - { metric: mean_breach_round, at_most: 1.5 }
+`);
+    const r = await testScenario(v, { maxTrials: 2000 });
+    expect(r.assertions.map((x) => [x.verdict, x.observations, x.trials])).toEqual([['inconclusive', 0, 2000]]);
+    expect(assertionMessage(r.assertions[0])).toBe(
+      'mean_breach_round = n/a [n/a, n/a] has no interval to judge against the upper bound 1.5: 0 of 2,000 trials gave it a value, and a mean needs 2 (99.9% interval, still undecided at the cap of 2,000 trials)',
+    );
   });
 });

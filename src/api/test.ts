@@ -53,6 +53,8 @@ export interface AssertionResult {
   trials: number;
   /** For `exact: true`: the exact answer and the z-score of the estimate against it. */
   exact?: { value: number; z: number };
+  /** A mean with no interval (fewer than 2 observations): how many trials gave it a value. */
+  observations?: number;
 }
 
 export interface ScenarioTestResult {
@@ -165,6 +167,7 @@ export async function testScenario(v: ValidScenario, opts: TestOptions = {}, exa
         confidence,
         trials: c.trials,
         ...(j.exact ? { exact: j.exact } : {}),
+        ...(observationsOf(e, c) ?? {}),
       });
     }
   }
@@ -213,6 +216,12 @@ function intervalOf(e: Expectation, c: CaseResult, z: number): Estimate {
   if (m.kind === 'probability') return wilson(m.k ?? 0, m.n, z);
   if (m.n < 2) return { ...none, value: m.value };
   return meanInterval({ n: m.n, sum: m.sum ?? 0, sumSq: m.sumSq ?? 0 }, z, m.range);
+}
+
+/** A mean's observations when they are too few for an interval (a metric, not a `diff_`). */
+function observationsOf(e: Expectation, c: CaseResult): { observations: number } | undefined {
+  const m = e.diff ? undefined : c.metrics[e.base];
+  return m && m.kind !== 'probability' && m.n < 2 ? { observations: m.n } : undefined;
 }
 
 /** `wall.hp=40, wall.dc=12, variant seed-reading`: the sweep point and the variant when there are several. */

@@ -89,7 +89,12 @@ export function relationText(a: AssertionResult): string {
   }
   const bound = b.kind === 'between' ? `the bound [${b.low}, ${b.high}]` : b.kind === 'at_least' ? `the lower bound ${b.low}` : `the upper bound ${b.high}`;
   if (a.verdict === 'pass') return `is inside ${bound}`;
-  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return `has no interval to judge against ${bound} (too few observations)`;
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) {
+    const n = a.observations;
+    return n === undefined
+      ? `has no interval to judge against ${bound} (too few observations)`
+      : `has no interval to judge against ${bound}: ${showCount(n)} of ${showCount(a.trials)} trials gave it a value, and a mean needs 2`;
+  }
   const low = b.kind === 'at_most' ? -Infinity : b.low;
   const high = b.kind === 'at_least' ? Infinity : b.high;
   if (a.verdict === 'fail') return hi < low ? `is below ${bound} by at least ${fmtGap(low - hi)}` : `is above ${bound} by at least ${fmtGap(lo - high)}`;
@@ -120,8 +125,19 @@ export function testFooter(results: readonly ScenarioTestResult[], strict: boole
   const why = strict ? ' (--strict: inconclusive fails)' : '';
   const empty = total === 0 ? (allowEmpty ? ' (no assertions, --allow-empty)' : ' (no assertions)') : '';
   const out = [`test ${failed ? 'FAILED' : 'passed'}: ${t.pass} passed, ${t.fail} failed, ${t.inconclusive} inconclusive${why}; ${results.length} scenario(s) tested, ${skipped} skipped${empty}`];
-  if (t.fail > 0) out.push(MSG.testFailHint());
-  if (t.inconclusive > 0) out.push(MSG.testInconclusiveHint());
+  return [...out, ...hintsOf(results)];
+}
+
+/** An inconclusive assertion with no interval at all: more trials cannot decide it when what its mean averages over stopped happening. */
+const undefinedInterval = (a: AssertionResult): boolean => a.verdict === 'inconclusive' && a.bound.kind !== 'exact' && !(Number.isFinite(a.ci_low) && Number.isFinite(a.ci_high));
+
+/** The hints said once under the verdicts: for a FAIL, for a straddling assertion, for one with no interval. */
+function hintsOf(results: readonly ScenarioTestResult[]): string[] {
+  const all = results.flatMap((r) => r.assertions);
+  const out: string[] = [];
+  if (all.some((a) => a.verdict === 'fail')) out.push(MSG.testFailHint());
+  if (all.some((a) => a.verdict === 'inconclusive' && !undefinedInterval(a))) out.push(MSG.testInconclusiveHint());
+  if (all.some(undefinedInterval)) out.push(MSG.testNoIntervalHint());
   return out;
 }
 
@@ -201,7 +217,7 @@ export function testMarkdown(results: readonly ScenarioTestResult[], strict: boo
   const rows = results.flatMap((r) => r.assertions.map((a) => ({ r, a })));
   rows.sort((x, y) => order[x.a.verdict] - order[y.a.verdict]);
   const said = rows.filter(({ a }) => a.verdict !== 'pass').map(({ r, a }) => `- ${a.verdict === 'fail' ? '❌ **FAIL**' : '⚠️ **inconclusive**'} \`${md(placeOf(r, a))}\` ${md(assertionMessage(a))}`);
-  const hints = [...(t.fail > 0 ? [MSG.testFailHint()] : []), ...(t.inconclusive > 0 ? [MSG.testInconclusiveHint()] : [])];
+  const hints = hintsOf(results);
   const out = [
     `### ${icon} siegesim test: ${t.pass} passed, ${t.fail} failed, ${t.inconclusive} inconclusive${strict ? ' (--strict)' : ''}`,
     '',

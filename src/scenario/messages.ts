@@ -189,4 +189,9 @@ export const MSG = {
   testInconclusiveHint: () =>
     "hint: an inconclusive assertion's bound lies inside its interval even at the cap: put the bound further from the estimate " +
     '(about 8 standard errors at the first look; README "Choosing bounds"), or raise --max-trials',
+  /** Said once under the verdicts when an inconclusive assertion has no interval (a mean over fewer than 2 observations). */
+  testNoIntervalHint: () =>
+    'hint: an assertion with no interval is on a mean of something that (almost) never happened, even at the cap: more trials will not decide it. ' +
+    'If the change is intended, rewrite or drop the item at the file:line shown; if not, `siegesim diff` of a run before and after it shows what moved. ' +
+    "An assertion on that event's probability too (p_breach beside mean_breach_round) fails when it stops happening",
 } as const;
