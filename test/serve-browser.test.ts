@@ -364,6 +364,12 @@ describeBrowser('the workbench page', () => {
     await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^structure\.surrender_level = \d+ is the smallest value/);
     await page.waitForSelector('#sweep-chart svg');
     await screenshot(page, 'workbench-sweep-solve');
+    // a target the sweep never reaches (p_test is 4/6 at level 6): the closest end, and which end of the sweep to move
+    await page.fill('#sweep-target', '0.99');
+    await page.click('#sweep-form button[type="submit"]');
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^p_test does not reach 0\.99 for structure\.surrender_level in \[1, 6\]; closest at structure\.surrender_level = 6: /);
+    expect(await page.locator('#sweep-answer').textContent()).toContain("Raise the sweep's “to” (e.g. to 11): structure.surrender_level allows up to 1000.");
+    await screenshot(page, 'workbench-sweep-not-reached', page.locator('#sweep-answer'));
     expect(problems()).toEqual([]);
     await page.close();
   });

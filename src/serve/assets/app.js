@@ -1036,6 +1036,16 @@ function markSweepIssues(issues) {
   return (issues ?? []).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
 }
 
+/** A solve answer's next step in the sweep's words: which end of the sweep to move, and how far the setting allows. */
+function sweepNext(s) {
+  const n = s.next;
+  const eg = n.suggest !== undefined ? ` (e.g. to ${n.suggest})` : '';
+  if (n.widen === 'to') return `Raise the sweep's “to”${eg}: ${s.param} allows up to ${s.allowed.max}.`;
+  if (n.widen === 'from') return `Lower the sweep's “from”${eg}: ${s.param} allows down to ${s.allowed.min}.`;
+  if (n.widen === 'both') return `${s.metric} hardly moves over the sweep: widen it either way, or sweep another setting.`;
+  return `No value of ${s.param} reaches it (the sweep already ends where its values end): another setting must move ${s.metric}.`;
+}
+
 function renderAnswer(e, payload) {
   const box = $('#sweep-answer');
   const fmt = (m) => (isProb(m) || m.kind === undefined ? `${pct(m.value, 2)} [${(m.ci_low * 100).toFixed(2)}, ${(m.ci_high * 100).toFixed(2)}]` : `${num(m.value)} [${num(m.ci_low)}, ${num(m.ci_high)}]`);
@@ -1046,7 +1056,16 @@ function renderAnswer(e, payload) {
     const open = s.resolved === false ? el('b', { class: 'unresolved', text: 'UNRESOLVED: ' }) : null;
     const why = s.resolved === false ? el('span', { class: 'muted', text: ` (the intervals do not separate the target even at ${int(s.max_trials)} trials: a best estimate, not an answer; raise the trials per point)` }) : null;
     if (!s.reachable || s.value === undefined) {
-      box.replaceChildren(open ?? '', el('b', { text: `${s.metric} does not reach ${payload.target} ` }), `for ${s.param} in [${s.from}, ${s.to}] (${fmt(s.ends.from)} at ${s.from}, ${fmt(s.ends.to)} at ${s.to}).`, why ?? '');
+      // the end that came closest, then what to change (solve's next step, in the sweep's words)
+      const c = s.closest ?? { end: 'to', value: s.to, metric: s.ends.to };
+      const other = c.end === 'to' ? { value: s.from, metric: s.ends.from } : { value: s.to, metric: s.ends.to };
+      box.replaceChildren(
+        open ?? '',
+        el('b', { text: `${s.metric} does not reach ${payload.target} ` }),
+        `for ${s.param} in [${s.from}, ${s.to}]; closest at ${s.param} = ${c.value}: ${fmt(c.metric)} (${fmt(other.metric)} at ${other.value}).`,
+        s.next ? ` ${sweepNext(s)}` : '',
+        why ?? '',
+      );
     } else {
       box.replaceChildren(
         open ?? '',
@@ -1054,6 +1073,7 @@ function renderAnswer(e, payload) {
         el('b', { text: `${s.param} = ${s.value}${s.kind === 'int' && s.step === 1 ? '' : ` (to ${s.step})`}` }),
         ` is the smallest value with ${s.metric} ${s.increasing ? '≥' : '≤'} ${payload.target}: ${fmt(s.at)}`,
         s.neighbour ? `; at ${s.neighbour.value}: ${fmt(s.neighbour.metric)}` : '',
+        s.next ? ` (${s.value} is where the sweep starts: a lower “from” may find a smaller value${s.next.suggest !== undefined ? `, e.g. ${s.next.suggest}` : ''})` : '',
         why ?? el('span', { class: 'muted', text: ' (solve: the same dice for every value; the answer and its neighbour re-run until their intervals separate the target)' }),
       );
     }
