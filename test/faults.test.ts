@@ -165,6 +165,14 @@ describe('outputs that cannot be written: exit 2 before any trial runs', () => {
     expect(readdirSync(dir).sort()).toEqual(['afile', 'notes']);
   });
 
+  it('test --junit empty (a CI variable that expanded to nothing): refused as --out is, where no report was written, silently, exit 0', async () => {
+    const r = await runCli(['test', BALANCE, ...BIG, '--junit', '']);
+    expect(r.timedOut).toBe(false);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/--junit must not be empty/);
+    expect(r.stderr).not.toMatch(STACK_FRAME);
+  });
+
   it("test's GITHUB_STEP_SUMMARY, named as that variable", async () => {
     const r = await runCli(['test', BALANCE, ...BIG], { env: { GITHUB_STEP_SUMMARY: path.join(dir, 'notes') } });
     expect(r.timedOut).toBe(false);

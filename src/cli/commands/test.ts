@@ -8,7 +8,7 @@ import { junitXml, testFooter, testJson, testLines, testMarkdown, totalsOf } fro
 import { checkOutputFile, OutputError, reasonOf, writeFileAtomic } from '../../report/write.js';
 import { MSG } from '../../scenario/messages.js';
 import type { ScenarioIssue } from '../../scenario/load.js';
-import { controller, failWith, loadAll, makeProgress, scenarioArgsOrDefault, probabilityArg, seedArg, threadsOpt, trialsArg } from '../common.js';
+import { controller, failWith, loadAll, makeProgress, outArg, scenarioArgsOrDefault, probabilityArg, seedArg, threadsOpt, trialsArg } from '../common.js';
 
 interface TestFlags {
   junit?: string;
@@ -101,7 +101,7 @@ export function register(program: Command): void {
     .command('test')
     .description("judge the scenarios' expect: assertions (pass, FAIL, inconclusive); exit 1 on a failure or on none at all")
     .argument('[files...]', 'scenario files or folders (default: scenarios)')
-    .option('--junit <FILE>', 'write JUnit XML: one testsuite per scenario, one testcase per assertion')
+    .option('--junit <FILE>', 'write JUnit XML: one testsuite per scenario, one testcase per assertion', outArg('--junit'))
     .option('--strict', 'an inconclusive assertion fails too')
     .option('--trials <N>', "trials per case at the first look (default: the scenario's)", trialsArg('--trials'))
     .option('--max-trials <N>', 'cap on trials per case when an interval straddles a bound (default 16 x trials)', trialsArg('--max-trials'))
