@@ -142,6 +142,7 @@ export interface RunFlags {
   maxTrials?: number;
   json?: boolean;
   progress?: boolean;
+  brief?: boolean;
 }
 
 /**

@@ -206,6 +206,47 @@ describe('siegesim run', () => {
     expect(text.stdout).not.toContain('index.html');
   });
 
+  it('npm start (run --brief): a line per scenario in columns under one head, then where the reports went; the same files as without it', async () => {
+    // npm start's own command line, from package.json
+    const start = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start as string;
+    expect(start.split(' && ').at(-1)).toBe('node dist/src/cli/main.js run scenarios --brief');
+    const dir = tmp();
+    const files = [path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(ROOT, 'scenarios/fantasy/climbers-dc.yaml'), path.join(FIX, 'good-small.yaml')];
+    const r = await cli(['run', ...files, '--trials', '2000', '--brief', '--out', path.join(dir, 'brief')]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/^scenario +cases {2}trials\/case {6}time {2}answer: its report's first two metrics \(one case: value \[95% interval\]; several: lowest – highest\)$/);
+    expect(lines[1]).toMatch(/^surrender-town-basic {3,}1 {8}2,000 +[\d.]+ s {2}p_test 0\.\d{4} \[0\.\d{4}, 0\.\d{4}\]; p_surrender [\d.]+ \[[\d.]+, [\d.]+\]$/);
+    expect(lines[2]).toMatch(/^fantasy-climbers-dc {3,}6 {8}2,000 +[\d.]+ s {2}p_attacker_wins [\d.]+ – [\d.]+; p_defender_wins [\d.]+ – [\d.]+$/);
+    expect(lines[3]).toMatch(/^good-small {3,}\d+ +2,000 +[\d.]+ s {2}\S/);
+    // the columns line up: every line's answer starts where the head's does
+    const at = lines[0].indexOf('answer');
+    for (const l of lines.slice(1)) expect(l.indexOf('  p_') + 2, l).toBe(at);
+    // stderr: no start line or per-scenario status line (the table has them), then the closing summary and the index
+    const err = r.stderr.trimEnd().split('\n');
+    expect(err).toEqual([
+      expect.stringMatching(new RegExp(`^3 scenarios, 15 cases, 30,000 trials in [\\d.]+ s; each report in ${path.join(dir, 'brief').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/<scenario>/ \\(index\\.html, summary\\.csv, summary\\.json, scenario\\.yaml, charts/, a CSV per curve\\)$`)),
+      `reports: ${path.join(dir, 'brief', 'index.html')} (open it in a browser)`,
+    ]);
+    // the same files, with the same numbers, as a run without --brief
+    const full = await cli(['run', ...files, '--trials', '2000', '--no-progress', '--out', path.join(dir, 'full')]);
+    expect(full.code, full.stderr).toBe(0);
+    const tree = (d: string): string[] => readdirSync(d, { recursive: true, encoding: 'utf8' }).sort();
+    expect(tree(path.join(dir, 'brief'))).toEqual(tree(path.join(dir, 'full')));
+    for (const f of tree(path.join(dir, 'brief')).filter((f) => f.endsWith('.csv') || f.endsWith('.yaml'))) {
+      expect(readFileSync(path.join(dir, 'brief', f), 'utf8'), f).toBe(readFileSync(path.join(dir, 'full', f), 'utf8'));
+    }
+    // one scenario: its folder; --brief and --json share stdout, so together they are refused
+    const one = await cli(['run', files[0], '--trials', '2000', '--brief', '--out', path.join(dir, 'one')]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stderr).toMatch(new RegExp(`^1 scenario, 1 case, 2,000 trials in [\\d.]+ s; each report in ${path.join(dir, 'one').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/ \\(`));
+    const both = await cli(['run', files[0], '--brief', '--json', '--out', path.join(dir, 'both')]);
+    expect([both.code, both.stdout]).toEqual([2, '']);
+    expect(both.stderr).toContain('--brief prints a line per scenario and --json a JSON array on the same stdout: choose one');
+    expect(existsSync(path.join(dir, 'both'))).toBe(false);
+  });
+
   it('test and serve where there is no scenarios/ folder: say it is the default and that files or folders can be named (exit 2)', async () => {
     const empty = tmp();
     for (const [verb, extra] of [['test', []], ['serve', ['--port', '0']]] as const) {

@@ -11,6 +11,7 @@ import { controller, loadAll, makeProgress, outArg, positiveNumber, seedArg, thr
 import { showCount } from '../../report/format.js';
 import { warmRenderer } from '../../report/renderer.js';
 import { answerText } from '../../report/answer-text.js';
+import { briefHead, briefLine, trialsRange } from '../../report/brief-text.js';
 import { etaWatch } from '../eta.js';
 
 async function shardCommand(files: string[], flags: RunFlags & { shard: { k: number; n: number } }): Promise<void> {
@@ -46,6 +47,7 @@ async function shardCommand(files: string[], flags: RunFlags & { shard: { k: num
 
 async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   if (flags.shard) return shardCommand(files, flags as RunFlags & { shard: { k: number; n: number } });
+  if (flags.brief && flags.json) throw new UserError('--brief prints a line per scenario and --json a JSON array on the same stdout: choose one');
   const scenarios = loadAll(files);
   const defaultRoot = 'reports';
   const multi = scenarios.length > 1;
@@ -74,13 +76,19 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
     warmRenderer();
   }
   const jsonOut: unknown[] = [];
+  // --brief (npm start): a line per scenario under one head, in columns, and a closing summary
+  const brief = flags.brief ? { name: Math.max('scenario'.length, ...scenarios.map((v) => v.name.length)) } : undefined;
+  if (brief) process.stdout.write(briefHead(brief) + '\n');
+  let allCases = 0;
+  let allTrials = 0;
+  const t00 = performance.now();
   try {
     for (const [i, v] of scenarios.entries()) {
       const showBar = flags.progress !== false && process.stderr.isTTY === true;
       const progress = makeProgress(showBar, v.name.padEnd(24).slice(0, 24), 'trials');
       // one chunk of this scenario: the engine runs it in this thread (engine/run.ts)
       const inProcess = flags.precision === undefined && v.points.length * chunkCount(v, flags.trials ?? v.trials) <= 1;
-      if (!showBar && flags.progress !== false) {
+      if (!showBar && flags.progress !== false && !brief) {
         // Logs (CI, pipes) get a line when a scenario starts, so a long run is never silent.
         const n = v.points.length * v.variantNames.length;
         const first = showCount(Math.min(flags.trials ?? v.trials, flags.maxTrials ?? Infinity));
@@ -114,7 +122,10 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       const source: ReportSource = { file: v.file, text: v.text, overrides };
       const charts = v.system.charts(result); // the report's, and where the printed answer reads a sweep
       const { summary } = await writeReport(result, out, { index: !flags.out || multi, source, charts });
-      process.stderr.write(
+      allCases += result.cases.length;
+      allTrials += result.cases.reduce((n, c) => n + c.trials, 0);
+      if (!brief)
+        process.stderr.write(
         `${v.name}: ${result.cases.length} case(s) x ${trialsRange(result.cases.map((c) => c.trials))} trials` +
           `${flags.precision !== undefined ? ` (precision ${flags.precision})` : ''} in ${result.provenance.seconds} s ` +
           `(${showCount(result.provenance.trials_per_second)} trials/s) -> ${out}\n`,
@@ -129,7 +140,8 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
             `Raise --max-trials or ask for less precision.\n`,
         );
       }
-      if (flags.json) jsonOut.push(summary); // the summary.json written
+      if (brief) process.stdout.write(briefLine(result, brief, v.system.headline, v.system.outcomes) + '\n');
+      else if (flags.json) jsonOut.push(summary); // the summary.json written
       // The answer goes to stdout as it comes (solve, tune and sensitivity print theirs there);
       // --json keeps stdout for the JSON alone. Status lines stay on stderr.
       else process.stdout.write((i > 0 ? '\n' : '') + answerText(result, { headline: v.system.headline, outcomes: v.system.outcomes, charts, out }));
@@ -138,18 +150,17 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
     await exec.close();
   }
   for (const r of roots) await writeIndex(r);
+  if (brief) {
+    const where = multi ? `${path.join(root, '<scenario>')}/` : `${outs[0]}/`;
+    process.stderr.write(
+      `${scenarios.length} scenario${multi ? 's' : ''}, ${showCount(allCases)} case${allCases === 1 ? '' : 's'}, ${showCount(allTrials)} trials in ${((performance.now() - t00) / 1000).toFixed(1)} s; ` +
+        `each report in ${where} (index.html, summary.csv, summary.json, scenario.yaml, charts/, a CSV per curve)\n`,
+    );
+  }
   // Several reports: the last status line says which page gathers them (stdout keeps the answers).
   if (multi) for (const r of roots) process.stderr.write(`reports: ${path.join(r, 'index.html')} (open it in a browser)\n`);
   // Always an array, one summary.json per scenario, however many were given (as merge and exact).
   if (flags.json) process.stdout.write(JSON.stringify(jsonOut, null, 2) + '\n');
-}
-
-/** `4000` or `4000–16288` (the trials the cases really ran). */
-function trialsRange(trials: number[]): string {
-  const lo = Math.min(...trials);
-  const hi = Math.max(...trials);
-  const f = showCount;
-  return lo === hi ? f(lo) : `${f(lo)}–${f(hi)}`;
 }
 
 export function register(program: Command): void {
@@ -164,6 +175,7 @@ export function register(program: Command): void {
     .option('--precision <E>', 'keep adding trials until every headline 95% interval half-width is <= E', positiveNumber('--precision'))
     .option('--max-trials <N>', 'cap on trials per case with --precision (default 1e9; the first chunk is cut to fit)', trialsArg('--max-trials'))
     .option('--json', 'print a JSON array of each scenario\'s summary.json to stdout')
+    .option('--brief', 'one line per scenario (its cases, trials, time and its answer\'s first metric) and a closing summary, instead of every answer (npm start)')
     .option('--no-progress', 'no progress bar')
     .option('--shard <k/n>', 'run every n-th chunk, starting with chunk k-1, into a shard file (--out names it); see `merge`', (x: string) => {
       const m = /^(\d+)\/(\d+)$/.exec(x);
