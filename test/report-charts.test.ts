@@ -146,6 +146,24 @@ describe('charts of the bundled scenarios', () => {
     expect(labels).not.toContain('0.00');
   });
 
+  it("the fantasy wall-hp-dc-grid holds its fair fight inside the grid: the 50% contour crosses it, not along its first column", async () => {
+    const wall = await runFile('scenarios/fantasy/wall-hp-dc-grid.yaml', 2000);
+    const hps = [...new Set(wall.cases.map((c) => c.params['wall.hp'] as number))];
+    // along wall.hp, at every DC: the first HP that holds half the time is past the grid's first two columns' gap, and the grid reaches it
+    const alongHp = crossings(wall, 'p_attacker_wins', 0.5).filter((k) => k.line.along === 'wall.hp');
+    expect(alongHp).toHaveLength(5);
+    for (const k of alongHp) {
+      expect(k.answer, JSON.stringify(k.line.fixed)).toBeDefined();
+      expect(k.neighbour, JSON.stringify(k.line.fixed)).toBeDefined();
+    }
+    const at = alongHp.map((k) => hps.indexOf(k.answer!.x as number));
+    expect(Math.min(...at)).toBeGreaterThanOrEqual(2); // was 1 (HP 20) at every DC: the crossing between the first two columns
+    expect(new Set(at).size).toBeGreaterThanOrEqual(3); // the contour runs across the grid, not down one column
+    // along wall.dc too: at some HPs the DC decides it inside the grid
+    const alongDc = crossings(wall, 'p_attacker_wins', 0.5).filter((k) => k.line.along === 'wall.dc' && k.answer && k.neighbour);
+    expect(alongDc.length).toBeGreaterThanOrEqual(2);
+  });
+
   it('a one-parameter sweep gets its metric against the parameter, with the target and the answer marked', () => {
     const s = sweepChart(blockade, ['p_surrender', 'p_test'], 'p_surrender', 's')!;
     expect(s).toBeDefined();

@@ -444,12 +444,12 @@ describeBrowser('the workbench page', () => {
     const { page, problems } = await openPage(`?scenario=${SC}`);
     await doneWith(page, SC, {});
     await page.click('.tabs button[data-tab="sweep"]');
-    // wall.hp: [10, 20, 30, 40, 60, 80] is offered as that list, not as an even range from 10 to 80
+    // wall.hp: [10, 13, 16, 20, 25, 30] is offered as that list, not as an even range from 10 to 30
     const hp = page.locator('.axis[data-axis="0"]');
     expect(await hp.locator('.axis-path').inputValue()).toBe('wall.hp');
     expect(await hp.locator('.axis-kind').inputValue()).toBe('list');
-    expect(await hp.locator('.axis-values').inputValue()).toBe('10, 20, 30, 40, 60, 80');
-    expect(await page.locator('.axis[data-axis="1"] .axis-values').inputValue()).toBe('8, 11, 14, 17, 20');
+    expect(await hp.locator('.axis-values').inputValue()).toBe('10, 13, 16, 20, 25, 30');
+    expect(await page.locator('.axis[data-axis="1"] .axis-values').inputValue()).toBe('6, 9, 12, 14, 17');
     await screenshot(page, 'workbench-sweep-file-list', page.locator('#sweep-form'));
     const trials = Number(await page.locator('#sweep-trials').inputValue());
     await page.click('#sweep-form button[type="submit"]'); // the file's own wall.hp x wall.dc sweep
@@ -458,7 +458,7 @@ describeBrowser('the workbench page', () => {
     await screenshot(page, 'workbench-sweep-heatmap-legend', page.locator('#sweep-chart'));
     // the x axis ticks at the file's values
     const xLabels = await page.locator('#sweep-chart svg .role-axis[aria-label^="X-axis"] .role-axis-label text').allTextContents();
-    expect(xLabels).toEqual(['10', '20', '30', '40', '60', '80']);
+    expect(xLabels).toEqual(['10', '13', '16', '20', '25', '30']);
     // and every cell drawn is the file's run through the CLI at the same trials (the file's seed)
     type Cell = { x: number; y: number; value: number };
     const cells = await page.locator('#sweep-chart').evaluate((e) => (e as unknown as { view: { spec: { data: { values: Cell[] } } } }).view.spec.data.values);
@@ -491,10 +491,10 @@ describeBrowser('the workbench page', () => {
     expect(box.actions.right).toBeLessThanOrEqual(box.chart.right);
     // "even range" instead: the list's ends in its smallest gap; and back to the values
     await hp.locator('.axis-kind').selectOption('range');
-    expect([await hp.locator('.axis-from').inputValue(), await hp.locator('.axis-to').inputValue(), await hp.locator('.axis-step').inputValue()]).toEqual(['10', '80', '10']);
+    expect([await hp.locator('.axis-from').inputValue(), await hp.locator('.axis-to').inputValue(), await hp.locator('.axis-step').inputValue()]).toEqual(['10', '30', '3']);
     expect(await hp.locator('.axis-values').isVisible()).toBe(false);
     await hp.locator('.axis-kind').selectOption('list');
-    expect(await hp.locator('.axis-values').inputValue()).toBe('10, 20, 30, 40, 50, 60, 70, 80');
+    expect(await hp.locator('.axis-values').inputValue()).toBe('10, 13, 16, 19, 22, 25, 28'); // step 3 from 10 stops short of 30
     expect(problems()).toEqual([]);
     await page.close();
   });

@@ -805,12 +805,12 @@ describe('sweeps and solve', () => {
   }, 60_000);
 
   it('sweeps a file\'s own uneven list exactly as written, each cell the number siegesim run gives', async () => {
-    // wall-hp-dc-grid.yaml sweeps wall.hp: [10, 20, 30, 40, 60, 80] (uneven) x wall.dc: [8, 11, 14, 17, 20]
+    // wall-hp-dc-grid.yaml sweeps wall.hp: [10, 13, 16, 20, 25, 30] (uneven) x wall.dc: [6, 9, 12, 14, 17]
     const SC = 'fantasy/wall-hp-dc-grid.yaml';
     const info = JSON.parse((await call('GET', `/api/scenario?path=${SC}`)).text) as { sweep: { path: string; spec: unknown }[] };
     expect(info.sweep).toEqual([
-      { path: 'wall.hp', spec: [10, 20, 30, 40, 60, 80] },
-      { path: 'wall.dc', spec: [8, 11, 14, 17, 20] },
+      { path: 'wall.hp', spec: [10, 13, 16, 20, 25, 30] },
+      { path: 'wall.dc', spec: [6, 9, 12, 14, 17] },
     ]);
     // the lists as the page sends them (each point's dice follow its place in the grid, as in the file)
     const axes = info.sweep.map((a) => ({ path: a.path, values: a.spec }));
@@ -820,8 +820,8 @@ describe('sweeps and solve', () => {
     type M = { value: number; ci_low: number; ci_high: number };
     const done = s.events.at(-1) as { type: string; points: number; cases: { params: Record<string, number>; metrics: Record<string, M> }[]; chart: { layer: { encoding?: { x?: { axis?: { values?: number[] } } } }[] } };
     expect(done.type).toBe('done');
-    expect(done.cases.map((c) => c.params['wall.hp'])).toEqual([10, 20, 30, 40, 60, 80].flatMap((h) => [h, h, h, h, h]));
-    expect(done.chart.layer[0].encoding?.x?.axis?.values).toEqual([10, 20, 30, 40, 60, 80]);
+    expect(done.cases.map((c) => c.params['wall.hp'])).toEqual([10, 13, 16, 20, 25, 30].flatMap((h) => [h, h, h, h, h]));
+    expect(done.chart.layer[0].encoding?.x?.axis?.values).toEqual([10, 13, 16, 20, 25, 30]);
     // the file itself (its own order) through the CLI at the same trials and seed: the same cells
     const r = await cli(['run', path.join(served, SC), '--trials', '2000', '--json', '--out', path.join(tmp, 'cli-grid'), '--threads', '1']);
     expect(r.code, r.stderr).toBe(0);
@@ -837,7 +837,7 @@ describe('sweeps and solve', () => {
     }
     // the saved file keeps the list as written
     const saved = JSON.parse((await post('/api/save', { scenario: SC, values: { max_rounds: 10 } })).text) as { yaml: string };
-    expect(saved.yaml).toContain('\n  wall.hp: [10, 20, 30, 40, 60, 80]\n');
+    expect(saved.yaml).toContain('\n  wall.hp: [10, 13, 16, 20, 25, 30]\n');
     expect(saved.yaml).toContain('\nmax_rounds: 10\n');
     // a list is kept in its order
     const order = open('/api/sweep', { scenario: SC, axes: [{ path: 'wall.hp', values: [60, 10, 35] }], trials: 100 });
