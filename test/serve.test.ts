@@ -918,6 +918,19 @@ describe('what matters: the ranking (sensitivity) and the search (tune) of the t
     expect(nd.trialsUsed).toBeLessThanOrEqual(300_000);
   }, 120_000);
 
+  it("a search's refusal names the page's controls (a setting's from/to, the budget), never the CLI's flags (was '--range turns=-5..3 must be ...')", async () => {
+    const target = { metric: 'p_test', lo: 0.4, hi: 0.6 };
+    const refused = async (body: Record<string, unknown>) => {
+      const r = await post('/api/tune', { scenario: TB, params: ['turns'], targets: [target], ...body });
+      expect(r.status, r.text).toBe(422);
+      return (JSON.parse(r.text) as { error: string }).error;
+    };
+    const bounds = await refused({ ranges: { turns: [-5, 3] } });
+    expect(bounds).toMatch(/^turns from -5 to 3 must be inside the values turns allows \(1\.\.\d+\)$/);
+    expect(await refused({ trials: 1000, budget: 1000 })).toBe('a budget of at most 1,000 trials leaves no room to search: give at least 1334 trials');
+    for (const m of [bounds, await refused({ trials: 1000, budget: 1000 })]) expect(m).not.toMatch(/--[a-z]/);
+  });
+
   it('a newer ranking from the same tab cancels the older; a search and a live run of that tab go on; a closed tab cancels its own', async () => {
     const big = { scenario: 'fantasy/stone-wall-siege.yaml', trials: 1_000_000, seed: 1 };
     const tab = 'matters-tab-0001';

@@ -71,7 +71,43 @@ export interface TuneOptions extends CaseOptions {
    * any trial runs, with the ranges to search. Throwing here stops the search before it starts.
    */
   onPlan?: (plan: { params: TuneParam[]; trials: number; budget: number }) => void;
+  /**
+   * How the caller's controls are named in messages (default the CLI's flags `--params`,
+   * `--target`, `--range`, `--budget`); the workbench names its page's controls.
+   */
+  names?: TuneNames;
 }
+
+/** The words tune's messages use for its inputs (see `TuneOptions.names`). */
+export interface TuneNames {
+  /** The settings searched: `--params`. */
+  params: string;
+  /** Asking for a target: `--target "<metric> in [lo, hi]"`. */
+  target: string;
+  /** A setting's given range: `--range wall.dc=1..20`. */
+  range: (param: string, lo: number, hi: number) => string;
+  /** Asking for a setting's range: `--range wall.dc=LO..HI`. */
+  askRange: (param: string) => string;
+  /** What a range's ends must be: `integers LO < HI`. */
+  order: string;
+  /** Where a range must lie: `the schema's bounds 1..40`. */
+  bounds: (param: string, min: number, max: number) => string;
+  /** The ranges given: `--range`. */
+  ranges: string;
+  /** The budget given: `--budget 100`. */
+  budget: (budget: number) => string;
+}
+
+const CLI_NAMES: TuneNames = {
+  params: '--params',
+  target: '--target "<metric> in [lo, hi]"',
+  range: (p, lo, hi) => `--range ${p}=${lo}..${hi}`,
+  askRange: (p) => `--range ${p}=LO..HI`,
+  order: 'integers LO < HI',
+  bounds: (_p, min, max) => `the schema's bounds ${min}..${max}`,
+  ranges: '--range',
+  budget: (b) => `--budget ${b}`,
+};
 
 /** One target judged at one candidate. */
 export interface TargetCheck extends TuneTarget, Estimate {
@@ -232,9 +268,10 @@ export function judge(targets: TuneTarget[], metrics: Record<string, Metric>): {
 export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<TuneResult> {
   const sys = v.system;
   const base = baseCaseOf(v, o.where);
-  if (o.params.length < 1 || o.params.length > 3) throw new TuningInputError(`tune takes one to three --params (got ${o.params.length})`);
-  if (new Set(o.params).size !== o.params.length) throw new TuningInputError(`a parameter is listed twice in --params`);
-  if (o.targets.length === 0) throw new TuningInputError(`give at least one --target "<metric> in [lo, hi]"`);
+  const names = o.names ?? CLI_NAMES;
+  if (o.params.length < 1 || o.params.length > 3) throw new TuningInputError(`tune takes one to three ${names.params} (got ${o.params.length})`);
+  if (new Set(o.params).size !== o.params.length) throw new TuningInputError(`a parameter is listed twice in ${names.params}`);
+  if (o.targets.length === 0) throw new TuningInputError(`give at least one ${names.target}`);
 
   // --- parameters and their ranges ---
   const bounds = new Map<string, [number, number]>(); // each parameter's schema bounds
@@ -248,17 +285,17 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
     if (r) {
       const [lo, hi] = r;
       const fault = rangeFault(lo, hi, t.min!, t.max!);
-      if (fault === 'order') throw new TuningInputError(`--range ${p}=${lo}..${hi} must be integers LO < HI`);
-      if (fault === 'bounds') throw new TuningInputError(`--range ${p}=${lo}..${hi} must be inside the schema's bounds ${t.min}..${t.max}`);
+      if (fault === 'order') throw new TuningInputError(`${names.range(p, lo, hi)} must be ${names.order}`);
+      if (fault === 'bounds') throw new TuningInputError(`${names.range(p, lo, hi)} must be inside ${names.bounds(p, t.min!, t.max!)}`);
       return { path: p, lo, hi, loaded };
     }
     const swept = v.params.includes(p) ? v.points.map((pt) => pt.params[p]).filter((x): x is number => typeof x === 'number') : [];
     const d = defaultRange(t.min!, t.max!, loaded, swept);
-    if (!d) throw new TuningInputError(`"${p}" allows ${t.min}..${t.max} and has no value in this case to search around: give --range ${p}=LO..HI`);
+    if (!d) throw new TuningInputError(`"${p}" allows ${t.min}..${t.max} and has no value in this case to search around: give ${names.askRange(p)}`);
     if (d[0] >= d[1]) throw new TuningInputError(`"${p}" has a single value in its range ${d[0]}..${d[1]}`);
     return { path: p, lo: d[0], hi: d[1], loaded };
   });
-  for (const p of Object.keys(o.ranges ?? {})) if (!o.params.includes(p)) throw new TuningInputError(`--range names "${p}", which is not in --params`);
+  for (const p of Object.keys(o.ranges ?? {})) if (!o.params.includes(p)) throw new TuningInputError(`${names.ranges} names "${p}", which is not in ${names.params}`);
   const baseCompiled = sys.compile(base.scenario);
   const produced = producedMetrics(sys, baseCompiled);
   for (const t of o.targets) {
@@ -327,7 +364,7 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
   // Keep room for confirming the best three at `refine` x trials (up to a quarter of the budget).
   const confirmCost = Math.min(3 * refine * trials, Math.floor(budget / 4));
   const searchCap = budget - confirmCost;
-  if (searchCap < trials) throw new TuningInputError(`--budget ${budget} leaves no room to search: give at least ${Math.ceil((trials * 4) / 3)} trials`);
+  if (searchCap < trials) throw new TuningInputError(`${names.budget(budget)} leaves no room to search: give at least ${Math.ceil((trials * 4) / 3)} trials`);
   o.onPlan?.({ params, trials, budget });
 
   // --- coarse ---

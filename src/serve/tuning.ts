@@ -4,11 +4,11 @@
  * three settings meeting several targets), streamed like the sweeps: `start` once the request is
  * known to be valid, `progress` (throttled), then `done` or `error`. Everything the api refuses
  * before a trial runs (an unknown setting or metric, a bad range, a budget too small) is a 422
- * with the CLI's message, never a stream. Each tab has one ranking and one search at a time: a
+ * with the api's message (a search's naming the page's controls: `TUNE_NAMES`), never a stream. Each tab has one ranking and one search at a time: a
  * newer one cancels the older, a closed connection cancels its own.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { describeControls, sensitivityScenario, tunedScenario, tuneScenario, TuningInputError, type TuneTarget, type ValidScenario } from '../api.js';
+import { describeControls, sensitivityScenario, tunedScenario, tuneScenario, TuningInputError, type TuneNames, type TuneTarget, type ValidScenario } from '../api.js';
 import { CancelledError } from '../engine/run.js';
 import { regionChart } from '../report/tune.js';
 import { tornadoChart } from '../report/sensitivity.js';
@@ -20,6 +20,18 @@ import { showCount } from '../report/format.js';
 /** Settings ranked in the page, and drawn in its tornado (the CLI's report has them all). */
 const RANKED_SENT = 40;
 const TORNADO_SHOWN = 12;
+
+/** The search's inputs as the page names them (its "from"/"to" and "at most" budget), never the CLI's flags. */
+const TUNE_NAMES: TuneNames = {
+  params: 'the settings to search',
+  target: 'target (a metric in [low, high])',
+  range: (p, lo, hi) => `${p} from ${lo} to ${hi}`,
+  askRange: (p) => `a "from" and a "to" for ${p}`,
+  order: 'whole numbers with "from" below "to"',
+  bounds: (p, min, max) => `the values ${p} allows (${min}..${max})`,
+  ranges: 'a range',
+  budget: (b) => `a budget of at most ${showCount(b)} trials`,
+};
 
 const DOTTED = /^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
 
@@ -219,6 +231,7 @@ export async function streamTune(ctx: JobContext, client: string, body: Record<s
         trials,
         budget,
         seed,
+        names: TUNE_NAMES,
         executor: h.executor,
         signal: h.signal,
         onPlan: (plan) => h.started({ params: plan.params, targets, trials: plan.trials, budget: plan.budget }),
