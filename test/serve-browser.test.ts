@@ -423,10 +423,13 @@ describeBrowser('the workbench page', () => {
     for (const [q, said] of [
       ['sweep=wall.hp:60..20:10', "The link's sweep: wall.hp: a range needs from <= to and step > 0"],
       ['sweep=wall.hp:1..100000:1', "The link's sweep: the sweep would make 100,000 cases; at most 441 are allowed: list fewer values"],
-      ['sweep=wall.hpp:1,2', 'The link\'s sweep: sweep=wall.hpp:1,2: "wall.hpp" is not a number setting of this scenario'],
+      // a misspelt path or metric: the server's words for a sweep, with a did-you-mean from the scenario's own settings and metrics
+      ['sweep=wall.hpp:1,2', 'The link\'s sweep: sweep=wall.hpp:1,2: "wall.hpp" is not a number setting of this scenario (did you mean "wall.hp"?)'],
+      ['sweep=wal.dc:8,12&sweep_metric=p_breech', 'The link\'s sweep: sweep=wal.dc:8,12: "wal.dc" is not a number setting of this scenario (did you mean "wall.dc"?) · sweep_metric=p_breech: unknown metric "p_breech" (did you mean "p_breach"?) (this scenario\'s: p_attacker_wins, p_defender_wins, p_undecided, mean_rounds, p_round_cap, p_breach, mean_breach_round, p_withdrew)'],
+      ['sweep=mode:1,2', 'The link\'s sweep: sweep=mode:1,2: "mode" is not a number setting of this scenario'],
       ['sweep=wall.hp:10,abc', "The link's sweep: sweep=wall.hp:10,abc: the values must be numbers separated by commas (e.g. wall.hp:10,20,40) or a range (wall.hp:20..60:10)"],
       ['sweep=wall.hp&sweep_target=half', "The link's sweep: sweep=wall.hp: write <setting>:<from>..<to>:<step> (e.g. wall.hp:20..60:10) or <setting>:<value>,<value>,... (e.g. wall.hp:10,20,40) · sweep_target=half: must be a number (e.g. 0.5)"],
-      ['sweep_metric=p_win&sweep_trials=7', /^The link's sweep: sweep_metric=p_win: not a metric of fantasy \(one of p_attacker_wins, .*\) · sweep_trials=7: one of \d+, /],
+      ['sweep_metric=p_win&sweep_trials=7', /^The link's sweep: sweep_metric=p_win: unknown metric "p_win" \(this scenario's: p_attacker_wins, .*\) · sweep_trials=7: one of \d+, /],
     ] as [string, string | RegExp][]) {
       await page.goto(`${wb.url}?scenario=${SC}&wall.dc=14&${q}`);
       await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });

@@ -58,6 +58,9 @@ export const MSG = {
     `(${fractional.length > 3 ? `${fractional[0]}, ${fractional[1]}, ..., ${fractional[fractional.length - 1]}` : fractional.join(', ')}) ` +
     `for a setting that takes whole numbers: use a whole ${by === 'step' ? 'step' : 'start'}`,
   sweepEmpty: () => 'a sweep list needs at least one value',
+  /** A workbench sweep's path that is none of the scenario's number settings (the ones its sweep can take). */
+  notSweepable: (path: string, suggestion?: string) =>
+    `"${shortKey(path)}" is not a number setting of this scenario` + (suggestion ? ` (did you mean "${suggestion}"?)` : ''),
   /** A sweep list naming one value twice: two cases of the same setting, each with its own answer (and the count of cases off). */
   sweepRepeated: (value: unknown, first: number, again: number) =>
     `${shortKey(JSON.stringify(value))} is listed twice (items ${first + 1} and ${again + 1}): list each value once (the same setting would run as two cases, with two answers)`,

@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  describeControls,
   liveScenario,
   MAX_SWEEP_POINTS,
   runScenario,
@@ -33,6 +34,7 @@ import { VERSION } from '../version.js';
 import { showCount } from '../report/format.js';
 import { answerMetrics } from '../report/html.js';
 import { suggest } from '../scenario/suggest.js';
+import { MSG } from '../scenario/messages.js';
 
 /** A tab's jobs: one of each kind at a time. */
 export type JobKind = 'live' | 'sweep' | 'sensitivity' | 'tune';
@@ -315,6 +317,15 @@ function sweptValues(v: ValidScenario, path: string): number[] {
 }
 
 /**
+ * The settings a sweep can take: the scenario's number settings, as the page's sweep offers them
+ * (undefined for an unknown variant, which the sweep's own check names).
+ */
+function sweepablePaths(v: ValidScenario, variant: string | undefined): string[] | undefined {
+  const d = describeControls(v, variant);
+  return 'controls' in d ? d.controls.filter((c) => c.kind === 'int' || c.kind === 'number').map((c) => c.path) : undefined;
+}
+
+/**
  * A sweep request checked before anything runs: the axes, metric, target and trials, and the
  * swept scenario they make. Every problem is a RequestError naming its field (the page's link
  * is checked with this too, through POST /api/check, before its sweep is run).
@@ -328,15 +339,22 @@ export function sweepRequest(ctx: JobContext, body: Record<string, unknown>) {
   if (!Array.isArray(rawAxes) || rawAxes.length < 1 || rawAxes.length > 2) {
     throw new RequestError(400, `axes: one or two of ${AXIS}`, [{ path: 'axes', message: `one or two of ${AXIS}` }]);
   }
+  const sweepable = sweepablePaths(v, variant);
   const axes: SweepAxis[] = rawAxes.map((a, i) => {
     if (a === null || typeof a !== 'object') throw new RequestError(400, `axes[${i}] must be ${AXIS}`);
     const o = a as Record<string, unknown>;
     onlyKnown(o, FIELDS.axis, `axes.${i}.`);
+    // the path first (a link's misspelt one is checked with its path alone): one of the page's number settings
+    const path = reqString(o, 'path', 200);
+    if (sweepable && !sweepable.includes(path)) {
+      const message = MSG.notSweepable(path, suggest(path, sweepable));
+      throw new RequestError(422, `${path.slice(0, 200)}: ${message}`, [{ path, message }]);
+    }
     const values = optNumbers(o, 'values', -1e9, 1e9, MAX_SWEEP_POINTS);
     // an explicit list is swept as given, in its order (a file's `wall.hp: [10, 20, 30, 40, 60, 80]`)
-    if (values) return { path: reqString(o, 'path', 200), values };
+    if (values) return { path, values };
     return {
-      path: reqString(o, 'path', 200),
+      path,
       from: optNumber(o, 'from', -1e9, 1e9) ?? NaN,
       to: optNumber(o, 'to', -1e9, 1e9) ?? NaN,
       step: optNumber(o, 'step', 1e-9, 1e9) ?? NaN,

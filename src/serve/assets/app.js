@@ -805,7 +805,8 @@ function sweepFromUrl(q) {
     const range = /^([^.]*(?:\.\d+)?)\.\.(.*):(.*)$/.exec(spec);
     const words = spec.split(',');
     if (!path) problems.push(`sweep=${raw}: write <setting>:<from>..<to>:<step> (e.g. wall.hp:20..60:10) or <setting>:<value>,<value>,... (e.g. wall.hp:10,20,40)`);
-    else if (!nums.some((c) => c.path === path)) problems.push(`sweep=${raw}: "${path}" is not a number setting of this scenario`);
+    // a path the page does not offer: the server says why, with a did-you-mean from the scenario's own settings (linkedSweep)
+    else if (!nums.some((c) => c.path === path)) problems.push({ key: `sweep=${raw}`, ask: { axes: [{ path }] } });
     else if (axes.some((a) => a.path === path)) problems.push(`sweep=${raw}: ${path} is swept twice`);
     else if (range) {
       const [from, to, step] = range.slice(1).map(number);
@@ -826,7 +827,8 @@ function sweepFromUrl(q) {
   if (q.has('sweep_metric')) {
     const m = q.get('sweep_metric');
     if (state.info.metrics.includes(m)) $('#sweep-metric').value = m;
-    else problems.push(`sweep_metric=${m}: not a metric of ${state.info.system} (one of ${state.info.metrics.join(', ')})`);
+    // the server lists the metrics this scenario has, with a did-you-mean (linkedSweep)
+    else problems.push({ key: `sweep_metric=${m}`, ask: { axes: [{ path: nums[0]?.path ?? '' }], metric: m } });
   }
   if (q.has('sweep_target')) {
     const t = q.get('sweep_target').trim();
@@ -850,7 +852,26 @@ async function linkedSweep(problems) {
   if (!window.__siegesim.ready) showTab('sweep'); // opening the link (not a change of variant later)
   const status = $('#sweep-status');
   const said = (lines) => (status.textContent = `The link's sweep: ${lines.join(' · ')}`);
-  if (problems.length > 0) return said(problems);
+  if (problems.length > 0) {
+    // a path or a metric the page does not offer is said as the server says it to a sweep (one rule, its did-you-mean)
+    const scenario = state.info.path;
+    const lines = [];
+    for (const p of problems) {
+      if (typeof p === 'string') lines.push(p);
+      else {
+        let why;
+        try {
+          const r = await postJson('/api/check', { scenario, variant: state.info.variant, ...p.ask });
+          why = r.issues?.[0]?.message ?? 'cannot be swept here';
+        } catch (e) {
+          why = e.message;
+        }
+        if (state.info?.path !== scenario) return;
+        lines.push(`${p.key}: ${why}`);
+      }
+    }
+    return said(lines);
+  }
   const p = sweepPayload();
   if (p.error) return said([p.error]);
   const { scenario, variant, values, axes, metric, trials, target } = p.payload;
