@@ -22,6 +22,7 @@ import { startWorkbench, type Workbench } from '../src/serve/server.js';
 import { num } from '../src/report/format.js';
 import { MSG } from '../src/scenario/messages.js';
 import { runCli } from './cli-child.js';
+import { decimalResolution } from '../src/api/tunables.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -107,6 +108,14 @@ describeBrowser('the workbench page', () => {
     expect(new URL(page.url()).searchParams.get('wall.hp')).toBe('60');
     expect(await page.locator('#charts figure svg').count()).toBeGreaterThan(0);
     await screenshot(page, 'workbench-fantasy-wall-hp');
+    // each slider steps by solve's rule over its own ends (whole numbers, or decimalResolution): the page has no rule of its own
+    const sliders = await page.locator('.ctl input[type="range"]').evaluateAll((xs) =>
+      xs.map((x) => ({ path: x.closest('.ctl')!.getAttribute('data-path')!, lo: Number(x.getAttribute('min')), hi: Number(x.getAttribute('max')), step: Number(x.getAttribute('step')) })),
+    );
+    const kinds = new Map(((await (await fetch(`${wb.url}api/scenario?path=${SC}`)).json()) as { controls: { path: string; kind: string }[] }).controls.map((c) => [c.path, c.kind]));
+    expect(sliders.length).toBeGreaterThan(20);
+    for (const x of sliders) expect(x.step, x.path).toBe(kinds.get(x.path) === 'int' ? 1 : decimalResolution(x.lo, x.hi));
+    expect(new Set(sliders.filter((x) => kinds.get(x.path) === 'number').map((x) => x.step))).toEqual(new Set([0.01, 0.1]));
     expect(problems()).toEqual([]);
     await page.close();
   });

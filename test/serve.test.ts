@@ -18,6 +18,7 @@ import { num } from '../src/report/format.js';
 import { MSG } from '../src/scenario/messages.js';
 
 import { ROOT, runCli as cli, startCli, tempDirs } from './cli-child.js';
+import { solveRange, validateText } from '../src/api.js';
 
 interface Reply {
   status: number;
@@ -265,6 +266,27 @@ describe('what the workbench serves, and to whom', () => {
     expect(d).toMatchObject({ name: 'fantasy-stone-wall-siege', system: 'fantasy', seed: 1001, variants: ['as-written', 'melee-same-round', 'breach-pool-hidden'] });
     expect(d.controls.find((c: { path: string }) => c.path === 'wall.hp')).toMatchObject({ kind: 'int', min: 0, max: 100000, value: 30 });
     expect((await call('GET', '/api/scenario?path=fantasy/stone-wall-siege.yaml&variant=nope')).status).toBe(422);
+  });
+
+  it("sends each number setting's slider, stepping as solve does over the same range (one rule: the page has no copy of it)", async () => {
+    type C = { path: string; kind: string; slider?: { lo: number; hi: number; step: number } };
+    const steps = new Set<number>();
+    for (const rel of ['fantasy/climbers-dc.yaml', 'surrender/town-basic.yaml', 'fantasy/stone-wall-siege.yaml']) {
+      const d = JSON.parse((await call('GET', `/api/scenario?path=${rel}`)).text) as { controls: C[] };
+      const loaded = validateText(rel, readFileSync(path.join(served, rel), 'utf8'));
+      if (!loaded.ok) throw new Error(rel);
+      for (const c of d.controls.filter((x) => x.kind === 'int' || x.kind === 'number')) {
+        expect(c.slider, c.path).toBeDefined();
+        const { lo, hi, step } = c.slider!;
+        expect(lo, c.path).toBeLessThan(hi);
+        // solve over the slider's ends takes the values the slider gives: the same resolution
+        expect(step, `${rel} ${c.path}`).toBe(solveRange(loaded.value, { param: c.path, from: lo, to: hi }, undefined).step);
+        if (c.kind === 'number') steps.add(step);
+      }
+      for (const c of d.controls.filter((x) => x.kind !== 'int' && x.kind !== 'number')) expect(c.slider, c.path).toBeUndefined();
+    }
+    // a chance in [0, 1] by hundredths, a unit's value in 0..10 by tenths (the window around its value 3.5, inside 0..1000)
+    expect([...steps].sort()).toEqual([0.01, 0.1]);
   });
 
   it("sends the system's outcome partitions (every way a trial ends), and a run's cases have them summing to 1, paired as loaded vs tuned", async () => {

@@ -14,7 +14,7 @@ import { MSG } from '../scenario/messages.js';
 import { COMMON_KEYS, scenarioSchemaOf, unwrap } from '../scenario/schema.js';
 import { expandSweepValues, splitPath, sweepCount, validateScenario, valueAtPath, type ValidScenario } from '../scenario/validate.js';
 import { SYSTEMS } from '../systems/registry.js';
-import { effectiveValues } from './tunables.js';
+import { effectiveValues, sliderOf, type Slider } from './tunables.js';
 import { pointStream } from './run.js';
 
 /** What a control edits: a number (integer or not), one of a list, or a yes/no. */
@@ -40,6 +40,8 @@ export interface Control {
   /** Written in the file (or by the chosen variant), not a default. */
   inFile: boolean;
   description?: string;
+  /** A number setting's slider in the workbench (`sliderOf`: its ends and its step, one rule with solve's resolution). */
+  slider?: Slider;
 }
 
 export interface ControlGroup {
@@ -331,6 +333,10 @@ export function describeControls(v: ValidScenario, variant?: string): { controls
     if (!c) return;
     if (typeof json.description === 'string') c.description = json.description;
     if (c.value === undefined && auto[path] !== undefined) c.auto = auto[path];
+    if (c.kind === 'int' || c.kind === 'number') {
+      const at = typeof c.value === 'number' ? c.value : typeof c.auto === 'number' ? c.auto : undefined;
+      c.slider = sliderOf(c.kind, c.min, c.max, at);
+    }
     const parent = segs.slice(0, -1).join('.');
     c.group = parent;
     group(parent, labelOf(segs.slice(0, -1), data));

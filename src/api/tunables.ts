@@ -272,12 +272,42 @@ export function rangeFault(lo: number, hi: number, min: number, max: number): 'o
 /**
  * The resolution a decimal setting is searched at over `lo..hi`: 0.01 for a span of 1 or less
  * (a chance or a share in [0, 1]), else 0.1, or 0.5 once a hundredth of the span is above 0.5.
- * The workbench's sliders step decimals by the same rule (app.js `sliderRange`); solve's
+ * The workbench's sliders step decimals by this rule (`sliderOf`, sent with each control); solve's
  * default `step` for a decimal setting is this over the range it searches.
  */
 export function decimalResolution(lo: number, hi: number): number {
   if (hi - lo <= 1) return 0.01;
   return (hi - lo) / 100 > 0.5 ? 0.5 : 0.1;
+}
+
+/** A workbench slider: its ends and its step. */
+export interface Slider {
+  lo: number;
+  hi: number;
+  step: number;
+}
+
+/**
+ * The workbench's slider of a number setting: the schema's bounds when they span 60 or less (a
+ * chance in [0, 1] too), else a window of twice the loaded value (at least 10) around it, inside
+ * the bounds (whole ends for an integer setting); it steps by 1 for an integer setting and by
+ * `decimalResolution` of its ends for a decimal one, so a slider's values are the values solve
+ * tries over the same range. `at` is the loaded value (the schema's lowest, else 0, when none).
+ */
+export function sliderOf(kind: 'int' | 'number', min: number | undefined, max: number | undefined, at: number | undefined): Slider {
+  const v = at ?? min ?? 0;
+  const lowest = min ?? -Infinity;
+  const highest = max ?? Infinity;
+  let lo = lowest;
+  let hi = highest;
+  if (!(hi - lo <= 60)) {
+    const span = Math.max(10, Math.abs(v) * 2);
+    lo = Math.max(lowest, v - span / 2);
+    hi = Math.min(highest, lo + span);
+    lo = Math.max(lowest, hi - span);
+    if (kind === 'int') [lo, hi] = [Math.floor(lo), Math.ceil(hi)];
+  }
+  return { lo, hi, step: kind === 'int' ? 1 : decimalResolution(lo, hi) };
 }
 
 /** Round a stepped decimal to 12 significant digits (0.1 + 0.2 is written 0.3). */

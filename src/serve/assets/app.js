@@ -130,24 +130,6 @@ function loadedOf(c) {
   return c.value === undefined ? c.auto : c.value;
 }
 
-/** The slider's range: the schema's bounds when they are close, else a window around the loaded value. */
-function sliderRange(c) {
-  const v = typeof loadedOf(c) === 'number' ? loadedOf(c) : c.min ?? 0;
-  const min = c.min ?? -Infinity;
-  const max = c.max ?? Infinity;
-  if (c.kind === 'number' && max - min <= 1) return { lo: min, hi: max, step: 0.01 };
-  let lo = min;
-  let hi = max;
-  if (!(hi - lo <= 60)) {
-    const span = Math.max(10, Math.abs(v) * 2);
-    lo = Math.max(min, v - span / 2);
-    hi = Math.min(max, lo + span);
-    lo = Math.max(min, hi - span);
-    if (c.kind === 'int') [lo, hi] = [Math.floor(lo), Math.ceil(hi)];
-  }
-  return { lo, hi, step: c.kind === 'int' ? 1 : (hi - lo) / 100 > 0.5 ? 0.5 : 0.1 };
-}
-
 function buildControls() {
   const root = $('#controls');
   root.replaceChildren();
@@ -194,7 +176,8 @@ function controlRow(c) {
     set = (v) => (sel.value = v === undefined ? '' : String(v));
     loaded.textContent = c.value === undefined ? 'auto' : '';
   } else {
-    const r = sliderRange(c);
+    // the slider's ends and step: the server's (api/tunables.ts sliderOf), so that a decimal steps by solve's resolution
+    const r = c.slider;
     const auto = c.value === undefined && typeof c.auto === 'number' ? c.auto : undefined; // e.g. a block's steps: its full strength
     const input = el('input', { type: 'number', id: `in-${c.path}`, class: 'num', step: c.kind === 'int' ? 1 : 'any', min: c.min, max: c.max, placeholder: auto === undefined ? 'auto' : `${auto} auto` });
     const slider = el('input', { type: 'range', min: r.lo, max: r.hi, step: r.step, 'aria-label': `${c.path} slider`, tabindex: -1 });
@@ -944,7 +927,7 @@ function fillAxis(axis, spec = fileSweepOf($('.axis-path', axis).value)) {
     if (spec && !Array.isArray(spec)) ({ from, to, step } = spec);
     else {
       const v = typeof loadedOf(c) === 'number' ? loadedOf(c) : c.min ?? 0;
-      const r = sliderRange(c);
+      const r = c.slider;
       from = r.lo;
       to = r.hi;
       step = c.kind === 'int' ? Math.max(1, Math.round((to - from) / 10)) : Number(((to - from) / 10).toPrecision(2));
