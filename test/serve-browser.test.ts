@@ -164,6 +164,24 @@ describeBrowser('the workbench page', () => {
     expect(round).toBeGreaterThan(1.9);
     expect(round).toBeLessThan(2.1);
     await screenshot(page, 'workbench-scenario-headline', page.locator('#headline'));
+    // its headline swept over two settings: a mean in rounds has no 50% contour (it said 'cells below 0.5'), and says why
+    await page.goto(`${wb.url}?scenario=${SC}&sweep=wall.hp:15,30,60&sweep=attacker.siege_engines:1,3`);
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+    expect(await page.locator('#sweep-metric').inputValue()).toBe('mean_breach_round');
+    await page.click('#sweep-form button[type="submit"]');
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000 }).toMatch(/^6 points × [\d,]+ trials · /);
+    expect(await page.locator('#sweep-answer').textContent()).toBe(
+      "no contour: mean_breach_round is a mean, and no target is given for it here or in the file's expect: (type one to draw where it is reached).",
+    );
+    await page.waitForSelector('#sweep-chart svg');
+    expect(await page.locator('#sweep-chart svg .mark-rule.role-mark').count()).toBe(0);
+    // each label readable on its cell: white on the dark end of its own scale, black on the light (all were black: 'value > 0.55')
+    const labels = await page.locator('#sweep-chart svg .mark-text.role-mark text').evaluateAll((ts) => ts.map((t) => [Number(t.textContent), t.getAttribute('fill')] as [number, string]));
+    const ends = labels.map(([x]) => x).sort((a, b) => a - b);
+    expect(labels.length).toBe(6);
+    expect(labels.find(([x]) => x === ends[0])![1]).toBe('white');
+    expect(labels.find(([x]) => x === ends.at(-1))![1]).toBe('black');
+    await screenshot(page, 'workbench-sweep-heatmap-mean', page.locator('.tab[data-tab="sweep"]'));
     expect(problems()).toEqual([]);
     await page.close();
   });

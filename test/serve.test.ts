@@ -826,6 +826,38 @@ describe('sweeps and solve', () => {
     expect(done.chart.layer.map((l) => l.mark.type)).toEqual(['rect', 'text', 'rule']);
   }, 60_000);
 
+  it("a heatmap's contour without a target typed: the file's expect: for the metric, else 0.5 for a probability, none for a mean (it drew 0.5 rounds); a probability's target outside [0, 1] refused as solve refuses it", async () => {
+    type Done = { type: string; target?: number; targetFrom?: string; chart: { layer: { mark: { type: string } }[] } };
+    const heat = async (file: string, metric: string, axes: unknown[], extra: Record<string, unknown> = {}) => {
+      const s = open('/api/sweep', { scenario: file, axes, metric, trials: 2048, ...extra });
+      await s.ended;
+      const start = s.events[0] as { type: string; target?: number };
+      const done = s.events.at(-1) as Done;
+      expect(done.type).toBe('done');
+      expect(start.target).toBe(done.target); // the start says the level the chart will mark
+      return done;
+    };
+    const grid = [{ path: 'wall.hp', values: [10, 20, 40] }, { path: 'wall.dc', values: [8, 12, 16] }];
+    // a mean, nothing in the file: no contour, no target (the chart on its own scale)
+    const mean = await heat('fantasy/wall-hp-dc-grid.yaml', 'mean_rounds', grid);
+    expect(mean.target).toBeUndefined();
+    expect(mean.chart.layer.map((l) => l.mark.type)).toEqual(['rect', 'text']);
+    // a probability, nothing in the file: even odds, as before
+    expect(await heat('fantasy/wall-hp-dc-grid.yaml', 'p_attacker_wins', grid)).toMatchObject({ target: 0.5, targetFrom: 'no target given: even odds' });
+    // climbers-dc's expect: p_breach between [0.955, 0.985] at DC 12: the contour at its middle
+    const climb = [{ path: 'wall.dc', values: [8, 12, 16] }, { path: 'attacker.infantry', values: [4, 8, 12] }];
+    const p = await heat('fantasy/climbers-dc.yaml', 'p_breach', climb);
+    expect(p).toMatchObject({ target: 0.97, targetFrom: "the middle of the file's expect: between [0.955, 0.985], line 29" });
+    expect(p.chart.layer.map((l) => l.mark.type)).toEqual(['rect', 'text', 'rule']);
+    // a target typed wins, for a mean too
+    expect(await heat('fantasy/wall-hp-dc-grid.yaml', 'mean_rounds', grid, { target: 3 })).toMatchObject({ target: 3, targetFrom: 'given' });
+    // one sweep parameter: no target, no solve, unless one is typed (as before)
+    expect((await heat('fantasy/climbers-dc.yaml', 'p_breach', climb.slice(0, 1))).target).toBeUndefined();
+    const r = await post('/api/sweep', { scenario: 'fantasy/climbers-dc.yaml', axes: climb, metric: 'p_breach', target: 1.5 });
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.text).error).toBe('target: 1.5 is outside [0, 1]: "p_breach" is a probability');
+  }, 120_000);
+
   it('sweeps a file\'s own uneven list exactly as written, each cell the number siegesim run gives', async () => {
     // wall-hp-dc-grid.yaml sweeps wall.hp: [10, 13, 16, 20, 25, 30] (uneven) x wall.dc: [6, 9, 12, 14, 17]
     const SC = 'fantasy/wall-hp-dc-grid.yaml';

@@ -25,6 +25,7 @@ import {
 } from '../api.js';
 import { CancelledError } from '../engine/run.js';
 import { precisionMetrics, widestOf } from '../api/run.js';
+import { producedMetrics, tidy } from '../api/tunables.js';
 import type { RulesSystem } from '../systems/types.js';
 import type { Catalogue } from './catalogue.js';
 import { Gate, PRIORITY } from './gate.js';
@@ -368,7 +369,7 @@ export function sweepRequest(ctx: JobContext, body: Record<string, unknown>) {
     const message = `unknown metric "${metric.slice(0, 100)}"${guess ? ` (did you mean "${guess}"?)` : ''} (this scenario's: ${own.join(', ')})`;
     throw new RequestError(400, `metric: ${message}`, [{ path: 'metric', message }]);
   }
-  const target = optNumber(body, 'target', -1e12, 1e12);
+  const given = optNumber(body, 'target', -1e12, 1e12);
   const trials = optInt(body, 'trials', 1, LIMITS.maxSweepTrials) ?? v.system.chunkTrials;
   const sv = sweepScenario(v, { variant, values, axes });
   if (!sv.ok) throw invalidValues(sv.issues);
@@ -378,12 +379,45 @@ export function sweepRequest(ctx: JobContext, body: Record<string, unknown>) {
       { path: 'trials', message: 'too many trials for this sweep' },
     ]);
   }
-  return { v, values, variant, axes, metric, target, trials, swept: sv.value, points };
+  const first = sv.value.points[0]?.variants[0]?.scenario;
+  const kind = first ? producedMetrics(v.system, v.system.compile(first)).metrics[metric]?.kind : undefined;
+  // a probability's target lies in [0, 1], as solve takes it (and a contour at 1.5 would mark nothing)
+  if (given !== undefined && kind === 'probability' && !(given >= 0 && given <= 1)) {
+    const message = MSG.outsideProbability(String(given), metric);
+    throw new RequestError(400, `target: ${message}`, [{ path: 'target', message }]);
+  }
+  const { target, targetFrom } = given !== undefined ? { target: given, targetFrom: 'given' } : axes.length === 2 ? contourTarget(v, metric, kind) : { target: undefined, targetFrom: undefined };
+  return { v, values, variant, axes, metric, target, targetFrom, trials, swept: sv.value, points };
+}
+
+/**
+ * The level a two-parameter sweep's contour is drawn at when the request gives none: the first
+ * `expect:` item of the file on that metric (an at_least or at_most bound, the middle of a
+ * between), else 0.5 for a probability (where run's answer looks), else none: 0.5 rounds means
+ * nothing, so a mean's heatmap is drawn on its own scale without a contour. `targetFrom` says
+ * which, for the page: `the middle of the file's expect: between [0.955, 0.985], line 29`,
+ * `no target given: even odds`.
+ */
+export function contourTarget(v: ValidScenario, metric: string, kind: string | undefined): { target?: number; targetFrom?: string } {
+  const e = v.expect.find((x) => !x.diff && x.metric === metric && x.bound.kind !== 'exact');
+  if (e) {
+    const b = e.bound;
+    const [target, said] =
+      b.kind === 'between'
+        ? [tidy((b.low + b.high) / 2), `the middle of the file's expect: between [${b.low}, ${b.high}]`]
+        : b.kind === 'at_least'
+          ? [b.low, `the file's expect: at_least ${b.low}`]
+          : b.kind === 'at_most'
+            ? [b.high, `the file's expect: at_most ${b.high}`]
+            : [NaN, ''];
+    return { target, targetFrom: `${said}, line ${e.line}` };
+  }
+  return kind === 'probability' ? { target: 0.5, targetFrom: 'no target given: even odds' } : {};
 }
 
 /** POST /api/sweep: the tuned case over one or two parameters, with solve when a target is set. */
 export async function streamSweep(ctx: JobContext, client: string, body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
-  const { v, values, variant, axes, metric, target, trials, swept, points } = sweepRequest(ctx, body);
+  const { v, values, variant, axes, metric, target, targetFrom, trials, swept, points } = sweepRequest(ctx, body);
   const seed = optSeed(body);
   const ac = admit(ctx, client, 'sweep', req, res);
   const out = new Stream(res);
@@ -397,7 +431,7 @@ export async function streamSweep(ctx: JobContext, client: string, body: Record<
     chartOpts.probability = probability(list[0]?.metrics[metric]);
     return list;
   };
-  out.send({ type: 'start', points, trials, metric, axes, ms: ms() });
+  out.send({ type: 'start', points, trials, metric, axes, ...(target !== undefined ? { target, targetFrom } : {}), ms: ms() });
   const partials = throttle(250, () => {
     const list = snapshot();
     out.send({ type: 'partial', done: list.length, points, chart: sweepChart(list.map((c) => ({ params: c.params, metric: c.metrics[metric] })), chartOpts), ms: ms() });
@@ -450,6 +484,8 @@ export async function streamSweep(ctx: JobContext, client: string, body: Record<
       chart: sweepChart(list.map((c) => ({ params: c.params, metric: c.metrics[metric] })), { ...chartOpts, solve }),
       ...(solve ? { solve: { ...solveJson(solve), evaluations: undefined } } : {}),
       ...(solveError ? { solveError } : {}),
+      // the level the chart marks (a contour or a line) and where it comes from; absent: none
+      ...(target !== undefined ? { target, targetFrom } : {}),
       ms: ms(),
     });
   } catch (e) {

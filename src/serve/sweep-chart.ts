@@ -146,13 +146,17 @@ function heatmap(cells: SweepCell[], o: SweepChartOptions): Record<string, unkno
     },
   ];
   if (cells.length <= 200) {
+    // a label in black on the light (yellow) end of viridis, white on the dark: a probability's
+    // scale is [0, 1], a mean's its own cells' range
+    const shown = values.map((c) => c.value).filter((x): x is number => x !== null);
+    const light = o.probability || shown.length === 0 ? 0.55 : Math.min(...shown) + 0.55 * (Math.max(...shown) - Math.min(...shown));
     layers.push({
       mark: { type: 'text', fontSize: 10 },
       encoding: {
         x: { field: 'x', type: 'quantitative' },
         y: { field: 'y', type: 'quantitative' },
         text: { field: 'label' },
-        color: { condition: { test: 'datum.value > 0.55', value: 'black' }, value: 'white' },
+        color: { condition: { test: `datum.value > ${light}`, value: 'black' }, value: 'white' },
       },
     });
   }

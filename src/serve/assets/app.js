@@ -985,7 +985,8 @@ function sweepPayload() {
       axes,
       metric: $('#sweep-metric').value,
       trials: Number($('#sweep-trials').value),
-      ...(t !== '' ? { target: Number(t) } : axes.length === 2 ? { target: 0.5 } : {}),
+      // none typed: the server chooses a two-parameter sweep's contour (the file's expect: for the metric, 0.5 for a probability, none for a mean)
+      ...(t !== '' ? { target: Number(t) } : {}),
     },
   };
 }
@@ -1029,7 +1030,7 @@ async function runSweep(ev) {
     });
   } catch (e) {
     if (e.name === 'AbortError') return;
-    const general = markSweepIssues(e.body?.issues);
+    const general = markSweepIssues(e.body?.issues).filter((line) => line !== e.message); // said once
     status.textContent = [e.message, ...general].join(' · ');
   } finally {
     if (state.sweep === ac) $('#sweep-stop').hidden = true;
@@ -1081,8 +1082,11 @@ function renderAnswer(e, payload) {
         why ?? el('span', { class: 'muted', text: ' (solve: the same dice for every value; the answer and its neighbour re-run until their intervals separate the target)' }),
       );
     }
+  } else if (payload.axes.length === 2 && e.target !== undefined) {
+    const from = e.targetFrom && e.targetFrom !== 'given' ? ` (${e.targetFrom})` : '';
+    box.replaceChildren(el('b', { text: 'contour: ' }), `the red line separates cells below ${e.target} from cells at or above it${from}.`);
   } else if (payload.axes.length === 2) {
-    box.replaceChildren(el('b', { text: 'contour: ' }), `the red line separates cells below ${payload.target} from cells at or above it.`);
+    box.replaceChildren(el('b', { text: 'no contour: ' }), `${payload.metric} is a mean, and no target is given for it here or in the file's expect: (type one to draw where it is reached).`);
   } else {
     box.hidden = true;
     return;
