@@ -236,6 +236,7 @@ describeBrowser('the workbench page', () => {
     expect(saved).toContain('  wall.dc: [8, 12, 14, 16]');
     expect((parseYaml(saved) as { description: string }).description).toMatch(/Its sweep gains wall\.dc 14 \(the case tuned\)\.\n$/);
     expect(await page.textContent('#save-name')).toContain('its sweep gains wall.dc 14, so that its run has the case tuned');
+    expect(await page.locator('#save-stale').isVisible()).toBe(false); // its expect: items still match
     await screenshot(page, 'workbench-save-swept');
     // what matters on the same case, "written in the file": mode (another game) is not ranked, as siegesim sensitivity says
     await page.click('.tabs button[data-tab="matters"]');
@@ -246,6 +247,18 @@ describeBrowser('the workbench page', () => {
     expect(settings).not.toContain('mode');
     expect(await page.locator('#sens-table tr.not-ranked').textContent()).toContain('not ranked: mode, which changes the kind of game');
     await screenshot(page, 'workbench-sensitivity-swept');
+    // tuned to an open field: its expect: items name the wall's metrics, so the copy keeps them as comments, and the Save tab says so
+    await page.selectOption('[id="in-mode"]', 'open_field');
+    await doneWith(page, SC, { 'attacker.infantry': 10, 'wall.dc': 14, mode: 'open_field' });
+    await page.click('.tabs button[data-tab="reproduce"]');
+    const [copy] = await Promise.all([page.waitForEvent('download'), page.click('#save')]);
+    const open = readFileSync((await copy.path())!, 'utf8');
+    expect(open).toContain('\n# expect:\n  # no longer matches the tuned case');
+    expect(parseYaml(open)).not.toHaveProperty('expect');
+    await expect.poll(() => page.locator('#save-stale').textContent()).toBe(
+      '4 expect: items no longer match the tuned case (expect[0] p_breach, expect[1] mean_breach_round, expect[2] p_breach, expect[3] diff_p_breach): the copy keeps them as comments under the reason, so siegesim validate takes the copy and test judges what still matches; edit them back in once they match.',
+    );
+    await screenshot(page, 'workbench-save-stale-expect', page.locator('.tab[data-tab="reproduce"] .repro'));
     expect(problems()).toEqual([]);
     await page.close();
   });

@@ -19,6 +19,7 @@ import { MSG } from '../src/scenario/messages.js';
 
 import { ROOT, runCli as cli, startCli, tempDirs } from './cli-child.js';
 import { solveRange, validateText } from '../src/api.js';
+import { tunedYaml } from '../src/api/live.js';
 
 interface Reply {
   status: number;
@@ -711,6 +712,46 @@ describe('the same numbers as siegesim run', () => {
     }
     // the saved copy's expect: entries still hold (its where: points are still swept)
     expect((await cli(['validate', file])).code).toBe(0);
+    expect((JSON.parse((await post('/api/save', { scenario: SW, values })).text) as { stale: unknown[] }).stale).toEqual([]);
+  }, 60_000);
+
+  it("a saved copy whose expect: items the tuned case no longer matches keeps them as comments and says so: siegesim validate takes it, test judges what still matches (both exited 2 on 'unknown metric \"p_breach\"')", async () => {
+    // climbers-dc in the open field: no wall, so none of its four expect: items (p_breach, mean_breach_round, diff_p_breach) has its metric
+    const SW = 'fantasy/climbers-dc.yaml';
+    const saved = JSON.parse((await post('/api/save', { scenario: SW, values: { mode: 'open_field' } })).text) as { yaml: string; filename: string; stale: { index: number; metric: string; message: string; commented: boolean }[] };
+    expect(saved.stale.map((x) => [x.index, x.metric, x.commented])).toEqual([
+      [0, 'p_breach', true],
+      [1, 'mean_breach_round', true],
+      [2, 'p_breach', true],
+      [3, 'diff_p_breach', true],
+    ]);
+    expect(saved.stale[0].message).toMatch(/^unknown metric "p_breach" \(this scenario's metrics: p_attacker_wins, /);
+    // each item kept as written, under its reason; the key too, as nothing is left under it
+    expect(saved.yaml).toContain('# expect:\n  # no longer matches the tuned case (siegesim test would refuse it): unknown metric "p_breach"');
+    expect(saved.yaml).toContain('\n  # - { metric: p_breach, where: { wall.dc: 12 }, variant: at-least-dc, between: [0.955, 0.985] }  # exact 0.9697\n');
+    const file = path.join(tmp, `stale-${saved.filename}`);
+    writeFileSync(file, saved.yaml);
+    const v = await cli(['validate', file]);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    // nothing left to judge: test says so (exit 1: no assertion), not that the file is broken (exit 2)
+    const t = await cli(['test', file, '--trials', '100']);
+    expect([t.code, t.stderr]).toEqual([1, expect.stringMatching(/0 assertions: the scenario given has no expect: block/)]);
+    // one item stale of two: that one goes, the other stays an assertion
+    const openField = (expectText: string) => {
+      const text = readFileSync(path.join(served, SW), 'utf8').replace(/\nexpect:\n[\s\S]*$/, `\n${expectText}`);
+      const v = validateText('climbers-dc.yaml', text);
+      if (!v.ok) throw new Error(JSON.stringify(v.issues));
+      return tunedYaml(text, v.value, { values: { mode: 'open_field' } });
+    };
+    const two = openField('expect:\n  - { metric: p_attacker_wins, at_least: 0 }\n  - { metric: p_breach, at_least: 0.5 }  # the wall falls\n');
+    if (!two.ok) throw new Error(JSON.stringify(two.issues));
+    expect(two.stale?.map((x) => [x.index, x.commented])).toEqual([[1, true]]);
+    expect(two.yaml).toMatch(/\nexpect:\n  - \{ metric: p_attacker_wins, at_least: 0 \}\n  # no longer matches [^\n]*\n  # - \{ metric: p_breach, at_least: 0\.5 \}  # the wall falls\n$/);
+    // a flow list cannot hold a comment: written as it was, and said
+    const flow = openField('expect: [{ metric: p_breach, at_least: 0.5 }]\n');
+    if (!flow.ok) throw new Error(JSON.stringify(flow.issues));
+    expect(flow.stale?.map((x) => [x.index, x.commented])).toEqual([[0, false]]);
+    expect(flow.yaml).toContain('\nexpect: [{ metric: p_breach, at_least: 0.5 }]\n');
   }, 60_000);
 
   it('"written in the file" ranks as siegesim sensitivity chooses: mode (another game) left out, the case on screen on its point\'s dice', async () => {

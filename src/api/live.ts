@@ -8,14 +8,14 @@
  */
 import * as z from 'zod';
 import { isMap, isSeq, parseDocument, type Document } from 'yaml';
-import { appendYamlLine, editYamlValues, type DocPath } from './yaml-edit.js';
+import { appendYamlLine, commentOutItems, editYamlValues, type DocPath } from './yaml-edit.js';
 import { PositionMap } from '../scenario/load.js';
 import { MSG } from '../scenario/messages.js';
 import { COMMON_KEYS, scenarioSchemaOf, unwrap } from '../scenario/schema.js';
 import { expandSweepValues, splitPath, sweepCount, validateScenario, valueAtPath, type ValidScenario } from '../scenario/validate.js';
 import { SYSTEMS } from '../systems/registry.js';
 import { effectiveValues, sliderOf, type Slider } from './tunables.js';
-import { pointStream } from './run.js';
+import { pointStream, validateText } from './run.js';
 
 /** What a control edits: a number (integer or not), one of a list, or a yes/no. */
 export type ControlKind = 'int' | 'number' | 'enum' | 'boolean';
@@ -448,7 +448,7 @@ export function tunedYaml(
   text: string,
   v: ValidScenario,
   o: LiveOptions = {},
-): { ok: true; yaml: string; name: string; gains?: Record<string, number> } | { ok: false; issues: ValueIssue[] } {
+): { ok: true; yaml: string; name: string; gains?: Record<string, number>; stale?: StaleExpectItem[] } | { ok: false; issues: ValueIssue[] } {
   const live = liveScenario(v, o);
   if (!live.ok) return live;
   const chosen = chosenVariant(v, o.variant) as { index: number; set: Record<string, unknown> };
@@ -468,8 +468,47 @@ export function tunedYaml(
   const variant = chosen.index > 0 ? ` (variant ${v.variantNames[chosen.index]})` : '';
   const swept = gained.length > 0 ? ` Its sweep gains ${gained.map(([p, x]) => `${p} ${x}`).join(', ')} (the case tuned).` : '';
   const line = `Tuned in the workbench from ${v.name} (${file})${variant}: ${values.join(', ')}.${swept}`;
-  const yaml = appendYamlLine(editYamlValues(text, [...edits, { path: ['name'], value: name }]), ['description'], line);
-  return { ok: true, yaml, name, ...(gained.length > 0 ? { gains: Object.fromEntries(gained) } : {}) };
+  const edited = appendYamlLine(editYamlValues(text, [...edits, { path: ['name'], value: name }]), ['description'], line);
+  const { yaml, stale } = withoutStaleExpect(file, edited);
+  return { ok: true, yaml, name, ...(gained.length > 0 ? { gains: Object.fromEntries(gained) } : {}), ...(stale.length > 0 ? { stale } : {}) };
+}
+
+/**
+ * An `expect:` item of a tuned copy that the tuned case no longer matches (ScenarioIssue.stale:
+ * a metric the tuned game does not produce, such as `p_breach` once `mode` is `open_field`).
+ */
+export interface StaleExpectItem {
+  /** Its index in the file's `expect:` list. */
+  index: number;
+  metric: string;
+  /** Why it no longer matches, in validate's words. */
+  message: string;
+  /** Turned into a comment in the copy (false: written as it was, when that could not be done in place). */
+  commented: boolean;
+}
+
+/**
+ * The tuned copy with its stale `expect:` items as comments, each under a line saying why: the
+ * copy is then a scenario every command takes (`siegesim validate` and `test` refuse a stale item,
+ * the commands that run skip it with a warning), and the designer's bounds are kept, to edit back
+ * in once they match. A copy the comments cannot be written into (a flow `expect: [...]`) is
+ * returned as it was, its items listed with `commented: false`.
+ */
+function withoutStaleExpect(file: string, yaml: string): { yaml: string; stale: StaleExpectItem[] } {
+  const checked = validateText(file, yaml, { staleExpect: 'warn' });
+  const issues = checked.ok ? (checked.value.staleExpect ?? []) : [];
+  if (issues.length === 0) return { yaml, stale: [] };
+  const why = new Map<number, string>();
+  for (const i of issues) {
+    const m = /^expect\[(\d+)\]/.exec(i.path);
+    if (m && !why.has(Number(m[1]))) why.set(Number(m[1]), i.message);
+  }
+  const items = (parseDocument(yaml).toJS() as { expect?: { metric?: unknown }[] }).expect ?? [];
+  const list = (commented: boolean): StaleExpectItem[] =>
+    [...why].map(([index, message]) => ({ index, metric: String(items[index]?.metric ?? ''), message, commented }));
+  const out = commentOutItems(yaml, ['expect'], [...why.keys()], (i) => `no longer matches the tuned case (siegesim test would refuse it): ${why.get(i)}`);
+  if (out !== undefined && validateText(file, out).ok) return { yaml: out, stale: list(true) };
+  return { yaml, stale: list(false) };
 }
 
 /** A value in the tuned file's description: as written, or "default" when the system derives it. */

@@ -156,3 +156,47 @@ function valueText(value: unknown): string {
   // `[8, 12, 16]` as designers write lists, `{ hp: 40 }` as they write maps
   return stringify(value, { collectionStyle: 'flow', lineWidth: 0, flowCollectionPadding: !Array.isArray(value) }).trimEnd();
 }
+
+/**
+ * `text` with the items `indices` of the block sequence at `path` turned into comments, each
+ * under a comment line of its own note (`# <note>`), every other byte kept; when every item goes,
+ * the key goes with them (`expect:` commented out too). Undefined when that cannot be done in
+ * place (a flow sequence `[...]`, an item sharing a line with another).
+ */
+export function commentOutItems(text: string, path: DocPath, indices: number[], note: (i: number) => string): string | undefined {
+  const doc = parseDocument(text);
+  const seq = doc.getIn(path, true);
+  if (!isSeq(seq) || seq.flow || !seq.range) return undefined;
+  const lineStart = (at: number) => text.lastIndexOf('\n', at - 1) + 1;
+  const lineEnd = (at: number) => {
+    const eol = text.indexOf('\n', at);
+    return eol < 0 ? text.length : eol;
+  };
+  // each item's lines: from its "- " line to the end of the line its value ends on (a trailing comment kept with it)
+  const spans: { i: number; from: number; to: number }[] = [];
+  for (const i of [...new Set(indices)].sort((a, b) => a - b)) {
+    const item = seq.items[i] as Node | undefined;
+    if (!item?.range) return undefined;
+    const from = lineStart(item.range[0]);
+    if (!/^ *- *$/.test(text.slice(from, item.range[0]))) return undefined;
+    spans.push({ i, from, to: lineEnd(Math.max(item.range[0], item.range[1] - 1)) });
+  }
+  const all = spans.length === seq.items.length;
+  let out = text;
+  for (const s of spans.reverse()) {
+    const lines = text.slice(s.from, s.to).split('\n');
+    const indent = /^ */.exec(lines[0])![0];
+    const body = lines.map((l) => (l.startsWith(indent) ? `${indent}# ${l.slice(indent.length)}` : `# ${l}`)).join('\n');
+    out = `${out.slice(0, s.from)}${indent}# ${note(s.i)}\n${body}${out.slice(s.to)}`;
+  }
+  if (all) {
+    // nothing left under the key: comment the key out too (an empty `expect:` is null, not a list)
+    const parent = doc.getIn(path.slice(0, -1), true);
+    const pair = isMap(parent) ? parent.items.find((p) => isScalar(p.key) && p.key.value === path[path.length - 1]) : undefined;
+    const key = pair && isScalar(pair.key) ? pair.key : undefined;
+    if (!key?.range) return undefined;
+    const at = lineStart(key.range[0]);
+    out = `${out.slice(0, at)}# ${out.slice(at)}`;
+  }
+  return out;
+}

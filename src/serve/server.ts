@@ -225,7 +225,8 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
     const r = tunedYaml(text, v, { variant: optString(body, 'variant'), values: optValues(body) });
     if (!r.ok) throw new RequestError(422, r.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '), r.issues);
     // gains: what the copy's sweep gained so that it runs the case tuned (a file with a sweep)
-    return { yaml: r.yaml, filename: tunedFileName(display), name: r.name, changed: r.yaml !== text, gains: r.gains ?? {} };
+    // stale: expect: items the tuned case no longer matches, kept in the copy as comments (tunedYaml)
+    return { yaml: r.yaml, filename: tunedFileName(display), name: r.name, changed: r.yaml !== text, gains: r.gains ?? {}, stale: r.stale ?? [] };
   }
 
   function urlOf(): string {

@@ -690,12 +690,30 @@ async function save() {
           ? `; its sweep gains ${Object.entries(r.gains).map(([p, x]) => `${p} ${x}`).join(', ')}, so that its run has the case tuned`
           : '')
       : ` saved as ${r.filename} (nothing tuned: the file as it is)`;
+    // expect: items the tuned case no longer matches: said plainly, and how the copy holds them (each reason in full on hover, and in the file)
+    const stale = r.stale ?? [];
+    const kept = stale.filter((x) => x.commented);
+    const left = stale.filter((x) => !x.commented);
+    const items = (xs) => xs.map((x) => `expect[${x.index}] ${x.metric}`).join(', ');
+    const n = (xs, one, many) => (xs.length === 1 ? one : many);
+    const box = $('#save-stale');
+    box.textContent = [
+      kept.length > 0
+        ? `${n(kept, 'One expect: item no longer matches', `${kept.length} expect: items no longer match`)} the tuned case (${items(kept)}): the copy keeps ${n(kept, 'it as a comment', 'them as comments')} under the reason, so siegesim validate takes the copy and test judges what still matches; edit ${n(kept, 'it', 'them')} back in once ${n(kept, 'it matches', 'they match')}.`
+        : '',
+      left.length > 0
+        ? `${n(left, 'One expect: item no longer matches', `${left.length} expect: items no longer match`)} the tuned case (${items(left)}) and could not be kept as comments: siegesim run goes on without ${n(left, 'it', 'them')}, siegesim validate and test refuse the copy until ${n(left, 'it is', 'they are')} edited.`
+        : '',
+    ].filter(Boolean).join(' ');
+    box.title = stale.map((x) => `expect[${x.index}]: ${x.message}`).join('\n');
+    $('#save-stale').hidden = stale.length === 0;
     const pre = $('#yaml-preview');
     pre.textContent = r.yaml;
     pre.hidden = false;
   } catch (e) {
     markIssues(e.body?.issues);
     $('#save-name').textContent = ` not saved: ${e.message}`;
+    $('#save-stale').hidden = true;
   }
 }
 
