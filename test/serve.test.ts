@@ -774,6 +774,14 @@ describe('the same numbers as siegesim run', () => {
     const error = JSON.parse(r.text).error as string;
     expect(error).toContain('did you mean "p_breach"?');
     expect(error).not.toContain('mean_volley_a_damage');
+    // another mode's metric (a metric of the system this case does not produce) is refused too: it swept empty cells, and its check said ok
+    const SW = { scenario: 'fantasy/stone-wall-siege.yaml', axes: [{ path: 'wall.hp', values: [10, 20] }], metric: 'mean_volley_a_damage' };
+    const other = await post('/api/sweep', SW);
+    expect(other.status).toBe(400);
+    expect(JSON.parse(other.text).error).toMatch(/^metric: unknown metric "mean_volley_a_damage" \(this scenario's: p_attacker_wins, .*p_breach/);
+    expect(JSON.parse((await post('/api/check', SW)).text)).toMatchObject({ ok: false, issues: [{ path: 'metric' }] });
+    // and taken once the tuned case is that mode's
+    expect(JSON.parse((await post('/api/check', { ...SW, values: { mode: 'open_field' }, axes: [{ path: 'attacker.archers', values: [2, 4] }] })).text)).toEqual({ ok: true, issues: [] });
   });
 
   it('refined to a precision: the trials it stopped at reproduce it with --trials', async () => {

@@ -362,13 +362,13 @@ export function sweepRequest(ctx: JobContext, body: Record<string, unknown>) {
     };
   });
   const metric = optString(body, 'metric') ?? v.headline?.[0] ?? v.system.headline[0];
-  if (!v.system.metricOrder.includes(metric)) {
-    // the metrics this scenario produces (a siege never has mean_volley_a_damage), with a "did you mean"
-    const own = v.system.metricNames(v.points[0]?.variants[0]?.scenario ?? {});
+  // the metrics this scenario produces (a siege never has mean_volley_a_damage), with a "did you mean"
+  const unknownMetric = (own: readonly string[]) => {
     const guess = suggest(metric, own);
     const message = `unknown metric "${metric.slice(0, 100)}"${guess ? ` (did you mean "${guess}"?)` : ''} (this scenario's: ${own.join(', ')})`;
-    throw new RequestError(400, `metric: ${message}`, [{ path: 'metric', message }]);
-  }
+    return new RequestError(400, `metric: ${message}`, [{ path: 'metric', message }]);
+  };
+  if (!v.system.metricOrder.includes(metric)) throw unknownMetric(v.system.metricNames(v.points[0]?.variants[0]?.scenario ?? {}));
   const given = optNumber(body, 'target', -1e12, 1e12);
   const trials = optInt(body, 'trials', 1, LIMITS.maxSweepTrials) ?? v.system.chunkTrials;
   const sv = sweepScenario(v, { variant, values, axes });
@@ -380,7 +380,10 @@ export function sweepRequest(ctx: JobContext, body: Record<string, unknown>) {
     ]);
   }
   const first = sv.value.points[0]?.variants[0]?.scenario;
-  const kind = first ? producedMetrics(v.system, v.system.compile(first)).metrics[metric]?.kind : undefined;
+  const produced = first ? producedMetrics(v.system, v.system.compile(first)).metrics : undefined;
+  // a metric of the system that this case does not produce (another mode's) would sweep empty cells
+  if (produced && !produced[metric]) throw unknownMetric(Object.keys(produced));
+  const kind = produced?.[metric]?.kind;
   // a probability's target lies in [0, 1], as solve takes it (and a contour at 1.5 would mark nothing)
   if (given !== undefined && kind === 'probability' && !(given >= 0 && given <= 1)) {
     const message = MSG.outsideProbability(String(given), metric);
