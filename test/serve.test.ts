@@ -892,7 +892,9 @@ describe('sweeps and solve', () => {
     expect(mean.target).toBeUndefined();
     expect(mean.chart.layer.map((l) => l.mark.type)).toEqual(['rect', 'text']);
     // a probability, nothing in the file: even odds, as before
-    expect(await heat('fantasy/wall-hp-dc-grid.yaml', 'p_attacker_wins', grid)).toMatchObject({ target: 0.5, targetFrom: 'no target given: even odds' });
+    expect(await heat('fantasy/wall-hp-dc-grid.yaml', 'p_defender_wins', grid)).toMatchObject({ target: 0.5, targetFrom: 'no target given: even odds' });
+    // the file's band (its fair fight, between [0.4, 0.6]) before its corners' one-sided checks (at_least: 0.9 comes first)
+    expect(await heat('fantasy/wall-hp-dc-grid.yaml', 'p_attacker_wins', grid)).toMatchObject({ target: 0.5, targetFrom: "the middle of the file's expect: between [0.4, 0.6], line 23" });
     // climbers-dc's expect: p_breach between [0.955, 0.985] at DC 12: the contour at its middle
     const climb = [{ path: 'wall.dc', values: [8, 12, 16] }, { path: 'attacker.infantry', values: [4, 8, 12] }];
     const p = await heat('fantasy/climbers-dc.yaml', 'p_breach', climb);

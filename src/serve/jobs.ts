@@ -394,15 +394,17 @@ export function sweepRequest(ctx: JobContext, body: Record<string, unknown>) {
 }
 
 /**
- * The level a two-parameter sweep's contour is drawn at when the request gives none: the first
- * `expect:` item of the file on that metric (an at_least or at_most bound, the middle of a
- * between), else 0.5 for a probability (where run's answer looks), else none: 0.5 rounds means
+ * The level a two-parameter sweep's contour is drawn at when the request gives none: the file's
+ * `expect:` on that metric (the middle of its first `between`, else its first at_least or at_most
+ * bound), else 0.5 for a probability (where run's answer looks), else none: 0.5 rounds means
  * nothing, so a mean's heatmap is drawn on its own scale without a contour. `targetFrom` says
  * which, for the page: `the middle of the file's expect: between [0.955, 0.985], line 29`,
  * `no target given: even odds`.
  */
 export function contourTarget(v: ValidScenario, metric: string, kind: string | undefined): { target?: number; targetFrom?: string } {
-  const e = v.expect.find((x) => !x.diff && x.metric === metric && x.bound.kind !== 'exact');
+  // a band the metric should sit in says the level aimed at best (its middle); a one-sided bound (often a corner's check) else
+  const own = v.expect.filter((x) => !x.diff && x.metric === metric && x.bound.kind !== 'exact');
+  const e = own.find((x) => x.bound.kind === 'between') ?? own[0];
   if (e) {
     const b = e.bound;
     const [target, said] =
