@@ -5,7 +5,7 @@ import { compileFantasy, type FantasyCompiled } from './compile.js';
 import { exactFantasy } from './exact.js';
 import { A_ATT_WINS, A_BREACHED, A_DEF_WINS, A_UNDECIDED, fantasyKernel } from './kernel.js';
 import { fantasyShape } from './schema.js';
-import { metricNamesFantasy, summarizeFantasy } from './summarize.js';
+import { METRIC_ORDER_FANTASY, metricNamesFantasy, summarizeFantasy } from './summarize.js';
 
 /** A wall's HP, DC, upgrades and breach threshold and the round cap as the compiled case has them (the file may leave them to the rules). */
 function autoValuesOf(c: FantasyCompiled, s: Record<string, unknown>): Record<string, number> {
@@ -30,17 +30,7 @@ export const fantasy: RulesSystem<FantasyCompiled> = {
   headline: ['p_attacker_wins', 'p_defender_wins', 'p_breach'],
   // the battle's result (kernel.ts counts exactly one of the three)
   outcomes: [['p_attacker_wins', 'p_defender_wins', 'p_undecided']],
-  metricOrder: [
-    'p_attacker_wins',
-    'p_defender_wins',
-    'p_undecided',
-    'mean_rounds',
-    'p_round_cap',
-    'p_breach',
-    'mean_breach_round',
-    'p_withdrew',
-    'mean_volley_a_damage',
-  ],
+  metricOrder: METRIC_ORDER_FANTASY,
   metricNames: metricNamesFantasy,
   curveDefs: [
     { file: 'breach_by_round', keys: ['round'], valueName: 'p_cumulative' },

@@ -29,6 +29,8 @@ export const SIDE_NAMES = ['attacker', 'defender'] as const;
 const COMMON_METRICS = ['p_attacker_wins', 'p_defender_wins', 'p_undecided', 'mean_rounds', 'p_round_cap'];
 const SIEGE_METRICS = ['p_breach', 'mean_breach_round', 'p_withdrew'];
 const OPEN_FIELD_METRICS = ['mean_volley_a_damage'];
+/** Every metric either mode produces, in the order reports show them (RulesSystem.metricOrder). */
+export const METRIC_ORDER_FANTASY = [...COMMON_METRICS, ...SIEGE_METRICS, ...OPEN_FIELD_METRICS];
 
 /**
  * The metrics a case of this scenario produces (RulesSystem.metricNames): a siege's or an
