@@ -533,12 +533,37 @@ describeBrowser('the workbench page', () => {
     expect(apart(box.actions, box.legendTitle), JSON.stringify(box)).toBe(true);
     expect(box.svg.right, 'the chart runs out of its box (its legend clipped)').toBeLessThanOrEqual(box.actions.left);
     expect(box.actions.right).toBeLessThanOrEqual(box.chart.right);
-    // "even range" instead: the list's ends in its smallest gap; and back to the values
+    // "even range" instead: the list's ends, in the largest step through every value of it (1: 10, 13, 16, 20, 25, 30 all
+    // lie on it); its smallest gap, 3, stopped at 28 and dropped the top of the file's range (and its 25)
+    const range = async () => [await hp.locator('.axis-from').inputValue(), await hp.locator('.axis-to').inputValue(), await hp.locator('.axis-step').inputValue()];
     await hp.locator('.axis-kind').selectOption('range');
-    expect([await hp.locator('.axis-from').inputValue(), await hp.locator('.axis-to').inputValue(), await hp.locator('.axis-step').inputValue()]).toEqual(['10', '30', '3']);
+    expect(await range()).toEqual(['10', '30', '1']);
     expect(await hp.locator('.axis-values').isVisible()).toBe(false);
+    expect(await hp.locator('.axis-note').isVisible()).toBe(false); // 30 is on the step: nothing to say
     await hp.locator('.axis-kind').selectOption('list');
-    expect(await hp.locator('.axis-values').inputValue()).toBe('10, 13, 16, 19, 22, 25, 28'); // step 3 from 10 stops short of 30
+    const listed = (await hp.locator('.axis-values').inputValue()).split(', ').map(Number);
+    expect(listed).toEqual(Array.from({ length: 21 }, (_, i) => 10 + i));
+    expect([10, 13, 16, 20, 25, 30].every((x) => listed.includes(x))).toBe(true);
+    // an even list keeps its own gap (wall.dc 6, 9, 12, 15 -> 6..15 in 3s, 15 included)
+    const dc = page.locator('.axis[data-axis="1"]');
+    await dc.locator('.axis-values').fill('6, 9, 12, 15');
+    await dc.locator('.axis-kind').selectOption('range');
+    expect([await dc.locator('.axis-from').inputValue(), await dc.locator('.axis-to').inputValue(), await dc.locator('.axis-step').inputValue()]).toEqual(['6', '15', '3']);
+    await dc.locator('.axis-kind').selectOption('list');
+    expect(await dc.locator('.axis-values').inputValue()).toBe('6, 9, 12, 15');
+    // a "to" off the step is said beside the range, with where the sweep ends
+    await hp.locator('.axis-kind').selectOption('range');
+    await hp.locator('.axis-step').fill('3');
+    await expect.poll(() => hp.locator('.axis-note').textContent()).toBe('30 is not on the step (3 from 10): the sweep ends at 28');
+    expect(await hp.locator('.axis-note').isVisible()).toBe(true);
+    await screenshot(page, 'workbench-sweep-range-off-step', page.locator('#sweep-form'));
+    await hp.locator('.axis-step').fill('5');
+    await expect.poll(() => hp.locator('.axis-note').isVisible()).toBe(false);
+    // a setting the file does not sweep gets a range over its slider whose "to" is its last value (wall.dc's 1..40 in 4s ends at 37)
+    await dc.locator('.axis-path').selectOption('hp.infantry');
+    const [lo, hi, st] = [await dc.locator('.axis-from').inputValue(), await dc.locator('.axis-to').inputValue(), await dc.locator('.axis-step').inputValue()].map(Number);
+    expect((hi - lo) % st, `${lo}..${hi} in ${st}s`).toBe(0);
+    expect(await dc.locator('.axis-note').isVisible()).toBe(false);
     expect(problems()).toEqual([]);
     await page.close();
   });

@@ -747,6 +747,7 @@ function setupSweep() {
     sel.replaceChildren(...keep, ...nums.map((c) => el('option', { value: c.path, text: c.path })));
     sel.onchange = () => fillAxis(axis);
     $('.axis-kind', axis).onchange = (e) => switchAxisKind(axis, e.target.value);
+    for (const i of axis.querySelectorAll('.axis-range input')) i.oninput = () => noteAxis(axis);
   }
   const metric = $('#sweep-metric');
   metric.replaceChildren(...state.info.metrics.map((m) => el('option', { value: m, text: m })));
@@ -920,7 +921,7 @@ function setAxisKind(axis, kind) {
 
 /**
  * Fill an axis for its chosen path: a file's list is offered as its exact values (in the file's
- * order; "even range" is then its ends in its smallest gap), a file's range as that range, and
+ * order; "even range" is then its ends in the largest step through every value: rangeOfList), a file's range as that range, and
  * any other path as a range over its slider.
  */
 function fillAxis(axis, spec = fileSweepOf($('.axis-path', axis).value)) {
@@ -950,6 +951,8 @@ function fillAxis(axis, spec = fileSweepOf($('.axis-path', axis).value)) {
       to = r.hi;
       step = c.kind === 'int' ? Math.max(1, Math.round((to - from) / 10)) : Number(((to - from) / 10).toPrecision(2));
       if (v > to) to = v;
+      // "to" where the values end (wall.dc's slider 1..40 in steps of 4 ends at 37), so the box says the top swept
+      to = rangeValues(from, to, step).at(-1) ?? to;
     }
     $('.axis-values', axis).value = rangeValues(from, to, step).join(', ');
     setAxisKind(axis, 'range');
@@ -957,13 +960,47 @@ function fillAxis(axis, spec = fileSweepOf($('.axis-path', axis).value)) {
   inputs[0].value = from;
   inputs[1].value = to;
   inputs[2].value = step;
+  noteAxis(axis);
 }
 
-/** An even range over a list: its ends, in its smallest gap (so it passes through every value of an evenly spaced list). */
+/**
+ * An even range over a list: its ends, in the largest step that passes through every value of it
+ * (the greatest common divisor of its gaps, counted in its last decimal place): an evenly spaced
+ * list's own gap, and for `wall.hp: [10, 13, 16, 20, 25, 30]` 1, so the range still ends at 30 and
+ * holds the file's six cases. The smallest gap (3 there) stopped at 28, dropping the top.
+ */
 function rangeOfList(values) {
   const xs = [...new Set(values)].sort((a, b) => a - b);
+  if (xs.length < 2) return { from: xs[0], to: xs[0], step: 1 };
+  const places = (x) => (/e/i.test(String(x)) ? Infinity : (String(x).split('.')[1] ?? '').length);
+  const dp = Math.max(...xs.map(places));
   const gaps = xs.slice(1).map((x, i) => x - xs[i]);
-  return { from: xs[0], to: xs.at(-1), step: gaps.length > 0 ? Number(Math.min(...gaps).toPrecision(12)) : 1 };
+  let step = Math.min(...gaps); // a value too fine to count in decimal places: the smallest gap
+  if (dp <= 9) {
+    const scale = 10 ** dp;
+    const gcd = (a, b) => (b === 0 ? a : gcd(b, a % b));
+    step = xs.slice(1).reduce((g, x, i) => gcd(g, Math.round(x * scale) - Math.round(xs[i] * scale)), 0) / scale;
+  }
+  return { from: xs[0], to: xs.at(-1), step: Number(step.toPrecision(12)) };
+}
+
+/**
+ * What an even range gives when its "to" is not on its step (from 10 to 30 in steps of 3 ends at
+ * 28): said beside it, so a top value is never dropped unseen. Empty when "to" is on the step.
+ */
+function rangeNoteOf(from, to, step) {
+  const xs = rangeValues(from, to, step);
+  if (xs.length === 0 || xs.at(-1) === to) return '';
+  return `${to} is not on the step (${step} from ${from}): the sweep ends at ${xs.at(-1)}`;
+}
+
+/** Show (or clear) an axis's note on its range. */
+function noteAxis(axis) {
+  const note = $('.axis-note', axis);
+  if (!note) return;
+  const [from, to, step] = [$('.axis-from', axis), $('.axis-to', axis), $('.axis-step', axis)].map((i) => Number(i.value));
+  note.textContent = axis.dataset.kind === 'range' && $('.axis-path', axis).value ? rangeNoteOf(from, to, step) : '';
+  note.hidden = note.textContent === '';
 }
 
 /** Switching an axis between its list and an even range carries the values across. */
@@ -980,6 +1017,7 @@ function switchAxisKind(axis, kind) {
     if (xs.length > 0) $('.axis-values', axis).value = xs.join(', ');
   }
   setAxisKind(axis, kind);
+  noteAxis(axis);
 }
 
 /** The sweep form as a POST /api/sweep body ({ payload }), or what keeps it from being one ({ error }). */
