@@ -722,7 +722,18 @@ describeBrowser('the workbench page', () => {
     await expect.poll(() => answer.textContent(), { timeout: 120_000 }).toMatch(/^no candidate meets all 2 targets; closest: wall\.hp = \d+, wall\.dc = \d+/);
     expect(await answer.locator('table.checks tr.missed').count()).toBeGreaterThan(0);
     // the longest sieges are at the most HP searched: the answer at the top of its range says so, and where to look next
-    expect(await answer.locator('.edge').first().textContent()).toMatch(/^wall\.hp = \d+ is the top of the range searched \(\d+–\d+\): a better value may lie beyond it; search \d+–\d+ to look$/);
+    // in the page's words: its "from" and "to" boxes, never tune's --range; its button fills them in
+    const edge = answer.locator('.edge').first();
+    const said = /^wall\.hp = \d+ is the top of the range searched \((\d+)–(\d+)\): a better value may lie beyond it; set wall\.hp's “from” to (\d+) and “to” to (\d+) under settings to search, and search again set (\d+)–(\d+)$/.exec((await edge.textContent())!);
+    expect(said, (await edge.textContent())!).not.toBeNull();
+    expect(await answer.textContent()).not.toMatch(/--range|--\w/);
+    await edge.locator('button.widen').click();
+    const hpRow = page.locator('.tparam[data-i="0"]');
+    expect([await hpRow.locator('.tp-lo').inputValue(), await hpRow.locator('.tp-hi').inputValue()]).toEqual([said![3], said![4]]);
+    expect(Number(said![4])).toBeGreaterThan(Number(said![2]));
+    await screenshot(page, 'workbench-what-matters-edge', answer);
+    await hpRow.locator('.tp-lo').fill('');
+    await hpRow.locator('.tp-hi').fill('');
     expect(await answer.locator('table.checks tr.missed td.status').first().evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(e).color)).toBe('rgb(179, 38, 30)');
     await page.evaluate('window.scrollTo(0, 0)');
     await screenshot(page, 'workbench-what-matters-closest');

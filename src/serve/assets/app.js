@@ -1468,12 +1468,29 @@ function renderTuneAnswer(e, values) {
       showTab('results');
     },
   });
-  // an answer at an end of the range searched: the best may lie beyond it (the range boxes widen it)
+  // an answer at an end of the range searched: the best may lie beyond it. Said with the page's own
+  // controls (the setting's "from" and "to" under "settings to search"), never tune's --range, and a
+  // button that sets them (the search runs when asked)
   const edges = (e.edges ?? []).map((x) => {
     const p = e.params.find((q) => q.path === x.param);
     const where = `${x.param} = ${x.value} is the ${x.end === 'hi' ? 'top' : 'bottom'} of the range searched (${p.lo}–${p.hi})`;
-    const text = x.bound || !x.range ? `${where} and the ${x.end === 'hi' ? 'highest' : 'lowest'} value it allows: nothing beyond it to try` : `${where}: a better value may lie beyond it; search ${x.range[0]}–${x.range[1]} to look`;
-    return el('div', { class: 'muted edge', text });
+    if (x.bound || !x.range) return el('div', { class: 'muted edge', text: `${where} and the ${x.end === 'hi' ? 'highest' : 'lowest'} value it allows: nothing beyond it to try` });
+    const [lo, hi] = x.range;
+    const widen = el('button', {
+      type: 'button',
+      class: 'ghost widen',
+      'data-widen': x.param,
+      text: `set ${lo}–${hi}`,
+      title: `put ${lo} and ${hi} in the "from" and "to" of ${x.param} under settings to search`,
+      onclick: () => {
+        const row = [...document.querySelectorAll('#tune-form .tparam')].find((r) => $('.tp-path', r).value === x.param);
+        if (!row) return;
+        $('.tp-lo', row).value = String(lo);
+        $('.tp-hi', row).value = String(hi);
+        $('#tune-form').scrollIntoView({ behavior: 'smooth' });
+      },
+    });
+    return el('div', { class: 'muted edge' }, `${where}: a better value may lie beyond it; set ${x.param}'s “from” to ${lo} and “to” to ${hi} under settings to search, and search again `, widen);
   });
   const box = $('#tune-answer');
   box.replaceChildren(head, ...edges, el('table', { class: 'metrics checks' }, rows), el('div', { class: 'apply' }, apply, el('span', { class: 'muted', text: ` searched for ${caseWords(values)}` })));
