@@ -410,7 +410,15 @@ describeBrowser('the workbench page', () => {
     await page.click('#sweep-form button[type="submit"]');
     await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^p_test does not reach 0\.99 for structure\.surrender_level in \[1, 6\]; closest at structure\.surrender_level = 6: /);
     expect(await page.locator('#sweep-answer').textContent()).toContain("Raise the sweep's “to” (e.g. to 11): structure.surrender_level allows up to 1000.");
+    // the page's own words for solve's next step, never its JSON text (nor a CLI flag)
+    expect(await page.locator('#sweep-answer').textContent()).not.toMatch(/--[a-z]|try a higher/);
     await screenshot(page, 'workbench-sweep-not-reached', page.locator('#sweep-answer'));
+    // one value swept: nothing to solve between, said without a "from" and "to" a list does not have
+    await page.selectOption('.axis[data-axis="0"] .axis-kind', 'list');
+    await page.fill('.axis[data-axis="0"] .axis-values', '3');
+    await page.fill('#sweep-target', '0.45');
+    await page.click('#sweep-form button[type="submit"]');
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toBe('solve: structure.surrender_level has one value in this sweep (3): sweep two or more to find where p_test reaches 0.45');
     expect(problems()).toEqual([]);
     await page.close();
   });

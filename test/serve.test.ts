@@ -844,9 +844,27 @@ describe('sweeps and solve', () => {
     // P(test) = (level + 1) / 6 (above): at most 4/6 over levels 1-3
     const s = open('/api/sweep', { scenario: 'surrender/town-basic.yaml', values: { turns: 3 }, axes: [{ path: 'structure.surrender_level', from: 1, to: 3, step: 1 }], metric: 'p_test', target: 0.9, trials: 65536 });
     await s.ended;
-    const done = s.events.at(-1) as { type: string; solve: Record<string, unknown> };
+    const done = s.events.at(-1) as { type: string; solve: Record<string, unknown> & { next: { widen: string; suggest: number; text: string } } };
     expect(done.type).toBe('done');
     expect(done.solve).toHaveProperty('value', null);
+    // its next step in the page's words, reading as a sentence: it said 'try a higher the sweep's "to" (...), e.g. the sweep's "to" 5'
+    expect(done.solve.next).toEqual({
+      widen: 'to',
+      suggest: 5,
+      text: 'p_test grows with structure.surrender_level towards the target: try a higher "to" for the sweep (structure.surrender_level allows up to 1000), e.g. "to" 5',
+    });
+    // from a higher start the answer is the sweep's first value: a lower "from" may find a smaller one
+    const b = open('/api/sweep', { scenario: 'surrender/town-basic.yaml', values: { turns: 3 }, axes: [{ path: 'structure.surrender_level', from: 3, to: 5, step: 1 }], metric: 'p_test', target: 0.45, trials: 65536 });
+    await b.ended;
+    const bottom = b.events.at(-1) as { solve: { value: number; next: { text: string } } };
+    expect(bottom.solve.value).toBe(3);
+    expect(bottom.solve.next.text).toBe('3 is the bottom of the range: the target is met from the sweep\'s "from" on; a lower "from" for the sweep (down to -20), e.g. "from" 1, may find a smaller value');
+    // one value swept: nothing to solve between, said without a "from" and a "to" the list does not have
+    const one = open('/api/sweep', { scenario: 'surrender/town-basic.yaml', values: { turns: 3 }, axes: [{ path: 'structure.surrender_level', values: [3] }], metric: 'p_test', target: 0.45, trials: 4096 });
+    await one.ended;
+    const single = one.events.at(-1) as { type: string; solveError: string };
+    expect(single.type).toBe('done');
+    expect(single.solveError).toBe('structure.surrender_level has one value in this sweep (3): sweep two or more to find where p_test reaches 0.45');
   }, 60_000);
 
   it('solve and the cells name the variant as solve --json and run do: the loaded one when nothing is tuned, "tuned" when a value is', async () => {

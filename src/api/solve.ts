@@ -82,6 +82,21 @@ export interface SolveNames {
   to: string;
   /** Left out when the caller has no control for the resolution (the workbench). */
   step?: string;
+  /** "a higher --to" (the default, from `to`), for a caller whose name of an end does not take "a higher" before it. */
+  higher?: string;
+  /** "a lower --from" (the default, from `from`). */
+  lower?: string;
+  /** An end set to a value: "--to 24" (the default: the end's name, then the value). */
+  set?: (end: 'from' | 'to', value: number) => string;
+}
+
+/** The phrases of `next.text` in the caller's words (each defaults to the CLI's form built from `from`/`to`). */
+function phrases(names: SolveNames) {
+  return {
+    higher: names.higher ?? `a higher ${names.to}`,
+    lower: names.lower ?? `a lower ${names.from}`,
+    set: names.set ?? ((end: 'from' | 'to', value: number) => `${names[end]} ${value}`),
+  };
 }
 
 const CLI_NAMES: SolveNames = { from: '--from', to: '--to', step: '--step' };
@@ -372,7 +387,7 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
     result.next = {
       widen: 'from',
       suggest: down,
-      text: `${answer} is the bottom of the range: the target is met from ${names.from} on; a lower ${names.from} (down to ${allowed.min}), e.g. ${names.from} ${down}, may find a smaller value`,
+      text: `${answer} is the bottom of the range: the target is met from ${names.from} on; ${phrases(names).lower} (down to ${allowed.min}), e.g. ${phrases(names).set('from', down)}, may find a smaller value`,
     };
   }
   const plateau = plateauAround(
@@ -409,8 +424,9 @@ function nextStep(r: SolveResult, names: SolveNames): SolveNext {
   const onGrid = (x: number) => (r.step === 1 ? x : tidy(Math.round(x / r.step) * r.step));
   const up = r.to < r.allowed.max ? onGrid(Math.min(r.allowed.max, r.to + span)) : undefined;
   const down = r.from > r.allowed.min ? onGrid(Math.max(r.allowed.min, r.from - span)) : undefined;
-  const higher = `a higher ${names.to} (${r.param} allows up to ${r.allowed.max})`;
-  const lower = `a lower ${names.from} (down to ${r.allowed.min})`;
+  const say = phrases(names);
+  const higher = `${say.higher} (${r.param} allows up to ${r.allowed.max})`;
+  const lower = `${say.lower} (down to ${r.allowed.min})`;
   if (flat) {
     const ways = [down !== undefined ? lower : '', up !== undefined ? higher : ''].filter(Boolean);
     const widen = down !== undefined && up !== undefined ? 'both' : up !== undefined ? 'to' : down !== undefined ? 'from' : 'none';
@@ -420,7 +436,7 @@ function nextStep(r: SolveResult, names: SolveNames): SolveNext {
       ...(suggest !== undefined ? { suggest } : {}),
       text:
         ways.length > 0
-          ? `${r.metric} hardly moves between ${r.param} = ${r.from} and ${r.to}: try ${ways.join(' or ')}${suggest !== undefined ? `, e.g. ${widen === 'to' ? names.to : names.from} ${suggest}` : ''}, or another setting`
+          ? `${r.metric} hardly moves between ${r.param} = ${r.from} and ${r.to}: try ${ways.join(' or ')}${suggest !== undefined ? `, e.g. ${say.set(widen === 'to' ? 'to' : 'from', suggest)}` : ''}, or another setting`
           : `${r.metric} hardly moves over every value ${r.param} allows: another setting must move it`,
     };
   }
@@ -428,7 +444,7 @@ function nextStep(r: SolveResult, names: SolveNames): SolveNext {
   if (up === undefined) {
     return { widen: 'none', text: `${r.metric} ${way} with ${r.param} but ${r.to} is the highest value it allows: the target is out of this setting's reach` };
   }
-  return { widen: 'to', suggest: up, text: `${r.metric} ${way} with ${r.param} towards the target: try ${higher}, e.g. ${names.to} ${up}` };
+  return { widen: 'to', suggest: up, text: `${r.metric} ${way} with ${r.param} towards the target: try ${higher}, e.g. ${say.set('to', up)}` };
 }
 
 /**

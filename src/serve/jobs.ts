@@ -24,6 +24,7 @@ import {
   type ValueIssue,
 } from '../api.js';
 import { CancelledError } from '../engine/run.js';
+import type { SolveNames } from '../api/solve.js';
 import { precisionMetrics, widestOf } from '../api/run.js';
 import { producedMetrics, tidy } from '../api/tunables.js';
 import type { RulesSystem } from '../systems/types.js';
@@ -305,8 +306,18 @@ function shellWord(s: string): string {
   return /^[A-Za-z0-9._\/@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The page's controls, as solve's messages name them (never the CLI's flags). */
-const SOLVE_NAMES = { from: 'the sweep\'s "from"', to: 'the sweep\'s "to"' };
+/**
+ * The page's controls, as solve's messages name them (never the CLI's flags): its problems and
+ * `next.text` ('try a higher "to" for the sweep (wall.hp allows up to 100000), e.g. "to" 18',
+ * where the CLI's says 'try a higher --to ..., e.g. --to 18').
+ */
+export const SOLVE_NAMES: SolveNames = {
+  from: 'the sweep\'s "from"',
+  to: 'the sweep\'s "to"',
+  higher: 'a higher "to" for the sweep',
+  lower: 'a lower "from" for the sweep',
+  set: (end, value) => `"${end}" ${value}`,
+};
 
 /** The ends of a sweep axis (solve searches between them). */
 const lowest = (a: SweepAxis) => ('values' in a ? Math.min(...a.values) : a.from);
@@ -457,7 +468,10 @@ export async function streamSweep(ctx: JobContext, client: string, body: Record<
     const list = snapshot();
     let solve: Awaited<ReturnType<typeof solveScenario>> | undefined;
     let solveError: string | undefined;
-    if (target !== undefined && axes.length === 1) {
+    if (target !== undefined && axes.length === 1 && lowest(axes[0]) === highest(axes[0])) {
+      // one value swept (a list of one, or from = to): nothing to solve between, said in the page's words (solve's would name a from and a to a list does not have)
+      solveError = `${axes[0].path} has one value in this sweep (${lowest(axes[0])}): sweep two or more to find where ${metric} reaches ${target}`;
+    } else if (target !== undefined && axes.length === 1) {
       const tv = tunedScenario(v, { variant, values: Object.fromEntries(Object.entries(values).filter(([p]) => p !== axes[0].path)) });
       if (tv.ok) {
         try {
