@@ -1054,6 +1054,33 @@ describe('what matters: the ranking (sensitivity) and the search (tune) of the t
     for (const m of [bounds, await refused({ trials: 1000, budget: 1000 })]) expect(m).not.toMatch(/--[a-z]/);
   });
 
+  it("what a person can type wrong in the page (a range's ends, a target's, a sweep's step) is refused in the page's words, not the API's field names (was 'ranges.turns: needs from < to', 'targets.0: needs lo < hi', 'step: must be a number from 1e-9 to 1000000000')", async () => {
+    const target = { metric: 'p_test', lo: 0.4, hi: 0.6 };
+    const refused = async (route: string, body: Record<string, unknown>, status: number) => {
+      const r = await post(route, { scenario: TB, ...body });
+      expect(r.status, r.text).toBe(status);
+      return JSON.parse(r.text) as { error: string; issues: { path: string; message: string }[] };
+    };
+    // the search's "from" and "to" of a setting: as the api says a range outside the values it allows (TUNE_NAMES)
+    const order = await refused('/api/tune', { params: ['turns'], ranges: { turns: [6, 2] }, targets: [target] }, 400);
+    expect(order.error).toBe('turns from 6 to 2 must be whole numbers with "from" below "to"');
+    expect(order.issues).toEqual([{ path: 'ranges.turns', message: order.error }]); // the field, for other clients
+    expect((await refused('/api/tune', { params: ['turns'], ranges: { turns: [2, 5.5] }, targets: [target] }, 400)).error).toBe('turns from 2 to 5.5 must be whole numbers with "from" below "to"');
+    expect((await refused('/api/tune', { params: ['turns'], ranges: { turns: [3, 3] }, targets: [target] }, 400)).error).toBe('turns from 3 to 3 must be whole numbers with "from" below "to"');
+    // a target's low and high, as its row shows them: p_test in [low, high]
+    const t = await refused('/api/tune', { params: ['turns'], targets: [target, { metric: 'p_test', lo: 0.6, hi: 0.4 }] }, 400);
+    expect(t.error).toBe('target p_test in [0.6, 0.4]: its low must be below its high');
+    expect(t.issues[0].path).toBe('targets.1');
+    // a sweep's step of 0 (or an emptied box, sent as 0): the range's problem, for its setting, in the form's words
+    for (const step of [0, -2]) {
+      const z = await refused('/api/sweep', { axes: [{ path: 'turns', from: 1, to: 6, step }], metric: 'p_test' }, 422);
+      expect(z.error).toBe(`turns: ${MSG.sweepRange()}`);
+      expect(z.issues).toEqual([{ path: 'turns', message: MSG.sweepRange() }]);
+    }
+    expect(MSG.sweepRange()).toMatch(/\bfrom\b.*\bto\b.*\bstep\b/); // the form's labels
+    for (const e of [order.error, t.error]) expect(e).not.toMatch(/ranges\.|targets\.|\blo\b|\bhi\b|--[a-z]/);
+  });
+
   it('a newer ranking from the same tab cancels the older; a search and a live run of that tab go on; a closed tab cancels its own', async () => {
     const big = { scenario: 'fantasy/stone-wall-siege.yaml', trials: 1_000_000, seed: 1 };
     const tab = 'matters-tab-0001';

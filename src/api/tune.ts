@@ -96,6 +96,8 @@ export interface TuneNames {
   ranges: string;
   /** The budget given: `--budget 100`. */
   budget: (budget: number) => string;
+  /** A target whose ends are the wrong way round: `target "p_test in [0.6, 0.4]": need lo < hi`. */
+  targetOrder: (t: TuneTarget) => string;
 }
 
 const CLI_NAMES: TuneNames = {
@@ -107,6 +109,7 @@ const CLI_NAMES: TuneNames = {
   bounds: (_p, min, max) => `the schema's bounds ${min}..${max}`,
   ranges: '--range',
   budget: (b) => `--budget ${b}`,
+  targetOrder: (t) => `target "${t.metric} in [${t.lo}, ${t.hi}]": need lo < hi`,
 };
 
 /** One target judged at one candidate. */
@@ -272,6 +275,7 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
   if (o.params.length < 1 || o.params.length > 3) throw new TuningInputError(`tune takes one to three ${names.params} (got ${o.params.length})`);
   if (new Set(o.params).size !== o.params.length) throw new TuningInputError(`a parameter is listed twice in ${names.params}`);
   if (o.targets.length === 0) throw new TuningInputError(`give at least one ${names.target}`);
+  for (const t of o.targets) if (!(t.lo < t.hi)) throw new TuningInputError(names.targetOrder(t));
 
   // --- parameters and their ranges ---
   const bounds = new Map<string, [number, number]>(); // each parameter's schema bounds

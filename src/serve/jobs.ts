@@ -369,7 +369,8 @@ export function sweepRequest(ctx: JobContext, body: Record<string, unknown>) {
       path,
       from: optNumber(o, 'from', -1e9, 1e9) ?? NaN,
       to: optNumber(o, 'to', -1e9, 1e9) ?? NaN,
-      step: optNumber(o, 'step', 1e-9, 1e9) ?? NaN,
+      // a step of 0 or below is the range's problem, said for its axis in the page's words (MSG.sweepRange: "wall.hp: a range needs from <= to and step > 0"), not "step: must be a number from 1e-9 ..."
+      step: optNumber(o, 'step', -1e9, 1e9) ?? NaN,
     };
   });
   const metric = optString(body, 'metric') ?? v.headline?.[0] ?? v.system.headline[0];

@@ -31,11 +31,14 @@ const TUNE_NAMES: TuneNames = {
   bounds: (p, min, max) => `the values ${p} allows (${min}..${max})`,
   ranges: 'a range',
   budget: (b) => `a budget of at most ${showCount(b)} trials`,
+  targetOrder: (t) => `target ${t.metric} in [${t.lo}, ${t.hi}]: its low must be below its high`,
 };
 
 const DOTTED = /^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
 
 const bad = (path: string, message: string) => new RequestError(400, `${path}: ${message}`, [{ path, message }]);
+/** A 400 on what the page lets a person type (a range's ends, a target's), said in the page's words only (TUNE_NAMES); `path` names the field for other clients. */
+const typed = (path: string, message: string) => new RequestError(400, message, [{ path, message }]);
 
 /** A list of distinct dotted paths (1 to `max`), or undefined when absent. */
 function optPaths(body: Record<string, unknown>, key: string, max: number): string[] | undefined {
@@ -56,8 +59,9 @@ function optRanges(body: Record<string, unknown>, params: string[]): Record<stri
   const out: Record<string, [number, number]> = {};
   for (const [k, r] of Object.entries(v as Record<string, unknown>)) {
     if (!params.includes(k)) throw bad('ranges', `"${k.slice(0, 200)}" is not one of the settings searched`);
-    if (!Array.isArray(r) || r.length !== 2 || r.some((x) => typeof x !== 'number' || !Number.isSafeInteger(x))) throw bad(`ranges.${k}`, 'must be [from, to] with whole numbers');
-    if (!(r[0] < r[1])) throw bad(`ranges.${k}`, 'needs from < to');
+    if (!Array.isArray(r) || r.length !== 2 || r.some((x) => typeof x !== 'number' || !Number.isFinite(x))) throw bad(`ranges.${k}`, 'must be [from, to], two numbers');
+    // whole numbers, from below to: as the api says it to the page ("wall.dc from 20 to 10 must be whole numbers with "from" below "to"")
+    if (!(Number.isSafeInteger(r[0]) && Number.isSafeInteger(r[1]) && r[0] < r[1])) throw typed(`ranges.${k}`, `${TUNE_NAMES.range(k, r[0], r[1])} must be ${TUNE_NAMES.order}`);
     out[k] = [r[0], r[1]];
   }
   return out;
@@ -72,7 +76,7 @@ function targetsOf(raw: unknown): TuneTarget[] {
     if (typeof o.metric !== 'string' || o.metric.length === 0 || o.metric.length > 100 || typeof o.lo !== 'number' || typeof o.hi !== 'number' || !Number.isFinite(o.lo) || !Number.isFinite(o.hi)) {
       throw bad(`targets.${i}`, 'must be { metric, lo, hi } with a metric name and two numbers');
     }
-    if (!(o.lo < o.hi)) throw bad(`targets.${i}`, `needs lo < hi (got [${o.lo}, ${o.hi}])`);
+    if (!(o.lo < o.hi)) throw typed(`targets.${i}`, TUNE_NAMES.targetOrder({ metric: o.metric, lo: o.lo, hi: o.hi }));
     return { metric: o.metric, lo: o.lo, hi: o.hi };
   });
 }

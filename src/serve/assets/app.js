@@ -1279,7 +1279,8 @@ async function runJob(k, route, payload, on) {
     });
   } catch (e) {
     if (e.name === 'AbortError' || state[k] !== ac) return;
-    status.textContent = [e.message, ...(e.body?.issues ?? []).filter((i) => i.message !== e.message).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message))].join(' · ');
+    const lines = (e.body?.issues ?? []).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
+    status.textContent = [e.message, ...lines.filter((line, j) => line !== e.message && e.body.issues[j].message !== e.message)].join(' · '); // each said once
   } finally {
     if (state[k] === ac) {
       section.classList.remove('stale');
