@@ -1,6 +1,6 @@
 /**
  * The README's example sessions are what the commands print today: every `$ npx siegesim ...`
- * line in it (run, sensitivity, tune, test, run and diff; solve has no example output) is run in a
+ * line in it (run, sensitivity, tune, test, run and diff; solve has no example session, but its log line is checked against the command the README names) is run in a
  * scratch folder, as a user would from a checkout, and its stdout compared with the lines the
  * README shows under it (or, for a command with none, the fenced block right after: the
  * `diff --markdown` output). The scratch folder links to the checkout's scenarios/ and test/, so
@@ -99,6 +99,19 @@ describe('the README examples', () => {
       'run (nothing shown)',
       'diff',
     ]);
+  });
+
+  it("solve's log line is what the command beside it prints on stderr in a log (but the time): it said 51 evaluations (204,864 trials), which no command printed", async () => {
+    const text = readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    const m = /\(`(solve [^`]+)`, the fantasy section's example, prints `([^`]+)`/.exec(text);
+    expect(m, 'the README names the command its solve log line comes from').not.toBeNull();
+    const [, command, shown] = m!;
+    expect(text).toContain(`npx siegesim ${command}`); // the fantasy section's own example
+    const r = await runCli(words(command), { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const end = r.stderr.trimEnd().split('\n').at(-1)!;
+    const time = / in [\d.]+ s /;
+    expect(end.replace(time, ' in T s ')).toBe(shown.replace(time, ' in T s '));
   });
 
   // in README order: a command that shows nothing makes what the next one reads (`run ... --out before`)
