@@ -413,6 +413,14 @@ describe('judge', () => {
     expect(judge(e({ kind: 'exact' }), c, z, ex(0.52)).state).toBe('undecided'); // z = -4
     expect(judge(e({ kind: 'exact' }), c, z, ex(0.53)).state).toBe('fail'); // z = -6
   });
+
+  it('exact: a mean no trial gave a value has no z (not 0, which passed it) and is undecided', () => {
+    const none: CaseResult = { case: 1, variant: 'v', params: {}, trials: 20, metrics: { m_x: { value: NaN, ci_low: NaN, ci_high: NaN, kind: 'mean', n: 0 } }, differences: {}, curves: {} };
+    const j = judge(e({ kind: 'exact' }, { metric: 'm_x', base: 'm_x' }), none, z, { m_x: { value: 3.25, variance: 1 } });
+    expect(j.state).toBe('undecided');
+    expect(j.exact?.value).toBe(3.25);
+    expect(j.exact?.z).toBeNaN();
+  });
 });
 
 describe('what a FAIL or inconclusive assertion says', () => {
@@ -491,5 +499,35 @@ expect:
     expect(assertionMessage(r.assertions[0])).toBe(
       'mean_breach_round = n/a [n/a, n/a] has no interval to judge against the upper bound 1.5: 0 of 2,000 trials gave it a value, and a mean needs 2 (99.9% interval, still undecided at the cap of 2,000 trials)',
     );
+  });
+
+  it('exact: true on a mean no trial gave a value prints no z (it passed as "z = 0.00" before): inconclusive, and more trials decide it', async () => {
+    // the wall at DC 20: the exact p_breach is 0.0124, and 20 trials see no breach (seed 23)
+    const text = `name: w
+system: fantasy
+seed: 23
+trials: 20
+mode: siege
+attacker: { infantry: 8, cavalry: 3 }
+defender: { infantry: 8 }
+wall: { type: stone, breach_threshold: 4, dc: 20 }
+rules: { tower_bonus: none }
+max_rounds: 10
+expect:
+  - { metric: mean_breach_round, exact: true }
+`;
+    const first = await testScenario(scenario(text), { maxTrials: 20 });
+    const [x] = first.assertions;
+    expect([x.verdict, x.observations, x.trials, x.boundText]).toEqual(['inconclusive', 0, 20, 'exact 3.2567 (no z)']);
+    expect(x.exact?.z).toBeNaN();
+    expect(assertionMessage(x)).toBe(
+      `mean_breach_round = n/a [n/a, n/a] ${MSG.testExactNoZ('3.2567', 0, '20')} (99.9% interval, still undecided at the cap of 20 trials)`,
+    );
+    expect(testFooter([first], false, 0).slice(1)).toEqual([MSG.testNoIntervalHint()]);
+    // with room for more looks the point runs on until breaches give the mean values, and is judged on a z
+    const later = await testScenario(scenario(text), { maxTrials: 320 });
+    expect(later.assertions[0].verdict).toBe('pass');
+    expect(later.assertions[0].trials).toBeGreaterThan(20);
+    expect(Number.isFinite(later.assertions[0].exact?.z)).toBe(true);
   });
 });

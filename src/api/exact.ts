@@ -65,7 +65,9 @@ export function checkScenario(result: ScenarioResult, exact: ExactCase[]): Check
 export function zRow(c: CaseResult, metric: string, m: Metric, exact: number, variance: number | undefined): CheckRow {
   let z: number;
   if (m.kind === 'probability') z = zProportion(m.k ?? 0, m.n, exact);
-  else if (m.n === 0) z = 0; // nothing observed: the probability rows carry the evidence
+  // No trial gave the mean a value: there is nothing to compare, so no z (NaN, null in JSON),
+  // never a 0 that reads as agreement. The event's probability, on its own row, carries the evidence.
+  else if (m.n === 0) z = NaN;
   else z = zMean(m.value, m.n, exact, variance ?? NaN);
   return { case: c.case, variant: c.variant, metric, simulated: m.value, exact, n: m.n, z };
 }

@@ -258,6 +258,7 @@ function boundText(b: Bound, exact?: { value: number; z: number }): string {
     case 'at_most':
       return `at most ${b.high}`;
     case 'exact':
-      return exact ? `exact ${fmtTest(exact.value)} (z = ${exact.z.toFixed(2)})` : 'exact';
+      // a mean no trial gave a value has no z: never print one (a 0.00 would read as agreement)
+      return exact ? `exact ${fmtTest(exact.value)} (${Number.isNaN(exact.z) ? 'no z' : `z = ${exact.z.toFixed(2)}`})` : 'exact';
   }
 }

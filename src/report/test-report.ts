@@ -78,6 +78,7 @@ export function relationText(a: AssertionResult): string {
   if (b.kind === 'exact') {
     const ex = a.exact;
     if (!ex) return 'has no exact answer to compare with';
+    if (Number.isNaN(ex.z)) return a.observations !== undefined ? MSG.testExactNoZ(fmtTest(ex.value), a.observations, showCount(a.trials)) : `has no z against the exact answer ${fmtTest(ex.value)}`;
     const z = `z = ${ex.z.toFixed(2)}`;
     if (a.verdict === 'pass') return `agrees with the exact answer ${fmtTest(ex.value)} (${z})`;
     // the limits judge() applies: |z| within the confidence's z passes, beyond the larger of it and check's 4.5 fails
@@ -128,8 +129,9 @@ export function testFooter(results: readonly ScenarioTestResult[], strict: boole
   return [...out, ...hintsOf(results)];
 }
 
-/** An inconclusive assertion with no interval at all: more trials cannot decide it when what its mean averages over stopped happening. */
-const undefinedInterval = (a: AssertionResult): boolean => a.verdict === 'inconclusive' && a.bound.kind !== 'exact' && !(Number.isFinite(a.ci_low) && Number.isFinite(a.ci_high));
+/** An inconclusive assertion with no interval at all (or, for `exact: true`, no z: a mean no trial gave a value): more trials cannot decide it when what its mean averages over stopped happening. */
+const undefinedInterval = (a: AssertionResult): boolean =>
+  a.verdict === 'inconclusive' && (a.bound.kind === 'exact' ? a.exact !== undefined && Number.isNaN(a.exact.z) : !(Number.isFinite(a.ci_low) && Number.isFinite(a.ci_high)));
 
 /** The hints said once under the verdicts: for a FAIL, for a straddling assertion, for one with no interval. */
 function hintsOf(results: readonly ScenarioTestResult[]): string[] {

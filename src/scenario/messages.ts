@@ -197,4 +197,19 @@ export const MSG = {
     'hint: an assertion with no interval is on a mean of something that (almost) never happened, even at the cap: more trials will not decide it. ' +
     'If the change is intended, rewrite or drop the item at the file:line shown; if not, `siegesim diff` of a run before and after it shows what moved. ' +
     "An assertion on that event's probability too (p_breach beside mean_breach_round) fails when it stops happening",
+  /** `check`'s table, beside a mean no trial gave a value (its z column shows –). */
+  checkNoZ: () => 'no z: no trial gave this mean a value (n = 0); the probability of its event is compared on its own row',
+  /** The tail of `check`'s verdict line when some rows had no z. */
+  checkNoDataCount: (n: number) => `${n} with no z (a mean no trial gave a value: n = 0; neither a pass nor a fail)`,
+  /**
+   * A failed comparison of `check`, as a sentence that stands alone in a CI log: the scenario and
+   * its file, the case as `test` names it (swept values and variant), the metric, the numbers.
+   */
+  checkFail: (scenario: string, file: string, kase: number, where: string, metric: string, simulated: string, exact: string, z: string, zLimit: number, n: string) =>
+    `FAIL  ${scenario} (${file}) case ${kase}${where ? ` (${where})` : ''}: ${metric} simulated ${simulated}, exact ${exact}, z = ${z}, |z| over the limit ${zLimit} (${n} observations)`,
+  /** Under the first failures listed again. */
+  checkMoreFails: (n: number, json: boolean) => `... and ${n} more FAIL rows (${json ? 'the JSON on stdout' : 'the table above, or --json,'} lists every one)`,
+  /** `test`'s `exact: true` on a mean no trial gave a value: there is no z to judge. */
+  testExactNoZ: (exact: string, observations: number, trials: string) =>
+    `has no z against the exact answer ${exact}: ${observations} of ${trials} trials gave it a value`,
 } as const;

@@ -1,7 +1,11 @@
 /** `siegesim check`: Monte Carlo against the exact answers, metric by metric (z-scores). */
 import type { Command } from 'commander';
-import { checkScenario, CHECK_Z_LIMIT, exactScenario, runScenario } from '../../api.js';
+import { checkScenario, CHECK_Z_LIMIT, exactScenario, runScenario, type CheckRow } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
+import { whereLabel } from '../../api/test.js';
+import { shortName } from '../../systems/chart-kit.js';
+import { showCount } from '../../report/format.js';
+import { MSG } from '../../scenario/messages.js';
 import { controller, loadAll, positiveNumber, seedArg, threadsOpt, trialsArg, type RunFlags } from '../common.js';
 
 type CheckFlags = RunFlags & { verbose?: boolean; zLimit: number; allowEmpty?: boolean };
@@ -12,14 +16,18 @@ interface CheckJsonRow {
   case: number;
   variant: string;
   params: Record<string, unknown>;
+  /** The case as `test` and `diff` name it: `wall.dc=12, variant above-dc` (swept values, then the variant when there are several; empty for a single case). */
+  where: string;
   /** A metric, or a curve's point (`p_hold_by[round=3]`). */
   metric: string;
   simulated: number | null;
   exact: number | null;
   /** Observations the simulated value rests on. */
   n: number;
+  /** null when not defined: a mean no trial gave a value (n = 0, verdict `no_data`). */
   z: number | null;
-  verdict: 'pass' | 'fail';
+  /** `no_data`: a mean with no observations (n = 0): nothing to compare, neither a pass nor a fail. */
+  verdict: 'pass' | 'fail' | 'no_data';
 }
 
 /** `siegesim check --json`: one document, every comparison (the --verbose table's rows) with its verdict. */
@@ -29,18 +37,26 @@ interface CheckJson {
   z_limit: number;
   compared: number;
   failed: number;
-  /** Largest |z| over every comparison (null when nothing was compared or a z is undefined). */
+  /** Rows with no z (verdict `no_data`: a mean no trial gave a value). */
+  no_data: number;
+  /** Largest |z| over every comparison that has one (null when nothing was compared or a z is undefined). */
   max_abs_z: number | null;
   allow_empty: boolean;
   /** Why a run that compared nothing fails (null otherwise, and with --allow-empty). */
   empty: string | null;
-  scenarios: { name: string; file: string; system: string; seed: string | number; cases: number; trials: number; compared: number; failed: number }[];
+  scenarios: { name: string; file: string; system: string; seed: string | number; cases: number; trials: number; compared: number; failed: number; no_data: number }[];
   /** Scenarios without an exact form (nothing to compare with). */
   skipped: { name: string; file: string; reason: string }[];
   rows: CheckJsonRow[];
 }
 
 const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
+
+/** A mean no trial gave a value: zRow's z is NaN, and there is nothing to compare. */
+const noData = (r: CheckRow): boolean => r.n === 0 && Number.isNaN(r.z);
+
+/** Failures listed again, as sentences, under the tables (a CI log's tail names what failed). */
+const FAIL_LINES = 20;
 
 async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
   const scenarios = loadAll(files);
@@ -49,9 +65,11 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
   let worst = 0;
   let failed = 0;
   let compared = 0;
+  let missing = 0;
+  const failures: string[] = [];
   // --json keeps stdout for the JSON alone: the table goes to stderr (a CI log still shows it).
   const say = (text: string) => (flags.json ? process.stderr : process.stdout).write(text);
-  const doc: CheckJson = { passed: false, z_limit: limit, compared: 0, failed: 0, max_abs_z: null, allow_empty: flags.allowEmpty === true, empty: null, scenarios: [], skipped: [], rows: [] };
+  const doc: CheckJson = { passed: false, z_limit: limit, compared: 0, failed: 0, no_data: 0, max_abs_z: null, allow_empty: flags.allowEmpty === true, empty: null, scenarios: [], skipped: [], rows: [] };
   try {
     for (const v of scenarios) {
       const ex = exactScenario(v);
@@ -63,27 +81,42 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
       const result = await runScenario(v, { trials: flags.trials, seed: flags.seed, executor: exec, signal: controller.signal });
       const rows = checkScenario(result, ex);
       say(`# ${v.name}: ${result.cases.length} case(s) x ${result.cases[0]?.trials} trials\n`);
-      // columns as wide as this scenario's longest variant and metric: a name is never cut (charge-when-weaker, not charge-when-weake)
+      const paramsOf = new Map(result.cases.map((c) => [c.case, c.params]));
+      const variants = result.variants.length > 1;
+      const whereOf = (r: CheckRow) => whereLabel(result.params, paramsOf.get(r.case) ?? {}, variants ? r.variant : undefined);
+      // the swept values as `run` names a case (a column per parameter, under its short name),
+      // each column as wide as its longest value; variant and metric names are never cut
+      // (charge-when-weaker, not charge-when-weake)
+      const pw = result.params.map((p) => Math.max(shortName(p).length, ...result.cases.map((c) => String(c.params[p]).length)) + 2);
+      const paramCells = (params: Record<string, unknown>) => result.params.map((p, k) => String(params[p]).padEnd(pw[k])).join('');
       const vw = Math.max(17, ...rows.map((r) => r.variant.length)) + 1;
       const mw = Math.max(33, ...rows.map((r) => r.metric.length)) + 1;
-      say(`${'case'.padEnd(5)}${'variant'.padEnd(vw)}${'metric'.padEnd(mw)}${'simulated'.padStart(14)}${'exact'.padStart(14)}${'z'.padStart(9)}\n`);
-      const entry = { name: v.name, file: v.file, system: v.system.id, seed: result.seed, cases: result.cases.length, trials: result.cases[0]?.trials ?? 0, compared: rows.length, failed: 0 };
+      say(`${'case'.padEnd(5)}${'variant'.padEnd(vw)}${result.params.map((p, k) => shortName(p).padEnd(pw[k])).join('')}${'metric'.padEnd(mw)}${'simulated'.padStart(14)}${'exact'.padStart(14)}${'z'.padStart(9)}\n`);
+      const entry = { name: v.name, file: v.file, system: v.system.id, seed: result.seed, cases: result.cases.length, trials: result.cases[0]?.trials ?? 0, compared: rows.length, failed: 0, no_data: 0 };
       doc.scenarios.push(entry);
-      const paramsOf = new Map(result.cases.map((c) => [c.case, c.params]));
       for (const r of rows) {
         compared++;
+        const none = noData(r);
         const az = Math.abs(r.z);
-        if (!(az <= limit)) {
+        const bad = !none && !(az <= limit);
+        if (none) {
+          missing++;
+          entry.no_data++;
+        }
+        const where = whereOf(r);
+        if (bad) {
           failed++;
           entry.failed++;
+          failures.push(MSG.checkFail(v.name, v.file, r.case, where, r.metric, fmtNum(r.simulated), fmtNum(r.exact), r.z.toFixed(2), limit, showCount(r.n)));
         }
-        doc.rows.push({ scenario: v.name, case: r.case, variant: r.variant, params: paramsOf.get(r.case) ?? {}, metric: r.metric, simulated: finite(r.simulated), exact: finite(r.exact), n: r.n, z: finite(r.z), verdict: az <= limit ? 'pass' : 'fail' });
-        if (az > worst || Number.isNaN(az)) worst = Number.isNaN(az) ? Infinity : Math.max(worst, az);
-        const show = flags.verbose || !(az <= limit) || !r.metric.includes('[');
+        const params = paramsOf.get(r.case) ?? {};
+        doc.rows.push({ scenario: v.name, case: r.case, variant: r.variant, params, where, metric: r.metric, simulated: finite(r.simulated), exact: finite(r.exact), n: r.n, z: finite(r.z), verdict: none ? 'no_data' : bad ? 'fail' : 'pass' });
+        if (!none && (az > worst || Number.isNaN(az))) worst = Number.isNaN(az) ? Infinity : Math.max(worst, az);
+        const show = flags.verbose || bad || !r.metric.includes('[');
         if (!show) continue;
         say(
-          `${String(r.case).padEnd(5)}${r.variant.padEnd(vw)}${r.metric.padEnd(mw)}` +
-            `${fmtNum(r.simulated).padStart(14)}${fmtNum(r.exact).padStart(14)}${r.z.toFixed(2).padStart(9)}${az <= limit ? '' : '  FAIL'}\n`,
+          `${String(r.case).padEnd(5)}${r.variant.padEnd(vw)}${paramCells(params)}${r.metric.padEnd(mw)}` +
+            `${fmtNum(r.simulated).padStart(14)}${fmtNum(r.exact).padStart(14)}${(none ? '–' : r.z.toFixed(2)).padStart(9)}${bad ? '  FAIL' : none ? `  ${MSG.checkNoZ()}` : ''}\n`,
         );
       }
     }
@@ -92,6 +125,7 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
   }
   doc.compared = compared;
   doc.failed = failed;
+  doc.no_data = missing;
   const json = () => flags.json && process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
   if (compared === 0) {
     // Nothing compared is not a pass: a CI gate over scenarios without an exact form would
@@ -108,8 +142,12 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
     json();
     return;
   }
+  // each failure again as a sentence that stands alone, so the end of a CI log names the case
+  for (const line of failures.slice(0, FAIL_LINES)) say(line + '\n');
+  if (failures.length > FAIL_LINES) say(MSG.checkMoreFails(failures.length - FAIL_LINES, flags.json === true) + '\n');
   const verdict = failed === 0 ? 'passed' : 'FAILED';
-  say(`check ${verdict}: ${compared} comparisons (metrics and every curve point), max |z| = ${worst.toFixed(2)}, limit ${limit}\n`);
+  const noZ = missing > 0 ? `; ${MSG.checkNoDataCount(missing)}` : '';
+  say(`check ${verdict}: ${compared} comparisons (metrics and every curve point), max |z| = ${worst.toFixed(2)}, limit ${limit}${noZ}\n`);
   doc.passed = failed === 0;
   doc.max_abs_z = finite(worst);
   json();
