@@ -32,4 +32,4 @@ export {
   type SweepAxis,
 } from './api/live.js';
 export { testScenario, prepareExact, judge, TEST_CONFIDENCE, TEST_MAX_FACTOR, type TestOptions, type ScenarioTestResult, type AssertionResult, type Verdict } from './api/test.js';
-export { diffSummaries, diffSets, DiffError, DIFF_ALPHA, type DiffResult, type DiffRow, type DiffScenario, type DiffOptions, type SummaryDoc } from './api/diff.js';
+export { diffSummaries, diffSets, DiffError, DIFF_ALPHA, scenarioSettings, settingChanges, type SettingChange, type DiffResult, type DiffRow, type DiffScenario, type DiffOptions, type SummaryDoc } from './api/diff.js';

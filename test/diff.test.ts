@@ -1,8 +1,9 @@
 /** `siegesim diff` (src/api/diff.ts) and the statistics under it. */
 import { describe, expect, it } from 'vitest';
-import { diffSets, diffSummaries, DiffError, tunedName, type SummaryDoc } from '../src/api.js';
+import { diffSets, diffSummaries, DiffError, scenarioSettings, settingChanges, tunedName, type SummaryDoc } from '../src/api.js';
 import { sameScenario } from '../src/api/diff.js';
 import { diffMarkdown, diffText, pText } from '../src/report/diff-report.js';
+import { MSG } from '../src/scenario/messages.js';
 import {
   differenceInterval,
   holmAdjust,
@@ -190,5 +191,53 @@ describe('p-values as the diff prints them', () => {
     expect(pText(0)).toBe('< 1e-300');
     expect(pText(1.2e-80)).toBe('1.2e-80');
     expect(pText(0.0342)).toBe('0.034');
+  });
+});
+
+describe('which settings differ between the two runs', () => {
+  const file = {
+    name: 'keep',
+    description: 'not a setting',
+    system: 'fantasy',
+    seed: 7,
+    trials: 1000,
+    wall: { type: 'stone', hp: 30, dc: 12 },
+    sweep: { 'wall.dc': [8, 12, 16] },
+    variants: [{ name: 'as-written' }, { name: 'lenient', set: { 'rules.climb_comparison': 'gt' } }],
+    expect: [{ metric: 'p_breach', at_least: 0.5 }],
+  };
+
+  it('are the file as written, by dotted path (variants by name), with the run\'s own seed and trials; name, description and expect: are not settings', () => {
+    expect(scenarioSettings(file, { seed: 7, trials: 2000 })).toEqual({
+      system: 'fantasy',
+      seed: 7,
+      trials: 2000,
+      'wall.type': 'stone',
+      'wall.hp': 30,
+      'wall.dc': 12,
+      'sweep.wall.dc': [8, 12, 16],
+      'variants[lenient].set.rules.climb_comparison': 'gt',
+    });
+  });
+
+  it('lists each changed, added or dropped setting (null: not written) and says them in the text and the Markdown', () => {
+    const before = scenarioSettings(file);
+    const after = scenarioSettings({ ...file, wall: { type: 'stone', hp: 40, dc: 12, breach_threshold: 3 }, variants: [{ name: 'as-written' }] });
+    expect(settingChanges(before, after)).toEqual([
+      { key: 'wall.hp', before: 30, after: 40 },
+      { key: 'variants[lenient].set.rules.climb_comparison', before: 'gt', after: null },
+      { key: 'wall.breach_threshold', before: null, after: 3 },
+    ]);
+    const d = diffSummaries({ ...doc(), settings: before }, { ...doc(), settings: { ...before, 'wall.hp': 40 } });
+    expect(d.scenarios[0].settings).toEqual([{ key: 'wall.hp', before: 30, after: 40 }]);
+    expect(diffText(d).split('\n')[1]).toBe('  settings that differ: wall.hp: 30 -> 40');
+    expect(diffMarkdown(d)).toContain('\ngrid: settings that differ: `wall.hp`: 30 → 40.\n');
+    const added = diffSummaries({ ...doc(), settings: before }, { ...doc(), settings: after });
+    expect(diffText(added).split('\n')[1]).toContain("variants[lenient].set.rules.climb_comparison: gt -> (not written: the rules' default)");
+    // alike, and not known (a summary.json without the scenario copy its report folder keeps)
+    expect(diffText(diffSummaries({ ...doc(), settings: before }, { ...doc(), settings: before })).split('\n')[1]).toBe(`  ${MSG.diffSettingsSame()}`);
+    const unknown = diffSummaries(doc(), { ...doc(), settings: before });
+    expect(unknown.scenarios[0].settings).toBeNull();
+    expect(diffText(unknown).split('\n')[1]).toBe(`  ${MSG.diffSettingsUnknown()}`);
   });
 });

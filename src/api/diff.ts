@@ -35,6 +35,63 @@ export interface SummaryDoc {
   params: string[];
   variants: string[];
   cases: { case: number; variant: string; params: Record<string, unknown>; trials: number; metrics: Record<string, SummaryMetric> }[];
+  /**
+   * The run's settings by dotted path (`scenarioSettings` of the scenario copy its report keeps,
+   * scenario.yaml): not in summary.json, the reader adds it. Absent or null: not at hand, and the
+   * diff then says the settings could not be compared.
+   */
+  settings?: Record<string, unknown> | null;
+}
+
+/** One setting that differs between two runs: its dotted path, and its value before and after (null: not written, the rules' default). */
+export interface SettingChange {
+  key: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** Top-level keys that are not settings of the game: what the scenario is called and says, and what `test` asserts of it. */
+const NOT_SETTINGS = new Set(['name', 'description', 'headline', 'expect']);
+
+/**
+ * A scenario's settings as the file writes them, by dotted path (`wall.dc`, `sweep.wall.dc`,
+ * `variants[above-dc].set.rules.climb_comparison`), for `diff` to say which differ; `seed` and
+ * `trials` are the run's own (a flag may have overridden the file's).
+ * @example scenarioSettings({ name: 'k', wall: { dc: 12 }, sweep: { 'wall.hp': [10, 20] } }, { seed: 1 }) // { 'wall.dc': 12, 'sweep.wall.hp': [10, 20], seed: 1 }
+ */
+export function scenarioSettings(scenario: unknown, run: { seed?: string | number; trials?: number } = {}): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const walk = (x: unknown, key: string) => {
+    if (Array.isArray(x)) {
+      // a list of named items (variants) is keyed by name, so a variant added or edited reads as
+      // itself (one that only names itself, the baseline, has no settings of its own: a variant
+      // renamed shows as cases in one run only)
+      const named = x.length > 0 && x.every((e) => isMap(e) && typeof e.name === 'string') && new Set(x.map((e) => (e as { name: string }).name)).size === x.length;
+      if (!named) out[key] = x;
+      else for (const e of x as Record<string, unknown>[]) for (const [k, v] of Object.entries(e)) if (k !== 'name') walk(v, `${key}[${e.name as string}].${k}`);
+      return;
+    }
+    if (isMap(x) && Object.keys(x).length > 0) {
+      for (const [k, v] of Object.entries(x)) walk(v, key ? `${key}.${k}` : k);
+      return;
+    }
+    out[key] = x;
+  };
+  if (isMap(scenario)) for (const [k, v] of Object.entries(scenario)) if (!NOT_SETTINGS.has(k)) walk(v, k);
+  if (run.seed !== undefined) out.seed = run.seed;
+  if (run.trials !== undefined) out.trials = run.trials;
+  return out;
+}
+
+function isMap(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+/** The settings whose values differ, in the before run's order and then the after run's new ones (null: not written on that side). */
+export function settingChanges(before: Record<string, unknown>, after: Record<string, unknown>): SettingChange[] {
+  const keys = [...Object.keys(before), ...Object.keys(after).filter((k) => !(k in before))];
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  return keys.filter((k) => !same(before[k], after[k])).map((k) => ({ key: k, before: before[k] ?? null, after: after[k] ?? null }));
 }
 
 /** The two runs cannot be compared (exit 2): different scenario or system, nothing in common. */
@@ -80,6 +137,12 @@ export interface DiffScenario {
   only_after: string[];
   /** Metrics that could not be tested: missing or undefined (no observations) in one run. */
   untestable: { metric: string; where: string }[];
+  /**
+   * The settings that differ between the two runs (`wall.dc: 12 -> 13`; seed and trials
+   * included), from the scenario copies their reports keep; null when either run's is not at
+   * hand (a summary.json alone, or a report written without scenario.yaml).
+   */
+  settings: SettingChange[] | null;
 }
 
 export interface DiffResult {
@@ -222,6 +285,7 @@ function compareScenario(b: SummaryDoc, a: SummaryDoc, rows: DiffRow[]): DiffSce
     only_before: b.cases.filter((c) => !afterKeys.has(caseKey(c.params, c.variant))).map((c) => label(b, c) || `case ${c.case}`),
     only_after: a.cases.filter((c) => !beforeCases.has(caseKey(c.params, c.variant))).map((c) => label(a, c) || `case ${c.case}`),
     untestable,
+    settings: b.settings && a.settings ? settingChanges(b.settings, a.settings) : null,
   };
 }
 

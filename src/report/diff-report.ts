@@ -1,5 +1,6 @@
 /** What `siegesim diff` prints: a console table, or Markdown fit for a pull-request comment. Pure. */
-import type { DiffResult, DiffRow } from '../api/diff.js';
+import type { DiffResult, DiffRow, DiffScenario } from '../api/diff.js';
+import { MSG } from '../scenario/messages.js';
 import { fmtTest } from '../api/test.js';
 import { showCount } from './format.js';
 
@@ -55,12 +56,31 @@ function notCompared(d: DiffResult): string[] {
   return out;
 }
 
+/** A setting's value as the line says it: a list or mapping compact (`[8, 12, 16]`), one not written as such. */
+function settingValue(x: unknown): string {
+  if (x === null || x === undefined) return '(not written: the rules\' default)';
+  if (typeof x === 'string') return x;
+  if (Array.isArray(x)) return `[${x.map((e) => (typeof e === 'object' && e !== null ? JSON.stringify(e) : String(e))).join(', ')}]`;
+  return typeof x === 'object' ? JSON.stringify(x) : String(x);
+}
+
+/**
+ * `settings that differ: wall.dc: 12 -> 13; trials: 16384 -> 2000`: what the reader of a diff
+ * asks first, said beside what moved (`code` wraps each key for Markdown, `arrow` between values).
+ */
+export function settingsLine(s: DiffScenario, code = (k: string) => k, arrow = '->'): string {
+  if (s.settings === null) return MSG.diffSettingsUnknown();
+  if (s.settings.length === 0) return MSG.diffSettingsSame();
+  return `settings that differ: ${s.settings.map((c) => `${code(c.key)}: ${settingValue(c.before)} ${arrow} ${settingValue(c.after)}`).join('; ')}`;
+}
+
 /** The console form: a header per scenario, the moved metrics as a table, then the rest. */
 export function diffText(d: DiffResult): string {
   const out: string[] = [];
   for (const s of d.scenarios) {
     const f = showCount;
     out.push(`${s.name} (${s.system})${renamed(s)}: ${s.compared} comparison(s), ${f(s.before_trials)} trials before, ${f(s.after_trials)} after`);
+    out.push(`  ${settingsLine(s)}`);
   }
   out.push(diffHeadline(d));
   const moved = d.rows.filter((r) => r.moved);
@@ -99,6 +119,12 @@ export function diffMarkdown(d: DiffResult): string {
   }
   const scen = d.scenarios.map((s) => `${md(s.name)}${md(renamed(s))} (${showCount(s.before_trials)} → ${showCount(s.after_trials)} trials per case)`);
   out.push(`Scenarios: ${scen.join(', ')}.`);
+  // a pull request's comment over every scenario: only those set differently (or not known), else one line
+  const told = d.scenarios.filter((s) => s.settings === null || s.settings.length > 0);
+  const cap = (t: string) => t.charAt(0).toUpperCase() + t.slice(1);
+  if (told.length === 0) out.push('', `${d.scenarios.length === 1 ? cap(MSG.diffSettingsSame()) : `Every scenario: ${MSG.diffSettingsSame()}`}.`);
+  for (const s of told) out.push('', `${md(s.name)}: ${md(settingsLine(s, (k) => `\`${k}\``, '→'))}.`);
+  if (told.length > 0 && told.length < d.scenarios.length) out.push('', `The other ${d.scenarios.length - told.length} scenario(s): ${MSG.diffSettingsSame()}.`);
   const rest = notCompared(d);
   if (rest.length > 0) out.push('', '<details><summary>Not compared</summary>', '', ...rest.map((l) => `- ${md(l)}`), '', '</details>');
   return out.join('\n') + '\n';

@@ -209,6 +209,10 @@ export const MSG = {
     `FAIL  ${scenario} (${file}) case ${kase}${where ? ` (${where})` : ''}: ${metric} simulated ${simulated}, exact ${exact}, z = ${z}, |z| over the limit ${zLimit} (${n} observations)`,
   /** Under the first failures listed again. */
   checkMoreFails: (n: number, json: boolean) => `... and ${n} more FAIL rows (${json ? 'the JSON on stdout' : 'the table above, or --json,'} lists every one)`,
+  /** `diff`, when both runs' scenario settings are the same (seed and trials included). */
+  diffSettingsSame: () => 'settings that differ: none (the two scenarios are set alike, seed and trials included)',
+  /** `diff`, when a run's report has no scenario copy beside its summary.json to read the settings from. */
+  diffSettingsUnknown: () => 'settings that differ: not known (a run has no scenario.yaml beside its summary.json, as every report folder has)',
   /** `test`'s `exact: true` on a mean no trial gave a value: there is no z to judge. */
   testExactNoZ: (exact: string, observations: number, trials: string) =>
     `has no z against the exact answer ${exact}: ${observations} of ${trials} trials gave it a value`,

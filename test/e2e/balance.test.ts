@@ -175,10 +175,16 @@ describe('siegesim diff', () => {
     const row = json.rows.find((r: { metric: string }) => r.metric === 'p_breach');
     expect(row.moved).toBe(true);
     expect(row.change.value).toBeCloseTo(0.9376 - 0.9697, 1);
+    // which settings differ, read from the scenario copy beside each summary.json (the diff said only what moved before)
+    expect(json.scenarios[0].settings).toEqual([{ key: 'wall.dc', before: 12, after: 13 }]);
+    expect(moved.stdout).toContain('\nbalance-climbers: settings that differ: `wall.dc`: 12 → 13.\n');
+    const text = await cli(['diff', before, path.join(dir, 'after')]);
+    expect(text.stdout.split('\n')[1]).toBe('  settings that differ: wall.dc: 12 -> 13');
 
     const same = await cli(['diff', before, before, '--fail-on-change']);
     expect(same.code, same.stderr).toBe(0);
     expect(same.stdout).toMatch(/0 of \d+ comparisons moved significantly/);
+    expect(same.stdout.split('\n')[1]).toBe(`  ${MSG.diffSettingsSame()}`);
 
     const other = await cli(['diff', before, path.join(dir, 'other')]);
     expect(other.code).toBe(2);
@@ -189,6 +195,8 @@ describe('siegesim diff', () => {
     const tuned = await cli(['diff', before, path.join(dir, 'tuned.json')]);
     expect(tuned.code, tuned.stderr).toBe(0);
     expect(tuned.stdout.split('\n')[0]).toMatch(/^balance-climbers-tuned \(fantasy\) against balance-climbers before \(the names differ\): /);
+    // a summary.json with no scenario.yaml beside it: the settings are said to be unknown, not alike
+    expect(tuned.stdout.split('\n')[1]).toBe(`  ${MSG.diffSettingsUnknown()}`);
     // --ignore-name: any two reports, one with one
     expect((await cli(['diff', before, path.join(dir, 'other'), '--ignore-name'])).stderr).toContain('is a fantasy scenario before and a surrender one after');
     const renamed = await cli(['diff', before, path.join(dir, 'tuned.json'), '--ignore-name', '--json']);

@@ -2,7 +2,8 @@
 import type { Command } from 'commander';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { diffSets, diffSummaries, DiffError, DIFF_ALPHA, type SummaryDoc } from '../../api.js';
+import { parse as parseYaml } from 'yaml';
+import { diffSets, diffSummaries, DiffError, DIFF_ALPHA, scenarioSettings, type SummaryDoc } from '../../api.js';
 import { diffMarkdown, diffText } from '../../report/diff-report.js';
 import { failWith, probabilityArg, UserError } from '../common.js';
 import { errCode, fileIssue, folderIssue } from '../../scenario/read.js';
@@ -61,9 +62,24 @@ function readSummaries(where: string): { docs: SummaryDoc[]; issues: ScenarioIss
       issues.push(fileIssue(f, MSG.notASummary('it needs name, system, params, variants and cases')));
       continue;
     }
-    docs.push(d as SummaryDoc);
+    docs.push({ ...(d as SummaryDoc), settings: settingsBeside(f, d as SummaryDoc) });
   }
   return { docs, issues };
+}
+
+/**
+ * The run's settings, from the scenario copy its report keeps beside summary.json (the file its
+ * provenance names, scenario.yaml): null when it is not there or not readable, and the diff
+ * then says the settings could not be compared.
+ */
+function settingsBeside(summary: string, d: SummaryDoc & { provenance?: { scenario?: { file?: unknown } } }): Record<string, unknown> | null {
+  const name = d.provenance?.scenario?.file;
+  const file = path.join(path.dirname(summary), typeof name === 'string' && name === path.basename(name) ? name : 'scenario.yaml');
+  try {
+    return scenarioSettings(parseYaml(readFileSync(file, 'utf8')), { seed: d.seed, trials: d.trials });
+  } catch {
+    return null;
+  }
 }
 
 /** A .yaml/.yml file, or YAML text with a scenario's `system:` key at the top level. */
