@@ -16,6 +16,8 @@ import { PoolExecutor } from '../engine/pool.js';
 
 /** A problem with what the user gave us: exit 2, no stack trace. */
 export class UserError extends Error {
+  /** The problems printed before it (`file:line:col  path  message`), when it sums them up (failWith); `--json` prints them on stdout too. */
+  problems: readonly ScenarioIssue[] = [];
   constructor(message: string, readonly code = 2) {
     super(message);
   }
@@ -129,7 +131,9 @@ export function failWith(issues: ScenarioIssue[]): never {
   if (issues.length > shown) out += MSG.moreProblems(issues.length - shown, shown) + '\n';
   process.stderr.write(out);
   const n = issues.length;
-  throw new UserError(`${n} problem${n === 1 ? '' : 's'} found; nothing was run or written`);
+  const e = new UserError(`${n} problem${n === 1 ? '' : 's'} found; nothing was run or written`);
+  e.problems = issues.slice(0, shown);
+  throw e;
 }
 
 export interface RunFlags {

@@ -11,6 +11,7 @@ import { cleanupPending, OutputError } from '../report/write.js';
 import { exitWhenThreadsLoaded, WorkerFailure } from '../engine/pool.js';
 import { VERSION } from '../version.js';
 import { controller, precisionFlagsNote, UserError } from './common.js';
+import type { ScenarioIssue } from '../scenario/load.js';
 import * as run from './commands/run.js';
 import * as merge from './commands/merge.js';
 import * as exact from './commands/exact.js';
@@ -52,6 +53,40 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * What a command run with `--json` prints on stdout when it fails on bad input (exit 2) or on an
+ * output it cannot write, instead of nothing: a script reading stdout gets a document either way.
+ * stderr still has the same lines as without --json; nothing is written or run.
+ * @example { "error": { "message": "1 problem found; nothing was run or written", "exit_code": 2,
+ *   "problems": [{ "file": "k.yaml", "line": 3, "col": 8, "path": "trials", "message": "expected ..." }] } }
+ */
+export interface JsonError {
+  error: {
+    /** The last line stderr has, without its `siegesim: ` (or commander's `error: `). */
+    message: string;
+    exit_code: number;
+    /** Each problem stderr lists (`file:line:col  path  message`), the first 50 as there; empty when the error is not about a file's content. */
+    problems: { file: string; line: number; col: number; path: string; message: string }[];
+  };
+}
+
+/** Whether the command line asks a command that has `--json` for it (options after `--` are not options). */
+export function wantsJson(program: Command, argv: readonly string[]): boolean {
+  const args = argv.slice(2);
+  const end = args.indexOf('--');
+  const head = end < 0 ? args : args.slice(0, end);
+  if (!head.includes('--json')) return false;
+  const name = head.find((a) => !a.startsWith('-'));
+  const command = program.commands.find((c) => c.name() === name);
+  return command?.options.some((o) => o.long === '--json') === true;
+}
+
+/** The JSON error document for stdout. */
+export function jsonError(message: string, exitCode: number, problems: readonly ScenarioIssue[] = []): string {
+  const doc: JsonError = { error: { message, exit_code: exitCode, problems: problems.map((i) => ({ file: i.file, line: i.line, col: i.col, path: i.path, message: i.message })) } };
+  return JSON.stringify(doc, null, 2) + '\n';
+}
+
 export async function main(): Promise<void> {
   const onSignal = (sig: NodeJS.Signals) => {
     controller.abort();
@@ -68,19 +103,25 @@ export async function main(): Promise<void> {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     throw e;
   });
+  const program = buildProgram();
+  // --json: a user error is also a JSON document on stdout (JsonError), so a script that reads
+  // stdout never gets nothing; every command prints its JSON last, so stdout is still empty here
+  const json = wantsJson(program, process.argv);
   try {
     // test-only: an internal error (a bug) in this thread, for the test of its printed stack
     if (process.env.SIEGESIM_FAULT === 'internal-error') throw new Error('injected internal error (SIEGESIM_FAULT=internal-error)');
-    await buildProgram().parseAsync(process.argv);
+    await program.parseAsync(process.argv);
   } catch (e) {
     const err = e as { code?: string; exitCode?: number; message?: string };
     if (e instanceof UserError || e instanceof OutputError) {
       cleanupPending();
       process.stderr.write(`siegesim: ${e.message}\n`);
       process.exitCode = e instanceof UserError ? e.code : e.exitCode;
+      if (json) process.stdout.write(jsonError(e.message, process.exitCode, e instanceof UserError ? e.problems : []));
     } else if (typeof err.code === 'string' && err.code.startsWith('commander.')) {
       // commander has printed its message; help and version are not errors
       process.exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 2;
+      if (json && process.exitCode === 2) process.stdout.write(jsonError((err.message ?? '').replace(/^error: /, ''), 2));
     } else if (e instanceof WorkerFailure) {
       // The worker's own stack (when it threw) is the useful one; a worker that died has none.
       cleanupPending();

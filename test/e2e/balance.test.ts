@@ -266,7 +266,7 @@ describe('siegesim test --json and check --json', () => {
     expect(bad.stderr).toContain(MSG.testFailHint());
   });
 
-  it('test --json: inconclusive passes and --strict fails it; no assertion is empty (exit 1) unless --allow-empty; bad input prints no JSON', async () => {
+  it('test --json: inconclusive passes and --strict fails it; no assertion is empty (exit 1) unless --allow-empty; bad input prints the error as JSON (exit 2)', async () => {
     const dir = tmp();
     const f = path.join(dir, 'tight.yaml');
     writeFileSync(f, readFileSync(CLIMBERS, 'utf8').replace('between: [0.955, 0.985]', 'at_least: 0.9696731057'));
@@ -290,10 +290,22 @@ describe('siegesim test --json and check --json', () => {
     expect(allowed.code).toBe(0);
     expect(json(allowed)).toMatchObject({ passed: true, allow_empty: true, empty: null });
 
-    writeFileSync(f, 'name: x\nsystem: fantasy\ntrials: 0\n');
+    // bad input: stderr as without --json, and on stdout a JSON document of the error (stdout was empty, and a script's JSON.parse failed)
+    writeFileSync(f, 'name: x\nsystem: fantasy\nseed: 1\ntrials: 0\n');
     const broken = await cli(['test', f, '--json']);
     expect(broken.code).toBe(2);
-    expect(broken.stdout).toBe('');
+    const rel = path.relative(ROOT, f);
+    expect(broken.stderr).toBe(`${rel}:4:9  trials  must be at least 1, got 0\nsiegesim: 1 problem found; nothing was run or written\n`);
+    expect(json(broken)).toEqual({
+      error: { message: '1 problem found; nothing was run or written', exit_code: 2, problems: [{ file: rel, line: 4, col: 9, path: 'trials', message: 'must be at least 1, got 0' }] },
+    });
+    // a bad flag (commander's message) and a missing file for diff: the same document; without --json, stdout stays empty
+    const flag = await cli(['check', f, '--json', '--z-limit', 'x']);
+    expect([flag.code, json(flag)]).toEqual([2, { error: { message: "option '--z-limit <Z>' argument 'x' is invalid. --z-limit must be a positive number", exit_code: 2, problems: [] } }]);
+    const nope = await cli(['diff', 'nope1', f, '--json']);
+    expect(nope.code).toBe(2);
+    expect(json(nope).error.problems[0]).toEqual({ file: 'nope1', line: 0, col: 0, path: '(file)', message: MSG.fileUnreadable('ENOENT') });
+    expect((await cli(['test', f])).stdout).toBe('');
   });
 
   it('check --json: every comparison (as --verbose lists them) with z and verdict; exit 0, 1 over the limit, 1 when nothing is compared', async () => {

@@ -242,8 +242,10 @@ describe('siegesim run', () => {
     expect(one.code, one.stderr).toBe(0);
     expect(one.stderr).toMatch(new RegExp(`^1 scenario, 1 case, 2,000 trials in [\\d.]+ s; each report in ${path.join(dir, 'one').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/ \\(`));
     const both = await cli(['run', files[0], '--brief', '--json', '--out', path.join(dir, 'both')]);
-    expect([both.code, both.stdout]).toEqual([2, '']);
+    expect(both.code).toBe(2);
     expect(both.stderr).toContain('--brief prints a line per scenario and --json a JSON array on the same stdout: choose one');
+    // --json: the error is a JSON document on stdout too (README "Bad input, limits and outputs")
+    expect(JSON.parse(both.stdout)).toEqual({ error: { message: expect.stringContaining('choose one'), exit_code: 2, problems: [] } });
     expect(existsSync(path.join(dir, 'both'))).toBe(false);
   });
 
