@@ -533,3 +533,16 @@ expect:
     expect(Number.isFinite(later.assertions[0].exact?.z)).toBe(true);
   });
 });
+
+describe("check's FAIL sentence", () => {
+  it('names the case, and says a z that is not a number (an exact answer with no value where trials gave one) in words, not "z = NaN"', async () => {
+    const { checkFailText } = await import('../src/cli/commands/check.js');
+    const row = { case: 3, variant: 'above-dc', metric: 'mean_breach_round', simulated: 4.5, exact: NaN, n: 12, z: NaN };
+    expect(checkFailText('keep', 'keep.yaml', 'wall.dc=16, variant above-dc', row, 4.5)).toBe(
+      `FAIL  keep (keep.yaml) case 3 (wall.dc=16, variant above-dc): mean_breach_round simulated 4.500000, exact n/a, z = ${MSG.checkExactUndefined('12')}, |z| over the limit 4.5 (12 observations)`,
+    );
+    expect(checkFailText('keep', 'keep.yaml', '', { ...row, exact: 4, z: 5.123 }, 4.5)).toBe(
+      'FAIL  keep (keep.yaml) case 3: mean_breach_round simulated 4.500000, exact 4.000000, z = 5.12, |z| over the limit 4.5 (12 observations)',
+    );
+  });
+});

@@ -207,6 +207,8 @@ export const MSG = {
    */
   checkFail: (scenario: string, file: string, kase: number, where: string, metric: string, simulated: string, exact: string, z: string, zLimit: number, n: string) =>
     `FAIL  ${scenario} (${file}) case ${kase}${where ? ` (${where})` : ''}: ${metric} simulated ${simulated}, exact ${exact}, z = ${z}, |z| over the limit ${zLimit} (${n} observations)`,
+  /** The z of a check FAIL whose exact answer has no value (the event never happens) while trials gave the mean one. */
+  checkExactUndefined: (n: string) => `n/a (the exact answer has no value, but ${n} trials gave this one)`,
   /** Under the first failures listed again. */
   checkMoreFails: (n: number, json: boolean) => `... and ${n} more FAIL rows (${json ? 'the JSON on stdout' : 'the table above, or --json,'} lists every one)`,
   /** `diff`, when both runs' scenario settings are the same (seed and trials included). */

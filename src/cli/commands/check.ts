@@ -55,6 +55,18 @@ const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
 /** A mean no trial gave a value: zRow's z is NaN, and there is nothing to compare. */
 const noData = (r: CheckRow): boolean => r.n === 0 && Number.isNaN(r.z);
 
+/** A row's z as the table prints it: `n/a` for a NaN (the exact answer has no value), never `NaN`. */
+const zCell = (r: CheckRow): string => (Number.isNaN(r.z) ? 'n/a' : r.z.toFixed(2));
+
+/**
+ * A FAIL row as a sentence that stands alone in a CI log (MSG.checkFail); a NaN z with
+ * observations is an exact answer with no value where the trials gave one, said so.
+ */
+export function checkFailText(scenario: string, file: string, where: string, r: CheckRow, limit: number): string {
+  const z = Number.isNaN(r.z) ? MSG.checkExactUndefined(showCount(r.n)) : r.z.toFixed(2);
+  return MSG.checkFail(scenario, file, r.case, where, r.metric, fmtNum(r.simulated), fmtNum(r.exact), z, limit, showCount(r.n));
+}
+
 /** Failures listed again, as sentences, under the tables (a CI log's tail names what failed). */
 const FAIL_LINES = 20;
 
@@ -107,7 +119,7 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
         if (bad) {
           failed++;
           entry.failed++;
-          failures.push(MSG.checkFail(v.name, v.file, r.case, where, r.metric, fmtNum(r.simulated), fmtNum(r.exact), r.z.toFixed(2), limit, showCount(r.n)));
+          failures.push(checkFailText(v.name, v.file, where, r, limit));
         }
         const params = paramsOf.get(r.case) ?? {};
         doc.rows.push({ scenario: v.name, case: r.case, variant: r.variant, params, where, metric: r.metric, simulated: finite(r.simulated), exact: finite(r.exact), n: r.n, z: finite(r.z), verdict: none ? 'no_data' : bad ? 'fail' : 'pass' });
@@ -116,7 +128,7 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
         if (!show) continue;
         say(
           `${String(r.case).padEnd(5)}${r.variant.padEnd(vw)}${paramCells(params)}${r.metric.padEnd(mw)}` +
-            `${fmtNum(r.simulated).padStart(14)}${fmtNum(r.exact).padStart(14)}${(none ? '–' : r.z.toFixed(2)).padStart(9)}${bad ? '  FAIL' : none ? `  ${MSG.checkNoZ()}` : ''}\n`,
+            `${fmtNum(r.simulated).padStart(14)}${fmtNum(r.exact).padStart(14)}${(none ? '–' : zCell(r)).padStart(9)}${bad ? '  FAIL' : none ? `  ${MSG.checkNoZ()}` : ''}\n`,
         );
       }
     }
