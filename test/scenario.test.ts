@@ -403,3 +403,37 @@ expect:
     expect(list.map((i) => [i.line, i.col, i.message])).toEqual([[6, 10, MSG.unclosedFlow('[', ']', 7)]]);
   });
 });
+
+describe('a variant name given twice, and a tab in the indentation (seen by a new user writing a scenario)', () => {
+  const VARIANTS = `${BASE}turns: 3
+variants:
+  - name: a
+  - name: b
+    set: { turns: 4 }
+  - name: a
+    set: { turns: 5 }
+expect:
+  - { metric: p_test, variant: c, at_least: 0.1 }
+`;
+  it('says where the first one stands, and lists each name once where it lists them', () => {
+    const issues = issuesOf(VARIANTS);
+    const twice = issues.find((i) => i.path === 'variants[2].name');
+    expect(twice).toMatchObject({ line: 10, message: MSG.duplicateVariant('a', 7) });
+    expect(twice?.message).toMatch(/^variant name "a" is used twice \(first on line 7\): give each variant its own name/);
+    expect(issues.find((i) => i.path === 'expect[0].variant')?.message).toBe('unknown variant "c" (variants: a, b)');
+  });
+
+  it('a line indented with a tab is one problem, not the parser’s knock-on errors on that line too', () => {
+    const text = `name: t
+system: crusader-rex
+seed: 1
+trials: 10
+blocks:
+  - { block: Saladin, at: field }
+\t- { block: Richard, at: field }
+`;
+    const issues = issuesOf(text);
+    expect(issues).toEqual([{ file: 's.yaml', line: 7, col: 1, path: '(yaml)', message: MSG.tabIndent() }]);
+    expect(issues[0].message).toMatch(/^YAML syntax error: Tabs are not allowed as indentation: .*replace the tab with spaces/);
+  });
+});

@@ -284,7 +284,15 @@ function loadYaml(file: string, text: string): LoadedFile {
   const open = unclosedFlows(tokens);
   const lineOf = lineReader(text, lineCounter.lineStarts);
   const underValue = new Set<number>(); // lines whose key had a deeper-indented key under its value (said once)
+  const tabbed = new Set<number>(); // lines indented with a tab: said once, the parser's knock-on errors there not at all
   for (const e of docs[0].errors) {
+    const eLine = at(e.pos[0]).line;
+    if (tabbed.has(eLine)) continue;
+    if (e.code === 'TAB_AS_INDENT') {
+      tabbed.add(eLine);
+      syntax(e.pos[0], MSG.tabIndent());
+      continue;
+    }
     if (e.code === 'BLOCK_AS_IMPLICIT_KEY' || e.code === 'MULTILINE_IMPLICIT_KEY') {
       const line = at(e.pos[0]).line;
       const k = keyUnderValue(lineOf, line);

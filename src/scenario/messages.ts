@@ -28,6 +28,8 @@ const DIFF_TAKES = "diff compares two runs' results (report folders, folders of 
  */
 export const MSG = {
   yamlSyntax: (detail: string) => `YAML syntax error: ${detail}`,
+  /** A tab in a line's indentation (the YAML parser's knock-on errors on that line are not said). */
+  tabIndent: () => 'YAML syntax error: Tabs are not allowed as indentation: this line is indented with a tab; YAML indents with spaces only (replace the tab with spaces)',
   /** A `{` or `[` never closed: said where it opens; `line`: where the parser gave up looking. */
   unclosedFlow: (open: string, close: string, line: number) => `YAML syntax error: this ${open} is never closed (reading reached line ${line} without its ${close})`,
   /** A key indented under one whose value is already on its line (YAML reads it as more of that value). */
@@ -50,7 +52,9 @@ export const MSG = {
   reservedPath: (path: string) => `"${shortKey(path)}" cannot be varied: only the system's own settings can`,
   inVariant: (variant: string, detail: string) => `in variant "${variant}": ${detail}`,
   inSweep: (value: unknown, detail: string) => `with sweep value ${shortKey(JSON.stringify(value))}: ${detail}`,
-  duplicateVariant: (name: string) => `variant name "${shortKey(name)}" is used twice`,
+  /** A variant's name given again: where the first one stands, and why names must differ. */
+  duplicateVariant: (name: string, firstLine: number) =>
+    `variant name "${shortKey(name)}" is used twice (first on line ${firstLine}): give each variant its own name (the answer, its diff_ metrics and expect: items tell variants apart by name)`,
   sweepRange: () => 'a range needs from <= to and step > 0',
   /** A range whose step (or start) is fractional on a setting that takes whole numbers: said once, with the values it makes. */
   sweepNotWhole: (by: 'step' | 'from', value: number, fractional: readonly number[]) =>
@@ -161,7 +165,7 @@ export const MSG = {
   diffNeedsVariants: (name: string) => `"${name}" compares a variant with the baseline, but this scenario has no variants`,
   exactOfDiff: (name: string) => `exact: true is for summary metrics; "${name}" is a difference (give it a bound)`,
   unknownVariant: (name: string, suggestion: string | undefined, known: readonly string[]) =>
-    `unknown variant "${name}"` + (suggestion ? ` (did you mean "${suggestion}"?)` : ` (variants: ${known.join(', ')})`),
+    `unknown variant "${name}"` + (suggestion ? ` (did you mean "${suggestion}"?)` : ` (variants: ${[...new Set(known)].join(', ')})`),
   diffOfBaseline: (metric: string, variant: string) => `"${variant}" is the baseline: "${metric}" exists for the other variants`,
   whereNotSwept: (key: string, suggestion: string | undefined, swept: readonly string[]) =>
     `"${key}" is not a swept parameter` +

@@ -248,12 +248,13 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   };
 
   // Bad paths are reported and left out of the expansion, so every other problem is still found.
-  const names = new Set<string>();
+  const names = new Map<string, number>(); // a variant's name -> the index in variants: of its first use
   const badSet = new Set<string>(); // `${variant index}\u0000${path}`
   variants.forEach((v, vi) => {
     const i = variantAt[vi];
-    if (names.has(v.name)) push(['variants', i, 'name'], MSG.duplicateVariant(v.name));
-    names.add(v.name);
+    const first = names.get(v.name);
+    if (first !== undefined) push(['variants', i, 'name'], MSG.duplicateVariant(v.name, positions.valueOf(['variants', first, 'name']).line));
+    else names.set(v.name, i);
     for (const p of Object.keys(v.set ?? {})) {
       let ok = checkPath(p, ['variants', i, 'set', p]);
       if (ok && sweepKeys.includes(p)) {
