@@ -6,6 +6,7 @@ import { loadScenarioText } from '../scenario/load.js';
 import { validateScenario, type ValidateOptions, type ValidScenario, type Validation } from '../scenario/validate.js';
 import { metricKinds } from '../scenario/expect.js';
 import { SYSTEMS } from '../systems/registry.js';
+import { metricDocsOf, sidesLines } from '../systems/metric-docs.js';
 import type { CaseResult, Metric, RulesSystem, ScenarioResult } from '../systems/types.js';
 import { halfWidth, pairedDifference, welchDifference, type Estimate } from '../stats/intervals.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
@@ -138,6 +139,9 @@ export function assembleResult(
     }
   });
   const missed = cases.filter((c) => c.precision && !c.precision.reached).length;
+  // what the metrics count, and who the attacker and defender are, said with the numbers
+  const metricDocs = metricDocsOf(sys, sys.metricOrder.filter((m) => cases.some((c) => m in c.metrics)).concat(...cases.map((c) => Object.keys(c.metrics))));
+  const sides = sys.sides ? sidesLines(v.points.flatMap((p, g) => p.variants.map((vc) => ({ case: g + 1, variant: vc.variant, text: sys.sides!(vc.scenario) })))) : [];
   return {
     name: v.name,
     system: sys.id,
@@ -149,6 +153,8 @@ export function assembleResult(
     variants: v.variantNames,
     ...(v.headline ? { headline: v.headline } : {}),
     metricOrder: sys.metricOrder,
+    metricDocs,
+    ...(sides.length > 0 ? { sides } : {}),
     curveDefs: sys.curveDefs,
     cases,
     provenance: {

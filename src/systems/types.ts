@@ -118,6 +118,14 @@ export interface ScenarioResult {
    */
   headline?: string[];
   metricOrder: string[];
+  /** What each metric some case produces counts (describeMetric), by name; absent in results made before definitions existed. */
+  metricDocs?: Record<string, string>;
+  /**
+   * Who the metrics' attacker and defender are (RulesSystem.sides): one line when every case
+   * agrees, else one per group of cases that agree, each led by the variants (and sweep cases)
+   * it is about; absent where the system names no sides.
+   */
+  sides?: string[];
   curveDefs: CurveDef[];
   cases: CaseResult[];
   provenance: {
@@ -167,6 +175,24 @@ export interface RulesSystem<C = unknown> {
    * every bundled case.
    */
   metricNames(scenario: Record<string, unknown>): readonly string[];
+  /**
+   * What each metric counts, in one line a player can check against the rules: exactly what
+   * the kernel and `summarize` count (rule numbers where the code cites them). Keys are metric
+   * names; a name built from the scenario (Cry Havoc's `p_first_<letter>`) is answered by
+   * `metricDocFor`. Read through `describeMetric` (systems/metric-docs.ts): the report page, the
+   * printed answer and summary.json's `metric_docs` show them; a test holds every metric of every
+   * bundled case to having one.
+   */
+  metricDocs: Readonly<Record<string, string>>;
+  /** The definition of a metric whose name is built from the scenario (not a key of `metricDocs`), or undefined. */
+  metricDocFor?(name: string): string | undefined;
+  /**
+   * Who the metrics' "attacker" and "defender" are in this validated case, in one line (Crusader
+   * Rex: the besieger of an existing siege, with its blocks; fantasy: the `attacker:` army), or
+   * undefined where the metrics name no side. Shown at the head of the printed answer and near
+   * the page's Answer. Must not throw on a validated case.
+   */
+  sides?(scenario: Record<string, unknown>): string | undefined;
   curveDefs: CurveDef[];
   /**
    * Checks that need more than one key (run after the schema on every case); each problem

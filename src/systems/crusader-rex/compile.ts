@@ -247,3 +247,32 @@ export function compileCrusaderRex(raw: Record<string, unknown>): CrusaderRexCom
     maxTotal,
   };
 }
+
+/**
+ * Who the metrics' attacker and defender are in a validated case (RulesSystem.sides): the sides
+ * `compileCrusaderRex` gives them (`attacker0`: the scenario's `attacker:`, or the besieger of
+ * an existing siege), each with its blocks and where the file puts them. A relief force attacks
+ * in its battle (6.56), but the metrics keep the scenario's roles: said when the case has one.
+ * @example "attacker = the besieger, saracens: Saladin, Al Adil; defender = the besieged, franks: Conrad (castle), Richard (main road). …"
+ */
+export function sidesCrusaderRex(raw: Record<string, unknown>): string {
+  const s = raw as unknown as Scenario;
+  const c = compileCrusaderRex(raw);
+  const existing = c.existing === 1;
+  const PLACE: Record<At, string> = { field: '', castle: ' (castle)', town: ' (town)', main_road: ' (main road)', other_road: ' (other road)' };
+  const blocksOf = (side: number) =>
+    s.blocks
+      .map((b, i) => (c.side[i] === side ? `${c.names[i]}${PLACE[b.at]}` : ''))
+      .filter((x) => x !== '')
+      .join(', ') || 'no blocks';
+  const att = c.attacker0;
+  const def = 1 - att;
+  const head = existing
+    ? `attacker = the besieger, ${SIDE_NAMES[att]}: ${blocksOf(att)}; defender = the besieged, ${SIDE_NAMES[def]}: ${blocksOf(def)}.`
+    : `attacker = ${SIDE_NAMES[att]} (attacker:, the first to enter the field): ${blocksOf(att)}; defender = ${SIDE_NAMES[def]}: ${blocksOf(def)}.`;
+  const onRoad = s.blocks.some((b, i) => c.side[i] === def && (b.at === 'main_road' || b.at === 'other_road'));
+  if (!onRoad || c.rating === 0) return head;
+  return existing
+    ? `${head} The besieged side's blocks on the roads are a relief force: it attacks in its battle (6.56) but counts with the defender here, so p_attacker_wins is the besieger's.`
+    : `${head} The defender's blocks on the roads may arrive as a relief force and attack in the battle (6.56); they still count with the defender here.`;
+}

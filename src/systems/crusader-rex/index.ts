@@ -1,11 +1,11 @@
 /** Crusader Rex battles and sieges (seed 000, docs/rules/crusader-rex.md) as a siegesim rules system. */
 import type { RulesSystem } from '../types.js';
 import { chartsCrusaderRex } from './charts.js';
-import { autoValuesCrusaderRex, compileCrusaderRex, precheckCrusaderRex, refineCrusaderRex, type CrusaderRexCompiled } from './compile.js';
+import { autoValuesCrusaderRex, compileCrusaderRex, precheckCrusaderRex, refineCrusaderRex, sidesCrusaderRex, type CrusaderRexCompiled } from './compile.js';
 import { exactCrusaderRex } from './exact.js';
 import { A_ATT_WINS, A_DEF_HOLDS, A_FALLS, A_LIFTED, crusaderRexKernel } from './kernel.js';
 import { crusaderRexShape } from './schema.js';
-import { summarizeCrusaderRex } from './summarize.js';
+import { METRIC_DOCS_CRUSADER_REX, summarizeCrusaderRex } from './summarize.js';
 
 export const crusaderRex: RulesSystem<CrusaderRexCompiled> = {
   id: 'crusader-rex',
@@ -34,6 +34,8 @@ export const crusaderRex: RulesSystem<CrusaderRexCompiled> = {
   ],
   // every case makes every metric (summarize.ts)
   metricNames: () => crusaderRex.metricOrder,
+  metricDocs: METRIC_DOCS_CRUSADER_REX,
+  sides: sidesCrusaderRex,
   curveDefs: [
     { file: 'attrition', keys: ['turn', 'round', 'side', 'place'], valueName: 'mean' },
     { file: 'survivors', keys: ['side', 'steps'], valueName: 'p' },

@@ -5,6 +5,26 @@ import { SIDE_NAMES, type CrusaderRexCompiled } from './compile.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_GUARD, A_LIFTED, A_LOST, A_ROUNDS, attrBase, maxAll, SURV } from './kernel.js';
 
 const PLACES = ['field', 'castle', 'reserves'] as const;
+
+/**
+ * What each metric counts (RulesSystem.metricDocs), as general.ts, table.ts and field.ts count
+ * it at the end of a trial (after the last game turn played: play stops once a side has no
+ * blocks in the town or the castle fell). "In the town": in the field, the castle, storming or
+ * sallying; a block that retreated or was eliminated is not. "Attacker" is the scenario's
+ * (`attacker:`, or the besieger of an existing siege), whatever roles the battle swaps (6.56).
+ */
+export const METRIC_DOCS_CRUSADER_REX: Readonly<Record<string, string>> = {
+  p_attacker_wins: "the scenario's attacker (the besieger in an existing siege) alone has blocks in the town at the end (field, castle, storming or sallying)",
+  p_defender_holds: "the scenario's defender (the besieged in an existing siege, with any relief) alone has blocks in the town at the end, in the field or the castle",
+  p_siege_continues: 'both sides still have blocks in the town at the end of the last game turn (a siege or battle still going)',
+  p_both_gone: 'neither side has blocks in the town at the end: every block eliminated or retreated',
+  p_castle_falls: "the castle fell: its last blocks were eliminated by a storm with none of their side's reserves still on the road (6.54), or by siege attrition while the enemy had blocks in the town (6.57)",
+  p_siege_lifted: 'the castle held blocks at the start of some round, and at the end its holder still has blocks in it and the other side has none in the field (the besiegers eliminated or gone)',
+  mean_rounds: 'combat rounds fought (field, storm and sally rounds, every game turn; a round both sides pass is not counted), 0 to 3 × turns',
+  mean_steps_lost_franks: "steps the Franks lost: their starting steps minus those left at the end (hits, charge self-hits, attrition, blocks eliminated with no retreat slot; a retreated block keeps its steps)",
+  mean_steps_lost_saracens: "steps the Saracens lost: their starting steps minus those left at the end (hits, attrition, blocks eliminated with no retreat slot; a retreated block keeps its steps)",
+  p_guard: 'a combat round hit its action guard (a loop cap never expected to be reached: please report it)',
+};
 const SLOTS = ['1', '2', '3', 'end'] as const;
 
 export function summarizeCrusaderRex(c: CrusaderRexCompiled, acc: Float64Array): CaseSummary {

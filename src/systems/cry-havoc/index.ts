@@ -5,7 +5,7 @@ import { compileCryHavoc, K_BATTERING, K_FIRE, K_HEALING, K_MELEE, refineCryHavo
 import { exactCryHavoc } from './exact.js';
 import { cryHavocKernel } from './kernel.js';
 import { cryHavocShape } from './schema.js';
-import { metricNamesCryHavoc, summarizeCryHavoc } from './summarize.js';
+import { METRIC_DOCS_CRY_HAVOC, metricDocCryHavoc, metricNamesCryHavoc, sidesCryHavoc, summarizeCryHavoc } from './summarize.js';
 
 export const cryHavoc: RulesSystem<CryHavocCompiled> = {
   id: 'cry-havoc',
@@ -44,6 +44,9 @@ export const cryHavoc: RulesSystem<CryHavocCompiled> = {
     'mean_days_to_heal',
   ],
   metricNames: metricNamesCryHavoc,
+  metricDocs: METRIC_DOCS_CRY_HAVOC,
+  metricDocFor: metricDocCryHavoc,
+  sides: sidesCryHavoc,
   curveDefs: [
     { file: 'results_by_turn', keys: ['turn', 'table', 'result'], valueName: 'p' },
     { file: 'p_killed_by_turn', keys: ['turn'], valueName: 'p_cumulative' },

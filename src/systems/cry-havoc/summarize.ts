@@ -6,7 +6,9 @@ import {
   K_FIRE,
   K_MELEE,
   K_MISSILE,
+  MELEE_FOOT_MEANING,
   MELEE_FOOT_RESULTS,
+  MELEE_MOUNTED_MEANING,
   MELEE_MOUNTED_RESULTS,
   MISSILE_FOOT_RESULTS,
   MISSILE_MOUNTED_RESULTS,
@@ -19,6 +21,85 @@ import { cryHavocShape } from './schema.js';
 const firstName = (l: string) => `p_first_${l === '-' ? 'none' : l}`;
 /** The first shot's metric for a result letter ("-": a miss), on the table the target starts on. */
 const shotName = (l: string) => `p_shot_${l === '-' ? 'miss' : l}`;
+
+/** What each missile result means, in the order of the letters (docs/rules/cry-havoc.md 1.5, the keys under the tables). */
+const MISSILE_FOOT_MEANING = ['miss', 'target retreats 2 hexes', 'target wounded', 'target killed'];
+const MISSILE_MOUNTED_MEANING = [
+  'miss',
+  'target retreats 4 hexes',
+  'horse killed, rider stunned and dismounted',
+  'horse unhurt, rider wounded and dismounted',
+  'horse killed, rider wounded and dismounted',
+  'horse unhurt, rider killed',
+  'horse and rider killed',
+];
+
+/** What each metric of a fixed name counts (RulesSystem.metricDocs), as kernel.ts counts it, kind by kind. */
+export const METRIC_DOCS_CRY_HAVOC: Readonly<Record<string, string>> = {
+  p_defender_killed:
+    'melee: the defender died within `turns` combat turns (1.6: killed outright, wounded or stunned again while wounded or stunned, or forced to retreat while stunned)',
+  p_attacker_killed:
+    'melee: an attacker died before the defender did: wounded twice (an A result wounds the weakest healthy attacker, or all under rules.attacker_wound all; a B result with rules.retreat_blocked wounds all)',
+  p_undecided: 'melee: nobody died in `turns` combat turns (the cap)',
+  p_no_attack: 'melee: at some turn the attack was not allowed (odds below 1-1 under rules.odds_below_one no_attack, or a column shifted below 1-1 under shift_below_one no_attack, 1.1, 1.3), nobody dead',
+  mean_turns: 'melee: the turn a character died, over the trials in which one did',
+  p_killed: 'missile: the target was killed within `turns` turns, each shooter firing once a turn (1.4, 1.5)',
+  mean_turns_to_kill: 'missile: the turn the target was killed, over the trials in which it was',
+  p_hurt: 'missile: the target was wounded or stunned at some point (or started wounded); a kill with no wound or stun before it does not count',
+  p_breached: 'battering: the wall hex fell within `days` siege days (4 D results for an outer hex, 1 for an interior one; 1.7, Siege 4.21)',
+  mean_days: 'battering: the siege day the hex fell, over the trials in which it did',
+  mean_points_lost: 'battering: engine points lost to C results by the end (the breach or the last day); rams never lose points',
+  mean_engines_out: 'battering: mangonels and trebuchets left with no points at the end',
+  p_ever_ignited: 'fire: the target caught fire in some turn (ignition attempts while not burning, 1.9)',
+  p_burning_at_end: 'fire: the target was burning at the end of the last turn',
+  mean_turns_burning: 'fire: turns that ended with the target burning',
+  p_healed: 'healing: the wound heals (1.8: the Siege d10 table other than "several months"; the Croisades d6 other than a 6 and then 1-2)',
+  p_out_for_scenario: 'healing: the Siege d10 table\'s "several months": out for the scenario',
+  p_dies: 'healing: the Croisades d6 table\'s 6, then 1-2 on the second roll: the character dies',
+  mean_days_to_heal: 'healing: days until healed, over the trials that heal (Croisades: strategic turns × rules.strategic_turn_days)',
+};
+
+/** A letter's meaning on a foot and a mounted table, as far as each has the letter. */
+function letterMeaning(k: number | undefined, kf: number, foot: readonly string[], mounted: readonly string[], who: [string, string]): string {
+  const parts = [...(kf >= 0 && kf < foot.length ? [`${who[0]}: ${foot[kf]}`] : []), ...(k !== undefined && k >= 0 && k < mounted.length ? [`${who[1]}: ${mounted[k]}`] : [])];
+  return parts.join('; ');
+}
+
+/**
+ * The definition of a metric named by a result letter (RulesSystem.metricDocFor): `p_first_<letter>`
+ * (melee) and `p_shot_<letter>` (missile), on the table the defender or target starts on.
+ */
+export function metricDocCryHavoc(name: string): string | undefined {
+  const first = /^p_first_(none|[A-H])$/.exec(name);
+  if (first) {
+    const l = first[1] === 'none' ? '-' : first[1];
+    const kf = MELEE_FOOT_RESULTS.indexOf(l);
+    const km = MELEE_MOUNTED_RESULTS.indexOf(l);
+    const what = letterMeaning(km, kf, MELEE_FOOT_MEANING, MELEE_MOUNTED_MEANING, ['foot table', 'mounted table']);
+    return `melee: the first combat roll gave ${first[1] === 'none' ? '"-"' : l} on the table the defender starts on (1.6; ${what})`;
+  }
+  const shot = /^p_shot_(miss|[A-F])$/.exec(name);
+  if (shot) {
+    const l = shot[1] === 'miss' ? '-' : shot[1];
+    const kf = MISSILE_FOOT_RESULTS.indexOf(l);
+    const km = MISSILE_MOUNTED_RESULTS.indexOf(l);
+    const what = letterMeaning(km, kf, MISSILE_FOOT_MEANING, MISSILE_MOUNTED_MEANING, ['foot table', 'mounted table']);
+    return `missile: the first shooter's first shot gave ${shot[1] === 'miss' ? '"-"' : l} on the table the target starts on (1.5; ${what})`;
+  }
+  return undefined;
+}
+
+/**
+ * Who a melee's attacker and defender are (RulesSystem.sides): the file's `attackers:` and
+ * `defender:`; other kinds name no sides.
+ */
+export function sidesCryHavoc(s: Record<string, unknown>): string | undefined {
+  if (s.kind !== 'melee') return undefined;
+  const att = (s.attackers as { attack: number; mounted: boolean }[] | undefined) ?? [];
+  const def = s.defender as { defence: number; mounted: boolean } | undefined;
+  const one = (a: { attack: number; mounted: boolean }) => `attack ${a.attack}${a.mounted ? ', mounted' : ''}`;
+  return `attacker = the attackers: list (${att.length === 1 ? 'one character' : `${att.length} characters`}: ${att.map(one).join('; ')}); defender = the defender: (defence ${def?.defence ?? '?'}${def?.mounted ? ', mounted' : ''})`;
+}
 
 /** The metrics of each kind that do not depend on a table (summarizeCryHavoc makes them). */
 const KIND_METRICS: Record<string, readonly string[]> = {

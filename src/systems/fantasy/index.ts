@@ -5,7 +5,7 @@ import { compileFantasy, type FantasyCompiled } from './compile.js';
 import { exactFantasy } from './exact.js';
 import { A_ATT_WINS, A_BREACHED, A_DEF_WINS, A_UNDECIDED, fantasyKernel } from './kernel.js';
 import { fantasyShape } from './schema.js';
-import { METRIC_ORDER_FANTASY, metricNamesFantasy, summarizeFantasy } from './summarize.js';
+import { METRIC_DOCS_FANTASY, METRIC_ORDER_FANTASY, metricNamesFantasy, sidesFantasy, summarizeFantasy } from './summarize.js';
 
 /** A wall's HP, DC, upgrades and breach threshold and the round cap as the compiled case has them (the file may leave them to the rules). */
 function autoValuesOf(c: FantasyCompiled, s: Record<string, unknown>): Record<string, number> {
@@ -32,6 +32,8 @@ export const fantasy: RulesSystem<FantasyCompiled> = {
   outcomes: [['p_attacker_wins', 'p_defender_wins', 'p_undecided']],
   metricOrder: METRIC_ORDER_FANTASY,
   metricNames: metricNamesFantasy,
+  metricDocs: METRIC_DOCS_FANTASY,
+  sides: sidesFantasy,
   curveDefs: [
     { file: 'breach_by_round', keys: ['round'], valueName: 'p_cumulative' },
     { file: 'attrition', keys: ['round', 'side', 'unit'], valueName: 'mean' },

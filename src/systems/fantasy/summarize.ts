@@ -33,6 +33,34 @@ const OPEN_FIELD_METRICS = ['mean_volley_a_damage'];
 export const METRIC_ORDER_FANTASY = [...COMMON_METRICS, ...SIEGE_METRICS, ...OPEN_FIELD_METRICS];
 
 /**
+ * What each metric counts (RulesSystem.metricDocs), as kernel.ts counts it (checkEnd,
+ * capOutcome, siege, openField); docs/rules/fantasy.md "The metrics" says the same at length.
+ */
+export const METRIC_DOCS_FANTASY: Readonly<Record<string, string>> = {
+  p_attacker_wins:
+    'the defender has no units left and the attacker has some; or at the round cap rules.round_cap_result gives it the attacker (more_hp, the open field\'s auto: more total HP left; H7)',
+  p_defender_wins:
+    'the attacker has no units left and the defender has some; or the attacker withdrew (p_withdrew, H27); or at the round cap: defender (a siege\'s auto, H27), or more total HP under more_hp',
+  p_undecided: 'both sides wiped out in the same step, or a round cap (or single_pass comparison) judged undecided: round_cap_result undecided, or equal total HP',
+  mean_rounds: 'the round the battle ended (max_rounds when it reached the cap; 0 when a side had no units at the start)',
+  p_round_cap: 'the battle was still going at the end of round max_rounds (H7, H27); these trials are also counted in one of the three outcomes',
+  p_breach: 'siege: the wall was breached at some round (4.2 step 5: wall HP 0, or the breach pool at the breach threshold, H19), counting a breach later repelled',
+  mean_breach_round: 'siege: the round of the first breach, over the trials that had one',
+  p_withdrew: 'siege: the attacker withdrew, below policy.withdraw_below of its starting units (H27); counted as a defender win',
+  mean_volley_a_damage: "open field: the damage of the attacker's first ranged volley (round 1, Phase A) after the defender's shield dice (H8)",
+};
+
+/**
+ * Who the metrics' attacker and defender are (RulesSystem.sides): the file's `attacker:` and
+ * `defender:` armies, in a siege the one outside the wall and the one behind it (4.2).
+ */
+export function sidesFantasy(s: Record<string, unknown>): string {
+  return s.mode === 'open_field'
+    ? 'attacker = the attacker: army (it fires first, Phase A, and its cavalry charges); defender = the defender: army (4.1)'
+    : 'attacker = the attacker: army, outside the wall (its engines batter it, its climbers go over it); defender = the defender: army, behind the wall (4.2)';
+}
+
+/**
  * The metrics a case of this scenario produces (RulesSystem.metricNames): a siege's or an
  * open-field battle's, by `mode`; on a file with problems, a `mode` that cannot be read counts both.
  */

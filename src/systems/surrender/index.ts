@@ -5,7 +5,7 @@ import { compileSurrender, type SurrenderCompiled } from './compile.js';
 import { exactSurrender } from './exact.js';
 import { ACC_PROBE, ACC_SURRENDERED, surrenderKernel } from './kernel.js';
 import { surrenderShape } from './schema.js';
-import { summarizeSurrender } from './summarize.js';
+import { METRIC_DOCS_SURRENDER, summarizeSurrender } from './summarize.js';
 
 export const surrender: RulesSystem<SurrenderCompiled> = {
   id: 'surrender',
@@ -20,6 +20,7 @@ export const surrender: RulesSystem<SurrenderCompiled> = {
   metricOrder: ['p_test', 'p_surrender', 'mean_turns'],
   // every case makes every metric (summarize.ts)
   metricNames: () => surrender.metricOrder,
+  metricDocs: METRIC_DOCS_SURRENDER,
   curveDefs: [{ file: 'surrender_by_turn', keys: ['turn'], valueName: 'p_cumulative' }],
   compile: compileSurrender,
   kernel: surrenderKernel,

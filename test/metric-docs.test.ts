@@ -1,0 +1,103 @@
+/**
+ * Every metric has a definition a player can read (RulesSystem.metricDocs, metricDocFor), and
+ * the sides the metrics call attacker and defender are named where the scenario has them.
+ */
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { validateText } from '../src/api.js';
+import { SYSTEMS } from '../src/systems/registry.js';
+import { describeMetric, sidesLines } from '../src/systems/metric-docs.js';
+
+const ROOT_DIR = path.resolve(import.meta.dirname, '..');
+
+function valid(file: string, text: string) {
+  const v = validateText(file, text);
+  if (!v.ok) throw new Error(`${file}: ${v.issues.map((i) => i.message).join('; ')}`);
+  return v.value;
+}
+
+describe('metric definitions', () => {
+  it('every metric a bundled case produces, and every name in a metricOrder, has a one-line definition', () => {
+    const dir = path.join(ROOT_DIR, 'scenarios');
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yaml'));
+    const seen = new Set<string>();
+    for (const f of files) {
+      const v = valid(f, readFileSync(path.join(dir, f), 'utf8'));
+      const sys = v.system;
+      for (const p of v.points)
+        for (const vc of p.variants) {
+          const c = sys.compile(vc.scenario);
+          for (const m of Object.keys(sys.summarize(c, new Float64Array(sys.kernel.accLength(c))).metrics)) {
+            const d = describeMetric(sys, m);
+            expect(d, `${f} ${vc.variant}: ${m} has no definition (metricDocs / metricDocFor of ${sys.id})`).toBeTruthy();
+            expect(d, m).not.toMatch(/\n/);
+            seen.add(`${sys.id} ${m}`);
+          }
+        }
+    }
+    for (const sys of SYSTEMS) for (const m of sys.metricOrder) expect(describeMetric(sys, m), `${sys.id} ${m}`).toBeTruthy();
+    // a definition nobody produces is a stale one (a renamed metric)
+    for (const sys of SYSTEMS) for (const m of Object.keys(sys.metricDocs)) expect(sys.metricOrder, `${sys.id}: ${m} is defined but not in metricOrder`).toContain(m);
+    expect(seen.size).toBeGreaterThan(40);
+  });
+
+  it("Cry Havoc's per-letter metrics say what their letter means on each table", () => {
+    const ch = SYSTEMS.find((s) => s.id === 'cry-havoc')!;
+    expect(describeMetric(ch, 'p_first_F')).toBe(
+      'melee: the first combat roll gave F on the table the defender starts on (1.6; foot table: defender killed; mounted table: horse killed, rider wounded, dismounted)',
+    );
+    expect(describeMetric(ch, 'p_first_H')).toMatch(/gave H .*\(1\.6; mounted table: horse and rider killed\)$/);
+    expect(describeMetric(ch, 'p_first_none')).toMatch(/gave "-" .*foot table: no effect; mounted table: no effect/);
+    expect(describeMetric(ch, 'p_shot_C')).toMatch(/foot table: target killed; mounted table: horse unhurt, rider wounded and dismounted\)$/);
+    expect(describeMetric(ch, 'p_first_Z')).toBeUndefined();
+  });
+});
+
+describe('the sides', () => {
+  const relief = `name: acre
+system: crusader-rex
+seed: 1
+trials: 1000
+town: { rating: 3 }
+player1: saracens
+situation: existing_siege
+besieged: franks
+blocks:
+  - { block: Saladin, at: field }
+  - { block: Al Adil, at: field }
+  - { block: Acre Hospitallers, at: castle }
+  - { block: Conrad, at: castle }
+  - { block: Richard, at: main_road }
+  - { block: Philippe, at: other_road }
+`;
+
+  it('Crusader Rex: the metrics\' attacker of an existing siege is the besieger, a relief force counting with the besieged (6.56)', () => {
+    const v = valid('r.yaml', relief);
+    const sys = v.system;
+    expect(sys.sides!(v.points[0].variants[0].scenario)).toBe(
+      "attacker = the besieger, saracens: Saladin, Al Adil; defender = the besieged, franks: Acre Hospitallers (castle), Conrad (castle), Richard (main road), Philippe (other road). The besieged side's blocks on the roads are a relief force: it attacks in its battle (6.56) but counts with the defender here, so p_attacker_wins is the besieger's.",
+    );
+    const battle = valid('b.yaml', relief.replace('situation: existing_siege\nbesieged: franks', 'situation: new_battle\nattacker: franks').replace(/at: castle/g, 'at: town'));
+    expect(sys.sides!(battle.points[0].variants[0].scenario)).toMatch(
+      /^attacker = franks \(attacker:, the first to enter the field\): Acre Hospitallers \(town\), Conrad \(town\), Richard \(main road\), Philippe \(other road\); defender = saracens: Saladin, Al Adil\.$/,
+    );
+  });
+
+  it('fantasy names its armies; Cry Havoc a melee\'s characters; surrender no sides', () => {
+    const byId = (id: string) => SYSTEMS.find((s) => s.id === id)!;
+    expect(byId('fantasy').sides!({ mode: 'siege' })).toMatch(/^attacker = the attacker: army, outside the wall/);
+    expect(byId('cry-havoc').sides!({ kind: 'melee', attackers: [{ attack: 8, mounted: true }, { attack: 4, mounted: false }], defender: { defence: 7, mounted: false } })).toBe(
+      'attacker = the attackers: list (2 characters: attack 8, mounted; attack 4); defender = the defender: (defence 7)',
+    );
+    expect(byId('cry-havoc').sides!({ kind: 'fire' })).toBeUndefined();
+    expect(byId('surrender').sides).toBeUndefined();
+  });
+
+  it('one line when every case agrees, else a line per reading led by its variants', () => {
+    expect(sidesLines([{ case: 1, variant: 'a', text: 'x' }, { case: 1, variant: 'b', text: 'x' }])).toEqual(['x']);
+    expect(sidesLines([{ case: 1, variant: 'a', text: 'x' }, { case: 1, variant: 'b', text: 'y' }, { case: 2, variant: 'a', text: 'x' }, { case: 2, variant: 'b', text: 'y' }])).toEqual(['a: x', 'b: y']);
+    expect(sidesLines([{ case: 1, variant: 'a', text: 'x' }, { case: 2, variant: 'a', text: 'y' }])).toEqual(['case 1 a: x', 'case 2 a: y']);
+    expect(sidesLines([{ case: 1, variant: 'a', text: undefined }])).toEqual([]);
+  });
+});
