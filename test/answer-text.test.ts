@@ -16,6 +16,17 @@ function text(r: ScenarioResult): string {
   return answerText(r, { headline: sys.headline, outcomes: sys.outcomes, charts: sys.charts(r), out: 'reports/x' });
 }
 
+/** The printed answer's parts: its head line, the sides lines (wrapped), the numbers, and what the metrics count. */
+function parts(t: string): { head: string; sides: string[]; body: string[]; docs: string[] } {
+  const lines = t.trimEnd().split('\n');
+  const at = lines.indexOf('what these metrics count:');
+  const end = at < 0 ? lines.length : at;
+  let k = 1;
+  // a sides line's continuations are indented by four, a character after them (the numbers' rows never are)
+  while (k < end && (lines[k].startsWith('  sides: ') || (k > 1 && /^ {4}\S/.test(lines[k])))) k++;
+  return { head: lines[0], sides: lines.slice(1, k), body: lines.slice(k, end), docs: at < 0 ? [] : lines.slice(at + 1) };
+}
+
 describe('the answer run prints', () => {
   let keep: ScenarioResult;
   let variants: ScenarioResult;
@@ -31,11 +42,17 @@ describe('the answer run prints', () => {
   });
 
   it('one case: every metric of the page\'s Answer, in its order, with its 95% interval as the page writes it', () => {
-    const lines = text(keep).trimEnd().split('\n');
-    expect(lines[0]).toBe('keep: 95% intervals');
+    const { head, sides, body, docs } = parts(text(keep));
+    expect(head).toBe('keep: 95% intervals');
+    // who the attacker and defender are, then the numbers, then what each metric shown counts
+    expect(sides.join(' ').replace(/\s+/g, ' ')).toBe(`  sides: ${keep.sides![0]}`.replace(/\s+/g, ' '));
+    expect(sides[0]).toMatch(/^ {2}sides: attacker = the attacker: army, outside the wall/);
     const names = answerNames(keep, systemById('fantasy')!.headline, systemById('fantasy')!.outcomes);
     expect(names).toEqual(['p_attacker_wins', 'p_defender_wins', 'p_undecided', 'p_breach']);
-    expect(lines.slice(1).map((l) => l.trim().split(/\s{2,}/))).toEqual(
+    expect(docs.filter((l) => /^ {2}\S/.test(l)).map((l) => l.trim().split(/\s{2,}/)[0])).toEqual(names);
+    expect(docs.join(' ').replace(/\s+/g, ' ')).toContain(`p_breach ${systemById('fantasy')!.metricDocs.p_breach}`);
+    for (const l of [...sides, ...docs]) expect(l.length, l).toBeLessThanOrEqual(100);
+    expect(body.map((l) => l.trim().split(/\s{2,}/))).toEqual(
       names.map((m) => {
         const e = keep.cases[0].metrics[m];
         return [m, showInterval(e.value, e.ci_low, e.ci_high)];
@@ -54,8 +71,11 @@ describe('the answer run prints', () => {
   });
 
   it('variants: a line per variant, the paired difference from the baseline beside the others; a metric 0 everywhere is one line', () => {
-    const lines = text(variants).trimEnd().split('\n');
+    const all = parts(text(variants));
+    const lines = [all.head, ...all.body];
     expect(lines[0]).toBe('crusader-rex-6-56-new-siege: 3 variants, 95% intervals; Δ: the paired difference from defend-in-field');
+    // a new battle: the scenario's attacker: is the metrics' attacker, the same in every variant
+    expect(all.sides.join(' ').replace(/\s+/g, ' ')).toMatch(/^ sides: attacker = saracens \(attacker:, the first to enter the field\): Saladin \(main road\), .*; defender = franks: King Guy \(town\), Balian \(town\), .*still count with the defender here\.$/);
     const [base, castle] = variants.cases;
     const m = castle.metrics.p_attacker_wins;
     const d = castle.differences.p_attacker_wins;
@@ -94,7 +114,8 @@ describe('the answer run prints', () => {
   });
 
   it('a sweep with variants: a row per variant, and the crossing per variant (falling: ≤)', () => {
-    const lines = text(climbers).trimEnd().split('\n');
+    const { head, body } = parts(text(climbers));
+    const lines = [head, ...body];
     expect(lines[1].trim().split(/\s+/)).toEqual(['case', 'variant', 'dc', 'p_attacker_wins', 'p_defender_wins', 'p_undecided', 'p_breach']);
     expect(lines.filter((l) => /^ +\d+ +(at-least-dc|above-dc) /.test(l))).toHaveLength(6);
     expect(lines.some((l) => l.includes('left out'))).toBe(false);

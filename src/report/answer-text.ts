@@ -49,11 +49,43 @@ export function estimateText(m: Estimate | undefined, delta = false): string {
   return (delta && m.value > 0 ? '+' : '') + showInterval(m.value, m.ci_low, m.ci_high);
 }
 
-/** The answer of one scenario's run, as lines of text ending in a newline. */
+/** Width the sides and definitions lines are wrapped to (a terminal's 100 columns and then some are common; 80 would cut most). */
+export const TEXT_WIDTH = 100;
+
+/** `text` in lines of at most `width` characters (a longer word stays whole), the first led by `first`, the others by `rest`. */
+export function wrapText(text: string, first: string, rest: string, width = TEXT_WIDTH): string[] {
+  const out: string[] = [];
+  let line = first;
+  let empty = true;
+  for (const w of text.split(/\s+/).filter((x) => x !== '')) {
+    if (!empty && line.length + 1 + w.length > width) {
+      out.push(line);
+      line = rest + w;
+    } else line += (empty ? '' : ' ') + w;
+    empty = false;
+  }
+  out.push(line);
+  return out;
+}
+
+/**
+ * The answer of one scenario's run, as lines of text ending in a newline: its head line, who
+ * the metrics' attacker and defender are (`r.sides`, when the system names them), the numbers,
+ * then what each metric shown counts (`r.metricDocs`).
+ */
 export function answerText(r: ScenarioResult, opts: AnswerTextOptions): string {
   const names = answerNames(r, opts.headline, opts.outcomes);
-  const lines = r.params.length === 0 ? casesText(r, names) : sweepText(r, names, opts);
-  return lines.join('\n') + '\n';
+  const [head, ...body] = r.params.length === 0 ? casesText(r, names) : sweepText(r, names, opts);
+  const sides = (r.sides ?? []).flatMap((t) => wrapText(t, '  sides: ', '    '));
+  return [head, ...sides, ...body, ...metricsText(r, names)].join('\n') + '\n';
+}
+
+/** What the metrics shown count (their definitions, RulesSystem.metricDocs), a wrapped line or two each. */
+export function metricsText(r: Pick<ScenarioResult, 'metricDocs'>, names: readonly string[]): string[] {
+  const known = names.filter((m) => r.metricDocs?.[m] !== undefined);
+  if (known.length === 0) return [];
+  const w = Math.max(...known.map((m) => m.length));
+  return ['what these metrics count:', ...known.flatMap((m) => wrapText(r.metricDocs![m], `  ${m.padEnd(w)}  `, ' '.repeat(w + 4)))];
 }
 
 /** No sweep: each metric, a line per variant (with its difference from the baseline). */

@@ -9,12 +9,12 @@ const PLACES = ['field', 'castle', 'reserves'] as const;
 /**
  * What each metric counts (RulesSystem.metricDocs), as general.ts, table.ts and field.ts count
  * it at the end of a trial (after the last game turn played: play stops once a side has no
- * blocks in the town or the castle fell). "In the town": in the field, the castle, storming or
- * sallying; a block that retreated or was eliminated is not. "Attacker" is the scenario's
+ * blocks in the town or the castle fell). "In the town": in the field or the castle (stormers
+ * and sallies are back in place by then, 2.8); a block that retreated or was eliminated is not. "Attacker" is the scenario's
  * (`attacker:`, or the besieger of an existing siege), whatever roles the battle swaps (6.56).
  */
 export const METRIC_DOCS_CRUSADER_REX: Readonly<Record<string, string>> = {
-  p_attacker_wins: "the scenario's attacker (the besieger in an existing siege) alone has blocks in the town at the end (field, castle, storming or sallying)",
+  p_attacker_wins: "the scenario's attacker (the besieger in an existing siege) alone has blocks in the town at the end, in the field or the castle",
   p_defender_holds: "the scenario's defender (the besieged in an existing siege, with any relief) alone has blocks in the town at the end, in the field or the castle",
   p_siege_continues: 'both sides still have blocks in the town at the end of the last game turn (a siege or battle still going)',
   p_both_gone: 'neither side has blocks in the town at the end: every block eliminated or retreated',
