@@ -150,7 +150,9 @@ describe('the scenario page', () => {
     expect(answer.match(/<td class="sep"/g)).toHaveLength(melee.cases.length);
     // run's printed answer and the index cell follow the same order
     const printed = answerText(melee, { headline: systemById('cry-havoc')!.headline, outcomes: systemById('cry-havoc')!.outcomes });
-    expect([...printed.matchAll(/^ {2}([a-z_]+) /gm)].map((m) => m[1])).toEqual(heads);
+    expect([...printed.split('what these metrics count:')[0].matchAll(/^ {2}([a-z_]+) /gm)].map((m) => m[1])).toEqual(heads);
+    // then what each of them counts, in the same order
+    expect([...printed.split('what these metrics count:')[1].matchAll(/^ {2}([a-z_]+) /gm)].map((m) => m[1])).toEqual(heads);
   });
 
   it("a sweep led by a mean answers with its lowest and highest value, with intervals and where (a probability's answer is where it reaches 0.5)", async () => {

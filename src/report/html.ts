@@ -24,6 +24,7 @@ figure{margin:1rem 0}figcaption{color:#666;font-size:.9em}img{max-width:100%;hei
 .notice{border-left:4px solid #e4572e;background:#fff4ef;padding:.4rem .8rem;margin:.8rem 0}
 .compact .ci{display:none}body:has(#show-ci:checked) .compact .ci{display:inline}
 .scroll{overflow-x:auto}.toggle{font-size:.9em;color:#444}
+.sides{border-left:4px solid #1f5fa8;background:#f2f6fb;padding:.35rem .8rem;margin:.6rem 0}dl.glossary{margin:.4rem 0;display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem}dl.glossary dt{margin:0}dl.glossary dd{margin:0;color:#333}
 .answer td,.key{white-space:nowrap}.answer th.group{text-align:center;font-weight:normal;font-size:.9em;color:#444}.answer .sep{border-left:3px double #999}table.index{width:100%}.where{color:#666;font-size:.85em}.desc{color:#444;font-size:.9em}`;
 
 /** Metrics that watch the engine itself (never expected to be non-zero): kept out of the designer's tables, a notice when not zero. */
@@ -84,6 +85,21 @@ export function directionClass(x: { ci_low: number; ci_high: number }): 'up' | '
 function caseName(r: ScenarioResult, c: ScenarioResult['cases'][number]): string {
   const parts = [...(r.variants.length > 1 ? [escapeHtml(c.variant)] : []), ...r.params.map((p) => `${escapeHtml(shortName(p))}=${escapeHtml(String(c.params[p]))}`)];
   return parts.join('<br>') || escapeHtml(c.variant);
+}
+
+/** Who the metrics' attacker and defender are (ScenarioResult.sides), shown by the Answer; empty where the system names none. */
+export function sidesHtml(r: Pick<ScenarioResult, 'sides'>): string {
+  const lines = r.sides ?? [];
+  if (lines.length === 0) return '';
+  return `<div class="sides"><b>Who is who:</b> ${lines.map((l) => escapeHtml(l)).join('<br>')}</div>`;
+}
+
+/** What each of the metrics counts (ScenarioResult.metricDocs), for the metrics given (those the page shows); empty when none has a definition. */
+export function glossaryHtml(r: Pick<ScenarioResult, 'metricDocs'>, metrics: readonly string[]): string {
+  const known = metrics.filter((m) => r.metricDocs?.[m] !== undefined);
+  if (known.length === 0) return '';
+  return `<h3 id="metric-docs">What the metrics mean</h3>
+<dl class="glossary">${known.map((m) => `<dt><code>${escapeHtml(m)}</code></dt><dd>${escapeHtml(r.metricDocs![m])}</dd>`).join('')}</dl>`;
 }
 
 /** Columns a metrics-as-rows table can take before it outgrows a laptop screen. */
@@ -401,9 +417,11 @@ ${r.description ? `<p>${escapeHtml(r.description)}</p>` : ''}
 <p class="muted">system <code>${escapeHtml(r.system)}</code> · seed <code>${escapeHtml(String(r.seed))}</code> · ${trialsText} · ${r.cases.length} case${r.cases.length === 1 ? '' : 's'}${shape}${precision}${opts.scenario ? ` · from <a href="scenario.yaml" title="the scenario as run; SHA-256 ${escapeHtml(opts.scenario.sha256)}"><code>${escapeHtml(opts.scenario.name)}</code></a> (SHA-256 <code>${escapeHtml(opts.scenario.sha256.slice(0, 12))}</code>)` : ''} · siegesim ${escapeHtml(p.version)} · ${p.threads} threads · ${p.seconds} s · ${showCount(p.trials_per_second)} trials/s</p>
 ${notices.join('\n')}
 <h2>Answer (95% intervals)</h2>
+${sidesHtml(r)}
 ${answer.join('\n') || '<p class="muted">no headline metric</p>'}
 <h2>All metrics</h2>
 ${metricTable(r, metrics)}
+${glossaryHtml(r, metrics)}
 ${rest.length > 0 ? `<h2>Charts</h2>\n${rest.map((c) => figure(c)).join('\n')}` : ''}
 <h2>Files</h2>
 <ul>${files.map((f) => `<li><a href="${encodeURI(f)}">${escapeHtml(f)}</a></li>`).join('')}</ul>`;

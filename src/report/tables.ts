@@ -51,6 +51,9 @@ export function summaryJson(r: ScenarioResult, provenance?: Record<string, unkno
     params: r.params,
     variants: r.variants,
     ...(r.headline ? { headline: r.headline } : {}),
+    // who the metrics' attacker and defender are, and what each metric counts (added keys: the CSVs are unchanged)
+    ...(r.sides ? { sides: r.sides } : {}),
+    ...(r.metricDocs ? { metric_docs: r.metricDocs } : {}),
     cases: r.cases.map((c) => ({
       case: c.case,
       variant: c.variant,

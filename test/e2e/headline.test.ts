@@ -69,7 +69,9 @@ describe('headline: the answer', () => {
     const out = path.join(dir, 'engines');
     const r = await runCli(['run', ENGINES, '--trials', '2000', '--threads', '1', '--no-progress', '--out', out]);
     expect(r.code, r.stderr).toBe(0);
-    const lines = r.stdout.split('\n');
+    // the numbers: after the head line and who the sides are (a fantasy siege's armies)
+    const lines = r.stdout.split('\n').filter((l) => !/^(?: {2}sides: | {4}\S)/.test(l));
+    expect(r.stdout.split('\n')[1]).toMatch(/^ {2}sides: attacker = the attacker: army, outside the wall/);
     expect(lines[1]).toMatch(/^ {2}case {2}hp {2}mean_breach_round {2}p_breach$/);
     // the round of the breach grows with the wall's HP (3 engines, 2d6 each a round: 15 HP falls in round 1 or 2)
     const rounds = lines.slice(2, 6).map((l) => Number(l.trim().split(/\s+/)[2]));
@@ -104,7 +106,8 @@ describe('headline: the answer', () => {
     }
     const merged = await runCli(['merge', ENGINES, ...shards, '--out', path.join(dir, 'merged')]);
     expect(merged.code, merged.stderr).toBe(0);
-    expect(merged.stdout.split('\n')[1]).toMatch(/^ {2}case {2}hp {2}mean_breach_round {2}p_breach$/);
+    expect(merged.stdout).toMatch(/^ {2}sides: attacker = the attacker: army, outside the wall/m);
+    expect(merged.stdout).toMatch(/^ {2}case {2}hp {2}mean_breach_round {2}p_breach$/m);
 
     // sensitivity ranks by headline[0] unless --metric says otherwise
     const sens = await runCli(['sensitivity', ENGINES, '--params', 'wall.hp', '--trials', '1000', '--threads', '1', '--no-progress', '--out', path.join(dir, 'sens')]);
@@ -124,7 +127,7 @@ describe('headline: the answer', () => {
     expect(volley.code, volley.stderr).toBe(0);
     // headline: [mean_volley_a_damage, p_attacker_wins]: p_attacker_wins brings p_defender_wins and p_undecided, which sum to 1 with it
     const shown = ['mean_volley_a_damage', 'p_attacker_wins', 'p_defender_wins', 'p_undecided'];
-    const names = volley.stdout.split('\n').slice(1).map((l) => l.match(/^ {2}([a-z_]+) /)?.[1]).filter(Boolean);
+    const names = volley.stdout.split('what these metrics count:')[0].split('\n').slice(1).map((l) => l.match(/^ {2}([a-z_]+) /)?.[1]).filter(Boolean);
     expect(names).toEqual(shown);
     const page = readFileSync(path.join(dir, 'volley/index.html'), 'utf8');
     const answer = page.slice(page.indexOf('<table class="answer">'), page.indexOf('</table>', page.indexOf('<table class="answer">')));

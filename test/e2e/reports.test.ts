@@ -158,6 +158,53 @@ describeBrowser('every bundled report in a browser', () => {
     expect(problems).toEqual([]);
   }, 240_000);
 
+  it('says who the attacker and defender are by the Answer, and what every metric in its tables counts (a relief of an existing siege: the besieger is the attacker, 6.56)', async () => {
+    const problems: string[] = [];
+    let sides = 0;
+    for (const name of reportsIn(dir)) {
+      const s = JSON.parse(readFileSync(path.join(dir, name, 'summary.json'), 'utf8')) as { system: string; sides?: string[]; metric_docs: Record<string, string> };
+      const page = await browser.newPage({ viewport: LAPTOP });
+      try {
+        await page.goto(`file://${path.join(dir, name, 'index.html')}`, { waitUntil: 'load' });
+        const seen = await page.evaluate(() => {
+          const q = (sel: string) => Array.from(document.querySelectorAll(sel)) as unknown as { textContent: string; getBoundingClientRect(): { top: number; height: number } }[];
+          const answer = q('h2').find((h) => h.textContent.startsWith('Answer'));
+          const all = q('h2').find((h) => h.textContent.startsWith('All metrics'));
+          const box = q('.sides')[0];
+          return {
+            sides: box ? box.textContent : null,
+            // the sides box sits between the Answer's heading and the All metrics heading, visible
+            placed: box ? box.getBoundingClientRect().height > 0 && box.getBoundingClientRect().top > answer!.getBoundingClientRect().top && box.getBoundingClientRect().top < all!.getBoundingClientRect().top : null,
+            defined: q('dl.glossary dt').map((d) => d.textContent),
+            meanings: q('dl.glossary dd').map((d) => d.textContent),
+            // the metrics of the All metrics table: its row heads (a few cases) or its column heads (many)
+            tabled: q('h2 ~ table th.m, h2 ~ div.scroll table.compact th').map((t) => t.textContent).filter((t) => /^(p|mean)_/.test(t)),
+          };
+        });
+        if (s.sides) {
+          sides++;
+          if (seen.sides !== `Who is who: ${s.sides.join('')}`) problems.push(`${name}: sides box says ${JSON.stringify(seen.sides)}`);
+          if (!seen.placed) problems.push(`${name}: the sides box is not by the Answer`);
+        } else if (seen.sides !== null) problems.push(`${name}: a sides box where the system names no sides`);
+        const tabled = [...new Set(seen.tabled)];
+        if (tabled.length === 0) problems.push(`${name}: no metric found in the All metrics table`);
+        if (seen.defined.join() !== tabled.join()) problems.push(`${name}: defines ${seen.defined.join()} for the table's ${tabled.join()}`);
+        seen.defined.forEach((m, i) => {
+          if (seen.meanings[i] !== s.metric_docs[m] || !(seen.meanings[i].length > 20)) problems.push(`${name}: ${m} means ${JSON.stringify(seen.meanings[i])}`);
+        });
+        if (name === 'crusader-rex-6-56-old-siege-2') {
+          if (!/^Who is who: attacker = the besieger, saracens: Zangi, Sanjar; defender = the besieged, franks: .*Conrad \(main road\).*counts with the defender here, so p_attacker_wins is the besieger's\.$/.test(seen.sides ?? ''))
+            problems.push(`${name}: the relief's sides read ${JSON.stringify(seen.sides)}`);
+          await screenshot(page, 'reports/sides-and-metrics-relief');
+        }
+      } finally {
+        await page.close();
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(sides).toBeGreaterThan(10);
+  }, 240_000);
+
   it('a report written with --out to its own folder has no "all reports" link (there is no index beside it)', async () => {
     const one = path.join(dir, 'alone', 'town');
     const r = await runCli(['run', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), '--trials', '600', '--out', one, '--no-progress']);
