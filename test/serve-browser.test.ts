@@ -10,6 +10,7 @@
  * own marks and printed, not asserted (speed is measured in bench/, not in a test).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { systemById } from '../src/systems/registry.js';
 import { parse as parseYaml } from 'yaml';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -375,6 +376,10 @@ describeBrowser('the workbench page', () => {
     await setNumber(page, 'blocks.1.steps', '2');
     note('crusader-rex reference battle, and Al Adil 3 -> 2', await doneWith(page, SC, { 'blocks.0.steps': 3, 'blocks.1.steps': 2 }));
     expect(await page.locator('.card[data-metric="p_attacker_wins"] [data-role="difference"]').textContent()).toMatch(/^−/);
+    // who is who under the description, and what a card counts on hover (the report's words)
+    expect(await page.locator('#sides').isVisible()).toBe(true);
+    expect(await page.locator('#sides').textContent()).toMatch(/^Who is who \(as loaded\): attacker = (franks|saracens) \(attacker:, the first to enter the field\): /);
+    expect(await page.locator('.card[data-metric="p_attacker_wins"] .card-name').getAttribute('title')).toBe(`p_attacker_wins: ${systemById('crusader-rex')!.metricDocs.p_attacker_wins}`);
     await screenshot(page, 'workbench-crusader-rex');
     await page.click('.tabs button[data-tab="reproduce"]');
     expect(await page.locator('#command').textContent()).toMatch(/^npx siegesim run reference-field-battle\.tuned\.yaml --trials \d+$/);

@@ -3,6 +3,7 @@
  * malformed and hostile requests (always a 4xx, never a crash), cancellation, a bounded load
  * test, and the same numbers as `siegesim run`. Issue 11 item 4 and issue 14's server part.
  */
+import { systemById } from '../src/systems/registry.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
@@ -267,6 +268,12 @@ describe('what the workbench serves, and to whom', () => {
     expect(d).toMatchObject({ name: 'fantasy-stone-wall-siege', system: 'fantasy', seed: 1001, variants: ['as-written', 'melee-same-round', 'breach-pool-hidden'] });
     expect(d.controls.find((c: { path: string }) => c.path === 'wall.hp')).toMatchObject({ kind: 'int', min: 0, max: 100000, value: 30 });
     expect((await call('GET', '/api/scenario?path=fantasy/stone-wall-siege.yaml&variant=nope')).status).toBe(422);
+    // who is who and what each metric counts, as the report says them (the cards' tooltips and the line under the description)
+    expect(d.sides).toEqual([systemById('fantasy')!.sides!({ mode: 'siege' })]);
+    expect(d.metricDocs.p_breach).toBe(systemById('fantasy')!.metricDocs.p_breach);
+    expect(Object.keys(d.metricDocs)).toEqual(expect.arrayContaining(['p_attacker_wins', 'p_defender_wins', 'p_undecided', 'p_breach', 'mean_rounds']));
+    // surrender's metrics name no sides
+    expect(JSON.parse((await call('GET', '/api/scenario?path=surrender/town-basic.yaml')).text).sides).toEqual([]);
   });
 
   it("sends each number setting's slider, stepping as solve does over the same range (one rule: the page has no copy of it)", async () => {

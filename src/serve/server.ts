@@ -24,6 +24,7 @@ import { Gate } from './gate.js';
 import { scenarioOf, streamLive, streamSweep, sweepRequest, tunedFileName, type JobContext } from './jobs.js';
 import { streamSensitivity, streamTune } from './tuning.js';
 import { FIELDS, LIMITS, onlyKnown, optString, optValues, parseBody, RequestError, reqString } from './requests.js';
+import { metricDocsOf, sidesLines } from '../systems/metric-docs.js';
 
 export interface WorkbenchOptions {
   roots: Root[];
@@ -193,6 +194,9 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
       // every way a trial ends (the report's Answer leads with them): the page's cards show the first the case produces
       outcomes: v.system.outcomes ?? [],
       metrics: v.system.metricOrder,
+      // what each metric any case of the file produces counts, and who is who in the variant shown (the report's definitions and sides)
+      metricDocs: metricDocsOf(v.system, v.points.flatMap((p) => p.variants.flatMap((vc) => [...v.system.metricNames(vc.scenario)]))),
+      sides: sidesLines(v.points.flatMap((p, g) => p.variants.filter((vc) => vc.variant === (variant ?? v.variantNames[0])).map((vc) => ({ case: g + 1, variant: vc.variant, text: v.system.sides?.(vc.scenario) })))),
       chunkTrials: v.system.chunkTrials,
       limits: LIMITS,
       controls: d.controls,

@@ -373,6 +373,9 @@ async function openScenario(path, variant, fromUrl) {
   $('#scenario').value = info.path;
   $('#title').textContent = info.name;
   $('#description').textContent = info.description;
+  // who the metrics' attacker and defender are, as loaded (the report's "Who is who")
+  $('#sides').textContent = (info.sides ?? []).length > 0 ? `Who is who (as loaded): ${info.sides.join(' ')}` : '';
+  $('#sides').hidden = (info.sides ?? []).length === 0;
   document.title = `${info.name} — siegesim workbench`;
   const vsel = $('#variant');
   vsel.replaceChildren(...info.variants.map((v) => el('option', { value: v, text: v })));
@@ -536,6 +539,12 @@ function renderStatus(ev) {
   else setStatus('done', `${prec ? 'precise' : 'done'}: ${text}`);
 }
 
+/** A metric's tooltip: its name and what it counts (the server's metricDocs, the report's definitions). */
+function metricTitle(m) {
+  const d = state.info?.metricDocs?.[m];
+  return d ? `${m}: ${d}` : m;
+}
+
 function renderResults(ev) {
   const loaded = ev.cases.find((c) => c.variant === 'as loaded') ?? ev.cases[0];
   const tuned = ev.cases.find((c) => c.variant === 'tuned');
@@ -551,7 +560,7 @@ function renderResults(ev) {
     return el(
       'div',
       { class: 'card', 'data-metric': h },
-      el('div', { class: 'card-name', text: label(h), title: h }),
+      el('div', { class: 'card-name', text: label(h), title: metricTitle(h) }),
       el('div', { class: 'card-value', 'data-role': 'value', text: fmtValue(shown) }),
       el('div', { class: 'card-ci muted', 'data-role': 'interval', text: shown ? `95%: ${fmtInterval(shown)}` : '' }),
       tuned
@@ -594,7 +603,7 @@ function renderResults(ev) {
       el(
         'tr',
         { class: headline.includes(m) ? 'head' : '' },
-        el('td', { class: 'l', title: m, text: m }),
+        el('td', { class: 'l', title: metricTitle(m), text: m }),
         el('td', {}, el('span', { text: fmtValue(a) }), el('span', { class: 'ci', text: ` ${fmtInterval(a)}` })),
         tuned ? el('td', {}, el('span', { text: fmtValue(b) }), el('span', { class: 'ci', text: ` ${fmtInterval(b)}` })) : null,
         tuned ? el('td', { class: sig ? (d.value > 0 ? 'up' : 'down') : 'flat' }, el('span', { text: fmtDiff(d, prob) }), el('span', { class: 'ci', text: d ? ` [${fmtDiffInterval(d, prob)}]` : '' })) : null,
