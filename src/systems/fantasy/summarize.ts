@@ -38,9 +38,9 @@ export const METRIC_ORDER_FANTASY = [...COMMON_METRICS, ...SIEGE_METRICS, ...OPE
  */
 export const METRIC_DOCS_FANTASY: Readonly<Record<string, string>> = {
   p_attacker_wins:
-    'the defender has no units left and the attacker has some; or at the round cap rules.round_cap_result gives it the attacker (more_hp, the open field\'s auto: more total HP left; H7)',
+    "the defender has no units left and the attacker has some; or the attacker has more total HP left at the round cap under rules.round_cap_result more_hp (the open field's auto; H7) or after a single_pass battle's one pass",
   p_defender_wins:
-    'the attacker has no units left and the defender has some; or the attacker withdrew (p_withdrew, H27); or at the round cap: defender (a siege\'s auto, H27), or more total HP under more_hp',
+    "the attacker has no units left and the defender has some; or the attacker withdrew (p_withdrew, H27); or the round cap under round_cap_result defender (a siege's auto, H27); or the defender has more total HP where more_hp or single_pass compares them",
   p_undecided: 'both sides wiped out in the same step, or a round cap (or single_pass comparison) judged undecided: round_cap_result undecided, or equal total HP',
   mean_rounds: 'the round the battle ended (max_rounds when it reached the cap; 0 when a side had no units at the start)',
   p_round_cap: 'the battle was still going at the end of round max_rounds (H7, H27); these trials are also counted in one of the three outcomes',
