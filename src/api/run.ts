@@ -7,8 +7,8 @@ import { validateScenario, type ValidateOptions, type ValidScenario, type Valida
 import { metricKinds } from '../scenario/expect.js';
 import { SYSTEMS } from '../systems/registry.js';
 import { metricDocsOf, sidesLines } from '../systems/metric-docs.js';
-import type { CaseResult, Metric, RulesSystem, ScenarioResult } from '../systems/types.js';
-import { halfWidth, pairedDifference, welchDifference, type Estimate } from '../stats/intervals.js';
+import type { CaseResult, Difference, Metric, RulesSystem, ScenarioResult } from '../systems/types.js';
+import { halfWidth, meanSe, pairedDifference, welchDifference, welchSe } from '../stats/intervals.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
 import { InlineExecutor, type Executor } from '../engine/executor.js';
 import { VERSION } from '../version.js';
@@ -178,7 +178,7 @@ export function assembleCases(v: ValidScenario, points: CompiledPoint[], jobs: G
   const pairedNames = sys.pairedSlots(points[g].compiled[0]).map((s) => s.metric);
   const base = summaries[0].metrics;
   return summaries.map((s, vi) => {
-    const differences: Record<string, Estimate> = {};
+    const differences: Record<string, Difference> = {};
     if (vi > 0) {
       for (const [metric, m] of Object.entries(s.metrics)) {
         // a metric the baseline does not produce (a variant that turns on breaches, changes the
@@ -187,9 +187,11 @@ export function assembleCases(v: ValidScenario, points: CompiledPoint[], jobs: G
         const p = pairedNames.indexOf(metric);
         if (p >= 0 && jobs[g].pairedSlots[vi][p] >= 0) {
           const k = ((vi - 1) * pairedNames.length + p) * 2;
-          differences[metric] = pairedDifference({ n: trials, sum: split.pairs[k], sumSq: split.pairs[k + 1] });
+          const d = { n: trials, sum: split.pairs[k], sumSq: split.pairs[k + 1] };
+          differences[metric] = { ...pairedDifference(d), se: meanSe(d), paired: true };
         } else {
-          differences[metric] = welchDifference(moments(m), moments(base[metric]));
+          const [a, b] = [moments(m), moments(base[metric])];
+          differences[metric] = { ...welchDifference(a, b), se: welchSe(a, b), paired: false };
         }
       }
     }

@@ -71,7 +71,10 @@ export function summaryJson(r: ScenarioResult, provenance?: Record<string, unkno
             differences: Object.fromEntries(
               orderedMetrics(r, c.differences).map((k) => {
                 const d = c.differences[k];
-                return [k, { value: num(d.value), ci_low: num(d.ci_low), ci_high: num(d.ci_high) }];
+                // se: the difference's standard error (value ± 1.96·se is its interval), which `diff`
+                // needs to compare one run's difference with another's; paired: measured trial by
+                // trial on common dice (false: Welch, the two means taken as independent)
+                return [k, { value: num(d.value), ci_low: num(d.ci_low), ci_high: num(d.ci_high), ...(d.se !== undefined ? { se: num(d.se) } : {}), ...(d.paired !== undefined ? { paired: d.paired } : {}) }];
               }),
             ),
           }

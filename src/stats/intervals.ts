@@ -79,6 +79,40 @@ export function pairedDifference(d: Moments, z = Z95): Estimate {
   return meanInterval(d, z);
 }
 
+/**
+ * Standard error of a mean from its moments: √(s²/n), the `se` of `meanInterval` and of
+ * `pairedDifference` (value ± z·se). NaN when n is 0.
+ * @example meanSe({ n: 4, sum: 10, sumSq: 30 }) // 0.6454… (s² = 5/3)
+ */
+export function meanSe(m: Moments): number {
+  return m.n > 0 ? Math.sqrt(varianceOf(m) / m.n) : NaN;
+}
+
+/** Standard error of the Welch difference of two independent means: √(s₁²/n₁ + s₂²/n₂). NaN when either has no observation. */
+export function welchSe(variant: Moments, baseline: Moments): number {
+  if (!(variant.n > 0) || !(baseline.n > 0)) return NaN;
+  return Math.sqrt(varianceOf(variant) / variant.n + varianceOf(baseline) / baseline.n);
+}
+
+/**
+ * z of a paired difference (variant − baseline, per trial on common dice) against its exact
+ * value δ, on the difference's standard error over n pairs. For a difference of two
+ * probabilities each per-trial difference is −1, 0 or 1, so its variance is at least
+ * |δ| − δ² (E d² = E|d| ≥ |δ|): the SE is never taken below √((|δ| − δ²)/n), so a small exact
+ * difference that no sampled trial showed (every d = 0, sample SE 0) is not a "z = ∞".
+ * @example zPairedDifference(0.18, 0.0017, 50000, 0.1795, 'probability') // 0.29…
+ */
+export function zPairedDifference(value: number, se: number, n: number, exact: number, kind: 'probability' | 'mean'): number {
+  const d = value - exact;
+  // exact answers summed in floating point carry rounding of ~1e-15: not a disagreement
+  if (Math.abs(d) < 1e-9 * Math.max(1, Math.abs(exact))) return 0;
+  const a = Math.abs(exact);
+  const floor = kind === 'probability' && n > 0 ? Math.sqrt(Math.max(0, a - a * a) / n) : 0;
+  const s = Math.max(Number.isFinite(se) ? se : 0, floor);
+  if (s === 0) return d > 0 ? Infinity : -Infinity;
+  return d / s;
+}
+
 /** Welch interval for the difference of two independent means (variant − baseline). */
 export function welchDifference(variant: Moments, baseline: Moments, z = Z95): Estimate {
   if (!(variant.n > 0) || !(baseline.n > 0)) return NO_ESTIMATE;

@@ -45,6 +45,18 @@ export interface Metric extends Estimate {
   range?: readonly [number, number];
 }
 
+/**
+ * A variant's difference from its baseline with its 95% interval (value ± Z95·se): paired on
+ * common dice where the metric is per trial (its SE from Σd and Σd² of the per-trial
+ * differences), else Welch (the two means taken as independent; its SE ignores that the
+ * variants share dice, so it is not the SE of the difference and nothing judges a z on it).
+ * `se` and `paired` are absent only in hand-made results (tests).
+ */
+export interface Difference extends Estimate {
+  se?: number;
+  paired?: boolean;
+}
+
 /** One point of a curve (`<curve>.csv` row): its key columns and its estimate. */
 export interface CurvePoint {
   x: Record<string, number | string>;
@@ -96,7 +108,7 @@ export interface CaseResult {
   params: Record<string, unknown>;
   trials: number;
   metrics: Record<string, Metric>;
-  differences: Record<string, Estimate>;
+  differences: Record<string, Difference>;
   curves: Record<string, CurvePoint[]>;
   /** With `--precision`: the target, the widest headline half-width reached, and whether it met the target. */
   precision?: { target: number; half_width: number; reached: boolean };
