@@ -101,7 +101,6 @@ describe('expect: validation', () => {
   - { metric: p_test, between: [0.5, 0.4] }
   - { metric: p_test, at_least: 0.1, at_most: 0.2 }
   - { metric: p_test }
-  - { metric: diff_p_test, exact: true }
 `,
     );
     expect(issues).toEqual([
@@ -113,7 +112,6 @@ describe('expect: validation', () => {
       { at: '17:32', path: 'expect[5].between', message: MSG.expectBetweenOrder(0.5, 0.4) },
       { at: '18:38', path: 'expect[6].at_most', message: MSG.expectOneBound(['at_least', 'at_most']) },
       { at: '19:5', path: 'expect[7]', message: MSG.expectOneBound([]) },
-      { at: '20:28', path: 'expect[8].exact', message: MSG.exactOfDiff('diff_p_test') },
     ]);
   });
 
@@ -248,6 +246,35 @@ expect:
     expect(issues).toEqual([{ file: 's.yaml', line: 12, col: 5, path: 'expect[1]', message: MSG.exactUnavailable('p_attacker_wins', 'this case') }]);
   });
 
+  it('exact: true on a diff_ is the exact difference variant − baseline where both have exact answers and the difference is paired; else a problem at the item', async () => {
+    const v = scenario(
+      GRID +
+        `expect:
+  - { metric: diff_p_test, exact: true }
+  - { metric: diff_p_surrender, variant: lenient, where: { structure.surrender_level: 3 }, exact: true }
+`,
+    );
+    const { answers, issues } = prepareExact(v);
+    expect(issues).toEqual([]);
+    // surrender's p_test is (roll - 2) below the level on a d6 (docs/rules/surrender.md): lenient adds one face
+    expect(answers.get('0:1')!.diff_p_test.value).toBeCloseTo(1 / 6, 12);
+    expect(answers.get('1:1')!.diff_p_test.value).toBeCloseTo(1 / 6, 12);
+    expect(answers.get('1:1')!.diff_p_surrender.value).toBeCloseTo(0.9997558594 - 0.9922926534, 9);
+    const r = await testScenario(v, { trials: 20000 });
+    expect(r.assertions.map((a) => [a.metric, a.verdict])).toEqual([
+      ['diff_p_test', 'pass'],
+      ['diff_p_test', 'pass'],
+      ['diff_p_surrender', 'pass'],
+    ]);
+    expect(r.assertions[0].exact!.value).toBeCloseTo(1 / 6, 12);
+    expect(r.assertions[0].boundText).toMatch(/^exact 0\.16667 \(z = -?\d\.\d\d\)$/);
+    // mean_turns' difference is Welch (not paired trial by trial): no z to judge
+    const welch = scenario(GRID + `expect:\n  - { metric: diff_mean_turns, where: { structure.surrender_level: 2 }, exact: true }\n`);
+    expect(prepareExact(welch).issues).toEqual([
+      { file: 's.yaml', line: 12, col: 5, path: 'expect[0]', message: MSG.exactOfDiff('diff_mean_turns', 'structure.surrender_level=2, variant lenient') },
+    ]);
+  });
+
   it('an item the scenario no longer matches is an error by default (test, validate) and, with staleExpect warn, left out and given back to warn about', () => {
     // the designer's edit: the sweep moved, a variant was renamed, a metric went away
     const text =
@@ -282,8 +309,9 @@ expect:
     if (malformed.ok) return;
     expect(malformed.issues.filter((i) => !i.stale).map((i) => [i.path, i.message])).toEqual([['expect[4].between', MSG.expectBetweenOrder(0.5, 0.4)]]);
     expect(malformed.issues.filter((i) => i.stale).length).toBe(3);
-    // a bound outside a probability's range, exact: true on a diff_, no bound: never stale
-    for (const item of ['{ metric: p_test, at_most: 2 }', '{ metric: diff_p_test, exact: true }', '{ metric: p_test }']) {
+    // a bound outside a probability's range, no bound: never stale (exact: true on a diff_ is an
+    // assertion now, on the exact difference: test/exact-differences.test.ts)
+    for (const item of ['{ metric: p_test, at_most: 2 }', '{ metric: p_test }']) {
       const r = validateText('s.yaml', GRID + `expect:\n  - ${item}\n`, { staleExpect: 'warn' });
       expect(r.ok, item).toBe(false);
     }

@@ -1,7 +1,7 @@
 /** The exact and check verbs: exact answers per (case, variant), and Monte Carlo held to them by z-scores. */
 import type { ValidScenario } from '../scenario/validate.js';
-import type { CaseResult, ExactSummary, Metric, ScenarioResult } from '../systems/types.js';
-import { zMean, zProportion } from '../stats/intervals.js';
+import type { CaseResult, Difference, ExactSummary, Metric, ScenarioResult } from '../systems/types.js';
+import { zMean, zPairedDifference, zProportion } from '../stats/intervals.js';
 import { compilePoints } from './run.js';
 
 export interface ExactCase {
@@ -9,18 +9,42 @@ export interface ExactCase {
   variant: string;
   params: Record<string, unknown>;
   exact: ExactSummary | null;
+  /**
+   * A variant after the baseline: its exact difference from the baseline, metric by metric
+   * (variant − baseline, the `diff_<metric>` of summary.csv), for the metrics both exact answers
+   * have; null when either side has no exact form. Absent on the baseline.
+   */
+  differences?: Record<string, number> | null;
 }
 
-/** Exact answers for every (case, variant) that has one. */
+/** Exact answers for every (case, variant) that has one, and each variant's exact difference from the baseline. */
 export function exactScenario(v: ValidScenario): ExactCase[] {
   const points = compilePoints(v);
   const out: ExactCase[] = [];
   v.points.forEach((p, g) => {
+    let base: ExactSummary | null = null;
     p.variants.forEach((vc, vi) => {
       const c = points[g].compiled[vi];
-      out.push({ case: g + 1, variant: vc.variant, params: p.params, exact: v.system.exact ? v.system.exact(c) : null });
+      const exact = v.system.exact ? v.system.exact(c) : null;
+      if (vi === 0) base = exact;
+      out.push({ case: g + 1, variant: vc.variant, params: p.params, exact, ...(vi > 0 ? { differences: exactDifferences(exact, base) } : {}) });
     });
   });
+  return out;
+}
+
+/**
+ * variant − baseline for every metric both exact answers have (NaN where either is undefined,
+ * a mean of an event that cannot happen); null when either has no exact form.
+ * @example exactDifferences({ metrics: { p_x: { value: 0.9 } }, curves: {} }, { metrics: { p_x: { value: 0.7 } }, curves: {} }) // { p_x: 0.2 }
+ */
+export function exactDifferences(variant: ExactSummary | null, baseline: ExactSummary | null): Record<string, number> | null {
+  if (!variant || !baseline) return null;
+  const out: Record<string, number> = {};
+  for (const [m, e] of Object.entries(variant.metrics)) {
+    const b = baseline.metrics[m];
+    if (b) out[m] = e.value - b.value;
+  }
   return out;
 }
 
@@ -32,12 +56,20 @@ export interface CheckRow {
   exact: number;
   n: number;
   z: number;
+  /** A variant's paired difference from the baseline (`metric` is `diff_<metric>`). */
+  difference?: true;
 }
 
 /** Largest |z| `check` accepts: a false alarm about once in 150,000 metrics (two-sided normal). */
 export const CHECK_Z_LIMIT = 4.5;
 
-/** Compare a run with the exact answers, metric by metric and point by point of every curve. */
+/**
+ * Compare a run with the exact answers, metric by metric, each variant's paired difference from
+ * the baseline with the exact difference (a `diff_<metric>` row), and point by point of every
+ * curve. A difference that is not paired (Welch: a metric that is not per trial) is not
+ * compared: its two sides share dice, so the Welch SE is not the SE of the difference
+ * (`unpairedDifferences` names them).
+ */
 export function checkScenario(result: ScenarioResult, exact: ExactCase[]): CheckRow[] {
   const rows: CheckRow[] = [];
   result.cases.forEach((c, i) => {
@@ -47,6 +79,12 @@ export function checkScenario(result: ScenarioResult, exact: ExactCase[]): Check
       const m = c.metrics[metric];
       if (!m) continue;
       rows.push(zRow(c, metric, m, em.value, em.variance));
+    }
+    for (const [metric, value] of Object.entries(exact[i].differences ?? {})) {
+      const d = c.differences[metric];
+      const m = c.metrics[metric];
+      if (!d?.paired || !m) continue;
+      rows.push(zDiffRow(c, metric, m.kind, d, value));
     }
     for (const [curve, points] of Object.entries(e.curves)) {
       const sim = c.curves[curve] ?? [];
@@ -70,4 +108,28 @@ export function zRow(c: CaseResult, metric: string, m: Metric, exact: number, va
   else if (m.n === 0) z = NaN;
   else z = zMean(m.value, m.n, exact, variance ?? NaN);
   return { case: c.case, variant: c.variant, metric, simulated: m.value, exact, n: m.n, z };
+}
+
+/**
+ * A variant's paired difference from the baseline against the exact difference: the row
+ * `check` judges as `diff_<metric>` (also `expect: exact` on a `diff_`). The z is on the paired
+ * SE (√(s_d²/n) of the per-trial differences on common dice), floored for a probability as
+ * `zPairedDifference` explains; n is the pairs (trials).
+ */
+export function zDiffRow(c: CaseResult, metric: string, kind: Metric['kind'], d: Difference, exact: number): CheckRow {
+  const z = Number.isNaN(exact) || Number.isNaN(d.value) ? NaN : zPairedDifference(d.value, d.se ?? NaN, c.trials, exact, kind);
+  return { case: c.case, variant: c.variant, metric: `diff_${metric}`, simulated: d.value, exact, n: c.trials, z, difference: true };
+}
+
+/** The metrics whose exact difference `check` has but does not compare: their Monte Carlo difference is not paired (Welch). */
+export function unpairedDifferences(result: ScenarioResult, exact: ExactCase[]): string[] {
+  const out = new Set<string>();
+  result.cases.forEach((c, i) => {
+    if (!exact[i]?.exact) return;
+    for (const metric of Object.keys(exact[i].differences ?? {})) {
+      const d = c.differences[metric];
+      if (d && !d.paired && c.metrics[metric]) out.add(`diff_${metric}`);
+    }
+  });
+  return [...out];
 }

@@ -18,8 +18,8 @@ import type { ValidScenario } from '../scenario/validate.js';
 import { MSG } from '../scenario/messages.js';
 import type { CaseResult, ExactMetric, ScenarioResult } from '../systems/types.js';
 import { meanInterval, rescaleInterval, wilson, zForConfidence, type Estimate } from '../stats/intervals.js';
-import { CHECK_Z_LIMIT, zRow } from './exact.js';
-import { runScenario, type RunScenarioOptions } from './run.js';
+import { CHECK_Z_LIMIT, zDiffRow, zRow } from './exact.js';
+import { alignPairedSlots, runScenario, type RunScenarioOptions } from './run.js';
 
 /** Default confidence of the interval an assertion is judged on. */
 export const TEST_CONFIDENCE = 0.999;
@@ -78,7 +78,10 @@ export interface TestOptions extends Pick<RunScenarioOptions, 'seed' | 'executor
   confidence?: number;
 }
 
-/** Exact answers the scenario's `exact: true` assertions need, by `${point}:${variant}`. */
+/**
+ * Exact answers the scenario's `exact: true` assertions need, by `${point}:${variant}`; a
+ * `diff_<metric>` item's is the exact difference variant − baseline, under its diff_ name.
+ */
 export type ExactAnswers = Map<string, Record<string, ExactMetric>>;
 
 /**
@@ -92,21 +95,51 @@ export function prepareExact(v: ValidScenario): { answers: ExactAnswers; issues:
   // expect: items the scenario no longer matches (validated with staleExpect 'warn'): test cannot judge them
   const issues: ScenarioIssue[] = [...(v.staleExpect ?? [])];
   const sys = v.system;
+  const compiled = new Map<string, unknown>();
+  const compileAt = (point: number, variant: number) => {
+    const key = `${point}:${variant}`;
+    if (!compiled.has(key)) compiled.set(key, sys.compile(v.points[point].variants[variant].scenario));
+    return compiled.get(key);
+  };
+  const solved = new Map<string, Record<string, ExactMetric>>();
+  const solve = (point: number, variant: number) => {
+    const key = `${point}:${variant}`;
+    if (!solved.has(key)) {
+      const ex = sys.exact ? sys.exact(compileAt(point, variant)) : null;
+      solved.set(key, ex?.metrics ?? {});
+    }
+    return solved.get(key)!;
+  };
   for (const e of v.expect) {
     if (e.bound.kind !== 'exact') continue;
     for (const t of e.targets) {
       const key = `${t.point}:${t.variant}`;
-      if (!answers.has(key)) {
-        const vc = v.points[t.point].variants[t.variant];
-        const ex = sys.exact ? sys.exact(sys.compile(vc.scenario)) : null;
-        answers.set(key, ex?.metrics ?? {});
+      if (!answers.has(key)) answers.set(key, { ...solve(t.point, t.variant) });
+      const where = whereText(v, t.point, t.variant) || 'this case';
+      const issue = (message: string) => issues.push({ file: v.file, line: e.line, col: e.col, path: `expect[${e.index}]`, message });
+      if (!e.diff) {
+        if (!answers.get(key)![e.base]) issue(MSG.exactUnavailable(e.metric, where));
+        continue;
       }
-      if (!answers.get(key)![e.base]) {
-        issues.push({ file: v.file, line: e.line, col: e.col, path: `expect[${e.index}]`, message: MSG.exactUnavailable(e.metric, whereText(v, t.point, t.variant) || 'this case') });
-      }
+      // a diff_: the exact difference variant − baseline, judged on the paired difference's SE,
+      // so both exact answers are needed and the difference must be paired trial by trial
+      const variant = solve(t.point, t.variant)[e.base];
+      const baseline = solve(t.point, 0)[e.base];
+      if (!variant || !baseline) {
+        const side = !baseline ? `the baseline "${v.variantNames[0]}"` : `variant "${v.variantNames[t.variant]}"`;
+        issue(MSG.exactOfDiff(e.metric, where, `"${e.base}" for ${side}`));
+      } else if (!pairedDifferenceOf(sys, compileAt(t.point, 0), compileAt(t.point, t.variant), e.base)) {
+        issue(MSG.exactOfDiff(e.metric, where));
+      } else answers.get(key)![e.metric] = { value: variant.value - baseline.value };
     }
   }
   return { answers, issues };
+}
+
+/** Whether a variant's difference from the baseline in `metric` is paired trial by trial (as run.ts assembleCases measures it). */
+function pairedDifferenceOf(sys: ValidScenario['system'], baseline: unknown, variant: unknown, metric: string): boolean {
+  const p = sys.pairedSlots(baseline).findIndex((s) => s.metric === metric);
+  return p >= 0 && alignPairedSlots(sys, [baseline, variant])[1][p] >= 0;
 }
 
 /** Run a scenario for its assertions and judge them (see the module comment for the rule). */
@@ -185,9 +218,11 @@ export function judge(e: Expectation, c: CaseResult, z: number, exact?: Record<s
   const interval = intervalOf(e, c, z);
   if (e.bound.kind === 'exact') {
     const m = c.metrics[e.base];
-    const ex = exact?.[e.base];
-    if (!m || !ex) return { state: 'undecided', interval };
-    const zz = zRow(c, e.base, m, ex.value, ex.variance).z;
+    // a diff_'s exact answer is the exact difference, under the diff_ name (prepareExact)
+    const ex = exact?.[e.diff ? e.metric : e.base];
+    const d = e.diff ? c.differences[e.base] : undefined;
+    if (!m || !ex || (e.diff && !d)) return { state: 'undecided', interval };
+    const zz = d ? zDiffRow(c, e.base, m.kind, d, ex.value).z : zRow(c, e.base, m, ex.value, ex.variance).z;
     const az = Math.abs(zz);
     const state = az <= z ? 'pass' : az > Math.max(z, CHECK_Z_LIMIT) ? 'fail' : 'undecided';
     return { state, interval, exact: { value: ex.value, z: zz } };

@@ -69,7 +69,7 @@ export interface ExpectIssue {
   /**
    * The item no longer matches the scenario (a metric, variant, swept path or value it names is
    * not there): the scenario changed under it. Not set for an item wrong in itself (no bound or
-   * two, low > high, a probability's bound outside [0, 1], exact: true on a diff_).
+   * two, low > high, a probability's bound outside [0, 1]).
    */
   stale?: true;
 }
@@ -144,7 +144,9 @@ export function validateExpect(
       const names = [...allMetrics, ...(nVariants > 1 ? [...allMetrics].map((m) => `diff_${m}`) : [])];
       stale(at('metric'), MSG.unknownMetric(item.metric, suggest(item.metric, names), [...allMetrics]));
     } else if (diff && nVariants < 2) stale(at('metric'), MSG.diffNeedsVariants(item.metric));
-    if (diff && bound?.kind === 'exact') problem(at('exact'), MSG.exactOfDiff(item.metric), 'key');
+    // exact: true on a diff_ is judged against the exact difference (variant − baseline); whether
+    // both sides have an exact answer, and the difference is paired, is `test`'s to say
+    // (api/test.ts prepareExact), as it is for a summary metric's exact answer
     // a probability's bound lies in [0, 1] (a difference of two: [-1, 1])
     if (bound && bound.kind !== 'exact' && probabilities.has(base)) {
       const ends = bound.kind === 'between' ? [bound.low, bound.high] : [bound.kind === 'at_least' ? bound.low : bound.high];

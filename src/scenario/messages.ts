@@ -163,7 +163,14 @@ export const MSG = {
   outsideProbability: (what: string, metric: string, diff = false) =>
     `${what} is outside ${diff ? '[-1, 1]' : '[0, 1]'}: "${metric}" is ${diff ? 'a difference of probabilities' : 'a probability'}`,
   diffNeedsVariants: (name: string) => `"${name}" compares a variant with the baseline, but this scenario has no variants`,
-  exactOfDiff: (name: string) => `exact: true is for summary metrics; "${name}" is a difference (give it a bound)`,
+  /**
+   * `exact: true` on a diff_ that has no exact difference to judge: `side` says which exact
+   * answer is missing (`the baseline "a"`), or the difference is not paired (side undefined).
+   */
+  exactOfDiff: (name: string, where: string, side?: string) =>
+    side !== undefined
+      ? `exact: true, but "${name}" has no exact difference at ${where}: there is no exact answer for ${side} (give it a bound)`
+      : `exact: true, but "${name}" at ${where} is not paired trial by trial (its interval is Welch's, whose SE leaves out that the variants share dice, so no z can be judged on it; give it a bound)`,
   unknownVariant: (name: string, suggestion: string | undefined, known: readonly string[]) =>
     `unknown variant "${name}"` + (suggestion ? ` (did you mean "${suggestion}"?)` : ` (variants: ${[...new Set(known)].join(', ')})`),
   diffOfBaseline: (metric: string, variant: string) => `"${variant}" is the baseline: "${metric}" exists for the other variants`,
@@ -204,6 +211,9 @@ export const MSG = {
   /** `check`'s table, beside a mean no trial gave a value (its z column shows –). */
   checkNoZ: () => 'no z: no trial gave this mean a value (n = 0); the probability of its event is compared on its own row',
   /** The tail of `check`'s verdict line when some rows had no z. */
+  /** Differences `check` has an exact value for but does not judge: not paired trial by trial. */
+  checkUnpaired: (names: readonly string[]) =>
+    `not compared: ${names.join(', ')} (not paired trial by trial: their intervals are Welch's, whose SE leaves out that the variants share dice, so no z is judged on them)`,
   checkNoDataCount: (n: number) => `${n} with no z (a mean no trial gave a value: n = 0; neither a pass nor a fail)`,
   /**
    * A failed comparison of `check`, as a sentence that stands alone in a CI log: the scenario and

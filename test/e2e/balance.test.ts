@@ -315,7 +315,7 @@ describe('siegesim test --json and check --json', () => {
     const d = json(ok);
     expect(d).toMatchObject({ passed: true, z_limit: 4.5, failed: 0, allow_empty: false, empty: null, skipped: [] });
     expect(d.rows.length).toBe(d.compared);
-    expect(d.scenarios).toEqual([{ name: 'good-small', file: path.relative(ROOT, small), system: expect.any(String), seed: expect.anything(), cases: expect.any(Number), trials: 50000, compared: d.compared, failed: 0, no_data: 0 }]);
+    expect(d.scenarios).toEqual([{ name: 'good-small', file: path.relative(ROOT, small), system: expect.any(String), seed: expect.anything(), cases: expect.any(Number), trials: 50000, compared: d.compared, failed: 0, no_data: 0, unpaired_differences: ['diff_mean_turns'] }]);
     expect(d.max_abs_z).toBeCloseTo(Math.max(...d.rows.map((r: any) => Math.abs(r.z))), 12);
     for (const r of d.rows) {
       expect(Object.keys(r)).toEqual(['scenario', 'case', 'variant', 'params', 'where', 'metric', 'simulated', 'exact', 'n', 'z', 'verdict']);
@@ -381,6 +381,64 @@ describe('siegesim test --json and check --json', () => {
     const j = json(await cli(['check', f, '--threads', '1', '--json']));
     expect(j).toMatchObject({ passed: true, failed: 0, no_data: 1, scenarios: [{ no_data: 1 }] });
     expect(j.rows.find((x: any) => x.metric === 'mean_breach_round')).toMatchObject({ simulated: null, n: 0, z: null, verdict: 'no_data' });
+  });
+});
+
+/** Two readings of the surrender test (rules.comparison): lenient adds one face of the d6 to p_test, exactly 1/6. */
+const READINGS = `name: readings
+system: surrender
+seed: 7
+trials: 20000
+variants:
+  - name: as-written
+  - name: lenient
+    set: { rules.comparison: le }
+sweep:
+  structure.surrender_level: [2, 3]
+`;
+
+describe('the exact difference between two readings (variant − baseline)', () => {
+  it('exact prints it and --json carries it; check compares the paired difference with it; expect: exact: true on a diff_ is judged', async () => {
+    const dir = tmp();
+    const f = path.join(dir, 'readings.yaml');
+    writeFileSync(f, READINGS);
+    const ex = await cli(['exact', f]);
+    expect(ex.code, ex.stderr).toBe(0);
+    const lines = ex.stdout.split('\n');
+    expect(lines[3]).toMatch(/^case 1 lenient − as-written structure\.surrender_level=2: diff_p_test=0\.1666666667 {2}diff_p_surrender=0\.10444930\d* {2}diff_mean_turns=-1\.5773086\d*$/);
+    expect(lines.filter((l) => l.includes(' − as-written')).length).toBe(2);
+    const json = JSON.parse((await cli(['exact', f, '--json'])).stdout);
+    const cases = json[0].cases;
+    expect(Object.keys(cases[0])).toEqual(['case', 'variant', 'params', 'metrics']);
+    expect(Object.keys(cases[1])).toEqual(['case', 'variant', 'params', 'metrics', 'differences']);
+    expect(cases[1].differences.p_test.value).toBeCloseTo(1 / 6, 12);
+    expect(cases[1].differences.p_surrender.value).toBeCloseTo(cases[1].metrics.p_surrender.value - cases[0].metrics.p_surrender.value, 15);
+
+    const check = await cli(['check', f, '--json']);
+    expect(check.code, check.stderr).toBe(0);
+    const d = JSON.parse(check.stdout);
+    const diffs = d.rows.filter((r: any) => r.metric.startsWith('diff_'));
+    expect(diffs.map((r: any) => `${r.case} ${r.variant} ${r.metric}`)).toEqual(['1 lenient diff_p_test', '1 lenient diff_p_surrender', '2 lenient diff_p_test', '2 lenient diff_p_surrender']);
+    for (const r of diffs) {
+      expect(r).toMatchObject({ verdict: 'pass', n: 20000, where: expect.stringContaining('variant lenient') });
+      expect(Math.abs(r.z)).toBeLessThan(4.5);
+    }
+    expect(diffs[0].exact).toBeCloseTo(1 / 6, 12);
+    expect(d.scenarios[0].unpaired_differences).toEqual(['diff_mean_turns']);
+    expect(check.stderr).toMatch(/^1 +lenient +2 +diff_p_test +0\.1\d{5} +0\.166667 +-?\d\.\d\d$/m);
+    expect(check.stderr).toContain(MSG.checkUnpaired(['diff_mean_turns']));
+    expect(check.stderr).toMatch(/check passed: \d+ comparisons \(metrics, differences from the baseline and every curve point\)/);
+
+    // expect: exact: true on a diff_ (refused before: 'exact: true is for summary metrics')
+    writeFileSync(f, READINGS + 'expect:\n  - { metric: diff_p_test, variant: lenient, exact: true }\n');
+    const t = await cli(['test', f]);
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stdout).toMatch(/pass {2}diff_p_test +structure\.surrender_level=2, variant lenient +0\.1\d+ \[.*\] +exact 0\.16667 \(z = -?\d\.\d\d\)/);
+    // a Welch difference has no paired SE to judge a z on: refused before anything runs (exit 2)
+    writeFileSync(f, READINGS + 'expect:\n  - { metric: diff_mean_turns, variant: lenient, where: { structure.surrender_level: 3 }, exact: true }\n');
+    const w = await cli(['test', f]);
+    expect(w.code).toBe(2);
+    expect(w.stderr).toContain(MSG.exactOfDiff('diff_mean_turns', 'structure.surrender_level=3, variant lenient'));
   });
 });
 

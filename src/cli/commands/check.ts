@@ -1,6 +1,6 @@
 /** `siegesim check`: Monte Carlo against the exact answers, metric by metric (z-scores). */
 import type { Command } from 'commander';
-import { checkScenario, CHECK_Z_LIMIT, exactScenario, runScenario, type CheckRow } from '../../api.js';
+import { checkScenario, CHECK_Z_LIMIT, exactScenario, runScenario, unpairedDifferences, type CheckRow } from '../../api.js';
 import { PoolExecutor } from '../../engine/pool.js';
 import { whereLabel } from '../../api/test.js';
 import { shortName } from '../../systems/chart-kit.js';
@@ -18,7 +18,7 @@ interface CheckJsonRow {
   params: Record<string, unknown>;
   /** The case as `test` and `diff` name it: `wall.dc=12, variant above-dc` (swept values, then the variant when there are several; empty for a single case). */
   where: string;
-  /** A metric, or a curve's point (`p_hold_by[round=3]`). */
+  /** A metric, a variant's paired difference from the baseline (`diff_p_breach`), or a curve's point (`p_hold_by[round=3]`). */
   metric: string;
   simulated: number | null;
   exact: number | null;
@@ -44,7 +44,8 @@ interface CheckJson {
   allow_empty: boolean;
   /** Why a run that compared nothing fails (null otherwise, and with --allow-empty). */
   empty: string | null;
-  scenarios: { name: string; file: string; system: string; seed: string | number; cases: number; trials: number; compared: number; failed: number; no_data: number }[];
+  /** `unpaired_differences`: the `diff_` metrics with an exact difference that are not compared (their Monte Carlo difference is Welch, not paired). */
+  scenarios: { name: string; file: string; system: string; seed: string | number; cases: number; trials: number; compared: number; failed: number; no_data: number; unpaired_differences: string[] }[];
   /** Scenarios without an exact form (nothing to compare with). */
   skipped: { name: string; file: string; reason: string }[];
   rows: CheckJsonRow[];
@@ -78,6 +79,7 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
   let failed = 0;
   let compared = 0;
   let missing = 0;
+  let differences = 0;
   const failures: string[] = [];
   // --json keeps stdout for the JSON alone: the table goes to stderr (a CI log still shows it).
   const say = (text: string) => (flags.json ? process.stderr : process.stdout).write(text);
@@ -104,10 +106,12 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
       const vw = Math.max(17, ...rows.map((r) => r.variant.length)) + 1;
       const mw = Math.max(33, ...rows.map((r) => r.metric.length)) + 1;
       say(`${'case'.padEnd(5)}${'variant'.padEnd(vw)}${result.params.map((p, k) => shortName(p).padEnd(pw[k])).join('')}${'metric'.padEnd(mw)}${'simulated'.padStart(14)}${'exact'.padStart(14)}${'z'.padStart(9)}\n`);
-      const entry = { name: v.name, file: v.file, system: v.system.id, seed: result.seed, cases: result.cases.length, trials: result.cases[0]?.trials ?? 0, compared: rows.length, failed: 0, no_data: 0 };
+      const unpaired = unpairedDifferences(result, ex);
+      const entry = { name: v.name, file: v.file, system: v.system.id, seed: result.seed, cases: result.cases.length, trials: result.cases[0]?.trials ?? 0, compared: rows.length, failed: 0, no_data: 0, unpaired_differences: unpaired };
       doc.scenarios.push(entry);
       for (const r of rows) {
         compared++;
+        if (r.difference) differences++;
         const none = noData(r);
         const az = Math.abs(r.z);
         const bad = !none && !(az <= limit);
@@ -131,6 +135,7 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
             `${fmtNum(r.simulated).padStart(14)}${fmtNum(r.exact).padStart(14)}${(none ? '–' : zCell(r)).padStart(9)}${bad ? '  FAIL' : none ? `  ${MSG.checkNoZ()}` : ''}\n`,
         );
       }
+      if (unpaired.length > 0) say(MSG.checkUnpaired(unpaired) + '\n');
     }
   } finally {
     await exec.close();
@@ -159,7 +164,8 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
   if (failures.length > FAIL_LINES) say(MSG.checkMoreFails(failures.length - FAIL_LINES, flags.json === true) + '\n');
   const verdict = failed === 0 ? 'passed' : 'FAILED';
   const noZ = missing > 0 ? `; ${MSG.checkNoDataCount(missing)}` : '';
-  say(`check ${verdict}: ${compared} comparisons (metrics and every curve point), max |z| = ${worst.toFixed(2)}, limit ${limit}${noZ}\n`);
+  const what = differences > 0 ? 'metrics, differences from the baseline and every curve point' : 'metrics and every curve point';
+  say(`check ${verdict}: ${compared} comparisons (${what}), max |z| = ${worst.toFixed(2)}, limit ${limit}${noZ}\n`);
   doc.passed = failed === 0;
   doc.max_abs_z = finite(worst);
   json();

@@ -10,18 +10,28 @@ async function exactCommand(files: string[], flags: { json?: boolean }): Promise
     const ex = exactScenario(v);
     if (!v.system.exact) throw new UserError(`${v.file}: system ${v.system.id} has no exact solver`);
     if (flags.json) {
-      all.push({ name: v.name, cases: ex.map((e) => ({ case: e.case, variant: e.variant, params: e.params, metrics: e.exact?.metrics ?? null })) });
+      // differences: added after metrics, on the variants after the baseline only (as summary.json's)
+      const differences = (e: (typeof ex)[number]) =>
+        e.differences === undefined ? {} : { differences: e.differences && Object.fromEntries(Object.entries(e.differences).map(([k, x]) => [k, { value: Number.isFinite(x) ? x : null }])) };
+      all.push({ name: v.name, cases: ex.map((e) => ({ case: e.case, variant: e.variant, params: e.params, metrics: e.exact?.metrics ?? null, ...differences(e) })) });
       continue;
     }
     process.stdout.write(`# ${v.name} (${v.file})\n`);
+    const baseline = v.variantNames[0];
+    const show = (x: number) => (Number.isFinite(x) ? String(Number(x.toPrecision(10))) : 'n/a');
     for (const e of ex) {
       const params = Object.entries(e.params).map(([k, x]) => `${k}=${String(x)}`).join(' ');
       if (!e.exact) {
         process.stdout.write(`case ${e.case} ${e.variant} ${params}: no exact form\n`);
         continue;
       }
-      const ms = Object.entries(e.exact.metrics).map(([k, m]) => `${k}=${Number.isFinite(m.value) ? Number(m.value.toPrecision(10)) : 'n/a'}`);
+      const ms = Object.entries(e.exact.metrics).map(([k, m]) => `${k}=${show(m.value)}`);
       process.stdout.write(`case ${e.case} ${e.variant}${params ? ' ' + params : ''}: ${ms.join('  ')}\n`);
+      // the exact difference from the baseline, named as summary.csv names the Monte Carlo one
+      if (e.differences && Object.keys(e.differences).length > 0) {
+        const ds = Object.entries(e.differences).map(([k, x]) => `diff_${k}=${show(x)}`);
+        process.stdout.write(`case ${e.case} ${e.variant} − ${baseline}${params ? ' ' + params : ''}: ${ds.join('  ')}\n`);
+      }
     }
   }
   // Always an array, one element per scenario (as run --json).
