@@ -186,6 +186,97 @@ describe('diff', () => {
   });
 });
 
+/**
+ * `doc()` with each lenient case's paired difference from the baseline in p_breach (summary.json's
+ * `differences`): `value` (+ `shift` at wall.hp 40), SE `se`; `oldFile` leaves out se and paired
+ * (files written before they were recorded), `baseline` renames the baseline variant.
+ */
+function docWithDiffs(opts: { value?: number; shift?: number; se?: number; oldFile?: boolean; baseline?: string; missing?: boolean } = {}): SummaryDoc {
+  const d = doc();
+  const se = opts.se ?? 0.002;
+  if (opts.baseline) {
+    d.variants = [opts.baseline, 'lenient'];
+    for (const c of d.cases) if (c.variant === 'as-written') c.variant = opts.baseline;
+  }
+  for (const c of d.cases) {
+    if (c.variant !== 'lenient') continue;
+    const value = (opts.value ?? 0.1) + (c.params['wall.hp'] === 40 ? (opts.shift ?? 0) : 0);
+    c.differences = {
+      p_breach: { value, ci_low: value - Z95 * se, ci_high: value + Z95 * se, ...(opts.oldFile ? {} : { se, paired: true }) },
+      mean_rounds: opts.missing ? { value: null, ci_low: null, ci_high: null } : { value: 0, ci_low: -0.01, ci_high: 0.01, ...(opts.oldFile ? {} : { se: 0.01 / Z95, paired: false }) },
+    };
+  }
+  return d;
+}
+
+describe('diff: each variant\'s difference from the baseline (diff_<metric>), between the two runs', () => {
+  it('is compared as after − before of the two differences, z on √(se_before² + se_after²), in the same Holm family as the metrics', () => {
+    const d = diffSummaries(docWithDiffs(), docWithDiffs({ shift: 0.02, se: 0.003 }));
+    const rows = d.rows.filter((r) => r.metric.startsWith('diff_'));
+    // 2 lenient cases x 2 differences, after each case's metrics
+    expect(rows.map((r) => `${r.where} ${r.metric}`)).toEqual([
+      'wall.hp=30, wall.dc=12, variant lenient diff_p_breach',
+      'wall.hp=30, wall.dc=12, variant lenient diff_mean_rounds',
+      'wall.hp=40, wall.dc=12, variant lenient diff_p_breach',
+      'wall.hp=40, wall.dc=12, variant lenient diff_mean_rounds',
+    ]);
+    expect(d.rows).toHaveLength(8 + 4);
+    expect(d.rows.indexOf(rows[0])).toBe(4); // case 1's lenient metrics (2 rows) come first, after the baseline's
+    const moved = rows[2];
+    expect(moved).toMatchObject({ kind: 'probability', baseline: 'as-written', moved: true, before: { value: 0.1, se: 0.002, n: 100_000, trials: 100_000 }, after: { se: 0.003 } });
+    expect(moved.z).toBeCloseTo(0.02 / Math.hypot(0.002, 0.003), 10);
+    expect(moved.change.value).toBeCloseTo(0.02, 12);
+    expect(moved.change.ci_high - moved.change.value).toBeCloseTo(Z95 * Math.hypot(0.002, 0.003), 12);
+    expect(rows[3].kind).toBe('mean');
+    expect(d.moved).toBe(1);
+    // one family: a difference's Holm factor counts every comparison, metrics and differences (12)
+    const small = diffSummaries(docWithDiffs(), docWithDiffs({ shift: 0.006 }));
+    const r = small.rows.find((x) => x.metric === 'diff_p_breach' && x.change.value !== 0)!;
+    expect(r.p).toBeCloseTo(pTwoSided(0.006 / Math.hypot(0.002, 0.002)), 12);
+    expect(r.p_holm).toBeCloseTo(Math.min(1, 12 * r.p), 12);
+    expect(r.moved).toBe(false); // z ~ 2.1: not a change once corrected
+    // identical runs: nothing moves
+    const same = diffSummaries(docWithDiffs(), docWithDiffs());
+    expect(same.moved).toBe(0);
+    expect(same.rows.filter((x) => x.baseline).every((x) => x.p === 1)).toBe(true);
+  });
+
+  it('reads the SE off the interval in a summary.json written before se was recorded', () => {
+    const d = diffSummaries(docWithDiffs({ oldFile: true }), docWithDiffs({ oldFile: true, shift: 0.02 }));
+    const r = d.rows.find((x) => x.metric === 'diff_p_breach' && x.moved)!;
+    expect(r.before.se).toBeCloseTo(0.002, 12);
+    expect(r.z).toBeCloseTo(0.02 / Math.hypot(0.002, 0.002), 8);
+  });
+
+  it('a difference undefined on one side is not testable; another baseline variant is not compared, and says why', () => {
+    const d = diffSummaries(docWithDiffs(), docWithDiffs({ missing: true }));
+    expect(d.rows.filter((r) => r.metric === 'diff_mean_rounds')).toEqual([]);
+    expect(d.scenarios[0].untestable.filter((u) => u.metric === 'diff_mean_rounds')).toHaveLength(2);
+    const other = diffSummaries(docWithDiffs(), docWithDiffs({ baseline: 'strict', shift: 0.5 }));
+    expect(other.rows.filter((r) => r.baseline !== undefined)).toEqual([]);
+    expect(other.scenarios[0].differences_not_compared).toBe('the baseline variant is "as-written" before and "strict" after');
+    expect(diffText(other)).toContain('grid: differences between variants not compared: the baseline variant is "as-written" before and "strict" after');
+    // runs without variants' differences (or the same baseline) say nothing of it
+    expect(diffSummaries(doc(), doc()).scenarios[0]).not.toHaveProperty('differences_not_compared');
+  });
+
+  it('text and Markdown: the count says how many are differences, and a moved diff_ row says what it is', () => {
+    const d = diffSummaries(docWithDiffs(), docWithDiffs({ shift: 0.02 }));
+    const text = diffText(d);
+    expect(text).toContain('grid (fantasy): 12 comparison(s), 100,000 trials before, 100,000 after');
+    expect(text).toContain('1 of 12 comparisons moved significantly (two-sample tests, on 8 metrics and 4 differences between variants, Holm-corrected over all 12, alpha 0.001); 11 did not');
+    expect(text).toMatch(/grid\s+wall\.hp=40, wall\.dc=12, variant lenient\s+diff_p_breach\s+0\.1\s+0\.12\s+\+0\.020\d? \[\+0\.01\d+, \+0\.02\d+\]\s+[\d.e-]+\n/);
+    expect(text).toContain('  diff_<metric>: the variant\'s difference from the baseline (as-written) on the same dice, in each run; "change" is how much that difference moved between the runs');
+    const md = diffMarkdown(d);
+    expect(md).toContain('### ⚠️ siegesim diff: 1 of 12 metrics and differences moved');
+    expect(md).toContain('and on each variant\'s difference from the baseline (8 metrics, 4 differences), Holm-corrected over all 12 comparisons');
+    expect(md).toMatch(/\| grid \| wall\.hp=40, wall\.dc=12, variant lenient \| `diff_p_breach` \| 0\.1 \| 0\.12 \| \+0\.020\d? \[/);
+    expect(md).toContain('`diff_<metric>`: the variant\'s difference from the baseline (as-written)');
+    // without differences, as before
+    expect(diffText(diffSummaries(doc(), doc({ shift: 0.02 })))).not.toContain('diff_<metric>');
+  });
+});
+
 describe('p-values as the diff prints them', () => {
   it('a p-value that underflowed to 0 (a change of 40 standard errors and more) is printed as "< 1e-300", never "0.0e+0"', () => {
     expect(pText(0)).toBe('< 1e-300');

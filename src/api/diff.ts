@@ -3,8 +3,12 @@
  * rules change), from their summary.json. Cases are matched by their swept parameters and
  * variant name, never by position; every metric of every matched case is tested (pooled
  * two-proportion z for a probability, Welch for a mean, on the two runs as independent
- * samples) and the p-values are Holm-corrected over all the comparisons together, so that the
- * chance of reporting any change when nothing changed is at most `alpha`. Touches no files.
+ * samples), and so is each variant's difference from the baseline (`diff_<metric>`: the
+ * difference of the two runs' differences, z on √(se_before² + se_after²) of each run's own
+ * paired or Welch SE). The p-values are Holm-corrected over all the comparisons together,
+ * metrics and differences in one family, so that the chance of reporting any change when
+ * nothing changed is at most `alpha` for the whole diff (two families would each spend alpha,
+ * and --fail-on-change would then false-alarm up to twice as often). Touches no files.
  *
  * Two runs with the same seed roll the same dice, so their estimates are positively
  * correlated: treating them as independent overstates the noise of the change, which makes the
@@ -26,6 +30,19 @@ export interface SummaryMetric {
   kind?: 'probability' | 'mean';
 }
 
+/**
+ * A variant's difference from the baseline as summary.json holds it; `se` and `paired` are
+ * absent in files written before they were added (the SE is then read off the interval, which
+ * is value ± Z95·se for paired and Welch differences alike).
+ */
+export interface SummaryDifference {
+  value: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  se?: number | null;
+  paired?: boolean;
+}
+
 /** What `diff` reads of a summary.json. */
 export interface SummaryDoc {
   name: string;
@@ -34,7 +51,15 @@ export interface SummaryDoc {
   trials?: number;
   params: string[];
   variants: string[];
-  cases: { case: number; variant: string; params: Record<string, unknown>; trials: number; metrics: Record<string, SummaryMetric> }[];
+  cases: {
+    case: number;
+    variant: string;
+    params: Record<string, unknown>;
+    trials: number;
+    metrics: Record<string, SummaryMetric>;
+    /** The variants after the baseline: each metric's difference from the baseline. */
+    differences?: Record<string, SummaryDifference>;
+  }[];
   /**
    * The run's settings by dotted path (`scenarioSettings` of the scenario copy its report keeps,
    * scenario.yaml): not in summary.json, the reader adds it. Absent or null: not at hand, and the
@@ -110,11 +135,19 @@ export interface DiffRow {
   params: Record<string, unknown>;
   /** `wall.hp=40, variant seed-reading` */
   where: string;
+  /** A metric, or `diff_<metric>`: the variant's difference from the baseline (then `baseline` is set). */
   metric: string;
+  /** The metric's kind (for a `diff_`, the kind of the metric differenced). */
   kind: 'probability' | 'mean';
-  before: { value: number; ci_low: number; ci_high: number; n: number; trials: number };
-  after: { value: number; ci_low: number; ci_high: number; n: number; trials: number };
-  /** after − before, with its 95% interval (Newcombe's square-and-add of the two intervals). */
+  /** For a `diff_` row: the baseline variant the difference is from (the same in both runs). */
+  baseline?: string;
+  /** A `diff_` row's sides carry `se`, the run's SE of its difference (n is then the trials). */
+  before: { value: number; ci_low: number; ci_high: number; n: number; trials: number; se?: number };
+  after: { value: number; ci_low: number; ci_high: number; n: number; trials: number; se?: number };
+  /**
+   * after − before, with its 95% interval (Newcombe's square-and-add of the two intervals; for
+   * a `diff_`, ± 1.96·√(se_before² + se_after²)).
+   */
   change: Estimate;
   z: number;
   p: number;
@@ -135,8 +168,13 @@ export interface DiffScenario {
   /** Cases (by `where`) found in one run only. */
   only_before: string[];
   only_after: string[];
-  /** Metrics that could not be tested: missing or undefined (no observations) in one run. */
+  /** Metrics (and `diff_` differences) that could not be tested: missing or undefined (no observations) in one run. */
   untestable: { metric: string; where: string }[];
+  /**
+   * Why the variants' differences from the baseline were not compared (the baseline variant is
+   * not the same in the two runs: `"a" before, "b" after`); absent when they were.
+   */
+  differences_not_compared?: string;
   /**
    * The settings that differ between the two runs (`wall.dc: 12 -> 13`; seed and trials
    * included), from the scenario copies their reports keep; null when either run's is not at
@@ -242,6 +280,7 @@ function compareScenario(b: SummaryDoc, a: SummaryDoc, rows: DiffRow[]): DiffSce
   const afterKeys = new Set<string>();
   const untestable: { metric: string; where: string }[] = [];
   let compared = 0;
+  const sameBaseline = b.variants[0] === a.variants[0];
   for (const ca of a.cases) {
     const key = caseKey(ca.params, ca.variant);
     afterKeys.add(key);
@@ -275,6 +314,38 @@ function compareScenario(b: SummaryDoc, a: SummaryDoc, rows: DiffRow[]): DiffSce
         moved: false,
       });
     }
+    // each variant's difference from the baseline, when the baseline is the same variant in both
+    // runs (a difference from another baseline is another quantity)
+    if (!sameBaseline) continue;
+    const db = cb.differences ?? {};
+    const da = ca.differences ?? {};
+    for (const m of [...Object.keys(db), ...Object.keys(da).filter((k) => !(k in db))]) {
+      const metric = `diff_${m}`;
+      const row = db[m] && da[m] ? compareDifference(db[m], da[m]) : undefined;
+      if (!row) {
+        untestable.push({ metric, where });
+        continue;
+      }
+      compared++;
+      const kind = ca.metrics[m]?.kind ?? cb.metrics[m]?.kind ?? (m.startsWith('p_') ? 'probability' : 'mean');
+      rows.push({
+        scenario: a.name,
+        case: ca.case,
+        variant: ca.variant,
+        params: ca.params,
+        where,
+        metric,
+        kind,
+        baseline: a.variants[0],
+        before: { ...row.before, n: cb.trials, trials: cb.trials },
+        after: { ...row.after, n: ca.trials, trials: ca.trials },
+        change: row.change,
+        z: row.z,
+        p: pTwoSided(row.z),
+        p_holm: NaN,
+        moved: false,
+      });
+    }
   }
   return {
     name: a.name,
@@ -285,8 +356,34 @@ function compareScenario(b: SummaryDoc, a: SummaryDoc, rows: DiffRow[]): DiffSce
     only_before: b.cases.filter((c) => !afterKeys.has(caseKey(c.params, c.variant))).map((c) => label(b, c) || `case ${c.case}`),
     only_after: a.cases.filter((c) => !beforeCases.has(caseKey(c.params, c.variant))).map((c) => label(a, c) || `case ${c.case}`),
     untestable,
+    // only when some case has differences to compare (a one-variant run has none)
+    ...(!sameBaseline && [...b.cases, ...a.cases].some((c) => c.differences && Object.keys(c.differences).length > 0)
+      ? { differences_not_compared: `the baseline variant is "${b.variants[0]}" before and "${a.variants[0]}" after` }
+      : {}),
     settings: b.settings && a.settings ? settingChanges(b.settings, a.settings) : null,
   };
+}
+
+/**
+ * The test of one variant's difference from the baseline between the two runs: after − before
+ * of the two differences, on √(se_b² + se_a²) with each run's own SE (paired on that run's
+ * common dice, or Welch), the runs taken as independent as for the metrics. Undefined when
+ * either side has no estimate.
+ */
+function compareDifference(db: SummaryDifference, da: SummaryDifference) {
+  const sideOf = (d: SummaryDifference) => {
+    if (d.value === null || d.ci_low === null || d.ci_high === null) return undefined;
+    // files written before `se` was recorded: the interval is value ± Z95·se
+    const se = typeof d.se === 'number' ? d.se : (d.ci_high - d.ci_low) / (2 * Z95);
+    return Number.isFinite(se) ? { value: d.value, ci_low: d.ci_low, ci_high: d.ci_high, se } : undefined;
+  };
+  const before = sideOf(db);
+  const after = sideOf(da);
+  if (!before || !after) return undefined;
+  const diff = after.value - before.value;
+  const se = Math.hypot(before.se, after.se);
+  const z = se > 0 ? diff / se : diff === 0 ? 0 : Math.sign(diff) * Infinity;
+  return { z, before, after, change: { value: diff, ci_low: diff - Z95 * se, ci_high: diff + Z95 * se } };
 }
 
 type Defined = { value: number; ci_low: number; ci_high: number; n: number };

@@ -29,12 +29,38 @@ function renamed(s: DiffResult['scenarios'][number]): string {
   return s.before_name !== undefined ? ` against ${s.before_name} before (the names differ)` : '';
 }
 
+/** How many rows are variants' differences from the baseline (`diff_`), and how many plain metrics. */
+function counts(d: DiffResult): { metrics: number; differences: number } {
+  const differences = d.rows.filter((r) => r.baseline !== undefined).length;
+  return { metrics: d.rows.length - differences, differences };
+}
+
+/** `on 8 metrics and 4 differences between variants, `: said only when there are differences. */
+function breakdown(d: DiffResult): string {
+  const c = counts(d);
+  if (c.differences === 0) return '';
+  return `on ${c.metrics} metric${c.metrics === 1 ? '' : 's'} and ${c.differences} difference${c.differences === 1 ? '' : 's'} between variants, `;
+}
+
 /** One sentence: how many moved, of how many, under which test. */
 export function diffHeadline(d: DiffResult): string {
   const n = d.rows.length;
   return (
     `${d.moved} of ${n} comparison${n === 1 ? '' : 's'} moved significantly ` +
-    `(two-sample tests, Holm-corrected over all ${n}, alpha ${d.alpha}); ${d.unchanged} did not`
+    `(two-sample tests, ${breakdown(d)}Holm-corrected over all ${n}, alpha ${d.alpha}); ${d.unchanged} did not`
+  );
+}
+
+/**
+ * Under a table with `diff_` rows: what they are (a variant's difference from its baseline,
+ * compared between the runs), naming each scenario's baseline.
+ */
+function differenceKey(rows: readonly DiffRow[], code = (k: string) => k): string | undefined {
+  const bases = [...new Set(rows.filter((r) => r.baseline !== undefined).map((r) => r.baseline!))];
+  if (bases.length === 0) return undefined;
+  return (
+    `${code('diff_<metric>')}: the variant's difference from the baseline (${bases.join(', ')}) on the same dice, in each run; ` +
+    `"change" is how much that difference moved between the runs`
   );
 }
 
@@ -44,6 +70,7 @@ function notCompared(d: DiffResult): string[] {
   for (const s of d.scenarios) {
     if (s.only_before.length) out.push(`${s.name}: only before: ${s.only_before.join('; ')}`);
     if (s.only_after.length) out.push(`${s.name}: only after: ${s.only_after.join('; ')}`);
+    if (s.differences_not_compared) out.push(`${s.name}: differences between variants not compared: ${s.differences_not_compared}`);
     if (s.untestable.length) {
       const count = new Map<string, number>();
       for (const { metric } of s.untestable) count.set(metric, (count.get(metric) ?? 0) + 1);
@@ -89,6 +116,8 @@ export function diffText(d: DiffResult): string {
     const rows = moved.map((r) => [r.scenario, r.where || '-', r.metric, fmtTest(r.before.value), fmtTest(r.after.value), changeText(r), pText(r.p_holm)]);
     const widths = head.map((h, k) => Math.max(h.length, ...rows.map((row) => row[k].length)));
     for (const row of [head, ...rows]) out.push(('  ' + row.map((c, k) => c.padEnd(widths[k])).join('  ')).trimEnd());
+    const key = differenceKey(moved);
+    if (key) out.push(`  ${key}`);
   }
   for (const line of notCompared(d)) out.push(line);
   return out.join('\n') + '\n';
@@ -102,10 +131,13 @@ function md(s: string): string {
 export function diffMarkdown(d: DiffResult): string {
   const icon = d.moved > 0 ? '⚠️' : '✅';
   const n = d.rows.length;
+  const c = counts(d);
+  const what = c.differences > 0 ? `metric${n === 1 ? '' : 's'} and differences` : `metric${n === 1 ? '' : 's'}`;
+  const also = c.differences > 0 ? ` and on each variant's difference from the baseline (${c.metrics} metrics, ${c.differences} differences)` : '';
   const out = [
-    `### ${icon} siegesim diff: ${d.moved} of ${n} metric${n === 1 ? '' : 's'} moved`,
+    `### ${icon} siegesim diff: ${d.moved} of ${n} ${what} moved`,
     '',
-    `Two-sample tests on every metric of every matched case (matched by swept parameters and variant), ` +
+    `Two-sample tests on every metric of every matched case (matched by swept parameters and variant)${also}, ` +
       `Holm-corrected over all ${n} comparisons at α = ${d.alpha}: **${d.moved}** moved significantly, **${d.unchanged}** did not.`,
     '',
   ];
@@ -116,6 +148,8 @@ export function diffMarkdown(d: DiffResult): string {
       out.push(`| ${md(r.scenario)} | ${md(r.where || '–')} | \`${md(r.metric)}\` | ${fmtTest(r.before.value)} | ${fmtTest(r.after.value)} | ${changeText(r)} | ${pText(r.p_holm)} |`);
     }
     out.push('');
+    const key = differenceKey(moved, (k) => `\`${k}\``);
+    if (key) out.push(md(key) + '.', '');
   }
   const scen = d.scenarios.map((s) => `${md(s.name)}${md(renamed(s))} (${showCount(s.before_trials)} → ${showCount(s.after_trials)} trials per case)`);
   out.push(`Scenarios: ${scen.join(', ')}.`);

@@ -207,6 +207,46 @@ describe('siegesim diff', () => {
     expect(missing.code).toBe(2);
   });
 
+  it('compares each variant\'s difference from the baseline between the runs (diff_ rows: text, --markdown, --json), on the SE summary.json now keeps', async () => {
+    const dir = tmp();
+    // two readings at surrender level 2, then at level 3: lenient's gain in p_test stays 1/6
+    // (one face of the d6), its gain in p_surrender falls from 0.104 to 0.0075 (exact)
+    const one = READINGS.replace('sweep:\n  structure.surrender_level: [2, 3]\n', 'structure: { surrender_level: 2 }\n');
+    writeFileSync(path.join(dir, 'before.yaml'), one);
+    writeFileSync(path.join(dir, 'after.yaml'), one.replace('surrender_level: 2', 'surrender_level: 3'));
+    for (const side of ['before', 'after']) {
+      const r = await cli(['run', path.join(dir, `${side}.yaml`), '--out', path.join(dir, side), '--no-progress']);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const summary = JSON.parse(readFileSync(path.join(dir, 'before', 'summary.json'), 'utf8'));
+    const sd = summary.cases[1].differences.p_test;
+    expect(Object.keys(sd)).toEqual(['value', 'ci_low', 'ci_high', 'se', 'paired']);
+    expect(sd.paired).toBe(true);
+    expect((sd.ci_high - sd.ci_low) / 2 / sd.se).toBeCloseTo(1.959963984540054, 6);
+
+    const j = await cli(['diff', path.join(dir, 'before'), path.join(dir, 'after'), '--json']);
+    expect(j.code, j.stderr).toBe(0);
+    const d = JSON.parse(j.stdout);
+    const rows = d.rows.filter((r: any) => r.metric.startsWith('diff_'));
+    expect(rows.map((r: any) => r.metric)).toEqual(['diff_p_test', 'diff_p_surrender', 'diff_mean_turns']);
+    const [pt, ps] = rows;
+    expect(pt).toMatchObject({ variant: 'lenient', baseline: 'as-written', kind: 'probability', moved: false });
+    expect(ps).toMatchObject({ moved: true });
+    expect(ps.before.value).toBeCloseTo(0.104, 1);
+    expect(ps.z).toBeCloseTo((ps.after.value - ps.before.value) / Math.hypot(ps.before.se, ps.after.se), 10);
+    // one Holm family over the metrics and the differences
+    expect(d.rows.length).toBe(6 + 3);
+    expect(ps.p_holm).toBeCloseTo(Math.min(1, ps.p * d.rows.filter((r: any) => r.p >= 0).length), 6);
+
+    const text = await cli(['diff', path.join(dir, 'before'), path.join(dir, 'after')]);
+    expect(text.stdout).toMatch(/on 6 metrics and 3 differences between variants, Holm-corrected over all 9/);
+    expect(text.stdout).toMatch(/variant lenient\s+diff_p_surrender\s+0\.1\d*\s+0\.00\d*\s+-0\.\d+ \[-0\.\d+, -0\.\d+\]/);
+    expect(text.stdout).not.toMatch(/diff_p_test/);
+    const md = await cli(['diff', path.join(dir, 'before'), path.join(dir, 'after'), '--markdown']);
+    expect(md.stdout).toMatch(/\| readings \| variant lenient \| `diff_p_surrender` \|/);
+    expect(md.stdout).toContain('`diff_<metric>`: the variant\'s difference from the baseline (as-written)');
+  });
+
   it('given what is not a run: a scenario file is named as one (run it first), a missing path in the words run uses (exit 2)', async () => {
     const dir = tmp();
     const keep = path.join(dir, 'K.yaml');

@@ -111,7 +111,7 @@ function diffCommand(before: string, after: string, flags: DiffFlags): void {
 export function register(program: Command): void {
   program
     .command('diff')
-    .description('what moved between two runs: every metric tested, Holm-corrected; exit 2 if they cannot be compared')
+    .description("what moved between two runs: every metric and each variant's difference from the baseline tested, Holm-corrected together; exit 2 if they cannot be compared")
     .argument('<before>', 'a report folder, a folder of report folders, or a summary.json')
     .argument('<after>', 'the same, for the other run')
     .option('--json', 'print the comparison as JSON')
