@@ -3,7 +3,10 @@
  * the same metrics (answerMetrics) and the same numbers (show), short enough for a screen.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { answerNames, answerText, CROSSING_LINES, SWEEP_ROWS } from '../src/report/answer-text.js';
+import { answerNames, answerText, CROSSING_LINES, reachText, SWEEP_ROWS } from '../src/report/answer-text.js';
+
+/** Rows of a long sweep shown: the first and last four (answer-text's SWEEP_ENDS). */
+const SWEEP_ENDS_SHOWN = 8;
 import { show, showInterval } from '../src/report/format.js';
 import { answerColumns } from '../src/report/html.js';
 import { crossings } from '../src/systems/chart-kit.js';
@@ -113,16 +116,62 @@ describe('the answer run prints', () => {
     expect(lines.length).toBeLessThanOrEqual(40); // a screen
   });
 
-  it('a sweep with variants: a row per variant, and the crossing per variant (falling: ≤)', () => {
+  it('a sweep with variants: at each swept value each variant\'s value and the paired difference from the baseline with its 95% interval (the case\'s own differences), then the crossing per variant (falling: ≤)', () => {
     const { head, body } = parts(text(climbers));
     const lines = [head, ...body];
-    expect(lines[1].trim().split(/\s+/)).toEqual(['case', 'variant', 'dc', 'p_attacker_wins', 'p_defender_wins', 'p_undecided', 'p_breach']);
-    expect(lines.filter((l) => /^ +\d+ +(at-least-dc|above-dc) /.test(l))).toHaveLength(6);
+    expect(lines[0]).toBe("fantasy-climbers-dc: 6 cases (3 sweep x 2 variants); each variant's value (their 95% intervals: in the report) and Δ: the paired difference from at-least-dc, with its 95% interval");
+    expect(lines[1].trim().split(/\s{2,}/)).toEqual(['metric', 'dc', 'at-least-dc', 'above-dc', 'Δ above-dc']);
+    // a block per answer metric, a row per DC: both readings and their difference, as summary.csv's diff_ rows
+    const names = answerNames(climbers, systemById('fantasy')!.headline, systemById('fantasy')!.outcomes);
+    const rows = lines.slice(2, 2 + 3 * names.length).map((l) => l.trim().split(/\s{2,}/));
+    names.forEach((m, i) => {
+      [8, 12, 16].forEach((dc, j) => {
+        const at = (v: string) => climbers.cases.find((c) => c.variant === v && c.params['wall.dc'] === dc)!;
+        const d = at('above-dc').differences[m];
+        const row = rows[3 * i + j];
+        expect(row, `${m} at dc ${dc}`).toEqual([...(j === 0 ? [m] : []), String(dc), show(at('at-least-dc').metrics[m].value), show(at('above-dc').metrics[m].value), `${d.value > 0 ? '+' : ''}${showInterval(d.value, d.ci_low, d.ci_high)}`]);
+      });
+    });
     expect(lines.some((l) => l.includes('left out'))).toBe(false);
     expect(lines.filter((l) => /^ {2}(at-least-dc|above-dc) +12 ≤ 0\.5 /.test(l))).toHaveLength(2);
     // DC 8, 12, 16: the 0.5 point lies between 8 and 12, and solve finds it (any variant)
     expect(lines).toContain(
       `  the exact value lies between "first" and "one step short"; to find it: siegesim solve ${climbers.file} --param wall.dc --metric p_attacker_wins --target 0.5 [--variant NAME]`,
     );
+  });
+
+  it('a sweep with variants and many points shows the ends of each metric\'s block; a metric 0 in every case is named once', () => {
+    // climbers' three DCs made into 12 points (the same cases renumbered), and a metric that is 0 everywhere
+    const cases = Array.from({ length: 4 }, (_, k) =>
+      climbers.cases.map((c) => ({ ...c, case: c.case + 3 * k, params: { 'wall.dc': Number(c.params['wall.dc']) + k }, metrics: { ...c.metrics, p_nothing: { value: 0, ci_low: 0, ci_high: 0.0001, n: 10, kind: 'probability' as const } }, differences: { ...c.differences, ...(c.variant === 'above-dc' ? { p_nothing: { value: 0, ci_low: 0, ci_high: 0 } } : {}) } })),
+    ).flat();
+    const r: ScenarioResult = { ...climbers, headline: ['p_attacker_wins', 'p_nothing'], cases };
+    const lines = text(r).trimEnd().split('\n');
+    expect(lines[0]).toContain('24 cases (12 sweep x 2 variants)');
+    // the headline's p_attacker_wins keeps its outcome partition whole: three blocks, and p_nothing's line
+    const blocks = answerNames(r, systemById('fantasy')!.headline, systemById('fantasy')!.outcomes).filter((m) => m !== 'p_nothing');
+    expect(blocks).toEqual(['p_attacker_wins', 'p_defender_wins', 'p_undecided']);
+    expect(lines.filter((l) => l === '  … 4 sweep points left out (every case: reports/x/summary.csv)')).toHaveLength(blocks.length);
+    for (const m of blocks) {
+      const at = lines.findIndex((l) => l.startsWith(`  ${m} `));
+      const block = lines.slice(at, at + SWEEP_ENDS_SHOWN + 1);
+      // points in case order (dc 8, 12, 16, then one higher each): the first four, the gap, the last four
+      expect(block[4], m).toBe('  … 4 sweep points left out (every case: reports/x/summary.csv)');
+      expect(block.filter((_, i) => i !== 4).map((l) => l.slice(2 + 'p_attacker_wins'.length).trim().split(/\s+/)[0]), m).toEqual(['8', '12', '16', '9', '18', '11', '15', '19']);
+    }
+    expect(lines.some((l) => /^ {2}p_nothing /.test(l))).toBe(false);
+    expect(lines).toContain('  0 in every case: p_nothing');
+  });
+
+  it('where the lead metric is reached at the lowest swept value on every line, one sentence says the sweep does not bracket the target, not a table repeating that value', () => {
+    // climbers' p_defender_wins (rising with the DC) is above 0.5 from DC 12 on in both variants: swept from 12, it is reached at once
+    const r: ScenarioResult = { ...climbers, cases: climbers.cases.filter((c) => c.params['wall.dc'] !== 8) };
+    const ks = crossings(r, 'p_defender_wins', 0.5);
+    expect(ks.every((k) => k.answer && !k.neighbour && k.resolved)).toBe(true);
+    const lines = reachText(r, 'p_defender_wins', 0.5);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^where p_defender_wins reaches 0\.5: p_defender_wins is at or above 0\.5 already at the lowest swept dc \(12\), in every variant \(0\.\d{4} to 0\.\d{4}\): the sweep does not bracket 0\.5, so it does not show where it is first reached$/);
+    // a line that crosses keeps the table
+    expect(reachText(climbers, 'p_attacker_wins', 0.5)[0]).toBe('where p_attacker_wins reaches 0.5 among the swept values (≥ where it rises, ≤ where it falls):');
   });
 });

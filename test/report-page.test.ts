@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runScenario, validateText } from '../src/api.js';
-import { show, showCount, showHtml } from '../src/report/format.js';
+import { show, showCount, showHtml, showInterval } from '../src/report/format.js';
 import { answerMetrics, indexAnswerHtml, indexPage, rangeTable, scenarioPage } from '../src/report/html.js';
 import { summaryCsv, summaryJson } from '../src/report/tables.js';
 import { answerText } from '../src/report/answer-text.js';
@@ -280,6 +280,32 @@ describe('the scenario page', () => {
       expect(hueKind(vars[v!]), `${rule}: --${v} ${vars[v!]}`).toBe('neutral');
     }
     expect(readFileSync(path.join(ROOT, 'src/serve/assets/index.html'), 'utf8')).toContain('the colour shows the direction only');
+  });
+
+  it('a sweep with variants answers with each reading at each swept value and their paired difference, intervals shown (not only under All metrics behind a toggle); a target the sweep does not bracket is one sentence', async () => {
+    const heavy = await runFile('test/fixtures/heavy-is-artillery.yaml', 4000);
+    const html = page(heavy);
+    const answer = html.slice(html.indexOf('<h2>Answer'), html.indexOf('<h2>All metrics'));
+    const table = answer.slice(answer.indexOf('<div id="answer-differences">'));
+    expect(table).toContain('<h3>The variants at each swept value, and their difference from heavy-counts</h3>');
+    expect(table).toContain('<th class="l">metric</th><th>heavy_siege_artillery</th><th>heavy-counts <span class="muted">(baseline)</span></th><th>heavy-alone</th></tr>');
+    expect(table).not.toContain('class="compact"'); // its intervals are not hidden
+    const c = (v: string, guns: number) => heavy.cases.find((x) => x.variant === v && x.params['besieger.heavy_siege_artillery'] === guns)!;
+    const d = c('heavy-alone', 1).differences.p_test;
+    expect(d.ci_high).toBeLessThan(0);
+    // at 1 heavy gun: the baseline's value, then the other reading's with its Δ, each with its interval
+    const cell = (e: { value: number; ci_low: number; ci_high: number }) => `${showHtml(e.value)}</span> <span class="ci">[${showHtml(e.ci_low)}, ${showHtml(e.ci_high)}]</span>`;
+    expect(table).toContain(`<td>1</td><td title="95% interval ${showInterval(c('heavy-counts', 1).metrics.p_test.value, c('heavy-counts', 1).metrics.p_test.ci_low, c('heavy-counts', 1).metrics.p_test.ci_high)}"><span>${cell(c('heavy-counts', 1).metrics.p_test)}</td>`);
+    expect(table).toContain(`${cell(c('heavy-alone', 1).metrics.p_test)}<br><span class="ci">Δ</span> <span class="down">${cell(d)}</td>`);
+    expect(table.match(/<th class="m" rowspan="3">(p_[a-z_]+)<\/th>/g)).toEqual(['<th class="m" rowspan="3">p_test</th>', '<th class="m" rowspan="3">p_surrender</th>']);
+    // the differences come before where p_surrender reaches 0.5, which says in a sentence that the sweep does not bracket it
+    expect(answer.indexOf('id="answer-differences"')).toBeLessThan(answer.indexOf('Where <code>p_surrender</code> reaches 0.5'));
+    expect(answer).toContain('<p class="muted reached-at-lowest">p_surrender is at or above 0.5 already at the lowest swept heavy_siege_artillery (0), in every variant (');
+    expect(answer).not.toContain('reached at the lowest value</td>');
+    // under All metrics, the toggle of the intervals is named beside the differences too (a label of the same box)
+    const all = html.slice(html.indexOf('<h2>All metrics'));
+    expect(all.indexOf('<label class="toggle mirror" for="show-ci">')).toBeGreaterThan(all.indexOf('Difference from the baseline (heavy-counts)'));
+    expect(all.match(/id="show-ci"/g)).toHaveLength(1);
   });
 
   it('a sweep leads with its heatmap and the value that reaches the target, with its neighbour', () => {

@@ -6,13 +6,16 @@
  * - One case, or variants without a sweep: each answer metric with its 95% interval, one line
  *   per variant, the paired difference from the baseline beside each other variant.
  * - A sweep: a table of the answer metrics' values, one row per case (the first and last rows
- *   when there are many, saying how many were left out), then where the lead chart's metric
- *   reaches its target, read as `siegesim solve` reads it (the page's answerTable).
+ *   when there are many, saying how many were left out); with variants, a block per metric with
+ *   a row per sweep point: each variant's value and each later variant's paired difference from
+ *   the baseline with its 95% interval (the page's differenceAnswerTable). Then where the lead
+ *   chart's metric reaches its target, read as `siegesim solve` reads it (the page's answerTable),
+ *   or one sentence when the sweep does not bracket it (reachedAtLowest).
  */
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
 import { closestPoint, crossings, shortName, solveCommand } from '../systems/chart-kit.js';
-import { answerColumns, answerOrder, rangeNote, sweepRange, type RangeEnd } from './html.js';
+import { answerColumns, answerOrder, pointDifferences, rangeNote, reachedAtLowest, sweepRange, zeroInEveryCase, type RangeEnd } from './html.js';
 import { show, showInterval } from './format.js';
 
 /** Rows of a sweep table shown whole; beyond it the first and last `SWEEP_ENDS` rows. */
@@ -112,9 +115,52 @@ function casesText(r: ScenarioResult, names: string[]): string[] {
 /** A sweep: a table of values (the ends of it when long), then where the lead metric reaches its target. */
 function sweepText(r: ScenarioResult, names: string[], opts: AnswerTextOptions): string[] {
   const variants = r.variants.length > 1;
+  const out = variants ? sweepVariantsText(r, names, opts) : sweepTable(r, names, opts);
+  for (const c of opts.charts ?? []) {
+    if (!c.lead || !c.metric) continue;
+    out.push(...(c.target === undefined ? rangeText(r, c.metric) : reachText(r, c.metric, c.target)));
+  }
+  return out;
+}
+
+/** The shape of a sweep: `3 sweep x 2 variants`, `6 x 5 sweep`. */
+function sweepShape(r: ScenarioResult): string {
   const sizes = r.params.map((p) => new Set(r.cases.map((c) => String(c.params[p]))).size);
-  const shape = `${sizes.join(' x ')} sweep${variants ? ` x ${r.variants.length} variants` : ''}`;
-  const out = [`${r.name}: ${r.cases.length} cases (${shape}); values (their 95% intervals: in the report)`];
+  return `${sizes.join(' x ')} sweep${r.variants.length > 1 ? ` x ${r.variants.length} variants` : ''}`;
+}
+
+/**
+ * A sweep with variants: the readings side by side at each swept value, and each later
+ * variant's paired difference from the baseline with its 95% interval (the page's
+ * differenceAnswerTable), a block of rows per metric; a metric 0 in every case is named once.
+ */
+function sweepVariantsText(r: ScenarioResult, names: string[], opts: AnswerTextOptions): string[] {
+  const base = r.variants[0];
+  const out = [`${r.name}: ${r.cases.length} cases (${sweepShape(r)}); each variant's value (their 95% intervals: in the report) and Δ: the paired difference from ${base}, with its 95% interval`];
+  const zero = names.filter((m) => zeroInEveryCase(r, m));
+  const head = ['metric', ...r.params.map(shortName), ...r.variants, ...r.variants.slice(1).map((v) => `Δ ${v}`)];
+  const rows: string[][] = [head];
+  const gaps: { at: number; text: string }[] = [];
+  for (const m of names.filter((x) => !zero.includes(x))) {
+    const pts = pointDifferences(r, m);
+    const shown = pts.length <= SWEEP_ROWS ? pts : [...pts.slice(0, SWEEP_ENDS), ...pts.slice(pts.length - SWEEP_ENDS)];
+    shown.forEach((pt, i) => {
+      if (pts.length > SWEEP_ROWS && i === SWEEP_ENDS) gaps.push({ at: rows.length, text: `  … ${pts.length - 2 * SWEEP_ENDS} sweep points left out (every case: ${opts.out ? `${opts.out}/summary.csv` : 'summary.csv'})` });
+      rows.push([i === 0 ? m : '', ...r.params.map((p) => String(pt.params[p])), ...pt.values.map((e) => show(e?.value)), ...pt.diffs.map((d) => estimateText(d, true))]);
+    });
+  }
+  const values = 1 + r.params.length;
+  const table = columns(rows, (k) => k >= values && k < values + r.variants.length);
+  for (const g of gaps.reverse()) table.splice(g.at, 0, g.text);
+  out.push(...table);
+  if (zero.length > 0) out.push(`  0 in every case: ${zero.join(', ')}`);
+  return out;
+}
+
+/** A sweep of one variant: a row per case (the ends of the table when long). */
+function sweepTable(r: ScenarioResult, names: string[], opts: AnswerTextOptions): string[] {
+  const variants = r.variants.length > 1;
+  const out = [`${r.name}: ${r.cases.length} cases (${sweepShape(r)}); values (their 95% intervals: in the report)`];
   const head = ['case', ...(variants ? ['variant'] : []), ...r.params.map(shortName), ...names];
   const row = (c: ScenarioResult['cases'][number]) => [String(c.case), ...(variants ? [c.variant] : []), ...r.params.map((p) => String(c.params[p])), ...names.map((m) => show(c.metrics[m]?.value))];
   const n = r.cases.length;
@@ -123,10 +169,6 @@ function sweepText(r: ScenarioResult, names: string[], opts: AnswerTextOptions):
   const table = columns([head, ...shown.map(row)], (k) => k === 0 || k >= keys + r.params.length);
   if (n > SWEEP_ROWS) table.splice(1 + SWEEP_ENDS, 0, `  … ${n - 2 * SWEEP_ENDS} rows left out (every case: ${opts.out ? `${opts.out}/summary.csv` : 'summary.csv'})`);
   out.push(...table);
-  for (const c of opts.charts ?? []) {
-    if (!c.lead || !c.metric) continue;
-    out.push(...(c.target === undefined ? rangeText(r, c.metric) : reachText(r, c.metric, c.target)));
-  }
   return out;
 }
 
@@ -148,11 +190,19 @@ export function rangeText(r: ScenarioResult, metric: string): string[] {
 export function reachText(r: ScenarioResult, metric: string, target: number): string[] {
   const all = crossings(r, metric, target);
   if (all.length === 0) return [];
+  // along a parameter where every line reaches the target at its lowest value, the table would say nothing: one sentence does
+  const plain = new Map(r.params.map((p) => [p, reachedAtLowest(r, all.filter((k) => k.line.along === p), p, metric, target)]));
+  const said = r.params.filter((p) => all.some((k) => k.line.along === p));
+  if (said.every((p) => plain.get(p))) return said.map((p) => `where ${metric} reaches ${target}: ${plain.get(p)!}`);
   const out = [`where ${metric} reaches ${target} among the swept values (≥ where it rises, ≤ where it falls):`];
   const variants = r.variants.length > 1;
   for (const p of r.params) {
     const ks = all.filter((k) => k.line.along === p);
     if (ks.length === 0) continue;
+    if (plain.get(p)) {
+      out.push(`  along ${shortName(p)}: ${plain.get(p)!}`);
+      continue;
+    }
     const others = r.params.filter((q) => q !== p);
     const keyHead = [...(variants ? ['variant'] : []), ...others.map(shortName)];
     const unresolved = ks.some((k) => k.answer && !k.resolved);

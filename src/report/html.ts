@@ -11,7 +11,7 @@
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
 import { closestPoint, crossings, directionOf, shortName, solveCommand, type Crossing } from '../systems/chart-kit.js';
-import { fmt, showCount, showHtml, showInterval } from './format.js';
+import { fmt, show, showCount, showHtml, showInterval } from './format.js';
 import { orderedMetrics } from './tables.js';
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:1100px;padding:0 1rem;color:#222}
@@ -23,6 +23,7 @@ th{background:#f3f3f3;font-weight:600}td.l,th.l{text-align:left}th.m{text-align:
 figure{margin:1rem 0}figcaption{color:#666;font-size:.9em}img{max-width:100%;height:auto}code{background:#f3f3f3;padding:0 .2rem}
 .notice{border-left:4px solid #e4572e;background:#fff4ef;padding:.4rem .8rem;margin:.8rem 0}
 .compact .ci{display:none}body:has(#show-ci:checked) .compact .ci{display:inline}
+.mirror{cursor:pointer}.mirror::before{content:"☐ ";font-size:1.1em}body:has(#show-ci:checked) .mirror::before{content:"☑ "}
 .scroll{overflow-x:auto}.toggle{font-size:.9em;color:#444}
 .sides{border-left:4px solid #1f5fa8;background:#f2f6fb;padding:.35rem .8rem;margin:.6rem 0}dl.glossary{margin:.4rem 0;display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem}dl.glossary dt{margin:0}dl.glossary dd{margin:0;color:#333}
 .answer td,.key{white-space:nowrap}.answer th.group{text-align:center;font-weight:normal;font-size:.9em;color:#444}.answer .sep{border-left:3px double #999}table.index{width:100%}.where{color:#666;font-size:.85em}.desc{color:#444;font-size:.9em}`;
@@ -146,7 +147,8 @@ export function metricTable(r: ScenarioResult, metrics: string[]): string {
   if (hasDiff) {
     const withDiff = r.cases.filter((c) => Object.keys(c.differences).length > 0);
     out += `\n<h3>Difference from the baseline (${escapeHtml(r.variants[0])})</h3>
-<p class="muted">Variants share dice (common random numbers); paired intervals where a metric is per trial, Welch otherwise. ${DIRECTION_KEY}</p>
+<p class="muted">Variants share dice (common random numbers); paired intervals where a metric is per trial, Welch otherwise. ${DIRECTION_KEY}${sweep ? ' The Answer shows its metrics’ differences with their intervals.' : ''}</p>
+<label class="toggle mirror" for="show-ci">show the 95% intervals in both tables (or hover over a value)</label>
 ${table(withDiff, (c, m) => valueCell(c.differences[m], { delta: true }))}`;
   }
   return out;
@@ -236,6 +238,92 @@ function headlineTable(r: ScenarioResult, cols: AnswerColumns): string {
   return `<table class="answer">${head}\n${rows.join('\n')}</table>${key}`;
 }
 
+/**
+ * One sweep point of a run with variants, for one metric: each variant's estimate (in the run's
+ * variant order) and each later variant's paired difference from the baseline, the case's own
+ * `differences` (summary.csv's `diff_` rows): never recomputed here.
+ */
+export interface PointDifferences {
+  params: Record<string, unknown>;
+  values: (Estimate | undefined)[];
+  diffs: (Estimate | undefined)[];
+}
+
+/** A sweep × variants run's points for one metric, in case order (every variant of a point shares its `case`). */
+export function pointDifferences(r: ScenarioResult, metric: string): PointDifferences[] {
+  const byCase = new Map<number, ScenarioResult['cases']>();
+  for (const c of r.cases) {
+    if (!byCase.has(c.case)) byCase.set(c.case, []);
+    byCase.get(c.case)!.push(c);
+  }
+  return [...byCase.values()].map((cs) => {
+    const of = (v: string) => cs.find((c) => c.variant === v);
+    return { params: cs[0].params, values: r.variants.map((v) => of(v)?.metrics[metric]), diffs: r.variants.slice(1).map((v) => of(v)?.differences[metric]) };
+  });
+}
+
+/** A metric that is exactly 0 in every case, each difference 0 [0, 0] (a way of ending these cases never take): named once, not a table of zeros. */
+export function zeroInEveryCase(r: ScenarioResult, metric: string): boolean {
+  const zero = (e: Estimate | undefined) => !e || (e.value === 0 && e.ci_low === 0 && e.ci_high === 0);
+  return r.cases.every((c) => c.metrics[metric]?.value === 0 && zero(c.differences[metric]));
+}
+
+/**
+ * The Answer of a sweep with variants: at each swept value, each variant's value and, under each
+ * later variant's, its paired difference from the baseline, all with their 95% intervals (the
+ * page's other tables show a sweep's intervals only on hover or behind a toggle). Rows are the
+ * metrics × the sweep points, so it stays narrow whatever the number of metrics.
+ */
+export function differenceAnswerTable(r: ScenarioResult, metrics: string[]): string {
+  if (r.variants.length < 2 || r.params.length === 0) return '';
+  const base = r.variants[0];
+  const zero = metrics.filter((m) => zeroInEveryCase(r, m));
+  const shown = metrics.filter((m) => !zero.includes(m));
+  const head = `<tr><th class="l">metric</th>${r.params.map((p) => `<th>${escapeHtml(shortName(p))}</th>`).join('')}${r.variants.map((v, i) => `<th>${escapeHtml(v)}${i === 0 ? ' <span class="muted">(baseline)</span>' : ''}</th>`).join('')}</tr>`;
+  const rows = shown.flatMap((m) => {
+    const pts = pointDifferences(r, m);
+    return pts.map((pt, i) => {
+      const cells = pt.values.map((e, k) => {
+        const main = valueCell(e);
+        const d = k === 0 ? undefined : pt.diffs[k - 1];
+        if (!d) return main;
+        return main.replace(/<\/td>$/, `<br><span class="ci">Δ</span> ${valueCell(d, { delta: true }).replace(/^<td[^>]*>|<\/td>$/g, '')}</td>`);
+      });
+      const name = i === 0 ? `<th class="m" rowspan="${pts.length}">${escapeHtml(m)}</th>` : '';
+      return `<tr>${name}${r.params.map((p) => `<td>${xText(pt.params[p])}</td>`).join('')}${cells.join('')}</tr>`;
+    });
+  });
+  const zeros = zero.length > 0 ? `\n<p class="muted">0 in every case: ${zero.map((m) => `<code>${escapeHtml(m)}</code>`).join(', ')}</p>` : '';
+  return `<div id="answer-differences">
+<h3>The variants at each swept value, and their difference from ${escapeHtml(base)}</h3>
+<p>Under each variant's value, <span class="ci">Δ</span>: its paired difference from the baseline, ${escapeHtml(base)} (variants share dice: common random numbers); every number with its 95% interval. ${DIRECTION_KEY}</p>
+<div class="scroll"><table class="answer">${head}
+${rows.join('\n')}</table></div>${zeros}
+</div>`;
+}
+
+/**
+ * The sentence that replaces "where it first reaches the target" along `p` when that says
+ * nothing: every line along it reaches the target, clearly (its interval past it), already at
+ * its lowest swept value, so the sweep does not bracket the target. Undefined when some line
+ * crosses it, never reaches it or is unresolved: those rows inform. Plain text (the page escapes it).
+ */
+export function reachedAtLowest(r: ScenarioResult, ks: readonly Crossing[], p: string, metric: string, target: number): string | undefined {
+  if (ks.length === 0 || !ks.every((k) => k.answer && !k.neighbour && k.resolved)) return undefined;
+  const xs = [...new Set(ks.map((k) => String(k.answer!.x)))];
+  const at = `the lowest swept ${shortName(p)}${xs.length === 1 ? ` (${xs[0]})` : ''}`;
+  const scope = [...(r.variants.length > 1 ? ['variant'] : []), ...r.params.filter((q) => q !== p).map(shortName)];
+  const every = ks.length > 1 && scope.length > 0 ? `, in every ${scope.join(' and ')}` : '';
+  const dirs = new Set(ks.map((k) => k.direction));
+  const sense = dirs.size > 1 ? 'reaches' : dirs.has('rises') ? 'is at or above' : 'is at or below';
+  const ms = ks.map((k) => k.answer!.m);
+  const same = ms.every((m) => showInterval(m.value, m.ci_low, m.ci_high) === showInterval(ms[0].value, ms[0].ci_low, ms[0].ci_high));
+  const lo = Math.min(...ms.map((m) => m.value));
+  const hi = Math.max(...ms.map((m) => m.value));
+  const values = same ? showInterval(ms[0].value, ms[0].ci_low, ms[0].ci_high) : `${show(lo)} to ${show(hi)}`;
+  return `${metric} ${sense} ${target} already at ${at}${every} (${values}): the sweep does not bracket ${target}, so it does not show where it is first reached`;
+}
+
 /** How an x value of a sweep is written. */
 function xText(x: unknown): string {
   return escapeHtml(String(x));
@@ -253,6 +341,8 @@ export function answerTable(r: ScenarioResult, metric: string, target: number): 
   return byParam
     .map((ks, i) => {
       const p = r.params[i];
+      const plain = reachedAtLowest(r, ks, p, metric, target);
+      if (plain) return `<p class="muted reached-at-lowest">${escapeHtml(plain)}</p>`;
       const others = r.params.filter((q) => q !== p);
       const keyHead = [...(r.variants.length > 1 ? ['variant'] : []), ...others.map(shortName)];
       const unresolved = ks.some((k) => k.answer && !k.resolved);
@@ -394,8 +484,12 @@ export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: stri
 
   const answer: string[] = [];
   if (r.params.length === 0 && answerOrder(cols).length > 0) answer.push(headlineTable(r, cols));
+  // a sweep with variants: the charts, then the readings compared at each swept value with their
+  // intervals (the question a variant asks), then where the lead metric reaches its target
+  const compare = r.params.length > 0 && r.variants.length > 1;
+  if (compare) answer.push(...lead.map((c) => figure(c)), differenceAnswerTable(r, answerOrder(cols)));
   for (const c of lead) {
-    answer.push(figure(c));
+    if (!compare) answer.push(figure(c));
     if (c.metric && c.target !== undefined && r.params.length > 0) {
       answer.push(`<p>Where <code>${escapeHtml(c.metric)}</code> reaches ${escapeHtml(String(c.target))} among the swept values (at or above it where it rises with the value, at or below where it falls):</p>`);
       answer.push(answerTable(r, c.metric, c.target));

@@ -8,7 +8,7 @@ import { MSG } from '../../src/scenario/messages.js';
 import { jsonSchemaOf } from '../../src/scenario/schema.js';
 import { SYSTEMS } from '../../src/systems/registry.js';
 import { VERSION } from '../../src/version.js';
-import { showInterval } from '../../src/report/format.js';
+import { show as showOf, showInterval } from '../../src/report/format.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CLI = path.join(ROOT, 'dist/src/cli/main.js');
@@ -321,6 +321,44 @@ describe('shards', () => {
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/made from another scenario/);
     expect((await cli(['run', scen, '--shard', '4/3'])).code).toBe(2);
+  });
+
+  it('a sweep with variants prints, at each swept value, each reading and their paired difference with its 95% interval (summary.json\'s), and merge prints the same (fresh-eyes trial: a plain value table, no difference, and a "reaches 0.5" block that said nothing)', async () => {
+    const dir = tmp();
+    const scen = path.join(FIX, 'heavy-is-artillery.yaml');
+    // 3 chunks a case (surrender: 262,144 trials a chunk), so three shards each hold one
+    const full = await cli(['run', scen, '--trials', '600000', '--out', path.join(dir, 'full')]);
+    expect(full.code, full.stderr).toBe(0);
+    const summary = JSON.parse(readFileSync(path.join(dir, 'full', 'summary.json'), 'utf8')) as {
+      cases: { variant: string; params: Record<string, number>; metrics: Record<string, { value: number; ci_low: number; ci_high: number }>; differences: Record<string, { value: number; ci_low: number; ci_high: number }> }[];
+    };
+    const at = (v: string, guns: number) => summary.cases.find((c) => c.variant === v && c.params['besieger.heavy_siege_artillery'] === guns)!;
+    const interval = (e: { value: number; ci_low: number; ci_high: number }) => `${e.value > 0 ? '+' : ''}${showInterval(e.value, e.ci_low, e.ci_high)}`;
+    const lines = full.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe("heavy-is-artillery: 6 cases (3 sweep x 2 variants); each variant's value (their 95% intervals: in the report) and Δ: the paired difference from heavy-counts, with its 95% interval");
+    expect(lines[1].trim().split(/\s{2,}/)).toEqual(['metric', 'heavy_siege_artillery', 'heavy-counts', 'heavy-alone', 'Δ heavy-alone']);
+    const rows = lines.slice(2, 8).map((l) => l.trim().split(/\s{2,}/));
+    for (const [i, m] of ['p_test', 'p_surrender'].entries()) {
+      for (const guns of [0, 1, 2]) {
+        const d = at('heavy-alone', guns).differences[m];
+        expect(rows[3 * i + guns], `${m} at ${guns}`).toEqual([...(guns === 0 ? [m] : []), String(guns), showOf(at('heavy-counts', guns).metrics[m].value), showOf(at('heavy-alone', guns).metrics[m].value), interval(d)]);
+      }
+    }
+    // the readings part at 1 heavy gun: the difference there excludes 0
+    expect(at('heavy-alone', 1).differences.p_test.ci_high).toBeLessThan(0);
+    // p_surrender is past 0.5 at 0 heavy guns in both readings: one sentence, not a table of "0 ≥ 0.5 (the lowest value reaches it)"
+    const first = at('heavy-counts', 0).metrics.p_surrender;
+    expect(lines.slice(8)).toEqual([
+      `where p_surrender reaches 0.5: p_surrender is at or above 0.5 already at the lowest swept heavy_siege_artillery (0), in every variant (${showInterval(first.value, first.ci_low, first.ci_high)}): the sweep does not bracket 0.5, so it does not show where it is first reached`,
+    ]);
+    for (const k of [1, 2, 3]) {
+      const r = await cli(['run', scen, '--trials', '600000', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const merged = await cli(['merge', scen, path.join(dir, 's2.json'), path.join(dir, 's3.json'), path.join(dir, 's1.json'), '--out', path.join(dir, 'merged')]);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(merged.stdout).toBe(full.stdout);
+    expect(readFileSync(path.join(dir, 'merged', 'summary.csv'), 'utf8')).toBe(readFileSync(path.join(dir, 'full', 'summary.csv'), 'utf8'));
   });
 
   it('a shard past the run\'s chunks is said to be empty, and merge says which shards it did not need', async () => {
