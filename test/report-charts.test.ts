@@ -247,8 +247,8 @@ describe('the Cry Havoc melee results chart', () => {
   });
 });
 
-/** A drawn chart's bars (vega's scenegraph, headless): each rect mark's fill and the row it draws. */
-async function drawnBars(spec: Record<string, unknown>): Promise<{ fill: string; datum: Record<string, unknown> }[]> {
+/** A drawn chart's bars (vega's scenegraph, headless): each rect mark's fill and the row it draws (or each item of another mark type, e.g. 'symbol'). */
+async function drawnBars(spec: Record<string, unknown>, marktype = 'rect'): Promise<{ fill: string; datum: Record<string, unknown> }[]> {
   const require = createRequire(import.meta.url);
   const vega = require('vega') as typeof VegaModule;
   const { compile } = require('vega-lite') as typeof VegaLiteModule;
@@ -259,7 +259,7 @@ async function drawnBars(spec: Record<string, unknown>): Promise<{ fill: string;
   type Mark = { marktype: string; role: string; items: Item[] };
   const walk = (mark: Mark) => {
     for (const it of mark.items) {
-      if (mark.marktype === 'rect' && mark.role === 'mark' && it.datum?.panel) bars.push({ fill: it.fill!, datum: it.datum });
+      if (mark.marktype === marktype && mark.role === 'mark' && it.datum?.panel) bars.push({ fill: it.fill!, datum: it.datum });
       for (const m of it.items ?? []) walk(m);
     }
   };
@@ -298,6 +298,25 @@ describe('the by-variant bar chart', () => {
       }
     }
     expect([...directions].sort(), 'every direction was drawn').toEqual(['down', 'no clear change', 'up']);
+  });
+
+  it("labels each panel's rows with its sweep point, and marks every difference (a 0 too) with a diamond (fresh-eyes trial: the difference panel had no labels, so its one bar was tied to no point)", async () => {
+    const r = await runFile('test/fixtures/heavy-is-artillery.yaml', 4000);
+    const chart = variantBarsChart(r, 'p_surrender', 'bars')!;
+    const require = createRequire(import.meta.url);
+    const vega = require('vega') as typeof VegaModule;
+    const { compile } = require('vega-lite') as typeof VegaLiteModule;
+    const view = new vega.View(vega.parse(compile(chart.spec as never).spec), { renderer: 'none', logLevel: vega.Error });
+    const svg = await view.toSVG();
+    view.finalize();
+    for (const guns of [0, 1, 2]) expect(svg.split(`>heavy_siege_artillery=${guns}</text>`).length - 1, `heavy_siege_artillery=${guns}`).toBe(2); // one per panel
+    // one diamond per difference, coloured by its direction: the readings agree at 0 and 2 guns (0 [0, 0]), part at 1
+    const diamonds = await drawnBars(chart.spec, 'symbol');
+    expect(diamonds.map((d) => [d.datum.where, d.datum.value === 0, d.fill])).toEqual([
+      ['heavy_siege_artillery=0', true, DIRECTION_COLOURS['no clear change']],
+      ['heavy_siege_artillery=1', false, DIRECTION_COLOURS.down],
+      ['heavy_siege_artillery=2', true, DIRECTION_COLOURS['no clear change']],
+    ]);
   });
 
   it('is left out for a metric that is 0 in every case with no change (p_castle_falls of a battle without a castle), kept when one variant moves it', async () => {

@@ -637,22 +637,25 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
     scale: DIRECTION_SCALE,
     legend: { orient: 'bottom', direction: 'horizontal', labelLimit: 0 },
   };
-  // both panels list the same rows (the baseline's difference row is empty), so one set of labels serves both
-  const yAxis = (labels: boolean) => (labels ? { labelLimit: 0 } : { labels: false, ticks: false, domain: false });
-  const yField = (labels: boolean) =>
+  // Both panels list the same rows, and each labels them: a difference panel without labels left
+  // its bars (a single one, where the other points' differences were 0) tied to no sweep point.
+  const yAxis = { labelLimit: 0 };
+  const yField = () =>
     multi
-      ? { y: { field: 'where', type: 'nominal', title: null, sort: groups, scale: { domain: groups }, axis: yAxis(labels) }, yOffset: { field: 'variant', sort: result.variants, scale: { domain: result.variants } } }
-      : { y: { field: 'variant', type: 'nominal', title: null, sort: result.variants, scale: { domain: result.variants }, axis: yAxis(labels) } };
+      ? { y: { field: 'where', type: 'nominal', title: null, sort: groups, scale: { domain: groups }, axis: yAxis }, yOffset: { field: 'variant', sort: result.variants, scale: { domain: result.variants } } }
+      : { y: { field: 'variant', type: 'nominal', title: null, sort: result.variants, scale: { domain: result.variants }, axis: yAxis } };
   const rows = multi ? groups.length * result.variants.length : result.variants.length;
   const panel = (which: 'value' | 'difference', title: string, zero: boolean) => ({
     width: 260,
     height: Math.max(60, rows * (multi ? 14 : 22)),
     title,
     transform: [{ filter: `datum.panel === '${which}'` }],
-    encoding: yField(which === 'value'),
+    encoding: yField(),
     layer: [
       { mark: { type: 'bar', opacity: 0.75 }, encoding: { x: { field: 'value', type: 'quantitative', title: null }, color: which === 'value' ? variantColour : changeColour } },
       { mark: { type: 'rule', color: '#333' }, encoding: { x: { field: 'lo', type: 'quantitative' }, x2: { field: 'hi' } } },
+      // the estimate marked too: a difference of exactly 0 (a point where the readings agree) has no bar to see
+      ...(which === 'difference' ? [{ mark: { type: 'point', shape: 'diamond', filled: true, size: 40, opacity: 1 }, encoding: { x: { field: 'value', type: 'quantitative' }, color: changeColour } }] : []),
       ...(zero ? [{ data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#333', strokeDash: [3, 2] }, encoding: { x: { field: 'zero', type: 'quantitative' }, y: null, yOffset: null } }] : []),
     ],
   });
@@ -660,7 +663,7 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
   return {
     name,
     title,
-    caption: `bars: estimate; black lines: 95% intervals; the difference is paired (common random numbers) where the metric is per trial, coloured by its direction as in the tables (blue up, orange down, grey when the interval contains 0)`,
+    caption: `bars: estimate (a difference also a diamond, so one of 0 shows); black lines: 95% intervals; the difference is paired (common random numbers) where the metric is per trial, coloured by its direction as in the tables (blue up, orange down, grey when the interval contains 0)`,
     lead: !multi,
     metric,
     spec: {
