@@ -13,6 +13,7 @@ import { describeBrowser, launchBrowser, screenshot, watchPage } from '../browse
 import { ROOT, runCli, tempDirs } from '../cli-child.js';
 import { nodes } from '../helpers.js';
 import { systemById } from '../../src/systems/registry.js';
+import { show as showOf } from '../../src/report/format.js';
 
 const tempDir = tempDirs('siegesim-reports-');
 
@@ -204,6 +205,51 @@ describeBrowser('every bundled report in a browser', () => {
     expect(problems).toEqual([]);
     expect(sides).toBeGreaterThan(10);
   }, 240_000);
+
+  it('a sweep with variants answers with the readings and their differences, intervals shown, in the Answer; the difference chart labels each sweep point (fresh-eyes trial: heavy-is-artillery)', async () => {
+    const out = path.join(dir, 'alone', 'heavy');
+    const r = await runCli(['run', path.join(ROOT, 'test/fixtures/heavy-is-artillery.yaml'), '--out', out, '--no-progress']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await inspect(path.join(out, 'index.html'), 'heavy-is-artillery')).toEqual([]);
+    const summary = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8')) as { cases: { variant: string; params: Record<string, number>; differences: Record<string, { value: number; ci_low: number; ci_high: number }> }[] };
+    const d = summary.cases.find((c) => c.variant === 'heavy-alone' && c.params['besieger.heavy_siege_artillery'] === 1)!.differences.p_test;
+    const page = await browser.newPage({ viewport: LAPTOP });
+    try {
+      await page.goto(`file://${path.join(out, 'index.html')}`, { waitUntil: 'load' });
+      const table = page.locator('#answer-differences');
+      await expect.poll(() => table.isVisible()).toBe(true);
+      // in the Answer: below its heading, above All metrics
+      const top = async (text: string) => (await page.locator('h2', { hasText: text }).boundingBox())!.y;
+      const box = (await table.boundingBox())!;
+      expect(box.y).toBeGreaterThan(await top('Answer'));
+      expect(box.y + box.height).toBeLessThan(await top('All metrics'));
+      // the difference at 1 heavy gun and its interval are on screen without ticking anything (as the page writes them: a true minus)
+      const minus = (x: number) => showOf(x).replace(/^-/, '−');
+      const shown = await table.innerText();
+      expect(shown).toContain(`Δ ${minus(d.value)} [${minus(d.ci_low)}, ${minus(d.ci_high)}]`);
+      expect(await page.locator('#show-ci').isChecked()).toBe(false);
+      for (const ci of await table.locator('.ci').all()) expect(await ci.isVisible()).toBe(true);
+      await screenshot(page, 'reports/heavy-is-artillery-answer', page.locator('#answer-differences'));
+      // under All metrics, the label beside the differences ticks the one box, and their intervals show
+      await page.locator('label.mirror').click();
+      expect(await page.locator('#show-ci').isChecked()).toBe(true);
+      expect(await page.locator('.compact .ci').first().isVisible()).toBe(true);
+      await screenshot(page, 'reports/heavy-is-artillery-difference-chart', page.locator('figure', { has: page.locator('img[src="charts/p_surrender_by_variant.svg"]') }));
+      // the difference chart, as drawn: each sweep point labelled in both panels, the difference panel's labels left of its bars
+      await page.goto(`file://${path.join(out, 'charts', 'p_surrender_by_variant.svg')}`, { waitUntil: 'load' });
+      const labels = await page.locator('text').evaluateAll((ts: { textContent: string | null; getBoundingClientRect(): { x: number } }[]) => ts.map((t) => ({ text: t.textContent ?? '', x: t.getBoundingClientRect().x })));
+      const title = labels.find((l) => l.text === 'difference from heavy-counts')!;
+      expect(title).toBeDefined();
+      for (const guns of [0, 1, 2]) {
+        const xs = labels.filter((l) => l.text === `heavy_siege_artillery=${guns}`).map((l) => l.x);
+        expect(xs, `heavy_siege_artillery=${guns}`).toHaveLength(2);
+        expect(Math.max(...xs), `heavy_siege_artillery=${guns} beside the difference panel`).toBeGreaterThan(labels.find((l) => l.text === 'p_surrender')!.x);
+        expect(Math.max(...xs)).toBeLessThan(title.x);
+      }
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
 
   it('a report written with --out to its own folder has no "all reports" link (there is no index beside it)', async () => {
     const one = path.join(dir, 'alone', 'town');
