@@ -170,7 +170,7 @@ describe('the answer run prints', () => {
     expect(ks.every((k) => k.answer && !k.neighbour && k.resolved)).toBe(true);
     const lines = reachText(r, 'p_defender_wins', 0.5);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^where p_defender_wins reaches 0\.5: p_defender_wins is at or above 0\.5 already at the lowest swept dc \(12\), in every variant \(0\.\d{4} to 0\.\d{4}\): the sweep does not bracket 0\.5, so it does not show where it is first reached$/);
+    expect(lines[0]).toMatch(/^where p_defender_wins reaches 0\.5: p_defender_wins is at or above 0\.5 already at dc = 12, the lowest swept, in every variant \(0\.\d{4} to 0\.\d{4}\): the sweep does not bracket 0\.5, so it does not show where it is first reached$/);
     // a line that crosses keeps the table
     expect(reachText(climbers, 'p_attacker_wins', 0.5)[0]).toBe('where p_attacker_wins reaches 0.5 among the swept values (≥ where it rises, ≤ where it falls):');
   });

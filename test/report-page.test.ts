@@ -300,7 +300,7 @@ describe('the scenario page', () => {
     expect(table.match(/<th class="m" rowspan="3">(p_[a-z_]+)<\/th>/g)).toEqual(['<th class="m" rowspan="3">p_test</th>', '<th class="m" rowspan="3">p_surrender</th>']);
     // the differences come before where p_surrender reaches 0.5, which says in a sentence that the sweep does not bracket it
     expect(answer.indexOf('id="answer-differences"')).toBeLessThan(answer.indexOf('Where <code>p_surrender</code> reaches 0.5'));
-    expect(answer).toContain('<p class="muted reached-at-lowest">p_surrender is at or above 0.5 already at the lowest swept heavy_siege_artillery (0), in every variant (');
+    expect(answer).toContain('<p class="muted reached-at-lowest">p_surrender is at or above 0.5 already at heavy_siege_artillery = 0, the lowest swept, in every variant (');
     expect(answer).not.toContain('reached at the lowest value</td>');
     // under All metrics, the toggle of the intervals is named beside the differences too (a label of the same box)
     const all = html.slice(html.indexOf('<h2>All metrics'));

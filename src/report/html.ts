@@ -311,7 +311,7 @@ ${rows.join('\n')}</table></div>${zeros}
 export function reachedAtLowest(r: ScenarioResult, ks: readonly Crossing[], p: string, metric: string, target: number): string | undefined {
   if (ks.length === 0 || !ks.every((k) => k.answer && !k.neighbour && k.resolved)) return undefined;
   const xs = [...new Set(ks.map((k) => String(k.answer!.x)))];
-  const at = `the lowest swept ${shortName(p)}${xs.length === 1 ? ` (${xs[0]})` : ''}`;
+  const at = xs.length === 1 ? `${shortName(p)} = ${xs[0]}, the lowest swept` : `the lowest swept ${shortName(p)}`;
   const scope = [...(r.variants.length > 1 ? ['variant'] : []), ...r.params.filter((q) => q !== p).map(shortName)];
   const every = ks.length > 1 && scope.length > 0 ? `, in every ${scope.join(' and ')}` : '';
   const dirs = new Set(ks.map((k) => k.direction));

@@ -349,7 +349,7 @@ describe('shards', () => {
     // p_surrender is past 0.5 at 0 heavy guns in both readings: one sentence, not a table of "0 ≥ 0.5 (the lowest value reaches it)"
     const first = at('heavy-counts', 0).metrics.p_surrender;
     expect(lines.slice(8)).toEqual([
-      `where p_surrender reaches 0.5: p_surrender is at or above 0.5 already at the lowest swept heavy_siege_artillery (0), in every variant (${showInterval(first.value, first.ci_low, first.ci_high)}): the sweep does not bracket 0.5, so it does not show where it is first reached`,
+      `where p_surrender reaches 0.5: p_surrender is at or above 0.5 already at heavy_siege_artillery = 0, the lowest swept, in every variant (${showInterval(first.value, first.ci_low, first.ci_high)}): the sweep does not bracket 0.5, so it does not show where it is first reached`,
     ]);
     for (const k of [1, 2, 3]) {
       const r = await cli(['run', scen, '--trials', '600000', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]);
