@@ -137,7 +137,9 @@ describe('headline: the answer', () => {
     const f = withHeadline(dir, CLIMBERS, 'headline: [p_breach, p_attacker_wins]');
     const climb = await runCli(['run', f, '--trials', '1000', '--threads', '1', '--no-progress', '--out', path.join(dir, 'climb')]);
     expect(climb.code, climb.stderr).toBe(0);
-    expect(climb.stdout).toMatch(/^ {2}case {2}variant {6}dc {2}p_breach {2}p_attacker_wins {2}p_defender_wins {2}p_undecided$/m);
+    // a sweep with variants prints a block per metric, in the headline's order
+    expect(climb.stdout).toMatch(/^ {2}metric {11}dc {2}at-least-dc {2}above-dc {2}Δ above-dc$/m);
+    expect([...climb.stdout.matchAll(/^ {2}(p_[a-z_]+) +8 /gm)].map((m) => m[1])).toEqual(['p_breach', 'p_attacker_wins', 'p_defender_wins', 'p_undecided']);
     expect(climb.stdout).toContain('where p_breach reaches 0.5 among the swept values');
     expect(climb.stdout).not.toContain('where p_attacker_wins reaches');
     const lead = JSON.parse(readFileSync(path.join(dir, 'climb/charts/p_breach_sweep.vl.json'), 'utf8'));
