@@ -348,7 +348,8 @@ describe('shards', () => {
     expect(at('heavy-alone', 1).differences.p_test.ci_high).toBeLessThan(0);
     // p_surrender is past 0.5 at 0 heavy guns in both readings: one sentence, not a table of "0 ≥ 0.5 (the lowest value reaches it)"
     const first = at('heavy-counts', 0).metrics.p_surrender;
-    expect(lines.slice(8)).toEqual([
+    // (then what the metrics count, the glossary's lines)
+    expect(lines.slice(8, lines.indexOf('what these metrics count:'))).toEqual([
       `where p_surrender reaches 0.5: p_surrender is at or above 0.5 already at heavy_siege_artillery = 0, the lowest swept, in every variant (${showInterval(first.value, first.ci_low, first.ci_high)}): the sweep does not bracket 0.5, so it does not show where it is first reached`,
     ]);
     for (const k of [1, 2, 3]) {
