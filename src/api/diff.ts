@@ -288,14 +288,8 @@ function compareScenario(b: SummaryDoc, a: SummaryDoc, rows: DiffRow[]): DiffSce
     if (!cb) continue;
     const where = label(a, ca);
     const names = [...Object.keys(cb.metrics), ...Object.keys(ca.metrics).filter((m) => !(m in cb.metrics))];
-    for (const metric of names) {
-      const mb = cb.metrics[metric];
-      const ma = ca.metrics[metric];
-      const row = mb && ma ? compareMetric(mb, ma, metric) : undefined;
-      if (!row) {
-        untestable.push({ metric, where });
-        continue;
-      }
+    /** One compared row of this case (a metric, or a variant's difference from the baseline). */
+    const push = (metric: string, kind: DiffRow['kind'], row: Compared, before: DiffRow['before'], after: DiffRow['after'], extra: { baseline?: string } = {}) => {
       compared++;
       rows.push({
         scenario: a.name,
@@ -304,15 +298,23 @@ function compareScenario(b: SummaryDoc, a: SummaryDoc, rows: DiffRow[]): DiffSce
         params: ca.params,
         where,
         metric,
-        kind: row.kind,
-        before: { ...row.before, trials: cb.trials },
-        after: { ...row.after, trials: ca.trials },
+        kind,
+        ...extra,
+        before,
+        after,
         change: row.change,
         z: row.z,
         p: pTwoSided(row.z),
         p_holm: NaN,
         moved: false,
       });
+    };
+    for (const metric of names) {
+      const mb = cb.metrics[metric];
+      const ma = ca.metrics[metric];
+      const row = mb && ma ? compareMetric(mb, ma, metric) : undefined;
+      if (!row) untestable.push({ metric, where });
+      else push(metric, row.kind, row, { ...row.before, trials: cb.trials }, { ...row.after, trials: ca.trials });
     }
     // each variant's difference from the baseline, when the baseline is the same variant in both
     // runs (a difference from another baseline is another quantity)
@@ -326,25 +328,8 @@ function compareScenario(b: SummaryDoc, a: SummaryDoc, rows: DiffRow[]): DiffSce
         untestable.push({ metric, where });
         continue;
       }
-      compared++;
       const kind = ca.metrics[m]?.kind ?? cb.metrics[m]?.kind ?? (m.startsWith('p_') ? 'probability' : 'mean');
-      rows.push({
-        scenario: a.name,
-        case: ca.case,
-        variant: ca.variant,
-        params: ca.params,
-        where,
-        metric,
-        kind,
-        baseline: a.variants[0],
-        before: { ...row.before, n: cb.trials, trials: cb.trials },
-        after: { ...row.after, n: ca.trials, trials: ca.trials },
-        change: row.change,
-        z: row.z,
-        p: pTwoSided(row.z),
-        p_holm: NaN,
-        moved: false,
-      });
+      push(metric, kind, row, { ...row.before, n: cb.trials, trials: cb.trials }, { ...row.after, n: ca.trials, trials: ca.trials }, { baseline: a.variants[0] });
     }
   }
   return {
@@ -387,6 +372,8 @@ function compareDifference(db: SummaryDifference, da: SummaryDifference) {
 }
 
 type Defined = { value: number; ci_low: number; ci_high: number; n: number };
+/** What comparing one metric or one difference between the runs gives. */
+type Compared = NonNullable<ReturnType<typeof compareMetric> | ReturnType<typeof compareDifference>>;
 
 /** The two-sample test of one metric, or undefined when either side has no estimate. */
 function compareMetric(mb: SummaryMetric, ma: SummaryMetric, metric: string) {
