@@ -319,6 +319,19 @@ describe('the by-variant bar chart', () => {
     ]);
   });
 
+  it("follows the scenario's headline: its first metric gets a by-variant chart of its own, first, when the system charts another (the readings of heavy-is-artillery part on p_test, the surrender system charts p_surrender)", async () => {
+    const r = await runFile('test/fixtures/heavy-is-artillery.yaml', 4000);
+    const surrender = systemById('surrender')!;
+    const names = (x: ScenarioResult) => surrender.charts(x).map((c) => c.name).filter((n) => n.endsWith('_by_variant'));
+    expect(names(r)).toEqual(['p_surrender_by_variant']);
+    expect(names({ ...r, headline: ['p_test', 'p_surrender'] })).toEqual(['p_test_by_variant', 'p_surrender_by_variant']);
+    // a headline led by a metric the system charts already adds nothing; every system takes it
+    expect(names({ ...r, headline: ['p_surrender'] })).toEqual(['p_surrender_by_variant']);
+    const volley = await runFile('scenarios/fantasy/open-field-volley.yaml', 500); // headline: [mean_volley_a_damage, p_attacker_wins]
+    const fantasyNames = systemById('fantasy')!.charts(volley).map((c) => c.name).filter((n) => n.endsWith('_by_variant'));
+    expect(fantasyNames).toEqual(['mean_volley_a_damage_by_variant', 'p_attacker_wins_by_variant']);
+  });
+
   it('is left out for a metric that is 0 in every case with no change (p_castle_falls of a battle without a castle), kept when one variant moves it', async () => {
     const r = await runFile('scenarios/crusader-rex/reference-field-battle.yaml', 4000);
     expect(r.cases.every((c) => c.metrics.p_castle_falls.value === 0)).toBe(true);

@@ -608,6 +608,18 @@ export const VARIANT_GREYS = ['#4d4d4d', '#8c8c8c', '#b8b8b8', '#6e6e6e', '#a3a3
  * The variants' bars are grey (one grey, or a shade per variant with its legend when a sweep
  * groups them); the differences are coloured by direction as the tables are.
  */
+/**
+ * The by-variant charts (variantBarsChart, each named `<metric>_by_variant`) of the system's
+ * metrics, led by one of the scenario's own first `headline:` metric when it is none of them:
+ * the readings compared on the scenario's question (p_test where the surrender system charts
+ * p_surrender, mean_turns in a melee), as a sweep's lead chart follows the headline (leadOf).
+ */
+export function variantBarsCharts(result: ScenarioResult, systemMetrics: readonly string[]): ChartSpec[] {
+  const own = result.headline?.[0];
+  const metrics = own !== undefined && !systemMetrics.includes(own) ? [own, ...systemMetrics] : systemMetrics;
+  return metrics.flatMap((m) => variantBarsChart(result, m, `${m}_by_variant`) ?? []);
+}
+
 export function variantBarsChart(result: ScenarioResult, metric: string, name: string): ChartSpec | undefined {
   if (result.variants.length < 2) return undefined;
   const baseline = result.variants[0];

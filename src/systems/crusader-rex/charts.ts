@@ -1,5 +1,5 @@
 /** Charts of a Crusader Rex run: attrition by round, survivors, win-rate bars, sweep answers. */
-import { dashEncoding, facetKey, heatmapChart, integerAxis, keyedFacet, SCHEMA, seriesLabel, seriesLayout, seriesScale, sweepChart, variantBarsChart } from '../chart-kit.js';
+import { dashEncoding, facetKey, heatmapChart, integerAxis, keyedFacet, SCHEMA, seriesLabel, seriesLayout, seriesScale, sweepChart, variantBarsCharts } from '../chart-kit.js';
 import type { CaseResult, ChartSpec, ScenarioResult } from '../types.js';
 
 const PLACES = ['field', 'castle', 'reserves'];
@@ -145,10 +145,7 @@ export function chartsCrusaderRex(result: ScenarioResult): ChartSpec[] {
   if (sweep) charts.push(sweep);
   const heat = heatmapChart(result, 'p_attacker_wins', 'p_attacker_wins_heatmap');
   if (heat) charts.push(heat);
-  for (const m of ['p_attacker_wins', 'p_castle_falls']) {
-    const bars = variantBarsChart(result, m, `${m}_by_variant`);
-    if (bars) charts.push(bars);
-  }
+  charts.push(...variantBarsCharts(result, ['p_attacker_wins', 'p_castle_falls']));
   charts.push(attritionChart(result), survivorsChart(result));
   return charts;
 }

@@ -1,5 +1,5 @@
 /** Charts of a Cry Havoc run: the sweep's answer, variant bars, the curve of each kind, melee results by turn. */
-import { curveChart, heatmapChart, SCHEMA, seriesLabel, sweepChart, variantBarsChart, wrapped } from '../chart-kit.js';
+import { curveChart, heatmapChart, SCHEMA, seriesLabel, sweepChart, variantBarsCharts, wrapped } from '../chart-kit.js';
 import type { ChartSpec, ScenarioResult } from '../types.js';
 import { MELEE_FOOT_MEANING, MELEE_FOOT_RESULTS, MELEE_MOUNTED_MEANING, MELEE_MOUNTED_RESULTS } from './compile.js';
 
@@ -80,8 +80,7 @@ export function chartsCryHavoc(result: ScenarioResult): ChartSpec[] {
   if (sweep) charts.push(sweep);
   const heat = heatmapChart(result, main, `${main}_heatmap`);
   if (heat) charts.push(heat);
-  const bars = variantBarsChart(result, main, `${main}_by_variant`);
-  if (bars) charts.push(bars);
+  charts.push(...variantBarsCharts(result, [main]));
   if (has('results_by_turn')) charts.push(resultsChart(result));
   return [...charts, ...curves];
 }

@@ -1,5 +1,5 @@
 /** Charts of a fantasy run: sweep answers (heatmap, metric against the swept value), variant bars, breach by round, wall HP, attrition, volley damage. */
-import { curveChart, dashEncoding, facetKey, heatmapChart, keyedFacet, integerAxis, SCHEMA, seriesLabel, seriesLayout, seriesScale, sweepChart, variantBarsChart, wrapped } from '../chart-kit.js';
+import { curveChart, dashEncoding, facetKey, heatmapChart, keyedFacet, integerAxis, SCHEMA, seriesLabel, seriesLayout, seriesScale, sweepChart, variantBarsCharts, wrapped } from '../chart-kit.js';
 import type { ChartSpec, ScenarioResult } from '../types.js';
 
 /**
@@ -104,8 +104,7 @@ export function chartsFantasy(result: ScenarioResult): ChartSpec[] {
   if (sweep) charts.push(sweep);
   const heat = heatmapChart(result, 'p_attacker_wins', 'p_attacker_wins_heatmap');
   if (heat) charts.push(heat);
-  const bars = variantBarsChart(result, 'p_attacker_wins', 'p_attacker_wins_by_variant');
-  if (bars) charts.push(bars);
+  charts.push(...variantBarsCharts(result, ['p_attacker_wins']));
   if (siege) {
     const breach = curveChart(result, { name: 'breach_by_round', title: 'P(breached by round)', curve: 'breach_by_round', x: 'round', xTitle: 'siege round', yTitle: 'P(breached)' });
     const still = unchangedWallHp(result);

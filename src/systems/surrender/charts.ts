@@ -1,5 +1,5 @@
 /** Charts of a surrender run: the sweep's answer (heatmap, or P against the swept value), variant bars, the CDF by turn. */
-import { curveChart, heatmapChart, sweepChart, variantBarsChart } from '../chart-kit.js';
+import { curveChart, heatmapChart, sweepChart, variantBarsCharts } from '../chart-kit.js';
 import type { ChartSpec, ScenarioResult } from '../types.js';
 
 export function chartsSurrender(result: ScenarioResult): ChartSpec[] {
@@ -8,8 +8,7 @@ export function chartsSurrender(result: ScenarioResult): ChartSpec[] {
   if (sweep) charts.push(sweep);
   const heat = heatmapChart(result, 'p_surrender', 'p_surrender_heatmap');
   if (heat) charts.push(heat);
-  const bars = variantBarsChart(result, 'p_surrender', 'p_surrender_by_variant');
-  if (bars) charts.push(bars);
+  charts.push(...variantBarsCharts(result, ['p_surrender']));
   charts.push(
     curveChart(result, {
       name: 'surrender_by_turn',
