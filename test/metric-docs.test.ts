@@ -88,7 +88,7 @@ blocks:
     const byId = (id: string) => SYSTEMS.find((s) => s.id === id)!;
     expect(byId('fantasy').sides!({ mode: 'siege' })).toMatch(/^attacker = the attacker: army, outside the wall/);
     expect(byId('cry-havoc').sides!({ kind: 'melee', attackers: [{ attack: 8, mounted: true }, { attack: 4, mounted: false }], defender: { defence: 7, mounted: false } })).toBe(
-      'attacker = the attackers: list (2 characters: attack 8, mounted; attack 4); defender = the defender: (defence 7)',
+      'attacker = the 2 attacking characters (attack 8, mounted; attack 4); defender = the defending character (defence 7)',
     );
     expect(byId('cry-havoc').sides!({ kind: 'fire' })).toBeUndefined();
     expect(byId('surrender').sides).toBeUndefined();

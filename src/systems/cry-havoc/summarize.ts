@@ -98,7 +98,8 @@ export function sidesCryHavoc(s: Record<string, unknown>): string | undefined {
   const att = (s.attackers as { attack: number; mounted: boolean }[] | undefined) ?? [];
   const def = s.defender as { defence: number; mounted: boolean } | undefined;
   const one = (a: { attack: number; mounted: boolean }) => `attack ${a.attack}${a.mounted ? ', mounted' : ''}`;
-  return `attacker = the attackers: list (${att.length === 1 ? 'one character' : `${att.length} characters`}: ${att.map(one).join('; ')}); defender = the defender: (defence ${def?.defence ?? '?'}${def?.mounted ? ', mounted' : ''})`;
+  const who = att.length === 1 ? 'the attacking character' : `the ${att.length} attacking characters`;
+  return `attacker = ${who} (${att.map(one).join('; ')}); defender = the defending character (defence ${def?.defence ?? '?'}${def?.mounted ? ', mounted' : ''})`;
 }
 
 /** The metrics of each kind that do not depend on a table (summarizeCryHavoc makes them). */
