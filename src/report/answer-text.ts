@@ -159,14 +159,12 @@ function sweepVariantsText(r: ScenarioResult, names: string[], opts: AnswerTextO
 
 /** A sweep of one variant: a row per case (the ends of the table when long). */
 function sweepTable(r: ScenarioResult, names: string[], opts: AnswerTextOptions): string[] {
-  const variants = r.variants.length > 1;
   const out = [`${r.name}: ${r.cases.length} cases (${sweepShape(r)}); values (their 95% intervals: in the report)`];
-  const head = ['case', ...(variants ? ['variant'] : []), ...r.params.map(shortName), ...names];
-  const row = (c: ScenarioResult['cases'][number]) => [String(c.case), ...(variants ? [c.variant] : []), ...r.params.map((p) => String(c.params[p])), ...names.map((m) => show(c.metrics[m]?.value))];
+  const head = ['case', ...r.params.map(shortName), ...names];
+  const row = (c: ScenarioResult['cases'][number]) => [String(c.case), ...r.params.map((p) => String(c.params[p])), ...names.map((m) => show(c.metrics[m]?.value))];
   const n = r.cases.length;
   const shown = n <= SWEEP_ROWS ? r.cases : [...r.cases.slice(0, SWEEP_ENDS), ...r.cases.slice(n - SWEEP_ENDS)];
-  const keys = 1 + (variants ? 1 : 0);
-  const table = columns([head, ...shown.map(row)], (k) => k === 0 || k >= keys + r.params.length);
+  const table = columns([head, ...shown.map(row)], (k) => k === 0 || k >= 1 + r.params.length);
   if (n > SWEEP_ROWS) table.splice(1 + SWEEP_ENDS, 0, `  … ${n - 2 * SWEEP_ENDS} rows left out (every case: ${opts.out ? `${opts.out}/summary.csv` : 'summary.csv'})`);
   out.push(...table);
   return out;

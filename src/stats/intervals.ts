@@ -61,7 +61,7 @@ export type Range = readonly [number, number];
 export function meanInterval(m: Moments, z = Z95, range?: Range): Estimate {
   if (!(m.n > 0)) return NO_ESTIMATE;
   const mean = m.sum / m.n;
-  const half = z * Math.sqrt(varianceOf(m) / m.n);
+  const half = z * meanSe(m);
   return clampInterval({ value: mean, ci_low: mean - half, ci_high: mean + half }, range);
 }
 
@@ -117,7 +117,7 @@ export function zPairedDifference(value: number, se: number, n: number, exact: n
 export function welchDifference(variant: Moments, baseline: Moments, z = Z95): Estimate {
   if (!(variant.n > 0) || !(baseline.n > 0)) return NO_ESTIMATE;
   const diff = variant.sum / variant.n - baseline.sum / baseline.n;
-  const se = Math.sqrt(varianceOf(variant) / variant.n + varianceOf(baseline) / baseline.n);
+  const se = welchSe(variant, baseline);
   return { value: diff, ci_low: diff - z * se, ci_high: diff + z * se };
 }
 
