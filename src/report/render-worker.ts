@@ -1,11 +1,21 @@
 /** The chart renderer's thread (see renderer.ts): loads vega once, renders specs on request. */
 import { parentPort } from 'node:worker_threads';
-import { renderSvg, WARM_UP_SPEC } from './render.js';
+import { saveCacheQuietly } from '../code-cache.js';
+import { renderSvg, vegaLoaded, WARM_UP_SPEC } from './render.js';
+
+/** Whether vega's code cache is still to be saved for this Node (an installed package's first chart: code-cache.ts). */
+let cacheToSave = vegaLoaded.firstUse === true;
 
 parentPort!.on('message', (msg: { id: number; spec: Record<string, unknown> } | { warm: true }) => {
   if ('warm' in msg) return warmUp();
   renderSvg(msg.spec).then(
-    (svg) => parentPort!.postMessage({ id: msg.id, svg }),
+    (svg) => {
+      parentPort!.postMessage({ id: msg.id, svg });
+      if (cacheToSave && vegaLoaded.bundle) {
+        cacheToSave = false;
+        saveCacheQuietly(vegaLoaded.bundle);
+      }
+    },
     (e: unknown) => parentPort!.postMessage({ id: msg.id, error: e instanceof Error ? e.message : String(e) }),
   );
 });
