@@ -10,11 +10,12 @@ parentPort!.on('message', (msg: { id: number; spec: Record<string, unknown> } | 
   if ('warm' in msg) return warmUp();
   renderSvg(msg.spec).then(
     (svg) => {
-      parentPort!.postMessage({ id: msg.id, svg });
+      // before the answer: the process may exit as soon as it has its last chart
       if (cacheToSave && vegaLoaded.bundle) {
         cacheToSave = false;
         saveCacheQuietly(vegaLoaded.bundle);
       }
+      parentPort!.postMessage({ id: msg.id, svg });
     },
     (e: unknown) => parentPort!.postMessage({ id: msg.id, error: e instanceof Error ? e.message : String(e) }),
   );

@@ -8,7 +8,7 @@
 import { describe, expect, it, beforeAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
@@ -125,6 +125,8 @@ describe("siegesim in a game's own repository (installed from the packed tarball
     const passed = suites(parser.parse(readFileSync(path.join(repo, 'test-results/balance.xml'), 'utf8')));
     expect(passed.length).toBe(4);
     expect(passed.every((s) => s.failures === '0')).toBe(true);
+    // the package carries no code cache: the first command that succeeded made one for this Node
+    expect(existsSync(path.join(repo, `node_modules/siegesim/dist/cli/siegesim.cjs.node-${process.version}.v8cache`))).toBe(true);
 
     // the town's siege gets no artillery: a test succeeds on 3 faces in 6, not 4 (p_test 0.5)
     const file = path.join(repo, 'scenarios/surrender-town-basic.yaml');
