@@ -31,8 +31,16 @@ export interface LoadedBundle<T> {
   cached: boolean;
 }
 
-/** The code cache file of a bundle. */
-export const cacheFileOf = (bundle: string): string => `${bundle}.v8cache`;
+/**
+ * The code cache file of a bundle for the running Node: `<bundle>.node-<version>.v8cache`. One
+ * file per Node version, so an installed package (whose tarball carries no cache: `files` in
+ * package.json) makes its own for whichever Node runs it, and a second Node beside the first
+ * never finds the first one's cache and never replaces it.
+ */
+export const cacheFileOf = (bundle: string): string => `${bundle}.node-${process.version}.v8cache`;
+
+/** Whether this Node has no code cache for a bundle yet: the first use then saves one (saveCacheQuietly). */
+export const hasNoCache = (bundle: string): boolean => !existsSync(cacheFileOf(bundle));
 
 /** Bytes of the SHA-256 digest at the start of a cache file. */
 const DIGEST = 32;
@@ -60,6 +68,20 @@ export function loadBundle<T>(bundle: string): LoadedBundle<T> {
   const module = { exports: {} as T };
   (script.runInThisContext() as (...a: unknown[]) => void).call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
   return { file: bundle, exports: module.exports, script, source, cached: cachedData !== undefined && script.cachedDataRejected === false };
+}
+
+/**
+ * Save a loaded bundle's code cache on its first use under this Node (none saved yet), ignoring
+ * any failure: an installed package's folder may be read-only, and without a cache a command
+ * only starts slower. Never replaces a cache: the build's, made after sample work, holds more.
+ */
+export function saveCacheQuietly(loaded: LoadedBundle<unknown>): void {
+  if (!hasNoCache(loaded.file)) return;
+  try {
+    saveCache(loaded);
+  } catch {
+    // read-only install, disk full: the next run tries again
+  }
 }
 
 /** Save a loaded bundle's code cache now (everything compiled so far), with its digest, atomically. */

@@ -15,7 +15,9 @@
  * everything: an incremental compile does not write again an output that was deleted) and
  * bundles after it.
  * SIEGESIM_CODE_CACHE=write saves the bundle's code cache as the command exits, when it
- * succeeded (the build's last step, src/code-cache-build.ts).
+ * succeeded (the build's last step, src/code-cache-build.ts). An installed package has no cache
+ * (the tarball leaves them out: each is for one Node version): the first command that succeeds
+ * under a Node saves one for that Node (SIEGESIM_CODE_CACHE=off: never).
  */
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -34,9 +36,14 @@ function mtime(f: string | URL): number {
 
 const noBundle = (process.env.SIEGESIM_NO_BUNDLE ?? '') !== '' && process.env.SIEGESIM_NO_BUNDLE !== '0';
 const built = noBundle ? -1 : mtime(bundle);
-if (built >= 0 && built >= Math.max(mtime(compiled), mtime(buildInfo))) {
-  const { loadBundle, saveCache } = await import('../code-cache.js');
+// An installed package has no build info (the tarball leaves it out), and npm extracts its
+// files in any order, so there the compiled modules' times say nothing: its bundle is current.
+const compiledAt = mtime(buildInfo) < 0 ? -1 : Math.max(mtime(compiled), mtime(buildInfo));
+if (built >= 0 && built >= compiledAt) {
+  const { hasNoCache, loadBundle, saveCache, saveCacheQuietly } = await import('../code-cache.js');
+  const first = hasNoCache(bundle) && process.env.SIEGESIM_CODE_CACHE !== 'off';
   const loaded = loadBundle<{ start: () => Promise<void> }>(bundle);
   if (process.env.SIEGESIM_CODE_CACHE === 'write') process.on('exit', (code) => code === 0 && saveCache(loaded));
+  else if (first) process.on('exit', (code) => code === 0 && saveCacheQuietly(loaded));
   await loaded.exports.start();
 } else await import(compiled.href);

@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as VegaModule from 'vega';
 import type * as VegaLiteModule from 'vega-lite';
-import { loadBundle, type LoadedBundle } from '../code-cache.js';
+import { hasNoCache, loadBundle, type LoadedBundle } from '../code-cache.js';
 import { packageFile } from '../paths.js';
 
 export const VEGA_BUNDLE = 'dist/vendor/vega.cjs';
@@ -24,6 +24,8 @@ export interface Vega {
   vegaLite: typeof VegaLiteModule;
   /** The bundle as loaded, when loaded from it. */
   bundle?: LoadedBundle<unknown>;
+  /** Whether this Node had no code cache for the bundle when it was loaded (an installed package's first chart saves one: render-worker.ts). */
+  firstUse?: boolean;
 }
 
 // vega and vega-lite ship CommonJS builds for Node. Loaded with require, not import: importing
@@ -35,6 +37,7 @@ const require = createRequire(import.meta.url);
 export function loadVega(): Vega {
   const file = packageFile(VEGA_BUNDLE);
   if (process.env.SIEGESIM_VEGA === 'node_modules' || !existsSync(file)) return { vega: require('vega') as typeof VegaModule, vegaLite: require('vega-lite') as typeof VegaLiteModule };
-  const bundle = loadBundle<Omit<Vega, 'bundle'>>(file);
-  return { ...bundle.exports, bundle };
+  const firstUse = hasNoCache(file) && process.env.SIEGESIM_CODE_CACHE !== 'off';
+  const bundle = loadBundle<Omit<Vega, 'bundle' | 'firstUse'>>(file);
+  return { ...bundle.exports, bundle, firstUse };
 }

@@ -1,0 +1,127 @@
+/**
+ * `siegesim init`: what a game's own repository starts with — one commented scenario per chosen
+ * rules system (a bundled one, with its expect: assertions), package.json scripts, the balance
+ * workflow (templates/balance.yml, the same file siegesim's own repository runs) and a
+ * .gitignore. This module plans the files and merges the scripts; the command line writes them,
+ * never over an existing file. Touches no files: the bundled texts are read through `read`.
+ */
+
+/** The rules systems init knows, each with the bundled scenario it starts from. */
+export const STARTERS: Readonly<Record<string, { bundled: string; file: string; rules: string }>> = {
+  fantasy: { bundled: 'scenarios/fantasy/climbers-dc.yaml', file: 'scenarios/fantasy-climbers-dc.yaml', rules: 'docs/rules/fantasy.md' },
+  'crusader-rex': { bundled: 'scenarios/crusader-rex/knights-charge.yaml', file: 'scenarios/crusader-rex-knights-charge.yaml', rules: 'docs/rules/crusader-rex.md' },
+  surrender: { bundled: 'scenarios/surrender/town-basic.yaml', file: 'scenarios/surrender-town-basic.yaml', rules: 'docs/rules/surrender.md' },
+  'cry-havoc': { bundled: 'scenarios/cry-havoc/melee-two-on-one.yaml', file: 'scenarios/cry-havoc-melee-two-on-one.yaml', rules: 'docs/rules/cry-havoc.md' },
+};
+
+/** The package's name in a game's node_modules (where `$schema` and the rules documents resolve). */
+const PACKAGE = 'node_modules/siegesim';
+
+/** The scripts init adds to package.json (a script of the same name already there is kept). */
+export const INIT_SCRIPTS: Readonly<Record<string, string>> = {
+  balance: 'siegesim test scenarios --junit test-results/balance.xml',
+  'balance:serve': 'siegesim serve scenarios --open',
+};
+
+/** Lines init puts in a new .gitignore: what siegesim and npm write. */
+const GITIGNORE = ['node_modules/', 'reports/', 'test-results/', ''].join('\n');
+
+export interface InitFile {
+  /** Path from the repository's root, with forward slashes. */
+  path: string;
+  text: string;
+  /** What the file is for, as the command line says it. */
+  what: string;
+}
+
+export interface InitPlan {
+  files: InitFile[];
+  systems: string[];
+}
+
+/** A user error in init's arguments (exit 2). */
+export class InitInputError extends Error {}
+
+/** The systems asked for: every one init knows when none is named; an unknown name refused with the list. */
+export function initSystems(asked: readonly string[] | undefined): string[] {
+  if (!asked || asked.length === 0) return Object.keys(STARTERS);
+  const names = asked.flatMap((a) => a.split(',')).map((a) => a.trim()).filter((a) => a !== '');
+  const unknown = names.filter((n) => !Object.hasOwn(STARTERS, n));
+  if (unknown.length > 0) throw new InitInputError(`unknown rules system ${unknown.map((n) => `"${n}"`).join(', ')}: choose from ${Object.keys(STARTERS).join(', ')}`);
+  return [...new Set(names)];
+}
+
+/**
+ * A bundled scenario as a game's starter: its `$schema` line pointing into node_modules (so an
+ * editor checks it from the repository's scenarios/ folder), and a head that says where it came
+ * from and what to do next.
+ */
+export function starterScenario(system: string, bundledText: string): string {
+  const s = STARTERS[system];
+  const lines = bundledText.split('\n');
+  const schema = `# yaml-language-server: $schema=../${PACKAGE}/scenarios/scenario.schema.json`;
+  const body = lines[0].startsWith('# yaml-language-server:') ? lines.slice(1) : lines;
+  const head = [
+    schema,
+    `# A starter scenario written by \`siegesim init\` from siegesim's ${s.bundled}.`,
+    `# The rules it plays, every key and its default: ${PACKAGE}/${s.rules}.`,
+    '# Change a number, then `npm run balance` judges the expect: assertions at the end (CI runs the',
+    '# same), and `npm run balance:serve` opens the workbench on this folder.',
+  ];
+  return [...head, ...body].join('\n');
+}
+
+/** Every file init would write, for these systems; `read` gives a bundled file's text by its path in the package. */
+export function initPlan(systems: readonly string[], read: (rel: string) => string): InitPlan {
+  const files: InitFile[] = systems.map((system) => ({
+    path: STARTERS[system].file,
+    text: starterScenario(system, read(STARTERS[system].bundled)),
+    what: `a ${system} scenario with expect: assertions`,
+  }));
+  files.push({ path: '.github/workflows/balance.yml', text: read('templates/balance.yml'), what: 'the balance workflow (siegesim test, bench, diff on pull requests)' });
+  files.push({ path: '.gitignore', text: GITIGNORE, what: 'what siegesim and npm write' });
+  return { files, systems: [...systems] };
+}
+
+export interface ScriptsMerge {
+  /** package.json with the scripts added, in its own indentation; undefined when nothing was added. */
+  text: string | undefined;
+  added: string[];
+  /** Scripts of init's names that package.json already has (kept as they are). */
+  kept: string[];
+}
+
+/** package.json's text with init's scripts added where their names are free; a package.json that is not a JSON object is refused. */
+export function mergeScripts(packageJson: string, file = 'package.json'): ScriptsMerge {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(packageJson);
+  } catch (e) {
+    throw new InitInputError(`${file} is not valid JSON (${(e as Error).message}): fix it, or add the scripts yourself: ${JSON.stringify(INIT_SCRIPTS)}`);
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new InitInputError(`${file} is not a JSON object: fix it, or add the scripts yourself`);
+  const pkg = doc as Record<string, unknown>;
+  const scripts = pkg.scripts ?? {};
+  if (typeof scripts !== 'object' || scripts === null || Array.isArray(scripts)) throw new InitInputError(`${file}'s "scripts" is not an object: fix it, or add the scripts yourself`);
+  const have = scripts as Record<string, unknown>;
+  const added: string[] = [];
+  const kept: string[] = [];
+  for (const [name, command] of Object.entries(INIT_SCRIPTS)) {
+    if (Object.hasOwn(have, name)) kept.push(name);
+    else {
+      have[name] = command;
+      added.push(name);
+    }
+  }
+  if (added.length === 0) return { text: undefined, added, kept };
+  pkg.scripts = have;
+  const indent = /^[ \t]+(?=")/m.exec(packageJson)?.[0] ?? '  ';
+  const eol = packageJson.includes('\r\n') ? '\r\n' : '\n';
+  return { text: JSON.stringify(pkg, null, indent).replace(/\n/g, eol) + eol, added, kept };
+}
+
+/** A package.json for a folder that has none: private, with init's scripts. */
+export function newPackageJson(name: string): string {
+  const clean = name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+/, '') || 'game-balance';
+  return JSON.stringify({ name: clean, private: true, scripts: { ...INIT_SCRIPTS } }, null, 2) + '\n';
+}

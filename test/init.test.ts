@@ -1,0 +1,61 @@
+/** `siegesim init`'s plan (src/api/init.ts): the starter files, the scripts merged into package.json, the systems asked for. */
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { initPlan, initSystems, InitInputError, INIT_SCRIPTS, mergeScripts, newPackageJson, STARTERS, starterScenario, validateText } from '../src/api.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const read = (rel: string) => readFileSync(path.join(ROOT, rel), 'utf8');
+
+describe('siegesim init (the plan)', () => {
+  it('every system by default; named ones once each, comma lists too; an unknown one refused with the list', () => {
+    expect(initSystems(undefined)).toEqual(['fantasy', 'crusader-rex', 'surrender', 'cry-havoc']);
+    expect(initSystems(['surrender,fantasy', 'surrender'])).toEqual(['surrender', 'fantasy']);
+    expect(() => initSystems(['fantasy', 'constructor'])).toThrow(InitInputError);
+    expect(() => initSystems(['crusader'])).toThrow('unknown rules system "crusader": choose from fantasy, crusader-rex, surrender, cry-havoc');
+  });
+
+  it('each starter is its bundled scenario, valid, with expect: assertions, a $schema into node_modules and a head saying where it came from', () => {
+    for (const [system, s] of Object.entries(STARTERS)) {
+      const text = starterScenario(system, read(s.bundled));
+      const lines = text.split('\n');
+      expect(lines[0]).toBe('# yaml-language-server: $schema=../node_modules/siegesim/scenarios/scenario.schema.json');
+      expect(lines.filter((l) => l.startsWith('# yaml-language-server:')).length).toBe(1);
+      expect(text).toContain(`from siegesim's ${s.bundled}`);
+      expect(text).toContain(`node_modules/siegesim/${s.rules}`);
+      expect(text).toMatch(/^expect:/m);
+      const v = validateText(s.file, text);
+      expect(v.ok, JSON.stringify(v)).toBe(true);
+    }
+  });
+
+  it('plans the scenarios asked for, the workflow (the project\'s own file) and a .gitignore', () => {
+    const plan = initPlan(['surrender'], read);
+    expect(plan.files.map((f) => f.path)).toEqual(['scenarios/surrender-town-basic.yaml', '.github/workflows/balance.yml', '.gitignore']);
+    expect(plan.files[1].text).toBe(read('.github/workflows/balance.yml'));
+    expect(plan.files[2].text.split('\n')).toEqual(['node_modules/', 'reports/', 'test-results/', '']);
+  });
+
+  it('adds only the scripts package.json lacks, in its own indentation and line ends; keeps the others', () => {
+    const four = '{\n    "name": "g",\n    "scripts": {\n        "balance": "mine"\n    }\n}\n';
+    const m = mergeScripts(four);
+    expect(m.added).toEqual(['balance:serve']);
+    expect(m.kept).toEqual(['balance']);
+    expect(m.text).toBe('{\n    "name": "g",\n    "scripts": {\n        "balance": "mine",\n        "balance:serve": "siegesim serve scenarios --open"\n    }\n}\n');
+    const crlf = mergeScripts('{\r\n  "name": "g"\r\n}\r\n');
+    expect(crlf.text).toBe(`{\r\n  "name": "g",\r\n  "scripts": {\r\n    "balance": "${INIT_SCRIPTS.balance}",\r\n    "balance:serve": "${INIT_SCRIPTS['balance:serve']}"\r\n  }\r\n}\r\n`);
+    const full = mergeScripts(JSON.stringify({ scripts: { ...INIT_SCRIPTS } }));
+    expect(full).toEqual({ text: undefined, added: [], kept: ['balance', 'balance:serve'] });
+  });
+
+  it('refuses a package.json it cannot read as an object, saying which file', () => {
+    expect(() => mergeScripts('{ "name": ', 'game/package.json')).toThrow(/^game\/package\.json is not valid JSON/);
+    expect(() => mergeScripts('[1]')).toThrow('package.json is not a JSON object');
+    expect(() => mergeScripts('{"scripts": "npm test"}')).toThrow(`package.json's "scripts" is not an object`);
+  });
+
+  it('a new package.json is private, named after the folder, with the scripts', () => {
+    expect(JSON.parse(newPackageJson('My Castle!'))).toEqual({ name: 'my-castle-', private: true, scripts: INIT_SCRIPTS });
+    expect(JSON.parse(newPackageJson('...')).name).toBe('game-balance');
+  });
+});
