@@ -27,13 +27,14 @@ import * as roster from './commands/roster.js';
 import * as serve from './commands/serve.js';
 import * as test from './commands/test.js';
 import * as diff from './commands/diff.js';
+import * as history from './commands/history.js';
 import { closeEarlyPool } from './early-pool.js';
 import { internalErrorText, sourceStack } from '../source-stack.js';
 
 export { UserError, cleanupPending };
 
 /** Commands in the order `--help` lists them. */
-const COMMANDS = [run, merge, exact, check, solve, sensitivity, tune, test, diff, bench, los, roster, validate, schema, serve];
+const COMMANDS = [run, merge, exact, check, solve, sensitivity, tune, test, diff, history, bench, los, roster, validate, schema, serve];
 
 export function buildProgram(): Command {
   const program = new Command();
