@@ -306,7 +306,8 @@ const benches = {
           metrics[`test:scenario-${j % 9} · p_metric_${j}`] = { v: +p.toPrecision(8), k: 'p', n, lo: +(p - h).toPrecision(8), hi: +(p + h).toPrecision(8), b: [+(p - 0.1).toFixed(2), null] };
         }
         for (let j = 0; j < 10; j++) metrics[`bench:kernel-${j}.trials_per_second_per_thread`] = { v: +((1 + j) * (1 + (u() - 0.5) * 0.1)).toPrecision(6), k: 'r' };
-        const sha = (i + 1).toString(16).padStart(40, '0');
+        let sha = '';
+        for (let w = 0; w < 5; w++) sha += nextU32(s).toString(16).padStart(8, '0');
         const date = new Date(Date.UTC(2026, 0, 1) + i * 3600_000).toISOString();
         lines.push(JSON.stringify({ sha, date, subject: `commit ${i + 1}: a change to the rules`, branch: 'main', recorded: date, sources: { test: ['test.json'], bench: ['bench.json'] }, metrics }));
       }
