@@ -274,6 +274,66 @@ const benches = {
     return out;
   },
   /**
+   * `siegesim history` at the size issue 33 names: a store of 1 000 commits x 100 metrics (90
+   * assertion probabilities with bounds, 10 bench rates; a tenth of them moved at commit 500),
+   * read, tested and drawn as a trend page by the built command, whole process; and `check` over
+   * every commit. Target: the page in <= 2 s.
+   */
+  async history() {
+    const { HISTORY_MARKER, HISTORY_MARKER_DOC, HISTORY_LOG } = await dist('src/api/history.js');
+    const dir = mkdtempSync(path.join(tmpdir(), 'siegesim-bench-history-'));
+    const cli = path.join(ROOT, 'dist/src/cli/main.js');
+    const wall = (args) => {
+      const t0 = performance.now();
+      const r = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8' });
+      if (r.status !== 0 && r.status !== 1) throw new Error(`${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
+      return (performance.now() - t0) / 1000;
+    };
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    try {
+      const store = path.join(dir, 'store');
+      mkdirSync(store);
+      writeFileSync(path.join(store, HISTORY_MARKER), JSON.stringify(HISTORY_MARKER_DOC));
+      const s = deriveState('bench', 'history', 0);
+      const u = () => nextU32(s) / 2 ** 32;
+      const n = 16384;
+      const lines = [];
+      for (let i = 0; i < 1000; i++) {
+        const metrics = {};
+        for (let j = 0; j < 90; j++) {
+          const p = 0.5 + 0.4 * Math.sin(j) + (i >= 500 && j % 10 === 0 ? 0.03 : 0) + (u() - 0.5) * 0.004;
+          const h = 3.29 * Math.sqrt((p * (1 - p)) / n);
+          metrics[`test:scenario-${j % 9} · p_metric_${j}`] = { v: +p.toPrecision(8), k: 'p', n, lo: +(p - h).toPrecision(8), hi: +(p + h).toPrecision(8), b: [+(p - 0.1).toFixed(2), null] };
+        }
+        for (let j = 0; j < 10; j++) metrics[`bench:kernel-${j}.trials_per_second_per_thread`] = { v: +((1 + j) * (1 + (u() - 0.5) * 0.1)).toPrecision(6), k: 'r' };
+        let sha = '';
+        for (let w = 0; w < 5; w++) sha += nextU32(s).toString(16).padStart(8, '0');
+        const date = new Date(Date.UTC(2026, 0, 1) + i * 3600_000).toISOString();
+        lines.push(JSON.stringify({ sha, date, subject: `commit ${i + 1}: a change to the rules`, branch: 'main', recorded: date, sources: { test: ['test.json'], bench: ['bench.json'] }, metrics }));
+      }
+      writeFileSync(path.join(store, HISTORY_LOG), lines.join('\n') + '\n');
+      const show = [];
+      const check = [];
+      for (let k = 0; k < 3; k++) {
+        show.push(wall([cli, 'history', 'show', '--store', store, '--out', path.join(dir, 'page')]));
+        check.push(wall([cli, 'history', 'check', '--last', '1000', '--store', store]));
+      }
+      const bare = [];
+      for (let k = 0; k < 3; k++) bare.push(wall(['-e', '0']));
+      return {
+        store_1000x100: {
+          store_mb: +(readFileSync(path.join(store, HISTORY_LOG)).length / 1e6).toFixed(1),
+          page_mb: +(readFileSync(path.join(dir, 'page', 'index.html')).length / 1e6).toFixed(1),
+          node_seconds: +median(bare).toFixed(3),
+          show_seconds: +median(show).toFixed(3),
+          check_seconds: +median(check).toFixed(3),
+        },
+      };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  /**
    * The whole process, as a user runs it (`siegesim run`, built CLI, report written): what is
    * lost between the kernel and the result. The kernel is timed in the same run as the yardstick.
    */
@@ -419,6 +479,8 @@ const TARGETS = {
   'process.reference_20m.process_over_kernel_1_thread': 0.9,
   'process.reference_20m.speedup_2_threads': 1.8,
   'process.tiny_run.seconds_over_node': { max: 0.35 },
+  // issue 33: a history store of 1 000 commits x 100 metrics loads and draws in <= 2 s (whole process)
+  'history.store_1000x100.show_seconds': { max: 2 },
 };
 
 let only;

@@ -34,3 +34,21 @@ export {
 export { testScenario, prepareExact, judge, TEST_CONFIDENCE, TEST_MAX_FACTOR, type TestOptions, type ScenarioTestResult, type AssertionResult, type Verdict } from './api/test.js';
 export { diffSummaries, diffSets, DiffError, DIFF_ALPHA, scenarioSettings, settingChanges, type SettingChange, type DiffResult, type DiffRow, type DiffScenario, type DiffOptions, type SummaryDoc } from './api/diff.js';
 export { initPlan, initSystems, mergeScripts, newPackageJson, starterScenario, InitInputError, STARTERS, INIT_SCRIPTS, type InitPlan, type InitFile, type ScriptsMerge } from './api/init.js';
+export {
+  readResult,
+  addRecord,
+  analyzeHistory,
+  parseStore,
+  storeText,
+  checkMarker,
+  HistoryError,
+  HISTORY_MARKER,
+  HISTORY_MARKER_DOC,
+  HISTORY_LOG,
+  BENCH_TOLERANCE,
+  type CommitInfo,
+  type HistoryRecord,
+  type HistoryAnalysis,
+  type HistorySeries,
+  type HistoryMove,
+} from './api/history.js';

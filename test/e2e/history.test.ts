@@ -1,0 +1,175 @@
+/**
+ * `siegesim history` end to end (issue 33): a scratch git repository of several commits, one of
+ * which raises the climbers' DC; each commit's `test --json` and a bench JSON are recorded; the
+ * trend page marks that commit, `history check` exits 1 there and 0 elsewhere; a rerun replaces;
+ * a foreign or damaged store is refused. The page is opened in Chromium and screenshotted.
+ */
+import { beforeAll, describe, expect, it, afterAll } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { ROOT, runCli, tempDirs } from '../cli-child.js';
+import { describeBrowser, launchBrowser, screenshot, watchPage } from '../browser.js';
+
+const tmp = tempDirs('siegesim-history-');
+const CLIMBERS = path.join(ROOT, 'test/fixtures/balance/climbers-dc12.yaml');
+
+/** A bench document as bench/run.mjs prints it (only what history reads: calibration, results, relative). */
+function benchDoc(relative: Record<string, number>): string {
+  return JSON.stringify({ date: '2026-11-28T00:00:00Z', node: 'v20', cpu: 'x', cores: 2, seconds_per_measure: 0.1, calibration: { ops_per_second: 1 }, results: { dice: {} }, targets: [], relative });
+}
+
+interface Step {
+  subject: string;
+  edit?: (text: string) => string;
+  bench: number;
+}
+
+// the DC change is the third commit; the bench rate wobbles by under 15% throughout
+const STEPS: Step[] = [
+  { subject: 'first', bench: 42.0 },
+  { subject: 'a comment in the scenario', edit: (t) => t.replace('# raises the DC', '# lifts the DC'), bench: 43.1 },
+  { subject: 'Climb DC 13', edit: (t) => t.replace('dc: 12,', 'dc: 13,'), bench: 41.5 },
+  { subject: 'another comment', edit: (t) => t.replace('# lifts the DC', '# bumps the DC'), bench: 42.6 },
+];
+
+describe('siegesim history on a scratch git repository', () => {
+  let repo: string;
+  const shas: string[] = [];
+  const checks: (number | null)[] = [];
+  const cli = (args: string[]) => runCli(args, { cwd: repo, timeoutMs: 240_000, env: { GITHUB_REF_NAME: '' } });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim();
+
+  beforeAll(async () => {
+    repo = tmp();
+    git('init', '-q', '-b', 'main');
+    git('config', 'user.email', 'ci@example.com');
+    git('config', 'user.name', 'ci');
+    writeFileSync(path.join(repo, 'climbers.yaml'), readFileSync(CLIMBERS, 'utf8'));
+    for (const s of STEPS) {
+      const f = path.join(repo, 'climbers.yaml');
+      if (s.edit) {
+        const before = readFileSync(f, 'utf8');
+        writeFileSync(f, s.edit(before));
+        expect(readFileSync(f, 'utf8')).not.toBe(before);
+      }
+      git('add', '-A');
+      git('commit', '-q', '-m', s.subject);
+      shas.push(git('rev-parse', 'HEAD'));
+      const t = await cli(['test', 'climbers.yaml', '--json', '--threads', '1', '--no-progress']);
+      expect([0, 1]).toContain(t.code);
+      writeFileSync(path.join(repo, 'test.json'), t.stdout);
+      writeFileSync(path.join(repo, 'bench.json'), benchDoc({ 'dice.d6_per_second': s.bench }));
+      const add = await cli(['history', 'add', 'test.json', 'bench.json', '--store', 'store']);
+      expect(add.code, add.stderr).toBe(0);
+      checks.push((await cli(['history', 'check', '--last', '2', '--store', 'store'])).code);
+    }
+  }, 600_000);
+
+  it('check exits 1 at the commit that changed the DC and 0 at every other', () => {
+    expect(checks).toEqual([0, 0, 1, 0]);
+  });
+
+  it('records one line per commit with sha, date, subject and branch from git; a rerun replaces, never duplicates', async () => {
+    const lines = () => readFileSync(path.join(repo, 'store/commits.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines().map((r) => [r.sha, r.subject, r.branch])).toEqual(shas.map((sha, i) => [sha, STEPS[i].subject, 'main']));
+    expect(lines()[0].date).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const again = await cli(['history', 'add', 'test.json', '--store', 'store']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^history: replaced [0-9a-f]{7} "another comment"/);
+    expect(lines()).toHaveLength(STEPS.length);
+    // the bench recorded earlier for that commit is kept (only the test results were brought again)
+    expect(Object.keys(lines().at(-1)!.metrics)).toContain('bench:dice.d6_per_second');
+    // an earlier commit named by --commit (short sha): its place and subject kept
+    const early = await cli(['history', 'add', 'bench.json', '--commit', shas[0].slice(0, 9), '--store', 'store']);
+    expect(early.code, early.stderr).toBe(0);
+    expect(lines().map((r) => r.sha)).toEqual(shas);
+    // over all four commits: the move at the DC commit is found
+    const all = await cli(['history', 'check', '--last', '4', '--store', 'store']);
+    expect(all.code).toBe(1);
+    expect(all.stdout).toContain(`moved at ${shas[2].slice(0, 7)} "Climb DC 13"`);
+  });
+
+  it('show writes a page that marks the DC commit as where p_breach first moved, its bound drawn', async () => {
+    const r = await cli(['history', 'show', '--store', 'store', '--out', 'page']);
+    expect(r.code, r.stderr).toBe(0);
+    const data = JSON.parse(readFileSync(path.join(repo, 'page/history.json'), 'utf8'));
+    const series = Object.fromEntries(data.series.map((s: { key: string }) => [s.key, s]));
+    expect(series['test:balance-climbers · p_breach']).toMatchObject({ first_moved: shas[2], moved: [shas[2]], bound: [0.955, 0.985] });
+    expect(series['test:balance-climbers · mean_breach_round']).toMatchObject({ first_moved: shas[2], bound: [null, 1.5] });
+    expect(series['bench:dice.d6_per_second']).toMatchObject({ first_moved: null });
+    const html = readFileSync(path.join(repo, 'page/index.html'), 'utf8');
+    expect(html).toContain(`moved at ${shas[2].slice(0, 7)}`);
+    expect(html).toContain('Climb DC 13'); // the subject, in the tooltips and the table of moves
+    expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)="https?:/); // offline
+  });
+
+  describeBrowser('the trend page in Chromium', () => {
+    let browser: Browser;
+    beforeAll(async () => {
+      browser = await launchBrowser();
+    });
+    afterAll(async () => {
+      await browser?.close();
+    });
+    it('draws a chart per metric, the band, the bound and the marked commit; the tooltip names the commit', async () => {
+      const file = path.join(repo, 'page/index.html');
+      if (!existsSync(file)) await cli(['history', 'show', '--store', 'store', '--out', 'page']);
+      const page = await browser.newPage({ viewport: { width: 900, height: 900 } });
+      const problems = watchPage(page);
+      await page.goto(`file://${file}`, { waitUntil: 'load' });
+      expect(await page.locator('figure.chart svg').count()).toBe(3);
+      const breach = page.locator('figure.chart', { hasText: 'p_breach' });
+      expect(await breach.locator('path.band').count()).toBe(1);
+      expect(await breach.locator('line.bound').count()).toBe(2);
+      expect(await breach.locator('text.firsttext').textContent()).toBe(`moved at ${shas[2].slice(0, 7)}`);
+      // hover the third commit's column
+      const box = (await breach.locator('svg').boundingBox())!;
+      const x = box.x + ((64 + 2.5 * ((760 - 64 - 12) / 4)) * box.width) / 760;
+      await page.mouse.move(x, box.y + box.height / 2);
+      await expect.poll(() => page.locator('#tip').textContent()).toContain('Climb DC 13');
+      await screenshot(page, 'history/trend-page');
+      await page.mouse.move(0, 0);
+      expect(problems).toEqual([]);
+      await page.close();
+    });
+  });
+});
+
+describe('siegesim history refuses what it cannot trust (exit 2)', () => {
+  it('a foreign folder, a damaged line, another tool\'s marker, a JUnit file, a document it does not know', async () => {
+    const dir = tmp();
+    const cli = (args: string[]) => runCli(args, { cwd: dir });
+    writeFileSync(path.join(dir, 'bench.json'), benchDoc({ a: 1 }));
+    mkdirSync(path.join(dir, 'foreign'));
+    writeFileSync(path.join(dir, 'foreign', 'notes.txt'), 'mine');
+    const foreign = await cli(['history', 'add', 'bench.json', '--commit', 'abcdef1', '--store', 'foreign']);
+    expect([foreign.code, foreign.stderr]).toEqual([2, 'siegesim: foreign is not a siegesim history store (no siegesim-history.json, and it holds other files: notes.txt); refused, nothing written\n']);
+    expect(existsSync(path.join(dir, 'foreign', 'commits.jsonl'))).toBe(false);
+
+    const ok = await cli(['history', 'add', 'bench.json', '--commit', 'abcdef1', '--store', 'store']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toContain('not in a git repository here');
+    const log = path.join(dir, 'store', 'commits.jsonl');
+    writeFileSync(log, readFileSync(log, 'utf8') + '{"sha": "abc\n');
+    const damaged = await cli(['history', 'show', '--store', 'store']);
+    expect([damaged.code, damaged.stderr]).toEqual([2, `siegesim: ${path.join('store', 'commits.jsonl')}:2: damaged (not a JSON line); fix or remove that line, the store is left as it is\n`]);
+    const text = readFileSync(log, 'utf8');
+    expect((await cli(['history', 'add', 'bench.json', '--commit', 'abcdef2', '--store', 'store'])).code).toBe(2);
+    expect(readFileSync(log, 'utf8')).toBe(text); // untouched
+
+    writeFileSync(path.join(dir, 'store', 'siegesim-history.json'), '{"tool":"other"}');
+    const other = await cli(['history', 'check', '--store', 'store']);
+    expect([other.code, other.stderr]).toEqual([2, "siegesim: store: siegesim-history.json is not siegesim's (a foreign store); refused\n"]);
+
+    writeFileSync(path.join(dir, 'j.xml'), '<?xml version="1.0"?><testsuites/>');
+    const junit = await cli(['history', 'add', 'j.xml', '--commit', 'abcdef1', '--store', 'fresh']);
+    expect([junit.code, junit.stderr]).toEqual([2, "siegesim: j.xml: a JUnit file carries verdicts, not the estimates history draws; record `siegesim test --json`'s output instead\n"]);
+    writeFileSync(path.join(dir, 'x.json'), '{"a":1}');
+    const unknown = await cli(['history', 'add', 'x.json', '--commit', 'abcdef1', '--store', 'fresh']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/x\.json: not a result history records/);
+    expect(existsSync(path.join(dir, 'fresh'))).toBe(false);
+  });
+});

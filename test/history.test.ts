@@ -1,0 +1,93 @@
+/**
+ * The history api (issue 33): records from result documents, a rerun replacing its commit, the
+ * store's text checked line by line, and moves found by diff's test with Holm's correction over
+ * the metrics of a commit (a bench rate by its ratio).
+ */
+import { describe, expect, it } from 'vitest';
+import { addRecord, analyzeHistory, HistoryError, parseStore, readResult, storeText, type HistoryRecord } from '../src/api.js';
+import type { HistoryPoint } from '../src/api/history.js';
+import { wilson, zForConfidence } from '../src/stats/intervals.js';
+
+const Z999 = zForConfidence(0.999);
+const N = 16384;
+
+/** A probability point as test --json would give it (Wilson at 99.9%). */
+function prob(p: number, n = N): HistoryPoint {
+  const w = wilson(Math.round(p * n), n, Z999);
+  return { v: p, lo: w.ci_low, hi: w.ci_high, n, k: 'p' };
+}
+
+function rec(i: number, metrics: Record<string, HistoryPoint>): HistoryRecord {
+  return { sha: (i + 1).toString(16).padStart(40, '0'), date: new Date(Date.UTC(2026, 0, 1, i)).toISOString(), subject: `c${i}`, branch: 'main', recorded: '', sources: {}, metrics };
+}
+
+describe('history records', () => {
+  it('reads test --json (interval kept at 99.9%, bound and exact answer), bench JSON (relative) and summary.json (Wilson at 99.9%)', () => {
+    const t = readResult(
+      {
+        passed: true,
+        assertions: [
+          { scenario: 's', metric: 'p_x', where: 'wall.dc=12', value: 0.5, ci_low: 0.48, ci_high: 0.52, confidence: 0.999, trials: 1000, bound: { kind: 'between', low: 0.4, high: 0.6 } },
+          { scenario: 's', metric: 'p_x', where: 'wall.dc=12', value: 0.5, ci_low: 0.48, ci_high: 0.52, confidence: 0.999, trials: 1000, bound: { kind: 'exact' }, exact: { value: 0.49, z: 1 } },
+        ],
+      },
+      't.json',
+    );
+    expect(t).toEqual({ source: 'test', metrics: { 's · p_x [wall.dc=12]': { v: 0.5, k: 'p', n: 1000, lo: 0.48, hi: 0.52, b: [0.4, 0.6], x: 0.49 } } });
+    expect(readResult({ calibration: {}, results: {}, relative: { 'dice.d6_per_second': 9.7, bad: null } }, 'b.json')).toEqual({ source: 'bench', metrics: { 'dice.d6_per_second': { v: 9.7, k: 'r' } } });
+    const s = readResult({ name: 'g', system: 'fantasy', params: [], variants: ['base'], cases: [{ case: 0, variant: 'base', params: {}, trials: N, metrics: { p_breach: { value: 0.25, ci_low: 0.24, ci_high: 0.26, n: N, kind: 'probability' } } }] }, 'summary.json');
+    const w = wilson(N / 4, N, Z999);
+    expect(s.metrics['g · p_breach']).toMatchObject({ v: 0.25, n: N, k: 'p' });
+    expect(s.metrics['g · p_breach'].lo).toBeCloseTo(w.ci_low, 7);
+    expect(() => readResult({ a: 1 }, 'x.json')).toThrow(HistoryError);
+  });
+
+  it('a second add for a commit replaces the kinds it brings and keeps the others; a new commit goes in date order', () => {
+    const c0 = { sha: 'a'.repeat(40), date: '2026-01-02T00:00:00Z', subject: 'b', branch: 'main' };
+    let { records } = addRecord([], c0, [{ source: 'test', file: 't.json', metrics: { m: prob(0.5) } }, { source: 'bench', file: 'b.json', metrics: { r: { v: 1, k: 'r' } } }]);
+    const again = addRecord(records, c0, [{ source: 'test', file: 't.json', metrics: { m2: prob(0.4) } }]);
+    expect(again.replaced).toBe(true);
+    expect(again.records).toHaveLength(1);
+    expect(Object.keys(again.records[0].metrics).sort()).toEqual(['bench:r', 'test:m2']);
+    expect(again.records[0].sources).toEqual({ bench: ['b.json'], test: ['t.json'] });
+    records = addRecord(again.records, { ...c0, sha: 'b'.repeat(40), date: '2026-01-01T00:00:00Z' }, []).records;
+    expect(records.map((r) => r.sha[0])).toEqual(['b', 'a']);
+    // the text round-trips; a damaged line or a commit twice is refused with its line
+    expect(parseStore(storeText(records), 'c.jsonl')).toEqual(records);
+    expect(() => parseStore(storeText(records) + '{"sha":\n', 'c.jsonl')).toThrow('c.jsonl:3: damaged (not a JSON line)');
+    expect(() => parseStore(storeText([records[0], records[0]]), 'c.jsonl')).toThrow(`c.jsonl:2: commit ${'b'.repeat(40)} a second time`);
+    expect(() => parseStore('{"sha":"zz"}\n', 'c.jsonl')).toThrow('c.jsonl:1: damaged (no commit sha)');
+  });
+});
+
+describe('history moves', () => {
+  it('marks the commit where a metric changed, never one where it stayed (same dice: identical values)', () => {
+    const recs = [0.97, 0.97, 0.938, 0.938, 0.938].map((p, i) => rec(i, { 'test:s · p_breach': prob(p), 'test:s · p_other': prob(0.5) }));
+    const a = analyzeHistory(recs);
+    expect(a.series.map((s) => [s.key, s.firstMoved, s.moved])).toEqual([
+      ['test:s · p_breach', 2, [2]],
+      ['test:s · p_other', null, []],
+    ]);
+    expect(a.moves[0]).toMatchObject({ at: 2, from: 1, before: 0.97, after: 0.938 });
+    expect(a.moves[0].z!).toBeLessThan(-10);
+  });
+
+  it('Holm-corrects over every metric compared at a commit, as diff does: a change significant alone is not with 19 others', () => {
+    // p = 0.5 -> 0.5 + d with z ≈ 3.6 (two-sided p ≈ 3e-4 < 0.001, but 20 × 3e-4 > 0.001)
+    const d = 3.6 * Math.sqrt((2 * 0.25) / N);
+    const alone = analyzeHistory([rec(0, { 'test:x': prob(0.5) }), rec(1, { 'test:x': prob(0.5 + d) })]);
+    expect(alone.series[0].firstMoved).toBe(1);
+    const others = (p: number) => Object.fromEntries(Array.from({ length: 19 }, (_, j) => [`test:o${j}`, prob(0.3)]).concat([['test:x', prob(p)]]));
+    const family = analyzeHistory([rec(0, others(0.5)), rec(1, others(0.5 + d))]);
+    expect(family.series.find((s) => s.key === 'test:x')!.firstMoved).toBeNull();
+    // a metric missing at a commit is compared with its previous recorded commit
+    const gap = analyzeHistory([rec(0, { 'test:x': prob(0.5) }), rec(1, {}), rec(2, { 'test:x': prob(0.45) })]);
+    expect(gap.moves).toMatchObject([{ key: 'test:x', at: 2, from: 0 }]);
+  });
+
+  it('a bench rate moved when its ratio passes the tolerance (0.15 by default)', () => {
+    const recs = [10, 9.5, 10.2, 8.2, 8.3].map((v, i) => rec(i, { 'bench:r': { v, k: 'r' } }));
+    expect(analyzeHistory(recs).moves.map((m) => [m.at, +m.ratio!.toFixed(3)])).toEqual([[3, 0.804]]);
+    expect(analyzeHistory(recs, { tolerance: 0.25 }).moves).toEqual([]);
+  });
+});
