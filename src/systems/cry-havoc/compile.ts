@@ -112,10 +112,10 @@ export interface CryHavocCompiled {
   attW: number[];
   attState0: number[]; // 0 healthy, 1 wounded
   terrainShift: number; // v(attackers) - v(defender)
-  defH: number;
-  defW: number;
-  dismH: number;
-  dismW: number;
+  defH: number; // defence while mounted (a foot defender: his defence)
+  defW: number; // wounded (and, by rules.stunned_defence, stunned) defence while mounted: printed, or halved
+  dismH: number; // defence on foot: a foot defender's own, an unhorsed knight's dismounted counter
+  dismW: number; // wounded (stunned) defence on foot: printed, or halved (1.1)
   defMounted0: number;
   defState0: number;
   oddsBelowOneNoAttack: number;
@@ -199,7 +199,15 @@ export function compileCryHavoc(raw: Record<string, unknown>): CryHavocCompiled 
   const tv = atts.map((a) => terrainValue(a.terrain));
   const attTerrain = tv.length === 0 ? 0 : r.attacker_terrain === 'best' ? Math.max(...tv) : Math.min(...tv); // 1.3 DEFAULT: worst
   const d = s.defender;
-  const dismH = d ? (d.dismounted.defence ?? d.defence) : 0;
+  // The defence the defender fights with (1.1: the printed counters; halving only where a value
+  // is missing): defH/defW while mounted, dismH/dismW on foot. A defender on foot from the start
+  // fights on his own counters, so his printed wounded defence is dismW (issue 37: it was
+  // halved from the healthy value, the printed one ignored). An unhorsed knight uses his
+  // dismounted counters where given, else the mounted values (Part 4), his printed wounded
+  // defence included; a dismounted healthy value without its wounded one is halved.
+  const defW = d ? woundedOf(d.wounded.defence, d.defence) : 0;
+  const dismH = !d ? 0 : d.mounted ? (d.dismounted.defence ?? d.defence) : d.defence;
+  const dismW = !d ? 0 : !d.mounted ? defW : (d.dismounted.wounded_defence ?? (d.dismounted.defence !== undefined ? woundedOf(undefined, dismH) : defW));
   // Fire table with the O8 toggle: row 7 as printed (hand F, oil barrel -), or swapped.
   const fire = FIRE.map((row) => row.slice());
   if (r.oil_barrel_row7 === 'swapped') {
@@ -224,9 +232,9 @@ export function compileCryHavoc(raw: Record<string, unknown>): CryHavocCompiled 
     attState0: atts.map((a) => (a.state === 'wounded' ? 1 : 0)),
     terrainShift: d ? attTerrain - terrainValue(d.terrain) : 0,
     defH: d ? d.defence : 0,
-    defW: d ? woundedOf(d.wounded.defence, d.defence) : 0,
+    defW,
     dismH,
-    dismW: d ? (d.dismounted.wounded_defence ?? woundedOf(undefined, dismH)) : 0,
+    dismW,
     defMounted0: d?.mounted ? 1 : 0,
     defState0: d?.state === 'wounded' ? 1 : 0,
     oddsBelowOneNoAttack: r.odds_below_one === 'no_attack' ? 1 : 0,
