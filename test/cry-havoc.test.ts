@@ -103,6 +103,15 @@ describe('cry-havoc: every rules option changes what it should', () => {
     expect(v.ok).toBe(false);
     if (!v.ok) expect(v.issues[0]).toMatchObject({ path: 'shooters[0].range', message: expect.stringContaining("beyond the shortbow's long range") });
   });
+  it('a ballista under the revised range tables: refused (DEFAULT) or on the base bands (rules.revised_ballista)', async () => {
+    const body = { kind: 'missile', shooters: [{ weapon: 'ballista', range: 60 }], target: {}, turns: 1, rules: { ranges: 'croisades' } };
+    const v = validateText('c.yaml', `${HEAD}trials: 10\n${stringify(body)}`);
+    expect(v.ok).toBe(false);
+    if (!v.ok) expect(v.issues[0]).toMatchObject({ path: 'shooters[0].weapon', message: expect.stringContaining('rules.revised_ballista: base_bands') });
+    const base = exactScenario(valid({ ...body, rules: { ranges: 'base' } }, 10))[0].exact!.metrics;
+    const revised = exactScenario(valid({ ...body, rules: { ranges: 'croisades', revised_ballista: 'base_bands' } }, 10))[0].exact!.metrics;
+    expect(revised.p_killed.value).toBe(base.p_killed.value); // 60 hexes: the base medium band (+1) either way
+  });
   it('a mounted target in heavy cover: medium column (DEFAULT) or light', async () => {
     const body = { kind: 'missile', shooters: [{ weapon: 'ballista', range: 10 }], target: { mounted: true, cover: 'heavy' }, turns: 1 };
     up(zDiff(await pair(body, 'rules.mounted_heavy_cover', 'light'), 'p_killed'));

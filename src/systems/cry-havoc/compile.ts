@@ -90,6 +90,7 @@ interface Scenario {
     retreat_blocked: boolean;
     ranges: 'base' | 'croisades' | 'vikings';
     vikings_shortbow_long: [number, number];
+    revised_ballista: 'refused' | 'base_bands';
     mounted_heavy_cover: 'medium' | 'light' | 'none';
     croisades_mounted_errata: boolean;
     rolls_per_day: number;
@@ -162,7 +163,8 @@ export interface CryHavocCompiled {
 
 /** Range band (0, 1, 2) of a shot, or -1 when out of range. */
 export function rangeBand(s: Pick<Scenario, 'rules'>, weapon: Weapon, range: number): number {
-  const table = RANGE_BANDS[s.rules.ranges][weapon] ?? (s.rules.ranges !== 'base' ? undefined : undefined);
+  // The revised tables have no ballista row (1.4): refused by DEFAULT, or the base table's bands (rules.revised_ballista).
+  const table = RANGE_BANDS[s.rules.ranges][weapon] ?? (s.rules.revised_ballista === 'base_bands' ? RANGE_BANDS.base[weapon] : undefined);
   if (!table) return -2; // the weapon has no band in this table (the ballista in the revised tables)
   const bands: [number, number][] = table.slice();
   if (s.rules.ranges === 'vikings' && weapon === 'shortbow') bands.push(s.rules.vikings_shortbow_long);
@@ -182,7 +184,7 @@ export function refineCryHavoc(raw: Record<string, unknown>): { path: (string | 
     if (!s.shooters) out.push({ path: ['shooters'], message: 'a missile question needs shooters' });
     (s.shooters ?? []).forEach((sh, i) => {
       const b = rangeBand(s, sh.weapon, sh.range);
-      if (b === -2) out.push({ path: ['shooters', i, 'weapon'], message: `the ${sh.weapon} has no range bands in the "${s.rules.ranges}" table (use rules.ranges: base)` });
+      if (b === -2) out.push({ path: ['shooters', i, 'weapon'], message: `the ${sh.weapon} has no range bands in the "${s.rules.ranges}" table (use rules.ranges: base, or rules.revised_ballista: base_bands)` });
       else if (b < 0) out.push({ path: ['shooters', i, 'range'], message: `${sh.range} hexes is beyond the ${sh.weapon}'s long range in the "${s.rules.ranges}" table` });
     });
   }
