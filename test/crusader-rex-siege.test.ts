@@ -5,9 +5,9 @@
  * seen directly (a curve point that must not move, or must).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { runScenario } from '../src/api.js';
+import { exactScenario, runScenario } from '../src/api.js';
 import { merge, zDiff, type Tree } from './helpers.js';
-import { yieldToEventLoop, agreesWithExact, att, m, pair, up } from './crusader-rex.shared.js';
+import { yieldToEventLoop, agreesWithExact, att, m, pair, up, valid } from './crusader-rex.shared.js';
 
 // every test here runs synchronously for seconds: let the worker answer vitest between tests
 beforeEach(yieldToEventLoop);
@@ -191,5 +191,44 @@ describe('crusader-rex: the whole-battle chain on relief, sally, role swaps, har
       if (!v.ok) throw new Error(f);
       for (const p of compilePoints(v.value)) for (const c of p.compiled) expect(battleApplies(c as CrusaderRexCompiled), f).toBe(true);
     }
+  });
+});
+
+/**
+ * Issue 37: 6.53 "the besieger names its storming blocks" and 6.54's top-up of a storm under way,
+ * as policies (policy.stormers, policy.storm_top_up; docs/rules/crusader-rex.md 4.3). Each reading
+ * changes the exact answer, and every kernel path agrees with the exact chain under it.
+ */
+describe('crusader-rex: who storms, and whether a storm under way is topped up (6.53, 6.54)', () => {
+  /** Castle limit 2; a 1-step Tuman listed first among the besiegers: strongest storms with Saladin and Al Mashtub, listed with Tuman and Saladin. */
+  const WEAK_FIRST: Tree = merge(FRANKS_BESIEGED, {
+    blocks: [{ block: 'Raymond (Tiberias)', at: 'castle' }, { block: 'Walter', at: 'castle' }, { block: 'Tuman', steps: 1 }, { block: 'Saladin' }, { block: 'Al Mashtub' }],
+    turns: 2,
+    policy: { storm: 'always' },
+  });
+  /** Castle limit 3, 6 castle steps: Saladin and Al Adil (8 steps) just pass storm_ratio 0.66 in R1; Al Mashtub (1 step) arrives in R2, two game turns. */
+  const LATE_BLOCK: Tree = merge(FRANKS_BESIEGED, {
+    town: { rating: 3 },
+    turns: 2,
+    blocks: [{ block: 'Raymond (Tiberias)', at: 'castle' }, { block: 'Walter', at: 'castle' }, { block: 'Saladin' }, { block: 'Al Adil' }, { block: 'Al Mashtub', steps: 1, at: 'main_road', arrives: 2 }],
+    policy: { storm: 'when_stronger', storm_ratio: 0.66 },
+  });
+  const exactOf = (body: Tree) => exactScenario(valid(body, 10))[0].exact!.metrics;
+
+  it.each([
+    ['policy.stormers: listed', WEAK_FIRST, { stormers: 'listed' }],
+    ['policy.storm_top_up: retest', LATE_BLOCK, { storm_top_up: 'retest' }],
+  ])('%s changes the exact answer', (_, body, policy) => {
+    const a = exactOf(body as Tree).p_castle_falls.value;
+    const b = exactOf(merge(body as Tree, { policy })).p_castle_falls.value;
+    expect(Math.abs(a - b)).toBeGreaterThan(0.01);
+  });
+  it.each([
+    ['listed stormers, the kernel\'s path (the general path: the tables pick by strength)', merge(WEAK_FIRST, { policy: { stormers: 'listed' } }), 'kernel'],
+    ['a storm under way re-tested, the table path', merge(LATE_BLOCK, { policy: { storm_top_up: 'retest' } }), 'kernel'],
+    ['a storm under way re-tested, the general path', merge(LATE_BLOCK, { policy: { storm_top_up: 'retest' } }), 'general'],
+    ['strongest stormers (DEFAULT), the general path', WEAK_FIRST, 'general'],
+  ] as const)('%s agrees with the exact chain', async (_, body, path) => {
+    await agreesWithExact(body, 60000, path);
   });
 });

@@ -66,6 +66,22 @@ describe('cry-havoc: every rules option changes what it should', () => {
     const body = { kind: 'melee', attackers: [{ attack: 6 }], defender: { defence: 3, state: 'wounded' }, turns: 3 };
     down(zDiff(await pair(body, 'rules.wounded_values', 'unchanged'), 'p_defender_killed'));
   });
+  it('a printed wounded defence is honoured (1.1, Part 4), foot and mounted, wounded and stunned (issue 37)', async () => {
+    const exactKilled = (body: Tree) => exactScenario(valid(body, 10))[0].exact!.metrics.p_defender_killed.value;
+    // 7 attack against a wounded defender printed 8 / wounded 2: 7 / 2 = the 3-1 column, not 7 / 4 (1-1)
+    const foot = (wd: number) => exactKilled({ kind: 'melee', attackers: [{ attack: 7 }], defender: { defence: 8, state: 'wounded', wounded: { defence: wd } }, turns: 6 });
+    expect(foot(2)).toBeGreaterThan(foot(4) + 0.1);
+    expect(foot(4)).toBe(exactKilled({ kind: 'melee', attackers: [{ attack: 7 }], defender: { defence: 8, state: 'wounded' }, turns: 6 })); // halving only when the value is missing
+    // a stunned foot defender defends at his printed wounded value (rules.stunned_defence: wounded)
+    const stunned = (wd: number) => exactKilled({ kind: 'melee', attackers: [{ attack: 12 }], defender: { defence: 6, wounded: { defence: wd } }, turns: 1 + 1, rules: { stun_recovery: 'after_next_attack' } });
+    expect(stunned(1)).toBeGreaterThan(stunned(3) + 0.01); // 2-1: a D stuns, then 12-1 against 4-1;
+    // a knight unhorsed with no dismounted counters given keeps his printed wounded value (Part 4: "from the mounted values")
+    const knight = (wd: number) => exactKilled({ kind: 'melee', attackers: [{ attack: 8 }, { attack: 8 }], defender: { defence: 4, mounted: true, wounded: { defence: wd } }, turns: 8, rules: { stun_recovery: 'after_next_attack' } }); // 4-1 mounted: D unhorses and stuns
+    expect(knight(1)).toBeGreaterThan(knight(4) + 0.01);
+    // the kernel agrees
+    const body = { kind: 'melee', attackers: [{ attack: 7 }], defender: { defence: 8, state: 'wounded', wounded: { defence: 2 } }, turns: 6 };
+    expect(m(await runScenario(valid(body, 20000)), 0, 'p_defender_killed')).toBeCloseTo(foot(2), 1);
+  });
   it('stuns that last through the next attack kill more, and more so at the wounded defence', async () => {
     const r = await pair(TWO_ON_ONE, 'rules.stun_recovery', 'after_next_attack');
     up(zDiff(r, 'p_defender_killed'));
@@ -86,6 +102,15 @@ describe('cry-havoc: every rules option changes what it should', () => {
     const v = validateText('c.yaml', `${HEAD}trials: 10\n${stringify({ ...body, rules: { ranges: 'vikings' } })}`);
     expect(v.ok).toBe(false);
     if (!v.ok) expect(v.issues[0]).toMatchObject({ path: 'shooters[0].range', message: expect.stringContaining("beyond the shortbow's long range") });
+  });
+  it('a ballista under the revised range tables: refused (DEFAULT) or on the base bands (rules.revised_ballista)', async () => {
+    const body = { kind: 'missile', shooters: [{ weapon: 'ballista', range: 60 }], target: {}, turns: 1, rules: { ranges: 'croisades' } };
+    const v = validateText('c.yaml', `${HEAD}trials: 10\n${stringify(body)}`);
+    expect(v.ok).toBe(false);
+    if (!v.ok) expect(v.issues[0]).toMatchObject({ path: 'shooters[0].weapon', message: expect.stringContaining('rules.revised_ballista: base_bands') });
+    const base = exactScenario(valid({ ...body, rules: { ranges: 'base' } }, 10))[0].exact!.metrics;
+    const revised = exactScenario(valid({ ...body, rules: { ranges: 'croisades', revised_ballista: 'base_bands' } }, 10))[0].exact!.metrics;
+    expect(revised.p_killed.value).toBe(base.p_killed.value); // 60 hexes: the base medium band (+1) either way
   });
   it('a mounted target in heavy cover: medium column (DEFAULT) or light', async () => {
     const body = { kind: 'missile', shooters: [{ weapon: 'ballista', range: 10 }], target: { mounted: true, cover: 'heavy' }, turns: 1 };

@@ -36,6 +36,8 @@ interface Scenario {
     deployment: string;
     storm: string;
     storm_ratio: number;
+    stormers: string;
+    storm_top_up: string;
     sally: string;
     sally_ratio: number;
     charge: string;
@@ -78,6 +80,10 @@ export interface CrusaderRexCompiled {
   slots: number[]; // retreat slots per side per battle, -1 unlimited
   storm: number; // 0 never, 1 always, 2 when stronger
   stormRatio: number;
+  /** 6.53: 0 the strongest field blocks storm (ties in listed order), 1 the first listed. */
+  stormersListed: number;
+  /** 6.54: 0 a storm under way is topped up to the castle limit untested, 1 only when the storm policy's test passes. */
+  stormTopUpRetest: number;
   sally: number;
   sallyRatio: number;
   charge: number; // 0 never, 1 always, 2 when the strongest enemy block is weaker
@@ -232,6 +238,8 @@ export function compileCrusaderRex(raw: Record<string, unknown>): CrusaderRexCom
     slots: attacker0 === FRANKS ? [s.retreat_slots.attacker, s.retreat_slots.defender] : [s.retreat_slots.defender, s.retreat_slots.attacker],
     storm: code(s.policy.storm, ['never', 'always', 'when_stronger']),
     stormRatio: s.policy.storm_ratio,
+    stormersListed: s.policy.stormers === 'listed' ? 1 : 0,
+    stormTopUpRetest: s.policy.storm_top_up === 'retest' ? 1 : 0,
     sally: code(s.policy.sally, ['never', 'always', 'when_stronger']),
     sallyRatio: s.policy.sally_ratio,
     charge: code(s.policy.charge, ['never', 'always', 'when_strongest_enemy_block_is_weaker']),

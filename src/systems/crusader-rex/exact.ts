@@ -462,12 +462,14 @@ export function exactBattle(c: CrusaderRexCompiled): ExactSummary {
       const joining: number[] = [];
       for (let k = already; k < c.rating; k++) {
         let pick = -1;
-        for (let b = 0; b < c.nb; b++) if (c.side[b] === bes && s.loc[b] === FIELD && !joining.includes(b) && (pick < 0 || s.steps[b] > s.steps[pick])) pick = b;
+        // policy.stormers: the most steps, ties in listed order (strongest), or the first listed (listed)
+        for (let b = 0; b < c.nb; b++) if (c.side[b] === bes && s.loc[b] === FIELD && !joining.includes(b) && (pick < 0 || (c.stormersListed === 0 && s.steps[b] > s.steps[pick]))) pick = b;
         if (pick < 0) break;
         joining.push(pick);
       }
       const strength = stepsOf(s, bes, M_STORM) + joining.reduce((n, b) => n + s.steps[b], 0);
-      if (already > 0 || c.storm === 1 || strength >= c.stormRatio * 2 * stepsOf(s, s.own, M_CASTLE)) for (const b of joining) s.loc[b] = STORM;
+      // policy.storm_top_up: a storm under way takes them untested (always) or by the test (retest)
+      if ((already > 0 && c.stormTopUpRetest === 0) || c.storm === 1 || strength >= c.stormRatio * 2 * stepsOf(s, s.own, M_CASTLE)) for (const b of joining) s.loc[b] = STORM;
     }
     return count(s, bes, M_STORM) > 0;
   };

@@ -393,21 +393,24 @@ function declareStorm(c: CrusaderRexCompiled): boolean {
   const besieger = 1 - castleOwner;
   const storming = count(c, besieger, STORM);
   if (c.storm === 0 && storming === 0) return false;
-  // Stronger candidates first, up to the castle limit (6.54).
+  // Candidates up to the castle limit (6.54): the strongest first, ties in listed order
+  // (policy.stormers: strongest), or the first listed (listed).
   const room = c.rating - storming;
   let addSteps = 0;
   for (let k = 0; k < room; k++) {
     let best = -1;
     for (let b = 0; b < c.nb; b++) {
       if (c.side[b] !== besieger || loc[b] !== FIELD || acted[b] === 2) continue;
-      if (best < 0 || steps[b] > steps[best]) best = b;
+      if (best < 0 || (c.stormersListed === 0 && steps[b] > steps[best])) best = b;
+      if (c.stormersListed === 1) break;
     }
     if (best < 0) break;
     acted[best] = 2; // marked as chosen
     addSteps += steps[best];
   }
   const total = stepsAt(c, besieger, STORM) + addSteps;
-  const go = storming > 0 || c.storm === 1 || total >= c.stormRatio * 2 * stepsAt(c, castleOwner, CASTLE);
+  // a storm under way is topped up untested (policy.storm_top_up: always), or by the storm policy's test (retest)
+  const go = (storming > 0 && c.stormTopUpRetest === 0) || c.storm === 1 || total >= c.stormRatio * 2 * stepsAt(c, castleOwner, CASTLE);
   for (let b = 0; b < c.nb; b++) {
     if (acted[b] === 2) {
       acted[b] = 0;

@@ -3,7 +3,8 @@
  * v2.0 rules as the Rally the Troops engine resolves them (docs/rules/crusader-rex.md 2-4, 6.5).
  * Three paths run the same rules: the field path (field.ts) for a plain field battle (no
  * castle, no harry or retreat choices, a fixed tie-break, at most 5 blocks a side), the table
- * path (table.ts) for every other battle with at most 5 blocks a side, and the general path
+ * path (table.ts) for every other battle with at most 5 blocks a side (but the first-listed
+ * stormers of policy.stormers: listed, which it cannot pick), and the general path
  * (general.ts), block by block, for the rest. The two fast paths fire in listed order, so they
  * take the strongest-first order only where it cannot change the outcome (order.ts
  * fireOrderMatters). The accumulator's

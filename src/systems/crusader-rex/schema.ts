@@ -67,6 +67,14 @@ function buildShape() {
           '6.1: all_castle = fill the castle in listed order; all_field = nobody inside; castle_first = the strongest blocks inside; field_first = the strongest stay in the field, the weakest go inside',
         ),
         storm: z.enum(['never', 'always', 'when_stronger']).default('when_stronger').describe('6.53: storm with up to the castle limit'),
+        stormers: z
+          .enum(['strongest', 'listed'])
+          .default('strongest')
+          .describe('6.53 "the besieger names its storming blocks": strongest = the field blocks with the most current steps, ties in listed order (DEFAULT); listed = the first in the scenario\'s blocks: list'),
+        storm_top_up: z
+          .enum(['always', 'retest'])
+          .default('always')
+          .describe('6.54: at a later round of a storm under way, new blocks join up to the castle limit with no test (DEFAULT, always); retest = they join only if storm: when_stronger\'s test passes with them (the storm goes on either way)'),
         storm_ratio: ratio(1, 'when_stronger: storm when the stormers\' steps >= ratio x 2 x the castle\'s steps (double defense)'),
         sally: z.enum(['never', 'always', 'when_stronger']).default('never').describe('6.55'),
         sally_ratio: ratio(1, 'when_stronger: sally when the castle\'s (and friendly field) steps >= ratio x the enemy field steps'),

@@ -19,7 +19,7 @@ export const METRIC_DOCS_CRUSADER_REX: Readonly<Record<string, string>> = {
   p_siege_continues: 'both sides still have blocks in the town at the end of the last game turn (a siege or battle still going)',
   p_both_gone: 'neither side has blocks in the town at the end: every block eliminated or retreated',
   p_castle_falls: "the castle fell: its last blocks were eliminated by a storm with none of their side's reserves still on the road (6.54), or by siege attrition while the enemy had blocks in the town (6.57); a garrison lost sallying does not count",
-  p_siege_lifted: 'the castle held blocks at the start of some round, and at the end its holder still has blocks in it and the other side has none in the field (the besiegers eliminated or gone)',
+  p_siege_lifted: 'the castle held blocks at the start of some round, and at the end (sallies back inside, 2.8) its holder still has blocks in it and the other side has none in the field (the besiegers eliminated or gone, retreated after R3 included); a sally or a relief force that wins the field counts as the siege lifted',
   mean_rounds: 'combat rounds fought (field, storm and sally rounds, every game turn; a round both sides pass is not counted), 0 to 3 × turns',
   mean_steps_lost_franks: "steps the Franks lost: their starting steps minus those left at the end (hits, charge self-hits, attrition, blocks eliminated with no retreat slot; a retreated block keeps its steps)",
   mean_steps_lost_saracens: "steps the Saracens lost: their starting steps minus those left at the end (hits, attrition, blocks eliminated with no retreat slot; a retreated block keeps its steps)",

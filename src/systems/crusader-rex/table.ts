@@ -47,7 +47,9 @@ const POW5 = Int32Array.of(1, 5, 25, 125, 625, 3125);
  */
 export function tablePathApplies(c: CrusaderRexCompiled): boolean {
   const n0 = c.side.filter((s) => s === 0).length;
-  return n0 <= TABLE_MAX && c.nb - n0 <= TABLE_MAX && !fireOrderMatters(c);
+  // the tables pick stormers by strength (MAXD, TIED); the first-listed reading (policy.stormers: listed) takes the general path
+  const listedStormers = c.stormersListed === 1 && c.rating > 0 && c.storm !== 0;
+  return n0 <= TABLE_MAX && c.nb - n0 <= TABLE_MAX && !fireOrderMatters(c) && !listedStormers;
 }
 
 // === tables of one compiled case ==============================================================
@@ -984,7 +986,8 @@ function declareStorm(c: CrusaderRexCompiled): boolean {
     add += most * POW5[best];
     addSteps += most;
   }
-  if (storming > 0 || policy === 1 || sums[bes * z1 + stormers] + addSteps >= enough) {
+  // policy.storm_top_up: a storm under way takes them untested (always), or by the test (retest)
+  if ((storming > 0 && c.stormTopUpRetest === 0) || policy === 1 || sums[bes * z1 + stormers] + addSteps >= enough) {
     F[bes] -= add;
     S[bes] = stormers + add;
     return stormers + add !== 0;

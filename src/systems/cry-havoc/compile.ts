@@ -90,6 +90,7 @@ interface Scenario {
     retreat_blocked: boolean;
     ranges: 'base' | 'croisades' | 'vikings';
     vikings_shortbow_long: [number, number];
+    revised_ballista: 'refused' | 'base_bands';
     mounted_heavy_cover: 'medium' | 'light' | 'none';
     croisades_mounted_errata: boolean;
     rolls_per_day: number;
@@ -112,10 +113,10 @@ export interface CryHavocCompiled {
   attW: number[];
   attState0: number[]; // 0 healthy, 1 wounded
   terrainShift: number; // v(attackers) - v(defender)
-  defH: number;
-  defW: number;
-  dismH: number;
-  dismW: number;
+  defH: number; // defence while mounted (a foot defender: his defence)
+  defW: number; // wounded (and, by rules.stunned_defence, stunned) defence while mounted: printed, or halved
+  dismH: number; // defence on foot: a foot defender's own, an unhorsed knight's dismounted counter
+  dismW: number; // wounded (stunned) defence on foot: printed, or halved (1.1)
   defMounted0: number;
   defState0: number;
   oddsBelowOneNoAttack: number;
@@ -162,7 +163,8 @@ export interface CryHavocCompiled {
 
 /** Range band (0, 1, 2) of a shot, or -1 when out of range. */
 export function rangeBand(s: Pick<Scenario, 'rules'>, weapon: Weapon, range: number): number {
-  const table = RANGE_BANDS[s.rules.ranges][weapon] ?? (s.rules.ranges !== 'base' ? undefined : undefined);
+  // The revised tables have no ballista row (1.4): refused by DEFAULT, or the base table's bands (rules.revised_ballista).
+  const table = RANGE_BANDS[s.rules.ranges][weapon] ?? (s.rules.revised_ballista === 'base_bands' ? RANGE_BANDS.base[weapon] : undefined);
   if (!table) return -2; // the weapon has no band in this table (the ballista in the revised tables)
   const bands: [number, number][] = table.slice();
   if (s.rules.ranges === 'vikings' && weapon === 'shortbow') bands.push(s.rules.vikings_shortbow_long);
@@ -182,7 +184,7 @@ export function refineCryHavoc(raw: Record<string, unknown>): { path: (string | 
     if (!s.shooters) out.push({ path: ['shooters'], message: 'a missile question needs shooters' });
     (s.shooters ?? []).forEach((sh, i) => {
       const b = rangeBand(s, sh.weapon, sh.range);
-      if (b === -2) out.push({ path: ['shooters', i, 'weapon'], message: `the ${sh.weapon} has no range bands in the "${s.rules.ranges}" table (use rules.ranges: base)` });
+      if (b === -2) out.push({ path: ['shooters', i, 'weapon'], message: `the ${sh.weapon} has no range bands in the "${s.rules.ranges}" table (use rules.ranges: base, or rules.revised_ballista: base_bands)` });
       else if (b < 0) out.push({ path: ['shooters', i, 'range'], message: `${sh.range} hexes is beyond the ${sh.weapon}'s long range in the "${s.rules.ranges}" table` });
     });
   }
@@ -199,7 +201,15 @@ export function compileCryHavoc(raw: Record<string, unknown>): CryHavocCompiled 
   const tv = atts.map((a) => terrainValue(a.terrain));
   const attTerrain = tv.length === 0 ? 0 : r.attacker_terrain === 'best' ? Math.max(...tv) : Math.min(...tv); // 1.3 DEFAULT: worst
   const d = s.defender;
-  const dismH = d ? (d.dismounted.defence ?? d.defence) : 0;
+  // The defence the defender fights with (1.1: the printed counters; halving only where a value
+  // is missing): defH/defW while mounted, dismH/dismW on foot. A defender on foot from the start
+  // fights on his own counters, so his printed wounded defence is dismW (issue 37: it was
+  // halved from the healthy value, the printed one ignored). An unhorsed knight uses his
+  // dismounted counters where given, else the mounted values (Part 4), his printed wounded
+  // defence included; a dismounted healthy value without its wounded one is halved.
+  const defW = d ? woundedOf(d.wounded.defence, d.defence) : 0;
+  const dismH = !d ? 0 : d.mounted ? (d.dismounted.defence ?? d.defence) : d.defence;
+  const dismW = !d ? 0 : !d.mounted ? defW : (d.dismounted.wounded_defence ?? (d.dismounted.defence !== undefined ? woundedOf(undefined, dismH) : defW));
   // Fire table with the O8 toggle: row 7 as printed (hand F, oil barrel -), or swapped.
   const fire = FIRE.map((row) => row.slice());
   if (r.oil_barrel_row7 === 'swapped') {
@@ -224,9 +234,9 @@ export function compileCryHavoc(raw: Record<string, unknown>): CryHavocCompiled 
     attState0: atts.map((a) => (a.state === 'wounded' ? 1 : 0)),
     terrainShift: d ? attTerrain - terrainValue(d.terrain) : 0,
     defH: d ? d.defence : 0,
-    defW: d ? woundedOf(d.wounded.defence, d.defence) : 0,
+    defW,
     dismH,
-    dismW: d ? (d.dismounted.wounded_defence ?? woundedOf(undefined, dismH)) : 0,
+    dismW,
     defMounted0: d?.mounted ? 1 : 0,
     defState0: d?.state === 'wounded' ? 1 : 0,
     oddsBelowOneNoAttack: r.odds_below_one === 'no_attack' ? 1 : 0,

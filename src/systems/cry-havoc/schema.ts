@@ -88,6 +88,10 @@ function buildShape() {
       // missile (1.4, 1.5)
       ranges: z.enum(['base', 'croisades', 'vikings']).default('base').describe('1.4 range bands: base tables, or the revised Croisades or Vikings/Dragon Noir ones'),
       vikings_shortbow_long: z.tuple([z.int().min(1), z.int().min(1)]).default([26, 50]).describe('O2: the missing Vikings short-bow long band (DEFAULT 26-50, a guess)'),
+      revised_ballista: z
+        .enum(['refused', 'base_bands'])
+        .default('refused')
+        .describe('1.4 DEFAULT: the Croisades and Vikings range tables have no ballista row, so a ballista shot is refused under them; alternative: the ballista keeps the base table\'s bands (1-50 / 51-100 / 101-175)'),
       mounted_heavy_cover: z.enum(['medium', 'light', 'none']).default('medium').describe('1.5 DEFAULT: a mounted target in heavy cover uses the medium column'),
       croisades_mounted_errata: z.boolean().default(false).describe('1.5 note 2: Croisades errata for mounted results B and C'),
       // battering (1.7)
