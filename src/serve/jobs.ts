@@ -394,8 +394,8 @@ export function sweepRequest(ctx: JobContext, body: Record<string, unknown>) {
   const first = sv.value.points[0]?.variants[0]?.scenario;
   const produced = first ? producedMetrics(v.system, v.system.compile(first)).metrics : undefined;
   // a metric of the system that this case does not produce (another mode's) would sweep empty cells
-  if (produced && !produced[metric]) throw unknownMetric(Object.keys(produced));
-  const kind = produced?.[metric]?.kind;
+  if (produced && !Object.hasOwn(produced, metric)) throw unknownMetric(Object.keys(produced));
+  const kind = produced && Object.hasOwn(produced, metric) ? produced[metric].kind : undefined;
   // a probability's target lies in [0, 1], as solve takes it (and a contour at 1.5 would mark nothing)
   if (given !== undefined && kind === 'probability' && !(given >= 0 && given <= 1)) {
     const message = MSG.outsideProbability(String(given), metric);
