@@ -19,6 +19,24 @@ export const DEFAULT_TARGET = 0.5;
 /** At most this many lines share one panel; beyond it a chart becomes small multiples. */
 const MAX_LINES = 8;
 
+/**
+ * At most this many small multiples in one chart (nine rows of four). A 100 x 100 sweep made
+ * 10,000 panels: vega's expression parser overflowed the stack on the facet, and 100 x 30 took
+ * 1.2 GB to draw (issue 30). Beyond it a chart draws an evenly spaced sample of its panels and
+ * says so in its caption; every case is still in the CSV files.
+ */
+export const MAX_PANELS = 36;
+
+/**
+ * An evenly spaced sample of `n` items, at most `most`, first and last included (indices in order).
+ * @example sampleIndices(10, 4) // [0, 3, 6, 9]
+ */
+export function sampleIndices(n: number, most: number): number[] {
+  if (n <= most) return Array.from({ length: n }, (_, i) => i);
+  if (most <= 1) return [0];
+  return Array.from({ length: most }, (_, i) => Math.round((i * (n - 1)) / (most - 1)));
+}
+
 /** How a (case, variant) is labelled in a legend: the variant, then the swept values. */
 export function seriesLabel(result: ScenarioResult, c: CaseResult): string {
   const parts: string[] = [];
@@ -40,10 +58,18 @@ export function shortName(path: string): string {
  * @example integerTicks([1, 2, 3], 480) // [1, 2, 3]
  */
 export function integerTicks(xs: number[], width: number, pxPerTick = 30): number[] {
-  const finite = xs.filter((x) => Number.isFinite(x));
-  if (finite.length === 0) return [];
-  const lo = Math.ceil(Math.min(...finite));
-  const hi = Math.floor(Math.max(...finite));
+  // a loop, not Math.min(...xs): a spread passes every value as an argument on the stack, and a
+  // big sweep's curves (10,000 cases x their turns) overflowed it (issue 30)
+  let min = Infinity;
+  let max = -Infinity;
+  for (const x of xs) {
+    if (!Number.isFinite(x)) continue;
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
+  if (min > max) return [];
+  const lo = Math.ceil(min);
+  const hi = Math.floor(max);
   const most = Math.max(2, Math.floor(width / pxPerTick));
   let step = 1;
   for (let k = 1; (hi - lo) / step > most; k *= 10) {
@@ -230,11 +256,16 @@ export function curveChart(
   },
 ): ChartSpec {
   const layout = seriesLayout(result);
+  // too many panels to draw: an evenly spaced sample of them (said in the caption)
+  const allPanels = layout.panels.length;
+  const kept = layout.panel && allPanels > MAX_PANELS ? new Set(sampleIndices(allPanels, MAX_PANELS).map((i) => layout.panels[i])) : undefined;
+  if (kept) layout.panels = layout.panels.filter((p) => kept.has(p));
   const values: Record<string, unknown>[] = [];
   const xs: number[] = [];
   for (const c of result.cases) {
     const series = layout.color(c);
     const panel = layout.panel?.(c);
+    if (kept && !kept.has(panel!)) continue;
     for (const pt of c.curves[opts.curve] ?? []) {
       xs.push(Number(pt.x[opts.x]));
       values.push({ ...(panel !== undefined ? { panel } : {}), series, x: pt.x[opts.x], value: pt.m.value, lo: pt.m.ci_low, hi: pt.m.ci_high });
@@ -274,7 +305,9 @@ export function curveChart(
   return {
     name: opts.name,
     title,
-    caption: `every case${layout.panel ? `, one panel per ${panelWord(layout)}` : ''}; bands are 95% intervals`,
+    caption: kept
+      ? `a sample: ${layout.panels.length} of the ${allPanels.toLocaleString('en-US')} panels, evenly spaced (the first and the last among them), one panel per ${panelWord(layout)}; every case is in ${opts.curve}.csv; bands are 95% intervals`
+      : `every case${layout.panel ? `, one panel per ${panelWord(layout)}` : ''}; bands are 95% intervals`,
     spec: facetted(layout, { $schema: SCHEMA, title, data: { values } }, inner, { width, height: 280 }),
   };
 }
