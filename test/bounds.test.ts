@@ -103,4 +103,28 @@ describe('a 10,000-case sweep renders', () => {
       expect(svg.startsWith('<svg'), c.name).toBe(true);
     }
   });
+
+  it('4,800 variants (a by-variant bar chart of thousands of rows overflowed the stack too): every chart draws, the bars a sample said so', { timeout: 600_000 }, async () => {
+    const text = [
+      'name: many',
+      'system: surrender',
+      'seed: 1',
+      'trials: 1',
+      'structure: { surrender_level: 3 }',
+      'besieger: { combat_units: 8 }',
+      'besieged: { steps_inside: 10 }',
+      'turns: 4',
+      'variants:',
+      '  - name: b',
+      ...Array.from({ length: 4800 }, (_, i) => `  - {name: v${i + 1}, set: {besieger.combat_units: ${(i + 1) % 1000}}}`),
+      '',
+    ].join('\n');
+    expect(text.length).toBeLessThan(LIMITS.fileBytes);
+    const v = validateText('many.yaml', text);
+    if (!v.ok) throw new Error('valid');
+    const r = await runScenario(v.value, { trials: 1 });
+    const charts = v.value.system.charts(r);
+    expect(charts.find((c) => c.name === 'p_surrender_by_variant')!.caption).toMatch(/^a sample, evenly spaced: 48 of the 4,801 variants \(every case is in summary\.csv\)/);
+    for (const c of charts) expect((await renderSvg(c.spec)).startsWith('<svg'), c.name).toBe(true);
+  });
 });

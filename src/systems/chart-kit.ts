@@ -27,6 +27,10 @@ const MAX_LINES = 8;
  */
 export const MAX_PANELS = 36;
 
+/** At most this many variants, and rows (variants x sweep points), in a by-variant bar chart; beyond them a sample (said in its caption). */
+const MAX_BAR_VARIANTS = 48;
+const MAX_BAR_ROWS = 240;
+
 /**
  * An evenly spaced sample of `n` items, at most `most`, first and last included (indices in order).
  * @example sampleIndices(10, 4) // [0, 3, 6, 9]
@@ -658,9 +662,17 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
   const baseline = result.variants[0];
   const multi = result.cases.length > result.variants.length;
   const where = (c: CaseResult) => result.params.map((p) => `${shortName(p)}=${String(c.params[p])}`).join(', ') || 'all';
-  const groups = [...new Set(result.cases.map(where))];
+  const allGroups = [...new Set(result.cases.map(where))];
+  // Too many rows to draw (thousands of variants made vega overflow its stack, issue 30): an
+  // evenly spaced sample of the variants (the baseline first) and of the sweep points, said in the caption.
+  const variants = sampleIndices(result.variants.length, MAX_BAR_VARIANTS).map((i) => result.variants[i]);
+  const groups = sampleIndices(allGroups.length, Math.max(1, Math.floor(MAX_BAR_ROWS / variants.length))).map((i) => allGroups[i]);
+  const keptVariants = new Set(variants);
+  const keptGroups = new Set(groups);
+  const sampled = variants.length < result.variants.length || groups.length < allGroups.length;
   const values: Record<string, unknown>[] = [];
   for (const c of result.cases) {
+    if (sampled && (!keptVariants.has(c.variant) || !keptGroups.has(where(c)))) continue;
     const m = c.metrics[metric];
     const d = c.differences[metric];
     if (m && Number.isFinite(m.value)) values.push({ panel: 'value', where: where(c), variant: c.variant, value: m.value, lo: m.ci_low, hi: m.ci_high });
@@ -671,9 +683,9 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
   // exactly 0 (a castle's fall in a battle without a castle), gives empty panels; the Answer says 0.
   if (values.every((x) => x.value === 0 && (x.panel === 'value' || (x.lo === 0 && x.hi === 0)))) return undefined;
   // one grey when the rows are the variants; a shade each (with a legend) when a sweep groups them
-  const greys = result.variants.map((_, i) => VARIANT_GREYS[i % VARIANT_GREYS.length]);
+  const greys = variants.map((_, i) => VARIANT_GREYS[i % VARIANT_GREYS.length]);
   const variantColour = multi
-    ? { field: 'variant', type: 'nominal', title: null, sort: result.variants, scale: { domain: result.variants, range: greys }, legend: { labelLimit: 0 } }
+    ? { field: 'variant', type: 'nominal', title: null, sort: variants, scale: { domain: variants, range: greys }, legend: { labelLimit: 0 } }
     : { value: VARIANT_GREYS[1] };
   const changeColour = {
     field: 'change',
@@ -687,9 +699,9 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
   const yAxis = { labelLimit: 0 };
   const yField = () =>
     multi
-      ? { y: { field: 'where', type: 'nominal', title: null, sort: groups, scale: { domain: groups }, axis: yAxis }, yOffset: { field: 'variant', sort: result.variants, scale: { domain: result.variants } } }
-      : { y: { field: 'variant', type: 'nominal', title: null, sort: result.variants, scale: { domain: result.variants }, axis: yAxis } };
-  const rows = multi ? groups.length * result.variants.length : result.variants.length;
+      ? { y: { field: 'where', type: 'nominal', title: null, sort: groups, scale: { domain: groups }, axis: yAxis }, yOffset: { field: 'variant', sort: variants, scale: { domain: variants } } }
+      : { y: { field: 'variant', type: 'nominal', title: null, sort: variants, scale: { domain: variants }, axis: yAxis } };
+  const rows = multi ? groups.length * variants.length : variants.length;
   const panel = (which: 'value' | 'difference', title: string, zero: boolean) => ({
     width: 260,
     height: Math.max(60, rows * (multi ? 14 : 22)),
@@ -708,7 +720,7 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
   return {
     name,
     title,
-    caption: `bars: estimate (a difference also a diamond, so one of 0 shows); black lines: 95% intervals; the difference is paired (common random numbers) where the metric is per trial, coloured by its direction as in the tables (blue up, orange down, grey when the interval contains 0)`,
+    caption: `${sampled ? `a sample, evenly spaced: ${variants.length} of the ${result.variants.length.toLocaleString('en-US')} variants${groups.length < allGroups.length ? ` at ${groups.length} of the ${allGroups.length.toLocaleString('en-US')} sweep points` : ''} (every case is in summary.csv); ` : ''}bars: estimate (a difference also a diamond, so one of 0 shows); black lines: 95% intervals; the difference is paired (common random numbers) where the metric is per trial, coloured by its direction as in the tables (blue up, orange down, grey when the interval contains 0)`,
     lead: !multi,
     metric,
     spec: {
