@@ -310,8 +310,9 @@ function compareScenario(b: SummaryDoc, a: SummaryDoc, rows: DiffRow[]): DiffSce
       });
     };
     for (const metric of names) {
-      const mb = cb.metrics[metric];
-      const ma = ca.metrics[metric];
+      // own keys only: a summary.json's names are data, and `constructor` is on every object
+      const mb = Object.hasOwn(cb.metrics, metric) ? cb.metrics[metric] : undefined;
+      const ma = Object.hasOwn(ca.metrics, metric) ? ca.metrics[metric] : undefined;
       const row = mb && ma ? compareMetric(mb, ma, metric) : undefined;
       if (!row) untestable.push({ metric, where });
       else push(metric, row.kind, row, { ...row.before, trials: cb.trials }, { ...row.after, trials: ca.trials });
@@ -321,14 +322,14 @@ function compareScenario(b: SummaryDoc, a: SummaryDoc, rows: DiffRow[]): DiffSce
     if (!sameBaseline) continue;
     const db = cb.differences ?? {};
     const da = ca.differences ?? {};
-    for (const m of [...Object.keys(db), ...Object.keys(da).filter((k) => !(k in db))]) {
+    for (const m of [...Object.keys(db), ...Object.keys(da).filter((k) => !Object.hasOwn(db, k))]) {
       const metric = `diff_${m}`;
-      const row = db[m] && da[m] ? compareDifference(db[m], da[m]) : undefined;
+      const row = Object.hasOwn(db, m) && Object.hasOwn(da, m) ? compareDifference(db[m], da[m]) : undefined;
       if (!row) {
         untestable.push({ metric, where });
         continue;
       }
-      const kind = ca.metrics[m]?.kind ?? cb.metrics[m]?.kind ?? (m.startsWith('p_') ? 'probability' : 'mean');
+      const kind = (Object.hasOwn(ca.metrics, m) ? ca.metrics[m].kind : undefined) ?? (Object.hasOwn(cb.metrics, m) ? cb.metrics[m].kind : undefined) ?? (m.startsWith('p_') ? 'probability' : 'mean');
       push(metric, kind, row, { ...row.before, n: cb.trials, trials: cb.trials }, { ...row.after, n: ca.trials, trials: ca.trials }, { baseline: a.variants[0] });
     }
   }

@@ -5,6 +5,8 @@ import { CancelledError, chunkSize } from '../engine/run.js';
 import { resultLength } from '../engine/chunk.js';
 import { InlineExecutor } from '../engine/executor.js';
 import { assembleResult, compilePoints, jobsOf, type RunScenarioOptions } from './run.js';
+import type { GroupJob } from '../engine/run.js';
+import type { Metric, RulesSystem } from '../systems/types.js';
 
 /** One shard's work: every n-th chunk of every sweep point, kept chunk by chunk. */
 export interface ShardData {
@@ -117,4 +119,119 @@ export function mergeShards(v: ValidScenario, shards: ShardData[], meta: { threa
     return { merged, trials };
   });
   return assembleResult(v, points, jobs, outcomes, { seed, trials, threads: meta.threads, seconds: meta.seconds });
+}
+
+/**
+ * What one chunk's result buffer must mean, beyond its bytes (issue 30 item 7: a shard whose
+ * checksum was recomputed after its slots were set to 1e308, or its outcome counts to 5x the
+ * trials, merged into p_surrender 2.5e+301). Each variant's accumulator is read through its
+ * system's own `summarize` (which knows the layout) and every metric and curve point must be
+ * possible for `trials` trials: counts whole and within [0, trials], successes within [0, n],
+ * a mean's sums within the values one observation can take (its `range`, where the system
+ * declares one) and Σx² ≥ (Σx)²/n; the outcome partitions (`RulesSystem.outcomes`) sum to the
+ * trials; each paired difference's Σd is the variant's slot minus the baseline's and Σd² lies
+ * in [(Σd)²/trials, trials·w²] (w the widest a per-trial difference can be). A system may add
+ * checks of slots no metric reads (`RulesSystem.checkAccumulator`). Returns the first problem
+ * ("p_surrender counts 5,000 successes in 1,000 trials"), or undefined when the chunk is possible.
+ */
+export function checkChunkMeaning(
+  sys: RulesSystem,
+  job: Pick<GroupJob, 'compiled' | 'accLengths' | 'pairedSlots'>,
+  buf: Float64Array,
+  trials: number,
+  /** The variants' names, to say whose numbers are impossible (default: variant 1, 2, ...). */
+  variantNames?: readonly string[],
+): string | undefined {
+  const accs: Float64Array[] = [];
+  let off = 0;
+  for (const l of job.accLengths) {
+    accs.push(buf.subarray(off, off + l));
+    off += l;
+  }
+  const variants = job.compiled.length;
+  const nameOf = (vi: number) => (variants > 1 ? ` (variant ${variantNames?.[vi] ?? vi + 1})` : '');
+  const summaries = [];
+  for (let vi = 0; vi < variants; vi++) {
+    const acc = accs[vi];
+    const who = nameOf(vi);
+    if (!Number.isFinite(acc[0]) || acc[0] !== trials) return `counts ${acc[0]} trials, not ${trials}${who}`;
+    for (let i = 0; i < acc.length; i++) if (!Number.isFinite(acc[i])) return `slot ${i}${who} is not a finite number (${acc[i]})`;
+    let summary;
+    try {
+      summary = sys.summarize(job.compiled[vi], acc);
+    } catch (e) {
+      return `cannot be summarized${who}: ${(e as Error).message}`;
+    }
+    summaries.push(summary);
+    for (const [name, m] of Object.entries(summary.metrics)) {
+      const p = metricImpossible(m, trials);
+      if (p) return `${name}${who} ${p}`;
+    }
+    for (const [name, points] of Object.entries(summary.curves)) {
+      for (const pt of points) {
+        const p = metricImpossible(pt.m, trials);
+        if (p) return `${name}[${Object.entries(pt.x).map(([k, x]) => `${k}=${x}`).join(', ')}]${who} ${p}`;
+      }
+    }
+    for (const part of sys.outcomes ?? []) {
+      const here = part.filter((n) => Object.hasOwn(summary.metrics, n));
+      if (here.length !== part.length) continue;
+      const sum = here.reduce((a, n) => a + (summary.metrics[n].k ?? 0), 0);
+      if (sum !== trials) return `outcomes ${here.join(' + ')}${who} count ${sum} trials, not ${trials}`;
+    }
+    const own = sys.checkAccumulator?.(job.compiled[vi], acc);
+    if (own) return `${own}${who}`;
+  }
+  // the paired sums after the accumulators: (variant v, metric p) -> Σd, Σd²
+  const P = job.pairedSlots[0]?.length ?? 0;
+  const names = P > 0 ? sys.pairedSlots(job.compiled[0]).map((s) => s.metric) : [];
+  for (let vi = 1; vi < variants; vi++) {
+    for (let p = 0; p < P; p++) {
+      const j = off + ((vi - 1) * P + p) * 2;
+      const sd = buf[j];
+      const sd2 = buf[j + 1];
+      const name = `diff_${names[p]}${nameOf(vi)}`;
+      const slot = job.pairedSlots[vi][p];
+      if (slot < 0) {
+        if (sd !== 0 || sd2 !== 0) return `${name} has paired sums for a metric the variant does not pair`;
+        continue;
+      }
+      const expected = accs[vi][slot] - accs[0][job.pairedSlots[0][p]];
+      if (Math.abs(sd - expected) > 1e-9 * Math.max(1, Math.abs(accs[vi][slot]) + Math.abs(accs[0][job.pairedSlots[0][p]]))) {
+        return `${name} sums its differences to ${sd}, not the variant's ${accs[vi][slot]} minus the baseline's ${accs[0][job.pairedSlots[0][p]]}`;
+      }
+      const m = summaries[0].metrics[names[p]] as Metric | undefined;
+      const width = m?.kind === 'probability' ? 1 : m?.range ? m.range[1] - m.range[0] : Infinity;
+      const lowest = trials > 0 ? (sd * sd) / trials : 0;
+      if (!(sd2 >= lowest * (1 - 1e-12) - 1e-9) || sd2 > trials * width * width * (1 + 1e-12)) {
+        return `${name} has a sum of squared differences ${sd2}, impossible for ${trials} trials with a sum of ${sd}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Why a metric's counts cannot come from `trials` trials (undefined when they can). */
+function metricImpossible(m: Metric, trials: number): string | undefined {
+  const whole = (x: number) => Number.isInteger(x) && x >= 0;
+  if (!whole(m.n) || m.n > trials) return `counts ${m.n} observations in ${trials} trials`;
+  if (m.kind === 'probability') {
+    const k = m.k ?? NaN;
+    if (!whole(k) || k > m.n) return `counts ${k} successes in ${m.n} trials`;
+    return undefined;
+  }
+  const sum = m.sum ?? 0;
+  const sumSq = m.sumSq ?? 0;
+  if (!Number.isFinite(sum) || !Number.isFinite(sumSq)) return `has sums that are not finite`;
+  if (m.n === 0) return sum === 0 && sumSq === 0 ? undefined : `has sums ${sum} and ${sumSq} over no observation`;
+  const tol = (x: number) => 1e-9 * Math.max(1, Math.abs(x));
+  if (m.range) {
+    const [lo, hi] = m.range;
+    if (sum < m.n * lo - tol(m.n * lo) || sum > m.n * hi + tol(m.n * hi)) return `sums to ${sum} over ${m.n} observations, outside ${m.n} x [${lo}, ${hi}]`;
+    const top = m.n * Math.max(lo * lo, hi * hi);
+    if (sumSq > top + tol(top)) return `has a sum of squares ${sumSq}, more than ${m.n} observations of at most |${Math.max(Math.abs(lo), Math.abs(hi))}| can give`;
+  }
+  const least = (sum * sum) / m.n;
+  if (sumSq < least - tol(least)) return `has a sum of squares ${sumSq} below (Σx)²/n = ${least}: impossible`;
+  return undefined;
 }

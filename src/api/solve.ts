@@ -259,7 +259,8 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
     return sys.compile(c.scenario);
   };
   const metricOf = (compiled: unknown, merged: Float64Array): Metric => {
-    const m = sys.summarize(compiled, merged).metrics[o.metric];
+    const all = sys.summarize(compiled, merged).metrics;
+    const m = Object.hasOwn(all, o.metric) ? all[o.metric] : undefined;
     if (!m) throw new SolveInputError(`metric "${o.metric}" is not produced for this scenario`);
     return m;
   };

@@ -231,7 +231,8 @@ export function producedMetrics(system: RulesSystem, compiled: unknown): CaseSum
  * "did you mean" or the list of the case's own metrics, never another mode's or system's.
  */
 export function metricProblem(produced: CaseSummary, metric: string): string | undefined {
-  if (produced.metrics[metric]) return undefined;
+  // own keys only: `constructor`, `toString`, `__proto__` are read off every object (issue 30)
+  if (Object.hasOwn(produced.metrics, metric)) return undefined;
   const own = Object.keys(produced.metrics);
   return MSG.unknownMetric(metric, suggest(metric, own), own);
 }
@@ -241,7 +242,7 @@ export function metricProblem(produced: CaseSummary, metric: string): string | u
  * lie in [0, 1] (`what` names the bound in the message, e.g. `--target 1.5`).
  */
 export function boundProblem(produced: CaseSummary, metric: string, what: string, bounds: number[]): string | undefined {
-  if (produced.metrics[metric]?.kind !== 'probability') return undefined;
+  if (!Object.hasOwn(produced.metrics, metric) || produced.metrics[metric].kind !== 'probability') return undefined;
   return bounds.every((b) => b >= 0 && b <= 1) ? undefined : MSG.outsideProbability(what, metric);
 }
 
@@ -252,7 +253,7 @@ export function metricOf(system: RulesSystem, produced: CaseSummary, metric?: st
     if (problem) throw new TuningInputError(problem);
     return metric;
   }
-  const h = (headline ?? system.headline).find((m) => produced.metrics[m]) ?? Object.keys(produced.metrics)[0];
+  const h = (headline ?? system.headline).find((m) => Object.hasOwn(produced.metrics, m)) ?? Object.keys(produced.metrics)[0];
   if (!h) throw new TuningInputError(`this scenario produces no metric`);
   return h;
 }
@@ -391,7 +392,9 @@ export function parseSettings(text: string): Record<string, unknown> {
     if (i <= 0) throw new TuningInputError(`"${part}" is not path=value`);
     const key = part.slice(0, i).trim();
     const raw = part.slice(i + 1).trim();
-    out[key] = raw === 'true' ? true : raw === 'false' ? false : raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    const value = raw === 'true' ? true : raw === 'false' ? false : raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    // an own key whatever its name: `__proto__=1` assigned would set the prototype and vanish (issue 30)
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

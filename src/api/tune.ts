@@ -242,7 +242,7 @@ export function defaultRange(min: number, max: number, loaded: number | undefine
 /** Judge one candidate's metrics against the targets. */
 export function judge(targets: TuneTarget[], metrics: Record<string, Metric>): { checks: TargetCheck[]; met: number; distance: number; score: number } {
   const checks = targets.map((t): TargetCheck => {
-    const m = metrics[t.metric];
+    const m = Object.hasOwn(metrics, t.metric) ? metrics[t.metric] : undefined;
     const value = m?.value ?? NaN;
     const width = t.hi - t.lo;
     const met = value >= t.lo && value <= t.hi;
@@ -253,7 +253,7 @@ export function judge(targets: TuneTarget[], metrics: Record<string, Metric>): {
       ci_low: m?.ci_low ?? NaN,
       ci_high: m?.ci_high ?? NaN,
       met,
-      sure: met && m.ci_low >= t.lo && m.ci_high <= t.hi,
+      sure: met && m !== undefined && m.ci_low >= t.lo && m.ci_high <= t.hi,
       distance: gap / width,
       gap,
     };

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { shardChunks, type ShardData, type ValidScenario } from '../api.js';
 import { compilePoints, jobsOf } from '../api/run.js';
+import { checkChunkMeaning } from '../api/shard.js';
 import { resultLength } from '../engine/chunk.js';
 import { chunkSize } from '../engine/run.js';
 import { writeFileAtomic } from '../report/write.js';
@@ -101,6 +102,7 @@ export function readShardFile(file: string, v: ValidScenario): { data?: ShardDat
   if (checksumOf(doc) !== doc.checksum) return fail('damaged shard file: its checksum does not match its contents (changed after it was written?)');
   if (doc.scenario.hash !== scenarioHash(v)) return fail(`made from another scenario (or another version of it) than ${v.file}`);
 
+  if (doc.chunk_trials !== v.system.chunkTrials) return fail(`damaged shard file: chunk_trials ${doc.chunk_trials}, the ${v.system.id} system's chunks are ${v.system.chunkTrials} trials`);
   const { k, n } = doc.shard;
   const jobs = jobsOf(v, compilePoints(v));
   if (doc.chunks.length !== jobs.length) return fail(`damaged shard file: ${doc.chunks.length} sweep point(s), the scenario has ${jobs.length}`);
@@ -119,14 +121,9 @@ export function readShardFile(file: string, v: ValidScenario): { data?: ShardDat
       const acc = new Float64Array(len);
       new Uint8Array(acc.buffer).set(b);
       if (!acc.every(Number.isFinite)) return fail(`damaged shard file: chunk ${i} of sweep point ${g + 1} holds a value that is not a finite number`);
-      // acc[0] of every variant's accumulator counts its trials (the kernel contract)
-      let off = 0;
-      for (const l of jobs[g].accLengths) {
-        if (acc[off] !== chunkSize(i, doc.trials, v.system.chunkTrials)) {
-          return fail(`damaged shard file: chunk ${i} of sweep point ${g + 1} counts ${acc[off]} trials, not ${chunkSize(i, doc.trials, v.system.chunkTrials)}`);
-        }
-        off += l;
-      }
+      // what the numbers mean: counts within the trials, outcomes summing to them, means within their range
+      const problem = checkChunkMeaning(v.system, jobs[g], acc, chunkSize(i, doc.trials, v.system.chunkTrials), v.points[g].variants.map((x) => x.variant));
+      if (problem) return fail(`impossible shard: chunk ${i} of sweep point ${g + 1}: ${problem}`);
       out.push([i, acc]);
     }
     chunks.push(out);

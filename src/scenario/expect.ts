@@ -8,6 +8,7 @@
  * `siegesim test` (src/api/test.ts) judges them.
  */
 import type { PathSegments } from './load.js';
+import { LIMITS } from './limits.js';
 import { MSG } from './messages.js';
 import { suggest } from './suggest.js';
 import type { MetricKind, RulesSystem } from '../systems/types.js';
@@ -117,6 +118,37 @@ export function validateExpect(
     }
   }
   const nVariants = ctx.variantNames.length;
+  const pending: { i: number; item: RawItem; bound: Bound; base: string; diff: boolean; variant?: number; where: Record<string, unknown[]>; count: number }[] = [];
+  // The points are the sweep's grid, axes in file order, the last varying fastest (validate.ts
+  // expands them so): a point's index is its values' indices in mixed radix, so the points a
+  // `where` selects are enumerated, never searched for among all of them.
+  const grid = ctx.points !== undefined && ctx.points.length === ctx.axes.reduce((n, a) => n * a.values.length, 1);
+  const selectedIndices = (where: Record<string, unknown[]>): number[][] =>
+    ctx.axes.map((a) => (Object.hasOwn(where, a.path) ? a.values.flatMap((s, j) => (where[a.path].some((x) => sameSweepValue(s, x)) ? [j] : [])) : a.values.map((_, j) => j)));
+  /** How many cases an item applies to at most (its metric may be missing at some). */
+  const judgments = (where: Record<string, unknown[]>, variant: number | undefined, diff: boolean): number =>
+    selectedIndices(where).reduce((n, l) => n * l.length, 1) * (variant !== undefined ? 1 : Math.max(0, nVariants - (diff ? 1 : 0)));
+  function* selectedPoints(where: Record<string, unknown[]>): Generator<number> {
+    if (!grid) {
+      // not a whole grid (never from validate.ts): look at every point
+      for (let pi = 0; pi < (ctx.points ?? []).length; pi++) {
+        const p = ctx.points![pi];
+        if (Object.entries(where).every(([k, vs]) => vs.some((v) => sameSweepValue(p.params[k], v)))) yield pi;
+      }
+      return;
+    }
+    const lists = selectedIndices(where);
+    if (lists.some((l) => l.length === 0)) return;
+    const at = lists.map(() => 0);
+    for (;;) {
+      let pi = 0;
+      for (let a = 0; a < lists.length; a++) pi = pi * ctx.axes[a].values.length + lists[a][at[a]];
+      yield pi;
+      let a = lists.length - 1;
+      while (a >= 0 && ++at[a] === lists[a].length) at[a--] = 0;
+      if (a < 0) return;
+    }
+  }
 
   raw.forEach((item, i) => {
     if (item === undefined) return;
@@ -181,23 +213,40 @@ export function validateExpect(
       where[key] = values;
     }
     if (issues.length > before || !bound || !metricsAt) return;
+    pending.push({ i, item, bound, base, diff, variant, where, count: judgments(where, variant, diff) });
+  });
 
-    // --- resolve: the (point, variant) pairs that have this metric (a diff_: the baseline too) ---
-    const targets: { point: number; variant: number }[] = [];
-    let noBaseline = false;
-    (ctx.points ?? []).forEach((p, pi) => {
-      if (!Object.entries(where).every(([k, vs]) => vs.some((v) => sameSweepValue(p.params[k], v)))) return;
-      for (let vi = diff ? 1 : 0; vi < nVariants; vi++) {
-        if (variant !== undefined && vi !== variant) continue;
-        if (!metricsAt[pi][vi]?.has(base)) continue;
-        if (diff && !metricsAt[pi][0]?.has(base)) noBaseline = true;
-        else targets.push({ point: pi, variant: vi });
+  // Judgments (an item at each case it applies to) are counted before any is made: each costs
+  // memory here and work in `test`, and items x cases is unbounded by the file's size (issue 30).
+  const total = pending.reduce((n, p) => n + p.count, 0);
+  if (total > LIMITS.expectJudgments) {
+    issues.push({ path: ['expect'], message: MSG.expectTooManyJudgments(total, pending.length, LIMITS.expectJudgments), where: 'key' });
+    return { expectations, issues };
+  }
+  // items that select the same cases (they differ only in their bound) share one list
+  const resolved = new Map<string, { targets: { point: number; variant: number }[]; noBaseline: boolean }>();
+  for (const { i, item, bound, base, diff, variant, where } of pending) {
+    const at = (...rest: (string | number)[]): PathSegments => ['expect', i, ...rest];
+    const key = JSON.stringify([base, diff, variant ?? null, ctx.axes.map((a) => where[a.path]?.map((x) => ctx.axes.find((b) => b.path === a.path)!.values.findIndex((s) => sameSweepValue(s, x))) ?? null)]);
+    let r = resolved.get(key);
+    if (!r) {
+      // --- resolve: the (point, variant) pairs that have this metric (a diff_: the baseline too) ---
+      const targets: { point: number; variant: number }[] = [];
+      let noBaseline = false;
+      for (const pi of selectedPoints(where)) {
+        for (let vi = diff ? 1 : 0; vi < nVariants; vi++) {
+          if (variant !== undefined && vi !== variant) continue;
+          if (!metricsAt![pi][vi]?.has(base)) continue;
+          if (diff && !metricsAt![pi][0]?.has(base)) noBaseline = true;
+          else targets.push({ point: pi, variant: vi });
+        }
       }
-    });
-    if (targets.length === 0) {
-      if (ctx.partial) return;
-      stale(at('metric'), noBaseline ? MSG.diffWithoutBaseline(item.metric, ctx.variantNames[0]) : MSG.metricNotThere(item.metric, item.variant));
-      return;
+      resolved.set(key, (r = { targets, noBaseline }));
+    }
+    if (r.targets.length === 0) {
+      if (ctx.partial) continue;
+      issues.push({ path: at('metric'), message: r.noBaseline ? MSG.diffWithoutBaseline(item.metric, ctx.variantNames[0]) : MSG.metricNotThere(item.metric, item.variant), where: 'value', stale: true });
+      continue;
     }
     const p = pos(at());
     expectations.push({
@@ -208,11 +257,11 @@ export function validateExpect(
       bound,
       ...(item.variant !== undefined ? { variant: item.variant } : {}),
       ...(item.where ? { where } : {}),
-      targets,
+      targets: r.targets,
       line: p.line,
       col: p.col,
     });
-  });
+  }
   return { expectations, issues };
 }
 

@@ -15,6 +15,13 @@ export const LIMITS = {
   problemsShown: 50,
   /** Most trials per case, in a file or with --trials / --max-trials. */
   trials: 10_000_000_000,
+  /**
+   * Most `expect:` judgments (each item at each case it applies to, all items together): the
+   * cost of validating, testing and reporting them grows with it, and 5,500 items on a
+   * 10,000-case sweep (55 M judgments) exhausted the heap (issue 30). 100,000 is 10 items on
+   * every case of the largest sweep; `test` judges them in about a second.
+   */
+  expectJudgments: 100_000,
   /** Worker threads per core at most (--threads): more only cost memory and start-up time. */
   threadsPerCore: 4,
 } as const;

@@ -150,6 +150,8 @@ export const MSG = {
     `${shardRange(empty[0], empty[empty.length - 1])} of ${n} ${empty.length === 1 ? 'holds' : 'hold'} no chunks (the run has ${chunks} chunk${chunks === 1 ? '' : 's'} per case): ` +
     `${empty.length === 1 ? 'it was' : 'they were'} not needed (${empty.length - given} absent, ${given} given empty)`,
   // --- expect: (balance assertions, `siegesim test`) ---
+  expectTooManyJudgments: (n: number, items: number, max: number) =>
+    `the expect: items would be judged ${bigCount(n)} times (${items.toLocaleString('en-US')} items, each at every case it applies to); at most ${max.toLocaleString('en-US')} judgments are allowed, so that validating and testing stay within seconds and the JUnit report readable: give items a where: or variant: to select fewer cases, or have fewer items`,
   expectOneBound: (given: readonly string[]) =>
     given.length === 0
       ? 'an assertion needs one bound: between, at_least, at_most or exact'

@@ -10,11 +10,13 @@
  */
 import { readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { validateText, type ValidScenario } from '../api.js';
+import type { ValidScenario } from '../api.js';
+import { systemById } from '../systems/registry.js';
+import { validateFileText, Validator, type FileValidation } from './validator.js';
 import { formatIssue, type ScenarioIssue } from '../scenario/load.js';
 import { MSG } from '../scenario/messages.js';
 import { isReportFolder } from '../report/folder.js';
-import { errCode, fileIssue, readText } from '../scenario/read.js';
+import { errCode, fileIssue } from '../scenario/read.js';
 
 export interface Root {
   /** Real path of the served folder, or of the single file's folder. */
@@ -147,6 +149,8 @@ function walk(root: string, dir: string, depth: number): { at: string; abs: stri
  */
 export class Catalogue {
   private cache = new Map<string, { key: string; loaded: Loaded }>();
+  private inflight = new Map<string, Promise<Loaded>>();
+  private readonly validator = new Validator();
   /** `log`: the server's log, where an expect: item a scenario no longer matches is said once per version of the file. */
   constructor(
     readonly roots: Root[],
@@ -163,8 +167,53 @@ export class Catalogue {
     return this.entries().find((e) => e.name === name);
   }
 
-  /** Read and validate an entry (cached while the file is unchanged). */
+  /** Read and validate an entry (cached while the file is unchanged), in this thread. */
   load(entry: Entry): Loaded {
+    const at = this.stat(entry);
+    if ('loaded' in at) return at.loaded;
+    let v: FileValidation;
+    try {
+      const plain = validateFileText(entry.abs, entry.display);
+      if ('error' in plain) throw new Error(plain.error);
+      v = plain.ok ? { ok: true, text: plain.text, value: { ...plain.value, system: systemById(plain.value.system)! } } : plain;
+    } catch (e) {
+      v = { ok: false, issues: [issue(entry, MSG.yamlSyntax((e as Error).message.split('\n')[0]))] };
+    }
+    return this.keep(entry, at.key, v);
+  }
+
+  /**
+   * Read and validate an entry off the server's thread (validator.ts), cached while the file is
+   * unchanged; a file being validated is validated once however many requests ask for it.
+   */
+  async loadAsync(entry: Entry): Promise<Loaded> {
+    const at = this.stat(entry);
+    if ('loaded' in at) return at.loaded;
+    const id = `${entry.abs}\u0000${at.key}`;
+    let p = this.inflight.get(id);
+    if (!p) {
+      p = this.validator
+        .validate(entry.abs, entry.display)
+        .catch((e: unknown): FileValidation => ({ ok: false, issues: [issue(entry, MSG.yamlSyntax((e as Error).message.split('\n')[0]))] }))
+        .then((v) => this.keep(entry, at.key, v))
+        .finally(() => this.inflight.delete(id));
+      this.inflight.set(id, p);
+    }
+    return p;
+  }
+
+  /** The entry's validation if it is already known for this version of the file (no waiting), else undefined. */
+  peek(entry: Entry): Loaded | undefined {
+    const at = this.stat(entry);
+    return 'loaded' in at ? at.loaded : undefined;
+  }
+
+  /** Stop the validation thread. */
+  close(): Promise<void> {
+    return this.validator.close();
+  }
+
+  private stat(entry: Entry): { loaded: Loaded } | { key: string } {
     let st;
     try {
       // the link target may have moved since the listing: check again
@@ -172,27 +221,18 @@ export class Catalogue {
       if (!this.roots.some((r) => (r.file ? r.file === real : isInside(r.dir, real)))) throw Object.assign(new Error('outside'), { code: 'EACCES' });
       st = statSync(real);
     } catch (e) {
-      return { ok: false, entry, issues: [issue(entry, MSG.fileUnreadable(errCode(e)))] };
+      return { loaded: { ok: false, entry, issues: [issue(entry, MSG.fileUnreadable(errCode(e)))] } };
     }
     const key = `${st.size}:${st.mtimeMs}`;
     const hit = this.cache.get(entry.abs);
-    if (hit && hit.key === key) return hit.loaded;
-    // read as the command line reads it (size, folders and pipes, UTF-16, UTF-8): the same words for the same file
-    const read = readText(entry.abs);
-    let v: ReturnType<typeof validateText>;
-    if (read.issue) v = { ok: false, issues: [{ ...read.issue, file: entry.display }] };
-    else {
-      try {
-        // an expect: item the file no longer matches is for `siegesim test` to refuse: the workbench opens it
-        v = validateText(entry.display, read.text!, { staleExpect: 'warn' });
-      } catch (e) {
-        // A parser failure on hostile text is this file's problem, never the server's.
-        v = { ok: false, issues: [issue(entry, MSG.yamlSyntax((e as Error).message.split('\n')[0]))] };
-      }
-    }
+    if (hit && hit.key === key) return { loaded: hit.loaded };
+    return { key };
+  }
+
+  private keep(entry: Entry, key: string, v: FileValidation): Loaded {
     const stale = v.ok ? (v.value.staleExpect ?? []) : v.issues.filter((i) => i.stale);
     for (const i of stale) this.log?.(MSG.staleExpect(formatIssue(i)));
-    const loaded: Loaded = v.ok ? { ok: true, entry, text: read.text!, scenario: v.value } : { ok: false, entry, issues: v.issues.filter((i) => !i.stale) };
+    const loaded: Loaded = v.ok ? { ok: true, entry, text: v.text, scenario: v.value } : { ok: false, entry, issues: v.issues.filter((i) => !i.stale) };
     this.cache.set(entry.abs, { key, loaded });
     return loaded;
   }

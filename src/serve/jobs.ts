@@ -30,6 +30,7 @@ import { producedMetrics, tidy } from '../api/tunables.js';
 import type { RulesSystem } from '../systems/types.js';
 import type { Catalogue } from './catalogue.js';
 import { Gate, PRIORITY } from './gate.js';
+import { ADMISSION, type Admission } from './admission.js';
 import { FIELDS, LIMITS, onlyKnown, optInt, optNumber, optNumbers, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
 import { sweepChart } from './sweep-chart.js';
 import { VERSION } from '../version.js';
@@ -49,13 +50,17 @@ export interface JobContext {
   /** Every open job (for the global cap, and to end them all on shutdown). */
   open: Set<AbortController>;
   log: (line: string) => void;
+  /** Job requests admitted and being prepared, one at a time (admission.ts). */
+  admission: Admission;
+  /** A request's "prepared" signal: `admit` calls it when its job starts, so the next may be prepared. */
+  started: WeakMap<ServerResponse, () => void>;
 }
 
 /** The scenario a request names, validated; a 404 for a name not served, a 422 for a broken file. */
-export function scenarioOf(ctx: JobContext, name: string): { scenario: ValidScenario; text: string; display: string; name: string } {
+export async function scenarioOf(ctx: JobContext, name: string): Promise<{ scenario: ValidScenario; text: string; display: string; name: string }> {
   const entry = ctx.catalogue.find(name);
   if (!entry) throw new RequestError(404, `unknown scenario "${name.slice(0, 200)}" (not one of the served files)`);
-  const loaded = ctx.catalogue.load(entry);
+  const loaded = await ctx.catalogue.loadAsync(entry);
   if (!loaded.ok) {
     throw new RequestError(
       422,
@@ -147,7 +152,11 @@ export class Stream {
 export function admit(ctx: JobContext, client: string, kind: JobKind, req: IncomingMessage, res: ServerResponse): AbortController {
   const slot = ctx.clients.get(client) ?? {};
   slot[kind]?.abort(); // the older job of this tab stops now (its release runs on abort)
-  if (ctx.open.size >= LIMITS.maxStreams) throw new RequestError(429, `the workbench has ${LIMITS.maxStreams} runs open; close a tab or wait`);
+  if (ctx.open.size >= LIMITS.maxStreams) {
+    throw new RequestError(503, `the workbench has ${LIMITS.maxStreams} runs open; close a tab or wait`, [], { 'Retry-After': String(ADMISSION.retryServerSeconds) });
+  }
+  // prepared: the next request's preparation may begin (admission.ts)
+  ctx.started.get(res)?.();
   const ac = new AbortController();
   slot[kind] = ac;
   ctx.clients.set(client, slot);
@@ -188,7 +197,7 @@ export function throttle(ms: number, f: () => void) {
 
 /** POST /api/run: the live job. */
 export async function streamLive(ctx: JobContext, client: string, body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
-  const { scenario: v, display } = scenarioOf(ctx, reqString(body, 'scenario'));
+  const { scenario: v, display } = await scenarioOf(ctx, reqString(body, 'scenario'));
   const values = optValues(body);
   const variant = optString(body, 'variant');
   const seed = optSeed(body);
@@ -342,8 +351,8 @@ function sweepablePaths(v: ValidScenario, variant: string | undefined): string[]
  * swept scenario they make. Every problem is a RequestError naming its field (the page's link
  * is checked with this too, through POST /api/check, before its sweep is run).
  */
-export function sweepRequest(ctx: JobContext, body: Record<string, unknown>) {
-  const { scenario: v } = scenarioOf(ctx, reqString(body, 'scenario'));
+export async function sweepRequest(ctx: JobContext, body: Record<string, unknown>) {
+  const { scenario: v } = await scenarioOf(ctx, reqString(body, 'scenario'));
   const values = optValues(body);
   const variant = optString(body, 'variant');
   const rawAxes = body.axes;
@@ -394,8 +403,8 @@ export function sweepRequest(ctx: JobContext, body: Record<string, unknown>) {
   const first = sv.value.points[0]?.variants[0]?.scenario;
   const produced = first ? producedMetrics(v.system, v.system.compile(first)).metrics : undefined;
   // a metric of the system that this case does not produce (another mode's) would sweep empty cells
-  if (produced && !produced[metric]) throw unknownMetric(Object.keys(produced));
-  const kind = produced?.[metric]?.kind;
+  if (produced && !Object.hasOwn(produced, metric)) throw unknownMetric(Object.keys(produced));
+  const kind = produced && Object.hasOwn(produced, metric) ? produced[metric].kind : undefined;
   // a probability's target lies in [0, 1], as solve takes it (and a contour at 1.5 would mark nothing)
   if (given !== undefined && kind === 'probability' && !(given >= 0 && given <= 1)) {
     const message = MSG.outsideProbability(String(given), metric);
@@ -434,7 +443,7 @@ export function contourTarget(v: ValidScenario, metric: string, kind: string | u
 
 /** POST /api/sweep: the tuned case over one or two parameters, with solve when a target is set. */
 export async function streamSweep(ctx: JobContext, client: string, body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
-  const { v, values, variant, axes, metric, target, targetFrom, trials, swept, points } = sweepRequest(ctx, body);
+  const { v, values, variant, axes, metric, target, targetFrom, trials, swept, points } = await sweepRequest(ctx, body);
   const seed = optSeed(body);
   const ac = admit(ctx, client, 'sweep', req, res);
   const out = new Stream(res);

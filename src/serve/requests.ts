@@ -36,6 +36,8 @@ export class RequestError extends Error {
     readonly status: number,
     message: string,
     readonly issues: { path: string; message: string }[] = [],
+    /** Response headers to send with it (Retry-After). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }

@@ -23,6 +23,7 @@ import { Catalogue, type Root } from './catalogue.js';
 import { Gate } from './gate.js';
 import { scenarioOf, streamLive, streamSweep, sweepRequest, tunedFileName, type JobContext } from './jobs.js';
 import { streamSensitivity, streamTune } from './tuning.js';
+import { Admission } from './admission.js';
 import { FIELDS, LIMITS, onlyKnown, optString, optValues, parseBody, RequestError, reqString } from './requests.js';
 import { metricDocsOf, sidesLines } from '../systems/metric-docs.js';
 
@@ -45,12 +46,15 @@ export interface Workbench {
   port: number;
   server: Server;
   /** Open runs and sweeps, clients with one, and the batches waiting and running (tests and logs). */
-  stats(): { open: number; clients: number; waiting: number; running: number };
+  stats(): { open: number; clients: number; waiting: number; running: number; preparing: number };
   /** Cancel every run, end every stream, stop listening. */
   close(): Promise<void>;
 }
 
 export const DEFAULT_PORT = 4173;
+
+/** How long `/api/scenarios` waits for files being validated before listing them as pending. */
+const LIST_WAIT_MS = 100;
 
 /** The API's POST routes: the JSON answers, then the streamed jobs (one of each kind per tab). */
 const POST_ROUTES = ['/api/save', '/api/check', '/api/run', '/api/sweep', '/api/sensitivity', '/api/tune'];
@@ -89,7 +93,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
   const log = o.log ?? ((line: string) => process.stderr.write(line + '\n'));
   const assets = assetTable();
   const cache = new Map<string, Buffer>();
-  const ctx: JobContext = { catalogue: new Catalogue(o.roots, log), gate: new Gate(o.executor), clients: new Map(), open: new Set(), log };
+  const ctx: JobContext = { catalogue: new Catalogue(o.roots, log), gate: new Gate(o.executor), clients: new Map(), open: new Set(), log, admission: new Admission(), started: new WeakMap() };
   let allowedHosts = new Set<string>();
 
   const server = createServer((req, res) => {
@@ -100,6 +104,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
         res.end();
         return;
       }
+      for (const [k, v] of Object.entries(err?.headers ?? {})) res.setHeader(k, v);
       sendJson(res, err?.status ?? 500, err ? { error: err.message, issues: err.issues } : { error: 'internal error (the server log has the details)' });
     });
   });
@@ -142,37 +147,64 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
     // --- the API ---
     res.setHeader('Cache-Control', 'no-store');
     if (req.method === 'GET') {
-      if (url.pathname === '/api/scenarios') return sendJson(res, 200, { scenarios: listScenarios() });
-      if (url.pathname === '/api/scenario') return sendJson(res, 200, describe(url.searchParams.get('path') ?? '', url.searchParams.get('variant') ?? undefined));
+      if (url.pathname === '/api/scenarios') return sendJson(res, 200, { scenarios: await listScenarios() });
+      if (url.pathname === '/api/scenario') return sendJson(res, 200, await describe(url.searchParams.get('path') ?? '', url.searchParams.get('variant') ?? undefined));
       if (POST_ROUTES.includes(url.pathname)) throw new RequestError(405, 'use POST with a JSON body');
       throw new RequestError(404, 'not found');
     }
     if (req.method !== 'POST') throw new RequestError(405, 'only GET and POST here');
     const route = url.pathname;
     if (!POST_ROUTES.includes(route)) throw new RequestError(404, 'not found');
-    const body = parseBody(await readBody(req, res));
-    onlyKnown(body, FIELDS[route.slice('/api/'.length) as keyof typeof FIELDS]);
-    if (route === '/api/save') return sendJson(res, 200, save(body));
-    if (route === '/api/check') return sendJson(res, 200, check(body));
+    if (route === '/api/save' || route === '/api/check') {
+      const body = parseBody(await readBody(req, res));
+      onlyKnown(body, FIELDS[route.slice('/api/'.length) as keyof typeof FIELDS]);
+      return sendJson(res, 200, route === '/api/save' ? await save(body) : await check(body));
+    }
     const client = String(req.headers['x-siegesim-client'] ?? '');
     if (!/^[A-Za-z0-9_-]{8,64}$/.test(client)) throw new RequestError(400, 'the X-Siegesim-Client header (the tab\'s id) is missing or malformed');
-    if (route === '/api/run') return streamLive(ctx, client, body, req, res, t0);
-    if (route === '/api/sensitivity') return streamSensitivity(ctx, client, body, req, res, t0);
-    if (route === '/api/tune') return streamTune(ctx, client, body, req, res, t0);
-    return streamSweep(ctx, client, body, req, res, t0);
+    // admitted or refused from the headers alone, before the body is read (admission.ts)
+    const leave = ctx.admission.enter(client);
+    let prepared: (() => void) | undefined;
+    const done = () => {
+      leave();
+      prepared?.();
+    };
+    res.once('close', done);
+    try {
+      prepared = await ctx.admission.preparing();
+      if (res.destroyed) return; // the client went while it waited
+      ctx.started.set(res, done);
+      const body = parseBody(await readBody(req, res));
+      onlyKnown(body, FIELDS[route.slice('/api/'.length) as keyof typeof FIELDS]);
+      if (route === '/api/run') return await streamLive(ctx, client, body, req, res, t0);
+      if (route === '/api/sensitivity') return await streamSensitivity(ctx, client, body, req, res, t0);
+      if (route === '/api/tune') return await streamTune(ctx, client, body, req, res, t0);
+      return await streamSweep(ctx, client, body, req, res, t0);
+    } finally {
+      done();
+    }
   }
 
-  function listScenarios() {
-    return ctx.catalogue.entries().map((e) => {
-      const l = ctx.catalogue.load(e);
+  /**
+   * The served files, each with its validation: those not yet known are validated off this
+   * thread (validator.ts), and a file still being validated after LIST_WAIT_MS is listed as
+   * `pending` (its name only) rather than holding up the list (issue 30).
+   */
+  async function listScenarios() {
+    const entries = ctx.catalogue.entries();
+    const loads = entries.map((e) => ctx.catalogue.loadAsync(e));
+    await Promise.race([Promise.all(loads), new Promise((r) => setTimeout(r, LIST_WAIT_MS).unref())]);
+    return entries.map((e) => {
+      const l = ctx.catalogue.peek(e);
+      if (!l) return { path: e.name, pending: true };
       return l.ok
         ? { path: e.name, name: l.scenario.name, system: l.scenario.system.id, description: l.scenario.description ?? '', variants: l.scenario.variantNames }
         : { path: e.name, error: l.issues.slice(0, 3).map((i) => `${i.line > 0 ? `line ${i.line}: ` : ''}${i.path}: ${i.message}`).join('; ') };
     });
   }
 
-  function describe(name: string, variant: string | undefined) {
-    const { scenario: v, display } = scenarioOf(ctx, name);
+  async function describe(name: string, variant: string | undefined) {
+    const { scenario: v, display } = await scenarioOf(ctx, name);
     const d = describeControls(v, variant);
     if ('issues' in d) throw new RequestError(422, d.issues.map((i) => i.message).join('; '), d.issues);
     const sweep = (v.raw.sweep as Record<string, unknown> | undefined) ?? {};
@@ -209,14 +241,14 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
    * issues are the answer), so a value being typed never shows up as a failed request; a run
    * with invalid values still gets its 422.
    */
-  function check(body: Record<string, unknown>) {
-    const { scenario: v } = scenarioOf(ctx, reqString(body, 'scenario'));
+  async function check(body: Record<string, unknown>) {
+    const { scenario: v } = await scenarioOf(ctx, reqString(body, 'scenario'));
     const r = liveScenario(v, { variant: optString(body, 'variant'), values: optValues(body) });
     if (!r.ok) return { ok: false, issues: r.issues };
     if (body.axes === undefined) return { ok: true, issues: [] };
     // a sweep (the page's link carries one): checked as POST /api/sweep checks it, nothing run
     try {
-      sweepRequest(ctx, body);
+      await sweepRequest(ctx, body);
     } catch (e) {
       if (!(e instanceof RequestError) || e.status === 404) throw e;
       return { ok: false, issues: e.issues.length > 0 ? e.issues : [{ path: '', message: e.message }] };
@@ -224,8 +256,8 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
     return { ok: true, issues: [] };
   }
 
-  function save(body: Record<string, unknown>) {
-    const { scenario: v, text, display } = scenarioOf(ctx, reqString(body, 'scenario'));
+  async function save(body: Record<string, unknown>) {
+    const { scenario: v, text, display } = await scenarioOf(ctx, reqString(body, 'scenario'));
     const r = tunedYaml(text, v, { variant: optString(body, 'variant'), values: optValues(body) });
     if (!r.ok) throw new RequestError(422, r.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '), r.issues);
     // gains: what the copy's sweep gained so that it runs the case tuned (a file with a sweep)
@@ -256,12 +288,13 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
     catalogue: ctx.catalogue,
     port,
     server,
-    stats: () => ({ open: ctx.open.size, clients: ctx.clients.size, ...ctx.gate.load }),
+    stats: () => ({ open: ctx.open.size, clients: ctx.clients.size, ...ctx.gate.load, preparing: ctx.admission.load.queued }),
     close: async () => {
       for (const ac of [...ctx.open]) ac.abort();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
+      await ctx.catalogue.close();
     },
   };
 }

@@ -150,7 +150,7 @@ async function streamVerb<R>(
 
 /** POST /api/sensitivity: rank the tuned case's settings by their effect on a metric (a tornado). */
 export async function streamSensitivity(ctx: JobContext, client: string, body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
-  const { scenario: v } = scenarioOf(ctx, reqString(body, 'scenario'));
+  const { scenario: v } = await scenarioOf(ctx, reqString(body, 'scenario'));
   const tv = tunedCase(v, body);
   const metric = optString(body, 'metric', 100);
   const params = optPaths(body, 'params', LIMITS.maxRankedSettings);
@@ -210,7 +210,7 @@ export async function streamSensitivity(ctx: JobContext, client: string, body: R
 
 /** POST /api/tune: whole-number values of one to three settings of the tuned case meeting every target. */
 export async function streamTune(ctx: JobContext, client: string, body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
-  const { scenario: v } = scenarioOf(ctx, reqString(body, 'scenario'));
+  const { scenario: v } = await scenarioOf(ctx, reqString(body, 'scenario'));
   const tv = tunedCase(v, body);
   const params = optPaths(body, 'params', 3);
   if (!params) throw bad('params', 'one to three settings to search');

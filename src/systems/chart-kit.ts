@@ -19,6 +19,28 @@ export const DEFAULT_TARGET = 0.5;
 /** At most this many lines share one panel; beyond it a chart becomes small multiples. */
 const MAX_LINES = 8;
 
+/**
+ * At most this many small multiples in one chart (nine rows of four). A 100 x 100 sweep made
+ * 10,000 panels: vega's expression parser overflowed the stack on the facet, and 100 x 30 took
+ * 1.2 GB to draw (issue 30). Beyond it a chart draws an evenly spaced sample of its panels and
+ * says so in its caption; every case is still in the CSV files.
+ */
+export const MAX_PANELS = 36;
+
+/** At most this many variants, and rows (variants x sweep points), in a by-variant bar chart; beyond them a sample (said in its caption). */
+const MAX_BAR_VARIANTS = 48;
+const MAX_BAR_ROWS = 240;
+
+/**
+ * An evenly spaced sample of `n` items, at most `most`, first and last included (indices in order).
+ * @example sampleIndices(10, 4) // [0, 3, 6, 9]
+ */
+export function sampleIndices(n: number, most: number): number[] {
+  if (n <= most) return Array.from({ length: n }, (_, i) => i);
+  if (most <= 1) return [0];
+  return Array.from({ length: most }, (_, i) => Math.round((i * (n - 1)) / (most - 1)));
+}
+
 /** How a (case, variant) is labelled in a legend: the variant, then the swept values. */
 export function seriesLabel(result: ScenarioResult, c: CaseResult): string {
   const parts: string[] = [];
@@ -40,10 +62,18 @@ export function shortName(path: string): string {
  * @example integerTicks([1, 2, 3], 480) // [1, 2, 3]
  */
 export function integerTicks(xs: number[], width: number, pxPerTick = 30): number[] {
-  const finite = xs.filter((x) => Number.isFinite(x));
-  if (finite.length === 0) return [];
-  const lo = Math.ceil(Math.min(...finite));
-  const hi = Math.floor(Math.max(...finite));
+  // a loop, not Math.min(...xs): a spread passes every value as an argument on the stack, and a
+  // big sweep's curves (10,000 cases x their turns) overflowed it (issue 30)
+  let min = Infinity;
+  let max = -Infinity;
+  for (const x of xs) {
+    if (!Number.isFinite(x)) continue;
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
+  if (min > max) return [];
+  const lo = Math.ceil(min);
+  const hi = Math.floor(max);
   const most = Math.max(2, Math.floor(width / pxPerTick));
   let step = 1;
   for (let k = 1; (hi - lo) / step > most; k *= 10) {
@@ -230,11 +260,16 @@ export function curveChart(
   },
 ): ChartSpec {
   const layout = seriesLayout(result);
+  // too many panels to draw: an evenly spaced sample of them (said in the caption)
+  const allPanels = layout.panels.length;
+  const kept = layout.panel && allPanels > MAX_PANELS ? new Set(sampleIndices(allPanels, MAX_PANELS).map((i) => layout.panels[i])) : undefined;
+  if (kept) layout.panels = layout.panels.filter((p) => kept.has(p));
   const values: Record<string, unknown>[] = [];
   const xs: number[] = [];
   for (const c of result.cases) {
     const series = layout.color(c);
     const panel = layout.panel?.(c);
+    if (kept && !kept.has(panel!)) continue;
     for (const pt of c.curves[opts.curve] ?? []) {
       xs.push(Number(pt.x[opts.x]));
       values.push({ ...(panel !== undefined ? { panel } : {}), series, x: pt.x[opts.x], value: pt.m.value, lo: pt.m.ci_low, hi: pt.m.ci_high });
@@ -274,7 +309,9 @@ export function curveChart(
   return {
     name: opts.name,
     title,
-    caption: `every case${layout.panel ? `, one panel per ${panelWord(layout)}` : ''}; bands are 95% intervals`,
+    caption: kept
+      ? `a sample: ${layout.panels.length} of the ${allPanels.toLocaleString('en-US')} panels, evenly spaced (the first and the last among them), one panel per ${panelWord(layout)}; every case is in ${opts.curve}.csv; bands are 95% intervals`
+      : `every case${layout.panel ? `, one panel per ${panelWord(layout)}` : ''}; bands are 95% intervals`,
     spec: facetted(layout, { $schema: SCHEMA, title, data: { values } }, inner, { width, height: 280 }),
   };
 }
@@ -625,9 +662,17 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
   const baseline = result.variants[0];
   const multi = result.cases.length > result.variants.length;
   const where = (c: CaseResult) => result.params.map((p) => `${shortName(p)}=${String(c.params[p])}`).join(', ') || 'all';
-  const groups = [...new Set(result.cases.map(where))];
+  const allGroups = [...new Set(result.cases.map(where))];
+  // Too many rows to draw (thousands of variants made vega overflow its stack, issue 30): an
+  // evenly spaced sample of the variants (the baseline first) and of the sweep points, said in the caption.
+  const variants = sampleIndices(result.variants.length, MAX_BAR_VARIANTS).map((i) => result.variants[i]);
+  const groups = sampleIndices(allGroups.length, Math.max(1, Math.floor(MAX_BAR_ROWS / variants.length))).map((i) => allGroups[i]);
+  const keptVariants = new Set(variants);
+  const keptGroups = new Set(groups);
+  const sampled = variants.length < result.variants.length || groups.length < allGroups.length;
   const values: Record<string, unknown>[] = [];
   for (const c of result.cases) {
+    if (sampled && (!keptVariants.has(c.variant) || !keptGroups.has(where(c)))) continue;
     const m = c.metrics[metric];
     const d = c.differences[metric];
     if (m && Number.isFinite(m.value)) values.push({ panel: 'value', where: where(c), variant: c.variant, value: m.value, lo: m.ci_low, hi: m.ci_high });
@@ -638,9 +683,9 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
   // exactly 0 (a castle's fall in a battle without a castle), gives empty panels; the Answer says 0.
   if (values.every((x) => x.value === 0 && (x.panel === 'value' || (x.lo === 0 && x.hi === 0)))) return undefined;
   // one grey when the rows are the variants; a shade each (with a legend) when a sweep groups them
-  const greys = result.variants.map((_, i) => VARIANT_GREYS[i % VARIANT_GREYS.length]);
+  const greys = variants.map((_, i) => VARIANT_GREYS[i % VARIANT_GREYS.length]);
   const variantColour = multi
-    ? { field: 'variant', type: 'nominal', title: null, sort: result.variants, scale: { domain: result.variants, range: greys }, legend: { labelLimit: 0 } }
+    ? { field: 'variant', type: 'nominal', title: null, sort: variants, scale: { domain: variants, range: greys }, legend: { labelLimit: 0 } }
     : { value: VARIANT_GREYS[1] };
   const changeColour = {
     field: 'change',
@@ -654,9 +699,9 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
   const yAxis = { labelLimit: 0 };
   const yField = () =>
     multi
-      ? { y: { field: 'where', type: 'nominal', title: null, sort: groups, scale: { domain: groups }, axis: yAxis }, yOffset: { field: 'variant', sort: result.variants, scale: { domain: result.variants } } }
-      : { y: { field: 'variant', type: 'nominal', title: null, sort: result.variants, scale: { domain: result.variants }, axis: yAxis } };
-  const rows = multi ? groups.length * result.variants.length : result.variants.length;
+      ? { y: { field: 'where', type: 'nominal', title: null, sort: groups, scale: { domain: groups }, axis: yAxis }, yOffset: { field: 'variant', sort: variants, scale: { domain: variants } } }
+      : { y: { field: 'variant', type: 'nominal', title: null, sort: variants, scale: { domain: variants }, axis: yAxis } };
+  const rows = multi ? groups.length * variants.length : variants.length;
   const panel = (which: 'value' | 'difference', title: string, zero: boolean) => ({
     width: 260,
     height: Math.max(60, rows * (multi ? 14 : 22)),
@@ -675,7 +720,7 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
   return {
     name,
     title,
-    caption: `bars: estimate (a difference also a diamond, so one of 0 shows); black lines: 95% intervals; the difference is paired (common random numbers) where the metric is per trial, coloured by its direction as in the tables (blue up, orange down, grey when the interval contains 0)`,
+    caption: `${sampled ? `a sample, evenly spaced: ${variants.length} of the ${result.variants.length.toLocaleString('en-US')} variants${groups.length < allGroups.length ? ` at ${groups.length} of the ${allGroups.length.toLocaleString('en-US')} sweep points` : ''} (every case is in summary.csv); ` : ''}bars: estimate (a difference also a diamond, so one of 0 shows); black lines: 95% intervals; the difference is paired (common random numbers) where the metric is per trial, coloured by its direction as in the tables (blue up, orange down, grey when the interval contains 0)`,
     lead: !multi,
     metric,
     spec: {

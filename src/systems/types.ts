@@ -231,6 +231,12 @@ export interface RulesSystem<C = unknown> {
   kernel: Kernel<C>;
   pairedSlots(c: C): PairedSlot[];
   summarize(c: C, acc: Float64Array): CaseSummary;
+  /**
+   * Optional: what one chunk's accumulator (acc[0] already its trial count) must hold beyond
+   * what its summary shows (slots no metric reads), as a short problem naming the slot, or
+   * undefined. `merge` refuses a shard whose chunk fails it (api/shard.ts checkChunkMeaning).
+   */
+  checkAccumulator?(c: C, acc: Float64Array): string | undefined;
   /** Exact answer, or null when this case has no exact form. */
   exact?(c: C): ExactSummary | null;
   charts(result: ScenarioResult): ChartSpec[];

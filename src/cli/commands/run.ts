@@ -179,8 +179,11 @@ export function register(program: Command): void {
     .option('--no-progress', 'no progress bar')
     .option('--shard <k/n>', 'run every n-th chunk, starting with chunk k-1, into a shard file (--out names it); see `merge`', (x: string) => {
       const m = /^(\d+)\/(\d+)$/.exec(x);
-      const k = m ? Number(m[1]) : NaN;
-      const n = m ? Number(m[2]) : NaN;
+      // parsed exactly: 9007199254740993 would round to ...992, another shard (issue 30)
+      const exact = (d: string) => (BigInt(d) <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(d) : NaN);
+      const k = m ? exact(m[1]) : NaN;
+      const n = m ? exact(m[2]) : NaN;
+      if (m && (Number.isNaN(k) || Number.isNaN(n))) throw new InvalidArgumentError(`--shard must be k/n with whole numbers up to ${Number.MAX_SAFE_INTEGER} (2^53 - 1), exactly: got ${x.length > 60 ? `${x.slice(0, 57)}...` : x}`);
       if (!m || !(k >= 1) || !(n >= 1) || k > n) throw new InvalidArgumentError('--shard must be k/n with 1 <= k <= n, e.g. 3/16');
       return { k, n };
     })

@@ -50,7 +50,7 @@ async function serveCommand(args: string[], flags: ServeFlags): Promise<void> {
   const where = args.length > 0 ? args.join(', ') : DEFAULT_SCENARIOS;
   // every broken file's first problem, as validate prints it (the page shows them only in its picker)
   let start = '';
-  const served = wb.catalogue.entries().map((e) => wb.catalogue.load(e));
+  const served = await Promise.all(wb.catalogue.entries().map((e) => wb.catalogue.loadAsync(e)));
   for (const l of served) {
     if (l.ok) continue;
     const more = l.issues.length - 1;

@@ -3,7 +3,7 @@ import type { RulesSystem } from '../types.js';
 import { chartsSurrender } from './charts.js';
 import { compileSurrender, type SurrenderCompiled } from './compile.js';
 import { exactSurrender } from './exact.js';
-import { ACC_PROBE, ACC_SURRENDERED, surrenderKernel } from './kernel.js';
+import { ACC_BY_TURN, ACC_PROBE, ACC_SURRENDERED, ACC_TESTS, ACC_TRIALS, ACC_UNBLOCKADED, surrenderKernel } from './kernel.js';
 import { surrenderShape } from './schema.js';
 import { METRIC_DOCS_SURRENDER, summarizeSurrender } from './summarize.js';
 
@@ -29,6 +29,21 @@ export const surrender: RulesSystem<SurrenderCompiled> = {
     { metric: 'p_surrender', slot: ACC_SURRENDERED },
   ],
   summarize: summarizeSurrender,
+  // the slots summarize reads are checked through its metrics; these are the layout's own sums (kernel.ts)
+  checkAccumulator: (c, acc) => {
+    const n = acc[ACC_TRIALS];
+    let byTurn = 0;
+    for (let t = 0; t < c.turns; t++) {
+      const x = acc[ACC_BY_TURN + t];
+      if (!(x >= 0 && x <= n)) return `slot ${ACC_BY_TURN + t} counts ${x} surrenders in turn ${t + 1} of ${n} trials`;
+      byTurn += x;
+    }
+    if (byTurn !== acc[ACC_SURRENDERED]) return `surrenders by turn (slots ${ACC_BY_TURN}..${ACC_BY_TURN + c.turns - 1}) sum to ${byTurn}, not the ${acc[ACC_SURRENDERED]} surrendered (slot ${ACC_SURRENDERED})`;
+    const most = n * c.turns;
+    if (!(acc[ACC_TESTS] >= 0 && acc[ACC_TESTS] <= most * c.testsPerTurn)) return `slot ${ACC_TESTS} counts ${acc[ACC_TESTS]} tests, more than ${c.testsPerTurn} a turn for ${c.turns} turns of ${n} trials (or negative)`;
+    if (!(acc[ACC_UNBLOCKADED] >= 0 && acc[ACC_UNBLOCKADED] <= most)) return `slot ${ACC_UNBLOCKADED} counts ${acc[ACC_UNBLOCKADED]} unblockaded turns, more than ${c.turns} turns of ${n} trials (or negative)`;
+    return undefined;
+  },
   exact: exactSurrender,
   charts: chartsSurrender,
 };

@@ -1,0 +1,130 @@
+/**
+ * Issue 30 items 3 and 4: cost bounded by the limits accepted. A 198 KB scenario (under the
+ * 256 KiB limit) with a 100 x 100 sweep and 5,500 identical `expect:` items exhausted the heap
+ * (every case parsed and kept the whole file, expect: list and all, and every item was resolved
+ * against every case): it is now refused at once, naming the limit on judgments. A file at the
+ * limits is validated in linear time. A 10,000-case sweep (trials 1) crashed the chart renderer
+ * (`Maximum call stack size exceeded`: a panel per case, 10,000 facets): its charts now draw,
+ * a curve chart with too many panels drawing an evenly spaced sample and saying so.
+ */
+import { describe, expect, it } from 'vitest';
+import { validateText } from '../src/api.js';
+import { runScenario } from '../src/api.js';
+import { LIMITS } from '../src/scenario/limits.js';
+import { MSG } from '../src/scenario/messages.js';
+import { renderSvg } from '../src/report/render.js';
+import { MAX_PANELS } from '../src/systems/chart-kit.js';
+
+const head = (to1: number, to2: number) =>
+  [
+    'name: heavy',
+    'system: surrender',
+    'seed: 1',
+    'trials: 1',
+    'structure: { surrender_level: 3 }',
+    'besieger: { combat_units: 8 }',
+    'besieged: { steps_inside: 10 }',
+    'turns: 4',
+    'sweep:',
+    `  besieger.combat_units: { from: 1, to: ${to1}, step: 1 }`,
+    `  besieged.steps_inside: { from: 1, to: ${to2}, step: 1 }`,
+    '',
+  ].join('\n');
+const items = (n: number, item = '  - { metric: p_test, at_least: 0 }\n') => 'expect:\n' + item.repeat(n);
+
+describe('expect: items x cases are bounded', () => {
+  it('5,500 items on a 100 x 100 sweep (the file that exhausted the heap): refused at once, naming the limit', { timeout: 120_000 }, () => {
+    const text = head(100, 100) + items(5500);
+    expect(text.length).toBeLessThan(LIMITS.fileBytes);
+    const t0 = performance.now();
+    const v = validateText('heavy.yaml', text);
+    const ms = performance.now() - t0;
+    expect(v.ok).toBe(false);
+    if (v.ok) return;
+    expect(v.issues).toEqual([expect.objectContaining({ path: 'expect', line: 12, col: 1, message: MSG.expectTooManyJudgments(55_000_000, 5500, LIMITS.expectJudgments) })]);
+    // about 2 s of CPU; the bound is for a loaded 2-core machine (it was a heap exhaustion after minutes)
+    expect(ms).toBeLessThan(60_000);
+  });
+
+  it('1,000 items on 2,500 cases (validate took 8.9 s and 0.9 GB): refused the same way', { timeout: 120_000 }, () => {
+    const v = validateText('k1000.yaml', head(50, 50) + items(1000));
+    expect(v.ok).toBe(false);
+    if (!v.ok) expect(v.issues.map((i) => i.message)).toEqual([MSG.expectTooManyJudgments(2_500_000, 1000, LIMITS.expectJudgments)]);
+  });
+
+  it('a file at the limit (10 items on every case of a 10,000-case sweep, 100,000 judgments) is valid, and items that select fewer cases count fewer', { timeout: 120_000 }, () => {
+    const t0 = performance.now();
+    const v = validateText('at-limit.yaml', head(100, 100) + items(10));
+    expect(performance.now() - t0).toBeLessThan(60_000);
+    expect(v.ok).toBe(true);
+    if (!v.ok) return;
+    expect(v.value.points).toHaveLength(10_000);
+    expect(v.value.expect.reduce((n, e) => n + e.targets.length, 0)).toBe(LIMITS.expectJudgments);
+    // identical selections share one list of targets
+    expect(new Set(v.value.expect.map((e) => e.targets)).size).toBe(1);
+    // a case carries its own settings, not the file's expect:, sweep:, variants: or headline:
+    expect(Object.keys(v.value.points[0].variants[0].scenario)).not.toContain('expect');
+    expect(Object.keys(v.value.points[0].variants[0].scenario)).not.toContain('sweep');
+    // 1,000 items each on one row of the grid (100 cases): 100,000 judgments, valid; the targets are that row's
+    const rows = Array.from({ length: 1000 }, (_, i) => `  - { metric: p_test, at_least: 0, where: { besieger.combat_units: ${(i % 100) + 1} } }\n`).join('');
+    const w = validateText('rows.yaml', head(100, 100) + 'expect:\n' + rows);
+    expect(w.ok).toBe(true);
+    if (!w.ok) return;
+    const e = w.value.expect[41];
+    expect(e.targets).toHaveLength(100);
+    expect(e.targets.every((t) => w.value.points[t.point].params['besieger.combat_units'] === 42)).toBe(true);
+    expect(e.targets.map((t) => t.point)).toEqual(Array.from({ length: 100 }, (_, j) => 41 * 100 + j));
+  });
+
+  it('a where: over two axes selects exactly the points of its values', () => {
+    const v = validateText('two.yaml', head(5, 4) + items(1, '  - { metric: p_test, at_least: 0, where: { besieger.combat_units: [2, 5], besieged.steps_inside: [1, 3] } }\n'));
+    expect(v.ok).toBe(true);
+    if (!v.ok) return;
+    const got = v.value.expect[0].targets.map((t) => v.value.points[t.point].params);
+    expect(got).toEqual([
+      { 'besieger.combat_units': 2, 'besieged.steps_inside': 1 },
+      { 'besieger.combat_units': 2, 'besieged.steps_inside': 3 },
+      { 'besieger.combat_units': 5, 'besieged.steps_inside': 1 },
+      { 'besieger.combat_units': 5, 'besieged.steps_inside': 3 },
+    ]);
+  });
+});
+
+describe('a 10,000-case sweep renders', () => {
+  it('surrender besieger.combat_units 1..100 x besieged.steps_inside 1..100, trials 1: every chart draws; the curve chart draws a sample and says so', { timeout: 600_000 }, async () => {
+    const v = validateText('sweep.yaml', head(100, 100));
+    if (!v.ok) throw new Error('valid');
+    const r = await runScenario(v.value, { trials: 1 });
+    const charts = v.value.system.charts(r);
+    const curve = charts.find((c) => c.name === 'surrender_by_turn')!;
+    expect(curve.caption).toMatch(new RegExp(`^a sample: ${MAX_PANELS} of the 10,000 panels, evenly spaced .*every case is in surrender_by_turn\\.csv`));
+    for (const c of charts) {
+      const svg = await renderSvg(c.spec);
+      expect(svg.startsWith('<svg'), c.name).toBe(true);
+    }
+  });
+
+  it('4,800 variants (a by-variant bar chart of thousands of rows overflowed the stack too): every chart draws, the bars a sample said so', { timeout: 600_000 }, async () => {
+    const text = [
+      'name: many',
+      'system: surrender',
+      'seed: 1',
+      'trials: 1',
+      'structure: { surrender_level: 3 }',
+      'besieger: { combat_units: 8 }',
+      'besieged: { steps_inside: 10 }',
+      'turns: 4',
+      'variants:',
+      '  - name: b',
+      ...Array.from({ length: 4800 }, (_, i) => `  - {name: v${i + 1}, set: {besieger.combat_units: ${(i + 1) % 1000}}}`),
+      '',
+    ].join('\n');
+    expect(text.length).toBeLessThan(LIMITS.fileBytes);
+    const v = validateText('many.yaml', text);
+    if (!v.ok) throw new Error('valid');
+    const r = await runScenario(v.value, { trials: 1 });
+    const charts = v.value.system.charts(r);
+    expect(charts.find((c) => c.name === 'p_surrender_by_variant')!.caption).toMatch(/^a sample, evenly spaced: 48 of the 4,801 variants \(every case is in summary\.csv\)/);
+    for (const c of charts) expect((await renderSvg(c.spec)).startsWith('<svg'), c.name).toBe(true);
+  });
+});
