@@ -147,6 +147,8 @@ export interface RunFlags {
   json?: boolean;
   progress?: boolean;
   brief?: boolean;
+  /** Write into a folder that holds files siegesim did not write (they are kept). */
+  force?: boolean;
 }
 
 /**

@@ -37,9 +37,10 @@ async function testCommand(files: string[], flags: TestFlags): Promise<void> {
   });
   if (issues.length > 0) failWith(issues);
   // Outputs are checked before any trial runs (exit 2), as run's are: not found after the whole suite has run.
-  if (flags.junit) checkOutputFile(flags.junit);
+  const inputs = scenarios.map((v) => v.file);
+  if (flags.junit) checkOutputFile(flags.junit, inputs);
   const summary = process.env.GITHUB_STEP_SUMMARY;
-  if (summary) checkSummaryFile(summary);
+  if (summary) checkSummaryFile(summary, inputs);
 
   // --json keeps stdout for the JSON alone: the console's lines go to stderr (a CI log still shows them).
   const say = (text: string) => (flags.json ? process.stderr : process.stdout).write(text);
@@ -87,9 +88,9 @@ async function testCommand(files: string[], flags: TestFlags): Promise<void> {
 }
 
 /** The step summary is appended to, so it must be a file (or not exist yet) in a folder that does. */
-function checkSummaryFile(file: string): void {
+function checkSummaryFile(file: string, inputs: readonly string[]): void {
   try {
-    checkOutputFile(file);
+    checkOutputFile(file, inputs);
   } catch (e) {
     if (e instanceof OutputError) throw new OutputError(e.message.replace(`cannot write to ${file}:`, `cannot write to ${file} (GITHUB_STEP_SUMMARY):`), e.exitCode);
     throw e;
