@@ -1,10 +1,13 @@
 /**
  * The write phase: every report file goes to a temporary folder beside the target, which is
- * renamed into place only when complete. An interrupted or failed run never leaves a
- * half-written report and never replaces a good one with a partial one.
+ * put into place only when complete (renamed in whole, or file by file beside the user's files).
+ * An interrupted or failed run never leaves a half-written report and never replaces a good one
+ * with a partial one; and siegesim replaces or deletes only files it wrote, as each folder's
+ * manifest lists them (manifest.ts; docs/architecture.md, "What siegesim may replace").
  *
- * Outputs are also checked before any trial runs (`checkReportDir`, `checkOutputFile`): a
- * path that cannot be written is a problem with what the user gave (exit 2), found in
+ * Outputs are also checked before any trial runs (`checkReportDir`, `checkOutputFile`,
+ * `checkFolder`): a path that cannot be written, a folder holding the user's files, an output
+ * over a file the command reads, is a problem with what the user gave (exit 2), found in
  * milliseconds rather than after the run. Temporary names carry the host and the pid of their
  * process, so a later run can remove what a killed one left (`removeLeftovers`).
  */
@@ -190,16 +193,24 @@ function inputAt(p: string, inputs: Inputs): string | undefined {
   } catch {
     return undefined;
   }
-  for (const i of inputs) {
-    try {
-      const s = statSync(i);
-      if (s.dev === st.dev && s.ino === st.ino) return i;
-    } catch {
-      // an input that cannot be read is said where it is read
+  let ids = INPUT_IDS.get(inputs);
+  if (!ids) {
+    ids = new Map();
+    for (const i of inputs) {
+      try {
+        const s = statSync(i);
+        if (!ids.has(`${s.dev}:${s.ino}`)) ids.set(`${s.dev}:${s.ino}`, i);
+      } catch {
+        // an input that cannot be read is said where it is read
+      }
     }
+    INPUT_IDS.set(inputs, ids);
   }
-  return undefined;
+  return ids.get(`${st.dev}:${st.ino}`);
 }
+
+/** Each list of inputs' files by device and inode, found once (`run scenarios` checks every report's files against every scenario). */
+const INPUT_IDS = new WeakMap<Inputs, Map<string, string>>();
 
 /** Why `p` (an existing file an output would replace) must not be replaced, or undefined. */
 function inputReason(p: string, inputs: Inputs, scenarioFiles: boolean): string | undefined {
