@@ -159,6 +159,8 @@ export interface RunFlags {
   json?: boolean;
   progress?: boolean;
   brief?: boolean;
+  /** Write into a folder that holds files siegesim did not write (they are kept). */
+  force?: boolean;
 }
 
 /**

@@ -73,7 +73,7 @@ export function provenanceLine(
  */
 export async function writeAnalysis(
   outDir: string,
-  o: { name: string; csv: string; json: Record<string, unknown>; charts: readonly ChartSpec[] },
+  o: { name: 'sensitivity' | 'tune'; csv: string; json: Record<string, unknown>; charts: readonly ChartSpec[] },
   page: (files: readonly string[]) => string,
 ): Promise<string[]> {
   const { name, csv, json, charts } = o;
@@ -82,7 +82,7 @@ export async function writeAnalysis(
     await put(`${name}.json`, JSON.stringify(json, null, 2) + '\n');
     await putCharts(put, charts);
     await put('index.html', page([...files]));
-  });
+  }, name);
 }
 
 /**

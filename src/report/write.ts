@@ -1,17 +1,21 @@
 /**
  * The write phase: every report file goes to a temporary folder beside the target, which is
- * renamed into place only when complete. An interrupted or failed run never leaves a
- * half-written report and never replaces a good one with a partial one.
+ * put into place only when complete (renamed in whole, or file by file beside the user's files).
+ * An interrupted or failed run never leaves a half-written report and never replaces a good one
+ * with a partial one; and siegesim replaces or deletes only files it wrote, as each folder's
+ * manifest lists them (manifest.ts; docs/architecture.md, "What siegesim may replace").
  *
- * Outputs are also checked before any trial runs (`checkReportDir`, `checkOutputFile`): a
- * path that cannot be written is a problem with what the user gave (exit 2), found in
+ * Outputs are also checked before any trial runs (`checkReportDir`, `checkOutputFile`,
+ * `checkFolder`): a path that cannot be written, a folder holding the user's files, an output
+ * over a file the command reads, is a problem with what the user gave (exit 2), found in
  * milliseconds rather than after the run. Temporary names carry the host and the pid of their
  * process, so a later run can remove what a killed one left (`removeLeftovers`).
  */
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, type Stats } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { SCENARIO_COPY } from './folder.js';
+import { CURVE_NAMES, indexOwnership, KIND_NAME, MANIFEST, manifestText, ownershipOf, someNames, type FolderKind, type Ownership } from './manifest.js';
 import { realPathOr } from '../paths.js';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -79,8 +83,9 @@ function pidAlive(pid: number): boolean {
 /**
  * Remove what killed siegesim processes of this host left in `dir`: temporary files and
  * folders are deleted; a report moved aside (`.old-`) goes back to its name when the new one
- * never arrived, else it is deleted. Entries of live processes (and other hosts') are left.
- * Returns the names acted on.
+ * never arrived, else it is deleted; the old files of a report swapped file by file (a backup
+ * folder with a journal) go back into it, and the new files that had come in go out. Entries of
+ * live processes (and other hosts') are left. Returns the names acted on.
  */
 export function removeLeftovers(dir: string): string[] {
   let names: string[];
@@ -90,14 +95,16 @@ export function removeLeftovers(dir: string): string[] {
     return [];
   }
   const done: string[] = [];
-  for (const name of names) {
+  // backups before temporaries: undoing a file-by-file swap reads what its temporary still holds
+  for (const name of [...names.filter((n) => OLD.test(n)), ...names.filter((n) => !OLD.test(n))]) {
     const t = TMP.exec(name);
     const o = t ? null : OLD.exec(name);
     const m = t ?? o;
     if (!m || m[4] !== HOST || pidAlive(Number(m[2]))) continue;
     const p = path.join(dir, name);
     try {
-      if (o && !existsSync(path.join(dir, o[1]))) renameSync(p, path.join(dir, o[1]));
+      if (o && existsSync(path.join(p, UNDO))) undoSwap(p, path.join(dir, o[1]));
+      else if (o && !existsSync(path.join(dir, o[1]))) renameSync(p, path.join(dir, o[1]));
       else rmSync(p, { recursive: true, force: true });
       done.push(name);
     } catch {
@@ -105,6 +112,24 @@ export function removeLeftovers(dir: string): string[] {
     }
   }
   return done;
+}
+
+/** Undo a file-by-file swap that was killed midway (swapFiles), from its backup folder's journal. */
+function undoSwap(backup: string, target: string): void {
+  const j = JSON.parse(readFileSync(path.join(backup, UNDO), 'utf8')) as { tmp: string; files: string[] };
+  const tmp = path.join(path.dirname(backup), path.basename(String(j.tmp)));
+  // a new file is in the report when its temporary no longer holds it
+  for (const f of j.files) {
+    if (typeof f === 'string' && !f.split('/').includes('..') && !existsSync(path.join(tmp, f))) rmSync(path.join(target, f), { force: true });
+  }
+  for (const rel of readdirSync(backup, { recursive: true, encoding: 'utf8' })) {
+    const from = path.join(backup, rel);
+    if (rel === UNDO || lstatSync(from).isDirectory()) continue;
+    makeFolders(path.dirname(path.join(target, rel)));
+    renameSync(from, path.join(target, rel));
+  }
+  rmSync(backup, { recursive: true, force: true });
+  rmSync(tmp, { recursive: true, force: true });
 }
 
 // --- checks before the run ------------------------------------------------------------------
@@ -157,14 +182,62 @@ function probe(dir: string, shown: string): void {
   rmdirSync(p);
 }
 
+/** The files a command reads (scenario files, shard files): an output never replaces one. */
+export type Inputs = readonly string[];
+
+/** The input `p` is (the same file: through links, and hard links by device and inode), or undefined. */
+function inputAt(p: string, inputs: Inputs): string | undefined {
+  let st: Stats;
+  try {
+    st = statSync(p);
+  } catch {
+    return undefined;
+  }
+  let ids = INPUT_IDS.get(inputs);
+  if (!ids) {
+    ids = new Map();
+    for (const i of inputs) {
+      try {
+        const s = statSync(i);
+        if (!ids.has(`${s.dev}:${s.ino}`)) ids.set(`${s.dev}:${s.ino}`, i);
+      } catch {
+        // an input that cannot be read is said where it is read
+      }
+    }
+    INPUT_IDS.set(inputs, ids);
+  }
+  return ids.get(`${st.dev}:${st.ino}`);
+}
+
+/** Each list of inputs' files by device and inode, found once (`run scenarios` checks every report's files against every scenario). */
+const INPUT_IDS = new WeakMap<Inputs, Map<string, string>>();
+
+/** Why `p` (an existing file an output would replace) must not be replaced, or undefined. */
+function inputReason(p: string, inputs: Inputs, scenarioFiles: boolean): string | undefined {
+  const i = inputAt(p, inputs);
+  if (i !== undefined) return `${path.resolve(p) === path.resolve(i) ? 'it is a file' : `it is the same file as ${i}, which`} this command reads, and an output never replaces an input`;
+  if (scenarioFiles && /\.ya?ml$/i.test(realPathOr(p))) return 'it is a scenario file (.yaml), and an output never replaces one';
+  return undefined;
+}
+
+/** Names each kind of report always writes, besides its curves and charts: a file of the user's under one of them is never replaced. */
+const FIXED_NAMES: Record<Exclude<FolderKind, 'index'>, string[]> = {
+  run: ['summary.csv', 'summary.json', SCENARIO_COPY, 'index.html', MANIFEST],
+  sensitivity: ['sensitivity.csv', 'sensitivity.json', 'index.html', MANIFEST],
+  tune: ['tune.csv', 'tune.json', 'index.html', MANIFEST],
+  history: ['history.json', 'index.html', MANIFEST],
+};
+
 /**
- * Check, before any trial runs, that a report folder can be written at `dir` (and clean up
- * leftovers beside it). An existing `dir` must be a folder that is empty or holds a siegesim
- * report of the same kind (its `marker` file: `summary.json` for a run, `sensitivity.json`,
- * `tune.json`): anything else would be replaced, so it is refused.
- * Returns the real path to write to (a symbolic link is followed).
+ * Check, before any trial runs, that a report folder of `kind` can be written at `dir` (and clean
+ * up leftovers beside it). An existing `dir` must be a folder that is empty or a siegesim report
+ * of the same kind holding only what siegesim wrote (its manifest, manifest.ts; or a report from
+ * before manifests, by the legacy rule). A folder holding anything else is refused, naming what,
+ * unless `force`: then the report is written beside those files, which are kept (a file of the
+ * user's where the report writes one of its own is refused even so). A report file that is one
+ * of `inputs` is refused always. Returns the real path to write to (a symbolic link is followed).
  */
-export function checkReportDir(dir: string, marker = 'summary.json'): string {
+export function checkReportDir(dir: string, kind: Exclude<FolderKind, 'index'> = 'run', opts: { force?: boolean; inputs?: Inputs } = {}): string {
   let target = path.resolve(dir);
   let st = lstatOrUndefinedOrFail(target, dir);
   if (st?.isSymbolicLink()) {
@@ -175,16 +248,21 @@ export function checkReportDir(dir: string, marker = 'summary.json'): string {
     }
     st = lstatOrUndefinedOrFail(target, dir);
   }
-  if (st && !st.isDirectory()) throw cannotWrite(dir, 'it is a file, not a folder');
+  if (st && !st.isDirectory()) {
+    const why = inputReason(target, opts.inputs ?? [], false);
+    throw cannotWrite(dir, why ?? 'it is a file, not a folder');
+  }
   if (st) {
-    let names: string[];
+    let own: Ownership;
     try {
-      names = readdirSync(target);
+      own = ownershipOf(target);
     } catch (e) {
       throw cannotWrite(dir, reasonOf(e));
     }
-    if (names.length > 0 && !names.includes(marker)) {
-      throw cannotWrite(dir, 'it is a folder with other files, not a siegesim report, and the report would replace it; choose another --out');
+    refuseForeign(dir, kind, own, opts.force === true);
+    for (const f of own.ours) {
+      const why = inputReason(path.join(target, f), opts.inputs ?? [], false);
+      if (why) throw cannotWrite(dir, `the report would replace its ${f}: ${why}`);
     }
   }
   const parent = path.dirname(target);
@@ -195,8 +273,26 @@ export function checkReportDir(dir: string, marker = 'summary.json'): string {
   return target;
 }
 
-/** Check, before any trial runs, that `file` can be written: an existing one must be a regular file. */
-export function checkOutputFile(file: string): string {
+/** Refuse a report folder that holds the user's files (unless `force`), or a report of another kind. */
+function refuseForeign(dir: string, kind: Exclude<FolderKind, 'index'>, own: Ownership, force: boolean): void {
+  const again = 'choose another --out, or add --force to write the report beside them (they are kept)';
+  if (own.foreign.length > 0 && !force) {
+    const what = own.ours.size === 0 ? 'it is a folder with other files, not a siegesim report' : `it holds files siegesim did not write there`;
+    throw cannotWrite(dir, `${what} (${someNames(own.foreign)}); ${again}`);
+  }
+  if (own.kind !== undefined && own.kind !== kind && own.ours.size > 0 && !force) {
+    throw cannotWrite(dir, `it holds a siegesim ${KIND_NAME[own.kind]}, not a ${KIND_NAME[kind]}; choose another --out, or add --force to replace it`);
+  }
+  // --force: the user's files are kept, so one where the report writes a file of its own is refused
+  const fixed = new Set(FIXED_NAMES[kind]);
+  const clash = own.foreign.filter((f) => fixed.has(f) || f === 'charts' || (kind === 'run' && CURVE_NAMES.has(f)));
+  if (clash.length > 0) {
+    throw cannotWrite(dir, `the report would replace ${someNames(clash)}, which siegesim did not write (--force keeps such files); move ${clash.length === 1 ? 'it' : 'them'}, or choose another --out`);
+  }
+}
+
+/** Check, before any trial runs, that `file` can be written: an existing one must be a regular file, neither one of `inputs` nor a scenario file. */
+export function checkOutputFile(file: string, inputs: Inputs = []): string {
   const target = path.resolve(file);
   let st: Stats | undefined;
   try {
@@ -207,6 +303,10 @@ export function checkOutputFile(file: string): string {
   }
   if (st?.isDirectory()) throw cannotWrite(file, 'it is a folder, not a file');
   if (st && !st.isFile()) throw cannotWrite(file, 'it is not a regular file (a device or a pipe?)');
+  if (st) {
+    const why = inputReason(target, inputs, true);
+    if (why) throw cannotWrite(file, why);
+  }
   const parent = path.dirname(target);
   const folder = nearestFolder(parent, file);
   probe(folder, file);
@@ -214,11 +314,21 @@ export function checkOutputFile(file: string): string {
   return target;
 }
 
-/** Check that a folder (the root that holds reports and their index) can be written into. */
-export function checkFolder(dir: string): void {
+/**
+ * Check that a folder of reports can be written into: its index.html, when there is one, must be
+ * siegesim's (manifest.ts indexOwnership) — a user's own index.html is never replaced, --force or
+ * not — and not one of `inputs`.
+ */
+export function checkFolder(dir: string, inputs: Inputs = []): void {
   const folder = nearestFolder(dir, dir);
   probe(folder, dir);
-  if (folder === path.resolve(dir)) removeLeftovers(folder);
+  if (folder === path.resolve(dir)) {
+    removeLeftovers(folder);
+    const own = indexOwnership(folder);
+    if (!own.ok) throw cannotWrite(dir, `${own.why}; move it, or choose another --out`);
+    const why = inputReason(path.join(folder, 'index.html'), inputs, false);
+    if (why) throw cannotWrite(path.join(dir, 'index.html'), why);
+  }
 }
 
 function lstatOrUndefinedOrFail(p: string, shown: string): Stats | undefined {
@@ -232,6 +342,11 @@ function lstatOrUndefinedOrFail(p: string, shown: string): Stats | undefined {
 }
 
 // --- the write phase --------------------------------------------------------------------------
+// Every file system call from here on is synchronous: a signal's handler (cleanupPending) runs
+// between two of them, never while one is in flight on libuv's thread pool. (An mkdir of the
+// temporary folder, in flight when the handler had removed the temporaries, made the folder
+// after it, and it was left behind: issue 31 item 8.) Awaits remain only where the charts are
+// drawn on their thread, and at the test-only fault points.
 
 /** A report folder given as a symbolic link is written where the link points (the link stays). */
 function followLink(p: string): string {
@@ -242,39 +357,90 @@ function followLink(p: string): string {
   }
 }
 
-/** Create `dir` and its missing parents one level at a time (Node's recursive mkdir loops forever under /proc). */
-async function makeFolders(dir: string): Promise<void> {
+/** Create `dir` and its missing parents one level at a time (Node's recursive mkdir loops forever under /proc); returns those it made, outermost first. */
+function makeFolders(dir: string): string[] {
   const missing: string[] = [];
   for (let cur = path.resolve(dir); !existsSync(cur); cur = path.dirname(cur)) {
     missing.push(cur);
     if (path.dirname(cur) === cur) break;
   }
+  const made: string[] = [];
   for (const d of missing.reverse()) {
     try {
-      await mkdir(d);
+      mkdirSync(d);
+      made.push(d);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
   }
+  return made;
 }
 
-/** What a killed or interrupted write phase must undo: temporaries, and reports moved aside. */
-const pending = new Map<string, { tmp: string; old?: string; target: string }>();
+/** A write in progress: what a failure or a signal must undo. */
+interface Job {
+  /** The temporary folder (or file) being filled. */
+  tmp: string;
+  target: string;
+  /** Whole-folder swap: the old report, moved aside while the new one is renamed in. */
+  old?: string;
+  /** File-by-file swap (a folder that holds the user's files): the old report's files moved aside, what went out and what came in. */
+  backup?: string;
+  movedOut: string[];
+  movedIn: string[];
+  madeDirs: string[];
+}
+
+const pending = new Map<string, Job>();
+/** Set once the process is ending (a signal, an error): no write starts or goes on after it. */
+let stopped = false;
+
+/** Journal of a file-by-file swap, in its backup folder: what a killed run's successor needs to undo it (removeLeftovers). */
+const UNDO = '.siegesim-undo.json';
 
 /**
- * Undo every write in progress, synchronously (from a signal handler): remove temporaries and
- * put back a report that was moved aside.
+ * Undo every write in progress, synchronously (from a signal handler): remove temporaries, put
+ * back a report that was moved aside or the files of one. No write starts or goes on after it.
  */
 export function cleanupPending(): void {
-  for (const w of pending.values()) {
-    try {
-      rmSync(w.tmp, { recursive: true, force: true });
-      if (w.old && existsSync(w.old) && !existsSync(w.target)) renameSync(w.old, w.target);
-    } catch {
-      // best effort: a later run removes or restores what is left (removeLeftovers)
-    }
-  }
+  stopped = true;
+  for (const w of pending.values()) undo(w);
   pending.clear();
+}
+
+function undo(w: Job): void {
+  try {
+    if (w.backup) rollBack(w);
+    rmSync(w.tmp, { recursive: true, force: true });
+    if (w.old && existsSync(w.old) && !existsSync(w.target)) renameSync(w.old, w.target);
+  } catch {
+    // best effort: a later run removes or restores what is left (removeLeftovers)
+  }
+}
+
+/** Put back the files a file-by-file swap moved: the new ones out, the old ones in. */
+function rollBack(w: Job): void {
+  for (const f of w.movedIn.splice(0).reverse()) rmSync(path.join(w.target, f), { force: true });
+  for (const d of w.madeDirs.splice(0).reverse()) rmSafe(path.join(w.target, d));
+  for (const f of w.movedOut.splice(0).reverse()) {
+    makeFolders(path.dirname(path.join(w.target, f)));
+    renameSync(path.join(w.backup!, f), path.join(w.target, f));
+  }
+  rmSync(w.backup!, { recursive: true, force: true });
+  w.backup = undefined;
+}
+
+/** Remove a folder if it is empty. */
+function rmSafe(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not empty (the user's files), or gone
+  }
+}
+
+/** Throws once the process is ending, so that nothing is written after its cleanup. */
+function goOn(): void {
+  if (stopped) throw new Error('the write phase was stopped (the process is ending)');
 }
 
 /** Test-only failure points (`SIEGESIM_FAULT`), so tests can kill or fail the write phase at a known step. */
@@ -301,39 +467,51 @@ function writeFailed(target: string, existed: boolean, e: unknown): OutputError 
 export type PutFile = (rel: string, content: string) => Promise<void>;
 
 /**
- * Write a folder atomically: `fill` puts every file into a temporary folder beside `outDir`
- * (with a `charts/` subfolder ready), which then replaces `outDir` whole, so an interrupted or
- * failed write never leaves half a report nor replaces a good one. Returns the files written
- * (relative, in the order put).
+ * Write a report folder of `kind` atomically: `fill` puts every file into a temporary folder
+ * beside `outDir` (with a `charts/` subfolder ready), and the manifest listing them is added
+ * (manifest.ts). Then the new report takes the old one's place: renamed in whole when the folder
+ * holds nothing but siegesim's files (the old report is moved aside, then deleted), else file by
+ * file, the user's files left where they are (swapFiles). An interrupted or failed write never
+ * leaves half a report, nor replaces a good one, nor touches a file siegesim did not write.
+ * Returns the files written (relative, in the order put; the manifest not among them).
  */
-export async function writeFolder(outDir: string, fill: (put: PutFile, files: readonly string[]) => Promise<void>): Promise<string[]> {
+export async function writeFolder(outDir: string, fill: (put: PutFile, files: readonly string[]) => Promise<void>, kind: Exclude<FolderKind, 'index'> = 'run'): Promise<string[]> {
+  goOn();
   const target = followLink(path.resolve(outDir));
   const parent = path.dirname(target);
   const existed = existsSync(target);
   const tmp = path.join(parent, tmpName(path.basename(target)));
-  const job: { tmp: string; old?: string; target: string } = { tmp, target };
+  const job: Job = { tmp, target, movedOut: [], movedIn: [], madeDirs: [] };
   pending.set(tmp, job);
   try {
-    await makeFolders(parent);
-    await mkdir(tmp);
-    await mkdir(path.join(tmp, 'charts'));
+    makeFolders(parent);
+    mkdirSync(tmp);
+    mkdirSync(path.join(tmp, 'charts'));
     const files: string[] = [];
     await fill(async (rel, content) => {
-      await writeFile(path.join(tmp, rel), content);
+      goOn();
+      writeFileSync(path.join(tmp, rel), content);
       files.push(rel);
       await faultPoint('file', rel);
     }, files);
+    goOn();
     // a report without charts (a sensitivity run where nothing moved) has no empty charts/
-    if ((await readdir(path.join(tmp, 'charts'))).length === 0) await rm(path.join(tmp, 'charts'), { recursive: true });
+    if (readdirSync(path.join(tmp, 'charts')).length === 0) rmdirSync(path.join(tmp, 'charts'));
+    writeFileSync(path.join(tmp, MANIFEST), manifestText(kind, files));
     await faultPoint('tmp', tmp);
-    await swapInto(job);
+    goOn();
+    const own = existsSync(target) ? ownershipOf(target) : undefined;
+    if (own && own.foreign.length > 0) await swapFiles(job, [...files, MANIFEST], own);
+    else await swapInto(job);
     return files;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException)?.code) throw writeFailed(outDir, existed, e);
+    if (!(e instanceof OutputError) && (e as NodeJS.ErrnoException)?.code) throw writeFailed(outDir, existed, e);
     throw e;
   } finally {
-    await rm(tmp, { recursive: true, force: true });
-    pending.delete(tmp);
+    if (pending.has(tmp)) {
+      undo(job);
+      pending.delete(tmp);
+    }
   }
 }
 
@@ -445,43 +623,100 @@ export async function writeReport(
 }
 
 /** Put a finished folder at `target`, replacing any old one only once the new one is whole. */
-async function swapInto(job: { tmp: string; old?: string; target: string }): Promise<void> {
+async function swapInto(job: Job): Promise<void> {
   const { tmp, target } = job;
   if (!existsSync(target)) {
-    await rename(tmp, target);
+    renameSync(tmp, target);
     return;
   }
   const old = path.join(path.dirname(target), oldName(path.basename(target)));
   job.old = old;
-  await rename(target, old);
+  renameSync(target, old);
+  await faultPoint('swap', old);
+  goOn();
   try {
-    await faultPoint('swap', old);
-    await rename(tmp, target);
+    renameSync(tmp, target);
   } catch (e) {
-    await rename(old, target);
+    renameSync(old, target);
+    job.old = undefined;
     throw e;
   }
   job.old = undefined;
-  await rm(old, { recursive: true, force: true });
+  rmSync(old, { recursive: true, force: true });
+}
+
+/**
+ * Put a finished folder's `files` into `target`, which holds files of the user's as well (`own`):
+ * siegesim's old files are moved aside into a backup folder (with a journal, so that a run after
+ * a killed one can undo it), the new ones moved in, the manifest last; only then is the backup
+ * deleted. The user's files are never moved. A failure or a signal before the end puts the old
+ * files back (rollBack). A file of the user's where the report writes one stops it, unchanged.
+ */
+async function swapFiles(job: Job, files: readonly string[], own: Ownership): Promise<void> {
+  const { tmp, target } = job;
+  const taken = (f: string) => lstatOrUndefined(path.join(target, f)) !== undefined;
+  const dirs = [...new Set(files.filter((f) => f.includes('/')).map((f) => f.split('/')[0]))];
+  const clash = [
+    ...files.filter((f) => !own.ours.has(f) && !f.includes('/') && taken(f)),
+    ...dirs.filter((d) => taken(d) && !lstatSync(path.join(target, d)).isDirectory()),
+    ...files.filter((f) => f.includes('/') && !own.ours.has(f) && lstatSync(path.join(target, f.split('/')[0]), { throwIfNoEntry: false })?.isDirectory() && taken(f)),
+  ];
+  if (clash.length > 0) {
+    throw new OutputError(`cannot write to ${target}: the report would replace ${someNames(clash)}, which siegesim did not write (put there during the run?); the previous one there is unchanged`, 1);
+  }
+  const backup = path.join(path.dirname(target), oldName(path.basename(target)));
+  mkdirSync(backup);
+  job.backup = backup;
+  writeFileSync(path.join(backup, UNDO), JSON.stringify({ tmp: path.basename(tmp), files }) + '\n');
+  // the old manifest goes out first and the new one comes in last: a folder never lists files it does not hold
+  const out = [...own.ours].sort((a, b) => (a === MANIFEST ? -1 : b === MANIFEST ? 1 : a.localeCompare(b)));
+  for (const f of out) {
+    makeFolders(path.dirname(path.join(backup, f)));
+    renameSync(path.join(target, f), path.join(backup, f));
+    job.movedOut.push(f);
+  }
+  await faultPoint('swap', backup);
+  goOn();
+  const into = [...files.filter((f) => f !== MANIFEST), MANIFEST];
+  for (const f of into) {
+    const d = path.dirname(f);
+    if (d !== '.' && !existsSync(path.join(target, d))) {
+      mkdirSync(path.join(target, d));
+      job.madeDirs.push(d);
+    }
+    renameSync(path.join(tmp, f), path.join(target, f));
+    job.movedIn.push(f);
+  }
+  // whole: the journal's removal is the point of no return (a killed run's successor then only
+  // deletes the backup); the old files go, and a folder of siegesim's they leave empty
+  job.backup = undefined;
+  rmSync(path.join(backup, UNDO));
+  rmSync(backup, { recursive: true, force: true });
+  for (const d of new Set(out.filter((f) => f.includes('/')).map((f) => f.split('/')[0]))) rmSafe(path.join(target, d));
 }
 
 /** Write one file atomically (a temporary beside it, then a rename); failures as OutputError (exit 1). */
 export async function writeFileAtomic(file: string, content: string): Promise<void> {
+  goOn();
   const target = path.resolve(file);
   const existed = existsSync(target);
   const tmp = path.join(path.dirname(target), tmpName(path.basename(target)));
-  pending.set(tmp, { tmp, target });
+  const job: Job = { tmp, target, movedOut: [], movedIn: [], madeDirs: [] };
+  pending.set(tmp, job);
   try {
-    await makeFolders(path.dirname(target));
-    await writeFile(tmp, content);
+    makeFolders(path.dirname(target));
+    writeFileSync(tmp, content);
     await faultPoint('file', path.basename(target));
-    await rename(tmp, target);
+    goOn();
+    renameSync(tmp, target);
   } catch (e) {
     if ((e as NodeJS.ErrnoException)?.code) throw writeFailed(file, existed, e);
     throw e;
   } finally {
-    await rm(tmp, { force: true });
-    pending.delete(tmp);
+    if (pending.has(tmp)) {
+      rmSync(tmp, { force: true });
+      pending.delete(tmp);
+    }
   }
 }
 
@@ -558,5 +793,10 @@ export async function writeIndex(root: string): Promise<void> {
       // A folder that is not a siegesim report is left alone.
     }
   }
+  // the index replaces only an index siegesim wrote (checked before the run too: checkFolder)
+  const own = indexOwnership(root);
+  if (!own.ok) throw new OutputError(`cannot write to ${root}: ${own.why}; the reports are written, the index is not`, 1);
+  // the manifest first: an index.html it lists and that is not there yet is still siegesim's to write
+  await writeFileAtomic(path.join(root, MANIFEST), manifestText('index', ['index.html']));
   await writeFileAtomic(path.join(root, 'index.html'), indexPage(entries, analyses));
 }

@@ -31,7 +31,7 @@ describe('siegesim sensitivity', () => {
     expect(a.stdout).toMatch(/^p_test = 0\.6\d+ \[/);
     expect(a.stdout).toMatch(/\n {3}1 {2}rules\.modifiers_apply_to +roll→level -0\.6/);
     expect(a.stdout).toMatch(/more settings in the report/);
-    // a sensitivity folder is replaced by the next run into it; a folder of other files is refused
+    // a sensitivity folder is replaced by the next run into it; a report of another kind is refused
     const again = await cli(['sensitivity', SURRENDER, '--trials', '2000', '--params', 'turns', '--out', path.join(dir, 's1')]);
     expect(again.code, again.stderr).toBe(0);
     expect(readFileSync(path.join(dir, 's1', 'sensitivity.csv'), 'utf8').trim().split('\n')).toHaveLength(3);
@@ -52,7 +52,7 @@ describe('siegesim sensitivity', () => {
     expect(other.code).toBe(0);
     const refused = await cli(['tune', FANTASY, ...TUNE, '--out', path.join(dir, 't0')]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/cannot write to .*t0: it is a folder with other files, not a siegesim report/);
+    expect(refused.stderr).toMatch(/cannot write to .*t0: it holds a siegesim sensitivity report, not a tune report; choose another --out, or add --force to replace it/);
   });
 
   it('bad input: exit 2, one line, nothing written', async () => {

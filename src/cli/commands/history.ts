@@ -132,11 +132,11 @@ function movesText(a: HistoryAnalysis): string[] {
   });
 }
 
-async function showCommand(flags: { store: string; out: string; alpha: number; tolerance: number }): Promise<void> {
+async function showCommand(flags: { store: string; out: string; alpha: number; tolerance: number; force?: boolean }): Promise<void> {
   const t0 = performance.now();
   const records = readStore(flags.store, false);
   const a = analyzeHistory(records, { alpha: flags.alpha, tolerance: flags.tolerance });
-  checkReportDir(flags.out, 'history.json');
+  checkReportDir(flags.out, 'history', { force: flags.force });
   const page = historyPage(a, { store: flags.store });
   const data = {
     store: flags.store,
@@ -146,10 +146,14 @@ async function showCommand(flags: { store: string; out: string; alpha: number; t
     series: a.series.map((s) => ({ key: s.key, kind: s.kind, bound: s.bound ?? null, first_moved: s.firstMoved === null ? null : a.commits[s.firstMoved].sha, moved: s.moved.map((i) => a.commits[i].sha) })),
     moves: a.moves.map((m) => ({ ...m, at: a.commits[m.at].sha, from: a.commits[m.from].sha })),
   };
-  await writeFolder(flags.out, async (put) => {
-    await put('index.html', page);
-    await put('history.json', JSON.stringify(data, null, 1) + '\n');
-  });
+  await writeFolder(
+    flags.out,
+    async (put) => {
+      await put('index.html', page);
+      await put('history.json', JSON.stringify(data, null, 1) + '\n');
+    },
+    'history',
+  );
   const moved = a.series.filter((s) => s.firstMoved !== null).length;
   process.stdout.write(
     `history: ${a.commits.length} commits, ${a.series.length} metrics, ${moved} moved at some commit -> ${path.join(flags.out, 'index.html')} (${((performance.now() - t0) / 1000).toFixed(2)} s)\n`,
@@ -200,7 +204,8 @@ export function register(program: Command): void {
     .option('--out <DIR>', `the page's folder (default ${DEFAULT_PAGE})`, DEFAULT_PAGE)
     .option(...alphaOpt)
     .option(...tolOpt)
-    .action((flags: { store: string; out: string; alpha: number; tolerance: number }) => showCommand(flags));
+    .option('--force', 'write the page into a folder that holds files siegesim did not write (they are kept)')
+    .action((flags: { store: string; out: string; alpha: number; tolerance: number; force?: boolean }) => showCommand(flags));
   history
     .command('check')
     .description('exit 1 when a metric moved between consecutive commits among the last N (default 2: the last two)')

@@ -8,11 +8,12 @@ import { answerText } from '../../report/answer-text.js';
 import { readShardFile } from '../shard-file.js';
 import { loadAll, outArg, UserError } from '../common.js';
 
-async function mergeCommand(file: string, shardFiles: string[], flags: { out?: string; json?: boolean }): Promise<void> {
+async function mergeCommand(file: string, shardFiles: string[], flags: { out?: string; json?: boolean; force?: boolean }): Promise<void> {
   const [v] = loadAll([file]);
   const out = flags.out ?? path.join('reports', v.name);
-  if (!flags.out) checkFolder('reports');
-  checkReportDir(out);
+  const inputs = [file, ...shardFiles];
+  if (!flags.out) checkFolder('reports', inputs);
+  checkReportDir(out, 'run', { force: flags.force, inputs });
   const problems: string[] = [];
   const shards = [];
   for (const f of shardFiles) {
@@ -56,5 +57,6 @@ export function register(program: Command): void {
     .argument('<shards...>', 'shard files (run --shard k/n)')
     .option('--out <DIR>', 'report folder (default reports/<name>/)', outArg('--out'))
     .option('--json', 'print a JSON array of the summary.json to stdout (as run --json)')
-    .action((file: string, shards: string[], flags: { out?: string; json?: boolean }) => mergeCommand(file, shards, flags));
+    .option('--force', 'write the report into a folder that holds files siegesim did not write (they are kept)')
+    .action((file: string, shards: string[], flags: { out?: string; json?: boolean; force?: boolean }) => mergeCommand(file, shards, flags));
 }

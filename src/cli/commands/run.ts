@@ -21,7 +21,7 @@ async function shardCommand(files: string[], flags: RunFlags & { shard: { k: num
   const v = scenarios[0];
   const { k, n } = flags.shard;
   const out = flags.out ?? `${v.name}.shard-${k}-of-${n}.json`;
-  checkOutputFile(out); // before any trial runs
+  checkOutputFile(out, [v.file]); // before any trial runs (never over the scenario it reads)
   const trials = flags.trials ?? v.trials;
   const chunks = chunkCount(v, trials);
   if (chunks < k) process.stderr.write(MSG.shardEmpty(k, n, chunks, trials, v.system.chunkTrials) + '\n');
@@ -55,8 +55,9 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   const root = flags.out && multi ? flags.out : defaultRoot;
   const outs = scenarios.map((v) => (flags.out && !multi ? flags.out : path.join(root, v.name)));
   const roots = new Set<string>(!flags.out || multi ? [root] : []);
-  for (const r of roots) checkFolder(r);
-  for (const o of outs) checkReportDir(o);
+  const inputs = scenarios.map((v) => v.file);
+  for (const r of roots) checkFolder(r, inputs);
+  for (const o of outs) checkReportDir(o, 'run', { force: flags.force, inputs });
   // A report about to be replaced by one of another file (a copy that kept the name:) is said, not refused.
   scenarios.forEach((v, i) => {
     const was = reportSource(outs[i]);
@@ -176,6 +177,7 @@ export function register(program: Command): void {
     .option('--max-trials <N>', 'cap on trials per case with --precision (default 1e9; the first chunk is cut to fit)', trialsArg('--max-trials'))
     .option('--json', 'print a JSON array of each scenario\'s summary.json to stdout')
     .option('--brief', 'one line per scenario (its cases, trials, time and its answer\'s first metric) and a closing summary, instead of every answer (npm start)')
+    .option('--force', 'write a report into a folder that holds files siegesim did not write (they are kept)')
     .option('--no-progress', 'no progress bar')
     .option('--shard <k/n>', 'run every n-th chunk, starting with chunk k-1, into a shard file (--out names it); see `merge`', (x: string) => {
       const m = /^(\d+)\/(\d+)$/.exec(x);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { OTHER_GAME, parseStep, sensitivityScenario, TuningInputError, type SensitivityResult } from '../../api.js';
 import { fromZeroNote, sensitivityJson, writeSensitivityReport } from '../../report/sensitivity.js';
 import { startingPoint } from '../../report/analysis-page.js';
-import { checkReportDir, writeIndex } from '../../report/write.js';
+import { checkFolder, checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
 import { warmRenderer } from '../../report/renderer.js';
 import { estimateText } from '../../report/answer-text.js';
@@ -18,6 +18,7 @@ interface SensitivityFlags {
   where?: string;
   threads: number;
   out?: string;
+  force?: boolean;
   top: number;
   json?: boolean;
   progress?: boolean;
@@ -47,7 +48,8 @@ export function rankingText(r: SensitivityResult, top: number): string {
 async function sensitivityCommand(file: string, flags: SensitivityFlags): Promise<void> {
   const [v] = loadAll([file]);
   const out = flags.out ?? path.join('reports', `${v.name}-sensitivity`);
-  checkReportDir(out, 'sensitivity.json'); // before any trial runs
+  if (!flags.out) checkFolder('reports', [file]); // its index lists the report
+  checkReportDir(out, 'sensitivity', { force: flags.force, inputs: [file] }); // before any trial runs
   warmRenderer(); // many cases: the charts' first drawing is paid while they run
   const r = await onPool(flags, `${v.name} sensitivity`, 'trials', TuningInputError, (executor, onProgress) =>
     sensitivityScenario(v, {
@@ -81,6 +83,7 @@ export function register(program: Command): void {
     .option('--out <DIR>', 'report folder (default reports/<name>-sensitivity/)')
     .option('--top <N>', 'settings to print (default 10; the report has all)', positiveInt('--top'), 10)
     .option('--json', 'print sensitivity.json to stdout instead of the ranking')
+    .option('--force', 'write the report into a folder that holds files siegesim did not write (they are kept)')
     .option('--no-progress', 'no progress bar')
     .action((file: string, flags: SensitivityFlags) => sensitivityCommand(file, flags));
 }

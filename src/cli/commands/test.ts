@@ -40,9 +40,11 @@ async function testCommand(files: string[], flags: TestFlags): Promise<void> {
   const exact = judged.map((p) => p.answers);
   const skipped = scenarios.filter((v) => v.expect.length === 0);
   // Outputs are checked before any trial runs (exit 2), as run's are: not found after the whole suite has run.
-  if (flags.junit) checkOutputFile(flags.junit);
+  // every file read, the bad ones too: none may be an output
+  const inputs = [...loaded.valid.map((v) => v.file), ...bad];
+  if (flags.junit) checkOutputFile(flags.junit, inputs);
   const summary = process.env.GITHUB_STEP_SUMMARY;
-  if (summary) checkSummaryFile(summary);
+  if (summary) checkSummaryFile(summary, inputs);
   if (issues.length > 0 && scenarios.length === 0) {
     // nothing to judge: the problems, as every command says them, and in the JUnit XML and step summary, so CI shows them
     if (!flags.junit && !summary) failWith(issues);
@@ -133,9 +135,9 @@ async function writeOutputs(
 }
 
 /** The step summary is appended to, so it must be a file (or not exist yet) in a folder that does. */
-function checkSummaryFile(file: string): void {
+function checkSummaryFile(file: string, inputs: readonly string[]): void {
   try {
-    checkOutputFile(file);
+    checkOutputFile(file, inputs);
   } catch (e) {
     if (e instanceof OutputError) throw new OutputError(e.message.replace(`cannot write to ${file}:`, `cannot write to ${file} (GITHUB_STEP_SUMMARY):`), e.exitCode);
     throw e;

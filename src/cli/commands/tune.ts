@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { edgeText, missedBy, parseRange, parseTarget, plateauText, tuneScenario, TuningInputError, type TuneResult } from '../../api.js';
 import { tuneJson, writeTuneReport } from '../../report/tune.js';
-import { checkReportDir, writeIndex } from '../../report/write.js';
+import { checkFolder, checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
 import { show, showCount } from '../../report/format.js';
 import { estimateText } from '../../report/answer-text.js';
@@ -19,6 +19,7 @@ interface TuneFlags {
   where?: string;
   threads: number;
   out?: string;
+  force?: boolean;
   json?: boolean;
   progress?: boolean;
 }
@@ -53,7 +54,8 @@ export function tuneText(r: TuneResult): string {
 async function tuneCommand(file: string, flags: TuneFlags): Promise<void> {
   const [v] = loadAll([file]);
   const out = flags.out ?? path.join('reports', `${v.name}-tune`);
-  checkReportDir(out, 'tune.json'); // before any trial runs
+  if (!flags.out) checkFolder('reports', [file]); // its index lists the report
+  checkReportDir(out, 'tune', { force: flags.force, inputs: [file] }); // before any trial runs
   warmRenderer(); // many cases: the charts' first drawing is paid while they run
   const r = await onPool(flags, `${v.name} tune`, 'trials of the budget', TuningInputError, (executor, onProgress) =>
     tuneScenario(v, {
@@ -88,6 +90,7 @@ export function register(program: Command): void {
     .addOption(threadsOpt())
     .option('--out <DIR>', 'report folder (default reports/<name>-tune/)')
     .option('--json', 'print tune.json to stdout')
+    .option('--force', 'write the report into a folder that holds files siegesim did not write (they are kept)')
     .option('--no-progress', 'no progress bar')
     .action((file: string, flags: TuneFlags) => tuneCommand(file, flags));
 }

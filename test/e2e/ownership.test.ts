@@ -1,0 +1,308 @@
+/**
+ * siegesim deletes or replaces only what it wrote (issue 30 items 1 and 2, issue 31 item 8), run
+ * through the built CLI: a folder holding files siegesim did not write is refused before any
+ * trial runs, naming them, unless --force, which keeps them; a user's own index.html is never
+ * replaced; reports from before manifests are still replaced (the legacy rule); no output
+ * replaces a file the command reads or a scenario file; and a signal in the write phase, also
+ * with the user's files beside the report, leaves the old report and those files as they were,
+ * and no temporary.
+ */
+import { describe, expect, it } from 'vitest';
+import { cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT, runCli, startCli, STACK_FRAME, tempDirs } from '../cli-child.js';
+import { MANIFEST } from '../../src/report/manifest.js';
+
+/** One case, one chart: a quick report. */
+const QUICK = path.join(ROOT, 'scenarios/surrender/town-basic.yaml');
+const OTHER = path.join(ROOT, 'scenarios/surrender/port-blockade.yaml');
+const BALANCE = path.join(ROOT, 'test/fixtures/balance/climbers-dc12.yaml');
+const BIG = ['--trials', '2000000000']; // would run for hours: a refusal must come before the run
+const tmp = tempDirs('siegesim-ownership-');
+
+/** Every file under `dir` (dot files too), by relative path, with its bytes. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string, rel: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(d, e.name), rel + e.name + '/');
+      else out[rel + e.name] = e.isSymbolicLink() ? '-> link' : readFileSync(path.join(d, e.name), 'latin1');
+    }
+  };
+  walk(dir, '');
+  return out;
+}
+
+const leftovers = (dir: string) => readdirSync(dir).filter((n) => /^\.tmp-|\.old-\d+-\d+@/.test(n));
+
+/** A user's project folder as issue 30 found it deleted: a summary.json of theirs, a source file, notes. */
+function project(dir: string, summary = '{"total":3}\n'): string {
+  const p = path.join(dir, 'proj');
+  mkdirSync(path.join(p, 'src'), { recursive: true });
+  writeFileSync(path.join(p, 'summary.json'), summary);
+  writeFileSync(path.join(p, 'src', 'main.c'), 'int main(){}\n');
+  writeFileSync(path.join(p, 'README.md'), 'notes\n');
+  return p;
+}
+
+/** A refusal: exit 2, one line naming `message`, no stack trace, quickly (before any trial). */
+function refused(r: { code: number | null; stderr: string; timedOut: boolean }, message: RegExp): void {
+  expect(r.timedOut).toBe(false);
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+  expect(r.stderr).not.toMatch(STACK_FRAME);
+}
+
+describe('a folder holding files siegesim did not write (issue 30 item 1)', () => {
+  it.each([
+    ['run', '{"total":3}\n'],
+    ['run', 'not json\n'],
+    ['merge', '{"total":3}\n'],
+  ])('%s --out a project folder with a summary.json (%j) is refused naming its files, and nothing is deleted', async (cmd, summary) => {
+    const dir = tmp();
+    const proj = project(dir, summary);
+    const before = snapshot(proj);
+    let args = ['run', QUICK, ...BIG, '--out', proj];
+    if (cmd === 'merge') {
+      const s = path.join(dir, 's.json');
+      const shard = await runCli(['run', QUICK, '--trials', '1000', '--shard', '1/1', '--out', s, '--no-progress']);
+      expect(shard.code, shard.stderr).toBe(0);
+      args = ['merge', QUICK, s, '--out', proj];
+    }
+    const r = await runCli(args);
+    refused(r, /^siegesim: cannot write to .*proj: it is a folder with other files, not a siegesim report \(README\.md, src\/, summary\.json\); choose another --out, or add --force/);
+    expect(snapshot(proj)).toEqual(before);
+    // --force keeps the user's files, so it does not replace their summary.json either
+    const forced = await runCli([...args, '--force']);
+    refused(forced, /cannot write to .*proj: the report would replace summary\.json, which siegesim did not write/);
+    expect(snapshot(proj)).toEqual(before);
+  });
+
+  it('sensitivity --out a folder holding a sensitivity.json of the user\'s: refused, nothing deleted', async () => {
+    const dir = tmp();
+    const p = path.join(dir, 'mine');
+    mkdirSync(p);
+    writeFileSync(path.join(p, 'sensitivity.json'), '{"mine":true}\n');
+    writeFileSync(path.join(p, 'thesis.tex'), '\\section{x}\n');
+    const before = snapshot(p);
+    const r = await runCli(['sensitivity', QUICK, '--trials', '2000000000', '--out', p]);
+    refused(r, /cannot write to .*mine: it is a folder with other files, not a siegesim report \(sensitivity\.json, thesis\.tex\)/);
+    expect(snapshot(p)).toEqual(before);
+  });
+
+  it('a report folder the user added files to: refused naming them; --force writes the new report and keeps them, again and again', async () => {
+    const dir = tmp();
+    const rep = path.join(dir, 'rep');
+    const first = await runCli(['run', QUICK, '--trials', '1000', '--seed', 'a', '--out', rep, '--no-progress']);
+    expect(first.code, first.stderr).toBe(0);
+    const manifest = JSON.parse(readFileSync(path.join(rep, MANIFEST), 'utf8'));
+    expect(manifest).toEqual({ format: 'siegesim-report/1', version: expect.any(String), kind: 'run', files: expect.arrayContaining(['summary.json', 'index.html', 'scenario.yaml']) });
+    expect([...manifest.files, MANIFEST].sort()).toEqual(Object.keys(snapshot(rep)).sort());
+    writeFileSync(path.join(rep, 'notes.txt'), 'mine\n');
+    mkdirSync(path.join(rep, 'mydata'));
+    writeFileSync(path.join(rep, 'mydata', 'thesis.tex'), '\\section{mine}\n');
+    writeFileSync(path.join(rep, 'charts', 'my-sketch.svg'), '<svg/>\n');
+    const mine = () => ({ notes: readFileSync(path.join(rep, 'notes.txt'), 'utf8'), thesis: readFileSync(path.join(rep, 'mydata', 'thesis.tex'), 'utf8'), sketch: readFileSync(path.join(rep, 'charts', 'my-sketch.svg'), 'utf8') });
+    const before = snapshot(rep);
+    const r = await runCli(['run', QUICK, ...BIG, '--out', rep]);
+    refused(r, /cannot write to .*rep: it holds files siegesim did not write there \(charts\/my-sketch\.svg, mydata\/, notes\.txt\); choose another --out, or add --force/);
+    expect(snapshot(rep)).toEqual(before);
+    for (const seed of ['b', 'c']) {
+      const f = await runCli(['run', QUICK, '--trials', '1000', '--seed', seed, '--out', rep, '--no-progress', '--force']);
+      expect(f.code, f.stderr).toBe(0);
+      expect(JSON.parse(readFileSync(path.join(rep, 'summary.json'), 'utf8')).seed).toBe(seed);
+      expect(mine()).toEqual({ notes: 'mine\n', thesis: '\\section{mine}\n', sketch: '<svg/>\n' });
+      expect(JSON.parse(readFileSync(path.join(rep, MANIFEST), 'utf8')).files).toEqual(manifest.files);
+      expect(leftovers(dir)).toEqual([]);
+    }
+    // a report of another scenario there: the old one's files that the new one does not write go, the user's stay
+    const other = await runCli(['run', OTHER, '--trials', '1000', '--out', rep, '--no-progress', '--force']);
+    expect(other.code, other.stderr).toBe(0);
+    const files = JSON.parse(readFileSync(path.join(rep, MANIFEST), 'utf8')).files as string[];
+    expect(Object.keys(snapshot(rep)).sort()).toEqual([...files, MANIFEST, 'charts/my-sketch.svg', 'mydata/thesis.tex', 'notes.txt'].sort());
+    expect(mine()).toEqual({ notes: 'mine\n', thesis: '\\section{mine}\n', sketch: '<svg/>\n' });
+  });
+
+  it('names at most 10 files, then how many more', async () => {
+    const dir = tmp();
+    for (let i = 0; i < 14; i++) writeFileSync(path.join(dir, `f${String(i).padStart(2, '0')}.txt`), 'x');
+    const r = await runCli(['run', QUICK, ...BIG, '--out', dir]);
+    refused(r, /\(f00\.txt, f01\.txt, f02\.txt, f03\.txt, f04\.txt, f05\.txt, f06\.txt, f07\.txt, f08\.txt, f09\.txt and 4 more\)/);
+  });
+
+  it('a report written before manifests (the committed examples) is replaced without --force, and gets a manifest; with a file of the user\'s it is refused', async () => {
+    const dir = tmp();
+    const name = 'surrender-heavy-guns-grid';
+    const legacy = path.join(dir, name);
+    cpSync(path.join(ROOT, 'reports/examples', name), legacy, { recursive: true });
+    expect(existsSync(path.join(legacy, MANIFEST))).toBe(false);
+    writeFileSync(path.join(legacy, 'notes.txt'), 'mine\n');
+    refused(await runCli(['run', QUICK, ...BIG, '--out', legacy]), /cannot write to .*: it holds files siegesim did not write there \(notes\.txt\)/);
+    rmSync(path.join(legacy, 'notes.txt'));
+    const r = await runCli(['run', path.join(ROOT, 'scenarios/surrender/heavy-guns-grid.yaml'), '--trials', '1000', '--out', legacy, '--no-progress']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(legacy, MANIFEST), 'utf8')).kind).toBe('run');
+    // and a folder of reports from before manifests (with a file of the user's beside them): its index is replaced, the file kept
+    const root = path.join(dir, 'examples');
+    cpSync(path.join(ROOT, 'reports/examples'), root, { recursive: true });
+    const png = readFileSync(path.join(root, 'report.png'));
+    const two = await runCli(['run', QUICK, OTHER, '--trials', '1000', '--out', root, '--no-progress']);
+    expect(two.code, two.stderr).toBe(0);
+    expect(readFileSync(path.join(root, 'index.html'), 'utf8')).toContain('surrender-town-basic');
+    expect(readFileSync(path.join(root, 'report.png'))).toEqual(png);
+    expect(JSON.parse(readFileSync(path.join(root, MANIFEST), 'utf8'))).toMatchObject({ kind: 'index', files: ['index.html'] });
+  });
+
+  it('a user\'s own index.html in a folder of reports (--out with several scenarios, or reports/) is never replaced, --force or not', async () => {
+    const dir = tmp();
+    const multi = path.join(dir, 'multi');
+    mkdirSync(multi);
+    writeFileSync(path.join(multi, 'index.html'), '<p>my page</p>\n');
+    for (const force of [[], ['--force']]) {
+      refused(await runCli(['run', QUICK, OTHER, ...BIG, '--out', multi, ...force]), /cannot write to .*multi: its index\.html was not written by siegesim, and the reports index would replace it/);
+    }
+    expect(snapshot(multi)).toEqual({ 'index.html': '<p>my page</p>\n' });
+    const cwd = path.join(dir, 'work');
+    mkdirSync(path.join(cwd, 'reports'), { recursive: true });
+    writeFileSync(path.join(cwd, 'reports', 'index.html'), '<p>mine</p>\n');
+    for (const args of [['run', QUICK, ...BIG], ['sensitivity', QUICK, ...BIG], ['merge', QUICK, path.join(dir, 'none.json')]]) {
+      refused(await runCli(args, { cwd }), /cannot write to reports: its index\.html was not written by siegesim/);
+    }
+    expect(snapshot(path.join(cwd, 'reports'))).toEqual({ 'index.html': '<p>mine</p>\n' });
+  });
+});
+
+describe('no output over an input (issue 30 item 2)', () => {
+  const dir = tmp();
+  const f = path.join(dir, 'f.yaml');
+  writeFileSync(f, readFileSync(QUICK, 'utf8'));
+  const b = path.join(dir, 'b.yaml');
+  writeFileSync(b, readFileSync(BALANCE, 'utf8'));
+  linkSync(f, path.join(dir, 'hard.json'));
+  symlinkSync('f.yaml', path.join(dir, 'soft.json'));
+  writeFileSync(path.join(dir, 'other.yaml'), 'name: other\n');
+  const before = snapshot(dir);
+  const reads = /it is a file this command reads, and an output never replaces an input/;
+  const cases: [string, string[], Record<string, string>, RegExp][] = [
+    ['run --shard --out the scenario', ['run', f, ...BIG, '--shard', '1/2', '--out', f], {}, reads],
+    ['run --shard --out a hard link to it', ['run', f, ...BIG, '--shard', '1/2', '--out', path.join(dir, 'hard.json')], {}, /hard\.json: it is the same file as .*f\.yaml, which this command reads/],
+    ['run --shard --out a symbolic link to it', ['run', f, ...BIG, '--shard', '1/2', '--out', path.join(dir, 'soft.json')], {}, /soft\.json: it is the same file as .*f\.yaml, which this command reads/],
+    ['run --shard --out another scenario file', ['run', f, ...BIG, '--shard', '1/2', '--out', path.join(dir, 'other.yaml')], {}, /other\.yaml: it is a scenario file \(\.yaml\), and an output never replaces one/],
+    ['test --junit the scenario', ['test', b, ...BIG, '--junit', b], {}, reads],
+    ['schema --out a scenario file', ['schema', '--out', f], {}, /f\.yaml: it is a scenario file \(\.yaml\)/],
+    ['GITHUB_STEP_SUMMARY the scenario', ['test', b, ...BIG], { GITHUB_STEP_SUMMARY: b }, /cannot write to .*b\.yaml \(GITHUB_STEP_SUMMARY\): it is a file this command reads/],
+    ['GITHUB_STEP_SUMMARY a link to it', ['test', b, ...BIG], { GITHUB_STEP_SUMMARY: path.join(dir, 'soft.json') }, /soft\.json \(GITHUB_STEP_SUMMARY\): it is a scenario file/],
+    ['run --out the scenario', ['run', f, ...BIG, '--out', f], {}, reads],
+  ];
+  it.each(cases)('%s: exit 2 with the reason, before the run, nothing changed', async (_name, args, env, message) => {
+    refused(await runCli(args, { env }), message);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it("a report's own scenario copy, run again into that report: refused (the report would replace it)", async () => {
+    const d = tmp();
+    const rep = path.join(d, 'rep');
+    expect((await runCli(['run', QUICK, '--trials', '1000', '--out', rep, '--no-progress'])).code).toBe(0);
+    const was = snapshot(rep);
+    refused(await runCli(['run', path.join(rep, 'scenario.yaml'), ...BIG, '--out', rep]), /cannot write to .*rep: the report would replace its scenario\.yaml: it is a file this command reads/);
+    expect(snapshot(rep)).toEqual(was);
+  });
+});
+
+describe('signals and failures in the write phase with the user\'s files beside the report', () => {
+  /** A report with files of the user's in it (written with --force), and a snapshot of all. */
+  async function mixed(dir: string): Promise<{ rep: string; before: Record<string, string> }> {
+    const rep = path.join(dir, 'rep');
+    const r = await runCli(['run', QUICK, '--trials', '1000', '--seed', 'old', '--out', rep, '--no-progress']);
+    expect(r.code, r.stderr).toBe(0);
+    writeFileSync(path.join(rep, 'notes.txt'), 'mine\n');
+    mkdirSync(path.join(rep, 'mydata'));
+    writeFileSync(path.join(rep, 'mydata', 'thesis.tex'), 'mine\n');
+    return { rep, before: snapshot(rep) };
+  }
+
+  it.each([
+    ['SIGINT', 'tmp'],
+    ['SIGINT', 'swap'],
+    ['SIGTERM', 'swap'],
+  ] as const)('%s at %s: exit 130, the old report and the user\'s files as they were, no temporaries', async (sig, step) => {
+    const dir = tmp();
+    const { rep, before } = await mixed(dir);
+    const run = startCli(['run', QUICK, '--trials', '2000', '--out', rep, '--no-progress', '--force'], { env: { SIEGESIM_FAULT: `write-pause:${step}` } });
+    await run.waitFor(new RegExp(`siegesim-fault: write paused at ${step}`));
+    if (step === 'swap') expect(existsSync(path.join(rep, 'summary.json'))).toBe(false); // the old files are aside right now
+    run.child.kill(sig);
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(130);
+    expect(snapshot(rep)).toEqual(before);
+    expect(leftovers(dir)).toEqual([]);
+  });
+
+  it('SIGKILL while the old files are aside: the next run puts them back, and the user\'s files were never moved', async () => {
+    const dir = tmp();
+    const { rep, before } = await mixed(dir);
+    const run = startCli(['run', QUICK, '--trials', '2000', '--out', rep, '--no-progress', '--force'], { env: { SIEGESIM_FAULT: 'write-pause:swap' } });
+    await run.waitFor(/siegesim-fault: write paused at swap/);
+    run.child.kill('SIGKILL');
+    expect((await run.done).signal).toBe('SIGKILL');
+    expect(readFileSync(path.join(rep, 'notes.txt'), 'utf8')).toBe('mine\n');
+    expect(leftovers(dir).length).toBeGreaterThan(0);
+    const later = await runCli(['run', QUICK, '--trials', '1000', '--out', path.join(dir, 'other'), '--no-progress']);
+    expect(later.code, later.stderr).toBe(0);
+    expect(snapshot(rep)).toEqual(before);
+    expect(leftovers(dir)).toEqual([]);
+  });
+
+  it('ENOSPC: exit 1, the old report and the user\'s files as they were', async () => {
+    const dir = tmp();
+    const { rep, before } = await mixed(dir);
+    const r = await runCli(['run', QUICK, '--trials', '2000', '--out', rep, '--no-progress', '--force'], { env: { SIEGESIM_FAULT: 'write-fail:ENOSPC' } });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/no space left on the device \(ENOSPC\); the previous one there is unchanged\n$/);
+    expect(snapshot(rep)).toEqual(before);
+    expect(leftovers(dir)).toEqual([]);
+  });
+});
+
+describe('a signal while the temporary folder is being made (issue 31 item 8)', () => {
+  it('leaves no temporary folder, and the old report intact', async () => {
+    // A file system that makes the folder late (a loaded or network disk): the mkdir is still
+    // in flight when the signal's handler has removed the temporaries, and lands as the process
+    // exits. A module loaded first (node --import) makes every mkdir of a temporary so.
+    const dir = tmp();
+    const rep = path.join(dir, 'report');
+    expect((await runCli(['run', QUICK, '--trials', '1000', '--seed', 'old', '--out', rep, '--no-progress'])).code).toBe(0);
+    const before = snapshot(rep);
+    const preload = path.join(dir, 'slow-mkdir.mjs');
+    writeFileSync(
+      preload,
+      [
+        "import fs from 'node:fs';",
+        "import { syncBuiltinESMExports } from 'node:module';",
+        "const isTmp = (p) => /(^|\\/)\\.tmp-[^/]*$/.test(String(p));",
+        "const say = () => process.stderr.write('siegesim-test: making the temporary folder\\n');",
+        'const mkdirSync = fs.mkdirSync;',
+        "fs.mkdirSync = function (p, o) { if (isTmp(p)) { say(); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500); } return mkdirSync.call(fs, p, o); };",
+        'const mkdir = fs.promises.mkdir;',
+        'fs.promises.mkdir = function (p, o) {',
+        '  if (!isTmp(p)) return mkdir.call(fs.promises, p, o);',
+        '  say();',
+        '  return new Promise((resolve, reject) => {',
+        '    const made = () => { try { resolve(mkdirSync.call(fs, p, o)); } catch (e) { reject(e); } };',
+        '    const t = setTimeout(made, 1500);',
+        "    process.once('exit', () => { clearTimeout(t); try { mkdirSync.call(fs, p, o); } catch {} });",
+        '  });',
+        '};',
+        'syncBuiltinESMExports();',
+      ].join('\n') + '\n',
+    );
+    const run = startCli(['run', QUICK, '--trials', '2000', '--out', rep, '--no-progress'], { nodeArgs: ['--import', preload] });
+    await run.waitFor(/siegesim-test: making the temporary folder/);
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(130);
+    expect(leftovers(dir)).toEqual([]);
+    expect(snapshot(rep)).toEqual(before);
+  });
+});
