@@ -1389,9 +1389,23 @@ function climbs(c: FantasyCompiled, rng: RngState): void {
 
 /** Step 2: attacker ranged. Engines batter the wall; mages and archers per the fire policy. */
 function attackerRanged(c: FantasyCompiled, rng: RngState): void {
-  const wallUp = wallHp > 0;
+  let wallUp = wallHp > 0;
   let wallDmg = 0;
   if (wallUp) wallDmg += sumDice(rng, 2 * countType(cnt, 0, ENG, ALL_GROUPS), 6); // 2d6 per engine
+  if (wallUp && wallDmg > 0 && c.wallFall === 0) {
+    // H28 DEFAULT: "Start with Siege engine" (seed 4.2 step 2): the engines' damage lands before
+    // the mages and archers fire, so a wall it brings to 0 is down for their volley too (no
+    // dice removed, any target), as it is for the tower bonus, the climbs and the breach check.
+    if (c.shieldsVsWall === 1) {
+      pickNoWaste(1, wallDmg); // H14 (b): shields meet the engines' damage as it lands
+      wallDmg -= spendPick(1);
+      if (wallDmg < 0) wallDmg = 0;
+    }
+    wallHp -= wallDmg;
+    if (wallHp < 0) wallHp = 0;
+    wallDmg = 0;
+    wallUp = wallHp > 0;
+  }
   const mages = countType(cnt, 0, MAG, ALL_GROUPS);
   const archers = countType(cnt, 0, ARC, ALL_GROUPS);
   // How many of each shoot the defenders (the rest shoot the wall), H12.

@@ -145,6 +145,12 @@ function buildShape() {
       captain: z.enum(['bonus', 'unit']).default('bonus').describe('H23: Might is an untargetable bonus (DEFAULT) or the captain is a unit with HP'),
       siege_units_open_field: z.enum(['targets', 'absent']).default('targets').describe('H24'),
       engines_targetable: z.boolean().default(true).describe('H25: siege engines are legal targets of defender fire'),
+      wall_fall: z
+        .enum(['at_once', 'end_of_phase'])
+        .default('at_once')
+        .describe(
+          'H28: a wall the engines bring to 0 HP is down at once, for the same volley\'s mages and archers too (DEFAULT: no dice removed, any target); end_of_phase: that volley still fires under standing-wall rules, the wall is down from the defender\'s fire on',
+        ),
     })
     .prefault({});
 
