@@ -389,6 +389,24 @@ describe('fantasy: every rule option changes what it should (common dice, |z| > 
     const fb = await pair(merge(SIEGE, { wall: { hp: 300 } }), 'rules.melee_start', 'full_battle');
     expect(Math.abs(zDiff(fb, 'p_attacker_wins')) + Math.abs(zDiff(fb, 'mean_rounds'))).toBeGreaterThan(4);
   });
+  it('H29: defender fire that takes the breach pool first spares the cavalry outside', async () => {
+    // cavalry made the infantry's equal (HP 4, value 3.5) and kept off the wall: outside first
+    // reaches them after the outside infantry, pool first only after the whole pool
+    const body = {
+      mode: 'siege',
+      attacker: { infantry: 8, cavalry: 8 },
+      defender: { archers: 6 },
+      hp: { cavalry: 4 },
+      values: { cavalry: 3.5 },
+      wall: { hp: 300, dc: 8, breach_threshold: 1000 },
+      rules: { cavalry_climb: false },
+    };
+    up(zCurve(await pair(body, 'rules.pool_fire_order', 'pool_first'), 'attrition', { round: 3, side: 'attacker', unit: 'cavalry' }));
+  });
+  it('H30: a breach that stays open feeds single climbers to the defenders', async () => {
+    const body = { mode: 'siege', attacker: { infantry: 10 }, defender: { infantry: 6 }, wall: { hp: 300, dc: 12, breach_threshold: 2 }, rules: { tower_bonus: 'none' } };
+    moved(zDiff(await pair(body, 'rules.repelled_breach', 'stays_open'), 'mean_rounds'));
+  });
   it('H22: a breach pool the defenders cannot shoot wins more often', async () => {
     // DC 2: every climber is over in round 1, so the breach pool is all the defenders can shoot.
     const body = { mode: 'siege', attacker: { infantry: 8 }, defender: { infantry: 2, archers: 4 }, wall: { hp: 300, dc: 2, breach_threshold: 2 } };

@@ -209,7 +209,11 @@ function prepare(c: FantasyCompiled): Prepared {
         for (let t = 0; t < NT; t++) {
           if (c.units[s * NT + t] === 0) continue; // never on the field
           if (g > 0 && (s !== 0 || (t !== INF && t !== CAV))) continue; // only climbers change group
-          for (let h = wounds ? 1 : c.hp[t]; h <= c.hp[t]; h++) cls.push({ idx: off(s, g, t) + h, key: classKey(policy, c.value[s * NT + t], h) });
+          // H29: among equal keys the class order (group, type, HP) puts units outside (group 0)
+          // before the breach pool (group 1); pool_first moves the pool ahead by less than any
+          // two different keys differ (values x10 and HP are integers <= 10000 and 30)
+          const early = c.poolFirst === 1 && g === 1 ? 1e-12 : 0;
+          for (let h = wounds ? 1 : c.hp[t]; h <= c.hp[t]; h++) cls.push({ idx: off(s, g, t) + h, key: classKey(policy, c.value[s * NT + t], h) - early });
         }
       cls.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0)); // stable: ties in class order
       from.push(lists.length / OE);
@@ -1561,7 +1565,8 @@ function siege(c: FantasyCompiled, rng: RngState, acc: Float64Array): void {
       melee = true; // H21 DEFAULT and (d): melee from the next round
     }
     // A breach force wiped out with the wall standing ends the melee until the next breach.
-    if (melee && wallHp > 0 && c.meleeStart !== 3 && cnt[TOTG + 1] === 0) {
+    // H30 (b) stays_open: the melee goes on, fought by whoever is in the pool (none: no exchange).
+    if (melee && wallHp > 0 && c.meleeStart !== 3 && c.repelledStaysOpen === 0 && cnt[TOTG + 1] === 0) {
       melee = false; // the first breach still counts: metrics are "ever breached"
     }
     // H27: the attacker withdraws below its threshold.
