@@ -4,8 +4,8 @@
  * (test/reference/fantasy.ts), on scenarios fast-check generates: random armies, walls and every
  * option the reference covers (its header lists them; every other option stays at its DEFAULT).
  *
- * Each scenario compares up to 8 metrics (4 outcome probabilities, mean_rounds; a siege's
- * p_breach and mean_breach_round; an open field's mean_volley_a_damage) by a two-sample z-test:
+ * Each scenario compares up to 9 metrics (4 outcome probabilities, mean_rounds; a siege's
+ * p_breach, mean_breach_round and p_withdrew; an open field's mean_volley_a_damage) by a two-sample z-test:
  * pooled for a probability, Welch for a mean. The limit is Šidák-corrected for every comparison
  * the run can make (runs x 8 metrics x 2 kernel modes), so the whole run raises a false alarm
  * with probability FAMILY_ALPHA = 0.001 when kernel and reference play the same rules. Seeds are
@@ -20,14 +20,14 @@ import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { validateText } from '../src/api.js';
 import { compileFantasy } from '../src/systems/fantasy/compile.js';
-import { fantasyKernel, _internals as K, A_TRIALS, A_ATT_WINS, A_DEF_WINS, A_UNDECIDED, A_ROUNDS, A_ROUNDS2, A_BREACHED, A_BREACH_ROUND, A_BREACH_ROUND2, A_CAP, A_VOLLEY, A_VOLLEY2 } from '../src/systems/fantasy/kernel.js';
+import { fantasyKernel, _internals as K, A_TRIALS, A_ATT_WINS, A_DEF_WINS, A_UNDECIDED, A_ROUNDS, A_ROUNDS2, A_BREACHED, A_BREACH_ROUND, A_BREACH_ROUND2, A_CAP, A_VOLLEY, A_VOLLEY2, A_WITHDREW } from '../src/systems/fantasy/kernel.js';
 import { deriveState } from '../src/engine/rng.js';
 import { normalQuantile } from '../src/stats/intervals.js';
 import { referenceCovers, runReference, type RefMoments, type RefScenario } from './reference/fantasy.js';
 
 const RUNS = Number(process.env.FANTASY_REF_RUNS ?? 60);
 const TRIALS = Number(process.env.FANTASY_REF_TRIALS ?? 2000);
-const METRICS = 8;
+const METRICS = 9;
 const MODES = 2;
 /** The chance that a correct kernel fails this run somewhere. */
 const FAMILY_ALPHA = 0.001;
@@ -58,9 +58,21 @@ const rulesArb = fc.record(
     cavalry_climb: fc.boolean(),
     melee_start: fc.constantFrom('next_round', 'same_round', 'all_attackers'),
     round_cap_result: fc.constantFrom('auto', 'more_hp', 'defender', 'undecided'),
+    melee_allocation: fc.constantFrom('dealer', 'receiver'),
+    siege_pool: fc.constantFrom('reroll', 'accumulate'),
+    dice_removal: fc.constantFrom('highest_type_first', 'highest_results', 'lowest_type_first', 'points'),
+    attacker_fire_targets: fc.constantFrom('mages_and_archers', 'any'),
+    shields_vs_wall: fc.boolean(),
+    breach_pool_targetable: fc.boolean(),
+    engines_targetable: fc.boolean(),
   },
   { requiredKeys: [] },
 );
+
+const dealerArb = {
+  damage_allocation: fc.constantFrom('greedy_value', 'lowest_hp'),
+  shield_spending: fc.constantFrom('optimal', 'no_waste'),
+};
 
 const scenarioArb: fc.Arbitrary<RefScenario> = fc.oneof(
   fc.record({
@@ -75,14 +87,31 @@ const scenarioArb: fc.Arbitrary<RefScenario> = fc.oneof(
     }),
     max_rounds: fc.integer({ min: 2, max: 12 }),
     rules: rulesArb,
-    policy: fc.record({ climbers: fc.constantFrom('none', 'infantry', 'infantry_and_cavalry'), attacker_fire: fc.constantFrom('defenders', 'wall') }, { requiredKeys: [] }),
+    policy: fc.record(
+      {
+        climbers: fc.constantFrom('none', 'infantry', 'infantry_and_cavalry'),
+        attacker_fire: fc.constantFrom('defenders', 'wall', 'finish_wall'),
+        withdraw_below: fc.constantFrom(0, 0.3, 0.6),
+        ...dealerArb,
+      },
+      { requiredKeys: [] },
+    ),
   }),
   fc.record({
     mode: fc.constant('open_field' as const),
     attacker: armyArb(1),
     defender: armyArb(1),
     max_rounds: fc.integer({ min: 1, max: 10 }),
-    rules: fc.record({ round_cap_result: fc.constantFrom('auto', 'more_hp', 'defender', 'undecided') }, { requiredKeys: [] }),
+    rules: fc.record(
+      {
+        round_cap_result: fc.constantFrom('auto', 'more_hp', 'defender', 'undecided'),
+        ranged_phases: fc.constantFrom('sequential', 'simultaneous'),
+        open_field_rounds: fc.constantFrom('repeat_melee', 'single_pass', 'repeat_phases'),
+        melee_allocation: fc.constantFrom('dealer', 'receiver'),
+      },
+      { requiredKeys: [] },
+    ),
+    policy: fc.record(dealerArb, { requiredKeys: [] }),
   }),
 );
 
@@ -107,6 +136,7 @@ function kernelMoments(s: RefScenario, trials: number, key: string): RefMoments 
     breachRound2: acc[A_BREACH_ROUND2],
     volley: acc[A_VOLLEY],
     volley2: acc[A_VOLLEY2],
+    withdrew: acc[A_WITHDREW],
   };
 }
 
@@ -144,6 +174,7 @@ function compare(s: RefScenario, k: RefMoments, r: RefMoments): Record<string, n
   if (s.mode === 'siege') {
     z.p_breach = zProp(k.breached, k.trials, r.breached, r.trials);
     z.mean_breach_round = zMean(k.breached, k.breachRound, k.breachRound2, r.breached, r.breachRound, r.breachRound2);
+    z.p_withdrew = zProp(k.withdrew, k.trials, r.withdrew, r.trials);
   } else z.mean_volley_a_damage = zMean(k.trials, k.volley, k.volley2, r.trials, r.volley, r.volley2);
   return z;
 }
