@@ -94,6 +94,9 @@ export interface FantasyCompiled {
   meleeStart: number; // 0 next round, 1 full battle, 2 same round, 3 all attackers
   poolTargetable: number;
   enginesTargetable: number;
+  poolFirst: number; // H29: 1 breach-pool units before equal units outside
+  repelledStaysOpen: number; // H30: 1 the melee goes on after the breach pool is wiped out
+  wallFall: number; // H28: 0 at once (the same volley sees the wall down), 1 at the end of the attacker's phase
   maxRounds: number;
   /** Largest Phase A damage (histogram size - 1). */
   maxVolley: number;
@@ -190,6 +193,9 @@ export function compileFantasy(raw: Record<string, unknown>): FantasyCompiled {
     meleeStart: code(r.melee_start as string, ['next_round', 'full_battle', 'same_round', 'all_attackers']),
     poolTargetable: r.breach_pool_targetable ? 1 : 0,
     enginesTargetable: r.engines_targetable ? 1 : 0,
+    poolFirst: r.pool_fire_order === 'pool_first' ? 1 : 0,
+    repelledStaysOpen: r.repelled_breach === 'stays_open' ? 1 : 0,
+    wallFall: code(r.wall_fall as string, ['at_once', 'end_of_phase']),
     maxRounds: s.max_rounds ?? (siege ? 20 : 10),
     maxVolley: 3 * a.mages + 2 * a.archers,
     t2: dieThreshold(2),

@@ -209,7 +209,11 @@ function prepare(c: FantasyCompiled): Prepared {
         for (let t = 0; t < NT; t++) {
           if (c.units[s * NT + t] === 0) continue; // never on the field
           if (g > 0 && (s !== 0 || (t !== INF && t !== CAV))) continue; // only climbers change group
-          for (let h = wounds ? 1 : c.hp[t]; h <= c.hp[t]; h++) cls.push({ idx: off(s, g, t) + h, key: classKey(policy, c.value[s * NT + t], h) });
+          // H29: among equal keys the class order (group, type, HP) puts units outside (group 0)
+          // before the breach pool (group 1); pool_first moves the pool ahead by less than any
+          // two different keys differ (values x10 and HP are integers <= 10000 and 30)
+          const early = c.poolFirst === 1 && g === 1 ? 1e-12 : 0;
+          for (let h = wounds ? 1 : c.hp[t]; h <= c.hp[t]; h++) cls.push({ idx: off(s, g, t) + h, key: classKey(policy, c.value[s * NT + t], h) - early });
         }
       cls.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0)); // stable: ties in class order
       from.push(lists.length / OE);
@@ -1389,9 +1393,23 @@ function climbs(c: FantasyCompiled, rng: RngState): void {
 
 /** Step 2: attacker ranged. Engines batter the wall; mages and archers per the fire policy. */
 function attackerRanged(c: FantasyCompiled, rng: RngState): void {
-  const wallUp = wallHp > 0;
+  let wallUp = wallHp > 0;
   let wallDmg = 0;
   if (wallUp) wallDmg += sumDice(rng, 2 * countType(cnt, 0, ENG, ALL_GROUPS), 6); // 2d6 per engine
+  if (wallUp && wallDmg > 0 && c.wallFall === 0) {
+    // H28 DEFAULT: "Start with Siege engine" (seed 4.2 step 2): the engines' damage lands before
+    // the mages and archers fire, so a wall it brings to 0 is down for their volley too (no
+    // dice removed, any target), as it is for the tower bonus, the climbs and the breach check.
+    if (c.shieldsVsWall === 1) {
+      pickNoWaste(1, wallDmg); // H14 (b): shields meet the engines' damage as it lands
+      wallDmg -= spendPick(1);
+      if (wallDmg < 0) wallDmg = 0;
+    }
+    wallHp -= wallDmg;
+    if (wallHp < 0) wallHp = 0;
+    wallDmg = 0;
+    wallUp = wallHp > 0;
+  }
   const mages = countType(cnt, 0, MAG, ALL_GROUPS);
   const archers = countType(cnt, 0, ARC, ALL_GROUPS);
   // How many of each shoot the defenders (the rest shoot the wall), H12.
@@ -1547,7 +1565,8 @@ function siege(c: FantasyCompiled, rng: RngState, acc: Float64Array): void {
       melee = true; // H21 DEFAULT and (d): melee from the next round
     }
     // A breach force wiped out with the wall standing ends the melee until the next breach.
-    if (melee && wallHp > 0 && c.meleeStart !== 3 && cnt[TOTG + 1] === 0) {
+    // H30 (b) stays_open: the melee goes on, fought by whoever is in the pool (none: no exchange).
+    if (melee && wallHp > 0 && c.meleeStart !== 3 && c.repelledStaysOpen === 0 && cnt[TOTG + 1] === 0) {
       melee = false; // the first breach still counts: metrics are "ever breached"
     }
     // H27: the attacker withdraws below its threshold.

@@ -1,6 +1,6 @@
 /**
  * Scenario keys of the fantasy open-field and siege system (seed 001, docs/rules/fantasy.md).
- * Every ambiguity H1-H27 of the rules file is a key under `rules:` (or `hp:`, `wall:`,
+ * Every ambiguity H1-H30 of the rules file is a key under `rules:` (or `hp:`, `wall:`,
  * `policy:`), defaulting to the file's DEFAULT. README.md lists them against H numbers.
  */
 import * as z from 'zod';
@@ -145,6 +145,24 @@ function buildShape() {
       captain: z.enum(['bonus', 'unit']).default('bonus').describe('H23: Might is an untargetable bonus (DEFAULT) or the captain is a unit with HP'),
       siege_units_open_field: z.enum(['targets', 'absent']).default('targets').describe('H24'),
       engines_targetable: z.boolean().default(true).describe('H25: siege engines are legal targets of defender fire'),
+      pool_fire_order: z
+        .enum(['outside_first', 'pool_first'])
+        .default('outside_first')
+        .describe(
+          'H29: among attacking units the allocation ranks equal (same type, HP and value), the ones outside the wall die before those in the breach pool (DEFAULT), or the breach pool first',
+        ),
+      repelled_breach: z
+        .enum(['closes', 'stays_open'])
+        .default('closes')
+        .describe(
+          'H30: a breach pool wiped out with the wall standing ends the melee until the pool reaches the breach threshold again (DEFAULT); stays_open: melee goes on every round, fought by whoever is in the pool (a new climber fights the round he climbs)',
+        ),
+      wall_fall: z
+        .enum(['at_once', 'end_of_phase'])
+        .default('at_once')
+        .describe(
+          'H28: a wall the engines bring to 0 HP is down at once, for the same volley\'s mages and archers too (DEFAULT: no dice removed, any target); end_of_phase: that volley still fires under standing-wall rules, the wall is down from the defender\'s fire on',
+        ),
     })
     .prefault({});
 

@@ -1,0 +1,240 @@
+/**
+ * Differential test (docs/rules/fantasy.md 4.0-4.2): the fast fantasy kernel, table mode and
+ * per-die mode, against the plain per-die reference written from the document alone
+ * (test/reference/fantasy.ts), on scenarios fast-check generates: random armies, walls and every
+ * option the reference covers (its header lists them; every other option stays at its DEFAULT).
+ *
+ * Each scenario compares up to 9 metrics (4 outcome probabilities, mean_rounds; a siege's
+ * p_breach, mean_breach_round and p_withdrew; an open field's mean_volley_a_damage) by a two-sample z-test:
+ * pooled for a probability, Welch for a mean. The limit is Šidák-corrected for every comparison
+ * the run can make (runs x 8 metrics x 2 kernel modes), so the whole run raises a false alarm
+ * with probability FAMILY_ALPHA = 0.001 when kernel and reference play the same rules. Seeds are
+ * fixed: a pass stays a pass. A failing scenario is shrunk by fast-check to a smaller one that
+ * still fails.
+ *
+ * `npm run test:fantasy-reference` runs the larger sweep (FANTASY_REF_RUNS scenarios of
+ * FANTASY_REF_TRIALS trials; defaults below otherwise).
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { stringify } from 'yaml';
+import { validateText } from '../src/api.js';
+import { compileFantasy } from '../src/systems/fantasy/compile.js';
+import { fantasyKernel, _internals as K, A_TRIALS, A_ATT_WINS, A_DEF_WINS, A_UNDECIDED, A_ROUNDS, A_ROUNDS2, A_BREACHED, A_BREACH_ROUND, A_BREACH_ROUND2, A_CAP, A_VOLLEY, A_VOLLEY2, A_WITHDREW } from '../src/systems/fantasy/kernel.js';
+import { deriveState } from '../src/engine/rng.js';
+import { normalQuantile } from '../src/stats/intervals.js';
+import { referenceCovers, runReference, type RefMoments, type RefScenario } from './reference/fantasy.js';
+
+const RUNS = Number(process.env.FANTASY_REF_RUNS ?? 60);
+const TRIALS = Number(process.env.FANTASY_REF_TRIALS ?? 2000);
+const METRICS = 9;
+const MODES = 2;
+/** The chance that a correct kernel fails this run somewhere. */
+const FAMILY_ALPHA = 0.001;
+const COMPARISONS = RUNS * METRICS * MODES;
+/** Šidák: each comparison at 1 - (1 - FAMILY_ALPHA)^(1 / COMPARISONS), two-sided. */
+export const Z_LIMIT = normalQuantile(1 - (1 - Math.pow(1 - FAMILY_ALPHA, 1 / COMPARISONS)) / 2);
+
+// ---- the generator ---------------------------------------------------------------------------
+
+const armyArb = (engines: number) =>
+  fc.record({
+    infantry: fc.integer({ min: 0, max: 8 }),
+    cavalry: fc.integer({ min: 0, max: 4 }),
+    archers: fc.integer({ min: 0, max: 5 }),
+    mages: fc.integer({ min: 0, max: 5 }),
+    clerics: fc.integer({ min: 0, max: 3 }),
+    siege_engines: fc.integer({ min: 0, max: engines }),
+    captain_might: fc.integer({ min: 0, max: 2 }),
+  });
+
+const rulesArb = fc.record(
+  {
+    wall_fall: fc.constantFrom('at_once', 'end_of_phase'),
+    pool_fire_order: fc.constantFrom('outside_first', 'pool_first'),
+    repelled_breach: fc.constantFrom('closes', 'stays_open'),
+    tower_bonus: fc.constantFrom('standing_wall', 'always', 'none'),
+    climb_comparison: fc.constantFrom('ge', 'gt'),
+    cavalry_climb: fc.boolean(),
+    melee_start: fc.constantFrom('next_round', 'same_round', 'all_attackers'),
+    round_cap_result: fc.constantFrom('auto', 'more_hp', 'defender', 'undecided'),
+    melee_allocation: fc.constantFrom('dealer', 'receiver'),
+    siege_pool: fc.constantFrom('reroll', 'accumulate'),
+    dice_removal: fc.constantFrom('highest_type_first', 'highest_results', 'lowest_type_first', 'points'),
+    attacker_fire_targets: fc.constantFrom('mages_and_archers', 'any'),
+    shields_vs_wall: fc.boolean(),
+    breach_pool_targetable: fc.boolean(),
+    engines_targetable: fc.boolean(),
+  },
+  { requiredKeys: [] },
+);
+
+const dealerArb = {
+  damage_allocation: fc.constantFrom('greedy_value', 'lowest_hp'),
+  shield_spending: fc.constantFrom('optimal', 'no_waste'),
+};
+
+const scenarioArb: fc.Arbitrary<RefScenario> = fc.oneof(
+  fc.record({
+    mode: fc.constant('siege' as const),
+    attacker: armyArb(3),
+    defender: armyArb(1),
+    wall: fc.record({
+      hp: fc.integer({ min: 0, max: 40 }),
+      dc: fc.integer({ min: 4, max: 18 }),
+      upgrades: fc.integer({ min: 0, max: 2 }),
+      breach_threshold: fc.integer({ min: 1, max: 5 }),
+    }),
+    max_rounds: fc.integer({ min: 2, max: 12 }),
+    rules: rulesArb,
+    policy: fc.record(
+      {
+        climbers: fc.constantFrom('none', 'infantry', 'infantry_and_cavalry'),
+        attacker_fire: fc.constantFrom('defenders', 'wall', 'finish_wall'),
+        withdraw_below: fc.constantFrom(0, 0.3, 0.6),
+        ...dealerArb,
+      },
+      { requiredKeys: [] },
+    ),
+  }),
+  fc.record({
+    mode: fc.constant('open_field' as const),
+    attacker: armyArb(1),
+    defender: armyArb(1),
+    max_rounds: fc.integer({ min: 1, max: 10 }),
+    rules: fc.record(
+      {
+        round_cap_result: fc.constantFrom('auto', 'more_hp', 'defender', 'undecided'),
+        ranged_phases: fc.constantFrom('sequential', 'simultaneous'),
+        open_field_rounds: fc.constantFrom('repeat_melee', 'single_pass', 'repeat_phases'),
+        melee_allocation: fc.constantFrom('dealer', 'receiver'),
+      },
+      { requiredKeys: [] },
+    ),
+    policy: fc.record(dealerArb, { requiredKeys: [] }),
+  }),
+);
+
+// ---- the kernel's moments --------------------------------------------------------------------
+
+function kernelMoments(s: RefScenario, trials: number, key: string): RefMoments {
+  const v = validateText('f.yaml', `name: ref\nsystem: fantasy\nseed: 1\ntrials: ${trials}\n${stringify(s)}`);
+  if (!v.ok) throw new Error(v.issues.map((i) => `${i.path}: ${i.message}`).join('; '));
+  const c = compileFantasy(v.value.points[0].variants[0].scenario);
+  const acc = new Float64Array(fantasyKernel.accLength(c));
+  fantasyKernel.run(c, deriveState('fantasy-reference-kernel', key, 0), trials, acc);
+  return {
+    trials: acc[A_TRIALS],
+    attWins: acc[A_ATT_WINS],
+    defWins: acc[A_DEF_WINS],
+    undecided: acc[A_UNDECIDED],
+    cap: acc[A_CAP],
+    rounds: acc[A_ROUNDS],
+    rounds2: acc[A_ROUNDS2],
+    breached: acc[A_BREACHED],
+    breachRound: acc[A_BREACH_ROUND],
+    breachRound2: acc[A_BREACH_ROUND2],
+    volley: acc[A_VOLLEY],
+    volley2: acc[A_VOLLEY2],
+    withdrew: acc[A_WITHDREW],
+  };
+}
+
+// ---- the comparisons ---------------------------------------------------------------------------
+
+/** Pooled two-proportion z. */
+function zProp(k1: number, n1: number, k2: number, n2: number): number {
+  const p = (k1 + k2) / (n1 + n2);
+  const se = Math.sqrt(p * (1 - p) * (1 / n1 + 1 / n2));
+  const d = k1 / n1 - k2 / n2;
+  return se === 0 ? (d === 0 ? 0 : Infinity) : d / se;
+}
+
+/** Welch z of two means from (n, Σx, Σx²). */
+function zMean(n1: number, s1: number, q1: number, n2: number, s2: number, q2: number): number {
+  if (n1 < 2 || n2 < 2) return 0; // too few to say anything
+  const m1 = s1 / n1;
+  const m2 = s2 / n2;
+  const v1 = Math.max(0, (q1 - n1 * m1 * m1) / (n1 - 1));
+  const v2 = Math.max(0, (q2 - n2 * m2 * m2) / (n2 - 1));
+  const se = Math.sqrt(v1 / n1 + v2 / n2);
+  const d = m1 - m2;
+  if (se === 0) return Math.abs(d) < 1e-12 ? 0 : Infinity;
+  return d / se;
+}
+
+function compare(s: RefScenario, k: RefMoments, r: RefMoments): Record<string, number> {
+  const z: Record<string, number> = {
+    p_attacker_wins: zProp(k.attWins, k.trials, r.attWins, r.trials),
+    p_defender_wins: zProp(k.defWins, k.trials, r.defWins, r.trials),
+    p_undecided: zProp(k.undecided, k.trials, r.undecided, r.trials),
+    p_round_cap: zProp(k.cap, k.trials, r.cap, r.trials),
+    mean_rounds: zMean(k.trials, k.rounds, k.rounds2, r.trials, r.rounds, r.rounds2),
+  };
+  if (s.mode === 'siege') {
+    z.p_breach = zProp(k.breached, k.trials, r.breached, r.trials);
+    z.mean_breach_round = zMean(k.breached, k.breachRound, k.breachRound2, r.breached, r.breachRound, r.breachRound2);
+    z.p_withdrew = zProp(k.withdrew, k.trials, r.withdrew, r.trials);
+  } else z.mean_volley_a_damage = zMean(k.trials, k.volley, k.volley2, r.trials, r.volley, r.volley2);
+  return z;
+}
+
+let worst = 0;
+
+/** Let the test worker answer vitest's RPC (it times out after 60 s of a blocked worker). */
+const yieldWorker = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function agrees(s: RefScenario, key: string): Promise<boolean> {
+  if (!referenceCovers(s)) throw new Error('generated a scenario the reference does not cover');
+  await yieldWorker();
+  const ref = runReference(s, key, TRIALS);
+  for (const perDie of [false, true]) {
+    await yieldWorker();
+    K.setPerDie(perDie);
+    let k: RefMoments;
+    try {
+      k = kernelMoments(s, TRIALS, `${key}/${perDie}`);
+    } finally {
+      K.setPerDie(false);
+    }
+    const z = compare(s, k, ref);
+    for (const [metric, zv] of Object.entries(z)) {
+      worst = Math.max(worst, Math.abs(zv));
+      if (!(Math.abs(zv) < Z_LIMIT)) {
+        console.error(`fantasy reference: ${metric} z = ${zv.toFixed(2)} (${perDie ? 'per-die' : 'table'} mode, limit ${Z_LIMIT.toFixed(2)}) on ${JSON.stringify(s)}`);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+describe('fantasy: the kernel plays the rules file as the plain reference reads it', () => {
+  // the larger sweep (npm run test:fantasy-reference) runs for many minutes: no timeout but the
+  // default's own, scaled with its size (the sweep took 0.6 ms per trial and scenario on a busy core; 2 ms allowed)
+  it(`${RUNS} generated scenarios x ${TRIALS} trials, every metric within a Šidák limit (family-wise false alarm 0.001)`, { timeout: Math.max(300_000, RUNS * TRIALS * 2) }, async () => {
+    let n = 0;
+    const t0 = process.hrtime.bigint();
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, (s) => agrees(s, `run-${n++}`)),
+      { seed: 29, numRuns: RUNS, endOnFailure: false },
+    );
+    const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+    console.log(`fantasy reference: ${RUNS} scenarios x ${TRIALS} trials, ${COMPARISONS} comparisons at most, |z| < ${Z_LIMIT.toFixed(3)}, worst |z| ${worst.toFixed(2)}, ${secs.toFixed(1)} s`);
+  });
+
+  it('the reference reads issue 29\'s smallest case as the document does: 1.0002 rounds, not 2', () => {
+    const s: RefScenario = {
+      mode: 'siege',
+      attacker: { mages: 10, siege_engines: 3 },
+      defender: { infantry: 3 },
+      wall: { hp: 5, dc: 12 },
+      rules: { tower_bonus: 'none' },
+      policy: { climbers: 'none' },
+    };
+    const r = runReference(s, 'smallest', 4000);
+    expect(r.rounds / r.trials).toBeLessThan(1.01);
+    const late = runReference({ ...s, rules: { tower_bonus: 'none', wall_fall: 'end_of_phase' } }, 'smallest', 2000);
+    expect(late.rounds / late.trials).toBe(2);
+  });
+});
