@@ -105,7 +105,7 @@ describeBrowser('the workbench page', () => {
     const after = await card.locator('[data-role="value"]').textContent();
     expect(after).not.toBe(before);
     const diff = await card.locator('[data-role="difference"]').textContent();
-    expect(diff).toMatch(/^[−+±]\d+\.\d pts \[-?\d+\.\d to -?\d+\.\d\]vs \d+\.\d% as loaded/);
+    expect(diff).toMatch(/^[−+±]\d+\.\d+ pts \[-?\d+\.\d+ to -?\d+\.\d+\]vs \d+\.\d+% as loaded/);
     expect(await page.locator('.ctl[data-path="wall.hp"]').getAttribute('class')).toContain('changed');
     expect(new URL(page.url()).searchParams.get('wall.hp')).toBe('60');
     expect(await page.locator('#charts figure svg').count()).toBeGreaterThan(0);
@@ -118,6 +118,24 @@ describeBrowser('the workbench page', () => {
     expect(sliders.length).toBeGreaterThan(20);
     for (const x of sliders) expect(x.step, x.path).toBe(kinds.get(x.path) === 'int' ? 1 : decimalResolution(x.lo, x.hi));
     expect(new Set(sliders.filter((x) => kinds.get(x.path) === 'number').map((x) => x.step))).toEqual(new Set([0.01, 0.1]));
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
+  it('writes an interval clear of 0 with the digits that show it (issue 31: "+0.2 pts [0.0 to 0.3]" coloured significant), never "−0.0"', async () => {
+    const { page, problems } = await openPage();
+    const f = (d: { value: number; ci_low: number; ci_high: number }, prob: boolean) =>
+      page.evaluate(
+        ([d, prob]) => {
+          const fmt = (globalThis as unknown as { __siegesim: { format: { fmtDiff: (d: unknown, p: boolean) => string; fmtDiffInterval: (d: unknown, p: boolean) => string } } }).__siegesim.format;
+          return `${fmt.fmtDiff(d, prob)} [${fmt.fmtDiffInterval(d, prob)}]`;
+        },
+        [d, prob] as const,
+      );
+    expect(await f({ value: 0.0017, ci_low: 0.0002, ci_high: 0.0031 }, true)).toBe('+0.2 pts [0.02 to 0.3]');
+    expect(await f({ value: -0.0001, ci_low: -0.0004, ci_high: 0.0002 }, true)).toBe('−0.01 pts [-0.04 to 0.02]');
+    expect(await f({ value: 0, ci_low: 0, ci_high: 0 }, true)).toBe('±0.0 pts [0.0 to 0.0]');
+    expect(await f({ value: -0.0002, ci_low: -0.0004, ci_high: -0.00001 }, false)).toBe('−0.0002 [-0.0004 to -0.00001]');
     expect(problems()).toEqual([]);
     await page.close();
   });

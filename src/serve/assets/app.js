@@ -53,15 +53,27 @@ window.__siegesim = { runs: [], ready: false };
 
 // ---------- formatting ----------
 const isProb = (m) => m && m.kind !== 'mean';
-const pct = (x, digits = 1) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : `${(x * 100).toFixed(digits)}%`);
-const num = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : Math.abs(x) >= 100 ? x.toFixed(1) : Math.abs(x) >= 10 ? x.toFixed(2) : x.toFixed(3));
+/** x.toFixed(d), with more decimals where fewer would write a non-zero x as 0 (which side of 0 it lies on must show), never "-0" (report/format.ts fixedSide). */
+const fixedSide = (x, d) => {
+  if (x === 0) return (0).toFixed(d);
+  for (let k = d; k <= 10; k++) {
+    const s = x.toFixed(k);
+    if (Number(s) !== 0) return s;
+  }
+  return x.toExponential(1);
+};
+const pct = (x, digits = 1) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : `${fixedSide(x * 100, digits)}%`);
+const num = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : fixedSide(x, Math.abs(x) >= 100 ? 1 : Math.abs(x) >= 10 ? 2 : 3));
 const fmtValue = (m) => (!m ? '–' : isProb(m) ? pct(m.value) : num(m.value));
-const fmtInterval = (m) => (!m || m.ci_low === null ? '' : isProb(m) ? `${(m.ci_low * 100).toFixed(1)}–${(m.ci_high * 100).toFixed(1)}%` : `${num(m.ci_low)}–${num(m.ci_high)}`);
+const fmtInterval = (m) => (!m || m.ci_low === null ? '' : isProb(m) ? `${fixedSide(m.ci_low * 100, 1)}–${fixedSide(m.ci_high * 100, 1)}%` : `${num(m.ci_low)}–${num(m.ci_high)}`);
 const signed = (x, f) => (x > 0 ? '+' : x < 0 ? '−' : '±') + f(Math.abs(x));
-const fmtDiff = (d, prob) => (!d || d.value === null ? '–' : prob ? `${signed(d.value, (v) => (v * 100).toFixed(1))} pts` : signed(d.value, num));
-const fmtDiffInterval = (d, prob) => (!d || d.ci_low === null ? '' : prob ? `${(d.ci_low * 100).toFixed(1)} to ${(d.ci_high * 100).toFixed(1)}` : `${num(d.ci_low)} to ${num(d.ci_high)}`);
+const fmtDiff = (d, prob) => (!d || d.value === null ? '–' : prob ? `${signed(d.value, (v) => fixedSide(v * 100, 1))} pts` : signed(d.value, num));
+// the ends keep their side of 0: an interval coloured as clear of 0 never reads "0.0 to 0.3", nor one end "-0.0"
+const fmtDiffInterval = (d, prob) => (!d || d.ci_low === null ? '' : prob ? `${fixedSide(d.ci_low * 100, 1)} to ${fixedSide(d.ci_high * 100, 1)}` : `${num(d.ci_low)} to ${num(d.ci_high)}`);
 const halfWidth = (m) => (m && m.ci_low !== null ? (m.ci_high - m.ci_low) / 2 : NaN);
 const int = (n) => Number(n).toLocaleString('en-US');
+// the browser tests read the page's own formatting (issue 31: an interval's text and its colour agree)
+Object.assign(window.__siegesim, { format: { fmtDiff, fmtDiffInterval, fmtInterval, num } });
 const label = (metric) => metric.replace(/^p_/, 'P ').replace(/^mean_/, 'mean ').replace(/_/g, ' ');
 
 // ---------- server ----------
@@ -1118,7 +1130,7 @@ function sweepNext(s) {
 
 function renderAnswer(e, payload) {
   const box = $('#sweep-answer');
-  const fmt = (m) => (isProb(m) || m.kind === undefined ? `${pct(m.value, 2)} [${(m.ci_low * 100).toFixed(2)}, ${(m.ci_high * 100).toFixed(2)}]` : `${num(m.value)} [${num(m.ci_low)}, ${num(m.ci_high)}]`);
+  const fmt = (m) => (isProb(m) || m.kind === undefined ? `${pct(m.value, 2)} [${fixedSide(m.ci_low * 100, 2)}, ${fixedSide(m.ci_high * 100, 2)}]` : `${num(m.value)} [${num(m.ci_low)}, ${num(m.ci_high)}]`);
   if (e.solveError) {
     box.replaceChildren(el('b', { text: 'solve: ' }), e.solveError);
   } else if (e.solve) {
