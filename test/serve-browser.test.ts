@@ -140,6 +140,20 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
+  it('says beside a conditional mean that it averages other trials where its event moved (issue 31: mean_breach_round over far fewer breaches)', async () => {
+    const SC = 'fantasy/stone-wall-siege.yaml';
+    const { page, problems } = await openPage(`?scenario=${SC}&wall.hp=400&wall.dc=16`);
+    await doneWith(page, SC, { 'wall.hp': 400, 'wall.dc': 16 });
+    const row = page.locator('#metrics tr', { has: page.locator('td.l', { hasText: /^mean_breach_round$/ }) });
+    await expect(row.locator('[data-role="over"]').textContent()).resolves.toMatch(/^over different trials: p_breach 100\.0% → 8\d\.\d%$/);
+    // the event's own row and a mean over every trial say nothing of it
+    const plain = page.locator('#metrics tr', { has: page.locator('td.l', { hasText: /^(p_breach|mean_rounds)$/ }) });
+    expect(await plain.locator('[data-role="over"]').count()).toBe(0);
+    await screenshot(page, 'workbench-conditional-mean', page.locator('#metrics'));
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
   it("shows every way a trial ends (the system's outcome partition, summing to 1) first, then the other headline metrics, as the report's Answer does", async () => {
     const SC = 'crusader-rex/attrition-exact.yaml';
     const { page, problems } = await openPage(`?scenario=${SC}`);

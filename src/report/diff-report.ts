@@ -2,7 +2,7 @@
 import type { DiffResult, DiffRow, DiffScenario } from '../api/diff.js';
 import { MSG } from '../scenario/messages.js';
 import { fmtTest } from '../api/test.js';
-import { fixedSide, showCount } from './format.js';
+import { fixedSide, overDifferentTrialsText, showCount } from './format.js';
 
 /**
  * `-0.0304 [-0.0349, -0.0259]`: as many decimals as give the interval's half-width two digits, and
@@ -15,7 +15,10 @@ function changeText(r: DiffRow): string {
     const s = decimals === undefined ? fmtTest(x) : fixedSide(x, decimals);
     return x > 0 ? `+${s}` : s;
   };
-  return `${signed(r.change.value)} [${signed(r.change.ci_low)}, ${signed(r.change.ci_high)}]`;
+  const o = r.over_different_trials;
+  // a conditional mean whose event moved: the runs' values average different trials
+  const over = o ? ` (${overDifferentTrialsText({ event: o.event, from: o.before, to: o.after })})` : '';
+  return `${signed(r.change.value)} [${signed(r.change.ci_low)}, ${signed(r.change.ci_high)}]${over}`;
 }
 
 /**

@@ -73,6 +73,14 @@ export function fixedSide(x: number, decimals: number): string {
   return sci(Math.abs(x)).replace(/^/, x < 0 ? '-' : '');
 }
 
+/**
+ * Said beside a conditional mean's difference whose event moved (systems/conditional.ts):
+ * `over different trials: p_breach 0.8720 → 0.0960`.
+ */
+export function overDifferentTrialsText(o: { event: string; from: number; to: number }): string {
+  return `over different trials: ${o.event} ${show(o.from)} → ${show(o.to)}`;
+}
+
 /** A value with its 95% interval as plain text (tooltips): `0.3119 [0.3099, 0.3140]`. */
 export function showInterval(value: number, lo: number, hi: number): string {
   if (!Number.isFinite(value)) return '–';

@@ -70,6 +70,8 @@ const signed = (x, f) => (x > 0 ? '+' : x < 0 ? '−' : '±') + f(Math.abs(x));
 const fmtDiff = (d, prob) => (!d || d.value === null ? '–' : prob ? `${signed(d.value, (v) => fixedSide(v * 100, 1))} pts` : signed(d.value, num));
 // the ends keep their side of 0: an interval coloured as clear of 0 never reads "0.0 to 0.3", nor one end "-0.0"
 const fmtDiffInterval = (d, prob) => (!d || d.ci_low === null ? '' : prob ? `${fixedSide(d.ci_low * 100, 1)} to ${fixedSide(d.ci_high * 100, 1)}` : `${num(d.ci_low)} to ${num(d.ci_high)}`);
+/** A conditional mean's difference whose event moved: the two values average different trials (systems/conditional.ts). */
+const overText = (d) => (d && d.over_different_trials ? `over different trials: ${d.over_different_trials.event} ${pct(d.over_different_trials.from)} → ${pct(d.over_different_trials.to)}` : '');
 const halfWidth = (m) => (m && m.ci_low !== null ? (m.ci_high - m.ci_low) / 2 : NaN);
 const int = (n) => Number(n).toLocaleString('en-US');
 // the browser tests read the page's own formatting (issue 31: an interval's text and its colour agree)
@@ -582,6 +584,7 @@ function renderResults(ev) {
             el('span', { class: 'delta', text: fmtDiff(d, prob) }),
             el('span', { class: 'muted', text: ` [${fmtDiffInterval(d, prob)}]` }),
             el('div', { class: 'muted small', text: `vs ${fmtValue(base)} as loaded${sig ? '' : ' · not significant'}` }),
+            overText(d) ? el('div', { class: 'over small', 'data-role': 'over', text: overText(d) }) : null,
           )
         : el('div', { class: 'card-diff flat muted small', text: 'as loaded' }),
     );
@@ -618,7 +621,15 @@ function renderResults(ev) {
         el('td', { class: 'l', title: metricTitle(m), text: m }),
         el('td', {}, el('span', { text: fmtValue(a) }), el('span', { class: 'ci', text: ` ${fmtInterval(a)}` })),
         tuned ? el('td', {}, el('span', { text: fmtValue(b) }), el('span', { class: 'ci', text: ` ${fmtInterval(b)}` })) : null,
-        tuned ? el('td', { class: sig ? (d.value > 0 ? 'up' : 'down') : 'flat' }, el('span', { text: fmtDiff(d, prob) }), el('span', { class: 'ci', text: d ? ` [${fmtDiffInterval(d, prob)}]` : '' })) : null,
+        tuned
+          ? el(
+              'td',
+              { class: sig ? (d.value > 0 ? 'up' : 'down') : 'flat' },
+              el('span', { text: fmtDiff(d, prob) }),
+              el('span', { class: 'ci', text: d ? ` [${fmtDiffInterval(d, prob)}]` : '' }),
+              overText(d) ? el('div', { class: 'over', 'data-role': 'over', text: overText(d) }) : null,
+            )
+          : null,
       ),
     );
   }
@@ -1362,9 +1373,10 @@ function renderRanking(e) {
   const rows = [el('tr', {}, el('th', { text: 'rank' }), el('th', { class: 'l', text: 'setting' }), el('th', { class: 'l', text: `change in ${e.metric} [95% paired interval]` }), el('th', {}))];
   for (const x of e.ranking.slice(0, 12)) {
     const changes = (byParam.get(x.param) ?? []).map((r) => {
-      const d = { value: r.effect, ci_low: r.ci_low, ci_high: r.ci_high };
+      const d = { value: r.effect, ci_low: r.ci_low, ci_high: r.ci_high, over_different_trials: r.over_different_trials };
       const sig = d.ci_low > 0 || d.ci_high < 0;
-      return el('span', { class: `turn ${sig ? (d.value > 0 ? 'up' : 'down') : 'flat'}` }, `${r.from} → ${r.to}: `, el('b', { text: fmtDiff(d, prob) }), el('span', { class: 'ci', text: ` [${fmtDiffInterval(d, prob)}]` }));
+      const over = overText(d) ? el('span', { class: 'over', 'data-role': 'over', text: ` (${overText(d)})` }) : null;
+      return el('span', { class: `turn ${sig ? (d.value > 0 ? 'up' : 'down') : 'flat'}` }, `${r.from} → ${r.to}: `, el('b', { text: fmtDiff(d, prob) }), el('span', { class: 'ci', text: ` [${fmtDiffInterval(d, prob)}]` }), over);
     });
     const tune = ints.has(x.param) ? el('button', { type: 'button', class: 'ghost', 'data-tune': x.param, title: `search values of ${x.param} below`, text: 'tune', onclick: () => tuneThis(x.param) }) : '';
     rows.push(el('tr', {}, el('td', { text: String(x.rank) }), el('td', { class: 'l' }, el('code', { text: x.param })), el('td', { class: 'l turns' }, changes), el('td', {}, tune)));
