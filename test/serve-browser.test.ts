@@ -439,13 +439,16 @@ describeBrowser('the workbench page', () => {
     await page.selectOption('.axis[data-axis="1"] .axis-path', '');
     await page.fill('#sweep-target', '0.45');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^structure\.surrender_level = \d+ is the smallest value/);
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^structure\.surrender_level = \d+ is the smallest value with p_test ≥ 0\.45, at besieger\.heavy_siege_artillery = \d+: /);
+    // the answer names the point it holds at (issue 31: the other swept setting, at its value on screen)
+    const held = await page.locator('.ctl[data-path="besieger.heavy_siege_artillery"] input.num').inputValue();
+    expect(await page.locator('#sweep-answer [data-role="held"]').textContent()).toBe(`at besieger.heavy_siege_artillery = ${held}`);
     await page.waitForSelector('#sweep-chart svg');
     await screenshot(page, 'workbench-sweep-solve');
     // a target the sweep never reaches (p_test is 4/6 at level 6): the closest end, and which end of the sweep to move
     await page.fill('#sweep-target', '0.99');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^p_test does not reach 0\.99 for structure\.surrender_level in \[1, 6\]; closest at structure\.surrender_level = 6: /);
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^p_test does not reach 0\.99 for structure\.surrender_level in \[1, 6\], at besieger\.heavy_siege_artillery = \d+; closest at structure\.surrender_level = 6: /);
     expect(await page.locator('#sweep-answer').textContent()).toContain("Raise the sweep's “to” (e.g. to 11): structure.surrender_level allows up to 1000.");
     // the page's own words for solve's next step, never its JSON text (nor a CLI flag)
     expect(await page.locator('#sweep-answer').textContent()).not.toMatch(/--[a-z]|try a higher/);
@@ -738,7 +741,7 @@ describeBrowser('the workbench page', () => {
     const ranked = page.locator('#sens-table tr');
     expect(await ranked.count()).toBeGreaterThan(5);
     expect(await ranked.nth(1).locator('td').first().textContent()).toBe('1');
-    expect(await ranked.nth(1).locator('.turn').first().textContent()).toMatch(/→ .*: [−+±]\d+\.\d pts \[-?\d+\.\d to -?\d+\.\d\]/);
+    expect(await ranked.nth(1).locator('.turn').first().textContent()).toMatch(/→ .*: [−+±]\d+\.\d+ pts \[-?\d+\.\d+ to -?\d+\.\d+\]/);
     await page.evaluate('window.scrollTo(0, 0)');
     await screenshot(page, 'workbench-what-matters-tornado');
     // a search: wall HP and DC for one target (the designer picks them; "tune" in the ranking does too)
@@ -752,6 +755,10 @@ describeBrowser('the workbench page', () => {
     await page.click('#tune-form button[type="submit"]');
     const answer = page.locator('#tune-answer');
     await expect.poll(() => answer.textContent(), { timeout: 120_000 }).toMatch(/^found: wall\.hp = \d+, wall\.dc = \d+ meets the target \(/);
+    // where the search started is worded so it never reads as a second answer (issue 31: "searched for wall.hp = 40, wall.dc = 14")
+    const started = (await answer.locator('[data-role="started"]').textContent())!;
+    expect(started).toMatch(/^ \(the search started from the (scenario as loaded|case on screen, where .+ was .+)\)$/);
+    expect(started).not.toMatch(/ = /);
     await page.waitForSelector('#tune-chart svg');
     expect(await answer.locator('table.checks tr.met').count()).toBe(1);
     // met is good (green), not a direction: blue and orange mean up and down everywhere else

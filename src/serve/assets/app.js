@@ -1139,8 +1139,21 @@ function sweepNext(s) {
   return `No value of ${s.param} reaches it (the sweep already ends where its values end): another setting must move ${s.metric}.`;
 }
 
+/**
+ * Where a 1-D sweep's answer holds: the other settings the file sweeps and those tuned on the
+ * page, at their values on screen (`at wall.dc = 12`); the scenario as loaded when there are none.
+ */
+function heldAt(axes) {
+  const swept = new Set(axes.map((a) => a.path));
+  const paths = [...new Set([...state.info.sweep.map((s) => s.path), ...Object.keys(state.values)])].filter((p) => !swept.has(p));
+  const valueOf = (p) => state.values[p] ?? state.controls.get(p)?.get() ?? state.controls.get(p)?.c.auto ?? 'auto';
+  const parts = paths.map((p) => `${p} = ${valueOf(p)}`);
+  return parts.length > 0 ? `at ${parts.join(', ')}` : 'with every other setting as loaded';
+}
+
 function renderAnswer(e, payload) {
   const box = $('#sweep-answer');
+  const where = heldAt(payload.axes);
   const fmt = (m) => (isProb(m) || m.kind === undefined ? `${pct(m.value, 2)} [${fixedSide(m.ci_low * 100, 2)}, ${fixedSide(m.ci_high * 100, 2)}]` : `${num(m.value)} [${num(m.ci_low)}, ${num(m.ci_high)}]`);
   if (e.solveError) {
     box.replaceChildren(el('b', { text: 'solve: ' }), e.solveError);
@@ -1155,7 +1168,7 @@ function renderAnswer(e, payload) {
       box.replaceChildren(
         open ?? '',
         el('b', { text: `${s.metric} does not reach ${payload.target} ` }),
-        `for ${s.param} in [${s.from}, ${s.to}]; closest at ${s.param} = ${c.value}: ${fmt(c.metric)} (${fmt(other.metric)} at ${other.value}).`,
+        `for ${s.param} in [${s.from}, ${s.to}], ${where}; closest at ${s.param} = ${c.value}: ${fmt(c.metric)} (${fmt(other.metric)} at ${other.value}).`,
         s.next ? ` ${sweepNext(s)}` : '',
         why ?? '',
       );
@@ -1164,7 +1177,9 @@ function renderAnswer(e, payload) {
         open ?? '',
         // a decimal's answer is stated to its resolution, as solve prints it
         el('b', { text: `${s.param} = ${s.value}${s.kind === 'int' && s.step === 1 ? '' : ` (to ${s.step})`}` }),
-        ` is the smallest value with ${s.metric} ${s.increasing ? '≥' : '≤'} ${payload.target}: ${fmt(s.at)}`,
+        ` is the smallest value with ${s.metric} ${s.increasing ? '≥' : '≤'} ${payload.target}, `,
+        el('span', { 'data-role': 'held', text: where }),
+        `: ${fmt(s.at)}`,
         s.neighbour ? `; at ${s.neighbour.value}: ${fmt(s.neighbour.metric)}` : '',
         s.next ? ` (${s.value} is where the sweep starts: a lower “from” may find a smaller value${s.next.suggest !== undefined ? `, e.g. ${s.next.suggest}` : ''})` : '',
         why ?? el('span', { class: 'muted', text: ' (solve: the same dice for every value; the answer and its neighbour re-run until their intervals separate the target)' }),
@@ -1203,6 +1218,16 @@ const MAX_TARGETS = 4;
 
 function intControls() {
   return state.info.controls.filter((c) => c.kind === 'int');
+}
+
+/**
+ * Where a search started, worded so it never reads as a second answer beside “found: …”:
+ * `(the search started from the case on screen, where wall.hp was 40 and wall.dc was 14)`.
+ */
+function startedWords(values) {
+  const e = Object.entries(values).map(([p, v]) => `${p} was ${v}`);
+  const was = e.length === 0 ? '' : `, where ${e.length === 1 ? e[0] : `${e.slice(0, -1).join(', ')} and ${e.at(-1)}`}`;
+  return `(the search started from the ${e.length === 0 ? 'scenario as loaded' : 'case on screen'}${was})`;
 }
 
 /** The tuned values in words, for the case a ranking or a search was run on. */
@@ -1527,7 +1552,7 @@ function renderTuneAnswer(e, values) {
     return el('div', { class: 'muted edge' }, `${where}: a better value may lie beyond it; set ${x.param}'s “from” to ${lo} and “to” to ${hi} under settings to search, and search again `, widen);
   });
   const box = $('#tune-answer');
-  box.replaceChildren(head, ...edges, el('table', { class: 'metrics checks' }, rows), el('div', { class: 'apply' }, apply, el('span', { class: 'muted', text: ` searched for ${caseWords(values)}` })));
+  box.replaceChildren(head, ...edges, el('table', { class: 'metrics checks' }, rows), el('div', { class: 'apply' }, apply, el('span', { class: 'muted', 'data-role': 'started', text: ` ${startedWords(values)}` })));
   box.classList.toggle('miss', !e.found);
   box.hidden = false;
 }
