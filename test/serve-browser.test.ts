@@ -326,6 +326,31 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
+  it('keeps every valid part of a link: bad parts named and dropped, the rest runs and shows numbers (issue 31)', async () => {
+    const SC = 'fantasy/wall-hp-dc-grid.yaml';
+    const { page, problems } = await openPage(`?scenario=${SC}&wall.hp=abc&trials=abc&sweep=wall.hpp:10,20&wall.dcc=5`);
+    // the run goes on without the bad parts: numbers on the cards, as loaded (wall.hp=abc and wall.dcc=5 dropped)
+    await doneWith(page, SC, {});
+    const banner = (await page.textContent('#link-banner'))!;
+    expect(banner).toContain('trials=abc: a whole number of trials from 1 to 100,000,000');
+    expect(banner).toMatch(/wall\.hp=abc: .+ \(the file's 30 used\)/);
+    expect(banner).toMatch(/wall\.dcc=5: "wall\.dcc" is not a setting of this system \(did you mean "wall\.dc"\?\) \(not used\)/);
+    expect(banner).toContain('sweep=wall.hpp:10,20: "wall.hpp" is not a number setting of this scenario (did you mean "wall.hp"?) (the sweep not used)');
+    const values = await page.locator('.card [data-role="value"]').allTextContents();
+    expect(values.length).toBeGreaterThan(2);
+    for (const v of values) expect(v).toMatch(/^\d+(\.\d+)?%$|^\d+\.\d+$/);
+    expect(await page.inputValue('[id="in-wall.hp"]')).toBe('30');
+    expect(await page.locator('.ctl.invalid').count()).toBe(0);
+    // the file's own sweep in the form is said to be what it is, not put under the link's sweep's problem
+    await expect.poll(() => page.textContent('#sweep-status'), { timeout: 30_000 }).toMatch(/^The link's sweep was not used \(.*\); the form shows the file's own sweep\.$/);
+    // the address keeps only what the page uses
+    const q = new URL(page.url()).searchParams;
+    expect([q.has('wall.hp'), q.has('wall.dcc')]).toEqual([false, false]);
+    await screenshot(page, 'workbench-bad-link-kept');
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
   it('shows a Crusader Rex block\'s "auto" steps as its full strength (the slider at the roster\'s 4 for Bohemond), marked auto', async () => {
     const SC = 'crusader-rex/attrition-exact.yaml';
     const { page, problems } = await openPage(`?scenario=${SC}`);
@@ -514,17 +539,19 @@ describeBrowser('the workbench page', () => {
     await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000 }).toMatch(new RegExp(`^9 points × ${Number(trials).toLocaleString('en-US')} trials · `));
     expect(await page.locator('#sweep-answer').textContent()).toMatch(/^contour: the red line separates cells below 0\.4/);
 
-    // a bad sweep in a link: said in the sweep tab (the page's own check, or the server's), the rest of the link still opens
+    // a bad sweep in a link: said in the sweep tab (the page's own check, or the server's), the rest of the link still opens;
+    // one the page cannot use at all is dropped, said so, with what the form shows instead (issue 31)
+    const notUsed = (said: string) => new RegExp(`^The link's sweep was not used \\(${said.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\); the form shows .+\\.$`);
     for (const [q, said] of [
       ['sweep=wall.hp:60..20:10', "The link's sweep: wall.hp: a range needs from <= to and step > 0"],
       ['sweep=wall.hp:1..100000:1', "The link's sweep: the sweep would make 100,000 cases; at most 441 are allowed: list fewer values"],
       // a misspelt path or metric: the server's words for a sweep, with a did-you-mean from the scenario's own settings and metrics
-      ['sweep=wall.hpp:1,2', 'The link\'s sweep: sweep=wall.hpp:1,2: "wall.hpp" is not a number setting of this scenario (did you mean "wall.hp"?)'],
-      ['sweep=wal.dc:8,12&sweep_metric=p_breech', 'The link\'s sweep: sweep=wal.dc:8,12: "wal.dc" is not a number setting of this scenario (did you mean "wall.dc"?) · sweep_metric=p_breech: unknown metric "p_breech" (did you mean "p_breach"?) (this scenario\'s: p_attacker_wins, p_defender_wins, p_undecided, mean_rounds, p_round_cap, p_breach, mean_breach_round, p_withdrew)'],
-      ['sweep=mode:1,2', 'The link\'s sweep: sweep=mode:1,2: "mode" is not a number setting of this scenario'],
-      ['sweep=wall.hp:10,abc', "The link's sweep: sweep=wall.hp:10,abc: the values must be numbers separated by commas (e.g. wall.hp:10,20,40) or a range (wall.hp:20..60:10)"],
-      ['sweep=wall.hp&sweep_target=half', "The link's sweep: sweep=wall.hp: write <setting>:<from>..<to>:<step> (e.g. wall.hp:20..60:10) or <setting>:<value>,<value>,... (e.g. wall.hp:10,20,40) · sweep_target=half: must be a number (e.g. 0.5)"],
-      ['sweep_metric=p_win&sweep_trials=7', /^The link's sweep: sweep_metric=p_win: unknown metric "p_win" \(this scenario's: p_attacker_wins, .*\) · sweep_trials=7: one of \d+, /],
+      ['sweep=wall.hpp:1,2', notUsed('sweep=wall.hpp:1,2: "wall.hpp" is not a number setting of this scenario (did you mean "wall.hp"?)')],
+      ['sweep=wal.dc:8,12&sweep_metric=p_breech', notUsed('sweep=wal.dc:8,12: "wal.dc" is not a number setting of this scenario (did you mean "wall.dc"?) · sweep_metric=p_breech: unknown metric "p_breech" (did you mean "p_breach"?) (this scenario\'s: p_attacker_wins, p_defender_wins, p_undecided, mean_rounds, p_round_cap, p_breach, mean_breach_round, p_withdrew)')],
+      ['sweep=mode:1,2', notUsed('sweep=mode:1,2: "mode" is not a number setting of this scenario')],
+      ['sweep=wall.hp:10,abc', notUsed("sweep=wall.hp:10,abc: the values must be numbers separated by commas (e.g. wall.hp:10,20,40) or a range (wall.hp:20..60:10)")],
+      ['sweep=wall.hp&sweep_target=half', notUsed("sweep=wall.hp: write <setting>:<from>..<to>:<step> (e.g. wall.hp:20..60:10) or <setting>:<value>,<value>,... (e.g. wall.hp:10,20,40) · sweep_target=half: must be a number (e.g. 0.5)")],
+      ['sweep_metric=p_win&sweep_trials=7', /^The link's sweep was not used \(sweep_metric=p_win: unknown metric "p_win" \(this scenario's: p_attacker_wins, .*\) · sweep_trials=7: one of \d+, /],
     ] as [string, string | RegExp][]) {
       await page.goto(`${wb.url}?scenario=${SC}&wall.dc=14&${q}`);
       await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });

@@ -334,6 +334,46 @@ function banner(lines, kind = 'error', where = '#banner') {
   b.hidden = false;
 }
 
+/** The link's problems (#link-banner): every part of the link the page could not use, said once, kept until the page is left. */
+const linkProblems = [];
+function addLinkProblems(lines) {
+  linkProblems.push(...lines.filter((l) => !linkProblems.includes(l)));
+  if (linkProblems.length > 0) banner(['This link has values the page cannot use:', ...linkProblems], 'error', '#link-banner');
+}
+
+/**
+ * A link's values the scenario cannot take (a setting it does not have, a value out of range):
+ * each is named in the link's banner and dropped, its control back at the file's value, so that
+ * the rest of the link runs and shows numbers (issue 31: one bad value left every card empty).
+ */
+async function dropBadLinkValues(raw) {
+  const { path: scenario, variant } = state.info;
+  for (let pass = 0; pass < 3 && Object.keys(state.values).length > 0; pass++) {
+    let r;
+    try {
+      r = await postJson('/api/check', { scenario, variant, values: state.values });
+    } catch {
+      return; // the run says what is wrong
+    }
+    if (state.info?.path !== scenario) return;
+    const bad = (r.issues ?? []).filter((i) => i.path && Object.prototype.hasOwnProperty.call(state.values, i.path));
+    if (r.ok || bad.length === 0) return;
+    const lines = [];
+    for (const i of bad) {
+      if (!Object.prototype.hasOwnProperty.call(state.values, i.path)) continue;
+      delete state.values[i.path];
+      const ctl = state.controls.get(i.path);
+      if (ctl) {
+        ctl.set(ctl.c.value);
+        ctl.row.classList.remove('changed');
+      }
+      const kept = ctl ? `the file's ${ctl.c.value ?? 'auto'} used` : 'not used';
+      lines.push(`${i.path}=${raw[i.path] ?? ''}: ${i.message} (${kept})`);
+    }
+    addLinkProblems(lines);
+  }
+}
+
 // ---------- URL ----------
 function syncUrl() {
   const q = new URLSearchParams();
@@ -413,8 +453,10 @@ async function openScenario(path, variant, fromUrl) {
         const same = JSON.stringify(v) === JSON.stringify(ctl.c.value);
         ctl.row.classList.toggle('changed', !same);
         if (!same) state.values[p] = v;
-      } else state.values[p] = v; // not a control: the server will say what is wrong with it
+      } else state.values[p] = v; // not a control: the server says what is wrong with it (dropBadLinkValues)
     }
+    await dropBadLinkValues(Object.fromEntries(fromUrl));
+    if (state.info?.path !== path) return false;
   }
   syncUrl();
   renderChanges();
@@ -904,7 +946,12 @@ async function linkedSweep(problems) {
         lines.push(`${p.key}: ${why}`);
       }
     }
-    return said(lines);
+    // the link's sweep is dropped, named with the link's other bad parts; the form holds what it shows instead
+    addLinkProblems(lines.map((l) => `${l} (the sweep not used)`));
+    const shown = [...document.querySelectorAll('#sweep-form .axis .axis-path')].map((s) => s.value).filter(Boolean);
+    const instead = shown.length === 0 ? 'no sweep' : shown.every((p) => fileSweepOf(p) !== undefined) ? "the file's own sweep" : 'the sweep last set';
+    status.textContent = `The link's sweep was not used (${lines.join(' · ')}); the form shows ${instead}.`;
+    return;
   }
   const p = sweepPayload();
   if (p.error) return said([p.error]);
@@ -1648,21 +1695,21 @@ async function main() {
   }
   const q = new URLSearchParams(location.search);
   // every bad value of the link is said, naming it and what it takes; the rest of the link opens with it at its default
-  const linkProblems = runSettingsFromUrl(q);
+  const problems = runSettingsFromUrl(q);
   $('#fixed-wrap').hidden = $('#precision').value !== 'fixed';
   $('#cap-wrap').hidden = $('#precision').value === 'fixed';
   const wanted = q.get('scenario');
   const first = state.list.find((s) => !s.error)?.path;
-  if (wanted && !state.list.some((s) => s.path === wanted)) linkProblems.unshift(`scenario=${wanted}: not one of the served files (the first is opened)`);
+  if (wanted && !state.list.some((s) => s.path === wanted)) problems.unshift(`scenario=${wanted}: not one of the served files (the first is opened)`);
   const path = wanted && state.list.some((s) => s.path === wanted) ? wanted : first;
   let variant = q.get('variant') ?? undefined;
   const entry = state.list.find((s) => s.path === path);
   if (variant !== undefined && wanted === path && entry?.variants && !entry.variants.includes(variant)) {
-    linkProblems.push(`variant=${variant}: not a variant of ${path} (one of: ${entry.variants.join(', ')}); opened on ${entry.variants[0]}`);
+    problems.push(`variant=${variant}: not a variant of ${path} (one of: ${entry.variants.join(', ')}); opened on ${entry.variants[0]}`);
     variant = undefined;
   }
   // a banner of its own: the run's problems come and go in #banner, these stay until the page is left
-  if (linkProblems.length > 0) banner(['This link has values the page cannot use:', ...linkProblems], 'error', '#link-banner');
+  addLinkProblems(problems);
   if (!path) {
     // what each file lacks, not only in the picker's tooltips
     const broken = state.list.filter((s) => s.error).map((s) => `${s.path}: ${s.error}`);
