@@ -269,7 +269,13 @@ describe('what the workbench serves, and to whom', () => {
     expect(d.controls.find((c: { path: string }) => c.path === 'wall.hp')).toMatchObject({ kind: 'int', min: 0, max: 100000, value: 30 });
     expect((await call('GET', '/api/scenario?path=fantasy/stone-wall-siege.yaml&variant=nope')).status).toBe(422);
     // who is who and what each metric counts, as the report says them (the cards' tooltips and the line under the description)
-    expect(d.sides).toEqual([systemById('fantasy')!.sides!({ mode: 'siege' })]);
+    expect(d.sides).toEqual([
+      systemById('fantasy')!.sides!({
+        mode: 'siege',
+        attacker: { infantry: 10, cavalry: 4, archers: 6, mages: 2, clerics: 2, siege_engines: 3, captain_might: 2 },
+        defender: { infantry: 6, archers: 6, mages: 1, clerics: 1, captain_might: 1 },
+      }),
+    ]);
     expect(d.metricDocs.p_breach).toBe(systemById('fantasy')!.metricDocs.p_breach);
     expect(Object.keys(d.metricDocs)).toEqual(expect.arrayContaining(['p_attacker_wins', 'p_defender_wins', 'p_undecided', 'p_breach', 'mean_rounds']));
     // surrender's metrics name no sides
