@@ -303,6 +303,24 @@ describe('what the workbench serves, and to whom', () => {
     expect([...steps].sort()).toEqual([0.01, 0.1]);
   });
 
+  it("sends with a ranking's effect on a conditional mean where the step moved its event (issue 31: the tornado table says so)", async () => {
+    const w = await startWorkbench({ roots: rootsOf([path.join(ROOT, 'test/fixtures')]).roots, port: 0, executor: exec, log: () => {} });
+    try {
+      const r = await fetch(`${w.url}api/sensitivity`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Siegesim-Client': 'conditional-client-1' },
+        body: JSON.stringify({ scenario: 'conditional-breach.yaml', metric: 'mean_breach_round', params: ['rules.shields_vs_wall'], trials: 4096 }),
+      });
+      const done = (await r.text()).trim().split('\n').map((l) => JSON.parse(l)).at(-1) as { type: string; rows: { param: string; over_different_trials?: { event: string; from: number; to: number } }[] };
+      expect(done.type).toBe('done');
+      const row = done.rows.find((x) => x.param === 'rules.shields_vs_wall')!;
+      expect(row.over_different_trials).toMatchObject({ event: 'p_breach' });
+      expect(row.over_different_trials!.to).toBeLessThan(row.over_different_trials!.from);
+    } finally {
+      await w.close();
+    }
+  });
+
   it("sends the system's outcome partitions (every way a trial ends), and a run's cases have them summing to 1, paired as loaded vs tuned", async () => {
     const w = await startWorkbench({ roots: rootsOf([path.join(ROOT, 'scenarios')]).roots, port: 0, executor: exec, log: () => {} });
     try {
