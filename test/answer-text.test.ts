@@ -49,7 +49,7 @@ describe('the answer run prints', () => {
     expect(head).toBe('keep: 95% intervals');
     // who the attacker and defender are, then the numbers, then what each metric shown counts
     expect(sides.join(' ').replace(/\s+/g, ' ')).toBe(`  sides: ${keep.sides![0]}`.replace(/\s+/g, ' '));
-    expect(sides[0]).toMatch(/^ {2}sides: attacker = the attacker: army, outside the wall/);
+    expect(sides[0]).toMatch(/^ {2}sides: attacker = the army outside the wall \(/);
     const names = answerNames(keep, systemById('fantasy')!.headline, systemById('fantasy')!.outcomes);
     expect(names).toEqual(['p_attacker_wins', 'p_defender_wins', 'p_undecided', 'p_breach']);
     expect(docs.filter((l) => /^ {2}\S/.test(l)).map((l) => l.trim().split(/\s{2,}/)[0])).toEqual(names);

@@ -4,6 +4,7 @@ import { diffSets, diffSummaries, DiffError, scenarioSettings, settingChanges, t
 import { sameScenario } from '../src/api/diff.js';
 import { diffMarkdown, diffText, pText } from '../src/report/diff-report.js';
 import { MSG } from '../src/scenario/messages.js';
+import { fixedSide } from '../src/report/format.js';
 import {
   differenceInterval,
   holmAdjust,
@@ -330,5 +331,18 @@ describe('which settings differ between the two runs', () => {
     const unknown = diffSummaries(doc(), { ...doc(), settings: before });
     expect(unknown.scenarios[0].settings).toBeNull();
     expect(diffText(unknown).split('\n')[1]).toBe(`  ${MSG.diffSettingsUnknown()}`);
+  });
+});
+
+describe('intervals keep their side of 0 (issue 31 item 4)', () => {
+  it('fixedSide gives a non-zero end the decimals that show its sign, and never writes -0', () => {
+    expect(fixedSide(0.0002, 1)).toBe('0.0002');
+    expect(fixedSide(0.02, 1)).toBe('0.02');
+    expect(fixedSide(0.3, 1)).toBe('0.3');
+    expect(fixedSide(-0.00004, 2)).toBe('-0.00004');
+    expect(fixedSide(-0, 1)).toBe('0.0');
+    expect(fixedSide(0, 3)).toBe('0.000');
+    expect(fixedSide(-1e-14, 1)).toBe('-1.0e-14');
+    expect(fixedSide(0.25, 1)).toBe((0.25).toFixed(1));
   });
 });

@@ -127,3 +127,16 @@ describe('the README describes every metric a report lists', () => {
     for (const l of ['none', 'A', MELEE_FOOT_RESULTS.at(-1), MELEE_MOUNTED_RESULTS.at(-1)]) expect(readme).toContain(`\`p_first_${l}\``);
   });
 });
+
+describe('README', () => {
+  // issue 31 (7): a newcomer took `npm test` (the code's suite) for the balance checks
+  it('tells the two "test"s apart: npm test is the code\'s own tests, the balance checks always `siegesim test`', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const npmTest = readme.split('\n').find((l) => l.startsWith('npm test'));
+    expect(npmTest).toMatch(/the code's own tests/);
+    expect(npmTest).toMatch(/not the balance checks/);
+    // the command is never a bare `test` (read as either); printed output such as `test FAILED` is not the command
+    expect(readme.match(/`test`/g) ?? []).toEqual([]);
+    expect(readme).toMatch(/balance\s+checks of your scenarios' `expect:` blocks are `siegesim test`/);
+  });
+});

@@ -105,7 +105,7 @@ describeBrowser('the workbench page', () => {
     const after = await card.locator('[data-role="value"]').textContent();
     expect(after).not.toBe(before);
     const diff = await card.locator('[data-role="difference"]').textContent();
-    expect(diff).toMatch(/^[−+±]\d+\.\d pts \[-?\d+\.\d to -?\d+\.\d\]vs \d+\.\d% as loaded/);
+    expect(diff).toMatch(/^[−+±]\d+\.\d+ pts \[-?\d+\.\d+ to -?\d+\.\d+\]vs \d+\.\d+% as loaded/);
     expect(await page.locator('.ctl[data-path="wall.hp"]').getAttribute('class')).toContain('changed');
     expect(new URL(page.url()).searchParams.get('wall.hp')).toBe('60');
     expect(await page.locator('#charts figure svg').count()).toBeGreaterThan(0);
@@ -118,6 +118,38 @@ describeBrowser('the workbench page', () => {
     expect(sliders.length).toBeGreaterThan(20);
     for (const x of sliders) expect(x.step, x.path).toBe(kinds.get(x.path) === 'int' ? 1 : decimalResolution(x.lo, x.hi));
     expect(new Set(sliders.filter((x) => kinds.get(x.path) === 'number').map((x) => x.step))).toEqual(new Set([0.01, 0.1]));
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
+  it('writes an interval clear of 0 with the digits that show it (issue 31: "+0.2 pts [0.0 to 0.3]" coloured significant), never "−0.0"', async () => {
+    const { page, problems } = await openPage();
+    const f = (d: { value: number; ci_low: number; ci_high: number }, prob: boolean) =>
+      page.evaluate(
+        ([d, prob]) => {
+          const fmt = (globalThis as unknown as { __siegesim: { format: { fmtDiff: (d: unknown, p: boolean) => string; fmtDiffInterval: (d: unknown, p: boolean) => string } } }).__siegesim.format;
+          return `${fmt.fmtDiff(d, prob)} [${fmt.fmtDiffInterval(d, prob)}]`;
+        },
+        [d, prob] as const,
+      );
+    expect(await f({ value: 0.0017, ci_low: 0.0002, ci_high: 0.0031 }, true)).toBe('+0.2 pts [0.02 to 0.3]');
+    expect(await f({ value: -0.0001, ci_low: -0.0004, ci_high: 0.0002 }, true)).toBe('−0.01 pts [-0.04 to 0.02]');
+    expect(await f({ value: 0, ci_low: 0, ci_high: 0 }, true)).toBe('±0.0 pts [0.0 to 0.0]');
+    expect(await f({ value: -0.0002, ci_low: -0.0004, ci_high: -0.00001 }, false)).toBe('−0.0002 [-0.0004 to -0.00001]');
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
+  it('says beside a conditional mean that it averages other trials where its event moved (issue 31: mean_breach_round over far fewer breaches)', async () => {
+    const SC = 'fantasy/stone-wall-siege.yaml';
+    const { page, problems } = await openPage(`?scenario=${SC}&wall.hp=400&wall.dc=16`);
+    await doneWith(page, SC, { 'wall.hp': 400, 'wall.dc': 16 });
+    const row = page.locator('#metrics tr', { has: page.locator('td.l', { hasText: /^mean_breach_round$/ }) });
+    await expect(row.locator('[data-role="over"]').textContent()).resolves.toMatch(/^over different trials: p_breach 100\.0% → 8\d\.\d%$/);
+    // the event's own row and a mean over every trial say nothing of it
+    const plain = page.locator('#metrics tr', { has: page.locator('td.l', { hasText: /^(p_breach|mean_rounds)$/ }) });
+    expect(await plain.locator('[data-role="over"]').count()).toBe(0);
+    await screenshot(page, 'workbench-conditional-mean', page.locator('#metrics'));
     expect(problems()).toEqual([]);
     await page.close();
   });
@@ -294,6 +326,31 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
+  it('keeps every valid part of a link: bad parts named and dropped, the rest runs and shows numbers (issue 31)', async () => {
+    const SC = 'fantasy/wall-hp-dc-grid.yaml';
+    const { page, problems } = await openPage(`?scenario=${SC}&wall.hp=abc&trials=abc&sweep=wall.hpp:10,20&wall.dcc=5`);
+    // the run goes on without the bad parts: numbers on the cards, as loaded (wall.hp=abc and wall.dcc=5 dropped)
+    await doneWith(page, SC, {});
+    const banner = (await page.textContent('#link-banner'))!;
+    expect(banner).toContain('trials=abc: a whole number of trials from 1 to 100,000,000');
+    expect(banner).toMatch(/wall\.hp=abc: .+ \(the file's 30 used\)/);
+    expect(banner).toMatch(/wall\.dcc=5: "wall\.dcc" is not a setting of this system \(did you mean "wall\.dc"\?\) \(not used\)/);
+    expect(banner).toContain('sweep=wall.hpp:10,20: "wall.hpp" is not a number setting of this scenario (did you mean "wall.hp"?) (the sweep not used)');
+    const values = await page.locator('.card [data-role="value"]').allTextContents();
+    expect(values.length).toBeGreaterThan(2);
+    for (const v of values) expect(v).toMatch(/^\d+(\.\d+)?%$|^\d+\.\d+$/);
+    expect(await page.inputValue('[id="in-wall.hp"]')).toBe('30');
+    expect(await page.locator('.ctl.invalid').count()).toBe(0);
+    // the file's own sweep in the form is said to be what it is, not put under the link's sweep's problem
+    await expect.poll(() => page.textContent('#sweep-status'), { timeout: 30_000 }).toMatch(/^The link's sweep was not used \(.*\); the form shows the file's own sweep\.$/);
+    // the address keeps only what the page uses
+    const q = new URL(page.url()).searchParams;
+    expect([q.has('wall.hp'), q.has('wall.dcc')]).toEqual([false, false]);
+    await screenshot(page, 'workbench-bad-link-kept');
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
   it('shows a Crusader Rex block\'s "auto" steps as its full strength (the slider at the roster\'s 4 for Bohemond), marked auto', async () => {
     const SC = 'crusader-rex/attrition-exact.yaml';
     const { page, problems } = await openPage(`?scenario=${SC}`);
@@ -407,13 +464,16 @@ describeBrowser('the workbench page', () => {
     await page.selectOption('.axis[data-axis="1"] .axis-path', '');
     await page.fill('#sweep-target', '0.45');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^structure\.surrender_level = \d+ is the smallest value/);
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^structure\.surrender_level = \d+ is the smallest value with p_test ≥ 0\.45, at besieger\.heavy_siege_artillery = \d+: /);
+    // the answer names the point it holds at (issue 31: the other swept setting, at its value on screen)
+    const held = await page.locator('.ctl[data-path="besieger.heavy_siege_artillery"] input.num').inputValue();
+    expect(await page.locator('#sweep-answer [data-role="held"]').textContent()).toBe(`at besieger.heavy_siege_artillery = ${held}`);
     await page.waitForSelector('#sweep-chart svg');
     await screenshot(page, 'workbench-sweep-solve');
     // a target the sweep never reaches (p_test is 4/6 at level 6): the closest end, and which end of the sweep to move
     await page.fill('#sweep-target', '0.99');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^p_test does not reach 0\.99 for structure\.surrender_level in \[1, 6\]; closest at structure\.surrender_level = 6: /);
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^p_test does not reach 0\.99 for structure\.surrender_level in \[1, 6\], at besieger\.heavy_siege_artillery = \d+; closest at structure\.surrender_level = 6: /);
     expect(await page.locator('#sweep-answer').textContent()).toContain("Raise the sweep's “to” (e.g. to 11): structure.surrender_level allows up to 1000.");
     // the page's own words for solve's next step, never its JSON text (nor a CLI flag)
     expect(await page.locator('#sweep-answer').textContent()).not.toMatch(/--[a-z]|try a higher/);
@@ -479,17 +539,19 @@ describeBrowser('the workbench page', () => {
     await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000 }).toMatch(new RegExp(`^9 points × ${Number(trials).toLocaleString('en-US')} trials · `));
     expect(await page.locator('#sweep-answer').textContent()).toMatch(/^contour: the red line separates cells below 0\.4/);
 
-    // a bad sweep in a link: said in the sweep tab (the page's own check, or the server's), the rest of the link still opens
+    // a bad sweep in a link: said in the sweep tab (the page's own check, or the server's), the rest of the link still opens;
+    // one the page cannot use at all is dropped, said so, with what the form shows instead (issue 31)
+    const notUsed = (said: string) => new RegExp(`^The link's sweep was not used \\(${said.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\); the form shows .+\\.$`);
     for (const [q, said] of [
       ['sweep=wall.hp:60..20:10', "The link's sweep: wall.hp: a range needs from <= to and step > 0"],
       ['sweep=wall.hp:1..100000:1', "The link's sweep: the sweep would make 100,000 cases; at most 441 are allowed: list fewer values"],
       // a misspelt path or metric: the server's words for a sweep, with a did-you-mean from the scenario's own settings and metrics
-      ['sweep=wall.hpp:1,2', 'The link\'s sweep: sweep=wall.hpp:1,2: "wall.hpp" is not a number setting of this scenario (did you mean "wall.hp"?)'],
-      ['sweep=wal.dc:8,12&sweep_metric=p_breech', 'The link\'s sweep: sweep=wal.dc:8,12: "wal.dc" is not a number setting of this scenario (did you mean "wall.dc"?) · sweep_metric=p_breech: unknown metric "p_breech" (did you mean "p_breach"?) (this scenario\'s: p_attacker_wins, p_defender_wins, p_undecided, mean_rounds, p_round_cap, p_breach, mean_breach_round, p_withdrew)'],
-      ['sweep=mode:1,2', 'The link\'s sweep: sweep=mode:1,2: "mode" is not a number setting of this scenario'],
-      ['sweep=wall.hp:10,abc', "The link's sweep: sweep=wall.hp:10,abc: the values must be numbers separated by commas (e.g. wall.hp:10,20,40) or a range (wall.hp:20..60:10)"],
-      ['sweep=wall.hp&sweep_target=half', "The link's sweep: sweep=wall.hp: write <setting>:<from>..<to>:<step> (e.g. wall.hp:20..60:10) or <setting>:<value>,<value>,... (e.g. wall.hp:10,20,40) · sweep_target=half: must be a number (e.g. 0.5)"],
-      ['sweep_metric=p_win&sweep_trials=7', /^The link's sweep: sweep_metric=p_win: unknown metric "p_win" \(this scenario's: p_attacker_wins, .*\) · sweep_trials=7: one of \d+, /],
+      ['sweep=wall.hpp:1,2', notUsed('sweep=wall.hpp:1,2: "wall.hpp" is not a number setting of this scenario (did you mean "wall.hp"?)')],
+      ['sweep=wal.dc:8,12&sweep_metric=p_breech', notUsed('sweep=wal.dc:8,12: "wal.dc" is not a number setting of this scenario (did you mean "wall.dc"?) · sweep_metric=p_breech: unknown metric "p_breech" (did you mean "p_breach"?) (this scenario\'s: p_attacker_wins, p_defender_wins, p_undecided, mean_rounds, p_round_cap, p_breach, mean_breach_round, p_withdrew)')],
+      ['sweep=mode:1,2', notUsed('sweep=mode:1,2: "mode" is not a number setting of this scenario')],
+      ['sweep=wall.hp:10,abc', notUsed("sweep=wall.hp:10,abc: the values must be numbers separated by commas (e.g. wall.hp:10,20,40) or a range (wall.hp:20..60:10)")],
+      ['sweep=wall.hp&sweep_target=half', notUsed("sweep=wall.hp: write <setting>:<from>..<to>:<step> (e.g. wall.hp:20..60:10) or <setting>:<value>,<value>,... (e.g. wall.hp:10,20,40) · sweep_target=half: must be a number (e.g. 0.5)")],
+      ['sweep_metric=p_win&sweep_trials=7', /^The link's sweep was not used \(sweep_metric=p_win: unknown metric "p_win" \(this scenario's: p_attacker_wins, .*\) · sweep_trials=7: one of \d+, /],
     ] as [string, string | RegExp][]) {
       await page.goto(`${wb.url}?scenario=${SC}&wall.dc=14&${q}`);
       await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
@@ -706,7 +768,7 @@ describeBrowser('the workbench page', () => {
     const ranked = page.locator('#sens-table tr');
     expect(await ranked.count()).toBeGreaterThan(5);
     expect(await ranked.nth(1).locator('td').first().textContent()).toBe('1');
-    expect(await ranked.nth(1).locator('.turn').first().textContent()).toMatch(/→ .*: [−+±]\d+\.\d pts \[-?\d+\.\d to -?\d+\.\d\]/);
+    expect(await ranked.nth(1).locator('.turn').first().textContent()).toMatch(/→ .*: [−+±]\d+\.\d+ pts \[-?\d+\.\d+ to -?\d+\.\d+\]/);
     await page.evaluate('window.scrollTo(0, 0)');
     await screenshot(page, 'workbench-what-matters-tornado');
     // a search: wall HP and DC for one target (the designer picks them; "tune" in the ranking does too)
@@ -720,6 +782,10 @@ describeBrowser('the workbench page', () => {
     await page.click('#tune-form button[type="submit"]');
     const answer = page.locator('#tune-answer');
     await expect.poll(() => answer.textContent(), { timeout: 120_000 }).toMatch(/^found: wall\.hp = \d+, wall\.dc = \d+ meets the target \(/);
+    // where the search started is worded so it never reads as a second answer (issue 31: "searched for wall.hp = 40, wall.dc = 14")
+    const started = (await answer.locator('[data-role="started"]').textContent())!;
+    expect(started).toMatch(/^ \(the search started from the (scenario as loaded|case on screen, where .+ was .+)\)$/);
+    expect(started).not.toMatch(/ = /);
     await page.waitForSelector('#tune-chart svg');
     expect(await answer.locator('table.checks tr.met').count()).toBe(1);
     // met is good (green), not a direction: blue and orange mean up and down everywhere else

@@ -269,7 +269,13 @@ describe('what the workbench serves, and to whom', () => {
     expect(d.controls.find((c: { path: string }) => c.path === 'wall.hp')).toMatchObject({ kind: 'int', min: 0, max: 100000, value: 30 });
     expect((await call('GET', '/api/scenario?path=fantasy/stone-wall-siege.yaml&variant=nope')).status).toBe(422);
     // who is who and what each metric counts, as the report says them (the cards' tooltips and the line under the description)
-    expect(d.sides).toEqual([systemById('fantasy')!.sides!({ mode: 'siege' })]);
+    expect(d.sides).toEqual([
+      systemById('fantasy')!.sides!({
+        mode: 'siege',
+        attacker: { infantry: 10, cavalry: 4, archers: 6, mages: 2, clerics: 2, siege_engines: 3, captain_might: 2 },
+        defender: { infantry: 6, archers: 6, mages: 1, clerics: 1, captain_might: 1 },
+      }),
+    ]);
     expect(d.metricDocs.p_breach).toBe(systemById('fantasy')!.metricDocs.p_breach);
     expect(Object.keys(d.metricDocs)).toEqual(expect.arrayContaining(['p_attacker_wins', 'p_defender_wins', 'p_undecided', 'p_breach', 'mean_rounds']));
     // surrender's metrics name no sides
@@ -295,6 +301,24 @@ describe('what the workbench serves, and to whom', () => {
     }
     // a chance in [0, 1] by hundredths, a unit's value in 0..10 by tenths (the window around its value 3.5, inside 0..1000)
     expect([...steps].sort()).toEqual([0.01, 0.1]);
+  });
+
+  it("sends with a ranking's effect on a conditional mean where the step moved its event (issue 31: the tornado table says so)", async () => {
+    const w = await startWorkbench({ roots: rootsOf([path.join(ROOT, 'test/fixtures')]).roots, port: 0, executor: exec, log: () => {} });
+    try {
+      const r = await fetch(`${w.url}api/sensitivity`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Siegesim-Client': 'conditional-client-1' },
+        body: JSON.stringify({ scenario: 'conditional-breach.yaml', metric: 'mean_breach_round', params: ['rules.shields_vs_wall'], trials: 4096 }),
+      });
+      const done = (await r.text()).trim().split('\n').map((l) => JSON.parse(l)).at(-1) as { type: string; rows: { param: string; over_different_trials?: { event: string; from: number; to: number } }[] };
+      expect(done.type).toBe('done');
+      const row = done.rows.find((x) => x.param === 'rules.shields_vs_wall')!;
+      expect(row.over_different_trials).toMatchObject({ event: 'p_breach' });
+      expect(row.over_different_trials!.to).toBeLessThan(row.over_different_trials!.from);
+    } finally {
+      await w.close();
+    }
   });
 
   it("sends the system's outcome partitions (every way a trial ends), and a run's cases have them summing to 1, paired as loaded vs tuned", async () => {

@@ -83,7 +83,7 @@ describe('tune: targets, ranges and scores', () => {
     expect(low.edges).toEqual([{ param: 'wall.dc', value: 5, end: 'lo', bound: false, range: [1, 12] }]);
     const line = 'wall.dc = 5 is the bottom of the range searched (5..12): a better value may lie beyond it; widen the search with --range wall.dc=1..12';
     expect(tuneText(low)).toContain(`\n  ${line}\n`);
-    expect(tuneText(low)).toContain('\n  searched wall.dc 5..12 (the case\'s 12)\n');
+    expect(tuneText(low)).toContain('\n  searched wall.dc 5..12 (started from 12)\n');
     expect(tunePage(low, [], [])).toContain(line);
     expect(tuneJson(low).edges).toEqual(low.edges);
     // DC 1 is the lowest a DC can be
@@ -283,4 +283,18 @@ describe('tune and solve: an answer on a plateau says so', () => {
     expect(below.value).toBeLessThan(20);
     expect(below.plateau).toBeUndefined();
   });
+});
+
+describe('where a search holds (issue 31 item 2)', () => {
+  const grid = () => scenario(readFileSync(path.resolve(import.meta.dirname, '../scenarios/fantasy/wall-hp-dc-grid.yaml'), 'utf8'));
+  it("names only the settings it does not search at the working point: never 'at the first sweep point (wall.dc=...)' while searching wall.dc", async () => {
+    const r = await tuneScenario(grid(), { params: ['wall.dc'], targets: [parseTarget('p_attacker_wins in [0.45, 0.55]')], trials: 500, budget: 4000, executor: inProcess });
+    expect(r.note).toBe('working with wall.hp=10 as at the first sweep point (--where picks another)');
+    expect(r.note).not.toMatch(/wall\.dc/);
+    const both = await tuneScenario(grid(), { params: ['wall.dc', 'wall.hp'], targets: [parseTarget('p_attacker_wins in [0.45, 0.55]')], trials: 500, budget: 4000, executor: inProcess });
+    expect(both.note ?? '').not.toMatch(/wall\.dc|wall\.hp|first sweep point/);
+    expect(tuneText(both)).not.toMatch(/first sweep point/);
+    // the searched ranges say where the search started, never in the answer's form (`wall.dc = 6`)
+    expect(tuneText(both)).toMatch(/^ {2}searched wall\.dc \d+\.\.\d+ \(started from 6\), wall\.hp \d+\.\.\d+ \(started from 10\)$/m);
+  }, 60_000);
 });

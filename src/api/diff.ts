@@ -17,6 +17,8 @@
 import { differenceInterval, holmAdjust, pTwoSided, Z95, zTwoProportions, type Estimate } from '../stats/intervals.js';
 import { whereLabel } from './test.js';
 import { tunedName } from './live.js';
+import { conditionOf, eventShift } from '../systems/conditional.js';
+import { systemById } from '../systems/registry.js';
 
 /** Default family-wise false-alarm rate of `diff`. */
 export const DIFF_ALPHA = 0.001;
@@ -28,6 +30,8 @@ export interface SummaryMetric {
   ci_high: number | null;
   n: number;
   kind?: 'probability' | 'mean';
+  /** A conditional mean's event (absent in files written before it was added: the system's own is read then). */
+  conditional_on?: string;
 }
 
 /**
@@ -149,6 +153,11 @@ export interface DiffRow {
    * a `diff_`, ± 1.96·√(se_before² + se_after²)).
    */
   change: Estimate;
+  /**
+   * A conditional mean (a mean over the trials in which an event happened) whose event's
+   * probability moved significantly between the runs: the two values average different trials.
+   */
+  over_different_trials?: { event: string; before: number; after: number };
   z: number;
   p: number;
   /** Holm-adjusted over every comparison of the diff. */
@@ -289,7 +298,14 @@ function compareScenario(b: SummaryDoc, a: SummaryDoc, rows: DiffRow[]): DiffSce
     const where = label(a, ca);
     const names = [...Object.keys(cb.metrics), ...Object.keys(ca.metrics).filter((m) => !(m in cb.metrics))];
     /** One compared row of this case (a metric, or a variant's difference from the baseline). */
-    const push = (metric: string, kind: DiffRow['kind'], row: Compared, before: DiffRow['before'], after: DiffRow['after'], extra: { baseline?: string } = {}) => {
+    const push = (
+      metric: string,
+      kind: DiffRow['kind'],
+      row: Compared,
+      before: DiffRow['before'],
+      after: DiffRow['after'],
+      extra: { baseline?: string; over_different_trials?: DiffRow['over_different_trials'] } = {},
+    ) => {
       compared++;
       rows.push({
         scenario: a.name,
@@ -314,8 +330,14 @@ function compareScenario(b: SummaryDoc, a: SummaryDoc, rows: DiffRow[]): DiffSce
       const mb = Object.hasOwn(cb.metrics, metric) ? cb.metrics[metric] : undefined;
       const ma = Object.hasOwn(ca.metrics, metric) ? ca.metrics[metric] : undefined;
       const row = mb && ma ? compareMetric(mb, ma, metric) : undefined;
-      if (!row) untestable.push({ metric, where });
-      else push(metric, row.kind, row, { ...row.before, trials: cb.trials }, { ...row.after, trials: ca.trials });
+      if (!row || !mb || !ma) {
+        untestable.push({ metric, where });
+        continue;
+      }
+      // a conditional mean's n counts its event: where the event moved, the two runs average different trials
+      const shift = eventShift(ma.conditional_on ?? mb.conditional_on ?? conditionOf(systemById(a.system), metric), mb, cb.trials, ma, ca.trials);
+      const over = shift ? { over_different_trials: { event: shift.event, before: shift.from, after: shift.to } } : {};
+      push(metric, row.kind, row, { ...row.before, trials: cb.trials }, { ...row.after, trials: ca.trials }, over);
     }
     // each variant's difference from the baseline, when the baseline is the same variant in both
     // runs (a difference from another baseline is another quantity)

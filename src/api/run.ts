@@ -7,6 +7,7 @@ import { validateScenario, type ValidateOptions, type ValidScenario, type Valida
 import { metricKinds } from '../scenario/expect.js';
 import { SYSTEMS } from '../systems/registry.js';
 import { metricDocsOf, sidesLines } from '../systems/metric-docs.js';
+import { conditionOf, eventShift } from '../systems/conditional.js';
 import type { CaseResult, Difference, Metric, RulesSystem, ScenarioResult } from '../systems/types.js';
 import { halfWidth, meanSe, pairedDifference, welchDifference, welchSe } from '../stats/intervals.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
@@ -141,6 +142,7 @@ export function assembleResult(
   const missed = cases.filter((c) => c.precision && !c.precision.reached).length;
   // what the metrics count, and who the attacker and defender are, said with the numbers
   const metricDocs = metricDocsOf(sys, sys.metricOrder.filter((m) => cases.some((c) => m in c.metrics)).concat(...cases.map((c) => Object.keys(c.metrics))));
+  const conditionalOn = Object.fromEntries(Object.keys(metricDocs).flatMap((m) => (conditionOf(sys, m) !== undefined ? [[m, conditionOf(sys, m)!]] : [])));
   const sides = sys.sides ? sidesLines(v.points.flatMap((p, g) => p.variants.map((vc) => ({ case: g + 1, variant: vc.variant, text: sys.sides!(vc.scenario) })))) : [];
   return {
     name: v.name,
@@ -154,6 +156,7 @@ export function assembleResult(
     ...(v.headline ? { headline: v.headline } : {}),
     metricOrder: sys.metricOrder,
     metricDocs,
+    ...(Object.keys(conditionalOn).length > 0 ? { conditionalOn } : {}),
     ...(sides.length > 0 ? { sides } : {}),
     curveDefs: sys.curveDefs,
     cases,
@@ -194,6 +197,12 @@ export function assembleCases(v: ValidScenario, points: CompiledPoint[], jobs: G
           differences[metric] = { ...welchDifference(a, b), se: welchSe(a, b), paired: false };
         }
       }
+    }
+    // a conditional mean whose event moved averages other trials than the baseline's: said beside its difference
+    for (const [metric, d] of Object.entries(differences)) {
+      const event = conditionOf(sys, metric);
+      const shift = eventShift(event, base[metric], trials, s.metrics[metric], trials, event !== undefined ? differences[event] : undefined);
+      if (shift) d.overDifferentTrials = shift;
     }
     return {
       case: g + 1,

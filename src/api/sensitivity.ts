@@ -10,6 +10,7 @@
 import type { ValidScenario } from '../scenario/validate.js';
 import type { Metric, MetricKind } from '../systems/types.js';
 import { pairedDifference, welchDifference, type Estimate } from '../stats/intervals.js';
+import { conditionOf, eventShift } from '../systems/conditional.js';
 import { InlineExecutor } from '../engine/executor.js';
 import { VERSION } from '../version.js';
 import { moments } from './run.js';
@@ -84,6 +85,12 @@ export interface SensitivityRow {
   ci_high: number;
   /** Paired interval (per-trial differences) or Welch (a metric that is not per trial). */
   paired: boolean;
+  /**
+   * A conditional mean (over the trials in which an event happened) whose event's probability
+   * moved significantly with the step (from the loaded value to `to`): the effect compares
+   * averages over different trials.
+   */
+  over_different_trials?: { event: string; from: number; to: number };
   /** The metric at `to`. */
   at: Estimate;
   /**
@@ -248,6 +255,8 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
         at: at ? { value: at.value, ci_low: at.ci_low, ci_high: at.ci_high } : { value: NaN, ci_low: NaN, ci_high: NaN },
         rank: 0,
       };
+      const shift = eventShift(conditionOf(sys, metric), baseline, outs[0].trials, at, out.trials);
+      if (shift) rows[i].over_different_trials = shift;
     });
   });
 

@@ -166,8 +166,10 @@ export function resultHead(v: ValidScenario, seed: string | number, trials: numb
 /**
  * The baseline variant at the first sweep point, or at `where` (dotted path -> value, any
  * setting). Throws TuningInputError when `where` names no setting or makes the case invalid.
+ * `searched`: settings the verb searches itself (tune's): the note names only the others, since
+ * a searched setting's value there is where the search starts, not where its answer holds.
  */
-export function baseCaseOf(v: ValidScenario, where?: Record<string, unknown>): BaseCase {
+export function baseCaseOf(v: ValidScenario, where?: Record<string, unknown>, searched: readonly string[] = []): BaseCase {
   const w = where ?? { ...(v.points[0]?.params ?? {}) };
   if (where) {
     const all = tunablesOf(v.system, v.points[0]?.variants[0]?.scenario ?? {});
@@ -178,8 +180,11 @@ export function baseCaseOf(v: ValidScenario, where?: Record<string, unknown>): B
   const parts: string[] = [];
   if (v.variantNames.length > 1) parts.push(`on the baseline variant (${v.variantNames[0]})`);
   // the working point is always said when it is chosen, swept setting or not
-  if (where && Object.keys(where).length > 0) parts.push(`at ${showSettings(w)}`);
-  else if (!where && v.params.length > 0) parts.push(`at the first sweep point (${showSettings(w)}; --where picks another)`);
+  const held = Object.fromEntries(Object.entries(w).filter(([p]) => !searched.includes(p)));
+  const heldAny = Object.keys(held).length > 0;
+  if (where && heldAny) parts.push(`at ${showSettings(held)}`);
+  else if (!where && v.params.length > 0 && heldAny)
+    parts.push(searched.length > 0 ? `with ${showSettings(held)} as at the first sweep point (--where picks another)` : `at the first sweep point (${showSettings(held)}; --where picks another)`);
   return { where: w, scenario: c.scenario, tunables: tunablesOf(v.system, c.scenario), note: parts.length > 0 ? `working ${parts.join(' ')}` : undefined, stream: streamOfCase(v, c.scenario) };
 }
 

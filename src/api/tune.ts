@@ -270,7 +270,8 @@ export function judge(targets: TuneTarget[], metrics: Record<string, Metric>): {
  */
 export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<TuneResult> {
   const sys = v.system;
-  const base = baseCaseOf(v, o.where);
+  // the searched settings' values at the working point are where the search starts: the note names the others
+  const base = baseCaseOf(v, o.where, o.params);
   const names = o.names ?? CLI_NAMES;
   if (o.params.length < 1 || o.params.length > 3) throw new TuningInputError(`tune takes one to three ${names.params} (got ${o.params.length})`);
   if (new Set(o.params).size !== o.params.length) throw new TuningInputError(`a parameter is listed twice in ${names.params}`);

@@ -12,11 +12,11 @@
  *   chart's metric reaches its target, read as `siegesim solve` reads it (the page's answerTable),
  *   or one sentence when the sweep does not bracket it (reachedAtLowest).
  */
-import type { ChartSpec, ScenarioResult } from '../systems/types.js';
+import type { ChartSpec, Difference, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
 import { closestPoint, crossings, shortName, solveCommand } from '../systems/chart-kit.js';
 import { answerColumns, answerOrder, pointDifferences, rangeNote, reachedAtLowest, sweepRange, zeroInEveryCase, type RangeEnd } from './html.js';
-import { show, showInterval } from './format.js';
+import { overDifferentTrialsText, show, showInterval } from './format.js';
 
 /** Rows of a sweep table shown whole; beyond it the first and last `SWEEP_ENDS` rows. */
 export const SWEEP_ROWS = 10;
@@ -50,6 +50,12 @@ function columns(rows: string[][], right: (k: number) => boolean = () => false):
 export function estimateText(m: Estimate | undefined, delta = false): string {
   if (!m || !Number.isFinite(m.value)) return '–';
   return (delta && m.value > 0 ? '+' : '') + showInterval(m.value, m.ci_low, m.ci_high);
+}
+
+/** A difference as `estimateText` writes it, and where a conditional mean's event moved, that it averages other trials (`over different trials: p_breach 0.8720 → 0.0960`). */
+export function deltaText(d: Difference | undefined): string {
+  const o = d?.overDifferentTrials;
+  return estimateText(d, true) + (o ? ` (${overDifferentTrialsText(o)})` : '');
 }
 
 /** Width the sides and definitions lines are wrapped to (a terminal's 100 columns and then some are common; 80 would cut most). */
@@ -106,7 +112,7 @@ function casesText(r: ScenarioResult, names: string[]): string[] {
     }
     r.cases.forEach((c, i) => {
       const d = c.variant === base ? undefined : c.differences[m];
-      rows.push([i === 0 ? m : '', ...(variants ? [c.variant] : []), estimateText(c.metrics[m]), ...(d ? [`Δ ${estimateText(d, true)}`] : [])]);
+      rows.push([i === 0 ? m : '', ...(variants ? [c.variant] : []), estimateText(c.metrics[m]), ...(d ? [`Δ ${deltaText(d)}`] : [])]);
     });
   }
   return [head, ...columns(rows)];
@@ -146,7 +152,7 @@ function sweepVariantsText(r: ScenarioResult, names: string[], opts: AnswerTextO
     const shown = pts.length <= SWEEP_ROWS ? pts : [...pts.slice(0, SWEEP_ENDS), ...pts.slice(pts.length - SWEEP_ENDS)];
     shown.forEach((pt, i) => {
       if (pts.length > SWEEP_ROWS && i === SWEEP_ENDS) gaps.push({ at: rows.length, text: `  … ${pts.length - 2 * SWEEP_ENDS} sweep points left out (every case: ${opts.out ? `${opts.out}/summary.csv` : 'summary.csv'})` });
-      rows.push([i === 0 ? m : '', ...r.params.map((p) => String(pt.params[p])), ...pt.values.map((e) => show(e?.value)), ...pt.diffs.map((d) => estimateText(d, true))]);
+      rows.push([i === 0 ? m : '', ...r.params.map((p) => String(pt.params[p])), ...pt.values.map((e) => show(e?.value)), ...pt.diffs.map((d) => deltaText(d))]);
     });
   }
   const values = 1 + r.params.length;

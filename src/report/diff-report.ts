@@ -2,17 +2,23 @@
 import type { DiffResult, DiffRow, DiffScenario } from '../api/diff.js';
 import { MSG } from '../scenario/messages.js';
 import { fmtTest } from '../api/test.js';
-import { showCount } from './format.js';
+import { fixedSide, overDifferentTrialsText, showCount } from './format.js';
 
-/** `-0.0304 [-0.0349, -0.0259]`: as many decimals as give the interval's half-width two digits. */
+/**
+ * `-0.0304 [-0.0349, -0.0259]`: as many decimals as give the interval's half-width two digits, and
+ * more at an end that would otherwise read 0 (fixedSide: which side of 0 it lies on shows).
+ */
 function changeText(r: DiffRow): string {
   const half = (r.change.ci_high - r.change.ci_low) / 2;
   const decimals = half > 0 && Number.isFinite(half) ? Math.min(12, Math.max(0, 1 - Math.floor(Math.log10(half)))) : undefined;
   const signed = (x: number) => {
-    const s = decimals === undefined ? fmtTest(x) : x.toFixed(decimals);
+    const s = decimals === undefined ? fmtTest(x) : fixedSide(x, decimals);
     return x > 0 ? `+${s}` : s;
   };
-  return `${signed(r.change.value)} [${signed(r.change.ci_low)}, ${signed(r.change.ci_high)}]`;
+  const o = r.over_different_trials;
+  // a conditional mean whose event moved: the runs' values average different trials
+  const over = o ? ` (${overDifferentTrialsText({ event: o.event, from: o.before, to: o.after })})` : '';
+  return `${signed(r.change.value)} [${signed(r.change.ci_low)}, ${signed(r.change.ci_high)}]${over}`;
 }
 
 /**

@@ -53,6 +53,34 @@ export function showHtml(x: number | undefined | null): string {
     .replace(/(^|\(|\s)-/g, '$1−');
 }
 
+/** Decimals a number is given at most by `fixedSide` (beyond, it is written in exponent form). */
+const MAX_SIDE_DECIMALS = 10;
+
+/**
+ * `x.toFixed(decimals)`, with more decimals where fewer would write a non-zero x as 0 (which side
+ * of 0 it lies on must show: an interval coloured as clear of 0 must not read `[0.0 to 0.3]`),
+ * and never `-0`: an exact 0 is `0` to the decimals asked.
+ * @example fixedSide(0.0002, 1) // '0.0002'
+ * @example fixedSide(-0.00004, 2) // '-0.00004'
+ */
+export function fixedSide(x: number, decimals: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  if (x === 0) return (0).toFixed(decimals);
+  for (let d = decimals; d <= MAX_SIDE_DECIMALS; d++) {
+    const s = x.toFixed(d);
+    if (Number(s) !== 0) return s;
+  }
+  return sci(Math.abs(x)).replace(/^/, x < 0 ? '-' : '');
+}
+
+/**
+ * Said beside a conditional mean's difference whose event moved (systems/conditional.ts):
+ * `over different trials: p_breach 0.8720 → 0.0960`.
+ */
+export function overDifferentTrialsText(o: { event: string; from: number; to: number }): string {
+  return `over different trials: ${o.event} ${show(o.from)} → ${show(o.to)}`;
+}
+
 /** A value with its 95% interval as plain text (tooltips): `0.3119 [0.3099, 0.3140]`. */
 export function showInterval(value: number, lo: number, hi: number): string {
   if (!Number.isFinite(value)) return '–';

@@ -8,17 +8,17 @@
  * document and its style), `metricTable` (metrics with intervals, laid out to fit),
  * `figure` (one chart) and `answerTable` (where a sweep reaches a target).
  */
-import type { ChartSpec, ScenarioResult } from '../systems/types.js';
+import type { ChartSpec, Difference, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
 import { closestPoint, crossings, directionOf, shortName, solveCommand, type Crossing } from '../systems/chart-kit.js';
-import { fmt, show, showCount, showHtml, showInterval } from './format.js';
+import { fmt, overDifferentTrialsText, show, showCount, showHtml, showInterval } from './format.js';
 import { orderedMetrics } from './tables.js';
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:1100px;padding:0 1rem;color:#222}
 h1{font-size:1.5rem;margin:.3rem 0}h2{font-size:1.15rem;margin-top:2rem}
 table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.2rem .45rem;text-align:right;vertical-align:top}
 th{background:#f3f3f3;font-weight:600}td.l,th.l{text-align:left}th.m{text-align:left;font-weight:normal;background:#fafafa}
-.muted,.ci{color:#666}.ci{font-size:.85em;white-space:nowrap}.big{font-size:1.25em;font-weight:600}
+.muted,.ci{color:#666}.over{font-size:.85em;color:#8a4b00;font-style:italic}.ci{font-size:.85em;white-space:nowrap}.big{font-size:1.25em;font-weight:600}
 .up{color:#1f5fa8}.down{color:#a65400}.flat{color:#666}.warn{color:#b3261e}
 figure{margin:1rem 0}figcaption{color:#666;font-size:.9em}img{max-width:100%;height:auto}code{background:#f3f3f3;padding:0 .2rem}
 .notice{border-left:4px solid #e4572e;background:#fff4ef;padding:.4rem .8rem;margin:.8rem 0}
@@ -73,7 +73,10 @@ function valueCell(m: Estimate | undefined, opts: { big?: boolean; delta?: boole
   if (!m || !Number.isFinite(m.value)) return `<td class="${opts.td ? `${opts.td} ` : ''}muted">–</td>`;
   const cls = opts.delta ? directionClass(m) : opts.big ? 'big' : '';
   const sign = opts.delta && m.value > 0 ? '+' : '';
-  return `<td${opts.td ? ` class="${opts.td}"` : ''} title="${escapeHtml(`95% interval ${showInterval(m.value, m.ci_low, m.ci_high)}`)}"><span${cls ? ` class="${cls}"` : ''}>${sign}${showHtml(m.value)}</span> <span class="ci">[${showHtml(m.ci_low)}, ${showHtml(m.ci_high)}]</span></td>`;
+  // a conditional mean's difference whose event moved: the two means average different trials
+  const o = opts.delta ? (m as Difference).overDifferentTrials : undefined;
+  const over = o ? `<br><span class="over">${escapeHtml(overDifferentTrialsText(o))}</span>` : '';
+  return `<td${opts.td ? ` class="${opts.td}"` : ''} title="${escapeHtml(`95% interval ${showInterval(m.value, m.ci_low, m.ci_high)}`)}"><span${cls ? ` class="${cls}"` : ''}>${sign}${showHtml(m.value)}</span> <span class="ci">[${showHtml(m.ci_low)}, ${showHtml(m.ci_high)}]</span>${over}</td>`;
 }
 
 /** The CSS class of a difference's direction (chart-kit's directionOf): up, down, or flat when its interval holds 0. */

@@ -8,7 +8,7 @@ import type { ChartSpec } from '../systems/types.js';
 import { directionOf, DIRECTION_SCALE } from '../systems/chart-kit.js';
 import { analysisPage, jsonHead, provenanceLine, showCi, startingPoint, table, writeAnalysis } from './analysis-page.js';
 import { indexHref } from './write.js';
-import { fmt, num, showHtml as show } from './format.js';
+import { fmt, num, overDifferentTrialsText, showHtml as show } from './format.js';
 import { DIRECTION_KEY, directionClass, escapeHtml, settingsMoved } from './html.js';
 
 /** Settings drawn in the tornado (the CSV and the page have them all). */
@@ -234,7 +234,9 @@ export function sensitivityPage(r: SensitivityResult, charts: readonly ChartSpec
     String(x.rank),
     `<code>${escapeHtml(x.param)}</code>`,
     escapeHtml(`${String(x.from)} → ${String(x.to)}`) + (x.from_zero ? ` <span class="muted from-zero">(${escapeHtml(fromZeroNote(r))})</span>` : ''),
-    `<span class="${directionClass(x)}">${showCi({ value: x.effect, ci_low: x.ci_low, ci_high: x.ci_high }, true)}</span>` + (x.paired ? '' : ' <span class="muted">(Welch)</span>'),
+    `<span class="${directionClass(x)}">${showCi({ value: x.effect, ci_low: x.ci_low, ci_high: x.ci_high }, true)}</span>` +
+      (x.paired ? '' : ' <span class="muted">(Welch)</span>') +
+      (x.over_different_trials ? `<br><span class="over">${escapeHtml(overDifferentTrialsText(x.over_different_trials))}</span>` : ''),
     bar(x),
     showCi(x.at),
   ]);

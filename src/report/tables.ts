@@ -54,6 +54,7 @@ export function summaryJson(r: ScenarioResult, provenance?: Record<string, unkno
     // who the metrics' attacker and defender are, and what each metric counts (added keys: the CSVs are unchanged)
     ...(r.sides ? { sides: r.sides } : {}),
     ...(r.metricDocs ? { metric_docs: r.metricDocs } : {}),
+    ...(r.conditionalOn ? { conditional_on: r.conditionalOn } : {}),
     cases: r.cases.map((c) => ({
       case: c.case,
       variant: c.variant,
@@ -63,7 +64,9 @@ export function summaryJson(r: ScenarioResult, provenance?: Record<string, unkno
       metrics: Object.fromEntries(
         orderedMetrics(r, c.metrics).map((k) => {
           const m = c.metrics[k];
-          return [k, { value: num(m.value), ci_low: num(m.ci_low), ci_high: num(m.ci_high), n: m.n, kind: m.kind }];
+          // conditional_on: the event a conditional mean is over (its n counts it), an added key
+          const on = r.conditionalOn?.[k];
+          return [k, { value: num(m.value), ci_low: num(m.ci_low), ci_high: num(m.ci_high), n: m.n, kind: m.kind, ...(on !== undefined ? { conditional_on: on } : {}) }];
         }),
       ),
       ...(Object.keys(c.differences).length > 0
@@ -74,7 +77,10 @@ export function summaryJson(r: ScenarioResult, provenance?: Record<string, unkno
                 // se: the difference's standard error (value ± 1.96·se is its interval), which `diff`
                 // needs to compare one run's difference with another's; paired: measured trial by
                 // trial on common dice (false: Welch, the two means taken as independent)
-                return [k, { value: num(d.value), ci_low: num(d.ci_low), ci_high: num(d.ci_high), ...(d.se !== undefined ? { se: num(d.se) } : {}), ...(d.paired !== undefined ? { paired: d.paired } : {}) }];
+                // over_different_trials: a conditional mean's event moved significantly (baseline -> variant)
+                const o = d.overDifferentTrials;
+                const over = o ? { over_different_trials: { event: o.event, baseline: num(o.from), variant: num(o.to) } } : {};
+                return [k, { value: num(d.value), ci_low: num(d.ci_low), ci_high: num(d.ci_high), ...(d.se !== undefined ? { se: num(d.se) } : {}), ...(d.paired !== undefined ? { paired: d.paired } : {}), ...over }];
               }),
             ),
           }

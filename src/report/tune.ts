@@ -201,7 +201,7 @@ export function tunePage(r: TuneResult, charts: readonly ChartSpec[], files: rea
     [1],
     (i) => (ranked[i] === b ? 'best' : undefined),
   );
-  const ranges = r.params.map((p) => `<code>${escapeHtml(p.path)}</code> ${p.lo}..${p.hi}${p.loaded !== undefined ? ` (loaded ${p.loaded})` : ''}`).join(', ');
+  const ranges = r.params.map((p) => `<code>${escapeHtml(p.path)}</code> ${p.lo}..${p.hi}${p.loaded !== undefined ? ` (started from ${p.loaded})` : ''}`).join(', ');
   return analysisPage({
     title: `${r.name}: tuning ${r.params.map((x) => x.path).join(', ')}`,
     lead: `Targets: ${r.targets.map((t) => `<code>${escapeHtml(t.metric)}</code> in [${t.lo}, ${t.hi}]`).join(' and ')}. Searched ${ranges}.${r.note ? ` <span class="muted">Working ${escapeHtml(startingPoint(r))}.</span>` : ''}`,

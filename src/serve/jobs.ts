@@ -87,7 +87,10 @@ export function wireCase(c: CaseResult) {
     params: c.params,
     trials: c.trials,
     metrics: Object.fromEntries(Object.entries(c.metrics).map(([k, m]) => [k, wireMetric(m)])),
-    differences: Object.fromEntries(Object.entries(c.differences).map(([k, m]) => [k, wireMetric(m)])),
+    // over_different_trials: a conditional mean's event moved (as loaded -> tuned): the two values average different trials
+    differences: Object.fromEntries(
+      Object.entries(c.differences).map(([k, m]) => [k, { ...wireMetric(m), ...(m.overDifferentTrials ? { over_different_trials: m.overDifferentTrials } : {}) }]),
+    ),
   };
 }
 

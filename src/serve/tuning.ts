@@ -200,7 +200,20 @@ export async function streamSensitivity(ctx: JobContext, client: string, body: R
       ranking: r.ranking.slice(0, RANKED_SENT),
       rows: r.rows
         .filter((x) => x.rank <= RANKED_SENT)
-        .map((x) => ({ param: x.param, kind: x.kind, direction: x.direction, from: x.from, to: x.to, effect: x.effect, ci_low: x.ci_low, ci_high: x.ci_high, paired: x.paired, rank: x.rank })),
+        // over_different_trials: a conditional mean's event moved with the step (the page says so beside the effect)
+        .map((x) => ({
+          param: x.param,
+          kind: x.kind,
+          direction: x.direction,
+          from: x.from,
+          to: x.to,
+          effect: x.effect,
+          ci_low: x.ci_low,
+          ci_high: x.ci_high,
+          paired: x.paired,
+          rank: x.rank,
+          ...(x.over_different_trials ? { over_different_trials: x.over_different_trials } : {}),
+        })),
       skipped: r.skipped,
       chart: tornadoChart(r, TORNADO_SHOWN) ?? null, // null: nothing moved, no tornado
       seconds: r.provenance.seconds,

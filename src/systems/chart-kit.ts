@@ -199,9 +199,32 @@ export function keyedFacet(field: string): Record<string, unknown> {
 /** Dash patterns, one per line of a panel, so that lines drawn over each other (two readings that agree) both show. */
 const DASHES = [[1, 0], [7, 3], [2, 2], [9, 3, 2, 3], [4, 4], [1, 3], [12, 4], [4, 2, 1, 2]];
 
-/** A strokeDash encoding on the colour's field: merged into the colour legend. */
-export function dashEncoding(domain: string[], field = 'series', title: string | null = null): Record<string, unknown> {
-  return { field, type: 'nominal', title, sort: domain, scale: { domain, range: domain.map((_, i) => DASHES[i % DASHES.length]) } };
+/** A strokeDash encoding on the colour's field: merged into the colour legend (`type` as the colour's, so they merge). */
+export function dashEncoding(domain: string[], field = 'series', title: string | null = null, type: 'nominal' | 'ordinal' = 'nominal'): Record<string, unknown> {
+  return { field, type, title, sort: domain, scale: { domain, range: domain.map((_, i) => DASHES[i % DASHES.length]) } };
+}
+
+/** Point shapes, one per line, so that lines of neighbouring hues (viridis's dc 9, 12, 14) tell apart by their marks too. */
+const SHAPES = ['circle', 'square', 'triangle-up', 'diamond', 'cross', 'triangle-down', 'triangle-right', 'wedge'];
+
+/** A shape encoding on the colour's field: merged into the colour legend. */
+export function shapeEncoding(domain: string[], field = 'series', title: string | null = null, type: 'nominal' | 'ordinal' = 'nominal'): Record<string, unknown> {
+  return { field, type, title, sort: domain, scale: { domain, range: domain.map((_, i) => SHAPES[i % SHAPES.length]) } };
+}
+
+/**
+ * What a chart's bands show, said truly: where the widest 95% interval is too narrow to be seen
+ * beside the line (under 3% of the axis: 4 pixels of a small panel), the caption says how narrow, not "bands are 95%
+ * intervals" over bands nobody can see.
+ */
+export function bandsCaption(values: readonly Record<string, unknown>[], axisSpan: number): string {
+  let widest = 0;
+  for (const v of values) {
+    const half = ((v.hi as number) - (v.lo as number)) / 2;
+    if (Number.isFinite(half)) widest = Math.max(widest, half);
+  }
+  if (!(axisSpan > 0) || widest / axisSpan >= 0.03) return 'bands are 95% intervals';
+  return `95% intervals at most ±${fmtTarget(Number(widest.toPrecision(2)))}, too narrow to see beside the lines`;
 }
 
 /** Wrap a one-panel spec into small multiples when the layout has panels. */
@@ -293,25 +316,32 @@ export function curveChart(
     layer: [
       {
         // the 95% band
-        mark: { type: 'area', opacity: 0.18, clip: true },
+        mark: { type: 'area', opacity: 0.25, clip: true },
         encoding: { y: { field: 'lo', type: 'quantitative', ...yScale }, y2: { field: 'hi' } },
       },
       {
         mark: { type: 'line', point: values.length <= 400 },
         encoding: {
           y: { field: 'value', type: 'quantitative', title: opts.yTitle, ...yScale },
-          ...(!layout.panel && layout.colors.length > 1 ? { strokeDash: dashEncoding(layout.colors, 'series', layout.colorTitle) } : {}),
+          // in panels too: neighbouring hues of an ordered sweep (dc 9, 12, 14) tell apart by dash and point shape (issue 31)
+          ...(layout.colors.length > 1
+            ? {
+                strokeDash: dashEncoding(layout.colors, 'series', layout.colorTitle, layout.ordered ? 'ordinal' : 'nominal'),
+                ...(values.length <= 400 ? { shape: shapeEncoding(layout.colors, 'series', layout.colorTitle) } : {}),
+              }
+            : {}),
         },
       },
     ],
   };
   const title = opts.title;
+  const span = opts.probability === false ? Math.max(0, ...values.map((v) => (Number.isFinite(v.hi as number) ? (v.hi as number) : 0))) : 1;
   return {
     name: opts.name,
     title,
     caption: kept
-      ? `a sample: ${layout.panels.length} of the ${allPanels.toLocaleString('en-US')} panels, evenly spaced (the first and the last among them), one panel per ${panelWord(layout)}; every case is in ${opts.curve}.csv; bands are 95% intervals`
-      : `every case${layout.panel ? `, one panel per ${panelWord(layout)}` : ''}; bands are 95% intervals`,
+      ? `a sample: ${layout.panels.length} of the ${allPanels.toLocaleString('en-US')} panels, evenly spaced (the first and the last among them), one panel per ${panelWord(layout)}; every case is in ${opts.curve}.csv; ${bandsCaption(values, span)}`
+      : `every case${layout.panel ? `, one panel per ${panelWord(layout)}` : ''}; ${bandsCaption(values, span)}`,
     spec: facetted(layout, { $schema: SCHEMA, title, data: { values } }, inner, { width, height: 280 }),
   };
 }

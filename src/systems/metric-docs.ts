@@ -2,15 +2,21 @@
  * What a metric means and who a run's sides are: the lookups the report page, the printed
  * answer and summary.json share (RulesSystem.metricDocs, metricDocFor, sides).
  */
+import { conditionalDoc, conditionOf } from './conditional.js';
 import type { RulesSystem } from './types.js';
 
-/** A metric's one-line definition: the system's own (`metricDocs`, else `metricDocFor` for a built name), or undefined. */
-export function describeMetric(sys: Pick<RulesSystem, 'metricDocs' | 'metricDocFor'>, name: string): string | undefined {
-  return Object.hasOwn(sys.metricDocs, name) ? sys.metricDocs[name] : sys.metricDocFor?.(name);
+/**
+ * A metric's one-line definition: the system's own (`metricDocs`, else `metricDocFor` for a built
+ * name), or undefined; a conditional metric's names its event (`conditionalOn`).
+ */
+export function describeMetric(sys: Pick<RulesSystem, 'metricDocs' | 'metricDocFor' | 'conditionalOn'>, name: string): string | undefined {
+  const doc = Object.hasOwn(sys.metricDocs, name) ? sys.metricDocs[name] : sys.metricDocFor?.(name);
+  const event = conditionOf(sys, name);
+  return doc !== undefined && event !== undefined ? conditionalDoc(doc, event) : doc;
 }
 
 /** Definitions of the named metrics that have one, in the order given. */
-export function metricDocsOf(sys: Pick<RulesSystem, 'metricDocs' | 'metricDocFor'>, names: Iterable<string>): Record<string, string> {
+export function metricDocsOf(sys: Pick<RulesSystem, 'metricDocs' | 'metricDocFor' | 'conditionalOn'>, names: Iterable<string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const m of names) {
     const d = describeMetric(sys, m);

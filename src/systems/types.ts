@@ -6,6 +6,7 @@
 import type * as z from 'zod';
 import type { RngState } from '../engine/rng.js';
 import type { Estimate } from '../stats/intervals.js';
+import type { EventShift } from './conditional.js';
 
 /**
  * The hot loop: run `trials` independent trials, adding into `acc`. `rng` is the chunk's
@@ -55,6 +56,8 @@ export interface Metric extends Estimate {
 export interface Difference extends Estimate {
   se?: number;
   paired?: boolean;
+  /** A conditional metric's event, where its probability differs significantly from the baseline's (the two means average different trials). */
+  overDifferentTrials?: EventShift;
 }
 
 /** One point of a curve (`<curve>.csv` row): its key columns and its estimate. */
@@ -132,6 +135,8 @@ export interface ScenarioResult {
   metricOrder: string[];
   /** What each metric some case produces counts (describeMetric), by name; absent in results made before definitions existed. */
   metricDocs?: Record<string, string>;
+  /** The conditional metrics some case produces, with their events (RulesSystem.conditionalOn); absent when none. */
+  conditionalOn?: Record<string, string>;
   /**
    * Who the metrics' attacker and defender are (RulesSystem.sides): one line when every case
    * agrees, else one per group of cases that agree, each led by the variants (and sweep cases)
@@ -198,6 +203,14 @@ export interface RulesSystem<C = unknown> {
   metricDocs: Readonly<Record<string, string>>;
   /** The definition of a metric whose name is built from the scenario (not a key of `metricDocs`), or undefined. */
   metricDocFor?(name: string): string | undefined;
+  /**
+   * The conditional metrics: a mean over the trials in which an event happened, by name, with
+   * that event (a probability metric of the same case whose count is the mean's n, or a sum of
+   * them). Comparisons say where the event itself moved (systems/conditional.ts); summary.json
+   * carries it as `conditional_on`. A test holds every bundled mean whose n is not the trials to
+   * being listed.
+   */
+  conditionalOn?: Readonly<Record<string, string>>;
   /**
    * Who the metrics' "attacker" and "defender" are in this validated case, in one line (Crusader
    * Rex: the besieger of an existing siege, with its blocks; fantasy: the `attacker:` army), or

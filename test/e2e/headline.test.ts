@@ -71,7 +71,7 @@ describe('headline: the answer', () => {
     expect(r.code, r.stderr).toBe(0);
     // the numbers: after the head line and who the sides are (a fantasy siege's armies)
     const lines = r.stdout.split('\n').filter((l) => !/^(?: {2}sides: | {4}\S)/.test(l));
-    expect(r.stdout.split('\n')[1]).toMatch(/^ {2}sides: attacker = the attacker: army, outside the wall/);
+    expect(r.stdout.split('\n')[1]).toMatch(/^ {2}sides: attacker = the army outside the wall \(/);
     expect(lines[1]).toMatch(/^ {2}case {2}hp {2}mean_breach_round {2}p_breach$/);
     // the round of the breach grows with the wall's HP (3 engines, 2d6 each a round: 15 HP falls in round 1 or 2)
     const rounds = lines.slice(2, 6).map((l) => Number(l.trim().split(/\s+/)[2]));
@@ -106,7 +106,7 @@ describe('headline: the answer', () => {
     }
     const merged = await runCli(['merge', ENGINES, ...shards, '--out', path.join(dir, 'merged')]);
     expect(merged.code, merged.stderr).toBe(0);
-    expect(merged.stdout).toMatch(/^ {2}sides: attacker = the attacker: army, outside the wall/m);
+    expect(merged.stdout).toMatch(/^ {2}sides: attacker = the army outside the wall \(/m);
     expect(merged.stdout).toMatch(/^ {2}case {2}hp {2}mean_breach_round {2}p_breach$/m);
 
     // sensitivity ranks by headline[0] unless --metric says otherwise

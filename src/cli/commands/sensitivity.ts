@@ -8,6 +8,7 @@ import { checkFolder, checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
 import { warmRenderer } from '../../report/renderer.js';
 import { estimateText } from '../../report/answer-text.js';
+import { overDifferentTrialsText } from '../../report/format.js';
 
 interface SensitivityFlags {
   metric?: string;
@@ -34,7 +35,7 @@ export function rankingText(r: SensitivityResult, top: number): string {
   for (const s of shown) {
     const parts = r.rows
       .filter((x) => x.param === s.param)
-      .map((x) => `${String(x.from)}→${String(x.to)} ${estimateText({ value: x.effect, ci_low: x.ci_low, ci_high: x.ci_high }, true)}${x.paired ? '' : ' (Welch)'}`);
+      .map((x) => `${String(x.from)}→${String(x.to)} ${estimateText({ value: x.effect, ci_low: x.ci_low, ci_high: x.ci_high }, true)}${x.paired ? '' : ' (Welch)'}${x.over_different_trials ? ` (${overDifferentTrialsText(x.over_different_trials)})` : ''}`);
     lines.push(`${String(s.rank).padStart(4)}  ${s.param.padEnd(w)}  ${parts.join('   ')}${s.from_zero ? `   (${fromZeroNote(r)})` : ''}`);
   }
   const hiddenZero = r.ranking.slice(top).filter((x) => x.from_zero).length;

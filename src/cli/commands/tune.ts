@@ -46,7 +46,7 @@ export function tuneText(r: TuneResult): string {
   }
   for (const p of r.plateaus) lines.push(`  ${plateauText(p)}`);
   for (const e of r.edges) lines.push(`  ${edgeText(e, r.params.find((p) => p.path === e.param)!)}`);
-  lines.push(`  searched ${r.params.map((p) => `${p.path} ${p.lo}..${p.hi}${p.loaded !== undefined ? ` (the case's ${p.loaded})` : ''}`).join(', ')}`);
+  lines.push(`  searched ${r.params.map((p) => `${p.path} ${p.lo}..${p.hi}${p.loaded !== undefined ? ` (started from ${p.loaded})` : ''}`).join(', ')}`);
   lines.push(`  ${r.evaluations.length} evaluations, ${showCount(r.trialsUsed)} of ${showCount(r.budget)} trials${r.exhausted ? ' (budget exhausted before the search finished)' : ''}`);
   return lines.join('\n') + '\n';
 }

@@ -53,15 +53,29 @@ window.__siegesim = { runs: [], ready: false };
 
 // ---------- formatting ----------
 const isProb = (m) => m && m.kind !== 'mean';
-const pct = (x, digits = 1) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : `${(x * 100).toFixed(digits)}%`);
-const num = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : Math.abs(x) >= 100 ? x.toFixed(1) : Math.abs(x) >= 10 ? x.toFixed(2) : x.toFixed(3));
+/** x.toFixed(d), with more decimals where fewer would write a non-zero x as 0 (which side of 0 it lies on must show), never "-0" (report/format.ts fixedSide). */
+const fixedSide = (x, d) => {
+  if (x === 0) return (0).toFixed(d);
+  for (let k = d; k <= 10; k++) {
+    const s = x.toFixed(k);
+    if (Number(s) !== 0) return s;
+  }
+  return x.toExponential(1);
+};
+const pct = (x, digits = 1) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : `${fixedSide(x * 100, digits)}%`);
+const num = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : fixedSide(x, Math.abs(x) >= 100 ? 1 : Math.abs(x) >= 10 ? 2 : 3));
 const fmtValue = (m) => (!m ? '–' : isProb(m) ? pct(m.value) : num(m.value));
-const fmtInterval = (m) => (!m || m.ci_low === null ? '' : isProb(m) ? `${(m.ci_low * 100).toFixed(1)}–${(m.ci_high * 100).toFixed(1)}%` : `${num(m.ci_low)}–${num(m.ci_high)}`);
+const fmtInterval = (m) => (!m || m.ci_low === null ? '' : isProb(m) ? `${fixedSide(m.ci_low * 100, 1)}–${fixedSide(m.ci_high * 100, 1)}%` : `${num(m.ci_low)}–${num(m.ci_high)}`);
 const signed = (x, f) => (x > 0 ? '+' : x < 0 ? '−' : '±') + f(Math.abs(x));
-const fmtDiff = (d, prob) => (!d || d.value === null ? '–' : prob ? `${signed(d.value, (v) => (v * 100).toFixed(1))} pts` : signed(d.value, num));
-const fmtDiffInterval = (d, prob) => (!d || d.ci_low === null ? '' : prob ? `${(d.ci_low * 100).toFixed(1)} to ${(d.ci_high * 100).toFixed(1)}` : `${num(d.ci_low)} to ${num(d.ci_high)}`);
+const fmtDiff = (d, prob) => (!d || d.value === null ? '–' : prob ? `${signed(d.value, (v) => fixedSide(v * 100, 1))} pts` : signed(d.value, num));
+// the ends keep their side of 0: an interval coloured as clear of 0 never reads "0.0 to 0.3", nor one end "-0.0"
+const fmtDiffInterval = (d, prob) => (!d || d.ci_low === null ? '' : prob ? `${fixedSide(d.ci_low * 100, 1)} to ${fixedSide(d.ci_high * 100, 1)}` : `${num(d.ci_low)} to ${num(d.ci_high)}`);
+/** A conditional mean's difference whose event moved: the two values average different trials (systems/conditional.ts). */
+const overText = (d) => (d && d.over_different_trials ? `over different trials: ${d.over_different_trials.event} ${pct(d.over_different_trials.from)} → ${pct(d.over_different_trials.to)}` : '');
 const halfWidth = (m) => (m && m.ci_low !== null ? (m.ci_high - m.ci_low) / 2 : NaN);
 const int = (n) => Number(n).toLocaleString('en-US');
+// the browser tests read the page's own formatting (issue 31: an interval's text and its colour agree)
+Object.assign(window.__siegesim, { format: { fmtDiff, fmtDiffInterval, fmtInterval, num } });
 const label = (metric) => metric.replace(/^p_/, 'P ').replace(/^mean_/, 'mean ').replace(/_/g, ' ');
 
 // ---------- server ----------
@@ -320,6 +334,46 @@ function banner(lines, kind = 'error', where = '#banner') {
   b.hidden = false;
 }
 
+/** The link's problems (#link-banner): every part of the link the page could not use, said once, kept until the page is left. */
+const linkProblems = [];
+function addLinkProblems(lines) {
+  linkProblems.push(...lines.filter((l) => !linkProblems.includes(l)));
+  if (linkProblems.length > 0) banner(['This link has values the page cannot use:', ...linkProblems], 'error', '#link-banner');
+}
+
+/**
+ * A link's values the scenario cannot take (a setting it does not have, a value out of range):
+ * each is named in the link's banner and dropped, its control back at the file's value, so that
+ * the rest of the link runs and shows numbers (issue 31: one bad value left every card empty).
+ */
+async function dropBadLinkValues(raw) {
+  const { path: scenario, variant } = state.info;
+  for (let pass = 0; pass < 3 && Object.keys(state.values).length > 0; pass++) {
+    let r;
+    try {
+      r = await postJson('/api/check', { scenario, variant, values: state.values });
+    } catch {
+      return; // the run says what is wrong
+    }
+    if (state.info?.path !== scenario) return;
+    const bad = (r.issues ?? []).filter((i) => i.path && Object.prototype.hasOwnProperty.call(state.values, i.path));
+    if (r.ok || bad.length === 0) return;
+    const lines = [];
+    for (const i of bad) {
+      if (!Object.prototype.hasOwnProperty.call(state.values, i.path)) continue;
+      delete state.values[i.path];
+      const ctl = state.controls.get(i.path);
+      if (ctl) {
+        ctl.set(ctl.c.value);
+        ctl.row.classList.remove('changed');
+      }
+      const kept = ctl ? `the file's ${ctl.c.value ?? 'auto'} used` : 'not used';
+      lines.push(`${i.path}=${raw[i.path] ?? ''}: ${i.message} (${kept})`);
+    }
+    addLinkProblems(lines);
+  }
+}
+
 // ---------- URL ----------
 function syncUrl() {
   const q = new URLSearchParams();
@@ -399,8 +453,10 @@ async function openScenario(path, variant, fromUrl) {
         const same = JSON.stringify(v) === JSON.stringify(ctl.c.value);
         ctl.row.classList.toggle('changed', !same);
         if (!same) state.values[p] = v;
-      } else state.values[p] = v; // not a control: the server will say what is wrong with it
+      } else state.values[p] = v; // not a control: the server says what is wrong with it (dropBadLinkValues)
     }
+    await dropBadLinkValues(Object.fromEntries(fromUrl));
+    if (state.info?.path !== path) return false;
   }
   syncUrl();
   renderChanges();
@@ -570,6 +626,7 @@ function renderResults(ev) {
             el('span', { class: 'delta', text: fmtDiff(d, prob) }),
             el('span', { class: 'muted', text: ` [${fmtDiffInterval(d, prob)}]` }),
             el('div', { class: 'muted small', text: `vs ${fmtValue(base)} as loaded${sig ? '' : ' · not significant'}` }),
+            overText(d) ? el('div', { class: 'over small', 'data-role': 'over', text: overText(d) }) : null,
           )
         : el('div', { class: 'card-diff flat muted small', text: 'as loaded' }),
     );
@@ -606,7 +663,15 @@ function renderResults(ev) {
         el('td', { class: 'l', title: metricTitle(m), text: m }),
         el('td', {}, el('span', { text: fmtValue(a) }), el('span', { class: 'ci', text: ` ${fmtInterval(a)}` })),
         tuned ? el('td', {}, el('span', { text: fmtValue(b) }), el('span', { class: 'ci', text: ` ${fmtInterval(b)}` })) : null,
-        tuned ? el('td', { class: sig ? (d.value > 0 ? 'up' : 'down') : 'flat' }, el('span', { text: fmtDiff(d, prob) }), el('span', { class: 'ci', text: d ? ` [${fmtDiffInterval(d, prob)}]` : '' })) : null,
+        tuned
+          ? el(
+              'td',
+              { class: sig ? (d.value > 0 ? 'up' : 'down') : 'flat' },
+              el('span', { text: fmtDiff(d, prob) }),
+              el('span', { class: 'ci', text: d ? ` [${fmtDiffInterval(d, prob)}]` : '' }),
+              overText(d) ? el('div', { class: 'over', 'data-role': 'over', text: overText(d) }) : null,
+            )
+          : null,
       ),
     );
   }
@@ -881,7 +946,12 @@ async function linkedSweep(problems) {
         lines.push(`${p.key}: ${why}`);
       }
     }
-    return said(lines);
+    // the link's sweep is dropped, named with the link's other bad parts; the form holds what it shows instead
+    addLinkProblems(lines.map((l) => `${l} (the sweep not used)`));
+    const shown = [...document.querySelectorAll('#sweep-form .axis .axis-path')].map((s) => s.value).filter(Boolean);
+    const instead = shown.length === 0 ? 'no sweep' : shown.every((p) => fileSweepOf(p) !== undefined) ? "the file's own sweep" : 'the sweep last set';
+    status.textContent = `The link's sweep was not used (${lines.join(' · ')}); the form shows ${instead}.`;
+    return;
   }
   const p = sweepPayload();
   if (p.error) return said([p.error]);
@@ -1116,9 +1186,22 @@ function sweepNext(s) {
   return `No value of ${s.param} reaches it (the sweep already ends where its values end): another setting must move ${s.metric}.`;
 }
 
+/**
+ * Where a 1-D sweep's answer holds: the other settings the file sweeps and those tuned on the
+ * page, at their values on screen (`at wall.dc = 12`); the scenario as loaded when there are none.
+ */
+function heldAt(axes) {
+  const swept = new Set(axes.map((a) => a.path));
+  const paths = [...new Set([...state.info.sweep.map((s) => s.path), ...Object.keys(state.values)])].filter((p) => !swept.has(p));
+  const valueOf = (p) => state.values[p] ?? state.controls.get(p)?.get() ?? state.controls.get(p)?.c.auto ?? 'auto';
+  const parts = paths.map((p) => `${p} = ${valueOf(p)}`);
+  return parts.length > 0 ? `at ${parts.join(', ')}` : 'with every other setting as loaded';
+}
+
 function renderAnswer(e, payload) {
   const box = $('#sweep-answer');
-  const fmt = (m) => (isProb(m) || m.kind === undefined ? `${pct(m.value, 2)} [${(m.ci_low * 100).toFixed(2)}, ${(m.ci_high * 100).toFixed(2)}]` : `${num(m.value)} [${num(m.ci_low)}, ${num(m.ci_high)}]`);
+  const where = heldAt(payload.axes);
+  const fmt = (m) => (isProb(m) || m.kind === undefined ? `${pct(m.value, 2)} [${fixedSide(m.ci_low * 100, 2)}, ${fixedSide(m.ci_high * 100, 2)}]` : `${num(m.value)} [${num(m.ci_low)}, ${num(m.ci_high)}]`);
   if (e.solveError) {
     box.replaceChildren(el('b', { text: 'solve: ' }), e.solveError);
   } else if (e.solve) {
@@ -1132,7 +1215,7 @@ function renderAnswer(e, payload) {
       box.replaceChildren(
         open ?? '',
         el('b', { text: `${s.metric} does not reach ${payload.target} ` }),
-        `for ${s.param} in [${s.from}, ${s.to}]; closest at ${s.param} = ${c.value}: ${fmt(c.metric)} (${fmt(other.metric)} at ${other.value}).`,
+        `for ${s.param} in [${s.from}, ${s.to}], ${where}; closest at ${s.param} = ${c.value}: ${fmt(c.metric)} (${fmt(other.metric)} at ${other.value}).`,
         s.next ? ` ${sweepNext(s)}` : '',
         why ?? '',
       );
@@ -1141,7 +1224,9 @@ function renderAnswer(e, payload) {
         open ?? '',
         // a decimal's answer is stated to its resolution, as solve prints it
         el('b', { text: `${s.param} = ${s.value}${s.kind === 'int' && s.step === 1 ? '' : ` (to ${s.step})`}` }),
-        ` is the smallest value with ${s.metric} ${s.increasing ? '≥' : '≤'} ${payload.target}: ${fmt(s.at)}`,
+        ` is the smallest value with ${s.metric} ${s.increasing ? '≥' : '≤'} ${payload.target}, `,
+        el('span', { 'data-role': 'held', text: where }),
+        `: ${fmt(s.at)}`,
         s.neighbour ? `; at ${s.neighbour.value}: ${fmt(s.neighbour.metric)}` : '',
         s.next ? ` (${s.value} is where the sweep starts: a lower “from” may find a smaller value${s.next.suggest !== undefined ? `, e.g. ${s.next.suggest}` : ''})` : '',
         why ?? el('span', { class: 'muted', text: ' (solve: the same dice for every value; the answer and its neighbour re-run until their intervals separate the target)' }),
@@ -1180,6 +1265,16 @@ const MAX_TARGETS = 4;
 
 function intControls() {
   return state.info.controls.filter((c) => c.kind === 'int');
+}
+
+/**
+ * Where a search started, worded so it never reads as a second answer beside “found: …”:
+ * `(the search started from the case on screen, where wall.hp was 40 and wall.dc was 14)`.
+ */
+function startedWords(values) {
+  const e = Object.entries(values).map(([p, v]) => `${p} was ${v}`);
+  const was = e.length === 0 ? '' : `, where ${e.length === 1 ? e[0] : `${e.slice(0, -1).join(', ')} and ${e.at(-1)}`}`;
+  return `(the search started from the ${e.length === 0 ? 'scenario as loaded' : 'case on screen'}${was})`;
 }
 
 /** The tuned values in words, for the case a ranking or a search was run on. */
@@ -1350,9 +1445,10 @@ function renderRanking(e) {
   const rows = [el('tr', {}, el('th', { text: 'rank' }), el('th', { class: 'l', text: 'setting' }), el('th', { class: 'l', text: `change in ${e.metric} [95% paired interval]` }), el('th', {}))];
   for (const x of e.ranking.slice(0, 12)) {
     const changes = (byParam.get(x.param) ?? []).map((r) => {
-      const d = { value: r.effect, ci_low: r.ci_low, ci_high: r.ci_high };
+      const d = { value: r.effect, ci_low: r.ci_low, ci_high: r.ci_high, over_different_trials: r.over_different_trials };
       const sig = d.ci_low > 0 || d.ci_high < 0;
-      return el('span', { class: `turn ${sig ? (d.value > 0 ? 'up' : 'down') : 'flat'}` }, `${r.from} → ${r.to}: `, el('b', { text: fmtDiff(d, prob) }), el('span', { class: 'ci', text: ` [${fmtDiffInterval(d, prob)}]` }));
+      const over = overText(d) ? el('span', { class: 'over', 'data-role': 'over', text: ` (${overText(d)})` }) : null;
+      return el('span', { class: `turn ${sig ? (d.value > 0 ? 'up' : 'down') : 'flat'}` }, `${r.from} → ${r.to}: `, el('b', { text: fmtDiff(d, prob) }), el('span', { class: 'ci', text: ` [${fmtDiffInterval(d, prob)}]` }), over);
     });
     const tune = ints.has(x.param) ? el('button', { type: 'button', class: 'ghost', 'data-tune': x.param, title: `search values of ${x.param} below`, text: 'tune', onclick: () => tuneThis(x.param) }) : '';
     rows.push(el('tr', {}, el('td', { text: String(x.rank) }), el('td', { class: 'l' }, el('code', { text: x.param })), el('td', { class: 'l turns' }, changes), el('td', {}, tune)));
@@ -1503,7 +1599,7 @@ function renderTuneAnswer(e, values) {
     return el('div', { class: 'muted edge' }, `${where}: a better value may lie beyond it; set ${x.param}'s “from” to ${lo} and “to” to ${hi} under settings to search, and search again `, widen);
   });
   const box = $('#tune-answer');
-  box.replaceChildren(head, ...edges, el('table', { class: 'metrics checks' }, rows), el('div', { class: 'apply' }, apply, el('span', { class: 'muted', text: ` searched for ${caseWords(values)}` })));
+  box.replaceChildren(head, ...edges, el('table', { class: 'metrics checks' }, rows), el('div', { class: 'apply' }, apply, el('span', { class: 'muted', 'data-role': 'started', text: ` ${startedWords(values)}` })));
   box.classList.toggle('miss', !e.found);
   box.hidden = false;
 }
@@ -1599,21 +1695,21 @@ async function main() {
   }
   const q = new URLSearchParams(location.search);
   // every bad value of the link is said, naming it and what it takes; the rest of the link opens with it at its default
-  const linkProblems = runSettingsFromUrl(q);
+  const problems = runSettingsFromUrl(q);
   $('#fixed-wrap').hidden = $('#precision').value !== 'fixed';
   $('#cap-wrap').hidden = $('#precision').value === 'fixed';
   const wanted = q.get('scenario');
   const first = state.list.find((s) => !s.error)?.path;
-  if (wanted && !state.list.some((s) => s.path === wanted)) linkProblems.unshift(`scenario=${wanted}: not one of the served files (the first is opened)`);
+  if (wanted && !state.list.some((s) => s.path === wanted)) problems.unshift(`scenario=${wanted}: not one of the served files (the first is opened)`);
   const path = wanted && state.list.some((s) => s.path === wanted) ? wanted : first;
   let variant = q.get('variant') ?? undefined;
   const entry = state.list.find((s) => s.path === path);
   if (variant !== undefined && wanted === path && entry?.variants && !entry.variants.includes(variant)) {
-    linkProblems.push(`variant=${variant}: not a variant of ${path} (one of: ${entry.variants.join(', ')}); opened on ${entry.variants[0]}`);
+    problems.push(`variant=${variant}: not a variant of ${path} (one of: ${entry.variants.join(', ')}); opened on ${entry.variants[0]}`);
     variant = undefined;
   }
   // a banner of its own: the run's problems come and go in #banner, these stay until the page is left
-  if (linkProblems.length > 0) banner(['This link has values the page cannot use:', ...linkProblems], 'error', '#link-banner');
+  addLinkProblems(problems);
   if (!path) {
     // what each file lacks, not only in the picker's tooltips
     const broken = state.list.filter((s) => s.error).map((s) => `${s.path}: ${s.error}`);

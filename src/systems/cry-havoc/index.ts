@@ -45,6 +45,14 @@ export const cryHavoc: RulesSystem<CryHavocCompiled> = {
   ],
   metricNames: metricNamesCryHavoc,
   metricDocs: METRIC_DOCS_CRY_HAVOC,
+  // means over the trials in which something happened (summarize.ts: each one's n is that count);
+  // the melee's turn of a death is over either side's death
+  conditionalOn: {
+    mean_turns: 'p_defender_killed + p_attacker_killed',
+    mean_turns_to_kill: 'p_killed',
+    mean_days: 'p_breached',
+    mean_days_to_heal: 'p_healed',
+  },
   metricDocFor: metricDocCryHavoc,
   sides: sidesCryHavoc,
   curveDefs: [

@@ -33,6 +33,8 @@ export const fantasy: RulesSystem<FantasyCompiled> = {
   metricOrder: METRIC_ORDER_FANTASY,
   metricNames: metricNamesFantasy,
   metricDocs: METRIC_DOCS_FANTASY,
+  // a mean over the trials with a breach (summarize.ts: its n is the breach count)
+  conditionalOn: { mean_breach_round: 'p_breach' },
   sides: sidesFantasy,
   curveDefs: [
     { file: 'breach_by_round', keys: ['round'], valueName: 'p_cumulative' },

@@ -50,14 +50,38 @@ export const METRIC_DOCS_FANTASY: Readonly<Record<string, string>> = {
   mean_volley_a_damage: "open field: the damage of the attacker's first ranged volley (round 1, Phase A) after the defender's shield dice (H8)",
 };
 
+/** An army's units in words, as `sidesFantasy` names them: `10 infantry, 4 cavalry, 1 mage; captain's Might 2`; `no units` when empty. */
+function armyWords(a: Record<string, unknown> | undefined): string {
+  const n = (k: string) => (typeof a?.[k] === 'number' ? (a[k] as number) : 0);
+  const units = (
+    [
+      ['infantry', 'infantry', 'infantry'],
+      ['cavalry', 'cavalry', 'cavalry'],
+      ['archers', 'archer', 'archers'],
+      ['mages', 'mage', 'mages'],
+      ['clerics', 'cleric', 'clerics'],
+      ['siege_engines', 'siege engine', 'siege engines'],
+    ] as const
+  )
+    .filter(([k]) => n(k) > 0)
+    .map(([k, one, many]) => `${n(k)} ${n(k) === 1 ? one : many}`);
+  const might = n('captain_might') > 0 ? `; captain's Might ${n('captain_might')}` : '';
+  return (units.length > 0 ? units.join(', ') : 'no units') + might;
+}
+
 /**
- * Who the metrics' attacker and defender are (RulesSystem.sides): the file's `attacker:` and
- * `defender:` armies, in a siege the one outside the wall and the one behind it (4.2).
+ * Who the metrics' attacker and defender are (RulesSystem.sides), as a sentence: the file's
+ * `attacker:` and `defender:` armies with their units, in a siege the one outside the wall and
+ * the one behind it (4.2); in the open field the one that shoots first and charges (4.1).
+ * @example sidesFantasy({ mode: 'siege', attacker: { infantry: 2 }, defender: { archers: 1 } })
+ * // 'attacker = the army outside the wall (2 infantry), whose engines batter the wall and whose climbers go over it; defender = the army behind the wall (1 archer) (4.2)'
  */
 export function sidesFantasy(s: Record<string, unknown>): string {
+  const att = armyWords(s.attacker as Record<string, unknown> | undefined);
+  const def = armyWords(s.defender as Record<string, unknown> | undefined);
   return s.mode === 'open_field'
-    ? 'attacker = the attacker: army (it fires first, Phase A, and its cavalry charges); defender = the defender: army (4.1)'
-    : 'attacker = the attacker: army, outside the wall (its engines batter it, its climbers go over it); defender = the defender: army, behind the wall (4.2)';
+    ? `attacker = the army that shoots first (Phase A) and charges with its cavalry (${att}); defender = the army it attacks (${def}) (4.1)`
+    : `attacker = the army outside the wall (${att}), whose engines batter the wall and whose climbers go over it; defender = the army behind the wall (${def}) (4.2)`;
 }
 
 /**

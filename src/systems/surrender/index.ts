@@ -21,6 +21,8 @@ export const surrender: RulesSystem<SurrenderCompiled> = {
   // every case makes every metric (summarize.ts)
   metricNames: () => surrender.metricOrder,
   metricDocs: METRIC_DOCS_SURRENDER,
+  // a mean over the trials that surrendered (summarize.ts: its n is the surrender count)
+  conditionalOn: { mean_turns: 'p_surrender' },
   curveDefs: [{ file: 'surrender_by_turn', keys: ['turn'], valueName: 'p_cumulative' }],
   compile: compileSurrender,
   kernel: surrenderKernel,
