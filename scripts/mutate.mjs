@@ -1,0 +1,216 @@
+#!/usr/bin/env node
+/**
+ * Mutation testing, one module at a time (docs/mutation.md).
+ *
+ *   npm run mutate                 every module below, then one table of scores
+ *   npm run mutate -- diff expect  only those modules
+ *   npm run mutate -- --list       the modules, what each mutates and the tests it runs
+ *   npm run mutate -- --incremental diff   reuse reports/mutation/<module>.incremental.json
+ *
+ * Each module is one Stryker run (@stryker-mutator/core with its vitest runner) that mutates
+ * only the module's files (or line ranges, `file.ts:start-end`) and runs only the in-process test
+ * files that exercise it, with per-test coverage: a mutant runs only the tests that reach it.
+ * The score is Stryker's "score of covered code": (killed + timeout) / (killed + timeout +
+ * survived); mutants no selected test reaches are counted apart (no coverage). It is a lower
+ * bound: the e2e tests, which run the built CLI, are not selected.
+ *
+ * One Stryker worker (concurrency 1) and one vitest worker: the machine's two cores are shared.
+ * Nothing is downloaded: Stryker and its runner are devDependencies. The worker pool of the
+ * tests that run through piscina loads dist/ (unmutated), so the script builds dist/ when it is
+ * missing; those tests only kill mutants of code they run in-process.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/** The bar of issue 38. */
+const BAR = 0.9;
+
+/**
+ * The modules: what each mutates and the test files that exercise it. A kernel mutates its
+ * accumulator bookkeeping only (the lines that count into local totals and add them into `acc`,
+ * and the summarize side's reads), named by line range; the rules themselves are held to exact
+ * answers by `siegesim check` and the statistical tests.
+ */
+export const MODULES = {
+  intervals: {
+    mutate: ['src/stats/intervals.ts'],
+    tests: ['test/stats.test.ts', 'test/diff.test.ts', 'test/exact-differences.test.ts', 'test/balance.test.ts'],
+  },
+  expect: {
+    mutate: ['src/scenario/expect.ts'],
+    tests: ['test/balance.test.ts', 'test/scenario.test.ts'],
+  },
+  diff: {
+    mutate: ['src/api/diff.ts'],
+    tests: ['test/diff.test.ts'],
+  },
+  'surrender-summarize': {
+    mutate: ['src/systems/surrender/summarize.ts'],
+    tests: ['test/surrender.test.ts', 'test/metric-docs.test.ts'],
+  },
+  'surrender-kernel': {
+    mutate: ['src/systems/surrender/kernel.ts'],
+    tests: ['test/surrender.test.ts'],
+  },
+  'fantasy-summarize': {
+    mutate: ['src/systems/fantasy/summarize.ts'],
+    tests: ['test/fantasy.test.ts', 'test/fantasy-kernel.test.ts', 'test/stats.test.ts', 'test/metric-docs.test.ts'],
+  },
+  'cry-havoc-summarize': {
+    mutate: ['src/systems/cry-havoc/summarize.ts'],
+    tests: ['test/cry-havoc.test.ts', 'test/cry-havoc-tables.test.ts', 'test/metric-docs.test.ts'],
+  },
+  'crusader-rex-summarize': {
+    mutate: ['src/systems/crusader-rex/summarize.ts'],
+    tests: ['test/crusader-rex.test.ts', 'test/crusader-rex-siege.test.ts', 'test/crusader-rex-order.test.ts', 'test/metric-docs.test.ts'],
+  },
+};
+
+/**
+ * Surviving mutants that no test can kill, each with why: matched on file, mutator, the source
+ * text it replaced and its replacement (not on line numbers, which move). They still count as
+ * survivors in the score; the table says how many of a module's survivors are listed here.
+ */
+export const EQUIVALENT = [];
+
+const ROOT = resolve(import.meta.dirname, '..');
+const OUT = resolve(ROOT, 'reports/mutation');
+
+function usage(msg) {
+  if (msg) console.error(msg);
+  console.error(`usage: npm run mutate [-- [--incremental] [--list] [module ...]]\nmodules: ${Object.keys(MODULES).join(', ')}`);
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const names = [];
+  let incremental = false;
+  let list = false;
+  for (const a of argv) {
+    if (a === '--incremental') incremental = true;
+    else if (a === '--list') list = true;
+    else if (a.startsWith('-')) usage(`unknown option ${a}`);
+    else if (!(a in MODULES)) usage(`unknown module "${a}"`);
+    else names.push(a);
+  }
+  return { names: names.length ? names : Object.keys(MODULES), incremental, list };
+}
+
+/** The source text a mutant replaced, from its location (lines and columns 1-based, end exclusive). */
+function originalText(lines, loc) {
+  const { start, end } = loc;
+  if (start.line === end.line) return lines[start.line - 1].slice(start.column - 1, end.column - 1);
+  const out = [lines[start.line - 1].slice(start.column - 1)];
+  for (let l = start.line; l < end.line - 1; l++) out.push(lines[l]);
+  out.push(lines[end.line - 1].slice(0, end.column - 1));
+  return out.join('\n');
+}
+
+function equivalentReason(m) {
+  const e = EQUIVALENT.find(
+    (q) => q.file === m.file && q.mutator === m.mutatorName && q.original === m.original && q.replacement === m.replacement,
+  );
+  return e?.reason;
+}
+
+async function runModule(name, { incremental }) {
+  const { Stryker } = await import('@stryker-mutator/core');
+  const mod = MODULES[name];
+  mkdirSync(OUT, { recursive: true });
+  const started = Date.now();
+  const stryker = new Stryker({
+    testRunner: 'vitest',
+    plugins: ['@stryker-mutator/vitest-runner'],
+    vitest: { configFile: 'vitest.config.ts', related: false },
+    coverageAnalysis: 'perTest',
+    mutate: mod.mutate,
+    testFiles: mod.tests,
+    concurrency: 1,
+    // the suite's tests are written to pass on a loaded machine; a mutant that loops is cut off
+    timeoutMS: 10_000,
+    reporters: ['json', 'html', 'progress-append-only'],
+    jsonReporter: { fileName: `reports/mutation/${name}.json` },
+    htmlReporter: { fileName: `reports/mutation/${name}.html` },
+    incremental,
+    incrementalFile: `reports/mutation/${name}.incremental.json`,
+    tempDirName: '.stryker-tmp',
+    cleanTempDir: true,
+    ignorePatterns: ['/bench', '/docs', '/test-artifacts', '/dist/cli/*.map'],
+    logLevel: 'warn',
+    fileLogLevel: 'off',
+    allowConsoleColors: false,
+  });
+  const results = await stryker.runMutationTest();
+  const seconds = (Date.now() - started) / 1000;
+  const sources = new Map();
+  const count = { total: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, errors: 0, ignored: 0 };
+  const survivors = [];
+  for (const r of results) {
+    count.total++;
+    if (r.status === 'Killed') count.killed++;
+    else if (r.status === 'Timeout') count.timeout++;
+    else if (r.status === 'Survived' || r.status === 'NoCoverage') {
+      if (r.status === 'Survived') count.survived++;
+      else count.noCoverage++;
+      const file = r.fileName.startsWith(ROOT) ? r.fileName.slice(ROOT.length + 1) : r.fileName;
+      if (!sources.has(file)) sources.set(file, readFileSync(resolve(ROOT, file), 'utf8').split('\n'));
+      const m = { file, line: r.location.start.line, mutatorName: r.mutatorName, status: r.status, original: originalText(sources.get(file), r.location), replacement: r.replacement ?? '' };
+      m.equivalent = equivalentReason(m);
+      survivors.push(m);
+    } else if (r.status === 'Ignored') count.ignored++;
+    else count.errors++;
+  }
+  const detected = count.killed + count.timeout;
+  const covered = detected + count.survived;
+  const score = covered > 0 ? detected / covered : NaN;
+  const row = { module: name, ...count, detected, covered, score, seconds, survivors };
+  writeFileSync(resolve(OUT, `${name}.survivors.json`), JSON.stringify(row, null, 2) + '\n');
+  return row;
+}
+
+function pct(x) {
+  return Number.isNaN(x) ? '—' : `${(100 * x).toFixed(1)}%`;
+}
+
+function printSurvivors(row) {
+  for (const s of row.survivors) {
+    const why = s.equivalent ? `  equivalent: ${s.equivalent}` : '';
+    const status = s.status === 'NoCoverage' ? ' (no coverage)' : '';
+    console.log(`  ${s.file}:${s.line}  ${s.mutatorName}  ${JSON.stringify(s.original)} -> ${JSON.stringify(s.replacement)}${status}${why}`);
+  }
+}
+
+function printTable(rows) {
+  console.log('\n| module | mutants | killed + timeout | survived (equivalent) | no coverage | errors | score | time |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const eq = r.survivors.filter((s) => s.status === 'Survived' && s.equivalent).length;
+    const mark = r.score >= BAR ? '' : ' (below 90%)';
+    console.log(
+      `| ${r.module} | ${r.total} | ${r.detected} | ${r.survived} (${eq}) | ${r.noCoverage} | ${r.errors} | ${pct(r.score)}${mark} | ${r.seconds.toFixed(0)} s |`,
+    );
+  }
+}
+
+const { names, incremental, list } = parseArgs(process.argv.slice(2));
+if (list) {
+  for (const n of names) console.log(`${n}\n  mutate: ${MODULES[n].mutate.join(' ')}\n  tests:  ${MODULES[n].tests.join(' ')}`);
+  process.exit(0);
+}
+process.chdir(ROOT);
+if (!existsSync(resolve(ROOT, 'dist/workers/worker.js'))) {
+  console.log('dist/ is not built: npm run build (the tests that start a worker pool load it)');
+  execSync('npm run build', { stdio: 'inherit' });
+}
+const rows = [];
+const t0 = Date.now();
+for (const n of names) {
+  console.log(`\n== ${n}: ${MODULES[n].mutate.join(' ')}  (tests: ${MODULES[n].tests.join(' ')})`);
+  const row = await runModule(n, { incremental });
+  printSurvivors(row);
+  rows.push(row);
+}
+printTable(rows);
+console.log(`\n${rows.length} module(s) in ${((Date.now() - t0) / 1000).toFixed(0)} s; reports in reports/mutation/`);
+process.exitCode = rows.every((r) => !(r.score < BAR)) ? 0 : 1;
