@@ -35,7 +35,7 @@ const BAR = 0.9;
 export const MODULES = {
   intervals: {
     mutate: ['src/stats/intervals.ts'],
-    tests: ['test/stats.test.ts', 'test/diff.test.ts', 'test/exact-differences.test.ts', 'test/balance.test.ts'],
+    tests: ['test/stats.test.ts', 'test/stats-edges.test.ts', 'test/diff.test.ts', 'test/exact-differences.test.ts', 'test/balance.test.ts'],
   },
   expect: {
     mutate: ['src/scenario/expect.ts'],
