@@ -43,7 +43,7 @@ export const MODULES = {
   },
   diff: {
     mutate: ['src/api/diff.ts'],
-    tests: ['test/diff.test.ts'],
+    tests: ['test/diff.test.ts', 'test/diff-edges.test.ts'],
   },
   'surrender-summarize': {
     mutate: ['src/systems/surrender/summarize.ts'],
