@@ -39,7 +39,7 @@ export const MODULES = {
   },
   expect: {
     mutate: ['src/scenario/expect.ts'],
-    tests: ['test/balance.test.ts', 'test/scenario.test.ts'],
+    tests: ['test/expect-edges.test.ts', 'test/balance.test.ts', 'test/scenario.test.ts'],
   },
   diff: {
     mutate: ['src/api/diff.ts'],
