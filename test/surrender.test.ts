@@ -7,6 +7,7 @@ import { summarizeSurrender } from '../src/systems/surrender/summarize.js';
 import { deriveState, nextTrialState, type RngState } from '../src/engine/rng.js';
 import { rollChance, rollDie } from '../src/engine/dice.js';
 import { Z95 } from '../src/stats/intervals.js';
+import { probability } from '../src/systems/metrics.js';
 
 /** A validated scenario's (single) compiled case, from YAML body lines. */
 function compiled(body: string) {
@@ -228,5 +229,20 @@ describe('surrender: the kernel against a plain model, trial by trial (fixed see
     expect(m.ci_low).toBeCloseTo(mean - half, 12);
     expect(m.ci_high).toBeCloseTo(mean + half, 12);
     expect(half).toBeGreaterThan(0.01); // a real interval, not a degenerate one
+  });
+
+  it('surrender_by_turn is the share surrendered by each turn 1..turns, with its Wilson interval', () => {
+    const { c } = compiled('structure: { surrender_level: 2 }\nturns: 5');
+    const trials = 2000;
+    const acc = new Float64Array(surrenderKernel.accLength(c));
+    surrenderKernel.run(c, deriveState('surrender-model', 'curve', 0), trials, acc);
+    const turn = model(c, deriveState('surrender-model', 'curve', 0), trials).turn;
+    const curve = summarizeSurrender(c, acc).curves.surrender_by_turn;
+    expect(curve.map((p) => p.x)).toEqual([1, 2, 3, 4, 5].map((t) => ({ turn: t })));
+    for (const p of curve) {
+      const k = turn.filter((t) => t > 0 && t <= (p.x.turn as number)).length;
+      expect(p.m, `turn ${p.x.turn}`).toEqual(probability(k, trials));
+    }
+    expect(curve[4].m.value).toBe(summarizeSurrender(c, acc).metrics.p_surrender.value);
   });
 });
