@@ -251,9 +251,16 @@ describe('tails and quantiles', () => {
     // p = 0.75 counts the other outcome: P(X >= 3) = P(failures <= 1)
     expect(binomialTail(3, 4, 0.75, true)).toBeCloseTo(189 / 256, 14);
     expect(binomialTail(3, 4, 0.75, false)).toBeCloseTo(175 / 256, 14);
-    // a far tail is summed to its last term that matters
-    expect(binomialTail(40, 100, 0.1, true) / 2.4e-15).toBeGreaterThan(0.5);
-    expect(binomialTail(40, 100, 0.1, true) / 2.4e-15).toBeLessThan(2);
+    // Bin(100, 0.1), every term summed here: a far tail (k above the mean) and a near one
+    // (k below it, where the sum must go on past the mean before its terms stop mattering)
+    const pmf = (i: number) => Math.exp(lgammaBinom(100, i) + i * Math.log(0.1) + (100 - i) * Math.log(0.9));
+    const upper = (k: number) => {
+      let s = 0;
+      for (let i = 100; i >= k; i--) s += pmf(i);
+      return s;
+    };
+    for (const k of [40, 12, 5]) expect(Math.abs(binomialTail(k, 100, 0.1, true) / upper(k) - 1), `P(X >= ${k})`).toBeLessThan(1e-12);
+    expect(Math.abs(binomialTail(5, 100, 0.1, false) / (1 - upper(6)) - 1)).toBeLessThan(1e-12);
   });
 
   it('holmAdjust: ranked, monotone, capped at 1; NaN is not a test', () => {
