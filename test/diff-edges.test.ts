@@ -5,7 +5,7 @@
  * (issue 38: each test here fails on a mutant of diff.ts that survived before).
  */
 import { describe, expect, it } from 'vitest';
-import { diffSets, diffSummaries, DiffError, type SummaryDoc } from '../src/api.js';
+import { diffSets, diffSummaries, DiffError, scenarioSettings, settingChanges, type SummaryDoc } from '../src/api.js';
 import { pTwoSided, wilson, Z95, zTwoProportions } from '../src/stats/intervals.js';
 
 type Metric = SummaryDoc['cases'][number]['metrics'][string];
@@ -197,5 +197,84 @@ describe('diff: runs that cannot be compared', () => {
     expect(diffSummaries(withSettings({ 'wall.hp': 30 }), withSettings(null)).scenarios[0].settings).toBeNull();
     expect(diffSummaries(withSettings(null), withSettings({ 'wall.hp': 30 })).scenarios[0].settings).toBeNull();
     expect(diffSummaries(withSettings({ 'wall.hp': 30 }), withSettings({ 'wall.hp': 40 })).scenarios[0].settings).toEqual([{ key: 'wall.hp', before: 30, after: 40 }]);
+  });
+});
+
+describe('diff: the settings read from a scenario as written', () => {
+  it('a list is keyed by name only when every item is a map with a name of its own, all different; other lists and empty maps are values', () => {
+    expect(
+      scenarioSettings({
+        plain: [1, 2],
+        empty: [],
+        unnamed: [{ a: 1 }, { a: 2 }],
+        twice: [{ name: 'x', a: 1 }, { name: 'x', a: 2 }],
+        numbered: [{ name: 1, a: 1 }],
+        mixed: [{ name: 'x', a: 1 }, 3],
+        named: [{ name: 'x', a: 1 }, { name: 'y', b: { c: 2 } }],
+        nothing: {},
+        none: null,
+      }),
+    ).toEqual({
+      plain: [1, 2],
+      empty: [],
+      unnamed: [{ a: 1 }, { a: 2 }],
+      twice: [{ name: 'x', a: 1 }, { name: 'x', a: 2 }],
+      numbered: [{ name: 1, a: 1 }],
+      mixed: [{ name: 'x', a: 1 }, 3],
+      'named[x].a': 1,
+      'named[y].b.c': 2,
+      nothing: {},
+      none: null,
+    });
+  });
+
+  it("the file's own seed and trials stand unless the run's are given; anything but a map has no settings", () => {
+    expect(scenarioSettings({ seed: 7, trials: 1000, wall: { hp: 3 } })).toEqual({ seed: 7, trials: 1000, 'wall.hp': 3 });
+    expect(scenarioSettings({ seed: 7, trials: 1000 }, { seed: 0 })).toEqual({ seed: 0, trials: 1000 });
+    expect(scenarioSettings({ seed: 7, trials: 1000 }, { trials: 5 })).toEqual({ seed: 7, trials: 5 });
+    expect(scenarioSettings([{ name: 'x', a: 1 }])).toEqual({});
+    expect(scenarioSettings(null, { seed: 1 })).toEqual({ seed: 1 });
+  });
+
+  it('settingChanges compares values as JSON and says null for a side that does not write one', () => {
+    expect(settingChanges({ a: [1, 2], b: { c: 1 }, d: 1 }, { a: [1, 2], b: { c: 1 }, d: 1 })).toEqual([]);
+    expect(settingChanges({ a: [1, 2] }, { a: [2, 1] })).toEqual([{ key: 'a', before: [1, 2], after: [2, 1] }]);
+    expect(settingChanges({ a: 1 }, {})).toEqual([{ key: 'a', before: 1, after: null }]);
+    expect(settingChanges({}, { b: 2 })).toEqual([{ key: 'b', before: null, after: 2 }]);
+  });
+});
+
+describe('diff: what a row and a refusal carry', () => {
+  it("a metric row's sides are the run's estimate, its n and its trials; the change is Newcombe's interval", () => {
+    const r = diffSummaries(run({ p_a: probMetric(300, 1000) }, { trials: 1000 }), run({ p_a: probMetric(360, 1000) }, { trials: 1200 })).rows[0];
+    const b = wilson(300, 1000);
+    const a = wilson(360, 1000);
+    expect(r.before).toEqual({ value: b.value, ci_low: b.ci_low, ci_high: b.ci_high, n: 1000, trials: 1000 });
+    expect(r.after).toEqual({ value: a.value, ci_low: a.ci_low, ci_high: a.ci_high, n: 1000, trials: 1200 });
+    expect(r.change.ci_low).toBeCloseTo(0.06 - Math.hypot(a.value - a.ci_low, b.ci_high - b.value), 14);
+    expect(r.change.ci_high).toBeCloseTo(0.06 + Math.hypot(a.ci_high - a.value, b.value - b.ci_low), 14);
+    expect(r).toMatchObject({ scenario: 's', case: 1, variant: 'only', params: {}, where: '', metric: 'p_a' });
+    expect(r).not.toHaveProperty('baseline');
+  });
+
+  it('another baseline is said only when some case has differences to compare', () => {
+    const mk = (base: string, differences?: Record<string, Difference>) => run({ p_a: probMetric(1, 10) }, { variants: [base, 'alt'], differences });
+    expect(diffSummaries(mk('a'), mk('b')).scenarios[0]).not.toHaveProperty('differences_not_compared');
+    expect(diffSummaries(mk('a', {}), mk('b', {})).scenarios[0]).not.toHaveProperty('differences_not_compared');
+    const d: Difference = { value: 0.1, ci_low: 0, ci_high: 0.2, se: 0.05 };
+    expect(diffSummaries(mk('a', { p_a: d }), mk('b')).scenarios[0].differences_not_compared).toBe('the baseline variant is "a" before and "b" after');
+    expect(diffSummaries(mk('a'), mk('b', { p_a: d })).scenarios[0].differences_not_compared).toBe('the baseline variant is "a" before and "b" after');
+  });
+
+  it('a refusal is a DiffError by name', () => {
+    let e: unknown;
+    try {
+      diffSets([run({}, { name: 'a' })], [run({}, { name: 'b' })]);
+    } catch (x) {
+      e = x;
+    }
+    expect(e).toBeInstanceOf(DiffError);
+    expect((e as Error).name).toBe('DiffError');
+    expect(() => diffSummaries(run({}, { name: 'a' }), run({}, { name: 'b' }))).toThrow(/different scenarios/);
   });
 });
