@@ -160,6 +160,7 @@ describe('diff: metrics, differences and cases in one run only', () => {
     const after = run({ p_a: probMetric(1, 10) });
     after.cases.push({ ...after.cases[0], case: 2, variant: 'extra' });
     expect(diffSummaries(before, after).scenarios[0].only_after).toEqual(['case 2']);
+    expect(diffSummaries(after, before).scenarios[0].only_before).toEqual(['case 2']);
   });
 
   it('a case whose parameters are written in another order is the same case', () => {
