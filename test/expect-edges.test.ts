@@ -36,7 +36,7 @@ function context(over: Partial<ExpectContext> = {}, bOnly: [string, string][] = 
 const pos = () => ({ line: 7, col: 3 });
 
 function check(items: Record<string, unknown>[], ctx = context()) {
-  return validateExpect(items as Parameters<typeof validateExpect>[0], ctx, pos);
+  return validateExpect(items as unknown as Parameters<typeof validateExpect>[0], ctx, pos);
 }
 
 describe('expect: bounds', () => {
