@@ -279,3 +279,57 @@ describe('diff: what a row and a refusal carry', () => {
     expect(() => diffSummaries(run({}, { name: 'a' }), run({}, { name: 'b' }))).toThrow(/different scenarios/);
   });
 });
+
+describe('diff: the rest of what survived the first run of npm run mutate', () => {
+  it('"no scenario in common" lists every name on each side; "no case in common" names every scenario', () => {
+    expect(() => diffSets([run({}, { name: 'a' })], [run({}, { name: 'c' }), run({}, { name: 'd' })])).toThrow(new DiffError('no scenario in common (before: a; after: c, d)'));
+    const moved = (name: string, hp: number): SummaryDoc => ({
+      name,
+      system: 'fantasy',
+      params: ['wall.hp'],
+      variants: ['v'],
+      cases: [{ case: 1, variant: 'v', params: { 'wall.hp': hp }, trials: 10, metrics: { p_a: probMetric(1, 10) } }],
+    });
+    expect(() => diffSets([moved('a', 1), moved('b', 1)], [moved('a', 2), moved('b', 2)])).toThrow(
+      new DiffError('no case in common: cases are matched by their swept parameters and variant names (a, b)'),
+    );
+  });
+
+  it('no row at all is still a diff when some scenario had a case in common (its metrics untestable)', () => {
+    const untestable = run({ mean_x: { ...meanMetric(1, 0.1), n: 0 } }, { name: 'a' });
+    const apart = (name: string, hp: number): SummaryDoc => ({
+      name,
+      system: 'fantasy',
+      params: ['wall.hp'],
+      variants: ['v'],
+      cases: [{ case: 1, variant: 'v', params: { 'wall.hp': hp }, trials: 10, metrics: { p_a: probMetric(1, 10) } }],
+    });
+    const d = diffSets([untestable, apart('b', 1)], [untestable, apart('b', 2)]);
+    expect(d.rows).toEqual([]);
+    expect(d.untestable).toBe(1);
+  });
+
+  it('parameters are told apart however their names and values run together', () => {
+    const one = (params: Record<string, unknown>): SummaryDoc => ({
+      name: 'g',
+      system: 'fantasy',
+      params: Object.keys(params),
+      variants: ['v'],
+      cases: [{ case: 1, variant: 'v', params, trials: 10, metrics: { p_a: probMetric(1, 10) } }],
+    });
+    // without a separator between parameters both would read a=1b=2: not the same case
+    expect(() => diffSummaries(one({ a: 1, b: 2 }), one({ 'a=1b': 2 }))).toThrow(/no case in common/);
+    expect(diffSummaries(one({ a: 1, b: 2 }), one({ b: 2, a: 1 })).rows).toHaveLength(1);
+  });
+
+  it("a difference's kind is the one either run gives its metric, whatever the metric's name", () => {
+    const two = ['base', 'alt'];
+    const diffOf = (value: number): Difference => ({ value, ci_low: value - 0.01, ci_high: value + 0.01, se: 0.01 / Z95, paired: true });
+    const prob = { ...probMetric(5, 10) }; // kind probability under names without p_
+    const d = diffSummaries(
+      run({ share: prob }, { variants: two, differences: { share: diffOf(0.1), rate: diffOf(0.1) } }),
+      run({ rate: prob }, { variants: two, differences: { share: diffOf(0.1), rate: diffOf(0.1) } }),
+    );
+    expect(d.rows.filter((r) => r.baseline).map((r) => `${r.metric} ${r.kind}`)).toEqual(['diff_share probability', 'diff_rate probability']);
+  });
+});
