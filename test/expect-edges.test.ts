@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { metricKinds, sameSweepValue, validateExpect, type ExpectContext } from '../src/scenario/expect.js';
 import { MSG } from '../src/scenario/messages.js';
+import { suggest } from '../src/scenario/suggest.js';
 import type { RulesSystem } from '../src/systems/types.js';
 
 /** A system whose "scenario" is the list of metrics its summary has: [name, kind][]. */
@@ -162,5 +163,49 @@ describe('expect: metrics that only some cases have', () => {
       ['mean_b', 'mean'],
       ['x', 'mean'],
     ]);
+  });
+});
+
+describe('expect: the rest of what survived the first run of npm run mutate', () => {
+  it("an unknown metric's message lists exactly the scenario's metrics and suggests among them and, with variants, their diff_ forms", () => {
+    const known = ['p_win', 'mean_rounds'];
+    const r = check([{ metric: 'diff_p_wn', at_most: 0.5 }]);
+    expect(r.issues).toEqual([{ path: ['expect', 0, 'metric'], message: MSG.unknownMetric('diff_p_wn', 'diff_p_win', known), where: 'value', stale: true }]);
+    const one = check([{ metric: 'diff_p_wn', at_most: 0.5 }], context({ variantNames: ['a'] }));
+    expect(one.issues[0].message).toBe(MSG.unknownMetric('diff_p_wn', suggest('diff_p_wn', known), known));
+    expect(one.issues[0].message).not.toBe(r.issues[0].message);
+    // without the cases: the names given, and only those
+    const ctx: ExpectContext = { system: SYSTEM, names: known, axes: [], variantNames: ['a'] };
+    expect(check([{ metric: 'p_nope', at_most: 0.5 }], ctx).issues[0].message).toBe(MSG.unknownMetric('p_nope', suggest('p_nope', known), known));
+  });
+
+  it('only a name that starts with diff_ and is not itself a metric is a difference', () => {
+    // 'diffxp_win' is not 'diff_' + p_win
+    expect(check([{ metric: 'diffxp_win', at_most: 0.5 }]).issues[0]).toMatchObject({ path: ['expect', 0, 'metric'], stale: true });
+    // a metric that happens to be called diff_x is that metric
+    const own = context({}, [['diff_x', 'mean']]);
+    const r = check([{ metric: 'diff_x', at_most: 5, variant: 'b' }], own);
+    expect(r.issues).toEqual([]);
+    expect(r.expectations[0]).toMatchObject({ metric: 'diff_x', base: 'diff_x', diff: false });
+  });
+
+  it('where with several values takes every point that has one of them; an item without a variant has no variant key', () => {
+    const r = check([{ metric: 'p_win', at_most: 0.5, where: { 'wall.hp': [10, 0.3] } }]);
+    expect(r.expectations[0].targets).toHaveLength(4);
+    expect(r.expectations[0]).not.toHaveProperty('variant');
+    expect(check([{ metric: 'p_win', at_most: 0.5 }]).expectations[0]).not.toHaveProperty('where');
+  });
+
+  it('a variant that failed validation at a point is skipped there; a diff_ is not resolved where the baseline failed', () => {
+    const ctx = context();
+    ctx.points![1].variants = [ctx.points![1].variants[0]]; // b failed at point 1
+    expect(check([{ metric: 'p_win', at_most: 0.5 }], ctx).expectations[0].targets).toEqual([
+      { point: 0, variant: 0 },
+      { point: 0, variant: 1 },
+      { point: 1, variant: 0 },
+    ]);
+    const noBase = context();
+    noBase.points![0].variants = [noBase.points![0].variants[1]]; // the baseline failed at point 0
+    expect(check([{ metric: 'diff_p_win', at_most: 0.5 }], noBase).expectations[0].targets).toEqual([{ point: 1, variant: 1 }]);
   });
 });
