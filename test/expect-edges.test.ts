@@ -204,6 +204,7 @@ describe('expect: the rest of what survived the first run of npm run mutate', ()
       { point: 0, variant: 1 },
       { point: 1, variant: 0 },
     ]);
+    expect(check([{ metric: 'p_nope', at_most: 0.5 }], ctx).issues[0].message).toBe(MSG.unknownMetric('p_nope', suggest('p_nope', ['p_win', 'mean_rounds', 'diff_p_win', 'diff_mean_rounds']), ['p_win', 'mean_rounds']));
     const noBase = context();
     noBase.points![0].variants = [noBase.points![0].variants[1]]; // the baseline failed at point 0
     expect(check([{ metric: 'diff_p_win', at_most: 0.5 }], noBase).expectations[0].targets).toEqual([{ point: 1, variant: 1 }]);
