@@ -77,6 +77,35 @@ export const MODULES = {
  * survivors in the score; the table says how many of a module's survivors are listed here.
  */
 export const EQUIVALENT = [
+  // src/stats/intervals.ts (docs/mutation.md)
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "!(m.n > 0)", replacement: "false", reason: "with n = 0 the moments are (0, 0, 0): the unguarded mean and se are 0/0 = NaN, as NO_ESTIMATE" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "m.n > 0", replacement: "true", reason: "with n = 0 the moments are (0, 0, 0): the unguarded mean and se are 0/0 = NaN, as NO_ESTIMATE" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "m.n > 0", replacement: "m.n >= 0", reason: "with n = 0 the moments are (0, 0, 0): the unguarded mean and se are 0/0 = NaN, as NO_ESTIMATE" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "!(variant.n > 0) || !(baseline.n > 0)", replacement: "false", reason: "with either n = 0 its moments are (0, 0, 0): 0/0 makes the SE NaN, as the guard does" },
+  { file: 'src/stats/intervals.ts', mutator: "LogicalOperator", original: "!(variant.n > 0) || !(baseline.n > 0)", replacement: "!(variant.n > 0) && !(baseline.n > 0)", reason: "with either n = 0 its moments are (0, 0, 0): 0/0 makes the SE NaN, as the guard does" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "variant.n > 0", replacement: "true", reason: "with either n = 0 its moments are (0, 0, 0): 0/0 makes the SE NaN, as the guard does" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "variant.n > 0", replacement: "variant.n >= 0", reason: "with either n = 0 its moments are (0, 0, 0): 0/0 makes the SE NaN, as the guard does" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "baseline.n > 0", replacement: "true", reason: "with either n = 0 its moments are (0, 0, 0): 0/0 makes the SE NaN, as the guard does" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "baseline.n > 0", replacement: "baseline.n >= 0", reason: "with either n = 0 its moments are (0, 0, 0): 0/0 makes the SE NaN, as the guard does" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "Math.abs(d) < 1e-9 * Math.max(1, Math.abs(exact))", replacement: "Math.abs(d) <= 1e-9 * Math.max(1, Math.abs(exact))", reason: "a difference exactly at the rounding threshold: no exact answer sits on it" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "s === 0", replacement: "false", reason: "d is not 0 here (checked above), and d / 0 is the same signed infinity" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "d > 0", replacement: "d >= 0", reason: "d is not 0 here (checked above), and d / 0 is the same signed infinity" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "u < 0.02425", replacement: "u <= 0.02425", reason: "at the region boundary both rational approximations agree to their 1.2e-9" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "u > 1 - 0.02425", replacement: "u >= 1 - 0.02425", reason: "at the region boundary both rational approximations agree to their 1.2e-9" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "p > 0.5", replacement: "false", reason: "at p = 1/2 counting the other outcome is the same sum (symmetry)" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "p > 0.5", replacement: "p >= 0.5", reason: "at p = 1/2 counting the other outcome is the same sum (symmetry)" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "p <= 0", replacement: "false", reason: "the general sum at p = 0 gives the same tails (pmf(0) = 1, then exp(-Infinity) = 0)" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "p <= 0", replacement: "p < 0", reason: "the general sum at p = 0 gives the same tails (pmf(0) = 1, then exp(-Infinity) = 0)" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "t < tail * 1e-17", replacement: "t <= tail * 1e-17", reason: "the early stop only skips terms below 1e-17 of the sum, which come past the mode (above n p)" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "i > n * p", replacement: "true", reason: "the early stop only skips terms below 1e-17 of the sum, which come past the mode (above n p)" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "i > n * p", replacement: "i >= n * p", reason: "the early stop only skips terms below 1e-17 of the sum, which come past the mode (above n p)" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "Math.abs(d) < 1e-12", replacement: "Math.abs(d) <= 1e-12", reason: "a difference exactly at the rounding threshold: no exact answer sits on it" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "v === 0", replacement: "false", reason: "v = 0: the exact-binomial path gives the same signed infinity (a tail of 0)" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "tail >= 0.5", replacement: "tail > 0.5", reason: "at a tail of exactly 1/2 the z is normalQuantile(0.5) = 0 as well" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "Math.abs(d) < 1e-9 * Math.max(1, Math.abs(mu))", replacement: "Math.abs(d) <= 1e-9 * Math.max(1, Math.abs(mu))", reason: "a difference exactly at the rounding threshold: no exact answer sits on it" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "se === 0", replacement: "false", reason: "se = 0 and d is not 0: d / 0 is the same signed infinity; d === 0 is unreachable after the rounding check" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "d === 0", replacement: "false", reason: "se = 0 and d is not 0: d / 0 is the same signed infinity; d === 0 is unreachable after the rounding check" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "Number.isNaN(z)", replacement: "false", reason: "a NaN z gives a NaN tail, and Math.min(1, NaN) is NaN as well" },
   // src/api/diff.ts
   { file: 'src/api/diff.ts', mutator: 'BooleanLiteral', original: 'false', replacement: 'true', reason: "a row's moved is a placeholder: diffSets sets it from the Holm-adjusted p for every row before returning" },
   // src/scenario/expect.ts
