@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
-import { compileSurrender, modifierSum, type SurrenderScenario } from '../src/systems/surrender/compile.js';
+import { compileSurrender, modifierSum, testSucceeds, type SurrenderCompiled, type SurrenderScenario } from '../src/systems/surrender/compile.js';
 import { exactSurrender, testProbability, turnHazard } from '../src/systems/surrender/exact.js';
+import { ACC_BY_TURN, ACC_PROBE, ACC_SUM_T, ACC_SUM_T2, ACC_SURRENDERED, ACC_TRIALS, surrenderKernel } from '../src/systems/surrender/kernel.js';
+import { summarizeSurrender } from '../src/systems/surrender/summarize.js';
+import { deriveState, nextTrialState, type RngState } from '../src/engine/rng.js';
+import { rollChance, rollDie } from '../src/engine/dice.js';
+import { Z95 } from '../src/stats/intervals.js';
+import { probability } from '../src/systems/metrics.js';
 
 /** A validated scenario's (single) compiled case, from YAML body lines. */
 function compiled(body: string) {
@@ -144,5 +150,99 @@ describe('surrender: variants share dice', () => {
     const independent = 2 * 1.96 * Math.sqrt((p1 * (1 - p1) + p0 * (1 - p0)) / 50000);
     expect(paired).toBeLessThan(0.75 * independent);
     expect(le.differences.p_test.value).toBeCloseTo(1 / 6, 2);
+  });
+});
+
+/**
+ * The kernel against a plain model (docs/rules/surrender.md, written from the rules, one trial at
+ * a time, with the same dice primitives), on the same streams: the accumulator must match slot
+ * for slot. The model draws a card's chance only when the card can be played and the blockade
+ * only for a port, as the kernel promises ("scenarios without cards keep their dice"), so a kernel
+ * that drew one anyway would part from it at the first such draw (issue 38).
+ */
+describe('surrender: the kernel against a plain model, trial by trial (fixed seeds)', () => {
+  /** Each trial's surrender turn (0: held out, or no siege) and its p_test probe. */
+  function model(c: SurrenderCompiled, stream: RngState, trials: number): { turn: number[]; probe: number[] } {
+    const rng = new Int32Array(4);
+    const turn: number[] = [];
+    const probe: number[] = [];
+    for (let i = 0; i < trials; i++) {
+      nextTrialState(stream, rng);
+      probe.push(testSucceeds(c, rollDie(rng, c.die, c.dieT), c.baseMod) ? 1 : 0);
+      let fell = 0;
+      for (let t = 1; c.siege === 1 && t <= c.turns && fell === 0; t++) {
+        if (c.port === 1 && !rollChance(rng, c.blockadeT)) continue; // no blockade this turn: no test
+        let m = c.baseMod;
+        if (c.cardBChance > 0 && rollChance(rng, c.cardBT)) m += c.cardBMod;
+        if (c.cardDChance > 0 && rollChance(rng, c.cardDT)) m += c.cardDMod;
+        for (let k = 0; k < c.testsPerTurn && fell === 0; k++) if (testSucceeds(c, rollDie(rng, c.die, c.dieT), m)) fell = t;
+      }
+      turn.push(fell);
+    }
+    return { turn, probe };
+  }
+
+  const cases: [string, string][] = [
+    ['no cards, no port', 'structure: { surrender_level: 3 }\nturns: 6'],
+    ['no cards, a port', 'structure: { surrender_level: 3, port: true, blockade_chance: 0.6 }\nturns: 6'],
+    ['besieger card only', 'structure: { surrender_level: 3 }\ncards: { besieger: { chance: 0.5, modifier: -2 } }\nturns: 6'],
+    ['besieged card only, port', 'structure: { surrender_level: 4, port: true, blockade_chance: 0.7 }\ncards: { besieged: { chance: 0.4, modifier: 2 } }\nturns: 5'],
+    ['both cards, two tests', 'structure: { surrender_level: 2 }\ncards: { besieger: { chance: 0.3 }, besieged: { chance: 0.6, modifier: 2 } }\nrules: { tests_per_turn: 2, die: 10 }\nturns: 8'],
+    ['no siege', 'besieger: { combat_units: 1 }'],
+  ];
+
+  it.each(cases)('%s', (label, body) => {
+    const { c } = compiled(body);
+    const trials = 3000;
+    const acc = new Float64Array(surrenderKernel.accLength(c));
+    surrenderKernel.run(c, deriveState('surrender-model', label, 0), trials, acc);
+    const { turn, probe } = model(c, deriveState('surrender-model', label, 0), trials);
+    const want = new Float64Array(acc.length);
+    want[ACC_TRIALS] = trials;
+    for (let i = 0; i < trials; i++) {
+      want[ACC_PROBE] += probe[i];
+      const t = turn[i];
+      if (t === 0) continue;
+      want[ACC_SURRENDERED] += 1;
+      want[ACC_SUM_T] += t;
+      want[ACC_SUM_T2] += t * t;
+      want[ACC_BY_TURN + t - 1] += 1;
+    }
+    expect(acc.length).toBe(ACC_BY_TURN + c.turns);
+    expect([...acc]).toEqual([...want]);
+    if (c.siege === 1) expect(want[ACC_SURRENDERED]).toBeGreaterThan(100); // the case exercises the turns
+  });
+
+  it("mean_turns is the mean surrender turn with its normal interval from Σturn and Σturn² (n − 1 variance, clamped to [1, turns])", () => {
+    const { c } = compiled('structure: { surrender_level: 2 }\nturns: 5');
+    const trials = 4000;
+    const acc = new Float64Array(surrenderKernel.accLength(c));
+    surrenderKernel.run(c, deriveState('surrender-model', 'mean_turns', 0), trials, acc);
+    const turns = model(c, deriveState('surrender-model', 'mean_turns', 0), trials).turn.filter((t) => t > 0);
+    const n = turns.length;
+    const mean = turns.reduce((a, t) => a + t, 0) / n;
+    const s2 = turns.reduce((a, t) => a + (t - mean) ** 2, 0) / (n - 1);
+    const half = Z95 * Math.sqrt(s2 / n);
+    const m = summarizeSurrender(c, acc).metrics.mean_turns;
+    expect(m.n).toBe(n);
+    expect(m.value).toBeCloseTo(mean, 12);
+    expect(m.ci_low).toBeCloseTo(mean - half, 12);
+    expect(m.ci_high).toBeCloseTo(mean + half, 12);
+    expect(half).toBeGreaterThan(0.01); // a real interval, not a degenerate one
+  });
+
+  it('surrender_by_turn is the share surrendered by each turn 1..turns, with its Wilson interval', () => {
+    const { c } = compiled('structure: { surrender_level: 2 }\nturns: 5');
+    const trials = 2000;
+    const acc = new Float64Array(surrenderKernel.accLength(c));
+    surrenderKernel.run(c, deriveState('surrender-model', 'curve', 0), trials, acc);
+    const turn = model(c, deriveState('surrender-model', 'curve', 0), trials).turn;
+    const curve = summarizeSurrender(c, acc).curves.surrender_by_turn;
+    expect(curve.map((p) => p.x)).toEqual([1, 2, 3, 4, 5].map((t) => ({ turn: t })));
+    for (const p of curve) {
+      const k = turn.filter((t) => t > 0 && t <= (p.x.turn as number)).length;
+      expect(p.m, `turn ${p.x.turn}`).toEqual(probability(k, trials));
+    }
+    expect(curve[4].m.value).toBe(summarizeSurrender(c, acc).metrics.p_surrender.value);
   });
 });

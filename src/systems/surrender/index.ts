@@ -3,7 +3,7 @@ import type { RulesSystem } from '../types.js';
 import { chartsSurrender } from './charts.js';
 import { compileSurrender, type SurrenderCompiled } from './compile.js';
 import { exactSurrender } from './exact.js';
-import { ACC_BY_TURN, ACC_PROBE, ACC_SURRENDERED, ACC_TESTS, ACC_TRIALS, ACC_UNBLOCKADED, surrenderKernel } from './kernel.js';
+import { ACC_BY_TURN, ACC_PROBE, ACC_SUM_T, ACC_SUM_T2, ACC_SURRENDERED, ACC_TRIALS, surrenderKernel } from './kernel.js';
 import { surrenderShape } from './schema.js';
 import { METRIC_DOCS_SURRENDER, summarizeSurrender } from './summarize.js';
 
@@ -41,9 +41,10 @@ export const surrender: RulesSystem<SurrenderCompiled> = {
       byTurn += x;
     }
     if (byTurn !== acc[ACC_SURRENDERED]) return `surrenders by turn (slots ${ACC_BY_TURN}..${ACC_BY_TURN + c.turns - 1}) sum to ${byTurn}, not the ${acc[ACC_SURRENDERED]} surrendered (slot ${ACC_SURRENDERED})`;
-    const most = n * c.turns;
-    if (!(acc[ACC_TESTS] >= 0 && acc[ACC_TESTS] <= most * c.testsPerTurn)) return `slot ${ACC_TESTS} counts ${acc[ACC_TESTS]} tests, more than ${c.testsPerTurn} a turn for ${c.turns} turns of ${n} trials (or negative)`;
-    if (!(acc[ACC_UNBLOCKADED] >= 0 && acc[ACC_UNBLOCKADED] <= most)) return `slot ${ACC_UNBLOCKADED} counts ${acc[ACC_UNBLOCKADED]} unblockaded turns, more than ${c.turns} turns of ${n} trials (or negative)`;
+    // the surrender turns' sums: each surrender's turn is 1..turns
+    const k = acc[ACC_SURRENDERED];
+    if (!(acc[ACC_SUM_T] >= k && acc[ACC_SUM_T] <= k * c.turns)) return `slot ${ACC_SUM_T} sums ${acc[ACC_SUM_T]} surrender turns, outside [${k}, ${k * c.turns}] for ${k} surrenders in ${c.turns} turns`;
+    if (!(acc[ACC_SUM_T2] >= acc[ACC_SUM_T] && acc[ACC_SUM_T2] <= acc[ACC_SUM_T] * c.turns)) return `slot ${ACC_SUM_T2} sums ${acc[ACC_SUM_T2]} squared surrender turns, outside what ${acc[ACC_SUM_T]} turns allow`;
     return undefined;
   },
   exact: exactSurrender,

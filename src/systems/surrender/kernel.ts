@@ -7,8 +7,10 @@
  *   [1] p_test probe successes (one test, modifiers as at turn 1, no cards)
  *   [2] trials that surrendered by the last turn
  *   [3] Σ turn of surrender      [4] Σ turn²    (over the trials that surrendered)
- *   [5] tests rolled             [6] turns in which a port was not blockaded (no test)
- *   [7 + t - 1] surrenders in turn t, t = 1..turns
+ *   [5 + t - 1] surrenders in turn t, t = 1..turns
+ * (Two slots that counted tests rolled and unblockaded port turns were written and never read:
+ * removed, issue 38; a shard file written before that has other accumulator lengths and is
+ * refused by merge.)
  */
 import { nextTrialState, type RngState } from '../../engine/rng.js';
 import { rollChance, rollDie } from '../../engine/dice.js';
@@ -23,9 +25,7 @@ export const ACC_PROBE = 1;
 export const ACC_SURRENDERED = 2;
 export const ACC_SUM_T = 3;
 export const ACC_SUM_T2 = 4;
-export const ACC_TESTS = 5;
-export const ACC_UNBLOCKADED = 6;
-export const ACC_BY_TURN = 7;
+export const ACC_BY_TURN = 5;
 
 export function runSurrender(c: SurrenderCompiled, stream: RngState, trials: number, acc: Float64Array): void {
   const rng = TRIAL;
@@ -38,8 +38,6 @@ export function runSurrender(c: SurrenderCompiled, stream: RngState, trials: num
   let surrendered = 0;
   let sumT = 0;
   let sumT2 = 0;
-  let rolled = 0;
-  let unblockaded = 0;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
     // p_test: one test with the turn-1 modifiers and no cards.
@@ -47,10 +45,7 @@ export function runSurrender(c: SurrenderCompiled, stream: RngState, trials: num
     if (c.siege === 0) continue; // seed rule 1: no siege, no test
     for (let t = 1; t <= turns; t++) {
       // Seed 002 section C: a port is only tested while the blockade holds.
-      if (c.port === 1 && !rollChance(rng, c.blockadeT)) {
-        unblockaded++;
-        continue;
-      }
+      if (c.port === 1 && !rollChance(rng, c.blockadeT)) continue;
       let m = base;
       // Cards are played at random per turn with their chance (issue #2); a draw is made only
       // when the chance is not zero, so scenarios without cards keep their dice.
@@ -58,7 +53,6 @@ export function runSurrender(c: SurrenderCompiled, stream: RngState, trials: num
       if (c.cardDT >= 0 && rollChance(rng, c.cardDT)) m += c.cardDMod;
       let fell = false;
       for (let k = 0; k < tests; k++) {
-        rolled++;
         if (testSucceeds(c, rollDie(rng, die, dieT), m)) {
           fell = true;
           break;
@@ -78,8 +72,6 @@ export function runSurrender(c: SurrenderCompiled, stream: RngState, trials: num
   acc[ACC_SURRENDERED] += surrendered;
   acc[ACC_SUM_T] += sumT;
   acc[ACC_SUM_T2] += sumT2;
-  acc[ACC_TESTS] += rolled;
-  acc[ACC_UNBLOCKADED] += unblockaded;
 }
 
 export const surrenderKernel: Kernel<SurrenderCompiled> = {

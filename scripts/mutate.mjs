@@ -1,0 +1,265 @@
+#!/usr/bin/env node
+/**
+ * Mutation testing, one module at a time (docs/mutation.md).
+ *
+ *   npm run mutate                 every module below, then one table of scores
+ *   npm run mutate -- diff expect  only those modules
+ *   npm run mutate -- --list       the modules, what each mutates and the tests it runs
+ *   npm run mutate -- --incremental diff   reuse reports/mutation/<module>.incremental.json
+ *   npm run mutate -- --static diff        also static mutants (module-level code), ~3x slower
+ *
+ * Each module is one Stryker run (@stryker-mutator/core with its vitest runner) that mutates
+ * only the module's files (or line ranges, `file.ts:start-end`) and runs only the in-process test
+ * files that exercise it, with per-test coverage: a mutant runs only the tests that reach it.
+ * The score is Stryker's "score of covered code": (killed + timeout) / (killed + timeout +
+ * survived); mutants no selected test reaches are counted apart (no coverage). It is a lower
+ * bound: the e2e tests, which run the built CLI, are not selected.
+ *
+ * One Stryker worker (concurrency 1) and one vitest worker: the machine's two cores are shared.
+ * Nothing is downloaded: Stryker and its runner are devDependencies. The worker pool of the
+ * tests that run through piscina loads dist/ (unmutated), so the script builds dist/ when it is
+ * missing; those tests only kill mutants of code they run in-process.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/** The bar of issue 38. */
+const BAR = 0.9;
+
+/**
+ * The modules: what each mutates and the test files that exercise it: the unit tests of the
+ * module first, and only those simulation-heavy files without which it would lose kills (every
+ * surviving mutant runs every test that reaches it, and a test file that runs 200 000 trials is
+ * seconds per mutant on a shared machine). A kernel mutates its
+ * accumulator bookkeeping only (the lines that count into local totals and add them into `acc`,
+ * and the summarize side's reads), named by line range; the rules themselves are held to exact
+ * answers by `siegesim check` and the statistical tests.
+ */
+export const MODULES = {
+  intervals: {
+    mutate: ['src/stats/intervals.ts'],
+    tests: ['test/stats.test.ts', 'test/stats-edges.test.ts', 'test/diff.test.ts'],
+  },
+  expect: {
+    mutate: ['src/scenario/expect.ts'],
+    tests: ['test/expect-edges.test.ts', 'test/scenario.test.ts'],
+  },
+  diff: {
+    mutate: ['src/api/diff.ts'],
+    tests: ['test/diff.test.ts', 'test/diff-edges.test.ts'],
+  },
+  'surrender-summarize': {
+    mutate: ['src/systems/surrender/summarize.ts'],
+    tests: ['test/surrender.test.ts', 'test/metric-docs.test.ts'],
+  },
+  'surrender-kernel': {
+    mutate: ['src/systems/surrender/kernel.ts'],
+    tests: ['test/surrender.test.ts'],
+  },
+  'fantasy-summarize': {
+    mutate: ['src/systems/fantasy/summarize.ts'],
+    tests: ['test/fantasy.test.ts', 'test/fantasy-kernel.test.ts', 'test/stats.test.ts', 'test/metric-docs.test.ts'],
+  },
+  'cry-havoc-summarize': {
+    mutate: ['src/systems/cry-havoc/summarize.ts'],
+    tests: ['test/cry-havoc.test.ts', 'test/cry-havoc-tables.test.ts', 'test/metric-docs.test.ts'],
+  },
+  'crusader-rex-summarize': {
+    mutate: ['src/systems/crusader-rex/summarize.ts'],
+    tests: ['test/crusader-rex.test.ts', 'test/crusader-rex-siege.test.ts', 'test/crusader-rex-order.test.ts', 'test/metric-docs.test.ts'],
+  },
+};
+
+/**
+ * Surviving mutants that no test can kill, each with why: matched on file, mutator, the source
+ * text it replaced and its replacement (not on line numbers, which move). They still count as
+ * survivors in the score; the table says how many of a module's survivors are listed here.
+ */
+export const EQUIVALENT = [
+  // src/stats/intervals.ts (docs/mutation.md)
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "!(m.n > 0)", replacement: "false", reason: "with n = 0 the moments are (0, 0, 0): the unguarded mean and se are 0/0 = NaN, as NO_ESTIMATE" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "m.n > 0", replacement: "true", reason: "with n = 0 the moments are (0, 0, 0): the unguarded mean and se are 0/0 = NaN, as NO_ESTIMATE" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "m.n > 0", replacement: "m.n >= 0", reason: "with n = 0 the moments are (0, 0, 0): the unguarded mean and se are 0/0 = NaN, as NO_ESTIMATE" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "!(variant.n > 0) || !(baseline.n > 0)", replacement: "false", reason: "with either n = 0 its moments are (0, 0, 0): 0/0 makes the SE NaN, as the guard does" },
+  { file: 'src/stats/intervals.ts', mutator: "LogicalOperator", original: "!(variant.n > 0) || !(baseline.n > 0)", replacement: "!(variant.n > 0) && !(baseline.n > 0)", reason: "with either n = 0 its moments are (0, 0, 0): 0/0 makes the SE NaN, as the guard does" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "variant.n > 0", replacement: "true", reason: "with either n = 0 its moments are (0, 0, 0): 0/0 makes the SE NaN, as the guard does" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "variant.n > 0", replacement: "variant.n >= 0", reason: "with either n = 0 its moments are (0, 0, 0): 0/0 makes the SE NaN, as the guard does" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "baseline.n > 0", replacement: "true", reason: "with either n = 0 its moments are (0, 0, 0): 0/0 makes the SE NaN, as the guard does" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "baseline.n > 0", replacement: "baseline.n >= 0", reason: "with either n = 0 its moments are (0, 0, 0): 0/0 makes the SE NaN, as the guard does" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "Math.abs(d) < 1e-9 * Math.max(1, Math.abs(exact))", replacement: "Math.abs(d) <= 1e-9 * Math.max(1, Math.abs(exact))", reason: "a difference exactly at the rounding threshold: no exact answer sits on it" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "s === 0", replacement: "false", reason: "d is not 0 here (checked above), and d / 0 is the same signed infinity" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "d > 0", replacement: "d >= 0", reason: "d is not 0 here (checked above), and d / 0 is the same signed infinity" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "u < 0.02425", replacement: "u <= 0.02425", reason: "at the region boundary both rational approximations agree to their 1.2e-9" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "u > 1 - 0.02425", replacement: "u >= 1 - 0.02425", reason: "at the region boundary both rational approximations agree to their 1.2e-9" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "p > 0.5", replacement: "false", reason: "at p = 1/2 counting the other outcome is the same sum (symmetry)" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "p > 0.5", replacement: "p >= 0.5", reason: "at p = 1/2 counting the other outcome is the same sum (symmetry)" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "p <= 0", replacement: "false", reason: "the general sum at p = 0 gives the same tails (pmf(0) = 1, then exp(-Infinity) = 0)" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "p <= 0", replacement: "p < 0", reason: "the general sum at p = 0 gives the same tails (pmf(0) = 1, then exp(-Infinity) = 0)" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "t < tail * 1e-17", replacement: "t <= tail * 1e-17", reason: "the early stop only skips terms below 1e-17 of the sum, which come past the mode (above n p)" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "i > n * p", replacement: "true", reason: "the early stop only skips terms below 1e-17 of the sum, which come past the mode (above n p)" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "i > n * p", replacement: "i >= n * p", reason: "the early stop only skips terms below 1e-17 of the sum, which come past the mode (above n p)" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "Math.abs(d) < 1e-12", replacement: "Math.abs(d) <= 1e-12", reason: "a difference exactly at the rounding threshold: no exact answer sits on it" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "v === 0", replacement: "false", reason: "v = 0: the exact-binomial path gives the same signed infinity (a tail of 0)" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "tail >= 0.5", replacement: "tail > 0.5", reason: "at a tail of exactly 1/2 the z is normalQuantile(0.5) = 0 as well" },
+  { file: 'src/stats/intervals.ts', mutator: "EqualityOperator", original: "Math.abs(d) < 1e-9 * Math.max(1, Math.abs(mu))", replacement: "Math.abs(d) <= 1e-9 * Math.max(1, Math.abs(mu))", reason: "a difference exactly at the rounding threshold: no exact answer sits on it" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "se === 0", replacement: "false", reason: "se = 0 and d is not 0: d / 0 is the same signed infinity; d === 0 is unreachable after the rounding check" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "d === 0", replacement: "false", reason: "se = 0 and d is not 0: d / 0 is the same signed infinity; d === 0 is unreachable after the rounding check" },
+  { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "Number.isNaN(z)", replacement: "false", reason: "a NaN z gives a NaN tail, and Math.min(1, NaN) is NaN as well" },
+  // src/api/diff.ts
+  { file: 'src/api/diff.ts', mutator: 'BooleanLiteral', original: 'false', replacement: 'true', reason: "a row's moved is a placeholder: diffSets sets it from the Holm-adjusted p for every row before returning" },
+  // src/scenario/expect.ts
+  { file: 'src/scenario/expect.ts', mutator: 'EqualityOperator', original: 'vi < nVariants', replacement: 'vi <= nVariants', reason: 'one past the last variant metricsAt[pi][vi] is undefined, and `?.has` skips it as it skips a variant that failed' },
+  { file: 'src/api/diff.ts', mutator: 'EqualityOperator', original: 'adjusted[i] <= alpha', replacement: 'adjusted[i] < alpha', reason: 'differs only when an adjusted p equals alpha to the last bit, which no p-value from the normal tail does' },
+];
+
+const ROOT = resolve(import.meta.dirname, '..');
+const OUT = resolve(ROOT, 'reports/mutation');
+
+function usage(msg) {
+  if (msg) console.error(msg);
+  console.error(`usage: npm run mutate [-- [--incremental] [--static] [--list] [module ...]]\nmodules: ${Object.keys(MODULES).join(', ')}`);
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const names = [];
+  let incremental = false;
+  let list = false;
+  let statics = false;
+  for (const a of argv) {
+    if (a === '--incremental') incremental = true;
+    else if (a === '--list') list = true;
+    else if (a === '--static') statics = true;
+    else if (a.startsWith('-')) usage(`unknown option ${a}`);
+    else if (!(a in MODULES)) usage(`unknown module "${a}"`);
+    else names.push(a);
+  }
+  return { names: names.length ? names : Object.keys(MODULES), incremental, list, statics };
+}
+
+/** The source text a mutant replaced, from its location (lines and columns 1-based, end exclusive). */
+function originalText(lines, loc) {
+  const { start, end } = loc;
+  if (start.line === end.line) return lines[start.line - 1].slice(start.column - 1, end.column - 1);
+  const out = [lines[start.line - 1].slice(start.column - 1)];
+  for (let l = start.line; l < end.line - 1; l++) out.push(lines[l]);
+  out.push(lines[end.line - 1].slice(0, end.column - 1));
+  return out.join('\n');
+}
+
+function equivalentReason(m) {
+  const e = EQUIVALENT.find(
+    (q) => q.file === m.file && q.mutator === m.mutatorName && q.original === m.original && q.replacement === m.replacement,
+  );
+  return e?.reason;
+}
+
+/**
+ * By default modules stay loaded between mutants (vitest.mutate.config.ts, isolate: false), ~3x
+ * faster; a static mutant (one in code run once, when its module loads: a table of metric
+ * definitions, a module-level Set) then never takes effect, so static mutants are left out
+ * (Stryker's ignoreStatic) and counted apart. `--static` reloads the modules for every run
+ * (the project's vitest.config.ts) and tests static mutants too.
+ */
+async function runModule(name, { incremental, statics }) {
+  const { Stryker } = await import('@stryker-mutator/core');
+  const mod = MODULES[name];
+  mkdirSync(OUT, { recursive: true });
+  const started = Date.now();
+  const stryker = new Stryker({
+    testRunner: 'vitest',
+    plugins: ['@stryker-mutator/vitest-runner'],
+    vitest: { configFile: statics ? 'vitest.config.ts' : 'vitest.mutate.config.ts', related: false },
+    ignoreStatic: !statics,
+    coverageAnalysis: 'perTest',
+    mutate: mod.mutate,
+    testFiles: mod.tests,
+    concurrency: 1,
+    // the suite's tests are written to pass on a loaded machine; a mutant that loops is cut off
+    timeoutMS: 10_000,
+    reporters: ['json', 'html', 'progress-append-only'],
+    jsonReporter: { fileName: `reports/mutation/${name}.json` },
+    htmlReporter: { fileName: `reports/mutation/${name}.html` },
+    incremental,
+    incrementalFile: `reports/mutation/${name}.incremental.json`,
+    tempDirName: '.stryker-tmp',
+    cleanTempDir: true,
+    ignorePatterns: ['/bench', '/docs', '/test-artifacts', '/dist/cli/*.map'],
+    logLevel: 'warn',
+    fileLogLevel: 'off',
+    allowConsoleColors: false,
+  });
+  const results = await stryker.runMutationTest();
+  const seconds = (Date.now() - started) / 1000;
+  const sources = new Map();
+  const count = { total: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, errors: 0, ignored: 0 };
+  const survivors = [];
+  for (const r of results) {
+    count.total++;
+    if (r.status === 'Killed') count.killed++;
+    else if (r.status === 'Timeout') count.timeout++;
+    else if (r.status === 'Survived' || r.status === 'NoCoverage') {
+      if (r.status === 'Survived') count.survived++;
+      else count.noCoverage++;
+      const file = r.fileName.startsWith(ROOT) ? r.fileName.slice(ROOT.length + 1) : r.fileName;
+      if (!sources.has(file)) sources.set(file, readFileSync(resolve(ROOT, file), 'utf8').split('\n'));
+      const m = { file, line: r.location.start.line, mutatorName: r.mutatorName, status: r.status, original: originalText(sources.get(file), r.location), replacement: r.replacement ?? '' };
+      m.equivalent = equivalentReason(m);
+      survivors.push(m);
+    } else if (r.status === 'Ignored') count.ignored++; // static mutants, without --static
+    else count.errors++;
+  }
+  const detected = count.killed + count.timeout;
+  const covered = detected + count.survived;
+  const score = covered > 0 ? detected / covered : NaN;
+  const row = { module: name, ...count, detected, covered, score, seconds, survivors };
+  writeFileSync(resolve(OUT, `${name}.survivors.json`), JSON.stringify(row, null, 2) + '\n');
+  return row;
+}
+
+function pct(x) {
+  return Number.isNaN(x) ? '—' : `${(100 * x).toFixed(1)}%`;
+}
+
+function printSurvivors(row) {
+  for (const s of row.survivors) {
+    const why = s.equivalent ? `  equivalent: ${s.equivalent}` : '';
+    const status = s.status === 'NoCoverage' ? ' (no coverage)' : '';
+    console.log(`  ${s.file}:${s.line}  ${s.mutatorName}  ${JSON.stringify(s.original)} -> ${JSON.stringify(s.replacement)}${status}${why}`);
+  }
+}
+
+function printTable(rows) {
+  console.log('\n| module | mutants | killed + timeout | survived (equivalent) | no coverage | static, not run | errors | score | time |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const eq = r.survivors.filter((s) => s.status === 'Survived' && s.equivalent).length;
+    const mark = r.score >= BAR ? '' : ' (below 90%)';
+    console.log(
+      `| ${r.module} | ${r.total} | ${r.detected} | ${r.survived} (${eq}) | ${r.noCoverage} | ${r.ignored} | ${r.errors} | ${pct(r.score)}${mark} | ${r.seconds.toFixed(0)} s |`,
+    );
+  }
+}
+
+const { names, incremental, list, statics } = parseArgs(process.argv.slice(2));
+if (list) {
+  for (const n of names) console.log(`${n}\n  mutate: ${MODULES[n].mutate.join(' ')}\n  tests:  ${MODULES[n].tests.join(' ')}`);
+  process.exit(0);
+}
+process.chdir(ROOT);
+if (!existsSync(resolve(ROOT, 'dist/workers/worker.js'))) {
+  console.log('dist/ is not built: npm run build (the tests that start a worker pool load it)');
+  execSync('npm run build', { stdio: 'inherit' });
+}
+const rows = [];
+const t0 = Date.now();
+for (const n of names) {
+  console.log(`\n== ${n}: ${MODULES[n].mutate.join(' ')}  (tests: ${MODULES[n].tests.join(' ')})`);
+  const row = await runModule(n, { incremental, statics });
+  printSurvivors(row);
+  rows.push(row);
+}
+printTable(rows);
+console.log(`\n${rows.length} module(s) in ${((Date.now() - t0) / 1000).toFixed(0)} s; reports in reports/mutation/`);
+process.exitCode = rows.every((r) => !(r.score < BAR)) ? 0 : 1;
