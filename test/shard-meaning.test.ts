@@ -44,19 +44,19 @@ describe('forged shards (checksum recomputed) are refused for what their numbers
   const shardPath = (k: number) => path.join(dir, `s${k}.json`);
   const good = () => JSON.parse(readFileSync(shardPath(1), 'utf8'));
   // good-small: surrender, 4 sweep points x 2 variants; 600 000 trials = chunks of 262 144, 262 144, 75 712
-  // surrender layout (kernel.ts): [0] trials [1] p_test successes [2] surrendered [3] Σturn [4] Σturn² [5] tests [6] unblockaded [7..12] by turn
+  // surrender layout (kernel.ts): [0] trials [1] p_test successes [2] surrendered [3] Σturn [4] Σturn² [5..10] by turn
   const T = 262_144;
   const forgeries: [string, (a: Float64Array) => void, RegExp][] = [
     ['every slot 1e308 but the trial count', (a) => a.fill(1e308, 1), /p_test \(variant as-written\) counts 1e\+308 successes in 262144 trials/],
     ['surrendered 5x the trials', (a) => (a[2] = 5 * T), /p_surrender \(variant as-written\) counts 1310720 successes in 262144 trials/],
-    ['a turn\'s surrenders 5x the trials (and the total with them)', (a) => ((a[2] += 5 * T), (a[7] += 5 * T)), /counts 1\d{6} successes in 262144 trials/],
-    ['a negative count (the total kept)', (a) => ((a[7] += a[8] + 5), (a[8] = -5)), /slot 8 counts -5 surrenders in turn 2 of 262144 trials \(variant as-written\)/],
-    ['surrenders by turn not summing to the surrendered', (a) => ((a[7] += 1), (a[8] -= 2)), /surrenders by turn \(slots 7\.\.12\) sum to \d+, not the \d+ surrendered \(slot 2\)/],
+    ['a turn\'s surrenders 5x the trials (and the total with them)', (a) => ((a[2] += 5 * T), (a[5] += 5 * T)), /counts 1\d{6} successes in 262144 trials/],
+    ['a negative count (the total kept)', (a) => ((a[5] += a[6] + 5), (a[6] = -5)), /slot 6 counts -5 surrenders in turn 2 of 262144 trials \(variant as-written\)/],
+    ['surrenders by turn not summing to the surrendered', (a) => ((a[5] += 1), (a[6] -= 2)), /surrenders by turn \(slots 5\.\.10\) sum to \d+, not the \d+ surrendered \(slot 2\)/],
     ['p_test successes negative', (a) => (a[1] = -1), /p_test \(variant as-written\) counts -1 successes in 262144 trials/],
     ['a fractional count', (a) => (a[1] += 0.5), /p_test \(variant as-written\) counts [\d.]+ successes/],
     ['Σturn 1e308 (a mean out of its range)', (a) => (a[3] = 1e308), /mean_turns \(variant as-written\) sums to 1e\+308 over \d+ observations, outside \d+ x \[1, 6\]/],
     ['Σturn² below (Σturn)²/n', (a) => (a[4] = 0), /mean_turns \(variant as-written\) has a sum of squares 0 below/],
-    ['tests rolled 1e308 (a slot no metric reads)', (a) => (a[5] = 1e308), /slot 5 counts 1e\+308 tests/],
+    ['Σturn² 1e308 with Σturn kept (more than the turns allow)', (a) => (a[4] = 1e308), /mean_turns \(variant as-written\) has a sum of squares 1e\+308, more than/],
     ['a paired difference not the variants\' difference', (a) => (a[a.length - 4] += 1000), /diff_p_test \(variant lenient\) sums its differences to/],
     ['a paired sum of squares 1e308', (a) => (a[a.length - 1] = 1e308), /diff_p_surrender \(variant lenient\) has a sum of squared differences 1e\+308/],
   ];
