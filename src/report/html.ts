@@ -18,7 +18,7 @@ const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-w
 h1{font-size:1.5rem;margin:.3rem 0}h2{font-size:1.15rem;margin-top:2rem}
 table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.2rem .45rem;text-align:right;vertical-align:top}
 th{background:#f3f3f3;font-weight:600}td.l,th.l{text-align:left}th.m{text-align:left;font-weight:normal;background:#fafafa}
-.muted,.ci{color:#666}.over{font-size:.85em;color:#8a4b00;font-style:italic}.ci{font-size:.85em;white-space:nowrap}.big{font-size:1.25em;font-weight:600}
+.muted,.ci{color:#666}.over{font-size:.85em;color:#8a4b00;font-style:italic;display:inline-block;max-width:18em;white-space:normal}.ci{font-size:.85em;white-space:nowrap}.big{font-size:1.25em;font-weight:600}
 .up{color:#1f5fa8}.down{color:#a65400}.flat{color:#666}.warn{color:#b3261e}
 figure{margin:1rem 0}figcaption{color:#666;font-size:.9em}img{max-width:100%;height:auto}code{background:#f3f3f3;padding:0 .2rem}
 .notice{border-left:4px solid #e4572e;background:#fff4ef;padding:.4rem .8rem;margin:.8rem 0}

@@ -136,6 +136,7 @@ describe('a folder holding files siegesim did not write (issue 30 item 1)', () =
     const name = 'surrender-heavy-guns-grid';
     const legacy = path.join(dir, name);
     cpSync(path.join(ROOT, 'reports/examples', name), legacy, { recursive: true });
+    rmSync(path.join(legacy, MANIFEST), { force: true }); // as every report was written before manifests
     expect(existsSync(path.join(legacy, MANIFEST))).toBe(false);
     writeFileSync(path.join(legacy, 'notes.txt'), 'mine\n');
     refused(await runCli(['run', QUICK, ...BIG, '--out', legacy]), /cannot write to .*: it holds files siegesim did not write there \(notes\.txt\)/);
