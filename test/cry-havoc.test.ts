@@ -103,6 +103,21 @@ describe('cry-havoc: every rules option changes what it should', () => {
     expect(v.ok).toBe(false);
     if (!v.ok) expect(v.issues[0]).toMatchObject({ path: 'shooters[0].range', message: expect.stringContaining("beyond the shortbow's long range") });
   });
+  it('a Vikings short-bow long band with a gap refuses a range in the gap as in no band (not "beyond"); an overlapping one gives up the overlap', async () => {
+    const at = (range: number, band: [number, number]) => ({ kind: 'missile', shooters: [{ weapon: 'shortbow', range }], target: {}, turns: 1, rules: { ranges: 'vikings', vikings_shortbow_long: band } });
+    const gap = validateText('c.yaml', `${HEAD}trials: 10\n${stringify(at(27, [30, 50]))}`);
+    expect(gap.ok).toBe(false);
+    if (!gap.ok) {
+      expect(gap.issues[0].path).toBe('shooters[0].range');
+      expect(gap.issues[0].message).toBe('27 hexes is in none of the shortbow\'s range bands in the "vikings" table (short 1-10, medium 11-25, long 30-50): rules.vikings_shortbow_long leaves it out');
+    }
+    const far = validateText('c.yaml', `${HEAD}trials: 10\n${stringify(at(60, [30, 50]))}`);
+    if (!far.ok) expect(far.issues[0].message).toContain("60 hexes is beyond the shortbow's long range");
+    else expect.unreachable('60 hexes is beyond 30-50');
+    // [20, 50] overlaps the medium band 11-25: 22 hexes is medium (+1), as with the DEFAULT band
+    const miss = (band: [number, number]) => exactScenario(valid(at(22, band), 10))[0].exact!.metrics.p_shot_miss.value;
+    expect(miss([20, 50])).toBe(miss([26, 50]));
+  });
   it('a ballista under the revised range tables: refused (DEFAULT) or on the base bands (rules.revised_ballista)', async () => {
     const body = { kind: 'missile', shooters: [{ weapon: 'ballista', range: 60 }], target: {}, turns: 1, rules: { ranges: 'croisades' } };
     const v = validateText('c.yaml', `${HEAD}trials: 10\n${stringify(body)}`);
@@ -191,6 +206,35 @@ describe('cry-havoc: the kernels agree with the exact answers (|z| < 4.5)', () =
     expect([shot.p_shot_C.value, shot.p_shot_B.value, shot.p_shot_A.value, shot.p_shot_miss.value].map((x) => Math.round(x * 10))).toEqual([2, 2, 2, 4]);
     const ram = exactScenario(valid({ kind: 'battering', engines: { ram: 2 }, wall: 'interior', days: 1 }))[0].exact!.metrics;
     expect(ram.p_breached.value).toBeCloseTo(0.8, 12); // 12+ column: D on 3-10
+  });
+
+  it('a first melee roll that cannot be made: every p_first_* is 0 (Part 3.2), in the kernel and the exact answer', async () => {
+    const body = { kind: 'melee', attackers: [{ attack: 2 }], defender: { defence: 5 }, turns: 2 };
+    const r = await runScenario(valid(body, 1000));
+    const firsts = Object.entries(r.cases[0].metrics).filter(([k]) => k.startsWith('p_first_'));
+    expect(firsts.length).toBe(7);
+    for (const [k, x] of firsts) expect(x.value, k).toBe(0);
+    expect(m(r, 0, 'p_no_attack')).toBe(1);
+    const ex = exactScenario(valid(body, 10))[0].exact!.metrics;
+    for (const [k] of firsts) expect(ex[k].value, k).toBe(0);
+  });
+
+  it('the exact answer names what it has no exact answer for: a melee of more than 6 attackers, p_hurt, mean_engines_out, mean_turns_burning', () => {
+    const seven = exactScenario(valid({ kind: 'melee', attackers: Array.from({ length: 7 }, () => ({ attack: 5 })), defender: { defence: 10 }, turns: 2 }, 10))[0].exact!;
+    expect(Object.keys(seven.metrics).every((k) => k.startsWith('p_first_'))).toBe(true);
+    expect(seven.omitted).toEqual([
+      {
+        metrics: ['p_defender_killed', 'p_attacker_killed', 'p_undecided', 'p_no_attack', 'mean_turns', 'results_by_turn'],
+        why: 'the melee chain is built for at most 6 attackers and this case has 7; only the first roll (p_first_*) is exact',
+      },
+    ]);
+    const six = exactScenario(valid({ kind: 'melee', attackers: Array.from({ length: 6 }, () => ({ attack: 5 })), defender: { defence: 10 }, turns: 2 }, 10))[0].exact!;
+    expect(six.omitted).toBeUndefined();
+    expect(six.metrics.p_defender_killed).toBeDefined();
+    const omitted = (body: Tree) => exactScenario(valid(body, 10))[0].exact!.omitted!.flatMap((o) => o.metrics);
+    expect(omitted({ kind: 'missile', shooters: [{ weapon: 'longbow', range: 10 }], target: {} })).toEqual(['p_hurt']);
+    expect(omitted({ kind: 'battering', engines: { mangonel: 2 } })).toEqual(['mean_engines_out']);
+    expect(omitted({ kind: 'fire' })).toEqual(['mean_turns_burning']);
   });
 });
 

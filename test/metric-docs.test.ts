@@ -45,7 +45,7 @@ describe('metric definitions', () => {
   it("Cry Havoc's per-letter metrics say what their letter means on each table", () => {
     const ch = SYSTEMS.find((s) => s.id === 'cry-havoc')!;
     expect(describeMetric(ch, 'p_first_F')).toBe(
-      'melee: the first combat roll gave F on the table the defender starts on (1.6; foot table: defender killed; mounted table: horse killed, rider wounded, dismounted)',
+      'melee: the turn-1 combat roll gave F on the table the defender starts on, over all trials (every p_first_* is 0 when turn 1 allows no attack) (1.6; foot table: defender killed; mounted table: horse killed, rider wounded, dismounted)',
     );
     expect(describeMetric(ch, 'p_first_H')).toMatch(/gave H .*\(1\.6; mounted table: horse and rider killed\)$/);
     expect(describeMetric(ch, 'p_first_none')).toMatch(/gave "-" .*foot table: no effect; mounted table: no effect/);

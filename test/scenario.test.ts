@@ -215,6 +215,10 @@ sweep:
       { file: 's.yaml', line: 7, col: 5, path: 'variants[1].name', message: MSG.variantSetsNothing('forgot', 'as-written') },
       { file: 's.yaml', line: 9, col: 5, path: 'variants[2].set', message: MSG.variantSetsNothing('empty', 'as-written') },
     ]);
+    // a baseline with a set: the set-less variant is the file as written, not the baseline again (variants do not inherit its set:)
+    const after = issuesOf(`${BASE}variants:\n  - name: le\n    set: { rules.comparison: le }\n  - name: forgot\n`);
+    expect(after.map((i) => i.message)).toEqual([MSG.variantSetsNothing('forgot', 'le', true)]);
+    expect(after[0].message).toContain('applies to the file as written, not on top of the baseline "le"');
     // the baseline is the file as written: it needs no set (and an empty one is harmless)
     expect(validateText('s.yaml', `${BASE}variants:\n  - name: as-written\n    set: {}\n  - name: le\n    set: { rules.comparison: le }\n`).ok).toBe(true);
   });

@@ -73,8 +73,15 @@ export const MSG = {
   sweepTooLarge: (n: number, max: number, parts: readonly string[] = [], ranged = false, variants = 1) =>
     `the sweep would make ${bigCount(n)} cases${parts.length > 1 ? ` (${parts.join(' x ')})` : ''}; at most ${max.toLocaleString('en-US')} are allowed: ` +
     ['list fewer values', ...(ranged ? ['use a coarser step (or a narrower from/to) in a range'] : []), ...(variants > 1 ? ['have fewer variants'] : [])].join(', or '),
-  variantSetsNothing: (name: string, baseline: string) =>
-    `variant "${shortKey(name)}" sets nothing, so it would repeat the baseline "${shortKey(baseline)}" exactly: give it a set: { path: value }, or remove it`,
+  /**
+   * A variant after the first with no `set:`. Every variant's `set:` applies to the file as
+   * written, not on top of the first variant's, so a set-less variant runs the file as written:
+   * the same as the baseline when the baseline sets nothing (`baselineSets` false).
+   */
+  variantSetsNothing: (name: string, baseline: string, baselineSets = false) =>
+    baselineSets
+      ? `variant "${shortKey(name)}" sets nothing, so it would run the scenario as written (a variant's set: applies to the file as written, not on top of the baseline "${shortKey(baseline)}"'s set:): give it a set: { path: value }, or remove it`
+      : `variant "${shortKey(name)}" sets nothing, so it would run the scenario as written, exactly as the baseline "${shortKey(baseline)}" does: give it a set: { path: value }, or remove it`,
   // --- values of the wrong kind (zod's own words, "expected int, received number", said plainly) ---
   notWholeNumber: (got: string) => `expected a whole number, got ${got}`,
   /** `want`: "a number", "true or false", "text"...; `got`: the value as written ("the text \"10\"", ".nan", "a list"). */

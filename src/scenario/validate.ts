@@ -324,14 +324,15 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
     push(['sweep'], MSG.sweepTooLarge(nCases, MAX_CASES, parts, axes.some((a) => !a.list), variants.length), 'key');
     return { ok: false, issues: byPosition(issues) };
   }
-  // A variant after the baseline that sets nothing repeats the baseline (its differences are 0 by
-  // construction): a forgotten `set:`, never a reading. The baseline needs none (it is the file as written).
+  // A variant after the baseline that sets nothing runs the file as written (a variant's set:
+  // applies to the file, not on top of the baseline's): the baseline again when the baseline sets
+  // nothing (its differences 0 by construction), a forgotten `set:` either way, never a reading.
   if (variantAt[0] === 0) {
     variants.forEach((v, vi) => {
       const i = variantAt[vi];
       if (i > 0 && Object.keys(v.set ?? {}).length === 0) {
         const hasSet = own(own(rawVariants, i), 'set') !== undefined;
-        push(['variants', i, hasSet ? 'set' : 'name'], MSG.variantSetsNothing(v.name, variants[0].name), 'key');
+        push(['variants', i, hasSet ? 'set' : 'name'], MSG.variantSetsNothing(v.name, variants[0].name, Object.keys(variants[0].set ?? {}).length > 0), 'key');
       }
     });
   }

@@ -88,6 +88,11 @@ export interface ExactSummary {
   metrics: Record<string, ExactMetric>;
   /** Curve points in the order the summary lists them; a mean's point carries its variance. */
   curves: Record<string, { x: Record<string, number | string>; value: number; variance?: number }[]>;
+  /**
+   * Metrics (and curve files) of the case that this exact answer does not give, each group with
+   * why, so `exact` can say so rather than leave them out silently.
+   */
+  omitted?: { metrics: string[]; why: string }[];
 }
 
 /** A Vega-Lite chart for the report. */

@@ -391,7 +391,7 @@ describe('bad input', () => {
     // a forgotten set: repeated the baseline silently, and a sweep too large did not say how to shrink it
     ['bad-enum.yaml', /bad-enum\.yaml:5:40 {2}rules\.leader_bonus {2}"per_leadr" is not an option \(did you mean "per_leader"\?\)/],
     ['bad-fraction.yaml', /bad-fraction\.yaml:5:24 {2}besieger\.artillery {2}expected a whole number, got 1\.5\n/],
-    ['bad-variant-no-set.yaml', /bad-variant-no-set\.yaml:7:5 {2}variants\[1\]\.name {2}variant "lenient" sets nothing, so it would repeat the baseline "as-written" exactly/],
+    ['bad-variant-no-set.yaml', /bad-variant-no-set\.yaml:7:5 {2}variants\[1\]\.name {2}variant "lenient" sets nothing, so it would run the scenario as written, exactly as the baseline "as-written" does/],
     ['bad-sweep-size.yaml', /bad-sweep-size\.yaml:5:1 {2}sweep {2}the sweep would make 30,003 cases \(3 values of turns x 10,001 values of structure\.blockade_chance\); at most 10,000 are allowed: list fewer values, or use a coarser step/],
   ];
   it.each(cases)('%s exits 2 with file:line:col and the key path, and writes nothing', async (file, pattern) => {

@@ -13,7 +13,7 @@ async function exactCommand(files: string[], flags: { json?: boolean }): Promise
       // differences: added after metrics, on the variants after the baseline only (as summary.json's)
       const differences = (e: (typeof ex)[number]) =>
         e.differences === undefined ? {} : { differences: e.differences && Object.fromEntries(Object.entries(e.differences).map(([k, x]) => [k, { value: Number.isFinite(x) ? x : null }])) };
-      all.push({ name: v.name, cases: ex.map((e) => ({ case: e.case, variant: e.variant, params: e.params, metrics: e.exact?.metrics ?? null, ...differences(e) })) });
+      all.push({ name: v.name, cases: ex.map((e) => ({ case: e.case, variant: e.variant, params: e.params, metrics: e.exact?.metrics ?? null, ...differences(e), ...(e.exact?.omitted?.length ? { omitted: e.exact.omitted } : {}) })) });
       continue;
     }
     process.stdout.write(`# ${v.name} (${v.file})\n`);
@@ -27,6 +27,8 @@ async function exactCommand(files: string[], flags: { json?: boolean }): Promise
       }
       const ms = Object.entries(e.exact.metrics).map(([k, m]) => `${k}=${show(m.value)}`);
       process.stdout.write(`case ${e.case} ${e.variant}${params ? ' ' + params : ''}: ${ms.join('  ')}\n`);
+      // what this case has no exact answer for, and why (never left out silently)
+      for (const o of e.exact.omitted ?? []) process.stdout.write(`case ${e.case} ${e.variant}${params ? ' ' + params : ''}: no exact answer for ${o.metrics.join(', ')} (${o.why})\n`);
       // the exact difference from the baseline, named as summary.csv names the Monte Carlo one
       if (e.differences && Object.keys(e.differences).length > 0) {
         const ds = Object.entries(e.differences).map(([k, x]) => `diff_${k}=${show(x)}`);

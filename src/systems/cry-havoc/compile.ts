@@ -161,13 +161,24 @@ export interface CryHavocCompiled {
   croisadesTurns: number[];
 }
 
-/** Range band (0, 1, 2) of a shot, or -1 when out of range. */
-export function rangeBand(s: Pick<Scenario, 'rules'>, weapon: Weapon, range: number): number {
+/** The short, medium and long bands of a weapon under the scenario's range table, or undefined when the table has none for it. */
+export function weaponBands(s: Pick<Scenario, 'rules'>, weapon: Weapon): [number, number][] | undefined {
   // The revised tables have no ballista row (1.4): refused by DEFAULT, or the base table's bands (rules.revised_ballista).
   const table = RANGE_BANDS[s.rules.ranges][weapon] ?? (s.rules.revised_ballista === 'base_bands' ? RANGE_BANDS.base[weapon] : undefined);
-  if (!table) return -2; // the weapon has no band in this table (the ballista in the revised tables)
+  if (!table) return undefined;
   const bands: [number, number][] = table.slice();
   if (s.rules.ranges === 'vikings' && weapon === 'shortbow') bands.push(s.rules.vikings_shortbow_long);
+  return bands;
+}
+
+/**
+ * Range band (0, 1, 2) of a shot: the first band (short, medium, long) that holds the range, so
+ * a band overlapping an earlier one gives up the overlap; -1 when no band holds it (beyond the
+ * long band, or in a gap rules.vikings_shortbow_long leaves), -2 when the weapon has no bands.
+ */
+export function rangeBand(s: Pick<Scenario, 'rules'>, weapon: Weapon, range: number): number {
+  const bands = weaponBands(s, weapon);
+  if (!bands) return -2; // the weapon has no band in this table (the ballista in the revised tables)
   for (let b = 0; b < bands.length; b++) if (range >= bands[b][0] && range <= bands[b][1]) return b;
   return -1;
 }
@@ -185,7 +196,19 @@ export function refineCryHavoc(raw: Record<string, unknown>): { path: (string | 
     (s.shooters ?? []).forEach((sh, i) => {
       const b = rangeBand(s, sh.weapon, sh.range);
       if (b === -2) out.push({ path: ['shooters', i, 'weapon'], message: `the ${sh.weapon} has no range bands in the "${s.rules.ranges}" table (use rules.ranges: base, or rules.revised_ballista: base_bands)` });
-      else if (b < 0) out.push({ path: ['shooters', i, 'range'], message: `${sh.range} hexes is beyond the ${sh.weapon}'s long range in the "${s.rules.ranges}" table` });
+      else if (b < 0) {
+        // beyond every band, or in none of them (a gap or a backwards band from rules.vikings_shortbow_long)
+        const bands = weaponBands(s, sh.weapon) ?? [];
+        const beyond = bands.every(([, last]) => sh.range > last);
+        const names = ['short', 'medium', 'long'];
+        const list = bands.map(([a, z], k) => `${names[k]} ${a}-${z}`).join(', ');
+        out.push({
+          path: ['shooters', i, 'range'],
+          message: beyond
+            ? `${sh.range} hexes is beyond the ${sh.weapon}'s long range in the "${s.rules.ranges}" table (${list})`
+            : `${sh.range} hexes is in none of the ${sh.weapon}'s range bands in the "${s.rules.ranges}" table (${list}): rules.vikings_shortbow_long leaves it out`,
+        });
+      }
     });
   }
   return out;

@@ -123,6 +123,7 @@ export function exactBattering(c: CryHavocCompiled): ExactSummary {
   }
   const mu = cum > 0 ? m1 / cum : NaN;
   return {
+    omitted: [{ metrics: ['mean_engines_out'], why: 'the battering chain keeps the points left, not which engines hold them' }],
     metrics: {
       p_breached: { value: cum },
       mean_days: { value: mu, variance: cum > 0 ? m2 / cum - mu * mu : NaN },
@@ -154,6 +155,7 @@ export function exactFire(c: CryHavocCompiled): ExactSummary {
   }
   return {
     metrics: { p_ever_ignited: { value: 1 - never }, p_burning_at_end: { value: burning } },
+    omitted: [{ metrics: ['mean_turns_burning'], why: 'the fire chain keeps no count of the turns burning' }],
     curves: { p_burning_by_turn: curve },
   };
 }
@@ -209,13 +211,24 @@ export function exactHealing(c: CryHavocCompiled): ExactSummary {
   };
 }
 
+/** The chain's largest number of attackers (exactMelee). */
+export const EXACT_MELEE_MAX_ATTACKERS = 6;
+
+/** What a melee with too many attackers for the chain has no exact answer for: all but the first roll. */
+function meleeTooMany(c: CryHavocCompiled): { metrics: string[]; why: string } {
+  return {
+    metrics: ['p_defender_killed', 'p_attacker_killed', 'p_undecided', 'p_no_attack', 'mean_turns', 'results_by_turn'],
+    why: `the melee chain is built for at most ${EXACT_MELEE_MAX_ATTACKERS} attackers and this case has ${c.nAtt}; only the first roll (p_first_*) is exact`,
+  };
+}
+
 /**
  * Repeated melee (1.6) as a Markov chain over (defender wounded, stun turns left, mounted,
  * each attacker healthy / wounded / dead), turn by turn up to the cap, for up to 6 attackers.
  * Results by turn, who dies when, and the turns until someone dies, all exact.
  */
 export function exactMelee(c: CryHavocCompiled): ExactSummary | null {
-  if (c.nAtt > 6) return null;
+  if (c.nAtt > EXACT_MELEE_MAX_ATTACKERS) return null;
   type St = { w: number; stun: number; mounted: number; att: number[] };
   const key = (s: St) => `${s.w}${s.stun}${s.mounted}${s.att.join('')}`;
   let dist = new Map<string, { s: St; p: number }>([[key({ w: c.defState0, stun: 0, mounted: c.defMounted0, att: c.attState0.slice() }), { s: { w: c.defState0, stun: 0, mounted: c.defMounted0, att: c.attState0.slice() }, p: 1 }]]);
@@ -408,6 +421,7 @@ export function exactMissile(c: CryHavocCompiled): ExactSummary {
       p_killed: { value: killed },
       mean_turns_to_kill: { value: mu, variance: killed > 0 ? m2 / killed - mu * mu : NaN },
     },
+    omitted: [{ metrics: ['p_hurt'], why: 'the missile chain follows the kill, not whether the target was ever hurt' }],
     curves: { p_killed_by_turn: curve },
   };
 }
@@ -415,7 +429,7 @@ export function exactMissile(c: CryHavocCompiled): ExactSummary {
 export function exactCryHavoc(c: CryHavocCompiled): ExactSummary | null {
   switch (c.kind) {
     case K_MELEE:
-      return exactMelee(c) ?? { metrics: exactFirstMelee(c), curves: {} };
+      return exactMelee(c) ?? { metrics: exactFirstMelee(c), curves: {}, omitted: [meleeTooMany(c)] };
     case K_MISSILE:
       return exactMissile(c);
     case K_BATTERING:

@@ -68,7 +68,7 @@ function ensure(c: CryHavocCompiled): void {
 
 // === 1.6 melee ==============================================================================
 
-/** Wound an attacker: the weakest healthy one (the attacking player's choice), else the weakest. Returns true if he dies. */
+/** Wound an attacker: the healthy one with the lowest printed attack, ties to the first listed, else the wounded one with the lowest wounded attack (1.6 step 5, siegesim's reading). Returns true if he dies. */
 function woundOneAttacker(c: CryHavocCompiled): boolean {
   let pick = -1;
   for (let i = 0; i < c.nAtt; i++) {

@@ -77,7 +77,7 @@ function buildShape() {
       shift_below_one: z.enum(['clamp', 'no_attack']).default('clamp').describe('1.3 DEFAULT: a column shifted below 1-1 is clamped; alternative: the attack is not allowed'),
       multi_attacker_shift: z.enum(['foot_only', 'both']).default('foot_only').describe('1.3: the +1 column for several attackers, on the foot table only (as printed) or on both'),
       attacker_terrain: z.enum(['worst', 'best']).default('worst').describe('1.3 DEFAULT: attackers on different terrain use the worst'),
-      attacker_wound: z.enum(['one', 'all']).default('one').describe('1.6 step 5: an "A" result wounds one attacker (the attacking player picks the weakest) or all'),
+      attacker_wound: z.enum(['one', 'all']).default('one').describe('1.6 step 5: an "A" result wounds one attacker (the healthy one with the lowest printed attack, ties to the first listed) or all'),
       wounded_values: z.enum(['half', 'unchanged']).default('half').describe('1.1 DEFAULT for missing wounded counters: half, rounded down'),
       stunned_defence: z.enum(['wounded', 'normal']).default('wounded').describe('1.1 DEFAULT: a stunned character defends at his wounded value'),
       stun_recovery: z

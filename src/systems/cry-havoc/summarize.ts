@@ -39,7 +39,7 @@ export const METRIC_DOCS_CRY_HAVOC: Readonly<Record<string, string>> = {
   p_defender_killed:
     'melee: the defender died within `turns` combat turns (1.6: killed outright, wounded or stunned again while wounded or stunned, or forced to retreat while stunned)',
   p_attacker_killed:
-    'melee: an attacker died before the defender did: wounded twice (an A result wounds the weakest healthy attacker, or all under rules.attacker_wound all; a B result with rules.retreat_blocked wounds all)',
+    'melee: an attacker died before the defender did: wounded twice (an A result wounds the healthy attacker with the lowest printed attack, ties to the first listed, or all under rules.attacker_wound all; a B result with rules.retreat_blocked wounds all)',
   p_undecided: 'melee: nobody died in `turns` combat turns (the cap)',
   p_no_attack: 'melee: at some turn the attack was not allowed (odds below 1-1 under rules.odds_below_one no_attack, or a column shifted below 1-1 under shift_below_one no_attack, 1.1, 1.3), nobody dead',
   mean_turns: 'melee: the turn a character died, over the trials in which one did',
@@ -48,15 +48,15 @@ export const METRIC_DOCS_CRY_HAVOC: Readonly<Record<string, string>> = {
   p_hurt: 'missile: the target was wounded or stunned at some point (or started wounded); a kill with no wound or stun before it does not count',
   p_breached: 'battering: the wall hex fell within `days` siege days (4 D results for an outer hex, 1 for an interior one; 1.7, Siege 4.21)',
   mean_days: 'battering: the siege day the hex fell, over the trials in which it did',
-  mean_points_lost: 'battering: engine points lost to C results by the end (the breach or the last day); rams never lose points',
-  mean_engines_out: 'battering: mangonels and trebuchets left with no points at the end',
+  mean_points_lost: 'battering: engine points lost to C results by the end (the breach or the last day), averaged over all trials; rams never lose points',
+  mean_engines_out: 'battering: mangonels and trebuchets left with no points at the end (the breach or the last day), averaged over all trials',
   p_ever_ignited: 'fire: the target caught fire in some turn (ignition attempts while not burning, 1.9)',
   p_burning_at_end: 'fire: the target was burning at the end of the last turn',
-  mean_turns_burning: 'fire: turns that ended with the target burning',
-  p_healed: 'healing: the wound heals (1.8: the Siege d10 table other than "several months"; the Croisades d6 other than a 6 and then 1-2)',
+  mean_turns_burning: 'fire: turns that ended with the target burning, averaged over all trials (a never-lit trial counts 0)',
+  p_healed: 'healing: the wound heals, on whatever day (1.8: the Siege d10 table other than "several months"; the Croisades d6 other than a 6 and then 1-2); healing.horizon_days does not cut it',
   p_out_for_scenario: 'healing: the Siege d10 table\'s "several months": out for the scenario',
   p_dies: 'healing: the Croisades d6 table\'s 6, then 1-2 on the second roll: the character dies',
-  mean_days_to_heal: 'healing: days until healed, over the trials that heal (Croisades: strategic turns × rules.strategic_turn_days)',
+  mean_days_to_heal: 'healing: days until healed, over the trials that heal (Croisades: strategic turns × rules.strategic_turn_days; the re-roll\'s 5 turns: 5 × strategic_turn_days days from the wound)',
 };
 
 /** A letter's meaning on a foot and a mounted table, as far as each has the letter. */
@@ -76,7 +76,7 @@ export function metricDocCryHavoc(name: string): string | undefined {
     const kf = MELEE_FOOT_RESULTS.indexOf(l);
     const km = MELEE_MOUNTED_RESULTS.indexOf(l);
     const what = letterMeaning(km, kf, MELEE_FOOT_MEANING, MELEE_MOUNTED_MEANING, ['foot table', 'mounted table']);
-    return `melee: the first combat roll gave ${first[1] === 'none' ? '"-"' : l} on the table the defender starts on (1.6; ${what})`;
+    return `melee: the turn-1 combat roll gave ${first[1] === 'none' ? '"-"' : l} on the table the defender starts on, over all trials (every p_first_* is 0 when turn 1 allows no attack) (1.6; ${what})`;
   }
   const shot = /^p_shot_(miss|[A-F])$/.exec(name);
   if (shot) {
@@ -84,7 +84,7 @@ export function metricDocCryHavoc(name: string): string | undefined {
     const kf = MISSILE_FOOT_RESULTS.indexOf(l);
     const km = MISSILE_MOUNTED_RESULTS.indexOf(l);
     const what = letterMeaning(km, kf, MISSILE_FOOT_MEANING, MISSILE_MOUNTED_MEANING, ['foot table', 'mounted table']);
-    return `missile: the first shooter's first shot gave ${shot[1] === 'miss' ? '"-"' : l} on the table the target starts on (1.5; ${what})`;
+    return `missile: the first shooter's first shot (turn 1, always made) gave ${shot[1] === 'miss' ? '"-"' : l} on the table the target starts on, over all trials (1.5; ${what})`;
   }
   return undefined;
 }
