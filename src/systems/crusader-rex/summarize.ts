@@ -12,18 +12,19 @@ const PLACES = ['field', 'castle', 'reserves'] as const;
  * blocks in the town or the castle fell). "In the town": in the field or the castle (stormers
  * and sallies are back in place by then, 2.8); a block that retreated or was eliminated is not. "Attacker" is the scenario's
  * (`attacker:`, or the besieger of an existing siege), whatever roles the battle swaps (6.56).
+ * docs/rules/crusader-rex.md §9 carries these definitions word for word: change both together.
  */
 export const METRIC_DOCS_CRUSADER_REX: Readonly<Record<string, string>> = {
   p_attacker_wins: "the scenario's attacker (the besieger in an existing siege) alone has blocks in the town at the end, in the field or the castle",
   p_defender_holds: "the scenario's defender (the besieged in an existing siege, with any relief) alone has blocks in the town at the end, in the field or the castle",
-  p_siege_continues: 'both sides still have blocks in the town at the end of the last game turn (a siege or battle still going)',
-  p_both_gone: 'neither side has blocks in the town at the end: every block eliminated or retreated',
-  p_castle_falls: "the castle fell: its last blocks were eliminated by a storm with none of their side's reserves still on the road (6.54), or by siege attrition while the enemy had blocks in the town (6.57); a garrison lost sallying does not count",
-  p_siege_lifted: 'the castle held blocks at the start of some round, and at the end (sallies back inside, 2.8) its holder still has blocks in it and the other side has none in the field (the besiegers eliminated or gone, retreated after R3 included); a sally or a relief force that wins the field counts as the siege lifted',
-  mean_rounds: 'combat rounds fought (field, storm and sally rounds, every game turn; a round both sides pass is not counted), 0 to 3 × turns',
+  p_siege_continues: "both sides still have blocks in the town at the end of the last game turn (a siege or battle still going)",
+  p_both_gone: "neither side has blocks in the town at the end: every block eliminated or retreated",
+  p_castle_falls: "the castle fell, in any game turn: its last blocks were eliminated by a storm with none of their side's reserves still on the road (6.54; with some on the road control switches instead, 4.4), or by siege attrition while the enemy had blocks in the town (6.57); a garrison lost sallying does not count",
+  p_siege_lifted: "the castle held blocks at the start of some round (a castle filled at combat deployment, 2.2, counts), and at the end (sallies back inside, 2.8) its holder still has blocks in it and the other side has none in the field (the besiegers eliminated or gone: harried or retreated away, the compulsory retreat after R3, besieger_after_r3: retreat); a sally that wins the field mid-turn (sallies back inside, 2.8) or a relief force that wins it counts as the siege lifted",
+  mean_rounds: "combat rounds fought, every game turn: a round counts when it is fought as a field round (the field contested after that round's arrivals), a storm round or a sally into an uncontested field; a round both sides pass is not counted (to attrition or on to the next round, 4.3), nor a skipped R1 (3.2), a round nobody can fight while reserves are still coming, or the rounds after the turn's combat ended; 0 to 3 × turns",
   mean_steps_lost_franks: "steps the Franks lost: their starting steps minus those left at the end (hits, charge self-hits, attrition, blocks eliminated with no retreat slot; a retreated block keeps its steps)",
   mean_steps_lost_saracens: "steps the Saracens lost: their starting steps minus those left at the end (hits, attrition, blocks eliminated with no retreat slot; a retreated block keeps its steps)",
-  p_guard: 'a combat round hit its action guard (a loop cap never expected to be reached: please report it)',
+  p_guard: "a combat round hit its action guard (a loop cap never expected to be reached: please report it)",
 };
 const SLOTS = ['1', '2', '3', 'end'] as const;
 
