@@ -14,22 +14,9 @@ import { LIMITS } from '../src/scenario/limits.js';
 import { MSG } from '../src/scenario/messages.js';
 import { renderSvg } from '../src/report/render.js';
 import { MAX_PANELS } from '../src/systems/chart-kit.js';
+import { surrenderHead, surrenderSweep } from './heavy-scenarios.js';
 
-const head = (to1: number, to2: number) =>
-  [
-    'name: heavy',
-    'system: surrender',
-    'seed: 1',
-    'trials: 1',
-    'structure: { surrender_level: 3 }',
-    'besieger: { combat_units: 8 }',
-    'besieged: { steps_inside: 10 }',
-    'turns: 4',
-    'sweep:',
-    `  besieger.combat_units: { from: 1, to: ${to1}, step: 1 }`,
-    `  besieged.steps_inside: { from: 1, to: ${to2}, step: 1 }`,
-    '',
-  ].join('\n');
+const head = (to1: number, to2: number) => [...surrenderHead('heavy'), ...surrenderSweep(to1, to2), ''].join('\n');
 const items = (n: number, item = '  - { metric: p_test, at_least: 0 }\n') => 'expect:\n' + item.repeat(n);
 
 describe('expect: items x cases are bounded', () => {
@@ -106,14 +93,7 @@ describe('a 10,000-case sweep renders', () => {
 
   it('4,800 variants (a by-variant bar chart of thousands of rows overflowed the stack too): every chart draws, the bars a sample said so', { timeout: 600_000 }, async () => {
     const text = [
-      'name: many',
-      'system: surrender',
-      'seed: 1',
-      'trials: 1',
-      'structure: { surrender_level: 3 }',
-      'besieger: { combat_units: 8 }',
-      'besieged: { steps_inside: 10 }',
-      'turns: 4',
+      ...surrenderHead('many'),
       'variants:',
       '  - name: b',
       ...Array.from({ length: 4800 }, (_, i) => `  - {name: v${i + 1}, set: {besieger.combat_units: ${(i + 1) % 1000}}}`),

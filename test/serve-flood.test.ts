@@ -19,6 +19,7 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import path from 'node:path';
 import { ROOT, startCli, tempDirs, type RunningCli } from './cli-child.js';
+import { surrenderHead, surrenderSweep } from './heavy-scenarios.js';
 
 const FLOODER = `
 import { request } from 'node:http';
@@ -79,17 +80,8 @@ describe('the workbench under a flood (built CLI, 127.0.0.1)', () => {
     copyFileSync(path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(dir, 'surrender/town-basic.yaml'));
     // a file that takes seconds to validate: 10,000 cases and 10 expect: items on each (within every limit)
     heavy = [
-      'name: heavy',
-      'system: surrender',
-      'seed: 1',
-      'trials: 1',
-      'structure: { surrender_level: 3 }',
-      'besieger: { combat_units: 8 }',
-      'besieged: { steps_inside: 10 }',
-      'turns: 4',
-      'sweep:',
-      '  besieger.combat_units: { from: 1, to: 100, step: 1 }',
-      '  besieged.steps_inside: { from: 1, to: 100, step: 1 }',
+      ...surrenderHead('heavy'),
+      ...surrenderSweep(100, 100),
       'expect:',
       ...Array.from({ length: 10 }, () => '  - { metric: p_test, at_least: 0 }'),
       '',
