@@ -142,7 +142,8 @@ describe("siegesim in a game's own repository (installed from the packed tarball
   }, 900_000);
 
   it.runIf(HAVE_CHROMIUM)("serve opens the repository's scenarios in Chromium", async () => {
-    const child = spawn('npx', ['siegesim', 'serve', 'scenarios', '--port', '0', '--threads', '1'], { cwd: repo });
+    // its own process group: npx runs siegesim as a child, and the stop below must reach both
+    const child = spawn('npx', ['siegesim', 'serve', 'scenarios', '--port', '0', '--threads', '1'], { cwd: repo, detached: true });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let err = '';
@@ -168,7 +169,7 @@ describe("siegesim in a game's own repository (installed from the packed tarball
         await browser.close();
       }
     } finally {
-      child.kill('SIGINT');
+      process.kill(-child.pid!, 'SIGINT');
     }
   }, 300_000);
 
