@@ -5,6 +5,7 @@
 import { stringify } from 'csv-stringify/sync';
 import type { ScenarioResult } from '../systems/types.js';
 import { fmt, num } from './format.js';
+import { SCENARIO_COPY } from './copy-name.js';
 
 /** summary.csv: `case,variant,<swept params...>,metric,value,ci_low,ci_high,trials`; differences as `diff_<metric>`. */
 export function summaryCsv(r: ScenarioResult): string {
@@ -88,6 +89,24 @@ export function summaryJson(r: ScenarioResult, provenance?: Record<string, unkno
     })),
     provenance: provenance ? { ...r.provenance, ...provenance } : r.provenance,
   };
+}
+
+/**
+ * summary.json's provenance keys for the scenario a report was made from: the copy's file name
+ * and SHA-256 (`sha256sum scenario.yaml` prints the same), where it was read from (`source`: for
+ * a report folder, a path from that folder; for the static site, the scenario's address), and the
+ * command line's overrides (`reportOverrides`). Timing aside, these are the only keys that depend
+ * on where and how the run was made; CSVs never hold them.
+ */
+export function scenarioProvenance(sha256: string, source: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { scenario: { file: SCENARIO_COPY, sha256, source }, overrides };
+}
+
+/** The settings given over the file's (`--trials`, `--seed`, `--precision`, `--max-trials`), by their summary.json names, in that order. */
+export function reportOverrides(given: { trials?: number; seed?: string | number; precision?: number; maxTrials?: number }): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries({ trials: given.trials, seed: given.seed, precision: given.precision, max_trials: given.maxTrials }).filter(([, x]) => x !== undefined),
+  );
 }
 
 /** Metric names in the system's order, then any others alphabetically. */

@@ -21,7 +21,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import { systemById } from '../systems/registry.js';
-import { curveCsv, summaryCsv, summaryJson } from './tables.js';
+import { curveCsv, scenarioProvenance, summaryCsv, summaryJson } from './tables.js';
 import { renderSvgs } from './renderer.js';
 import { answerColumns, answerOrder, escapeHtml, indexAnswerHtml, settingsMoved, indexPage, scenarioPage, type AnalysisEntry, type IndexCase, type IndexEntry } from './html.js';
 
@@ -561,14 +561,8 @@ export function reportTarget(outDir: string): string {
  * the run was made; CSVs never hold them.
  */
 function sourceProvenance(source: ReportSource, outDir: string): Record<string, unknown> {
-  return {
-    scenario: {
-      file: SCENARIO_COPY,
-      sha256: createHash('sha256').update(source.text, 'utf8').digest('hex'),
-      source: path.relative(reportTarget(outDir), path.resolve(source.file)).split(path.sep).join('/'),
-    },
-    overrides: source.overrides ?? {},
-  };
+  const sha256 = createHash('sha256').update(source.text, 'utf8').digest('hex');
+  return scenarioProvenance(sha256, path.relative(reportTarget(outDir), path.resolve(source.file)).split(path.sep).join('/'), source.overrides);
 }
 
 /** The scenario file an existing report says it was made from (an absolute path), or undefined (none, or an older report). */
