@@ -226,6 +226,7 @@ const FIXED_NAMES: Record<Exclude<FolderKind, 'index'>, string[]> = {
   sensitivity: ['sensitivity.csv', 'sensitivity.json', 'index.html', MANIFEST],
   tune: ['tune.csv', 'tune.json', 'index.html', MANIFEST],
   history: ['history.json', 'index.html', MANIFEST],
+  site: ['index.html', 'run.js', 'kernel.js', 'site.js', 'site.css', 'app.css', 'icon.svg', MANIFEST],
 };
 
 /**
@@ -490,6 +491,8 @@ export async function writeFolder(outDir: string, fill: (put: PutFile, files: re
     const files: string[] = [];
     await fill(async (rel, content) => {
       goOn();
+      // one level of folders, as manifests list (charts/ is made already)
+      if (rel.includes('/')) mkdirSync(path.join(tmp, path.dirname(rel)), { recursive: true });
       writeFileSync(path.join(tmp, rel), content);
       files.push(rel);
       await faultPoint('file', rel);

@@ -7,6 +7,7 @@
  */
 import { runScenario, validateText, type RunScenarioOptions } from '../api/run.js';
 import type { ScenarioIssue } from '../scenario/load.js';
+import type { ValidScenario } from '../scenario/validate.js';
 import type { ScenarioResult } from '../systems/types.js';
 import { reportOverrides, scenarioProvenance, summaryJson } from '../report/tables.js';
 import { sha256Hex } from './sha256.js';
@@ -30,14 +31,15 @@ export type SiteRun = { ok: true; result: ScenarioResult; summary: Record<string
  */
 export async function runSiteScenario(file: string, text: string, opts: SiteRunOptions): Promise<SiteRun> {
   const v = validateText(file, text, { staleExpect: 'warn' });
-  if (!v.ok) {
-    const issues = v.issues.filter((i) => !i.stale);
-    if (issues.length > 0) return { ok: false, issues };
-    return { ok: false, issues: v.issues };
-  }
-  const result = await runScenario(v.value, { trials: opts.trials, seed: opts.seed, executor: opts.executor, signal: opts.signal, onPartial: opts.onPartial, onProgress: opts.onProgress });
+  if (!v.ok) return { ok: false, issues: v.issues.filter((i) => !i.stale) };
+  return { ok: true, ...(await runValidScenario(v.value, text, opts)) };
+}
+
+/** runSiteScenario for a scenario validated already (from `text`). */
+export async function runValidScenario(v: ValidScenario, text: string, opts: SiteRunOptions): Promise<{ result: ScenarioResult; summary: Record<string, unknown> }> {
+  const result = await runScenario(v, { trials: opts.trials, seed: opts.seed, executor: opts.executor, signal: opts.signal, onPartial: opts.onPartial, onProgress: opts.onProgress });
   const summary = summaryJson(result, scenarioProvenance(sha256Hex(text), opts.source, reportOverrides({ trials: opts.trials, seed: opts.seed })));
-  return { ok: true, result, summary };
+  return { result, summary };
 }
 
 /** summary.json's text, as the command line writes it. */
