@@ -9,7 +9,7 @@ import { runScenario, validateText, type RunScenarioOptions } from '../api/run.j
 import type { ScenarioIssue } from '../scenario/load.js';
 import type { ValidScenario } from '../scenario/validate.js';
 import type { ScenarioResult } from '../systems/types.js';
-import { reportOverrides, scenarioProvenance, summaryJson } from '../report/tables.js';
+import { reportOverrides, scenarioProvenance, summaryJson } from '../report/summary-json.js';
 import { sha256Hex } from './sha256.js';
 
 export interface SiteRunOptions extends Pick<RunScenarioOptions, 'executor' | 'signal' | 'onPartial' | 'onProgress'> {
