@@ -170,6 +170,14 @@ async function runCurrent() {
   state.summary = undefined;
   $('download').disabled = true;
   showMessages([]);
+  // the title says at once what is being run (a scenario with errors is named above its messages)
+  const listed = state.current.kind === 'file' ? state.scenarios.find((s) => s.path === state.current.path) : undefined;
+  const title = listed ? listed.name : state.current.kind === 'yaml' ? state.current.name ?? 'pasted.yaml' : state.current.path;
+  if ($('title').textContent !== title || state.current.kind === 'yaml') {
+    $('title').textContent = title;
+    $('description').textContent = listed?.description ?? '';
+    $('answer').replaceChildren(); // another scenario's numbers are not this one's
+  }
   const rec = { id, t0, scenario: state.current.kind === 'file' ? state.current.path : 'yaml', firstMs: null, doneMs: null };
   probe.runs.push(rec);
   let src;
@@ -233,16 +241,20 @@ async function fromHash() {
   if (p.has('yaml')) {
     try {
       const text = await unpackYaml(p.get('yaml'));
+      $('yaml').value = text; // to edit it and run it again
       return { cur: { kind: 'yaml', text, name: 'linked.yaml' }, problems };
     } catch (e) {
-      problems.push(`the link's scenario cannot be read (${e.message || e.name}): it may have been cut short when it was copied`);
+      const why = e instanceof TypeError || e.name === 'TypeError' ? 'it is not a compressed scenario' : e.message;
+      problems.push(`the link's scenario cannot be read (${why}): it may have been cut short when it was copied`);
     }
   } else if (p.has('scenario')) {
     const want = p.get('scenario');
     if (state.scenarios.some((s) => s.path === want)) return { cur: { kind: 'file', path: want }, problems };
     problems.push(`the link names a scenario this site does not have: ${want.slice(0, 200)}`);
   }
-  return { cur: state.scenarios[0] ? { kind: 'file', path: state.scenarios[0].path } : undefined, problems };
+  const first = state.scenarios[0];
+  if (problems.length > 0 && first) problems.push(`showing ${first.name} instead`);
+  return { cur: first ? { kind: 'file', path: first.path } : undefined, problems };
 }
 
 // ---------- wiring ----------
