@@ -9,7 +9,9 @@
 //   node bench/site-kernel.mjs [--reps 7] [--check]
 import { build } from 'esbuild';
 import { createServer } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -56,8 +58,11 @@ await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const origin = `http://127.0.0.1:${server.address().port}`;
 
 // Node: the same entry, bundled for Node (so both sides run the same code)
-const nodeBundle = await build({ entryPoints: [path.join(ROOT, 'bench/site-kernel-entry.mjs')], bundle: true, format: 'esm', platform: 'node', target: 'node20', write: false, logLevel: 'warning' });
-const { timeKernel } = await import(`data:text/javascript;base64,${Buffer.from(nodeBundle.outputFiles[0].text).toString('base64')}`);
+const tmp = mkdtempSync(path.join(tmpdir(), 'siegesim-site-kernel-'));
+const nodeFile = path.join(tmp, 'bench.cjs');
+await build({ entryPoints: [path.join(ROOT, 'bench/site-kernel-entry.mjs')], bundle: true, format: 'cjs', platform: 'node', target: 'node20', outfile: nodeFile, logLevel: 'warning' });
+const { timeKernel } = createRequire(import.meta.url)(nodeFile);
+rmSync(tmp, { recursive: true, force: true });
 
 const { chromium } = await import('playwright-core');
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
