@@ -1152,9 +1152,9 @@ describe('siegesim serve (the command)', () => {
     return { child: c.child, url, done: c.done };
   }
 
-  // The stop times below are hang guards (HANG_MS), not speed figures: a timed bound of 1 s here
-  // failed the suite under a load average of 28 (1.16 s). What a stop takes is measured, not
-  // asserted (README, "siegesim serve": 14-795 ms idle or busy, 0.2-1.9 s while threads load).
+  // The stop times below are hang guards (HANG_MS), not speed figures: under a load average of
+  // 28 a stop can take over 1 s. What a stop takes is measured, not asserted (docs/workbench.md,
+  // "Safety": 0.01-0.8 s idle or busy, 0.2-1.9 s while threads load).
   it('Ctrl-C ends the server, its workers and its open streams', async () => {
     const s = serve([served]);
     const url = new URL(await s.url);

@@ -244,7 +244,7 @@ describe('siegesim run', () => {
     const both = await cli(['run', files[0], '--brief', '--json', '--out', path.join(dir, 'both')]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--brief prints a line per scenario and --json a JSON array on the same stdout: choose one');
-    // --json: the error is a JSON document on stdout too (README "Bad input, limits and outputs")
+    // --json: the error is a JSON document on stdout too (docs/cli.md, "Bad input, limits and outputs")
     expect(JSON.parse(both.stdout)).toEqual({ error: { message: expect.stringContaining('choose one'), exit_code: 2, problems: [] } });
     expect(existsSync(path.join(dir, 'both'))).toBe(false);
   });
@@ -700,7 +700,7 @@ describe('exact, check, validate, schema', () => {
   });
 
   it('solve tells a log where it starts and how it ended, not every evaluation (--verbose lists them)', async () => {
-    // the "new user" trial: 52 lines of evaluations on stderr for the README's grid example
+    // a log gets two lines, not one per evaluation (some fifty for docs/scenarios.md's grid example)
     const args = ['solve', GRID, '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '5', '--to', '80', '--trials', '1000'];
     const quiet = await cli(args);
     expect(quiet.code, quiet.stderr).toBe(0);
@@ -803,7 +803,7 @@ describe('exact, check, validate, schema', () => {
 
   it('runs as `npx siegesim` runs it: the bin of package.json, executed as a file (its mode and shebang), from the build', async () => {
     // npm exec runs a project's own bin in place, without the chmod npm install gives a linked
-    // one: a bin left as tsc writes it (0644) failed every README example with "Permission denied"
+    // one: a bin left as tsc writes it (0644) fails every documented example with "Permission denied"
     const bin = path.join(ROOT, JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).bin.siegesim);
     expect(statSync(bin).mode & 0o111, `${bin} is not executable`).toBe(0o111);
     const r = await run(bin, ['--version'], ROOT);

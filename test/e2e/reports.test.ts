@@ -150,7 +150,7 @@ describeBrowser('every bundled report in a browser', () => {
     for (const name of names) {
       for (const p of await inspect(path.join(dir, name, 'index.html'), name)) problems.push(`${name}: ${p}`);
     }
-    // and the committed examples (reports/examples/, linked from the README)
+    // and the committed examples (reports/examples/, linked from the README and docs/cli.md)
     const examples = path.join(ROOT, 'reports/examples');
     for (const p of await inspect(path.join(examples, 'index.html'), 'examples-index')) problems.push(`examples index: ${p}`);
     for (const name of reportsIn(examples)) {
