@@ -1,6 +1,6 @@
 /**
  * Every bundled scenario's report, written by the CLI (small trial counts) and opened in a real
- * headless Chromium as a designer opens it (issue 11, 5; issue 16, 5): no console error, no
+ * headless Chromium as a designer opens it: no console error, no
  * failed request, no link to a missing file, every chart drawn (an <img> that loaded, an SVG
  * with marks), and no sideways scrolling on a laptop screen. Screenshots go to
  * test-artifacts/reports/. The CLI runs in an async child process: the test worker never blocks.
