@@ -1,5 +1,5 @@
 /**
- * Issue 31's report pages in a real headless Chromium, written as `siegesim run` writes them
+ * Report pages in a real headless Chromium, written as `siegesim run` writes them
  * (writeReport, writeIndex): a conditional mean's difference says it averages other trials
  * where its event moved (item 1); the HP × DC grid's curves tell dc 9, 12 and 14 apart by dash and
  * point shape as well as colour, and a caption says "bands" only where they can be seen (item 6);
@@ -19,7 +19,7 @@ import { showHtml } from '../src/report/format.js';
 import { systemById } from '../src/systems/registry.js';
 import { runFile } from './helpers.js';
 
-describeBrowser('issue 31 report pages', () => {
+describeBrowser('report pages: conditional means, told-apart curves, tails in the index', () => {
   let browser: Browser;
   let dir: string;
   beforeAll(async () => {

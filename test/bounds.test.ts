@@ -1,11 +1,11 @@
 /**
- * Issue 30 items 3 and 4: cost bounded by the limits accepted. A 198 KB scenario (under the
- * 256 KiB limit) with a 100 x 100 sweep and 5,500 identical `expect:` items exhausted the heap
- * (every case parsed and kept the whole file, expect: list and all, and every item was resolved
- * against every case): it is now refused at once, naming the limit on judgments. A file at the
- * limits is validated in linear time. A 10,000-case sweep (trials 1) crashed the chart renderer
- * (`Maximum call stack size exceeded`: a panel per case, 10,000 facets): its charts now draw,
- * a curve chart with too many panels drawing an evenly spaced sample and saying so.
+ * Cost bounded by the limits accepted. A 198 KB scenario (under the 256 KiB limit) with a
+ * 100 x 100 sweep and 5,500 identical `expect:` items would exhaust the heap if every case kept
+ * the whole file and every item were resolved against every case: it is refused at once, naming
+ * the limit on judgments. A file at the limits is validated in linear time. A 10,000-case sweep
+ * (trials 1) would overflow the chart renderer's stack with a panel per case (10,000 facets):
+ * its charts draw, a curve chart with too many panels drawing an evenly spaced sample and
+ * saying so.
  */
 import { describe, expect, it } from 'vitest';
 import { validateText } from '../src/api.js';
@@ -29,7 +29,7 @@ describe('expect: items x cases are bounded', () => {
     expect(v.ok).toBe(false);
     if (v.ok) return;
     expect(v.issues).toEqual([expect.objectContaining({ path: 'expect', line: 12, col: 1, message: MSG.expectTooManyJudgments(55_000_000, 5500, LIMITS.expectJudgments) })]);
-    // about 2 s of CPU; the bound is for a loaded 2-core machine (it was a heap exhaustion after minutes)
+    // about 2 s of CPU; the bound is for a loaded 2-core machine (a hang guard, not a speed figure)
     expect(ms).toBeLessThan(60_000);
   });
 

@@ -1,5 +1,5 @@
 /**
- * Conditional metrics (issue 31 item 1): a mean over the trials in which an event happened
+ * Conditional metrics: a mean over the trials in which an event happened
  * names its event (RulesSystem.conditionalOn: metric_docs, summary.json's conditional_on), and
  * every comparison of two of them says where the event itself moved ("over different trials:
  * p_breach 0.9918 → 0.8367"): a variant's difference (printed answer, report page, summary.json),

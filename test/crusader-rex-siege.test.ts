@@ -1,5 +1,5 @@
 /**
- * Crusader Rex relief forces, sallies and role swaps (issue #17): where storming blocks,
+ * Crusader Rex relief forces, sallies and role swaps: where storming blocks,
  * sallying blocks and the field are counted, one test per rule, each holding the kernel to the
  * exact chain on a battle where that rule decides the outcome, plus what the rule says can be
  * seen directly (a curve point that must not move, or must).
@@ -17,7 +17,7 @@ import type { CrusaderRexCompiled } from '../src/systems/crusader-rex/compile.js
 /** An existing siege of the Franks (P2) by the Saracens (P1), castle limit 2. */
 const FRANKS_BESIEGED: Tree = { town: { rating: 2 }, player1: 'saracens', situation: 'existing_siege', besieged: 'franks' };
 /**
- * The battle of issue #17: an existing siege (castle limit 2), Conrad in the castle; Saladin and
+ * A relief force arriving while every besieger storms: an existing siege (castle limit 2), Conrad in the castle; Saladin and
  * Kurds 1 besiege and always storm, so every besieger is storming when King Guy's relief arrives
  * in R2 (P2's main road, 6.56); Conrad always sallies.
  */
@@ -33,15 +33,15 @@ const ISSUE_17: Tree = {
 };
 /**
  * What the independent implementation (Rally the Troops' crusader-rex engine, driven through the
- * same battle with the same policies) gave over 50 000 battles (issue #17). siegesim gave
- * 0.00004, 5.278 and 4.548 before the fix.
+ * same battle with the same policies) gave over 50 000 battles. A kernel that let the storm go
+ * on with the relief unhit gives 0.00004, 5.278 and 4.548: far outside these.
  */
 const ENGINE = { n: 50000, p_attacker_wins: 0.2479, surviving: { franks: 3.633, saracens: 2.637 } };
 
 const z = (a: number, b: number, se: number) => (a - b) / se;
 const curve = (r: Awaited<ReturnType<typeof runScenario>>, turn: number, round: string, side: string, place: string) => att(r, 0, { turn, round, side, place }).value;
 
-describe('crusader-rex: a relief force arriving while every besieger storms (issue #17)', () => {
+describe('crusader-rex: a relief force arriving while every besieger storms', () => {
   it('the battle agrees with the independent engine, and the kernel with the exact chain', async () => {
     const { result, exact } = await agreesWithExact(ISSUE_17, 200000);
     // the engine's 50 000 battles against the exact answer, and against the kernel's 200 000
@@ -195,7 +195,7 @@ describe('crusader-rex: the whole-battle chain on relief, sally, role swaps, har
 });
 
 /**
- * Issue 37: 6.53 "the besieger names its storming blocks" and 6.54's top-up of a storm under way,
+ * 6.53 "the besieger names its storming blocks" and 6.54's top-up of a storm under way,
  * as policies (policy.stormers, policy.storm_top_up; docs/rules/crusader-rex.md 4.3). Each reading
  * changes the exact answer, and every kernel path agrees with the exact chain under it.
  */

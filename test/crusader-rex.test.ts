@@ -266,7 +266,7 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
       policy: { tie_break: 'random', harry: 'always', retreat: 'when_outnumbered' },
     })],
     ['storms over 3 turns with double defense, stormers withdrawing, Jihad (6.53, 6.54, 6.62, 6.57)', merge(SIEGE, { turns: 3, policy: { storm: 'when_stronger', storm_ratio: 0.75, withdraw: 'when_weaker' }, rules: { jihad: 'attacker' } })],
-    ['a relief force arriving while every besieger storms, the castle sallying (issue #17)', {
+    ['a relief force arriving while every besieger storms, the castle sallying', {
       town: { rating: 2 },
       player1: 'saracens',
       situation: 'existing_siege',
@@ -648,7 +648,7 @@ describe('crusader-rex: every rule and policy changes what it should', () => {
     const c = { town: { rating: 3 }, player1: 'saracens', situation: 'existing_siege', besieged: 'franks', blocks: [{ block: 'Zangi' }, { block: 'Sanjar' }, { block: 'Balian', at: 'castle' }, { block: 'Walter', at: 'castle' }, { block: 'Conrad', at: 'main_road' }, { block: 'Josselin', at: 'other_road' }], policy: { storm: 'when_stronger', sally: 'when_stronger' } };
     up(zDiff(await pair(c, 'rules.relief_delay_when_besieged_without_attack', false), 'p_siege_lifted'));
     const b = { town: { rating: 3 }, player1: 'franks', situation: 'existing_siege', besieged: 'franks', blocks: [{ block: 'Balian', at: 'castle' }, { block: 'Zangi' }, { block: 'Sanjar' }, { block: 'Yuzpah' }, { block: 'Conrad', at: 'main_road', steps: 1 }, { block: 'Josselin', at: 'other_road' }], policy: { storm: 'always', sally: 'never' } };
-    // every besieger storms (issue #17): the later second-road relief lets the storm go on a round longer
+    // every besieger storms: the later second-road relief lets the storm go on a round longer
     up(zDiff(await pair(b, 'rules.p1_other_road_relief_round', 3), 'p_attacker_wins'));
   });
   it('declined sally: the engine goes to attrition; the alternative lets the besieger wait for its reserves', async () => {

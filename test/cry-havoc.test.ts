@@ -66,7 +66,7 @@ describe('cry-havoc: every rules option changes what it should', () => {
     const body = { kind: 'melee', attackers: [{ attack: 6 }], defender: { defence: 3, state: 'wounded' }, turns: 3 };
     down(zDiff(await pair(body, 'rules.wounded_values', 'unchanged'), 'p_defender_killed'));
   });
-  it('a printed wounded defence is honoured (1.1, Part 4), foot and mounted, wounded and stunned (issue 37)', async () => {
+  it('a printed wounded defence is honoured (1.1, Part 4), foot and mounted, wounded and stunned', async () => {
     const exactKilled = (body: Tree) => exactScenario(valid(body, 10))[0].exact!.metrics.p_defender_killed.value;
     // 7 attack against a wounded defender printed 8 / wounded 2: 7 / 2 = the 3-1 column, not 7 / 4 (1-1)
     const foot = (wd: number) => exactKilled({ kind: 'melee', attackers: [{ attack: 7 }], defender: { defence: 8, state: 'wounded', wounded: { defence: wd } }, turns: 6 });

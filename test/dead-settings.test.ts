@@ -1,5 +1,5 @@
 /**
- * No dead settings (issue 37). Every leaf setting of every system's scenario schema, and every
+ * No dead settings. Every leaf setting of every system's scenario schema, and every
  * value of every enum and boolean, is enumerated from the schema itself (`jsonSchemaOf`, built
  * from the zod definitions the validator uses), so an option added tomorrow is checked without
  * editing this file. Each is changed from its default (or, with no default, from the value the
@@ -237,7 +237,7 @@ const CONTEXTS: Record<string, Context[]> = {
     { name: 'fire set by hand', strict: true, tree: { kind: 'fire', fire: { method: 'hand', attempts: 2, extinguish_attempts: 1 }, turns: 5 } },
     { name: 'healing, Croisades table', strict: true, tree: { kind: 'healing', healing: { table: 'croisades', horizon_days: 12 } } },
     // more places for a setting to matter
-    { name: 'melee, a wounded foot defender with a printed wounded defence (issue 37)', strict: false, tree: { kind: 'melee', attackers: [{ attack: 7 }], defender: { defence: 8, state: 'wounded', wounded: { defence: 2 } }, turns: 6 } },
+    { name: 'melee, a wounded foot defender with a printed wounded defence', strict: false, tree: { kind: 'melee', attackers: [{ attack: 7 }], defender: { defence: 8, state: 'wounded', wounded: { defence: 2 } }, turns: 6 } },
     { name: 'melee at odds below 1-1', strict: false, tree: { kind: 'melee', attackers: [{ attack: 2 }], defender: { defence: 3 }, turns: 4 } },
     { name: 'melee shifted below 1-1', strict: false, tree: { kind: 'melee', attackers: [{ attack: 3, terrain: '-' }], defender: { defence: 3, terrain: '+' }, turns: 2 } },
     { name: 'missile at a mounted knight in heavy cover', strict: false, tree: { kind: 'missile', shooters: [{ weapon: 'ballista', range: 10 }], target: { mounted: true, cover: 'heavy' }, turns: 2 } },
@@ -416,7 +416,7 @@ const usedNever = new Set<string>();
 const usedDeadWhen = new Set<DeadWhen>();
 let checked = 0;
 
-describe('no dead settings: every setting and every value changes the case somewhere it can matter (issue 37)', () => {
+describe('no dead settings: every setting and every value changes the case somewhere it can matter', () => {
   it.each(SYSTEMS.map((s) => s.id))('%s', async (id) => {
     const system = SYSTEMS.find((s) => s.id === id)!;
     const node = schema.anyOf.find((s) => (s.properties!.system as { const?: string }).const === id)!;

@@ -2,7 +2,7 @@
  * `siegesim diff` (src/api/diff.ts) where test/diff.test.ts's fixture never goes: a mean that
  * moves (the Welch z), intervals of no width, a metric or a difference in one run only, cases in
  * the after run only, runs with no scenario in common, parameters written in another order
- * (issue 38: each test here fails on a mutant of diff.ts that survived before).
+ * (each test here fails on a mutant of diff.ts that the other tests let survive; docs/mutation.md).
  */
 import { describe, expect, it } from 'vitest';
 import { diffSets, diffSummaries, DiffError, scenarioSettings, settingChanges, type SummaryDoc } from '../src/api.js';

@@ -273,7 +273,7 @@ describe('diff: each variant\'s difference from the baseline (diff_<metric>), be
     expect(md).toContain('and on each variant\'s difference from the baseline (8 metrics, 4 differences), Holm-corrected over all 12 comparisons');
     expect(md).toMatch(/\| grid \| wall\.hp=40, wall\.dc=12, variant lenient \| `diff_p_breach` \| 0\.1 \| 0\.12 \| \+0\.020\d? \[/);
     expect(md).toContain('`diff_<metric>`: the variant\'s difference from the baseline (as-written)');
-    // without differences, as before
+    // runs without differences: no such line
     expect(diffText(diffSummaries(doc(), doc({ shift: 0.02 })))).not.toContain('diff_<metric>');
   });
 });
@@ -334,7 +334,7 @@ describe('which settings differ between the two runs', () => {
   });
 });
 
-describe('intervals keep their side of 0 (issue 31 item 4)', () => {
+describe('intervals keep their side of 0', () => {
   it('fixedSide gives a non-zero end the decimals that show its sign, and never writes -0', () => {
     expect(fixedSide(0.0002, 1)).toBe('0.0002');
     expect(fixedSide(0.02, 1)).toBe('0.02');

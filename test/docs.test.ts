@@ -1,6 +1,8 @@
 /**
  * The rules ship with the code: docs/rules/<system>.md documents every scenario option of its
- * system with its default, and every file the code, tests, scenarios and README cite exists.
+ * system with its default, and every file the code, tests, scenarios, README and docs cite
+ * exists. The README is a quick start of at most 200 lines; every relative link of it and of the
+ * docs/ pages reaches a file, and a heading where it names one.
  */
 import { describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -59,19 +61,24 @@ describe('docs/rules', () => {
   });
 });
 
+/** The README and the pages of docs/ (not docs/rules/, the rules themselves). */
+const PAGES = [path.join(ROOT, 'README.md'), ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join(ROOT, 'docs', f))];
+
 describe('citations', () => {
   const files = [
     ...['src', 'test', 'bench', 'workers', 'scenarios'].flatMap((d) => walk(path.join(ROOT, d))),
-    path.join(ROOT, 'README.md'),
+    ...PAGES,
   ].filter((f) => /\.(ts|mjs|md|yaml|json)$/.test(f) && !f.endsWith('docs.test.ts'));
 
-  it('every docs/ file the code, tests, scenarios and README cite ships; none cites the unshipped rules/*.md or DESIGN.md', () => {
+  it('every docs/ file the code, tests, scenarios, README and docs cite ships; none cites the unshipped rules/*.md or DESIGN.md', () => {
     const missing: string[] = [];
     const stale: string[] = [];
     for (const f of files) {
       const text = readFileSync(f, 'utf8');
       for (const m of text.matchAll(/docs\/[A-Za-z0-9_/.-]+\.md/g)) if (!existsSync(path.join(ROOT, m[0]))) missing.push(`${path.relative(ROOT, f)}: ${m[0]}`);
-      for (const m of text.matchAll(/(?<![\w/])(rules\/[a-z-]+\.md|DESIGN\.md)/g)) stale.push(`${path.relative(ROOT, f)}: ${m[0]}`);
+      // a page in docs/ links the rules as rules/<system>.md, beside it: that is docs/rules/, shipped
+      const inDocs = path.dirname(f) === path.join(ROOT, 'docs');
+      for (const m of text.matchAll(/(?<![\w/])(rules\/[a-z-]+\.md|DESIGN\.md)/g)) if (!(inDocs && m[1].startsWith('rules/'))) stale.push(`${path.relative(ROOT, f)}: ${m[0]}`);
     }
     expect(missing).toEqual([]);
     expect(stale).toEqual([]);
@@ -110,11 +117,11 @@ describe('test titles', () => {
   });
 });
 
-describe('the README describes every metric a report lists', () => {
-  // Cry Havoc's p_first_A … p_first_H were listed as bare letters; their words are the keys under
-  // rule 1.6's tables (the results chart's legend says them from the same constants).
+describe('docs/scenarios.md describes every metric a report lists', () => {
+  // Cry Havoc's p_first_A … p_first_H are said in words, the keys under rule 1.6's tables (the
+  // results chart's legend says them from the same constants), never as bare letters.
   it("says what each of Cry Havoc's p_first_<result> letters is, in the words of rule 1.6's keys", () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    const readme = readFileSync(path.join(ROOT, 'docs/scenarios.md'), 'utf8').replace(/\s+/g, ' ');
     const at = readme.indexOf('`p_first_<result>` is the probability');
     expect(at, 'the p_first_<result> paragraph').toBeGreaterThan(0);
     const para = readme.slice(at, readme.indexOf('The results chart', at));
@@ -129,7 +136,7 @@ describe('the README describes every metric a report lists', () => {
 });
 
 describe('README', () => {
-  // issue 31 (7): a newcomer took `npm test` (the code's suite) for the balance checks
+  // a newcomer can take `npm test` (the code's suite) for the balance checks
   it('tells the two "test"s apart: npm test is the code\'s own tests, the balance checks always `siegesim test`', () => {
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const npmTest = readme.split('\n').find((l) => l.startsWith('npm test'));
@@ -138,5 +145,89 @@ describe('README', () => {
     // the command is never a bare `test` (read as either); printed output such as `test FAILED` is not the command
     expect(readme.match(/`test`/g) ?? []).toEqual([]);
     expect(readme).toMatch(/balance\s+checks of your scenarios' `expect:` blocks are `siegesim test`/);
+  });
+
+  it('is a quick start of at most 200 lines: the two commands, the benchmark gate, the workbench, and the test command .ci/run runs', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(200);
+    const commands = readme.split('\n').filter((l) => /^(npm|npx) /.test(l)).map((l) => l.replace(/\s+#.*$/, '').trim());
+    for (const c of ['npm ci && npm start', 'npm test', 'npm run bench -- --check', 'npm run serve']) expect(commands, c).toContain(c);
+    // the README's test command is the one CI runs, and each npm script it names exists
+    const ci = readFileSync(path.join(ROOT, '.ci/run'), 'utf8').split('\n').map((l) => l.trim());
+    expect(ci).toContain('npm test');
+    const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    // (but the block of a game's own repository, whose scripts `siegesim init` writes there)
+    const own = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((b) => b[1]).find((b) => b.includes('npx siegesim init')) ?? '';
+    for (const c of commands.filter((x) => !own.includes(x))) {
+      const m = /^npm (?:run (\S+)|(start|test))\b/.exec(c);
+      if (m) expect(scripts, c).toHaveProperty(m[1] ?? m[2]);
+    }
+    // every page the README sends a reader to for reference is linked from it
+    for (const page of ['cli', 'scenarios', 'workbench', 'ci', 'performance']) expect(readme).toContain(`](docs/${page}.md`);
+  });
+});
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens (github-slugger). */
+function slug(heading: string): string {
+  return heading.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+}
+
+/** A page's prose, without its fenced blocks and inline code (a link there is an example, not a link). */
+function prose(text: string): string[] {
+  let fenced = false;
+  return text.split('\n').map((l) => {
+    if (l.startsWith('```')) {
+      fenced = !fenced;
+      return '';
+    }
+    return fenced ? '' : l.replace(/`[^`]*`/g, '``');
+  });
+}
+
+/** The anchors of a page's headings, numbered as GitHub numbers repeats (`x`, `x-1`, ...). */
+function anchors(text: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  let fenced = false;
+  for (const l of text.split('\n')) {
+    if (l.startsWith('```')) fenced = !fenced;
+    const h = fenced ? null : /^#{1,6} (.*?)#*\s*$/.exec(l);
+    if (!h) continue;
+    const base = slug(h[1].trim());
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
+}
+
+describe('links', () => {
+  it('reads a heading as GitHub anchors it', () => {
+    expect(slug('Results over time: `siegesim history`')).toBe('results-over-time-siegesim-history');
+    expect(slug('What siegesim may replace: the manifest')).toBe('what-siegesim-may-replace-the-manifest');
+    expect(slug('siegesim in CI — reference')).toBe('siegesim-in-ci--reference');
+    expect([...anchors('# a\n```\n# not a heading\n```\n## a\n')]).toEqual(['a', 'a-1']);
+  });
+
+  it('every relative link of the README and docs/*.md reaches a file, and a heading of it where it names one', () => {
+    const bad: string[] = [];
+    let checked = 0;
+    for (const page of PAGES) {
+      const text = readFileSync(page, 'utf8');
+      prose(text).forEach((line, i) => {
+        for (const m of line.matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+          const target = m[1];
+          if (/^[a-z]+:/i.test(target)) continue; // https:, mailto:
+          const [file, anchor] = target.split('#');
+          const to = file === '' ? page : path.resolve(path.dirname(page), decodeURIComponent(file));
+          const where = `${path.relative(ROOT, page)}:${i + 1}: ${target}`;
+          checked++;
+          if (!existsSync(to)) bad.push(`${where} (no such file)`);
+          else if (anchor !== undefined && to.endsWith('.md') && !anchors(readFileSync(to, 'utf8')).has(anchor)) bad.push(`${where} (no such heading)`);
+        }
+      });
+    }
+    expect(bad).toEqual([]);
+    expect(checked).toBeGreaterThan(40);
   });
 });

@@ -132,7 +132,7 @@ describe('the kernel contract: each trial draws its own stream from the chunk st
 });
 
 describe('the worker returns its buffers by copy', () => {
-  it('never transfers (a detached ArrayBuffer slows every typed-array access in the thread ~25%, issue 13)', async () => {
+  it('never transfers (a detached ArrayBuffer slows every typed-array access in the thread ~25%)', async () => {
     const { default: runTask } = await import('../workers/worker.js');
     const { KERNELS } = await import('../src/systems/kernels.js');
     const { runBatch } = await import('../src/engine/chunk.js');

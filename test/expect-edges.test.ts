@@ -2,7 +2,7 @@
  * `expect:` items resolved by validateExpect (src/scenario/expect.ts) on a small stand-in system,
  * where the bundled scenarios never go: `between: [x, x]`, `at_most`, sweep values equal to 12
  * digits, `where` keys left unjudged, partial scenarios, a diff_ whose baseline lacks the metric
- * (issue 38: each test here fails on a mutant of expect.ts that survived before).
+ * (each test here fails on a mutant of expect.ts that the other tests let survive; docs/mutation.md).
  */
 import { describe, expect, it } from 'vitest';
 import { metricKinds, sameSweepValue, validateExpect, type ExpectContext } from '../src/scenario/expect.js';

@@ -223,7 +223,7 @@ describe('fantasy: the kernel plays the rules file as the plain reference reads 
     console.log(`fantasy reference: ${RUNS} scenarios x ${TRIALS} trials, ${COMPARISONS} comparisons at most, |z| < ${Z_LIMIT.toFixed(3)}, worst |z| ${worst.toFixed(2)}, ${secs.toFixed(1)} s`);
   });
 
-  it('the reference reads issue 29\'s smallest case as the document does: 1.0002 rounds, not 2', () => {
+  it('the reference reads H28\'s smallest case as the document does: 1.0002 rounds, not 2', () => {
     const s: RefScenario = {
       mode: 'siege',
       attacker: { mages: 10, siege_engines: 3 },

@@ -211,7 +211,7 @@ describe('fantasy: compile (H1, H19, H20, H23, H24)', () => {
 });
 
 describe('fantasy: the wall that falls to the engines (H28)', () => {
-  // Issue 29's smallest case: 3 engines (2d6 each, at least 6) always bring a 5-HP wall down
+  // The smallest case of H28: 3 engines (2d6 each, at least 6) always bring a 5-HP wall down
   // in round 1, before the 10 mages fire. Under H28 DEFAULT their volley sees the wall down (no
   // dice removed, the infantry legal targets): 10d3 >= 12 kills all 3 infantry (HP 4) in round 1
   // unless the roll is 10 or 11 (P = 11/59049); under end_of_phase they may only shoot the
@@ -418,7 +418,7 @@ describe('fantasy: every rule option changes what it should (common dice, |z| > 
     expect(curvePoint(r, 1, 'attrition', { round: 2, side: 'attacker', unit: 'captain' }).value).toBeLessThan(1);
     moved(zDiff(r, 'p_attacker_wins'));
   });
-  it('H24: engines absent from the open field no longer soak up damage', async () => {
+  it('H24: engines absent from the open field do not soak up damage', async () => {
     const body = { mode: 'open_field', attacker: { infantry: 6, archers: 2 }, defender: { infantry: 6, siege_engines: 3 } };
     up(zDiff(await pair(body, 'rules.siege_units_open_field', 'absent'), 'p_attacker_wins'));
   });

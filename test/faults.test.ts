@@ -1,5 +1,5 @@
 /**
- * Output faults (issue 14): signals during the run and during the write phase, outputs that
+ * Output faults: signals during the run and during the write phase, outputs that
  * cannot be written, a disk that fills up mid-write, damaged shard files, and a worker that
  * throws or dies mid-batch. For each: the exit code, one clear line (no stack trace unless it is
  * an internal error), no hang, and the previous report untouched or nothing written. The write

@@ -1,5 +1,5 @@
 /**
- * The history api (issue 33): records from result documents, a rerun replacing its commit, the
+ * The history api: records from result documents, a rerun replacing its commit, the
  * store's text checked line by line, and moves found by diff's test with Holm's correction over
  * the metrics of a commit (a bench rate by its ratio).
  */

@@ -1,5 +1,5 @@
 /**
- * A generated corpus of hostile scenarios (issue 14), for all four systems: every setting of a
+ * A generated corpus of hostile scenarios, for all four systems: every setting of a
  * bundled scenario of each system (and of each Cry Havoc kind) given hostile values, and the
  * structural attacks — YAML alias bombs, undefined aliases, deep nesting, oversized files,
  * thousands of keys, binary, BOM, several documents, prototype keys, traversal names, hostile
@@ -197,7 +197,7 @@ function commonCases(): Case[] {
   }
   add('a variant path with an empty segment', `${SURRENDER}variants:\n  - name: a\n  - name: b\n    set: { rules..die: 1 }\n`, { message: MSG.badPath('rules..die') });
   add(`${MAX_CASES + 1} variants`, `${SURRENDER}variants:\n` + Array.from({ length: MAX_CASES + 1 }, (_, i) => `  - name: v${i}\n`).join(''), { path: 'sweep', message: MSG.sweepTooLarge(MAX_CASES + 1, MAX_CASES, ['10,001 variants'], false, MAX_CASES + 1) });
-  // issue 16: sweep and variant problems are reported together with the base's
+  // sweep and variant problems are reported together with the base's
   add(
     'base, variant and sweep problems at once',
     `${SURRENDER}turns: many\nvariants:\n  - name: a\n  - name: b\n    set: { rules.comparison: sometimes }\nsweep:\n  besieger.artillery: [0, -2]\n`,
@@ -260,7 +260,7 @@ describe(`hostile scenarios: a generated corpus of ${CORPUS.length} across the f
     expect(CORPUS.length).toBeGreaterThan(900);
   });
 
-  it('issue 16: a missing seed says the key is missing; sweep and variant problems come with the base problems', () => {
+  it('a missing seed says the key is missing; sweep and variant problems come with the base problems', () => {
     const { issues } = check({ name: 'no seed', text: 'name: t\nsystem: surrender\ntrials: 5\n' });
     expect(issues).toEqual([{ file: 's.yaml', line: 1, col: 1, path: 'seed', message: MSG.missingKey() }]);
     const all = check({

@@ -86,7 +86,7 @@ blocks:
 
   it('fantasy names its armies; Cry Havoc a melee\'s characters; surrender no sides', () => {
     const byId = (id: string) => SYSTEMS.find((s) => s.id === id)!;
-    // a sentence with each army's units, not the file's keys (issue 31: "attacker = the attacker: army, ...")
+    // a sentence with each army's units, not the file's keys ("attacker = the attacker: army, ..." says nothing)
     expect(byId('fantasy').sides!({ mode: 'siege', attacker: { infantry: 10, cavalry: 4, archers: 6, mages: 2, clerics: 2, siege_engines: 3, captain_might: 2 }, defender: { infantry: 6, cavalry: 0, archers: 6, mages: 1, clerics: 1, siege_engines: 0, captain_might: 1 } })).toBe(
       "attacker = the army outside the wall (10 infantry, 4 cavalry, 6 archers, 2 mages, 2 clerics, 3 siege engines; captain's Might 2), whose engines batter the wall and whose climbers go over it; defender = the army behind the wall (6 infantry, 6 archers, 1 mage, 1 cleric; captain's Might 1) (4.2)",
     );

@@ -1,5 +1,5 @@
 /**
- * Issue 30 item 6: names are looked up, never read off objects. Every built-in property name
+ * Names are looked up, never read off objects. Every built-in property name
  * (`constructor`, `toString`, `__proto__`, ...) given as a metric, a setting, a variant or a
  * `--where` path is refused with the scenario's own names, at every entry: the command line
  * (exit 2) and the workbench API (4xx). Before, `--metric constructor` ran `solve` to

@@ -1,5 +1,5 @@
 /**
- * The report's charts as a designer must be able to read them (issue 16, 5; issue 11, 6):
+ * The report's charts as a designer must be able to read them:
  * every case drawn, every line told apart, integer axes on integers, a sweep's answer drawn.
  * Every bundled report, drawn and opened in a browser: test/e2e/reports.test.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * The report page (issue 11, 6; issue 16, 5): it leads with the answer, shows small numbers
+ * The report page: it leads with the answer, shows small numbers
  * in a form that keeps their meaning, keeps the engine's own metrics out of the designer's
  * table, and links to an index only when there is one.
  */
@@ -115,7 +115,7 @@ describe('the scenario page', () => {
       // each row's outcomes account for every trial
       for (const c of r.cases) expect(outcome.reduce((t, m) => t + c.metrics[m].value, 0), `${r.name} ${c.variant}`).toBeCloseTo(1, 12);
     }
-    expect(starve.cases[0].metrics.p_siege_continues.value).toBeGreaterThan(0.5); // the case the answer used to leave out
+    expect(starve.cases[0].metrics.p_siege_continues.value).toBeGreaterThan(0.5); // a case an answer of the headline metrics alone would leave out
     // the first "also" column keeps its separator when its value is missing (one class attribute, both classes)
     const gap = structuredClone(siege);
     delete (gap.cases[1].metrics as Record<string, unknown>).p_castle_falls; // one variant without it
@@ -236,7 +236,7 @@ describe('the scenario page', () => {
       const cols = answerMetrics(sys.headline, sys.outcomes ?? [], produced);
       return indexAnswerHtml(r.cases, r.params, r.variants, [...cols.outcome, ...cols.also]);
     };
-    // heavy-guns-grid's first case (level 1, no guns) never surrenders: the cell used to say only 0
+    // heavy-guns-grid's first case (level 1, no guns) never surrenders: the cell gives the range and where it is highest, not a bare 0
     expect(grid.cases[0].metrics.p_surrender.value).toBe(0);
     const g = cell(grid);
     const values = grid.cases.map((c) => c.metrics.p_surrender.value);

@@ -334,7 +334,7 @@ describe('sensitivity: what the answer starts from is said, and a jump from 0 is
 });
 
 describe('sensitivity: one setting dwarfs the rest (stone-wall-siege: rules.hp_preset -> one, -0.77)', () => {
-  // Read as before issue 29 (H28 end_of_phase): there 1-HP armies wipe each other out (undecided)
+  // Read with H28 end_of_phase: there 1-HP armies wipe each other out (undecided)
   // and hp_preset dwarfs the rest; with the DEFAULT at_once the round the engines drop the wall
   // lets the attacker's whole volley reach 1-HP defenders first, and the effect all but vanishes.
   const wall = scenario(`${readFileSync(path.resolve(import.meta.dirname, '../scenarios/fantasy/stone-wall-siege.yaml'), 'utf8')}\nrules: { wall_fall: end_of_phase }\n`);

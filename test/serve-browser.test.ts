@@ -1,5 +1,5 @@
 /**
- * The workbench in a real headless Chromium (issue 11 item 5): pick the fantasy siege, change
+ * The workbench in a real headless Chromium: pick the fantasy siege, change
  * wall.hp, see the headline move and the paired difference appear with its interval; open a
  * `?scenario=...` link; a bad value's message beside its control; a sweep with its solve answer;
  * an edited sweep kept in the address (reloaded, the same sweep; a bad one in a link said);
@@ -62,7 +62,7 @@ describeBrowser('the workbench page', () => {
     await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
     return {
       page,
-      // A superseded run is aborted by the page on purpose (issue 11: no queue of stale runs), and the
+      // A superseded run is aborted by the page on purpose (no queue of stale runs), and the
       // browser's late favicon fetch is aborted when a test goes to its next link (a missing icon is a 404: a console error).
       problems: () => problems.filter((p) => !/request failed: .*\/(api\/(run|sweep|sensitivity|tune)|assets\/icon\.svg) \(net::ERR_ABORTED\)/.test(p)),
     };
@@ -122,7 +122,7 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
-  it('writes an interval clear of 0 with the digits that show it (issue 31: "+0.2 pts [0.0 to 0.3]" coloured significant), never "−0.0"', async () => {
+  it('writes an interval clear of 0 with the digits that show it (not "+0.2 pts [0.0 to 0.3]" coloured significant), never "−0.0"', async () => {
     const { page, problems } = await openPage();
     const f = (d: { value: number; ci_low: number; ci_high: number }, prob: boolean) =>
       page.evaluate(
@@ -140,7 +140,7 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
-  it('says beside a conditional mean that it averages other trials where its event moved (issue 31: mean_breach_round over far fewer breaches)', async () => {
+  it('says beside a conditional mean that it averages other trials where its event moved (mean_breach_round over far fewer breaches)', async () => {
     const SC = 'fantasy/stone-wall-siege.yaml';
     const { page, problems } = await openPage(`?scenario=${SC}&wall.hp=400&wall.dc=16`);
     await doneWith(page, SC, { 'wall.hp': 400, 'wall.dc': 16 });
@@ -326,7 +326,7 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
-  it('keeps every valid part of a link: bad parts named and dropped, the rest runs and shows numbers (issue 31)', async () => {
+  it('keeps every valid part of a link: bad parts named and dropped, the rest runs and shows numbers', async () => {
     const SC = 'fantasy/wall-hp-dc-grid.yaml';
     const { page, problems } = await openPage(`?scenario=${SC}&wall.hp=abc&trials=abc&sweep=wall.hpp:10,20&wall.dcc=5`);
     // the run goes on without the bad parts: numbers on the cards, as loaded (wall.hp=abc and wall.dcc=5 dropped)
@@ -465,7 +465,7 @@ describeBrowser('the workbench page', () => {
     await page.fill('#sweep-target', '0.45');
     await page.click('#sweep-form button[type="submit"]');
     await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^structure\.surrender_level = \d+ is the smallest value with p_test ≥ 0\.45, at besieger\.heavy_siege_artillery = \d+: /);
-    // the answer names the point it holds at (issue 31: the other swept setting, at its value on screen)
+    // the answer names the point it holds at (the other swept setting, at its value on screen)
     const held = await page.locator('.ctl[data-path="besieger.heavy_siege_artillery"] input.num').inputValue();
     expect(await page.locator('#sweep-answer [data-role="held"]').textContent()).toBe(`at besieger.heavy_siege_artillery = ${held}`);
     await page.waitForSelector('#sweep-chart svg');
@@ -540,7 +540,7 @@ describeBrowser('the workbench page', () => {
     expect(await page.locator('#sweep-answer').textContent()).toMatch(/^contour: the red line separates cells below 0\.4/);
 
     // a bad sweep in a link: said in the sweep tab (the page's own check, or the server's), the rest of the link still opens;
-    // one the page cannot use at all is dropped, said so, with what the form shows instead (issue 31)
+    // one the page cannot use at all is dropped, said so, with what the form shows instead
     const notUsed = (said: string) => new RegExp(`^The link's sweep was not used \\(${said.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\); the form shows .+\\.$`);
     for (const [q, said] of [
       ['sweep=wall.hp:60..20:10', "The link's sweep: wall.hp: a range needs from <= to and step > 0"],
@@ -782,7 +782,7 @@ describeBrowser('the workbench page', () => {
     await page.click('#tune-form button[type="submit"]');
     const answer = page.locator('#tune-answer');
     await expect.poll(() => answer.textContent(), { timeout: 120_000 }).toMatch(/^found: wall\.hp = \d+, wall\.dc = \d+ meets the target \(/);
-    // where the search started is worded so it never reads as a second answer (issue 31: "searched for wall.hp = 40, wall.dc = 14")
+    // where the search started is worded so it never reads as a second answer (not "searched for wall.hp = 40, wall.dc = 14")
     const started = (await answer.locator('[data-role="started"]').textContent())!;
     expect(started).toMatch(/^ \(the search started from the (scenario as loaded|case on screen, where .+ was .+)\)$/);
     expect(started).not.toMatch(/ = /);

@@ -1,7 +1,7 @@
 /**
  * The workbench server (src/serve/) over real HTTP on 127.0.0.1: what it serves and to whom,
  * malformed and hostile requests (always a 4xx, never a crash), cancellation, a bounded load
- * test, and the same numbers as `siegesim run`. Issue 11 item 4 and issue 14's server part.
+ * test, and the same numbers as `siegesim run`.
  */
 import { systemById } from '../src/systems/registry.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -303,7 +303,7 @@ describe('what the workbench serves, and to whom', () => {
     expect([...steps].sort()).toEqual([0.01, 0.1]);
   });
 
-  it("sends with a ranking's effect on a conditional mean where the step moved its event (issue 31: the tornado table says so)", async () => {
+  it("sends with a ranking's effect on a conditional mean where the step moved its event (the tornado table says so)", async () => {
     const w = await startWorkbench({ roots: rootsOf([path.join(ROOT, 'test/fixtures')]).roots, port: 0, executor: exec, log: () => {} });
     try {
       const r = await fetch(`${w.url}api/sensitivity`, {
@@ -370,7 +370,7 @@ describe('what the workbench serves, and to whom', () => {
       const sweep = await events('sweep', { scenario: file, axes: [{ path: 'wall.hp', values: [15, 30] }], trials: 1024 });
       expect(sweep[0]).toMatchObject({ type: 'start', metric: 'mean_breach_round' });
       expect(sweep.at(-1)!.type).toBe('done');
-      // a scenario without the key: the system's, as before
+      // a scenario without the key: the system's headline
       expect(((await (await fetch(`${w.url}api/scenario?path=fantasy/stone-wall-siege.yaml`)).json()) as { headline: string[] }).headline).toEqual(['p_attacker_wins', 'p_defender_wins', 'p_breach']);
     } finally {
       await w.close();
@@ -672,8 +672,8 @@ describe('a cancelled run frees its worker thread', () => {
   it('even in the middle of a slow chunk: the batch is stopped soon after the cancel, and another tab\'s small run answers', async () => {
     // The tuned case is test/fixtures/slow-chunk.yaml's battle (120 of every unit a side, the
     // exact knapsack, up to 1000 rounds: ~50 ms a trial), and its first batch a chunk of 4,096
-    // of them, minutes on this pool's one thread. Before, a dropped run's batch kept the thread
-    // until it was done, and every other tab's run waited for it (a 10-trial one, 300 s and more).
+    // of them, minutes on this pool's one thread. A dropped run's batch that kept the thread until
+    // it was done would make every other tab's run wait for it (a 10-trial one, 300 s and more).
     const army = { infantry: 120, cavalry: 120, archers: 120, mages: 120, clerics: 120, siege_engines: 0 };
     const values: Record<string, unknown> = { mode: 'open_field', 'policy.damage_allocation': 'knapsack', max_rounds: 1000 };
     for (const side of ['attacker', 'defender']) for (const [k, n] of Object.entries(army)) values[`${side}.${k}`] = n;
@@ -940,7 +940,7 @@ describe('sweeps and solve', () => {
     const mean = await heat('fantasy/wall-hp-dc-grid.yaml', 'mean_rounds', grid);
     expect(mean.target).toBeUndefined();
     expect(mean.chart.layer.map((l) => l.mark.type)).toEqual(['rect', 'text']);
-    // a probability, nothing in the file: even odds, as before
+    // a probability, nothing in the file: even odds
     expect(await heat('fantasy/wall-hp-dc-grid.yaml', 'p_defender_wins', grid)).toMatchObject({ target: 0.5, targetFrom: 'no target given: even odds' });
     // the file's band (its fair fight, between [0.4, 0.6]) before its corners' one-sided checks (at_least: 0.9 comes first)
     expect(await heat('fantasy/wall-hp-dc-grid.yaml', 'p_attacker_wins', grid)).toMatchObject({ target: 0.5, targetFrom: "the middle of the file's expect: between [0.4, 0.6], line 23" });
@@ -951,7 +951,7 @@ describe('sweeps and solve', () => {
     expect(p.chart.layer.map((l) => l.mark.type)).toEqual(['rect', 'text', 'rule']);
     // a target typed wins, for a mean too
     expect(await heat('fantasy/wall-hp-dc-grid.yaml', 'mean_rounds', grid, { target: 3 })).toMatchObject({ target: 3, targetFrom: 'given' });
-    // one sweep parameter: no target, no solve, unless one is typed (as before)
+    // one sweep parameter: no target, no solve, unless one is typed
     expect((await heat('fantasy/climbers-dc.yaml', 'p_breach', climb.slice(0, 1))).target).toBeUndefined();
     const r = await post('/api/sweep', { scenario: 'fantasy/climbers-dc.yaml', axes: climb, metric: 'p_breach', target: 1.5 });
     expect(r.status).toBe(400);
@@ -1152,9 +1152,9 @@ describe('siegesim serve (the command)', () => {
     return { child: c.child, url, done: c.done };
   }
 
-  // The stop times below are hang guards (HANG_MS), not speed figures: a timed bound of 1 s here
-  // failed the suite under a load average of 28 (1.16 s). What a stop takes is measured, not
-  // asserted (README, "siegesim serve": 14-795 ms idle or busy, 0.2-1.9 s while threads load).
+  // The stop times below are hang guards (HANG_MS), not speed figures: under a load average of
+  // 28 a stop can take over 1 s. What a stop takes is measured, not asserted (docs/workbench.md,
+  // "Safety": 0.01-0.8 s idle or busy, 0.2-1.9 s while threads load).
   it('Ctrl-C ends the server, its workers and its open streams', async () => {
     const s = serve([served]);
     const url = new URL(await s.url);

@@ -1,10 +1,10 @@
 /**
- * Issue 30 item 7: shards are checked for meaning, not only bytes. The checksum is a plain
- * SHA-256 anyone can recompute, so a forged shard passed every byte check: slots set to 1e308
- * merged into `p_surrender 2.5e+301` (exit 0), and outcome counts 5x the trials or negative
- * counts merged too. Now every chunk's accumulator is read through its system's summary and
- * must be possible for its trials (api/shard.ts checkChunkMeaning); the shard index is parsed
- * exactly (`--shard 1/9007199254740993` was read as ...992).
+ * Shards are checked for meaning, not only bytes. The checksum is a plain SHA-256 anyone can
+ * recompute, so a forged shard passes every byte check: slots set to 1e308 would merge into
+ * `p_surrender 2.5e+301`, and outcome counts 5x the trials or negative counts would merge too.
+ * So every chunk's accumulator is read through its system's summary and must be possible for
+ * its trials (api/shard.ts checkChunkMeaning); the shard index is parsed exactly
+ * (`--shard 1/9007199254740993` is not read as ...992).
  */
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';

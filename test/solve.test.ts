@@ -223,7 +223,7 @@ describe('solve: the default range starts from the value the case uses', () => {
     expect(solvePlan(v, { ...ask, param: 'wall.hp' }).points).toEqual([{ point: {}, from: 0, to: 30, step: 1 }]);
     expect(solvePlan(v, { ...ask, param: 'wall.dc' }).points).toEqual([{ point: {}, from: 1, to: 20, step: 1 }]); // DC allows 1..40
     expect(solvePlan(v, { ...ask, param: 'wall.dc', from: 5, to: 12 }).points).toEqual([{ point: {}, from: 5, to: 12, step: 1 }]);
-    // written values as before; the top kept inside the schema (a count allows 0..200)
+    // a written value by the same rule; the top kept inside the schema (a count allows 0..200)
     expect(solvePlan(v, { ...ask, param: 'attacker.infantry' }).points).toEqual([{ point: {}, from: 0, to: 20, step: 1 }]);
   });
 
@@ -233,7 +233,7 @@ describe('solve: the default range starts from the value the case uses', () => {
     expect(() => solvePlan(v, { ...ask, param: 'wall.dc', from: 5, to: 41 })).toThrow(SolveInputError);
   });
 
-  it('solves a setting the file leaves out over that range (wall.dc no longer fails at 0)', async () => {
+  it('solves a setting the file leaves out over that range (wall.dc from its lowest allowed value, 1, not 0)', async () => {
     const r = await solveScenario(valid(PALISADE), { ...ask, param: 'wall.dc', maxTrials: 3200 });
     expect(r).toMatchObject({ from: 1, to: 20, reachable: true });
     expect(r.value).toBeGreaterThan(1);

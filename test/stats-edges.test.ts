@@ -2,8 +2,8 @@
  * The edges of src/stats/intervals.ts that test/stats.test.ts leaves open: exact 0 and 1 at the
  * ends of a Wilson interval, variance at n = 2, z-scores with no spread or an infinite one, the
  * exact-binomial regime of zProportion on both sides, and each function's arithmetic pinned to
- * values computed here by hand or taken from published tables (issue 38: every test here fails
- * on a mutant of intervals.ts that survived before).
+ * values computed here by hand or taken from published tables (every test here fails on a
+ * mutant of intervals.ts that the other tests let survive; docs/mutation.md).
  */
 import { describe, expect, it } from 'vitest';
 import {

@@ -158,7 +158,7 @@ describe('surrender: variants share dice', () => {
  * a time, with the same dice primitives), on the same streams: the accumulator must match slot
  * for slot. The model draws a card's chance only when the card can be played and the blockade
  * only for a port, as the kernel promises ("scenarios without cards keep their dice"), so a kernel
- * that drew one anyway would part from it at the first such draw (issue 38).
+ * that drew one anyway would part from it at the first such draw.
  */
 describe('surrender: the kernel against a plain model, trial by trial (fixed seeds)', () => {
   /** Each trial's surrender turn (0: held out, or no siege) and its p_test probe. */

@@ -243,8 +243,8 @@ describe('tune: the loaded settings roll the dice of run', () => {
 describe('tune and solve: an answer on a plateau says so', () => {
   // Past wall.dc 20 no climber ever gets over the stone wall (H22): the result no longer depends
   // on the DC, and on the same dice every such value gives bit-identical estimates.
-  // Read as before issue 29 (H28 end_of_phase), where these thresholds were measured: what is
-  // tested is the plateau, not the reading.
+  // Read with H28 end_of_phase, where these thresholds hold: what is tested is the plateau, not
+  // the reading.
   const wall = scenario(`${readFileSync(path.resolve(import.meta.dirname, '../scenarios/fantasy/stone-wall-siege.yaml'), 'utf8')}\nrules: { wall_fall: end_of_phase }\n`);
 
   it('plateauAround: the evaluated values next to the answer whose results are identical at every shared trial count', () => {
@@ -285,7 +285,7 @@ describe('tune and solve: an answer on a plateau says so', () => {
   });
 });
 
-describe('where a search holds (issue 31 item 2)', () => {
+describe('where a search holds', () => {
   const grid = () => scenario(readFileSync(path.resolve(import.meta.dirname, '../scenarios/fantasy/wall-hp-dc-grid.yaml'), 'utf8'));
   it("names only the settings it does not search at the working point: never 'at the first sweep point (wall.dc=...)' while searching wall.dc", async () => {
     const r = await tuneScenario(grid(), { params: ['wall.dc'], targets: [parseTarget('p_attacker_wins in [0.45, 0.55]')], trials: 500, budget: 4000, executor: inProcess });

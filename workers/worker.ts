@@ -4,9 +4,9 @@
  * Transferring the result (Piscina.move) detaches its ArrayBuffer, and the first detached
  * buffer in a thread invalidates V8's "no ArrayBuffer was ever detached" guarantee for good:
  * from then on every typed-array access in optimised code checks for a detached buffer. The
- * kernels are typed-array code through and through, and the worker ran them ~25% slower (the
- * reference battle at 4.7-4.9 M battles/s against 6.4-6.5 M/s without the transfer, paired
- * piscina runs, issue 13). A batch's buffers are a few kilobytes; copying them costs nothing.
+ * kernels are typed-array code through and through, and a transfer makes them ~25% slower in
+ * that worker (the reference battle: 4.7-4.9 M battles/s with it, 6.4-6.5 M/s without, in paired
+ * piscina runs). A batch's buffers are a few kilobytes; copying them costs nothing.
  */
 import { parentPort } from 'node:worker_threads';
 import { LOADED, runBatch, type BatchTask } from '../src/engine/chunk.js';

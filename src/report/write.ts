@@ -345,8 +345,8 @@ function lstatOrUndefinedOrFail(p: string, shown: string): Stats | undefined {
 // --- the write phase --------------------------------------------------------------------------
 // Every file system call from here on is synchronous: a signal's handler (cleanupPending) runs
 // between two of them, never while one is in flight on libuv's thread pool. (An mkdir of the
-// temporary folder, in flight when the handler had removed the temporaries, made the folder
-// after it, and it was left behind: issue 31 item 8.) Awaits remain only where the charts are
+// temporary folder in flight when the handler removes the temporaries would make the folder
+// after it, and leave it behind.) Awaits remain only where the charts are
 // drawn on their thread, and at the test-only fault points.
 
 /** A report folder given as a symbolic link is written where the link points (the link stays). */

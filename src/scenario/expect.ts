@@ -217,7 +217,7 @@ export function validateExpect(
   });
 
   // Judgments (an item at each case it applies to) are counted before any is made: each costs
-  // memory here and work in `test`, and items x cases is unbounded by the file's size (issue 30).
+  // memory here and work in `test`, and items x cases is unbounded by the file's size.
   const total = pending.reduce((n, p) => n + p.count, 0);
   if (total > LIMITS.expectJudgments) {
     issues.push({ path: ['expect'], message: MSG.expectTooManyJudgments(total, pending.length, LIMITS.expectJudgments), where: 'key' });

@@ -1,6 +1,6 @@
 /**
  * Limits on what siegesim reads, so that no input can make it crash, hang or exhaust memory.
- * The README's "Bad input" section lists them; tests hold every one of them.
+ * docs/cli.md's "Bad input, limits and outputs" lists them; tests hold every one of them.
  */
 export const LIMITS = {
   /** Largest scenario file, in bytes (the largest bundled scenario is under 5 KB). */
@@ -18,7 +18,7 @@ export const LIMITS = {
   /**
    * Most `expect:` judgments (each item at each case it applies to, all items together): the
    * cost of validating, testing and reporting them grows with it, and 5,500 items on a
-   * 10,000-case sweep (55 M judgments) exhausted the heap (issue 30). 100,000 is 10 items on
+   * 10,000-case sweep (55 M judgments) exhaust the heap. 100,000 is 10 items on
    * every case of the largest sweep; `test` judges them in about a second.
    */
   expectJudgments: 100_000,

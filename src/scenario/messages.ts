@@ -211,7 +211,7 @@ export const MSG = {
   /** Said once under the verdicts when an assertion is inconclusive. */
   testInconclusiveHint: () =>
     "hint: an inconclusive assertion's bound lies inside its interval even at the cap: put the bound further from the estimate " +
-    '(about 8 standard errors at the first look; README "Choosing bounds"), or raise --max-trials',
+    '(about 8 standard errors at the first look; docs/ci.md, "Choosing bounds"), or raise --max-trials',
   /** Said once under the verdicts when an inconclusive assertion has no interval (a mean over fewer than 2 observations). */
   testNoIntervalHint: () =>
     'hint: an assertion with no interval is on a mean of something that (almost) never happened, even at the cap: more trials will not decide it. ' +

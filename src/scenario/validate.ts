@@ -78,8 +78,8 @@ function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void
 /**
  * Set a dotted path in a plain-object tree, creating objects on the way. Returns a new tree
  * that copies only the objects on the path and shares every other subtree with `obj` (neither
- * is ever changed): a sweep of 10,000 cases of a 256 KB file once deep-copied the whole file
- * for each, and each case kept its copy (issue 30).
+ * is ever changed): a deep copy of the whole file for each case would hold 10,000 copies of a
+ * 256 KB file for the largest sweep.
  */
 export function withPath(obj: Record<string, unknown>, dotted: string, value: unknown): Record<string, unknown> {
   const root = shallowCopy(obj) as Record<string, unknown>;
@@ -191,8 +191,8 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   const base = schema.safeParse(data);
   if (!base.success) report(base.error.issues);
 
-  // Each variant, sweep entry and expect item is checked on its own (README: every problem at
-  // once): one whose shape is wrong (reported above) is left out of the checks that follow, and
+  // Each variant, sweep entry and expect item is checked on its own (docs/scenarios.md: every
+  // problem at once): one whose shape is wrong (reported above) is left out of the checks that follow, and
   // every other one still gets them. The scenario without the entries that failed ("core") is
   // what the cases are built from.
   type VariantSpec = { name: string; set?: Record<string, unknown> };
@@ -344,7 +344,7 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   const expectContext = { system, axes, variantNames: writtenNames, unjudged };
   // A case is the file's settings at one sweep point and variant: its `expect:`, `variants:`,
   // `sweep:` and `headline:` belong to the file, not to the case, and are left out of every
-  // case (each case once parsed and kept them all: items x cases, issue 30).
+  // case (kept in each, they would cost items x cases).
   const caseClean: Record<string, unknown> = { ...clean };
   for (const k of FILE_KEYS) delete caseClean[k];
   const coreCase = core.success ? withoutFileKeys(core.data as Record<string, unknown>) : undefined;

@@ -41,7 +41,7 @@ describe('siegesim sensitivity', () => {
     expect(still).not.toContain('<figure');
     expect(still).toContain('No tornado: every turned case gave the same p_test');
     expect(again.stderr).toMatch(/-> /);
-    // an index beside it says what its page says (it used to name a 'largest' of 0: turns)
+    // an index beside it says what its page says (never a 'largest' of 0: turns)
     const root = path.join(dir, 'nothing-moved');
     cpSync(path.join(dir, 's1'), path.join(root, 's1'), { recursive: true });
     await writeIndex(root);
@@ -273,7 +273,7 @@ describeBrowser('the sensitivity and tune pages in Chromium', () => {
   it('a tornado one setting dwarfs (stone-wall-siege: rules.hp_preset -> one, -0.77): its own panel, the rest zoomed and readable below, no axis past ±1, the lead not nested', async () => {
     const out = path.join(dir, 'dwarf');
     const params = 'rules.hp_preset,attacker.archers,attacker.mages,defender.archers,defender.clerics,rules.tower_bonus';
-    // read as before issue 29 (H28 end_of_phase), where 1-HP armies wipe each other out and
+    // read with H28 end_of_phase, where 1-HP armies wipe each other out and
     // hp_preset dwarfs the rest (test/sensitivity.test.ts says why the DEFAULT does not)
     const file = path.join(dir, 'stone-wall-siege.yaml');
     writeFileSync(file, `${readFileSync(path.join(ROOT, 'scenarios/fantasy/stone-wall-siege.yaml'), 'utf8')}\nrules: { wall_fall: end_of_phase }\n`);

@@ -159,7 +159,7 @@ describe('siegesim test with nothing to judge', () => {
   });
 });
 
-describe('siegesim test with some bad files (issue 33)', () => {
+describe('siegesim test with some bad files', () => {
   it('judges the good files and reports each bad one as a JUnit <error> and a summary row; exit 2 with bad files, 1 with only a FAIL; --json likewise', async () => {
     const dir = tmp();
     const junit = path.join(dir, 'balance.xml');

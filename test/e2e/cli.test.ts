@@ -156,7 +156,7 @@ describe('siegesim run', () => {
     expect(readFileSync(path.join(report, 'index.html'), 'utf8')).toContain('<a href="scenario.yaml"');
     // the same file again: nothing said; `run .` does not take the report's copy for a scenario (a duplicate name)
     const again = await run(process.execPath, [CLI, 'run', '.', '--trials', '4000', '--no-progress'], dir);
-    expect(again.code, again.stderr).toBe(2); // keep.yaml and k2.yaml share a name: refused as before
+    expect(again.code, again.stderr).toBe(2); // keep.yaml and k2.yaml share a name: refused
     expect(again.stderr).not.toContain('scenario.yaml');
     const same = await run(process.execPath, [CLI, 'run', 'keep.yaml', '--trials', '4000', '--no-progress'], dir);
     expect(same.code, same.stderr).toBe(0);
@@ -244,7 +244,7 @@ describe('siegesim run', () => {
     const both = await cli(['run', files[0], '--brief', '--json', '--out', path.join(dir, 'both')]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--brief prints a line per scenario and --json a JSON array on the same stdout: choose one');
-    // --json: the error is a JSON document on stdout too (README "Bad input, limits and outputs")
+    // --json: the error is a JSON document on stdout too (docs/cli.md, "Bad input, limits and outputs")
     expect(JSON.parse(both.stdout)).toEqual({ error: { message: expect.stringContaining('choose one'), exit_code: 2, problems: [] } });
     expect(existsSync(path.join(dir, 'both'))).toBe(false);
   });
@@ -265,7 +265,7 @@ describe('siegesim run', () => {
     }
   });
 
-  it('--precision says when the cap stopped it, and reports the trials each case ran (issue 16, keep.yaml)', async () => {
+  it('--precision says when the cap stopped it, and reports the trials each case ran (keep.yaml)', async () => {
     const dir = tmp();
     const keep = path.join(FIX, 'keep.yaml'); // 4000 trials, fantasy's chunk is 4096
     const r = await cli(['run', keep, '--precision', '0.005', '--max-trials', '20000', '--out', path.join(dir, 'a'), '--json']);
@@ -584,7 +584,7 @@ describe('exact, check, validate, schema', () => {
     const outside = await cli(['solve', GRID, '--param', 'wall.dc', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '0', '--to', '20']);
     expect(outside.code).toBe(2);
     expect(outside.stderr.trim()).toBe('siegesim: the range 0..20 goes outside the values wall.dc allows (1..40)');
-    // a probability's target outside [0, 1]: refused before anything runs (it used to answer, exit 0)
+    // a probability's target outside [0, 1]: refused before anything runs (never answered with exit 0)
     const over = await cli(['solve', GRID, '--param', 'wall.hp', '--metric', 'p_attacker_wins', '--target', '1.5', '--no-sweep', '--trials', '1000']);
     expect(over.code).toBe(2);
     expect(over.stdout).toBe('');
@@ -654,7 +654,7 @@ describe('exact, check, validate, schema', () => {
     expect(half.stderr).toContain('--step must be a whole number >= 1 (turns is an integer setting), got 0.5');
   }, 60_000);
 
-  it('solve says when its answer is unresolved (exit 4), and adds trials to resolve it (issue 16: --trials 100 answered 18 over 17 at 0.5050 [0.4562, 0.5537])', async () => {
+  it('solve says when its answer is unresolved (exit 4), and adds trials to resolve it (at --trials 100 an answer of 18 over 17 at 0.5050 [0.4562, 0.5537] would be a guess)', async () => {
     const r = await cli(['solve', GRID, ...HP, '--trials', '100', '--no-sweep', '--max-trials', '400']);
     expect(r.code).toBe(4);
     expect(r.stdout).toMatch(/^UNRESOLVED: wall\.hp = 18 is only the best estimate of the smallest value with p_defender_wins >= 0\.5: the 95% intervals of 18 and 17 do not separate the target even at the cap of 400 trials per value/);
@@ -700,7 +700,7 @@ describe('exact, check, validate, schema', () => {
   });
 
   it('solve tells a log where it starts and how it ended, not every evaluation (--verbose lists them)', async () => {
-    // the "new user" trial: 52 lines of evaluations on stderr for the README's grid example
+    // a log gets two lines, not one per evaluation (some fifty for docs/scenarios.md's grid example)
     const args = ['solve', GRID, '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '5', '--to', '80', '--trials', '1000'];
     const quiet = await cli(args);
     expect(quiet.code, quiet.stderr).toBe(0);
@@ -803,7 +803,7 @@ describe('exact, check, validate, schema', () => {
 
   it('runs as `npx siegesim` runs it: the bin of package.json, executed as a file (its mode and shebang), from the build', async () => {
     // npm exec runs a project's own bin in place, without the chmod npm install gives a linked
-    // one: a bin left as tsc writes it (0644) failed every README example with "Permission denied"
+    // one: a bin left as tsc writes it (0644) fails every documented example with "Permission denied"
     const bin = path.join(ROOT, JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).bin.siegesim);
     expect(statSync(bin).mode & 0o111, `${bin} is not executable`).toBe(0o111);
     const r = await run(bin, ['--version'], ROOT);

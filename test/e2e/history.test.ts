@@ -1,5 +1,5 @@
 /**
- * `siegesim history` end to end (issue 33): a scratch git repository of several commits, one of
+ * `siegesim history` end to end: a scratch git repository of several commits, one of
  * which raises the climbers' DC; each commit's `test --json` and a bench JSON are recorded; the
  * trend page marks that commit, `history check` exits 1 there and 0 elsewhere; a rerun replaces;
  * a foreign or damaged store is refused. The page is opened in Chromium and screenshotted.

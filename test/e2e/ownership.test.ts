@@ -1,5 +1,5 @@
 /**
- * siegesim deletes or replaces only what it wrote (issue 30 items 1 and 2, issue 31 item 8), run
+ * siegesim deletes or replaces only what it wrote, run
  * through the built CLI: a folder holding files siegesim did not write is refused before any
  * trial runs, naming them, unless --force, which keeps them; a user's own index.html is never
  * replaced; reports from before manifests are still replaced (the legacy rule); no output
@@ -35,7 +35,7 @@ function snapshot(dir: string): Record<string, string> {
 
 const leftovers = (dir: string) => readdirSync(dir).filter((n) => /^\.tmp-|\.old-\d+-\d+@/.test(n));
 
-/** A user's project folder as issue 30 found it deleted: a summary.json of theirs, a source file, notes. */
+/** A user's project folder that an unguarded writer would delete: a summary.json of theirs, a source file, notes. */
 function project(dir: string, summary = '{"total":3}\n'): string {
   const p = path.join(dir, 'proj');
   mkdirSync(path.join(p, 'src'), { recursive: true });
@@ -54,7 +54,7 @@ function refused(r: { code: number | null; stderr: string; timedOut: boolean }, 
   expect(r.stderr).not.toMatch(STACK_FRAME);
 }
 
-describe('a folder holding files siegesim did not write (issue 30 item 1)', () => {
+describe('a folder holding files siegesim did not write', () => {
   it.each([
     ['run', '{"total":3}\n'],
     ['run', 'not json\n'],
@@ -174,7 +174,7 @@ describe('a folder holding files siegesim did not write (issue 30 item 1)', () =
   });
 });
 
-describe('no output over an input (issue 30 item 2)', () => {
+describe('no output over an input', () => {
   const dir = tmp();
   const f = path.join(dir, 'f.yaml');
   writeFileSync(f, readFileSync(QUICK, 'utf8'));
@@ -266,7 +266,7 @@ describe('signals and failures in the write phase with the user\'s files beside 
   });
 });
 
-describe('a signal while the temporary folder is being made (issue 31 item 8)', () => {
+describe('a signal while the temporary folder is being made', () => {
   it('leaves no temporary folder, and the old report intact', async () => {
     // A file system that makes the folder late (a loaded or network disk): the mkdir is still
     // in flight when the signal's handler has removed the temporaries, and lands as the process

@@ -1,6 +1,6 @@
 /**
  * Every bundled scenario's report, written by the CLI (small trial counts) and opened in a real
- * headless Chromium as a designer opens it (issue 11, 5; issue 16, 5): no console error, no
+ * headless Chromium as a designer opens it: no console error, no
  * failed request, no link to a missing file, every chart drawn (an <img> that loaded, an SVG
  * with marks), and no sideways scrolling on a laptop screen. Screenshots go to
  * test-artifacts/reports/. The CLI runs in an async child process: the test worker never blocks.
@@ -150,7 +150,7 @@ describeBrowser('every bundled report in a browser', () => {
     for (const name of names) {
       for (const p of await inspect(path.join(dir, name, 'index.html'), name)) problems.push(`${name}: ${p}`);
     }
-    // and the committed examples (reports/examples/, linked from the README)
+    // and the committed examples (reports/examples/, linked from the README and docs/cli.md)
     const examples = path.join(ROOT, 'reports/examples');
     for (const p of await inspect(path.join(examples, 'index.html'), 'examples-index')) problems.push(`examples index: ${p}`);
     for (const name of reportsIn(examples)) {
