@@ -2,7 +2,7 @@
 import type { Issue, WireControl } from '../../api/protocol.js';
 import { $, $$, el } from './dom.js';
 import { runLive } from './live.js';
-import { syncUrl } from './main.js';
+import { syncUrl } from './workbench.js';
 import { state, type ControlView } from './state.js';
 import { transport } from './transport.js';
 

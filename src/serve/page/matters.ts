@@ -5,7 +5,7 @@ import { changed } from './controls.js';
 import { $, $$, el } from './dom.js';
 import { fmtDiff, fmtDiffInterval, fmtValue, int, num, overText } from './format.js';
 import { runLive } from './live.js';
-import { showTab } from './main.js';
+import { showTab } from './workbench.js';
 import { preferProduced } from './sweep.js';
 import { state } from './state.js';
 import { transport, TransportError } from './transport.js';

@@ -5,7 +5,7 @@ import { addLinkProblems, loadedOf } from './controls.js';
 import { $, $$, el } from './dom.js';
 import { fixedSide, int, isProb, num, pct } from './format.js';
 import { linkNumber, listWords, parseSweepSpec, rangeNoteOf, rangeOfList, rangeValues, SWEEP_KEYS, sweepSpecText } from './links.js';
-import { showTab } from './main.js';
+import { showTab } from './workbench.js';
 import { marks, state } from './state.js';
 import { transport, TransportError } from './transport.js';
 

@@ -2,7 +2,7 @@
  * How the page reaches the workbench: a `Transport` answers the page's questions (the scenarios,
  * one scenario's controls, a check, a save) and streams its jobs as protocol messages
  * (src/api/protocol.ts). `httpTransport` is the one `siegesim serve` answers: JSON and NDJSON over
- * fetch. Another (the kernels in the browser's workers) plugs in through `setTransport`.
+ * fetch. Another (the kernels in the browser's workers, say) is another entry's `startPage(t)`.
  */
 import type { CheckAnswer, CheckRequest, ErrorAnswer, SaveAnswer, SaveRequest, ScenarioInfo, ScenarioList, StreamRoute, StreamRoutes } from '../../api/protocol.js';
 import { messagesOf } from './ndjson.js';
@@ -56,8 +56,8 @@ export function httpTransport(client = tabId()): Transport {
     save: async (request) => answer<SaveAnswer>(await post('/api/save', request)),
     async *stream(route, request, signal) {
       const r = await post(`/api/${route}`, request, signal);
-      if (!r.ok || !r.body) await answer<never>(r);
-      yield* messagesOf(chunksOf(r.body!));
+      if (!r.ok) await answer<never>(r); // throws the refusal
+      if (r.body) yield* messagesOf(chunksOf(r.body));
     },
   };
 }
@@ -74,9 +74,10 @@ async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8
 
 let current: Transport | undefined;
 
-/** The page's transport: the server's unless another was set before the page started. */
+/** The page's transport (startPage sets it before anything asks). */
 export function transport(): Transport {
-  return (current ??= httpTransport());
+  if (!current) throw new Error('the page has no transport: start it with startPage');
+  return current;
 }
 
 export function setTransport(t: Transport): void {
