@@ -38,6 +38,7 @@ import { showCount } from '../report/format.js';
 import { answerMetrics } from '../report/html.js';
 import { suggest } from '../scenario/suggest.js';
 import { MSG } from '../scenario/messages.js';
+import type { LiveCase, StreamMessage, WireCase } from '../api/protocol.js';
 
 /** A tab's jobs: one of each kind at a time. */
 export type JobKind = 'live' | 'sweep' | 'sensitivity' | 'tune';
@@ -80,7 +81,7 @@ function wireMetric(m: { value: number; ci_low: number; ci_high: number; kind?: 
   return { value: m.value, ci_low: m.ci_low, ci_high: m.ci_high, ...(m.kind ? { kind: m.kind } : {}), ...(m.n !== undefined ? { n: m.n } : {}) };
 }
 
-export function wireCase(c: CaseResult) {
+export function wireCase(c: CaseResult): WireCase {
   return {
     case: c.case,
     variant: c.variant,
@@ -95,7 +96,7 @@ export function wireCase(c: CaseResult) {
 }
 
 /** A live run's case on the wire, with the columns its answer shows (the workbench's cards, as the report's Answer). */
-function liveCase(sys: RulesSystem, c: CaseResult, headline?: readonly string[]) {
+function liveCase(sys: RulesSystem, c: CaseResult, headline?: readonly string[]): LiveCase {
   return { ...wireCase(c), answer: answerMetrics(sys.headline, sys.outcomes ?? [], (m) => c.metrics[m] !== undefined, sys.metricOrder, headline) };
 }
 
@@ -139,7 +140,7 @@ export class Stream {
       'X-Content-Type-Options': 'nosniff',
     });
   }
-  send(event: Record<string, unknown>): void {
+  send(event: StreamMessage): void {
     if (!this.closed) this.res.write(JSON.stringify(event) + '\n');
   }
   end(): void {

@@ -26,6 +26,7 @@ import { streamSensitivity, streamTune } from './tuning.js';
 import { Admission } from './admission.js';
 import { FIELDS, LIMITS, onlyKnown, optString, optValues, parseBody, RequestError, reqString } from './requests.js';
 import { metricDocsOf, sidesLines } from '../systems/metric-docs.js';
+import type { CheckAnswer, ErrorAnswer, SaveAnswer, ScenarioEntry, ScenarioInfo, ScenarioList } from '../api/protocol.js';
 
 export interface WorkbenchOptions {
   roots: Root[];
@@ -65,17 +66,22 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-/** The page's files: its own (src/serve/assets, found from src and from dist) and the vega builds. */
+/**
+ * The page's files: its own (src/serve/assets, found from src and from dist), its script (the
+ * build's bundle of src/serve/page: scripts/build.mjs) and the vega builds.
+ */
 function assetTable(): Map<string, { file: string; type: string }> {
   const candidates = [packageFile('src/serve/assets'), packageFile('dist/src/serve/assets')];
   const own = candidates.find((c) => existsSync(path.join(c, 'index.html')));
   if (!own) throw new Error(`workbench assets not found (looked in ${candidates.join(', ')})`);
+  const page = packageFile('dist/page/app.js');
+  if (!existsSync(page)) throw new Error(`the workbench page is not built (${page} is missing: npm run build makes it)`);
   const require = createRequire(import.meta.url);
   const embedDir = path.dirname(require.resolve('vega-embed'));
   const t = new Map<string, { file: string; type: string }>();
   const js = 'text/javascript; charset=utf-8';
   t.set('/', { file: path.join(own, 'index.html'), type: 'text/html; charset=utf-8' });
-  t.set('/assets/app.js', { file: path.join(own, 'app.js'), type: js });
+  t.set('/assets/app.js', { file: page, type: js });
   t.set('/assets/app.css', { file: path.join(own, 'app.css'), type: 'text/css; charset=utf-8' });
   t.set('/assets/icon.svg', { file: path.join(own, 'icon.svg'), type: 'image/svg+xml' });
   t.set('/assets/vega.min.js', { file: require.resolve('vega/build/vega.min.js'), type: js });
@@ -105,7 +111,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
         return;
       }
       for (const [k, v] of Object.entries(err?.headers ?? {})) res.setHeader(k, v);
-      sendJson(res, err?.status ?? 500, err ? { error: err.message, issues: err.issues } : { error: 'internal error (the server log has the details)' });
+      sendJson(res, err?.status ?? 500, (err ? { error: err.message, issues: err.issues } : { error: 'internal error (the server log has the details)' }) satisfies ErrorAnswer);
     });
   });
   // A slow or stuck client cannot hold a request open forever (streams are responses, not requests).
@@ -147,7 +153,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
     // --- the API ---
     res.setHeader('Cache-Control', 'no-store');
     if (req.method === 'GET') {
-      if (url.pathname === '/api/scenarios') return sendJson(res, 200, { scenarios: await listScenarios() });
+      if (url.pathname === '/api/scenarios') return sendJson(res, 200, { scenarios: await listScenarios() } satisfies ScenarioList);
       if (url.pathname === '/api/scenario') return sendJson(res, 200, await describe(url.searchParams.get('path') ?? '', url.searchParams.get('variant') ?? undefined));
       if (POST_ROUTES.includes(url.pathname)) throw new RequestError(405, 'use POST with a JSON body');
       throw new RequestError(404, 'not found');
@@ -190,7 +196,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
    * thread (validator.ts), and a file still being validated after LIST_WAIT_MS is listed as
    * `pending` (its name only) rather than holding up the list (issue 30).
    */
-  async function listScenarios() {
+  async function listScenarios(): Promise<ScenarioEntry[]> {
     const entries = ctx.catalogue.entries();
     const loads = entries.map((e) => ctx.catalogue.loadAsync(e));
     await Promise.race([Promise.all(loads), new Promise((r) => setTimeout(r, LIST_WAIT_MS).unref())]);
@@ -203,7 +209,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
     });
   }
 
-  async function describe(name: string, variant: string | undefined) {
+  async function describe(name: string, variant: string | undefined): Promise<ScenarioInfo> {
     const { scenario: v, display } = await scenarioOf(ctx, name);
     const d = describeControls(v, variant);
     if ('issues' in d) throw new RequestError(422, d.issues.map((i) => i.message).join('; '), d.issues);
@@ -241,7 +247,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
    * issues are the answer), so a value being typed never shows up as a failed request; a run
    * with invalid values still gets its 422.
    */
-  async function check(body: Record<string, unknown>) {
+  async function check(body: Record<string, unknown>): Promise<CheckAnswer> {
     const { scenario: v } = await scenarioOf(ctx, reqString(body, 'scenario'));
     const r = liveScenario(v, { variant: optString(body, 'variant'), values: optValues(body) });
     if (!r.ok) return { ok: false, issues: r.issues };
@@ -256,7 +262,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
     return { ok: true, issues: [] };
   }
 
-  async function save(body: Record<string, unknown>) {
+  async function save(body: Record<string, unknown>): Promise<SaveAnswer> {
     const { scenario: v, text, display } = await scenarioOf(ctx, reqString(body, 'scenario'));
     const r = tunedYaml(text, v, { variant: optString(body, 'variant'), values: optValues(body) });
     if (!r.ok) throw new RequestError(422, r.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '), r.issues);

@@ -16,6 +16,10 @@ import { PRIORITY } from './gate.js';
 import { admit, invalidValues, scenarioOf, Stream, throttle, type JobContext, type JobKind } from './jobs.js';
 import { FIELDS, LIMITS, onlyKnown, optInt, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
 import { showCount } from '../report/format.js';
+import type { Progress, SensitivityDone, SensitivityStart, TuneDone, TuneStart } from '../api/protocol.js';
+
+/** A message's body as the api hands it over: the stream adds its `type` and `ms`. */
+type Body<M> = M extends unknown ? Omit<M, 'type' | 'ms'> : never;
 
 /** Settings ranked in the page, and drawn in its tornado (the CLI's report has them all). */
 const RANKED_SENT = 40;
@@ -104,16 +108,16 @@ async function streamVerb<R>(
   go: (h: {
     signal: AbortSignal;
     executor: ReturnType<JobContext['gate']['for']>;
-    started: (start: Record<string, unknown>) => void;
-    progress: (done: number, planned: number, extra?: Record<string, unknown>) => void;
+    started: (start: Body<SensitivityStart | TuneStart>) => void;
+    progress: (done: number, planned: number, extra?: { evaluated: number }) => void;
   }) => Promise<R>,
-  done: (r: R) => Record<string, unknown>,
+  done: (r: R) => Body<SensitivityDone | TuneDone>,
 ): Promise<void> {
   const ac = admit(ctx, client, kind, req, res);
   const out = new Stream(res);
   const ms = () => Math.round(performance.now() - t0);
   let started = false;
-  let latest: Record<string, unknown> = {};
+  let latest: Body<Progress> = { done: 0, planned: 0 };
   const tick = throttle(250, () => out.send({ type: 'progress', ...latest, ms: ms() }));
   try {
     const r = await go({

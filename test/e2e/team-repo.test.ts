@@ -82,7 +82,7 @@ describe("siegesim in a game's own repository (installed from the packed tarball
   it('the tarball holds what users run, and nothing of the checkout besides (at most 2 MB)', () => {
     const files = packed.files.map((f) => f.path);
     expect(packed.size).toBeLessThanOrEqual(2 * 1024 * 1024);
-    for (const need of ['dist/src/cli/main.js', 'dist/cli/siegesim.cjs', 'dist/vendor/vega.cjs', 'dist/workers/worker.js', 'src/serve/assets/app.js', 'scenarios/scenario.schema.json', 'templates/balance.yml', 'docs/rules/fantasy.md']) {
+    for (const need of ['dist/src/cli/main.js', 'dist/cli/siegesim.cjs', 'dist/vendor/vega.cjs', 'dist/workers/worker.js', 'dist/page/app.js', 'scenarios/scenario.schema.json', 'templates/balance.yml', 'docs/rules/fantasy.md']) {
       expect(files, need).toContain(need);
     }
     // no tests, reports, build info, or code caches (each is for one Node version: made on first use)

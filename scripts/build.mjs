@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+/**
+ * The build (docs/architecture.md, "The built command").
+ *
+ *   node scripts/build.mjs          npm run build: everything below, in order
+ *   node scripts/build.mjs bundle   npm run bundle: the bundles only (dist/ compiled already)
+ *
+ * 1. tsc compiles src/ and workers/ to dist/ (from scratch: the build info is deleted first, so a
+ *    dist/ removed by hand is rebuilt whole), and type-checks the workbench page
+ *    (tsconfig.page.json: the browser's DOM types, nothing of Node);
+ * 2. the bundles, by esbuild: the command line (dist/src/cli/start.js and what it imports except
+ *    vega, vega-lite, piscina and cli-progress, to dist/cli/siegesim.cjs), vega with vega-lite
+ *    (dist/vendor/vega.cjs), the workbench page (src/serve/page/main.ts, for the browser, to
+ *    dist/page/app.js, served as /assets/app.js), and the static site's workers
+ *    (src/site/run-worker.ts and kernel-worker.ts, for the browser, minified, to dist/site/run.js
+ *    and kernel.js, which `siegesim site` copies);
+ * 3. the V8 code caches of the two Node bundles (dist/src/code-cache-build.js).
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { build } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const at = (p) => path.join(root, p);
+const require = createRequire(import.meta.url);
+
+/** The workbench page's bundle (src/serve/server.ts serves it as /assets/app.js). */
+export const PAGE_BUNDLE = 'dist/page/app.js';
+
+function run(file, args) {
+  const r = spawnSync(process.execPath, [file, ...args], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+const tsc = (project) => run(require.resolve('typescript/bin/tsc'), ['-p', project]);
+
+async function bundle() {
+  rmSync(at('dist/cli'), { recursive: true, force: true });
+  rmSync(at('dist/page'), { recursive: true, force: true });
+  rmSync(at('dist/site'), { recursive: true, force: true });
+  const common = { bundle: true, logLevel: 'warning', absWorkingDir: root };
+  await Promise.all([
+    build({
+      ...common,
+      entryPoints: ['dist/src/cli/start.js'],
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20',
+      outfile: 'dist/cli/siegesim.cjs',
+      sourcemap: true,
+      sourcesContent: false,
+      external: ['vega', 'vega-lite', 'piscina', 'cli-progress'],
+      // the bundle is CommonJS: import.meta.url is the bundle's own file
+      define: { 'import.meta.url': '__siegesimUrl' },
+      banner: { js: "var __siegesimUrl = require('node:url').pathToFileURL(__filename).href;" },
+    }),
+    build({ ...common, entryPoints: ['src/report/vega-entry.cjs'], format: 'cjs', platform: 'node', target: 'node20', outfile: 'dist/vendor/vega.cjs' }),
+    build({ ...common, entryPoints: ['src/serve/page/main.ts'], format: 'esm', platform: 'browser', target: 'es2022', outfile: PAGE_BUNDLE }),
+    // classic workers (iife): `new Worker(url)` without type: 'module' starts them in every browser
+    build({ ...common, entryPoints: { run: 'src/site/run-worker.ts', kernel: 'src/site/kernel-worker.ts' }, format: 'iife', platform: 'browser', target: 'es2022', minify: true, outdir: 'dist/site' }),
+  ]);
+}
+
+const step = process.argv[2];
+if (step === 'bundle') await bundle();
+else if (step === undefined) {
+  rmSync(at('dist/tsconfig.tsbuildinfo'), { force: true });
+  tsc('.');
+  tsc('tsconfig.page.json');
+  chmodSync(at('dist/src/cli/main.js'), 0o755);
+  await bundle();
+  run(at('dist/src/code-cache-build.js'), []);
+} else {
+  console.error(`usage: node scripts/build.mjs [bundle] (not "${step}")`);
+  process.exit(2);
+}

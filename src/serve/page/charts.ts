@@ -1,0 +1,64 @@
+/** Drawing the servers' Vega-Lite specs with vega-embed (loaded by the page's deferred scripts). */
+import type { ChartSpec, NamedChart } from '../../api/protocol.js';
+import { $, el } from './dom.js';
+import type { EmbedResult } from './state.js';
+
+const views = new Map<string, EmbedResult>(); // chart name -> vega view (finalized on redraw)
+const EMBED = { actions: { export: true, source: false, compiled: false, editor: false }, ast: true, renderer: 'svg' };
+
+/** vega-embed's right padding beside a chart with actions: where its "⋯" button sits. */
+export const EMBED_ACTIONS_WIDTH = 38;
+
+const embed = (target: HTMLElement, spec: ChartSpec): Promise<EmbedResult> => {
+  if (!window.vegaEmbed) return Promise.reject(new Error('vega-embed did not load'));
+  return window.vegaEmbed(target, spec, EMBED);
+};
+
+/** An element's content width (inside its padding). */
+export function contentWidth(box: HTMLElement): number {
+  const cs = getComputedStyle(box);
+  return box.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+}
+
+/** Draw a Vega-Lite spec in a box, replacing what it showed, unless `current()` turned false meanwhile. */
+export async function embedInto(box: HTMLElement, spec: ChartSpec, current = () => true): Promise<void> {
+  const target = el('div', { class: 'vis' });
+  const r = await embed(target, spec);
+  if (!current()) return r.finalize();
+  box.view?.finalize();
+  box.view = r;
+  box.replaceChildren(target);
+  box.hidden = false;
+}
+
+/** The live run's charts, each in its figure (kept across updates, so a redraw does not jump). */
+export async function renderCharts(charts: NamedChart[]): Promise<void> {
+  if (!window.vegaEmbed) return;
+  const box = $('#charts');
+  const names = new Set(charts.map((c) => c.name));
+  for (const fig of [...box.children] as HTMLElement[]) {
+    const name = fig.dataset.name ?? '';
+    if (!names.has(name)) {
+      views.get(name)?.finalize();
+      fig.remove();
+    }
+  }
+  for (const ch of charts) {
+    let fig = box.querySelector<HTMLElement>(`figure[data-name="${CSS.escape(ch.name)}"]`);
+    if (!fig) {
+      fig = el('figure', { class: 'chart', 'data-name': ch.name }, el('div', { class: 'vis' }), el('figcaption', { class: 'muted', text: ch.title }));
+      box.append(fig);
+    }
+    const target = el('div', { class: 'vis' });
+    const caption = $('figcaption', fig);
+    try {
+      const r = await embed(target, ch.spec);
+      views.get(ch.name)?.finalize();
+      views.set(ch.name, r);
+      $('.vis', fig).replaceWith(target);
+      caption.textContent = ch.title;
+    } catch (e) {
+      caption.textContent = `${ch.title} (could not be drawn: ${(e as Error).message})`;
+    }
+  }
+}
