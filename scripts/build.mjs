@@ -12,8 +12,9 @@
  *    vega, vega-lite, piscina and cli-progress, to dist/cli/siegesim.cjs), vega with vega-lite
  *    (dist/vendor/vega.cjs), the workbench page (src/serve/page/main.ts, for the browser, to
  *    dist/page/app.js, served as /assets/app.js), and the static site's workers
- *    (src/site/run-worker.ts and kernel-worker.ts, for the browser, minified, to dist/site/run.js
- *    and kernel.js, which `siegesim site` copies);
+ *    (src/site/run-worker.ts, kernel-worker.ts and workbench-worker.ts, for the browser, minified,
+ *    to dist/site/run.js, kernel.js and workbench.js) and its workbench page (src/site/page/main.ts,
+ *    to dist/site/workbench-page.js), which `siegesim site` copies;
  * 3. the V8 code caches of the two Node bundles (dist/src/code-cache-build.js).
  */
 import { spawnSync } from 'node:child_process';
@@ -60,7 +61,17 @@ async function bundle() {
     build({ ...common, entryPoints: ['src/report/vega-entry.cjs'], format: 'cjs', platform: 'node', target: 'node20', outfile: 'dist/vendor/vega.cjs' }),
     build({ ...common, entryPoints: ['src/serve/page/main.ts'], format: 'esm', platform: 'browser', target: 'es2022', outfile: PAGE_BUNDLE }),
     // classic workers (iife): `new Worker(url)` without type: 'module' starts them in every browser
-    build({ ...common, entryPoints: { run: 'src/site/run-worker.ts', kernel: 'src/site/kernel-worker.ts' }, format: 'iife', platform: 'browser', target: 'es2022', minify: true, outdir: 'dist/site' }),
+    build({
+      ...common,
+      entryPoints: { run: 'src/site/run-worker.ts', kernel: 'src/site/kernel-worker.ts', workbench: 'src/site/workbench-worker.ts' },
+      format: 'iife',
+      platform: 'browser',
+      target: 'es2022',
+      minify: true,
+      outdir: 'dist/site',
+    }),
+    // the workbench page on the workbench worker's transport (src/site/page/main.ts)
+    build({ ...common, entryPoints: ['src/site/page/main.ts'], format: 'esm', platform: 'browser', target: 'es2022', minify: true, outfile: 'dist/site/workbench-page.js' }),
   ]);
 }
 

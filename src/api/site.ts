@@ -11,6 +11,7 @@ import type { ValidScenario } from '../scenario/validate.js';
 export const SITE_FILES: readonly { name: string; from: string }[] = [
   { name: 'run.js', from: 'dist/site/run.js' },
   { name: 'kernel.js', from: 'dist/site/kernel.js' },
+  { name: 'workbench.js', from: 'dist/site/workbench.js' },
   { name: 'site.js', from: 'src/site/assets/site.js' },
   { name: 'site.css', from: 'src/site/assets/site.css' },
   { name: 'app.css', from: 'src/serve/assets/app.css' },
@@ -19,6 +20,17 @@ export const SITE_FILES: readonly { name: string; from: string }[] = [
 
 /** Where the page's template is (its `<!--siegesim:base-->` becomes the `<base>` of --base-url). */
 export const SITE_PAGE = 'src/site/assets/index.html';
+
+/**
+ * The workbench page (`serve`'s, src/serve/assets/index.html) for the site: its assets under
+ * `assets/` beside it (relative addresses, so --base-url's <base> applies), its script the site's
+ * build of the page on the workbench worker.
+ */
+export function siteWorkbenchPage(serveIndex: string): string {
+  const page = serveIndex.replace(/(["'])\/assets\//g, '$1assets/');
+  if (page === serveIndex || !page.includes('assets/app.js')) throw new Error("the workbench page's template does not load /assets/app.js");
+  return page.replace('<head>', '<head>\n<!--siegesim:base-->');
+}
 
 /** A `--base-url` the site can be served under: a path from its host's root, `/` at both ends (no other origin: the page never asks one). */
 export function parseBaseUrl(x: string): string {
@@ -37,6 +49,8 @@ export interface SiteScenario {
   system: string;
   description?: string;
   variants: number;
+  /** The variants' names, as the workbench's list gives them. */
+  variantNames: string[];
   points: number;
   trials: number;
 }
@@ -49,6 +63,7 @@ export function siteScenarios(scenarios: readonly ValidScenario[]): SiteScenario
     system: v.system.id,
     ...(v.description ? { description: v.description } : {}),
     variants: v.variantNames.length,
+    variantNames: v.variantNames,
     points: v.points.length,
     trials: v.trials,
   }));

@@ -12,7 +12,7 @@ import type { ChartSpec, Difference, ScenarioResult } from '../systems/types.js'
 import type { Estimate } from '../stats/intervals.js';
 import { closestPoint, crossings, directionOf, shortName, solveCommand, type Crossing } from '../systems/chart-kit.js';
 import { fmt, overDifferentTrialsText, show, showCount, showHtml, showInterval } from './format.js';
-import { orderedMetrics } from './tables.js';
+import { orderedMetrics } from './summary-json.js';
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:1100px;padding:0 1rem;color:#222}
 h1{font-size:1.5rem;margin:.3rem 0}h2{font-size:1.15rem;margin-top:2rem}

@@ -2,7 +2,8 @@
 import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseBaseUrl, SITE_FILES, SITE_PAGE, siteIndexJson, sitePage, siteScenarios, SiteInputError } from '../../api/site.js';
+import { parseBaseUrl, SITE_FILES, SITE_PAGE, siteIndexJson, sitePage, siteScenarios, siteWorkbenchPage, SiteInputError } from '../../api/site.js';
+import { assetTable } from '../../serve/server.js';
 import { checkReportDir, writeFolder } from '../../report/write.js';
 import { packageFile } from '../../paths.js';
 import { loadAll, outArg, UserError } from '../common.js';
@@ -23,7 +24,7 @@ async function siteCommand(files: string[], flags: SiteFlags): Promise<void> {
   }
   const given = files.length > 0 ? files : [packageFile('scenarios')];
   const scenarios = loadAll(given);
-  const built = SITE_FILES.map((f) => ({ ...f, at: packageFile(f.from) }));
+  const built = [...SITE_FILES, { name: 'assets/app.js', from: 'dist/site/workbench-page.js' }].map((f) => ({ ...f, at: packageFile(f.from) }));
   const missing = built.filter((f) => !existsSync(f.at));
   if (missing.length > 0) throw new Error(`the site's built files are missing (${missing.map((f) => f.from).join(', ')}): run npm run build`);
   checkReportDir(flags.out, 'site', { force: flags.force, inputs: scenarios.map((v) => v.file) });
@@ -32,7 +33,13 @@ async function siteCommand(files: string[], flags: SiteFlags): Promise<void> {
     flags.out,
     async (put) => {
       await put('index.html', sitePage(readFileSync(packageFile(SITE_PAGE), 'utf8'), base));
-      for (const f of built) await put(f.name, readFileSync(f.at, 'utf8'));
+      for (const f of built.slice(0, SITE_FILES.length)) await put(f.name, readFileSync(f.at, 'utf8'));
+      // the workbench page as serve serves it, with its assets (vega's builds among them) under assets/
+      for (const [url, a] of assetTable()) {
+        if (url === '/') await put('workbench.html', sitePage(siteWorkbenchPage(readFileSync(a.file, 'utf8')), base));
+        else if (url === '/assets/app.js') await put('assets/app.js', readFileSync(packageFile('dist/site/workbench-page.js'), 'utf8'));
+        else await put(url.slice(1), readFileSync(a.file, 'utf8'));
+      }
       await put('scenarios/index.json', siteIndexJson(list));
       for (let i = 0; i < scenarios.length; i++) await put(list[i].path, scenarios[i].text);
     },
