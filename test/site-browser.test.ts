@@ -212,4 +212,54 @@ describeBrowser('the static site', () => {
     expect(foreign(again.requests)).toEqual([]);
     await again.page.close();
   }, 300_000);
+  it('the workbench page (workbench.html) runs on the workbench worker: pick, change a value, see the number and its paired difference, reopen the link', async () => {
+    interface WbRun {
+      scenario: string;
+      values: Record<string, unknown>;
+      firstMs: number | null;
+      doneMs: number | null;
+      trials: number;
+    }
+    const page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
+    const problems = watchPage(page);
+    const requests: string[] = [];
+    page.context().on('request', (r) => requests.push(r.url()));
+    const doneWith = async (scenario: string, values: Record<string, unknown>): Promise<WbRun> => {
+      const want = JSON.stringify([scenario, values]);
+      await page.waitForFunction(
+        (w) => (globalThis as unknown as { __siegesim: { runs: WbRun[] } }).__siegesim.runs.some((r) => JSON.stringify([r.scenario, r.values]) === w && r.doneMs !== null),
+        want,
+        { timeout: 240_000 },
+      );
+      const runs = await page.evaluate(() => (globalThis as unknown as { __siegesim: { runs: WbRun[] } }).__siegesim.runs);
+      return runs.filter((r) => JSON.stringify([r.scenario, r.values]) === want).at(-1)!;
+    };
+    await page.goto(`${origin}/workbench.html`);
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim?.ready === true, null, { timeout: 120_000 });
+    const SC = 'scenarios/fantasy-stone-wall-siege.yaml';
+    await page.selectOption('#scenario', SC);
+    const opened = await doneWith(SC, {});
+    const card = page.locator('.card[data-metric="p_attacker_wins"]');
+    const before = await card.locator('[data-role="value"]').textContent();
+    expect(before).toMatch(/^\d+\.\d%$/);
+    const input = page.locator('[id="in-wall.hp"]');
+    await input.fill('60');
+    await input.dispatchEvent('change');
+    const changed = await doneWith(SC, { 'wall.hp': 60 });
+    expect(await card.locator('[data-role="value"]').textContent()).not.toBe(before);
+    expect(await card.locator('[data-role="difference"]').textContent()).toMatch(/^[−+±]\d+\.\d+ pts \[-?\d+\.\d+ to -?\d+\.\d+\]vs \d+\.\d+% as loaded/);
+    expect(await page.locator('#charts figure svg').count()).toBeGreaterThan(0);
+    process.stderr.write(`site workbench ${SC}: opened, first number ${opened.firstMs?.toFixed(0)} ms; wall.hp 30 -> 60, first number ${changed.firstMs?.toFixed(0)} ms, done ${changed.doneMs?.toFixed(0)} ms at ${changed.trials} trials\n`);
+    await screenshot(page, 'site-workbench-wall-hp');
+    // the link follows the controls: reopened, the same case
+    const link = page.url();
+    expect(new URL(link).searchParams.get('wall.hp')).toBe('60');
+    await page.goto('about:blank');
+    await page.goto(link);
+    await doneWith(SC, { 'wall.hp': 60 });
+    expect(await page.locator('[id="in-wall.hp"]').inputValue()).toBe('60');
+    expect(problems.filter((p) => !/net::ERR_ABORTED/.test(p))).toEqual([]);
+    expect(foreign(requests)).toEqual([]);
+    await page.close();
+  }, 600_000);
 });

@@ -19,10 +19,14 @@ it('writes the page, the workers, the scenarios with their index and a manifest;
   const r = await runCli(['site', 'scenarios/surrender/town-basic.yaml', 'scenarios/fantasy', '--out', out, '--base-url', '/siegesim/']);
   expect(r.stderr).toMatch(/site: 6 scenario\(s\) of 2 system\(s\)/);
   expect(r.code).toBe(0);
-  for (const f of ['index.html', 'run.js', 'kernel.js', 'site.js', 'site.css', 'app.css', 'icon.svg', 'scenarios/index.json', 'scenarios/surrender-town-basic.yaml']) {
+  for (const f of ['index.html', 'run.js', 'kernel.js', 'site.js', 'site.css', 'app.css', 'icon.svg', 'scenarios/index.json', 'scenarios/surrender-town-basic.yaml', 'workbench.html', 'workbench.js', 'assets/app.js', 'assets/vega.min.js']) {
     expect(existsSync(path.join(out, f)), f).toBe(true);
   }
   expect(readFileSync(path.join(out, 'index.html'), 'utf8')).toContain('<base href="/siegesim/">');
+  const workbench = readFileSync(path.join(out, 'workbench.html'), 'utf8');
+  expect(workbench).toContain('<base href="/siegesim/">');
+  expect(workbench).toContain('src="assets/app.js"');
+  expect(workbench).not.toMatch(/["']\/assets\//); // every address relative, under the base
   const index = JSON.parse(readFileSync(path.join(out, 'scenarios/index.json'), 'utf8')) as { scenarios: { path: string; system: string }[] };
   expect(index.scenarios[0]).toMatchObject({ path: 'scenarios/surrender-town-basic.yaml', system: 'surrender' });
   expect(index.scenarios.filter((s) => s.system === 'fantasy')).toHaveLength(5);
@@ -31,7 +35,7 @@ it('writes the page, the workers, the scenarios with their index and a manifest;
   expect(manifest.kind).toBe('site');
   expect(manifest.files).toContain('scenarios/surrender-town-basic.yaml');
   // the built workers hold no Node globals (the browser has none)
-  for (const f of ['run.js', 'kernel.js']) expect(readFileSync(path.join(out, f), 'utf8')).not.toMatch(/\b(?:Buffer\.from|process\.env|require\(["']node:)/);
+  for (const f of ['run.js', 'kernel.js', 'workbench.js', 'assets/app.js']) expect(readFileSync(path.join(out, f), 'utf8')).not.toMatch(/\b(?:Buffer\.from|process\.env|require\(["']node:)/);
 
   // a second site replaces the first: a scenario left out is gone, the page has no <base> now
   const again = await runCli(['site', 'scenarios/surrender/town-basic.yaml', '--out', out]);

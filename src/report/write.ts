@@ -226,7 +226,7 @@ const FIXED_NAMES: Record<Exclude<FolderKind, 'index'>, string[]> = {
   sensitivity: ['sensitivity.csv', 'sensitivity.json', 'index.html', MANIFEST],
   tune: ['tune.csv', 'tune.json', 'index.html', MANIFEST],
   history: ['history.json', 'index.html', MANIFEST],
-  site: ['index.html', 'run.js', 'kernel.js', 'site.js', 'site.css', 'app.css', 'icon.svg', MANIFEST],
+  site: ['index.html', 'workbench.html', 'run.js', 'kernel.js', 'workbench.js', 'site.js', 'site.css', 'app.css', 'icon.svg', MANIFEST],
 };
 
 /**
