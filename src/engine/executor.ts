@@ -1,9 +1,6 @@
 /** Where batches of chunks run: in this thread (tests, tiny jobs) or on a piscina pool (engine/pool.ts). */
 import { batchChunk, ChunkRun, resultLength, type BatchTask } from './chunk.js';
-import type { Kernel } from '../systems/types.js';
-
-/** Kernels by system id: what an executor runs a task's chunks with (the api hands it systems/kernels.ts's table). */
-export type KernelTable = Readonly<Record<string, Kernel<unknown>>>;
+import type { Kernel, KernelTable } from './kernel.js';
 
 /** What a run says to each of its tasks. */
 export interface TaskOptions {
