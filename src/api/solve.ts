@@ -22,7 +22,7 @@ import type { Metric } from '../systems/types.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
 import type { Executor } from '../engine/executor.js';
 import { inlineExecutor } from './executors.js';
-import { suggest } from '../scenario/suggest.js';
+import { suggest } from '../text/suggest.js';
 import { boundProblem, decimalResolution, metricProblem, numberBounds, producedMetrics, rangeFault, streamOfCase, tidy, tunablesOf } from './tunables.js';
 import { pointStream } from './run.js';
 import { plateauAround, type Plateau } from './plateau.js';

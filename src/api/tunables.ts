@@ -8,7 +8,7 @@
 import type * as z from 'zod';
 import { validateCase, valueAtPath, type ValidScenario } from '../scenario/validate.js';
 import { COMMON_KEYS, scenarioSchemaOf, unwrap } from '../scenario/schema.js';
-import { suggest } from '../scenario/suggest.js';
+import { suggest } from '../text/suggest.js';
 import { MSG } from '../scenario/messages.js';
 import type { CaseSummary, RulesSystem } from '../systems/types.js';
 import { runGroups, type GroupJob } from '../engine/run.js';

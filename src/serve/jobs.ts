@@ -36,7 +36,7 @@ import { sweepChart } from './sweep-chart.js';
 import { VERSION } from '../version.js';
 import { showCount } from '../report/format.js';
 import { answerMetrics } from '../report/html.js';
-import { suggest } from '../scenario/suggest.js';
+import { suggest } from '../text/suggest.js';
 import { MSG } from '../scenario/messages.js';
 
 /** A tab's jobs: one of each kind at a time. */
