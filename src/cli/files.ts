@@ -7,8 +7,9 @@ import { MSG } from '../scenario/messages.js';
 import type { ScenarioIssue } from '../scenario/load.js';
 
 /** The reading path is the scenario layer's (the workbench reads files through it too). */
-export { readRegularFile, readText } from '../scenario/read.js';
-import { errCode, fileIssue, folderIssue } from '../scenario/read.js';
+export { readRegularFile, readText } from '../api/read.js';
+import { errCode } from '../api/read.js';
+import { fileIssue, folderIssue } from '../scenario/decode.js';
 
 /**
  * Expand files and folders (recursively) into scenario files, in a stable order. A file named

@@ -16,7 +16,8 @@ import { validateFileText, Validator, type FileValidation } from './validator.js
 import { formatIssue, type ScenarioIssue } from '../scenario/load.js';
 import { MSG } from '../scenario/messages.js';
 import { isReportFolder } from '../report/folder.js';
-import { errCode, fileIssue } from '../scenario/read.js';
+import { errCode } from '../api/read.js';
+import { fileIssue } from '../scenario/decode.js';
 
 export interface Root {
   /** Real path of the served folder, or of the single file's folder. */

@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { validateText, type ValidScenario } from '../api.js';
 import { fromSources, packageFile } from '../paths.js';
 import { MSG } from '../scenario/messages.js';
-import { readText } from '../scenario/read.js';
+import { readText } from '../api/read.js';
 import type { ScenarioIssue } from '../scenario/load.js';
 import { systemById } from '../systems/registry.js';
 

@@ -6,7 +6,8 @@ import { parse as parseYaml } from 'yaml';
 import { diffSets, diffSummaries, DiffError, DIFF_ALPHA, scenarioSettings, type SummaryDoc } from '../../api.js';
 import { diffMarkdown, diffText } from '../../report/diff-report.js';
 import { failWith, probabilityArg, UserError } from '../common.js';
-import { errCode, fileIssue, folderIssue } from '../../scenario/read.js';
+import { errCode } from '../../api/read.js';
+import { fileIssue, folderIssue } from '../../scenario/decode.js';
 import { MSG } from '../../scenario/messages.js';
 import type { ScenarioIssue } from '../../scenario/load.js';
 
