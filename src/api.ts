@@ -8,6 +8,7 @@ export type { ValidScenario } from './scenario/validate.js';
 export type { ScenarioResult, CaseResult, Metric } from './systems/types.js';
 export { validateText, runScenario, type RunScenarioOptions } from './api/run.js';
 export { exactScenario, exactDifferences, checkScenario, unpairedDifferences, checkVerdict, judgeCheck, checkPassed, emptyCheckTally, CHECK_Z_LIMIT, type ExactCase, type CheckRow, type CheckVerdict, type CheckTally } from './api/exact.js';
+export { solveAfterSweep, type SweepSolve, type SweepSolveRequest, type SweepSolveOptions } from './api/sweep-solve.js';
 export { solveJson, solveScenario, solveSweep, solvePlan, solveRange, SolveInputError, type SolvePlan, type SolveOptions, type SolveResult, type SolveSweepResult, type SolvePhase } from './api/solve.js';
 export { chunkCount, emptyShards, shardChunks, runShard, mergeShards, ShardError, type ShardData } from './api/shard.js';
 export { rosterOf, RosterInputError, type RosterEntry } from './api/roster.js';
