@@ -14,6 +14,7 @@ export { chunkCount, emptyShards, shardChunks, runShard, mergeShards, ShardError
 export { rosterOf, RosterInputError, type RosterEntry } from './api/roster.js';
 export { tunablesOf, effectiveValues, parseSettings, TuningInputError, type Tunable, type TunableKind } from './api/tunables.js';
 export { sensitivityScenario, parseStep, OTHER_GAME, type Step, type SensitivityOptions, type SensitivityResult, type SensitivityRow } from './api/sensitivity.js';
+export { answerMetrics, answerOrder, type AnswerColumns } from './api/answer.js';
 export { plateauText, type Plateau } from './api/plateau.js';
 export { tuneScenario, parseTarget, parseRange, missedBy, gapText, edgeText, type TuneOptions, type TuneNames, type TuneResult, type TuneTarget, type TuneEvaluation, type TargetCheck, type TuneEdge } from './api/tune.js';
 export {

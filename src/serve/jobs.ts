@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  answerMetrics,
   describeControls,
   liveScenario,
   MAX_SWEEP_POINTS,
@@ -33,7 +34,6 @@ import { FIELDS, LIMITS, onlyKnown, optInt, optNumber, optNumbers, optSeed, optS
 import { sweepChart } from './sweep-chart.js';
 import { VERSION } from '../version.js';
 import { showCount } from '../report/format.js';
-import { answerMetrics } from '../report/html.js';
 import { suggest } from '../text/suggest.js';
 import { MSG } from '../scenario/messages.js';
 
