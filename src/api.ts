@@ -1,7 +1,8 @@
 /**
  * The API both front ends (the CLI, the workbench server) are thin layers over, and that tests
- * call in-process. One module per verb under src/api/; this file is their public face.
- * Touches no files.
+ * call in-process: the only door from a front end into the core (scenario/, systems/, engine/,
+ * stats/). One module per verb under src/api/; this file is their public face. It reads a
+ * scenario file (api/read.ts) and touches no other file: the front ends and report/ write.
  */
 export type { ScenarioIssue } from './scenario/load.js';
 export type { ValidScenario } from './scenario/validate.js';
@@ -54,3 +55,22 @@ export {
   type HistorySeries,
   type HistoryMove,
 } from './api/history.js';
+
+// The core's pieces a front end names itself: the worker pool and executors, the message
+// catalogue and limits, issue and path formatting, the systems' list and their metric docs.
+export { PoolExecutor, WorkerFailure, exitWhenThreadsLoaded } from './api/pool.js';
+export { inlineExecutor } from './api/executors.js';
+export { CancelledError } from './engine/executor.js';
+export { resultLength } from './engine/chunk.js';
+export { chunkSize } from './engine/run.js';
+export { readText, readRegularFile, errCode } from './api/read.js';
+export { MSG } from './scenario/messages.js';
+export { LIMITS } from './scenario/limits.js';
+export { COMMON_SHAPE, jsonSchemaOf } from './scenario/schema.js';
+export { formatIssue, formatPath } from './scenario/load.js';
+export { fileIssue, folderIssue } from './scenario/decode.js';
+export { SYSTEMS, systemById } from './systems/registry.js';
+export { metricDocsOf, sidesLines } from './systems/metric-docs.js';
+export { shortName } from './systems/chart-kit.js';
+export { los } from './systems/cry-havoc/los.js';
+export { suggest } from './text/suggest.js';

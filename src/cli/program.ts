@@ -8,7 +8,7 @@
  */
 import { Command } from 'commander';
 import { cleanupPending, OutputError } from '../report/write.js';
-import { exitWhenThreadsLoaded, WorkerFailure } from '../engine/pool.js';
+import { exitWhenThreadsLoaded, WorkerFailure } from '../api.js';
 import { VERSION } from '../version.js';
 import { controller, precisionFlagsNote, UserError } from './common.js';
 import type { ScenarioIssue } from '../scenario/load.js';

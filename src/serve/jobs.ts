@@ -21,8 +21,10 @@ import {
   type ValidScenario,
   type SweepAxis,
   type ValueIssue,
+  CancelledError,
+  suggest,
+  MSG,
 } from '../api.js';
-import { CancelledError } from '../engine/run.js';
 import type { SolveNames } from '../api/solve.js';
 import { precisionMetrics, widestOf } from '../api/run.js';
 import { producedMetrics, tidy } from '../api/tunables.js';
@@ -34,8 +36,6 @@ import { FIELDS, LIMITS, onlyKnown, optInt, optNumber, optNumbers, optSeed, optS
 import { sweepChart } from './sweep-chart.js';
 import { VERSION } from '../version.js';
 import { showCount } from '../report/format.js';
-import { suggest } from '../text/suggest.js';
-import { MSG } from '../scenario/messages.js';
 
 /** A tab's jobs: one of each kind at a time. */
 export type JobKind = 'live' | 'sweep' | 'sensitivity' | 'tune';

@@ -1,11 +1,8 @@
 /** `siegesim check`: Monte Carlo against the exact answers, metric by metric (z-scores). */
 import type { Command } from 'commander';
-import { checkPassed, checkScenario, CHECK_Z_LIMIT, emptyCheckTally, exactScenario, judgeCheck, runScenario, unpairedDifferences, type CheckRow, type CheckVerdict } from '../../api.js';
-import { PoolExecutor } from '../../engine/pool.js';
+import { checkPassed, checkScenario, CHECK_Z_LIMIT, emptyCheckTally, exactScenario, judgeCheck, runScenario, unpairedDifferences, type CheckRow, type CheckVerdict, PoolExecutor, shortName, MSG } from '../../api.js';
 import { whereLabel } from '../../api/test.js';
-import { shortName } from '../../systems/chart-kit.js';
 import { showCount } from '../../report/format.js';
-import { MSG } from '../../scenario/messages.js';
 import { controller, loadAll, positiveNumber, seedArg, threadsOpt, trialsArg, type RunFlags } from '../common.js';
 
 type CheckFlags = RunFlags & { verbose?: boolean; zLimit: number; allowEmpty?: boolean };
