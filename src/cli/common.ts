@@ -7,7 +7,7 @@ import type CliProgress from 'cli-progress';
 import path from 'node:path';
 import { parseSettings, validateText, type ValidScenario, MSG, LIMITS, COMMON_SHAPE, PoolExecutor } from '../api.js';
 import { expandScenarioArgs, formatIssue, readText } from './files.js';
-import type { ScenarioIssue } from '../scenario/load.js';
+import type { ScenarioIssue } from '../api.js';
 import type * as z from 'zod';
 
 /** A problem with what the user gave us: exit 2, no stack trace. */

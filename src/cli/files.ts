@@ -4,7 +4,7 @@ import path from 'node:path';
 import { isReportFolder } from '../report/folder.js';
 import { realPathOr } from '../paths.js';
 import { MSG, fileIssue, folderIssue, errCode } from '../api.js';
-import type { ScenarioIssue } from '../scenario/load.js';
+import type { ScenarioIssue } from '../api.js';
 
 /** Reading a scenario file and saying its issues (`file:line:col  path  message`): the api's, which the workbench shares. */
 export { formatIssue, readRegularFile, readText } from '../api.js';

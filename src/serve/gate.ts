@@ -7,8 +7,7 @@
  * of minutes), never for a stale run's queue.
  */
 import { CancelledError } from '../api.js';
-import type { BatchTask } from '../engine/chunk.js';
-import type { Executor } from '../engine/executor.js';
+import type { BatchTask, Executor } from '../api.js';
 
 /** Lower runs first. */
 export const PRIORITY = { live: 0, sweep: 1 } as const;

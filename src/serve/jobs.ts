@@ -28,7 +28,7 @@ import {
 import type { SolveNames } from '../api/solve.js';
 import { precisionMetrics, widestOf } from '../api/run.js';
 import { producedMetrics, tidy } from '../api/tunables.js';
-import type { RulesSystem } from '../systems/types.js';
+import type { RulesSystem } from '../api.js';
 import type { Catalogue } from './catalogue.js';
 import { Gate, PRIORITY } from './gate.js';
 import { ADMISSION, type Admission } from './admission.js';

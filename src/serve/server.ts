@@ -18,7 +18,7 @@ import path from 'node:path';
 import { packageFile } from '../paths.js';
 import { errorText } from '../source-stack.js';
 import { describeControls, liveScenario, tunedName, tunedYaml, metricDocsOf, sidesLines } from '../api.js';
-import type { Executor } from '../engine/executor.js';
+import type { Executor } from '../api.js';
 import { Catalogue, type Root } from './catalogue.js';
 import { Gate } from './gate.js';
 import { scenarioOf, streamLive, streamSweep, sweepRequest, tunedFileName, type JobContext } from './jobs.js';

@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { diffSets, diffSummaries, DiffError, DIFF_ALPHA, scenarioSettings, type SummaryDoc, fileIssue, folderIssue, MSG, errCode } from '../../api.js';
 import { diffMarkdown, diffText } from '../../report/diff-report.js';
 import { failWith, probabilityArg, UserError } from '../common.js';
-import type { ScenarioIssue } from '../../scenario/load.js';
+import type { ScenarioIssue } from '../../api.js';
 
 interface DiffFlags {
   json?: boolean;
