@@ -80,7 +80,7 @@ describe('a chunk in slices is the chunk in one call, byte for byte', () => {
     const task: BatchTask = { ...job, seed: 3, stream: 'point-0', first: 5, sizes: [700, 300, 1] };
     const expected = runBatch(KERNELS[task.system], task);
     let said = 0;
-    const got = await new InlineExecutor().run(task, { onTrials: (t) => (said = t) });
+    const got = await new InlineExecutor(KERNELS).run(task, { onTrials: (t) => (said = t) });
     expect(bytes(got)).toBe(bytes(expected));
     expect(said).toBeLessThanOrEqual(1001);
   });

@@ -3,7 +3,7 @@ import type { ValidScenario } from '../scenario/validate.js';
 import type { ScenarioResult } from '../systems/types.js';
 import { CancelledError, chunkSize } from '../engine/run.js';
 import { resultLength } from '../engine/chunk.js';
-import { InlineExecutor } from '../engine/executor.js';
+import { inlineExecutor } from './executors.js';
 import { assembleResult, compilePoints, jobsOf, type RunScenarioOptions } from './run.js';
 import type { GroupJob } from '../engine/run.js';
 import type { Metric, RulesSystem } from '../systems/types.js';
@@ -49,7 +49,7 @@ export async function runShard(
   const seed = opts.seed ?? v.seed;
   const trials = opts.trials ?? v.trials;
   const jobs = jobsOf(v, compilePoints(v));
-  const exec = opts.executor ?? new InlineExecutor();
+  const exec = opts.executor ?? inlineExecutor();
   const mine = shardChunks(v, trials, k, n);
   const planned = mine.length * jobs.length;
   let done = 0;

@@ -8,12 +8,13 @@
 import type * as z from 'zod';
 import { validateCase, valueAtPath, type ValidScenario } from '../scenario/validate.js';
 import { COMMON_KEYS, scenarioSchemaOf, unwrap } from '../scenario/schema.js';
-import { suggest } from '../scenario/suggest.js';
+import { suggest } from '../text/suggest.js';
 import { MSG } from '../scenario/messages.js';
 import type { CaseSummary, RulesSystem } from '../systems/types.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
 import type { Executor } from '../engine/executor.js';
 import { pointStream, splitResult } from './run.js';
+import { inlineExecutor } from './executors.js';
 
 /** A user-facing problem with a sensitivity or tune request (the CLI prints it and exits 2). */
 export class TuningInputError extends Error {}
@@ -385,7 +386,7 @@ export async function runCases(
     accLengths: g.compiled.map((c) => system.kernel.accLength(c)),
     pairedSlots: g.pairedSlots,
   }));
-  const outs = await runGroups(jobs, { seed: o.seed, trials: o.trials, chunkTrials: system.chunkTrials, signal: o.signal, onProgress: o.onProgress }, o.executor);
+  const outs = await runGroups(jobs, { seed: o.seed, trials: o.trials, chunkTrials: system.chunkTrials, signal: o.signal, onProgress: o.onProgress, inline: inlineExecutor() }, o.executor);
   return outs.map((out, g) => ({ ...splitResult(jobs[g], out.merged), trials: out.trials }));
 }
 

@@ -5,14 +5,10 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type CliProgress from 'cli-progress';
 import path from 'node:path';
-import { parseSettings, validateText, type ValidScenario } from '../api.js';
+import { parseSettings, validateText, type ValidScenario, MSG, LIMITS, COMMON_SHAPE, PoolExecutor } from '../api.js';
 import { expandScenarioArgs, formatIssue, readText } from './files.js';
-import type { ScenarioIssue } from '../scenario/load.js';
-import { MSG } from '../scenario/messages.js';
-import { LIMITS } from '../scenario/limits.js';
-import { COMMON_SHAPE } from '../scenario/schema.js';
+import type { ScenarioIssue } from '../api.js';
 import type * as z from 'zod';
-import { PoolExecutor } from '../engine/pool.js';
 
 /** A problem with what the user gave us: exit 2, no stack trace. */
 export class UserError extends Error {

@@ -17,15 +17,14 @@ import { networkInterfaces, hostname } from 'node:os';
 import path from 'node:path';
 import { packageFile } from '../paths.js';
 import { errorText } from '../source-stack.js';
-import { describeControls, liveScenario, tunedName, tunedYaml } from '../api.js';
-import type { Executor } from '../engine/executor.js';
+import { describeControls, liveScenario, tunedName, tunedYaml, metricDocsOf, sidesLines } from '../api.js';
+import type { Executor } from '../api.js';
 import { Catalogue, type Root } from './catalogue.js';
 import { Gate } from './gate.js';
 import { scenarioOf, streamLive, streamSweep, sweepRequest, tunedFileName, type JobContext } from './jobs.js';
 import { streamSensitivity, streamTune } from './tuning.js';
 import { Admission } from './admission.js';
 import { FIELDS, LIMITS, onlyKnown, optString, optValues, parseBody, RequestError, reqString } from './requests.js';
-import { metricDocsOf, sidesLines } from '../systems/metric-docs.js';
 import type { CheckAnswer, ErrorAnswer, SaveAnswer, ScenarioEntry, ScenarioInfo, ScenarioList } from '../api/protocol.js';
 
 export interface WorkbenchOptions {

@@ -8,8 +8,7 @@
  * newer one cancels the older, a closed connection cancels its own.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { describeControls, sensitivityScenario, tunedScenario, tuneScenario, TuningInputError, type TuneNames, type TuneTarget, type ValidScenario } from '../api.js';
-import { CancelledError } from '../engine/run.js';
+import { describeControls, sensitivityScenario, tunedScenario, tuneScenario, TuningInputError, type TuneNames, type TuneTarget, type ValidScenario, CancelledError } from '../api.js';
 import { regionChart } from '../report/tune.js';
 import { tornadoChart } from '../report/sensitivity.js';
 import { PRIORITY } from './gate.js';

@@ -9,12 +9,10 @@
  */
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { validateText, type ValidScenario } from '../api.js';
+import { validateText, type ValidScenario, MSG, systemById } from '../api.js';
 import { fromSources, packageFile } from '../paths.js';
-import { MSG } from '../scenario/messages.js';
-import { readText } from '../scenario/read.js';
-import type { ScenarioIssue } from '../scenario/load.js';
-import { systemById } from '../systems/registry.js';
+import { readText } from '../api/read.js';
+import type { ScenarioIssue } from '../api.js';
 
 /** A file's validation as data a thread can send: its text and scenario (system by id), or its problems. */
 export type PlainValidation =

@@ -1,9 +1,7 @@
 /** `siegesim run`: run scenarios and write their reports; `--shard k/n` writes a shard file instead. */
 import { Command, InvalidArgumentError } from 'commander';
 import path from 'node:path';
-import { chunkCount, runScenario, runShard } from '../../api.js';
-import { MSG } from '../../scenario/messages.js';
-import { PoolExecutor } from '../../engine/pool.js';
+import { chunkCount, runScenario, runShard, MSG, PoolExecutor } from '../../api.js';
 import { poolFor } from '../early-pool.js';
 import { checkFolder, checkOutputFile, checkReportDir, reportSource, sameFile, writeIndex, writeReport, type ReportSource } from '../../report/write.js';
 import { writeShardFile } from '../shard-file.js';
