@@ -34,7 +34,8 @@ import { FIELD } from './compile.js';
 import type { Trace } from '../types.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_DEF_HOLDS, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
 import { fieldPathApplies } from './field.js';
-import { sideTables } from './table.js';
+import { sideTables, type SideTables } from './table.js';
+import { cached } from './cache.js';
 import { fmix32, nextI32 } from '../../engine/rng.js';
 
 /** Hits one run of volleys can score: up to 5 blocks of 4 steps (the side tables' APPLY stride). */
@@ -133,6 +134,55 @@ export function hitCounts(fps: number[]): number[] {
  * full slot is threshold 2^27 - 1 with itself as alias. Into alias/rem at `at`.
  */
 export function exactAliasTable(counts: number[], alias: Int32Array, rem: Float64Array, at: number): void {
+  const total = counts.reduce((s, x) => s + x, 0);
+  // in doubles while every weight (at most K n) is an exact integer; in BigInt beyond (19 or 20 dice)
+  if (total * K > 2 ** 53) {
+    exactAliasBig(counts, alias, rem, at);
+    return;
+  }
+  const n = total;
+  const w = EA_W;
+  const small = EA_SMALL;
+  const large = EA_LARGE;
+  let ns = 0;
+  let nl = 0;
+  for (let i = 0; i < K; i++) {
+    w[i] = i < counts.length ? K * counts[i] : 0;
+    if (w[i] < n) small[ns++] = i;
+    else large[nl++] = i;
+    alias[at + i] = ((LOW * K) | i) | 0; // full until paired
+    rem[at + i] = 0;
+  }
+  while (ns > 0 && nl > 0) {
+    const sI = small[--ns];
+    const lI = large[nl - 1];
+    // floor(w 2^27 / n) and (w 2^27) mod n by doubling (every value below 2^54 / 2: exact)
+    let q = 0;
+    let r = w[sI];
+    for (let bit = 0; bit < 27; bit++) {
+      q *= 2;
+      r *= 2;
+      if (r >= n) {
+        r -= n;
+        q += 1;
+      }
+    }
+    alias[at + sI] = (q * K + lI) | 0;
+    rem[at + sI] = r;
+    w[lI] -= n - w[sI];
+    if (w[lI] < n) {
+      nl--;
+      small[ns++] = lI;
+    }
+  }
+}
+/** exactAliasTable's scratch: the weights, the small and large stacks. */
+const EA_W = new Float64Array(K);
+const EA_SMALL = new Int32Array(K);
+const EA_LARGE = new Int32Array(K);
+
+/** exactAliasTable in BigInt (weights beyond 2^53). */
+function exactAliasBig(counts: number[], alias: Int32Array, rem: Float64Array, at: number): void {
   const n = BigInt(counts.reduce((s, x) => s + x, 0));
   const w: bigint[] = [];
   const small: number[] = [];
@@ -145,15 +195,15 @@ export function exactAliasTable(counts: number[], alias: Int32Array, rem: Float6
     rem[at + i] = 0;
   }
   while (small.length > 0 && large.length > 0) {
-    const s = small.pop()!;
-    const l = large[large.length - 1];
-    const scaled = w[s] << 27n;
-    alias[at + s] = (Number(scaled / n) * K + l) | 0;
-    rem[at + s] = Number(scaled % n);
-    w[l] -= n - w[s];
-    if (w[l] < n) {
+    const sI = small.pop()!;
+    const lI = large[large.length - 1];
+    const scaled = w[sI] << 27n;
+    alias[at + sI] = (Number(scaled / n) * K + lI) | 0;
+    rem[at + sI] = Number(scaled % n);
+    w[lI] -= n - w[sI];
+    if (w[lI] < n) {
       large.pop();
-      small.push(l);
+      small.push(lI);
     }
   }
 }
@@ -174,6 +224,54 @@ function hitOrder(c: CrusaderRexCompiled, side: number): number[] {
   // protect_best: among tied blocks the hit goes to the worse initiative, then firepower
   if (c.tieBreak === 1) list.sort((a, b) => c.letter[b] - c.letter[a] || c.fp[a] - c.fp[b] || a - b);
   return list;
+}
+
+/** A run's alias tables for every state of its side (K entries each), their remainders and each table's 6^dice. */
+interface RunTables {
+  alias: Int32Array;
+  rem: Float64Array;
+  n: Float64Array;
+}
+/**
+ * Run tables made so far in this thread, by the side's block count and the run's blocks'
+ * positions and firepowers: read only once made, so the cases of a sweep share them.
+ */
+const RUN_MADE = new Map<string, RunTables>();
+const RUN_KEEP = 64;
+
+/**
+ * The alias tables of a run of blocks at positions `ps` with firepowers `fps` for each state of
+ * a side (tables `t`, `states` states): one table per combination of the run's blocks' steps
+ * (exactAliasTable over the counts of their dice), copied to each state that has it, so a draw
+ * reads the table at its state's offset with no look-up in between.
+ */
+function makeRunTables(t: SideTables, states: number, ps: number[], fps: number[]): RunTables {
+  const subs = 5 ** ps.length;
+  const al = new Int32Array(subs * K);
+  const rm = new Float64Array(subs * K);
+  const nDice = new Int32Array(subs);
+  for (let r = 0; r < subs; r++) {
+    const dice: number[] = [];
+    let y = r;
+    for (let i = ps.length - 1; i >= 0; i--) {
+      const s = y % 5;
+      y = (y / 5) | 0;
+      for (let d = 0; d < s; d++) dice.push(fps[i]);
+    }
+    exactAliasTable(hitCounts(dice), al, rm, r * K);
+    nDice[r] = dice.length;
+  }
+  const alias = new Int32Array(states * K);
+  const rem = new Float64Array(states * K);
+  const n = new Float64Array(states);
+  for (let x = 0; x < states; x++) {
+    let r = 0;
+    for (const p of ps) r = r * 5 + t.digit[x * t.n + p];
+    alias.set(al.subarray(r * K, r * K + K), x * K);
+    rem.set(rm.subarray(r * K, r * K + K), x * K);
+    n[x] = 6 ** nDice[r];
+  }
+  return { alias, rem, n };
 }
 
 /** The closed field path's tables for a case it applies to (closedFieldApplies); `ords` as buildOrders gives them. */
@@ -228,38 +326,12 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
     const key = `${sd}:${blocks.join(',')}`;
     const had = made.get(key);
     if (had !== undefined) return had;
-    // one alias table per combination of the run's blocks' steps (the first block's most significant)
-    const subs = 5 ** blocks.length;
-    const al = new Int32Array(subs * K);
-    const rm = new Float64Array(subs * K);
-    const nDice = new Int32Array(subs);
-    for (let r = 0; r < subs; r++) {
-      const dice: number[] = [];
-      let y = r;
-      for (let i = blocks.length - 1; i >= 0; i--) {
-        const s = y % 5;
-        y = (y / 5) | 0;
-        for (let d = 0; d < s; d++) dice.push(fp(blocks[i]));
-      }
-      exactAliasTable(hitCounts(dice), al, rm, r * K);
-      nDice[r] = dice.length;
-    }
-    // each state of the side: its combination's table, copied (so a draw reads the table at
-    // its state's offset with no look-up in between)
-    const n = t[sd].n;
-    const full = new Int32Array(states[sd] * K);
-    const fullRem = new Float64Array(states[sd] * K);
-    for (let x = 0; x < states[sd]; x++) {
-      let r = 0;
-      for (const b of blocks) r = r * 5 + t[sd].digit[x * n + pos[b]];
-      full.set(al.subarray(r * K, r * K + K), x * K);
-      fullRem.set(rm.subarray(r * K, r * K + K), x * K);
-      nParts.push(6 ** nDice[r]);
-    }
+    const tables = cached(RUN_MADE, `${count[sd]}|${blocks.map((b) => `${pos[b]}:${fp(b)}`).join(',')}`, () => makeRunTables(t[sd], states[sd], blocks.map((b) => pos[b]), blocks.map(fp)), RUN_KEEP);
     const at = aliasLen;
-    aliasParts.push(full);
-    remParts.push(fullRem);
-    aliasLen += full.length;
+    aliasParts.push(tables.alias);
+    remParts.push(tables.rem);
+    for (const x of tables.n) nParts.push(x);
+    aliasLen += tables.alias.length;
     made.set(key, at);
     return at;
   };
