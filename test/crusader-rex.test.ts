@@ -193,7 +193,7 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
   });
   it('tables made through the caches are the tables made with none (every bundled case, tie-breaks, changed firepower and charge)', async () => {
     const { readFileSync, readdirSync } = await import('node:fs');
-    const { buildTables, _tableCaches, tablePathApplies } = await import('../src/systems/crusader-rex/table.js');
+    const { buildTables, _tableCaches, tablePathApplies } = await import('../src/systems/crusader-rex/state-tables.js');
     const { buildOrders } = await import('../src/systems/crusader-rex/order.js');
     const { compileCrusaderRex } = await import('../src/systems/crusader-rex/compile.js');
     const cases: ReturnType<typeof compileCrusaderRex>[] = [];
@@ -298,7 +298,7 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
     expect(K.tablePathApplies(compiled(body))).toBe(true);
     await agreesWithGeneral(body, 'table');
   });
-  // The plain field battles (the first five) take the field path (field.ts): held to the
+  // The plain field battles (the first five) take the field paths (closed-field-path.ts, field-run-path.ts): held to the
   // general path the same way.
   const fieldCases = cases.slice(0, 5);
   it.each(fieldCases)('%s: the field path agrees with the general path (|z| < 4.5 everywhere)', async (_label, body) => {
@@ -339,7 +339,7 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
     expect(none[0]).toBe(0);
   });
   it('side state tables are the ones the state-by-state construction made (both paths)', async () => {
-    const { sideTables } = await import('../src/systems/crusader-rex/table.js');
+    const { sideTables } = await import('../src/systems/crusader-rex/state-tables.js');
     // the construction before typed locals and copyWithin: hits applied one at a time
     const reference = (n: number, pref: number[]) => {
       const states = 5 ** n;
@@ -379,7 +379,7 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
   });
   it('field path alias tables and run distributions are the same bits as the one-state-at-a-time construction', async () => {
     const { _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
-    const { runDists } = await import('../src/systems/crusader-rex/table.js');
+    const { runDists } = await import('../src/systems/crusader-rex/state-tables.js');
     // the constructions the field path had before its scratch arrays and shared walk: the dice must not change
     const plainHits = (fps: number[], steps: number[]) => {
       let dist = [1];

@@ -33,8 +33,8 @@ import type { CrusaderRexCompiled } from './compile.js';
 import { FIELD } from './compile.js';
 import type { Trace } from '../types.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_DEF_HOLDS, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
-import { fieldPathApplies } from './field.js';
-import { sideTables, type SideTables } from './table.js';
+import { fieldPathApplies } from './field-run-path.js';
+import { sideTables, type SideTables } from './state-tables.js';
 import { cached } from './cache.js';
 import { fmix32, nextI32 } from '../../engine/rng.js';
 

@@ -3,10 +3,11 @@
  * v2.0 rules as the Rally the Troops engine resolves them (docs/rules/crusader-rex.md 2-4, 6.5).
  * Four paths run the same rules: the closed field path (closed-field-path.ts) for a field
  * battle whose blocks are all in the field from the start, with no charge (the reference
- * battle); the field path (field.ts) for the other plain field battles (no castle, no harry or
- * retreat choices, a fixed tie-break, at most 5 blocks a side); the table path (table.ts) for
+ * battle); the field run path (field-run-path.ts) for the other plain field battles (no castle,
+ * no harry or retreat choices, a fixed tie-break, at most 5 blocks a side); the table path
+ * (table-path.ts, its tables built in state-tables.ts) for
  * every other battle with at most 5 blocks a side (but the first-listed stormers of
- * policy.stormers: listed, which it cannot pick); and the general path (general.ts), block by
+ * policy.stormers: listed, which it cannot pick); and the volley path (volley-path.ts), block by
  * block, for the rest. The fast paths fire in listed order, so they take the strongest-first
  * order only where it cannot change the outcome (order.ts fireOrderMatters). The accumulator's
  * layout is in layout.ts.
@@ -15,11 +16,12 @@ import type { RngState } from '../../engine/rng.js';
 import type { Kernel, Trace } from '../types.js';
 import type { CrusaderRexCompiled } from './compile.js';
 import { buildClosedField, closedFieldApplies, exactAliasTable, hitCounts, runClosedField, type ClosedField } from './closed-field-path.js';
-import { _general, runGeneral, useGeneral } from './general.js';
-import { buildFieldTables, fieldAliasTable, fieldPathApplies, runField, useFieldTables, type FieldTables } from './field.js';
+import { _general, runGeneral, useGeneral } from './volley-path.js';
+import { buildFieldTables, fieldAliasTable, fieldPathApplies, runField, useFieldTables, type FieldTables } from './field-run-path.js';
 import { accLengthCrusaderRex } from './layout.js';
 import { buildOrders, fireOrderReason } from './order.js';
-import { aliasTable, buildTables, runTable, tablePathApplies, useTables, type Tables } from './table.js';
+import { aliasTable, buildTables, tablePathApplies, type Tables } from './state-tables.js';
+import { runTable, useTables } from './table-path.js';
 
 export { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_GUARD, A_LIFTED, A_LOST, A_ROUNDS, SURV, accLengthCrusaderRex, attrBase, maxAll } from './layout.js';
 
