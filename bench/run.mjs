@@ -150,7 +150,7 @@ function cLimit(dir) {
     const m = JSON.parse(r.stdout);
     if (best === null || m.battles_per_second > best.battles_per_second) best = m;
   }
-  return { source: 'measured (bench/cr-limit.c, gcc -O2 -march=native, best of 3)', battles_per_wall_second: Math.round(best.battles_per_second), p_attacker_wins: best.p_attacker_wins, recorded: C_LIMIT_RECORDED };
+  return { source: 'measured (bench/cr-limit.c, gcc -O2 -march=native, best of 3)', battles_per_wall_second: Math.round(best.battles_per_second), p_attacker_wins: best.p_attacker_wins };
 }
 
 const benches = {
@@ -413,10 +413,14 @@ const benches = {
       // The machine's limit (issue 32): bench/cr-limit.c, the reference battle in scalar C on one
       // core, compiled here when gcc is there (best of 3 runs, wall clock like the whole-process
       // runs); without gcc, the limit the issue recorded on this machine class (74-79 M/s).
+      // The limit is the better of the two: bench/cr-limit.c is a plainer program than the one
+      // the issue timed (two battles interleaved, no SIMD), so on this machine class it reads
+      // below the recorded figure, and a target against it alone would be easier than the issue's.
       const limit = cLimit(dir);
-      out.reference_20m.c_limit = limit;
-      out.reference_20m.process_over_c_limit = +(battles / t1 / limit.battles_per_wall_second).toFixed(3);
-      out.reference_20m.kernel_over_c_limit = +(kernel / limit.battles_per_wall_second).toFixed(3);
+      const cBest = Math.max(limit.battles_per_wall_second, C_LIMIT_RECORDED);
+      out.reference_20m.c_limit = { ...limit, limit_battles_per_wall_second: cBest };
+      out.reference_20m.process_over_c_limit = +(battles / t1 / cBest).toFixed(3);
+      out.reference_20m.kernel_over_c_limit = +(kernel / cBest).toFixed(3);
       if (availableParallelism() >= 2) {
         // What two threads can give on this machine at best: the kernel alone in one worker
         // thread (a) and in each of two at once (b), three alternating rounds; a run whose second
@@ -507,7 +511,7 @@ const TARGETS = {
   // issue 13: the whole process keeps >= 90% of the kernel's speed on one thread, scales to
   // >= 1.8x on two, and a tiny run costs <= 0.35 s more than bare node
   'process.reference_20m.process_over_kernel_1_thread': 0.9,
-  // issue 32: the reference battle's whole process (1 thread) at >= 15% of the scalar C limit measured in the same run
+  // issue 32: the reference battle's whole process (1 thread) at >= 15% of the scalar C limit (measured in the same run, or the recorded one if higher)
   'process.reference_20m.process_over_c_limit': 0.15,
   'process.reference_20m.speedup_2_threads': 1.8,
   'process.tiny_run.seconds_over_node': { max: 0.35 },
