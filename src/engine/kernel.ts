@@ -2,6 +2,12 @@
 import type { RngState } from './rng.js';
 
 /**
+ * Per-trial values of some accumulator slots: after trial t of a kernel call (0-based within the
+ * call) the kernel writes `out[t * slots.length + p] = acc[slots[p]]` for every p.
+ */
+export interface Trace { slots: Int32Array; out: Float64Array }
+
+/**
  * The hot loop: run `trials` independent trials, adding into `acc`. `rng` is the chunk's
  * stream: each trial starts with `nextTrialState(rng, own)` (engine/rng.ts) and draws only from
  * its own state, so that a trial's dice never depend on what earlier trials drew and the engine
@@ -18,7 +24,7 @@ import type { RngState } from './rng.js';
  * cost more than they saved).
  */
 export interface Kernel<C> {
-  run(c: C, rng: RngState, trials: number, acc: Float64Array): void;
+  run(c: C, rng: RngState, trials: number, acc: Float64Array, trace?: Trace): void;
   /** Length of the accumulator for one compiled case. */
   accLength(c: C): number;
 }

@@ -8,7 +8,7 @@ import type { Kernel } from '../engine/kernel.js';
 import type { Estimate } from '../stats/intervals.js';
 import type { EventShift } from './conditional.js';
 
-export type { Kernel } from '../engine/kernel.js';
+export type { Kernel, Trace } from '../engine/kernel.js';
 
 export type MetricKind = 'probability' | 'mean';
 

@@ -1,8 +1,8 @@
 /**
- * The Crusader Rex general path: one battle location over one or more game turns, block by
+ * The Crusader Rex volley path (the general one): one battle location over one or more game turns, block by
  * block, following the v2.0 rules as the Rally the Troops engine resolves them
  * (docs/rules/crusader-rex.md 2-4, 6.5), with every policy and any number of blocks. The table
- * path (table.ts) runs some of the same battles faster; the tests hold the two to each other and
+ * path (table-path.ts) and the field paths run some of the same battles faster; the tests hold the two to each other and
  * to the exact chain (exact.ts).
  *
  * A block's volley is exact and cheap: one unbiased draw d in [0, 6^steps) is the whole roll
