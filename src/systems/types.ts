@@ -9,6 +9,16 @@ import type { Estimate } from '../stats/intervals.js';
 import type { EventShift } from './conditional.js';
 
 /**
+ * Per-trial values of some accumulator slots, asked of a kernel call by the engine to pair
+ * variants: after trial t of the call (0-based within the call) the kernel writes
+ * `out[t * slots.length + p] = acc[slots[p]]` for every p.
+ */
+export interface Trace {
+  slots: Int32Array;
+  out: Float64Array;
+}
+
+/**
  * The hot loop: run `trials` independent trials, adding into `acc`. `rng` is the chunk's
  * stream: each trial starts with `nextTrialState(rng, own)` (engine/rng.ts) and draws only from
  * its own state, so that a trial's dice never depend on what earlier trials drew and the engine
@@ -25,7 +35,7 @@ import type { EventShift } from './conditional.js';
  * cost more than they saved).
  */
 export interface Kernel<C> {
-  run(c: C, rng: RngState, trials: number, acc: Float64Array): void;
+  run(c: C, rng: RngState, trials: number, acc: Float64Array, trace?: Trace): void;
   /** Length of the accumulator for one compiled case. */
   accLength(c: C): number;
 }
