@@ -4,8 +4,20 @@
  * (state.ts). Kills are also added to FantasyState.killedValue and killedUnits (what-if runs read them).
  */
 import type { RngState } from '../../engine/rng.js';
+import * as S from './state.js';
 import type { FantasyCompiled } from './compile.js';
-import { addCount, G, OE, off, P_KNAPSACK, P_RANDOM, P_RECEIVER, rollN, type FantasyState } from './state.js';
+import { addCount, off, rollN, type FantasyState } from './state.js';
+
+// The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
+// an imported binding is read and checked at every use), held to their definitions here.
+const G = 3;
+const OE = 8;
+const P_KNAPSACK = 2;
+const P_RANDOM = 3;
+const P_RECEIVER = 4;
+if ([G, OE, P_KNAPSACK, P_RANDOM, P_RECEIVER].join() !== [S.G, S.OE, S.P_KNAPSACK, S.P_RANDOM, S.P_RECEIVER].join()) {
+  throw new Error('internal: layout constants differ from state.ts and accumulator.ts');
+}
 
 const NT = 7; // compile.ts NT as this module's own constant (state.ts checks it)
 

@@ -12,12 +12,25 @@
  */
 import { nextTrialState, type RngState } from '../../engine/rng.js';
 import type { Kernel, Trace } from '../types.js';
-import { A_ATT_WINS, A_DEF_WINS, A_ROUNDS, A_ROUNDS2, A_TRIALS, A_UNDECIDED, accLengthFantasy, roundBase } from './accumulator.js';
+import { accLengthFantasy, roundBase } from './accumulator.js';
+import * as AC from './accumulator.js';
 import type { FantasyCompiled } from './compile.js';
 import { openField } from './open-field.js';
 import { checkEnd, fillRecords, flushTail } from './record.js';
 import { siege } from './siege.js';
 import { FantasyState } from './state.js';
+
+// The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
+// an imported binding is read and checked at every use), held to their definitions here.
+const A_ATT_WINS = 1;
+const A_DEF_WINS = 2;
+const A_ROUNDS = 4;
+const A_ROUNDS2 = 5;
+const A_TRIALS = 0;
+const A_UNDECIDED = 3;
+if ([A_ATT_WINS, A_DEF_WINS, A_ROUNDS, A_ROUNDS2, A_TRIALS, A_UNDECIDED].join() !== [AC.A_ATT_WINS, AC.A_DEF_WINS, AC.A_ROUNDS, AC.A_ROUNDS2, AC.A_TRIALS, AC.A_UNDECIDED].join()) {
+  throw new Error('internal: layout constants differ from state.ts and accumulator.ts');
+}
 
 export * from './accumulator.js';
 export { prepareFantasy, FantasyState, type PrepareOptions } from './state.js';

@@ -4,12 +4,27 @@
  * melee (4.2 step 6) and its full battle after a breach (H21 (b)) are the same phases.
  */
 import type { RngState } from '../../engine/rng.js';
-import { A_CAP, A_VOLLEY, A_VOLLEY2, histBase } from './accumulator.js';
+import { histBase } from './accumulator.js';
 import { allocate } from './allocation.js';
+import * as S from './state.js';
+import * as AC from './accumulator.js';
 import type { FantasyCompiled } from './compile.js';
 import { capOutcome, checkEnd, endTrial, record } from './record.js';
-import { ALL_GROUPS, ALL_TYPES, countType, hpSide, P_RANDOM, P_RECEIVER, sumDice, type FantasyState } from './state.js';
+import { countType, hpSide, sumDice, type FantasyState } from './state.js';
 import { receiveVolley, rollPool, rollVolley } from './volley.js';
+
+// The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
+// an imported binding is read and checked at every use), held to their definitions here.
+const ALL_GROUPS = 7;
+const ALL_TYPES = (1 << 7) - 1;
+const P_RANDOM = 3;
+const P_RECEIVER = 4;
+const A_CAP = 9;
+const A_VOLLEY = 10;
+const A_VOLLEY2 = 11;
+if ([ALL_GROUPS, ALL_TYPES, P_RANDOM, P_RECEIVER, A_CAP, A_VOLLEY, A_VOLLEY2].join() !== [S.ALL_GROUPS, S.ALL_TYPES, S.P_RANDOM, S.P_RECEIVER, AC.A_CAP, AC.A_VOLLEY, AC.A_VOLLEY2].join()) {
+  throw new Error('internal: layout constants differ from state.ts and accumulator.ts');
+}
 
 // compile.ts's type codes as this module's own constants (state.ts checks them)
 const INF = 0;

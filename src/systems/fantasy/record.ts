@@ -2,9 +2,20 @@
  * The end of a fantasy trial and its records (seed 001, docs/rules/fantasy.md 4.1-4.3): who won,
  * and the state after every round into the accumulator (layout: accumulator.ts).
  */
-import { ROUND_STRIDE, roundBase } from './accumulator.js';
+import { roundBase } from './accumulator.js';
+import * as S from './state.js';
+import * as AC from './accumulator.js';
 import type { FantasyCompiled } from './compile.js';
-import { G, hpSide, TOTG, type FantasyState } from './state.js';
+import { hpSide, type FantasyState } from './state.js';
+
+// The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
+// an imported binding is read and checked at every use), held to their definitions here.
+const G = 3;
+const TOTG = 2 * 3 * 7 * 31 + 2 * 3 * 7;
+const ROUND_STRIDE = 2 + 2 * 7 * 2;
+if ([G, TOTG, ROUND_STRIDE].join() !== [S.G, S.TOTG, AC.ROUND_STRIDE].join()) {
+  throw new Error('internal: layout constants differ from state.ts and accumulator.ts');
+}
 
 const NT = 7; // compile.ts NT as this module's own constant (state.ts checks it)
 

@@ -5,13 +5,31 @@
  */
 import { rollDie } from '../../engine/dice.js';
 import type { RngState } from '../../engine/rng.js';
-import { A_BREACH_ROUND, A_BREACH_ROUND2, A_BREACHED, A_BY_ROUND, A_CAP, A_WITHDREW } from './accumulator.js';
+
+import * as S from './state.js';
+import * as AC from './accumulator.js';
 import type { FantasyCompiled } from './compile.js';
 import { aliasDraw } from './kernel-tables.js';
 import { meleeExchange, openField } from './open-field.js';
 import { capOutcome, checkEnd, endTrial, record } from './record.js';
-import { addCount, ALL_GROUPS, ALL_TYPES, countSide, countType, off, sumDice, TOT, TOTG, type FantasyState } from './state.js';
+import { addCount, countSide, countType, off, sumDice, type FantasyState } from './state.js';
 import { pickNoWaste, receiveVolley, rollPool, rollVolley, spendPick } from './volley.js';
+
+// The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
+// an imported binding is read and checked at every use), held to their definitions here.
+const ALL_GROUPS = 7;
+const ALL_TYPES = (1 << 7) - 1;
+const TOT = 2 * 3 * 7 * 31;
+const TOTG = 2 * 3 * 7 * 31 + 2 * 3 * 7;
+const A_BREACH_ROUND = 7;
+const A_BREACH_ROUND2 = 8;
+const A_BREACHED = 6;
+const A_BY_ROUND = 13;
+const A_CAP = 9;
+const A_WITHDREW = 12;
+if ([ALL_GROUPS, ALL_TYPES, TOT, TOTG, A_BREACH_ROUND, A_BREACH_ROUND2, A_BREACHED, A_BY_ROUND, A_CAP, A_WITHDREW].join() !== [S.ALL_GROUPS, S.ALL_TYPES, S.TOT, S.TOTG, AC.A_BREACH_ROUND, AC.A_BREACH_ROUND2, AC.A_BREACHED, AC.A_BY_ROUND, AC.A_CAP, AC.A_WITHDREW].join()) {
+  throw new Error('internal: layout constants differ from state.ts and accumulator.ts');
+}
 
 // compile.ts's type codes as this module's own constants (state.ts checks them)
 const INF = 0;

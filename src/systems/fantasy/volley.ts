@@ -7,9 +7,23 @@
 import { rollDie } from '../../engine/dice.js';
 import type { RngState } from '../../engine/rng.js';
 import { allocate, kills } from './allocation.js';
+import * as S from './state.js';
 import type { FantasyCompiled } from './compile.js';
 import { aliasDraw } from './kernel-tables.js';
-import { ALL_GROUPS, copySide, countType, OE, P_GREEDY, P_KNAPSACK, P_RANDOM, P_RECEIVER, sumDice, VS, type FantasyState } from './state.js';
+import { copySide, countType, sumDice, type FantasyState } from './state.js';
+
+// The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
+// an imported binding is read and checked at every use), held to their definitions here.
+const ALL_GROUPS = 7;
+const OE = 8;
+const P_GREEDY = 0;
+const P_KNAPSACK = 2;
+const P_RANDOM = 3;
+const P_RECEIVER = 4;
+const VS = 8;
+if ([ALL_GROUPS, OE, P_GREEDY, P_KNAPSACK, P_RANDOM, P_RECEIVER, VS].join() !== [S.ALL_GROUPS, S.OE, S.P_GREEDY, S.P_KNAPSACK, S.P_RANDOM, S.P_RECEIVER, S.VS].join()) {
+  throw new Error('internal: layout constants differ from state.ts and accumulator.ts');
+}
 
 // compile.ts's type codes as this module's own constants (state.ts checks them)
 const CLE = 4;
