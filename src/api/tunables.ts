@@ -237,7 +237,7 @@ export function producedMetrics(system: RulesSystem, compiled: unknown): CaseSum
  * "did you mean" or the list of the case's own metrics, never another mode's or system's.
  */
 export function metricProblem(produced: CaseSummary, metric: string): string | undefined {
-  // own keys only: `constructor`, `toString`, `__proto__` are read off every object (issue 30)
+  // own keys only: `constructor`, `toString`, `__proto__` are read off every object
   if (Object.hasOwn(produced.metrics, metric)) return undefined;
   const own = Object.keys(produced.metrics);
   return MSG.unknownMetric(metric, suggest(metric, own), own);
@@ -399,7 +399,7 @@ export function parseSettings(text: string): Record<string, unknown> {
     const key = part.slice(0, i).trim();
     const raw = part.slice(i + 1).trim();
     const value = raw === 'true' ? true : raw === 'false' ? false : raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
-    // an own key whatever its name: `__proto__=1` assigned would set the prototype and vanish (issue 30)
+    // an own key whatever its name: `__proto__=1` assigned would set the prototype and vanish
     Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;

@@ -50,7 +50,7 @@ export const trialsArg = (what: string) => bySchema(what, COMMON_SHAPE.trials, w
 export const seedArg = bySchema('--seed', COMMON_SHAPE.seed, (v: string) =>
   /^-?\d+$/.test(v) && Number.isSafeInteger(Number(v)) ? Number(v) : v,
 );
-/** An output path flag: not empty (an empty --out used to mean reports/ silently). */
+/** An output path flag: not empty (an empty --out must not silently mean reports/). */
 export const outArg = (what: string) => (v: string) => {
   if (v.trim() === '') throw new InvalidArgumentError(`${what} must not be empty: name a path, or leave the flag out for the default`);
   return v;

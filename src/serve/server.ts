@@ -193,7 +193,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
   /**
    * The served files, each with its validation: those not yet known are validated off this
    * thread (validator.ts), and a file still being validated after LIST_WAIT_MS is listed as
-   * `pending` (its name only) rather than holding up the list (issue 30).
+   * `pending` (its name only) rather than holding up the list.
    */
   async function listScenarios(): Promise<ScenarioEntry[]> {
     const entries = ctx.catalogue.entries();

@@ -1,5 +1,5 @@
 /**
- * The workbench's "what matters" panel (issue 15 item 3): `sensitivity` (which settings of the
+ * The workbench's "what matters" panel: `sensitivity` (which settings of the
  * tuned case move a metric: a tornado of paired effects) and `tune` (whole-number values of one to
  * three settings meeting several targets), streamed like the sweeps: `start` once the request is
  * known to be valid, `progress` (throttled), then `done` or `error`. Everything the api refuses

@@ -1,6 +1,6 @@
 /**
- * Reading and validating the served files off the server's thread (issue 30: with a file that
- * took 11 s to validate, `/api/scenarios` took 11 s and a static asset waited 9 s behind it).
+ * Reading and validating the served files off the server's thread, so that a file
+ * slow to validate holds up neither the scenario list nor a static asset.
  * One worker thread validates files one at a time; the server's thread only stats a file and
  * waits. A validation comes back as plain data (structured-cloned: the sweep's cases, the
  * expect: targets) with its system named by id, and is made whole again here. Where the built

@@ -504,8 +504,7 @@ export interface FieldTables {
  * The field path applies: no castle (town rating 0, so a new battle), no harry or retreat
  * choices, a fixed tie-break, the listed firing order or a strongest-first order that cannot
  * change the outcome (order.ts fireOrderMatters: no charge policy with two knights that may
- * fire in one letter group), at most TABLE_MAX blocks a side (the
- * battles compile's `fast` flag sent here before issue 13's table path).
+ * fire in one letter group), at most TABLE_MAX blocks a side.
  */
 export function fieldPathApplies(c: CrusaderRexCompiled): boolean {
   const n0 = c.side.filter((s) => s === 0).length;

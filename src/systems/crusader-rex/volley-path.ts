@@ -96,7 +96,7 @@ function setLoc(c: CrusaderRexCompiled, b: number, where: number): void {
  * The field (1.4, 3.2): every block in the town outside the castle that is not a reserve still
  * on the road, so stormers and sallying blocks count. (Stormers and a contested field never
  * meet: a relief force arriving cancels the storm, and a storm is declared only into an
- * uncontested field. Counting them is what notices that arrival: issue #17.)
+ * uncontested field. Counting them is what notices that arrival.)
  */
 const IN_FIELD = Uint8Array.from({ length: LEFT + 1 }, (_, l) => (l === FIELD || l === SALLY || l === STORM ? 1 : 0));
 const inField = (b: number) => IN_FIELD[loc[b]] === 1;

@@ -8,9 +8,7 @@
  *   [2] trials that surrendered by the last turn
  *   [3] Σ turn of surrender      [4] Σ turn²    (over the trials that surrendered)
  *   [5 + t - 1] surrenders in turn t, t = 1..turns
- * (Two slots that counted tests rolled and unblockaded port turns were written and never read:
- * removed, issue 38; a shard file written before that has other accumulator lengths and is
- * refused by merge.)
+ * (A shard file with another accumulator length, from an older layout, is refused by merge.)
  */
 import { nextTrialState, type RngState } from '../../engine/rng.js';
 import { rollChance, rollDie } from '../../engine/dice.js';
@@ -47,7 +45,7 @@ export function runSurrender(c: SurrenderCompiled, stream: RngState, trials: num
       // Seed 002 section C: a port is only tested while the blockade holds.
       if (c.port === 1 && !rollChance(rng, c.blockadeT)) continue;
       let m = base;
-      // Cards are played at random per turn with their chance (issue #2); a draw is made only
+      // Cards are played at random per turn with their chance; a draw is made only
       // when the chance is not zero, so scenarios without cards keep their dice.
       if (c.cardBT >= 0 && rollChance(rng, c.cardBT)) m += c.cardBMod;
       if (c.cardDT >= 0 && rollChance(rng, c.cardDT)) m += c.cardDMod;
