@@ -28,6 +28,41 @@ import { resolve } from 'node:path';
 const BAR = 0.9;
 
 /**
+ * A line that writes a kernel's accumulator: `acc[...] +=` (or `=`, `-=`), and `dst[...] +=` in a
+ * helper that is handed the accumulator.
+ */
+const ACC_WRITE = /\b(?:acc|dst)\[.*\]\s*[-+*]?=(?!=)/;
+
+/**
+ * Part of a file, chosen by what its lines say rather than by line numbers, which move as the
+ * file is edited: every line matching one of `lines`, as Stryker line ranges (`file:start-end`,
+ * consecutive lines merged). `why` says what the lines are (`--list` prints it).
+ */
+function linesOf(file, lines, why) {
+  return { file, lines, why };
+}
+
+/** A module's mutate entries as Stryker takes them: files, and line ranges for a `linesOf` part. */
+export function mutatePatterns(mod, root = ROOT) {
+  return mod.mutate.flatMap((m) => {
+    if (typeof m === 'string') return [m];
+    const text = readFileSync(resolve(root, m.file), 'utf8').split('\n');
+    const hits = [];
+    text.forEach((line, i) => {
+      if (m.lines.some((re) => re.test(line))) hits.push(i + 1);
+    });
+    if (hits.length === 0) throw new Error(`${m.file}: no line is ${m.why}`);
+    const ranges = [];
+    for (const l of hits) {
+      const last = ranges.at(-1);
+      if (last && last[1] === l - 1) last[1] = l;
+      else ranges.push([l, l]);
+    }
+    return ranges.map(([a, b]) => `${m.file}:${a}-${b}`);
+  });
+}
+
+/**
  * The modules: what each mutates and the test files that exercise it: the unit tests of the
  * module first, and only those simulation-heavy files without which it would lose kills (every
  * surviving mutant runs every test that reaches it, and a test file that runs 200 000 trials is
@@ -64,6 +99,26 @@ export const MODULES = {
   'cry-havoc-summarize': {
     mutate: ['src/systems/cry-havoc/summarize.ts'],
     tests: ['test/cry-havoc.test.ts', 'test/cry-havoc-tables.test.ts', 'test/metric-docs.test.ts'],
+  },
+  'cry-havoc-kernel': {
+    mutate: [
+      linesOf(
+        'src/systems/cry-havoc/kernel.ts',
+        [ACC_WRITE, /^\s*if \((end === 1 \|\| end === 2|dead|breached|burning > 0)\) \{$/, /const lost = start - pts|\bout\+\+|turnsBurning\+\+/],
+        'a line that writes the accumulator, or decides or computes what one writes',
+      ),
+    ],
+    tests: ['test/kernel-acc.test.ts'],
+  },
+  'fantasy-kernel': {
+    mutate: [linesOf('src/systems/fantasy/kernel.ts', [ACC_WRITE, /\baddState\(/], 'a line that writes the accumulator or adds a round state into it')],
+    tests: ['test/kernel-acc.test.ts'],
+  },
+  'crusader-rex-kernel': {
+    mutate: ['field', 'general', 'table'].map((f) =>
+      linesOf(`src/systems/crusader-rex/${f}.ts`, [ACC_WRITE], 'a line that writes the accumulator'),
+    ),
+    tests: ['test/kernel-acc.test.ts'],
   },
   'crusader-rex-summarize': {
     mutate: ['src/systems/crusader-rex/summarize.ts'],
@@ -173,7 +228,7 @@ async function runModule(name, { incremental, statics }) {
     vitest: { configFile: statics ? 'vitest.config.ts' : 'vitest.mutate.config.ts', related: false },
     ignoreStatic: !statics,
     coverageAnalysis: 'perTest',
-    mutate: mod.mutate,
+    mutate: mutatePatterns(mod),
     testFiles: mod.tests,
     concurrency: 1,
     // the suite's tests are written to pass on a loaded machine; a mutant that loops is cut off
@@ -244,7 +299,10 @@ function printTable(rows) {
 
 const { names, incremental, list, statics } = parseArgs(process.argv.slice(2));
 if (list) {
-  for (const n of names) console.log(`${n}\n  mutate: ${MODULES[n].mutate.join(' ')}\n  tests:  ${MODULES[n].tests.join(' ')}`);
+  for (const n of names) {
+    const parts = MODULES[n].mutate.map((m) => (typeof m === 'string' ? m : `${m.file} (lines: ${m.why})`));
+    console.log(`${n}\n  mutate: ${parts.join(' ')}\n  lines:  ${mutatePatterns(MODULES[n]).join(' ')}\n  tests:  ${MODULES[n].tests.join(' ')}`);
+  }
   process.exit(0);
 }
 process.chdir(ROOT);
@@ -255,7 +313,7 @@ if (!existsSync(resolve(ROOT, 'dist/workers/worker.js'))) {
 const rows = [];
 const t0 = Date.now();
 for (const n of names) {
-  console.log(`\n== ${n}: ${MODULES[n].mutate.join(' ')}  (tests: ${MODULES[n].tests.join(' ')})`);
+  console.log(`\n== ${n}: ${mutatePatterns(MODULES[n]).join(' ')}  (tests: ${MODULES[n].tests.join(' ')})`);
   const row = await runModule(n, { incremental, statics });
   printSurvivors(row);
   rows.push(row);

@@ -14,7 +14,7 @@ import {
   MISSILE_MOUNTED_RESULTS,
   type CryHavocCompiled,
 } from './compile.js';
-import { B_BY_DAY, F_BY_TURN, H_BY_DAY, M_BY_TURN, M_SLOTS, maxHealDay, S_BY_TURN, S_FIRST } from './kernel.js';
+import { B_BY_DAY, F_BY_TURN, H_BY_DAY, healCurveDays, M_BY_TURN, M_SLOTS, maxHealDay, S_BY_TURN, S_FIRST } from './kernel.js';
 import { cryHavocShape } from './schema.js';
 
 /** The first melee roll's metric for a result letter ("-": none), on the table the defender starts on. */
@@ -174,7 +174,7 @@ export function summarizeCryHavoc(c: CryHavocCompiled, acc: Float64Array): CaseS
     metrics.p_hurt = probability(acc[4], n);
     const letters = c.targetMounted0 === 1 ? MISSILE_MOUNTED_RESULTS : MISSILE_FOOT_RESULTS;
     letters.forEach((l, k) => {
-      metrics[shotName(l)] = probability(acc[S_FIRST + (c.targetMounted0 === 1 ? 4 + k : k)], n);
+      metrics[shotName(l)] = probability(acc[S_FIRST + k], n);
     });
     curves.p_killed_by_turn = cumulative(acc, S_BY_TURN, c.turns, n, 'turn');
   } else if (c.kind === K_BATTERING) {
@@ -195,7 +195,7 @@ export function summarizeCryHavoc(c: CryHavocCompiled, acc: Float64Array): CaseS
     metrics.p_out_for_scenario = probability(acc[2], n);
     metrics.p_dies = probability(acc[3], n);
     metrics.mean_days_to_heal = mean(acc[1], acc[4], acc[5], [1, maxHealDay(c)]);
-    curves.heal_by_day = cumulative(acc, H_BY_DAY, Math.min(c.horizon, maxHealDay(c)), n, 'day');
+    curves.heal_by_day = cumulative(acc, H_BY_DAY, healCurveDays(c), n, 'day');
   }
   return { metrics, curves };
 }
