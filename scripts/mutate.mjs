@@ -86,7 +86,7 @@ export const MODULES = {
   },
   'surrender-summarize': {
     mutate: ['src/systems/surrender/summarize.ts'],
-    tests: ['test/surrender.test.ts', 'test/metric-docs.test.ts'],
+    tests: ['test/summarize-acc.test.ts'],
   },
   'surrender-kernel': {
     mutate: ['src/systems/surrender/kernel.ts'],
@@ -94,11 +94,11 @@ export const MODULES = {
   },
   'fantasy-summarize': {
     mutate: ['src/systems/fantasy/summarize.ts'],
-    tests: ['test/fantasy.test.ts', 'test/fantasy-kernel.test.ts', 'test/stats.test.ts', 'test/metric-docs.test.ts'],
+    tests: ['test/summarize-acc.test.ts'],
   },
   'cry-havoc-summarize': {
     mutate: ['src/systems/cry-havoc/summarize.ts'],
-    tests: ['test/cry-havoc.test.ts', 'test/cry-havoc-tables.test.ts', 'test/metric-docs.test.ts'],
+    tests: ['test/summarize-acc.test.ts'],
   },
   'cry-havoc-kernel': {
     mutate: [
@@ -122,7 +122,7 @@ export const MODULES = {
   },
   'crusader-rex-summarize': {
     mutate: ['src/systems/crusader-rex/summarize.ts'],
-    tests: ['test/crusader-rex.test.ts', 'test/crusader-rex-siege.test.ts', 'test/crusader-rex-order.test.ts', 'test/metric-docs.test.ts'],
+    tests: ['test/summarize-acc.test.ts'],
   },
 };
 

@@ -15,7 +15,12 @@ import { deriveState } from '../src/engine/rng.js';
 import type { Kernel } from '../src/systems/types.js';
 import { compileCryHavoc, type CryHavocCompiled } from '../src/systems/cry-havoc/compile.js';
 import { cryHavocKernel } from '../src/systems/cry-havoc/kernel.js';
-import type { Tree } from './helpers.js';
+import { compileFantasy, NT } from '../src/systems/fantasy/compile.js';
+import { fantasyKernel } from '../src/systems/fantasy/kernel.js';
+import { compileCrusaderRex } from '../src/systems/crusader-rex/compile.js';
+import { crusaderRexKernel, _internals as CR, type CrusaderRexPath } from '../src/systems/crusader-rex/kernel.js';
+import { FIELD_BATTLE, SIEGE } from './crusader-rex.shared.js';
+import { merge, type Tree } from './helpers.js';
 
 /** The scenario's first compiled case. */
 function scenario(system: string, body: Tree): Record<string, unknown> {
@@ -231,5 +236,160 @@ describe('Cry Havoc: the accumulator, trial by trial (layout at the top of cry-h
     expect(days.within).toBeGreaterThan(30);
     expect(days.after).toBeGreaterThan(30);
     expect(each.some((a) => a[table === 'siege' ? 2 : 3] === 1)).toBe(true);
+  });
+});
+
+/**
+ * Fantasy's layout (fantasy/kernel.ts): [1] attacker wins [2] defender wins [3] undecided
+ * [4] Σ end round [5] Σ² [6] breached [7] Σ breach round [8] Σ² [9] round cap [10] Σ first
+ * volley's damage [11] Σ² [12] withdrew [13 + r - 1] breached in round r (r = 1..maxRounds); then
+ * a block of 2 + 4·7 slots for each round 0..maxRounds (Σ wall HP, Σ², then each side's units
+ * alive by type, Σ and Σ²: the state at the end of that round, or the state the battle ended
+ * with for the rounds after it); then the first volley's damage histogram 0..maxVolley.
+ */
+describe('fantasy: the accumulator, trial by trial', () => {
+  const STRIDE = 2 + 4 * NT;
+  const cases: [string, Tree, number][] = [
+    // a siege that breaches in different rounds, ends by a wipe-out, a withdrawal or the cap
+    ['siege', { mode: 'siege', attacker: { infantry: 8, archers: 3, mages: 1, siege_engines: 2, captain_might: 1 }, defender: { infantry: 4, archers: 3, clerics: 1 }, wall: { hp: 30 }, max_rounds: 2, policy: { withdraw_below: 0.2 } }, 1100],
+    // the open field, with a round cap judged on total HP
+    ['open field', { mode: 'open_field', attacker: { infantry: 5, cavalry: 2, archers: 3, mages: 2 }, defender: { infantry: 12, cavalry: 3, archers: 2, clerics: 1 }, max_rounds: 1 }, 1100],
+    // a side with no units: the battle ends before round 1
+    ['empty defender', { mode: 'siege', attacker: { infantry: 2 }, defender: {}, max_rounds: 2 }, 50],
+  ];
+
+  it.each(cases)('%s: one outcome; rounds, breach round and volley with their squares; the round blocks; the outcome as the last state says', (label, body, trials) => {
+    const c = compileFantasy(scenario('fantasy', body));
+    const R = c.maxRounds;
+    const rb = 13 + R;
+    const hb = rb + (R + 1) * STRIDE;
+    expect(fantasyKernel.accLength(c)).toBe(hb + c.maxVolley + 1);
+    const each = oneByOne(fantasyKernel, c, trials, `fantasy ${label}`);
+    const block = (a: Float64Array, r: number) => [...a.subarray(rb + r * STRIDE, rb + (r + 1) * STRIDE)];
+    /** Units alive on side s in a round block (the Σ slots of its seven types). */
+    const alive = (bl: number[], s: number) => {
+      let n = 0;
+      for (let t = 0; t < NT; t++) n += bl[2 + 2 * (s * NT + t)];
+      return n;
+    };
+    const w0 = c.siege === 1 ? c.wallHp : 0;
+    const start = [w0, w0 * w0];
+    for (let i = 0; i < 2 * NT; i++) start.push(c.units[i], c.units[i] ** 2);
+    const ck = new Checks();
+    for (const a of each) {
+      ck.trial++;
+      ck.eq(a[0], 1, 'trials');
+      ck.eq(nonZero(a, 1, 4).map(([, v]) => v), [1], 'attacker wins, defender wins, undecided: one of them');
+      const end = a[4];
+      ck.ok(Number.isInteger(end) && end >= 0 && end <= R, `end round ${end}`);
+      ck.eq(a[5], end * end, 'Σ end round²');
+      ck.ok(a[9] === 0 || (a[9] === 1 && end === R), `round cap ${a[9]} at round ${end}`);
+      ck.ok(a[12] === 0 || (a[12] === 1 && a[2] === 1 && c.siege === 1), 'a withdrawal is a defender win, in a siege');
+      const byRound = nonZero(a, 13, 13 + R);
+      if (a[6] === 1) {
+        const r = a[7];
+        ck.ok(c.siege === 1 && r >= 1 && r <= Math.max(end, 1), `breach in round ${r}, the battle ended in ${end}`);
+        ck.eq([a[8], byRound], [r * r, [[13 + r - 1, 1]]], 'Σ breach round², and the count at the round');
+      } else ck.eq([a[6], a[7], a[8], byRound], [0, 0, 0, []], 'no breach');
+      const hist = nonZero(a, hb);
+      if (c.siege === 0 && end >= 1) {
+        const v = a[10];
+        ck.eq([a[11], hist], [v * v, [[hb + Math.min(v, c.maxVolley), 1]]], 'Σ volley², and its histogram count');
+      } else ck.eq([a[10], a[11], hist], [0, 0, []], 'no first volley');
+      // the round blocks: Σ and Σ² pairs, round 0 the starting state, the rounds after the end the last state
+      for (let r = 0; r <= R; r++) {
+        const bl = block(a, r);
+        for (let k = 0; k < STRIDE; k += 2) ck.eq(bl[k + 1], bl[k] * bl[k], `round ${r} slot ${k}: Σ²`);
+        if (r === 0) ck.eq(bl, start, 'round 0: the starting state');
+        if (r > end) ck.eq(bl, block(a, end), `round ${r} after the end (${end}): the state it ended with`);
+      }
+      // how it ended, from the last state: a side with no units lost, unless the cap or a withdrawal came first
+      const last = block(a, end);
+      const [att, def] = [alive(last, 0), alive(last, 1)];
+      if (a[9] === 0 && a[12] === 0) {
+        const want = att > 0 && def === 0 ? 1 : def > 0 && att === 0 ? 2 : att === 0 && def === 0 ? 3 : 0;
+        ck.ok(want !== 0 && a[want] === 1, `outcome ${[1, 2, 3].find((k) => a[k] === 1)} with ${att} and ${def} units left in round ${end}`);
+      }
+    }
+    expect(ck.failed).toEqual([]);
+    if (label === 'siege') {
+      const ends = tally(each, (a) => (a[9] === 1 ? 'cap' : a[12] === 1 ? 'withdrew' : `outcome ${[1, 2, 3].find((k) => a[k] === 1)}`));
+      for (const k of ['cap', 'withdrew', 'outcome 1']) expect(ends[k], k).toBeGreaterThan(5);
+      expect(new Set(each.map((a) => a[7])).size, 'breaches in several rounds, and none').toBeGreaterThanOrEqual(3);
+    }
+    if (label === 'open field') {
+      expect(each.some((a) => a[9] === 1)).toBe(true);
+      expect(new Set(each.map((a) => a[10])).size).toBeGreaterThanOrEqual(4);
+    }
+    if (label === 'empty defender') expect(each.every((a) => a[4] === 0 && a[1] === 1)).toBe(true);
+  });
+});
+
+/**
+ * Crusader Rex's layout (crusader-rex/layout.ts): [1] attacker wins [2] defender holds [3] castle
+ * falls [4] siege lifted [5] continues [6] both gone [7] Σ rounds [8] Σ² [9 + 2 side] Σ steps
+ * lost [10 + 2 side] Σ² [13] guard; [14 + side·(maxAll + 1) + steps] surviving steps; then per
+ * turn, slot (end of round 1..3, end of turn), side and place (field, castle, reserves) Σ steps
+ * and Σ². Each of the kernel's paths (field, table, general) fills it alike: each is run here.
+ */
+describe('Crusader Rex: the accumulator, trial by trial, on each path', () => {
+  const cases: [string, Tree, CrusaderRexPath][] = [
+    ['field battle, field path', merge(FIELD_BATTLE, { turns: 2 }), 'kernel'],
+    ['field battle, table path', merge(FIELD_BATTLE, { turns: 2 }), 'table'],
+    ['field battle, general path', merge(FIELD_BATTLE, { turns: 2 }), 'general'],
+    ['siege, table path', merge(SIEGE, { turns: 2 }), 'kernel'],
+    ['siege, general path', merge(SIEGE, { turns: 2 }), 'general'],
+  ];
+
+  it.each(cases)('%s: one outcome, as the last state says; rounds and steps lost with their squares; survivors where the losses put them; attrition pairs', (label, body, path) => {
+    const c = compileCrusaderRex(scenario('crusader-rex', body));
+    const T = c.turns;
+    const hn = Math.max(c.maxTotal[0], c.maxTotal[1]) + 1;
+    const attr = 14 + 2 * hn;
+    expect(crusaderRexKernel.accLength(c)).toBe(attr + T * 48);
+    const start = [0, 0];
+    c.steps0.forEach((st, b) => (start[c.side[b]] += st));
+    const siege = c.castleOwner0 >= 0;
+    let each: Float64Array[];
+    CR.setPath(path);
+    try {
+      each = oneByOne(crusaderRexKernel, c, 600, `crusader-rex ${label}`);
+    } finally {
+      CR.setPath('kernel');
+    }
+    /** Steps of side s at place p (0 field, 1 castle, 2 reserves) in turn t's slot (0..2 rounds, 3 the end). */
+    const at = (a: Float64Array, t: number, slot: number, s: number, p: number) => a[attr + ((t - 1) * 4 + slot) * 12 + (s * 3 + p) * 2];
+    const ck = new Checks();
+    for (const a of each) {
+      ck.trial++;
+      ck.eq(a[0], 1, 'trials');
+      ck.eq(nonZero(a, 1, 7).filter(([k]) => k !== 3 && k !== 4).map(([, v]) => v), [1], 'wins, holds, continues, both gone: one of them');
+      ck.ok([0, 1].includes(a[3]) && [0, 1].includes(a[4]), 'falls and lifted once at most');
+      if (!siege) ck.eq([a[3], a[4]], [0, 0], 'no castle: nothing falls or is lifted');
+      ck.eq(a[13], 0, 'guard');
+      ck.ok(a[7] >= 0 && a[7] <= 3 * T && a[8] === a[7] * a[7], `rounds ${a[7]}, Σ² ${a[8]}`);
+      for (const s of [0, 1]) {
+        const lost = a[9 + 2 * s];
+        ck.eq(a[10 + 2 * s], lost * lost, `side ${s}: Σ lost²`);
+        ck.eq(nonZero(a, 14 + s * hn, 14 + (s + 1) * hn), [[14 + s * hn + start[s] - lost, 1]], `side ${s}: survivors at ${start[s]} - ${lost}`);
+      }
+      for (let k = attr; k < a.length; k += 2) ck.ok(a[k + 1] === a[k] * a[k], `attrition slot ${k}: Σ²`);
+      // the end of the last turn: who is in the town (field or castle)
+      const inTown = [0, 1].map((s) => at(a, T, 3, s, 0) + at(a, T, 3, s, 1) > 0);
+      const [attIn, defIn] = [inTown[c.attacker0], inTown[1 - c.attacker0]];
+      const want = attIn && !defIn ? 1 : defIn && !attIn ? 2 : attIn && defIn ? 5 : 6;
+      ck.eq(a[want], 1, `outcome with the attacker ${attIn ? 'in' : 'out of'} the town and the defender ${defIn ? 'in' : 'out'}`);
+      // lifted: at the end its holder is in the castle and the other side not in the field
+      if (a[4] === 1) ck.ok([0, 1].some((s) => at(a, T, 3, s, 1) > 0 && at(a, T, 3, 1 - s, 0) === 0), 'lifted, as the end says');
+      for (const s of [0, 1]) ck.ok(at(a, T, 3, s, 0) + at(a, T, 3, s, 1) + at(a, T, 3, s, 2) <= start[s] - a[9 + 2 * s], `side ${s}: at most its surviving steps placed`);
+    }
+    expect(ck.failed).toEqual([]);
+    const outcomes = tally(each, (a) => [1, 2, 5, 6].find((k) => a[k] === 1)!);
+    expect(Object.keys(outcomes).length, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(2);
+    expect(new Set(each.map((a) => a[7])).size, 'several numbers of rounds').toBeGreaterThanOrEqual(2);
+    if (siege) {
+      expect(tally(each, (a) => a[3]), 'castles that fell and held').toMatchObject({ 0: expect.any(Number), 1: expect.any(Number) });
+      expect(tally(each, (a) => a[4]), 'sieges lifted and not').toMatchObject({ 0: expect.any(Number), 1: expect.any(Number) });
+    }
   });
 });
