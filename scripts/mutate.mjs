@@ -108,17 +108,17 @@ export const MODULES = {
         'a line that writes the accumulator, or decides or computes what one writes',
       ),
     ],
-    tests: ['test/kernel-acc.test.ts'],
+    tests: ['test/kernel-acc-cry-havoc.test.ts'],
   },
   'fantasy-kernel': {
     mutate: [linesOf('src/systems/fantasy/kernel.ts', [ACC_WRITE, /\baddState\(/], 'a line that writes the accumulator or adds a round state into it')],
-    tests: ['test/kernel-acc.test.ts'],
+    tests: ['test/kernel-acc-fantasy.test.ts'],
   },
   'crusader-rex-kernel': {
     mutate: ['field', 'general', 'table'].map((f) =>
       linesOf(`src/systems/crusader-rex/${f}.ts`, [ACC_WRITE], 'a line that writes the accumulator'),
     ),
-    tests: ['test/kernel-acc.test.ts'],
+    tests: ['test/kernel-acc-crusader-rex.test.ts'],
   },
   'crusader-rex-summarize': {
     mutate: ['src/systems/crusader-rex/summarize.ts'],

@@ -294,6 +294,9 @@ describe('summarize: fantasy (layout at the top of fantasy/kernel.ts)', () => {
     expect(sidesFantasy({ mode: 'open_field', attacker: { infantry: 1, cavalry: 'x', mages: 1 }, defender: { archers: 2, captain_might: 0 } })).toBe(
       'attacker = the army that shoots first (Phase A) and charges with its cavalry (1 infantry, 1 mage); defender = the army it attacks (2 archers) (4.1)',
     );
+    expect(sidesFantasy({ mode: 'siege', defender: { cavalry: 1, captain_might: 2 } })).toBe(
+      "attacker = the army outside the wall (no units), whose engines batter the wall and whose climbers go over it; defender = the army behind the wall (1 cavalry; captain's Might 2) (4.2)",
+    );
   });
 });
 
