@@ -161,6 +161,8 @@ export const EQUIVALENT = [
   { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "se === 0", replacement: "false", reason: "se = 0 and d is not 0: d / 0 is the same signed infinity; d === 0 is unreachable after the rounding check" },
   { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "d === 0", replacement: "false", reason: "se = 0 and d is not 0: d / 0 is the same signed infinity; d === 0 is unreachable after the rounding check" },
   { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "Number.isNaN(z)", replacement: "false", reason: "a NaN z gives a NaN tail, and Math.min(1, NaN) is NaN as well" },
+  // src/systems/cry-havoc/kernel.ts
+  { file: 'src/systems/cry-havoc/kernel.ts', mutator: 'ConditionalExpression', original: 'days <= c.horizon', replacement: 'true', reason: 'a day past the horizon indexes past the end of the accumulator (its by-day slots stop there), and a Float64Array drops a write past its end' },
   // src/api/diff.ts
   { file: 'src/api/diff.ts', mutator: 'BooleanLiteral', original: 'false', replacement: 'true', reason: "a row's moved is a placeholder: diffSets sets it from the Holm-adjusted p for every row before returning" },
   // src/scenario/expect.ts
