@@ -208,6 +208,10 @@ describe('summarize: Cry Havoc, kind by kind (layout at the top of cry-havoc/ker
     expect(metricDocCryHavoc('p_shot_F')).toBe(
       "missile: the first shooter's first shot (turn 1, always made) gave F on the table the target starts on, over all trials (1.5; mounted table: horse and rider killed)",
     );
+    // the mounted tables have every letter of the foot tables: each letter's definition names its mounted meaning
+    expect(MELEE_FOOT_RESULTS.every((l) => MELEE_MOUNTED_RESULTS.includes(l)) && MISSILE_FOOT_RESULTS.every((l) => MISSILE_MOUNTED_RESULTS.includes(l))).toBe(true);
+    for (const l of MELEE_MOUNTED_RESULTS) expect(metricDocCryHavoc(firstName(l))).toMatch(/; mounted table: [^;]+\)$/);
+    for (const l of MISSILE_MOUNTED_RESULTS) expect(metricDocCryHavoc(shotName(l))).toMatch(/; mounted table: [^;]+\)$/);
     for (const name of ['p_first_I', 'p_shot_G', 'p_first_', 'xp_first_A', 'p_first_Ax', 'p_shot_none', 'p_first_miss', 'mean_turns']) expect(metricDocCryHavoc(name), name).toBeUndefined();
   });
 

@@ -59,10 +59,12 @@ export const METRIC_DOCS_CRY_HAVOC: Readonly<Record<string, string>> = {
   mean_days_to_heal: 'healing: days until healed, over the trials that heal (Croisades: strategic turns × rules.strategic_turn_days; the re-roll\'s 5 turns: 5 × strategic_turn_days days from the wound)',
 };
 
-/** A letter's meaning on a foot and a mounted table, as far as each has the letter. */
-function letterMeaning(k: number | undefined, kf: number, foot: readonly string[], mounted: readonly string[], who: [string, string]): string {
-  const parts = [...(kf >= 0 && kf < foot.length ? [`${who[0]}: ${foot[kf]}`] : []), ...(k !== undefined && k >= 0 && k < mounted.length ? [`${who[1]}: ${mounted[k]}`] : [])];
-  return parts.join('; ');
+/**
+ * A letter's meaning on the foot table, when it has the letter (its index kf, -1 when not), and on
+ * the mounted table (index km), which has every letter the foot table has and more.
+ */
+function letterMeaning(km: number, kf: number, foot: readonly string[], mounted: readonly string[], who: [string, string]): string {
+  return [...(kf >= 0 ? [`${who[0]}: ${foot[kf]}`] : []), `${who[1]}: ${mounted[km]}`].join('; ');
 }
 
 /**
