@@ -163,6 +163,8 @@ export const EQUIVALENT = [
   { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "Number.isNaN(z)", replacement: "false", reason: "a NaN z gives a NaN tail, and Math.min(1, NaN) is NaN as well" },
   // src/systems/cry-havoc/kernel.ts
   { file: 'src/systems/cry-havoc/kernel.ts', mutator: 'ConditionalExpression', original: 'days <= c.horizon', replacement: 'true', reason: 'a day past the horizon indexes past the end of the accumulator (its by-day slots stop there), and a Float64Array drops a write past its end' },
+  // src/systems/crusader-rex/summarize.ts
+  { file: 'src/systems/crusader-rex/summarize.ts', mutator: 'EqualityOperator', original: 'side < 2', replacement: 'side <= 2', reason: "the survivors curve's side 2 has no maxTotal: `s <= undefined` is false and it adds no point (the attrition loop's side < 2 is killed)" },
   // src/api/diff.ts
   { file: 'src/api/diff.ts', mutator: 'BooleanLiteral', original: 'false', replacement: 'true', reason: "a row's moved is a placeholder: diffSets sets it from the Holm-adjusted p for every row before returning" },
   // src/scenario/expect.ts
