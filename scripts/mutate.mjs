@@ -163,6 +163,10 @@ export const EQUIVALENT = [
   { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "Number.isNaN(z)", replacement: "false", reason: "a NaN z gives a NaN tail, and Math.min(1, NaN) is NaN as well" },
   // src/systems/cry-havoc/kernel.ts
   { file: 'src/systems/cry-havoc/kernel.ts', mutator: 'ConditionalExpression', original: 'days <= c.horizon', replacement: 'true', reason: 'a day past the horizon indexes past the end of the accumulator (its by-day slots stop there), and a Float64Array drops a write past its end' },
+  // src/systems/fantasy/kernel.ts (bookkeeping lines)
+  { file: 'src/systems/fantasy/kernel.ts', mutator: 'ConditionalExpression', original: 'through <= c.maxVolley', replacement: 'true', reason: "the first volley's damage after shields is never above maxVolley (3 a mage, 2 an archer; kernel-acc-fantasy checks it): the histogram's clamp never applies" },
+  { file: 'src/systems/fantasy/kernel.ts', mutator: 'EqualityOperator', original: 'through <= c.maxVolley', replacement: 'through < c.maxVolley', reason: 'at through = maxVolley both branches give maxVolley' },
+  { file: 'src/systems/fantasy/kernel.ts', mutator: 'ConditionalExpression', original: 'run !== 0', replacement: 'true', reason: 'the check only skips adding 0 to the tail rounds' },
   // src/systems/crusader-rex/summarize.ts
   { file: 'src/systems/crusader-rex/summarize.ts', mutator: 'EqualityOperator', original: 'side < 2', replacement: 'side <= 2', reason: "the survivors curve's side 2 has no maxTotal: `s <= undefined` is false and it adds no point (the attrition loop's side < 2 is killed)" },
   // src/api/diff.ts

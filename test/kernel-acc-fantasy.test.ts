@@ -20,6 +20,8 @@ describe('fantasy: the accumulator, trial by trial', () => {
     ['siege', { mode: 'siege', attacker: { infantry: 8, archers: 3, mages: 1, siege_engines: 2, captain_might: 1 }, defender: { infantry: 4, archers: 3, clerics: 1 }, wall: { hp: 30 }, max_rounds: 2, policy: { withdraw_below: 0.2 } }, 1100],
     // the open field, with a round cap judged on total HP
     ['open field', { mode: 'open_field', attacker: { infantry: 5, cavalry: 2, archers: 3, mages: 2 }, defender: { infantry: 12, cavalry: 3, archers: 2, clerics: 1 }, max_rounds: 1 }, 1100],
+    // the same at a round cap judged undecided: every capped trial is undecided
+    ['open field, cap undecided', { mode: 'open_field', attacker: { infantry: 5, cavalry: 2, archers: 3, mages: 2 }, defender: { infantry: 12, cavalry: 3, archers: 2, clerics: 1 }, max_rounds: 1, rules: { round_cap_result: 'undecided' } }, 300],
     // a side with no units: the battle ends before round 1
     ['empty defender', { mode: 'siege', attacker: { infantry: 2 }, defender: {}, max_rounds: 2 }, 50],
   ];
@@ -60,7 +62,8 @@ describe('fantasy: the accumulator, trial by trial', () => {
       const hist = nonZero(a, hb);
       if (c.siege === 0 && end >= 1) {
         const v = a[10];
-        ck.eq([a[11], hist], [v * v, [[hb + Math.min(v, c.maxVolley), 1]]], 'Σ volley², and its histogram count');
+        ck.ok(v >= 0 && v <= c.maxVolley, `first volley ${v}: at most maxVolley (3 a mage, 2 an archer)`);
+        ck.eq([a[11], hist], [v * v, [[hb + v, 1]]], 'Σ volley², and its histogram count');
       } else ck.eq([a[10], a[11], hist], [0, 0, []], 'no first volley');
       // the round blocks: Σ and Σ² pairs, round 0 the starting state, the rounds after the end the last state
       for (let r = 0; r <= R; r++) {
@@ -68,10 +71,13 @@ describe('fantasy: the accumulator, trial by trial', () => {
         for (let k = 0; k < STRIDE; k += 2) ck.eq(bl[k + 1], bl[k] * bl[k], `round ${r} slot ${k}: Σ²`);
         if (r === 0) ck.eq(bl, start, 'round 0: the starting state');
         if (r > end) ck.eq(bl, block(a, end), `round ${r} after the end (${end}): the state it ended with`);
+        // a round before the last: the battle went on, so both sides had units at its end
+        if (r >= 1 && r < end) ck.ok(alive(bl, 0) > 0 && alive(bl, 1) > 0, `round ${r} of ${end}: ${alive(bl, 0)} and ${alive(bl, 1)} units`);
       }
       // how it ended, from the last state: a side with no units lost, unless the cap or a withdrawal came first
       const last = block(a, end);
       const [att, def] = [alive(last, 0), alive(last, 1)];
+      if (a[9] === 1 && label === 'open field, cap undecided') ck.eq(a[3], 1, 'the cap judged undecided');
       if (a[9] === 0 && a[12] === 0) {
         const want = att > 0 && def === 0 ? 1 : def > 0 && att === 0 ? 2 : att === 0 && def === 0 ? 3 : 0;
         ck.ok(want !== 0 && a[want] === 1, `outcome ${[1, 2, 3].find((k) => a[k] === 1)} with ${att} and ${def} units left in round ${end}`);
@@ -86,6 +92,9 @@ describe('fantasy: the accumulator, trial by trial', () => {
     if (label === 'open field') {
       expect(each.some((a) => a[9] === 1)).toBe(true);
       expect(new Set(each.map((a) => a[10])).size).toBeGreaterThanOrEqual(4);
+    }
+    if (label === 'open field, cap undecided') {
+      expect(each.filter((a) => a[9] === 1).length, 'capped trials').toBeGreaterThan(10);
     }
     if (label === 'empty defender') expect(each.every((a) => a[4] === 0 && a[1] === 1)).toBe(true);
   });
