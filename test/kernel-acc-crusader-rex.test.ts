@@ -30,6 +30,7 @@ describe('Crusader Rex: the accumulator, trial by trial, on each path', () => {
     ['field battle, general path', merge(FIELD_BATTLE, { turns: 2 }), 'general'],
     ['field battle with reserves, field path', merge(FIELD_BATTLE, { turns: 2, blocks: RESERVES }), 'kernel'],
     ['field battle with reserves, table path', merge(FIELD_BATTLE, { turns: 2, blocks: RESERVES }), 'table'],
+    ['field battle with reserves, general path', merge(FIELD_BATTLE, { turns: 2, blocks: RESERVES }), 'general'],
     ['siege, table path', merge(SIEGE, { turns: 2 }), 'kernel'],
     ['siege, general path', merge(SIEGE, { turns: 2 }), 'general'],
   ];
