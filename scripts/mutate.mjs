@@ -167,6 +167,9 @@ export const EQUIVALENT = [
   { file: 'src/systems/fantasy/kernel.ts', mutator: 'ConditionalExpression', original: 'through <= c.maxVolley', replacement: 'true', reason: "the first volley's damage after shields is never above maxVolley (3 a mage, 2 an archer; kernel-acc-fantasy checks it): the histogram's clamp never applies" },
   { file: 'src/systems/fantasy/kernel.ts', mutator: 'EqualityOperator', original: 'through <= c.maxVolley', replacement: 'through < c.maxVolley', reason: 'at through = maxVolley both branches give maxVolley' },
   { file: 'src/systems/fantasy/kernel.ts', mutator: 'ConditionalExpression', original: 'run !== 0', replacement: 'true', reason: 'the check only skips adding 0 to the tail rounds' },
+  // src/systems/crusader-rex/{general,table}.ts (bookkeeping lines)
+  { file: 'src/systems/crusader-rex/general.ts', mutator: 'ConditionalExpression', original: 'guard > 0', replacement: 'false', reason: 'the action guard is a loop cap no battle reaches (kernel-acc-crusader-rex checks [13] is 0 in every trial): nothing to count' },
+  { file: 'src/systems/crusader-rex/table.ts', mutator: 'ConditionalExpression', original: 'run !== 0', replacement: 'true', reason: 'the check only skips adding 0 to the tail records' },
   // src/systems/crusader-rex/summarize.ts
   { file: 'src/systems/crusader-rex/summarize.ts', mutator: 'EqualityOperator', original: 'side < 2', replacement: 'side <= 2', reason: "the survivors curve's side 2 has no maxTotal: `s <= undefined` is false and it adds no point (the attrition loop's side < 2 is killed)" },
   // src/api/diff.ts
