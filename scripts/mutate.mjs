@@ -67,9 +67,10 @@ export function mutatePatterns(mod, root = ROOT) {
  * module first, and only those simulation-heavy files without which it would lose kills (every
  * surviving mutant runs every test that reaches it, and a test file that runs 200 000 trials is
  * seconds per mutant on a shared machine). A kernel mutates its
- * accumulator bookkeeping only (the lines that count into local totals and add them into `acc`,
- * and the summarize side's reads), named by line range; the rules themselves are held to exact
- * answers by `siegesim check` and the statistical tests.
+ * accumulator bookkeeping only: the lines that write `acc`, chosen by what they say (`linesOf`),
+ * so they need no re-pointing when the rules code around them moves (surrender's kernel is all
+ * bookkeeping and dice: all of it); the rules themselves are held to exact answers by
+ * `siegesim check` and the statistical tests.
  */
 export const MODULES = {
   intervals: {
