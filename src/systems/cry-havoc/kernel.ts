@@ -9,14 +9,16 @@
  *            [7 + (t - 1) * 16 + k] results in turn t: k = code on the foot table (0..6),
  *            or 7 + code on the mounted table (0..8)
  *  missile   [1] killed [2] Σ turn of the kill [3] Σ² [4] ever wounded or stunned
- *            [5 + k] first shot of the first shooter: k = foot code (0..3) or 4 + mounted code (0..6)
- *            [16 + t - 1] killed in turn t
+ *            [5 + k] first shot of the first shooter: k = its code on the table the target
+ *            starts on (foot 0..3, mounted 0..6)
+ *            [12 + t - 1] killed in turn t
  *  battering [1] breached [2] Σ day [3] Σ day² [4] Σ points lost [5] Σ² [6] Σ engines out [7] Σ²
  *            [8 + d - 1] breached on day d
  *  fire      [1] ever ignited [2] burning at the end [3] Σ turns burning [4] Σ²
  *            [5 + t - 1] burning at the end of turn t
  *  healing   [1] healed [2] out for the scenario [3] died [4] Σ days [5] Σ days²
- *            [6 + d - 1] healed on day d, d = 1..maxHealDay
+ *            [6 + d - 1] healed on day d, d = 1..min(horizon_days, maxHealDay): the curve's
+ *            days (a wound healed later counts in [1], [4] and [5] only)
  */
 import { nextTrialState, type RngState } from '../../engine/rng.js';
 import { rollDie } from '../../engine/dice.js';
@@ -30,7 +32,7 @@ const TRIAL: RngState = new Int32Array(4);
 export const M_BY_TURN = 7;
 export const M_SLOTS = 16;
 export const S_FIRST = 5;
-export const S_BY_TURN = 16;
+export const S_BY_TURN = 12;
 export const B_BY_DAY = 8;
 export const F_BY_TURN = 5;
 export const H_BY_DAY = 6;
@@ -38,6 +40,11 @@ export const H_BY_DAY = 6;
 /** Latest day a healing roll can give. */
 export function maxHealDay(c: CryHavocCompiled): number {
   return Math.max(10, HEALING_CROISADES_REROLL_TURNS * c.turnDays, 3 * c.turnDays);
+}
+
+/** The days of the healing curve: up to the horizon, and no further than a roll can give. */
+export function healCurveDays(c: CryHavocCompiled): number {
+  return Math.min(c.horizon, maxHealDay(c));
 }
 
 export function accLengthCryHavoc(c: CryHavocCompiled): number {
@@ -51,7 +58,7 @@ export function accLengthCryHavoc(c: CryHavocCompiled): number {
     case K_FIRE:
       return F_BY_TURN + c.turns;
     default:
-      return H_BY_DAY + maxHealDay(c);
+      return H_BY_DAY + healCurveDays(c);
   }
 }
 
@@ -212,7 +219,7 @@ function runMissile(c: CryHavocCompiled, stream: RngState, trials: number, acc: 
           if (line > 10) line = 10;
           code = c.missileFoot[(line - 1) * 4 + c.coverFoot];
         }
-        if (t === 1 && s === 0) acc[S_FIRST + (c.targetMounted0 === 1 ? 4 + code : code)] += 1;
+        if (t === 1 && s === 0) acc[S_FIRST + code] += 1; // on the table the target starts on
         if (code === 0) continue;
         if (code === 1) {
           // retreat (2 or 4 hexes): fatal when stunned; wounds when blocked
@@ -382,7 +389,7 @@ function runHealing(c: CryHavocCompiled, stream: RngState, trials: number, acc: 
     acc[1] += 1;
     acc[4] += days;
     acc[5] += days * days;
-    acc[H_BY_DAY + days - 1] += 1;
+    if (days <= c.horizon) acc[H_BY_DAY + days - 1] += 1;
   }
 }
 
