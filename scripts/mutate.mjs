@@ -112,11 +112,13 @@ export const MODULES = {
     tests: ['test/kernel-acc-cry-havoc.test.ts'],
   },
   'fantasy-kernel': {
-    mutate: [linesOf('src/systems/fantasy/kernel.ts', [ACC_WRITE, /\baddState\(/], 'a line that writes the accumulator or adds a round state into it')],
+    mutate: ['kernel', 'open-field', 'record', 'siege'].map((f) =>
+      linesOf(`src/systems/fantasy/${f}.ts`, [ACC_WRITE, /\baddState\(/], 'a line that writes the accumulator or adds a round state into it'),
+    ),
     tests: ['test/kernel-acc-fantasy.test.ts'],
   },
   'crusader-rex-kernel': {
-    mutate: ['field', 'general', 'table'].map((f) =>
+    mutate: ['closed-field-path', 'field-run-path', 'volley-path', 'table-path'].map((f) =>
       linesOf(`src/systems/crusader-rex/${f}.ts`, [ACC_WRITE], 'a line that writes the accumulator'),
     ),
     tests: ['test/kernel-acc-crusader-rex.test.ts'],
@@ -164,13 +166,13 @@ export const EQUIVALENT = [
   { file: 'src/stats/intervals.ts', mutator: "ConditionalExpression", original: "Number.isNaN(z)", replacement: "false", reason: "a NaN z gives a NaN tail, and Math.min(1, NaN) is NaN as well" },
   // src/systems/cry-havoc/kernel.ts
   { file: 'src/systems/cry-havoc/kernel.ts', mutator: 'ConditionalExpression', original: 'days <= c.horizon', replacement: 'true', reason: 'a day past the horizon indexes past the end of the accumulator (its by-day slots stop there), and a Float64Array drops a write past its end' },
-  // src/systems/fantasy/kernel.ts (bookkeeping lines)
-  { file: 'src/systems/fantasy/kernel.ts', mutator: 'ConditionalExpression', original: 'through <= c.maxVolley', replacement: 'true', reason: "the first volley's damage after shields is never above maxVolley (3 a mage, 2 an archer; kernel-acc-fantasy checks it): the histogram's clamp never applies" },
-  { file: 'src/systems/fantasy/kernel.ts', mutator: 'EqualityOperator', original: 'through <= c.maxVolley', replacement: 'through < c.maxVolley', reason: 'at through = maxVolley both branches give maxVolley' },
-  { file: 'src/systems/fantasy/kernel.ts', mutator: 'ConditionalExpression', original: 'run !== 0', replacement: 'true', reason: 'the check only skips adding 0 to the tail rounds' },
-  // src/systems/crusader-rex/{general,table}.ts (bookkeeping lines)
-  { file: 'src/systems/crusader-rex/general.ts', mutator: 'ConditionalExpression', original: 'guard > 0', replacement: 'false', reason: 'the action guard is a loop cap no battle reaches (kernel-acc-crusader-rex checks [13] is 0 in every trial): nothing to count' },
-  { file: 'src/systems/crusader-rex/table.ts', mutator: 'ConditionalExpression', original: 'run !== 0', replacement: 'true', reason: 'the check only skips adding 0 to the tail records' },
+  // src/systems/fantasy kernel modules (bookkeeping lines)
+  { file: 'src/systems/fantasy/open-field.ts', mutator: 'ConditionalExpression', original: 'through <= c.maxVolley', replacement: 'true', reason: "the first volley's damage after shields is never above maxVolley (3 a mage, 2 an archer; kernel-acc-fantasy checks it): the histogram's clamp never applies" },
+  { file: 'src/systems/fantasy/open-field.ts', mutator: 'EqualityOperator', original: 'through <= c.maxVolley', replacement: 'through < c.maxVolley', reason: 'at through = maxVolley both branches give maxVolley' },
+  { file: 'src/systems/fantasy/record.ts', mutator: 'ConditionalExpression', original: 'run !== 0', replacement: 'true', reason: 'the check only skips adding 0 to the tail rounds' },
+  // src/systems/crusader-rex/{volley-path,table-path}.ts (bookkeeping lines)
+  { file: 'src/systems/crusader-rex/volley-path.ts', mutator: 'ConditionalExpression', original: 'guard > 0', replacement: 'false', reason: 'the action guard is a loop cap no battle reaches (kernel-acc-crusader-rex checks [13] is 0 in every trial): nothing to count' },
+  { file: 'src/systems/crusader-rex/table-path.ts', mutator: 'ConditionalExpression', original: 'run !== 0', replacement: 'true', reason: 'the check only skips adding 0 to the tail records' },
   // src/systems/crusader-rex/summarize.ts
   { file: 'src/systems/crusader-rex/summarize.ts', mutator: 'EqualityOperator', original: 'side < 2', replacement: 'side <= 2', reason: "the survivors curve's side 2 has no maxTotal: `s <= undefined` is false and it adds no point (the attrition loop's side < 2 is killed)" },
   // src/api/diff.ts

@@ -11,7 +11,7 @@ import { Checks, nonZero, oneByOne, scenario, tally } from './kernel-acc.shared.
  * falls [4] siege lifted [5] continues [6] both gone [7] Σ rounds [8] Σ² [9 + 2 side] Σ steps
  * lost [10 + 2 side] Σ² [13] guard; [14 + side·(maxAll + 1) + steps] surviving steps; then per
  * turn, slot (end of round 1..3, end of turn), side and place (field, castle, reserves) Σ steps
- * and Σ². Each of the kernel's paths (field, table, general) fills it alike: each is run here.
+ * and Σ². Each of the kernel's paths (closed field, field-run, table, general) fills it alike: each is run here.
  */
 describe('Crusader Rex: the accumulator, trial by trial, on each path', () => {
   /** The reference battle's blocks with reserves on both sides (they arrive in rounds 2 and 3). */
@@ -25,10 +25,11 @@ describe('Crusader Rex: the accumulator, trial by trial, on each path', () => {
   ];
 
   const cases: [string, Tree, CrusaderRexPath][] = [
-    ['field battle, field path', merge(FIELD_BATTLE, { turns: 2 }), 'kernel'],
+    ['field battle, closed field path', merge(FIELD_BATTLE, { turns: 2 }), 'kernel'],
+    ['field battle, field-run path', merge(FIELD_BATTLE, { turns: 2 }), 'field'],
     ['field battle, table path', merge(FIELD_BATTLE, { turns: 2 }), 'table'],
     ['field battle, general path', merge(FIELD_BATTLE, { turns: 2 }), 'general'],
-    ['field battle with reserves, field path', merge(FIELD_BATTLE, { turns: 2, blocks: RESERVES }), 'kernel'],
+    ['field battle with reserves, field-run path', merge(FIELD_BATTLE, { turns: 2, blocks: RESERVES }), 'kernel'],
     ['field battle with reserves, table path', merge(FIELD_BATTLE, { turns: 2, blocks: RESERVES }), 'table'],
     ['field battle with reserves, general path', merge(FIELD_BATTLE, { turns: 2, blocks: RESERVES }), 'general'],
     ['siege, table path', merge(SIEGE, { turns: 2 }), 'kernel'],
@@ -44,6 +45,8 @@ describe('Crusader Rex: the accumulator, trial by trial, on each path', () => {
     const start = [0, 0];
     c.steps0.forEach((st, b) => (start[c.side[b]] += st));
     const siege = c.castleOwner0 >= 0;
+    if (label.includes('closed field path')) expect(CR.closedFieldApplies(c)).toBe(true);
+    if (label.includes('field-run path') && path === 'kernel') expect(CR.fieldPathApplies(c) && !CR.closedFieldApplies(c)).toBe(true);
     let each: Float64Array[];
     CR.setPath(path);
     try {
