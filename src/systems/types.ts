@@ -9,12 +9,29 @@ import type { Estimate } from '../stats/intervals.js';
 import type { EventShift } from './conditional.js';
 
 /**
+ * Per-trial values of some accumulator slots, asked of a kernel call by the engine to pair
+ * variants (engine/chunk.ts): after trial t of the call (0-based within the call) the kernel
+ * writes `out[t * slots.length + p] = acc[slots[p]]` for every p, the slot's running value as
+ * if every sum the kernel keeps in locals had been added to `acc` after each trial. The engine
+ * reads the values before the call itself and differences consecutive rows. Every slot is one
+ * the case has (never -1); `out` holds at least `trials * slots.length` values.
+ */
+export interface Trace {
+  slots: Int32Array;
+  out: Float64Array;
+}
+
+/**
  * The hot loop: run `trials` independent trials, adding into `acc`. `rng` is the chunk's
  * stream: each trial starts with `nextTrialState(rng, own)` (engine/rng.ts) and draws only from
  * its own state, so that a trial's dice never depend on what earlier trials drew and the engine
- * can replay one trial for every variant by rewinding `rng` (engine/chunk.ts). A kernel
+ * can run every variant over the same trials from a copy of `rng` (engine/chunk.ts). A kernel
  * therefore advances `rng` by exactly 4 draws per trial. Allocates nothing per trial; `acc[0]`
  * counts trials (so merged buffers carry their n).
+ *
+ * `trace`, when given, asks for the per-trial values of the paired slots (see `Trace`; write
+ * them with `writeTrace`, systems/trace.ts). A traced call leaves `acc` as an untraced one
+ * would. When it is absent it costs one test per trial at most, and it allocates nothing.
  *
  * Keep code after the trial loop to a minimum: V8 optimises a long loop while it runs
  * (on-stack replacement), before the code after it has ever run, and optimised code meeting that
@@ -25,7 +42,7 @@ import type { EventShift } from './conditional.js';
  * cost more than they saved).
  */
 export interface Kernel<C> {
-  run(c: C, rng: RngState, trials: number, acc: Float64Array): void;
+  run(c: C, rng: RngState, trials: number, acc: Float64Array, trace?: Trace): void;
   /** Length of the accumulator for one compiled case. */
   accLength(c: C): number;
 }

@@ -2,7 +2,7 @@
  * The Crusader Rex field path: a field battle at a town without a castle, with no harry or
  * retreat choices, a fixed tie-break and the listed firing order, or a strongest-first order
  * that cannot change the outcome (fieldPathApplies, order.ts fireOrderMatters), at most
- * TABLE_MAX blocks a side. It is the first table path (before issue 13's table.ts, which covers
+ * TABLE_MAX blocks a side. It is a table path of its own beside table.ts (which covers
  * castles and choices as well), kept for these battles because it runs them faster: 1.1-1.3x
  * the table path on the reference battle and the knights' charge (CPU-time pairs). Its
  * dice are its own (one alias draw per run of volleys, as in table.ts, but other tables and
@@ -14,6 +14,8 @@
  */
 import { cached } from './cache.js';
 import { nextI32, nextTrialState, type RngState } from '../../engine/rng.js';
+import { writeTrace } from '../trace.js';
+import type { Trace } from '../types.js';
 import { FIELD, PENDING, type CrusaderRexCompiled } from './compile.js';
 import { fireOrderMatters } from './order.js';
 import { chargeOutcomes, joined, runDists, sideTables } from './table.js';
@@ -371,7 +373,7 @@ function arriveTable(nb: number, r: number, state: Int32Array): void {
   }
 }
 
-export function runField(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array): void {
+export function runField(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const nb = c.nb;
   const histN = maxAll(c) + 1;
   const attrB = attrBase(c);
@@ -463,6 +465,7 @@ export function runField(c: CrusaderRexCompiled, rng: RngState, stream: RngState
     const attIn = NZ[zOff[attacker0] + state[attacker0]] > 0;
     const defIn = NZ[zOff[1 - attacker0] + state[1 - attacker0]] > 0;
     finishFast(c, acc, attrB, histN, attIn, defIn, nRounds);
+    if (trace !== undefined) writeTrace(trace, i, acc);
   }
 }
 
@@ -505,8 +508,7 @@ export interface FieldTables {
  * The field path applies: no castle (town rating 0, so a new battle), no harry or retreat
  * choices, a fixed tie-break, the listed firing order or a strongest-first order that cannot
  * change the outcome (order.ts fireOrderMatters: no charge policy with two knights that may
- * fire in one letter group), at most TABLE_MAX blocks a side (the
- * battles compile's `fast` flag sent here before issue 13's table path).
+ * fire in one letter group), at most TABLE_MAX blocks a side.
  */
 export function fieldPathApplies(c: CrusaderRexCompiled): boolean {
   const n0 = c.side.filter((s) => s === 0).length;

@@ -11,7 +11,7 @@
  * layout is in layout.ts.
  */
 import type { RngState } from '../../engine/rng.js';
-import type { Kernel } from '../types.js';
+import type { Kernel, Trace } from '../types.js';
 import type { CrusaderRexCompiled } from './compile.js';
 import { _general, runGeneral, useGeneral } from './general.js';
 import { buildFieldTables, fieldAliasTable, fieldPathApplies, runField, useFieldTables, type FieldTables } from './field.js';
@@ -26,9 +26,9 @@ const TRIAL: RngState = new Int32Array(4);
 
 /**
  * Everything derived from one compiled case (orders, each side's blocks, the field or table
- * path's tables), made once and kept: with paired variants the engine calls the kernel trial by trial,
- * alternating cases, so switching must only swap references (it once rebuilt the tables on
- * every call: 100x slower).
+ * path's tables), made once and kept: with paired variants the engine calls the kernel block by
+ * block, alternating cases, so switching must only swap references (rebuilding the tables on
+ * every call would cost milliseconds each time).
  */
 interface Prepared {
   orders: Int32Array[];
@@ -98,11 +98,11 @@ function ensure(c: CrusaderRexCompiled): void {
   }
 }
 
-export function runCrusaderRex(c: CrusaderRexCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+export function runCrusaderRex(c: CrusaderRexCompiled, stream: RngState, trials: number, acc: Float64Array, trace?: Trace): void {
   ensure(c);
-  if (path === FIELD) runField(c, TRIAL, stream, trials, acc);
-  else if (path === TABLE) runTable(c, TRIAL, stream, trials, acc);
-  else runGeneral(c, TRIAL, stream, trials, acc);
+  if (path === FIELD) runField(c, TRIAL, stream, trials, acc, trace);
+  else if (path === TABLE) runTable(c, TRIAL, stream, trials, acc, trace);
+  else runGeneral(c, TRIAL, stream, trials, acc, trace);
 }
 
 export const crusaderRexKernel: Kernel<CrusaderRexCompiled> = {

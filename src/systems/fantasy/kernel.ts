@@ -18,7 +18,8 @@
  */
 import { nextTrialState, type RngState } from '../../engine/rng.js';
 import { dieThreshold, rollDie } from '../../engine/dice.js';
-import type { Kernel } from '../types.js';
+import { writeTrace } from '../trace.js';
+import type { Kernel, Trace } from '../types.js';
 import * as TYPES from './compile.js';
 import type { FantasyCompiled } from './compile.js';
 import { aliasDraw, ensureBinomials, ensureSums } from './kernel-tables.js';
@@ -1621,7 +1622,7 @@ function flushTail(c: FantasyCompiled, acc: Float64Array): void {
   tailFrom = R;
 }
 
-export function runFantasy(c: FantasyCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+export function runFantasy(c: FantasyCompiled, stream: RngState, trials: number, acc: Float64Array, trace?: Trace): void {
   const rng = TRIAL;
   ensure(c);
   if (TAIL.length < (c.maxRounds + 1) * ROUND_STRIDE) TAIL = new Float64Array((c.maxRounds + 1) * ROUND_STRIDE);
@@ -1663,6 +1664,7 @@ export function runFantasy(c: FantasyCompiled, stream: RngState, trials: number,
     acc[A_ROUNDS] += endRound;
     acc[A_ROUNDS2] += endRound * endRound;
     if ((i & 1023) === 1023 || i === trials - 1) flushTail(c, acc); // the last trial flushes too: nothing may follow the loop
+    if (trace !== undefined) writeTrace(trace, i, acc);
   }
 }
 
