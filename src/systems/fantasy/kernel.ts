@@ -282,7 +282,7 @@ function prepare(c: FantasyCompiled): Prepared {
 
 /**
  * Size the scratch for a compiled case. Buffers only grow (to the largest case seen), so
- * variants that alternate trial by trial (common random numbers) never reallocate.
+ * variants that alternate block by block (common random numbers) never reallocate.
  */
 function ensure(c: FantasyCompiled): void {
   if (sized === c) return;
