@@ -617,9 +617,6 @@ const benches = {
   },
 };
 
-/** Where a bundled file's whole process cannot keep 80% of its kernels' speed today: its own target, and why. */
-const FILE_TARGETS = {};
-
 // Benchmarks run only when named: whole processes over every bundled file take minutes, more
 // than a CI run of the default set should spend (`npm run bench -- paired files --check`).
 const ON_REQUEST = ['paired', 'files'];
@@ -669,7 +666,7 @@ const TARGETS = {
   // issue 32: a file with k paired variants costs at most 1.2x its variants run as k files
   ...Object.fromEntries(PAIRED_FILES.map((f) => [`paired.${path.basename(f, '.yaml')}.paired_over_apart`, { max: 1.2 }])),
   // issue 32: every bundled file, whole process on one thread, at >= 80% of its own kernels
-  ...Object.fromEntries(bundledScenarios().map((f) => [`files.${path.basename(path.dirname(f))}/${path.basename(f, '.yaml')}.process_over_kernel`, FILE_TARGETS[f] ?? 0.8])),
+  ...Object.fromEntries(bundledScenarios().map((f) => [`files.${path.basename(path.dirname(f))}/${path.basename(f, '.yaml')}.process_over_kernel`, 0.8])),
 };
 
 let only;
