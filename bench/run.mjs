@@ -186,38 +186,43 @@ function cliRun(args) {
 }
 
 /**
- * A scenario's kernels alone on its cases (every sweep point, every variant), one kernel call
- * per case after a warm-up, the calls together sized to take about `sec` s: the file's trials
- * per CPU second, as a run of the same trials per case would spend them.
+ * A scenario's kernels alone on its cases (every sweep point, every variant), each warmed up
+ * until V8 has compiled it (the first calls of a Crusader Rex castle case run tens of times
+ * slower), then timed in CPU time over calls that together take about `total` s, the faster of
+ * two per case: the file's trials per CPU second, as a run of the same trials per case would
+ * spend them.
  */
 function fileKernelRate(v, total) {
   const sys = v.system;
   const sec = Math.max(0.01, total / v.points.reduce((a, p) => a + p.variants.length, 0));
-  let cpu = 0;
+  const cpuOf = (f) => {
+    const c0 = process.cpuUsage();
+    f();
+    const u = process.cpuUsage(c0);
+    return (u.user + u.system) / 1e6;
+  };
+  let perTrial = 0; // CPU seconds per trial of each case, summed
   let cases = 0;
   for (const point of v.points) {
     for (const variant of point.variants) {
       const c = sys.compile(variant.scenario);
       const acc = new Float64Array(sys.kernel.accLength(c));
       const s = deriveState('bench', 'files', cases);
-      sys.kernel.run(c, s, 1000, acc); // the case's tables made, its code warm: not timed
+      // warm: calls of doubling length until one takes 10 ms and is no longer much faster per trial than the last
       let n = 1000;
-      let ms = 0;
-      for (; n < 1e9; n *= 4) {
-        const t0 = performance.now();
-        sys.kernel.run(c, s, n, acc);
-        ms = performance.now() - t0;
-        if (ms > 20) break;
+      let one = Infinity;
+      for (; n < 1e9; n *= 2) {
+        const t = cpuOf(() => sys.kernel.run(c, s, n, acc));
+        const last = one;
+        one = t / n;
+        if (t > 0.01 && one > 0.85 * last) break;
       }
-      n = Math.max(1, Math.round((n * sec * 1000) / Math.max(1, ms)));
-      const c0 = process.cpuUsage();
-      sys.kernel.run(c, s, n, acc);
-      const used = process.cpuUsage(c0);
-      cpu += (used.user + used.system) / 1e6 / n; // CPU seconds per trial of this case
+      const m = Math.max(1, Math.round(sec / 2 / one));
+      perTrial += Math.min(cpuOf(() => sys.kernel.run(c, s, m, acc)), cpuOf(() => sys.kernel.run(c, s, m, acc))) / m;
       cases++;
     }
   }
-  return { cases, trials_per_cpu_second: cases / cpu };
+  return { cases, trials_per_cpu_second: cases / perTrial };
 }
 
 /** A scenario's variants as one-variant files in `dir` (its `expect:` left out: some compare variants). */
