@@ -1,6 +1,6 @@
 /**
- * A chunk run slice by slice is the chunk run in one call, byte for byte (issue: a slow
- * in-process run could not be stopped). The in-process executor runs each chunk a slice of
+ * A chunk run slice by slice is the chunk run in one call, byte for byte, so that a slow
+ * in-process run can be stopped between slices. The in-process executor runs each chunk a slice of
  * trials at a time with turns of the event loop between them; that is only allowed because every
  * kernel's run(compiled, stream, n, acc) continues the same stream and buffer when called again.
  * Held here for every case of every bundled scenario, and for the engine's multi-variant path.

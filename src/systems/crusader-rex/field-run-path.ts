@@ -13,6 +13,8 @@
  */
 import { cached } from './cache.js';
 import { nextI32, nextTrialState, type RngState } from '../../engine/rng.js';
+import { writeTrace } from '../trace.js';
+import type { Trace } from '../types.js';
 import { FIELD, PENDING, type CrusaderRexCompiled } from './compile.js';
 import { fireOrderMatters } from './order.js';
 import { chargeOutcomes, joined, runDists, sideTables } from './state-tables.js';
@@ -370,7 +372,7 @@ function arriveTable(nb: number, r: number, state: Int32Array): void {
   }
 }
 
-export function runField(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array): void {
+export function runField(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const nb = c.nb;
   const histN = maxAll(c) + 1;
   const attrB = attrBase(c);
@@ -462,6 +464,7 @@ export function runField(c: CrusaderRexCompiled, rng: RngState, stream: RngState
     const attIn = NZ[zOff[attacker0] + state[attacker0]] > 0;
     const defIn = NZ[zOff[1 - attacker0] + state[1 - attacker0]] > 0;
     finishFast(c, acc, attrB, histN, attIn, defIn, nRounds);
+    if (trace !== undefined) writeTrace(trace, i, acc);
   }
 }
 

@@ -30,9 +30,9 @@ const TRIAL: RngState = new Int32Array(4);
 
 /**
  * Everything derived from one compiled case (orders, each side's blocks, the field or table
- * path's tables), made once and kept: with paired variants the engine calls the kernel trial by trial,
- * alternating cases, so switching must only swap references (it once rebuilt the tables on
- * every call: 100x slower).
+ * path's tables), made once and kept: with paired variants the engine calls the kernel block by
+ * block, alternating cases, so switching must only swap references (rebuilding the tables on
+ * every call would cost milliseconds each time).
  */
 interface Prepared {
   orders: Int32Array[];
@@ -117,9 +117,9 @@ function ensure(c: CrusaderRexCompiled): void {
 export function runCrusaderRex(c: CrusaderRexCompiled, stream: RngState, trials: number, acc: Float64Array, trace?: Trace): void {
   ensure(c);
   if (path === CLOSED) runClosedField(closed!, stream, trials, acc, trace);
-  else if (path === FIELD) runField(c, TRIAL, stream, trials, acc);
-  else if (path === TABLE) runTable(c, TRIAL, stream, trials, acc);
-  else runGeneral(c, TRIAL, stream, trials, acc);
+  else if (path === FIELD) runField(c, TRIAL, stream, trials, acc, trace);
+  else if (path === TABLE) runTable(c, TRIAL, stream, trials, acc, trace);
+  else runGeneral(c, TRIAL, stream, trials, acc, trace);
 }
 
 export const crusaderRexKernel: Kernel<CrusaderRexCompiled> = {

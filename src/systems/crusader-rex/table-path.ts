@@ -28,6 +28,8 @@
  * the two paths to each other statistically and both to the exact chain.
  */
 import { nextI32, nextTrialState, type RngState } from '../../engine/rng.js';
+import { writeTrace } from '../trace.js';
+import type { Trace } from '../types.js';
 import { rollDie } from '../../engine/dice.js';
 import type { CrusaderRexCompiled } from './compile.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
@@ -632,13 +634,13 @@ function retreatAll(sd: number): void {
   F[sd] = 0;
 }
 
-export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array): void {
+export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const attrN = c.turns * 4 * 12;
   if (DELTA.length < attrN) DELTA = new Float64Array(attrN);
   random = c.tieBreak === 2;
   SLOTS[0] = c.slots[0];
   SLOTS[1] = c.slots[1];
-  playTrials(c, rng, stream, trials, acc, maxAll(c) + 1);
+  playTrials(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
   flushRecords(acc, attrBase(c), attrN);
   acc[0] += trials;
   acc[A_ATT_WINS] += oWins;
@@ -674,7 +676,7 @@ var oL1q = 0;
  * stack (OSR) before any code after it has run, and code after the loop without type feedback
  * (a call, an accumulator store) deoptimised that compiled loop at the end of every call.
  */
-function playTrials(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, histN: number): void {
+function playTrials(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, histN: number, trace: Trace | undefined): void {
   // the outcome counts and sums, left in module vars at the end
   let wins = 0;
   let holds = 0;
@@ -765,6 +767,23 @@ function playTrials(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tri
     l1q += lost1 * lost1;
     acc[SURV + left0] += 1;
     acc[SURV + histN + left1] += 1;
+    if (trace !== undefined) {
+      // the outcome sums kept in locals, added trial by trial so that the traced slots run
+      acc[A_ATT_WINS] += wins;
+      acc[A_DEF_HOLDS] += holds;
+      acc[A_CONTINUES] += goes;
+      acc[A_BOTH_GONE] += gone;
+      acc[A_FALLS] += falls;
+      acc[A_LIFTED] += lifts;
+      acc[A_ROUNDS] += r1;
+      acc[A_ROUNDS + 1] += r2;
+      acc[A_LOST] += l0;
+      acc[A_LOST + 1] += l0q;
+      acc[A_LOST + 2] += l1;
+      acc[A_LOST + 3] += l1q;
+      wins = holds = goes = gone = falls = lifts = r1 = r2 = l0 = l0q = l1 = l1q = 0;
+      writeTrace(trace, i, acc);
+    }
   }
   oWins = wins;
   oHolds = holds;

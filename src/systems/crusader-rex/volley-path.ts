@@ -12,6 +12,8 @@
  * Allocation-free: block state lives in typed arrays grown once.
  */
 import { nextTrialState, type RngState } from '../../engine/rng.js';
+import { writeTrace } from '../trace.js';
+import type { Trace } from '../types.js';
 import { rollDie } from '../../engine/dice.js';
 import { CASTLE, FIELD, GONE, LEFT, PENDING, SALLY, STORM, type CrusaderRexCompiled } from './compile.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_GUARD, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
@@ -566,7 +568,7 @@ function startTrial(c: CrusaderRexCompiled): void {
 }
 
 /** The general path: block by block, every rule and policy, any number of blocks. */
-export function runGeneral(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array): void {
+export function runGeneral(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const histN = maxAll(c) + 1;
   acc[0] += trials; // before the loop: nothing may follow it (the Kernel contract, systems/types.ts)
   for (let i = 0; i < trials; i++) {
@@ -611,6 +613,7 @@ export function runGeneral(c: CrusaderRexCompiled, rng: RngState, stream: RngSta
       acc[A_LOST + 2 * side + 1] += lost * lost;
       acc[SURV + side * histN + left] += 1;
     }
+    if (trace !== undefined) writeTrace(trace, i, acc);
   }
 }
 

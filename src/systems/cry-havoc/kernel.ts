@@ -22,7 +22,8 @@
  */
 import { nextTrialState, type RngState } from '../../engine/rng.js';
 import { rollDie } from '../../engine/dice.js';
-import type { Kernel } from '../types.js';
+import { writeTrace } from '../trace.js';
+import type { Kernel, Trace } from '../types.js';
 import { BATTERING_COLUMNS, HEALING_CROISADES_REROLL_TURNS } from './tables.js';
 import { K_BATTERING, K_FIRE, K_HEALING, K_MELEE, K_MISSILE, type CryHavocCompiled } from './compile.js';
 
@@ -101,7 +102,7 @@ function woundAttackers(c: CryHavocCompiled, all: boolean): boolean {
   return died;
 }
 
-function runMelee(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+function runMelee(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const rng = TRIAL;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
@@ -191,12 +192,13 @@ function runMelee(c: CryHavocCompiled, stream: RngState, trials: number, acc: Fl
       acc[6] += t * t;
     } else if (end === 3) acc[4] += 1;
     else acc[3] += 1;
+    if (trace !== undefined) writeTrace(trace, i, acc);
   }
 }
 
 // === 1.4-1.5 missile fire ==================================================================
 
-function runMissile(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+function runMissile(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const rng = TRIAL;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
@@ -256,12 +258,13 @@ function runMissile(c: CryHavocCompiled, stream: RngState, trials: number, acc: 
       if (stunned > 0) stunned--;
     }
     if (hurt) acc[4] += 1;
+    if (trace !== undefined) writeTrace(trace, i, acc);
   }
 }
 
 // === 1.7 battering ==========================================================================
 
-function runBattering(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+function runBattering(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const rng = TRIAL;
   const nEng = c.enginePoints.length;
   const ramPoints = 9 * c.rams;
@@ -317,12 +320,13 @@ function runBattering(c: CryHavocCompiled, stream: RngState, trials: number, acc
     acc[5] += lost * lost;
     acc[6] += out;
     acc[7] += out * out;
+    if (trace !== undefined) writeTrace(trace, i, acc);
   }
 }
 
 // === 1.9 fire ================================================================================
 
-function runFire(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+function runFire(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const rng = TRIAL;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
@@ -359,47 +363,44 @@ function runFire(c: CryHavocCompiled, stream: RngState, trials: number, acc: Flo
     if (burning > 0) acc[2] += 1;
     acc[3] += turnsBurning;
     acc[4] += turnsBurning * turnsBurning;
+    if (trace !== undefined) writeTrace(trace, i, acc);
   }
 }
 
 // === 1.8 healing =============================================================================
 
-function runHealing(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+function runHealing(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const rng = TRIAL;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
-    let days = 0;
+    let days = 0; // 0: not healed (several months, or died)
     if (c.croisades === 0) {
       days = c.siegeDays[rollDie(rng, 10, c.t10) - 1]; // 0: several months
-      if (days === 0) {
-        acc[2] += 1;
-        continue;
-      }
+      if (days === 0) acc[2] += 1;
     } else {
       const turns = c.croisadesTurns[rollDie(rng, 6, c.t6) - 1];
-      if (turns === 0) {
-        // 6: roll again, 1-2 dies, 3-6 heals after 5 strategic turns
-        if (rollDie(rng, 6, c.t6) <= 2) {
-          acc[3] += 1;
-          continue;
-        }
-        days = HEALING_CROISADES_REROLL_TURNS * c.turnDays;
-      } else days = turns * c.turnDays;
+      if (turns !== 0) days = turns * c.turnDays;
+      // 6: roll again, 1-2 dies, 3-6 heals after 5 strategic turns
+      else if (rollDie(rng, 6, c.t6) <= 2) acc[3] += 1;
+      else days = HEALING_CROISADES_REROLL_TURNS * c.turnDays;
     }
-    acc[1] += 1;
-    acc[4] += days;
-    acc[5] += days * days;
-    if (days <= c.horizon) acc[H_BY_DAY + days - 1] += 1;
+    if (days > 0) {
+      acc[1] += 1;
+      acc[4] += days;
+      acc[5] += days * days;
+      if (days <= c.horizon) acc[H_BY_DAY + days - 1] += 1;
+    }
+    if (trace !== undefined) writeTrace(trace, i, acc);
   }
 }
 
-export function runCryHavoc(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+export function runCryHavoc(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array, trace?: Trace): void {
   ensure(c);
-  if (c.kind === K_MELEE) runMelee(c, stream, trials, acc);
-  else if (c.kind === K_MISSILE) runMissile(c, stream, trials, acc);
-  else if (c.kind === K_BATTERING) runBattering(c, stream, trials, acc);
-  else if (c.kind === K_FIRE) runFire(c, stream, trials, acc);
-  else if (c.kind === K_HEALING) runHealing(c, stream, trials, acc);
+  if (c.kind === K_MELEE) runMelee(c, stream, trials, acc, trace);
+  else if (c.kind === K_MISSILE) runMissile(c, stream, trials, acc, trace);
+  else if (c.kind === K_BATTERING) runBattering(c, stream, trials, acc, trace);
+  else if (c.kind === K_FIRE) runFire(c, stream, trials, acc, trace);
+  else if (c.kind === K_HEALING) runHealing(c, stream, trials, acc, trace);
   acc[0] += trials;
 }
 
