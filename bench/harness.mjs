@@ -1,7 +1,7 @@
 // The benchmark runner's arguments and verdicts (bench/run.mjs), kept apart so tests hold them:
 // a misspelt benchmark name is a usage error (exit 2, nothing run or written), never an empty
 // run that passes; a missed target is named on stderr, not only in the JSON.
-import { suggest } from '../dist/src/scenario/suggest.js';
+import { suggest } from '../dist/src/text/suggest.js';
 
 /** A bad command line: bench/run.mjs prints the message and exits 2. */
 export class BenchUsageError extends Error {}

@@ -38,6 +38,23 @@ function run(file, args) {
 
 const tsc = (project) => run(require.resolve('typescript/bin/tsc'), ['-p', project]);
 
+/**
+ * For the browser's bundles (the static site's workers): src/api.ts without its re-exports of the
+ * Node-only pieces (api/pool.ts, the worker pool; api/read.ts, the file reader), which a browser
+ * worker never calls. The barrel is read as it is at each build, so a new export reaches the site
+ * by itself, and a new Node-only one fails the site's build loudly (node:* cannot be resolved).
+ */
+const NODE_ONLY = /^export\s*\{[^}]*\}\s*from\s*'\.\/api\/(?:pool|read)\.js';\n/gm;
+const apiWithoutNode = {
+  name: 'api-without-node',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]api\.ts$/ }, async (args) => {
+      const { readFile } = await import('node:fs/promises');
+      return { contents: (await readFile(args.path, 'utf8')).replace(NODE_ONLY, ''), loader: 'ts', resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
 async function bundle() {
   rmSync(at('dist/cli'), { recursive: true, force: true });
   rmSync(at('dist/page'), { recursive: true, force: true });
@@ -69,9 +86,10 @@ async function bundle() {
       target: 'es2022',
       minify: true,
       outdir: 'dist/site',
+      plugins: [apiWithoutNode],
     }),
     // the workbench page on the workbench worker's transport (src/site/page/main.ts)
-    build({ ...common, entryPoints: ['src/site/page/main.ts'], format: 'esm', platform: 'browser', target: 'es2022', minify: true, outfile: 'dist/site/workbench-page.js' }),
+    build({ ...common, entryPoints: ['src/site/page/main.ts'], format: 'esm', platform: 'browser', target: 'es2022', minify: true, outfile: 'dist/site/workbench-page.js', plugins: [apiWithoutNode] }),
   ]);
 }
 

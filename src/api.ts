@@ -1,18 +1,23 @@
 /**
  * The API both front ends (the CLI, the workbench server) are thin layers over, and that tests
- * call in-process. One module per verb under src/api/; this file is their public face.
- * Touches no files.
+ * call in-process: the only door from a front end into the core (scenario/, systems/, engine/,
+ * stats/). One module per verb under src/api/; this file is their public face. It reads a
+ * scenario file (api/read.ts) and touches no other file: the front ends and report/ write.
  */
 export type { ScenarioIssue } from './scenario/load.js';
 export type { ValidScenario } from './scenario/validate.js';
-export type { ScenarioResult, CaseResult, Metric } from './systems/types.js';
+export type { ScenarioResult, CaseResult, Metric, RulesSystem } from './systems/types.js';
+export type { Executor, TaskOptions } from './engine/executor.js';
+export type { BatchTask } from './engine/chunk.js';
 export { validateText, runScenario, type RunScenarioOptions } from './api/run.js';
-export { exactScenario, exactDifferences, checkScenario, unpairedDifferences, CHECK_Z_LIMIT, type ExactCase, type CheckRow } from './api/exact.js';
+export { exactScenario, exactDifferences, checkScenario, unpairedDifferences, checkVerdict, judgeCheck, checkPassed, emptyCheckTally, CHECK_Z_LIMIT, type ExactCase, type CheckRow, type CheckVerdict, type CheckTally } from './api/exact.js';
+export { solveAfterSweep, type SweepSolve, type SweepSolveRequest, type SweepSolveOptions } from './api/sweep-solve.js';
 export { solveJson, solveScenario, solveSweep, solvePlan, solveRange, SolveInputError, type SolvePlan, type SolveOptions, type SolveResult, type SolveSweepResult, type SolvePhase } from './api/solve.js';
 export { chunkCount, emptyShards, shardChunks, runShard, mergeShards, ShardError, type ShardData } from './api/shard.js';
 export { rosterOf, RosterInputError, type RosterEntry } from './api/roster.js';
 export { tunablesOf, effectiveValues, parseSettings, TuningInputError, type Tunable, type TunableKind } from './api/tunables.js';
 export { sensitivityScenario, parseStep, OTHER_GAME, type Step, type SensitivityOptions, type SensitivityResult, type SensitivityRow } from './api/sensitivity.js';
+export { answerMetrics, answerOrder, type AnswerColumns } from './api/answer.js';
 export { plateauText, type Plateau } from './api/plateau.js';
 export { tuneScenario, parseTarget, parseRange, missedBy, gapText, edgeText, type TuneOptions, type TuneNames, type TuneResult, type TuneTarget, type TuneEvaluation, type TargetCheck, type TuneEdge } from './api/tune.js';
 export {
@@ -52,3 +57,22 @@ export {
   type HistorySeries,
   type HistoryMove,
 } from './api/history.js';
+
+// The core's pieces a front end names itself: the worker pool and executors, the message
+// catalogue and limits, issue and path formatting, the systems' list and their metric docs.
+export { PoolExecutor, WorkerFailure, exitWhenThreadsLoaded } from './api/pool.js';
+export { inlineExecutor } from './api/executors.js';
+export { CancelledError } from './engine/executor.js';
+export { resultLength } from './engine/chunk.js';
+export { chunkSize } from './engine/run.js';
+export { readText, readRegularFile, errCode } from './api/read.js';
+export { MSG } from './scenario/messages.js';
+export { LIMITS } from './scenario/limits.js';
+export { COMMON_SHAPE, jsonSchemaOf } from './scenario/schema.js';
+export { formatIssue, formatPath } from './scenario/load.js';
+export { fileIssue, folderIssue } from './scenario/decode.js';
+export { SYSTEMS, systemById } from './systems/registry.js';
+export { metricDocsOf, sidesLines } from './systems/metric-docs.js';
+export { shortName } from './systems/chart-kit.js';
+export { los } from './systems/cry-havoc/los.js';
+export { suggest } from './text/suggest.js';

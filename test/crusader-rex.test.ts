@@ -193,7 +193,7 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
   });
   it('tables made through the caches are the tables made with none (every bundled case, tie-breaks, changed firepower and charge)', async () => {
     const { readFileSync, readdirSync } = await import('node:fs');
-    const { buildTables, _tableCaches, tablePathApplies } = await import('../src/systems/crusader-rex/table.js');
+    const { buildTables, _tableCaches, tablePathApplies } = await import('../src/systems/crusader-rex/state-tables.js');
     const { buildOrders } = await import('../src/systems/crusader-rex/order.js');
     const { compileCrusaderRex } = await import('../src/systems/crusader-rex/compile.js');
     const cases: ReturnType<typeof compileCrusaderRex>[] = [];
@@ -298,7 +298,7 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
     expect(K.tablePathApplies(compiled(body))).toBe(true);
     await agreesWithGeneral(body, 'table');
   });
-  // The plain field battles (the first five) take the field path (field.ts): held to the
+  // The plain field battles (the first five) take the field paths (closed-field-path.ts, field-run-path.ts): held to the
   // general path the same way.
   const fieldCases = cases.slice(0, 5);
   it.each(fieldCases)('%s: the field path agrees with the general path (|z| < 4.5 everywhere)', async (_label, body) => {
@@ -339,7 +339,7 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
     expect(none[0]).toBe(0);
   });
   it('side state tables are the ones the state-by-state construction made (both paths)', async () => {
-    const { sideTables } = await import('../src/systems/crusader-rex/table.js');
+    const { sideTables } = await import('../src/systems/crusader-rex/state-tables.js');
     // the construction before typed locals and copyWithin: hits applied one at a time
     const reference = (n: number, pref: number[]) => {
       const states = 5 ** n;
@@ -379,7 +379,7 @@ describe('crusader-rex: the table path (base-5 places, runs of volleys, one alia
   });
   it('field path alias tables and run distributions are the same bits as the one-state-at-a-time construction', async () => {
     const { _internals: K } = await import('../src/systems/crusader-rex/kernel.js');
-    const { runDists } = await import('../src/systems/crusader-rex/table.js');
+    const { runDists } = await import('../src/systems/crusader-rex/state-tables.js');
     // the constructions the field path had before its scratch arrays and shared walk: the dice must not change
     const plainHits = (fps: number[], steps: number[]) => {
       let dist = [1];
@@ -666,3 +666,99 @@ describe('crusader-rex: every rule and policy changes what it should', () => {
     up(zDiff(await pair(FIELD_BATTLE, 'rules.jihad', 'attacker', 60000), 'p_attacker_wins'));
   });
 });
+
+describe('crusader-rex: the closed field path (every block in the field from the start, no charge)', () => {
+  // Closed field battles: the reference battle and others the path takes (Jihad, protect the
+  // best, five blocks, a road slot, a side often wiped out, two game turns, the Franks attacking).
+  const closed: [string, Tree][] = [
+    ['reference battle', FIELD_BATTLE],
+    ['five blocks a side, protect the best', merge(FIELD_BATTLE, {
+      blocks: ['Saladin', 'Al Adil', 'Turks 3', 'Kurds 1', 'Zangi', 'King Guy', 'Conrad', 'Jerusalem Templars', 'Genoa Pilgrims', 'Balian'].map((block) => ({ block })),
+      policy: { tie_break: 'protect_best' },
+    })],
+    ['Jihad, one road slot, two turns, the Franks attacking', merge(FIELD_BATTLE, {
+      blocks: [{ block: 'Saladin', steps: 2 }, { block: 'Turks 1' }, { block: 'Genoa Pilgrims', steps: 2 }, { block: 'Conrad', steps: 3 }, { block: 'Jerusalem Templars' }],
+      attacker: 'franks',
+      player1: 'franks',
+      retreat_slots: { attacker: 1 },
+      turns: 2,
+      rules: { jihad: 'attacker' },
+    })],
+    ['a small side often wiped out in round 1, strongest first', merge(FIELD_BATTLE, {
+      blocks: [{ block: 'Kurds 1', steps: 1 }, { block: 'Turks 3', steps: 2 }, { block: 'King Guy' }, { block: 'Conrad' }],
+      policy: { fire_order: 'strongest_first' },
+    })],
+  ];
+  it('the kernel takes it exactly for closed field battles', () => {
+    for (const [label, body] of closed) expect(KI.closedFieldApplies(compiled(body)), label).toBe(true);
+    // reserves on the road, a knight that charges, a castle: not closed
+    expect(KI.closedFieldApplies(compiled(merge(FIELD_BATTLE, { blocks: [{ block: 'Saladin' }, { block: 'Conrad', at: 'main_road' }, { block: 'King Guy' }] })))).toBe(false);
+    expect(KI.closedFieldApplies(compiled(merge(FIELD_BATTLE, { policy: { charge: 'always' } })))).toBe(false);
+    expect(KI.closedFieldApplies(compiled(merge(FIELD_BATTLE, { town: { rating: 2 } })))).toBe(false);
+    expect(KI.closedFieldApplies(compiled(merge(FIELD_BATTLE, { policy: { harry: 'always' } })))).toBe(false);
+  });
+  it('exact alias tables: every hit count has exactly its share of the 6^n faces', () => {
+    for (const fps of [[3, 3, 3, 3], [3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1], [], [6, 6], Array(20).fill(1), [1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 2, 2]]) {
+      const counts = KI.hitCounts(fps);
+      const n = BigInt(6) ** BigInt(fps.length);
+      expect(counts.reduce((s, x) => s + BigInt(x), 0n)).toBe(n);
+      const alias = new Int32Array(32);
+      const rem = new Float64Array(32);
+      KI.exactAliasTable(counts, alias, rem, 0);
+      // slot s keeps s with weight (threshold * n + rem) of n * 2^27, gives its alias the rest
+      const mass = new Array<bigint>(32).fill(0n);
+      for (let s = 0; s < 32; s++) {
+        const thr = BigInt(alias[s] >>> 5);
+        expect(BigInt(rem[s]) < n || rem[s] === 0).toBe(true);
+        const keep = thr * n + BigInt(rem[s]);
+        mass[s] += keep;
+        mass[alias[s] & 31] += n * 2n ** 27n - keep;
+      }
+      for (let h = 0; h < 32; h++) expect(mass[h], `${fps.join(',')}: h = ${h}`).toBe(BigInt(h < counts.length ? counts[h] : 0) * 32n * 2n ** 27n);
+    }
+  });
+  it.each(closed)('%s: agrees with the general path (|z| < 4.5 everywhere)', async (_label, body) => {
+    await agreesWithGeneral(body, 'kernel');
+  });
+  it.each(closed)('%s: the field path forced agrees with the general path', async (_label, body) => {
+    await agreesWithGeneral(body, 'field');
+  });
+  it.each(closed.filter(([, body]) => exactBattleApplies(body)))('%s: agrees with the exact chain', async (_label, body) => {
+    await agreesWithExact(body);
+  });
+  it('an odd count of trials: one call is its trials one call at a time; a trace gives each trial\'s accumulator', async () => {
+    const { crusaderRexKernel } = await import('../src/systems/crusader-rex/kernel.js');
+    const { deriveState, nextI32 } = await import('../src/engine/rng.js');
+    for (const [label, body] of closed) {
+      const c = compiled(body);
+      const n = 41;
+      const L = crusaderRexKernel.accLength(c);
+      const one = deriveState('closed', label, 0);
+      const accOne = new Float64Array(L);
+      crusaderRexKernel.run(c, one, n, accOne);
+      const many = deriveState('closed', label, 0);
+      const accMany = new Float64Array(L);
+      const slots = Int32Array.from({ length: L }, (_, i) => i);
+      const want = new Float64Array(n * L);
+      for (let i = 0; i < n; i++) {
+        crusaderRexKernel.run(c, many, 1, accMany);
+        want.set(accMany, i * L);
+      }
+      expect(Array.from(accOne), label).toEqual(Array.from(accMany));
+      const ref = deriveState('closed', label, 0);
+      for (let i = 0; i < 4 * n; i++) nextI32(ref);
+      expect(Array.from(one)).toEqual(Array.from(ref));
+      // traced: the same accumulator, and after each trial the accumulator one call at a time gave
+      const traced = deriveState('closed', label, 0);
+      const accTraced = new Float64Array(L);
+      const out = new Float64Array(n * L);
+      crusaderRexKernel.run(c, traced, n, accTraced, { slots, out });
+      expect(Array.from(accTraced), label).toEqual(Array.from(accOne));
+      expect(Array.from(out), label).toEqual(Array.from(want));
+    }
+  });
+});
+
+function exactBattleApplies(body: Tree): boolean {
+  return battleApplies(compiled(body));
+}

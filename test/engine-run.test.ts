@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { runScenario, validateText } from '../src/api.js';
 import { InlineExecutor, type Executor } from '../src/engine/executor.js';
+import { KERNELS } from '../src/systems/kernels.js';
 import { CancelledError, runGroups } from '../src/engine/run.js';
 import type { BatchTask } from '../src/engine/chunk.js';
 import { summaryCsv } from '../src/report/tables.js';
@@ -37,7 +38,7 @@ function valid(text = SCENARIO) {
  * order (deterministically), and it records every task it was given and how many were in flight.
  */
 class ShuffledExecutor implements Executor {
-  readonly inner = new InlineExecutor();
+  readonly inner = new InlineExecutor(KERNELS);
   readonly tasks: BatchTask[] = [];
   inflight = 0;
   maxInflight = 0;
@@ -83,7 +84,7 @@ describe('the run loop', () => {
     const v = valid();
     const { compilePoints, jobsOf } = await import('../src/api/run.js');
     const jobs = jobsOf(v, compilePoints(v));
-    const plain = await runGroups(jobs, { seed: v.seed, trials: v.trials, chunkTrials: 262_144 }, new InlineExecutor());
+    const plain = await runGroups(jobs, { seed: v.seed, trials: v.trials, chunkTrials: 262_144 }, new InlineExecutor(KERNELS));
     for (const [threads, taskMs] of [
       [3, 0.001], // one chunk per task
       [2, 40],
@@ -203,7 +204,7 @@ describe('--precision', () => {
     const v = valid(small);
     const { compilePoints, jobsOf } = await import('../src/api/run.js');
     const jobs = jobsOf(v, compilePoints(v));
-    const out = await runGroups(jobs, { seed: 1, trials: 1000, chunkTrials: 262_144, more: (g) => g === 0, maxTrials: 300_000 }, new InlineExecutor());
+    const out = await runGroups(jobs, { seed: 1, trials: 1000, chunkTrials: 262_144, more: (g) => g === 0, maxTrials: 300_000 }, new InlineExecutor(KERNELS));
     expect(out.map((o) => [o.trials, o.capped])).toEqual([
       [300_000, true],
       [1000, false],

@@ -1,6 +1,6 @@
 /**
- * A chunk run slice by slice is the chunk run in one call, byte for byte (issue: a slow
- * in-process run could not be stopped). The in-process executor runs each chunk a slice of
+ * A chunk run slice by slice is the chunk run in one call, byte for byte, so that a slow
+ * in-process run can be stopped between slices. The in-process executor runs each chunk a slice of
  * trials at a time with turns of the event loop between them; that is only allowed because every
  * kernel's run(compiled, stream, n, acc) continues the same stream and buffer when called again.
  * Held here for every case of every bundled scenario, and for the engine's multi-variant path.
@@ -80,7 +80,7 @@ describe('a chunk in slices is the chunk in one call, byte for byte', () => {
     const task: BatchTask = { ...job, seed: 3, stream: 'point-0', first: 5, sizes: [700, 300, 1] };
     const expected = runBatch(KERNELS[task.system], task);
     let said = 0;
-    const got = await new InlineExecutor().run(task, { onTrials: (t) => (said = t) });
+    const got = await new InlineExecutor(KERNELS).run(task, { onTrials: (t) => (said = t) });
     expect(bytes(got)).toBe(bytes(expected));
     expect(said).toBeLessThanOrEqual(1001);
   });

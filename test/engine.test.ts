@@ -163,16 +163,19 @@ describe('paired differences match metrics by name', () => {
 
   it('a chunk leaves the paired sums of a metric the variant does not pair at 0 (not NaN), and pairs the rest', async () => {
     const { runBatch } = await import('../src/engine/chunk.js');
-    // a toy kernel: slot 0 counts trials; slot 1 gets the trial's first die (1-6); slot 2 twice that
+    // a toy kernel: slot 0 counts trials; slot 1 gets the trial's first die (1-6); slot 2 twice
+    // that; it keeps the trace contract (systems/types.ts), which the engine pairs with
     const { nextU32 } = await import('../src/engine/rng.js');
+    const { writeTrace } = await import('../src/systems/trace.js');
     const kernel = {
       accLength: () => 3,
-      run: (_c: unknown, s: Parameters<typeof nextU32>[0], n: number, acc: Float64Array) => {
+      run: (_c: unknown, s: Parameters<typeof nextU32>[0], n: number, acc: Float64Array, trace?: import('../src/systems/types.js').Trace) => {
         for (let t = 0; t < n; t++) {
           const d = 1 + (nextU32(s) % 6);
           acc[0] += 1;
           acc[1] += d;
           acc[2] += 2 * d;
+          if (trace !== undefined) writeTrace(trace, t, acc);
         }
       },
     };

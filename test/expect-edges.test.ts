@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { metricKinds, sameSweepValue, validateExpect, type ExpectContext } from '../src/scenario/expect.js';
 import { MSG } from '../src/scenario/messages.js';
-import { suggest } from '../src/scenario/suggest.js';
+import { suggest } from '../src/text/suggest.js';
 import type { RulesSystem } from '../src/systems/types.js';
 
 /** A system whose "scenario" is the list of metrics its summary has: [name, kind][]. */

@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { validateText } from '../src/api.js';
 import { compileFantasy, NT, type FantasyCompiled } from '../src/systems/fantasy/compile.js';
-import { _internals as K, fantasyKernel } from '../src/systems/fantasy/kernel.js';
+import { allocate } from '../src/systems/fantasy/allocation.js';
+import { A_ATT_WINS, A_BREACHED, A_DEF_WINS, A_UNDECIDED, fantasyKernel, prepareFantasy, runFantasyState, stateOf } from '../src/systems/fantasy/kernel.js';
+import { off, P_GREEDY, P_LOWEST, P_RECEIVER, totalsMatch } from '../src/systems/fantasy/state.js';
 import { deriveState, nextU32 } from '../src/engine/rng.js';
 import { merge, type Tree } from './helpers.js';
 import { stringify } from 'yaml';
@@ -30,10 +32,10 @@ const FIELD: Tree = {
   defender: { infantry: 10, cavalry: 1, archers: 4, mages: 2, clerics: 5, captain_might: 1 },
 };
 
-/** Run `trials` trials of c on a fixed stream; the accumulator. */
-function runAcc(c: FantasyCompiled, trials: number, key: string): Float64Array {
+/** Run `trials` trials of c on a fixed stream (pricing on a copy of the side if asked); the accumulator. */
+function runAcc(c: FantasyCompiled, trials: number, key: string, copyPricing = false): Float64Array {
   const acc = new Float64Array(fantasyKernel.accLength(c));
-  fantasyKernel.run(c, deriveState('fantasy-kernel', key, 0), trials, acc);
+  runFantasyState(prepareFantasy(c, { copyPricing }), deriveState('fantasy-kernel', key, 0), trials, acc);
   return acc;
 }
 
@@ -51,13 +53,7 @@ describe('fantasy kernel: shield and mage-target pricing on the short target lis
   it.each(cases)('%s: the same accumulators as pricing on a copy of the side', (label, body) => {
     const c = compiled(body);
     const fast = runAcc(c, 1500, label);
-    K.setCopyPricing(true);
-    let copy: Float64Array;
-    try {
-      copy = runAcc(c, 1500, label);
-    } finally {
-      K.setCopyPricing(false);
-    }
+    const copy = runAcc(c, 1500, label, true);
     expect(fast[0]).toBe(1500);
     expect(Array.from(fast)).toEqual(Array.from(copy));
   });
@@ -72,10 +68,10 @@ describe('fantasy kernel: allocation orders made once per case', () => {
       for (let t = 0; t < NT; t++) {
         if ((typeMask & (1 << t)) === 0) continue;
         for (let h = 1; h <= c.maxHp; h++) {
-          const idx = K.off(s, g, t) + h;
+          const idx = off(s, g, t) + h;
           if (a[idx] === 0) continue;
           const v = c.value[s * NT + t];
-          const key = policy === K.policies.P_GREEDY ? -v / h - v * 1e-7 : policy === K.policies.P_LOWEST ? h - v * 1e-7 : v / h - h * 1e-7;
+          const key = policy === P_GREEDY ? -v / h - v * 1e-7 : policy === P_LOWEST ? h - v * 1e-7 : v / h - h * 1e-7;
           cls.push({ idx, h, v, key });
         }
       }
@@ -105,10 +101,10 @@ describe('fantasy kernel: allocation orders made once per case', () => {
   ] as [string, Tree][]) {
     it(`${label}: the same kills and leftovers as a sort per call, on random states`, () => {
       const c = compiled(body);
-      K.ensure(c);
+      const st = prepareFantasy(c);
       const rng = deriveState('alloc-orders', label, 0);
       const wounds = c.leftover === 1;
-      const a = K.cnt();
+      const a = st.cnt;
       const b = new Int32Array(a.length);
       for (let trial = 0; trial < 3000; trial++) {
         a.fill(0);
@@ -117,7 +113,7 @@ describe('fantasy kernel: allocation orders made once per case', () => {
             if (c.units[s * NT + t] === 0) continue;
             for (let g = 0; g < (s === 0 && t < 2 ? 3 : 1); g++) {
               const h = wounds ? 1 + (nextU32(rng) % c.hp[t]) : c.hp[t];
-              a[K.off(s, g, t) + h] = nextU32(rng) % 4;
+              a[off(s, g, t) + h] = nextU32(rng) % 4;
             }
           }
         b.set(a);
@@ -125,12 +121,12 @@ describe('fantasy kernel: allocation orders made once per case', () => {
         const D = nextU32(rng) % 30;
         const typeMask = 1 + (nextU32(rng) % 127);
         const groupMask = 1 + (nextU32(rng) % 7);
-        const policy = [K.policies.P_GREEDY, K.policies.P_LOWEST, K.policies.P_RECEIVER][nextU32(rng) % 3];
-        const left = K.allocate(c, rng, a, s, D, typeMask, groupMask, policy);
+        const policy = [P_GREEDY, P_LOWEST, P_RECEIVER][nextU32(rng) % 3];
+        const left = allocate(st, c, rng, a, s, D, typeMask, groupMask, policy);
         const want = reference(c, b, s, D, typeMask, groupMask, policy);
         expect(left).toBe(want);
         // the classes (not the running totals after them, which this random state never set)
-        const classes = K.off(2, 0, 0); // both sides' classes end where a third side would start
+        const classes = off(2, 0, 0); // both sides' classes end where a third side would start
         expect(Array.from(a.subarray(0, classes))).toEqual(Array.from(b.subarray(0, classes)));
       }
     });
@@ -150,7 +146,31 @@ describe('fantasy kernel: running unit totals', () => {
     const stream = deriveState('totals', label, 0);
     for (let i = 0; i < 300; i++) {
       fantasyKernel.run(c, stream, 1, acc);
-      expect(K.totalsMatch()).toBe(true);
+      expect(totalsMatch(stateOf(c).cnt)).toBe(true);
     }
+  });
+});
+
+describe('fantasy kernel: the per-trial trace of paired slots', () => {
+  it.each([
+    ['siege', SIEGE],
+    ['open field', FIELD],
+  ] as [string, Tree][])('%s: row t is the slots after trial t, and the accumulator is as without a trace', (label, body) => {
+    const c = compiled(body);
+    const slots = Int32Array.from([A_ATT_WINS, A_DEF_WINS, A_UNDECIDED, A_BREACHED]);
+    const n = 300;
+    const out = new Float64Array(n * slots.length).fill(-1);
+    const traced = new Float64Array(fantasyKernel.accLength(c));
+    fantasyKernel.run(c, deriveState('trace', label, 0), n, traced, { slots, out });
+    const plain = new Float64Array(fantasyKernel.accLength(c));
+    fantasyKernel.run(c, deriveState('trace', label, 0), n, plain);
+    expect(Array.from(traced)).toEqual(Array.from(plain));
+    const one = new Float64Array(fantasyKernel.accLength(c));
+    const stream = deriveState('trace', label, 0);
+    for (let t = 0; t < n; t++) {
+      fantasyKernel.run(c, stream, 1, one);
+      for (let p = 0; p < slots.length; p++) expect(out[t * slots.length + p]).toBe(one[slots[p]]);
+    }
+    expect(one[A_ATT_WINS] + one[A_DEF_WINS] + one[A_UNDECIDED]).toBe(n);
   });
 });

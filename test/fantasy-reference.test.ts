@@ -20,7 +20,7 @@ import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { validateText } from '../src/api.js';
 import { compileFantasy } from '../src/systems/fantasy/compile.js';
-import { fantasyKernel, _internals as K, A_TRIALS, A_ATT_WINS, A_DEF_WINS, A_UNDECIDED, A_ROUNDS, A_ROUNDS2, A_BREACHED, A_BREACH_ROUND, A_BREACH_ROUND2, A_CAP, A_VOLLEY, A_VOLLEY2, A_WITHDREW } from '../src/systems/fantasy/kernel.js';
+import { fantasyKernel, prepareFantasy, runFantasyState, A_TRIALS, A_ATT_WINS, A_DEF_WINS, A_UNDECIDED, A_ROUNDS, A_ROUNDS2, A_BREACHED, A_BREACH_ROUND, A_BREACH_ROUND2, A_CAP, A_VOLLEY, A_VOLLEY2, A_WITHDREW } from '../src/systems/fantasy/kernel.js';
 import { deriveState } from '../src/engine/rng.js';
 import { normalQuantile } from '../src/stats/intervals.js';
 import { referenceCovers, runReference, type RefMoments, type RefScenario } from './reference/fantasy.js';
@@ -117,12 +117,12 @@ const scenarioArb: fc.Arbitrary<RefScenario> = fc.oneof(
 
 // ---- the kernel's moments --------------------------------------------------------------------
 
-function kernelMoments(s: RefScenario, trials: number, key: string): RefMoments {
+function kernelMoments(s: RefScenario, trials: number, key: string, perDie: boolean): RefMoments {
   const v = validateText('f.yaml', `name: ref\nsystem: fantasy\nseed: 1\ntrials: ${trials}\n${stringify(s)}`);
   if (!v.ok) throw new Error(v.issues.map((i) => `${i.path}: ${i.message}`).join('; '));
   const c = compileFantasy(v.value.points[0].variants[0].scenario);
   const acc = new Float64Array(fantasyKernel.accLength(c));
-  fantasyKernel.run(c, deriveState('fantasy-reference-kernel', key, 0), trials, acc);
+  runFantasyState(prepareFantasy(c, { perDie }), deriveState('fantasy-reference-kernel', key, 0), trials, acc);
   return {
     trials: acc[A_TRIALS],
     attWins: acc[A_ATT_WINS],
@@ -190,13 +190,7 @@ async function agrees(s: RefScenario, key: string): Promise<boolean> {
   const ref = runReference(s, key, TRIALS);
   for (const perDie of [false, true]) {
     await yieldWorker();
-    K.setPerDie(perDie);
-    let k: RefMoments;
-    try {
-      k = kernelMoments(s, TRIALS, `${key}/${perDie}`);
-    } finally {
-      K.setPerDie(false);
-    }
+    const k = kernelMoments(s, TRIALS, `${key}/${perDie}`, perDie);
     const z = compare(s, k, ref);
     for (const [metric, zv] of Object.entries(z)) {
       worst = Math.max(worst, Math.abs(zv));

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHECK_Z_LIMIT, checkScenario, exactScenario, runScenario, validateText } from '../src/api.js';
-import { aliasDraw, aliasMass, binomialDistribution, ensureBinomials, ensureSums, sumDistribution } from '../src/systems/fantasy/kernel-tables.js';
-import { _internals as K } from '../src/systems/fantasy/kernel.js';
+import { aliasDraw, aliasMass, AliasTables, binomialDistribution, ensureBinomials, ensureSums, sumDistribution } from '../src/systems/fantasy/kernel-tables.js';
+import { perDie } from './fantasy-per-die.js';
 import { deriveState } from '../src/engine/rng.js';
 import { merge, zAll, type Tree } from './helpers.js';
 import { stringify } from 'yaml';
@@ -20,16 +20,6 @@ function valid(body: Tree, trials: number) {
   return v.value;
 }
 
-/** Run in per-die mode (every die rolled), restoring the table mode after. */
-async function perDie<T>(f: () => Promise<T>): Promise<T> {
-  K.setPerDie(true);
-  try {
-    return await f();
-  } finally {
-    K.setPerDie(false);
-  }
-}
-
 /** Upper tail of chi-square at 1e-6 (Wilson-Hilferty): a correct table fails once in a million seeds. */
 function chiCritical(df: number): number {
   const z = 4.753; // standard normal upper 1e-6 point
@@ -38,9 +28,10 @@ function chiCritical(df: number): number {
 }
 
 describe('fantasy tables: every outcome has its exact probability to within 2^-32', () => {
+  const tables = new AliasTables();
   /** Check a table against a distribution (outcome code -> probability). */
   function holds(base: number, exact: (code: number) => number, codes: number[]) {
-    const mass = aliasMass(base);
+    const mass = aliasMass(tables.al, base);
     let total = 0;
     for (const [code, m] of mass) {
       total += m;
@@ -52,7 +43,7 @@ describe('fantasy tables: every outcome has its exact probability to within 2^-3
 
   it('sums of n dice (d2, d3, d6), n = 0..40', () => {
     for (const die of [2, 3, 6]) {
-      const bases = ensureSums(die, 40);
+      const bases = ensureSums(tables, die, 40);
       for (let n = 0; n <= 40; n++) {
         const dist = sumDistribution(die, n);
         const codes = Array.from({ length: (die - 1) * n + 1 }, (_, i) => n + i);
@@ -70,7 +61,7 @@ describe('fantasy tables: every outcome has its exact probability to within 2^-3
       ['0/20', 0],
       ['20/20', 1],
     ] as [string, number][]) {
-      const bases = ensureBinomials(key, p, 60);
+      const bases = ensureBinomials(tables, key, p, 60);
       for (let n = 0; n <= 60; n++) {
         const dist = binomialDistribution(n, p);
         holds(bases[n], (k) => dist[k] ?? 0, Array.from({ length: n + 1 }, (_, k) => k));
@@ -81,11 +72,11 @@ describe('fantasy tables: every outcome has its exact probability to within 2^-3
   });
 
   it('draws follow their table (chi-square, 600k draws of 3d6), and a wrong distribution is caught', () => {
-    const base = ensureSums(6, 3)[3];
+    const base = ensureSums(tables, 6, 3)[3];
     const rng = deriveState('fantasy-tables', 'draws', 0);
     const counts = new Array<number>(19).fill(0);
     const N = 600_000;
-    for (let i = 0; i < N; i++) counts[aliasDraw(rng, base)]++;
+    for (let i = 0; i < N; i++) counts[aliasDraw(rng, tables.al, base)]++;
     expect(counts[0] + counts[1] + counts[2]).toBe(0);
     const chi = (dist: number[]) => {
       let x = 0;

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
 import { compileFantasy, ARC, CAV, ENG, INF, CAP, NT, type FantasyCompiled } from '../src/systems/fantasy/compile.js';
-import { _internals as K } from '../src/systems/fantasy/kernel.js';
+import { allocate } from '../src/systems/fantasy/allocation.js';
+import { off, P_GREEDY, P_KNAPSACK, P_LOWEST, P_RANDOM, P_RECEIVER, prepareFantasy, type FantasyState } from '../src/systems/fantasy/state.js';
+import { spendShields, splitCancel } from '../src/systems/fantasy/volley.js';
+import { perDie } from './fantasy-per-die.js';
 import { deriveState } from '../src/engine/rng.js';
 import { curvePoint, merge, zCurve, zDiff, type Tree } from './helpers.js';
 import { stringify } from 'yaml';
@@ -57,38 +60,38 @@ describe('fantasy: damage allocation (H2-H4) on unit classes', () => {
   // Defender: 2 archers (HP 2, value 3.5) and 2 infantry (HP 4, value 3.5), 1 cavalry (HP 5, 7).
   const c = compiled(`mode: open_field\ndefender: { infantry: 2, archers: 2, cavalry: 1 }\nattacker: { infantry: 1 }`);
   const rng = deriveState('alloc', 'x', 0);
+  const st = prepareFantasy(c);
   const setup = () => {
-    K.ensure(c);
-    const a = K.cnt();
+    const a = st.cnt;
     a.fill(0);
-    a[K.off(1, 0, INF) + 4] = 2;
-    a[K.off(1, 0, ARC) + 2] = 2;
-    a[K.off(1, 0, CAV) + 5] = 1;
+    a[off(1, 0, INF) + 4] = 2;
+    a[off(1, 0, ARC) + 2] = 2;
+    a[off(1, 0, CAV) + 5] = 1;
     return a;
   };
   const alive = (a: Int32Array, t: number) => {
     let n = 0;
-    for (let g = 0; g < 3; g++) for (let h = 1; h <= c.maxHp; h++) n += a[K.off(1, g, t) + h];
+    for (let g = 0; g < 3; g++) for (let h = 1; h <= c.maxHp; h++) n += a[off(1, g, t) + h];
     return n;
   };
   const ALL = (1 << NT) - 1;
 
   it('greedy value (H4 DEFAULT) kills the best value per HP first: archers, then cavalry', () => {
     const a = setup();
-    const left = K.allocate(c, rng, a, 1, 9, ALL, 7, K.policies.P_GREEDY);
+    const left = allocate(st, c, rng, a, 1, 9, ALL, 7, P_GREEDY);
     expect([alive(a, ARC), alive(a, CAV), alive(a, INF)]).toEqual([0, 0, 2]); // 2+2+5 = 9
     expect(left).toBe(0);
   });
 
   it('lowest HP (H4 (b)) maximises kills', () => {
     const a = setup();
-    K.allocate(c, rng, a, 1, 8, ALL, 7, K.policies.P_LOWEST);
+    allocate(st, c, rng, a, 1, 8, ALL, 7, P_LOWEST);
     expect([alive(a, ARC), alive(a, INF), alive(a, CAV)]).toEqual([0, 1, 1]); // 2+2+4
   });
 
   it('receiver (H3 (b)) gives up the cheapest value per HP first: infantry', () => {
     const a = setup();
-    K.allocate(c, rng, a, 1, 8, ALL, 7, K.policies.P_RECEIVER);
+    allocate(st, c, rng, a, 1, 8, ALL, 7, P_RECEIVER);
     expect([alive(a, INF), alive(a, ARC), alive(a, CAV)]).toEqual([0, 2, 1]);
   });
 
@@ -96,10 +99,10 @@ describe('fantasy: damage allocation (H2-H4) on unit classes', () => {
     // 7 points: greedy takes archers (4) then cannot afford the cavalry (5): value 7.
     // Knapsack takes an archer and the cavalry: 2 + 5 = 7 points, value 10.5.
     let a = setup();
-    K.allocate(c, rng, a, 1, 7, ALL, 7, K.policies.P_GREEDY);
+    allocate(st, c, rng, a, 1, 7, ALL, 7, P_GREEDY);
     expect([alive(a, ARC), alive(a, CAV)]).toEqual([0, 1]);
     a = setup();
-    K.allocate(c, rng, a, 1, 7, ALL, 7, K.policies.P_KNAPSACK);
+    allocate(st, c, rng, a, 1, 7, ALL, 7, P_KNAPSACK);
     expect([alive(a, ARC), alive(a, CAV)]).toEqual([1, 0]);
   });
 
@@ -107,7 +110,7 @@ describe('fantasy: damage allocation (H2-H4) on unit classes', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 200; i++) {
       const a = setup();
-      K.allocate(c, rng, a, 1, 4, ALL, 7, K.policies.P_RANDOM);
+      allocate(st, c, rng, a, 1, 4, ALL, 7, P_RANDOM);
       const lost = 2 - alive(a, ARC) + (2 - alive(a, INF)) * 4 / 4 + (1 - alive(a, CAV));
       expect(lost).toBeGreaterThan(0);
       seen.add(`${alive(a, ARC)}${alive(a, INF)}${alive(a, CAV)}`);
@@ -117,65 +120,81 @@ describe('fantasy: damage allocation (H2-H4) on unit classes', () => {
 
   it('leftover points are wasted (H2 DEFAULT) or wound (H2 (b))', () => {
     const a = setup();
-    expect(K.allocate(c, rng, a, 1, 3, 1 << INF, 7, K.policies.P_GREEDY)).toBe(3); // cannot kill HP 4
-    expect(a[K.off(1, 0, INF) + 4]).toBe(2);
+    expect(allocate(st, c, rng, a, 1, 3, 1 << INF, 7, P_GREEDY)).toBe(3); // cannot kill HP 4
+    expect(a[off(1, 0, INF) + 4]).toBe(2);
     const cw = compiled(`mode: open_field\ndefender: { infantry: 2, archers: 2, cavalry: 1 }\nattacker: { infantry: 1 }\nrules: { leftover: persistent }`);
-    K.ensure(cw);
-    const b = K.cnt();
+    const sw = prepareFantasy(cw);
+    const b = sw.cnt;
     b.fill(0);
-    b[K.off(1, 0, INF) + 4] = 2;
-    expect(K.allocate(cw, rng, b, 1, 3, 1 << INF, 7, K.policies.P_GREEDY)).toBe(0);
-    expect([b[K.off(1, 0, INF) + 4], b[K.off(1, 0, INF) + 1]]).toEqual([1, 1]); // one unit at 1 HP
+    b[off(1, 0, INF) + 4] = 2;
+    expect(allocate(sw, cw, rng, b, 1, 3, 1 << INF, 7, P_GREEDY)).toBe(0);
+    expect([b[off(1, 0, INF) + 4], b[off(1, 0, INF) + 1]]).toEqual([1, 1]); // one unit at 1 HP
   });
 });
 
 describe('fantasy: shield spending (H9) picks', () => {
   const c = compiled(merge(FIELD, { policy: { shield_spending: 'no_waste' } }));
-  const face = (s: number, c1: number, c2: number, c3: number) => {
-    K.pool.fill(0);
-    K.pool[s * 4 + 1] = c1;
-    K.pool[s * 4 + 2] = c2;
-    K.pool[s * 4 + 3] = c3;
+  const face = (st: FantasyState, s: number, c1: number, c2: number, c3: number) => {
+    st.pool.fill(0);
+    st.pool[s * 4 + 1] = c1;
+    st.pool[s * 4 + 2] = c2;
+    st.pool[s * 4 + 3] = c3;
+  };
+  /** spendShields with a price per pip kept back (H9 DEFAULT's lambda). */
+  const spend = (st: FantasyState, s: number, D: number, phaseA: boolean, lambda: number) => {
+    st.lambda[0] = lambda;
+    const spent = spendShields(st, st.c, s, D, phaseA);
+    st.lambda[0] = 0;
+    return spent;
+  };
+  /** Set the price of a volley by hand: value (x10) and units lost with p points cancelled. */
+  const setPrices = (st: FantasyState, loss: number[], kills: number[]) => {
+    st.pxStamp++;
+    for (let p = 0; p < loss.length; p++) {
+      st.lossTab[p] = loss[p];
+      st.killsTab[p] = kills[p] ?? 0;
+      st.lossSeen[p] = st.pxStamp;
+    }
   };
   it('no-waste (b) spends the largest die that fits, repeatedly', () => {
-    K.ensure(c);
-    face(1, 1, 1, 1);
-    expect(K.spendShields(c, 1, 4, false, 0)).toBe(4); // 3 then 1
-    expect([K.pool[5], K.pool[6], K.pool[7]]).toEqual([0, 1, 0]);
+    const sc = prepareFantasy(c);
+    face(sc, 1, 1, 1, 1);
+    expect(spend(sc, 1, 4, false, 0)).toBe(4); // 3 then 1
+    expect([sc.pool[5], sc.pool[6], sc.pool[7]]).toEqual([0, 1, 0]);
   });
   it('full block (c) covers the damage with the smallest sum', () => {
     const cf = compiled(merge(FIELD, { policy: { shield_spending: 'full_block' } }));
-    K.ensure(cf);
-    face(1, 0, 1, 2);
-    expect(K.spendShields(cf, 1, 4, false, 0)).toBe(4); // 2+3 = 5 covers 4 (3+3 = 6 wastes more)
-    expect([K.pool[6], K.pool[7]]).toEqual([0, 1]);
+    const scf = prepareFantasy(cf);
+    face(scf, 1, 0, 1, 2);
+    expect(spend(scf, 1, 4, false, 0)).toBe(4); // 2+3 = 5 covers 4 (3+3 = 6 wastes more)
+    expect([scf.pool[6], scf.pool[7]]).toEqual([0, 1]);
   });
   it('never in phase A (e) keeps every die for the charge', () => {
     const cn = compiled(merge(FIELD, { policy: { shield_spending: 'never_phase_a' } }));
-    K.ensure(cn);
-    face(1, 2, 2, 2);
-    expect(K.spendShields(cn, 1, 5, true, 0)).toBe(0);
-    expect(K.pool[5] + K.pool[6] + K.pool[7]).toBe(6);
+    const scn = prepareFantasy(cn);
+    face(scn, 1, 2, 2, 2);
+    expect(spend(scn, 1, 5, true, 0)).toBe(0);
+    expect(scn.pool[5] + scn.pool[6] + scn.pool[7]).toBe(6);
   });
   it('threshold (d) spends only what drops the damage below the next kill', () => {
     const ct = compiled(merge(FIELD, { policy: { shield_spending: 'threshold' } }));
-    K.ensure(ct);
-    face(1, 1, 1, 1);
+    const sct = prepareFantasy(ct);
+    face(sct, 1, 1, 1, 1);
     // kills by points cancelled: 0-1 -> 2 kills, 2+ -> 1 kill: the smallest cover of 2 is one 2
-    K.setPrices([70, 70, 35, 35, 35], [2, 2, 1, 1, 1]);
-    expect(K.spendShields(ct, 1, 4, false, 0)).toBe(2);
-    expect([K.pool[5], K.pool[6], K.pool[7]]).toEqual([1, 0, 1]);
+    setPrices(sct, [70, 70, 35, 35, 35], [2, 2, 1, 1, 1]);
+    expect(spend(sct, 1, 4, false, 0)).toBe(2);
+    expect([sct.pool[5], sct.pool[6], sct.pool[7]]).toEqual([1, 0, 1]);
   });
   it('optimal (DEFAULT) minimises the loss, then dice, then pips', () => {
     const co = compiled(FIELD);
-    K.ensure(co);
-    face(1, 1, 1, 1);
-    K.setPrices([35, 35, 35, 0, 0, 0, 0], []); // cancelling 3 saves everything
-    expect(K.spendShields(co, 1, 6, false, 0)).toBe(3); // one 3, not 1+2
-    expect([K.pool[5], K.pool[6], K.pool[7]]).toEqual([1, 1, 0]);
-    face(1, 1, 1, 1);
+    const sco = prepareFantasy(co);
+    face(sco, 1, 1, 1, 1);
+    setPrices(sco, [35, 35, 35, 0, 0, 0, 0], []); // cancelling 3 saves everything
+    expect(spend(sco, 1, 6, false, 0)).toBe(3); // one 3, not 1+2
+    expect([sco.pool[5], sco.pool[6], sco.pool[7]]).toEqual([1, 1, 0]);
+    face(sco, 1, 1, 1, 1);
     // with a price per pip above the saving, nothing is spent (reserving for the charge)
-    expect(K.spendShields(co, 1, 6, true, 20)).toBe(0);
+    expect(spend(sco, 1, 6, true, 20)).toBe(0);
   });
 });
 
@@ -226,19 +245,15 @@ describe('fantasy: the wall that falls to the engines (H28)', () => {
   };
   for (const mode of ['table', 'per-die'] as const) {
     it(`${mode} mode: the mages fire at a fallen wall's defenders in the engines' round`, async () => {
-      K.setPerDie(mode === 'per-die');
-      try {
-        const r = await pair(SMALL, 'rules.wall_fall', 'end_of_phase', 20000);
-        const now = r.cases[0].metrics;
-        const late = r.cases[1].metrics;
-        expect(now.p_attacker_wins.value).toBe(1);
-        expect(now.mean_breach_round.value).toBe(1);
-        // P(round 2) = P(10d3 in {10, 11}) = 11 / 3^10 = 1.86e-4: mean 1.000186
-        expect(now.mean_rounds.value).toBeLessThan(1.002);
-        expect(late.mean_rounds.value).toBe(2);
-      } finally {
-        K.setPerDie(false);
-      }
+      const run = () => pair(SMALL, 'rules.wall_fall', 'end_of_phase', 20000);
+      const r = await (mode === 'per-die' ? perDie(run) : run());
+      const now = r.cases[0].metrics;
+      const late = r.cases[1].metrics;
+      expect(now.p_attacker_wins.value).toBe(1);
+      expect(now.mean_breach_round.value).toBe(1);
+      // P(round 2) = P(10d3 in {10, 11}) = 11 / 3^10 = 1.86e-4: mean 1.000186
+      expect(now.mean_rounds.value).toBeLessThan(1.002);
+      expect(late.mean_rounds.value).toBe(2);
     });
   }
 });
@@ -316,10 +331,15 @@ describe('fantasy: every rule option changes what it should (common dice, |z| > 
     // Which part a total cancellation comes off (a siegesim detail of the H8 DEFAULT).
     const mageFirst = compiled(body);
     const archerFirst = compiled(merge(body, { rules: { shield_reduces: 'archer_first' } }));
-    expect(K.splitCancel(mageFirst, 3, 2, 2)).toEqual([2, 0]);
-    expect(K.splitCancel(mageFirst, 3, 2, 4)).toEqual([3, 1]);
-    expect(K.splitCancel(archerFirst, 3, 2, 2)).toEqual([0, 2]);
-    expect(K.splitCancel(archerFirst, 3, 2, 4)).toEqual([2, 2]);
+    const cut = (c: FantasyCompiled, M: number, A: number, cancel: number) => {
+      const st = prepareFantasy(c);
+      splitCancel(st, c.archerFirst === 1, M, A, cancel);
+      return [st.cut[0], st.cut[1]];
+    };
+    expect(cut(mageFirst, 3, 2, 2)).toEqual([2, 0]);
+    expect(cut(mageFirst, 3, 2, 4)).toEqual([3, 1]);
+    expect(cut(archerFirst, 3, 2, 2)).toEqual([0, 2]);
+    expect(cut(archerFirst, 3, 2, 4)).toEqual([2, 2]);
   });
   it('H9: never spending in phase A, or spending without waste, lets more of the volley through', async () => {
     up(zDiff(await pair(FIELD, 'policy.shield_spending', 'never_phase_a'), 'mean_volley_a_damage'));

@@ -5,6 +5,7 @@ import { runScenario, validateText } from '../src/api.js';
 import { welchDifference, Z95 } from '../src/stats/intervals.js';
 import type { Metric, ScenarioResult } from '../src/systems/types.js';
 import { InlineExecutor } from '../src/engine/executor.js';
+import { KERNELS } from '../src/systems/kernels.js';
 import type { BatchTask } from '../src/engine/chunk.js';
 
 /** The repository's root. */
@@ -107,6 +108,9 @@ export function zAll(a: ScenarioResult, b: ScenarioResult): [string, number][] {
  * answer vitest's RPC (which times out on a loaded machine).
  */
 export class YieldingExecutor extends InlineExecutor {
+  constructor() {
+    super(KERNELS);
+  }
   override async run(task: BatchTask): Promise<Float64Array> {
     await new Promise((resolve) => setImmediate(resolve));
     return super.run(task);

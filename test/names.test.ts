@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import path from 'node:path';
-import { InlineExecutor } from '../src/engine/executor.js';
+import { inlineExecutor } from '../src/api/executors.js';
 import { rootsOf } from '../src/serve/catalogue.js';
 import { startWorkbench, type Workbench } from '../src/serve/server.js';
 import { parseSettings } from '../src/api/tunables.js';
@@ -126,7 +126,7 @@ describe('built-in property names through the workbench API', () => {
     const served = path.join(dir, 'served');
     mkdirSync(path.join(served, 'surrender'), { recursive: true });
     copyFileSync(path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(served, 'surrender/town-basic.yaml'));
-    wb = await startWorkbench({ roots: rootsOf([served]).roots, port: 0, executor: new InlineExecutor(), log: () => {} });
+    wb = await startWorkbench({ roots: rootsOf([served]).roots, port: 0, executor: inlineExecutor(), log: () => {} });
   });
   afterAll(async () => {
     await wb?.close();

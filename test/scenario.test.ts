@@ -3,7 +3,7 @@ import { validateText } from '../src/api.js';
 import { COMMON_SHAPE, scenarioSchemaOf, schemaAt } from '../src/scenario/schema.js';
 import { systemById } from '../src/systems/registry.js';
 import { MSG } from '../src/scenario/messages.js';
-import { suggest } from '../src/scenario/suggest.js';
+import { suggest } from '../src/text/suggest.js';
 import { metricKinds } from '../src/scenario/expect.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

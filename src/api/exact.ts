@@ -99,6 +99,57 @@ export function checkScenario(result: ScenarioResult, exact: ExactCase[]): Check
   return rows;
 }
 
+/**
+ * A comparison's verdict: `no_data` for a mean no trial gave a value (n = 0 and no z: nothing to
+ * compare, neither a pass nor a fail); else `fail` when |z| is over the limit or undefined (an
+ * exact answer with no value where the trials gave one).
+ */
+export type CheckVerdict = 'pass' | 'fail' | 'no_data';
+
+export function checkVerdict(r: CheckRow, limit: number): CheckVerdict {
+  if (r.n === 0 && Number.isNaN(r.z)) return 'no_data';
+  return Math.abs(r.z) <= limit ? 'pass' : 'fail';
+}
+
+/** A check's comparisons counted: what its verdict line, its JSON and its exit code say. */
+export interface CheckTally {
+  compared: number;
+  failed: number;
+  /** Rows with verdict `no_data`. */
+  noData: number;
+  /** Rows that compare a variant's paired difference from the baseline. */
+  differences: number;
+  /** Largest |z| over the rows with data (Infinity where one's z is undefined; 0 when there are none). */
+  maxAbsZ: number;
+}
+
+export const emptyCheckTally = (): CheckTally => ({ compared: 0, failed: 0, noData: 0, differences: 0, maxAbsZ: 0 });
+
+/** Each row's verdict, counted into `tallies` (a scenario's own, the whole check's). */
+export function judgeCheck(rows: readonly CheckRow[], limit: number, ...tallies: CheckTally[]): CheckVerdict[] {
+  return rows.map((r) => {
+    const verdict = checkVerdict(r, limit);
+    const az = Math.abs(r.z);
+    for (const t of tallies) {
+      t.compared++;
+      if (r.difference) t.differences++;
+      if (verdict === 'no_data') t.noData++;
+      if (verdict === 'fail') t.failed++;
+      if (verdict !== 'no_data' && (az > t.maxAbsZ || Number.isNaN(az))) t.maxAbsZ = Number.isNaN(az) ? Infinity : Math.max(t.maxAbsZ, az);
+    }
+    return verdict;
+  });
+}
+
+/**
+ * Whether a check passed: nothing failed, and something was compared. Nothing compared is not
+ * a pass unless allowed: a CI gate over scenarios without an exact form would otherwise stay
+ * green while proving nothing.
+ */
+export function checkPassed(t: CheckTally, allowEmpty: boolean): boolean {
+  return t.compared === 0 ? allowEmpty : t.failed === 0;
+}
+
 /** One metric of a case against its exact value: the z-score `check` judges (also `expect: exact`). */
 export function zRow(c: CaseResult, metric: string, m: Metric, exact: number, variance: number | undefined): CheckRow {
   let z: number;

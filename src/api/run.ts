@@ -11,7 +11,8 @@ import { conditionOf, eventShift } from '../systems/conditional.js';
 import type { CaseResult, Difference, Metric, RulesSystem, ScenarioResult } from '../systems/types.js';
 import { halfWidth, meanSe, pairedDifference, welchDifference, welchSe } from '../stats/intervals.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
-import { InlineExecutor, type Executor } from '../engine/executor.js';
+import type { Executor } from '../engine/executor.js';
+import { inlineExecutor } from './executors.js';
 import { VERSION } from '../version.js';
 
 /** Parse and validate one scenario's text (`opts.staleExpect`: whether an expect: item the scenario no longer matches is an error or a warning). */
@@ -90,7 +91,7 @@ export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {
   const trials = opts.trials ?? v.trials;
   const points = compilePoints(v);
   const jobs = jobsOf(v, points);
-  const exec = opts.executor ?? new InlineExecutor();
+  const exec = opts.executor ?? inlineExecutor();
   const t0 = performance.now();
   const E = opts.precision;
   const aimed = precisionMetrics(sys, v.headline);
@@ -110,6 +111,7 @@ export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {
       onProgress: opts.onProgress,
       onPartial: opts.onPartial && ((g, merged, n) => opts.onPartial!(g, n, () => assembleCases(v, points, jobs, g, merged, n))),
       signal: opts.signal,
+      inline: inlineExecutor(),
     },
     exec,
   );

@@ -11,7 +11,7 @@ import type { ValidScenario } from '../scenario/validate.js';
 import type { Metric, MetricKind } from '../systems/types.js';
 import { pairedDifference, welchDifference, type Estimate } from '../stats/intervals.js';
 import { conditionOf, eventShift } from '../systems/conditional.js';
-import { InlineExecutor } from '../engine/executor.js';
+import { inlineExecutor } from './executors.js';
 import { VERSION } from '../version.js';
 import { moments } from './run.js';
 import {
@@ -224,7 +224,7 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
   o.onPlan?.({ metric, cases: turned.length, skipped: skipped.length, trials, planned });
   const jobTrials = trials * groups.length;
   const onProgress = o.onProgress && ((done: number) => o.onProgress!(done >= jobTrials ? planned : Math.floor((done * planned) / jobTrials), planned));
-  const exec = o.executor ?? new InlineExecutor();
+  const exec = o.executor ?? inlineExecutor();
   const t0 = performance.now();
   const outs = await runCases(sys, groups, { seed, trials, stream: base.stream, executor: exec, signal: o.signal, onProgress });
   const seconds = (performance.now() - t0) / 1000;

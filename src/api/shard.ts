@@ -3,7 +3,7 @@ import type { ValidScenario } from '../scenario/validate.js';
 import type { ScenarioResult } from '../systems/types.js';
 import { CancelledError, chunkSize } from '../engine/run.js';
 import { resultLength } from '../engine/chunk.js';
-import { InlineExecutor } from '../engine/executor.js';
+import { inlineExecutor } from './executors.js';
 import { assembleResult, compilePoints, jobsOf, type RunScenarioOptions } from './run.js';
 import type { GroupJob } from '../engine/run.js';
 import type { Metric, RulesSystem } from '../systems/types.js';
@@ -49,7 +49,7 @@ export async function runShard(
   const seed = opts.seed ?? v.seed;
   const trials = opts.trials ?? v.trials;
   const jobs = jobsOf(v, compilePoints(v));
-  const exec = opts.executor ?? new InlineExecutor();
+  const exec = opts.executor ?? inlineExecutor();
   const mine = shardChunks(v, trials, k, n);
   const planned = mine.length * jobs.length;
   let done = 0;
@@ -122,9 +122,9 @@ export function mergeShards(v: ValidScenario, shards: ShardData[], meta: { threa
 }
 
 /**
- * What one chunk's result buffer must mean, beyond its bytes (issue 30 item 7: a shard whose
- * checksum was recomputed after its slots were set to 1e308, or its outcome counts to 5x the
- * trials, merged into p_surrender 2.5e+301). Each variant's accumulator is read through its
+ * What one chunk's result buffer must mean, beyond its bytes: a shard whose
+ * checksum was recomputed after its slots were edited (to 1e308, or outcome counts of 5x the
+ * trials) would otherwise merge into a nonsense report such as p_surrender 2.5e+301. Each variant's accumulator is read through its
  * system's own `summarize` (which knows the layout) and every metric and curve point must be
  * possible for `trials` trials: counts whole and within [0, trials], successes within [0, n],
  * a mean's sums within the values one observation can take (its `range`, where the system

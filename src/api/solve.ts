@@ -20,8 +20,9 @@ import { splitPath, validateCase, type ValidScenario } from '../scenario/validat
 import { COMMON_KEYS, scenarioSchemaOf, schemaAt } from '../scenario/schema.js';
 import type { Metric } from '../systems/types.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
-import { InlineExecutor, type Executor } from '../engine/executor.js';
-import { suggest } from '../scenario/suggest.js';
+import type { Executor } from '../engine/executor.js';
+import { inlineExecutor } from './executors.js';
+import { suggest } from '../text/suggest.js';
 import { boundProblem, decimalResolution, metricProblem, numberBounds, producedMetrics, rangeFault, streamOfCase, tidy, tunablesOf } from './tunables.js';
 import { pointStream } from './run.js';
 import { plateauAround, type Plateau } from './plateau.js';
@@ -249,7 +250,7 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
   const big = trials * (o.refine ?? REFINE);
   const cap = Math.max(big, o.maxTrials ?? trials * CAP_FACTOR);
   const seed = o.seed ?? v.seed;
-  const exec = o.executor ?? new InlineExecutor();
+  const exec = o.executor ?? inlineExecutor();
   const evaluations: SolveResult['evaluations'] = [];
   const planned = 2 + Math.ceil(Math.log2(Math.max(2, kTo - kFrom))) + 2;
 
@@ -286,6 +287,7 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
         trials: n,
         chunkTrials: sys.chunkTrials,
         signal: o.signal,
+        inline: inlineExecutor(),
         ...(open ? { more: (g: number, merged: Float64Array) => straddles(metricOf(compiled[g], merged)), maxTrials: cap } : {}),
       },
       exec,

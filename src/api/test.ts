@@ -9,8 +9,8 @@
  * `exact: true` passes when the exact answer lies inside the interval (|z| ≤ z of the
  * confidence) and fails when |z| > 4.5 (check's limit); between the two it runs more trials the
  * same way. Where a run stops depends only on its merged results, so a verdict is as
- * reproducible as the dice. The false-alarm rates are worked out in the README ("Balance
- * checks in CI").
+ * reproducible as the dice. The false-alarm rates are worked out in docs/ci.md ("Choosing
+ * bounds").
  */
 import type { Expectation, Bound } from '../scenario/expect.js';
 import type { ScenarioIssue } from '../scenario/load.js';

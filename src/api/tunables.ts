@@ -8,12 +8,13 @@
 import type * as z from 'zod';
 import { validateCase, valueAtPath, type ValidScenario } from '../scenario/validate.js';
 import { COMMON_KEYS, scenarioSchemaOf, unwrap } from '../scenario/schema.js';
-import { suggest } from '../scenario/suggest.js';
+import { suggest } from '../text/suggest.js';
 import { MSG } from '../scenario/messages.js';
 import type { CaseSummary, RulesSystem } from '../systems/types.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
 import type { Executor } from '../engine/executor.js';
 import { pointStream, splitResult } from './run.js';
+import { inlineExecutor } from './executors.js';
 
 /** A user-facing problem with a sensitivity or tune request (the CLI prints it and exits 2). */
 export class TuningInputError extends Error {}
@@ -236,7 +237,7 @@ export function producedMetrics(system: RulesSystem, compiled: unknown): CaseSum
  * "did you mean" or the list of the case's own metrics, never another mode's or system's.
  */
 export function metricProblem(produced: CaseSummary, metric: string): string | undefined {
-  // own keys only: `constructor`, `toString`, `__proto__` are read off every object (issue 30)
+  // own keys only: `constructor`, `toString`, `__proto__` are read off every object
   if (Object.hasOwn(produced.metrics, metric)) return undefined;
   const own = Object.keys(produced.metrics);
   return MSG.unknownMetric(metric, suggest(metric, own), own);
@@ -385,7 +386,7 @@ export async function runCases(
     accLengths: g.compiled.map((c) => system.kernel.accLength(c)),
     pairedSlots: g.pairedSlots,
   }));
-  const outs = await runGroups(jobs, { seed: o.seed, trials: o.trials, chunkTrials: system.chunkTrials, signal: o.signal, onProgress: o.onProgress }, o.executor);
+  const outs = await runGroups(jobs, { seed: o.seed, trials: o.trials, chunkTrials: system.chunkTrials, signal: o.signal, onProgress: o.onProgress, inline: inlineExecutor() }, o.executor);
   return outs.map((out, g) => ({ ...splitResult(jobs[g], out.merged), trials: out.trials }));
 }
 
@@ -398,7 +399,7 @@ export function parseSettings(text: string): Record<string, unknown> {
     const key = part.slice(0, i).trim();
     const raw = part.slice(i + 1).trim();
     const value = raw === 'true' ? true : raw === 'false' ? false : raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
-    // an own key whatever its name: `__proto__=1` assigned would set the prototype and vanish (issue 30)
+    // an own key whatever its name: `__proto__=1` assigned would set the prototype and vanish
     Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;

@@ -20,7 +20,7 @@
 import type { ValidScenario } from '../scenario/validate.js';
 import type { Metric } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
-import { InlineExecutor } from '../engine/executor.js';
+import { inlineExecutor } from './executors.js';
 import { VERSION } from '../version.js';
 import { plateauAround, type Plateau } from './plateau.js';
 import { baseCaseOf, boundProblem, resultHead, compileSetting, metricOf, producedMetrics, rangeFault, runCases, selectTunables, TuningInputError, type CaseOptions } from './tunables.js';
@@ -313,7 +313,7 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
   const refine = o.refine ?? 4;
   const budget = o.budget ?? 200 * trials;
   const seed = o.seed ?? v.seed;
-  const exec = o.executor ?? new InlineExecutor();
+  const exec = o.executor ?? inlineExecutor();
   const k = params.length;
   const key = (x: number[]) => x.join(',');
   const evaluations: TuneEvaluation[] = [];

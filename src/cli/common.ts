@@ -5,14 +5,10 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type CliProgress from 'cli-progress';
 import path from 'node:path';
-import { parseSettings, validateText, type ValidScenario } from '../api.js';
+import { parseSettings, validateText, type ValidScenario, MSG, LIMITS, COMMON_SHAPE, PoolExecutor } from '../api.js';
 import { expandScenarioArgs, formatIssue, readText } from './files.js';
-import type { ScenarioIssue } from '../scenario/load.js';
-import { MSG } from '../scenario/messages.js';
-import { LIMITS } from '../scenario/limits.js';
-import { COMMON_SHAPE } from '../scenario/schema.js';
+import type { ScenarioIssue } from '../api.js';
 import type * as z from 'zod';
-import { PoolExecutor } from '../engine/pool.js';
 
 /** A problem with what the user gave us: exit 2, no stack trace. */
 export class UserError extends Error {
@@ -54,7 +50,7 @@ export const trialsArg = (what: string) => bySchema(what, COMMON_SHAPE.trials, w
 export const seedArg = bySchema('--seed', COMMON_SHAPE.seed, (v: string) =>
   /^-?\d+$/.test(v) && Number.isSafeInteger(Number(v)) ? Number(v) : v,
 );
-/** An output path flag: not empty (an empty --out used to mean reports/ silently). */
+/** An output path flag: not empty (an empty --out must not silently mean reports/). */
 export const outArg = (what: string) => (v: string) => {
   if (v.trim() === '') throw new InvalidArgumentError(`${what} must not be empty: name a path, or leave the flag out for the default`);
   return v;

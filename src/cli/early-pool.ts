@@ -6,8 +6,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { PoolExecutor } from '../engine/pool.js';
-import { LIMITS } from '../scenario/limits.js';
+import { PoolExecutor, LIMITS } from '../api/pool.js';
 
 let early: PoolExecutor | undefined;
 

@@ -3,12 +3,11 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isReportFolder } from '../report/folder.js';
 import { realPathOr } from '../paths.js';
-import { MSG } from '../scenario/messages.js';
-import type { ScenarioIssue } from '../scenario/load.js';
+import { MSG, fileIssue, folderIssue, errCode } from '../api.js';
+import type { ScenarioIssue } from '../api.js';
 
-/** The reading path is the scenario layer's (the workbench reads files through it too). */
-export { readRegularFile, readText } from '../scenario/read.js';
-import { errCode, fileIssue, folderIssue } from '../scenario/read.js';
+/** Reading a scenario file and saying its issues (`file:line:col  path  message`): the api's, which the workbench shares. */
+export { formatIssue, readRegularFile, readText } from '../api.js';
 
 /**
  * Expand files and folders (recursively) into scenario files, in a stable order. A file named
@@ -65,6 +64,3 @@ function walk(dir: string, issues: ScenarioIssue[]): string[] {
   }
   return out;
 }
-
-/** `file:line:col  path  message` (in scenario/load.ts, which the server shares) */
-export { formatIssue } from '../scenario/load.js';

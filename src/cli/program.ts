@@ -8,10 +8,10 @@
  */
 import { Command } from 'commander';
 import { cleanupPending, OutputError } from '../report/write.js';
-import { exitWhenThreadsLoaded, WorkerFailure } from '../engine/pool.js';
+import { exitWhenThreadsLoaded, WorkerFailure } from '../api.js';
 import { VERSION } from '../version.js';
 import { controller, precisionFlagsNote, UserError } from './common.js';
-import type { ScenarioIssue } from '../scenario/load.js';
+import type { ScenarioIssue } from '../api.js';
 import * as run from './commands/run.js';
 import * as merge from './commands/merge.js';
 import * as exact from './commands/exact.js';

@@ -10,14 +10,10 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { shardChunks, type ShardData, type ValidScenario } from '../api.js';
+import { shardChunks, type ShardData, type ValidScenario, resultLength, chunkSize, COMMON_SHAPE, formatPath } from '../api.js';
 import { compilePoints, jobsOf } from '../api/run.js';
 import { checkChunkMeaning } from '../api/shard.js';
-import { resultLength } from '../engine/chunk.js';
-import { chunkSize } from '../engine/run.js';
 import { writeFileAtomic } from '../report/write.js';
-import { COMMON_SHAPE } from '../scenario/schema.js';
-import { formatPath } from '../scenario/load.js';
 import { VERSION } from '../version.js';
 import { readRegularFile } from './files.js';
 

@@ -12,7 +12,7 @@
  * would, once no worker thread is loading (engine/pool.ts exitWhenThreadsLoaded).
  */
 import { startRenderer } from '../report/renderer.js';
-import { exitWhenThreadsLoaded } from '../engine/pool.js';
+import { exitWhenThreadsLoaded } from '../api/pool.js';
 import { internalErrorText } from '../source-stack.js';
 import { startEarlyPool } from './early-pool.js';
 

@@ -1,7 +1,6 @@
 /** Where batches of chunks run: in this thread (tests, tiny jobs) or on a piscina pool (engine/pool.ts). */
 import { batchChunk, ChunkRun, resultLength, type BatchTask } from './chunk.js';
-import { KERNELS } from '../systems/kernels.js';
-import type { Kernel } from '../systems/types.js';
+import type { Kernel, KernelTable } from './kernel.js';
 
 /** What a run says to each of its tasks. */
 export interface TaskOptions {
@@ -51,8 +50,9 @@ const SLICE_MS = 8;
 export class InlineExecutor implements Executor {
   readonly threads = 0;
   private last: Promise<unknown> = Promise.resolve();
+  constructor(private readonly kernels: KernelTable) {}
   run(task: BatchTask, opts: TaskOptions = {}): Promise<Float64Array> {
-    const kernel = KERNELS[task.system];
+    const kernel = this.kernels[task.system];
     if (!kernel) return Promise.reject(new Error(`no kernel for system ${task.system}`));
     const out = this.last.then(nextTurn, nextTurn).then(() => runBatchSliced(kernel, task, opts));
     this.last = out.catch(() => undefined);

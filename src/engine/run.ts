@@ -17,7 +17,7 @@
  * dropped unmerged.
  */
 import { resultLength, type BatchTask } from './chunk.js';
-import { CancelledError, InlineExecutor, type Executor } from './executor.js';
+import { CancelledError, type Executor } from './executor.js';
 
 export { CancelledError };
 
@@ -50,6 +50,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Aimed-at wall time of one task, ms (default 40): batches grow until a task takes about this long. */
   taskMs?: number;
+  /** An executor in this thread, run instead of a pool's for a run of one chunk in all. */
+  inline?: Executor;
 }
 
 export interface GroupOutcome {
@@ -90,7 +92,7 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
   // One chunk in all: not worth starting worker threads for (their start-up costs more), and a
   // chunk can only use one thread anyway. However slow it is, the in-process executor runs it in
   // slices with turns of the event loop between them: Ctrl-C, progress and the ETA line still work.
-  const runner: Executor = exec.threads > 0 && !open && nInitial * jobs.length <= 1 ? new InlineExecutor() : exec;
+  const runner: Executor = exec.threads > 0 && !open && nInitial * jobs.length <= 1 && opts.inline ? opts.inline : exec;
   const maxInflight = Math.max(1, runner.threads) * 2;
   const taskMs = opts.taskMs ?? 40;
 

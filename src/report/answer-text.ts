@@ -15,7 +15,8 @@
 import type { ChartSpec, Difference, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
 import { closestPoint, crossings, shortName, solveCommand } from '../systems/chart-kit.js';
-import { answerColumns, answerOrder, pointDifferences, rangeNote, reachedAtLowest, sweepRange, zeroInEveryCase, type RangeEnd } from './html.js';
+import { answerOrder } from '../api/answer.js';
+import { answerColumns, pointDifferences, rangeNote, reachedAtLowest, sweepRange, zeroInEveryCase, type RangeEnd } from './html.js';
 import { overDifferentTrialsText, show, showInterval } from './format.js';
 
 /** Rows of a sweep table shown whole; beyond it the first and last `SWEEP_ENDS` rows. */

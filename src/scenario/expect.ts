@@ -10,7 +10,7 @@
 import type { PathSegments } from './load.js';
 import { LIMITS } from './limits.js';
 import { MSG } from './messages.js';
-import { suggest } from './suggest.js';
+import { suggest } from '../text/suggest.js';
 import type { MetricKind, RulesSystem } from '../systems/types.js';
 
 /** The one bound of an assertion. Bounds are inclusive. */

@@ -6,7 +6,8 @@
 import * as z from 'zod';
 import type { RulesSystem } from '../systems/types.js';
 import { MSG, shortKey } from './messages.js';
-import { suggest } from './suggest.js';
+import { suggest } from '../text/suggest.js';
+import { becauseOf } from '../text/because.js';
 
 /** A value as the user wrote it in YAML (`.nan`, `1.5`, `the text "10"`, `a list`), for messages. */
 function shown(x: unknown): string {
@@ -41,7 +42,7 @@ export function issueMessage(iss: z.core.$ZodRawIssue): string | undefined {
     const small = iss.code === 'too_small';
     const bound = Number(small ? iss.minimum : iss.maximum);
     const inclusive = iss.inclusive !== false;
-    if (iss.origin === 'number' || iss.origin === 'int') return small ? MSG.tooSmall(bound, shown(x), inclusive) : MSG.tooBig(bound, shown(x), inclusive);
+    if (iss.origin === 'number' || iss.origin === 'int') return small ? MSG.tooSmall(bound, shown(x), inclusive) : MSG.tooBig(bound, shown(x), inclusive, becauseOf(iss.inst));
     if (iss.origin === 'array' && Array.isArray(x)) return small ? MSG.tooFewEntries(bound, x.length) : MSG.tooManyEntries(bound, x.length);
     if (iss.origin === 'string' && typeof x === 'string') return small ? MSG.tooShortText(bound) : MSG.tooLongText(bound, x.length);
   }
@@ -52,16 +53,6 @@ export function issueMessage(iss: z.core.$ZodRawIssue): string | undefined {
   return undefined;
 }
 z.config({ customError: issueMessage });
-
-/** A check's error with the rule behind its limit: `z.int().max(4, because('a block has at most 4 steps'))`. */
-export function because(why: string): { error: (iss: z.core.$ZodRawIssue) => string | undefined } {
-  return {
-    error: (iss) =>
-      iss.code === 'too_big' && typeof iss.input === 'number'
-        ? MSG.tooBig(Number(iss.maximum), shown(iss.input), iss.inclusive !== false, why)
-        : issueMessage(iss),
-  };
-}
 
 const sweepValue = z.union([z.number(), z.string(), z.boolean()]);
 export const SweepRange = z

@@ -7,7 +7,7 @@ import { formatPath, type LoadedFile, type PathSegments, type ScenarioIssue } fr
 import { bigCount, MSG } from './messages.js';
 import { COMMON_KEYS, COMMON_SHAPE, keysAt, scenarioSchemaOf, schemaAt } from './schema.js';
 import { validateExpect, type Expectation } from './expect.js';
-import { suggest } from './suggest.js';
+import { suggest } from '../text/suggest.js';
 import type { RulesSystem } from '../systems/types.js';
 
 /** Most cases one scenario may expand to. */

@@ -1,7 +1,6 @@
 /**
- * Admission control of the workbench's jobs (issue 30: 300 parallel heavy requests from 40
- * client ids left 118 without response headers for 30 s, and a probe `GET /api/scenarios` took
- * 16.9 s). A job request is admitted or refused from its headers alone, before its body is
+ * Admission control of the workbench's jobs, so that a flood of heavy requests from many
+ * client ids neither leaves requests without an answer nor holds up the scenario list. A job request is admitted or refused from its headers alone, before its body is
  * read: each client (tab id) may have ADMISSION.perClientQueued requests being prepared, and
  * the server ADMISSION.queued in all; beyond them the answer is 429 (that client) or 503 (the
  * server), each with Retry-After, at the cost of a header check. Admitted requests are prepared

@@ -3,10 +3,9 @@
  * sweep), the tuned case saved as YAML — as functions of the job context, so `siegesim serve`
  * (over HTTP) and the static site's workbench worker (over postMessage) answer with the same code.
  */
-import { describeControls, liveScenario, tunedName, tunedYaml } from '../api.js';
+import { describeControls, liveScenario, tunedName, tunedYaml, metricDocsOf, sidesLines } from '../api.js';
 import { scenarioOf, sweepRequest, tunedFileName, type JobContext } from './jobs.js';
 import { LIMITS, optString, optValues, RequestError, reqString } from './requests.js';
-import { metricDocsOf, sidesLines } from '../systems/metric-docs.js';
 import type { CheckAnswer, SaveAnswer, ScenarioInfo } from '../api/protocol.js';
 
 /** GET /api/scenario: a scenario with its controls (generated from its schema). */

@@ -11,12 +11,9 @@
 import { readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { ValidScenario } from '../api.js';
-import { systemById } from '../systems/registry.js';
+import { systemById, formatIssue, type ScenarioIssue, MSG, fileIssue, errCode } from '../api.js';
 import { validateFileText, Validator, type FileValidation } from './validator.js';
-import { formatIssue, type ScenarioIssue } from '../scenario/load.js';
-import { MSG } from '../scenario/messages.js';
 import { isReportFolder } from '../report/folder.js';
-import { errCode, fileIssue } from '../scenario/read.js';
 
 export interface Root {
   /** Real path of the served folder, or of the single file's folder. */

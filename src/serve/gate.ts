@@ -6,9 +6,8 @@
  * already running (tens of milliseconds), or that plus a thread's start if one is slow (a chunk
  * of minutes), never for a stale run's queue.
  */
-import { CancelledError } from '../engine/run.js';
-import type { BatchTask } from '../engine/chunk.js';
-import type { Executor } from '../engine/executor.js';
+import { CancelledError } from '../api.js';
+import type { BatchTask, Executor } from '../api.js';
 
 /** Lower runs first. */
 export const PRIORITY = { live: 0, sweep: 1 } as const;

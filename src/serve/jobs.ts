@@ -7,26 +7,27 @@
  * tuning search): a newer one cancels the older at once, and a closed connection cancels its own.
  */
 import {
+  answerMetrics,
   describeControls,
   liveScenario,
   MAX_SWEEP_POINTS,
   runScenario,
+  solveAfterSweep,
   solveJson,
-  solveScenario,
-  SolveInputError,
   sweepScenario,
-  tunedScenario,
   type CaseResult,
   type ScenarioResult,
   type ValidScenario,
   type SweepAxis,
   type ValueIssue,
+  CancelledError,
+  suggest,
+  MSG,
 } from '../api.js';
-import { CancelledError } from '../engine/run.js';
 import type { SolveNames } from '../api/solve.js';
 import { precisionMetrics, widestOf } from '../api/run.js';
 import { producedMetrics, tidy } from '../api/tunables.js';
-import type { RulesSystem } from '../systems/types.js';
+import type { RulesSystem } from '../api.js';
 import type { Entry, Loaded } from './catalogue.js';
 import { Gate, PRIORITY } from './gate.js';
 import { ADMISSION, type Admission } from './admission.js';
@@ -34,9 +35,6 @@ import { FIELDS, LIMITS, onlyKnown, optInt, optNumber, optNumbers, optSeed, optS
 import { sweepChart } from './sweep-chart.js';
 import { VERSION } from '../version.js';
 import { showCount } from '../report/format.js';
-import { answerMetrics } from '../report/html.js';
-import { suggest } from '../scenario/suggest.js';
-import { MSG } from '../scenario/messages.js';
 import type { LiveCase, StreamMessage, WireCase } from '../api/protocol.js';
 
 /** Where a job's scenarios come from: the served files (catalogue.ts), or the static site's (src/site/workbench-worker.ts). */
@@ -351,10 +349,6 @@ export const SOLVE_NAMES: SolveNames = {
   set: (end, value) => `"${end}" ${value}`,
 };
 
-/** The ends of a sweep axis (solve searches between them). */
-const lowest = (a: SweepAxis) => ('values' in a ? Math.min(...a.values) : a.from);
-const highest = (a: SweepAxis) => ('values' in a ? Math.max(...a.values) : a.to);
-
 /** The distinct values a sweep gives one path, ascending (the chart's cells and ticks). */
 function sweptValues(v: ValidScenario, path: string): number[] {
   return [...new Set(v.points.map((p) => Number(p.params[path])))].sort((a, b) => a - b);
@@ -499,35 +493,14 @@ export async function streamSweep(ctx: JobContext, client: string, body: Record<
     });
     for (const c of result.cases) cells.set(c.case - 1, c);
     const list = snapshot();
-    let solve: Awaited<ReturnType<typeof solveScenario>> | undefined;
-    let solveError: string | undefined;
-    if (target !== undefined && axes.length === 1 && lowest(axes[0]) === highest(axes[0])) {
-      // one value swept (a list of one, or from = to): nothing to solve between, said in the page's words (solve's would name a from and a to a list does not have)
-      solveError = `${axes[0].path} has one value in this sweep (${lowest(axes[0])}): sweep two or more to find where ${metric} reaches ${target}`;
-    } else if (target !== undefined && axes.length === 1) {
-      const tv = tunedScenario(v, { variant, values: Object.fromEntries(Object.entries(values).filter(([p]) => p !== axes[0].path)) });
-      if (tv.ok) {
-        try {
-          out.send({ type: 'solving', ms: ms() });
-          solve = await solveScenario(tv.value, {
-            param: axes[0].path,
-            metric,
-            target,
-            // the swept range as it is (a chance's 0.1..0.9 too), at the setting's own resolution
-            from: lowest(axes[0]),
-            to: highest(axes[0]),
-            names: SOLVE_NAMES,
-            trials,
-            seed,
-            executor: ctx.gate.for(ac.signal, PRIORITY.sweep),
-            signal: ac.signal,
-          });
-        } catch (e) {
-          if (e instanceof SolveInputError) solveError = e.message;
-          else throw e;
-        }
-      } else solveError = tv.issues.map((i) => i.message).join('; ');
-    }
+    const after = await solveAfterSweep(
+      { v, variant, values, axes, metric, target },
+      { names: SOLVE_NAMES, trials, seed, executor: ctx.gate.for(ac.signal, PRIORITY.sweep), signal: ac.signal, onSolving: () => out.send({ type: 'solving', ms: ms() }) },
+    );
+    const solve = after?.kind === 'solved' ? after.result : undefined;
+    // one value swept (a list of one, or from = to): nothing to solve between, said in the page's words (solve's would name a from and a to a list does not have)
+    const solveError =
+      after?.kind === 'one-value' ? `${after.path} has one value in this sweep (${after.value}): sweep two or more to find where ${metric} reaches ${target}` : after?.kind === 'input' ? after.message : undefined;
     out.send({
       type: 'done',
       points,

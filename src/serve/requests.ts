@@ -4,7 +4,7 @@
  * the scenario schemas (api/live.ts), with the CLI's messages.
  */
 import { showCount } from '../report/format.js';
-import { suggest } from '../scenario/suggest.js';
+import { suggest } from '../api.js';
 
 /** Limits of the workbench (per request and per client). */
 export const LIMITS = {

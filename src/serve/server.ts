@@ -17,7 +17,7 @@ import { networkInterfaces, hostname } from 'node:os';
 import path from 'node:path';
 import { packageFile } from '../paths.js';
 import { errorText } from '../source-stack.js';
-import type { Executor } from '../engine/executor.js';
+import type { Executor } from '../api.js';
 import { Catalogue, type Root } from './catalogue.js';
 import { Gate } from './gate.js';
 import { streamLive, streamSweep, type JobContext } from './jobs.js';
@@ -193,7 +193,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
   /**
    * The served files, each with its validation: those not yet known are validated off this
    * thread (validator.ts), and a file still being validated after LIST_WAIT_MS is listed as
-   * `pending` (its name only) rather than holding up the list (issue 30).
+   * `pending` (its name only) rather than holding up the list.
    */
   async function listScenarios(): Promise<ScenarioEntry[]> {
     const entries = ctx.catalogue.entries();

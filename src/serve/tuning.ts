@@ -1,5 +1,5 @@
 /**
- * The workbench's "what matters" panel (issue 15 item 3): `sensitivity` (which settings of the
+ * The workbench's "what matters" panel: `sensitivity` (which settings of the
  * tuned case move a metric: a tornado of paired effects) and `tune` (whole-number values of one to
  * three settings meeting several targets), streamed like the sweeps: `start` once the request is
  * known to be valid, `progress` (throttled), then `done` or `error`. Everything the api refuses
@@ -8,8 +8,7 @@
  * newer one cancels the older, a closed connection cancels its own.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { describeControls, sensitivityScenario, tunedScenario, tuneScenario, TuningInputError, type TuneNames, type TuneTarget, type ValidScenario } from '../api.js';
-import { CancelledError } from '../engine/run.js';
+import { describeControls, sensitivityScenario, tunedScenario, tuneScenario, TuningInputError, type TuneNames, type TuneTarget, type ValidScenario, CancelledError } from '../api.js';
 import { regionChart } from '../report/tune.js';
 import { tornadoChart } from '../report/sensitivity.js';
 import { PRIORITY } from './gate.js';

@@ -1,6 +1,6 @@
 /**
- * Reading and validating the served files off the server's thread (issue 30: with a file that
- * took 11 s to validate, `/api/scenarios` took 11 s and a static asset waited 9 s behind it).
+ * Reading and validating the served files off the server's thread, so that a file
+ * slow to validate holds up neither the scenario list nor a static asset.
  * One worker thread validates files one at a time; the server's thread only stats a file and
  * waits. A validation comes back as plain data (structured-cloned: the sweep's cases, the
  * expect: targets) with its system named by id, and is made whole again here. Where the built
@@ -9,12 +9,10 @@
  */
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { validateText, type ValidScenario } from '../api.js';
+import { validateText, type ValidScenario, MSG, systemById } from '../api.js';
 import { fromSources, packageFile } from '../paths.js';
-import { MSG } from '../scenario/messages.js';
-import { readText } from '../scenario/read.js';
-import type { ScenarioIssue } from '../scenario/load.js';
-import { systemById } from '../systems/registry.js';
+import { readText } from '../api/read.js';
+import type { ScenarioIssue } from '../api.js';
 
 /** A file's validation as data a thread can send: its text and scenario (system by id), or its problems. */
 export type PlainValidation =

@@ -20,9 +20,8 @@ export const DEFAULT_TARGET = 0.5;
 const MAX_LINES = 8;
 
 /**
- * At most this many small multiples in one chart (nine rows of four). A 100 x 100 sweep made
- * 10,000 panels: vega's expression parser overflowed the stack on the facet, and 100 x 30 took
- * 1.2 GB to draw (issue 30). Beyond it a chart draws an evenly spaced sample of its panels and
+ * At most this many small multiples in one chart (nine rows of four). Thousands of panels overflow vega's
+ * expression parser on the facet and take gigabytes to draw. Beyond it a chart draws an evenly spaced sample of its panels and
  * says so in its caption; every case is still in the CSV files.
  */
 export const MAX_PANELS = 36;
@@ -63,7 +62,7 @@ export function shortName(path: string): string {
  */
 export function integerTicks(xs: number[], width: number, pxPerTick = 30): number[] {
   // a loop, not Math.min(...xs): a spread passes every value as an argument on the stack, and a
-  // big sweep's curves (10,000 cases x their turns) overflowed it (issue 30)
+  // big sweep's curves (10,000 cases x their turns) overflows it
   let min = Infinity;
   let max = -Infinity;
   for (const x of xs) {
@@ -323,7 +322,7 @@ export function curveChart(
         mark: { type: 'line', point: values.length <= 400 },
         encoding: {
           y: { field: 'value', type: 'quantitative', title: opts.yTitle, ...yScale },
-          // in panels too: neighbouring hues of an ordered sweep (dc 9, 12, 14) tell apart by dash and point shape (issue 31)
+          // in panels too: neighbouring hues of an ordered sweep (dc 9, 12, 14) tell apart by dash and point shape
           ...(layout.colors.length > 1
             ? {
                 strokeDash: dashEncoding(layout.colors, 'series', layout.colorTitle, layout.ordered ? 'ordinal' : 'nominal'),
@@ -693,7 +692,7 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
   const multi = result.cases.length > result.variants.length;
   const where = (c: CaseResult) => result.params.map((p) => `${shortName(p)}=${String(c.params[p])}`).join(', ') || 'all';
   const allGroups = [...new Set(result.cases.map(where))];
-  // Too many rows to draw (thousands of variants made vega overflow its stack, issue 30): an
+  // Too many rows to draw (thousands of variants overflow vega's stack): an
   // evenly spaced sample of the variants (the baseline first) and of the sweep points, said in the caption.
   const variants = sampleIndices(result.variants.length, MAX_BAR_VARIANTS).map((i) => result.variants[i]);
   const groups = sampleIndices(allGroups.length, Math.max(1, Math.floor(MAX_BAR_ROWS / variants.length))).map((i) => allGroups[i]);

@@ -2,9 +2,9 @@
  * Conditional metrics: a mean over the trials in which an event happened (fantasy's
  * `mean_breach_round` over the trials with a breach). Two of them can only be compared as
  * answers to the same question while the event's own probability is about the same: where it
- * moved, the two means average different trials (issue 31: letting shields block engine damage
- * made `mean_breach_round` fall by 0.65 rounds while `p_breach` fell from 0.872 to 0.096: only the
- * early breaches were left). Every comparison (a variant's difference, `diff`, the workbench's
+ * moved, the two means average different trials (letting shields block engine damage can make
+ * `mean_breach_round` fall by 0.65 rounds while `p_breach` falls from 0.872 to 0.096: only the
+ * early breaches are left). Every comparison (a variant's difference, `diff`, the workbench's
  * paired table, `sensitivity`) carries an `EventShift` where the event's probability differs
  * significantly; the front ends phrase it ("over different trials: p_breach 0.872 → 0.096").
  */

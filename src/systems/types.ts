@@ -4,31 +4,11 @@
  * its `index.ts` exports one `RulesSystem`.
  */
 import type * as z from 'zod';
-import type { RngState } from '../engine/rng.js';
+import type { Kernel } from '../engine/kernel.js';
 import type { Estimate } from '../stats/intervals.js';
 import type { EventShift } from './conditional.js';
 
-/**
- * The hot loop: run `trials` independent trials, adding into `acc`. `rng` is the chunk's
- * stream: each trial starts with `nextTrialState(rng, own)` (engine/rng.ts) and draws only from
- * its own state, so that a trial's dice never depend on what earlier trials drew and the engine
- * can replay one trial for every variant by rewinding `rng` (engine/chunk.ts). A kernel
- * therefore advances `rng` by exactly 4 draws per trial. Allocates nothing per trial; `acc[0]`
- * counts trials (so merged buffers carry their n).
- *
- * Keep code after the trial loop to a minimum: V8 optimises a long loop while it runs
- * (on-stack replacement), before the code after it has ever run, and optimised code meeting that
- * code cold deoptimises. The field path's `acc[0] += trials` after its loop did so at the end
- * of every call in some processes (5.7 M battles/s chunk by chunk against 6.6 M/s), so the
- * field and general paths and the fantasy kernel add their once-per-call sums before the loop;
- * the table path's outcome counters stay locals flushed after it (moved into the loop they
- * cost more than they saved).
- */
-export interface Kernel<C> {
-  run(c: C, rng: RngState, trials: number, acc: Float64Array): void;
-  /** Length of the accumulator for one compiled case. */
-  accLength(c: C): number;
-}
+export type { Kernel, Trace } from '../engine/kernel.js';
 
 export type MetricKind = 'probability' | 'mean';
 

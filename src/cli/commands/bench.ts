@@ -15,7 +15,7 @@ export function register(program: Command): void {
   program
     .command('bench')
     .description('run the benchmarks against the built kernels (bench/run.mjs) and print their JSON')
-    .argument('[names...]', 'dice, surrender, fantasy, crusader-rex, process, cry-havoc (default: all)')
+    .argument('[names...]', 'dice, surrender, fantasy, crusader-rex, process, history, cry-havoc (default: all of these); paired, files (whole processes, only when named)')
     .option('--seconds <S>', 'seconds per measurement', positiveNumber('--seconds'))
     .option('--check', 'exit 1 when a target in bench/run.mjs is missed')
     .option('--save <FILE>', 'save a baseline: every rate relative to the calibration loop run alongside')

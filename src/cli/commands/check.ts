@@ -1,11 +1,8 @@
 /** `siegesim check`: Monte Carlo against the exact answers, metric by metric (z-scores). */
 import type { Command } from 'commander';
-import { checkScenario, CHECK_Z_LIMIT, exactScenario, runScenario, unpairedDifferences, type CheckRow } from '../../api.js';
-import { PoolExecutor } from '../../engine/pool.js';
+import { checkPassed, checkScenario, CHECK_Z_LIMIT, emptyCheckTally, exactScenario, judgeCheck, runScenario, unpairedDifferences, type CheckRow, type CheckVerdict, PoolExecutor, shortName, MSG } from '../../api.js';
 import { whereLabel } from '../../api/test.js';
-import { shortName } from '../../systems/chart-kit.js';
 import { showCount } from '../../report/format.js';
-import { MSG } from '../../scenario/messages.js';
 import { controller, loadAll, positiveNumber, seedArg, threadsOpt, trialsArg, type RunFlags } from '../common.js';
 
 type CheckFlags = RunFlags & { verbose?: boolean; zLimit: number; allowEmpty?: boolean };
@@ -27,7 +24,7 @@ interface CheckJsonRow {
   /** null when not defined: a mean no trial gave a value (n = 0, verdict `no_data`). */
   z: number | null;
   /** `no_data`: a mean with no observations (n = 0): nothing to compare, neither a pass nor a fail. */
-  verdict: 'pass' | 'fail' | 'no_data';
+  verdict: CheckVerdict;
 }
 
 /** `siegesim check --json`: one document, every comparison (the --verbose table's rows) with its verdict. */
@@ -53,9 +50,6 @@ interface CheckJson {
 
 const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
-/** A mean no trial gave a value: zRow's z is NaN, and there is nothing to compare. */
-const noData = (r: CheckRow): boolean => r.n === 0 && Number.isNaN(r.z);
-
 /** A row's z as the table prints it: `n/a` for a NaN (the exact answer has no value), never `NaN`. */
 const zCell = (r: CheckRow): string => (Number.isNaN(r.z) ? 'n/a' : r.z.toFixed(2));
 
@@ -75,11 +69,7 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
   const scenarios = loadAll(files);
   const limit = flags.zLimit;
   const exec = new PoolExecutor(flags.threads);
-  let worst = 0;
-  let failed = 0;
-  let compared = 0;
-  let missing = 0;
-  let differences = 0;
+  const total = emptyCheckTally();
   const failures: string[] = [];
   // --json keeps stdout for the JSON alone: the table goes to stderr (a CI log still shows it).
   const say = (text: string) => (flags.json ? process.stderr : process.stdout).write(text);
@@ -107,27 +97,17 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
       const mw = Math.max(33, ...rows.map((r) => r.metric.length)) + 1;
       say(`${'case'.padEnd(5)}${'variant'.padEnd(vw)}${result.params.map((p, k) => shortName(p).padEnd(pw[k])).join('')}${'metric'.padEnd(mw)}${'simulated'.padStart(14)}${'exact'.padStart(14)}${'z'.padStart(9)}\n`);
       const unpaired = unpairedDifferences(result, ex);
-      const entry = { name: v.name, file: v.file, system: v.system.id, seed: result.seed, cases: result.cases.length, trials: result.cases[0]?.trials ?? 0, compared: rows.length, failed: 0, no_data: 0, unpaired_differences: unpaired };
-      doc.scenarios.push(entry);
-      for (const r of rows) {
-        compared++;
-        if (r.difference) differences++;
-        const none = noData(r);
-        const az = Math.abs(r.z);
-        const bad = !none && !(az <= limit);
-        if (none) {
-          missing++;
-          entry.no_data++;
-        }
+      const own = emptyCheckTally();
+      const verdicts = judgeCheck(rows, limit, own, total);
+      doc.scenarios.push({ name: v.name, file: v.file, system: v.system.id, seed: result.seed, cases: result.cases.length, trials: result.cases[0]?.trials ?? 0, compared: own.compared, failed: own.failed, no_data: own.noData, unpaired_differences: unpaired });
+      for (const [i, r] of rows.entries()) {
+        const verdict = verdicts[i];
+        const none = verdict === 'no_data';
+        const bad = verdict === 'fail';
         const where = whereOf(r);
-        if (bad) {
-          failed++;
-          entry.failed++;
-          failures.push(checkFailText(v.name, v.file, where, r, limit));
-        }
+        if (bad) failures.push(checkFailText(v.name, v.file, where, r, limit));
         const params = paramsOf.get(r.case) ?? {};
-        doc.rows.push({ scenario: v.name, case: r.case, variant: r.variant, params, where, metric: r.metric, simulated: finite(r.simulated), exact: finite(r.exact), n: r.n, z: finite(r.z), verdict: none ? 'no_data' : bad ? 'fail' : 'pass' });
-        if (!none && (az > worst || Number.isNaN(az))) worst = Number.isNaN(az) ? Infinity : Math.max(worst, az);
+        doc.rows.push({ scenario: v.name, case: r.case, variant: r.variant, params, where, metric: r.metric, simulated: finite(r.simulated), exact: finite(r.exact), n: r.n, z: finite(r.z), verdict });
         const show = flags.verbose || bad || !r.metric.includes('[');
         if (!show) continue;
         say(
@@ -140,18 +120,16 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
   } finally {
     await exec.close();
   }
-  doc.compared = compared;
-  doc.failed = failed;
-  doc.no_data = missing;
+  doc.compared = total.compared;
+  doc.failed = total.failed;
+  doc.no_data = total.noData;
+  doc.passed = checkPassed(total, flags.allowEmpty === true);
   const json = () => flags.json && process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
-  if (compared === 0) {
-    // Nothing compared is not a pass: a CI gate over scenarios without an exact form would
-    // otherwise stay green while proving nothing.
+  if (total.compared === 0) {
     const verdict = flags.allowEmpty ? 'passed (empty, --allow-empty)' : 'FAILED';
     const reason = `0 comparisons — none of the ${scenarios.length} scenario(s) has an exact form to compare with`;
     say(`check ${verdict}: ${reason}\n`);
-    doc.passed = flags.allowEmpty === true;
-    if (!flags.allowEmpty) {
+    if (!doc.passed) {
       doc.empty = reason;
       process.stderr.write('siegesim: nothing was checked; pass --allow-empty to accept that\n');
       process.exitCode = 1;
@@ -162,14 +140,13 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
   // each failure again as a sentence that stands alone, so the end of a CI log names the case
   for (const line of failures.slice(0, FAIL_LINES)) say(line + '\n');
   if (failures.length > FAIL_LINES) say(MSG.checkMoreFails(failures.length - FAIL_LINES, flags.json === true) + '\n');
-  const verdict = failed === 0 ? 'passed' : 'FAILED';
-  const noZ = missing > 0 ? `; ${MSG.checkNoDataCount(missing)}` : '';
-  const what = differences > 0 ? 'metrics, differences from the baseline and every curve point' : 'metrics and every curve point';
-  say(`check ${verdict}: ${compared} comparisons (${what}), max |z| = ${worst.toFixed(2)}, limit ${limit}${noZ}\n`);
-  doc.passed = failed === 0;
-  doc.max_abs_z = finite(worst);
+  const verdict = doc.passed ? 'passed' : 'FAILED';
+  const noZ = total.noData > 0 ? `; ${MSG.checkNoDataCount(total.noData)}` : '';
+  const what = total.differences > 0 ? 'metrics, differences from the baseline and every curve point' : 'metrics and every curve point';
+  say(`check ${verdict}: ${total.compared} comparisons (${what}), max |z| = ${total.maxAbsZ.toFixed(2)}, limit ${limit}${noZ}\n`);
+  doc.max_abs_z = finite(total.maxAbsZ);
   json();
-  if (failed > 0) process.exitCode = 1;
+  if (!doc.passed) process.exitCode = 1;
 }
 
 function fmtNum(x: number): string {

@@ -3,12 +3,10 @@ import type { Command } from 'commander';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { diffSets, diffSummaries, DiffError, DIFF_ALPHA, scenarioSettings, type SummaryDoc } from '../../api.js';
+import { diffSets, diffSummaries, DiffError, DIFF_ALPHA, scenarioSettings, type SummaryDoc, fileIssue, folderIssue, MSG, errCode } from '../../api.js';
 import { diffMarkdown, diffText } from '../../report/diff-report.js';
 import { failWith, probabilityArg, UserError } from '../common.js';
-import { errCode, fileIssue, folderIssue } from '../../scenario/read.js';
-import { MSG } from '../../scenario/messages.js';
-import type { ScenarioIssue } from '../../scenario/load.js';
+import type { ScenarioIssue } from '../../api.js';
 
 interface DiffFlags {
   json?: boolean;

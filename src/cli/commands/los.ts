@@ -1,6 +1,6 @@
 /** `siegesim los`: Cry Havoc sight lines between levels (seed 004 R4, R5). */
 import { Option, type Command } from 'commander';
-import { los } from '../../systems/cry-havoc/los.js';
+import { los } from '../../api.js';
 import { nonNegInt, UserError } from '../common.js';
 
 function losCommand(flags: { n: number; d: number; d1: number; h: number; rounding: 'default' | 'source'; json?: boolean }): void {

@@ -1,8 +1,7 @@
 /** `siegesim merge`: shard files -> the report one run would write, byte for byte. */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { chunkCount, emptyShards, mergeShards, ShardError } from '../../api.js';
-import { MSG } from '../../scenario/messages.js';
+import { chunkCount, emptyShards, mergeShards, ShardError, MSG } from '../../api.js';
 import { checkFolder, checkReportDir, writeIndex, writeReport } from '../../report/write.js';
 import { answerText } from '../../report/answer-text.js';
 import { readShardFile } from '../shard-file.js';

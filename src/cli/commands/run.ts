@@ -1,9 +1,7 @@
 /** `siegesim run`: run scenarios and write their reports; `--shard k/n` writes a shard file instead. */
 import { Command, InvalidArgumentError } from 'commander';
 import path from 'node:path';
-import { chunkCount, runScenario, runShard } from '../../api.js';
-import { MSG } from '../../scenario/messages.js';
-import { PoolExecutor } from '../../engine/pool.js';
+import { chunkCount, runScenario, runShard, MSG, PoolExecutor } from '../../api.js';
 import { poolFor } from '../early-pool.js';
 import { checkFolder, checkOutputFile, checkReportDir, reportSource, sameFile, writeIndex, writeReport, type ReportSource } from '../../report/write.js';
 import { writeShardFile } from '../shard-file.js';
@@ -180,7 +178,7 @@ export function register(program: Command): void {
     .option('--no-progress', 'no progress bar')
     .option('--shard <k/n>', 'run every n-th chunk, starting with chunk k-1, into a shard file (--out names it); see `merge`', (x: string) => {
       const m = /^(\d+)\/(\d+)$/.exec(x);
-      // parsed exactly: 9007199254740993 would round to ...992, another shard (issue 30)
+      // parsed exactly: 9007199254740993 would round to ...992, another shard
       const exact = (d: string) => (BigInt(d) <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(d) : NaN);
       const k = m ? exact(m[1]) : NaN;
       const n = m ? exact(m[2]) : NaN;

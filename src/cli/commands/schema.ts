@@ -2,8 +2,7 @@
 import type { Command } from 'commander';
 import { checkOutputFile, writeFileAtomic } from '../../report/write.js';
 import { outArg } from '../common.js';
-import { jsonSchemaOf } from '../../scenario/schema.js';
-import { SYSTEMS } from '../../systems/registry.js';
+import { jsonSchemaOf, SYSTEMS } from '../../api.js';
 
 async function schemaCommand(flags: { out?: string }): Promise<void> {
   const text = JSON.stringify(jsonSchemaOf(SYSTEMS), null, 2) + '\n';

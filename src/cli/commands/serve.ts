@@ -1,12 +1,11 @@
 /** `siegesim serve`: the designer workbench, a live tuning page for every scenario (src/serve/). */
 import { Command } from 'commander';
 import { spawn } from 'node:child_process';
-import { exitWhenThreadsLoaded, PoolExecutor } from '../../engine/pool.js';
+import { exitWhenThreadsLoaded, PoolExecutor, MSG } from '../../api.js';
 import { rootsOf } from '../../serve/catalogue.js';
 import { DEFAULT_HOST, DEFAULT_PORT, isLoopback, startWorkbench } from '../../serve/server.js';
 import { DEFAULT_SCENARIOS, nonNegInt, scenarioArgsOrDefault, threadsOpt, UserError } from '../common.js';
 import { formatIssue } from '../files.js';
-import { MSG } from '../../scenario/messages.js';
 
 interface ServeFlags {
   port: number;

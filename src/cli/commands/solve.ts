@@ -1,8 +1,7 @@
 /** `siegesim solve`: the smallest value of a parameter whose metric reaches a target (a decimal one to a stated resolution). */
 import { InvalidArgumentError, type Command } from 'commander';
-import { plateauText, solveJson, solveSweep, SolveInputError, type SolveOptions, type SolvePlan, type SolveResult } from '../../api.js';
-import { PoolExecutor } from '../../engine/pool.js';
-import type { Metric } from '../../systems/types.js';
+import { plateauText, solveJson, solveSweep, SolveInputError, type SolveOptions, type SolvePlan, type SolveResult, PoolExecutor } from '../../api.js';
+import type { Metric } from '../../api.js';
 import { controller, loadAll, makeProgress, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
 import { showCount } from '../../report/format.js';
 import { estimateText } from '../../report/answer-text.js';

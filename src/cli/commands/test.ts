@@ -2,13 +2,9 @@
 import type { Command } from 'commander';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { prepareExact, testScenario, TEST_CONFIDENCE, type ScenarioTestResult } from '../../api.js';
-import { PoolExecutor } from '../../engine/pool.js';
+import { prepareExact, testScenario, TEST_CONFIDENCE, type ScenarioTestResult, PoolExecutor, MSG, formatIssue, type ScenarioIssue, LIMITS } from '../../api.js';
 import { junitXml, testFooter, testJson, testLines, testMarkdown, totalsOf } from '../../report/test-report.js';
 import { checkOutputFile, OutputError, reasonOf, writeFileAtomic } from '../../report/write.js';
-import { MSG } from '../../scenario/messages.js';
-import { formatIssue, type ScenarioIssue } from '../../scenario/load.js';
-import { LIMITS } from '../../scenario/limits.js';
 import { controller, failWith, loadSome, makeProgress, UserError, outArg, scenarioArgsOrDefault, probabilityArg, seedArg, threadsOpt, trialsArg } from '../common.js';
 
 interface TestFlags {

@@ -18,7 +18,7 @@ export const crusaderRex: RulesSystem<CrusaderRexCompiled> = {
   // about a microsecond a battle: 16384 battles is well over the 10 ms a chunk needs
   chunkTrials: 16_384,
   headline: ['p_attacker_wins', 'p_defender_holds', 'p_castle_falls'],
-  // who holds the town at the end (field.ts, general.ts, table.ts count exactly one of the four)
+  // who holds the town at the end (every kernel path counts exactly one of the four)
   outcomes: [['p_attacker_wins', 'p_defender_holds', 'p_siege_continues', 'p_both_gone']],
   metricOrder: [
     'p_attacker_wins',

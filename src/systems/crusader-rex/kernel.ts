@@ -1,23 +1,27 @@
 /**
  * The Crusader Rex kernel: one battle location over one or more game turns, following the
  * v2.0 rules as the Rally the Troops engine resolves them (docs/rules/crusader-rex.md 2-4, 6.5).
- * Three paths run the same rules: the field path (field.ts) for a plain field battle (no
- * castle, no harry or retreat choices, a fixed tie-break, at most 5 blocks a side), the table
- * path (table.ts) for every other battle with at most 5 blocks a side (but the first-listed
- * stormers of policy.stormers: listed, which it cannot pick), and the general path
- * (general.ts), block by block, for the rest. The two fast paths fire in listed order, so they
- * take the strongest-first order only where it cannot change the outcome (order.ts
- * fireOrderMatters). The accumulator's
+ * Four paths run the same rules: the closed field path (closed-field-path.ts) for a field
+ * battle whose blocks are all in the field from the start, with no charge (the reference
+ * battle); the field run path (field-run-path.ts) for the other plain field battles (no castle,
+ * no harry or retreat choices, a fixed tie-break, at most 5 blocks a side); the table path
+ * (table-path.ts, its tables built in state-tables.ts) for
+ * every other battle with at most 5 blocks a side (but the first-listed stormers of
+ * policy.stormers: listed, which it cannot pick); and the volley path (volley-path.ts), block by
+ * block, for the rest. The fast paths fire in listed order, so they take the strongest-first
+ * order only where it cannot change the outcome (order.ts fireOrderMatters). The accumulator's
  * layout is in layout.ts.
  */
 import type { RngState } from '../../engine/rng.js';
-import type { Kernel } from '../types.js';
+import type { Kernel, Trace } from '../types.js';
 import type { CrusaderRexCompiled } from './compile.js';
-import { _general, runGeneral, useGeneral } from './general.js';
-import { buildFieldTables, fieldAliasTable, fieldPathApplies, runField, useFieldTables, type FieldTables } from './field.js';
+import { buildClosedField, closedFieldApplies, exactAliasTable, hitCounts, runClosedField, type ClosedField } from './closed-field-path.js';
+import { _general, runGeneral, useGeneral } from './volley-path.js';
+import { buildFieldTables, fieldAliasTable, fieldPathApplies, runField, useFieldTables, type FieldTables } from './field-run-path.js';
 import { accLengthCrusaderRex } from './layout.js';
 import { buildOrders, fireOrderReason } from './order.js';
-import { aliasTable, buildTables, runTable, tablePathApplies, useTables, type Tables } from './table.js';
+import { aliasTable, buildTables, tablePathApplies, type Tables } from './state-tables.js';
+import { runTable, useTables } from './table-path.js';
 
 export { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_GUARD, A_LIFTED, A_LOST, A_ROUNDS, SURV, accLengthCrusaderRex, attrBase, maxAll } from './layout.js';
 
@@ -26,14 +30,16 @@ const TRIAL: RngState = new Int32Array(4);
 
 /**
  * Everything derived from one compiled case (orders, each side's blocks, the field or table
- * path's tables), made once and kept: with paired variants the engine calls the kernel trial by trial,
- * alternating cases, so switching must only swap references (it once rebuilt the tables on
- * every call: 100x slower).
+ * path's tables), made once and kept: with paired variants the engine calls the kernel block by
+ * block, alternating cases, so switching must only swap references (rebuilding the tables on
+ * every call would cost milliseconds each time).
  */
 interface Prepared {
   orders: Int32Array[];
   sideBlocks: Int32Array[];
   field: FieldTables | null;
+  /** The closed field path's tables (closedFieldApplies), or null. */
+  closed: ClosedField | null;
   /** The table path's tables; undefined until needed (a field battle uses them only when tests force the table path). */
   tables: Tables | null | undefined;
 }
@@ -62,7 +68,8 @@ function preparedFor(c: CrusaderRexCompiled): Prepared {
     p = {
       orders,
       sideBlocks: [0, 1].map((side) => Int32Array.from(c.side.map((sd, b) => (sd === side ? b : -1)).filter((b) => b >= 0))),
-      field: fieldPathApplies(c) ? buildFieldTables(c, orders) : null,
+      field: null,
+      closed: closedFieldApplies(c) ? buildClosedField(c, orders) : null,
       tables: undefined,
     };
   }
@@ -72,15 +79,20 @@ function preparedFor(c: CrusaderRexCompiled): Prepared {
   return p;
 }
 
-/** Which path runs: the kernel's choice, or one forced by the tests ('table': the table path for a field battle too, 'general'). */
-export type CrusaderRexPath = 'kernel' | 'table' | 'general';
+/**
+ * Which path runs: the kernel's choice, or one forced by the tests ('field': the field path for
+ * a closed field battle too, 'table': the table path for a field battle too, 'general').
+ */
+export type CrusaderRexPath = 'kernel' | 'field' | 'table' | 'general';
 let forced: CrusaderRexPath = 'kernel';
 
 const FIELD = 0;
 const TABLE = 1;
 const GENERAL = 2;
+const CLOSED = 3;
 let current: CrusaderRexCompiled | null = null;
 let path = GENERAL;
+let closed: ClosedField | null = null;
 
 function ensure(c: CrusaderRexCompiled): void {
   if (current === c) return;
@@ -88,7 +100,11 @@ function ensure(c: CrusaderRexCompiled): void {
   const p = preparedFor(c);
   useGeneral(c, p.orders, p.sideBlocks);
   if (forced === 'general') path = GENERAL;
-  else if (p.field && forced === 'kernel') {
+  else if (p.closed && forced === 'kernel') {
+    path = CLOSED;
+    closed = p.closed;
+  } else if (forced !== 'table' && fieldPathApplies(c)) {
+    if (p.field === null) p.field = buildFieldTables(c, p.orders);
     path = FIELD;
     useFieldTables(p.field);
   } else {
@@ -98,11 +114,12 @@ function ensure(c: CrusaderRexCompiled): void {
   }
 }
 
-export function runCrusaderRex(c: CrusaderRexCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+export function runCrusaderRex(c: CrusaderRexCompiled, stream: RngState, trials: number, acc: Float64Array, trace?: Trace): void {
   ensure(c);
-  if (path === FIELD) runField(c, TRIAL, stream, trials, acc);
-  else if (path === TABLE) runTable(c, TRIAL, stream, trials, acc);
-  else runGeneral(c, TRIAL, stream, trials, acc);
+  if (path === CLOSED) runClosedField(closed!, stream, trials, acc, trace);
+  else if (path === FIELD) runField(c, TRIAL, stream, trials, acc, trace);
+  else if (path === TABLE) runTable(c, TRIAL, stream, trials, acc, trace);
+  else runGeneral(c, TRIAL, stream, trials, acc, trace);
 }
 
 export const crusaderRexKernel: Kernel<CrusaderRexCompiled> = {
@@ -126,6 +143,9 @@ export const _internals = {
   fieldAliasTable,
   tablePathApplies,
   fieldPathApplies,
+  closedFieldApplies,
+  exactAliasTable,
+  hitCounts,
   fireOrderReason,
   /** The path the kernel runs next (tests compare the paths with each other). */
   setPath(p: CrusaderRexPath): void {

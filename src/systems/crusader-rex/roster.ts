@@ -2,7 +2,7 @@
  * The Crusader Rex block roster (docs/rules/crusader-rex.md 5.1, from Rally the Troops `data.js`):
  * name, side, type, maximum steps, combat rating. And the town ratings (5.2).
  */
-import { editDistance } from '../../scenario/suggest.js';
+import { editDistance } from '../../text/suggest.js';
 
 export type Side = 'franks' | 'saracens';
 export type BlockType =

@@ -4,7 +4,7 @@
  * every engine-vs-rulebook difference a `rules:` toggle.
  */
 import * as z from 'zod';
-import { because } from '../../scenario/schema.js';
+import { because } from '../../text/because.js';
 
 let built: ReturnType<typeof buildShape> | undefined;
 

@@ -7,7 +7,7 @@ import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_GUARD, A_
 const PLACES = ['field', 'castle', 'reserves'] as const;
 
 /**
- * What each metric counts (RulesSystem.metricDocs), as general.ts, table.ts and field.ts count
+ * What each metric counts (RulesSystem.metricDocs), as every kernel path counts
  * it at the end of a trial (after the last game turn played: play stops once a side has no
  * blocks in the town or the castle fell). "In the town": in the field or the castle (stormers
  * and sallies are back in place by then, 2.8); a block that retreated or was eliminated is not. "Attacker" is the scenario's

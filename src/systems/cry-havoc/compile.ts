@@ -226,8 +226,8 @@ export function compileCryHavoc(raw: Record<string, unknown>): CryHavocCompiled 
   const d = s.defender;
   // The defence the defender fights with (1.1: the printed counters; halving only where a value
   // is missing): defH/defW while mounted, dismH/dismW on foot. A defender on foot from the start
-  // fights on his own counters, so his printed wounded defence is dismW (issue 37: it was
-  // halved from the healthy value, the printed one ignored). An unhorsed knight uses his
+  // fights on his own counters, so his printed wounded defence is dismW, not
+  // half his healthy value. An unhorsed knight uses his
   // dismounted counters where given, else the mounted values (Part 4), his printed wounded
   // defence included; a dismounted healthy value without its wounded one is halved.
   const defW = d ? woundedOf(d.wounded.defence, d.defence) : 0;

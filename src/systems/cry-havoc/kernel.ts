@@ -9,18 +9,21 @@
  *            [7 + (t - 1) * 16 + k] results in turn t: k = code on the foot table (0..6),
  *            or 7 + code on the mounted table (0..8)
  *  missile   [1] killed [2] Σ turn of the kill [3] Σ² [4] ever wounded or stunned
- *            [5 + k] first shot of the first shooter: k = foot code (0..3) or 4 + mounted code (0..6)
- *            [16 + t - 1] killed in turn t
+ *            [5 + k] first shot of the first shooter: k = its code on the table the target
+ *            starts on (foot 0..3, mounted 0..6)
+ *            [12 + t - 1] killed in turn t
  *  battering [1] breached [2] Σ day [3] Σ day² [4] Σ points lost [5] Σ² [6] Σ engines out [7] Σ²
  *            [8 + d - 1] breached on day d
  *  fire      [1] ever ignited [2] burning at the end [3] Σ turns burning [4] Σ²
  *            [5 + t - 1] burning at the end of turn t
  *  healing   [1] healed [2] out for the scenario [3] died [4] Σ days [5] Σ days²
- *            [6 + d - 1] healed on day d, d = 1..maxHealDay
+ *            [6 + d - 1] healed on day d, d = 1..min(horizon_days, maxHealDay): the curve's
+ *            days (a wound healed later counts in [1], [4] and [5] only)
  */
 import { nextTrialState, type RngState } from '../../engine/rng.js';
 import { rollDie } from '../../engine/dice.js';
-import type { Kernel } from '../types.js';
+import { writeTrace } from '../trace.js';
+import type { Kernel, Trace } from '../types.js';
 import { BATTERING_COLUMNS, HEALING_CROISADES_REROLL_TURNS } from './tables.js';
 import { K_BATTERING, K_FIRE, K_HEALING, K_MELEE, K_MISSILE, type CryHavocCompiled } from './compile.js';
 
@@ -30,7 +33,7 @@ const TRIAL: RngState = new Int32Array(4);
 export const M_BY_TURN = 7;
 export const M_SLOTS = 16;
 export const S_FIRST = 5;
-export const S_BY_TURN = 16;
+export const S_BY_TURN = 12;
 export const B_BY_DAY = 8;
 export const F_BY_TURN = 5;
 export const H_BY_DAY = 6;
@@ -38,6 +41,11 @@ export const H_BY_DAY = 6;
 /** Latest day a healing roll can give. */
 export function maxHealDay(c: CryHavocCompiled): number {
   return Math.max(10, HEALING_CROISADES_REROLL_TURNS * c.turnDays, 3 * c.turnDays);
+}
+
+/** The days of the healing curve: up to the horizon, and no further than a roll can give. */
+export function healCurveDays(c: CryHavocCompiled): number {
+  return Math.min(c.horizon, maxHealDay(c));
 }
 
 export function accLengthCryHavoc(c: CryHavocCompiled): number {
@@ -51,7 +59,7 @@ export function accLengthCryHavoc(c: CryHavocCompiled): number {
     case K_FIRE:
       return F_BY_TURN + c.turns;
     default:
-      return H_BY_DAY + maxHealDay(c);
+      return H_BY_DAY + healCurveDays(c);
   }
 }
 
@@ -94,7 +102,7 @@ function woundAttackers(c: CryHavocCompiled, all: boolean): boolean {
   return died;
 }
 
-function runMelee(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+function runMelee(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const rng = TRIAL;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
@@ -184,12 +192,13 @@ function runMelee(c: CryHavocCompiled, stream: RngState, trials: number, acc: Fl
       acc[6] += t * t;
     } else if (end === 3) acc[4] += 1;
     else acc[3] += 1;
+    if (trace !== undefined) writeTrace(trace, i, acc);
   }
 }
 
 // === 1.4-1.5 missile fire ==================================================================
 
-function runMissile(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+function runMissile(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const rng = TRIAL;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
@@ -212,7 +221,7 @@ function runMissile(c: CryHavocCompiled, stream: RngState, trials: number, acc: 
           if (line > 10) line = 10;
           code = c.missileFoot[(line - 1) * 4 + c.coverFoot];
         }
-        if (t === 1 && s === 0) acc[S_FIRST + (c.targetMounted0 === 1 ? 4 + code : code)] += 1;
+        if (t === 1 && s === 0) acc[S_FIRST + code] += 1; // on the table the target starts on
         if (code === 0) continue;
         if (code === 1) {
           // retreat (2 or 4 hexes): fatal when stunned; wounds when blocked
@@ -249,12 +258,13 @@ function runMissile(c: CryHavocCompiled, stream: RngState, trials: number, acc: 
       if (stunned > 0) stunned--;
     }
     if (hurt) acc[4] += 1;
+    if (trace !== undefined) writeTrace(trace, i, acc);
   }
 }
 
 // === 1.7 battering ==========================================================================
 
-function runBattering(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+function runBattering(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const rng = TRIAL;
   const nEng = c.enginePoints.length;
   const ramPoints = 9 * c.rams;
@@ -310,12 +320,13 @@ function runBattering(c: CryHavocCompiled, stream: RngState, trials: number, acc
     acc[5] += lost * lost;
     acc[6] += out;
     acc[7] += out * out;
+    if (trace !== undefined) writeTrace(trace, i, acc);
   }
 }
 
 // === 1.9 fire ================================================================================
 
-function runFire(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+function runFire(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const rng = TRIAL;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
@@ -352,47 +363,44 @@ function runFire(c: CryHavocCompiled, stream: RngState, trials: number, acc: Flo
     if (burning > 0) acc[2] += 1;
     acc[3] += turnsBurning;
     acc[4] += turnsBurning * turnsBurning;
+    if (trace !== undefined) writeTrace(trace, i, acc);
   }
 }
 
 // === 1.8 healing =============================================================================
 
-function runHealing(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+function runHealing(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const rng = TRIAL;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
-    let days = 0;
+    let days = 0; // 0: not healed (several months, or died)
     if (c.croisades === 0) {
       days = c.siegeDays[rollDie(rng, 10, c.t10) - 1]; // 0: several months
-      if (days === 0) {
-        acc[2] += 1;
-        continue;
-      }
+      if (days === 0) acc[2] += 1;
     } else {
       const turns = c.croisadesTurns[rollDie(rng, 6, c.t6) - 1];
-      if (turns === 0) {
-        // 6: roll again, 1-2 dies, 3-6 heals after 5 strategic turns
-        if (rollDie(rng, 6, c.t6) <= 2) {
-          acc[3] += 1;
-          continue;
-        }
-        days = HEALING_CROISADES_REROLL_TURNS * c.turnDays;
-      } else days = turns * c.turnDays;
+      if (turns !== 0) days = turns * c.turnDays;
+      // 6: roll again, 1-2 dies, 3-6 heals after 5 strategic turns
+      else if (rollDie(rng, 6, c.t6) <= 2) acc[3] += 1;
+      else days = HEALING_CROISADES_REROLL_TURNS * c.turnDays;
     }
-    acc[1] += 1;
-    acc[4] += days;
-    acc[5] += days * days;
-    acc[H_BY_DAY + days - 1] += 1;
+    if (days > 0) {
+      acc[1] += 1;
+      acc[4] += days;
+      acc[5] += days * days;
+      if (days <= c.horizon) acc[H_BY_DAY + days - 1] += 1;
+    }
+    if (trace !== undefined) writeTrace(trace, i, acc);
   }
 }
 
-export function runCryHavoc(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+export function runCryHavoc(c: CryHavocCompiled, stream: RngState, trials: number, acc: Float64Array, trace?: Trace): void {
   ensure(c);
-  if (c.kind === K_MELEE) runMelee(c, stream, trials, acc);
-  else if (c.kind === K_MISSILE) runMissile(c, stream, trials, acc);
-  else if (c.kind === K_BATTERING) runBattering(c, stream, trials, acc);
-  else if (c.kind === K_FIRE) runFire(c, stream, trials, acc);
-  else if (c.kind === K_HEALING) runHealing(c, stream, trials, acc);
+  if (c.kind === K_MELEE) runMelee(c, stream, trials, acc, trace);
+  else if (c.kind === K_MISSILE) runMissile(c, stream, trials, acc, trace);
+  else if (c.kind === K_BATTERING) runBattering(c, stream, trials, acc, trace);
+  else if (c.kind === K_FIRE) runFire(c, stream, trials, acc, trace);
+  else if (c.kind === K_HEALING) runHealing(c, stream, trials, acc, trace);
   acc[0] += trials;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Scenario keys of the Cry Havoc / Siege system (seeds 003 and 004, docs/rules/cry-havoc.md).
  * One `kind` per question players ask; every DEFAULT and toggle of the rules file is a
- * `rules:` option (README.md lists them).
+ * `rules:` option (docs/scenarios.md lists them).
  */
 import * as z from 'zod';
 import { WEAPONS } from './tables.js';

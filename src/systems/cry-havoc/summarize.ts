@@ -14,7 +14,7 @@ import {
   MISSILE_MOUNTED_RESULTS,
   type CryHavocCompiled,
 } from './compile.js';
-import { B_BY_DAY, F_BY_TURN, H_BY_DAY, M_BY_TURN, M_SLOTS, maxHealDay, S_BY_TURN, S_FIRST } from './kernel.js';
+import { B_BY_DAY, F_BY_TURN, H_BY_DAY, healCurveDays, M_BY_TURN, M_SLOTS, maxHealDay, S_BY_TURN, S_FIRST } from './kernel.js';
 import { cryHavocShape } from './schema.js';
 
 /** The first melee roll's metric for a result letter ("-": none), on the table the defender starts on. */
@@ -59,10 +59,12 @@ export const METRIC_DOCS_CRY_HAVOC: Readonly<Record<string, string>> = {
   mean_days_to_heal: 'healing: days until healed, over the trials that heal (Croisades: strategic turns × rules.strategic_turn_days; the re-roll\'s 5 turns: 5 × strategic_turn_days days from the wound)',
 };
 
-/** A letter's meaning on a foot and a mounted table, as far as each has the letter. */
-function letterMeaning(k: number | undefined, kf: number, foot: readonly string[], mounted: readonly string[], who: [string, string]): string {
-  const parts = [...(kf >= 0 && kf < foot.length ? [`${who[0]}: ${foot[kf]}`] : []), ...(k !== undefined && k >= 0 && k < mounted.length ? [`${who[1]}: ${mounted[k]}`] : [])];
-  return parts.join('; ');
+/**
+ * A letter's meaning on the foot table, when it has the letter (its index kf, -1 when not), and on
+ * the mounted table (index km), which has every letter the foot table has and more.
+ */
+function letterMeaning(km: number, kf: number, foot: readonly string[], mounted: readonly string[], who: [string, string]): string {
+  return [...(kf >= 0 ? [`${who[0]}: ${foot[kf]}`] : []), `${who[1]}: ${mounted[km]}`].join('; ');
 }
 
 /**
@@ -174,7 +176,7 @@ export function summarizeCryHavoc(c: CryHavocCompiled, acc: Float64Array): CaseS
     metrics.p_hurt = probability(acc[4], n);
     const letters = c.targetMounted0 === 1 ? MISSILE_MOUNTED_RESULTS : MISSILE_FOOT_RESULTS;
     letters.forEach((l, k) => {
-      metrics[shotName(l)] = probability(acc[S_FIRST + (c.targetMounted0 === 1 ? 4 + k : k)], n);
+      metrics[shotName(l)] = probability(acc[S_FIRST + k], n);
     });
     curves.p_killed_by_turn = cumulative(acc, S_BY_TURN, c.turns, n, 'turn');
   } else if (c.kind === K_BATTERING) {
@@ -195,7 +197,7 @@ export function summarizeCryHavoc(c: CryHavocCompiled, acc: Float64Array): CaseS
     metrics.p_out_for_scenario = probability(acc[2], n);
     metrics.p_dies = probability(acc[3], n);
     metrics.mean_days_to_heal = mean(acc[1], acc[4], acc[5], [1, maxHealDay(c)]);
-    curves.heal_by_day = cumulative(acc, H_BY_DAY, Math.min(c.horizon, maxHealDay(c)), n, 'day');
+    curves.heal_by_day = cumulative(acc, H_BY_DAY, healCurveDays(c), n, 'day');
   }
   return { metrics, curves };
 }

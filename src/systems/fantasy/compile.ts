@@ -105,6 +105,11 @@ export interface FantasyCompiled {
   t3: number;
   t6: number;
   t20: number;
+  /**
+   * Roll every die as the rules say instead of drawing from the dice tables (state.ts
+   * PrepareOptions.perDie): set by tests that hold the table mode to it, never by compile.
+   */
+  perDie?: boolean;
 }
 
 const code = (v: string, options: readonly string[]): number => {

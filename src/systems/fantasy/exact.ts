@@ -1,5 +1,5 @@
 /**
- * Exact answers for the fantasy system where the state space is small (issue #4):
+ * Exact answers for the fantasy system where the state space is small:
  *  (a) siege engines alone against a wall: the round the wall falls, by a DP over wall HP;
  *  (b) climbs alone: the breach-by-round distribution, a Markov chain over (infantry left,
  *      cavalry left, breach pool);

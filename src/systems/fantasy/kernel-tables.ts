@@ -2,8 +2,8 @@
  * Dice tables for the fantasy kernel (its table mode): the sum of n identical dice, and a
  * binomial count, each drawn with one 32-bit draw through an alias table (Walker; Vose's
  * construction in integers) instead of rolling every die. A table depends only on the die (or
- * the chance) and n, never on a case, so tables are made once per worker and shared by every
- * case and sweep point that needs them (tables only grow).
+ * the chance) and n; each prepared case (state.ts) owns one `AliasTables` with the tables it
+ * needs, so the kernel holds no tables of its own between cases.
  *
  * A table of m outcomes has K = 2^bits >= m slots; a draw's top `bits` bits pick a slot and
  * its other 32 - bits bits are compared with the slot's threshold (keep the slot's outcome, or
@@ -15,18 +15,24 @@
  */
 import { nextI32, type RngState } from '../../engine/rng.js';
 
-/**
- * Every table, one after another: at a table's base, AL[base] = bits, then K slots of three
- * ints (threshold, outcome kept, outcome of the alias). A full slot has threshold 0 and its own
- * outcome twice.
- */
-let AL = new Int32Array(1 << 14);
-let alTop = 0;
-
 const TWO32 = 4294967296;
 
+/**
+ * A set of alias tables, one after another in `al`: at a table's base, al[base] = bits, then K
+ * slots of three ints (threshold, outcome kept, outcome of the alias). A full slot has threshold
+ * 0 and its own outcome twice. Tables only grow; a table's base never changes.
+ */
+export class AliasTables {
+  al = new Int32Array(1 << 10);
+  top = 0;
+  /** sumBases[die][n]: the table of the sum of n dice of `die` faces. */
+  readonly sumBases: Int32Array[] = [];
+  readonly sumDist: number[][] = [];
+  readonly binBases = new Map<string, Int32Array>();
+}
+
 /** Add an alias table for outcomes `codes` with probabilities `probs` (summing to 1); returns its base. */
-export function aliasBuild(codes: readonly number[], probs: readonly number[]): number {
+export function aliasBuild(tables: AliasTables, codes: readonly number[], probs: readonly number[]): number {
   const m = codes.length;
   let bits = 0;
   while (1 << bits < m) bits++;
@@ -42,15 +48,16 @@ export function aliasBuild(codes: readonly number[], probs: readonly number[]): 
   const byRemainder = Array.from({ length: m }, (_, i) => i).sort((a, b) => probs[b] * TWO32 - w[b] - (probs[a] * TWO32 - w[a]) || a - b);
   for (let j = 0; total < TWO32; j = (j + 1) % m, total++) w[byRemainder[j]]++;
   const size = 1 + 3 * K;
-  if (alTop + size > AL.length) {
-    let n = AL.length * 2;
-    while (alTop + size > n) n *= 2;
+  if (tables.top + size > tables.al.length) {
+    let n = tables.al.length * 2;
+    while (tables.top + size > n) n *= 2;
     const grown = new Int32Array(n);
-    grown.set(AL);
-    AL = grown;
+    grown.set(tables.al);
+    tables.al = grown;
   }
-  const base = alTop;
-  alTop += size;
+  const AL = tables.al;
+  const base = tables.top;
+  tables.top += size;
   AL[base] = bits;
   const code = (i: number) => (i < m ? codes[i] : codes[0]); // empty slots are never kept
   for (let i = 0; i < K; i++) {
@@ -75,8 +82,8 @@ export function aliasBuild(codes: readonly number[], probs: readonly number[]): 
   return base;
 }
 
-/** The probability the table at `base` gives each outcome code (for tests). */
-export function aliasMass(base: number): Map<number, number> {
+/** The probability the table at `base` of `AL` (an AliasTables' `al`) gives each outcome code (for tests). */
+export function aliasMass(AL: Int32Array, base: number): Map<number, number> {
   const bits = AL[base];
   const K = 1 << bits;
   const cap = TWO32 / K;
@@ -91,8 +98,8 @@ export function aliasMass(base: number): Map<number, number> {
   return mass;
 }
 
-/** One draw from the table at `base`: an outcome code (no draw when there is one outcome). */
-export function aliasDraw(rng: RngState, base: number): number {
+/** One draw from the table at `base` of `AL` (an AliasTables' `al`): an outcome code (no draw when there is one outcome). */
+export function aliasDraw(rng: RngState, AL: Int32Array, base: number): number {
   const bits = AL[base];
   if (bits === 0) return AL[base + 2];
   const u = nextI32(rng);
@@ -102,12 +109,9 @@ export function aliasDraw(rng: RngState, base: number): number {
 
 // === sums of n dice =========================================================================
 
-/** sumBases[die][n]: the table of the sum of n dice of `die` faces (-1: not made yet). */
-const sumBases: Int32Array[] = [];
-const sumDist: number[][] = [];
-
 /** Make the tables of the sum of n dice of `die` faces for every n up to nMax. */
-export function ensureSums(die: number, nMax: number): Int32Array {
+export function ensureSums(tables: AliasTables, die: number, nMax: number): Int32Array {
+  const { sumBases, sumDist } = tables;
   let bases = sumBases[die];
   if (!bases) {
     bases = new Int32Array(0);
@@ -119,7 +123,7 @@ export function ensureSums(die: number, nMax: number): Int32Array {
   let n = bases.length;
   let dist = sumDist[die]; // the sum of n - 1 dice (or of none)
   if (n === 0) {
-    grown[0] = aliasBuild([0], [1]);
+    grown[0] = aliasBuild(tables, [0], [1]);
     n = 1;
   }
   for (; n <= nMax; n++) {
@@ -130,7 +134,7 @@ export function ensureSums(die: number, nMax: number): Int32Array {
       codes.push(s);
       probs.push(dist[s]);
     }
-    grown[n] = aliasBuild(codes, probs);
+    grown[n] = aliasBuild(tables, codes, probs);
   }
   sumDist[die] = dist;
   sumBases[die] = grown;
@@ -153,8 +157,6 @@ function addDie(dist: readonly number[], die: number): number[] {
 
 // === binomial counts ========================================================================
 
-const binBases = new Map<string, Int32Array>();
-
 /** Binomial(n, p) probabilities, k = 0..n (logs, so large n neither overflows nor underflows). */
 export function binomialDistribution(n: number, p: number): number[] {
   if (p <= 0) return [1, ...new Array<number>(n).fill(0)];
@@ -172,7 +174,8 @@ export function binomialDistribution(n: number, p: number): number[] {
  * The tables of Binomial(n, p) for every n up to nMax; `key` names p exactly (two keys never
  * share a table). Outcome code = the count.
  */
-export function ensureBinomials(key: string, p: number, nMax: number): Int32Array {
+export function ensureBinomials(tables: AliasTables, key: string, p: number, nMax: number): Int32Array {
+  const binBases = tables.binBases;
   const bases = binBases.get(key) ?? new Int32Array(0);
   if (bases.length > nMax) return bases;
   const grown = new Int32Array(nMax + 1).fill(-1);
@@ -186,7 +189,7 @@ export function ensureBinomials(key: string, p: number, nMax: number): Int32Arra
       codes.push(k);
       probs.push(dist[k]);
     }
-    grown[n] = aliasBuild(codes, probs);
+    grown[n] = aliasBuild(tables, codes, probs);
   }
   binBases.set(key, grown);
   return grown;

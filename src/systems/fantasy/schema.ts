@@ -1,7 +1,7 @@
 /**
  * Scenario keys of the fantasy open-field and siege system (seed 001, docs/rules/fantasy.md).
  * Every ambiguity H1-H30 of the rules file is a key under `rules:` (or `hp:`, `wall:`,
- * `policy:`), defaulting to the file's DEFAULT. README.md lists them against H numbers.
+ * `policy:`), defaulting to the file's DEFAULT. docs/scenarios.md lists them against H numbers.
  */
 import * as z from 'zod';
 

@@ -8,14 +8,13 @@
  *   [2] trials that surrendered by the last turn
  *   [3] Σ turn of surrender      [4] Σ turn²    (over the trials that surrendered)
  *   [5 + t - 1] surrenders in turn t, t = 1..turns
- * (Two slots that counted tests rolled and unblockaded port turns were written and never read:
- * removed, issue 38; a shard file written before that has other accumulator lengths and is
- * refused by merge.)
+ * (A shard file with another accumulator length, from an older layout, is refused by merge.)
  */
 import { nextTrialState, type RngState } from '../../engine/rng.js';
 import { rollChance, rollDie } from '../../engine/dice.js';
 import { testSucceeds, type SurrenderCompiled } from './compile.js';
-import type { Kernel } from '../types.js';
+import { writeTrace } from '../trace.js';
+import type { Kernel, Trace } from '../types.js';
 
 /** The current trial's generator state, drawn from the chunk's stream at each trial's start. */
 const TRIAL: RngState = new Int32Array(4);
@@ -27,11 +26,11 @@ export const ACC_SUM_T = 3;
 export const ACC_SUM_T2 = 4;
 export const ACC_BY_TURN = 5;
 
-export function runSurrender(c: SurrenderCompiled, stream: RngState, trials: number, acc: Float64Array): void {
+export function runSurrender(c: SurrenderCompiled, stream: RngState, trials: number, acc: Float64Array, trace?: Trace): void {
   const rng = TRIAL;
   const die = c.die | 0;
   const dieT = c.dieT;
-  const turns = c.turns | 0;
+  const turns = c.siege === 0 ? 0 : c.turns | 0; // seed rule 1: no siege, no test
   const tests = c.testsPerTurn | 0;
   const base = c.baseMod | 0;
   let probe = 0;
@@ -42,12 +41,11 @@ export function runSurrender(c: SurrenderCompiled, stream: RngState, trials: num
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
     // p_test: one test with the turn-1 modifiers and no cards.
     if (testSucceeds(c, rollDie(rng, die, dieT), base)) probe++;
-    if (c.siege === 0) continue; // seed rule 1: no siege, no test
     for (let t = 1; t <= turns; t++) {
       // Seed 002 section C: a port is only tested while the blockade holds.
       if (c.port === 1 && !rollChance(rng, c.blockadeT)) continue;
       let m = base;
-      // Cards are played at random per turn with their chance (issue #2); a draw is made only
+      // Cards are played at random per turn with their chance; a draw is made only
       // when the chance is not zero, so scenarios without cards keep their dice.
       if (c.cardBT >= 0 && rollChance(rng, c.cardBT)) m += c.cardBMod;
       if (c.cardDT >= 0 && rollChance(rng, c.cardDT)) m += c.cardDMod;
@@ -65,6 +63,15 @@ export function runSurrender(c: SurrenderCompiled, stream: RngState, trials: num
         acc[ACC_BY_TURN + t - 1] += 1;
         break;
       }
+    }
+    if (trace !== undefined) {
+      // the sums kept in locals, added trial by trial so that the traced slots run
+      acc[ACC_PROBE] += probe;
+      acc[ACC_SURRENDERED] += surrendered;
+      acc[ACC_SUM_T] += sumT;
+      acc[ACC_SUM_T2] += sumT2;
+      probe = surrendered = sumT = sumT2 = 0;
+      writeTrace(trace, i, acc);
     }
   }
   acc[ACC_TRIALS] += trials;

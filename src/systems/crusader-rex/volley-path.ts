@@ -1,8 +1,8 @@
 /**
- * The Crusader Rex general path: one battle location over one or more game turns, block by
+ * The Crusader Rex volley path (the general one): one battle location over one or more game turns, block by
  * block, following the v2.0 rules as the Rally the Troops engine resolves them
  * (docs/rules/crusader-rex.md 2-4, 6.5), with every policy and any number of blocks. The table
- * path (table.ts) runs some of the same battles faster; the tests hold the two to each other and
+ * path (table-path.ts) and the field paths run some of the same battles faster; the tests hold the two to each other and
  * to the exact chain (exact.ts).
  *
  * A block's volley is exact and cheap: one unbiased draw d in [0, 6^steps) is the whole roll
@@ -12,6 +12,8 @@
  * Allocation-free: block state lives in typed arrays grown once.
  */
 import { nextTrialState, type RngState } from '../../engine/rng.js';
+import { writeTrace } from '../trace.js';
+import type { Trace } from '../types.js';
 import { rollDie } from '../../engine/dice.js';
 import { CASTLE, FIELD, GONE, LEFT, PENDING, SALLY, STORM, type CrusaderRexCompiled } from './compile.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_GUARD, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
@@ -96,7 +98,7 @@ function setLoc(c: CrusaderRexCompiled, b: number, where: number): void {
  * The field (1.4, 3.2): every block in the town outside the castle that is not a reserve still
  * on the road, so stormers and sallying blocks count. (Stormers and a contested field never
  * meet: a relief force arriving cancels the storm, and a storm is declared only into an
- * uncontested field. Counting them is what notices that arrival: issue #17.)
+ * uncontested field. Counting them is what notices that arrival.)
  */
 const IN_FIELD = Uint8Array.from({ length: LEFT + 1 }, (_, l) => (l === FIELD || l === SALLY || l === STORM ? 1 : 0));
 const inField = (b: number) => IN_FIELD[loc[b]] === 1;
@@ -566,7 +568,7 @@ function startTrial(c: CrusaderRexCompiled): void {
 }
 
 /** The general path: block by block, every rule and policy, any number of blocks. */
-export function runGeneral(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array): void {
+export function runGeneral(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const histN = maxAll(c) + 1;
   acc[0] += trials; // before the loop: nothing may follow it (the Kernel contract, systems/types.ts)
   for (let i = 0; i < trials; i++) {
@@ -611,6 +613,7 @@ export function runGeneral(c: CrusaderRexCompiled, rng: RngState, stream: RngSta
       acc[A_LOST + 2 * side + 1] += lost * lost;
       acc[SURV + side * histN + left] += 1;
     }
+    if (trace !== undefined) writeTrace(trace, i, acc);
   }
 }
 

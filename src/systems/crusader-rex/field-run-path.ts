@@ -1,22 +1,23 @@
 /**
- * The Crusader Rex field path: a field battle at a town without a castle, with no harry or
+ * The Crusader Rex field run path: a field battle at a town without a castle, with no harry or
  * retreat choices, a fixed tie-break and the listed firing order, or a strongest-first order
  * that cannot change the outcome (fieldPathApplies, order.ts fireOrderMatters), at most
- * TABLE_MAX blocks a side. It is the first table path (before issue 13's table.ts, which covers
- * castles and choices as well), kept for these battles because it runs them faster: 1.1-1.3x
- * the table path on the reference battle and the knights' charge (CPU-time pairs). Its
- * dice are its own (one alias draw per run of volleys, as in table.ts, but other tables and
- * runs), so the bundled field battles give the CSVs they gave before table.ts. The general path
- * (general.ts) runs the same battles volley by volley; the tests hold the field path to it and
- * to the exact chain, as they do table.ts.
+ * TABLE_MAX blocks a side, that the closed field path (closed-field-path.ts) does not take:
+ * reserves on the road (arrivals, the 6.41 control change) or knights that charge. Each run of
+ * one side's volleys is one alias draw, as in the table path (table-path.ts), with only the
+ * field to track: 1.1-1.3x the table path on these battles (CPU-time pairs). Its dice are its
+ * own (other tables and runs than the table path's). The volley path (volley-path.ts) runs
+ * the same battles volley by volley; the tests hold this path to it and to the exact chain.
  * Allocation-free: the per-case tables are made once (buildFieldTables) and swapped in
  * (useFieldTables).
  */
 import { cached } from './cache.js';
 import { nextI32, nextTrialState, type RngState } from '../../engine/rng.js';
+import { writeTrace } from '../trace.js';
+import type { Trace } from '../types.js';
 import { FIELD, PENDING, type CrusaderRexCompiled } from './compile.js';
 import { fireOrderMatters } from './order.js';
-import { chargeOutcomes, joined, runDists, sideTables } from './table.js';
+import { chargeOutcomes, joined, runDists, sideTables } from './state-tables.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
 
 // === a field battle at a town without a castle =================================================
@@ -29,7 +30,7 @@ import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_LOST, A_ROUNDS, SU
 // holds the two paths to each other statistically and both to the exact chain. Its
 // per-case data (hit orders, per-block int32 arrays) and running totals are here.
 
-// The case's data and the running totals are module `var`s, not `let`s, as in table.ts: a read of
+// The case's data and the running totals are module `var`s, not `let`s, as in table-path.ts: a read of
 // a module-level `let` is checked for its temporal dead zone (dropping the checks: ~2-3% here).
 /** Per side: its blocks in hit order (most steps first is decided at run time; ties by this order). */
 var hitOrder: Int32Array[] = [];
@@ -115,7 +116,7 @@ function finishFast(c: CrusaderRexCompiled, acc: Float64Array, attrB: number, hi
 const TABLE_MAX = 5;
 /** Hits one run of volleys can score: up to 5 blocks of 4 steps (the APPLY stride). */
 const HS = 21;
-// Both sides' state tables (table.ts' sideTables) in one array each, side 1 after side 0 (no
+// Both sides' state tables (state-tables.ts' sideTables) in one array each, side 1 after side 0 (no
 // branch on the side in the loop):
 // digit[dOff[sd] + state * n[sd] + pos], apply[aOff[sd] + state * HS + hits], nz[zOff[sd] + state].
 var DIG: Uint8Array = new Uint8Array(0);
@@ -330,7 +331,7 @@ function buildTablesInto(c: CrusaderRexCompiled, ords: Int32Array[]): boolean {
     bPos[b] = next[c.side[b]]++;
     bWeight[b] = 5 ** bPos[b];
   }
-  // the table path's state tables (table.ts: the same tables, apply as Uint16Array there)
+  // the table path's state tables (state-tables.ts: the same tables, apply as Uint16Array there)
   const [t0, t1] = [0, 1].map((sd) => sideTables(perSide[sd], Array.from(hitOrder[sd], (b) => bPos[b])));
   DIG = joined(t0.digit, t1.digit);
   APP = new Int32Array(t0.apply.length + t1.apply.length);
@@ -371,7 +372,7 @@ function arriveTable(nb: number, r: number, state: Int32Array): void {
   }
 }
 
-export function runField(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array): void {
+export function runField(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const nb = c.nb;
   const histN = maxAll(c) + 1;
   const attrB = attrBase(c);
@@ -463,6 +464,7 @@ export function runField(c: CrusaderRexCompiled, rng: RngState, stream: RngState
     const attIn = NZ[zOff[attacker0] + state[attacker0]] > 0;
     const defIn = NZ[zOff[1 - attacker0] + state[1 - attacker0]] > 0;
     finishFast(c, acc, attrB, histN, attIn, defIn, nRounds);
+    if (trace !== undefined) writeTrace(trace, i, acc);
   }
 }
 
@@ -505,8 +507,7 @@ export interface FieldTables {
  * The field path applies: no castle (town rating 0, so a new battle), no harry or retreat
  * choices, a fixed tie-break, the listed firing order or a strongest-first order that cannot
  * change the outcome (order.ts fireOrderMatters: no charge policy with two knights that may
- * fire in one letter group), at most TABLE_MAX blocks a side (the
- * battles compile's `fast` flag sent here before issue 13's table path).
+ * fire in one letter group), at most TABLE_MAX blocks a side.
  */
 export function fieldPathApplies(c: CrusaderRexCompiled): boolean {
   const n0 = c.side.filter((s) => s === 0).length;

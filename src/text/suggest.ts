@@ -1,4 +1,4 @@
-/** "Did you mean" suggestions for unknown keys, as esbuild and vitest give them. */
+/** "Did you mean" suggestions for unknown names, as esbuild and vitest give them: used by the scenario checks, the front ends and the systems (Crusader Rex's roster search). */
 
 /** Levenshtein edit distance. */
 export function editDistance(a: string, b: string): number {

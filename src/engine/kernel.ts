@@ -1,0 +1,33 @@
+/** The kernel contract (docs/architecture.md, "Kernel"): what the engine runs, and each rules system's kernel.ts implements. */
+import type { RngState } from './rng.js';
+
+/**
+ * Per-trial values of some accumulator slots: after trial t of a kernel call (0-based within the
+ * call) the kernel writes `out[t * slots.length + p] = acc[slots[p]]` for every p.
+ */
+export interface Trace { slots: Int32Array; out: Float64Array }
+
+/**
+ * The hot loop: run `trials` independent trials, adding into `acc`. `rng` is the chunk's
+ * stream: each trial starts with `nextTrialState(rng, own)` (engine/rng.ts) and draws only from
+ * its own state, so that a trial's dice never depend on what earlier trials drew and the engine
+ * can replay one trial for every variant by rewinding `rng` (engine/chunk.ts). A kernel
+ * therefore advances `rng` by exactly 4 draws per trial. Allocates nothing per trial; `acc[0]`
+ * counts trials (so merged buffers carry their n).
+ *
+ * Keep code after the trial loop to a minimum: V8 optimises a long loop while it runs
+ * (on-stack replacement), before the code after it has ever run, and optimised code meeting that
+ * code cold deoptimises. The field path's `acc[0] += trials` after its loop did so at the end
+ * of every call in some processes (5.7 M battles/s chunk by chunk against 6.6 M/s), so the
+ * field and general paths and the fantasy kernel add their once-per-call sums before the loop;
+ * the table path's outcome counters stay locals flushed after it (moved into the loop they
+ * cost more than they saved).
+ */
+export interface Kernel<C> {
+  run(c: C, rng: RngState, trials: number, acc: Float64Array, trace?: Trace): void;
+  /** Length of the accumulator for one compiled case. */
+  accLength(c: C): number;
+}
+
+/** Kernels by system id: what an executor runs a task's chunks with (the api hands it systems/kernels.ts's table). */
+export type KernelTable = Readonly<Record<string, Kernel<unknown>>>;
