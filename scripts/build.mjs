@@ -10,8 +10,11 @@
  *    (tsconfig.page.json: the browser's DOM types, nothing of Node);
  * 2. the bundles, by esbuild: the command line (dist/src/cli/start.js and what it imports except
  *    vega, vega-lite, piscina and cli-progress, to dist/cli/siegesim.cjs), vega with vega-lite
- *    (dist/vendor/vega.cjs), and the workbench page (src/serve/page/main.ts, for the browser, to
- *    dist/page/app.js, served as /assets/app.js);
+ *    (dist/vendor/vega.cjs), the workbench page (src/serve/page/main.ts, for the browser, to
+ *    dist/page/app.js, served as /assets/app.js), and the static site's workers
+ *    (src/site/run-worker.ts, kernel-worker.ts and workbench-worker.ts, for the browser, minified,
+ *    to dist/site/run.js, kernel.js and workbench.js) and its workbench page (src/site/page/main.ts,
+ *    to dist/site/workbench-page.js), which `siegesim site` copies;
  * 3. the V8 code caches of the two Node bundles (dist/src/code-cache-build.js).
  */
 import { spawnSync } from 'node:child_process';
@@ -35,9 +38,27 @@ function run(file, args) {
 
 const tsc = (project) => run(require.resolve('typescript/bin/tsc'), ['-p', project]);
 
+/**
+ * For the browser's bundles (the static site's workers): src/api.ts without its re-exports of the
+ * Node-only pieces (api/pool.ts, the worker pool; api/read.ts, the file reader), which a browser
+ * worker never calls. The barrel is read as it is at each build, so a new export reaches the site
+ * by itself, and a new Node-only one fails the site's build loudly (node:* cannot be resolved).
+ */
+const NODE_ONLY = /^export\s*\{[^}]*\}\s*from\s*'\.\/api\/(?:pool|read)\.js';\n/gm;
+const apiWithoutNode = {
+  name: 'api-without-node',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]api\.ts$/ }, async (args) => {
+      const { readFile } = await import('node:fs/promises');
+      return { contents: (await readFile(args.path, 'utf8')).replace(NODE_ONLY, ''), loader: 'ts', resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
 async function bundle() {
   rmSync(at('dist/cli'), { recursive: true, force: true });
   rmSync(at('dist/page'), { recursive: true, force: true });
+  rmSync(at('dist/site'), { recursive: true, force: true });
   const common = { bundle: true, logLevel: 'warning', absWorkingDir: root };
   await Promise.all([
     build({
@@ -56,6 +77,19 @@ async function bundle() {
     }),
     build({ ...common, entryPoints: ['src/report/vega-entry.cjs'], format: 'cjs', platform: 'node', target: 'node20', outfile: 'dist/vendor/vega.cjs' }),
     build({ ...common, entryPoints: ['src/serve/page/main.ts'], format: 'esm', platform: 'browser', target: 'es2022', outfile: PAGE_BUNDLE }),
+    // classic workers (iife): `new Worker(url)` without type: 'module' starts them in every browser
+    build({
+      ...common,
+      entryPoints: { run: 'src/site/run-worker.ts', kernel: 'src/site/kernel-worker.ts', workbench: 'src/site/workbench-worker.ts' },
+      format: 'iife',
+      platform: 'browser',
+      target: 'es2022',
+      minify: true,
+      outdir: 'dist/site',
+      plugins: [apiWithoutNode],
+    }),
+    // the workbench page on the workbench worker's transport (src/site/page/main.ts)
+    build({ ...common, entryPoints: ['src/site/page/main.ts'], format: 'esm', platform: 'browser', target: 'es2022', minify: true, outfile: 'dist/site/workbench-page.js', plugins: [apiWithoutNode] }),
   ]);
 }
 

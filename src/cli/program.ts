@@ -29,13 +29,14 @@ import * as test from './commands/test.js';
 import * as diff from './commands/diff.js';
 import * as init from './commands/init.js';
 import * as history from './commands/history.js';
+import * as site from './commands/site.js';
 import { closeEarlyPool } from './early-pool.js';
 import { internalErrorText, sourceStack } from '../source-stack.js';
 
 export { UserError, cleanupPending };
 
 /** Commands in the order `--help` lists them. */
-const COMMANDS = [run, merge, exact, check, solve, sensitivity, tune, test, diff, history, bench, los, roster, validate, schema, serve, init];
+const COMMANDS = [run, merge, exact, check, solve, sensitivity, tune, test, diff, history, bench, los, roster, validate, schema, serve, site, init];
 
 export function buildProgram(): Command {
   const program = new Command();

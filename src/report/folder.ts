@@ -2,8 +2,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-/** The copy of the scenario's text in a report folder, as it was run. */
-export const SCENARIO_COPY = 'scenario.yaml';
+export { SCENARIO_COPY } from './copy-name.js';
 
 /**
  * A siegesim report folder (it holds summary.json): its scenario.yaml is the copy of a run, never

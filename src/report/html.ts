@@ -12,7 +12,7 @@ import type { ChartSpec, Difference, ScenarioResult } from '../systems/types.js'
 import type { Estimate } from '../stats/intervals.js';
 import { closestPoint, crossings, directionOf, shortName, solveCommand, type Crossing } from '../systems/chart-kit.js';
 import { fmt, overDifferentTrialsText, show, showCount, showHtml, showInterval } from './format.js';
-import { orderedMetrics } from './tables.js';
+import { orderedMetrics } from './summary-json.js';
 import { answerMetrics, answerOrder, type AnswerColumns } from '../api/answer.js';
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:1100px;padding:0 1rem;color:#222}

@@ -5,7 +5,8 @@
  *
  *   { "format": "siegesim-report/1", "version": "0.1.0", "kind": "run", "files": ["charts/a.svg", ...] }
  *
- * `kind` is `run` (summary.json), `sensitivity`, `tune`, or `index` (a folder of reports: only
+ * `kind` is `run` (summary.json), `sensitivity`, `tune`, `history`, `site` (the static workbench:
+ * its page, scripts and `scenarios/`), or `index` (a folder of reports: only
  * its index.html is siegesim's); `files` lists every file siegesim wrote there, relative, with
  * `/` between folder and name, sorted (the manifest itself is not listed). A later write replaces
  * and deletes only the files listed; any other file is the user's.
@@ -31,7 +32,7 @@ import { VERSION } from '../version.js';
 export const MANIFEST = '.siegesim-report.json';
 export const MANIFEST_FORMAT = 'siegesim-report/1';
 
-export type FolderKind = 'run' | 'sensitivity' | 'tune' | 'history' | 'index';
+export type FolderKind = 'run' | 'sensitivity' | 'tune' | 'history' | 'site' | 'index';
 
 /** How each kind of folder is said in messages. */
 export const KIND_NAME: Record<FolderKind, string> = {
@@ -39,6 +40,7 @@ export const KIND_NAME: Record<FolderKind, string> = {
   sensitivity: 'sensitivity report',
   tune: 'tune report',
   history: 'trend page (siegesim history show)',
+  site: 'static workbench (siegesim site)',
   index: 'folder of reports (its index.html)',
 };
 
@@ -59,7 +61,7 @@ function safeEntry(f: unknown): f is string {
 export function readManifest(dir: string): { kind: FolderKind; version: string; files: string[] } | undefined {
   try {
     const m = JSON.parse(readFileSync(path.join(dir, MANIFEST), 'utf8')) as Record<string, unknown>;
-    if (m?.format !== MANIFEST_FORMAT || !['run', 'sensitivity', 'tune', 'history', 'index'].includes(m.kind as string) || !Array.isArray(m.files)) return undefined;
+    if (m?.format !== MANIFEST_FORMAT || !['run', 'sensitivity', 'tune', 'history', 'site', 'index'].includes(m.kind as string) || !Array.isArray(m.files)) return undefined;
     return { kind: m.kind as FolderKind, version: String(m.version ?? ''), files: m.files.filter(safeEntry) };
   } catch {
     return undefined;

@@ -4,7 +4,11 @@
  */
 import { stringify } from 'csv-stringify/sync';
 import type { ScenarioResult } from '../systems/types.js';
-import { fmt, num } from './format.js';
+import { fmt } from './format.js';
+import { orderedMetrics } from './summary-json.js';
+
+/** summary.json is built in a module of its own, without the CSV writer, so the browser's run worker bundles it alone. */
+export { summaryJson, scenarioProvenance, reportOverrides, orderedMetrics } from './summary-json.js';
 
 /** summary.csv: `case,variant,<swept params...>,metric,value,ci_low,ci_high,trials`; differences as `diff_<metric>`. */
 export function summaryCsv(r: ScenarioResult): string {
@@ -34,66 +38,4 @@ export function curveCsv(r: ScenarioResult, curve: string): string {
     }
   }
   return stringify(rows);
-}
-
-/**
- * summary.json: `{ name, system, seed, trials, cases: [...], provenance }` (and the scenario's
- * `headline:` when it has one, for the index's answer cell); `provenance` adds its
- * keys to the run's own (what produced the report: write.ts sourceProvenance).
- */
-export function summaryJson(r: ScenarioResult, provenance?: Record<string, unknown>): Record<string, unknown> {
-  return {
-    name: r.name,
-    system: r.system,
-    description: r.description,
-    seed: r.seed,
-    trials: r.trials,
-    params: r.params,
-    variants: r.variants,
-    ...(r.headline ? { headline: r.headline } : {}),
-    // who the metrics' attacker and defender are, and what each metric counts (added keys: the CSVs are unchanged)
-    ...(r.sides ? { sides: r.sides } : {}),
-    ...(r.metricDocs ? { metric_docs: r.metricDocs } : {}),
-    ...(r.conditionalOn ? { conditional_on: r.conditionalOn } : {}),
-    cases: r.cases.map((c) => ({
-      case: c.case,
-      variant: c.variant,
-      params: c.params,
-      trials: c.trials,
-      ...(c.precision ? { precision: { target: c.precision.target, half_width: num(c.precision.half_width), reached: c.precision.reached } } : {}),
-      metrics: Object.fromEntries(
-        orderedMetrics(r, c.metrics).map((k) => {
-          const m = c.metrics[k];
-          // conditional_on: the event a conditional mean is over (its n counts it), an added key
-          const on = r.conditionalOn?.[k];
-          return [k, { value: num(m.value), ci_low: num(m.ci_low), ci_high: num(m.ci_high), n: m.n, kind: m.kind, ...(on !== undefined ? { conditional_on: on } : {}) }];
-        }),
-      ),
-      ...(Object.keys(c.differences).length > 0
-        ? {
-            differences: Object.fromEntries(
-              orderedMetrics(r, c.differences).map((k) => {
-                const d = c.differences[k];
-                // se: the difference's standard error (value ± 1.96·se is its interval), which `diff`
-                // needs to compare one run's difference with another's; paired: measured trial by
-                // trial on common dice (false: Welch, the two means taken as independent)
-                // over_different_trials: a conditional mean's event moved significantly (baseline -> variant)
-                const o = d.overDifferentTrials;
-                const over = o ? { over_different_trials: { event: o.event, baseline: num(o.from), variant: num(o.to) } } : {};
-                return [k, { value: num(d.value), ci_low: num(d.ci_low), ci_high: num(d.ci_high), ...(d.se !== undefined ? { se: num(d.se) } : {}), ...(d.paired !== undefined ? { paired: d.paired } : {}), ...over }];
-              }),
-            ),
-          }
-        : {}),
-    })),
-    provenance: provenance ? { ...r.provenance, ...provenance } : r.provenance,
-  };
-}
-
-/** Metric names in the system's order, then any others alphabetically. */
-export function orderedMetrics(r: Pick<ScenarioResult, 'metricOrder'>, metrics: Record<string, unknown>): string[] {
-  const names = Object.keys(metrics);
-  const known = r.metricOrder.filter((m) => names.includes(m));
-  const rest = names.filter((m) => !r.metricOrder.includes(m)).sort();
-  return [...known, ...rest];
 }

@@ -21,7 +21,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
 import { systemById } from '../systems/registry.js';
-import { curveCsv, summaryCsv, summaryJson } from './tables.js';
+import { curveCsv, scenarioProvenance, summaryCsv, summaryJson } from './tables.js';
 import { renderSvgs } from './renderer.js';
 import { answerOrder } from '../api/answer.js';
 import { answerColumns, escapeHtml, indexAnswerHtml, settingsMoved, indexPage, scenarioPage, type AnalysisEntry, type IndexCase, type IndexEntry } from './html.js';
@@ -227,6 +227,7 @@ const FIXED_NAMES: Record<Exclude<FolderKind, 'index'>, string[]> = {
   sensitivity: ['sensitivity.csv', 'sensitivity.json', 'index.html', MANIFEST],
   tune: ['tune.csv', 'tune.json', 'index.html', MANIFEST],
   history: ['history.json', 'index.html', MANIFEST],
+  site: ['index.html', 'workbench.html', 'run.js', 'kernel.js', 'workbench.js', 'site.js', 'site.css', 'app.css', 'icon.svg', MANIFEST],
 };
 
 /**
@@ -491,6 +492,8 @@ export async function writeFolder(outDir: string, fill: (put: PutFile, files: re
     const files: string[] = [];
     await fill(async (rel, content) => {
       goOn();
+      // one level of folders, as manifests list (charts/ is made already)
+      if (rel.includes('/')) mkdirSync(path.join(tmp, path.dirname(rel)), { recursive: true });
       writeFileSync(path.join(tmp, rel), content);
       files.push(rel);
       await faultPoint('file', rel);
@@ -562,14 +565,8 @@ export function reportTarget(outDir: string): string {
  * the run was made; CSVs never hold them.
  */
 function sourceProvenance(source: ReportSource, outDir: string): Record<string, unknown> {
-  return {
-    scenario: {
-      file: SCENARIO_COPY,
-      sha256: createHash('sha256').update(source.text, 'utf8').digest('hex'),
-      source: path.relative(reportTarget(outDir), path.resolve(source.file)).split(path.sep).join('/'),
-    },
-    overrides: source.overrides ?? {},
-  };
+  const sha256 = createHash('sha256').update(source.text, 'utf8').digest('hex');
+  return scenarioProvenance(sha256, path.relative(reportTarget(outDir), path.resolve(source.file)).split(path.sep).join('/'), source.overrides);
 }
 
 /** The scenario file an existing report says it was made from (an absolute path), or undefined (none, or an older report). */

@@ -6,7 +6,6 @@
  * Each client (a browser tab) has at most one job of each kind (a live run, a sweep, a ranking, a
  * tuning search): a newer one cancels the older at once, and a closed connection cancels its own.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   answerMetrics,
   describeControls,
@@ -29,7 +28,7 @@ import type { SolveNames } from '../api/solve.js';
 import { precisionMetrics, widestOf } from '../api/run.js';
 import { producedMetrics, tidy } from '../api/tunables.js';
 import type { RulesSystem } from '../api.js';
-import type { Catalogue } from './catalogue.js';
+import type { Entry, Loaded } from './catalogue.js';
 import { Gate, PRIORITY } from './gate.js';
 import { ADMISSION, type Admission } from './admission.js';
 import { FIELDS, LIMITS, onlyKnown, optInt, optNumber, optNumbers, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
@@ -38,11 +37,31 @@ import { VERSION } from '../version.js';
 import { showCount } from '../report/format.js';
 import type { LiveCase, StreamMessage, WireCase } from '../api/protocol.js';
 
+/** Where a job's scenarios come from: the served files (catalogue.ts), or the static site's (src/site/workbench-worker.ts). */
+export interface ScenarioSource {
+  find(name: unknown): Entry | undefined;
+  loadAsync(entry: Entry): Promise<Loaded>;
+}
+
+/**
+ * What a job needs of its request and its response: an HTTP request and response on the server
+ * (node:http's satisfy these), a message channel to the page in the static site's worker.
+ */
+export interface JobRequest {
+  on(event: 'aborted', listener: () => void): unknown;
+}
+export interface JobResponse {
+  on(event: 'close', listener: () => void): unknown;
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  write(chunk: string): unknown;
+  end(): unknown;
+}
+
 /** A tab's jobs: one of each kind at a time. */
 export type JobKind = 'live' | 'sweep' | 'sensitivity' | 'tune';
 
-export interface JobContext {
-  catalogue: Catalogue;
+export interface JobContext<C extends ScenarioSource = ScenarioSource> {
+  catalogue: C;
   gate: Gate;
   /** Open jobs by client id and kind. */
   clients: Map<string, Partial<Record<JobKind, AbortController>>>;
@@ -52,7 +71,7 @@ export interface JobContext {
   /** Job requests admitted and being prepared, one at a time (admission.ts). */
   admission: Admission;
   /** A request's "prepared" signal: `admit` calls it when its job starts, so the next may be prepared. */
-  started: WeakMap<ServerResponse, () => void>;
+  started: WeakMap<JobResponse, () => void>;
 }
 
 /** The scenario a request names, validated; a 404 for a name not served, a 422 for a broken file. */
@@ -128,7 +147,7 @@ function chartsOf(v: ValidScenario, cases: CaseResult[], trials: number) {
 /** An NDJSON response; writes stop quietly once the client has gone. */
 export class Stream {
   private closed = false;
-  constructor(private readonly res: ServerResponse) {
+  constructor(private readonly res: JobResponse) {
     res.on('close', () => (this.closed = true));
   }
   start(): void {
@@ -151,7 +170,7 @@ export class Stream {
  * Register a job for a client: cancels the client's previous job of the same kind, refuses when
  * too many are open, and cancels this one when the connection closes.
  */
-export function admit(ctx: JobContext, client: string, kind: JobKind, req: IncomingMessage, res: ServerResponse): AbortController {
+export function admit(ctx: JobContext, client: string, kind: JobKind, req: JobRequest, res: JobResponse): AbortController {
   const slot = ctx.clients.get(client) ?? {};
   slot[kind]?.abort(); // the older job of this tab stops now (its release runs on abort)
   if (ctx.open.size >= LIMITS.maxStreams) {
@@ -198,7 +217,7 @@ export function throttle(ms: number, f: () => void) {
 }
 
 /** POST /api/run: the live job. */
-export async function streamLive(ctx: JobContext, client: string, body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
+export async function streamLive(ctx: JobContext, client: string, body: Record<string, unknown>, req: JobRequest, res: JobResponse, t0: number): Promise<void> {
   const { scenario: v, display } = await scenarioOf(ctx, reqString(body, 'scenario'));
   const values = optValues(body);
   const variant = optString(body, 'variant');
@@ -440,7 +459,7 @@ export function contourTarget(v: ValidScenario, metric: string, kind: string | u
 }
 
 /** POST /api/sweep: the tuned case over one or two parameters, with solve when a target is set. */
-export async function streamSweep(ctx: JobContext, client: string, body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
+export async function streamSweep(ctx: JobContext, client: string, body: Record<string, unknown>, req: JobRequest, res: JobResponse, t0: number): Promise<void> {
   const { v, values, variant, axes, metric, target, targetFrom, trials, swept, points } = await sweepRequest(ctx, body);
   const seed = optSeed(body);
   const ac = admit(ctx, client, 'sweep', req, res);

@@ -17,14 +17,14 @@ import { networkInterfaces, hostname } from 'node:os';
 import path from 'node:path';
 import { packageFile } from '../paths.js';
 import { errorText } from '../source-stack.js';
-import { describeControls, liveScenario, tunedName, tunedYaml, metricDocsOf, sidesLines } from '../api.js';
 import type { Executor } from '../api.js';
 import { Catalogue, type Root } from './catalogue.js';
 import { Gate } from './gate.js';
-import { scenarioOf, streamLive, streamSweep, sweepRequest, tunedFileName, type JobContext } from './jobs.js';
+import { streamLive, streamSweep, type JobContext } from './jobs.js';
+import { checkValues, describeScenario, saveTuned } from './answers.js';
 import { streamSensitivity, streamTune } from './tuning.js';
 import { Admission } from './admission.js';
-import { FIELDS, LIMITS, onlyKnown, optString, optValues, parseBody, RequestError, reqString } from './requests.js';
+import { FIELDS, LIMITS, onlyKnown, parseBody, RequestError } from './requests.js';
 import type { CheckAnswer, ErrorAnswer, SaveAnswer, ScenarioEntry, ScenarioInfo, ScenarioList } from '../api/protocol.js';
 
 export interface WorkbenchOptions {
@@ -69,7 +69,7 @@ export function isLoopback(host: string): boolean {
  * The page's files: its own (src/serve/assets, found from src and from dist), its script (the
  * build's bundle of src/serve/page: scripts/build.mjs) and the vega builds.
  */
-function assetTable(): Map<string, { file: string; type: string }> {
+export function assetTable(): Map<string, { file: string; type: string }> {
   const candidates = [packageFile('src/serve/assets'), packageFile('dist/src/serve/assets')];
   const own = candidates.find((c) => existsSync(path.join(c, 'index.html')));
   if (!own) throw new Error(`workbench assets not found (looked in ${candidates.join(', ')})`);
@@ -98,7 +98,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
   const log = o.log ?? ((line: string) => process.stderr.write(line + '\n'));
   const assets = assetTable();
   const cache = new Map<string, Buffer>();
-  const ctx: JobContext = { catalogue: new Catalogue(o.roots, log), gate: new Gate(o.executor), clients: new Map(), open: new Set(), log, admission: new Admission(), started: new WeakMap() };
+  const ctx: JobContext<Catalogue> = { catalogue: new Catalogue(o.roots, log), gate: new Gate(o.executor), clients: new Map(), open: new Set(), log, admission: new Admission(), started: new WeakMap() };
   let allowedHosts = new Set<string>();
 
   const server = createServer((req, res) => {
@@ -208,67 +208,9 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
     });
   }
 
-  async function describe(name: string, variant: string | undefined): Promise<ScenarioInfo> {
-    const { scenario: v, display } = await scenarioOf(ctx, name);
-    const d = describeControls(v, variant);
-    if ('issues' in d) throw new RequestError(422, d.issues.map((i) => i.message).join('; '), d.issues);
-    const sweep = (v.raw.sweep as Record<string, unknown> | undefined) ?? {};
-    return {
-      path: name,
-      file: display,
-      name: v.name,
-      tunedName: tunedName(v.name),
-      system: v.system.id,
-      title: v.system.title,
-      description: v.description ?? '',
-      seed: v.seed,
-      trials: v.trials,
-      variants: v.variantNames,
-      variant: variant ?? v.variantNames[0],
-      sweep: Object.entries(sweep).map(([p, s]) => ({ path: p, spec: s })),
-      // the metrics its answer leads with: the scenario's `headline:`, else the system's (the default metric of solve, sweep and sensitivity)
-      headline: v.headline ?? v.system.headline,
-      // every way a trial ends (the report's Answer leads with them): the page's cards show the first the case produces
-      outcomes: v.system.outcomes ?? [],
-      metrics: v.system.metricOrder,
-      // what each metric any case of the file produces counts, and who is who in the variant shown (the report's definitions and sides)
-      metricDocs: metricDocsOf(v.system, v.points.flatMap((p) => p.variants.flatMap((vc) => [...v.system.metricNames(vc.scenario)]))),
-      sides: sidesLines(v.points.flatMap((p, g) => p.variants.filter((vc) => vc.variant === (variant ?? v.variantNames[0])).map((vc) => ({ case: g + 1, variant: vc.variant, text: v.system.sides?.(vc.scenario) })))),
-      chunkTrials: v.system.chunkTrials,
-      limits: LIMITS,
-      controls: d.controls,
-      groups: d.groups,
-    };
-  }
-
-  /**
-   * The page asks before it runs: are these values valid? The answer is a 200 either way (the
-   * issues are the answer), so a value being typed never shows up as a failed request; a run
-   * with invalid values still gets its 422.
-   */
-  async function check(body: Record<string, unknown>): Promise<CheckAnswer> {
-    const { scenario: v } = await scenarioOf(ctx, reqString(body, 'scenario'));
-    const r = liveScenario(v, { variant: optString(body, 'variant'), values: optValues(body) });
-    if (!r.ok) return { ok: false, issues: r.issues };
-    if (body.axes === undefined) return { ok: true, issues: [] };
-    // a sweep (the page's link carries one): checked as POST /api/sweep checks it, nothing run
-    try {
-      await sweepRequest(ctx, body);
-    } catch (e) {
-      if (!(e instanceof RequestError) || e.status === 404) throw e;
-      return { ok: false, issues: e.issues.length > 0 ? e.issues : [{ path: '', message: e.message }] };
-    }
-    return { ok: true, issues: [] };
-  }
-
-  async function save(body: Record<string, unknown>): Promise<SaveAnswer> {
-    const { scenario: v, text, display } = await scenarioOf(ctx, reqString(body, 'scenario'));
-    const r = tunedYaml(text, v, { variant: optString(body, 'variant'), values: optValues(body) });
-    if (!r.ok) throw new RequestError(422, r.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '), r.issues);
-    // gains: what the copy's sweep gained so that it runs the case tuned (a file with a sweep)
-    // stale: expect: items the tuned case no longer matches, kept in the copy as comments (tunedYaml)
-    return { yaml: r.yaml, filename: tunedFileName(display), name: r.name, changed: r.yaml !== text, gains: r.gains ?? {}, stale: r.stale ?? [] };
-  }
+  const describe = (name: string, variant: string | undefined): Promise<ScenarioInfo> => describeScenario(ctx, name, variant);
+  const check = (body: Record<string, unknown>): Promise<CheckAnswer> => checkValues(ctx, body);
+  const save = (body: Record<string, unknown>): Promise<SaveAnswer> => saveTuned(ctx, body);
 
   function urlOf(): string {
     const addr = server.address();

@@ -11,6 +11,7 @@ import { warmRenderer } from '../../report/renderer.js';
 import { answerText } from '../../report/answer-text.js';
 import { briefHead, briefLine, trialsRange } from '../../report/brief-text.js';
 import { etaWatch } from '../eta.js';
+import { reportOverrides } from '../../report/tables.js';
 
 async function shardCommand(files: string[], flags: RunFlags & { shard: { k: number; n: number } }): Promise<void> {
   const scenarios = loadAll(files);
@@ -62,9 +63,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
     if (was !== undefined && !sameFile(was, v.file)) process.stderr.write(MSG.replacesOtherSource(v.name, outs[i], path.relative(process.cwd(), was) || was, v.file) + '\n');
   });
   // what summary.json records of the command line (the file's own values are in it already)
-  const overrides = Object.fromEntries(
-    Object.entries({ trials: flags.trials, seed: flags.seed, precision: flags.precision, max_trials: flags.maxTrials }).filter(([, x]) => x !== undefined),
-  );
+  const overrides = reportOverrides(flags);
   const exec = poolFor(flags.threads); // started early by start.ts
   // More than one chunk to run: start the workers now, so they load while this thread prepares,
   // and load the chart renderer while they run (this thread is idle then). A one-chunk run

@@ -1,0 +1,16 @@
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+const server = spawn('python3', ['-u', '-m', 'http.server', '8737', '--bind', '127.0.0.1', '--directory', '/tmp/h35-site'], { stdio: 'ignore' });
+await new Promise((r) => setTimeout(r, 800));
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+const page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
+page.on('console', (m) => console.log('console', m.type(), m.text().slice(0, 300)));
+page.on('pageerror', (e) => console.log('pageerror', e.message));
+page.on('requestfailed', (r) => console.log('reqfail', r.url()));
+page.context().on('request', (r) => { if (!r.url().startsWith('http://127.0.0.1:8737/')) console.log('FOREIGN', r.url()); });
+await page.goto('http://127.0.0.1:8737/workbench.html' + (process.argv[2] ?? ''));
+await new Promise((r) => setTimeout(r, Number(process.argv[3] ?? 15000)));
+console.log(JSON.stringify(await page.evaluate(() => ({ ready: globalThis.__siegesim?.ready, runs: globalThis.__siegesim?.runs?.slice?.(-3) }))));
+await page.screenshot({ path: '/tmp/h35-wb.png', fullPage: false });
+await browser.close();
+server.kill();

@@ -1,0 +1,64 @@
+/** `siegesim site`: the workbench as a folder of static files that runs every kernel in the browser (src/api/site.ts). */
+import type { Command } from 'commander';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseBaseUrl, SITE_FILES, SITE_PAGE, siteIndexJson, sitePage, siteScenarios, siteWorkbenchPage, SiteInputError } from '../../api/site.js';
+import { assetTable } from '../../serve/server.js';
+import { checkReportDir, writeFolder } from '../../report/write.js';
+import { packageFile } from '../../paths.js';
+import { loadAll, outArg, UserError } from '../common.js';
+
+interface SiteFlags {
+  out: string;
+  baseUrl?: string;
+  force?: boolean;
+}
+
+async function siteCommand(files: string[], flags: SiteFlags): Promise<void> {
+  let base: string | undefined;
+  try {
+    base = flags.baseUrl === undefined ? undefined : parseBaseUrl(flags.baseUrl);
+  } catch (e) {
+    if (e instanceof SiteInputError) throw new UserError(e.message);
+    throw e;
+  }
+  const given = files.length > 0 ? files : [packageFile('scenarios')];
+  const scenarios = loadAll(given);
+  const built = [...SITE_FILES, { name: 'assets/app.js', from: 'dist/site/workbench-page.js' }].map((f) => ({ ...f, at: packageFile(f.from) }));
+  const missing = built.filter((f) => !existsSync(f.at));
+  if (missing.length > 0) throw new Error(`the site's built files are missing (${missing.map((f) => f.from).join(', ')}): run npm run build`);
+  checkReportDir(flags.out, 'site', { force: flags.force, inputs: scenarios.map((v) => v.file) });
+  const list = siteScenarios(scenarios);
+  const written = await writeFolder(
+    flags.out,
+    async (put) => {
+      await put('index.html', sitePage(readFileSync(packageFile(SITE_PAGE), 'utf8'), base));
+      for (const f of built.slice(0, SITE_FILES.length)) await put(f.name, readFileSync(f.at, 'utf8'));
+      // the workbench page as serve serves it, with its assets (vega's builds among them) under assets/
+      for (const [url, a] of assetTable()) {
+        if (url === '/') await put('workbench.html', sitePage(siteWorkbenchPage(readFileSync(a.file, 'utf8')), base));
+        else if (url === '/assets/app.js') await put('assets/app.js', readFileSync(packageFile('dist/site/workbench-page.js'), 'utf8'));
+        else await put(url.slice(1), readFileSync(a.file, 'utf8'));
+      }
+      await put('scenarios/index.json', siteIndexJson(list));
+      for (let i = 0; i < scenarios.length; i++) await put(list[i].path, scenarios[i].text);
+    },
+    'site',
+  );
+  const systems = new Set(list.map((s) => s.system)).size;
+  process.stderr.write(
+    `site: ${list.length} scenario(s) of ${systems} system(s), ${written.length} files -> ${flags.out}${path.sep}\n` +
+      `serve the folder with any static server (python3 -m http.server -d ${flags.out}; GitHub Pages; a bucket)${base ? ` under ${base}` : ''}\n`,
+  );
+}
+
+export function register(program: Command): void {
+  program
+    .command('site')
+    .description('write the workbench as static files (HTML, JS, CSS, the scenarios) that run every kernel in the browser, with no server')
+    .argument('[files...]', 'scenario files or folders of them (default: the bundled scenarios)')
+    .option('--out <DIR>', 'the folder to write (default site/)', outArg('--out'), 'site')
+    .option('--base-url <PATH>', 'the path the site is served under, e.g. /siegesim/ (default: wherever index.html is)')
+    .option('--force', 'write into a folder that holds files siegesim did not write (they are kept)')
+    .action((files: string[], flags: SiteFlags) => siteCommand(files, flags));
+}

@@ -1,0 +1,126 @@
+/**
+ * The static site's workbench worker: answers the workbench page's Transport
+ * (page/worker-transport.ts) as `siegesim serve` answers its HTTP API, with the server's own
+ * code — serve/answers.ts for a scenario's controls, checks and saves, serve/jobs.ts for the
+ * live run and the sweep — on the site's scenarios (scenarios/index.json and the files beside
+ * it) and a gate over one kernel worker per core. A job's NDJSON lines are posted to the page
+ * one message at a time; the page's cancel closes the job as a closed connection does.
+ */
+import { validateText } from '../api/run.js';
+import { Gate } from '../serve/gate.js';
+import { Admission } from '../serve/admission.js';
+import { FIELDS, onlyKnown, RequestError } from '../serve/requests.js';
+import { streamLive, streamSweep, type JobContext, type JobRequest, type JobResponse, type ScenarioSource } from '../serve/jobs.js';
+import { checkValues, describeScenario, saveTuned } from '../serve/answers.js';
+import type { Entry, Loaded } from '../serve/catalogue.js';
+import type { ScenarioEntry } from '../api/protocol.js';
+import type { SiteScenario } from '../api/site.js';
+import { WebWorkerExecutor } from './web-executor.js';
+import { startWorker, workerScope, type Message } from './browser.js';
+import type { WorkbenchReply, WorkbenchRequest } from './workbench-protocol.js';
+
+const scope = workerScope();
+const post = (r: WorkbenchReply) => scope.postMessage(r);
+const threads = Math.max(1, Math.min(16, scope.navigator.hardwareConcurrency ?? 2));
+const executor = new WebWorkerExecutor(threads, () => startWorker(new URL('kernel.js', scope.location.href).href));
+
+/** The site's scenarios: listed in scenarios/index.json beside the page, each fetched and validated when first asked for. */
+class SiteScenarios implements ScenarioSource {
+  list: SiteScenario[] = [];
+  private entries: Entry[] = [];
+  private loaded = new Map<string, Promise<Loaded>>();
+  readonly ready: Promise<void> = fetch(new URL('scenarios/index.json', scope.location.href).href).then(async (r) => {
+    if (!r.ok) throw new Error(`scenarios/index.json: HTTP ${r.status}`);
+    this.list = ((await r.json()) as { scenarios: SiteScenario[] }).scenarios;
+    this.entries = this.list.map((s) => ({ name: s.path, abs: s.path, display: s.path }));
+  });
+  find(name: unknown): Entry | undefined {
+    return this.entries.find((e) => e.name === name);
+  }
+  loadAsync(entry: Entry): Promise<Loaded> {
+    let p = this.loaded.get(entry.name);
+    if (!p) {
+      p = fetch(new URL(entry.name, scope.location.href).href).then(async (r): Promise<Loaded> => {
+        if (!r.ok) return { ok: false, entry, issues: [{ file: entry.display, line: 0, col: 0, path: '(file)', message: `cannot be read (HTTP ${r.status})` }] };
+        const text = await r.text();
+        const v = validateText(entry.display, text, { staleExpect: 'warn' });
+        return v.ok ? { ok: true, entry, text, scenario: v.value } : { ok: false, entry, issues: v.issues.filter((i) => !i.stale) };
+      });
+      this.loaded.set(entry.name, p);
+    }
+    return p;
+  }
+}
+
+const catalogue = new SiteScenarios();
+const ctx: JobContext<SiteScenarios> = {
+  catalogue,
+  gate: new Gate(executor),
+  clients: new Map(),
+  open: new Set(),
+  log: (line) => console.error(line),
+  admission: new Admission(),
+  started: new WeakMap(),
+};
+/** The page is one tab: one client, so a newer job of a kind cancels the older, as the server does per tab. */
+const CLIENT = 'site-page';
+const jobs = new Map<number, () => void>();
+
+/** A job's connection: its NDJSON lines become messages to the page; a cancel closes it. */
+function connection(id: number): { req: JobRequest; res: JobResponse; close: () => void } {
+  const onClose: (() => void)[] = [];
+  let open = true;
+  const close = () => {
+    if (!open) return;
+    open = false;
+    for (const f of onClose) f();
+  };
+  const res: JobResponse = {
+    on: (_event, f) => onClose.push(f),
+    writeHead: () => undefined,
+    write: (chunk) => {
+      for (const line of chunk.split('\n')) if (line !== '') post({ id, message: JSON.parse(line) as unknown });
+    },
+    end: () => {
+      post({ id, end: true });
+      close();
+    },
+  };
+  return { req: { on: (_event, f) => onClose.push(f) }, res, close };
+}
+
+function refuse(id: number, e: unknown): void {
+  if (e instanceof RequestError) post({ id, refused: { error: e.message, ...(e.issues.length > 0 ? { issues: e.issues } : {}) }, status: e.status });
+  else post({ id, refused: { error: `the workbench worker failed: ${e instanceof Error ? e.message : String(e)}` }, status: 500 });
+}
+
+async function answer(req: WorkbenchRequest): Promise<void> {
+  await catalogue.ready;
+  if (req.op === 'scenarios') {
+    const scenarios: ScenarioEntry[] = catalogue.list.map((s) => ({ path: s.path, name: s.name, system: s.system, description: s.description ?? '', variants: s.variantNames }));
+    return post({ id: req.id, value: { scenarios } });
+  }
+  if (req.op === 'scenario') return post({ id: req.id, value: await describeScenario(ctx, req.path, req.variant) });
+  if (req.op === 'check' || req.op === 'save') {
+    onlyKnown(req.request, FIELDS[req.op]);
+    return post({ id: req.id, value: req.op === 'check' ? await checkValues(ctx, req.request) : await saveTuned(ctx, req.request) });
+  }
+  if (req.op === 'stream') {
+    if (req.route !== 'run' && req.route !== 'sweep') throw new RequestError(501, `the static site does not run ${req.route === 'tune' ? 'the tuning search' : 'the ranking of what matters'} yet: run siegesim serve for it`);
+    onlyKnown(req.request, FIELDS[req.route]);
+    const c = connection(req.id);
+    jobs.set(req.id, c.close);
+    try {
+      const run = req.route === 'run' ? streamLive : streamSweep;
+      await run(ctx, CLIENT, req.request, c.req, c.res, performance.now());
+    } finally {
+      jobs.delete(req.id);
+    }
+  }
+}
+
+scope.onmessage = (e: Message) => {
+  const req = e.data as WorkbenchRequest;
+  if (req.op === 'cancel') return jobs.get(req.id)?.();
+  answer(req).catch((err: unknown) => refuse(req.id, err));
+};

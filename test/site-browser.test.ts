@@ -1,0 +1,265 @@
+/**
+ * The static site in a real headless Chromium, served by a plain static server
+ * (`python3 -m http.server`) from the folder `siegesim site` wrote: the page picks a scenario,
+ * runs it in Web Workers and shows the answer; its summary.json download is the command line's,
+ * byte for byte but for what is measured where it ran (threads, seconds, trials/s) and where the
+ * scenario was read from (a case of every system); a malformed link and a pasted scenario with
+ * an error get a message; a pasted scenario travels in the link and runs again from it; the page
+ * asks nothing of any other origin. Screenshots go to test-artifacts/ (look at them).
+ *
+ * The time from a change to the first number is read from the page's own records and printed,
+ * not asserted (speed is measured in bench/, not in a test).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { describeBrowser, launchBrowser, screenshot, watchPage } from './browser.js';
+import { runCli } from './cli-child.js';
+import { summaryText } from '../src/site/summary.js';
+
+type Summary = { provenance: Record<string, unknown> & { scenario: Record<string, unknown> } };
+interface RunRecord {
+  id: number;
+  scenario: string;
+  firstMs: number | null;
+  doneMs: number | null;
+  error?: string;
+}
+interface Probe {
+  ready: boolean;
+  runs: RunRecord[];
+  summaryText?: string;
+  messages: string[];
+}
+
+/** The CLI's summary.json with the site's measured and where-read keys, so every other byte can be compared. */
+function withSiteMeasured(cli: Summary, site: Summary): string {
+  const copy = JSON.parse(JSON.stringify(cli)) as Summary;
+  for (const k of ['threads', 'seconds', 'trials_per_second']) copy.provenance[k] = site.provenance[k];
+  copy.provenance.scenario.source = site.provenance.scenario.source;
+  return summaryText(copy);
+}
+
+// one case of each system, as the Node test (test/site-summary.test.ts): variants, a sweep, a seed
+const CASES: { file: string; name: string; trials: number; seed?: string }[] = [
+  { file: 'scenarios/surrender/town-basic.yaml', name: 'surrender-town-basic', trials: 600_000 },
+  { file: 'scenarios/crusader-rex/case-a-new-siege.yaml', name: 'crusader-rex-6-56-new-siege', trials: 40_000, seed: 'site-check' },
+  { file: 'scenarios/fantasy/climbers-dc.yaml', name: 'fantasy-climbers-dc', trials: 9_000 },
+  { file: 'scenarios/cry-havoc/melee-unhorse-the-knight.yaml', name: 'cry-havoc-melee-unhorse-the-knight', trials: 140_000 },
+];
+
+describeBrowser('the static site', () => {
+  let dir: string;
+  let server: ChildProcess;
+  let origin: string;
+  let browser: Browser;
+  const cli = new Map<string, string>();
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'siegesim-site-browser-'));
+    const site = path.join(dir, 'site');
+    const built = await runCli(['site', 'scenarios', '--out', site]);
+    expect(built.stderr).toMatch(/site: \d+ scenario\(s\) of 4 system\(s\)/);
+    expect(built.code).toBe(0);
+    for (const c of CASES) {
+      const out = path.join(dir, c.name);
+      const r = await runCli(['run', c.file, '--trials', String(c.trials), ...(c.seed ? ['--seed', c.seed] : []), '--no-progress', '--out', out]);
+      expect(r.code).toBe(0);
+      cli.set(c.name, readFileSync(path.join(out, 'summary.json'), 'utf8'));
+    }
+    server = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', site], { stdio: ['ignore', 'pipe', 'pipe'] });
+    origin = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      server.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /port (\d+)/.exec(out);
+        if (m) resolve(`http://127.0.0.1:${m[1]}`);
+      });
+      server.on('exit', (code) => reject(new Error(`python3 -m http.server exited (${code}): ${out}`)));
+    });
+    browser = await launchBrowser();
+  }, 600_000);
+  afterAll(async () => {
+    await browser?.close();
+    server?.kill();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A page with its problems and every request it makes recorded. */
+  async function openPage(hash = '') {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    const problems = watchPage(page);
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    // workers' requests (the kernel workers are started by the run worker) are the page's too
+    page.context().on('request', (r) => requests.push(r.url()));
+    await page.goto(`${origin}/${hash}`);
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: Probe }).__siegesim?.ready === true, null, { timeout: 60_000 });
+    return { page, problems, requests };
+  }
+
+  const probeOf = (page: Page) => page.evaluate(() => (globalThis as unknown as { __siegesim: Probe }).__siegesim);
+
+  /** Wait until the page's last run is over (done or refused); its record. */
+  async function lastRun(page: Page, after: number): Promise<RunRecord> {
+    await page.waitForFunction(
+      (n) => {
+        const runs = (globalThis as unknown as { __siegesim: Probe }).__siegesim.runs;
+        const r = runs[runs.length - 1];
+        return runs.length > n && r !== undefined && (r.doneMs !== null || r.error !== undefined);
+      },
+      after,
+      { timeout: 240_000 },
+    );
+    return (await probeOf(page)).runs.at(-1)!;
+  }
+
+  const foreign = (requests: string[]) => requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('blob:') && !u.startsWith('data:'));
+
+  it('picks a scenario of each system, shows the answer, and its summary.json download is the command line\'s', async () => {
+    const { page, problems, requests } = await openPage();
+    const first = await lastRun(page, 0);
+    expect(first.error).toBeUndefined();
+    await expect.poll(() => page.locator('table.answer td.num').count()).toBeGreaterThan(0);
+    await screenshot(page, 'site-first');
+    for (const c of CASES) {
+      const before = (await probeOf(page)).runs.length;
+      await page.fill('#trials', String(c.trials));
+      await page.fill('#seed', c.seed ?? '');
+      await page.locator('#seed').blur(); // its change (a run of the scenario shown) happens now, not at the download's click
+      await page.selectOption('#scenario', `file:scenarios/${c.name}.yaml`);
+      const run = await lastRun(page, before);
+      expect(run.error).toBeUndefined();
+      expect(run.scenario).toBe(`scenarios/${c.name}.yaml`);
+      expect(await page.locator('#title').textContent()).toBe(c.name);
+      const download = page.waitForEvent('download');
+      await page.click('#download');
+      const file = await (await download).path();
+      const text = readFileSync(file, 'utf8');
+      expect(text).toBe((await probeOf(page)).summaryText);
+      const site = JSON.parse(text) as Summary;
+      expect(site.provenance.scenario.source).toBe(`scenarios/${c.name}.yaml`);
+      expect(text).toBe(withSiteMeasured(JSON.parse(cli.get(c.name)!) as Summary, site));
+      process.stderr.write(`site ${c.name} at ${c.trials} trials: first number ${run.firstMs?.toFixed(0)} ms, done ${run.doneMs?.toFixed(0)} ms after the change\n`);
+      await screenshot(page, `site-${c.name}`);
+    }
+    expect(problems).toEqual([]);
+    expect(foreign(requests)).toEqual([]);
+    await page.close();
+  }, 600_000);
+
+  it('a malformed link gets a message, and the page still works', async () => {
+    for (const hash of ['#yaml=%%%not-base64', '#yaml=AAAA', '#scenario=scenarios/no-such.yaml']) {
+      const { page, problems, requests } = await openPage(hash);
+      const box = page.locator('#messages');
+      await expect.poll(() => box.isVisible()).toBe(true);
+      await expect.poll(() => box.textContent()).toMatch(hash.startsWith('#yaml') ? /the link's scenario cannot be read/ : /the link names a scenario this site does not have: scenarios\/no-such\.yaml/);
+      // the first scenario is shown instead
+      const r = await lastRun(page, 0);
+      expect(r.error).toBeUndefined();
+      if (hash === '#yaml=AAAA') await screenshot(page, 'site-bad-link');
+      expect(problems).toEqual([]);
+      expect(foreign(requests)).toEqual([]);
+      await page.close();
+    }
+  }, 300_000);
+
+  it('a pasted scenario with an error is said with the command line\'s message; a good one runs and travels in the link', async () => {
+    const { page, problems, requests } = await openPage();
+    await lastRun(page, 0);
+    const good = readFileSync('scenarios/surrender/port-blockade.yaml', 'utf8');
+    const bad = good.replace(/^trials:/m, 'trails:');
+    let before = (await probeOf(page)).runs.length;
+    await page.fill('#yaml', bad);
+    await page.click('#use-yaml');
+    const refused = await lastRun(page, before);
+    expect(refused.error).toBe('invalid');
+    await expect.poll(() => page.locator('#messages').textContent()).toMatch(/pasted\.yaml:\d+:\d+ .*did you mean "trials"/);
+    await screenshot(page, 'site-pasted-error');
+
+    before = (await probeOf(page)).runs.length;
+    await page.fill('#trials', '300000');
+    await page.locator('#trials').blur();
+    await page.fill('#yaml', good);
+    await page.click('#use-yaml');
+    const ran = await lastRun(page, before);
+    expect(ran.error).toBeUndefined();
+    expect(await page.locator('#messages').isHidden()).toBe(true);
+    const pasted = (await probeOf(page)).summaryText!;
+    const link = page.url();
+    expect(link).toMatch(/#yaml=[A-Za-z0-9_-]+&trials=300000$/);
+    expect(problems).toEqual([]);
+    expect(foreign(requests)).toEqual([]);
+    await page.close();
+
+    const again = await openPage(link.slice(link.indexOf('#')));
+    const r = await lastRun(again.page, 0);
+    expect(r.error).toBeUndefined();
+    expect(await again.page.locator('#scenario').inputValue()).toBe('yaml');
+    const relinked = (await probeOf(again.page)).summaryText!;
+    // the same scenario, seed and trials: the same numbers (the linked copy is named linked.yaml)
+    const strip = (t: string) => {
+      const s = JSON.parse(t) as Summary;
+      s.provenance = {} as Summary['provenance'];
+      return JSON.stringify(s);
+    };
+    expect(strip(relinked)).toBe(strip(pasted));
+    await screenshot(again.page, 'site-linked-yaml');
+    expect(again.problems).toEqual([]);
+    expect(foreign(again.requests)).toEqual([]);
+    await again.page.close();
+  }, 300_000);
+  it('the workbench page (workbench.html) runs on the workbench worker: pick, change a value, see the number and its paired difference, reopen the link', async () => {
+    interface WbRun {
+      scenario: string;
+      values: Record<string, unknown>;
+      firstMs: number | null;
+      doneMs: number | null;
+      trials: number;
+    }
+    const page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
+    const problems = watchPage(page);
+    const requests: string[] = [];
+    page.context().on('request', (r) => requests.push(r.url()));
+    const doneWith = async (scenario: string, values: Record<string, unknown>): Promise<WbRun> => {
+      const want = JSON.stringify([scenario, values]);
+      await page.waitForFunction(
+        (w) => (globalThis as unknown as { __siegesim: { runs: WbRun[] } }).__siegesim.runs.some((r) => JSON.stringify([r.scenario, r.values]) === w && r.doneMs !== null),
+        want,
+        { timeout: 240_000 },
+      );
+      const runs = await page.evaluate(() => (globalThis as unknown as { __siegesim: { runs: WbRun[] } }).__siegesim.runs);
+      return runs.filter((r) => JSON.stringify([r.scenario, r.values]) === want).at(-1)!;
+    };
+    await page.goto(`${origin}/workbench.html`);
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim?.ready === true, null, { timeout: 120_000 });
+    const SC = 'scenarios/fantasy-stone-wall-siege.yaml';
+    await page.selectOption('#scenario', SC);
+    const opened = await doneWith(SC, {});
+    const card = page.locator('.card[data-metric="p_attacker_wins"]');
+    const before = await card.locator('[data-role="value"]').textContent();
+    expect(before).toMatch(/^\d+\.\d%$/);
+    const input = page.locator('[id="in-wall.hp"]');
+    await input.fill('60');
+    await input.dispatchEvent('change');
+    const changed = await doneWith(SC, { 'wall.hp': 60 });
+    expect(await card.locator('[data-role="value"]').textContent()).not.toBe(before);
+    expect(await card.locator('[data-role="difference"]').textContent()).toMatch(/^[−+±]\d+\.\d+ pts \[-?\d+\.\d+ to -?\d+\.\d+\]vs \d+\.\d+% as loaded/);
+    expect(await page.locator('#charts figure svg').count()).toBeGreaterThan(0);
+    process.stderr.write(`site workbench ${SC}: opened, first number ${opened.firstMs?.toFixed(0)} ms; wall.hp 30 -> 60, first number ${changed.firstMs?.toFixed(0)} ms, done ${changed.doneMs?.toFixed(0)} ms at ${changed.trials} trials\n`);
+    await screenshot(page, 'site-workbench-wall-hp');
+    // the link follows the controls: reopened, the same case
+    const link = page.url();
+    expect(new URL(link).searchParams.get('wall.hp')).toBe('60');
+    await page.goto('about:blank');
+    await page.goto(link);
+    await doneWith(SC, { 'wall.hp': 60 });
+    expect(await page.locator('[id="in-wall.hp"]').inputValue()).toBe('60');
+    expect(problems.filter((p) => !/net::ERR_ABORTED/.test(p))).toEqual([]);
+    expect(foreign(requests)).toEqual([]);
+    await page.close();
+  }, 600_000);
+});
