@@ -148,7 +148,11 @@ export type SolveNext =
   | { widen: 'to'; suggest: number; reason: 'towards' }
   | { widen: 'none'; reason: 'out-of-reach' };
 
-/** One answer as JSON (the CLI's `solve --json`, the workbench's sweep): `value: null` when there is none, the key never left out. */
+/**
+ * One answer as JSON: `value: null` when there is none, the key never left out. `next` stays the
+ * api's reason; the front ends' JSON (`solve --json`, the workbench's sweep) words it with
+ * `solveJsonIn` (src/report/solve-text.ts).
+ */
 export function solveJson(r: SolveResult): SolveResult | (Omit<SolveResult, 'value'> & { value: null }) {
   return r.value === undefined ? { ...r, value: null } : r;
 }
