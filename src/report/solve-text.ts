@@ -4,7 +4,9 @@
  * the workbench's sweep ends). The api returns the reasons and their data; this is the one place
  * that turns them into sentences, so both front ends say the same thing in their own words.
  */
-import { MSG, solveJson, type SolveNext, type SolveProblem, type SolveResult } from '../api.js';
+// the modules themselves, not the api's face, so a page that runs solve in the browser can word it too
+import { solveJson, type SolveNext, type SolveProblem, type SolveResult } from '../api/solve.js';
+import { MSG } from '../scenario/messages.js';
 
 /** The words a front end uses for solve's inputs: the range's ends, the resolution, the tolerance, the target. */
 export interface SolveNames {
