@@ -10,6 +10,18 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { runScenario, solveJson, solvePlan, solveScenario, solveSweep, SolveInputError, validateText, type SolveResult } from '../src/api.js';
 import { CancelledError } from '../src/engine/run.js';
+import { solveNextJson, solveNextText, solveProblemText } from '../src/report/solve-text.js';
+
+/** What a refused request says in the CLI's words (the api throws the problem as data). */
+async function refusal(f: () => unknown): Promise<string> {
+  try {
+    await f();
+  } catch (e) {
+    if (e instanceof SolveInputError) return solveProblemText(e.problem);
+    throw e;
+  }
+  throw new Error('the request was not refused');
+}
 
 const SCENARIO = `name: solve-me
 system: surrender
@@ -51,7 +63,8 @@ describe('solve', () => {
   it('--variant solves on the named variant', async () => {
     const r = await solveScenario(valid(), { ...ASK, variant: 'le' });
     expect(r).toMatchObject({ variant: 'le', resolved: true, value: 10 });
-    await expect(solveScenario(valid(), { ...ASK, variant: 'lenient' })).rejects.toThrow('no variant "lenient" in solve-me (its variants: lt, le)');
+    await expect(solveScenario(valid(), { ...ASK, variant: 'lenient' })).rejects.toMatchObject({ problem: { code: 'no-variant', name: 'lenient', scenario: 'solve-me', variants: ['lt', 'le'] } });
+    expect(await refusal(() => solveScenario(valid(), { ...ASK, variant: 'lenient' }))).toBe('no variant "lenient" in solve-me (its variants: lt, le)');
   });
 
   it("rolls run's dice: at the file's own setting its value is run's, at each sweep point", async () => {
@@ -129,7 +142,7 @@ describe('solve', () => {
     const near = await solveScenario(valid(), { ...ASK, within: 0.07 });
     expect(near).toMatchObject({ value: 10, resolved: true });
     expect((await solveScenario(valid(), ASK)).within).toBe(0);
-    expect(() => solvePlan(valid(), { ...ASK, within: -0.1 })).toThrow('--within must be a number >= 0, got -0.1');
+    expect(await refusal(() => solvePlan(valid(), { ...ASK, within: -0.1 }))).toBe('--within must be a number >= 0, got -0.1');
   });
 
   it('adds trials on the same dice until the intervals separate, deterministically', async () => {
@@ -156,11 +169,13 @@ describe('solve', () => {
     expect(r.ends.to.ci_high).toBeLessThan(0.9);
     // which end came closest, with its estimate and interval, and the next step: the range's span again past --to
     expect(r.closest).toEqual({ end: 'to', value: 12, metric: r.ends.to });
-    expect(r.next).toEqual({ widen: 'to', suggest: 24, text: 'p_test grows with besieged.steps_inside towards the target: try a higher --to (besieged.steps_inside allows up to 1000), e.g. --to 24' });
+    expect(r.next).toEqual({ widen: 'to', suggest: 24, reason: 'towards' });
+    expect(solveNextJson(r, r.next!)).toEqual({ widen: 'to', suggest: 24, text: 'p_test grows with besieged.steps_inside towards the target: try a higher --to (besieged.steps_inside allows up to 1000), e.g. --to 24' });
     expect(solveJson(r)).toMatchObject({ value: null, closest: { end: 'to', value: 12 }, next: { widen: 'to', suggest: 24 } });
     // in the caller's words (the workbench names its sweep's ends)
-    const named = await solveScenario(valid(), { ...ASK, to: 12, names: { from: 'the start', to: 'the end' } });
-    expect(named.next!.text).toBe('p_test grows with besieged.steps_inside towards the target: try a higher the end (besieged.steps_inside allows up to 1000), e.g. the end 24');
+    expect(solveNextText(r, r.next!, { from: 'the start', to: 'the end' })).toBe(
+      'p_test grows with besieged.steps_inside towards the target: try a higher the end (besieged.steps_inside allows up to 1000), e.g. the end 24',
+    );
     const close = await solveScenario(valid(), { ...ASK, to: 12, target: 0.86, trials: 100, maxTrials: 400 });
     expect(close).toMatchObject({ reachable: false, resolved: false });
     expect(close.ends.to.ci_high).toBeGreaterThan(0.86);
@@ -171,10 +186,12 @@ describe('solve', () => {
     const both = await solveScenario(valid(), { ...ASK, param: 'turns', from: 2, to: 8 });
     expect(both).toMatchObject({ reachable: false, resolved: true, closest: { end: 'to', value: 8 } });
     expect(both.ends.from).toEqual(both.ends.to);
-    expect(both.next).toEqual({ widen: 'both', text: 'p_test hardly moves between turns = 2 and 8: try a lower --from (down to 1) or a higher --to (turns allows up to 10000), or another setting' });
+    expect(both.next).toEqual({ widen: 'both', reason: 'flat' });
+    expect(solveNextJson(both, both.next!)).toEqual({ widen: 'both', text: 'p_test hardly moves between turns = 2 and 8: try a lower --from (down to 1) or a higher --to (turns allows up to 10000), or another setting' });
     // from the lowest value turns allows: only --to can widen
     const up = await solveScenario(valid(), { ...ASK, param: 'turns', from: 1, to: 8 });
-    expect(up.next).toEqual({ widen: 'to', suggest: 15, text: 'p_test hardly moves between turns = 1 and 8: try a higher --to (turns allows up to 10000), e.g. --to 15, or another setting' });
+    expect(up.next).toEqual({ widen: 'to', suggest: 15, reason: 'flat' });
+    expect(solveNextText(up, up.next!)).toBe('p_test hardly moves between turns = 1 and 8: try a higher --to (turns allows up to 10000), e.g. --to 15, or another setting');
     // an answer has neither
     const answered = await solveScenario(valid(), ASK);
     expect(answered.closest).toBeUndefined();
@@ -187,7 +204,8 @@ describe('solve', () => {
     expect(r).toMatchObject({ value: 16, reachable: true, resolved: true });
     expect(r.neighbour).toBeUndefined();
     expect(r.closest).toBeUndefined();
-    expect(r.next).toEqual({ widen: 'from', suggest: 0, text: '16 is the bottom of the range: the target is met from --from on; a lower --from (down to 0), e.g. --from 0, may find a smaller value' });
+    expect(r.next).toEqual({ widen: 'from', suggest: 0, reason: 'bottom' });
+    expect(solveNextJson(r, r.next!)).toEqual({ widen: 'from', suggest: 0, text: '16 is the bottom of the range: the target is met from --from on; a lower --from (down to 0), e.g. --from 0, may find a smaller value' });
     expect(solveJson(r).next).toEqual(r.next);
     // from the lowest value the setting allows there is nothing below: no next
     const all = await solveScenario(valid(), { ...ASK, metric: 'p_test', target: 0.1 });
@@ -227,9 +245,9 @@ describe('solve: the default range starts from the value the case uses', () => {
     expect(solvePlan(v, { ...ask, param: 'attacker.infantry' }).points).toEqual([{ point: {}, from: 0, to: 20, step: 1 }]);
   });
 
-  it('refuses a range outside the schema, before anything runs', () => {
+  it('refuses a range outside the schema, before anything runs', async () => {
     const v = valid(PALISADE);
-    expect(() => solvePlan(v, { ...ask, param: 'wall.dc', from: 0, to: 20 })).toThrow('the range 0..20 goes outside the values wall.dc allows (1..40)');
+    expect(await refusal(() => solvePlan(v, { ...ask, param: 'wall.dc', from: 0, to: 20 }))).toBe('the range 0..20 goes outside the values wall.dc allows (1..40)');
     expect(() => solvePlan(v, { ...ask, param: 'wall.dc', from: 5, to: 41 })).toThrow(SolveInputError);
   });
 
@@ -237,5 +255,34 @@ describe('solve: the default range starts from the value the case uses', () => {
     const r = await solveScenario(valid(PALISADE), { ...ask, param: 'wall.dc', maxTrials: 3200 });
     expect(r).toMatchObject({ from: 1, to: 20, reachable: true });
     expect(r.value).toBeGreaterThan(1);
+  });
+});
+
+describe("solve: a refused request in each front end's words", () => {
+  const PAGE = { from: 'the sweep\'s "from"', to: 'the sweep\'s "to"', higher: 'a higher "to" for the sweep', lower: 'a lower "from" for the sweep', set: (end: 'from' | 'to', value: number) => `"${end}" ${value}` };
+
+  it("names the CLI's flags, or the page's controls, and the data the api gave", () => {
+    expect(solveProblemText({ code: 'order', int: true, from: 9, to: 3 })).toBe('need integers --from < --to (got 9, 3)');
+    expect(solveProblemText({ code: 'order', int: false, from: 0.5, to: 0.2 }, PAGE)).toBe('need the sweep\'s "from" < the sweep\'s "to" (got 0.5, 0.2)');
+    expect(solveProblemText({ code: 'few-values', from: 0.271, to: 0.279, step: 0.01 })).toBe(
+      'the range 0.271..0.279 holds fewer than two multiples of 0.01, the resolution: give a wider range or a smaller --step',
+    );
+    expect(solveProblemText({ code: 'few-values', from: 0.271, to: 0.279, step: 0.01 }, PAGE)).toBe('the range 0.271..0.279 holds fewer than two multiples of 0.01, the resolution: give a wider range');
+    expect(solveProblemText({ code: 'step', param: 'wall.hp', int: true, step: 0.5 })).toBe('--step must be a whole number >= 1 (wall.hp is an integer setting), got 0.5');
+    expect(solveProblemText({ code: 'step', param: 'x.p', int: false, step: 0 }, PAGE)).toBe('the resolution must be a positive number, got 0');
+    expect(solveProblemText({ code: 'no-start', param: 'wall.hp', min: 0, max: 100000 }, PAGE)).toBe(
+      'wall.hp has no value in this case to start a range from: give the sweep\'s "from" and the sweep\'s "to" (it allows 0..100000)',
+    );
+    expect(solveProblemText({ code: 'invalid-value', param: 'a.b', value: 3, messages: ['x', 'y'] })).toBe('a.b = 3 is not valid: x; y (use --from and --to)');
+    expect(solveProblemText({ code: 'target-outside', metric: 'p_test', target: 1.5 })).toBe('--target 1.5 is outside [0, 1]: "p_test" is a probability');
+    expect(solveProblemText({ code: 'not-numeric', param: 'wal.hp', system: 'fantasy', guess: 'wall.hp' })).toBe('"wal.hp" is not a numeric setting of system fantasy (did you mean "wall.hp"?)');
+    expect(solveProblemText({ code: 'not-a-number', param: 'rules.x', kind: 'boolean' })).toMatch(/^"rules\.x" is a yes\/no setting, not a number: /);
+  });
+
+  it('refuses each bad request with the problem as data, before anything runs', async () => {
+    expect(await refusal(() => solvePlan(valid(), { ...ASK, metric: 'p_tst' }))).toBe('unknown metric "p_tst" (did you mean "p_test"?)');
+    expect(await refusal(() => solvePlan(valid(), { ...ASK, target: 1.5 }))).toBe('--target 1.5 is outside [0, 1]: "p_test" is a probability');
+    expect(await refusal(() => solvePlan(valid(), { ...ASK, from: 9, to: 3 }))).toBe('need integers --from < --to (got 9, 3)');
+    expect(await refusal(() => solvePlan(valid(), { ...ASK, step: 0.5 }))).toBe('--step must be a whole number >= 1 (besieged.steps_inside is an integer setting), got 0.5');
   });
 });

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { YieldingExecutor } from './helpers.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseRange, parseTarget, plateauText, runScenario, solveJson, solveScenario, tuneScenario, TuningInputError, validateText, type TuneResult } from '../src/api.js';
+import { parseRange, parseTarget, plateauText, runScenario, solveJson, solveScenario, tuneScenario, TuneInputError, TuningInputError, validateText, type TuneResult } from '../src/api.js';
 import { plateauAround } from '../src/api/plateau.js';
 import { defaultRange, judge, missedBy } from '../src/api/tune.js';
 import type { ValidScenario } from '../src/scenario/validate.js';
 import { Z95 } from '../src/stats/intervals.js';
 import type { Metric } from '../src/systems/types.js';
 import { regionChart, tuneCsv, tuneJson, tunePage } from '../src/report/tune.js';
+import { tuneProblemText } from '../src/report/tune-text.js';
 import { tuneText } from '../src/cli/commands/tune.js';
 
 const inProcess = new YieldingExecutor();
@@ -213,11 +214,19 @@ describe('tune: a fantasy siege, wall HP and DC for two targets', () => {
     await expect(go({ params: ['wall.type'] })).rejects.toThrow(/not an integer setting/);
     await expect(go({ params: ['policy.defender_fire_share'] })).rejects.toThrow(/not an integer setting \(it is a decimal\)/);
     await expect(go({ params: ['wall'] })).rejects.toThrow(/a group of settings/);
-    await expect(go({ ranges: { 'wall.hp': [-5, 10] } })).rejects.toThrow(/--range wall.hp=-5..10 must be inside the schema's bounds 0..100000/);
-    await expect(go({ ranges: { 'wall.dc': [5, 10] } })).rejects.toThrow(/not in --params/);
-    await expect(go({ params: ['wall.hp', 'wall.dc', 'max_rounds', 'attacker.infantry'] })).rejects.toThrow(/one to three/);
-    await expect(go({ targets: [] })).rejects.toThrow(/at least one --target/);
-    await expect(go({ budget: 5 })).rejects.toThrow(/--budget 5 leaves no room/);
+    // refused with the problem as data, worded in the CLI's flags
+    const said = (p: Promise<unknown>) =>
+      p.then(
+        () => 'not refused',
+        (e: unknown) => (e instanceof TuneInputError ? tuneProblemText(e.problem) : `not a TuneInputError: ${String(e)}`),
+      );
+    await expect(go({ ranges: { 'wall.hp': [-5, 10] } })).rejects.toMatchObject({ problem: { code: 'range-bounds', param: 'wall.hp', lo: -5, hi: 10, min: 0, max: 100000 } });
+    await expect(go({ ranges: { 'wall.hp': [-5, 10] } })).rejects.toBeInstanceOf(TuningInputError);
+    expect(await said(go({ ranges: { 'wall.hp': [-5, 10] } }))).toBe("--range wall.hp=-5..10 must be inside the schema's bounds 0..100000");
+    expect(await said(go({ ranges: { 'wall.dc': [5, 10] } }))).toBe('--range names "wall.dc", which is not in --params');
+    expect(await said(go({ params: ['wall.hp', 'wall.dc', 'max_rounds', 'attacker.infantry'] }))).toBe('tune takes one to three --params (got 4)');
+    expect(await said(go({ targets: [] }))).toBe('give at least one --target "<metric> in [lo, hi]"');
+    expect(await said(go({ budget: 5 }))).toMatch(/^--budget 5 leaves no room to search: give at least \d+ trials$/);
   });
 });
 

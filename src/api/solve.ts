@@ -23,7 +23,7 @@ import { runGroups, type GroupJob } from '../engine/run.js';
 import type { Executor } from '../engine/executor.js';
 import { inlineExecutor } from './executors.js';
 import { suggest } from '../text/suggest.js';
-import { boundProblem, decimalResolution, metricProblem, numberBounds, producedMetrics, rangeFault, streamOfCase, tidy, tunablesOf } from './tunables.js';
+import { decimalResolution, numberBounds, producedMetrics, rangeFault, streamOfCase, tidy, tunablesOf } from './tunables.js';
 import { pointStream } from './run.js';
 import { plateauAround, type Plateau } from './plateau.js';
 
@@ -45,11 +45,6 @@ export interface SolveOptions {
    * `decimalResolution(from, to)`, e.g. 0.01 for a chance in [0, 1]).
    */
   step?: number;
-  /**
-   * How the caller's controls are named in messages (default the CLI's flags `--from`, `--to`,
-   * `--step`); the workbench names its page's controls.
-   */
-  names?: SolveNames;
   /** Trials per candidate during the bisection (default: the scenario's). */
   trials?: number;
   seed?: string | number;
@@ -76,31 +71,6 @@ export interface SolveOptions {
 }
 
 export type SolvePhase = 'ends' | 'bisect' | 'resolve';
-
-/** The words messages use for the range's ends and the resolution (see `SolveOptions.names`). */
-export interface SolveNames {
-  from: string;
-  to: string;
-  /** Left out when the caller has no control for the resolution (the workbench). */
-  step?: string;
-  /** "a higher --to" (the default, from `to`), for a caller whose name of an end does not take "a higher" before it. */
-  higher?: string;
-  /** "a lower --from" (the default, from `from`). */
-  lower?: string;
-  /** An end set to a value: "--to 24" (the default: the end's name, then the value). */
-  set?: (end: 'from' | 'to', value: number) => string;
-}
-
-/** The phrases of `next.text` in the caller's words (each defaults to the CLI's form built from `from`/`to`). */
-function phrases(names: SolveNames) {
-  return {
-    higher: names.higher ?? `a higher ${names.to}`,
-    lower: names.lower ?? `a lower ${names.from}`,
-    set: names.set ?? ((end: 'from' | 'to', value: number) => `${names[end]} ${value}`),
-  };
-}
-
-const CLI_NAMES: SolveNames = { from: '--from', to: '--to', step: '--step' };
 
 export interface SolveResult {
   param: string;
@@ -158,23 +128,31 @@ export interface SolveResult {
 }
 
 /**
- * The next step when the target is not reached in the range. `widen`: `to` (a higher end: the
- * metric moves towards the target as the setting grows), `from` (a lower start: only the low end
- * can still be widened while the metric hardly moves; or an answer at the bottom of the range,
- * where the value that first reaches the target may lie below), `both` (it hardly moves between the ends:
- * either way, or another setting), `none` (the range already ends where the setting's allowed
- * values end that way: no value of this setting reaches the target). `suggest`: a concrete value
- * for that end (the range's span again, kept inside the allowed values) for `to` or `from`.
- * `text`: the advice in the caller's words (`names`), e.g. "p_defender_wins grows with wall.hp
- * towards the target: try a higher --to (wall.hp allows up to 100000), e.g. --to 19".
+ * The next step when the target is not reached in the range, or when the answer is the bottom of
+ * a range that could start lower. `widen`: `to` (a higher end: the metric moves towards the
+ * target as the setting grows), `from` (a lower start: only the low end can still be widened
+ * while the metric hardly moves; or an answer at the bottom of the range, where the value that
+ * first reaches the target may lie below), `both` (it hardly moves between the ends: either way,
+ * or another setting), `none` (the range already ends where the setting's allowed values end
+ * that way: no value of this setting reaches the target). `suggest`: a concrete value for that
+ * end (the range's span again, kept inside the allowed values) for `to` or `from`. `reason`, why:
+ * `bottom` (the answer is the range's bottom), `flat` (the metric hardly moves between the
+ * ends), `towards` (it moves towards the target as the setting grows: a higher end may reach it),
+ * `out-of-reach` (it moves, but the range's top is the highest value the setting allows). The
+ * rest of what the advice says (the metric, the setting, the range, the allowed values, the
+ * direction) is on the result; each front end phrases it in its own words.
  */
-export interface SolveNext {
-  widen: 'to' | 'from' | 'both' | 'none';
-  suggest?: number;
-  text: string;
-}
+export type SolveNext =
+  | { widen: 'from'; suggest: number; reason: 'bottom' }
+  | { widen: 'to' | 'from' | 'both' | 'none'; suggest?: number; reason: 'flat' }
+  | { widen: 'to'; suggest: number; reason: 'towards' }
+  | { widen: 'none'; reason: 'out-of-reach' };
 
-/** One answer as JSON (the CLI's `solve --json`, the workbench's sweep): `value: null` when there is none, the key never left out. */
+/**
+ * One answer as JSON: `value: null` when there is none, the key never left out. `next` stays the
+ * api's reason; the front ends' JSON (`solve --json`, the workbench's sweep) words it with
+ * `solveJsonIn` (src/report/solve-text.ts).
+ */
 export function solveJson(r: SolveResult): SolveResult | (Omit<SolveResult, 'value'> & { value: null }) {
   return r.value === undefined ? { ...r, value: null } : r;
 }
@@ -194,8 +172,47 @@ export interface SolveSweepResult {
   reachable: boolean;
 }
 
-/** A user-facing problem with a solve request (the CLI prints it and exits 2). */
-export class SolveInputError extends Error {}
+/**
+ * What is wrong with a solve request, as data (each front end words it, naming its own controls):
+ * - `invalid-value`: the case at `param` = `value` does not validate (the validator's `messages`);
+ * - `unknown-metric`: `metric` is not one the scenario produces (`guess`: the nearest, `known`: all);
+ * - `not-produced`: `metric` is missing from a candidate's summary;
+ * - `target-outside`: a probability's `target` outside [0, 1];
+ * - `within`: a tolerance that is not a number >= 0;
+ * - `not-a-number`: `param` is a choice (`enum`, with its `options`) or a yes/no (`boolean`) setting;
+ * - `not-numeric`: `param` is not a numeric setting of `system` (`guess`: the nearest numeric one);
+ * - `no-variant`: no variant `name` in `scenario` (its `variants`);
+ * - `no-start`: `param` has no value in the case to start a default range from (it allows `min`..`max`);
+ * - `order`: not `from` < `to` (`int`: an integer setting, whose ends must be whole numbers);
+ * - `bounds`: the range `from`..`to` outside the values `param` allows (`min`..`max`);
+ * - `step`: a resolution that is not a positive number (a whole one for an integer setting);
+ * - `few-values`: the range holds fewer than two multiples of `step`.
+ */
+export type SolveProblem =
+  | { code: 'invalid-value'; param: string; value: number; messages: string[] }
+  | { code: 'unknown-metric'; metric: string; guess?: string; known: string[] }
+  | { code: 'not-produced'; metric: string }
+  | { code: 'target-outside'; metric: string; target: number }
+  | { code: 'within'; within: number }
+  | { code: 'not-a-number'; param: string; kind: 'enum' | 'boolean'; options?: string[] }
+  | { code: 'not-numeric'; param: string; system: string; guess?: string }
+  | { code: 'no-variant'; name: string; scenario: string; variants: string[] }
+  | { code: 'no-start'; param: string; min: number; max: number }
+  | { code: 'order'; int: boolean; from: number; to: number }
+  | { code: 'bounds'; param: string; from: number; to: number; min: number; max: number }
+  | { code: 'step'; param: string; int: boolean; step: number }
+  | { code: 'few-values'; from: number; to: number; step: number };
+
+/**
+ * A problem with a solve request the user can fix (the CLI words it and exits 2; the workbench
+ * sends it as the sweep's `solveError`). `problem` is what is wrong; the message only names it.
+ */
+export class SolveInputError extends Error {
+  constructor(readonly problem: SolveProblem) {
+    super(`solve request refused: ${JSON.stringify(problem)}`);
+    this.name = 'SolveInputError';
+  }
+}
 
 /** The closer look's trials multiplier, and the default cap as a multiple of the trials. */
 const REFINE = 4;
@@ -231,7 +248,7 @@ interface PlannedPoint {
 }
 
 /** A point of the request `checkRequest` passed: the case there, its range (`solveRange`) and stream. */
-function planPoint(v: ValidScenario, o: Pick<SolveOptions, 'param' | 'from' | 'to' | 'step' | 'names'>, set: Record<string, unknown>, point: Record<string, unknown>): PlannedPoint {
+function planPoint(v: ValidScenario, o: Pick<SolveOptions, 'param' | 'from' | 'to' | 'step'>, set: Record<string, unknown>, point: Record<string, unknown>): PlannedPoint {
   const c = validateCase(v, point, set);
   return { point, ...solveRange(v, o, c.ok ? c.scenario : undefined), stream: c.ok ? streamOfCase(v, c.scenario) : pointStream(0), set };
 }
@@ -240,7 +257,6 @@ function planPoint(v: ValidScenario, o: Pick<SolveOptions, 'param' | 'from' | 't
 async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant: string, at: PlannedPoint): Promise<SolveResult> {
   const sys = v.system;
   const { point, from, to, step, kind, allowed, stream, set } = at;
-  const names = o.names ?? CLI_NAMES;
   /** The grid: index k is the value k x step (the whole numbers themselves at step 1). */
   const valueAt = (k: number) => (step === 1 ? k : tidy(k * step));
   const kFrom = Math.round(from / step);
@@ -256,13 +272,13 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
 
   const compile = (value: number) => {
     const c = validateCase(v, { ...point, [o.param]: value }, set);
-    if (!c.ok) throw new SolveInputError(`${o.param} = ${value} is not valid: ${c.messages.join('; ')} (use ${names.from} and ${names.to})`);
+    if (!c.ok) throw new SolveInputError({ code: 'invalid-value', param: o.param, value, messages: c.messages });
     return sys.compile(c.scenario);
   };
   const metricOf = (compiled: unknown, merged: Float64Array): Metric => {
     const all = sys.summarize(compiled, merged).metrics;
     const m = Object.hasOwn(all, o.metric) ? all[o.metric] : undefined;
-    if (!m) throw new SolveInputError(`metric "${o.metric}" is not produced for this scenario`);
+    if (!m) throw new SolveInputError({ code: 'not-produced', metric: o.metric });
     return m;
   };
 
@@ -344,7 +360,7 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
   }
   if (!meets(fTo)) {
     result.resolved = clearlyShort(fTo);
-    return notReached(result, goal, names);
+    return notReached(result, goal);
   }
   result.reachable = true;
 
@@ -377,7 +393,7 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
     result.ends.to = atAnswer;
     result.reachable = false;
     result.resolved = clearlyShort(atAnswer);
-    return notReached(result, goal, names);
+    return notReached(result, goal);
   }
   result.reachable = meets(atAnswer);
   result.resolved = clearlyMeets(atAnswer) && (below === undefined || clearlyShort(below));
@@ -387,11 +403,7 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
   else if (from > allowed.min) {
     // met from the bottom of the range on: the value that first reaches it may lie below
     const down = step === 1 ? Math.max(allowed.min, from - (to - from)) : tidy(Math.ceil(Math.max(allowed.min, from - (to - from)) / step - 1e-9) * step);
-    result.next = {
-      widen: 'from',
-      suggest: down,
-      text: `${answer} is the bottom of the range: the target is met from ${names.from} on; ${phrases(names).lower} (down to ${allowed.min}), e.g. ${phrases(names).set('from', down)}, may find a smaller value`,
-    };
+    result.next = { widen: 'from', suggest: down, reason: 'bottom' };
   }
   const plateau = plateauAround(
     o.param,
@@ -411,43 +423,29 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
  * top of the range is the closest end unless the two ends' intervals overlap (the metric hardly
  * moves: the nearer estimate, the top on a tie).
  */
-function notReached(r: SolveResult, goal: number, names: SolveNames): SolveResult {
+function notReached(r: SolveResult, goal: number): SolveResult {
   const { from: a, to: b } = r.ends;
   const end = Math.abs(a.value - goal) < Math.abs(b.value - goal) ? 'from' : 'to';
   r.closest = { end, value: end === 'from' ? r.from : r.to, metric: end === 'from' ? a : b };
-  r.next = nextStep(r, names);
+  r.next = nextStep(r);
   return r;
 }
 
-/** The next step for a result whose target is not reached (see `SolveNext`), in the caller's words. */
-function nextStep(r: SolveResult, names: SolveNames): SolveNext {
+/** The next step for a result whose target is not reached (see `SolveNext`). */
+function nextStep(r: SolveResult): SolveNext {
   const { from: a, to: b } = r.ends;
   const flat = a.ci_low <= b.ci_high && b.ci_low <= a.ci_high;
   const span = r.to - r.from;
   const onGrid = (x: number) => (r.step === 1 ? x : tidy(Math.round(x / r.step) * r.step));
   const up = r.to < r.allowed.max ? onGrid(Math.min(r.allowed.max, r.to + span)) : undefined;
   const down = r.from > r.allowed.min ? onGrid(Math.max(r.allowed.min, r.from - span)) : undefined;
-  const say = phrases(names);
-  const higher = `${say.higher} (${r.param} allows up to ${r.allowed.max})`;
-  const lower = `${say.lower} (down to ${r.allowed.min})`;
   if (flat) {
-    const ways = [down !== undefined ? lower : '', up !== undefined ? higher : ''].filter(Boolean);
     const widen = down !== undefined && up !== undefined ? 'both' : up !== undefined ? 'to' : down !== undefined ? 'from' : 'none';
     const suggest = widen === 'to' ? up : widen === 'from' ? down : undefined;
-    return {
-      widen,
-      ...(suggest !== undefined ? { suggest } : {}),
-      text:
-        ways.length > 0
-          ? `${r.metric} hardly moves between ${r.param} = ${r.from} and ${r.to}: try ${ways.join(' or ')}${suggest !== undefined ? `, e.g. ${say.set(widen === 'to' ? 'to' : 'from', suggest)}` : ''}, or another setting`
-          : `${r.metric} hardly moves over every value ${r.param} allows: another setting must move it`,
-    };
+    return { widen, ...(suggest !== undefined ? { suggest } : {}), reason: 'flat' };
   }
-  const way = r.increasing ? 'grows' : 'falls';
-  if (up === undefined) {
-    return { widen: 'none', text: `${r.metric} ${way} with ${r.param} but ${r.to} is the highest value it allows: the target is out of this setting's reach` };
-  }
-  return { widen: 'to', suggest: up, text: `${r.metric} ${way} with ${r.param} towards the target: try ${higher}, e.g. ${say.set('to', up)}` };
+  if (up === undefined) return { widen: 'none', reason: 'out-of-reach' };
+  return { widen: 'to', suggest: up, reason: 'towards' };
 }
 
 /**
@@ -547,10 +545,9 @@ function publicPlan(p: { variant: string; params: string[]; points: PlannedPoint
  */
 export function solveRange(
   v: ValidScenario,
-  o: Pick<SolveOptions, 'param' | 'from' | 'to' | 'step' | 'names'>,
+  o: Pick<SolveOptions, 'param' | 'from' | 'to' | 'step'>,
   scenario: Record<string, unknown> | undefined,
 ): { from: number; to: number; step: number; kind: 'int' | 'number'; allowed: { min: number; max: number } } {
-  const names = o.names ?? CLI_NAMES;
   const node = schemaAt(scenarioSchemaOf(v.system), splitPath(o.param));
   const b = node ? numberBounds(node) : { kind: 'number' as const, min: -Infinity, max: Infinity };
   const int = b.kind === 'int';
@@ -559,28 +556,28 @@ export function solveRange(
   const t = scenario ? tunablesOf(v.system, scenario).find((x) => x.path === o.param) : undefined;
   const value = typeof t?.value === 'number' ? t.value : undefined;
   if (value === undefined && (o.from === undefined || o.to === undefined)) {
-    throw new SolveInputError(`${o.param} has no value in this case to start a range from: give ${names.from} and ${names.to} (it allows ${lo}..${hi})`);
+    throw new SolveInputError({ code: 'no-start', param: o.param, min: lo, max: hi });
   }
   const from = o.from ?? Math.min(hi, Math.max(0, lo));
   let to = o.to ?? Math.min(hi, Math.max(10, 2 * Math.abs(value!)));
   if (o.to === undefined && to <= from) to = Math.min(hi, from + 10);
   if (int) {
     const fault = rangeFault(from, to, lo, hi);
-    if (fault === 'order') throw new SolveInputError(`need integers ${names.from} < ${names.to} (got ${from}, ${to})`);
-    if (fault === 'bounds') throw new SolveInputError(`the range ${from}..${to} goes outside the values ${o.param} allows (${lo}..${hi})`);
+    if (fault === 'order') throw new SolveInputError({ code: 'order', int, from, to });
+    if (fault === 'bounds') throw new SolveInputError({ code: 'bounds', param: o.param, from, to, min: lo, max: hi });
   } else {
-    if (!(Number.isFinite(from) && Number.isFinite(to) && from < to)) throw new SolveInputError(`need ${names.from} < ${names.to} (got ${from}, ${to})`);
-    if (from < lo || to > hi) throw new SolveInputError(`the range ${from}..${to} goes outside the values ${o.param} allows (${lo}..${hi})`);
+    if (!(Number.isFinite(from) && Number.isFinite(to) && from < to)) throw new SolveInputError({ code: 'order', int, from, to });
+    if (from < lo || to > hi) throw new SolveInputError({ code: 'bounds', param: o.param, from, to, min: lo, max: hi });
   }
   const step = o.step ?? (int ? 1 : decimalResolution(from, to));
   if (!(step > 0 && Number.isFinite(step)) || (int && !Number.isInteger(step))) {
-    throw new SolveInputError(`${names.step ?? 'the resolution'} must be a ${int ? `whole number >= 1 (${o.param} is an integer setting)` : 'positive number'}, got ${step}`);
+    throw new SolveInputError({ code: 'step', param: o.param, int, step });
   }
   // the grid's ends: the multiples of the step inside the range (a hair of rounding allowed)
   const kFrom = Math.ceil(from / step - 1e-9);
   const kTo = Math.floor(to / step + 1e-9);
   if (kTo - kFrom < 1) {
-    throw new SolveInputError(`the range ${from}..${to} holds fewer than two multiples of ${step}, the resolution: give a wider range${names.step ? ` or a smaller ${names.step}` : ''}`);
+    throw new SolveInputError({ code: 'few-values', from, to, step });
   }
   return { from: tidy(kFrom * step), to: tidy(kTo * step), step, kind: b.kind, allowed: { min: lo, max: hi } };
 }
@@ -592,24 +589,25 @@ export function solveRange(
  */
 function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param' | 'target' | 'variant' | 'within'>): { variant: string; set: Record<string, unknown> } {
   const sys = v.system;
-  if (o.within !== undefined && !(o.within >= 0 && Number.isFinite(o.within))) throw new SolveInputError(`--within must be a number >= 0, got ${o.within}`);
+  if (o.within !== undefined && !(o.within >= 0 && Number.isFinite(o.within))) throw new SolveInputError({ code: 'within', within: o.within });
   const loaded = v.points[0].variants[0].scenario;
   const produced = producedMetrics(sys, sys.compile(loaded));
-  const problem = metricProblem(produced, o.metric) ?? boundProblem(produced, o.metric, `--target ${o.target}`, [o.target]);
-  if (problem) throw new SolveInputError(problem);
+  if (!Object.hasOwn(produced.metrics, o.metric)) {
+    const known = Object.keys(produced.metrics);
+    const guess = suggest(o.metric, known);
+    throw new SolveInputError({ code: 'unknown-metric', metric: o.metric, ...(guess ? { guess } : {}), known });
+  }
+  if (produced.metrics[o.metric].kind === 'probability' && !(o.target >= 0 && o.target <= 1)) throw new SolveInputError({ code: 'target-outside', metric: o.metric, target: o.target });
   const node = schemaAt(scenarioSchemaOf(sys), splitPath(o.param));
   const kind = node ? (node as unknown as { _zod: { def: { type: string } } })._zod.def.type : undefined;
   if (!COMMON_KEYS.has(splitPath(o.param)[0]) && (kind === 'enum' || kind === 'boolean')) {
     const t = tunablesOf(sys, loaded).find((x) => x.path === o.param);
-    const options = t?.options ? ` (${t.options.map(String).join(', ')})` : '';
-    throw new SolveInputError(
-      `"${o.param}" is ${kind === 'enum' ? 'a choice between options' : 'a yes/no setting'}${options}, not a number: solve searches a number's range for where a metric crosses a target; compare its options with a sweep of ${o.param} instead (or with sensitivity)`,
-    );
+    throw new SolveInputError({ code: 'not-a-number', param: o.param, kind, ...(t?.options ? { options: t.options.map(String) } : {}) });
   }
   if (COMMON_KEYS.has(splitPath(o.param)[0]) || kind !== 'number') {
     const numeric = tunablesOf(sys, loaded).filter((t) => t.kind === 'int' || t.kind === 'number');
     const guess = suggest(o.param, numeric.map((t) => t.path));
-    throw new SolveInputError(`"${o.param}" is not a numeric setting of system ${sys.id}${guess ? ` (did you mean "${guess}"?)` : ''}`);
+    throw new SolveInputError({ code: 'not-numeric', param: o.param, system: sys.id, ...(guess ? { guess } : {}) });
   }
   const index = variantIndexOf(v, o.variant);
   return { variant: v.variantNames[index], set: variantSet(v, index) };
@@ -618,7 +616,7 @@ function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param'
 function variantIndexOf(v: ValidScenario, name: string | undefined): number {
   if (name === undefined) return 0;
   const i = v.variantNames.indexOf(name);
-  if (i < 0) throw new SolveInputError(`no variant "${name}" in ${v.name} (its variants: ${v.variantNames.join(', ')})`);
+  if (i < 0) throw new SolveInputError({ code: 'no-variant', name, scenario: v.name, variants: v.variantNames });
   return i;
 }
 

@@ -4,7 +4,7 @@
  * on what case, is decided here; the front end phrases the outcome and sends it.
  */
 import { tunedScenario, type SweepAxis } from './live.js';
-import { SolveInputError, solveScenario, type SolveOptions, type SolveResult } from './solve.js';
+import { SolveInputError, solveScenario, type SolveOptions, type SolveProblem, type SolveResult } from './solve.js';
 import type { ValidScenario } from '../scenario/validate.js';
 
 /** The sweep as requested: the scenario, the tuned values around it, its axes, the metric and target. */
@@ -20,15 +20,16 @@ export interface SweepSolveRequest {
 
 /**
  * What followed a sweep: `solved` (solve's answer), `one-value` (one value swept: nothing to
- * solve between), `input` (solve refused the request, or the tuned case is not valid: the
- * message, in the words `names` gave).
+ * solve between), `input` (solve refused the request: what is wrong, for the front end to word),
+ * `invalid` (the tuned case is not valid: the validator's messages).
  */
 export type SweepSolve =
   | { kind: 'solved'; result: SolveResult }
   | { kind: 'one-value'; path: string; value: number }
-  | { kind: 'input'; message: string };
+  | { kind: 'input'; problem: SolveProblem }
+  | { kind: 'invalid'; messages: string[] };
 
-export type SweepSolveOptions = Pick<SolveOptions, 'names' | 'trials' | 'seed' | 'executor' | 'signal'> & {
+export type SweepSolveOptions = Pick<SolveOptions, 'trials' | 'seed' | 'executor' | 'signal'> & {
   /** Said just before solve's first trial. */
   onSolving?: () => void;
 };
@@ -44,7 +45,7 @@ export async function solveAfterSweep(req: SweepSolveRequest, o: SweepSolveOptio
   const axis = axes[0];
   if (lowest(axis) === highest(axis)) return { kind: 'one-value', path: axis.path, value: lowest(axis) };
   const tv = tunedScenario(v, { variant: req.variant, values: Object.fromEntries(Object.entries(req.values).filter(([p]) => p !== axis.path)) });
-  if (!tv.ok) return { kind: 'input', message: tv.issues.map((i) => i.message).join('; ') };
+  if (!tv.ok) return { kind: 'invalid', messages: tv.issues.map((i) => i.message) };
   try {
     o.onSolving?.();
     const result = await solveScenario(tv.value, {
@@ -54,7 +55,6 @@ export async function solveAfterSweep(req: SweepSolveRequest, o: SweepSolveOptio
       // the swept range as it is (a chance's 0.1..0.9 too), at the setting's own resolution
       from: lowest(axis),
       to: highest(axis),
-      names: o.names,
       trials: o.trials,
       seed: o.seed,
       executor: o.executor,
@@ -62,7 +62,7 @@ export async function solveAfterSweep(req: SweepSolveRequest, o: SweepSolveOptio
     });
     return { kind: 'solved', result };
   } catch (e) {
-    if (e instanceof SolveInputError) return { kind: 'input', message: e.message };
+    if (e instanceof SolveInputError) return { kind: 'input', problem: e.problem };
     throw e;
   }
 }

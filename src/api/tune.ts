@@ -71,46 +71,35 @@ export interface TuneOptions extends CaseOptions {
    * any trial runs, with the ranges to search. Throwing here stops the search before it starts.
    */
   onPlan?: (plan: { params: TuneParam[]; trials: number; budget: number }) => void;
-  /**
-   * How the caller's controls are named in messages (default the CLI's flags `--params`,
-   * `--target`, `--range`, `--budget`); the workbench names its page's controls.
-   */
-  names?: TuneNames;
 }
 
-/** The words tune's messages use for its inputs (see `TuneOptions.names`). */
-export interface TuneNames {
-  /** The settings searched: `--params`. */
-  params: string;
-  /** Asking for a target: `--target "<metric> in [lo, hi]"`. */
-  target: string;
-  /** A setting's given range: `--range wall.dc=1..20`. */
-  range: (param: string, lo: number, hi: number) => string;
-  /** Asking for a setting's range: `--range wall.dc=LO..HI`. */
-  askRange: (param: string) => string;
-  /** What a range's ends must be: `integers LO < HI`. */
-  order: string;
-  /** Where a range must lie: `the schema's bounds 1..40`. */
-  bounds: (param: string, min: number, max: number) => string;
-  /** The ranges given: `--range`. */
-  ranges: string;
-  /** The budget given: `--budget 100`. */
-  budget: (budget: number) => string;
-  /** A target whose ends are the wrong way round: `target "p_test in [0.6, 0.4]": need lo < hi`. */
-  targetOrder: (t: TuneTarget) => string;
-}
+/**
+ * What is wrong with a tune request where the front ends name their own controls (each words it:
+ * the CLI's flags, the page's fields): `params-count` (not one to three settings), `params-twice`
+ * (a setting listed twice), `no-target`, `target-order` (a target's low not below its high),
+ * `range-order` (a given range not integers lo < hi), `range-bounds` (outside the values the
+ * setting allows, `min`..`max`), `no-start` (no value in the case to search around and no range
+ * given), `range-stray` (a range for a setting not searched), `budget` (too small to search:
+ * `least` is the smallest that is not).
+ */
+export type TuneProblem =
+  | { code: 'params-count'; count: number }
+  | { code: 'params-twice' }
+  | { code: 'no-target' }
+  | { code: 'target-order'; target: TuneTarget }
+  | { code: 'range-order'; param: string; lo: number; hi: number }
+  | { code: 'range-bounds'; param: string; lo: number; hi: number; min: number; max: number }
+  | { code: 'no-start'; param: string; min: number; max: number }
+  | { code: 'range-stray'; param: string }
+  | { code: 'budget'; budget: number; least: number };
 
-const CLI_NAMES: TuneNames = {
-  params: '--params',
-  target: '--target "<metric> in [lo, hi]"',
-  range: (p, lo, hi) => `--range ${p}=${lo}..${hi}`,
-  askRange: (p) => `--range ${p}=LO..HI`,
-  order: 'integers LO < HI',
-  bounds: (_p, min, max) => `the schema's bounds ${min}..${max}`,
-  ranges: '--range',
-  budget: (b) => `--budget ${b}`,
-  targetOrder: (t) => `target "${t.metric} in [${t.lo}, ${t.hi}]": need lo < hi`,
-};
+/** A tune request refused for a `TuneProblem` (a TuningInputError: the user can fix it); the message only names the problem. */
+export class TuneInputError extends TuningInputError {
+  constructor(readonly problem: TuneProblem) {
+    super(`tune request refused: ${JSON.stringify(problem)}`);
+    this.name = 'TuneInputError';
+  }
+}
 
 /** One target judged at one candidate. */
 export interface TargetCheck extends TuneTarget, Estimate {
@@ -176,14 +165,6 @@ export interface TuneEdge {
   bound: boolean;
   /** The range to search next (`--range param=LO..HI`): the range's span again past that end, within the schema's bounds; absent when `bound`. */
   range?: [number, number];
-}
-
-/** An edge in words, with the `--range` that widens it: "wall.hp = 60 is the top of the range searched (15..60): ...". */
-export function edgeText(e: TuneEdge, p: Pick<TuneParam, 'lo' | 'hi'>): string {
-  const where = `${e.param} = ${e.value} is the ${e.end === 'hi' ? 'top' : 'bottom'} of the range searched (${p.lo}..${p.hi})`;
-  return e.bound || !e.range
-    ? `${where} and the ${e.end === 'hi' ? 'highest' : 'lowest'} value ${e.param} allows: nothing beyond it to try`
-    : `${where}: a better value may lie beyond it; widen the search with --range ${e.param}=${e.range[0]}..${e.range[1]}`;
 }
 
 export interface TuneResult {
@@ -272,11 +253,10 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
   const sys = v.system;
   // the searched settings' values at the working point are where the search starts: the note names the others
   const base = baseCaseOf(v, o.where, o.params);
-  const names = o.names ?? CLI_NAMES;
-  if (o.params.length < 1 || o.params.length > 3) throw new TuningInputError(`tune takes one to three ${names.params} (got ${o.params.length})`);
-  if (new Set(o.params).size !== o.params.length) throw new TuningInputError(`a parameter is listed twice in ${names.params}`);
-  if (o.targets.length === 0) throw new TuningInputError(`give at least one ${names.target}`);
-  for (const t of o.targets) if (!(t.lo < t.hi)) throw new TuningInputError(names.targetOrder(t));
+  if (o.params.length < 1 || o.params.length > 3) throw new TuneInputError({ code: 'params-count', count: o.params.length });
+  if (new Set(o.params).size !== o.params.length) throw new TuneInputError({ code: 'params-twice' });
+  if (o.targets.length === 0) throw new TuneInputError({ code: 'no-target' });
+  for (const t of o.targets) if (!(t.lo < t.hi)) throw new TuneInputError({ code: 'target-order', target: t });
 
   // --- parameters and their ranges ---
   const bounds = new Map<string, [number, number]>(); // each parameter's schema bounds
@@ -290,17 +270,17 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
     if (r) {
       const [lo, hi] = r;
       const fault = rangeFault(lo, hi, t.min!, t.max!);
-      if (fault === 'order') throw new TuningInputError(`${names.range(p, lo, hi)} must be ${names.order}`);
-      if (fault === 'bounds') throw new TuningInputError(`${names.range(p, lo, hi)} must be inside ${names.bounds(p, t.min!, t.max!)}`);
+      if (fault === 'order') throw new TuneInputError({ code: 'range-order', param: p, lo, hi });
+      if (fault === 'bounds') throw new TuneInputError({ code: 'range-bounds', param: p, lo, hi, min: t.min!, max: t.max! });
       return { path: p, lo, hi, loaded };
     }
     const swept = v.params.includes(p) ? v.points.map((pt) => pt.params[p]).filter((x): x is number => typeof x === 'number') : [];
     const d = defaultRange(t.min!, t.max!, loaded, swept);
-    if (!d) throw new TuningInputError(`"${p}" allows ${t.min}..${t.max} and has no value in this case to search around: give ${names.askRange(p)}`);
+    if (!d) throw new TuneInputError({ code: 'no-start', param: p, min: t.min!, max: t.max! });
     if (d[0] >= d[1]) throw new TuningInputError(`"${p}" has a single value in its range ${d[0]}..${d[1]}`);
     return { path: p, lo: d[0], hi: d[1], loaded };
   });
-  for (const p of Object.keys(o.ranges ?? {})) if (!o.params.includes(p)) throw new TuningInputError(`${names.ranges} names "${p}", which is not in ${names.params}`);
+  for (const p of Object.keys(o.ranges ?? {})) if (!o.params.includes(p)) throw new TuneInputError({ code: 'range-stray', param: p });
   const baseCompiled = sys.compile(base.scenario);
   const produced = producedMetrics(sys, baseCompiled);
   for (const t of o.targets) {
@@ -369,7 +349,7 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
   // Keep room for confirming the best three at `refine` x trials (up to a quarter of the budget).
   const confirmCost = Math.min(3 * refine * trials, Math.floor(budget / 4));
   const searchCap = budget - confirmCost;
-  if (searchCap < trials) throw new TuningInputError(`${names.budget(budget)} leaves no room to search: give at least ${Math.ceil((trials * 4) / 3)} trials`);
+  if (searchCap < trials) throw new TuneInputError({ code: 'budget', budget, least: Math.ceil((trials * 4) / 3) });
   o.onPlan?.({ params, trials, budget });
 
   // --- coarse ---

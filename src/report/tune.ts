@@ -4,7 +4,8 @@
  * `index.html`, written atomically.
  */
 import { stringify } from 'csv-stringify/sync';
-import { edgeText, gapText, type TuneEvaluation, type TuneResult } from '../api/tune.js';
+import { gapText, type TuneEvaluation, type TuneResult } from '../api/tune.js';
+import { edgeText } from './tune-text.js';
 import { plateauText } from '../api/plateau.js';
 import type { ChartSpec } from '../systems/types.js';
 import { analysisPage, jsonHead, provenanceLine, showCi, startingPoint, table, writeAnalysis } from './analysis-page.js';

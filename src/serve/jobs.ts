@@ -13,7 +13,6 @@ import {
   MAX_SWEEP_POINTS,
   runScenario,
   solveAfterSweep,
-  solveJson,
   sweepScenario,
   type CaseResult,
   type ScenarioResult,
@@ -24,7 +23,7 @@ import {
   suggest,
   MSG,
 } from '../api.js';
-import type { SolveNames } from '../api/solve.js';
+import { solveJsonIn, solveProblemText, type SolveNames } from '../report/solve-text.js';
 import { precisionMetrics, widestOf } from '../api/run.js';
 import { producedMetrics, tidy } from '../api/tunables.js';
 import type { RulesSystem } from '../api.js';
@@ -495,19 +494,19 @@ export async function streamSweep(ctx: JobContext, client: string, body: Record<
     const list = snapshot();
     const after = await solveAfterSweep(
       { v, variant, values, axes, metric, target },
-      { names: SOLVE_NAMES, trials, seed, executor: ctx.gate.for(ac.signal, PRIORITY.sweep), signal: ac.signal, onSolving: () => out.send({ type: 'solving', ms: ms() }) },
+      { trials, seed, executor: ctx.gate.for(ac.signal, PRIORITY.sweep), signal: ac.signal, onSolving: () => out.send({ type: 'solving', ms: ms() }) },
     );
     const solve = after?.kind === 'solved' ? after.result : undefined;
     // one value swept (a list of one, or from = to): nothing to solve between, said in the page's words (solve's would name a from and a to a list does not have)
     const solveError =
-      after?.kind === 'one-value' ? `${after.path} has one value in this sweep (${after.value}): sweep two or more to find where ${metric} reaches ${target}` : after?.kind === 'input' ? after.message : undefined;
+      after?.kind === 'one-value' ? `${after.path} has one value in this sweep (${after.value}): sweep two or more to find where ${metric} reaches ${target}` : after?.kind === 'input' ? solveProblemText(after.problem, SOLVE_NAMES) : after?.kind === 'invalid' ? after.messages.join('; ') : undefined;
     out.send({
       type: 'done',
       points,
       trials,
       cases: list.map(wireCase),
       chart: sweepChart(list.map((c) => ({ params: c.params, metric: c.metrics[metric] })), { ...chartOpts, solve }),
-      ...(solve ? { solve: { ...solveJson(solve), evaluations: undefined } } : {}),
+      ...(solve ? { solve: { ...solveJsonIn(solve, SOLVE_NAMES), evaluations: undefined } } : {}),
       ...(solveError ? { solveError } : {}),
       // the level the chart marks (a contour or a line) and where it comes from; absent: none
       ...(target !== undefined ? { target, targetFrom } : {}),

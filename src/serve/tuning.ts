@@ -4,17 +4,18 @@
  * three settings meeting several targets), streamed like the sweeps: `start` once the request is
  * known to be valid, `progress` (throttled), then `done` or `error`. Everything the api refuses
  * before a trial runs (an unknown setting or metric, a bad range, a budget too small) is a 422
- * with the api's message (a search's naming the page's controls: `TUNE_NAMES`), never a stream. Each tab has one ranking and one search at a time: a
+ * with the api's message (a search's refusal worded in the page's controls: `TUNE_NAMES`), never a stream. Each tab has one ranking and one search at a time: a
  * newer one cancels the older, a closed connection cancels its own.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { describeControls, sensitivityScenario, tunedScenario, tuneScenario, TuningInputError, type TuneNames, type TuneTarget, type ValidScenario, CancelledError } from '../api.js';
+import { describeControls, sensitivityScenario, tunedScenario, tuneScenario, TuneInputError, TuningInputError, type TuneTarget, type ValidScenario, CancelledError } from '../api.js';
 import { regionChart } from '../report/tune.js';
 import { tornadoChart } from '../report/sensitivity.js';
 import { PRIORITY } from './gate.js';
 import { admit, invalidValues, scenarioOf, Stream, throttle, type JobContext, type JobKind } from './jobs.js';
 import { FIELDS, LIMITS, onlyKnown, optInt, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
 import { showCount } from '../report/format.js';
+import { tuneProblemText, type TuneNames } from '../report/tune-text.js';
 import type { Progress, SensitivityDone, SensitivityStart, TuneDone, TuneStart } from '../api/protocol.js';
 
 /** A message's body as the api hands it over: the stream adds its `type` and `ms`. */
@@ -251,12 +252,14 @@ export async function streamTune(ctx: JobContext, client: string, body: Record<s
         trials,
         budget,
         seed,
-        names: TUNE_NAMES,
         executor: h.executor,
         signal: h.signal,
         onPlan: (plan) => h.started({ params: plan.params, targets, trials: plan.trials, budget: plan.budget }),
         onEvaluate: () => evaluated++,
         onProgress: (used, planned) => h.progress(used, planned, { evaluated }),
+      }).catch((e: unknown) => {
+        // a refusal in the page's words (a TuningInputError: a 422 before the plan)
+        throw e instanceof TuneInputError ? new TuningInputError(tuneProblemText(e.problem, TUNE_NAMES)) : e;
       }),
     (r) => ({
       found: r.found,

@@ -1,10 +1,11 @@
 /** `siegesim solve`: the smallest value of a parameter whose metric reaches a target (a decimal one to a stated resolution). */
 import { InvalidArgumentError, type Command } from 'commander';
-import { plateauText, solveJson, solveSweep, SolveInputError, type SolveOptions, type SolvePlan, type SolveResult, PoolExecutor } from '../../api.js';
+import { plateauText, solveSweep, SolveInputError, type SolveOptions, type SolvePlan, type SolveResult, PoolExecutor } from '../../api.js';
 import type { Metric } from '../../api.js';
 import { controller, loadAll, makeProgress, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
 import { showCount } from '../../report/format.js';
 import { estimateText } from '../../report/answer-text.js';
+import { solveJsonIn, solveNextText, solveProblemText } from '../../report/solve-text.js';
 
 /** Exit codes beyond 0-2: the target is not reachable in the range; an answer is unresolved. */
 export const EXIT_NOT_REACHABLE = 3;
@@ -70,7 +71,7 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
       },
     });
   } catch (e) {
-    if (e instanceof SolveInputError) throw new UserError(e.message);
+    if (e instanceof SolveInputError) throw new UserError(solveProblemText(e.problem));
     throw e;
   } finally {
     progress.stop();
@@ -86,7 +87,7 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
   if (flags.json) {
     // Always an array, one element per sweep point (one without a sweep), as run --json is per
     // scenario; every key always there: no answer is `"value": null`, not a missing key.
-    process.stdout.write(JSON.stringify(r.points.map(solveJson), null, 2) + '\n');
+    process.stdout.write(JSON.stringify(r.points.map((p) => solveJsonIn(p)), null, 2) + '\n');
   } else {
     r.points.forEach((p, i) => {
       if (r.params.length > 0) process.stdout.write(`${i > 0 ? '\n' : ''}# ${showPoint(p.point)}\n`);
@@ -116,7 +117,7 @@ function describe(r: SolveResult): string {
     return (
       head +
       `  at ${r.param} = ${r.from}: ${showMetric(r.ends.from)}${mark('from')}\n  at ${r.param} = ${r.to}: ${showMetric(r.ends.to)}${mark('to')}\n` +
-      `  next: ${r.next?.text ?? ''}\n`
+      `  next: ${r.next ? solveNextText(r, r.next) : ''}\n`
     );
   }
   // a decimal's answer (or a coarser grid's) is stated to its resolution
@@ -131,7 +132,7 @@ function describe(r: SolveResult): string {
   else
     out +=
       r.next
-        ? `  next: ${r.next.text}\n`
+        ? `  next: ${solveNextText(r, r.next)}\n`
         : `  (${r.value} is the bottom of the range, the lowest value ${r.param} allows: the target is met at every value)\n`;
   if (r.plateau) out += `  ${plateauText(r.plateau)}\n`;
   return out;

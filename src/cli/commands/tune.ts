@@ -1,7 +1,8 @@
 /** `siegesim tune`: integer values of a few settings that meet several targets at once (exit 3 if none does). */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { edgeText, missedBy, parseRange, parseTarget, plateauText, tuneScenario, TuningInputError, type TuneResult } from '../../api.js';
+import { missedBy, parseRange, parseTarget, plateauText, tuneScenario, TuneInputError, TuningInputError, type TuneResult } from '../../api.js';
+import { edgeText, tuneProblemText } from '../../report/tune-text.js';
 import { tuneJson, writeTuneReport } from '../../report/tune.js';
 import { checkFolder, checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
@@ -64,6 +65,9 @@ async function tuneCommand(file: string, flags: TuneFlags): Promise<void> {
       ranges: Object.fromEntries(flags.range.map(parseRange).map((x) => [x.param, [x.lo, x.hi] as [number, number]])),
       budget: flags.budget,
       ...caseOptions(flags, executor, onProgress),
+    }).catch((e: unknown) => {
+      // a refusal naming the command's flags (a TuningInputError: exit 2)
+      throw e instanceof TuneInputError ? new TuningInputError(tuneProblemText(e.problem)) : e;
     }),
   );
   if (r.note) process.stderr.write(`${v.name}: ${r.note}\n`);
