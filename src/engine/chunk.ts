@@ -23,7 +23,7 @@
  * same chunks slice by slice (`ChunkRun`).
  */
 import { deriveState, type RngState } from './rng.js';
-import type { Kernel, Trace } from '../systems/types.js';
+import type { Kernel, Trace } from './kernel.js';
 
 /** Everything a worker needs for one chunk (structured-cloneable). */
 export interface ChunkTask {
