@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Not a benchmark: the false-alarm figures the README gives for `siegesim test`'s decision rule
+// Not a benchmark: the false-alarm figures docs/ci.md gives for `siegesim test`'s decision rule
 // (src/api/test.ts), by simulating the estimate's path. An at_least bound sits `delta` first-look
 // standard errors below the true value (0: the truth exactly on the bound); the assertion is
 // looked at after 1, 2, 4, 8 and 16 times the first look's trials (the estimate's error is a

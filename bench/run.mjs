@@ -320,7 +320,7 @@ const benches = {
         heap_bytes_per_trial: heapPerTrial(run, 1_000_000),
       };
     }
-    // The designers' sweep end to end on all cores, as issue 13 timed it (14 s before): 30 points
+    // The designers' sweep end to end on all cores: 30 points
     // x 20 000 trials (chunks on piscina, the dice tables made once per worker and shared by
     // the points, merge, summaries).
     const threads = availableParallelism();
@@ -343,7 +343,7 @@ const benches = {
     const { crusaderRex } = await dist('src/systems/crusader-rex/index.js');
     const out = {};
     // A field battle with every choice a block can make on its turn (harrying, retreat when
-    // outnumbered, one road slot a side) and the random tie-break: the table path too (issue 13).
+    // outnumbered, one road slot a side) and the random tie-break: the table path too.
     const reference = readFileSync(path.join(ROOT, 'scenarios/crusader-rex/reference-field-battle.yaml'), 'utf8');
     const choices = validateText('harry-retreat-random', reference.slice(0, reference.indexOf('\npolicy:') + 1).replace('- { block: Turks 3 }', '- { block: Turks 1 }') +
       'retreat_slots: { attacker: 1, defender: 1 }\npolicy: { tie_break: random, harry: always, retreat: when_outnumbered }\n');
@@ -360,7 +360,7 @@ const benches = {
     for (const [file, label, variant] of [
       ['scenarios/crusader-rex/reference-field-battle.yaml', 'reference-field-battle', 0],
       ['scenarios/crusader-rex/knights-charge.yaml', 'knights-charge-always', 1],
-      // the castle path (issue 13): storms, sallies, relief forces, game turns; each baseline
+      // the castle path: storms, sallies, relief forces, game turns; each baseline
       ['scenarios/crusader-rex/storm-or-starve.yaml', 'storm-or-starve', 0],
       ['scenarios/crusader-rex/case-a-new-siege.yaml', 'case-a-new-siege', 0],
       ['scenarios/crusader-rex/case-b-old-siege.yaml', 'case-b-old-siege', 0],
@@ -404,7 +404,7 @@ const benches = {
     return out;
   },
   /**
-   * `siegesim history` at the size issue 33 names: a store of 1 000 commits x 100 metrics (90
+   * `siegesim history` at a designer team's size: a store of 1 000 commits x 100 metrics (90
    * assertion probabilities with bounds, 10 bench rates; a tenth of them moved at commit 500),
    * read, tested and drawn as a trend page by the built command, whole process; and `check` over
    * every commit. Target: the page in <= 2 s.
@@ -517,9 +517,9 @@ const benches = {
         process_over_kernel_1_thread: +(battles / t1 / kernel).toFixed(3),
         speedup_2_threads: +(t1 / t2).toFixed(3),
       };
-      // The machine's limit (issue 32): bench/cr-limit.c, the reference battle in scalar C on one
+      // The machine's limit: bench/cr-limit.c, the reference battle in scalar C on one
       // core, compiled here when gcc is there (best of 3 runs, wall clock like the whole-process
-      // runs); without gcc, the limit the issue recorded on this machine class (74-79 M/s).
+      // runs); without gcc, the limit recorded on this machine class (74-79 M/s).
       // The limit is the better of the two: bench/cr-limit.c is a plainer program than the one
       // the issue timed (two battles interleaved, no SIMD), so on this machine class it reads
       // below the recorded figure, and a target against it alone would be easier than the issue's.
@@ -673,21 +673,21 @@ const TARGETS = {
   'fantasy.stone-wall-siege.heap_bytes_per_trial': { max: 0.05 },
   'fantasy.open-field-volley.heap_bytes_per_trial': { max: 0.05 },
   'fantasy.engines-vs-wall.heap_bytes_per_trial': { max: 0.05 },
-  // issue 13: the fantasy open field (no-waste shields) per thread, and the 30-point grid at
-  // 20 000 trials a point on all cores 10x faster than the issue's 14 s. Issue 32: the siege
-  // (DEFAULT rules, optimal shields) at 2x the kernel's rate in bench/baseline.json (603 k/s),
-  // the aim of drawing identical units' fire at once and of allocation by state tables
+  // the fantasy open field (no-waste shields) per thread, and the 30-point grid at 20 000 trials
+  // a point on all cores in 1.4 s (a tenth of a designer's 14 s wait); the siege (DEFAULT rules,
+  // optimal shields) at 2x the kernel's rate in bench/baseline.json (603 k/s): the aim of
+  // drawing identical units' fire at once and of allocation by state tables, not met yet
   'fantasy.stone-wall-siege.trials_per_second_per_thread': 1_200_000,
   'fantasy.open-field-volley.trials_per_second_per_thread': 1_000_000,
   'fantasy.pool_wall_hp_dc_grid.seconds': { max: 1.4 },
   'cry-havoc.battering-engine-mix.heap_bytes_per_trial': { max: 0.05 },
-  // issue #3's target for the reference field battle (see README, Benchmarks)
+  // the reference field battle's kernel (docs/performance.md, Benchmarks)
   'crusader-rex.reference-field-battle.battles_per_second_per_thread': 5_000_000,
   'crusader-rex.reference-field-battle.heap_bytes_per_trial': { max: 0.05 },
   'crusader-rex.pool_reference_3_variants.battles_per_second_per_thread': 500_000,
   // the whole pipeline on one variant: piscina, per-chunk copies and the merge cost ~30%
   'crusader-rex.pool_reference_baseline.battles_per_second_per_thread': 3_000_000,
-  // issue 13: the castle path (storms, sallies, relief, game turns) on the table path too
+  // the castle path (storms, sallies, relief, game turns) on the table path too
   'crusader-rex.storm-or-starve.battles_per_second_per_thread': 3_000_000,
   'crusader-rex.case-a-new-siege.battles_per_second_per_thread': 3_000_000,
   'crusader-rex.case-b-old-siege.battles_per_second_per_thread': 3_000_000,
@@ -697,18 +697,18 @@ const TARGETS = {
   'crusader-rex.harry-retreat-random.heap_bytes_per_trial': { max: 0.05 },
   'crusader-rex.case-a-strongest-first.heap_bytes_per_trial': { max: 0.05 },
   'cry-havoc.melee-two-on-one.heap_bytes_per_trial': { max: 0.05 },
-  // issue 13: the whole process keeps >= 90% of the kernel's speed on one thread, scales to
+  // the whole process keeps >= 90% of the kernel's speed on one thread, scales to
   // >= 1.8x on two, and a tiny run costs <= 0.35 s more than bare node
   'process.reference_20m.process_over_kernel_1_thread': 0.9,
-  // issue 32: the reference battle's whole process (1 thread) at >= 15% of the scalar C limit (measured in the same run, or the recorded one if higher)
+  // the reference battle's whole process (1 thread) at >= 15% of the scalar C limit (measured in the same run, or the recorded one if higher)
   'process.reference_20m.process_over_c_limit': 0.15,
   'process.reference_20m.speedup_2_threads': 1.8,
   'process.tiny_run.seconds_over_node': { max: 0.35 },
-  // issue 33: a history store of 1 000 commits x 100 metrics loads and draws in <= 2 s (whole process)
+  // a history store of 1 000 commits x 100 metrics loads and draws in <= 2 s (whole process)
   'history.store_1000x100.show_seconds': { max: 2 },
-  // issue 32: a file with k paired variants costs at most 1.2x its variants run as k files
+  // a file with k paired variants costs at most 1.2x its variants run as k files
   ...Object.fromEntries(PAIRED_FILES.map((f) => [`paired.${path.basename(f, '.yaml')}.paired_over_apart`, { max: 1.2 }])),
-  // issue 32: every bundled file, whole process on one thread, at >= 80% of its own kernels
+  // every bundled file, whole process on one thread, at >= 80% of its own kernels
   ...Object.fromEntries(bundledScenarios().map((f) => [`files.${path.basename(path.dirname(f))}/${path.basename(f, '.yaml')}.process_over_kernel`, 0.8])),
 };
 

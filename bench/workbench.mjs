@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The workbench's latency as a designer feels it (issue 11): from a control change to the first
+// The workbench's latency as a designer feels it: from a control change to the first
 // updated number on the page, and to the precision (±0.5 points on the headline by default),
 // measured in headless Chromium by the page's own marks (window.__siegesim.runs: the input
 // event to the first rendered number; to the final one). The built server (dist/) serves
