@@ -119,7 +119,8 @@ describeBrowser('every bundled report in a browser', () => {
   });
 
   /** Open one page; return what went wrong (empty when all is well). */
-  async function inspect(file: string, shot: string): Promise<string[]> {
+  /** Opens a report and lists what is wrong with it; `shot` names its full-page screenshot, if one is wanted. */
+  async function inspect(file: string, shot?: string): Promise<string[]> {
     const page = await browser.newPage({ viewport: LAPTOP });
     try {
       const problems = watchPage(page);
@@ -136,7 +137,7 @@ describeBrowser('every bundled report in a browser', () => {
         if (/^[a-z]+:/i.test(href)) problems.push(`links off the page's folder: ${href}`);
         else if (!existsSync(path.resolve(path.dirname(file), decodeURI(href)))) problems.push(`broken link: ${href}`);
       }
-      await screenshot(page, `reports/${shot}`);
+      if (shot !== undefined) await screenshot(page, `reports/${shot}`);
       return problems;
     } finally {
       await page.close();
@@ -147,8 +148,14 @@ describeBrowser('every bundled report in a browser', () => {
     const names = reportsIn(dir);
     const problems: string[] = [];
     for (const p of await inspect(path.join(dir, 'index.html'), 'index')) problems.push(`index: ${p}`);
+    // a screenshot of one report of each system (the committed examples below have theirs): a
+    // full-page screenshot of every report cost the suite ~20 s and nobody looks at 26 of them
+    const shown = new Set<string>();
     for (const name of names) {
-      for (const p of await inspect(path.join(dir, name, 'index.html'), name)) problems.push(`${name}: ${p}`);
+      const system = name.split('-').slice(0, name.startsWith('crusader-rex') || name.startsWith('cry-havoc') ? 2 : 1).join('-');
+      const shot = shown.has(system) ? undefined : name;
+      shown.add(system);
+      for (const p of await inspect(path.join(dir, name, 'index.html'), shot)) problems.push(`${name}: ${p}`);
     }
     // and the committed examples (reports/examples/, linked from the README and docs/cli.md)
     const examples = path.join(ROOT, 'reports/examples');
