@@ -16,9 +16,16 @@
  *    to dist/site/run.js, kernel.js and workbench.js) and its workbench page (src/site/page/main.ts,
  *    to dist/site/workbench-page.js), which `siegesim site` copies;
  * 3. the V8 code caches of the two Node bundles (dist/src/code-cache-build.js).
+ *
+ * A whole build whose inputs (src/, workers/, this script, the tsconfigs, package.json and its
+ * lock) hash to what the last whole build wrote in dist/.build-inputs, with every output in
+ * place and nothing compiled into dist/ since (a `tsc` run by hand rewrites entry.js or the build
+ * info), is skipped: `npm test` after `npm ci` (which builds) does not build twice.
+ * `--force` builds anyway.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -93,16 +100,52 @@ async function bundle() {
   ]);
 }
 
+/** What a whole build reads: its hash decides whether the last build's dist/ is current. */
+const INPUTS = ['src', 'workers', 'scripts/build.mjs', 'tsconfig.json', 'tsconfig.page.json', 'package.json', 'package-lock.json'];
+/** What a whole build writes that the command line, the workbench and the site need. */
+const OUTPUTS = ['dist/src/cli/main.js', 'dist/src/cli/entry.js', 'dist/cli/siegesim.cjs', 'dist/vendor/vega.cjs', PAGE_BUNDLE, 'dist/site/run.js', 'dist/site/kernel.js', 'dist/site/workbench.js', 'dist/site/workbench-page.js'];
+const STAMP = 'dist/.build-inputs';
+
+function inputsHash() {
+  const h = createHash('sha256');
+  const add = (rel) => {
+    const abs = at(rel);
+    if (!existsSync(abs)) return;
+    if (statSync(abs).isDirectory()) {
+      for (const name of readdirSync(abs).sort()) add(path.join(rel, name));
+      return;
+    }
+    h.update(`${rel}\0`);
+    h.update(readFileSync(abs));
+    h.update('\0');
+  };
+  for (const rel of INPUTS) add(rel);
+  return h.digest('hex');
+}
+
+/** The last whole build's dist/ is current: same inputs, every output there, no compile since. */
+function upToDate(hash) {
+  if (!existsSync(at(STAMP)) || readFileSync(at(STAMP), 'utf8') !== hash) return false;
+  if (!OUTPUTS.every((f) => existsSync(at(f)))) return false;
+  const built = statSync(at(STAMP)).mtimeMs;
+  return ['dist/src/cli/entry.js', 'dist/tsconfig.tsbuildinfo'].every((f) => !existsSync(at(f)) || statSync(at(f)).mtimeMs <= built);
+}
+
 const step = process.argv[2];
+const hash = step === undefined || step === '--force' ? inputsHash() : '';
 if (step === 'bundle') await bundle();
-else if (step === undefined) {
+else if (step === undefined && upToDate(hash)) {
+  console.log('build: dist/ is current for these sources (node scripts/build.mjs --force builds anyway)');
+} else if (step === undefined || step === '--force') {
+  rmSync(at(STAMP), { force: true });
   rmSync(at('dist/tsconfig.tsbuildinfo'), { force: true });
   tsc('.');
   tsc('tsconfig.page.json');
   chmodSync(at('dist/src/cli/main.js'), 0o755);
   await bundle();
   run(at('dist/src/code-cache-build.js'), []);
+  writeFileSync(at(STAMP), hash);
 } else {
-  console.error(`usage: node scripts/build.mjs [bundle] (not "${step}")`);
+  console.error(`usage: node scripts/build.mjs [bundle | --force] (not "${step}")`);
   process.exit(2);
 }
