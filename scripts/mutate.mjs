@@ -15,7 +15,7 @@
  * survived); mutants no selected test reaches are counted apart (no coverage). It is a lower
  * bound: the e2e tests, which run the built CLI, are not selected.
  *
- * One Stryker worker (concurrency 1) and one vitest worker: the machine's two cores are shared.
+ * One Stryker worker (concurrency 1; MUTATE_CONCURRENCY sets more) and one vitest worker: the machine's two cores are shared.
  * Nothing is downloaded: Stryker and its runner are devDependencies. The worker pool of the
  * tests that run through piscina loads dist/ (unmutated), so the script builds dist/ when it is
  * missing; those tests only kill mutants of code they run in-process.
@@ -244,7 +244,7 @@ async function runModule(name, { incremental, statics }) {
     coverageAnalysis: 'perTest',
     mutate: mutatePatterns(mod),
     testFiles: mod.tests,
-    concurrency: 1,
+    concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 1),
     // the suite's tests are written to pass on a loaded machine; a mutant that loops is cut off
     timeoutMS: 10_000,
     reporters: ['json', 'html', 'progress-append-only'],
