@@ -76,3 +76,21 @@ it('a bad --base-url or a broken scenario is a user error, and nothing is writte
   expect(bad.stderr).toMatch(/broken\.yaml:\d+:\d+ +trails +unknown key "trails" \(did you mean "trials"\?\)/);
   expect(existsSync(out)).toBe(false);
 }, 120_000);
+
+it('never writes over its input: --out the folder holding the scenario is refused; --force writes beside it, and the scenario stays byte for byte, at every later site too', async () => {
+  const mine = path.join(dir, 'mine');
+  mkdirSync(mine);
+  const file = path.join(mine, 'town.yaml');
+  const text = readFileSync('scenarios/surrender/town-basic.yaml', 'utf8');
+  writeFileSync(file, text);
+  const refused = await runCli(['site', file, '--out', mine]);
+  expect(refused.code, refused.stderr).toBe(2);
+  expect(refused.stderr).toMatch(/town\.yaml/);
+  expect(existsSync(path.join(mine, 'index.html'))).toBe(false);
+  for (let k = 0; k < 2; k++) {
+    const forced = await runCli(['site', file, '--out', mine, '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    expect(existsSync(path.join(mine, 'index.html'))).toBe(true);
+  }
+}, 120_000);
