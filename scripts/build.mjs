@@ -82,7 +82,8 @@ async function bundle() {
       define: { 'import.meta.url': '__siegesimUrl' },
       banner: { js: "var __siegesimUrl = require('node:url').pathToFileURL(__filename).href;" },
     }),
-    build({ ...common, entryPoints: ['src/report/vega-entry.cjs'], format: 'cjs', platform: 'node', target: 'node20', outfile: 'dist/vendor/vega.cjs' }),
+    // vega and vega-lite for Node, minified (names kept): a fifth smaller in the npm tarball, and less to read at start
+    build({ ...common, entryPoints: ['src/report/vega-entry.cjs'], format: 'cjs', platform: 'node', target: 'node20', minify: true, keepNames: true, outfile: 'dist/vendor/vega.cjs' }),
     build({ ...common, entryPoints: ['src/serve/page/main.ts'], format: 'esm', platform: 'browser', target: 'es2022', outfile: PAGE_BUNDLE }),
     // classic workers (iife): `new Worker(url)` without type: 'module' starts them in every browser
     build({
