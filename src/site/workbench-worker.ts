@@ -2,7 +2,8 @@
  * The static site's workbench worker: answers the workbench page's Transport
  * (page/worker-transport.ts) as `siegesim serve` answers its HTTP API, with the server's own
  * code — serve/answers.ts for a scenario's controls, checks and saves, serve/jobs.ts for the
- * live run and the sweep — on the site's scenarios (scenarios/index.json and the files beside
+ * live run and the sweep, serve/tuning.ts for the ranking of what matters and the tuning search —
+ * on the site's scenarios (scenarios/index.json and the files beside
  * it) and a gate over one kernel worker per core. A job's NDJSON lines are posted to the page
  * one message at a time; the page's cancel closes the job as a closed connection does.
  */
@@ -12,8 +13,9 @@ import { Admission } from '../serve/admission.js';
 import { FIELDS, onlyKnown, RequestError } from '../serve/requests.js';
 import { streamLive, streamSweep, type JobContext, type JobRequest, type JobResponse, type ScenarioSource } from '../serve/jobs.js';
 import { checkValues, describeScenario, saveTuned } from '../serve/answers.js';
+import { streamSensitivity, streamTune } from '../serve/tuning.js';
 import type { Entry, Loaded } from '../serve/catalogue.js';
-import type { ScenarioEntry } from '../api/protocol.js';
+import type { ScenarioEntry, StreamRoute } from '../api/protocol.js';
 import type { SiteScenario } from '../api/site.js';
 import { WebWorkerExecutor } from './web-executor.js';
 import { startWorker, workerScope, type Message } from './browser.js';
@@ -65,6 +67,8 @@ const ctx: JobContext<SiteScenarios> = {
 /** The page is one tab: one client, so a newer job of a kind cancels the older, as the server does per tab. */
 const CLIENT = 'site-page';
 const jobs = new Map<number, () => void>();
+/** Each streamed route's job, as the server routes POST /api/<route>. */
+const STREAMS: Record<StreamRoute, typeof streamLive> = { run: streamLive, sweep: streamSweep, sensitivity: streamSensitivity, tune: streamTune };
 
 /** A job's connection: its NDJSON lines become messages to the page; a cancel closes it. */
 function connection(id: number): { req: JobRequest; res: JobResponse; close: () => void } {
@@ -106,12 +110,12 @@ async function answer(req: WorkbenchRequest): Promise<void> {
     return post({ id: req.id, value: req.op === 'check' ? await checkValues(ctx, req.request) : await saveTuned(ctx, req.request) });
   }
   if (req.op === 'stream') {
-    if (req.route !== 'run' && req.route !== 'sweep') throw new RequestError(501, `the static site does not run ${req.route === 'tune' ? 'the tuning search' : 'the ranking of what matters'} yet: run siegesim serve for it`);
+    const run = Object.hasOwn(STREAMS, req.route) ? STREAMS[req.route] : undefined;
+    if (!run) throw new RequestError(404, `no job "${String(req.route).slice(0, 50)}"`);
     onlyKnown(req.request, FIELDS[req.route]);
     const c = connection(req.id);
     jobs.set(req.id, c.close);
     try {
-      const run = req.route === 'run' ? streamLive : streamSweep;
       await run(ctx, CLIENT, req.request, c.req, c.res, performance.now());
     } finally {
       jobs.delete(req.id);
