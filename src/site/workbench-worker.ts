@@ -3,11 +3,14 @@
  * (page/worker-transport.ts) as `siegesim serve` answers its HTTP API, with the server's own
  * code — serve/answers.ts for a scenario's controls, checks and saves, serve/jobs.ts for the
  * live run and the sweep, serve/tuning.ts for the ranking of what matters and the tuning search —
- * on the site's scenarios (scenarios/index.json and the files beside
- * it) and a gate over one kernel worker per core. A job's NDJSON lines are posted to the page
- * one message at a time; the page's cancel closes the job as a closed connection does.
+ * on the site's scenarios (scenarios/index.json and the files beside it, and the scenarios of
+ * your own the page adds) and a gate over one kernel worker per core. A job's NDJSON lines are
+ * posted to the page one message at a time; the page's cancel closes the job as a closed
+ * connection does.
  */
 import { validateText } from '../api/run.js';
+import { formatIssue } from '../scenario/load.js';
+import { showCount } from '../report/format.js';
 import { Gate } from '../serve/gate.js';
 import { Admission } from '../serve/admission.js';
 import { FIELDS, onlyKnown, RequestError } from '../serve/requests.js';
@@ -20,22 +23,38 @@ import type { SiteScenario } from '../api/site.js';
 import { WebWorkerExecutor } from './web-executor.js';
 import { startWorker, workerScope, type Message } from './browser.js';
 import type { WorkbenchReply, WorkbenchRequest } from './workbench-protocol.js';
+import { MAX_OWN_TEXT, ownFileName } from './own-scenario.js';
 
 const scope = workerScope();
 const post = (r: WorkbenchReply) => scope.postMessage(r);
 const threads = Math.max(1, Math.min(16, scope.navigator.hardwareConcurrency ?? 2));
 const executor = new WebWorkerExecutor(threads, () => startWorker(new URL('kernel.js', scope.location.href).href));
 
-/** The site's scenarios: listed in scenarios/index.json beside the page, each fetched and validated when first asked for. */
+/** A scenario's text validated as the site's files are (stale `expect:` items left out, as `serve` leaves them). */
+function loadedOf(entry: Entry, text: string): Loaded {
+  const v = validateText(entry.display, text, { staleExpect: 'warn' });
+  return v.ok ? { ok: true, entry, text, scenario: v.value } : { ok: false, entry, issues: v.issues.filter((i) => !i.stale) };
+}
+
+/**
+ * The site's scenarios: listed in scenarios/index.json beside the page, each fetched and validated
+ * when first asked for; and the scenarios of your own (pasted, dropped or carried by a link),
+ * named `yours/<file>`, held here as the files are.
+ */
 class SiteScenarios implements ScenarioSource {
   list: SiteScenario[] = [];
   private entries: Entry[] = [];
+  private own: ScenarioEntry[] = [];
   private loaded = new Map<string, Promise<Loaded>>();
   readonly ready: Promise<void> = fetch(new URL('scenarios/index.json', scope.location.href).href).then(async (r) => {
     if (!r.ok) throw new Error(`scenarios/index.json: HTTP ${r.status}`);
     this.list = ((await r.json()) as { scenarios: SiteScenario[] }).scenarios;
     this.entries = this.list.map((s) => ({ name: s.path, abs: s.path, display: s.path }));
   });
+  /** The picker's list: the site's files, then yours. */
+  scenarios(): ScenarioEntry[] {
+    return [...this.list.map((s) => ({ path: s.path, name: s.name, system: s.system, description: s.description ?? '', variants: s.variantNames })), ...this.own];
+  }
   find(name: unknown): Entry | undefined {
     return this.entries.find((e) => e.name === name);
   }
@@ -44,13 +63,29 @@ class SiteScenarios implements ScenarioSource {
     if (!p) {
       p = fetch(new URL(entry.name, scope.location.href).href).then(async (r): Promise<Loaded> => {
         if (!r.ok) return { ok: false, entry, issues: [{ file: entry.display, line: 0, col: 0, path: '(file)', message: `cannot be read (HTTP ${r.status})` }] };
-        const text = await r.text();
-        const v = validateText(entry.display, text, { staleExpect: 'warn' });
-        return v.ok ? { ok: true, entry, text, scenario: v.value } : { ok: false, entry, issues: v.issues.filter((i) => !i.stale) };
+        return loadedOf(entry, await r.text());
       });
       this.loaded.set(entry.name, p);
     }
     return p;
+  }
+  /**
+   * A scenario of your own: validated with the command line's messages (a 422 listing them, each
+   * `file:line:col  path  message`, when it has errors, and nothing added), else added to the
+   * list as `yours/<file>` (replacing one of that name).
+   */
+  add(name: string, text: string): ScenarioEntry {
+    const file = ownFileName(name);
+    if (text.length > MAX_OWN_TEXT) throw new RequestError(413, `${file} has ${showCount(text.length)} characters: a scenario is a few kilobytes (at most ${showCount(MAX_OWN_TEXT)})`);
+    const entry: Entry = { name: `yours/${file}`, abs: `yours/${file}`, display: file };
+    const l = loadedOf(entry, text);
+    if (!l.ok) throw new RequestError(422, `${file} is not a valid scenario`, l.issues.map((i) => ({ path: i.path, message: formatIssue(i) })));
+    const v = l.scenario;
+    const listed: ScenarioEntry = { path: entry.name, name: v.name, system: v.system.id, description: v.description ?? '', variants: v.variantNames };
+    this.entries = [...this.entries.filter((e) => e.name !== entry.name), entry];
+    this.own = [...this.own.filter((e) => e.path !== entry.name), listed];
+    this.loaded.set(entry.name, Promise.resolve(l));
+    return listed;
   }
 }
 
@@ -101,8 +136,11 @@ function refuse(id: number, e: unknown): void {
 async function answer(req: WorkbenchRequest): Promise<void> {
   await catalogue.ready;
   if (req.op === 'scenarios') {
-    const scenarios: ScenarioEntry[] = catalogue.list.map((s) => ({ path: s.path, name: s.name, system: s.system, description: s.description ?? '', variants: s.variantNames }));
-    return post({ id: req.id, value: { scenarios } });
+    return post({ id: req.id, value: { scenarios: catalogue.scenarios() } });
+  }
+  if (req.op === 'add') {
+    if (typeof req.name !== 'string' || typeof req.text !== 'string') throw new RequestError(400, 'a scenario of your own needs its name and its text');
+    return post({ id: req.id, value: catalogue.add(req.name, req.text) });
   }
   if (req.op === 'scenario') return post({ id: req.id, value: await describeScenario(ctx, req.path, req.variant) });
   if (req.op === 'check' || req.op === 'save') {
