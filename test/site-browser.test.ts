@@ -5,7 +5,12 @@
  * byte for byte but for what is measured where it ran (threads, seconds, trials/s) and where the
  * scenario was read from (a case of every system); a malformed link and a pasted scenario with
  * an error get a message; a pasted scenario travels in the link and runs again from it; the page
- * asks nothing of any other origin. Screenshots go to test-artifacts/ (look at them).
+ * asks nothing of any other origin. The workbench page (workbench.html) does as under `serve`:
+ * a change of a value shows its number and paired difference, what matters and tune give
+ * `siegesim sensitivity`'s and `siegesim tune`'s numbers, a pasted scenario with an error is said
+ * with file:line:col and a did-you-mean, a good one opens and its link reopens it tuned, a
+ * malformed link and a request over the server's caps get a message. Screenshots go to
+ * test-artifacts/ (look at them).
  *
  * The time from a change to the first number is read from the page's own records and printed,
  * not asserted (speed is measured in bench/, not in a test).
