@@ -5,7 +5,12 @@
  * byte for byte but for what is measured where it ran (threads, seconds, trials/s) and where the
  * scenario was read from (a case of every system); a malformed link and a pasted scenario with
  * an error get a message; a pasted scenario travels in the link and runs again from it; the page
- * asks nothing of any other origin. Screenshots go to test-artifacts/ (look at them).
+ * asks nothing of any other origin. The workbench page (workbench.html) does as under `serve`:
+ * a change of a value shows its number and paired difference, what matters and tune give
+ * `siegesim sensitivity`'s and `siegesim tune`'s numbers, a pasted scenario with an error is said
+ * with file:line:col and a did-you-mean, a good one opens and its link reopens it tuned, a
+ * malformed link and a request over the server's caps get a message. Screenshots go to
+ * test-artifacts/ (look at them).
  *
  * The time from a change to the first number is read from the page's own records and printed,
  * not asserted (speed is measured in bench/, not in a test).
@@ -261,5 +266,140 @@ describeBrowser('the static site', () => {
     expect(problems.filter((p) => !/net::ERR_ABORTED/.test(p))).toEqual([]);
     expect(foreign(requests)).toEqual([]);
     await page.close();
+  }, 600_000);
+  /** A workbench.html page with its problems and every request it makes recorded, once ready. */
+  async function openWorkbench(query = '') {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
+    const problems = watchPage(page);
+    const requests: string[] = [];
+    page.context().on('request', (r) => requests.push(r.url()));
+    await page.goto(`${origin}/workbench.html${query}`);
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim?.ready === true, null, { timeout: 120_000 });
+    return { page, problems, requests };
+  }
+
+  /** The live run of `scenario` at these tuned values, once done. */
+  const liveDone = (page: Page, scenario: string, values: Record<string, unknown>) =>
+    page.waitForFunction(
+      (w) => (globalThis as unknown as { __siegesim: { runs: { scenario: string; values: unknown; doneMs: number | null }[] } }).__siegesim.runs.some((r) => JSON.stringify([r.scenario, r.values]) === w && r.doneMs !== null),
+      JSON.stringify([scenario, values]),
+      { timeout: 240_000 },
+    );
+
+  it('what matters and tune on workbench.html: the ranking and the search run in the browser, with the numbers of siegesim sensitivity and tune', async () => {
+    type Row = { param: string; from: unknown; to: unknown; effect: number; ci_low: number; ci_high: number; rank: number };
+    type Check = { metric: string; value: number; ci_low: number; ci_high: number; met: boolean };
+    type Answers = { sensitivity?: { trials: number; rows: Row[] }; tune?: { found: boolean; best: { values: Record<string, number>; checks: Check[] }; trialsUsed: number; evaluated: number } };
+    const FILE = 'scenarios/fantasy/stone-wall-siege.yaml';
+    const TARGET = 'p_attacker_wins in [0.45, 0.55]';
+    // the command line's search, started now (it needs nothing from the page): the page's smallest trials per candidate, its default budget
+    const cliTune = runCli(['tune', FILE, '--params', 'wall.hp,wall.dc', '--target', TARGET, '--trials', '1024', '--budget', '204800', '--json', '--no-progress', '--out', path.join(dir, 'tune')]);
+    const { page, problems, requests } = await openWorkbench('?scenario=scenarios/fantasy-stone-wall-siege.yaml');
+    const answers = () => page.evaluate(() => (globalThis as unknown as { __siegesim: { answers?: Answers } }).__siegesim.answers ?? {});
+    await page.click('.tabs button[data-tab="matters"]');
+    expect(await page.inputValue('#sens-trials')).toBe('4096');
+    await page.click('#sens-form button[type="submit"]');
+    await expect.poll(() => page.locator('#sens-status').textContent(), { timeout: 240_000 }).toMatch(/^\d+ settings ranked by their effect on p_attacker_wins \(\d+\.\d% for the scenario as loaded at 4,096 trials per case, on the cards' dice/);
+    await page.waitForSelector('#sens-chart svg');
+    expect(await page.locator('#sens-chart svg .mark-rect path').count()).toBeGreaterThan(4); // the tornado's bars
+    expect(await page.locator('#sens-table tr.not-ranked').textContent()).toContain('not ranked: mode, which changes the kind of game');
+    const sens = (await answers()).sensitivity!;
+    const ranked = [...new Set(sens.rows.map((r) => r.param))];
+    const cliSens = runCli(['sensitivity', FILE, '--params', ranked.join(','), '--trials', '4096', '--json', '--no-progress', '--out', path.join(dir, 'sensitivity')]);
+    await page.evaluate('window.scrollTo(0, 0)');
+    await screenshot(page, 'site-workbench-what-matters');
+
+    await page.selectOption('.tparam[data-i="0"] .tp-path', 'wall.hp');
+    await page.selectOption('.tparam[data-i="1"] .tp-path', 'wall.dc');
+    await page.selectOption('#tune-trials', '1024');
+    expect(await page.inputValue('#tune-budget')).toBe('204800');
+    await page.click('#tune-form button[type="submit"]');
+    await expect.poll(() => page.locator('#tune-answer').textContent(), { timeout: 240_000 }).toMatch(/^found: wall\.hp = \d+, wall\.dc = \d+ meets the target \(/);
+    await page.waitForSelector('#tune-chart svg');
+    await page.addStyleTag({ content: '.top { position: static !important; }' }); // a part's picture without the sticky bar over it
+    await screenshot(page, 'site-workbench-tune', page.locator('#tune'));
+    const tune = (await answers()).tune!;
+
+    // the same numbers as the command line's for the same scenario, seed and trials (its JSON rounds to 12 digits)
+    const round = (x: number) => Number(x.toPrecision(12));
+    const rowKey = (r: Row) => [r.param, r.from, r.to, round(r.effect), round(r.ci_low), round(r.ci_high), r.rank];
+    const sj = await cliSens;
+    expect(sj.code, sj.stderr).toBe(0);
+    expect(sens.rows.map(rowKey)).toEqual((JSON.parse(sj.stdout) as { rows: Row[] }).rows.map(rowKey));
+    const tj = await cliTune;
+    expect(tj.code, tj.stderr).toBe(0);
+    const t = JSON.parse(tj.stdout) as { found: boolean; best: { values: Record<string, number>; checks: Check[] }; trials_used: number; evaluations: unknown[] };
+    const checkKey = (c: Check) => [c.metric, round(c.value), round(c.ci_low), round(c.ci_high), c.met];
+    expect([tune.found, tune.best.values, tune.trialsUsed, tune.evaluated, tune.best.checks.map(checkKey)]).toEqual([t.found, t.best.values, t.trials_used, t.evaluations.length, t.best.checks.map(checkKey)]);
+    process.stderr.write(`site workbench: ranked ${ranked.length} settings at 4,096 trials, searched ${tune.evaluated} candidates: found ${JSON.stringify(tune.best.values)}, as the command line\n`);
+    expect(problems).toEqual([]);
+    expect(foreign(requests)).toEqual([]);
+    await page.close();
+  }, 600_000);
+
+  it('your own scenario on workbench.html: a pasted one with an error gets file:line:col and a did-you-mean; a good one opens, is tuned, and its link reopens it; a malformed link and a runaway request get a message', async () => {
+    const { page, problems, requests } = await openWorkbench();
+    const good = readFileSync('scenarios/surrender/port-blockade.yaml', 'utf8');
+    await page.click('#yours-toggle');
+    await page.fill('#yours-yaml', good.replace(/^trials:/m, 'trails:'));
+    await page.click('#yours-open');
+    const issues = page.locator('#yours-issues');
+    await expect.poll(() => issues.isVisible()).toBe(true);
+    expect(await issues.textContent()).toMatch(/^pasted\.yaml is not a valid scenario\n(.*\n)*pasted\.yaml:\d+:\d+ {2}trails {2}unknown key "trails" \(did you mean "trials"\?\)/);
+    expect(await page.locator('#scenario option[value^="yours/"]').count()).toBe(0); // nothing added
+    await screenshot(page, 'site-workbench-pasted-error');
+
+    await page.fill('#yours-yaml', good);
+    await page.click('#yours-open');
+    const OWN = 'yours/pasted.yaml';
+    await liveDone(page, OWN, {});
+    expect(await issues.isHidden()).toBe(true);
+    expect(await page.locator('#yours').isHidden()).toBe(true);
+    expect(await page.locator('#scenario').inputValue()).toBe(OWN);
+    expect(await page.locator('#title').textContent()).toBe('surrender-port-blockade');
+    const level = page.locator('[id="in-structure.surrender_level"]');
+    await level.fill('3');
+    await level.dispatchEvent('change');
+    await liveDone(page, OWN, { 'structure.surrender_level': 3 });
+    const card = page.locator('.card[data-metric="p_test"] [data-role="value"]');
+    const shown = await card.textContent();
+    expect(shown).toMatch(/^\d+\.\d%$/);
+    const link = page.url();
+    expect(link).toMatch(/\/workbench\.html\?scenario=yours\/pasted\.yaml&structure\.surrender_level=3#yaml=[A-Za-z0-9_-]+$/);
+    await screenshot(page, 'site-workbench-pasted');
+    await page.close();
+
+    // the link alone: the scenario, its tuned value and its numbers
+    const again = await openWorkbench(link.slice(link.indexOf('/workbench.html') + '/workbench.html'.length));
+    await liveDone(again.page, OWN, { 'structure.surrender_level': 3 });
+    expect(await again.page.locator('#scenario').inputValue()).toBe(OWN);
+    expect(await again.page.locator('[id="in-structure.surrender_level"]').inputValue()).toBe('3');
+    expect(await again.page.locator('.card[data-metric="p_test"] [data-role="value"]').textContent()).toBe(shown);
+    expect(await again.page.locator('#link-banner').isHidden()).toBe(true);
+    await screenshot(again.page, 'site-workbench-linked-yaml');
+    await again.page.close();
+
+    // a link cut short, and a trial count over the cap: each said, the rest of the link opens and runs
+    const SC = 'scenarios/fantasy-stone-wall-siege.yaml';
+    const bad = await openWorkbench(`?scenario=${SC}&trials=1000000000#yaml=AAAA`);
+    await liveDone(bad.page, SC, {});
+    const said = await bad.page.locator('#link-banner').textContent();
+    expect(said).toContain("#yaml=: the link's scenario cannot be read (it is not a compressed scenario)");
+    expect(said).toContain('trials=1000000000: a whole number of trials from 1 to 100,000,000');
+    // a sweep over the server's cap of points is refused with its message, as serve refuses it
+    await bad.page.click('.tabs button[data-tab="sweep"]');
+    const axis = bad.page.locator('.axis[data-axis="0"]');
+    await axis.locator('.axis-path').selectOption('wall.hp');
+    await axis.locator('.axis-kind').selectOption('range');
+    await axis.locator('.axis-from').fill('1');
+    await axis.locator('.axis-to').fill('1000');
+    await axis.locator('.axis-step').fill('1');
+    await bad.page.locator('.axis[data-axis="1"] .axis-path').selectOption('');
+    await bad.page.click('#sweep-form button[type="submit"]');
+    await expect.poll(() => bad.page.locator('#sweep-status').textContent(), { timeout: 60_000 }).toMatch(/the sweep would make 1,000 cases; at most 441 are allowed/);
+    await screenshot(bad.page, 'site-workbench-bad-link');
+    for (const p of [problems, again.problems, bad.problems]) expect(p.filter((x) => !/net::ERR_ABORTED/.test(x))).toEqual([]);
+    for (const r of [requests, again.requests, bad.requests]) expect(foreign(r)).toEqual([]);
+    await bad.page.close();
   }, 600_000);
 });

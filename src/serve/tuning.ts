@@ -7,12 +7,11 @@
  * with the api's message (a search's refusal worded in the page's controls: `TUNE_NAMES`), never a stream. Each tab has one ranking and one search at a time: a
  * newer one cancels the older, a closed connection cancels its own.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeControls, sensitivityScenario, tunedScenario, tuneScenario, TuneInputError, TuningInputError, type TuneTarget, type ValidScenario, CancelledError } from '../api.js';
-import { regionChart } from '../report/tune.js';
-import { tornadoChart } from '../report/sensitivity.js';
+import { regionChart } from '../report/region-chart.js';
+import { tornadoChart } from '../report/tornado-chart.js';
 import { PRIORITY } from './gate.js';
-import { admit, invalidValues, scenarioOf, Stream, throttle, type JobContext, type JobKind } from './jobs.js';
+import { admit, invalidValues, scenarioOf, Stream, throttle, type JobContext, type JobKind, type JobRequest, type JobResponse } from './jobs.js';
 import { FIELDS, LIMITS, onlyKnown, optInt, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
 import { showCount } from '../report/format.js';
 import { tuneProblemText, type TuneNames } from '../report/tune-text.js';
@@ -102,8 +101,8 @@ async function streamVerb<R>(
   ctx: JobContext,
   kind: JobKind,
   client: string,
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: JobRequest,
+  res: JobResponse,
   t0: number,
   go: (h: {
     signal: AbortSignal;
@@ -153,7 +152,7 @@ async function streamVerb<R>(
 }
 
 /** POST /api/sensitivity: rank the tuned case's settings by their effect on a metric (a tornado). */
-export async function streamSensitivity(ctx: JobContext, client: string, body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
+export async function streamSensitivity(ctx: JobContext, client: string, body: Record<string, unknown>, req: JobRequest, res: JobResponse, t0: number): Promise<void> {
   const { scenario: v } = await scenarioOf(ctx, reqString(body, 'scenario'));
   const tv = tunedCase(v, body);
   const metric = optString(body, 'metric', 100);
@@ -226,7 +225,7 @@ export async function streamSensitivity(ctx: JobContext, client: string, body: R
 }
 
 /** POST /api/tune: whole-number values of one to three settings of the tuned case meeting every target. */
-export async function streamTune(ctx: JobContext, client: string, body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
+export async function streamTune(ctx: JobContext, client: string, body: Record<string, unknown>, req: JobRequest, res: JobResponse, t0: number): Promise<void> {
   const { scenario: v } = await scenarioOf(ctx, reqString(body, 'scenario'));
   const tv = tunedCase(v, body);
   const params = optPaths(body, 'params', 3);

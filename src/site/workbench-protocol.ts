@@ -6,6 +6,8 @@ export type WorkbenchRequest =
   | { id: number; op: 'scenarios' }
   | { id: number; op: 'scenario'; path: string; variant?: string }
   | { id: number; op: 'check' | 'save'; request: Record<string, unknown> }
+  /** A scenario of your own (its file name and text): added to the list, or refused with its problems. */
+  | { id: number; op: 'add'; name: string; text: string }
   | { id: number; op: 'stream'; route: StreamRoute; request: Record<string, unknown> }
   | { id: number; op: 'cancel' };
 

@@ -7,7 +7,7 @@ import { fmtDiff, fmtDiffInterval, fmtValue, int, num, overText } from './format
 import { runLive } from './live.js';
 import { showTab } from './workbench.js';
 import { preferProduced } from './sweep.js';
-import { state } from './state.js';
+import { marks, state } from './state.js';
 import { transport, TransportError } from './transport.js';
 
 const MAX_TARGETS = 4;
@@ -134,6 +134,7 @@ async function runJob<R extends 'sensitivity' | 'tune'>(k: JobKey, route: R, pay
       if (state[k] !== ac) continue;
       if (e.type === 'progress' && e.planned > 0) bar.value = Math.min(1, e.done / e.planned);
       if (e.type === 'error') status.textContent = e.message;
+      if (e.type === 'done') marks.answers = { ...marks.answers, [route]: e };
       void on(e);
     }
   } catch (e) {

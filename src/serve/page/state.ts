@@ -1,5 +1,5 @@
 /** The page's state: the scenario open, its controls, the tuned values, and the jobs running. */
-import type { RunDone, RunPartial, RunStart, ScenarioEntry, ScenarioInfo, WireControl } from '../../api/protocol.js';
+import type { RunDone, RunPartial, RunStart, ScenarioEntry, ScenarioInfo, SensitivityDone, TuneDone, WireControl } from '../../api/protocol.js';
 
 /** A control on the page: its description, its row, and how to read and set its input. */
 export interface ControlView {
@@ -61,6 +61,8 @@ export interface PageMarks {
   runs: RunRecord[];
   ready: boolean;
   empty?: boolean;
+  /** The last `done` of the ranking and of the search, as streamed (the tests compare them with the command line's). */
+  answers?: { sensitivity?: SensitivityDone; tune?: TuneDone };
   format?: Record<string, (...args: never[]) => string>;
 }
 

@@ -4,7 +4,7 @@
  * (src/api/protocol.ts). `httpTransport` is the one `siegesim serve` answers: JSON and NDJSON over
  * fetch. Another (the kernels in the browser's workers, say) is another entry's `startPage(t)`.
  */
-import type { CheckAnswer, CheckRequest, ErrorAnswer, SaveAnswer, SaveRequest, ScenarioInfo, ScenarioList, StreamRoute, StreamRoutes } from '../../api/protocol.js';
+import type { CheckAnswer, CheckRequest, ErrorAnswer, SaveAnswer, SaveRequest, ScenarioEntry, ScenarioInfo, ScenarioList, StreamRoute, StreamRoutes } from '../../api/protocol.js';
 import { messagesOf } from './ndjson.js';
 
 /** A refused request: the answer's message, its issues, and its HTTP status. */
@@ -22,6 +22,12 @@ export interface Transport {
   scenario(path: string, variant?: string): Promise<ScenarioInfo>;
   check(request: CheckRequest): Promise<CheckAnswer>;
   save(request: SaveRequest): Promise<SaveAnswer>;
+  /**
+   * Add a scenario of your own (a file's name and its YAML) to the list: its entry, or a
+   * TransportError whose issues are its problems in the command line's words
+   * (`file:line:col  path  message`). Only where the workbench can hold one (the static site).
+   */
+  addScenario?(name: string, text: string): Promise<ScenarioEntry>;
   /**
    * A job's messages in order, ending after `done` or `error`. A refusal before the job starts
    * rejects with a TransportError; `signal` cancels it (an AbortError), as does a newer job of

@@ -2,7 +2,8 @@
  * siegesim workbench: the page. It asks the workbench (through the Transport it is started with)
  * for the scenarios and their controls, streams runs as protocol messages, and draws the systems'
  * own Vega-Lite charts with vega-embed. Nothing from the network. `startPage` is called by an
- * entry: main.ts (the server's page) with the HTTP transport.
+ * entry: main.ts (the server's page) with the HTTP transport, src/site/page/main.ts (the static
+ * site's) with the workbench worker's, which also takes scenarios of your own (yours.ts).
  */
 import { addLinkProblems, applyFilter, banner, buildControls, clearIssues, dropBadLinkValues, loadList, renderChanges } from './controls.js';
 import { $, $$, el } from './dom.js';
@@ -13,6 +14,7 @@ import { addTarget, fillBudget, runSensitivity, runTune, setupMatters, stopJob }
 import { marks, state } from './state.js';
 import { linkedSweep, runSweep, setupSweep, sweepFromUrl, sweepQuery, type SweepProblem } from './sweep.js';
 import { setTransport, transport, TransportError, type Transport } from './transport.js';
+import { OWN_PREFIX, ownFromLink, ownHash, setupOwn } from './yours.js';
 
 // the browser tests read the page's own formatting (an interval's text and its colour agree)
 marks.format = { fmtDiff, fmtDiffInterval, fmtInterval, num };
@@ -33,7 +35,7 @@ export function syncUrl(): void {
   // the sweep once edited on the page (as it was set up, it is the scenario's own: no need to say)
   const sweep = sweepQuery();
   if (state.sweepDefault !== undefined && JSON.stringify(sweep) !== state.sweepDefault) for (const [k, v] of sweep) q.append(k, v);
-  history.replaceState(null, '', `${location.pathname}?${queryText(q)}`);
+  history.replaceState(null, '', `${location.pathname}?${queryText(q)}${ownHash(state.info.path)}`);
   $('#link').textContent = location.href;
 }
 
@@ -136,11 +138,12 @@ function showPrecision(): void {
 
 function wire(): void {
   for (const b of $$('.tabs button')) b.addEventListener('click', () => showTab(b.dataset.tab ?? ''));
-  select('#scenario').addEventListener('change', (e) => {
-    const path = (e.target as HTMLSelectElement).value;
+  const pick = (path: string) => {
     history.replaceState(null, '', `?scenario=${path}`);
-    void openScenario(path);
-  });
+    return openScenario(path);
+  };
+  select('#scenario').addEventListener('change', (e) => void pick((e.target as HTMLSelectElement).value));
+  setupOwn(pick);
   select('#variant').addEventListener('change', (e) => {
     const q = new URLSearchParams(location.search);
     const variant = (e.target as HTMLSelectElement).value;
@@ -224,8 +227,12 @@ export async function startPage(t: Transport): Promise<void> {
   // every bad value of the link is said, naming it and what it takes; the rest of the link opens with it at its default
   const problems = runSettingsFromUrl(q);
   showPrecision();
+  // a scenario the link carries itself (#yaml=): added to the list and opened; one that cannot be read is said, and not sought by its name
+  const own = await ownFromLink(q.get('scenario'));
+  problems.push(...own.problems);
   const valid = state.list.filter((s) => !('error' in s));
-  const wanted = q.get('scenario');
+  const named = q.get('scenario');
+  const wanted = own.path ?? (own.problems.length > 0 && named?.startsWith(OWN_PREFIX) ? null : named);
   const first = valid[0]?.path;
   const served = wanted !== null && state.list.some((s) => s.path === wanted);
   if (wanted && !served) problems.unshift(`scenario=${wanted}: not one of the served files (the first is opened)`);

@@ -5,7 +5,7 @@
  * carry an id; a job's messages come one by one and end with `end`; aborting a job's signal
  * tells the worker to cancel it.
  */
-import type { CheckAnswer, SaveAnswer, ScenarioInfo, ScenarioList, StreamRoute, StreamRoutes } from '../../api/protocol.js';
+import type { CheckAnswer, SaveAnswer, ScenarioEntry, ScenarioInfo, ScenarioList, StreamRoute, StreamRoutes } from '../../api/protocol.js';
 import { TransportError, type Transport } from '../../serve/page/transport.js';
 import type { WorkbenchReply, WorkbenchRequest } from '../workbench-protocol.js';
 
@@ -33,6 +33,7 @@ export function workerTransport(worker: Worker): Transport {
     scenario: (path, variant) => ask<ScenarioInfo>({ op: 'scenario', path, ...(variant !== undefined ? { variant } : {}) }),
     check: (request) => ask<CheckAnswer>({ op: 'check', request: request as unknown as Record<string, unknown> }),
     save: (request) => ask<SaveAnswer>({ op: 'save', request: request as unknown as Record<string, unknown> }),
+    addScenario: (name, text) => ask<ScenarioEntry>({ op: 'add', name, text }),
     stream<R extends StreamRoute>(route: R, request: StreamRoutes[R]['request'], signal: AbortSignal): AsyncIterable<StreamRoutes[R]['message']> {
       const id = nextId++;
       const queue: WorkbenchReply[] = [];

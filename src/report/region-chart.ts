@@ -1,0 +1,115 @@
+/**
+ * The tune report's chart of the feasible region as a Vega-Lite spec: drawn by the tune report
+ * (tune.ts) and by the workbench's search, in `serve` and in the static site's browser worker, so
+ * it imports nothing of Node.
+ */
+import type { TuneEvaluation, TuneResult } from '../api/tune.js';
+import type { ChartSpec } from '../systems/types.js';
+
+const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
+
+/** The region chart: its spec with the schema and title in place. */
+function regionSpec(title: string, caption: string, body: Record<string, unknown>): ChartSpec {
+  return { name: 'tune_region', title, caption, spec: { $schema: SCHEMA, title, ...body } };
+}
+
+/** The target metrics, each once, in the order given. */
+export function targetMetrics(r: TuneResult): string[] {
+  return [...new Set(r.targets.map((t) => t.metric))];
+}
+
+/** The last (most trials) evaluation of each candidate. */
+function latest(r: TuneResult): TuneEvaluation[] {
+  const by = new Map<string, TuneEvaluation>();
+  for (const e of r.evaluations) by.set(JSON.stringify(e.values), e);
+  return [...by.values()];
+}
+
+/**
+ * The feasible region: with two or more parameters, every candidate on the plane of the first
+ * two (with three, those at the best value of the third), coloured by how many targets it meets,
+ * the best ringed; with one, each target metric against the parameter with its target band.
+ */
+export function regionChart(r: TuneResult): ChartSpec {
+  const n = r.targets.length;
+  const [px, py, pz] = r.params.map((p) => p.path);
+  if (!py) {
+    const values = latest(r)
+      .filter((e) => e.checks)
+      .flatMap((e) => e.checks!.map((c) => ({ x: e.values[px], metric: c.metric, value: c.value, lo: c.ci_low, hi: c.ci_high, band_lo: c.lo, band_hi: c.hi, met: c.met ? 'in the target' : 'outside' })));
+    return regionSpec(`Each target against ${px}`, `Each target metric at every value of ${px} evaluated (the last, most trials, of each), with its 95% interval; the green band is the target.`, {
+      data: { values },
+      facet: { row: { field: 'metric', type: 'nominal', title: null } },
+      resolve: { scale: { y: 'independent' } },
+      spec: {
+        width: 520,
+        height: 180,
+        layer: [
+          { mark: { type: 'rect', color: '#54a24b', opacity: 0.12 }, encoding: { y: { aggregate: 'min', field: 'band_lo', type: 'quantitative' }, y2: { aggregate: 'max', field: 'band_hi' } } },
+          { mark: { type: 'rule', color: '#666' }, encoding: { x: { field: 'x', type: 'quantitative', title: px }, y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' } } },
+          {
+            mark: { type: 'point', filled: true, size: 40 },
+            encoding: {
+              x: { field: 'x', type: 'quantitative', title: px },
+              y: { field: 'value', type: 'quantitative', title: null, scale: { zero: false } },
+              color: { field: 'met', type: 'nominal', title: null, scale: { domain: ['in the target', 'outside'], range: ['#54a24b', '#e45756'] } },
+            },
+          },
+        ],
+      },
+    });
+  }
+  const best = r.best.values;
+  const slice = pz ? latest(r).filter((e) => e.values[pz] === best[pz]) : latest(r);
+  const all = n === 1 ? 'target met' : `all ${n} targets met`;
+  const status = (e: TuneEvaluation) => (e.invalid ? 'not a valid case' : e.met === n ? all : n === 1 ? 'target missed' : `${e.met} of ${n} met`);
+  const domain = [all, ...(n === 1 ? ['target missed'] : Array.from({ length: n }, (_, i) => `${n - 1 - i} of ${n} met`)), 'not a valid case'];
+  const range = ['#2ca02c', ...Array.from({ length: n }, (_, i) => (i === 0 && n > 1 ? '#f2b447' : i === n - 1 ? '#bbbbbb' : '#e8d08a')), '#ffffff'];
+  // Each square as big as the gap to its nearest neighbour allows (coarse ones big, refined ones small).
+  const W = 480;
+  const H = 360;
+  const sx = W / Math.max(1, r.params[0].hi - r.params[0].lo);
+  const sy = H / Math.max(1, r.params[1].hi - r.params[1].lo);
+  const side = (e: TuneEvaluation) => {
+    let d = 24;
+    for (const o of slice) {
+      if (o === e) continue;
+      d = Math.min(d, Math.max(Math.abs(o.values[px] - e.values[px]) * sx, Math.abs(o.values[py] - e.values[py]) * sy));
+    }
+    return Math.max(3, d * 0.9);
+  };
+  const values = slice.map((e) => ({
+    x: e.values[px],
+    y: e.values[py],
+    size: Math.round(side(e) ** 2),
+    status: status(e),
+    distance: Number.isFinite(e.distance) ? Number(e.distance.toPrecision(4)) : null,
+    trials: e.trials,
+    best: e.values[px] === best[px] && e.values[py] === best[py] ? 'best' : '',
+    ...Object.fromEntries((e.checks ?? []).map((c) => [c.metric, Number(c.value.toPrecision(4))])),
+  }));
+  return regionSpec(
+    `Targets met over ${px} x ${py}${pz ? ` at ${pz} = ${best[pz]}` : ''}`,
+    `Every candidate evaluated, coloured by how many targets its estimate meets (big squares: the coarse grid; small: the refinement near the best); the answer is ringed.`,
+    {
+      width: W,
+      height: H,
+      data: { values },
+      encoding: {
+        x: { field: 'x', type: 'quantitative', title: px, scale: { domain: [r.params[0].lo, r.params[0].hi], nice: false, padding: 14 } },
+        y: { field: 'y', type: 'quantitative', title: py, scale: { domain: [r.params[1].lo, r.params[1].hi], nice: false, padding: 14 } },
+      },
+      layer: [
+        {
+          mark: { type: 'square', filled: true, stroke: '#555', strokeWidth: 0.5 },
+          encoding: {
+            size: { field: 'size', type: 'quantitative', scale: null, legend: null },
+            color: { field: 'status', type: 'nominal', title: null, scale: { domain, range }, legend: { orient: 'bottom' } },
+            tooltip: [{ field: 'x', title: px }, { field: 'y', title: py }, { field: 'status' }, { field: 'distance' }, ...targetMetrics(r).map((m) => ({ field: m }))],
+          },
+        },
+        { transform: [{ filter: "datum.best == 'best'" }], mark: { type: 'point', shape: 'circle', size: 420, stroke: '#000', strokeWidth: 2.5, filled: false } },
+      ],
+    },
+  );
+}
