@@ -40,7 +40,7 @@ export async function runLive(): Promise<void> {
   }
   const payload: RunRequest = { scenario: state.info.path, variant: state.info.variant, values: state.values, ...settings };
   try {
-    if (Object.keys(state.values).length > 0) {
+    if (Object.keys(state.values).length > 0 && !transport().streamChecksValues) {
       // the values first (a 200 either way): a value being typed is not a failed request
       const chk = await transport().check({ scenario: payload.scenario, variant: payload.variant, values: payload.values });
       if (state.live !== ac) return;
