@@ -261,7 +261,7 @@ describeBrowser('the static site', () => {
     // a value the scenario cannot take: the run refuses it (no check asked first here) and the setting is marked
     await page.locator('[id="in-wall.hp"]').fill('-5');
     await page.locator('[id="in-wall.hp"]').dispatchEvent('change');
-    await page.waitForFunction(() => document.querySelector('#status-text')?.textContent === 'a value is not valid: see the marked setting', null, { timeout: 120_000 });
+    await expect.poll(() => page.locator('#status-text').textContent(), { timeout: 120_000 }).toBe('a value is not valid: see the marked setting');
     expect(await page.locator('.ctl.invalid').textContent()).toContain('must be at least 0, got -5');
     expect(problems.filter((p) => !/net::ERR_ABORTED/.test(p))).toEqual([]);
     expect(foreign(requests)).toEqual([]);
