@@ -6,6 +6,7 @@
 //   npm run bench                 # every benchmark but those run only when named (ON_REQUEST)
 //   node --expose-gc bench/run.mjs surrender --seconds 3
 //   node --expose-gc bench/run.mjs paired files --check   # whole processes: paired variants, every bundled file
+//   node --expose-gc bench/run.mjs site --check           # the static site in headless Chromium (bench/site.mjs)
 import { readdirSync, readFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -632,6 +633,11 @@ const benches = {
     }
     return out;
   },
+  /** The static site in headless Chromium: kernel speed against Node's, first number after a change, first load, script size (bench/site.mjs). */
+  async site() {
+    const { siteBench } = await import('./site.mjs');
+    return siteBench({ root: ROOT, dist });
+  },
   async 'cry-havoc'() {
     const { cryHavoc } = await dist('src/systems/cry-havoc/index.js');
     const out = {};
@@ -657,8 +663,9 @@ const benches = {
 };
 
 // Benchmarks run only when named: whole processes over every bundled file take minutes, more
-// than a CI run of the default set should spend (`npm run bench -- paired files --check`).
-const ON_REQUEST = ['paired', 'files'];
+// than a CI run of the default set should spend (`npm run bench -- paired files --check`); the
+// site's needs the system's Chromium.
+const ON_REQUEST = ['paired', 'files', 'site'];
 
 // Targets (trials/s per thread on this machine class: 2 cores, Node 20). Measured, not asserted
 // in unit tests; `--check` turns a miss into exit 1.
@@ -708,6 +715,16 @@ const TARGETS = {
   'history.store_1000x100.show_seconds': { max: 2 },
   // a file with k paired variants costs at most 1.2x its variants run as k files
   ...Object.fromEntries(PAIRED_FILES.map((f) => [`paired.${path.basename(f, '.yaml')}.paired_over_apart`, { max: 1.2 }])),
+  // the static site (bench/site.mjs): its kernel worker at >= 70% of Node's speed (CPU time of
+  // the thread that ran it), the first number <= 150 ms after a change (Crusader Rex, surrender)
+  // and <= 500 ms (fantasy), the first load <= 2 s, every script <= 1.5 MB gzipped
+  ...Object.fromEntries(['surrender', 'crusader-rex', 'fantasy', 'cry-havoc'].map((s) => [`site.kernel.${s}.browser_over_node`, 0.7])),
+  'site.first_number_ms.crusader-rex': { max: 150 },
+  'site.first_number_ms.surrender': { max: 150 },
+  'site.first_number_ms.fantasy': { max: 500 },
+  'site.first_load_seconds.workbench': { max: 2 },
+  'site.first_load_seconds.index': { max: 2 },
+  'site.bundle_gzip_mb': { max: 1.5 },
   // every bundled file, whole process on one thread, at >= 80% of its own kernels
   ...Object.fromEntries(bundledScenarios().map((f) => [`files.${path.basename(path.dirname(f))}/${path.basename(f, '.yaml')}.process_over_kernel`, 0.8])),
 };

@@ -263,6 +263,11 @@ describeBrowser('the static site', () => {
     await page.goto(link);
     await doneWith(SC, { 'wall.hp': 60 });
     expect(await page.locator('[id="in-wall.hp"]').inputValue()).toBe('60');
+    // a value the scenario cannot take: the run refuses it (no check asked first here) and the setting is marked
+    await page.locator('[id="in-wall.hp"]').fill('-5');
+    await page.locator('[id="in-wall.hp"]').dispatchEvent('change');
+    await expect.poll(() => page.locator('#status-text').textContent(), { timeout: 120_000 }).toBe('a value is not valid: see the marked setting');
+    expect(await page.locator('.ctl.invalid').textContent()).toContain('must be at least 0, got -5');
     expect(problems.filter((p) => !/net::ERR_ABORTED/.test(p))).toEqual([]);
     expect(foreign(requests)).toEqual([]);
     await page.close();

@@ -27,6 +27,9 @@ it('writes the page, the workers, the scenarios with their index and a manifest;
   expect(workbench).toContain('<base href="/siegesim/">');
   expect(workbench).toContain('src="assets/app.js"');
   expect(workbench).not.toMatch(/["']\/assets\//); // every address relative, under the base
+  // vega's scripts wait for the first chart (the page answers before ~850 kB of script is parsed)
+  expect(workbench).toContain('<meta name="siegesim:lazy-scripts" content="assets/vega.min.js assets/vega-lite.min.js assets/vega-embed.min.js">');
+  expect(workbench).not.toMatch(/<script[^>]*vega/);
   const index = JSON.parse(readFileSync(path.join(out, 'scenarios/index.json'), 'utf8')) as { scenarios: { path: string; system: string }[] };
   expect(index.scenarios[0]).toMatchObject({ path: 'scenarios/surrender-town-basic.yaml', system: 'surrender' });
   expect(index.scenarios.filter((s) => s.system === 'fantasy')).toHaveLength(5);

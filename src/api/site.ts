@@ -24,12 +24,17 @@ export const SITE_PAGE = 'src/site/assets/index.html';
 /**
  * The workbench page (`serve`'s, src/serve/assets/index.html) for the site: its assets under
  * `assets/` beside it (relative addresses, so --base-url's <base> applies), its script the site's
- * build of the page on the workbench worker.
+ * build of the page on the workbench worker, vega's scripts named for loading on first use.
  */
 export function siteWorkbenchPage(serveIndex: string): string {
-  const page = serveIndex.replace(/(["'])\/assets\//g, '$1assets/');
+  let page = serveIndex.replace(/(["'])\/assets\//g, '$1assets/');
   if (page === serveIndex || !page.includes('assets/app.js')) throw new Error("the workbench page's template does not load /assets/app.js");
-  return page.replace('<head>', '<head>\n<!--siegesim:base-->');
+  // vega's scripts are loaded when the first chart is drawn (serve/page/charts.ts, vegaReady),
+  // after the first number: the page does not parse ~850 kB of script before it can answer
+  const lazy: string[] = [];
+  page = page.replace(/<script src="(assets\/vega[\w.-]*\.js)" defer><\/script>\n?/g, (_m, src: string) => (lazy.push(src), ''));
+  if (lazy.length === 0) throw new Error("the workbench page's template does not load vega's scripts");
+  return page.replace('<head>', `<head>\n<!--siegesim:base-->\n<meta name="siegesim:lazy-scripts" content="${lazy.join(' ')}">`);
 }
 
 /** A `--base-url` the site can be served under: a path from its host's root, `/` at both ends (no other origin: the page never asks one). */

@@ -1,4 +1,8 @@
-/** Drawing the servers' Vega-Lite specs with vega-embed (loaded by the page's deferred scripts). */
+/**
+ * Drawing the servers' Vega-Lite specs with vega-embed: loaded by the page's deferred scripts
+ * (`serve`), or on first use from the scripts the page names in `<meta name="siegesim:lazy-scripts">`
+ * (the static site: vega's ~850 kB of script is then parsed after the first number, not before).
+ */
 import type { ChartSpec, NamedChart } from '../../api/protocol.js';
 import { $, el } from './dom.js';
 import type { EmbedResult } from './state.js';
@@ -9,8 +13,33 @@ const EMBED = { actions: { export: true, source: false, compiled: false, editor:
 /** vega-embed's right padding beside a chart with actions: where its "⋯" button sits. */
 export const EMBED_ACTIONS_WIDTH = 38;
 
-const embed = (target: HTMLElement, spec: ChartSpec): Promise<EmbedResult> => {
-  if (!window.vegaEmbed) return Promise.reject(new Error('vega-embed did not load'));
+let loading: Promise<boolean> | undefined;
+
+/** One classic script, run in the page; false when it cannot be fetched. */
+function loadScript(src: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = document.createElement('script');
+    s.src = src;
+    s.async = false;
+    s.onload = () => resolve(true);
+    s.onerror = () => resolve(false);
+    document.head.append(s);
+  });
+}
+
+/** vega-embed is there: the page's own scripts, or the lazy ones loaded now, in their order (once). */
+export function vegaReady(): Promise<boolean> {
+  if (window.vegaEmbed) return Promise.resolve(true);
+  loading ??= (async () => {
+    const meta = document.querySelector<HTMLMetaElement>('meta[name="siegesim:lazy-scripts"]');
+    for (const src of meta?.content.split(/\s+/).filter((x) => x !== '') ?? []) if (!(await loadScript(src))) break;
+    return window.vegaEmbed !== undefined;
+  })();
+  return loading;
+}
+
+const embed = async (target: HTMLElement, spec: ChartSpec): Promise<EmbedResult> => {
+  if (!(await vegaReady()) || !window.vegaEmbed) throw new Error('vega-embed did not load');
   return window.vegaEmbed(target, spec, EMBED);
 };
 
@@ -33,7 +62,7 @@ export async function embedInto(box: HTMLElement, spec: ChartSpec, current = () 
 
 /** The live run's charts, each in its figure (kept across updates, so a redraw does not jump). */
 export async function renderCharts(charts: NamedChart[]): Promise<void> {
-  if (!window.vegaEmbed) return;
+  if (!(await vegaReady())) return;
   const box = $('#charts');
   const names = new Set(charts.map((c) => c.name));
   for (const fig of [...box.children] as HTMLElement[]) {
@@ -61,4 +90,26 @@ export async function renderCharts(charts: NamedChart[]): Promise<void> {
       caption.textContent = `${ch.title} (could not be drawn: ${(e as Error).message})`;
     }
   }
+}
+
+let wanted: NamedChart[] | undefined;
+/**
+ * The live run's charts, drawn once the numbers are painted: a chart costs the page
+ * far more than the numbers (vega-embed's compile and render: ~200 ms of the page's thread for a
+ * Crusader Rex run's charts), so the numbers show first. Only the latest charts asked for are drawn.
+ */
+export function renderChartsAfterPaint(charts: NamedChart[]): void {
+  const first = wanted === undefined;
+  wanted = charts;
+  if (!first) return;
+  // the next frame paints the numbers; the charts start after the one after it has begun
+  requestAnimationFrame(() =>
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        const c = wanted;
+        wanted = undefined;
+        if (c) void renderCharts(c);
+      }, 0),
+    ),
+  );
 }

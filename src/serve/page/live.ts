@@ -1,6 +1,6 @@
 /** The live run: the tuned case against the file, streamed to a precision; its cards, table, charts and command. */
 import type { LiveCase, RunDone, RunPartial, RunRequest } from '../../api/protocol.js';
-import { renderCharts } from './charts.js';
+import { renderChartsAfterPaint } from './charts.js';
 import { banner, clearIssues, markIssues, started } from './controls.js';
 import { $, el } from './dom.js';
 import { fmtDiff, fmtDiffInterval, fmtInterval, fmtValue, halfWidth, int, isProb, label, overText, significant } from './format.js';
@@ -40,7 +40,7 @@ export async function runLive(): Promise<void> {
   }
   const payload: RunRequest = { scenario: state.info.path, variant: state.info.variant, values: state.values, ...settings };
   try {
-    if (Object.keys(state.values).length > 0) {
+    if (Object.keys(state.values).length > 0 && !transport().streamChecksValues) {
       // the values first (a 200 either way): a value being typed is not a failed request
       const chk = await transport().check({ scenario: payload.scenario, variant: payload.variant, values: payload.values });
       if (state.live !== ac) return;
@@ -55,7 +55,7 @@ export async function runLive(): Promise<void> {
         state.last = ev;
         renderResults(ev);
         preferProduced(ev.cases[0].metrics);
-        if (ev.charts) void renderCharts(ev.charts);
+        if (ev.charts) renderChartsAfterPaint(ev.charts);
         if (first) {
           first = false;
           record.firstMs = performance.now() - changeAt;

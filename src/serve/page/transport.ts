@@ -18,6 +18,13 @@ export class TransportError extends Error {
 }
 
 export interface Transport {
+  /**
+   * A live run's stream refuses values the scenario cannot take with the issues `check` gives
+   * (422), so the page need not ask `check` first. Over HTTP the page asks anyway: a value being
+   * typed is then not a failed request in the browser's console. A worker has no such console,
+   * and the round trip delays the first number.
+   */
+  readonly streamChecksValues?: boolean;
   scenarios(): Promise<ScenarioList>;
   scenario(path: string, variant?: string): Promise<ScenarioInfo>;
   check(request: CheckRequest): Promise<CheckAnswer>;

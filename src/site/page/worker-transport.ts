@@ -29,6 +29,7 @@ export function workerTransport(worker: Worker): Transport {
       worker.postMessage({ ...req, id });
     });
   return {
+    streamChecksValues: true, // the worker's run job refuses invalid values as check would (serve/jobs.ts streamLive)
     scenarios: () => ask<ScenarioList>({ op: 'scenarios' }),
     scenario: (path, variant) => ask<ScenarioInfo>({ op: 'scenario', path, ...(variant !== undefined ? { variant } : {}) }),
     check: (request) => ask<CheckAnswer>({ op: 'check', request: request as unknown as Record<string, unknown> }),
