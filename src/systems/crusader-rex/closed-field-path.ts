@@ -133,11 +133,17 @@ export function hitCounts(fps: number[]): number[] {
  * it, when a uniform v in [0, n) is below (w 2^27) mod n (rem): probability exactly w / n. A
  * full slot is threshold 2^27 - 1 with itself as alias. Into alias/rem at `at`.
  */
-export function exactAliasTable(counts: number[], alias: Int32Array, rem: Float64Array, at: number): void {
-  const total = counts.reduce((s, x) => s + x, 0);
+export function exactAliasTable(counts: ArrayLike<number>, alias: Int32Array, rem: Float64Array, at: number): void {
+  let total = 0;
+  for (let i = 0; i < counts.length; i++) total += counts[i];
+  exactAliasOf(counts, counts.length, total, alias, rem, at);
+}
+
+/** exactAliasTable over the first `len` counts (summing to `total`). */
+function exactAliasOf(counts: ArrayLike<number>, len: number, total: number, alias: Int32Array, rem: Float64Array, at: number): void {
   // in doubles while every weight (at most K n) is an exact integer; in BigInt beyond (19 or 20 dice)
   if (total * K > 2 ** 53) {
-    exactAliasBig(counts, alias, rem, at);
+    exactAliasBig(Array.from({ length: len }, (_, i) => counts[i]), alias, rem, at);
     return;
   }
   const n = total;
@@ -147,7 +153,7 @@ export function exactAliasTable(counts: number[], alias: Int32Array, rem: Float6
   let ns = 0;
   let nl = 0;
   for (let i = 0; i < K; i++) {
-    w[i] = i < counts.length ? K * counts[i] : 0;
+    w[i] = i < len ? K * counts[i] : 0;
     if (w[i] < n) small[ns++] = i;
     else large[nl++] = i;
     alias[at + i] = ((LOW * K) | i) | 0; // full until paired
@@ -156,16 +162,22 @@ export function exactAliasTable(counts: number[], alias: Int32Array, rem: Float6
   while (ns > 0 && nl > 0) {
     const sI = small[--ns];
     const lI = large[nl - 1];
-    // floor(w 2^27 / n) and (w 2^27) mod n by doubling (every value below 2^54 / 2: exact)
+    // floor(w 2^27 / n) and (w 2^27) mod n, 3 bits at a time: r < n <= 2^48, so r 8 < 2^51 and
+    // every product below is exact; the quotient of doubles is corrected to the integer one
     let q = 0;
     let r = w[sI];
-    for (let bit = 0; bit < 27; bit++) {
-      q *= 2;
-      r *= 2;
-      if (r >= n) {
+    for (let bits = 0; bits < 27; bits += 3) {
+      r *= 8;
+      let d = Math.floor(r / n);
+      r -= d * n;
+      if (r < 0) {
+        d--;
+        r += n;
+      } else if (r >= n) {
+        d++;
         r -= n;
-        q += 1;
       }
+      q = q * 8 + d;
     }
     alias[at + sI] = (q * K + lI) | 0;
     rem[at + sI] = r;
@@ -246,29 +258,52 @@ const RUN_KEEP = 64;
  * reads the table at its state's offset with no look-up in between.
  */
 function makeRunTables(t: SideTables, states: number, ps: number[], fps: number[]): RunTables {
-  const subs = 5 ** ps.length;
+  const m = ps.length;
+  const subs = 5 ** m;
   const al = new Int32Array(subs * K);
   const rm = new Float64Array(subs * K);
   const nDice = new Int32Array(subs);
-  for (let r = 0; r < subs; r++) {
-    const dice: number[] = [];
-    let y = r;
-    for (let i = ps.length - 1; i >= 0; i--) {
-      const s = y % 5;
-      y = (y / 5) | 0;
-      for (let d = 0; d < s; d++) dice.push(fps[i]);
+  // the counts of every combination of the run's steps (sub-index: the steps in base 5, the first
+  // block's most significant), one walk sharing each prefix: level i holds the counts of the
+  // first i blocks' dice, and one more die multiplies by ((6 - f) + f x)
+  const level = Array.from({ length: m + 1 }, () => new Float64Array(HS + 1));
+  const total = new Float64Array(m + 1);
+  level[0][0] = 1;
+  total[0] = 1;
+  let sub = 0;
+  const walk = (i: number, dice: number): void => {
+    if (i === m) {
+      exactAliasOf(level[m], dice + 1, total[m], al, rm, sub * K);
+      nDice[sub++] = dice;
+      return;
     }
-    exactAliasTable(hitCounts(dice), al, rm, r * K);
-    nDice[r] = dice.length;
-  }
+    const f = fps[i];
+    const from = level[i];
+    const to = level[i + 1];
+    for (let h = 0; h <= dice; h++) to[h] = from[h];
+    total[i + 1] = total[i];
+    for (let s = 0; s < 5; s++) {
+      walk(i + 1, dice + s);
+      if (s === 4) break;
+      // one more die on level i + 1 (its first dice + s dice so far): the product with ((6 - f) + f x)
+      const top = dice + s;
+      to[top + 1] = to[top] * f;
+      for (let h = top; h > 0; h--) to[h] = to[h] * (6 - f) + to[h - 1] * f;
+      to[0] *= 6 - f;
+      total[i + 1] *= 6;
+    }
+  };
+  walk(0, 0);
   const alias = new Int32Array(states * K);
   const rem = new Float64Array(states * K);
   const n = new Float64Array(states);
   for (let x = 0; x < states; x++) {
     let r = 0;
-    for (const p of ps) r = r * 5 + t.digit[x * t.n + p];
-    alias.set(al.subarray(r * K, r * K + K), x * K);
-    rem.set(rm.subarray(r * K, r * K + K), x * K);
+    for (let i = 0; i < m; i++) r = r * 5 + t.digit[x * t.n + ps[i]];
+    for (let j = 0; j < K; j++) {
+      alias[x * K + j] = al[r * K + j];
+      rem[x * K + j] = rm[r * K + j];
+    }
     n[x] = 6 ** nDice[r];
   }
   return { alias, rem, n };
