@@ -82,8 +82,15 @@ export interface ClosedField {
   rem: Float64Array;
   /** Each alias table's 6^dice, by offset / K. */
   n: Float64Array;
-  /** The histograms of the trials of the current call (H_LEN). */
+  /** The histograms of the trials of the current call by steps (H_LEN), filled from sc at each flush, and of the rounds fought. */
   cnt: Int32Array;
+  /**
+   * The histograms of the current call by state (S = both sides' state counts; side 1's states
+   * after side 0's): rounds 1 and 2's states at 0 and S, the final states at 2 S + contested S.
+   * Counting states spares the loop the look-ups of their steps; round 3's states are the final
+   * ones, so they are not counted twice.
+   */
+  sc: Int32Array;
   /** The scratch generator state for a draw on a threshold. */
   rs: Int32Array;
   att: number;
@@ -405,6 +412,7 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
     rem: cat(remParts, new Float64Array(aliasLen)),
     n: Float64Array.from(nParts),
     cnt: new Int32Array(H_LEN),
+    sc: new Int32Array(4 * (t[0].sum.length + t[1].sum.length)),
     rs: new Int32Array(4),
     att,
     initial,
@@ -437,10 +445,6 @@ export function runClosedField(f: ClosedField, stream: Int32Array, trials: numbe
 function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64Array, trace: Trace | undefined, t0: number): void {
   const app0 = f.app0;
   const app1 = f.app1;
-  const sum0 = f.sum0;
-  const sum1 = f.sum1;
-  const end0 = f.end0;
-  const end1 = f.end1;
   const runSide = f.runSide;
   const runBase = f.runBase;
   const alias = f.alias;
@@ -451,8 +455,10 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
   const e3 = f.roundEnd[2];
   const a0 = f.a0;
   const b0 = f.b0;
-  const s0 = sum0.length;
-  const s1 = sum1.length;
+  const s0 = f.sum0.length;
+  const ss = s0 + f.sum1.length;
+  const ss2 = 2 * ss;
+  const sc = f.sc;
   const fought0 = a0 !== 0 && b0 !== 0 ? 1 : 0;
   const slots = trace === undefined ? rs : trace.slots;
   const ns = trace === undefined ? 0 : slots.length;
@@ -678,26 +684,24 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
     } else {
       const rounds = fought0 + (a1 !== 0 && b1 !== 0 ? 1 : 0) + (a2 !== 0 && b2 !== 0 ? 1 : 0);
       const contested = a !== 0 && b !== 0 ? 1 : 0;
-      cnt[sum0[a1]]++;
-      cnt[K + sum1[b1]]++;
-      cnt[2 * K + sum0[a2]]++;
-      cnt[3 * K + sum1[b2]]++;
-      cnt[4 * K + sum0[a]]++;
-      cnt[5 * K + sum1[b]]++;
-      cnt[H_FINAL + contested * 2 * K + end0[contested * s0 + a]]++;
-      cnt[H_FINAL + contested * 2 * K + K + end1[contested * s1 + b]]++;
+      const fa = ss2 + contested * ss;
+      sc[a1]++;
+      sc[s0 + b1]++;
+      sc[ss + a2]++;
+      sc[ss + s0 + b2]++;
+      sc[fa + a]++;
+      sc[fa + s0 + b]++;
       cnt[H_ROUNDS + rounds]++;
       if (two) {
         const roundsB = fought0 + (c1 !== 0 && d1 !== 0 ? 1 : 0) + (c2 !== 0 && d2 !== 0 ? 1 : 0);
         const contestedB = c !== 0 && d !== 0 ? 1 : 0;
-        cnt[sum0[c1]]++;
-        cnt[K + sum1[d1]]++;
-        cnt[2 * K + sum0[c2]]++;
-        cnt[3 * K + sum1[d2]]++;
-        cnt[4 * K + sum0[c]]++;
-        cnt[5 * K + sum1[d]]++;
-        cnt[H_FINAL + contestedB * 2 * K + end0[contestedB * s0 + c]]++;
-        cnt[H_FINAL + contestedB * 2 * K + K + end1[contestedB * s1 + d]]++;
+        const fc = ss2 + contestedB * ss;
+        sc[c1]++;
+        sc[s0 + d1]++;
+        sc[ss + c2]++;
+        sc[ss + s0 + d2]++;
+        sc[fc + c]++;
+        sc[fc + s0 + d]++;
         cnt[H_ROUNDS + roundsB]++;
       }
     }
@@ -756,6 +760,26 @@ function addClosedTrial(f: ClosedField, acc: Float64Array, a1: number, b1: numbe
 /** The histograms of the trials played into the accumulator (integer sums: exact), then cleared. */
 function flushClosed(f: ClosedField, acc: Float64Array): void {
   const cnt = f.cnt;
+  const sc = f.sc;
+  const s0 = f.sum0.length;
+  const ss = s0 + f.sum1.length;
+  // the states' histograms as the steps' (round 3's from the final states)
+  for (let sd = 0; sd < 2; sd++) {
+    const sum = sd === 0 ? f.sum0 : f.sum1;
+    const end = sd === 0 ? f.end0 : f.end1;
+    const states = sum.length;
+    const off = sd === 0 ? 0 : s0;
+    for (let x = 0; x < states; x++) {
+      cnt[sd * K + sum[x]] += sc[off + x];
+      cnt[(2 + sd) * K + sum[x]] += sc[ss + off + x];
+      for (let contested = 0; contested < 2; contested++) {
+        const count = sc[2 * ss + contested * ss + off + x];
+        cnt[(4 + sd) * K + sum[x]] += count;
+        cnt[H_FINAL + (contested * 2 + sd) * K + end[contested * states + x]] += count;
+      }
+    }
+  }
+  sc.fill(0);
   for (let r = 0; r < 3; r++) {
     for (let sd = 0; sd < 2; sd++) {
       for (let v = 0; v < K; v++) {
