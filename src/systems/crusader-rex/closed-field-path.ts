@@ -82,8 +82,15 @@ export interface ClosedField {
   rem: Float64Array;
   /** Each alias table's 6^dice, by offset / K. */
   n: Float64Array;
-  /** The histograms of the trials of the current call (H_LEN). */
+  /** The histograms of the trials of the current call by steps (H_LEN), filled from sc at each flush, and of the rounds fought. */
   cnt: Int32Array;
+  /**
+   * The histograms of the current call by state (S = both sides' state counts; side 1's states
+   * after side 0's): rounds 1 and 2's states at 0 and S, the final states at 2 S + contested S.
+   * Counting states spares the loop the look-ups of their steps; round 3's states are the final
+   * ones, so they are not counted twice.
+   */
+  sc: Int32Array;
   /** The scratch generator state for a draw on a threshold. */
   rs: Int32Array;
   att: number;
@@ -133,11 +140,17 @@ export function hitCounts(fps: number[]): number[] {
  * it, when a uniform v in [0, n) is below (w 2^27) mod n (rem): probability exactly w / n. A
  * full slot is threshold 2^27 - 1 with itself as alias. Into alias/rem at `at`.
  */
-export function exactAliasTable(counts: number[], alias: Int32Array, rem: Float64Array, at: number): void {
-  const total = counts.reduce((s, x) => s + x, 0);
+export function exactAliasTable(counts: ArrayLike<number>, alias: Int32Array, rem: Float64Array, at: number): void {
+  let total = 0;
+  for (let i = 0; i < counts.length; i++) total += counts[i];
+  exactAliasOf(counts, counts.length, total, alias, rem, at);
+}
+
+/** exactAliasTable over the first `len` counts (summing to `total`). */
+function exactAliasOf(counts: ArrayLike<number>, len: number, total: number, alias: Int32Array, rem: Float64Array, at: number): void {
   // in doubles while every weight (at most K n) is an exact integer; in BigInt beyond (19 or 20 dice)
   if (total * K > 2 ** 53) {
-    exactAliasBig(counts, alias, rem, at);
+    exactAliasBig(Array.from({ length: len }, (_, i) => counts[i]), alias, rem, at);
     return;
   }
   const n = total;
@@ -147,7 +160,7 @@ export function exactAliasTable(counts: number[], alias: Int32Array, rem: Float6
   let ns = 0;
   let nl = 0;
   for (let i = 0; i < K; i++) {
-    w[i] = i < counts.length ? K * counts[i] : 0;
+    w[i] = i < len ? K * counts[i] : 0;
     if (w[i] < n) small[ns++] = i;
     else large[nl++] = i;
     alias[at + i] = ((LOW * K) | i) | 0; // full until paired
@@ -156,16 +169,22 @@ export function exactAliasTable(counts: number[], alias: Int32Array, rem: Float6
   while (ns > 0 && nl > 0) {
     const sI = small[--ns];
     const lI = large[nl - 1];
-    // floor(w 2^27 / n) and (w 2^27) mod n by doubling (every value below 2^54 / 2: exact)
+    // floor(w 2^27 / n) and (w 2^27) mod n, 3 bits at a time: r < n <= 2^48, so r 8 < 2^51 and
+    // every product below is exact; the quotient of doubles is corrected to the integer one
     let q = 0;
     let r = w[sI];
-    for (let bit = 0; bit < 27; bit++) {
-      q *= 2;
-      r *= 2;
-      if (r >= n) {
+    for (let bits = 0; bits < 27; bits += 3) {
+      r *= 8;
+      let d = Math.floor(r / n);
+      r -= d * n;
+      if (r < 0) {
+        d--;
+        r += n;
+      } else if (r >= n) {
+        d++;
         r -= n;
-        q += 1;
       }
+      q = q * 8 + d;
     }
     alias[at + sI] = (q * K + lI) | 0;
     rem[at + sI] = r;
@@ -246,29 +265,52 @@ const RUN_KEEP = 64;
  * reads the table at its state's offset with no look-up in between.
  */
 function makeRunTables(t: SideTables, states: number, ps: number[], fps: number[]): RunTables {
-  const subs = 5 ** ps.length;
+  const m = ps.length;
+  const subs = 5 ** m;
   const al = new Int32Array(subs * K);
   const rm = new Float64Array(subs * K);
   const nDice = new Int32Array(subs);
-  for (let r = 0; r < subs; r++) {
-    const dice: number[] = [];
-    let y = r;
-    for (let i = ps.length - 1; i >= 0; i--) {
-      const s = y % 5;
-      y = (y / 5) | 0;
-      for (let d = 0; d < s; d++) dice.push(fps[i]);
+  // the counts of every combination of the run's steps (sub-index: the steps in base 5, the first
+  // block's most significant), one walk sharing each prefix: level i holds the counts of the
+  // first i blocks' dice, and one more die multiplies by ((6 - f) + f x)
+  const level = Array.from({ length: m + 1 }, () => new Float64Array(HS + 1));
+  const total = new Float64Array(m + 1);
+  level[0][0] = 1;
+  total[0] = 1;
+  let sub = 0;
+  const walk = (i: number, dice: number): void => {
+    if (i === m) {
+      exactAliasOf(level[m], dice + 1, total[m], al, rm, sub * K);
+      nDice[sub++] = dice;
+      return;
     }
-    exactAliasTable(hitCounts(dice), al, rm, r * K);
-    nDice[r] = dice.length;
-  }
+    const f = fps[i];
+    const from = level[i];
+    const to = level[i + 1];
+    for (let h = 0; h <= dice; h++) to[h] = from[h];
+    total[i + 1] = total[i];
+    for (let s = 0; s < 5; s++) {
+      walk(i + 1, dice + s);
+      if (s === 4) break;
+      // one more die on level i + 1 (its first dice + s dice so far): the product with ((6 - f) + f x)
+      const top = dice + s;
+      to[top + 1] = to[top] * f;
+      for (let h = top; h > 0; h--) to[h] = to[h] * (6 - f) + to[h - 1] * f;
+      to[0] *= 6 - f;
+      total[i + 1] *= 6;
+    }
+  };
+  walk(0, 0);
   const alias = new Int32Array(states * K);
   const rem = new Float64Array(states * K);
   const n = new Float64Array(states);
   for (let x = 0; x < states; x++) {
     let r = 0;
-    for (const p of ps) r = r * 5 + t.digit[x * t.n + p];
-    alias.set(al.subarray(r * K, r * K + K), x * K);
-    rem.set(rm.subarray(r * K, r * K + K), x * K);
+    for (let i = 0; i < m; i++) r = r * 5 + t.digit[x * t.n + ps[i]];
+    for (let j = 0; j < K; j++) {
+      alias[x * K + j] = al[r * K + j];
+      rem[x * K + j] = rm[r * K + j];
+    }
     n[x] = 6 ** nDice[r];
   }
   return { alias, rem, n };
@@ -370,6 +412,7 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
     rem: cat(remParts, new Float64Array(aliasLen)),
     n: Float64Array.from(nParts),
     cnt: new Int32Array(H_LEN),
+    sc: new Int32Array(4 * (t[0].sum.length + t[1].sum.length)),
     rs: new Int32Array(4),
     att,
     initial,
@@ -402,10 +445,6 @@ export function runClosedField(f: ClosedField, stream: Int32Array, trials: numbe
 function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64Array, trace: Trace | undefined, t0: number): void {
   const app0 = f.app0;
   const app1 = f.app1;
-  const sum0 = f.sum0;
-  const sum1 = f.sum1;
-  const end0 = f.end0;
-  const end1 = f.end1;
   const runSide = f.runSide;
   const runBase = f.runBase;
   const alias = f.alias;
@@ -416,8 +455,10 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
   const e3 = f.roundEnd[2];
   const a0 = f.a0;
   const b0 = f.b0;
-  const s0 = sum0.length;
-  const s1 = sum1.length;
+  const s0 = f.sum0.length;
+  const ss = s0 + f.sum1.length;
+  const ss2 = 2 * ss;
+  const sc = f.sc;
   const fought0 = a0 !== 0 && b0 !== 0 ? 1 : 0;
   const slots = trace === undefined ? rs : trace.slots;
   const ns = trace === undefined ? 0 : slots.length;
@@ -643,26 +684,24 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
     } else {
       const rounds = fought0 + (a1 !== 0 && b1 !== 0 ? 1 : 0) + (a2 !== 0 && b2 !== 0 ? 1 : 0);
       const contested = a !== 0 && b !== 0 ? 1 : 0;
-      cnt[sum0[a1]]++;
-      cnt[K + sum1[b1]]++;
-      cnt[2 * K + sum0[a2]]++;
-      cnt[3 * K + sum1[b2]]++;
-      cnt[4 * K + sum0[a]]++;
-      cnt[5 * K + sum1[b]]++;
-      cnt[H_FINAL + contested * 2 * K + end0[contested * s0 + a]]++;
-      cnt[H_FINAL + contested * 2 * K + K + end1[contested * s1 + b]]++;
+      const fa = ss2 + contested * ss;
+      sc[a1]++;
+      sc[s0 + b1]++;
+      sc[ss + a2]++;
+      sc[ss + s0 + b2]++;
+      sc[fa + a]++;
+      sc[fa + s0 + b]++;
       cnt[H_ROUNDS + rounds]++;
       if (two) {
         const roundsB = fought0 + (c1 !== 0 && d1 !== 0 ? 1 : 0) + (c2 !== 0 && d2 !== 0 ? 1 : 0);
         const contestedB = c !== 0 && d !== 0 ? 1 : 0;
-        cnt[sum0[c1]]++;
-        cnt[K + sum1[d1]]++;
-        cnt[2 * K + sum0[c2]]++;
-        cnt[3 * K + sum1[d2]]++;
-        cnt[4 * K + sum0[c]]++;
-        cnt[5 * K + sum1[d]]++;
-        cnt[H_FINAL + contestedB * 2 * K + end0[contestedB * s0 + c]]++;
-        cnt[H_FINAL + contestedB * 2 * K + K + end1[contestedB * s1 + d]]++;
+        const fc = ss2 + contestedB * ss;
+        sc[c1]++;
+        sc[s0 + d1]++;
+        sc[ss + c2]++;
+        sc[ss + s0 + d2]++;
+        sc[fc + c]++;
+        sc[fc + s0 + d]++;
         cnt[H_ROUNDS + roundsB]++;
       }
     }
@@ -721,6 +760,26 @@ function addClosedTrial(f: ClosedField, acc: Float64Array, a1: number, b1: numbe
 /** The histograms of the trials played into the accumulator (integer sums: exact), then cleared. */
 function flushClosed(f: ClosedField, acc: Float64Array): void {
   const cnt = f.cnt;
+  const sc = f.sc;
+  const s0 = f.sum0.length;
+  const ss = s0 + f.sum1.length;
+  // the states' histograms as the steps' (round 3's from the final states)
+  for (let sd = 0; sd < 2; sd++) {
+    const sum = sd === 0 ? f.sum0 : f.sum1;
+    const end = sd === 0 ? f.end0 : f.end1;
+    const states = sum.length;
+    const off = sd === 0 ? 0 : s0;
+    for (let x = 0; x < states; x++) {
+      cnt[sd * K + sum[x]] += sc[off + x];
+      cnt[(2 + sd) * K + sum[x]] += sc[ss + off + x];
+      for (let contested = 0; contested < 2; contested++) {
+        const count = sc[2 * ss + contested * ss + off + x];
+        cnt[(4 + sd) * K + sum[x]] += count;
+        cnt[H_FINAL + (contested * 2 + sd) * K + end[contested * states + x]] += count;
+      }
+    }
+  }
+  sc.fill(0);
   for (let r = 0; r < 3; r++) {
     for (let sd = 0; sd < 2; sd++) {
       for (let v = 0; v < K; v++) {
