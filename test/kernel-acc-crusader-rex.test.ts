@@ -4,7 +4,7 @@ import { compileCrusaderRex } from '../src/systems/crusader-rex/compile.js';
 import { crusaderRexKernel, _internals as CR, type CrusaderRexPath } from '../src/systems/crusader-rex/kernel.js';
 import { FIELD_BATTLE, SIEGE } from './crusader-rex.shared.js';
 import { merge, type Tree } from './helpers.js';
-import { Checks, nonZero, oneByOne, scenario, tally } from './kernel-acc.shared.js';
+import { Checks, checkTrace, nonZero, oneByOne, scenario, tally } from './kernel-acc.shared.js';
 
 /**
  * Crusader Rex's layout (crusader-rex/layout.ts): [1] attacker wins [2] defender holds [3] castle
@@ -23,6 +23,11 @@ describe('Crusader Rex: the accumulator, trial by trial, on each path', () => {
     { block: 'Conrad', at: 'main_road' },
     { block: 'Balian', at: 'other_road' },
   ];
+  /**
+   * A Nomad that harries (6.33: fires, then retreats by road) against a one-step Pilgrim: when its
+   * shot kills the Pilgrim, both sides are gone from the town (a harry choice: not the field run path).
+   */
+  const HARRY: Tree = { town: { rating: 0 }, player1: 'saracens', attacker: 'saracens', blocks: [{ block: 'Kurds 1' }, { block: 'Genoa Pilgrims', steps: 1 }], policy: { harry: 'always' } };
 
   const cases: [string, Tree, CrusaderRexPath][] = [
     ['field battle, closed field path', merge(FIELD_BATTLE, { turns: 2 }), 'kernel'],
@@ -34,6 +39,8 @@ describe('Crusader Rex: the accumulator, trial by trial, on each path', () => {
     ['field battle with reserves, general path', merge(FIELD_BATTLE, { turns: 2, blocks: RESERVES }), 'general'],
     ['siege, table path', merge(SIEGE, { turns: 2 }), 'kernel'],
     ['siege, general path', merge(SIEGE, { turns: 2 }), 'general'],
+    ['harry, both sides gone, table path', merge(HARRY, { turns: 2 }), 'kernel'],
+    ['harry, both sides gone, general path', merge(HARRY, { turns: 2 }), 'general'],
   ];
 
   it.each(cases)('%s: one outcome, as the last state says; rounds and steps lost with their squares; survivors where the losses put them; attrition pairs', (label, body, path) => {
@@ -47,10 +54,13 @@ describe('Crusader Rex: the accumulator, trial by trial, on each path', () => {
     const siege = c.castleOwner0 >= 0;
     if (label.includes('closed field path')) expect(CR.closedFieldApplies(c)).toBe(true);
     if (label.includes('field-run path') && path === 'kernel') expect(CR.fieldPathApplies(c) && !CR.closedFieldApplies(c)).toBe(true);
+    if (label.includes('table path') && path === 'kernel') expect(CR.tablePathApplies(c) && !CR.fieldPathApplies(c)).toBe(true);
     let each: Float64Array[];
     CR.setPath(path);
     try {
       each = oneByOne(crusaderRexKernel, c, 600, `crusader-rex ${label}`);
+      // traced (paired variants): the outcome, rounds, steps lost and survivors slots, which every path keeps trial by trial
+      checkTrace(crusaderRexKernel, c, each, Array.from({ length: attr - 1 }, (_, k) => k + 1), `crusader-rex ${label}`);
     } finally {
       CR.setPath('kernel');
     }
@@ -87,7 +97,9 @@ describe('Crusader Rex: the accumulator, trial by trial, on each path', () => {
     expect(ck.failed).toEqual([]);
     const outcomes = tally(each, (a) => [1, 2, 5, 6].find((k) => a[k] === 1)!);
     expect(Object.keys(outcomes).length, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(2);
-    if (!label.includes('reserves')) expect(new Set(each.map((a) => a[7])).size, 'several numbers of rounds').toBeGreaterThanOrEqual(2);
+    // the harrier leaves in round 1 whatever happens: one round in every trial
+    if (!label.includes('reserves') && !label.includes('harry')) expect(new Set(each.map((a) => a[7])).size, 'several numbers of rounds').toBeGreaterThanOrEqual(2);
+    if (label.includes('both sides gone')) expect(outcomes[6], JSON.stringify(outcomes)).toBeGreaterThan(100);
     if (label.includes('reserves')) expect(each.filter((a) => at(a, 1, 0, 0, 2) > 0 && at(a, 1, 0, 1, 2) > 0).length, 'both sides with reserves on the road after round 1').toBe(600);
     if (siege) {
       expect(tally(each, (a) => a[3]), 'castles that fell and held').toMatchObject({ 0: expect.any(Number), 1: expect.any(Number) });

@@ -43,6 +43,29 @@ export function oneByOne<C>(kernel: Kernel<C>, c: C, trials: number, label: stri
   return each;
 }
 
+/**
+ * The same trials (`each`, from oneByOne with the same label) run at once with a trace of `slots`
+ * (engine/kernel.ts `Trace`, what pairs variants): the accumulator must be the untraced run's,
+ * slot for slot, and trace row t each traced slot's value after trial t, the sum of the first
+ * t + 1 one-trial accumulators.
+ */
+export function checkTrace<C>(kernel: Kernel<C>, c: C, each: Float64Array[], slots: number[], label: string): void {
+  const len = kernel.accLength(c);
+  const plain = new Float64Array(len);
+  kernel.run(c, deriveState('kernel-acc', label, 0), each.length, plain);
+  const acc = new Float64Array(len);
+  const trace = { slots: Int32Array.from(slots), out: new Float64Array(each.length * slots.length) };
+  kernel.run(c, deriveState('kernel-acc', label, 0), each.length, acc, trace);
+  expect([...acc], `${label}: the traced run's accumulator is the untraced run's`).toEqual([...plain]);
+  const running = slots.map(() => 0);
+  const want: number[] = [];
+  for (const a of each) {
+    slots.forEach((k, p) => (running[p] += a[k]));
+    want.push(...running);
+  }
+  expect([...trace.out], `${label}: each trace row is the traced slots' sums over the trials so far`).toEqual(want);
+}
+
 /** The slots of a from `from` to `to` (exclusive) that are not 0, as [slot, value] pairs. */
 export function nonZero(a: Float64Array, from: number, to = a.length): [number, number][] {
   const out: [number, number][] = [];

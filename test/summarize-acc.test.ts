@@ -161,6 +161,9 @@ describe('summarize: Cry Havoc, kind by kind (layout at the top of cry-havoc/ker
     // no defender yet, or one whose mounted flag is not a boolean: both tables, each letter once
     expect(metricNamesCryHavoc({ kind: 'melee' })).toEqual([...melee, ...mounted]);
     expect(metricNamesCryHavoc({ kind: 'melee', defender: { mounted: 'yes' } })).toEqual([...melee, ...mounted]);
+    // an empty `defender:` or `target:` (YAML null) is not an object with a flag: both tables
+    expect(metricNamesCryHavoc({ kind: 'melee', defender: null })).toEqual([...melee, ...mounted]);
+    expect(metricNamesCryHavoc({ kind: 'missile', target: null })).toEqual([...missile, ...shotsMounted]);
     // a defender with problems elsewhere still says which table
     expect(metricNamesCryHavoc({ kind: 'melee', defender: { defence: 'x', mounted: false } })).toEqual([...melee, ...foot]);
     expect(metricNamesCryHavoc({ kind: 'missile', target: { mounted: false } })).toEqual([...missile, ...shotsFoot]);
@@ -212,7 +215,7 @@ describe('summarize: Cry Havoc, kind by kind (layout at the top of cry-havoc/ker
     expect(MELEE_FOOT_RESULTS.every((l) => MELEE_MOUNTED_RESULTS.includes(l)) && MISSILE_FOOT_RESULTS.every((l) => MISSILE_MOUNTED_RESULTS.includes(l))).toBe(true);
     for (const l of MELEE_MOUNTED_RESULTS) expect(metricDocCryHavoc(firstName(l))).toMatch(/; mounted table: [^;]+\)$/);
     for (const l of MISSILE_MOUNTED_RESULTS) expect(metricDocCryHavoc(shotName(l))).toMatch(/; mounted table: [^;]+\)$/);
-    for (const name of ['p_first_I', 'p_shot_G', 'p_first_', 'xp_first_A', 'p_first_Ax', 'p_shot_none', 'p_first_miss', 'mean_turns']) expect(metricDocCryHavoc(name), name).toBeUndefined();
+    for (const name of ['p_first_I', 'p_shot_G', 'p_first_', 'xp_first_A', 'p_first_Ax', 'xp_shot_A', 'p_shot_Ax', 'p_shot_missx', 'p_shot_none', 'p_first_miss', 'mean_turns']) expect(metricDocCryHavoc(name), name).toBeUndefined();
   });
 
   it('names a melee\'s sides, one attacker or several', () => {

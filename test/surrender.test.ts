@@ -8,6 +8,7 @@ import { deriveState, nextTrialState, type RngState } from '../src/engine/rng.js
 import { rollChance, rollDie } from '../src/engine/dice.js';
 import { Z95 } from '../src/stats/intervals.js';
 import { probability } from '../src/systems/metrics.js';
+import { checkTrace, oneByOne } from './kernel-acc.shared.js';
 
 /** A validated scenario's (single) compiled case, from YAML body lines. */
 function compiled(body: string) {
@@ -188,6 +189,8 @@ describe('surrender: the kernel against a plain model, trial by trial (fixed see
     ['besieger card only', 'structure: { surrender_level: 3 }\ncards: { besieger: { chance: 0.5, modifier: -2 } }\nturns: 6'],
     ['besieged card only, port', 'structure: { surrender_level: 4, port: true, blockade_chance: 0.7 }\ncards: { besieged: { chance: 0.4, modifier: 2 } }\nturns: 5'],
     ['both cards, two tests', 'structure: { surrender_level: 2 }\ncards: { besieger: { chance: 0.3 }, besieged: { chance: 0.6, modifier: 2 } }\nrules: { tests_per_turn: 2, die: 10 }\nturns: 8'],
+    // 5e-10 of 2^31 rounds to a threshold of 0 (chanceThreshold): a chance of 1 in 2^31, still drawn
+    ['both cards at the smallest chance that is drawn', 'structure: { surrender_level: 3 }\ncards: { besieger: { chance: 5e-10, modifier: -2 }, besieged: { chance: 5e-10 } }\nturns: 6'],
     ['no siege', 'besieger: { combat_units: 1 }'],
   ];
 
@@ -211,6 +214,15 @@ describe('surrender: the kernel against a plain model, trial by trial (fixed see
     expect(acc.length).toBe(ACC_BY_TURN + c.turns);
     expect([...acc]).toEqual([...want]);
     if (c.siege === 1) expect(want[ACC_SURRENDERED]).toBeGreaterThan(100); // the case exercises the turns
+    if (label.includes('smallest chance')) expect([c.cardBT, c.cardDT]).toEqual([0, 0]);
+  });
+
+  it.each(cases)('%s, traced (paired variants): the accumulator as untraced, each row the sums so far', (label, body) => {
+    const { c } = compiled(body);
+    const each = oneByOne(surrenderKernel, c, 500, `surrender ${label}`);
+    // every slot but the trials count, which the kernel adds once per call
+    checkTrace(surrenderKernel, c, each, Array.from({ length: surrenderKernel.accLength(c) - 1 }, (_, k) => k + 1), `surrender ${label}`);
+    if (c.siege === 1) expect(each.filter((a) => a[ACC_SURRENDERED] === 1).length).toBeGreaterThan(20);
   });
 
   it("mean_turns is the mean surrender turn with its normal interval from Σturn and Σturn² (n − 1 variance, clamped to [1, turns])", () => {
