@@ -215,6 +215,18 @@ export class FantasyState {
   readonly pxt = new Int32Array(SIDE);
   pxNT = 0;
 
+  // ---- the volley table (volley.ts receiveVolley) ----
+  /** Whether volleys go through the table: a sorting policy, no lasting wounds, no per-mage targets. */
+  readonly memoOn: boolean;
+  /** The table's entries (16 ints each, 2^13 of them; empty when memoOn is false). */
+  readonly memo: Int32Array;
+  /** The key of the volley being looked up. */
+  readonly memoKey = new Int32Array(6);
+  /** Per side: its legal classes for the masks legalMasks[s] (offsets into ord, 13 a side), and how many. */
+  readonly legalOrd = new Int32Array(2 * 13);
+  readonly legalMasks = new Int32Array(2);
+  readonly legalN = new Int32Array(2);
+
   // ---- the accumulator's later rounds (record.ts fillRecords) ----
   readonly tail: Float64Array;
   /** Lowest round with something in `tail` (maxRounds when empty). */
@@ -319,6 +331,8 @@ export class FantasyState {
     this.mageTmp = new Int32Array(mages);
     this.mageRolls = this.rollsA;
     this.knapDp = new Int32Array(units * this.hmax + 1);
+    this.memoOn = !this.copyPricing && (c.alloc === P_GREEDY || c.alloc === P_LOWEST) && c.leftover !== 1 && c.mageTargeting !== 1;
+    this.memo = new Int32Array(this.memoOn ? 16 << 13 : 0);
     this.tail = new Float64Array((c.maxRounds + 1) * ROUND_STRIDE);
     this.tailFrom = c.maxRounds;
   }
