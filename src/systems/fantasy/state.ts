@@ -78,6 +78,8 @@ export interface PrepareOptions {
   perDie?: boolean;
   /** Price volleys and mage targets on a copy of the side (the reference for the short target lists). */
   copyPricing?: boolean;
+  /** Keep each volley's decisions in the volley table (volley.ts receiveVolley; default true). Tests turn it off. */
+  volleyTable?: boolean;
 }
 
 /**
@@ -331,7 +333,7 @@ export class FantasyState {
     this.mageTmp = new Int32Array(mages);
     this.mageRolls = this.rollsA;
     this.knapDp = new Int32Array(units * this.hmax + 1);
-    this.memoOn = !this.copyPricing && (c.alloc === P_GREEDY || c.alloc === P_LOWEST) && c.leftover !== 1 && c.mageTargeting !== 1;
+    this.memoOn = opts.volleyTable !== false && !this.copyPricing && (c.alloc === P_GREEDY || c.alloc === P_LOWEST) && c.leftover !== 1 && c.mageTargeting !== 1;
     this.memo = new Int32Array(this.memoOn ? 16 << 13 : 0);
     this.tail = new Float64Array((c.maxRounds + 1) * ROUND_STRIDE);
     this.tailFrom = c.maxRounds;
