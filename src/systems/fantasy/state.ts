@@ -92,6 +92,8 @@ export class FantasyState {
   readonly copyPricing: boolean;
   /** The largest HP of any unit of the case (classes 1..hmax). */
   readonly hmax: number;
+  /** Whether damage can last (H2 (b), H17 (b)): only then is a unit below its type's full HP. */
+  readonly wounds: boolean;
   /**
    * The allocation orders of the sorting policies. A sorting policy (H4 greedy value and lowest
    * HP, the receiver of H3 (b)) orders a side's classes by a key of (threat value, HP), ties in
@@ -240,6 +242,7 @@ export class FantasyState {
     this.copyPricing = opts.copyPricing === true;
     this.hmax = c.maxHp;
     const wounds = c.leftover === 1 || c.failedClimb === 1;
+    this.wounds = wounds;
     const lists: number[] = [];
     const from: number[] = [];
     for (let s = 0; s < 2; s++) {
