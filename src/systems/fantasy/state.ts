@@ -222,7 +222,7 @@ export class FantasyState {
   // ---- the volley table (volley.ts receiveVolley) ----
   /** Whether volleys go through the table: a sorting policy, no lasting wounds, no per-mage targets. */
   readonly memoOn: boolean;
-  /** The table's entries (16 ints each, 2^13 of them; empty when memoOn is false). */
+  /** The table's entries (16 ints each, 2^13 of them; empty when memoOn is false), shared by equal cases (memoTableOf). */
   readonly memo: Int32Array;
   /** The key of the volley being looked up. */
   readonly memoKey = new Int32Array(6);
@@ -337,10 +337,30 @@ export class FantasyState {
     this.mageRolls = this.rollsA;
     this.knapDp = new Int32Array(units * this.hmax + 1);
     this.memoOn = opts.volleyTable !== false && !this.copyPricing && (c.alloc === P_GREEDY || c.alloc === P_LOWEST) && c.leftover !== 1 && c.mageTargeting !== 1;
-    this.memo = new Int32Array(this.memoOn ? 16 << 13 : 0);
+    this.memo = this.memoOn ? memoTableOf(c) : new Int32Array(0);
     this.tail = new Float64Array((c.maxRounds + 1) * ROUND_STRIDE);
     this.tailFrom = c.maxRounds;
   }
+}
+
+/**
+ * The volley tables of the cases seen last, by content: the engine hands each batch of chunks a
+ * copy of the compiled case, so a table kept with its state alone would start empty at every
+ * batch. A table holds only decisions that follow from the case's numbers, so equal cases share
+ * one. At most MEMO_TABLES_KEPT are kept (half a MiB each), the oldest dropped first.
+ */
+const MEMO_TABLES = new Map<string, Int32Array>();
+const MEMO_TABLES_KEPT = 16;
+
+function memoTableOf(c: FantasyCompiled): Int32Array {
+  const key = JSON.stringify(c);
+  let table = MEMO_TABLES.get(key);
+  if (table === undefined) {
+    table = new Int32Array(16 << 13);
+    MEMO_TABLES.set(key, table);
+    if (MEMO_TABLES.size > MEMO_TABLES_KEPT) MEMO_TABLES.delete(MEMO_TABLES.keys().next().value as string);
+  }
+  return table;
 }
 
 /** Make the state of a compiled case (see FantasyState). */
