@@ -682,8 +682,9 @@ const TARGETS = {
   'fantasy.engines-vs-wall.heap_bytes_per_trial': { max: 0.05 },
   // the fantasy open field (no-waste shields) per thread, and the 30-point grid at 20 000 trials
   // a point on all cores in 1.4 s (a tenth of a designer's 14 s wait); the siege (DEFAULT rules,
-  // optimal shields) at 2x the kernel's rate in bench/baseline.json (603 k/s): the aim of
-  // drawing identical units' fire at once and of allocation by state tables, not met yet
+  // optimal shields) at 2x the kernel's rate in bench/baseline.json (603 k/s): not met yet
+  // (identical units' fire is one draw and volley decisions are tabled per case; what is left:
+  // docs/performance.md, "What makes the fantasy siege kernel fast")
   'fantasy.stone-wall-siege.trials_per_second_per_thread': 1_200_000,
   'fantasy.open-field-volley.trials_per_second_per_thread': 1_000_000,
   'fantasy.pool_wall_hp_dc_grid.seconds': { max: 1.4 },

@@ -33,9 +33,9 @@ const FIELD: Tree = {
 };
 
 /** Run `trials` trials of c on a fixed stream (pricing on a copy of the side if asked); the accumulator. */
-function runAcc(c: FantasyCompiled, trials: number, key: string, copyPricing = false): Float64Array {
+function runAcc(c: FantasyCompiled, trials: number, key: string, copyPricing = false, volleyTable = true): Float64Array {
   const acc = new Float64Array(fantasyKernel.accLength(c));
-  runFantasyState(prepareFantasy(c, { copyPricing }), deriveState('fantasy-kernel', key, 0), trials, acc);
+  runFantasyState(prepareFantasy(c, { copyPricing, volleyTable }), deriveState('fantasy-kernel', key, 0), trials, acc);
   return acc;
 }
 
@@ -56,6 +56,33 @@ describe('fantasy kernel: shield and mage-target pricing on the short target lis
     const copy = runAcc(c, 1500, label, true);
     expect(fast[0]).toBe(1500);
     expect(Array.from(fast)).toEqual(Array.from(copy));
+  });
+});
+
+describe('fantasy kernel: the volley table (decisions kept per key) against deciding every volley', () => {
+  // A volley's decisions involve no dice: looked up or made anew, the accumulators are equal to
+  // the last bit, with the table on for the policies it holds and off (by itself) for the rest.
+  const cases: [string, Tree][] = [
+    ['siege, DEFAULT rules', SIEGE],
+    ['siege, same-round melee, pool not targetable, end-of-phase wall', merge(SIEGE, { rules: { melee_start: 'same_round', breach_pool_targetable: false, wall_fall: 'end_of_phase' } })],
+    ['siege, no-retry climbs, pool first, stays open', merge(SIEGE, { rules: { failed_climb: 'no_retry', pool_fire_order: 'pool_first', repelled_breach: 'stays_open' } })],
+    ['siege, lowest-HP allocation, accumulating pools, spill, threshold shields', merge(SIEGE, { policy: { damage_allocation: 'lowest_hp', shield_spending: 'threshold' }, rules: { siege_pool: 'accumulate', mage_targeting: 'spill' } })],
+    ['siege, full-block shields per component, archer part first', merge(SIEGE, { policy: { shield_spending: 'full_block' }, rules: { shield_scope: 'per_component', shield_reduces: 'archer_first' } })],
+    ['open field, DEFAULT rules', FIELD],
+    ['open field, leftovers carried (H2 (c)), phases repeated', merge(FIELD, { rules: { leftover: 'next_phase', open_field_rounds: 'repeat_phases' } })],
+    ['open field, no-waste shields, simultaneous ranged phases', merge(FIELD, { policy: { shield_spending: 'no_waste' }, rules: { ranged_phases: 'simultaneous' } })],
+  ];
+  it.each(cases)('%s: the same accumulators with the table and without', (label, body) => {
+    const c = compiled(body);
+    expect(prepareFantasy(c).memoOn).toBe(true);
+    const table = runAcc(c, 3000, label);
+    const direct = runAcc(c, 3000, label, false, false);
+    expect(table[0]).toBe(3000);
+    expect(Array.from(table)).toEqual(Array.from(direct));
+  });
+  it('is off where a volley needs dice or wounds (random or knapsack allocation, persistent wounds, per-mage targets)', () => {
+    for (const extra of [{ policy: { damage_allocation: 'random' } }, { policy: { damage_allocation: 'knapsack' } }, { rules: { leftover: 'persistent' } }, { rules: { mage_targeting: 'per_mage' } }])
+      expect(prepareFantasy(compiled(merge(SIEGE, extra))).memoOn).toBe(false);
   });
 });
 

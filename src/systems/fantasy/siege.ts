@@ -49,7 +49,9 @@ function climbs(st: FantasyState, c: FantasyCompiled, rng: RngState): void {
     const b0 = off(0, 0, t);
     const b1 = off(0, 1, t);
     const b2 = off(0, 2, t);
-    for (let h = 1; h <= st.hmax; h++) {
+    // HP never exceeds the type's full HP, and is below it only where wounds last (H2 (b), H17 (b))
+    const top = c.hp[t];
+    for (let h = st.wounds ? 1 : top; h <= top; h++) {
       const n = st.cnt[b0 + h];
       if (n === 0) continue;
       if (!st.perDie && c.failedClimb !== 1) {

@@ -78,6 +78,8 @@ export interface PrepareOptions {
   perDie?: boolean;
   /** Price volleys and mage targets on a copy of the side (the reference for the short target lists). */
   copyPricing?: boolean;
+  /** Keep each volley's decisions in the volley table (volley.ts receiveVolley; default true). Tests turn it off. */
+  volleyTable?: boolean;
 }
 
 /**
@@ -90,6 +92,8 @@ export class FantasyState {
   readonly copyPricing: boolean;
   /** The largest HP of any unit of the case (classes 1..hmax). */
   readonly hmax: number;
+  /** Whether damage can last (H2 (b), H17 (b)): only then is a unit below its type's full HP. */
+  readonly wounds: boolean;
   /**
    * The allocation orders of the sorting policies. A sorting policy (H4 greedy value and lowest
    * HP, the receiver of H3 (b)) orders a side's classes by a key of (threat value, HP), ties in
@@ -215,6 +219,18 @@ export class FantasyState {
   readonly pxt = new Int32Array(SIDE);
   pxNT = 0;
 
+  // ---- the volley table (volley.ts receiveVolley) ----
+  /** Whether volleys go through the table: a sorting policy, no lasting wounds, no per-mage targets. */
+  readonly memoOn: boolean;
+  /** The table's entries (16 ints each, 2^13 of them; empty when memoOn is false), shared by equal cases (memoTableOf). */
+  readonly memo: Int32Array;
+  /** The key of the volley being looked up. */
+  readonly memoKey = new Int32Array(6);
+  /** Per side: its legal classes for the masks legalMasks[s] (offsets into ord, 13 a side), and how many. */
+  readonly legalOrd = new Int32Array(2 * 13);
+  readonly legalMasks = new Int32Array(2);
+  readonly legalN = new Int32Array(2);
+
   // ---- the accumulator's later rounds (record.ts fillRecords) ----
   readonly tail: Float64Array;
   /** Lowest round with something in `tail` (maxRounds when empty). */
@@ -226,6 +242,7 @@ export class FantasyState {
     this.copyPricing = opts.copyPricing === true;
     this.hmax = c.maxHp;
     const wounds = c.leftover === 1 || c.failedClimb === 1;
+    this.wounds = wounds;
     const lists: number[] = [];
     const from: number[] = [];
     for (let s = 0; s < 2; s++) {
@@ -319,9 +336,31 @@ export class FantasyState {
     this.mageTmp = new Int32Array(mages);
     this.mageRolls = this.rollsA;
     this.knapDp = new Int32Array(units * this.hmax + 1);
+    this.memoOn = opts.volleyTable !== false && !this.copyPricing && (c.alloc === P_GREEDY || c.alloc === P_LOWEST) && c.leftover !== 1 && c.mageTargeting !== 1;
+    this.memo = this.memoOn ? memoTableOf(c) : new Int32Array(0);
     this.tail = new Float64Array((c.maxRounds + 1) * ROUND_STRIDE);
     this.tailFrom = c.maxRounds;
   }
+}
+
+/**
+ * The volley tables of the cases seen last, by content: the engine hands each batch of chunks a
+ * copy of the compiled case, so a table kept with its state alone would start empty at every
+ * batch. A table holds only decisions that follow from the case's numbers, so equal cases share
+ * one. At most MEMO_TABLES_KEPT are kept (half a MiB each), the oldest dropped first.
+ */
+const MEMO_TABLES = new Map<string, Int32Array>();
+const MEMO_TABLES_KEPT = 16;
+
+function memoTableOf(c: FantasyCompiled): Int32Array {
+  const key = JSON.stringify(c);
+  let table = MEMO_TABLES.get(key);
+  if (table === undefined) {
+    table = new Int32Array(16 << 13);
+    MEMO_TABLES.set(key, table);
+    if (MEMO_TABLES.size > MEMO_TABLES_KEPT) MEMO_TABLES.delete(MEMO_TABLES.keys().next().value as string);
+  }
+  return table;
 }
 
 /** Make the state of a compiled case (see FantasyState). */

@@ -477,6 +477,166 @@ function killsAt(st: FantasyState, p: number): number {
  * Returns the damage that got through the shields.
  */
 export function receiveVolley(st: FantasyState, c: FantasyCompiled, rng: RngState, s: number, M: number, A: number, typeMask: number, groupMask: number, phaseA: boolean): number {
+  if (!st.memoOn || st.lambda[0] !== 0) return decideVolley(st, c, rng, s, M, A, typeMask, groupMask, phaseA);
+  if (c.leftover === 2 && st.carry[s] > 0) {
+    A += st.carry[s]; // H2 (c): as decideVolley adds it (the mage target never reads A)
+    st.carry[s] = 0;
+  }
+  const e = memoFind(st, s, M, A, typeMask, groupMask, phaseA);
+  if (e < 0) return decideVolley(st, c, rng, s, M, A, typeMask, groupMask, phaseA); // a key too large to pack
+  const memo = st.memo;
+  if (memo[e] !== 0) {
+    memoApply(st, e);
+    if (c.leftover === 2) st.carry[s] += memo[e + MR + 2];
+    return memo[e + MR + 1];
+  }
+  const through = decideVolley(st, c, rng, s, M, A, typeMask, groupMask, phaseA);
+  memoStore(st, e, through, c.leftover === 2 ? st.carry[s] : 0);
+  return through;
+}
+
+// === the volley table: receiveVolley's decisions, made once per state ======================
+//
+// With a sorting allocation policy, no lasting wounds and no per-mage targets, what a volley
+// does to a side is a function of the side's legal classes' counts, the shield pool, the
+// volley's M and A and the phase: the mage target, the shield dice spent and the kills involve
+// no dice. So each such volley's result is kept in a table of the case (FantasyState.memo,
+// direct-mapped on a hash of the key, an entry overwritten by the next key of its slot) and a
+// volley met again costs a lookup: the decisions are the same ones, only made less often.
+// Entry layout (MW ints): key words 0 .. MK - 1 (0 = empty slot): (s, masks, phase, classes
+// listed), M | A << 16, the pool's faces c1 | c2 << 8 | c3 << 16, then the listed classes'
+// counts, one byte each; result words from MR: the pool after, the damage through the shields,
+// the points left over, then the counts after (bytes).
+
+/** Key words (header 3, then up to 12 class counts, 4 a word) and the entry's stride. */
+const MK = 6;
+const MR = MK;
+const MW = 16;
+/** log2 of the table's entries (2^13 entries of 64 bytes: half a MiB a case; FantasyState.memo). */
+const MEMO_BITS = 13;
+if (MW << MEMO_BITS !== 16 << 13) throw new Error('internal: the volley table\'s size differs from state.ts');
+
+/**
+ * Build the key of a volley in st.memoKey and find its slot: returns the entry's index in
+ * st.memo (its word 0 is 0 when empty or another key), or -1 when a number does not fit its
+ * field (pools, counts over 255, damage over 65535: decided directly then).
+ */
+function memoFind(st: FantasyState, s: number, M: number, A: number, typeMask: number, groupMask: number, phaseA: boolean): number {
+  const p1 = st.pool[s * 4 + 1];
+  const p2 = st.pool[s * 4 + 2];
+  const p3 = st.pool[s * 4 + 3];
+  if (M > 0xffff || A > 0x7fff || p1 > 0xff || p2 > 0xff || p3 > 0xff) return -1;
+  const key = st.memoKey;
+  const ord = st.ord;
+  const a = st.cnt;
+  const n = legalList(st, s, typeMask, groupMask);
+  if (n > 12) return -1;
+  const lo = st.legalOrd;
+  let w = 0;
+  let word = 0;
+  for (let i = 0; i < n; i++) {
+    const k = a[ord[lo[s * LMAX + i]]];
+    if (k > 0xff) return -1;
+    word |= k << ((i & 3) << 3);
+    if ((i & 3) === 3) {
+      key[3 + w++] = word;
+      word = 0;
+    }
+  }
+  if ((n & 3) !== 0) key[3 + w++] = word;
+  for (; w < MK - 3; w++) key[3 + w] = 0;
+  key[0] = 1 | (s << 1) | (typeMask << 2) | (groupMask << 9) | ((phaseA ? 1 : 0) << 12) | (n << 13);
+  key[1] = M | (A << 16);
+  key[2] = p1 | (p2 << 8) | (p3 << 16);
+  let h = 0x2545f491;
+  for (let i = 0; i < MK; i++) h = Math.imul(h ^ key[i], 0x9e3779b1) ^ (h >>> 15);
+  h ^= h >>> 13;
+  const e = (h & ((1 << MEMO_BITS) - 1)) * MW;
+  const memo = st.memo;
+  for (let i = 0; i < MK; i++)
+    if (memo[e + i] !== key[i]) {
+      memo[e] = 0; // a miss: the slot is the new key's once memoStore fills it
+      return e;
+    }
+  return e;
+}
+
+/** Entries of a side's list of legal classes (FantasyState.legalOrd): more than 12 are never tabled. */
+const LMAX = 13;
+
+/**
+ * Side s's legal classes for these masks, in the allocation policy's order, as offsets into
+ * st.ord (st.legalOrd from s * LMAX); returns how many (up to LMAX: more is not tabled). The list
+ * of the masks last asked for is kept: a side meets the same masks volley after volley.
+ */
+function legalList(st: FantasyState, s: number, typeMask: number, groupMask: number): number {
+  const want = 1 | (typeMask << 1) | (groupMask << 8);
+  if (st.legalMasks[s] === want) return st.legalN[s];
+  const ord = st.ord;
+  const pi = s * 3 + (st.c.alloc === P_RECEIVER ? 2 : st.c.alloc);
+  const e1 = st.ordFrom[pi + 1] * OE;
+  let n = 0;
+  for (let e = st.ordFrom[pi] * OE; e < e1 && n < LMAX; e += OE) {
+    if ((typeMask & ord[e + 1]) === 0 || (groupMask & ord[e + 2]) === 0) continue;
+    st.legalOrd[s * LMAX + n++] = e;
+  }
+  st.legalMasks[s] = want;
+  st.legalN[s] = n;
+  return n;
+}
+
+/** Write a decided volley into the slot memoFind found: the key, then the state it left. */
+function memoStore(st: FantasyState, e: number, through: number, left: number): void {
+  const memo = st.memo;
+  const key = st.memoKey;
+  const s = (key[0] >> 1) & 1;
+  const n = key[0] >>> 13;
+  const ord = st.ord;
+  const a = st.cnt;
+  const lo = st.legalOrd;
+  let w = 0;
+  let word = 0;
+  for (let i = 0; i < n; i++) {
+    word |= a[ord[lo[s * LMAX + i]]] << ((i & 3) << 3);
+    if ((i & 3) === 3) {
+      memo[e + MR + 3 + w++] = word;
+      word = 0;
+    }
+  }
+  if ((n & 3) !== 0) memo[e + MR + 3 + w] = word;
+  memo[e + MR] = st.pool[s * 4 + 1] | (st.pool[s * 4 + 2] << 8) | (st.pool[s * 4 + 3] << 16);
+  memo[e + MR + 1] = through;
+  memo[e + MR + 2] = left;
+  for (let i = 0; i < MK; i++) memo[e + i] = key[i];
+}
+
+/** Set the side and its pool to the state the volley in entry e leaves (its running totals too). */
+function memoApply(st: FantasyState, e: number): void {
+  const memo = st.memo;
+  const k0 = memo[e];
+  const s = (k0 >> 1) & 1;
+  const n = k0 >>> 13;
+  const ord = st.ord;
+  const a = st.cnt;
+  const lo = st.legalOrd;
+  for (let i = 0; i < n; i++) {
+    const after = (memo[e + MR + 3 + (i >> 2)] >>> ((i & 3) << 3)) & 0xff;
+    const q = lo[s * LMAX + i];
+    const idx = ord[q];
+    const dead = a[idx] - after;
+    if (dead === 0) continue;
+    a[idx] = after;
+    a[ord[q + 5]] -= dead;
+    a[ord[q + 6]] -= dead;
+  }
+  const pw = memo[e + MR];
+  st.pool[s * 4 + 1] = pw & 0xff;
+  st.pool[s * 4 + 2] = (pw >> 8) & 0xff;
+  st.pool[s * 4 + 3] = (pw >> 16) & 0xff;
+}
+
+/** receiveVolley's decisions made directly (the volley table's misses, and what it cannot hold). */
+function decideVolley(st: FantasyState, c: FantasyCompiled, rng: RngState, s: number, M: number, A: number, typeMask: number, groupMask: number, phaseA: boolean): number {
   st.vLen = -1; // no target list yet for this volley
   const T = M > 0 ? chooseMageType(st, c, rng, s, M, typeMask, groupMask) : -1;
   if (c.leftover === 2 && st.carry[s] > 0) {
