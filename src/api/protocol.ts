@@ -470,3 +470,6 @@ export type StreamMessage = StreamRoutes[StreamRoute]['message'];
 
 /** The `type`s a stream's message can have. */
 export type MessageType = StreamMessage['type'];
+
+/** The most characters a scenario of your own may have on the static site's workbench (a scenario is a few kilobytes; the index page's drop takes as much). */
+export const MAX_OWN_TEXT = 1_000_000;

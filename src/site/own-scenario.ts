@@ -3,8 +3,9 @@
  * how large it may be and what it is called. Pure, for the page and its workbench worker.
  */
 
-/** The most characters a scenario of your own may have (a scenario is a few kilobytes; the index page's drop takes as much). */
-export const MAX_OWN_TEXT = 1_000_000;
+import { MAX_OWN_TEXT } from '../api/protocol.js';
+
+export { MAX_OWN_TEXT };
 
 /**
  * A scenario of your own's file name, as its messages and its saved copy name it: the base name

@@ -7,8 +7,7 @@
  * shared by its link alone; a link whose scenario cannot be read, or has errors, is said and the
  * first scenario opened.
  */
-import type { ScenarioEntry } from '../../api/protocol.js';
-import { MAX_OWN_TEXT } from '../../site/own-scenario.js';
+import { MAX_OWN_TEXT, type ScenarioEntry } from '../../api/protocol.js';
 import { loadList } from './controls.js';
 import { $ } from './dom.js';
 import { transport, TransportError } from './transport.js';
