@@ -333,3 +333,18 @@ describe('diff: the rest of what survived the first run of npm run mutate', () =
     expect(d.rows.filter((r) => r.baseline).map((r) => `${r.metric} ${r.kind}`)).toEqual(['diff_share probability', 'diff_rate probability']);
   });
 });
+
+describe('diff: a conditional mean whose event moved averages different trials', () => {
+  it('the event named in either run (here the before run only) is tested, and the row says over which trials', () => {
+    const before = { ...meanMetric(3, 0.02, 872), conditional_on: 'p_event' };
+    const after = meanMetric(3, 0.02, 96);
+    const [r] = diffSummaries(run({ mean_x: before }), run({ mean_x: after })).rows;
+    expect(r).toMatchObject({ over_different_trials: { event: 'p_event', before: 0.872, after: 0.096 } });
+    // named in the after run only: the same
+    const [s] = diffSummaries(run({ mean_x: { ...before, conditional_on: undefined } }), run({ mean_x: { ...after, conditional_on: 'p_event' } })).rows;
+    expect(s).toMatchObject({ over_different_trials: { event: 'p_event', before: 0.872, after: 0.096 } });
+    // an event that did not move: no such note
+    const [t] = diffSummaries(run({ mean_x: before }), run({ mean_x: { ...after, n: 870 } })).rows;
+    expect(t).not.toHaveProperty('over_different_trials');
+  });
+});

@@ -210,3 +210,65 @@ describe('expect: the rest of what survived the first run of npm run mutate', ()
     expect(check([{ metric: 'diff_p_win', at_most: 0.5 }], noBase).expectations[0].targets).toEqual([{ point: 1, variant: 1 }]);
   });
 });
+
+describe('expect: how many judgments, and which cases an item selects', () => {
+  /** One axis of n values (0..n-1) and variants a, b, c, every metric everywhere. */
+  function grid(n: number): ExpectContext {
+    const values = Array.from({ length: n }, (_, j) => j);
+    const variants = ['a', 'b', 'c'].map((v) => ({ variant: v, scenario: { metrics: BOTH } }));
+    return { system: SYSTEM, points: values.map((v) => ({ params: { 'wall.hp': v }, variants })), axes: [{ path: 'wall.hp', values }], variantNames: ['a', 'b', 'c'] };
+  }
+
+  it('counts an item at every case it applies to (all variants, a diff_ at all but the baseline, one variant, the points a where selects) and refuses past the limit', () => {
+    // per set: 500 x 3 + 500 x 2 (diff_) + 500 (variant b) + 3 x 3 (where) = 3009 judgments
+    const set = [
+      { metric: 'p_win', at_least: 0 },
+      { metric: 'diff_p_win', at_least: -1 },
+      { metric: 'p_win', variant: 'b', at_least: 0 },
+      { metric: 'p_win', where: { 'wall.hp': [0, 1, 2] }, at_least: 0 },
+    ];
+    const over = check(Array.from({ length: 34 }, () => set).flat(), grid(500));
+    expect(over.issues).toEqual([{ path: ['expect'], message: MSG.expectTooManyJudgments(34 * 3009, 34 * 4, 100_000), where: 'key' }]);
+    expect(over.expectations).toEqual([]);
+    // 33 sets: 99 297 judgments, within the limit; and exactly at it is allowed
+    expect(check(Array.from({ length: 33 }, () => set).flat(), grid(500)).issues).toEqual([]);
+    const exactly = [...Array.from({ length: 33 }, () => set).flat(), { metric: 'p_win', where: { 'wall.hp': Array.from({ length: 234 }, (_, j) => j) }, at_least: 0 }, { metric: 'p_win', variant: 'a', where: { 'wall.hp': [0] }, at_least: 0 }];
+    expect(33 * 3009 + 234 * 3 + 1).toBe(100_000);
+    expect(check(exactly, grid(500)).issues).toEqual([]);
+  });
+
+  it('items differing in variant or in where get their own cases, not the list of the first', () => {
+    const r = check(
+      [
+        { metric: 'p_win', variant: 'a', where: { 'wall.hp': [10] }, at_least: 0 },
+        { metric: 'p_win', variant: 'b', where: { 'wall.hp': [10] }, at_least: 0 },
+        { metric: 'p_win', variant: 'b', where: { 'wall.hp': [0.3] }, at_least: 0 },
+      ],
+    );
+    expect(r.issues).toEqual([]);
+    expect(r.expectations.map((e) => e.targets)).toEqual([[{ point: 0, variant: 0 }], [{ point: 0, variant: 1 }], [{ point: 1, variant: 1 }]]);
+  });
+
+  it('two axes: where on the second selects by its own values; an empty list selects nothing', () => {
+    const variants = [{ variant: 'a', scenario: { metrics: BOTH } }];
+    const points = [10, 20].flatMap((hp) => [1, 2, 3].map((dc) => ({ params: { 'wall.hp': hp, 'wall.dc': dc }, variants })));
+    const ctx: ExpectContext = { system: SYSTEM, points, axes: [{ path: 'wall.hp', values: [10, 20] }, { path: 'wall.dc', values: [1, 2, 3] }], variantNames: ['a'] };
+    const r = check([{ metric: 'p_win', where: { 'wall.dc': [3] }, at_least: 0 }, { metric: 'p_win', where: { 'wall.hp': [20] }, at_least: 0 }, { metric: 'p_win', where: { 'wall.dc': [] }, at_least: 0 }], ctx);
+    expect(r.expectations.map((e) => e.targets)).toEqual([
+      [{ point: 2, variant: 0 }, { point: 5, variant: 0 }],
+      [{ point: 3, variant: 0 }, { point: 4, variant: 0 }, { point: 5, variant: 0 }],
+    ]);
+    // `where: { wall.dc: [] }` selects no point: the metric exists at none of those selected
+    expect(r.issues).toEqual([{ path: ['expect', 2, 'metric'], message: MSG.metricNotThere('p_win'), where: 'value', stale: true }]);
+    // points that are not the whole grid (a subset, in another order): matched by their values
+    const some: ExpectContext = { ...ctx, points: [points[5], points[0]] };
+    const s = check([{ metric: 'p_win', where: { 'wall.dc': [3] }, at_least: 0 }, { metric: 'p_win', where: { 'wall.dc': [1], 'wall.hp': [10] }, at_least: 0 }], some);
+    expect(s.expectations.map((e) => e.targets)).toEqual([[{ point: 0, variant: 0 }], [{ point: 1, variant: 0 }]]);
+  });
+
+  it('in a file with one variant an unknown metric is offered only the metrics there are (no diff_ names, no other)', () => {
+    const one: ExpectContext = { ...context(), variantNames: ['a'], points: context().points!.map((p) => ({ ...p, variants: [p.variants[0]] })) };
+    const r = check([{ metric: 'Stryker was her', at_least: 0 }], one);
+    expect(r.issues).toEqual([{ path: ['expect', 0, 'metric'], message: MSG.unknownMetric('Stryker was her', suggest('Stryker was her', ['p_win', 'mean_rounds']), ['p_win', 'mean_rounds']), where: 'value', stale: true }]);
+  });
+});

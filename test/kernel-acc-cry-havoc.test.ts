@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { compileCryHavoc, type CryHavocCompiled } from '../src/systems/cry-havoc/compile.js';
 import { cryHavocKernel } from '../src/systems/cry-havoc/kernel.js';
 import type { Tree } from './helpers.js';
+import { deriveState } from '../src/engine/rng.js';
 import { Checks, nonZero, oneByOne, scenario, tally } from './kernel-acc.shared.js';
 
 describe('Cry Havoc: the accumulator, trial by trial (layout at the top of cry-havoc/kernel.ts)', () => {
@@ -162,4 +163,15 @@ describe('Cry Havoc: the accumulator, trial by trial (layout at the top of cry-h
     expect(days.after).toBeGreaterThan(30);
     expect(each.some((a) => a[table === 'siege' ? 2 : 3] === 1)).toBe(true);
   });
+
+  it('healing, croisades: a 6 sends the wound to a reroll where 1-2 dies (1/6 x 2/6 = 1/18 of wounds): over 36 000 seeded wounds the dead are within 5 SE of it', () => {
+    const c = compileCryHavoc(scenario('cry-havoc', { kind: 'healing', healing: { table: 'croisades', horizon_days: 12 } }));
+    const acc = new Float64Array(cryHavocKernel.accLength(c));
+    const n = 36_000;
+    cryHavocKernel.run(c, deriveState('kernel-acc', 'croisades reroll', 0), n, acc);
+    const p = 1 / 18;
+    expect(acc[0]).toBe(n);
+    expect(Math.abs(acc[3] / n - p)).toBeLessThan(5 * Math.sqrt((p * (1 - p)) / n));
+  });
 });
+
