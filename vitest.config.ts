@@ -10,7 +10,6 @@ export default defineConfig({
     // in-process runs yield between batches (src/engine/executor.ts).
     testTimeout: 300_000,
     hookTimeout: 300_000,
-    // e2e tests spawn the built CLI with its own worker pool: keep files from oversubscribing 2 cores.
     // Test files share a worker's loaded modules: each file re-importing src/ through vite's
     // transform cost more CPU than most files' tests (a third of the suite's time).
     isolate: false,
