@@ -195,6 +195,10 @@ export const EQUIVALENT = [
   { file: 'src/api/diff.ts', mutator: 'BooleanLiteral', original: 'false', replacement: 'true', reason: "a row's moved is a placeholder: diffSets sets it from the Holm-adjusted p for every row before returning" },
   // src/scenario/expect.ts
   { file: 'src/scenario/expect.ts', mutator: 'EqualityOperator', original: 'vi < nVariants', replacement: 'vi <= nVariants', reason: 'one past the last variant metricsAt[pi][vi] is undefined, and `?.has` skips it as it skips a variant that failed' },
+  { file: 'src/scenario/expect.ts', mutator: 'ConditionalExpression', original: 'ctx.points !== undefined && ctx.points.length === ctx.axes.reduce((n, a) => n * a.values.length, 1)', replacement: 'false', reason: "the whole-grid path only saves work: the other path finds the same points, matching each point's values, in the same order" },
+  { file: 'src/scenario/expect.ts', mutator: 'ArrowFunction', original: '(n, a) => n * a.values.length', replacement: '() => undefined', reason: "the whole-grid path only saves work: the other path finds the same points, matching each point's values, in the same order" },
+  { file: 'src/scenario/expect.ts', mutator: 'ArithmeticOperator', original: 'n * a.values.length', replacement: 'n / a.values.length', reason: "the whole-grid path only saves work: the other path finds the same points, matching each point's values, in the same order" },
+  { file: 'src/scenario/expect.ts', mutator: 'ConditionalExpression', original: '!grid', replacement: 'true', reason: "the whole-grid path only saves work: the other path finds the same points, matching each point's values, in the same order" },
   { file: 'src/scenario/expect.ts', mutator: 'ConditionalExpression', original: '!r', replacement: 'true', reason: 'items selecting the same cases share one list only to save work: computed again for each, the list is the same' },
   { file: 'src/api/diff.ts', mutator: 'EqualityOperator', original: 'adjusted[i] <= alpha', replacement: 'adjusted[i] < alpha', reason: 'differs only when an adjusted p equals alpha to the last bit, which no p-value from the normal tail does' },
 ];

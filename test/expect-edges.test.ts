@@ -243,10 +243,11 @@ describe('expect: how many judgments, and which cases an item selects', () => {
         { metric: 'p_win', variant: 'a', where: { 'wall.hp': [10] }, at_least: 0 },
         { metric: 'p_win', variant: 'b', where: { 'wall.hp': [10] }, at_least: 0 },
         { metric: 'p_win', variant: 'b', where: { 'wall.hp': [0.3] }, at_least: 0 },
+        { metric: 'p_win', where: { 'wall.hp': [0.3] }, at_least: 0 },
       ],
     );
     expect(r.issues).toEqual([]);
-    expect(r.expectations.map((e) => e.targets)).toEqual([[{ point: 0, variant: 0 }], [{ point: 0, variant: 1 }], [{ point: 1, variant: 1 }]]);
+    expect(r.expectations.map((e) => e.targets)).toEqual([[{ point: 0, variant: 0 }], [{ point: 0, variant: 1 }], [{ point: 1, variant: 1 }], [{ point: 1, variant: 0 }, { point: 1, variant: 1 }]]);
   });
 
   it('two axes: where on the second selects by its own values; an empty list selects nothing', () => {
@@ -261,9 +262,26 @@ describe('expect: how many judgments, and which cases an item selects', () => {
     // `where: { wall.dc: [] }` selects no point: the metric exists at none of those selected
     expect(r.issues).toEqual([{ path: ['expect', 2, 'metric'], message: MSG.metricNotThere('p_win'), where: 'value', stale: true }]);
     // points that are not the whole grid (a subset, in another order): matched by their values
-    const some: ExpectContext = { ...ctx, points: [points[5], points[0]] };
-    const s = check([{ metric: 'p_win', where: { 'wall.dc': [3] }, at_least: 0 }, { metric: 'p_win', where: { 'wall.dc': [1], 'wall.hp': [10] }, at_least: 0 }], some);
-    expect(s.expectations.map((e) => e.targets)).toEqual([[{ point: 0, variant: 0 }], [{ point: 1, variant: 0 }]]);
+    const some: ExpectContext = { ...ctx, points: [points[5], points[0], points[2]] };
+    const s = check(
+      [
+        { metric: 'p_win', where: { 'wall.dc': [3] }, at_least: 0 },
+        { metric: 'p_win', where: { 'wall.dc': [1], 'wall.hp': [10] }, at_least: 0 },
+        { metric: 'p_win', where: { 'wall.dc': [1, 3] }, at_least: 0 },
+      ],
+      some,
+    );
+    expect(s.expectations.map((e) => e.targets)).toEqual([
+      [{ point: 0, variant: 0 }, { point: 2, variant: 0 }],
+      [{ point: 1, variant: 0 }],
+      [{ point: 0, variant: 0 }, { point: 1, variant: 0 }, { point: 2, variant: 0 }],
+    ]);
+    // items on the second axis alone, with values the first axis does not have, each get their own cases
+    const t = check([{ metric: 'p_win', where: { 'wall.dc': [2] }, at_least: 0 }, { metric: 'p_win', where: { 'wall.dc': [3] }, at_least: 0 }], ctx);
+    expect(t.expectations.map((e) => e.targets)).toEqual([
+      [{ point: 1, variant: 0 }, { point: 4, variant: 0 }],
+      [{ point: 2, variant: 0 }, { point: 5, variant: 0 }],
+    ]);
   });
 
   it('in a file with one variant an unknown metric is offered only the metrics there are (no diff_ names, no other)', () => {
