@@ -64,6 +64,15 @@ export function watchPage(page: Page): string[] {
   return problems;
 }
 
+/**
+ * `problems` without the page's own cancellations: a superseded run is aborted by the page on
+ * purpose (no queue of stale runs), and the browser's late favicon fetch is aborted when a test
+ * goes to its next link.
+ */
+export function notCancelled(problems: string[]): string[] {
+  return problems.filter((p) => !/request failed: .*\/(api\/(run|sweep|sensitivity|tune)|assets\/icon\.svg) \(net::ERR_ABORTED\)/.test(p));
+}
+
 /** Save a full-page screenshot (or one of a part of the page) under test-artifacts/ and return its path. */
 export async function screenshot(page: Page, name: string, part?: Locator): Promise<string> {
   mkdirSync(ARTIFACTS, { recursive: true });

@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { axisLabels, describeBrowser, launchBrowser, screenshot, strayTornadoLabels, watchPage } from './browser.js';
+import { axisLabels, describeBrowser, launchBrowser, notCancelled, screenshot, strayTornadoLabels, watchPage } from './browser.js';
 import { PoolExecutor } from '../src/engine/pool.js';
 import { rootsOf } from '../src/serve/catalogue.js';
 import { startWorkbench, type Workbench } from '../src/serve/server.js';
@@ -62,9 +62,7 @@ describeBrowser('the workbench page', () => {
     await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
     return {
       page,
-      // A superseded run is aborted by the page on purpose (no queue of stale runs), and the
-      // browser's late favicon fetch is aborted when a test goes to its next link (a missing icon is a 404: a console error).
-      problems: () => problems.filter((p) => !/request failed: .*\/(api\/(run|sweep|sensitivity|tune)|assets\/icon\.svg) \(net::ERR_ABORTED\)/.test(p)),
+      problems: () => notCancelled(problems),
     };
   }
 
