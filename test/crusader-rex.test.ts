@@ -96,6 +96,28 @@ describe('crusader-rex: road timing (3.2, 3.3) and deployment (6.1)', () => {
     expect(v.ok).toBe(false);
     if (!v.ok) expect(v.issues.map((i) => i.path)).toEqual(expect.arrayContaining(['blocks[0].block', 'blocks[1].steps']));
   });
+  it('only the castle\'s side starts in it or is deployed into it: an attacker or besieger block at `town` or `castle` is refused, the holder\'s kept', () => {
+    const issues = (body: object) => {
+      const v = validateText('cr.yaml', `${HEAD}trials: 10\n${stringify(body)}`);
+      return v.ok ? [] : v.issues.map((i) => `${i.path}: ${i.message}`);
+    };
+    const battle = { town: { rating: 2 }, player1: 'saracens', attacker: 'saracens' };
+    expect(issues({ ...battle, blocks: [{ block: 'Saladin' }, { block: 'Zangi', at: 'town' }, { block: 'King Guy', at: 'town' }] })).toEqual([
+      'blocks[1].at: `town` is for the castle\'s side (franks); the attacker\'s blocks are in the field or on a road',
+    ]);
+    expect(issues({ ...battle, blocks: [{ block: 'Saladin', at: 'castle' }, { block: 'King Guy', at: 'castle' }] })).toEqual([
+      'blocks[0].at: `castle` is for the castle\'s side (franks); the attacker\'s blocks are in the field or on a road',
+    ]);
+    const siege = { town: { rating: 2 }, player1: 'saracens', situation: 'existing_siege', besieged: 'franks' };
+    expect(issues({ ...siege, blocks: [{ block: 'Saladin', at: 'castle' }, { block: 'King Guy', at: 'castle' }] })).toEqual([
+      'blocks[0].at: `castle` is for the castle\'s side (franks); the besieger\'s blocks are in the field or on a road',
+    ]);
+    // a custom block names its side; the castle's own blocks at `town`/`castle` are fine
+    expect(issues({ ...siege, blocks: [{ name: 'Sappers', side: 'saracens', max: 2, rating: 'C1', type: 'nomads', at: 'town' }, { block: 'King Guy', at: 'castle' }, { block: 'Conrad', at: 'town' }] })).toEqual([
+      'blocks[0].at: `town` is for the castle\'s side (franks); the besieger\'s blocks are in the field or on a road',
+    ]);
+    expect(issues({ ...battle, blocks: [{ block: 'Saladin' }, { block: 'King Guy', at: 'town' }, { block: 'Conrad', at: 'castle' }] })).toEqual([]);
+  });
 });
 
 describe('crusader-rex: the table path (base-5 places, runs of volleys, one alias draw each)', () => {

@@ -124,6 +124,19 @@ export function refineCrusaderRex(raw: Record<string, unknown>): { path: (string
     } else if (b.steps !== undefined && b.steps > b.max) out.push({ path: ['blocks', i, 'steps'], message: `steps exceed max (${b.max})` });
     if ((b.at === 'castle' || b.at === 'town') && s.town.rating === 0) out.push({ path: ['blocks', i, 'at'], message: 'a town rated 0 has no castle' });
   });
+  // Only the side that holds the castle starts in it or is deployed into it (6.1): the defender
+  // of a new battle, the besieged of an existing siege.
+  const sideOf = (x: Side) => (x === 'franks' ? FRANKS : SARACENS);
+  const holder = s.situation === 'existing_siege' ? s.besieged : s.attacker ? (sideOf(s.attacker) === FRANKS ? 'saracens' : 'franks') : undefined;
+  if (holder !== undefined) {
+    s.blocks.forEach((b, i) => {
+      if (b.at !== 'castle' && b.at !== 'town') return;
+      const side = 'block' in b ? ROSTER[b.block]?.side : b.side;
+      if (side === undefined || side === holder) return;
+      const who = s.situation === 'existing_siege' ? 'the besieger' : 'the attacker';
+      out.push({ path: ['blocks', i, 'at'], message: `\`${b.at}\` is for the castle's side (${holder}); ${who}'s blocks are in the field or on a road` });
+    });
+  }
   if (s.situation === 'new_battle' && !s.attacker) out.push({ path: ['attacker'], message: 'a new battle needs `attacker` (the first side to enter the field)' });
   if (s.situation === 'existing_siege') {
     if (!s.besieged) out.push({ path: ['besieged'], message: 'an existing siege needs `besieged` (whose blocks hold the castle)' });
