@@ -37,26 +37,33 @@ interface RunRecord {
   reached: boolean | null;
 }
 
+/** One Chromium for the file's two suites (a launch costs about a second of CPU). */
+let browser: Browser | undefined;
+async function newPage(viewport: { width: number; height: number }): Promise<Page> {
+  browser ??= await launchBrowser();
+  return browser.newPage({ viewport });
+}
+afterAll(async () => {
+  await browser?.close();
+});
+
 describeBrowser('the workbench page', () => {
   let wb: Workbench;
   let exec: PoolExecutor;
-  let browser: Browser;
 
   beforeAll(async () => {
     exec = new PoolExecutor(2);
     exec.warm();
     wb = await startWorkbench({ roots: rootsOf([path.join(ROOT, 'scenarios')]).roots, port: 0, executor: exec, log: () => {} });
-    browser = await launchBrowser();
   });
   afterAll(async () => {
-    await browser?.close();
     await wb?.close();
     await exec?.close();
   });
 
   /** A page with its problems watched; the page's own cancelled runs are not problems. */
   async function openPage(query = '') {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
+    const page = await newPage({ width: 1440, height: 960 });
     const problems = watchPage(page);
     await page.goto(`${wb.url}${query}`);
     await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
@@ -856,7 +863,6 @@ describeBrowser('the workbench page', () => {
 describeBrowser('the workbench page with nothing valid to serve', () => {
   let wb: Workbench;
   let exec: PoolExecutor;
-  let browser: Browser;
   let dir: string;
 
   beforeAll(async () => {
@@ -865,17 +871,15 @@ describeBrowser('the workbench page with nothing valid to serve', () => {
     writeFileSync(path.join(dir, 'utf16.yaml'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('name: x\n', 'utf16le')]));
     exec = new PoolExecutor(1);
     wb = await startWorkbench({ roots: rootsOf([dir]).roots, port: 0, executor: exec, log: () => {} });
-    browser = await launchBrowser();
   });
   afterAll(async () => {
-    await browser?.close();
     await wb?.close();
     await exec?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('says so, with each file\'s problem on the page, and stops saying loading', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    const page = await newPage({ width: 1280, height: 720 });
     const problems = watchPage(page);
     await page.goto(wb.url);
     await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { empty?: boolean } }).__siegesim.empty === true, null, { timeout: 60_000 });
