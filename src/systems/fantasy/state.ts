@@ -228,6 +228,8 @@ export class FantasyState {
   readonly memoKey = new Int32Array(6);
   /** Per side: its legal classes for the masks legalMasks[s] (offsets into ord, 13 a side), and how many. */
   readonly legalOrd = new Int32Array(2 * 13);
+  /** The same classes' indices in the count array. */
+  readonly legalIdx = new Int32Array(2 * 13);
   readonly legalMasks = new Int32Array(2);
   readonly legalN = new Int32Array(2);
 

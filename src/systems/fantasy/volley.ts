@@ -522,42 +522,48 @@ if (MW << MEMO_BITS !== 16 << 13) throw new Error('internal: the volley table\'s
  * field (pools, counts over 255, damage over 65535: decided directly then).
  */
 function memoFind(st: FantasyState, s: number, M: number, A: number, typeMask: number, groupMask: number, phaseA: boolean): number {
-  const p1 = st.pool[s * 4 + 1];
-  const p2 = st.pool[s * 4 + 2];
-  const p3 = st.pool[s * 4 + 3];
+  const pool = st.pool;
+  const p1 = pool[s * 4 + 1];
+  const p2 = pool[s * 4 + 2];
+  const p3 = pool[s * 4 + 3];
   if (M > 0xffff || A > 0x7fff || p1 > 0xff || p2 > 0xff || p3 > 0xff) return -1;
-  const key = st.memoKey;
-  const ord = st.ord;
-  const a = st.cnt;
   const n = legalList(st, s, typeMask, groupMask);
   if (n > 12) return -1;
-  const lo = st.legalOrd;
-  let w = 0;
-  let word = 0;
+  const a = st.cnt;
+  const li = st.legalIdx;
+  const b = s * LMAX;
+  // the listed classes' counts, a byte each, four to a word
+  let w0 = 0;
+  let w1 = 0;
+  let w2 = 0;
   for (let i = 0; i < n; i++) {
-    const k = a[ord[lo[s * LMAX + i]]];
+    const k = a[li[b + i]];
     if (k > 0xff) return -1;
-    word |= k << ((i & 3) << 3);
-    if ((i & 3) === 3) {
-      key[3 + w++] = word;
-      word = 0;
-    }
+    const sh = (i & 3) << 3;
+    if (i < 4) w0 |= k << sh;
+    else if (i < 8) w1 |= k << sh;
+    else w2 |= k << sh;
   }
-  if ((n & 3) !== 0) key[3 + w++] = word;
-  for (; w < MK - 3; w++) key[3 + w] = 0;
-  key[0] = 1 | (s << 1) | (typeMask << 2) | (groupMask << 9) | ((phaseA ? 1 : 0) << 12) | (n << 13);
-  key[1] = M | (A << 16);
-  key[2] = p1 | (p2 << 8) | (p3 << 16);
-  let h = 0x2545f491;
-  for (let i = 0; i < MK; i++) h = Math.imul(h ^ key[i], 0x9e3779b1) ^ (h >>> 15);
-  h ^= h >>> 13;
+  const k0 = 1 | (s << 1) | (typeMask << 2) | (groupMask << 9) | ((phaseA ? 1 : 0) << 12) | (n << 13);
+  const k1 = M | (A << 16);
+  const k2 = p1 | (p2 << 8) | (p3 << 16);
+  // The words' products by odd constants are independent (no chain from word to word); the
+  // final steps mix the high bits into the low ones the slot is taken from.
+  let h = Math.imul(k0, 0x9e3779b1) ^ Math.imul(k1, 0x85ebca77) ^ Math.imul(k2, 0xc2b2ae3d) ^ Math.imul(w0, 0x27d4eb2f) ^ Math.imul(w1, 0x165667b1) ^ Math.imul(w2, 0x61c88647);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
   const e = (h & ((1 << MEMO_BITS) - 1)) * MW;
   const memo = st.memo;
-  for (let i = 0; i < MK; i++)
-    if (memo[e + i] !== key[i]) {
-      memo[e] = 0; // a miss: the slot is the new key's once memoStore fills it
-      return e;
-    }
+  if (memo[e] === k0 && memo[e + 1] === k1 && memo[e + 2] === k2 && memo[e + 3] === w0 && memo[e + 4] === w1 && memo[e + 5] === w2) return e;
+  memo[e] = 0; // a miss: the slot is the new key's once memoStore fills it
+  const key = st.memoKey;
+  key[0] = k0;
+  key[1] = k1;
+  key[2] = k2;
+  key[3] = w0;
+  key[4] = w1;
+  key[5] = w2;
   return e;
 }
 
@@ -578,6 +584,7 @@ function legalList(st: FantasyState, s: number, typeMask: number, groupMask: num
   let n = 0;
   for (let e = st.ordFrom[pi] * OE; e < e1 && n < LMAX; e += OE) {
     if ((typeMask & ord[e + 1]) === 0 || (groupMask & ord[e + 2]) === 0) continue;
+    st.legalIdx[s * LMAX + n] = ord[e];
     st.legalOrd[s * LMAX + n++] = e;
   }
   st.legalMasks[s] = want;
@@ -619,10 +626,11 @@ function memoApply(st: FantasyState, e: number): void {
   const ord = st.ord;
   const a = st.cnt;
   const lo = st.legalOrd;
+  const li = st.legalIdx;
   for (let i = 0; i < n; i++) {
     const after = (memo[e + MR + 3 + (i >> 2)] >>> ((i & 3) << 3)) & 0xff;
     const q = lo[s * LMAX + i];
-    const idx = ord[q];
+    const idx = li[s * LMAX + i];
     const dead = a[idx] - after;
     if (dead === 0) continue;
     a[idx] = after;
