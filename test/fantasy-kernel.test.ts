@@ -80,6 +80,14 @@ describe('fantasy kernel: the volley table (decisions kept per key) against deci
     expect(table[0]).toBe(3000);
     expect(Array.from(table)).toEqual(Array.from(direct));
   });
+  it('keys every listed class: eleven attacking classes (no-retry climbers in three groups, the captain a unit) fill all three count words', () => {
+    const c = compiled(merge(SIEGE, { rules: { failed_climb: 'no_retry', captain: 'unit' } }));
+    const st = prepareFantasy(c);
+    const acc = new Float64Array(fantasyKernel.accLength(c));
+    runFantasyState(st, deriveState('fantasy-kernel', 'eleven', 0), 3000, acc);
+    expect(st.legalN[0]).toBe(11); // the defender's fire at every attacking class: counts 8..10 in the third word
+    expect(Array.from(acc)).toEqual(Array.from(runAcc(c, 3000, 'eleven', false, false)));
+  });
   it('is off where a volley needs dice or wounds (random or knapsack allocation, persistent wounds, per-mage targets)', () => {
     for (const extra of [{ policy: { damage_allocation: 'random' } }, { policy: { damage_allocation: 'knapsack' } }, { rules: { leftover: 'persistent' } }, { rules: { mage_targeting: 'per_mage' } }])
       expect(prepareFantasy(compiled(merge(SIEGE, extra))).memoOn).toBe(false);
