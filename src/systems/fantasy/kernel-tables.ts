@@ -194,3 +194,101 @@ export function ensureBinomials(tables: AliasTables, key: string, p: number, nMa
   binBases.set(key, grown);
   return grown;
 }
+
+// === joint outcomes: several counts in one draw ==============================================
+
+/**
+ * The most units a joint table takes (a pool's clerics, a class of climbers): its outcomes are
+ * pairs of counts, (n + 1)(n + 2) / 2 of them, and each count fits a byte of the code. Larger
+ * groups are drawn as two binomials, the same distribution.
+ */
+export const JOINT_MAX = 40;
+
+/**
+ * The tables of the faces of n d3 (a cleric pool, H10) for every n up to nMax (at most
+ * JOINT_MAX): outcome code ones | twos << 8 (the threes are the rest), with probability
+ * n! / (ones! twos! threes!) / 3^n.
+ */
+export function ensurePoolFaces(tables: AliasTables, nMax: number): Int32Array {
+  return ensureJoint(tables, 'pool-faces', 1 / 3, 1 / 2, nMax);
+}
+
+/**
+ * The tables of a class of n climbers (4.2 step 4, H16, H17) for every n up to nMax (at most
+ * JOINT_MAX): outcome code ok | lost << 8, ok ~ Binomial(n, p) the climbs that succeed, lost ~
+ * Binomial(n - ok, q) the failed climbers the 2d3 kills. `key` names p and q exactly.
+ */
+export function ensureClimbOutcomes(tables: AliasTables, key: string, p: number, q: number, nMax: number): Int32Array {
+  return ensureJoint(tables, `climb ${key}`, p, q, nMax);
+}
+
+/**
+ * A count a ~ Binomial(n, p) and b ~ Binomial(n - a, q), as one code a | b << 8, for n =
+ * 0..nMax: P(a, b) = Binomial(n, p)[a] × Binomial(n - a, q)[b].
+ */
+function ensureJoint(tables: AliasTables, key: string, p: number, q: number, nMax: number): Int32Array {
+  if (nMax > JOINT_MAX) throw new Error(`internal: a joint table of ${nMax} units (at most ${JOINT_MAX})`);
+  const binBases = tables.binBases;
+  const bases = binBases.get(key) ?? new Int32Array(0);
+  if (bases.length > nMax) return bases;
+  const grown = new Int32Array(nMax + 1).fill(-1);
+  grown.set(bases);
+  const second: number[][] = [];
+  for (let m = 0; m <= nMax; m++) second.push(binomialDistribution(m, q));
+  for (let n = bases.length; n <= nMax; n++) {
+    const first = binomialDistribution(n, p);
+    const codes: number[] = [];
+    const probs: number[] = [];
+    for (let a = 0; a <= n; a++) {
+      if (first[a] === 0) continue;
+      const rest = second[n - a];
+      for (let b = 0; b <= n - a; b++) {
+        if (rest[b] === 0) continue;
+        codes.push(a | (b << 8));
+        probs.push(first[a] * rest[b]);
+      }
+    }
+    grown[n] = aliasBuild(tables, codes, probs);
+  }
+  binBases.set(key, grown);
+  return grown;
+}
+
+/**
+ * The tables of the total of n3 d3 and n2 d2 (an archer volley with the 2d3 tower bonus, H15; a
+ * melee's archers, mages and clerics) for n3 = 0..N3 and n2 = 0..N2, at index n3 * (N2 + 1) + n2
+ * of the result. Made only while (N3 + 1)(N2 + 1) <= MIXED_MAX: the kernel otherwise draws the
+ * two sums apart (the same distribution).
+ */
+export function ensureSums32(tables: AliasTables, N3: number, N2: number): Int32Array {
+  if ((N3 + 1) * (N2 + 1) > MIXED_MAX) throw new Error(`internal: ${(N3 + 1) * (N2 + 1)} tables of d3 and d2 (at most ${MIXED_MAX})`);
+  const out = new Int32Array((N3 + 1) * (N2 + 1));
+  let d3 = [1];
+  for (let n3 = 0; n3 <= N3; n3++) {
+    if (n3 > 0) d3 = addDie(d3, 3);
+    let dist = d3;
+    for (let n2 = 0; n2 <= N2; n2++) {
+      if (n2 > 0) dist = addDie(dist, 2);
+      const codes: number[] = [];
+      const probs: number[] = [];
+      for (let s = 0; s < dist.length; s++) {
+        if (dist[s] === 0) continue;
+        codes.push(s);
+        probs.push(dist[s]);
+      }
+      out[n3 * (N2 + 1) + n2] = aliasBuild(tables, codes, probs);
+    }
+  }
+  return out;
+}
+
+/** The most tables ensureSums32 makes for a case. */
+export const MIXED_MAX = 4096;
+
+/** The exact distribution of n3 d3 plus n2 d2 (index = total), for tests. */
+export function sum32Distribution(n3: number, n2: number): number[] {
+  let dist = [1];
+  for (let i = 0; i < n3; i++) dist = addDie(dist, 3);
+  for (let i = 0; i < n2; i++) dist = addDie(dist, 2);
+  return dist;
+}

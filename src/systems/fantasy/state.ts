@@ -15,7 +15,7 @@ import type { RngState } from '../../engine/rng.js';
 import { ROUND_STRIDE } from './accumulator.js';
 import * as TYPES from './compile.js';
 import type { FantasyCompiled } from './compile.js';
-import { aliasDraw, AliasTables, ensureBinomials, ensureSums } from './kernel-tables.js';
+import { aliasDraw, AliasTables, ensureBinomials, ensureClimbOutcomes, ensurePoolFaces, ensureSums, ensureSums32, JOINT_MAX, MIXED_MAX } from './kernel-tables.js';
 
 // The troop types (compile.ts) as this module's own constants: V8 folds a module's own `const`
 // into the code, while an imported binding is read and checked at every use. The kernel's other
@@ -133,6 +133,17 @@ export class FantasyState {
   /** Binomial(n, P(climb succeeds)), and Binomial(n, P(2d3 >= HP)) for HP 2..7 at [HP - 2]. */
   readonly climbOk: Int32Array;
   readonly climbDies: Int32Array[];
+  /**
+   * One draw for what would be two (kernel-tables.ts, "joint outcomes"), where the case's numbers
+   * keep the tables small (empty otherwise, and the kernel draws the two apart): a pool's faces
+   * by its clerics (code ones | twos << 8); a class of climbers' outcome by its units, per HP as
+   * climbDies (code ok | lost << 8); and the total of n3 d3 and n2 d2 at n3 * (sum32N2 + 1) + n2.
+   */
+  readonly poolFaces: Int32Array;
+  readonly climbJoint: Int32Array[];
+  readonly sum32: Int32Array;
+  readonly sum32N3: number;
+  readonly sum32N2: number;
 
   // ---- the current trial ----
   /** The trial's generator state, drawn from the chunk's stream at each trial's start. */
@@ -298,6 +309,21 @@ export class FantasyState {
     this.climbOk = ensureBinomials(tables, `${faces}/20`, faces / 20, climbers);
     this.climbDies = [];
     for (let h = 2; h <= 7; h++) this.climbDies.push(ensureBinomials(tables, `2d3>=${h}`, TWO_D3_AT_LEAST[h], climbers));
+    this.poolFaces = clerics <= JOINT_MAX ? ensurePoolFaces(tables, clerics) : new Int32Array(0);
+    this.climbJoint = [];
+    if (climbers <= JOINT_MAX && c.climbers > 0)
+      for (let h = 2; h <= 7; h++) this.climbJoint.push(ensureClimbOutcomes(tables, `${faces}/20 2d3>=${h}`, faces / 20, TWO_D3_AT_LEAST[h], climbers));
+    // d3 and d2 together: the defender's archers with the tower's 2d3, a side's melee d3 and d2
+    let n32 = 2;
+    let n22 = 0;
+    for (let s = 0; s < 2; s++) {
+      n32 = Math.max(n32, c.units[s * NT + ARC]);
+      n22 = Math.max(n22, c.units[s * NT + ARC], c.units[s * NT + MAG] + c.units[s * NT + CLE]);
+    }
+    const mixed = (n32 + 1) * (n22 + 1) <= MIXED_MAX;
+    this.sum32 = mixed ? ensureSums32(tables, n32, n22) : new Int32Array(0);
+    this.sum32N3 = mixed ? n32 : -1;
+    this.sum32N2 = mixed ? n22 : -1;
     this.al = tables.al; // after the last table: building may replace the array
 
     const start = new Int32Array(COUNT_LENGTH);
@@ -402,6 +428,15 @@ export function sumDice(st: FantasyState, rng: RngState, n: number, die: number)
   let sum = 0;
   for (let i = 0; i < n; i++) sum += rollDie(rng, die, t);
   return sum;
+}
+
+/**
+ * The total of n3 d3 and n2 d2: one table draw when the case has the table (FantasyState.sum32),
+ * else the two sums apart; every die in per-die mode (the d3 first).
+ */
+export function sumDice32(st: FantasyState, rng: RngState, n3: number, n2: number): number {
+  if (!st.perDie && n3 <= st.sum32N3 && n2 <= st.sum32N2) return aliasDraw(rng, st.al, st.sum32[n3 * (st.sum32N2 + 1) + n2]);
+  return sumDice(st, rng, n3, 3) + sumDice(st, rng, n2, 2);
 }
 
 /** Units of type t of side s in the groups of groupMask. */

@@ -728,9 +728,18 @@ export function rollPool(st: FantasyState, c: FantasyCompiled, rng: RngState, s:
   const n = countType(st.cnt, s, CLE, ALL_GROUPS);
   if (!st.perDie) {
     if (n === 0) return;
-    // the faces of n d3: the 1s are Binomial(n, 1/3), the 2s Binomial(rest, 1/2)
-    const ones = aliasDraw(rng, st.al, st.third[n]);
-    const twos = aliasDraw(rng, st.al, st.half[n - ones]);
+    // the faces of n d3: the 1s are Binomial(n, 1/3), the 2s Binomial(rest, 1/2); one draw of
+    // the pair when the case has its table
+    let ones: number;
+    let twos: number;
+    if (n < st.poolFaces.length) {
+      const code = aliasDraw(rng, st.al, st.poolFaces[n]);
+      ones = code & 0xff;
+      twos = code >>> 8;
+    } else {
+      ones = aliasDraw(rng, st.al, st.third[n]);
+      twos = aliasDraw(rng, st.al, st.half[n - ones]);
+    }
     st.pool[s * 4 + 1] += ones;
     st.pool[s * 4 + 2] += twos;
     st.pool[s * 4 + 3] += n - ones - twos;
