@@ -133,6 +133,7 @@ describe('fantasy kernel: allocation orders made once per case', () => {
   for (const [label, body] of [
     ['full HP', SIEGE],
     ['persistent wounds (every HP reachable)', merge(SIEGE, { rules: { leftover: 'persistent' } })],
+    ['failed climbers may not retry (three groups)', merge(SIEGE, { rules: { failed_climb: 'no_retry' } })],
   ] as [string, Tree][]) {
     it(`${label}: the same kills and leftovers as a sort per call, on random states`, () => {
       const c = compiled(body);
@@ -146,7 +147,8 @@ describe('fantasy kernel: allocation orders made once per case', () => {
         for (let s = 0; s < 2; s++)
           for (let t = 0; t < NT; t++) {
             if (c.units[s * NT + t] === 0) continue;
-            for (let g = 0; g < (s === 0 && t < 2 ? 3 : 1); g++) {
+            // the groups a unit can reach: climbers go to the breach pool, failed ones to group 2 only with H17 (c)
+            for (let g = 0; g < (s === 0 && t < 2 ? (c.failedClimb === 2 ? 3 : 2) : 1); g++) {
               const h = wounds ? 1 + (nextU32(rng) % c.hp[t]) : c.hp[t];
               a[off(s, g, t) + h] = nextU32(rng) % 4;
             }

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHECK_Z_LIMIT, checkScenario, exactScenario, runScenario, validateText } from '../src/api.js';
-import { aliasDraw, aliasMass, AliasTables, binomialDistribution, ensureBinomials, ensureClimbOutcomes, ensurePoolFaces, ensureSums, ensureSums32, JOINT_MAX, MIXED_MAX, sum32Distribution, sumDistribution } from '../src/systems/fantasy/kernel-tables.js';
+import { aliasDraw, aliasMass, AliasTables, binomialDistribution, ensureBinomials, ensureClimbOutcomes, ensurePoolFaces, ensurePoolPairs, ensureSums, ensureSums32, ensureVolleys, JOINT_MAX, JOINT_OUTCOMES_MAX, poolPairOutcomes, sums32Outcomes, volleyOutcomes, sum32Distribution, sumDistribution } from '../src/systems/fantasy/kernel-tables.js';
 import { compileFantasy } from '../src/systems/fantasy/compile.js';
 import { prepareFantasy } from '../src/systems/fantasy/state.js';
 import { perDie } from './fantasy-per-die.js';
@@ -168,6 +168,46 @@ describe('fantasy tables: two counts in one draw, every outcome exact to within 
       }
   });
 
+  /** ways[s]: how many of the faces of n3 d3 and n2 d2 total s (every face counted). */
+  function ways32(n3: number, n2: number): bigint[] {
+    let ways: bigint[] = [1n];
+    const roll = (die: number) => {
+      const next = new Array<bigint>(ways.length + die).fill(0n);
+      for (let s = 0; s < ways.length; s++) for (let f = 1; f <= die; f++) next[s + f] += ways[s];
+      ways = next;
+    };
+    for (let i = 0; i < n3; i++) roll(3);
+    for (let i = 0; i < n2; i++) roll(2);
+    return ways;
+  }
+
+  it('a volley (M | A << 16: m d3, and a d2 with or without the 2d3 tower bonus), m = 0..4, a = 0..9', () => {
+    for (const tower of [false, true]) {
+      const bases = ensureVolleys(tables, 4, 9, tower);
+      for (let m = 0; m <= 4; m++)
+        for (let a = 0; a <= 9; a++) {
+          const wm = ways32(m, 0);
+          const wa = ways32(tower ? 2 : 0, a);
+          const codes = new Map<number, bigint>();
+          wm.forEach((x, M) => wa.forEach((y, A) => x * y > 0n && codes.set(M | (A << 16), x * y)));
+          holdsExactly(bases[m * 10 + a], codes, 3n ** BigInt(m + (tower ? 2 : 0)) * 2n ** BigInt(a));
+        }
+    }
+  });
+
+  it('both cleric pools (a1 | a2 << 8 | d1 << 16 | d2 << 24), 0..4 clerics a side', () => {
+    const bases = ensurePoolPairs(tables, 4, 4);
+    for (let na = 0; na <= 4; na++)
+      for (let nd = 0; nd <= 4; nd++) {
+        const codes = new Map<number, bigint>();
+        for (let a1 = 0; a1 <= na; a1++)
+          for (let a2 = 0; a1 + a2 <= na; a2++)
+            for (let d1 = 0; d1 <= nd; d1++)
+              for (let d2 = 0; d1 + d2 <= nd; d2++) codes.set(a1 | (a2 << 8) | (d1 << 16) | (d2 << 24), choose(na, a1) * choose(na - a1, a2) * choose(nd, d1) * choose(nd - d1, d2));
+        holdsExactly(bases[na * 5 + nd], codes, 3n ** BigInt(na + nd));
+      }
+  });
+
   it('a case gets the joint tables only where they stay small (the kernel then draws the counts apart)', () => {
     const prep = (body: Tree) => {
       const v = valid(body, 1000);
@@ -180,8 +220,15 @@ describe('fantasy tables: two counts in one draw, every outcome exact to within 
     const big = prep({ mode: 'siege', attacker: { infantry: JOINT_MAX + 1, archers: 64 }, defender: { clerics: JOINT_MAX + 1, archers: 64 } });
     expect(big.poolFaces.length).toBe(0);
     expect(big.climbJoint.length).toBe(0);
-    expect(65 * 65).toBeGreaterThan(MIXED_MAX);
+    expect(sums32Outcomes(64, 64)).toBeGreaterThan(JOINT_OUTCOMES_MAX);
     expect(big.sum32N3).toBe(-1);
+    expect(small.volNM).toBe(1);
+    expect(small.towerNA).toBe(6);
+    expect(small.poolND).toBe(1);
+    const wide = prep({ mode: 'siege', attacker: { mages: 60, archers: 60, clerics: 12 }, defender: { mages: 60, archers: 60, clerics: 12 } });
+    expect(volleyOutcomes(60, 60, false)).toBeGreaterThan(JOINT_OUTCOMES_MAX);
+    expect(poolPairOutcomes(12, 12)).toBeGreaterThan(JOINT_OUTCOMES_MAX);
+    expect([wide.volNM, wide.towerNM, wide.poolND]).toEqual([-1, -1, -1]);
   });
 });
 
@@ -214,7 +261,7 @@ describe('fantasy tables: the table mode agrees with the per-die mode (|z| < 4.5
     // never does, and armies past the joint tables' sizes (the counts drawn apart)
     ['siege: one of each, the climb always succeeds (DC 1)', { mode: 'siege', attacker: { infantry: 1, cavalry: 1, archers: 1, mages: 1, clerics: 1, siege_engines: 1 }, defender: { infantry: 1, archers: 1, mages: 1, clerics: 1 }, wall: { hp: 12, dc: 1, breach_threshold: 2 }, max_rounds: 8 }],
     ['siege: no defending archers, the climb never succeeds (DC 21), one cleric a side', merge(SIEGE, { attacker: { clerics: 1 }, defender: { archers: 0, mages: 2 }, wall: { dc: 21 } })],
-    ['siege: armies past the joint tables (41 clerics, 41 climbers, 64 archers), no-waste shields', { mode: 'siege', attacker: { infantry: 41, archers: 64, clerics: 41 }, defender: { infantry: 10, archers: 64, clerics: 41 }, wall: { hp: 30, dc: 12 }, max_rounds: 3, policy: { shield_spending: 'no_waste' } }],
+    ['siege: armies past the joint tables (41 clerics, 41 climbers, 64 archers, 40 mages), no-waste shields', { mode: 'siege', attacker: { infantry: 41, archers: 64, clerics: 41 }, defender: { infantry: 10, archers: 64, mages: 40, clerics: 41 }, wall: { hp: 30, dc: 12 }, max_rounds: 3, policy: { shield_spending: 'no_waste' } }],
   ];
   it.each(cases)('%s', async (_label, body) => {
     const v = valid(body, 30000);

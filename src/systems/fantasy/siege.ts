@@ -13,7 +13,7 @@ import { aliasDraw } from './kernel-tables.js';
 import { meleeExchange, openField } from './open-field.js';
 import { capOutcome, checkEnd, endTrial, record } from './record.js';
 import { addCount, countSide, countType, off, sumDice, sumDice32, type FantasyState } from './state.js';
-import { pickNoWaste, receiveVolley, rollPool, rollVolley, spendPick } from './volley.js';
+import { pickNoWaste, receiveVolley, rollPools, rollVolley, spendPick } from './volley.js';
 
 // The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
 // an imported binding is read and checked at every use), held to their definitions here.
@@ -232,10 +232,17 @@ function defenderRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): vo
   let M: number;
   let A: number;
   if (tower && !st.perDie && c.mageTargeting !== 1 && c.diceRemoval !== 1) {
-    // as rollVolley, with the 2d3 in the archers' draw (one table of d3 and d2 together)
+    // as rollVolley, with the 2d3 in the archers' total: one draw of both totals, or the mages'
+    // and then the archers' with the tower's (one table of d3 and d2 together)
     st.volleyMages = mages;
-    M = sumDice(st, rng, mages, 3);
-    A = sumDice32(st, rng, 2, archers);
+    if (mages <= st.towerNM && archers <= st.towerNA) {
+      const code = aliasDraw(rng, st.al, st.volleyTower[mages * (st.towerNA + 1) + archers]);
+      M = code & 0xffff;
+      A = code >>> 16;
+    } else {
+      M = sumDice(st, rng, mages, 3);
+      A = sumDice32(st, rng, 2, archers);
+    }
   } else {
     rollVolley(st, c, rng, mages, archers);
     A = st.volleyA;
@@ -258,8 +265,7 @@ export function siege(st: FantasyState, c: FantasyCompiled, rng: RngState, acc: 
     st.carry[0] = 0;
     st.carry[1] = 0;
     // 1. Cleric pools, re-rolled every round (H10 (b): unused dice accumulate).
-    rollPool(st, c, rng, 0, c.poolAccumulates === 1);
-    rollPool(st, c, rng, 1, c.poolAccumulates === 1);
+    rollPools(st, c, rng, c.poolAccumulates === 1);
     attackerRanged(st, c, rng);
     if (checkEnd(st)) return endTrial(st, c, r);
     defenderRanged(st, c, rng);

@@ -36,6 +36,12 @@ export function rollVolley(st: FantasyState, c: FantasyCompiled, rng: RngState, 
   if (!st.perDie && c.mageTargeting !== 1 && c.diceRemoval !== 1) {
     // only the mages' total matters (per-mage targets and H11 (b) need each die)
     st.volleyMages = mages;
+    if (mages <= st.volNM && archers <= st.volNA) {
+      const code = aliasDraw(rng, st.al, st.volley[mages * (st.volNA + 1) + archers]); // both totals in one draw
+      st.volleyM = code & 0xffff;
+      st.volleyA = code >>> 16;
+      return;
+    }
     st.volleyM = sumDice(st, rng, mages, 3);
     st.volleyA = sumDice(st, rng, archers, 2);
     return;
@@ -716,6 +722,35 @@ function killListed(st: FantasyState, D: number, T: number): number {
     D -= kill * h;
   }
   return D;
+}
+
+/**
+ * Step 1 for both sides (the attacker's pool first): one draw of both pools' faces when the case
+ * has the table, else rollPool for each.
+ */
+export function rollPools(st: FantasyState, c: FantasyCompiled, rng: RngState, accumulate: boolean): void {
+  const na = countType(st.cnt, 0, CLE, ALL_GROUPS);
+  const nd = countType(st.cnt, 1, CLE, ALL_GROUPS);
+  if (st.perDie || st.poolND < 0) {
+    rollPool(st, c, rng, 0, accumulate);
+    rollPool(st, c, rng, 1, accumulate);
+    return;
+  }
+  const pool = st.pool;
+  if (!accumulate) {
+    for (let k = 0; k < 8; k++) pool[k] = 0;
+  }
+  const code = aliasDraw(rng, st.al, st.poolPairs[na * (st.poolND + 1) + nd]);
+  const a1 = code & 0xff;
+  const a2 = (code >>> 8) & 0xff;
+  const d1 = (code >>> 16) & 0xff;
+  const d2 = code >>> 24;
+  pool[1] += a1;
+  pool[2] += a2;
+  pool[3] += na - a1 - a2;
+  pool[5] += d1;
+  pool[6] += d2;
+  pool[7] += nd - d1 - d2;
 }
 
 /** Step 1: side s rolls its clerics' shield dice (H10 DEFAULT: a new pool; (b) unused dice accumulate). */
