@@ -1,7 +1,8 @@
 /**
- * Dice tables for the fantasy kernel (its table mode): the sum of n identical dice, and a
- * binomial count, each drawn with one 32-bit draw through an alias table (Walker; Vose's
- * construction in integers) instead of rolling every die. A table depends only on the die (or
+ * Dice tables for the fantasy kernel (its table mode): the sum of n identical dice, a binomial
+ * count, and two counts or totals at once (a volley's mage and archer totals, a pool's faces, a
+ * class of climbers' outcome: "joint outcomes" below), each drawn with one 32-bit draw through an
+ * alias table (Walker; Vose's construction in integers) instead of rolling every die. A table depends only on the die (or
  * the chance) and n; each prepared case (state.ts) owns one `AliasTables` with the tables it
  * needs, so the kernel holds no tables of its own between cases.
  *
