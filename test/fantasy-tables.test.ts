@@ -124,12 +124,12 @@ describe('fantasy tables: two counts in one draw, every outcome exact to within 
     }
   });
 
-  it('a class of n climbers (ok | lost << 8) at every hit threshold of the d20 and every 2d3 kill chance, n = 0..12 and JOINT_MAX', () => {
+  it('a class of n climbers (ok | lost << 8) at every hit threshold of the d20 and every 2d3 kill chance, n = 0..3, 5, 8 and JOINT_MAX', () => {
     // f faces of 20 succeed; a failed climber dies on Q of the 9 outcomes of 2d3 (4.4: HP 2..7)
     for (let f = 0; f <= 20; f++)
       for (const Q of [9, 8, 6, 3, 1, 0]) {
         const bases = ensureClimbOutcomes(tables, `${f}/20 ${Q}/9`, f / 20, Q / 9, JOINT_MAX);
-        for (const n of [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, JOINT_MAX]) {
+        for (const n of [0, 1, 2, 3, 5, 8, JOINT_MAX]) {
           // counted over 20^n d20 faces and 9^(failures) 2d3 outcomes, scaled to 20^n 9^n
           const codes = new Map<number, bigint>();
           for (let ok = 0; ok <= n; ok++)
