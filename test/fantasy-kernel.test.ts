@@ -80,6 +80,14 @@ describe('fantasy kernel: the volley table (decisions kept per key) against deci
     expect(table[0]).toBe(3000);
     expect(Array.from(table)).toEqual(Array.from(direct));
   });
+  it('keys every listed class: eleven attacking classes (no-retry climbers in three groups, the captain a unit) fill all three count words', () => {
+    const c = compiled(merge(SIEGE, { rules: { failed_climb: 'no_retry', captain: 'unit' } }));
+    const st = prepareFantasy(c);
+    const acc = new Float64Array(fantasyKernel.accLength(c));
+    runFantasyState(st, deriveState('fantasy-kernel', 'eleven', 0), 3000, acc);
+    expect(st.legalN[0]).toBe(11); // the defender's fire at every attacking class: counts 8..10 in the third word
+    expect(Array.from(acc)).toEqual(Array.from(runAcc(c, 3000, 'eleven', false, false)));
+  });
   it('is off where a volley needs dice or wounds (random or knapsack allocation, persistent wounds, per-mage targets)', () => {
     for (const extra of [{ policy: { damage_allocation: 'random' } }, { policy: { damage_allocation: 'knapsack' } }, { rules: { leftover: 'persistent' } }, { rules: { mage_targeting: 'per_mage' } }])
       expect(prepareFantasy(compiled(merge(SIEGE, extra))).memoOn).toBe(false);
@@ -125,6 +133,7 @@ describe('fantasy kernel: allocation orders made once per case', () => {
   for (const [label, body] of [
     ['full HP', SIEGE],
     ['persistent wounds (every HP reachable)', merge(SIEGE, { rules: { leftover: 'persistent' } })],
+    ['failed climbers may not retry (three groups)', merge(SIEGE, { rules: { failed_climb: 'no_retry' } })],
   ] as [string, Tree][]) {
     it(`${label}: the same kills and leftovers as a sort per call, on random states`, () => {
       const c = compiled(body);
@@ -138,7 +147,8 @@ describe('fantasy kernel: allocation orders made once per case', () => {
         for (let s = 0; s < 2; s++)
           for (let t = 0; t < NT; t++) {
             if (c.units[s * NT + t] === 0) continue;
-            for (let g = 0; g < (s === 0 && t < 2 ? 3 : 1); g++) {
+            // the groups a unit can reach: climbers go to the breach pool, failed ones to group 2 only with H17 (c)
+            for (let g = 0; g < (s === 0 && t < 2 ? (c.failedClimb === 2 ? 3 : 2) : 1); g++) {
               const h = wounds ? 1 + (nextU32(rng) % c.hp[t]) : c.hp[t];
               a[off(s, g, t) + h] = nextU32(rng) % 4;
             }

@@ -1,7 +1,8 @@
 /**
- * Dice tables for the fantasy kernel (its table mode): the sum of n identical dice, and a
- * binomial count, each drawn with one 32-bit draw through an alias table (Walker; Vose's
- * construction in integers) instead of rolling every die. A table depends only on the die (or
+ * Dice tables for the fantasy kernel (its table mode): the sum of n identical dice, a binomial
+ * count, and two counts or totals at once (a volley's mage and archer totals, a pool's faces, a
+ * class of climbers' outcome: "joint outcomes" below), each drawn with one 32-bit draw through an
+ * alias table (Walker; Vose's construction in integers) instead of rolling every die. A table depends only on the die (or
  * the chance) and n; each prepared case (state.ts) owns one `AliasTables` with the tables it
  * needs, so the kernel holds no tables of its own between cases.
  *
@@ -193,4 +194,195 @@ export function ensureBinomials(tables: AliasTables, key: string, p: number, nMa
   }
   binBases.set(key, grown);
   return grown;
+}
+
+// === joint outcomes: several counts in one draw ==============================================
+
+/**
+ * The most units a joint table takes (a pool's clerics, a class of climbers): its outcomes are
+ * pairs of counts, (n + 1)(n + 2) / 2 of them, and each count fits a byte of the code. Larger
+ * groups are drawn as two binomials, the same distribution.
+ */
+export const JOINT_MAX = 20;
+
+/**
+ * The tables of the faces of n d3 (a cleric pool, H10) for every n up to nMax (at most
+ * JOINT_MAX): outcome code ones | twos << 8 (the threes are the rest), with probability
+ * n! / (ones! twos! threes!) / 3^n.
+ */
+export function ensurePoolFaces(tables: AliasTables, nMax: number): Int32Array {
+  return ensureJoint(tables, 'pool-faces', 1 / 3, 1 / 2, nMax);
+}
+
+/**
+ * The tables of a class of n climbers (4.2 step 4, H16, H17) for every n up to nMax (at most
+ * JOINT_MAX): outcome code ok | lost << 8, ok ~ Binomial(n, p) the climbs that succeed, lost ~
+ * Binomial(n - ok, q) the failed climbers the 2d3 kills. `key` names p and q exactly.
+ */
+export function ensureClimbOutcomes(tables: AliasTables, key: string, p: number, q: number, nMax: number): Int32Array {
+  return ensureJoint(tables, `climb ${key}`, p, q, nMax);
+}
+
+/**
+ * A count a ~ Binomial(n, p) and b ~ Binomial(n - a, q), as one code a | b << 8, for n =
+ * 0..nMax: P(a, b) = Binomial(n, p)[a] × Binomial(n - a, q)[b].
+ */
+function ensureJoint(tables: AliasTables, key: string, p: number, q: number, nMax: number): Int32Array {
+  if (nMax > JOINT_MAX) throw new Error(`internal: a joint table of ${nMax} units (at most ${JOINT_MAX})`);
+  const binBases = tables.binBases;
+  const bases = binBases.get(key) ?? new Int32Array(0);
+  if (bases.length > nMax) return bases;
+  const grown = new Int32Array(nMax + 1).fill(-1);
+  grown.set(bases);
+  const second: number[][] = [];
+  for (let m = 0; m <= nMax; m++) second.push(binomialDistribution(m, q));
+  for (let n = bases.length; n <= nMax; n++) {
+    const first = binomialDistribution(n, p);
+    const codes: number[] = [];
+    const probs: number[] = [];
+    for (let a = 0; a <= n; a++) {
+      if (first[a] === 0) continue;
+      const rest = second[n - a];
+      for (let b = 0; b <= n - a; b++) {
+        if (rest[b] === 0) continue;
+        codes.push(a | (b << 8));
+        probs.push(first[a] * rest[b]);
+      }
+    }
+    grown[n] = aliasBuild(tables, codes, probs);
+  }
+  binBases.set(key, grown);
+  return grown;
+}
+
+/**
+ * The tables of the total of n3 d3 and n2 d2 (an archer volley with the 2d3 tower bonus, H15; a
+ * melee's archers, mages and clerics) for n3 = 0..N3 and n2 = 0..N2, at index n3 * (N2 + 1) + n2
+ * of the result. Made only while every table together has at most JOINT_OUTCOMES_MAX outcomes:
+ * the kernel otherwise draws the two sums apart (the same distribution).
+ */
+export function ensureSums32(tables: AliasTables, N3: number, N2: number): Int32Array {
+  if (sums32Outcomes(N3, N2) > JOINT_OUTCOMES_MAX) throw new Error('internal: d3 and d2 tables too large');
+  const out = new Int32Array((N3 + 1) * (N2 + 1));
+  let d3 = [1];
+  for (let n3 = 0; n3 <= N3; n3++) {
+    if (n3 > 0) d3 = addDie(d3, 3);
+    let dist = d3;
+    for (let n2 = 0; n2 <= N2; n2++) {
+      if (n2 > 0) dist = addDie(dist, 2);
+      const codes: number[] = [];
+      const probs: number[] = [];
+      for (let s = 0; s < dist.length; s++) {
+        if (dist[s] === 0) continue;
+        codes.push(s);
+        probs.push(dist[s]);
+      }
+      out[n3 * (N2 + 1) + n2] = aliasBuild(tables, codes, probs);
+    }
+  }
+  return out;
+}
+
+/**
+ * The most outcomes a family of joint tables (ensureSums32, ensureVolleys, ensurePoolPairs) may
+ * have together in one case: each outcome is a slot or two of 3 ints, and building them is a
+ * case's set-up (about a microsecond an outcome).
+ */
+export const JOINT_OUTCOMES_MAX = 1 << 13;
+
+/** How many outcomes ensureSums32 would make. */
+export function sums32Outcomes(N3: number, N2: number): number {
+  let n = 0;
+  for (let n3 = 0; n3 <= N3; n3++) for (let n2 = 0; n2 <= N2; n2++) n += 2 * n3 + n2 + 1;
+  return n;
+}
+
+/** The exact distribution of n3 d3 plus n2 d2 (index = total), for tests. */
+export function sum32Distribution(n3: number, n2: number): number[] {
+  let dist = [1];
+  for (let i = 0; i < n3; i++) dist = addDie(dist, 3);
+  for (let i = 0; i < n2; i++) dist = addDie(dist, 2);
+  return dist;
+}
+
+/**
+ * The tables of a volley's two totals in one draw: m d3 (the mages, M) and a d2 plus, with
+ * `tower`, 2d3 (the archers and the tower bonus, A), for m = 0..NM and a = 0..NA, at index
+ * m * (NA + 1) + a of the result: outcome code M | A << 16. Made only while every table together
+ * has at most JOINT_OUTCOMES_MAX outcomes (the kernel otherwise draws the two totals apart).
+ */
+export function ensureVolleys(tables: AliasTables, NM: number, NA: number, tower: boolean): Int32Array {
+  if (volleyOutcomes(NM, NA, tower) > JOINT_OUTCOMES_MAX) throw new Error('internal: volley tables too large');
+  const out = new Int32Array((NM + 1) * (NA + 1));
+  let mages = [1];
+  for (let m = 0; m <= NM; m++) {
+    if (m > 0) mages = addDie(mages, 3);
+    let archers = tower ? addDie(addDie([1], 3), 3) : [1];
+    for (let a = 0; a <= NA; a++) {
+      if (a > 0) archers = addDie(archers, 2);
+      const codes: number[] = [];
+      const probs: number[] = [];
+      for (let M = 0; M < mages.length; M++) {
+        if (mages[M] === 0) continue;
+        for (let A = 0; A < archers.length; A++) {
+          if (archers[A] === 0) continue;
+          codes.push(M | (A << 16));
+          probs.push(mages[M] * archers[A]);
+        }
+      }
+      out[m * (NA + 1) + a] = aliasBuild(tables, codes, probs);
+    }
+  }
+  return out;
+}
+
+/** How many outcomes ensureVolleys would make. */
+export function volleyOutcomes(NM: number, NA: number, tower: boolean): number {
+  let n = 0;
+  for (let m = 0; m <= NM; m++) for (let a = 0; a <= NA; a++) n += (2 * m + 1) * (a + (tower ? 5 : 1));
+  return n;
+}
+
+/**
+ * The tables of both sides' cleric pools in one draw: the attacker's na d3 and the defender's nd
+ * d3, for na = 0..NA and nd = 0..ND (at most JOINT_MAX each), at index na * (ND + 1) + nd:
+ * outcome code a1 | a2 << 8 | d1 << 16 | d2 << 24 (each side's ones and twos). Made only while
+ * every table together has at most JOINT_OUTCOMES_MAX outcomes.
+ */
+export function ensurePoolPairs(tables: AliasTables, NA: number, ND: number): Int32Array {
+  if (poolPairOutcomes(NA, ND) > JOINT_OUTCOMES_MAX || NA > JOINT_MAX || ND > JOINT_MAX) throw new Error('internal: pool tables too large');
+  const faces = (n: number) => {
+    const list: { code: number; p: number }[] = [];
+    const first = binomialDistribution(n, 1 / 3);
+    for (let a = 0; a <= n; a++) {
+      const rest = binomialDistribution(n - a, 1 / 2);
+      for (let b = 0; b <= n - a; b++) list.push({ code: a | (b << 8), p: first[a] * rest[b] });
+    }
+    return list;
+  };
+  const out = new Int32Array((NA + 1) * (ND + 1));
+  for (let na = 0; na <= NA; na++) {
+    const att = faces(na);
+    for (let nd = 0; nd <= ND; nd++) {
+      const def = faces(nd);
+      const codes: number[] = [];
+      const probs: number[] = [];
+      for (const x of att)
+        for (const y of def) {
+          codes.push(x.code | (y.code << 16));
+          probs.push(x.p * y.p);
+        }
+      out[na * (ND + 1) + nd] = aliasBuild(tables, codes, probs);
+    }
+  }
+  return out;
+}
+
+/** How many outcomes ensurePoolPairs would make. */
+export function poolPairOutcomes(NA: number, ND: number): number {
+  let a = 0;
+  let d = 0;
+  for (let n = 0; n <= NA; n++) a += ((n + 1) * (n + 2)) / 2;
+  for (let n = 0; n <= ND; n++) d += ((n + 1) * (n + 2)) / 2;
+  return a * d;
 }

@@ -10,8 +10,8 @@ import * as S from './state.js';
 import * as AC from './accumulator.js';
 import type { FantasyCompiled } from './compile.js';
 import { capOutcome, checkEnd, endTrial, record } from './record.js';
-import { countType, hpSide, sumDice, type FantasyState } from './state.js';
-import { receiveVolley, rollPool, rollVolley } from './volley.js';
+import { countType, hpSide, sumDice, sumDice32, type FantasyState } from './state.js';
+import { receiveVolley, rollPools, rollVolley } from './volley.js';
 
 // The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
 // an imported binding is read and checked at every use), held to their definitions here.
@@ -109,8 +109,7 @@ export function meleeExchange(st: FantasyState, c: FantasyCompiled, rng: RngStat
 
 /** An open-field battle from round `start` (1 for the open field; after a breach for H21 (b)). */
 export function openField(st: FantasyState, c: FantasyCompiled, rng: RngState, acc: Float64Array, start: number): void {
-  rollPool(st, c, rng, 0, false);
-  rollPool(st, c, rng, 1, false);
+  rollPools(st, c, rng, false);
   let r = start;
   for (; r <= c.maxRounds; r++) {
     st.carry[0] = 0;
@@ -154,7 +153,7 @@ function meleeTotal(st: FantasyState, c: FantasyCompiled, rng: RngState, s: numb
     // the same dice by size (MELEE_DIE): d6 infantry, cavalry and Might; d3 archers; d2 mages, clerics
     const n6 = countType(st.cnt, s, INF, groupMask) + countType(st.cnt, s, CAV, groupMask) + mightDice;
     const n2 = countType(st.cnt, s, MAG, groupMask) + countType(st.cnt, s, CLE, groupMask);
-    return sumDice(st, rng, n6, 6) + sumDice(st, rng, countType(st.cnt, s, ARC, groupMask), 3) + sumDice(st, rng, n2, 2);
+    return sumDice(st, rng, n6, 6) + sumDice32(st, rng, countType(st.cnt, s, ARC, groupMask), n2);
   }
   let sum = 0;
   for (let t = 0; t < NT; t++) {

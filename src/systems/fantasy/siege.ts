@@ -12,8 +12,8 @@ import type { FantasyCompiled } from './compile.js';
 import { aliasDraw } from './kernel-tables.js';
 import { meleeExchange, openField } from './open-field.js';
 import { capOutcome, checkEnd, endTrial, record } from './record.js';
-import { addCount, countSide, countType, off, sumDice, type FantasyState } from './state.js';
-import { pickNoWaste, receiveVolley, rollPool, rollVolley, spendPick } from './volley.js';
+import { addCount, countSide, countType, off, sumDice, sumDice32, type FantasyState } from './state.js';
+import { pickNoWaste, receiveVolley, rollPools, rollVolley, spendPick } from './volley.js';
 
 // The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
 // an imported binding is read and checked at every use), held to their definitions here.
@@ -56,9 +56,19 @@ function climbs(st: FantasyState, c: FantasyCompiled, rng: RngState): void {
       if (n === 0) continue;
       if (!st.perDie && c.failedClimb !== 1) {
         // One class at once: successes ~ Binomial(n, p), the lost among the failures ~
-        // Binomial(failures, P(2d3 >= h)); H17 (b) needs each failure's damage (per die).
-        const ok = aliasDraw(rng, st.al, st.climbOk[n]);
-        const lost = aliasDraw(rng, st.al, st.climbDies[h < 2 ? 0 : h > 7 ? 5 : h - 2][n - ok]);
+        // Binomial(failures, P(2d3 >= h)), the pair in one draw when the case has its table;
+        // H17 (b) needs each failure's damage (per die).
+        const hi = h < 2 ? 0 : h > 7 ? 5 : h - 2;
+        let ok: number;
+        let lost: number;
+        if (st.climbJoint.length > 0) {
+          const code = aliasDraw(rng, st.al, st.climbJoint[hi][n]);
+          ok = code & 0xff;
+          lost = code >>> 8;
+        } else {
+          ok = aliasDraw(rng, st.al, st.climbOk[n]);
+          lost = aliasDraw(rng, st.al, st.climbDies[hi][n - ok]);
+        }
         const out = c.failedClimb === 2 ? n : ok + lost; // H17 (c): the failures may not retry
         st.cnt[b0 + h] -= out;
         st.cnt[TOT + t] -= out;
@@ -216,10 +226,29 @@ function attackerRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): vo
 
 /** Step 3: defender ranged, with the 2d3 tower bonus (H15); legal targets per H22, H25. */
 function defenderRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): void {
-  rollVolley(st, c, rng, countType(st.cnt, 1, MAG, ALL_GROUPS), countType(st.cnt, 1, ARC, ALL_GROUPS));
-  let A = st.volleyA;
-  const M = st.volleyM;
-  if (c.tower === 1 || (c.tower === 0 && st.wallHp > 0)) A += sumDice(st, rng, 2, 3);
+  const mages = countType(st.cnt, 1, MAG, ALL_GROUPS);
+  const archers = countType(st.cnt, 1, ARC, ALL_GROUPS);
+  const tower = c.tower === 1 || (c.tower === 0 && st.wallHp > 0);
+  let M: number;
+  let A: number;
+  if (tower && !st.perDie && c.mageTargeting !== 1 && c.diceRemoval !== 1) {
+    // as rollVolley, with the 2d3 in the archers' total: one draw of both totals, or the mages'
+    // and then the archers' with the tower's (one table of d3 and d2 together)
+    st.volleyMages = mages;
+    if (mages <= st.towerNM && archers <= st.towerNA) {
+      const code = aliasDraw(rng, st.al, st.volleyTower[mages * (st.towerNA + 1) + archers]);
+      M = code & 0xffff;
+      A = code >>> 16;
+    } else {
+      M = sumDice(st, rng, mages, 3);
+      A = sumDice32(st, rng, 2, archers);
+    }
+  } else {
+    rollVolley(st, c, rng, mages, archers);
+    A = st.volleyA;
+    M = st.volleyM;
+    if (tower) A += sumDice(st, rng, 2, 3);
+  }
   if (M + A === 0) return;
   const typeMask = c.enginesTargetable === 1 ? ALL_TYPES : ALL_TYPES & ~(1 << ENG);
   const groupMask = c.poolTargetable === 1 ? ALL_GROUPS : ALL_GROUPS & ~2;
@@ -236,8 +265,7 @@ export function siege(st: FantasyState, c: FantasyCompiled, rng: RngState, acc: 
     st.carry[0] = 0;
     st.carry[1] = 0;
     // 1. Cleric pools, re-rolled every round (H10 (b): unused dice accumulate).
-    rollPool(st, c, rng, 0, c.poolAccumulates === 1);
-    rollPool(st, c, rng, 1, c.poolAccumulates === 1);
+    rollPools(st, c, rng, c.poolAccumulates === 1);
     attackerRanged(st, c, rng);
     if (checkEnd(st)) return endTrial(st, c, r);
     defenderRanged(st, c, rng);

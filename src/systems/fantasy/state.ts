@@ -15,7 +15,7 @@ import type { RngState } from '../../engine/rng.js';
 import { ROUND_STRIDE } from './accumulator.js';
 import * as TYPES from './compile.js';
 import type { FantasyCompiled } from './compile.js';
-import { aliasDraw, AliasTables, ensureBinomials, ensureSums } from './kernel-tables.js';
+import { aliasDraw, AliasTables, ensureBinomials, ensureClimbOutcomes, ensurePoolFaces, ensurePoolPairs, ensureSums, ensureSums32, ensureVolleys, JOINT_MAX, JOINT_OUTCOMES_MAX, poolPairOutcomes, sums32Outcomes, volleyOutcomes } from './kernel-tables.js';
 
 // The troop types (compile.ts) as this module's own constants: V8 folds a module's own `const`
 // into the code, while an imported binding is read and checked at every use. The kernel's other
@@ -133,6 +133,31 @@ export class FantasyState {
   /** Binomial(n, P(climb succeeds)), and Binomial(n, P(2d3 >= HP)) for HP 2..7 at [HP - 2]. */
   readonly climbOk: Int32Array;
   readonly climbDies: Int32Array[];
+  /**
+   * One draw for what would be two (kernel-tables.ts, "joint outcomes"), where the case's numbers
+   * keep the tables small (empty otherwise, and the kernel draws the two apart): a pool's faces
+   * by its clerics (code ones | twos << 8); a class of climbers' outcome by its units, per HP as
+   * climbDies (code ok | lost << 8); and the total of n3 d3 and n2 d2 at n3 * (sum32N2 + 1) + n2.
+   */
+  readonly poolFaces: Int32Array;
+  readonly climbJoint: Int32Array[];
+  readonly sum32: Int32Array;
+  readonly sum32N3: number;
+  readonly sum32N2: number;
+  /**
+   * A volley's M and A in one draw (code M | A << 16) by its mages m and archers a, at m *
+   * (volNA + 1) + a (volNM -1: none); with the tower's 2d3 in A, the defender's in a siege
+   * (towerNM -1: none). Both sides' cleric pools in one draw by their clerics, at na *
+   * (poolND + 1) + nd (poolND -1: none).
+   */
+  readonly volley: Int32Array;
+  readonly volNM: number;
+  readonly volNA: number;
+  readonly volleyTower: Int32Array;
+  readonly towerNM: number;
+  readonly towerNA: number;
+  readonly poolPairs: Int32Array;
+  readonly poolND: number;
 
   // ---- the current trial ----
   /** The trial's generator state, drawn from the chunk's stream at each trial's start. */
@@ -228,6 +253,8 @@ export class FantasyState {
   readonly memoKey = new Int32Array(6);
   /** Per side: its legal classes for the masks legalMasks[s] (offsets into ord, 13 a side), and how many. */
   readonly legalOrd = new Int32Array(2 * 13);
+  /** The same classes' indices in the count array. */
+  readonly legalIdx = new Int32Array(2 * 13);
   readonly legalMasks = new Int32Array(2);
   readonly legalN = new Int32Array(2);
 
@@ -252,7 +279,7 @@ export class FantasyState {
         for (let g = 0; g < G; g++)
           for (let t = 0; t < NT; t++) {
             if (c.units[s * NT + t] === 0) continue; // never on the field
-            if (g > 0 && (s !== 0 || (t !== INF && t !== CAV))) continue; // only climbers change group
+            if (g > 0 && !reachesGroup(c, s, g, t)) continue; // only climbers change group
             // H29: among equal keys the class order (group, type, HP) puts units outside (group 0)
             // before the breach pool (group 1); pool_first moves the pool ahead by less than any
             // two different keys differ (values x10 and HP are integers <= 10000 and 30)
@@ -273,30 +300,28 @@ export class FantasyState {
     this.ord = Int32Array.from(lists);
     this.ordFrom = Int32Array.from(from);
 
-    // Table mode: the largest n each kind of draw can ask for in this case.
-    let n6 = 0;
-    let n3 = 2; // the tower bonus 2d3
-    let n2 = 0;
-    let clerics = 0;
-    for (let s = 0; s < 2; s++) {
-      const u = (t: number) => c.units[s * NT + t];
-      n6 = Math.max(n6, u(INF) + u(CAV) + c.might[s], 2 * u(ENG));
-      n3 = Math.max(n3, u(ARC), u(MAG));
-      n2 = Math.max(n2, u(ARC), u(MAG) + u(CLE));
-      clerics = Math.max(clerics, u(CLE));
-    }
-    const climbers = Math.max(c.units[INF], c.units[CAV]);
-    const faces = Math.min(20, Math.max(0, c.climbGt === 1 ? 20 - c.dc : 21 - c.dc)); // H16: faces that succeed
-    const tables = new AliasTables();
-    this.sum2 = ensureSums(tables, 2, n2);
-    this.sum3 = ensureSums(tables, 3, n3);
-    this.sum6 = ensureSums(tables, 6, n6);
-    this.third = ensureBinomials(tables, '1/3', 1 / 3, clerics);
-    this.half = ensureBinomials(tables, '1/2', 1 / 2, clerics);
-    this.climbOk = ensureBinomials(tables, `${faces}/20`, faces / 20, climbers);
-    this.climbDies = [];
-    for (let h = 2; h <= 7; h++) this.climbDies.push(ensureBinomials(tables, `2d3>=${h}`, TWO_D3_AT_LEAST[h], climbers));
-    this.al = tables.al; // after the last table: building may replace the array
+    const dt = diceTablesOf(c);
+    this.al = dt.al;
+    this.sum2 = dt.sum2;
+    this.sum3 = dt.sum3;
+    this.sum6 = dt.sum6;
+    this.third = dt.third;
+    this.half = dt.half;
+    this.climbOk = dt.climbOk;
+    this.climbDies = dt.climbDies;
+    this.poolFaces = dt.poolFaces;
+    this.climbJoint = dt.climbJoint;
+    this.sum32 = dt.sum32;
+    this.sum32N3 = dt.sum32N3;
+    this.sum32N2 = dt.sum32N2;
+    this.volley = dt.volley;
+    this.volNM = dt.volNM;
+    this.volNA = dt.volNA;
+    this.volleyTower = dt.volleyTower;
+    this.towerNM = dt.towerNM;
+    this.towerNA = dt.towerNA;
+    this.poolPairs = dt.poolPairs;
+    this.poolND = dt.poolND;
 
     const start = new Int32Array(COUNT_LENGTH);
     const slots: number[] = [];
@@ -343,6 +368,123 @@ export class FantasyState {
   }
 }
 
+/** A case's dice tables (FantasyState's fields of the same names). */
+interface DiceTables {
+  al: Int32Array;
+  sum2: Int32Array;
+  sum3: Int32Array;
+  sum6: Int32Array;
+  third: Int32Array;
+  half: Int32Array;
+  climbOk: Int32Array;
+  climbDies: Int32Array[];
+  poolFaces: Int32Array;
+  climbJoint: Int32Array[];
+  sum32: Int32Array;
+  sum32N3: number;
+  sum32N2: number;
+  volley: Int32Array;
+  volNM: number;
+  volNA: number;
+  volleyTower: Int32Array;
+  towerNM: number;
+  towerNA: number;
+  poolPairs: Int32Array;
+  poolND: number;
+}
+
+/**
+ * The dice tables of the cases seen last, by the numbers they are made from: the engine hands
+ * each batch of chunks a copy of the compiled case, and the tables (a few milliseconds to make)
+ * are the same for every copy, and for the points of a sweep that differ elsewhere (wall HP).
+ * At most DICE_TABLES_KEPT are kept, the oldest dropped first. The tables are only read.
+ */
+const DICE_TABLES = new Map<string, DiceTables>();
+const DICE_TABLES_KEPT = 16;
+
+function diceTablesOf(c: FantasyCompiled): DiceTables {
+  const key = JSON.stringify([c.units, c.might, c.climbGt, c.dc, c.climbers, c.siege, c.tower]);
+  let dt = DICE_TABLES.get(key);
+  if (dt === undefined) {
+    dt = makeDiceTables(c);
+    DICE_TABLES.set(key, dt);
+    if (DICE_TABLES.size > DICE_TABLES_KEPT) DICE_TABLES.delete(DICE_TABLES.keys().next().value as string);
+  }
+  return dt;
+}
+
+/** Make the dice tables of case c: each kind of draw up to the largest n the case can ask for. */
+function makeDiceTables(c: FantasyCompiled): DiceTables {
+  let n6 = 0;
+  let n3 = 2; // the tower bonus 2d3
+  let n2 = 0;
+  let clerics = 0;
+  for (let s = 0; s < 2; s++) {
+    const u = (t: number) => c.units[s * NT + t];
+    n6 = Math.max(n6, u(INF) + u(CAV) + c.might[s], 2 * u(ENG));
+    n3 = Math.max(n3, u(ARC), u(MAG));
+    n2 = Math.max(n2, u(ARC), u(MAG) + u(CLE));
+    clerics = Math.max(clerics, u(CLE));
+  }
+  const climbers = Math.max(c.units[INF], c.units[CAV]);
+  const faces = Math.min(20, Math.max(0, c.climbGt === 1 ? 20 - c.dc : 21 - c.dc)); // H16: faces that succeed
+  const tables = new AliasTables();
+  const sum2 = ensureSums(tables, 2, n2);
+  const sum3 = ensureSums(tables, 3, n3);
+  const sum6 = ensureSums(tables, 6, n6);
+  const third = ensureBinomials(tables, '1/3', 1 / 3, clerics);
+  const half = ensureBinomials(tables, '1/2', 1 / 2, clerics);
+  const climbOk = ensureBinomials(tables, `${faces}/20`, faces / 20, climbers);
+  const climbDies: Int32Array[] = [];
+  for (let h = 2; h <= 7; h++) climbDies.push(ensureBinomials(tables, `2d3>=${h}`, TWO_D3_AT_LEAST[h], climbers));
+  // Two counts in one draw (kernel-tables.ts, "joint outcomes") where the tables stay small.
+  const poolFaces = clerics <= JOINT_MAX ? ensurePoolFaces(tables, clerics) : new Int32Array(0);
+  const climbJoint: Int32Array[] = [];
+  if (climbers <= JOINT_MAX && c.climbers > 0)
+    for (let h = 2; h <= 7; h++) climbJoint.push(ensureClimbOutcomes(tables, `${faces}/20 2d3>=${h}`, faces / 20, TWO_D3_AT_LEAST[h], climbers));
+  // d3 and d2 together: a side's melee archers (d3) with its mages and clerics (d2); the tower's
+  // 2d3 with the defender's archers when the volley tables below are too large
+  let n32 = 2;
+  let n22 = 0;
+  for (let s = 0; s < 2; s++) {
+    n32 = Math.max(n32, c.units[s * NT + ARC]);
+    n22 = Math.max(n22, c.units[s * NT + ARC], c.units[s * NT + MAG] + c.units[s * NT + CLE]);
+  }
+  const mixed = sums32Outcomes(n32, n22) <= JOINT_OUTCOMES_MAX;
+  const nm = Math.max(c.units[MAG], c.units[NT + MAG]);
+  const na = Math.max(c.units[ARC], c.units[NT + ARC]);
+  const plain = volleyOutcomes(nm, na, false) <= JOINT_OUTCOMES_MAX;
+  const towerNM = c.units[NT + MAG];
+  const towerNA = c.units[NT + ARC];
+  const tower = c.siege === 1 && c.tower !== 2 && volleyOutcomes(towerNM, towerNA, true) <= JOINT_OUTCOMES_MAX;
+  const pairs = c.units[CLE] <= JOINT_MAX && c.units[NT + CLE] <= JOINT_MAX && poolPairOutcomes(c.units[CLE], c.units[NT + CLE]) <= JOINT_OUTCOMES_MAX;
+  const dt: DiceTables = {
+    al: tables.al,
+    sum2,
+    sum3,
+    sum6,
+    third,
+    half,
+    climbOk,
+    climbDies,
+    poolFaces,
+    climbJoint,
+    sum32: mixed ? ensureSums32(tables, n32, n22) : new Int32Array(0),
+    sum32N3: mixed ? n32 : -1,
+    sum32N2: mixed ? n22 : -1,
+    volley: plain ? ensureVolleys(tables, nm, na, false) : new Int32Array(0),
+    volNM: plain ? nm : -1,
+    volNA: plain ? na : -1,
+    volleyTower: tower ? ensureVolleys(tables, towerNM, towerNA, true) : new Int32Array(0),
+    towerNM: tower ? towerNM : -1,
+    towerNA: tower ? towerNA : -1,
+    poolPairs: pairs ? ensurePoolPairs(tables, c.units[CLE], c.units[NT + CLE]) : new Int32Array(0),
+    poolND: pairs ? c.units[NT + CLE] : -1,
+  };
+  dt.al = tables.al; // after the last table: building may replace the array
+  return dt;
+}
+
 /**
  * The volley tables of the cases seen last, by content: the engine hands each batch of chunks a
  * copy of the compiled case, so a table kept with its state alone would start empty at every
@@ -361,6 +503,18 @@ function memoTableOf(c: FantasyCompiled): Int32Array {
     if (MEMO_TABLES.size > MEMO_TABLES_KEPT) MEMO_TABLES.delete(MEMO_TABLES.keys().next().value as string);
   }
   return table;
+}
+
+/**
+ * Can units of side s and type t reach group g > 0? Only the attacker's climbers do (siege.ts
+ * climbs): the breach pool (1) those of the types the policy sends up the wall (H18), group 2
+ * only failed climbers who may not retry (H17 (c)). A class no unit can reach is left out of the
+ * allocation orders: every walk over them skips one empty class fewer.
+ */
+function reachesGroup(c: FantasyCompiled, s: number, g: number, t: number): boolean {
+  if (s !== 0 || c.siege !== 1 || c.climbers === 0) return false;
+  if (t !== INF && (t !== CAV || c.climbers < 2 || c.cavalryClimb === 0)) return false;
+  return g === 1 || c.failedClimb === 2;
 }
 
 /** Make the state of a compiled case (see FantasyState). */
@@ -400,6 +554,15 @@ export function sumDice(st: FantasyState, rng: RngState, n: number, die: number)
   let sum = 0;
   for (let i = 0; i < n; i++) sum += rollDie(rng, die, t);
   return sum;
+}
+
+/**
+ * The total of n3 d3 and n2 d2: one table draw when the case has the table (FantasyState.sum32),
+ * else the two sums apart; every die in per-die mode (the d3 first).
+ */
+export function sumDice32(st: FantasyState, rng: RngState, n3: number, n2: number): number {
+  if (!st.perDie && n3 <= st.sum32N3 && n2 <= st.sum32N2) return aliasDraw(rng, st.al, st.sum32[n3 * (st.sum32N2 + 1) + n2]);
+  return sumDice(st, rng, n3, 3) + sumDice(st, rng, n2, 2);
 }
 
 /** Units of type t of side s in the groups of groupMask. */

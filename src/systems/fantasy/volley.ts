@@ -36,6 +36,12 @@ export function rollVolley(st: FantasyState, c: FantasyCompiled, rng: RngState, 
   if (!st.perDie && c.mageTargeting !== 1 && c.diceRemoval !== 1) {
     // only the mages' total matters (per-mage targets and H11 (b) need each die)
     st.volleyMages = mages;
+    if (mages <= st.volNM && archers <= st.volNA) {
+      const code = aliasDraw(rng, st.al, st.volley[mages * (st.volNA + 1) + archers]); // both totals in one draw
+      st.volleyM = code & 0xffff;
+      st.volleyA = code >>> 16;
+      return;
+    }
     st.volleyM = sumDice(st, rng, mages, 3);
     st.volleyA = sumDice(st, rng, archers, 2);
     return;
@@ -522,42 +528,48 @@ if (MW << MEMO_BITS !== 16 << 13) throw new Error('internal: the volley table\'s
  * field (pools, counts over 255, damage over 65535: decided directly then).
  */
 function memoFind(st: FantasyState, s: number, M: number, A: number, typeMask: number, groupMask: number, phaseA: boolean): number {
-  const p1 = st.pool[s * 4 + 1];
-  const p2 = st.pool[s * 4 + 2];
-  const p3 = st.pool[s * 4 + 3];
+  const pool = st.pool;
+  const p1 = pool[s * 4 + 1];
+  const p2 = pool[s * 4 + 2];
+  const p3 = pool[s * 4 + 3];
   if (M > 0xffff || A > 0x7fff || p1 > 0xff || p2 > 0xff || p3 > 0xff) return -1;
-  const key = st.memoKey;
-  const ord = st.ord;
-  const a = st.cnt;
   const n = legalList(st, s, typeMask, groupMask);
   if (n > 12) return -1;
-  const lo = st.legalOrd;
-  let w = 0;
-  let word = 0;
+  const a = st.cnt;
+  const li = st.legalIdx;
+  const b = s * LMAX;
+  // the listed classes' counts, a byte each, four to a word
+  let w0 = 0;
+  let w1 = 0;
+  let w2 = 0;
   for (let i = 0; i < n; i++) {
-    const k = a[ord[lo[s * LMAX + i]]];
+    const k = a[li[b + i]];
     if (k > 0xff) return -1;
-    word |= k << ((i & 3) << 3);
-    if ((i & 3) === 3) {
-      key[3 + w++] = word;
-      word = 0;
-    }
+    const sh = (i & 3) << 3;
+    if (i < 4) w0 |= k << sh;
+    else if (i < 8) w1 |= k << sh;
+    else w2 |= k << sh;
   }
-  if ((n & 3) !== 0) key[3 + w++] = word;
-  for (; w < MK - 3; w++) key[3 + w] = 0;
-  key[0] = 1 | (s << 1) | (typeMask << 2) | (groupMask << 9) | ((phaseA ? 1 : 0) << 12) | (n << 13);
-  key[1] = M | (A << 16);
-  key[2] = p1 | (p2 << 8) | (p3 << 16);
-  let h = 0x2545f491;
-  for (let i = 0; i < MK; i++) h = Math.imul(h ^ key[i], 0x9e3779b1) ^ (h >>> 15);
-  h ^= h >>> 13;
+  const k0 = 1 | (s << 1) | (typeMask << 2) | (groupMask << 9) | ((phaseA ? 1 : 0) << 12) | (n << 13);
+  const k1 = M | (A << 16);
+  const k2 = p1 | (p2 << 8) | (p3 << 16);
+  // The words' products by odd constants are independent (no chain from word to word); the
+  // final steps mix the high bits into the low ones the slot is taken from.
+  let h = Math.imul(k0, 0x9e3779b1) ^ Math.imul(k1, 0x85ebca77) ^ Math.imul(k2, 0xc2b2ae3d) ^ Math.imul(w0, 0x27d4eb2f) ^ Math.imul(w1, 0x165667b1) ^ Math.imul(w2, 0x61c88647);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
   const e = (h & ((1 << MEMO_BITS) - 1)) * MW;
   const memo = st.memo;
-  for (let i = 0; i < MK; i++)
-    if (memo[e + i] !== key[i]) {
-      memo[e] = 0; // a miss: the slot is the new key's once memoStore fills it
-      return e;
-    }
+  if (memo[e] === k0 && memo[e + 1] === k1 && memo[e + 2] === k2 && memo[e + 3] === w0 && memo[e + 4] === w1 && memo[e + 5] === w2) return e;
+  memo[e] = 0; // a miss: the slot is the new key's once memoStore fills it
+  const key = st.memoKey;
+  key[0] = k0;
+  key[1] = k1;
+  key[2] = k2;
+  key[3] = w0;
+  key[4] = w1;
+  key[5] = w2;
   return e;
 }
 
@@ -578,6 +590,7 @@ function legalList(st: FantasyState, s: number, typeMask: number, groupMask: num
   let n = 0;
   for (let e = st.ordFrom[pi] * OE; e < e1 && n < LMAX; e += OE) {
     if ((typeMask & ord[e + 1]) === 0 || (groupMask & ord[e + 2]) === 0) continue;
+    st.legalIdx[s * LMAX + n] = ord[e];
     st.legalOrd[s * LMAX + n++] = e;
   }
   st.legalMasks[s] = want;
@@ -619,10 +632,11 @@ function memoApply(st: FantasyState, e: number): void {
   const ord = st.ord;
   const a = st.cnt;
   const lo = st.legalOrd;
+  const li = st.legalIdx;
   for (let i = 0; i < n; i++) {
     const after = (memo[e + MR + 3 + (i >> 2)] >>> ((i & 3) << 3)) & 0xff;
     const q = lo[s * LMAX + i];
-    const idx = ord[q];
+    const idx = li[s * LMAX + i];
     const dead = a[idx] - after;
     if (dead === 0) continue;
     a[idx] = after;
@@ -710,6 +724,35 @@ function killListed(st: FantasyState, D: number, T: number): number {
   return D;
 }
 
+/**
+ * Step 1 for both sides (the attacker's pool first): one draw of both pools' faces when the case
+ * has the table, else rollPool for each.
+ */
+export function rollPools(st: FantasyState, c: FantasyCompiled, rng: RngState, accumulate: boolean): void {
+  const na = countType(st.cnt, 0, CLE, ALL_GROUPS);
+  const nd = countType(st.cnt, 1, CLE, ALL_GROUPS);
+  if (st.perDie || st.poolND < 0) {
+    rollPool(st, c, rng, 0, accumulate);
+    rollPool(st, c, rng, 1, accumulate);
+    return;
+  }
+  const pool = st.pool;
+  if (!accumulate) {
+    for (let k = 0; k < 8; k++) pool[k] = 0;
+  }
+  const code = aliasDraw(rng, st.al, st.poolPairs[na * (st.poolND + 1) + nd]);
+  const a1 = code & 0xff;
+  const a2 = (code >>> 8) & 0xff;
+  const d1 = (code >>> 16) & 0xff;
+  const d2 = code >>> 24;
+  pool[1] += a1;
+  pool[2] += a2;
+  pool[3] += na - a1 - a2;
+  pool[5] += d1;
+  pool[6] += d2;
+  pool[7] += nd - d1 - d2;
+}
+
 /** Step 1: side s rolls its clerics' shield dice (H10 DEFAULT: a new pool; (b) unused dice accumulate). */
 export function rollPool(st: FantasyState, c: FantasyCompiled, rng: RngState, s: number, accumulate: boolean): void {
   if (!accumulate) {
@@ -720,9 +763,18 @@ export function rollPool(st: FantasyState, c: FantasyCompiled, rng: RngState, s:
   const n = countType(st.cnt, s, CLE, ALL_GROUPS);
   if (!st.perDie) {
     if (n === 0) return;
-    // the faces of n d3: the 1s are Binomial(n, 1/3), the 2s Binomial(rest, 1/2)
-    const ones = aliasDraw(rng, st.al, st.third[n]);
-    const twos = aliasDraw(rng, st.al, st.half[n - ones]);
+    // the faces of n d3: the 1s are Binomial(n, 1/3), the 2s Binomial(rest, 1/2); one draw of
+    // the pair when the case has its table
+    let ones: number;
+    let twos: number;
+    if (n < st.poolFaces.length) {
+      const code = aliasDraw(rng, st.al, st.poolFaces[n]);
+      ones = code & 0xff;
+      twos = code >>> 8;
+    } else {
+      ones = aliasDraw(rng, st.al, st.third[n]);
+      twos = aliasDraw(rng, st.al, st.half[n - ones]);
+    }
     st.pool[s * 4 + 1] += ones;
     st.pool[s * 4 + 2] += twos;
     st.pool[s * 4 + 3] += n - ones - twos;
