@@ -45,34 +45,53 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+/** A command's result, made once for the tests that only read it (each awaits it; any one of them may run alone). */
+function shared<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+}
+
+/** good-small as written, on one thread, through the bundle (the launcher's default): its report folder and the result. */
+const goodSmallOneThread = shared(async () => {
+  const out = path.join(tmp(), 'a');
+  return { out, r: await cli(['run', path.join(FIX, 'good-small.yaml'), '--threads', '1', '--out', out]) };
+});
+
+/** Three scenarios of three systems in one run, as text (no --json, no --brief), under one --out. */
+const THREE = [path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(ROOT, 'scenarios/fantasy/climbers-dc.yaml'), path.join(FIX, 'good-small.yaml')];
+const threeAsText = shared(async () => {
+  const out = path.join(tmp(), 'full');
+  return { out, r: await cli(['run', ...THREE, '--trials', '2000', '--no-progress', '--out', out]) };
+});
+
 describe('siegesim run', () => {
   it('writes byte-identical CSV with --threads 1 and --threads 2, and the whole report', async () => {
     const dir = tmp();
-    const a = await cli(['run', path.join(FIX, 'good-small.yaml'), '--threads', '1', '--out', path.join(dir, 'a')]);
+    const { out: one, r: a } = await goodSmallOneThread();
     const b = await cli(['run', path.join(FIX, 'good-small.yaml'), '--threads', '2', '--out', path.join(dir, 'b')]);
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
     for (const f of ['summary.csv', 'surrender_by_turn.csv']) {
-      expect(readFileSync(path.join(dir, 'b', f), 'utf8')).toBe(readFileSync(path.join(dir, 'a', f), 'utf8'));
+      expect(readFileSync(path.join(dir, 'b', f), 'utf8')).toBe(readFileSync(path.join(one, f), 'utf8'));
     }
-    const csv = readFileSync(path.join(dir, 'a', 'summary.csv'), 'utf8').split('\n');
+    const csv = readFileSync(path.join(one, 'summary.csv'), 'utf8').split('\n');
     expect(csv[0]).toBe('case,variant,structure.surrender_level,besieger.heavy_siege_artillery,metric,value,ci_low,ci_high,trials');
     expect(csv.some((l) => l.startsWith('1,lenient,2,0,diff_p_surrender,'))).toBe(true);
-    const curve = readFileSync(path.join(dir, 'a', 'surrender_by_turn.csv'), 'utf8').split('\n');
+    const curve = readFileSync(path.join(one, 'surrender_by_turn.csv'), 'utf8').split('\n');
     expect(curve[0]).toBe('case,variant,turn,p_cumulative,ci_low,ci_high');
-    const json = JSON.parse(readFileSync(path.join(dir, 'a', 'summary.json'), 'utf8'));
+    const json = JSON.parse(readFileSync(path.join(one, 'summary.json'), 'utf8'));
     expect(Object.keys(json)).toEqual(expect.arrayContaining(['name', 'system', 'seed', 'trials', 'cases', 'provenance']));
     expect(json.cases).toHaveLength(8);
     expect(Object.keys(json.cases[0].metrics)).toEqual(['p_test', 'p_surrender', 'mean_turns']);
     expect(json.cases[0].metrics.p_surrender).toEqual(expect.objectContaining({ value: expect.any(Number), ci_low: expect.any(Number), ci_high: expect.any(Number) }));
     expect(json.provenance).toEqual(expect.objectContaining({ version: VERSION, threads: 1, seconds: expect.any(Number), trials_per_second: expect.any(Number) }));
-    const charts = readdirSync(path.join(dir, 'a', 'charts')).sort();
+    const charts = readdirSync(path.join(one, 'charts')).sort();
     expect(charts).toEqual(
       expect.arrayContaining(['p_surrender_heatmap.svg', 'p_surrender_heatmap.vl.json', 'surrender_by_turn.svg', 'surrender_by_turn.vl.json']),
     );
-    const svg = readFileSync(path.join(dir, 'a', 'charts', 'surrender_by_turn.svg'), 'utf8');
+    const svg = readFileSync(path.join(one, 'charts', 'surrender_by_turn.svg'), 'utf8');
     expect(svg.startsWith('<svg')).toBe(true);
-    const html = readFileSync(path.join(dir, 'a', 'index.html'), 'utf8');
+    const html = readFileSync(path.join(one, 'index.html'), 'utf8');
     expect(html).toContain('charts/surrender_by_turn.svg');
     expect(html).not.toMatch(/https?:\/\/(?!vega\.github\.io)/); // nothing fetched from the network
   });
@@ -82,12 +101,11 @@ describe('siegesim run', () => {
     const bundle = path.join(ROOT, 'dist/cli/siegesim.cjs');
     expect(existsSync(bundle), 'dist/cli/siegesim.cjs: run npm run build').toBe(true);
     expect(statSync(bundle).mtimeMs).toBeGreaterThanOrEqual(statSync(path.join(ROOT, 'dist/src/cli/entry.js')).mtimeMs);
-    const a = tmp();
-    const b = tmp();
-    const file = path.join(FIX, 'good-small.yaml');
-    const [x, y] = await Promise.all([
-      cli(['run', file, '--out', a, '--threads', '1', '--trials', '3000', '--no-progress']),
-      run(process.execPath, [CLI, 'run', file, '--out', b, '--threads', '1', '--trials', '3000', '--no-progress'], ROOT, { SIEGESIM_NO_BUNDLE: '1' }),
+    // the bundle's report is the one-thread run of good-small (also read by the test above)
+    const b = path.join(tmp(), 'b');
+    const [{ out: a, r: x }, y] = await Promise.all([
+      goodSmallOneThread(),
+      run(process.execPath, [CLI, 'run', path.join(FIX, 'good-small.yaml'), '--threads', '1', '--out', b], ROOT, { SIEGESIM_NO_BUNDLE: '1' }),
     ]);
     expect([x.code, y.code], x.stderr + y.stderr).toEqual([0, 0]);
     for (const f of readdirSync(a).filter((n) => n.endsWith('.csv'))) expect(readFileSync(path.join(a, f), 'utf8'), f).toBe(readFileSync(path.join(b, f), 'utf8'));
@@ -201,8 +219,10 @@ describe('siegesim run', () => {
     // the last status line names the page that gathers them (npm start's too); stdout keeps the answers alone
     expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(`reports: ${path.join(dir, 'index.html')} (open it in a browser)`);
     expect(r.stdout).not.toContain('index.html');
-    const text = await cli(['run', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(FIX, 'good-small.yaml'), '--trials', '2000', '--out', dir, '--no-progress']);
-    expect(text.stderr.trimEnd().split('\n').at(-1)).toBe(`reports: ${path.join(dir, 'index.html')} (open it in a browser)`);
+    // as text (the run of three scenarios the --brief test below compares with)
+    const { out: full, r: text } = await threeAsText();
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr.trimEnd().split('\n').at(-1)).toBe(`reports: ${path.join(full, 'index.html')} (open it in a browser)`);
     expect(text.stdout).not.toContain('index.html');
   });
 
@@ -211,7 +231,7 @@ describe('siegesim run', () => {
     const start = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start as string;
     expect(start.split(' && ').at(-1)).toBe('node dist/src/cli/main.js run scenarios --brief');
     const dir = tmp();
-    const files = [path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(ROOT, 'scenarios/fantasy/climbers-dc.yaml'), path.join(FIX, 'good-small.yaml')];
+    const files = THREE;
     const r = await cli(['run', ...files, '--trials', '2000', '--brief', '--out', path.join(dir, 'brief')]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
@@ -230,12 +250,12 @@ describe('siegesim run', () => {
       `reports: ${path.join(dir, 'brief', 'index.html')} (open it in a browser)`,
     ]);
     // the same files, with the same numbers, as a run without --brief
-    const full = await cli(['run', ...files, '--trials', '2000', '--no-progress', '--out', path.join(dir, 'full')]);
+    const { out: fullDir, r: full } = await threeAsText();
     expect(full.code, full.stderr).toBe(0);
     const tree = (d: string): string[] => readdirSync(d, { recursive: true, encoding: 'utf8' }).sort();
-    expect(tree(path.join(dir, 'brief'))).toEqual(tree(path.join(dir, 'full')));
+    expect(tree(path.join(dir, 'brief'))).toEqual(tree(fullDir));
     for (const f of tree(path.join(dir, 'brief')).filter((f) => f.endsWith('.csv') || f.endsWith('.yaml'))) {
-      expect(readFileSync(path.join(dir, 'brief', f), 'utf8'), f).toBe(readFileSync(path.join(dir, 'full', f), 'utf8'));
+      expect(readFileSync(path.join(dir, 'brief', f), 'utf8'), f).toBe(readFileSync(path.join(fullDir, f), 'utf8'));
     }
     // one scenario: its folder; --brief and --json share stdout, so together they are refused
     const one = await cli(['run', files[0], '--trials', '2000', '--brief', '--out', path.join(dir, 'one')]);
@@ -293,8 +313,9 @@ describe('shards', () => {
     const scen = path.join(ROOT, 'scenarios/surrender/port-blockade.yaml');
     const full = await cli(['run', scen, '--trials', '700000', '--out', path.join(dir, 'full')]);
     expect(full.code, full.stderr).toBe(0);
+    // the shards on one thread (their chunks do not depend on it), the whole run on all cores
     for (const k of [1, 2, 3]) {
-      const r = await cli(['run', scen, '--trials', '700000', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]);
+      const r = await cli(['run', scen, '--trials', '700000', '--threads', '1', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]);
       expect(r.code, r.stderr).toBe(0);
     }
     const merged = await cli(['merge', scen, path.join(dir, 's3.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'merged'), '--json']);
@@ -353,7 +374,7 @@ describe('shards', () => {
       `where p_surrender reaches 0.5: p_surrender is at or above 0.5 already at heavy_siege_artillery = 0, the lowest swept, in every variant (${showInterval(first.value, first.ci_low, first.ci_high)}): the sweep does not bracket 0.5, so it does not show where it is first reached`,
     ]);
     for (const k of [1, 2, 3]) {
-      const r = await cli(['run', scen, '--trials', '600000', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]);
+      const r = await cli(['run', scen, '--trials', '600000', '--threads', '1', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]);
       expect(r.code, r.stderr).toBe(0);
     }
     const merged = await cli(['merge', scen, path.join(dir, 's2.json'), path.join(dir, 's3.json'), path.join(dir, 's1.json'), '--out', path.join(dir, 'merged')]);
@@ -367,7 +388,7 @@ describe('shards', () => {
     const scen = path.join(FIX, 'keep.yaml'); // fantasy: 4,096 trials a chunk, so 6,000 trials are 2 chunks
     const warn = MSG.shardEmpty(3, 4, 2, 6000, 4096);
     expect(warn).toBe('warning: shard 3/4 has nothing to run: 6,000 trials make 2 chunks per case (4,096 trials each), so shards 3 to 4 of 4 are empty and merge does not need them; --shard k/2 splits this run with none empty');
-    const shard = (k: number) => cli(['run', scen, '--trials', '6000', '--shard', `${k}/4`, '--out', path.join(dir, `s${k}.json`)]);
+    const shard = (k: number) => cli(['run', scen, '--trials', '6000', '--threads', '1', '--shard', `${k}/4`, '--out', path.join(dir, `s${k}.json`)]);
     const [s1, s2, s3] = [await shard(1), await shard(2), await shard(3)];
     for (const r of [s1, s2, s3]) expect(r.code, r.stderr).toBe(0);
     expect(s1.stderr).not.toMatch(/warning/);
@@ -394,13 +415,20 @@ describe('bad input', () => {
     ['bad-variant-no-set.yaml', /bad-variant-no-set\.yaml:7:5 {2}variants\[1\]\.name {2}variant "lenient" sets nothing, so it would run the scenario as written, exactly as the baseline "as-written" does/],
     ['bad-sweep-size.yaml', /bad-sweep-size\.yaml:5:1 {2}sweep {2}the sweep would make 30,003 cases \(3 values of turns x 10,001 values of structure\.blockade_chance\); at most 10,000 are allowed: list fewer values, or use a coarser step/],
   ];
-  it.each(cases)('%s exits 2 with file:line:col and the key path, and writes nothing', async (file, pattern) => {
+  // One run of all of them: run checks every file before anything runs and says every problem
+  // at once, so each file's line is there as it would be alone (a problem hiding another's fails).
+  const allBad = shared(async () => {
     const dir = tmp();
     const out = path.join(dir, 'out');
-    const r = await cli(['run', path.join('test/fixtures', file), '--out', out]);
+    return { dir, out, r: await cli(['run', ...cases.map(([file]) => path.join('test/fixtures', file)), '--out', out]) };
+  });
+  it.each(cases)('%s exits 2 with file:line:col and the key path, and writes nothing', async (file, pattern) => {
+    const { dir, out, r } = await allBad();
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(pattern);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith(`test/fixtures/${file}:`))).toHaveLength(1);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(`siegesim: ${cases.length} problems found; nothing was run or written`);
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -534,11 +562,11 @@ describe('exact, check, validate, schema', () => {
 
   it('check exits 1 when a |z| exceeds the limit', async () => {
     // With a limit of 0.001 some of the ~60 comparisons must exceed it: the exit path is real.
-    const r = await cli(['check', path.join(FIX, 'good-small.yaml'), '--trials', '50000', '--z-limit', '0.001']);
+    const r = await cli(['check', path.join(FIX, 'good-small.yaml'), '--threads', '1', '--trials', '50000', '--z-limit', '0.001']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/check FAILED: \d+ comparisons/);
     expect(r.stdout).toContain('FAIL');
-    const ok = await cli(['check', path.join(FIX, 'good-small.yaml'), '--trials', '50000']);
+    const ok = await cli(['check', path.join(FIX, 'good-small.yaml'), '--threads', '1', '--trials', '50000']);
     expect(ok.code, ok.stdout).toBe(0);
   });
 
@@ -546,7 +574,7 @@ describe('exact, check, validate, schema', () => {
   const HP = ['--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '5', '--to', '60'];
 
   it('solve finds the smallest wall HP for a target, and says when it is out of reach', async () => {
-    const r = await cli(['solve', GRID, ...HP, '--trials', '2000', '--no-sweep', '--json']);
+    const r = await cli(['solve', GRID, '--threads', '1', ...HP, '--trials', '2000', '--no-sweep', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const [j] = JSON.parse(r.stdout);
     expect(j).toMatchObject({ reachable: true, resolved: true, increasing: true, variant: 'baseline', point: {} });
@@ -554,9 +582,9 @@ describe('exact, check, validate, schema', () => {
     expect(j.neighbour.value).toBe(j.value - 1);
     expect(j.neighbour.metric.ci_high).toBeLessThan(0.5);
     expect(j.evaluations.length).toBeLessThan(16); // bisection, not a scan
-    const text = await cli(['solve', GRID, ...HP, '--trials', '2000', '--no-sweep']);
+    const text = await cli(['solve', GRID, '--threads', '1', ...HP, '--trials', '2000', '--no-sweep']);
     expect(text.stdout).toMatch(new RegExp(`^wall\\.hp = ${j.value}: the smallest value with p_defender_wins >= 0\\.5`));
-    const none = await cli(['solve', GRID, '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.999', '--from', '5', '--to', '12', '--trials', '1000', '--no-sweep']);
+    const none = await cli(['solve', GRID, '--threads', '1', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.999', '--from', '5', '--to', '12', '--trials', '1000', '--no-sweep']);
     expect(none.code).toBe(3);
     expect(none.stdout).toMatch(/^not reachable: p_defender_wins >= 0\.999 is not reached for wall\.hp in \[5, 12\]/);
     // which way to widen: the metric grows with wall.hp, so a higher --to (wall.hp allows up to 100,000)
@@ -565,7 +593,7 @@ describe('exact, check, validate, schema', () => {
     expect(none.stdout.split('\n')[0]).toMatch(/; closest at wall\.hp = 12 \(the top of the range\): 0\.\d{4} \[0\.\d{4}, 0\.\d{4}\]$/);
     expect(none.stdout).toMatch(/\n {2}at wall\.hp = 12: .*\(1,000 trials\), the closest\n {2}next: p_defender_wins grows/);
     // --json: an answer that is not there is "value": null, not a missing key
-    const noneJson = await cli(['solve', GRID, '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.999', '--from', '5', '--to', '12', '--trials', '1000', '--no-sweep', '--json']);
+    const noneJson = await cli(['solve', GRID, '--threads', '1', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.999', '--from', '5', '--to', '12', '--trials', '1000', '--no-sweep', '--json']);
     expect(noneJson.code).toBe(3);
     const [n] = JSON.parse(noneJson.stdout);
     expect(n).toHaveProperty('value', null);
@@ -573,28 +601,28 @@ describe('exact, check, validate, schema', () => {
     expect(n.closest).toEqual({ end: 'to', value: 12, metric: n.ends.to });
     expect(n.next).toEqual({ widen: 'to', suggest: 19, text: 'p_defender_wins grows with wall.hp towards the target: try a higher --to (wall.hp allows up to 100000), e.g. --to 19' });
     // at the top of what the setting allows there is nowhere to widen to: said so
-    const top = await cli(['solve', GRID, '--param', 'wall.dc', '--metric', 'p_defender_wins', '--target', '0.9999', '--from', '1', '--to', '40', '--trials', '1000', '--no-sweep']);
+    const top = await cli(['solve', GRID, '--threads', '1', '--param', 'wall.dc', '--metric', 'p_defender_wins', '--target', '0.9999', '--from', '1', '--to', '40', '--trials', '1000', '--no-sweep']);
     expect(top.code).toBe(3);
     expect(top.stdout).toContain("p_defender_wins grows with wall.dc but 40 is the highest value it allows: the target is out of this setting's reach");
     expect(top.stdout.split('\n')[0]).toContain('; closest at wall.dc = 40 (the top of the range, the highest value wall.dc allows): ');
-    const bad = await cli(['solve', GRID, '--param', 'wall.hpp', '--metric', 'p_defender_wins', '--target', '0.5']);
+    const bad = await cli(['solve', GRID, '--threads', '1', '--param', 'wall.hpp', '--metric', 'p_defender_wins', '--target', '0.5']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"wall.hpp" is not a numeric setting of system fantasy (did you mean "wall.hp"?)');
     expect(bad.stderr).not.toContain('solving'); // checked before the start line: nothing looks started
-    const outside = await cli(['solve', GRID, '--param', 'wall.dc', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '0', '--to', '20']);
+    const outside = await cli(['solve', GRID, '--threads', '1', '--param', 'wall.dc', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '0', '--to', '20']);
     expect(outside.code).toBe(2);
     expect(outside.stderr.trim()).toBe('siegesim: the range 0..20 goes outside the values wall.dc allows (1..40)');
     // a probability's target outside [0, 1]: refused before anything runs (never answered with exit 0)
-    const over = await cli(['solve', GRID, '--param', 'wall.hp', '--metric', 'p_attacker_wins', '--target', '1.5', '--no-sweep', '--trials', '1000']);
+    const over = await cli(['solve', GRID, '--threads', '1', '--param', 'wall.hp', '--metric', 'p_attacker_wins', '--target', '1.5', '--no-sweep', '--trials', '1000']);
     expect(over.code).toBe(2);
     expect(over.stdout).toBe('');
     expect(over.stderr).toContain('--target 1.5 is outside [0, 1]: "p_attacker_wins" is a probability');
     // an unknown metric: the scenario's own metrics listed, not another mode's (a siege has no volleys)
-    const metric = await cli(['solve', GRID, '--param', 'wall.hp', '--metric', 'mean_volley_a_damage', '--target', '0.5']);
+    const metric = await cli(['solve', GRID, '--threads', '1', '--param', 'wall.hp', '--metric', 'mean_volley_a_damage', '--target', '0.5']);
     expect(metric.code).toBe(2);
     expect(metric.stderr).toContain('unknown metric "mean_volley_a_damage" (this scenario\'s metrics: p_attacker_wins, p_defender_wins, p_undecided, mean_rounds');
     expect(metric.stderr).not.toMatch(/volley_b|mean_volley_a_damage,/);
-    const variant = await cli(['solve', GRID, ...HP, '--variant', 'nope']);
+    const variant = await cli(['solve', GRID, '--threads', '1', ...HP, '--variant', 'nope']);
     expect(variant.code).toBe(2);
     expect(variant.stderr).toContain('no variant "nope" in fantasy-wall-hp-dc-grid (its variants: baseline)');
   });
@@ -618,7 +646,7 @@ describe('exact, check, validate, schema', () => {
     const first = cases.find((c) => c.metrics.p_surrender.value >= 0.9)!;
     const want = first.params['structure.blockade_chance'];
     expect(want).toBe(0.28); // 0.8946 at 0.27, 0.9039 at 0.28 (exact)
-    const ask = ['solve', file, '--param', 'structure.blockade_chance', '--metric', 'p_surrender', '--target', '0.9', '--no-progress'];
+    const ask = ['solve', file, '--threads', '1', '--param', 'structure.blockade_chance', '--metric', 'p_surrender', '--target', '0.9', '--no-progress'];
     const r = await cli(ask);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('solving structure.blockade_chance from 0 to 1 in steps of 0.01 for p_surrender to reach 0.9');
@@ -644,12 +672,12 @@ describe('exact, check, validate, schema', () => {
     const zero = await cli([...ask, '--step', '0']);
     expect(zero.code).toBe(2);
     expect(zero.stderr).toContain('--step must be a positive number, got 0');
-    const port = await cli(['solve', file, '--param', 'structure.port', '--metric', 'p_surrender', '--target', '0.9']);
+    const port = await cli(['solve', file, '--threads', '1', '--param', 'structure.port', '--metric', 'p_surrender', '--target', '0.9']);
     expect(port.code).toBe(2);
     expect(port.stdout).toBe('');
     expect(port.stderr).toContain('"structure.port" is a yes/no setting (false, true), not a number: solve searches a number\'s range for where a metric crosses a target; compare its options with a sweep of structure.port instead');
     // an integer setting keeps whole numbers: a fractional step is refused
-    const half = await cli(['solve', file, '--param', 'turns', '--metric', 'p_surrender', '--target', '0.9', '--step', '0.5']);
+    const half = await cli(['solve', file, '--threads', '1', '--param', 'turns', '--metric', 'p_surrender', '--target', '0.9', '--step', '0.5']);
     expect(half.code).toBe(2);
     expect(half.stderr).toContain('--step must be a whole number >= 1 (turns is an integer setting), got 0.5');
   }, 60_000);
@@ -676,7 +704,7 @@ describe('exact, check, validate, schema', () => {
 
   it('solve --within: a neighbour practically on the target counts as reaching it (the designer of wall.dc = 12 got exit 4 at 0.4994 [0.4981, 0.5006])', async () => {
     // without it 18 (0.52) over 17 (0.4685 [0.4576, 0.4794]); within 0.04, 17 is clearly on target and 16 (0.40) clearly not
-    const args = ['solve', GRID, ...HP, '--trials', '2000', '--no-sweep'];
+    const args = ['solve', GRID, '--threads', '1', ...HP, '--trials', '2000', '--no-sweep'];
     const r = await cli([...args, '--within', '0.04']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^wall\.hp = 17: the smallest value with p_defender_wins >= 0\.5 \(within 0\.04: >= 0\.46\)\n/);
@@ -688,7 +716,7 @@ describe('exact, check, validate, schema', () => {
   it('solve answers at each sweep point, on the --variant asked for (surrender: exact answers)', async () => {
     // good-small sweeps surrender level L x heavy guns h; on "lenient" (<=) one test succeeds
     // with p = (L + h + k + 1) / 6, k = floor(steps / 5): p >= 0.9 first at k = 5 - L - h
-    const r = await cli(['solve', path.join(FIX, 'good-small.yaml'), '--param', 'besieged.steps_inside', '--metric', 'p_test', '--target', '0.9', '--from', '0', '--to', '30', '--trials', '1000', '--variant', 'lenient', '--json']);
+    const r = await cli(['solve', path.join(FIX, 'good-small.yaml'), '--threads', '1', '--param', 'besieged.steps_inside', '--metric', 'p_test', '--target', '0.9', '--from', '0', '--to', '30', '--trials', '1000', '--variant', 'lenient', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.map((p: { point: object; value: number; variant: string; resolved: boolean }) => [p.point, p.value, p.variant, p.resolved])).toEqual([
@@ -748,14 +776,14 @@ describe('exact, check, validate, schema', () => {
   });
 
   it('solve works on the surrender system too', async () => {
-    const r = await cli(['solve', 'scenarios/surrender/town-basic.yaml', '--param', 'besieged.steps_inside', '--metric', 'p_test', '--target', '0.9', '--from', '0', '--to', '40', '--trials', '20000', '--json']);
+    const r = await cli(['solve', 'scenarios/surrender/town-basic.yaml', '--threads', '1', '--param', 'besieged.steps_inside', '--metric', 'p_test', '--target', '0.9', '--from', '0', '--to', '40', '--trials', '20000', '--json']);
     expect(r.code, r.stderr).toBe(0);
     // town-basic: roll - 1 (artillery) - floor(steps/5) < 3 on a d6 reaches 5/6 at 10 steps, 1 at 15
     expect(JSON.parse(r.stdout)[0].value).toBe(15);
   });
 
   it("solve writes its values as run's answer does: a certainty is 1, not 1.0000 (found by the fresh-eyes trial)", async () => {
-    const r = await cli(['solve', 'scenarios/surrender/town-basic.yaml', '--param', 'structure.surrender_level', '--metric', 'p_surrender', '--target', '0.99995', '--trials', '20000']);
+    const r = await cli(['solve', 'scenarios/surrender/town-basic.yaml', '--threads', '1', '--param', 'structure.surrender_level', '--metric', 'p_surrender', '--target', '0.99995', '--trials', '20000']);
     expect(r.code, r.stderr).toBe(0);
     // all 80 000 trials at level 3 surrendered: the value is 1, its interval reaches down to the target's side
     expect(r.stdout).toMatch(/^ {2}at 3: p_surrender 1 \[0\.9999\d*, 1\] \(80,000 trials\)$/m);

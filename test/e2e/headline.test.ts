@@ -43,17 +43,23 @@ describe('headline: validation', () => {
       ['headline: [p_breach, 3]', (n) => new RegExp(`h\\.yaml:${n}:22 {2}headline\\[1\\] {2}expected text, got 3`)],
       ['headline: { metric: p_breach }', (n) => new RegExp(`h\\.yaml:${n}:11 {2}headline {2}a metric name, or a list of metric names`)],
     ];
-    for (const [line, want] of cases) {
-      const f = withHeadline(dir, ENGINES, line);
-      const { n } = lineOf(f);
-      const out = path.join(dir, 'out');
-      const r = await runCli(['run', f, '--trials', '100', '--no-progress', '--out', out]);
-      expect(r.code, `${line}\n${r.stderr}`).toBe(2);
-      expect(r.stderr, line).toMatch(want(n, line));
-      expect(r.stderr, line).not.toMatch(/\n\s+at /); // no stack trace
-      expect(r.stdout, line).toBe('');
-      expect(existsSync(out), line).toBe(false);
-    }
+    // one file a case, all in one run: run checks every file before anything runs and says every
+    // problem at once, each at its own file:line:col (one hiding another's fails here)
+    const files = cases.map(([line], i) => withHeadline(dir, ENGINES, line, `h${i + 1}.yaml`));
+    const out = path.join(dir, 'out');
+    const r = await runCli(['run', ...files, '--trials', '100', '--no-progress', '--out', out]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(r.stdout).toBe('');
+    expect(existsSync(out)).toBe(false);
+    const said = r.stderr.trimEnd().split('\n');
+    expect(said.at(-1)).toBe(`siegesim: ${cases.length} problems found; nothing was run or written`);
+    cases.forEach(([line, want], i) => {
+      const { n } = lineOf(files[i]);
+      const mine = said.filter((l) => l.includes(`h${i + 1}.yaml:`));
+      expect(mine, line).toHaveLength(1);
+      expect(mine[0].replace(`h${i + 1}.yaml:`, 'h.yaml:'), line).toMatch(want(n, line));
+    });
     // one name written alone is a list of one; a name the system cannot produce here (a siege's metric in an open field) is not one of this scenario's
     const one = await runCli(['validate', withHeadline(dir, ENGINES, 'headline: mean_breach_round')]);
     expect(one.code, one.stderr).toBe(0);

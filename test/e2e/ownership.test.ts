@@ -17,7 +17,9 @@ import { MANIFEST } from '../../src/report/manifest.js';
 const QUICK = path.join(ROOT, 'scenarios/surrender/town-basic.yaml');
 const OTHER = path.join(ROOT, 'scenarios/surrender/port-blockade.yaml');
 const BALANCE = path.join(ROOT, 'test/fixtures/balance/climbers-dc12.yaml');
-const BIG = ['--trials', '2000000000']; // would run for hours: a refusal must come before the run
+// would run for hours: a refusal must come before the run (on one worker thread: the pool that a big
+// run starts at once still starts, and the refusal must close it; a second thread adds only CPU)
+const BIG = ['--trials', '2000000000', '--threads', '1'];
 const tmp = tempDirs('siegesim-ownership-');
 
 /** Every file under `dir` (dot files too), by relative path, with its bytes. */
@@ -211,12 +213,28 @@ describe('no output over an input', () => {
   });
 });
 
+/**
+ * A report of QUICK (seed "old") at `to`: the tests below need an old report that a signal or a
+ * failure must leave as it was. The CLI writes it once; each test gets its own copy (a report
+ * folder moved or copied is still siegesim's: its manifest goes with it).
+ */
+let oldReport: Promise<string> | undefined;
+async function oldReportAt(to: string): Promise<void> {
+  oldReport ??= (async () => {
+    const rep = path.join(tmp(), 'rep');
+    const r = await runCli(['run', QUICK, '--trials', '1000', '--seed', 'old', '--out', rep, '--no-progress']);
+    expect(r.code, r.stderr).toBe(0);
+    return rep;
+  })();
+  cpSync(await oldReport, to, { recursive: true });
+  expect(JSON.parse(readFileSync(path.join(to, 'summary.json'), 'utf8')).seed).toBe('old');
+}
+
 describe('signals and failures in the write phase with the user\'s files beside the report', () => {
   /** A report with files of the user's in it (written with --force), and a snapshot of all. */
   async function mixed(dir: string): Promise<{ rep: string; before: Record<string, string> }> {
     const rep = path.join(dir, 'rep');
-    const r = await runCli(['run', QUICK, '--trials', '1000', '--seed', 'old', '--out', rep, '--no-progress']);
-    expect(r.code, r.stderr).toBe(0);
+    await oldReportAt(rep);
     writeFileSync(path.join(rep, 'notes.txt'), 'mine\n');
     mkdirSync(path.join(rep, 'mydata'));
     writeFileSync(path.join(rep, 'mydata', 'thesis.tex'), 'mine\n');
@@ -273,7 +291,7 @@ describe('a signal while the temporary folder is being made', () => {
     // exits. A module loaded first (node --import) makes every mkdir of a temporary so.
     const dir = tmp();
     const rep = path.join(dir, 'report');
-    expect((await runCli(['run', QUICK, '--trials', '1000', '--seed', 'old', '--out', rep, '--no-progress'])).code).toBe(0);
+    await oldReportAt(rep);
     const before = snapshot(rep);
     const preload = path.join(dir, 'slow-mkdir.mjs');
     writeFileSync(
