@@ -6,16 +6,23 @@
  * of the same runs of volleys between two side states, then the attacker's retreat from a
  * contested field (docs/rules/crusader-rex.md 2.8, 6.2, 6.31), and this path plays exactly that:
  *
- *  - A side's field is one number, its blocks' steps as base-5 digits; h hits on the strongest
- *    blocks in turn (6.31, ties in the side's hit order) is one look-up in the side's APPLY table
- *    (table-building's sideTables, the field and table paths' tables too).
+ *  - Hits go one at a time to the strongest block, ties in the side's hit order (6.31), so a
+ *    side's field after H hits in all is the same whatever runs scored them: a side's state is
+ *    one small number, its steps left R (its field is the R-th entry of a list made once from
+ *    the side's APPLY table, table-building's sideTables), and h hits on it are R - h, floored
+ *    at 0. The tables check that hits compose this way for every state they use.
  *  - A run of volleys (one side's blocks that fire one after another in 6.2's order, not hit in
  *    between: a letter group, or more) is one draw of its total hits from their exact
  *    distribution: the counts of each total among the 6^n faces of its n dice, an alias table
  *    built from them in integers (exactAliasTable) and read with one 32-bit draw (a draw whose
- *    27 low bits sit exactly on a slot's threshold, 1 in 2^27, takes more bits to decide).
+ *    low bits sit exactly on a slot's threshold, 1 in 2^27 or so, takes more bits to decide).
+ *  - A side's last run of a round and its first of the next (the same side's state fires both:
+ *    the enemy does not act in between) are one draw of the pair of totals, from the exact
+ *    counts of the pairs over the 6^n faces of both runs' dice, where those fit a double's
+ *    integers: the reference battle is seven draws a battle instead of nine. The hits of the
+ *    pair's first run land before the round ends, the second's after.
  *  - An eliminated side is absorbing: its state is 0, every run it fires scores 0 and every hit
- *    on it leaves 0, so every trial plays all its runs without a branch on the battle's end
+ *    on it leaves 0, so every trial plays all its draws without a branch on the battle's end
  *    (the draws after the end change nothing), and the rounds fought are counted from the
  *    states after each round.
  *  - What a trial adds to the accumulator is a function of its states after each round, so the
@@ -24,25 +31,23 @@
  *    call (flushClosed): the sums are of integers, exact in a double, so they are the sums a
  *    per-trial addition makes.
  *
- * Its dice differ from the other paths' (one draw per run, from other tables); its distribution
- * is theirs: the tests hold it to the volley-by-volley path and to the exact chain. With a trace
- * (systems/types.ts) each trial is added to the accumulator as it ends, then traced.
- * Everything it reads is in its per-case object (ClosedField), made once per case.
+ * Its dice differ from the other paths' (one draw per run or pair of runs, from other tables);
+ * its distribution is theirs: the tests hold it to the volley-by-volley path and to the exact
+ * chain. With a trace (systems/types.ts) each trial is added to the accumulator as it ends, then
+ * traced. Everything it reads is in its per-case object (ClosedField), made once per case.
  */
 import type { CrusaderRexCompiled } from './compile.js';
 import { FIELD } from './compile.js';
 import type { Trace } from '../types.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_DEF_HOLDS, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
 import { fieldPathApplies } from './field-run-path.js';
-import { sideTables, type SideTables } from './state-tables.js';
-import { cached } from './cache.js';
+import { sideTables } from './state-tables.js';
 import { fmix32, nextI32 } from '../../engine/rng.js';
 
 /** Hits one run of volleys can score: up to 5 blocks of 4 steps (the side tables' APPLY stride). */
 const HS = 21;
-/** Slots of an alias table (2^5 >= the 21 possible hit counts of a run). */
+/** Bins of each steps histogram (2^5 >= the 21 possible steps of a side), and a one-run table's slots. */
 const K = 32;
-const LOW = 0x7ffffff; // a draw's low 27 bits decide within its slot (its top 5 pick the slot)
 /** nextTrialState's mixing words (engine/rng.ts), for the inlined copy in the loop. */
 const MIX0 = 0x9e3779b9 | 0;
 const MIX1 = 0x7f4a7c15 | 0;
@@ -54,16 +59,15 @@ const H_ROUNDS = H_FINAL + 2 * 2 * K;
 const H_LEN = H_ROUNDS + 4;
 /** The most trials one pass counts before flushing (int32 counters). */
 const PASS = 1 << 30;
+/** The largest 6^n a pair of runs is drawn jointly over: every weight (at most slots x 6^n) stays an integer a double holds. */
+const PAIR_MAX = 2 ** 50;
 
 /** Everything the closed field path reads, made once per compiled case (buildClosedField). */
 export interface ClosedField {
-  /** Each side's state at the start (all its blocks in the field). */
+  /** Each side's steps at the start (its state: steps left, all its blocks in the field). */
   a0: number;
   b0: number;
-  /** Each side's APPLY table: state * HS + hits -> state. */
-  app0: Uint16Array;
-  app1: Uint16Array;
-  /** Each side's steps in the field by state. */
+  /** Each side's steps in the field by state (the state itself: kept so that the flush reads one shape). */
   sum0: Uint8Array;
   sum1: Uint8Array;
   /**
@@ -72,23 +76,31 @@ export interface ClosedField {
    */
   end0: Uint8Array;
   end1: Uint8Array;
-  /** The runs of the three rounds in firing order: round r's are roundEnd[r - 1] .. roundEnd[r] - 1. */
-  runSide: Int32Array;
-  /** Run k's alias table for its side's state x is at runBase[k] + x * K. */
-  runBase: Int32Array;
-  roundEnd: Int32Array;
-  /** Alias entries: threshold (of 2^27) << 5 | alias; a draw on a threshold is decided by rem / n (exactAliasTable). */
+  /**
+   * The draws of a battle in order (steps): the side that fires; its table for the firing
+   * side's state R at base + (R << bits); the slot bits; the bits of the second run's total
+   * (0: one run; a draw's outcome o is first total << bits2 | second total); whether a round
+   * ends between the two runs (mid) and after the draw (end); where its tables' 6^dice start in n.
+   */
+  sFire: Int32Array;
+  sBase: Int32Array;
+  sBits: Int32Array;
+  sLow: Int32Array;
+  sBits2: Int32Array;
+  sMid: Int32Array;
+  sEnd: Int32Array;
+  sN: Int32Array;
+  /** Alias entries: threshold (of 2^(32 - bits)) << bits | alias; a draw on a threshold is decided by rem / n (exactAliasTable). */
   alias: Int32Array;
   rem: Float64Array;
-  /** Each alias table's 6^dice, by offset / K. */
+  /** Each alias table's 6^dice, at its step's sN + the firing side's state. */
   n: Float64Array;
   /** The histograms of the trials of the current call by steps (H_LEN), filled from sc at each flush, and of the rounds fought. */
   cnt: Int32Array;
   /**
    * The histograms of the current call by state (S = both sides' state counts; side 1's states
    * after side 0's): rounds 1 and 2's states at 0 and S, the final states at 2 S + contested S.
-   * Counting states spares the loop the look-ups of their steps; round 3's states are the final
-   * ones, so they are not counted twice.
+   * Round 3's states are the final ones, so they are not counted twice.
    */
   sc: Int32Array;
   /** The scratch generator state for a draw on a threshold. */
@@ -132,49 +144,65 @@ export function hitCounts(fps: number[]): number[] {
   return out;
 }
 
+
 /**
- * An alias table for the hit totals with `counts` (summing to n), exact: each slot of K holds
- * weight n, outcome i brings K * counts[i] (Vose's pairing in integers), so a slot keeps its
- * own outcome with probability w / n, its alias otherwise. A draw reads slot u >>> 27 and keeps
- * it when its low 27 bits y are below floor(w 2^27 / n) (the entry's threshold); on y equal to
- * it, when a uniform v in [0, n) is below (w 2^27) mod n (rem): probability exactly w / n. A
- * full slot is threshold 2^27 - 1 with itself as alias. Into alias/rem at `at`.
+ * An alias table for the hit totals with `counts` (summing to n), exact, over K = 2^5 slots
+ * (exactAliasTableBits with 5 bits: a draw's top 5 bits pick the slot, its low 27 decide).
  */
 export function exactAliasTable(counts: ArrayLike<number>, alias: Int32Array, rem: Float64Array, at: number): void {
-  let total = 0;
-  for (let i = 0; i < counts.length; i++) total += counts[i];
-  exactAliasOf(counts, counts.length, total, alias, rem, at);
+  exactAliasTableBits(counts, 5, alias, rem, at);
 }
 
-/** exactAliasTable over the first `len` counts (summing to `total`). */
-function exactAliasOf(counts: ArrayLike<number>, len: number, total: number, alias: Int32Array, rem: Float64Array, at: number): void {
-  // in doubles while every weight (at most K n) is an exact integer; in BigInt beyond (19 or 20 dice)
-  if (total * K > 2 ** 53) {
-    exactAliasBig(Array.from({ length: len }, (_, i) => counts[i]), alias, rem, at);
+/**
+ * An alias table for the outcomes with `counts` (summing to n), exact, over K = 2^bits slots:
+ * each slot holds weight n, outcome i brings K * counts[i] (Vose's pairing in integers), so a
+ * slot keeps its own outcome with probability w / n, its alias otherwise. A draw reads slot
+ * u >>> (32 - bits) and keeps it when its low L = 32 - bits bits y are below floor(w 2^L / n)
+ * (the entry's threshold); on y equal to it, when a uniform v in [0, n) is below (w 2^L) mod n
+ * (rem): probability exactly w / n. A full slot is threshold 2^L - 1 with itself as alias. Into
+ * alias/rem at `at` (K entries).
+ */
+export function exactAliasTableBits(counts: ArrayLike<number>, bits: number, alias: Int32Array, rem: Float64Array, at: number): void {
+  let total = 0;
+  for (let i = 0; i < counts.length; i++) total += counts[i];
+  exactAliasOf(counts, counts.length, total, bits, alias, rem, at);
+}
+
+/** exactAliasTableBits over the first `len` counts (summing to `total`). */
+function exactAliasOf(counts: ArrayLike<number>, len: number, total: number, bits: number, alias: Int32Array, rem: Float64Array, at: number): void {
+  const slots = 2 ** bits;
+  const lowBits = 32 - bits;
+  const full = 2 ** lowBits - 1;
+  // in doubles while every weight (at most K n) is an exact integer and r 8 < 2^53 below; in BigInt beyond (19 or 20 dice)
+  if (total * slots > 2 ** 53 || total > PAIR_MAX) {
+    exactAliasBig(Array.from({ length: len }, (_, i) => counts[i]), bits, alias, rem, at);
     return;
   }
   const n = total;
-  const w = EA_W;
-  const small = EA_SMALL;
-  const large = EA_LARGE;
+  const w = new Float64Array(slots);
+  const small = new Int32Array(slots);
+  const large = new Int32Array(slots);
   let ns = 0;
   let nl = 0;
-  for (let i = 0; i < K; i++) {
-    w[i] = i < len ? K * counts[i] : 0;
+  for (let i = 0; i < slots; i++) {
+    w[i] = i < len ? slots * counts[i] : 0;
     if (w[i] < n) small[ns++] = i;
     else large[nl++] = i;
-    alias[at + i] = ((LOW * K) | i) | 0; // full until paired
+    alias[at + i] = (full * slots + i) | 0; // full until paired
     rem[at + i] = 0;
   }
   while (ns > 0 && nl > 0) {
     const sI = small[--ns];
     const lI = large[nl - 1];
-    // floor(w 2^27 / n) and (w 2^27) mod n, 3 bits at a time: r < n <= 2^48, so r 8 < 2^51 and
-    // every product below is exact; the quotient of doubles is corrected to the integer one
+    // floor(w 2^L / n) and (w 2^L) mod n, up to 3 bits at a time: r < n <= 2^50, so r 8 < 2^53
+    // and every product below is exact; the quotient of doubles is corrected to the integer one
     let q = 0;
     let r = w[sI];
-    for (let bits = 0; bits < 27; bits += 3) {
-      r *= 8;
+    for (let done = 0; done < lowBits; ) {
+      const step = lowBits - done < 3 ? lowBits - done : 3;
+      const scale = 1 << step;
+      done += step;
+      r *= scale;
       let d = Math.floor(r / n);
       r -= d * n;
       if (r < 0) {
@@ -184,9 +212,9 @@ function exactAliasOf(counts: ArrayLike<number>, len: number, total: number, ali
         d++;
         r -= n;
       }
-      q = q * 8 + d;
+      q = q * scale + d;
     }
-    alias[at + sI] = (q * K + lI) | 0;
+    alias[at + sI] = (q * slots + lI) | 0;
     rem[at + sI] = r;
     w[lI] -= n - w[sI];
     if (w[lI] < n) {
@@ -195,29 +223,28 @@ function exactAliasOf(counts: ArrayLike<number>, len: number, total: number, ali
     }
   }
 }
-/** exactAliasTable's scratch: the weights, the small and large stacks. */
-const EA_W = new Float64Array(K);
-const EA_SMALL = new Int32Array(K);
-const EA_LARGE = new Int32Array(K);
 
-/** exactAliasTable in BigInt (weights beyond 2^53). */
-function exactAliasBig(counts: number[], alias: Int32Array, rem: Float64Array, at: number): void {
+/** exactAliasOf in BigInt (weights beyond 2^53). */
+function exactAliasBig(counts: number[], bits: number, alias: Int32Array, rem: Float64Array, at: number): void {
+  const slots = 2 ** bits;
+  const lowBits = BigInt(32 - bits);
+  const full = 2 ** (32 - bits) - 1;
   const n = BigInt(counts.reduce((s, x) => s + x, 0));
   const w: bigint[] = [];
   const small: number[] = [];
   const large: number[] = [];
-  for (let i = 0; i < K; i++) {
-    w.push(i < counts.length ? BigInt(K) * BigInt(counts[i]) : 0n);
+  for (let i = 0; i < slots; i++) {
+    w.push(i < counts.length ? BigInt(slots) * BigInt(counts[i]) : 0n);
     if (w[i] < n) small.push(i);
     else large.push(i);
-    alias[at + i] = ((LOW * K) | i) | 0; // full until paired
+    alias[at + i] = (full * slots + i) | 0; // full until paired
     rem[at + i] = 0;
   }
   while (small.length > 0 && large.length > 0) {
     const sI = small.pop()!;
     const lI = large[large.length - 1];
-    const scaled = w[sI] << 27n;
-    alias[at + sI] = (Number(scaled / n) * K + lI) | 0;
+    const scaled = w[sI] << lowBits;
+    alias[at + sI] = (Number(scaled / n) * slots + lI) | 0;
     rem[at + sI] = Number(scaled % n);
     w[lI] -= n - w[sI];
     if (w[lI] < n) {
@@ -245,75 +272,11 @@ function hitOrder(c: CrusaderRexCompiled, side: number): number[] {
   return list;
 }
 
-/** A run's alias tables for every state of its side (K entries each), their remainders and each table's 6^dice. */
-interface RunTables {
-  alias: Int32Array;
-  rem: Float64Array;
-  n: Float64Array;
-}
-/**
- * Run tables made so far in this thread, by the side's block count and the run's blocks'
- * positions and firepowers: read only once made, so the cases of a sweep share them.
- */
-const RUN_MADE = new Map<string, RunTables>();
-const RUN_KEEP = 64;
-
-/**
- * The alias tables of a run of blocks at positions `ps` with firepowers `fps` for each state of
- * a side (tables `t`, `states` states): one table per combination of the run's blocks' steps
- * (exactAliasTable over the counts of their dice), copied to each state that has it, so a draw
- * reads the table at its state's offset with no look-up in between.
- */
-function makeRunTables(t: SideTables, states: number, ps: number[], fps: number[]): RunTables {
-  const m = ps.length;
-  const subs = 5 ** m;
-  const al = new Int32Array(subs * K);
-  const rm = new Float64Array(subs * K);
-  const nDice = new Int32Array(subs);
-  // the counts of every combination of the run's steps (sub-index: the steps in base 5, the first
-  // block's most significant), one walk sharing each prefix: level i holds the counts of the
-  // first i blocks' dice, and one more die multiplies by ((6 - f) + f x)
-  const level = Array.from({ length: m + 1 }, () => new Float64Array(HS + 1));
-  const total = new Float64Array(m + 1);
-  level[0][0] = 1;
-  total[0] = 1;
-  let sub = 0;
-  const walk = (i: number, dice: number): void => {
-    if (i === m) {
-      exactAliasOf(level[m], dice + 1, total[m], al, rm, sub * K);
-      nDice[sub++] = dice;
-      return;
-    }
-    const f = fps[i];
-    const from = level[i];
-    const to = level[i + 1];
-    for (let h = 0; h <= dice; h++) to[h] = from[h];
-    total[i + 1] = total[i];
-    for (let s = 0; s < 5; s++) {
-      walk(i + 1, dice + s);
-      if (s === 4) break;
-      // one more die on level i + 1 (its first dice + s dice so far): the product with ((6 - f) + f x)
-      const top = dice + s;
-      to[top + 1] = to[top] * f;
-      for (let h = top; h > 0; h--) to[h] = to[h] * (6 - f) + to[h - 1] * f;
-      to[0] *= 6 - f;
-      total[i + 1] *= 6;
-    }
-  };
-  walk(0, 0);
-  const alias = new Int32Array(states * K);
-  const rem = new Float64Array(states * K);
-  const n = new Float64Array(states);
-  for (let x = 0; x < states; x++) {
-    let r = 0;
-    for (let i = 0; i < m; i++) r = r * 5 + t.digit[x * t.n + ps[i]];
-    for (let j = 0; j < K; j++) {
-      alias[x * K + j] = al[r * K + j];
-      rem[x * K + j] = rm[r * K + j];
-    }
-    n[x] = 6 ** nDice[r];
-  }
-  return { alias, rem, n };
+/** The bits that number 0 .. most (at least 1). */
+function bitsFor(most: number): number {
+  let bits = 1;
+  while (2 ** bits <= most) bits++;
+  return bits;
 }
 
 /** The closed field path's tables for a case it applies to (closedFieldApplies); `ords` as buildOrders gives them. */
@@ -321,72 +284,130 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
   const pos = new Int32Array(c.nb);
   const count = [0, 0];
   for (let b = 0; b < c.nb; b++) pos[b] = count[c.side[b]]++;
-  const weight = (b: number) => 5 ** pos[b];
   const t = [0, 1].map((sd) => sideTables(count[sd], hitOrder(c, sd).map((b) => pos[b])));
-  const states = [5 ** count[0], 5 ** count[1]];
   const start = [0, 0];
   const initial = new Int32Array(2);
   for (let b = 0; b < c.nb; b++) {
-    start[c.side[b]] += c.steps0[b] * weight(b);
+    start[c.side[b]] += c.steps0[b] * 5 ** pos[b];
     initial[c.side[b]] += c.steps0[b];
   }
+  // each side's field by steps left: the start, then one hit at a time (APPLY's first column)
+  const field = [0, 1].map((sd) => {
+    const T = initial[sd];
+    const st = new Int32Array(T + 1);
+    st[T] = start[sd];
+    for (let R = T - 1; R >= 0; R--) st[R] = t[sd].apply[st[R + 1] * HS + 1];
+    // h hits at once are h hits one at a time (6.31): what makes steps left the whole state
+    for (let R = 0; R <= T; R++) {
+      if (t[sd].sum[st[R]] !== R) throw new Error(`closed field path: side ${sd} has ${t[sd].sum[st[R]]} steps after ${T - R} hits of ${T}`);
+      for (let h = 0; h < HS; h++) {
+        if (t[sd].apply[st[R] * HS + h] !== st[R - h > 0 ? R - h : 0]) throw new Error(`closed field path: side ${sd}'s hits do not compose (${R} steps, ${h} hits)`);
+      }
+    }
+    return st;
+  });
+  const digit = (sd: number, R: number, b: number) => t[sd].digit[field[sd][R] * t[sd].n + pos[b]];
   const att = c.attacker0;
   // the final steps: the attacker of a contested field retreats (2.8), blocks beyond its road
   // slots (6.61) in listed order are eliminated; an uncontested field keeps its steps
   const end = [0, 1].map((sd) => {
-    const out = new Uint8Array(2 * states[sd]);
-    for (let x = 0; x < states[sd]; x++) {
-      out[x] = t[sd].sum[x];
-      let total = t[sd].sum[x];
+    const states = initial[sd] + 1;
+    const out = new Uint8Array(2 * states);
+    for (let R = 0; R < states; R++) {
+      out[R] = R;
+      let total = R;
       if (sd === att && c.slots[att] >= 0) {
         let used = 0;
         for (let b = 0; b < c.nb; b++) {
           if (c.side[b] !== sd) continue;
-          const s = t[sd].digit[x * t[sd].n + pos[b]];
+          const s = digit(sd, R, b);
           if (s === 0) continue;
           if (used < c.slots[att]) used++;
           else total -= s;
         }
       }
-      out[states[sd] + x] = total;
+      out[states + R] = total;
     }
     return out;
   });
-  // the runs of each round: round 1 in the Jihad order when the attacker declares one (6.2)
+  // the runs of each round (round 1 in the Jihad order when the attacker declares one, 6.2):
+  // the side, its blocks, whether the round ends after it
   const plain = ords[(1 - att) * 2];
   const first = c.jihad === 1 ? ords[(1 - att) * 2 + 1] : plain;
-  const runSide: number[] = [];
-  const runBase: number[] = [];
-  const roundEnd: number[] = [];
-  const aliasParts: Int32Array[] = [];
-  const remParts: Float64Array[] = [];
-  const nParts: number[] = [];
-  let aliasLen = 0;
-  const made = new Map<string, number>();
-  const fp = (b: number) => (c.fp[b] > 6 ? 6 : c.fp[b]);
-  const runTable = (sd: number, blocks: number[]): number => {
-    const key = `${sd}:${blocks.join(',')}`;
-    const had = made.get(key);
-    if (had !== undefined) return had;
-    const tables = cached(RUN_MADE, `${count[sd]}|${blocks.map((b) => `${pos[b]}:${fp(b)}`).join(',')}`, () => makeRunTables(t[sd], states[sd], blocks.map((b) => pos[b]), blocks.map(fp)), RUN_KEEP);
-    const at = aliasLen;
-    aliasParts.push(tables.alias);
-    remParts.push(tables.rem);
-    for (const x of tables.n) nParts.push(x);
-    aliasLen += tables.alias.length;
-    made.set(key, at);
-    return at;
-  };
+  const runs: { sd: number; blocks: number[]; roundEnd: boolean }[] = [];
   for (const order of [first, plain, plain]) {
     let k = 0;
     while (k < order.length) {
       const sd = c.side[order[k]];
       const blocks: number[] = [];
       while (k < order.length && c.side[order[k]] === sd) blocks.push(order[k++]);
-      runSide.push(sd);
-      runBase.push(runTable(sd, blocks));
+      runs.push({ sd, blocks, roundEnd: k === order.length });
     }
-    roundEnd.push(runSide.length);
+  }
+  const fp = (b: number) => (c.fp[b] > 6 ? 6 : c.fp[b]);
+  /** The dice of a run's blocks (their firepowers, one per step) with its side at R steps. */
+  const dice = (sd: number, blocks: number[], R: number): number[] => {
+    const out: number[] = [];
+    for (const b of blocks) for (let s = digit(sd, R, b); s > 0; s--) out.push(fp(b));
+    return out;
+  };
+  // the draws: a round's last run and the next round's first are one draw when the same side fires both and their pairs' counts fit
+  const sFire: number[] = [];
+  const sBase: number[] = [];
+  const sBits: number[] = [];
+  const sBits2: number[] = [];
+  const sMid: number[] = [];
+  const sEnd: number[] = [];
+  const sN: number[] = [];
+  const aliasParts: Int32Array[] = [];
+  const remParts: Float64Array[] = [];
+  const nParts: number[] = [];
+  let aliasLen = 0;
+  const made = new Map<string, [number, number]>();
+  for (let i = 0; i < runs.length; i++) {
+    const one = runs[i];
+    const sd = one.sd;
+    const T = initial[sd];
+    const next = i + 1 < runs.length ? runs[i + 1] : null;
+    const most1 = dice(sd, one.blocks, T).length;
+    let two: (typeof runs)[number] | null = null;
+    if (one.roundEnd && next !== null && next.sd === sd) {
+      const most2 = dice(sd, next.blocks, T).length;
+      if (6 ** (most1 + most2) <= PAIR_MAX && 6 ** (most1 + most2) * 2 ** (bitsFor(most1) + bitsFor(most2)) <= 2 ** 53) two = next;
+    }
+    const bits2 = two === null ? 0 : bitsFor(dice(sd, two.blocks, T).length);
+    const bits = bitsFor(most1) + bits2;
+    const key = `${sd}:${one.blocks.join(',')}:${two === null ? '' : two.blocks.join(',')}`;
+    let had = made.get(key);
+    if (had === undefined) {
+      // one table per state of the firing side: the counts of (first total, second total) over the faces of both runs' dice
+      const slots = 2 ** bits;
+      const alias = new Int32Array((T + 1) * slots);
+      const rem = new Float64Array((T + 1) * slots);
+      for (let R = 0; R <= T; R++) {
+        const d1 = dice(sd, one.blocks, R);
+        const c1 = hitCounts(d1);
+        const d2 = two === null ? [] : dice(sd, two.blocks, R);
+        const c2 = hitCounts(d2);
+        const counts = new Array<number>(slots).fill(0);
+        for (let h1 = 0; h1 < c1.length; h1++) for (let h2 = 0; h2 < c2.length; h2++) counts[h1 * 2 ** bits2 + h2] = c1[h1] * c2[h2];
+        exactAliasOf(counts, slots, 6 ** (d1.length + d2.length), bits, alias, rem, R * slots);
+        nParts.push(6 ** (d1.length + d2.length));
+      }
+      had = [aliasLen, nParts.length - (T + 1)];
+      made.set(key, had);
+      aliasParts.push(alias);
+      remParts.push(rem);
+      aliasLen += alias.length;
+    }
+    sFire.push(sd);
+    sBase.push(had[0]);
+    sN.push(had[1]);
+    sBits.push(bits);
+    sBits2.push(bits2);
+    sMid.push(two === null ? 0 : 1);
+    sEnd.push(two === null ? (one.roundEnd ? 1 : 0) : two.roundEnd ? 1 : 0);
+    if (two !== null) i++;
   }
   const cat = <T extends Int32Array | Float64Array>(parts: T[], out: T): T => {
     let at = 0;
@@ -396,23 +417,28 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
     }
     return out;
   };
+  const sum0 = Uint8Array.from({ length: initial[0] + 1 }, (_, R) => R);
+  const sum1 = Uint8Array.from({ length: initial[1] + 1 }, (_, R) => R);
   return {
-    a0: start[0],
-    b0: start[1],
-    app0: t[0].apply,
-    app1: t[1].apply,
-    sum0: t[0].sum,
-    sum1: t[1].sum,
+    a0: initial[0],
+    b0: initial[1],
+    sum0,
+    sum1,
     end0: end[0],
     end1: end[1],
-    runSide: Int32Array.from(runSide),
-    runBase: Int32Array.from(runBase),
-    roundEnd: Int32Array.from(roundEnd),
+    sFire: Int32Array.from(sFire),
+    sBase: Int32Array.from(sBase),
+    sBits: Int32Array.from(sBits),
+    sLow: Int32Array.from(sBits, (bits) => (2 ** (32 - bits) - 1) | 0),
+    sBits2: Int32Array.from(sBits2),
+    sMid: Int32Array.from(sMid),
+    sEnd: Int32Array.from(sEnd),
+    sN: Int32Array.from(sN),
     alias: cat(aliasParts, new Int32Array(aliasLen)),
     rem: cat(remParts, new Float64Array(aliasLen)),
     n: Float64Array.from(nParts),
     cnt: new Int32Array(H_LEN),
-    sc: new Int32Array(4 * (t[0].sum.length + t[1].sum.length)),
+    sc: new Int32Array(4 * (sum0.length + sum1.length)),
     rs: new Int32Array(4),
     att,
     initial,
@@ -440,19 +466,21 @@ export function runClosedField(f: ClosedField, stream: Int32Array, trials: numbe
  * The trial loop, two trials at a time (the second a copy of the first's play on its own dice:
  * the two chains of dependent look-ups overlap), in its own function: the histograms are
  * flushed after it returns. With an odd count the last pair's second trial is a stand-in on a
- * fixed state, drawn from nothing and counted nowhere.
+ * fixed state, drawn from nothing and counted nowhere. States are steps left (a, b: the first
+ * trial's sides 0 and 1; c, d: the second's).
  */
 function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64Array, trace: Trace | undefined, t0: number): void {
-  const app0 = f.app0;
-  const app1 = f.app1;
-  const runSide = f.runSide;
-  const runBase = f.runBase;
+  const sFire = f.sFire;
+  const sBase = f.sBase;
+  const sBits = f.sBits;
+  const sLow = f.sLow;
+  const sBits2 = f.sBits2;
+  const sMid = f.sMid;
+  const sEnd = f.sEnd;
+  const steps = sFire.length;
   const alias = f.alias;
   const cnt = f.cnt;
   const rs = f.rs;
-  const e1 = f.roundEnd[0];
-  const e2 = f.roundEnd[1];
-  const e3 = f.roundEnd[2];
   const a0 = f.a0;
   const b0 = f.b0;
   const s0 = f.sum0.length;
@@ -574,104 +602,115 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
     let d1 = 0;
     let c2 = 0;
     let d2 = 0;
-    let k = 0;
-    for (let r = 0; r < 3; r++) {
-      const end = r === 0 ? e1 : r === 1 ? e2 : e3;
-      for (; k < end; k++) {
-        // one draw of each trial's xoshiro128** (engine/rng.ts nextI32)
-        m = Math.imul(x1, 5);
-        const u = Math.imul((m << 7) | (m >>> 25), 9);
-        t = x1 << 9;
-        n2 = x2 ^ x0;
-        n3 = x3 ^ x1;
-        x1 ^= n2;
-        x0 ^= n3;
-        x2 = n2 ^ t;
-        x3 = (n3 << 11) | (n3 >>> 21);
-        m = Math.imul(y1, 5);
-        const v = Math.imul((m << 7) | (m >>> 25), 9);
-        t = y1 << 9;
-        n2 = y2 ^ y0;
-        n3 = y3 ^ y1;
-        y1 ^= n2;
-        y0 ^= n3;
-        y2 = n2 ^ t;
-        y3 = (n3 << 11) | (n3 >>> 21);
-        const base = runBase[k];
-        if (runSide[k] === 0) {
-          const at = base + a * K;
-          const bt = base + c * K;
-          let h = (u & LOW) < alias[at + (u >>> 27)] >>> 5 ? u >>> 27 : alias[at + (u >>> 27)] & 31;
-          if ((u & LOW) === alias[at + (u >>> 27)] >>> 5) {
-            // on the threshold: decided by the rest of the slot's exact weight (1 in 2^27 draws)
-            rs[0] = x0;
-            rs[1] = x1;
-            rs[2] = x2;
-            rs[3] = x3;
-            h = onThreshold(f, rs, at, u >>> 27);
-            x0 = rs[0];
-            x1 = rs[1];
-            x2 = rs[2];
-            x3 = rs[3];
-          }
-          let j = (v & LOW) < alias[bt + (v >>> 27)] >>> 5 ? v >>> 27 : alias[bt + (v >>> 27)] & 31;
-          if ((v & LOW) === alias[bt + (v >>> 27)] >>> 5) {
-            // on the threshold: decided by the rest of the slot's exact weight (1 in 2^27 draws)
-            rs[0] = y0;
-            rs[1] = y1;
-            rs[2] = y2;
-            rs[3] = y3;
-            j = onThreshold(f, rs, bt, v >>> 27);
-            y0 = rs[0];
-            y1 = rs[1];
-            y2 = rs[2];
-            y3 = rs[3];
-          }
-          b = app1[b * HS + h];
-          d = app1[d * HS + j];
+    let ri = 0;
+    for (let k = 0; k < steps; k++) {
+      // one draw of each trial's xoshiro128** (engine/rng.ts nextI32)
+      m = Math.imul(x1, 5);
+      const u = Math.imul((m << 7) | (m >>> 25), 9);
+      t = x1 << 9;
+      n2 = x2 ^ x0;
+      n3 = x3 ^ x1;
+      x1 ^= n2;
+      x0 ^= n3;
+      x2 = n2 ^ t;
+      x3 = (n3 << 11) | (n3 >>> 21);
+      m = Math.imul(y1, 5);
+      const v = Math.imul((m << 7) | (m >>> 25), 9);
+      t = y1 << 9;
+      n2 = y2 ^ y0;
+      n3 = y3 ^ y1;
+      y1 ^= n2;
+      y0 ^= n3;
+      y2 = n2 ^ t;
+      y3 = (n3 << 11) | (n3 >>> 21);
+      const bits = sBits[k];
+      const low = sLow[k];
+      const keep = 32 - bits;
+      const mask = (1 << bits) - 1;
+      const fire = sFire[k];
+      const at = sBase[k] + ((fire === 0 ? a : b) << bits);
+      const bt = sBase[k] + ((fire === 0 ? c : d) << bits);
+      const su = u >>> keep;
+      const sv = v >>> keep;
+      const eu = alias[at + su];
+      const ev = alias[bt + sv];
+      let h = (u & low) < eu >>> bits ? su : eu & mask;
+      let j = (v & low) < ev >>> bits ? sv : ev & mask;
+      if ((u & low) === eu >>> bits) {
+        // on the threshold: decided by the rest of the slot's exact weight (1 in 2^27 draws or so)
+        rs[0] = x0;
+        rs[1] = x1;
+        rs[2] = x2;
+        rs[3] = x3;
+        h = onThreshold(f, rs, k, fire === 0 ? a : b, at, su, mask);
+        x0 = rs[0];
+        x1 = rs[1];
+        x2 = rs[2];
+        x3 = rs[3];
+      }
+      if ((v & low) === ev >>> bits) {
+        rs[0] = y0;
+        rs[1] = y1;
+        rs[2] = y2;
+        rs[3] = y3;
+        j = onThreshold(f, rs, k, fire === 0 ? c : d, bt, sv, mask);
+        y0 = rs[0];
+        y1 = rs[1];
+        y2 = rs[2];
+        y3 = rs[3];
+      }
+      // the first run's hits, then (a pair) the round's end and the second run's: steps left floored at 0
+      const bits2 = sBits2[k];
+      const mask2 = (1 << bits2) - 1;
+      if (fire === 0) {
+        b -= h >>> bits2;
+        b &= ~(b >> 31);
+        d -= j >>> bits2;
+        d &= ~(d >> 31);
+      } else {
+        a -= h >>> bits2;
+        a &= ~(a >> 31);
+        c -= j >>> bits2;
+        c &= ~(c >> 31);
+      }
+      if (sMid[k] === 1) {
+        if (ri === 0) {
+          a1 = a;
+          b1 = b;
+          c1 = c;
+          d1 = d;
+        } else if (ri === 1) {
+          a2 = a;
+          b2 = b;
+          c2 = c;
+          d2 = d;
+        }
+        ri++;
+        if (fire === 0) {
+          b -= h & mask2;
+          b &= ~(b >> 31);
+          d -= j & mask2;
+          d &= ~(d >> 31);
         } else {
-          const at = base + b * K;
-          const bt = base + d * K;
-          let h = (u & LOW) < alias[at + (u >>> 27)] >>> 5 ? u >>> 27 : alias[at + (u >>> 27)] & 31;
-          if ((u & LOW) === alias[at + (u >>> 27)] >>> 5) {
-            // on the threshold: decided by the rest of the slot's exact weight (1 in 2^27 draws)
-            rs[0] = x0;
-            rs[1] = x1;
-            rs[2] = x2;
-            rs[3] = x3;
-            h = onThreshold(f, rs, at, u >>> 27);
-            x0 = rs[0];
-            x1 = rs[1];
-            x2 = rs[2];
-            x3 = rs[3];
-          }
-          let j = (v & LOW) < alias[bt + (v >>> 27)] >>> 5 ? v >>> 27 : alias[bt + (v >>> 27)] & 31;
-          if ((v & LOW) === alias[bt + (v >>> 27)] >>> 5) {
-            // on the threshold: decided by the rest of the slot's exact weight (1 in 2^27 draws)
-            rs[0] = y0;
-            rs[1] = y1;
-            rs[2] = y2;
-            rs[3] = y3;
-            j = onThreshold(f, rs, bt, v >>> 27);
-            y0 = rs[0];
-            y1 = rs[1];
-            y2 = rs[2];
-            y3 = rs[3];
-          }
-          a = app0[a * HS + h];
-          c = app0[c * HS + j];
+          a -= h & mask2;
+          a &= ~(a >> 31);
+          c -= j & mask2;
+          c &= ~(c >> 31);
         }
       }
-      if (r === 0) {
-        a1 = a;
-        b1 = b;
-        c1 = c;
-        d1 = d;
-      } else if (r === 1) {
-        a2 = a;
-        b2 = b;
-        c2 = c;
-        d2 = d;
+      if (sEnd[k] === 1) {
+        if (ri === 0) {
+          a1 = a;
+          b1 = b;
+          c1 = c;
+          d1 = d;
+        } else if (ri === 1) {
+          a2 = a;
+          b2 = b;
+          c2 = c;
+          d2 = d;
+        }
+        ri++;
       }
     }
     if (trace !== undefined) {
@@ -708,9 +747,12 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
   }
 }
 
-/** A draw on its slot's threshold (alias table at `at`, slot `slot`): the slot's own outcome with the rest of its exact weight, from `rs`. */
-function onThreshold(f: ClosedField, rs: Int32Array, at: number, slot: number): number {
-  return uniformBelow(rs, f.n[at >>> 5]) < f.rem[at + slot] ? slot : f.alias[at + slot] & 31;
+/**
+ * A draw on its slot's threshold (step k's table for state R at `at`, slot `slot`): the slot's
+ * own outcome with the rest of its exact weight, from `rs`.
+ */
+function onThreshold(f: ClosedField, rs: Int32Array, k: number, R: number, at: number, slot: number, mask: number): number {
+  return uniformBelow(rs, f.n[f.sN[k] + R]) < f.rem[at + slot] ? slot : f.alias[at + slot] & mask;
 }
 
 /** Σ steps and Σ steps² of `count` trials with `steps` into the attrition record at k. */
