@@ -78,17 +78,17 @@ export interface ClosedField {
   end1: Uint8Array;
   /**
    * The draws of a battle in order (steps): the side that fires; its table for the firing
-   * side's state R at base + (R << bits); the slot bits; the bits of the second run's total
-   * (0: one run; a draw's outcome o is first total << bits2 | second total); whether a round
-   * ends between the two runs (mid) and after the draw (end); where its tables' 6^dice start in n.
+   * side's state R at base + (R << bits); the slot bits and the mask of a draw's low bits
+   * (32 - bits of them); the bits of the second run's total (0: one run; a draw's outcome o is
+   * first total << bits2 | second total); whether a round ends after the first run (rec); where
+   * its tables' 6^dice start in n. Consecutive draws are of alternate sides.
    */
   sFire: Int32Array;
   sBase: Int32Array;
   sBits: Int32Array;
   sLow: Int32Array;
   sBits2: Int32Array;
-  sMid: Int32Array;
-  sEnd: Int32Array;
+  sRec: Int32Array;
   sN: Int32Array;
   /** Alias entries: threshold (of 2^(32 - bits)) << bits | alias; a draw on a threshold is decided by rem / n (exactAliasTable). */
   alias: Int32Array;
@@ -103,8 +103,12 @@ export interface ClosedField {
    * Round 3's states are the final ones, so they are not counted twice.
    */
   sc: Int32Array;
-  /** The scratch generator state for a draw on a threshold. */
+  /** The scratch generator state for a trial played again (replayClosed). */
   rs: Int32Array;
+  /** The generator states of the pair of trials in play (playClosed), kept for playing one again. */
+  ws: Int32Array;
+  /** A trial played again: its states after rounds 1 and 2 and at the end (a1, b1, a2, b2, a, b). */
+  out: Int32Array;
   att: number;
   initial: Int32Array;
   histN: number;
@@ -351,32 +355,27 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
     for (const b of blocks) for (let s = digit(sd, R, b); s > 0; s--) out.push(fp(b));
     return out;
   };
-  // the draws: a round's last run and the next round's first are one draw when the same side fires both and their pairs' counts fit
+  // the draws: a round's last run and the next round's first are one draw when the same side
+  // fires both and their pairs' counts fit; the draws alternate sides (playClosed swaps the
+  // sides' roles after each), so where two of one side would follow each other a draw of the
+  // other side that scores nothing (no blocks: one outcome, 0) goes between them
+  type Run = (typeof runs)[number];
   const sFire: number[] = [];
   const sBase: number[] = [];
   const sBits: number[] = [];
   const sBits2: number[] = [];
-  const sMid: number[] = [];
-  const sEnd: number[] = [];
+  const sRec: number[] = [];
   const sN: number[] = [];
   const aliasParts: Int32Array[] = [];
   const remParts: Float64Array[] = [];
   const nParts: number[] = [];
   let aliasLen = 0;
   const made = new Map<string, [number, number]>();
-  for (let i = 0; i < runs.length; i++) {
-    const one = runs[i];
-    const sd = one.sd;
+  const push = (sd: number, one: Run, two: Run | null): void => {
+    if (sFire.length > 0 && sFire[sFire.length - 1] === sd) push(1 - sd, { sd: 1 - sd, blocks: [], roundEnd: false }, null);
     const T = initial[sd];
-    const next = i + 1 < runs.length ? runs[i + 1] : null;
-    const most1 = dice(sd, one.blocks, T).length;
-    let two: (typeof runs)[number] | null = null;
-    if (one.roundEnd && next !== null && next.sd === sd) {
-      const most2 = dice(sd, next.blocks, T).length;
-      if (6 ** (most1 + most2) <= PAIR_MAX && 6 ** (most1 + most2) * 2 ** (bitsFor(most1) + bitsFor(most2)) <= 2 ** 53) two = next;
-    }
     const bits2 = two === null ? 0 : bitsFor(dice(sd, two.blocks, T).length);
-    const bits = bitsFor(most1) + bits2;
+    const bits = bitsFor(dice(sd, one.blocks, T).length) + bits2;
     const key = `${sd}:${one.blocks.join(',')}:${two === null ? '' : two.blocks.join(',')}`;
     let had = made.get(key);
     if (had === undefined) {
@@ -405,8 +404,21 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
     sN.push(had[1]);
     sBits.push(bits);
     sBits2.push(bits2);
-    sMid.push(two === null ? 0 : 1);
-    sEnd.push(two === null ? (one.roundEnd ? 1 : 0) : two.roundEnd ? 1 : 0);
+    // a round ends after the draw's first run: a pair's first, or a single run that ends it (a
+    // pair's second run never ends a round: every round has runs of both sides)
+    sRec.push(two !== null || one.roundEnd ? 1 : 0);
+  };
+  for (let i = 0; i < runs.length; i++) {
+    const one = runs[i];
+    const sd = one.sd;
+    const next = i + 1 < runs.length ? runs[i + 1] : null;
+    const most1 = dice(sd, one.blocks, initial[sd]).length;
+    let two: Run | null = null;
+    if (one.roundEnd && next !== null && next.sd === sd) {
+      const most2 = dice(sd, next.blocks, initial[sd]).length;
+      if (6 ** (most1 + most2) <= PAIR_MAX && 6 ** (most1 + most2) * 2 ** (bitsFor(most1) + bitsFor(most2)) <= 2 ** 53) two = next;
+    }
+    push(sd, one, two);
     if (two !== null) i++;
   }
   const cat = <T extends Int32Array | Float64Array>(parts: T[], out: T): T => {
@@ -431,8 +443,7 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
     sBits: Int32Array.from(sBits),
     sLow: Int32Array.from(sBits, (bits) => (2 ** (32 - bits) - 1) | 0),
     sBits2: Int32Array.from(sBits2),
-    sMid: Int32Array.from(sMid),
-    sEnd: Int32Array.from(sEnd),
+    sRec: Int32Array.from(sRec),
     sN: Int32Array.from(sN),
     alias: cat(aliasParts, new Int32Array(aliasLen)),
     rem: cat(remParts, new Float64Array(aliasLen)),
@@ -440,6 +451,8 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
     cnt: new Int32Array(H_LEN),
     sc: new Int32Array(4 * (sum0.length + sum1.length)),
     rs: new Int32Array(4),
+    ws: new Int32Array(8),
+    out: new Int32Array(6),
     att,
     initial,
     histN: maxAll(c) + 1,
@@ -475,12 +488,15 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
   const sBits = f.sBits;
   const sLow = f.sLow;
   const sBits2 = f.sBits2;
-  const sMid = f.sMid;
-  const sEnd = f.sEnd;
+  const sRec = f.sRec;
   const steps = sFire.length;
+  const f0 = sFire[0];
+  const fl = sFire[steps - 1];
   const alias = f.alias;
   const cnt = f.cnt;
   const rs = f.rs;
+  const ws = f.ws;
+  const out = f.out;
   const a0 = f.a0;
   const b0 = f.b0;
   const s0 = f.sum0.length;
@@ -590,10 +606,12 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
     g[2] = g2;
     g[3] = g3;
 
-    let a = a0;
-    let b = b0;
-    let c = a0;
-    let d = b0;
+    // p, q: the first trial's side that fires next and the other; r, s: the second trial's.
+    // The draws alternate sides (buildClosedField), so the roles swap after each.
+    let p = f0 === 0 ? a0 : b0;
+    let q = f0 === 0 ? b0 : a0;
+    let r = p;
+    let s = q;
     let a1 = 0;
     let b1 = 0;
     let a2 = 0;
@@ -603,6 +621,16 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
     let c2 = 0;
     let d2 = 0;
     let ri = 0;
+    let onU = 0;
+    let onV = 0;
+    ws[0] = x0;
+    ws[1] = x1;
+    ws[2] = x2;
+    ws[3] = x3;
+    ws[4] = y0;
+    ws[5] = y1;
+    ws[6] = y2;
+    ws[7] = y3;
     for (let k = 0; k < steps; k++) {
       // one draw of each trial's xoshiro128** (engine/rng.ts nextI32)
       m = Math.imul(x1, 5);
@@ -625,93 +653,77 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
       y3 = (n3 << 11) | (n3 >>> 21);
       const bits = sBits[k];
       const low = sLow[k];
+      const base = sBase[k];
       const keep = 32 - bits;
       const mask = (1 << bits) - 1;
-      const fire = sFire[k];
-      const at = sBase[k] + ((fire === 0 ? a : b) << bits);
-      const bt = sBase[k] + ((fire === 0 ? c : d) << bits);
       const su = u >>> keep;
       const sv = v >>> keep;
-      const eu = alias[at + su];
-      const ev = alias[bt + sv];
-      let h = (u & low) < eu >>> bits ? su : eu & mask;
-      let j = (v & low) < ev >>> bits ? sv : ev & mask;
-      if ((u & low) === eu >>> bits) {
-        // on the threshold: decided by the rest of the slot's exact weight (1 in 2^27 draws or so)
-        rs[0] = x0;
-        rs[1] = x1;
-        rs[2] = x2;
-        rs[3] = x3;
-        h = onThreshold(f, rs, k, fire === 0 ? a : b, at, su, mask);
-        x0 = rs[0];
-        x1 = rs[1];
-        x2 = rs[2];
-        x3 = rs[3];
-      }
-      if ((v & low) === ev >>> bits) {
-        rs[0] = y0;
-        rs[1] = y1;
-        rs[2] = y2;
-        rs[3] = y3;
-        j = onThreshold(f, rs, k, fire === 0 ? c : d, bt, sv, mask);
-        y0 = rs[0];
-        y1 = rs[1];
-        y2 = rs[2];
-        y3 = rs[3];
-      }
+      const eu = alias[base + (p << bits) + su];
+      const ev = alias[base + (r << bits) + sv];
+      // below the slot's threshold: the slot's own outcome; above: its alias; on it (1 in 2^27
+      // draws or so) the trial is played again by replayClosed, which decides such draws exactly
+      // (in arithmetic, not a branch: which one it is, is a coin toss that a branch would mispredict)
+      const du = (u & low) - (eu >>> bits);
+      const dv = (v & low) - (ev >>> bits);
+      const h = (su & (du >> 31)) | (eu & mask & ~(du >> 31));
+      const j = (sv & (dv >> 31)) | (ev & mask & ~(dv >> 31));
+      onU |= ~(du | -du) >>> 31;
+      onV |= ~(dv | -dv) >>> 31;
       // the first run's hits, then (a pair) the round's end and the second run's: steps left floored at 0
       const bits2 = sBits2[k];
-      const mask2 = (1 << bits2) - 1;
-      if (fire === 0) {
-        b -= h >>> bits2;
-        b &= ~(b >> 31);
-        d -= j >>> bits2;
-        d &= ~(d >> 31);
-      } else {
-        a -= h >>> bits2;
-        a &= ~(a >> 31);
-        c -= j >>> bits2;
-        c &= ~(c >> 31);
-      }
-      if (sMid[k] === 1) {
+      q -= h >>> bits2;
+      q &= ~(q >> 31);
+      s -= j >>> bits2;
+      s &= ~(s >> 31);
+      if (sRec[k] === 1) {
+        const fire = sFire[k];
         if (ri === 0) {
-          a1 = a;
-          b1 = b;
-          c1 = c;
-          d1 = d;
+          a1 = fire === 0 ? p : q;
+          b1 = fire === 0 ? q : p;
+          c1 = fire === 0 ? r : s;
+          d1 = fire === 0 ? s : r;
         } else if (ri === 1) {
-          a2 = a;
-          b2 = b;
-          c2 = c;
-          d2 = d;
+          a2 = fire === 0 ? p : q;
+          b2 = fire === 0 ? q : p;
+          c2 = fire === 0 ? r : s;
+          d2 = fire === 0 ? s : r;
         }
         ri++;
-        if (fire === 0) {
-          b -= h & mask2;
-          b &= ~(b >> 31);
-          d -= j & mask2;
-          d &= ~(d >> 31);
-        } else {
-          a -= h & mask2;
-          a &= ~(a >> 31);
-          c -= j & mask2;
-          c &= ~(c >> 31);
-        }
+        const mask2 = (1 << bits2) - 1;
+        q -= h & mask2;
+        q &= ~(q >> 31);
+        s -= j & mask2;
+        s &= ~(s >> 31);
       }
-      if (sEnd[k] === 1) {
-        if (ri === 0) {
-          a1 = a;
-          b1 = b;
-          c1 = c;
-          d1 = d;
-        } else if (ri === 1) {
-          a2 = a;
-          b2 = b;
-          c2 = c;
-          d2 = d;
-        }
-        ri++;
-      }
+      const tp = p;
+      p = q;
+      q = tp;
+      const tr = r;
+      r = s;
+      s = tr;
+    }
+    // after the last draw p holds the side that did not fire it
+    let a = fl === 0 ? q : p;
+    let b = fl === 0 ? p : q;
+    let c = fl === 0 ? s : r;
+    let d = fl === 0 ? r : s;
+    if (onU !== 0) {
+      replayClosed(f, ws, 0);
+      a1 = out[0];
+      b1 = out[1];
+      a2 = out[2];
+      b2 = out[3];
+      a = out[4];
+      b = out[5];
+    }
+    if (onV !== 0 && two) {
+      replayClosed(f, ws, 4);
+      c1 = out[0];
+      d1 = out[1];
+      c2 = out[2];
+      d2 = out[3];
+      c = out[4];
+      d = out[5];
     }
     if (trace !== undefined) {
       addClosedTrial(f, acc, a1, b1, a2, b2, a, b, fought0 + (a1 !== 0 && b1 !== 0 ? 1 : 0) + (a2 !== 0 && b2 !== 0 ? 1 : 0), a !== 0 && b !== 0 ? 1 : 0);
@@ -748,11 +760,48 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
 }
 
 /**
- * A draw on its slot's threshold (step k's table for state R at `at`, slot `slot`): the slot's
- * own outcome with the rest of its exact weight, from `rs`.
+ * One trial played again from its generator state (ws at `from`), draw by draw as playClosed
+ * plays it, with the draws on a slot's threshold decided exactly: the slot's own outcome with
+ * the rest of its exact weight, from more of the trial's stream (a uniform below the table's
+ * 6^dice against the slot's remainder). Its states after rounds 1 and 2 and at the end go to
+ * f.out (a1, b1, a2, b2, a, b). A trial with no draw on a threshold plays the same here as in
+ * playClosed, so playing again only those that had one gives every trial this function's play.
  */
-function onThreshold(f: ClosedField, rs: Int32Array, k: number, R: number, at: number, slot: number, mask: number): number {
-  return uniformBelow(rs, f.n[f.sN[k] + R]) < f.rem[at + slot] ? slot : f.alias[at + slot] & mask;
+function replayClosed(f: ClosedField, ws: Int32Array, from: number): void {
+  const rs = f.rs;
+  for (let w = 0; w < 4; w++) rs[w] = ws[from + w];
+  const out = f.out;
+  let a = f.a0;
+  let b = f.b0;
+  let ri = 0;
+  for (let k = 0; k < f.sFire.length; k++) {
+    const u = nextI32(rs);
+    const bits = f.sBits[k];
+    const mask = (1 << bits) - 1;
+    const fire = f.sFire[k];
+    const R = fire === 0 ? a : b;
+    const at = f.sBase[k] + (R << bits);
+    const slot = u >>> (32 - bits);
+    const e = f.alias[at + slot];
+    const y = u & f.sLow[k];
+    let h = y < e >>> bits ? slot : e & mask;
+    if (y === e >>> bits) h = uniformBelow(rs, f.n[f.sN[k] + R]) < f.rem[at + slot] ? slot : e & mask;
+    const bits2 = f.sBits2[k];
+    for (let part = 0; part < 2; part++) {
+      const hits = part === 0 ? h >>> bits2 : h & ((1 << bits2) - 1);
+      if (fire === 0) b = b - hits > 0 ? b - hits : 0;
+      else a = a - hits > 0 ? a - hits : 0;
+      if (part === 0 && f.sRec[k] === 1) {
+        if (ri < 2) {
+          out[2 * ri] = a;
+          out[2 * ri + 1] = b;
+        }
+        ri++;
+      }
+    }
+  }
+  out[4] = a;
+  out[5] = b;
 }
 
 /** Σ steps and Σ steps² of `count` trials with `steps` into the attrition record at k. */
