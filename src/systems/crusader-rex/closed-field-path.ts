@@ -61,6 +61,13 @@ const H_LEN = H_ROUNDS + 4;
 const PASS = 1 << 30;
 /** The largest 6^n a pair of runs is drawn jointly over: every weight (at most slots x 6^n) stays an integer a double holds. */
 const PAIR_MAX = 2 ** 50;
+/**
+ * The slot bits of every table the loop reads (2^7 slots: a pair's two totals fit, and the
+ * loop's shifts and masks are constants); the low 25 bits of a draw decide within the slot.
+ */
+const SB = 7;
+const SLOTS = 1 << SB;
+const SLOW = (1 << (32 - SB)) - 1;
 
 /** Everything the closed field path reads, made once per compiled case (buildClosedField). */
 export interface ClosedField {
@@ -78,19 +85,21 @@ export interface ClosedField {
   end1: Uint8Array;
   /**
    * The draws of a battle in order (steps): the side that fires; its table for the firing
-   * side's state R at base + (R << bits); the slot bits and the mask of a draw's low bits
-   * (32 - bits of them); the bits of the second run's total (0: one run; a draw's outcome o is
+   * side's state R at base + (R << SB); the bits of the second run's total (0: one run; a draw's outcome o is
    * first total << bits2 | second total); whether a round ends after the first run (rec); where
    * its tables' 6^dice start in n. Consecutive draws are of alternate sides.
    */
   sFire: Int32Array;
   sBase: Int32Array;
-  sBits: Int32Array;
-  sLow: Int32Array;
   sBits2: Int32Array;
   sRec: Int32Array;
   sN: Int32Array;
-  /** Alias entries: threshold (of 2^(32 - bits)) << bits | alias; a draw on a threshold is decided by rem / n (exactAliasTable). */
+  /** The same, packed for the loop: base << 4 | rec << 3 | bits2. */
+  sPack: Int32Array;
+  /**
+   * Alias entries (SLOTS a table): threshold (of 2^(32 - SB)) << SB | (alias XOR slot); a draw
+   * on a threshold is decided by rem / n (exactAliasTable).
+   */
   alias: Int32Array;
   rem: Float64Array;
   /** Each alias table's 6^dice, at its step's sN + the firing side's state. */
@@ -362,7 +371,6 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
   type Run = (typeof runs)[number];
   const sFire: number[] = [];
   const sBase: number[] = [];
-  const sBits: number[] = [];
   const sBits2: number[] = [];
   const sRec: number[] = [];
   const sN: number[] = [];
@@ -375,7 +383,7 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
     if (sFire.length > 0 && sFire[sFire.length - 1] === sd) push(1 - sd, { sd: 1 - sd, blocks: [], roundEnd: false }, null);
     const T = initial[sd];
     const bits2 = two === null ? 0 : bitsFor(dice(sd, two.blocks, T).length);
-    const bits = bitsFor(dice(sd, one.blocks, T).length) + bits2;
+    const bits = SB;
     const key = `${sd}:${one.blocks.join(',')}:${two === null ? '' : two.blocks.join(',')}`;
     let had = made.get(key);
     if (had === undefined) {
@@ -391,6 +399,7 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
         const counts = new Array<number>(slots).fill(0);
         for (let h1 = 0; h1 < c1.length; h1++) for (let h2 = 0; h2 < c2.length; h2++) counts[h1 * 2 ** bits2 + h2] = c1[h1] * c2[h2];
         exactAliasOf(counts, slots, 6 ** (d1.length + d2.length), bits, alias, rem, R * slots);
+        for (let slot = 0; slot < slots; slot++) alias[R * slots + slot] ^= slot; // the alias as alias XOR slot: the loop picks with one XOR
         nParts.push(6 ** (d1.length + d2.length));
       }
       had = [aliasLen, nParts.length - (T + 1)];
@@ -402,7 +411,6 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
     sFire.push(sd);
     sBase.push(had[0]);
     sN.push(had[1]);
-    sBits.push(bits);
     sBits2.push(bits2);
     // a round ends after the draw's first run: a pair's first, or a single run that ends it (a
     // pair's second run never ends a round: every round has runs of both sides)
@@ -416,7 +424,7 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
     let two: Run | null = null;
     if (one.roundEnd && next !== null && next.sd === sd) {
       const most2 = dice(sd, next.blocks, initial[sd]).length;
-      if (6 ** (most1 + most2) <= PAIR_MAX && 6 ** (most1 + most2) * 2 ** (bitsFor(most1) + bitsFor(most2)) <= 2 ** 53) two = next;
+      if (bitsFor(most1) + bitsFor(most2) <= SB && 6 ** (most1 + most2) <= PAIR_MAX && 6 ** (most1 + most2) * SLOTS <= 2 ** 53) two = next;
     }
     push(sd, one, two);
     if (two !== null) i++;
@@ -440,9 +448,8 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
     end1: end[1],
     sFire: Int32Array.from(sFire),
     sBase: Int32Array.from(sBase),
-    sBits: Int32Array.from(sBits),
-    sLow: Int32Array.from(sBits, (bits) => (2 ** (32 - bits) - 1) | 0),
     sBits2: Int32Array.from(sBits2),
+    sPack: Int32Array.from(sBase, (base, k) => (base << 4) | (sRec[k] << 3) | sBits2[k]),
     sRec: Int32Array.from(sRec),
     sN: Int32Array.from(sN),
     alias: cat(aliasParts, new Int32Array(aliasLen)),
@@ -484,11 +491,7 @@ export function runClosedField(f: ClosedField, stream: Int32Array, trials: numbe
  */
 function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64Array, trace: Trace | undefined, t0: number): void {
   const sFire = f.sFire;
-  const sBase = f.sBase;
-  const sBits = f.sBits;
-  const sLow = f.sLow;
-  const sBits2 = f.sBits2;
-  const sRec = f.sRec;
+  const sPack = f.sPack;
   const steps = sFire.length;
   const f0 = sFire[0];
   const fl = sFire[steps - 1];
@@ -651,31 +654,28 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
       y0 ^= n3;
       y2 = n2 ^ t;
       y3 = (n3 << 11) | (n3 >>> 21);
-      const bits = sBits[k];
-      const low = sLow[k];
-      const base = sBase[k];
-      const keep = 32 - bits;
-      const mask = (1 << bits) - 1;
-      const su = u >>> keep;
-      const sv = v >>> keep;
-      const eu = alias[base + (p << bits) + su];
-      const ev = alias[base + (r << bits) + sv];
-      // below the slot's threshold: the slot's own outcome; above: its alias; on it (1 in 2^27
-      // draws or so) the trial is played again by replayClosed, which decides such draws exactly
-      // (in arithmetic, not a branch: which one it is, is a coin toss that a branch would mispredict)
-      const du = (u & low) - (eu >>> bits);
-      const dv = (v & low) - (ev >>> bits);
-      const h = (su & (du >> 31)) | (eu & mask & ~(du >> 31));
-      const j = (sv & (dv >> 31)) | (ev & mask & ~(dv >> 31));
-      onU |= ~(du | -du) >>> 31;
-      onV |= ~(dv | -dv) >>> 31;
+      const sp = sPack[k];
+      const base = sp >>> 4;
+      const bits2 = sp & 7;
+      const su = u >>> (32 - SB);
+      const sv = v >>> (32 - SB);
+      const eu = alias[base + (p << SB) + su];
+      const ev = alias[base + (r << SB) + sv];
+      // below the slot's threshold: the slot's own outcome; above: its alias; on it (1 in 2^25
+      // draws) the trial is played again by replayClosed, which decides such draws exactly (in
+      // arithmetic, not a branch: which one it is, is a coin toss that a branch would mispredict)
+      const du = (u & SLOW) - (eu >>> SB);
+      const dv = (v & SLOW) - (ev >>> SB);
+      const h = su ^ (eu & (SLOTS - 1) & ~(du >> 31));
+      const j = sv ^ (ev & (SLOTS - 1) & ~(dv >> 31));
+      onU |= (du - 1) & ~du; // negative once some du is 0
+      onV |= (dv - 1) & ~dv;
       // the first run's hits, then (a pair) the round's end and the second run's: steps left floored at 0
-      const bits2 = sBits2[k];
       q -= h >>> bits2;
       q &= ~(q >> 31);
       s -= j >>> bits2;
       s &= ~(s >> 31);
-      if (sRec[k] === 1) {
+      if ((sp & 8) !== 0) {
         const fire = sFire[k];
         if (ri === 0) {
           a1 = fire === 0 ? p : q;
@@ -707,7 +707,7 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
     let b = fl === 0 ? p : q;
     let c = fl === 0 ? s : r;
     let d = fl === 0 ? r : s;
-    if (onU !== 0) {
+    if (onU < 0) {
       replayClosed(f, ws, 0);
       a1 = out[0];
       b1 = out[1];
@@ -716,7 +716,7 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
       a = out[4];
       b = out[5];
     }
-    if (onV !== 0 && two) {
+    if (onV < 0 && two) {
       replayClosed(f, ws, 4);
       c1 = out[0];
       d1 = out[1];
@@ -776,16 +776,15 @@ function replayClosed(f: ClosedField, ws: Int32Array, from: number): void {
   let ri = 0;
   for (let k = 0; k < f.sFire.length; k++) {
     const u = nextI32(rs);
-    const bits = f.sBits[k];
-    const mask = (1 << bits) - 1;
     const fire = f.sFire[k];
     const R = fire === 0 ? a : b;
-    const at = f.sBase[k] + (R << bits);
-    const slot = u >>> (32 - bits);
+    const at = f.sBase[k] + (R << SB);
+    const slot = u >>> (32 - SB);
     const e = f.alias[at + slot];
-    const y = u & f.sLow[k];
-    let h = y < e >>> bits ? slot : e & mask;
-    if (y === e >>> bits) h = uniformBelow(rs, f.n[f.sN[k] + R]) < f.rem[at + slot] ? slot : e & mask;
+    const y = u & SLOW;
+    const other = (e & (SLOTS - 1)) ^ slot;
+    let h = y < e >>> SB ? slot : other;
+    if (y === e >>> SB) h = uniformBelow(rs, f.n[f.sN[k] + R]) < f.rem[at + slot] ? slot : other;
     const bits2 = f.sBits2[k];
     for (let part = 0; part < 2; part++) {
       const hits = part === 0 ? h >>> bits2 : h & ((1 << bits2) - 1);
