@@ -69,6 +69,9 @@ const SB = 7;
 const SLOTS = 1 << SB;
 const SLOW = (1 << (32 - SB)) - 1;
 
+/** Test hook: play every trial again with replayClosed (the same dice: the accumulator must not change). */
+export const _closedTest = { replayAll: false };
+
 /** Everything the closed field path reads, made once per compiled case (buildClosedField). */
 export interface ClosedField {
   /** Each side's steps at the start (its state: steps left, all its blocks in the field). */
@@ -495,6 +498,7 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
   const steps = sFire.length;
   const f0 = sFire[0];
   const fl = sFire[steps - 1];
+  const every = _closedTest.replayAll ? -1 : 0;
   const alias = f.alias;
   const cnt = f.cnt;
   const rs = f.rs;
@@ -707,7 +711,7 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
     let b = fl === 0 ? p : q;
     let c = fl === 0 ? s : r;
     let d = fl === 0 ? r : s;
-    if (onU < 0) {
+    if ((onU | every) < 0) {
       replayClosed(f, ws, 0);
       a1 = out[0];
       b1 = out[1];
@@ -716,7 +720,7 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
       a = out[4];
       b = out[5];
     }
-    if (onV < 0 && two) {
+    if ((onV | every) < 0 && two) {
       replayClosed(f, ws, 4);
       c1 = out[0];
       d1 = out[1];
