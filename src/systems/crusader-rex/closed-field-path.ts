@@ -110,9 +110,9 @@ export interface ClosedField {
   /** The histograms of the trials of the current call by steps (H_LEN), filled from sc at each flush, and of the rounds fought. */
   cnt: Int32Array;
   /**
-   * The histograms of the current call by state (S = both sides' state counts; side 1's states
-   * after side 0's): rounds 1 and 2's states at 0 and S, the final states at 2 S + contested S.
-   * Round 3's states are the final ones, so they are not counted twice.
+   * The histograms of the current call by the pair of states (side 0's x side 1's count + side
+   * 1's: J pairs): after round 1 at 0, after round 2 at J, at the end at 2 J. Round 3's states
+   * are the final ones, and the rounds fought follow from them (flushClosed).
    */
   sc: Int32Array;
   /** The scratch generator state for a trial played again (replayClosed). */
@@ -459,7 +459,7 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
     rem: cat(remParts, new Float64Array(aliasLen)),
     n: Float64Array.from(nParts),
     cnt: new Int32Array(H_LEN),
-    sc: new Int32Array(4 * (sum0.length + sum1.length)),
+    sc: new Int32Array(3 * sum0.length * sum1.length),
     rs: new Int32Array(4),
     ws: new Int32Array(8),
     out: new Int32Array(6),
@@ -500,15 +500,14 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
   const fl = sFire[steps - 1];
   const every = _closedTest.replayAll ? -1 : 0;
   const alias = f.alias;
-  const cnt = f.cnt;
   const rs = f.rs;
   const ws = f.ws;
   const out = f.out;
   const a0 = f.a0;
   const b0 = f.b0;
-  const s0 = f.sum0.length;
-  const ss = s0 + f.sum1.length;
-  const ss2 = 2 * ss;
+  const w1 = f.sum1.length;
+  const jj = f.sum0.length * w1;
+  const jj2 = 2 * jj;
   const sc = f.sc;
   const fought0 = a0 !== 0 && b0 !== 0 ? 1 : 0;
   const slots = trace === undefined ? rs : trace.slots;
@@ -737,27 +736,13 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
         for (let p = 0; p < ns; p++) trace.out[(t0 + i + 1) * ns + p] = acc[slots[p]];
       }
     } else {
-      const rounds = fought0 + (a1 !== 0 && b1 !== 0 ? 1 : 0) + (a2 !== 0 && b2 !== 0 ? 1 : 0);
-      const contested = a !== 0 && b !== 0 ? 1 : 0;
-      const fa = ss2 + contested * ss;
-      sc[a1]++;
-      sc[s0 + b1]++;
-      sc[ss + a2]++;
-      sc[ss + s0 + b2]++;
-      sc[fa + a]++;
-      sc[fa + s0 + b]++;
-      cnt[H_ROUNDS + rounds]++;
+      sc[a1 * w1 + b1]++;
+      sc[jj + a2 * w1 + b2]++;
+      sc[jj2 + a * w1 + b]++;
       if (two) {
-        const roundsB = fought0 + (c1 !== 0 && d1 !== 0 ? 1 : 0) + (c2 !== 0 && d2 !== 0 ? 1 : 0);
-        const contestedB = c !== 0 && d !== 0 ? 1 : 0;
-        const fc = ss2 + contestedB * ss;
-        sc[c1]++;
-        sc[s0 + d1]++;
-        sc[ss + c2]++;
-        sc[ss + s0 + d2]++;
-        sc[fc + c]++;
-        sc[fc + s0 + d]++;
-        cnt[H_ROUNDS + roundsB]++;
+        sc[c1 * w1 + d1]++;
+        sc[jj + c2 * w1 + d2]++;
+        sc[jj2 + c * w1 + d]++;
       }
     }
   }
@@ -856,23 +841,42 @@ function flushClosed(f: ClosedField, acc: Float64Array): void {
   const cnt = f.cnt;
   const sc = f.sc;
   const s0 = f.sum0.length;
-  const ss = s0 + f.sum1.length;
-  // the states' histograms as the steps' (round 3's from the final states)
-  for (let sd = 0; sd < 2; sd++) {
-    const sum = sd === 0 ? f.sum0 : f.sum1;
-    const end = sd === 0 ? f.end0 : f.end1;
-    const states = sum.length;
-    const off = sd === 0 ? 0 : s0;
-    for (let x = 0; x < states; x++) {
-      cnt[sd * K + sum[x]] += sc[off + x];
-      cnt[(2 + sd) * K + sum[x]] += sc[ss + off + x];
-      for (let contested = 0; contested < 2; contested++) {
-        const count = sc[2 * ss + contested * ss + off + x];
-        cnt[(4 + sd) * K + sum[x]] += count;
-        cnt[H_FINAL + (contested * 2 + sd) * K + end[contested * states + x]] += count;
+  const s1 = f.sum1.length;
+  const J = s0 * s1;
+  // the pairs' histograms as each side's steps' (round 3's from the final states), and the
+  // rounds fought: a trial fought round 2 when both sides were left after round 1, round 3 when
+  // after round 2 (an eliminated side stays so: one implies the other), round 1 when both started
+  let trials = 0;
+  let after1 = 0;
+  let after2 = 0;
+  for (let A = 0; A < s0; A++) {
+    for (let B = 0; B < s1; B++) {
+      const x = A * s1 + B;
+      const both = A !== 0 && B !== 0;
+      const n1 = sc[x];
+      const n2 = sc[J + x];
+      const n3 = sc[2 * J + x];
+      cnt[f.sum0[A]] += n1;
+      cnt[K + f.sum1[B]] += n1;
+      cnt[2 * K + f.sum0[A]] += n2;
+      cnt[3 * K + f.sum1[B]] += n2;
+      cnt[4 * K + f.sum0[A]] += n3;
+      cnt[5 * K + f.sum1[B]] += n3;
+      const contested = both ? 1 : 0;
+      cnt[H_FINAL + contested * 2 * K + f.end0[contested * s0 + A]] += n3;
+      cnt[H_FINAL + (contested * 2 + 1) * K + f.end1[contested * s1 + B]] += n3;
+      trials += n3;
+      if (both) {
+        after1 += n1;
+        after2 += n2;
       }
     }
   }
+  if (f.a0 !== 0 && f.b0 !== 0) {
+    cnt[H_ROUNDS + 1] += trials - after1;
+    cnt[H_ROUNDS + 2] += after1 - after2;
+    cnt[H_ROUNDS + 3] += after2;
+  } else cnt[H_ROUNDS] += trials;
   sc.fill(0);
   for (let r = 0; r < 3; r++) {
     for (let sd = 0; sd < 2; sd++) {
