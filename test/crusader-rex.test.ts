@@ -4,6 +4,7 @@ import { runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
 import { CASTLE, FIELD, PENDING } from '../src/systems/crusader-rex/compile.js';
 import { _internals as KI, _tables, type CrusaderRexPath } from '../src/systems/crusader-rex/kernel.js';
 import { attritionApplies, battleApplies, exactAttrition, exactBattle } from '../src/systems/crusader-rex/exact.js';
+import { _closedTest, buildClosedField, exactAliasTableBits } from '../src/systems/crusader-rex/closed-field-path.js';
 import { merge, zAll, zDiff, type Tree } from './helpers.js';
 import { yieldToEventLoop, agreesWithExact, agreesWithGeneral, att, compiled, down, FIELD_BATTLE, kernelAcc, m, pair, SIEGE, up, valid, withGeneral } from './crusader-rex.shared.js';
 
@@ -710,6 +711,12 @@ describe('crusader-rex: the closed field path (every block in the field from the
       blocks: [{ block: 'Kurds 1', steps: 1 }, { block: 'Turks 3', steps: 2 }, { block: 'King Guy' }, { block: 'Conrad' }],
       policy: { fire_order: 'strongest_first' },
     })],
+    // round 1 (Jihad) ends with all the Franks' blocks and round 2 starts with their A block: 22
+    // dice, too many for one draw of the pair, so a draw of the Saracens that scores nothing goes between
+    ['Jihad, the Franks fire last in round 1 and first in round 2', merge(FIELD_BATTLE, {
+      blocks: [...(FIELD_BATTLE.blocks as Tree[]), { block: 'Crossbows' }],
+      rules: { jihad: 'attacker' },
+    })],
   ];
   it('the kernel takes it exactly for closed field battles', () => {
     for (const [label, body] of closed) expect(KI.closedFieldApplies(compiled(body)), label).toBe(true);
@@ -718,6 +725,63 @@ describe('crusader-rex: the closed field path (every block in the field from the
     expect(KI.closedFieldApplies(compiled(merge(FIELD_BATTLE, { policy: { charge: 'always' } })))).toBe(false);
     expect(KI.closedFieldApplies(compiled(merge(FIELD_BATTLE, { town: { rating: 2 } })))).toBe(false);
     expect(KI.closedFieldApplies(compiled(merge(FIELD_BATTLE, { policy: { harry: 'always' } })))).toBe(false);
+  });
+  it('its draws: alternate sides, pairs of runs across a round\'s end where they fit, a draw that scores nothing where they do not', () => {
+    const steps = (body: Tree) => {
+      const c = compiled(body);
+      const f = buildClosedField(c, KI.buildOrders(c));
+      return { fire: Array.from(f.sFire), bits2: Array.from(f.sBits2), rec: Array.from(f.sRec) };
+    };
+    for (const [label, body] of closed) {
+      const s = steps(body);
+      for (let k = 1; k < s.fire.length; k++) expect(s.fire[k], label).toBe(1 - s.fire[k - 1]);
+      expect(s.rec.filter((r) => r === 1).length, label).toBe(3); // three rounds end
+    }
+    // the reference battle: A, B+C, then the Saracens' C with the next round's A as one draw (twice), B+C, C
+    expect(steps(FIELD_BATTLE)).toEqual({ fire: [1, 0, 1, 0, 1, 0, 1], bits2: [0, 0, 4, 0, 4, 0, 0], rec: [0, 0, 1, 0, 1, 0, 1] });
+    // Jihad: the Saracens, then the Franks (round 1); the Franks' 19 dice and their next 3 are no
+    // pair, so an empty Saracen draw (the third) goes before round 2's four runs; round 3's four
+    const jihad = steps(closed[closed.length - 1][1]);
+    expect(jihad).toEqual({ fire: [1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1], bits2: Array(11).fill(0), rec: [0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1] });
+  });
+  it('a trial played again from its stream (how a draw on a threshold is decided) plays as the loop does', async () => {
+    const { crusaderRexKernel } = await import('../src/systems/crusader-rex/kernel.js');
+    const { deriveState } = await import('../src/engine/rng.js');
+    for (const [label, body] of closed) {
+      const c = compiled(body);
+      const L = crusaderRexKernel.accLength(c);
+      const accs = [false, true].map((replayAll) => {
+        _closedTest.replayAll = replayAll;
+        try {
+          const acc = new Float64Array(L);
+          crusaderRexKernel.run(c, deriveState('replay', label, 0), 3001, acc);
+          return Array.from(acc);
+        } finally {
+          _closedTest.replayAll = false;
+        }
+      });
+      expect(accs[1], label).toEqual(accs[0]);
+    }
+  });
+  it('exact alias tables of pairs of totals over 2^7 slots: every pair has exactly its share', () => {
+    for (const [fps1, fps2] of [[[1, 1, 1, 1], [3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1]], [[6, 5], [1]], [[2, 2, 2], []]]) {
+      const c1 = KI.hitCounts(fps1);
+      const c2 = KI.hitCounts(fps2);
+      const bits2 = 4;
+      const counts = new Array<number>(128).fill(0);
+      for (let h1 = 0; h1 < c1.length; h1++) for (let h2 = 0; h2 < c2.length; h2++) counts[h1 * 2 ** bits2 + h2] = c1[h1] * c2[h2];
+      const n = BigInt(6) ** BigInt(fps1.length + fps2.length);
+      const alias = new Int32Array(128);
+      const rem = new Float64Array(128);
+      exactAliasTableBits(counts, 7, alias, rem, 0);
+      const mass = new Array<bigint>(128).fill(0n);
+      for (let s = 0; s < 128; s++) {
+        const keep = BigInt(alias[s] >>> 7) * n + BigInt(rem[s]);
+        mass[s] += keep;
+        mass[alias[s] & 127] += n * 2n ** 25n - keep;
+      }
+      for (let o = 0; o < 128; o++) expect(mass[o], `${fps1}|${fps2}: ${o}`).toBe(BigInt(counts[o]) * 128n * 2n ** 25n);
+    }
   });
   it('exact alias tables: every hit count has exactly its share of the 6^n faces', () => {
     for (const fps of [[3, 3, 3, 3], [3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1], [], [6, 6], Array(20).fill(1), [1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 2, 2]]) {

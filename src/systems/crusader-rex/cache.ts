@@ -1,5 +1,5 @@
 /**
- * Tables made once per worker, by what they depend on (state-tables.ts, field-run-path.ts, closed-field-path.ts): read only once
+ * Tables made once per worker, by what they depend on (state-tables.ts, field-run-path.ts; the closed field path through sideTables): read only once
  * made, so shared as they are; each cache bounded for a long-lived worker (the workbench).
  * `use` false makes the value afresh (tests compare the two).
  */

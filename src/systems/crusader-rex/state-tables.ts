@@ -6,8 +6,8 @@
  * the strongest blocks in turn (6.31, ties in the side's hit order) as one look-up,
  * APPLY[x * HS + h]. A run of volleys by one side (buildRuns) is one draw of its total hits from
  * their exact distribution (runDists), through an alias table (aliasTable) keyed by the side's
- * state at the place it fires from. The field paths (field-run-path.ts, closed-field-path.ts)
- * use the side tables and run distributions too.
+ * state at the place it fires from. The field paths use the side tables too (field-run-path.ts
+ * its run distributions as well; closed-field-path.ts counts its runs' totals over 6^n itself).
  */
 import { cached as cachedIn } from './cache.js';
 import { CASTLE, FIELD, PENDING, type CrusaderRexCompiled } from './compile.js';
