@@ -149,14 +149,7 @@ describe('fantasy tables: two counts in one draw, every outcome exact to within 
     const bases = ensureSums32(tables, N3, N2);
     for (let n3 = 0; n3 <= N3; n3++)
       for (let n2 = 0; n2 <= N2; n2++) {
-        let ways: bigint[] = [1n]; // ways[s]: the faces that total s
-        const roll = (die: number) => {
-          const next = new Array<bigint>(ways.length + die).fill(0n);
-          for (let s = 0; s < ways.length; s++) for (let f = 1; f <= die; f++) next[s + f] += ways[s];
-          ways = next;
-        };
-        for (let i = 0; i < n3; i++) roll(3);
-        for (let i = 0; i < n2; i++) roll(2);
+        const ways = ways32(n3, n2); // ways[s]: the faces that total s
         const codes = new Map<number, bigint>();
         ways.forEach((w, s) => {
           if (w > 0n) codes.set(s, w);
