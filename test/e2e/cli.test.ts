@@ -731,14 +731,16 @@ describe('exact, check, validate, schema', () => {
     // a log gets two lines, not one per evaluation (some fifty for docs/scenarios.md's grid example)
     const args = ['solve', GRID, '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '5', '--to', '80', '--trials', '1000'];
     const quiet = await cli(args);
-    expect(quiet.code, quiet.stderr).toBe(0);
+    // 0, or 4 when an answer's value sits too near the target to separate at the trial cap (an
+    // UNRESOLVED answer, decided by the dice): the log is the same either way
+    expect([0, 4], quiet.stderr).toContain(quiet.code);
     const lines = quiet.stderr.trimEnd().split('\n');
     expect(lines).toEqual([
       'fantasy-wall-hp-dc-grid: solving wall.hp from 5 to 80 for p_defender_wins to reach 0.5',
       expect.stringMatching(/^fantasy-wall-hp-dc-grid: 5 answers, one per sweep point of wall\.dc, from \d+ evaluations \([\d,]+ trials\) in [\d.]+ s \(--verbose lists them\)$/),
     ]);
     const loud = await cli([...args, '--verbose', '--json']);
-    expect(loud.code, loud.stderr).toBe(0);
+    expect(loud.code, loud.stderr).toBe(quiet.code);
     const evaluations = JSON.parse(loud.stdout).reduce((n: number, p: { evaluations: unknown[] }) => n + p.evaluations.length, 0);
     const listed = loud.stderr.split('\n').filter((l) => /^ {2}\[wall\.dc = \d+\] wall\.hp = \d+: p_defender_wins /.test(l));
     expect(listed).toHaveLength(evaluations);
