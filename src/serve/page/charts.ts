@@ -93,21 +93,61 @@ export async function renderCharts(charts: NamedChart[]): Promise<void> {
 }
 
 let wanted: NamedChart[] | undefined;
+/** A draw is waiting for its frames (it takes `wanted` as it is then). */
+let framePending = false;
+/** A redraw held back by the gap below. */
+let held: ReturnType<typeof setTimeout> | undefined;
+let lastDraw = -Infinity;
+/**
+ * While a run streams, its charts are redrawn at most once a second: each redraw costs the page
+ * ~100-200 ms of its thread (vega-embed's compile and render), and a chart a fraction of a
+ * second newer shows nothing new. The first charts of a run and its last ones (`final`: the
+ * run is done) are drawn as soon as the numbers are painted.
+ */
+const CHART_GAP_MS = 1000;
+
 /**
  * The live run's charts, drawn once the numbers are painted: a chart costs the page
  * far more than the numbers (vega-embed's compile and render: ~200 ms of the page's thread for a
  * Crusader Rex run's charts), so the numbers show first. Only the latest charts asked for are drawn.
  */
-export function renderChartsAfterPaint(charts: NamedChart[]): void {
-  const first = wanted === undefined;
+export function renderChartsAfterPaint(charts: NamedChart[], final = false): void {
   wanted = charts;
-  if (!first) return;
+  if (framePending) return; // the draw about to start takes these
+  if (held !== undefined) {
+    if (!final) return; // the held redraw takes these
+    clearTimeout(held);
+    held = undefined;
+  }
+  const wait = final ? 0 : lastDraw + CHART_GAP_MS - performance.now();
+  if (wait > 0) {
+    held = setTimeout(() => {
+      held = undefined;
+      drawAfterPaint();
+    }, wait);
+    return;
+  }
+  drawAfterPaint();
+}
+
+/** A new run has started: its first charts are drawn at once, and the last run's held ones never. */
+export function chartsOfNewRun(): void {
+  if (held !== undefined) clearTimeout(held);
+  held = undefined;
+  wanted = undefined;
+  lastDraw = -Infinity;
+}
+
+function drawAfterPaint(): void {
+  framePending = true;
   // the next frame paints the numbers; the charts start after the one after it has begun
   requestAnimationFrame(() =>
     requestAnimationFrame(() =>
       setTimeout(() => {
+        framePending = false;
         const c = wanted;
         wanted = undefined;
+        lastDraw = performance.now();
         if (c) void renderCharts(c);
       }, 0),
     ),

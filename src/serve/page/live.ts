@@ -1,6 +1,6 @@
 /** The live run: the tuned case against the file, streamed to a precision; its cards, table, charts and command. */
 import type { LiveCase, RunDone, RunPartial, RunRequest } from '../../api/protocol.js';
-import { renderChartsAfterPaint } from './charts.js';
+import { chartsOfNewRun, renderChartsAfterPaint } from './charts.js';
 import { banner, clearIssues, markIssues, started } from './controls.js';
 import { $, el } from './dom.js';
 import { fmtDiff, fmtDiffInterval, fmtInterval, fmtValue, halfWidth, int, isProb, label, overText, significant } from './format.js';
@@ -50,12 +50,13 @@ export async function runLive(): Promise<void> {
       if (state.live !== ac) continue;
       if (ev.type === 'start') {
         state.start = ev;
+        chartsOfNewRun();
         clearIssues();
       } else if (ev.type === 'partial' || ev.type === 'done') {
         state.last = ev;
         renderResults(ev);
         preferProduced(ev.cases[0].metrics);
-        if (ev.charts) renderChartsAfterPaint(ev.charts);
+        if (ev.charts) renderChartsAfterPaint(ev.charts, ev.type === 'done');
         if (first) {
           first = false;
           record.firstMs = performance.now() - changeAt;
