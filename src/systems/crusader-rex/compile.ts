@@ -126,8 +126,7 @@ export function refineCrusaderRex(raw: Record<string, unknown>): { path: (string
   });
   // Only the side that holds the castle starts in it or is deployed into it (6.1): the defender
   // of a new battle, the besieged of an existing siege.
-  const sideOf = (x: Side) => (x === 'franks' ? FRANKS : SARACENS);
-  const holder = s.situation === 'existing_siege' ? s.besieged : s.attacker ? (sideOf(s.attacker) === FRANKS ? 'saracens' : 'franks') : undefined;
+  const holder = s.situation === 'existing_siege' ? s.besieged : s.attacker && (s.attacker === 'franks' ? 'saracens' : 'franks');
   if (holder !== undefined) {
     s.blocks.forEach((b, i) => {
       if (b.at !== 'castle' && b.at !== 'town') return;
