@@ -176,23 +176,32 @@ export function binomialDistribution(n: number, p: number): number[] {
  * share a table). Outcome code = the count.
  */
 export function ensureBinomials(tables: AliasTables, key: string, p: number, nMax: number): Int32Array {
-  const binBases = tables.binBases;
-  const bases = binBases.get(key) ?? new Int32Array(0);
-  if (bases.length > nMax) return bases;
-  const grown = new Int32Array(nMax + 1).fill(-1);
-  grown.set(bases);
-  for (let n = bases.length; n <= nMax; n++) {
+  return growKeyed(tables, key, nMax, (n, codes, probs) => {
     const dist = binomialDistribution(n, p);
-    const codes: number[] = [];
-    const probs: number[] = [];
     for (let k = 0; k <= n; k++) {
       if (dist[k] === 0) continue;
       codes.push(k);
       probs.push(dist[k]);
     }
+  });
+}
+
+/**
+ * The tables kept under `key` for n = 0..nMax, grown from those made before: `outcomes(n,
+ * codes, probs)` lists table n's outcome codes and their probabilities.
+ */
+function growKeyed(tables: AliasTables, key: string, nMax: number, outcomes: (n: number, codes: number[], probs: number[]) => void): Int32Array {
+  const bases = tables.binBases.get(key) ?? new Int32Array(0);
+  if (bases.length > nMax) return bases;
+  const grown = new Int32Array(nMax + 1).fill(-1);
+  grown.set(bases);
+  for (let n = bases.length; n <= nMax; n++) {
+    const codes: number[] = [];
+    const probs: number[] = [];
+    outcomes(n, codes, probs);
     grown[n] = aliasBuild(tables, codes, probs);
   }
-  binBases.set(key, grown);
+  tables.binBases.set(key, grown);
   return grown;
 }
 
@@ -229,30 +238,19 @@ export function ensureClimbOutcomes(tables: AliasTables, key: string, p: number,
  */
 function ensureJoint(tables: AliasTables, key: string, p: number, q: number, nMax: number): Int32Array {
   if (nMax > JOINT_MAX) throw new Error(`internal: a joint table of ${nMax} units (at most ${JOINT_MAX})`);
-  const binBases = tables.binBases;
-  const bases = binBases.get(key) ?? new Int32Array(0);
-  if (bases.length > nMax) return bases;
-  const grown = new Int32Array(nMax + 1).fill(-1);
-  grown.set(bases);
-  const second: number[][] = [];
-  for (let m = 0; m <= nMax; m++) second.push(binomialDistribution(m, q));
-  for (let n = bases.length; n <= nMax; n++) {
+  const second: number[][] = []; // second[m]: Binomial(m, q), made as the tables grown need it
+  return growKeyed(tables, key, nMax, (n, codes, probs) => {
     const first = binomialDistribution(n, p);
-    const codes: number[] = [];
-    const probs: number[] = [];
     for (let a = 0; a <= n; a++) {
       if (first[a] === 0) continue;
-      const rest = second[n - a];
+      const rest = (second[n - a] ??= binomialDistribution(n - a, q));
       for (let b = 0; b <= n - a; b++) {
         if (rest[b] === 0) continue;
         codes.push(a | (b << 8));
         probs.push(first[a] * rest[b]);
       }
     }
-    grown[n] = aliasBuild(tables, codes, probs);
-  }
-  binBases.set(key, grown);
-  return grown;
+  });
 }
 
 /**
