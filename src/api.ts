@@ -61,7 +61,7 @@ export {
 // The core's pieces a front end names itself: the worker pool and executors, the message
 // catalogue and limits, issue and path formatting, the systems' list and their metric docs.
 export { PoolExecutor, WorkerFailure, exitWhenThreadsLoaded } from './api/pool.js';
-export { inlineExecutor } from './api/executors.js';
+export { inlineExecutor, mainThreadExecutor } from './api/executors.js';
 export { CancelledError } from './engine/executor.js';
 export { resultLength } from './engine/chunk.js';
 export { chunkSize } from './engine/run.js';

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type CliProgress from 'cli-progress';
 import path from 'node:path';
-import { parseSettings, validateText, type ValidScenario, MSG, LIMITS, COMMON_SHAPE, PoolExecutor } from '../api.js';
+import { parseSettings, validateText, type ValidScenario, MSG, LIMITS, COMMON_SHAPE, PoolExecutor, mainThreadExecutor, type Executor } from '../api.js';
 import { expandScenarioArgs, formatIssue, readText } from './files.js';
 import type { ScenarioIssue } from '../api.js';
 import type * as z from 'zod';
@@ -195,10 +195,20 @@ export const controller = new AbortController();
 /** The flags `sensitivity` and `tune` share, as their api options (with the pool and progress of `onPool`). */
 export function caseOptions(
   flags: { trials?: number; seed?: string | number; where?: string },
-  executor: PoolExecutor,
+  executor: Executor,
   onProgress: (done: number, planned: number) => void,
-): { trials?: number; seed?: string | number; where?: Record<string, unknown>; executor: PoolExecutor; signal: AbortSignal; onProgress: (done: number, planned: number) => void } {
+): { trials?: number; seed?: string | number; where?: Record<string, unknown>; executor: Executor; signal: AbortSignal; onProgress: (done: number, planned: number) => void } {
   return { trials: flags.trials, seed: flags.seed, where: flags.where === undefined ? undefined : parseSettings(flags.where), executor, signal: controller.signal, onProgress };
+}
+
+/**
+ * Where a command's chunks run with `--threads T`: a worker pool of T threads, or for T = 1 this
+ * thread (a lone worker would add a second isolate's start, load and JIT warm-up of the kernels
+ * and its own heap, and run nothing in parallel: ~0.1-0.25 s of CPU a command). Same results
+ * either way. `serve` keeps a pool: its thread answers requests.
+ */
+export function executorOf(threads: number): Executor {
+  return threads === 1 ? mainThreadExecutor() : new PoolExecutor(threads);
 }
 
 /**
@@ -211,9 +221,9 @@ export async function onPool<T>(
   label: string,
   unit: string,
   inputError: abstract new (...args: never[]) => Error,
-  run: (exec: PoolExecutor, onProgress: (done: number, planned: number) => void) => Promise<T>,
+  run: (exec: Executor, onProgress: (done: number, planned: number) => void) => Promise<T>,
 ): Promise<T> {
-  const exec = new PoolExecutor(flags.threads);
+  const exec = executorOf(flags.threads);
   const progress = makeProgress(flags.progress !== false && process.stderr.isTTY === true, label.padEnd(24).slice(0, 24), unit);
   try {
     return await run(exec, progress.onProgress);
@@ -259,7 +269,7 @@ export function threadsOpt(): Option {
     }
     return n;
   };
-  return new Option('--threads <T>', `worker threads, 1 to ${max}`).argParser(parse).default(cores, `all cores, ${cores}`);
+  return new Option('--threads <T>', `threads that run trials, 1 to ${max} (1: this one, no worker thread)`).argParser(parse).default(cores, `all cores, ${cores}`);
 }
 
 /**

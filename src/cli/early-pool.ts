@@ -64,7 +64,7 @@ export function startEarlyPool(argv: readonly string[]): void {
   if (argv[2] !== 'run' || argv.some((a) => a === '--help' || a === '-h' || a === '--shard' || a.startsWith('--shard='))) return;
   if (!looksBig(argv.slice(3))) return;
   const threads = threadsFromArgv(argv.slice(3));
-  if (threads === undefined) return;
+  if (threads === undefined || threads === 1) return; // one thread: this one runs the kernels (commands/run.ts)
   early = new PoolExecutor(threads);
   early.warm();
 }

@@ -48,9 +48,16 @@ const SLICE_MS = 8;
  * same kernel stream and buffer whatever the slices (test/engine-slices.test.ts).
  */
 export class InlineExecutor implements Executor {
-  readonly threads = 0;
   private last: Promise<unknown> = Promise.resolve();
-  constructor(private readonly kernels: KernelTable) {}
+  /**
+   * `threads`: 0 (the default) for an executor beside a pool or instead of one (tests, a tiny
+   * job); 1 when this thread is the run's one kernel thread (`siegesim run --threads 1`), as the
+   * run's provenance and its ETA count it.
+   */
+  constructor(
+    private readonly kernels: KernelTable,
+    readonly threads: 0 | 1 = 0,
+  ) {}
   run(task: BatchTask, opts: TaskOptions = {}): Promise<Float64Array> {
     const kernel = this.kernels[task.system];
     if (!kernel) return Promise.reject(new Error(`no kernel for system ${task.system}`));

@@ -1,9 +1,9 @@
 /** `siegesim check`: Monte Carlo against the exact answers, metric by metric (z-scores). */
 import type { Command } from 'commander';
-import { checkPassed, checkScenario, CHECK_Z_LIMIT, emptyCheckTally, exactScenario, judgeCheck, runScenario, unpairedDifferences, type CheckRow, type CheckVerdict, PoolExecutor, shortName, MSG } from '../../api.js';
+import { checkPassed, checkScenario, CHECK_Z_LIMIT, emptyCheckTally, exactScenario, judgeCheck, runScenario, unpairedDifferences, type CheckRow, type CheckVerdict, shortName, MSG } from '../../api.js';
 import { whereLabel } from '../../api/test.js';
 import { showCount } from '../../report/format.js';
-import { controller, loadAll, positiveNumber, seedArg, threadsOpt, trialsArg, type RunFlags } from '../common.js';
+import { controller, executorOf, loadAll, positiveNumber, seedArg, threadsOpt, trialsArg, type RunFlags } from '../common.js';
 
 type CheckFlags = RunFlags & { verbose?: boolean; zLimit: number; allowEmpty?: boolean };
 
@@ -68,7 +68,7 @@ const FAIL_LINES = 20;
 async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
   const scenarios = loadAll(files);
   const limit = flags.zLimit;
-  const exec = new PoolExecutor(flags.threads);
+  const exec = executorOf(flags.threads);
   const total = emptyCheckTally();
   const failures: string[] = [];
   // --json keeps stdout for the JSON alone: the table goes to stderr (a CI log still shows it).

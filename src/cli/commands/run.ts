@@ -1,11 +1,11 @@
 /** `siegesim run`: run scenarios and write their reports; `--shard k/n` writes a shard file instead. */
 import { Command, InvalidArgumentError } from 'commander';
 import path from 'node:path';
-import { chunkCount, runScenario, runShard, MSG, PoolExecutor } from '../../api.js';
+import { chunkCount, runScenario, runShard, MSG, type Executor } from '../../api.js';
 import { poolFor } from '../early-pool.js';
 import { checkFolder, checkOutputFile, checkReportDir, reportSource, sameFile, writeIndex, writeReport, type ReportSource } from '../../report/write.js';
 import { writeShardFile } from '../shard-file.js';
-import { controller, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
+import { controller, executorOf, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
 import { showCount } from '../../report/format.js';
 import { warmRenderer } from '../../report/renderer.js';
 import { answerText } from '../../report/answer-text.js';
@@ -24,7 +24,7 @@ async function shardCommand(files: string[], flags: RunFlags & { shard: { k: num
   const trials = flags.trials ?? v.trials;
   const chunks = chunkCount(v, trials);
   if (chunks < k) process.stderr.write(MSG.shardEmpty(k, n, chunks, trials, v.system.chunkTrials) + '\n');
-  const exec = new PoolExecutor(flags.threads);
+  const exec = executorOf(flags.threads);
   const progress = makeProgress(flags.progress !== false && process.stderr.isTTY === true, `${v.name} ${k}/${n}`.padEnd(24).slice(0, 24), 'chunks');
   const t0 = performance.now();
   try {
@@ -64,13 +64,15 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   });
   // what summary.json records of the command line (the file's own values are in it already)
   const overrides = reportOverrides(flags);
-  const exec = poolFor(flags.threads); // started early by start.ts
+  // One thread: this one runs the kernels (a lone worker would add a second isolate's start and
+  // warm-up and run nothing in parallel). More: the pool start.ts started early.
+  const exec: Executor & { warm?(): void } = flags.threads === 1 ? executorOf(1) : poolFor(flags.threads);
   // More than one chunk to run: start the workers now, so they load while this thread prepares,
-  // and load the chart renderer while they run (this thread is idle then). A one-chunk run
-  // is done in-process and never starts them.
+  // and warm the chart renderer up while they run. A one-chunk run is done in-process and never
+  // starts them; with --threads 1 this thread is the kernel thread and there are none.
   const chunks = scenarios.reduce((n, v) => n + v.points.length * chunkCount(v, flags.trials ?? v.trials), 0);
   if (chunks > 1 || flags.precision !== undefined) {
-    exec.warm();
+    exec.warm?.();
     warmRenderer();
   }
   const jsonOut: unknown[] = [];

@@ -1,8 +1,8 @@
 /** `siegesim solve`: the smallest value of a parameter whose metric reaches a target (a decimal one to a stated resolution). */
 import { InvalidArgumentError, type Command } from 'commander';
-import { plateauText, solveSweep, SolveInputError, type SolveOptions, type SolvePlan, type SolveResult, PoolExecutor } from '../../api.js';
+import { plateauText, solveSweep, SolveInputError, type SolveOptions, type SolvePlan, type SolveResult } from '../../api.js';
 import type { Metric } from '../../api.js';
-import { controller, loadAll, makeProgress, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
+import { controller, executorOf, loadAll, makeProgress, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
 import { showCount } from '../../report/format.js';
 import { estimateText } from '../../report/answer-text.js';
 import { solveJsonIn, solveNextText, solveProblemText } from '../../report/solve-text.js';
@@ -30,7 +30,7 @@ const showPoint = (point: Record<string, unknown>) =>
 
 async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
   const [v] = loadAll([file]);
-  const exec = new PoolExecutor(flags.threads); // its threads start with the first trial
+  const exec = executorOf(flags.threads); // its threads start with the first trial
   // A progress bar on a terminal; in a log, a start line and a summary line (--verbose: every evaluation).
   const progress = makeProgress(!flags.verbose && flags.progress !== false && process.stderr.isTTY === true, `${v.name} solve`.padEnd(24).slice(0, 24), 'evaluations');
   // the whole request is checked before anything is printed or run (exit 2): onPlan comes after

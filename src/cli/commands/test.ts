@@ -2,10 +2,10 @@
 import type { Command } from 'commander';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { prepareExact, testScenario, TEST_CONFIDENCE, type ScenarioTestResult, PoolExecutor, MSG, formatIssue, type ScenarioIssue, LIMITS } from '../../api.js';
+import { prepareExact, testScenario, TEST_CONFIDENCE, type ScenarioTestResult, MSG, formatIssue, type ScenarioIssue, LIMITS } from '../../api.js';
 import { junitXml, testFooter, testJson, testLines, testMarkdown, totalsOf } from '../../report/test-report.js';
 import { checkOutputFile, OutputError, reasonOf, writeFileAtomic } from '../../report/write.js';
-import { controller, failWith, loadSome, makeProgress, UserError, outArg, scenarioArgsOrDefault, probabilityArg, seedArg, threadsOpt, trialsArg } from '../common.js';
+import { controller, executorOf, failWith, loadSome, makeProgress, UserError, outArg, scenarioArgsOrDefault, probabilityArg, seedArg, threadsOpt, trialsArg } from '../common.js';
 
 interface TestFlags {
   junit?: string;
@@ -57,7 +57,7 @@ async function testCommand(files: string[], flags: TestFlags): Promise<void> {
   // --json keeps stdout for the JSON alone: the console's lines go to stderr (a CI log still shows them).
   const say = (text: string) => (flags.json ? process.stderr : process.stdout).write(text);
   const results: ScenarioTestResult[] = [];
-  const exec = new PoolExecutor(flags.threads);
+  const exec = executorOf(flags.threads);
   try {
     for (const [i, v] of withExpect.entries()) {
       const progress = makeProgress(flags.progress !== false && process.stderr.isTTY === true, v.name.padEnd(24).slice(0, 24), 'trials');
