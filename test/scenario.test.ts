@@ -209,6 +209,36 @@ sweep:
     ).toBe(MSG.sweepDuplicatePath('turns'));
   });
 
+  it('rejects a variant set that holds a swept path (a mapping set would replace the swept value in every case)', () => {
+    // set: cards.besieger: {...} replaces the whole mapping, swept chance included: every point would run chance 0
+    const holds = issuesOf(`${BASE}sweep:\n  cards.besieger.chance: [0.5, 0.25]\nvariants:\n  - name: a\n  - name: b\n    set: { cards.besieger: { modifier: -2 } }\n`);
+    expect(holds).toEqual([{ file: 's.yaml', line: 10, col: 12, path: 'variants[1].set.cards.besieger', message: MSG.sweepDuplicatePath('cards.besieger', 'cards.besieger.chance') }]);
+    expect(holds[0].message).toMatch(/holds the swept "cards\.besieger\.chance", which this set would replace/);
+    // a path that only shares a prefix of characters is another setting (cards.besieged is not within cards.besieger)
+    const ok = validateText('s.yaml', `${BASE}sweep:\n  cards.besieger.chance: [0.5, 0.25]\nvariants:\n  - name: a\n  - name: b\n    set: { cards.besieged: { chance: 1 } }\n`);
+    expect(ok.ok).toBe(true);
+  });
+
+  it('warns, without refusing, at each place that writes a blockade_chance the cases it is written for never use (port: false)', () => {
+    const dead = `changes nothing: structure.port is false`;
+    const file = validateText('s.yaml', `${BASE}structure: { blockade_chance: 0.5 }\nvariants:\n  - name: a\n  - name: le\n    set: { rules.comparison: le }\n`);
+    if (!file.ok) throw new Error('expected a valid scenario');
+    expect(file.value.warnings).toHaveLength(1);
+    expect(file.value.warnings![0]).toMatchObject({ line: 5, col: 14, path: 'structure.blockade_chance' });
+    expect(file.value.warnings![0].message).toContain(dead);
+    expect(file.value.points[0].variants.map((c) => (c.scenario as any).structure.blockade_chance)).toEqual([0.5, 0.5]);
+    // the file's chance is used by a variant that makes a port: not dead; a variant's own chance on a non-port is
+    const mixed = validateText('s.yaml', `${BASE}structure: { blockade_chance: 0.5 }\nvariants:\n  - name: a\n  - name: port\n    set: { structure.port: true }\n  - name: v3\n    set: { structure.blockade_chance: 0.2 }\n`);
+    if (!mixed.ok) throw new Error('expected a valid scenario');
+    expect(mixed.value.warnings!.map((w) => [w.path, w.message.startsWith(`in variant "v3": ${dead}`)])).toEqual([['variants[2].set.structure.blockade_chance', true]]);
+    // a port, or a non-port that leaves the chance out: nothing to say
+    for (const body of ['structure: { port: true, blockade_chance: 0.5 }\n', 'structure: { surrender_level: 2 }\n', 'sweep:\n  structure.port: [true]\nstructure: { blockade_chance: 0.5 }\n']) {
+      const v = validateText('s.yaml', BASE + body);
+      if (!v.ok) throw new Error(body);
+      expect(v.value.warnings, body).toBeUndefined();
+    }
+  });
+
   it('rejects a variant after the baseline that sets nothing (no set:, or set: {}), at its name or its set', () => {
     const issues = issuesOf(`${BASE}variants:\n  - name: as-written\n  - name: forgot\n  - name: empty\n    set: {}\n  - name: le\n    set: { rules.comparison: le }\n`);
     expect(issues).toEqual([
