@@ -5,7 +5,9 @@ import { systemById } from '../src/systems/registry.js';
 import { MSG } from '../src/scenario/messages.js';
 import { suggest } from '../src/text/suggest.js';
 import { metricKinds } from '../src/scenario/expect.js';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { loadSome } from '../src/cli/common.js';
 import path from 'node:path';
 
 const ROOT_DIR = path.resolve(import.meta.dirname, '..');
@@ -231,6 +233,19 @@ sweep:
     const mixed = validateText('s.yaml', `${BASE}structure: { blockade_chance: 0.5 }\nvariants:\n  - name: a\n  - name: port\n    set: { structure.port: true }\n  - name: v3\n    set: { structure.blockade_chance: 0.2 }\n`);
     if (!mixed.ok) throw new Error('expected a valid scenario');
     expect(mixed.value.warnings!.map((w) => [w.path, w.message.startsWith(`in variant "v3": ${dead}`)])).toEqual([['variants[2].set.structure.blockade_chance', true]]);
+    // the commands say it on stderr and go on with the file
+    const dir = mkdtempSync(path.join(tmpdir(), 'siegesim-dead-'));
+    const f = path.join(dir, 'dead.yaml');
+    writeFileSync(f, `${BASE}structure: { blockade_chance: 0.5 }\n`);
+    const said: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (said.push(String(chunk)), true));
+    try {
+      expect(loadSome([f]).valid).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(said.join('')).toMatch(/^warning: \S*dead\.yaml:5:14 {2}structure\.blockade_chance {2}changes nothing: structure\.port is false/);
     // a port, or a non-port that leaves the chance out: nothing to say
     for (const body of ['structure: { port: true, blockade_chance: 0.5 }\n', 'structure: { surrender_level: 2 }\n', 'sweep:\n  structure.port: [true]\nstructure: { blockade_chance: 0.5 }\n']) {
       const v = validateText('s.yaml', BASE + body);
