@@ -5,7 +5,9 @@ import { systemById } from '../src/systems/registry.js';
 import { MSG } from '../src/scenario/messages.js';
 import { suggest } from '../src/text/suggest.js';
 import { metricKinds } from '../src/scenario/expect.js';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { loadSome } from '../src/cli/common.js';
 import path from 'node:path';
 
 const ROOT_DIR = path.resolve(import.meta.dirname, '..');
@@ -207,6 +209,49 @@ sweep:
     expect(
       issuesOf(`${BASE}sweep:\n  turns: [1, 2]\nvariants:\n  - name: a\n    set: { turns: 3 }\n`)[0].message,
     ).toBe(MSG.sweepDuplicatePath('turns'));
+  });
+
+  it('rejects a variant set that holds a swept path (a mapping set would replace the swept value in every case)', () => {
+    // set: cards.besieger: {...} replaces the whole mapping, swept chance included: every point would run chance 0
+    const holds = issuesOf(`${BASE}sweep:\n  cards.besieger.chance: [0.5, 0.25]\nvariants:\n  - name: a\n  - name: b\n    set: { cards.besieger: { modifier: -2 } }\n`);
+    expect(holds).toEqual([{ file: 's.yaml', line: 10, col: 12, path: 'variants[1].set.cards.besieger', message: MSG.sweepDuplicatePath('cards.besieger', 'cards.besieger.chance') }]);
+    expect(holds[0].message).toMatch(/holds the swept "cards\.besieger\.chance", which this set would replace/);
+    // a path that only shares a prefix of characters is another setting (cards.besieged is not within cards.besieger)
+    const ok = validateText('s.yaml', `${BASE}sweep:\n  cards.besieger.chance: [0.5, 0.25]\nvariants:\n  - name: a\n  - name: b\n    set: { cards.besieged: { chance: 1 } }\n`);
+    expect(ok.ok).toBe(true);
+  });
+
+  it('warns, without refusing, at each place that writes a blockade_chance the cases it is written for never use (port: false)', () => {
+    const dead = `changes nothing: structure.port is false`;
+    const file = validateText('s.yaml', `${BASE}structure: { blockade_chance: 0.5 }\nvariants:\n  - name: a\n  - name: le\n    set: { rules.comparison: le }\n`);
+    if (!file.ok) throw new Error('expected a valid scenario');
+    expect(file.value.warnings).toHaveLength(1);
+    expect(file.value.warnings![0]).toMatchObject({ line: 5, col: 14, path: 'structure.blockade_chance' });
+    expect(file.value.warnings![0].message).toContain(dead);
+    expect(file.value.points[0].variants.map((c) => (c.scenario as any).structure.blockade_chance)).toEqual([0.5, 0.5]);
+    // the file's chance is used by a variant that makes a port: not dead; a variant's own chance on a non-port is
+    const mixed = validateText('s.yaml', `${BASE}structure: { blockade_chance: 0.5 }\nvariants:\n  - name: a\n  - name: port\n    set: { structure.port: true }\n  - name: v3\n    set: { structure.blockade_chance: 0.2 }\n`);
+    if (!mixed.ok) throw new Error('expected a valid scenario');
+    expect(mixed.value.warnings!.map((w) => [w.path, w.message.startsWith(`in variant "v3": ${dead}`)])).toEqual([['variants[2].set.structure.blockade_chance', true]]);
+    // the commands say it on stderr and go on with the file
+    const dir = mkdtempSync(path.join(tmpdir(), 'siegesim-dead-'));
+    const f = path.join(dir, 'dead.yaml');
+    writeFileSync(f, `${BASE}structure: { blockade_chance: 0.5 }\n`);
+    const said: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (said.push(String(chunk)), true));
+    try {
+      expect(loadSome([f]).valid).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(said.join('')).toMatch(/^warning: \S*dead\.yaml:5:14 {2}structure\.blockade_chance {2}changes nothing: structure\.port is false/);
+    // a port, or a non-port that leaves the chance out: nothing to say
+    for (const body of ['structure: { port: true, blockade_chance: 0.5 }\n', 'structure: { surrender_level: 2 }\n', 'sweep:\n  structure.port: [true]\nstructure: { blockade_chance: 0.5 }\n']) {
+      const v = validateText('s.yaml', BASE + body);
+      if (!v.ok) throw new Error(body);
+      expect(v.value.warnings, body).toBeUndefined();
+    }
   });
 
   it('rejects a variant after the baseline that sets nothing (no set:, or set: {}), at its name or its set', () => {

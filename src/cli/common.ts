@@ -112,6 +112,7 @@ export function loadSome(args: string[], opts: { staleExpect?: 'error' | 'warn' 
     if (v.ok) {
       valid.push(Object.assign(v.value, { text: text! }));
       for (const i of v.value.staleExpect ?? []) warnings += MSG.staleExpect(formatIssue(i)) + '\n';
+      for (const i of v.value.warnings ?? []) warnings += MSG.deadSetting(formatIssue(i)) + '\n';
     } else {
       for (const i of v.issues) {
         // not push(...): a spread of 100 000 overflows the stack

@@ -98,7 +98,10 @@ export const MSG = {
   unsafeInteger: (got: string) => `${got} is too large: whole numbers here stop at 9,007,199,254,740,991`,
   badOption: (got: string, suggestion: string | undefined, values: readonly string[]) =>
     `${got} is not an option${suggestion !== undefined ? ` (did you mean "${suggestion}"?)` : ''}: expected one of ${values.map((v) => `"${v}"`).join('|')}`,
-  sweepDuplicatePath: (path: string) => `"${path}" is swept and also set by a variant; sweep it or set it, not both`,
+  sweepDuplicatePath: (path: string, swept = path) =>
+    swept === path
+      ? `"${path}" is swept and also set by a variant; sweep it or set it, not both`
+      : `"${path}" is set by a variant and holds the swept "${swept}", which this set would replace; sweep it or set it, not both`,
   /** `code`: the system's error code (ENOENT...), said in words for the common ones. */
   fileUnreadable: (code: string) => {
     const words: Record<string, string> = {
@@ -197,6 +200,8 @@ export const MSG = {
    * An expect: item the scenario no longer matches, said as a warning by the commands that run
    * (`place`: the problem as formatIssue writes it, file:line:col  path  message).
    */
+  /** A setting that changes nothing in the cases it is written for (ValidScenario.warnings), said by every command that reads the file. */
+  deadSetting: (place: string) => `warning: ${place}`,
   staleExpect: (place: string) => `warning: ${place}; \`siegesim test\` will refuse this expect: item until it matches the scenario (this command goes on without it)`,
   exactUnavailable: (metric: string, where: string) => `exact: true, but there is no exact answer for "${metric}" at ${where}`,
   // --- what `siegesim test` says about a run ---

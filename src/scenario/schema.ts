@@ -83,7 +83,7 @@ export const COMMON_SHAPE = {
         set: z
           .record(z.string(), z.unknown())
           .optional()
-          .describe('dotted path -> value, e.g. { rules.comparison: le }; re-validated after applying'),
+          .describe("dotted path -> value, e.g. { rules.comparison: le }; re-validated after applying; a mapping value replaces the whole mapping (keys it leaves out take the system's defaults, not the file's)"),
       }),
     )
     .min(1)

@@ -54,6 +54,13 @@ export interface ValidScenario {
    * `staleExpect: 'warn'`; absent when there are none): `siegesim test` refuses them.
    */
   staleExpect?: ScenarioIssue[];
+  /**
+   * Settings the file writes that change nothing in any case it is written for
+   * (RulesSystem.deadSettings), each once, at the key that writes it (the file's own key, a
+   * variant's `set` entry or a sweep value); absent when there are none. The commands say them
+   * as warnings and go on.
+   */
+  warnings?: ScenarioIssue[];
 }
 
 export type Validation = { ok: true; value: ValidScenario } | { ok: false; issues: ScenarioIssue[] };
@@ -68,6 +75,13 @@ function own(obj: unknown, key: string | number): unknown {
   return obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key)
     ? (obj as Record<string, unknown>)[key as string]
     : undefined;
+}
+
+/** The value at a path of own properties (undefined where any step is missing). */
+function ownAt(obj: unknown, path: readonly string[]): unknown {
+  let cur = obj;
+  for (const k of path) cur = own(cur, k);
+  return cur;
 }
 
 /** Define an own property (a `__proto__` key stays a plain key: nothing reaches a prototype). */
@@ -271,8 +285,11 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
     else names.set(v.name, i);
     for (const p of Object.keys(v.set ?? {})) {
       let ok = checkPath(p, ['variants', i, 'set', p]);
-      if (ok && sweepKeys.includes(p)) {
-        push(['variants', i, 'set', p], MSG.sweepDuplicatePath(p), 'key');
+      // A set is applied after the sweep: one that is, or holds, a swept path (a mapping set
+      // replaces the whole mapping) would replace the swept value in every case.
+      const swept = ok ? sweepKeys.find((k) => k === p || k.startsWith(`${p}.`)) : undefined;
+      if (swept !== undefined) {
+        push(['variants', i, 'set', p], MSG.sweepDuplicatePath(p, swept), 'key');
         ok = false;
       }
       if (!ok) badSet.add(`${vi}\u0000${p}`);
@@ -409,6 +426,53 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   }
   const parsed = cored;
 
+  // --- settings that change nothing (RulesSystem.deadSettings): warnings, not refusals ---
+  type Written = { vi: number; combo: unknown[]; raw: Record<string, unknown>; dead: { path: string[]; message: string }[] };
+  /** Every valid case as written, with the settings it writes that change nothing in it. */
+  const written: Written[] = [];
+  /** Where a case's setting is written: the variant's set entry, else the sweep key, else the file's key. */
+  const writtenAt = (path: string[], w: Written): { at: PathSegments; wrap: (m: string) => string } => {
+    const dotted = path.join('.');
+    const touches = (p: string) => dotted === p || dotted.startsWith(`${p}.`) || p.startsWith(`${dotted}.`);
+    const v = variants[w.vi];
+    const setKey = Object.keys(v.set ?? {}).find((p) => !badSet.has(`${w.vi}\u0000${p}`) && touches(p));
+    if (setKey !== undefined) return { at: ['variants', variantAt[w.vi], 'set', setKey], wrap: (m) => MSG.inVariant(v.name, m) };
+    const ai = axes.findIndex((a) => touches(a.path));
+    if (ai >= 0) {
+      const a = axes[ai];
+      return a.list ? { at: ['sweep', a.path, a.values.indexOf(w.combo[ai])], wrap: (m) => MSG.inSweep(w.combo[ai], m) } : { at: ['sweep', a.path], wrap: (m) => m };
+    }
+    return { at: path, wrap: (m) => m };
+  };
+  /**
+   * A setting is said once per place that writes it, and only when it changes nothing in every
+   * case that place writes it for (a blockade chance the file gives is used by a variant that
+   * makes the structure a port).
+   */
+  const deadSettingWarnings = (cases: Written[]): ScenarioIssue[] => {
+    const places = new Map<string, { at: PathSegments; path: string[]; message: string; used: boolean }>();
+    for (const w of cases)
+      for (const d of w.dead) {
+        const { at, wrap } = writtenAt(d.path, w);
+        const key = `${formatPath(at)}\u0000${d.path.join('.')}`;
+        if (!places.has(key)) places.set(key, { at, path: d.path, message: wrap(d.message), used: false });
+      }
+    if (places.size === 0) return [];
+    for (const w of cases)
+      for (const [key, place] of places) {
+        if (place.used || ownAt(w.raw, place.path) === undefined) continue;
+        if (`${formatPath(writtenAt(place.path, w).at)}\u0000${place.path.join('.')}` !== key) continue;
+        if (!w.dead.some((d) => d.path.join('.') === place.path.join('.'))) place.used = true;
+      }
+    const out: ScenarioIssue[] = [];
+    for (const place of places.values()) {
+      if (place.used) continue;
+      const p = positions.keyOf(place.at);
+      out.push({ file, line: p.line, col: p.col, path: formatPath(place.at), message: place.message });
+    }
+    return byPosition(out);
+  };
+
   // --- expand: every sweep point x every variant, each re-validated ---
   const points: SweepPoint[] = [];
   const combos = cartesian(axes.map((a) => a.values));
@@ -447,9 +511,11 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
       for (const p of extra) push(p.path, MSG.inVariant(v.name, p.message), 'value', Object.keys(v.set ?? {}).length > 0 ? ['variants', variantAt[vi]] : p.path);
       if (extra.length > 0) continue;
       point.variants.push({ variant: v.name, scenario: r.data as Record<string, unknown> });
+      if (system.deadSettings) written.push({ vi, combo, raw: vr, dead: system.deadSettings(vr, r.data as Record<string, unknown>) });
     }
     points.push(point);
   });
+  const warnings = deadSettingWarnings(written);
 
   // --- expect: metrics, variants and swept values the assertions name must exist ---
   // (with the cases that were built: when some are missing for their own problems, a metric
@@ -481,6 +547,7 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
       expect: ex.expectations,
       ...(headline ? { headline: [...headline] } : {}),
       ...(issues.length > 0 ? { staleExpect: byPosition(issues) } : {}),
+      ...(warnings.length > 0 ? { warnings } : {}),
     },
   };
 }

@@ -229,6 +229,7 @@ export class Catalogue {
   private keep(entry: Entry, key: string, v: FileValidation): Loaded {
     const stale = v.ok ? (v.value.staleExpect ?? []) : v.issues.filter((i) => i.stale);
     for (const i of stale) this.log?.(MSG.staleExpect(formatIssue(i)));
+    for (const i of v.ok ? (v.value.warnings ?? []) : []) this.log?.(MSG.deadSetting(formatIssue(i)));
     const loaded: Loaded = v.ok ? { ok: true, entry, text: v.text, scenario: v.value } : { ok: false, entry, issues: v.issues.filter((i) => !i.stale) };
     this.cache.set(entry.abs, { key, loaded });
     return loaded;

@@ -216,6 +216,13 @@ export interface RulesSystem<C = unknown> {
    */
   precheck?(raw: Record<string, unknown>): { path: (string | number)[]; message: string }[];
   /**
+   * Settings a valid case writes that change nothing in it (the surrender system's
+   * `blockade_chance` with `port: false`): warnings, never refusals. `written` is the case as
+   * written (the file with its sweep point's values and its variant's `set`, before defaults),
+   * `scenario` the validated case; each warning names the written path it is about.
+   */
+  deadSettings?(written: Record<string, unknown>, scenario: Record<string, unknown>): { path: string[]; message: string }[];
+  /**
    * The values the system fills in itself where a validated scenario leaves a key out ("auto"),
    * by dotted path: Crusader Rex blocks' `steps`, their full strength; a fantasy wall's `hp` and
    * `dc` from its type (read off the compiled case). Read through `effectiveValues`

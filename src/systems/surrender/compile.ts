@@ -87,6 +87,23 @@ export function modifierSum(s: SurrenderScenario): number {
   return m;
 }
 
+/**
+ * Settings a case writes that change nothing in it: a blockade chance when the structure is not
+ * a port (only a port's test waits for the blockade, seed 002 section C; compile ignores it).
+ */
+export function deadSettingsSurrender(written: Record<string, unknown>, scenario: Record<string, unknown>): { path: string[]; message: string }[] {
+  const s = scenario as unknown as SurrenderScenario;
+  const structure = written.structure;
+  const writes = structure !== null && typeof structure === 'object' && Object.prototype.hasOwnProperty.call(structure, 'blockade_chance');
+  if (!writes || s.structure.port) return [];
+  return [
+    {
+      path: ['structure', 'blockade_chance'],
+      message: 'changes nothing: structure.port is false, and only a port waits for its blockade (seed 002 section C); set structure.port: true, or leave blockade_chance out',
+    },
+  ];
+}
+
 export function compileSurrender(raw: Record<string, unknown>): SurrenderCompiled {
   const s = raw as unknown as SurrenderScenario;
   const r = s.rules;

@@ -1,5 +1,5 @@
 /**
- * Closed form of the surrender test (docs/rules/surrender.md, "Closed-form probability per test"):
+ * Closed form of the surrender test (docs/rules/surrender.md, "Closed form"):
  * a test succeeds on a fixed set of faces, so one turn surrenders with a constant hazard h
  * (blockade x cards x tests per turn), and the turn of surrender is geometric with h,
  * truncated at the last turn.

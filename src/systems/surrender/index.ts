@@ -1,7 +1,7 @@
 /** The surrender-level siege test of seed 002 as a siegesim rules system. */
 import type { RulesSystem } from '../types.js';
 import { chartsSurrender } from './charts.js';
-import { compileSurrender, type SurrenderCompiled } from './compile.js';
+import { compileSurrender, deadSettingsSurrender, type SurrenderCompiled } from './compile.js';
 import { exactSurrender } from './exact.js';
 import { ACC_BY_TURN, ACC_PROBE, ACC_SUM_T, ACC_SUM_T2, ACC_SURRENDERED, ACC_TRIALS, surrenderKernel } from './kernel.js';
 import { surrenderShape } from './schema.js';
@@ -47,6 +47,7 @@ export const surrender: RulesSystem<SurrenderCompiled> = {
     if (!(acc[ACC_SUM_T2] >= acc[ACC_SUM_T] && acc[ACC_SUM_T2] <= acc[ACC_SUM_T] * c.turns)) return `slot ${ACC_SUM_T2} sums ${acc[ACC_SUM_T2]} squared surrender turns, outside what ${acc[ACC_SUM_T]} turns allow`;
     return undefined;
   },
+  deadSettings: deadSettingsSurrender,
   exact: exactSurrender,
   charts: chartsSurrender,
 };

@@ -4,7 +4,7 @@
  *
  * Accumulator layout (Float64Array, merged by element-wise addition):
  *   [0] trials
- *   [1] p_test probe successes (one test, modifiers as at turn 1, no cards)
+ *   [1] p_test probe successes (one test from a roll of its own, the constant modifiers, no cards)
  *   [2] trials that surrendered by the last turn
  *   [3] Σ turn of surrender      [4] Σ turn²    (over the trials that surrendered)
  *   [5 + t - 1] surrenders in turn t, t = 1..turns
@@ -39,7 +39,7 @@ export function runSurrender(c: SurrenderCompiled, stream: RngState, trials: num
   let sumT2 = 0;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
-    // p_test: one test with the turn-1 modifiers and no cards.
+    // p_test: one test from the trial's first roll, with the constant modifiers and no cards.
     if (testSucceeds(c, rollDie(rng, die, dieT), base)) probe++;
     for (let t = 1; t <= turns; t++) {
       // Seed 002 section C: a port is only tested while the blockade holds.
