@@ -605,7 +605,10 @@ const benches = {
    * run by the kernel alone in this process, one call per case (no engine, no report). Trials
    * per case are sized so that the file's kernel work is about `seconds` s; the figure is the
    * process's trials per CPU second over the kernels' (wall clock beside it). Start-up, chunks,
-   * pairing, summaries and the report are what the ratio loses.
+   * pairing, summaries and the report are what the ratio loses. A second run at a fifth of the
+   * trials splits that loss: `per_trial_over_kernel` is the process's speed on the trials
+   * between the two runs (what the engine costs on top of the kernels, however long the run),
+   * `fixed_cpu_seconds` what it costs whatever the trials (start-up, the charts, the files).
    */
   async files() {
     const dir = mkdtempSync(path.join(tmpdir(), 'siegesim-bench-files-'));
@@ -615,8 +618,16 @@ const benches = {
         const v = loadScenario(file);
         const kernel = fileKernelRate(v, seconds / 4);
         const trials = roundTrials((kernel.trials_per_cpu_second * seconds) / kernel.cases);
-        const r = cliRun(['run', file, '--trials', String(trials), '--threads', '1', '--out', path.join(dir, 'out'), '--no-progress']);
+        const run = (n) => cliRun(['run', file, '--trials', String(n), '--threads', '1', '--out', path.join(dir, 'out'), '--no-progress']);
+        const r = run(trials);
+        // The same file at a fifth of the trials: the two runs split the process's time into a
+        // cost per trial (the slope: chunks, pairing, summaries on top of the kernels) and a
+        // fixed cost (the intercept: node, the program, the renderer and its charts, the files).
+        const few = roundTrials(trials / 5);
+        const s = run(few);
         const all = trials * kernel.cases;
+        const allFew = few * kernel.cases;
+        const perTrial = (r.cpu - s.cpu) / (all - allFew);
         out[`${path.basename(path.dirname(file))}/${path.basename(file, '.yaml')}`] = {
           cases: kernel.cases,
           trials_per_case: trials,
@@ -626,6 +637,10 @@ const benches = {
           process_trials_per_cpu_second: Math.round(all / r.cpu),
           process_over_kernel: +(all / r.cpu / kernel.trials_per_cpu_second).toFixed(3),
           process_over_kernel_wall: +(all / r.wall / kernel.trials_per_cpu_second).toFixed(3),
+          fifth_trials_per_case: few,
+          fifth_cpu_seconds: +s.cpu.toFixed(3),
+          per_trial_over_kernel: perTrial > 0 ? +(1 / perTrial / kernel.trials_per_cpu_second).toFixed(3) : null,
+          fixed_cpu_seconds: perTrial > 0 ? +(r.cpu - all * perTrial).toFixed(3) : null,
         };
       }
     } finally {

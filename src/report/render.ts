@@ -12,7 +12,7 @@ const { resetSVGDefIds } = vega as unknown as { resetSVGDefIds: () => void };
 
 let queue: Promise<unknown> = Promise.resolve();
 
-/** A small chart through vega's common paths (line, rect, legends, axes): the renderer's warm-up, and one of the code cache's samples (code-cache-build.ts). */
+/** A small chart through vega's common paths (line, rect, legends, axes): one of the code cache's samples (code-cache-build.ts), beside the bundled reports' charts. */
 export const WARM_UP_SPEC: Record<string, unknown> = {
   data: { values: [{ x: 1, y: 0.5, c: 'a' }, { x: 2, y: 0.25, c: 'b' }] },
   layer: [

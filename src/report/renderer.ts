@@ -46,13 +46,22 @@ export function startRenderer(): void {
 }
 
 /**
- * Ask for a warm-up: the first chart through vega compiles its parser, dataflow and SVG code
- * (~70 ms of CPU), paid now, while a long run goes on, rather than at its end. Not for a run
- * done in a moment: there the renderer thread, still loading vega when the run ends, is what
- * the report waits for, and a warm-up would only delay its charts.
+ * Ask for a warm-up: the renderer draws these specs and throws the SVGs away, so that the
+ * report's own charts, drawn when the run ends, find vega's code for their kinds of chart
+ * compiled and its inline caches settled. The warm-up is worth it only with the specs of the
+ * charts the report will draw (the run's own charts from a preview: commands/run.ts): a small
+ * chart of another kind left the report's charts as slow as with no warm-up at all (3 charts
+ * of the reference battle: ~0.7 s either way, ~0.35 s after a warm-up with their own kinds, on
+ * a loaded machine). A chart asked for by `renderSvgs` goes before any warm-up chart not yet
+ * started (render-worker.ts).
  */
-export function warmRenderer(): void {
-  worker?.postMessage({ warm: true });
+export function warmRenderer(specs: Record<string, unknown>[]): void {
+  if (specs.length > 0) worker?.postMessage({ warm: specs });
+}
+
+/** Whether charts are drawn on the renderer thread (a warm-up has somewhere to go). */
+export function rendererStarted(): boolean {
+  return worker !== undefined;
 }
 
 /** Render Vega-Lite specs (data inline) to SVG strings, in order. */

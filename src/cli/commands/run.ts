@@ -1,13 +1,14 @@
 /** `siegesim run`: run scenarios and write their reports; `--shard k/n` writes a shard file instead. */
 import { Command, InvalidArgumentError } from 'commander';
 import path from 'node:path';
-import { chunkCount, runScenario, runShard, MSG, type Executor } from '../../api.js';
+import { availableParallelism } from 'node:os';
+import { chunkCount, inlineExecutor, runScenario, runShard, MSG, type Executor, type ValidScenario } from '../../api.js';
 import { poolFor } from '../early-pool.js';
 import { checkFolder, checkOutputFile, checkReportDir, reportSource, sameFile, writeIndex, writeReport, type ReportSource } from '../../report/write.js';
 import { writeShardFile } from '../shard-file.js';
 import { controller, executorOf, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
 import { showCount } from '../../report/format.js';
-import { warmRenderer } from '../../report/renderer.js';
+import { rendererStarted, warmRenderer } from '../../report/renderer.js';
 import { answerText } from '../../report/answer-text.js';
 import { briefHead, briefLine, trialsRange } from '../../report/brief-text.js';
 import { etaWatch } from '../eta.js';
@@ -44,6 +45,33 @@ async function shardCommand(files: string[], flags: RunFlags & { shard: { k: num
   }
 }
 
+/** Trials of the preview that gives the renderer's warm-up its charts, over all its cases. */
+const PREVIEW_TRIALS = 2000;
+
+/**
+ * Warm the chart renderer up with the charts this scenario's report will have (their kinds,
+ * sizes and layers: only those make its charts faster at the end, renderer.ts), made from a
+ * preview: a run of a few trials per case in this thread, whose numbers go nowhere. It costs
+ * this thread ~10-50 ms and the renderer's core the charts' first drawing (~0.2-0.5 s of CPU,
+ * while the kernels run), and takes the report's charts at the run's end from ~0.7 to ~0.35 s
+ * (the reference battle's three, on a loaded machine). Not worth it when the kernels use every
+ * core: the drawing would take their CPU. A preview that fails or is cancelled warms nothing.
+ */
+async function warmCharts(v: ValidScenario, flags: RunFlags): Promise<void> {
+  const cases = v.points.length * v.variantNames.length;
+  try {
+    const preview = await runScenario(v, {
+      trials: Math.max(16, Math.min(flags.trials ?? v.trials, Math.floor(PREVIEW_TRIALS / cases))),
+      seed: flags.seed,
+      executor: inlineExecutor(),
+      signal: controller.signal,
+    });
+    warmRenderer(v.system.charts(preview).map((c) => c.spec));
+  } catch {
+    // no warm-up: the report's charts are drawn cold, as they would be without it
+  }
+}
+
 async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   if (flags.shard) return shardCommand(files, flags as RunFlags & { shard: { k: number; n: number } });
   if (flags.brief && flags.json) throw new UserError('--brief prints a line per scenario and --json a JSON array on the same stdout: choose one');
@@ -67,13 +95,15 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   // One thread: this one runs the kernels (a lone worker would add a second isolate's start and
   // warm-up and run nothing in parallel). More: the pool start.ts started early.
   const exec: Executor & { warm?(): void } = flags.threads === 1 ? executorOf(1) : poolFor(flags.threads);
-  // More than one chunk to run: start the workers now, so they load while this thread prepares,
-  // and warm the chart renderer up while they run. A one-chunk run is done in-process and never
-  // starts them; with --threads 1 this thread is the kernel thread and there are none.
+  // More than one chunk to run: start the workers now, so they load while this thread prepares.
+  // A one-chunk run is done in-process and never starts them; with --threads 1 this thread is
+  // the kernel thread and there are none.
   const chunks = scenarios.reduce((n, v) => n + v.points.length * chunkCount(v, flags.trials ?? v.trials), 0);
   if (chunks > 1 || flags.precision !== undefined) {
     exec.warm?.();
-    warmRenderer();
+    // A core the kernels leave free: the renderer draws the first scenario's own kinds of chart
+    // on it while the run goes on, so the report's charts are drawn warm when it ends.
+    if (exec.threads < availableParallelism() && rendererStarted()) await warmCharts(scenarios[0], flags);
   }
   const jsonOut: unknown[] = [];
   // --brief (npm start): a line per scenario under one head, in columns, and a closing summary

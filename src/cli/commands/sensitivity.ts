@@ -6,7 +6,6 @@ import { fromZeroNote, sensitivityJson, writeSensitivityReport } from '../../rep
 import { startingPoint } from '../../report/analysis-page.js';
 import { checkFolder, checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
-import { warmRenderer } from '../../report/renderer.js';
 import { estimateText } from '../../report/answer-text.js';
 import { overDifferentTrialsText } from '../../report/format.js';
 
@@ -51,7 +50,6 @@ async function sensitivityCommand(file: string, flags: SensitivityFlags): Promis
   const out = flags.out ?? path.join('reports', `${v.name}-sensitivity`);
   if (!flags.out) checkFolder('reports', [file]); // its index lists the report
   checkReportDir(out, 'sensitivity', { force: flags.force, inputs: [file] }); // before any trial runs
-  warmRenderer(); // many cases: the charts' first drawing is paid while they run
   const r = await onPool(flags, `${v.name} sensitivity`, 'trials', TuningInputError, (executor, onProgress) =>
     sensitivityScenario(v, {
       metric: flags.metric,

@@ -8,7 +8,6 @@ import { checkFolder, checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
 import { show, showCount } from '../../report/format.js';
 import { estimateText } from '../../report/answer-text.js';
-import { warmRenderer } from '../../report/renderer.js';
 
 interface TuneFlags {
   params: string[];
@@ -57,7 +56,6 @@ async function tuneCommand(file: string, flags: TuneFlags): Promise<void> {
   const out = flags.out ?? path.join('reports', `${v.name}-tune`);
   if (!flags.out) checkFolder('reports', [file]); // its index lists the report
   checkReportDir(out, 'tune', { force: flags.force, inputs: [file] }); // before any trial runs
-  warmRenderer(); // many cases: the charts' first drawing is paid while they run
   const r = await onPool(flags, `${v.name} tune`, 'trials of the budget', TuningInputError, (executor, onProgress) =>
     tuneScenario(v, {
       params: flags.params,
