@@ -47,26 +47,54 @@ async function shardCommand(files: string[], flags: RunFlags & { shard: { k: num
 
 /** Trials of the preview that gives the renderer's warm-up its charts, over all its cases. */
 const PREVIEW_TRIALS = 2000;
+/** A scenario is judged once it has run this long (s): its first chunks, before V8 has compiled the kernel, are far slower. */
+const WARM_JUDGED_AFTER = 0.25;
+/** The warm-up is asked for only when at least this much of the run (s) is left: drawing a report's charts cold takes ~0.2-0.5 s of the renderer's core on a quiet machine. */
+const WARM_IF_LEFT = 0.5;
 
 /**
- * Warm the chart renderer up with the charts this scenario's report will have (their kinds,
- * sizes and layers: only those make its charts faster at the end, renderer.ts), made from a
+ * The chart warm-up of a long scenario, as an onProgress hook. Once the scenario has run
+ * WARM_JUDGED_AFTER s, if what is left would take at least WARM_IF_LEFT s at its speed so far,
+ * the renderer is warmed up with the charts this scenario's report will have (their kinds, sizes
+ * and layers: only those make the report's charts faster at the end, renderer.ts), made from a
  * preview: a run of a few trials per case in this thread, whose numbers go nowhere. It costs
- * this thread ~10-50 ms and the renderer's core the charts' first drawing (~0.2-0.5 s of CPU,
- * while the kernels run), and takes the report's charts at the run's end from ~0.7 to ~0.35 s
- * (the reference battle's three, on a loaded machine). Not worth it when the kernels use every
- * core: the drawing would take their CPU. A preview that fails or is cancelled warms nothing.
+ * this thread ~10-50 ms and the renderer's core the charts' first drawing (~0.2-0.5 s of CPU
+ * on the core the kernels leave free), and takes the report's charts at the end from ~0.7 to
+ * ~0.35 s (the reference battle's three, on a loaded machine). A shorter run asks for nothing:
+ * the warm-up would not be done before its end, and would cost CPU for nothing. A preview that
+ * fails or is cancelled warms nothing.
  */
-async function warmCharts(v: ValidScenario, flags: RunFlags): Promise<void> {
+function chartWarmUp(v: ValidScenario, flags: RunFlags): { onProgress: (done: number, planned: number) => void; stop: () => void } {
+  const t0 = performance.now();
+  let decided = false;
+  // stopped with the scenario's run (or the command): a preview still running then is not wanted
+  const stopped = new AbortController();
+  const onAbort = () => stopped.abort();
+  controller.signal.addEventListener('abort', onAbort, { once: true });
+  return {
+    onProgress(done, planned) {
+      const elapsed = (performance.now() - t0) / 1000;
+      if (decided || done <= 0 || elapsed < WARM_JUDGED_AFTER) return;
+      decided = true;
+      if ((elapsed * (planned - done)) / done >= WARM_IF_LEFT) void warmCharts(v, flags, stopped.signal);
+    },
+    stop() {
+      controller.signal.removeEventListener('abort', onAbort);
+      stopped.abort();
+    },
+  };
+}
+
+async function warmCharts(v: ValidScenario, flags: RunFlags, signal: AbortSignal): Promise<void> {
   const cases = v.points.length * v.variantNames.length;
   try {
     const preview = await runScenario(v, {
       trials: Math.max(16, Math.min(flags.trials ?? v.trials, Math.floor(PREVIEW_TRIALS / cases))),
       seed: flags.seed,
       executor: inlineExecutor(),
-      signal: controller.signal,
+      signal,
     });
-    warmRenderer(v.system.charts(preview).map((c) => c.spec));
+    if (!signal.aborted) warmRenderer(v.system.charts(preview).map((c) => c.spec));
   } catch {
     // no warm-up: the report's charts are drawn cold, as they would be without it
   }
@@ -101,10 +129,10 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   const chunks = scenarios.reduce((n, v) => n + v.points.length * chunkCount(v, flags.trials ?? v.trials), 0);
   if (chunks > 1 || flags.precision !== undefined) {
     exec.warm?.();
-    // A core the kernels leave free: the renderer draws the first scenario's own kinds of chart
-    // on it while the run goes on, so the report's charts are drawn warm when it ends.
-    if (exec.threads < availableParallelism() && rendererStarted()) await warmCharts(scenarios[0], flags);
   }
+  // A core the kernels leave free: the renderer can draw each long scenario's own kinds of chart
+  // on it while the scenario runs, so that its report's charts are drawn warm when it ends.
+  const freeCore = exec.threads < availableParallelism() && rendererStarted();
   const jsonOut: unknown[] = [];
   // --brief (npm start): a line per scenario under one head, in columns, and a closing summary
   const brief = flags.brief ? { name: Math.max('scenario'.length, ...scenarios.map((v) => v.name.length)) } : undefined;
@@ -131,6 +159,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       // A run that will take long says so once its speed is known (not --precision: its end depends on the results).
       const t0 = performance.now();
       const eta = flags.precision === undefined ? etaWatch(() => (performance.now() - t0) / 1000, { threads: inProcess ? 1 : exec.threads, cases: v.variantNames.length }, (line) => progress.note(`${v.name}: ${line}`)) : undefined;
+      const warm = freeCore && !inProcess ? chartWarmUp(v, flags) : undefined;
       const result = await runScenario(v, {
         trials: flags.trials,
         seed: flags.seed,
@@ -138,14 +167,14 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
         maxTrials: flags.maxTrials,
         executor: exec,
         signal: controller.signal,
-        onProgress: eta
-          ? (done, planned) => {
-              progress.onProgress(done, planned);
-              eta(done, planned);
-            }
-          : progress.onProgress,
+        onProgress: (done, planned) => {
+          progress.onProgress(done, planned);
+          eta?.(done, planned);
+          warm?.onProgress(done, planned);
+        },
       });
       progress.stop();
+      warm?.stop();
       // the last scenario's trials are done: the threads stop while its report is written
       if (i === scenarios.length - 1) exec.close().catch(() => undefined); // (a failure shows where it is awaited, below)
       const out = outs[i];
