@@ -255,6 +255,8 @@ export class FantasyState {
   readonly legalOrd = new Int32Array(2 * 13);
   /** The same classes' indices in the count array. */
   readonly legalIdx = new Int32Array(2 * 13);
+  /** Their HP (all 0 when a listed class has value 0: then every class is keyed, volley.ts memoFind). */
+  readonly legalHp = new Int32Array(2 * 13);
   readonly legalMasks = new Int32Array(2);
   readonly legalN = new Int32Array(2);
 

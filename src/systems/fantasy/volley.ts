@@ -509,10 +509,10 @@ export function receiveVolley(st: FantasyState, c: FantasyCompiled, rng: RngStat
 // no dice. So each such volley's result is kept in a table of the case (FantasyState.memo,
 // direct-mapped on a hash of the key, an entry overwritten by the next key of its slot) and a
 // volley met again costs a lookup: the decisions are the same ones, only made less often.
-// Entry layout (MW ints): key words 0 .. MK - 1 (0 = empty slot): (s, masks, phase, classes
-// listed), M | A << 16, the pool's faces c1 | c2 << 8 | c3 << 16, then the listed classes'
-// counts, one byte each; result words from MR: the pool after, the damage through the shields,
-// the points left over, then the counts after (bytes).
+// Entry layout (MW ints): key words 0 .. MK - 1 (0 = empty slot): (s, masks, phase, the listed
+// classes keyed as bits), M | A << 16, the pool's faces c1 | c2 << 8 | c3 << 16, then the keyed
+// classes' counts, one byte each; result words from MR: the pool after, the damage through the
+// shields, the points left over, then the keyed classes' counts after (bytes).
 
 /** Key words (header 3, then up to 12 class counts, 4 a word) and the entry's stride. */
 const MK = 6;
@@ -526,6 +526,20 @@ if (MW << MEMO_BITS !== 16 << 13) throw new Error('internal: the volley table\'s
  * Build the key of a volley in st.memoKey and find its slot: returns the entry's index in
  * st.memo (its word 0 is 0 when empty or another key), or -1 when a number does not fit its
  * field (pools, counts over 255, damage over 65535: decided directly then).
+ *
+ * The key holds the counts of the listed classes the volley can reach, not of every listed
+ * class. The damage goes down the list (after the mage part at its type) and a class of h HP
+ * that is not emptied passes on less than h points (the rest of a division by h), so walking
+ * the list with a bound u on the points that arrive (at first M + A; shields only take points
+ * away), a class of more than u HP takes nothing whatever its count, and after a class whose
+ * units hold more than u + M points (the mage part takes at most M of them) at most h - 1
+ * points go on. Only the mage part (at most M points, at its own type) reaches past those
+ * bounds, so a class is keyed when its HP is at most u or at most M. Which classes are keyed
+ * follows from the keyed counts alone, and is in the key too (bits 13 up of its first word).
+ * The classes left out are never touched: not by the kills, not by the mage target (with every
+ * value above 0 a type M kills nothing at is worth nothing; when M kills nothing anywhere the
+ * target type changes nothing) and not by the shields' pricing (every price is a volley of at
+ * most M + A points). A side with a class of value 0 keys every class (legalList).
  */
 function memoFind(st: FantasyState, s: number, M: number, A: number, typeMask: number, groupMask: number, phaseA: boolean): number {
   const pool = st.pool;
@@ -537,20 +551,29 @@ function memoFind(st: FantasyState, s: number, M: number, A: number, typeMask: n
   if (n > 12) return -1;
   const a = st.cnt;
   const li = st.legalIdx;
+  const lh = st.legalHp;
   const b = s * LMAX;
-  // the listed classes' counts, a byte each, four to a word
+  // the keyed classes' counts, a byte each, four to a word
   let w0 = 0;
   let w1 = 0;
   let w2 = 0;
+  let u = M + A; // at most this many points arrive at the class (see above)
+  let keyed = 0; // the listed classes keyed, as bits
+  let j = 0;
   for (let i = 0; i < n; i++) {
+    const h = lh[b + i];
+    if (h > u && h > M) continue; // nothing that arrives kills one of them
     const k = a[li[b + i]];
     if (k > 0xff) return -1;
-    const sh = (i & 3) << 3;
-    if (i < 4) w0 |= k << sh;
-    else if (i < 8) w1 |= k << sh;
+    const sh = (j & 3) << 3;
+    if (j < 4) w0 |= k << sh;
+    else if (j < 8) w1 |= k << sh;
     else w2 |= k << sh;
+    j++;
+    keyed |= 1 << i;
+    if (h <= u && k * h - M > u) u = h - 1; // never emptied: less than h points go on
   }
-  const k0 = 1 | (s << 1) | (typeMask << 2) | (groupMask << 9) | ((phaseA ? 1 : 0) << 12) | (n << 13);
+  const k0 = 1 | (s << 1) | (typeMask << 2) | (groupMask << 9) | ((phaseA ? 1 : 0) << 12) | (keyed << 13);
   const k1 = M | (A << 16);
   const k2 = p1 | (p2 << 8) | (p3 << 16);
   // The words' products by odd constants are independent (no chain from word to word); the
@@ -588,35 +611,44 @@ function legalList(st: FantasyState, s: number, typeMask: number, groupMask: num
   const pi = s * 3 + (st.c.alloc === P_RECEIVER ? 2 : st.c.alloc);
   const e1 = st.ordFrom[pi + 1] * OE;
   let n = 0;
+  let valued = true;
   for (let e = st.ordFrom[pi] * OE; e < e1 && n < LMAX; e += OE) {
     if ((typeMask & ord[e + 1]) === 0 || (groupMask & ord[e + 2]) === 0) continue;
+    if (ord[e + 4] <= 0) valued = false;
     st.legalIdx[s * LMAX + n] = ord[e];
+    st.legalHp[s * LMAX + n] = ord[e + 3];
     st.legalOrd[s * LMAX + n++] = e;
   }
+  // a class of value 0: every class is keyed (HP 0 counts as reachable; memoFind)
+  if (!valued) for (let i = 0; i < n; i++) st.legalHp[s * LMAX + i] = 0;
   st.legalMasks[s] = want;
   st.legalN[s] = n;
   return n;
 }
 
-/** Write a decided volley into the slot memoFind found: the key, then the state it left. */
+/** Write a decided volley into the slot memoFind found: the key, then the state it left (the keyed classes). */
 function memoStore(st: FantasyState, e: number, through: number, left: number): void {
   const memo = st.memo;
   const key = st.memoKey;
   const s = (key[0] >> 1) & 1;
-  const n = key[0] >>> 13;
+  const keyed = key[0] >>> 13;
+  const n = st.legalN[s];
   const ord = st.ord;
   const a = st.cnt;
   const lo = st.legalOrd;
   let w = 0;
   let word = 0;
+  let j = 0;
   for (let i = 0; i < n; i++) {
-    word |= a[ord[lo[s * LMAX + i]]] << ((i & 3) << 3);
-    if ((i & 3) === 3) {
+    if ((keyed & (1 << i)) === 0) continue;
+    word |= a[ord[lo[s * LMAX + i]]] << ((j & 3) << 3);
+    if ((j & 3) === 3) {
       memo[e + MR + 3 + w++] = word;
       word = 0;
     }
+    j++;
   }
-  if ((n & 3) !== 0) memo[e + MR + 3 + w] = word;
+  if ((j & 3) !== 0) memo[e + MR + 3 + w] = word;
   memo[e + MR] = st.pool[s * 4 + 1] | (st.pool[s * 4 + 2] << 8) | (st.pool[s * 4 + 3] << 16);
   memo[e + MR + 1] = through;
   memo[e + MR + 2] = left;
@@ -628,13 +660,17 @@ function memoApply(st: FantasyState, e: number): void {
   const memo = st.memo;
   const k0 = memo[e];
   const s = (k0 >> 1) & 1;
-  const n = k0 >>> 13;
+  const keyed = k0 >>> 13;
+  const n = st.legalN[s]; // the list memoFind keyed (the same masks)
   const ord = st.ord;
   const a = st.cnt;
   const lo = st.legalOrd;
   const li = st.legalIdx;
+  let j = 0;
   for (let i = 0; i < n; i++) {
-    const after = (memo[e + MR + 3 + (i >> 2)] >>> ((i & 3) << 3)) & 0xff;
+    if ((keyed & (1 << i)) === 0) continue;
+    const after = (memo[e + MR + 3 + (j >> 2)] >>> ((j & 3) << 3)) & 0xff;
+    j++;
     const q = lo[s * LMAX + i];
     const idx = li[s * LMAX + i];
     const dead = a[idx] - after;
