@@ -251,14 +251,19 @@ export class FantasyState {
   readonly memo: Int32Array;
   /** The key of the volley being looked up. */
   readonly memoKey = new Int32Array(6);
-  /** Per side: its legal classes for the masks legalMasks[s] (offsets into ord, 13 a side), and how many. */
-  readonly legalOrd = new Int32Array(2 * 13);
+  /**
+   * Two lists of legal classes a side (list q = 2 * side + 0 or 1; a side meets two sets of
+   * masks, as the defender before and after its wall falls): for the masks legalMasks[q], offsets
+   * into ord (13 a list), how many (legalN[q]); legalAt[s] is the list side s used last.
+   */
+  readonly legalOrd = new Int32Array(4 * 13);
   /** The same classes' indices in the count array. */
-  readonly legalIdx = new Int32Array(2 * 13);
+  readonly legalIdx = new Int32Array(4 * 13);
   /** Their HP (all 0 when a listed class has value 0: then every class is keyed, volley.ts memoFind). */
-  readonly legalHp = new Int32Array(2 * 13);
-  readonly legalMasks = new Int32Array(2);
-  readonly legalN = new Int32Array(2);
+  readonly legalHp = new Int32Array(4 * 13);
+  readonly legalMasks = new Int32Array(4);
+  readonly legalN = new Int32Array(4);
+  readonly legalAt = Int32Array.of(1, 3);
 
   // ---- the accumulator's later rounds (record.ts fillRecords) ----
   readonly tail: Float64Array;

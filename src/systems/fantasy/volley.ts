@@ -552,7 +552,7 @@ function memoFind(st: FantasyState, s: number, M: number, A: number, typeMask: n
   const a = st.cnt;
   const li = st.legalIdx;
   const lh = st.legalHp;
-  const b = s * LMAX;
+  const b = st.legalAt[s] * LMAX;
   // the keyed classes' counts, a byte each, four to a word
   let w0 = 0;
   let w1 = 0;
@@ -596,33 +596,40 @@ function memoFind(st: FantasyState, s: number, M: number, A: number, typeMask: n
   return e;
 }
 
-/** Entries of a side's list of legal classes (FantasyState.legalOrd): more than 12 are never tabled. */
+/** Entries of a list of legal classes (FantasyState.legalOrd): more than 12 are never tabled. */
 const LMAX = 13;
 
 /**
  * Side s's legal classes for these masks, in the allocation policy's order, as offsets into
- * st.ord (st.legalOrd from s * LMAX); returns how many (up to LMAX: more is not tabled). The list
- * of the masks last asked for is kept: a side meets the same masks volley after volley.
+ * st.ord, their indices in the count array and their HP (the list st.legalAt[s], from
+ * st.legalAt[s] * LMAX); returns how many (up to LMAX: more is not tabled). A side keeps the
+ * lists of the last two sets of masks it was asked for: it meets the same masks volley after
+ * volley, and the defender two sets (its wall standing and fallen) trial after trial.
  */
 function legalList(st: FantasyState, s: number, typeMask: number, groupMask: number): number {
   const want = 1 | (typeMask << 1) | (groupMask << 8);
-  if (st.legalMasks[s] === want) return st.legalN[s];
+  let q = st.legalAt[s];
+  if (st.legalMasks[q] === want) return st.legalN[q];
+  q ^= 1; // the side's other list
+  st.legalAt[s] = q;
+  if (st.legalMasks[q] === want) return st.legalN[q];
   const ord = st.ord;
   const pi = s * 3 + (st.c.alloc === P_RECEIVER ? 2 : st.c.alloc);
   const e1 = st.ordFrom[pi + 1] * OE;
+  const b = q * LMAX;
   let n = 0;
   let valued = true;
   for (let e = st.ordFrom[pi] * OE; e < e1 && n < LMAX; e += OE) {
     if ((typeMask & ord[e + 1]) === 0 || (groupMask & ord[e + 2]) === 0) continue;
     if (ord[e + 4] <= 0) valued = false;
-    st.legalIdx[s * LMAX + n] = ord[e];
-    st.legalHp[s * LMAX + n] = ord[e + 3];
-    st.legalOrd[s * LMAX + n++] = e;
+    st.legalIdx[b + n] = ord[e];
+    st.legalHp[b + n] = ord[e + 3];
+    st.legalOrd[b + n++] = e;
   }
   // a class of value 0: every class is keyed (HP 0 counts as reachable; memoFind)
-  if (!valued) for (let i = 0; i < n; i++) st.legalHp[s * LMAX + i] = 0;
-  st.legalMasks[s] = want;
-  st.legalN[s] = n;
+  if (!valued) for (let i = 0; i < n; i++) st.legalHp[b + i] = 0;
+  st.legalMasks[q] = want;
+  st.legalN[q] = n;
   return n;
 }
 
@@ -632,7 +639,8 @@ function memoStore(st: FantasyState, e: number, through: number, left: number): 
   const key = st.memoKey;
   const s = (key[0] >> 1) & 1;
   const keyed = key[0] >>> 13;
-  const n = st.legalN[s];
+  const b = st.legalAt[s] * LMAX; // the list memoFind keyed (decideVolley lists none)
+  const n = st.legalN[st.legalAt[s]];
   const ord = st.ord;
   const a = st.cnt;
   const lo = st.legalOrd;
@@ -641,7 +649,7 @@ function memoStore(st: FantasyState, e: number, through: number, left: number): 
   let j = 0;
   for (let i = 0; i < n; i++) {
     if ((keyed & (1 << i)) === 0) continue;
-    word |= a[ord[lo[s * LMAX + i]]] << ((j & 3) << 3);
+    word |= a[ord[lo[b + i]]] << ((j & 3) << 3);
     if ((j & 3) === 3) {
       memo[e + MR + 3 + w++] = word;
       word = 0;
@@ -661,7 +669,8 @@ function memoApply(st: FantasyState, e: number): void {
   const k0 = memo[e];
   const s = (k0 >> 1) & 1;
   const keyed = k0 >>> 13;
-  const n = st.legalN[s]; // the list memoFind keyed (the same masks)
+  const b = st.legalAt[s] * LMAX; // the list memoFind keyed (the same masks)
+  const n = st.legalN[st.legalAt[s]];
   const ord = st.ord;
   const a = st.cnt;
   const lo = st.legalOrd;
@@ -671,8 +680,8 @@ function memoApply(st: FantasyState, e: number): void {
     if ((keyed & (1 << i)) === 0) continue;
     const after = (memo[e + MR + 3 + (j >> 2)] >>> ((j & 3) << 3)) & 0xff;
     j++;
-    const q = lo[s * LMAX + i];
-    const idx = li[s * LMAX + i];
+    const q = lo[b + i];
+    const idx = li[b + i];
     const dead = a[idx] - after;
     if (dead === 0) continue;
     a[idx] = after;
