@@ -528,13 +528,13 @@ if (MW << MEMO_BITS !== 16 << 13) throw new Error('internal: the volley table\'s
  * field (pools, counts over 255, damage over 65535: decided directly then).
  *
  * The key holds the counts of the listed classes the volley can reach, not of every listed
- * class. The damage goes down the list (after the mage part at its type) and a class of h HP
- * that is not emptied passes on less than h points (the rest of a division by h), so walking
- * the list with a bound u on the points that arrive (at first M + A; shields only take points
- * away), a class of more than u HP takes nothing whatever its count, and after a class whose
- * units hold more than u + M points (the mage part takes at most M of them) at most h - 1
- * points go on. Only the mage part (at most M points, at its own type) reaches past those
- * bounds, so a class is keyed when its HP is at most u or at most M. Which classes are keyed
+ * class. The damage goes down the list (after the mage part at its type), so walking the list
+ * with a bound u on the points that arrive (at first M + A; shields only take points away): a
+ * class of more than u HP takes nothing whatever its count, and a class of k units of h HP
+ * passes on at most u - k h + M points when it is emptied (the mage part may have taken up to
+ * M points of it first) and less than h when it is not (the rest of a division by h). Only the
+ * mage part (at most M points, at its own type) reaches past those bounds, so a class is keyed
+ * when its HP is at most u or at most M. Which classes are keyed
  * follows from the keyed counts alone, and is in the key too (bits 13 up of its first word).
  * The classes left out are never touched: not by the kills, not by the mage target (with every
  * value above 0 a type M kills nothing at is worth nothing; when M kills nothing anywhere the
@@ -571,7 +571,11 @@ function memoFind(st: FantasyState, s: number, M: number, A: number, typeMask: n
     else w2 |= k << sh;
     j++;
     keyed |= 1 << i;
-    if (h <= u && k * h - M > u) u = h - 1; // never emptied: less than h points go on
+    // what goes on: what arrives less what the class holds (the mage part may have taken up
+    // to M points of it), or, when it is not emptied, less than h points
+    let on = u - k * h + M;
+    if (on < h - 1) on = h - 1;
+    if (on < u) u = on;
   }
   const k0 = 1 | (s << 1) | (typeMask << 2) | (groupMask << 9) | ((phaseA ? 1 : 0) << 12) | (keyed << 13);
   const k1 = M | (A << 16);
