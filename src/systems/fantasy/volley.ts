@@ -586,10 +586,16 @@ function memoFind(st: FantasyState, s: number, M: number, A: number, typeMask: n
   h ^= h >>> 16;
   h = Math.imul(h, 0x7feb352d);
   h ^= h >>> 15;
-  const e = (h & ((1 << MEMO_BITS) - 1)) * MW;
+  // a set of two entries (the hash's low bit cleared): the newer key first
+  const e = (h & ((1 << MEMO_BITS) - 2)) * MW;
   const memo = st.memo;
   if (memo[e] === k0 && memo[e + 1] === k1 && memo[e + 2] === k2 && memo[e + 3] === w0 && memo[e + 4] === w1 && memo[e + 5] === w2) return e;
-  memo[e] = 0; // a miss: the slot is the new key's once memoStore fills it
+  const e2 = e + MW;
+  if (memo[e2] === k0 && memo[e2 + 1] === k1 && memo[e2 + 2] === k2 && memo[e2 + 3] === w0 && memo[e2 + 4] === w1 && memo[e2 + 5] === w2) return e2;
+  // a miss: the set's newer key becomes its older (the older is dropped), and the first entry
+  // is the new key's once memoStore fills it
+  memo.copyWithin(e2, e, e2);
+  memo[e] = 0;
   const key = st.memoKey;
   key[0] = k0;
   key[1] = k1;
