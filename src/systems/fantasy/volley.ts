@@ -792,20 +792,27 @@ export function rollPools(st: FantasyState, c: FantasyCompiled, rng: RngState, a
     return;
   }
   const pool = st.pool;
-  if (!accumulate) {
-    for (let k = 0; k < 8; k++) pool[k] = 0;
-  }
   const code = aliasDraw(rng, st.al, st.poolPairs[na * (st.poolND + 1) + nd]);
   const a1 = code & 0xff;
   const a2 = (code >>> 8) & 0xff;
   const d1 = (code >>> 16) & 0xff;
   const d2 = code >>> 24;
-  pool[1] += a1;
-  pool[2] += a2;
-  pool[3] += na - a1 - a2;
-  pool[5] += d1;
-  pool[6] += d2;
-  pool[7] += nd - d1 - d2;
+  if (accumulate) {
+    pool[1] += a1;
+    pool[2] += a2;
+    pool[3] += na - a1 - a2;
+    pool[5] += d1;
+    pool[6] += d2;
+    pool[7] += nd - d1 - d2;
+  } else {
+    // a new pool (faces 1..3 a side; words 0 and 4 stay 0)
+    pool[1] = a1;
+    pool[2] = a2;
+    pool[3] = na - a1 - a2;
+    pool[5] = d1;
+    pool[6] = d2;
+    pool[7] = nd - d1 - d2;
+  }
 }
 
 /** Step 1: side s rolls its clerics' shield dice (H10 DEFAULT: a new pool; (b) unused dice accumulate). */
