@@ -109,8 +109,12 @@ export class FantasyState {
   readonly ordFrom: Int32Array;
   /** The count array at the start of every trial (classes and running totals). */
   readonly start: Int32Array;
-  /** side * NT + type of every type a side has (the attrition curve's rows; the others stay 0). */
+  /**
+   * side * NT + type of every type a side has (the attrition curve's rows; the others stay 0),
+   * the first `slotsGrouped` of them the types whose units can leave group 0 (climbers).
+   */
   readonly slots: Int32Array;
+  readonly slotsGrouped: number;
   /**
    * Every class a trial can reach (those in the allocation orders), then their running totals:
    * the entries a trial can change, reset from `start` at each trial's start (the rest of the
@@ -339,6 +343,10 @@ export class FantasyState {
         addCount(start, off(s, 0, t) + c.hp[t], n);
         slots.push(s * NT + t);
       }
+    // the types that can leave group 0 (the attacker's climbers) first: only their records read three groups
+    const grouped = (st: number) => st < NT && (reachesGroup(c, 0, 1, st) || reachesGroup(c, 0, 2, st));
+    slots.sort((x, y) => (grouped(x) === grouped(y) ? x - y : grouped(x) ? -1 : 1));
+    this.slotsGrouped = slots.filter(grouped).length;
     const reset: number[] = [];
     for (let s = 0; s < 2; s++) for (let e = from[s * 3]; e < from[s * 3 + 1]; e++) reset.push(lists[e * OE]); // the greedy order: every reachable class once
     // and the running totals of those classes (the others stay 0: no unit ever reaches them)
