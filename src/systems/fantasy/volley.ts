@@ -10,7 +10,7 @@ import { allocate, kills } from './allocation.js';
 import * as S from './state.js';
 import type { FantasyCompiled } from './compile.js';
 import { aliasDraw } from './kernel-tables.js';
-import { copySide, countType, sumDice, type FantasyState } from './state.js';
+import { copySide, countStaying, countType, sumDice, type FantasyState } from './state.js';
 
 // The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
 // an imported binding is read and checked at every use), held to their definitions here.
@@ -784,8 +784,8 @@ function killListed(st: FantasyState, D: number, T: number): number {
  * has the table, else rollPool for each.
  */
 export function rollPools(st: FantasyState, c: FantasyCompiled, rng: RngState, accumulate: boolean): void {
-  const na = countType(st.cnt, 0, CLE, ALL_GROUPS);
-  const nd = countType(st.cnt, 1, CLE, ALL_GROUPS);
+  const na = countStaying(st.cnt, 0, CLE, ALL_GROUPS);
+  const nd = countStaying(st.cnt, 1, CLE, ALL_GROUPS);
   if (st.perDie || st.poolND < 0) {
     rollPool(st, c, rng, 0, accumulate);
     rollPool(st, c, rng, 1, accumulate);
@@ -822,7 +822,7 @@ export function rollPool(st: FantasyState, c: FantasyCompiled, rng: RngState, s:
     st.pool[s * 4 + 2] = 0;
     st.pool[s * 4 + 3] = 0;
   }
-  const n = countType(st.cnt, s, CLE, ALL_GROUPS);
+  const n = countStaying(st.cnt, s, CLE, ALL_GROUPS);
   if (!st.perDie) {
     if (n === 0) return;
     // the faces of n d3: the 1s are Binomial(n, 1/3), the 2s Binomial(rest, 1/2); one draw of
