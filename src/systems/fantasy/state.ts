@@ -251,7 +251,7 @@ export class FantasyState {
   // ---- the volley table (volley.ts receiveVolley) ----
   /** Whether volleys go through the table: a sorting policy, no lasting wounds, no per-mage targets. */
   readonly memoOn: boolean;
-  /** The table's entries (16 ints each, 2^13 of them; empty when memoOn is false), shared by equal cases (memoTableOf). */
+  /** The table's entries (16 ints each, 2^13 of them in sets of two; empty when memoOn is false), shared by equal cases (memoTableOf). */
   readonly memo: Int32Array;
   /** The key of the volley being looked up. */
   readonly memoKey = new Int32Array(6);

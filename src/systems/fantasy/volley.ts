@@ -507,7 +507,7 @@ export function receiveVolley(st: FantasyState, c: FantasyCompiled, rng: RngStat
 // does to a side is a function of the side's legal classes' counts, the shield pool, the
 // volley's M and A and the phase: the mage target, the shield dice spent and the kills involve
 // no dice. So each such volley's result is kept in a table of the case (FantasyState.memo,
-// direct-mapped on a hash of the key, an entry overwritten by the next key of its slot) and a
+// in sets of two entries on a hash of the key, the older of a set dropped for a new key) and a
 // volley met again costs a lookup: the decisions are the same ones, only made less often.
 // Entry layout (MW ints): key words 0 .. MK - 1 (0 = empty slot): (s, masks, phase, the listed
 // classes keyed as bits), M | A << 16, the pool's faces c1 | c2 << 8 | c3 << 16, then the keyed
@@ -534,8 +534,8 @@ if (MW << MEMO_BITS !== 16 << 13) throw new Error('internal: the volley table\'s
  * passes on at most u - k h + M points when it is emptied (the mage part may have taken up to
  * M points of it first) and less than h when it is not (the rest of a division by h). Only the
  * mage part (at most M points, at its own type) reaches past those bounds, so a class is keyed
- * when its HP is at most u or at most M. Which classes are keyed
- * follows from the keyed counts alone, and is in the key too (bits 13 up of its first word).
+ * when its HP is at most u or at most M. Which classes are keyed follows from the keyed counts
+ * alone, and is in the key too (bits 13 up of its first word).
  * The classes left out are never touched: not by the kills, not by the mage target (with every
  * value above 0 a type M kills nothing at is worth nothing; when M kills nothing anywhere the
  * target type changes nothing) and not by the shields' pricing (every price is a volley of at
