@@ -8,7 +8,8 @@ import { validateText } from '../src/api.js';
 import { compileFantasy, NT, type FantasyCompiled } from '../src/systems/fantasy/compile.js';
 import { allocate } from '../src/systems/fantasy/allocation.js';
 import { A_ATT_WINS, A_BREACHED, A_DEF_WINS, A_UNDECIDED, fantasyKernel, prepareFantasy, runFantasyState, stateOf } from '../src/systems/fantasy/kernel.js';
-import { off, P_GREEDY, P_LOWEST, P_RECEIVER, totalsMatch } from '../src/systems/fantasy/state.js';
+import { addCount, ALL_GROUPS, ALL_TYPES, OE, off, P_GREEDY, P_LOWEST, P_RECEIVER, totalsMatch } from '../src/systems/fantasy/state.js';
+import { receiveVolley } from '../src/systems/fantasy/volley.js';
 import { deriveState, nextU32 } from '../src/engine/rng.js';
 import { merge, type Tree } from './helpers.js';
 import { stringify } from 'yaml';
@@ -91,6 +92,91 @@ describe('fantasy kernel: the volley table (decisions kept per key) against deci
   it('is off where a volley needs dice or wounds (random or knapsack allocation, persistent wounds, per-mage targets)', () => {
     for (const extra of [{ policy: { damage_allocation: 'random' } }, { policy: { damage_allocation: 'knapsack' } }, { rules: { leftover: 'persistent' } }, { rules: { mage_targeting: 'per_mage' } }])
       expect(prepareFantasy(compiled(merge(SIEGE, extra))).memoOn).toBe(false);
+  });
+});
+
+describe('fantasy kernel: the volley table keys only the classes a volley can reach', () => {
+  // A volley at a drawn state, decided through the table (a miss: its key written) and directly;
+  // then the same volley at a sibling state that differs only in the classes left out of that
+  // key (any count up to 12), which must find the entry and leave what deciding it directly
+  // leaves: the counts, the pool, the carried points and the damage through. Counts run to 12
+  // on some classes so that some volleys empty a class and some do not; every listed class (up
+  // to eleven: all three count words) is keyed by some state.
+  const cases: [string, Tree][] = [
+    ['siege, DEFAULT rules', SIEGE],
+    ['siege, spill (H5 (c)), shields per component (H8 (b))', merge(SIEGE, { rules: { mage_targeting: 'spill', shield_scope: 'per_component' } })],
+    ['siege, threshold shields (H9 (d)), archer part first', merge(SIEGE, { policy: { shield_spending: 'threshold' }, rules: { shield_reduces: 'archer_first' } })],
+    ['siege, lowest-HP allocation, HP 1 to 7', merge(SIEGE, { policy: { damage_allocation: 'lowest_hp' }, hp: { infantry: 3, cavalry: 7, archer: 1, mage: 4, cleric: 1, siege_engine: 5 } })],
+    ['siege, a type of value 0 (every class keyed)', merge(SIEGE, { values: { mage: 0, infantry: 0 } })],
+    ['siege, leftovers carried (H2 (c)), no-retry climbers, the captain a unit', merge(SIEGE, { rules: { leftover: 'next_phase', failed_climb: 'no_retry', captain: 'unit' } })],
+    ['open field, DEFAULT rules', FIELD],
+  ];
+  it.each(cases)('%s: the same result as deciding each volley', (label, body) => {
+    const c = compiled(body);
+    const viaTable = prepareFantasy(c);
+    const direct = prepareFantasy(c, { volleyTable: false });
+    expect(viaTable.memoOn).toBe(true);
+    const rng = deriveState('fantasy-volley-key', label, 0);
+    const r = (n: number) => nextU32(rng) % n;
+    const ord = viaTable.ord;
+    const masks = [
+      [ALL_TYPES, ALL_GROUPS],
+      [ALL_TYPES & ~(1 << 5), ALL_GROUPS],
+      [ALL_TYPES, ALL_GROUPS & ~2],
+      [(1 << 3) | (1 << 2), ALL_GROUPS],
+    ];
+    const union = [0, 0];
+    const listed = [0, 0];
+    let siblings = 0;
+    let partial = 0; // keys that leave a listed class out
+    /** The volley at a state of side s (counts by class index) through one state; what it leaves. */
+    const volley = (st: typeof viaTable, counts: Map<number, number>, s: number, M: number, A: number, typeMask: number, groupMask: number, pool: number[], carry: number) => {
+      st.cnt.fill(0);
+      for (const [idx, n] of counts) addCount(st.cnt, idx, n);
+      st.pool.set(pool);
+      st.carry[s] = carry;
+      const through = receiveVolley(st, c, st.rng, s, M, A, typeMask, groupMask, false);
+      return [through, st.carry[s], ...st.pool, ...st.cnt];
+    };
+    const same = (x: number[], y: number[], what: string) => {
+      if (x.some((v, j) => v !== y[j])) expect(x, what).toEqual(y);
+    };
+    for (let i = 0; i < 1500; i++) {
+      const s = r(2);
+      const counts = new Map<number, number>();
+      for (let e = viaTable.ordFrom[s * 3]; e < viaTable.ordFrom[s * 3 + 1]; e++) counts.set(ord[e * OE], r(3) === 0 ? r(13) : r(4));
+      const [typeMask, groupMask] = masks[r(4)];
+      const M = [0, 0, 1, 2, 3, 7][r(6)];
+      const A = r(3) === 0 ? r(30) : r(10);
+      const pool = [0, r(3), r(2), r(2), 0, r(3), r(2), r(2)];
+      const carry = c.leftover === 2 ? r(3) : 0;
+      viaTable.memoKey[0] = -1; // memoFind writes the key on a miss only
+      same(volley(viaTable, counts, s, M, A, typeMask, groupMask, pool, carry), volley(direct, counts, s, M, A, typeMask, groupMask, pool, carry), `volley ${i}`);
+      const keyed = viaTable.memoKey[0] >>> 13;
+      if (viaTable.memoKey[0] === -1) continue; // met before
+      const q = viaTable.legalAt[s];
+      const n = viaTable.legalN[q];
+      if (typeMask === ALL_TYPES && groupMask === ALL_GROUPS) {
+        union[s] |= keyed;
+        listed[s] = n;
+      }
+      if (keyed !== (1 << n) - 1) partial++;
+      // the sibling: every class the key leaves out drawn anew (the unlisted ones too)
+      const kept = new Set<number>();
+      for (let j = 0; j < n; j++) if ((keyed & (1 << j)) !== 0) kept.add(viaTable.legalIdx[q * 13 + j]);
+      const sibling = new Map<number, number>();
+      for (const [idx, k] of counts) sibling.set(idx, kept.has(idx) ? k : r(13));
+      viaTable.memoKey[0] = -1;
+      const found = volley(viaTable, sibling, s, M, A, typeMask, groupMask, pool, carry);
+      expect(viaTable.memoKey[0], `sibling ${i}: the entry is found`).toBe(-1);
+      same(found, volley(direct, sibling, s, M, A, typeMask, groupMask, pool, carry), `sibling ${i}`);
+      siblings++;
+    }
+    expect(totalsMatch(viaTable.cnt)).toBe(true);
+    expect(siblings).toBeGreaterThan(1000);
+    if (c.value.every((v) => v > 0)) expect(partial).toBeGreaterThan(500);
+    else expect(partial).toBe(0);
+    expect(union).toEqual([(1 << listed[0]) - 1, (1 << listed[1]) - 1]); // every listed class keyed by some state
   });
 });
 

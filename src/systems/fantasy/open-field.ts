@@ -10,7 +10,7 @@ import * as S from './state.js';
 import * as AC from './accumulator.js';
 import type { FantasyCompiled } from './compile.js';
 import { capOutcome, checkEnd, endTrial, record } from './record.js';
-import { countType, hpSide, sumDice, sumDice32, type FantasyState } from './state.js';
+import { countStaying, countType, hpSide, sumDice, sumDice32, type FantasyState } from './state.js';
 import { receiveVolley, rollPools, rollVolley } from './volley.js';
 
 // The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
@@ -39,8 +39,8 @@ const NT = 7;
 
 /** Phases 2-4 (ranged A, ranged B, charge) of the open field, with the current pools. */
 function openFieldVolleys(st: FantasyState, c: FantasyCompiled, rng: RngState, acc: Float64Array, firstPass: boolean): void {
-  const attMages = countType(st.cnt, 0, MAG, ALL_GROUPS);
-  const attArchers = countType(st.cnt, 0, ARC, ALL_GROUPS);
+  const attMages = countStaying(st.cnt, 0, MAG, ALL_GROUPS);
+  const attArchers = countStaying(st.cnt, 0, ARC, ALL_GROUPS);
   // H9 DEFAULT: the open-field defender reserves dice for the coming charge at lambda per pip.
   let lambda = 0;
   const cav = countType(st.cnt, 0, CAV, ALL_GROUPS);
@@ -67,7 +67,7 @@ function openFieldVolleys(st: FantasyState, c: FantasyCompiled, rng: RngState, a
   let magesB = 0;
   if (c.simultaneousRanged === 1) {
     st.mageRolls = st.rollsB;
-    rollVolley(st, c, rng, countType(st.cnt, 1, MAG, ALL_GROUPS), countType(st.cnt, 1, ARC, ALL_GROUPS));
+    rollVolley(st, c, rng, countStaying(st.cnt, 1, MAG, ALL_GROUPS), countStaying(st.cnt, 1, ARC, ALL_GROUPS));
     MB = st.volleyM;
     AB = st.volleyA;
     magesB = st.volleyMages;
@@ -85,7 +85,7 @@ function openFieldVolleys(st: FantasyState, c: FantasyCompiled, rng: RngState, a
   // Phase B: defender fires (H6 DEFAULT: survivors only).
   st.mageRolls = st.rollsB;
   if (c.simultaneousRanged === 0) {
-    rollVolley(st, c, rng, countType(st.cnt, 1, MAG, ALL_GROUPS), countType(st.cnt, 1, ARC, ALL_GROUPS));
+    rollVolley(st, c, rng, countStaying(st.cnt, 1, MAG, ALL_GROUPS), countStaying(st.cnt, 1, ARC, ALL_GROUPS));
     MB = st.volleyM;
     AB = st.volleyA;
   } else st.volleyMages = magesB;
@@ -148,12 +148,12 @@ function receiveMelee(st: FantasyState, c: FantasyCompiled, rng: RngState, s: nu
 /** Melee total of side s's fighters (phase 5): each unit's melee die, plus Might d6 (H23). */
 function meleeTotal(st: FantasyState, c: FantasyCompiled, rng: RngState, s: number, groupMask: number): number {
   const might = c.might[s];
-  const mightDice = might > 0 && (c.captainUnit === 0 || countType(st.cnt, s, CAP, ALL_GROUPS) > 0) ? might : 0;
+  const mightDice = might > 0 && (c.captainUnit === 0 || countStaying(st.cnt, s, CAP, ALL_GROUPS) > 0) ? might : 0;
   if (!st.perDie) {
     // the same dice by size (MELEE_DIE): d6 infantry, cavalry and Might; d3 archers; d2 mages, clerics
     const n6 = countType(st.cnt, s, INF, groupMask) + countType(st.cnt, s, CAV, groupMask) + mightDice;
-    const n2 = countType(st.cnt, s, MAG, groupMask) + countType(st.cnt, s, CLE, groupMask);
-    return sumDice(st, rng, n6, 6) + sumDice32(st, rng, countType(st.cnt, s, ARC, groupMask), n2);
+    const n2 = countStaying(st.cnt, s, MAG, groupMask) + countStaying(st.cnt, s, CLE, groupMask);
+    return sumDice(st, rng, n6, 6) + sumDice32(st, rng, countStaying(st.cnt, s, ARC, groupMask), n2);
   }
   let sum = 0;
   for (let t = 0; t < NT; t++) {

@@ -57,9 +57,16 @@ export function addState(st: FantasyState, dst: Float64Array, b: number): void {
   const slots = st.slots;
   const tot = st.slotTot;
   const a = st.cnt;
-  for (let j = 0; j < slots.length; j++) {
+  const grouped = st.slotsGrouped;
+  for (let j = 0; j < grouped; j++) {
     const i = tot[j];
     const n = a[i] + a[i + NT] + a[i + 2 * NT];
+    const k = b + 2 + slots[j] * 2;
+    dst[k] += n;
+    dst[k + 1] += n * n;
+  }
+  for (let j = grouped; j < slots.length; j++) {
+    const n = a[tot[j]]; // group 0 only: the other groups of these types stay empty
     const k = b + 2 + slots[j] * 2;
     dst[k] += n;
     dst[k + 1] += n * n;

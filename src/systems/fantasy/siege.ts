@@ -12,7 +12,7 @@ import type { FantasyCompiled } from './compile.js';
 import { aliasDraw } from './kernel-tables.js';
 import { meleeExchange, openField } from './open-field.js';
 import { capOutcome, checkEnd, endTrial, record } from './record.js';
-import { addCount, countSide, countType, off, sumDice, sumDice32, type FantasyState } from './state.js';
+import { addCount, countSide, countStaying, off, sumDice, sumDice32, type FantasyState } from './state.js';
 import { pickNoWaste, receiveVolley, rollPools, rollVolley, spendPick } from './volley.js';
 
 // The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
@@ -110,7 +110,7 @@ function climbs(st: FantasyState, c: FantasyCompiled, rng: RngState): void {
 function attackerRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): void {
   let wallUp = st.wallHp > 0;
   let wallDmg = 0;
-  if (wallUp) wallDmg += sumDice(st, rng, 2 * countType(st.cnt, 0, ENG, ALL_GROUPS), 6); // 2d6 per engine
+  if (wallUp) wallDmg += sumDice(st, rng, 2 * countStaying(st.cnt, 0, ENG, ALL_GROUPS), 6); // 2d6 per engine
   if (wallUp && wallDmg > 0 && c.wallFall === 0) {
     // H28 DEFAULT: "Start with Siege engine" (seed 4.2 step 2): the engines' damage lands before
     // the mages and archers fire, so a wall it brings to 0 is down for their volley too (no
@@ -125,8 +125,8 @@ function attackerRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): vo
     wallDmg = 0;
     wallUp = st.wallHp > 0;
   }
-  const mages = countType(st.cnt, 0, MAG, ALL_GROUPS);
-  const archers = countType(st.cnt, 0, ARC, ALL_GROUPS);
+  const mages = countStaying(st.cnt, 0, MAG, ALL_GROUPS);
+  const archers = countStaying(st.cnt, 0, ARC, ALL_GROUPS);
   // How many of each shoot the defenders (the rest shoot the wall), H12.
   let magesD = mages;
   let archersD = archers;
@@ -226,8 +226,8 @@ function attackerRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): vo
 
 /** Step 3: defender ranged, with the 2d3 tower bonus (H15); legal targets per H22, H25. */
 function defenderRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): void {
-  const mages = countType(st.cnt, 1, MAG, ALL_GROUPS);
-  const archers = countType(st.cnt, 1, ARC, ALL_GROUPS);
+  const mages = countStaying(st.cnt, 1, MAG, ALL_GROUPS);
+  const archers = countStaying(st.cnt, 1, ARC, ALL_GROUPS);
   const tower = c.tower === 1 || (c.tower === 0 && st.wallHp > 0);
   let M: number;
   let A: number;

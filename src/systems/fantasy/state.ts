@@ -109,8 +109,12 @@ export class FantasyState {
   readonly ordFrom: Int32Array;
   /** The count array at the start of every trial (classes and running totals). */
   readonly start: Int32Array;
-  /** side * NT + type of every type a side has (the attrition curve's rows; the others stay 0). */
+  /**
+   * side * NT + type of every type a side has (the attrition curve's rows; the others stay 0),
+   * the first `slotsGrouped` of them the types whose units can leave group 0 (climbers).
+   */
   readonly slots: Int32Array;
+  readonly slotsGrouped: number;
   /**
    * Every class a trial can reach (those in the allocation orders), then their running totals:
    * the entries a trial can change, reset from `start` at each trial's start (the rest of the
@@ -247,16 +251,23 @@ export class FantasyState {
   // ---- the volley table (volley.ts receiveVolley) ----
   /** Whether volleys go through the table: a sorting policy, no lasting wounds, no per-mage targets. */
   readonly memoOn: boolean;
-  /** The table's entries (16 ints each, 2^13 of them; empty when memoOn is false), shared by equal cases (memoTableOf). */
+  /** The table's entries (16 ints each, 2^13 of them in sets of two; empty when memoOn is false), shared by equal cases (memoTableOf). */
   readonly memo: Int32Array;
   /** The key of the volley being looked up. */
   readonly memoKey = new Int32Array(6);
-  /** Per side: its legal classes for the masks legalMasks[s] (offsets into ord, 13 a side), and how many. */
-  readonly legalOrd = new Int32Array(2 * 13);
+  /**
+   * Two lists of legal classes a side (list q = 2 * side + 0 or 1; a side meets two sets of
+   * masks, as the defender before and after its wall falls): for the masks legalMasks[q], offsets
+   * into ord (13 a list), how many (legalN[q]); legalAt[s] is the list side s used last.
+   */
+  readonly legalOrd = new Int32Array(4 * 13);
   /** The same classes' indices in the count array. */
-  readonly legalIdx = new Int32Array(2 * 13);
-  readonly legalMasks = new Int32Array(2);
-  readonly legalN = new Int32Array(2);
+  readonly legalIdx = new Int32Array(4 * 13);
+  /** Their HP (all 0 when a listed class has value 0: then every class is keyed, volley.ts memoFind). */
+  readonly legalHp = new Int32Array(4 * 13);
+  readonly legalMasks = new Int32Array(4);
+  readonly legalN = new Int32Array(4);
+  readonly legalAt = Int32Array.of(1, 3);
 
   // ---- the accumulator's later rounds (record.ts fillRecords) ----
   readonly tail: Float64Array;
@@ -332,6 +343,10 @@ export class FantasyState {
         addCount(start, off(s, 0, t) + c.hp[t], n);
         slots.push(s * NT + t);
       }
+    // the types that can leave group 0 (the attacker's climbers) first: only their records read three groups
+    const grouped = (st: number) => st < NT && (reachesGroup(c, 0, 1, st) || reachesGroup(c, 0, 2, st));
+    slots.sort((x, y) => (grouped(x) === grouped(y) ? x - y : grouped(x) ? -1 : 1));
+    this.slotsGrouped = slots.filter(grouped).length;
     const reset: number[] = [];
     for (let s = 0; s < 2; s++) for (let e = from[s * 3]; e < from[s * 3 + 1]; e++) reset.push(lists[e * OE]); // the greedy order: every reachable class once
     // and the running totals of those classes (the others stay 0: no unit ever reaches them)
@@ -572,6 +587,14 @@ export function countType(a: Int32Array, s: number, t: number, groupMask: number
   let n = 0;
   for (let g = 0; g < G; g++) if ((groupMask & (1 << g)) !== 0) n += a[b + g * NT];
   return n;
+}
+
+/**
+ * countType for a type whose units never leave group 0: every type but infantry and cavalry
+ * (only climbers change group: siege.ts climbs). One running total read instead of three.
+ */
+export function countStaying(a: Int32Array, s: number, t: number, groupMask: number): number {
+  return (groupMask & 1) !== 0 ? a[TOT + s * G * NT + t] : 0;
 }
 
 /** Units of side s of the types of typeMask in the groups of groupMask. */

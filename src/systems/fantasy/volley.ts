@@ -10,7 +10,7 @@ import { allocate, kills } from './allocation.js';
 import * as S from './state.js';
 import type { FantasyCompiled } from './compile.js';
 import { aliasDraw } from './kernel-tables.js';
-import { copySide, countType, sumDice, type FantasyState } from './state.js';
+import { copySide, countStaying, countType, sumDice, type FantasyState } from './state.js';
 
 // The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
 // an imported binding is read and checked at every use), held to their definitions here.
@@ -507,12 +507,12 @@ export function receiveVolley(st: FantasyState, c: FantasyCompiled, rng: RngStat
 // does to a side is a function of the side's legal classes' counts, the shield pool, the
 // volley's M and A and the phase: the mage target, the shield dice spent and the kills involve
 // no dice. So each such volley's result is kept in a table of the case (FantasyState.memo,
-// direct-mapped on a hash of the key, an entry overwritten by the next key of its slot) and a
+// in sets of two entries on a hash of the key, the older of a set dropped for a new key) and a
 // volley met again costs a lookup: the decisions are the same ones, only made less often.
-// Entry layout (MW ints): key words 0 .. MK - 1 (0 = empty slot): (s, masks, phase, classes
-// listed), M | A << 16, the pool's faces c1 | c2 << 8 | c3 << 16, then the listed classes'
-// counts, one byte each; result words from MR: the pool after, the damage through the shields,
-// the points left over, then the counts after (bytes).
+// Entry layout (MW ints): key words 0 .. MK - 1 (0 = empty slot): (s, masks, phase, the listed
+// classes keyed as bits), M | A << 16, the pool's faces c1 | c2 << 8 | c3 << 16, then the keyed
+// classes' counts, one byte each; result words from MR: the pool after, the damage through the
+// shields, the points left over, then the keyed classes' counts after (bytes).
 
 /** Key words (header 3, then up to 12 class counts, 4 a word) and the entry's stride. */
 const MK = 6;
@@ -526,6 +526,20 @@ if (MW << MEMO_BITS !== 16 << 13) throw new Error('internal: the volley table\'s
  * Build the key of a volley in st.memoKey and find its slot: returns the entry's index in
  * st.memo (its word 0 is 0 when empty or another key), or -1 when a number does not fit its
  * field (pools, counts over 255, damage over 65535: decided directly then).
+ *
+ * The key holds the counts of the listed classes the volley can reach, not of every listed
+ * class. The damage goes down the list (after the mage part at its type), so walking the list
+ * with a bound u on the points that arrive (at first M + A; shields only take points away): a
+ * class of more than u HP takes nothing whatever its count, and a class of k units of h HP
+ * passes on at most u - k h + M points when it is emptied (the mage part may have taken up to
+ * M points of it first) and less than h when it is not (the rest of a division by h). Only the
+ * mage part (at most M points, at its own type) reaches past those bounds, so a class is keyed
+ * when its HP is at most u or at most M. Which classes are keyed follows from the keyed counts
+ * alone, and is in the key too (bits 13 up of its first word).
+ * The classes left out are never touched: not by the kills, not by the mage target (with every
+ * value above 0 a type M kills nothing at is worth nothing; when M kills nothing anywhere the
+ * target type changes nothing) and not by the shields' pricing (every price is a volley of at
+ * most M + A points). A side with a class of value 0 keys every class (legalList).
  */
 function memoFind(st: FantasyState, s: number, M: number, A: number, typeMask: number, groupMask: number, phaseA: boolean): number {
   const pool = st.pool;
@@ -537,20 +551,33 @@ function memoFind(st: FantasyState, s: number, M: number, A: number, typeMask: n
   if (n > 12) return -1;
   const a = st.cnt;
   const li = st.legalIdx;
-  const b = s * LMAX;
-  // the listed classes' counts, a byte each, four to a word
+  const lh = st.legalHp;
+  const b = st.legalAt[s] * LMAX;
+  // the keyed classes' counts, a byte each, four to a word
   let w0 = 0;
   let w1 = 0;
   let w2 = 0;
+  let u = M + A; // at most this many points arrive at the class (see above)
+  let keyed = 0; // the listed classes keyed, as bits
+  let j = 0;
   for (let i = 0; i < n; i++) {
+    const h = lh[b + i];
+    if (h > u && h > M) continue; // nothing that arrives kills one of them
     const k = a[li[b + i]];
     if (k > 0xff) return -1;
-    const sh = (i & 3) << 3;
-    if (i < 4) w0 |= k << sh;
-    else if (i < 8) w1 |= k << sh;
+    const sh = (j & 3) << 3;
+    if (j < 4) w0 |= k << sh;
+    else if (j < 8) w1 |= k << sh;
     else w2 |= k << sh;
+    j++;
+    keyed |= 1 << i;
+    // what goes on: what arrives less what the class holds (the mage part may have taken up
+    // to M points of it), or, when it is not emptied, less than h points
+    let on = u - k * h + M;
+    if (on < h - 1) on = h - 1;
+    if (on < u) u = on;
   }
-  const k0 = 1 | (s << 1) | (typeMask << 2) | (groupMask << 9) | ((phaseA ? 1 : 0) << 12) | (n << 13);
+  const k0 = 1 | (s << 1) | (typeMask << 2) | (groupMask << 9) | ((phaseA ? 1 : 0) << 12) | (keyed << 13);
   const k1 = M | (A << 16);
   const k2 = p1 | (p2 << 8) | (p3 << 16);
   // The words' products by odd constants are independent (no chain from word to word); the
@@ -559,10 +586,16 @@ function memoFind(st: FantasyState, s: number, M: number, A: number, typeMask: n
   h ^= h >>> 16;
   h = Math.imul(h, 0x7feb352d);
   h ^= h >>> 15;
-  const e = (h & ((1 << MEMO_BITS) - 1)) * MW;
+  // a set of two entries (the hash's low bit cleared): the newer key first
+  const e = (h & ((1 << MEMO_BITS) - 2)) * MW;
   const memo = st.memo;
   if (memo[e] === k0 && memo[e + 1] === k1 && memo[e + 2] === k2 && memo[e + 3] === w0 && memo[e + 4] === w1 && memo[e + 5] === w2) return e;
-  memo[e] = 0; // a miss: the slot is the new key's once memoStore fills it
+  const e2 = e + MW;
+  if (memo[e2] === k0 && memo[e2 + 1] === k1 && memo[e2 + 2] === k2 && memo[e2 + 3] === w0 && memo[e2 + 4] === w1 && memo[e2 + 5] === w2) return e2;
+  // a miss: the set's newer key becomes its older (the older is dropped), and the first entry
+  // is the new key's once memoStore fills it
+  memo.copyWithin(e2, e, e2);
+  memo[e] = 0;
   const key = st.memoKey;
   key[0] = k0;
   key[1] = k1;
@@ -573,50 +606,67 @@ function memoFind(st: FantasyState, s: number, M: number, A: number, typeMask: n
   return e;
 }
 
-/** Entries of a side's list of legal classes (FantasyState.legalOrd): more than 12 are never tabled. */
+/** Entries of a list of legal classes (FantasyState.legalOrd): more than 12 are never tabled. */
 const LMAX = 13;
 
 /**
  * Side s's legal classes for these masks, in the allocation policy's order, as offsets into
- * st.ord (st.legalOrd from s * LMAX); returns how many (up to LMAX: more is not tabled). The list
- * of the masks last asked for is kept: a side meets the same masks volley after volley.
+ * st.ord, their indices in the count array and their HP (the list st.legalAt[s], from
+ * st.legalAt[s] * LMAX); returns how many (up to LMAX: more is not tabled). A side keeps the
+ * lists of the last two sets of masks it was asked for: it meets the same masks volley after
+ * volley, and the defender two sets (its wall standing and fallen) trial after trial.
  */
 function legalList(st: FantasyState, s: number, typeMask: number, groupMask: number): number {
   const want = 1 | (typeMask << 1) | (groupMask << 8);
-  if (st.legalMasks[s] === want) return st.legalN[s];
+  let q = st.legalAt[s];
+  if (st.legalMasks[q] === want) return st.legalN[q];
+  q ^= 1; // the side's other list
+  st.legalAt[s] = q;
+  if (st.legalMasks[q] === want) return st.legalN[q];
   const ord = st.ord;
   const pi = s * 3 + (st.c.alloc === P_RECEIVER ? 2 : st.c.alloc);
   const e1 = st.ordFrom[pi + 1] * OE;
+  const b = q * LMAX;
   let n = 0;
+  let valued = true;
   for (let e = st.ordFrom[pi] * OE; e < e1 && n < LMAX; e += OE) {
     if ((typeMask & ord[e + 1]) === 0 || (groupMask & ord[e + 2]) === 0) continue;
-    st.legalIdx[s * LMAX + n] = ord[e];
-    st.legalOrd[s * LMAX + n++] = e;
+    if (ord[e + 4] <= 0) valued = false;
+    st.legalIdx[b + n] = ord[e];
+    st.legalHp[b + n] = ord[e + 3];
+    st.legalOrd[b + n++] = e;
   }
-  st.legalMasks[s] = want;
-  st.legalN[s] = n;
+  // a class of value 0: every class is keyed (HP 0 counts as reachable; memoFind)
+  if (!valued) for (let i = 0; i < n; i++) st.legalHp[b + i] = 0;
+  st.legalMasks[q] = want;
+  st.legalN[q] = n;
   return n;
 }
 
-/** Write a decided volley into the slot memoFind found: the key, then the state it left. */
+/** Write a decided volley into the slot memoFind found: the key, then the state it left (the keyed classes). */
 function memoStore(st: FantasyState, e: number, through: number, left: number): void {
   const memo = st.memo;
   const key = st.memoKey;
   const s = (key[0] >> 1) & 1;
-  const n = key[0] >>> 13;
+  const keyed = key[0] >>> 13;
+  const b = st.legalAt[s] * LMAX; // the list memoFind keyed (decideVolley lists none)
+  const n = st.legalN[st.legalAt[s]];
   const ord = st.ord;
   const a = st.cnt;
   const lo = st.legalOrd;
   let w = 0;
   let word = 0;
+  let j = 0;
   for (let i = 0; i < n; i++) {
-    word |= a[ord[lo[s * LMAX + i]]] << ((i & 3) << 3);
-    if ((i & 3) === 3) {
+    if ((keyed & (1 << i)) === 0) continue;
+    word |= a[ord[lo[b + i]]] << ((j & 3) << 3);
+    if ((j & 3) === 3) {
       memo[e + MR + 3 + w++] = word;
       word = 0;
     }
+    j++;
   }
-  if ((n & 3) !== 0) memo[e + MR + 3 + w] = word;
+  if ((j & 3) !== 0) memo[e + MR + 3 + w] = word;
   memo[e + MR] = st.pool[s * 4 + 1] | (st.pool[s * 4 + 2] << 8) | (st.pool[s * 4 + 3] << 16);
   memo[e + MR + 1] = through;
   memo[e + MR + 2] = left;
@@ -628,15 +678,20 @@ function memoApply(st: FantasyState, e: number): void {
   const memo = st.memo;
   const k0 = memo[e];
   const s = (k0 >> 1) & 1;
-  const n = k0 >>> 13;
+  const keyed = k0 >>> 13;
+  const b = st.legalAt[s] * LMAX; // the list memoFind keyed (the same masks)
+  const n = st.legalN[st.legalAt[s]];
   const ord = st.ord;
   const a = st.cnt;
   const lo = st.legalOrd;
   const li = st.legalIdx;
+  let j = 0;
   for (let i = 0; i < n; i++) {
-    const after = (memo[e + MR + 3 + (i >> 2)] >>> ((i & 3) << 3)) & 0xff;
-    const q = lo[s * LMAX + i];
-    const idx = li[s * LMAX + i];
+    if ((keyed & (1 << i)) === 0) continue;
+    const after = (memo[e + MR + 3 + (j >> 2)] >>> ((j & 3) << 3)) & 0xff;
+    j++;
+    const q = lo[b + i];
+    const idx = li[b + i];
     const dead = a[idx] - after;
     if (dead === 0) continue;
     a[idx] = after;
@@ -729,28 +784,35 @@ function killListed(st: FantasyState, D: number, T: number): number {
  * has the table, else rollPool for each.
  */
 export function rollPools(st: FantasyState, c: FantasyCompiled, rng: RngState, accumulate: boolean): void {
-  const na = countType(st.cnt, 0, CLE, ALL_GROUPS);
-  const nd = countType(st.cnt, 1, CLE, ALL_GROUPS);
+  const na = countStaying(st.cnt, 0, CLE, ALL_GROUPS);
+  const nd = countStaying(st.cnt, 1, CLE, ALL_GROUPS);
   if (st.perDie || st.poolND < 0) {
     rollPool(st, c, rng, 0, accumulate);
     rollPool(st, c, rng, 1, accumulate);
     return;
   }
   const pool = st.pool;
-  if (!accumulate) {
-    for (let k = 0; k < 8; k++) pool[k] = 0;
-  }
   const code = aliasDraw(rng, st.al, st.poolPairs[na * (st.poolND + 1) + nd]);
   const a1 = code & 0xff;
   const a2 = (code >>> 8) & 0xff;
   const d1 = (code >>> 16) & 0xff;
   const d2 = code >>> 24;
-  pool[1] += a1;
-  pool[2] += a2;
-  pool[3] += na - a1 - a2;
-  pool[5] += d1;
-  pool[6] += d2;
-  pool[7] += nd - d1 - d2;
+  if (accumulate) {
+    pool[1] += a1;
+    pool[2] += a2;
+    pool[3] += na - a1 - a2;
+    pool[5] += d1;
+    pool[6] += d2;
+    pool[7] += nd - d1 - d2;
+  } else {
+    // a new pool (faces 1..3 a side; words 0 and 4 stay 0)
+    pool[1] = a1;
+    pool[2] = a2;
+    pool[3] = na - a1 - a2;
+    pool[5] = d1;
+    pool[6] = d2;
+    pool[7] = nd - d1 - d2;
+  }
 }
 
 /** Step 1: side s rolls its clerics' shield dice (H10 DEFAULT: a new pool; (b) unused dice accumulate). */
@@ -760,7 +822,7 @@ export function rollPool(st: FantasyState, c: FantasyCompiled, rng: RngState, s:
     st.pool[s * 4 + 2] = 0;
     st.pool[s * 4 + 3] = 0;
   }
-  const n = countType(st.cnt, s, CLE, ALL_GROUPS);
+  const n = countStaying(st.cnt, s, CLE, ALL_GROUPS);
   if (!st.perDie) {
     if (n === 0) return;
     // the faces of n d3: the 1s are Binomial(n, 1/3), the 2s Binomial(rest, 1/2); one draw of
