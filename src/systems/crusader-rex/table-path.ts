@@ -155,9 +155,27 @@ function hitState(rng: RngState, sd: number, x: number, h: number): number {
   return x;
 }
 
-/** h hits on the castle (1.5, 6.54): a half-hit on the strongest block, the next hit on the same block. */
+/**
+ * h hits on the castle (1.5, 6.54): a half-hit on the strongest block, the next hit on the same
+ * block. With the fixed tie-break two hits are one full hit on the strongest (NEXT, as APPLY
+ * takes it), so after completing a carried half-hit the rest is one look-up: h >> 1 full hits,
+ * and an odd last hit a half-hit on the strongest of what is left.
+ */
 function hitCastle(rng: RngState, h: number): void {
   let x = C[own];
+  if (!random) {
+    if (h === 0) return;
+    if (half >= 0) {
+      x -= POW5[half];
+      half = -1;
+      h--;
+    }
+    const row = own * Z1;
+    x = APP[own * A1 + x * HS + (h >> 1)];
+    if ((h & 1) !== 0 && x !== 0) half = NEXT[row + x];
+    C[own] = x;
+    return;
+  }
   for (let k = 0; k < h; k++) {
     if (half >= 0) {
       x -= POW5[half];
