@@ -35,6 +35,7 @@ import type { CrusaderRexCompiled } from './compile.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
 
 import { HS, NO_DICE, POW5, TABLE_MAX, type Tables } from './state-tables.js';
+import { B_SHIFT, H_SHIFT, roundCacheFor, roundTable, type RoundCache } from './round-tables.js';
 
 
 // The case's tables and the trial's scalars are module `var`s, not `let`s: every read of a
@@ -76,6 +77,10 @@ var plainOrder: Int32Array = new Int32Array(4);
 var THR: Uint32Array = new Uint32Array(0);
 var ALI: Uint8Array = new Uint8Array(0);
 
+/** The case's round tables (round-tables.ts: a round of plain volleys as one draw) and its Tables. */
+var RC: RoundCache | null = null;
+var TAB: Tables | null = null;
+
 /** Side 1's offsets in the state tables (side 0's are 0): zOff[1], dOff[1], aOff[1]. */
 var Z1 = 0;
 var D1 = 0;
@@ -88,6 +93,25 @@ export function useTables(t: Tables): void {
   Z1 = zOff[1];
   D1 = dOff[1];
   A1 = aOff[1];
+  TAB = t;
+  RC = roundCacheFor(t);
+}
+
+/**
+ * The end of a round of plain volleys from start (a, b, half) of order o (storm 1: a storm, a
+ * the castle, b the stormers; storm 0: a field round, a and b the two sides' fields), drawn in
+ * one: the packed end state (round-tables.ts).
+ */
+function roundEnd(rng: RngState, storm: number, o: number, a: number, b: number, hf: number): number {
+  const r = RC!;
+  const h = roundTable(r, TAB!, storm, o, a, b, hf);
+  const log = r.hlog[h];
+  const e = r.hoff[h];
+  const P = r.POOL;
+  if (log === 0) return P[e + 1];
+  const u = nextI32(rng);
+  const j = e + 3 * (u >>> (32 - log));
+  return (u & (0xffffffff >>> log)) <= P[j] ? P[j + 1] : P[j + 2];
 }
 
 /** A charge's outcome o = hits * 5 + sixes. */
@@ -307,6 +331,17 @@ function fieldEnd(c: CrusaderRexCompiled, r: number): void {
 function fieldRound(c: CrusaderRexCompiled, rng: RngState, r: number, jihad: boolean): void {
   const o = (1 - att) * 2 + (jihad ? 1 : 0);
   const end = runTo[o];
+  if (plainOrder[o] === 1 && !random) {
+    // plain volleys only, ties by hit order: the round's end is one draw (round-tables.ts)
+    const e = roundEnd(rng, 0, o, F[0], F[1], -1);
+    const f0 = e & 0xfff;
+    const f1 = (e >>> B_SHIFT) & 0xfff;
+    F[0] = f0;
+    F[1] = f1;
+    // (a side's field emptied stops the round, as below)
+    if (f0 === 0 || f1 === 0 || !contested()) fieldEnd(c, r);
+    return;
+  }
   if (plainOrder[o] === 1) {
     // plain volleys only: the two field states in locals, no block to look at
     let f0 = F[0];
@@ -417,6 +452,15 @@ function stormRound(c: CrusaderRexCompiled, rng: RngState, jihad: boolean): void
   att = bes; // 4.4: the besieger attacks in a storm
   const o = own * 2 + (jihad ? 1 : 0);
   const end = runTo[o];
+  if (plainOrder[o] === 1 && !random) {
+    // plain volleys only, ties by hit order: the round's end is one draw (round-tables.ts)
+    const e = roundEnd(rng, 1, o, C[own], S[bes], half);
+    C[own] = e & 0xfff;
+    S[bes] = (e >>> B_SHIFT) & 0xfff;
+    half = (e >>> H_SHIFT) - 1;
+    stormEnd();
+    return;
+  }
   if (plainOrder[o] === 1) {
     // plain volleys only (as fieldRound): the castle and the stormers in locals, no block to look at
     const ow = own;
