@@ -23,7 +23,6 @@ const POOL_WORDS = 3 << 17;
 /** A packed end state: a | b << 12 | (half + 1) << 24 (field: a = side 0's field, b = side 1's; storm: a = the castle, b = the stormers). */
 export const B_SHIFT = 12;
 export const H_SHIFT = 24;
-const MASK12 = 0xfff;
 
 /** One case's round tables. */
 export interface RoundCache {
@@ -62,50 +61,45 @@ export function hashSlot(key: number): number {
 
 // === the distribution of a round's end states (cold: once per start) ===========================
 
-/** The states reached so far and their chances: an open hash over packed states, and the list of its slots in order of arrival. */
-const DP_SIZE = 4096;
-class StateDist {
-  keys = new Int32Array(DP_SIZE).fill(-1);
-  p = new Float64Array(DP_SIZE);
-  list = new Int32Array(DP_SIZE);
-  n = 0;
-  clear(): void {
-    for (let i = 0; i < this.n; i++) this.keys[this.list[i]] = -1;
-    this.n = 0;
-  }
-  add(s: number, q: number): void {
-    let h = (Math.imul(s, 0x9e3779b1) >>> 20) & (DP_SIZE - 1);
-    while (this.keys[h] !== -1 && this.keys[h] !== s) h = (h + 1) & (DP_SIZE - 1);
-    if (this.keys[h] === -1) {
-      this.keys[h] = s;
-      this.p[h] = 0;
-      this.list[this.n++] = h;
-    }
-    this.p[h] += q;
-  }
-}
-let cur = new StateDist();
-let nxt = new StateDist();
-/** One run's chances per hit count, from its alias table (mass in units of 2^-32). */
-const RUN_P = new Float64Array(256);
+/**
+ * Hits go one at a time to the strongest block (APPLY composes: h hits and then g are h + g hits;
+ * the castle's half-hits likewise), so a side's state after a round is a function of the hits it
+ * took in all: the round is a walk over the two sides' hit totals (ha, hb), each capped where
+ * the side is gone. CHAIN_A / CHAIN_B: the packed state after h hits (with the half-hit + 1 at
+ * H_SHIFT for a castle).
+ */
+const GW = 64; // the grid's row: hit totals up to 41 (a castle of 20 steps takes 40 half-hits)
+const GRID = new Float64Array(GW * GW);
+const NEXTG = new Float64Array(GW * GW);
+const CHAIN_A = new Int32Array(GW);
+const CHAIN_B = new Int32Array(GW);
+/** A run's chances per hit count (up to 32 outcomes: a run's table has at most 2^5 slots), per firing state's hit total; RUN_DONE marks those made for the current run. */
+const RUN_P = new Float64Array(GW * 32);
+const RUN_N = new Int32Array(GW);
+const RUN_DONE = new Int32Array(GW);
+let runStamp = 0;
+/** The round's outcomes, in order (ha ascending, then hb): packed end states and their chances. */
+const OUT = new Int32Array(GW * GW);
+const OUT_P = new Float64Array(GW * GW);
+let outN = 0;
 
-/** The chances run table at `at` (2^log slots) gives each outcome: into RUN_P, the outcome count back. */
-function runChances(t: Tables, at: number, log: number): number {
+/** The chances run table at `at` (2^log slots) gives each outcome, into RUN_P from `to`: the outcome count back. */
+function runChances(t: Tables, at: number, log: number, to: number): number {
   const K = 1 << log;
   const cap = 2 ** (32 - log);
-  RUN_P.fill(0, 0, K);
+  RUN_P.fill(0, to, to + K);
   for (let i = 0; i < K; i++) {
     const keep = Math.min(t.THR[at + i], cap);
-    RUN_P[i] += keep;
-    RUN_P[t.ALI[at + i]] += cap - keep;
+    RUN_P[to + i] += keep;
+    RUN_P[to + t.ALI[at + i]] += cap - keep;
   }
   let n = K;
-  while (n > 1 && RUN_P[n - 1] === 0) n--;
-  for (let i = 0; i < n; i++) RUN_P[i] /= 2 ** 32;
+  while (n > 1 && RUN_P[to + n - 1] === 0) n--;
+  for (let i = 0; i < n; i++) RUN_P[to + i] /= 2 ** 32;
   return n;
 }
 
-/** h hits on castle state x of side `own` carrying a half-hit at `half` (table-path.ts hitCastle, the fixed tie-break): the packed (x, half + 1) as x | (half + 1) << H_SHIFT. */
+/** h hits on castle state x of side `own` carrying a half-hit at `half` (table-path.ts hitCastle, the fixed tie-break): x | (half + 1) << H_SHIFT. */
 function castleHits(t: Tables, own: number, x: number, half: number, h: number): number {
   if (h > 0) {
     if (half >= 0) {
@@ -119,74 +113,108 @@ function castleHits(t: Tables, own: number, x: number, half: number, h: number):
   return x | ((half + 1) << H_SHIFT);
 }
 
+/** The states of side sd's field state x after 0, 1, ... hits into chain, up to the first empty one: its index back (the cap). */
+function fieldChain(t: Tables, sd: number, x: number, chain: Int32Array): number {
+  let h = 0;
+  for (; ; h++) {
+    const y = t.APP[sd * t.aOff[1] + x * HS + h];
+    chain[h] = y;
+    if (y === 0) return h;
+  }
+}
+
+/** The same for a castle carrying a half-hit at `half`. */
+function castleChain(t: Tables, own: number, x: number, half: number, chain: Int32Array): number {
+  let h = 0;
+  for (; ; h++) {
+    const y = castleHits(t, own, x, half, h);
+    chain[h] = y;
+    if ((y & 0xfff) === 0) return h;
+  }
+}
+
 /**
- * The end states of a round of order o from (a, b, half), with their chances, into `cur`: the
- * loops of table-path.ts fieldRound / stormRound (plain volleys) run over every outcome of
- * every draw. A round stops at the first run that finds either side empty.
+ * The end states of a round of order o from (a, b, half), with their chances, into OUT / OUT_P:
+ * the loops of table-path.ts fieldRound / stormRound (plain volleys), run over every outcome of
+ * every draw on the grid of hit totals. A round stops at the first run that finds either side
+ * empty (a capped total).
  */
 function roundDist(t: Tables, storm: boolean, o: number, a: number, b: number, half: number): void {
-  cur.clear();
-  cur.add(a | (b << B_SHIFT) | ((half + 1) << H_SHIFT), 1);
   const own = o >> 1;
-  const A1 = t.aOff[1];
+  const capA = storm ? castleChain(t, own, a, half, CHAIN_A) : fieldChain(t, 0, a, CHAIN_A);
+  const capB = fieldChain(t, storm ? 1 - own : 1, b, CHAIN_B);
+  let G = GRID;
+  let N = NEXTG;
+  // the totals reached so far (hits only add): the walk and the clearing stay inside them
+  let maxA = 0;
+  let maxB = 0;
+  G[0] = 1;
   for (let k = t.runFrom[o]; k < t.runTo[o]; k++) {
-    nxt.clear();
     const sd = t.runSide[k];
     const log = storm ? t.runAltLog[k] : t.runLog[k];
     const base = storm ? t.runAlt[k] : t.runBase[k];
     // storm: the castle's owner fires from the castle (a) at the stormers (b); field: side 0 from a at b
     const fromA = storm ? sd === own : sd === 0;
-    for (let i = 0; i < cur.n; i++) {
-      const slot = cur.list[i];
-      const s = cur.keys[slot];
-      const q = cur.p[slot];
-      const x = s & MASK12;
-      const y = (s >>> B_SHIFT) & MASK12;
-      const hf = (s >>> H_SHIFT) - 1;
-      const at = base + ((fromA ? x : y) << log);
-      if (x === 0 || y === 0 || t.THR[at] === NO_DICE) {
-        nxt.add(s, q);
-        continue;
-      }
-      const n = runChances(t, at, log);
-      for (let h = 0; h < n; h++) {
-        const ph = RUN_P[h];
-        if (ph === 0) continue;
-        let e: number;
-        if (fromA) {
-          const en = storm ? 1 - own : 1;
-          e = x | (t.APP[en * A1 + y * HS + h] << B_SHIFT) | ((hf + 1) << H_SHIFT);
-        } else if (storm) {
-          const cx = castleHits(t, own, x, hf, h);
-          e = (cx & MASK12) | (y << B_SHIFT) | (cx & ~MASK12);
-        } else e = t.APP[x * HS + h] | (y << B_SHIFT);
-        nxt.add(e, q * ph);
+    runStamp++;
+    const topA = maxA;
+    const topB = maxB;
+    for (let ha = 0; ha <= topA; ha++) {
+      for (let hb = 0; hb <= topB; hb++) {
+        const q = G[ha * GW + hb];
+        if (q === 0) continue;
+        G[ha * GW + hb] = 0;
+        const hs = fromA ? ha : hb;
+        const at = base + (((fromA ? CHAIN_A[ha] : CHAIN_B[hb]) & 0xfff) << log);
+        if (ha === capA || hb === capB || t.THR[at] === NO_DICE) {
+          N[ha * GW + hb] += q;
+          continue;
+        }
+        if (RUN_DONE[hs] !== runStamp) {
+          RUN_DONE[hs] = runStamp;
+          RUN_N[hs] = runChances(t, at, log, hs * 32);
+        }
+        const n = RUN_N[hs];
+        if (fromA) maxB = Math.max(maxB, Math.min(hb + n - 1, capB));
+        else maxA = Math.max(maxA, Math.min(ha + n - 1, capA));
+        for (let h = 0; h < n; h++) {
+          const ph = RUN_P[hs * 32 + h];
+          if (ph === 0) continue;
+          if (fromA) N[ha * GW + Math.min(hb + h, capB)] += q * ph;
+          else N[Math.min(ha + h, capA) * GW + hb] += q * ph;
+        }
       }
     }
-    const sw = cur;
-    cur = nxt;
-    nxt = sw;
+    const sw = G;
+    G = N;
+    N = sw;
   }
+  outN = 0;
+  for (let ha = 0; ha <= maxA; ha++)
+    for (let hb = 0; hb <= maxB; hb++) {
+      const q = G[ha * GW + hb];
+      if (q === 0) continue;
+      G[ha * GW + hb] = 0; // (both grids are left all zero for the next round)
+      const sa = CHAIN_A[ha];
+      OUT[outN] = (sa & 0xfff) | (CHAIN_B[hb] << B_SHIFT) | (sa & ~0xfff);
+      OUT_P[outN++] = q;
+    }
 }
 
 // === the alias table of a start =================================================================
 
-const W = new Float64Array(DP_SIZE);
-const REM = new Float64Array(DP_SIZE);
-const ORDER = new Int32Array(DP_SIZE);
-const SMALL = new Int32Array(DP_SIZE);
-const LARGE = new Int32Array(DP_SIZE);
-const OUT = new Int32Array(DP_SIZE);
+const W = new Float64Array(GW * GW);
+const SMALL = new Int32Array(GW * GW);
+const LARGE = new Int32Array(GW * GW);
 
 /**
- * Makes the table of start `key` (a free hash slot `h`): its outcomes' chances rounded to
- * multiples of 2^-32 by largest remainders (ties by arrival), then Walker's alias table in
- * integers (as state-tables.ts aliasTable). Empties the cache first when it is half full or the
- * pool cannot hold the table.
+ * Makes the table of start `key`: its outcomes' chances rounded down to multiples of 2^-32, the
+ * units left over one each to the first outcomes (each within 2^-32 of its chance), then Walker's
+ * alias table in integers (as state-tables.ts aliasTable). Empties the cache first when it is
+ * half full or the pool cannot hold the table. The hash slot back.
  */
 function makeTable(r: RoundCache, t: Tables, key: number, storm: boolean, o: number, a: number, b: number, half: number): number {
   roundDist(t, storm, o, a, b, half);
-  const n = cur.n;
+  const n = outN;
   const log = n <= 1 ? 0 : 32 - Math.clz32(n - 1);
   const K = 1 << log;
   if (r.used >= HSIZE >> 1 || r.top + 3 * K > r.POOL.length) {
@@ -204,46 +232,33 @@ function makeTable(r: RoundCache, t: Tables, key: number, storm: boolean, o: num
   r.used++;
   const P = r.POOL;
   if (log === 0) {
-    const s = cur.keys[cur.list[0]];
     P[e] = -1;
-    P[e + 1] = s;
-    P[e + 2] = s;
+    P[e + 1] = OUT[0];
+    P[e + 2] = OUT[0];
     return h;
   }
   let total = 0;
   for (let i = 0; i < K; i++) {
-    const v = i < n ? cur.p[cur.list[i]] * 2 ** 32 : 0;
-    OUT[i] = i < n ? cur.keys[cur.list[i]] : 0;
-    W[i] = Math.floor(v);
-    REM[i] = v - W[i];
+    W[i] = i < n ? Math.floor(OUT_P[i] * 2 ** 32) : 0;
     total += W[i];
   }
   let left = 2 ** 32 - total;
-  if (left > 0) {
-    // largest remainders first (ties by arrival): a stable sort of the outcomes' indices
-    for (let i = 0; i < n; i++) {
-      let j = i;
-      for (; j > 0 && REM[ORDER[j - 1]] < REM[i]; j--) ORDER[j] = ORDER[j - 1];
-      ORDER[j] = i;
+  for (let i = 0; left > 0; i = (i + 1) % n, left--) W[i]++;
+  for (let i = 0; left < 0; i = (i + 1) % n)
+    if (W[i] > 0) {
+      W[i]--;
+      left++;
     }
-    for (let i = 0; i < n && left > 0; i++, left--) W[ORDER[i]]++;
-  } else {
-    // the sum of the floors past 2^32 (rounding in the sums): take the excess from the largest
-    for (; left < 0; left++) {
-      let big = 0;
-      for (let i = 1; i < n; i++) if (W[i] > W[big]) big = i;
-      W[big]--;
-    }
-  }
   const cap = 2 ** (32 - log);
   let ns = 0;
   let nl = 0;
   for (let i = 0; i < K; i++) {
+    const out = i < n ? OUT[i] : 0;
     if (W[i] < cap) SMALL[ns++] = i;
     else LARGE[nl++] = i;
     P[e + 3 * i] = cap - 1; // a full slot keeps its outcome whatever the draw
-    P[e + 3 * i + 1] = OUT[i];
-    P[e + 3 * i + 2] = OUT[i];
+    P[e + 3 * i + 1] = out;
+    P[e + 3 * i + 2] = out;
   }
   while (ns > 0 && nl > 0) {
     const sI = SMALL[--ns];
@@ -275,6 +290,6 @@ export function roundTable(r: RoundCache, t: Tables, storm: number, o: number, a
 export function _roundDist(t: Tables, storm: boolean, o: number, a: number, b: number, half: number): [number, number][] {
   roundDist(t, storm, o, a, b, half);
   const out: [number, number][] = [];
-  for (let i = 0; i < cur.n; i++) out.push([cur.keys[cur.list[i]], cur.p[cur.list[i]]]);
+  for (let i = 0; i < outN; i++) out.push([OUT[i], OUT_P[i]]);
   return out;
 }
