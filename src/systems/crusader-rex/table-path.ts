@@ -34,7 +34,7 @@ import { rollDie } from '../../engine/dice.js';
 import type { CrusaderRexCompiled } from './compile.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
 
-import { HS, NO_DICE, POW5, TABLE_MAX, type Tables } from './state-tables.js';
+import { HS, NO_DICE, POW5, TABLE_MAX, aliasTable, type Tables } from './state-tables.js';
 import { B_SHIFT, H_SHIFT, roundCacheFor, roundTable, type RoundCache } from './round-tables.js';
 
 
@@ -658,23 +658,67 @@ function battleTurn(c: CrusaderRexCompiled, rng: RngState, turn: number, base: n
   if (!fell && occupied()) {
     const bes = 1 - own;
     if (c.besiegerRetreats === 1 && inField(bes)) retreatAll(bes);
-    if (inField(bes)) attrition(c, rng, bes); // 6.57: once per game turn
+    if (inField(bes)) attrition(rng, bes); // 6.57: once per game turn
   }
   record(base + 3 * 12);
 }
 
 /**
- * 6.57: each castle block loses a step on attritionOn or less (in position order: the bits of
- * the castle's mask; a step off one block leaves the others' digits). A function of its own, once
- * a game turn: inlined into battleTurn, its die loop used up inlining budget the round loop's calls need.
+ * 6.57 as one draw: each castle block loses a step on attritionOn or less, independently, so
+ * which blocks lose one is a subset of the castle's blocks (its mask of positions) with chance
+ * q^k (1 - q)^(n - k): one alias draw per castle mask (32 slots a mask, ATT_THR / ATT_ALI for
+ * attritionOn = attOn), the steps off as SUBSET_POW5. A function of its own, once a game turn:
+ * inlined into battleTurn, it used up inlining budget the round loop's calls need.
  */
-function attrition(c: CrusaderRexCompiled, rng: RngState, bes: number): void {
+function attrition(rng: RngState, bes: number): void {
   const o = own;
-  const on = c.attritionOn;
   let x = C[o];
-  for (let m = MASK[o * Z1 + x], p = 0; m !== 0; m >>= 1, p++) if ((m & 1) !== 0 && rollDie(rng, 6, 4) <= on) x -= POW5[p];
+  const m = MASK[o * Z1 + x];
+  if (m !== 0) {
+    const u = nextI32(rng);
+    const i = u >>> 27;
+    const at = (m << 5) + i;
+    x -= SUBSET_POW5[(u & 0x7ffffff) < ATT_THR[at] ? i : ATT_ALI[at]];
+  }
   C[o] = x;
   if (x === 0 && inTown(bes)) fell = true;
+}
+
+/** Σ POW5[p] over the positions p of a subset (the steps attrition takes off). */
+const SUBSET_POW5 = Int32Array.from({ length: 32 }, (_, s) => {
+  let v = 0;
+  for (let p = 0; p < 5; p++) if ((s >> p) & 1) v += POW5[p];
+  return v;
+});
+var ATT_THR: Uint32Array = new Uint32Array(32 * 32);
+var ATT_ALI: Uint8Array = new Uint8Array(32 * 32);
+var attOn = -1;
+const ATT_MADE = new Map<number, [Uint32Array, Uint8Array]>();
+
+/** The attrition tables for a loss on `on` or less (made once per value, at most six). */
+function useAttrition(on: number): void {
+  if (on === attOn) return;
+  let t = ATT_MADE.get(on);
+  if (t === undefined) {
+    t = [new Uint32Array(32 * 32), new Uint8Array(32 * 32)];
+    const q = on / 6;
+    for (let m = 1; m < 32; m++) {
+      const dist: number[] = [];
+      for (let sub = 0; sub < 32; sub++) {
+        if ((sub & ~m) !== 0) {
+          dist.push(0);
+          continue;
+        }
+        let pr = 1;
+        for (let p = 0; p < 5; p++) if ((m >> p) & 1) pr *= (sub >> p) & 1 ? q : 1 - q;
+        dist.push(pr);
+      }
+      aliasTable(dist, t[0], t[1], m << 5, 5);
+    }
+    ATT_MADE.set(on, t);
+  }
+  [ATT_THR, ATT_ALI] = t;
+  attOn = on;
 }
 
 /** Every field block of side sd leaves by road while the slots last; the rest are eliminated (2.8, 6.61). */
@@ -700,6 +744,7 @@ export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState
   const attrN = c.turns * 4 * 12;
   if (DELTA.length < attrN) DELTA = new Float64Array(attrN);
   random = c.tieBreak === 2;
+  useAttrition(c.attritionOn);
   SLOTS[0] = c.slots[0];
   SLOTS[1] = c.slots[1];
   playTrials(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
