@@ -905,3 +905,9 @@ function playTrials(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tri
   oL1 = l1;
   oL1q = l1q;
 }
+
+/** Test hook: the attrition tables for a loss on `on` or less (THR, ALI: 32 slots per castle mask). */
+export function _attritionTables(on: number): [Uint32Array, Uint8Array] {
+  useAttrition(on);
+  return [ATT_THR, ATT_ALI];
+}
