@@ -102,9 +102,9 @@ function enumerate(c: CrusaderRexCompiled, t: Tables, storm: boolean, o: number,
 /** What the round table of the start draws: end state -> chance. */
 function tableChances(t: Tables, storm: boolean, o: number, a: number, b: number, half: number): Map<string, number> {
   const r = roundCacheFor(t);
-  const h = roundTable(r, t, storm ? 1 : 0, o, a, b, half);
-  const log = r.hlog[h];
-  const e = r.hoff[h];
+  const v = roundTable(r, t, storm ? 1 : 0, o, a, b, half);
+  const log = v & 31;
+  const e = v >>> 5;
   const out = new Map<string, number>();
   const add = (s: number, p: number) => {
     const key = `${s & 0xfff},${(s >>> 12) & 0xfff},${(s >>> 24) - 1}`;

@@ -26,12 +26,12 @@ export const H_SHIFT = 24;
 
 /** One case's round tables. */
 export interface RoundCache {
-  /** key + 1 per hash slot, 0 when empty. */
-  hkey: Int32Array;
-  /** The table's first word in POOL. */
-  hoff: Int32Array;
-  /** Its slots' log2 (0: one outcome, no draw). */
-  hlog: Int32Array;
+  /**
+   * The hash, two words a slot (one cache line for the probe and the answer): key + 1 (0 when
+   * empty), and the table's entry: its first word in POOL << 5 | log2 of its slots (0: one
+   * outcome, no draw).
+   */
+  H: Int32Array;
   used: number;
   POOL: Int32Array;
   top: number;
@@ -43,7 +43,7 @@ const caches = new WeakMap<Tables, RoundCache>();
 export function roundCacheFor(t: Tables): RoundCache {
   let r = caches.get(t);
   if (r === undefined) {
-    r = { hkey: new Int32Array(HSIZE), hoff: new Int32Array(HSIZE), hlog: new Int32Array(HSIZE), used: 0, POOL: new Int32Array(POOL_WORDS), top: 0 };
+    r = { H: new Int32Array(2 * HSIZE), used: 0, POOL: new Int32Array(POOL_WORDS), top: 0 };
     caches.set(t, r);
   }
   return r;
@@ -207,10 +207,10 @@ const SMALL = new Int32Array(GW * GW);
 const LARGE = new Int32Array(GW * GW);
 
 /**
- * Makes the table of start `key`: its outcomes' chances rounded down to multiples of 2^-32, the
+ * Makes the table of start `key` (its entry back, as roundTable): its outcomes' chances rounded down to multiples of 2^-32, the
  * units left over one each to the first outcomes (each within 2^-32 of its chance), then Walker's
  * alias table in integers (as state-tables.ts aliasTable). Empties the cache first when it is
- * half full or the pool cannot hold the table. The hash slot back.
+ * half full or the pool cannot hold the table.
  */
 function makeTable(r: RoundCache, t: Tables, key: number, storm: boolean, o: number, a: number, b: number, half: number): number {
   roundDist(t, storm, o, a, b, half);
@@ -218,24 +218,23 @@ function makeTable(r: RoundCache, t: Tables, key: number, storm: boolean, o: num
   const log = n <= 1 ? 0 : 32 - Math.clz32(n - 1);
   const K = 1 << log;
   if (r.used >= HSIZE >> 1 || r.top + 3 * K > r.POOL.length) {
-    r.hkey.fill(0);
+    r.H.fill(0);
     r.used = 0;
     r.top = 0;
   }
   let h = hashSlot(key);
-  while (r.hkey[h] !== 0) h = (h + 1) & (HSIZE - 1);
+  while (r.H[2 * h] !== 0) h = (h + 1) & (HSIZE - 1);
   const e = r.top;
   r.top += 3 * K;
-  r.hkey[h] = key + 1;
-  r.hoff[h] = e;
-  r.hlog[h] = log;
+  r.H[2 * h] = key + 1;
+  r.H[2 * h + 1] = (e << 5) | log;
   r.used++;
   const P = r.POOL;
   if (log === 0) {
     P[e] = -1;
     P[e + 1] = OUT[0];
     P[e + 2] = OUT[0];
-    return h;
+    return e << 5;
   }
   let total = 0;
   for (let i = 0; i < K; i++) {
@@ -271,16 +270,16 @@ function makeTable(r: RoundCache, t: Tables, key: number, storm: boolean, o: num
       SMALL[ns++] = lI;
     }
   }
-  return h;
+  return (e << 5) | log;
 }
 
-/** The hash slot of start (a, b, half) of order o, its table made if it was not. */
+/** The table of start (a, b, half) of order o, made if it was not: its entry, first word in POOL << 5 | log2 of its slots. */
 export function roundTable(r: RoundCache, t: Tables, storm: number, o: number, a: number, b: number, half: number): number {
   const key = roundKey(storm, o, a, b, half);
-  const hk = r.hkey;
+  const H = r.H;
   let h = hashSlot(key);
-  for (let k = hk[h]; k !== 0; k = hk[h]) {
-    if (k === key + 1) return h;
+  for (let k = H[2 * h]; k !== 0; k = H[2 * h]) {
+    if (k === key + 1) return H[2 * h + 1];
     h = (h + 1) & (HSIZE - 1);
   }
   return makeTable(r, t, key, storm === 1, o, a, b, half);

@@ -104,14 +104,16 @@ export function useTables(t: Tables): void {
  */
 function roundEnd(rng: RngState, storm: number, o: number, a: number, b: number, hf: number): number {
   const r = RC!;
-  const h = roundTable(r, TAB!, storm, o, a, b, hf);
-  const log = r.hlog[h];
-  const e = r.hoff[h];
+  const v = roundTable(r, TAB!, storm, o, a, b, hf);
+  const log = v & 31;
+  const e = v >>> 5;
   const P = r.POOL;
   if (log === 0) return P[e + 1];
   const u = nextI32(rng);
   const j = e + 3 * (u >>> (32 - log));
-  return (u & (0xffffffff >>> log)) <= P[j] ? P[j + 1] : P[j + 2];
+  // the slot's own outcome when the low bits are at most its threshold, else its alias: both
+  // are below 2^31, so the sign of their difference picks without a branch (a coin toss to the processor)
+  return P[j + 1 + ((P[j] - (u & (0xffffffff >>> log))) >>> 31)];
 }
 
 /** A charge's outcome o = hits * 5 + sixes. */
