@@ -114,11 +114,13 @@ function tableChances(t: Tables, storm: boolean, o: number, a: number, b: number
     add(r.POOL[e + 1], 1);
     return out;
   }
-  const cap = 2 ** (32 - log);
-  for (let i = 0; i < 1 << log; i++) {
-    const keep = r.POOL[e + 3 * i] + 1; // thresholds are kept less one (table-path.ts roundEnd: <=)
-    add(r.POOL[e + 3 * i + 1], keep / 2 ** 32);
-    if (keep < cap) add(r.POOL[e + 3 * i + 2], (cap - keep) / 2 ** 32);
+  // outcomes after the guide: (cumulative count - 1) ^ 2^31, end state; the last count is 2^32
+  let before = 0;
+  for (let j = e + (1 << log); ; j += 2) {
+    const cum = ((r.POOL[j] ^ 0x80000000) >>> 0) + 1;
+    add(r.POOL[j + 1], (cum - before) / 2 ** 32);
+    before = cum;
+    if (cum === 2 ** 32) break;
   }
   return out;
 }

@@ -18,7 +18,7 @@ import { HS, NO_DICE, POW5, type Tables } from './state-tables.js';
 
 /** Start states in the hash (a power of two); the hash is emptied at half full. */
 const HSIZE = 1 << 14;
-/** Pool words: three a slot (threshold - 1, the slot's outcome, its alias). */
+/** Pool words: a table of n outcomes takes 2^log (its guide) + 2 n. */
 const POOL_WORDS = 3 << 17;
 /** A packed end state: a | b << 12 | (half + 1) << 24 (field: a = side 0's field, b = side 1's; storm: a = the castle, b = the stormers). */
 export const B_SHIFT = 12;
@@ -188,6 +188,14 @@ function roundDist(t: Tables, storm: boolean, o: number, a: number, b: number, h
     G = N;
     N = sw;
   }
+  // the outcomes in order of how the round went for side a: by the hits b took less those a took
+  // (a castle's half-hits counted half), fewest first; a counting sort on that score, stable in
+  // (ha, hb) order
+  const wa = storm ? 1 : 2;
+  BUCKET.fill(0);
+  for (let ha = 0; ha <= maxA; ha++)
+    for (let hb = 0; hb <= maxB; hb++) if (G[ha * GW + hb] !== 0) BUCKET[2 * hb - wa * ha + SCORE0 + 1]++;
+  for (let i = 1; i < BUCKET.length; i++) BUCKET[i] += BUCKET[i - 1];
   outN = 0;
   for (let ha = 0; ha <= maxA; ha++)
     for (let hb = 0; hb <= maxB; hb++) {
@@ -195,29 +203,38 @@ function roundDist(t: Tables, storm: boolean, o: number, a: number, b: number, h
       if (q === 0) continue;
       G[ha * GW + hb] = 0; // (both grids are left all zero for the next round)
       const sa = CHAIN_A[ha];
-      OUT[outN] = (sa & 0xfff) | (CHAIN_B[hb] << B_SHIFT) | (sa & ~0xfff);
-      OUT_P[outN++] = q;
+      const i = BUCKET[2 * hb - wa * ha + SCORE0]++;
+      OUT[i] = (sa & 0xfff) | (CHAIN_B[hb] << B_SHIFT) | (sa & ~0xfff);
+      OUT_P[i] = q;
+      outN++;
     }
 }
+/** Scores 2 hb - wa ha run from -2 * 41 to 2 * 41: the counting sort's buckets, offset by SCORE0. */
+const SCORE0 = 2 * GW;
+const BUCKET = new Int32Array(4 * GW + 2);
 
-// === the alias table of a start =================================================================
+// === the table of a start =======================================================================
 
 const W = new Float64Array(GW * GW);
-const SMALL = new Int32Array(GW * GW);
-const LARGE = new Int32Array(GW * GW);
 
 /**
- * Makes the table of start `key` (its entry back, as roundTable): its outcomes' chances rounded down to multiples of 2^-32, the
- * units left over one each to the first outcomes (each within 2^-32 of its chance), then Walker's
- * alias table in integers (as state-tables.ts aliasTable). Empties the cache first when it is
- * half full or the pool cannot hold the table.
+ * Makes the table of start `key` (its entry back, as roundTable): its outcomes' chances rounded
+ * down to multiples of 2^-32, the units left over one each to the first outcomes (each within
+ * 2^-32 of its chance), drawn by inversion: a 32-bit draw u picks the first outcome whose
+ * cumulative count passes u, so the outcomes keep roundDist's order (how the round went for side
+ * a) and a draw means the same in every start: a variant in another state still gets a good or a
+ * bad round with the same u, which keeps paired variants' differences narrow. A guide of 2^log
+ * entries (the first outcome each top-log-bits range can give) leaves a step or two of search.
+ * Layout at e: the guide, then per outcome (its cumulative count - 1, as signed: ^ 2^31; its end
+ * state). Empties the cache first when it is half full or the pool cannot hold the table.
  */
 function makeTable(r: RoundCache, t: Tables, key: number, storm: boolean, o: number, a: number, b: number, half: number): number {
   roundDist(t, storm, o, a, b, half);
   const n = outN;
   const log = n <= 1 ? 0 : 32 - Math.clz32(n - 1);
   const K = 1 << log;
-  if (r.used >= HSIZE >> 1 || r.top + 3 * K > r.POOL.length) {
+  const words = log === 0 ? 3 : K + 2 * n;
+  if (r.used >= HSIZE >> 1 || r.top + words > r.POOL.length) {
     r.H.fill(0);
     r.used = 0;
     r.top = 0;
@@ -225,20 +242,18 @@ function makeTable(r: RoundCache, t: Tables, key: number, storm: boolean, o: num
   let h = hashSlot(key);
   while (r.H[2 * h] !== 0) h = (h + 1) & (HSIZE - 1);
   const e = r.top;
-  r.top += 3 * K;
+  r.top += words;
   r.H[2 * h] = key + 1;
   r.H[2 * h + 1] = (e << 5) | log;
   r.used++;
   const P = r.POOL;
   if (log === 0) {
-    P[e] = -1;
     P[e + 1] = OUT[0];
-    P[e + 2] = OUT[0];
     return e << 5;
   }
   let total = 0;
-  for (let i = 0; i < K; i++) {
-    W[i] = i < n ? Math.floor(OUT_P[i] * 2 ** 32) : 0;
+  for (let i = 0; i < n; i++) {
+    W[i] = Math.floor(OUT_P[i] * 2 ** 32);
     total += W[i];
   }
   let left = 2 ** 32 - total;
@@ -248,27 +263,14 @@ function makeTable(r: RoundCache, t: Tables, key: number, storm: boolean, o: num
       W[i]--;
       left++;
     }
-  const cap = 2 ** (32 - log);
-  let ns = 0;
-  let nl = 0;
-  for (let i = 0; i < K; i++) {
-    const out = i < n ? OUT[i] : 0;
-    if (W[i] < cap) SMALL[ns++] = i;
-    else LARGE[nl++] = i;
-    P[e + 3 * i] = cap - 1; // a full slot keeps its outcome whatever the draw
-    P[e + 3 * i + 1] = out;
-    P[e + 3 * i + 2] = out;
-  }
-  while (ns > 0 && nl > 0) {
-    const sI = SMALL[--ns];
-    const lI = LARGE[nl - 1];
-    P[e + 3 * sI] = W[sI] - 1;
-    P[e + 3 * sI + 2] = OUT[lI];
-    W[lI] -= cap - W[sI];
-    if (W[lI] < cap) {
-      nl--;
-      SMALL[ns++] = lI;
-    }
+  const span = 2 ** (32 - log);
+  let cum = 0;
+  let g = 0; // the next guide entry: the first outcome whose cumulative count passes g * span
+  for (let i = 0; i < n; i++) {
+    cum += W[i];
+    P[e + K + 2 * i] = (cum - 1) ^ 0x80000000;
+    P[e + K + 2 * i + 1] = OUT[i];
+    for (; g < K && g * span < cum; g++) P[e + g] = i;
   }
   return (e << 5) | log;
 }

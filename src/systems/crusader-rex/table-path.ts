@@ -109,11 +109,13 @@ function roundEnd(rng: RngState, storm: number, o: number, a: number, b: number,
   const e = v >>> 5;
   const P = r.POOL;
   if (log === 0) return P[e + 1];
+  // inversion: the first outcome whose cumulative count passes u (counts kept ^ 2^31, so a
+  // signed comparison orders them as unsigned), from the guide's entry for u's top bits
   const u = nextI32(rng);
-  const j = e + 3 * (u >>> (32 - log));
-  // the slot's own outcome when the low bits are at most its threshold, else its alias: both
-  // are below 2^31, so the sign of their difference picks without a branch (a coin toss to the processor)
-  return P[j + 1 + ((P[j] - (u & (0xffffffff >>> log))) >>> 31)];
+  const us = u ^ 0x80000000;
+  let j = e + (1 << log) + 2 * P[e + (u >>> (32 - log))];
+  while (P[j] < us) j += 2;
+  return P[j + 1];
 }
 
 /** A charge's outcome o = hits * 5 + sixes. */
