@@ -18,8 +18,13 @@ import { HS, NO_DICE, POW5, type Tables } from './state-tables.js';
 
 /** Start states in the hash (a power of two); the hash is emptied at half full. */
 const HSIZE = 1 << 14;
-/** Pool words: a table of n outcomes takes 2^log (its guide) + 2 n. */
-const POOL_WORDS = 3 << 17;
+/**
+ * Pool words: a table of n outcomes takes 2^log (its guide) + 2 n. The pool starts small and
+ * doubles up to POOL_MAX when full (a sweep keeps a case per point in each worker; the bundled
+ * files use 6 000-80 000 words a case), then is emptied and refilled.
+ */
+const POOL_START = 1 << 14;
+const POOL_MAX = 1 << 19;
 /** A packed end state: a | b << 12 | (half + 1) << 24 (field: a = side 0's field, b = side 1's; storm: a = the castle, b = the stormers). */
 export const B_SHIFT = 12;
 export const H_SHIFT = 24;
@@ -39,11 +44,50 @@ export interface RoundCache {
 
 const caches = new WeakMap<Tables, RoundCache>();
 
-/** The round tables of case t (empty at first). */
+/**
+ * What a round table depends on: the runs of every order (their sides, tables and offsets), the
+ * run tables, and the hit tables (APP, NEXT: made once per worker by block counts and hit order,
+ * so the same arrays for every case that shares them: compared as arrays, not read). Cases that
+ * differ elsewhere (a sweep over game turns, the arrival round of a relief) share one
+ * RoundCache, found by a hash of these and then compared in full (a hash collision only costs a
+ * cache of its own).
+ */
+function dependsOn(t: Tables): ArrayLike<number>[] {
+  return [t.runFrom, t.runTo, t.runSide, t.runBase, t.runLog, t.runAlt, t.runAltLog, t.plainOrder, t.aOff, t.zOff, t.THR, t.ALI];
+}
+function contentHash(parts: ArrayLike<number>[]): string {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x9747b28c;
+  for (const a of parts) {
+    h1 = Math.imul(h1 ^ a.length, 0x01000193);
+    h2 = Math.imul(h2 ^ a.length, 0x5bd1e995);
+    for (let i = 0; i < a.length; i++) {
+      h1 = Math.imul(h1 ^ a[i], 0x01000193);
+      h2 = Math.imul(h2 ^ (a[i] + i), 0x5bd1e995);
+      h2 ^= h2 >>> 15;
+    }
+  }
+  return `${h1 >>> 0}:${h2 >>> 0}`;
+}
+const sameContent = (a: ArrayLike<number>[], b: ArrayLike<number>[]) => a.every((x, k) => x.length === b[k].length && Array.prototype.every.call(x, (v: number, i: number) => v === b[k][i]));
+const byContent = new Map<string, [ArrayLike<number>[], Tables, RoundCache]>();
+const BY_CONTENT_KEEP = 16;
+
+/** The round tables of case t (empty at first; shared with earlier cases whose rounds are the same). */
 export function roundCacheFor(t: Tables): RoundCache {
   let r = caches.get(t);
   if (r === undefined) {
-    r = { H: new Int32Array(2 * HSIZE), used: 0, POOL: new Int32Array(POOL_WORDS), top: 0 };
+    const parts = dependsOn(t);
+    const key = contentHash(parts);
+    const known = byContent.get(key);
+    if (known !== undefined && known[1].APP === t.APP && known[1].NEXT === t.NEXT && sameContent(known[0], parts)) r = known[2];
+    else {
+      r = { H: new Int32Array(2 * HSIZE), used: 0, POOL: new Int32Array(POOL_START), top: 0 };
+      if (known === undefined) {
+        if (byContent.size >= BY_CONTENT_KEEP) byContent.delete(byContent.keys().next().value!);
+        byContent.set(key, [parts, t, r]);
+      }
+    }
     caches.set(t, r);
   }
   return r;
@@ -234,6 +278,11 @@ function makeTable(r: RoundCache, t: Tables, key: number, storm: boolean, o: num
   const log = n <= 1 ? 0 : 32 - Math.clz32(n - 1);
   const K = 1 << log;
   const words = log === 0 ? 3 : K + 2 * n;
+  while (r.top + words > r.POOL.length && r.POOL.length < POOL_MAX) {
+    const grown = new Int32Array(2 * r.POOL.length);
+    grown.set(r.POOL);
+    r.POOL = grown;
+  }
   if (r.used >= HSIZE >> 1 || r.top + words > r.POOL.length) {
     r.H.fill(0);
     r.used = 0;
