@@ -117,11 +117,8 @@ const GRID = new Float64Array(GW * GW);
 const NEXTG = new Float64Array(GW * GW);
 const CHAIN_A = new Int32Array(GW);
 const CHAIN_B = new Int32Array(GW);
-/** A run's chances per hit count (up to 32 outcomes: a run's table has at most 2^5 slots), per firing state's hit total; RUN_DONE marks those made for the current run. */
-const RUN_P = new Float64Array(GW * 32);
-const RUN_N = new Int32Array(GW);
-const RUN_DONE = new Int32Array(GW);
-let runStamp = 0;
+/** A run's chances per hit count (up to 32 outcomes: a run's table has at most 2^5 slots), for the row or column being walked. */
+const RUN_P = new Float64Array(32);
 /** The round's outcomes, in order (ha ascending, then hb): packed end states and their chances. */
 const OUT = new Int32Array(GW * GW);
 const OUT_P = new Float64Array(GW * GW);
@@ -177,6 +174,62 @@ function castleChain(t: Tables, own: number, x: number, half: number, chain: Int
   }
 }
 
+/** The hit totals reached so far in roundDist's walk (hits only add). */
+let maxA = 0;
+let maxB = 0;
+
+/**
+ * One run fired by side a over the grid G into N (G left zero): each row ha is one state of a,
+ * so one chance vector; its hits move along b's totals, capped where b is gone. A row or a
+ * column where either side is gone carries over (the round has stopped). Small functions of
+ * their own: V8 optimises them soon after a worker's first tables.
+ */
+function walkFromA(t: Tables, G: Float64Array, N: Float64Array, capA: number, capB: number, base: number, log: number): void {
+  const topA = maxA;
+  const topB = maxB;
+  for (let ha = 0; ha <= topA; ha++) {
+    const row = ha * GW;
+    const at = base + ((CHAIN_A[ha] & 0xfff) << log);
+    const stop = ha === capA || t.THR[at] === NO_DICE;
+    let n = -1;
+    for (let hb = 0; hb <= topB; hb++) {
+      const q = G[row + hb];
+      if (q === 0) continue;
+      G[row + hb] = 0;
+      if (stop || hb === capB) {
+        N[row + hb] += q;
+        continue;
+      }
+      if (n < 0) n = runChances(t, at, log, 0);
+      if (hb + n - 1 > maxB) maxB = Math.min(hb + n - 1, capB);
+      for (let h = 0; h < n; h++) N[row + Math.min(hb + h, capB)] += q * RUN_P[h];
+    }
+  }
+}
+
+/** The same for a run fired by side b: each column hb one chance vector, its hits along a's totals. */
+function walkFromB(t: Tables, G: Float64Array, N: Float64Array, capA: number, capB: number, base: number, log: number): void {
+  const topA = maxA;
+  const topB = maxB;
+  for (let hb = 0; hb <= topB; hb++) {
+    const at = base + ((CHAIN_B[hb] & 0xfff) << log);
+    const stop = hb === capB || t.THR[at] === NO_DICE;
+    let n = -1;
+    for (let ha = 0; ha <= topA; ha++) {
+      const q = G[ha * GW + hb];
+      if (q === 0) continue;
+      G[ha * GW + hb] = 0;
+      if (stop || ha === capA) {
+        N[ha * GW + hb] += q;
+        continue;
+      }
+      if (n < 0) n = runChances(t, at, log, 0);
+      if (ha + n - 1 > maxA) maxA = Math.min(ha + n - 1, capA);
+      for (let h = 0; h < n; h++) N[Math.min(ha + h, capA) * GW + hb] += q * RUN_P[h];
+    }
+  }
+}
+
 /**
  * The end states of a round of order o from (a, b, half), with their chances, into OUT / OUT_P:
  * the loops of table-path.ts fieldRound / stormRound (plain volleys), run over every outcome of
@@ -190,44 +243,16 @@ function roundDist(t: Tables, storm: boolean, o: number, a: number, b: number, h
   let G = GRID;
   let N = NEXTG;
   // the totals reached so far (hits only add): the walk and the clearing stay inside them
-  let maxA = 0;
-  let maxB = 0;
+  maxA = 0;
+  maxB = 0;
   G[0] = 1;
   for (let k = t.runFrom[o]; k < t.runTo[o]; k++) {
     const sd = t.runSide[k];
     const log = storm ? t.runAltLog[k] : t.runLog[k];
     const base = storm ? t.runAlt[k] : t.runBase[k];
     // storm: the castle's owner fires from the castle (a) at the stormers (b); field: side 0 from a at b
-    const fromA = storm ? sd === own : sd === 0;
-    runStamp++;
-    const topA = maxA;
-    const topB = maxB;
-    for (let ha = 0; ha <= topA; ha++) {
-      for (let hb = 0; hb <= topB; hb++) {
-        const q = G[ha * GW + hb];
-        if (q === 0) continue;
-        G[ha * GW + hb] = 0;
-        const hs = fromA ? ha : hb;
-        const at = base + (((fromA ? CHAIN_A[ha] : CHAIN_B[hb]) & 0xfff) << log);
-        if (ha === capA || hb === capB || t.THR[at] === NO_DICE) {
-          N[ha * GW + hb] += q;
-          continue;
-        }
-        if (RUN_DONE[hs] !== runStamp) {
-          RUN_DONE[hs] = runStamp;
-          RUN_N[hs] = runChances(t, at, log, hs * 32);
-        }
-        const n = RUN_N[hs];
-        if (fromA) maxB = Math.max(maxB, Math.min(hb + n - 1, capB));
-        else maxA = Math.max(maxA, Math.min(ha + n - 1, capA));
-        for (let h = 0; h < n; h++) {
-          const ph = RUN_P[hs * 32 + h];
-          if (ph === 0) continue;
-          if (fromA) N[ha * GW + Math.min(hb + h, capB)] += q * ph;
-          else N[Math.min(ha + h, capA) * GW + hb] += q * ph;
-        }
-      }
-    }
+    if (storm ? sd === own : sd === 0) walkFromA(t, G, N, capA, capB, base, log);
+    else walkFromB(t, G, N, capA, capB, base, log);
     const sw = G;
     G = N;
     N = sw;
