@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { buildOrders } from '../src/systems/crusader-rex/order.js';
 import { buildTables, tablePathApplies, type Tables } from '../src/systems/crusader-rex/state-tables.js';
-import { roundCacheFor, roundTable } from '../src/systems/crusader-rex/round-tables.js';
+import { roundCacheFor, roundTable, type RoundCache } from '../src/systems/crusader-rex/round-tables.js';
 import { _attritionTables } from '../src/systems/crusader-rex/table-path.js';
 import { ROSTER } from '../src/systems/crusader-rex/roster.js';
 import type { CrusaderRexCompiled } from '../src/systems/crusader-rex/compile.js';
@@ -100,8 +100,7 @@ function enumerate(c: CrusaderRexCompiled, t: Tables, storm: boolean, o: number,
 }
 
 /** What the round table of the start draws: end state -> chance. */
-function tableChances(t: Tables, storm: boolean, o: number, a: number, b: number, half: number): Map<string, number> {
-  const r = roundCacheFor(t);
+function tableChances(t: Tables, storm: boolean, o: number, a: number, b: number, half: number, r: RoundCache = roundCacheFor(t)): Map<string, number> {
   const v = roundTable(r, t, storm ? 1 : 0, o, a, b, half);
   const log = v & 31;
   const e = v >>> 5;
@@ -129,6 +128,15 @@ function expectSame(table: Map<string, number>, exact: Map<string, number>): voi
   for (const [k, p] of exact) expect(Math.abs((table.get(k) ?? 0) - p), `end state ${k}`).toBeLessThanOrEqual(TOL);
   for (const [k, p] of table) expect(exact.has(k) || p === 0, `end state ${k} drawn but not reachable`).toBe(true);
 }
+
+const SIEGE_BODY = {
+  town: { rating: 2 },
+  player1: 'saracens',
+  situation: 'existing_siege',
+  besieged: 'franks',
+  blocks: [{ block: 'Raymond (Tiberias)', at: 'castle' }, { block: 'Walter', at: 'castle' }, { block: 'Saladin' }, { block: 'Al Mashtub' }, { block: 'Tuman' }],
+  policy: { storm: 'always' },
+};
 
 /** A random start: a state of n blocks (digits 0-4), not empty. */
 const startOf = (n: number) => fc.integer({ min: 1, max: 5 ** n - 1 });
@@ -191,25 +199,25 @@ describe('crusader-rex round tables: a round of plain volleys as one draw', () =
     );
   });
 
-  it('a table is the same made in a fresh cache or after many others (what a start draws depends on the start alone)', () => {
-    const c = compiled({
-      town: { rating: 2 },
-      player1: 'saracens',
-      situation: 'existing_siege',
-      besieged: 'franks',
-      blocks: [{ block: 'Raymond (Tiberias)', at: 'castle' }, { block: 'Walter', at: 'castle' }, { block: 'Saladin' }, { block: 'Al Mashtub' }, { block: 'Tuman' }],
-      policy: { storm: 'always' },
-    });
-    const t1 = buildTables(c, buildOrders(c));
-    const t2 = buildTables(c, buildOrders(c));
+  it('a table is the same made in a fresh cache or after many others, and cases with the same rounds share a cache (what a start draws depends on the start alone)', () => {
+    const c = compiled(SIEGE_BODY);
+    const t = buildTables(c, buildOrders(c));
+    const fresh = (): RoundCache => ({ H: new Int32Array(2 << 14), used: 0, POOL: new Int32Array(1 << 10), top: 0 });
+    const used = fresh();
     const o = c.castleOwner0 * 2;
-    for (let b = 1; b < 125; b += 3) tableChances(t2, true, o, 24, b, -1); // others first
+    for (let b = 1; b < 125; b += 3) tableChances(t, true, o, 24, b, -1, used); // others first (the pool grows past its start)
+    expect(used.POOL.length).toBeGreaterThan(1 << 10);
     for (const [a, b, half] of [
       [24, 124, -1],
       [13, 62, 0],
       [3, 7, 1],
     ])
-      expect([...tableChances(t2, true, o, a, b, half)]).toEqual([...tableChances(t1, true, o, a, b, half)]);
+      expect([...tableChances(t, true, o, a, b, half, used)]).toEqual([...tableChances(t, true, o, a, b, half, fresh())]);
+    // another case with the same rounds (more game turns) finds the same cache; other blocks do not
+    const longer = compiled({ ...SIEGE_BODY, turns: 3 });
+    expect(roundCacheFor(buildTables(longer, buildOrders(longer)))).toBe(roundCacheFor(t));
+    const other = compiled({ ...SIEGE_BODY, blocks: [...SIEGE_BODY.blocks.slice(0, 4), { block: 'Al Adil' }] });
+    expect(roundCacheFor(buildTables(other, buildOrders(other)))).not.toBe(roundCacheFor(t));
   });
 });
 

@@ -45,48 +45,25 @@ export interface RoundCache {
 const caches = new WeakMap<Tables, RoundCache>();
 
 /**
- * What a round table depends on: the runs of every order (their sides, tables and offsets), the
- * run tables, and the hit tables (APP, NEXT: made once per worker by block counts and hit order,
- * so the same arrays for every case that shares them: compared as arrays, not read). Cases that
- * differ elsewhere (a sweep over game turns, the arrival round of a relief) share one
- * RoundCache, found by a hash of these and then compared in full (a hash collision only costs a
- * cache of its own).
+ * A round table depends on the runs of every order and their tables (Tables.runKey names them:
+ * equal keys, equal runs and tables) and on the hit tables APP and NEXT (made once per worker by
+ * block counts and hit order, so the same arrays for every case that shares them). Cases that
+ * differ elsewhere (a sweep over game turns, the arrival round of a relief) share one RoundCache.
  */
-function dependsOn(t: Tables): ArrayLike<number>[] {
-  return [t.runFrom, t.runTo, t.runSide, t.runBase, t.runLog, t.runAlt, t.runAltLog, t.plainOrder, t.aOff, t.zOff, t.THR, t.ALI];
-}
-function contentHash(parts: ArrayLike<number>[]): string {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x9747b28c;
-  for (const a of parts) {
-    h1 = Math.imul(h1 ^ a.length, 0x01000193);
-    h2 = Math.imul(h2 ^ a.length, 0x5bd1e995);
-    for (let i = 0; i < a.length; i++) {
-      h1 = Math.imul(h1 ^ a[i], 0x01000193);
-      h2 = Math.imul(h2 ^ (a[i] + i), 0x5bd1e995);
-      h2 ^= h2 >>> 15;
-    }
-  }
-  return `${h1 >>> 0}:${h2 >>> 0}`;
-}
-const sameContent = (a: ArrayLike<number>[], b: ArrayLike<number>[]) => a.every((x, k) => x.length === b[k].length && Array.prototype.every.call(x, (v: number, i: number) => v === b[k][i]));
-const byContent = new Map<string, [ArrayLike<number>[], Tables, RoundCache]>();
+const byContent = new Map<string, [Tables, RoundCache]>();
 const BY_CONTENT_KEEP = 16;
 
 /** The round tables of case t (empty at first; shared with earlier cases whose rounds are the same). */
 export function roundCacheFor(t: Tables): RoundCache {
   let r = caches.get(t);
   if (r === undefined) {
-    const parts = dependsOn(t);
-    const key = contentHash(parts);
+    const key = `${t.runKey}|${t.aOff[1]}|${t.zOff[1]}`;
     const known = byContent.get(key);
-    if (known !== undefined && known[1].APP === t.APP && known[1].NEXT === t.NEXT && sameContent(known[0], parts)) r = known[2];
+    if (known !== undefined && known[0].APP === t.APP && known[0].NEXT === t.NEXT) r = known[1];
     else {
       r = { H: new Int32Array(2 * HSIZE), used: 0, POOL: new Int32Array(POOL_START), top: 0 };
-      if (known === undefined) {
-        if (byContent.size >= BY_CONTENT_KEEP) byContent.delete(byContent.keys().next().value!);
-        byContent.set(key, [parts, t, r]);
-      }
+      if (byContent.size >= BY_CONTENT_KEEP) byContent.delete(byContent.keys().next().value!);
+      byContent.set(key, [t, r]);
     }
     caches.set(t, r);
   }

@@ -19,9 +19,13 @@
  *    (F in a field round, C or S in a storm). A charging knight (6.32) is a run of its own whose
  *    draw also gives its sixes (self-hits); a block with a choice to make (withdraw, harry,
  *    retreat) is a run of its own, decided before it fires.
- *  - Double defense (1.5, 6.54): castle hits one at a time, a half-hit first (NEXT gives the
- *    block), the next hit on the same block. The random tie-break (6.31): hits one at a time,
- *    each on one of the TIES tied blocks, uniformly.
+ *  - A round of plain volleys (every run plain, ties by hit order) is one draw of its end state
+ *    from a table made the first time its start is met (round-tables.ts): the run-by-run loop
+ *    below is for rounds with a charge or a choice, and for the random tie-break.
+ *  - Double defense (1.5, 6.54): a half-hit first on the strongest (NEXT gives the block), the
+ *    next hit on the same block; with the fixed tie-break two hits are one APPLY hit. The random
+ *    tie-break (6.31): hits one at a time, each on one of the TIES tied blocks, uniformly.
+ *  - Attrition (6.57): the subset of castle blocks that lose a step is one draw.
  *
  * So a battle is a few dozen look-ups and a handful of draws: the dice differ from the general
  * path's (a run is one draw, not one per block), the distribution is the same. The tests hold
