@@ -9,10 +9,12 @@
  * 2^-32) and rounded to multiples of 2^-32 again: each end state's chance is within ~2^-32 of the
  * run-by-run loop's.
  *
- * Tables are kept per case (per Tables object) in a hash by start, made lazily in a preallocated
- * pool; a full pool is emptied and refilled as starts are met again. A table's content depends
- * only on its start, never on which starts came before it, so the draws, and every result, are
- * the same whatever a worker ran earlier (determinism across --threads and shards).
+ * The draw is by inversion over the end states in order of how the round went (makeTable), so
+ * paired variants in different states still share good and bad rounds. Tables are kept in a
+ * hash by start, made lazily in a pool that grows to a bound and is then emptied and refilled,
+ * shared by the cases whose rounds are the same (roundCacheFor). A table's content depends only
+ * on its start, never on which starts came before it, so the draws, and every result, are the
+ * same whatever a worker ran earlier (determinism across --threads and shards).
  */
 import { HS, NO_DICE, POW5, type Tables } from './state-tables.js';
 
