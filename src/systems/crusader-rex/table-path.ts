@@ -265,53 +265,71 @@ var vr1 = 0;
 /** Steps per side in the field, the castle and on the road now, at slot offset `at` (the game turn's base + slot * 12). */
 function record(at: number): void {
   // module vars read once into locals: each read of one is a context load with its checks
-  const sums = SUM;
-  const z1 = Z1;
-  // the field is F + S: a block is in one place at a time, so their digits add (one look-up)
-  const f0 = sums[F[0] + S[0]];
-  const c0 = sums[C[0]];
-  const r0 = pendS[0];
-  const f1 = sums[z1 + F[1] + S[1]];
-  const c1 = sums[z1 + C[1]];
-  const r1 = pendS[1];
   const d = DELTA;
-  let v = vf0;
-  if (f0 !== v) {
-    d[at] += f0 - v;
-    d[at + 1] += f0 * f0 - v * v;
-    vf0 = f0;
+  // a side's three places packed (field F + S, castle, road steps): unchanged since the last
+  // record, its values are too, and nothing is looked up
+  const x0 = F[0] + S[0];
+  const q0 = C[0];
+  const r0 = pendS[0];
+  const raw0 = x0 | (q0 << 12) | (r0 << 24);
+  if (raw0 !== lastRaw0) {
+    lastRaw0 = raw0;
+    const sums = SUM;
+    // the field is F + S: a block is in one place at a time, so their digits add (one look-up)
+    const f0 = sums[x0];
+    const c0 = sums[q0];
+    let v = vf0;
+    if (f0 !== v) {
+      d[at] += f0 - v;
+      d[at + 1] += f0 * f0 - v * v;
+      vf0 = f0;
+    }
+    v = vc0;
+    if (c0 !== v) {
+      d[at + 2] += c0 - v;
+      d[at + 3] += c0 * c0 - v * v;
+      vc0 = c0;
+    }
+    v = vr0;
+    if (r0 !== v) {
+      d[at + 4] += r0 - v;
+      d[at + 5] += r0 * r0 - v * v;
+      vr0 = r0;
+    }
   }
-  v = vc0;
-  if (c0 !== v) {
-    d[at + 2] += c0 - v;
-    d[at + 3] += c0 * c0 - v * v;
-    vc0 = c0;
-  }
-  v = vr0;
-  if (r0 !== v) {
-    d[at + 4] += r0 - v;
-    d[at + 5] += r0 * r0 - v * v;
-    vr0 = r0;
-  }
-  v = vf1;
-  if (f1 !== v) {
-    d[at + 6] += f1 - v;
-    d[at + 7] += f1 * f1 - v * v;
-    vf1 = f1;
-  }
-  v = vc1;
-  if (c1 !== v) {
-    d[at + 8] += c1 - v;
-    d[at + 9] += c1 * c1 - v * v;
-    vc1 = c1;
-  }
-  v = vr1;
-  if (r1 !== v) {
-    d[at + 10] += r1 - v;
-    d[at + 11] += r1 * r1 - v * v;
-    vr1 = r1;
+  const x1 = F[1] + S[1];
+  const q1 = C[1];
+  const r1 = pendS[1];
+  const raw1 = x1 | (q1 << 12) | (r1 << 24);
+  if (raw1 !== lastRaw1) {
+    lastRaw1 = raw1;
+    const sums = SUM;
+    const z1 = Z1;
+    const f1 = sums[z1 + x1];
+    const c1 = sums[z1 + q1];
+    let v = vf1;
+    if (f1 !== v) {
+      d[at + 6] += f1 - v;
+      d[at + 7] += f1 * f1 - v * v;
+      vf1 = f1;
+    }
+    v = vc1;
+    if (c1 !== v) {
+      d[at + 8] += c1 - v;
+      d[at + 9] += c1 * c1 - v * v;
+      vc1 = c1;
+    }
+    v = vr1;
+    if (r1 !== v) {
+      d[at + 10] += r1 - v;
+      d[at + 11] += r1 * r1 - v * v;
+      vr1 = r1;
+    }
   }
 }
+/** Each side's places at the last record, packed as in record (-1 at a trial's start: the first record looks). */
+var lastRaw0 = -1;
+var lastRaw1 = -1;
 
 /** The call's curve into the accumulator at `base` (n values): running sums of the changes, DELTA cleared. */
 function flushRecords(acc: Float64Array, base: number, n: number): void {
@@ -848,6 +866,7 @@ function playTrials(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tri
     ever = false;
     rounds = 0;
     vf0 = vc0 = vr0 = vf1 = vc1 = vr1 = 0;
+    lastRaw0 = lastRaw1 = -1;
     // 6.56: a relief force already in the field in R1 of an existing siege attacks the besiegers
     if (relief && occupied() && contested()) att = own;
     let turn = 1;
