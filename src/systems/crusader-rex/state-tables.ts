@@ -94,6 +94,8 @@ export interface Runs {
   plainOrder: Int32Array; // by order: 1 when its runs are all plain volleys (no block with a charge or a choice)
   THR: Uint32Array;
   ALI: Uint8Array;
+  /** What the runs and their tables are made from (each run table's content key, in THR's order, and the run arrays): equal keys, equal runs and tables. */
+  runKey: string;
 }
 
 /**
@@ -364,6 +366,7 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[], pos: Int32Array):
   const key = new Map<string, [number, number]>();
   const run = { side: [] as number[], base: [] as number[], log: [] as number[], kind: [] as number[], alt: [] as number[], altLog: [] as number[], block: [] as number[], decide: [] as number[] };
   const chunks: [Uint32Array, Uint8Array][] = [];
+  const whats: string[] = [];
   let size = 0;
   const nOf = [0, 1].map((sd) => c.side.filter((s) => s === sd).length);
   const fp = (b: number) => Math.min(6, c.fp[b]);
@@ -381,6 +384,7 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[], pos: Int32Array):
     const at: [number, number] = [size, made[2]];
     key.set(name, at);
     chunks.push([made[0], made[1]]);
+    whats.push(what);
     size += made[0].length;
     return at;
   };
@@ -444,6 +448,7 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[], pos: Int32Array):
     plainOrder: Int32Array.from(from, (f, o) => (run.block.slice(f, to[o]).every((b) => b < 0) ? 1 : 0)),
     THR,
     ALI,
+    runKey: JSON.stringify([whats, from, to, run]),
   };
 }
 

@@ -19,9 +19,13 @@
  *    (F in a field round, C or S in a storm). A charging knight (6.32) is a run of its own whose
  *    draw also gives its sixes (self-hits); a block with a choice to make (withdraw, harry,
  *    retreat) is a run of its own, decided before it fires.
- *  - Double defense (1.5, 6.54): castle hits one at a time, a half-hit first (NEXT gives the
- *    block), the next hit on the same block. The random tie-break (6.31): hits one at a time,
- *    each on one of the TIES tied blocks, uniformly.
+ *  - A round of plain volleys (every run plain, ties by hit order) is one draw of its end state
+ *    from a table made the first time its start is met (round-tables.ts): the run-by-run loop
+ *    below is for rounds with a charge or a choice, and for the random tie-break.
+ *  - Double defense (1.5, 6.54): a half-hit first on the strongest (NEXT gives the block), the
+ *    next hit on the same block; with the fixed tie-break two hits are one APPLY hit. The random
+ *    tie-break (6.31): hits one at a time, each on one of the TIES tied blocks, uniformly.
+ *  - Attrition (6.57): the subset of castle blocks that lose a step is one draw.
  *
  * So a battle is a few dozen look-ups and a handful of draws: the dice differ from the general
  * path's (a run is one draw, not one per block), the distribution is the same. The tests hold
@@ -34,7 +38,8 @@ import { rollDie } from '../../engine/dice.js';
 import type { CrusaderRexCompiled } from './compile.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
 
-import { HS, NO_DICE, POW5, TABLE_MAX, type Tables } from './state-tables.js';
+import { HS, NO_DICE, POW5, TABLE_MAX, aliasTable, type Tables } from './state-tables.js';
+import { B_SHIFT, H_SHIFT, roundCacheFor, roundTable, type RoundCache } from './round-tables.js';
 
 
 // The case's tables and the trial's scalars are module `var`s, not `let`s: every read of a
@@ -76,6 +81,10 @@ var plainOrder: Int32Array = new Int32Array(4);
 var THR: Uint32Array = new Uint32Array(0);
 var ALI: Uint8Array = new Uint8Array(0);
 
+/** The case's round tables (round-tables.ts: a round of plain volleys as one draw) and its Tables. */
+var RC: RoundCache | null = null;
+var TAB: Tables | null = null;
+
 /** Side 1's offsets in the state tables (side 0's are 0): zOff[1], dOff[1], aOff[1]. */
 var Z1 = 0;
 var D1 = 0;
@@ -88,6 +97,29 @@ export function useTables(t: Tables): void {
   Z1 = zOff[1];
   D1 = dOff[1];
   A1 = aOff[1];
+  TAB = t;
+  RC = roundCacheFor(t);
+}
+
+/**
+ * The end of a round of plain volleys from start (a, b, half) of order o (storm 1: a storm, a
+ * the castle, b the stormers; storm 0: a field round, a and b the two sides' fields), drawn in
+ * one: the packed end state (round-tables.ts).
+ */
+function roundEnd(rng: RngState, storm: number, o: number, a: number, b: number, hf: number): number {
+  const r = RC!;
+  const v = roundTable(r, TAB!, storm, o, a, b, hf);
+  const log = v & 31;
+  const e = v >>> 5;
+  const P = r.POOL;
+  if (log === 0) return P[e + 1];
+  // inversion: the first outcome whose cumulative count passes u (counts kept ^ 2^31, so a
+  // signed comparison orders them as unsigned), from the guide's entry for u's top bits
+  const u = nextI32(rng);
+  const us = u ^ 0x80000000;
+  let j = e + (1 << log) + 2 * P[e + (u >>> (32 - log))];
+  while (P[j] < us) j += 2;
+  return P[j + 1];
 }
 
 /** A charge's outcome o = hits * 5 + sixes. */
@@ -155,9 +187,27 @@ function hitState(rng: RngState, sd: number, x: number, h: number): number {
   return x;
 }
 
-/** h hits on the castle (1.5, 6.54): a half-hit on the strongest block, the next hit on the same block. */
+/**
+ * h hits on the castle (1.5, 6.54): a half-hit on the strongest block, the next hit on the same
+ * block. With the fixed tie-break two hits are one full hit on the strongest (NEXT, as APPLY
+ * takes it), so after completing a carried half-hit the rest is one look-up: h >> 1 full hits,
+ * and an odd last hit a half-hit on the strongest of what is left.
+ */
 function hitCastle(rng: RngState, h: number): void {
   let x = C[own];
+  if (!random) {
+    if (h === 0) return;
+    if (half >= 0) {
+      x -= POW5[half];
+      half = -1;
+      h--;
+    }
+    const row = own * Z1;
+    x = APP[own * A1 + x * HS + (h >> 1)];
+    if ((h & 1) !== 0 && x !== 0) half = NEXT[row + x];
+    C[own] = x;
+    return;
+  }
   for (let k = 0; k < h; k++) {
     if (half >= 0) {
       x -= POW5[half];
@@ -215,53 +265,71 @@ var vr1 = 0;
 /** Steps per side in the field, the castle and on the road now, at slot offset `at` (the game turn's base + slot * 12). */
 function record(at: number): void {
   // module vars read once into locals: each read of one is a context load with its checks
-  const sums = SUM;
-  const z1 = Z1;
-  // the field is F + S: a block is in one place at a time, so their digits add (one look-up)
-  const f0 = sums[F[0] + S[0]];
-  const c0 = sums[C[0]];
-  const r0 = pendS[0];
-  const f1 = sums[z1 + F[1] + S[1]];
-  const c1 = sums[z1 + C[1]];
-  const r1 = pendS[1];
   const d = DELTA;
-  let v = vf0;
-  if (f0 !== v) {
-    d[at] += f0 - v;
-    d[at + 1] += f0 * f0 - v * v;
-    vf0 = f0;
+  // a side's three places packed (field F + S, castle, road steps): unchanged since the last
+  // record, its values are too, and nothing is looked up
+  const x0 = F[0] + S[0];
+  const q0 = C[0];
+  const r0 = pendS[0];
+  const raw0 = x0 | (q0 << 12) | (r0 << 24);
+  if (raw0 !== lastRaw0) {
+    lastRaw0 = raw0;
+    const sums = SUM;
+    // the field is F + S: a block is in one place at a time, so their digits add (one look-up)
+    const f0 = sums[x0];
+    const c0 = sums[q0];
+    let v = vf0;
+    if (f0 !== v) {
+      d[at] += f0 - v;
+      d[at + 1] += f0 * f0 - v * v;
+      vf0 = f0;
+    }
+    v = vc0;
+    if (c0 !== v) {
+      d[at + 2] += c0 - v;
+      d[at + 3] += c0 * c0 - v * v;
+      vc0 = c0;
+    }
+    v = vr0;
+    if (r0 !== v) {
+      d[at + 4] += r0 - v;
+      d[at + 5] += r0 * r0 - v * v;
+      vr0 = r0;
+    }
   }
-  v = vc0;
-  if (c0 !== v) {
-    d[at + 2] += c0 - v;
-    d[at + 3] += c0 * c0 - v * v;
-    vc0 = c0;
-  }
-  v = vr0;
-  if (r0 !== v) {
-    d[at + 4] += r0 - v;
-    d[at + 5] += r0 * r0 - v * v;
-    vr0 = r0;
-  }
-  v = vf1;
-  if (f1 !== v) {
-    d[at + 6] += f1 - v;
-    d[at + 7] += f1 * f1 - v * v;
-    vf1 = f1;
-  }
-  v = vc1;
-  if (c1 !== v) {
-    d[at + 8] += c1 - v;
-    d[at + 9] += c1 * c1 - v * v;
-    vc1 = c1;
-  }
-  v = vr1;
-  if (r1 !== v) {
-    d[at + 10] += r1 - v;
-    d[at + 11] += r1 * r1 - v * v;
-    vr1 = r1;
+  const x1 = F[1] + S[1];
+  const q1 = C[1];
+  const r1 = pendS[1];
+  const raw1 = x1 | (q1 << 12) | (r1 << 24);
+  if (raw1 !== lastRaw1) {
+    lastRaw1 = raw1;
+    const sums = SUM;
+    const z1 = Z1;
+    const f1 = sums[z1 + x1];
+    const c1 = sums[z1 + q1];
+    let v = vf1;
+    if (f1 !== v) {
+      d[at + 6] += f1 - v;
+      d[at + 7] += f1 * f1 - v * v;
+      vf1 = f1;
+    }
+    v = vc1;
+    if (c1 !== v) {
+      d[at + 8] += c1 - v;
+      d[at + 9] += c1 * c1 - v * v;
+      vc1 = c1;
+    }
+    v = vr1;
+    if (r1 !== v) {
+      d[at + 10] += r1 - v;
+      d[at + 11] += r1 * r1 - v * v;
+      vr1 = r1;
+    }
   }
 }
+/** Each side's places at the last record, packed as in record (-1 at a trial's start: the first record looks). */
+var lastRaw0 = -1;
+var lastRaw1 = -1;
 
 /** The call's curve into the accumulator at `base` (n values): running sums of the changes, DELTA cleared. */
 function flushRecords(acc: Float64Array, base: number, n: number): void {
@@ -289,6 +357,17 @@ function fieldEnd(c: CrusaderRexCompiled, r: number): void {
 function fieldRound(c: CrusaderRexCompiled, rng: RngState, r: number, jihad: boolean): void {
   const o = (1 - att) * 2 + (jihad ? 1 : 0);
   const end = runTo[o];
+  if (plainOrder[o] === 1 && !random) {
+    // plain volleys only, ties by hit order: the round's end is one draw (round-tables.ts)
+    const e = roundEnd(rng, 0, o, F[0], F[1], -1);
+    const f0 = e & 0xfff;
+    const f1 = (e >>> B_SHIFT) & 0xfff;
+    F[0] = f0;
+    F[1] = f1;
+    // (a side's field emptied stops the round, as below)
+    if (f0 === 0 || f1 === 0 || !contested()) fieldEnd(c, r);
+    return;
+  }
   if (plainOrder[o] === 1) {
     // plain volleys only: the two field states in locals, no block to look at
     let f0 = F[0];
@@ -399,6 +478,15 @@ function stormRound(c: CrusaderRexCompiled, rng: RngState, jihad: boolean): void
   att = bes; // 4.4: the besieger attacks in a storm
   const o = own * 2 + (jihad ? 1 : 0);
   const end = runTo[o];
+  if (plainOrder[o] === 1 && !random) {
+    // plain volleys only, ties by hit order: the round's end is one draw (round-tables.ts)
+    const e = roundEnd(rng, 1, o, C[own], S[bes], half);
+    C[own] = e & 0xfff;
+    S[bes] = (e >>> B_SHIFT) & 0xfff;
+    half = (e >>> H_SHIFT) - 1;
+    stormEnd();
+    return;
+  }
   if (plainOrder[o] === 1) {
     // plain volleys only (as fieldRound): the castle and the stormers in locals, no block to look at
     const ow = own;
@@ -596,23 +684,67 @@ function battleTurn(c: CrusaderRexCompiled, rng: RngState, turn: number, base: n
   if (!fell && occupied()) {
     const bes = 1 - own;
     if (c.besiegerRetreats === 1 && inField(bes)) retreatAll(bes);
-    if (inField(bes)) attrition(c, rng, bes); // 6.57: once per game turn
+    if (inField(bes)) attrition(rng, bes); // 6.57: once per game turn
   }
   record(base + 3 * 12);
 }
 
 /**
- * 6.57: each castle block loses a step on attritionOn or less (in position order: the bits of
- * the castle's mask; a step off one block leaves the others' digits). A function of its own, once
- * a game turn: inlined into battleTurn, its die loop used up inlining budget the round loop's calls need.
+ * 6.57 as one draw: each castle block loses a step on attritionOn or less, independently, so
+ * which blocks lose one is a subset of the castle's blocks (its mask of positions) with chance
+ * q^k (1 - q)^(n - k): one alias draw per castle mask (32 slots a mask, ATT_THR / ATT_ALI for
+ * attritionOn = attOn), the steps off as SUBSET_POW5. A function of its own, once a game turn:
+ * inlined into battleTurn, it used up inlining budget the round loop's calls need.
  */
-function attrition(c: CrusaderRexCompiled, rng: RngState, bes: number): void {
+function attrition(rng: RngState, bes: number): void {
   const o = own;
-  const on = c.attritionOn;
   let x = C[o];
-  for (let m = MASK[o * Z1 + x], p = 0; m !== 0; m >>= 1, p++) if ((m & 1) !== 0 && rollDie(rng, 6, 4) <= on) x -= POW5[p];
+  const m = MASK[o * Z1 + x];
+  if (m !== 0) {
+    const u = nextI32(rng);
+    const i = u >>> 27;
+    const at = (m << 5) + i;
+    x -= SUBSET_POW5[(u & 0x7ffffff) < ATT_THR[at] ? i : ATT_ALI[at]];
+  }
   C[o] = x;
   if (x === 0 && inTown(bes)) fell = true;
+}
+
+/** Σ POW5[p] over the positions p of a subset (the steps attrition takes off). */
+const SUBSET_POW5 = Int32Array.from({ length: 32 }, (_, s) => {
+  let v = 0;
+  for (let p = 0; p < 5; p++) if ((s >> p) & 1) v += POW5[p];
+  return v;
+});
+var ATT_THR: Uint32Array = new Uint32Array(32 * 32);
+var ATT_ALI: Uint8Array = new Uint8Array(32 * 32);
+var attOn = -1;
+const ATT_MADE = new Map<number, [Uint32Array, Uint8Array]>();
+
+/** The attrition tables for a loss on `on` or less (made once per value, at most six). */
+function useAttrition(on: number): void {
+  if (on === attOn) return;
+  let t = ATT_MADE.get(on);
+  if (t === undefined) {
+    t = [new Uint32Array(32 * 32), new Uint8Array(32 * 32)];
+    const q = on / 6;
+    for (let m = 1; m < 32; m++) {
+      const dist: number[] = [];
+      for (let sub = 0; sub < 32; sub++) {
+        if ((sub & ~m) !== 0) {
+          dist.push(0);
+          continue;
+        }
+        let pr = 1;
+        for (let p = 0; p < 5; p++) if ((m >> p) & 1) pr *= (sub >> p) & 1 ? q : 1 - q;
+        dist.push(pr);
+      }
+      aliasTable(dist, t[0], t[1], m << 5, 5);
+    }
+    ATT_MADE.set(on, t);
+  }
+  [ATT_THR, ATT_ALI] = t;
+  attOn = on;
 }
 
 /** Every field block of side sd leaves by road while the slots last; the rest are eliminated (2.8, 6.61). */
@@ -638,6 +770,7 @@ export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState
   const attrN = c.turns * 4 * 12;
   if (DELTA.length < attrN) DELTA = new Float64Array(attrN);
   random = c.tieBreak === 2;
+  useAttrition(c.attritionOn);
   SLOTS[0] = c.slots[0];
   SLOTS[1] = c.slots[1];
   playTrials(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
@@ -733,6 +866,7 @@ function playTrials(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tri
     ever = false;
     rounds = 0;
     vf0 = vc0 = vr0 = vf1 = vc1 = vr1 = 0;
+    lastRaw0 = lastRaw1 = -1;
     // 6.56: a relief force already in the field in R1 of an existing siege attacks the besiegers
     if (relief && occupied() && contested()) att = own;
     let turn = 1;
@@ -797,4 +931,10 @@ function playTrials(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tri
   oL0q = l0q;
   oL1 = l1;
   oL1q = l1q;
+}
+
+/** Test hook: the attrition tables for a loss on `on` or less (THR, ALI: 32 slots per castle mask). */
+export function _attritionTables(on: number): [Uint32Array, Uint8Array] {
+  useAttrition(on);
+  return [ATT_THR, ATT_ALI];
 }
