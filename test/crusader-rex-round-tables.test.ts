@@ -5,7 +5,7 @@
  *    round table draws, with the chances its alias slots give, against the run-by-run loop
  *    played over every outcome of every run's alias table, hits applied one at a time to the
  *    block with the most steps (the first listed among equals; a castle's half-hit first),
- *    written here from docs/rules/crusader-rex.md 6.31 and 1.5 without the state tables;
+ *    written here from docs/rules/crusader-rex.md 1.4 (the seed's 6.31) and 1.5, without the state tables;
  *  - attrition: each castle mask's subsets of blocks losing a step, against q^k (1 - q)^(n - k).
  * Every chance within 2^-31 (each table rounds to multiples of 2^-32). The kernel with these
  * tables is held to the exact chain by crusader-rex-siege.test.ts and crusader-rex.test.ts.

@@ -270,7 +270,7 @@ export function threadsOpt(): Option {
     }
     return n;
   };
-  return new Option('--threads <T>', `threads that run trials, 1 to ${max} (1: this one, no worker thread)`).argParser(parse).default(cores, `all cores, ${cores}`);
+  return new Option('--threads <T>', `threads running trials, 1 to ${max}`).argParser(parse).default(cores, `all cores, ${cores}`);
 }
 
 /**
