@@ -263,6 +263,9 @@ export class FantasyState {
   readonly legalOrd = new Int32Array(4 * 13);
   /** The same classes' indices in the count array. */
   readonly legalIdx = new Int32Array(4 * 13);
+  /** The indices of their (side, group, type) and (side, group) running totals. */
+  readonly legalTot = new Int32Array(4 * 13);
+  readonly legalTotG = new Int32Array(4 * 13);
   /** Their HP (all 0 when a listed class has value 0: then every class is keyed, volley.ts memoFind). */
   readonly legalHp = new Int32Array(4 * 13);
   readonly legalMasks = new Int32Array(4);
