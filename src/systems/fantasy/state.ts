@@ -600,6 +600,12 @@ export function countStaying(a: Int32Array, s: number, t: number, groupMask: num
   return (groupMask & 1) !== 0 ? a[TOT + s * G * NT + t] : 0;
 }
 
+/** Units of side s in the groups of groupMask (every type): a read per group, no loop. */
+export function countGroups(a: Int32Array, s: number, groupMask: number): number {
+  const b = TOTG + s * G;
+  return ((groupMask & 1) !== 0 ? a[b] : 0) + ((groupMask & 2) !== 0 ? a[b + 1] : 0) + ((groupMask & 4) !== 0 ? a[b + 2] : 0);
+}
+
 /** Units of side s of the types of typeMask in the groups of groupMask. */
 export function countSide(a: Int32Array, s: number, typeMask: number, groupMask: number): number {
   let n = 0;
