@@ -587,9 +587,7 @@ export function sumDice32(st: FantasyState, rng: RngState, n3: number, n2: numbe
 export function countType(a: Int32Array, s: number, t: number, groupMask: number): number {
   const b = TOT + s * G * NT + t;
   if (groupMask === ALL_GROUPS) return a[b] + a[b + NT] + a[b + 2 * NT];
-  let n = 0;
-  for (let g = 0; g < G; g++) if ((groupMask & (1 << g)) !== 0) n += a[b + g * NT];
-  return n;
+  return ((groupMask & 1) !== 0 ? a[b] : 0) + ((groupMask & 2) !== 0 ? a[b + NT] : 0) + ((groupMask & 4) !== 0 ? a[b + 2 * NT] : 0);
 }
 
 /**
