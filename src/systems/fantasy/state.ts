@@ -118,7 +118,7 @@ export class FantasyState {
   /**
    * Every class a trial can reach (those in the allocation orders), then their running totals:
    * the entries a trial can change, reset from `start` at each trial's start (the rest of the
-   * count array stays 0).
+   * count array stays 0); padded to a multiple of four with its last entry.
    */
   readonly reset: Int32Array;
   /** What each entry of `reset` is reset to (start[reset[j]], one read fewer per entry). */
@@ -359,6 +359,7 @@ export class FantasyState {
       totals.add(TOTG + ((i / NTH) | 0));
     }
     reset.push(...[...totals].sort((x, y) => x - y));
+    while (reset.length % 4 !== 0) reset.push(reset[reset.length - 1]); // the trial loop resets four a step
     this.start = start;
     this.slots = Int32Array.from(slots);
     this.reset = Int32Array.from(reset);
