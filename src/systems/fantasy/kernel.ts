@@ -77,10 +77,17 @@ export function runFantasyState(st: FantasyState, stream: RngState, trials: numb
   const pool = st.pool;
   const reset = st.reset;
   const resetVal = st.resetVal;
+  const accumulate = c.poolAccumulates === 1;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
-    for (let j = 0; j < reset.length; j++) cnt[reset[j]] = resetVal[j];
-    for (let k = 0; k < 8; k++) pool[k] = 0;
+    // four entries a step (the list is padded to a multiple of four with its last entry)
+    for (let j = 0; j < reset.length; j += 4) {
+      cnt[reset[j]] = resetVal[j];
+      cnt[reset[j + 1]] = resetVal[j + 1];
+      cnt[reset[j + 2]] = resetVal[j + 2];
+      cnt[reset[j + 3]] = resetVal[j + 3];
+    }
+    if (accumulate) for (let k = 0; k < 8; k++) pool[k] = 0; // a new pool is written whole at the first roll (volley.ts rollPools)
     st.carry[0] = 0;
     st.carry[1] = 0;
     st.outcome = 0;

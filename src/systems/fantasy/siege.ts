@@ -12,7 +12,7 @@ import type { FantasyCompiled } from './compile.js';
 import { aliasDraw } from './kernel-tables.js';
 import { meleeExchange, openField } from './open-field.js';
 import { capOutcome, checkEnd, endTrial, record } from './record.js';
-import { addCount, countSide, countStaying, off, sumDice, sumDice32, type FantasyState } from './state.js';
+import { addCount, countGroups, countStaying, off, sumDice, sumDice32, type FantasyState } from './state.js';
 import { pickNoWaste, receiveVolley, rollPools, rollVolley, spendPick } from './volley.js';
 
 // The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
@@ -220,7 +220,9 @@ function attackerRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): vo
     A = st.volleyA;
   }
   const targets = wallUp && c.anyTargets === 0 ? (1 << MAG) | (1 << ARC) : ALL_TYPES;
-  if (countSide(st.cnt, 1, targets, ALL_GROUPS) === 0) return;
+  // the defender's units among the targets (its types never leave group 0)
+  const left = targets === ALL_TYPES ? countGroups(st.cnt, 1, ALL_GROUPS) : countStaying(st.cnt, 1, MAG, ALL_GROUPS) + countStaying(st.cnt, 1, ARC, ALL_GROUPS);
+  if (left === 0) return;
   receiveVolley(st, c, rng, 1, M, A, targets, ALL_GROUPS, false);
 }
 
@@ -252,7 +254,9 @@ function defenderRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): vo
   if (M + A === 0) return;
   const typeMask = c.enginesTargetable === 1 ? ALL_TYPES : ALL_TYPES & ~(1 << ENG);
   const groupMask = c.poolTargetable === 1 ? ALL_GROUPS : ALL_GROUPS & ~2;
-  if (countSide(st.cnt, 0, typeMask, groupMask) === 0) return;
+  // the attacker's units among the targets (engines never leave group 0)
+  const left = countGroups(st.cnt, 0, groupMask) - (c.enginesTargetable === 1 ? 0 : countStaying(st.cnt, 0, ENG, groupMask));
+  if (left === 0) return;
   receiveVolley(st, c, rng, 0, M, A, typeMask, groupMask, false);
 }
 
@@ -260,7 +264,7 @@ function defenderRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): vo
 export function siege(st: FantasyState, c: FantasyCompiled, rng: RngState, acc: Float64Array): void {
   st.wallHp = c.wallHp;
   let melee = false;
-  const startUnits = countSide(st.cnt, 0, ALL_TYPES, ALL_GROUPS);
+  const startUnits = c.withdrawUnits > 0 ? countGroups(st.cnt, 0, ALL_GROUPS) : 0; // H27's threshold alone reads it
   for (let r = 1; r <= c.maxRounds; r++) {
     st.carry[0] = 0;
     st.carry[1] = 0;
@@ -285,7 +289,7 @@ export function siege(st: FantasyState, c: FantasyCompiled, rng: RngState, acc: 
     if (fresh && c.meleeStart === 2) melee = true; // H21 (c): melee this round
     if (melee) {
       const attGroups = st.wallHp <= 0 || c.meleeStart === 3 ? ALL_GROUPS : 2;
-      if (countSide(st.cnt, 0, ALL_TYPES, attGroups) > 0) meleeExchange(st, c, rng, attGroups);
+      if (countGroups(st.cnt, 0, attGroups) > 0) meleeExchange(st, c, rng, attGroups);
       if (checkEnd(st)) return endTrial(st, c, r);
     }
     if (breachNow && !melee) {
@@ -304,7 +308,7 @@ export function siege(st: FantasyState, c: FantasyCompiled, rng: RngState, acc: 
       melee = false; // the first breach still counts: metrics are "ever breached"
     }
     // H27: the attacker withdraws below its threshold.
-    if (c.withdrawUnits > 0 && countSide(st.cnt, 0, ALL_TYPES, ALL_GROUPS) < c.withdrawUnits && startUnits > 0) {
+    if (c.withdrawUnits > 0 && countGroups(st.cnt, 0, ALL_GROUPS) < c.withdrawUnits && startUnits > 0) {
       st.outcome = 2;
       acc[A_WITHDREW] += 1;
       return endTrial(st, c, r);

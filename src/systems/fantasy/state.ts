@@ -118,7 +118,7 @@ export class FantasyState {
   /**
    * Every class a trial can reach (those in the allocation orders), then their running totals:
    * the entries a trial can change, reset from `start` at each trial's start (the rest of the
-   * count array stays 0).
+   * count array stays 0); padded to a multiple of four with its last entry.
    */
   readonly reset: Int32Array;
   /** What each entry of `reset` is reset to (start[reset[j]], one read fewer per entry). */
@@ -263,6 +263,9 @@ export class FantasyState {
   readonly legalOrd = new Int32Array(4 * 13);
   /** The same classes' indices in the count array. */
   readonly legalIdx = new Int32Array(4 * 13);
+  /** The indices of their (side, group, type) and (side, group) running totals. */
+  readonly legalTot = new Int32Array(4 * 13);
+  readonly legalTotG = new Int32Array(4 * 13);
   /** Their HP (all 0 when a listed class has value 0: then every class is keyed, volley.ts memoFind). */
   readonly legalHp = new Int32Array(4 * 13);
   readonly legalMasks = new Int32Array(4);
@@ -356,6 +359,7 @@ export class FantasyState {
       totals.add(TOTG + ((i / NTH) | 0));
     }
     reset.push(...[...totals].sort((x, y) => x - y));
+    while (reset.length % 4 !== 0) reset.push(reset[reset.length - 1]); // the trial loop resets four a step
     this.start = start;
     this.slots = Int32Array.from(slots);
     this.reset = Int32Array.from(reset);
@@ -584,9 +588,7 @@ export function sumDice32(st: FantasyState, rng: RngState, n3: number, n2: numbe
 export function countType(a: Int32Array, s: number, t: number, groupMask: number): number {
   const b = TOT + s * G * NT + t;
   if (groupMask === ALL_GROUPS) return a[b] + a[b + NT] + a[b + 2 * NT];
-  let n = 0;
-  for (let g = 0; g < G; g++) if ((groupMask & (1 << g)) !== 0) n += a[b + g * NT];
-  return n;
+  return ((groupMask & 1) !== 0 ? a[b] : 0) + ((groupMask & 2) !== 0 ? a[b + NT] : 0) + ((groupMask & 4) !== 0 ? a[b + 2 * NT] : 0);
 }
 
 /**
@@ -595,6 +597,12 @@ export function countType(a: Int32Array, s: number, t: number, groupMask: number
  */
 export function countStaying(a: Int32Array, s: number, t: number, groupMask: number): number {
   return (groupMask & 1) !== 0 ? a[TOT + s * G * NT + t] : 0;
+}
+
+/** Units of side s in the groups of groupMask (every type): a read per group, no loop. */
+export function countGroups(a: Int32Array, s: number, groupMask: number): number {
+  const b = TOTG + s * G;
+  return ((groupMask & 1) !== 0 ? a[b] : 0) + ((groupMask & 2) !== 0 ? a[b + 1] : 0) + ((groupMask & 4) !== 0 ? a[b + 2] : 0);
 }
 
 /** Units of side s of the types of typeMask in the groups of groupMask. */

@@ -512,12 +512,14 @@ export function receiveVolley(st: FantasyState, c: FantasyCompiled, rng: RngStat
 // Entry layout (MW ints): key words 0 .. MK - 1 (0 = empty slot): (s, masks, phase, the listed
 // classes keyed as bits), M | A << 16, the pool's faces c1 | c2 << 8 | c3 << 16, then the keyed
 // classes' counts, one byte each; result words from MR: the pool after, the damage through the
-// shields, the points left over, then the keyed classes' counts after (bytes).
+// shields, the points left over, then the losses of the classes that lost units (memoStore).
 
 /** Key words (header 3, then up to 12 class counts, 4 a word) and the entry's stride. */
 const MK = 6;
 const MR = MK;
 const MW = 16;
+/** Words of losses (two a word) after the result's three: up to 12 losses and a 0 that ends them. */
+const MD = MW - MR - 3;
 /** log2 of the table's entries (2^13 entries of 64 bytes: half a MiB a case; FantasyState.memo). */
 const MEMO_BITS = 13;
 if (MW << MEMO_BITS !== 16 << 13) throw new Error('internal: the volley table\'s size differs from state.ts');
@@ -633,6 +635,8 @@ function legalList(st: FantasyState, s: number, typeMask: number, groupMask: num
     if ((typeMask & ord[e + 1]) === 0 || (groupMask & ord[e + 2]) === 0) continue;
     if (ord[e + 4] <= 0) valued = false;
     st.legalIdx[b + n] = ord[e];
+    st.legalTot[b + n] = ord[e + 5];
+    st.legalTotG[b + n] = ord[e + 6];
     st.legalHp[b + n] = ord[e + 3];
     st.legalOrd[b + n++] = e;
   }
@@ -643,7 +647,11 @@ function legalList(st: FantasyState, s: number, typeMask: number, groupMask: num
   return n;
 }
 
-/** Write a decided volley into the slot memoFind found: the key, then the state it left (the keyed classes). */
+/**
+ * Write a decided volley into the slot memoFind found: the key, then what the volley changed (the
+ * pool after, and the units each keyed class lost, from the counts in the key). A volley only
+ * kills, so a class's loss is its count in the key less its count now.
+ */
 function memoStore(st: FantasyState, e: number, through: number, left: number): void {
   const memo = st.memo;
   const key = st.memoKey;
@@ -651,52 +659,53 @@ function memoStore(st: FantasyState, e: number, through: number, left: number): 
   const keyed = key[0] >>> 13;
   const b = st.legalAt[s] * LMAX; // the list memoFind keyed (decideVolley lists none)
   const n = st.legalN[st.legalAt[s]];
-  const ord = st.ord;
   const a = st.cnt;
-  const lo = st.legalOrd;
-  let w = 0;
-  let word = 0;
-  let j = 0;
+  const li = st.legalIdx;
+  for (let w = 0; w < MD; w++) memo[e + MR + 3 + w] = 0;
+  let j = 0; // keyed classes so far
+  let d = 0; // losses written so far
   for (let i = 0; i < n; i++) {
     if ((keyed & (1 << i)) === 0) continue;
-    word |= a[ord[lo[b + i]]] << ((j & 3) << 3);
-    if ((j & 3) === 3) {
-      memo[e + MR + 3 + w++] = word;
-      word = 0;
-    }
+    const before = (key[3 + (j >> 2)] >>> ((j & 3) << 3)) & 0xff;
     j++;
+    const dead = before - a[li[b + i]];
+    if (dead === 0) continue;
+    if (dead < 0) return; // not a volley's change (never met): the slot stays empty
+    memo[e + MR + 3 + (d >> 1)] |= (i | (dead << 4)) << ((d & 1) << 4);
+    d++;
   }
-  if ((j & 3) !== 0) memo[e + MR + 3 + w] = word;
   memo[e + MR] = st.pool[s * 4 + 1] | (st.pool[s * 4 + 2] << 8) | (st.pool[s * 4 + 3] << 16);
   memo[e + MR + 1] = through;
   memo[e + MR + 2] = left;
   for (let i = 0; i < MK; i++) memo[e + i] = key[i];
 }
 
-/** Set the side and its pool to the state the volley in entry e leaves (its running totals too). */
+/**
+ * Set the side and its pool to the state the volley in entry e leaves: each loss (list position
+ * i, units dead, 16 bits) off its class and the class's two running totals; a 0 ends the list.
+ */
 function memoApply(st: FantasyState, e: number): void {
   const memo = st.memo;
-  const k0 = memo[e];
-  const s = (k0 >> 1) & 1;
-  const keyed = k0 >>> 13;
+  const s = (memo[e] >> 1) & 1;
   const b = st.legalAt[s] * LMAX; // the list memoFind keyed (the same masks)
-  const n = st.legalN[st.legalAt[s]];
-  const ord = st.ord;
   const a = st.cnt;
-  const lo = st.legalOrd;
   const li = st.legalIdx;
-  let j = 0;
-  for (let i = 0; i < n; i++) {
-    if ((keyed & (1 << i)) === 0) continue;
-    const after = (memo[e + MR + 3 + (j >> 2)] >>> ((j & 3) << 3)) & 0xff;
-    j++;
-    const q = lo[b + i];
-    const idx = li[b + i];
-    const dead = a[idx] - after;
-    if (dead === 0) continue;
-    a[idx] = after;
-    a[ord[q + 5]] -= dead;
-    a[ord[q + 6]] -= dead;
+  const lt = st.legalTot;
+  const lg = st.legalTotG;
+  for (let w = e + MR + 3; ; w++) {
+    const x = memo[w];
+    if (x === 0) break;
+    const i = b + (x & 15);
+    const dead = (x >>> 4) & 0xfff;
+    a[li[i]] -= dead;
+    a[lt[i]] -= dead;
+    a[lg[i]] -= dead;
+    if (x >>> 16 === 0) break;
+    const i2 = b + ((x >>> 16) & 15);
+    const dead2 = x >>> 20;
+    a[li[i2]] -= dead2;
+    a[lt[i2]] -= dead2;
+    a[lg[i2]] -= dead2;
   }
   const pw = memo[e + MR];
   st.pool[s * 4 + 1] = pw & 0xff;
