@@ -18,7 +18,7 @@ import { roundCacheFor, roundTable, type RoundCache } from '../src/systems/crusa
 import { _attritionTables } from '../src/systems/crusader-rex/table-path.js';
 import { ROSTER } from '../src/systems/crusader-rex/roster.js';
 import type { CrusaderRexCompiled } from '../src/systems/crusader-rex/compile.js';
-import { compiled } from './crusader-rex.shared.js';
+import { compiled, SIEGE } from './crusader-rex.shared.js';
 
 const FRANKS = Object.keys(ROSTER).filter((b) => ROSTER[b].side === 'franks');
 const SARACENS = Object.keys(ROSTER).filter((b) => ROSTER[b].side === 'saracens');
@@ -129,14 +129,8 @@ function expectSame(table: Map<string, number>, exact: Map<string, number>): voi
   for (const [k, p] of table) expect(exact.has(k) || p === 0, `end state ${k} drawn but not reachable`).toBe(true);
 }
 
-const SIEGE_BODY = {
-  town: { rating: 2 },
-  player1: 'saracens',
-  situation: 'existing_siege',
-  besieged: 'franks',
-  blocks: [{ block: 'Raymond (Tiberias)', at: 'castle' }, { block: 'Walter', at: 'castle' }, { block: 'Saladin' }, { block: 'Al Mashtub' }, { block: 'Tuman' }],
-  policy: { storm: 'always' },
-};
+/** The shared storm case (crusader-rex.shared.ts): an existing siege stormed every round. */
+const SIEGE_BODY = SIEGE as typeof SIEGE & { blocks: { block: string; at?: string }[] };
 
 /** A random start: a state of n blocks (digits 0-4), not empty. */
 const startOf = (n: number) => fc.integer({ min: 1, max: 5 ** n - 1 });

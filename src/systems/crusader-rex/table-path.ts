@@ -297,6 +297,8 @@ function record(at: number): void {
       vr0 = r0;
     }
   }
+  // side 1: the same, on its own last values (written out twice rather than through a helper,
+  // so that each side's values stay plain variables in this per-trial path)
   const x1 = F[1] + S[1];
   const q1 = C[1];
   const r1 = pendS[1];
