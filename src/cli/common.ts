@@ -204,9 +204,8 @@ export function caseOptions(
 
 /**
  * Where a command's chunks run with `--threads T`: a worker pool of T threads, or for T = 1 this
- * thread (a lone worker would add a second isolate's start, load and JIT warm-up of the kernels
- * and its own heap, and run nothing in parallel: ~0.1-0.25 s of CPU a command). Same results
- * either way. `serve` keeps a pool: its thread answers requests.
+ * thread (mainThreadExecutor says why). Same results either way. `serve` keeps a pool: its
+ * thread answers requests.
  */
 export function executorOf(threads: number): Executor {
   return threads === 1 ? mainThreadExecutor() : new PoolExecutor(threads);

@@ -6,7 +6,7 @@
 import type { ChartSpec } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
 import { escapeHtml, figure, pageShell } from './html.js';
-import { showHtml } from './format.js';
+import { showHtml, threadsText } from './format.js';
 import { putCharts, writeFolder } from './write.js';
 
 /** What these pages add to the shared stylesheet: diverging bars, the verdict, the best row. */
@@ -64,7 +64,7 @@ export function provenanceLine(
   middle: string,
 ): string {
   const p = r.provenance;
-  return `system <code>${escapeHtml(r.system)}</code> · <code>${escapeHtml(r.file)}</code> · seed <code>${escapeHtml(String(r.seed))}</code> · ${middle} · siegesim ${escapeHtml(p.version)} · ${p.threads} thread${p.threads === 1 ? '' : 's'} · ${p.seconds} s`;
+  return `system <code>${escapeHtml(r.system)}</code> · <code>${escapeHtml(r.file)}</code> · seed <code>${escapeHtml(String(r.seed))}</code> · ${middle} · siegesim ${escapeHtml(p.version)} · ${threadsText(p.threads)} · ${p.seconds} s`;
 }
 
 /**

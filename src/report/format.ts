@@ -97,3 +97,8 @@ export function showCount(n: number): string {
   const grouped = int.replace(/\B(?=(\d{3})+$)/g, ',');
   return (n < 0 && (int !== '0' || frac) ? '-' : '') + grouped + (frac ? '.' + frac : '');
 }
+
+/** A run's thread count as its provenance line says it: 0 (a run done in-process) is the one thread it ran on. */
+export function threadsText(threads: number): string {
+  return threads > 1 ? `${threads} threads` : '1 thread';
+}

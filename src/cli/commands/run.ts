@@ -120,8 +120,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   });
   // what summary.json records of the command line (the file's own values are in it already)
   const overrides = reportOverrides(flags);
-  // One thread: this one runs the kernels (a lone worker would add a second isolate's start and
-  // warm-up and run nothing in parallel). More: the pool start.ts started early.
+  // One thread: this one runs the kernels (executorOf). More: the pool start.ts started early.
   const exec: Executor & { warm?(): void } = flags.threads === 1 ? executorOf(1) : poolFor(flags.threads);
   // More than one chunk to run: start the workers now, so they load while this thread prepares.
   // A one-chunk run is done in-process and never starts them; with --threads 1 this thread is

@@ -30,7 +30,7 @@ const showPoint = (point: Record<string, unknown>) =>
 
 async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
   const [v] = loadAll([file]);
-  const exec = executorOf(flags.threads); // its threads start with the first trial
+  const exec = executorOf(flags.threads); // a pool's threads start with the first trial
   // A progress bar on a terminal; in a log, a start line and a summary line (--verbose: every evaluation).
   const progress = makeProgress(!flags.verbose && flags.progress !== false && process.stderr.isTTY === true, `${v.name} solve`.padEnd(24).slice(0, 24), 'evaluations');
   // the whole request is checked before anything is printed or run (exit 2): onPlan comes after
