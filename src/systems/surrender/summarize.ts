@@ -6,7 +6,7 @@ import { ACC_BY_TURN, ACC_PROBE, ACC_SUM_T, ACC_SUM_T2, ACC_SURRENDERED, ACC_TRI
 
 /** What each metric counts (RulesSystem.metricDocs), as kernel.ts counts it (seed 002, docs/rules/surrender.md). */
 export const METRIC_DOCS_SURRENDER: Readonly<Record<string, string>> = {
-  p_test: "one surrender test succeeds: a roll against structure.surrender_level with the modifiers as at turn 1 and no cards (rolled even when there is no siege)",
+  p_test: "one surrender test succeeds: a roll of its own against structure.surrender_level with the constant modifiers (the same every turn) and no card (rolled even when there is no siege)",
   p_surrender:
     'the structure surrendered by the end of the last turn: a test succeeded in some turn (rules.tests_per_turn a turn, cards at their chance, a port only while the blockade holds); 0 without a siege (fewer besieging combat units than rules.min_besieging_units)',
   mean_turns: 'the turn the structure surrendered, over the trials in which it did',
