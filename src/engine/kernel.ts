@@ -20,8 +20,10 @@ export interface Trace { slots: Int32Array; out: Float64Array }
  * code cold deoptimises. The field path's `acc[0] += trials` after its loop did so at the end
  * of every call in some processes (5.7 M battles/s chunk by chunk against 6.6 M/s), so the
  * field and general paths and the fantasy kernel add their once-per-call sums before the loop;
- * the table path's outcome counters stay locals flushed after it (moved into the loop they
- * cost more than they saved).
+ * the table path and the surrender kernel run the loop in a function that ends with it
+ * (`playTrials`), which leaves the sums in module variables for its caller to add (the surrender
+ * kernel's sums after its loop deoptimised it once a call in about half of all processes: 16
+ * against 25 M trials/s on town-basic).
  */
 export interface Kernel<C> {
   run(c: C, rng: RngState, trials: number, acc: Float64Array, trace?: Trace): void;

@@ -27,6 +27,28 @@ export const ACC_SUM_T2 = 4;
 export const ACC_BY_TURN = 5;
 
 export function runSurrender(c: SurrenderCompiled, stream: RngState, trials: number, acc: Float64Array, trace?: Trace): void {
+  playTrials(c, stream, trials, acc, trace);
+  acc[ACC_TRIALS] += trials;
+  acc[ACC_PROBE] += oProbe;
+  acc[ACC_SURRENDERED] += oSurrendered;
+  acc[ACC_SUM_T] += oSumT;
+  acc[ACC_SUM_T2] += oSumT2;
+}
+
+/** One call's sums (playTrials leaves them here for runSurrender). */
+let oProbe = 0;
+let oSurrendered = 0;
+let oSumT = 0;
+let oSumT2 = 0;
+
+/**
+ * The trials, in a function that ends with its loop. V8 compiles a hot loop on stack (OSR)
+ * during the first call, before any code after the loop has run; code after the loop without
+ * type feedback (the accumulator stores) then deoptimised the compiled loop at the end of every
+ * call in about half of all processes (a third slower on town-basic; `node --trace-deopt`:
+ * "Insufficient type feedback for generic keyed access" once a call).
+ */
+function playTrials(c: SurrenderCompiled, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const rng = TRIAL;
   const die = c.die | 0;
   const dieT = c.dieT;
@@ -74,11 +96,10 @@ export function runSurrender(c: SurrenderCompiled, stream: RngState, trials: num
       writeTrace(trace, i, acc);
     }
   }
-  acc[ACC_TRIALS] += trials;
-  acc[ACC_PROBE] += probe;
-  acc[ACC_SURRENDERED] += surrendered;
-  acc[ACC_SUM_T] += sumT;
-  acc[ACC_SUM_T2] += sumT2;
+  oProbe = probe;
+  oSurrendered = surrendered;
+  oSumT = sumT;
+  oSumT2 = sumT2;
 }
 
 export const surrenderKernel: Kernel<SurrenderCompiled> = {
