@@ -17,7 +17,7 @@ import type { Estimate } from '../stats/intervals.js';
 import { closestPoint, crossings, shortName, solveCommand } from '../systems/chart-kit.js';
 import { answerOrder } from '../api/answer.js';
 import { answerColumns, pointDifferences, rangeNote, reachedAtLowest, sweepRange, zeroInEveryCase, type RangeEnd } from './html.js';
-import { overDifferentTrialsText, show, showInterval } from './format.js';
+import { overDifferentTrialsText, show, showInterval, zeroBoundText } from './format.js';
 
 /** Rows of a sweep table shown whole; beyond it the first and last `SWEEP_ENDS` rows. */
 export const SWEEP_ROWS = 10;
@@ -160,7 +160,7 @@ function sweepVariantsText(r: ScenarioResult, names: string[], opts: AnswerTextO
   const table = columns(rows, (k) => k >= values && k < values + r.variants.length);
   for (const g of gaps.reverse()) table.splice(g.at, 0, g.text);
   out.push(...table);
-  if (zero.length > 0) out.push(`  0 in every case: ${zero.join(', ')}`);
+  if (zero.length > 0) out.push(`  0 in every case${zeroBoundText(zero.flatMap((m) => r.cases.map((c) => c.metrics[m]?.ci_high)))}: ${zero.join(', ')}`);
   return out;
 }
 

@@ -9,7 +9,7 @@
  * with or without --brief.
  */
 import type { ScenarioResult } from '../systems/types.js';
-import { show, showCount } from './format.js';
+import { show, showCount, zeroBoundText } from './format.js';
 import { answerNames, estimateText } from './answer-text.js';
 
 export interface BriefColumns {
@@ -49,7 +49,8 @@ function metricBrief(r: ScenarioResult, m: string): string {
   const values = at.map((x) => x.value);
   const lo = Math.min(...values);
   const hi = Math.max(...values);
-  return lo === hi ? `${m} ${show(lo)} in every case` : `${m} ${show(lo)} – ${show(hi)}`;
+  if (lo === hi) return `${m} ${show(lo)} in every case${lo === 0 ? zeroBoundText(at.map((x) => x.ci_high)) : ''}`;
+  return `${m} ${show(lo)} – ${show(hi)}`;
 }
 
 /** One scenario's line. */

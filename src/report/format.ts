@@ -102,3 +102,14 @@ export function showCount(n: number): string {
 export function threadsText(threads: number): string {
   return threads > 1 ? `${threads} threads` : '1 thread';
 }
+
+/**
+ * What "0 in every case" leaves open: the highest upper end of those metrics' 95% intervals over
+ * the cases (a rare event no trial met is not impossible), as ` (95% intervals up to 1.8e-4)`;
+ * '' when no interval is known.
+ */
+export function zeroBoundText(highs: (number | null | undefined)[]): string {
+  const known = highs.filter((h): h is number => typeof h === 'number' && Number.isFinite(h));
+  if (known.length === 0) return '';
+  return ` (95% intervals up to ${show(Math.max(...known))})`;
+}

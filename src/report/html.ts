@@ -11,7 +11,7 @@
 import type { ChartSpec, Difference, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
 import { closestPoint, crossings, directionOf, shortName, solveCommand, type Crossing } from '../systems/chart-kit.js';
-import { fmt, overDifferentTrialsText, show, showCount, showHtml, showInterval, threadsText } from './format.js';
+import { fmt, overDifferentTrialsText, show, showCount, showHtml, showInterval, threadsText, zeroBoundText } from './format.js';
 import { orderedMetrics } from './summary-json.js';
 import { answerMetrics, answerOrder, type AnswerColumns } from '../api/answer.js';
 
@@ -249,7 +249,8 @@ export function differenceAnswerTable(r: ScenarioResult, metrics: string[]): str
       return `<tr>${name}${r.params.map((p) => `<td>${xText(pt.params[p])}</td>`).join('')}${cells.join('')}</tr>`;
     });
   });
-  const zeros = zero.length > 0 ? `\n<p class="muted">0 in every case: ${zero.map((m) => `<code>${escapeHtml(m)}</code>`).join(', ')}</p>` : '';
+  const bound = zeroBoundText(zero.flatMap((m) => r.cases.map((c) => c.metrics[m]?.ci_high)));
+  const zeros = zero.length > 0 ? `\n<p class="muted">0 in every case${escapeHtml(bound)}: ${zero.map((m) => `<code>${escapeHtml(m)}</code>`).join(', ')}</p>` : '';
   return `<div id="answer-differences">
 <h3>The variants at each swept value, and their difference from ${escapeHtml(base)}</h3>
 <p>Under each variant's value, <span class="ci">Δ</span>: its paired difference from the baseline, ${escapeHtml(base)} (variants share dice: common random numbers); every number with its 95% interval. ${DIRECTION_KEY}</p>
@@ -555,6 +556,7 @@ export function indexAnswerHtml(cases: IndexCase[], params: string[], variants: 
       .join('<br>');
   }
   const zero: string[] = [];
+  const zeroHighs: (number | null)[] = [];
   const lines: string[] = [];
   for (const k of metrics) {
     const at = cases.filter((c) => c.metrics[k]?.value != null);
@@ -563,6 +565,7 @@ export function indexAnswerHtml(cases: IndexCase[], params: string[], variants: 
     const hi = Math.max(...values);
     if (hi === 0) {
       zero.push(`<code>${escapeHtml(k)}</code>`);
+      zeroHighs.push(...at.map((c) => c.metrics[k].ci_high));
       continue;
     }
     const place = (v: number) => {
@@ -573,7 +576,7 @@ export function indexAnswerHtml(cases: IndexCase[], params: string[], variants: 
     const detail = lo === hi ? '' : ` <span class="where">(lowest at ${place(lo)}; highest at ${place(hi)})</span>`;
     lines.push(`<span class="key"><code>${escapeHtml(k)}</code> ${range}</span>${detail}`);
   }
-  if (zero.length > 0) lines.push(`<span class="muted">0 in every case: ${zero.join(', ')}</span>`);
+  if (zero.length > 0) lines.push(`<span class="muted">0 in every case${escapeHtml(zeroBoundText(zeroHighs))}: ${zero.join(', ')}</span>`);
   return lines.join('<br>');
 }
 
