@@ -3,6 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
+import { clampProbabilities } from '../src/api/exact.js';
 import { los } from '../src/systems/cry-havoc/los.js';
 import type { ScenarioResult } from '../src/systems/types.js';
 import { zDiff, type Tree } from './helpers.js';
@@ -235,6 +236,46 @@ describe('cry-havoc: the kernels agree with the exact answers (|z| < 4.5)', () =
     expect(omitted({ kind: 'missile', shooters: [{ weapon: 'longbow', range: 10 }], target: {} })).toEqual(['p_hurt']);
     expect(omitted({ kind: 'battering', engines: { mangonel: 2 } })).toEqual(['mean_engines_out']);
     expect(omitted({ kind: 'fire' })).toEqual(['mean_turns_burning']);
+  });
+
+  it('exact probabilities stay in [0, 1]: a melee whose sums land a few ulps outside gives 0 and 1 exactly', () => {
+    // Summed in floating point, these gave p_undecided = -8.9e-16 (1000 turns, best terrain and
+    // the multi-attacker column on both tables) and p_defender_killed = 1.0000000000000002 with
+    // p_undecided = -2.2e-16 (a defence of 1 with stuns that last).
+    const mixed = valid(
+      {
+        kind: 'melee',
+        attackers: [{ attack: 5, terrain: '+' }, { attack: 5, terrain: '+' }, { attack: 4, terrain: '0', state: 'wounded' }],
+        defender: { defence: 4, terrain: '-', wounded: { defence: 2 } },
+        turns: 1000,
+        rules: { attacker_terrain: 'best', multi_attacker_shift: 'both' },
+      },
+      10,
+    );
+    const sure = valid({ kind: 'melee', attackers: [{ attack: 6 }, { attack: 3 }], defender: { defence: 1, wounded: { defence: 1 } }, turns: 3, rules: { stun_recovery: 'after_next_attack' } }, 10);
+    const a = exactScenario(mixed)[0].exact!;
+    const b = exactScenario(sure)[0].exact!;
+    expect(a.metrics.p_undecided.value).toBe(0);
+    expect(b.metrics.p_defender_killed.value).toBe(1);
+    expect(b.metrics.p_undecided.value).toBe(0);
+    for (const e of [a, b]) {
+      for (const [k, x] of Object.entries(e.metrics)) if (k.startsWith('p_')) expect(x.value >= 0 && x.value <= 1, `${k} = ${x.value}`).toBe(true);
+      for (const pt of e.curves.results_by_turn) expect(pt.value >= 0 && pt.value <= 1, JSON.stringify(pt)).toBe(true);
+    }
+  });
+
+  it('holding probabilities to [0, 1] leaves means and every value already inside untouched', () => {
+    const sys = { curveDefs: [{ file: 'by_turn', keys: ['turn'], valueName: 'p_cumulative' }, { file: 'attrition', keys: ['round'], valueName: 'mean' }] };
+    const out = clampProbabilities(sys, {
+      metrics: { p_low: { value: -8.881784197001252e-16 }, p_high: { value: 1.0000000000000002 }, p_in: { value: 0.30000000000000004 }, mean_turns: { value: -0.5, variance: 2 } },
+      curves: { by_turn: [{ x: { turn: 1 }, value: 1.0000000000000004 }, { x: { turn: 2 }, value: 0.7 }], attrition: [{ x: { round: 1 }, value: 1.5 }] },
+      omitted: [{ metrics: ['p_hurt'], why: 'w' }],
+    });
+    expect(out).toEqual({
+      metrics: { p_low: { value: 0 }, p_high: { value: 1 }, p_in: { value: 0.30000000000000004 }, mean_turns: { value: -0.5, variance: 2 } },
+      curves: { by_turn: [{ x: { turn: 1 }, value: 1 }, { x: { turn: 2 }, value: 0.7 }], attrition: [{ x: { round: 1 }, value: 1.5 }] },
+      omitted: [{ metrics: ['p_hurt'], why: 'w' }],
+    });
   });
 });
 
