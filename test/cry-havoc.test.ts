@@ -292,4 +292,21 @@ describe('cry-havoc: sight lines (seed 004 R4, R5)', () => {
     expect(los({ n: 3, d: 5 + 3, d1: 5, h: 2 }).possible).toBe(false);
     expect(los({ n: 1, d: 10, d1: 4, h: 1 }).minD1).toBeNull();
   });
+
+  it('half levels (1.10: embankments 0.5, siege-tower tops 2.5): the bounds are the tightest whole hexes that pass', () => {
+    // N = 2.5, H = 0.5, D = 10, D1 = 6: 15 >= 5; D1 >= 4 * 0.5 / 2 = 1; D2 <= 6 * 2 / 0.5 = 24
+    expect(los({ n: 2.5, d: 10, d1: 6, h: 0.5 })).toMatchObject({ possible: true, lhs: 15, rhs: 5, d2: 4, minD1: 1, maxD2: 24, deadZone: 'partial' });
+    // N = 1.5, H = 0.5, D1 = 2: D2 <= 2 * 1 / 0.5 = 4 exactly; one hex more is blocked, one hex less D1 too
+    const r = los({ n: 1.5, d: 6, d1: 2, h: 0.5 });
+    expect(r).toMatchObject({ possible: true, minD1: 2, maxD2: 4 });
+    expect(los({ n: 1.5, d: 2 + r.maxD2! + 1, d1: 2, h: 0.5 }).possible).toBe(false);
+    expect(los({ n: 1.5, d: r.minD1! - 1 + 4, d1: r.minD1! - 1, h: 0.5 }).possible).toBe(false);
+    expect(los({ n: 0.5, d: 6, d1: 2, h: 0.5 })).toMatchObject({ possible: false, minD1: null, maxD2: null, deadZone: 'total' });
+  });
+
+  it('an obstruction no higher than the lower character (H = 0) hides nothing: no dead zone, no bound on D2', () => {
+    for (const n of [0, 0.5, 2]) {
+      for (const d1 of [0, 3]) expect(los({ n, d: 10, d1, h: 0 }), `N ${n}, D1 ${d1}`).toEqual({ possible: true, lhs: n * d1, rhs: 0, d2: 10 - d1, minD1: 0, maxD2: null, rounding: 'default', deadZone: 'none' });
+    }
+  });
 });
