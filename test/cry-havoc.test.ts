@@ -310,3 +310,63 @@ describe('cry-havoc: sight lines (seed 004 R4, R5)', () => {
     }
   });
 });
+
+describe('cry-havoc: settings that change nothing are said as warnings, never refused (RulesSystem.deadSettings)', () => {
+  const MELEE_FOOT: Tree = { kind: 'melee', attackers: [{ attack: 6, terrain: '-' }, { attack: 4 }], defender: { defence: 3 }, turns: 6 };
+  const MISSILE_FOOT: Tree = { kind: 'missile', shooters: [{ weapon: 'longbow', range: 40 }], target: { cover: 'light' }, turns: 4 };
+  // each: a case, a setting it writes, where the warning is said, and what it says (in part)
+  const DEAD: [string, Tree, string, unknown, string, string][] = [
+    ['shooters in a melee', MELEE_FOOT, 'shooters', [{ weapon: 'crossbow', range: 10 }], 'shooters', 'a melee question never reads shooters'],
+    ['days in a melee', MELEE_FOOT, 'days', 40, 'days', 'a melee question never reads days'],
+    ['turns in healing', { kind: 'healing' }, 'turns', 9, 'turns', 'a healing question never reads turns'],
+    ['a missile rule in a fire', { kind: 'fire', turns: 5 }, 'rules.ranges', 'vikings', 'rules.ranges', 'rules.ranges is not read by a fire question'],
+    ['dismounted counters on a defender on foot', MELEE_FOOT, 'defender.dismounted', { defence: 1, wounded_defence: 0 }, 'defender.dismounted', 'the defender is on foot from the start'],
+    ['stunned_defence with stuns that wear off before the next attack', MELEE_FOOT, 'rules.stunned_defence', 'normal', 'rules.stunned_defence', 'no attack meets a stunned defender'],
+    ['the multi-attacker shift against a defender on foot', MELEE_FOOT, 'rules.multi_attacker_shift', 'both', 'rules.multi_attacker_shift', 'the defender is on foot from the start'],
+    ['the multi-attacker shift with one attacker', { ...KNIGHT, attackers: [{ attack: 9 }] }, 'rules.multi_attacker_shift', 'both', 'rules.multi_attacker_shift', 'there is one attacker'],
+    ['the attacker wound with one attacker', { ...MELEE_FOOT, attackers: [{ attack: 6 }] }, 'rules.attacker_wound', 'all', 'rules.attacker_wound', 'there is one attacker'],
+    ['attacker terrain with every attacker on one terrain', { ...MELEE_FOOT, attackers: [{ attack: 6, terrain: '-' }, { attack: 4, terrain: '-' }] }, 'rules.attacker_terrain', 'best', 'rules.attacker_terrain', 'the same terrain'],
+    ['wounded values with every wounded value printed', { ...MELEE_FOOT, attackers: [{ attack: 7, wounded: { attack: 2 } }, { attack: 4, wounded: { attack: 3 } }], defender: { defence: 3, wounded: { defence: 2 } } }, 'rules.wounded_values', 'unchanged', 'rules.wounded_values', 'every wounded value this melee reads is printed'],
+    ['the Vikings band under the base ranges', MISSILE_FOOT, 'rules.vikings_shortbow_long', [20, 60], 'rules.vikings_shortbow_long', 'the ranges are "base"'],
+    ['the revised ballista with no ballista', { ...MISSILE_FOOT, rules: { ranges: 'croisades' } }, 'rules.revised_ballista', 'base_bands', 'rules.revised_ballista', 'no shooter has a ballista'],
+    ['stun recovery at a target on foot', MISSILE_FOOT, 'rules.stun_recovery', 'after_next_attack', 'rules.stun_recovery', 'the foot table has no stun result'],
+    ['the Croisades errata at a target on foot', MISSILE_FOOT, 'rules.croisades_mounted_errata', true, 'rules.croisades_mounted_errata', 'the target is on foot'],
+    ['mounted heavy cover at a mounted target in light cover', { ...MISSILE_FOOT, target: { mounted: true, cover: 'light' } }, 'rules.mounted_heavy_cover', 'none', 'rules.mounted_heavy_cover', 'the cover is "light"'],
+    ['engine losses with mangonels only', { kind: 'battering', engines: { mangonel: 3, ram: 1 }, days: 30 }, 'policy.engine_losses', 'largest_first', 'policy.engine_losses', 'mangonels only, or a single trebuchet'],
+    ['the O8 swap for fire arrows', { kind: 'fire', fire: { method: 'arrow_light', attempts: 2 }, turns: 6 }, 'rules.oil_barrel_row7', 'swapped', 'rules.oil_barrel_row7', 'fire.method is arrow_light'],
+    ['same-turn extinguishing with no extinguishing', { kind: 'fire', fire: { method: 'hand', attempts: 2, extinguish_attempts: 0 }, turns: 6 }, 'rules.extinguish_same_turn', false, 'rules.extinguish_same_turn', 'fire.extinguish_attempts is 0'],
+  ];
+  it.each(DEAD)('%s: a warning at the variant that writes it, and every metric and curve point the same on the same dice', async (_, body, key, value, at, says) => {
+    const v = valid({ ...body, variants: [{ name: 'without' }, { name: 'with', set: { [key]: value } }] }, 3000);
+    expect(v.warnings?.map((w) => w.path)).toEqual([`variants[1].set.${key}`]);
+    expect(v.warnings![0].message).toContain(`in variant "with": changes nothing: `);
+    expect(v.warnings![0].message).toContain(says);
+    expect(key.startsWith(at)).toBe(true);
+    const r = await runScenario(v);
+    const [a, b] = r.cases;
+    for (const [k, x] of Object.entries(a.metrics)) expect(b.metrics[k].value, k).toBe(x.value);
+    expect(Object.values(b.curves).map((c) => c.map((p) => p.m.value))).toEqual(Object.values(a.curves).map((c) => c.map((p) => p.m.value)));
+  });
+
+  it('is said only where no case the place writes it for uses it, and never for a setting that can matter', () => {
+    // the file writes stunned_defence; a variant makes stuns last, so it matters there: nothing to say
+    expect(valid({ ...MELEE_FOOT, rules: { stunned_defence: 'normal' }, variants: [{ name: 'a' }, { name: 'b', set: { 'rules.stun_recovery': 'after_next_attack' } }] }, 10).warnings).toBeUndefined();
+    // in every case it is written for it is dead: said once, at the file's key
+    const once = valid({ ...MELEE_FOOT, rules: { stunned_defence: 'normal' }, variants: [{ name: 'a' }, { name: 'b', set: { 'rules.retreat_blocked': true } }] }, 10).warnings!;
+    expect(once.map((w) => w.path)).toEqual(['rules.stunned_defence']);
+    // settings that can matter here: none said
+    for (const body of [
+      { ...KNIGHT, rules: { multi_attacker_shift: 'both', stunned_defence: 'normal', stun_recovery: 'after_next_attack', attacker_wound: 'all', wounded_values: 'unchanged' }, defender: { defence: 4, mounted: true, dismounted: { defence: 3 } } },
+      { ...MISSILE_FOOT, target: { mounted: true, cover: 'heavy' }, shooters: [{ weapon: 'shortbow', range: 30 }, { weapon: 'ballista', range: 20 }], rules: { ranges: 'vikings', vikings_shortbow_long: [26, 60], revised_ballista: 'base_bands', mounted_heavy_cover: 'light', croisades_mounted_errata: true, stun_recovery: 'after_next_attack' } },
+      { kind: 'battering', engines: { mangonel: 1, trebuchet: 1 }, policy: { engine_losses: 'largest_first' } },
+      { kind: 'fire', fire: { method: 'hand' }, rules: { oil_barrel_row7: 'swapped', extinguish_same_turn: false } },
+    ])
+      expect(valid(body, 10).warnings, JSON.stringify(body)).toBeUndefined();
+    // the bundled scenarios write nothing dead
+    const dir = path.join(import.meta.dirname, '..', 'scenarios', 'cry-havoc');
+    for (const f of readdirSync(dir).filter((x) => x.endsWith('.yaml'))) {
+      const b = validateText(f, readFileSync(path.join(dir, f), 'utf8'));
+      expect(b.ok && b.value.warnings, f).toBeUndefined();
+    }
+  });
+});
