@@ -3,6 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
+import { clampProbabilities } from '../src/api/exact.js';
 import { los } from '../src/systems/cry-havoc/los.js';
 import type { ScenarioResult } from '../src/systems/types.js';
 import { zDiff, type Tree } from './helpers.js';
@@ -236,6 +237,46 @@ describe('cry-havoc: the kernels agree with the exact answers (|z| < 4.5)', () =
     expect(omitted({ kind: 'battering', engines: { mangonel: 2 } })).toEqual(['mean_engines_out']);
     expect(omitted({ kind: 'fire' })).toEqual(['mean_turns_burning']);
   });
+
+  it('exact probabilities stay in [0, 1]: a melee whose sums land a few ulps outside gives 0 and 1 exactly', () => {
+    // Summed in floating point, these gave p_undecided = -8.9e-16 (1000 turns, best terrain and
+    // the multi-attacker column on both tables) and p_defender_killed = 1.0000000000000002 with
+    // p_undecided = -2.2e-16 (a defence of 1 with stuns that last).
+    const mixed = valid(
+      {
+        kind: 'melee',
+        attackers: [{ attack: 5, terrain: '+' }, { attack: 5, terrain: '+' }, { attack: 4, terrain: '0', state: 'wounded' }],
+        defender: { defence: 4, terrain: '-', wounded: { defence: 2 } },
+        turns: 1000,
+        rules: { attacker_terrain: 'best', multi_attacker_shift: 'both' },
+      },
+      10,
+    );
+    const sure = valid({ kind: 'melee', attackers: [{ attack: 6 }, { attack: 3 }], defender: { defence: 1, wounded: { defence: 1 } }, turns: 3, rules: { stun_recovery: 'after_next_attack' } }, 10);
+    const a = exactScenario(mixed)[0].exact!;
+    const b = exactScenario(sure)[0].exact!;
+    expect(a.metrics.p_undecided.value).toBe(0);
+    expect(b.metrics.p_defender_killed.value).toBe(1);
+    expect(b.metrics.p_undecided.value).toBe(0);
+    for (const e of [a, b]) {
+      for (const [k, x] of Object.entries(e.metrics)) if (k.startsWith('p_')) expect(x.value >= 0 && x.value <= 1, `${k} = ${x.value}`).toBe(true);
+      for (const pt of e.curves.results_by_turn) expect(pt.value >= 0 && pt.value <= 1, JSON.stringify(pt)).toBe(true);
+    }
+  });
+
+  it('holding probabilities to [0, 1] leaves means and every value already inside untouched', () => {
+    const sys = { curveDefs: [{ file: 'by_turn', keys: ['turn'], valueName: 'p_cumulative' }, { file: 'attrition', keys: ['round'], valueName: 'mean' }] };
+    const out = clampProbabilities(sys, {
+      metrics: { p_low: { value: -8.881784197001252e-16 }, p_high: { value: 1.0000000000000002 }, p_in: { value: 0.30000000000000004 }, mean_turns: { value: -0.5, variance: 2 } },
+      curves: { by_turn: [{ x: { turn: 1 }, value: 1.0000000000000004 }, { x: { turn: 2 }, value: 0.7 }], attrition: [{ x: { round: 1 }, value: 1.5 }] },
+      omitted: [{ metrics: ['p_hurt'], why: 'w' }],
+    });
+    expect(out).toEqual({
+      metrics: { p_low: { value: 0 }, p_high: { value: 1 }, p_in: { value: 0.30000000000000004 }, mean_turns: { value: -0.5, variance: 2 } },
+      curves: { by_turn: [{ x: { turn: 1 }, value: 1 }, { x: { turn: 2 }, value: 0.7 }], attrition: [{ x: { round: 1 }, value: 1.5 }] },
+      omitted: [{ metrics: ['p_hurt'], why: 'w' }],
+    });
+  });
 });
 
 describe('cry-havoc: sight lines (seed 004 R4, R5)', () => {
@@ -250,5 +291,82 @@ describe('cry-havoc: sight lines (seed 004 R4, R5)', () => {
     expect(los({ n: 3, d: 5 + dflt.maxD2!, d1: 5, h: 2 }).possible).toBe(true);
     expect(los({ n: 3, d: 5 + 3, d1: 5, h: 2 }).possible).toBe(false);
     expect(los({ n: 1, d: 10, d1: 4, h: 1 }).minD1).toBeNull();
+  });
+
+  it('half levels (1.10: embankments 0.5, siege-tower tops 2.5): the bounds are the tightest whole hexes that pass', () => {
+    // N = 2.5, H = 0.5, D = 10, D1 = 6: 15 >= 5; D1 >= 4 * 0.5 / 2 = 1; D2 <= 6 * 2 / 0.5 = 24
+    expect(los({ n: 2.5, d: 10, d1: 6, h: 0.5 })).toMatchObject({ possible: true, lhs: 15, rhs: 5, d2: 4, minD1: 1, maxD2: 24, deadZone: 'partial' });
+    // N = 1.5, H = 0.5, D1 = 2: D2 <= 2 * 1 / 0.5 = 4 exactly; one hex more is blocked, one hex less D1 too
+    const r = los({ n: 1.5, d: 6, d1: 2, h: 0.5 });
+    expect(r).toMatchObject({ possible: true, minD1: 2, maxD2: 4 });
+    expect(los({ n: 1.5, d: 2 + r.maxD2! + 1, d1: 2, h: 0.5 }).possible).toBe(false);
+    expect(los({ n: 1.5, d: r.minD1! - 1 + 4, d1: r.minD1! - 1, h: 0.5 }).possible).toBe(false);
+    expect(los({ n: 0.5, d: 6, d1: 2, h: 0.5 })).toMatchObject({ possible: false, minD1: null, maxD2: null, deadZone: 'total' });
+  });
+
+  it('an obstruction no higher than the lower character (H = 0) hides nothing: no dead zone, no bound on D2', () => {
+    for (const n of [0, 0.5, 2]) {
+      for (const d1 of [0, 3]) expect(los({ n, d: 10, d1, h: 0 }), `N ${n}, D1 ${d1}`).toEqual({ possible: true, lhs: n * d1, rhs: 0, d2: 10 - d1, minD1: 0, maxD2: null, rounding: 'default', deadZone: 'none' });
+    }
+  });
+});
+
+describe('cry-havoc: settings that change nothing are said as warnings, never refused (RulesSystem.deadSettings)', () => {
+  const MELEE_FOOT: Tree = { kind: 'melee', attackers: [{ attack: 6, terrain: '-' }, { attack: 4 }], defender: { defence: 3 }, turns: 6 };
+  const MISSILE_FOOT: Tree = { kind: 'missile', shooters: [{ weapon: 'longbow', range: 40 }], target: { cover: 'light' }, turns: 4 };
+  // each: a case, a setting it writes, where the warning is said, and what it says (in part)
+  const DEAD: [string, Tree, string, unknown, string, string][] = [
+    ['shooters in a melee', MELEE_FOOT, 'shooters', [{ weapon: 'crossbow', range: 10 }], 'shooters', 'a melee question never reads shooters'],
+    ['days in a melee', MELEE_FOOT, 'days', 40, 'days', 'a melee question never reads days'],
+    ['turns in healing', { kind: 'healing' }, 'turns', 9, 'turns', 'a healing question never reads turns'],
+    ['a missile rule in a fire', { kind: 'fire', turns: 5 }, 'rules.ranges', 'vikings', 'rules.ranges', 'rules.ranges is not read by a fire question'],
+    ['dismounted counters on a defender on foot', MELEE_FOOT, 'defender.dismounted', { defence: 1, wounded_defence: 0 }, 'defender.dismounted', 'the defender is on foot from the start'],
+    ['stunned_defence with stuns that wear off before the next attack', MELEE_FOOT, 'rules.stunned_defence', 'normal', 'rules.stunned_defence', 'no attack meets a stunned defender'],
+    ['the multi-attacker shift against a defender on foot', MELEE_FOOT, 'rules.multi_attacker_shift', 'both', 'rules.multi_attacker_shift', 'the defender is on foot from the start'],
+    ['the multi-attacker shift with one attacker', { ...KNIGHT, attackers: [{ attack: 9 }] }, 'rules.multi_attacker_shift', 'both', 'rules.multi_attacker_shift', 'there is one attacker'],
+    ['the attacker wound with one attacker', { ...MELEE_FOOT, attackers: [{ attack: 6 }] }, 'rules.attacker_wound', 'all', 'rules.attacker_wound', 'there is one attacker'],
+    ['attacker terrain with every attacker on one terrain', { ...MELEE_FOOT, attackers: [{ attack: 6, terrain: '-' }, { attack: 4, terrain: '-' }] }, 'rules.attacker_terrain', 'best', 'rules.attacker_terrain', 'the same terrain'],
+    ['wounded values with every wounded value printed', { ...MELEE_FOOT, attackers: [{ attack: 7, wounded: { attack: 2 } }, { attack: 4, wounded: { attack: 3 } }], defender: { defence: 3, wounded: { defence: 2 } } }, 'rules.wounded_values', 'unchanged', 'rules.wounded_values', 'every wounded value this melee reads is printed'],
+    ['the Vikings band under the base ranges', MISSILE_FOOT, 'rules.vikings_shortbow_long', [20, 60], 'rules.vikings_shortbow_long', 'the ranges are "base"'],
+    ['the revised ballista with no ballista', { ...MISSILE_FOOT, rules: { ranges: 'croisades' } }, 'rules.revised_ballista', 'base_bands', 'rules.revised_ballista', 'no shooter has a ballista'],
+    ['stun recovery at a target on foot', MISSILE_FOOT, 'rules.stun_recovery', 'after_next_attack', 'rules.stun_recovery', 'the foot table has no stun result'],
+    ['the Croisades errata at a target on foot', MISSILE_FOOT, 'rules.croisades_mounted_errata', true, 'rules.croisades_mounted_errata', 'the target is on foot'],
+    ['mounted heavy cover at a mounted target in light cover', { ...MISSILE_FOOT, target: { mounted: true, cover: 'light' } }, 'rules.mounted_heavy_cover', 'none', 'rules.mounted_heavy_cover', 'the cover is "light"'],
+    ['engine losses with mangonels only', { kind: 'battering', engines: { mangonel: 3, ram: 1 }, days: 30 }, 'policy.engine_losses', 'largest_first', 'policy.engine_losses', 'mangonels only, or a single trebuchet'],
+    ['the O8 swap for fire arrows', { kind: 'fire', fire: { method: 'arrow_light', attempts: 2 }, turns: 6 }, 'rules.oil_barrel_row7', 'swapped', 'rules.oil_barrel_row7', 'fire.method is arrow_light'],
+    ['same-turn extinguishing with no extinguishing', { kind: 'fire', fire: { method: 'hand', attempts: 2, extinguish_attempts: 0 }, turns: 6 }, 'rules.extinguish_same_turn', false, 'rules.extinguish_same_turn', 'fire.extinguish_attempts is 0'],
+  ];
+  it.each(DEAD)('%s: a warning at the variant that writes it, and every metric and curve point the same on the same dice', async (_, body, key, value, at, says) => {
+    const v = valid({ ...body, variants: [{ name: 'without' }, { name: 'with', set: { [key]: value } }] }, 3000);
+    expect(v.warnings?.map((w) => w.path)).toEqual([`variants[1].set.${key}`]);
+    expect(v.warnings![0].message).toContain(`in variant "with": changes nothing: `);
+    expect(v.warnings![0].message).toContain(says);
+    expect(key.startsWith(at)).toBe(true);
+    const r = await runScenario(v);
+    const [a, b] = r.cases;
+    for (const [k, x] of Object.entries(a.metrics)) expect(b.metrics[k].value, k).toBe(x.value);
+    expect(Object.values(b.curves).map((c) => c.map((p) => p.m.value))).toEqual(Object.values(a.curves).map((c) => c.map((p) => p.m.value)));
+  });
+
+  it('is said only where no case the place writes it for uses it, and never for a setting that can matter', () => {
+    // the file writes stunned_defence; a variant makes stuns last, so it matters there: nothing to say
+    expect(valid({ ...MELEE_FOOT, rules: { stunned_defence: 'normal' }, variants: [{ name: 'a' }, { name: 'b', set: { 'rules.stun_recovery': 'after_next_attack' } }] }, 10).warnings).toBeUndefined();
+    // in every case it is written for it is dead: said once, at the file's key
+    const once = valid({ ...MELEE_FOOT, rules: { stunned_defence: 'normal' }, variants: [{ name: 'a' }, { name: 'b', set: { 'rules.retreat_blocked': true } }] }, 10).warnings!;
+    expect(once.map((w) => w.path)).toEqual(['rules.stunned_defence']);
+    // settings that can matter here: none said
+    for (const body of [
+      { ...KNIGHT, rules: { multi_attacker_shift: 'both', stunned_defence: 'normal', stun_recovery: 'after_next_attack', attacker_wound: 'all', wounded_values: 'unchanged' }, defender: { defence: 4, mounted: true, dismounted: { defence: 3 } } },
+      { ...MISSILE_FOOT, target: { mounted: true, cover: 'heavy' }, shooters: [{ weapon: 'shortbow', range: 30 }, { weapon: 'ballista', range: 20 }], rules: { ranges: 'vikings', vikings_shortbow_long: [26, 60], revised_ballista: 'base_bands', mounted_heavy_cover: 'light', croisades_mounted_errata: true, stun_recovery: 'after_next_attack' } },
+      { kind: 'battering', engines: { mangonel: 1, trebuchet: 1 }, policy: { engine_losses: 'largest_first' } },
+      { kind: 'fire', fire: { method: 'hand' }, rules: { oil_barrel_row7: 'swapped', extinguish_same_turn: false } },
+    ])
+      expect(valid(body, 10).warnings, JSON.stringify(body)).toBeUndefined();
+    // the bundled scenarios write nothing dead
+    const dir = path.join(import.meta.dirname, '..', 'scenarios', 'cry-havoc');
+    for (const f of readdirSync(dir).filter((x) => x.endsWith('.yaml'))) {
+      const b = validateText(f, readFileSync(path.join(dir, f), 'utf8'));
+      expect(b.ok && b.value.warnings, f).toBeUndefined();
+    }
   });
 });

@@ -1,6 +1,6 @@
 /** The exact and check verbs: exact answers per (case, variant), and Monte Carlo held to them by z-scores. */
 import type { ValidScenario } from '../scenario/validate.js';
-import type { CaseResult, Difference, ExactSummary, Metric, ScenarioResult } from '../systems/types.js';
+import type { CaseResult, Difference, ExactSummary, Metric, RulesSystem, ScenarioResult } from '../systems/types.js';
 import { zMean, zPairedDifference, zProportion } from '../stats/intervals.js';
 import { compilePoints } from './run.js';
 
@@ -25,12 +25,40 @@ export function exactScenario(v: ValidScenario): ExactCase[] {
     let base: ExactSummary | null = null;
     p.variants.forEach((vc, vi) => {
       const c = points[g].compiled[vi];
-      const exact = v.system.exact ? v.system.exact(c) : null;
+      const exact = solveExact(v.system, c);
       if (vi === 0) base = exact;
       out.push({ case: g + 1, variant: vc.variant, params: p.params, exact, ...(vi > 0 ? { differences: exactDifferences(exact, base) } : {}) });
     });
   });
   return out;
+}
+
+/** A system's exact answer for a compiled case, its probabilities held to [0, 1] (clampProbabilities); null when it has none. */
+export function solveExact<C>(system: RulesSystem<C>, compiled: C): ExactSummary | null {
+  const exact = system.exact ? system.exact(compiled) : null;
+  return exact && clampProbabilities(system, exact);
+}
+
+/**
+ * The answer with every probability in it held to [0, 1]: a probability summed, or taken as
+ * the complement of others (p_undecided = 1 − the rest), in floating point can land a few ulps
+ * outside (-8.9e-16, 1.0000000000000002), which a reader takes for a defect and a client's
+ * √(p(1 − p)) turns into NaN. The probabilities are the `p_` metrics (the systems' naming
+ * convention, as metricKinds reads it) and the points of a curve whose value is `p` or `p_...`;
+ * means, and every value already inside [0, 1], are left exactly as they are.
+ * @example clampProbabilities(sys, { metrics: { p_undecided: { value: -8.9e-16 } }, curves: {} }).metrics.p_undecided.value // 0
+ */
+export function clampProbabilities(system: Pick<RulesSystem, 'curveDefs'>, exact: ExactSummary): ExactSummary {
+  const clamp = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
+  const metrics: ExactSummary['metrics'] = {};
+  for (const [k, m] of Object.entries(exact.metrics)) metrics[k] = k.startsWith('p_') && (m.value < 0 || m.value > 1) ? { ...m, value: clamp(m.value) } : m;
+  const curves: ExactSummary['curves'] = {};
+  for (const [file, points] of Object.entries(exact.curves)) {
+    const value = system.curveDefs.find((d) => d.file === file)?.valueName ?? '';
+    const probability = value === 'p' || value.startsWith('p_');
+    curves[file] = probability ? points.map((pt) => (pt.value < 0 || pt.value > 1 ? { ...pt, value: clamp(pt.value) } : pt)) : points;
+  }
+  return { ...exact, metrics, curves };
 }
 
 /**

@@ -18,7 +18,7 @@ import type { ValidScenario } from '../scenario/validate.js';
 import { MSG } from '../scenario/messages.js';
 import type { CaseResult, ExactMetric, ScenarioResult } from '../systems/types.js';
 import { meanInterval, rescaleInterval, wilson, zForConfidence, type Estimate } from '../stats/intervals.js';
-import { CHECK_Z_LIMIT, zDiffRow, zRow } from './exact.js';
+import { CHECK_Z_LIMIT, solveExact, zDiffRow, zRow } from './exact.js';
 import { alignPairedSlots, runScenario, type RunScenarioOptions } from './run.js';
 
 /** Default confidence of the interval an assertion is judged on. */
@@ -105,7 +105,7 @@ export function prepareExact(v: ValidScenario): { answers: ExactAnswers; issues:
   const solve = (point: number, variant: number) => {
     const key = `${point}:${variant}`;
     if (!solved.has(key)) {
-      const ex = sys.exact ? sys.exact(compileAt(point, variant)) : null;
+      const ex = solveExact(sys, compileAt(point, variant));
       solved.set(key, ex?.metrics ?? {});
     }
     return solved.get(key)!;

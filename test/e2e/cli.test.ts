@@ -801,6 +801,19 @@ describe('exact, check, validate, schema', () => {
     expect(src.stdout).toContain('the upper character must stand at D2 <= 3');
     expect((await cli(['los', '--n', '3', '--d', '4', '--d1', '5', '--h', '2'])).code).toBe(2);
     expect((await cli(['los', '--n', 'x', '--d', '4', '--d1', '1', '--h', '2'])).code).toBe(2);
+    // half levels (1.10: an embankment at 0.5, a siege-tower top at 2.5); a quarter is refused
+    const half = await cli(['los', '--n', '2.5', '--d', '10', '--d1', '6', '--h', '0.5']);
+    expect(half.code, half.stderr).toBe(0);
+    expect(half.stdout).toMatch(/^possible: N x D1 = 2\.5 x 6 = 15 >= D x H = 10 x 0\.5 = 5/);
+    expect(half.stdout).toContain('the upper character must stand at D2 <= 24');
+    const quarter = await cli(['los', '--n', '1.25', '--d', '10', '--d1', '6', '--h', '0']);
+    expect(quarter.code).toBe(2);
+    expect(quarter.stderr).toContain('--n must be a whole or half level >= 0 (0, 0.5, 1, 1.5, ...)');
+    // an obstruction of height 0 hides nothing: said in words, never "D2 <= Infinity"
+    const flat = await cli(['los', '--n', '2', '--d', '10', '--d1', '6', '--h', '0']);
+    expect(flat.stdout).toContain('the obstruction (H = 0) is no higher than the lower character: it hides nothing, at any distance (no dead zone)');
+    expect(flat.stdout).not.toMatch(/Infinity|NaN/);
+    expect(JSON.parse((await cli(['los', '--n', '2', '--d', '10', '--d1', '0', '--h', '0', '--json'])).stdout)).toMatchObject({ possible: true, minD1: 0, maxD2: null, deadZone: 'none' });
   });
 
   it('exact prints the closed form; --json is an array, one element per scenario', async () => {

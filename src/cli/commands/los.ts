@@ -1,7 +1,14 @@
 /** `siegesim los`: Cry Havoc sight lines between levels (seed 004 R4, R5). */
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { los } from '../../api.js';
 import { nonNegInt, UserError } from '../common.js';
+
+/** A level or a level difference: whole or half (seed 003's Siege levels, 1.10: embankments 0.5, siege-tower tops 2.5). */
+const halfLevel = (what: string) => (v: string) => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isSafeInteger(n * 2) || n < 0) throw new InvalidArgumentError(`${what} must be a whole or half level >= 0 (0, 0.5, 1, 1.5, ...)`);
+  return n;
+};
 
 function losCommand(flags: { n: number; d: number; d1: number; h: number; rounding: 'default' | 'source'; json?: boolean }): void {
   if (flags.d1 > flags.d) throw new UserError('--d1 cannot exceed --d (the obstruction lies between the two characters)');
@@ -13,6 +20,10 @@ function losCommand(flags: { n: number; d: number; d1: number; h: number; roundi
   process.stdout.write(
     `${r.possible ? 'possible' : 'blocked'}: N x D1 = ${flags.n} x ${flags.d1} = ${r.lhs} ${r.possible ? '>=' : '<'} D x H = ${flags.d} x ${flags.h} = ${r.rhs} (seed 004 R4)\n`,
   );
+  if (r.deadZone === 'none') {
+    process.stdout.write(`the obstruction (H = 0) is no higher than the lower character: it hides nothing, at any distance (no dead zone)\n`);
+    return;
+  }
   if (r.minD1 === null || r.maxD2 === null) {
     process.stdout.write(`the obstruction (H = ${flags.h}) is as high as the level difference (N = ${flags.n}) or higher: no distance sees over it\n`);
     return;
@@ -26,10 +37,10 @@ export function register(program: Command): void {
   program
     .command('los')
     .description('Cry Havoc sight line between levels: N x D1 >= D x H, and the dead-zone distances (exact)')
-    .requiredOption('--n <N>', 'level difference between shooter and target', nonNegInt('--n'))
+    .requiredOption('--n <N>', 'level difference between shooter and target (whole or half levels)', halfLevel('--n'))
     .requiredOption('--d <D>', 'hexes between the two characters', nonNegInt('--d'))
     .requiredOption('--d1 <D1>', 'hexes from the lower character to the foot of the obstruction', nonNegInt('--d1'))
-    .requiredOption('--h <H>', 'height of the obstruction above the lower character', nonNegInt('--h'))
+    .requiredOption('--h <H>', 'height of the obstruction above the lower character, in levels (whole or half)', halfLevel('--h'))
     .addOption(new Option('--rounding <mode>', 'dead-zone rounding').choices(['default', 'source']).default('default'))
     .option('--json', 'print as JSON')
     .action((flags: { n: number; d: number; d1: number; h: number; rounding: 'default' | 'source'; json?: boolean }) => losCommand(flags));

@@ -214,6 +214,82 @@ export function refineCryHavoc(raw: Record<string, unknown>): { path: (string | 
   return out;
 }
 
+/** The setup keys and `rules:` each kind reads (Part 3, Part 4): a key of another kind changes nothing. */
+const READS: Record<Scenario['kind'], { keys: string[]; rules: string[] }> = {
+  melee: {
+    keys: ['attackers', 'defender', 'turns'],
+    rules: ['odds_below_one', 'shift_below_one', 'multi_attacker_shift', 'attacker_terrain', 'attacker_wound', 'wounded_values', 'stunned_defence', 'stun_recovery', 'retreat_blocked'],
+  },
+  missile: { keys: ['shooters', 'target', 'turns'], rules: ['ranges', 'vikings_shortbow_long', 'revised_ballista', 'mounted_heavy_cover', 'croisades_mounted_errata', 'stun_recovery', 'retreat_blocked'] },
+  battering: { keys: ['engines', 'wall', 'days', 'policy'], rules: ['rolls_per_day'] },
+  fire: { keys: ['fire', 'turns'], rules: ['oil_barrel_row7', 'extinguish_same_turn'] },
+  healing: { keys: ['healing'], rules: ['strategic_turn_days'] },
+};
+const SETUP_KEYS = [...new Set(Object.values(READS).flatMap((r) => r.keys))];
+const RULE_KEYS = [...new Set(Object.values(READS).flatMap((r) => r.rules))];
+
+const mapping = (x: unknown): Record<string, unknown> | undefined => (x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined);
+const writes = (o: unknown, key: string): boolean => {
+  const m = mapping(o);
+  return m !== undefined && Object.hasOwn(m, key);
+};
+
+/**
+ * Settings a case writes that change nothing in it, whatever the dice: a key its `kind` never
+ * reads (Part 4: shooters in a melee, turns in battering or healing), and a reading that no
+ * state of this case can reach (each with the rule that says why). Only what no case of that
+ * shape can use: a setting that merely happens not to move this case's numbers (odds that never
+ * fall below 1-1) is not said. The counter's own printed values that a one-way melee never reads
+ * (attackers[].mounted, attackers[].wounded.defence, defender.wounded.attack) describe the
+ * counter and are not said either.
+ */
+export function deadSettingsCryHavoc(written: Record<string, unknown>, scenario: Record<string, unknown>): { path: string[]; message: string }[] {
+  const s = scenario as unknown as Scenario;
+  const out: { path: string[]; message: string }[] = [];
+  const reads = READS[s.kind];
+  for (const k of SETUP_KEYS) if (!reads.keys.includes(k) && writes(written, k)) out.push({ path: [k], message: `changes nothing: a ${s.kind} question never reads ${k} (Part 4); leave it out, or set kind to the question that reads it` });
+  const rules = mapping(written.rules);
+  for (const k of RULE_KEYS) if (!reads.rules.includes(k) && writes(rules, k)) out.push({ path: ['rules', k], message: `changes nothing: rules.${k} is not read by a ${s.kind} question (Part 4); leave it out` });
+  const rule = (k: string, why: string) => {
+    if (writes(rules, k) && reads.rules.includes(k)) out.push({ path: ['rules', k], message: `changes nothing: ${why}` });
+  };
+  if (s.kind === 'melee' && s.attackers && s.defender) {
+    const d = s.defender;
+    const atts = s.attackers;
+    if (!d.mounted && writes(mapping(written.defender), 'dismounted'))
+      out.push({ path: ['defender', 'dismounted'], message: 'changes nothing: the defender is on foot from the start (defender.mounted is false) and fights on his own values; the dismounted counters are read only once a mounted defender is unhorsed (Part 4); set defender.mounted: true, or leave dismounted out' });
+    if (s.rules.stun_recovery !== 'after_next_attack')
+      rule('stunned_defence', 'a stun wears off before the next attack (rules.stun_recovery: before_next_attack), so no attack meets a stunned defender and his stunned defence is never read (Part 3.1); set rules.stun_recovery: after_next_attack, or leave stunned_defence out');
+    if (atts.length < 2) {
+      rule('multi_attacker_shift', 'there is one attacker, and the column for several attackers needs two or more (1.3)');
+      rule('attacker_wound', 'there is one attacker, so an "A" result wounds him whether it wounds one attacker or all (1.6 step 5)');
+    } else if (!d.mounted) rule('multi_attacker_shift', 'the defender is on foot from the start, and the foot table has the column for several attackers either way; the option adds it on the mounted table only (1.3)');
+    if (new Set(atts.map((a) => terrainValue(a.terrain))).size === 1) rule('attacker_terrain', 'every attacker stands on the same terrain, so the worst and the best are the same (1.3)');
+    const halves = atts.some((a) => a.wounded.attack === undefined) || d.wounded.defence === undefined || (d.mounted && d.dismounted.defence !== undefined && d.dismounted.wounded_defence === undefined);
+    if (!halves) rule('wounded_values', 'every wounded value this melee reads is printed (attackers[].wounded.attack, defender.wounded.defence, and the dismounted wounded defence where a dismounted defence is given), so none is halved (1.1)');
+  }
+  if (s.kind === 'missile' && s.shooters) {
+    const weapons = new Set(s.shooters.map((sh) => sh.weapon));
+    if (s.rules.ranges !== 'vikings') rule('vikings_shortbow_long', `it is the short bow's long band under rules.ranges: vikings, and the ranges are "${s.rules.ranges}" (O2)`);
+    else if (!weapons.has('shortbow')) rule('vikings_shortbow_long', 'no shooter has a short bow (O2)');
+    if (s.rules.ranges === 'base') rule('revised_ballista', 'it applies under the revised range tables (rules.ranges: croisades or vikings), and the ranges are "base" (1.4)');
+    else if (!weapons.has('ballista')) rule('revised_ballista', 'no shooter has a ballista (1.4)');
+    if (!s.target.mounted) {
+      const why = 'the target is on foot (target.mounted is false) and never reads the mounted table (1.5 A)';
+      rule('mounted_heavy_cover', why);
+      rule('croisades_mounted_errata', why);
+      rule('stun_recovery', 'the target is on foot (target.mounted is false), and the foot table has no stun result (1.5 B)');
+    } else if (s.target.cover !== 'heavy') rule('mounted_heavy_cover', `it is the column of a mounted target in heavy cover, and the cover is "${s.target.cover}" (1.5 A)`);
+  }
+  if (s.kind === 'battering' && writes(mapping(written.policy), 'engine_losses') && (s.engines.trebuchet === 0 || (s.engines.trebuchet === 1 && s.engines.mangonel === 0)))
+    out.push({ path: ['policy', 'engine_losses'], message: 'changes nothing: every non-ram engine here holds as many points as any other that can lose one (mangonels only, or a single trebuchet), so whichever takes a C loss leaves the same points (1.7); leave it out' });
+  if (s.kind === 'fire') {
+    if (s.fire.method === 'arrow_light' || s.fire.method === 'arrow_heavy') rule('oil_barrel_row7', `row 7 differs only in the columns by hand and oil barrel, and fire.method is ${s.fire.method} (O8)`);
+    if (s.fire.extinguish_attempts === 0) rule('extinguish_same_turn', 'fire.extinguish_attempts is 0: a fire is never fought, this turn or later (1.9)');
+  }
+  return out;
+}
+
 const half = (x: number) => Math.floor(x / 2);
 
 export function compileCryHavoc(raw: Record<string, unknown>): CryHavocCompiled {

@@ -1,7 +1,7 @@
 /** Cry Havoc / Siege tables (seeds 003, 004) as a siegesim rules system. */
 import type { RulesSystem } from '../types.js';
 import { chartsCryHavoc } from './charts.js';
-import { compileCryHavoc, K_BATTERING, K_FIRE, K_HEALING, K_MELEE, refineCryHavoc, type CryHavocCompiled } from './compile.js';
+import { compileCryHavoc, deadSettingsCryHavoc, K_BATTERING, K_FIRE, K_HEALING, K_MELEE, refineCryHavoc, type CryHavocCompiled } from './compile.js';
 import { exactCryHavoc } from './exact.js';
 import { cryHavocKernel } from './kernel.js';
 import { cryHavocShape } from './schema.js';
@@ -14,6 +14,7 @@ export const cryHavoc: RulesSystem<CryHavocCompiled> = {
     return cryHavocShape();
   },
   refine: refineCryHavoc,
+  deadSettings: deadSettingsCryHavoc,
   // A trial is a few table look-ups (battering: up to a roll per day): 65536 is ~10 ms.
   chunkTrials: 65_536,
   headline: ['p_defender_killed', 'p_attacker_killed', 'p_killed', 'p_breached', 'p_ever_ignited', 'p_burning_at_end', 'p_healed'],

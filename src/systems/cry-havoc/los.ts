@@ -7,6 +7,8 @@
  * character. The shot is possible iff N x D1 >= D x H (R4).
  * From N·D1 ≥ (D1 + D2)·H: D1 ≥ D2·H / (N − H) is a minimum (round up) and D2 ≤ D1·(N − H) / H
  * is a maximum (round down): the DEFAULT. The source says to round both up (R5).
+ * Levels (N, H) may be half levels: seed 003's Siege table (1.10) has embankments at 0.5 and
+ * siege-tower tops at 2.5 (1.5 under the Siege expansion), and the test holds for any heights.
  */
 export interface LosInput {
   n: number;
@@ -23,11 +25,17 @@ export interface LosResult {
   rhs: number;
   /** D2 = D - D1: the upper character's distance from the obstruction. */
   d2: number;
-  /** Smallest D1 that lets the lower character see over, given D2 (null when N <= H: never). */
+  /** Smallest D1 that lets the lower character see over, given D2 (0 when H = 0; null when N <= H: never). */
   minD1: number | null;
-  /** Largest D2 at which the upper character sees the lower one, given D1 (null when N <= H). */
+  /** Largest D2 at which the upper character sees the lower one, given D1 (null when H = 0: any; null when N <= H: none). */
   maxD2: number | null;
   rounding: 'default' | 'source';
+  /**
+   * How much the obstruction hides: `none` when H = 0 (no higher than the lower character: the
+   * test holds at every distance, so minD1 is 0 and maxD2 has no bound, null); `total` when
+   * N <= H (no distance sees over it: minD1 and maxD2 null); else `partial` (both finite).
+   */
+  deadZone: 'none' | 'partial' | 'total';
 }
 
 /**
@@ -38,12 +46,11 @@ export function los(i: LosInput): LosResult {
   const d2 = i.d - i.d1;
   const lhs = i.n * i.d1;
   const rhs = i.d * i.h;
-  let minD1: number | null = null;
-  let maxD2: number | null = null;
-  if (i.n > i.h) {
-    minD1 = Math.ceil((d2 * i.h) / (i.n - i.h) - 1e-12);
-    const raw = (i.d1 * (i.n - i.h)) / i.h;
-    maxD2 = rounding === 'source' ? Math.ceil(raw - 1e-12) : Math.floor(raw + 1e-12);
-  }
-  return { possible: lhs >= rhs, lhs, rhs, d2, minD1, maxD2, rounding };
+  const possible = lhs >= rhs;
+  if (i.h === 0) return { possible, lhs, rhs, d2, minD1: 0, maxD2: null, rounding, deadZone: 'none' };
+  if (i.n <= i.h) return { possible, lhs, rhs, d2, minD1: null, maxD2: null, rounding, deadZone: 'total' };
+  const minD1 = Math.ceil((d2 * i.h) / (i.n - i.h) - 1e-12);
+  const raw = (i.d1 * (i.n - i.h)) / i.h;
+  const maxD2 = rounding === 'source' ? Math.ceil(raw - 1e-12) : Math.floor(raw + 1e-12);
+  return { possible, lhs, rhs, d2, minD1, maxD2, rounding, deadZone: 'partial' };
 }
