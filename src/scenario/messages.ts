@@ -241,6 +241,16 @@ export const MSG = {
   checkMoreFails: (n: number, json: boolean) => `... and ${n} more FAIL rows (${json ? 'the JSON on stdout' : 'the table above, or --json,'} lists every one)`,
   /** `diff`, when both runs' scenario settings are the same (seed and trials included). */
   diffSettingsSame: () => 'settings that differ: none (the two scenarios are set alike, seed and trials included)',
+  /** `diff` of two runs of one rules system whose scenarios are named differently (neither is the other's workbench copy). */
+  diffDifferentScenarios: (before: string, after: string) => `different scenarios: "${before}" before, "${after}" after (--ignore-name compares them anyway)`,
+  /**
+   * `diff` of two runs of different rules systems: their metrics and cases are not the same
+   * things, so nothing (no flag) compares them.
+   */
+  diffDifferentSystems: (before: string, beforeSystem: string, after: string, afterSystem: string) =>
+    before === after
+      ? `different rules systems: "${before}" is a ${beforeSystem} scenario before and a ${afterSystem} one after; runs of different rules systems cannot be compared`
+      : `different rules systems: "${before}" before is a ${beforeSystem} scenario, "${after}" after a ${afterSystem} one; runs of different rules systems cannot be compared`,
   /** `diff`, when a run's report has no scenario copy beside its summary.json to read the settings from. */
   diffSettingsUnknown: () => 'settings that differ: not known (a run has no scenario.yaml beside its summary.json, as every report folder has)',
   /** `test`'s `exact: true` on a mean no trial gave a value: there is no z to judge. */
