@@ -2,8 +2,9 @@
  * siegesim in a game's own repository, played as the team does it: a scratch git repository,
  * siegesim installed from its packed tarball (`npm pack`, what a registry or a release serves),
  * `siegesim init`, `npm run balance` green; a scenario edited so an assertion fails (exit 1,
- * the JUnit file names it); `siegesim serve` showing the repository's scenarios in Chromium.
- * The workflow init writes is the project's own (templates/balance.yml) and passes actionlint.
+ * the JUnit file names it); the workflow's pull-request diff script run as the runner runs it;
+ * `siegesim serve` showing the repository's scenarios in Chromium. The workflow init writes is
+ * the project's own (templates/balance.yml) and passes actionlint.
  */
 import { describe, expect, it, beforeAll } from 'vitest';
 import { spawn } from 'node:child_process';
