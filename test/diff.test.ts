@@ -155,8 +155,18 @@ describe('diff', () => {
   });
 
   it('cannot compare different scenarios or systems, or runs with no case in common (the reason says why)', () => {
-    expect(() => diffSummaries(doc(), doc({ name: 'other' }))).toThrow(new DiffError('different scenarios: "grid" before, "other" after (--ignore-name compares them anyway)'));
-    expect(() => diffSummaries(doc(), doc({ system: 'surrender' }))).toThrow(/fantasy scenario before and a surrender one after/);
+    expect(() => diffSummaries(doc(), doc({ name: 'other' }))).toThrow(new DiffError(MSG.diffDifferentScenarios('grid', 'other')));
+    expect(MSG.diffDifferentScenarios('grid', 'other')).toBe('different scenarios: "grid" before, "other" after (--ignore-name compares them anyway)');
+    const sameName = 'different rules systems: "grid" is a fantasy scenario before and a surrender one after; runs of different rules systems cannot be compared';
+    expect(() => diffSummaries(doc(), doc({ system: 'surrender' }))).toThrow(new DiffError(sameName));
+    expect(() => diffSets([doc()], [doc({ system: 'surrender' })])).toThrow(new DiffError(sameName));
+    // two systems under two names: each name goes with its own system, with --ignore-name or
+    // without, and no flag is suggested (none compares two systems)
+    const twoNames = 'different rules systems: "grid" before is a fantasy scenario, "siege" after a surrender one; runs of different rules systems cannot be compared';
+    for (const ignoreName of [false, true]) {
+      expect(() => diffSummaries(doc(), doc({ name: 'siege', system: 'surrender' }), { ignoreName })).toThrow(new DiffError(twoNames));
+    }
+    expect(twoNames).not.toContain('--ignore-name');
     const moved = doc();
     for (const c of moved.cases) c.params = { 'wall.hp': (c.params['wall.hp'] as number) + 1, 'wall.dc': 12 };
     expect(() => diffSummaries(doc(), moved)).toThrow(/no case in common/);

@@ -107,6 +107,12 @@ describe('expect: sweep values and where', () => {
       { path: ['expect', 1, 'where', 'wall.hp'], message: MSG.whereValueNotSwept('wall.hp', 20, [10, 0.3]), where: 'value', stale: true },
     ]);
     expect(bad.expectations).toEqual([]);
+    // a swept number written in quotes is a string, which no number matches: the message says so
+    const quoted = check([{ metric: 'p_win', at_most: 0.5, where: { 'wall.hp': '10' } }, { metric: 'p_win', at_most: 0.5, where: { 'wall.hp': 'ten' } }]);
+    expect(quoted.issues.map((i) => i.message)).toEqual([
+      '"10" is not one of the values "wall.hp" is swept over (10, 0.3) (it is written as a string: write it without quotes)',
+      '"ten" is not one of the values "wall.hp" is swept over (10, 0.3)',
+    ]);
   });
 
   it('a where on a swept path left out for its own problems is not judged; on one never swept it is stale', () => {

@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { addRecord, analyzeHistory, HistoryError, parseStore, readResult, storeText, type HistoryRecord } from '../src/api.js';
 import type { HistoryPoint } from '../src/api/history.js';
 import { wilson, zForConfidence } from '../src/stats/intervals.js';
+import type { Command } from 'commander';
+import { buildProgram } from '../src/cli/program.js';
 
 const Z999 = zForConfidence(0.999);
 const N = 16384;
@@ -89,5 +91,22 @@ describe('history moves', () => {
     const recs = [10, 9.5, 10.2, 8.2, 8.3].map((v, i) => rec(i, { 'bench:r': { v, k: 'r' } }));
     expect(analyzeHistory(recs).moves.map((m) => [m.at, +m.ratio!.toFixed(3)])).toEqual([[3, 0.804]]);
     expect(analyzeHistory(recs, { tolerance: 0.25 }).moves).toEqual([]);
+  });
+});
+
+describe('the command line help', () => {
+  it('says each default once: `history show --help` (and every command: an option with a default commander prints does not say it again)', () => {
+    const program = buildProgram();
+    const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
+    const twice = all(program).flatMap((c) =>
+      c.options.filter((o) => o.defaultValue !== undefined && /\(default\b/.test(o.description)).map((o) => `${c.name()} ${o.flags}: ${o.description}`),
+    );
+    expect(twice).toEqual([]);
+    const show = program.commands.find((c) => c.name() === 'history')!.commands.find((c) => c.name() === 'show')!;
+    const help = show.helpInformation().replace(/\s+/g, ' ');
+    expect(help.match(/siegesim-history/g)).toHaveLength(1);
+    expect(help.match(/reports\/history/g)).toHaveLength(1);
+    // an option repeated into a list has no default to print (commander would print "[]")
+    expect(all(program).map((c) => c.helpInformation()).join('\n')).not.toContain('(default: [])');
   });
 });

@@ -1239,6 +1239,30 @@ describe('siegesim serve (the command)', () => {
     expect((await c.done).code).toBe(0);
   }, 90_000);
 
+  it('--open on a machine with no browser says so, with the address to open (the opener failing, or none at all)', async () => {
+    const bin = path.join(tmp, 'no-browser-bin');
+    mkdirSync(bin, { recursive: true });
+    // xdg-open where no browser is installed: it names what it tried and exits 3
+    writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\necho "xdg-open: no method available for opening '$1'" >&2\nexit 3\n`, { mode: 0o755 });
+    const nowhere = path.join(tmp, 'no-opener-bin');
+    mkdirSync(nowhere, { recursive: true });
+    for (const [PATH, why] of [
+      [`${bin}:${process.env.PATH}`, 'xdg-open exited with 3'],
+      [nowhere, 'no xdg-open on this machine'],
+    ] as const) {
+      const c = startCli(['serve', '--port', '0', '--threads', '1', '--open', served], { env: { PATH }, timeoutMs: 60_000 });
+      try {
+        const url = /(http:\/\/\S+)/.exec(await c.waitFor(/http:\/\/\S+/))![1];
+        const said = await c.waitFor(/--open: .*\n/);
+        expect(said.split('\n').find((l) => l.includes('--open'))).toBe(`siegesim serve: ${MSG.serveNoBrowser(url, why)}`);
+        expect(MSG.serveNoBrowser(url, why)).toBe(`--open: no browser could be opened (${why}); the workbench is at ${url}: open it in a browser`);
+      } finally {
+        c.child.kill('SIGINT');
+      }
+      expect((await c.done).code).toBe(0);
+    }
+  }, 90_000);
+
   it('warns when it listens beyond this machine, and names a port in use', async () => {
     const s = serve(['--host', '0.0.0.0', served]);
     await s.url;

@@ -19,6 +19,7 @@ import { whereLabel } from './test.js';
 import { tunedName } from './live.js';
 import { conditionOf, eventShift } from '../systems/conditional.js';
 import { systemById } from '../systems/registry.js';
+import { MSG } from '../scenario/messages.js';
 
 /** Default family-wise false-alarm rate of `diff`. */
 export const DIFF_ALPHA = 0.001;
@@ -223,9 +224,9 @@ export function sameScenario(before: string, after: string): boolean {
 
 /** Compare two runs of one scenario (or of a scenario and its `-tuned` copy; of any two with `ignoreName`). */
 export function diffSummaries(before: SummaryDoc, after: SummaryDoc, opts: DiffOptions = {}): DiffResult {
-  if (!opts.ignoreName && !sameScenario(before.name, after.name)) {
-    throw new DiffError(`different scenarios: "${before.name}" before, "${after.name}" after (--ignore-name compares them anyway)`);
-  }
+  // the system first: no flag compares two systems, so the name's hint would not help
+  if (before.system !== after.system) throw new DiffError(MSG.diffDifferentSystems(before.name, before.system, after.name, after.system));
+  if (!opts.ignoreName && !sameScenario(before.name, after.name)) throw new DiffError(MSG.diffDifferentScenarios(before.name, after.name));
   if (before.name === after.name) return diffSets([before], [after], opts);
   // matched as one scenario under the after run's name; the before run's is said in the result
   const d = diffSets([{ ...before, name: after.name }], [after], opts);
@@ -246,7 +247,7 @@ export function diffSets(before: readonly SummaryDoc[], after: readonly SummaryD
   for (const b of before) {
     const a = afterByName.get(b.name);
     if (!a) continue;
-    if (a.system !== b.system) throw new DiffError(`"${b.name}" is a ${b.system} scenario before and a ${a.system} one after`);
+    if (a.system !== b.system) throw new DiffError(MSG.diffDifferentSystems(b.name, b.system, a.name, a.system));
     scenarios.push(compareScenario(b, a, rows));
   }
   if (scenarios.length === 0) {

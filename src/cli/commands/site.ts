@@ -57,7 +57,7 @@ export function register(program: Command): void {
     .command('site')
     .description('write the workbench as static files (HTML, JS, CSS, the scenarios) that run every kernel in the browser, with no server')
     .argument('[files...]', 'scenario files or folders of them (default: the bundled scenarios)')
-    .option('--out <DIR>', 'the folder to write (default site/)', outArg('--out'), 'site')
+    .option('--out <DIR>', 'the folder to write', outArg('--out'), 'site')
     .option('--base-url <PATH>', 'the path the site is served under, e.g. /siegesim/ (default: wherever index.html is)')
     .option('--force', 'write into a folder that holds files siegesim did not write (they are kept)')
     .action((files: string[], flags: SiteFlags) => siteCommand(files, flags));

@@ -11,8 +11,9 @@ import { estimateText } from '../../report/answer-text.js';
 
 interface TuneFlags {
   params: string[];
-  target: string[];
-  range: string[];
+  /** Absent when not given (no default: commander's help would print an empty list as one). */
+  target?: string[];
+  range?: string[];
   budget?: number;
   trials?: number;
   seed?: string | number;
@@ -59,8 +60,8 @@ async function tuneCommand(file: string, flags: TuneFlags): Promise<void> {
   const r = await onPool(flags, `${v.name} tune`, 'trials of the budget', TuningInputError, (executor, onProgress) =>
     tuneScenario(v, {
       params: flags.params,
-      targets: flags.target.map(parseTarget),
-      ranges: Object.fromEntries(flags.range.map(parseRange).map((x) => [x.param, [x.lo, x.hi] as [number, number]])),
+      targets: (flags.target ?? []).map(parseTarget),
+      ranges: Object.fromEntries((flags.range ?? []).map(parseRange).map((x) => [x.param, [x.lo, x.hi] as [number, number]])),
       budget: flags.budget,
       ...caseOptions(flags, executor, onProgress),
     }).catch((e: unknown) => {
@@ -77,14 +78,14 @@ async function tuneCommand(file: string, flags: TuneFlags): Promise<void> {
 }
 
 export function register(program: Command): void {
-  const collect = (x: string, acc: string[]) => [...acc, x];
+  const collect = (x: string, acc: string[] | undefined) => [...(acc ?? []), x];
   program
     .command('tune')
     .description('search integer values of 1-3 settings meeting every --target (exit 3 if no candidate does)')
     .argument('<file>')
     .requiredOption('--params <a,b[,c]>', 'integer settings to search (dotted paths)', listArg)
-    .option('--target <spec>', 'a target "<metric> in [lo, hi]" (repeat for several)', collect, [])
-    .option('--range <a=LO..HI>', "search range of a parameter (repeatable; default: the span of the file's sweep of it, else around the case's value v, v - max(5, v/2) to v + max(5, v), within its schema bounds)", collect, [])
+    .option('--target <spec>', 'a target "<metric> in [lo, hi]" (repeat for several)', collect)
+    .option('--range <a=LO..HI>', "search range of a parameter (repeatable; default: the span of the file's sweep of it, else around the case's value v, v - max(5, v/2) to v + max(5, v), within its schema bounds)", collect)
     .option('--budget <N>', 'most trials run in all, confirmations included (default 200 x --trials)', positiveInt('--budget'))
     .option('--trials <N>', "trials per candidate (default: the scenario's; 4x for the confirmation)", positiveInt('--trials'))
     .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
