@@ -615,7 +615,9 @@ export function sweepChart(result: ScenarioResult, systemMetrics: string[], syst
       encoding: { x, color },
       layer: [
         { mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { y: y('lo'), y2: { field: 'hi' } } },
-        { mark: { type: 'line', point: true }, encoding: { y: y('value') } },
+        // a dash and a hollow point shape per variant: two variants that agree (the same trials,
+        // a rule that never fires) draw one line over the other, and both must still show
+        { mark: { type: 'line', point: { filled: false, size: 45, strokeWidth: 1.5 } }, encoding: { y: y('value'), ...(variants.length > 1 ? { strokeDash: dashEncoding(variants, 'variant'), shape: shapeEncoding(variants, 'variant') } : {}) } },
         ...(m === primary
           ? [
               {
