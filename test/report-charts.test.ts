@@ -411,3 +411,20 @@ describe('lines drawn over each other', () => {
     expect(overlaps).toBeGreaterThan(10); // the identical variants' lines were drawn over each other
   });
 });
+
+describe('a conditional mean in a lead chart', () => {
+  it("says where it is drawn that it averages only the trials with its event (mean_breach_round: only the trials with a breach)", async () => {
+    const r = await runFile('scenarios/fantasy/climbers-dc.yaml', 500);
+    expect(r.conditionalOn).toEqual({ mean_breach_round: 'p_breach' });
+    const sweep = systemById('fantasy')!.charts(r).find((c) => c.name.endsWith('_sweep'))!;
+    const panels = (sweep.spec.hconcat as { title: unknown }[]).map((p) => p.title);
+    expect(panels).toContainEqual({ text: 'mean_breach_round', subtitle: 'only the trials counted by p_breach' });
+    expect(panels).toContain('p_attacker_wins');
+    expect(sweep.caption).toContain('mean_breach_round is a mean over only the trials counted by p_breach: where p_breach differs, its points average different trials');
+    // a headline led by it, over two settings: the heatmap's caption says it too
+    const grid = await runFile('scenarios/fantasy/wall-hp-dc-grid.yaml', 200);
+    const heat = heatmapChart({ ...grid, headline: ['mean_breach_round'] }, 'p_attacker_wins', 'h')!;
+    expect(heat.caption).toContain('mean_breach_round is a mean over only the trials counted by p_breach');
+    expect(heatmapChart(grid, 'p_attacker_wins', 'h')!.caption).not.toContain('counted by');
+  });
+});

@@ -550,8 +550,24 @@ export function heatmapChart(result: ScenarioResult, systemMetric: string, syste
     result.variants.length > 1
       ? { $schema: SCHEMA, title, data: { values }, facet: { column: { field: 'variant', title: null, sort: result.variants } }, spec: inner }
       : { $schema: SCHEMA, title, data: { values }, ...inner };
-  const caption = `each cell's estimate (its 95% interval in the table below)${target !== undefined ? `; the red line separates the cells below ${fmtTarget(target)} from those at or above it` : ''}`;
+  const caption = `each cell's estimate (its 95% interval in the table below)${target !== undefined ? `; the red line separates the cells below ${fmtTarget(target)} from those at or above it` : ''}${conditionalCaption(result, [metric])}`;
   return { name, title: title.text, caption, spec, lead: true, metric, ...(target !== undefined ? { target } : {}) };
+}
+
+/**
+ * What a chart's caption says of the conditional means it draws (RulesSystem.conditionalOn): each
+ * averages only the trials with its event, so where the event's probability differs between two
+ * points, the two average different trials. Empty when it draws none.
+ * @example conditionalCaption(r, ['mean_breach_round']) // '; mean_breach_round is a mean over only the trials counted by p_breach: ...'
+ */
+export function conditionalCaption(result: Pick<ScenarioResult, 'conditionalOn'>, metrics: readonly string[]): string {
+  return metrics
+    .filter((m) => result.conditionalOn?.[m] !== undefined)
+    .map((m) => {
+      const event = result.conditionalOn![m];
+      return `; ${m} is a mean over only the trials counted by ${event}: where ${event} differs, its points average different trials`;
+    })
+    .join('');
 }
 
 /**
@@ -607,8 +623,10 @@ export function sweepChart(result: ScenarioResult, systemMetrics: string[], syst
   // a panel per metric, each on its own scale: probabilities on [0, 1], means from 0
   const panel = (m: string) => {
     const y = (field: string) => ({ field, type: 'quantitative', title: null, scale: isProbability(m) ? { domain: [0, 1] } : { zero: true } });
+    const event = result.conditionalOn?.[m];
     return {
-      title: m,
+      // a conditional mean says so where it is drawn: its points average only the trials with its event
+      title: event !== undefined ? { text: m, subtitle: `only the trials counted by ${event}` } : m,
       width,
       height: 200,
       transform: [{ filter: `datum.metric === ${JSON.stringify(m)}` }],
@@ -642,7 +660,7 @@ export function sweepChart(result: ScenarioResult, systemMetrics: string[], syst
   return {
     name,
     title: title.text,
-    caption: `each case with its 95% interval${variants.length > 1 ? '; one line per variant' : ''}`,
+    caption: `each case with its 95% interval${variants.length > 1 ? '; one line per variant' : ''}${conditionalCaption(result, shown)}`,
     lead: true,
     metric: primary,
     ...(target !== undefined ? { target } : {}),
