@@ -418,7 +418,7 @@ describe('a conditional mean in a lead chart', () => {
     expect(r.conditionalOn).toEqual({ mean_breach_round: 'p_breach' });
     const sweep = systemById('fantasy')!.charts(r).find((c) => c.name.endsWith('_sweep'))!;
     const panels = (sweep.spec.hconcat as { title: unknown }[]).map((p) => p.title);
-    expect(panels).toContainEqual({ text: 'mean_breach_round', subtitle: 'only the trials counted by p_breach' });
+    expect(panels).toContainEqual({ text: 'mean_breach_round', subtitle: ['only the trials', 'counted by p_breach'] });
     expect(panels).toContain('p_attacker_wins');
     expect(sweep.caption).toContain('mean_breach_round is a mean over only the trials counted by p_breach: where p_breach differs, its points average different trials');
     // a headline led by it, over two settings: the heatmap's caption says it too

@@ -625,8 +625,9 @@ export function sweepChart(result: ScenarioResult, systemMetrics: string[], syst
     const y = (field: string) => ({ field, type: 'quantitative', title: null, scale: isProbability(m) ? { domain: [0, 1] } : { zero: true } });
     const event = result.conditionalOn?.[m];
     return {
-      // a conditional mean says so where it is drawn: its points average only the trials with its event
-      title: event !== undefined ? { text: m, subtitle: `only the trials counted by ${event}` } : m,
+      // a conditional mean says so where it is drawn: its points average only the trials with its
+      // event (in two lines: a subtitle wider than its panel pushes the panel away from the others)
+      title: event !== undefined ? { text: m, subtitle: ['only the trials', `counted by ${event}`] } : m,
       width,
       height: 200,
       transform: [{ filter: `datum.metric === ${JSON.stringify(m)}` }],
