@@ -27,9 +27,9 @@ function lineKeys(result: ScenarioResult) {
   const many = colors.length > 1;
   const dash = many ? { strokeDash: dashEncoding(colors, 'series', color.title, type) } : {};
   const shape = many ? { shape: shapeEncoding(colors, 'series', color.title, type) } : {};
-  // where the dash tells the sides apart (attrition's panels), the first series is drawn widest and
-  // each next one narrower, so a line drawn over another leaves its edges in sight
-  const width = many ? { strokeWidth: { field: 'series', type, sort: colors, scale: { domain: colors, range: colors.map((_, i) => (i === 0 ? 5 : Math.max(1.25, 3.5 - i))) } } } : {};
+  // where the dash tells the sides apart (attrition's panels) and two lines meet, the first series
+  // is drawn widest and each next one narrower, so a line drawn over another leaves its edges in sight
+  const width = many ? { strokeWidth: { field: 'series', type, sort: colors, scale: { domain: colors, range: colors.map((_, i) => (i === 0 ? 4.5 : Math.max(1.25, 3 - i))) } } } : {};
   return { layout, label, color, dash, shape, width };
 }
 
@@ -81,6 +81,14 @@ function attritionChart(result: ScenarioResult): ChartSpec {
     row: facetKey(rowOrder, String(layout.panel ? v.panel : v.side)),
     col: facetKey(places, String(v.place)),
   }));
+  // lines that meet: two series within a tenth of a step (a pixel or so) at the same step of one panel's side and place
+  const at = new Map<string, string>();
+  const meet = shown.some((v) => {
+    const k = `${v.row}|${v.col}|${v.side}|${v.step}|${Math.round(v.mean * 10)}`;
+    const first = at.get(k);
+    if (first === undefined) at.set(k, v.series);
+    return first !== undefined && first !== v.series;
+  });
   const title = 'mean steps by round: field, castle, reserves';
   const steps = new Set(shown.map((v) => v.step)).size;
   const width = Math.max(160, Math.min(300, steps * 14));
@@ -94,7 +102,7 @@ function attritionChart(result: ScenarioResult): ChartSpec {
     {
       mark: 'line',
       encoding: layout.panel
-        ? { strokeDash: { field: 'side', type: 'nominal', title: 'side', sort: sides, scale: { domain: sides, range: [[1, 0], [6, 3]] }, legend: { symbolType: 'stroke', symbolStrokeWidth: 2, encode: { symbols: { update: { stroke: { value: '#333' } } } } } }, ...strokeWidth }
+        ? { strokeDash: { field: 'side', type: 'nominal', title: 'side', sort: sides, scale: { domain: sides, range: [[1, 0], [6, 3]] }, legend: { symbolType: 'stroke', symbolStrokeWidth: 2, encode: { symbols: { update: { stroke: { value: '#333' } } } } } }, ...(meet ? strokeWidth : {}) }
         : dash,
     },
     { mark: POINT, encoding: shape },
@@ -103,7 +111,7 @@ function attritionChart(result: ScenarioResult): ChartSpec {
     name: 'attrition',
     title,
     caption: layout.panel
-      ? `mean steps of each side where it stands, after each round of each turn; one row per ${layout.panels[0]?.replace(/=.*$/, '') ?? 'group'}; solid: ${sides[0] ?? ''}, dashed: ${sides[1] ?? ''}${layout.colors.length > 1 ? `; each ${layout.colorTitle ?? 'variant'} has its point shape, and ${layout.colors[0]}'s line is the widest, so a line drawn over it leaves its edges in sight` : ''}`
+      ? `mean steps of each side where it stands, after each round of each turn; one row per ${layout.panels[0]?.replace(/=.*$/, '') ?? 'group'}; solid: ${sides[0] ?? ''}, dashed: ${sides[1] ?? ''}${layout.colors.length > 1 ? `; each ${layout.colorTitle ?? 'variant'} has its point shape${meet ? `, and ${layout.colors[0]}'s line is the widest, so a line drawn over it leaves its edges in sight` : ''}` : ''}`
       : 'mean steps of each side where it stands, after each round of each turn ("end": after retreats and attrition)',
     spec: {
       $schema: SCHEMA,
