@@ -428,3 +428,20 @@ describe('a conditional mean in a lead chart', () => {
     expect(heatmapChart(grid, 'p_attacker_wins', 'h')!.caption).not.toContain('counted by');
   });
 });
+
+describe("a sweep chart's axis over fractional values", () => {
+  it('ticks at each swept value, labelled as written (0.5, 0.75, 1: not 0.50, 0.60, … with no tick at 0.75)', async () => {
+    const r = await runFile('scenarios/surrender/port-blockade.yaml', 500); // structure.blockade_chance: [0.25, 0.5, 0.75, 1.0]
+    const chart = sweepChart(r, ['p_surrender', 'p_test'], 'p_surrender', 's')!;
+    const require = createRequire(import.meta.url);
+    const vega = require('vega') as typeof VegaModule;
+    const { compile } = require('vega-lite') as typeof VegaLiteModule;
+    const view = new vega.View(vega.parse(compile(chart.spec as never).spec), { renderer: 'none', logLevel: vega.Error });
+    const svg = await view.toSVG();
+    view.finalize();
+    // every x-axis (a panel each) labelled with the swept values, nothing else
+    const axes = svg.split('aria-label="X-axis').slice(1).map((a) => [...a.slice(0, a.indexOf('aria-label="Y-axis') >>> 0).matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]).filter((t) => /^[\d.]+$/.test(t)));
+    expect(axes.length).toBe(2);
+    for (const labels of axes) expect(labels).toEqual(['0.25', '0.5', '0.75', '1']);
+  });
+});

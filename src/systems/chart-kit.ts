@@ -83,6 +83,17 @@ export function integerTicks(xs: number[], width: number, pxPerTick = 30): numbe
   return out;
 }
 
+/**
+ * The axis of a sweep over fractional values: a tick at each swept value, labelled as written
+ * (0.5, 0.75, 1: vega's own format gives every label its tick step's digits, and its own ticks
+ * fall between the points), while each label has room (about 40 pixels); else vega's own ticks.
+ */
+export function sweptAxis(xs: number[], width: number): { axis?: Record<string, unknown> } {
+  const values = [...new Set(xs.filter(Number.isFinite))].sort((a, b) => a - b);
+  if (values.length === 0 || values.length > Math.max(2, Math.floor(width / 40))) return {};
+  return { axis: { values, labelExpr: "'' + datum.value" } };
+}
+
 /** A Vega-Lite axis for an integer field over `xs`. */
 export function integerAxis(xs: number[], width: number): Record<string, unknown> {
   return { values: integerTicks(xs, width), format: 'd' };
@@ -609,7 +620,7 @@ export function sweepChart(result: ScenarioResult, systemMetrics: string[], syst
   const integer = numeric && xs.every((x) => Number.isInteger(x));
   const width = shown.length > 3 ? 190 : shown.length > 2 ? 220 : 300;
   const x = numeric
-    ? { field: 'x', type: 'quantitative', title: p, scale: { zero: false }, ...(integer ? { axis: integerAxis(xs, width) } : {}) }
+    ? { field: 'x', type: 'quantitative', title: p, scale: { zero: false }, ...(integer ? { axis: integerAxis(xs, width) } : sweptAxis(xs, width)) }
     : { field: 'x', type: 'ordinal', title: p, sort: null, axis: { labelAngle: 0 } };
   const variants = result.variants;
   const color = {
