@@ -252,6 +252,20 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
+  it('labels a sweep chart\'s ticks with the swept values as written (0.75 was labelled "0.8")', async () => {
+    const SC = 'crusader-rex/case-a-new-siege.yaml';
+    const { page, problems } = await openPage(`?scenario=${SC}&sweep=policy.storm_ratio:0.5,0.75,1`);
+    await doneWith(page, SC, {});
+    await page.click('.tabs button[data-tab="sweep"]');
+    await page.click('#sweep-form button[type="submit"]');
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000 }).toMatch(/^3 points × [\d,]+ trials · /);
+    await page.waitForSelector('#sweep-chart svg .role-axis[aria-label^="X-axis"] .role-axis-label text');
+    expect(await page.locator('#sweep-chart svg .role-axis[aria-label^="X-axis"] .role-axis-label text').allTextContents()).toEqual(['0.5', '0.75', '1']);
+    await screenshot(page, 'workbench-sweep-fractional-axis', page.locator('#sweep-chart'));
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
   it("a headline: naming ways of ending: its question first, then the whole partition grouped (healing-tables: the days out, then how a wound ends)", async () => {
     const SC = 'cry-havoc/healing-tables.yaml';
     const { page, problems } = await openPage(`?scenario=${SC}`);
