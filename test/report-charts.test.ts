@@ -10,7 +10,10 @@ import type * as VegaLiteModule from 'vega-lite';
 import { crossing, crossings, curveChart, DIRECTION_COLOURS, directionOf, heatmapChart, integerTicks, seriesLayout, sweepChart, variantBarsChart, wrapColumns, type SweepLine } from '../src/systems/chart-kit.js';
 import { systemById } from '../src/systems/registry.js';
 import type { ScenarioResult } from '../src/systems/types.js';
-import { nodes, runFile } from './helpers.js';
+import { nodes, ROOT, runFile } from './helpers.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { runScenario, validateText } from '../src/api.js';
 
 
 describe('integer axes', () => {
@@ -340,5 +343,105 @@ describe('the by-variant bar chart', () => {
     // a value of 0 beside a variant that moves it is drawn
     const moved: typeof r = { ...r, cases: r.cases.map((c, i) => (i === 1 ? { ...c, metrics: { ...c.metrics, p_castle_falls: { ...c.metrics.p_castle_falls, value: 0.01 } } } : c)) };
     expect(variantBarsChart(moved, 'p_castle_falls', 'bars')).toBeDefined();
+  });
+});
+
+/**
+ * The line paths of a drawn chart (vega's SVG), in drawing order: each path's panel and `d`,
+ * colour, width and dashes. Two paths with the same `d` are lines drawn over each other.
+ */
+async function linePaths(spec: Record<string, unknown>): Promise<{ d: string; stroke: string; width: number; dash: string }[]> {
+  const require = createRequire(import.meta.url);
+  const vega = require('vega') as typeof VegaModule;
+  const { compile } = require('vega-lite') as typeof VegaLiteModule;
+  const view = new vega.View(vega.parse(compile(spec as never).spec), { renderer: 'none', logLevel: vega.Error });
+  const svg = await view.toSVG();
+  view.finalize();
+  const out: { d: string; stroke: string; width: number; dash: string }[] = [];
+  // a panel's lines are one path group (a line per series in it): the same `d` in two panels is not an overlap
+  svg.split('_pathgroup"').slice(1).forEach((group, panel) => {
+    for (const g of group.split('<g class="mark-line role-mark').slice(1)) {
+      const body = g.slice(0, g.indexOf('</g>'));
+      for (const p of body.match(/<path [^>]*>/g) ?? []) {
+        const attr = (n: string) => new RegExp(` ${n}="([^"]*)"`).exec(p)?.[1] ?? '';
+        out.push({ d: `${panel} ${attr('transform')} ${attr('d')}`, stroke: attr('stroke'), width: Number(attr('stroke-width') || 1), dash: attr('stroke-dasharray') });
+      }
+    }
+  });
+  return out;
+}
+
+describe('lines drawn over each other', () => {
+  // Two variants that agree draw the same line: the one drawn first (the baseline) was hidden
+  // under the other, both solid, and the legend named a line nobody could see (cr-storm-top-up:
+  // top-up-retest plays the same trials as top-up-always). Each line drawn first must still show:
+  // a line drawn over it has gaps (dashes), or is narrower.
+  const shows = (lines: { d: string; width: number; dash: string }[]) => {
+    const hidden: string[] = [];
+    lines.forEach((a, i) => {
+      const over = lines.slice(i + 1).filter((b) => b.d === a.d);
+      if (over.some((b) => b.dash === '' && b.width >= a.width)) hidden.push(`${JSON.stringify(a).slice(0, 80)}… under ${over.length}`);
+    });
+    return hidden;
+  };
+
+  it('leave every variant in sight: the sweep chart, and Crusader Rex attrition and survivors, in one panel and in small multiples', async () => {
+    const file = path.join(ROOT, 'scenarios/crusader-rex/storm-or-starve.yaml');
+    // a third variant that is the first one again: the same trials, the same lines
+    const text = readFileSync(file, 'utf8').replace('variants:\n', 'variants:\n  - name: storm-too\n    set: { policy.storm: always }\n');
+    const run = async (t: string) => {
+      const v = validateText(file, t);
+      if (!v.ok) throw new Error(JSON.stringify(v.issues));
+      return runScenario(v.value, { trials: 400 });
+    };
+    const swept = await run(text);
+    expect(swept.variants).toEqual(['storm-too', 'storm', 'starve']);
+    // no sweep: the cases are few, a line per case in one panel
+    const one = await run(text.replace('sweep:\n  turns: [1, 2, 3, 4]\n', ''));
+    expect(one.cases).toHaveLength(3);
+    let overlaps = 0;
+    for (const r of [swept, one]) {
+      for (const chart of systemById('crusader-rex')!.charts(r)) {
+        if (!['attrition', 'survivors'].includes(chart.name) && !chart.name.endsWith('_sweep')) continue;
+        const lines = await linePaths(chart.spec);
+        overlaps += lines.filter((a, i) => lines.slice(i + 1).some((b) => b.d === a.d)).length;
+        expect(shows(lines), `${chart.name} (${r.cases.length} cases)`).toEqual([]);
+      }
+    }
+    expect(overlaps).toBeGreaterThan(10); // the identical variants' lines were drawn over each other
+  });
+});
+
+describe('a conditional mean in a lead chart', () => {
+  it("says where it is drawn that it averages only the trials with its event (mean_breach_round: only the trials with a breach)", async () => {
+    const r = await runFile('scenarios/fantasy/climbers-dc.yaml', 500);
+    expect(r.conditionalOn).toEqual({ mean_breach_round: 'p_breach' });
+    const sweep = systemById('fantasy')!.charts(r).find((c) => c.name.endsWith('_sweep'))!;
+    const panels = (sweep.spec.hconcat as { title: unknown }[]).map((p) => p.title);
+    expect(panels).toContainEqual({ text: 'mean_breach_round', subtitle: ['only the trials', 'counted by p_breach'] });
+    expect(panels).toContain('p_attacker_wins');
+    expect(sweep.caption).toContain('mean_breach_round is a mean over only the trials counted by p_breach: where p_breach differs, its points average different trials');
+    // a headline led by it, over two settings: the heatmap's caption says it too
+    const grid = await runFile('scenarios/fantasy/wall-hp-dc-grid.yaml', 200);
+    const heat = heatmapChart({ ...grid, headline: ['mean_breach_round'] }, 'p_attacker_wins', 'h')!;
+    expect(heat.caption).toContain('mean_breach_round is a mean over only the trials counted by p_breach');
+    expect(heatmapChart(grid, 'p_attacker_wins', 'h')!.caption).not.toContain('counted by');
+  });
+});
+
+describe("a sweep chart's axis over fractional values", () => {
+  it('ticks at each swept value, labelled as written (0.5, 0.75, 1: not 0.50, 0.60, … with no tick at 0.75)', async () => {
+    const r = await runFile('scenarios/surrender/port-blockade.yaml', 500); // structure.blockade_chance: [0.25, 0.5, 0.75, 1.0]
+    const chart = sweepChart(r, ['p_surrender', 'p_test'], 'p_surrender', 's')!;
+    const require = createRequire(import.meta.url);
+    const vega = require('vega') as typeof VegaModule;
+    const { compile } = require('vega-lite') as typeof VegaLiteModule;
+    const view = new vega.View(vega.parse(compile(chart.spec as never).spec), { renderer: 'none', logLevel: vega.Error });
+    const svg = await view.toSVG();
+    view.finalize();
+    // every x-axis (a panel each) labelled with the swept values, nothing else
+    const axes = svg.split('aria-label="X-axis').slice(1).map((a) => [...a.slice(0, a.indexOf('aria-label="Y-axis') >>> 0).matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]).filter((t) => /^[\d.]+$/.test(t)));
+    expect(axes.length).toBe(2);
+    for (const labels of axes) expect(labels).toEqual(['0.25', '0.5', '0.75', '1']);
   });
 });

@@ -225,6 +225,47 @@ describeBrowser('the workbench page', () => {
     await page.close();
   });
 
+  it("says, for a setting the file sweeps, which value \u201cas loaded\u201d runs it at (the file's or the default, maybe none of the swept points)", async () => {
+    // the page runs one case: its numbers sat beside a report's sweep with nothing to say they are for the default, not a sweep point
+    const SC = 'fantasy/engines-vs-wall.yaml';
+    const { page, problems } = await openPage(`?scenario=${SC}`);
+    await doneWith(page, SC, {});
+    const note = page.locator('#swept-note');
+    expect(await note.isVisible()).toBe(true);
+    expect(await note.textContent()).toBe(
+      "The file sweeps wall.hp over 15, 30, 50, 80; \u201cas loaded\u201d runs it at 30 (the default), one of those points. Set it above to see another point, or run the file's sweep under Sweep & solve.",
+    );
+    await screenshot(page, 'workbench-swept-note', page.locator('main'));
+    const BL = 'surrender/port-blockade.yaml';
+    await page.selectOption('#scenario', BL);
+    await doneWith(page, BL, {});
+    await expect.poll(() => note.textContent()).toContain('structure.blockade_chance');
+    const m = /^The file sweeps structure\.blockade_chance over 0\.25, 0\.5, 0\.75, 1; \u201cas loaded\u201d runs it at (\S+) \((the default|the file's own value)\), (one|none) of those points\./.exec((await note.textContent()) ?? '');
+    expect(m, (await note.textContent()) ?? '').not.toBeNull();
+    expect(m![3]).toBe([0.25, 0.5, 0.75, 1].includes(Number(m![1])) ? 'one' : 'none');
+    // a file without a sweep: nothing to say
+    const RF = 'crusader-rex/reference-field-battle.yaml';
+    await page.selectOption('#scenario', RF);
+    await doneWith(page, RF, {});
+    expect(await note.isVisible()).toBe(false);
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
+  it('labels a sweep chart\'s ticks with the swept values as written (0.75 was labelled "0.8")', async () => {
+    const SC = 'crusader-rex/case-a-new-siege.yaml';
+    const { page, problems } = await openPage(`?scenario=${SC}&sweep=policy.storm_ratio:0.5,0.75,1`);
+    await doneWith(page, SC, {});
+    await page.click('.tabs button[data-tab="sweep"]');
+    await page.click('#sweep-form button[type="submit"]');
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000 }).toMatch(/^3 points × [\d,]+ trials · /);
+    await page.waitForSelector('#sweep-chart svg .role-axis[aria-label^="X-axis"] .role-axis-label text');
+    expect(await page.locator('#sweep-chart svg .role-axis[aria-label^="X-axis"] .role-axis-label text').allTextContents()).toEqual(['0.5', '0.75', '1']);
+    await screenshot(page, 'workbench-sweep-fractional-axis', page.locator('#sweep-chart'));
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
   it("a headline: naming ways of ending: its question first, then the whole partition grouped (healing-tables: the days out, then how a wound ends)", async () => {
     const SC = 'cry-havoc/healing-tables.yaml';
     const { page, problems } = await openPage(`?scenario=${SC}`);

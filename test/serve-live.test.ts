@@ -11,7 +11,8 @@ import { MSG } from '../src/scenario/messages.js';
 import { describeControls, liveScenario, runScenario, sweepScenario, tunedYaml, validateText, type ValidScenario } from '../src/api.js';
 import * as yamlEdit from '../src/api/yaml-edit.js';
 const { editYamlValues } = yamlEdit;
-import { contour } from '../src/serve/sweep-chart.js';
+import { contour, sweepChart } from '../src/serve/sweep-chart.js';
+import { createRequire } from 'node:module';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const read = (rel: string) => readFileSync(path.join(ROOT, rel), 'utf8');
@@ -304,5 +305,29 @@ describe('sweep contour', () => {
       { x: 1.5, x2: 1.5, y: 0.5, y2: 1.5 },
       { x: 0.5, x2: 1.5, y: 1.5, y2: 1.5 },
     ]);
+  });
+});
+
+describe('the sweep chart\'s axis', () => {
+  /** The x-axis labels of a drawn spec, as vega draws them (headless SVG). */
+  async function xLabels(spec: Record<string, unknown>): Promise<string[]> {
+    const require = createRequire(import.meta.url);
+    const vega = require('vega') as typeof import('vega');
+    const { compile } = require('vega-lite') as typeof import('vega-lite');
+    const view = new vega.View(vega.parse(compile({ ...spec, width: 600 } as never).spec), { renderer: 'none', logLevel: vega.Error });
+    const svg = await view.toSVG();
+    view.finalize();
+    const axis = svg.split('aria-label="X-axis')[1] ?? '';
+    return [...axis.slice(0, axis.indexOf('aria-label="Y-axis') >>> 0).matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]).filter((t) => t !== 'policy.storm_ratio');
+  }
+  const cell = (x: number, value: number) => ({ params: { 'policy.storm_ratio': x }, metric: { value, ci_low: value - 0.01, ci_high: value + 0.01, kind: 'probability' } as never });
+
+  it('labels each swept value as written (0.75 was labelled "0.8"), and whole numbers without decimals', async () => {
+    const axes = [{ path: 'policy.storm_ratio', values: [0.5, 0.75, 1] }];
+    const spec = sweepChart([cell(0.5, 0.75), cell(0.75, 0.75), cell(1, 0)], { axes, metric: 'p_castle_falls', probability: true, target: 0.5 });
+    expect(await xLabels(spec)).toEqual(['0.5', '0.75', '1']);
+    const fine = [0.1, 0.125, 0.15, 0.175, 0.2];
+    expect(await xLabels(sweepChart(fine.map((x) => cell(x, x)), { axes: [{ path: 'policy.storm_ratio', values: fine }], metric: 'p', probability: true }))).toEqual(['0.1', '0.125', '0.15', '0.175', '0.2']);
+    expect(await xLabels(sweepChart([1, 2, 3].map((x) => cell(x, 0.2 * x)), { axes: [{ path: 'policy.storm_ratio', values: [1, 2, 3] }], metric: 'p', probability: true }))).toEqual(['1', '2', '3']);
   });
 });

@@ -156,6 +156,44 @@ describeBrowser('the static site', () => {
     await page.close();
   }, 600_000);
 
+  it("colours each difference by its direction as the report and the workbench do (blue up, orange down, grey holding 0), says so, and links the workbench", async () => {
+    // every difference was the accent blue: a drop of 11 points and a 0 looked like rises
+    const { page, problems, requests } = await openPage('#scenario=scenarios/crusader-rex-6-56-new-siege.yaml&trials=20000&seed=site-colours');
+    const run = await lastRun(page, 0);
+    expect(run.error).toBeUndefined();
+    expect(run.scenario).toBe('scenarios/crusader-rex-6-56-new-siege.yaml');
+    const summary = JSON.parse((await probeOf(page)).summaryText!) as { cases: { differences?: Record<string, { ci_low: number; ci_high: number }> }[] };
+    // a CSS variable's colour as the page computes it (page code as text: the tests' types have no DOM)
+    const colour = (v: string): Promise<string> =>
+      page.evaluate(`(() => { const s = document.createElement('span'); s.style.color = 'var(${v})'; document.body.append(s); const c = getComputedStyle(s).color; s.remove(); return c; })()`);
+    const want = { up: await colour('--rise'), down: await colour('--fall'), flat: await colour('--muted') };
+    expect(new Set(Object.values(want)).size).toBe(3);
+    const cells = (await page.evaluate(
+      `[...document.querySelectorAll('table.answer tbody tr')].flatMap((r, i) => [...r.querySelectorAll('td.num')].flatMap((td) => { const d = td.querySelector('.diff'); return d ? [{ row: i, metric: td.dataset.metric, text: d.textContent, color: getComputedStyle(d).color }] : []; }))`,
+    )) as { row: number; metric: string; text: string; color: string }[];
+    expect(cells.length).toBeGreaterThan(3);
+    const seen = new Set<string>();
+    for (const c of cells) {
+      const d = summary.cases[c.row].differences![c.metric];
+      const direction = d.ci_low > 0 ? 'up' : d.ci_high < 0 ? 'down' : 'flat';
+      seen.add(direction);
+      expect(c.color, `${c.metric} of case ${c.row + 1}: ${c.text} is ${direction}`).toBe(want[direction]);
+    }
+    expect([...seen].sort()).toEqual(['down', 'flat', 'up']);
+    expect(await page.locator('#answer .key').textContent()).toMatch(/Blue: up, orange: down, when its 95% interval excludes 0; grey when it holds 0/);
+    await screenshot(page, 'site-difference-colours', page.locator('#answer'));
+    // the workbench is one click away, and opens
+    const link = page.locator('a#to-workbench');
+    expect(await link.isVisible()).toBe(true);
+    await screenshot(page, 'site-top-bar', page.locator('header.top'));
+    await link.click();
+    await page.waitForURL(/\/workbench\.html/);
+    await page.waitForSelector('#scenario option', { state: 'attached', timeout: 60_000 });
+    expect(problems).toEqual([]);
+    expect(foreign(requests)).toEqual([]);
+    await page.close();
+  }, 300_000);
+
   it('a malformed link gets a message, and the page still works', async () => {
     for (const hash of ['#yaml=%%%not-base64', '#yaml=AAAA', '#scenario=scenarios/no-such.yaml']) {
       const { page, problems, requests } = await openPage(hash);

@@ -36,13 +36,18 @@ function num(x: unknown): number {
   return typeof x === 'number' ? x : Number(x);
 }
 
-/** An axis that ticks at the swept values (when there are few), as integers when they are. */
+/**
+ * An axis that ticks at the swept values (when there are few), each labelled as written: vega's
+ * own format rounds every label to its tick step's digits, which labelled a sweep 0.5, 0.75, 1
+ * "0.5, 0.8, 1.0". Integers as integers; other values as JavaScript writes them (0.75, 1).
+ */
 function axisAt(values: number[], title: string): Record<string, unknown> {
   const xs = [...new Set(values)].sort((a, b) => a - b);
+  const listed = xs.length > 0 && xs.length <= 25;
   return {
     title,
-    ...(xs.length > 0 && xs.length <= 25 ? { values: xs } : {}),
-    ...(xs.every(Number.isInteger) ? { format: 'd' } : {}),
+    ...(listed ? { values: xs } : {}),
+    ...(xs.every(Number.isInteger) ? { format: 'd' } : listed ? { labelExpr: "'' + datum.value" } : {}),
   };
 }
 

@@ -83,6 +83,17 @@ export function integerTicks(xs: number[], width: number, pxPerTick = 30): numbe
   return out;
 }
 
+/**
+ * The axis of a sweep over fractional values: a tick at each swept value, labelled as written
+ * (0.5, 0.75, 1: vega's own format gives every label its tick step's digits, and its own ticks
+ * fall between the points), while each label has room (about 40 pixels); else vega's own ticks.
+ */
+export function sweptAxis(xs: number[], width: number): { axis?: Record<string, unknown> } {
+  const values = [...new Set(xs.filter(Number.isFinite))].sort((a, b) => a - b);
+  if (values.length === 0 || values.length > Math.max(2, Math.floor(width / 40))) return {};
+  return { axis: { values, labelExpr: "'' + datum.value" } };
+}
+
 /** A Vega-Lite axis for an integer field over `xs`. */
 export function integerAxis(xs: number[], width: number): Record<string, unknown> {
   return { values: integerTicks(xs, width), format: 'd' };
@@ -550,8 +561,24 @@ export function heatmapChart(result: ScenarioResult, systemMetric: string, syste
     result.variants.length > 1
       ? { $schema: SCHEMA, title, data: { values }, facet: { column: { field: 'variant', title: null, sort: result.variants } }, spec: inner }
       : { $schema: SCHEMA, title, data: { values }, ...inner };
-  const caption = `each cell's estimate (its 95% interval in the table below)${target !== undefined ? `; the red line separates the cells below ${fmtTarget(target)} from those at or above it` : ''}`;
+  const caption = `each cell's estimate (its 95% interval in the table below)${target !== undefined ? `; the red line separates the cells below ${fmtTarget(target)} from those at or above it` : ''}${conditionalCaption(result, [metric])}`;
   return { name, title: title.text, caption, spec, lead: true, metric, ...(target !== undefined ? { target } : {}) };
+}
+
+/**
+ * What a chart's caption says of the conditional means it draws (RulesSystem.conditionalOn): each
+ * averages only the trials with its event, so where the event's probability differs between two
+ * points, the two average different trials. Empty when it draws none.
+ * @example conditionalCaption(r, ['mean_breach_round']) // '; mean_breach_round is a mean over only the trials counted by p_breach: ...'
+ */
+export function conditionalCaption(result: Pick<ScenarioResult, 'conditionalOn'>, metrics: readonly string[]): string {
+  return metrics
+    .filter((m) => result.conditionalOn?.[m] !== undefined)
+    .map((m) => {
+      const event = result.conditionalOn![m];
+      return `; ${m} is a mean over only the trials counted by ${event}: where ${event} differs, its points average different trials`;
+    })
+    .join('');
 }
 
 /**
@@ -593,7 +620,7 @@ export function sweepChart(result: ScenarioResult, systemMetrics: string[], syst
   const integer = numeric && xs.every((x) => Number.isInteger(x));
   const width = shown.length > 3 ? 190 : shown.length > 2 ? 220 : 300;
   const x = numeric
-    ? { field: 'x', type: 'quantitative', title: p, scale: { zero: false }, ...(integer ? { axis: integerAxis(xs, width) } : {}) }
+    ? { field: 'x', type: 'quantitative', title: p, scale: { zero: false }, ...(integer ? { axis: integerAxis(xs, width) } : sweptAxis(xs, width)) }
     : { field: 'x', type: 'ordinal', title: p, sort: null, axis: { labelAngle: 0 } };
   const variants = result.variants;
   const color = {
@@ -607,15 +634,20 @@ export function sweepChart(result: ScenarioResult, systemMetrics: string[], syst
   // a panel per metric, each on its own scale: probabilities on [0, 1], means from 0
   const panel = (m: string) => {
     const y = (field: string) => ({ field, type: 'quantitative', title: null, scale: isProbability(m) ? { domain: [0, 1] } : { zero: true } });
+    const event = result.conditionalOn?.[m];
     return {
-      title: m,
+      // a conditional mean says so where it is drawn: its points average only the trials with its
+      // event (in two lines: a subtitle wider than its panel pushes the panel away from the others)
+      title: event !== undefined ? { text: m, subtitle: ['only the trials', `counted by ${event}`] } : m,
       width,
       height: 200,
       transform: [{ filter: `datum.metric === ${JSON.stringify(m)}` }],
       encoding: { x, color },
       layer: [
         { mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { y: y('lo'), y2: { field: 'hi' } } },
-        { mark: { type: 'line', point: true }, encoding: { y: y('value') } },
+        // a dash and a hollow point shape per variant: two variants that agree (the same trials,
+        // a rule that never fires) draw one line over the other, and both must still show
+        { mark: { type: 'line', point: { filled: false, size: 45, strokeWidth: 1.5 } }, encoding: { y: y('value'), ...(variants.length > 1 ? { strokeDash: dashEncoding(variants, 'variant'), shape: shapeEncoding(variants, 'variant') } : {}) } },
         ...(m === primary
           ? [
               {
@@ -640,7 +672,7 @@ export function sweepChart(result: ScenarioResult, systemMetrics: string[], syst
   return {
     name,
     title: title.text,
-    caption: `each case with its 95% interval${variants.length > 1 ? '; one line per variant' : ''}`,
+    caption: `each case with its 95% interval${variants.length > 1 ? '; one line per variant' : ''}${conditionalCaption(result, shown)}`,
     lead: true,
     metric: primary,
     ...(target !== undefined ? { target } : {}),

@@ -95,7 +95,8 @@ describe('headline: the answer', () => {
     expect(summary.headline).toEqual(['mean_breach_round', 'p_breach']);
     // the lead chart is about the headline: a panel each, no target line on a mean
     const lead = JSON.parse(readFileSync(path.join(out, 'charts/mean_breach_round_sweep.vl.json'), 'utf8'));
-    expect(lead.hconcat.map((p: { title: string }) => p.title)).toEqual(['mean_breach_round', 'p_breach']);
+    // a panel each, the conditional mean's saying over which trials it averages
+    expect(lead.hconcat.map((p: { title: unknown }) => p.title)).toEqual([{ text: 'mean_breach_round', subtitle: ['only the trials', 'counted by p_breach'] }, 'p_breach']);
     expect(lead.title.subtitle).toBeUndefined();
     expect(readdirSync(path.join(out, 'charts')).filter((f) => f.startsWith('p_attacker_wins'))).toEqual([]);
     const page = readFileSync(path.join(out, 'index.html'), 'utf8');

@@ -182,10 +182,50 @@ export function changed(path: string, how: 'input' | 'change' | 'quiet'): void {
 const fromWords = (ctl: ControlView | undefined): string =>
   ctl ? (ctl.c.value !== undefined ? String(ctl.c.value) : ctl.c.auto !== undefined ? `auto (${ctl.c.auto})` : 'auto') : '?';
 
+/** A file's sweep of one setting in words: its list, or its range. */
+function sweepWords(spec: unknown): string {
+  if (Array.isArray(spec)) return spec.map(String).join(', ');
+  if (spec && typeof spec === 'object') {
+    const r = spec as { from?: unknown; to?: unknown; step?: unknown };
+    return `${String(r.from)} to ${String(r.to)} in steps of ${String(r.step)}`;
+  }
+  return String(spec);
+}
+
+/** Whether a value is among a file's swept values (a list's, or a range's). */
+function amongSwept(spec: unknown, v: unknown): boolean {
+  if (Array.isArray(spec)) return spec.some((x) => x === v);
+  const r = spec as { from?: number; to?: number; step?: number } | null;
+  if (!r || typeof v !== 'number' || typeof r.from !== 'number' || typeof r.to !== 'number' || !(Number(r.step) > 0)) return false;
+  const k = Math.round((v - r.from) / r.step!);
+  return v >= r.from && v <= r.to && Math.abs(r.from + k * r.step! - v) < 1e-9 * Math.max(1, Math.abs(v));
+}
+
+/**
+ * What "as loaded" is for a setting the file sweeps: the page runs one case, at the setting's own
+ * value in the file (outside the sweep) or its default, which may be none of the swept points; a
+ * number read beside a report's sweep must say which value it is for. Empty when nothing is swept.
+ */
+export function sweptNote(): string {
+  const parts = state.info.sweep.map((s) => {
+    const ctl = state.controls.get(s.path);
+    const at = ctl ? loadedOf(ctl.c) : undefined;
+    if (at === undefined) return `The file sweeps ${s.path} over ${sweepWords(s.spec)}.`;
+    const whence = ctl!.c.inFile ? "the file's own value" : 'the default';
+    const point = amongSwept(s.spec, at) ? 'one of those points' : 'none of those points';
+    return `The file sweeps ${s.path} over ${sweepWords(s.spec)}; “as loaded” runs it at ${String(at)} (${whence}), ${point}.`;
+  });
+  return parts.length === 0 ? '' : `${parts.join(' ')} Set it above to see another point, or run the file's sweep under Sweep & solve.`;
+}
+
 export function renderChanges(): void {
   const box = $('#changes');
   box.replaceChildren();
   const entries = Object.entries(state.values);
+  const swept = sweptNote();
+  const note = $('#swept-note');
+  note.textContent = swept;
+  note.hidden = swept === '';
   if (entries.length === 0) {
     box.append(el('span', { class: 'muted', text: 'as loaded: change a value to compare' }));
     return;

@@ -33,6 +33,10 @@ function issueLine(i) {
   return `${where}  ${i.path}  ${i.message}`;
 }
 
+function escapeHtml(x) {
+  return String(x).replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]);
+}
+
 // ---------- numbers ----------
 function fmt(m) {
   if (m === undefined || m === null || m.value === null || Number.isNaN(m.value)) return '—';
@@ -43,6 +47,10 @@ function ci(m) {
   if (!m || !Number.isFinite(m.ci_low)) return '';
   if (m.kind === 'probability') return `${(m.ci_low * 100).toFixed(1)}–${(m.ci_high * 100).toFixed(1)}%`;
   return `${m.ci_low.toFixed(3)}–${m.ci_high.toFixed(3)}`;
+}
+/** A difference's direction as every table of differences colours it: up or down when its 95% interval excludes 0, else flat (grey). */
+function directionClass(d) {
+  return d.ci_low > 0 ? 'up' : d.ci_high < 0 ? 'down' : 'flat';
 }
 function diffText(d, kind) {
   if (!d || !Number.isFinite(d.value)) return '';
@@ -87,13 +95,17 @@ function drawAnswer(cases, trials, planned) {
       const d = c.differences?.[m];
       if (d) {
         const dd = document.createElement('div');
-        dd.className = 'diff';
+        dd.className = Number.isFinite(d.value) ? `diff ${directionClass(d)}` : 'diff';
         dd.textContent = diffText(d, metric?.kind);
         cell.append(dd);
       }
     }
   }
-  $('answer').replaceChildren(t);
+  const anyDiff = cases.some((c) => names.some((m) => c.differences?.[m]));
+  const key = document.createElement('p');
+  key.className = 'muted small key';
+  key.innerHTML = `Δ: the difference from the baseline (${escapeHtml(cases[0]?.variant ?? '')}) on the same dice. <span class="key-up">Blue: up</span>, <span class="key-down">orange: down</span>, when its 95% interval excludes 0; grey when it holds 0. The colour shows the direction only, not whether it is good.`;
+  $('answer').replaceChildren(t, ...(anyDiff ? [key] : []));
   $('status').textContent = `${trials.toLocaleString('en')} of ${planned.toLocaleString('en')} trials a case`;
 }
 

@@ -1,5 +1,5 @@
 /** Charts of a Crusader Rex run: attrition by round, survivors, win-rate bars, sweep answers. */
-import { dashEncoding, facetKey, heatmapChart, integerAxis, keyedFacet, SCHEMA, seriesLabel, seriesLayout, seriesScale, sweepChart, variantBarsCharts } from '../chart-kit.js';
+import { dashEncoding, facetKey, heatmapChart, integerAxis, keyedFacet, SCHEMA, seriesLabel, seriesLayout, seriesScale, shapeEncoding, sweepChart, variantBarsCharts } from '../chart-kit.js';
 import type { CaseResult, ChartSpec, ScenarioResult } from '../types.js';
 
 const PLACES = ['field', 'castle', 'reserves'];
@@ -21,10 +21,20 @@ function lineKeys(result: ScenarioResult) {
     scale: seriesScale(colors, layout.ordered && layout.panel !== null),
     legend: colors.length > 1 ? { labelLimit: 0 } : null,
   };
-  // one panel per (side, place) and a line per case: dashes tell apart lines drawn over each other
-  const dash = !layout.panel && colors.length > 1 ? { strokeDash: dashEncoding(colors) } : {};
-  return { layout, label, color, dash };
+  // Lines drawn over each other (two cases that agree) must both show: each series has its own
+  // dash and hollow point shape, on the colour's field so that they merge into its legend.
+  const type = color.type as 'nominal' | 'ordinal';
+  const many = colors.length > 1;
+  const dash = many ? { strokeDash: dashEncoding(colors, 'series', color.title, type) } : {};
+  const shape = many ? { shape: shapeEncoding(colors, 'series', color.title, type) } : {};
+  // where the dash tells the sides apart (attrition's panels) and two lines meet, the first series
+  // is drawn widest and each next one narrower, so a line drawn over another leaves its edges in sight
+  const width = many ? { strokeWidth: { field: 'series', type, sort: colors, scale: { domain: colors, range: colors.map((_, i) => (i === 0 ? 4.5 : Math.max(1.25, 3 - i))) } } } : {};
+  return { layout, label, color, dash, shape, width };
 }
+
+/** The points on the lines: hollow, so that a shape drawn over another leaves it in sight. */
+const POINT = { type: 'point', filled: false, size: 40, strokeWidth: 1.5, opacity: 1 };
 
 /** Least room a step's label has beside the next (the labels stand upright, 10 px type). */
 const STEP_LABEL_PX = 14;
@@ -46,7 +56,7 @@ function stepAxis(shown: { step: string; order: number }[], width: number): { ti
 }
 
 function attritionChart(result: ScenarioResult): ChartSpec {
-  const { layout, label, color, dash } = lineKeys(result);
+  const { layout, label, color, dash, shape, width: strokeWidth } = lineKeys(result);
   // a side nobody has in a place (no castle in a field battle, no reserves) is a flat zero: left out
   const used = new Set<string>();
   for (const c of result.cases) for (const p of c.curves.attrition ?? []) if (p.m.value !== 0) used.add(`${p.x.side}|${p.x.place}`);
@@ -71,6 +81,14 @@ function attritionChart(result: ScenarioResult): ChartSpec {
     row: facetKey(rowOrder, String(layout.panel ? v.panel : v.side)),
     col: facetKey(places, String(v.place)),
   }));
+  // lines that meet: two series within a tenth of a step (a pixel or so) at the same step of one panel's side and place
+  const at = new Map<string, string>();
+  const meet = shown.some((v) => {
+    const k = `${v.row}|${v.col}|${v.side}|${v.step}|${Math.round(v.mean * 10)}`;
+    const first = at.get(k);
+    if (first === undefined) at.set(k, v.series);
+    return first !== undefined && first !== v.series;
+  });
   const title = 'mean steps by round: field, castle, reserves';
   const steps = new Set(shown.map((v) => v.step)).size;
   const width = Math.max(160, Math.min(300, steps * 14));
@@ -78,28 +96,35 @@ function attritionChart(result: ScenarioResult): ChartSpec {
     x: { field: 'step', type: 'ordinal', sort: { field: 'order' }, title: null, ...stepAxis(shown, width) },
     y: { field: 'mean', type: 'quantitative', title: 'steps' },
     color,
-    ...(layout.panel
-      ? { strokeDash: { field: 'side', type: 'nominal', title: 'side', sort: sides, scale: { domain: sides, range: [[1, 0], [6, 3]] }, legend: { symbolType: 'stroke', symbolStrokeWidth: 2, encode: { symbols: { update: { stroke: { value: '#333' } } } } } } }
-      : dash),
   };
+  // the lines, and their points in a layer of their own (a line's width is not its points')
+  const layer = [
+    {
+      mark: 'line',
+      encoding: layout.panel
+        ? { strokeDash: { field: 'side', type: 'nominal', title: 'side', sort: sides, scale: { domain: sides, range: [[1, 0], [6, 3]] }, legend: { symbolType: 'stroke', symbolStrokeWidth: 2, encode: { symbols: { update: { stroke: { value: '#333' } } } } } }, ...(meet ? strokeWidth : {}) }
+        : dash,
+    },
+    { mark: POINT, encoding: shape },
+  ];
   return {
     name: 'attrition',
     title,
     caption: layout.panel
-      ? `mean steps of each side where it stands, after each round of each turn; one row per ${layout.panels[0]?.replace(/=.*$/, '') ?? 'group'}; solid: ${sides[0] ?? ''}, dashed: ${sides[1] ?? ''}`
+      ? `mean steps of each side where it stands, after each round of each turn; one row per ${layout.panels[0]?.replace(/=.*$/, '') ?? 'group'}; solid: ${sides[0] ?? ''}, dashed: ${sides[1] ?? ''}${layout.colors.length > 1 ? `; each ${layout.colorTitle ?? 'variant'} has its point shape${meet ? `, and ${layout.colors[0]}'s line is the widest, so a line drawn over it leaves its edges in sight` : ''}` : ''}`
       : 'mean steps of each side where it stands, after each round of each turn ("end": after retreats and attrition)',
     spec: {
       $schema: SCHEMA,
       title,
       data: { values: shown },
       facet: { row: keyedFacet('row'), column: keyedFacet('col') },
-      spec: { width, height: 140, mark: { type: 'line', point: true }, encoding },
+      spec: { width, height: 140, encoding, layer },
     },
   };
 }
 
 function survivorsChart(result: ScenarioResult): ChartSpec {
-  const { layout, label, color, dash } = lineKeys(result);
+  const { layout, label, color, dash, shape } = lineKeys(result);
   const values = result.cases.flatMap((c) =>
     (c.curves.survivors ?? []).map((p) => ({
       series: label(c),
@@ -125,13 +150,16 @@ function survivorsChart(result: ScenarioResult): ChartSpec {
       spec: {
         width: 260,
         height: layout.panel ? 130 : 180,
-        mark: { type: 'line', point: true, interpolate: 'step-after' },
         encoding: {
           x: { field: 'steps', type: 'quantitative', axis: integerAxis(xs, 260) },
           y: { field: 'p', type: 'quantitative', title: 'probability' },
           color,
-          ...dash,
         },
+        // the sides are the columns: the dash and the shape are the series', in panels too
+        layer: [
+          { mark: { type: 'line', interpolate: 'step-after' }, encoding: dash },
+          { mark: POINT, encoding: shape },
+        ],
       },
     },
   };

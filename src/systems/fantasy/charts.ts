@@ -27,7 +27,9 @@ function attritionChart(result: ScenarioResult): ChartSpec {
     encoding: {
       x: { field: 'round', type: 'quantitative', axis: integerAxis(rounds, width) },
       y: { field: 'mean', type: 'quantitative', title: 'mean units alive' },
-      color: { field: 'unit', type: 'nominal', sort: units, scale: seriesScale(units) },
+      color: { field: 'unit', type: 'nominal', title: 'unit', sort: units, scale: seriesScale(units) },
+      // two types with the same count alive draw one line over the other: a dash each keeps both in sight
+      ...(units.length > 1 ? { strokeDash: dashEncoding(units, 'unit', 'unit') } : {}),
     },
   };
   const title = 'units alive by round';
