@@ -146,9 +146,20 @@ export const MSG = {
   noSummaryIn: () => `no summary.json in it nor in its folders: ${DIFF_TAKES}`,
   duplicateName: (name: string, other: string) =>
     `scenario name "${name}" is also used by ${other}; reports would overwrite each other`,
-  /** run is about to replace a report another scenario file made (both have the same name:). */
-  replacesOtherSource: (name: string, out: string, was: string, now: string) =>
-    `warning: ${out} was made from ${was}; this run of ${now} replaces it (both are named "${name}": give one another name:, or use --out)`,
+  /**
+   * A report folder holding the report of another scenario than the one about to be written there
+   * (`cannot write to <folder>: ` comes before it). `was`: the old report's scenario name and the
+   * file it says it was made from, as a path from here (undefined when it names none), `gone`
+   * when that file is no longer there; `now`: the scenario being run; `named`: the folder was
+   * named by --out (else it is reports/<name>/, so another name: is a way out too).
+   */
+  otherScenarioReport: (was: { name: string; file?: string; gone?: boolean }, now: { name: string; file: string }, named: boolean) => {
+    const from = was.file === undefined ? '' : was.gone ? ` (made from ${was.file.split(/[\\/]/).pop()}, no longer where the report says)` : ` (made from ${was.file})`;
+    const ways = 'choose another --out, or add --force to replace it';
+    return was.name !== now.name
+      ? `it holds the report of scenario "${shortKey(was.name)}"${from}, not of "${shortKey(now.name)}" (${now.file}); ${ways}`
+      : `it holds the report of "${shortKey(now.name)}" made from ${was.file}, not from ${now.file} (both files are named "${shortKey(now.name)}"); ${named ? '' : 'give one of them another name:, '}${ways}`;
+  },
   // --- shards (run --shard k/n, merge) ---
   /** Shard k of n got no chunk: the run has `chunks` chunks per case of `chunkTrials` trials. */
   shardEmpty: (k: number, n: number, chunks: number, trials: number, chunkTrials: number) =>

@@ -12,6 +12,7 @@ import { cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmS
 import path from 'node:path';
 import { ROOT, runCli, startCli, STACK_FRAME, tempDirs } from '../cli-child.js';
 import { MANIFEST } from '../../src/report/manifest.js';
+import { MSG } from '../../src/scenario/messages.js';
 
 /** One case, one chart: a quick report. */
 const QUICK = path.join(ROOT, 'scenarios/surrender/town-basic.yaml');
@@ -173,6 +174,86 @@ describe('a folder holding files siegesim did not write', () => {
       refused(await runCli(args, { cwd }), /cannot write to reports: its index\.html was not written by siegesim/);
     }
     expect(snapshot(path.join(cwd, 'reports'))).toEqual({ 'index.html': '<p>mine</p>\n' });
+  });
+});
+
+describe('a folder holding the report of another scenario', () => {
+  /** `dir`/rep: QUICK's report; `dir`/town.yaml: a copy of QUICK (the same name:, another file). */
+  async function townReport(dir: string): Promise<string> {
+    const rep = path.join(dir, 'rep');
+    const r = await runCli(['run', QUICK, '--trials', '1000', '--out', rep, '--no-progress']);
+    expect(r.code, r.stderr).toBe(0);
+    writeFileSync(path.join(dir, 'town.yaml'), readFileSync(QUICK, 'utf8'));
+    return rep;
+  }
+  const quick = path.relative(path.join(ROOT), QUICK);
+
+  it('run --out the report of a scenario of another name: refused naming it and its file, unless --force; the same scenario again is replaced silently', async () => {
+    const dir = tmp();
+    const rep = await townReport(dir);
+    const before = snapshot(rep);
+    const r = await runCli(['run', OTHER, ...BIG, '--out', rep], { cwd: ROOT });
+    refused(r, /cannot write to/);
+    expect(r.stderr).toBe(`siegesim: cannot write to ${rep}: ${MSG.otherScenarioReport({ name: 'surrender-town-basic', file: quick }, { name: 'surrender-port-blockade', file: path.relative(ROOT, OTHER) }, true)}\n`);
+    expect(r.stderr).toContain(`it holds the report of scenario "surrender-town-basic" (made from ${quick}), not of "surrender-port-blockade" (scenarios/surrender/port-blockade.yaml); choose another --out, or add --force to replace it`);
+    expect(r.stderr).not.toContain('both');
+    expect(snapshot(rep)).toEqual(before);
+    // merge checks the same
+    const s = path.join(dir, 's.json');
+    expect((await runCli(['run', OTHER, '--trials', '1000', '--shard', '1/1', '--out', s, '--no-progress'])).code).toBe(0);
+    refused(await runCli(['merge', OTHER, s, '--out', rep]), /cannot write to .*rep: it holds the report of scenario "surrender-town-basic"/);
+    expect(snapshot(rep)).toEqual(before);
+    // the same scenario again: replaced, nothing said but the status line
+    const again = await runCli(['run', QUICK, '--trials', '1000', '--seed', 'again', '--out', rep, '--no-progress']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(again.stderr).toMatch(/^surrender-town-basic: 1 case\(s\) x 1,000 trials/);
+    const forced = await runCli(['run', OTHER, '--trials', '1000', '--out', rep, '--no-progress', '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(rep, 'summary.json'), 'utf8')).name).toBe('surrender-port-blockade');
+  });
+
+  it('a report copied away from its file: another name is refused (its file named as gone), the same name replaced', async () => {
+    const dir = tmp();
+    const rep = await townReport(dir);
+    const copy = path.join(dir, 'deeper', 'copy');
+    cpSync(rep, copy, { recursive: true }); // its source, a path from the report folder, now leads nowhere
+    const before = snapshot(copy);
+    const r = await runCli(['run', OTHER, ...BIG, '--out', copy]);
+    refused(r, /: it holds the report of scenario "surrender-town-basic" \(made from town-basic\.yaml, no longer where the report says\), not of "surrender-port-blockade"/);
+    expect(snapshot(copy)).toEqual(before);
+    const same = await runCli(['run', path.join(dir, 'town.yaml'), '--trials', '1000', '--out', copy, '--no-progress']);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('another file of the same name: refused naming both, with --out and without (reports/<name>/, and under --out with several)', async () => {
+    const dir = tmp();
+    const rep = await townReport(dir);
+    const before = snapshot(rep);
+    const r = await runCli(['run', 'town.yaml', ...BIG, '--out', 'rep'], { cwd: dir });
+    refused(r, /cannot write to rep: /);
+    expect(r.stderr).toBe(`siegesim: cannot write to rep: it holds the report of "surrender-town-basic" made from ${path.relative(dir, QUICK)}, not from town.yaml (both files are named "surrender-town-basic"); choose another --out, or add --force to replace it\n`);
+    expect(snapshot(rep)).toEqual(before);
+    // reports/<name>/ of QUICK: town.yaml would go there too, and a name: of its own is a way out
+    const cwd = path.join(dir, 'w');
+    mkdirSync(cwd);
+    writeFileSync(path.join(cwd, 'town.yaml'), readFileSync(QUICK, 'utf8'));
+    const first = await runCli(['run', QUICK, '--trials', '1000', '--no-progress'], { cwd });
+    expect(first.code, first.stderr).toBe(0);
+    const reports = snapshot(path.join(cwd, 'reports'));
+    const mine = `it holds the report of "surrender-town-basic" made from ${path.relative(cwd, QUICK)}, not from town.yaml (both files are named "surrender-town-basic"); give one of them another name:, choose another --out, or add --force to replace it`;
+    refused(await runCli(['run', 'town.yaml', ...BIG], { cwd }), new RegExp(`^siegesim: cannot write to reports/surrender-town-basic: ${mine.replace(/[()[\].*+?^$|\\]/g, '\\$&')}\n$`));
+    // several scenarios: each folder under reports/ is checked before any trial
+    writeFileSync(path.join(cwd, 'port.yaml'), readFileSync(OTHER, 'utf8'));
+    refused(await runCli(['run', 'port.yaml', 'town.yaml', ...BIG], { cwd }), /cannot write to reports\/surrender-town-basic: it holds the report of "surrender-town-basic" made from/);
+    expect(snapshot(path.join(cwd, 'reports'))).toEqual(reports);
+    // the same two files again once written with --force: nothing said
+    const forced = await runCli(['run', 'port.yaml', 'town.yaml', '--trials', '1000', '--no-progress', '--force'], { cwd });
+    expect(forced.code, forced.stderr).toBe(0);
+    const again = await runCli(['run', 'port.yaml', 'town.yaml', '--trials', '1000', '--no-progress'], { cwd });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toMatch(/cannot|warning/);
   });
 });
 
