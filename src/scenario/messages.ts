@@ -133,6 +133,9 @@ export const MSG = {
   /** `siegesim serve` of files that all have problems (the page and the start say so). */
   noValidScenario: (files: number) => `no valid scenario is served: ${files === 1 ? 'the file has' : `all ${files} files have`} problems (above); fix them and reload the page`,
   noScenarios: (where: string) => `no scenario files (*.yaml, *.yml) found in ${where}`,
+  /** A folder given to run, validate, test or serve that is a siegesim report: its scenario.yaml is a copy, which is run only when named. */
+  noScenariosInReport: (where: string, copy: string) =>
+    `no scenario files (*.yaml, *.yml) of yours in ${where}: it is a siegesim report, and its scenario.yaml the copy of a run (to run the copy, name it: ${copy})`,
   /** A command that reads `folder` when given no files (test, serve), run where there is none. */
   noDefaultFolder: (folder: string, cwd: string, example: string) =>
     `no ${folder}/ folder in ${cwd} (the default when no file is given): pass scenario files or folders, e.g. ${example}`,

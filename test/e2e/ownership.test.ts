@@ -257,6 +257,55 @@ describe('a folder holding the report of another scenario', () => {
   });
 });
 
+describe('a report written into a folder of scenarios (--out . --force)', () => {
+  it('run, validate and test of that folder (and of its parent) read the user\'s scenarios and not the report\'s copy; a user\'s scenario.yaml there is refused, --force or not', async () => {
+    const dir = tmp();
+    const sc = path.join(dir, 'sc');
+    mkdirSync(sc);
+    writeFileSync(path.join(sc, 'town.yaml'), readFileSync(QUICK, 'utf8'));
+    writeFileSync(path.join(sc, 'port.yaml'), readFileSync(OTHER, 'utf8'));
+    const w = await runCli(['run', 'town.yaml', '--trials', '1000', '--out', '.', '--force', '--no-progress'], { cwd: sc });
+    expect(w.code, w.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(sc, MANIFEST), 'utf8')).files).toContain('scenario.yaml');
+    const mine = { 'town.yaml': readFileSync(QUICK, 'latin1'), 'port.yaml': readFileSync(OTHER, 'latin1') };
+    for (const [args, cwd] of [[['.'], sc], [['sc'], dir]] as const) {
+      const v = await runCli(['validate', ...args], { cwd });
+      expect(v.code, v.stderr).toBe(0);
+      expect(v.stdout).not.toContain('scenario.yaml');
+      expect(v.stdout.trimEnd().split('\n')).toHaveLength(2);
+      const r = await runCli(['run', ...args, '--trials', '1000', '--threads', '1', '--no-progress'], { cwd });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain('-> reports/surrender-port-blockade');
+      const t = await runCli(['test', ...args, '--threads', '1', '--junit', path.join(dir, 'junit.xml')], { cwd });
+      expect(t.code, t.stderr + t.stdout).toBe(0);
+      expect(t.stdout).toMatch(/1 scenario\(s\) tested, 1 skipped/);
+      expect(t.stdout + t.stderr).not.toContain('scenario.yaml');
+    }
+    expect(Object.fromEntries(Object.entries(snapshot(sc)).filter(([f]) => f in mine))).toEqual(mine);
+    // a scenario of the user's named scenario.yaml: the report would replace it, so it is refused even with --force
+    const d2 = path.join(dir, 'd2');
+    mkdirSync(d2);
+    writeFileSync(path.join(d2, 'scenario.yaml'), readFileSync(QUICK, 'utf8'));
+    writeFileSync(path.join(d2, 'port.yaml'), readFileSync(OTHER, 'utf8'));
+    const before = snapshot(d2);
+    for (const f of ['scenario.yaml', 'port.yaml']) {
+      refused(await runCli(['run', f, ...BIG, '--out', '.', '--force'], { cwd: d2 }), /cannot write to \.: the report would replace scenario\.yaml, which siegesim did not write \(--force keeps such files\)/);
+    }
+    expect(snapshot(d2)).toEqual(before);
+  });
+
+  it('a report folder given as the folder to read: its copy is not a scenario, and the message says how to run it', async () => {
+    const dir = tmp();
+    const rep = path.join(dir, 'rep');
+    expect((await runCli(['run', QUICK, '--trials', '1000', '--out', rep, '--no-progress'])).code).toBe(0);
+    const r = await runCli(['validate', rep]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${rep}  (folder)  ${MSG.noScenariosInReport(rep, path.join(rep, 'scenario.yaml'))}`);
+    const copy = await runCli(['validate', path.join(rep, 'scenario.yaml')]);
+    expect(copy.code, copy.stderr).toBe(0);
+  });
+});
+
 describe('no output over an input', () => {
   const dir = tmp();
   const f = path.join(dir, 'f.yaml');
