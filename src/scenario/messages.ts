@@ -147,6 +147,7 @@ export const MSG = {
   notASummary: (why: string) => `not a summary.json (${why}): ${DIFF_TAKES}`,
   /** diff given a folder with no summary.json in it or its folders. */
   noSummaryIn: () => `no summary.json in it nor in its folders: ${DIFF_TAKES}`,
+  /** `other`: where the first file gives the name (`a.yaml:2:7`). */
   duplicateName: (name: string, other: string) =>
     `scenario name "${name}" is also used by ${other}; reports would overwrite each other`,
   /**
