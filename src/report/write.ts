@@ -267,7 +267,8 @@ export function checkReportDir(dir: string, kind: Exclude<FolderKind, 'index'> =
       const why = inputReason(path.join(target, f), opts.inputs ?? [], false);
       if (why) throw cannotWrite(dir, `the report would replace its ${f}: ${why}`);
     }
-    if (opts.scenario && kind === 'run' && own.kind === 'run' && own.ours.has('summary.json') && opts.force !== true) refuseOtherScenario(dir, target, opts.scenario);
+    const json = ANALYSIS_JSON[kind];
+    if (opts.scenario && json !== undefined && own.kind === kind && own.ours.has(json) && opts.force !== true) refuseOtherScenario(dir, target, kind, opts.scenario);
   }
   const parent = path.dirname(target);
   if (parent === target) throw cannotWrite(dir, 'a report cannot replace the root folder');
@@ -295,7 +296,7 @@ function refuseForeign(dir: string, kind: Exclude<FolderKind, 'index'>, own: Own
   }
 }
 
-/** The scenario a run report is about to be written from (checkReportDir): its name:, its file, and whether --out named the folder. */
+/** The scenario a report (a run's, a sensitivity's, a tune's) is about to be written from (checkReportDir): its name:, its file, and whether --out named the folder. */
 export interface ReportScenario {
   name: string;
   /** As given (relative to the working folder) or absolute. */
@@ -304,21 +305,24 @@ export interface ReportScenario {
   named: boolean;
 }
 
+/** The JSON that names the scenario a report of each kind was made from (summary.json's also names its file). */
+const ANALYSIS_JSON: Partial<Record<FolderKind, string>> = { run: 'summary.json', sensitivity: 'sensitivity.json', tune: 'tune.json' };
+
 /**
- * Refuse a run report folder that holds the report of another scenario (unless --force, which the
+ * Refuse a report folder (a run's, a sensitivity's or a tune's) that holds the report of another scenario (unless --force, which the
  * caller has checked): one of another name:, or one made from another file that is still there.
  * The same file again is its own report, replaced as ever (its name: may have changed); a report
  * whose file is no longer where it says (moved, renamed, or the report copied elsewhere) or that
  * names none (written before reports named it) is taken for this one's when the names agree.
  */
-function refuseOtherScenario(dir: string, target: string, now: ReportScenario): void {
-  const was = reportOrigin(target);
+function refuseOtherScenario(dir: string, target: string, kind: FolderKind, now: ReportScenario): void {
+  const was = reportOrigin(target, ANALYSIS_JSON[kind]);
   if (was.name === undefined) return; // not a summary.json siegesim reads: the legacy rule or the manifest said it is a report, and it is replaced as one
   if (was.source !== undefined && sameFile(was.source, now.file)) return;
   const gone = was.source !== undefined && !existsSync(was.source);
   if (was.name === now.name && (was.source === undefined || gone)) return;
   const file = was.source === undefined ? undefined : path.relative(process.cwd(), was.source) || was.source;
-  throw cannotWrite(dir, MSG.otherScenarioReport({ name: was.name, file, gone }, now, now.named));
+  throw cannotWrite(dir, MSG.otherScenarioReport({ name: was.name, file, gone }, now, now.named, KIND_NAME[kind]));
 }
 
 /** Check, before any trial runs, that `file` can be written: an existing one must be a regular file, neither one of `inputs` nor a scenario file. */
@@ -598,14 +602,15 @@ function sourceProvenance(source: ReportSource, outDir: string): Record<string, 
 }
 
 /**
- * What an existing run report says it was made from: its scenario's name, and the scenario file
- * read (an absolute path; undefined for a report that names none). Both undefined when its
- * summary.json cannot be read as siegesim's.
+ * What an existing report says it was made from (its `json`: summary.json, sensitivity.json,
+ * tune.json): its scenario's name, and the scenario file read (an absolute path; undefined for a
+ * report that names none: sensitivity and tune do not). Both undefined when that JSON cannot be
+ * read as siegesim's.
  */
-export function reportOrigin(outDir: string): { name?: string; source?: string } {
+export function reportOrigin(outDir: string, json = 'summary.json'): { name?: string; source?: string } {
   try {
     const dir = reportTarget(outDir);
-    const s = JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8')) as { name?: unknown; provenance?: { scenario?: { source?: unknown } } };
+    const s = JSON.parse(readFileSync(path.join(dir, json), 'utf8')) as { name?: unknown; provenance?: { scenario?: { source?: unknown } } };
     if (typeof s?.name !== 'string') return {};
     const src = s.provenance?.scenario?.source;
     return { name: s.name, source: typeof src === 'string' && src !== '' ? path.resolve(dir, src) : undefined };

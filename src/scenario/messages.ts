@@ -155,14 +155,15 @@ export const MSG = {
    * (`cannot write to <folder>: ` comes before it). `was`: the old report's scenario name and the
    * file it says it was made from, as a path from here (undefined when it names none), `gone`
    * when that file is no longer there; `now`: the scenario being run; `named`: the folder was
-   * named by --out (else it is reports/<name>/, so another name: is a way out too).
+   * named by --out (else it is reports/<name>/, so another name: is a way out too); `report`:
+   * what kind of report it is (`sensitivity report`).
    */
-  otherScenarioReport: (was: { name: string; file?: string; gone?: boolean }, now: { name: string; file: string }, named: boolean) => {
+  otherScenarioReport: (was: { name: string; file?: string; gone?: boolean }, now: { name: string; file: string }, named: boolean, report = 'report') => {
     const from = was.file === undefined ? '' : was.gone ? ` (made from ${was.file.split(/[\\/]/).pop()}, no longer where the report says)` : ` (made from ${was.file})`;
     const ways = 'choose another --out, or add --force to replace it';
     return was.name !== now.name
-      ? `it holds the report of scenario "${shortKey(was.name)}"${from}, not of "${shortKey(now.name)}" (${now.file}); ${ways}`
-      : `it holds the report of "${shortKey(now.name)}" made from ${was.file}, not from ${now.file} (both files are named "${shortKey(now.name)}"); ${named ? '' : 'give one of them another name:, '}${ways}`;
+      ? `it holds the ${report} of scenario "${shortKey(was.name)}"${from}, not of "${shortKey(now.name)}" (${now.file}); ${ways}`
+      : `it holds the ${report} of "${shortKey(now.name)}" made from ${was.file}, not from ${now.file} (both files are named "${shortKey(now.name)}"); ${named ? '' : 'give one of them another name:, '}${ways}`;
   },
   // --- shards (run --shard k/n, merge) ---
   /** Shard k of n got no chunk: the run has `chunks` chunks per case of `chunkTrials` trials. */

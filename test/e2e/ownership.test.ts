@@ -255,6 +255,22 @@ describe('a folder holding the report of another scenario', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toMatch(/cannot|warning/);
   });
+
+  it('sensitivity --out the sensitivity report of another scenario: refused naming it, unless --force; the same scenario again is replaced', async () => {
+    const dir = tmp();
+    const rep = path.join(dir, 'sens');
+    const sens = (file: string, ...more: string[]) => runCli(['sensitivity', file, '--trials', '1000', '--threads', '1', '--out', rep, '--no-progress', ...more]);
+    expect((await sens(QUICK)).code).toBe(0);
+    const before = snapshot(rep);
+    refused(await runCli(['sensitivity', OTHER, '--trials', '2000000000', '--threads', '1', '--out', rep]), /cannot write to .*sens: it holds the sensitivity report of scenario "surrender-town-basic", not of "surrender-port-blockade" \(scenarios\/surrender\/port-blockade\.yaml\); choose another --out, or add --force to replace it/);
+    expect(snapshot(rep)).toEqual(before);
+    const again = await sens(QUICK);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toMatch(/cannot|warning/);
+    const forced = await sens(OTHER, '--force');
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(rep, 'sensitivity.json'), 'utf8')).name).toBe('surrender-port-blockade');
+  });
 });
 
 describe('a report written into a folder of scenarios (--out . --force)', () => {
