@@ -62,3 +62,41 @@ describe('ownershipOf', () => {
     expect(someNames(['a', 'b', 'c'], 2)).toBe('a, b and 1 more');
   });
 });
+
+describe('the scenario walkers leave out what siegesim wrote', () => {
+  it("run/validate/test's and serve's walks skip a manifest's files (beside the user's scenarios too) and reports from before manifests whole", async () => {
+    const { expandScenarioArgs } = await import('../src/cli/files.js');
+    const { listEntries, rootsOf } = await import('../src/serve/catalogue.js');
+    const d = folder();
+    const put = (f: string, text = 'name: x\n') => {
+      mkdirSync(path.dirname(path.join(d, f)), { recursive: true });
+      writeFileSync(path.join(d, f), text);
+    };
+    // a run report written into the user's folder of scenarios (--out . --force)
+    put('mine.yaml');
+    put('scenario.yaml');
+    put('summary.json', '{}\n');
+    put(MANIFEST, manifestText('run', ['scenario.yaml', 'summary.json']));
+    // a static site's scenario copies, one level down from its manifest
+    put('site/scenarios/a.yaml');
+    put('site/scenarios/b.yml');
+    put('site/' + MANIFEST, manifestText('site', ['scenarios/a.yaml', 'scenarios/b.yml']));
+    put('site/scenarios/user.yaml'); // not listed: the user's
+    // a report from before manifests: its folder whole
+    put('old/summary.json', '{}\n');
+    put('old/scenario.yaml');
+    put('old/notes.yaml');
+    // a report folder with a manifest, beside a scenario folder of the user's below it
+    put('rep/scenario.yaml');
+    put('rep/' + MANIFEST, manifestText('run', ['scenario.yaml']));
+    put('rep/more/deep.yaml');
+    const want = ['mine.yaml', 'rep/more/deep.yaml', 'site/scenarios/user.yaml'];
+    const rel = (fs: string[]) => fs.map((f) => path.relative(d, f).split(path.sep).join('/')).sort();
+    const cli = expandScenarioArgs([d]);
+    expect(cli.issues).toEqual([]);
+    expect(rel(cli.files)).toEqual(want);
+    expect(rel(listEntries(rootsOf([d]).roots).map((e) => e.abs))).toEqual(want);
+    // a file named on the command line is read whatever wrote it
+    expect(rel(expandScenarioArgs([path.join(d, 'scenario.yaml')]).files)).toEqual(['scenario.yaml']);
+  });
+});

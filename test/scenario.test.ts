@@ -486,3 +486,21 @@ blocks:
     expect(issues[0].message).toMatch(/^YAML syntax error: Tabs are not allowed as indentation: .*replace the tab with spaces/);
   });
 });
+
+describe('a scenario name two files use', () => {
+  it('is said at the second file\'s name: value (not at line 1, a comment), naming where the first file has it', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'siegesim-names-'));
+    try {
+      const head = '# yaml-language-server: $schema=../scenario.schema.json\n';
+      writeFileSync(path.join(dir, 'a.yaml'), head + BASE);
+      writeFileSync(path.join(dir, 'b.yaml'), `${head}\n# a copy\nname:   t\n${BASE.split('\n').slice(1).join('\n')}`);
+      const { valid, issues } = loadSome([dir]);
+      const rel = (f: string) => path.relative(process.cwd(), path.join(dir, f));
+      expect(valid.map((v) => v.file)).toEqual([rel('a.yaml')]);
+      expect(issues).toEqual([{ file: rel('b.yaml'), line: 4, col: 9, path: 'name', message: MSG.duplicateName('t', `${rel('a.yaml')}:2:7`) }]);
+      expect(issues[0].message).toBe(`scenario name "t" is also used by ${rel('a.yaml')}:2:7; reports would overwrite each other`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

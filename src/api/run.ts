@@ -20,6 +20,14 @@ export function validateText(file: string, text: string, opts: ValidateOptions =
   return validateScenario(loadScenarioText(file, text), SYSTEMS, opts);
 }
 
+/**
+ * Where the value at `path` sits in a scenario's text (line and column from 1; else its nearest
+ * ancestor's): for a problem found across files after each was validated (a name: two files use).
+ */
+export function valuePosition(file: string, text: string, path: (string | number)[]): { line: number; col: number } {
+  return loadScenarioText(file, text).positions.valueOf(path);
+}
+
 export interface RunScenarioOptions {
   trials?: number;
   seed?: string | number;

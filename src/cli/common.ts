@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type CliProgress from 'cli-progress';
 import path from 'node:path';
-import { parseSettings, validateText, type ValidScenario, MSG, LIMITS, COMMON_SHAPE, PoolExecutor, mainThreadExecutor, type Executor } from '../api.js';
+import { parseSettings, validateText, valuePosition, type ValidScenario, MSG, LIMITS, COMMON_SHAPE, PoolExecutor, mainThreadExecutor, type Executor } from '../api.js';
 import { expandScenarioArgs, formatIssue, readText } from './files.js';
 import type { ScenarioIssue } from '../api.js';
 import type * as z from 'zod';
@@ -122,11 +122,17 @@ export function loadSome(args: string[], opts: { staleExpect?: 'error' | 'warn' 
     }
   }
   if (warnings) process.stderr.write(warnings);
+  // a name two files use: said at the second file's name: value, naming where the first has it
   const byName = new Map<string, string>();
+  const nameAt = (v: LoadedScenario) => valuePosition(v.file, v.text, ['name']);
   for (const v of valid) {
     const other = byName.get(v.name);
-    if (other) issues.push({ file: v.file, line: 1, col: 1, path: 'name', message: MSG.duplicateName(v.name, other) });
-    else byName.set(v.name, v.file);
+    if (other === undefined) byName.set(v.name, v.file);
+    else {
+      const at = nameAt(v);
+      const first = nameAt(valid.find((w) => w.file === other)!);
+      issues.push({ file: v.file, line: at.line, col: at.col, path: 'name', message: MSG.duplicateName(v.name, `${other}:${first.line}:${first.col}`) });
+    }
   }
   const bad = new Set(issues.map((i) => i.file));
   return { valid: valid.filter((v) => !bad.has(v.file)), issues };

@@ -1,7 +1,7 @@
 /** Reading scenario files and folders for the CLI. */
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { isReportFolder } from '../report/folder.js';
+import { isReportFolder, SCENARIO_COPY, walkerSkips } from '../report/folder.js';
 import { realPathOr } from '../paths.js';
 import { MSG, fileIssue, folderIssue, errCode } from '../api.js';
 import type { ScenarioIssue } from '../api.js';
@@ -38,15 +38,22 @@ function expandAll(args: string[]): { files: string[]; issues: ScenarioIssue[] }
     }
     if (st.isDirectory()) {
       const found = walk(a, issues);
-      if (found.length === 0) issues.push(folderIssue(a, MSG.noScenarios(a)));
+      if (found.length === 0) issues.push(folderIssue(a, isReportFolder(a) ? MSG.noScenariosInReport(a, path.join(a, SCENARIO_COPY)) : MSG.noScenarios(a)));
       files.push(...found);
     } else files.push(a);
   }
   return { files, issues };
 }
 
-function walk(dir: string, issues: ScenarioIssue[]): string[] {
+/**
+ * The scenario files under `dir`, leaving out what siegesim wrote (folder.ts walkerSkips): a
+ * report's scenario.yaml is the copy of a run, also in a folder that holds the user's scenarios
+ * beside a report (--out . --force); `skip`: the files the manifest of a folder above lists in this one.
+ */
+function walk(dir: string, issues: ScenarioIssue[], skip: ReadonlySet<string> = new Set()): string[] {
   const out: string[] = [];
+  const own = walkerSkips(dir);
+  if (own === 'all') return out;
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
@@ -56,11 +63,14 @@ function walk(dir: string, issues: ScenarioIssue[]): string[] {
   }
   for (const e of entries) {
     const p = path.join(dir, e.name);
-    // a report folder (run writes scenario.yaml beside summary.json) holds copies, not scenarios
-    if (e.isDirectory()) {
-      if (!isReportFolder(p)) out.push(...walk(p, issues));
-    }
-    else if (/\.ya?ml$/i.test(e.name)) out.push(p);
+    if (e.isDirectory()) out.push(...walk(p, issues, within([...own, ...skip], e.name)));
+    else if (/\.ya?ml$/i.test(e.name) && !own.has(e.name) && !skip.has(e.name)) out.push(p);
   }
   return out;
+}
+
+/** The entries of `files` (relative, `/`-separated) inside the folder `name`, relative to it. */
+function within(files: readonly string[], name: string): Set<string> {
+  const prefix = `${name}/`;
+  return new Set(files.filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length)));
 }

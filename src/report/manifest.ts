@@ -27,12 +27,9 @@ import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SYSTEMS } from '../systems/registry.js';
 import { VERSION } from '../version.js';
+import { MANIFEST, MANIFEST_FORMAT, readManifest, type FolderKind } from './folder.js';
 
-/** The manifest's file name in every folder siegesim writes. */
-export const MANIFEST = '.siegesim-report.json';
-export const MANIFEST_FORMAT = 'siegesim-report/1';
-
-export type FolderKind = 'run' | 'sensitivity' | 'tune' | 'history' | 'site' | 'index';
+export { MANIFEST, MANIFEST_FORMAT, readManifest, type FolderKind };
 
 /** How each kind of folder is said in messages. */
 export const KIND_NAME: Record<FolderKind, string> = {
@@ -48,24 +45,6 @@ export const KIND_NAME: Record<FolderKind, string> = {
 export function manifestText(kind: FolderKind, files: readonly string[]): string {
   const listed = [...new Set(files)].filter((f) => f !== MANIFEST).sort();
   return JSON.stringify({ format: MANIFEST_FORMAT, version: VERSION, kind, files: listed }, null, 2) + '\n';
-}
-
-/** A path a manifest may list: one or two plain segments (`summary.csv`, `charts/x.svg`), never `..` nor absolute. */
-function safeEntry(f: unknown): f is string {
-  if (typeof f !== 'string' || f.length === 0 || f.length > 255) return false;
-  const parts = f.split('/');
-  return parts.length <= 2 && parts.every((p) => p !== '' && p !== '.' && p !== '..' && !/[\\\0]/.test(p));
-}
-
-/** The manifest of `dir`, or undefined (none, or not one siegesim could have written). */
-export function readManifest(dir: string): { kind: FolderKind; version: string; files: string[] } | undefined {
-  try {
-    const m = JSON.parse(readFileSync(path.join(dir, MANIFEST), 'utf8')) as Record<string, unknown>;
-    if (m?.format !== MANIFEST_FORMAT || !['run', 'sensitivity', 'tune', 'history', 'site', 'index'].includes(m.kind as string) || !Array.isArray(m.files)) return undefined;
-    return { kind: m.kind as FolderKind, version: String(m.version ?? ''), files: m.files.filter(safeEntry) };
-  } catch {
-    return undefined;
-  }
 }
 
 /**

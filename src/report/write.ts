@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { SCENARIO_COPY } from './folder.js';
 import { CURVE_NAMES, indexOwnership, KIND_NAME, MANIFEST, manifestText, ownershipOf, someNames, type FolderKind, type Ownership } from './manifest.js';
 import { realPathOr } from '../paths.js';
+import { MSG } from '../scenario/messages.js';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { ChartSpec, ScenarioResult } from '../systems/types.js';
@@ -239,7 +240,7 @@ const FIXED_NAMES: Record<Exclude<FolderKind, 'index'>, string[]> = {
  * user's where the report writes one of its own is refused even so). A report file that is one
  * of `inputs` is refused always. Returns the real path to write to (a symbolic link is followed).
  */
-export function checkReportDir(dir: string, kind: Exclude<FolderKind, 'index'> = 'run', opts: { force?: boolean; inputs?: Inputs } = {}): string {
+export function checkReportDir(dir: string, kind: Exclude<FolderKind, 'index'> = 'run', opts: { force?: boolean; inputs?: Inputs; scenario?: ReportScenario } = {}): string {
   let target = path.resolve(dir);
   let st = lstatOrUndefinedOrFail(target, dir);
   if (st?.isSymbolicLink()) {
@@ -266,6 +267,8 @@ export function checkReportDir(dir: string, kind: Exclude<FolderKind, 'index'> =
       const why = inputReason(path.join(target, f), opts.inputs ?? [], false);
       if (why) throw cannotWrite(dir, `the report would replace its ${f}: ${why}`);
     }
+    const json = ANALYSIS_JSON[kind];
+    if (opts.scenario && json !== undefined && own.kind === kind && own.ours.has(json) && opts.force !== true) refuseOtherScenario(dir, target, kind, opts.scenario);
   }
   const parent = path.dirname(target);
   if (parent === target) throw cannotWrite(dir, 'a report cannot replace the root folder');
@@ -291,6 +294,35 @@ function refuseForeign(dir: string, kind: Exclude<FolderKind, 'index'>, own: Own
   if (clash.length > 0) {
     throw cannotWrite(dir, `the report would replace ${someNames(clash)}, which siegesim did not write (--force keeps such files); move ${clash.length === 1 ? 'it' : 'them'}, or choose another --out`);
   }
+}
+
+/** The scenario a report (a run's, a sensitivity's, a tune's) is about to be written from (checkReportDir): its name:, its file, and whether --out named the folder. */
+export interface ReportScenario {
+  name: string;
+  /** As given (relative to the working folder) or absolute. */
+  file: string;
+  /** The folder was named by --out (else it is reports/<name>/ or <--out>/<name>/). */
+  named: boolean;
+}
+
+/** The JSON that names the scenario a report of each kind was made from (summary.json's also names its file). */
+const ANALYSIS_JSON: Partial<Record<FolderKind, string>> = { run: 'summary.json', sensitivity: 'sensitivity.json', tune: 'tune.json' };
+
+/**
+ * Refuse a report folder (a run's, a sensitivity's or a tune's) that holds the report of another scenario (unless --force, which the
+ * caller has checked): one of another name:, or one made from another file that is still there.
+ * The same file again is its own report, replaced as ever (its name: may have changed); a report
+ * whose file is no longer where it says (moved, renamed, or the report copied elsewhere) or that
+ * names none (written before reports named it) is taken for this one's when the names agree.
+ */
+function refuseOtherScenario(dir: string, target: string, kind: FolderKind, now: ReportScenario): void {
+  const was = reportOrigin(target, ANALYSIS_JSON[kind]);
+  if (was.name === undefined) return; // not a summary.json siegesim reads: the legacy rule or the manifest said it is a report, and it is replaced as one
+  if (was.source !== undefined && sameFile(was.source, now.file)) return;
+  const gone = was.source !== undefined && !existsSync(was.source);
+  if (was.name === now.name && (was.source === undefined || gone)) return;
+  const file = was.source === undefined ? undefined : path.relative(process.cwd(), was.source) || was.source;
+  throw cannotWrite(dir, MSG.otherScenarioReport({ name: was.name, file, gone }, now, now.named, KIND_NAME[kind]));
 }
 
 /** Check, before any trial runs, that `file` can be written: an existing one must be a regular file, neither one of `inputs` nor a scenario file. */
@@ -569,15 +601,21 @@ function sourceProvenance(source: ReportSource, outDir: string): Record<string, 
   return scenarioProvenance(sha256, path.relative(reportTarget(outDir), path.resolve(source.file)).split(path.sep).join('/'), source.overrides);
 }
 
-/** The scenario file an existing report says it was made from (an absolute path), or undefined (none, or an older report). */
-export function reportSource(outDir: string): string | undefined {
+/**
+ * What an existing report says it was made from (its `json`: summary.json, sensitivity.json,
+ * tune.json): its scenario's name, and the scenario file read (an absolute path; undefined for a
+ * report that names none: sensitivity and tune do not). Both undefined when that JSON cannot be
+ * read as siegesim's.
+ */
+export function reportOrigin(outDir: string, json = 'summary.json'): { name?: string; source?: string } {
   try {
     const dir = reportTarget(outDir);
-    const s = JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8')) as { provenance?: { scenario?: { source?: unknown } } };
-    const src = s?.provenance?.scenario?.source;
-    return typeof src === 'string' && src !== '' ? path.resolve(dir, src) : undefined;
+    const s = JSON.parse(readFileSync(path.join(dir, json), 'utf8')) as { name?: unknown; provenance?: { scenario?: { source?: unknown } } };
+    if (typeof s?.name !== 'string') return {};
+    const src = s.provenance?.scenario?.source;
+    return { name: s.name, source: typeof src === 'string' && src !== '' ? path.resolve(dir, src) : undefined };
   } catch {
-    return undefined;
+    return {};
   }
 }
 

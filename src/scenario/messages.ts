@@ -133,6 +133,9 @@ export const MSG = {
   /** `siegesim serve` of files that all have problems (the page and the start say so). */
   noValidScenario: (files: number) => `no valid scenario is served: ${files === 1 ? 'the file has' : `all ${files} files have`} problems (above); fix them and reload the page`,
   noScenarios: (where: string) => `no scenario files (*.yaml, *.yml) found in ${where}`,
+  /** A folder given to run, validate, test or serve that is a siegesim report: its scenario.yaml is a copy, which is run only when named. */
+  noScenariosInReport: (where: string, copy: string) =>
+    `no scenario files (*.yaml, *.yml) of yours in ${where}: it is a siegesim report, and its scenario.yaml the copy of a run (to run the copy, name it: ${copy})`,
   /** A command that reads `folder` when given no files (test, serve), run where there is none. */
   noDefaultFolder: (folder: string, cwd: string, example: string) =>
     `no ${folder}/ folder in ${cwd} (the default when no file is given): pass scenario files or folders, e.g. ${example}`,
@@ -144,11 +147,24 @@ export const MSG = {
   notASummary: (why: string) => `not a summary.json (${why}): ${DIFF_TAKES}`,
   /** diff given a folder with no summary.json in it or its folders. */
   noSummaryIn: () => `no summary.json in it nor in its folders: ${DIFF_TAKES}`,
+  /** `other`: where the first file gives the name (`a.yaml:2:7`). */
   duplicateName: (name: string, other: string) =>
     `scenario name "${name}" is also used by ${other}; reports would overwrite each other`,
-  /** run is about to replace a report another scenario file made (both have the same name:). */
-  replacesOtherSource: (name: string, out: string, was: string, now: string) =>
-    `warning: ${out} was made from ${was}; this run of ${now} replaces it (both are named "${name}": give one another name:, or use --out)`,
+  /**
+   * A report folder holding the report of another scenario than the one about to be written there
+   * (`cannot write to <folder>: ` comes before it). `was`: the old report's scenario name and the
+   * file it says it was made from, as a path from here (undefined when it names none), `gone`
+   * when that file is no longer there; `now`: the scenario being run; `named`: the folder was
+   * named by --out (else it is reports/<name>/, so another name: is a way out too); `report`:
+   * what kind of report it is (`sensitivity report`).
+   */
+  otherScenarioReport: (was: { name: string; file?: string; gone?: boolean }, now: { name: string; file: string }, named: boolean, report = 'report') => {
+    const from = was.file === undefined ? '' : was.gone ? ` (made from ${was.file.split(/[\\/]/).pop()}, no longer where the report says)` : ` (made from ${was.file})`;
+    const ways = 'choose another --out, or add --force to replace it';
+    return was.name !== now.name
+      ? `it holds the ${report} of scenario "${shortKey(was.name)}"${from}, not of "${shortKey(now.name)}" (${now.file}); ${ways}`
+      : `it holds the ${report} of "${shortKey(now.name)}" made from ${was.file}, not from ${now.file} (both files are named "${shortKey(now.name)}"); ${named ? '' : 'give one of them another name:, '}${ways}`;
+  },
   // --- shards (run --shard k/n, merge) ---
   /** Shard k of n got no chunk: the run has `chunks` chunks per case of `chunkTrials` trials. */
   shardEmpty: (k: number, n: number, chunks: number, trials: number, chunkTrials: number) =>

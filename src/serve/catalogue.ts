@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { ValidScenario } from '../api.js';
 import { systemById, formatIssue, type ScenarioIssue, MSG, fileIssue, errCode } from '../api.js';
 import { validateFileText, Validator, type FileValidation } from './validator.js';
-import { isReportFolder } from '../report/folder.js';
+import { walkerSkips } from '../report/folder.js';
 
 export interface Root {
   /** Real path of the served folder, or of the single file's folder. */
@@ -112,9 +112,15 @@ export function listEntries(roots: Root[]): Entry[] {
   return out;
 }
 
-/** Scenario files under `dir`: where each is listed (`at`, a link's own path) and what is read (`abs`, its real path). */
-function walk(root: string, dir: string, depth: number): { at: string; abs: string }[] {
+/**
+ * Scenario files under `dir`: where each is listed (`at`, a link's own path) and what is read
+ * (`abs`, its real path). What siegesim wrote is left out (folder.ts walkerSkips: a report's
+ * scenario.yaml is a copy); `skip`: the files the manifest of a folder above lists in this one.
+ */
+function walk(root: string, dir: string, depth: number, skip: ReadonlySet<string> = new Set()): { at: string; abs: string }[] {
   if (depth > 16) return [];
+  const own = walkerSkips(dir);
+  if (own === 'all') return [];
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
@@ -133,9 +139,10 @@ function walk(root: string, dir: string, depth: number): { at: string; abs: stri
     }
     if (!isInside(root, real)) continue; // a link out of the served folder
     if (e.isDirectory()) {
-      if (!isReportFolder(p)) out.push(...walk(root, p, depth + 1)); // its scenario.yaml is a report's copy
-    }
-    else if (/\.ya?ml$/i.test(e.name) && statSync(real).isFile()) out.push({ at: p, abs: real });
+      const prefix = `${e.name}/`;
+      const below = [...own, ...skip].filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length));
+      out.push(...walk(root, p, depth + 1, new Set(below)));
+    } else if (/\.ya?ml$/i.test(e.name) && !own.has(e.name) && !skip.has(e.name) && statSync(real).isFile()) out.push({ at: p, abs: real });
   }
   return out;
 }

@@ -159,7 +159,7 @@ describe('siegesim run', () => {
     expect(r.stderr).not.toContain('95% intervals');
   });
 
-  it('a report keeps what made it (scenario.yaml, its SHA-256, its source, the overrides); a copy with the same name: replacing it is said on stderr', async () => {
+  it('a report keeps what made it (scenario.yaml, its SHA-256, its source, the overrides); a copy with the same name: refused, naming the file that made the report, unless --force', async () => {
     const dir = tmp();
     const keep = readFileSync(path.join(FIX, 'keep.yaml'), 'utf8');
     writeFileSync(path.join(dir, 'keep.yaml'), keep);
@@ -179,10 +179,16 @@ describe('siegesim run', () => {
     const same = await run(process.execPath, [CLI, 'run', 'keep.yaml', '--trials', '4000', '--no-progress'], dir);
     expect(same.code, same.stderr).toBe(0);
     expect(same.stderr).not.toContain('warning');
-    // the copy: said before the run, and the report is still replaced
+    // the copy: refused before the run (the report of another file), then replaced with --force
+    const was = readFileSync(path.join(report, 'summary.json'), 'utf8');
     const copy = await run(process.execPath, [CLI, 'run', 'k2.yaml', '--trials', '4000', '--no-progress'], dir);
-    expect(copy.code, copy.stderr).toBe(0);
-    expect(copy.stderr.split('\n')[0]).toBe(MSG.replacesOtherSource('keep', path.join('reports', 'keep'), 'keep.yaml', 'k2.yaml'));
+    expect(copy.code, copy.stderr).toBe(2);
+    expect(copy.stderr).toBe(`siegesim: cannot write to ${path.join('reports', 'keep')}: ${MSG.otherScenarioReport({ name: 'keep', file: 'keep.yaml', gone: false }, { name: 'keep', file: 'k2.yaml' }, false)}\n`);
+    expect(copy.stderr).toContain('give one of them another name:, choose another --out, or add --force to replace it');
+    expect(readFileSync(path.join(report, 'summary.json'), 'utf8')).toBe(was);
+    const forced = await run(process.execPath, [CLI, 'run', 'k2.yaml', '--trials', '4000', '--no-progress', '--force'], dir);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).not.toContain('warning');
     expect(JSON.parse(readFileSync(path.join(report, 'summary.json'), 'utf8')).provenance.scenario.source).toBe('../../k2.yaml');
     expect(readFileSync(path.join(report, 'scenario.yaml'), 'utf8')).toContain('dc: 13');
     // run from the copy in the report, elsewhere: the same CSV byte for byte

@@ -12,6 +12,7 @@ import { cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmS
 import path from 'node:path';
 import { ROOT, runCli, startCli, STACK_FRAME, tempDirs } from '../cli-child.js';
 import { MANIFEST } from '../../src/report/manifest.js';
+import { MSG } from '../../src/scenario/messages.js';
 
 /** One case, one chart: a quick report. */
 const QUICK = path.join(ROOT, 'scenarios/surrender/town-basic.yaml');
@@ -173,6 +174,151 @@ describe('a folder holding files siegesim did not write', () => {
       refused(await runCli(args, { cwd }), /cannot write to reports: its index\.html was not written by siegesim/);
     }
     expect(snapshot(path.join(cwd, 'reports'))).toEqual({ 'index.html': '<p>mine</p>\n' });
+  });
+});
+
+describe('a folder holding the report of another scenario', () => {
+  /** `dir`/rep: QUICK's report; `dir`/town.yaml: a copy of QUICK (the same name:, another file). */
+  async function townReport(dir: string): Promise<string> {
+    const rep = path.join(dir, 'rep');
+    const r = await runCli(['run', QUICK, '--trials', '1000', '--out', rep, '--no-progress']);
+    expect(r.code, r.stderr).toBe(0);
+    writeFileSync(path.join(dir, 'town.yaml'), readFileSync(QUICK, 'utf8'));
+    return rep;
+  }
+  const quick = path.relative(path.join(ROOT), QUICK);
+
+  it('run --out the report of a scenario of another name: refused naming it and its file, unless --force; the same scenario again is replaced silently', async () => {
+    const dir = tmp();
+    const rep = await townReport(dir);
+    const before = snapshot(rep);
+    const r = await runCli(['run', OTHER, ...BIG, '--out', rep], { cwd: ROOT });
+    refused(r, /cannot write to/);
+    expect(r.stderr).toBe(`siegesim: cannot write to ${rep}: ${MSG.otherScenarioReport({ name: 'surrender-town-basic', file: quick }, { name: 'surrender-port-blockade', file: path.relative(ROOT, OTHER) }, true)}\n`);
+    expect(r.stderr).toContain(`it holds the report of scenario "surrender-town-basic" (made from ${quick}), not of "surrender-port-blockade" (scenarios/surrender/port-blockade.yaml); choose another --out, or add --force to replace it`);
+    expect(r.stderr).not.toContain('both');
+    expect(snapshot(rep)).toEqual(before);
+    // merge checks the same
+    const s = path.join(dir, 's.json');
+    expect((await runCli(['run', OTHER, '--trials', '1000', '--shard', '1/1', '--out', s, '--no-progress'])).code).toBe(0);
+    refused(await runCli(['merge', OTHER, s, '--out', rep]), /cannot write to .*rep: it holds the report of scenario "surrender-town-basic"/);
+    expect(snapshot(rep)).toEqual(before);
+    // the same scenario again: replaced, nothing said but the status line
+    const again = await runCli(['run', QUICK, '--trials', '1000', '--seed', 'again', '--out', rep, '--no-progress']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(again.stderr).toMatch(/^surrender-town-basic: 1 case\(s\) x 1,000 trials/);
+    const forced = await runCli(['run', OTHER, '--trials', '1000', '--out', rep, '--no-progress', '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(rep, 'summary.json'), 'utf8')).name).toBe('surrender-port-blockade');
+  });
+
+  it('a report copied away from its file: another name is refused (its file named as gone), the same name replaced', async () => {
+    const dir = tmp();
+    const rep = await townReport(dir);
+    const copy = path.join(dir, 'deeper', 'copy');
+    cpSync(rep, copy, { recursive: true }); // its source, a path from the report folder, now leads nowhere
+    const before = snapshot(copy);
+    const r = await runCli(['run', OTHER, ...BIG, '--out', copy]);
+    refused(r, /: it holds the report of scenario "surrender-town-basic" \(made from town-basic\.yaml, no longer where the report says\), not of "surrender-port-blockade"/);
+    expect(snapshot(copy)).toEqual(before);
+    const same = await runCli(['run', path.join(dir, 'town.yaml'), '--trials', '1000', '--out', copy, '--no-progress']);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('another file of the same name: refused naming both, with --out and without (reports/<name>/, and under --out with several)', async () => {
+    const dir = tmp();
+    const rep = await townReport(dir);
+    const before = snapshot(rep);
+    const r = await runCli(['run', 'town.yaml', ...BIG, '--out', 'rep'], { cwd: dir });
+    refused(r, /cannot write to rep: /);
+    expect(r.stderr).toBe(`siegesim: cannot write to rep: it holds the report of "surrender-town-basic" made from ${path.relative(dir, QUICK)}, not from town.yaml (both files are named "surrender-town-basic"); choose another --out, or add --force to replace it\n`);
+    expect(snapshot(rep)).toEqual(before);
+    // reports/<name>/ of QUICK: town.yaml would go there too, and a name: of its own is a way out
+    const cwd = path.join(dir, 'w');
+    mkdirSync(cwd);
+    writeFileSync(path.join(cwd, 'town.yaml'), readFileSync(QUICK, 'utf8'));
+    const first = await runCli(['run', QUICK, '--trials', '1000', '--no-progress'], { cwd });
+    expect(first.code, first.stderr).toBe(0);
+    const reports = snapshot(path.join(cwd, 'reports'));
+    const mine = `it holds the report of "surrender-town-basic" made from ${path.relative(cwd, QUICK)}, not from town.yaml (both files are named "surrender-town-basic"); give one of them another name:, choose another --out, or add --force to replace it`;
+    refused(await runCli(['run', 'town.yaml', ...BIG], { cwd }), new RegExp(`^siegesim: cannot write to reports/surrender-town-basic: ${mine.replace(/[()[\].*+?^$|\\]/g, '\\$&')}\n$`));
+    // several scenarios: each folder under reports/ is checked before any trial
+    writeFileSync(path.join(cwd, 'port.yaml'), readFileSync(OTHER, 'utf8'));
+    refused(await runCli(['run', 'port.yaml', 'town.yaml', ...BIG], { cwd }), /cannot write to reports\/surrender-town-basic: it holds the report of "surrender-town-basic" made from/);
+    expect(snapshot(path.join(cwd, 'reports'))).toEqual(reports);
+    // the same two files again once written with --force: nothing said
+    const forced = await runCli(['run', 'port.yaml', 'town.yaml', '--trials', '1000', '--no-progress', '--force'], { cwd });
+    expect(forced.code, forced.stderr).toBe(0);
+    const again = await runCli(['run', 'port.yaml', 'town.yaml', '--trials', '1000', '--no-progress'], { cwd });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toMatch(/cannot|warning/);
+  });
+
+  it('sensitivity --out the sensitivity report of another scenario: refused naming it, unless --force; the same scenario again is replaced', async () => {
+    const dir = tmp();
+    const rep = path.join(dir, 'sens');
+    const sens = (file: string, ...more: string[]) => runCli(['sensitivity', file, '--trials', '1000', '--threads', '1', '--out', rep, '--no-progress', ...more]);
+    expect((await sens(QUICK)).code).toBe(0);
+    const before = snapshot(rep);
+    refused(await runCli(['sensitivity', OTHER, '--trials', '2000000000', '--threads', '1', '--out', rep]), /cannot write to .*sens: it holds the sensitivity report of scenario "surrender-town-basic", not of "surrender-port-blockade" \(scenarios\/surrender\/port-blockade\.yaml\); choose another --out, or add --force to replace it/);
+    expect(snapshot(rep)).toEqual(before);
+    const again = await sens(QUICK);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toMatch(/cannot|warning/);
+    const forced = await sens(OTHER, '--force');
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(rep, 'sensitivity.json'), 'utf8')).name).toBe('surrender-port-blockade');
+  });
+});
+
+describe('a report written into a folder of scenarios (--out . --force)', () => {
+  it('run, validate and test of that folder (and of its parent) read the user\'s scenarios and not the report\'s copy; a user\'s scenario.yaml there is refused, --force or not', async () => {
+    const dir = tmp();
+    const sc = path.join(dir, 'sc');
+    mkdirSync(sc);
+    writeFileSync(path.join(sc, 'town.yaml'), readFileSync(QUICK, 'utf8'));
+    writeFileSync(path.join(sc, 'port.yaml'), readFileSync(OTHER, 'utf8'));
+    const w = await runCli(['run', 'town.yaml', '--trials', '1000', '--out', '.', '--force', '--no-progress'], { cwd: sc });
+    expect(w.code, w.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(sc, MANIFEST), 'utf8')).files).toContain('scenario.yaml');
+    const mine = { 'town.yaml': readFileSync(QUICK, 'latin1'), 'port.yaml': readFileSync(OTHER, 'latin1') };
+    for (const [args, cwd] of [[['.'], sc], [['sc'], dir]] as const) {
+      const v = await runCli(['validate', ...args], { cwd });
+      expect(v.code, v.stderr).toBe(0);
+      expect(v.stdout).not.toContain('scenario.yaml');
+      expect(v.stdout.trimEnd().split('\n')).toHaveLength(2);
+      const r = await runCli(['run', ...args, '--trials', '1000', '--threads', '1', '--no-progress'], { cwd });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain('-> reports/surrender-port-blockade');
+      const t = await runCli(['test', ...args, '--threads', '1', '--junit', path.join(dir, 'junit.xml')], { cwd });
+      expect(t.code, t.stderr + t.stdout).toBe(0);
+      expect(t.stdout).toMatch(/1 scenario\(s\) tested, 1 skipped/);
+      expect(t.stdout + t.stderr).not.toContain('scenario.yaml');
+    }
+    expect(Object.fromEntries(Object.entries(snapshot(sc)).filter(([f]) => f in mine))).toEqual(mine);
+    // a scenario of the user's named scenario.yaml: the report would replace it, so it is refused even with --force
+    const d2 = path.join(dir, 'd2');
+    mkdirSync(d2);
+    writeFileSync(path.join(d2, 'scenario.yaml'), readFileSync(QUICK, 'utf8'));
+    writeFileSync(path.join(d2, 'port.yaml'), readFileSync(OTHER, 'utf8'));
+    const before = snapshot(d2);
+    for (const f of ['scenario.yaml', 'port.yaml']) {
+      refused(await runCli(['run', f, ...BIG, '--out', '.', '--force'], { cwd: d2 }), /cannot write to \.: the report would replace scenario\.yaml, which siegesim did not write \(--force keeps such files\)/);
+    }
+    expect(snapshot(d2)).toEqual(before);
+  });
+
+  it('a report folder given as the folder to read: its copy is not a scenario, and the message says how to run it', async () => {
+    const dir = tmp();
+    const rep = path.join(dir, 'rep');
+    expect((await runCli(['run', QUICK, '--trials', '1000', '--out', rep, '--no-progress'])).code).toBe(0);
+    const r = await runCli(['validate', rep]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${rep}  (folder)  ${MSG.noScenariosInReport(rep, path.join(rep, 'scenario.yaml'))}`);
+    const copy = await runCli(['validate', path.join(rep, 'scenario.yaml')]);
+    expect(copy.code, copy.stderr).toBe(0);
   });
 });
 

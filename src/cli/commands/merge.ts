@@ -12,7 +12,7 @@ async function mergeCommand(file: string, shardFiles: string[], flags: { out?: s
   const out = flags.out ?? path.join('reports', v.name);
   const inputs = [file, ...shardFiles];
   if (!flags.out) checkFolder('reports', inputs);
-  checkReportDir(out, 'run', { force: flags.force, inputs });
+  checkReportDir(out, 'run', { force: flags.force, inputs, scenario: { name: v.name, file: v.file, named: flags.out !== undefined } });
   const problems: string[] = [];
   const shards = [];
   for (const f of shardFiles) {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { availableParallelism } from 'node:os';
 import { chunkCount, inlineExecutor, runScenario, runShard, MSG, type Executor, type ValidScenario } from '../../api.js';
 import { poolFor } from '../early-pool.js';
-import { checkFolder, checkOutputFile, checkReportDir, reportSource, sameFile, writeIndex, writeReport, type ReportSource } from '../../report/write.js';
+import { checkFolder, checkOutputFile, checkReportDir, writeIndex, writeReport, type ReportSource } from '../../report/write.js';
 import { writeShardFile } from '../shard-file.js';
 import { controller, executorOf, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
 import { showCount } from '../../report/format.js';
@@ -112,12 +112,8 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   const roots = new Set<string>(!flags.out || multi ? [root] : []);
   const inputs = scenarios.map((v) => v.file);
   for (const r of roots) checkFolder(r, inputs);
-  for (const o of outs) checkReportDir(o, 'run', { force: flags.force, inputs });
-  // A report about to be replaced by one of another file (a copy that kept the name:) is said, not refused.
-  scenarios.forEach((v, i) => {
-    const was = reportSource(outs[i]);
-    if (was !== undefined && !sameFile(was, v.file)) process.stderr.write(MSG.replacesOtherSource(v.name, outs[i], path.relative(process.cwd(), was) || was, v.file) + '\n');
-  });
+  // a folder holding another scenario's report is refused unless --force (write.ts refuseOtherScenario)
+  scenarios.forEach((v, i) => checkReportDir(outs[i], 'run', { force: flags.force, inputs, scenario: { name: v.name, file: v.file, named: Boolean(flags.out) && !multi } }));
   // what summary.json records of the command line (the file's own values are in it already)
   const overrides = reportOverrides(flags);
   // One thread: this one runs the kernels (executorOf). More: the pool start.ts started early.

@@ -49,7 +49,7 @@ async function sensitivityCommand(file: string, flags: SensitivityFlags): Promis
   const [v] = loadAll([file]);
   const out = flags.out ?? path.join('reports', `${v.name}-sensitivity`);
   if (!flags.out) checkFolder('reports', [file]); // its index lists the report
-  checkReportDir(out, 'sensitivity', { force: flags.force, inputs: [file] }); // before any trial runs
+  checkReportDir(out, 'sensitivity', { force: flags.force, inputs: [file], scenario: { name: v.name, file: v.file, named: flags.out !== undefined } }); // before any trial runs
   const r = await onPool(flags, `${v.name} sensitivity`, 'trials', TuningInputError, (executor, onProgress) =>
     sensitivityScenario(v, {
       metric: flags.metric,

@@ -56,7 +56,7 @@ async function tuneCommand(file: string, flags: TuneFlags): Promise<void> {
   const [v] = loadAll([file]);
   const out = flags.out ?? path.join('reports', `${v.name}-tune`);
   if (!flags.out) checkFolder('reports', [file]); // its index lists the report
-  checkReportDir(out, 'tune', { force: flags.force, inputs: [file] }); // before any trial runs
+  checkReportDir(out, 'tune', { force: flags.force, inputs: [file], scenario: { name: v.name, file: v.file, named: flags.out !== undefined } }); // before any trial runs
   const r = await onPool(flags, `${v.name} tune`, 'trials of the budget', TuningInputError, (executor, onProgress) =>
     tuneScenario(v, {
       params: flags.params,
