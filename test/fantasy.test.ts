@@ -459,6 +459,18 @@ describe('fantasy: every rule option changes what it should (common dice, |z| > 
     expect(r.cases[1].metrics.p_withdrew.value).toBeGreaterThan(0);
     up(zDiff(r, 'p_defender_wins'));
   });
+  it('H27: the threshold is ceil(share × starting units) on the share as written, exactly (0.56 of 25 is 14, not the double 14.000000000000002 -> 15)', async () => {
+    const body: Tree = { mode: 'siege', attacker: { infantry: 20, archers: 5 }, defender: { infantry: 4, archers: 8, mages: 4, clerics: 2 }, wall: { dc: 15 }, max_rounds: 6 };
+    expect(compiled(merge(body, { policy: { withdraw_below: 0.56 } })).withdrawUnits).toBe(14);
+    expect(compiled(merge(body, { policy: { withdraw_below: 0.5601 } })).withdrawUnits).toBe(15);
+    expect(compiled(merge(body, { policy: { withdraw_below: 0.3 } })).withdrawUnits).toBe(8); // 7.5 rounded up
+    // 0.55 (13.75 -> 14) and 0.56 (14) are the same threshold: the same dice give the same siege
+    const r = await runScenario(
+      valid(merge(body, { variants: [{ name: 'a', set: { 'policy.withdraw_below': 0.55 } }, { name: 'b', set: { 'policy.withdraw_below': 0.56 } }] }), 3000),
+    );
+    expect(r.cases[0].metrics.p_withdrew.value).toBeGreaterThan(0.5);
+    expect(r.cases[1].metrics).toEqual(r.cases[0].metrics);
+  });
 });
 
 describe('fantasy: the kernel agrees with the exact answers (|z| < 4.5, fixed seeds)', () => {

@@ -427,6 +427,21 @@ function openField(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side
   trial.outcome = capResult(s, att, def);
 }
 
+/**
+ * 4.2's ceil(withdraw_below × starting units) on the decimal as written: its shortest decimal
+ * text (String) read as an integer over a power of ten (0.56 × 25 = 14, where the double
+ * product 14.000000000000002 would round up to 15).
+ */
+function ceilOfShare(share: number, n: number): number {
+  const [m, e = '0'] = String(share).split('e');
+  const [whole, frac = ''] = m.split('.');
+  const scale = frac.length - Number(e);
+  const num = BigInt(whole + frac) * BigInt(n);
+  if (scale <= 0) return Number(num * 10n ** BigInt(-scale));
+  const den = 10n ** BigInt(scale);
+  return Number((num + den - 1n) / den);
+}
+
 function siege(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, trial: RefTrial, maxRounds: number): void {
   const r0 = s.rules ?? {};
   const p0 = s.policy ?? {};
@@ -448,7 +463,7 @@ function siege(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, tr
   const poolTargetable = r0.breach_pool_targetable ?? true;
   const enginesTargetable = r0.engines_targetable ?? true;
   const withdrawBelow = p0.withdraw_below ?? 0;
-  const withdrawUnits = withdrawBelow > 0 ? Math.ceil(withdrawBelow * att.units.length) : 0;
+  const withdrawUnits = withdrawBelow > 0 ? ceilOfShare(withdrawBelow, att.units.length) : 0;
   let melee = false;
   const end = (r: number): boolean => {
     const e = endCheck(att, def);
