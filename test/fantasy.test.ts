@@ -492,6 +492,20 @@ describe('fantasy: the kernel agrees with the exact answers (|z| < 4.5, fixed se
     for (const r of rows) expect(Math.abs(r.z), `${r.metric}: ${r.simulated} vs ${r.exact}`).toBeLessThan(CHECK_Z_LIMIT);
   });
 
+  it('a side out at the start: no Phase A, a first volley of 0 in every trial; volley_damage sums to 1 (simulated and exact)', async () => {
+    for (const body of ['mode: open_field\nattacker: { mages: 2, archers: 3 }\ndefender: {}', 'mode: open_field\nattacker: {}\ndefender: { infantry: 2, clerics: 1 }']) {
+      const v = valid(`${body}\npolicy: { shield_spending: no_waste }`, 500);
+      const r = await runScenario(v);
+      const curve = r.cases[0].curves.volley_damage;
+      expect(curve[0].m.value, body).toBe(1);
+      expect(curve.reduce((a, p) => a + p.m.value, 0), body).toBe(1);
+      expect(r.cases[0].metrics.mean_volley_a_damage.value).toBe(0);
+      const ex = exactScenario(v)[0].exact!;
+      expect(ex.metrics.mean_volley_a_damage.value).toBe(0);
+      expect(ex.curves.volley_damage.map((p) => p.value)).toEqual(curve.map((p, d) => (d === 0 ? 1 : 0)));
+    }
+  });
+
   it('exact forms apply only where they are exact', () => {
     expect(exactScenario(valid(SIEGE))[0].exact).toBeNull();
     expect(exactScenario(valid('mode: siege\nattacker: { siege_engines: 2 }\ndefender: { archers: 3 }'))[0].exact).toBeNull(); // engines can be shot
