@@ -502,7 +502,7 @@ describe('fantasy: the kernel agrees with the exact answers (|z| < 4.5, fixed se
       expect(r.cases[0].metrics.mean_volley_a_damage.value).toBe(0);
       const ex = exactScenario(v)[0].exact!;
       expect(ex.metrics.mean_volley_a_damage.value).toBe(0);
-      expect(ex.curves.volley_damage.map((p) => p.value)).toEqual(curve.map((p, d) => (d === 0 ? 1 : 0)));
+      expect(ex.curves.volley_damage.map((p) => p.value)).toEqual(curve.map((_p, d) => (d === 0 ? 1 : 0)));
     }
   });
 
@@ -519,5 +519,87 @@ describe('fantasy: the kernel agrees with the exact answers (|z| < 4.5, fixed se
     expect(noWasteCancel(4, 0, 0, 2)).toBe(3);
     const climbs = exactScenario(valid('mode: siege\nattacker: { infantry: 1 }\ndefender: { infantry: 1 }\nwall: { dc: 12, breach_threshold: 1 }\nrules: { tower_bonus: none }\nmax_rounds: 1'))[0].exact!;
     expect(climbs.metrics.p_breach.value).toBeCloseTo(0.45, 12); // d20 >= 12 (rules 4.4)
+  });
+});
+
+describe('fantasy: settings that change nothing are warned about (docs/scenarios.md), and change nothing', () => {
+  const OPEN_DEAD: Record<string, unknown> = {
+    'wall.hp': 3,
+    'wall.type': 'palisade',
+    'wall.dc': 3,
+    'wall.upgrades': 5,
+    'wall.breach_threshold': 1,
+    'policy.attacker_fire': 'wall',
+    'policy.mage_fire': 'wall',
+    'policy.archer_fire': 'wall',
+    'policy.defender_fire_share': 0.1,
+    'policy.climbers': 'none',
+    'policy.withdraw_below': 0.9,
+    'rules.siege_pool': 'accumulate',
+    'rules.dice_removal': 'highest_results',
+    'rules.fire_split': 'per_unit',
+    'rules.attacker_fire_targets': 'any',
+    'rules.shields_vs_wall': true,
+    'rules.tower_bonus': 'none',
+    'rules.climb_comparison': 'gt',
+    'rules.failed_climb': 'persistent',
+    'rules.cavalry_climb': false,
+    'rules.breach_threshold_rule': 'half_defenders',
+    'rules.melee_start': 'full_battle',
+    'rules.breach_pool_targetable': false,
+    'rules.engines_targetable': false,
+    'rules.pool_fire_order': 'pool_first',
+    'rules.repelled_breach': 'stays_open',
+    'rules.wall_fall': 'end_of_phase',
+    'hp.captain': 9,
+    'values.captain': 9,
+  };
+  const SIEGE_DEAD: Record<string, unknown> = {
+    'policy.mage_fire': 'wall',
+    'policy.archer_fire': 'wall',
+    'policy.defender_fire_share': 0.1,
+    'hp.captain': 9,
+    'values.captain': 9,
+    'rules.siege_units_open_field': 'absent',
+    'rules.open_field_rounds': 'repeat_phases',
+    'rules.ranged_phases': 'simultaneous',
+  };
+  const PRESET_DEAD: Record<string, unknown> = { 'hp.infantry': 9, 'hp.archer': 1, 'hp.captain': 9, 'wall.breach_threshold': 1 };
+  const cases: [string, Tree, Record<string, unknown>][] = [
+    ['an open field (every siege-only key, the captain without a unit)', merge(FIELD, { attacker: { siege_engines: 1 } }), OPEN_DEAD],
+    ['a siege (policies their rule switches off, open-field-only rules, the captain without a unit)', SIEGE, SIEGE_DEAD],
+    ['a siege under hp_preset one, half_defenders, a captain unit', merge(SIEGE, { rules: { hp_preset: 'one', breach_threshold_rule: 'half_defenders', captain: 'unit' } }), PRESET_DEAD],
+  ];
+  it.each(cases)('%s', async (_label, body, dead) => {
+    const variants = [{ name: 'base' }, ...Object.entries(dead).map(([k, v], i) => ({ name: `v${i}`, set: { [k]: v } }))];
+    const text = `${HEAD}trials: 600\n${stringify(merge(body, { variants }))}`;
+    const v = validateText('f.yaml', text);
+    if (!v.ok) throw new Error(v.issues.map((i) => `${i.path}: ${i.message}`).join('; '));
+    expect(v.value.warnings?.map((w) => w.path)).toEqual(Object.keys(dead).map((k, i) => `variants[${i + 1}].set.${k}`));
+    for (const w of v.value.warnings!) expect(w.message).toMatch(/changes nothing: /);
+    // and they do change nothing: every variant plays the baseline's dice to the same numbers
+    const r = await runScenario(v.value);
+    const plain = (m: Record<string, unknown>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('diff_')));
+    for (let i = 1; i < r.cases.length; i++) {
+      expect(plain(r.cases[i].metrics), r.cases[i].variant).toEqual(plain(r.cases[0].metrics));
+      expect(r.cases[i].curves, r.cases[i].variant).toEqual(r.cases[0].curves);
+    }
+  });
+
+  it('says nothing where the setting is read', () => {
+    const live: [Tree, Record<string, unknown>][] = [
+      [SIEGE, { rules: { fire_split: 'by_type' }, policy: { mage_fire: 'wall', archer_fire: 'wall' } }],
+      [SIEGE, { rules: { fire_split: 'per_unit' }, policy: { defender_fire_share: 0.2 } }],
+      [SIEGE, { rules: { captain: 'unit' }, hp: { captain: 9 }, values: { captain: 2 } }],
+      [SIEGE, { rules: { captain: 'unit', hp_preset: 'melee_die' }, hp: { captain: 9 } }],
+      [SIEGE, { rules: { melee_start: 'full_battle', open_field_rounds: 'single_pass', ranged_phases: 'simultaneous' } }],
+      [SIEGE, { wall: { breach_threshold: 2, dc: 9 }, policy: { withdraw_below: 0.2 } }],
+      [FIELD, { rules: { siege_units_open_field: 'absent', open_field_rounds: 'repeat_phases' }, hp: { infantry: 5 } }],
+    ];
+    for (const [body, extra] of live) {
+      const v = validateText('f.yaml', `${HEAD}trials: 10\n${stringify(merge(body, extra))}`);
+      if (!v.ok) throw new Error(JSON.stringify(extra));
+      expect(v.value.warnings, JSON.stringify(extra)).toBeUndefined();
+    }
   });
 });

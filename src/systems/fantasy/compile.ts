@@ -207,7 +207,8 @@ export function compileFantasy(raw: Record<string, unknown>): FantasyCompiled {
     shieldPerComponent: r.shield_scope === 'per_component' ? 1 : 0,
     archerFirst: r.shield_reduces === 'archer_first' ? 1 : 0,
     poolAccumulates: r.siege_pool === 'accumulate' ? 1 : 0,
-    diceRemoval: code(r.dice_removal as string, ['highest_type_first', 'highest_results', 'lowest_type_first', 'points']),
+    // a siege's rule (H11): an open field rolls its volleys the same way whatever it says
+    diceRemoval: siege ? code(r.dice_removal as string, ['highest_type_first', 'highest_results', 'lowest_type_first', 'points']) : 0,
     anyTargets: r.attacker_fire_targets === 'any' ? 1 : 0,
     shieldsVsWall: r.shields_vs_wall ? 1 : 0,
     tower: code(r.tower_bonus as string, ['standing_wall', 'always', 'none']),
