@@ -569,6 +569,7 @@ describe('fantasy: settings that change nothing are warned about (docs/scenarios
     ['an open field (every siege-only key, the captain without a unit)', merge(FIELD, { attacker: { siege_engines: 1 } }), OPEN_DEAD],
     ['a siege (policies their rule switches off, open-field-only rules, the captain without a unit)', SIEGE, SIEGE_DEAD],
     ['a siege under hp_preset one, half_defenders, a captain unit', merge(SIEGE, { rules: { hp_preset: 'one', breach_threshold_rule: 'half_defenders', captain: 'unit' } }), PRESET_DEAD],
+    ['a single-pass open field (never at the cap)', merge(FIELD, SINGLE), { 'rules.round_cap_result': 'undecided' }],
   ];
   it.each(cases)('%s', async (_label, body, dead) => {
     const variants = [{ name: 'base' }, ...Object.entries(dead).map(([k, v], i) => ({ name: `v${i}`, set: { [k]: v } }))];
@@ -594,7 +595,8 @@ describe('fantasy: settings that change nothing are warned about (docs/scenarios
       [SIEGE, { rules: { captain: 'unit', hp_preset: 'melee_die' }, hp: { captain: 9 } }],
       [SIEGE, { rules: { melee_start: 'full_battle', open_field_rounds: 'single_pass', ranged_phases: 'simultaneous' } }],
       [SIEGE, { wall: { breach_threshold: 2, dc: 9 }, policy: { withdraw_below: 0.2 } }],
-      [FIELD, { rules: { siege_units_open_field: 'absent', open_field_rounds: 'repeat_phases' }, hp: { infantry: 5 } }],
+      [FIELD, { rules: { siege_units_open_field: 'absent', open_field_rounds: 'repeat_phases', round_cap_result: 'undecided' }, hp: { infantry: 5 } }],
+      [SIEGE, { rules: { melee_start: 'full_battle', open_field_rounds: 'single_pass', round_cap_result: 'more_hp' } }],
     ];
     for (const [body, extra] of live) {
       const v = validateText('f.yaml', `${HEAD}trials: 10\n${stringify(merge(body, extra))}`);

@@ -41,7 +41,8 @@ function writes(written: Record<string, unknown>, path: readonly string[]): bool
 
 /**
  * Every setting the case writes that its situation never reads, once each (the first reason
- * found): in an open-field battle the wall and every siege-only rule and policy; in a siege the
+ * found): in an open-field battle the wall and every siege-only rule and policy (and the round
+ * cap's result under single_pass, which never reaches the cap); in a siege the
  * open-field-only rules (H24, and H6/H7 unless an H21 (b) battle follows a breach); in either
  * mode a policy or table its rule switches off (`mage_fire` without `fire_split: by_type`, the
  * `hp:` table under a preset, the captain's HP and value without a captain unit, a breach
@@ -63,6 +64,7 @@ export function deadSettingsFantasy(written: Record<string, unknown>, scenario: 
     for (const k of WALL_KEYS) dead(['wall', k], why);
     for (const k of SIEGE_POLICY) dead(['policy', k], why);
     for (const k of SIEGE_RULES) dead(['rules', k], why);
+    if (r.open_field_rounds === 'single_pass') dead(['rules', 'round_cap_result'], 'rules.open_field_rounds is single_pass (H7 (b)): the battle ends after its first round by total HP, never at the round cap (4.1)');
   } else {
     dead(['rules', 'siege_units_open_field'], 'H24 is read only in mode: open_field (a siege, and its H21 (b) battle, keep the siege engines)');
     if (r.melee_start !== 'full_battle') {
