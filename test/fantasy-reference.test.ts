@@ -56,7 +56,10 @@ const rulesArb = fc.record(
     tower_bonus: fc.constantFrom('standing_wall', 'always', 'none'),
     climb_comparison: fc.constantFrom('ge', 'gt'),
     cavalry_climb: fc.boolean(),
-    melee_start: fc.constantFrom('next_round', 'same_round', 'all_attackers'),
+    melee_start: fc.constantFrom('next_round', 'full_battle', 'same_round', 'all_attackers'),
+    // read in a siege only by an H21 (b) battle
+    open_field_rounds: fc.constantFrom('repeat_melee', 'single_pass', 'repeat_phases'),
+    ranged_phases: fc.constantFrom('sequential', 'simultaneous'),
     round_cap_result: fc.constantFrom('auto', 'more_hp', 'defender', 'undecided'),
     melee_allocation: fc.constantFrom('dealer', 'receiver'),
     siege_pool: fc.constantFrom('reroll', 'accumulate'),
@@ -215,6 +218,21 @@ describe('fantasy: the kernel plays the rules file as the plain reference reads 
     );
     const secs = Number(process.hrtime.bigint() - t0) / 1e9;
     console.log(`fantasy reference: ${RUNS} scenarios x ${TRIALS} trials, ${COMPARISONS} comparisons at most, |z| < ${Z_LIMIT.toFixed(3)}, worst |z| ${worst.toFixed(2)}, ${secs.toFixed(1)} s`);
+  });
+
+  it('H21 (b): a siege\'s full battle under each H7 reading, with a withdrawal share it never checks, as the reference plays it', async () => {
+    for (const open_field_rounds of ['repeat_melee', 'single_pass', 'repeat_phases'] as const) {
+      const s: RefScenario = {
+        mode: 'siege',
+        attacker: { infantry: 7, cavalry: 2, archers: 3, mages: 2, clerics: 1, siege_engines: 1, captain_might: 2 },
+        defender: { infantry: 4, cavalry: 1, archers: 4, mages: 2, clerics: 2, captain_might: 1 },
+        wall: { hp: 15, dc: 10, breach_threshold: 2 },
+        max_rounds: 12,
+        rules: { melee_start: 'full_battle', open_field_rounds, ranged_phases: 'simultaneous' },
+        policy: { withdraw_below: 0.6 },
+      };
+      expect(await agrees(s, `full-battle-${open_field_rounds}`), open_field_rounds).toBe(true);
+    }
   });
 
   it('the reference reads H28\'s smallest case as the document does: 1.0002 rounds, not 2', () => {

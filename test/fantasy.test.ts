@@ -459,6 +459,18 @@ describe('fantasy: every rule option changes what it should (common dice, |z| > 
     expect(r.cases[1].metrics.p_withdrew.value).toBeGreaterThan(0);
     up(zDiff(r, 'p_defender_wins'));
   });
+  it('H27: the threshold is ceil(share × starting units) on the share as written, exactly (0.56 of 25 is 14, not the double 14.000000000000002 -> 15)', async () => {
+    const body: Tree = { mode: 'siege', attacker: { infantry: 20, archers: 5 }, defender: { infantry: 4, archers: 8, mages: 4, clerics: 2 }, wall: { dc: 15 }, max_rounds: 6 };
+    expect(compiled(merge(body, { policy: { withdraw_below: 0.56 } })).withdrawUnits).toBe(14);
+    expect(compiled(merge(body, { policy: { withdraw_below: 0.5601 } })).withdrawUnits).toBe(15);
+    expect(compiled(merge(body, { policy: { withdraw_below: 0.3 } })).withdrawUnits).toBe(8); // 7.5 rounded up
+    // 0.55 (13.75 -> 14) and 0.56 (14) are the same threshold: the same dice give the same siege
+    const r = await runScenario(
+      valid(merge(body, { variants: [{ name: 'a', set: { 'policy.withdraw_below': 0.55 } }, { name: 'b', set: { 'policy.withdraw_below': 0.56 } }] }), 3000),
+    );
+    expect(r.cases[0].metrics.p_withdrew.value).toBeGreaterThan(0.5);
+    expect(r.cases[1].metrics).toEqual(r.cases[0].metrics);
+  });
 });
 
 describe('fantasy: the kernel agrees with the exact answers (|z| < 4.5, fixed seeds)', () => {
@@ -480,6 +492,20 @@ describe('fantasy: the kernel agrees with the exact answers (|z| < 4.5, fixed se
     for (const r of rows) expect(Math.abs(r.z), `${r.metric}: ${r.simulated} vs ${r.exact}`).toBeLessThan(CHECK_Z_LIMIT);
   });
 
+  it('a side out at the start: no Phase A, a first volley of 0 in every trial; volley_damage sums to 1 (simulated and exact)', async () => {
+    for (const body of ['mode: open_field\nattacker: { mages: 2, archers: 3 }\ndefender: {}', 'mode: open_field\nattacker: {}\ndefender: { infantry: 2, clerics: 1 }']) {
+      const v = valid(`${body}\npolicy: { shield_spending: no_waste }`, 500);
+      const r = await runScenario(v);
+      const curve = r.cases[0].curves.volley_damage;
+      expect(curve[0].m.value, body).toBe(1);
+      expect(curve.reduce((a, p) => a + p.m.value, 0), body).toBe(1);
+      expect(r.cases[0].metrics.mean_volley_a_damage.value).toBe(0);
+      const ex = exactScenario(v)[0].exact!;
+      expect(ex.metrics.mean_volley_a_damage.value).toBe(0);
+      expect(ex.curves.volley_damage.map((p) => p.value)).toEqual(curve.map((_p, d) => (d === 0 ? 1 : 0)));
+    }
+  });
+
   it('exact forms apply only where they are exact', () => {
     expect(exactScenario(valid(SIEGE))[0].exact).toBeNull();
     expect(exactScenario(valid('mode: siege\nattacker: { siege_engines: 2 }\ndefender: { archers: 3 }'))[0].exact).toBeNull(); // engines can be shot
@@ -493,5 +519,89 @@ describe('fantasy: the kernel agrees with the exact answers (|z| < 4.5, fixed se
     expect(noWasteCancel(4, 0, 0, 2)).toBe(3);
     const climbs = exactScenario(valid('mode: siege\nattacker: { infantry: 1 }\ndefender: { infantry: 1 }\nwall: { dc: 12, breach_threshold: 1 }\nrules: { tower_bonus: none }\nmax_rounds: 1'))[0].exact!;
     expect(climbs.metrics.p_breach.value).toBeCloseTo(0.45, 12); // d20 >= 12 (rules 4.4)
+  });
+});
+
+describe('fantasy: settings that change nothing are warned about (docs/scenarios.md), and change nothing', () => {
+  const OPEN_DEAD: Record<string, unknown> = {
+    'wall.hp': 3,
+    'wall.type': 'palisade',
+    'wall.dc': 3,
+    'wall.upgrades': 5,
+    'wall.breach_threshold': 1,
+    'policy.attacker_fire': 'wall',
+    'policy.mage_fire': 'wall',
+    'policy.archer_fire': 'wall',
+    'policy.defender_fire_share': 0.1,
+    'policy.climbers': 'none',
+    'policy.withdraw_below': 0.9,
+    'rules.siege_pool': 'accumulate',
+    'rules.dice_removal': 'highest_results',
+    'rules.fire_split': 'per_unit',
+    'rules.attacker_fire_targets': 'any',
+    'rules.shields_vs_wall': true,
+    'rules.tower_bonus': 'none',
+    'rules.climb_comparison': 'gt',
+    'rules.failed_climb': 'persistent',
+    'rules.cavalry_climb': false,
+    'rules.breach_threshold_rule': 'half_defenders',
+    'rules.melee_start': 'full_battle',
+    'rules.breach_pool_targetable': false,
+    'rules.engines_targetable': false,
+    'rules.pool_fire_order': 'pool_first',
+    'rules.repelled_breach': 'stays_open',
+    'rules.wall_fall': 'end_of_phase',
+    'hp.captain': 9,
+    'values.captain': 9,
+  };
+  const SIEGE_DEAD: Record<string, unknown> = {
+    'policy.mage_fire': 'wall',
+    'policy.archer_fire': 'wall',
+    'policy.defender_fire_share': 0.1,
+    'hp.captain': 9,
+    'values.captain': 9,
+    'rules.siege_units_open_field': 'absent',
+    'rules.open_field_rounds': 'repeat_phases',
+    'rules.ranged_phases': 'simultaneous',
+  };
+  const PRESET_DEAD: Record<string, unknown> = { 'hp.infantry': 9, 'hp.archer': 1, 'hp.captain': 9, 'wall.breach_threshold': 1 };
+  const cases: [string, Tree, Record<string, unknown>][] = [
+    ['an open field (every siege-only key, the captain without a unit)', merge(FIELD, { attacker: { siege_engines: 1 } }), OPEN_DEAD],
+    ['a siege (policies their rule switches off, open-field-only rules, the captain without a unit)', SIEGE, SIEGE_DEAD],
+    ['a siege under hp_preset one, half_defenders, a captain unit', merge(SIEGE, { rules: { hp_preset: 'one', breach_threshold_rule: 'half_defenders', captain: 'unit' } }), PRESET_DEAD],
+    ['a single-pass open field (never at the cap)', merge(FIELD, SINGLE), { 'rules.round_cap_result': 'undecided' }],
+  ];
+  it.each(cases)('%s', async (_label, body, dead) => {
+    const variants = [{ name: 'base' }, ...Object.entries(dead).map(([k, v], i) => ({ name: `v${i}`, set: { [k]: v } }))];
+    const text = `${HEAD}trials: 600\n${stringify(merge(body, { variants }))}`;
+    const v = validateText('f.yaml', text);
+    if (!v.ok) throw new Error(v.issues.map((i) => `${i.path}: ${i.message}`).join('; '));
+    expect(v.value.warnings?.map((w) => w.path)).toEqual(Object.keys(dead).map((k, i) => `variants[${i + 1}].set.${k}`));
+    for (const w of v.value.warnings!) expect(w.message).toMatch(/changes nothing: /);
+    // and they do change nothing: every variant plays the baseline's dice to the same numbers
+    const r = await runScenario(v.value);
+    const plain = (m: Record<string, unknown>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('diff_')));
+    for (let i = 1; i < r.cases.length; i++) {
+      expect(plain(r.cases[i].metrics), r.cases[i].variant).toEqual(plain(r.cases[0].metrics));
+      expect(r.cases[i].curves, r.cases[i].variant).toEqual(r.cases[0].curves);
+    }
+  });
+
+  it('says nothing where the setting is read', () => {
+    const live: [Tree, Record<string, unknown>][] = [
+      [SIEGE, { rules: { fire_split: 'by_type' }, policy: { mage_fire: 'wall', archer_fire: 'wall' } }],
+      [SIEGE, { rules: { fire_split: 'per_unit' }, policy: { defender_fire_share: 0.2 } }],
+      [SIEGE, { rules: { captain: 'unit' }, hp: { captain: 9 }, values: { captain: 2 } }],
+      [SIEGE, { rules: { captain: 'unit', hp_preset: 'melee_die' }, hp: { captain: 9 } }],
+      [SIEGE, { rules: { melee_start: 'full_battle', open_field_rounds: 'single_pass', ranged_phases: 'simultaneous' } }],
+      [SIEGE, { wall: { breach_threshold: 2, dc: 9 }, policy: { withdraw_below: 0.2 } }],
+      [FIELD, { rules: { siege_units_open_field: 'absent', open_field_rounds: 'repeat_phases', round_cap_result: 'undecided' }, hp: { infantry: 5 } }],
+      [SIEGE, { rules: { melee_start: 'full_battle', open_field_rounds: 'single_pass', round_cap_result: 'more_hp' } }],
+    ];
+    for (const [body, extra] of live) {
+      const v = validateText('f.yaml', `${HEAD}trials: 10\n${stringify(merge(body, extra))}`);
+      if (!v.ok) throw new Error(JSON.stringify(extra));
+      expect(v.value.warnings, JSON.stringify(extra)).toBeUndefined();
+    }
   });
 });

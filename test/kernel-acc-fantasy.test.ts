@@ -11,7 +11,8 @@ import { Checks, nonZero, oneByOne, scenario, tally } from './kernel-acc.shared.
  * volley's damage [11] Σ² [12] withdrew [13 + r - 1] breached in round r (r = 1..maxRounds); then
  * a block of 2 + 4·7 slots for each round 0..maxRounds (Σ wall HP, Σ², then each side's units
  * alive by type, Σ and Σ²: the state at the end of that round, or the state the battle ended
- * with for the rounds after it); then the first volley's damage histogram 0..maxVolley.
+ * with for the rounds after it); then the first volley's damage histogram 0..maxVolley (an open
+ * field that ends in round 0 counts a damage of 0).
  */
 describe('fantasy: the accumulator, trial by trial', () => {
   const STRIDE = 2 + 4 * NT;
@@ -24,6 +25,8 @@ describe('fantasy: the accumulator, trial by trial', () => {
     ['open field, cap undecided', { mode: 'open_field', attacker: { infantry: 5, cavalry: 2, archers: 3, mages: 2 }, defender: { infantry: 12, cavalry: 3, archers: 2, clerics: 1 }, max_rounds: 1, rules: { round_cap_result: 'undecided' } }, 300],
     // a side with no units: the battle ends before round 1
     ['empty defender', { mode: 'siege', attacker: { infantry: 2 }, defender: {}, max_rounds: 2 }, 50],
+    // the same in the open field, with shooters that never fire: the volley histogram still counts the trial (damage 0)
+    ['empty defender, open field', { mode: 'open_field', attacker: { archers: 2, mages: 1 }, defender: {}, max_rounds: 2 }, 50],
   ];
 
   it.each(cases)('%s: one outcome; rounds, breach round and volley with their squares; the round blocks; the outcome as the last state says', (label, body, trials) => {
@@ -64,7 +67,8 @@ describe('fantasy: the accumulator, trial by trial', () => {
         const v = a[10];
         ck.ok(v >= 0 && v <= c.maxVolley, `first volley ${v}: at most maxVolley (3 a mage, 2 an archer)`);
         ck.eq([a[11], hist], [v * v, [[hb + v, 1]]], 'Σ volley², and its histogram count');
-      } else ck.eq([a[10], a[11], hist], [0, 0, []], 'no first volley');
+      } else if (c.siege === 0) ck.eq([a[10], a[11], hist], [0, 0, [[hb, 1]]], 'no Phase A: a first volley of 0, in the histogram too');
+      else ck.eq([a[10], a[11], hist], [0, 0, []], 'a siege: no first volley');
       // the round blocks: Σ and Σ² pairs, round 0 the starting state, the rounds after the end the last state
       for (let r = 0; r <= R; r++) {
         const bl = block(a, r);
@@ -96,6 +100,6 @@ describe('fantasy: the accumulator, trial by trial', () => {
     if (label === 'open field, cap undecided') {
       expect(each.filter((a) => a[9] === 1).length, 'capped trials').toBeGreaterThan(10);
     }
-    if (label === 'empty defender') expect(each.every((a) => a[4] === 0 && a[1] === 1)).toBe(true);
+    if (label.startsWith('empty defender')) expect(each.every((a) => a[4] === 0 && a[1] === 1)).toBe(true);
   });
 });

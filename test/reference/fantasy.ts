@@ -8,7 +8,7 @@
  * test's generator varies): mode; both armies (captain Might as a bonus); wall.hp, dc, upgrades,
  * breach_threshold; max_rounds; rules.wall_fall (H28), rules.pool_fire_order (H29),
  * rules.repelled_breach (H30), rules.tower_bonus (H15), rules.climb_comparison (H16),
- * rules.cavalry_climb (H18), rules.melee_start next_round / same_round / all_attackers (H21),
+ * rules.cavalry_climb (H18), rules.melee_start (H21, all four: full_battle's battle is 4.1's),
  * rules.round_cap_result (H7, H27), rules.ranged_phases (H6), rules.open_field_rounds (H7),
  * rules.melee_allocation dealer / receiver (H3), rules.siege_pool (H10), rules.dice_removal
  * (H11, all four), rules.attacker_fire_targets (H13), rules.shields_vs_wall (H14),
@@ -43,7 +43,7 @@ export interface RefScenario {
     tower_bonus?: 'standing_wall' | 'always' | 'none';
     climb_comparison?: 'ge' | 'gt';
     cavalry_climb?: boolean;
-    melee_start?: 'next_round' | 'same_round' | 'all_attackers';
+    melee_start?: 'next_round' | 'full_battle' | 'same_round' | 'all_attackers';
     round_cap_result?: 'auto' | 'more_hp' | 'defender' | 'undecided';
     ranged_phases?: 'sequential' | 'simultaneous';
     open_field_rounds?: 'repeat_melee' | 'single_pass' | 'repeat_phases';
@@ -89,12 +89,10 @@ const COVERED_POLICY = new Set(['climbers', 'attacker_fire', 'damage_allocation'
 export function referenceCovers(s: RefScenario): boolean {
   for (const k of Object.keys(s.rules ?? {})) if (!COVERED_RULES.has(k)) return false;
   for (const k of Object.keys(s.policy ?? {})) if (!COVERED_POLICY.has(k)) return false;
-  const ms = s.rules?.melee_start;
   const ma = s.rules?.melee_allocation;
   const da = s.policy?.damage_allocation;
   const sh = s.policy?.shield_spending;
   return (
-    (ms === undefined || ms === 'next_round' || ms === 'same_round' || ms === 'all_attackers') &&
     (ma === undefined || ma === 'dealer' || ma === 'receiver') &&
     (da === undefined || da === 'greedy_value' || da === 'lowest_hp') &&
     (sh === undefined || sh === 'optimal' || sh === 'no_waste')
@@ -401,12 +399,13 @@ function capResult(s: RefScenario, att: Side, def: Side): 1 | 2 | 3 {
   return ha > hd ? 1 : hd > ha ? 2 : 3;
 }
 
-function openField(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, trial: RefTrial, maxRounds: number): void {
+/** 4.1 OPEN_FIELD_BATTLE from round `start` (a siege's H21 (b) battle starts after its breach round). */
+function openField(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, trial: RefTrial, maxRounds: number, start = 1): void {
   rollPool(rng, att);
   rollPool(rng, def);
   const rounds = s.rules?.open_field_rounds ?? 'repeat_melee';
-  for (let r = 1; r <= maxRounds; r++) {
-    if (r === 1 || rounds === 'repeat_phases') openFieldVolleys(ctx, rng, att, def, r === 1, trial, s.rules?.ranged_phases === 'simultaneous');
+  for (let r = start; r <= maxRounds; r++) {
+    if (r === start || rounds === 'repeat_phases') openFieldVolleys(ctx, rng, att, def, r === 1, trial, s.rules?.ranged_phases === 'simultaneous');
     if (endCheck(att, def) === 0) meleeExchange(ctx, rng, att, alive(att), def);
     const e = endCheck(att, def);
     if (e !== 0) {
@@ -425,6 +424,21 @@ function openField(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side
   trial.rounds = maxRounds;
   trial.cap = true;
   trial.outcome = capResult(s, att, def);
+}
+
+/**
+ * 4.2's ceil(withdraw_below × starting units) on the decimal as written: its shortest decimal
+ * text (String) read as an integer over a power of ten (0.56 × 25 = 14, where the double
+ * product 14.000000000000002 would round up to 15).
+ */
+function ceilOfShare(share: number, n: number): number {
+  const [m, e = '0'] = String(share).split('e');
+  const [whole, frac = ''] = m.split('.');
+  const scale = frac.length - Number(e);
+  const num = BigInt(whole + frac) * BigInt(n);
+  if (scale <= 0) return Number(num * 10n ** BigInt(-scale));
+  const den = 10n ** BigInt(scale);
+  return Number((num + den - 1n) / den);
 }
 
 function siege(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, trial: RefTrial, maxRounds: number): void {
@@ -448,7 +462,7 @@ function siege(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, tr
   const poolTargetable = r0.breach_pool_targetable ?? true;
   const enginesTargetable = r0.engines_targetable ?? true;
   const withdrawBelow = p0.withdraw_below ?? 0;
-  const withdrawUnits = withdrawBelow > 0 ? Math.ceil(withdrawBelow * att.units.length) : 0;
+  const withdrawUnits = withdrawBelow > 0 ? ceilOfShare(withdrawBelow, att.units.length) : 0;
   let melee = false;
   const end = (r: number): boolean => {
     const e = endCheck(att, def);
@@ -578,7 +592,15 @@ function siege(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, tr
       if (fighters.length > 0) meleeExchange(ctx, rng, att, fighters, def);
       if (end(r)) return;
     }
-    if (breachNow && !melee) melee = true;
+    if (breachNow && !melee) {
+      if (meleeStart === 'full_battle') {
+        // H21 (b): the rest of the siege is 4.1 from round r + 1, every unit in it; no withdrawal
+        if (r === maxRounds) break;
+        openField(s, ctx, rng, att, def, trial, maxRounds, r + 1);
+        return;
+      }
+      melee = true;
+    }
     if (melee && wall > 0 && meleeStart !== 'all_attackers' && poolSize() === 0 && !staysOpen) melee = false;
     if (withdrawUnits > 0 && alive(att).length < withdrawUnits) {
       trial.outcome = 2;

@@ -7,7 +7,8 @@
  *   [13 + R + r * 30 + k]             end-of-round state, r = 0..R (0 = before the battle):
  *                                     k = 0, 1: Σ wall HP, Σ wall HP²;
  *                                     k = 2 + (side * 7 + type) * 2 (+1): Σ alive, Σ alive²
- *   [13 + R + (R + 1) * 30 + d]       Phase A damage after shields = d, d = 0..maxVolley
+ *   [13 + R + (R + 1) * 30 + d]       Phase A damage after shields = d, d = 0..maxVolley (an open
+ *                                     field with a side out at the start: d = 0)
  */
 import { NT, type FantasyCompiled } from './compile.js';
 

@@ -118,6 +118,25 @@ const code = (v: string, options: readonly string[]): number => {
   return i;
 };
 
+/**
+ * ceil(share × n) exactly (H27's withdrawal threshold, 4.2), the share taken as the decimal the
+ * scenario wrote: the shortest decimal that names the double (`toExponential()`), an integer
+ * over a power of ten, multiplied and divided in integers. The double product can land just
+ * above a whole number (0.56 × 25 = 14.000000000000002), where its ceil would be one too many.
+ * @example ceilShare(0.56, 25) // 14
+ * @example ceilShare(0.3, 7) // 3 (2.1 rounded up)
+ */
+export function ceilShare(share: number, n: number): number {
+  const [mantissa, exponent] = share.toExponential().split('e'); // share >= 0: "5.6e-1"
+  const fraction = mantissa.split('.')[1] ?? '';
+  const digits = BigInt(mantissa.replace('.', ''));
+  const places = fraction.length - Number(exponent); // share = digits / 10^places
+  const product = digits * BigInt(n);
+  if (places <= 0) return Number(product * 10n ** BigInt(-places));
+  const den = 10n ** BigInt(places);
+  return Number((product + den - 1n) / den);
+}
+
 export function compileFantasy(raw: Record<string, unknown>): FantasyCompiled {
   const s = raw as unknown as FantasyScenario;
   const r = s.rules;
@@ -177,7 +196,7 @@ export function compileFantasy(raw: Record<string, unknown>): FantasyCompiled {
     climbers: code(s.policy.climbers, ['none', 'infantry', 'infantry_and_cavalry']),
     shield: code(s.policy.shield_spending, ['optimal', 'no_waste', 'full_block', 'threshold', 'never_phase_a']),
     alloc: code(s.policy.damage_allocation, ['greedy_value', 'lowest_hp', 'knapsack', 'random']),
-    withdrawUnits: s.policy.withdraw_below > 0 ? Math.ceil(s.policy.withdraw_below * attackerUnits) : 0,
+    withdrawUnits: s.policy.withdraw_below > 0 ? ceilShare(s.policy.withdraw_below, attackerUnits) : 0,
     leftover: code(r.leftover as string, ['waste', 'persistent', 'next_phase']),
     meleeAlloc: code(r.melee_allocation as string, ['dealer', 'receiver', 'random']),
     mageTargeting: code(r.mage_targeting as string, ['one_type_together', 'per_mage', 'spill']),
@@ -188,7 +207,8 @@ export function compileFantasy(raw: Record<string, unknown>): FantasyCompiled {
     shieldPerComponent: r.shield_scope === 'per_component' ? 1 : 0,
     archerFirst: r.shield_reduces === 'archer_first' ? 1 : 0,
     poolAccumulates: r.siege_pool === 'accumulate' ? 1 : 0,
-    diceRemoval: code(r.dice_removal as string, ['highest_type_first', 'highest_results', 'lowest_type_first', 'points']),
+    // a siege's rule (H11): an open field rolls its volleys the same way whatever it says
+    diceRemoval: siege ? code(r.dice_removal as string, ['highest_type_first', 'highest_results', 'lowest_type_first', 'points']) : 0,
     anyTargets: r.attacker_fire_targets === 'any' ? 1 : 0,
     shieldsVsWall: r.shields_vs_wall ? 1 : 0,
     tower: code(r.tower_bonus as string, ['standing_wall', 'always', 'none']),

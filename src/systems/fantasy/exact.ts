@@ -185,6 +185,12 @@ export function noWasteCancel(D: number, c1: number, c2: number, c3: number): nu
 }
 
 export function exactVolley(c: FantasyCompiled): ExactSummary {
+  if (!hasDefenders(c) || c.units.slice(0, NT).every((n) => n === 0)) {
+    // a side is out at the start: no Phase A, its damage 0 in every trial (4.1, the metrics)
+    const none = new Array<number>(c.maxVolley + 1).fill(0);
+    none[0] = 1;
+    return { metrics: { mean_volley_a_damage: { value: 0, variance: 0 } }, curves: { volley_damage: none.map((p, d) => ({ x: { damage: d }, value: p })) } };
+  }
   const dmg = convolve(diceSum(att(c, MAG), 3), diceSum(att(c, ARC), 2));
   const k = def(c, CLE);
   const out = new Array<number>(c.maxVolley + 1).fill(0);

@@ -2,6 +2,7 @@
 import type { RulesSystem } from '../types.js';
 import { chartsFantasy } from './charts.js';
 import { compileFantasy, type FantasyCompiled } from './compile.js';
+import { deadSettingsFantasy } from './dead-settings.js';
 import { exactFantasy } from './exact.js';
 import { A_ATT_WINS, A_BREACHED, A_DEF_WINS, A_UNDECIDED, fantasyKernel } from './kernel.js';
 import { fantasyShape } from './schema.js';
@@ -46,6 +47,7 @@ export const fantasy: RulesSystem<FantasyCompiled> = {
   // as the compiled case has them
   autoValues: (s) => autoValuesOf(compileFantasy(s), s),
   compile: compileFantasy,
+  deadSettings: deadSettingsFantasy,
   kernel: fantasyKernel,
   pairedSlots: (c) => [
     { metric: 'p_attacker_wins', slot: A_ATT_WINS },

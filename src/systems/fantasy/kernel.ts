@@ -12,7 +12,7 @@
  */
 import { nextTrialState, type RngState } from '../../engine/rng.js';
 import type { Kernel, Trace } from '../types.js';
-import { accLengthFantasy, roundBase } from './accumulator.js';
+import { accLengthFantasy, histBase, roundBase } from './accumulator.js';
 import * as AC from './accumulator.js';
 import type { FantasyCompiled } from './compile.js';
 import { openField } from './open-field.js';
@@ -64,6 +64,7 @@ export function runFantasyState(st: FantasyState, stream: RngState, trials: numb
   st.cnt.set(st.start);
   const wall0 = c.siege === 1 ? c.wallHp : 0;
   const b0 = roundBase(c);
+  const hb = histBase(c);
   acc[b0] += trials * wall0;
   acc[b0 + 1] += trials * wall0 * wall0;
   const slots = st.slots;
@@ -99,6 +100,8 @@ export function runFantasyState(st: FantasyState, stream: RngState, trials: numb
     if (checkEnd(st)) {
       st.endRound = 0;
       fillRecords(st, c, 0);
+      // no Phase A: the first volley's damage is 0, in its histogram as in its mean (volley_damage.csv sums to 1)
+      if (c.siege === 0) acc[hb] += 1;
     } else if (c.siege === 1) siege(st, c, rng, acc);
     else openField(st, c, rng, acc, 1);
     if (st.outcome === 1) acc[A_ATT_WINS] += 1;

@@ -43,11 +43,12 @@ export const METRIC_DOCS_FANTASY: Readonly<Record<string, string>> = {
     "the attacker has no units left and the defender has some; or the attacker withdrew (p_withdrew, H27); or the round cap under round_cap_result defender (a siege's auto, H27); or the defender has more total HP where more_hp or single_pass compares them",
   p_undecided: 'both sides wiped out in the same step, or a round cap (or single_pass comparison) judged undecided: round_cap_result undecided, or equal total HP',
   mean_rounds: 'the round the battle ended (max_rounds when it reached the cap; 0 when a side had no units at the start)',
-  p_round_cap: 'the battle was still going at the end of round max_rounds (H7, H27); these trials are also counted in one of the three outcomes',
+  p_round_cap:
+    'the battle was still going at the end of round max_rounds (H7, H27); these trials are also counted in one of the three outcomes. A withdrawal in that round, or a single_pass comparison, is not a cap',
   p_breach: 'siege: the wall was breached at some round (4.2 step 5: wall HP 0, or the breach pool at the breach threshold, H19), counting a breach later repelled',
   mean_breach_round: 'siege: the round of the first breach, over the trials that had one',
   p_withdrew: 'siege: the attacker withdrew, below policy.withdraw_below of its starting units (H27); counted as a defender win',
-  mean_volley_a_damage: "open field: the damage of the attacker's first ranged volley (round 1, Phase A) after the defender's shield dice (H8)",
+  mean_volley_a_damage: "open field: the damage of the attacker's first ranged volley (round 1, Phase A) after the defender's shield dice (H8), over every trial (0 when a side starts with no units)",
 };
 
 /** An army's units in words, as `sidesFantasy` names them: `10 infantry, 4 cavalry, 1 mage; captain's Might 2`; `no units` when empty. */
