@@ -3,12 +3,12 @@
  * the same metrics (answerMetrics) and the same numbers (show), short enough for a screen.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { answerNames, answerText, CROSSING_LINES, reachText, SWEEP_ROWS } from '../src/report/answer-text.js';
+import { answerNames, answerText, CROSSING_LINES, deltaText, reachText, SWEEP_ROWS } from '../src/report/answer-text.js';
 
 /** Rows of a long sweep shown: the first and last four (answer-text's SWEEP_ENDS). */
 const SWEEP_ENDS_SHOWN = 8;
 import { show, showInterval } from '../src/report/format.js';
-import { answerColumns } from '../src/report/html.js';
+import { answerColumns, pairingText, welchMetrics } from '../src/report/html.js';
 import { crossings } from '../src/systems/chart-kit.js';
 import { systemById } from '../src/systems/registry.js';
 import type { ScenarioResult } from '../src/systems/types.js';
@@ -173,5 +173,23 @@ describe('the answer run prints', () => {
     expect(lines[0]).toMatch(/^where p_defender_wins reaches 0\.5: p_defender_wins is at or above 0\.5 already at dc = 12, the lowest swept, in every variant \(0\.\d{4} to 0\.\d{4}\): the sweep does not bracket 0\.5, so it does not show where it is first reached$/);
     // a line that crosses keeps the table
     expect(reachText(climbers, 'p_attacker_wins', 0.5)[0]).toBe('where p_attacker_wins reaches 0.5 among the swept values (≥ where it rises, ≤ where it falls):');
+  });
+});
+
+describe('which differences are Welch, said where they are shown', () => {
+  const d = (paired: boolean) => ({ value: -0.5, ci_low: -0.7, ci_high: -0.3, se: 0.1, paired });
+  it('a Welch difference is marked beside its interval; a paired one is not', () => {
+    expect(deltaText(d(false))).toBe('-0.5000 [-0.7000, -0.3000] (Welch)');
+    expect(deltaText(d(true))).toBe('-0.5000 [-0.7000, -0.3000]');
+  });
+  it('the sentence names the Welch metrics and the event each averages over, and says every metric over all trials is paired', () => {
+    expect(pairingText({}, [], false)).toBe(
+      "Variants share dice (common random numbers): a difference's 95% interval is paired (from the per-trial differences on the same trials) for every metric over all trials.",
+    );
+    expect(pairingText({ conditionalOn: { mean_turns: 'p_surrender' } }, ['mean_turns'], true)).toBe(
+      "Variants share dice (common random numbers): a difference's 95% interval is paired (from the per-trial differences on the same trials) for every metric over all trials; Welch's, marked (Welch), for <code>mean_turns</code> (a mean over the trials with p_surrender): the two sides average different trials, so the difference is not paired trial by trial.",
+    );
+    const r = { cases: [{ differences: {} }, { differences: { p_x: d(true), mean_y: d(false) } }] } as unknown as ScenarioResult;
+    expect(welchMetrics(r, ['p_x', 'mean_y', 'mean_z'])).toEqual(['mean_y']);
   });
 });

@@ -77,7 +77,35 @@ function valueCell(m: Estimate | undefined, opts: { big?: boolean; delta?: boole
   // a conditional mean's difference whose event moved: the two means average different trials
   const o = opts.delta ? (m as Difference).overDifferentTrials : undefined;
   const over = o ? `<br><span class="over">${escapeHtml(overDifferentTrialsText(o))}</span>` : '';
-  return `<td${opts.td ? ` class="${opts.td}"` : ''} title="${escapeHtml(`95% interval ${showInterval(m.value, m.ci_low, m.ci_high)}`)}"><span${cls ? ` class="${cls}"` : ''}>${sign}${showHtml(m.value)}</span> <span class="ci">[${showHtml(m.ci_low)}, ${showHtml(m.ci_high)}]</span>${over}</td>`;
+  // a difference not paired trial by trial (a mean over the trials of an event) says so beside its interval
+  const welch = opts.delta && (m as Difference).paired === false ? ' <span class="muted">(Welch)</span>' : '';
+  return `<td${opts.td ? ` class="${opts.td}"` : ''} title="${escapeHtml(`95% interval ${showInterval(m.value, m.ci_low, m.ci_high)}`)}"><span${cls ? ` class="${cls}"` : ''}>${sign}${showHtml(m.value)}</span> <span class="ci">[${showHtml(m.ci_low)}, ${showHtml(m.ci_high)}]</span>${welch}${over}</td>`;
+}
+
+/**
+ * The metrics among `metrics` whose difference from the baseline is Welch's in some case (not
+ * paired trial by trial: a mean over the trials in which an event happened, RulesSystem.conditionalOn).
+ */
+export function welchMetrics(r: Pick<ScenarioResult, 'cases'>, metrics: readonly string[]): string[] {
+  return metrics.filter((m) => r.cases.some((c) => c.differences[m]?.paired === false));
+}
+
+/**
+ * How the differences' intervals are made, as a sentence: paired (the per-trial differences on
+ * the same trials) for every metric over all trials, and which metrics (`welch`) get Welch's
+ * interval instead, each with the event whose trials it averages. `html`: with <code> names.
+ * @example pairingText({ conditionalOn: { mean_turns: 'p_surrender' } }, ['mean_turns'], false)
+ * // "Variants share dice (common random numbers): a difference's 95% interval is paired (from the per-trial differences on the same trials) for every metric over all trials; Welch's, marked (Welch), for mean_turns (a mean over the trials with p_surrender): the two sides average different trials, so the difference is not paired trial by trial."
+ */
+export function pairingText(r: Pick<ScenarioResult, 'conditionalOn'>, welch: readonly string[], html: boolean): string {
+  const name = (m: string) => (html ? `<code>${escapeHtml(m)}</code>` : m);
+  const head = "Variants share dice (common random numbers): a difference's 95% interval is paired (from the per-trial differences on the same trials) for every metric over all trials";
+  if (welch.length === 0) return `${head}.`;
+  const each = welch.map((m) => {
+    const event = r.conditionalOn?.[m];
+    return event ? `${name(m)} (a mean over the trials with ${html ? escapeHtml(event) : event})` : name(m);
+  });
+  return `${head}; Welch's, marked (Welch), for ${each.join(', ')}: the two sides average different trials, so the difference is not paired trial by trial.`;
 }
 
 /** The CSS class of a difference's direction (chart-kit's directionOf): up, down, or flat when its interval holds 0. */
@@ -131,7 +159,7 @@ export function metricTable(r: ScenarioResult, metrics: string[]): string {
       });
       return `<tr><th class="m">${escapeHtml(m)}</th>${cells.join('')}</tr>`;
     });
-    const note = hasDiff ? `<p class="muted">Δ: the difference from the baseline (${escapeHtml(r.variants[0])}). ${DIRECTION_KEY} Variants share dice (common random numbers); the interval is paired where a metric is per trial, Welch otherwise.</p>` : '';
+    const note = hasDiff ? `<p class="muted">Δ: the difference from the baseline (${escapeHtml(r.variants[0])}). ${DIRECTION_KEY} ${pairingText(r, welchMetrics(r, metrics), true)}</p>` : '';
     return `<table>${head}${trialsRow}\n${rows.join('\n')}</table>\n${note}`;
   }
   // the case number says which sweep point: without a sweep every case is 1
@@ -151,7 +179,7 @@ export function metricTable(r: ScenarioResult, metrics: string[]): string {
   if (hasDiff) {
     const withDiff = r.cases.filter((c) => Object.keys(c.differences).length > 0);
     out += `\n<h3>Difference from the baseline (${escapeHtml(r.variants[0])})</h3>
-<p class="muted">Variants share dice (common random numbers); paired intervals where a metric is per trial, Welch otherwise. ${DIRECTION_KEY}${sweep ? ' The Answer shows its metrics’ differences with their intervals.' : ''}</p>
+<p class="muted">${pairingText(r, welchMetrics(r, metrics), true)} ${DIRECTION_KEY}${sweep ? ' The Answer shows its metrics’ differences with their intervals.' : ''}</p>
 <label class="toggle mirror" for="show-ci">show the 95% intervals in both tables (or hover over a value)</label>
 ${table(withDiff, (c, m) => valueCell(c.differences[m], { delta: true }))}`;
   }
@@ -252,7 +280,7 @@ export function differenceAnswerTable(r: ScenarioResult, metrics: string[]): str
   const zeros = zero.length > 0 ? `\n<p class="muted">0 in every case: ${zero.map((m) => `<code>${escapeHtml(m)}</code>`).join(', ')}</p>` : '';
   return `<div id="answer-differences">
 <h3>The variants at each swept value, and their difference from ${escapeHtml(base)}</h3>
-<p>Under each variant's value, <span class="ci">Δ</span>: its paired difference from the baseline, ${escapeHtml(base)} (variants share dice: common random numbers); every number with its 95% interval. ${DIRECTION_KEY}</p>
+<p>Under each variant's value, <span class="ci">Δ</span>: its difference from the baseline, ${escapeHtml(base)}; every number with its 95% interval. ${pairingText(r, welchMetrics(r, shown), true)} ${DIRECTION_KEY}</p>
 <div class="scroll"><table class="answer">${head}
 ${rows.join('\n')}</table></div>${zeros}
 </div>`;
