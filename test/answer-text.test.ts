@@ -8,6 +8,7 @@ import { answerNames, answerText, CROSSING_LINES, deltaText, reachText, SWEEP_RO
 /** Rows of a long sweep shown: the first and last four (answer-text's SWEEP_ENDS). */
 const SWEEP_ENDS_SHOWN = 8;
 import { show, showInterval } from '../src/report/format.js';
+import { briefAnswer } from '../src/report/brief-text.js';
 import { answerColumns, pairingText, welchMetrics } from '../src/report/html.js';
 import { crossings } from '../src/systems/chart-kit.js';
 import { systemById } from '../src/systems/registry.js';
@@ -192,4 +193,21 @@ describe('which differences are Welch, said where they are shown', () => {
     const r = { cases: [{ differences: {} }, { differences: { p_x: d(true), mean_y: d(false) } }] } as unknown as ScenarioResult;
     expect(welchMetrics(r, ['p_x', 'mean_y', 'mean_z'])).toEqual(['mean_y']);
   });
+});
+
+describe('--brief: a range over the cases that is only noise says so', () => {
+  it('the lowest – highest of the first answer metric, and "the same within their 95% intervals" only when every interval shares a point', async () => {
+    const r = await runFile('scenarios/surrender/heavy-guns-grid.yaml', 2000);
+    const sys = systemById(r.system)!;
+    const m = answerNames(r, sys.headline, sys.outcomes)[0];
+    const line = () => briefAnswer(r, sys.headline, sys.outcomes).split('; ')[0];
+    // the grid's own p_test: from 0 to near 1, far apart
+    expect(line()).toMatch(new RegExp(`^${m} \\S+ – \\S+$`));
+    // the same metric at values that differ by less than their intervals: a range, and that it is noise
+    r.cases.forEach((c, i) => (c.metrics[m] = { ...c.metrics[m], value: 0.861 + (i % 3) * 0.0003, ci_low: 0.859 + (i % 3) * 0.0003, ci_high: 0.863 + (i % 3) * 0.0003 }));
+    expect(line()).toBe(`${m} 0.8610 – 0.8616 (the same within their 95% intervals)`);
+    // one case's interval clear of another's: no such note
+    r.cases[0].metrics[m] = { ...r.cases[0].metrics[m], value: 0.5, ci_low: 0.49, ci_high: 0.51 };
+    expect(line()).toBe(`${m} 0.5000 – 0.8616`);
+  }, 60_000);
 });

@@ -541,7 +541,7 @@ export function indexPage(entries: IndexEntry[], analyses: AnalysisEntry[] = [])
       )
       .join('\n');
     return `<h2>${escapeHtml(sys)}</h2>
-<table class="index"><tr><th class="l">scenario</th><th>cases</th><th class="l">answer (one case: value [95% interval]; several: lowest – highest over them, and where)</th><th class="l">question</th></tr>
+<table class="index"><tr><th class="l">scenario</th><th>cases</th><th class="l">answer (one case: value [95% interval]; several: lowest – highest over them, and where, when their 95% intervals tell the cases apart)</th><th class="l">question</th></tr>
 ${rows}</table>`;
   });
   if (analyses.length > 0) {
@@ -563,14 +563,17 @@ ${rows}</table>`);
 export interface IndexCase {
   variant: string;
   params?: Record<string, unknown>;
-  metrics: Record<string, { value: number | null; ci_low: number | null; ci_high: number | null }>;
+  metrics: Record<string, IndexEstimate>;
 }
 
 /**
  * An index entry's answer cell: the metrics the page's Answer shows (`answerMetrics`). One case:
  * each with its value and 95% interval. Several (a sweep, or variants): each metric's lowest and
- * highest value over the cases and where (the first such case, and how many more tie with it);
- * the metrics that are 0 in every case are named together on one line.
+ * highest value over the cases, and where only where the runs tell it apart (`extremeOf`): a
+ * case named as highest has its interval clear above every other case's; where intervals
+ * overlap the top (or bottom) one, the cases are named as the same within their 95% intervals,
+ * and where every interval shares a point, no case is picked out. The metrics that are 0 in
+ * every case are named together on one line.
  */
 export function indexAnswerHtml(cases: IndexCase[], params: string[], variants: string[], metrics: string[]): string {
   if (cases.length === 0) return '';
@@ -585,24 +588,77 @@ export function indexAnswerHtml(cases: IndexCase[], params: string[], variants: 
   const zero: string[] = [];
   const lines: string[] = [];
   for (const k of metrics) {
-    const at = cases.filter((c) => c.metrics[k]?.value != null);
-    const values = at.map((c) => c.metrics[k].value!);
+    const at = cases.filter((c) => c.metrics[k]?.value != null).map((c) => ({ c, m: c.metrics[k] }));
+    const values = at.map((x) => x.m.value as number);
     const lo = Math.min(...values);
     const hi = Math.max(...values);
     if (hi === 0) {
       zero.push(`<code>${escapeHtml(k)}</code>`);
       continue;
     }
-    const place = (v: number) => {
-      const ties = at.filter((c) => c.metrics[k].value === v);
-      return `${where(ties[0])}${ties.length > 1 ? ` and ${ties.length - 1} more` : ''}`;
-    };
+    const ests = at.map((x) => x.m);
     const range = lo === hi ? `${showHtml(lo)} in every case` : `${showHtml(lo)} – ${showHtml(hi)}`;
-    const detail = lo === hi ? '' : ` <span class="where">(lowest at ${place(lo)}; highest at ${place(hi)})</span>`;
+    let detail = '';
+    if (lo !== hi && sameWithinIntervals(ests)) detail = ` <span class="where">(the same within their 95% intervals in every case)</span>`;
+    else if (lo !== hi) {
+      const place = (end: 'lowest' | 'highest') => {
+        const e = extremeOf(ests, end);
+        const named = e.cases.map((i) => where(at[i].c));
+        const list = named.length <= 2 ? named.join('; ') : `${named.slice(0, 2).join('; ')} and ${named.length - 2} more`;
+        if (e.clear) return `${end} at ${named[0]}${named.length > 1 ? ` and ${named.length - 1} more with the same value` : ''}`;
+        return `${end}: ${named.length === at.length ? `all ${named.length}` : named.length} cases the same within their 95% intervals, at ${list}`;
+      };
+      detail = ` <span class="where">(${place('lowest')}; ${place('highest')})</span>`;
+    }
     lines.push(`<span class="key"><code>${escapeHtml(k)}</code> ${range}</span>${detail}`);
   }
   if (zero.length > 0) lines.push(`<span class="muted">0 in every case: ${zero.join(', ')}</span>`);
   return lines.join('<br>');
+}
+
+/** An estimate as summary.json keeps it (null: no value or no interval). */
+export interface IndexEstimate {
+  value: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+}
+
+/** An interval's ends, an unknown end taken as unbounded (so it can be told apart from nothing). */
+function ends(m: IndexEstimate): [number, number] {
+  return [m.ci_low ?? -Infinity, m.ci_high ?? Infinity];
+}
+
+/**
+ * Whether every estimate's 95% interval holds one common point (the highest low end at most the
+ * lowest high end): then no case is higher or lower than another beyond its interval.
+ * @example sameWithinIntervals([{ value: 0.861, ci_low: 0.859, ci_high: 0.863 }, { value: 0.8616, ci_low: 0.8594, ci_high: 0.8637 }]) // true
+ */
+export function sameWithinIntervals(ms: readonly IndexEstimate[]): boolean {
+  return Math.max(...ms.map((m) => ends(m)[0])) <= Math.min(...ms.map((m) => ends(m)[1]));
+}
+
+/**
+ * The cases at the highest (or lowest) end of a metric, by index in `ms` (values not null), and
+ * whether the end is clear: the highest value's case(s) (every case with that exact value, as two
+ * variants that play the same trials have) with a 95% interval whose low end is above every
+ * other case's high end. When it is not clear, the cases are those whose intervals reach the
+ * extreme case's (a high end at least its low end): the same as it within their intervals, so
+ * none of them is named the highest. Non-overlapping 95% intervals are a stricter test than the
+ * difference's own interval, so a case named as the extreme is one beyond the run's noise.
+ * @example extremeOf([{ value: 0.8610, ci_low: 0.8589, ci_high: 0.8632 }, { value: 0.8616, ci_low: 0.8594, ci_high: 0.8637 }, { value: 0, ci_low: 0, ci_high: 0.0001 }], 'highest') // { clear: false, cases: [1, 0] }
+ */
+export function extremeOf(ms: readonly IndexEstimate[], end: 'lowest' | 'highest'): { clear: boolean; cases: number[] } {
+  const hi = end === 'highest';
+  const v = (i: number) => ms[i].value as number;
+  const idx = ms.map((_, i) => i);
+  const best = idx.reduce((a, i) => ((hi ? v(i) > v(a) : v(i) < v(a)) ? i : a), 0);
+  const ties = idx.filter((i) => v(i) === v(best));
+  const others = idx.filter((i) => v(i) !== v(best));
+  // the extreme's inner end (low end of the highest), the tied cases' weakest
+  const inner = hi ? Math.min(...ties.map((i) => ends(ms[i])[0])) : Math.max(...ties.map((i) => ends(ms[i])[1]));
+  const reaches = (i: number) => (hi ? ends(ms[i])[1] >= inner : ends(ms[i])[0] <= inner);
+  const close = others.filter(reaches).sort((a, b) => (hi ? v(b) - v(a) : v(a) - v(b)) || a - b);
+  return { clear: close.length === 0, cases: [...ties, ...close] };
 }
 
 export { fmt };
