@@ -258,7 +258,7 @@ describe('the scenario page', () => {
     expect(index).not.toContain('first case');
   });
 
-  it('the index names a case as highest or lowest only when its interval is clear of every other case; else the cases the same within their 95% intervals', () => {
+  it('the index names a case as highest or lowest only when its interval is clear of every other case; else the cases the intervals cannot tell apart', () => {
     // cr-storm-top-up (a user's file): top-up-retest plays exactly top-up-always's trials; the exact p_castle_falls is 0.86106 at every storm_ratio
     const est = (value: number, ci_low: number, ci_high: number) => ({ value, ci_low, ci_high });
     const rows: [string, number, ReturnType<typeof est>][] = [
@@ -279,7 +279,7 @@ describe('the scenario page', () => {
     expect(cell).toContain('<code>p_castle_falls</code> 0 – 0.8616</span>');
     // 0.8616 is noise: it is not named as where the metric is highest
     expect(cell).not.toContain('highest at');
-    expect(cell).toContain('highest: 6 cases the same within their 95% intervals, at top-up-always, storm_ratio=0.75; top-up-retest, storm_ratio=0.75 and 4 more');
+    expect(cell).toContain('highest: 6 cases their 95% intervals cannot tell apart, at top-up-always, storm_ratio=0.75; top-up-retest, storm_ratio=0.75 and 4 more');
     // 0 [0, 3.8e-5] is clear below every other case
     expect(cell).toContain('(lowest at listed-stormers, storm_ratio=1;');
     // the top-up readings alone: every interval shares a point, so no case is picked out

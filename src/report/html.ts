@@ -571,8 +571,8 @@ export interface IndexCase {
  * each with its value and 95% interval. Several (a sweep, or variants): each metric's lowest and
  * highest value over the cases, and where only where the runs tell it apart (`extremeOf`): a
  * case named as highest has its interval clear above every other case's; where intervals
- * overlap the top (or bottom) one, the cases are named as the same within their 95% intervals,
- * and where every interval shares a point, no case is picked out. The metrics that are 0 in
+ * reach the top (or bottom) one's, those cases are named as ones the intervals cannot tell
+ * apart, and where every interval shares a point, no case is picked out. The metrics that are 0 in
  * every case are named together on one line.
  */
 export function indexAnswerHtml(cases: IndexCase[], params: string[], variants: string[], metrics: string[]): string {
@@ -606,7 +606,7 @@ export function indexAnswerHtml(cases: IndexCase[], params: string[], variants: 
         const named = e.cases.map((i) => where(at[i].c));
         const list = named.length <= 2 ? named.join('; ') : `${named.slice(0, 2).join('; ')} and ${named.length - 2} more`;
         if (e.clear) return `${end} at ${named[0]}${named.length > 1 ? ` and ${named.length - 1} more with the same value` : ''}`;
-        return `${end}: ${named.length === at.length ? `all ${named.length}` : named.length} cases the same within their 95% intervals, at ${list}`;
+        return `${end}: ${named.length === at.length ? `all ${named.length}` : named.length} cases their 95% intervals cannot tell apart, at ${list}`;
       };
       detail = ` <span class="where">(${place('lowest')}; ${place('highest')})</span>`;
     }
