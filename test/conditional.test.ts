@@ -117,7 +117,9 @@ describe('conditional metrics', () => {
   });
 
   it('the workbench gets it with the tuned case\'s difference', () => {
-    const w = wireCase(r.cases[1]) as { differences: Record<string, { over_different_trials?: unknown }> };
+    const w = wireCase(r.cases[1]) as { differences: Record<string, { over_different_trials?: unknown; paired?: boolean }> };
+    // the workbench marks a Welch difference (a mean over the trials of an event); every other is paired
+    expect([w.differences.mean_breach_round.paired, w.differences.p_breach.paired, w.differences.mean_rounds.paired]).toEqual([false, true, true]);
     expect(w.differences.mean_breach_round.over_different_trials).toEqual({ event: 'p_breach', from: r.cases[0].metrics.p_breach.value, to: r.cases[1].metrics.p_breach.value });
   });
 
