@@ -3,12 +3,13 @@
  * the same metrics (answerMetrics) and the same numbers (show), short enough for a screen.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { answerNames, answerText, CROSSING_LINES, reachText, SWEEP_ROWS } from '../src/report/answer-text.js';
+import { answerNames, answerText, CROSSING_LINES, deltaText, reachText, SWEEP_ROWS } from '../src/report/answer-text.js';
 
 /** Rows of a long sweep shown: the first and last four (answer-text's SWEEP_ENDS). */
 const SWEEP_ENDS_SHOWN = 8;
 import { show, showInterval } from '../src/report/format.js';
-import { answerColumns } from '../src/report/html.js';
+import { briefAnswer } from '../src/report/brief-text.js';
+import { answerColumns, pairingText, welchMetrics } from '../src/report/html.js';
 import { crossings } from '../src/systems/chart-kit.js';
 import { systemById } from '../src/systems/registry.js';
 import type { ScenarioResult } from '../src/systems/types.js';
@@ -175,4 +176,39 @@ describe('the answer run prints', () => {
     // a line that crosses keeps the table
     expect(reachText(climbers, 'p_attacker_wins', 0.5)[0]).toBe('where p_attacker_wins reaches 0.5 among the swept values (≥ where it rises, ≤ where it falls):');
   });
+});
+
+describe('which differences are Welch, said where they are shown', () => {
+  const d = (paired: boolean) => ({ value: -0.5, ci_low: -0.7, ci_high: -0.3, se: 0.1, paired });
+  it('a Welch difference is marked beside its interval; a paired one is not', () => {
+    expect(deltaText(d(false))).toBe('-0.5000 [-0.7000, -0.3000] (Welch)');
+    expect(deltaText(d(true))).toBe('-0.5000 [-0.7000, -0.3000]');
+  });
+  it('the sentence names the Welch metrics and the event each averages over, and says every metric over all trials is paired', () => {
+    expect(pairingText({}, [], false)).toBe(
+      "Variants share dice (common random numbers): a difference's 95% interval is paired (from the per-trial differences on the same trials) for every metric over all trials.",
+    );
+    expect(pairingText({ conditionalOn: { mean_turns: 'p_surrender' } }, ['mean_turns'], true)).toBe(
+      "Variants share dice (common random numbers): a difference's 95% interval is paired (from the per-trial differences on the same trials) for every metric over all trials; Welch's, marked (Welch), for <code>mean_turns</code> (a mean over the trials with p_surrender): the two sides average different trials, so the difference is not paired trial by trial.",
+    );
+    const r = { cases: [{ differences: {} }, { differences: { p_x: d(true), mean_y: d(false) } }] } as unknown as ScenarioResult;
+    expect(welchMetrics(r, ['p_x', 'mean_y', 'mean_z'])).toEqual(['mean_y']);
+  });
+});
+
+describe('--brief: a range over the cases that is only noise says so', () => {
+  it('the lowest – highest of the first answer metric, and "the same within their 95% intervals" only when every interval shares a point', async () => {
+    const r = await runFile('scenarios/surrender/heavy-guns-grid.yaml', 2000);
+    const sys = systemById(r.system)!;
+    const m = answerNames(r, sys.headline, sys.outcomes)[0];
+    const line = () => briefAnswer(r, sys.headline, sys.outcomes).split('; ')[0];
+    // the grid's own p_test: from 0 to near 1, far apart
+    expect(line()).toMatch(new RegExp(`^${m} \\S+ – \\S+$`));
+    // the same metric at values that differ by less than their intervals: a range, and that it is noise
+    r.cases.forEach((c, i) => (c.metrics[m] = { ...c.metrics[m], value: 0.861 + (i % 3) * 0.0003, ci_low: 0.859 + (i % 3) * 0.0003, ci_high: 0.863 + (i % 3) * 0.0003 }));
+    expect(line()).toBe(`${m} 0.8610 – 0.8616 (the same within their 95% intervals)`);
+    // one case's interval clear of another's: no such note
+    r.cases[0].metrics[m] = { ...r.cases[0].metrics[m], value: 0.5, ci_low: 0.49, ci_high: 0.51 };
+    expect(line()).toBe(`${m} 0.5000 – 0.8616`);
+  }, 60_000);
 });

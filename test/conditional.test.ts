@@ -70,11 +70,17 @@ describe('conditional metrics', () => {
   it('the printed answer and the report page say it next to the difference', () => {
     const sys = systemById('fantasy')!;
     const text = answerText(r, { headline: sys.headline, outcomes: sys.outcomes, charts: sys.charts(r) });
-    expect(text).toMatch(/^ +shields-vs-wall +\S+ \[.*\] +Δ \S+ \[.*\] \(over different trials: p_breach 0\.99\d+ → 0\.8\d+\)$/m);
+    // a mean over the trials with a breach: its interval Welch's, marked, and said under the table
+    expect(text).toMatch(/^ +shields-vs-wall +\S+ \[.*\] +Δ \S+ \[.*\] \(Welch\) \(over different trials: p_breach 0\.99\d+ → 0\.8\d+\)$/m);
+    expect(text).toContain("  Variants share dice (common random numbers): a difference's 95% interval is paired");
+    expect(text.replace(/\s+/g, ' ')).toContain("Welch's, marked (Welch), for mean_breach_round (a mean over the trials with p_breach): the two sides average different trials");
     expect(text).not.toMatch(/p_breach +as-written.*\n.*Δ.*over different/);
     // the Answer (the headline's metrics by variant) and the table of every metric
     const page = scenarioPage(r, sys.charts(r), []);
     expect(page.match(/<span class="over">over different trials: p_breach 0\.99\d+ → 0\.8\d+<\/span>/g)).toHaveLength(2);
+    expect(page.match(/<\/span> <span class="muted">\(Welch\)<\/span><br><span class="over">/g)).toHaveLength(2);
+    expect(page).toContain("Welch's, marked (Welch), for <code>mean_breach_round</code> (a mean over the trials with p_breach)");
+    expect(page).not.toContain('Welch otherwise');
   });
 
   it('is not said where the event did not move', () => {
@@ -111,7 +117,9 @@ describe('conditional metrics', () => {
   });
 
   it('the workbench gets it with the tuned case\'s difference', () => {
-    const w = wireCase(r.cases[1]) as { differences: Record<string, { over_different_trials?: unknown }> };
+    const w = wireCase(r.cases[1]) as { differences: Record<string, { over_different_trials?: unknown; paired?: boolean }> };
+    // the workbench marks a Welch difference (a mean over the trials of an event); every other is paired
+    expect([w.differences.mean_breach_round.paired, w.differences.p_breach.paired, w.differences.mean_rounds.paired]).toEqual([false, true, true]);
     expect(w.differences.mean_breach_round.over_different_trials).toEqual({ event: 'p_breach', from: r.cases[0].metrics.p_breach.value, to: r.cases[1].metrics.p_breach.value });
   });
 

@@ -9,7 +9,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { validateText } from '../src/api.js';
+import { parse, stringify } from 'yaml';
+import { runScenario, validateText } from '../src/api.js';
 import { alignPairedSlots, compilePoints, jobsOf } from '../src/api/run.js';
 import { ChunkRun, PAIR_BLOCK, resultLength, runChunk, type ChunkTask } from '../src/engine/chunk.js';
 import { deriveState, type RngState } from '../src/engine/rng.js';
@@ -208,4 +209,49 @@ describe('the trace contract (systems/types.ts Trace), every kernel path', () =>
     const slots = crusaderRex.pairedSlots(c).map((s) => s.slot);
     expectTraceOf(crusaderRex.kernel as Kernel<unknown>, c, slots, 700, `${file}#${p}`);
   });
+});
+
+describe('two identical variants: every metric over all trials differs by exactly 0 [0, 0], paired', () => {
+  /** The scenario with its baseline and an identical twin (both set one of the file's own values to itself), no expect:. */
+  function twin(file: string) {
+    const js = parse(readFileSync(path.join(ROOT, 'scenarios', file), 'utf8')) as Record<string, unknown>;
+    const sweep = (js.sweep ?? {}) as Record<string, unknown>;
+    const base = ((js.variants as { name: string; set?: Record<string, unknown> }[] | undefined) ?? [])[0] ?? { name: 'base' };
+    let set = base.set;
+    for (const [k, v] of Object.entries(js)) {
+      if (set || ['name', 'system', 'description', 'seed', 'trials', 'sweep', 'variants', 'expect', 'headline', 'kind', 'mode'].includes(k)) continue;
+      if (v && typeof v === 'object' && !Array.isArray(v)) {
+        const leaf = Object.entries(v).find(([k2, v2]) => typeof v2 !== 'object' && !(`${k}.${k2}` in sweep));
+        if (leaf) set = { [`${k}.${leaf[0]}`]: leaf[1] };
+      }
+    }
+    if (!set) throw new Error(`${file}: no value to set`);
+    return load(file, stringify({ ...js, expect: undefined, variants: [{ name: base.name, set }, { name: 'twin', set }] }));
+  }
+  const picked = [
+    'crusader-rex/case-b-old-siege.yaml',
+    'crusader-rex/reference-field-battle.yaml',
+    'fantasy/stone-wall-siege.yaml',
+    'fantasy/open-field-volley.yaml',
+    'cry-havoc/melee-two-on-one.yaml',
+    'cry-havoc/missile-range-tables.yaml',
+    'cry-havoc/battering-ram.yaml',
+    'cry-havoc/fire-siege-tower.yaml',
+    'cry-havoc/healing-tables.yaml',
+    'surrender/town-basic.yaml',
+  ];
+  it.each(picked)('%s', async (file) => {
+    const sc = twin(file);
+    const r = await runScenario(sc, { trials: 3000 });
+    const twins = r.cases.filter((c) => c.variant === 'twin');
+    expect(twins.length).toBeGreaterThan(0);
+    for (const c of twins) {
+      const base = r.cases.find((b) => b.case === c.case && b.variant !== 'twin')!;
+      expect(c.metrics).toEqual(base.metrics);
+      for (const [m, d] of Object.entries(c.differences)) {
+        if (sc.system.conditionalOn && m in sc.system.conditionalOn) expect(d.paired, `${m}: a mean over the trials of an event is Welch`).toBe(false);
+        else expect([m, d.value, d.ci_low, d.ci_high, d.paired]).toEqual([m, 0, 0, 0, true]);
+      }
+    }
+  }, 60_000);
 });

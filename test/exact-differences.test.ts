@@ -66,10 +66,10 @@ describe('check: the Monte Carlo paired difference against the exact difference'
     const result = await runScenario(v, { trials: 40000 });
     const ex = exactScenario(v);
     const rows = checkScenario(result, ex).filter((r) => r.metric.startsWith('diff_'));
-    // the paired metrics (crusader-rex pairedSlots), for each variant after the baseline
-    expect(rows.map((r) => `${r.variant} ${r.metric}`)).toEqual(
-      ['always-charge', 'charge-when-weaker'].flatMap((vn) => ['p_attacker_wins', 'p_defender_holds', 'p_castle_falls', 'p_siege_lifted'].filter((m) => ex[0].exact!.metrics[m]).map((m) => `${vn} diff_${m}`)),
-    );
+    // every Crusader Rex metric is over all trials, so paired: each exact difference of each variant after the baseline is compared
+    expect(rows.map((r) => `${r.variant} ${r.metric}`)).toEqual(ex.slice(1).flatMap((e) => Object.keys(e.differences!).map((m) => `${e.variant} diff_${m}`)));
+    expect(rows.map((r) => r.metric)).toEqual(expect.arrayContaining(['diff_p_siege_continues', 'diff_mean_rounds', 'diff_mean_steps_lost_franks']));
+    expect(unpairedDifferences(result, ex)).toEqual([]);
     for (const r of rows) {
       const c = result.cases.find((x) => x.variant === r.variant)!;
       const base = result.cases.find((x) => x.variant === 'no-charge')!;
@@ -94,15 +94,16 @@ describe('check: the Monte Carlo paired difference against the exact difference'
     for (const r of off) expect(Math.abs(r.z)).toBeGreaterThan(4.5);
   }, 60_000);
 
-  it('leaves out the differences that are not paired (Welch), and names them', async () => {
-    const v = load('scenarios/crusader-rex/knights-charge.yaml');
+  it('leaves out the differences that are not paired (Welch: a mean over the trials of an event), and names them', async () => {
+    const v = load('scenarios/surrender/fortress-readings.yaml');
     const result = await runScenario(v, { trials: 2000 });
     const ex = exactScenario(v);
     const compared = new Set(checkScenario(result, ex).filter((r) => r.difference).map((r) => r.metric));
     const unpaired = unpairedDifferences(result, ex);
-    expect(unpaired).toContain('diff_mean_rounds');
-    for (const m of unpaired) expect(compared.has(m)).toBe(false);
-    for (const c of result.cases.slice(1)) expect(c.differences.mean_rounds.paired).toBe(false);
+    // mean_turns is over the trials that surrendered (conditionalOn); p_test and p_surrender are over all trials
+    expect(unpaired).toEqual(['diff_mean_turns']);
+    expect([...compared].sort()).toEqual(['diff_p_surrender', 'diff_p_test']);
+    for (const c of result.cases.slice(1)) expect([c.differences.mean_turns.paired, c.differences.p_surrender.paired]).toEqual([false, true]);
   }, 60_000);
 });
 
@@ -114,7 +115,7 @@ describe('summary.json differences carry their SE and how they were measured; su
     const d = json.cases[1].differences!;
     expect(Object.keys(d.p_attacker_wins)).toEqual(['value', 'ci_low', 'ci_high', 'se', 'paired']);
     expect(d.p_attacker_wins.paired).toBe(true);
-    expect(d.mean_rounds.paired).toBe(false);
+    expect(d.mean_rounds.paired).toBe(true); // a mean over all trials is paired too
     expect((d.p_attacker_wins.ci_high - d.p_attacker_wins.ci_low) / 2).toBeCloseTo(Z95 * d.p_attacker_wins.se, 9);
     // the CSV's columns are the same as ever: case,variant,metric,value,ci_low,ci_high,trials
     expect(summaryCsv(r).split('\n')[0]).toBe('case,variant,metric,value,ci_low,ci_high,trials');

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { runScenario, validateText } from '../src/api.js';
 import { show, showCount, showHtml, showInterval } from '../src/report/format.js';
 import { answerMetrics } from '../src/api/answer.js';
-import { indexAnswerHtml, indexPage, rangeTable, scenarioPage } from '../src/report/html.js';
+import { extremeOf, indexAnswerHtml, indexPage, rangeTable, scenarioPage } from '../src/report/html.js';
 import { summaryCsv, summaryJson } from '../src/report/tables.js';
 import { answerText } from '../src/report/answer-text.js';
 import { writeIndex } from '../src/report/write.js';
@@ -258,6 +258,43 @@ describe('the scenario page', () => {
     const index = indexPage([{ dir: 'grid', name: grid.name, system: grid.system, cases: grid.cases.length, headline: g }]);
     expect(index).toContain('several: lowest – highest over them, and where');
     expect(index).not.toContain('first case');
+  });
+
+  it('the index names a case as highest or lowest only when its interval is clear of every other case; else the cases the intervals cannot tell apart', () => {
+    // cr-storm-top-up (a user's file): top-up-retest plays exactly top-up-always's trials; the exact p_castle_falls is 0.86106 at every storm_ratio
+    const est = (value: number, ci_low: number, ci_high: number) => ({ value, ci_low, ci_high });
+    const rows: [string, number, ReturnType<typeof est>][] = [
+      ['top-up-always', 0.5, est(0.861, 0.8589, 0.8632)],
+      ['top-up-retest', 0.5, est(0.861, 0.8589, 0.8632)],
+      ['listed-stormers', 0.5, est(0.7497, 0.747, 0.7524)],
+      ['top-up-always', 0.75, est(0.8616, 0.8594, 0.8637)],
+      ['top-up-retest', 0.75, est(0.8616, 0.8594, 0.8637)],
+      ['listed-stormers', 0.75, est(0.747, 0.7443, 0.7496)],
+      ['top-up-always', 1, est(0.8611, 0.8589, 0.8632)],
+      ['top-up-retest', 1, est(0.8611, 0.8589, 0.8632)],
+      ['listed-stormers', 1, est(0, 0, 3.8e-5)],
+    ];
+    const cases = rows.map(([variant, ratio, m]) => ({ variant, params: { 'policy.storm_ratio': ratio }, metrics: { p_castle_falls: m } }));
+    const variants = ['top-up-always', 'top-up-retest', 'listed-stormers'];
+    const cellOf = (cs: typeof cases) => indexAnswerHtml(cs, ['policy.storm_ratio'], variants, ['p_castle_falls']);
+    const cell = cellOf(cases);
+    expect(cell).toContain('<code>p_castle_falls</code> 0 – 0.8616</span>');
+    // 0.8616 is noise: it is not named as where the metric is highest
+    expect(cell).not.toContain('highest at');
+    expect(cell).toContain('highest: 6 cases their 95% intervals cannot tell apart, at top-up-always, storm_ratio=0.75; top-up-retest, storm_ratio=0.75 and 4 more');
+    // 0 [0, 3.8e-5] is clear below every other case
+    expect(cell).toContain('(lowest at listed-stormers, storm_ratio=1;');
+    // the top-up readings alone: every interval shares a point, so no case is picked out
+    const same = cellOf(cases.filter((c) => c.variant !== 'listed-stormers'));
+    expect(same).toContain('0.8610 – 0.8616</span> <span class="where">(the same within their 95% intervals in every case)</span>');
+    // a highest clear of the rest is named, with the cases that tie with it exactly
+    const clear = cellOf(cases.map((c) => (c.params['policy.storm_ratio'] === 0.75 && c.variant !== 'listed-stormers' ? { ...c, metrics: { p_castle_falls: est(0.9, 0.898, 0.902) } } : c)));
+    expect(clear).toContain('highest at top-up-always, storm_ratio=0.75 and 1 more with the same value)');
+    expect(extremeOf([est(0.3, 0.2, 0.4), est(0.5, 0.41, 0.6), est(0.45, 0.35, 0.55)], 'highest')).toEqual({ clear: false, cases: [1, 2] });
+    expect(extremeOf([est(0.3, 0.2, 0.4), est(0.5, 0.41, 0.6), est(0.45, 0.35, 0.55)], 'lowest')).toEqual({ clear: false, cases: [0, 2] });
+    expect(extremeOf([est(0.3, 0.2, 0.3), est(0.5, 0.41, 0.6)], 'lowest')).toEqual({ clear: true, cases: [0] });
+    // an unknown interval end cannot be told apart from anything
+    expect(extremeOf([{ value: 0.3, ci_low: null, ci_high: null }, est(0.9, 0.89, 0.91)], 'highest')).toEqual({ clear: false, cases: [1, 0] });
   });
 
   it('colours a difference by its direction only, never green for up and red for down, and says so beside every table of differences', () => {

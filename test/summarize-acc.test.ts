@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { validateText } from '../src/api.js';
 import { mean, probability } from '../src/systems/metrics.js';
-import type { CaseSummary, CurvePoint, Metric } from '../src/systems/types.js';
+import type { CaseSummary, CurvePoint, Metric, RulesSystem } from '../src/systems/types.js';
+import { SYSTEMS } from '../src/systems/registry.js';
 import { compileSurrender } from '../src/systems/surrender/compile.js';
 import { surrenderKernel } from '../src/systems/surrender/kernel.js';
 import { summarizeSurrender } from '../src/systems/surrender/summarize.js';
@@ -362,5 +363,46 @@ describe('summarize: Crusader Rex (layout.ts)', () => {
           }
     expect(got.curves.attrition).toEqual(attrition);
     expect(acc.length).toBe(base + 2 * 48);
+  });
+});
+
+describe('pairedSlots: every metric over all trials is paired, at the slot its summarize reads', () => {
+  const cr = {
+    town: { rating: 2 },
+    player1: 'saracens',
+    situation: 'existing_siege',
+    besieged: 'franks',
+    blocks: [{ block: 'Raymond (Tiberias)', at: 'castle' }, { block: 'Saladin' }, { block: 'Tuman' }],
+    turns: 2,
+  };
+  const cases: [string, string, Tree][] = [
+    ['surrender', 'a surrender test', { structure: { surrender_level: 3 }, turns: 4 }],
+    ['cry-havoc', 'melee on foot', { kind: 'melee', attackers: [{ attack: 5 }], defender: { defence: 4 }, turns: 3 }],
+    ['cry-havoc', 'melee mounted', { kind: 'melee', attackers: [{ attack: 5 }], defender: { defence: 4, mounted: true }, turns: 3 }],
+    ['cry-havoc', 'missile on foot', { kind: 'missile', shooters: [{ weapon: 'longbow', range: 10 }], target: { mounted: false }, turns: 4 }],
+    ['cry-havoc', 'missile mounted', { kind: 'missile', shooters: [{ weapon: 'longbow', range: 10 }], target: { mounted: true }, turns: 4 }],
+    ['cry-havoc', 'battering', { kind: 'battering', engines: { mangonel: 1, trebuchet: 1, ram: 0 }, wall: 'outer', days: 5 }],
+    ['cry-havoc', 'fire', { kind: 'fire', fire: { method: 'oil_barrel', attempts: 2, extinguish_attempts: 1 }, turns: 4 }],
+    ['cry-havoc', 'healing (siege table)', { kind: 'healing', healing: { table: 'siege', horizon_days: 20 } }],
+    ['cry-havoc', 'healing (croisades table)', { kind: 'healing', healing: { table: 'croisades', horizon_days: 20 } }],
+    ['fantasy', 'a siege', { mode: 'siege', attacker: { infantry: 3, siege_engines: 1 }, defender: { infantry: 2 }, wall: { hp: 30 }, max_rounds: 3 }],
+    ['fantasy', 'an open field', { mode: 'open_field', attacker: { infantry: 2, archers: 2 }, defender: { cavalry: 3 }, max_rounds: 2 }],
+    ['crusader-rex', 'a siege', cr],
+  ];
+  it.each(cases)('%s, %s', (system, _what, body) => {
+    const sys = SYSTEMS.find((s) => s.id === system)! as RulesSystem;
+    const c = sys.compile(scenario(system, body));
+    const acc = filled(sys.kernel.accLength(c));
+    const { metrics } = sys.summarize(c, acc);
+    // a metric over all trials has n = N (every slot of `filled` is below N: a mean over the trials of an event has a smaller n)
+    const overAll = Object.keys(metrics).filter((m) => metrics[m].n === N);
+    const conditional = Object.keys(metrics).filter((m) => metrics[m].n !== N);
+    expect(conditional.sort(), 'the means over an event are the conditional ones').toEqual(Object.keys(sys.conditionalOn ?? {}).filter((m) => m in metrics).sort());
+    const paired = sys.pairedSlots(c);
+    expect(paired.map((p) => p.metric).sort()).toEqual(overAll.sort());
+    for (const { metric, slot } of paired) {
+      const m = metrics[metric];
+      expect(m.kind === 'probability' ? m.k : m.sum, `${metric}: its count or sum is slot ${slot}`).toBe(acc[slot]);
+    }
   });
 });

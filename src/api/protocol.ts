@@ -27,8 +27,9 @@ export interface OverDifferentTrials {
   to: number;
 }
 
-/** A paired difference (tuned − as loaded). */
+/** A difference (tuned − as loaded): paired, or Welch's (`paired: false`) for a mean over the trials of an event. */
 export interface WireDifference extends WireMetric {
+  paired?: boolean;
   over_different_trials?: OverDifferentTrials;
 }
 

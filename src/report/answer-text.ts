@@ -16,7 +16,7 @@ import type { ChartSpec, Difference, ScenarioResult } from '../systems/types.js'
 import type { Estimate } from '../stats/intervals.js';
 import { closestPoint, crossings, shortName, solveCommand } from '../systems/chart-kit.js';
 import { answerOrder } from '../api/answer.js';
-import { answerColumns, pointDifferences, rangeNote, reachedAtLowest, sweepRange, zeroInEveryCase, type RangeEnd } from './html.js';
+import { answerColumns, pairingText, pointDifferences, rangeNote, reachedAtLowest, sweepRange, welchMetrics, zeroInEveryCase, type RangeEnd } from './html.js';
 import { overDifferentTrialsText, show, showInterval, zeroBoundText } from './format.js';
 
 /** Rows of a sweep table shown whole; beyond it the first and last `SWEEP_ENDS` rows. */
@@ -56,7 +56,13 @@ export function estimateText(m: Estimate | undefined, delta = false): string {
 /** A difference as `estimateText` writes it, and where a conditional mean's event moved, that it averages other trials (`over different trials: p_breach 0.8720 → 0.0960`). */
 export function deltaText(d: Difference | undefined): string {
   const o = d?.overDifferentTrials;
-  return estimateText(d, true) + (o ? ` (${overDifferentTrialsText(o)})` : '');
+  return estimateText(d, true) + (d?.paired === false ? ' (Welch)' : '') + (o ? ` (${overDifferentTrialsText(o)})` : '');
+}
+
+/** Under a table of differences: which of its metrics' intervals are Welch's, not paired (pairingText); nothing when every one is paired. */
+function welchLines(r: ScenarioResult, names: readonly string[]): string[] {
+  const welch = welchMetrics(r, names);
+  return welch.length === 0 ? [] : wrapText(pairingText(r, welch, false), '  ', '    ');
 }
 
 /** Width the sides and definitions lines are wrapped to (a terminal's 100 columns and then some are common; 80 would cut most). */
@@ -116,7 +122,7 @@ function casesText(r: ScenarioResult, names: string[]): string[] {
       rows.push([i === 0 ? m : '', ...(variants ? [c.variant] : []), estimateText(c.metrics[m]), ...(d ? [`Δ ${deltaText(d)}`] : [])]);
     });
   }
-  return [head, ...columns(rows)];
+  return [head, ...columns(rows), ...(variants ? welchLines(r, names) : [])];
 }
 
 /** A sweep: a table of values (the ends of it when long), then where the lead metric reaches its target. */
@@ -161,6 +167,7 @@ function sweepVariantsText(r: ScenarioResult, names: string[], opts: AnswerTextO
   for (const g of gaps.reverse()) table.splice(g.at, 0, g.text);
   out.push(...table);
   if (zero.length > 0) out.push(`  0 in every case${zeroBoundText(zero.flatMap((m) => r.cases.map((c) => c.metrics[m]?.ci_high)))}: ${zero.join(', ')}`);
+  out.push(...welchLines(r, names));
   return out;
 }
 

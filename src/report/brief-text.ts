@@ -5,12 +5,14 @@
  * name), its cases, the trials each ran, the seconds it took and the first two metrics of its
  * report's Answer (answerNames; two, so a surrender's p_test has its p_surrender beside it and
  * a win its loss): one case's value with its 95% interval, or the lowest and highest over the
- * cases. The full answer is its report's page; the report files are the same
+ * cases (said to be the same within their 95% intervals when every case's interval shares a
+ * point). The full answer is its report's page; the report files are the same
  * with or without --brief.
  */
 import type { ScenarioResult } from '../systems/types.js';
 import { show, showCount, zeroBoundText } from './format.js';
 import { answerNames, estimateText } from './answer-text.js';
+import { sameWithinIntervals } from './html.js';
 
 export interface BriefColumns {
   /** The widest name among the scenarios of the run. */
@@ -49,8 +51,9 @@ function metricBrief(r: ScenarioResult, m: string): string {
   const values = at.map((x) => x.value);
   const lo = Math.min(...values);
   const hi = Math.max(...values);
+  // a range that is only the runs' noise (every interval sharing a point) says so, rather than invite reading a trend into it
   if (lo === hi) return `${m} ${show(lo)} in every case${lo === 0 ? zeroBoundText(at.map((x) => x.ci_high)) : ''}`;
-  return `${m} ${show(lo)} – ${show(hi)}`;
+  return `${m} ${show(lo)} – ${show(hi)}${sameWithinIntervals(at) ? ' (the same within their 95% intervals)' : ''}`;
 }
 
 /** One scenario's line. */

@@ -77,7 +77,35 @@ function valueCell(m: Estimate | undefined, opts: { big?: boolean; delta?: boole
   // a conditional mean's difference whose event moved: the two means average different trials
   const o = opts.delta ? (m as Difference).overDifferentTrials : undefined;
   const over = o ? `<br><span class="over">${escapeHtml(overDifferentTrialsText(o))}</span>` : '';
-  return `<td${opts.td ? ` class="${opts.td}"` : ''} title="${escapeHtml(`95% interval ${showInterval(m.value, m.ci_low, m.ci_high)}`)}"><span${cls ? ` class="${cls}"` : ''}>${sign}${showHtml(m.value)}</span> <span class="ci">[${showHtml(m.ci_low)}, ${showHtml(m.ci_high)}]</span>${over}</td>`;
+  // a difference not paired trial by trial (a mean over the trials of an event) says so beside its interval
+  const welch = opts.delta && (m as Difference).paired === false ? ' <span class="muted">(Welch)</span>' : '';
+  return `<td${opts.td ? ` class="${opts.td}"` : ''} title="${escapeHtml(`95% interval ${showInterval(m.value, m.ci_low, m.ci_high)}`)}"><span${cls ? ` class="${cls}"` : ''}>${sign}${showHtml(m.value)}</span> <span class="ci">[${showHtml(m.ci_low)}, ${showHtml(m.ci_high)}]</span>${welch}${over}</td>`;
+}
+
+/**
+ * The metrics among `metrics` whose difference from the baseline is Welch's in some case (not
+ * paired trial by trial: a mean over the trials in which an event happened, RulesSystem.conditionalOn).
+ */
+export function welchMetrics(r: Pick<ScenarioResult, 'cases'>, metrics: readonly string[]): string[] {
+  return metrics.filter((m) => r.cases.some((c) => c.differences[m]?.paired === false));
+}
+
+/**
+ * How the differences' intervals are made, as a sentence: paired (the per-trial differences on
+ * the same trials) for every metric over all trials, and which metrics (`welch`) get Welch's
+ * interval instead, each with the event whose trials it averages. `html`: with <code> names.
+ * @example pairingText({ conditionalOn: { mean_turns: 'p_surrender' } }, ['mean_turns'], false)
+ * // "Variants share dice (common random numbers): a difference's 95% interval is paired (from the per-trial differences on the same trials) for every metric over all trials; Welch's, marked (Welch), for mean_turns (a mean over the trials with p_surrender): the two sides average different trials, so the difference is not paired trial by trial."
+ */
+export function pairingText(r: Pick<ScenarioResult, 'conditionalOn'>, welch: readonly string[], html: boolean): string {
+  const name = (m: string) => (html ? `<code>${escapeHtml(m)}</code>` : m);
+  const head = "Variants share dice (common random numbers): a difference's 95% interval is paired (from the per-trial differences on the same trials) for every metric over all trials";
+  if (welch.length === 0) return `${head}.`;
+  const each = welch.map((m) => {
+    const event = r.conditionalOn?.[m];
+    return event ? `${name(m)} (a mean over the trials with ${html ? escapeHtml(event) : event})` : name(m);
+  });
+  return `${head}; Welch's, marked (Welch), for ${each.join(', ')}: the two sides average different trials, so the difference is not paired trial by trial.`;
 }
 
 /** The CSS class of a difference's direction (chart-kit's directionOf): up, down, or flat when its interval holds 0. */
@@ -131,7 +159,7 @@ export function metricTable(r: ScenarioResult, metrics: string[]): string {
       });
       return `<tr><th class="m">${escapeHtml(m)}</th>${cells.join('')}</tr>`;
     });
-    const note = hasDiff ? `<p class="muted">Δ: the difference from the baseline (${escapeHtml(r.variants[0])}). ${DIRECTION_KEY} Variants share dice (common random numbers); the interval is paired where a metric is per trial, Welch otherwise.</p>` : '';
+    const note = hasDiff ? `<p class="muted">Δ: the difference from the baseline (${escapeHtml(r.variants[0])}). ${DIRECTION_KEY} ${pairingText(r, welchMetrics(r, metrics), true)}</p>` : '';
     return `<table>${head}${trialsRow}\n${rows.join('\n')}</table>\n${note}`;
   }
   // the case number says which sweep point: without a sweep every case is 1
@@ -151,7 +179,7 @@ export function metricTable(r: ScenarioResult, metrics: string[]): string {
   if (hasDiff) {
     const withDiff = r.cases.filter((c) => Object.keys(c.differences).length > 0);
     out += `\n<h3>Difference from the baseline (${escapeHtml(r.variants[0])})</h3>
-<p class="muted">Variants share dice (common random numbers); paired intervals where a metric is per trial, Welch otherwise. ${DIRECTION_KEY}${sweep ? ' The Answer shows its metrics’ differences with their intervals.' : ''}</p>
+<p class="muted">${pairingText(r, welchMetrics(r, metrics), true)} ${DIRECTION_KEY}${sweep ? ' The Answer shows its metrics’ differences with their intervals.' : ''}</p>
 <label class="toggle mirror" for="show-ci">show the 95% intervals in both tables (or hover over a value)</label>
 ${table(withDiff, (c, m) => valueCell(c.differences[m], { delta: true }))}`;
   }
@@ -253,7 +281,7 @@ export function differenceAnswerTable(r: ScenarioResult, metrics: string[]): str
   const zeros = zero.length > 0 ? `\n<p class="muted">0 in every case${escapeHtml(bound)}: ${zero.map((m) => `<code>${escapeHtml(m)}</code>`).join(', ')}</p>` : '';
   return `<div id="answer-differences">
 <h3>The variants at each swept value, and their difference from ${escapeHtml(base)}</h3>
-<p>Under each variant's value, <span class="ci">Δ</span>: its paired difference from the baseline, ${escapeHtml(base)} (variants share dice: common random numbers); every number with its 95% interval. ${DIRECTION_KEY}</p>
+<p>Under each variant's value, <span class="ci">Δ</span>: its difference from the baseline, ${escapeHtml(base)}; every number with its 95% interval. ${pairingText(r, welchMetrics(r, shown), true)} ${DIRECTION_KEY}</p>
 <div class="scroll"><table class="answer">${head}
 ${rows.join('\n')}</table></div>${zeros}
 </div>`;
@@ -514,7 +542,7 @@ export function indexPage(entries: IndexEntry[], analyses: AnalysisEntry[] = [])
       )
       .join('\n');
     return `<h2>${escapeHtml(sys)}</h2>
-<table class="index"><tr><th class="l">scenario</th><th>cases</th><th class="l">answer (one case: value [95% interval]; several: lowest – highest over them, and where)</th><th class="l">question</th></tr>
+<table class="index"><tr><th class="l">scenario</th><th>cases</th><th class="l">answer (one case: value [95% interval]; several: lowest – highest over them, and where, when their 95% intervals tell the cases apart)</th><th class="l">question</th></tr>
 ${rows}</table>`;
   });
   if (analyses.length > 0) {
@@ -536,14 +564,17 @@ ${rows}</table>`);
 export interface IndexCase {
   variant: string;
   params?: Record<string, unknown>;
-  metrics: Record<string, { value: number | null; ci_low: number | null; ci_high: number | null }>;
+  metrics: Record<string, IndexEstimate>;
 }
 
 /**
  * An index entry's answer cell: the metrics the page's Answer shows (`answerMetrics`). One case:
  * each with its value and 95% interval. Several (a sweep, or variants): each metric's lowest and
- * highest value over the cases and where (the first such case, and how many more tie with it);
- * the metrics that are 0 in every case are named together on one line.
+ * highest value over the cases, and where only where the runs tell it apart (`extremeOf`): a
+ * case named as highest has its interval clear above every other case's; where intervals
+ * reach the top (or bottom) one's, those cases are named as ones the intervals cannot tell
+ * apart, and where every interval shares a point, no case is picked out. The metrics that are 0 in
+ * every case are named together on one line.
  */
 export function indexAnswerHtml(cases: IndexCase[], params: string[], variants: string[], metrics: string[]): string {
   if (cases.length === 0) return '';
@@ -559,25 +590,78 @@ export function indexAnswerHtml(cases: IndexCase[], params: string[], variants: 
   const zeroHighs: (number | null)[] = [];
   const lines: string[] = [];
   for (const k of metrics) {
-    const at = cases.filter((c) => c.metrics[k]?.value != null);
-    const values = at.map((c) => c.metrics[k].value!);
+    const at = cases.filter((c) => c.metrics[k]?.value != null).map((c) => ({ c, m: c.metrics[k] }));
+    const values = at.map((x) => x.m.value as number);
     const lo = Math.min(...values);
     const hi = Math.max(...values);
     if (hi === 0) {
       zero.push(`<code>${escapeHtml(k)}</code>`);
-      zeroHighs.push(...at.map((c) => c.metrics[k].ci_high));
+      zeroHighs.push(...at.map((x) => x.m.ci_high));
       continue;
     }
-    const place = (v: number) => {
-      const ties = at.filter((c) => c.metrics[k].value === v);
-      return `${where(ties[0])}${ties.length > 1 ? ` and ${ties.length - 1} more` : ''}`;
-    };
+    const ests = at.map((x) => x.m);
     const range = lo === hi ? `${showHtml(lo)} in every case` : `${showHtml(lo)} – ${showHtml(hi)}`;
-    const detail = lo === hi ? '' : ` <span class="where">(lowest at ${place(lo)}; highest at ${place(hi)})</span>`;
+    let detail = '';
+    if (lo !== hi && sameWithinIntervals(ests)) detail = ` <span class="where">(the same within their 95% intervals in every case)</span>`;
+    else if (lo !== hi) {
+      const place = (end: 'lowest' | 'highest') => {
+        const e = extremeOf(ests, end);
+        const named = e.cases.map((i) => where(at[i].c));
+        const list = named.length <= 2 ? named.join('; ') : `${named.slice(0, 2).join('; ')} and ${named.length - 2} more`;
+        if (e.clear) return `${end} at ${named[0]}${named.length > 1 ? ` and ${named.length - 1} more with the same value` : ''}`;
+        return `${end}: ${named.length === at.length ? `all ${named.length}` : named.length} cases their 95% intervals cannot tell apart, at ${list}`;
+      };
+      detail = ` <span class="where">(${place('lowest')}; ${place('highest')})</span>`;
+    }
     lines.push(`<span class="key"><code>${escapeHtml(k)}</code> ${range}</span>${detail}`);
   }
   if (zero.length > 0) lines.push(`<span class="muted">0 in every case${escapeHtml(zeroBoundText(zeroHighs))}: ${zero.join(', ')}</span>`);
   return lines.join('<br>');
+}
+
+/** An estimate as summary.json keeps it (null: no value or no interval). */
+export interface IndexEstimate {
+  value: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+}
+
+/** An interval's ends, an unknown end taken as unbounded (so it can be told apart from nothing). */
+function ends(m: IndexEstimate): [number, number] {
+  return [m.ci_low ?? -Infinity, m.ci_high ?? Infinity];
+}
+
+/**
+ * Whether every estimate's 95% interval holds one common point (the highest low end at most the
+ * lowest high end): then no case is higher or lower than another beyond its interval.
+ * @example sameWithinIntervals([{ value: 0.861, ci_low: 0.859, ci_high: 0.863 }, { value: 0.8616, ci_low: 0.8594, ci_high: 0.8637 }]) // true
+ */
+export function sameWithinIntervals(ms: readonly IndexEstimate[]): boolean {
+  return Math.max(...ms.map((m) => ends(m)[0])) <= Math.min(...ms.map((m) => ends(m)[1]));
+}
+
+/**
+ * The cases at the highest (or lowest) end of a metric, by index in `ms` (values not null), and
+ * whether the end is clear: the highest value's case(s) (every case with that exact value, as two
+ * variants that play the same trials have) with a 95% interval whose low end is above every
+ * other case's high end. When it is not clear, the cases are those whose intervals reach the
+ * extreme case's (a high end at least its low end): the same as it within their intervals, so
+ * none of them is named the highest. Non-overlapping 95% intervals are a stricter test than the
+ * difference's own interval, so a case named as the extreme is one beyond the run's noise.
+ * @example extremeOf([{ value: 0.8610, ci_low: 0.8589, ci_high: 0.8632 }, { value: 0.8616, ci_low: 0.8594, ci_high: 0.8637 }, { value: 0, ci_low: 0, ci_high: 0.0001 }], 'highest') // { clear: false, cases: [1, 0] }
+ */
+export function extremeOf(ms: readonly IndexEstimate[], end: 'lowest' | 'highest'): { clear: boolean; cases: number[] } {
+  const hi = end === 'highest';
+  const v = (i: number) => ms[i].value as number;
+  const idx = ms.map((_, i) => i);
+  const best = idx.reduce((a, i) => ((hi ? v(i) > v(a) : v(i) < v(a)) ? i : a), 0);
+  const ties = idx.filter((i) => v(i) === v(best));
+  const others = idx.filter((i) => v(i) !== v(best));
+  // the extreme's inner end (low end of the highest), the tied cases' weakest
+  const inner = hi ? Math.min(...ties.map((i) => ends(ms[i])[0])) : Math.max(...ties.map((i) => ends(ms[i])[1]));
+  const reaches = (i: number) => (hi ? ends(ms[i])[1] >= inner : ends(ms[i])[0] <= inner);
+  const close = others.filter(reaches).sort((a, b) => (hi ? v(b) - v(a) : v(a) - v(b)) || a - b);
+  return { clear: close.length === 0, cases: [...ties, ...close] };
 }
 
 export { fmt };

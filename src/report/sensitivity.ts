@@ -106,7 +106,7 @@ export function sensitivityPage(r: SensitivityResult, charts: readonly ChartSpec
     ...none,
     `<h2>Ranking</h2>\n<p class="muted">One row per turned case; settings ranked by their largest absolute effect (rank 1 = largest)${
       fromZero > 0 ? `, except the ${fromZero} setting(s) at 0 marked "from 0", whose step is a share of their allowed range (a jump, not a small change): they are ranked after all the others` : ''
-    }. Intervals are paired differences on the same dice, Welch where the metric is not per trial. ${DIRECTION_KEY}</p>`,
+    }. Intervals are paired differences on the same dice, Welch's (marked) for a mean over the trials in which an event happened, whose two sides average different trials. ${DIRECTION_KEY}</p>`,
     table(['rank', 'setting', 'turned', `change in ${r.metric}`, '', `${r.metric} at the turned value`], rows, [1, 2, 4]),
   ];
   if (r.skipped.length > 0) {

@@ -106,7 +106,10 @@ export function wireCase(c: CaseResult): WireCase {
     metrics: Object.fromEntries(Object.entries(c.metrics).map(([k, m]) => [k, wireMetric(m)])),
     // over_different_trials: a conditional mean's event moved (as loaded -> tuned): the two values average different trials
     differences: Object.fromEntries(
-      Object.entries(c.differences).map(([k, m]) => [k, { ...wireMetric(m), ...(m.overDifferentTrials ? { over_different_trials: m.overDifferentTrials } : {}) }]),
+      Object.entries(c.differences).map(([k, m]) => [
+        k,
+        { ...wireMetric(m), ...(m.paired !== undefined ? { paired: m.paired } : {}), ...(m.overDifferentTrials ? { over_different_trials: m.overDifferentTrials } : {}) },
+      ]),
     ),
   };
 }

@@ -138,7 +138,7 @@ function renderResults(ev: RunPartial | RunDone): void {
             'div',
             { class: `card-diff ${sig ? direction(d!) : 'flat'}`, 'data-role': 'difference' },
             el('span', { class: 'delta', text: fmtDiff(d, prob) }),
-            el('span', { class: 'muted', text: ` [${fmtDiffInterval(d, prob)}]` }),
+            el('span', { class: 'muted', text: ` [${fmtDiffInterval(d, prob)}]${(d as { paired?: boolean } | undefined)?.paired === false ? ' (Welch)' : ''}` }),
             el('div', { class: 'muted small', text: `vs ${fmtValue(base)} as loaded${sig ? '' : ' · not significant'}` }),
             overText(d) ? el('div', { class: 'over small', 'data-role': 'over', text: overText(d) }) : null,
           )
@@ -163,7 +163,7 @@ function renderResults(ev: RunPartial | RunDone): void {
   // every metric: as loaded, tuned, paired difference
   const table = $('#metrics');
   const names = state.info.metrics.filter((m) => loaded.metrics[m]);
-  const rows = [el('tr', {}, el('th', { class: 'l', text: 'metric' }), el('th', { text: 'as loaded' }), tuned ? el('th', { text: 'tuned' }) : null, tuned ? el('th', { text: 'difference (paired)' }) : null)];
+  const rows = [el('tr', {}, el('th', { class: 'l', text: 'metric' }), el('th', { text: 'as loaded' }), tuned ? el('th', { text: 'tuned' }) : null, tuned ? el('th', { text: 'difference (paired; Welch where marked)' }) : null)];
   for (const m of names) {
     const a = loaded.metrics[m];
     const b = tuned?.metrics[m];
@@ -182,7 +182,7 @@ function renderResults(ev: RunPartial | RunDone): void {
               'td',
               { class: sig ? direction(d!) : 'flat' },
               el('span', { text: fmtDiff(d, prob) }),
-              el('span', { class: 'ci', text: d ? ` [${fmtDiffInterval(d, prob)}]` : '' }),
+              el('span', { class: 'ci', text: d ? ` [${fmtDiffInterval(d, prob)}]${(d as { paired?: boolean }).paired === false ? ' (Welch)' : ''}` : '' }),
               overText(d) ? el('div', { class: 'over', 'data-role': 'over', text: overText(d) }) : null,
             )
           : null,

@@ -3,7 +3,7 @@ import type { RulesSystem } from '../types.js';
 import { chartsCrusaderRex } from './charts.js';
 import { autoValuesCrusaderRex, compileCrusaderRex, precheckCrusaderRex, refineCrusaderRex, sidesCrusaderRex, type CrusaderRexCompiled } from './compile.js';
 import { exactCrusaderRex } from './exact.js';
-import { A_ATT_WINS, A_DEF_HOLDS, A_FALLS, A_LIFTED, crusaderRexKernel } from './kernel.js';
+import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_GUARD, A_LIFTED, A_LOST, A_ROUNDS, crusaderRexKernel } from './kernel.js';
 import { crusaderRexShape } from './schema.js';
 import { METRIC_DOCS_CRUSADER_REX, summarizeCrusaderRex } from './summarize.js';
 
@@ -43,11 +43,18 @@ export const crusaderRex: RulesSystem<CrusaderRexCompiled> = {
   autoValues: autoValuesCrusaderRex,
   compile: compileCrusaderRex,
   kernel: crusaderRexKernel,
+  // every metric is per trial (a count or a sum over all trials, summarize.ts): all paired
   pairedSlots: () => [
     { metric: 'p_attacker_wins', slot: A_ATT_WINS },
     { metric: 'p_defender_holds', slot: A_DEF_HOLDS },
     { metric: 'p_castle_falls', slot: A_FALLS },
     { metric: 'p_siege_lifted', slot: A_LIFTED },
+    { metric: 'p_siege_continues', slot: A_CONTINUES },
+    { metric: 'p_both_gone', slot: A_BOTH_GONE },
+    { metric: 'mean_rounds', slot: A_ROUNDS },
+    { metric: 'mean_steps_lost_franks', slot: A_LOST },
+    { metric: 'mean_steps_lost_saracens', slot: A_LOST + 2 },
+    { metric: 'p_guard', slot: A_GUARD },
   ],
   summarize: summarizeCrusaderRex,
   exact: exactCrusaderRex,

@@ -1,11 +1,11 @@
 /** Cry Havoc / Siege tables (seeds 003, 004) as a siegesim rules system. */
 import type { RulesSystem } from '../types.js';
 import { chartsCryHavoc } from './charts.js';
-import { compileCryHavoc, deadSettingsCryHavoc, K_BATTERING, K_FIRE, K_HEALING, K_MELEE, refineCryHavoc, type CryHavocCompiled } from './compile.js';
+import { compileCryHavoc, deadSettingsCryHavoc, refineCryHavoc, type CryHavocCompiled } from './compile.js';
 import { exactCryHavoc } from './exact.js';
 import { cryHavocKernel } from './kernel.js';
 import { cryHavocShape } from './schema.js';
-import { METRIC_DOCS_CRY_HAVOC, metricDocCryHavoc, metricNamesCryHavoc, sidesCryHavoc, summarizeCryHavoc } from './summarize.js';
+import { METRIC_DOCS_CRY_HAVOC, metricDocCryHavoc, metricNamesCryHavoc, pairedSlotsCryHavoc, sidesCryHavoc, summarizeCryHavoc } from './summarize.js';
 
 export const cryHavoc: RulesSystem<CryHavocCompiled> = {
   id: 'cry-havoc',
@@ -73,19 +73,7 @@ export const cryHavoc: RulesSystem<CryHavocCompiled> = {
   },
   compile: compileCryHavoc,
   kernel: cryHavocKernel,
-  pairedSlots: (c) =>
-    c.kind === K_MELEE
-      ? [
-          { metric: 'p_defender_killed', slot: 1 },
-          { metric: 'p_attacker_killed', slot: 2 },
-        ]
-      : c.kind === K_BATTERING
-        ? [{ metric: 'p_breached', slot: 1 }]
-        : c.kind === K_FIRE
-          ? [{ metric: 'p_ever_ignited', slot: 1 }]
-          : c.kind === K_HEALING
-            ? [{ metric: 'p_healed', slot: 1 }]
-            : [{ metric: 'p_killed', slot: 1 }],
+  pairedSlots: pairedSlotsCryHavoc,
   summarize: summarizeCryHavoc,
   exact: exactCryHavoc,
   charts: chartsCryHavoc,

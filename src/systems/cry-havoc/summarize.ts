@@ -1,6 +1,6 @@
 /** Summarize phase of the Cry Havoc system, one section per kind. */
 import { mean, probability } from '../metrics.js';
-import type { CaseSummary, CurvePoint } from '../types.js';
+import type { CaseSummary, CurvePoint, PairedSlot } from '../types.js';
 import {
   K_BATTERING,
   K_FIRE,
@@ -135,6 +135,45 @@ export function metricNamesCryHavoc(s: Record<string, unknown>): string[] {
     if (k === 'missile') out.push(...new Set(mounted('target').flatMap((m) => (m ? MISSILE_MOUNTED_RESULTS : MISSILE_FOOT_RESULTS).map(shotName))));
   }
   return out;
+}
+
+/**
+ * The accumulator slot of every metric over all trials (RulesSystem.pairedSlots), as
+ * summarizeCryHavoc reads it: every probability, and every mean over all trials. The means over
+ * the trials in which something happened (conditionalOn) are left out: their n differs by side.
+ */
+export function pairedSlotsCryHavoc(c: CryHavocCompiled): PairedSlot[] {
+  if (c.kind === K_MELEE) {
+    const letters = c.defMounted0 === 1 ? MELEE_MOUNTED_RESULTS : MELEE_FOOT_RESULTS;
+    return [
+      { metric: 'p_defender_killed', slot: 1 },
+      { metric: 'p_attacker_killed', slot: 2 },
+      { metric: 'p_undecided', slot: 3 },
+      { metric: 'p_no_attack', slot: 4 },
+      ...letters.map((l, k) => ({ metric: firstName(l), slot: M_BY_TURN + (c.defMounted0 === 1 ? 7 + k : k) })),
+    ];
+  }
+  if (c.kind === K_MISSILE) {
+    const letters = c.targetMounted0 === 1 ? MISSILE_MOUNTED_RESULTS : MISSILE_FOOT_RESULTS;
+    return [{ metric: 'p_killed', slot: 1 }, { metric: 'p_hurt', slot: 4 }, ...letters.map((l, k) => ({ metric: shotName(l), slot: S_FIRST + k }))];
+  }
+  if (c.kind === K_BATTERING)
+    return [
+      { metric: 'p_breached', slot: 1 },
+      { metric: 'mean_points_lost', slot: 4 },
+      { metric: 'mean_engines_out', slot: 6 },
+    ];
+  if (c.kind === K_FIRE)
+    return [
+      { metric: 'p_ever_ignited', slot: 1 },
+      { metric: 'p_burning_at_end', slot: 2 },
+      { metric: 'mean_turns_burning', slot: 3 },
+    ];
+  return [
+    { metric: 'p_healed', slot: 1 },
+    { metric: 'p_out_for_scenario', slot: 2 },
+    { metric: 'p_dies', slot: 3 },
+  ];
 }
 
 function cumulative(acc: Float64Array, base: number, count: number, n: number, key: string, offset = 1): CurvePoint[] {

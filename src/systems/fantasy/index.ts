@@ -4,7 +4,7 @@ import { chartsFantasy } from './charts.js';
 import { compileFantasy, type FantasyCompiled } from './compile.js';
 import { deadSettingsFantasy } from './dead-settings.js';
 import { exactFantasy } from './exact.js';
-import { A_ATT_WINS, A_BREACHED, A_DEF_WINS, A_UNDECIDED, fantasyKernel } from './kernel.js';
+import { A_ATT_WINS, A_BREACHED, A_CAP, A_DEF_WINS, A_ROUNDS, A_UNDECIDED, A_VOLLEY, A_WITHDREW, fantasyKernel } from './kernel.js';
 import { fantasyShape } from './schema.js';
 import { METRIC_DOCS_FANTASY, METRIC_ORDER_FANTASY, metricNamesFantasy, sidesFantasy, summarizeFantasy } from './summarize.js';
 
@@ -49,11 +49,19 @@ export const fantasy: RulesSystem<FantasyCompiled> = {
   compile: compileFantasy,
   deadSettings: deadSettingsFantasy,
   kernel: fantasyKernel,
+  // every metric over all trials (all but mean_breach_round, over the trials with a breach), by mode as summarize.ts makes them
   pairedSlots: (c) => [
     { metric: 'p_attacker_wins', slot: A_ATT_WINS },
     { metric: 'p_defender_wins', slot: A_DEF_WINS },
     { metric: 'p_undecided', slot: A_UNDECIDED },
-    ...(c.siege === 1 ? [{ metric: 'p_breach', slot: A_BREACHED }] : []),
+    { metric: 'mean_rounds', slot: A_ROUNDS },
+    { metric: 'p_round_cap', slot: A_CAP },
+    ...(c.siege === 1
+      ? [
+          { metric: 'p_breach', slot: A_BREACHED },
+          { metric: 'p_withdrew', slot: A_WITHDREW },
+        ]
+      : [{ metric: 'mean_volley_a_damage', slot: A_VOLLEY }]),
   ],
   summarize: summarizeFantasy,
   exact: exactFantasy,
