@@ -50,7 +50,7 @@ describeBrowser('report pages: conditional means, told-apart curves, tails in th
     expect(await notes.first().isVisible()).toBe(true);
     // it sits in the cell of the variant's Δ of mean_breach_round, under the difference
     const cell = page.locator('table.answer td', { has: page.locator('.over') });
-    expect(await cell.textContent()).toMatch(/Δ [+−]\S+ \[.*\]over different trials/);
+    expect(await cell.textContent()).toMatch(/Δ [+−]\S+ \[.*\] \(Welch\)over different trials/);
     await screenshot(page, 'report-conditional-mean', page.locator('table.answer'));
     expect(problems).toEqual([]);
     await page.close();

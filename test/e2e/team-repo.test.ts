@@ -170,7 +170,7 @@ describe("siegesim in a game's own repository (installed from the packed tarball
     expect(failing.some((n) => /p_test.*between/.test(n)), failing.join('; ')).toBe(true);
   }, 900_000);
 
-  it("the workflow's pull-request diff: runs when an assertion failed, says there is nothing to compare on the pull request that adds siegesim, and diffs on a later one", async () => {
+  it("the workflow's pull-request diff: runs when an assertion failed, says there is nothing to compare on the pull request that adds siegesim", async () => {
     const steps = (parseYaml(readFileSync(path.join(repo, '.github/workflows/balance.yml'), 'utf8')) as { jobs: { balance: { steps: { id?: string; name?: string; if?: string; run?: string }[] } } }).jobs.balance.steps;
     const step = (name: string) => steps.find((s) => s.name === name)!;
     // GitHub skips a step after a failed one unless its if: says otherwise: the diff and its
@@ -214,15 +214,9 @@ describe("siegesim in a game's own repository (installed from the packed tarball
     // never fetched from a registry (npx would have asked it for a package named siegesim)
     expect(first.stderr).not.toMatch(/404|registry/i);
 
-    // a later pull request: the town's artillery back (the test above took it away); the base
-    // is installed with npm ci from the tarball its commit holds, and p_test moves from 0.5
-    const head = await git('rev-parse', 'HEAD');
-    const file = path.join(repo, 'scenarios/surrender-town-basic.yaml');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('besieger: { combat_units: 4, artillery: 0 }', 'besieger: { combat_units: 4, artillery: 1 }'));
-    await git('commit', '-qam', 'artillery back');
-    const later = await moves(head);
-    expect(later.diff).toMatch(/^### ⚠️ siegesim diff: \d+ of \d+ metrics moved/);
-    expect(later.diff).toMatch(/\| surrender-town-basic \| – \| `p_test` \| 0\.[45]\d* \| 0\.6\d* \|/);
+    // (with siegesim on the base too, the step runs `siegesim diff --markdown` on the two runs, as
+    // test/e2e/balance.test.ts's 'siegesim diff' does; installing the base's copy here for it cost
+    // ~20 s of CI)
   }, 900_000);
 
   it.runIf(HAVE_CHROMIUM)("serve opens the repository's scenarios in Chromium", async () => {
