@@ -578,8 +578,8 @@ const benches = {
         const whole = [];
         const parts = [];
         for (let k = 0; k < 2; k++) {
-          whole.push(cliRun(['run', file, '--trials', String(trials), '--threads', '1', '--out', path.join(dir, 'whole'), '--no-progress']));
-          const each = apart.map((f, i) => cliRun(['run', f, '--trials', String(trials), '--threads', '1', '--out', path.join(dir, `apart-${i}`), '--no-progress']));
+          whole.push(cliRun(['run', file, '--trials', String(trials), '--threads', '1', '--out', path.join(dir, `whole-${path.basename(file, '.yaml')}`), '--no-progress']));
+          const each = apart.map((f, i) => cliRun(['run', f, '--trials', String(trials), '--threads', '1', '--out', path.join(dir, `apart-${path.basename(file, '.yaml')}-${i}`), '--no-progress']));
           parts.push({ cpu: each.reduce((a, r) => a + r.cpu, 0), wall: each.reduce((a, r) => a + r.wall, 0) });
         }
         const best = (runs, key) => Math.min(...runs.map((r) => r[key]));
@@ -618,7 +618,7 @@ const benches = {
         const v = loadScenario(file);
         const kernel = fileKernelRate(v, seconds / 4);
         const trials = roundTrials((kernel.trials_per_cpu_second * seconds) / kernel.cases);
-        const run = (n) => cliRun(['run', file, '--trials', String(n), '--threads', '1', '--out', path.join(dir, 'out'), '--no-progress']);
+        const run = (n) => cliRun(['run', file, '--trials', String(n), '--threads', '1', '--out', path.join(dir, `out-${path.basename(path.dirname(file))}-${path.basename(file, '.yaml')}`), '--no-progress']); // a folder a file: run refuses another scenario's report
         const r = run(trials);
         // The same file at a fifth of the trials: the two runs split the process's time into a
         // cost per trial (the slope: chunks, pairing, summaries on top of the kernels) and a
