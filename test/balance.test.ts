@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify } from 'yaml';
 import { judge, runScenario, testScenario, validateText, prepareExact, type AssertionResult, type ScenarioTestResult, type ValidScenario } from '../src/api.js';
-import { assertionMessage, junitXml, relationText, testFooter } from '../src/report/test-report.js';
+import { assertionMessage, junitXml, relationText, testFooter, testLines } from '../src/report/test-report.js';
 import { PoolExecutor } from '../src/engine/pool.js';
 import { MSG } from '../src/scenario/messages.js';
 import type { Expectation } from '../src/scenario/expect.js';
@@ -362,6 +362,9 @@ describe('the decision rule', () => {
     expect(a.trials).toBeGreaterThan(C);
     expect(a.trials).toBeLessThan(16 * C);
     expect([2 * C, 4 * C, 8 * C]).toContain(a.trials); // a look: 2^k x the first look's trials
+    // its row says it ran on because it was undecided at the first look
+    expect(a.ranOn).toBe(true);
+    expect(testLines(r).find((l) => l.startsWith('  pass'))).toMatch(new RegExp(`\\(${a.trials.toLocaleString('en-US')} trials: undecided at ${C.toLocaleString('en-US')}\\)$`));
     // the same answer with worker threads: where a run stops depends only on its results
     const exec = new PoolExecutor(2);
     try {
@@ -387,6 +390,11 @@ describe('the decision rule', () => {
       ['p_surrender', 'pass', 4 * C],
     ]);
     expect(byPoint(4).map((a) => [a.metric, a.verdict, a.trials])).toEqual([['p_surrender', 'pass', C]]);
+    // which one made the point run on: p_test, undecided at the first look; p_surrender only ran on with it
+    expect(byPoint(3).map((a) => a.ranOn ?? false)).toEqual([true, false]);
+    expect(byPoint(4).map((a) => a.ranOn ?? false)).toEqual([false]);
+    const lines = testLines(r);
+    expect(lines[0]).toContain('where an interval straddled a bound: p_test)');
   });
 
   it('--confidence widens the interval it judges on', async () => {

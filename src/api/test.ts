@@ -55,6 +55,8 @@ export interface AssertionResult {
   exact?: { value: number; z: number };
   /** A mean with no interval (fewer than 2 observations): how many trials gave it a value. */
   observations?: number;
+  /** Its interval straddled the bound at the first look, so its case ran on past the file's trials (other assertions of that case then ran on with it). */
+  ranOn?: boolean;
 }
 
 export interface ScenarioTestResult {
@@ -162,6 +164,8 @@ export async function testScenario(v: ValidScenario, opts: TestOptions = {}, exa
     return false;
   };
 
+  /** The assertions (`expect:` index, variant) undecided at each sweep point's first look. */
+  const firstLook: (Set<string> | undefined)[] = v.points.map(() => undefined);
   const result = await runScenario(v, {
     trials: n0,
     maxTrials: cap,
@@ -173,7 +177,9 @@ export async function testScenario(v: ValidScenario, opts: TestOptions = {}, exa
       if (byPoint[g].length === 0) return false;
       if (!isLook(T)) return true; // between looks: an earlier look found it undecided
       const cs = cases();
-      return byPoint[g].some(({ e, variant }) => judge(e, cs[variant], z, exact.get(`${g}:${variant}`)).state === 'undecided');
+      const open = byPoint[g].filter(({ e, variant }) => judge(e, cs[variant], z, exact.get(`${g}:${variant}`)).state === 'undecided');
+      firstLook[g] ??= new Set(open.map(({ e, variant }) => `${e.index}:${variant}`));
+      return open.length > 0;
     },
   });
 
@@ -201,6 +207,7 @@ export async function testScenario(v: ValidScenario, opts: TestOptions = {}, exa
         trials: c.trials,
         ...(j.exact ? { exact: j.exact } : {}),
         ...(observationsOf(e, c) ?? {}),
+        ...(c.trials > n0 && firstLook[t.point]?.has(`${e.index}:${t.variant}`) ? { ranOn: true } : {}),
       });
     }
   }

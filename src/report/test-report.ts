@@ -38,10 +38,12 @@ export function intervalText(a: AssertionResult): string {
 export function testLines(r: ScenarioTestResult): string[] {
   const f = showCount;
   const most = Math.max(r.trials, ...r.assertions.map((a) => a.trials));
-  const trials = most > r.trials ? `${f(r.trials)} trials per case at the first look (up to ${f(most)} where an interval straddled a bound)` : `${f(r.trials)} trials per case`;
+  const ranOn = [...new Set(r.assertions.filter((a) => a.ranOn).map((a) => a.metric))];
+  const which = ranOn.length > 0 ? `: ${ranOn.join(', ')}` : '';
+  const trials = most > r.trials ? `${f(r.trials)} trials per case at the first look (up to ${f(most)} where an interval straddled a bound${which})` : `${f(r.trials)} trials per case`;
   const out = [`${r.name} (${r.file}): ${r.assertions.length} assertion(s), ${trials}, ${pct(r.confidence)} intervals`];
   const rows = new Map(
-    r.assertions.filter((a) => a.verdict === 'pass').map((a) => [a, [LABEL.pass, a.metric, a.where || '-', intervalText(a), a.boundText, a.trials < r.trials * 2 ? '' : `(${f(a.trials)} trials)`]]),
+    r.assertions.filter((a) => a.verdict === 'pass').map((a) => [a, [LABEL.pass, a.metric, a.where || '-', intervalText(a), a.boundText, a.trials < r.trials * 2 ? '' : `(${f(a.trials)} trials${a.ranOn ? `: undecided at ${f(r.trials)}` : ''})`]]),
   );
   const widths = [0, 1, 2, 3].map((k) => Math.max(0, ...[...rows.values()].map((row) => row[k].length)));
   for (const a of r.assertions) {

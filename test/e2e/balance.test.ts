@@ -96,11 +96,12 @@ describe('siegesim test', () => {
     const loose = await cli(args);
     expect(loose.code, loose.stderr).toBe(0);
     expect(loose.stdout).toContain('skipped (no expect: block): good-small\n');
-    // the header says the first look and the most a point ran; the line, why it is undecided
-    expect(loose.stdout).toContain(`balance-climbers (${path.relative(ROOT, f)}): 3 assertion(s), 4,096 trials per case at the first look (up to 8,192 where an interval straddled a bound), 99.9% intervals\n`);
+    // the header says the first look, the most a point ran and which assertion made it run on; the line, why it is undecided
+    expect(loose.stdout).toContain(`balance-climbers (${path.relative(ROOT, f)}): 3 assertion(s), 4,096 trials per case at the first look (up to 8,192 where an interval straddled a bound: p_breach), 99.9% intervals\n`);
     expect(loose.stdout).toMatch(
       new RegExp(`^ {2}inconclusive {2}${lit(path.relative(ROOT, f))}:14 {2}p_breach = 0\\.9\\d+ \\[0\\.9\\d+, 0\\.9\\d+\\] straddles the lower bound 0\\.9696731057 \\(99\\.9% interval, still undecided at the cap of 8,192 trials\\)$`, 'm'),
     );
+    // decided at the first look, it ran on with its case for p_breach: its row says the trials, not 'undecided'
     expect(loose.stdout).toMatch(/^ {2}pass {2}mean_breach_round +- +1\.\d+ \[1\.\d+, 1\.\d+\] +at most 1\.5 {2}\(8,192 trials\)$/m);
     expect(loose.stdout).toContain(`\n${MSG.testInconclusiveHint()}\n`);
     expect(loose.stdout).not.toContain(MSG.testFailHint());
