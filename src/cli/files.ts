@@ -1,7 +1,7 @@
 /** Reading scenario files and folders for the CLI. */
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { isReportFolder, SCENARIO_COPY, walkerSkips } from '../report/folder.js';
+import { isReportFolder, SCENARIO_COPY, skipsInside, walkerSkips } from '../report/folder.js';
 import { realPathOr } from '../paths.js';
 import { MSG, fileIssue, folderIssue, errCode } from '../api.js';
 import type { ScenarioIssue } from '../api.js';
@@ -63,14 +63,8 @@ function walk(dir: string, issues: ScenarioIssue[], skip: ReadonlySet<string> = 
   }
   for (const e of entries) {
     const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...walk(p, issues, within([...own, ...skip], e.name)));
+    if (e.isDirectory()) out.push(...walk(p, issues, skipsInside([...own, ...skip], e.name)));
     else if (/\.ya?ml$/i.test(e.name) && !own.has(e.name) && !skip.has(e.name)) out.push(p);
   }
   return out;
-}
-
-/** The entries of `files` (relative, `/`-separated) inside the folder `name`, relative to it. */
-function within(files: readonly string[], name: string): Set<string> {
-  const prefix = `${name}/`;
-  return new Set(files.filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length)));
 }

@@ -53,3 +53,9 @@ export function walkerSkips(dir: string): ReadonlySet<string> | 'all' {
   if (m) return new Set(m.files);
   return isReportFolder(dir) ? 'all' : new Set();
 }
+
+/** The entries of `files` (relative, `/`-separated) inside the subfolder `name`, relative to it: what a walker skips there. */
+export function skipsInside(files: Iterable<string>, name: string): Set<string> {
+  const prefix = `${name}/`;
+  return new Set([...files].filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length)));
+}

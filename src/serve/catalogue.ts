@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { ValidScenario } from '../api.js';
 import { systemById, formatIssue, type ScenarioIssue, MSG, fileIssue, errCode } from '../api.js';
 import { validateFileText, Validator, type FileValidation } from './validator.js';
-import { walkerSkips } from '../report/folder.js';
+import { skipsInside, walkerSkips } from '../report/folder.js';
 
 export interface Root {
   /** Real path of the served folder, or of the single file's folder. */
@@ -139,9 +139,7 @@ function walk(root: string, dir: string, depth: number, skip: ReadonlySet<string
     }
     if (!isInside(root, real)) continue; // a link out of the served folder
     if (e.isDirectory()) {
-      const prefix = `${e.name}/`;
-      const below = [...own, ...skip].filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length));
-      out.push(...walk(root, p, depth + 1, new Set(below)));
+      out.push(...walk(root, p, depth + 1, skipsInside([...own, ...skip], e.name)));
     } else if (/\.ya?ml$/i.test(e.name) && !own.has(e.name) && !skip.has(e.name) && statSync(real).isFile()) out.push({ at: p, abs: real });
   }
   return out;
