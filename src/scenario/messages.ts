@@ -41,8 +41,9 @@ export const MSG = {
   notAMapping: () => 'a scenario must be a YAML mapping of keys to values',
   emptyFile: () => 'the file is empty: a scenario is a YAML mapping of keys to values (name:, system:, ...)',
   onlyComments: () => 'the file holds only comments: a scenario is a YAML mapping of keys to values (name:, system:, ...)',
-  unknownKey: (key: string, suggestion?: string) =>
-    suggestion ? `unknown key "${shortKey(key)}" (did you mean "${suggestion}"?)` : `unknown key "${shortKey(key)}"`,
+  /** `hint`: the system's reason the key is not taken there (RulesSystem.unknownKeyHint). */
+  unknownKey: (key: string, suggestion?: string, hint?: string) =>
+    (suggestion ? `unknown key "${shortKey(key)}" (did you mean "${suggestion}"?)` : `unknown key "${shortKey(key)}"`) + (hint ? `: ${hint}` : ''),
   unknownSystem: (value: string, suggestion?: string, known: readonly string[] = []) =>
     `unknown system "${shortKey(value)}"` +
     (suggestion ? ` (did you mean "${suggestion}"?)` : ` (expected one of: ${known.join(', ')})`),

@@ -179,7 +179,8 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
         const allowed = keysAt(schema, path) ?? [];
         for (const key of zi.keys) {
           if (key === '__proto__') continue; // reported from the data (protoKeyPaths)
-          const msg = MSG.unknownKey(key, suggest(key, allowed));
+          const hint = system.unknownKeyHint?.(path, key);
+          const msg = MSG.unknownKey(key, hint ? undefined : suggest(key, allowed), hint);
           push([...path, key], wrap ? wrap(msg) : msg, 'key', at);
         }
       } else if ((zi.code === 'invalid_type' || zi.code === 'invalid_union') && !at && path.length > 0 && valueAt(data, path) === undefined) {

@@ -216,6 +216,12 @@ export interface RulesSystem<C = unknown> {
    */
   precheck?(raw: Record<string, unknown>): { path: (string | number)[]; message: string }[];
   /**
+   * Why a key the schema does not know is not taken at that place, when the system can say more
+   * than "unknown key" (a Crusader Rex roster block given a `rating`, which only a block given in
+   * full takes): appended to the unknown-key message. `path` is the mapping the key is in.
+   */
+  unknownKeyHint?(path: readonly (string | number)[], key: string): string | undefined;
+  /**
    * Settings a valid case writes that change nothing in it (the surrender system's
    * `blockade_chance` with `port: false`): warnings, never refusals. `written` is the case as
    * written (the file with its sweep point's values and its variant's `set`, before defaults),

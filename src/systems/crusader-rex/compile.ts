@@ -112,6 +112,19 @@ export function precheckCrusaderRex(raw: Record<string, unknown>): { path: (stri
   return out;
 }
 
+/** The keys only a block given in full takes (docs/rules/crusader-rex.md §10). */
+const FULL_BLOCK_KEYS = new Set(['name', 'side', 'max', 'rating', 'type']);
+
+/**
+ * RulesSystem.unknownKeyHint: a roster block (`block:`) given a key only a block given in full
+ * takes. Which of the two a `blocks` entry is, is told by the key it was refused at: the entry
+ * failed as a roster block only when the validator reports the roster shape's unknown keys.
+ */
+export function unknownKeyHintCrusaderRex(path: readonly (string | number)[], key: string): string | undefined {
+  if (path.length !== 2 || path[0] !== 'blocks' || typeof path[1] !== 'number' || !FULL_BLOCK_KEYS.has(key)) return undefined;
+  return 'a roster block (`block:`) takes its side, maximum steps, rating and type from the roster (docs/rules/crusader-rex.md §5.1; `siegesim roster crusader-rex`); `name`, `side`, `max`, `rating` and `type` are for a block given in full, which has `name:` instead of `block:` (§10)';
+}
+
 /** Why a scenario cannot be compiled (multi-key checks, reported by validation). */
 export function refineCrusaderRex(raw: Record<string, unknown>): { path: (string | number)[]; message: string }[] {
   const s = raw as unknown as Scenario;
@@ -137,6 +150,12 @@ export function refineCrusaderRex(raw: Record<string, unknown>): { path: (string
     });
   }
   if (s.situation === 'new_battle' && !s.attacker) out.push({ path: ['attacker'], message: 'a new battle needs `attacker` (the first side to enter the field)' });
+  // The key the situation does not read must not contradict the one it does (§10): in an
+  // existing siege the attacker is the besieger; in a new battle the castle's side is the defender.
+  if (s.situation === 'existing_siege' && s.besieged && s.attacker === s.besieged)
+    out.push({ path: ['attacker'], message: contradictionMessage('attacker', s.attacker, s.besieged) });
+  if (s.situation === 'new_battle' && s.attacker && s.besieged === s.attacker)
+    out.push({ path: ['besieged'], message: contradictionMessage('besieged', s.besieged, s.attacker) });
   if (s.situation === 'existing_siege') {
     if (!s.besieged) out.push({ path: ['besieged'], message: 'an existing siege needs `besieged` (whose blocks hold the castle)' });
     if (s.town.rating === 0) out.push({ path: ['town', 'rating'], message: 'an existing siege needs a castle (rating >= 1)' });
@@ -145,6 +164,31 @@ export function refineCrusaderRex(raw: Record<string, unknown>): { path: (string
   names.forEach((n, i) => {
     if (names.indexOf(n) !== i) out.push({ path: ['blocks', i], message: `block "${n}" is listed twice` });
   });
+  return out;
+}
+
+const other = (x: Side): Side => (x === 'franks' ? 'saracens' : 'franks');
+
+/** `attacker:` naming the besieged in an existing siege, or `besieged:` naming the attacker in a new battle. */
+export function contradictionMessage(key: 'attacker' | 'besieged', value: Side, against: Side): string {
+  return key === 'attacker'
+    ? `\`attacker: ${value}\` contradicts \`besieged: ${against}\`: in an existing siege the attacker is the besieger (${other(against)}), and \`attacker\` is not read; leave it out`
+    : `\`besieged: ${value}\` contradicts \`attacker: ${against}\`: in a new battle the castle belongs to the defender (${other(against)}), and \`besieged\` is read only in an existing siege; leave it out, or set situation: existing_siege`;
+}
+
+/**
+ * Settings a valid case writes that change nothing in it (RulesSystem.deadSettings, docs/scenarios.md
+ * "Settings that change nothing"): `attacker` in an existing siege (the attacker is the besieger)
+ * and `besieged` in a new battle (the castle's side is the defender), each when it agrees with the
+ * situation's own key (a contradiction is refused by refineCrusaderRex).
+ */
+export function deadSettingsCrusaderRex(written: Record<string, unknown>, scenario: Record<string, unknown>): { path: string[]; message: string }[] {
+  const s = scenario as unknown as Scenario;
+  const out: { path: string[]; message: string }[] = [];
+  if (s.situation === 'existing_siege' && Object.hasOwn(written, 'attacker') && s.attacker !== undefined)
+    out.push({ path: ['attacker'], message: 'changes nothing: in an existing siege the attacker is the besieger, the side that is not `besieged` (docs/rules/crusader-rex.md §10); leave it out' });
+  if (s.situation === 'new_battle' && Object.hasOwn(written, 'besieged') && s.besieged !== undefined)
+    out.push({ path: ['besieged'], message: 'changes nothing: `besieged` is read only in an existing siege; a new battle\'s castle belongs to the defender, the side that is not `attacker` (docs/rules/crusader-rex.md §10); leave it out, or set situation: existing_siege' });
   return out;
 }
 

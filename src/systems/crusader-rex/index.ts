@@ -1,7 +1,7 @@
 /** Crusader Rex battles and sieges (seed 000, docs/rules/crusader-rex.md) as a siegesim rules system. */
 import type { RulesSystem } from '../types.js';
 import { chartsCrusaderRex } from './charts.js';
-import { autoValuesCrusaderRex, compileCrusaderRex, precheckCrusaderRex, refineCrusaderRex, sidesCrusaderRex, type CrusaderRexCompiled } from './compile.js';
+import { autoValuesCrusaderRex, compileCrusaderRex, deadSettingsCrusaderRex, precheckCrusaderRex, unknownKeyHintCrusaderRex, refineCrusaderRex, sidesCrusaderRex, type CrusaderRexCompiled } from './compile.js';
 import { exactCrusaderRex } from './exact.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_GUARD, A_LIFTED, A_LOST, A_ROUNDS, crusaderRexKernel } from './kernel.js';
 import { crusaderRexShape } from './schema.js';
@@ -15,6 +15,8 @@ export const crusaderRex: RulesSystem<CrusaderRexCompiled> = {
   },
   refine: refineCrusaderRex,
   precheck: precheckCrusaderRex,
+  deadSettings: deadSettingsCrusaderRex,
+  unknownKeyHint: unknownKeyHintCrusaderRex,
   // about a microsecond a battle: 16384 battles is well over the 10 ms a chunk needs
   chunkTrials: 16_384,
   headline: ['p_attacker_wins', 'p_defender_holds', 'p_castle_falls'],
