@@ -241,6 +241,12 @@ describe('metrics of one-hot groups, paired from codes (engine/chunk.ts PairedCo
     expect([...toySeen.slots].sort()).toEqual([3, 7]); // z (slot 3, 7 in the renumbered case): the partial case has it in no group
   });
 
+  it('refuses a code outside its group rather than counting it in another cell', () => {
+    const wrong: Toy = { ...base, codeOf: [[0, 1, 2, 3, 4, 0], base.codeOf[1]], counts: [['x', 'y', 'z', '', ''], ['u', 'v']] };
+    const bad = { ...task, compiled: [base, wrong], accLengths: [6, 6], pairedSlots: alignPairedSlots(toySystem as never, [base, base]), pairedCodes: alignPairedCodes(toySystem as never, [base, base]) };
+    expect(() => runChunk(toyKernel as Kernel<unknown>, { ...bad, state: deriveState('pairing', 'bad', 0) })).toThrow(/traced code 4 of 4 \(variant 1\)/);
+  });
+
   it("Σd² counts the trials in which exactly one side's code is the metric's, not |Σd| nor n_variant + n_baseline", () => {
     const out = runChunk(toyKernel as Kernel<unknown>, { ...task, state: deriveState('pairing', 'toy-sums', 0) });
     const offsets = [0, task.accLengths[0], task.accLengths[0] + task.accLengths[1]];

@@ -266,7 +266,13 @@ export class ChunkRun {
     const c0 = this.traces[0]!.codes!;
     const { gv, g0, kv: Kv, k0: K0, count, metrics } = joint;
     count.fill(0);
-    for (let t = 0; t < b; t++) count[cv[t * Gv + gv] * K0 + c0[t * G0 + g0]]++;
+    for (let t = 0; t < b; t++) {
+      const a = cv[t * Gv + gv];
+      const c = c0[t * G0 + g0];
+      // a code outside its group would count in another code's cell, or nowhere: a wrong Σd², silently
+      if (a >>> 0 >= Kv || c >>> 0 >= K0) throw new Error(`a kernel traced code ${a} of ${Kv} (variant ${joint.v}) or ${c} of ${K0} (baseline) in a one-hot group (the Trace contract, engine/kernel.ts)`);
+      count[a * K0 + c]++;
+    }
     const pairs = this.pairs;
     for (let m = 0; m < metrics.length; m += 3) {
       const kv = metrics[m + 1];
