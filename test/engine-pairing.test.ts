@@ -244,7 +244,7 @@ describe('metrics of one-hot groups, paired from codes (engine/chunk.ts PairedCo
   it('refuses a code outside its group rather than counting it in another cell', () => {
     const wrong: Toy = { ...base, codeOf: [[0, 1, 2, 3, 4, 0], base.codeOf[1]], counts: [['x', 'y', 'z', '', ''], ['u', 'v']] };
     const bad = { ...task, compiled: [base, wrong], accLengths: [6, 6], pairedSlots: alignPairedSlots(toySystem as never, [base, base]), pairedCodes: alignPairedCodes(toySystem as never, [base, base]) };
-    expect(() => runChunk(toyKernel as Kernel<unknown>, { ...bad, state: deriveState('pairing', 'bad', 0) })).toThrow(/traced code 4 of 4 \(variant 1\)/);
+    expect(() => runChunk(toyKernel as Kernel<unknown>, { ...bad, state: deriveState('pairing', 'bad', 0) })).toThrow(/a code outside its one-hot group \(variant 1: 4 codes/);
   });
 
   it("Σd² counts the trials in which exactly one side's code is the metric's, not |Σd| nor n_variant + n_baseline", () => {

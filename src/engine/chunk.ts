@@ -266,13 +266,15 @@ export class ChunkRun {
     const c0 = this.traces[0]!.codes!;
     const { gv, g0, kv: Kv, k0: K0, count, metrics } = joint;
     count.fill(0);
+    let outside = 0; // negative once a code is outside its group
     for (let t = 0; t < b; t++) {
       const a = cv[t * Gv + gv];
       const c = c0[t * G0 + g0];
-      // a code outside its group would count in another code's cell, or nowhere: a wrong Σd², silently
-      if (a >>> 0 >= Kv || c >>> 0 >= K0) throw new Error(`a kernel traced code ${a} of ${Kv} (variant ${joint.v}) or ${c} of ${K0} (baseline) in a one-hot group (the Trace contract, engine/kernel.ts)`);
+      outside |= a | (Kv - 1 - a) | c | (K0 - 1 - c);
       count[a * K0 + c]++;
     }
+    // such a code would have counted in another code's cell, or nowhere: a wrong Σd², silently
+    if (outside < 0) throw new Error(`a kernel traced a code outside its one-hot group (variant ${joint.v}: ${Kv} codes, baseline: ${K0}; the Trace contract, engine/kernel.ts)`);
     const pairs = this.pairs;
     for (let m = 0; m < metrics.length; m += 3) {
       const kv = metrics[m + 1];
