@@ -5,19 +5,23 @@
  * from the same start, one kernel call per trial and variant, the accumulators differenced
  * around each call — byte for byte, for every point of every bundled scenario with variants,
  * whatever the slices; and every kernel path held to the trace contract (systems/types.ts).
+ * Metrics of one-hot groups (RulesSystem.pairedGroups) are paired from one code a trial and a
+ * count of (variant's code, baseline's code) pairs: the same reference holds them, on the
+ * bundled files and on a toy whose groups number their codes differently in each case.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { runScenario, validateText } from '../src/api.js';
-import { alignPairedSlots, compilePoints, jobsOf } from '../src/api/run.js';
+import { alignPairedCodes, alignPairedSlots, compilePoints, jobsOf } from '../src/api/run.js';
 import { ChunkRun, PAIR_BLOCK, resultLength, runChunk, type ChunkTask } from '../src/engine/chunk.js';
-import { deriveState, type RngState } from '../src/engine/rng.js';
+import { deriveState, nextU32, type RngState } from '../src/engine/rng.js';
 import { crusaderRex } from '../src/systems/crusader-rex/index.js';
 import { _internals as crInternals, type CrusaderRexPath } from '../src/systems/crusader-rex/kernel.js';
 import { fantasy } from '../src/systems/fantasy/index.js';
-import type { Kernel, RulesSystem } from '../src/systems/types.js';
+import { cryHavoc } from '../src/systems/cry-havoc/index.js';
+import type { Kernel, PairedGroup, PairedSlot, RulesSystem, Trace } from '../src/systems/types.js';
 import { ROOT } from './cli-child.js';
 
 /**
@@ -134,6 +138,17 @@ describe('paired variants block by block are the trial-by-trial pairing, byte fo
     expect(pairs.subarray(0, 2 * pairedSlots[0].length).some((x) => x !== 0)).toBe(true);
   });
 
+  it('the Cry Havoc files with one-hot groups pair those metrics from codes', () => {
+    for (const file of ['cry-havoc/melee-two-on-one.yaml', 'cry-havoc/missile-range-tables.yaml', 'cry-havoc/healing-tables.yaml']) {
+      const sc = load(file);
+      const job = jobsOf(sc, compilePoints(sc))[0];
+      const names = cryHavoc.pairedSlots(job.compiled[0] as never).map((x) => x.metric);
+      const coded = names.filter((_, p) => job.pairedCodes!.at.every((at, v) => job.pairedSlots[v][p] < 0 || at[p] !== null));
+      expect(coded.length, file).toBeGreaterThanOrEqual(3);
+      expect(coded.some((n) => /^p_(first|shot)_|^p_(undecided|healed)$/.test(n)), file).toBe(true);
+    }
+  });
+
   it('a variant that pairs nothing at all, and a chunk with no paired metric', () => {
     const sc = load('surrender/fortress-readings.yaml');
     const job = jobsOf(sc, compilePoints(sc))[0];
@@ -142,6 +157,126 @@ describe('paired variants block by block are the trial-by-trial pairing, byte fo
     expectSameThreeWays(kernel, none, 'none', 'a variant pairing nothing');
     const empty = { ...job, pairedSlots: job.pairedSlots.map(() => []), trials: 2300 };
     expectSameThreeWays(kernel, empty, 'empty', 'no paired metric');
+  });
+});
+
+/**
+ * A toy system with one-hot groups. Each trial rolls one die per group; a case's `codeOf[g]` maps
+ * the die to group g's code, and the metric named at that code in `counts[g]` gains 1 in its
+ * slot. `declared[g]` is what the case tells the engine (pairedGroups): `counts[g]`, or less.
+ */
+interface Toy {
+  codeOf: number[][];
+  counts: string[][];
+  declared: string[][];
+  slots: Record<string, number>;
+  /** Metrics it pairs (default: every slot). */
+  paired?: string[];
+}
+const toySeen = { coded: 0, slots: new Set<number>() };
+const toyKernel: Kernel<Toy> = {
+  accLength: (c) => 1 + Math.max(...Object.values(c.slots)),
+  run(c: Toy, s: RngState, n: number, acc: Float64Array, trace?: Trace) {
+    const G = c.codeOf.length;
+    for (let t = 0; t < n; t++) {
+      for (let g = 0; g < G; g++) {
+        const code = c.codeOf[g][nextU32(s) % 6];
+        const m = c.counts[g][code];
+        if (m !== '') acc[c.slots[m]] += 1;
+        if (trace?.codes !== undefined) trace.codes[t * G + g] = code;
+      }
+      acc[0] += 1;
+      if (trace !== undefined) {
+        for (let p = 0; p < trace.slots.length; p++) trace.out[t * trace.slots.length + p] = acc[trace.slots[p]];
+        if (trace.codes !== undefined) toySeen.coded++;
+        for (const x of trace.slots) toySeen.slots.add(x);
+      }
+    }
+  },
+};
+const toySystem = {
+  pairedSlots: (c: Toy): PairedSlot[] => (c.paired ?? Object.keys(c.slots)).map((metric) => ({ metric, slot: c.slots[metric] })),
+  pairedGroups: (c: Toy): PairedGroup[] => c.declared.map((metrics) => ({ metrics })),
+};
+
+describe('metrics of one-hot groups, paired from codes (engine/chunk.ts PairedCodes)', () => {
+  const slots = { x: 1, y: 2, z: 3, u: 4, v: 5 };
+  const base: Toy = { codeOf: [[0, 1, 2, 3, 0, 2], [0, 1, 1, 0, 1, 0]], counts: [['x', 'y', 'z', ''], ['u', 'v']], declared: [['x', 'y', 'z', ''], ['u', 'v']], slots };
+  // its groups in the other order, each numbering its codes its own way (x is its group 1's code
+  // 2), and one group with more codes than the baseline's
+  const renumbered: Toy = {
+    codeOf: [[1, 0, 0, 1, 0, 1], [1, 2, 3, 0, 2, 4]],
+    counts: [['v', 'u'], ['', 'z', 'x', 'y', '']],
+    declared: [['v', 'u'], ['', 'z', 'x', 'y', '']],
+    slots: { x: 9, y: 8, z: 7, u: 6, v: 5 },
+  };
+  // z counted but in no declared group (paired by its slot in every case), y not paired at all
+  const partial: Toy = { ...base, codeOf: [[0, 2, 2, 1, 3, 0], [1, 1, 0, 0, 1, 0]], declared: [['x', 'y', '', ''], ['u', 'v']], paired: ['x', 'z', 'u', 'v'] };
+  const compiled = [base, renumbered, partial];
+  const task = {
+    system: 'toy',
+    compiled,
+    accLengths: compiled.map((c) => toyKernel.accLength(c)),
+    pairedSlots: alignPairedSlots(toySystem as never, compiled),
+    pairedCodes: alignPairedCodes(toySystem as never, compiled),
+    trials: N,
+  };
+  const names = toySystem.pairedSlots(base).map((x) => x.metric);
+
+  it('aligns codes by name: [group, code] in each case, null where a case has it in no group', () => {
+    expect(names).toEqual(['x', 'y', 'z', 'u', 'v']);
+    expect(task.pairedCodes.sizes).toEqual([[4, 2], [2, 5], [4, 2]]);
+    expect(task.pairedCodes.at).toEqual([
+      [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]],
+      [[1, 2], [1, 3], [1, 1], [0, 1], [0, 0]],
+      [[0, 0], [0, 1], null, [1, 0], [1, 1]],
+    ]);
+  });
+
+  it('gives the trial-by-trial sums, byte for byte, whatever the slices; only z is traced by a slot', () => {
+    toySeen.coded = 0;
+    toySeen.slots.clear();
+    expectSameThreeWays(toyKernel as Kernel<unknown>, task, 'toy', 'toy groups');
+    expect(toySeen.coded).toBeGreaterThan(0);
+    expect([...toySeen.slots].sort()).toEqual([3, 7]); // z (slot 3, 7 in the renumbered case): the partial case has it in no group
+  });
+
+  it('refuses a code outside its group rather than counting it in another cell', () => {
+    const wrong: Toy = { ...base, codeOf: [[0, 1, 2, 3, 4, 0], base.codeOf[1]], counts: [['x', 'y', 'z', '', ''], ['u', 'v']] };
+    const bad = { ...task, compiled: [base, wrong], accLengths: [6, 6], pairedSlots: alignPairedSlots(toySystem as never, [base, base]), pairedCodes: alignPairedCodes(toySystem as never, [base, base]) };
+    expect(() => runChunk(toyKernel as Kernel<unknown>, { ...bad, state: deriveState('pairing', 'bad', 0) })).toThrow(/a code outside its one-hot group \(variant 1: 4 codes/);
+  });
+
+  it("Σd² counts the trials in which exactly one side's code is the metric's, not |Σd| nor n_variant + n_baseline", () => {
+    const out = runChunk(toyKernel as Kernel<unknown>, { ...task, state: deriveState('pairing', 'toy-sums', 0) });
+    const offsets = [0, task.accLengths[0], task.accLengths[0] + task.accLengths[1]];
+    const accs = [0, 1, 2].map((v) => out.subarray(offsets[v], offsets[v] + task.accLengths[v]));
+    const pairs = out.subarray(task.accLengths.reduce((a, b) => a + b, 0));
+    const P = names.length;
+    for (const v of [1, 2]) {
+      for (const [p, name] of names.entries()) {
+        if (task.pairedSlots[v][p] < 0) continue;
+        const nv = accs[v][task.pairedSlots[v][p]];
+        const n0 = accs[0][task.pairedSlots[0][p]];
+        const [sd, sd2] = [pairs[((v - 1) * P + p) * 2], pairs[((v - 1) * P + p) * 2 + 1]];
+        expect(sd, `${name}, variant ${v}: Σd`).toBe(nv - n0);
+        // both shortcuts are wrong here: some trials have the code on both sides, some on one
+        expect(sd2, `${name}, variant ${v}: Σd²`).toBeGreaterThan(Math.abs(sd));
+        expect(sd2, `${name}, variant ${v}: Σd²`).toBeLessThan(nv + n0);
+      }
+    }
+    // x: both sides' codes compared trial by trial, from the same dice
+    let exactlyOne = 0;
+    const [s0, s1] = [deriveState('pairing', 'toy-x', 0), deriveState('pairing', 'toy-x', 0)];
+    for (let t = 0; t < N; t++) {
+      const b = base.codeOf[0][nextU32(s0) % 6] === 0;
+      nextU32(s0);
+      nextU32(s1);
+      const r = renumbered.codeOf[1][nextU32(s1) % 6] === 2;
+      if (b !== r) exactlyOne++;
+    }
+    const xOut = runChunk(toyKernel as Kernel<unknown>, { ...task, state: deriveState('pairing', 'toy-x', 0) });
+    expect(xOut[xOut.length - 2 * 2 * P + 1]).toBe(exactlyOne);
   });
 });
 
@@ -193,6 +328,73 @@ describe('the trace contract (systems/types.ts Trace), every kernel path', () =>
     const slots = sc.system.pairedSlots(c).map((s) => s.slot);
     expect(slots.length).toBeGreaterThan(0);
     expectTraceOf(sc.system.kernel as Kernel<unknown>, c, slots, 700, `${file}#${variant}`);
+  });
+
+  /** A traced call's codes (Trace.codes) against one-trial calls: each trial's code of each group names the one metric whose slot gained 1 (or none). */
+  function expectCodesOf(c: unknown, n: number, what: string): void {
+    const kernel = cryHavoc.kernel as Kernel<unknown>;
+    const groups = cryHavoc.pairedGroups!(c as never);
+    const slotOf = new Map(cryHavoc.pairedSlots(c as never).map((x) => [x.metric, x.slot]));
+    const G = groups.length;
+    expect(G).toBeGreaterThan(0);
+    const seed = (): RngState => deriveState('codes', what, 1);
+    const L = kernel.accLength(c);
+    const one = new Float64Array(L);
+    const sOne = seed();
+    const changes: Float64Array[] = [];
+    for (let t = 0; t < n; t++) {
+      const before = Float64Array.from(one);
+      kernel.run(c, sOne, 1, one);
+      changes.push(one.map((x, i) => x - before[i]));
+    }
+    const traced = new Float64Array(L);
+    const trace = { slots: new Int32Array(0), out: new Float64Array(0), codes: new Int32Array(n * G + 2).fill(-1) };
+    kernel.run(c, seed(), n, traced, trace);
+    expect(Array.from(trace.codes.subarray(n * G)), `${what}: nothing past the codes`).toEqual([-1, -1]);
+    expect(bytes(traced), `${what}: the accumulator`).toBe(bytes(one));
+    const seen = new Set<string>();
+    for (let t = 0; t < n; t++) {
+      for (let g = 0; g < G; g++) {
+        const code = trace.codes[t * G + g];
+        const metrics = groups[g].metrics;
+        expect(code >= 0 && code < metrics.length, `${what}: trial ${t}, group ${g}: code ${code} of ${metrics.length}`).toBe(true);
+        seen.add(`${g}:${code}`);
+        metrics.forEach((m, k) => {
+          if (m === '') return;
+          expect(slotOf.has(m), `${what}: ${m} is paired`).toBe(true);
+          expect(changes[t][slotOf.get(m)!], `${what}: trial ${t}, ${m}`).toBe(code === k ? 1 : 0);
+        });
+      }
+    }
+    expect(seen.size, `${what}: more than one code a group`).toBeGreaterThan(G);
+  }
+
+  const codedCases: [string, number][] = [
+    ['cry-havoc/melee-two-on-one.yaml', 1],
+    ['cry-havoc/melee-unhorse-the-knight.yaml', 0], // a mounted defender: the mounted table's slots
+    ['cry-havoc/missile-range-tables.yaml', 0],
+    ['cry-havoc/healing-tables.yaml', 0],
+    ['cry-havoc/healing-tables.yaml', 1],
+  ];
+  it.each(codedCases)('%s, variant %i: the codes of its one-hot groups', (file, variant) => {
+    const sc = load(file);
+    expectCodesOf(cryHavoc.compile(sc.points[0].variants[variant].scenario as never), 700, `${file}#${variant}`);
+  });
+
+  it('a melee whose turn 1 allows no attack: its first-roll code counts in no letter', () => {
+    const text = readFileSync(path.join(ROOT, 'scenarios', 'cry-havoc/melee-two-on-one.yaml'), 'utf8');
+    const js = parse(text) as Record<string, unknown>;
+    // odds 3 / 4, below 1-1 (1.1 DEFAULT: no attack): every trial ends before its first roll
+    const sc = load('none.yaml', stringify({ ...js, expect: undefined, variants: undefined, attackers: [{ attack: 3 }], defender: { defence: 4 } }));
+    const c = cryHavoc.compile(sc.points[0].variants[0].scenario as never);
+    const kernel = cryHavoc.kernel as Kernel<unknown>;
+    const trace = { slots: new Int32Array(0), out: new Float64Array(0), codes: new Int32Array(2 * 50) };
+    kernel.run(c, deriveState('codes', 'none', 1), 50, new Float64Array(kernel.accLength(c)), trace);
+    const groups = cryHavoc.pairedGroups!(c as never);
+    for (let t = 0; t < 50; t++) {
+      expect(groups[0].metrics[trace.codes[2 * t]]).toBe('p_no_attack');
+      expect(groups[1].metrics[trace.codes[2 * t + 1]]).toBe('');
+    }
   });
 
   const crPaths: [string, CrusaderRexPath][] = [

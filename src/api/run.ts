@@ -11,6 +11,7 @@ import { conditionOf, eventShift } from '../systems/conditional.js';
 import type { CaseResult, Difference, Metric, RulesSystem, ScenarioResult } from '../systems/types.js';
 import { halfWidth, meanSe, pairedDifference, welchDifference, welchSe } from '../stats/intervals.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
+import type { PairedCodes } from '../engine/chunk.js';
 import type { Executor } from '../engine/executor.js';
 import { inlineExecutor } from './executors.js';
 import { VERSION } from '../version.js';
@@ -75,6 +76,7 @@ export function jobsOf(v: ValidScenario, points: CompiledPoint[]): GroupJob[] {
     compiled: p.compiled,
     accLengths: p.compiled.map((c) => sys.kernel.accLength(c)),
     pairedSlots: alignPairedSlots(sys, p.compiled),
+    ...(sys.pairedGroups !== undefined ? { pairedCodes: alignPairedCodes(sys, p.compiled) } : {}),
   }));
 }
 
@@ -90,6 +92,25 @@ export function alignPairedSlots(sys: Pick<RulesSystem, 'pairedSlots'>, compiled
     const own = new Map(sys.pairedSlots(c).map((s) => [s.metric, s.slot]));
     return names.map((n) => own.get(n) ?? -1);
   });
+}
+
+/**
+ * Where each of the baseline's paired metrics is a code of a one-hot group in case v (matched by
+ * name, as alignPairedSlots): the engine pairs a metric from codes when every case that pairs it
+ * has it in a group, and by its slot otherwise (engine/chunk.ts).
+ */
+export function alignPairedCodes(sys: Pick<RulesSystem, 'pairedSlots' | 'pairedGroups'>, compiled: readonly unknown[]): PairedCodes {
+  const names = sys.pairedSlots(compiled[0]).map((s) => s.metric);
+  const sizes: number[][] = [];
+  const at: ([number, number] | null)[][] = [];
+  for (const c of compiled) {
+    const groups = sys.pairedGroups?.(c) ?? [];
+    const own = new Map<string, [number, number]>();
+    groups.forEach((g, gi) => g.metrics.forEach((m, k) => m !== '' && own.set(m, [gi, k])));
+    sizes.push(groups.map((g) => g.metrics.length));
+    at.push(names.map((n) => own.get(n) ?? null));
+  }
+  return { sizes, at };
 }
 
 /** Run a validated scenario and summarize every (case, variant). */

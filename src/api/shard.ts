@@ -66,6 +66,7 @@ export async function runShard(
         compiled: job.compiled,
         accLengths: job.accLengths,
         pairedSlots: job.pairedSlots,
+        ...(job.pairedCodes !== undefined ? { pairedCodes: job.pairedCodes } : {}),
         seed,
         stream: job.stream,
         first: i,

@@ -19,6 +19,15 @@
  * block keeps each case's code and tables hot, where switching cases every trial cost ~1.6x the
  * variants run apart.
  *
+ * A group of paired metrics that are one-hot in every trial (the system's `pairedGroups`: how a
+ * melee ends, which result letter the first roll gave) is traced as one code per trial instead
+ * of a running value per metric (`PairedCodes`). For metric L of the group, a trial's d is
+ * [variant's code = L] − [baseline's code = L], so a block's count of each (variant's code,
+ * baseline's code) pair gives its sums at once: Σd = n_variant(L) − n_baseline(L), and Σd² (d is
+ * −1, 0 or 1) the trials in which exactly one of the two codes is L, n_variant(L) + n_baseline(L)
+ * − 2·n(both L). Every term is a whole number, so the sums are those of adding d trial by trial,
+ * to the bit.
+ *
  * Pure: no node:*, no piscina; the worker calls `runBatch`, the in-process executor runs the
  * same chunks slice by slice (`ChunkRun`).
  */
@@ -33,8 +42,35 @@ export interface ChunkTask {
   accLengths: number[];
   /** Accumulator slot of each paired metric, per variant: pairedSlots[v][p] (-1: case v does not pair metric p). */
   pairedSlots: number[][];
+  /** Which paired metrics each case can give as a code of a one-hot group (absent: none, every metric traced by its slot). */
+  pairedCodes?: PairedCodes;
   state: Int32Array;
   trials: number;
+}
+
+/**
+ * The one-hot groups of each case (RulesSystem.pairedGroups, by the api's alignPairedCodes): a
+ * metric p is paired from codes when every case that pairs it has it in a group.
+ */
+export interface PairedCodes {
+  /** sizes[v][g]: how many codes case v's group g has; the kernel writes one code per group and trial. */
+  sizes: number[][];
+  /** at[v][p]: [g, k] when paired metric p is code k of case v's group g, null when it is in none. */
+  at: (readonly [number, number] | null)[][];
+}
+
+/** Metrics of one variant paired from codes against the baseline's: one (variant's group, baseline's group) pair. */
+interface JointCount {
+  v: number;
+  gv: number;
+  g0: number;
+  /** Codes of the variant's group (rows) and of the baseline's (columns). */
+  kv: number;
+  k0: number;
+  /** count[a * k0 + b]: trials of the block with the variant's code a and the baseline's code b. */
+  count: Int32Array;
+  /** Per metric: its index p, its code in the variant's group, its code in the baseline's. */
+  metrics: Int32Array;
 }
 
 /** What a worker thread posts once its modules are loaded (workers/worker.ts; engine/pool.ts waits for it before stopping the threads). */
@@ -72,8 +108,10 @@ export class ChunkRun {
   private readonly before: Float64Array;
   /** Each variant's trace of the slots it pairs (undefined: it pairs none). */
   private readonly traces: (Trace | undefined)[] = [];
-  /** column[v][p]: metric p's column in variant v's trace, -1 where v does not pair it. */
+  /** column[v][p]: metric p's column in variant v's trace, -1 where v does not pair it or pairs it from codes. */
   private readonly column: Int32Array[] = [];
+  /** The metrics paired from codes, by (variant, variant's group, baseline's group). */
+  private readonly joints: JointCount[] = [];
   /** The chunk's stream at the start of the block. */
   private readonly blockStart = new Int32Array(4);
   constructor(
@@ -92,17 +130,51 @@ export class ChunkRun {
     this.before = new Float64Array(V * P);
     if (V > 1 && P > 0) {
       const rows = Math.max(1, Math.min(PAIR_BLOCK, task.trials));
+      const codes = task.pairedCodes;
+      // metric p from codes: every case that pairs it has it in a group (the baseline pairs every metric)
+      const byCode: boolean[] = [];
+      for (let p = 0; p < P; p++) {
+        let all = codes !== undefined;
+        for (let v = 0; v < V && all; v++) if (task.pairedSlots[v][p] >= 0 && codes!.at[v][p] === null) all = false;
+        byCode.push(all);
+      }
       for (let v = 0; v < V; v++) {
         const slots = task.pairedSlots[v];
         const column = new Int32Array(P).fill(-1);
         const own: number[] = [];
+        let coded = false;
         for (let p = 0; p < P; p++) {
           if (slots[p] < 0) continue; // a metric this variant does not pair (api/run.ts, alignPairedSlots)
+          if (byCode[p]) {
+            coded = true;
+            continue;
+          }
           column[p] = own.length;
           own.push(slots[p]);
         }
         this.column.push(column);
-        this.traces.push(own.length > 0 ? { slots: Int32Array.from(own), out: new Float64Array(rows * own.length) } : undefined);
+        this.traces.push(
+          own.length > 0 || coded
+            ? { slots: Int32Array.from(own), out: new Float64Array(rows * own.length), ...(coded ? { codes: new Int32Array(rows * codes!.sizes[v].length) } : {}) }
+            : undefined,
+        );
+      }
+      for (let v = 1; v < V; v++) {
+        const mine = new Map<string, number[]>();
+        for (let p = 0; p < P; p++) {
+          if (!byCode[p] || task.pairedSlots[v][p] < 0) continue;
+          const [gv, kv] = codes!.at[v][p]!;
+          const [g0, k0] = codes!.at[0][p]!;
+          const key = `${gv} ${g0}`;
+          if (!mine.has(key)) mine.set(key, []);
+          mine.get(key)!.push(p, kv, k0);
+        }
+        for (const [key, metrics] of mine) {
+          const [gv, g0] = key.split(' ').map(Number);
+          const kv = codes!.sizes[v][gv];
+          const k0 = codes!.sizes[0][g0];
+          this.joints.push({ v, gv, g0, kv, k0, count: new Int32Array(kv * k0), metrics: Int32Array.from(metrics) });
+        }
       }
     }
   }
@@ -145,13 +217,15 @@ export class ChunkRun {
     const acc = this.accs[v];
     for (let p = 0; p < P; p++) this.before[v * P + p] = slots[p] < 0 ? 0 : acc[slots[p]];
   }
-  /** Adds each trial's d = (variant's change) − (baseline's change) of every paired slot to Σd and Σd², trial by trial. */
+  /** Adds each trial's d = (variant's change) − (baseline's change) of every paired slot to Σd and Σd², trial by trial; then the metrics paired from codes. */
   private pairBlock(b: number): void {
     const V = this.task.compiled.length;
     const P = this.column[0].length;
     const pairs = this.pairs;
     const before = this.before;
-    const base = this.traces[0]!.out; // the baseline pairs every metric: column p is p
+    const base = this.traces[0]!.out;
+    const S0 = this.traces[0]!.slots.length;
+    const column0 = this.column[0];
     for (let v = 1; v < V; v++) {
       const trace = this.traces[v];
       if (trace === undefined) continue;
@@ -161,6 +235,7 @@ export class ChunkRun {
       for (let p = 0; p < P; p++) {
         const q = column[p];
         if (q < 0) continue;
+        const q0 = column0[p]; // the baseline pairs every metric the variant traces by its slot
         const j = ((v - 1) * P + p) * 2;
         let sum = pairs[j];
         let sumSq = pairs[j + 1];
@@ -168,7 +243,7 @@ export class ChunkRun {
         let prev0 = before[p];
         for (let t = 0; t < b; t++) {
           const x = rows[t * S + q];
-          const x0 = base[t * P + p];
+          const x0 = base[t * S0 + q0];
           const d = x - prev - (x0 - prev0);
           sum += d;
           sumSq += d * d;
@@ -178,6 +253,39 @@ export class ChunkRun {
         pairs[j] = sum;
         pairs[j + 1] = sumSq;
       }
+    }
+    for (let i = 0; i < this.joints.length; i++) this.pairCodes(this.joints[i], b);
+  }
+  /** One block's Σd and Σd² of the metrics of a (variant's group, baseline's group) pair, from the count of each pair of codes. */
+  private pairCodes(joint: JointCount, b: number): void {
+    const P = this.column[0].length;
+    const codes = this.task.pairedCodes!;
+    const Gv = codes.sizes[joint.v].length;
+    const G0 = codes.sizes[0].length;
+    const cv = this.traces[joint.v]!.codes!;
+    const c0 = this.traces[0]!.codes!;
+    const { gv, g0, kv: Kv, k0: K0, count, metrics } = joint;
+    count.fill(0);
+    let outside = 0; // negative once a code is outside its group
+    for (let t = 0; t < b; t++) {
+      const a = cv[t * Gv + gv];
+      const c = c0[t * G0 + g0];
+      outside |= a | (Kv - 1 - a) | c | (K0 - 1 - c);
+      count[a * K0 + c]++;
+    }
+    // such a code would have counted in another code's cell, or nowhere: a wrong Σd², silently
+    if (outside < 0) throw new Error(`a kernel traced a code outside its one-hot group (variant ${joint.v}: ${Kv} codes, baseline: ${K0}; the Trace contract, engine/kernel.ts)`);
+    const pairs = this.pairs;
+    for (let m = 0; m < metrics.length; m += 3) {
+      const kv = metrics[m + 1];
+      const k0 = metrics[m + 2];
+      let nv = 0; // trials in which the variant's code is the metric's
+      for (let y = 0; y < K0; y++) nv += count[kv * K0 + y];
+      let n0 = 0; // ... the baseline's
+      for (let x = 0; x < Kv; x++) n0 += count[x * K0 + k0];
+      const j = ((joint.v - 1) * P + metrics[m]) * 2;
+      pairs[j] += nv - n0;
+      pairs[j + 1] += nv + n0 - 2 * count[kv * K0 + k0]; // d = ±1 where exactly one of the two is the metric's code
     }
   }
 }
@@ -211,6 +319,7 @@ export function batchChunk(task: BatchTask, j: number): ChunkTask {
     compiled: task.compiled,
     accLengths: task.accLengths,
     pairedSlots: task.pairedSlots,
+    ...(task.pairedCodes !== undefined ? { pairedCodes: task.pairedCodes } : {}),
     state: deriveState(task.seed, task.stream, task.first + j),
     trials: task.sizes[j],
   };

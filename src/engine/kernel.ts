@@ -4,8 +4,14 @@ import type { RngState } from './rng.js';
 /**
  * Per-trial values of some accumulator slots: after trial t of a kernel call (0-based within the
  * call) the kernel writes `out[t * slots.length + p] = acc[slots[p]]` for every p.
+ *
+ * `codes`, when present: after trial t the kernel also writes `codes[t * G + g]`, the trial's
+ * code in each of its case's G one-hot groups (the system's `pairedGroups`, in that order): a
+ * group is a set of paired metrics of which at most one counts in any trial, and the code says
+ * which (or that none did). One code stands for all of a group's slots, whose running values
+ * need not then be traced.
  */
-export interface Trace { slots: Int32Array; out: Float64Array }
+export interface Trace { slots: Int32Array; out: Float64Array; codes?: Int32Array }
 
 /**
  * The hot loop: run `trials` independent trials, adding into `acc`. `rng` is the chunk's

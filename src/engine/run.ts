@@ -16,7 +16,7 @@
  * chunks run ahead speculatively to keep the threads busy, and any past the stopping point are
  * dropped unmerged.
  */
-import { resultLength, type BatchTask } from './chunk.js';
+import { resultLength, type BatchTask, type PairedCodes } from './chunk.js';
 import { CancelledError, type Executor } from './executor.js';
 
 export { CancelledError };
@@ -29,6 +29,8 @@ export interface GroupJob {
   compiled: unknown[];
   accLengths: number[];
   pairedSlots: number[][];
+  /** The metrics each case can pair from codes of its one-hot groups (engine/chunk.ts PairedCodes); absent: none. */
+  pairedCodes?: PairedCodes;
 }
 
 export interface RunOptions {
@@ -187,6 +189,7 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
           compiled: job.compiled,
           accLengths: job.accLengths,
           pairedSlots: job.pairedSlots,
+          ...(job.pairedCodes !== undefined ? { pairedCodes: job.pairedCodes } : {}),
           seed: opts.seed,
           stream: job.stream,
           first: b.first,

@@ -148,6 +148,17 @@ export interface PairedSlot {
   slot: number;
 }
 
+/**
+ * Paired metrics that are one-hot in every trial (at most one of them counts 1, the rest 0): the
+ * kernel traces the trial's code k (0 <= k < metrics.length) instead of each metric's slot, and
+ * `metrics[k]` is the metric that code counts in ('' a code that counts in none of them). Every
+ * metric named is also in `pairedSlots`, whose slot changes by exactly 1 in the trials of its code
+ * and by 0 in all others.
+ */
+export interface PairedGroup {
+  metrics: readonly string[];
+}
+
 export interface RulesSystem<C = unknown> {
   id: string;
   title: string;
@@ -241,6 +252,13 @@ export interface RulesSystem<C = unknown> {
   compile(scenario: Record<string, unknown>): C;
   kernel: Kernel<C>;
   pairedSlots(c: C): PairedSlot[];
+  /**
+   * Optional: the case's one-hot groups of paired metrics, in the order the kernel writes their
+   * codes to a trace's `codes` (the Trace contract, engine/kernel.ts). The engine pairs a metric
+   * from codes when every case of the comparison has it in a group: per block of trials, a count
+   * of each (variant's code, baseline's code) pair gives Σd and Σd² of every metric of the group.
+   */
+  pairedGroups?(c: C): PairedGroup[];
   summarize(c: C, acc: Float64Array): CaseSummary;
   /**
    * Optional: what one chunk's accumulator (acc[0] already its trial count) must hold beyond

@@ -5,7 +5,7 @@ import { compileCryHavoc, deadSettingsCryHavoc, refineCryHavoc, type CryHavocCom
 import { exactCryHavoc } from './exact.js';
 import { cryHavocKernel } from './kernel.js';
 import { cryHavocShape } from './schema.js';
-import { METRIC_DOCS_CRY_HAVOC, metricDocCryHavoc, metricNamesCryHavoc, pairedSlotsCryHavoc, sidesCryHavoc, summarizeCryHavoc } from './summarize.js';
+import { METRIC_DOCS_CRY_HAVOC, metricDocCryHavoc, metricNamesCryHavoc, pairedGroupsCryHavoc, pairedSlotsCryHavoc, sidesCryHavoc, summarizeCryHavoc } from './summarize.js';
 
 export const cryHavoc: RulesSystem<CryHavocCompiled> = {
   id: 'cry-havoc',
@@ -74,6 +74,7 @@ export const cryHavoc: RulesSystem<CryHavocCompiled> = {
   compile: compileCryHavoc,
   kernel: cryHavocKernel,
   pairedSlots: pairedSlotsCryHavoc,
+  pairedGroups: pairedGroupsCryHavoc,
   summarize: summarizeCryHavoc,
   exact: exactCryHavoc,
   charts: chartsCryHavoc,

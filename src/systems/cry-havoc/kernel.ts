@@ -19,6 +19,13 @@
  *  healing   [1] healed [2] out for the scenario [3] died [4] Σ days [5] Σ days²
  *            [6 + d - 1] healed on day d, d = 1..min(horizon_days, maxHealDay): the curve's
  *            days (a wound healed later counts in [1], [4] and [5] only)
+ *
+ * Codes of a traced trial (Trace.codes; the groups are summarize.ts's pairedGroupsCryHavoc):
+ *  melee     [0] how it ended: 0 cap reached, 1 defender killed, 2 an attacker killed, 3 no
+ *            attack possible; [1] the turn-1 roll's slot in the turn's 16 (k, or 7 + k on the
+ *            mounted table), M_FIRST_NONE when turn 1 allowed no attack
+ *  missile   [0] the first shot's code on the table the target starts on, S_SHOT_NONE if none
+ *  healing   [0] 1 healed, 2 out for the scenario, 3 died, 0 none of them
  */
 import { nextTrialState, type RngState } from '../../engine/rng.js';
 import { rollDie } from '../../engine/dice.js';
@@ -37,6 +44,10 @@ export const S_BY_TURN = 12;
 export const B_BY_DAY = 8;
 export const F_BY_TURN = 5;
 export const H_BY_DAY = 6;
+/** Melee: the code of a trial with no turn-1 roll (turn 1 allowed no attack); codes below it are turn-1 slots. */
+export const M_FIRST_NONE = M_SLOTS;
+/** Missile: the code of a trial with no first shot; codes below it are results on the target's starting table (at most 7). */
+export const S_SHOT_NONE = S_BY_TURN - S_FIRST;
 
 /** Latest day a healing roll can give. */
 export function maxHealDay(c: CryHavocCompiled): number {
@@ -113,6 +124,7 @@ function runMelee(c: CryHavocCompiled, stream: RngState, trials: number, acc: Fl
     let defDead = false;
     let attDead = false;
     let end = 0; // 1 defender killed, 2 attacker killed, 3 no attack
+    let first = M_FIRST_NONE; // the turn-1 roll's slot in its turn
     let t = 1;
     for (; t <= c.turns; t++) {
       // 1.6 step 2: odds from current values
@@ -146,7 +158,9 @@ function runMelee(c: CryHavocCompiled, stream: RngState, trials: number, acc: Fl
       if (col > 12) col = 12;
       const roll = rollDie(rng, 10, c.t10);
       const code = mounted === 1 ? c.meleeMounted[(roll - 1) * 12 + col - 1] : c.meleeFoot[(roll - 1) * 12 + col - 1];
-      acc[M_BY_TURN + (t - 1) * M_SLOTS + (mounted === 1 ? 7 + code : code)] += 1;
+      const k = mounted === 1 ? 7 + code : code;
+      acc[M_BY_TURN + (t - 1) * M_SLOTS + k] += 1;
+      if (t === 1) first = k;
       // 1.6 step 5: apply. Letters A-C mean the same on both tables.
       if (code === 1) attDead = woundAttackers(c, c.woundAll === 1);
       else if (code === 2) {
@@ -192,7 +206,14 @@ function runMelee(c: CryHavocCompiled, stream: RngState, trials: number, acc: Fl
       acc[6] += t * t;
     } else if (end === 3) acc[4] += 1;
     else acc[3] += 1;
-    if (trace !== undefined) writeTrace(trace, i, acc);
+    if (trace !== undefined) {
+      writeTrace(trace, i, acc);
+      const codes = trace.codes;
+      if (codes !== undefined) {
+        codes[2 * i] = end;
+        codes[2 * i + 1] = first;
+      }
+    }
   }
 }
 
@@ -207,6 +228,7 @@ function runMissile(c: CryHavocCompiled, stream: RngState, trials: number, acc: 
     let stunned = 0;
     let dead = false;
     let hurt = wounded === 1;
+    let shot = S_SHOT_NONE; // the first shot's code
     let t = 1;
     for (; t <= c.turns && !dead; t++) {
       for (let s = 0; s < c.nShoot && !dead; s++) {
@@ -221,7 +243,10 @@ function runMissile(c: CryHavocCompiled, stream: RngState, trials: number, acc: 
           if (line > 10) line = 10;
           code = c.missileFoot[(line - 1) * 4 + c.coverFoot];
         }
-        if (t === 1 && s === 0) acc[S_FIRST + code] += 1; // on the table the target starts on
+        if (t === 1 && s === 0) {
+          acc[S_FIRST + code] += 1; // on the table the target starts on
+          shot = code;
+        }
         if (code === 0) continue;
         if (code === 1) {
           // retreat (2 or 4 hexes): fatal when stunned; wounds when blocked
@@ -258,7 +283,10 @@ function runMissile(c: CryHavocCompiled, stream: RngState, trials: number, acc: 
       if (stunned > 0) stunned--;
     }
     if (hurt) acc[4] += 1;
-    if (trace !== undefined) writeTrace(trace, i, acc);
+    if (trace !== undefined) {
+      writeTrace(trace, i, acc);
+      if (trace.codes !== undefined) trace.codes[i] = shot;
+    }
   }
 }
 
@@ -374,23 +402,33 @@ function runHealing(c: CryHavocCompiled, stream: RngState, trials: number, acc: 
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
     let days = 0; // 0: not healed (several months, or died)
+    let end = 0; // the slot counted: 1 healed, 2 out for the scenario, 3 died
     if (c.croisades === 0) {
       days = c.siegeDays[rollDie(rng, 10, c.t10) - 1]; // 0: several months
-      if (days === 0) acc[2] += 1;
+      if (days === 0) {
+        acc[2] += 1;
+        end = 2;
+      }
     } else {
       const turns = c.croisadesTurns[rollDie(rng, 6, c.t6) - 1];
       if (turns !== 0) days = turns * c.turnDays;
       // 6: roll again, 1-2 dies, 3-6 heals after 5 strategic turns
-      else if (rollDie(rng, 6, c.t6) <= 2) acc[3] += 1;
-      else days = HEALING_CROISADES_REROLL_TURNS * c.turnDays;
+      else if (rollDie(rng, 6, c.t6) <= 2) {
+        acc[3] += 1;
+        end = 3;
+      } else days = HEALING_CROISADES_REROLL_TURNS * c.turnDays;
     }
     if (days > 0) {
       acc[1] += 1;
+      end = 1;
       acc[4] += days;
       acc[5] += days * days;
       if (days <= c.horizon) acc[H_BY_DAY + days - 1] += 1;
     }
-    if (trace !== undefined) writeTrace(trace, i, acc);
+    if (trace !== undefined) {
+      writeTrace(trace, i, acc);
+      if (trace.codes !== undefined) trace.codes[i] = end;
+    }
   }
 }
 

@@ -1,9 +1,10 @@
 /** Summarize phase of the Cry Havoc system, one section per kind. */
 import { mean, probability } from '../metrics.js';
-import type { CaseSummary, CurvePoint, PairedSlot } from '../types.js';
+import type { CaseSummary, CurvePoint, PairedGroup, PairedSlot } from '../types.js';
 import {
   K_BATTERING,
   K_FIRE,
+  K_HEALING,
   K_MELEE,
   K_MISSILE,
   MELEE_FOOT_MEANING,
@@ -14,7 +15,7 @@ import {
   MISSILE_MOUNTED_RESULTS,
   type CryHavocCompiled,
 } from './compile.js';
-import { B_BY_DAY, F_BY_TURN, H_BY_DAY, healCurveDays, M_BY_TURN, M_SLOTS, maxHealDay, S_BY_TURN, S_FIRST } from './kernel.js';
+import { B_BY_DAY, F_BY_TURN, H_BY_DAY, healCurveDays, M_BY_TURN, M_FIRST_NONE, M_SLOTS, maxHealDay, S_BY_TURN, S_FIRST, S_SHOT_NONE } from './kernel.js';
 import { cryHavocShape } from './schema.js';
 
 /** The first melee roll's metric for a result letter ("-": none), on the table the defender starts on. */
@@ -174,6 +175,29 @@ export function pairedSlotsCryHavoc(c: CryHavocCompiled): PairedSlot[] {
     { metric: 'p_out_for_scenario', slot: 2 },
     { metric: 'p_dies', slot: 3 },
   ];
+}
+
+/**
+ * The one-hot groups of paired metrics (RulesSystem.pairedGroups), in the order the kernel writes
+ * their codes (kernel.ts): how a melee ends and its turn-1 letter, the missile's first-shot
+ * letter, how a wound ends. Each trial counts in exactly one outcome and at most one letter, so
+ * one code a trial pairs them all. Battering and fire have none: their paired metrics overlap.
+ */
+export function pairedGroupsCryHavoc(c: CryHavocCompiled): PairedGroup[] {
+  if (c.kind === K_MELEE) {
+    const letters = c.defMounted0 === 1 ? MELEE_MOUNTED_RESULTS : MELEE_FOOT_RESULTS;
+    const first = new Array<string>(M_FIRST_NONE + 1).fill(''); // turn-1 slots of the other table cannot happen
+    letters.forEach((l, k) => (first[c.defMounted0 === 1 ? 7 + k : k] = firstName(l)));
+    return [{ metrics: ['p_undecided', 'p_defender_killed', 'p_attacker_killed', 'p_no_attack'] }, { metrics: first }];
+  }
+  if (c.kind === K_MISSILE) {
+    const letters = c.targetMounted0 === 1 ? MISSILE_MOUNTED_RESULTS : MISSILE_FOOT_RESULTS;
+    const shot = new Array<string>(S_SHOT_NONE + 1).fill('');
+    letters.forEach((l, k) => (shot[k] = shotName(l)));
+    return [{ metrics: shot }];
+  }
+  if (c.kind === K_HEALING) return [{ metrics: ['', 'p_healed', 'p_out_for_scenario', 'p_dies'] }];
+  return [];
 }
 
 function cumulative(acc: Float64Array, base: number, count: number, n: number, key: string, offset = 1): CurvePoint[] {
