@@ -118,8 +118,13 @@ export interface SensitivityResult {
   trials: number;
   metric: string;
   metricKind: MetricKind;
-  /** The case the settings were turned from (dotted settings on top of the file). */
+  /** The case the settings were turned from (dotted settings on top of the file: every swept one, and --where's; see `baseCaseOf`). */
   where: Record<string, unknown>;
+  /**
+   * The event the metric is a mean over the trials of (`p_breach` for `mean_breach_round`): its
+   * `n` counts those trials, not `trials`. Absent for a metric over every trial.
+   */
+  conditional_on?: string;
   note?: string;
   step?: Step;
   /** The metric at the loaded settings. */
@@ -278,6 +283,7 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
     metric,
     metricKind: baseline?.kind ?? 'probability',
     where: base.where,
+    ...(conditionOf(sys, metric) !== undefined ? { conditional_on: conditionOf(sys, metric) } : {}),
     note: base.note,
     step: o.step,
     baseline,

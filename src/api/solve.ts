@@ -16,14 +16,15 @@
  *
  * No console output: progress goes to the callbacks, cancellation comes by the signal.
  */
-import { splitPath, validateCase, type ValidScenario } from '../scenario/validate.js';
+import { splitPath, validateCase, valueAtPath, type ValidScenario } from '../scenario/validate.js';
 import { COMMON_KEYS, scenarioSchemaOf, schemaAt } from '../scenario/schema.js';
 import type { Metric } from '../systems/types.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
 import type { Executor } from '../engine/executor.js';
 import { inlineExecutor } from './executors.js';
 import { suggest } from '../text/suggest.js';
-import { decimalResolution, numberBounds, producedMetrics, rangeFault, streamOfCase, tidy, tunablesOf } from './tunables.js';
+import { decimalResolution, effectiveValues, numberBounds, producedMetrics, rangeFault, streamOfCase, tidy, tunablesOf } from './tunables.js';
+import { conditionOf } from '../systems/conditional.js';
 import { pointStream } from './run.js';
 import { plateauAround, type Plateau } from './plateau.js';
 
@@ -90,6 +91,18 @@ export interface SolveResult {
   variant: string;
   /** The sweep point (values of the other swept parameters); {} without a sweep. */
   point: Record<string, unknown>;
+  /**
+   * Every other setting the scenario sweeps, at its value in the case solved: the point's, or
+   * without one (`sweep: false`) the scenario's own (the file's value, or the default). {} when
+   * the scenario sweeps nothing else.
+   */
+  held: Record<string, unknown>;
+  /**
+   * The event the metric is a mean over the trials of (`p_breach` for `mean_breach_round`): a
+   * metric's `n` then counts those trials, not the trials run (each evaluation's `trials`).
+   * Absent for a metric over every trial.
+   */
+  conditional_on?: string;
   increasing: boolean;
   reachable: boolean;
   /**
@@ -178,6 +191,8 @@ export interface SolveSweepResult {
  * - `unknown-metric`: `metric` is not one the scenario produces (`guess`: the nearest, `known`: all);
  * - `not-produced`: `metric` is missing from a candidate's summary;
  * - `target-outside`: a probability's `target` outside [0, 1];
+ * - `target-range`: a mean's `target` (less `within`) outside the values it can take in the case
+ *   (`range`, e.g. `mean_rounds` 0..12 under `max_rounds: 12`), at every value of the range searched;
  * - `within`: a tolerance that is not a number >= 0;
  * - `not-a-number`: `param` is a choice (`enum`, with its `options`) or a yes/no (`boolean`) setting;
  * - `not-numeric`: `param` is not a numeric setting of `system` (`guess`: the nearest numeric one);
@@ -193,6 +208,7 @@ export type SolveProblem =
   | { code: 'unknown-metric'; metric: string; guess?: string; known: string[] }
   | { code: 'not-produced'; metric: string }
   | { code: 'target-outside'; metric: string; target: number }
+  | { code: 'target-range'; metric: string; target: number; range: readonly [number, number] }
   | { code: 'within'; within: number }
   | { code: 'not-a-number'; param: string; kind: 'enum' | 'boolean'; options?: string[] }
   | { code: 'not-numeric'; param: string; system: string; guess?: string }
@@ -245,18 +261,59 @@ interface PlannedPoint {
   stream: string;
   /** The variant's `set` as written (the point's values go on top of it). */
   set: Record<string, unknown>;
+  /** See `SolveResult.held`. */
+  held: Record<string, unknown>;
 }
 
 /** A point of the request `checkRequest` passed: the case there, its range (`solveRange`) and stream. */
-function planPoint(v: ValidScenario, o: Pick<SolveOptions, 'param' | 'from' | 'to' | 'step'>, set: Record<string, unknown>, point: Record<string, unknown>): PlannedPoint {
+function planPoint(
+  v: ValidScenario,
+  o: Pick<SolveOptions, 'param' | 'from' | 'to' | 'step' | 'metric' | 'target' | 'within'>,
+  set: Record<string, unknown>,
+  point: Record<string, unknown>,
+): PlannedPoint {
   const c = validateCase(v, point, set);
-  return { point, ...solveRange(v, o, c.ok ? c.scenario : undefined), stream: c.ok ? streamOfCase(v, c.scenario) : pointStream(0), set };
+  const range = solveRange(v, o, c.ok ? c.scenario : undefined);
+  const auto = c.ok ? effectiveValues(v.system, c.scenario) : {};
+  const held = Object.fromEntries(v.params.filter((p) => p !== o.param).map((p) => [p, Object.hasOwn(point, p) ? point[p] : c.ok ? (valueAtPath(c.scenario, p) ?? auto[p]) : undefined]));
+  checkReach(v, o, set, point, range);
+  return { point, ...range, stream: c.ok ? streamOfCase(v, c.scenario) : pointStream(0), set, held };
+}
+
+/**
+ * A mean's target must lie within the values the mean can take (its `range`, known to the
+ * system: `mean_rounds` between 0 and the round cap): else no value of the parameter can reach
+ * it and the search would end by advising a wider one. The range is read at both ends of the
+ * range searched (the parameter may move it: `max_rounds` is the round cap), so the target is
+ * refused only when it lies beyond the values the mean can take at either end, by more than
+ * `within`. A case that does not validate at an end is left to the search to report.
+ */
+function checkReach(
+  v: ValidScenario,
+  o: Pick<SolveOptions, 'param' | 'metric' | 'target' | 'within'>,
+  set: Record<string, unknown>,
+  point: Record<string, unknown>,
+  at: { from: number; to: number },
+): void {
+  const sys = v.system;
+  const ranges: (readonly [number, number])[] = [];
+  for (const value of [at.from, at.to]) {
+    const c = validateCase(v, { ...point, [o.param]: value }, set);
+    if (!c.ok) return;
+    const m = producedMetrics(sys, sys.compile(c.scenario)).metrics[o.metric];
+    if (!m?.range) return;
+    ranges.push(m.range);
+  }
+  const lo = Math.min(...ranges.map((r) => r[0]));
+  const hi = Math.max(...ranges.map((r) => r[1]));
+  const within = o.within ?? 0;
+  if (o.target < lo - within || o.target > hi + within) throw new SolveInputError({ code: 'target-range', metric: o.metric, target: o.target, range: [lo, hi] });
 }
 
 /** The search at one planned point (the request already checked). */
 async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant: string, at: PlannedPoint): Promise<SolveResult> {
   const sys = v.system;
-  const { point, from, to, step, kind, allowed, stream, set } = at;
+  const { point, from, to, step, kind, allowed, stream, set, held } = at;
   /** The grid: index k is the value k x step (the whole numbers themselves at step 1). */
   const valueAt = (k: number) => (step === 1 ? k : tidy(k * step));
   const kFrom = Math.round(from / step);
@@ -339,6 +396,8 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
     allowed,
     variant,
     point,
+    held,
+    ...(conditionOf(sys, o.metric) !== undefined ? { conditional_on: conditionOf(sys, o.metric) } : {}),
     increasing,
     reachable: false,
     resolved: false,

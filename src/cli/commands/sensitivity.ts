@@ -7,7 +7,7 @@ import { startingPoint } from '../../report/analysis-page.js';
 import { checkFolder, checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
 import { estimateText } from '../../report/answer-text.js';
-import { overDifferentTrialsText } from '../../report/format.js';
+import { overDifferentTrialsText, showCount } from '../../report/format.js';
 
 interface SensitivityFlags {
   metric?: string;
@@ -27,7 +27,9 @@ interface SensitivityFlags {
 
 /** The top of the ranking as plain text. */
 export function rankingText(r: SensitivityResult, top: number): string {
-  const lines = [`${r.metric} = ${estimateText(r.baseline)} ${startingPoint(r)}; ${r.trials} trials per case`];
+  // a mean over the trials with an event says over how many of them (the turned cases' own counts differ)
+  const over = r.conditional_on && r.baseline ? ` (here a mean over the ${showCount(r.baseline.n)} of them with ${r.conditional_on})` : '';
+  const lines = [`${r.metric} = ${estimateText(r.baseline)} ${startingPoint(r)}; ${r.trials} trials per case${over}`];
   const shown = r.ranking.slice(0, top);
   const w = Math.max(...shown.map((x) => x.param.length), 7);
   lines.push(`rank  ${'setting'.padEnd(w)}  change in ${r.metric} (95% paired interval)`);
@@ -77,7 +79,7 @@ export function register(program: Command): void {
     .option('--step <N|P%>', 'step size: N, or P% of the value (default: integers 1, decimals 10%)')
     .option('--trials <N>', "trials per case (default: the scenario's)", positiveInt('--trials'))
     .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
-    .option('--where <path=value,...>', 'the case to start from (default: the baseline variant at the first sweep point)')
+    .option('--where <path=value,...>', 'settings to set on the case (default: the baseline variant at the first sweep point; a swept setting not named keeps its value there)')
     .addOption(threadsOpt())
     .option('--out <DIR>', 'report folder (default reports/<name>-sensitivity/)')
     .option('--top <N>', 'settings to print (the report has all)', positiveInt('--top'), 10)
