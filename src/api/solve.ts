@@ -241,8 +241,8 @@ const CAP_FACTOR = 32;
  * @example await solveScenario(v, { param: 'wall.hp', metric: 'p_defender_wins', target: 0.5, from: 5, to: 60 })
  */
 export async function solveScenario(v: ValidScenario, o: SolveOptions): Promise<SolveResult> {
-  const { variant, set } = checkRequest(v, o);
-  return solveAt(v, o, variant, planPoint(v, o, set, o.point ?? {}));
+  const { variant, set, ranged } = checkRequest(v, o);
+  return solveAt(v, o, variant, planPoint(v, o, set, o.point ?? {}, ranged));
 }
 
 /** One sweep point of a checked request: its range, and the dice its candidates roll. */
@@ -271,12 +271,14 @@ function planPoint(
   o: Pick<SolveOptions, 'param' | 'from' | 'to' | 'step' | 'metric' | 'target' | 'within'>,
   set: Record<string, unknown>,
   point: Record<string, unknown>,
+  /** The metric is a mean with a range (checkRequest's `ranged`): check the target against it. */
+  ranged: boolean,
 ): PlannedPoint {
   const c = validateCase(v, point, set);
   const range = solveRange(v, o, c.ok ? c.scenario : undefined);
   const auto = c.ok ? effectiveValues(v.system, c.scenario) : {};
   const held = Object.fromEntries(v.params.filter((p) => p !== o.param).map((p) => [p, Object.hasOwn(point, p) ? point[p] : c.ok ? (valueAtPath(c.scenario, p) ?? auto[p]) : undefined]));
-  checkReach(v, o, set, point, range);
+  if (ranged) checkReach(v, o, set, point, range);
   return { point, ...range, stream: c.ok ? streamOfCase(v, c.scenario) : pointStream(0), set, held };
 }
 
@@ -568,7 +570,7 @@ export function solvePlan(v: ValidScenario, o: Omit<SolveOptions, 'point'> & { s
 
 /** The request checked once and every point planned: what `solveSweep` runs and `solvePlan` shows. */
 function planOf(v: ValidScenario, o: Omit<SolveOptions, 'point'> & { sweep?: boolean }): { variant: string; params: string[]; points: PlannedPoint[] } {
-  const { variant, set } = checkRequest(v, o);
+  const { variant, set, ranged } = checkRequest(v, o);
   const params = o.sweep === false ? [] : v.params.filter((p) => p !== o.param);
   const seen = new Set<string>();
   const points: PlannedPoint[] = [];
@@ -577,7 +579,7 @@ function planOf(v: ValidScenario, o: Omit<SolveOptions, 'point'> & { sweep?: boo
     const key = JSON.stringify(point);
     if (seen.has(key)) continue;
     seen.add(key);
-    points.push(planPoint(v, o, set, point));
+    points.push(planPoint(v, o, set, point, ranged));
   }
   return { variant, params, points };
 }
@@ -644,9 +646,10 @@ export function solveRange(
 /**
  * The metric is one the scenario has, a probability's target lies in [0, 1], the parameter is a
  * numeric setting of the system (with a "did you mean" among the scenario's numeric settings),
- * and the variant is one of the scenario's: its name and `set`.
+ * and the variant is one of the scenario's: its name and `set`, and whether the metric is a mean
+ * whose values have a known range (`ranged`: each point's target is checked against it, `checkReach`).
  */
-function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param' | 'target' | 'variant' | 'within'>): { variant: string; set: Record<string, unknown> } {
+function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param' | 'target' | 'variant' | 'within'>): { variant: string; set: Record<string, unknown>; ranged: boolean } {
   const sys = v.system;
   if (o.within !== undefined && !(o.within >= 0 && Number.isFinite(o.within))) throw new SolveInputError({ code: 'within', within: o.within });
   const loaded = v.points[0].variants[0].scenario;
@@ -669,7 +672,7 @@ function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param'
     throw new SolveInputError({ code: 'not-numeric', param: o.param, system: sys.id, ...(guess ? { guess } : {}) });
   }
   const index = variantIndexOf(v, o.variant);
-  return { variant: v.variantNames[index], set: variantSet(v, index) };
+  return { variant: v.variantNames[index], set: variantSet(v, index), ranged: produced.metrics[o.metric].range !== undefined };
 }
 
 function variantIndexOf(v: ValidScenario, name: string | undefined): number {

@@ -1,6 +1,6 @@
 /** `siegesim solve`: the smallest value of a parameter whose metric reaches a target (a decimal one to a stated resolution). */
 import { InvalidArgumentError, type Command } from 'commander';
-import { plateauText, solveSweep, SolveInputError, type SolveOptions, type SolvePlan, type SolveResult } from '../../api.js';
+import { plateauText, solveSweep, SolveInputError, type SolveOptions, type SolvePlan, type SolveResult, type SolveSweepResult } from '../../api.js';
 import type { Metric } from '../../api.js';
 import { controller, executorOf, loadAll, makeProgress, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
 import { showCount } from '../../report/format.js';
@@ -57,7 +57,6 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
     process.stderr.write(`${v.name}: solving ${flags.param} ${range} for ${flags.metric} to reach ${flags.target}\n`);
   };
   const t0 = performance.now();
-  let trials = 0;
   let r;
   try {
     r = await solveSweep(v, {
@@ -78,7 +77,6 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
       onPlan,
       onProgress: progress.onProgress,
       onStep: (value, m, { point, trials: ran }) => {
-        trials += ran;
         if (!flags.verbose) return;
         const where = Object.keys(point).length > 0 ? `[${showPoint(point)}] ` : '';
         process.stderr.write(`  ${where}${flags.param} = ${value}: ${flags.metric} ${showMetricOf(m, ran, conditionOf(v.system, flags.metric))}\n`);
@@ -91,11 +89,7 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
     progress.stop();
     await exec.close();
   }
-  const evaluations = r.points.reduce((n, p) => n + p.evaluations.length, 0);
-  const answers = r.points.length > 1 ? `${r.points.length} answers, one per sweep point of ${r.params.join(' x ')}` : '1 answer';
-  process.stderr.write(
-    `${v.name}: ${answers}, from ${evaluations} evaluations (${count(trials)} trials) in ${((performance.now() - t0) / 1000).toFixed(3)} s${flags.verbose ? '' : ' (--verbose lists them)'}\n`,
-  );
+  process.stderr.write(`${v.name}: ${solveSummary(r, (performance.now() - t0) / 1000, flags.verbose === true)}\n`);
   // The exit code: any unresolved answer (4) before any target out of reach (3).
   const code = !r.resolved ? EXIT_UNRESOLVED : !r.reachable ? EXIT_NOT_REACHABLE : 0;
   if (flags.json) {
@@ -166,6 +160,18 @@ export function describe(r: SolveResult, variants: readonly string[] = []): stri
         : `  (${r.value} is the bottom of the range, the lowest value ${r.param} allows: the target is met at every value)\n`;
   if (r.plateau) out += `  ${plateauText(r.plateau)}\n`;
   return out;
+}
+
+/**
+ * The summary line on stderr: the answers, the evaluations and the trials run for them (each
+ * evaluation's trials, whatever its metric averages), and the time: `5 answers, one per sweep
+ * point of wall.dc, from 51 evaluations (998,416 trials) in 1.970 s (--verbose lists them)`.
+ */
+export function solveSummary(r: Pick<SolveSweepResult, 'points' | 'params'>, seconds: number, verbose: boolean): string {
+  const evaluations = r.points.reduce((n, p) => n + p.evaluations.length, 0);
+  const trials = r.points.reduce((n, p) => n + p.evaluations.reduce((k, e) => k + e.trials, 0), 0);
+  const answers = r.points.length > 1 ? `${r.points.length} answers, one per sweep point of ${r.params.join(' x ')}` : '1 answer';
+  return `${answers}, from ${evaluations} evaluations (${count(trials)} trials) in ${seconds.toFixed(3)} s${verbose ? '' : ' (--verbose lists them)'}`;
 }
 
 /** A number flag (an integer setting's range is checked to be whole by the api, naming the setting). */
