@@ -381,7 +381,9 @@ describe('sensitivity --where naming some of the swept settings: one rule, every
   it("a swept setting --where leaves out keeps the first sweep point's value (as without --where, never the file's own), and stdout, the JSON and the page name it", async () => {
     const g = grid();
     const none = await sensitivityScenario(g, ask);
-    const hp = await sensitivityScenario(g, { ...ask, where: { 'wall.hp': 10 } });
+    let planned: string | undefined;
+    const hp = await sensitivityScenario(g, { ...ask, where: { 'wall.hp': 10 }, onPlan: (p) => (planned = p.note) });
+    expect(planned).toBe(hp.note); // said before the first trial (the CLI's stderr)
     expect(hp.where).toEqual({ 'wall.hp': 10, 'wall.dc': 6 }); // the file says dc 12; the first sweep point, 6
     expect(hp.baseline).toEqual(none.baseline); // the same case, the same dice
     expect(hp.note).toBe('working at wall.hp=10, wall.dc=6 (wall.dc as at the first sweep point)');

@@ -330,7 +330,9 @@ describe('tune: the case an answer holds in, what its means count, targets out o
     const g = grid();
     // wall.hp searched, wall.dc held at 12: wall.hp starts from the first sweep point's 10, not the file's 30
     expect((await planned(g, { params: ['wall.hp'], targets: [P50], where: { 'wall.dc': 12 }, trials: 200 }))[0]).toMatchObject({ path: 'wall.hp', loaded: 10 });
-    const r = await tuneScenario(g, { executor: inProcess, params: ['wall.hp'], targets: [P50], where: { 'attacker.mages': 2 }, trials: 200, budget: 3000 });
+    let said: string | undefined;
+    const r = await tuneScenario(g, { executor: inProcess, params: ['wall.hp'], targets: [P50], where: { 'attacker.mages': 2 }, trials: 200, budget: 3000, onPlan: (p) => (said = p.note) });
+    expect(said).toBe(r.note); // said before the first trial (the CLI's stderr)
     expect(r.where).toEqual({ 'wall.hp': 10, 'wall.dc': 6, 'attacker.mages': 2 });
     expect(r.note).toBe('working at wall.dc=6, attacker.mages=2 (wall.dc as at the first sweep point)');
     expect(tuneText(r)).toContain('\n  working at wall.dc=6, attacker.mages=2 (wall.dc as at the first sweep point)\n  searched wall.hp ');

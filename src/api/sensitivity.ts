@@ -63,10 +63,11 @@ export interface SensitivityOptions extends CaseOptions {
   batch?: number;
   /**
    * Called once the request is known to be valid (settings, metric, turned cases), before any
-   * trial runs: the turned cases and the trials planned in all. Throwing here stops the ranking
+   * trial runs: the turned cases, the trials planned in all, and the case's `note` (the result's:
+   * which case it is, when it is not simply the file as loaded). Throwing here stops the ranking
    * before it starts (the workbench refuses a plan over its cap).
    */
-  onPlan?: (plan: { metric: string; cases: number; skipped: number; trials: number; planned: number }) => void;
+  onPlan?: (plan: { metric: string; cases: number; skipped: number; trials: number; planned: number; note?: string }) => void;
 }
 
 export type Direction = 'down' | 'up' | 'option';
@@ -226,7 +227,7 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
   // the plan and the progress: the jobs report job trials (a job plays its 1 + batch cases at
   // once), scaled here so that the last report is exactly the plan.
   const planned = trials * (turned.length + groups.length);
-  o.onPlan?.({ metric, cases: turned.length, skipped: skipped.length, trials, planned });
+  o.onPlan?.({ metric, cases: turned.length, skipped: skipped.length, trials, planned, ...(base.note ? { note: base.note } : {}) });
   const jobTrials = trials * groups.length;
   const onProgress = o.onProgress && ((done: number) => o.onProgress!(done >= jobTrials ? planned : Math.floor((done * planned) / jobTrials), planned));
   const exec = o.executor ?? inlineExecutor();

@@ -70,9 +70,10 @@ export interface TuneOptions extends CaseOptions {
   onEvaluate?: (e: TuneEvaluation) => void;
   /**
    * Called once the request is known to be valid (parameters, ranges, targets, budget), before
-   * any trial runs, with the ranges to search. Throwing here stops the search before it starts.
+   * any trial runs, with the ranges to search and the case's `note` (the result's: the settings
+   * it holds at). Throwing here stops the search before it starts.
    */
-  onPlan?: (plan: { params: TuneParam[]; trials: number; budget: number }) => void;
+  onPlan?: (plan: { params: TuneParam[]; trials: number; budget: number; note?: string }) => void;
 }
 
 /**
@@ -368,7 +369,7 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
   const confirmCost = Math.min(3 * refine * trials, Math.floor(budget / 4));
   const searchCap = budget - confirmCost;
   if (searchCap < trials) throw new TuneInputError({ code: 'budget', budget, least: Math.ceil((trials * 4) / 3) });
-  o.onPlan?.({ params, trials, budget });
+  o.onPlan?.({ params, trials, budget, ...(base.note ? { note: base.note } : {}) });
 
   // --- coarse ---
   const G = k === 1 ? 9 : k === 2 ? 5 : 4;

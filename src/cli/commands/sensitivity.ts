@@ -58,9 +58,10 @@ async function sensitivityCommand(file: string, flags: SensitivityFlags): Promis
       params: flags.params,
       step: flags.step === undefined ? undefined : parseStep(flags.step),
       ...caseOptions(flags, executor, onProgress),
+      // which case, said before the first trial (an interrupted ranking has said it too)
+      onPlan: (plan) => plan.note && process.stderr.write(`${v.name}: ${plan.note}\n`),
     }),
   );
-  if (r.note) process.stderr.write(`${v.name}: ${r.note}\n`);
   await writeSensitivityReport(r, out, { index: !flags.out });
   if (!flags.out) await writeIndex('reports'); // reports/index.html lists it beside the runs
   if (flags.json) process.stdout.write(JSON.stringify(sensitivityJson(r), null, 2) + '\n');

@@ -72,12 +72,13 @@ async function tuneCommand(file: string, flags: TuneFlags): Promise<void> {
       ranges: Object.fromEntries((flags.range ?? []).map(parseRange).map((x) => [x.param, [x.lo, x.hi] as [number, number]])),
       budget: flags.budget,
       ...caseOptions(flags, executor, onProgress),
+      // which case, said before the first trial (an interrupted search has said it too)
+      onPlan: (plan) => plan.note && process.stderr.write(`${v.name}: ${plan.note}\n`),
     }).catch((e: unknown) => {
       // a refusal naming the command's flags (a TuningInputError: exit 2)
       throw e instanceof TuneInputError ? new TuningInputError(tuneProblemText(e.problem)) : e;
     }),
   );
-  if (r.note) process.stderr.write(`${v.name}: ${r.note}\n`);
   await writeTuneReport(r, out, { index: !flags.out });
   if (!flags.out) await writeIndex('reports'); // reports/index.html lists it beside the runs
   process.stdout.write(flags.json ? JSON.stringify(tuneJson(r), null, 2) + '\n' : tuneText(r));
