@@ -303,7 +303,8 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
     metricOf(sys, produced, t.metric);
     const outside = boundProblem(produced, t.metric, `target "${t.metric} in [${t.lo}, ${t.hi}]"`, [t.lo, t.hi]);
     if (outside) throw new TuningInputError(outside);
-    const range = meanRangeOver(v, base, params, t.metric) ?? produced.metrics[t.metric].range;
+    // a mean with a known range (none for a probability, checked above): the target must meet it
+    const range = produced.metrics[t.metric].range && (meanRangeOver(v, base, params, t.metric) ?? produced.metrics[t.metric].range);
     if (range && (t.hi < range[0] || t.lo > range[1])) throw new TuningInputError(MSG.outsideRange(`target "${t.metric} in [${t.lo}, ${t.hi}]"`, t.metric, range[0], range[1]));
   }
 
