@@ -373,3 +373,49 @@ describe('sensitivity: one setting dwarfs the rest (stone-wall-siege: rules.hp_p
     expect(page).not.toMatch(/\(\([^)]*\)\)|\([^()]*\([^()]*\)\)/); // no nested parentheses in the lead
   });
 });
+
+describe('sensitivity --where naming some of the swept settings: one rule, every setting said', () => {
+  const grid = () => scenario(readFileSync(path.resolve(import.meta.dirname, '../scenarios/fantasy/wall-hp-dc-grid.yaml'), 'utf8'));
+  const ask = { executor: inProcess, trials: 2000, params: ['defender.clerics'] };
+
+  it("a swept setting --where leaves out keeps the first sweep point's value (as without --where, never the file's own), and stdout, the JSON and the page name it", async () => {
+    const g = grid();
+    const none = await sensitivityScenario(g, ask);
+    let planned: string | undefined;
+    const hp = await sensitivityScenario(g, { ...ask, where: { 'wall.hp': 10 }, onPlan: (p) => (planned = p.note) });
+    expect(planned).toBe(hp.note); // said before the first trial (the CLI's stderr)
+    expect(hp.where).toEqual({ 'wall.hp': 10, 'wall.dc': 6 }); // the file says dc 12; the first sweep point, 6
+    expect(hp.baseline).toEqual(none.baseline); // the same case, the same dice
+    expect(hp.note).toBe('working at wall.hp=10, wall.dc=6 (wall.dc as at the first sweep point)');
+    expect(rankingText(hp, 10).split('\n')[0]).toBe(`p_attacker_wins = ${estimateText(hp.baseline)} at wall.hp=10, wall.dc=6 (wall.dc as at the first sweep point); 2000 trials per case`);
+    expect(sensitivityJson(hp)).toMatchObject({ where: { 'wall.hp': 10, 'wall.dc': 6 }, note: hp.note });
+    expect(sensitivityPage(hp, [], [])).toContain('<p>p_attacker_wins at wall.hp=10, wall.dc=6 (wall.dc as at the first sweep point): ');
+
+    // the other way round: wall.hp from the first point, and the value is run's at that point
+    const dc = await sensitivityScenario(g, { ...ask, where: { 'wall.dc': 14 } });
+    expect(dc.where).toEqual({ 'wall.hp': 10, 'wall.dc': 14 });
+    expect(dc.note).toBe('working at wall.hp=10, wall.dc=14 (wall.hp as at the first sweep point)');
+    const ran = await runScenario(g, { trials: 2000, executor: inProcess });
+    expect(dc.baseline).toEqual(ran.cases.find((c) => c.params['wall.hp'] === 10 && c.params['wall.dc'] === 14)!.metrics.p_attacker_wins);
+
+    // a setting that is not swept: both swept ones from the first point, said
+    const mages = await sensitivityScenario(g, { ...ask, where: { 'attacker.mages': 2 } });
+    expect(mages.note).toBe('working at wall.hp=10, wall.dc=6, attacker.mages=2 (wall.hp, wall.dc as at the first sweep point)');
+    // naming every swept setting leaves nothing to explain
+    const both = await sensitivityScenario(g, { ...ask, where: { 'wall.hp': 16, 'wall.dc': 12 } });
+    expect(both.note).toBe('working at wall.hp=16, wall.dc=12');
+  }, 60_000);
+
+  it('a mean over the trials with an event says over how many of them (stdout, page, JSON)', async () => {
+    const s = await sensitivityScenario(grid(), { ...ask, metric: 'mean_breach_round', where: { 'wall.hp': 30, 'wall.dc': 17 } });
+    expect(s.conditional_on).toBe('p_breach');
+    expect(s.baseline.n).toBeLessThan(2000);
+    const n = s.baseline.n.toLocaleString('en-US');
+    expect(rankingText(s, 10).split('\n')[0]).toMatch(new RegExp(`; 2000 trials per case \\(here a mean over the ${n} of them with p_breach\\)$`));
+    expect(sensitivityJson(s)).toMatchObject({ conditional_on: 'p_breach' });
+    expect(sensitivityPage(s, [], [])).toContain(`(a mean over the ${n} of the 2,000 trials with p_breach)`);
+    const p = await sensitivityScenario(grid(), ask);
+    expect(p.conditional_on).toBeUndefined();
+    expect(rankingText(p, 10)).not.toContain('a mean over');
+  }, 60_000);
+});

@@ -11,6 +11,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { runScenario, solveJson, solvePlan, solveScenario, solveSweep, SolveInputError, validateText, type SolveResult } from '../src/api.js';
 import { CancelledError } from '../src/engine/run.js';
 import { solveNextJson, solveNextText, solveProblemText } from '../src/report/solve-text.js';
+import { caseLine, describe as describeAnswer, solveSummary } from '../src/cli/commands/solve.js';
+import { estimateText } from '../src/report/answer-text.js';
+import { YieldingExecutor } from './helpers.js';
 
 /** What a refused request says in the CLI's words (the api throws the problem as data). */
 async function refusal(f: () => unknown): Promise<string> {
@@ -284,5 +287,65 @@ describe("solve: a refused request in each front end's words", () => {
     expect(await refusal(() => solvePlan(valid(), { ...ASK, target: 1.5 }))).toBe('--target 1.5 is outside [0, 1]: "p_test" is a probability');
     expect(await refusal(() => solvePlan(valid(), { ...ASK, from: 9, to: 3 }))).toBe('need integers --from < --to (got 9, 3)');
     expect(await refusal(() => solvePlan(valid(), { ...ASK, step: 0.5 }))).toBe('--step must be a whole number >= 1 (besieged.steps_inside is an integer setting), got 0.5');
+  });
+});
+
+describe('solve: what an answer holds at and what its numbers count', () => {
+  const GRID = readFileSync(path.resolve(import.meta.dirname, '../scenarios/fantasy/wall-hp-dc-grid.yaml'), 'utf8');
+
+  it("refuses a mean's target outside the values it can take (mean_rounds under max_rounds: 12), never advising a wider search; a parameter that moves the range is allowed", async () => {
+    const g = valid(GRID);
+    const rounds = { param: 'wall.hp', metric: 'mean_rounds', target: 50, sweep: false };
+    await expect(Promise.resolve().then(() => solvePlan(g, rounds))).rejects.toMatchObject({ problem: { code: 'target-range', metric: 'mean_rounds', target: 50, range: [0, 12] } });
+    expect(await refusal(() => solvePlan(g, rounds))).toBe('--target 50 is outside the values "mean_rounds" can take in this case (0 to 12): no value searched can reach it');
+    expect(await refusal(() => solvePlan(g, { ...rounds, target: -1 }))).toMatch(/^--target -1 is outside the values "mean_rounds" can take/);
+    expect(await refusal(() => solveScenario(g, { ...rounds, metric: 'mean_breach_round', target: 13 }))).toMatch(/"mean_breach_round" can take in this case \(1 to 12\)/);
+    // at every sweep point too, and in the workbench's words
+    expect(await refusal(() => solvePlan(g, { ...rounds, sweep: true }))).toMatch(/^--target 50 is outside/);
+    expect(solveProblemText({ code: 'target-range', metric: 'mean_rounds', target: 50, range: [0, 12] }, { from: 'from', to: 'to', target: (x) => `the target ${x}` })).toMatch(/^the target 50 is outside/);
+    // on the edge of the range, or within --within of it, it can still be reached: not refused
+    expect(solvePlan(g, { ...rounds, target: 12 }).points).toHaveLength(1);
+    expect(solvePlan(g, { ...rounds, target: 12.5, within: 0.5 }).points).toHaveLength(1);
+    // the round cap itself moves the range: 14 is within reach of max_rounds 5..60
+    expect(solvePlan(g, { ...rounds, param: 'max_rounds', target: 14, from: 5, to: 60 }).points).toEqual([{ point: {}, from: 5, to: 60, step: 1 }]);
+  });
+
+  it('a conditional mean: the trials run, and the trials the mean is over, each named (never the event count as "trials"); the summary sums the trials run', async () => {
+    const r = await solveSweep(valid(GRID), { executor: new YieldingExecutor(), param: 'wall.hp', metric: 'mean_breach_round', target: 2, sweep: false, trials: 2000 });
+    const [p] = r.points;
+    expect(p.conditional_on).toBe('p_breach');
+    expect(p.reachable).toBe(false);
+    const top = p.ends.to;
+    expect(top.n).toBeLessThan(2000); // some trials had no breach
+    const text = describeAnswer(p, ['baseline']);
+    expect(text).toContain(`  at wall.hp = ${p.to}: ${estimateText(top)} (2,000 trials; a mean over the ${top.n.toLocaleString('en-US')} of them with p_breach), the closest\n`);
+    expect(text).not.toContain(`(${top.n.toLocaleString('en-US')} trials)`);
+    const ran = p.evaluations.reduce((n, e) => n + e.trials, 0);
+    expect(ran).toBe(4000);
+    expect(solveSummary(r, 1.5, false)).toBe('1 answer, from 2 evaluations (4,000 trials) in 1.500 s (--verbose lists them)');
+    // a metric over every trial says its trials alone
+    const all = await solveScenario(valid(), { ...ASK, executor: new YieldingExecutor() });
+    expect(all.conditional_on).toBeUndefined();
+    expect(describeAnswer(all)).toMatch(/\n {2}at 15: p_test 1 \[[\d.]+, 1\] \(8,000 trials\)\n/);
+  }, 60_000);
+
+  it("names the case it holds in on stdout and in the JSON: --no-sweep at the scenario's own values of the swept settings, the variant when there are several", async () => {
+    const v = valid();
+    const once = await solveSweep(v, { ...ASK, sweep: false, variant: 'le' });
+    const [p] = once.points;
+    expect(p.point).toEqual({});
+    expect(p.held).toEqual({ 'structure.surrender_level': 3 }); // the file's own value, not a sweep point's
+    expect(solveJson(p)).toMatchObject({ point: {}, held: { 'structure.surrender_level': 3 } });
+    expect(caseLine(p, v.variantNames)).toBe("  holds at structure.surrender_level = 3 (the scenario's own value: --no-sweep), on the variant le\n");
+    expect(describeAnswer(p, v.variantNames).split('\n')[1]).toBe("  holds at structure.surrender_level = 3 (the scenario's own value: --no-sweep), on the variant le");
+    // at a sweep point the point's line says the values; the variant is still named
+    const swept = await solveSweep(v, ASK);
+    expect(swept.points.map((x) => x.held)).toEqual([{ 'structure.surrender_level': 3 }, { 'structure.surrender_level': 4 }]);
+    expect(caseLine(swept.points[1], v.variantNames)).toBe('  holds on the variant lt (the baseline)\n');
+    // a scenario with neither: nothing to add
+    const plain = valid(SCENARIO.replace(/sweep:[\s\S]*$/, ''));
+    const q = await solveScenario(plain, ASK);
+    expect(q.held).toEqual({});
+    expect(caseLine(q, plain.variantNames)).toBe('');
   });
 });

@@ -307,3 +307,76 @@ describe('where a search holds', () => {
     expect(tuneText(both)).toMatch(/^ {2}searched wall\.dc \d+\.\.\d+ \(started from 6\), wall\.hp \d+\.\.\d+ \(started from 10\)$/m);
   }, 60_000);
 });
+
+describe('tune: the case an answer holds in, what its means count, targets out of reach, the chart', () => {
+  const grid = () => scenario(readFileSync(path.resolve(import.meta.dirname, '../scenarios/fantasy/wall-hp-dc-grid.yaml'), 'utf8'));
+  const P50 = parseTarget('p_attacker_wins in [0.45, 0.55]');
+  /** The plan a request passes to (nothing runs): its parameters. */
+  const planned = async (v: ValidScenario, o: Omit<Parameters<typeof tuneScenario>[1], 'onPlan'>) => {
+    let plan: unknown;
+    await expect(
+      tuneScenario(v, {
+        ...o,
+        onPlan: (p) => {
+          plan = p.params;
+          throw new TuningInputError('planned');
+        },
+      }),
+    ).rejects.toThrow('planned');
+    return plan as { path: string; lo: number; hi: number; loaded?: number }[];
+  };
+
+  it("--where naming some swept settings: the others keep the first sweep point's value (the search starts there too), and stdout says where the answer holds", async () => {
+    const g = grid();
+    // wall.hp searched, wall.dc held at 12: wall.hp starts from the first sweep point's 10, not the file's 30
+    expect((await planned(g, { params: ['wall.hp'], targets: [P50], where: { 'wall.dc': 12 }, trials: 200 }))[0]).toMatchObject({ path: 'wall.hp', loaded: 10 });
+    let said: string | undefined;
+    const r = await tuneScenario(g, { executor: inProcess, params: ['wall.hp'], targets: [P50], where: { 'attacker.mages': 2 }, trials: 200, budget: 3000, onPlan: (p) => (said = p.note) });
+    expect(said).toBe(r.note); // said before the first trial (the CLI's stderr)
+    expect(r.where).toEqual({ 'wall.hp': 10, 'wall.dc': 6, 'attacker.mages': 2 });
+    expect(r.note).toBe('working at wall.dc=6, attacker.mages=2 (wall.dc as at the first sweep point)');
+    expect(tuneText(r)).toContain('\n  working at wall.dc=6, attacker.mages=2 (wall.dc as at the first sweep point)\n  searched wall.hp ');
+    expect(tuneJson(r)).toMatchObject({ where: r.where, note: r.note });
+    // without --where the held setting is said on stdout too, not only on stderr and the page
+    const plain = await tuneScenario(g, { executor: inProcess, params: ['wall.hp'], targets: [P50], trials: 200, budget: 3000 });
+    expect(tuneText(plain)).toContain('\n  working with wall.dc=6 as at the first sweep point (--where picks another)\n');
+  }, 60_000);
+
+  it("refuses a target interval outside the values a mean can take (mean_rounds under max_rounds: 12); one the searched settings bring into reach is searched; a probability's outside [0, 1] stays refused", async () => {
+    const g = grid();
+    const go = (o: Partial<Parameters<typeof tuneScenario>[1]>) => tuneScenario(g, { executor: inProcess, params: ['wall.hp'], targets: [parseTarget('mean_rounds in [20, 30]')], trials: 200, ...o });
+    await expect(go({})).rejects.toThrow('target "mean_rounds in [20, 30]" is outside the values "mean_rounds" can take in this case (0 to 12): no value searched can reach it');
+    await expect(go({ targets: [parseTarget('mean_breach_round in [-3, 0.5]')] })).rejects.toThrow(/"mean_breach_round" can take in this case \(1 to 12\)/);
+    await expect(go({ targets: [parseTarget('p_attacker_wins in [1.1, 1.2]')] })).rejects.toThrow(/outside \[0, 1\]: "p_attacker_wins" is a probability/);
+    // overlapping the range is enough; and max_rounds (the round cap) searched 6..24 reaches 20
+    expect(await planned(g, { params: ['wall.hp'], targets: [parseTarget('mean_rounds in [10, 30]')], trials: 200 })).toHaveLength(1);
+    expect(await planned(g, { params: ['max_rounds'], targets: [parseTarget('mean_rounds in [20, 30]')], trials: 200 })).toEqual([{ path: 'max_rounds', lo: 6, hi: 24, loaded: 12 }]);
+  });
+
+  it('a mean over the trials with an event says over how many of the trials (stdout, page, JSON)', async () => {
+    const r = await tuneScenario(grid(), { executor: inProcess, params: ['wall.hp'], targets: [parseTarget('mean_breach_round in [1.2, 1.4]'), P50], where: { 'wall.dc': 12 }, ranges: { 'wall.hp': [40, 80] }, trials: 200, budget: 3000 });
+    expect(r.conditional_on).toEqual({ mean_breach_round: 'p_breach' });
+    const c = r.best.checks!.find((x) => x.metric === 'mean_breach_round')!;
+    expect(c.n).toBeLessThan(r.best.trials);
+    const over = `(a mean over the ${c.n.toLocaleString('en-US')} of the ${r.best.trials.toLocaleString('en-US')} trials with p_breach)`;
+    expect(tuneText(r).split('\n').find((l) => l.startsWith('  mean_breach_round = '))).toMatch(new RegExp(`   ${over.replace(/[()]/g, '\\$&')}$`));
+    expect(tuneText(r).split('\n').find((l) => l.startsWith('  p_attacker_wins = '))).not.toContain('a mean over');
+    expect(tunePage(r, [], [])).toContain(over);
+    expect(tuneJson(r)).toMatchObject({ conditional_on: { mean_breach_round: 'p_breach' } });
+  }, 60_000);
+
+  it("the region chart draws what its caption says: the coarse grid's candidates as big squares, the refinement's as small ones", async () => {
+    const r = await tuneScenario(grid(), { executor: inProcess, params: ['wall.hp', 'wall.dc'], targets: [P50], trials: 200, budget: 20_000 });
+    const chart = regionChart(r);
+    expect(chart.caption).toContain('big squares: the coarse grid; small: the refinement');
+    const values = (chart.spec.data as { values: { x: number; y: number; size: number; stage: string }[] }).values;
+    const first = new Map<string, string>();
+    for (const e of r.evaluations) if (!first.has(`${e.values['wall.hp']},${e.values['wall.dc']}`)) first.set(`${e.values['wall.hp']},${e.values['wall.dc']}`, e.stage);
+    const coarse = values.filter((x) => first.get(`${x.x},${x.y}`) === 'coarse');
+    const finer = values.filter((x) => first.get(`${x.x},${x.y}`) !== 'coarse');
+    expect(coarse.length).toBe(25);
+    expect(finer.length).toBeGreaterThan(0);
+    expect(coarse.every((x) => x.stage === 'coarse grid') && finer.every((x) => x.stage === 'refinement')).toBe(true);
+    expect(Math.min(...coarse.map((x) => x.size))).toBeGreaterThanOrEqual(2 * Math.max(...finer.map((x) => x.size)));
+  }, 60_000);
+});

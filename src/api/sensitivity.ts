@@ -63,10 +63,11 @@ export interface SensitivityOptions extends CaseOptions {
   batch?: number;
   /**
    * Called once the request is known to be valid (settings, metric, turned cases), before any
-   * trial runs: the turned cases and the trials planned in all. Throwing here stops the ranking
+   * trial runs: the turned cases, the trials planned in all, and the case's `note` (the result's:
+   * which case it is, when it is not simply the file as loaded). Throwing here stops the ranking
    * before it starts (the workbench refuses a plan over its cap).
    */
-  onPlan?: (plan: { metric: string; cases: number; skipped: number; trials: number; planned: number }) => void;
+  onPlan?: (plan: { metric: string; cases: number; skipped: number; trials: number; planned: number; note?: string }) => void;
 }
 
 export type Direction = 'down' | 'up' | 'option';
@@ -118,8 +119,13 @@ export interface SensitivityResult {
   trials: number;
   metric: string;
   metricKind: MetricKind;
-  /** The case the settings were turned from (dotted settings on top of the file). */
+  /** The case the settings were turned from (dotted settings on top of the file: every swept one, and --where's; see `baseCaseOf`). */
   where: Record<string, unknown>;
+  /**
+   * The event the metric is a mean over the trials of (`p_breach` for `mean_breach_round`): its
+   * `n` counts those trials, not `trials`. Absent for a metric over every trial.
+   */
+  conditional_on?: string;
   note?: string;
   step?: Step;
   /** The metric at the loaded settings. */
@@ -221,7 +227,7 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
   // the plan and the progress: the jobs report job trials (a job plays its 1 + batch cases at
   // once), scaled here so that the last report is exactly the plan.
   const planned = trials * (turned.length + groups.length);
-  o.onPlan?.({ metric, cases: turned.length, skipped: skipped.length, trials, planned });
+  o.onPlan?.({ metric, cases: turned.length, skipped: skipped.length, trials, planned, ...(base.note ? { note: base.note } : {}) });
   const jobTrials = trials * groups.length;
   const onProgress = o.onProgress && ((done: number) => o.onProgress!(done >= jobTrials ? planned : Math.floor((done * planned) / jobTrials), planned));
   const exec = o.executor ?? inlineExecutor();
@@ -278,6 +284,7 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
     metric,
     metricKind: baseline?.kind ?? 'probability',
     where: base.where,
+    ...(conditionOf(sys, metric) !== undefined ? { conditional_on: conditionOf(sys, metric) } : {}),
     note: base.note,
     step: o.step,
     baseline,

@@ -16,14 +16,15 @@
  *
  * No console output: progress goes to the callbacks, cancellation comes by the signal.
  */
-import { splitPath, validateCase, type ValidScenario } from '../scenario/validate.js';
+import { splitPath, validateCase, valueAtPath, type ValidScenario } from '../scenario/validate.js';
 import { COMMON_KEYS, scenarioSchemaOf, schemaAt } from '../scenario/schema.js';
 import type { Metric } from '../systems/types.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
 import type { Executor } from '../engine/executor.js';
 import { inlineExecutor } from './executors.js';
 import { suggest } from '../text/suggest.js';
-import { decimalResolution, numberBounds, producedMetrics, rangeFault, streamOfCase, tidy, tunablesOf } from './tunables.js';
+import { decimalResolution, effectiveValues, numberBounds, producedMetrics, rangeFault, streamOfCase, tidy, tunablesOf } from './tunables.js';
+import { conditionOf } from '../systems/conditional.js';
 import { pointStream } from './run.js';
 import { plateauAround, type Plateau } from './plateau.js';
 
@@ -90,6 +91,18 @@ export interface SolveResult {
   variant: string;
   /** The sweep point (values of the other swept parameters); {} without a sweep. */
   point: Record<string, unknown>;
+  /**
+   * Every other setting the scenario sweeps, at its value in the case solved: the point's, or
+   * without one (`sweep: false`) the scenario's own (the file's value, or the default). {} when
+   * the scenario sweeps nothing else.
+   */
+  held: Record<string, unknown>;
+  /**
+   * The event the metric is a mean over the trials of (`p_breach` for `mean_breach_round`): a
+   * metric's `n` then counts those trials, not the trials run (each evaluation's `trials`).
+   * Absent for a metric over every trial.
+   */
+  conditional_on?: string;
   increasing: boolean;
   reachable: boolean;
   /**
@@ -178,6 +191,8 @@ export interface SolveSweepResult {
  * - `unknown-metric`: `metric` is not one the scenario produces (`guess`: the nearest, `known`: all);
  * - `not-produced`: `metric` is missing from a candidate's summary;
  * - `target-outside`: a probability's `target` outside [0, 1];
+ * - `target-range`: a mean's `target` (less `within`) outside the values it can take in the case
+ *   (`range`, e.g. `mean_rounds` 0..12 under `max_rounds: 12`), at every value of the range searched;
  * - `within`: a tolerance that is not a number >= 0;
  * - `not-a-number`: `param` is a choice (`enum`, with its `options`) or a yes/no (`boolean`) setting;
  * - `not-numeric`: `param` is not a numeric setting of `system` (`guess`: the nearest numeric one);
@@ -193,6 +208,7 @@ export type SolveProblem =
   | { code: 'unknown-metric'; metric: string; guess?: string; known: string[] }
   | { code: 'not-produced'; metric: string }
   | { code: 'target-outside'; metric: string; target: number }
+  | { code: 'target-range'; metric: string; target: number; range: readonly [number, number] }
   | { code: 'within'; within: number }
   | { code: 'not-a-number'; param: string; kind: 'enum' | 'boolean'; options?: string[] }
   | { code: 'not-numeric'; param: string; system: string; guess?: string }
@@ -225,8 +241,8 @@ const CAP_FACTOR = 32;
  * @example await solveScenario(v, { param: 'wall.hp', metric: 'p_defender_wins', target: 0.5, from: 5, to: 60 })
  */
 export async function solveScenario(v: ValidScenario, o: SolveOptions): Promise<SolveResult> {
-  const { variant, set } = checkRequest(v, o);
-  return solveAt(v, o, variant, planPoint(v, o, set, o.point ?? {}));
+  const { variant, set, ranged } = checkRequest(v, o);
+  return solveAt(v, o, variant, planPoint(v, o, set, o.point ?? {}, ranged));
 }
 
 /** One sweep point of a checked request: its range, and the dice its candidates roll. */
@@ -245,18 +261,61 @@ interface PlannedPoint {
   stream: string;
   /** The variant's `set` as written (the point's values go on top of it). */
   set: Record<string, unknown>;
+  /** See `SolveResult.held`. */
+  held: Record<string, unknown>;
 }
 
 /** A point of the request `checkRequest` passed: the case there, its range (`solveRange`) and stream. */
-function planPoint(v: ValidScenario, o: Pick<SolveOptions, 'param' | 'from' | 'to' | 'step'>, set: Record<string, unknown>, point: Record<string, unknown>): PlannedPoint {
+function planPoint(
+  v: ValidScenario,
+  o: Pick<SolveOptions, 'param' | 'from' | 'to' | 'step' | 'metric' | 'target' | 'within'>,
+  set: Record<string, unknown>,
+  point: Record<string, unknown>,
+  /** The metric is a mean with a range (checkRequest's `ranged`): check the target against it. */
+  ranged: boolean,
+): PlannedPoint {
   const c = validateCase(v, point, set);
-  return { point, ...solveRange(v, o, c.ok ? c.scenario : undefined), stream: c.ok ? streamOfCase(v, c.scenario) : pointStream(0), set };
+  const range = solveRange(v, o, c.ok ? c.scenario : undefined);
+  const auto = c.ok ? effectiveValues(v.system, c.scenario) : {};
+  const held = Object.fromEntries(v.params.filter((p) => p !== o.param).map((p) => [p, Object.hasOwn(point, p) ? point[p] : c.ok ? (valueAtPath(c.scenario, p) ?? auto[p]) : undefined]));
+  if (ranged) checkReach(v, o, set, point, range);
+  return { point, ...range, stream: c.ok ? streamOfCase(v, c.scenario) : pointStream(0), set, held };
+}
+
+/**
+ * A mean's target must lie within the values the mean can take (its `range`, known to the
+ * system: `mean_rounds` between 0 and the round cap): else no value of the parameter can reach
+ * it and the search would end by advising a wider one. The range is read at both ends of the
+ * range searched (the parameter may move it: `max_rounds` is the round cap), so the target is
+ * refused only when it lies beyond the values the mean can take at either end, by more than
+ * `within`. A case that does not validate at an end is left to the search to report.
+ */
+function checkReach(
+  v: ValidScenario,
+  o: Pick<SolveOptions, 'param' | 'metric' | 'target' | 'within'>,
+  set: Record<string, unknown>,
+  point: Record<string, unknown>,
+  at: { from: number; to: number },
+): void {
+  const sys = v.system;
+  const ranges: (readonly [number, number])[] = [];
+  for (const value of [at.from, at.to]) {
+    const c = validateCase(v, { ...point, [o.param]: value }, set);
+    if (!c.ok) return;
+    const m = producedMetrics(sys, sys.compile(c.scenario)).metrics[o.metric];
+    if (!m?.range) return;
+    ranges.push(m.range);
+  }
+  const lo = Math.min(...ranges.map((r) => r[0]));
+  const hi = Math.max(...ranges.map((r) => r[1]));
+  const within = o.within ?? 0;
+  if (o.target < lo - within || o.target > hi + within) throw new SolveInputError({ code: 'target-range', metric: o.metric, target: o.target, range: [lo, hi] });
 }
 
 /** The search at one planned point (the request already checked). */
 async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant: string, at: PlannedPoint): Promise<SolveResult> {
   const sys = v.system;
-  const { point, from, to, step, kind, allowed, stream, set } = at;
+  const { point, from, to, step, kind, allowed, stream, set, held } = at;
   /** The grid: index k is the value k x step (the whole numbers themselves at step 1). */
   const valueAt = (k: number) => (step === 1 ? k : tidy(k * step));
   const kFrom = Math.round(from / step);
@@ -339,6 +398,8 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
     allowed,
     variant,
     point,
+    held,
+    ...(conditionOf(sys, o.metric) !== undefined ? { conditional_on: conditionOf(sys, o.metric) } : {}),
     increasing,
     reachable: false,
     resolved: false,
@@ -509,7 +570,7 @@ export function solvePlan(v: ValidScenario, o: Omit<SolveOptions, 'point'> & { s
 
 /** The request checked once and every point planned: what `solveSweep` runs and `solvePlan` shows. */
 function planOf(v: ValidScenario, o: Omit<SolveOptions, 'point'> & { sweep?: boolean }): { variant: string; params: string[]; points: PlannedPoint[] } {
-  const { variant, set } = checkRequest(v, o);
+  const { variant, set, ranged } = checkRequest(v, o);
   const params = o.sweep === false ? [] : v.params.filter((p) => p !== o.param);
   const seen = new Set<string>();
   const points: PlannedPoint[] = [];
@@ -518,7 +579,7 @@ function planOf(v: ValidScenario, o: Omit<SolveOptions, 'point'> & { sweep?: boo
     const key = JSON.stringify(point);
     if (seen.has(key)) continue;
     seen.add(key);
-    points.push(planPoint(v, o, set, point));
+    points.push(planPoint(v, o, set, point, ranged));
   }
   return { variant, params, points };
 }
@@ -585,9 +646,10 @@ export function solveRange(
 /**
  * The metric is one the scenario has, a probability's target lies in [0, 1], the parameter is a
  * numeric setting of the system (with a "did you mean" among the scenario's numeric settings),
- * and the variant is one of the scenario's: its name and `set`.
+ * and the variant is one of the scenario's: its name and `set`, and whether the metric is a mean
+ * whose values have a known range (`ranged`: each point's target is checked against it, `checkReach`).
  */
-function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param' | 'target' | 'variant' | 'within'>): { variant: string; set: Record<string, unknown> } {
+function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param' | 'target' | 'variant' | 'within'>): { variant: string; set: Record<string, unknown>; ranged: boolean } {
   const sys = v.system;
   if (o.within !== undefined && !(o.within >= 0 && Number.isFinite(o.within))) throw new SolveInputError({ code: 'within', within: o.within });
   const loaded = v.points[0].variants[0].scenario;
@@ -610,7 +672,7 @@ function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param'
     throw new SolveInputError({ code: 'not-numeric', param: o.param, system: sys.id, ...(guess ? { guess } : {}) });
   }
   const index = variantIndexOf(v, o.variant);
-  return { variant: v.variantNames[index], set: variantSet(v, index) };
+  return { variant: v.variantNames[index], set: variantSet(v, index), ranged: produced.metrics[o.metric].range !== undefined };
 }
 
 function variantIndexOf(v: ValidScenario, name: string | undefined): number {

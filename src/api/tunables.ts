@@ -2,8 +2,9 @@
  * What `sensitivity` and `tune` can turn: the scenario's tunable settings, found by walking its
  * schema alongside the loaded case (so list elements present in the file are reached too, e.g.
  * `blocks.2.steps`), each with its kind, loaded value and schema bounds; the case they start
- * from (the baseline variant at the first sweep point, or `where`); and evaluating many settings
- * of that case on the same dice (common random numbers). Touches no files, prints nothing.
+ * from (the baseline variant at the first sweep point, `where` set on top of it); and
+ * evaluating many settings of that case on the same dice (common random numbers). Touches no
+ * files, prints nothing.
  */
 import type * as z from 'zod';
 import { validateCase, valueAtPath, type ValidScenario } from '../scenario/validate.js';
@@ -24,7 +25,7 @@ export interface CaseOptions {
   /** Trials per case (default: the scenario's). */
   trials?: number;
   seed?: string | number;
-  /** Dotted settings picking the case (default: the baseline variant at the first sweep point). */
+  /** Dotted settings set on the case (the baseline variant at the first sweep point; a swept setting not named keeps that point's value). */
   where?: Record<string, unknown>;
   /** Where chunks run (default: in this thread). */
   executor?: Executor;
@@ -145,7 +146,10 @@ function walk(schema: z.ZodType, value: unknown, path: string[], out: Tunable[])
 
 /** The case both verbs work on, and its tunable settings. */
 export interface BaseCase {
-  /** Dotted settings applied on top of the scenario as written (and its baseline variant). */
+  /**
+   * Dotted settings applied on top of the scenario as written (and its baseline variant): the
+   * first sweep point's swept values, then `--where`'s (every swept setting is in it).
+   */
   where: Record<string, unknown>;
   scenario: Record<string, unknown>;
   tunables: Tunable[];
@@ -165,26 +169,34 @@ export function resultHead(v: ValidScenario, seed: string | number, trials: numb
 }
 
 /**
- * The baseline variant at the first sweep point, or at `where` (dotted path -> value, any
- * setting). Throws TuningInputError when `where` names no setting or makes the case invalid.
- * `searched`: settings the verb searches itself (tune's): the note names only the others, since
- * a searched setting's value there is where the search starts, not where its answer holds.
+ * The case both verbs work on: the baseline variant at the first sweep point, with `where`
+ * (dotted path -> value, any setting) set on top of it. A swept setting `where` leaves out keeps
+ * the first sweep point's value, as without `where` (one rule: `--where wall.hp=10` on a sweep
+ * of wall.hp x wall.dc is the point hp 10, dc 6, never the file's own dc), and the note names
+ * it with its value. Throws TuningInputError when `where` names no setting or makes the case
+ * invalid. `searched`: settings the verb searches itself (tune's): the note names only the
+ * others, since a searched setting's value there is where the search starts, not where its
+ * answer holds.
  */
 export function baseCaseOf(v: ValidScenario, where?: Record<string, unknown>, searched: readonly string[] = []): BaseCase {
-  const w = where ?? { ...(v.points[0]?.params ?? {}) };
+  const first: Record<string, unknown> = { ...(v.points[0]?.params ?? {}) };
   if (where) {
     const all = tunablesOf(v.system, v.points[0]?.variants[0]?.scenario ?? {});
     for (const p of Object.keys(where)) if (!all.some((t) => t.path === p)) throw new TuningInputError(unknownSetting(p, all, v.system));
   }
+  const w = { ...first, ...(where ?? {}) };
   const c = validateCase(v, w);
   if (!c.ok) throw new TuningInputError(`the case ${showSettings(w)} is not valid: ${c.messages.join('; ')}`);
   const parts: string[] = [];
   if (v.variantNames.length > 1) parts.push(`on the baseline variant (${v.variantNames[0]})`);
-  // the working point is always said when it is chosen, swept setting or not
+  // every setting the case holds at is said, the swept ones --where leaves out with where they come from
   const held = Object.fromEntries(Object.entries(w).filter(([p]) => !searched.includes(p)));
   const heldAny = Object.keys(held).length > 0;
-  if (where && heldAny) parts.push(`at ${showSettings(held)}`);
-  else if (!where && v.params.length > 0 && heldAny)
+  const fromFirst = Object.keys(held).filter((p) => Object.hasOwn(first, p) && !(where && Object.hasOwn(where, p)));
+  if (where && heldAny) {
+    const whence = fromFirst.length === 0 ? '' : fromFirst.length === Object.keys(held).length ? ' (as at the first sweep point)' : ` (${fromFirst.join(', ')} as at the first sweep point)`;
+    parts.push(`at ${showSettings(held)}${whence}`);
+  } else if (!where && v.params.length > 0 && heldAny)
     parts.push(searched.length > 0 ? `with ${showSettings(held)} as at the first sweep point (--where picks another)` : `at the first sweep point (${showSettings(held)}; --where picks another)`);
   return { where: w, scenario: c.scenario, tunables: tunablesOf(v.system, c.scenario), note: parts.length > 0 ? `working ${parts.join(' ')}` : undefined, stream: streamOfCase(v, c.scenario) };
 }

@@ -23,7 +23,9 @@ import type { Estimate } from '../stats/intervals.js';
 import { inlineExecutor } from './executors.js';
 import { VERSION } from '../version.js';
 import { plateauAround, type Plateau } from './plateau.js';
-import { baseCaseOf, boundProblem, resultHead, compileSetting, metricOf, producedMetrics, rangeFault, runCases, selectTunables, TuningInputError, type CaseOptions } from './tunables.js';
+import { conditionOf } from '../systems/conditional.js';
+import { baseCaseOf, boundProblem, resultHead, compileSetting, metricOf, producedMetrics, rangeFault, runCases, selectTunables, TuningInputError, type BaseCase, type CaseOptions } from './tunables.js';
+import { MSG } from '../scenario/messages.js';
 
 /** One target: `<metric> in [lo, hi]`. */
 export interface TuneTarget {
@@ -68,9 +70,10 @@ export interface TuneOptions extends CaseOptions {
   onEvaluate?: (e: TuneEvaluation) => void;
   /**
    * Called once the request is known to be valid (parameters, ranges, targets, budget), before
-   * any trial runs, with the ranges to search. Throwing here stops the search before it starts.
+   * any trial runs, with the ranges to search and the case's `note` (the result's: the settings
+   * it holds at). Throwing here stops the search before it starts.
    */
-  onPlan?: (plan: { params: TuneParam[]; trials: number; budget: number }) => void;
+  onPlan?: (plan: { params: TuneParam[]; trials: number; budget: number; note?: string }) => void;
 }
 
 /**
@@ -111,6 +114,11 @@ export interface TargetCheck extends TuneTarget, Estimate {
   distance: number;
   /** How far the estimate is outside [lo, hi], in the metric's own units (0 when met): below lo or above hi. */
   gap: number;
+  /**
+   * The observations behind the estimate: the candidate's trials, or for a mean over the trials
+   * in which an event happened (`TuneResult.conditional_on`), those trials (0 when unknown).
+   */
+  n: number;
 }
 
 /** A missed target's gap in the metric's own units: "5.885 below 8" ("" when met or unknown). `num` formats a number. */
@@ -179,8 +187,15 @@ export interface TuneResult {
   exhausted: boolean;
   params: TuneParam[];
   targets: TuneTarget[];
+  /** The settings the case holds at (see `baseCaseOf`): every swept one, the searched ones where the search started. */
   where: Record<string, unknown>;
   note?: string;
+  /**
+   * The target metrics that are means over the trials in which an event happened (metric ->
+   * event, `mean_breach_round` -> `p_breach`): their checks' `n` counts those trials, not the
+   * candidate's. Absent when no target is one.
+   */
+  conditional_on?: Record<string, string>;
   /** Every target met by the best candidate at its confirmation. */
   found: boolean;
   /** The answer: the best candidate at the most trials it was run with (the closest one when none meets every target). */
@@ -237,6 +252,7 @@ export function judge(targets: TuneTarget[], metrics: Record<string, Metric>): {
       sure: met && m !== undefined && m.ci_low >= t.lo && m.ci_high <= t.hi,
       distance: gap / width,
       gap,
+      n: m?.n ?? 0,
     };
   });
   const met = checks.filter((c) => c.met).length;
@@ -287,8 +303,12 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
     metricOf(sys, produced, t.metric);
     const outside = boundProblem(produced, t.metric, `target "${t.metric} in [${t.lo}, ${t.hi}]"`, [t.lo, t.hi]);
     if (outside) throw new TuningInputError(outside);
+    // a mean with a known range (none for a probability, checked above): the target must meet it
+    const range = produced.metrics[t.metric].range && (meanRangeOver(v, base, params, t.metric) ?? produced.metrics[t.metric].range);
+    if (range && (t.hi < range[0] || t.lo > range[1])) throw new TuningInputError(MSG.outsideRange(`target "${t.metric} in [${t.lo}, ${t.hi}]"`, t.metric, range[0], range[1]));
   }
 
+  const conditional = Object.fromEntries(targetMetricsOf(o.targets).flatMap((m) => (conditionOf(sys, m) !== undefined ? [[m, conditionOf(sys, m)!]] : [])));
   const trials = o.trials ?? v.trials;
   const refine = o.refine ?? 4;
   const budget = o.budget ?? 200 * trials;
@@ -350,7 +370,7 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
   const confirmCost = Math.min(3 * refine * trials, Math.floor(budget / 4));
   const searchCap = budget - confirmCost;
   if (searchCap < trials) throw new TuneInputError({ code: 'budget', budget, least: Math.ceil((trials * 4) / 3) });
-  o.onPlan?.({ params, trials, budget });
+  o.onPlan?.({ params, trials, budget, ...(base.note ? { note: base.note } : {}) });
 
   // --- coarse ---
   const G = k === 1 ? 9 : k === 2 ? 5 : 4;
@@ -405,6 +425,7 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
     targets: o.targets,
     where: base.where,
     note: base.note,
+    ...(Object.keys(conditional).length > 0 ? { conditional_on: conditional } : {}),
     found: best !== undefined && best.met === o.targets.length,
     best,
     evaluations,
@@ -439,6 +460,27 @@ function edgesOf(params: readonly TuneParam[], bounds: Map<string, [number, numb
     const range: [number, number] = end === 'hi' ? [p.lo, Math.min(max, p.hi + span)] : [Math.max(min, p.lo - span), p.hi];
     return [{ param: p.path, value: x, end, bound, ...(bound ? {} : { range }) }];
   });
+}
+
+/**
+ * The values a mean can take over the search (its `range`, known to the system: `mean_rounds`
+ * between 0 and the round cap), read at the corners of the box searched, since a searched
+ * setting may move it (`max_rounds` is the round cap); undefined when the metric has no range
+ * or no corner is a valid case.
+ */
+function meanRangeOver(v: ValidScenario, base: BaseCase, params: readonly TuneParam[], metric: string): readonly [number, number] | undefined {
+  const ranges: (readonly [number, number])[] = [];
+  for (const corner of cartesian(params.map((p) => [p.lo, p.hi]))) {
+    const c = compileSetting(v, base, Object.fromEntries(params.map((p, j) => [p.path, corner[j]])));
+    const m = c.ok ? producedMetrics(v.system, c.compiled).metrics[metric] : undefined;
+    if (m?.range) ranges.push(m.range);
+  }
+  return ranges.length === 0 ? undefined : [Math.min(...ranges.map((r) => r[0])), Math.max(...ranges.map((r) => r[1]))];
+}
+
+/** The target metrics, each once, in the order given. */
+function targetMetricsOf(targets: readonly TuneTarget[]): string[] {
+  return [...new Set(targets.map((t) => t.metric))];
 }
 
 /** n evenly spaced integers from lo to hi (fewer when the range is short). */

@@ -18,11 +18,21 @@ export function targetMetrics(r: TuneResult): string[] {
   return [...new Set(r.targets.map((t) => t.metric))];
 }
 
+/** A candidate's key: its values. */
+const key = (e: TuneEvaluation) => JSON.stringify(e.values);
+
 /** The last (most trials) evaluation of each candidate. */
 function latest(r: TuneResult): TuneEvaluation[] {
   const by = new Map<string, TuneEvaluation>();
-  for (const e of r.evaluations) by.set(JSON.stringify(e.values), e);
+  for (const e of r.evaluations) by.set(key(e), e);
   return [...by.values()];
+}
+
+/** The stage each candidate was first evaluated in (a candidate re-run to confirm it keeps the stage that found it). */
+function firstStage(r: TuneResult): Map<string, TuneEvaluation['stage']> {
+  const by = new Map<string, TuneEvaluation['stage']>();
+  for (const e of r.evaluations) if (!by.has(key(e))) by.set(key(e), e.stage);
+  return by;
 }
 
 /**
@@ -65,23 +75,25 @@ export function regionChart(r: TuneResult): ChartSpec {
   const status = (e: TuneEvaluation) => (e.invalid ? 'not a valid case' : e.met === n ? all : n === 1 ? 'target missed' : `${e.met} of ${n} met`);
   const domain = [all, ...(n === 1 ? ['target missed'] : Array.from({ length: n }, (_, i) => `${n - 1 - i} of ${n} met`)), 'not a valid case'];
   const range = ['#2ca02c', ...Array.from({ length: n }, (_, i) => (i === 0 && n > 1 ? '#f2b447' : i === n - 1 ? '#bbbbbb' : '#e8d08a')), '#ffffff'];
-  // Each square as big as the gap to its nearest neighbour allows (coarse ones big, refined ones small).
+  // The coarse grid's candidates as big squares, the refinement's (and the confirmation's walk)
+  // as small ones: a size per stage, so the caption's "big" and "small" are what is drawn. The
+  // big side is the coarse spacing on screen (capped), the small one half of it, but never more
+  // than one step of the integer grid, so neighbouring refined squares do not overlap.
   const W = 480;
   const H = 360;
   const sx = W / Math.max(1, r.params[0].hi - r.params[0].lo);
   const sy = H / Math.max(1, r.params[1].hi - r.params[1].lo);
-  const side = (e: TuneEvaluation) => {
-    let d = 24;
-    for (const o of slice) {
-      if (o === e) continue;
-      d = Math.min(d, Math.max(Math.abs(o.values[px] - e.values[px]) * sx, Math.abs(o.values[py] - e.values[py]) * sy));
-    }
-    return Math.max(3, d * 0.9);
-  };
+  const first = firstStage(r);
+  const coarse = slice.filter((e) => first.get(key(e)) === 'coarse');
+  let gap = 24;
+  for (const e of coarse) for (const o of coarse) if (o !== e) gap = Math.min(gap, Math.max(Math.abs(o.values[px] - e.values[px]) * sx, Math.abs(o.values[py] - e.values[py]) * sy));
+  const big = Math.max(6, gap * 0.9);
+  const small = Math.max(3, Math.min(big / 2, 0.9 * Math.min(sx, sy)));
   const values = slice.map((e) => ({
     x: e.values[px],
     y: e.values[py],
-    size: Math.round(side(e) ** 2),
+    size: Math.round((first.get(key(e)) === 'coarse' ? big : small) ** 2),
+    stage: first.get(key(e)) === 'coarse' ? 'coarse grid' : 'refinement',
     status: status(e),
     distance: Number.isFinite(e.distance) ? Number(e.distance.toPrecision(4)) : null,
     trials: e.trials,
@@ -90,7 +102,7 @@ export function regionChart(r: TuneResult): ChartSpec {
   }));
   return regionSpec(
     `Targets met over ${px} x ${py}${pz ? ` at ${pz} = ${best[pz]}` : ''}`,
-    `Every candidate evaluated, coloured by how many targets its estimate meets (big squares: the coarse grid; small: the refinement near the best); the answer is ringed.`,
+    `Every candidate evaluated, coloured by how many targets its estimate meets (big squares: the coarse grid; small: the refinement near the best, and the confirmation's neighbours); the answer is ringed.`,
     {
       width: W,
       height: H,
@@ -105,7 +117,7 @@ export function regionChart(r: TuneResult): ChartSpec {
           encoding: {
             size: { field: 'size', type: 'quantitative', scale: null, legend: null },
             color: { field: 'status', type: 'nominal', title: null, scale: { domain, range }, legend: { orient: 'bottom' } },
-            tooltip: [{ field: 'x', title: px }, { field: 'y', title: py }, { field: 'status' }, { field: 'distance' }, ...targetMetrics(r).map((m) => ({ field: m }))],
+            tooltip: [{ field: 'x', title: px }, { field: 'y', title: py }, { field: 'stage' }, { field: 'status' }, { field: 'distance' }, ...targetMetrics(r).map((m) => ({ field: m }))],
           },
         },
         { transform: [{ filter: "datum.best == 'best'" }], mark: { type: 'point', shape: 'circle', size: 420, stroke: '#000', strokeWidth: 2.5, filled: false } },

@@ -8,7 +8,7 @@ import type { ChartSpec } from '../systems/types.js';
 import { tornadoChart } from './tornado-chart.js';
 import { analysisPage, jsonHead, provenanceLine, showCi, startingPoint, table, writeAnalysis } from './analysis-page.js';
 import { indexHref } from './write.js';
-import { fmt, num, overDifferentTrialsText, showHtml as show } from './format.js';
+import { fmt, num, overDifferentTrialsText, showCount, showHtml as show } from './format.js';
 import { DIRECTION_KEY, directionClass, escapeHtml, settingsMoved } from './html.js';
 
 export { dominantCount, tornadoChart, TORNADO_MAX, TORNADO_SPLIT } from './tornado-chart.js';
@@ -50,6 +50,7 @@ export function sensitivityJson(r: SensitivityResult): Record<string, unknown> {
     ...jsonHead(r),
     metric: r.metric,
     where: r.where,
+    ...(r.conditional_on ? { conditional_on: r.conditional_on } : {}),
     ...(r.note ? { note: r.note } : {}),
     ...(r.step ? { step: r.step } : {}),
     baseline: r.baseline ? est(r.baseline) : null,
@@ -125,7 +126,7 @@ export function sensitivityPage(r: SensitivityResult, charts: readonly ChartSpec
   const step = r.step ? ('abs' in r.step ? `±${r.step.abs}` : `±${r.step.percent}%`) : 'integers ±1, decimals ±10%';
   return analysisPage({
     title: `${r.name}: what moves ${r.metric}`,
-    lead: `${escapeHtml(r.metric)} ${escapeHtml(startingPoint(r))}: ${showCi(r.baseline)}. ${effects}`,
+    lead: `${escapeHtml(r.metric)} ${escapeHtml(startingPoint(r))}: ${showCi(r.baseline)}${r.conditional_on && r.baseline ? ` (a mean over the ${showCount(r.baseline.n)} of the ${showCount(r.trials)} trials with ${escapeHtml(r.conditional_on)})` : ''}. ${effects}`,
     meta: provenanceLine(r, `${r.trials} trials per case · steps ${escapeHtml(step)}`),
     sections,
     charts,

@@ -55,6 +55,8 @@ export function solveProblemText(p: SolveProblem, names: SolveNames = CLI_SOLVE_
       return `metric "${p.metric}" is not produced for this scenario`;
     case 'target-outside':
       return MSG.outsideProbability(say.target(p.target), p.metric);
+    case 'target-range':
+      return MSG.outsideRange(say.target(p.target), p.metric, p.range[0], p.range[1]);
     case 'within':
       return `${say.within} must be a number >= 0, got ${p.within}`;
     case 'not-a-number': {

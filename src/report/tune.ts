@@ -61,6 +61,7 @@ export function tuneJson(r: TuneResult): Record<string, unknown> {
     targets: r.targets,
     where: r.where,
     ...(r.note ? { note: r.note } : {}),
+    ...(r.conditional_on ? { conditional_on: r.conditional_on } : {}),
     found: r.found,
     best: ev(r.best),
     evaluations: r.evaluations.map(ev),
@@ -82,7 +83,8 @@ export function tunePage(r: TuneResult, charts: readonly ChartSpec[], files: rea
     (b.checks ?? []).map((c) => [
       `<code>${escapeHtml(c.metric)}</code>`,
       `[${c.lo}, ${c.hi}]`,
-      showCi(c),
+      // a mean over the trials with an event says over how many of the candidate's
+      showCi(c) + (r.conditional_on?.[c.metric] !== undefined ? ` <span class="muted">(a mean over the ${showCount(c.n)} of the ${showCount(b.trials)} trials with ${escapeHtml(r.conditional_on[c.metric])})</span>` : ''),
       c.met ? (c.sure ? 'yes (whole interval inside)' : 'yes (interval reaches an edge)') : 'no',
       show(c.distance),
       gapText(c, show),

@@ -191,6 +191,12 @@ export const MSG = {
     `metric "${shortKey(name)}" is listed twice (items ${first + 1} and ${again + 1}): list each metric once`,
   outsideProbability: (what: string, metric: string, diff = false) =>
     `${what} is outside ${diff ? '[-1, 1]' : '[0, 1]'}: "${metric}" is ${diff ? 'a difference of probabilities' : 'a probability'}`,
+  /**
+   * A target a mean cannot reach: outside the values it can take in the case (`range`, from the
+   * system: `mean_rounds` 0..12 under a round cap of 12). `lo`/`hi`: the range's ends.
+   */
+  outsideRange: (what: string, metric: string, lo: number, hi: number) =>
+    `${what} is outside the values "${metric}" can take in this case (${lo} to ${hi}): no value searched can reach it`,
   diffNeedsVariants: (name: string) => `"${name}" compares a variant with the baseline, but this scenario has no variants`,
   /**
    * `exact: true` on a diff_ that has no exact difference to judge: `side` says which exact

@@ -7,7 +7,7 @@ import { startingPoint } from '../../report/analysis-page.js';
 import { checkFolder, checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
 import { estimateText } from '../../report/answer-text.js';
-import { overDifferentTrialsText } from '../../report/format.js';
+import { overDifferentTrialsText, showCount } from '../../report/format.js';
 
 interface SensitivityFlags {
   metric?: string;
@@ -27,7 +27,9 @@ interface SensitivityFlags {
 
 /** The top of the ranking as plain text. */
 export function rankingText(r: SensitivityResult, top: number): string {
-  const lines = [`${r.metric} = ${estimateText(r.baseline)} ${startingPoint(r)}; ${r.trials} trials per case`];
+  // a mean over the trials with an event says over how many of them (the turned cases' own counts differ)
+  const over = r.conditional_on && r.baseline ? ` (here a mean over the ${showCount(r.baseline.n)} of them with ${r.conditional_on})` : '';
+  const lines = [`${r.metric} = ${estimateText(r.baseline)} ${startingPoint(r)}; ${r.trials} trials per case${over}`];
   const shown = r.ranking.slice(0, top);
   const w = Math.max(...shown.map((x) => x.param.length), 7);
   lines.push(`rank  ${'setting'.padEnd(w)}  change in ${r.metric} (95% paired interval)`);
@@ -56,9 +58,10 @@ async function sensitivityCommand(file: string, flags: SensitivityFlags): Promis
       params: flags.params,
       step: flags.step === undefined ? undefined : parseStep(flags.step),
       ...caseOptions(flags, executor, onProgress),
+      // which case, said before the first trial (an interrupted ranking has said it too)
+      onPlan: (plan) => plan.note && process.stderr.write(`${v.name}: ${plan.note}\n`),
     }),
   );
-  if (r.note) process.stderr.write(`${v.name}: ${r.note}\n`);
   await writeSensitivityReport(r, out, { index: !flags.out });
   if (!flags.out) await writeIndex('reports'); // reports/index.html lists it beside the runs
   if (flags.json) process.stdout.write(JSON.stringify(sensitivityJson(r), null, 2) + '\n');
@@ -77,7 +80,7 @@ export function register(program: Command): void {
     .option('--step <N|P%>', 'step size: N, or P% of the value (default: integers 1, decimals 10%)')
     .option('--trials <N>', "trials per case (default: the scenario's)", positiveInt('--trials'))
     .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
-    .option('--where <path=value,...>', 'the case to start from (default: the baseline variant at the first sweep point)')
+    .option('--where <path=value,...>', 'settings to set on the case (default: the baseline variant at the first sweep point; a swept setting not named keeps its value there)')
     .addOption(threadsOpt())
     .option('--out <DIR>', 'report folder (default reports/<name>-sensitivity/)')
     .option('--top <N>', 'settings to print (the report has all)', positiveInt('--top'), 10)

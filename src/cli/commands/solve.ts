@@ -1,9 +1,10 @@
 /** `siegesim solve`: the smallest value of a parameter whose metric reaches a target (a decimal one to a stated resolution). */
 import { InvalidArgumentError, type Command } from 'commander';
-import { plateauText, solveSweep, SolveInputError, type SolveOptions, type SolvePlan, type SolveResult } from '../../api.js';
+import { plateauText, solveSweep, SolveInputError, type SolveOptions, type SolvePlan, type SolveResult, type SolveSweepResult } from '../../api.js';
 import type { Metric } from '../../api.js';
 import { controller, executorOf, loadAll, makeProgress, seedArg, threadsOpt, trialsArg, UserError } from '../common.js';
 import { showCount } from '../../report/format.js';
+import { conditionOf } from '../../systems/conditional.js';
 import { estimateText } from '../../report/answer-text.js';
 import { solveJsonIn, solveNextText, solveProblemText } from '../../report/solve-text.js';
 
@@ -21,8 +22,21 @@ type SolveFlags = Pick<SolveOptions, 'param' | 'metric' | 'target' | 'within' | 
 };
 
 const count = showCount;
-/** A value with its interval as run's answer writes it (`0.9999 [0.9998, 1]`, `7.7×10⁻⁷`: not `1.0000`, `0.0000`), and its trials. */
-const showMetric = (m: Metric) => `${estimateText(m)} (${count(m.n)} trials)`;
+
+/**
+ * A value with its interval as run's answer writes it (`0.9999 [0.9998, 1]`, `7.7×10⁻⁷`: not
+ * `1.0000`, `0.0000`), and the trials it was run with; for a mean over the trials with an event,
+ * also how many of them it averages: `1.2507 [1.2276, 1.2738] (4,000 trials; a mean over the
+ * 3,514 of them with p_breach)`.
+ */
+function showMetricOf(m: Metric, trials: number, event: string | undefined): string {
+  return `${estimateText(m)} (${count(trials)} trials${event !== undefined ? `; a mean over the ${count(m.n)} of them with ${event}` : ''})`;
+}
+
+/** The trials an answer's estimate was run with (its evaluation's; the metric's `n` for one not among them). */
+function trialsOf(r: SolveResult, m: Metric): number {
+  return r.evaluations.find((e) => e.metric === m)?.trials ?? m.n;
+}
 const showPoint = (point: Record<string, unknown>) =>
   Object.entries(point)
     .map(([k, x]) => `${k} = ${String(x)}`)
@@ -43,7 +57,6 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
     process.stderr.write(`${v.name}: solving ${flags.param} ${range} for ${flags.metric} to reach ${flags.target}\n`);
   };
   const t0 = performance.now();
-  let trials = 0;
   let r;
   try {
     r = await solveSweep(v, {
@@ -63,11 +76,10 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
       signal: controller.signal,
       onPlan,
       onProgress: progress.onProgress,
-      onStep: (value, m, { point }) => {
-        trials += m.n;
+      onStep: (value, m, { point, trials: ran }) => {
         if (!flags.verbose) return;
         const where = Object.keys(point).length > 0 ? `[${showPoint(point)}] ` : '';
-        process.stderr.write(`  ${where}${flags.param} = ${value}: ${flags.metric} ${showMetric(m)}\n`);
+        process.stderr.write(`  ${where}${flags.param} = ${value}: ${flags.metric} ${showMetricOf(m, ran, conditionOf(v.system, flags.metric))}\n`);
       },
     });
   } catch (e) {
@@ -77,11 +89,7 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
     progress.stop();
     await exec.close();
   }
-  const evaluations = r.points.reduce((n, p) => n + p.evaluations.length, 0);
-  const answers = r.points.length > 1 ? `${r.points.length} answers, one per sweep point of ${r.params.join(' x ')}` : '1 answer';
-  process.stderr.write(
-    `${v.name}: ${answers}, from ${evaluations} evaluations (${count(trials)} trials) in ${((performance.now() - t0) / 1000).toFixed(3)} s${flags.verbose ? '' : ' (--verbose lists them)'}\n`,
-  );
+  process.stderr.write(`${v.name}: ${solveSummary(r, (performance.now() - t0) / 1000, flags.verbose === true)}\n`);
   // The exit code: any unresolved answer (4) before any target out of reach (3).
   const code = !r.resolved ? EXIT_UNRESOLVED : !r.reachable ? EXIT_NOT_REACHABLE : 0;
   if (flags.json) {
@@ -91,14 +99,29 @@ async function solveCommand(file: string, flags: SolveFlags): Promise<void> {
   } else {
     r.points.forEach((p, i) => {
       if (r.params.length > 0) process.stdout.write(`${i > 0 ? '\n' : ''}# ${showPoint(p.point)}\n`);
-      process.stdout.write(describe(p));
+      process.stdout.write(describe(p, v.variantNames));
     });
   }
   process.exitCode = code;
 }
 
-/** One answer in words: the value and the metric at it and at its neighbour, or why there is none. */
-function describe(r: SolveResult): string {
+/**
+ * The case an answer holds in, when the head line and the sweep point's `#` line do not say it:
+ * the variant, when the scenario has several, and the other swept settings where no sweep point
+ * gives them (`--no-sweep`: the scenario's own values). Empty when there is nothing to say.
+ */
+export function caseLine(r: Pick<SolveResult, 'variant' | 'point' | 'held'>, variants: readonly string[]): string {
+  const parts: string[] = [];
+  const own = Object.entries(r.held).filter(([p]) => !Object.hasOwn(r.point, p));
+  if (own.length > 0) parts.push(`at ${showPoint(Object.fromEntries(own))} (the scenario's own value${own.length > 1 ? 's' : ''}: --no-sweep)`);
+  if (variants.length > 1) parts.push(`on the variant ${r.variant}${r.variant === variants[0] ? ' (the baseline)' : ''}`);
+  return parts.length > 0 ? `  holds ${parts.join(', ')}\n` : '';
+}
+
+/** One answer in words: the value and the metric at it and at its neighbour, or why there is none; then the case it holds in (caseLine). */
+export function describe(r: SolveResult, variants: readonly string[] = []): string {
+  const showMetric = (m: Metric) => showMetricOf(m, trialsOf(r, m), r.conditional_on);
+  const held = caseLine(r, variants);
   const cmp = r.increasing ? '>=' : '<=';
   const goal = `${r.metric} ${cmp} ${r.target}${r.within > 0 ? ` (within ${r.within}: ${cmp} ${Number((r.increasing ? r.target - r.within : r.target + r.within).toPrecision(12))})` : ''}`;
   const cap = `the cap of ${count(r.max_trials)} trials per value (--max-trials)`;
@@ -116,6 +139,7 @@ function describe(r: SolveResult): string {
     const mark = (end: 'from' | 'to') => (near.end === end ? ', the closest' : '');
     return (
       head +
+      held +
       `  at ${r.param} = ${r.from}: ${showMetric(r.ends.from)}${mark('from')}\n  at ${r.param} = ${r.to}: ${showMetric(r.ends.to)}${mark('to')}\n` +
       `  next: ${r.next ? solveNextText(r, r.next) : ''}\n`
     );
@@ -127,7 +151,7 @@ function describe(r: SolveResult): string {
     ? `${r.param} = ${r.value}${to}: the smallest value with ${goal}${r.next ? ` from ${r.from} on (the bottom of the range: a smaller value may reach it too)` : ''}\n`
     : `UNRESOLVED: ${r.param} = ${r.value}${to} is only the best estimate of the smallest value with ${goal}: ` +
       `the 95% intervals of ${r.value}${r.neighbour ? ` and ${r.neighbour.value}` : ''} do not separate the target even at ${cap}\n`;
-  let out = head + `  at ${r.value}: ${r.metric} ${showMetric(r.at)}\n`;
+  let out = head + held + `  at ${r.value}: ${r.metric} ${showMetric(r.at)}\n`;
   if (r.neighbour) out += `  at ${r.neighbour.value}: ${r.metric} ${showMetric(r.neighbour.metric)}\n`;
   else
     out +=
@@ -136,6 +160,18 @@ function describe(r: SolveResult): string {
         : `  (${r.value} is the bottom of the range, the lowest value ${r.param} allows: the target is met at every value)\n`;
   if (r.plateau) out += `  ${plateauText(r.plateau)}\n`;
   return out;
+}
+
+/**
+ * The summary line on stderr: the answers, the evaluations and the trials run for them (each
+ * evaluation's trials, whatever its metric averages), and the time: `5 answers, one per sweep
+ * point of wall.dc, from 51 evaluations (998,416 trials) in 1.970 s (--verbose lists them)`.
+ */
+export function solveSummary(r: Pick<SolveSweepResult, 'points' | 'params'>, seconds: number, verbose: boolean): string {
+  const evaluations = r.points.reduce((n, p) => n + p.evaluations.length, 0);
+  const trials = r.points.reduce((n, p) => n + p.evaluations.reduce((k, e) => k + e.trials, 0), 0);
+  const answers = r.points.length > 1 ? `${r.points.length} answers, one per sweep point of ${r.params.join(' x ')}` : '1 answer';
+  return `${answers}, from ${evaluations} evaluations (${count(trials)} trials) in ${seconds.toFixed(3)} s${verbose ? '' : ' (--verbose lists them)'}`;
 }
 
 /** A number flag (an integer setting's range is checked to be whole by the api, naming the setting). */

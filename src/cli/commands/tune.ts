@@ -1,7 +1,7 @@
 /** `siegesim tune`: integer values of a few settings that meet several targets at once (exit 3 if none does). */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { missedBy, parseRange, parseTarget, plateauText, tuneScenario, TuneInputError, TuningInputError, type TuneResult } from '../../api.js';
+import { missedBy, parseRange, parseTarget, plateauText, tuneScenario, TuneInputError, TuningInputError, type TargetCheck, type TuneResult } from '../../api.js';
 import { edgeText, tuneProblemText } from '../../report/tune-text.js';
 import { tuneJson, writeTuneReport } from '../../report/tune.js';
 import { checkFolder, checkReportDir, writeIndex } from '../../report/write.js';
@@ -43,13 +43,21 @@ export function tuneText(r: TuneResult): string {
   ];
   for (const c of b.checks ?? []) {
     const how = c.met ? (c.sure ? 'met' : 'met (its interval reaches an edge)') : `missed by ${missedBy(c, show)}`;
-    lines.push(`  ${c.metric} = ${estimateText(c)}   target [${c.lo}, ${c.hi}]   ${how}`);
+    lines.push(`  ${c.metric} = ${estimateText(c)}   target [${c.lo}, ${c.hi}]   ${how}${overTrials(r, c, b.trials)}`);
   }
   for (const p of r.plateaus) lines.push(`  ${plateauText(p)}`);
   for (const e of r.edges) lines.push(`  ${edgeText(e, r.params.find((p) => p.path === e.param)!)}`);
+  // the settings the answer holds at (the swept ones, --where's), so stdout alone says which case it is
+  if (r.note) lines.push(`  ${r.note}`);
   lines.push(`  searched ${r.params.map((p) => `${p.path} ${p.lo}..${p.hi}${p.loaded !== undefined ? ` (started from ${p.loaded})` : ''}`).join(', ')}`);
   lines.push(`  ${r.evaluations.length} evaluations, ${showCount(r.trialsUsed)} of ${showCount(r.budget)} trials${r.exhausted ? ' (budget exhausted before the search finished)' : ''}`);
   return lines.join('\n') + '\n';
+}
+
+/** For a mean over the trials with an event, which trials: `   (a mean over the 3,514 of the 4,000 trials with p_breach)`; '' for any other metric. */
+export function overTrials(r: Pick<TuneResult, 'conditional_on'>, c: Pick<TargetCheck, 'metric' | 'n'>, trials: number): string {
+  const event = r.conditional_on?.[c.metric];
+  return event === undefined ? '' : `   (a mean over the ${showCount(c.n)} of the ${showCount(trials)} trials with ${event})`;
 }
 
 async function tuneCommand(file: string, flags: TuneFlags): Promise<void> {
@@ -64,12 +72,13 @@ async function tuneCommand(file: string, flags: TuneFlags): Promise<void> {
       ranges: Object.fromEntries((flags.range ?? []).map(parseRange).map((x) => [x.param, [x.lo, x.hi] as [number, number]])),
       budget: flags.budget,
       ...caseOptions(flags, executor, onProgress),
+      // which case, said before the first trial (an interrupted search has said it too)
+      onPlan: (plan) => plan.note && process.stderr.write(`${v.name}: ${plan.note}\n`),
     }).catch((e: unknown) => {
       // a refusal naming the command's flags (a TuningInputError: exit 2)
       throw e instanceof TuneInputError ? new TuningInputError(tuneProblemText(e.problem)) : e;
     }),
   );
-  if (r.note) process.stderr.write(`${v.name}: ${r.note}\n`);
   await writeTuneReport(r, out, { index: !flags.out });
   if (!flags.out) await writeIndex('reports'); // reports/index.html lists it beside the runs
   process.stdout.write(flags.json ? JSON.stringify(tuneJson(r), null, 2) + '\n' : tuneText(r));
@@ -89,7 +98,7 @@ export function register(program: Command): void {
     .option('--budget <N>', 'most trials run in all, confirmations included (default 200 x --trials)', positiveInt('--budget'))
     .option('--trials <N>', "trials per candidate (default: the scenario's; 4x for the confirmation)", positiveInt('--trials'))
     .option('--seed <S>', 'random seed (overrides the scenario)', seedArg)
-    .option('--where <path=value,...>', 'the case to start from (default: the baseline variant at the first sweep point)')
+    .option('--where <path=value,...>', 'settings to set on the case (default: the baseline variant at the first sweep point; a swept setting not named keeps its value there)')
     .addOption(threadsOpt())
     .option('--out <DIR>', 'report folder (default reports/<name>-tune/)')
     .option('--json', 'print tune.json to stdout')
