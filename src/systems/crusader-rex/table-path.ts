@@ -99,7 +99,11 @@ export function useTables(t: Tables): void {
   A1 = aOff[1];
   TAB = t;
   RC = roundCacheFor(t);
+  plainCase = plainOrder.every((p) => p === 1);
 }
+
+/** Every order's runs are plain volleys: with ties by hit order every round is one table draw (playPlain). */
+var plainCase = false;
 
 /**
  * The end of a round of plain volleys from start (a, b, half) of order o (storm 1: a storm, a
@@ -264,13 +268,18 @@ var vr1 = 0;
 
 /** Steps per side in the field, the castle and on the road now, at slot offset `at` (the game turn's base + slot * 12). */
 function record(at: number): void {
+  recordPlaces(at, F[0] + S[0], C[0], pendS[0], F[1] + S[1], C[1], pendS[1]);
+}
+
+/**
+ * The record of each side's field (x: F + S), castle (q) and steps on the road (r), as states
+ * (the road as steps), at slot offset `at`.
+ */
+function recordPlaces(at: number, x0: number, q0: number, r0: number, x1: number, q1: number, r1: number): void {
   // module vars read once into locals: each read of one is a context load with its checks
   const d = DELTA;
   // a side's three places packed (field F + S, castle, road steps): unchanged since the last
   // record, its values are too, and nothing is looked up
-  const x0 = F[0] + S[0];
-  const q0 = C[0];
-  const r0 = pendS[0];
   const raw0 = x0 | (q0 << 12) | (r0 << 24);
   if (raw0 !== lastRaw0) {
     lastRaw0 = raw0;
@@ -299,9 +308,6 @@ function record(at: number): void {
   }
   // side 1: the same, on its own last values (written out twice rather than through a helper,
   // so that each side's values stay plain variables in this per-trial path)
-  const x1 = F[1] + S[1];
-  const q1 = C[1];
-  const r1 = pendS[1];
   const raw1 = x1 | (q1 << 12) | (r1 << 24);
   if (raw1 !== lastRaw1) {
     lastRaw1 = raw1;
@@ -768,6 +774,453 @@ function retreatAll(sd: number): void {
   F[sd] = 0;
 }
 
+// === the plain trial: every round one table draw, the whole trial in locals ===================
+
+/**
+ * Side sd's steps that leave by road when its field x retreats with `slots` road slots (-1
+ * unlimited; retreatAll with no slot used yet, as in a game turn of plain rounds, where no block
+ * leaves on its own).
+ */
+function retreatSteps(sd: number, x: number, slots: number): number {
+  if (slots < 0) return SUM[sd * Z1 + x];
+  let steps = 0;
+  const row = sd * D1 + x * nSide[sd];
+  for (let p = 0, k = 0; p < nSide[sd] && k < slots; p++) {
+    const d = DIG[row + p];
+    if (d !== 0) {
+      steps += d;
+      k++;
+    }
+  }
+  return steps;
+}
+
+/** The sallying blocks (mask sal) of side sd still in its field x, as a state: the digits at those positions (one's digit leaves the others' as they are). */
+function sallyBack(sd: number, x: number, sal: number): number {
+  const row = sd * D1 + x * nSide[sd];
+  let v = 0;
+  for (let back = sal & MASK[sd * Z1 + x]; back !== 0; back &= back - 1) {
+    const p = 31 - Math.clz32(back & -back);
+    v += DIG[row + p] * POW5[p];
+  }
+  return v;
+}
+
+/**
+ * The trials of a case whose every round is one table draw (every order plain, ties by hit
+ * order: plainCase), as playTrials and battleTurn with fieldRound's and stormRound's table draws
+ * play them, step for step and draw for draw (the same dice, the same accumulator), but with the
+ * trial's state in locals of this one function: each side's field, castle, stormers, sallying
+ * positions, reserves, steps gone by road, and the roles. A function of its own that ends with
+ * its loop (playTrials says why).
+ */
+function playPlain(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, histN: number, trace: Trace | undefined): void {
+  let wins = 0;
+  let holds = 0;
+  let goes = 0;
+  let gone = 0;
+  let falls = 0;
+  let lifts = 0;
+  let rr1 = 0;
+  let rr2 = 0;
+  let ll0 = 0;
+  let ll0q = 0;
+  let ll1 = 0;
+  let ll1q = 0;
+  // the case's tables, start and rules, read once
+  const sums = SUM;
+  const nzs = NZ;
+  const maxd = MAXD;
+  const tied = TIED;
+  const mask = MASK;
+  const arr = ARRIVE;
+  const attThr = ATT_THR;
+  const attAli = ATT_ALI;
+  const z1 = Z1;
+  const F00 = F0[0];
+  const F01 = F0[1];
+  const C00 = C0[0];
+  const C01 = C0[1];
+  const N00 = pendN0[0];
+  const N01 = pendN0[1];
+  const P00 = pendS0[0];
+  const P01 = pendS0[1];
+  const init0 = initialS[0];
+  const init1 = initialS[1];
+  const slots0 = SLOTS[0];
+  const slots1 = SLOTS[1];
+  const attacker0 = c.attacker0;
+  const owner0 = c.castleOwner0;
+  const turns = c.turns;
+  const relief = c.existing === 1;
+  const jihadOn = c.jihad === 1;
+  const stormPolicy = c.storm;
+  const stormRatio2 = c.stormRatio * 2;
+  const stormRetest = c.stormTopUpRetest === 1;
+  const rating = c.rating;
+  const sallyPolicy = c.sally;
+  const sallyRatio = c.sallyRatio;
+  const anyRound = c.controlChangeAnyRound === 1;
+  const declinedAttrition = c.declinedSallyAttrition === 1;
+  const besiegerRetreats = c.besiegerRetreats === 1;
+  for (let i = 0; i < trials; i++) {
+    nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
+    // each side's field (plain and sallying blocks), castle, stormers, sallying positions,
+    // blocks and steps on the road, steps gone by road
+    let f0 = F00;
+    let f1 = F01;
+    let c0 = C00;
+    let c1 = C01;
+    let s0 = 0;
+    let s1 = 0;
+    let sal0 = 0;
+    let sal1 = 0;
+    let n0 = N00;
+    let n1 = N01;
+    let p0 = P00;
+    let p1 = P01;
+    let l0 = 0;
+    let l1 = 0;
+    let arrived = 1; // the last round whose reserves have arrived
+    let att = attacker0; // the field attacker
+    let own = owner0; // the castle's owner (-1: no castle)
+    let half = -1; // the castle block carrying a half-hit (1.5)
+    let fell = false;
+    let ever = false;
+    let rounds = 0;
+    vf0 = vc0 = vr0 = vf1 = vc1 = vr1 = 0;
+    lastRaw0 = lastRaw1 = -1;
+    // 6.56: a relief force already in the field in R1 of an existing siege attacks the besiegers
+    if (relief && own >= 0 && (own === 0 ? c0 : c1) !== 0 && (f0 | s0) !== 0 && (f1 | s1) !== 0) att = own;
+    let in0 = true;
+    let in1 = true;
+    for (let turn = 1; turn <= turns; turn++) {
+      // === one game turn (6.5: battleTurn) ===
+      const base = (turn - 1) * 4 * 12;
+      const existing = turn > 1 || relief;
+      let slot = 0;
+      let toAttrition = false;
+      for (let r = 1; r <= 3; r++) {
+        slot = r - 1;
+        if (turn === 1 && r > 1 && n0 + n1 > 0) {
+          const before = (f0 | s0) !== 0 && (f1 | s1) !== 0;
+          // the reserves due by round r join the field (arrive)
+          for (let rr = arrived + 1; rr <= r; rr++) {
+            const k = rr * 8;
+            if (arr[k + 2] !== 0) {
+              f0 += arr[k];
+              n0 -= arr[k + 2];
+              p0 -= arr[k + 3];
+            }
+            if (arr[k + 6] !== 0) {
+              f1 += arr[k + 4];
+              n1 -= arr[k + 6];
+              p1 -= arr[k + 7];
+            }
+          }
+          if (r > arrived) arrived = r;
+          if (!before && (f0 | s0) !== 0 && (f1 | s1) !== 0 && own >= 0 && (own === 0 ? c0 : c1) !== 0) {
+            // a relief force arrives (3.2, 6.56): the storm is cancelled and the besieged attack
+            if (own === 0) {
+              f1 += s1;
+              s1 = 0;
+            } else {
+              f0 += s0;
+              s0 = 0;
+            }
+            half = -1;
+            att = own;
+          }
+        }
+        const occ = own >= 0 && (own === 0 ? c0 : c1) !== 0;
+        if (occ) ever = true;
+        const bes = occ ? 1 - own : -1;
+        const fighting = (f0 | s0) !== 0 && (f1 | s1) !== 0;
+        const besInField = bes === 0 ? (f0 | s0) !== 0 : bes === 1 && (f1 | s1) !== 0;
+        let stop = false; // nobody to fight and nobody coming
+        let field = false; // a field round to play
+        let jihad = false;
+        if (r === 1 && occ && !fighting && !besInField && (bes === 0 ? n0 : n1) > 0) {
+          // R1 skipped: the besieger's main force is not there yet
+        } else if (fighting) {
+          rounds++;
+          field = true;
+          jihad = jihadOn && turn === 1 && r === 1 && att === attacker0;
+          if (occ && (r > 1 || existing) && sallyPolicy !== 0) {
+            // 6.55, when the castle's blocks would sally (declareSally)
+            const x = own === 0 ? c0 : c1;
+            const e = 1 - own;
+            const inside = sums[own * z1 + x];
+            if (
+              inside !== 0 &&
+              (sallyPolicy !== 2 ||
+                inside + (own === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]) >= sallyRatio * (e === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]))
+            ) {
+              if (own === 0) {
+                sal0 |= mask[x];
+                f0 += x;
+                c0 = 0;
+              } else {
+                sal1 |= mask[z1 + x];
+                f1 += x;
+                c1 = 0;
+              }
+            }
+          }
+        } else if (occ && besInField) {
+          // a siege round (6.53): storm, else sally, else both pass
+          // 6.53, 6.54 (declareStorm): stormers keep storming; the strongest field blocks join up to the castle limit, by the policy
+          const cx = own === 0 ? c0 : c1;
+          const stormers = bes === 0 ? s0 : s1;
+          const fb = bes === 0 ? f0 : f1;
+          const row = bes * z1;
+          const enough = stormRatio2 * sums[own * z1 + cx];
+          let storm = stormers !== 0;
+          if (stormers !== 0 || (stormPolicy !== 0 && (stormPolicy !== 2 || sums[row + fb] >= enough))) {
+            const storming = nzs[row + stormers];
+            let f = fb;
+            let add = 0;
+            let addSteps = 0;
+            for (let k = storming; k < rating; k++) {
+              // the strongest field block, the first in position order among equals (TIED's first)
+              const most = maxd[row + f];
+              if (most === 0) break;
+              const best = tied[(row + f) * TABLE_MAX];
+              f -= most * POW5[best];
+              add += most * POW5[best];
+              addSteps += most;
+            }
+            // policy.storm_top_up: a storm under way takes them untested (always), or by the test (retest)
+            if ((storming > 0 && !stormRetest) || stormPolicy === 1 || sums[row + stormers] + addSteps >= enough) {
+              storm = stormers + add !== 0;
+              if (bes === 0) {
+                f0 -= add;
+                s0 = stormers + add;
+              } else {
+                f1 -= add;
+                s1 = stormers + add;
+              }
+            }
+          }
+          if (storm) {
+            // the storm (4.4: stormRound): the castle, its half-hit and the stormers, one table draw
+            rounds++;
+            att = bes;
+            const o = own * 2 + (jihadOn && turn === 1 && r === 1 && bes === attacker0 ? 1 : 0);
+            let sx = bes === 0 ? s0 : s1;
+            const e = roundEnd(rng, 1, o, cx, sx, half);
+            const x = e & 0xfff;
+            sx = (e >>> B_SHIFT) & 0xfff;
+            half = (e >>> H_SHIFT) - 1;
+            if (own === 0) c0 = x;
+            else c1 = x;
+            // stormEnd: the castle emptied (it falls, or with relief coming changes hands), or no stormer left
+            if (x === 0) {
+              if ((own === 0 ? n0 : n1) > 0) {
+                att = own; // the besieged's reserves will attack; the besieger holds the empty castle
+                own = bes;
+              } else fell = true;
+              if (bes === 0) f0 += sx;
+              else f1 += sx;
+              sx = 0;
+              half = -1;
+            } else if (sx === 0) half = -1; // storming repulsed: the half-hit is lost
+            if (bes === 0) s0 = sx;
+            else s1 = sx;
+          } else {
+            // 6.55 (declareSally): the castle's blocks all sally, by the policy
+            const x = cx;
+            const inside = sums[own * z1 + x];
+            if (
+              sallyPolicy !== 0 &&
+              inside !== 0 &&
+              (sallyPolicy !== 2 ||
+                inside + (own === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]) >= sallyRatio * (bes === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]))
+            ) {
+              if (own === 0) {
+                sal0 |= mask[x];
+                f0 += x;
+                c0 = 0;
+              } else {
+                sal1 |= mask[z1 + x];
+                f1 += x;
+                c1 = 0;
+              }
+              rounds++;
+              att = own; // a sally into an uncontested field attacks
+              field = true;
+            } else if (!((own === 0 ? n0 : n1) > 0 || (!declinedAttrition && (bes === 0 ? n0 : n1) > 0))) toAttrition = true;
+          }
+        } else if (n0 + n1 === 0) stop = true;
+        if (field) {
+          // a field round (2.3: fieldRound), one table draw
+          const o = (1 - att) * 2 + (jihad ? 1 : 0);
+          const e = roundEnd(rng, 0, o, f0, f1, -1);
+          f0 = e & 0xfff;
+          f1 = (e >>> B_SHIFT) & 0xfff;
+          if (f0 === 0 || f1 === 0) {
+            // 2.7 (fieldEnd): a defending main force gone with reserves coming hands over the field (6.41)
+            const def = 1 - att;
+            const defIn = def === 0 ? (f0 | s0) !== 0 : (f1 | s1) !== 0;
+            const attIn = att === 0 ? (f0 | s0) !== 0 : (f1 | s1) !== 0;
+            if (!defIn && attIn && (def === 0 ? n0 : n1) > 0 && (anyRound || r === 1)) {
+              att = def;
+              if (own >= 0 && (own === 0 ? c0 : c1) === 0) own = 1 - att; // the new defender holds the empty castle
+            }
+          }
+        }
+        recordPlaces(base + slot * 12, f0 + s0, c0, p0, f1 + s1, c1, p1);
+        if (stop || fell || toAttrition) break;
+        if ((f0 | c0 | s0) === 0 && n0 === 0) break;
+        if ((f1 | c1 | s1) === 0 && n1 === 0) break;
+      }
+      // rounds not fought: the reserves still arrive on time, for the record (else nothing moved)
+      if (turn === 1)
+        for (let s = slot + 1; s < 3; s++)
+          if (n0 + n1 > 0) {
+            for (let rr = arrived + 1; rr <= s + 1; rr++) {
+              const k = rr * 8;
+              if (arr[k + 2] !== 0) {
+                f0 += arr[k];
+                n0 -= arr[k + 2];
+                p0 -= arr[k + 3];
+              }
+              if (arr[k + 6] !== 0) {
+                f1 += arr[k + 4];
+                n1 -= arr[k + 6];
+                p1 -= arr[k + 7];
+              }
+            }
+            if (s + 1 > arrived) arrived = s + 1;
+            recordPlaces(base + s * 12, f0 + s0, c0, p0, f1 + s1, c1, p1);
+          }
+      // After R3 (2.8): sallies go back in, stormers come out, the half-hit is lost, late reserves join.
+      if (sal0 !== 0) {
+        const v = sallyBack(0, f0, sal0);
+        f0 -= v;
+        c0 += v;
+        sal0 = 0;
+      }
+      if (sal1 !== 0) {
+        const v = sallyBack(1, f1, sal1);
+        f1 -= v;
+        c1 += v;
+        sal1 = 0;
+      }
+      f0 += s0;
+      s0 = 0;
+      f1 += s1;
+      s1 = 0;
+      if (n0 + n1 > 0) {
+        for (let rr = arrived + 1; rr <= 3; rr++) {
+          const k = rr * 8;
+          if (arr[k + 2] !== 0) {
+            f0 += arr[k];
+            n0 -= arr[k + 2];
+            p0 -= arr[k + 3];
+          }
+          if (arr[k + 6] !== 0) {
+            f1 += arr[k + 4];
+            n1 -= arr[k + 6];
+            p1 -= arr[k + 7];
+          }
+        }
+        arrived = 4;
+      }
+      half = -1;
+      if (!fell && f0 !== 0 && f1 !== 0) {
+        // the field attacker retreats every field block (a relief force too: retreatAll)
+        if (att === 0) {
+          l0 += retreatSteps(0, f0, slots0);
+          f0 = 0;
+        } else {
+          l1 += retreatSteps(1, f1, slots1);
+          f1 = 0;
+        }
+      }
+      if (!fell && own >= 0 && (own === 0 ? c0 : c1) !== 0) {
+        const bes = 1 - own;
+        if (besiegerRetreats && (bes === 0 ? f0 : f1) !== 0) {
+          if (bes === 0) {
+            l0 += retreatSteps(0, f0, slots0);
+            f0 = 0;
+          } else {
+            l1 += retreatSteps(1, f1, slots1);
+            f1 = 0;
+          }
+        }
+        if ((bes === 0 ? f0 : f1) !== 0) {
+          // 6.57 (attrition): once per game turn, the castle blocks that lose a step as one draw
+          let x = own === 0 ? c0 : c1;
+          const m = mask[own * z1 + x];
+          if (m !== 0) {
+            const u = nextI32(rng);
+            const j = u >>> 27;
+            const at = (m << 5) + j;
+            x -= SUBSET_POW5[(u & 0x7ffffff) < attThr[at] ? j : attAli[at]];
+          }
+          if (own === 0) c0 = x;
+          else c1 = x;
+          if (x === 0) fell = true; // (the besieger is in the town: in its field)
+        }
+      }
+      recordPlaces(base + 3 * 12, f0, c0, p0, f1, c1, p1);
+      in0 = (f0 | c0) !== 0;
+      in1 = (f1 | c1) !== 0;
+      if (!in0 || !in1 || fell) break;
+    }
+    // Outcome, for the scenario's attacker (the besieger of an existing siege).
+    const attIn = attacker0 === 0 ? in0 : in1;
+    const defIn = attacker0 === 0 ? in1 : in0;
+    if (attIn && !defIn) wins++;
+    else if (defIn && !attIn) holds++;
+    else if (attIn && defIn) goes++;
+    else gone++;
+    if (fell) falls++;
+    if (ever && own >= 0 && (own === 0 ? c0 : c1) !== 0 && (own === 0 ? f1 : f0) === 0) lifts++;
+    rr1 += rounds;
+    rr2 += rounds * rounds;
+    const left0 = sums[f0] + sums[c0] + l0 + p0;
+    const left1 = sums[z1 + f1] + sums[z1 + c1] + l1 + p1;
+    const lost0 = init0 - left0;
+    const lost1 = init1 - left1;
+    ll0 += lost0;
+    ll0q += lost0 * lost0;
+    ll1 += lost1;
+    ll1q += lost1 * lost1;
+    acc[SURV + left0] += 1;
+    acc[SURV + histN + left1] += 1;
+    if (trace !== undefined) {
+      acc[A_ATT_WINS] += wins;
+      acc[A_DEF_HOLDS] += holds;
+      acc[A_CONTINUES] += goes;
+      acc[A_BOTH_GONE] += gone;
+      acc[A_FALLS] += falls;
+      acc[A_LIFTED] += lifts;
+      acc[A_ROUNDS] += rr1;
+      acc[A_ROUNDS + 1] += rr2;
+      acc[A_LOST] += ll0;
+      acc[A_LOST + 1] += ll0q;
+      acc[A_LOST + 2] += ll1;
+      acc[A_LOST + 3] += ll1q;
+      wins = holds = goes = gone = falls = lifts = rr1 = rr2 = ll0 = ll0q = ll1 = ll1q = 0;
+      writeTrace(trace, i, acc);
+    }
+  }
+  oWins = wins;
+  oHolds = holds;
+  oGoes = goes;
+  oGone = gone;
+  oFalls = falls;
+  oLifts = lifts;
+  oR1 = rr1;
+  oR2 = rr2;
+  oL0 = ll0;
+  oL0q = ll0q;
+  oL1 = ll1;
+  oL1q = ll1q;
+}
+
 export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const attrN = c.turns * 4 * 12;
   if (DELTA.length < attrN) DELTA = new Float64Array(attrN);
@@ -775,7 +1228,8 @@ export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState
   useAttrition(c.attritionOn);
   SLOTS[0] = c.slots[0];
   SLOTS[1] = c.slots[1];
-  playTrials(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
+  if (plainCase && !random) playPlain(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
+  else playTrials(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
   flushRecords(acc, attrBase(c), attrN);
   acc[0] += trials;
   acc[A_ATT_WINS] += oWins;
