@@ -836,6 +836,7 @@ function playPlain(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tria
   const arr = ARRIVE;
   const attThr = ATT_THR;
   const attAli = ATT_ALI;
+  const d = DELTA;
   const z1 = Z1;
   const F00 = F0[0];
   const F01 = F0[1];
@@ -888,8 +889,15 @@ function playPlain(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tria
     let fell = false;
     let ever = false;
     let rounds = 0;
-    vf0 = vc0 = vr0 = vf1 = vc1 = vr1 = 0;
-    lastRaw0 = lastRaw1 = -1;
+    // the steps of the last record, per side and place (field, castle, road), and each side's places packed (recordPlaces)
+    let vf0 = 0;
+    let vc0 = 0;
+    let vr0 = 0;
+    let vf1 = 0;
+    let vc1 = 0;
+    let vr1 = 0;
+    let last0 = -1;
+    let last1 = -1;
     // 6.56: a relief force already in the field in R1 of an existing siege attacks the besiegers
     if (relief && own >= 0 && (own === 0 ? c0 : c1) !== 0 && (f0 | s0) !== 0 && (f1 | s1) !== 0) att = own;
     let in0 = true;
@@ -898,273 +906,317 @@ function playPlain(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tria
       // === one game turn (6.5: battleTurn) ===
       const base = (turn - 1) * 4 * 12;
       const existing = turn > 1 || relief;
-      let slot = 0;
       let toAttrition = false;
-      for (let r = 1; r <= 3; r++) {
-        slot = r - 1;
-        if (turn === 1 && r > 1 && n0 + n1 > 0) {
-          const before = (f0 | s0) !== 0 && (f1 | s1) !== 0;
-          // the reserves due by round r join the field (arrive)
-          for (let rr = arrived + 1; rr <= r; rr++) {
-            const k = rr * 8;
-            if (arr[k + 2] !== 0) {
-              f0 += arr[k];
-              n0 -= arr[k + 2];
-              p0 -= arr[k + 3];
-            }
-            if (arr[k + 6] !== 0) {
-              f1 += arr[k + 4];
-              n1 -= arr[k + 6];
-              p1 -= arr[k + 7];
-            }
-          }
-          if (r > arrived) arrived = r;
-          if (!before && (f0 | s0) !== 0 && (f1 | s1) !== 0 && own >= 0 && (own === 0 ? c0 : c1) !== 0) {
-            // a relief force arrives (3.2, 6.56): the storm is cancelled and the besieged attack
-            if (own === 0) {
-              f1 += s1;
-              s1 = 0;
-            } else {
-              f0 += s0;
-              s0 = 0;
-            }
-            half = -1;
-            att = own;
-          }
-        }
-        const occ = own >= 0 && (own === 0 ? c0 : c1) !== 0;
-        if (occ) ever = true;
-        const bes = occ ? 1 - own : -1;
-        const fighting = (f0 | s0) !== 0 && (f1 | s1) !== 0;
-        const besInField = bes === 0 ? (f0 | s0) !== 0 : bes === 1 && (f1 | s1) !== 0;
+      let done = false; // the game turn's rounds are over
+      // the slots of the game turn: R1-R3, then its end; each recorded at the bottom of the loop
+      for (let k = 0; k < 4; k++) {
+        let skipped = false;
         let stop = false; // nobody to fight and nobody coming
-        let field = false; // a field round to play
-        let jihad = false;
-        if (r === 1 && occ && !fighting && !besInField && (bes === 0 ? n0 : n1) > 0) {
-          // R1 skipped: the besieger's main force is not there yet
-        } else if (fighting) {
-          rounds++;
-          field = true;
-          jihad = jihadOn && turn === 1 && r === 1 && att === attacker0;
-          if (occ && (r > 1 || existing) && sallyPolicy !== 0) {
-            // 6.55, when the castle's blocks would sally (declareSally)
-            const x = own === 0 ? c0 : c1;
-            const e = 1 - own;
-            const inside = sums[own * z1 + x];
-            if (
-              inside !== 0 &&
-              (sallyPolicy !== 2 ||
-                inside + (own === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]) >= sallyRatio * (e === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]))
-            ) {
+        if (k < 3 && !done) {
+          const r = k + 1;
+          if (turn === 1 && r > 1 && n0 + n1 > 0) {
+            const before = (f0 | s0) !== 0 && (f1 | s1) !== 0;
+            // the reserves due by round r join the field (arrive)
+            for (let rr = arrived + 1; rr <= r; rr++) {
+              const j = rr * 8;
+              if (arr[j + 2] !== 0) {
+                f0 += arr[j];
+                n0 -= arr[j + 2];
+                p0 -= arr[j + 3];
+              }
+              if (arr[j + 6] !== 0) {
+                f1 += arr[j + 4];
+                n1 -= arr[j + 6];
+                p1 -= arr[j + 7];
+              }
+            }
+            if (r > arrived) arrived = r;
+            if (!before && (f0 | s0) !== 0 && (f1 | s1) !== 0 && own >= 0 && (own === 0 ? c0 : c1) !== 0) {
+              // a relief force arrives (3.2, 6.56): the storm is cancelled and the besieged attack
               if (own === 0) {
-                sal0 |= mask[x];
-                f0 += x;
-                c0 = 0;
+                f1 += s1;
+                s1 = 0;
               } else {
-                sal1 |= mask[z1 + x];
-                f1 += x;
-                c1 = 0;
+                f0 += s0;
+                s0 = 0;
               }
-            }
-          }
-        } else if (occ && besInField) {
-          // a siege round (6.53): storm, else sally, else both pass
-          // 6.53, 6.54 (declareStorm): stormers keep storming; the strongest field blocks join up to the castle limit, by the policy
-          const cx = own === 0 ? c0 : c1;
-          const stormers = bes === 0 ? s0 : s1;
-          const fb = bes === 0 ? f0 : f1;
-          const row = bes * z1;
-          const enough = stormRatio2 * sums[own * z1 + cx];
-          let storm = stormers !== 0;
-          if (stormers !== 0 || (stormPolicy !== 0 && (stormPolicy !== 2 || sums[row + fb] >= enough))) {
-            const storming = nzs[row + stormers];
-            let f = fb;
-            let add = 0;
-            let addSteps = 0;
-            for (let k = storming; k < rating; k++) {
-              // the strongest field block, the first in position order among equals (TIED's first)
-              const most = maxd[row + f];
-              if (most === 0) break;
-              const best = tied[(row + f) * TABLE_MAX];
-              f -= most * POW5[best];
-              add += most * POW5[best];
-              addSteps += most;
-            }
-            // policy.storm_top_up: a storm under way takes them untested (always), or by the test (retest)
-            if ((storming > 0 && !stormRetest) || stormPolicy === 1 || sums[row + stormers] + addSteps >= enough) {
-              storm = stormers + add !== 0;
-              if (bes === 0) {
-                f0 -= add;
-                s0 = stormers + add;
-              } else {
-                f1 -= add;
-                s1 = stormers + add;
-              }
-            }
-          }
-          if (storm) {
-            // the storm (4.4: stormRound): the castle, its half-hit and the stormers, one table draw
-            rounds++;
-            att = bes;
-            const o = own * 2 + (jihadOn && turn === 1 && r === 1 && bes === attacker0 ? 1 : 0);
-            let sx = bes === 0 ? s0 : s1;
-            const e = roundEnd(rng, 1, o, cx, sx, half);
-            const x = e & 0xfff;
-            sx = (e >>> B_SHIFT) & 0xfff;
-            half = (e >>> H_SHIFT) - 1;
-            if (own === 0) c0 = x;
-            else c1 = x;
-            // stormEnd: the castle emptied (it falls, or with relief coming changes hands), or no stormer left
-            if (x === 0) {
-              if ((own === 0 ? n0 : n1) > 0) {
-                att = own; // the besieged's reserves will attack; the besieger holds the empty castle
-                own = bes;
-              } else fell = true;
-              if (bes === 0) f0 += sx;
-              else f1 += sx;
-              sx = 0;
               half = -1;
-            } else if (sx === 0) half = -1; // storming repulsed: the half-hit is lost
-            if (bes === 0) s0 = sx;
-            else s1 = sx;
-          } else {
-            // 6.55 (declareSally): the castle's blocks all sally, by the policy
-            const x = cx;
-            const inside = sums[own * z1 + x];
-            if (
-              sallyPolicy !== 0 &&
-              inside !== 0 &&
-              (sallyPolicy !== 2 ||
-                inside + (own === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]) >= sallyRatio * (bes === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]))
-            ) {
-              if (own === 0) {
-                sal0 |= mask[x];
-                f0 += x;
-                c0 = 0;
-              } else {
-                sal1 |= mask[z1 + x];
-                f1 += x;
-                c1 = 0;
+              att = own;
+            }
+          }
+          const occ = own >= 0 && (own === 0 ? c0 : c1) !== 0;
+          if (occ) ever = true;
+          const bes = occ ? 1 - own : -1;
+          const fighting = (f0 | s0) !== 0 && (f1 | s1) !== 0;
+          const besInField = bes === 0 ? (f0 | s0) !== 0 : bes === 1 && (f1 | s1) !== 0;
+          let field = false; // a field round to play
+          let jihad = false;
+          if (r === 1 && occ && !fighting && !besInField && (bes === 0 ? n0 : n1) > 0) {
+            skipped = true; // R1 skipped: the besieger's main force is not there yet
+          } else if (fighting) {
+            rounds++;
+            field = true;
+            jihad = jihadOn && turn === 1 && r === 1 && att === attacker0;
+            if (occ && (r > 1 || existing) && sallyPolicy !== 0) {
+              // 6.55, when the castle's blocks would sally (declareSally)
+              const x = own === 0 ? c0 : c1;
+              const e = 1 - own;
+              const inside = sums[own * z1 + x];
+              if (
+                inside !== 0 &&
+                (sallyPolicy !== 2 ||
+                  inside + (own === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]) >= sallyRatio * (e === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]))
+              ) {
+                if (own === 0) {
+                  sal0 |= mask[x];
+                  f0 += x;
+                  c0 = 0;
+                } else {
+                  sal1 |= mask[z1 + x];
+                  f1 += x;
+                  c1 = 0;
+                }
               }
+            }
+          } else if (occ && besInField) {
+            // a siege round (6.53): storm, else sally, else both pass
+            // 6.53, 6.54 (declareStorm): stormers keep storming; the strongest field blocks join up to the castle limit, by the policy
+            const cx = own === 0 ? c0 : c1;
+            const stormers = bes === 0 ? s0 : s1;
+            const fb = bes === 0 ? f0 : f1;
+            const row = bes * z1;
+            const enough = stormRatio2 * sums[own * z1 + cx];
+            let storm = stormers !== 0;
+            if (stormers !== 0 || (stormPolicy !== 0 && (stormPolicy !== 2 || sums[row + fb] >= enough))) {
+              const storming = nzs[row + stormers];
+              let f = fb;
+              let add = 0;
+              let addSteps = 0;
+              for (let j = storming; j < rating; j++) {
+                // the strongest field block, the first in position order among equals (TIED's first)
+                const most = maxd[row + f];
+                if (most === 0) break;
+                const best = tied[(row + f) * TABLE_MAX];
+                f -= most * POW5[best];
+                add += most * POW5[best];
+                addSteps += most;
+              }
+              // policy.storm_top_up: a storm under way takes them untested (always), or by the test (retest)
+              if ((storming > 0 && !stormRetest) || stormPolicy === 1 || sums[row + stormers] + addSteps >= enough) {
+                storm = stormers + add !== 0;
+                if (bes === 0) {
+                  f0 -= add;
+                  s0 = stormers + add;
+                } else {
+                  f1 -= add;
+                  s1 = stormers + add;
+                }
+              }
+            }
+            if (storm) {
+              // the storm (4.4: stormRound): the castle, its half-hit and the stormers, one table draw
               rounds++;
-              att = own; // a sally into an uncontested field attacks
-              field = true;
-            } else if (!((own === 0 ? n0 : n1) > 0 || (!declinedAttrition && (bes === 0 ? n0 : n1) > 0))) toAttrition = true;
-          }
-        } else if (n0 + n1 === 0) stop = true;
-        if (field) {
-          // a field round (2.3: fieldRound), one table draw
-          const o = (1 - att) * 2 + (jihad ? 1 : 0);
-          const e = roundEnd(rng, 0, o, f0, f1, -1);
-          f0 = e & 0xfff;
-          f1 = (e >>> B_SHIFT) & 0xfff;
-          if (f0 === 0 || f1 === 0) {
-            // 2.7 (fieldEnd): a defending main force gone with reserves coming hands over the field (6.41)
-            const def = 1 - att;
-            const defIn = def === 0 ? (f0 | s0) !== 0 : (f1 | s1) !== 0;
-            const attIn = att === 0 ? (f0 | s0) !== 0 : (f1 | s1) !== 0;
-            if (!defIn && attIn && (def === 0 ? n0 : n1) > 0 && (anyRound || r === 1)) {
-              att = def;
-              if (own >= 0 && (own === 0 ? c0 : c1) === 0) own = 1 - att; // the new defender holds the empty castle
+              att = bes;
+              const o = own * 2 + (jihadOn && turn === 1 && r === 1 && bes === attacker0 ? 1 : 0);
+              let sx = bes === 0 ? s0 : s1;
+              const e = roundEnd(rng, 1, o, cx, sx, half);
+              const x = e & 0xfff;
+              sx = (e >>> B_SHIFT) & 0xfff;
+              half = (e >>> H_SHIFT) - 1;
+              if (own === 0) c0 = x;
+              else c1 = x;
+              // stormEnd: the castle emptied (it falls, or with relief coming changes hands), or no stormer left
+              if (x === 0) {
+                if ((own === 0 ? n0 : n1) > 0) {
+                  att = own; // the besieged's reserves will attack; the besieger holds the empty castle
+                  own = bes;
+                } else fell = true;
+                if (bes === 0) f0 += sx;
+                else f1 += sx;
+                sx = 0;
+                half = -1;
+              } else if (sx === 0) half = -1; // storming repulsed: the half-hit is lost
+              if (bes === 0) s0 = sx;
+              else s1 = sx;
+            } else {
+              // 6.55 (declareSally): the castle's blocks all sally, by the policy
+              const x = cx;
+              const inside = sums[own * z1 + x];
+              if (
+                sallyPolicy !== 0 &&
+                inside !== 0 &&
+                (sallyPolicy !== 2 ||
+                  inside + (own === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]) >= sallyRatio * (bes === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]))
+              ) {
+                if (own === 0) {
+                  sal0 |= mask[x];
+                  f0 += x;
+                  c0 = 0;
+                } else {
+                  sal1 |= mask[z1 + x];
+                  f1 += x;
+                  c1 = 0;
+                }
+                rounds++;
+                att = own; // a sally into an uncontested field attacks
+                field = true;
+              } else if (!((own === 0 ? n0 : n1) > 0 || (!declinedAttrition && (bes === 0 ? n0 : n1) > 0))) toAttrition = true;
+            }
+          } else if (n0 + n1 === 0) stop = true;
+          if (field) {
+            // a field round (2.3: fieldRound), one table draw
+            const o = (1 - att) * 2 + (jihad ? 1 : 0);
+            const e = roundEnd(rng, 0, o, f0, f1, -1);
+            f0 = e & 0xfff;
+            f1 = (e >>> B_SHIFT) & 0xfff;
+            if (f0 === 0 || f1 === 0) {
+              // 2.7 (fieldEnd): a defending main force gone with reserves coming hands over the field (6.41)
+              const def = 1 - att;
+              const defIn = def === 0 ? (f0 | s0) !== 0 : (f1 | s1) !== 0;
+              const attIn = att === 0 ? (f0 | s0) !== 0 : (f1 | s1) !== 0;
+              if (!defIn && attIn && (def === 0 ? n0 : n1) > 0 && (anyRound || r === 1)) {
+                att = def;
+                if (own >= 0 && (own === 0 ? c0 : c1) === 0) own = 1 - att; // the new defender holds the empty castle
+              }
             }
           }
-        }
-        recordPlaces(base + slot * 12, f0 + s0, c0, p0, f1 + s1, c1, p1);
-        if (stop || fell || toAttrition) break;
-        if ((f0 | c0 | s0) === 0 && n0 === 0) break;
-        if ((f1 | c1 | s1) === 0 && n1 === 0) break;
-      }
-      // rounds not fought: the reserves still arrive on time, for the record (else nothing moved)
-      if (turn === 1)
-        for (let s = slot + 1; s < 3; s++)
-          if (n0 + n1 > 0) {
-            for (let rr = arrived + 1; rr <= s + 1; rr++) {
-              const k = rr * 8;
-              if (arr[k + 2] !== 0) {
-                f0 += arr[k];
-                n0 -= arr[k + 2];
-                p0 -= arr[k + 3];
-              }
-              if (arr[k + 6] !== 0) {
-                f1 += arr[k + 4];
-                n1 -= arr[k + 6];
-                p1 -= arr[k + 7];
-              }
+        } else if (k < 3) {
+          // a round not fought: the reserves still arrive on time, for the record (else nothing moved)
+          if (turn !== 1 || n0 + n1 === 0) continue;
+          for (let rr = arrived + 1; rr <= k + 1; rr++) {
+            const j = rr * 8;
+            if (arr[j + 2] !== 0) {
+              f0 += arr[j];
+              n0 -= arr[j + 2];
+              p0 -= arr[j + 3];
             }
-            if (s + 1 > arrived) arrived = s + 1;
-            recordPlaces(base + s * 12, f0 + s0, c0, p0, f1 + s1, c1, p1);
+            if (arr[j + 6] !== 0) {
+              f1 += arr[j + 4];
+              n1 -= arr[j + 6];
+              p1 -= arr[j + 7];
+            }
           }
-      // After R3 (2.8): sallies go back in, stormers come out, the half-hit is lost, late reserves join.
-      if (sal0 !== 0) {
-        const v = sallyBack(0, f0, sal0);
-        f0 -= v;
-        c0 += v;
-        sal0 = 0;
-      }
-      if (sal1 !== 0) {
-        const v = sallyBack(1, f1, sal1);
-        f1 -= v;
-        c1 += v;
-        sal1 = 0;
-      }
-      f0 += s0;
-      s0 = 0;
-      f1 += s1;
-      s1 = 0;
-      if (n0 + n1 > 0) {
-        for (let rr = arrived + 1; rr <= 3; rr++) {
-          const k = rr * 8;
-          if (arr[k + 2] !== 0) {
-            f0 += arr[k];
-            n0 -= arr[k + 2];
-            p0 -= arr[k + 3];
-          }
-          if (arr[k + 6] !== 0) {
-            f1 += arr[k + 4];
-            n1 -= arr[k + 6];
-            p1 -= arr[k + 7];
-          }
-        }
-        arrived = 4;
-      }
-      half = -1;
-      if (!fell && f0 !== 0 && f1 !== 0) {
-        // the field attacker retreats every field block (a relief force too: retreatAll)
-        if (att === 0) {
-          l0 += retreatSteps(0, f0, slots0);
-          f0 = 0;
+          if (k + 1 > arrived) arrived = k + 1;
         } else {
-          l1 += retreatSteps(1, f1, slots1);
-          f1 = 0;
-        }
-      }
-      if (!fell && own >= 0 && (own === 0 ? c0 : c1) !== 0) {
-        const bes = 1 - own;
-        if (besiegerRetreats && (bes === 0 ? f0 : f1) !== 0) {
-          if (bes === 0) {
-            l0 += retreatSteps(0, f0, slots0);
-            f0 = 0;
-          } else {
-            l1 += retreatSteps(1, f1, slots1);
-            f1 = 0;
+          // After R3 (2.8): sallies go back in, stormers come out, the half-hit is lost, late reserves join.
+          if (sal0 !== 0) {
+            const v = sallyBack(0, f0, sal0);
+            f0 -= v;
+            c0 += v;
+            sal0 = 0;
+          }
+          if (sal1 !== 0) {
+            const v = sallyBack(1, f1, sal1);
+            f1 -= v;
+            c1 += v;
+            sal1 = 0;
+          }
+          f0 += s0;
+          s0 = 0;
+          f1 += s1;
+          s1 = 0;
+          if (n0 + n1 > 0) {
+            for (let rr = arrived + 1; rr <= 3; rr++) {
+              const j = rr * 8;
+              if (arr[j + 2] !== 0) {
+                f0 += arr[j];
+                n0 -= arr[j + 2];
+                p0 -= arr[j + 3];
+              }
+              if (arr[j + 6] !== 0) {
+                f1 += arr[j + 4];
+                n1 -= arr[j + 6];
+                p1 -= arr[j + 7];
+              }
+            }
+            arrived = 4;
+          }
+          half = -1;
+          if (!fell && f0 !== 0 && f1 !== 0) {
+            // the field attacker retreats every field block (a relief force too: retreatAll)
+            if (att === 0) {
+              l0 += retreatSteps(0, f0, slots0);
+              f0 = 0;
+            } else {
+              l1 += retreatSteps(1, f1, slots1);
+              f1 = 0;
+            }
+          }
+          if (!fell && own >= 0 && (own === 0 ? c0 : c1) !== 0) {
+            const bes = 1 - own;
+            if (besiegerRetreats && (bes === 0 ? f0 : f1) !== 0) {
+              if (bes === 0) {
+                l0 += retreatSteps(0, f0, slots0);
+                f0 = 0;
+              } else {
+                l1 += retreatSteps(1, f1, slots1);
+                f1 = 0;
+              }
+            }
+            if ((bes === 0 ? f0 : f1) !== 0) {
+              // 6.57 (attrition): once per game turn, the castle blocks that lose a step as one draw
+              let x = own === 0 ? c0 : c1;
+              const m = mask[own * z1 + x];
+              if (m !== 0) {
+                const u = nextI32(rng);
+                const j = u >>> 27;
+                const at = (m << 5) + j;
+                x -= SUBSET_POW5[(u & 0x7ffffff) < attThr[at] ? j : attAli[at]];
+              }
+              if (own === 0) c0 = x;
+              else c1 = x;
+              if (x === 0) fell = true; // (the besieger is in the town: in its field)
+            }
           }
         }
-        if ((bes === 0 ? f0 : f1) !== 0) {
-          // 6.57 (attrition): once per game turn, the castle blocks that lose a step as one draw
-          let x = own === 0 ? c0 : c1;
-          const m = mask[own * z1 + x];
-          if (m !== 0) {
-            const u = nextI32(rng);
-            const j = u >>> 27;
-            const at = (m << 5) + j;
-            x -= SUBSET_POW5[(u & 0x7ffffff) < attThr[at] ? j : attAli[at]];
+        // the record (recordPlaces, with the last values in locals)
+        const at = base + k * 12;
+        const x0 = f0 + s0;
+        const raw0 = x0 | (c0 << 12) | (p0 << 24);
+        if (raw0 !== last0) {
+          last0 = raw0;
+          const f = sums[x0];
+          const q = sums[c0];
+          if (f !== vf0) {
+            d[at] += f - vf0;
+            d[at + 1] += f * f - vf0 * vf0;
+            vf0 = f;
           }
-          if (own === 0) c0 = x;
-          else c1 = x;
-          if (x === 0) fell = true; // (the besieger is in the town: in its field)
+          if (q !== vc0) {
+            d[at + 2] += q - vc0;
+            d[at + 3] += q * q - vc0 * vc0;
+            vc0 = q;
+          }
+          if (p0 !== vr0) {
+            d[at + 4] += p0 - vr0;
+            d[at + 5] += p0 * p0 - vr0 * vr0;
+            vr0 = p0;
+          }
         }
+        const x1 = f1 + s1;
+        const raw1 = x1 | (c1 << 12) | (p1 << 24);
+        if (raw1 !== last1) {
+          last1 = raw1;
+          const f = sums[z1 + x1];
+          const q = sums[z1 + c1];
+          if (f !== vf1) {
+            d[at + 6] += f - vf1;
+            d[at + 7] += f * f - vf1 * vf1;
+            vf1 = f;
+          }
+          if (q !== vc1) {
+            d[at + 8] += q - vc1;
+            d[at + 9] += q * q - vc1 * vc1;
+            vc1 = q;
+          }
+          if (p1 !== vr1) {
+            d[at + 10] += p1 - vr1;
+            d[at + 11] += p1 * p1 - vr1 * vr1;
+            vr1 = p1;
+          }
+        }
+        if (k < 3 && !done && !skipped) done = fell || toAttrition || stop || ((f0 | c0 | s0) === 0 && n0 === 0) || ((f1 | c1 | s1) === 0 && n1 === 0);
       }
-      recordPlaces(base + 3 * 12, f0, c0, p0, f1, c1, p1);
       in0 = (f0 | c0) !== 0;
       in1 = (f1 | c1) !== 0;
       if (!in0 || !in1 || fell) break;
