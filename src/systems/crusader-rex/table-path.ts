@@ -54,6 +54,7 @@ var NEXT: Int8Array = new Int8Array(0);
 var TIES: Uint8Array = new Uint8Array(0);
 var TIED: Int8Array = new Int8Array(0);
 var MASK: Uint8Array = new Uint8Array(0);
+var TOP: Uint16Array = new Uint16Array(0);
 var dOff: Int32Array = new Int32Array(2);
 var aOff: Int32Array = new Int32Array(2);
 var zOff: Int32Array = new Int32Array(2);
@@ -92,7 +93,7 @@ var A1 = 0;
 
 /** The case the table path runs next. */
 export function useTables(t: Tables): void {
-  ({ DIG, APP, NZ, SUM, MAXD, NEXT, TIES, TIED, MASK, dOff, aOff, zOff, nSide, bPos, bHarrier } = t);
+  ({ DIG, APP, NZ, SUM, MAXD, NEXT, TIES, TIED, MASK, TOP, dOff, aOff, zOff, nSide, bPos, bHarrier } = t);
   ({ F0, C0, pend0, pendN0, pendS0, initialS, ARRIVE, runFrom, runTo, runSide, runBase, runLog, runKind, runAlt, runAltLog, runBlock, runDecide, plainOrder, THR, ALI } = t);
   Z1 = zOff[1];
   D1 = dOff[1];
@@ -830,8 +831,7 @@ function playPlain(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tria
   // the case's tables, start and rules, read once
   const sums = SUM;
   const nzs = NZ;
-  const maxd = MAXD;
-  const tied = TIED;
+  const top = TOP;
   const mask = MASK;
   const arr = ARRIVE;
   const attThr = ATT_THR;
@@ -988,19 +988,10 @@ function playPlain(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tria
             const enough = stormRatio2 * sums[own * z1 + cx];
             let storm = stormers !== 0;
             if (stormers !== 0 || (stormPolicy !== 0 && (stormPolicy !== 2 || sums[row + fb] >= enough))) {
+              // the strongest field blocks up to the castle limit, the first in position order among equals, one by one (TOP)
               const storming = nzs[row + stormers];
-              let f = fb;
-              let add = 0;
-              let addSteps = 0;
-              for (let j = storming; j < rating; j++) {
-                // the strongest field block, the first in position order among equals (TIED's first)
-                const most = maxd[row + f];
-                if (most === 0) break;
-                const best = tied[(row + f) * TABLE_MAX];
-                f -= most * POW5[best];
-                add += most * POW5[best];
-                addSteps += most;
-              }
+              const add = storming < rating ? top[(row + fb) * (TABLE_MAX + 1) + Math.min(rating - storming, TABLE_MAX)] : 0;
+              const addSteps = sums[row + add];
               // policy.storm_top_up: a storm under way takes them untested (always), or by the test (retest)
               if ((storming > 0 && !stormRetest) || stormPolicy === 1 || sums[row + stormers] + addSteps >= enough) {
                 storm = stormers + add !== 0;
