@@ -19,7 +19,7 @@
 import { HS, NO_DICE, POW5, type Tables } from './state-tables.js';
 
 /** Start states in the hash (a power of two); the hash is emptied at half full. */
-const HSIZE = 1 << 14;
+export const HSIZE = 1 << 14;
 /**
  * Pool words: a table of n outcomes takes 2^log (its guide) + 2 n. The pool starts small and
  * doubles up to POOL_MAX when full (a sweep keeps a case per point in each worker; the bundled

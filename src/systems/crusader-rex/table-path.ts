@@ -39,7 +39,7 @@ import type { CrusaderRexCompiled } from './compile.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
 
 import { HS, NO_DICE, POW5, TABLE_MAX, aliasTable, type Tables } from './state-tables.js';
-import { B_SHIFT, H_SHIFT, roundCacheFor, roundTable, type RoundCache } from './round-tables.js';
+import { B_SHIFT, HSIZE, H_SHIFT, hashSlot, roundCacheFor, roundKey, roundTable, type RoundCache } from './round-tables.js';
 
 
 // The case's tables and the trial's scalars are module `var`s, not `let`s: every read of a
@@ -837,6 +837,10 @@ function playPlain(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tria
   const attThr = ATT_THR;
   const attAli = ATT_ALI;
   const d = DELTA;
+  const rc = RC!;
+  const tab = TAB!;
+  const H = rc.H;
+  let P = rc.POOL;
   const z1 = Z1;
   const F00 = F0[0];
   const F01 = F0[1];
@@ -951,6 +955,11 @@ function playPlain(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tria
           const besInField = bes === 0 ? (f0 | s0) !== 0 : bes === 1 && (f1 | s1) !== 0;
           let field = false; // a field round to play
           let jihad = false;
+          let drawn = 0; // the round to draw: 1 a storm, 2 a field round
+          let ro = 0; // its start: order, the two states and the carried half-hit (round-tables.ts roundKey)
+          let ra = 0;
+          let rb = 0;
+          let rh = -1;
           if (r === 1 && occ && !fighting && !besInField && (bes === 0 ? n0 : n1) > 0) {
             skipped = true; // R1 skipped: the besieger's main force is not there yet
           } else if (fighting) {
@@ -1008,27 +1017,11 @@ function playPlain(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tria
               // the storm (4.4: stormRound): the castle, its half-hit and the stormers, one table draw
               rounds++;
               att = bes;
-              const o = own * 2 + (jihadOn && turn === 1 && r === 1 && bes === attacker0 ? 1 : 0);
-              let sx = bes === 0 ? s0 : s1;
-              const e = roundEnd(rng, 1, o, cx, sx, half);
-              const x = e & 0xfff;
-              sx = (e >>> B_SHIFT) & 0xfff;
-              half = (e >>> H_SHIFT) - 1;
-              if (own === 0) c0 = x;
-              else c1 = x;
-              // stormEnd: the castle emptied (it falls, or with relief coming changes hands), or no stormer left
-              if (x === 0) {
-                if ((own === 0 ? n0 : n1) > 0) {
-                  att = own; // the besieged's reserves will attack; the besieger holds the empty castle
-                  own = bes;
-                } else fell = true;
-                if (bes === 0) f0 += sx;
-                else f1 += sx;
-                sx = 0;
-                half = -1;
-              } else if (sx === 0) half = -1; // storming repulsed: the half-hit is lost
-              if (bes === 0) s0 = sx;
-              else s1 = sx;
+              drawn = 1;
+              ro = own * 2 + (jihadOn && turn === 1 && r === 1 && bes === attacker0 ? 1 : 0);
+              ra = cx;
+              rb = bes === 0 ? s0 : s1;
+              rh = half;
             } else {
               // 6.55 (declareSally): the castle's blocks all sally, by the policy
               const x = cx;
@@ -1055,19 +1048,75 @@ function playPlain(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tria
             }
           } else if (n0 + n1 === 0) stop = true;
           if (field) {
-            // a field round (2.3: fieldRound), one table draw
-            const o = (1 - att) * 2 + (jihad ? 1 : 0);
-            const e = roundEnd(rng, 0, o, f0, f1, -1);
-            f0 = e & 0xfff;
-            f1 = (e >>> B_SHIFT) & 0xfff;
-            if (f0 === 0 || f1 === 0) {
+            // a field round (2.3: fieldRound)
+            drawn = 2;
+            ro = (1 - att) * 2 + (jihad ? 1 : 0);
+            ra = f0;
+            rb = f1;
+            rh = -1;
+          }
+          if (drawn !== 0) {
+            // the round's end state, one draw from the table of its start (round-tables.ts), found
+            // in the hash (roundTable; made there the first time the start is met)
+            const storm = drawn & 1;
+            const key = roundKey(storm, ro, ra, rb, rh);
+            let h = hashSlot(key);
+            let v = -1;
+            for (let q = H[2 * h]; q !== 0; q = H[2 * h]) {
+              if (q === key + 1) {
+                v = H[2 * h + 1];
+                break;
+              }
+              h = (h + 1) & (HSIZE - 1);
+            }
+            if (v < 0) {
+              v = roundTable(rc, tab, storm, ro, ra, rb, rh);
+              P = rc.POOL; // (grown, perhaps)
+            }
+            // by inversion (roundEnd)
+            const log = v & 31;
+            const at = v >>> 5;
+            let e = P[at + 1];
+            if (log !== 0) {
+              const u = nextI32(rng);
+              const us = u ^ 0x80000000;
+              let j = at + (1 << log) + 2 * P[at + (u >>> (32 - log))];
+              while (P[j] < us) j += 2;
+              e = P[j + 1];
+            }
+            const ea = e & 0xfff;
+            const eb = (e >>> B_SHIFT) & 0xfff;
+            if (drawn === 1) {
+              // the storm's end: the castle, its half-hit, the stormers (stormRound)
+              let sx = eb;
+              half = (e >>> H_SHIFT) - 1;
+              if (own === 0) c0 = ea;
+              else c1 = ea;
+              // stormEnd: the castle emptied (it falls, or with relief coming changes hands), or no stormer left
+              if (ea === 0) {
+                if ((own === 0 ? n0 : n1) > 0) {
+                  att = own; // the besieged's reserves will attack; the besieger holds the empty castle
+                  own = bes;
+                } else fell = true;
+                if (bes === 0) f0 += sx;
+                else f1 += sx;
+                sx = 0;
+                half = -1;
+              } else if (sx === 0) half = -1; // storming repulsed: the half-hit is lost
+              if (bes === 0) s0 = sx;
+              else s1 = sx;
+            } else {
+              f0 = ea;
+              f1 = eb;
+              if (f0 === 0 || f1 === 0) {
               // 2.7 (fieldEnd): a defending main force gone with reserves coming hands over the field (6.41)
               const def = 1 - att;
               const defIn = def === 0 ? (f0 | s0) !== 0 : (f1 | s1) !== 0;
               const attIn = att === 0 ? (f0 | s0) !== 0 : (f1 | s1) !== 0;
               if (!defIn && attIn && (def === 0 ? n0 : n1) > 0 && (anyRound || r === 1)) {
                 att = def;
-                if (own >= 0 && (own === 0 ? c0 : c1) === 0) own = 1 - att; // the new defender holds the empty castle
+                  if (own >= 0 && (own === 0 ? c0 : c1) === 0) own = 1 - att; // the new defender holds the empty castle
+                }
               }
             }
           }
