@@ -39,7 +39,7 @@ import type { CrusaderRexCompiled } from './compile.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
 
 import { HS, NO_DICE, POW5, TABLE_MAX, aliasTable, type Tables } from './state-tables.js';
-import { B_SHIFT, HSIZE, H_SHIFT, hashSlot, roundCacheFor, roundKey, roundTable, type RoundCache } from './round-tables.js';
+import { B_SHIFT, H_SHIFT, hashSlot, roundCacheFor, roundKey, roundTable, type RoundCache } from './round-tables.js';
 
 
 // The case's tables and the trial's scalars are module `var`s, not `let`s: every read of a
@@ -839,7 +839,8 @@ function playPlain(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tria
   const d = DELTA;
   const rc = RC!;
   const tab = TAB!;
-  const H = rc.H;
+  let H = rc.H;
+  let hm = (H.length >> 1) - 1;
   let P = rc.POOL;
   const z1 = Z1;
   const F00 = F0[0];
@@ -1060,18 +1061,20 @@ function playPlain(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tria
             // in the hash (roundTable; made there the first time the start is met)
             const storm = drawn & 1;
             const key = roundKey(storm, ro, ra, rb, rh);
-            let h = hashSlot(key);
+            let h = hashSlot(key, hm);
             let v = -1;
             for (let q = H[2 * h]; q !== 0; q = H[2 * h]) {
               if (q === key + 1) {
                 v = H[2 * h + 1];
                 break;
               }
-              h = (h + 1) & (HSIZE - 1);
+              h = (h + 1) & hm;
             }
             if (v < 0) {
               v = roundTable(rc, tab, storm, ro, ra, rb, rh);
               P = rc.POOL; // (grown, perhaps)
+              H = rc.H;
+              hm = (H.length >> 1) - 1;
             }
             // by inversion (roundEnd)
             const log = v & 31;
