@@ -21,7 +21,10 @@
  *    retreat) is a run of its own, decided before it fires.
  *  - A round of plain volleys (every run plain, ties by hit order) is one draw of its end state
  *    from a table made the first time its start is met (round-tables.ts): the run-by-run loop
- *    below is for rounds with a charge or a choice, and for the random tie-break.
+ *    below is for rounds with a charge or a choice, and for the random tie-break. A case whose
+ *    every round is such a draw (every bundled castle file) plays its trials in playPlain: the
+ *    same steps and draws as playTrials and battleTurn, the trial's state in locals of one
+ *    function.
  *  - Double defense (1.5, 6.54): a half-hit first on the strongest (NEXT gives the block), the
  *    next hit on the same block; with the fixed tie-break two hits are one APPLY hit. The random
  *    tie-break (6.31): hits one at a time, each on one of the TIES tied blocks, uniformly.
