@@ -18,7 +18,12 @@
  */
 import { HS, NO_DICE, POW5, type Tables } from './state-tables.js';
 
-/** Start states in the hash (a power of two); the hash is emptied at half full. */
+/**
+ * Start states in the hash (powers of two): it starts at HSTART slots (8 KiB, so that the probes
+ * of a case's few hundred starts stay in the processor's nearest cache), doubles at half full up
+ * to HSIZE, and is emptied at half full there.
+ */
+const HSTART = 1 << 10;
 const HSIZE = 1 << 14;
 /**
  * Pool words: a table of n outcomes takes 2^log (its guide) + 2 n. The pool starts small and
@@ -36,7 +41,7 @@ export interface RoundCache {
   /**
    * The hash, two words a slot (one cache line for the probe and the answer): key + 1 (0 when
    * empty), and the table's entry: its first word in POOL << 5 | log2 of its slots (0: one
-   * outcome, no draw).
+   * outcome, no draw). Its slots: H.length / 2, a power of two (hashSlot).
    */
   H: Int32Array;
   used: number;
@@ -63,7 +68,7 @@ export function roundCacheFor(t: Tables): RoundCache {
     const known = byContent.get(key);
     if (known !== undefined && known[0].APP === t.APP && known[0].NEXT === t.NEXT) r = known[1];
     else {
-      r = { H: new Int32Array(2 * HSIZE), used: 0, POOL: new Int32Array(POOL_START), top: 0 };
+      r = { H: new Int32Array(2 * HSTART), used: 0, POOL: new Int32Array(POOL_START), top: 0 };
       if (byContent.size >= BY_CONTENT_KEEP) byContent.delete(byContent.keys().next().value!);
       byContent.set(key, [t, r]);
     }
@@ -77,9 +82,25 @@ export function roundKey(storm: number, o: number, a: number, b: number, half: n
   return (storm << 30) | (o << 28) | ((half + 1) << 24) | (b << B_SHIFT) | a;
 }
 
-/** The hash slot of a key. */
-export function hashSlot(key: number): number {
-  return (Math.imul(key, 0x9e3779b1) >>> 18) & (HSIZE - 1);
+/** The hash slot of a key in a hash of mask + 1 slots (mask: H.length / 2 - 1). */
+export function hashSlot(key: number, mask: number): number {
+  return (Math.imul(key, 0x9e3779b1) >>> 18) & mask;
+}
+
+/** The hash at twice its slots, its starts put in again. */
+function growHash(r: RoundCache): void {
+  const old = r.H;
+  const H = new Int32Array(2 * old.length);
+  const mask = (H.length >> 1) - 1;
+  for (let i = 0; i < old.length; i += 2) {
+    const k = old[i];
+    if (k === 0) continue;
+    let h = hashSlot(k - 1, mask);
+    while (H[2 * h] !== 0) h = (h + 1) & mask;
+    H[2 * h] = k;
+    H[2 * h + 1] = old[i + 1];
+  }
+  r.H = H;
 }
 
 // === the distribution of a round's end states (cold: once per start) ===========================
@@ -287,13 +308,15 @@ function makeTable(r: RoundCache, t: Tables, key: number, storm: boolean, o: num
     grown.set(r.POOL);
     r.POOL = grown;
   }
-  if (r.used >= HSIZE >> 1 || r.top + words > r.POOL.length) {
+  if (r.used >= r.H.length >> 2 && r.H.length < 2 * HSIZE) growHash(r);
+  if (r.used >= r.H.length >> 2 || r.top + words > r.POOL.length) {
     r.H.fill(0);
     r.used = 0;
     r.top = 0;
   }
-  let h = hashSlot(key);
-  while (r.H[2 * h] !== 0) h = (h + 1) & (HSIZE - 1);
+  const mask = (r.H.length >> 1) - 1;
+  let h = hashSlot(key, mask);
+  while (r.H[2 * h] !== 0) h = (h + 1) & mask;
   const e = r.top;
   r.top += words;
   r.H[2 * h] = key + 1;
@@ -332,10 +355,11 @@ function makeTable(r: RoundCache, t: Tables, key: number, storm: boolean, o: num
 export function roundTable(r: RoundCache, t: Tables, storm: number, o: number, a: number, b: number, half: number): number {
   const key = roundKey(storm, o, a, b, half);
   const H = r.H;
-  let h = hashSlot(key);
+  const mask = (H.length >> 1) - 1;
+  let h = hashSlot(key, mask);
   for (let k = H[2 * h]; k !== 0; k = H[2 * h]) {
     if (k === key + 1) return H[2 * h + 1];
-    h = (h + 1) & (HSIZE - 1);
+    h = (h + 1) & mask;
   }
   return makeTable(r, t, key, storm === 1, o, a, b, half);
 }

@@ -45,6 +45,7 @@ export interface Tables extends Runs {
   TIES: Uint8Array; // blocks with the most steps
   TIED: Int8Array; // their positions: [(sd * Z1 + x) * TABLE_MAX + j]
   MASK: Uint8Array; // positions present, as bits
+  TOP: Uint16Array; // the k strongest blocks (position order among equals) as a state: [(sd * Z1 + x) * (TABLE_MAX + 1) + k]
   dOff: Int32Array;
   aOff: Int32Array;
   zOff: Int32Array;
@@ -184,6 +185,8 @@ export interface SideTables {
   ties: Uint8Array;
   tied: Int8Array;
   mask: Uint8Array;
+  /** The k strongest blocks of state x, as a state: [x * (TABLE_MAX + 1) + k], taken one by one, the first in position order among equals (stormers joining, 6.53). */
+  top: Uint16Array;
   digit: Uint8Array;
 }
 
@@ -202,6 +205,7 @@ function buildSideTables(n: number, pref: number[]): SideTables {
   const ties = new Uint8Array(states);
   const tied = new Int8Array(states * TABLE_MAX).fill(-1);
   const mask = new Uint8Array(states);
+  const top = new Uint16Array(states * (TABLE_MAX + 1));
   const digit = new Uint8Array(states * n);
   const order = Int32Array.from(pref);
   const d = new Int32Array(n);
@@ -229,12 +233,22 @@ function buildSideTables(n: number, pref: number[]): SideTables {
       if (d[j] > 0 && (best < 0 || d[j] > d[best])) best = j;
     }
     next[x] = best;
+    // the strongest blocks one by one (what is left is a smaller state, its max and tied made before)
+    for (let k = 1, f = x, add = 0; k <= TABLE_MAX; k++) {
+      const m = max[f];
+      if (m > 0) {
+        const v = m * POW5[tied[f * TABLE_MAX]];
+        f -= v;
+        add += v;
+      }
+      top[x * (TABLE_MAX + 1) + k] = add;
+    }
     // h hits on x: the first on its strongest, the other h - 1 on what is left (a smaller state,
     // made before); none left (x = 0): 0 whatever the hits
     apply[x * HS] = x;
     if (best >= 0) apply.copyWithin(x * HS + 1, (x - POW5[best]) * HS, (x - POW5[best]) * HS + HS - 1);
   }
-  return { n, apply, nz, sum, max, next, ties, tied, mask, digit };
+  return { n, apply, nz, sum, max, next, ties, tied, mask, top, digit };
 }
 
 /** Two sides' tables in one array, side 1 after side 0 (the field path's too). */
@@ -453,7 +467,7 @@ function buildRuns(c: CrusaderRexCompiled, ords: Int32Array[], pos: Int32Array):
 }
 
 /** Both sides' state tables (the first part of Tables), by block count and hit order (STATE_MADE). */
-type StateTables = Pick<Tables, 'DIG' | 'APP' | 'NZ' | 'SUM' | 'MAXD' | 'NEXT' | 'TIES' | 'TIED' | 'MASK' | 'dOff' | 'aOff' | 'zOff' | 'nSide'>;
+type StateTables = Pick<Tables, 'DIG' | 'APP' | 'NZ' | 'SUM' | 'MAXD' | 'NEXT' | 'TIES' | 'TIED' | 'MASK' | 'TOP' | 'dOff' | 'aOff' | 'zOff' | 'nSide'>;
 
 function stateTables(n: number[], prefs: number[][]): StateTables {
   const key = `${n[0]}:${prefs[0].join(',')}|${n[1]}:${prefs[1].join(',')}`;
@@ -469,6 +483,7 @@ function stateTables(n: number[], prefs: number[][]): StateTables {
       TIES: joined(t0.ties, t1.ties),
       TIED: joined(t0.tied, t1.tied),
       MASK: joined(t0.mask, t1.mask),
+      TOP: joined(t0.top, t1.top),
       dOff: Int32Array.of(0, t0.digit.length),
       aOff: Int32Array.of(0, t0.apply.length),
       zOff: Int32Array.of(0, t0.nz.length),
