@@ -21,7 +21,7 @@ import { buildFieldTables, fieldAliasTable, fieldPathApplies, runField, useField
 import { accLengthCrusaderRex } from './layout.js';
 import { buildOrders, fireOrderReason } from './order.js';
 import { aliasTable, buildTables, tablePathApplies, type Tables } from './state-tables.js';
-import { runTable, useTables } from './table-path.js';
+import { _plainCase, _setPlainOff as setPlainOff, runTable, useTables } from './table-path.js';
 
 export { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_GUARD, A_LIFTED, A_LOST, A_ROUNDS, SURV, accLengthCrusaderRex, attrBase, maxAll } from './layout.js';
 
@@ -81,9 +81,10 @@ function preparedFor(c: CrusaderRexCompiled): Prepared {
 
 /**
  * Which path runs: the kernel's choice, or one forced by the tests ('field': the field path for
- * a closed field battle too, 'table': the table path for a field battle too, 'general').
+ * a closed field battle too, 'table': the table path for a field battle too, 'table-rounds': the
+ * table path playing a plain case round by round instead of in playPlain, 'general').
  */
-export type CrusaderRexPath = 'kernel' | 'field' | 'table' | 'general';
+export type CrusaderRexPath = 'kernel' | 'field' | 'table' | 'table-rounds' | 'general';
 let forced: CrusaderRexPath = 'kernel';
 
 const FIELD = 0;
@@ -103,7 +104,7 @@ function ensure(c: CrusaderRexCompiled): void {
   else if (p.closed && forced === 'kernel') {
     path = CLOSED;
     closed = p.closed;
-  } else if (forced !== 'table' && fieldPathApplies(c)) {
+  } else if (forced !== 'table' && forced !== 'table-rounds' && fieldPathApplies(c)) {
     if (p.field === null) p.field = buildFieldTables(c, p.orders);
     path = FIELD;
     useFieldTables(p.field);
@@ -147,9 +148,12 @@ export const _internals = {
   exactAliasTable,
   hitCounts,
   fireOrderReason,
+  /** Whether the case the kernel last ran on the table path is plain (played in playPlain unless 'table-rounds'). */
+  plainCase: _plainCase,
   /** The path the kernel runs next (tests compare the paths with each other). */
   setPath(p: CrusaderRexPath): void {
     forced = p;
     current = null;
+    setPlainOff(p === 'table-rounds');
   },
 };

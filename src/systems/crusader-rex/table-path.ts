@@ -109,6 +109,16 @@ export function useTables(t: Tables): void {
 /** Every order's runs are plain volleys: with ties by hit order every round is one table draw (playPlain). */
 var plainCase = false;
 
+/** Tests only: play a plain case round by round (playTrials) too, to hold playPlain to it draw for draw. */
+var plainOff = false;
+export function _setPlainOff(off: boolean): void {
+  plainOff = off;
+}
+/** Tests only: whether the tables in use make a case plain (playPlain's cases). */
+export function _plainCase(): boolean {
+  return plainCase;
+}
+
 /**
  * The end of a round of plain volleys from start (a, b, half) of order o (storm 1: a storm, a
  * the castle, b the stormers; storm 0: a field round, a and b the two sides' fields), drawn in
@@ -1326,7 +1336,7 @@ export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState
   useAttrition(c.attritionOn);
   SLOTS[0] = c.slots[0];
   SLOTS[1] = c.slots[1];
-  if (plainCase && !random) playPlain(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
+  if (plainCase && !random && !plainOff) playPlain(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
   else playTrials(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
   flushRecords(acc, attrBase(c), attrN);
   acc[0] += trials;
