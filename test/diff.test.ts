@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { diffSets, diffSummaries, DiffError, scenarioSettings, settingChanges, tunedName, type SummaryDoc } from '../src/api.js';
 import { sameScenario } from '../src/api/diff.js';
-import { diffMarkdown, diffText, pText } from '../src/report/diff-report.js';
+import { diffMarkdown, diffText } from '../src/report/diff-report.js';
 import { MSG } from '../src/scenario/messages.js';
-import { fixedSide } from '../src/report/format.js';
+import { fixedSide, pText } from '../src/report/format.js';
 import {
   differenceInterval,
   holmAdjust,

@@ -327,6 +327,12 @@ export interface HistoryAnalysis {
   commits: CommitInfo[];
   series: HistorySeries[];
   moves: HistoryMove[];
+  /**
+   * The series compared at least once (against an earlier commit of these records): a metric
+   * recorded at one commit only, or without an estimate to test, is in `series` but was never
+   * compared, and no move can be found in it.
+   */
+  compared: number;
 }
 
 /** Summary-metric form of a point, for diff's test: its 95% interval from the 99.9% one kept. */
@@ -366,6 +372,7 @@ export function analyzeHistory(records: readonly HistoryRecord[], opts: { alpha?
   });
   const moves: HistoryMove[] = [];
   const last = new Int32Array(series.length).fill(-1);
+  const compared = new Uint8Array(series.length);
   for (let i = 0; i < records.length; i++) {
     const family: { s: number; from: number; z: number; p: number }[] = [];
     for (let j = 0; j < series.length; j++) {
@@ -378,13 +385,17 @@ export function analyzeHistory(records: readonly HistoryRecord[], opts: { alpha?
       if (p.v === null || q.v === null) continue;
       if (p.k === 'r') {
         const ratio = q.v > 0 ? p.v / q.v : NaN;
+        if (q.v > 0) compared[j] = 1;
         if (ratio < 1 - tolerance || ratio > 1 / (1 - tolerance)) moves.push({ key: series[j].key, at: i, from, before: q.v, after: p.v, ratio });
         continue;
       }
       const a = asSummary(q);
       const b = asSummary(p);
       const row = a && b ? compareMetric(a, b, series[j].name) : undefined;
-      if (row) family.push({ s: j, from, z: row.z, p: pTwoSided(row.z) });
+      if (row) {
+        compared[j] = 1;
+        family.push({ s: j, from, z: row.z, p: pTwoSided(row.z) });
+      }
     }
     const adjusted = holmAdjust(family.map((f) => f.p));
     family.forEach((f, n) => {
@@ -401,5 +412,5 @@ export function analyzeHistory(records: readonly HistoryRecord[], opts: { alpha?
     if (s.firstMoved === null) s.firstMoved = m.at;
   }
   const commits = records.map((r) => ({ sha: r.sha, date: r.date, subject: r.subject, branch: r.branch }));
-  return { alpha, tolerance, commits, series, moves };
+  return { alpha, tolerance, commits, series, moves, compared: compared.reduce((n, c) => n + c, 0) };
 }

@@ -2,7 +2,7 @@
 import type { DiffResult, DiffRow, DiffScenario } from '../api/diff.js';
 import { MSG } from '../scenario/messages.js';
 import { fmtTest } from '../api/test.js';
-import { fixedSide, overDifferentTrialsText, showCount } from './format.js';
+import { fixedSide, overDifferentTrialsText, pText, showCount } from './format.js';
 
 /**
  * `-0.0304 [-0.0349, -0.0259]`: as many decimals as give the interval's half-width two digits, and
@@ -19,15 +19,6 @@ function changeText(r: DiffRow): string {
   // a conditional mean whose event moved: the runs' values average different trials
   const over = o ? ` (${overDifferentTrialsText({ event: o.event, from: o.before, to: o.after })})` : '';
   return `${signed(r.change.value)} [${signed(r.change.ci_low)}, ${signed(r.change.ci_high)}]${over}`;
-}
-
-/**
- * A p-value as the diff prints it. Past z ~ 38 the normal tail underflows to 0 (normalUpperTail
- * keeps its relative accuracy until then); a 0 is printed as the bound it is, not as "0.0e+0".
- */
-export function pText(p: number): string {
-  if (p < 1e-300) return '< 1e-300';
-  return p < 1e-4 ? p.toExponential(1) : String(Number(p.toPrecision(2)));
 }
 
 /** ` against my-keep before (the names differ)`, when the runs' names differ. */
