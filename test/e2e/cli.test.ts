@@ -519,6 +519,9 @@ describe('bad input', () => {
     // the problem and where to look, not 30 lines of usage that push the problem off the screen
     expect(flag.stderr).toBe("error: option '--precision <E>' argument '-1' is invalid. --precision must be a positive number\n(add --help to see the options)\n");
     expect(flag.stdout).toBe('');
+    // a flag whose value was left out does not take the next flag as its value (the seed "--no-progress")
+    const swallowed = await cli(['run', path.join(FIX, 'good-small.yaml'), '--seed', '--no-progress']);
+    expect([swallowed.code, swallowed.stderr]).toEqual([2, "error: option '--seed <S>' argument '--no-progress' is invalid. --seed needs a value: --no-progress is one of run's options, not a value (was the value left out?)\n(add --help to see the options)\n"]);
     const missing = await cli(['run', 'no/such/file.yaml']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe(`no/such/file.yaml  (file)  ${MSG.fileUnreadable('ENOENT')}\nsiegesim: 1 problem found; nothing was run or written\n`);
