@@ -61,6 +61,23 @@ function differenceKey(rows: readonly DiffRow[], code = (k: string) => k): strin
   );
 }
 
+/**
+ * What was compared and did not move, a line per scenario, each metric once with its case (or
+ * how many cases): `grid: did not move: p_test (variant strict), mean_turns in 4 cases`. A count
+ * alone ("1 did not") leaves the reader to guess which.
+ */
+function didNotMove(d: DiffResult): string[] {
+  const out: string[] = [];
+  for (const s of d.scenarios) {
+    const still = new Map<string, string[]>();
+    for (const r of d.rows) if (r.scenario === s.name && !r.moved) still.set(r.metric, [...(still.get(r.metric) ?? []), r.where]);
+    if (still.size === 0) continue;
+    const list = [...still].map(([m, wheres]) => (wheres.length > 1 ? `${m} in ${wheres.length} cases` : wheres[0] ? `${m} (${wheres[0]})` : m));
+    out.push(`${s.name}: did not move: ${list.join(', ')}`);
+  }
+  return out;
+}
+
 /** Everything that was not compared, as short sentences. */
 function notCompared(d: DiffResult): string[] {
   const out: string[] = [];
@@ -116,6 +133,7 @@ export function diffText(d: DiffResult): string {
     const key = differenceKey(moved);
     if (key) out.push(`  ${key}`);
   }
+  for (const line of didNotMove(d)) out.push(line);
   for (const line of notCompared(d)) out.push(line);
   return out.join('\n') + '\n';
 }
@@ -156,6 +174,8 @@ export function diffMarkdown(d: DiffResult): string {
   if (told.length === 0) out.push('', `${d.scenarios.length === 1 ? cap(MSG.diffSettingsSame()) : `Every scenario: ${MSG.diffSettingsSame()}`}.`);
   for (const s of told) out.push('', `${md(s.name)}: ${md(settingsLine(s, (k) => `\`${k}\``, '→'))}.`);
   if (told.length > 0 && told.length < d.scenarios.length) out.push('', `The other ${d.scenarios.length - told.length} scenario(s): ${MSG.diffSettingsSame()}.`);
+  const still = didNotMove(d);
+  if (still.length > 0) out.push('', '<details><summary>Did not move</summary>', '', ...still.map((l) => `- ${md(l)}`), '', '</details>');
   const rest = notCompared(d);
   if (rest.length > 0) out.push('', '<details><summary>Not compared</summary>', '', ...rest.map((l) => `- ${md(l)}`), '', '</details>');
   return out.join('\n') + '\n';
