@@ -108,6 +108,15 @@ export function pText(p: number): string {
   return p < 1e-4 ? p.toExponential(1) : String(Number(p.toPrecision(2)));
 }
 
+/**
+ * What a conditional mean averages, as `run`'s answer says it beside the metric: `a mean over
+ * the trials with p_surrender` (the event, RulesSystem.conditionalOn). Said wherever such a mean
+ * is printed, so it is not read as a mean over every trial.
+ */
+export function conditionalText(event: string): string {
+  return `a mean over the trials with ${event}`;
+}
+
 /** A run's thread count as its provenance line says it: 0 (a run done in-process) is the one thread it ran on. */
 export function threadsText(threads: number): string {
   return threads > 1 ? `${threads} threads` : '1 thread';

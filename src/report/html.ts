@@ -11,7 +11,7 @@
 import type { ChartSpec, Difference, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
 import { closestPoint, crossings, directionOf, shortName, solveCommand, type Crossing } from '../systems/chart-kit.js';
-import { fmt, overDifferentTrialsText, runText, show, showCount, showHtml, showInterval, zeroBoundText } from './format.js';
+import { conditionalText, fmt, overDifferentTrialsText, runText, show, showCount, showHtml, showInterval, zeroBoundText } from './format.js';
 import { orderedMetrics } from './summary-json.js';
 import { answerMetrics, answerOrder, type AnswerColumns } from '../api/answer.js';
 
@@ -103,7 +103,7 @@ export function pairingText(r: Pick<ScenarioResult, 'conditionalOn'>, welch: rea
   if (welch.length === 0) return `${head}.`;
   const each = welch.map((m) => {
     const event = r.conditionalOn?.[m];
-    return event ? `${name(m)} (a mean over the trials with ${html ? escapeHtml(event) : event})` : name(m);
+    return event ? `${name(m)} (${conditionalText(html ? escapeHtml(event) : event)})` : name(m);
   });
   return `${head}; Welch's, marked (Welch), for ${each.join(', ')}: the two sides average different trials, so the difference is not paired trial by trial.`;
 }

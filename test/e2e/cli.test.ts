@@ -855,6 +855,13 @@ describe('exact, check, validate, schema', () => {
     const j = JSON.parse(r.stdout);
     expect(j).toHaveLength(1);
     expect(j[0].cases[0].metrics.p_test.value).toBeCloseTo(4 / 6, 12);
+    // a mean over the trials of an event says which, in JSON (as summary.json) and in the text
+    expect(j[0].conditional_on).toEqual({ mean_turns: 'p_surrender' });
+    const text = await cli(['exact', 'scenarios/surrender/town-basic.yaml', 'scenarios/surrender/fortress-readings.yaml']);
+    expect(text.stdout.split('\n').filter((l) => l.startsWith('# mean_turns'))).toEqual([
+      '# mean_turns: a mean over the trials with p_surrender',
+      '# mean_turns: a mean over the trials with p_surrender (diff_mean_turns: the difference of two such means, over different trials where p_surrender differs)',
+    ]);
     const two = await cli(['exact', 'scenarios/surrender/town-basic.yaml', 'scenarios/surrender/hopeless-citadel.yaml', '--json']);
     expect(JSON.parse(two.stdout).map((s: { name: string }) => s.name)).toEqual(['surrender-town-basic', 'surrender-hopeless-citadel']);
   });
