@@ -79,6 +79,8 @@ export interface HistoryPoint {
   b?: [number | null, number | null];
   /** An `exact: true` assertion's exact answer. */
   x?: number;
+  /** A mean over the trials of an event (or such a mean's difference): the event (`p_surrender`). */
+  c?: string;
 }
 
 /** One line of the store: a commit and what was recorded of it. */
@@ -132,6 +134,7 @@ function readTest(doc: Record<string, unknown>, file: string): HistoryInput {
     if (!isObject(a) || typeof a.scenario !== 'string' || typeof a.metric !== 'string') throw new HistoryError(`${file}: an assertion without scenario or metric`);
     const key = seriesName(a.scenario, a.metric, typeof a.where === 'string' ? a.where : '');
     const p = (metrics[key] ??= pointOfAssertion(a));
+    if (typeof a.conditional_on === 'string') p.c = a.conditional_on;
     // several assertions on one metric at one case (a bound and exact: true): one series, every bound kept
     const bound = a.bound as { kind?: string; low?: number; high?: number } | undefined;
     if (bound?.kind === 'exact' && isObject(a.exact) && typeof a.exact.value === 'number') p.x = r8(a.exact.value);
@@ -173,11 +176,20 @@ function readSummary(doc: SummaryDoc): HistoryInput {
   const variants = doc.variants ?? [];
   for (const c of doc.cases) {
     const where = whereLabel(doc.params ?? [], c.params ?? {}, variants.length > 1 ? c.variant : undefined);
-    for (const [m, s] of Object.entries(c.metrics ?? {})) metrics[seriesName(doc.name, m, where)] = pointOfSummary(m, s);
+    // a mean over the trials of an event: its event, as summary.json gives it beside the metric
+    const on = (m: string) => (c.metrics && Object.hasOwn(c.metrics, m) && typeof c.metrics[m].conditional_on === 'string' ? c.metrics[m].conditional_on : undefined);
+    for (const [m, s] of Object.entries(c.metrics ?? {})) {
+      const p = pointOfSummary(m, s);
+      const event = on(m);
+      if (event !== undefined) p.c = event;
+      metrics[seriesName(doc.name, m, where)] = p;
+    }
     for (const [m, d] of Object.entries(c.differences ?? {})) {
       if (d.value === null) continue;
       const se = typeof d.se === 'number' ? d.se : d.ci_low !== null && d.ci_high !== null ? (d.ci_high - d.ci_low) / (2 * Z95) : NaN;
       const p: HistoryPoint = { v: r8(d.value), k: 'm', n: c.trials };
+      const event = on(m);
+      if (event !== undefined) p.c = event;
       if (Number.isFinite(se)) Object.assign(p, { lo: r8(d.value - Z999 * se), hi: r8(d.value + Z999 * se) });
       metrics[seriesName(doc.name, `diff_${m}`, where)] = p;
     }
@@ -301,6 +313,8 @@ export interface HistorySeries {
   points: (HistoryPoint | null)[];
   /** The bound of its latest commit that has one. */
   bound?: [number | null, number | null];
+  /** A mean over the trials of an event: the event, as its latest commit that says recorded it. */
+  conditionalOn?: string;
   /** The commits (indices) at which it moved from its previous recorded commit. */
   moved: number[];
   /** The first of them, or null. */
@@ -368,6 +382,7 @@ export function analyzeHistory(records: readonly HistoryRecord[], opts: { alpha?
       s.points[i] = p;
       s.kind = p.k;
       if (p.b) s.bound = p.b;
+      if (p.c) s.conditionalOn = p.c;
     }
   });
   const moves: HistoryMove[] = [];

@@ -90,6 +90,8 @@ describe('siegesim history on a scratch git repository', () => {
     const all = await cli(['history', 'check', '--last', '4', '--store', 'store']);
     expect(all.code).toBe(1);
     expect(all.stdout).toContain(`moved at ${shas[2].slice(0, 7)} "Climb DC 13"`);
+    // a mean over the trials of an event says which (test --json carries it: conditional_on)
+    expect(all.stdout).toMatch(/: test:balance-climbers · mean_breach_round \(a mean over the trials with p_breach\) [\d.]+ -> [\d.]+ \(z = /);
   });
 
   it('an --commit git does not know is refused inside a repository (exit 2, nothing written); check counts only the metrics it compared', async () => {
@@ -121,6 +123,7 @@ describe('siegesim history on a scratch git repository', () => {
     const html = readFileSync(path.join(repo, 'page/index.html'), 'utf8');
     expect(html).toContain(`moved at ${shas[2].slice(0, 7)}`);
     expect(html).toContain('Climb DC 13'); // the subject, in the tooltips and the table of moves
+    expect(html).toContain('test:balance-climbers · mean_breach_round</a> (a mean over the trials with p_breach)</td>');
     expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)="https?:/); // offline
   });
 
@@ -139,7 +142,8 @@ describe('siegesim history on a scratch git repository', () => {
       const problems = watchPage(page);
       await page.goto(`file://${file}`, { waitUntil: 'load' });
       expect(await page.locator('figure.chart svg').count()).toBe(3);
-      const breach = page.locator('figure.chart', { hasText: 'p_breach' });
+      // the p_breach chart by its title (mean_breach_round's says it is over the trials with p_breach)
+      const breach = page.locator('figure.chart', { has: page.locator('h3', { hasText: /· p_breach$/ }) });
       expect(await breach.locator('path.band').count()).toBe(1);
       expect(await breach.locator('line.bound').count()).toBe(2);
       expect(await breach.locator('text.firsttext').textContent()).toBe(`moved at ${shas[2].slice(0, 7)}`);

@@ -28,7 +28,7 @@ import {
   DIFF_ALPHA,
 } from '../../api.js';
 import { historyPage } from '../../report/history-page.js';
-import { pText } from '../../report/format.js';
+import { conditionalText, pText } from '../../report/format.js';
 import { checkReportDir, writeFileAtomic, writeFolder } from '../../report/write.js';
 import { positiveInt, probabilityArg, UserError } from '../common.js';
 
@@ -140,7 +140,9 @@ function movesText(a: HistoryAnalysis): string[] {
   return a.moves.map((m) => {
     const c = a.commits[m.at];
     const how = m.ratio !== undefined ? `×${m.ratio.toFixed(3)}, beyond ±${Math.round(a.tolerance * 100)}%` : `z = ${m.z!.toFixed(2)}, Holm p ${pEquals(m.p_holm!)}`;
-    return `  moved at ${c.sha.slice(0, 7)} "${c.subject}" (from ${a.commits[m.from].sha.slice(0, 7)}): ${m.key} ${m.before} -> ${m.after} (${how})`;
+    // a mean over the trials of an event says which, as run's answer does
+    const on = a.series.find((s) => s.key === m.key)?.conditionalOn;
+    return `  moved at ${c.sha.slice(0, 7)} "${c.subject}" (from ${a.commits[m.from].sha.slice(0, 7)}): ${m.key}${on ? ` (${conditionalText(on)})` : ''} ${m.before} -> ${m.after} (${how})`;
   });
 }
 
