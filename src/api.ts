@@ -13,7 +13,7 @@ export { validateText, valuePosition, runScenario, type RunScenarioOptions } fro
 export { exactScenario, exactDifferences, checkScenario, unpairedDifferences, checkVerdict, judgeCheck, checkPassed, emptyCheckTally, CHECK_Z_LIMIT, type ExactCase, type CheckRow, type CheckVerdict, type CheckTally } from './api/exact.js';
 export { solveAfterSweep, type SweepSolve, type SweepSolveRequest, type SweepSolveOptions } from './api/sweep-solve.js';
 export { solveJson, solveScenario, solveSweep, solvePlan, solveRange, SolveInputError, type SolveNext, type SolveProblem, type SolvePlan, type SolveOptions, type SolveResult, type SolveSweepResult, type SolvePhase } from './api/solve.js';
-export { chunkCount, emptyShards, shardChunks, runShard, mergeShards, ShardError, type ShardData } from './api/shard.js';
+export { chunkCount, emptyShards, shardChunks, runShard, mergeShards, shardOverrides, ShardError, type ShardData } from './api/shard.js';
 export { rosterOf, RosterInputError, type RosterEntry } from './api/roster.js';
 export { tunablesOf, effectiveValues, parseSettings, TuningInputError, type Tunable, type TunableKind } from './api/tunables.js';
 export { sensitivityScenario, parseStep, OTHER_GAME, type Step, type SensitivityOptions, type SensitivityResult, type SensitivityRow } from './api/sensitivity.js';

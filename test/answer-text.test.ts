@@ -211,4 +211,11 @@ describe('--brief: a range over the cases that is only noise says so', () => {
     r.cases[0].metrics[m] = { ...r.cases[0].metrics[m], value: 0.5, ci_low: 0.49, ci_high: 0.51 };
     expect(line()).toBe(`${m} 0.5000 – 0.8616`);
   }, 60_000);
+
+  it('a mean over the trials of an event says which, as run\'s answer does (mean_turns read bare as a mean over every trial)', async () => {
+    const r = await runFile('scenarios/surrender/fortress-readings.yaml', 2000);
+    const [turns, surrender] = briefAnswer(r, ['mean_turns', 'p_surrender']).split('; ');
+    expect(turns).toMatch(/^mean_turns \S+ – \S+ \(a mean over the trials with p_surrender\)$/);
+    expect(surrender).toMatch(/^p_surrender \S+ – \S+$/);
+  }, 60_000);
 });

@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { diffSets, diffSummaries, DiffError, scenarioSettings, settingChanges, tunedName, type SummaryDoc } from '../src/api.js';
 import { sameScenario } from '../src/api/diff.js';
-import { diffMarkdown, diffText, pText } from '../src/report/diff-report.js';
+import { diffMarkdown, diffText } from '../src/report/diff-report.js';
 import { MSG } from '../src/scenario/messages.js';
-import { fixedSide } from '../src/report/format.js';
+import { fixedSide, pText } from '../src/report/format.js';
 import {
   differenceInterval,
   holmAdjust,
@@ -186,6 +186,8 @@ describe('diff', () => {
     const d = diffSummaries(doc(), doc({ shift: 0.02 }));
     const text = diffText(d);
     expect(text).toContain('1 of 8 comparisons moved significantly (two-sample tests, Holm-corrected over all 8, alpha 0.001); 7 did not');
+    // which 7: each metric once, with its case or how many
+    expect(text).toContain('\ngrid: did not move: p_breach in 3 cases, mean_rounds in 4 cases\n');
     expect(text).toMatch(/grid\s+wall\.hp=40, wall\.dc=12, variant lenient\s+p_breach\s+0\.7\s+0\.72\s+\+0\.0200 \[\+0\.01\d\d, \+0\.02\d\d\]\s+[\d.e-]+\n/);
     const md = diffMarkdown(d);
     expect(md).toContain('### ⚠️ siegesim diff: 1 of 8 metrics moved');
@@ -193,6 +195,7 @@ describe('diff', () => {
     expect(md).toMatch(/\| grid \| wall\.hp=40, wall\.dc=12, variant lenient \| `p_breach` \| 0\.7 \| 0\.72 \| \+0\.0200 \[\+0\.01\d\d, \+0\.02\d\d\] \| [\d.e-]+ \|/);
     expect(md).toContain('<summary>Not compared</summary>');
     expect(md).toContain('- grid: not testable (undefined or missing on one side): mean_breach_round in 4 cases');
+    expect(md).toContain('<details><summary>Did not move</summary>\n\n- grid: did not move: p_breach in 3 cases, mean_rounds in 4 cases\n');
     expect(diffMarkdown(diffSummaries(doc(), doc()))).toContain('### ✅ siegesim diff: 0 of 8 metrics moved');
   });
 });
@@ -278,6 +281,8 @@ describe('diff: each variant\'s difference from the baseline (diff_<metric>), be
     expect(text).toContain('1 of 12 comparisons moved significantly (two-sample tests, on 8 metrics and 4 differences between variants, Holm-corrected over all 12, alpha 0.001); 11 did not');
     expect(text).toMatch(/grid\s+wall\.hp=40, wall\.dc=12, variant lenient\s+diff_p_breach\s+0\.1\s+0\.12\s+\+0\.020\d? \[\+0\.01\d+, \+0\.02\d+\]\s+[\d.e-]+\n/);
     expect(text).toContain('  diff_<metric>: the variant\'s difference from the baseline (as-written) on the same dice, in each run; "change" is how much that difference moved between the runs');
+    // the one difference that did not move is named with its case
+    expect(text).toContain('diff_p_breach (wall.hp=30, wall.dc=12, variant lenient)');
     const md = diffMarkdown(d);
     expect(md).toContain('### ⚠️ siegesim diff: 1 of 12 metrics and differences moved');
     expect(md).toContain('and on each variant\'s difference from the baseline (8 metrics, 4 differences), Holm-corrected over all 12 comparisons');

@@ -302,7 +302,7 @@ describe('damaged shard files', () => {
     for (const k of [1, 2]) await writeShardFile(shardPath(k), v, await runShard(v, k, 2, { trials: 600_000 }));
     const shards = [1, 2].map((k) => readShardFile(shardPath(k), v));
     expect(shards.map((s) => s.error)).toEqual([undefined, undefined]);
-    const r = mergeShards(v, shards.map((s) => s.data!), { threads: 0, seconds: 0 });
+    const r = mergeShards(v, shards.map((s) => s.data!));
     expect(r.cases[0].trials).toBe(600_000);
   });
 

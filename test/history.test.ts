@@ -42,6 +42,17 @@ describe('history records', () => {
     expect(s.metrics['g · p_breach']).toMatchObject({ v: 0.25, n: N, k: 'p' });
     expect(s.metrics['g · p_breach'].lo).toBeCloseTo(w.ci_low, 7);
     expect(() => readResult({ a: 1 }, 'x.json')).toThrow(HistoryError);
+    // a mean over the trials of an event keeps its event (summary.json's conditional_on, test --json's), and so does its series
+    const mean = { value: 1.3, ci_low: 1.2, ci_high: 1.4, n: 900, kind: 'mean' as const, conditional_on: 'p_breach' };
+    const cond = readResult({ name: 'g', system: 'fantasy', params: [], variants: ['a', 'b'], cases: [
+      { case: 1, variant: 'a', params: {}, trials: N, metrics: { mean_breach_round: mean } },
+      { case: 1, variant: 'b', params: {}, trials: N, metrics: { mean_breach_round: mean }, differences: { mean_breach_round: { value: 0.1, ci_low: 0, ci_high: 0.2, se: 0.05 } } },
+    ] }, 'summary.json');
+    expect(cond.metrics['g · mean_breach_round [variant a]'].c).toBe('p_breach');
+    expect(cond.metrics['g · diff_mean_breach_round [variant b]'].c).toBe('p_breach');
+    const tc = readResult({ passed: true, assertions: [{ scenario: 's', metric: 'mean_turns', where: '', value: 1.4, ci_low: 1.3, ci_high: 1.5, confidence: 0.999, trials: 1000, conditional_on: 'p_surrender' }] }, 't.json');
+    expect(tc.metrics['s · mean_turns'].c).toBe('p_surrender');
+    expect(analyzeHistory([rec(0, { 'test:s · mean_turns': tc.metrics['s · mean_turns'] })]).series[0].conditionalOn).toBe('p_surrender');
   });
 
   it('a second add for a commit replaces the kinds it brings and keeps the others; a new commit goes in date order', () => {

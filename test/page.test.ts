@@ -36,6 +36,15 @@ describe('formatting', () => {
     expect(fmtInterval({ value: 0.5, ci_low: 0.49, ci_high: 0.512 })).toBe('49.0–51.2%');
     expect(fmtInterval({ value: 3, ci_low: 2.5, ci_high: 3.5, kind: 'mean' })).toBe('2.500–3.500');
     expect(fmtInterval({ value: 3, ci_low: null, ci_high: null })).toBe('');
+    // a near-certainty is not written as a certainty: 0.9997 is not 100.0%, nor its interval 100.0–100.0%
+    expect(fmtValue({ value: 0.9997, ci_low: 0.99935, ci_high: 0.99986 })).toBe('99.97%');
+    expect(fmtInterval({ value: 0.9997, ci_low: 0.99935, ci_high: 0.99986 })).toBe('99.9–99.99%');
+    expect(fmtInterval({ value: 1, ci_low: 0.99977, ci_high: 1 })).toBe('99.98–100.0%');
+    expect(pct(0.9999995)).toMatch(/^99\.9999\d*%$/);
+    expect(pct(0.00003)).toBe('0.003%');
+    expect(pct(1)).toBe('100.0%');
+    expect(pct(0)).toBe('0.0%');
+    expect(pct(0.99996, 2)).toBe('99.996%');
     expect(halfWidth({ value: 0.5, ci_low: 0.4, ci_high: 0.6 })).toBeCloseTo(0.1);
     expect(halfWidth({ value: 0.5, ci_low: null, ci_high: null })).toBeNaN();
   });

@@ -79,6 +79,8 @@ export interface HistoryPoint {
   b?: [number | null, number | null];
   /** An `exact: true` assertion's exact answer. */
   x?: number;
+  /** A mean over the trials of an event (or such a mean's difference): the event (`p_surrender`). */
+  c?: string;
 }
 
 /** One line of the store: a commit and what was recorded of it. */
@@ -132,6 +134,7 @@ function readTest(doc: Record<string, unknown>, file: string): HistoryInput {
     if (!isObject(a) || typeof a.scenario !== 'string' || typeof a.metric !== 'string') throw new HistoryError(`${file}: an assertion without scenario or metric`);
     const key = seriesName(a.scenario, a.metric, typeof a.where === 'string' ? a.where : '');
     const p = (metrics[key] ??= pointOfAssertion(a));
+    if (typeof a.conditional_on === 'string') p.c = a.conditional_on;
     // several assertions on one metric at one case (a bound and exact: true): one series, every bound kept
     const bound = a.bound as { kind?: string; low?: number; high?: number } | undefined;
     if (bound?.kind === 'exact' && isObject(a.exact) && typeof a.exact.value === 'number') p.x = r8(a.exact.value);
@@ -173,11 +176,20 @@ function readSummary(doc: SummaryDoc): HistoryInput {
   const variants = doc.variants ?? [];
   for (const c of doc.cases) {
     const where = whereLabel(doc.params ?? [], c.params ?? {}, variants.length > 1 ? c.variant : undefined);
-    for (const [m, s] of Object.entries(c.metrics ?? {})) metrics[seriesName(doc.name, m, where)] = pointOfSummary(m, s);
+    // a mean over the trials of an event: its event, as summary.json gives it beside the metric
+    const on = (m: string) => (c.metrics && Object.hasOwn(c.metrics, m) && typeof c.metrics[m].conditional_on === 'string' ? c.metrics[m].conditional_on : undefined);
+    for (const [m, s] of Object.entries(c.metrics ?? {})) {
+      const p = pointOfSummary(m, s);
+      const event = on(m);
+      if (event !== undefined) p.c = event;
+      metrics[seriesName(doc.name, m, where)] = p;
+    }
     for (const [m, d] of Object.entries(c.differences ?? {})) {
       if (d.value === null) continue;
       const se = typeof d.se === 'number' ? d.se : d.ci_low !== null && d.ci_high !== null ? (d.ci_high - d.ci_low) / (2 * Z95) : NaN;
       const p: HistoryPoint = { v: r8(d.value), k: 'm', n: c.trials };
+      const event = on(m);
+      if (event !== undefined) p.c = event;
       if (Number.isFinite(se)) Object.assign(p, { lo: r8(d.value - Z999 * se), hi: r8(d.value + Z999 * se) });
       metrics[seriesName(doc.name, `diff_${m}`, where)] = p;
     }
@@ -301,6 +313,8 @@ export interface HistorySeries {
   points: (HistoryPoint | null)[];
   /** The bound of its latest commit that has one. */
   bound?: [number | null, number | null];
+  /** A mean over the trials of an event: the event, as its latest commit that says recorded it. */
+  conditionalOn?: string;
   /** The commits (indices) at which it moved from its previous recorded commit. */
   moved: number[];
   /** The first of them, or null. */
@@ -327,6 +341,12 @@ export interface HistoryAnalysis {
   commits: CommitInfo[];
   series: HistorySeries[];
   moves: HistoryMove[];
+  /**
+   * The series compared at least once (against an earlier commit of these records): a metric
+   * recorded at one commit only, or without an estimate to test, is in `series` but was never
+   * compared, and no move can be found in it.
+   */
+  compared: number;
 }
 
 /** Summary-metric form of a point, for diff's test: its 95% interval from the 99.9% one kept. */
@@ -362,10 +382,12 @@ export function analyzeHistory(records: readonly HistoryRecord[], opts: { alpha?
       s.points[i] = p;
       s.kind = p.k;
       if (p.b) s.bound = p.b;
+      if (p.c) s.conditionalOn = p.c;
     }
   });
   const moves: HistoryMove[] = [];
   const last = new Int32Array(series.length).fill(-1);
+  const compared = new Uint8Array(series.length);
   for (let i = 0; i < records.length; i++) {
     const family: { s: number; from: number; z: number; p: number }[] = [];
     for (let j = 0; j < series.length; j++) {
@@ -378,13 +400,17 @@ export function analyzeHistory(records: readonly HistoryRecord[], opts: { alpha?
       if (p.v === null || q.v === null) continue;
       if (p.k === 'r') {
         const ratio = q.v > 0 ? p.v / q.v : NaN;
+        if (q.v > 0) compared[j] = 1;
         if (ratio < 1 - tolerance || ratio > 1 / (1 - tolerance)) moves.push({ key: series[j].key, at: i, from, before: q.v, after: p.v, ratio });
         continue;
       }
       const a = asSummary(q);
       const b = asSummary(p);
       const row = a && b ? compareMetric(a, b, series[j].name) : undefined;
-      if (row) family.push({ s: j, from, z: row.z, p: pTwoSided(row.z) });
+      if (row) {
+        compared[j] = 1;
+        family.push({ s: j, from, z: row.z, p: pTwoSided(row.z) });
+      }
     }
     const adjusted = holmAdjust(family.map((f) => f.p));
     family.forEach((f, n) => {
@@ -401,5 +427,5 @@ export function analyzeHistory(records: readonly HistoryRecord[], opts: { alpha?
     if (s.firstMoved === null) s.firstMoved = m.at;
   }
   const commits = records.map((r) => ({ sha: r.sha, date: r.date, subject: r.subject, branch: r.branch }));
-  return { alpha, tolerance, commits, series, moves };
+  return { alpha, tolerance, commits, series, moves, compared: compared.reduce((n, c) => n + c, 0) };
 }

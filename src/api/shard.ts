@@ -16,6 +16,8 @@ export interface ShardData {
   trials: number;
   /** Per sweep point: [chunk index, its buffer]. */
   chunks: [number, Float64Array][][];
+  /** The file it was read from, to name it in a problem (absent for a shard in memory). */
+  file?: string;
 }
 
 /** How many chunks each case of a run of `trials` trials is cut into. */
@@ -83,27 +85,54 @@ export async function runShard(
 /** A problem with a set of shards (the CLI prints it and exits 2). */
 export class ShardError extends Error {}
 
+/** A shard as a problem names it: its file and place (`sh/g.3.json (shard 3/3)`), or its place alone. */
+function shardName(s: ShardData): string {
+  return s.file !== undefined ? `${s.file} (shard ${s.k}/${s.n})` : `shard ${s.k}/${s.n}`;
+}
+
+const countText = (x: number) => x.toLocaleString('en-US');
+
+/**
+ * The settings the shards ran with that differ from the scenario file's own (`trials`, `seed`):
+ * what their command lines set over the file, as far as it changes a number. A merged report
+ * records them as its overrides, so that running its scenario.yaml with them gives its CSVs.
+ */
+export function shardOverrides(v: ValidScenario, shards: readonly ShardData[]): { trials?: number; seed?: string | number } {
+  if (shards.length === 0) return {};
+  const { trials, seed } = shards[0];
+  return { ...(trials !== v.trials ? { trials } : {}), ...(seed !== v.seed ? { seed } : {}) };
+}
+
 /**
  * Merge shards into the result one run would give, byte for byte: every chunk present once,
- * summed in chunk order.
+ * summed in chunk order. Its provenance says it was merged (`merged`: the shard count n of
+ * `--shard k/n` and how many shards were given); its threads and seconds are 0, the shards'
+ * own being in no shard file.
  */
-export function mergeShards(v: ValidScenario, shards: ShardData[], meta: { threads: number; seconds: number }): ScenarioResult {
+export function mergeShards(v: ValidScenario, shards: ShardData[]): ScenarioResult {
   if (shards.length === 0) throw new ShardError('no shards given');
-  const { seed, trials, n } = shards[0];
+  const first = shards[0];
+  const { seed, trials, n } = first;
   for (const s of shards) {
-    if (s.seed !== seed || s.trials !== trials || s.n !== n) throw new ShardError(`shard ${s.k}/${s.n} was run with another seed, trial count or shard count`);
+    const differs = [
+      ...(s.seed !== seed ? [`seed ${JSON.stringify(s.seed)}, not ${JSON.stringify(seed)}`] : []),
+      ...(s.trials !== trials ? [`${countText(s.trials)} trials, not ${countText(trials)}`] : []),
+      ...(s.n !== n ? [`split in ${countText(s.n)} shards, not ${countText(n)}`] : []),
+    ];
+    if (differs.length > 0) throw new ShardError(`${shardName(s)} was run with ${differs.join(', ')} as ${shardName(first)}: shards of one run share its seed, trials and shard count`);
   }
   const points = compilePoints(v);
   const jobs = jobsOf(v, points);
   const total = chunkCount(v, trials);
   const outcomes = jobs.map((job, g) => {
-    const byIndex = new Map<number, Float64Array>();
+    const byIndex = new Map<number, { buf: Float64Array; from: ShardData }>();
     for (const s of shards) {
       const list = s.chunks[g];
-      if (!list) throw new ShardError(`shard ${s.k}/${s.n} has no chunks for sweep point ${g + 1}`);
+      if (!list) throw new ShardError(`${shardName(s)} has no chunks for sweep point ${g + 1}`);
       for (const [i, buf] of list) {
-        if (byIndex.has(i)) throw new ShardError(`chunk ${i} of sweep point ${g + 1} is in two shards`);
-        byIndex.set(i, buf);
+        const seen = byIndex.get(i);
+        if (seen) throw new ShardError(`chunk ${i} of sweep point ${g + 1} is in two shards: ${shardName(seen.from)} and ${shardName(s)}`);
+        byIndex.set(i, { buf, from: s });
       }
     }
     const missing: number[] = [];
@@ -114,12 +143,14 @@ export function mergeShards(v: ValidScenario, shards: ShardData[], meta: { threa
     }
     const merged = new Float64Array(resultLength(job));
     for (let i = 0; i < total; i++) {
-      const r = byIndex.get(i)!;
+      const r = byIndex.get(i)!.buf;
       for (let x = 0; x < merged.length; x++) merged[x] += r[x];
     }
     return { merged, trials };
   });
-  return assembleResult(v, points, jobs, outcomes, { seed, trials, threads: meta.threads, seconds: meta.seconds });
+  const result = assembleResult(v, points, jobs, outcomes, { seed, trials, threads: 0, seconds: 0 });
+  result.provenance.merged = { shards: n, given: shards.length };
+  return result;
 }
 
 /**

@@ -6,7 +6,7 @@
  * errors that escape main() (start.ts).
  * (The entry point is main.ts, which starts the chart renderer before loading this.)
  */
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { cleanupPending, OutputError } from '../report/write.js';
 import { exitWhenThreadsLoaded, WorkerFailure } from '../api.js';
 import { VERSION } from '../version.js';
@@ -47,6 +47,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(add --help to see the options)')
     .exitOverride();
   for (const c of COMMANDS) c.register(program);
+  guardOptionValues(program);
   // --precision with --max-trials (run): nonsense refused, a surprising combination noted
   program.hook('preAction', (_program, command) => {
     if (!command.options.some((o) => o.attributeName() === 'precision')) return;
@@ -54,6 +55,33 @@ export function buildProgram(): Command {
     if (note) process.stderr.write(`siegesim: ${note}\n`);
   });
   return program;
+}
+
+/**
+ * Every option that takes a value refuses one that is an option of its own command: commander
+ * takes the word after `--seed` as its value whatever it is, so `--seed --no-progress` ran with
+ * the seed "--no-progress" (exit 0) and `--seed --out x` read x as a scenario file. Only the
+ * command's own flags (and -h/--help) are refused, so a negative number (`--seed -5`) or any other
+ * value beginning with a dash is still taken. Applied to every command and subcommand.
+ */
+function guardOptionValues(cmd: Command): void {
+  const flags = new Set(['--help', '-h', ...cmd.options.flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined))]);
+  const where = cmd.parent?.parent ? `${cmd.parent.name()} ${cmd.name()}` : cmd.name();
+  for (const o of cmd.options) {
+    if (!o.required && !o.optional) continue;
+    const own = o.parseArg as ((value: string, previous: unknown) => unknown) | undefined;
+    const name = o.long ?? o.short ?? o.flags;
+    o.argParser((value: string, previous: unknown) => {
+      // `--out=DIR` is the option --out too
+      const flag = value.startsWith('--') && value.includes('=') ? value.slice(0, value.indexOf('=')) : value;
+      if (flags.has(flag)) throw new InvalidArgumentError(`${name} needs a value: ${value} is one of ${where}'s options, not a value (was the value left out?)`);
+      if (own) return own(value, previous);
+      // commander's own collecting of a variadic option's values (it skips it once a parser is set)
+      if (o.variadic) return previous === o.defaultValue || !Array.isArray(previous) ? [value] : [...(previous as unknown[]), value];
+      return value;
+    });
+  }
+  for (const sub of cmd.commands) guardOptionValues(sub);
 }
 
 /**

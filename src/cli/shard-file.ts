@@ -124,5 +124,5 @@ export function readShardFile(file: string, v: ValidScenario): { data?: ShardDat
     }
     chunks.push(out);
   }
-  return { data: { k, n, seed: doc.seed, trials: doc.trials, chunks } };
+  return { data: { k, n, seed: doc.seed, trials: doc.trials, chunks, file } };
 }

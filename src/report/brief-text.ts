@@ -6,11 +6,12 @@
  * report's Answer (answerNames; two, so a surrender's p_test has its p_surrender beside it and
  * a win its loss): one case's value with its 95% interval, or the lowest and highest over the
  * cases (said to be the same within their 95% intervals when every case's interval shares a
- * point). The full answer is its report's page; the report files are the same
+ * point), and of a mean over the trials of an event, which (`a mean over the trials with
+ * p_surrender`). The full answer is its report's page; the report files are the same
  * with or without --brief.
  */
 import type { ScenarioResult } from '../systems/types.js';
-import { show, showCount, zeroBoundText } from './format.js';
+import { conditionalText, show, showCount, zeroBoundText } from './format.js';
 import { answerNames, estimateText } from './answer-text.js';
 import { sameWithinIntervals } from './html.js';
 
@@ -45,6 +46,13 @@ export function briefAnswer(r: ScenarioResult, headline: string[], outcomes: str
 }
 
 function metricBrief(r: ScenarioResult, m: string): string {
+  // a mean over the trials of an event says so, as run's answer does (its Welch note, its glossary)
+  const event = r.conditionalOn?.[m];
+  const text = metricValues(r, m);
+  return event !== undefined ? `${text} (${conditionalText(event)})` : text;
+}
+
+function metricValues(r: ScenarioResult, m: string): string {
   const at = r.cases.map((c) => c.metrics[m]).filter((x) => x !== undefined && Number.isFinite(x.value));
   if (at.length === 0) return `${m} –`;
   if (r.cases.length === 1) return `${m} ${estimateText(at[0])}`;

@@ -2,7 +2,7 @@
 import type { DiffResult, DiffRow, DiffScenario } from '../api/diff.js';
 import { MSG } from '../scenario/messages.js';
 import { fmtTest } from '../api/test.js';
-import { fixedSide, overDifferentTrialsText, showCount } from './format.js';
+import { fixedSide, overDifferentTrialsText, pText, showCount } from './format.js';
 
 /**
  * `-0.0304 [-0.0349, -0.0259]`: as many decimals as give the interval's half-width two digits, and
@@ -19,15 +19,6 @@ function changeText(r: DiffRow): string {
   // a conditional mean whose event moved: the runs' values average different trials
   const over = o ? ` (${overDifferentTrialsText({ event: o.event, from: o.before, to: o.after })})` : '';
   return `${signed(r.change.value)} [${signed(r.change.ci_low)}, ${signed(r.change.ci_high)}]${over}`;
-}
-
-/**
- * A p-value as the diff prints it. Past z ~ 38 the normal tail underflows to 0 (normalUpperTail
- * keeps its relative accuracy until then); a 0 is printed as the bound it is, not as "0.0e+0".
- */
-export function pText(p: number): string {
-  if (p < 1e-300) return '< 1e-300';
-  return p < 1e-4 ? p.toExponential(1) : String(Number(p.toPrecision(2)));
 }
 
 /** ` against my-keep before (the names differ)`, when the runs' names differ. */
@@ -68,6 +59,23 @@ function differenceKey(rows: readonly DiffRow[], code = (k: string) => k): strin
     `${code('diff_<metric>')}: the variant's difference from the baseline (${bases.join(', ')}) on the same dice, in each run; ` +
     `"change" is how much that difference moved between the runs`
   );
+}
+
+/**
+ * What was compared and did not move, a line per scenario, each metric once with its case (or
+ * how many cases): `grid: did not move: p_test (variant strict), mean_turns in 4 cases`. A count
+ * alone ("1 did not") leaves the reader to guess which.
+ */
+function didNotMove(d: DiffResult): string[] {
+  const out: string[] = [];
+  for (const s of d.scenarios) {
+    const still = new Map<string, string[]>();
+    for (const r of d.rows) if (r.scenario === s.name && !r.moved) still.set(r.metric, [...(still.get(r.metric) ?? []), r.where]);
+    if (still.size === 0) continue;
+    const list = [...still].map(([m, wheres]) => (wheres.length > 1 ? `${m} in ${wheres.length} cases` : wheres[0] ? `${m} (${wheres[0]})` : m));
+    out.push(`${s.name}: did not move: ${list.join(', ')}`);
+  }
+  return out;
 }
 
 /** Everything that was not compared, as short sentences. */
@@ -125,6 +133,7 @@ export function diffText(d: DiffResult): string {
     const key = differenceKey(moved);
     if (key) out.push(`  ${key}`);
   }
+  for (const line of didNotMove(d)) out.push(line);
   for (const line of notCompared(d)) out.push(line);
   return out.join('\n') + '\n';
 }
@@ -165,6 +174,8 @@ export function diffMarkdown(d: DiffResult): string {
   if (told.length === 0) out.push('', `${d.scenarios.length === 1 ? cap(MSG.diffSettingsSame()) : `Every scenario: ${MSG.diffSettingsSame()}`}.`);
   for (const s of told) out.push('', `${md(s.name)}: ${md(settingsLine(s, (k) => `\`${k}\``, '→'))}.`);
   if (told.length > 0 && told.length < d.scenarios.length) out.push('', `The other ${d.scenarios.length - told.length} scenario(s): ${MSG.diffSettingsSame()}.`);
+  const still = didNotMove(d);
+  if (still.length > 0) out.push('', '<details><summary>Did not move</summary>', '', ...still.map((l) => `- ${md(l)}`), '', '</details>');
   const rest = notCompared(d);
   if (rest.length > 0) out.push('', '<details><summary>Not compared</summary>', '', ...rest.map((l) => `- ${md(l)}`), '', '</details>');
   return out.join('\n') + '\n';

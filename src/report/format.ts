@@ -98,9 +98,43 @@ export function showCount(n: number): string {
   return (n < 0 && (int !== '0' || frac) ? '-' : '') + grouped + (frac ? '.' + frac : '');
 }
 
+/**
+ * A p-value as `diff` and `history check` print it. Past z ~ 38 the normal tail underflows to 0
+ * (normalUpperTail keeps its relative accuracy until then); a 0 is printed as the bound it is,
+ * not as "0.0" or "0.0e+0".
+ */
+export function pText(p: number): string {
+  if (p < 1e-300) return '< 1e-300';
+  return p < 1e-4 ? p.toExponential(1) : String(Number(p.toPrecision(2)));
+}
+
+/**
+ * What a conditional mean averages, as `run`'s answer says it beside the metric: `a mean over
+ * the trials with p_surrender` (the event, RulesSystem.conditionalOn). Said wherever such a mean
+ * is printed, so it is not read as a mean over every trial.
+ */
+export function conditionalText(event: string): string {
+  return `a mean over the trials with ${event}`;
+}
+
 /** A run's thread count as its provenance line says it: 0 (a run done in-process) is the one thread it ran on. */
 export function threadsText(threads: number): string {
   return threads > 1 ? `${threads} threads` : '1 thread';
+}
+
+/**
+ * How a report's numbers were made, as its page's top line says it: a run's threads, time and
+ * speed (`2 threads · 1.25 s · 1,600,000 trials/s`); a merge's shards (`merged from 3 shards;
+ * their threads and times are not recorded`): no shard file keeps its threads or time.
+ */
+export function runText(p: { threads: number; seconds: number; trials_per_second: number; merged?: { shards: number; given: number } }): string {
+  if (p.merged) {
+    const { shards, given } = p.merged;
+    // a shard left out held no chunk (merge refuses a run with chunks missing)
+    const which = given === shards ? `${shards} shard${shards === 1 ? '' : 's'}` : `${given} of ${shards} shards (the others held no chunks)`;
+    return `merged from ${which}; their threads and times are not recorded`;
+  }
+  return `${threadsText(p.threads)} · ${p.seconds} s · ${showCount(p.trials_per_second)} trials/s`;
 }
 
 /**

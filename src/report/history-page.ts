@@ -14,6 +14,7 @@
 import { fmtTest } from '../api/test.js';
 import type { CommitInfo, HistoryAnalysis, HistoryPoint, HistorySeries } from '../api/history.js';
 import { escapeHtml, pageShell } from './html.js';
+import { conditionalText } from './format.js';
 
 const W = 760;
 const H = 190;
@@ -246,7 +247,7 @@ export function historyPage(a: HistoryAnalysis, opts: { store?: string } = {}): 
       const c = a.commits[m.at];
       const again = s.moved.filter((i) => i !== s.firstMoved).map((i) => short(a.commits[i].sha));
       body.push(
-        `<tr><td><a href="#s${a.series.indexOf(s)}">${escapeHtml(s.key)}</a></td><td><code>${short(c.sha)}</code> ${escapeHtml(c.subject)}</td>` +
+        `<tr><td><a href="#s${a.series.indexOf(s)}">${escapeHtml(s.key)}</a>${s.conditionalOn ? ` (${escapeHtml(conditionalText(s.conditionalOn))})` : ''}</td><td><code>${short(c.sha)}</code> ${escapeHtml(c.subject)}</td>` +
           `<td>${fmtTest(m.before)} → ${fmtTest(m.after)}${m.z !== undefined ? ` (z = ${m.z.toFixed(1)})` : m.ratio !== undefined ? ` (×${m.ratio.toFixed(2)})` : ''}</td><td>${again.map((x) => `<code>${x}</code>`).join(' ') || '–'}</td></tr>`,
       );
     }
@@ -258,7 +259,10 @@ export function historyPage(a: HistoryAnalysis, opts: { store?: string } = {}): 
     a.series.forEach((s, i) => {
       if (s.source !== src) return;
       const latest = [...s.points].reverse().find((p) => p && p.v !== null);
-      const sub = latest ? `latest ${fmtTest(latest.v!)}${latest.lo !== undefined ? ` [${fmtTest(latest.lo)}, ${fmtTest(latest.hi!)}]` : ''}` : '';
+      const sub =
+        (latest ? `latest ${fmtTest(latest.v!)}${latest.lo !== undefined ? ` [${fmtTest(latest.lo)}, ${fmtTest(latest.hi!)}]` : ''}` : '') +
+        // a mean over the trials of an event says which, as run's answer does
+        (s.conditionalOn ? `${latest ? '; ' : ''}${escapeHtml(conditionalText(s.conditionalOn))}` : '');
       const movedAt = s.firstMoved !== null ? `; first moved at <code>${short(a.commits[s.firstMoved].sha)}</code> ${escapeHtml(a.commits[s.firstMoved].subject)}` : '';
       body.push(`<figure class="chart" id="s${i}"><h3>${escapeHtml(s.name)}</h3><div class="sub">${sub}${movedAt}</div>${historyChart(s, a.commits, i)}</figure>`);
     });

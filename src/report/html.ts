@@ -11,7 +11,7 @@
 import type { ChartSpec, Difference, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
 import { closestPoint, crossings, directionOf, shortName, solveCommand, type Crossing } from '../systems/chart-kit.js';
-import { fmt, overDifferentTrialsText, show, showCount, showHtml, showInterval, threadsText, zeroBoundText } from './format.js';
+import { conditionalText, fmt, overDifferentTrialsText, runText, show, showCount, showHtml, showInterval, zeroBoundText } from './format.js';
 import { orderedMetrics } from './summary-json.js';
 import { answerMetrics, answerOrder, type AnswerColumns } from '../api/answer.js';
 
@@ -103,7 +103,7 @@ export function pairingText(r: Pick<ScenarioResult, 'conditionalOn'>, welch: rea
   if (welch.length === 0) return `${head}.`;
   const each = welch.map((m) => {
     const event = r.conditionalOn?.[m];
-    return event ? `${name(m)} (a mean over the trials with ${html ? escapeHtml(event) : event})` : name(m);
+    return event ? `${name(m)} (${conditionalText(html ? escapeHtml(event) : event)})` : name(m);
   });
   return `${head}; Welch's, marked (Welch), for ${each.join(', ')}: the two sides average different trials, so the difference is not paired trial by trial.`;
 }
@@ -493,7 +493,7 @@ export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: stri
       : '';
   const body = `<h1>${escapeHtml(r.name)}</h1>
 ${r.description ? `<p>${escapeHtml(r.description)}</p>` : ''}
-<p class="muted">system <code>${escapeHtml(r.system)}</code> · seed <code>${escapeHtml(String(r.seed))}</code> · ${trialsText} · ${r.cases.length} case${r.cases.length === 1 ? '' : 's'}${shape}${precision}${opts.scenario ? ` · from <a href="scenario.yaml" title="the scenario as run; SHA-256 ${escapeHtml(opts.scenario.sha256)}"><code>${escapeHtml(opts.scenario.name)}</code></a> (SHA-256 <code>${escapeHtml(opts.scenario.sha256.slice(0, 12))}</code>)` : ''} · siegesim ${escapeHtml(p.version)} · ${threadsText(p.threads)} · ${p.seconds} s · ${showCount(p.trials_per_second)} trials/s</p>
+<p class="muted">system <code>${escapeHtml(r.system)}</code> · seed <code>${escapeHtml(String(r.seed))}</code> · ${trialsText} · ${r.cases.length} case${r.cases.length === 1 ? '' : 's'}${shape}${precision}${opts.scenario ? ` · from <a href="scenario.yaml" title="the scenario as run; SHA-256 ${escapeHtml(opts.scenario.sha256)}"><code>${escapeHtml(opts.scenario.name)}</code></a> (SHA-256 <code>${escapeHtml(opts.scenario.sha256.slice(0, 12))}</code>)` : ''} · siegesim ${escapeHtml(p.version)} · ${runText(p)}</p>
 ${notices.join('\n')}
 <h2>Answer (95% intervals)</h2>
 ${sidesHtml(r)}

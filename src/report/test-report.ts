@@ -306,6 +306,11 @@ export interface TestJsonAssertion {
   exact: { value: number; z: number } | null;
   /** The sentence a FAIL or inconclusive assertion prints (JUnit's message); null for a pass. */
   message: string | null;
+  /**
+   * For a mean over the trials of an event (or its `diff_`), that event (`p_surrender`), as
+   * summary.json's `conditional_on`; absent for every other metric.
+   */
+  conditional_on?: string;
 }
 
 /** `siegesim test --json`: the verdicts, counts and exit verdict of a run, as one document. */
@@ -326,6 +331,13 @@ export interface TestJson {
   assertions: TestJsonAssertion[];
   /** The problems of the files that could not be tested (each file's problems, in order); those files were not run. */
   errors: { file: string; line: number; col: number; path: string; message: string }[];
+}
+
+/** `{ conditional_on: event }` for a conditional mean or its `diff_` (ScenarioResult.conditionalOn), else `{}`. */
+function conditionalOf(r: { conditionalOn?: Record<string, string> }, metric: string): { conditional_on?: string } {
+  const base = metric.startsWith('diff_') ? metric.slice(5) : metric;
+  const on = r.conditionalOn;
+  return on && Object.hasOwn(on, base) ? { conditional_on: on[base] } : {};
 }
 
 /** A number for JSON: NaN and ±∞ (no interval: too few observations) become null, as JSON.stringify would make them. */
@@ -383,6 +395,7 @@ export function testJson(
         trials: a.trials,
         exact: a.exact ? { value: a.exact.value, z: a.exact.z } : null,
         message: a.verdict === 'pass' ? null : assertionMessage(a),
+        ...conditionalOf(r.result, a.metric),
       })),
     ),
     errors: errors.map((e) => ({ file: e.file, line: e.line, col: e.col, path: e.path, message: e.message })),

@@ -171,7 +171,8 @@ export const MSG = {
   shardEmpty: (k: number, n: number, chunks: number, trials: number, chunkTrials: number) =>
     `warning: shard ${k}/${n} has nothing to run: ${trials.toLocaleString('en-US')} trials make ${chunks} chunk${chunks === 1 ? '' : 's'} per case ` +
     `(${chunkTrials.toLocaleString('en-US')} trials each), so ${shardRange(chunks + 1, n)} of ${n} ${chunks + 1 === n ? 'is' : 'are'} empty ` +
-    `and merge does not need ${chunks + 1 === n ? 'it' : 'them'}; --shard k/${chunks} splits this run with none empty`,
+    `and merge does not need ${chunks + 1 === n ? 'it' : 'them'}; ` +
+    (chunks > 1 ? `--shard k/${chunks} splits this run with none empty` : 'one chunk cannot be split: sharding this run gains nothing, run it whole (without --shard)'),
   /** After a merge: the shards that hold no chunk, how many of them were given (empty) and how many were left out. */
   shardsNotNeeded: (empty: readonly number[], n: number, chunks: number, given: number) =>
     `${shardRange(empty[0], empty[empty.length - 1])} of ${n} ${empty.length === 1 ? 'holds' : 'hold'} no chunks (the run has ${chunks} chunk${chunks === 1 ? '' : 's'} per case): ` +

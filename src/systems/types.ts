@@ -139,6 +139,11 @@ export interface ScenarioResult {
     precision?: number;
     precision_missed?: number;
     max_trials?: number;
+    /**
+     * A report `merge` made: n of `--shard k/n` and how many shard files were given. Its
+     * threads, seconds and trials_per_second are then 0: no shard file records its own.
+     */
+    merged?: { shards: number; given: number };
   };
 }
 

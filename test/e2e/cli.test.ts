@@ -331,6 +331,20 @@ describe('shards', () => {
     for (const f of ['summary.csv', 'surrender_by_turn.csv']) {
       expect(readFileSync(path.join(dir, 'merged', f), 'utf8')).toBe(readFileSync(path.join(dir, 'full', f), 'utf8'));
     }
+    // summary.json too, but for how the numbers were made: the shards' --trials are its overrides
+    // (the reproduction recipe runs scenario.yaml with them), and it says it was merged, not timed
+    const json = (d: string) => JSON.parse(readFileSync(path.join(dir, d, 'summary.json'), 'utf8'));
+    const [fullJson, mergedJson] = [json('full'), json('merged')];
+    expect(mergedJson.provenance.overrides).toEqual({ trials: 700000 });
+    expect(mergedJson.provenance.merged).toEqual({ shards: 3, given: 3 });
+    const untimed = (j: any) => ({ ...j, provenance: { ...j.provenance, threads: 0, seconds: 0, trials_per_second: 0, merged: undefined } });
+    expect(untimed(mergedJson)).toEqual(untimed(fullJson));
+    const page = readFileSync(path.join(dir, 'merged', 'index.html'), 'utf8');
+    expect(page).toContain('merged from 3 shards; their threads and times are not recorded</p>');
+    expect(page).not.toMatch(/1 thread|trials\/s/);
+    const again = await cli(['run', path.join(dir, 'merged', 'scenario.yaml'), '--trials', String(mergedJson.provenance.overrides.trials), '--threads', '1', '--out', path.join(dir, 'again')]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readFileSync(path.join(dir, 'again', 'summary.csv'), 'utf8')).toBe(readFileSync(path.join(dir, 'merged', 'summary.csv'), 'utf8'));
     // without --json, merge prints on stdout the answer run printed for the whole run (status lines on stderr)
     const answer = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'merged2')]);
     expect(answer.code, answer.stderr).toBe(0);
@@ -343,7 +357,14 @@ describe('shards', () => {
     expect(existsSync(path.join(dir, 'm2'))).toBe(false);
     const twice = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm3')]);
     expect(twice.code).toBe(2);
-    expect(twice.stderr).toMatch(/is in two shards/);
+    expect(twice.stderr).toContain(`is in two shards: ${path.join(dir, 's1.json')} (shard 1/3) and ${path.join(dir, 's1.json')} (shard 1/3)`);
+    // a shard of another run: the file named, and what differs
+    const odd = await cli(['run', scen, '--trials', '300000', '--threads', '1', '--shard', '2/3', '--out', path.join(dir, 'odd2.json')]);
+    expect(odd.code, odd.stderr).toBe(0);
+    const mixed = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 'odd2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm5')]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain(`${path.join(dir, 'odd2.json')} (shard 2/3) was run with 300,000 trials, not 700,000 as ${path.join(dir, 's1.json')} (shard 1/3)`);
+    expect(existsSync(path.join(dir, 'm5'))).toBe(false);
     const other = await cli(['merge', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(dir, 's1.json'), '--out', path.join(dir, 'm4')]);
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/made from another scenario/);
@@ -405,6 +426,9 @@ describe('shards', () => {
     expect(MSG.shardsNotNeeded([3, 4], 4, 2, 1)).toBe('shards 3 to 4 of 4 hold no chunks (the run has 2 chunks per case): they were not needed (1 absent, 1 given empty)');
     const all = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'm2')]);
     expect(all.stderr).toContain(MSG.shardsNotNeeded([3, 4], 4, 2, 0));
+    expect(readFileSync(path.join(dir, 'm2', 'index.html'), 'utf8')).toContain('merged from 2 of 4 shards (the others held no chunks); their threads and times are not recorded');
+    // a run of one chunk: no k/1 advice (it only allows 1/1), sharding it gains nothing
+    expect(MSG.shardEmpty(2, 2, 1, 4000, 4096)).toBe('warning: shard 2/2 has nothing to run: 4,000 trials make 1 chunk per case (4,096 trials each), so shard 2 of 2 is empty and merge does not need it; one chunk cannot be split: sharding this run gains nothing, run it whole (without --shard)');
   });
 });
 
@@ -495,6 +519,9 @@ describe('bad input', () => {
     // the problem and where to look, not 30 lines of usage that push the problem off the screen
     expect(flag.stderr).toBe("error: option '--precision <E>' argument '-1' is invalid. --precision must be a positive number\n(add --help to see the options)\n");
     expect(flag.stdout).toBe('');
+    // a flag whose value was left out does not take the next flag as its value (the seed "--no-progress")
+    const swallowed = await cli(['run', path.join(FIX, 'good-small.yaml'), '--seed', '--no-progress']);
+    expect([swallowed.code, swallowed.stderr]).toEqual([2, "error: option '--seed <S>' argument '--no-progress' is invalid. --seed needs a value: --no-progress is one of run's options, not a value (was the value left out?)\n(add --help to see the options)\n"]);
     const missing = await cli(['run', 'no/such/file.yaml']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe(`no/such/file.yaml  (file)  ${MSG.fileUnreadable('ENOENT')}\nsiegesim: 1 problem found; nothing was run or written\n`);
@@ -828,6 +855,13 @@ describe('exact, check, validate, schema', () => {
     const j = JSON.parse(r.stdout);
     expect(j).toHaveLength(1);
     expect(j[0].cases[0].metrics.p_test.value).toBeCloseTo(4 / 6, 12);
+    // a mean over the trials of an event says which, in JSON (as summary.json) and in the text
+    expect(j[0].conditional_on).toEqual({ mean_turns: 'p_surrender' });
+    const text = await cli(['exact', 'scenarios/surrender/town-basic.yaml', 'scenarios/surrender/fortress-readings.yaml']);
+    expect(text.stdout.split('\n').filter((l) => l.startsWith('# mean_turns'))).toEqual([
+      '# mean_turns: a mean over the trials with p_surrender',
+      '# mean_turns: a mean over the trials with p_surrender (diff_mean_turns: the difference of two such means, over different trials where p_surrender differs)',
+    ]);
     const two = await cli(['exact', 'scenarios/surrender/town-basic.yaml', 'scenarios/surrender/hopeless-citadel.yaml', '--json']);
     expect(JSON.parse(two.stdout).map((s: { name: string }) => s.name)).toEqual(['surrender-town-basic', 'surrender-hopeless-citadel']);
   });

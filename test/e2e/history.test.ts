@@ -6,10 +6,11 @@
  */
 import { beforeAll, describe, expect, it, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { ROOT, runCli, tempDirs } from '../cli-child.js';
+import { HISTORY_MARKER_DOC } from '../../src/api/history.js';
 import { describeBrowser, launchBrowser, screenshot, watchPage } from '../browser.js';
 
 const tmp = tempDirs('siegesim-history-');
@@ -89,6 +90,26 @@ describe('siegesim history on a scratch git repository', () => {
     const all = await cli(['history', 'check', '--last', '4', '--store', 'store']);
     expect(all.code).toBe(1);
     expect(all.stdout).toContain(`moved at ${shas[2].slice(0, 7)} "Climb DC 13"`);
+    // a mean over the trials of an event says which (test --json carries it: conditional_on)
+    expect(all.stdout).toMatch(/: test:balance-climbers · mean_breach_round \(a mean over the trials with p_breach\) [\d.]+ -> [\d.]+ \(z = /);
+  });
+
+  it('an --commit git does not know is refused inside a repository (exit 2, nothing written); check counts only the metrics it compared', async () => {
+    const typo = await cli(['history', 'add', 'bench.json', '--commit', 'deadbeef', '--store', 'typo']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain(`siegesim: --commit "deadbeef": no such commit in the git repository ${realpathSync(repo)}; give one it holds`);
+    const unset = await cli(['history', 'add', 'bench.json', '--commit', '', '--store', 'typo']);
+    expect(unset.code).toBe(2);
+    expect(unset.stderr).toContain('--commit "": no such commit in the git repository');
+    expect(existsSync(path.join(repo, 'typo'))).toBe(false);
+    // a second metric at the last commit only: it is not compared, and the count says so
+    writeFileSync(path.join(repo, 'b0.json'), benchDoc({ a: 10 }));
+    writeFileSync(path.join(repo, 'b1.json'), benchDoc({ a: 10.5, b: 3 }));
+    expect((await cli(['history', 'add', 'b0.json', '--commit', shas[0], '--store', 'counted'])).code).toBe(0);
+    expect((await cli(['history', 'add', 'b1.json', '--commit', shas[1], '--store', 'counted'])).code).toBe(0);
+    const check = await cli(['history', 'check', '--store', 'counted']);
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stdout).toBe(`history check: nothing moved over the last 2 commits (${shas[0].slice(0, 7)}..${shas[1].slice(0, 7)}), 1 metric compared (1 recorded at only one of these commits)\n`);
   });
 
   it('show writes a page that marks the DC commit as where p_breach first moved, its bound drawn', async () => {
@@ -102,6 +123,7 @@ describe('siegesim history on a scratch git repository', () => {
     const html = readFileSync(path.join(repo, 'page/index.html'), 'utf8');
     expect(html).toContain(`moved at ${shas[2].slice(0, 7)}`);
     expect(html).toContain('Climb DC 13'); // the subject, in the tooltips and the table of moves
+    expect(html).toContain('test:balance-climbers · mean_breach_round</a> (a mean over the trials with p_breach)</td>');
     expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)="https?:/); // offline
   });
 
@@ -120,7 +142,8 @@ describe('siegesim history on a scratch git repository', () => {
       const problems = watchPage(page);
       await page.goto(`file://${file}`, { waitUntil: 'load' });
       expect(await page.locator('figure.chart svg').count()).toBe(3);
-      const breach = page.locator('figure.chart', { hasText: 'p_breach' });
+      // the p_breach chart by its title (mean_breach_round's says it is over the trials with p_breach)
+      const breach = page.locator('figure.chart', { has: page.locator('h3', { hasText: /· p_breach$/ }) });
       expect(await breach.locator('path.band').count()).toBe(1);
       expect(await breach.locator('line.bound').count()).toBe(2);
       expect(await breach.locator('text.firsttext').textContent()).toBe(`moved at ${shas[2].slice(0, 7)}`);
@@ -162,6 +185,16 @@ describe('siegesim history refuses what it cannot trust (exit 2)', () => {
     writeFileSync(path.join(dir, 'store', 'siegesim-history.json'), '{"tool":"other"}');
     const other = await cli(['history', 'check', '--store', 'store']);
     expect([other.code, other.stderr]).toEqual([2, "siegesim: store: siegesim-history.json is not siegesim's (a foreign store); refused\n"]);
+
+    // a move too large for a double's normal tail: its p is printed as the bound diff prints, not "0.0"
+    mkdirSync(path.join(dir, 'far'));
+    writeFileSync(path.join(dir, 'far', 'siegesim-history.json'), JSON.stringify(HISTORY_MARKER_DOC));
+    const rec = (sha: string, date: string, v: number) =>
+      JSON.stringify({ sha, date, subject: sha, branch: 'main', recorded: date, sources: { test: ['t.json'] }, metrics: { 'test:x · p_win': { v, lo: v - 0.001, hi: v + 0.001, n: 1_000_000, k: 'p' } } });
+    writeFileSync(path.join(dir, 'far', 'commits.jsonl'), rec('aaaaaaa', '2026-01-01T00:00:00Z', 0.1) + '\n' + rec('bbbbbbb', '2026-01-02T00:00:00Z', 0.9) + '\n');
+    const far = await cli(['history', 'check', '--store', 'far']);
+    expect(far.code, far.stderr).toBe(1);
+    expect(far.stdout).toMatch(/test:x · p_win 0\.1 -> 0\.9 \(z = [\d.]+, Holm p < 1e-300\)\n$/);
 
     writeFileSync(path.join(dir, 'j.xml'), '<?xml version="1.0"?><testsuites/>');
     const junit = await cli(['history', 'add', 'j.xml', '--commit', 'abcdef1', '--store', 'fresh']);

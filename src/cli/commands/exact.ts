@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { exactScenario } from '../../api.js';
 import { loadAll, UserError } from '../common.js';
+import { conditionalText } from '../../report/format.js';
 
 async function exactCommand(files: string[], flags: { json?: boolean }): Promise<void> {
   const scenarios = loadAll(files);
@@ -9,14 +10,23 @@ async function exactCommand(files: string[], flags: { json?: boolean }): Promise
   for (const v of scenarios) {
     const ex = exactScenario(v);
     if (!v.system.exact) throw new UserError(`${v.file}: system ${v.system.id} has no exact solver`);
+    // the means given here that are over the trials of an event (mean_turns over those with
+    // p_surrender), as summary.json's conditional_on: said, so none is read as over every trial
+    const given = new Set(ex.flatMap((e) => Object.keys(e.exact?.metrics ?? {})));
+    const on = v.system.conditionalOn ?? {};
+    const conditional = Object.fromEntries(Object.keys(on).filter((m) => Object.hasOwn(on, m) && given.has(m)).map((m) => [m, on[m]]));
     if (flags.json) {
       // differences: added after metrics, on the variants after the baseline only (as summary.json's)
       const differences = (e: (typeof ex)[number]) =>
         e.differences === undefined ? {} : { differences: e.differences && Object.fromEntries(Object.entries(e.differences).map(([k, x]) => [k, { value: Number.isFinite(x) ? x : null }])) };
-      all.push({ name: v.name, cases: ex.map((e) => ({ case: e.case, variant: e.variant, params: e.params, metrics: e.exact?.metrics ?? null, ...differences(e), ...(e.exact?.omitted?.length ? { omitted: e.exact.omitted } : {}) })) });
+      all.push({ name: v.name, ...(Object.keys(conditional).length > 0 ? { conditional_on: conditional } : {}), cases: ex.map((e) => ({ case: e.case, variant: e.variant, params: e.params, metrics: e.exact?.metrics ?? null, ...differences(e), ...(e.exact?.omitted?.length ? { omitted: e.exact.omitted } : {}) })) });
       continue;
     }
     process.stdout.write(`# ${v.name} (${v.file})\n`);
+    for (const [m, event] of Object.entries(conditional)) {
+      const differenced = ex.some((e) => e.differences != null && Object.hasOwn(e.differences, m));
+      process.stdout.write(`# ${m}: ${conditionalText(event)}${differenced ? ` (diff_${m}: the difference of two such means, over different trials where ${event} differs)` : ''}\n`);
+    }
     const baseline = v.variantNames[0];
     const show = (x: number) => (Number.isFinite(x) ? String(Number(x.toPrecision(10))) : 'n/a');
     for (const e of ex) {

@@ -28,6 +28,7 @@ import {
   DIFF_ALPHA,
 } from '../../api.js';
 import { historyPage } from '../../report/history-page.js';
+import { conditionalText, pText } from '../../report/format.js';
 import { checkReportDir, writeFileAtomic, writeFolder } from '../../report/write.js';
 import { positiveInt, probabilityArg, UserError } from '../common.js';
 
@@ -85,8 +86,19 @@ function commitInfo(rev: string | undefined, branch: string | undefined): Commit
     return { sha, date, subject, branch: b === 'HEAD' ? '' : b };
   }
   if (rev === undefined) throw new UserError('not in a git repository (or git is missing): give the commit with --commit SHA');
+  // Inside a repository a commit git does not know is a typo or an unset variable (--commit
+  // "$GITHUB_SHA" with none): recorded, it would be a phantom commit dated today, the newest, and
+  // `history check` would compare the real last commit against it.
+  const top = git(['rev-parse', '--show-toplevel']);
+  if (top !== undefined) {
+    const shallow = git(['rev-parse', '--is-shallow-repository']) === 'true';
+    throw new UserError(
+      `--commit ${JSON.stringify(rev)}: no such commit in the git repository ${top}; give one it holds (a sha, a branch, HEAD~1), or leave --commit out for HEAD` +
+        (shallow ? ` (this clone is shallow: a commit outside its depth needs \`git fetch --deepen=N\` or \`--unshallow\` first)` : ''),
+    );
+  }
   if (!/^[0-9a-f]{7,64}$/i.test(rev)) throw new UserError(`--commit ${rev}: not a commit git knows here, nor a hex sha`);
-  process.stderr.write(`siegesim: commit ${rev} is not in a git repository here: recorded with today's date and no subject\n`);
+  process.stderr.write(`siegesim: commit ${rev}: not in a git repository here (or git is missing), so recorded with today's date and no subject\n`);
   return { sha: rev.toLowerCase(), date: new Date().toISOString(), subject: '', branch: b === 'HEAD' ? '' : b };
 }
 
@@ -127,8 +139,10 @@ async function addCommand(files: string[], flags: { commit?: string; store: stri
 function movesText(a: HistoryAnalysis): string[] {
   return a.moves.map((m) => {
     const c = a.commits[m.at];
-    const how = m.ratio !== undefined ? `×${m.ratio.toFixed(3)}, beyond ±${Math.round(a.tolerance * 100)}%` : `z = ${m.z!.toFixed(2)}, Holm p = ${m.p_holm!.toPrecision(2)}`;
-    return `  moved at ${c.sha.slice(0, 7)} "${c.subject}" (from ${a.commits[m.from].sha.slice(0, 7)}): ${m.key} ${m.before} -> ${m.after} (${how})`;
+    const how = m.ratio !== undefined ? `×${m.ratio.toFixed(3)}, beyond ±${Math.round(a.tolerance * 100)}%` : `z = ${m.z!.toFixed(2)}, Holm p ${pEquals(m.p_holm!)}`;
+    // a mean over the trials of an event says which, as run's answer does
+    const on = a.series.find((s) => s.key === m.key)?.conditionalOn;
+    return `  moved at ${c.sha.slice(0, 7)} "${c.subject}" (from ${a.commits[m.from].sha.slice(0, 7)}): ${m.key}${on ? ` (${conditionalText(on)})` : ''} ${m.before} -> ${m.after} (${how})`;
   });
 }
 
@@ -160,6 +174,28 @@ async function showCommand(flags: { store: string; out: string; alpha: number; t
   );
 }
 
+/** `= 0.0012`, or `< 1e-300` where the tail underflows (diff's wording, format.ts pText). */
+const pEquals = (p: number) => {
+  const t = pText(p);
+  return t.startsWith('<') ? t : `= ${t}`;
+};
+
+/**
+ * How many metrics were compared, and why the others were not: `2 metrics compared (9 recorded
+ * at only one of these commits)`. A metric compared nowhere cannot move, so a count of
+ * all the metrics would overstate what "nothing moved" covers.
+ */
+function comparedText(a: HistoryAnalysis): string {
+  const metrics = (n: number) => `${n} metric${n === 1 ? '' : 's'}`;
+  const once = a.series.filter((s) => s.points.filter((p) => p !== null).length < 2).length;
+  const untestable = a.series.length - a.compared - once;
+  const why = [
+    ...(once > 0 ? [`${once} recorded at only one of these commits`] : []),
+    ...(untestable > 0 ? [`${untestable} without an estimate and interval to test`] : []),
+  ];
+  return `${metrics(a.compared)} compared${why.length > 0 ? ` (${why.join('; ')})` : ''}`;
+}
+
 function checkCommand(flags: { store: string; last: number; alpha: number; tolerance: number }): void {
   if (flags.last < 2) throw new UserError('--last must be at least 2 (a move is between two commits)');
   const records = readStore(flags.store, false);
@@ -171,10 +207,10 @@ function checkCommand(flags: { store: string; last: number; alpha: number; toler
   const a = analyzeHistory(window, { alpha: flags.alpha, tolerance: flags.tolerance });
   const span = `${window[0].sha.slice(0, 7)}..${window[window.length - 1].sha.slice(0, 7)}`;
   if (a.moves.length === 0) {
-    process.stdout.write(`history check: nothing moved over the last ${window.length} commits (${span}), ${a.series.length} metrics\n`);
+    process.stdout.write(`history check: nothing moved over the last ${window.length} commits (${span}), ${comparedText(a)}\n`);
     return;
   }
-  process.stdout.write([`history check: ${a.moves.length} move${a.moves.length === 1 ? '' : 's'} over the last ${window.length} commits (${span}):`, ...movesText(a)].join('\n') + '\n');
+  process.stdout.write([`history check: ${a.moves.length} move${a.moves.length === 1 ? '' : 's'} over the last ${window.length} commits (${span}), ${comparedText(a)}:`, ...movesText(a)].join('\n') + '\n');
   process.exitCode = 1;
 }
 

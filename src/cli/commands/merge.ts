@@ -1,7 +1,8 @@
 /** `siegesim merge`: shard files -> the report one run would write, byte for byte. */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { chunkCount, emptyShards, mergeShards, ShardError, MSG } from '../../api.js';
+import { chunkCount, emptyShards, mergeShards, shardOverrides, ShardError, MSG } from '../../api.js';
+import { reportOverrides } from '../../report/tables.js';
 import { checkFolder, checkReportDir, writeIndex, writeReport } from '../../report/write.js';
 import { answerText } from '../../report/answer-text.js';
 import { readShardFile } from '../shard-file.js';
@@ -26,12 +27,14 @@ async function mergeCommand(file: string, shardFiles: string[], flags: { out?: s
   }
   let result;
   try {
-    result = mergeShards(v, shards, { threads: 0, seconds: 0 });
+    result = mergeShards(v, shards);
   } catch (e) {
     if (e instanceof ShardError) throw new UserError(e.message + '; nothing was written');
     throw e;
   }
-  const source = { file: v.file, text: v.text };
+  // what the shards ran with over the file (their --trials, --seed): the merged report's overrides,
+  // so that its scenario.yaml run with them gives its CSVs, as a run's report promises
+  const source = { file: v.file, text: v.text, overrides: reportOverrides(shardOverrides(v, shards)) };
   const charts = v.system.charts(result); // the report's, and where the printed answer reads a sweep
   const { summary } = await writeReport(result, out, { index: !flags.out, source, charts });
   if (!flags.out) await writeIndex('reports');

@@ -28,14 +28,27 @@ export function fixedSide(x: number, d: number): string {
 
 const missing = (x: number | null | undefined): x is null | undefined => x === null || x === undefined || !Number.isFinite(x);
 
-export const pct = (x: number | null | undefined, digits = 1): string => (missing(x) ? '–' : `${fixedSide(x * 100, digits)}%`);
+/**
+ * A probability as a percentage's number, `digits` decimals, with more where fewer would round
+ * one that is not certain to certain: 0.9997 is `99.97`, not `100.0`, and 0.00004 is `0.004`,
+ * not `0.0` (fixedSide), as the reports write 0.99998 rather than 1.0000. Only exactly 0 and 1
+ * read 0 and 100.
+ */
+export function percentText(x: number, digits = 1): string {
+  const p = x * 100;
+  let s = fixedSide(p, digits);
+  for (let k = digits + 1; p < 100 && Number(s) >= 100 && k <= 10; k++) s = p.toFixed(k);
+  return s;
+}
+
+export const pct = (x: number | null | undefined, digits = 1): string => (missing(x) ? '–' : `${percentText(x, digits)}%`);
 
 export const num = (x: number | null | undefined): string => (missing(x) ? '–' : fixedSide(x, Math.abs(x) >= 100 ? 1 : Math.abs(x) >= 10 ? 2 : 3));
 
 export const fmtValue = (m: Estimate | undefined | null): string => (!m ? '–' : isProb(m) ? pct(m.value) : num(m.value));
 
 export const fmtInterval = (m: Estimate | undefined | null): string =>
-  !m || m.ci_low === null || m.ci_high === null ? '' : isProb(m) ? `${fixedSide(m.ci_low * 100, 1)}–${fixedSide(m.ci_high * 100, 1)}%` : `${num(m.ci_low)}–${num(m.ci_high)}`;
+  !m || m.ci_low === null || m.ci_high === null ? '' : isProb(m) ? `${percentText(m.ci_low, 1)}–${percentText(m.ci_high, 1)}%` : `${num(m.ci_low)}–${num(m.ci_high)}`;
 
 const signed = (x: number, f: (v: number) => string): string => (x > 0 ? '+' : x < 0 ? '−' : '±') + f(Math.abs(x));
 

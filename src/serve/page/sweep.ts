@@ -3,7 +3,7 @@ import type { AxisRequest, SolveAnswer, SolveMetric, SweepDone, SweepRequest, Wi
 import { contentWidth, EMBED_ACTIONS_WIDTH, embedInto } from './charts.js';
 import { addLinkProblems, loadedOf } from './controls.js';
 import { $, $$, el } from './dom.js';
-import { fixedSide, int, isProb, num, pct } from './format.js';
+import { int, isProb, num, pct, percentText } from './format.js';
 import { linkNumber, listWords, parseSweepSpec, rangeNoteOf, rangeOfList, rangeValues, SWEEP_KEYS, sweepSpecText } from './links.js';
 import { showTab } from './workbench.js';
 import { marks, state } from './state.js';
@@ -370,7 +370,7 @@ function renderAnswer(e: SweepDone, payload: SweepRequest): void {
   const box = $('#sweep-answer');
   const where = heldAt(payload.axes);
   const fmt = (m: SolveMetric) =>
-    isProb(m) || m.kind === undefined ? `${pct(m.value, 2)} [${fixedSide(m.ci_low * 100, 2)}, ${fixedSide(m.ci_high * 100, 2)}]` : `${num(m.value)} [${num(m.ci_low)}, ${num(m.ci_high)}]`;
+    isProb(m) || m.kind === undefined ? `${pct(m.value, 2)} [${percentText(m.ci_low, 2)}, ${percentText(m.ci_high, 2)}]` : `${num(m.value)} [${num(m.ci_low)}, ${num(m.ci_high)}]`;
   if (e.solveError) {
     box.replaceChildren(el('b', { text: 'solve: ' }), e.solveError);
   } else if (e.solve) {
