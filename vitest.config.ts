@@ -14,9 +14,14 @@ export default defineConfig({
     // transform cost more CPU than most files' tests (a third of the suite's time).
     isolate: false,
     fileParallelism: true,
-    // Two files at a time on two cores. Three made the suite ~12% faster on a quiet machine but
-    // one CI run of three ended with vitest's pool terminating a worker under two files
-    // (renderer, site-summary): not yet understood, so not used.
-    maxWorkers: 2,
+    // Three files at a time on two cores: tests waiting on children, the browser and the disk
+    // leave a core idle under two (three made the suite ~12% faster on a quiet machine). The pool
+    // keeps all three workers to the end: with fewer kept (vitest's default here is one, the cores
+    // less one), tinypool ends a worker the moment it is idle, and that can race the worker's
+    // teardown and fail the run with an unhandled "Terminating worker thread" after every test
+    // passed (seen in CI, and at once on a run of 29 small files with three workers and one kept;
+    // never with three kept).
+    maxWorkers: 3,
+    minWorkers: 3,
   },
 });
