@@ -14,9 +14,15 @@ export default defineConfig({
     // transform cost more CPU than most files' tests (a third of the suite's time).
     isolate: false,
     fileParallelism: true,
-    // Two files at a time on two cores. Three made the suite ~12% faster on a quiet machine but
-    // one CI run of three ended with vitest's pool terminating a worker under two files
-    // (renderer, site-summary): not yet understood, so not used.
+    // Two files at a time on two cores, both workers kept to the end (minWorkers). With fewer kept
+    // than started (vitest's default here keeps one: the cores less one), tinypool ends a worker
+    // the moment it is idle, which can race the worker's teardown and fail a run whose every test
+    // passed with an unhandled "Terminating worker thread" (three workers with one kept fail so
+    // on most runs of a few dozen small files; three kept, or two with one kept, did not). Three
+    // workers, all kept, would fill a core the tests leave idle waiting on children and the
+    // browser, but where the machine is loaded far past its cores serve.test's sweeps and rankings
+    // then exceed their own 60-120 s timeouts: not used until a quiet CI run shows them safe.
     maxWorkers: 2,
+    minWorkers: 2,
   },
 });

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { describeBrowser, launchBrowser, screenshot, watchPage } from '../browser.js';
 import { ROOT, runCli, tempDirs } from '../cli-child.js';
 import { nodes } from '../helpers.js';
@@ -114,6 +114,14 @@ describe('the answer of every bundled report', () => {
 
 describeBrowser('every bundled report in a browser', () => {
   let browser: Browser;
+  /**
+   * The tab the pages are looked at in, one after another: a navigation in a tab reuses its
+   * renderer process, where a new tab starts a context and a renderer of its own (~1 s of CPU a
+   * page, most of the cost of looking at a small report). Its problems (watchPage) are taken
+   * afresh at each page; one look at a time (`turn`).
+   */
+  let tab: { page: Page; problems: string[] } | undefined;
+  let turn: Promise<unknown> = Promise.resolve();
   beforeAll(async () => {
     browser = await launchBrowser();
   }, 60_000);
@@ -138,42 +146,49 @@ describeBrowser('every bundled report in a browser', () => {
    * if one is wanted. Each page is loaded once for both tests (loading and drawing a page is most
    * of their time); a test run alone loads the pages it needs itself.
    */
-  async function look(file: string, shot?: string): Promise<Seen> {
-    const page = await browser.newPage({ viewport: LAPTOP });
-    try {
-      const problems = watchPage(page);
-      await page.goto(`file://${file}`, { waitUntil: 'load' });
-      const seen = await page.evaluate(() => {
-        const q = (sel: string) => Array.from(document.querySelectorAll(sel)) as unknown as { textContent: string; getBoundingClientRect(): { top: number; height: number } }[];
-        const answer = q('h2').find((h) => h.textContent.startsWith('Answer'));
-        const all = q('h2').find((h) => h.textContent.startsWith('All metrics'));
-        const box = q('.sides')[0];
-        return {
-          broken: Array.from(document.images).filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.getAttribute('src')),
-          images: document.images.length,
-          width: document.documentElement.scrollWidth,
-          links: Array.from(document.querySelectorAll('a[href]')).map((a) => a.getAttribute('href')!),
-          sides: box ? box.textContent : null,
-          // the sides box sits between the Answer's heading and the All metrics heading, visible
-          placed: box ? box.getBoundingClientRect().height > 0 && box.getBoundingClientRect().top > answer!.getBoundingClientRect().top && box.getBoundingClientRect().top < all!.getBoundingClientRect().top : null,
-          defined: q('dl.glossary dt').map((d) => d.textContent),
-          meanings: q('dl.glossary dd').map((d) => d.textContent),
-          // the metrics of the All metrics table: its row heads (a few cases) or its column heads (many)
-          tabled: q('h2 ~ table th.m, h2 ~ div.scroll table.compact th').map((t) => t.textContent).filter((t) => /^(p|mean)_/.test(t)),
-        };
-      });
-      for (const src of seen.broken) problems.push(`chart did not draw: ${src}`);
-      if (seen.width > LAPTOP.width) problems.push(`scrolls sideways: ${seen.width} px wide on a ${LAPTOP.width} px screen`);
-      for (const href of seen.links) {
-        if (/^[a-z]+:/i.test(href)) problems.push(`links off the page's folder: ${href}`);
-        else if (!existsSync(path.resolve(path.dirname(file), decodeURI(href)))) problems.push(`broken link: ${href}`);
-      }
-      if (shot !== undefined) await screenshot(page, `reports/${shot}`);
-      if (file === path.join(dir, RELIEF, 'index.html')) await screenshot(page, 'reports/sides-and-metrics-relief');
-      return { problems, sides: seen.sides, placed: seen.placed, defined: seen.defined, meanings: seen.meanings, tabled: seen.tabled };
-    } finally {
-      await page.close();
+  function look(file: string, shot?: string): Promise<Seen> {
+    const seen = turn.then(() => lookNow(file, shot));
+    turn = seen.catch(() => undefined);
+    return seen;
+  }
+
+  async function lookNow(file: string, shot?: string): Promise<Seen> {
+    if (!tab) {
+      const page = await browser.newPage({ viewport: LAPTOP });
+      tab = { page, problems: watchPage(page) };
     }
+    const { page } = tab;
+    tab.problems.length = 0;
+    const problems = tab.problems;
+    await page.goto(`file://${file}`, { waitUntil: 'load' });
+    const seen = await page.evaluate(() => {
+      const q = (sel: string) => Array.from(document.querySelectorAll(sel)) as unknown as { textContent: string; getBoundingClientRect(): { top: number; height: number } }[];
+      const answer = q('h2').find((h) => h.textContent.startsWith('Answer'));
+      const all = q('h2').find((h) => h.textContent.startsWith('All metrics'));
+      const box = q('.sides')[0];
+      return {
+        broken: Array.from(document.images).filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.getAttribute('src')),
+        images: document.images.length,
+        width: document.documentElement.scrollWidth,
+        links: Array.from(document.querySelectorAll('a[href]')).map((a) => a.getAttribute('href')!),
+        sides: box ? box.textContent : null,
+        // the sides box sits between the Answer's heading and the All metrics heading, visible
+        placed: box ? box.getBoundingClientRect().height > 0 && box.getBoundingClientRect().top > answer!.getBoundingClientRect().top && box.getBoundingClientRect().top < all!.getBoundingClientRect().top : null,
+        defined: q('dl.glossary dt').map((d) => d.textContent),
+        meanings: q('dl.glossary dd').map((d) => d.textContent),
+        // the metrics of the All metrics table: its row heads (a few cases) or its column heads (many)
+        tabled: q('h2 ~ table th.m, h2 ~ div.scroll table.compact th').map((t) => t.textContent).filter((t) => /^(p|mean)_/.test(t)),
+      };
+    });
+    for (const src of seen.broken) problems.push(`chart did not draw: ${src}`);
+    if (seen.width > LAPTOP.width) problems.push(`scrolls sideways: ${seen.width} px wide on a ${LAPTOP.width} px screen`);
+    for (const href of seen.links) {
+      if (/^[a-z]+:/i.test(href)) problems.push(`links off the page's folder: ${href}`);
+      else if (!existsSync(path.resolve(path.dirname(file), decodeURI(href)))) problems.push(`broken link: ${href}`);
+    }
+    if (shot !== undefined) await screenshot(page, `reports/${shot}`);
+    if (file === path.join(dir, RELIEF, 'index.html')) await screenshot(page, 'reports/sides-and-metrics-relief');
+    return { problems: [...problems], sides: seen.sides, placed: seen.placed, defined: seen.defined, meanings: seen.meanings, tabled: seen.tabled };
   }
 
   /** Opens a page and lists what is wrong with it (empty when all is well). */
