@@ -445,3 +445,23 @@ describe("a sweep chart's axis over fractional values", () => {
     for (const labels of axes) expect(labels).toEqual(['0.25', '0.5', '0.75', '1']);
   });
 });
+
+describe('heatmap cell labels beside the target contour', () => {
+  it('a value that two decimals would show as the target gets the digits that tell it apart (report and workbench)', async () => {
+    const { formatCellBeside } = await import('../src/systems/chart-kit.js');
+    expect(formatCellBeside(0.4978, 0.5)).toBe('0.498');
+    expect(formatCellBeside(0.50004, 0.5)).toBe('0.50004');
+    expect(formatCellBeside(0.5, 0.5)).toBe('0.50');
+    expect(formatCellBeside(0.4878, 0.5)).toBe('0.49');
+    expect(formatCellBeside(0.4978, undefined)).toBe('0.50');
+    expect(formatCellBeside(12.34, 12.3)).toBe('12.3');
+    const { sweepChart } = await import('../src/serve/sweep-chart.js');
+    const cells = [0.4978, 0.6, 0.3, 0.5021].map((v, i) => ({ params: { a: i % 2, b: i >> 1 }, metric: { value: v, ci_low: v - 0.01, ci_high: v + 0.01 } }));
+    const labels = (target: number | undefined) =>
+      JSON.stringify(sweepChart(cells as never, { axes: [{ path: 'a', values: [0, 1] }, { path: 'b', values: [0, 1] }], probability: true, target, metric: 'p' } as never))
+        .match(/"label":"[^"]*"/g)!
+        .filter((l) => /\d/.test(l) && !l.includes('target'));
+    expect(labels(0.5)).toEqual(['"label":"0.498"', '"label":"0.60"', '"label":"0.30"', '"label":"0.502"']);
+    expect(labels(undefined)).toEqual(['"label":"0.50"', '"label":"0.60"', '"label":"0.30"', '"label":"0.50"']);
+  });
+});

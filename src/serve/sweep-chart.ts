@@ -118,6 +118,17 @@ export function cellEdges(values: number[]): Map<number, [number, number]> {
  * The heatmap: each cell around its values (edges halfway to the neighbouring values); the target
  * contour is the set of cell edges between a cell below the target and its neighbour at or above it.
  */
+/**
+ * A cell's label: two decimals (a probability) or three digits, with more digits (up to 6) where
+ * that would read as the target the contour is drawn at (0.4978 beside a 0.5 contour: "0.498").
+ */
+function cellLabel(v: number, probability: boolean, target: number | undefined): string {
+  const at = (d: number, x: number) => (probability ? x.toFixed(d) : x.toPrecision(d + 1));
+  let d = 2;
+  if (target !== undefined && v !== target) while (d < 6 && at(d, v) === at(d, target)) d++;
+  return at(d, v);
+}
+
 function heatmap(cells: SweepCell[], o: SweepChartOptions): Record<string, unknown> {
   const [ax, ay] = o.axes;
   const ex = cellEdges(ax.values);
@@ -129,7 +140,7 @@ function heatmap(cells: SweepCell[], o: SweepChartOptions): Record<string, unkno
     const [y0, y1] = ey.get(y) ?? [y - 0.5, y + 0.5];
     const m = c.metric;
     const v = m && Number.isFinite(m.value) ? m.value : null;
-    return { x, y, x0, x1, y0, y1, value: v, lo: m?.ci_low ?? null, hi: m?.ci_high ?? null, label: v === null ? '' : o.probability ? v.toFixed(2) : v.toPrecision(3) };
+    return { x, y, x0, x1, y0, y1, value: v, lo: m?.ci_low ?? null, hi: m?.ci_high ?? null, label: v === null ? '' : cellLabel(v, o.probability, o.target) };
   });
   const layers: Record<string, unknown>[] = [
     {

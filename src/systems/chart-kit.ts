@@ -491,7 +491,7 @@ export function heatmapChart(result: ScenarioResult, systemMetric: string, syste
       x,
       y,
       value: Number.isFinite(v) ? v : null,
-      label: formatCell(v),
+      label: formatCellBeside(v, target),
       interval: m ? `[${formatCell(m.ci_low)}, ${formatCell(m.ci_high)}]` : '',
     });
   }
@@ -808,6 +808,20 @@ function fmtTarget(t: number): string {
  * A heatmap cell's label: two decimals, but never a rounding that changes the meaning: an
  * exact 0 or 1 is written so, and a value that only rounds to 0.00 or 1.00 is `<0.01`/`>0.99`.
  */
+/**
+ * A heatmap cell's label beside the target its contour is drawn at: formatCell's, with more
+ * digits (up to 6) where that label would read as the target itself. 0.4978 is "0.498", not
+ * "0.50", beside a 0.5 contour that puts it below.
+ */
+export function formatCellBeside(v: number | undefined, target: number | undefined): string {
+  const s = formatCell(v);
+  if (v === undefined || target === undefined || !Number.isFinite(v) || v === target || Math.abs(v) >= 10) return s;
+  if (s !== target.toFixed(2)) return s;
+  let d = 3;
+  while (d < 6 && v.toFixed(d) === target.toFixed(d)) d++;
+  return v.toFixed(d);
+}
+
 export function formatCell(v: number | undefined): string {
   if (v === undefined || !Number.isFinite(v)) return '';
   if (v === 0 || v === 1) return String(v);
