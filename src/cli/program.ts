@@ -122,7 +122,9 @@ export async function main(): Promise<void> {
   const onSignal = (sig: NodeJS.Signals) => {
     controller.abort();
     cleanupPending();
-    process.stderr.write(`\nsiegesim: interrupted (${sig}); no report was written or changed\n`);
+    // a terminal's cursor may stand after a progress bar or the echoed ^C: end that line first;
+    // a pipe or a log is at the start of a line already
+    process.stderr.write(`${process.stderr.isTTY === true ? '\n' : ''}siegesim: interrupted (${sig}); no report was written or changed\n`);
     // worker threads still loading their modules must finish first: exiting stops them, and a
     // thread stopped while loading aborts the process (engine/pool.ts); else exit at once
     exitWhenThreadsLoaded(130);
