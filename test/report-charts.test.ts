@@ -447,14 +447,23 @@ describe("a sweep chart's axis over fractional values", () => {
 });
 
 describe('heatmap cell labels beside the target contour', () => {
-  it('a value that two decimals would show as the target gets the digits that tell it apart (report and workbench)', async () => {
-    const { formatCellBeside } = await import('../src/systems/chart-kit.js');
-    expect(formatCellBeside(0.4978, 0.5)).toBe('0.498');
-    expect(formatCellBeside(0.50004, 0.5)).toBe('0.50004');
-    expect(formatCellBeside(0.5, 0.5)).toBe('0.50');
-    expect(formatCellBeside(0.4878, 0.5)).toBe('0.49');
-    expect(formatCellBeside(0.4978, undefined)).toBe('0.50');
-    expect(formatCellBeside(12.34, 12.3)).toBe('12.3');
+  it('a value that two decimals would show as the target gets the digits that tell it apart (one label function: report and workbench)', async () => {
+    const { cellLabel } = await import('../src/text/cell-label.js');
+    expect(cellLabel(0.4978, true, 0.5)).toBe('0.498');
+    expect(cellLabel(0.50004, true, 0.5)).toBe('0.50004');
+    expect(cellLabel(0.5, true, 0.5)).toBe('0.50');
+    expect(cellLabel(0.4878, true, 0.5)).toBe('0.49');
+    expect(cellLabel(0.4978, true)).toBe('0.50');
+    // a probability never rounds to a certainty it is not
+    expect(cellLabel(0.9997, true)).toBe('>0.99');
+    expect(cellLabel(0.0003, true)).toBe('<0.01');
+    expect(cellLabel(1, true)).toBe('1');
+    // a mean: its own decimals, and the digits that set it apart from a target on it
+    expect(cellLabel(12.34, false)).toBe('12.3');
+    expect(cellLabel(12.34, false, 12.3)).toBe('12.34');
+    expect(cellLabel(11.97, false, 12)).toBe('11.97');
+    expect(cellLabel(3.456, false)).toBe('3.46');
+    expect(cellLabel(0.0042, false)).toBe('0.0042');
     const { sweepChart } = await import('../src/serve/sweep-chart.js');
     const cells = [0.4978, 0.6, 0.3, 0.5021].map((v, i) => ({ params: { a: i % 2, b: i >> 1 }, metric: { value: v, ci_low: v - 0.01, ci_high: v + 0.01 } }));
     const labels = (target: number | undefined) =>

@@ -4,6 +4,7 @@
  * between the cells on either side of it. Pure functions: data inline, as the reports' charts.
  */
 import type { Metric, SolveResult } from '../api.js';
+import { cellLabel } from '../text/cell-label.js';
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
 
@@ -118,17 +119,6 @@ export function cellEdges(values: number[]): Map<number, [number, number]> {
  * The heatmap: each cell around its values (edges halfway to the neighbouring values); the target
  * contour is the set of cell edges between a cell below the target and its neighbour at or above it.
  */
-/**
- * A cell's label: two decimals (a probability) or three digits, with more digits (up to 6) where
- * that would read as the target the contour is drawn at (0.4978 beside a 0.5 contour: "0.498").
- */
-function cellLabel(v: number, probability: boolean, target: number | undefined): string {
-  const at = (d: number, x: number) => (probability ? x.toFixed(d) : x.toPrecision(d + 1));
-  let d = 2;
-  if (target !== undefined && v !== target) while (d < 6 && at(d, v) === at(d, target)) d++;
-  return at(d, v);
-}
-
 function heatmap(cells: SweepCell[], o: SweepChartOptions): Record<string, unknown> {
   const [ax, ay] = o.axes;
   const ex = cellEdges(ax.values);

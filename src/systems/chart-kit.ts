@@ -9,6 +9,7 @@
  * on integers, and bars that are compared share one scale.
  */
 import type { Estimate } from '../stats/intervals.js';
+import { cellLabel } from '../text/cell-label.js';
 import type { CaseResult, ChartSpec, ScenarioResult } from './types.js';
 
 export const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
@@ -477,6 +478,7 @@ export function heatmapChart(result: ScenarioResult, systemMetric: string, syste
   const ysOf = distinctSorted(result, py);
   const ix = (c: CaseResult) => xsOf.findIndex((v) => v === c.params[px]);
   const iy = (c: CaseResult) => ysOf.findIndex((v) => v === c.params[py]);
+  const probability = isProbabilityIn(result, metric);
   const values: Record<string, unknown>[] = [];
   const side = new Map<string, boolean>();
   for (const c of result.cases) {
@@ -491,8 +493,8 @@ export function heatmapChart(result: ScenarioResult, systemMetric: string, syste
       x,
       y,
       value: Number.isFinite(v) ? v : null,
-      label: formatCellBeside(v, target),
-      interval: m ? `[${formatCell(m.ci_low)}, ${formatCell(m.ci_high)}]` : '',
+      label: cellLabel(v, probability, target),
+      interval: m ? `[${cellLabel(m.ci_low, probability)}, ${cellLabel(m.ci_high, probability)}]` : '',
     });
   }
   // the contour: an edge between two neighbouring cells on opposite sides of the target
@@ -517,7 +519,7 @@ export function heatmapChart(result: ScenarioResult, systemMetric: string, syste
   const xEnc = { type: 'quantitative', scale: { domain: [-0.5, xsOf.length - 0.5], nice: false, zero: false } };
   const yEnc = { type: 'quantitative', scale: { domain: [-0.5, ysOf.length - 0.5], nice: false, zero: false } };
   // a probability on [0, 1]; a mean (a scenario's headline) from 0 to its largest value
-  const top = isProbabilityIn(result, metric) ? 1 : Math.max(0, ...result.cases.map((c) => c.metrics[metric]?.value).filter((v): v is number => Number.isFinite(v))) || 1;
+  const top = probability ? 1 : Math.max(0, ...result.cases.map((c) => c.metrics[metric]?.value).filter((v): v is number => Number.isFinite(v))) || 1;
   const cellW = Math.max(44, Math.min(72, Math.floor(420 / xsOf.length)));
   const cellH = Math.max(28, Math.min(56, Math.floor(300 / ysOf.length)));
   const inner = {
@@ -804,30 +806,3 @@ function fmtTarget(t: number): string {
   return String(t);
 }
 
-/**
- * A heatmap cell's label: two decimals, but never a rounding that changes the meaning: an
- * exact 0 or 1 is written so, and a value that only rounds to 0.00 or 1.00 is `<0.01`/`>0.99`.
- */
-/**
- * A heatmap cell's label beside the target its contour is drawn at: formatCell's, with more
- * digits (up to 6) where that label would read as the target itself. 0.4978 is "0.498", not
- * "0.50", beside a 0.5 contour that puts it below.
- */
-export function formatCellBeside(v: number | undefined, target: number | undefined): string {
-  const s = formatCell(v);
-  if (v === undefined || target === undefined || !Number.isFinite(v) || v === target || Math.abs(v) >= 10) return s;
-  if (s !== target.toFixed(2)) return s;
-  let d = 3;
-  while (d < 6 && v.toFixed(d) === target.toFixed(d)) d++;
-  return v.toFixed(d);
-}
-
-export function formatCell(v: number | undefined): string {
-  if (v === undefined || !Number.isFinite(v)) return '';
-  if (v === 0 || v === 1) return String(v);
-  if (Math.abs(v) >= 10) return v.toFixed(1);
-  const s = v.toFixed(2);
-  if (s === '0.00') return '<0.01';
-  if (s === '1.00') return '>0.99';
-  return s;
-}
