@@ -38,7 +38,7 @@ export {
 } from './api/live.js';
 export { testScenario, prepareExact, judge, TEST_CONFIDENCE, TEST_MAX_FACTOR, type TestOptions, type ScenarioTestResult, type AssertionResult, type Verdict } from './api/test.js';
 export { diffSummaries, diffSets, DiffError, DIFF_ALPHA, scenarioSettings, settingChanges, type SettingChange, type DiffResult, type DiffRow, type DiffScenario, type DiffOptions, type SummaryDoc } from './api/diff.js';
-export { initPlan, initSystems, mergeScripts, newPackageJson, starterScenario, InitInputError, STARTERS, INIT_SCRIPTS, type InitPlan, type InitFile, type ScriptsMerge } from './api/init.js';
+export { GITIGNORE_LINES, initPlan, initSystems, mergeScripts, newPackageJson, starterScenario, InitInputError, STARTERS, INIT_SCRIPTS, type InitPlan, type InitFile, type ScriptsMerge } from './api/init.js';
 export {
   readResult,
   addRecord,

@@ -33,7 +33,7 @@ describe('siegesim init (the plan)', () => {
     const plan = initPlan(['surrender'], read);
     expect(plan.files.map((f) => f.path)).toEqual(['scenarios/surrender-town-basic.yaml', '.github/workflows/balance.yml', '.gitignore']);
     expect(plan.files[1].text).toBe(read('.github/workflows/balance.yml'));
-    expect(plan.files[2].text.split('\n')).toEqual(['node_modules/', 'reports/', 'test-results/', '']);
+    expect(plan.files[2].text.split('\n')).toEqual(['node_modules/', 'reports/', 'test-results/', 'siegesim-history/', '']);
   });
 
   it('adds only the scripts package.json lacks, in its own indentation and line ends; keeps the others', () => {

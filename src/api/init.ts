@@ -23,8 +23,9 @@ export const INIT_SCRIPTS: Readonly<Record<string, string>> = {
   'balance:serve': 'siegesim serve scenarios --open',
 };
 
-/** Lines init puts in a new .gitignore: what siegesim and npm write. */
-const GITIGNORE = ['node_modules/', 'reports/', 'test-results/', ''].join('\n');
+/** What init's .gitignore ignores: what npm and siegesim write (`history add`'s default store included). */
+export const GITIGNORE_LINES = ['node_modules/', 'reports/', 'test-results/', 'siegesim-history/'];
+const GITIGNORE = [...GITIGNORE_LINES, ''].join('\n');
 
 export interface InitFile {
   /** Path from the repository's root, with forward slashes. */

@@ -19,6 +19,9 @@ import { readRegularFile } from './files.js';
 
 export const SHARD_FORMAT = 'siegesim-shard/2' as const;
 
+/** A shard file siegesim wrote, of this format or an older one (its first key; writeShardFile). */
+export const SHARD_FILE = { what: 'a siegesim shard file', own: (head: string) => head.startsWith('{"format":"siegesim-shard/') };
+
 /** What must match for shards to fit together: the cases, their compiled inputs, the chunk size. */
 export function scenarioHash(v: ValidScenario): string {
   const content = JSON.stringify({

@@ -12,7 +12,7 @@
  * process, so a later run can remove what a killed one left (`removeLeftovers`).
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { SCENARIO_COPY } from './folder.js';
 import { CURVE_NAMES, indexOwnership, KIND_NAME, MANIFEST, manifestText, ownershipOf, someNames, type FolderKind, type Ownership } from './manifest.js';
@@ -325,8 +325,37 @@ function refuseOtherScenario(dir: string, target: string, kind: FolderKind, now:
   throw cannotWrite(dir, MSG.otherScenarioReport({ name: was.name, file, gone }, now, now.named, KIND_NAME[kind]));
 }
 
-/** Check, before any trial runs, that `file` can be written: an existing one must be a regular file, neither one of `inputs` nor a scenario file. */
-export function checkOutputFile(file: string, inputs: Inputs = []): string {
+/**
+ * What a command writes to a file of its own (a shard, a JUnit file, the schema): how to tell,
+ * from its first bytes, a file siegesim wrote of that kind (`own`), and what to call that kind in
+ * the refusal (`what`).
+ */
+export interface OwnFile {
+  what: string;
+  own: (head: string) => boolean;
+}
+
+/** The first bytes of a file (enough for the marker an OwnFile looks for); undefined when it cannot be read. */
+function headOf(file: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const buf = Buffer.alloc(4096);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return buf.subarray(0, n).toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Check, before any trial runs, that `file` can be written: an existing one must be a regular
+ * file, neither one of `inputs` nor a scenario file, and, when the command says what it writes
+ * (`own`), a file of that kind siegesim wrote: a file of the user's is never replaced.
+ */
+export function checkOutputFile(file: string, inputs: Inputs = [], own?: OwnFile): string {
   const target = path.resolve(file);
   let st: Stats | undefined;
   try {
@@ -340,6 +369,9 @@ export function checkOutputFile(file: string, inputs: Inputs = []): string {
   if (st) {
     const why = inputReason(target, inputs, true);
     if (why) throw cannotWrite(file, why);
+    const head = own ? headOf(target) : '';
+    // an empty file holds nothing to lose (`touch out.xml` before a run)
+    if (own && head !== '' && (head === undefined || !own.own(head))) throw cannotWrite(file, `it is a file siegesim did not write (not ${own.what}), and siegesim replaces only files it wrote: remove it, or choose another name`);
   }
   const parent = path.dirname(target);
   const folder = nearestFolder(parent, file);

@@ -359,6 +359,44 @@ describe('no output over an input', () => {
   });
 });
 
+describe('a file siegesim did not write, named as an output file', () => {
+  const dir = tmp();
+  const b = path.join(dir, 'b.yaml');
+  writeFileSync(b, readFileSync(BALANCE, 'utf8'));
+  writeFileSync(path.join(dir, 'package.json'), '{ "name": "our-game" }\n');
+  writeFileSync(path.join(dir, 'README.md'), '# our rules\n');
+  writeFileSync(path.join(dir, 'NOTES.txt'), 'playtest notes\n');
+  const before = snapshot(dir);
+  const theirs = (f: string, kind: string) => new RegExp(`${f.replace('.', '\\.')}: it is a file siegesim did not write \\(not ${kind}\\), and siegesim replaces only files it wrote`);
+  const cases: [string, string[], RegExp][] = [
+    ['schema --out package.json', ['schema', '--out', path.join(dir, 'package.json')], theirs('package.json', "siegesim's scenario schema")],
+    ['run --shard --out README.md', ['run', b, ...BIG, '--shard', '1/2', '--out', path.join(dir, 'README.md')], theirs('README.md', 'a siegesim shard file')],
+    ['test --junit NOTES.txt', ['test', b, ...BIG, '--junit', path.join(dir, 'NOTES.txt')], theirs('NOTES.txt', "a JUnit file of siegesim test's")],
+  ];
+  it.each(cases)('%s: exit 2 with the reason, before the run, nothing changed', async (_name, args, message) => {
+    refused(await runCli(args), message);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('what siegesim wrote there is replaced, and an empty file (touch) is taken', async () => {
+    const d = tmp();
+    const small = ['--trials', '2000', '--threads', '1', '--no-progress'];
+    for (const args of [
+      ['schema', '--out', path.join(d, 'schema.json')],
+      ['run', QUICK, ...small, '--shard', '1/2', '--out', path.join(d, 'shard.json')],
+      ['test', b, ...small, '--junit', path.join(d, 'junit.xml')],
+    ]) {
+      const out = args.at(-1)!;
+      writeFileSync(out, '');
+      for (let i = 0; i < 2; i++) {
+        const r = await runCli(args);
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).not.toBe(2);
+        expect(readFileSync(out, 'utf8').length).toBeGreaterThan(0);
+      }
+    }
+  });
+});
+
 /**
  * A report of QUICK (seed "old") at `to`: the tests below need an old report that a signal or a
  * failure must leave as it was. The CLI writes it once; each test gets its own copy (a report

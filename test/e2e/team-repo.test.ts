@@ -9,7 +9,7 @@
 import { describe, expect, it, beforeAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
@@ -185,10 +185,10 @@ describe("siegesim in a game's own repository (installed from the packed tarball
       return r.stdout.trim();
     };
     // the step's script as the runner runs it (bash -e -o pipefail), one scenario to keep it short
-    const moves = async (base: string) => {
+    const moves = async (base: string, scenarios = 'scenarios/surrender-town-basic.yaml') => {
       const runner = temp();
       const r = await sh('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step('What this pull request moves').run!], repo, 480_000, {
-        SCENARIOS: 'scenarios/surrender-town-basic.yaml',
+        SCENARIOS: scenarios,
         RUNNER_TEMP: runner,
         BASE_SHA: base,
         GITHUB_STEP_SUMMARY: path.join(runner, 'summary.md'),
@@ -210,14 +210,53 @@ describe("siegesim in a game's own repository (installed from the packed tarball
     await git('add', '-A');
     await git('commit', '-qm', 'siegesim, from the committed tarball');
     const first = await moves(before);
-    expect(first.diff).toBe(`### siegesim diff: nothing to compare with\n\nThe base commit ${before.slice(0, 7)} has no siegesim in its package.json, or no \`scenarios/surrender-town-basic.yaml\`: this pull request adds them.\n`);
+    expect(first.diff).toBe(`### siegesim diff: nothing to compare with\n\nThe base commit ${before.slice(0, 7)} has no siegesim in its package.json, or no scenario file in \`scenarios/surrender-town-basic.yaml\`: this pull request adds them.\n`);
     // never fetched from a registry (npx would have asked it for a package named siegesim)
     expect(first.stderr).not.toMatch(/404|registry/i);
+
+    // a base with siegesim and a folder for the scenarios that holds none yet (notes only): nothing
+    // to compare with either (siegesim run on it exits 2, which failed the step under bash -e)
+    const team = path.join(repo, 'scenarios/team');
+    mkdirSync(team);
+    writeFileSync(path.join(team, 'notes.md'), 'our scenarios, to come\n');
+    await git('add', 'scenarios/team');
+    await git('commit', '-qm', 'a folder for our scenarios, none yet');
+    const notesOnly = await git('rev-parse', 'HEAD');
+    cpSync(path.join(repo, 'scenarios/surrender-town-basic.yaml'), path.join(team, 'town.yaml'));
+    await git('add', 'scenarios/team');
+    await git('commit', '-qm', 'our first scenario');
+    const second = await moves(notesOnly, 'scenarios/team');
+    expect(second.diff).toBe(`### siegesim diff: nothing to compare with\n\nThe base commit ${notesOnly.slice(0, 7)} has no siegesim in its package.json, or no scenario file in \`scenarios/team\`: this pull request adds them.\n`);
+    await git('rm', '-rq', 'scenarios/team');
+    await git('commit', '-qm', 'the team folder goes');
 
     // (with siegesim on the base too, the step runs `siegesim diff --markdown` on the two runs, as
     // test/e2e/balance.test.ts's 'siegesim diff' does; installing the base's copy here for it cost
     // ~20 s of CI)
   }, 900_000);
+
+  it("the workflow's history job on a push to main records the commit and draws the trend page (a game's repository has no bench-result.json)", async () => {
+    const steps = (parseYaml(readFileSync(path.join(repo, '.github/workflows/balance.yml'), 'utf8')) as { jobs: { history: { steps: { name?: string; run?: string }[] } } }).jobs.history.steps;
+    const step = (name: string) => steps.find((s) => s.name === name)!;
+    // what the balance job's artifact brings: test-result.json alone (the benchmarks run only where bench/baseline.json is)
+    const t = await sh('bash', ['-c', 'npx siegesim test scenarios/surrender-town-basic.yaml --json --no-progress > test-result.json'], repo);
+    // exit 1 when an assertion fails (the town may still be without its artillery here): the artifact is written either way
+    expect([0, 1], t.stderr).toContain(t.code);
+    expect(JSON.parse(readFileSync(path.join(repo, 'test-result.json'), 'utf8'))).toBeTypeOf('object');
+    const sha = (await sh('git', ['rev-parse', 'HEAD'], repo)).stdout.trim();
+    try {
+      // each step's script as the runner runs it (bash -e -o pipefail); no origin here, so the branch is made as on a first run
+      for (const name of ['Check out the history branch (made on the first run)', 'Record this commit and draw the trend page']) {
+        const r = await sh('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step(name).run!], repo, 240_000, { GITHUB_SHA: sha });
+        expect(r.code, `${name}: ${r.stdout}${r.stderr}`).toBe(0);
+      }
+      expect(readFileSync(path.join(repo, 'siegesim-history/commits.jsonl'), 'utf8')).toContain(sha);
+      expect(existsSync(path.join(repo, 'siegesim-history/docs/index.html'))).toBe(true);
+    } finally {
+      await sh('git', ['worktree', 'remove', '--force', 'siegesim-history'], repo);
+      rmSync(path.join(repo, 'test-result.json'), { force: true });
+    }
+  }, 300_000);
 
   it.runIf(HAVE_CHROMIUM)("serve opens the repository's scenarios in Chromium", async () => {
     // its own process group: npx runs siegesim as a child, and the stop below must reach both

@@ -6,7 +6,8 @@
 import type { Command } from 'commander';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { initPlan, initSystems, InitInputError, mergeScripts, newPackageJson, STARTERS } from '../../api.js';
+import { GITIGNORE_LINES, initPlan, initSystems, InitInputError, mergeScripts, newPackageJson, STARTERS } from '../../api.js';
+import { VERSION } from '../../version.js';
 import { packageFile } from '../../paths.js';
 import { writeFileAtomic } from '../../report/write.js';
 import { UserError } from '../common.js';
@@ -27,6 +28,23 @@ function createOnly(file: string, text: string): boolean {
   }
 }
 
+/** Lines init's .gitignore has that an existing one lacks (a line ignoring the same folder counts). */
+function missingIgnores(text: string): string[] {
+  const have = new Set(text.split(/\r?\n/).map((l) => l.trim().replace(/^\//, '').replace(/\/$/, '')));
+  return GITIGNORE_LINES.filter((l) => !have.has(l.replace(/\/$/, '')));
+}
+
+/**
+ * package.json's siegesim, when it is installed from a path outside the repository
+ * (`file:../siegesim`, `file:/abs/siegesim-0.1.0.tgz`): CI's clean `npm ci` will not find it.
+ */
+function outsideSpec(pkg: { dependencies?: Record<string, unknown>; devDependencies?: Record<string, unknown> }, root: string): string | undefined {
+  const spec = pkg.devDependencies?.siegesim ?? pkg.dependencies?.siegesim;
+  if (typeof spec !== 'string' || !spec.startsWith('file:')) return undefined;
+  const rel = path.relative(root, path.resolve(root, spec.slice('file:'.length)));
+  return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel) ? spec : undefined;
+}
+
 async function initCommand(dir: string | undefined, flags: InitFlags): Promise<void> {
   const root = path.resolve(dir ?? '.');
   let systems: string[];
@@ -37,8 +55,19 @@ async function initCommand(dir: string | undefined, flags: InitFlags): Promise<v
     throw e;
   }
   if (existsSync(root) && !statSync(root).isDirectory()) throw new UserError(`${dir} is a file, not a folder: name the repository's folder`);
+  // package.json first: one init refuses is refused before anything is written
+  const pkgFile = path.join(root, 'package.json');
+  const pkgText = existsSync(pkgFile) ? readFileSync(pkgFile, 'utf8') : undefined;
+  let merged;
+  try {
+    merged = pkgText === undefined ? undefined : mergeScripts(pkgText, path.relative(process.cwd(), pkgFile) || 'package.json');
+  } catch (e) {
+    if (e instanceof InitInputError) throw new UserError(e.message);
+    throw e;
+  }
   const plan = initPlan(systems, (rel) => readFileSync(packageFile(rel), 'utf8'));
   const lines: string[] = [];
+  const warnings: string[] = [];
   let wrote = 0;
   const kept: string[] = [];
   for (const f of plan.files) {
@@ -46,26 +75,25 @@ async function initCommand(dir: string | undefined, flags: InitFlags): Promise<v
     if (createOnly(target, f.text)) {
       wrote++;
       lines.push(`  wrote ${f.path}  (${f.what})`);
-    } else kept.push(f.path);
-  }
-  const pkgFile = path.join(root, 'package.json');
-  let hasSiegesim = false;
-  if (existsSync(pkgFile)) {
-    const text = readFileSync(pkgFile, 'utf8');
-    let merged;
-    try {
-      merged = mergeScripts(text, path.relative(process.cwd(), pkgFile) || 'package.json');
-    } catch (e) {
-      if (e instanceof InitInputError) throw new UserError(e.message);
-      throw e;
+    } else {
+      kept.push(f.path);
+      if (f.path === '.gitignore') {
+        const missing = missingIgnores(readFileSync(target, 'utf8'));
+        if (missing.length > 0) warnings.push(`.gitignore does not ignore ${missing.join(', ')} (what siegesim and npm write): add ${missing.length === 1 ? 'it' : 'them'} before committing with git add .`);
+      }
     }
+  }
+  let hasSiegesim = false;
+  if (pkgText !== undefined && merged !== undefined) {
     if (merged.text !== undefined) {
       await writeFileAtomic(pkgFile, merged.text);
       lines.push(`  package.json: added the scripts ${merged.added.join(', ')}`);
     }
     for (const k of merged.kept) lines.push(`  package.json: kept its own "${k}" script (not changed)`);
-    const pkg = JSON.parse(merged.text ?? text) as { dependencies?: Record<string, unknown>; devDependencies?: Record<string, unknown> };
+    const pkg = JSON.parse(merged.text ?? pkgText) as { dependencies?: Record<string, unknown>; devDependencies?: Record<string, unknown> };
     hasSiegesim = Object.hasOwn(pkg.devDependencies ?? {}, 'siegesim') || Object.hasOwn(pkg.dependencies ?? {}, 'siegesim');
+    const outside = outsideSpec(pkg, root);
+    if (outside !== undefined) warnings.push(`package.json installs siegesim from "${outside}", outside this repository: CI's npm ci on a clean machine will not find it; commit the tarball in the repository and install it from there (docs/your-repository.md, "Install")`);
   } else {
     createOnly(pkgFile, newPackageJson(path.basename(root)));
     wrote++;
@@ -74,9 +102,11 @@ async function initCommand(dir: string | undefined, flags: InitFlags): Promise<v
   for (const k of kept) lines.push(`  kept ${k}  (already there; not changed)`);
   const where = path.relative(process.cwd(), root) || '.';
   process.stdout.write(`siegesim init: ${wrote} file${wrote === 1 ? '' : 's'} written in ${where} (${plan.systems.join(', ')})\n${lines.join('\n')}\n`);
+  for (const w of warnings) process.stderr.write(`siegesim init: warning: ${w}\n`);
   const next = [
     ...(where === '.' ? [] : [`cd ${where}`]),
-    ...(hasSiegesim ? [] : ['npm install -D siegesim      # or the tarball / git URL you install it from']),
+    // siegesim is not on the npm registry: a name there would be someone else's package
+    ...(hasSiegesim ? [] : [`npm install -D ./siegesim-${VERSION}.tgz  # the tarball npm pack made, copied here and committed; or git+https://<host>/<owner>/siegesim.git (docs/your-repository.md)`]),
     'npm run balance              # judges every expect: assertion in scenarios/ (exit 1 on a FAIL)',
     'npm run balance:serve        # the workbench on scenarios/',
     'git add . && git commit      # .github/workflows/balance.yml runs the same checks on every push',

@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { chunkCount, inlineExecutor, runScenario, runShard, MSG, type Executor, type ValidScenario } from '../../api.js';
 import { poolFor } from '../early-pool.js';
 import { checkFolder, checkOutputFile, checkReportDir, writeIndex, writeReport, type ReportSource } from '../../report/write.js';
-import { writeShardFile } from '../shard-file.js';
+import { SHARD_FILE, writeShardFile } from '../shard-file.js';
 import { controller, executorOf, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
 import { showCount } from '../../report/format.js';
 import { rendererStarted, warmRenderer } from '../../report/renderer.js';
@@ -21,7 +21,7 @@ async function shardCommand(files: string[], flags: RunFlags & { shard: { k: num
   const v = scenarios[0];
   const { k, n } = flags.shard;
   const out = flags.out ?? `${v.name}.shard-${k}-of-${n}.json`;
-  checkOutputFile(out, [v.file]); // before any trial runs (never over the scenario it reads)
+  checkOutputFile(out, [v.file], SHARD_FILE); // before any trial runs (never over the scenario it reads, nor a file siegesim did not write)
   const trials = flags.trials ?? v.trials;
   const chunks = chunkCount(v, trials);
   if (chunks < k) process.stderr.write(MSG.shardEmpty(k, n, chunks, trials, v.system.chunkTrials) + '\n');

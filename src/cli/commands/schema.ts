@@ -7,7 +7,7 @@ import { jsonSchemaOf, SYSTEMS } from '../../api.js';
 async function schemaCommand(flags: { out?: string }): Promise<void> {
   const text = JSON.stringify(jsonSchemaOf(SYSTEMS), null, 2) + '\n';
   if (flags.out) {
-    checkOutputFile(flags.out);
+    checkOutputFile(flags.out, [], { what: "siegesim's scenario schema", own: (head) => head.includes('"$id": "https://siegesim.dev/scenario.schema.json"') });
     await writeFileAtomic(flags.out, text);
   } else process.stdout.write(text);
 }

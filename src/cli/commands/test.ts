@@ -38,7 +38,7 @@ async function testCommand(files: string[], flags: TestFlags): Promise<void> {
   // Outputs are checked before any trial runs (exit 2), as run's are: not found after the whole suite has run.
   // every file read, the bad ones too: none may be an output
   const inputs = [...loaded.valid.map((v) => v.file), ...bad];
-  if (flags.junit) checkOutputFile(flags.junit, inputs);
+  if (flags.junit) checkOutputFile(flags.junit, inputs, JUNIT_FILE);
   const summary = process.env.GITHUB_STEP_SUMMARY;
   if (summary) checkSummaryFile(summary, inputs);
   if (issues.length > 0 && scenarios.length === 0) {
@@ -139,6 +139,9 @@ function checkSummaryFile(file: string, inputs: readonly string[]): void {
     throw e;
   }
 }
+
+/** A JUnit file `siegesim test` wrote: its root element is named so (test-report.ts junitXml). */
+const JUNIT_FILE = { what: "a JUnit file of siegesim test's", own: (head: string) => head.includes('<testsuites name="siegesim test"') };
 
 export function register(program: Command): void {
   program
