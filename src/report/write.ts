@@ -282,7 +282,7 @@ export function checkReportDir(dir: string, kind: Exclude<FolderKind, 'index'> =
 function refuseForeign(dir: string, kind: Exclude<FolderKind, 'index'>, own: Ownership, force: boolean): void {
   const again = 'choose another --out, or add --force to write the report beside them (they are kept)';
   if (own.foreign.length > 0 && !force) {
-    const what = own.ours.size === 0 ? 'it is a folder with other files, not a siegesim report' : `it holds files siegesim did not write there`;
+    const what = own.ours.size === 0 ? `it is a folder with other files, not a siegesim ${KIND_NAME[kind]}` : `it holds files siegesim did not write there`;
     throw cannotWrite(dir, `${what} (${someNames(own.foreign)}); ${again}`);
   }
   if (own.kind !== undefined && own.kind !== kind && own.ours.size > 0 && !force) {

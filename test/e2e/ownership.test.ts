@@ -90,7 +90,7 @@ describe('a folder holding files siegesim did not write', () => {
     writeFileSync(path.join(p, 'thesis.tex'), '\\section{x}\n');
     const before = snapshot(p);
     const r = await runCli(['sensitivity', QUICK, '--trials', '2000000000', '--out', p]);
-    refused(r, /cannot write to .*mine: it is a folder with other files, not a siegesim report \(sensitivity\.json, thesis\.tex\)/);
+    refused(r, /cannot write to .*mine: it is a folder with other files, not a siegesim sensitivity report \(sensitivity\.json, thesis\.tex\)/);
     expect(snapshot(p)).toEqual(before);
   });
 

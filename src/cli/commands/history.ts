@@ -170,7 +170,7 @@ async function showCommand(flags: { store: string; out: string; alpha: number; t
   );
   const moved = a.series.filter((s) => s.firstMoved !== null).length;
   process.stdout.write(
-    `history: ${a.commits.length} commits, ${a.series.length} metrics, ${moved} moved at some commit -> ${path.join(flags.out, 'index.html')} (${((performance.now() - t0) / 1000).toFixed(2)} s)\n`,
+    `history: ${a.commits.length} commit${a.commits.length === 1 ? '' : 's'}, ${a.series.length} metric${a.series.length === 1 ? '' : 's'}, ${moved} moved at some commit -> ${path.join(flags.out, 'index.html')} (${((performance.now() - t0) / 1000).toFixed(2)} s)\n`,
   );
 }
 
