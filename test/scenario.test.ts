@@ -154,6 +154,9 @@ sweep:
     // beyond the tolerance: three values
     expect(chances('{ from: 0, to: 0.2999999, step: 0.1 }')).toEqual([0, 0.1, 0.2]);
     expect(chances('{ from: 0.123456789, to: 0.2, step: 0.0333333333333 }')).toEqual([0.123456789, 0.156790122333, 0.190123455667]);
+    // a step below the 12th significant digit would give one value twice: refused at the step
+    const fine = issuesOf(`${BASE}structure: { port: true }\nsweep:\n  structure.blockade_chance: { from: 0.5, to: 0.5000000000004, step: 1e-13 }\n`);
+    expect(fine.map((i) => [i.path, i.message])).toEqual([['sweep.structure.blockade_chance.step', MSG.sweepStepTooFine(1e-13, 0.5)]]);
   });
 
   it('a sweep list that names a value twice is a problem at the repeat (two cases of one setting, two answers)', () => {

@@ -321,6 +321,15 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
         continue;
       }
     }
+    if (!Array.isArray(spec) && values.length <= MAX_CASES) {
+      // a step finer than 12 significant digits gives one rounded value twice (as a list naming it twice would)
+      const again = values.findIndex((x, i) => i > 0 && x === values[i - 1]);
+      if (again > 0) {
+        push(['sweep', p, 'step'], MSG.sweepStepTooFine((spec as { step: number }).step, values[again] as number));
+        unjudged.push(p);
+        continue;
+      }
+    }
     if (Array.isArray(spec)) {
       // the same value twice: two cases of one setting with two answers, a miscount and a chart with two points at one x
       const firstAt = new Map<string, number>();
