@@ -301,7 +301,34 @@ describe('cry-havoc: sight lines (seed 004 R4, R5)', () => {
     expect(r).toMatchObject({ possible: true, minD1: 2, maxD2: 4 });
     expect(los({ n: 1.5, d: 2 + r.maxD2! + 1, d1: 2, h: 0.5 }).possible).toBe(false);
     expect(los({ n: 1.5, d: r.minD1! - 1 + 4, d1: r.minD1! - 1, h: 0.5 }).possible).toBe(false);
-    expect(los({ n: 0.5, d: 6, d1: 2, h: 0.5 })).toMatchObject({ possible: false, minD1: null, maxD2: null, deadZone: 'total' });
+    // N = H: only the upper character at the obstruction (D2 = 0) sees over it (R4: 0 >= D2·H)
+    expect(los({ n: 0.5, d: 6, d1: 2, h: 0.5 })).toMatchObject({ possible: false, minD1: null, maxD2: 0, deadZone: 'partial' });
+    expect(los({ n: 1, d: 10, d1: 10, h: 1 })).toMatchObject({ possible: true, minD1: 0, maxD2: 0, deadZone: 'partial' });
+    // N < H: no position with D > 0 passes; D = D1 = 0 does (0 >= 0)
+    expect(los({ n: 2, d: 8, d1: 5, h: 3 })).toMatchObject({ possible: false, minD1: null, maxD2: null, deadZone: 'total' });
+    expect(los({ n: 2, d: 0, d1: 0, h: 3 })).toMatchObject({ possible: true, minD1: 0, maxD2: 0, deadZone: 'total' });
+  });
+
+  it('minD1 and maxD2 are the smallest D1 and largest D2 at which R4 holds, so possible never contradicts the dead zone', () => {
+    const levels = [0, 0.5, 1, 1.5, 2, 2.5, 3, 5];
+    const r4 = (n: number, d1: number, d2: number, h: number) => n * d1 >= (d1 + d2) * h;
+    for (const n of levels) {
+      for (const h of levels) {
+        for (const [d, d1] of [[0, 0], [4, 0], [4, 4], [10, 6], [10, 10], [7, 5], [12, 3]]) {
+          const r = los({ n, d, d1, h });
+          const at = `N ${n}, H ${h}, D ${d}, D1 ${d1}`;
+          expect(r.possible, at).toBe(r4(n, d1, d - d1, h));
+          const d1s = Array.from({ length: 200 }, (_, k) => k).filter((x) => r4(n, x, d - d1, h));
+          expect(r.minD1, at).toBe(d1s.length > 0 ? d1s[0] : null);
+          const d2s = Array.from({ length: 200 }, (_, k) => k).filter((x) => r4(n, d1, x, h));
+          if (h === 0) expect([r.maxD2, d2s.length, r.deadZone], at).toEqual([null, 200, 'none']);
+          else expect(r.maxD2, at).toBe(d2s.length > 0 ? d2s[d2s.length - 1] : null);
+          expect(r.deadZone, at).toBe(h === 0 ? 'none' : n < h ? 'total' : 'partial');
+          // with D2 = maxD2 the shot passes: the dead zone's bound is a position that sees
+          if (r.maxD2 !== null) expect(los({ n, d: d1 + r.maxD2, d1, h }).possible, at).toBe(true);
+        }
+      }
+    }
   });
 
   it('an obstruction no higher than the lower character (H = 0) hides nothing: no dead zone, no bound on D2', () => {

@@ -140,6 +140,25 @@ sweep:
     expect(validateText('s.yaml', `${BASE}sweep:\n  structure.blockade_chance: { from: 0, to: 1, step: 0.25 }\n`).ok).toBe(true);
   });
 
+  it('a fractional range: floor((to - from)/step + 1e-9) + 1 values, each from + k*step to 12 significant digits and never above to (docs/scenarios.md)', () => {
+    const chances = (range: string) => {
+      const v = validateText('s.yaml', `${BASE}structure: { port: true }\nsweep:\n  structure.blockade_chance: ${range}\n`);
+      if (!v.ok) throw new Error(JSON.stringify(v.issues));
+      return v.value.points.map((p) => p.params['structure.blockade_chance']);
+    };
+    // (0.3 - 0)/0.1 is 2.9999999999999996 in floating point: the tolerance reaches 0.3, written 0.3
+    expect(chances('{ from: 0, to: 0.3, step: 0.1 }')).toEqual([0, 0.1, 0.2, 0.3]);
+    expect(chances('{ from: 0, to: 1, step: 0.1 }')[3]).toBe(0.3);
+    // within 1e-9 of a step of 0.3: a fourth value, to itself rather than the 0.3 above it
+    expect(chances('{ from: 0, to: 0.29999999999, step: 0.1 }')).toEqual([0, 0.1, 0.2, 0.29999999999]);
+    // beyond the tolerance: three values
+    expect(chances('{ from: 0, to: 0.2999999, step: 0.1 }')).toEqual([0, 0.1, 0.2]);
+    expect(chances('{ from: 0.123456789, to: 0.2, step: 0.0333333333333 }')).toEqual([0.123456789, 0.156790122333, 0.190123455667]);
+    // a step below the 12th significant digit would give one value twice: refused at the step
+    const fine = issuesOf(`${BASE}structure: { port: true }\nsweep:\n  structure.blockade_chance: { from: 0.5, to: 0.5000000000004, step: 1e-13 }\n`);
+    expect(fine.map((i) => [i.path, i.message])).toEqual([['sweep.structure.blockade_chance.step', MSG.sweepStepTooFine(1e-13, 0.5)]]);
+  });
+
   it('a sweep list that names a value twice is a problem at the repeat (two cases of one setting, two answers)', () => {
     const issues = issuesOf(`${BASE}sweep:\n  turns: [10, 40, 10, 20, 40]\n`);
     expect(issues.map((i) => [i.line, i.col, i.path, i.message])).toEqual([

@@ -151,7 +151,7 @@ export interface DiffRow {
   after: { value: number; ci_low: number; ci_high: number; n: number; trials: number; se?: number };
   /**
    * after − before, with its 95% interval (Newcombe's square-and-add of the two intervals; for
-   * a `diff_`, ± 1.96·√(se_before² + se_after²)).
+   * a `diff_`, ± Z95·√(se_before² + se_after²)).
    */
   change: Estimate;
   /**

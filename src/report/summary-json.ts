@@ -45,7 +45,7 @@ export function summaryJson(r: ScenarioResult, provenance?: Record<string, unkno
             differences: Object.fromEntries(
               orderedMetrics(r, c.differences).map((k) => {
                 const d = c.differences[k];
-                // se: the difference's standard error (value ± 1.96·se is its interval), which `diff`
+                // se: the difference's standard error (value ± Z95·se is its interval), which `diff`
                 // needs to compare one run's difference with another's; paired: measured trial by
                 // trial on common dice (false: Welch, the two means taken as independent)
                 // over_different_trials: a conditional mean's event moved significantly (baseline -> variant)

@@ -69,6 +69,9 @@ export const MSG = {
   /** A sweep list naming one value twice: two cases of the same setting, each with its own answer (and the count of cases off). */
   sweepRepeated: (value: unknown, first: number, again: number) =>
     `${shortKey(JSON.stringify(value))} is listed twice (items ${first + 1} and ${again + 1}): list each value once (the same setting would run as two cases, with two answers)`,
+  /** A range whose step is below what 12 significant digits tell apart: two of its values would be one number, two cases with two answers. */
+  sweepStepTooFine: (step: number, value: number) =>
+    `the step ${step} is too fine for 12 significant digits: the range gives ${value} twice (each value is rounded to 12 significant digits); use a coarser step`,
   sweepNumbers: () => 'a sweep list here needs numbers',
   /** `parts`: what multiplies to n ("6 values of wall.hp", "3 variants"); `ranged`: an axis is a from/to/step range. */
   sweepTooLarge: (n: number, max: number, parts: readonly string[] = [], ranged = false, variants = 1) =>

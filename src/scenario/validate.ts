@@ -321,6 +321,15 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
         continue;
       }
     }
+    if (!Array.isArray(spec) && values.length <= MAX_CASES) {
+      // a step finer than 12 significant digits gives one rounded value twice (as a list naming it twice would)
+      const again = values.findIndex((x, i) => i > 0 && x === values[i - 1]);
+      if (again > 0) {
+        push(['sweep', p, 'step'], MSG.sweepStepTooFine((spec as { step: number }).step, values[again] as number));
+        unjudged.push(p);
+        continue;
+      }
+    }
     if (Array.isArray(spec)) {
       // the same value twice: two cases of one setting with two answers, a miscount and a chart with two points at one x
       const firstAt = new Map<string, number>();
@@ -568,9 +577,22 @@ function wantsWholeNumber(setting: z.ZodType, x: unknown): boolean {
   return !r.success && r.error.issues.some((i) => i.path.length === 0 && i.code === 'invalid_type' && i.expected === 'int');
 }
 
-/** How many values a from/to/step range holds (Infinity past what a number holds), without making them. */
+/**
+ * How many values a from/to/step range holds (Infinity past what a number holds), without making
+ * them: floor((to − from)/step + 1e-9) + 1. The 1e-9 (of a step) lets `to` count as reached when
+ * floating point lands just short of it ((0.3 − 0)/0.1 is 2.9999999999999996).
+ */
 export function sweepCount(spec: { from: number; to: number; step: number }): number {
   return Math.floor((spec.to - spec.from) / spec.step + 1e-9) + 1;
+}
+
+/**
+ * The k-th value of a range: from + k·step to 12 significant digits (0.1 + 0.2 is written 0.3,
+ * not 0.30000000000000004), and never above `to`: the tolerance of `sweepCount` can admit a last
+ * value up to 1e-9 of a step beyond it (`to: 0.29999999999` by 0.1), which is then `to` itself.
+ */
+export function sweepValueAt(spec: { from: number; to: number; step: number }, k: number): number {
+  return Math.min(Number((spec.from + k * spec.step).toPrecision(12)), spec.to);
 }
 
 /** The values of one sweep axis, or undefined for an empty range. */
@@ -581,7 +603,7 @@ export function expandSweepValues(spec: unknown): unknown[] | undefined {
   const out: number[] = [];
   const n = sweepCount({ from, to, step }) - 1;
   if (n > MAX_CASES) return Array.from({ length: MAX_CASES + 1 }, (_, i) => from + i * step);
-  for (let i = 0; i <= n; i++) out.push(Number((from + i * step).toPrecision(12)));
+  for (let i = 0; i <= n; i++) out.push(sweepValueAt({ from, to, step }, i));
   return out;
 }
 

@@ -847,6 +847,14 @@ describe('exact, check, validate, schema', () => {
     expect(flat.stdout).toContain('the obstruction (H = 0) is no higher than the lower character: it hides nothing, at any distance (no dead zone)');
     expect(flat.stdout).not.toMatch(/Infinity|NaN/);
     expect(JSON.parse((await cli(['los', '--n', '2', '--d', '10', '--d1', '0', '--h', '0', '--json'])).stdout)).toMatchObject({ possible: true, minD1: 0, maxD2: null, deadZone: 'none' });
+    // N = H: possible only at D2 = 0, and the dead zone says the same (seed 004 R4)
+    const level = await cli(['los', '--n', '1', '--d', '10', '--d1', '10', '--h', '1']);
+    expect(level.stdout).toMatch(/^possible: N x D1 = 1 x 10 = 10 >= D x H = 10 x 1 = 10/);
+    expect(level.stdout).toContain('only the upper character standing at it (D2 = 0) sees over it, from any D1');
+    expect(JSON.parse((await cli(['los', '--n', '1', '--d', '10', '--d1', '10', '--h', '1', '--json'])).stdout)).toMatchObject({ possible: true, minD1: 0, maxD2: 0, deadZone: 'partial' });
+    const higher = await cli(['los', '--n', '2', '--d', '0', '--d1', '0', '--h', '3']);
+    expect(higher.stdout).toContain('no position with the characters apart (D > 0) sees over it; only D = D1 = 0 passes the test');
+    expect((await cli(['los', '--n', '3', '--d', '5', '--d1', '8', '--h', '2'])).stderr).toContain('--d1 cannot exceed --d (the obstruction lies between the two characters)');
   });
 
   it('exact prints the closed form; --json is an array, one element per scenario', async () => {

@@ -24,8 +24,14 @@ function losCommand(flags: { n: number; d: number; d1: number; h: number; roundi
     process.stdout.write(`the obstruction (H = 0) is no higher than the lower character: it hides nothing, at any distance (no dead zone)\n`);
     return;
   }
-  if (r.minD1 === null || r.maxD2 === null) {
-    process.stdout.write(`the obstruction (H = ${flags.h}) is as high as the level difference (N = ${flags.n}) or higher: no distance sees over it\n`);
+  if (r.deadZone === 'total') {
+    process.stdout.write(
+      `the obstruction (H = ${flags.h}) is higher than the level difference (N = ${flags.n}): no position with the characters apart (D > 0) sees over it; only D = D1 = 0 passes the test\n`,
+    );
+    return;
+  }
+  if (flags.n === flags.h) {
+    process.stdout.write(`the obstruction (H = ${flags.h}) is as high as the level difference (N = ${flags.n}): only the upper character standing at it (D2 = 0) sees over it, from any D1\n`);
     return;
   }
   process.stdout.write(`dead zone (R5, rounding: ${r.rounding === 'default' ? 'D1 up, D2 down' : 'both up, as the source says'}):\n`);

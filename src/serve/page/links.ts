@@ -78,11 +78,11 @@ export function parseSweepSpec(raw: string, offered: (path: string) => boolean):
 export const sweepSpecText = (path: string, axis: { kind: 'list'; words: string[] } | { kind: 'range'; from: string; to: string; step: string }): string =>
   `${path}:${axis.kind === 'list' ? axis.words.join(',') : `${axis.from}..${axis.to}:${axis.step}`}`;
 
-/** The values an even range gives (as the scenario's `sweep:` expands it). */
+/** The values an even range gives (as the scenario's `sweep:` expands it: `sweepValueAt` in src/scenario/validate.ts). */
 export function rangeValues(from: number, to: number, step: number): number[] {
   if (![from, to, step].every(Number.isFinite) || !(step > 0) || from > to) return [];
   const n = Math.floor((to - from) / step + 1e-9);
-  return n > 1000 ? [] : Array.from({ length: n + 1 }, (_, i) => Number((from + i * step).toPrecision(12)));
+  return n > 1000 ? [] : Array.from({ length: n + 1 }, (_, i) => Math.min(Number((from + i * step).toPrecision(12)), to));
 }
 
 /**

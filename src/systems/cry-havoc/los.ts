@@ -25,20 +25,30 @@ export interface LosResult {
   rhs: number;
   /** D2 = D - D1: the upper character's distance from the obstruction. */
   d2: number;
-  /** Smallest D1 that lets the lower character see over, given D2 (0 when H = 0; null when N <= H: never). */
+  /**
+   * Smallest whole D1 at which R4 holds with this D2: D1 >= D2·H / (N − H) rounded up when
+   * N > H; 0 when H = 0, and when N <= H with D2 = 0; null when no D1 does (N <= H, D2 > 0).
+   */
   minD1: number | null;
-  /** Largest D2 at which the upper character sees the lower one, given D1 (null when H = 0: any; null when N <= H: none). */
+  /**
+   * Largest whole D2 at which R4 holds with this D1: D2 <= D1·(N − H) / H rounded down by
+   * DEFAULT (up under `rounding: source`), which is 0 when N = H (only the upper character at
+   * the obstruction sees over it); null when H = 0 (any D2) or when no D2 does (N < H, D1 > 0).
+   */
   maxD2: number | null;
   rounding: 'default' | 'source';
   /**
    * How much the obstruction hides: `none` when H = 0 (no higher than the lower character: the
-   * test holds at every distance, so minD1 is 0 and maxD2 has no bound, null); `total` when
-   * N <= H (no distance sees over it: minD1 and maxD2 null); else `partial` (both finite).
+   * test holds at every distance); `total` when N < H (no position with D > 0 passes R4: only
+   * D = D1 = 0, where both sides are 0); else `partial` (N >= H > 0: with N = H only D2 = 0).
    */
   deadZone: 'none' | 'partial' | 'total';
 }
 
 /**
+ * R4 rearranged (R5): N·D1 ≥ (D1 + D2)·H ⇔ D1·(N − H) ≥ D2·H. The dead-zone distances are the
+ * whole hexes at which exactly that holds, so `possible` and the dead zone never disagree.
+ * H = 0 is decided first (N = H = 0 is `none`: the test holds everywhere).
  * @example los({ n: 2, d: 10, d1: 6, h: 1 }) // possible: 2*6 = 12 >= 10*1
  */
 export function los(i: LosInput): LosResult {
@@ -48,8 +58,13 @@ export function los(i: LosInput): LosResult {
   const rhs = i.d * i.h;
   const possible = lhs >= rhs;
   if (i.h === 0) return { possible, lhs, rhs, d2, minD1: 0, maxD2: null, rounding, deadZone: 'none' };
-  if (i.n <= i.h) return { possible, lhs, rhs, d2, minD1: null, maxD2: null, rounding, deadZone: 'total' };
-  const minD1 = Math.ceil((d2 * i.h) / (i.n - i.h) - 1e-12);
+  if (i.n <= i.h) {
+    // D1·(N − H) ≤ 0 ≤ D2·H: the test holds only where both are 0 (D2 = 0, and D1 = 0 unless N = H)
+    const minD1 = d2 === 0 ? 0 : null;
+    const maxD2 = i.n === i.h || i.d1 === 0 ? 0 : null;
+    return { possible, lhs, rhs, d2, minD1, maxD2, rounding, deadZone: i.n === i.h ? 'partial' : 'total' };
+  }
+  const minD1 = Math.ceil((d2 * i.h) / (i.n - i.h) - 1e-12) + 0; // + 0: never -0 (D2 = 0)
   const raw = (i.d1 * (i.n - i.h)) / i.h;
   const maxD2 = rounding === 'source' ? Math.ceil(raw - 1e-12) : Math.floor(raw + 1e-12);
   return { possible, lhs, rhs, d2, minD1, maxD2, rounding, deadZone: 'partial' };
