@@ -598,6 +598,9 @@ describeBrowser('the workbench page', () => {
       ['sweep=wall.hp:10,abc', notUsed("sweep=wall.hp:10,abc: the values must be numbers separated by commas (e.g. wall.hp:10,20,40) or a range (wall.hp:20..60:10)")],
       ['sweep=wall.hp&sweep_target=half', notUsed("sweep=wall.hp: write <setting>:<from>..<to>:<step> (e.g. wall.hp:20..60:10) or <setting>:<value>,<value>,... (e.g. wall.hp:10,20,40) · sweep_target=half: must be a number (e.g. 0.5)")],
       ['sweep_metric=p_win&sweep_trials=7', /^The link's sweep was not used \(sweep_metric=p_win: unknown metric "p_win" \(this scenario's: p_attacker_wins, .*\) · sweep_trials=7: one of \d+, /],
+      // every problem of the link's sweep at once: the page's own and the server's check of the rest
+      ['sweep=wall.hp:60..20:10&sweep_trials=7', /^The link's sweep was not used \(sweep_trials=7: one of \d+, [\d, ]+ · wall\.hp: a range needs from <= to and step > 0\); the form shows .+\.$/],
+      ['sweep_metric=p_win&sweep_target=2', /^The link's sweep was not used \(sweep_metric=p_win: unknown metric "p_win" \(this scenario's: p_attacker_wins, .*\) · target: 2 is outside \[0, 1\]: "p_attacker_wins" is a probability\); the form shows .+\.$/],
     ] as [string, string | RegExp][]) {
       await page.goto(`${wb.url}?scenario=${SC}&wall.dc=14&${q}`);
       await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
