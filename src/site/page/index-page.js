@@ -50,9 +50,9 @@ function escapeHtml(x) {
 
 // ---------- numbers ----------
 // The workbench's rule (serve/page/format.ts): a probability as a percentage with the decimals
-// that keep it off 100% and 0% when it is not exactly so (99.985%, not 100.0%); a difference
-// with the decimals that keep it and its interval's ends off 0 (+0.02 pts, not +0.0), unsigned
-// when it is exactly 0.
+// that keep it off 100% and 0% when it is not exactly so (0.99985 is 99.98%, not 100.0%); a
+// difference with the decimals that keep it and its interval's ends off 0 (+0.01 pts, not
+// +0.0), unsigned when it is exactly 0.
 /** A difference's direction as every table of differences colours it: up or down when its 95% interval excludes 0, else flat (grey). */
 function directionClass(d) {
   return d.ci_low > 0 ? 'up' : d.ci_high < 0 ? 'down' : 'flat';
