@@ -13,8 +13,9 @@
  *    (dist/vendor/vega.cjs), the workbench page (src/serve/page/main.ts, for the browser, to
  *    dist/page/app.js, served as /assets/app.js), and the static site's workers
  *    (src/site/run-worker.ts, kernel-worker.ts and workbench-worker.ts, for the browser, minified,
- *    to dist/site/run.js, kernel.js and workbench.js) and its workbench page (src/site/page/main.ts,
- *    to dist/site/workbench-page.js), which `siegesim site` copies;
+ *    to dist/site/run.js, kernel.js and workbench.js), its index page (src/site/page/index-page.js,
+ *    to dist/site/site.js) and its workbench page (src/site/page/main.ts, to
+ *    dist/site/workbench-page.js), which `siegesim site` copies;
  * 3. the V8 code caches of the two Node bundles (dist/src/code-cache-build.js).
  *
  * A whole build whose inputs (src/, workers/, this script, the tsconfigs, package.json and its
@@ -86,10 +87,11 @@ async function bundle() {
     build({ ...common, entryPoints: ['src/report/vega-entry.cjs'], format: 'cjs', platform: 'node', target: 'node20', minify: true, keepNames: true, outfile: 'dist/vendor/vega.cjs' }),
     // the serve page, minified like the site's (the npm tarball stays under 2 MB)
     build({ ...common, entryPoints: ['src/serve/page/main.ts'], format: 'esm', platform: 'browser', target: 'es2022', minify: true, outfile: PAGE_BUNDLE }),
-    // classic workers (iife): `new Worker(url)` without type: 'module' starts them in every browser
+    // classic workers (iife): `new Worker(url)` without type: 'module' starts them in every browser;
+    // and index.html's page, a classic script too: it still runs from file://, to say the site must be served
     build({
       ...common,
-      entryPoints: { run: 'src/site/run-worker.ts', kernel: 'src/site/kernel-worker.ts', workbench: 'src/site/workbench-worker.ts' },
+      entryPoints: { run: 'src/site/run-worker.ts', kernel: 'src/site/kernel-worker.ts', workbench: 'src/site/workbench-worker.ts', site: 'src/site/page/index-page.js' },
       format: 'iife',
       platform: 'browser',
       target: 'es2022',
@@ -105,7 +107,7 @@ async function bundle() {
 /** What a whole build reads: its hash decides whether the last build's dist/ is current. */
 const INPUTS = ['src', 'workers', 'scripts/build.mjs', 'tsconfig.json', 'tsconfig.page.json', 'package.json', 'package-lock.json'];
 /** What a whole build writes that the command line, the workbench and the site need. */
-const OUTPUTS = ['dist/src/cli/main.js', 'dist/src/cli/entry.js', 'dist/cli/siegesim.cjs', 'dist/vendor/vega.cjs', PAGE_BUNDLE, 'dist/site/run.js', 'dist/site/kernel.js', 'dist/site/workbench.js', 'dist/site/workbench-page.js'];
+const OUTPUTS = ['dist/src/cli/main.js', 'dist/src/cli/entry.js', 'dist/cli/siegesim.cjs', 'dist/vendor/vega.cjs', PAGE_BUNDLE, 'dist/site/run.js', 'dist/site/kernel.js', 'dist/site/workbench.js', 'dist/site/workbench-page.js', 'dist/site/site.js'];
 const STAMP = 'dist/.build-inputs';
 
 function inputsHash() {

@@ -53,7 +53,7 @@ describe('formatting', () => {
     const d = { value: 0.012, ci_low: 0.0004, ci_high: 0.0236 };
     expect(fmtDiff(d, true)).toBe('+1.2 pts');
     expect(fmtDiff({ ...d, value: -0.012 }, true)).toBe('−1.2 pts');
-    expect(fmtDiff({ ...d, value: 0 }, true)).toBe('±0.0 pts');
+    expect(fmtDiff({ ...d, value: 0 }, true)).toBe('0.0 pts');
     expect(fmtDiff({ value: -2.5, ci_low: -3, ci_high: -2, kind: 'mean' }, false)).toBe('−2.500');
     expect(fmtDiffInterval(d, true)).toBe('0.04 to 2.4');
     expect(fmtDiffInterval({ value: -2.5, ci_low: -3, ci_high: -2 }, false)).toBe('-3.000 to -2.000');

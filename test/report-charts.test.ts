@@ -474,3 +474,36 @@ describe('heatmap cell labels beside the target contour', () => {
     expect(labels(undefined)).toEqual(['"label":"0.50"', '"label":"0.60"', '"label":"0.30"', '"label":"0.50"']);
   });
 });
+
+describe("the workbench sweep chart's tooltip", () => {
+  it('writes a value and its interval by the reports\' rule: 0.999996 is not 1.0000 (line, solve marks and heatmap)', async () => {
+    const { sweepChart } = await import('../src/serve/sweep-chart.js');
+    type Layer = { data?: { values: Record<string, unknown>[] }; encoding?: { tooltip?: { field: string; format?: string }[] } };
+    const metric = (value: number, lo: number, hi: number) => ({ value, ci_low: lo, ci_high: hi });
+    const near = metric(0.999996, 0.99998, 1);
+    const line = sweepChart([{ params: { a: 1 }, metric: near }, { params: { a: 2 }, metric: metric(0.5, 0.49, 0.51) }] as never, {
+      axes: [{ path: 'a', values: [1, 2] }],
+      metric: 'p',
+      probability: true,
+      target: 0.9,
+      solve: { value: 1, at: near } as never,
+    }) as { data: { values: Record<string, unknown>[] }; layer: Layer[] };
+    const heat = sweepChart([0, 1, 2, 3].map((i) => ({ params: { a: i % 2, b: i >> 1 }, metric: i === 0 ? near : metric(0.3, 0.29, 0.31) })) as never, {
+      axes: [{ path: 'a', values: [0, 1] }, { path: 'b', values: [0, 1] }],
+      metric: 'p',
+      probability: true,
+    }) as { data: { values: Record<string, unknown>[] }; layer: Layer[] };
+    for (const chart of [line, heat]) {
+      const tips = chart.layer.filter((l) => l.encoding?.tooltip);
+      expect(tips.length).toBeGreaterThan(0);
+      for (const l of tips) {
+        // no field is given a fixed number of decimals: the shown text carries the value and its interval
+        expect(l.encoding!.tooltip!.filter((t) => t.format !== undefined)).toEqual([]);
+        expect(l.encoding!.tooltip!.at(-1)).toMatchObject({ field: 'shown', title: 'p [95% interval]' });
+        for (const d of (l.data ?? chart.data).values) if (d.value === 0.999996) expect(d.shown).toBe('0.999996 [0.99998, 1]');
+      }
+    }
+    expect(line.data.values.map((d) => d.shown)).toEqual(['0.999996 [0.99998, 1]', '0.5000 [0.4900, 0.5100]']);
+    expect(heat.data.values[0].shown).toBe('0.999996 [0.99998, 1]');
+  });
+});

@@ -20,6 +20,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { describeBrowser, launchBrowser, screenshot, watchPage } from './browser.js';
 import { runCli } from './cli-child.js';
@@ -290,7 +291,7 @@ describeBrowser('the static site', () => {
     await input.dispatchEvent('change');
     const changed = await doneWith(SC, { 'wall.hp': 60 });
     expect(await card.locator('[data-role="value"]').textContent()).not.toBe(before);
-    expect(await card.locator('[data-role="difference"]').textContent()).toMatch(/^[−+±]\d+\.\d+ pts \[-?\d+\.\d+ to -?\d+\.\d+\]vs \d+\.\d+% as loaded/);
+    expect(await card.locator('[data-role="difference"]').textContent()).toMatch(/^[−+]?\d+\.\d+ pts \[-?\d+\.\d+ to -?\d+\.\d+\]vs \d+\.\d+% as loaded/);
     expect(await page.locator('#charts figure svg').count()).toBeGreaterThan(0);
     process.stderr.write(`site workbench ${SC}: opened, first number ${opened.firstMs?.toFixed(0)} ms; wall.hp 30 -> 60, first number ${changed.firstMs?.toFixed(0)} ms, done ${changed.doneMs?.toFixed(0)} ms at ${changed.trials} trials\n`);
     await screenshot(page, 'site-workbench-wall-hp');
@@ -448,4 +449,77 @@ describeBrowser('the static site', () => {
     for (const r of [requests, again.requests, bad.requests]) expect(foreign(r)).toEqual([]);
     await bad.page.close();
   }, 600_000);
+
+  it('opened as a file (file://), index.html and workbench.html say they must be served and how, not "loading…" forever; served, they do not', async () => {
+    const site = path.join(dir, 'site');
+    for (const f of ['index.html', 'workbench.html']) {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 700 } });
+      await page.goto(pathToFileURL(path.join(site, f)).href);
+      const notice = page.locator('#served-notice');
+      await expect.poll(() => notice.isVisible()).toBe(true);
+      const text = (await notice.innerText()).replace(/\s+/g, ' ');
+      expect(text).toContain('This page must be served, not opened as a file.');
+      expect(text).toContain(`python3 -m http.server 8000 --bind 127.0.0.1 --directory ${site}`);
+      expect(text).toContain(`open http://127.0.0.1:8000/${f}`);
+      await expect.poll(() => page.locator('body').innerText()).not.toContain('loading…');
+      expect(await page.locator('body').innerText()).toContain('not running: this page was opened as a file (see above)');
+      expect(text).not.toContain('--base-url');
+      await screenshot(page, `site-file-${f.replace('.html', '')}`);
+      await page.close();
+    }
+    const { page, problems } = await openPage();
+    expect(await page.locator('#served-notice').isHidden()).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('a link whose trials are not a whole number of at least 1 (abc as -5 and 2.5) is refused with its message, not run at the file\'s trials', async () => {
+    for (const t of ['abc', '-5', '2.5', '']) {
+      const { page, problems } = await openPage(`#scenario=scenarios/surrender-town-basic.yaml&trials=${t}`);
+      const runs = (await probeOf(page)).runs;
+      if (t === '') {
+        // an empty trials is the file's own
+        expect((await lastRun(page, 0)).error).toBeUndefined();
+      } else {
+        expect(runs.map((r) => r.error)).toEqual([`trials must be a whole number of at least 1 (got ${t})`]);
+        expect(await page.locator('#messages').textContent()).toBe(`trials must be a whole number of at least 1 (got ${t})`);
+        expect(await page.locator('#trials').inputValue()).toBe(t);
+        expect(page.url()).toContain(`trials=${t}`);
+        if (t === 'abc') await screenshot(page, 'site-bad-trials');
+      }
+      expect(problems).toEqual([]);
+      await page.close();
+    }
+  }, 120_000);
+
+  it('writes its numbers by the workbench\'s rule: 0.99985 is not 100.0%, a difference clear of 0 is not +0.0, an exact 0 has no sign', async () => {
+    // the run worker answers with set numbers (what a long run of a near-certain event gives)
+    const stub = `onmessage = (e) => { const r = e.data; if (r.type !== 'run') return;
+      const m = (value, lo, hi, kind = 'probability') => ({ kind, value, ci_low: lo, ci_high: hi });
+      postMessage({ type: 'start', id: r.id, name: 'set numbers', system: 'surrender', headline: ['p_near', 'p_even', 'mean_x'], cases: 2, trials: 4000000, threads: 1 });
+      const metrics = { p_near: m(0.99985, 0.99975, 0.99992), p_even: m(0.5, 0.4995, 0.5005), mean_x: m(3.25, 3.2, 3.3, 'mean') };
+      postMessage({ type: 'done', id: r.id, ms: 1, summary: { trials: 4000000, cases: [
+        { case: 1, variant: 'base', params: {}, trials: 4000000, metrics, differences: {} },
+        { case: 2, variant: 'other', params: {}, trials: 4000000, metrics, differences: { p_near: m(1.5e-4, 0.5e-4, 2.5e-4), p_even: m(0, 0, 0), mean_x: m(-0.00002, -0.00004, -0.00001, 'mean') } },
+      ] } });
+    };
+    postMessage({ type: 'ready', threads: 1 });`;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 700 } });
+    const problems = watchPage(page);
+    await page.route('**/run.js', (route) => route.fulfill({ contentType: 'text/javascript', body: stub }));
+    await page.goto(`${origin}/`);
+    await expect.poll(() => page.locator('table.answer tbody tr').count()).toBe(2);
+    const cell = (row: number, metric: string) => page.locator(`table.answer tbody tr:nth-child(${row}) td[data-metric="${metric}"]`);
+    expect(await cell(1, 'p_near').locator('.value').textContent()).toBe('99.98%');
+    expect(await cell(1, 'p_near').locator('.ci').textContent()).toBe('99.98–99.99%');
+    expect(await cell(2, 'p_near').locator('.diff').textContent()).toBe('Δ +0.01 pts [0.01 to 0.03]');
+    expect(await cell(2, 'p_near').locator('.diff').getAttribute('class')).toBe('diff up');
+    expect(await cell(2, 'p_even').locator('.diff').textContent()).toBe('Δ 0.0 pts [0.0 to 0.0]');
+    expect(await cell(2, 'mean_x').locator('.diff').textContent()).toBe('Δ −0.00002 [-0.00004 to -0.00001]');
+    const all = (await page.locator('table.answer').textContent())!;
+    expect(all).not.toMatch(/100\.0%|[+−-]0\.0\b(?!\d)/);
+    await screenshot(page, 'site-adaptive-digits', page.locator('#answer'));
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
 });

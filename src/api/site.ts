@@ -12,7 +12,7 @@ export const SITE_FILES: readonly { name: string; from: string }[] = [
   { name: 'run.js', from: 'dist/site/run.js' },
   { name: 'kernel.js', from: 'dist/site/kernel.js' },
   { name: 'workbench.js', from: 'dist/site/workbench.js' },
-  { name: 'site.js', from: 'src/site/assets/site.js' },
+  { name: 'site.js', from: 'dist/site/site.js' },
   { name: 'site.css', from: 'src/site/assets/site.css' },
   { name: 'app.css', from: 'src/serve/assets/app.css' },
   { name: 'icon.svg', from: 'src/serve/assets/icon.svg' },
@@ -79,9 +79,53 @@ export function siteIndexJson(list: readonly SiteScenario[]): string {
   return JSON.stringify({ scenarios: list }, null, 2) + '\n';
 }
 
-/** The page from its template: with --base-url, a `<base href>` (every address in it is relative). */
+/**
+ * What a site's page says when it is opened as a file (file://, a double-click): browsers start no
+ * Web Worker from a file page (origin 'null'), and index.html cannot fetch its scenarios nor
+ * workbench.html load its module script, so without this the page would stay at "loading…". The
+ * notice is the page's own HTML with a classic inline script, the one part of the page that runs
+ * there: it shows the notice, names this folder in the command that serves it, and replaces each
+ * "loading…" with "not running". Hidden, and the script does nothing, when the page is served.
+ */
+export const FILE_NOTICE = String.raw`<div id="served-notice" role="alert" hidden style="margin:14px auto;max-width:940px;padding:12px 16px;border:1px solid #f0c4bf;border-radius:8px;background:#fdecea;color:#8a1f11;font-size:14px;line-height:1.5">
+<b>This page must be served, not opened as a file.</b> It was opened from <code data-at="page"></code>, and browsers start no Web Worker and read no scenario from a file:// page, so nothing can run here. Serve the folder with any static server, for example:
+<pre style="margin:8px 0;padding:8px;background:#fff;border:1px solid #f0c4bf;border-radius:6px;white-space:pre-wrap"><code data-at="command"></code></pre>
+and open <code data-at="url"></code> (GitHub Pages or a bucket serve it as well).<span data-at="base" hidden> This site was written with <code>--base-url</code> <code data-at="base-url"></code>: serve it under that path, or write it again without <code>--base-url</code> to serve it from this folder's root.</span>
+</div>
+<script>
+(function () {
+  if (location.protocol !== 'file:') return;
+  var box = document.getElementById('served-notice');
+  var at = function (k) { return box.querySelector('[data-at="' + k + '"]'); };
+  var path = decodeURIComponent(location.pathname);
+  var dir = path.replace(/\/[^\/]*$/, '') || '/';
+  if (/^\/[A-Za-z]:/.test(dir)) dir = dir.slice(1);
+  var quoted = /^[\w.\/:@%+,-]+$/.test(dir) ? dir : "'" + dir.replace(/'/g, "'\\''") + "'";
+  at('page').textContent = path;
+  at('command').textContent = 'python3 -m http.server 8000 --bind 127.0.0.1 --directory ' + quoted;
+  at('url').textContent = 'http://127.0.0.1:8000/' + path.replace(/^.*\//, '');
+  var base = document.querySelector('base');
+  if (base) {
+    at('base-url').textContent = base.getAttribute('href');
+    at('base').hidden = false;
+  }
+  box.hidden = false;
+  document.addEventListener('DOMContentLoaded', function () {
+    var walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (var n = walk.nextNode(); n; n = walk.nextNode()) if (n.nodeValue.trim() === 'loading…') n.nodeValue = 'not running: this page was opened as a file (see above)';
+  });
+})();
+</script>`;
+
+/**
+ * The page from its template: with --base-url, a `<base href>` (every address in it is relative);
+ * after `<body>`, the notice a page opened as a file shows (FILE_NOTICE).
+ */
 export function sitePage(template: string, baseUrl: string | undefined): string {
   const mark = '<!--siegesim:base-->';
   if (!template.includes(mark)) throw new Error(`the site's page template has no ${mark}`);
-  return template.replace(mark, baseUrl ? `<base href="${baseUrl.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">` : '');
+  if (!/<body[^>]*>/.test(template)) throw new Error("the site's page template has no <body>");
+  return template
+    .replace(mark, baseUrl ? `<base href="${baseUrl.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">` : '')
+    .replace(/<body[^>]*>/, (body) => `${body}\n${FILE_NOTICE}`);
 }

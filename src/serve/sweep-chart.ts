@@ -5,6 +5,7 @@
  */
 import type { Metric, SolveResult } from '../api.js';
 import { cellLabel } from '../text/cell-label.js';
+import { showInterval } from '../report/format.js';
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
 
@@ -56,12 +57,12 @@ function lineChart(cells: SweepCell[], o: SweepChartOptions): Record<string, unk
   const p = o.axes[0].path;
   const values = cells
     .filter((c) => c.metric && Number.isFinite(c.metric.value))
-    .map((c) => ({ x: num(c.params[p]), value: c.metric!.value, lo: c.metric!.ci_low, hi: c.metric!.ci_high }));
+    .map((c) => ({ x: num(c.params[p]), value: c.metric!.value, lo: c.metric!.ci_low, hi: c.metric!.ci_high, shown: shownText(c.metric!.value, c.metric!.ci_low, c.metric!.ci_high) }));
   const x = { field: 'x', type: 'quantitative', axis: axisAt(values.map((v) => v.x), p), scale: { zero: false, nice: false } };
   const y = { field: 'value', type: 'quantitative', title: o.metric, scale: { zero: false } };
   const layers: Record<string, unknown>[] = [
     { mark: { type: 'area', opacity: 0.2, color: '#4c78a8' }, encoding: { x, y: { field: 'lo', type: 'quantitative', title: o.metric, scale: { zero: false } }, y2: { field: 'hi' } } },
-    { mark: { type: 'line', color: '#4c78a8', point: { filled: true, size: 40 } }, encoding: { x, y, tooltip: tooltip(p, o.metric) } },
+    { mark: { type: 'line', color: '#4c78a8', point: { filled: true, size: 40 } }, encoding: { x, y, tooltip: tooltip(o.metric, p) } },
   ];
   if (o.target !== undefined) {
     // across the whole plot: no x
@@ -73,14 +74,15 @@ function lineChart(cells: SweepCell[], o: SweepChartOptions): Record<string, unk
   }
   const s = o.solve;
   if (s && s.value !== undefined && s.at) {
-    const marks = [{ x: s.value, value: s.at.value, lo: s.at.ci_low, hi: s.at.ci_high, label: `answer ${s.value}` }];
-    if (s.neighbour) marks.push({ x: s.neighbour.value, value: s.neighbour.metric.value, lo: s.neighbour.metric.ci_low, hi: s.neighbour.metric.ci_high, label: `neighbour ${s.neighbour.value}` });
+    const mark = (x: number, m: Metric, label: string) => ({ x, value: m.value, lo: m.ci_low, hi: m.ci_high, shown: shownText(m.value, m.ci_low, m.ci_high), label });
+    const marks = [mark(s.value, s.at, `answer ${s.value}`)];
+    if (s.neighbour) marks.push(mark(s.neighbour.value, s.neighbour.metric, `neighbour ${s.neighbour.value}`));
     layers.push(
       { data: { values: marks }, mark: { type: 'rule', color: '#c0392b', strokeWidth: 2 }, encoding: { x, y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' } } },
       {
         data: { values: marks },
         mark: { type: 'point', shape: 'diamond', filled: true, size: 110, color: '#c0392b' },
-        encoding: { x, y: { field: 'value', type: 'quantitative' }, tooltip: tooltip(p, o.metric) },
+        encoding: { x, y: { field: 'value', type: 'quantitative' }, tooltip: tooltip(o.metric, p) },
       },
       {
         data: { values: marks },
@@ -92,13 +94,18 @@ function lineChart(cells: SweepCell[], o: SweepChartOptions): Record<string, unk
   return { $schema: SCHEMA, width: 'container', height: 300, autosize: FIT_X, data: { values }, layer: layers };
 }
 
-function tooltip(x: string, metric: string): Record<string, unknown>[] {
-  return [
-    { field: 'x', type: 'quantitative', title: x },
-    { field: 'value', type: 'quantitative', title: metric, format: '.4f' },
-    { field: 'lo', type: 'quantitative', title: '95% low', format: '.4f' },
-    { field: 'hi', type: 'quantitative', title: '95% high', format: '.4f' },
-  ];
+/**
+ * A value with its 95% interval as the tooltip says it, by the reports' rule (report/format.ts
+ * `show`): 0.999996 is `0.999996`, never the `1.0000` a fixed 4 decimals would write.
+ */
+function shownText(value: number | null | undefined, lo: number | null | undefined, hi: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '';
+  return showInterval(value, lo ?? NaN, hi ?? NaN);
+}
+
+/** What a point's tooltip says: the swept value(s), then the metric with its interval (`shown`). */
+function tooltip(metric: string, ...axes: string[]): Record<string, unknown>[] {
+  return [...axes.map((path, i) => ({ field: i === 0 ? 'x' : 'y', type: 'quantitative', title: path })), { field: 'shown', type: 'nominal', title: `${metric} [95% interval]` }];
 }
 
 /** The edges of a cell per swept value: halfway to each neighbour (an uneven list gets uneven cells), the ends as wide as their neighbour's half-gap. */
@@ -130,7 +137,7 @@ function heatmap(cells: SweepCell[], o: SweepChartOptions): Record<string, unkno
     const [y0, y1] = ey.get(y) ?? [y - 0.5, y + 0.5];
     const m = c.metric;
     const v = m && Number.isFinite(m.value) ? m.value : null;
-    return { x, y, x0, x1, y0, y1, value: v, lo: m?.ci_low ?? null, hi: m?.ci_high ?? null, label: v === null ? '' : cellLabel(v, o.probability, o.target) };
+    return { x, y, x0, x1, y0, y1, value: v, lo: m?.ci_low ?? null, hi: m?.ci_high ?? null, label: v === null ? '' : cellLabel(v, o.probability, o.target), shown: shownText(v, m?.ci_low, m?.ci_high) };
   });
   const layers: Record<string, unknown>[] = [
     {
@@ -141,13 +148,7 @@ function heatmap(cells: SweepCell[], o: SweepChartOptions): Record<string, unkno
         y: { field: 'y0', type: 'quantitative', axis: axisAt(ay.values, ay.path), scale: { zero: false, nice: false } },
         y2: { field: 'y1' },
         color: { field: 'value', type: 'quantitative', title: o.metric, scale: o.probability ? { scheme: 'viridis', domain: [0, 1] } : { scheme: 'viridis' } },
-        tooltip: [
-          { field: 'x', type: 'quantitative', title: ax.path },
-          { field: 'y', type: 'quantitative', title: ay.path },
-          { field: 'value', type: 'quantitative', title: o.metric, format: '.4f' },
-          { field: 'lo', type: 'quantitative', title: '95% low', format: '.4f' },
-          { field: 'hi', type: 'quantitative', title: '95% high', format: '.4f' },
-        ],
+        tooltip: tooltip(o.metric, ax.path, ay.path),
       },
     },
   ];

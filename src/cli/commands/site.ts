@@ -48,7 +48,7 @@ async function siteCommand(files: string[], flags: SiteFlags): Promise<void> {
   const systems = new Set(list.map((s) => s.system)).size;
   process.stderr.write(
     `site: ${list.length} scenario(s) of ${systems} system(s), ${written.length} files -> ${flags.out}${path.sep}\n` +
-      `serve the folder with any static server (python3 -m http.server -d ${flags.out}; GitHub Pages; a bucket)${base ? ` under ${base}` : ''}\n`,
+      `serve the folder with any static server (python3 -m http.server --bind 127.0.0.1 -d ${flags.out}; GitHub Pages; a bucket)${base ? ` under ${base}` : ''}: opened as a file, its pages cannot run\n`,
   );
 }
 

@@ -50,7 +50,8 @@ export const fmtValue = (m: Estimate | undefined | null): string => (!m ? '–' 
 export const fmtInterval = (m: Estimate | undefined | null): string =>
   !m || m.ci_low === null || m.ci_high === null ? '' : isProb(m) ? `${percentText(m.ci_low, 1)}–${percentText(m.ci_high, 1)}%` : `${num(m.ci_low)}–${num(m.ci_high)}`;
 
-const signed = (x: number, f: (v: number) => string): string => (x > 0 ? '+' : x < 0 ? '−' : '±') + f(Math.abs(x));
+/** A signed number: + or − before it, nothing before an exact 0 (a sign would say it is off 0). */
+const signed = (x: number, f: (v: number) => string): string => (x > 0 ? '+' : x < 0 ? '−' : '') + f(Math.abs(x));
 
 export const fmtDiff = (d: Estimate | undefined | null, prob: boolean): string =>
   !d || d.value === null ? '–' : prob ? `${signed(d.value, (v) => fixedSide(v * 100, 1))} pts` : signed(d.value, num);

@@ -145,6 +145,10 @@ export async function linkedSweep(problems: SweepProblem[]): Promise<void> {
         lines.push(`${p.key}: ${why}`);
       }
     }
+    // the rest of the link's sweep, as the form now holds it, is checked too: every problem is named at once
+    const rest = await sweepCheck();
+    if (rest === undefined || state.info?.path !== scenario) return;
+    lines.push(...rest);
     // the link's sweep is dropped, named with the link's other bad parts; the form holds what it shows instead
     addLinkProblems(lines.map((l) => `${l} (the sweep not used)`));
     const shown = $$<HTMLSelectElement>('#sweep-form .axis .axis-path').map((s) => s.value).filter(Boolean);
@@ -152,24 +156,36 @@ export async function linkedSweep(problems: SweepProblem[]): Promise<void> {
     status.textContent = `The link's sweep was not used (${lines.join(' · ')}); the form shows ${instead}.`;
     return;
   }
+  const scenario = state.info.path;
+  const rest = await sweepCheck();
+  if (rest === undefined || state.info?.path !== scenario) return;
+  if (rest.length === 0) status.textContent = 'the sweep from the link: "run sweep" runs it';
+  else said(rest);
+}
+
+/**
+ * The server's check of the sweep the form holds (the checks of POST /api/sweep, nothing run):
+ * its problems, said as `path: message`; empty when it would run; undefined when the page has
+ * moved to another scenario meanwhile.
+ */
+async function sweepCheck(): Promise<string[] | undefined> {
   const p = sweepPayload();
-  if ('error' in p) return said([p.error]);
+  if ('error' in p) return [p.error];
   const { scenario, variant, values = {}, axes, metric, trials, target } = p.payload;
   try {
     const r = await transport().check({ scenario, variant, values, axes, metric, trials, ...(target !== undefined ? { target } : {}) });
-    if (state.info?.path !== scenario) return;
+    if (state.info?.path !== scenario) return undefined;
     let answer = r;
     const own = r.ok ? [] : r.issues.filter((i) => i.path && has(values, i.path) && !axes.some((a) => a.path === i.path));
     if (own.length > 0) {
       // a bad value of the link is said beside its control: check the sweep without it, so that its own problem shows
       const rest = Object.fromEntries(Object.entries(values).filter(([k]) => !own.some((i) => i.path === k)));
       answer = await transport().check({ scenario, variant, values: rest, axes, metric, trials, ...(target !== undefined ? { target } : {}) });
-      if (state.info?.path !== scenario) return;
+      if (state.info?.path !== scenario) return undefined;
     }
-    if (answer.ok) status.textContent = 'the sweep from the link: "run sweep" runs it';
-    else said(answer.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)));
+    return answer.ok ? [] : answer.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
   } catch (e) {
-    said([(e as Error).message]);
+    return [(e as Error).message];
   }
 }
 

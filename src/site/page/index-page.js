@@ -3,7 +3,9 @@
 // (run.js: validation, compile, the engine's chunks on one kernel worker per core, summarize).
 // The answer refines as chunks merge; summary.json is the command line's for the same seed and
 // trials. Nothing here talks to a server: every file it reads sits beside index.html.
-'use strict';
+// Bundled by `npm run build` (esbuild, a classic script) to dist/site/site.js, which `siegesim
+// site` copies: its numbers are written by the workbench's own formatter.
+import { fmtDiff, fmtDiffInterval, fmtInterval, fmtValue } from '../../serve/page/format.js';
 
 const $ = (id) => document.getElementById(id);
 const state = {
@@ -17,9 +19,18 @@ const state = {
 // what the browser tests read: readiness, every run's timings, the last summary.json's text
 const probe = (globalThis.__siegesim = { ready: false, runs: [], summaryText: undefined, messages: [] });
 
-const worker = new Worker(new URL('run.js', document.baseURI).href);
-worker.onerror = (e) => showMessages([`the run worker failed: ${e.message || 'unknown error'}`]);
-worker.onmessage = (e) => onEvent(e.data);
+// A page opened as a file (file://) starts no worker: the page's notice (api/site.ts FILE_NOTICE)
+// says how to serve it, and nothing is run. Any other refusal to start one is said here.
+const fromFile = location.protocol === 'file:';
+let worker;
+let workerRefused;
+try {
+  worker = new Worker(new URL('run.js', document.baseURI).href);
+  worker.onerror = (e) => showMessages([`the run worker failed: ${e.message || 'unknown error'}`]);
+  worker.onmessage = (e) => onEvent(e.data);
+} catch (e) {
+  workerRefused = `the browser would not start the run worker (${e.message}): nothing can run on this page`;
+}
 
 function showMessages(lines) {
   const box = $('messages');
@@ -38,27 +49,19 @@ function escapeHtml(x) {
 }
 
 // ---------- numbers ----------
-function fmt(m) {
-  if (m === undefined || m === null || m.value === null || Number.isNaN(m.value)) return '—';
-  if (m.kind === 'probability') return `${(m.value * 100).toFixed(1)}%`;
-  return m.value.toFixed(3);
-}
-function ci(m) {
-  if (!m || !Number.isFinite(m.ci_low)) return '';
-  if (m.kind === 'probability') return `${(m.ci_low * 100).toFixed(1)}–${(m.ci_high * 100).toFixed(1)}%`;
-  return `${m.ci_low.toFixed(3)}–${m.ci_high.toFixed(3)}`;
-}
+// The workbench's rule (serve/page/format.ts): a probability as a percentage with the decimals
+// that keep it off 100% and 0% when it is not exactly so (0.99985 is 99.98%, not 100.0%); a
+// difference with the decimals that keep it and its interval's ends off 0 (+0.01 pts, not
+// +0.0), unsigned when it is exactly 0.
 /** A difference's direction as every table of differences colours it: up or down when its 95% interval excludes 0, else flat (grey). */
 function directionClass(d) {
   return d.ci_low > 0 ? 'up' : d.ci_high < 0 ? 'down' : 'flat';
 }
 function diffText(d, kind) {
   if (!d || !Number.isFinite(d.value)) return '';
-  const pts = kind === 'probability' ? 100 : 1;
-  const unit = kind === 'probability' ? ' pts' : '';
-  const sign = d.value > 0 ? '+' : '';
-  const dec = kind === 'probability' ? 1 : 3;
-  return `Δ ${sign}${(d.value * pts).toFixed(dec)}${unit} [${(d.ci_low * pts).toFixed(dec)}, ${(d.ci_high * pts).toFixed(dec)}]`;
+  const prob = kind === 'probability';
+  const interval = fmtDiffInterval(d, prob);
+  return `Δ ${fmtDiff(d, prob)}${interval ? ` [${interval}]` : ''}`;
 }
 
 /** The answer table: a row per case, a column per headline metric. */
@@ -87,10 +90,10 @@ function drawAnswer(cases, trials, planned) {
       cell.innerHTML = '';
       const v = document.createElement('div');
       v.className = 'value';
-      v.textContent = fmt(metric);
+      v.textContent = fmtValue(metric);
       const i = document.createElement('div');
       i.className = 'ci';
-      i.textContent = ci(metric);
+      i.textContent = fmtInterval(metric);
       cell.append(v, i);
       const d = c.differences?.[m];
       if (d) {
@@ -177,6 +180,7 @@ function readSettings() {
 }
 
 async function runCurrent() {
+  if (!worker || !state.current) return;
   const id = ++state.id;
   const t0 = performance.now();
   state.summary = undefined;
@@ -295,6 +299,15 @@ async function useYaml(text, name) {
 }
 
 async function start() {
+  if (!worker) {
+    const p = document.createElement('p');
+    p.className = 'muted';
+    p.textContent = fromFile ? 'not running: this page was opened as a file (see above)' : 'not running';
+    $('answer').replaceChildren(p);
+    if (!fromFile) showMessages([workerRefused]);
+    probe.ready = true;
+    return;
+  }
   try {
     const r = await fetch(new URL('scenarios/index.json', document.baseURI));
     if (!r.ok) throw new Error(`scenarios/index.json: ${r.status} ${r.statusText}`);
