@@ -150,6 +150,11 @@ defender: { infantry: 8 }
       ['one step down', 'down'],
       ['one step up', 'up'],
     ]);
+    // the tooltip gives each effect with its interval in the reports' digits (a fixed .4f read a tiny effect as 0.0000)
+    const shown = (spec.data.values as unknown as { param: string; shown: string; effect: number; lo: number; hi: number }[]).filter((x) => x.param === 'attacker.infantry');
+    const { showInterval } = await import('../src/report/format.js');
+    for (const x of shown) expect(x.shown).toBe(showInterval(x.effect, x.lo, x.hi));
+    expect(JSON.stringify(bars.tooltip)).not.toContain('.4f');
     // no tornado when nothing moved (it would be its 0 axis alone)
     const still = await sensitivityScenario(v, { executor: inProcess, params: ['values.cleric', 'hp.captain'], metric: 'p_attacker_wins' });
     expect(still.rows.length).toBeGreaterThan(0);

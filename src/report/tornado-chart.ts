@@ -6,6 +6,7 @@
 import type { SensitivityResult } from '../api/sensitivity.js';
 import type { ChartSpec } from '../systems/types.js';
 import { directionOf, DIRECTION_SCALE } from '../systems/chart-kit.js';
+import { showInterval } from './format.js';
 
 /** Settings drawn in the tornado (the CSV and the page have them all). */
 export const TORNADO_MAX = 20;
@@ -50,7 +51,7 @@ export function tornadoChart(r: SensitivityResult, max = TORNADO_MAX): ChartSpec
       const s = slot.get(x.param) ?? 0;
       slot.set(x.param, s + 1);
       const step = x.direction === 'option' ? 'other option' : x.direction === 'down' ? 'one step down' : 'one step up';
-      return { param: x.param, rank: x.rank, slot: s, step, change: directionOf(x), to: `→ ${String(x.to)}`, effect: x.effect, lo: x.ci_low, hi: x.ci_high };
+      return { param: x.param, rank: x.rank, slot: s, step, change: directionOf(x), to: `→ ${String(x.to)}`, effect: x.effect, lo: x.ci_low, hi: x.ci_high, shown: showInterval(x.effect, x.ci_low, x.ci_high) };
     });
   const still = r.ranking.length - moved.length;
   const notes = [moved.length > shown.length ? `top ${shown.length} of ${moved.length}` : '', still > 0 ? `${still} with no effect not drawn` : ''].filter(Boolean);
@@ -107,7 +108,7 @@ export function tornadoChart(r: SensitivityResult, max = TORNADO_MAX): ChartSpec
             stroke: change, // the outline in the same colour (one legend with the fill's)
             fillOpacity: { field: 'step', type: 'ordinal', title: 'step', scale: stepScale('fill'), legend: stepLegend },
             strokeDash: { field: 'step', type: 'ordinal', title: 'step', scale: stepScale('dash'), legend: stepLegend }, // one legend with fillOpacity's
-            tooltip: [{ field: 'param' }, { field: 'to' }, { field: 'step' }, { field: 'change' }, { field: 'effect', format: '.4f' }, { field: 'lo', format: '.4f' }, { field: 'hi', format: '.4f' }],
+            tooltip: [{ field: 'param' }, { field: 'to' }, { field: 'step' }, { field: 'change' }, { field: 'shown', title: 'effect [95% interval]' }], // the reports' digits: a tiny effect is not 0.0000
           },
         },
         { mark: { type: 'rule', color: '#222' }, encoding: { ...rows, x: { field: 'lo', type: 'quantitative' }, x2: { field: 'hi' } } },
