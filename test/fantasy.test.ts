@@ -366,6 +366,69 @@ describe('fantasy: every rule option changes what it should (common dice, |z| > 
     down(zCurve(await pair(body, 'rules.dice_removal', 'points'), 'attrition', { round: 1, side: 'defender', unit: 'archer' }));
     up(zCurve(await pair(body, 'rules.dice_removal', 'highest_results'), 'attrition', { round: 1, side: 'defender', unit: 'archer' }));
   });
+  it('H11 (d) with H5 (b): the k points off M come off the mage dice in roll order (die 1 first)', async () => {
+    // 3 attacking mages, k = 2 points, no archers: the points come off the mage dice. The one
+    // wall-top archer (HP 2, value 5) is the target of any die of 2 or more while it lives;
+    // every other die kills that many infantry (HP 1). Nothing else happens in round 1 that
+    // touches the defender, so its round-1 attrition follows from the 27 rolls exactly.
+    type Reading = (d: number[]) => number[];
+    const offInOrder =
+      (order: (d: number[]) => number[]): Reading =>
+      (d) => {
+        const out = d.slice();
+        let cut = 2;
+        for (const i of order(d)) {
+          const take = Math.min(cut, out[i]);
+          out[i] -= take;
+          cut -= take;
+        }
+        return out;
+      };
+    const readings: Record<string, Reading> = {
+      rollOrder: offInOrder(() => [0, 1, 2]),
+      lastDieFirst: offInOrder(() => [2, 1, 0]),
+      largestFirst: offInOrder((d) => [0, 1, 2].sort((i, j) => d[j] - d[i] || i - j)),
+      fullFaces: (d) => (d[0] + d[1] + d[2] > 2 ? d : [0, 0, 0]), // only M is reduced
+    };
+    const exact = (reading: Reading) => {
+      let archer = 0;
+      let infantry = 0;
+      for (let x = 0; x < 27; x++) {
+        let alive = true;
+        let killed = 0;
+        for (const r of reading([1 + (x % 3), 1 + (Math.floor(x / 3) % 3), 1 + Math.floor(x / 9)])) {
+          if (r >= 2 && alive) alive = false;
+          else killed += r;
+        }
+        archer += (alive ? 1 : 0) / 27;
+        infantry += (10 - killed) / 27;
+      }
+      return { archer, infantry };
+    };
+    const body = {
+      mode: 'siege',
+      attacker: { mages: 3 },
+      defender: { archers: 1, infantry: 10 },
+      hp: { archer: 2, infantry: 1 },
+      values: { archer: 5, infantry: 1 },
+      wall: { type: 'stone', hp: 100, upgrades: 0 },
+      policy: { climbers: 'none' },
+      rules: { mage_targeting: 'per_mage', dice_removal: 'points', attacker_fire_targets: 'any', tower_bonus: 'none' },
+      max_rounds: 1,
+    };
+    const se = (m: { value: number; n: number; sumSq?: number }) => Math.sqrt(((m.sumSq ?? NaN) / m.n - m.value * m.value) / m.n);
+    // per_mage rolls every mage die in table mode too: one run covers both modes
+    const r = await runScenario(valid(body, 200000));
+    const inf = curvePoint(r, 0, 'attrition', { round: 1, side: 'defender', unit: 'infantry' });
+    const arc = curvePoint(r, 0, 'attrition', { round: 1, side: 'defender', unit: 'archer' });
+    const z = (reading: Reading) => {
+      const e = exact(reading);
+      return Math.max(Math.abs(inf.value - e.infantry) / se(inf), Math.abs(arc.value - e.archer) / se(arc));
+    };
+    expect(z(readings.rollOrder)).toBeLessThan(CHECK_Z_LIMIT);
+    // the case tells the readings apart (lastDieFirst by about 17 standard errors)
+    for (const other of ['lastDieFirst', 'largestFirst', 'fullFaces']) expect(z(readings[other]), other).toBeGreaterThan(2 * CHECK_Z_LIMIT);
+  });
   it('H12: shooting the wall (one choice, by type, or per unit) brings it down faster', async () => {
     const body = merge(SIEGE, { policy: { climbers: 'none' }, wall: { hp: 300 }, max_rounds: 3 });
     down(zCurve(await pair(body, 'policy.attacker_fire', 'wall'), 'wall_hp', { round: 1 }));

@@ -11,7 +11,7 @@
  * rules.cavalry_climb (H18), rules.melee_start (H21, all four: full_battle's battle is 4.1's),
  * rules.round_cap_result (H7, H27), rules.ranged_phases (H6), rules.open_field_rounds (H7),
  * rules.melee_allocation dealer / receiver (H3), rules.siege_pool (H10), rules.dice_removal
- * (H11, all four), rules.attacker_fire_targets (H13), rules.shields_vs_wall (H14),
+ * (H11, all four), rules.mage_targeting one_type_together / per_mage (H5), rules.attacker_fire_targets (H13), rules.shields_vs_wall (H14),
  * rules.breach_pool_targetable (H22), rules.engines_targetable (H25), policy.climbers,
  * policy.attacker_fire defenders / wall / finish_wall, policy.damage_allocation greedy_value /
  * lowest_hp (H4), policy.shield_spending optimal / no_waste (H9), policy.withdraw_below (H27).
@@ -50,6 +50,7 @@ export interface RefScenario {
     melee_allocation?: 'dealer' | 'receiver';
     siege_pool?: 'reroll' | 'accumulate';
     dice_removal?: 'highest_type_first' | 'highest_results' | 'lowest_type_first' | 'points';
+    mage_targeting?: 'one_type_together' | 'per_mage';
     attacker_fire_targets?: 'mages_and_archers' | 'any';
     shields_vs_wall?: boolean;
     breach_pool_targetable?: boolean;
@@ -78,6 +79,7 @@ const COVERED_RULES = new Set([
   'melee_allocation',
   'siege_pool',
   'dice_removal',
+  'mage_targeting',
   'attacker_fire_targets',
   'shields_vs_wall',
   'breach_pool_targetable',
@@ -92,7 +94,9 @@ export function referenceCovers(s: RefScenario): boolean {
   const ma = s.rules?.melee_allocation;
   const da = s.policy?.damage_allocation;
   const sh = s.policy?.shield_spending;
+  const mt = s.rules?.mage_targeting;
   return (
+    (mt === undefined || mt === 'one_type_together' || mt === 'per_mage') &&
     (ma === undefined || ma === 'dealer' || ma === 'receiver') &&
     (da === undefined || da === 'greedy_value' || da === 'lowest_hp') &&
     (sh === undefined || sh === 'optimal' || sh === 'no_waste')
@@ -140,6 +144,13 @@ function dice(rng: RngState, k: number, n: number): number {
   for (let i = 0; i < k; i++) s += die(rng, n);
   return s;
 }
+/** k mage d3, in the order rolled (PER_MAGE reads each). */
+function mageDice(rng: RngState, k: number): number[] {
+  const md: number[] = [];
+  for (let i = 0; i < k; i++) md.push(die(rng, 3));
+  return md;
+}
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 // ---- 4.0 the common procedures -----------------------------------------------------------------
 
@@ -150,6 +161,8 @@ interface Ctx {
   dealer: number; // the dealer's policy (H4): 0 or 1
   noWaste: boolean;
   meleeReceiver: boolean;
+  /** H5 (b): each mage picks its own type (4.0 PER_MAGE). */
+  perMage: boolean;
 }
 
 /** The rankings of 4.0 (H4 greedy_value and lowest_hp, H3 (b) receiver; H29). */
@@ -211,22 +224,41 @@ function mageTarget(ctx: Ctx, M: number, legal: Unit[]): number {
   return best;
 }
 
-/** APPLY (dry: the value it would kill). Mage part first at type T, then the free part. */
-function apply(ctx: Ctx, M: number, T: number, A: number, cancel: number, legal: Unit[], dry: boolean): number {
+/**
+ * APPLY (dry: the value it would kill). Mage part first at type T (H5 (b): PER_MAGE, die by die,
+ * md the mage dice summing to M), then the free part.
+ */
+function apply(ctx: Ctx, M: number, T: number, A: number, cancel: number, legal: Unit[], dry: boolean, md: number[]): number {
   const cm = Math.min(cancel, M);
   const ca = Math.min(cancel - cm, A);
   const m = M - cm;
   const a = A - ca;
   const dead = dry ? new Set<Unit>() : undefined;
+  const now = () => legal.filter((u) => (dry ? !dead!.has(u) : u.alive));
   let value = 0;
-  if (m > 0 && T >= 0) value += allocate(ctx, m, legal.filter((u) => u.type === T), dry, dead)[1];
+  if (m > 0 && T >= 0 && ctx.perMage) {
+    // PER_MAGE: cm off the first dice; each die its own type among the legal units alive now
+    let cut = cm;
+    for (const d of md) {
+      const r = d - Math.min(cut, d);
+      cut -= d - r;
+      if (r === 0) continue;
+      let t = -1;
+      for (let u = 0; u < 6; u++) {
+        if (HP[u] > r || !now().some((x) => x.type === u)) continue;
+        if (t < 0 || VALUE10[u] > VALUE10[t]) t = u;
+      }
+      if (t < 0) t = T;
+      value += allocate(ctx, r, now().filter((u) => u.type === t), dry, dead)[1];
+    }
+  } else if (m > 0 && T >= 0) value += allocate(ctx, m, legal.filter((u) => u.type === T), dry, dead)[1];
   if (dry) value += allocate(ctx, a, legal, true, dead)[1];
   else value += allocate(ctx, a, legal.filter((u) => u.alive), false)[1];
   return value;
 }
 
 /** SHIELD_SPEND, H9 DEFAULT optimal: returns the pips spent (the dice leave the pool). */
-function shieldSpend(ctx: Ctx, side: Side, D: number, M: number, T: number, A: number, legal: Unit[], lambda: number): number {
+function shieldSpend(ctx: Ctx, side: Side, D: number, M: number, T: number, A: number, legal: Unit[], lambda: number, md: number[]): number {
   if (ctx.noWaste) return noWaste(side, D);
   const c = [0, 0, 0, 0];
   for (const f of side.pool) c[f]++;
@@ -234,7 +266,7 @@ function shieldSpend(ctx: Ctx, side: Side, D: number, M: number, T: number, A: n
   const loss = (p: number) => {
     let v = lossMemo.get(p);
     if (v === undefined) {
-      v = apply(ctx, M, T, A, p, legal, true);
+      v = apply(ctx, M, T, A, p, legal, true, md);
       lossMemo.set(p, v);
     }
     return v;
@@ -277,13 +309,15 @@ function noWaste(side: Side, D: number): number {
 }
 
 /** RECEIVE_VOLLEY: returns the damage through the shields. */
-function receiveVolley(ctx: Ctx, M: number, A: number, side: Side, legal: Unit[], lambda: number): number {
+/** RECEIVE_VOLLEY of the mage dice md (M = their sum) and A free points. */
+function receiveVolley(ctx: Ctx, md: number[], A: number, side: Side, legal: Unit[], lambda: number): number {
+  const M = sum(md);
   const T = M > 0 ? mageTarget(ctx, M, legal) : -1;
   let cancel = 0;
-  if (side.pool.length > 0 && M + A > 0) cancel = Math.min(shieldSpend(ctx, side, M + A, M, T, A, legal, lambda), M + A);
+  if (side.pool.length > 0 && M + A > 0) cancel = Math.min(shieldSpend(ctx, side, M + A, M, T, A, legal, lambda, md), M + A);
   const cm = Math.min(cancel, M);
   const ca = Math.min(cancel - cm, A);
-  apply(ctx, M, T, A, cancel, legal, false);
+  apply(ctx, M, T, A, cancel, legal, false, md);
   return M - cm + A - ca;
 }
 
@@ -361,26 +395,26 @@ function openFieldVolleys(ctx: Ctx, rng: RngState, att: Side, def: Side, record:
     lambda = H > 0 ? ((3.5 * C) / P) * (V / H) : 0;
   }
   const a0 = alive(att);
-  const MA = dice(rng, count(a0, MAG), 3);
+  const MA = mageDice(rng, count(a0, MAG));
   const AA = dice(rng, count(a0, ARC), 2);
-  let MB = 0;
+  let MB: number[] = [];
   let AB = 0;
   if (simultaneous) {
     // H6 (b): the defender's volley is rolled from the state before Phase A
     const d0 = alive(def);
-    MB = dice(rng, count(d0, MAG), 3);
+    MB = mageDice(rng, count(d0, MAG));
     AB = dice(rng, count(d0, ARC), 2);
   }
   const through = receiveVolley(ctx, MA, AA, def, alive(def), lambda);
   if (record) trial.volleyA = through;
   if (!simultaneous) {
     const d0 = alive(def);
-    MB = dice(rng, count(d0, MAG), 3);
+    MB = mageDice(rng, count(d0, MAG));
     AB = dice(rng, count(d0, ARC), 2);
   }
   receiveVolley(ctx, MB, AB, att, alive(att), 0);
   const cav = count(alive(att), CAV);
-  if (cav > 0) receiveVolley(ctx, 0, dice(rng, cav, 6), def, alive(def), 0);
+  if (cav > 0) receiveVolley(ctx, [], dice(rng, cav, 6), def, alive(def), 0);
 }
 
 function endCheck(att: Side, def: Side): 0 | 1 | 2 | 3 {
@@ -499,7 +533,7 @@ function siege(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, tr
       wall = Math.max(0, wall - W);
     }
     if (m + a > 0) {
-      let M = 0;
+      let M: number[] = []; // the mage dice kept, in the order rolled
       let A = 0;
       if (up && (removal === 'highest_type_first' || removal === 'lowest_type_first')) {
         // H11 DEFAULT: k dice removed, mage dice first; (c) archer dice first
@@ -512,7 +546,7 @@ function siege(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, tr
           a -= ra;
           m -= Math.min(k - ra, m);
         }
-        M = dice(rng, m, 3);
+        M = mageDice(rng, m);
         A = dice(rng, a, 2);
       } else {
         const md: number[] = [];
@@ -520,13 +554,18 @@ function siege(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, tr
         const ad: number[] = [];
         for (let i = 0; i < a; i++) ad.push(die(rng, 2));
         if (up && removal === 'points') {
-          // H11 (d): k points off, the archer part first
+          // H11 (d): k points off, the archer part first, then off the mage dice in roll order
           let cut = k;
           let sa = ad.reduce((x, y) => x + y, 0);
           const ca = Math.min(cut, sa);
           sa -= ca;
           cut -= ca;
-          M = Math.max(0, md.reduce((x, y) => x + y, 0) - cut);
+          M = [];
+          for (const d of md) {
+            const take = Math.min(cut, d);
+            cut -= take;
+            if (d > take) M.push(d - take);
+          }
           A = sa;
         } else {
           if (up) {
@@ -554,7 +593,7 @@ function siege(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, tr
               else ad.splice(at, 1);
             }
           }
-          M = md.reduce((x, y) => x + y, 0);
+          M = md;
           A = ad.reduce((x, y) => x + y, 0);
         }
       }
@@ -564,11 +603,11 @@ function siege(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, tr
     if (end(r)) return;
     // DEFENDER_RANGED
     const d0 = alive(def);
-    const M = dice(rng, count(d0, MAG), 3);
+    const M = mageDice(rng, count(d0, MAG));
     let A = dice(rng, count(d0, ARC), 2);
     if (tower === 'always' || (tower === 'standing_wall' && wall > 0)) A += dice(rng, 2, 3);
     const legal = alive(att).filter((u) => (enginesTargetable || u.type !== ENG) && (poolTargetable || u.place !== POOL)); // H22, H25
-    if (M + A > 0 && legal.length > 0) receiveVolley(ctx, M, A, att, legal, 0);
+    if (sum(M) + A > 0 && legal.length > 0) receiveVolley(ctx, M, A, att, legal, 0);
     if (end(r)) return;
     // CLIMBS
     if (wall > 0 && climbers !== 'none') {
@@ -623,6 +662,7 @@ export function referenceTrial(s: RefScenario, rng: RngState): RefTrial {
     dealer,
     noWaste: s.policy?.shield_spending === 'no_waste',
     meleeReceiver: s.rules?.melee_allocation === 'receiver',
+    perMage: s.rules?.mage_targeting === 'per_mage',
   };
   const att = army(s.attacker, rng);
   const def = army(s.defender, rng);

@@ -181,12 +181,26 @@ function attackerRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): vo
       M = st.volleyM;
       A = st.volleyA;
       if (c.diceRemoval === 3) {
-        // H11 (d): k points off the total, archer part first
+        // H11 (d): k points off the total, archer part first, then off M. Where each mage die
+        // is held (per-mage targets, per-die mode) the points off M come off the dice in roll
+        // order, die 1 first, as the shields' do (4.0 PER_MAGE); a die left at 0 is dropped.
         let cut = k;
         const ca = cut < A ? cut : A;
         A -= ca;
         cut -= ca;
-        M -= cut < M ? cut : M;
+        const cm = cut < M ? cut : M;
+        M -= cm;
+        if (cm > 0 && (st.perDie || c.mageTargeting === 1)) {
+          let j = 0;
+          for (let i = 0; i < st.volleyMages; i++) {
+            let r = st.mageRolls[i];
+            const take = cut < r ? cut : r;
+            r -= take;
+            cut -= take;
+            if (r > 0) st.mageRolls[j++] = r;
+          }
+          st.volleyMages = j;
+        }
       } else {
         // H11 (b): roll everything, drop the k highest results (mage dice first on ties).
         // The archer dice are d2: A = n1 + 2 n2 with n1 + n2 = archersD.
