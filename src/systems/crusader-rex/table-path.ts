@@ -111,6 +111,7 @@ var plainCase = false;
 
 /** Tests only: play a plain case round by round (playTrials) too, to hold playPlain to it draw for draw. */
 var plainOff = false;
+var WALK_ON = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.NOWALK === undefined;
 export function _setPlainOff(off: boolean): void {
   plainOff = off;
 }
@@ -1329,6 +1330,875 @@ function playPlain(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tria
   oL1q = ll1q;
 }
 
+// === the plain walk: a trial as a walk from draw to draw ========================================
+
+/**
+ * A plain case's trial is the same few steps whatever it meets (table-path.ts's game turn, with
+ * every round one table draw): between two draws everything it does is a function of its state.
+ * So the trial is a walk over the states it meets just before a draw (nodes), with one draw a
+ * node choosing the edge to the next: an edge holds what the trial does between the two draws
+ * (its records, slot by slot, and, where the trial ends, its outcome), made the first time the
+ * walk takes it (buildEdge, which plays those steps on the trial's state in ST: slot). A node is
+ * a copy of its round table (guide and cumulative counts, as round-tables.ts makes it) with an
+ * edge in place of each end state, or an attrition draw (6.57) with an edge per subset; a round
+ * with one outcome is no draw, and is played inside the edge. The walk counts the edges it
+ * takes; their records and outcomes go into the accumulator as counts times values (integers
+ * all, so the sums are exact and the same as adding trial by trial). The draws are the same
+ * draws in the same order as playing the steps, so the same dice.
+ *
+ * Nodes and edges are kept per case (WALKS, by its Tables), found by the whole state (a Map on
+ * its text, once per node); a node's content depends only on its state, so the walk never
+ * depends on what came before in a worker. At EDGE_MAX edges the counts so far are added to the
+ * accumulator and the walk starts again empty, at the next trial.
+ */
+
+/** The trial's state (ST) at a slot's start or at a draw: each index. */
+const X_F0 = 0;
+const X_F1 = 1;
+const X_C0 = 2;
+const X_C1 = 3;
+const X_S0 = 4;
+const X_S1 = 5;
+const X_SAL0 = 6;
+const X_SAL1 = 7;
+const X_N0 = 8;
+const X_N1 = 9;
+const X_P0 = 10;
+const X_P1 = 11;
+const X_L0 = 12;
+const X_L1 = 13;
+const X_ARR = 14;
+const X_ATT = 15;
+const X_OWN = 16;
+const X_HALF = 17;
+const X_FELL = 18;
+const X_EVER = 19;
+const X_ROUNDS = 20;
+const X_TURN = 21;
+const X_K = 22;
+const X_DONE = 23;
+const X_TOATT = 24;
+const X_IN0 = 25;
+const X_IN1 = 26;
+/** The draw the state waits for: 0 none, 1 a storm, 2 a field round, 3 attrition. */
+const X_DRAWN = 27;
+/** The last record's values (side 0's field, castle, road steps, then side 1's): a record adds the changes (DELTA, flushRecords). */
+const X_V = 28;
+const NX = 34;
+const ST = new Int32Array(NX);
+/** The draw slot() stopped at: a round's table entry (round-tables.ts roundTable) or the castle's mask (attrition). */
+var SPEC = 0;
+/** The records' changes of the edge being made, as slot() adds them: (DELTA index, change of the value, of its square). */
+var DLB: Int32Array = new Int32Array(3 * 64);
+var dlN = 0;
+
+/** Edge ends: a trial's last edge, and an edge not made yet. */
+const END = -2;
+const UNMADE = -1;
+/** Words of an edge's description in EM: its node, its outcome there, its records' changes (first word in SEG, words), its outcome's first word in OUTV (-1: none). */
+const EW = 5;
+/** Words of an outcome in OUTV: wins, holds, goes on, both gone, falls, lifted, rounds, steps lost by side 0 and 1, steps left by side 0 and 1. */
+const OW = 11;
+const EDGE_MAX = 1 << 18;
+
+interface Walk {
+  /** Nodes: a round's [log, first edge, 0, state at, guide (2^log), (cumulative count - 1 ^ 2^31, edge) per outcome]; attrition's [-1, first edge (32: one per subset), mask, state at]. */
+  NP: Int32Array;
+  npTop: number;
+  STATES: Int32Array;
+  stTop: number;
+  /** The nodes by state: a hash of node + 1 (0 empty), its slots a power of two, half full at most. */
+  NH: Int32Array;
+  nodes: number;
+  /** Per edge: the node it leads to (END, UNMADE), its count since the last flush. */
+  ECH: Int32Array;
+  ECNT: Int32Array;
+  EM: Int32Array;
+  edges: number;
+  SEG: Int32Array;
+  segTop: number;
+  OUTV: Int32Array;
+  outTop: number;
+  /** The edges counted since the last flush. */
+  TCH: Int32Array;
+  nt: number;
+}
+
+const WALKS = new WeakMap<Tables, Walk>();
+
+function newWalk(): Walk {
+  const w: Walk = {
+    NP: new Int32Array(1 << 12),
+    npTop: 0,
+    STATES: new Int32Array(NX * 64),
+    stTop: 0,
+    NH: new Int32Array(1 << 10),
+    nodes: 0,
+    ECH: new Int32Array(1 << 10),
+    ECNT: new Int32Array(1 << 10),
+    EM: new Int32Array(EW << 10),
+    edges: 0,
+    SEG: new Int32Array(1 << 12),
+    segTop: 0,
+    OUTV: new Int32Array(OW * 64),
+    outTop: 0,
+    TCH: new Int32Array(1 << 10),
+    nt: 0,
+  };
+  addEdges(w, 1, -1);
+  return w;
+}
+
+function grown(a: Int32Array, need: number): Int32Array {
+  if (need <= a.length) return a;
+  let n = a.length;
+  while (n < need) n *= 2;
+  const b = new Int32Array(n);
+  b.set(a);
+  return b;
+}
+
+/** k new edges (unmade) from node `from`: the first one's index back. */
+function addEdges(w: Walk, k: number, from: number): number {
+  const e = w.edges;
+  const n = e + k;
+  if (n > w.ECH.length) {
+    let m = w.ECH.length;
+    while (m < n) m *= 2;
+    const ech = new Int32Array(m);
+    ech.set(w.ECH);
+    w.ECH = ech;
+    const cnt = new Int32Array(m);
+    cnt.set(w.ECNT);
+    w.ECNT = cnt;
+    const tch = new Int32Array(m);
+    tch.set(w.TCH);
+    w.TCH = tch;
+    w.EM = grown(w.EM, EW * m);
+  }
+  for (let i = e; i < n; i++) {
+    w.ECH[i] = UNMADE;
+    w.EM[EW * i] = from;
+    w.EM[EW * i + 4] = -1;
+  }
+  w.edges = n;
+  return e;
+}
+
+/** The node of the state in ST (waiting for a draw), made if new: its first word in NP. */
+function nodeOf(w: Walk): number {
+  let hm = w.NH.length - 1;
+  let h = stateHash() & hm;
+  for (let q = w.NH[h]; q !== 0; q = w.NH[h]) {
+    if (sameState(w.STATES, w.NP[q - 1 + 3])) return q - 1;
+    h = (h + 1) & hm;
+  }
+  if (2 * (w.nodes + 1) > w.NH.length) {
+    // twice the slots, the nodes put in again
+    const old = w.NH;
+    w.NH = new Int32Array(2 * old.length);
+    hm = w.NH.length - 1;
+    const keep = ST.slice();
+    for (let i = 0; i < old.length; i++) {
+      if (old[i] === 0) continue;
+      const so = w.NP[old[i] - 1 + 3];
+      ST.set(w.STATES.subarray(so, so + NX));
+      let g = stateHash() & hm;
+      while (w.NH[g] !== 0) g = (g + 1) & hm;
+      w.NH[g] = old[i];
+    }
+    ST.set(keep);
+    h = stateHash() & hm;
+    while (w.NH[h] !== 0) h = (h + 1) & hm;
+  }
+  w.STATES = grown(w.STATES, w.stTop + NX);
+  w.STATES.set(ST, w.stTop);
+  const so = w.stTop;
+  w.stTop += NX;
+  const nd = w.npTop;
+  if (ST[X_DRAWN] === 3) {
+    w.NP = grown(w.NP, nd + 4);
+    const e = addEdges(w, 32, nd);
+    for (let s = 0; s < 32; s++) w.EM[EW * (e + s) + 1] = s;
+    w.NP[nd] = -1;
+    w.NP[nd + 1] = e;
+    w.NP[nd + 2] = SPEC;
+    w.NP[nd + 3] = so;
+    w.npTop = nd + 4;
+  } else {
+    // a copy of the round's table, up to its last outcome that can be drawn (cumulative count 2^32)
+    const P = RC!.POOL;
+    const log = SPEC & 31;
+    const at = SPEC >>> 5;
+    const K = 1 << log;
+    let n = 1;
+    while (P[at + K + 2 * (n - 1)] !== 0x7fffffff) n++;
+    w.NP = grown(w.NP, nd + 4 + K + 2 * n);
+    const NP = w.NP;
+    const e = addEdges(w, n, nd);
+    NP[nd] = log;
+    NP[nd + 1] = e;
+    NP[nd + 2] = 0;
+    NP[nd + 3] = so;
+    for (let g = 0; g < K; g++) NP[nd + 4 + g] = P[at + g];
+    for (let i = 0; i < n; i++) {
+      NP[nd + 4 + K + 2 * i] = P[at + K + 2 * i];
+      NP[nd + 4 + K + 2 * i + 1] = e + i;
+      w.EM[EW * (e + i) + 1] = P[at + K + 2 * i + 1];
+    }
+    w.npTop = nd + 4 + K + 2 * n;
+  }
+  w.NH[h] = nd + 1;
+  w.nodes++;
+  return nd;
+}
+
+/** A hash of the state in ST. */
+function stateHash(): number {
+  let h = 0x2545f491;
+  for (let i = 0; i < NX; i++) h = Math.imul(h ^ ST[i], 0x9e3779b1) ^ (h >>> 15);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h;
+}
+
+/** Whether the state in ST is the one at `so` in states. */
+function sameState(states: Int32Array, so: number): boolean {
+  for (let i = 0; i < NX; i++) if (states[so + i] !== ST[i]) return false;
+  return true;
+}
+
+/** The trial's state at its start (ST). */
+function startState(c: CrusaderRexCompiled): void {
+  ST.fill(0);
+  ST[X_F0] = F0[0];
+  ST[X_F1] = F0[1];
+  ST[X_C0] = C0[0];
+  ST[X_C1] = C0[1];
+  ST[X_N0] = pendN0[0];
+  ST[X_N1] = pendN0[1];
+  ST[X_P0] = pendS0[0];
+  ST[X_P1] = pendS0[1];
+  ST[X_ARR] = 1;
+  ST[X_ATT] = c.attacker0;
+  ST[X_OWN] = c.castleOwner0;
+  ST[X_HALF] = -1;
+  ST[X_TURN] = 1;
+  ST[X_IN0] = 1;
+  ST[X_IN1] = 1;
+  const own = c.castleOwner0;
+  // 6.56: a relief force already in the field in R1 of an existing siege attacks the besiegers
+  if (c.existing === 1 && own >= 0 && C0[own] !== 0 && F0[0] !== 0 && F0[1] !== 0) ST[X_ATT] = own;
+}
+
+/** Makes edge e: plays the steps from its node's state and outcome to the next draw or the trial's end. */
+function buildEdge(w: Walk, c: CrusaderRexCompiled, e: number): void {
+  const from = w.EM[EW * e];
+  let res = -1;
+  if (from < 0) startState(c);
+  else {
+    const so = w.NP[from + 3];
+    ST.set(w.STATES.subarray(so, so + NX));
+    res = w.EM[EW * e + 1];
+  }
+  dlN = 0;
+  let r = slot(c, res);
+  while (r === 0) r = slot(c, -1);
+  w.SEG = grown(w.SEG, w.segTop + dlN);
+  w.SEG.set(DLB.subarray(0, dlN), w.segTop);
+  w.EM[EW * e + 2] = w.segTop;
+  w.EM[EW * e + 3] = dlN;
+  w.segTop += dlN;
+  if (r === 2) {
+    w.OUTV = grown(w.OUTV, w.outTop + OW);
+    outcome(c, w.OUTV, w.outTop);
+    w.EM[EW * e + 4] = w.outTop;
+    w.outTop += OW;
+    w.ECH[e] = END;
+  } else {
+    const nd = nodeOf(w); // (before w.ECH is read: making a node can grow it)
+    w.ECH[e] = nd;
+  }
+}
+
+/** The trial's outcome from its last state (ST), into out at o (OW words). */
+function outcome(c: CrusaderRexCompiled, out: Int32Array, o: number): void {
+  const sums = SUM;
+  const z1 = Z1;
+  const in0 = ST[X_IN0] !== 0;
+  const in1 = ST[X_IN1] !== 0;
+  const attIn = c.attacker0 === 0 ? in0 : in1;
+  const defIn = c.attacker0 === 0 ? in1 : in0;
+  out.fill(0, o, o + OW);
+  if (attIn && !defIn) out[o] = 1;
+  else if (defIn && !attIn) out[o + 1] = 1;
+  else if (attIn && defIn) out[o + 2] = 1;
+  else out[o + 3] = 1;
+  const fell = ST[X_FELL] !== 0;
+  const own = ST[X_OWN];
+  const f0 = ST[X_F0];
+  const f1 = ST[X_F1];
+  const c0 = ST[X_C0];
+  const c1 = ST[X_C1];
+  if (fell) out[o + 4] = 1;
+  if (ST[X_EVER] !== 0 && own >= 0 && (own === 0 ? c0 : c1) !== 0 && (own === 0 ? f1 : f0) === 0) out[o + 5] = 1;
+  out[o + 6] = ST[X_ROUNDS];
+  const left0 = sums[f0] + sums[c0] + ST[X_L0] + ST[X_P0];
+  const left1 = sums[z1 + f1] + sums[z1 + c1] + ST[X_L1] + ST[X_P1];
+  out[o + 7] = initialS[0] - left0;
+  out[o + 8] = initialS[1] - left1;
+  out[o + 9] = left0;
+  out[o + 10] = left1;
+}
+
+/** Value q of the record at slot offset `at` is v: its change from the last record into DLB (if it changed). */
+function recordChange(at: number, q: number, v: number): void {
+  const last = ST[X_V + q];
+  if (v === last) return;
+  DLB = grown(DLB, dlN + 3);
+  DLB[dlN] = at + 2 * q;
+  DLB[dlN + 1] = v - last;
+  DLB[dlN + 2] = v * v - last * last;
+  dlN += 3;
+  ST[X_V + q] = v;
+}
+
+/**
+ * One slot of a game turn on the state in ST (docs/rules/crusader-rex.md 6.5, as battleTurn plays
+ * it; R1-R3 are slots 0-2, the turn's end slot 3), from its start (res -1) or from the draw it
+ * stopped at (res: the round's packed end state, or attrition's subset). Records the slot into
+ * SEGBUF and moves ST to the next slot. Back: 0 the next slot is due, 1 stopped at a draw (ST
+ * waits there, SPEC says which), 2 the trial is over.
+ */
+function slot(c: CrusaderRexCompiled, res: number): number {
+  const sums = SUM;
+  const nzs = NZ;
+  const top = TOP;
+  const mask = MASK;
+  const arr = ARRIVE;
+  const z1 = Z1;
+  const attacker0 = c.attacker0;
+  const relief = c.existing === 1;
+  const jihadOn = c.jihad === 1;
+  const stormPolicy = c.storm;
+  const stormRatio2 = c.stormRatio * 2;
+  const stormRetest = c.stormTopUpRetest === 1;
+  const rating = c.rating;
+  const sallyPolicy = c.sally;
+  const sallyRatio = c.sallyRatio;
+  const anyRound = c.controlChangeAnyRound === 1;
+  const declinedAttrition = c.declinedSallyAttrition === 1;
+  const besiegerRetreats = c.besiegerRetreats === 1;
+  const slots0 = SLOTS[0];
+  const slots1 = SLOTS[1];
+  let f0 = ST[X_F0];
+  let f1 = ST[X_F1];
+  let c0 = ST[X_C0];
+  let c1 = ST[X_C1];
+  let s0 = ST[X_S0];
+  let s1 = ST[X_S1];
+  let sal0 = ST[X_SAL0];
+  let sal1 = ST[X_SAL1];
+  let n0 = ST[X_N0];
+  let n1 = ST[X_N1];
+  let p0 = ST[X_P0];
+  let p1 = ST[X_P1];
+  let l0 = ST[X_L0];
+  let l1 = ST[X_L1];
+  let arrived = ST[X_ARR];
+  let att = ST[X_ATT];
+  let own = ST[X_OWN];
+  let half = ST[X_HALF];
+  let fell = ST[X_FELL] !== 0;
+  let ever = ST[X_EVER] !== 0;
+  let rounds = ST[X_ROUNDS];
+  let turn = ST[X_TURN];
+  let k = ST[X_K];
+  let done = ST[X_DONE] !== 0;
+  let toAttrition = ST[X_TOATT] !== 0;
+  let in0 = ST[X_IN0] !== 0;
+  let in1 = ST[X_IN1] !== 0;
+  let drawn = 0; // the draw this slot stops at (X_DRAWN), if it does
+  const existing = turn > 1 || relief;
+  let skipped = false;
+  let stop = false; // nobody to fight and nobody coming
+  if (k < 3 && !done) {
+    const r = k + 1;
+    let e = 0; // the round's packed end state
+    let bes = -1;
+    if (res < 0) {
+      if (turn === 1 && r > 1 && n0 + n1 > 0) {
+        const before = (f0 | s0) !== 0 && (f1 | s1) !== 0;
+        // the reserves due by round r join the field (arrive)
+        for (let rr = arrived + 1; rr <= r; rr++) {
+          const j = rr * 8;
+          if (arr[j + 2] !== 0) {
+            f0 += arr[j];
+            n0 -= arr[j + 2];
+            p0 -= arr[j + 3];
+          }
+          if (arr[j + 6] !== 0) {
+            f1 += arr[j + 4];
+            n1 -= arr[j + 6];
+            p1 -= arr[j + 7];
+          }
+        }
+        if (r > arrived) arrived = r;
+        if (!before && (f0 | s0) !== 0 && (f1 | s1) !== 0 && own >= 0 && (own === 0 ? c0 : c1) !== 0) {
+          // a relief force arrives (3.2, 6.56): the storm is cancelled and the besieged attack
+          if (own === 0) {
+            f1 += s1;
+            s1 = 0;
+          } else {
+            f0 += s0;
+            s0 = 0;
+          }
+          half = -1;
+          att = own;
+        }
+      }
+      const occ = own >= 0 && (own === 0 ? c0 : c1) !== 0;
+      if (occ) ever = true;
+      bes = occ ? 1 - own : -1;
+      const fighting = (f0 | s0) !== 0 && (f1 | s1) !== 0;
+      const besInField = bes === 0 ? (f0 | s0) !== 0 : bes === 1 && (f1 | s1) !== 0;
+      let field = false; // a field round to play
+      let jihad = false;
+      let ro = 0; // the round's start: order, the two states and the carried half-hit (round-tables.ts roundKey)
+      let ra = 0;
+      let rb = 0;
+      let rh = -1;
+      if (r === 1 && occ && !fighting && !besInField && (bes === 0 ? n0 : n1) > 0) {
+        skipped = true; // R1 skipped: the besieger's main force is not there yet
+      } else if (fighting) {
+        rounds++;
+        field = true;
+        jihad = jihadOn && turn === 1 && r === 1 && att === attacker0;
+        if (occ && (r > 1 || existing) && sallyPolicy !== 0) {
+          // 6.55, when the castle's blocks would sally (declareSally)
+          const x = own === 0 ? c0 : c1;
+          const en = 1 - own;
+          const inside = sums[own * z1 + x];
+          if (
+            inside !== 0 &&
+            (sallyPolicy !== 2 ||
+              inside + (own === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]) >= sallyRatio * (en === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]))
+          ) {
+            if (own === 0) {
+              sal0 |= mask[x];
+              f0 += x;
+              c0 = 0;
+            } else {
+              sal1 |= mask[z1 + x];
+              f1 += x;
+              c1 = 0;
+            }
+          }
+        }
+      } else if (occ && besInField) {
+        // a siege round (6.53): storm, else sally, else both pass
+        // 6.53, 6.54 (declareStorm): stormers keep storming; the strongest field blocks join up to the castle limit, by the policy
+        const cx = own === 0 ? c0 : c1;
+        const stormers = bes === 0 ? s0 : s1;
+        const fb = bes === 0 ? f0 : f1;
+        const row = bes * z1;
+        const enough = stormRatio2 * sums[own * z1 + cx];
+        let storm = stormers !== 0;
+        if (stormers !== 0 || (stormPolicy !== 0 && (stormPolicy !== 2 || sums[row + fb] >= enough))) {
+          // the strongest field blocks up to the castle limit, the first in position order among equals, one by one (TOP)
+          const storming = nzs[row + stormers];
+          const add = storming < rating ? top[(row + fb) * (TABLE_MAX + 1) + Math.min(rating - storming, TABLE_MAX)] : 0;
+          const addSteps = sums[row + add];
+          // policy.storm_top_up: a storm under way takes them untested (always), or by the test (retest)
+          if ((storming > 0 && !stormRetest) || stormPolicy === 1 || sums[row + stormers] + addSteps >= enough) {
+            storm = stormers + add !== 0;
+            if (bes === 0) {
+              f0 -= add;
+              s0 = stormers + add;
+            } else {
+              f1 -= add;
+              s1 = stormers + add;
+            }
+          }
+        }
+        if (storm) {
+          // the storm (4.4: stormRound): the castle, its half-hit and the stormers, one table draw
+          rounds++;
+          att = bes;
+          drawn = 1;
+          ro = own * 2 + (jihadOn && turn === 1 && r === 1 && bes === attacker0 ? 1 : 0);
+          ra = cx;
+          rb = bes === 0 ? s0 : s1;
+          rh = half;
+        } else {
+          // 6.55 (declareSally): the castle's blocks all sally, by the policy
+          const x = cx;
+          const inside = sums[own * z1 + x];
+          if (
+            sallyPolicy !== 0 &&
+            inside !== 0 &&
+            (sallyPolicy !== 2 ||
+              inside + (own === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]) >= sallyRatio * (bes === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]))
+          ) {
+            if (own === 0) {
+              sal0 |= mask[x];
+              f0 += x;
+              c0 = 0;
+            } else {
+              sal1 |= mask[z1 + x];
+              f1 += x;
+              c1 = 0;
+            }
+            rounds++;
+            att = own; // a sally into an uncontested field attacks
+            field = true;
+          } else if (!((own === 0 ? n0 : n1) > 0 || (!declinedAttrition && (bes === 0 ? n0 : n1) > 0))) toAttrition = true;
+        }
+      } else if (n0 + n1 === 0) stop = true;
+      if (field) {
+        // a field round (2.3: fieldRound)
+        drawn = 2;
+        ro = (1 - att) * 2 + (jihad ? 1 : 0);
+        ra = f0;
+        rb = f1;
+        rh = -1;
+      }
+      if (drawn !== 0) {
+        // the round's table (round-tables.ts): a draw to stop at, or its one end state
+        const v = roundTable(RC!, TAB!, drawn & 1, ro, ra, rb, rh);
+        if ((v & 31) !== 0) SPEC = v;
+        else {
+          e = RC!.POOL[(v >>> 5) + 1];
+          drawn = -drawn; // played here
+        }
+      }
+    } else {
+      drawn = -ST[X_DRAWN];
+      e = res;
+      bes = 1 - own;
+    }
+    if (drawn < 0) {
+      drawn = -drawn;
+      const ea = e & 0xfff;
+      const eb = (e >>> B_SHIFT) & 0xfff;
+      if (drawn === 1) {
+        // the storm's end: the castle, its half-hit, the stormers (stormRound)
+        let sx = eb;
+        half = (e >>> H_SHIFT) - 1;
+        if (own === 0) c0 = ea;
+        else c1 = ea;
+        // stormEnd: the castle emptied (it falls, or with relief coming changes hands), or no stormer left
+        if (ea === 0) {
+          if ((own === 0 ? n0 : n1) > 0) {
+            att = own; // the besieged's reserves will attack; the besieger holds the empty castle
+            own = bes;
+          } else fell = true;
+          if (bes === 0) f0 += sx;
+          else f1 += sx;
+          sx = 0;
+          half = -1;
+        } else if (sx === 0) half = -1; // storming repulsed: the half-hit is lost
+        if (bes === 0) s0 = sx;
+        else s1 = sx;
+      } else {
+        f0 = ea;
+        f1 = eb;
+        if (f0 === 0 || f1 === 0) {
+          // 2.7 (fieldEnd): a defending main force gone with reserves coming hands over the field (6.41)
+          const def = 1 - att;
+          const defIn = def === 0 ? (f0 | s0) !== 0 : (f1 | s1) !== 0;
+          const attIn = att === 0 ? (f0 | s0) !== 0 : (f1 | s1) !== 0;
+          if (!defIn && attIn && (def === 0 ? n0 : n1) > 0 && (anyRound || r === 1)) {
+            att = def;
+            if (own >= 0 && (own === 0 ? c0 : c1) === 0) own = 1 - att; // the new defender holds the empty castle
+          }
+        }
+      }
+      drawn = 0;
+    }
+  } else if (k < 3) {
+    // a round not fought: the reserves still arrive on time, for the record
+    if (turn === 1 && n0 + n1 > 0) {
+      for (let rr = arrived + 1; rr <= k + 1; rr++) {
+        const j = rr * 8;
+        if (arr[j + 2] !== 0) {
+          f0 += arr[j];
+          n0 -= arr[j + 2];
+          p0 -= arr[j + 3];
+        }
+        if (arr[j + 6] !== 0) {
+          f1 += arr[j + 4];
+          n1 -= arr[j + 6];
+          p1 -= arr[j + 7];
+        }
+      }
+      if (k + 1 > arrived) arrived = k + 1;
+    }
+  } else if (res < 0) {
+    // After R3 (2.8): sallies go back in, stormers come out, the half-hit is lost, late reserves join.
+    if (sal0 !== 0) {
+      const v = sallyBack(0, f0, sal0);
+      f0 -= v;
+      c0 += v;
+      sal0 = 0;
+    }
+    if (sal1 !== 0) {
+      const v = sallyBack(1, f1, sal1);
+      f1 -= v;
+      c1 += v;
+      sal1 = 0;
+    }
+    f0 += s0;
+    s0 = 0;
+    f1 += s1;
+    s1 = 0;
+    if (n0 + n1 > 0) {
+      for (let rr = arrived + 1; rr <= 3; rr++) {
+        const j = rr * 8;
+        if (arr[j + 2] !== 0) {
+          f0 += arr[j];
+          n0 -= arr[j + 2];
+          p0 -= arr[j + 3];
+        }
+        if (arr[j + 6] !== 0) {
+          f1 += arr[j + 4];
+          n1 -= arr[j + 6];
+          p1 -= arr[j + 7];
+        }
+      }
+      arrived = 4;
+    }
+    half = -1;
+    if (!fell && f0 !== 0 && f1 !== 0) {
+      // the field attacker retreats every field block (a relief force too: retreatAll)
+      if (att === 0) {
+        l0 += retreatSteps(0, f0, slots0);
+        f0 = 0;
+      } else {
+        l1 += retreatSteps(1, f1, slots1);
+        f1 = 0;
+      }
+    }
+    if (!fell && own >= 0 && (own === 0 ? c0 : c1) !== 0) {
+      const bes = 1 - own;
+      if (besiegerRetreats && (bes === 0 ? f0 : f1) !== 0) {
+        if (bes === 0) {
+          l0 += retreatSteps(0, f0, slots0);
+          f0 = 0;
+        } else {
+          l1 += retreatSteps(1, f1, slots1);
+          f1 = 0;
+        }
+      }
+      if ((bes === 0 ? f0 : f1) !== 0) {
+        // 6.57 (attrition): once per game turn, the castle blocks that lose a step as one draw
+        const x = own === 0 ? c0 : c1;
+        const m = mask[own * z1 + x];
+        if (m !== 0) {
+          drawn = 3;
+          SPEC = m;
+        } else if (x === 0) fell = true; // (the besieger is in the town: in its field)
+      }
+    }
+  } else {
+    // attrition's draw: subset res of the castle's blocks lose a step
+    const x = (own === 0 ? c0 : c1) - SUBSET_POW5[res];
+    if (own === 0) c0 = x;
+    else c1 = x;
+    if (x === 0) fell = true; // (the besieger is in the town: in its field)
+  }
+  let result = 1;
+  if (drawn === 0) {
+    // the record (recordPlaces): each side's field (F + S), castle and road steps, as changes
+    const g = 12 * ((turn - 1) * 4 + k);
+    recordChange(g, 0, sums[f0 + s0]);
+    recordChange(g, 1, sums[c0]);
+    recordChange(g, 2, p0);
+    recordChange(g, 3, sums[z1 + f1 + s1]);
+    recordChange(g, 4, sums[z1 + c1]);
+    recordChange(g, 5, p1);
+    if (k < 3 && !done && !skipped) done = fell || toAttrition || stop || ((f0 | c0 | s0) === 0 && n0 === 0) || ((f1 | c1 | s1) === 0 && n1 === 0);
+    result = 0;
+    if (k < 3) k++;
+    else {
+      in0 = (f0 | c0) !== 0;
+      in1 = (f1 | c1) !== 0;
+      if (!in0 || !in1 || fell || turn === c.turns) result = 2;
+      else {
+        turn++;
+        k = 0;
+        done = false;
+        toAttrition = false;
+      }
+    }
+  }
+  ST[X_F0] = f0;
+  ST[X_F1] = f1;
+  ST[X_C0] = c0;
+  ST[X_C1] = c1;
+  ST[X_S0] = s0;
+  ST[X_S1] = s1;
+  ST[X_SAL0] = sal0;
+  ST[X_SAL1] = sal1;
+  ST[X_N0] = n0;
+  ST[X_N1] = n1;
+  ST[X_P0] = p0;
+  ST[X_P1] = p1;
+  ST[X_L0] = l0;
+  ST[X_L1] = l1;
+  ST[X_ARR] = arrived;
+  ST[X_ATT] = att;
+  ST[X_OWN] = own;
+  ST[X_HALF] = half;
+  ST[X_FELL] = fell ? 1 : 0;
+  ST[X_EVER] = ever ? 1 : 0;
+  ST[X_ROUNDS] = rounds;
+  ST[X_TURN] = turn;
+  ST[X_K] = k;
+  ST[X_DONE] = done ? 1 : 0;
+  ST[X_TOATT] = toAttrition ? 1 : 0;
+  ST[X_IN0] = in0 ? 1 : 0;
+  ST[X_IN1] = in1 ? 1 : 0;
+  ST[X_DRAWN] = drawn;
+  return result;
+}
+
+/** The walk of the case in use (playWalk sets it; runTable flushes it). */
+var WALK: Walk | null = null;
+
+/** Empties the walk (its counts flushed first): nodes and edges are made again as they are met. */
+function clearWalk(w: Walk): void {
+  w.npTop = 0;
+  w.stTop = 0;
+  w.NH.fill(0);
+  w.nodes = 0;
+  w.edges = 0;
+  w.segTop = 0;
+  w.outTop = 0;
+  w.nt = 0;
+  addEdges(w, 1, -1);
+}
+
+/**
+ * The counted edges' records and (unless `traced`: added trial by trial) outcomes into acc, as
+ * counts times values, the counts cleared: attr the attrition curve's first slot, histN the
+ * survivors histogram's length per side.
+ */
+function flushWalk(w: Walk, acc: Float64Array, histN: number, traced: boolean): void {
+  const ECNT = w.ECNT;
+  const EM = w.EM;
+  const SEG = w.SEG;
+  const OUTV = w.OUTV;
+  const TCH = w.TCH;
+  const d = DELTA;
+  for (let t = 0; t < w.nt; t++) {
+    const e = TCH[t];
+    const n = ECNT[e];
+    ECNT[e] = 0;
+    const so = EM[EW * e + 2];
+    const end = so + EM[EW * e + 3];
+    for (let i = so; i < end; i += 3) {
+      const at = SEG[i];
+      d[at] += n * SEG[i + 1];
+      d[at + 1] += n * SEG[i + 2];
+    }
+    const o = EM[EW * e + 4];
+    if (o >= 0 && !traced) addOutcome(acc, OUTV, o, n, histN);
+  }
+  w.nt = 0;
+}
+
+/** n trials' outcome (OUTV at o) into acc. */
+function addOutcome(acc: Float64Array, OUTV: Int32Array, o: number, n: number, histN: number): void {
+  acc[A_ATT_WINS] += n * OUTV[o];
+  acc[A_DEF_HOLDS] += n * OUTV[o + 1];
+  acc[A_CONTINUES] += n * OUTV[o + 2];
+  acc[A_BOTH_GONE] += n * OUTV[o + 3];
+  acc[A_FALLS] += n * OUTV[o + 4];
+  acc[A_LIFTED] += n * OUTV[o + 5];
+  const r = OUTV[o + 6];
+  acc[A_ROUNDS] += n * r;
+  acc[A_ROUNDS + 1] += n * r * r;
+  const l0 = OUTV[o + 7];
+  const l1 = OUTV[o + 8];
+  acc[A_LOST] += n * l0;
+  acc[A_LOST + 1] += n * l0 * l0;
+  acc[A_LOST + 2] += n * l1;
+  acc[A_LOST + 3] += n * l1 * l1;
+  acc[SURV + OUTV[o + 9]] += n;
+  acc[SURV + histN + OUTV[o + 10]] += n;
+}
+
+/**
+ * The trials of a plain case (every order plain, ties by hit order: plainCase) as a walk from
+ * draw to draw (above): per trial its stream, then per draw one generator step, the node's guide
+ * and a step or two of search (a round, by inversion as round-tables.ts draws it) or the alias
+ * pick (attrition), and the edge's count. A function of its own that ends with its loop
+ * (playTrials says why): runTable flushes the counts.
+ */
+function playWalk(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, histN: number, trace: Trace | undefined): void {
+  let w = WALKS.get(TAB!);
+  if (w === undefined) {
+    w = newWalk();
+    WALKS.set(TAB!, w);
+  }
+  WALK = w;
+  const attThr = ATT_THR;
+  const attAli = ATT_ALI;
+  let ech = w.ECH;
+  let ecnt = w.ECNT;
+  let tch = w.TCH;
+  let np = w.NP;
+  let nt = w.nt;
+  for (let i = 0; i < trials; i++) {
+    nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
+    if (w.edges > EDGE_MAX) {
+      w.nt = nt;
+      flushWalk(w, acc, histN, trace !== undefined);
+      clearWalk(w);
+      nt = 0;
+      ech = w.ECH;
+    }
+    let e = 0;
+    for (;;) {
+      if (ecnt[e]++ === 0) tch[nt++] = e;
+      let nd = ech[e];
+      if (nd < 0) {
+        if (nd === END) break;
+        w.nt = nt;
+        buildEdge(w, c, e);
+        ech = w.ECH;
+        ecnt = w.ECNT;
+        tch = w.TCH;
+        np = w.NP;
+        nd = ech[e];
+        if (nd === END) break;
+      }
+      const u = nextI32(rng);
+      const log = np[nd];
+      if (log > 0) {
+        // a round, by inversion: the guide, then the first outcome whose cumulative count passes u
+        const g = nd + 4;
+        const us = u ^ 0x80000000;
+        let j = g + (1 << log) + 2 * np[g + (u >>> (32 - log))];
+        while (np[j] < us) j += 2;
+        e = np[j + 1];
+      } else {
+        // attrition: the subset of the castle's blocks that lose a step (its alias table)
+        const j = u >>> 27;
+        const at = (np[nd + 2] << 5) + j;
+        e = np[nd + 1] + ((u & 0x7ffffff) < attThr[at] ? j : attAli[at]);
+      }
+    }
+    if (trace !== undefined) {
+      addOutcome(acc, w.OUTV, w.EM[EW * e + 4], 1, histN);
+      writeTrace(trace, i, acc);
+    }
+  }
+  w.nt = nt;
+}
+
 export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
   const attrN = c.turns * 4 * 12;
   if (DELTA.length < attrN) DELTA = new Float64Array(attrN);
@@ -1336,8 +2206,16 @@ export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState
   useAttrition(c.attritionOn);
   SLOTS[0] = c.slots[0];
   SLOTS[1] = c.slots[1];
-  if (plainCase && !random && !plainOff) playPlain(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
-  else playTrials(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
+  if (plainCase && !random && !plainOff) {
+    if (WALK_ON) {
+      playWalk(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
+      flushWalk(WALK!, acc, maxAll(c) + 1, trace !== undefined);
+      flushRecords(acc, attrBase(c), attrN);
+      acc[0] += trials;
+      return;
+    }
+    playPlain(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
+  } else playTrials(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
   flushRecords(acc, attrBase(c), attrN);
   acc[0] += trials;
   acc[A_ATT_WINS] += oWins;
@@ -1501,4 +2379,10 @@ function playTrials(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tri
 export function _attritionTables(on: number): [Uint32Array, Uint8Array] {
   useAttrition(on);
   return [ATT_THR, ATT_ALI];
+}
+
+/** Tests only: the walk in use, its nodes and edges. */
+export function _walkSize(): { nodes: number; edges: number; words: number } {
+  const w = WALK;
+  return w === null ? { nodes: 0, edges: 0, words: 0 } : { nodes: w.nodes, edges: w.edges, words: w.npTop + w.segTop + w.stTop };
 }
