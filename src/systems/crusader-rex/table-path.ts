@@ -1388,38 +1388,49 @@ const NX = 34;
 const ST = new Int32Array(NX);
 /** The draw slot() stopped at: a round's table entry (round-tables.ts roundTable) or the castle's mask (attrition). */
 var SPEC = 0;
+/** The round's start when SPEC is a round's (round-tables.ts roundKey). */
+var SPECKEY = 0;
 /** The records' changes of the edge being made, as slot() adds them: (DELTA index, change of the value, of its square). */
 var DLB: Int32Array = new Int32Array(3 * 64);
 var dlN = 0;
 
-/** Edge ends: a trial's last edge, and an edge not made yet. */
-const END = -2;
+/** An edge not made yet (E); a trial's last edge holds -2 - its outcome. */
 const UNMADE = -1;
-/** Words of an edge's description in EM: its node, its outcome there, its records' changes (first word in SEG, words), its outcome's first word in OUTV (-1: none). */
-const EW = 5;
 /** Words of an outcome in OUTV: wins, holds, goes on, both gone, falls, lifted, rounds, steps lost by side 0 and 1, steps left by side 0 and 1. */
 const OW = 11;
 const EDGE_MAX = 1 << 18;
 
 interface Walk {
-  /** Nodes: a round's [log, first edge, 0, state at, guide (2^log), (cumulative count - 1 ^ 2^31, edge) per outcome]; attrition's [-1, first edge (32: one per subset), mask, state at]. */
+  /** Nodes, 4 words each: a round's [log2 of its guide, first edge (one per outcome), its table in TP, state at]; attrition's [-1, first edge (32: one per subset), the castle's mask, state at]. */
   NP: Int32Array;
   npTop: number;
+  /** The round tables the nodes draw from, one per round start (byStart): a guide of 2^log outcome indices, then per outcome its cumulative count - 1 ^ 2^31 (round-tables.ts makeTable). */
+  TP: Int32Array;
+  tpTop: number;
+  byStart: Map<number, number>;
   STATES: Int32Array;
   stTop: number;
   /** The nodes by state: a hash of node + 1 (0 empty), its slots a power of two, half full at most. */
   NH: Int32Array;
   nodes: number;
-  /** Per edge: the node it leads to (END, UNMADE), its count since the last flush. */
-  ECH: Int32Array;
-  ECNT: Int32Array;
-  EM: Int32Array;
+  /**
+   * Per edge, 4 words: the node it leads to (UNMADE; -2 - its outcome where the trial ends),
+   * its records' changes (SEG's words from, to), and how many trials took it since the last flush.
+   */
+  E: Int32Array;
+  /** Per edge, what makes it: its node (-1: the trial's start) and its outcome there (a round's end state, attrition's subset). */
+  EF: Int32Array;
   edges: number;
+  /** The records' changes, 3 words each: DELTA's index, the change of the value and of its square. */
   SEG: Int32Array;
   segTop: number;
+  /** The outcomes met (OW words each), found by their text. */
   OUTV: Int32Array;
-  outTop: number;
-  /** The edges counted since the last flush. */
+  outs: number;
+  byOutcome: Map<string, number>;
+  /** Per outcome, its trials in the flush being made. */
+  OCNT: Int32Array;
+  /** The edges counted since the last flush (E's first word). */
   TCH: Int32Array;
   nt: number;
 }
@@ -1430,18 +1441,22 @@ function newWalk(): Walk {
   const w: Walk = {
     NP: new Int32Array(1 << 12),
     npTop: 0,
+    TP: new Int32Array(1 << 12),
+    tpTop: 0,
+    byStart: new Map(),
     STATES: new Int32Array(NX * 64),
     stTop: 0,
     NH: new Int32Array(1 << 10),
     nodes: 0,
-    ECH: new Int32Array(1 << 10),
-    ECNT: new Int32Array(1 << 10),
-    EM: new Int32Array(EW << 10),
+    E: new Int32Array(4 << 10),
+    EF: new Int32Array(2 << 10),
     edges: 0,
     SEG: new Int32Array(1 << 12),
     segTop: 0,
     OUTV: new Int32Array(OW * 64),
-    outTop: 0,
+    outs: 0,
+    byOutcome: new Map(),
+    OCNT: new Int32Array(64),
     TCH: new Int32Array(1 << 10),
     nt: 0,
   };
@@ -1462,24 +1477,13 @@ function grown(a: Int32Array, need: number): Int32Array {
 function addEdges(w: Walk, k: number, from: number): number {
   const e = w.edges;
   const n = e + k;
-  if (n > w.ECH.length) {
-    let m = w.ECH.length;
-    while (m < n) m *= 2;
-    const ech = new Int32Array(m);
-    ech.set(w.ECH);
-    w.ECH = ech;
-    const cnt = new Int32Array(m);
-    cnt.set(w.ECNT);
-    w.ECNT = cnt;
-    const tch = new Int32Array(m);
-    tch.set(w.TCH);
-    w.TCH = tch;
-    w.EM = grown(w.EM, EW * m);
-  }
+  w.E = grown(w.E, 4 * n);
+  w.EF = grown(w.EF, 2 * n);
+  w.TCH = grown(w.TCH, n);
   for (let i = e; i < n; i++) {
-    w.ECH[i] = UNMADE;
-    w.EM[EW * i] = from;
-    w.EM[EW * i + 4] = -1;
+    w.E[4 * i] = UNMADE;
+    w.E[4 * i + 3] = 0;
+    w.EF[2 * i] = from;
   }
   w.edges = n;
   return e;
@@ -1519,34 +1523,38 @@ function nodeOf(w: Walk): number {
   if (ST[X_DRAWN] === 3) {
     w.NP = grown(w.NP, nd + 4);
     const e = addEdges(w, 32, nd);
-    for (let s = 0; s < 32; s++) w.EM[EW * (e + s) + 1] = s;
+    for (let s = 0; s < 32; s++) w.EF[2 * (e + s) + 1] = s;
     w.NP[nd] = -1;
     w.NP[nd + 1] = e;
     w.NP[nd + 2] = SPEC;
     w.NP[nd + 3] = so;
     w.npTop = nd + 4;
   } else {
-    // a copy of the round's table, up to its last outcome that can be drawn (cumulative count 2^32)
+    // the round's table (copied once per start, up to its last outcome that can be drawn:
+    // cumulative count 2^32), and an edge per outcome
     const P = RC!.POOL;
     const log = SPEC & 31;
     const at = SPEC >>> 5;
     const K = 1 << log;
     let n = 1;
     while (P[at + K + 2 * (n - 1)] !== 0x7fffffff) n++;
-    w.NP = grown(w.NP, nd + 4 + K + 2 * n);
-    const NP = w.NP;
-    const e = addEdges(w, n, nd);
-    NP[nd] = log;
-    NP[nd + 1] = e;
-    NP[nd + 2] = 0;
-    NP[nd + 3] = so;
-    for (let g = 0; g < K; g++) NP[nd + 4 + g] = P[at + g];
-    for (let i = 0; i < n; i++) {
-      NP[nd + 4 + K + 2 * i] = P[at + K + 2 * i];
-      NP[nd + 4 + K + 2 * i + 1] = e + i;
-      w.EM[EW * (e + i) + 1] = P[at + K + 2 * i + 1];
+    let t = w.byStart.get(SPECKEY);
+    if (t === undefined) {
+      t = w.tpTop;
+      w.TP = grown(w.TP, t + K + n);
+      for (let g = 0; g < K; g++) w.TP[t + g] = P[at + g];
+      for (let i = 0; i < n; i++) w.TP[t + K + i] = P[at + K + 2 * i];
+      w.tpTop = t + K + n;
+      w.byStart.set(SPECKEY, t);
     }
-    w.npTop = nd + 4 + K + 2 * n;
+    w.NP = grown(w.NP, nd + 4);
+    const e = addEdges(w, n, nd);
+    w.NP[nd] = log;
+    w.NP[nd + 1] = e;
+    w.NP[nd + 2] = t;
+    w.NP[nd + 3] = so;
+    for (let i = 0; i < n; i++) w.EF[2 * (e + i) + 1] = P[at + K + 2 * i + 1];
+    w.npTop = nd + 4;
   }
   w.NH[h] = nd + 1;
   w.nodes++;
@@ -1594,32 +1602,41 @@ function startState(c: CrusaderRexCompiled): void {
 
 /** Makes edge e: plays the steps from its node's state and outcome to the next draw or the trial's end. */
 function buildEdge(w: Walk, c: CrusaderRexCompiled, e: number): void {
-  const from = w.EM[EW * e];
+  const from = w.EF[2 * e];
   let res = -1;
   if (from < 0) startState(c);
   else {
     const so = w.NP[from + 3];
     ST.set(w.STATES.subarray(so, so + NX));
-    res = w.EM[EW * e + 1];
+    res = w.EF[2 * e + 1];
   }
   dlN = 0;
   let r = slot(c, res);
   while (r === 0) r = slot(c, -1);
   w.SEG = grown(w.SEG, w.segTop + dlN);
   w.SEG.set(DLB.subarray(0, dlN), w.segTop);
-  w.EM[EW * e + 2] = w.segTop;
-  w.EM[EW * e + 3] = dlN;
+  w.E[4 * e + 1] = w.segTop;
+  w.E[4 * e + 2] = w.segTop + dlN;
   w.segTop += dlN;
   if (r === 2) {
-    w.OUTV = grown(w.OUTV, w.outTop + OW);
-    outcome(c, w.OUTV, w.outTop);
-    w.EM[EW * e + 4] = w.outTop;
-    w.outTop += OW;
-    w.ECH[e] = END;
+    const o = outcomeOf(w, c);
+    w.E[4 * e] = -2 - o;
   } else {
-    const nd = nodeOf(w); // (before w.ECH is read: making a node can grow it)
-    w.ECH[e] = nd;
+    const nd = nodeOf(w); // (before w.E is read: making a node can grow it)
+    w.E[4 * e] = nd;
   }
+}
+
+/** The outcome of the trial ending in ST, made if new: its index back. */
+function outcomeOf(w: Walk, c: CrusaderRexCompiled): number {
+  w.OUTV = grown(w.OUTV, OW * (w.outs + 1));
+  outcome(c, w.OUTV, OW * w.outs);
+  const key = w.OUTV.subarray(OW * w.outs, OW * (w.outs + 1)).join(',');
+  const known = w.byOutcome.get(key);
+  if (known !== undefined) return known;
+  w.byOutcome.set(key, w.outs);
+  w.OCNT = grown(w.OCNT, w.outs + 1);
+  return w.outs++;
 }
 
 /** The trial's outcome from its last state (ST), into out at o (OW words). */
@@ -1867,8 +1884,10 @@ function slot(c: CrusaderRexCompiled, res: number): number {
       if (drawn !== 0) {
         // the round's table (round-tables.ts): a draw to stop at, or its one end state
         const v = roundTable(RC!, TAB!, drawn & 1, ro, ra, rb, rh);
-        if ((v & 31) !== 0) SPEC = v;
-        else {
+        if ((v & 31) !== 0) {
+          SPEC = v;
+          SPECKEY = roundKey(drawn & 1, ro, ra, rb, rh);
+        } else {
           e = RC!.POOL[(v >>> 5) + 1];
           drawn = -drawn; // played here
         }
@@ -2070,43 +2089,46 @@ var WALK: Walk | null = null;
 /** Empties the walk (its counts flushed first): nodes and edges are made again as they are met. */
 function clearWalk(w: Walk): void {
   w.npTop = 0;
+  w.tpTop = 0;
+  w.byStart.clear();
   w.stTop = 0;
   w.NH.fill(0);
   w.nodes = 0;
   w.edges = 0;
   w.segTop = 0;
-  w.outTop = 0;
+  w.outs = 0;
+  w.byOutcome.clear();
   w.nt = 0;
   addEdges(w, 1, -1);
 }
 
 /**
- * The counted edges' records and (unless `traced`: added trial by trial) outcomes into acc, as
- * counts times values, the counts cleared: attr the attrition curve's first slot, histN the
- * survivors histogram's length per side.
+ * The counted edges into acc and DELTA, as counts times values, the counts cleared: each edge's
+ * records' changes, and (unless traced: added trial by trial) the outcomes of the trials that
+ * ended on it, summed per outcome first. histN: the survivors histogram's length per side.
  */
 function flushWalk(w: Walk, acc: Float64Array, histN: number, traced: boolean): void {
-  const ECNT = w.ECNT;
-  const EM = w.EM;
+  const E = w.E;
   const SEG = w.SEG;
-  const OUTV = w.OUTV;
-  const TCH = w.TCH;
+  const OCNT = w.OCNT;
   const d = DELTA;
   for (let t = 0; t < w.nt; t++) {
-    const e = TCH[t];
-    const n = ECNT[e];
-    ECNT[e] = 0;
-    const so = EM[EW * e + 2];
-    const end = so + EM[EW * e + 3];
-    for (let i = so; i < end; i += 3) {
+    const x = w.TCH[t];
+    const n = E[x + 3];
+    E[x + 3] = 0;
+    for (let i = E[x + 1], end = E[x + 2]; i < end; i += 3) {
       const at = SEG[i];
       d[at] += n * SEG[i + 1];
       d[at + 1] += n * SEG[i + 2];
     }
-    const o = EM[EW * e + 4];
-    if (o >= 0 && !traced) addOutcome(acc, OUTV, o, n, histN);
+    if (E[x] < -1) OCNT[-2 - E[x]] += n;
   }
   w.nt = 0;
+  for (let o = 0; o < w.outs; o++) {
+    if (OCNT[o] === 0) continue;
+    if (!traced) addOutcome(acc, w.OUTV, OW * o, OCNT[o], histN);
+    OCNT[o] = 0;
+  }
 }
 
 /** n trials' outcome (OUTV at o) into acc. */
@@ -2146,10 +2168,10 @@ function playWalk(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trial
   WALK = w;
   const attThr = ATT_THR;
   const attAli = ATT_ALI;
-  let ech = w.ECH;
-  let ecnt = w.ECNT;
-  let tch = w.TCH;
+  let E = w.E;
   let np = w.NP;
+  let tp = w.TP;
+  let tch = w.TCH;
   let nt = w.nt;
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
@@ -2158,41 +2180,41 @@ function playWalk(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trial
       flushWalk(w, acc, histN, trace !== undefined);
       clearWalk(w);
       nt = 0;
-      ech = w.ECH;
+      E = w.E;
     }
-    let e = 0;
+    let x = 0; // the edge taken (its first word in E)
+    let nd = 0;
     for (;;) {
-      if (ecnt[e]++ === 0) tch[nt++] = e;
-      let nd = ech[e];
-      if (nd < 0) {
-        if (nd === END) break;
-        w.nt = nt;
-        buildEdge(w, c, e);
-        ech = w.ECH;
-        ecnt = w.ECNT;
-        tch = w.TCH;
+      nd = E[x];
+      if (nd === UNMADE) {
+        buildEdge(w, c, x >> 2);
+        E = w.E;
         np = w.NP;
-        nd = ech[e];
-        if (nd === END) break;
+        tp = w.TP;
+        tch = w.TCH;
+        nd = E[x];
       }
+      if (E[x + 3]++ === 0) tch[nt++] = x;
+      if (nd < 0) break;
       const u = nextI32(rng);
       const log = np[nd];
       if (log > 0) {
         // a round, by inversion: the guide, then the first outcome whose cumulative count passes u
-        const g = nd + 4;
+        const t = np[nd + 2];
+        const first = t + (1 << log);
         const us = u ^ 0x80000000;
-        let j = g + (1 << log) + 2 * np[g + (u >>> (32 - log))];
-        while (np[j] < us) j += 2;
-        e = np[j + 1];
+        let j = first + tp[t + (u >>> (32 - log))];
+        while (tp[j] < us) j++;
+        x = 4 * (np[nd + 1] + j - first);
       } else {
         // attrition: the subset of the castle's blocks that lose a step (its alias table)
         const j = u >>> 27;
         const at = (np[nd + 2] << 5) + j;
-        e = np[nd + 1] + ((u & 0x7ffffff) < attThr[at] ? j : attAli[at]);
+        x = 4 * (np[nd + 1] + ((u & 0x7ffffff) < attThr[at] ? j : attAli[at]));
       }
     }
     if (trace !== undefined) {
-      addOutcome(acc, w.OUTV, w.EM[EW * e + 4], 1, histN);
+      addOutcome(acc, w.OUTV, OW * (-2 - nd), 1, histN);
       writeTrace(trace, i, acc);
     }
   }
@@ -2384,5 +2406,5 @@ export function _attritionTables(on: number): [Uint32Array, Uint8Array] {
 /** Tests only: the walk in use, its nodes and edges. */
 export function _walkSize(): { nodes: number; edges: number; words: number } {
   const w = WALK;
-  return w === null ? { nodes: 0, edges: 0, words: 0 } : { nodes: w.nodes, edges: w.edges, words: w.npTop + w.segTop + w.stTop };
+  return w === null ? { nodes: 0, edges: 0, words: 0 } : { nodes: w.nodes, edges: w.edges, words: w.npTop + w.tpTop + w.segTop + w.stTop + 6 * w.edges };
 }
