@@ -22,9 +22,9 @@
  *  - A round of plain volleys (every run plain, ties by hit order) is one draw of its end state
  *    from a table made the first time its start is met (round-tables.ts): the run-by-run loop
  *    below is for rounds with a charge or a choice, and for the random tie-break. A case whose
- *    every round is such a draw (every bundled castle file) plays its trials in playPlain: the
- *    same steps and draws as playTrials and battleTurn, the trial's state in locals of one
- *    function.
+ *    every round is such a draw (every bundled castle file) plays its trials as a walk from
+ *    draw to draw (playWalk): the same steps and draws as playTrials and battleTurn, each stretch
+ *    between two draws played once (slot) and kept.
  *  - Double defense (1.5, 6.54): a half-hit first on the strongest (NEXT gives the block), the
  *    next hit on the same block; with the fixed tie-break two hits are one APPLY hit. The random
  *    tie-break (6.31): hits one at a time, each on one of the TIES tied blocks, uniformly.
@@ -42,7 +42,7 @@ import type { CrusaderRexCompiled } from './compile.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
 
 import { HS, NO_DICE, POW5, TABLE_MAX, aliasTable, type Tables } from './state-tables.js';
-import { B_SHIFT, H_SHIFT, hashSlot, roundCacheFor, roundKey, roundTable, type RoundCache } from './round-tables.js';
+import { B_SHIFT, H_SHIFT, roundCacheFor, roundKey, roundTable, type RoundCache } from './round-tables.js';
 
 
 // The case's tables and the trial's scalars are module `var`s, not `let`s: every read of a
@@ -106,16 +106,15 @@ export function useTables(t: Tables): void {
   plainCase = plainOrder.every((p) => p === 1);
 }
 
-/** Every order's runs are plain volleys: with ties by hit order every round is one table draw (playPlain). */
+/** Every order's runs are plain volleys: with ties by hit order every round is one table draw (playWalk). */
 var plainCase = false;
 
-/** Tests only: play a plain case round by round (playTrials) too, to hold playPlain to it draw for draw. */
+/** Tests only: play a plain case round by round (playTrials) too, to hold playWalk to it draw for draw. */
 var plainOff = false;
-var WALK_ON = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.NOWALK === undefined;
 export function _setPlainOff(off: boolean): void {
   plainOff = off;
 }
-/** Tests only: whether the tables in use make a case plain (playPlain's cases). */
+/** Tests only: whether the tables in use make a case plain (playWalk's cases). */
 export function _plainCase(): boolean {
   return plainCase;
 }
@@ -789,7 +788,7 @@ function retreatAll(sd: number): void {
   F[sd] = 0;
 }
 
-// === the plain trial: every round one table draw, the whole trial in locals ===================
+// === the plain trial's retreats and sallies (slot, below) =====================================
 
 /**
  * Side sd's steps that leave by road when its field x retreats with `slots` road slots (-1
@@ -821,535 +820,30 @@ function sallyBack(sd: number, x: number, sal: number): number {
   return v;
 }
 
-/**
- * The trials of a case whose every round is one table draw (every order plain, ties by hit
- * order: plainCase), as playTrials and battleTurn with fieldRound's and stormRound's table draws
- * play them, step for step and draw for draw (the same dice, the same accumulator), but with the
- * trial's state in locals of this one function: each side's field, castle, stormers, sallying
- * positions, reserves, steps gone by road, and the roles. A function of its own that ends with
- * its loop (playTrials says why).
- */
-function playPlain(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, histN: number, trace: Trace | undefined): void {
-  let wins = 0;
-  let holds = 0;
-  let goes = 0;
-  let gone = 0;
-  let falls = 0;
-  let lifts = 0;
-  let rr1 = 0;
-  let rr2 = 0;
-  let ll0 = 0;
-  let ll0q = 0;
-  let ll1 = 0;
-  let ll1q = 0;
-  // the case's tables, start and rules, read once
-  const sums = SUM;
-  const nzs = NZ;
-  const top = TOP;
-  const mask = MASK;
-  const arr = ARRIVE;
-  const attThr = ATT_THR;
-  const attAli = ATT_ALI;
-  const d = DELTA;
-  const rc = RC!;
-  const tab = TAB!;
-  let H = rc.H;
-  let hm = (H.length >> 1) - 1;
-  let P = rc.POOL;
-  const z1 = Z1;
-  const F00 = F0[0];
-  const F01 = F0[1];
-  const C00 = C0[0];
-  const C01 = C0[1];
-  const N00 = pendN0[0];
-  const N01 = pendN0[1];
-  const P00 = pendS0[0];
-  const P01 = pendS0[1];
-  const init0 = initialS[0];
-  const init1 = initialS[1];
-  const slots0 = SLOTS[0];
-  const slots1 = SLOTS[1];
-  const attacker0 = c.attacker0;
-  const owner0 = c.castleOwner0;
-  const turns = c.turns;
-  const relief = c.existing === 1;
-  const jihadOn = c.jihad === 1;
-  const stormPolicy = c.storm;
-  const stormRatio2 = c.stormRatio * 2;
-  const stormRetest = c.stormTopUpRetest === 1;
-  const rating = c.rating;
-  const sallyPolicy = c.sally;
-  const sallyRatio = c.sallyRatio;
-  const anyRound = c.controlChangeAnyRound === 1;
-  const declinedAttrition = c.declinedSallyAttrition === 1;
-  const besiegerRetreats = c.besiegerRetreats === 1;
-  for (let i = 0; i < trials; i++) {
-    nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
-    // each side's field (plain and sallying blocks), castle, stormers, sallying positions,
-    // blocks and steps on the road, steps gone by road
-    let f0 = F00;
-    let f1 = F01;
-    let c0 = C00;
-    let c1 = C01;
-    let s0 = 0;
-    let s1 = 0;
-    let sal0 = 0;
-    let sal1 = 0;
-    let n0 = N00;
-    let n1 = N01;
-    let p0 = P00;
-    let p1 = P01;
-    let l0 = 0;
-    let l1 = 0;
-    let arrived = 1; // the last round whose reserves have arrived
-    let att = attacker0; // the field attacker
-    let own = owner0; // the castle's owner (-1: no castle)
-    let half = -1; // the castle block carrying a half-hit (1.5)
-    let fell = false;
-    let ever = false;
-    let rounds = 0;
-    // the steps of the last record, per side and place (field, castle, road), and each side's places packed (recordPlaces)
-    let vf0 = 0;
-    let vc0 = 0;
-    let vr0 = 0;
-    let vf1 = 0;
-    let vc1 = 0;
-    let vr1 = 0;
-    let last0 = -1;
-    let last1 = -1;
-    // 6.56: a relief force already in the field in R1 of an existing siege attacks the besiegers
-    if (relief && own >= 0 && (own === 0 ? c0 : c1) !== 0 && (f0 | s0) !== 0 && (f1 | s1) !== 0) att = own;
-    let in0 = true;
-    let in1 = true;
-    for (let turn = 1; turn <= turns; turn++) {
-      // === one game turn (6.5: battleTurn) ===
-      const base = (turn - 1) * 4 * 12;
-      const existing = turn > 1 || relief;
-      let toAttrition = false;
-      let done = false; // the game turn's rounds are over
-      // the slots of the game turn: R1-R3, then its end; each recorded at the bottom of the loop
-      for (let k = 0; k < 4; k++) {
-        let skipped = false;
-        let stop = false; // nobody to fight and nobody coming
-        if (k < 3 && !done) {
-          const r = k + 1;
-          if (turn === 1 && r > 1 && n0 + n1 > 0) {
-            const before = (f0 | s0) !== 0 && (f1 | s1) !== 0;
-            // the reserves due by round r join the field (arrive)
-            for (let rr = arrived + 1; rr <= r; rr++) {
-              const j = rr * 8;
-              if (arr[j + 2] !== 0) {
-                f0 += arr[j];
-                n0 -= arr[j + 2];
-                p0 -= arr[j + 3];
-              }
-              if (arr[j + 6] !== 0) {
-                f1 += arr[j + 4];
-                n1 -= arr[j + 6];
-                p1 -= arr[j + 7];
-              }
-            }
-            if (r > arrived) arrived = r;
-            if (!before && (f0 | s0) !== 0 && (f1 | s1) !== 0 && own >= 0 && (own === 0 ? c0 : c1) !== 0) {
-              // a relief force arrives (3.2, 6.56): the storm is cancelled and the besieged attack
-              if (own === 0) {
-                f1 += s1;
-                s1 = 0;
-              } else {
-                f0 += s0;
-                s0 = 0;
-              }
-              half = -1;
-              att = own;
-            }
-          }
-          const occ = own >= 0 && (own === 0 ? c0 : c1) !== 0;
-          if (occ) ever = true;
-          const bes = occ ? 1 - own : -1;
-          const fighting = (f0 | s0) !== 0 && (f1 | s1) !== 0;
-          const besInField = bes === 0 ? (f0 | s0) !== 0 : bes === 1 && (f1 | s1) !== 0;
-          let field = false; // a field round to play
-          let jihad = false;
-          let drawn = 0; // the round to draw: 1 a storm, 2 a field round
-          let ro = 0; // its start: order, the two states and the carried half-hit (round-tables.ts roundKey)
-          let ra = 0;
-          let rb = 0;
-          let rh = -1;
-          if (r === 1 && occ && !fighting && !besInField && (bes === 0 ? n0 : n1) > 0) {
-            skipped = true; // R1 skipped: the besieger's main force is not there yet
-          } else if (fighting) {
-            rounds++;
-            field = true;
-            jihad = jihadOn && turn === 1 && r === 1 && att === attacker0;
-            if (occ && (r > 1 || existing) && sallyPolicy !== 0) {
-              // 6.55, when the castle's blocks would sally (declareSally)
-              const x = own === 0 ? c0 : c1;
-              const e = 1 - own;
-              const inside = sums[own * z1 + x];
-              if (
-                inside !== 0 &&
-                (sallyPolicy !== 2 ||
-                  inside + (own === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]) >= sallyRatio * (e === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]))
-              ) {
-                if (own === 0) {
-                  sal0 |= mask[x];
-                  f0 += x;
-                  c0 = 0;
-                } else {
-                  sal1 |= mask[z1 + x];
-                  f1 += x;
-                  c1 = 0;
-                }
-              }
-            }
-          } else if (occ && besInField) {
-            // a siege round (6.53): storm, else sally, else both pass
-            // 6.53, 6.54 (declareStorm): stormers keep storming; the strongest field blocks join up to the castle limit, by the policy
-            const cx = own === 0 ? c0 : c1;
-            const stormers = bes === 0 ? s0 : s1;
-            const fb = bes === 0 ? f0 : f1;
-            const row = bes * z1;
-            const enough = stormRatio2 * sums[own * z1 + cx];
-            let storm = stormers !== 0;
-            if (stormers !== 0 || (stormPolicy !== 0 && (stormPolicy !== 2 || sums[row + fb] >= enough))) {
-              // the strongest field blocks up to the castle limit, the first in position order among equals, one by one (TOP)
-              const storming = nzs[row + stormers];
-              const add = storming < rating ? top[(row + fb) * (TABLE_MAX + 1) + Math.min(rating - storming, TABLE_MAX)] : 0;
-              const addSteps = sums[row + add];
-              // policy.storm_top_up: a storm under way takes them untested (always), or by the test (retest)
-              if ((storming > 0 && !stormRetest) || stormPolicy === 1 || sums[row + stormers] + addSteps >= enough) {
-                storm = stormers + add !== 0;
-                if (bes === 0) {
-                  f0 -= add;
-                  s0 = stormers + add;
-                } else {
-                  f1 -= add;
-                  s1 = stormers + add;
-                }
-              }
-            }
-            if (storm) {
-              // the storm (4.4: stormRound): the castle, its half-hit and the stormers, one table draw
-              rounds++;
-              att = bes;
-              drawn = 1;
-              ro = own * 2 + (jihadOn && turn === 1 && r === 1 && bes === attacker0 ? 1 : 0);
-              ra = cx;
-              rb = bes === 0 ? s0 : s1;
-              rh = half;
-            } else {
-              // 6.55 (declareSally): the castle's blocks all sally, by the policy
-              const x = cx;
-              const inside = sums[own * z1 + x];
-              if (
-                sallyPolicy !== 0 &&
-                inside !== 0 &&
-                (sallyPolicy !== 2 ||
-                  inside + (own === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]) >= sallyRatio * (bes === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]))
-              ) {
-                if (own === 0) {
-                  sal0 |= mask[x];
-                  f0 += x;
-                  c0 = 0;
-                } else {
-                  sal1 |= mask[z1 + x];
-                  f1 += x;
-                  c1 = 0;
-                }
-                rounds++;
-                att = own; // a sally into an uncontested field attacks
-                field = true;
-              } else if (!((own === 0 ? n0 : n1) > 0 || (!declinedAttrition && (bes === 0 ? n0 : n1) > 0))) toAttrition = true;
-            }
-          } else if (n0 + n1 === 0) stop = true;
-          if (field) {
-            // a field round (2.3: fieldRound)
-            drawn = 2;
-            ro = (1 - att) * 2 + (jihad ? 1 : 0);
-            ra = f0;
-            rb = f1;
-            rh = -1;
-          }
-          if (drawn !== 0) {
-            // the round's end state, one draw from the table of its start (round-tables.ts), found
-            // in the hash (roundTable; made there the first time the start is met)
-            const storm = drawn & 1;
-            const key = roundKey(storm, ro, ra, rb, rh);
-            let h = hashSlot(key, hm);
-            let v = -1;
-            for (let q = H[2 * h]; q !== 0; q = H[2 * h]) {
-              if (q === key + 1) {
-                v = H[2 * h + 1];
-                break;
-              }
-              h = (h + 1) & hm;
-            }
-            if (v < 0) {
-              v = roundTable(rc, tab, storm, ro, ra, rb, rh);
-              P = rc.POOL; // (grown, perhaps)
-              H = rc.H;
-              hm = (H.length >> 1) - 1;
-            }
-            // by inversion (roundEnd)
-            const log = v & 31;
-            const at = v >>> 5;
-            let e = P[at + 1];
-            if (log !== 0) {
-              const u = nextI32(rng);
-              const us = u ^ 0x80000000;
-              let j = at + (1 << log) + 2 * P[at + (u >>> (32 - log))];
-              while (P[j] < us) j += 2;
-              e = P[j + 1];
-            }
-            const ea = e & 0xfff;
-            const eb = (e >>> B_SHIFT) & 0xfff;
-            if (drawn === 1) {
-              // the storm's end: the castle, its half-hit, the stormers (stormRound)
-              let sx = eb;
-              half = (e >>> H_SHIFT) - 1;
-              if (own === 0) c0 = ea;
-              else c1 = ea;
-              // stormEnd: the castle emptied (it falls, or with relief coming changes hands), or no stormer left
-              if (ea === 0) {
-                if ((own === 0 ? n0 : n1) > 0) {
-                  att = own; // the besieged's reserves will attack; the besieger holds the empty castle
-                  own = bes;
-                } else fell = true;
-                if (bes === 0) f0 += sx;
-                else f1 += sx;
-                sx = 0;
-                half = -1;
-              } else if (sx === 0) half = -1; // storming repulsed: the half-hit is lost
-              if (bes === 0) s0 = sx;
-              else s1 = sx;
-            } else {
-              f0 = ea;
-              f1 = eb;
-              if (f0 === 0 || f1 === 0) {
-              // 2.7 (fieldEnd): a defending main force gone with reserves coming hands over the field (6.41)
-              const def = 1 - att;
-              const defIn = def === 0 ? (f0 | s0) !== 0 : (f1 | s1) !== 0;
-              const attIn = att === 0 ? (f0 | s0) !== 0 : (f1 | s1) !== 0;
-              if (!defIn && attIn && (def === 0 ? n0 : n1) > 0 && (anyRound || r === 1)) {
-                att = def;
-                  if (own >= 0 && (own === 0 ? c0 : c1) === 0) own = 1 - att; // the new defender holds the empty castle
-                }
-              }
-            }
-          }
-        } else if (k < 3) {
-          // a round not fought: the reserves still arrive on time, for the record (else nothing moved)
-          if (turn !== 1 || n0 + n1 === 0) continue;
-          for (let rr = arrived + 1; rr <= k + 1; rr++) {
-            const j = rr * 8;
-            if (arr[j + 2] !== 0) {
-              f0 += arr[j];
-              n0 -= arr[j + 2];
-              p0 -= arr[j + 3];
-            }
-            if (arr[j + 6] !== 0) {
-              f1 += arr[j + 4];
-              n1 -= arr[j + 6];
-              p1 -= arr[j + 7];
-            }
-          }
-          if (k + 1 > arrived) arrived = k + 1;
-        } else {
-          // After R3 (2.8): sallies go back in, stormers come out, the half-hit is lost, late reserves join.
-          if (sal0 !== 0) {
-            const v = sallyBack(0, f0, sal0);
-            f0 -= v;
-            c0 += v;
-            sal0 = 0;
-          }
-          if (sal1 !== 0) {
-            const v = sallyBack(1, f1, sal1);
-            f1 -= v;
-            c1 += v;
-            sal1 = 0;
-          }
-          f0 += s0;
-          s0 = 0;
-          f1 += s1;
-          s1 = 0;
-          if (n0 + n1 > 0) {
-            for (let rr = arrived + 1; rr <= 3; rr++) {
-              const j = rr * 8;
-              if (arr[j + 2] !== 0) {
-                f0 += arr[j];
-                n0 -= arr[j + 2];
-                p0 -= arr[j + 3];
-              }
-              if (arr[j + 6] !== 0) {
-                f1 += arr[j + 4];
-                n1 -= arr[j + 6];
-                p1 -= arr[j + 7];
-              }
-            }
-            arrived = 4;
-          }
-          half = -1;
-          if (!fell && f0 !== 0 && f1 !== 0) {
-            // the field attacker retreats every field block (a relief force too: retreatAll)
-            if (att === 0) {
-              l0 += retreatSteps(0, f0, slots0);
-              f0 = 0;
-            } else {
-              l1 += retreatSteps(1, f1, slots1);
-              f1 = 0;
-            }
-          }
-          if (!fell && own >= 0 && (own === 0 ? c0 : c1) !== 0) {
-            const bes = 1 - own;
-            if (besiegerRetreats && (bes === 0 ? f0 : f1) !== 0) {
-              if (bes === 0) {
-                l0 += retreatSteps(0, f0, slots0);
-                f0 = 0;
-              } else {
-                l1 += retreatSteps(1, f1, slots1);
-                f1 = 0;
-              }
-            }
-            if ((bes === 0 ? f0 : f1) !== 0) {
-              // 6.57 (attrition): once per game turn, the castle blocks that lose a step as one draw
-              let x = own === 0 ? c0 : c1;
-              const m = mask[own * z1 + x];
-              if (m !== 0) {
-                const u = nextI32(rng);
-                const j = u >>> 27;
-                const at = (m << 5) + j;
-                x -= SUBSET_POW5[(u & 0x7ffffff) < attThr[at] ? j : attAli[at]];
-              }
-              if (own === 0) c0 = x;
-              else c1 = x;
-              if (x === 0) fell = true; // (the besieger is in the town: in its field)
-            }
-          }
-        }
-        // the record (recordPlaces, with the last values in locals)
-        const at = base + k * 12;
-        const x0 = f0 + s0;
-        const raw0 = x0 | (c0 << 12) | (p0 << 24);
-        if (raw0 !== last0) {
-          last0 = raw0;
-          const f = sums[x0];
-          const q = sums[c0];
-          if (f !== vf0) {
-            d[at] += f - vf0;
-            d[at + 1] += f * f - vf0 * vf0;
-            vf0 = f;
-          }
-          if (q !== vc0) {
-            d[at + 2] += q - vc0;
-            d[at + 3] += q * q - vc0 * vc0;
-            vc0 = q;
-          }
-          if (p0 !== vr0) {
-            d[at + 4] += p0 - vr0;
-            d[at + 5] += p0 * p0 - vr0 * vr0;
-            vr0 = p0;
-          }
-        }
-        const x1 = f1 + s1;
-        const raw1 = x1 | (c1 << 12) | (p1 << 24);
-        if (raw1 !== last1) {
-          last1 = raw1;
-          const f = sums[z1 + x1];
-          const q = sums[z1 + c1];
-          if (f !== vf1) {
-            d[at + 6] += f - vf1;
-            d[at + 7] += f * f - vf1 * vf1;
-            vf1 = f;
-          }
-          if (q !== vc1) {
-            d[at + 8] += q - vc1;
-            d[at + 9] += q * q - vc1 * vc1;
-            vc1 = q;
-          }
-          if (p1 !== vr1) {
-            d[at + 10] += p1 - vr1;
-            d[at + 11] += p1 * p1 - vr1 * vr1;
-            vr1 = p1;
-          }
-        }
-        if (k < 3 && !done && !skipped) done = fell || toAttrition || stop || ((f0 | c0 | s0) === 0 && n0 === 0) || ((f1 | c1 | s1) === 0 && n1 === 0);
-      }
-      in0 = (f0 | c0) !== 0;
-      in1 = (f1 | c1) !== 0;
-      if (!in0 || !in1 || fell) break;
-    }
-    // Outcome, for the scenario's attacker (the besieger of an existing siege).
-    const attIn = attacker0 === 0 ? in0 : in1;
-    const defIn = attacker0 === 0 ? in1 : in0;
-    if (attIn && !defIn) wins++;
-    else if (defIn && !attIn) holds++;
-    else if (attIn && defIn) goes++;
-    else gone++;
-    if (fell) falls++;
-    if (ever && own >= 0 && (own === 0 ? c0 : c1) !== 0 && (own === 0 ? f1 : f0) === 0) lifts++;
-    rr1 += rounds;
-    rr2 += rounds * rounds;
-    const left0 = sums[f0] + sums[c0] + l0 + p0;
-    const left1 = sums[z1 + f1] + sums[z1 + c1] + l1 + p1;
-    const lost0 = init0 - left0;
-    const lost1 = init1 - left1;
-    ll0 += lost0;
-    ll0q += lost0 * lost0;
-    ll1 += lost1;
-    ll1q += lost1 * lost1;
-    acc[SURV + left0] += 1;
-    acc[SURV + histN + left1] += 1;
-    if (trace !== undefined) {
-      acc[A_ATT_WINS] += wins;
-      acc[A_DEF_HOLDS] += holds;
-      acc[A_CONTINUES] += goes;
-      acc[A_BOTH_GONE] += gone;
-      acc[A_FALLS] += falls;
-      acc[A_LIFTED] += lifts;
-      acc[A_ROUNDS] += rr1;
-      acc[A_ROUNDS + 1] += rr2;
-      acc[A_LOST] += ll0;
-      acc[A_LOST + 1] += ll0q;
-      acc[A_LOST + 2] += ll1;
-      acc[A_LOST + 3] += ll1q;
-      wins = holds = goes = gone = falls = lifts = rr1 = rr2 = ll0 = ll0q = ll1 = ll1q = 0;
-      writeTrace(trace, i, acc);
-    }
-  }
-  oWins = wins;
-  oHolds = holds;
-  oGoes = goes;
-  oGone = gone;
-  oFalls = falls;
-  oLifts = lifts;
-  oR1 = rr1;
-  oR2 = rr2;
-  oL0 = ll0;
-  oL0q = ll0q;
-  oL1 = ll1;
-  oL1q = ll1q;
-}
-
 // === the plain walk: a trial as a walk from draw to draw ========================================
 
 /**
- * A plain case's trial is the same few steps whatever it meets (table-path.ts's game turn, with
- * every round one table draw): between two draws everything it does is a function of its state.
- * So the trial is a walk over the states it meets just before a draw (nodes), with one draw a
- * node choosing the edge to the next: an edge holds what the trial does between the two draws
- * (its records, slot by slot, and, where the trial ends, its outcome), made the first time the
- * walk takes it (buildEdge, which plays those steps on the trial's state in ST: slot). A node is
- * a copy of its round table (guide and cumulative counts, as round-tables.ts makes it) with an
- * edge in place of each end state, or an attrition draw (6.57) with an edge per subset; a round
- * with one outcome is no draw, and is played inside the edge. The walk counts the edges it
- * takes; their records and outcomes go into the accumulator as counts times values (integers
- * all, so the sums are exact and the same as adding trial by trial). The draws are the same
- * draws in the same order as playing the steps, so the same dice.
+ * A plain case's trial (every round one table draw) does the same steps whatever it meets, and
+ * between two draws everything it does is a function of its state. So the trial is a walk over
+ * the states it meets just before a draw (nodes), one draw a node choosing the edge to the next:
+ * an edge holds what the trial does between the two draws (its records' changes and, where the
+ * trial ends, its outcome), made the first time a walk takes it (buildEdge, which plays those
+ * steps on the trial's state in ST: slot). A round's node draws from its start's round table
+ * (round-tables.ts; one copy a start, shared by the nodes that meet it), by inversion as
+ * makeTable lays it out, with an edge per outcome; attrition's (6.57) by its alias table, with
+ * an edge per subset. A round with one outcome is no draw, and is played inside the edge. So a
+ * trial is its stream, then per draw one generator step, a guide look-up and a step or two of
+ * search, and the next edge: the same draws in the same order as playing the steps (playTrials
+ * holds it to them), so the same dice.
  *
- * Nodes and edges are kept per case (WALKS, by its Tables), found by the whole state (a Map on
- * its text, once per node); a node's content depends only on its state, so the walk never
- * depends on what came before in a worker. At EDGE_MAX edges the counts so far are added to the
- * accumulator and the walk starts again empty, at the next trial.
+ * The walk counts the edges it takes; the counts go into the accumulator once a call as counts
+ * times the records' changes (into DELTA, as recordPlaces would) and times the outcomes (summed
+ * per outcome first; traced trials add theirs trial by trial), integers all, so the sums are
+ * exact and equal to adding trial by trial. Nodes and edges are kept per case (WALKS, by its
+ * Tables), nodes found by their whole state (including the last record's values) in a hash; a
+ * node's content depends only on its state, so the walk never depends on what a worker ran
+ * before. Past EDGE_MAX edges the counts so far are flushed and the walk starts again empty, at
+ * the next trial.
  */
 
 /** The trial's state (ST) at a slot's start or at a draw: each index. */
@@ -1390,7 +884,7 @@ const ST = new Int32Array(NX);
 var SPEC = 0;
 /** The round's start when SPEC is a round's (round-tables.ts roundKey). */
 var SPECKEY = 0;
-/** The records' changes of the edge being made, as slot() adds them: (DELTA index, change of the value, of its square). */
+/** The records' changes of the edge being made, as slot() adds them: (DELTA index, change of the value, of its square); buildEdge sizes it. */
 var DLB: Int32Array = new Int32Array(3 * 64);
 var dlN = 0;
 
@@ -1398,7 +892,14 @@ var dlN = 0;
 const UNMADE = -1;
 /** Words of an outcome in OUTV: wins, holds, goes on, both gone, falls, lifted, rounds, steps lost by side 0 and 1, steps left by side 0 and 1. */
 const OW = 11;
-const EDGE_MAX = 1 << 18;
+var EDGE_MAX = 1 << 18;
+
+/** Tests only: the edges a walk keeps before it is emptied (the previous bound back). */
+export function _setEdgeMax(n: number): number {
+  const was = EDGE_MAX;
+  EDGE_MAX = n;
+  return was;
+}
 
 interface Walk {
   /** Nodes, 4 words each: a round's [log2 of its guide, first edge (one per outcome), its table in TP, state at]; attrition's [-1, first edge (32: one per subset), the castle's mask, state at]. */
@@ -1427,9 +928,10 @@ interface Walk {
   /** The outcomes met (OW words each), found by their text. */
   OUTV: Int32Array;
   outs: number;
-  byOutcome: Map<string, number>;
-  /** Per outcome, its trials in the flush being made. */
+  byOutcome: Map<number, number>;
+  /** Per outcome, its trials in the flush being made; the outcomes met in it. */
   OCNT: Int32Array;
+  OT: Int32Array;
   /** The edges counted since the last flush (E's first word). */
   TCH: Int32Array;
   nt: number;
@@ -1457,6 +959,7 @@ function newWalk(): Walk {
     outs: 0,
     byOutcome: new Map(),
     OCNT: new Int32Array(64),
+    OT: new Int32Array(64),
     TCH: new Int32Array(1 << 10),
     nt: 0,
   };
@@ -1607,14 +1110,15 @@ function buildEdge(w: Walk, c: CrusaderRexCompiled, e: number): void {
   if (from < 0) startState(c);
   else {
     const so = w.NP[from + 3];
-    ST.set(w.STATES.subarray(so, so + NX));
+    for (let i = 0; i < NX; i++) ST[i] = w.STATES[so + i];
     res = w.EF[2 * e + 1];
   }
   dlN = 0;
+  if (DLB.length < 18 * 4 * c.turns) DLB = new Int32Array(18 * 4 * c.turns); // at most every value of every slot
   let r = slot(c, res);
   while (r === 0) r = slot(c, -1);
   w.SEG = grown(w.SEG, w.segTop + dlN);
-  w.SEG.set(DLB.subarray(0, dlN), w.segTop);
+  for (let i = 0; i < dlN; i++) w.SEG[w.segTop + i] = DLB[i];
   w.E[4 * e + 1] = w.segTop;
   w.E[4 * e + 2] = w.segTop + dlN;
   w.segTop += dlN;
@@ -1631,11 +1135,15 @@ function buildEdge(w: Walk, c: CrusaderRexCompiled, e: number): void {
 function outcomeOf(w: Walk, c: CrusaderRexCompiled): number {
   w.OUTV = grown(w.OUTV, OW * (w.outs + 1));
   outcome(c, w.OUTV, OW * w.outs);
-  const key = w.OUTV.subarray(OW * w.outs, OW * (w.outs + 1)).join(',');
+  // (the steps lost follow from the steps left)
+  const o = OW * w.outs;
+  const V = w.OUTV;
+  const key = ((((V[o + 1] * 2 + V[o + 2]) * 2 + V[o + 3]) * 2 + V[o + 4]) * 2 + V[o + 5]) * 2 ** 40 + V[o + 6] * 2 ** 24 + V[o + 9] * 2 ** 12 + V[o + 10];
   const known = w.byOutcome.get(key);
   if (known !== undefined) return known;
   w.byOutcome.set(key, w.outs);
   w.OCNT = grown(w.OCNT, w.outs + 1);
+  w.OT = grown(w.OT, w.outs + 1);
   return w.outs++;
 }
 
@@ -1673,7 +1181,6 @@ function outcome(c: CrusaderRexCompiled, out: Int32Array, o: number): void {
 function recordChange(at: number, q: number, v: number): void {
   const last = ST[X_V + q];
   if (v === last) return;
-  DLB = grown(DLB, dlN + 3);
   DLB[dlN] = at + 2 * q;
   DLB[dlN + 1] = v - last;
   DLB[dlN + 2] = v * v - last * last;
@@ -2111,6 +1618,8 @@ function flushWalk(w: Walk, acc: Float64Array, histN: number, traced: boolean): 
   const E = w.E;
   const SEG = w.SEG;
   const OCNT = w.OCNT;
+  const OT = w.OT;
+  let ot = 0;
   const d = DELTA;
   for (let t = 0; t < w.nt; t++) {
     const x = w.TCH[t];
@@ -2121,11 +1630,15 @@ function flushWalk(w: Walk, acc: Float64Array, histN: number, traced: boolean): 
       d[at] += n * SEG[i + 1];
       d[at + 1] += n * SEG[i + 2];
     }
-    if (E[x] < -1) OCNT[-2 - E[x]] += n;
+    if (E[x] < -1) {
+      const o = -2 - E[x];
+      if (OCNT[o] === 0) OT[ot++] = o;
+      OCNT[o] += n;
+    }
   }
   w.nt = 0;
-  for (let o = 0; o < w.outs; o++) {
-    if (OCNT[o] === 0) continue;
+  for (let t = 0; t < ot; t++) {
+    const o = OT[t];
     if (!traced) addOutcome(acc, w.OUTV, OW * o, OCNT[o], histN);
     OCNT[o] = 0;
   }
@@ -2229,15 +1742,13 @@ export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState
   SLOTS[0] = c.slots[0];
   SLOTS[1] = c.slots[1];
   if (plainCase && !random && !plainOff) {
-    if (WALK_ON) {
-      playWalk(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
-      flushWalk(WALK!, acc, maxAll(c) + 1, trace !== undefined);
-      flushRecords(acc, attrBase(c), attrN);
-      acc[0] += trials;
-      return;
-    }
-    playPlain(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
-  } else playTrials(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
+    playWalk(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
+    flushWalk(WALK!, acc, maxAll(c) + 1, trace !== undefined);
+    flushRecords(acc, attrBase(c), attrN);
+    acc[0] += trials;
+    return;
+  }
+  playTrials(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
   flushRecords(acc, attrBase(c), attrN);
   acc[0] += trials;
   acc[A_ATT_WINS] += oWins;
@@ -2401,10 +1912,4 @@ function playTrials(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tri
 export function _attritionTables(on: number): [Uint32Array, Uint8Array] {
   useAttrition(on);
   return [ATT_THR, ATT_ALI];
-}
-
-/** Tests only: the walk in use, its nodes and edges. */
-export function _walkSize(): { nodes: number; edges: number; words: number } {
-  const w = WALK;
-  return w === null ? { nodes: 0, edges: 0, words: 0 } : { nodes: w.nodes, edges: w.edges, words: w.npTop + w.tpTop + w.segTop + w.stTop + 6 * w.edges };
 }
