@@ -1681,9 +1681,12 @@ function playWalk(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trial
   WALK = w;
   const attThr = ATT_THR;
   const attAli = ATT_ALI;
+  const d = DELTA;
+  const traced = trace !== undefined;
   let E = w.E;
   let np = w.NP;
   let tp = w.TP;
+  let seg = w.SEG;
   let tch = w.TCH;
   let nt = w.nt;
   for (let i = 0; i < trials; i++) {
@@ -1704,10 +1707,19 @@ function playWalk(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trial
         E = w.E;
         np = w.NP;
         tp = w.TP;
+        seg = w.SEG;
         tch = w.TCH;
         nd = E[x];
       }
-      if (E[x + 3]++ === 0) tch[nt++] = x;
+      if (traced) {
+        // a call of a few trials (the paired mode's blocks) meets most of its edges once: their
+        // records' changes added here cost what the flush would
+        for (let j = E[x + 1], end = E[x + 2]; j < end; j += 3) {
+          const at = seg[j];
+          d[at] += seg[j + 1];
+          d[at + 1] += seg[j + 2];
+        }
+      } else if (E[x + 3]++ === 0) tch[nt++] = x;
       if (nd < 0) break;
       const u = nextI32(rng);
       const log = np[nd];
@@ -1726,7 +1738,7 @@ function playWalk(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trial
         x = 4 * (np[nd + 1] + ((u & 0x7ffffff) < attThr[at] ? j : attAli[at]));
       }
     }
-    if (trace !== undefined) {
+    if (traced) {
       addOutcome(acc, w.OUTV, OW * (-2 - nd), 1, histN);
       writeTrace(trace, i, acc);
     }
