@@ -838,8 +838,9 @@ function sallyBack(sd: number, x: number, sal: number): number {
  *
  * The walk counts the edges it takes; the counts go into the accumulator once a call as counts
  * times the records' changes (into DELTA, as recordPlaces would) and times the outcomes (summed
- * per outcome first; traced trials add theirs trial by trial), integers all, so the sums are
- * exact and equal to adding trial by trial. Nodes and edges are kept per case (WALKS, by its
+ * per outcome first), integers all, so the sums are exact and equal to adding trial by trial. A
+ * traced call (the paired mode's short blocks, which meet most edges once) adds each edge's
+ * changes as it takes it and each trial's outcome as it ends, with nothing to flush. Nodes and edges are kept per case (WALKS, by its
  * Tables), nodes found by their whole state (including the last record's values) in a hash; a
  * node's content depends only on its state, so the walk never depends on what a worker ran
  * before. Past EDGE_MAX edges the counts so far are flushed and the walk starts again empty, at
@@ -1669,8 +1670,8 @@ function addOutcome(acc: Float64Array, OUTV: Int32Array, o: number, n: number, h
  * The trials of a plain case (every order plain, ties by hit order: plainCase) as a walk from
  * draw to draw (above): per trial its stream, then per draw one generator step, the node's guide
  * and a step or two of search (a round, by inversion as round-tables.ts draws it) or the alias
- * pick (attrition), and the edge's count. A function of its own that ends with its loop
- * (playTrials says why): runTable flushes the counts.
+ * pick (attrition), and the edge's count (traced: its records' changes). A function of its own
+ * that ends with its loop (playTrials says why): runTable flushes the counts.
  */
 function playWalk(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, histN: number, trace: Trace | undefined): void {
   let w = WALKS.get(TAB!);
