@@ -1,15 +1,19 @@
 /**
  * The table path plays a case whose every round is one table draw (plain volleys, ties by hit
- * order) in one function with the trial's state in locals (table-path.ts, playPlain), beside the
- * round-by-round functions (playTrials, battleTurn) that every other table-path case takes. Both
- * make the same draws in the same order, so on the same stream their accumulators must be equal
- * to the bit: held here over generated castles and sieges (deployments, storms, sallies, relief,
- * withdrawal, arrivals, retreat slots, game turns, attrition).
+ * order) as a walk from draw to draw, each stretch between two draws played once and kept
+ * (table-path.ts, playWalk), beside the round-by-round functions (playTrials, battleTurn) that
+ * every other table-path case takes. Both make the same draws in the same order, so on the same
+ * stream their accumulators must be equal to the bit: held here over generated castles and sieges
+ * (deployments, storms, sallies, relief, withdrawal, arrivals, retreat slots, game turns,
+ * attrition), and the traced rows of the engine's paired mode with them.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ROSTER } from '../src/systems/crusader-rex/roster.js';
-import { _internals as K } from '../src/systems/crusader-rex/kernel.js';
+import { _internals as K, crusaderRexKernel, type CrusaderRexPath } from '../src/systems/crusader-rex/kernel.js';
+import type { CrusaderRexCompiled } from '../src/systems/crusader-rex/compile.js';
+import { _setEdgeMax as setEdgeMax } from '../src/systems/crusader-rex/table-path.js';
+import { deriveState } from '../src/engine/rng.js';
 import { compiled, kernelAcc } from './crusader-rex.shared.js';
 import type { Tree } from './helpers.js';
 
@@ -87,7 +91,7 @@ const scenario: fc.Arbitrary<Tree> = fc
     } as Tree;
   });
 
-describe('Crusader Rex table path: a plain case in one function (playPlain) against round by round (playTrials)', () => {
+describe('Crusader Rex table path: a plain case as a walk (playWalk) against round by round (playTrials)', () => {
   it('the same accumulators to the bit on generated castles and sieges', () => {
     let plain = 0;
     let runs = 0;
@@ -112,6 +116,51 @@ describe('Crusader Rex table path: a plain case in one function (playPlain) agai
     // most generated cases are plain and valid: the comparison ran on many of them
     expect(plain).toBeGreaterThan(120);
     expect(runs).toBe(plain);
+  });
+  it('traced calls (the paired mode: a row per trial) and a walk emptied as it goes give the same rows and sums as round by round', () => {
+    // the paired metrics' slots (index.ts pairedSlots), 256 trials a call as the engine's blocks
+    const slots = Int32Array.of(1, 2, 3, 4, 5, 6, 7, 9, 11, 13);
+    const traced = (c: CrusaderRexCompiled, path: CrusaderRexPath) => {
+      const acc = new Float64Array(crusaderRexKernel.accLength(c));
+      const rows: number[] = [];
+      K.setPath(path);
+      try {
+        const s = deriveState('paths', 'traced', 0);
+        for (let b = 0; b < 4; b++) {
+          const trace = { slots, out: new Float64Array(256 * slots.length) };
+          crusaderRexKernel.run(c, s, 256, acc, trace);
+          rows.push(...trace.out);
+        }
+      } finally {
+        K.setPath('kernel');
+      }
+      return [Array.from(acc), rows];
+    };
+    let runs = 0;
+    fc.assert(
+      fc.property(scenario, (body) => {
+        let c;
+        try {
+          c = compiled(body);
+        } catch {
+          return;
+        }
+        if (!K.tablePathApplies(c)) return;
+        const fast = traced(c, 'table');
+        if (!K.plainCase()) return;
+        expect(traced(c, 'table-rounds')).toEqual(fast);
+        // a walk emptied whenever it holds more than 200 edges (its counts flushed first)
+        const was = setEdgeMax(200);
+        try {
+          expect(kernelAcc(c, 'table', 1000, 'small')).toEqual(kernelAcc(c, 'table-rounds', 1000, 'small'));
+        } finally {
+          setEdgeMax(was);
+        }
+        runs++;
+      }),
+      { seed: 20261130, numRuns: 80 },
+    );
+    expect(runs).toBeGreaterThan(30);
   });
   it('the switch really changes the route: a plain case reports plain, and forcing the rounds still gives its battles', () => {
     const body: Tree = {

@@ -82,7 +82,7 @@ function preparedFor(c: CrusaderRexCompiled): Prepared {
 /**
  * Which path runs: the kernel's choice, or one forced by the tests ('field': the field path for
  * a closed field battle too, 'table': the table path for a field battle too, 'table-rounds': the
- * table path playing a plain case round by round instead of in playPlain, 'general').
+ * table path playing a plain case round by round instead of as a walk (playWalk), 'general').
  */
 export type CrusaderRexPath = 'kernel' | 'field' | 'table' | 'table-rounds' | 'general';
 let forced: CrusaderRexPath = 'kernel';
@@ -148,7 +148,7 @@ export const _internals = {
   exactAliasTable,
   hitCounts,
   fireOrderReason,
-  /** Whether the case the kernel last ran on the table path is plain (played in playPlain unless 'table-rounds'). */
+  /** Whether the case the kernel last ran on the table path is plain (played as a walk, playWalk, unless 'table-rounds'). */
   plainCase: _plainCase,
   /** The path the kernel runs next (tests compare the paths with each other). */
   setPath(p: CrusaderRexPath): void {

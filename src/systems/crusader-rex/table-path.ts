@@ -22,9 +22,9 @@
  *  - A round of plain volleys (every run plain, ties by hit order) is one draw of its end state
  *    from a table made the first time its start is met (round-tables.ts): the run-by-run loop
  *    below is for rounds with a charge or a choice, and for the random tie-break. A case whose
- *    every round is such a draw (every bundled castle file) plays its trials in playPlain: the
- *    same steps and draws as playTrials and battleTurn, the trial's state in locals of one
- *    function.
+ *    every round is such a draw (every bundled castle file) plays its trials as a walk from
+ *    draw to draw (playWalk): the same steps and draws as playTrials and battleTurn, each stretch
+ *    between two draws played once (slot) and kept.
  *  - Double defense (1.5, 6.54): a half-hit first on the strongest (NEXT gives the block), the
  *    next hit on the same block; with the fixed tie-break two hits are one APPLY hit. The random
  *    tie-break (6.31): hits one at a time, each on one of the TIES tied blocks, uniformly.
@@ -42,7 +42,7 @@ import type { CrusaderRexCompiled } from './compile.js';
 import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
 
 import { HS, NO_DICE, POW5, TABLE_MAX, aliasTable, type Tables } from './state-tables.js';
-import { B_SHIFT, H_SHIFT, hashSlot, roundCacheFor, roundKey, roundTable, type RoundCache } from './round-tables.js';
+import { B_SHIFT, H_SHIFT, roundCacheFor, roundKey, roundTable, type RoundCache } from './round-tables.js';
 
 
 // The case's tables and the trial's scalars are module `var`s, not `let`s: every read of a
@@ -106,15 +106,15 @@ export function useTables(t: Tables): void {
   plainCase = plainOrder.every((p) => p === 1);
 }
 
-/** Every order's runs are plain volleys: with ties by hit order every round is one table draw (playPlain). */
+/** Every order's runs are plain volleys: with ties by hit order every round is one table draw (playWalk). */
 var plainCase = false;
 
-/** Tests only: play a plain case round by round (playTrials) too, to hold playPlain to it draw for draw. */
+/** Tests only: play a plain case round by round (playTrials) too, to hold playWalk to it draw for draw. */
 var plainOff = false;
 export function _setPlainOff(off: boolean): void {
   plainOff = off;
 }
-/** Tests only: whether the tables in use make a case plain (playPlain's cases). */
+/** Tests only: whether the tables in use make a case plain (playWalk's cases). */
 export function _plainCase(): boolean {
   return plainCase;
 }
@@ -788,7 +788,7 @@ function retreatAll(sd: number): void {
   F[sd] = 0;
 }
 
-// === the plain trial: every round one table draw, the whole trial in locals ===================
+// === the plain trial's retreats and sallies (slot, below) =====================================
 
 /**
  * Side sd's steps that leave by road when its field x retreats with `slots` road slots (-1
@@ -820,57 +820,390 @@ function sallyBack(sd: number, x: number, sal: number): number {
   return v;
 }
 
+// === the plain walk: a trial as a walk from draw to draw ========================================
+
 /**
- * The trials of a case whose every round is one table draw (every order plain, ties by hit
- * order: plainCase), as playTrials and battleTurn with fieldRound's and stormRound's table draws
- * play them, step for step and draw for draw (the same dice, the same accumulator), but with the
- * trial's state in locals of this one function: each side's field, castle, stormers, sallying
- * positions, reserves, steps gone by road, and the roles. A function of its own that ends with
- * its loop (playTrials says why).
+ * A plain case's trial (every round one table draw) does the same steps whatever it meets, and
+ * between two draws everything it does is a function of its state. So the trial is a walk over
+ * the states it meets just before a draw (nodes), one draw a node choosing the edge to the next:
+ * an edge holds what the trial does between the two draws (its records' changes and, where the
+ * trial ends, its outcome), made the first time a walk takes it (buildEdge, which plays those
+ * steps on the trial's state in ST: slot). A round's node draws from its start's round table
+ * (round-tables.ts; one copy a start, shared by the nodes that meet it), by inversion as
+ * makeTable lays it out, with an edge per outcome; attrition's (6.57) by its alias table, with
+ * an edge per subset. A round with one outcome is no draw, and is played inside the edge. So a
+ * trial is its stream, then per draw one generator step, a guide look-up and a step or two of
+ * search, and the next edge: the same draws in the same order as playing the steps (playTrials
+ * holds it to them), so the same dice.
+ *
+ * The walk counts the edges it takes; the counts go into the accumulator once a call as counts
+ * times the records' changes (into DELTA, as recordPlaces would) and times the outcomes (summed
+ * per outcome first), integers all, so the sums are exact and equal to adding trial by trial. A
+ * traced call (the paired mode's short blocks, which meet most edges once) adds each edge's
+ * changes as it takes it and each trial's outcome as it ends, with nothing to flush. Nodes and edges are kept per case (WALKS, by its
+ * Tables), nodes found by their whole state (including the last record's values) in a hash; a
+ * node's content depends only on its state, so the walk never depends on what a worker ran
+ * before. Past EDGE_MAX edges the counts so far are flushed and the walk starts again empty, at
+ * the next trial.
  */
-function playPlain(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, histN: number, trace: Trace | undefined): void {
-  let wins = 0;
-  let holds = 0;
-  let goes = 0;
-  let gone = 0;
-  let falls = 0;
-  let lifts = 0;
-  let rr1 = 0;
-  let rr2 = 0;
-  let ll0 = 0;
-  let ll0q = 0;
-  let ll1 = 0;
-  let ll1q = 0;
-  // the case's tables, start and rules, read once
+
+/** The trial's state (ST) at a slot's start or at a draw: each index. */
+const X_F0 = 0;
+const X_F1 = 1;
+const X_C0 = 2;
+const X_C1 = 3;
+const X_S0 = 4;
+const X_S1 = 5;
+const X_SAL0 = 6;
+const X_SAL1 = 7;
+const X_N0 = 8;
+const X_N1 = 9;
+const X_P0 = 10;
+const X_P1 = 11;
+const X_L0 = 12;
+const X_L1 = 13;
+const X_ARR = 14;
+const X_ATT = 15;
+const X_OWN = 16;
+const X_HALF = 17;
+const X_FELL = 18;
+const X_EVER = 19;
+const X_ROUNDS = 20;
+const X_TURN = 21;
+const X_K = 22;
+const X_DONE = 23;
+const X_TOATT = 24;
+const X_IN0 = 25;
+const X_IN1 = 26;
+/** The draw the state waits for: 0 none, 1 a storm, 2 a field round, 3 attrition. */
+const X_DRAWN = 27;
+/** The last record's values (side 0's field, castle, road steps, then side 1's): a record adds the changes (DELTA, flushRecords). */
+const X_V = 28;
+const NX = 34;
+const ST = new Int32Array(NX);
+/** The draw slot() stopped at: a round's table entry (round-tables.ts roundTable) or the castle's mask (attrition). */
+var SPEC = 0;
+/** The round's start when SPEC is a round's (round-tables.ts roundKey). */
+var SPECKEY = 0;
+/** The records' changes of the edge being made, as slot() adds them: (DELTA index, change of the value, of its square); buildEdge sizes it. */
+var DLB: Int32Array = new Int32Array(3 * 64);
+var dlN = 0;
+
+/** An edge not made yet (E); a trial's last edge holds -2 - its outcome. */
+const UNMADE = -1;
+/** Words of an outcome in OUTV: wins, holds, goes on, both gone, falls, lifted, rounds, steps lost by side 0 and 1, steps left by side 0 and 1. */
+const OW = 11;
+var EDGE_MAX = 1 << 18;
+
+/** Tests only: the edges a walk keeps before it is emptied (the previous bound back). */
+export function _setEdgeMax(n: number): number {
+  const was = EDGE_MAX;
+  EDGE_MAX = n;
+  return was;
+}
+
+interface Walk {
+  /** Nodes, 4 words each: a round's [log2 of its guide, first edge (one per outcome), its table in TP, state at]; attrition's [-1, first edge (32: one per subset), the castle's mask, state at]. */
+  NP: Int32Array;
+  npTop: number;
+  /** The round tables the nodes draw from, one per round start (byStart): a guide of 2^log outcome indices, then per outcome its cumulative count - 1 ^ 2^31 (round-tables.ts makeTable). */
+  TP: Int32Array;
+  tpTop: number;
+  byStart: Map<number, number>;
+  STATES: Int32Array;
+  stTop: number;
+  /** The nodes by state: a hash of node + 1 (0 empty), its slots a power of two, half full at most. */
+  NH: Int32Array;
+  nodes: number;
+  /**
+   * Per edge, 4 words: the node it leads to (UNMADE; -2 - its outcome where the trial ends),
+   * its records' changes (SEG's words from, to), and how many trials took it since the last flush.
+   */
+  E: Int32Array;
+  /** Per edge, what makes it: its node (-1: the trial's start) and its outcome there (a round's end state, attrition's subset). */
+  EF: Int32Array;
+  edges: number;
+  /** The records' changes, 3 words each: DELTA's index, the change of the value and of its square. */
+  SEG: Int32Array;
+  segTop: number;
+  /** The outcomes met (OW words each), found by their text. */
+  OUTV: Int32Array;
+  outs: number;
+  byOutcome: Map<number, number>;
+  /** Per outcome, its trials in the flush being made; the outcomes met in it. */
+  OCNT: Int32Array;
+  OT: Int32Array;
+  /** The edges counted since the last flush (E's first word). */
+  TCH: Int32Array;
+  nt: number;
+}
+
+const WALKS = new WeakMap<Tables, Walk>();
+
+function newWalk(): Walk {
+  const w: Walk = {
+    NP: new Int32Array(1 << 12),
+    npTop: 0,
+    TP: new Int32Array(1 << 12),
+    tpTop: 0,
+    byStart: new Map(),
+    STATES: new Int32Array(NX * 64),
+    stTop: 0,
+    NH: new Int32Array(1 << 10),
+    nodes: 0,
+    E: new Int32Array(4 << 10),
+    EF: new Int32Array(2 << 10),
+    edges: 0,
+    SEG: new Int32Array(1 << 12),
+    segTop: 0,
+    OUTV: new Int32Array(OW * 64),
+    outs: 0,
+    byOutcome: new Map(),
+    OCNT: new Int32Array(64),
+    OT: new Int32Array(64),
+    TCH: new Int32Array(1 << 10),
+    nt: 0,
+  };
+  addEdges(w, 1, -1);
+  return w;
+}
+
+function grown(a: Int32Array, need: number): Int32Array {
+  if (need <= a.length) return a;
+  let n = a.length;
+  while (n < need) n *= 2;
+  const b = new Int32Array(n);
+  b.set(a);
+  return b;
+}
+
+/** k new edges (unmade) from node `from`: the first one's index back. */
+function addEdges(w: Walk, k: number, from: number): number {
+  const e = w.edges;
+  const n = e + k;
+  w.E = grown(w.E, 4 * n);
+  w.EF = grown(w.EF, 2 * n);
+  w.TCH = grown(w.TCH, n);
+  for (let i = e; i < n; i++) {
+    w.E[4 * i] = UNMADE;
+    w.E[4 * i + 3] = 0;
+    w.EF[2 * i] = from;
+  }
+  w.edges = n;
+  return e;
+}
+
+/** The node of the state in ST (waiting for a draw), made if new: its first word in NP. */
+function nodeOf(w: Walk): number {
+  let hm = w.NH.length - 1;
+  let h = stateHash() & hm;
+  for (let q = w.NH[h]; q !== 0; q = w.NH[h]) {
+    if (sameState(w.STATES, w.NP[q - 1 + 3])) return q - 1;
+    h = (h + 1) & hm;
+  }
+  if (2 * (w.nodes + 1) > w.NH.length) {
+    // twice the slots, the nodes put in again
+    const old = w.NH;
+    w.NH = new Int32Array(2 * old.length);
+    hm = w.NH.length - 1;
+    const keep = ST.slice();
+    for (let i = 0; i < old.length; i++) {
+      if (old[i] === 0) continue;
+      const so = w.NP[old[i] - 1 + 3];
+      ST.set(w.STATES.subarray(so, so + NX));
+      let g = stateHash() & hm;
+      while (w.NH[g] !== 0) g = (g + 1) & hm;
+      w.NH[g] = old[i];
+    }
+    ST.set(keep);
+    h = stateHash() & hm;
+    while (w.NH[h] !== 0) h = (h + 1) & hm;
+  }
+  w.STATES = grown(w.STATES, w.stTop + NX);
+  w.STATES.set(ST, w.stTop);
+  const so = w.stTop;
+  w.stTop += NX;
+  const nd = w.npTop;
+  if (ST[X_DRAWN] === 3) {
+    w.NP = grown(w.NP, nd + 4);
+    const e = addEdges(w, 32, nd);
+    for (let s = 0; s < 32; s++) w.EF[2 * (e + s) + 1] = s;
+    w.NP[nd] = -1;
+    w.NP[nd + 1] = e;
+    w.NP[nd + 2] = SPEC;
+    w.NP[nd + 3] = so;
+    w.npTop = nd + 4;
+  } else {
+    // the round's table (copied once per start, up to its last outcome that can be drawn:
+    // cumulative count 2^32), and an edge per outcome
+    const P = RC!.POOL;
+    const log = SPEC & 31;
+    const at = SPEC >>> 5;
+    const K = 1 << log;
+    let n = 1;
+    while (P[at + K + 2 * (n - 1)] !== 0x7fffffff) n++;
+    let t = w.byStart.get(SPECKEY);
+    if (t === undefined) {
+      t = w.tpTop;
+      w.TP = grown(w.TP, t + K + n);
+      for (let g = 0; g < K; g++) w.TP[t + g] = P[at + g];
+      for (let i = 0; i < n; i++) w.TP[t + K + i] = P[at + K + 2 * i];
+      w.tpTop = t + K + n;
+      w.byStart.set(SPECKEY, t);
+    }
+    w.NP = grown(w.NP, nd + 4);
+    const e = addEdges(w, n, nd);
+    w.NP[nd] = log;
+    w.NP[nd + 1] = e;
+    w.NP[nd + 2] = t;
+    w.NP[nd + 3] = so;
+    for (let i = 0; i < n; i++) w.EF[2 * (e + i) + 1] = P[at + K + 2 * i + 1];
+    w.npTop = nd + 4;
+  }
+  w.NH[h] = nd + 1;
+  w.nodes++;
+  return nd;
+}
+
+/** A hash of the state in ST. */
+function stateHash(): number {
+  let h = 0x2545f491;
+  for (let i = 0; i < NX; i++) h = Math.imul(h ^ ST[i], 0x9e3779b1) ^ (h >>> 15);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h;
+}
+
+/** Whether the state in ST is the one at `so` in states. */
+function sameState(states: Int32Array, so: number): boolean {
+  for (let i = 0; i < NX; i++) if (states[so + i] !== ST[i]) return false;
+  return true;
+}
+
+/** The trial's state at its start (ST). */
+function startState(c: CrusaderRexCompiled): void {
+  ST.fill(0);
+  ST[X_F0] = F0[0];
+  ST[X_F1] = F0[1];
+  ST[X_C0] = C0[0];
+  ST[X_C1] = C0[1];
+  ST[X_N0] = pendN0[0];
+  ST[X_N1] = pendN0[1];
+  ST[X_P0] = pendS0[0];
+  ST[X_P1] = pendS0[1];
+  ST[X_ARR] = 1;
+  ST[X_ATT] = c.attacker0;
+  ST[X_OWN] = c.castleOwner0;
+  ST[X_HALF] = -1;
+  ST[X_TURN] = 1;
+  ST[X_IN0] = 1;
+  ST[X_IN1] = 1;
+  const own = c.castleOwner0;
+  // 6.56: a relief force already in the field in R1 of an existing siege attacks the besiegers
+  if (c.existing === 1 && own >= 0 && C0[own] !== 0 && F0[0] !== 0 && F0[1] !== 0) ST[X_ATT] = own;
+}
+
+/** Makes edge e: plays the steps from its node's state and outcome to the next draw or the trial's end. */
+function buildEdge(w: Walk, c: CrusaderRexCompiled, e: number): void {
+  const from = w.EF[2 * e];
+  let res = -1;
+  if (from < 0) startState(c);
+  else {
+    const so = w.NP[from + 3];
+    for (let i = 0; i < NX; i++) ST[i] = w.STATES[so + i];
+    res = w.EF[2 * e + 1];
+  }
+  dlN = 0;
+  if (DLB.length < 18 * 4 * c.turns) DLB = new Int32Array(18 * 4 * c.turns); // at most every value of every slot
+  let r = slot(c, res);
+  while (r === 0) r = slot(c, -1);
+  w.SEG = grown(w.SEG, w.segTop + dlN);
+  for (let i = 0; i < dlN; i++) w.SEG[w.segTop + i] = DLB[i];
+  w.E[4 * e + 1] = w.segTop;
+  w.E[4 * e + 2] = w.segTop + dlN;
+  w.segTop += dlN;
+  if (r === 2) {
+    const o = outcomeOf(w, c);
+    w.E[4 * e] = -2 - o;
+  } else {
+    const nd = nodeOf(w); // (before w.E is read: making a node can grow it)
+    w.E[4 * e] = nd;
+  }
+}
+
+/** The outcome of the trial ending in ST, made if new: its index back. */
+function outcomeOf(w: Walk, c: CrusaderRexCompiled): number {
+  w.OUTV = grown(w.OUTV, OW * (w.outs + 1));
+  outcome(c, w.OUTV, OW * w.outs);
+  // (the steps lost follow from the steps left)
+  const o = OW * w.outs;
+  const V = w.OUTV;
+  const key = ((((V[o + 1] * 2 + V[o + 2]) * 2 + V[o + 3]) * 2 + V[o + 4]) * 2 + V[o + 5]) * 2 ** 40 + V[o + 6] * 2 ** 24 + V[o + 9] * 2 ** 12 + V[o + 10];
+  const known = w.byOutcome.get(key);
+  if (known !== undefined) return known;
+  w.byOutcome.set(key, w.outs);
+  w.OCNT = grown(w.OCNT, w.outs + 1);
+  w.OT = grown(w.OT, w.outs + 1);
+  return w.outs++;
+}
+
+/** The trial's outcome from its last state (ST), into out at o (OW words). */
+function outcome(c: CrusaderRexCompiled, out: Int32Array, o: number): void {
+  const sums = SUM;
+  const z1 = Z1;
+  const in0 = ST[X_IN0] !== 0;
+  const in1 = ST[X_IN1] !== 0;
+  const attIn = c.attacker0 === 0 ? in0 : in1;
+  const defIn = c.attacker0 === 0 ? in1 : in0;
+  out.fill(0, o, o + OW);
+  if (attIn && !defIn) out[o] = 1;
+  else if (defIn && !attIn) out[o + 1] = 1;
+  else if (attIn && defIn) out[o + 2] = 1;
+  else out[o + 3] = 1;
+  const fell = ST[X_FELL] !== 0;
+  const own = ST[X_OWN];
+  const f0 = ST[X_F0];
+  const f1 = ST[X_F1];
+  const c0 = ST[X_C0];
+  const c1 = ST[X_C1];
+  if (fell) out[o + 4] = 1;
+  if (ST[X_EVER] !== 0 && own >= 0 && (own === 0 ? c0 : c1) !== 0 && (own === 0 ? f1 : f0) === 0) out[o + 5] = 1;
+  out[o + 6] = ST[X_ROUNDS];
+  const left0 = sums[f0] + sums[c0] + ST[X_L0] + ST[X_P0];
+  const left1 = sums[z1 + f1] + sums[z1 + c1] + ST[X_L1] + ST[X_P1];
+  out[o + 7] = initialS[0] - left0;
+  out[o + 8] = initialS[1] - left1;
+  out[o + 9] = left0;
+  out[o + 10] = left1;
+}
+
+/** Value q of the record at slot offset `at` is v: its change from the last record into DLB (if it changed). */
+function recordChange(at: number, q: number, v: number): void {
+  const last = ST[X_V + q];
+  if (v === last) return;
+  DLB[dlN] = at + 2 * q;
+  DLB[dlN + 1] = v - last;
+  DLB[dlN + 2] = v * v - last * last;
+  dlN += 3;
+  ST[X_V + q] = v;
+}
+
+/**
+ * One slot of a game turn on the state in ST (docs/rules/crusader-rex.md 6.5, as battleTurn plays
+ * it; R1-R3 are slots 0-2, the turn's end slot 3), from its start (res -1) or from the draw it
+ * stopped at (res: the round's packed end state, or attrition's subset). Records the slot into
+ * SEGBUF and moves ST to the next slot. Back: 0 the next slot is due, 1 stopped at a draw (ST
+ * waits there, SPEC says which), 2 the trial is over.
+ */
+function slot(c: CrusaderRexCompiled, res: number): number {
   const sums = SUM;
   const nzs = NZ;
   const top = TOP;
   const mask = MASK;
   const arr = ARRIVE;
-  const attThr = ATT_THR;
-  const attAli = ATT_ALI;
-  const d = DELTA;
-  const rc = RC!;
-  const tab = TAB!;
-  let H = rc.H;
-  let hm = (H.length >> 1) - 1;
-  let P = rc.POOL;
   const z1 = Z1;
-  const F00 = F0[0];
-  const F01 = F0[1];
-  const C00 = C0[0];
-  const C01 = C0[1];
-  const N00 = pendN0[0];
-  const N01 = pendN0[1];
-  const P00 = pendS0[0];
-  const P01 = pendS0[1];
-  const init0 = initialS[0];
-  const init1 = initialS[1];
-  const slots0 = SLOTS[0];
-  const slots1 = SLOTS[1];
   const attacker0 = c.attacker0;
-  const owner0 = c.castleOwner0;
-  const turns = c.turns;
   const relief = c.existing === 1;
   const jihadOn = c.jihad === 1;
   const stormPolicy = c.storm;
@@ -882,451 +1215,536 @@ function playPlain(c: CrusaderRexCompiled, rng: RngState, stream: RngState, tria
   const anyRound = c.controlChangeAnyRound === 1;
   const declinedAttrition = c.declinedSallyAttrition === 1;
   const besiegerRetreats = c.besiegerRetreats === 1;
-  for (let i = 0; i < trials; i++) {
-    nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
-    // each side's field (plain and sallying blocks), castle, stormers, sallying positions,
-    // blocks and steps on the road, steps gone by road
-    let f0 = F00;
-    let f1 = F01;
-    let c0 = C00;
-    let c1 = C01;
-    let s0 = 0;
-    let s1 = 0;
-    let sal0 = 0;
-    let sal1 = 0;
-    let n0 = N00;
-    let n1 = N01;
-    let p0 = P00;
-    let p1 = P01;
-    let l0 = 0;
-    let l1 = 0;
-    let arrived = 1; // the last round whose reserves have arrived
-    let att = attacker0; // the field attacker
-    let own = owner0; // the castle's owner (-1: no castle)
-    let half = -1; // the castle block carrying a half-hit (1.5)
-    let fell = false;
-    let ever = false;
-    let rounds = 0;
-    // the steps of the last record, per side and place (field, castle, road), and each side's places packed (recordPlaces)
-    let vf0 = 0;
-    let vc0 = 0;
-    let vr0 = 0;
-    let vf1 = 0;
-    let vc1 = 0;
-    let vr1 = 0;
-    let last0 = -1;
-    let last1 = -1;
-    // 6.56: a relief force already in the field in R1 of an existing siege attacks the besiegers
-    if (relief && own >= 0 && (own === 0 ? c0 : c1) !== 0 && (f0 | s0) !== 0 && (f1 | s1) !== 0) att = own;
-    let in0 = true;
-    let in1 = true;
-    for (let turn = 1; turn <= turns; turn++) {
-      // === one game turn (6.5: battleTurn) ===
-      const base = (turn - 1) * 4 * 12;
-      const existing = turn > 1 || relief;
-      let toAttrition = false;
-      let done = false; // the game turn's rounds are over
-      // the slots of the game turn: R1-R3, then its end; each recorded at the bottom of the loop
-      for (let k = 0; k < 4; k++) {
-        let skipped = false;
-        let stop = false; // nobody to fight and nobody coming
-        if (k < 3 && !done) {
-          const r = k + 1;
-          if (turn === 1 && r > 1 && n0 + n1 > 0) {
-            const before = (f0 | s0) !== 0 && (f1 | s1) !== 0;
-            // the reserves due by round r join the field (arrive)
-            for (let rr = arrived + 1; rr <= r; rr++) {
-              const j = rr * 8;
-              if (arr[j + 2] !== 0) {
-                f0 += arr[j];
-                n0 -= arr[j + 2];
-                p0 -= arr[j + 3];
-              }
-              if (arr[j + 6] !== 0) {
-                f1 += arr[j + 4];
-                n1 -= arr[j + 6];
-                p1 -= arr[j + 7];
-              }
-            }
-            if (r > arrived) arrived = r;
-            if (!before && (f0 | s0) !== 0 && (f1 | s1) !== 0 && own >= 0 && (own === 0 ? c0 : c1) !== 0) {
-              // a relief force arrives (3.2, 6.56): the storm is cancelled and the besieged attack
-              if (own === 0) {
-                f1 += s1;
-                s1 = 0;
-              } else {
-                f0 += s0;
-                s0 = 0;
-              }
-              half = -1;
-              att = own;
-            }
+  const slots0 = SLOTS[0];
+  const slots1 = SLOTS[1];
+  let f0 = ST[X_F0];
+  let f1 = ST[X_F1];
+  let c0 = ST[X_C0];
+  let c1 = ST[X_C1];
+  let s0 = ST[X_S0];
+  let s1 = ST[X_S1];
+  let sal0 = ST[X_SAL0];
+  let sal1 = ST[X_SAL1];
+  let n0 = ST[X_N0];
+  let n1 = ST[X_N1];
+  let p0 = ST[X_P0];
+  let p1 = ST[X_P1];
+  let l0 = ST[X_L0];
+  let l1 = ST[X_L1];
+  let arrived = ST[X_ARR];
+  let att = ST[X_ATT];
+  let own = ST[X_OWN];
+  let half = ST[X_HALF];
+  let fell = ST[X_FELL] !== 0;
+  let ever = ST[X_EVER] !== 0;
+  let rounds = ST[X_ROUNDS];
+  let turn = ST[X_TURN];
+  let k = ST[X_K];
+  let done = ST[X_DONE] !== 0;
+  let toAttrition = ST[X_TOATT] !== 0;
+  let in0 = ST[X_IN0] !== 0;
+  let in1 = ST[X_IN1] !== 0;
+  let drawn = 0; // the draw this slot stops at (X_DRAWN), if it does
+  const existing = turn > 1 || relief;
+  let skipped = false;
+  let stop = false; // nobody to fight and nobody coming
+  if (k < 3 && !done) {
+    const r = k + 1;
+    let e = 0; // the round's packed end state
+    let bes = -1;
+    if (res < 0) {
+      if (turn === 1 && r > 1 && n0 + n1 > 0) {
+        const before = (f0 | s0) !== 0 && (f1 | s1) !== 0;
+        // the reserves due by round r join the field (arrive)
+        for (let rr = arrived + 1; rr <= r; rr++) {
+          const j = rr * 8;
+          if (arr[j + 2] !== 0) {
+            f0 += arr[j];
+            n0 -= arr[j + 2];
+            p0 -= arr[j + 3];
           }
-          const occ = own >= 0 && (own === 0 ? c0 : c1) !== 0;
-          if (occ) ever = true;
-          const bes = occ ? 1 - own : -1;
-          const fighting = (f0 | s0) !== 0 && (f1 | s1) !== 0;
-          const besInField = bes === 0 ? (f0 | s0) !== 0 : bes === 1 && (f1 | s1) !== 0;
-          let field = false; // a field round to play
-          let jihad = false;
-          let drawn = 0; // the round to draw: 1 a storm, 2 a field round
-          let ro = 0; // its start: order, the two states and the carried half-hit (round-tables.ts roundKey)
-          let ra = 0;
-          let rb = 0;
-          let rh = -1;
-          if (r === 1 && occ && !fighting && !besInField && (bes === 0 ? n0 : n1) > 0) {
-            skipped = true; // R1 skipped: the besieger's main force is not there yet
-          } else if (fighting) {
-            rounds++;
-            field = true;
-            jihad = jihadOn && turn === 1 && r === 1 && att === attacker0;
-            if (occ && (r > 1 || existing) && sallyPolicy !== 0) {
-              // 6.55, when the castle's blocks would sally (declareSally)
-              const x = own === 0 ? c0 : c1;
-              const e = 1 - own;
-              const inside = sums[own * z1 + x];
-              if (
-                inside !== 0 &&
-                (sallyPolicy !== 2 ||
-                  inside + (own === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]) >= sallyRatio * (e === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]))
-              ) {
-                if (own === 0) {
-                  sal0 |= mask[x];
-                  f0 += x;
-                  c0 = 0;
-                } else {
-                  sal1 |= mask[z1 + x];
-                  f1 += x;
-                  c1 = 0;
-                }
-              }
-            }
-          } else if (occ && besInField) {
-            // a siege round (6.53): storm, else sally, else both pass
-            // 6.53, 6.54 (declareStorm): stormers keep storming; the strongest field blocks join up to the castle limit, by the policy
-            const cx = own === 0 ? c0 : c1;
-            const stormers = bes === 0 ? s0 : s1;
-            const fb = bes === 0 ? f0 : f1;
-            const row = bes * z1;
-            const enough = stormRatio2 * sums[own * z1 + cx];
-            let storm = stormers !== 0;
-            if (stormers !== 0 || (stormPolicy !== 0 && (stormPolicy !== 2 || sums[row + fb] >= enough))) {
-              // the strongest field blocks up to the castle limit, the first in position order among equals, one by one (TOP)
-              const storming = nzs[row + stormers];
-              const add = storming < rating ? top[(row + fb) * (TABLE_MAX + 1) + Math.min(rating - storming, TABLE_MAX)] : 0;
-              const addSteps = sums[row + add];
-              // policy.storm_top_up: a storm under way takes them untested (always), or by the test (retest)
-              if ((storming > 0 && !stormRetest) || stormPolicy === 1 || sums[row + stormers] + addSteps >= enough) {
-                storm = stormers + add !== 0;
-                if (bes === 0) {
-                  f0 -= add;
-                  s0 = stormers + add;
-                } else {
-                  f1 -= add;
-                  s1 = stormers + add;
-                }
-              }
-            }
-            if (storm) {
-              // the storm (4.4: stormRound): the castle, its half-hit and the stormers, one table draw
-              rounds++;
-              att = bes;
-              drawn = 1;
-              ro = own * 2 + (jihadOn && turn === 1 && r === 1 && bes === attacker0 ? 1 : 0);
-              ra = cx;
-              rb = bes === 0 ? s0 : s1;
-              rh = half;
-            } else {
-              // 6.55 (declareSally): the castle's blocks all sally, by the policy
-              const x = cx;
-              const inside = sums[own * z1 + x];
-              if (
-                sallyPolicy !== 0 &&
-                inside !== 0 &&
-                (sallyPolicy !== 2 ||
-                  inside + (own === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]) >= sallyRatio * (bes === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]))
-              ) {
-                if (own === 0) {
-                  sal0 |= mask[x];
-                  f0 += x;
-                  c0 = 0;
-                } else {
-                  sal1 |= mask[z1 + x];
-                  f1 += x;
-                  c1 = 0;
-                }
-                rounds++;
-                att = own; // a sally into an uncontested field attacks
-                field = true;
-              } else if (!((own === 0 ? n0 : n1) > 0 || (!declinedAttrition && (bes === 0 ? n0 : n1) > 0))) toAttrition = true;
-            }
-          } else if (n0 + n1 === 0) stop = true;
-          if (field) {
-            // a field round (2.3: fieldRound)
-            drawn = 2;
-            ro = (1 - att) * 2 + (jihad ? 1 : 0);
-            ra = f0;
-            rb = f1;
-            rh = -1;
+          if (arr[j + 6] !== 0) {
+            f1 += arr[j + 4];
+            n1 -= arr[j + 6];
+            p1 -= arr[j + 7];
           }
-          if (drawn !== 0) {
-            // the round's end state, one draw from the table of its start (round-tables.ts), found
-            // in the hash (roundTable; made there the first time the start is met)
-            const storm = drawn & 1;
-            const key = roundKey(storm, ro, ra, rb, rh);
-            let h = hashSlot(key, hm);
-            let v = -1;
-            for (let q = H[2 * h]; q !== 0; q = H[2 * h]) {
-              if (q === key + 1) {
-                v = H[2 * h + 1];
-                break;
-              }
-              h = (h + 1) & hm;
-            }
-            if (v < 0) {
-              v = roundTable(rc, tab, storm, ro, ra, rb, rh);
-              P = rc.POOL; // (grown, perhaps)
-              H = rc.H;
-              hm = (H.length >> 1) - 1;
-            }
-            // by inversion (roundEnd)
-            const log = v & 31;
-            const at = v >>> 5;
-            let e = P[at + 1];
-            if (log !== 0) {
-              const u = nextI32(rng);
-              const us = u ^ 0x80000000;
-              let j = at + (1 << log) + 2 * P[at + (u >>> (32 - log))];
-              while (P[j] < us) j += 2;
-              e = P[j + 1];
-            }
-            const ea = e & 0xfff;
-            const eb = (e >>> B_SHIFT) & 0xfff;
-            if (drawn === 1) {
-              // the storm's end: the castle, its half-hit, the stormers (stormRound)
-              let sx = eb;
-              half = (e >>> H_SHIFT) - 1;
-              if (own === 0) c0 = ea;
-              else c1 = ea;
-              // stormEnd: the castle emptied (it falls, or with relief coming changes hands), or no stormer left
-              if (ea === 0) {
-                if ((own === 0 ? n0 : n1) > 0) {
-                  att = own; // the besieged's reserves will attack; the besieger holds the empty castle
-                  own = bes;
-                } else fell = true;
-                if (bes === 0) f0 += sx;
-                else f1 += sx;
-                sx = 0;
-                half = -1;
-              } else if (sx === 0) half = -1; // storming repulsed: the half-hit is lost
-              if (bes === 0) s0 = sx;
-              else s1 = sx;
-            } else {
-              f0 = ea;
-              f1 = eb;
-              if (f0 === 0 || f1 === 0) {
-              // 2.7 (fieldEnd): a defending main force gone with reserves coming hands over the field (6.41)
-              const def = 1 - att;
-              const defIn = def === 0 ? (f0 | s0) !== 0 : (f1 | s1) !== 0;
-              const attIn = att === 0 ? (f0 | s0) !== 0 : (f1 | s1) !== 0;
-              if (!defIn && attIn && (def === 0 ? n0 : n1) > 0 && (anyRound || r === 1)) {
-                att = def;
-                  if (own >= 0 && (own === 0 ? c0 : c1) === 0) own = 1 - att; // the new defender holds the empty castle
-                }
-              }
-            }
-          }
-        } else if (k < 3) {
-          // a round not fought: the reserves still arrive on time, for the record (else nothing moved)
-          if (turn !== 1 || n0 + n1 === 0) continue;
-          for (let rr = arrived + 1; rr <= k + 1; rr++) {
-            const j = rr * 8;
-            if (arr[j + 2] !== 0) {
-              f0 += arr[j];
-              n0 -= arr[j + 2];
-              p0 -= arr[j + 3];
-            }
-            if (arr[j + 6] !== 0) {
-              f1 += arr[j + 4];
-              n1 -= arr[j + 6];
-              p1 -= arr[j + 7];
-            }
-          }
-          if (k + 1 > arrived) arrived = k + 1;
-        } else {
-          // After R3 (2.8): sallies go back in, stormers come out, the half-hit is lost, late reserves join.
-          if (sal0 !== 0) {
-            const v = sallyBack(0, f0, sal0);
-            f0 -= v;
-            c0 += v;
-            sal0 = 0;
-          }
-          if (sal1 !== 0) {
-            const v = sallyBack(1, f1, sal1);
-            f1 -= v;
-            c1 += v;
-            sal1 = 0;
-          }
-          f0 += s0;
-          s0 = 0;
-          f1 += s1;
-          s1 = 0;
-          if (n0 + n1 > 0) {
-            for (let rr = arrived + 1; rr <= 3; rr++) {
-              const j = rr * 8;
-              if (arr[j + 2] !== 0) {
-                f0 += arr[j];
-                n0 -= arr[j + 2];
-                p0 -= arr[j + 3];
-              }
-              if (arr[j + 6] !== 0) {
-                f1 += arr[j + 4];
-                n1 -= arr[j + 6];
-                p1 -= arr[j + 7];
-              }
-            }
-            arrived = 4;
+        }
+        if (r > arrived) arrived = r;
+        if (!before && (f0 | s0) !== 0 && (f1 | s1) !== 0 && own >= 0 && (own === 0 ? c0 : c1) !== 0) {
+          // a relief force arrives (3.2, 6.56): the storm is cancelled and the besieged attack
+          if (own === 0) {
+            f1 += s1;
+            s1 = 0;
+          } else {
+            f0 += s0;
+            s0 = 0;
           }
           half = -1;
-          if (!fell && f0 !== 0 && f1 !== 0) {
-            // the field attacker retreats every field block (a relief force too: retreatAll)
-            if (att === 0) {
-              l0 += retreatSteps(0, f0, slots0);
-              f0 = 0;
-            } else {
-              l1 += retreatSteps(1, f1, slots1);
-              f1 = 0;
-            }
-          }
-          if (!fell && own >= 0 && (own === 0 ? c0 : c1) !== 0) {
-            const bes = 1 - own;
-            if (besiegerRetreats && (bes === 0 ? f0 : f1) !== 0) {
-              if (bes === 0) {
-                l0 += retreatSteps(0, f0, slots0);
-                f0 = 0;
-              } else {
-                l1 += retreatSteps(1, f1, slots1);
-                f1 = 0;
-              }
-            }
-            if ((bes === 0 ? f0 : f1) !== 0) {
-              // 6.57 (attrition): once per game turn, the castle blocks that lose a step as one draw
-              let x = own === 0 ? c0 : c1;
-              const m = mask[own * z1 + x];
-              if (m !== 0) {
-                const u = nextI32(rng);
-                const j = u >>> 27;
-                const at = (m << 5) + j;
-                x -= SUBSET_POW5[(u & 0x7ffffff) < attThr[at] ? j : attAli[at]];
-              }
-              if (own === 0) c0 = x;
-              else c1 = x;
-              if (x === 0) fell = true; // (the besieger is in the town: in its field)
-            }
-          }
+          att = own;
         }
-        // the record (recordPlaces, with the last values in locals)
-        const at = base + k * 12;
-        const x0 = f0 + s0;
-        const raw0 = x0 | (c0 << 12) | (p0 << 24);
-        if (raw0 !== last0) {
-          last0 = raw0;
-          const f = sums[x0];
-          const q = sums[c0];
-          if (f !== vf0) {
-            d[at] += f - vf0;
-            d[at + 1] += f * f - vf0 * vf0;
-            vf0 = f;
-          }
-          if (q !== vc0) {
-            d[at + 2] += q - vc0;
-            d[at + 3] += q * q - vc0 * vc0;
-            vc0 = q;
-          }
-          if (p0 !== vr0) {
-            d[at + 4] += p0 - vr0;
-            d[at + 5] += p0 * p0 - vr0 * vr0;
-            vr0 = p0;
-          }
-        }
-        const x1 = f1 + s1;
-        const raw1 = x1 | (c1 << 12) | (p1 << 24);
-        if (raw1 !== last1) {
-          last1 = raw1;
-          const f = sums[z1 + x1];
-          const q = sums[z1 + c1];
-          if (f !== vf1) {
-            d[at + 6] += f - vf1;
-            d[at + 7] += f * f - vf1 * vf1;
-            vf1 = f;
-          }
-          if (q !== vc1) {
-            d[at + 8] += q - vc1;
-            d[at + 9] += q * q - vc1 * vc1;
-            vc1 = q;
-          }
-          if (p1 !== vr1) {
-            d[at + 10] += p1 - vr1;
-            d[at + 11] += p1 * p1 - vr1 * vr1;
-            vr1 = p1;
-          }
-        }
-        if (k < 3 && !done && !skipped) done = fell || toAttrition || stop || ((f0 | c0 | s0) === 0 && n0 === 0) || ((f1 | c1 | s1) === 0 && n1 === 0);
       }
+      const occ = own >= 0 && (own === 0 ? c0 : c1) !== 0;
+      if (occ) ever = true;
+      bes = occ ? 1 - own : -1;
+      const fighting = (f0 | s0) !== 0 && (f1 | s1) !== 0;
+      const besInField = bes === 0 ? (f0 | s0) !== 0 : bes === 1 && (f1 | s1) !== 0;
+      let field = false; // a field round to play
+      let jihad = false;
+      let ro = 0; // the round's start: order, the two states and the carried half-hit (round-tables.ts roundKey)
+      let ra = 0;
+      let rb = 0;
+      let rh = -1;
+      if (r === 1 && occ && !fighting && !besInField && (bes === 0 ? n0 : n1) > 0) {
+        skipped = true; // R1 skipped: the besieger's main force is not there yet
+      } else if (fighting) {
+        rounds++;
+        field = true;
+        jihad = jihadOn && turn === 1 && r === 1 && att === attacker0;
+        if (occ && (r > 1 || existing) && sallyPolicy !== 0) {
+          // 6.55, when the castle's blocks would sally (declareSally)
+          const x = own === 0 ? c0 : c1;
+          const en = 1 - own;
+          const inside = sums[own * z1 + x];
+          if (
+            inside !== 0 &&
+            (sallyPolicy !== 2 ||
+              inside + (own === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]) >= sallyRatio * (en === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]))
+          ) {
+            if (own === 0) {
+              sal0 |= mask[x];
+              f0 += x;
+              c0 = 0;
+            } else {
+              sal1 |= mask[z1 + x];
+              f1 += x;
+              c1 = 0;
+            }
+          }
+        }
+      } else if (occ && besInField) {
+        // a siege round (6.53): storm, else sally, else both pass
+        // 6.53, 6.54 (declareStorm): stormers keep storming; the strongest field blocks join up to the castle limit, by the policy
+        const cx = own === 0 ? c0 : c1;
+        const stormers = bes === 0 ? s0 : s1;
+        const fb = bes === 0 ? f0 : f1;
+        const row = bes * z1;
+        const enough = stormRatio2 * sums[own * z1 + cx];
+        let storm = stormers !== 0;
+        if (stormers !== 0 || (stormPolicy !== 0 && (stormPolicy !== 2 || sums[row + fb] >= enough))) {
+          // the strongest field blocks up to the castle limit, the first in position order among equals, one by one (TOP)
+          const storming = nzs[row + stormers];
+          const add = storming < rating ? top[(row + fb) * (TABLE_MAX + 1) + Math.min(rating - storming, TABLE_MAX)] : 0;
+          const addSteps = sums[row + add];
+          // policy.storm_top_up: a storm under way takes them untested (always), or by the test (retest)
+          if ((storming > 0 && !stormRetest) || stormPolicy === 1 || sums[row + stormers] + addSteps >= enough) {
+            storm = stormers + add !== 0;
+            if (bes === 0) {
+              f0 -= add;
+              s0 = stormers + add;
+            } else {
+              f1 -= add;
+              s1 = stormers + add;
+            }
+          }
+        }
+        if (storm) {
+          // the storm (4.4: stormRound): the castle, its half-hit and the stormers, one table draw
+          rounds++;
+          att = bes;
+          drawn = 1;
+          ro = own * 2 + (jihadOn && turn === 1 && r === 1 && bes === attacker0 ? 1 : 0);
+          ra = cx;
+          rb = bes === 0 ? s0 : s1;
+          rh = half;
+        } else {
+          // 6.55 (declareSally): the castle's blocks all sally, by the policy
+          const x = cx;
+          const inside = sums[own * z1 + x];
+          if (
+            sallyPolicy !== 0 &&
+            inside !== 0 &&
+            (sallyPolicy !== 2 ||
+              inside + (own === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]) >= sallyRatio * (bes === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]))
+          ) {
+            if (own === 0) {
+              sal0 |= mask[x];
+              f0 += x;
+              c0 = 0;
+            } else {
+              sal1 |= mask[z1 + x];
+              f1 += x;
+              c1 = 0;
+            }
+            rounds++;
+            att = own; // a sally into an uncontested field attacks
+            field = true;
+          } else if (!((own === 0 ? n0 : n1) > 0 || (!declinedAttrition && (bes === 0 ? n0 : n1) > 0))) toAttrition = true;
+        }
+      } else if (n0 + n1 === 0) stop = true;
+      if (field) {
+        // a field round (2.3: fieldRound)
+        drawn = 2;
+        ro = (1 - att) * 2 + (jihad ? 1 : 0);
+        ra = f0;
+        rb = f1;
+        rh = -1;
+      }
+      if (drawn !== 0) {
+        // the round's table (round-tables.ts): a draw to stop at, or its one end state
+        const v = roundTable(RC!, TAB!, drawn & 1, ro, ra, rb, rh);
+        if ((v & 31) !== 0) {
+          SPEC = v;
+          SPECKEY = roundKey(drawn & 1, ro, ra, rb, rh);
+        } else {
+          e = RC!.POOL[(v >>> 5) + 1];
+          drawn = -drawn; // played here
+        }
+      }
+    } else {
+      drawn = -ST[X_DRAWN];
+      e = res;
+      bes = 1 - own;
+    }
+    if (drawn < 0) {
+      drawn = -drawn;
+      const ea = e & 0xfff;
+      const eb = (e >>> B_SHIFT) & 0xfff;
+      if (drawn === 1) {
+        // the storm's end: the castle, its half-hit, the stormers (stormRound)
+        let sx = eb;
+        half = (e >>> H_SHIFT) - 1;
+        if (own === 0) c0 = ea;
+        else c1 = ea;
+        // stormEnd: the castle emptied (it falls, or with relief coming changes hands), or no stormer left
+        if (ea === 0) {
+          if ((own === 0 ? n0 : n1) > 0) {
+            att = own; // the besieged's reserves will attack; the besieger holds the empty castle
+            own = bes;
+          } else fell = true;
+          if (bes === 0) f0 += sx;
+          else f1 += sx;
+          sx = 0;
+          half = -1;
+        } else if (sx === 0) half = -1; // storming repulsed: the half-hit is lost
+        if (bes === 0) s0 = sx;
+        else s1 = sx;
+      } else {
+        f0 = ea;
+        f1 = eb;
+        if (f0 === 0 || f1 === 0) {
+          // 2.7 (fieldEnd): a defending main force gone with reserves coming hands over the field (6.41)
+          const def = 1 - att;
+          const defIn = def === 0 ? (f0 | s0) !== 0 : (f1 | s1) !== 0;
+          const attIn = att === 0 ? (f0 | s0) !== 0 : (f1 | s1) !== 0;
+          if (!defIn && attIn && (def === 0 ? n0 : n1) > 0 && (anyRound || r === 1)) {
+            att = def;
+            if (own >= 0 && (own === 0 ? c0 : c1) === 0) own = 1 - att; // the new defender holds the empty castle
+          }
+        }
+      }
+      drawn = 0;
+    }
+  } else if (k < 3) {
+    // a round not fought: the reserves still arrive on time, for the record
+    if (turn === 1 && n0 + n1 > 0) {
+      for (let rr = arrived + 1; rr <= k + 1; rr++) {
+        const j = rr * 8;
+        if (arr[j + 2] !== 0) {
+          f0 += arr[j];
+          n0 -= arr[j + 2];
+          p0 -= arr[j + 3];
+        }
+        if (arr[j + 6] !== 0) {
+          f1 += arr[j + 4];
+          n1 -= arr[j + 6];
+          p1 -= arr[j + 7];
+        }
+      }
+      if (k + 1 > arrived) arrived = k + 1;
+    }
+  } else if (res < 0) {
+    // After R3 (2.8): sallies go back in, stormers come out, the half-hit is lost, late reserves join.
+    if (sal0 !== 0) {
+      const v = sallyBack(0, f0, sal0);
+      f0 -= v;
+      c0 += v;
+      sal0 = 0;
+    }
+    if (sal1 !== 0) {
+      const v = sallyBack(1, f1, sal1);
+      f1 -= v;
+      c1 += v;
+      sal1 = 0;
+    }
+    f0 += s0;
+    s0 = 0;
+    f1 += s1;
+    s1 = 0;
+    if (n0 + n1 > 0) {
+      for (let rr = arrived + 1; rr <= 3; rr++) {
+        const j = rr * 8;
+        if (arr[j + 2] !== 0) {
+          f0 += arr[j];
+          n0 -= arr[j + 2];
+          p0 -= arr[j + 3];
+        }
+        if (arr[j + 6] !== 0) {
+          f1 += arr[j + 4];
+          n1 -= arr[j + 6];
+          p1 -= arr[j + 7];
+        }
+      }
+      arrived = 4;
+    }
+    half = -1;
+    if (!fell && f0 !== 0 && f1 !== 0) {
+      // the field attacker retreats every field block (a relief force too: retreatAll)
+      if (att === 0) {
+        l0 += retreatSteps(0, f0, slots0);
+        f0 = 0;
+      } else {
+        l1 += retreatSteps(1, f1, slots1);
+        f1 = 0;
+      }
+    }
+    if (!fell && own >= 0 && (own === 0 ? c0 : c1) !== 0) {
+      const bes = 1 - own;
+      if (besiegerRetreats && (bes === 0 ? f0 : f1) !== 0) {
+        if (bes === 0) {
+          l0 += retreatSteps(0, f0, slots0);
+          f0 = 0;
+        } else {
+          l1 += retreatSteps(1, f1, slots1);
+          f1 = 0;
+        }
+      }
+      if ((bes === 0 ? f0 : f1) !== 0) {
+        // 6.57 (attrition): once per game turn, the castle blocks that lose a step as one draw
+        const x = own === 0 ? c0 : c1;
+        const m = mask[own * z1 + x];
+        if (m !== 0) {
+          drawn = 3;
+          SPEC = m;
+        } else if (x === 0) fell = true; // (the besieger is in the town: in its field)
+      }
+    }
+  } else {
+    // attrition's draw: subset res of the castle's blocks lose a step
+    const x = (own === 0 ? c0 : c1) - SUBSET_POW5[res];
+    if (own === 0) c0 = x;
+    else c1 = x;
+    if (x === 0) fell = true; // (the besieger is in the town: in its field)
+  }
+  let result = 1;
+  if (drawn === 0) {
+    // the record (recordPlaces): each side's field (F + S), castle and road steps, as changes
+    const g = 12 * ((turn - 1) * 4 + k);
+    recordChange(g, 0, sums[f0 + s0]);
+    recordChange(g, 1, sums[c0]);
+    recordChange(g, 2, p0);
+    recordChange(g, 3, sums[z1 + f1 + s1]);
+    recordChange(g, 4, sums[z1 + c1]);
+    recordChange(g, 5, p1);
+    if (k < 3 && !done && !skipped) done = fell || toAttrition || stop || ((f0 | c0 | s0) === 0 && n0 === 0) || ((f1 | c1 | s1) === 0 && n1 === 0);
+    result = 0;
+    if (k < 3) k++;
+    else {
       in0 = (f0 | c0) !== 0;
       in1 = (f1 | c1) !== 0;
-      if (!in0 || !in1 || fell) break;
+      if (!in0 || !in1 || fell || turn === c.turns) result = 2;
+      else {
+        turn++;
+        k = 0;
+        done = false;
+        toAttrition = false;
+      }
     }
-    // Outcome, for the scenario's attacker (the besieger of an existing siege).
-    const attIn = attacker0 === 0 ? in0 : in1;
-    const defIn = attacker0 === 0 ? in1 : in0;
-    if (attIn && !defIn) wins++;
-    else if (defIn && !attIn) holds++;
-    else if (attIn && defIn) goes++;
-    else gone++;
-    if (fell) falls++;
-    if (ever && own >= 0 && (own === 0 ? c0 : c1) !== 0 && (own === 0 ? f1 : f0) === 0) lifts++;
-    rr1 += rounds;
-    rr2 += rounds * rounds;
-    const left0 = sums[f0] + sums[c0] + l0 + p0;
-    const left1 = sums[z1 + f1] + sums[z1 + c1] + l1 + p1;
-    const lost0 = init0 - left0;
-    const lost1 = init1 - left1;
-    ll0 += lost0;
-    ll0q += lost0 * lost0;
-    ll1 += lost1;
-    ll1q += lost1 * lost1;
-    acc[SURV + left0] += 1;
-    acc[SURV + histN + left1] += 1;
-    if (trace !== undefined) {
-      acc[A_ATT_WINS] += wins;
-      acc[A_DEF_HOLDS] += holds;
-      acc[A_CONTINUES] += goes;
-      acc[A_BOTH_GONE] += gone;
-      acc[A_FALLS] += falls;
-      acc[A_LIFTED] += lifts;
-      acc[A_ROUNDS] += rr1;
-      acc[A_ROUNDS + 1] += rr2;
-      acc[A_LOST] += ll0;
-      acc[A_LOST + 1] += ll0q;
-      acc[A_LOST + 2] += ll1;
-      acc[A_LOST + 3] += ll1q;
-      wins = holds = goes = gone = falls = lifts = rr1 = rr2 = ll0 = ll0q = ll1 = ll1q = 0;
+  }
+  ST[X_F0] = f0;
+  ST[X_F1] = f1;
+  ST[X_C0] = c0;
+  ST[X_C1] = c1;
+  ST[X_S0] = s0;
+  ST[X_S1] = s1;
+  ST[X_SAL0] = sal0;
+  ST[X_SAL1] = sal1;
+  ST[X_N0] = n0;
+  ST[X_N1] = n1;
+  ST[X_P0] = p0;
+  ST[X_P1] = p1;
+  ST[X_L0] = l0;
+  ST[X_L1] = l1;
+  ST[X_ARR] = arrived;
+  ST[X_ATT] = att;
+  ST[X_OWN] = own;
+  ST[X_HALF] = half;
+  ST[X_FELL] = fell ? 1 : 0;
+  ST[X_EVER] = ever ? 1 : 0;
+  ST[X_ROUNDS] = rounds;
+  ST[X_TURN] = turn;
+  ST[X_K] = k;
+  ST[X_DONE] = done ? 1 : 0;
+  ST[X_TOATT] = toAttrition ? 1 : 0;
+  ST[X_IN0] = in0 ? 1 : 0;
+  ST[X_IN1] = in1 ? 1 : 0;
+  ST[X_DRAWN] = drawn;
+  return result;
+}
+
+/** The walk of the case in use (playWalk sets it; runTable flushes it). */
+var WALK: Walk | null = null;
+
+/** Empties the walk (its counts flushed first): nodes and edges are made again as they are met. */
+function clearWalk(w: Walk): void {
+  w.npTop = 0;
+  w.tpTop = 0;
+  w.byStart.clear();
+  w.stTop = 0;
+  w.NH.fill(0);
+  w.nodes = 0;
+  w.edges = 0;
+  w.segTop = 0;
+  w.outs = 0;
+  w.byOutcome.clear();
+  w.nt = 0;
+  addEdges(w, 1, -1);
+}
+
+/**
+ * The counted edges into acc and DELTA, as counts times values, the counts cleared: each edge's
+ * records' changes, and (unless traced: added trial by trial) the outcomes of the trials that
+ * ended on it, summed per outcome first. histN: the survivors histogram's length per side.
+ */
+function flushWalk(w: Walk, acc: Float64Array, histN: number, traced: boolean): void {
+  const E = w.E;
+  const SEG = w.SEG;
+  const OCNT = w.OCNT;
+  const OT = w.OT;
+  let ot = 0;
+  const d = DELTA;
+  for (let t = 0; t < w.nt; t++) {
+    const x = w.TCH[t];
+    const n = E[x + 3];
+    E[x + 3] = 0;
+    for (let i = E[x + 1], end = E[x + 2]; i < end; i += 3) {
+      const at = SEG[i];
+      d[at] += n * SEG[i + 1];
+      d[at + 1] += n * SEG[i + 2];
+    }
+    if (E[x] < -1) {
+      const o = -2 - E[x];
+      if (OCNT[o] === 0) OT[ot++] = o;
+      OCNT[o] += n;
+    }
+  }
+  w.nt = 0;
+  for (let t = 0; t < ot; t++) {
+    const o = OT[t];
+    if (!traced) addOutcome(acc, w.OUTV, OW * o, OCNT[o], histN);
+    OCNT[o] = 0;
+  }
+}
+
+/** n trials' outcome (OUTV at o) into acc. */
+function addOutcome(acc: Float64Array, OUTV: Int32Array, o: number, n: number, histN: number): void {
+  acc[A_ATT_WINS] += n * OUTV[o];
+  acc[A_DEF_HOLDS] += n * OUTV[o + 1];
+  acc[A_CONTINUES] += n * OUTV[o + 2];
+  acc[A_BOTH_GONE] += n * OUTV[o + 3];
+  acc[A_FALLS] += n * OUTV[o + 4];
+  acc[A_LIFTED] += n * OUTV[o + 5];
+  const r = OUTV[o + 6];
+  acc[A_ROUNDS] += n * r;
+  acc[A_ROUNDS + 1] += n * r * r;
+  const l0 = OUTV[o + 7];
+  const l1 = OUTV[o + 8];
+  acc[A_LOST] += n * l0;
+  acc[A_LOST + 1] += n * l0 * l0;
+  acc[A_LOST + 2] += n * l1;
+  acc[A_LOST + 3] += n * l1 * l1;
+  acc[SURV + OUTV[o + 9]] += n;
+  acc[SURV + histN + OUTV[o + 10]] += n;
+}
+
+/**
+ * The trials of a plain case (every order plain, ties by hit order: plainCase) as a walk from
+ * draw to draw (above): per trial its stream, then per draw one generator step, the node's guide
+ * and a step or two of search (a round, by inversion as round-tables.ts draws it) or the alias
+ * pick (attrition), and the edge's count (traced: its records' changes). A function of its own
+ * that ends with its loop (playTrials says why): runTable flushes the counts.
+ */
+function playWalk(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, histN: number, trace: Trace | undefined): void {
+  let w = WALKS.get(TAB!);
+  if (w === undefined) {
+    w = newWalk();
+    WALKS.set(TAB!, w);
+  }
+  WALK = w;
+  const attThr = ATT_THR;
+  const attAli = ATT_ALI;
+  const d = DELTA;
+  const traced = trace !== undefined;
+  let E = w.E;
+  let np = w.NP;
+  let tp = w.TP;
+  let seg = w.SEG;
+  let tch = w.TCH;
+  let nt = w.nt;
+  for (let i = 0; i < trials; i++) {
+    nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
+    if (w.edges > EDGE_MAX) {
+      w.nt = nt;
+      flushWalk(w, acc, histN, trace !== undefined);
+      clearWalk(w);
+      nt = 0;
+      E = w.E;
+    }
+    let x = 0; // the edge taken (its first word in E)
+    let nd = 0;
+    for (;;) {
+      nd = E[x];
+      if (nd === UNMADE) {
+        buildEdge(w, c, x >> 2);
+        E = w.E;
+        np = w.NP;
+        tp = w.TP;
+        seg = w.SEG;
+        tch = w.TCH;
+        nd = E[x];
+      }
+      if (traced) {
+        // a call of a few trials (the paired mode's blocks) meets most of its edges once: their
+        // records' changes added here cost what the flush would
+        for (let j = E[x + 1], end = E[x + 2]; j < end; j += 3) {
+          const at = seg[j];
+          d[at] += seg[j + 1];
+          d[at + 1] += seg[j + 2];
+        }
+      } else if (E[x + 3]++ === 0) tch[nt++] = x;
+      if (nd < 0) break;
+      const u = nextI32(rng);
+      const log = np[nd];
+      if (log > 0) {
+        // a round, by inversion: the guide, then the first outcome whose cumulative count passes u
+        const t = np[nd + 2];
+        const first = t + (1 << log);
+        const us = u ^ 0x80000000;
+        let j = first + tp[t + (u >>> (32 - log))];
+        while (tp[j] < us) j++;
+        x = 4 * (np[nd + 1] + j - first);
+      } else {
+        // attrition: the subset of the castle's blocks that lose a step (its alias table)
+        const j = u >>> 27;
+        const at = (np[nd + 2] << 5) + j;
+        x = 4 * (np[nd + 1] + ((u & 0x7ffffff) < attThr[at] ? j : attAli[at]));
+      }
+    }
+    if (traced) {
+      addOutcome(acc, w.OUTV, OW * (-2 - nd), 1, histN);
       writeTrace(trace, i, acc);
     }
   }
-  oWins = wins;
-  oHolds = holds;
-  oGoes = goes;
-  oGone = gone;
-  oFalls = falls;
-  oLifts = lifts;
-  oR1 = rr1;
-  oR2 = rr2;
-  oL0 = ll0;
-  oL0q = ll0q;
-  oL1 = ll1;
-  oL1q = ll1q;
+  w.nt = nt;
 }
 
 export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
@@ -1336,8 +1754,14 @@ export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState
   useAttrition(c.attritionOn);
   SLOTS[0] = c.slots[0];
   SLOTS[1] = c.slots[1];
-  if (plainCase && !random && !plainOff) playPlain(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
-  else playTrials(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
+  if (plainCase && !random && !plainOff) {
+    playWalk(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
+    flushWalk(WALK!, acc, maxAll(c) + 1, trace !== undefined);
+    flushRecords(acc, attrBase(c), attrN);
+    acc[0] += trials;
+    return;
+  }
+  playTrials(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
   flushRecords(acc, attrBase(c), attrN);
   acc[0] += trials;
   acc[A_ATT_WINS] += oWins;
