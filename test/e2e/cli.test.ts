@@ -9,6 +9,7 @@ import { jsonSchemaOf } from '../../src/scenario/schema.js';
 import { SYSTEMS } from '../../src/systems/registry.js';
 import { VERSION } from '../../src/version.js';
 import { show as showOf, showInterval } from '../../src/report/format.js';
+import { runCliBatch } from '../cli-batch.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CLI = path.join(ROOT, 'dist/src/cli/main.js');
@@ -351,21 +352,24 @@ describe('shards', () => {
     expect(full.stdout).toMatch(/^surrender-port-blockade: .*\n {2}case/);
     expect(answer.stdout).toBe(full.stdout);
     expect(answer.stderr).toContain('surrender-port-blockade: merged 3 shard(s) -> ');
-    const missing = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm2')]);
+    // merge's refusals through one child (test/cli-batch.ts): the merges above are merge's own processes
+    const odd = await cli(['run', scen, '--trials', '300000', '--threads', '1', '--shard', '2/3', '--out', path.join(dir, 'odd2.json')]);
+    expect(odd.code, odd.stderr).toBe(0);
+    const [missing, twice, mixed, other] = await runCliBatch([
+      ['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm2')],
+      ['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm3')],
+      ['merge', scen, path.join(dir, 's1.json'), path.join(dir, 'odd2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm5')],
+      ['merge', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(dir, 's1.json'), '--out', path.join(dir, 'm4')],
+    ]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/shard\(s\) 2 of 3 not given/);
     expect(existsSync(path.join(dir, 'm2'))).toBe(false);
-    const twice = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm3')]);
     expect(twice.code).toBe(2);
     expect(twice.stderr).toContain(`is in two shards: ${path.join(dir, 's1.json')} (shard 1/3) and ${path.join(dir, 's1.json')} (shard 1/3)`);
     // a shard of another run: the file named, and what differs
-    const odd = await cli(['run', scen, '--trials', '300000', '--threads', '1', '--shard', '2/3', '--out', path.join(dir, 'odd2.json')]);
-    expect(odd.code, odd.stderr).toBe(0);
-    const mixed = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 'odd2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm5')]);
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toContain(`${path.join(dir, 'odd2.json')} (shard 2/3) was run with 300,000 trials, not 700,000 as ${path.join(dir, 's1.json')} (shard 1/3)`);
     expect(existsSync(path.join(dir, 'm5'))).toBe(false);
-    const other = await cli(['merge', path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(dir, 's1.json'), '--out', path.join(dir, 'm4')]);
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/made from another scenario/);
     expect((await cli(['run', scen, '--shard', '4/3'])).code).toBe(2);
@@ -615,9 +619,19 @@ describe('exact, check, validate, schema', () => {
     expect(j.neighbour.value).toBe(j.value - 1);
     expect(j.neighbour.metric.ci_high).toBeLessThan(0.5);
     expect(j.evaluations.length).toBeLessThan(16); // bisection, not a scan
-    const text = await cli(['solve', GRID, '--threads', '1', ...HP, '--trials', '2000', '--no-sweep']);
+    // the rest through one child (test/cli-batch.ts): the real process above is solve's own
+    const [text, none, noneJson, top, bad, outside, over, metric, variant] = await runCliBatch([
+      ['solve', GRID, '--threads', '1', ...HP, '--trials', '2000', '--no-sweep'],
+      ['solve', GRID, '--threads', '1', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.999', '--from', '5', '--to', '12', '--trials', '1000', '--no-sweep'],
+      ['solve', GRID, '--threads', '1', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.999', '--from', '5', '--to', '12', '--trials', '1000', '--no-sweep', '--json'],
+      ['solve', GRID, '--threads', '1', '--param', 'wall.dc', '--metric', 'p_defender_wins', '--target', '0.9999', '--from', '1', '--to', '40', '--trials', '1000', '--no-sweep'],
+      ['solve', GRID, '--threads', '1', '--param', 'wall.hpp', '--metric', 'p_defender_wins', '--target', '0.5'],
+      ['solve', GRID, '--threads', '1', '--param', 'wall.dc', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '0', '--to', '20'],
+      ['solve', GRID, '--threads', '1', '--param', 'wall.hp', '--metric', 'p_attacker_wins', '--target', '1.5', '--no-sweep', '--trials', '1000'],
+      ['solve', GRID, '--threads', '1', '--param', 'wall.hp', '--metric', 'mean_volley_a_damage', '--target', '0.5'],
+      ['solve', GRID, '--threads', '1', ...HP, '--variant', 'nope'],
+    ]);
     expect(text.stdout).toMatch(new RegExp(`^wall\\.hp = ${j.value}: the smallest value with p_defender_wins >= 0\\.5`));
-    const none = await cli(['solve', GRID, '--threads', '1', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.999', '--from', '5', '--to', '12', '--trials', '1000', '--no-sweep']);
     expect(none.code).toBe(3);
     expect(none.stdout).toMatch(/^not reachable: p_defender_wins >= 0\.999 is not reached for wall\.hp in \[5, 12\]/);
     // which way to widen: the metric grows with wall.hp, so a higher --to (wall.hp allows up to 100,000)
@@ -626,7 +640,6 @@ describe('exact, check, validate, schema', () => {
     expect(none.stdout.split('\n')[0]).toMatch(/; closest at wall\.hp = 12 \(the top of the range\): 0\.\d{4} \[0\.\d{4}, 0\.\d{4}\]$/);
     expect(none.stdout).toMatch(/\n {2}at wall\.hp = 12: .*\(1,000 trials\), the closest\n {2}next: p_defender_wins grows/);
     // --json: an answer that is not there is "value": null, not a missing key
-    const noneJson = await cli(['solve', GRID, '--threads', '1', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.999', '--from', '5', '--to', '12', '--trials', '1000', '--no-sweep', '--json']);
     expect(noneJson.code).toBe(3);
     const [n] = JSON.parse(noneJson.stdout);
     expect(n).toHaveProperty('value', null);
@@ -634,28 +647,22 @@ describe('exact, check, validate, schema', () => {
     expect(n.closest).toEqual({ end: 'to', value: 12, metric: n.ends.to });
     expect(n.next).toEqual({ widen: 'to', suggest: 19, text: 'p_defender_wins grows with wall.hp towards the target: try a higher --to (wall.hp allows up to 100000), e.g. --to 19' });
     // at the top of what the setting allows there is nowhere to widen to: said so
-    const top = await cli(['solve', GRID, '--threads', '1', '--param', 'wall.dc', '--metric', 'p_defender_wins', '--target', '0.9999', '--from', '1', '--to', '40', '--trials', '1000', '--no-sweep']);
     expect(top.code).toBe(3);
     expect(top.stdout).toContain("p_defender_wins grows with wall.dc but 40 is the highest value it allows: the target is out of this setting's reach");
     expect(top.stdout.split('\n')[0]).toContain('; closest at wall.dc = 40 (the top of the range, the highest value wall.dc allows): ');
-    const bad = await cli(['solve', GRID, '--threads', '1', '--param', 'wall.hpp', '--metric', 'p_defender_wins', '--target', '0.5']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"wall.hpp" is not a numeric setting of system fantasy (did you mean "wall.hp"?)');
     expect(bad.stderr).not.toContain('solving'); // checked before the start line: nothing looks started
-    const outside = await cli(['solve', GRID, '--threads', '1', '--param', 'wall.dc', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '0', '--to', '20']);
     expect(outside.code).toBe(2);
     expect(outside.stderr.trim()).toBe('siegesim: the range 0..20 goes outside the values wall.dc allows (1..40)');
     // a probability's target outside [0, 1]: refused before anything runs (never answered with exit 0)
-    const over = await cli(['solve', GRID, '--threads', '1', '--param', 'wall.hp', '--metric', 'p_attacker_wins', '--target', '1.5', '--no-sweep', '--trials', '1000']);
     expect(over.code).toBe(2);
     expect(over.stdout).toBe('');
     expect(over.stderr).toContain('--target 1.5 is outside [0, 1]: "p_attacker_wins" is a probability');
     // an unknown metric: the scenario's own metrics listed, not another mode's (a siege has no volleys)
-    const metric = await cli(['solve', GRID, '--threads', '1', '--param', 'wall.hp', '--metric', 'mean_volley_a_damage', '--target', '0.5']);
     expect(metric.code).toBe(2);
     expect(metric.stderr).toContain('unknown metric "mean_volley_a_damage" (this scenario\'s metrics: p_attacker_wins, p_defender_wins, p_undecided, mean_rounds');
     expect(metric.stderr).not.toMatch(/volley_b|mean_volley_a_damage,/);
-    const variant = await cli(['solve', GRID, '--threads', '1', ...HP, '--variant', 'nope']);
     expect(variant.code).toBe(2);
     expect(variant.stderr).toContain('no variant "nope" in fantasy-wall-hp-dc-grid (its variants: baseline)');
   });
@@ -672,20 +679,28 @@ describe('exact, check, validate, schema', () => {
     // the exact answer on the grid of hundredths: the smallest chance whose exact p_surrender >= 0.9
     const grid = path.join(dir, 'grid.yaml');
     writeFileSync(grid, text + 'sweep:\n  structure.blockade_chance: { from: 0, to: 1, step: 0.01 }\n');
-    const exact = await cli(['exact', grid, '--json']);
+    const ask = ['solve', file, '--threads', '1', '--param', 'structure.blockade_chance', '--metric', 'p_surrender', '--target', '0.9', '--no-progress'];
+    // solve's text answer in a process of its own (below), the rest through one child (test/cli-batch.ts)
+    const [exact, j, coarse, narrow, zero, port, half] = await runCliBatch([
+      ['exact', grid, '--json'],
+      [...ask, '--json'],
+      [...ask, '--step', '0.05'],
+      [...ask, '--from', '0.271', '--to', '0.279'],
+      [...ask, '--step', '0'],
+      ['solve', file, '--threads', '1', '--param', 'structure.port', '--metric', 'p_surrender', '--target', '0.9'],
+      ['solve', file, '--threads', '1', '--param', 'turns', '--metric', 'p_surrender', '--target', '0.9', '--step', '0.5'],
+    ]);
     expect(exact.code, exact.stderr).toBe(0);
     const cases = JSON.parse(exact.stdout)[0].cases as { params: Record<string, number>; metrics: { p_surrender: { value: number } } }[];
     expect(cases).toHaveLength(101);
     const first = cases.find((c) => c.metrics.p_surrender.value >= 0.9)!;
     const want = first.params['structure.blockade_chance'];
     expect(want).toBe(0.28); // 0.8946 at 0.27, 0.9039 at 0.28 (exact)
-    const ask = ['solve', file, '--threads', '1', '--param', 'structure.blockade_chance', '--metric', 'p_surrender', '--target', '0.9', '--no-progress'];
     const r = await cli(ask);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('solving structure.blockade_chance from 0 to 1 in steps of 0.01 for p_surrender to reach 0.9');
     expect(r.stdout).toMatch(/^structure\.blockade_chance = 0\.28 \(to 0\.01\): the smallest value with p_surrender >= 0\.9\n  at 0\.28: p_surrender 0\.9\d+ .*\n  at 0\.27: p_surrender 0\.89/);
     // --json: the answer, its neighbour one step below, the resolution and the kind; each value tried is on the grid
-    const j = await cli([...ask, '--json']);
     expect(j.code, j.stderr).toBe(0);
     const [a] = JSON.parse(j.stdout);
     expect(a).toMatchObject({ value: want, step: 0.01, kind: 'number', from: 0, to: 1, allowed: { min: 0, max: 1 }, reachable: true, resolved: true, increasing: true });
@@ -695,22 +710,17 @@ describe('exact, check, validate, schema', () => {
     for (const e of a.evaluations as { value: number }[]) expect(Math.abs(e.value * 100 - Math.round(e.value * 100))).toBeLessThan(1e-9);
     expect(a.evaluations.length).toBeLessThan(16); // bisection over the 101 hundredths, not a scan
     // a coarser resolution: --step 0.05 answers 0.3 (0.25 falls short: 0.8749 exact)
-    const coarse = await cli([...ask, '--step', '0.05']);
     expect(coarse.code, coarse.stderr).toBe(0);
     expect(coarse.stdout).toMatch(/^structure\.blockade_chance = 0\.3 \(to 0\.05\): the smallest value with p_surrender >= 0\.9\n/);
     // a range with no two values on the grid, a step that is not positive, and a yes/no setting: refused, exit 2, nothing printed
-    const narrow = await cli([...ask, '--from', '0.271', '--to', '0.279']);
     expect(narrow.code).toBe(2);
     expect(narrow.stderr.trim()).toBe('siegesim: the range 0.271..0.279 holds fewer than two multiples of 0.01, the resolution: give a wider range or a smaller --step');
-    const zero = await cli([...ask, '--step', '0']);
     expect(zero.code).toBe(2);
     expect(zero.stderr).toContain('--step must be a positive number, got 0');
-    const port = await cli(['solve', file, '--threads', '1', '--param', 'structure.port', '--metric', 'p_surrender', '--target', '0.9']);
     expect(port.code).toBe(2);
     expect(port.stdout).toBe('');
     expect(port.stderr).toContain('"structure.port" is a yes/no setting (false, true), not a number: solve searches a number\'s range for where a metric crosses a target; compare its options with a sweep of structure.port instead');
     // an integer setting keeps whole numbers: a fractional step is refused
-    const half = await cli(['solve', file, '--threads', '1', '--param', 'turns', '--metric', 'p_surrender', '--target', '0.9', '--step', '0.5']);
     expect(half.code).toBe(2);
     expect(half.stderr).toContain('--step must be a whole number >= 1 (turns is an integer setting), got 0.5');
   }, 60_000);
@@ -719,14 +729,17 @@ describe('exact, check, validate, schema', () => {
     const r = await cli(['solve', GRID, ...HP, '--trials', '100', '--no-sweep', '--max-trials', '400']);
     expect(r.code).toBe(4);
     expect(r.stdout).toMatch(/^UNRESOLVED: wall\.hp = 18 is only the best estimate of the smallest value with p_defender_wins >= 0\.5: the 95% intervals of 18 and 17 do not separate the target even at the cap of 400 trials per value/);
-    const j = await cli(['solve', GRID, ...HP, '--trials', '100', '--no-sweep', '--max-trials', '400', '--json']);
+    // --json, and the higher cap, through one child (test/cli-batch.ts)
+    const [j, ok] = await runCliBatch([
+      ['solve', GRID, ...HP, '--trials', '100', '--no-sweep', '--max-trials', '400', '--json'],
+      ['solve', GRID, ...HP, '--trials', '100', '--no-sweep', '--max-trials', '20000', '--json'],
+    ]);
     expect(j.code).toBe(4);
     const [u] = JSON.parse(j.stdout);
     expect(u).toMatchObject({ value: 18, reachable: true, resolved: false, max_trials: 400 });
     expect(u.neighbour.metric.ci_low).toBeLessThan(0.5);
     expect(u.neighbour.metric.ci_high).toBeGreaterThanOrEqual(0.5);
     // a higher cap lets it add trials on the same dice until the intervals separate
-    const ok = await cli(['solve', GRID, ...HP, '--trials', '100', '--no-sweep', '--max-trials', '20000', '--json']);
     expect(ok.code, ok.stderr).toBe(0);
     const [a] = JSON.parse(ok.stdout);
     expect(a).toMatchObject({ value: 18, resolved: true });
@@ -829,32 +842,40 @@ describe('exact, check, validate, schema', () => {
     const r = await cli(['los', '--n', '3', '--d', '7', '--d1', '5', '--h', '2', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ possible: true, lhs: 15, rhs: 14, minD1: 4, maxD2: 2, rounding: 'default' });
-    const src = await cli(['los', '--n', '3', '--d', '7', '--d1', '5', '--h', '2', '--rounding', 'source']);
+    // the other questions through one child (test/cli-batch.ts): the real process above is los's own
+    const [src, impossible, notNumber, half, quarter, flat, flatJson, level, levelJson, higher, tooFar] = await runCliBatch([
+      ['los', '--n', '3', '--d', '7', '--d1', '5', '--h', '2', '--rounding', 'source'],
+      ['los', '--n', '3', '--d', '4', '--d1', '5', '--h', '2'],
+      ['los', '--n', 'x', '--d', '4', '--d1', '1', '--h', '2'],
+      // half levels (1.10: an embankment at 0.5, a siege-tower top at 2.5); a quarter is refused
+      ['los', '--n', '2.5', '--d', '10', '--d1', '6', '--h', '0.5'],
+      ['los', '--n', '1.25', '--d', '10', '--d1', '6', '--h', '0'],
+      ['los', '--n', '2', '--d', '10', '--d1', '6', '--h', '0'],
+      ['los', '--n', '2', '--d', '10', '--d1', '0', '--h', '0', '--json'],
+      ['los', '--n', '1', '--d', '10', '--d1', '10', '--h', '1'],
+      ['los', '--n', '1', '--d', '10', '--d1', '10', '--h', '1', '--json'],
+      ['los', '--n', '2', '--d', '0', '--d1', '0', '--h', '3'],
+      ['los', '--n', '3', '--d', '5', '--d1', '8', '--h', '2'],
+    ]);
     expect(src.stdout).toMatch(/^possible: N x D1 = 3 x 5 = 15 >= D x H = 7 x 2 = 14/);
     expect(src.stdout).toContain('the upper character must stand at D2 <= 3');
-    expect((await cli(['los', '--n', '3', '--d', '4', '--d1', '5', '--h', '2'])).code).toBe(2);
-    expect((await cli(['los', '--n', 'x', '--d', '4', '--d1', '1', '--h', '2'])).code).toBe(2);
-    // half levels (1.10: an embankment at 0.5, a siege-tower top at 2.5); a quarter is refused
-    const half = await cli(['los', '--n', '2.5', '--d', '10', '--d1', '6', '--h', '0.5']);
+    expect(impossible.code).toBe(2);
+    expect(notNumber.code).toBe(2);
     expect(half.code, half.stderr).toBe(0);
     expect(half.stdout).toMatch(/^possible: N x D1 = 2\.5 x 6 = 15 >= D x H = 10 x 0\.5 = 5/);
     expect(half.stdout).toContain('the upper character must stand at D2 <= 24');
-    const quarter = await cli(['los', '--n', '1.25', '--d', '10', '--d1', '6', '--h', '0']);
     expect(quarter.code).toBe(2);
     expect(quarter.stderr).toContain('--n must be a whole or half level >= 0 (0, 0.5, 1, 1.5, ...)');
     // an obstruction of height 0 hides nothing: said in words, never "D2 <= Infinity"
-    const flat = await cli(['los', '--n', '2', '--d', '10', '--d1', '6', '--h', '0']);
     expect(flat.stdout).toContain('the obstruction (H = 0) is no higher than the lower character: it hides nothing, at any distance (no dead zone)');
     expect(flat.stdout).not.toMatch(/Infinity|NaN/);
-    expect(JSON.parse((await cli(['los', '--n', '2', '--d', '10', '--d1', '0', '--h', '0', '--json'])).stdout)).toMatchObject({ possible: true, minD1: 0, maxD2: null, deadZone: 'none' });
+    expect(JSON.parse(flatJson.stdout)).toMatchObject({ possible: true, minD1: 0, maxD2: null, deadZone: 'none' });
     // N = H: possible only at D2 = 0, and the dead zone says the same (seed 004 R4)
-    const level = await cli(['los', '--n', '1', '--d', '10', '--d1', '10', '--h', '1']);
     expect(level.stdout).toMatch(/^possible: N x D1 = 1 x 10 = 10 >= D x H = 10 x 1 = 10/);
     expect(level.stdout).toContain('only the upper character standing at it (D2 = 0) sees over it, from any D1');
-    expect(JSON.parse((await cli(['los', '--n', '1', '--d', '10', '--d1', '10', '--h', '1', '--json'])).stdout)).toMatchObject({ possible: true, minD1: 0, maxD2: 0, deadZone: 'partial' });
-    const higher = await cli(['los', '--n', '2', '--d', '0', '--d1', '0', '--h', '3']);
+    expect(JSON.parse(levelJson.stdout)).toMatchObject({ possible: true, minD1: 0, maxD2: 0, deadZone: 'partial' });
     expect(higher.stdout).toContain('no position with the characters apart (D > 0) sees over it; only D = D1 = 0 passes the test');
-    expect((await cli(['los', '--n', '3', '--d', '5', '--d1', '8', '--h', '2'])).stderr).toContain('--d1 cannot exceed --d (the obstruction lies between the two characters)');
+    expect(tooFar.stderr).toContain('--d1 cannot exceed --d (the obstruction lies between the two characters)');
   });
 
   it('exact prints the closed form; --json is an array, one element per scenario', async () => {
@@ -865,12 +886,15 @@ describe('exact, check, validate, schema', () => {
     expect(j[0].cases[0].metrics.p_test.value).toBeCloseTo(4 / 6, 12);
     // a mean over the trials of an event says which, in JSON (as summary.json) and in the text
     expect(j[0].conditional_on).toEqual({ mean_turns: 'p_surrender' });
-    const text = await cli(['exact', 'scenarios/surrender/town-basic.yaml', 'scenarios/surrender/fortress-readings.yaml']);
+    // the text and two scenarios through one child (test/cli-batch.ts)
+    const [text, two] = await runCliBatch([
+      ['exact', 'scenarios/surrender/town-basic.yaml', 'scenarios/surrender/fortress-readings.yaml'],
+      ['exact', 'scenarios/surrender/town-basic.yaml', 'scenarios/surrender/hopeless-citadel.yaml', '--json'],
+    ]);
     expect(text.stdout.split('\n').filter((l) => l.startsWith('# mean_turns'))).toEqual([
       '# mean_turns: a mean over the trials with p_surrender',
       '# mean_turns: a mean over the trials with p_surrender (diff_mean_turns: the difference of two such means, over different trials where p_surrender differs)',
     ]);
-    const two = await cli(['exact', 'scenarios/surrender/town-basic.yaml', 'scenarios/surrender/hopeless-citadel.yaml', '--json']);
     expect(JSON.parse(two.stdout).map((s: { name: string }) => s.name)).toEqual(['surrender-town-basic', 'surrender-hopeless-citadel']);
   });
 
@@ -911,11 +935,14 @@ describe('roster', () => {
     expect(lines[0]).toMatch(/^# crusader-rex: 62 blocks \(31 franks, 31 saracens; docs\/rules\/crusader-rex\.md 5\.1\)/);
     expect(lines).toHaveLength(2 + 62);
     expect(r.stdout).toMatch(/\nJerusalem Templars +franks +military_order +3 +B3\n/);
-    const j = await cli(['roster', 'crusader-rex', '--json']);
+    // --json and the system without a roster through one child (test/cli-batch.ts)
+    const [j, none] = await runCliBatch([
+      ['roster', 'crusader-rex', '--json'],
+      ['roster', 'surrender'],
+    ]);
     const all = JSON.parse(j.stdout);
     expect(all).toHaveLength(62);
     expect(all).toContainEqual({ name: 'Saladin', side: 'saracens', type: 'emir', steps: 4, rating: 'A3' });
-    const none = await cli(['roster', 'surrender']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('system surrender has no roster');
   });
