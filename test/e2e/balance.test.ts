@@ -8,6 +8,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, runCli, tempDirs } from '../cli-child.js';
+import { runCliBatch } from '../cli-batch.js';
 import { MSG } from '../../src/scenario/messages.js';
 
 const FIX = path.join(ROOT, 'test/fixtures');
@@ -231,46 +232,52 @@ describe('siegesim diff', () => {
       expect(r.code, r.stderr).toBe(0);
     }
     const before = path.join(dir, 'before');
+    // the workbench's copy (<name>-tuned), for the comparisons below
+    const summary = JSON.parse(readFileSync(path.join(dir, 'after', 'summary.json'), 'utf8'));
+    writeFileSync(path.join(dir, 'tuned.json'), JSON.stringify({ ...summary, name: 'balance-climbers-tuned' }));
     const moved = await cli(['diff', before, path.join(dir, 'after'), '--markdown', '--fail-on-change']);
+    // the other comparisons through one child (test/cli-batch.ts): the one above is diff's own process
+    const [asJson, text, same, other, tuned, ignored, renamed, sets, missing] = await runCliBatch([
+      ['diff', path.join(before, 'summary.json'), path.join(dir, 'after'), '--json'],
+      ['diff', before, path.join(dir, 'after')],
+      ['diff', before, before, '--fail-on-change'],
+      ['diff', before, path.join(dir, 'other')],
+      ['diff', before, path.join(dir, 'tuned.json')],
+      ['diff', before, path.join(dir, 'other'), '--ignore-name'],
+      ['diff', before, path.join(dir, 'tuned.json'), '--ignore-name', '--json'],
+      ['diff', dir, dir, '--ignore-name'],
+      ['diff', before, path.join(dir, 'nowhere')],
+    ]);
     expect(moved.code, moved.stderr).toBe(1);
     expect(moved.stdout).toMatch(/^### ⚠️ siegesim diff: \d+ of \d+ metrics moved/);
     expect(moved.stdout).toMatch(/\| balance-climbers \| – \| `p_breach` \| 0\.9\d+ \| 0\.9\d+ \| -0\.0\d{3} \[-0\.0\d{3}, -0\.0\d{3}\] \| [\d.e-]+ \|/);
-    const json = JSON.parse((await cli(['diff', path.join(before, 'summary.json'), path.join(dir, 'after'), '--json'])).stdout);
+    const json = JSON.parse(asJson.stdout);
     const row = json.rows.find((r: { metric: string }) => r.metric === 'p_breach');
     expect(row.moved).toBe(true);
     expect(row.change.value).toBeCloseTo(0.9376 - 0.9697, 1);
     // which settings differ, read from the scenario copy beside each summary.json (the diff said only what moved before)
     expect(json.scenarios[0].settings).toEqual([{ key: 'wall.dc', before: 12, after: 13 }]);
     expect(moved.stdout).toContain('\nbalance-climbers: settings that differ: `wall.dc`: 12 → 13.\n');
-    const text = await cli(['diff', before, path.join(dir, 'after')]);
     expect(text.stdout.split('\n')[1]).toBe('  settings that differ: wall.dc: 12 -> 13');
 
-    const same = await cli(['diff', before, before, '--fail-on-change']);
     expect(same.code, same.stderr).toBe(0);
     expect(same.stdout).toMatch(/0 of \d+ comparisons moved significantly/);
     expect(same.stdout.split('\n')[1]).toBe(`  ${MSG.diffSettingsSame()}`);
 
-    const other = await cli(['diff', before, path.join(dir, 'other')]);
     expect(other.code).toBe(2);
     // a fantasy scenario against a surrender one: the systems differ, which no flag gets past
     const systems = MSG.diffDifferentSystems('balance-climbers', 'fantasy', 'good-small', 'surrender');
     expect(other.stderr.trim()).toBe(`siegesim: cannot compare ${before} with ${path.join(dir, 'other')}: ${systems}`);
     expect(other.stderr).not.toContain('--ignore-name');
     // the workbench's copy (<name>-tuned) compares with its original, and the header says the names differ
-    const summary = JSON.parse(readFileSync(path.join(dir, 'after', 'summary.json'), 'utf8'));
-    writeFileSync(path.join(dir, 'tuned.json'), JSON.stringify({ ...summary, name: 'balance-climbers-tuned' }));
-    const tuned = await cli(['diff', before, path.join(dir, 'tuned.json')]);
     expect(tuned.code, tuned.stderr).toBe(0);
     expect(tuned.stdout.split('\n')[0]).toMatch(/^balance-climbers-tuned \(fantasy\) against balance-climbers before \(the names differ\): /);
     // a summary.json with no scenario.yaml beside it: the settings are said to be unknown, not alike
     expect(tuned.stdout.split('\n')[1]).toBe(`  ${MSG.diffSettingsUnknown()}`);
     // --ignore-name: any two reports, one with one
-    expect((await cli(['diff', before, path.join(dir, 'other'), '--ignore-name'])).stderr.trim()).toBe(`siegesim: cannot compare ${before} with ${path.join(dir, 'other')}: ${systems}`);
-    const renamed = await cli(['diff', before, path.join(dir, 'tuned.json'), '--ignore-name', '--json']);
+    expect(ignored.stderr.trim()).toBe(`siegesim: cannot compare ${before} with ${path.join(dir, 'other')}: ${systems}`);
     expect(JSON.parse(renamed.stdout).scenarios[0]).toMatchObject({ name: 'balance-climbers-tuned', before_name: 'balance-climbers' });
-    const sets = await cli(['diff', dir, dir, '--ignore-name']);
     expect([sets.code, sets.stderr.trim()]).toEqual([2, 'siegesim: --ignore-name compares one report with one report: give two report folders or summary.json files, not folders of reports']);
-    const missing = await cli(['diff', before, path.join(dir, 'nowhere')]);
     expect(missing.code).toBe(2);
   });
 
@@ -305,13 +312,16 @@ describe('siegesim diff', () => {
     expect(d.rows.length).toBe(6 + 3);
     expect(ps.p_holm).toBeCloseTo(Math.min(1, ps.p * d.rows.filter((r: any) => r.p >= 0).length), 6);
 
-    const text = await cli(['diff', path.join(dir, 'before'), path.join(dir, 'after')]);
+    // the text and --markdown through one child (test/cli-batch.ts)
+    const [text, md] = await runCliBatch([
+      ['diff', path.join(dir, 'before'), path.join(dir, 'after')],
+      ['diff', path.join(dir, 'before'), path.join(dir, 'after'), '--markdown'],
+    ]);
     expect(text.stdout).toMatch(/on 6 metrics and 3 differences between variants, Holm-corrected over all 9/);
     expect(text.stdout).toMatch(/variant lenient\s+diff_p_surrender\s+0\.1\d*\s+0\.00\d*\s+-0\.\d+ \[-0\.\d+, -0\.\d+\]/);
     // diff_p_test did not move: it is named only in the line of what did not
     expect(text.stdout).not.toMatch(/variant lenient\s+diff_p_test/);
     expect(text.stdout.split('\n').filter((l) => l.includes('diff_p_test'))).toEqual([expect.stringMatching(/did not move: .*diff_p_test/)]);
-    const md = await cli(['diff', path.join(dir, 'before'), path.join(dir, 'after'), '--markdown']);
     expect(md.stdout).toMatch(/\| readings \| variant lenient \| `diff_p_surrender` \|/);
     expect(md.stdout).toContain('`diff_<metric>`: the variant\'s difference from the baseline (as-written)');
   });
@@ -325,11 +335,14 @@ describe('siegesim diff', () => {
     // said once for the file given twice, with the report folder its run writes
     expect(scenario.stderr).toBe(`${keep}  (file)  ${MSG.diffScenarioFile(keep, 'balance-climbers')}\nsiegesim: 1 problem found; nothing was run or written\n`);
     expect(scenario.stderr).toContain('reports/balance-climbers/');
-    const nope = await cli(['diff', 'nope1', 'nope2']);
+    writeFileSync(path.join(dir, 'other.json'), '{"a": 1}');
+    // the missing paths and what is not a summary through one child (test/cli-batch.ts)
+    const [nope, other] = await runCliBatch([
+      ['diff', 'nope1', 'nope2'],
+      ['diff', path.join(dir, 'other.json'), dir],
+    ]);
     expect([nope.code, nope.stderr]).toEqual([2, `nope1  (file)  ${MSG.fileUnreadable('ENOENT')}\nnope2  (file)  ${MSG.fileUnreadable('ENOENT')}\nsiegesim: 2 problems found; nothing was run or written\n`]);
     expect((await cli(['run', 'nope1'])).stderr.split('\n')[0]).toBe(nope.stderr.split('\n')[0]); // the same words as run
-    writeFileSync(path.join(dir, 'other.json'), '{"a": 1}');
-    const other = await cli(['diff', path.join(dir, 'other.json'), dir]);
     expect(other.stderr.split('\n').slice(0, 2)).toEqual([
       `${path.join(dir, 'other.json')}  (file)  ${MSG.notASummary('it needs name, system, params, variants and cases')}`,
       `${dir}  (folder)  ${MSG.noSummaryIn()}`,
