@@ -146,7 +146,8 @@ export async function tornadoPanels(page: Page, root = 'svg'): Promise<{ ticks: 
       .map((cell) => ({
         ticks: q(cell, '[aria-label^="X-axis"] .role-axis-label text').map((t) => num(t.textContent)),
         bars: q(cell, '.mark-rect.role-mark path').map((b) => {
-          const m = /effect: ([^;]+)/.exec(b.getAttribute('aria-label') ?? '');
+          // the tooltip's "effect: -0.771 [-0.78, -0.76]" (report/tornado-chart.ts), as vega writes it into the aria-label
+          const m = /effect: ([^;\s]+)/.exec(b.getAttribute('aria-label') ?? '');
           return { width: b.getBoundingClientRect().width, effect: m ? num(m[1]) : NaN };
         }),
       }))

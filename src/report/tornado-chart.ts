@@ -108,7 +108,7 @@ export function tornadoChart(r: SensitivityResult, max = TORNADO_MAX): ChartSpec
             stroke: change, // the outline in the same colour (one legend with the fill's)
             fillOpacity: { field: 'step', type: 'ordinal', title: 'step', scale: stepScale('fill'), legend: stepLegend },
             strokeDash: { field: 'step', type: 'ordinal', title: 'step', scale: stepScale('dash'), legend: stepLegend }, // one legend with fillOpacity's
-            tooltip: [{ field: 'param' }, { field: 'to' }, { field: 'step' }, { field: 'change' }, { field: 'shown', title: 'effect [95% interval]' }], // the reports' digits: a tiny effect is not 0.0000
+            tooltip: [{ field: 'param' }, { field: 'to' }, { field: 'step' }, { field: 'change' }, { field: 'shown', title: 'effect' }], // with its 95% interval, in the reports' digits: a tiny effect is not 0.0000
           },
         },
         { mark: { type: 'rule', color: '#222' }, encoding: { ...rows, x: { field: 'lo', type: 'quantitative' }, x2: { field: 'hi' } } },
