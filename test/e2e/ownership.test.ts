@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, runCli, startCli, STACK_FRAME, tempDirs } from '../cli-child.js';
+import { runCliBatch } from '../cli-batch.js';
 import { MANIFEST } from '../../src/report/manifest.js';
 import { MSG } from '../../src/scenario/messages.js';
 
@@ -381,19 +382,16 @@ describe('a file siegesim did not write, named as an output file', () => {
   it('what siegesim wrote there is replaced, and an empty file (touch) is taken', async () => {
     const d = tmp();
     const small = ['--trials', '2000', '--threads', '1', '--no-progress'];
-    for (const args of [
+    const jobs = [
       ['schema', '--out', path.join(d, 'schema.json')],
       ['run', QUICK, ...small, '--shard', '1/2', '--out', path.join(d, 'shard.json')],
       ['test', b, ...small, '--junit', path.join(d, 'junit.xml')],
-    ]) {
-      const out = args.at(-1)!;
-      writeFileSync(out, '');
-      for (let i = 0; i < 2; i++) {
-        const r = await runCli(args);
-        expect(r.code, `${args.join(' ')}: ${r.stderr}`).not.toBe(2);
-        expect(readFileSync(out, 'utf8').length).toBeGreaterThan(0);
-      }
-    }
+    ];
+    for (const args of jobs) writeFileSync(args.at(-1)!, '');
+    // each twice in one child (test/cli-batch.ts; the refusals above are real processes): over the empty file, then over its own
+    const results = await runCliBatch(jobs.flatMap((args) => [args, args]));
+    results.forEach((r, i) => expect(r.code, `${jobs[i >> 1].join(' ')}: ${r.stderr}`).not.toBe(2));
+    for (const args of jobs) expect(readFileSync(args.at(-1)!, 'utf8').length).toBeGreaterThan(0);
   });
 });
 
