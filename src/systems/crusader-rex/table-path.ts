@@ -1190,6 +1190,15 @@ function recordChange(at: number, q: number, v: number): void {
 }
 
 /**
+ * 6.55 (declareSally, in slot's terms): whether the castle's blocks, `inside` steps, sally, by the
+ * policy (0 never, 1 always, 2 when they and their side's field reach `ratio` times the other
+ * side's field); `field0`, `field1`: each side's field steps (F + S), `own` the castle's side.
+ */
+function sallies(policy: number, ratio: number, inside: number, field0: number, field1: number, own: number): boolean {
+  return policy !== 0 && inside !== 0 && (policy !== 2 || inside + (own === 0 ? field0 : field1) >= ratio * (own === 0 ? field1 : field0));
+}
+
+/**
  * One slot of a game turn on the state in ST (docs/rules/crusader-rex.md 6.5, as battleTurn plays
  * it; R1-R3 are slots 0-2, the turn's end slot 3), from its start (res -1) or from the draw it
  * stopped at (res: the round's packed end state, or attrition's subset). Records the slot into
@@ -1248,28 +1257,32 @@ function slot(c: CrusaderRexCompiled, res: number): number {
   const existing = turn > 1 || relief;
   let skipped = false;
   let stop = false; // nobody to fight and nobody coming
+  // the reserves due by round k + 1 join the field (arrive): before a fought R2 or R3, and when
+  // the round is not fought, for the record
+  const arriving = k < 3 && turn === 1 && n0 + n1 > 0 && (done || (res < 0 && k > 0));
+  const before = (f0 | s0) !== 0 && (f1 | s1) !== 0;
+  if (arriving) {
+    for (let rr = arrived + 1; rr <= k + 1; rr++) {
+      const j = rr * 8;
+      if (arr[j + 2] !== 0) {
+        f0 += arr[j];
+        n0 -= arr[j + 2];
+        p0 -= arr[j + 3];
+      }
+      if (arr[j + 6] !== 0) {
+        f1 += arr[j + 4];
+        n1 -= arr[j + 6];
+        p1 -= arr[j + 7];
+      }
+    }
+    if (k + 1 > arrived) arrived = k + 1;
+  }
   if (k < 3 && !done) {
     const r = k + 1;
     let e = 0; // the round's packed end state
     let bes = -1;
     if (res < 0) {
-      if (turn === 1 && r > 1 && n0 + n1 > 0) {
-        const before = (f0 | s0) !== 0 && (f1 | s1) !== 0;
-        // the reserves due by round r join the field (arrive)
-        for (let rr = arrived + 1; rr <= r; rr++) {
-          const j = rr * 8;
-          if (arr[j + 2] !== 0) {
-            f0 += arr[j];
-            n0 -= arr[j + 2];
-            p0 -= arr[j + 3];
-          }
-          if (arr[j + 6] !== 0) {
-            f1 += arr[j + 4];
-            n1 -= arr[j + 6];
-            p1 -= arr[j + 7];
-          }
-        }
-        if (r > arrived) arrived = r;
+      if (arriving) {
         if (!before && (f0 | s0) !== 0 && (f1 | s1) !== 0 && own >= 0 && (own === 0 ? c0 : c1) !== 0) {
           // a relief force arrives (3.2, 6.56): the storm is cancelled and the besieged attack
           if (own === 0) {
@@ -1303,13 +1316,7 @@ function slot(c: CrusaderRexCompiled, res: number): number {
         if (occ && (r > 1 || existing) && sallyPolicy !== 0) {
           // 6.55, when the castle's blocks would sally (declareSally)
           const x = own === 0 ? c0 : c1;
-          const en = 1 - own;
-          const inside = sums[own * z1 + x];
-          if (
-            inside !== 0 &&
-            (sallyPolicy !== 2 ||
-              inside + (own === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]) >= sallyRatio * (en === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]))
-          ) {
+          if (sallies(sallyPolicy, sallyRatio, sums[own * z1 + x], sums[f0] + sums[s0], sums[z1 + f1] + sums[z1 + s1], own)) {
             if (own === 0) {
               sal0 |= mask[x];
               f0 += x;
@@ -1359,13 +1366,7 @@ function slot(c: CrusaderRexCompiled, res: number): number {
         } else {
           // 6.55 (declareSally): the castle's blocks all sally, by the policy
           const x = cx;
-          const inside = sums[own * z1 + x];
-          if (
-            sallyPolicy !== 0 &&
-            inside !== 0 &&
-            (sallyPolicy !== 2 ||
-              inside + (own === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]) >= sallyRatio * (bes === 0 ? sums[f0] + sums[s0] : sums[z1 + f1] + sums[z1 + s1]))
-          ) {
+          if (sallies(sallyPolicy, sallyRatio, sums[own * z1 + x], sums[f0] + sums[s0], sums[z1 + f1] + sums[z1 + s1], own)) {
             if (own === 0) {
               sal0 |= mask[x];
               f0 += x;
@@ -1444,25 +1445,7 @@ function slot(c: CrusaderRexCompiled, res: number): number {
       }
       drawn = 0;
     }
-  } else if (k < 3) {
-    // a round not fought: the reserves still arrive on time, for the record
-    if (turn === 1 && n0 + n1 > 0) {
-      for (let rr = arrived + 1; rr <= k + 1; rr++) {
-        const j = rr * 8;
-        if (arr[j + 2] !== 0) {
-          f0 += arr[j];
-          n0 -= arr[j + 2];
-          p0 -= arr[j + 3];
-        }
-        if (arr[j + 6] !== 0) {
-          f1 += arr[j + 4];
-          n1 -= arr[j + 6];
-          p1 -= arr[j + 7];
-        }
-      }
-      if (k + 1 > arrived) arrived = k + 1;
-    }
-  } else if (res < 0) {
+  } else if (k >= 3 && res < 0) {
     // After R3 (2.8): sallies go back in, stormers come out, the half-hit is lost, late reserves join.
     if (sal0 !== 0) {
       const v = sallyBack(0, f0, sal0);
@@ -1528,7 +1511,7 @@ function slot(c: CrusaderRexCompiled, res: number): number {
         } else if (x === 0) fell = true; // (the besieger is in the town: in its field)
       }
     }
-  } else {
+  } else if (k >= 3) {
     // attrition's draw: subset res of the castle's blocks lose a step
     const x = (own === 0 ? c0 : c1) - SUBSET_POW5[res];
     if (own === 0) c0 = x;
