@@ -12,7 +12,8 @@ import { appendYamlLine, commentOutItems, editYamlValues, type DocPath } from '.
 import { PositionMap } from '../scenario/load.js';
 import { MSG } from '../scenario/messages.js';
 import { COMMON_KEYS, scenarioSchemaOf, unwrap } from '../scenario/schema.js';
-import { expandSweepValues, splitPath, sweepCount, validateScenario, valueAtPath, type ValidScenario } from '../scenario/validate.js';
+import { expandSweepValues, splitPath, validateScenario, valueAtPath, type ValidScenario } from '../scenario/validate.js';
+import { sweepCount } from '../scenario/range.js';
 import { SYSTEMS } from '../systems/registry.js';
 import { effectiveValues, sliderOf, type Slider } from './tunables.js';
 import { pointStream, validateText } from './run.js';

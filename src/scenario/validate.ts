@@ -3,6 +3,7 @@
  * its file:line:col, then variants x sweep grid -> concrete cases, each re-validated.
  */
 import type * as z from 'zod';
+import { sweepCount, sweepValueAt } from './range.js';
 import { formatPath, type LoadedFile, type PathSegments, type ScenarioIssue } from './load.js';
 import { bigCount, MSG } from './messages.js';
 import { COMMON_KEYS, COMMON_SHAPE, keysAt, scenarioSchemaOf, schemaAt } from './schema.js';
@@ -575,24 +576,6 @@ function withoutFileKeys(data: Record<string, unknown>): Record<string, unknown>
 function wantsWholeNumber(setting: z.ZodType, x: unknown): boolean {
   const r = setting.safeParse(x);
   return !r.success && r.error.issues.some((i) => i.path.length === 0 && i.code === 'invalid_type' && i.expected === 'int');
-}
-
-/**
- * How many values a from/to/step range holds (Infinity past what a number holds), without making
- * them: floor((to − from)/step + 1e-9) + 1. The 1e-9 (of a step) lets `to` count as reached when
- * floating point lands just short of it ((0.3 − 0)/0.1 is 2.9999999999999996).
- */
-export function sweepCount(spec: { from: number; to: number; step: number }): number {
-  return Math.floor((spec.to - spec.from) / spec.step + 1e-9) + 1;
-}
-
-/**
- * The k-th value of a range: from + k·step to 12 significant digits (0.1 + 0.2 is written 0.3,
- * not 0.30000000000000004), and never above `to`: the tolerance of `sweepCount` can admit a last
- * value up to 1e-9 of a step beyond it (`to: 0.29999999999` by 0.1), which is then `to` itself.
- */
-export function sweepValueAt(spec: { from: number; to: number; step: number }, k: number): number {
-  return Math.min(Number((spec.from + k * spec.step).toPrecision(12)), spec.to);
 }
 
 /** The values of one sweep axis, or undefined for an empty range. */

@@ -4,6 +4,7 @@
  * problems out, so a shared link means the same on every page.
  */
 import type { ControlKind } from '../../api/protocol.js';
+import { sweepCount, sweepValueAt } from '../../scenario/range.js';
 
 /**
  * URL keys of the sweep tab: `sweep` once per parameter (`wall.hp:20..60:10`, an even range from
@@ -78,11 +79,11 @@ export function parseSweepSpec(raw: string, offered: (path: string) => boolean):
 export const sweepSpecText = (path: string, axis: { kind: 'list'; words: string[] } | { kind: 'range'; from: string; to: string; step: string }): string =>
   `${path}:${axis.kind === 'list' ? axis.words.join(',') : `${axis.from}..${axis.to}:${axis.step}`}`;
 
-/** The values an even range gives (as the scenario's `sweep:` expands it: `sweepValueAt` in src/scenario/validate.ts). */
+/** The values an even range gives, as the scenario's `sweep:` expands it (src/scenario/range.ts); none past 1 001. */
 export function rangeValues(from: number, to: number, step: number): number[] {
   if (![from, to, step].every(Number.isFinite) || !(step > 0) || from > to) return [];
-  const n = Math.floor((to - from) / step + 1e-9);
-  return n > 1000 ? [] : Array.from({ length: n + 1 }, (_, i) => Math.min(Number((from + i * step).toPrecision(12)), to));
+  const n = sweepCount({ from, to, step }) - 1;
+  return n > 1000 ? [] : Array.from({ length: n + 1 }, (_, i) => sweepValueAt({ from, to, step }, i));
 }
 
 /**
