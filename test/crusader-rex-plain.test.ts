@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { ROSTER } from '../src/systems/crusader-rex/roster.js';
 import { _internals as K, crusaderRexKernel, type CrusaderRexPath } from '../src/systems/crusader-rex/kernel.js';
 import type { CrusaderRexCompiled } from '../src/systems/crusader-rex/compile.js';
-import { _setEdgeMax as setEdgeMax } from '../src/systems/crusader-rex/table-path.js';
+import { _setEdgeMax as setEdgeMax, _setWalkBytes as setWalkBytes, _walksKept as walksKept } from '../src/systems/crusader-rex/table-path.js';
 import { deriveState } from '../src/engine/rng.js';
 import { compiled, kernelAcc } from './crusader-rex.shared.js';
 import type { Tree } from './helpers.js';
@@ -161,6 +161,41 @@ describe('Crusader Rex table path: a plain case as a walk (playWalk) against rou
       { seed: 20261130, numRuns: 80 },
     );
     expect(runs).toBeGreaterThan(30);
+  });
+  it('the walks a thread keeps are bounded together: cases taking turns, each dropped and made again, give what each alone gives', () => {
+    // three plain cases whose calls alternate, as a sweep's chunks or a paired file's variants do
+    const bodies: Tree[] = [1, 2, 3].map((turns) => ({ town: { rating: 2 }, player1: 'saracens', situation: 'existing_siege', besieged: 'franks', blocks: [{ block: 'King Guy', at: 'castle' }, { block: 'Saladin' }, { block: 'Al Adil' }, { block: 'Richard', at: 'main_road' }], turns, policy: { storm: 'always', sally: 'when_stronger' } }));
+    const cases = bodies.map((b) => compiled(b));
+    const inTurns = (path: CrusaderRexPath, bytes: number) => {
+      const was = setWalkBytes(bytes);
+      try {
+        const kept: number[] = [];
+        const accs = cases.map((c) => ({ c, a: new Float64Array(crusaderRexKernel.accLength(c)), s: deriveState('paths', 'bound', 0) }));
+        K.setPath(path);
+        try {
+          for (let k = 0; k < 3; k++)
+            for (const { c, a, s } of accs) {
+              crusaderRexKernel.run(c, s, 1000, a);
+              if (path === 'table') expect(K.plainCase()).toBe(true);
+              kept.push(walksKept());
+            }
+        } finally {
+          K.setPath('kernel');
+        }
+        return { accs: accs.map((x) => Array.from(x.a)), kept };
+      } finally {
+        setWalkBytes(was);
+      }
+    };
+    const rounds = inTurns('table-rounds', 0).accs;
+    // no room for the others: each call finds only its own walk (made again), and the sums hold
+    const tight = inTurns('table', 0);
+    expect(tight.accs).toEqual(rounds);
+    expect(Math.max(...tight.kept)).toBe(1);
+    // room for all: the three walks stay (and the sums are the same)
+    const roomy = inTurns('table', 1 << 30);
+    expect(roomy.accs).toEqual(rounds);
+    expect(roomy.kept.slice(-3)).toEqual([3, 3, 3]);
   });
   it('the switch really changes the route: a plain case reports plain, and forcing the rounds still gives its battles', () => {
     const body: Tree = {

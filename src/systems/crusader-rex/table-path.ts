@@ -844,7 +844,10 @@ function sallyBack(sd: number, x: number, sal: number): number {
  * Tables), nodes found by their whole state (including the last record's values) in a hash; a
  * node's content depends only on its state, so the walk never depends on what a worker ran
  * before. Past EDGE_MAX edges the counts so far are flushed and the walk starts again empty, at
- * the next trial.
+ * the next trial. The walks a thread keeps are bounded together too (WALK_BYTES: a sweep of many
+ * castle cases would otherwise keep one walk of up to ~12 MB per case): at a call's start, while
+ * the others use more than that, the least recently used is dropped (its counts were flushed when
+ * its call ended, so nothing is lost; it is made again if its case comes back).
  */
 
 /** The trial's state (ST) at a slot's start or at a draw: each index. */
@@ -938,7 +941,40 @@ interface Walk {
   nt: number;
 }
 
-const WALKS = new WeakMap<Tables, Walk>();
+/** The walks of this thread by case, least recently used first (a Map keeps insertion order; a use moves a walk to the end). */
+const WALKS = new Map<Tables, Walk>();
+/** The bytes the walks a call does not use may keep together (the call's own walk is bounded by EDGE_MAX). */
+var WALK_BYTES = 48 << 20;
+
+/** Tests only: the walks' byte bound (the previous bound back), and the cases whose walks are kept. */
+export function _setWalkBytes(n: number): number {
+  const was = WALK_BYTES;
+  WALK_BYTES = n;
+  return was;
+}
+export function _walksKept(): number {
+  return WALKS.size;
+}
+
+function walkBytes(w: Walk): number {
+  return w.NP.byteLength + w.TP.byteLength + w.STATES.byteLength + w.NH.byteLength + w.E.byteLength + w.EF.byteLength + w.SEG.byteLength + w.OUTV.byteLength + w.OCNT.byteLength + w.OT.byteLength + w.TCH.byteLength;
+}
+
+/** The walk of the case of `tab`, made if new, now the most recently used; the least recently used others dropped while they hold more than WALK_BYTES. */
+function walkFor(tab: Tables): Walk {
+  let w = WALKS.get(tab);
+  if (w === undefined) w = newWalk();
+  else WALKS.delete(tab);
+  let others = 0;
+  for (const o of WALKS.values()) others += walkBytes(o);
+  for (const [t, o] of WALKS) {
+    if (others <= WALK_BYTES) break;
+    others -= walkBytes(o);
+    WALKS.delete(t);
+  }
+  WALKS.set(tab, w);
+  return w;
+}
 
 function newWalk(): Walk {
   const w: Walk = {
@@ -1657,11 +1693,7 @@ function addOutcome(acc: Float64Array, OUTV: Int32Array, o: number, n: number, h
  * that ends with its loop (playTrials says why): runTable flushes the counts.
  */
 function playWalk(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, histN: number, trace: Trace | undefined): void {
-  let w = WALKS.get(TAB!);
-  if (w === undefined) {
-    w = newWalk();
-    WALKS.set(TAB!, w);
-  }
+  const w = walkFor(TAB!);
   WALK = w;
   const attThr = ATT_THR;
   const attAli = ATT_ALI;
