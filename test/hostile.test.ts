@@ -18,6 +18,7 @@ import { validateText, type ScenarioIssue } from '../src/api.js';
 import { LIMITS } from '../src/scenario/limits.js';
 import { MSG } from '../src/scenario/messages.js';
 import { MAX_CASES, withPath } from '../src/scenario/validate.js';
+import { lexedTooDeepAt } from '../src/scenario/load.js';
 import { ROOT, runCli, STACK_FRAME, tempDirs } from './cli-child.js';
 
 /** Bundled scenarios whose settings are mutated: each system, each Cry Havoc kind, both crusader-rex situations. */
@@ -285,6 +286,38 @@ describe(`hostile scenarios: a generated corpus of ${CORPUS.length} across the f
     const base = BASES.find((b) => b.file.startsWith('crusader-rex'))!.text;
     const { issues } = check({ name: 'block', text: base.replace(/block: Saladin/, 'block: .nan') });
     expect(issues.some((i) => /^blocks\[\d+\]\.block$/.test(i.path) && i.message === MSG.wrongKind('text', '.nan'))).toBe(true);
+  });
+});
+
+describe('nesting is counted off the lexer before parsing where the tokens show it (lexedTooDeepAt)', () => {
+  it('finds the first bracket past the limit, by offset; brackets in quotes, comments and block scalars do not count', () => {
+    expect(lexedTooDeepAt('x: ' + '['.repeat(5) + ']'.repeat(5) + '\n', 4)).toBe(3 + 4);
+    expect(lexedTooDeepAt('x: ' + '['.repeat(4) + ']'.repeat(4) + '\n', 4)).toBe(-1);
+    expect(lexedTooDeepAt('a: [[1], [2]]\nb: {c: [{d: 1}]}\n', 3)).toBe(-1);
+    expect(lexedTooDeepAt('a: {c: [{d: [1]}]}\n', 3)).toBe(12);
+    // closed brackets free their level: siblings never add up
+    expect(lexedTooDeepAt('x: [' + '[1], '.repeat(100) + '1]\n', 2)).toBe(-1);
+    const inert = [`q: "${'['.repeat(50)}"`, `r: '${'{'.repeat(50)}'`, `# ${'['.repeat(50)}`, 's: |\n  ' + '['.repeat(50), 't: [a, "[[[[[[", b]'].join('\n') + '\n';
+    expect(lexedTooDeepAt(inert, 2)).toBe(-1);
+    // after such text the offset is still the text's (the lexer's markers add none)
+    expect(lexedTooDeepAt(inert + 'u: [[[1]]]\n', 2)).toBe(inert.length + 'u: [['.length);
+    // a document marker and a quoted key before it
+    const doc = '---\n"k": v\nw: [[[x]]]\n';
+    expect(lexedTooDeepAt(doc, 2)).toBe(doc.indexOf('[[[') + 2);
+  });
+  it('block indicators on one line nest too (each `- ` or `? ` inside the one before), with the flows they open; a new line starts again', () => {
+    expect(lexedTooDeepAt('x:\n- - - 1\n', 2)).toBe('x:\n- - '.length);
+    expect(lexedTooDeepAt('x:\n- - 1\n- - 2\n- - 3\n', 2)).toBe(-1);
+    expect(lexedTooDeepAt('x:\n- ? - a\n', 2)).toBe('x:\n- ? '.length);
+    expect(lexedTooDeepAt('x:\n- - [1]\n', 2)).toBe('x:\n- - '.length);
+    // a dash inside a flow, in a scalar or in quotes is no indicator
+    expect(lexedTooDeepAt('x: [-1, -2, "- - -"]\ny: a - b - c\n', 1)).toBe(-1);
+  });
+  it('a file past the limit is refused at that bracket, with its line and column (the `- ` and 31 brackets hold 32)', () => {
+    const text = 'name: deep\nsystem: surrender\nseed: 1\nx:\n  - ' + '['.repeat(LIMITS.depth + 5) + '\n';
+    const r = validateText('deep.yaml', text);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.issues).toEqual([{ file: 'deep.yaml', line: 5, col: 5 + LIMITS.depth - 1, path: '(yaml)', message: MSG.tooDeep(LIMITS.depth) }]);
   });
 });
 
