@@ -39,6 +39,8 @@ describe('Crusader Rex: the accumulator, trial by trial, on each path', () => {
     ['field battle with reserves, general path', merge(FIELD_BATTLE, { turns: 2, blocks: RESERVES }), 'general'],
     ['siege, table path', merge(SIEGE, { turns: 2 }), 'kernel'],
     ['siege, general path', merge(SIEGE, { turns: 2 }), 'general'],
+    // ties at random: not a plain case, so the table path plays it round by round (playTrials), not as a walk
+    ['siege, ties at random, table path', merge(SIEGE, { turns: 2, policy: { tie_break: 'random' } }), 'kernel'],
     ['harry, both sides gone, table path', merge(HARRY, { turns: 2 }), 'kernel'],
     ['harry, both sides gone, general path', merge(HARRY, { turns: 2 }), 'general'],
   ];
@@ -61,6 +63,7 @@ describe('Crusader Rex: the accumulator, trial by trial, on each path', () => {
       each = oneByOne(crusaderRexKernel, c, 600, `crusader-rex ${label}`);
       // traced (paired variants): the outcome, rounds, steps lost and survivors slots, which every path keeps trial by trial
       checkTrace(crusaderRexKernel, c, each, Array.from({ length: attr - 1 }, (_, k) => k + 1), `crusader-rex ${label}`);
+      if (label.includes('ties at random')) expect(CR.plainCase(), 'played round by round, not as a walk').toBe(false);
     } finally {
       CR.setPath('kernel');
     }
