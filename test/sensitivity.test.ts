@@ -4,6 +4,7 @@ import path from 'node:path';
 import { YieldingExecutor } from './helpers.js';
 import { commandCase, describeControls, parseSettings, runScenario, sensitivityScenario, parseStep, tunablesOf, tunedScenario, tunedYaml, TuningInputError, validateText, type SensitivityResult } from '../src/api.js';
 import { sensitivityLine } from '../src/serve/tuning.js';
+import { shellSplit } from './ranking-line.js';
 import { validateCase, type ValidScenario } from '../src/scenario/validate.js';
 import { OTHER_GAME, stepsOf } from '../src/api/sensitivity.js';
 import { rankingText } from '../src/cli/commands/sensitivity.js';
@@ -426,13 +427,6 @@ describe('sensitivity --where naming some of the swept settings: one rule, every
   }, 60_000);
 });
 
-/** A command line's words as a POSIX shell splits them (plain words and '...' quoting, as shellWord writes them). */
-function shellSplit(line: string): string[] {
-  const out: string[] = [];
-  for (const m of line.matchAll(/(?:'[^']*'|\\'|[^\s'\\])+/g)) out.push(m[0].replace(/'([^']*)'|\\(')/g, (_, q: string | undefined, e: string | undefined) => q ?? e ?? ''));
-  return out;
-}
-
 describe("sensitivity: the workbench's command line gives the case on screen", () => {
   const files = ['surrender', 'crusader-rex', 'fantasy', 'cry-havoc'].flatMap((d) =>
     readdirSync(path.join('scenarios', d))
@@ -444,8 +438,8 @@ describe("sensitivity: the workbench's command line gives the case on screen", (
   /** The case `siegesim sensitivity` starts from for the line's file and --where, and the one the page ranks: the same settings and the same dice. */
   function sameCase(file: string, v: ValidScenario, text: string, o: { variant?: string; values?: Record<string, unknown> }): string {
     const line = sensitivityLine(path.basename(file), commandCase(v, o), fake(v), {});
-    expect(line.command, JSON.stringify(line)).not.toBeNull();
-    const words = shellSplit(line.command!);
+    if (line.command === null) throw new Error(`${file}: no command line: ${line.reason}`);
+    const words = shellSplit(line.command);
     expect(words.slice(0, 4)).toEqual(['npx', 'siegesim', 'sensitivity', line.tuned ? path.basename(file).replace(/\.yaml$/, '.tuned.yaml') : path.basename(file)]);
     const i = words.indexOf('--where');
     const where = i < 0 ? undefined : parseSettings(words[i + 1]);

@@ -246,10 +246,12 @@ function renderReproduce(e: SensitivityDone): void {
   const at = Object.keys(r.where).length > 0 ? words(r.where) : 'the scenario as loaded';
   const swept = r.first ? Object.keys(r.first) : [];
   const other = r.first !== undefined && swept.some((p) => String(r.where[p]) !== String(r.first![p]));
-  line.textContent =
-    `The ranking holds for one case, the one on screen: ${at}${variant}; this command gives its numbers.` +
-    (other ? ` Without --where, siegesim sensitivity ranks the file's first sweep point (${words(r.first!)}), another case.` : '') +
-    (r.tuned ? ` Run it on the tuned copy (download YAML under Save & reproduce, saved as ${r.file}): its sweep gains ${Object.entries(r.gains).map(([p, x]) => `${p} ${x}`).join(', ')}, the point whose dice the page rolled.` : '');
+  const code = (text: string) => el('code', { class: 'flag', text });
+  line.replaceChildren(
+    `The ranking holds for one case, the one on screen: ${at}${variant}; this command gives its numbers.`,
+    ...(other ? [' Without ', code('--where'), ', ', code('siegesim sensitivity'), ` ranks the file's first sweep point (${words(r.first!)}), another case.`] : []),
+    ...(r.tuned ? [` Run it on the tuned copy (download YAML under Save & reproduce, saved as ${r.file}): its sweep gains ${Object.entries(r.gains).map(([p, x]) => `${p} ${x}`).join(', ')}, the point whose dice the page rolled.`] : []),
+  );
 }
 
 /** Put a setting into the search: the first empty slot (or the last one). */
