@@ -25,6 +25,7 @@ export {
   liveScenario,
   sweepScenario,
   tunedScenario,
+  commandCase,
   tunedYaml,
   tunedName,
   LOADED,
@@ -35,6 +36,7 @@ export {
   type ValueIssue,
   type LiveOptions,
   type SweepAxis,
+  type CommandCase,
 } from './api/live.js';
 export { testScenario, prepareExact, judge, TEST_CONFIDENCE, TEST_MAX_FACTOR, type TestOptions, type ScenarioTestResult, type AssertionResult, type Verdict } from './api/test.js';
 export { diffSummaries, diffSets, DiffError, DIFF_ALPHA, scenarioSettings, settingChanges, type SettingChange, type DiffResult, type DiffRow, type DiffScenario, type DiffOptions, type SummaryDoc } from './api/diff.js';

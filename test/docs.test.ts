@@ -2,7 +2,9 @@
  * The rules ship with the code: docs/rules/<system>.md documents every scenario option of its
  * system with its default, and every file the code, tests, scenarios, README and docs cite
  * exists. The README is a quick start of at most 200 lines; every relative link of it and of the
- * docs/ pages reaches a file, and a heading where it names one.
+ * docs/ pages reaches a file, and a heading where it names one; every relative link of every .md
+ * file the package ships reaches a file the package ships (a reader of node_modules/siegesim has
+ * nothing else), and what docs/ci.md gives whole instead of linking is what the repository has.
  */
 import { describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -201,6 +203,42 @@ function anchors(text: string): Set<string> {
   return out;
 }
 
+/**
+ * The relative links of a page's prose (markdown links and images, their text over lines and
+ * holding brackets, `[0.45, 0.55]`; HTML src and href), each with its line.
+ */
+function links(text: string): { target: string; line: number }[] {
+  const body = prose(text).join('\n');
+  const out: { target: string; line: number }[] = [];
+  const lineAt = (i: number) => body.slice(0, i).split('\n').length;
+  for (const m of body.matchAll(/!?\[(?:[^[\]]|\[[^[\]]*\])*\]\(([^)\s]+)(?:\s+"[^"]*")?\)|\b(?:src|href)="([^"]+)"/g)) {
+    const target = m[1] ?? m[2];
+    if (/^[a-z]+:/i.test(target)) continue; // https:, mailto:
+    out.push({ target, line: lineAt(m.index) });
+  }
+  return out;
+}
+
+/**
+ * What `npm pack` puts in the tarball of this checkout: the files package.json's "files" names (a
+ * folder: everything under it; `*` within a path segment, `**` any folders), and the package.json
+ * and README npm always adds.
+ */
+function packedFiles(): Set<string> {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { files: string[] };
+  const esc = (x: string) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  const res = pkg.files.map((g) => {
+    const segs = g.replace(/\/$/, '').split('/');
+    const re = segs.map((seg, i) => (seg === '**' ? '(?:[^/]+/)*' : esc(seg).replace(/\*/g, '[^/]*') + (i < segs.length - 1 ? '/' : ''))).join('');
+    return new RegExp(`^${re}(?:/.*)?$`);
+  });
+  const all = readdirSync(ROOT)
+    .filter((f) => !['node_modules', '.git'].includes(f))
+    .flatMap((f) => (statSync(path.join(ROOT, f)).isDirectory() ? walk(path.join(ROOT, f)) : [path.join(ROOT, f)]))
+    .map((f) => path.relative(ROOT, f).split(path.sep).join('/'));
+  return new Set(all.filter((f) => f === 'package.json' || /^readme(\.[^/]*)?$/i.test(f) || res.some((re) => re.test(f))));
+}
+
 describe('links', () => {
   it('reads a heading as GitHub anchors it', () => {
     expect(slug('Results over time: `siegesim history`')).toBe('results-over-time-siegesim-history');
@@ -209,25 +247,73 @@ describe('links', () => {
     expect([...anchors('# a\n```\n# not a heading\n```\n## a\n')]).toEqual(['a', 'a-1']);
   });
 
+  it('reads a link whose text holds brackets or goes over lines, and none in code', () => {
+    const page = '![in [0.45, 0.55]: the answer](a.png) and [two\nlines](b.md#x)\n`[not](c.md)`\n```\n[nor](d.md)\n```\n<img src="e.png"> [web](https://x.org)\n';
+    expect(links(page)).toEqual([
+      { target: 'a.png', line: 1 },
+      { target: 'b.md#x', line: 1 },
+      { target: 'e.png', line: 7 },
+    ]);
+  });
+
   it('every relative link of the README and docs/*.md reaches a file, and a heading of it where it names one', () => {
     const bad: string[] = [];
     let checked = 0;
     for (const page of PAGES) {
       const text = readFileSync(page, 'utf8');
-      prose(text).forEach((line, i) => {
-        for (const m of line.matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
-          const target = m[1];
-          if (/^[a-z]+:/i.test(target)) continue; // https:, mailto:
-          const [file, anchor] = target.split('#');
-          const to = file === '' ? page : path.resolve(path.dirname(page), decodeURIComponent(file));
-          const where = `${path.relative(ROOT, page)}:${i + 1}: ${target}`;
-          checked++;
-          if (!existsSync(to)) bad.push(`${where} (no such file)`);
-          else if (anchor !== undefined && to.endsWith('.md') && !anchors(readFileSync(to, 'utf8')).has(anchor)) bad.push(`${where} (no such heading)`);
-        }
-      });
+      for (const { target, line } of links(text)) {
+        const [file, anchor] = target.split('#');
+        const to = file === '' ? page : path.resolve(path.dirname(page), decodeURIComponent(file));
+        const where = `${path.relative(ROOT, page)}:${line}: ${target}`;
+        checked++;
+        if (!existsSync(to)) bad.push(`${where} (no such file)`);
+        else if (anchor !== undefined && to.endsWith('.md') && !anchors(readFileSync(to, 'utf8')).has(anchor)) bad.push(`${where} (no such heading)`);
+      }
     }
     expect(bad).toEqual([]);
     expect(checked).toBeGreaterThan(40);
+  });
+
+  // a reader of node_modules/siegesim/docs has the tarball only: a link to a file it lacks is dead there
+  it('every relative link of every .md file the package ships reaches a file it ships', () => {
+    const packed = packedFiles();
+    for (const f of ['README.md', 'docs/cli.md', 'docs/rules/fantasy.md', 'docs/workbench.png', 'templates/balance.yml', 'dist/cli/siegesim.cjs']) expect(packed.has(f) || !existsSync(path.join(ROOT, f)), f).toBe(true);
+    for (const f of ['test/fixtures/balance/climbers-dc12.yaml', 'reports/examples/index.html', '.github/workflows/big-run.yml', 'src/api.ts']) expect(packed.has(f), f).toBe(false);
+    const pages = [...packed].filter((f) => f.endsWith('.md'));
+    expect(pages).toEqual(expect.arrayContaining(['README.md', 'docs/workbench.md', 'docs/rules/cry-havoc.md']));
+    const bad: string[] = [];
+    let checked = 0;
+    for (const page of pages) {
+      for (const { target, line } of links(readFileSync(path.join(ROOT, page), 'utf8'))) {
+        const file = decodeURIComponent(target.split('#')[0]);
+        if (file === '') continue;
+        const to = path.posix.normalize(path.posix.join(path.posix.dirname(page), file)).replace(/\/$/, '');
+        checked++;
+        if (!packed.has(to) && ![...packed].some((p) => p.startsWith(`${to}/`))) bad.push(`${page}:${line}: ${target} (${to} is not in the package)`);
+      }
+    }
+    expect(bad).toEqual([]);
+    expect(checked).toBeGreaterThan(60);
+  });
+});
+
+describe('what docs/ci.md gives whole (the package ships neither the tests nor .github/)', () => {
+  const ci = readFileSync(path.join(ROOT, 'docs/ci.md'), 'utf8');
+  const blocks = [...ci.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]);
+  const read = (f: string) => readFileSync(path.join(ROOT, f), 'utf8');
+
+  it("the balance session's scenario, climbers-dc12.yaml, and what climbers-dc13.yaml changes in it", () => {
+    expect(blocks).toContain(read('test/fixtures/balance/climbers-dc12.yaml'));
+    const a = read('test/fixtures/balance/climbers-dc12.yaml').split('\n');
+    const b = read('test/fixtures/balance/climbers-dc13.yaml').split('\n');
+    expect(b.length).toBe(a.length);
+    const changed = b.filter((l, i) => l !== a[i] && !l.startsWith('#'));
+    expect(changed).toEqual(['wall: { type: stone, dc: 13, breach_threshold: 4 }']);
+    expect(ci).toContain(`\`climbers-dc13.yaml\` is the same file with \`${changed[0]}\``);
+  });
+
+  it('the big-run workflow, and the balance workflow as templates/balance.yml, which ships', () => {
+    expect(blocks).toContain(read('.github/workflows/big-run.yml'));
+    expect(read('templates/balance.yml')).toBe(read('.github/workflows/balance.yml'));
   });
 });

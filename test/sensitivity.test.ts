@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { YieldingExecutor } from './helpers.js';
-import { runScenario, sensitivityScenario, parseStep, tunablesOf, TuningInputError, validateText, type SensitivityResult } from '../src/api.js';
+import { commandCase, describeControls, parseSettings, runScenario, sensitivityScenario, parseStep, tunablesOf, tunedScenario, tunedYaml, TuningInputError, validateText, type SensitivityResult } from '../src/api.js';
+import { sensitivityLine } from '../src/serve/tuning.js';
+import { shellSplit } from './ranking-line.js';
 import { validateCase, type ValidScenario } from '../src/scenario/validate.js';
 import { OTHER_GAME, stepsOf } from '../src/api/sensitivity.js';
 import { rankingText } from '../src/cli/commands/sensitivity.js';
@@ -423,4 +425,93 @@ describe('sensitivity --where naming some of the swept settings: one rule, every
     expect(p.conditional_on).toBeUndefined();
     expect(rankingText(p, 10)).not.toContain('a mean over');
   }, 60_000);
+});
+
+describe("sensitivity: the workbench's command line gives the case on screen", () => {
+  const files = ['surrender', 'crusader-rex', 'fantasy', 'cry-havoc'].flatMap((d) =>
+    readdirSync(path.join('scenarios', d))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => path.join('scenarios', d, f)),
+  );
+  const fake = (v: ValidScenario): SensitivityResult => ({ metric: 'p_x', trials: 1000, seed: v.seed, rows: [], skipped: [] }) as unknown as SensitivityResult;
+
+  /** The case `siegesim sensitivity` starts from for the line's file and --where, and the one the page ranks: the same settings and the same dice. */
+  function sameCase(file: string, v: ValidScenario, text: string, o: { variant?: string; values?: Record<string, unknown> }): string {
+    const line = sensitivityLine(path.basename(file), commandCase(v, o), fake(v), {});
+    if (line.command === null) throw new Error(`${file}: no command line: ${line.reason}`);
+    const words = shellSplit(line.command);
+    expect(words.slice(0, 4)).toEqual(['npx', 'siegesim', 'sensitivity', line.tuned ? path.basename(file).replace(/\.yaml$/, '.tuned.yaml') : path.basename(file)]);
+    const i = words.indexOf('--where');
+    const where = i < 0 ? undefined : parseSettings(words[i + 1]);
+    let cli = v;
+    if (line.tuned) {
+      const saved = tunedYaml(text, v, o);
+      if (!saved.ok) throw new Error(JSON.stringify(saved.issues));
+      const t = validateText(file, saved.yaml);
+      if (!t.ok) throw new Error(t.issues.map((x) => x.message).join('; '));
+      cli = t.value;
+    }
+    const tv = tunedScenario(v, o);
+    if (!tv.ok) throw new Error(JSON.stringify(tv.issues));
+    const page = baseCaseOf(tv.value);
+    const command = baseCaseOf(cli, where);
+    expect(command.stream, line.command!).toBe(page.stream);
+    expect(command.tunables.map((t) => [t.path, t.value]), line.command!).toEqual(page.tunables.map((t) => [t.path, t.value]));
+    expect(v.system.compile(command.scenario), line.command!).toEqual(v.system.compile(page.scenario));
+    return line.command!;
+  }
+
+  it('for every bundled scenario and variant: as loaded, a value tuned, a swept value tuned off the sweep', () => {
+    let lines = 0;
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      const r = validateText(file, text);
+      if (!r.ok) throw new Error(file);
+      const v = r.value;
+      for (const variant of v.variantNames) {
+        const d = describeControls(v, variant);
+        if ('issues' in d) throw new Error(file);
+        const int = d.controls.find((c) => c.kind === 'int' && c.inFile && typeof c.value === 'number' && !v.params.includes(c.path));
+        const tuned: Record<string, unknown> = {};
+        if (int) tuned[int.path] = (int.value as number) + 1 <= (int.max ?? Infinity) ? (int.value as number) + 1 : (int.value as number) - 1;
+        const cases: Record<string, unknown>[] = [{}, tuned];
+        if (v.params.length > 0) {
+          const p = v.params[0];
+          const c = d.controls.find((x) => x.path === p)!;
+          const grid = [...new Set(v.points.map((pt) => Number(pt.params[p])))].sort((a, b) => a - b);
+          const off = c.kind === 'int' ? [grid[grid.length - 1] + 1, grid[0] - 1].find((x) => x >= (c.min ?? -Infinity) && x <= (c.max ?? Infinity) && !grid.includes(x)) : (grid[0] + grid[1]) / 2;
+          if (off !== undefined) cases.push({ ...tuned, [p]: off });
+        }
+        for (const values of cases) {
+          const command = sameCase(file, v, text, { variant, values });
+          lines++;
+          if (v.params.length > 0) expect(command).toContain(`--where `);
+        }
+      }
+    }
+    expect(lines).toBeGreaterThan(60);
+  });
+
+  it('a case at none of the sweep points with nothing tuned: the line is the file with --where, the dice point 0 as the live run rolls', () => {
+    const text = SIEGE.replace('turns: 4\n', 'turns: 4\nsweep:\n  structure.surrender_level: [1, 2, 4]\n');
+    const v = scenario(text);
+    const command = sameCase('t.yaml', v, text, {});
+    expect(command).toBe("npx siegesim sensitivity t.yaml --where structure.surrender_level=3 --metric p_x --trials 1000 --seed 11");
+    const tv = tunedScenario(v, {});
+    expect(tv.ok && baseCaseOf(tv.value).stream).toBe('point-0');
+    // tuned as well: the saved copy's sweep gains 3, and the line runs it
+    expect(sameCase('t.yaml', v, text, { values: { 'besieger.combat_units': 4 } })).toBe(
+      "npx siegesim sensitivity t.tuned.yaml --where structure.surrender_level=3,besieger.combat_units=4 --metric p_x --trials 1000 --seed 11",
+    );
+  });
+
+  it('names the settings "written in the file" chose from in --params, leaving out one that changes the kind of game', () => {
+    const v = scenario(SIEGE);
+    const r = { ...fake(v), rows: [{ param: 'turns' }, { param: 'structure.port' }], skipped: [{ param: 'structure.port', reason: 'no room' }] } as unknown as SensitivityResult;
+    expect(sensitivityLine('my siege.yaml', commandCase(v, {}), r, { among: ['turns', 'cards.besieger.chance', 'structure.port'] }).command).toBe(
+      "npx siegesim sensitivity 'my siege.yaml' --metric p_x --trials 1000 --seed 11 --params turns,structure.port",
+    );
+    const game = { ...r, skipped: [{ param: 'mode', reason: OTHER_GAME }] } as unknown as SensitivityResult;
+    expect(sensitivityLine('a.yaml', commandCase(v, {}), game, { among: ['mode', 'turns'] }).command).toBe('npx siegesim sensitivity a.yaml --metric p_x --trials 1000 --seed 11 --params turns');
+  });
 });

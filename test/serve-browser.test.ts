@@ -23,6 +23,7 @@ import { startWorkbench, type Workbench } from '../src/serve/server.js';
 import { num } from '../src/report/format.js';
 import { MSG } from '../src/scenario/messages.js';
 import { runCli } from './cli-child.js';
+import { expectRankingOfLine } from './ranking-line.js';
 import { decimalResolution } from '../src/api/tunables.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -326,6 +327,19 @@ describeBrowser('the workbench page', () => {
     expect(settings.length).toBeGreaterThan(0);
     expect(settings).not.toContain('mode');
     expect(await page.locator('#sens-table tr.not-ranked').textContent()).toContain('not ranked: mode, which changes the kind of game');
+    // the case it holds for, and the command line that gives its numbers: wall.dc 14 is none of the file's
+    // points, so the line runs the saved copy (whose sweep gains it) with --where for the case
+    expect(await page.textContent('#sens-case')).toBe(
+      'The ranking holds for one case, the one on screen: wall.dc = 14, attacker.infantry = 10 (variant "at-least-dc"); this command gives its numbers. ' +
+        "Without --where, siegesim sensitivity ranks the file's first sweep point (wall.dc = 8), another case. " +
+        'Run it on the tuned copy (download YAML under Save & reproduce, saved as climbers-dc.tuned.yaml): its sweep gains wall.dc 14, the point whose dice the page rolled.',
+    );
+    const copyDir = mkdtempSync(path.join(tmpdir(), 'siegesim-sens-line-'));
+    writeFileSync(path.join(copyDir, 'climbers-dc.tuned.yaml'), saved);
+    const { line } = await expectRankingOfLine(page, copyDir, path.join(copyDir, 'ranking'));
+    rmSync(copyDir, { recursive: true, force: true });
+    expect(line).toMatch(/^npx siegesim sensitivity climbers-dc\.tuned\.yaml --where wall\.dc=14,attacker\.infantry=10 --metric p_attacker_wins --trials 4096 --seed 23 --params [\w.,]+$/);
+    expect(line).not.toMatch(/\bmode\b/);
     await screenshot(page, 'workbench-sensitivity-swept');
     // tuned to an open field: its expect: items name the wall's metrics, so the copy keeps them as comments, and the Save tab says so
     await page.selectOption('[id="in-mode"]', 'open_field');
@@ -818,6 +832,12 @@ describeBrowser('the workbench page', () => {
     expect(await ranked.count()).toBeGreaterThan(5);
     expect(await ranked.nth(1).locator('td').first().textContent()).toBe('1');
     expect(await ranked.nth(1).locator('.turn').first().textContent()).toMatch(/→ .*: [−+]?\d+\.\d+ pts \[-?\d+\.\d+ to -?\d+\.\d+\]/);
+    // the command line that gives these numbers: the file as served (named from where the server runs) with --where for the value tuned
+    expect(await page.textContent('#sens-case')).toBe('The ranking holds for one case, the one on screen: wall.hp = 40 (variant "as-written"); this command gives its numbers.');
+    const out = mkdtempSync(path.join(tmpdir(), 'siegesim-sens-line-'));
+    const { line } = await expectRankingOfLine(page, process.cwd(), out);
+    rmSync(out, { recursive: true, force: true });
+    expect(line).toMatch(/^npx siegesim sensitivity scenarios\/fantasy\/stone-wall-siege\.yaml --where wall\.hp=40 --metric p_attacker_wins --trials 4096 --seed \S+ --params [\w.,]+$/);
     await page.evaluate('window.scrollTo(0, 0)');
     await screenshot(page, 'workbench-what-matters-tornado');
     // a search: wall HP and DC for one target (the designer picks them; "tune" in the ranking does too)

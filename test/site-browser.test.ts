@@ -24,6 +24,7 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { describeBrowser, launchBrowser, screenshot, watchPage } from './browser.js';
 import { runCli } from './cli-child.js';
+import { expectRankingOfLine } from './ranking-line.js';
 import { summaryText } from '../src/site/summary.js';
 
 type Summary = { provenance: Record<string, unknown> & { scenario: Record<string, unknown> } };
@@ -349,7 +350,9 @@ describeBrowser('the static site', () => {
     expect(await page.locator('#sens-table tr.not-ranked').textContent()).toContain('not ranked: mode, which changes the kind of game');
     const sens = (await answers()).sensitivity!;
     const ranked = [...new Set(sens.rows.map((r) => r.param))];
-    const cliSens = runCli(['sensitivity', FILE, '--params', ranked.join(','), '--trials', '4096', '--json', '--no-progress', '--out', path.join(dir, 'sensitivity')]);
+    // the line the tab prints, run where the site's files are (started now: the search needs nothing from it)
+    expect(await page.textContent('#sens-case')).toBe('The ranking holds for one case, the one on screen: the scenario as loaded (variant "as-written"); this command gives its numbers.');
+    const cliSens = expectRankingOfLine(page, path.join(dir, 'site'), path.join(dir, 'sensitivity'));
     await page.evaluate('window.scrollTo(0, 0)');
     await screenshot(page, 'site-workbench-what-matters');
 
@@ -369,10 +372,8 @@ describeBrowser('the static site', () => {
 
     // the same numbers as the command line's for the same scenario, seed and trials (its JSON rounds to 12 digits)
     const round = (x: number) => Number(x.toPrecision(12));
-    const rowKey = (r: Row) => [r.param, r.from, r.to, round(r.effect), round(r.ci_low), round(r.ci_high), r.rank];
-    const sj = await cliSens;
-    expect(sj.code, sj.stderr).toBe(0);
-    expect(sens.rows.map(rowKey)).toEqual((JSON.parse(sj.stdout) as { rows: Row[] }).rows.map(rowKey));
+    const { line } = await cliSens;
+    expect(line).toMatch(/^npx siegesim sensitivity scenarios\/fantasy-stone-wall-siege\.yaml --metric p_attacker_wins --trials 4096 --seed \S+ --params [\w.,]+$/);
     const tj = await cliTune;
     expect(tj.code, tj.stderr).toBe(0);
     const t = JSON.parse(tj.stdout) as { found: boolean; best: { values: Record<string, number>; checks: Check[] }; trials_used: number; evaluations: unknown[] };

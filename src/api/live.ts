@@ -293,7 +293,61 @@ export function tunedScenario(v: ValidScenario, o: LiveOptions = {}): { ok: true
   const name = caseName(v, chosen, o.values ?? {});
   if (!name.ok) return name;
   const one = validateSynthetic(v, [{ name: name.name, set: tunedSet(chosen, o.values ?? {}) }]);
-  return one.ok ? { ok: true, value: rollsAs(one.value, savedSweep(v, one.value)) } : one;
+  if (!one.ok) return one;
+  const s = savedSweep(v, one.value);
+  // nothing tuned and the case at none of the file's sweep points: no copy is saved (the page saves
+  // the file as it is), so the case rolls what the live run and `--where` on the file roll there
+  const offGrid = name.name !== TUNED && s !== undefined && Object.keys(s.added).length > 0;
+  return { ok: true, value: offGrid ? one.value : rollsAs(one.value, s) };
+}
+
+/**
+ * The case the workbench's ranking and search start from (`tunedScenario`), as the command line
+ * names it: `siegesim sensitivity FILE --where ...` ranks the baseline variant at the first sweep
+ * point unless `--where` says otherwise, so `where` holds every setting the case differs in or is
+ * swept at — each swept setting at the case's value, the chosen variant's `set` (a variant other
+ * than the baseline), a setting the baseline variant sets and the chosen one does not (at the
+ * file's own value), and the tuned values. `tuned`: the case's swept values are not all points of
+ * the file's sweep, and a value is tuned, so the command runs on the page's saved copy, whose sweep
+ * gains them (`gains`): its point there is the one whose dice the page rolls. `first` is the
+ * file's first sweep point (the case the command ranks without `--where`). Refused, with the
+ * reason, when no `--where` gives the case (the baseline variant sets a value the file leaves to
+ * the system, and the chosen variant does not).
+ */
+export interface CommandCase {
+  where: Record<string, unknown>;
+  tuned: boolean;
+  gains: Record<string, number>;
+  first?: Record<string, unknown>;
+}
+
+export function commandCase(v: ValidScenario, o: LiveOptions = {}): { ok: true; value: CommandCase } | { ok: false; reason: string } | { ok: false; issues: ValueIssue[] } {
+  const chosen = chosenVariant(v, o.variant);
+  if ('message' in chosen) return { ok: false, issues: [chosen] };
+  const loaded = loadedCase(v, chosen);
+  if (!loaded.ok) return loaded;
+  const changed = changedValues(loaded.value.points[0].variants[0].scenario, o.values ?? {});
+  const one = tunedScenario(v, o);
+  if (!one.ok) return one;
+  const s = savedSweep(v, one.value);
+  const where: Record<string, unknown> = { ...(s?.at ?? {}) };
+  const put = (p: string, x: unknown) => {
+    if (!Object.hasOwn(where, p)) where[p] = x;
+  };
+  if (chosen.index > 0) {
+    const base = baseData(v);
+    for (const p of Object.keys(v.baselineSet)) {
+      if (Object.hasOwn(chosen.set, p) || Object.hasOwn(changed, p) || Object.hasOwn(where, p)) continue;
+      const x = valueAtPath(base, p);
+      if (x === undefined) return { ok: false, reason: `the baseline variant (${v.variantNames[0]}) sets ${p}, which the file leaves to the system and the variant "${chosen.name}" does not set: --where cannot give this case` };
+      put(p, x);
+    }
+    for (const [p, x] of Object.entries(chosen.set)) if (!Object.hasOwn(changed, p)) put(p, x);
+  }
+  for (const [p, x] of Object.entries(changed)) put(p, x);
+  const gains = s?.added ?? {};
+  const tuned = Object.keys(changed).length > 0 && Object.keys(gains).length > 0;
+  return { ok: true, value: { where, tuned, gains: tuned ? gains : {}, ...(v.params.length > 0 ? { first: { ...v.points[0].params } } : {}) } };
 }
 
 /**

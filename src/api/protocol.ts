@@ -384,9 +384,22 @@ export interface SensitivityDone {
   skipped: { param: string; to?: number | string | boolean; reason: string }[];
   /** The tornado; null when nothing moved. */
   chart: { spec: ChartSpec } | null;
+  /** The `siegesim sensitivity` line that gives this ranking, and the case it holds for. */
+  reproduce: SensitivityReproduce;
   seconds: number;
   ms: number;
 }
+
+/**
+ * How the command line gives a ranking: `command`, to run where the scenario files are (on the
+ * page's saved copy when `tuned`: its sweep gains `gains`, the point whose dice the page rolled),
+ * its `--where` (the case: swept settings at their values, the variant's and the tuned settings)
+ * and the file's first sweep point, `first`, which the command ranks without `--where`. `command`
+ * is null when no command line gives the ranking, and `reason` says why.
+ */
+export type SensitivityReproduce =
+  | { command: string; file: string; where: Record<string, unknown>; tuned: boolean; gains: Record<string, number>; first?: Record<string, unknown> }
+  | { command: null; reason: string };
 
 export type SensitivityMessage = SensitivityStart | Progress | SensitivityDone | StreamError;
 

@@ -7,15 +7,15 @@
  * with the api's message (a search's refusal worded in the page's controls: `TUNE_NAMES`), never a stream. Each tab has one ranking and one search at a time: a
  * newer one cancels the older, a closed connection cancels its own.
  */
-import { describeControls, sensitivityScenario, tunedScenario, tuneScenario, TuneInputError, TuningInputError, type TuneTarget, type ValidScenario, CancelledError } from '../api.js';
+import { commandCase, describeControls, OTHER_GAME, sensitivityScenario, tunedScenario, tuneScenario, TuneInputError, TuningInputError, type TuneTarget, type ValidScenario, type SensitivityResult, CancelledError } from '../api.js';
 import { regionChart } from '../report/region-chart.js';
 import { tornadoChart } from '../report/tornado-chart.js';
 import { PRIORITY } from './gate.js';
-import { admit, invalidValues, scenarioOf, Stream, throttle, type JobContext, type JobKind, type JobRequest, type JobResponse } from './jobs.js';
+import { admit, invalidValues, scenarioOf, shellWord, Stream, throttle, tunedFileName, type JobContext, type JobKind, type JobRequest, type JobResponse } from './jobs.js';
 import { FIELDS, LIMITS, onlyKnown, optInt, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
 import { showCount } from '../report/format.js';
 import { tuneProblemText, type TuneNames } from '../report/tune-text.js';
-import type { Progress, SensitivityDone, SensitivityStart, TuneDone, TuneStart } from '../api/protocol.js';
+import type { Progress, SensitivityDone, SensitivityReproduce, SensitivityStart, TuneDone, TuneStart } from '../api/protocol.js';
 
 /** A message's body as the api hands it over: the stream adds its `type` and `ms`. */
 type Body<M> = M extends unknown ? Omit<M, 'type' | 'ms'> : never;
@@ -153,8 +153,9 @@ async function streamVerb<R>(
 
 /** POST /api/sensitivity: rank the tuned case's settings by their effect on a metric (a tornado). */
 export async function streamSensitivity(ctx: JobContext, client: string, body: Record<string, unknown>, req: JobRequest, res: JobResponse, t0: number): Promise<void> {
-  const { scenario: v } = await scenarioOf(ctx, reqString(body, 'scenario'));
+  const { scenario: v, display } = await scenarioOf(ctx, reqString(body, 'scenario'));
   const tv = tunedCase(v, body);
+  const where = commandCase(v, { variant: optString(body, 'variant'), values: optValues(body) });
   const metric = optString(body, 'metric', 100);
   const params = optPaths(body, 'params', LIMITS.maxRankedSettings);
   // "written in the file": the settings the file (or the chosen variant) writes, chosen from as the
@@ -219,9 +220,47 @@ export async function streamSensitivity(ctx: JobContext, client: string, body: R
         })),
       skipped: r.skipped,
       chart: tornadoChart(r, TORNADO_SHOWN) ?? null, // null: nothing moved, no tornado
+      reproduce: sensitivityLine(display, where, r, { params, among }),
       seconds: r.provenance.seconds,
     }),
   );
+}
+
+/**
+ * The `siegesim sensitivity` line that gives a ranking of the page, number for number: the file
+ * (or the page's saved copy, when its sweep must gain the case's point), `--where` for the case,
+ * and the metric, trials and seed it ran with. "Written in the file" is `--params` with the
+ * settings it chose from; a setting it left out because it changes the kind of game stays out
+ * (named in `--params`, the command would turn it).
+ */
+export function sensitivityLine(display: string, at: ReturnType<typeof commandCase>, r: SensitivityResult, asked: { params?: string[]; among?: string[] }): SensitivityReproduce {
+  if (!at.ok) return { command: null, reason: 'reason' in at ? at.reason : at.issues.map((i) => i.message).join('; ') };
+  let params = asked.params;
+  if (!params && asked.among) {
+    const games = new Set(r.skipped.filter((x) => x.reason === OTHER_GAME).map((x) => x.param));
+    const part = r.rows.find((x) => games.has(x.param));
+    if (part) return { command: null, reason: `${part.param} is ranked by those of its options that keep the kind of game, which --params cannot say` };
+    const turned = new Set([...r.rows.map((x) => x.param), ...r.skipped.map((x) => x.param)]);
+    params = asked.among.filter((p) => turned.has(p) && !games.has(p));
+  }
+  const c = at.value;
+  const file = c.tuned ? tunedFileName(display) : display;
+  const where = Object.entries(c.where)
+    .map(([p, x]) => `${p}=${String(x)}`)
+    .join(',');
+  const words = [
+    'npx siegesim sensitivity',
+    shellWord(file),
+    ...(where ? ['--where', shellWord(where)] : []),
+    '--metric',
+    shellWord(r.metric),
+    '--trials',
+    String(r.trials),
+    '--seed',
+    shellWord(String(r.seed)),
+    ...(params ? ['--params', shellWord(params.join(','))] : []),
+  ];
+  return { command: words.join(' '), file, where: c.where, tuned: c.tuned, gains: c.gains, ...(c.first ? { first: c.first } : {}) };
 }
 
 /** POST /api/tune: whole-number values of one to three settings of the tuned case meeting every target. */

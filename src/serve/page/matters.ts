@@ -67,6 +67,7 @@ export function setupMatters(): void {
     chart.replaceChildren();
   }
   $('#sens-table').hidden = true;
+  $('#sens-repro').hidden = true;
   $('#tune-answer').hidden = true;
 }
 
@@ -173,6 +174,7 @@ export async function runSensitivity(ev?: Event): Promise<void> {
       const cards = state.last && state.last.trials !== e.trials ? `; the cards above: ${int(state.last.trials)} trials` : '';
       status.textContent = `${e.settings} settings ranked by their effect on ${e.metric} (${fmtValue({ value: e.baseline.value, ci_low: null, ci_high: null, kind: e.metricKind })} for ${caseWords(values)} at ${int(e.trials)} trials per case, on the cards' dice${cards}) · ${(e.ms / 1000).toFixed(1)} s`;
       renderRanking(e);
+      renderReproduce(e);
       const box = $('#sens-chart');
       if (!e.chart) {
         // nothing moved: no tornado (it would be its 0 axis alone), a note where it would be
@@ -218,6 +220,38 @@ function renderRanking(e: SensitivityDone): void {
   }
   table.replaceChildren(...rows);
   table.hidden = false;
+}
+
+/**
+ * The case the ranking holds for, in one line, and the `siegesim sensitivity` line that gives its
+ * numbers: without `--where` the command ranks the file's first sweep point, which may be another
+ * case than the one on screen, so the line names the case and says so.
+ */
+function renderReproduce(e: SensitivityDone): void {
+  const r = e.reproduce;
+  const words = (o: Record<string, unknown>) =>
+    Object.entries(o)
+      .map(([p, x]) => `${p} = ${String(x)}`)
+      .join(', ');
+  const variant = state.info.variants.length > 1 ? ` (variant "${state.info.variant}")` : '';
+  const line = $('#sens-case');
+  $('#sens-repro').hidden = false;
+  if (r.command === null) {
+    line.textContent = `No command line gives this ranking: ${r.reason}.`;
+    $('#sens-command').parentElement!.hidden = true;
+    return;
+  }
+  $('#sens-command').parentElement!.hidden = false;
+  $('#sens-command').textContent = r.command;
+  const at = Object.keys(r.where).length > 0 ? words(r.where) : 'the scenario as loaded';
+  const swept = r.first ? Object.keys(r.first) : [];
+  const other = r.first !== undefined && swept.some((p) => String(r.where[p]) !== String(r.first![p]));
+  const code = (text: string) => el('code', { class: 'flag', text });
+  line.replaceChildren(
+    `The ranking holds for one case, the one on screen: ${at}${variant}; this command gives its numbers.`,
+    ...(other ? [' Without ', code('--where'), ', ', code('siegesim sensitivity'), ` ranks the file's first sweep point (${words(r.first!)}), another case.`] : []),
+    ...(r.tuned ? [` Run it on the tuned copy (download YAML under Save & reproduce, saved as ${r.file}): its sweep gains ${Object.entries(r.gains).map(([p, x]) => `${p} ${x}`).join(', ')}, the point whose dice the page rolled.`] : []),
+  );
 }
 
 /** Put a setting into the search: the first empty slot (or the last one). */

@@ -189,6 +189,7 @@ function wire(): void {
   select('#tune-trials').addEventListener('change', fillBudget);
   $('#save').addEventListener('click', save);
   $('#copy').addEventListener('click', (e) => copyText($('#command').textContent ?? '', e.target as HTMLElement));
+  $('#sens-copy').addEventListener('click', (e) => copyText($('#sens-command').textContent ?? '', e.target as HTMLElement));
   $('#copy-link').addEventListener('click', (e) => copyText(location.href, e.target as HTMLElement));
 }
 
