@@ -85,7 +85,7 @@ async function bundle() {
     }),
     // vega and vega-lite for Node, minified (names kept): a fifth smaller in the npm tarball, and less to read at start
     build({ ...common, entryPoints: ['src/report/vega-entry.cjs'], format: 'cjs', platform: 'node', target: 'node20', minify: true, keepNames: true, outfile: 'dist/vendor/vega.cjs' }),
-    // the serve page, minified like the site's (a fifth smaller in the npm tarball)
+    // the serve page, minified like the site's (less to ship in the npm tarball and to load)
     build({ ...common, entryPoints: ['src/serve/page/main.ts'], format: 'esm', platform: 'browser', target: 'es2022', minify: true, outfile: PAGE_BUNDLE }),
     // classic workers (iife): `new Worker(url)` without type: 'module' starts them in every browser;
     // and index.html's page, a classic script too: it still runs from file://, to say the site must be served
