@@ -110,7 +110,11 @@ function climbs(st: FantasyState, c: FantasyCompiled, rng: RngState): void {
 function attackerRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): void {
   let wallUp = st.wallHp > 0;
   let wallDmg = 0;
-  if (wallUp) wallDmg += sumDice(st, rng, 2 * countStaying(st.cnt, 0, ENG, ALL_GROUPS), 6); // 2d6 per engine
+  if (wallUp) {
+    // 2d6 per engine (sumDice's table draw written here: a call fewer a round)
+    const n = 2 * countStaying(st.cnt, 0, ENG, ALL_GROUPS);
+    if (n > 0) wallDmg += st.perDie ? sumDice(st, rng, n, 6) : aliasDraw(rng, st.al, st.sum6[n]);
+  }
   if (wallUp && wallDmg > 0 && c.wallFall === 0) {
     // H28 DEFAULT: "Start with Siege engine" (seed 4.2 step 2): the engines' damage lands before
     // the mages and archers fire, so a wall it brings to 0 is down for their volley too (no
@@ -145,7 +149,8 @@ function attackerRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): vo
       if (c.mageFire === 1) magesD = 0;
       if (c.archerFire === 1) archersD = 0;
     }
-    wallDmg += sumDice(st, rng, mages - magesD, 3) + sumDice(st, rng, archers - archersD, 2);
+    if (mages > magesD) wallDmg += sumDice(st, rng, mages - magesD, 3);
+    if (archers > archersD) wallDmg += sumDice(st, rng, archers - archersD, 2);
     if (c.shieldsVsWall === 1 && wallDmg > 0) {
       pickNoWaste(st, 1, wallDmg); // H14 (b): use it or lose it against the wall
       wallDmg -= spendPick(st, 1);

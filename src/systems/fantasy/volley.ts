@@ -549,7 +549,10 @@ function memoFind(st: FantasyState, s: number, M: number, A: number, typeMask: n
   const p2 = pool[s * 4 + 2];
   const p3 = pool[s * 4 + 3];
   if (M > 0xffff || A > 0x7fff || p1 > 0xff || p2 > 0xff || p3 > 0xff) return -1;
-  const n = legalList(st, s, typeMask, groupMask);
+  // the side's current list when it is for these masks (the common case: no call), else legalList
+  const want = 1 | (typeMask << 1) | (groupMask << 8);
+  const q = st.legalAt[s];
+  const n = st.legalMasks[q] === want ? st.legalN[q] : legalList(st, s, typeMask, groupMask);
   if (n > 12) return -1;
   const a = st.cnt;
   const li = st.legalIdx;
