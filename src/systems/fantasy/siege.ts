@@ -11,7 +11,7 @@ import * as AC from './accumulator.js';
 import type { FantasyCompiled } from './compile.js';
 import { aliasDraw } from './kernel-tables.js';
 import { meleeExchange, openField } from './open-field.js';
-import { capOutcome, checkEnd, endTrial, record } from './record.js';
+import { capOutcome, checkEnd, endTrial, noteLoss, noteWall } from './record.js';
 import { addCount, countGroups, countStaying, off, sumDice, sumDice32, type FantasyState } from './state.js';
 import { pickNoWaste, receiveVolley, rollPools, rollVolley, spendPick } from './volley.js';
 
@@ -81,6 +81,7 @@ function climbs(st: FantasyState, c: FantasyCompiled, rng: RngState): void {
           st.cnt[TOT + 2 * NT + t] += n - ok - lost;
           st.cnt[TOTG + 2] += n - ok - lost;
         }
+        if (lost > 0) noteLoss(st, 0, t, lost);
         continue;
       }
       for (let i = 0; i < n; i++) {
@@ -94,6 +95,7 @@ function climbs(st: FantasyState, c: FantasyCompiled, rng: RngState): void {
         const dmg = rollDie(rng, 3, c.t3) + rollDie(rng, 3, c.t3); // 2d3 on a failed climb
         if (dmg >= h) {
           addCount(st.cnt, b0 + h, -1); // the unit is lost
+          noteLoss(st, 0, t, 1);
         } else if (c.failedClimb === 1) {
           st.cnt[b0 + h]--; // H17 (b): the damage stays (same type and group: totals unchanged)
           st.cnt[b0 + h - dmg]++;
@@ -124,8 +126,10 @@ function attackerRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): vo
       wallDmg -= spendPick(st, 1);
       if (wallDmg < 0) wallDmg = 0;
     }
+    const before = st.wallHp;
     st.wallHp -= wallDmg;
     if (st.wallHp < 0) st.wallHp = 0;
+    noteWall(st, before, st.wallHp);
     wallDmg = 0;
     wallUp = st.wallHp > 0;
   }
@@ -156,8 +160,10 @@ function attackerRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): vo
       wallDmg -= spendPick(st, 1);
       if (wallDmg < 0) wallDmg = 0;
     }
+    const before = st.wallHp;
     st.wallHp -= wallDmg;
     if (st.wallHp < 0) st.wallHp = 0;
+    if (st.wallHp !== before) noteWall(st, before, st.wallHp);
   }
   if (magesD + archersD === 0) return;
   // Fire at the defenders: while the wall stands, remove k dice (H11) and only the units on the
@@ -285,16 +291,17 @@ export function siege(st: FantasyState, c: FantasyCompiled, rng: RngState, acc: 
   let melee = false;
   const startUnits = c.withdrawUnits > 0 ? countGroups(st.cnt, 0, ALL_GROUPS) : 0; // H27's threshold alone reads it
   for (let r = 1; r <= c.maxRounds; r++) {
+    st.recRound = r;
     st.carry[0] = 0;
     st.carry[1] = 0;
     // 1. Cleric pools, re-rolled every round (H10 (b): unused dice accumulate).
     rollPools(st, c, rng, c.poolAccumulates === 1);
     attackerRanged(st, c, rng);
-    if (checkEnd(st)) return endTrial(st, c, r);
+    if (checkEnd(st)) return endTrial(st, r);
     defenderRanged(st, c, rng);
-    if (checkEnd(st)) return endTrial(st, c, r);
+    if (checkEnd(st)) return endTrial(st, r);
     if (st.wallHp > 0) climbs(st, c, rng);
-    if (checkEnd(st)) return endTrial(st, c, r);
+    if (checkEnd(st)) return endTrial(st, r);
     // 5. Breach check.
     const breachNow = st.wallHp <= 0 || st.cnt[TOTG + 1] >= c.breachThreshold; // the breach pool (group 1)
     const fresh = breachNow && st.breachRound === 0;
@@ -309,12 +316,11 @@ export function siege(st: FantasyState, c: FantasyCompiled, rng: RngState, acc: 
     if (melee) {
       const attGroups = st.wallHp <= 0 || c.meleeStart === 3 ? ALL_GROUPS : 2;
       if (countGroups(st.cnt, 0, attGroups) > 0) meleeExchange(st, c, rng, attGroups);
-      if (checkEnd(st)) return endTrial(st, c, r);
+      if (checkEnd(st)) return endTrial(st, r);
     }
     if (breachNow && !melee) {
       if (c.meleeStart === 1) {
         // H21 (b): from the next round on, a full open-field battle
-        record(st, c, acc, r);
         if (r === c.maxRounds) break;
         openField(st, c, rng, acc, r + 1);
         return;
@@ -330,9 +336,8 @@ export function siege(st: FantasyState, c: FantasyCompiled, rng: RngState, acc: 
     if (c.withdrawUnits > 0 && countGroups(st.cnt, 0, ALL_GROUPS) < c.withdrawUnits && startUnits > 0) {
       st.outcome = 2;
       acc[A_WITHDREW] += 1;
-      return endTrial(st, c, r);
+      return endTrial(st, r);
     }
-    record(st, c, acc, r);
   }
   st.endRound = c.maxRounds;
   acc[A_CAP] += 1;

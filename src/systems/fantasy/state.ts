@@ -272,10 +272,11 @@ export class FantasyState {
   readonly legalN = new Int32Array(4);
   readonly legalAt = Int32Array.of(1, 3);
 
-  // ---- the accumulator's later rounds (record.ts fillRecords) ----
-  readonly tail: Float64Array;
-  /** Lowest round with something in `tail` (maxRounds when empty). */
-  tailFrom = 0;
+  // ---- the round records (record.ts) ----
+  /** The round being played: the one a loss or a blow to the wall is recorded in (record.ts noteLoss). */
+  recRound = 0;
+  /** The records' changes by round since the last flush (the accumulator's layout of a round, ROUND_STRIDE a round). */
+  readonly recD: Float64Array;
 
   constructor(c: FantasyCompiled, opts: PrepareOptions = {}) {
     this.c = c;
@@ -382,8 +383,7 @@ export class FantasyState {
     this.knapDp = new Int32Array(units * this.hmax + 1);
     this.memoOn = opts.volleyTable !== false && !this.copyPricing && (c.alloc === P_GREEDY || c.alloc === P_LOWEST) && c.leftover !== 1 && c.mageTargeting !== 1;
     this.memo = this.memoOn ? memoTableOf(c) : new Int32Array(0);
-    this.tail = new Float64Array((c.maxRounds + 1) * ROUND_STRIDE);
-    this.tailFrom = c.maxRounds;
+    this.recD = new Float64Array((c.maxRounds + 1) * ROUND_STRIDE);
   }
 }
 

@@ -10,6 +10,7 @@ import { allocate, kills } from './allocation.js';
 import * as S from './state.js';
 import type { FantasyCompiled } from './compile.js';
 import { aliasDraw } from './kernel-tables.js';
+import { noteLossTot } from './record.js';
 import { copySide, countStaying, countType, sumDice, type FantasyState } from './state.js';
 
 // The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
@@ -703,12 +704,14 @@ function memoApply(st: FantasyState, e: number): void {
     a[li[i]] -= dead;
     a[lt[i]] -= dead;
     a[lg[i]] -= dead;
+    noteLossTot(st, lt[i], dead);
     if (x >>> 16 === 0) break;
     const i2 = b + ((x >>> 16) & 15);
     const dead2 = x >>> 20;
     a[li[i2]] -= dead2;
     a[lt[i2]] -= dead2;
     a[lg[i2]] -= dead2;
+    noteLossTot(st, lt[i2], dead2);
   }
   const pw = memo[e + MR];
   st.pool[s * 4 + 1] = pw & 0xff;
@@ -786,6 +789,7 @@ function killListed(st: FantasyState, D: number, T: number): number {
     a[idx] = n - kill;
     a[vl[b + 6]] -= kill;
     a[vl[b + 7]] -= kill;
+    noteLossTot(st, vl[b + 6], kill);
     D -= kill * h;
   }
   return D;
