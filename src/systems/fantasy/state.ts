@@ -266,6 +266,9 @@ export class FantasyState {
   /** The indices of their (side, group, type) and (side, group) running totals. */
   readonly legalTot = new Int32Array(4 * 13);
   readonly legalTotG = new Int32Array(4 * 13);
+  /** Their (side, group 0, type) running total's index, and their slot's offset in a round's records (record.ts). */
+  readonly legalTyp = new Int32Array(4 * 13);
+  readonly legalRec = new Int32Array(4 * 13);
   /** Their HP (all 0 when a listed class has value 0: then every class is keyed, volley.ts memoFind). */
   readonly legalHp = new Int32Array(4 * 13);
   readonly legalMasks = new Int32Array(4);
