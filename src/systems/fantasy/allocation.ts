@@ -6,6 +6,7 @@
 import type { RngState } from '../../engine/rng.js';
 import * as S from './state.js';
 import type { FantasyCompiled } from './compile.js';
+import { noteLoss, noteLossAt } from './record.js';
 import { addCount, off, rollN, type FantasyState } from './state.js';
 
 // The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
@@ -41,6 +42,7 @@ export function allocate(st: FantasyState, c: FantasyCompiled, rng: RngState, a:
   const e1 = st.ordFrom[pi + 1] * OE;
   let value = 0;
   let units = 0;
+  const live = a === st.cnt; // the battle's counts (recorded), not a what-if copy
   for (let e = e0; e < e1 && D > 0; e += OE) {
     const idx = ord[e];
     const n = a[idx];
@@ -51,6 +53,7 @@ export function allocate(st: FantasyState, c: FantasyCompiled, rng: RngState, a:
     a[idx] = n - kill;
     a[ord[e + 5]] -= kill;
     a[ord[e + 6]] -= kill;
+    if (live) noteLoss(st, s, ord[e + 7], kill);
     D -= kill * h;
     value += kill * ord[e + 4];
     units += kill;
@@ -123,6 +126,7 @@ function allocateRandom(st: FantasyState, rng: RngState, a: Int32Array, n: numbe
     const h = st.clsH[i];
     if (h <= D) {
       addCount(a, idx, -1);
+      if (a === st.cnt) noteLossAt(st, idx, 1);
       D -= h;
       st.killedValue += st.clsV[i];
       st.killedUnits++;
@@ -183,6 +187,7 @@ function allocateKnapsack(st: FantasyState, a: Int32Array, n: number, D: number,
     if (st.knapTake[it * (W + 1) + w] === 1) {
       const i = st.knapItemCls[it];
       addCount(a, st.clsIdx[i], -st.knapItemK[it]);
+      if (a === st.cnt) noteLossAt(st, st.clsIdx[i], st.knapItemK[it]);
       w -= st.clsH[i] * st.knapItemK[it];
       st.killedValue += st.clsV[i] * st.knapItemK[it];
       st.killedUnits += st.knapItemK[it];

@@ -12,11 +12,11 @@
  */
 import { nextTrialState, type RngState } from '../../engine/rng.js';
 import type { Kernel, Trace } from '../types.js';
-import { accLengthFantasy, histBase, roundBase } from './accumulator.js';
+import { accLengthFantasy, histBase, ROUND_STRIDE, roundBase } from './accumulator.js';
 import * as AC from './accumulator.js';
 import type { FantasyCompiled } from './compile.js';
 import { openField } from './open-field.js';
-import { checkEnd, fillRecords, flushTail } from './record.js';
+import { checkEnd, flushRecords } from './record.js';
 import { siege } from './siege.js';
 import { FantasyState } from './state.js';
 
@@ -54,24 +54,26 @@ export function stateOf(c: FantasyCompiled): FantasyState {
 /**
  * Run `trials` trials of the case of `st` (see Kernel, systems/types.ts). With `trace`, after
  * trial t the traced slots' values: the outcome and breach counters are added in the trial
- * itself (the later rounds' records, summed in `st.tail`, are never paired).
+ * itself (the round records, kept as changes in `st.recD`, are never paired).
  */
 export function runFantasyState(st: FantasyState, stream: RngState, trials: number, acc: Float64Array, trace?: Trace): void {
   const c = st.c;
   const rng = st.rng;
-  st.tailFrom = c.maxRounds;
-  // Round 0 (before the battle) is the same state in every trial: recorded once for all of them.
   st.cnt.set(st.start);
   const wall0 = c.siege === 1 ? c.wallHp : 0;
-  const b0 = roundBase(c);
   const hb = histBase(c);
-  acc[b0] += trials * wall0;
-  acc[b0 + 1] += trials * wall0 * wall0;
+  // Every round's record starts from the state before the battle, the same in every trial: added
+  // once for all of them (each trial's changes follow in st.recD: record.ts).
   const slots = st.slots;
-  for (let j = 0; j < slots.length; j++) {
-    const n = c.units[slots[j]];
-    acc[b0 + 2 + slots[j] * 2] += trials * n;
-    acc[b0 + 3 + slots[j] * 2] += trials * n * n;
+  for (let r = 0; r <= c.maxRounds; r++) {
+    const b0 = roundBase(c) + r * ROUND_STRIDE;
+    acc[b0] += trials * wall0;
+    acc[b0 + 1] += trials * wall0 * wall0;
+    for (let j = 0; j < slots.length; j++) {
+      const n = c.units[slots[j]];
+      acc[b0 + 2 + slots[j] * 2] += trials * n;
+      acc[b0 + 3 + slots[j] * 2] += trials * n * n;
+    }
   }
   acc[A_TRIALS] += trials; // before the loop: nothing may follow it (the Kernel contract, systems/types.ts)
   const cnt = st.cnt;
@@ -96,10 +98,10 @@ export function runFantasyState(st: FantasyState, stream: RngState, trials: numb
     st.killedUnits = 0; // small-integer range would be a boxed number, made anew at each change)
     st.endRound = 0;
     st.breachRound = 0;
+    st.recRound = 0;
     st.wallHp = wall0;
     if (checkEnd(st)) {
       st.endRound = 0;
-      fillRecords(st, c, 0);
       // no Phase A: the first volley's damage is 0, in its histogram as in its mean (volley_damage.csv sums to 1)
       if (c.siege === 0) acc[hb] += 1;
     } else if (c.siege === 1) siege(st, c, rng, acc);
@@ -109,7 +111,7 @@ export function runFantasyState(st: FantasyState, stream: RngState, trials: numb
     else acc[A_UNDECIDED] += 1;
     acc[A_ROUNDS] += st.endRound;
     acc[A_ROUNDS2] += st.endRound * st.endRound;
-    if ((i & 1023) === 1023 || i === trials - 1) flushTail(st, c, acc); // the last trial flushes too: nothing may follow the loop
+    if ((i & 1023) === 1023 || i === trials - 1) flushRecords(st, c, acc); // the last trial flushes too: nothing may follow the loop
     if (trace !== undefined) {
       const ts = trace.slots;
       const out = trace.out;

@@ -9,7 +9,7 @@ import { allocate } from './allocation.js';
 import * as S from './state.js';
 import * as AC from './accumulator.js';
 import type { FantasyCompiled } from './compile.js';
-import { capOutcome, checkEnd, endTrial, record } from './record.js';
+import { capOutcome, checkEnd, endTrial } from './record.js';
 import { countStaying, countType, hpSide, sumDice, sumDice32, type FantasyState } from './state.js';
 import { receiveVolley, rollPools, rollVolley } from './volley.js';
 
@@ -112,20 +112,20 @@ export function openField(st: FantasyState, c: FantasyCompiled, rng: RngState, a
   rollPools(st, c, rng, false);
   let r = start;
   for (; r <= c.maxRounds; r++) {
+    st.recRound = r;
     st.carry[0] = 0;
     st.carry[1] = 0;
     const full = r === start || c.openRounds === 2; // H7 (c): phases 2-5 every round
     if (full) openFieldVolleys(st, c, rng, acc, r === 1 && c.siege === 0);
     if (!checkEnd(st)) meleeExchange(st, c, rng, ALL_GROUPS);
-    if (checkEnd(st)) return endTrial(st, c, r);
+    if (checkEnd(st)) return endTrial(st, r);
     if (c.openRounds === 1) {
       // H7 (b): one pass, then compare survivors
       const ha = hpSide(st.cnt, 0, st.hmax);
       const hd = hpSide(st.cnt, 1, st.hmax);
       st.outcome = ha > hd ? 1 : hd > ha ? 2 : 3;
-      return endTrial(st, c, r);
+      return endTrial(st, r);
     }
-    record(st, c, acc, r);
   }
   st.endRound = c.maxRounds;
   acc[A_CAP] += 1;

@@ -11,9 +11,11 @@ import { hpSide, type FantasyState } from './state.js';
 // The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
 // an imported binding is read and checked at every use), held to their definitions here.
 const G = 3;
+const H1 = 31;
+const TOT = 2 * 3 * 7 * 31;
 const TOTG = 2 * 3 * 7 * 31 + 2 * 3 * 7;
 const ROUND_STRIDE = 2 + 2 * 7 * 2;
-if ([G, TOTG, ROUND_STRIDE].join() !== [S.G, S.TOTG, AC.ROUND_STRIDE].join()) {
+if ([G, H1, TOT, TOTG, ROUND_STRIDE].join() !== [S.G, S.H1, S.TOT, S.TOTG, AC.ROUND_STRIDE].join()) {
   throw new Error('internal: layout constants differ from state.ts and accumulator.ts');
 }
 
@@ -44,68 +46,66 @@ export function capOutcome(st: FantasyState, c: FantasyCompiled): void {
   }
 }
 
-/** Add the state after round r to the accumulator. */
-export function record(st: FantasyState, c: FantasyCompiled, acc: Float64Array, r: number): void {
-  addState(st, acc, roundBase(c) + r * ROUND_STRIDE);
-}
-
-/** Add the current state (wall HP, alive per side and type, and their squares) to dst at b. */
-export function addState(st: FantasyState, dst: Float64Array, b: number): void {
-  const w = st.wallHp > 0 ? st.wallHp : 0;
-  dst[b] += w;
-  dst[b + 1] += w * w;
-  const slots = st.slots;
-  const tot = st.slotTot;
-  const a = st.cnt;
-  const grouped = st.slotsGrouped;
-  for (let j = 0; j < grouped; j++) {
-    const i = tot[j];
-    const n = a[i] + a[i + NT] + a[i + 2 * NT];
-    const k = b + 2 + slots[j] * 2;
-    dst[k] += n;
-    dst[k + 1] += n * n;
-  }
-  for (let j = grouped; j < slots.length; j++) {
-    const n = a[tot[j]]; // group 0 only: the other groups of these types stay empty
-    const k = b + 2 + slots[j] * 2;
-    dst[k] += n;
-    dst[k + 1] += n * n;
-  }
-}
-
-/** The battle ends in round r: that round's state is also every later round's (fillRecords). */
-export function endTrial(st: FantasyState, c: FantasyCompiled, r: number): void {
-  st.endRound = r;
-  fillRecords(st, c, r - 1);
-}
-
 /**
- * Rounds r+1..R keep the state the battle ended with (after round r + 1: endTrial). Rather than adding it
- * to every later round of the accumulator trial by trial, a trial adds it once to tail[r], and
- * `flushTail` adds each tail[r] to rounds r+1..R (running sums) every 1024 trials and at the
- * end of the kernel call. Every value is an integer (counts, wall HP, their squares), so the
- * sums are the same exactly. (Flushing often also keeps flushTail hot enough to be optimised:
- * run once per call it would stay in the interpreter, which boxes every number it adds.)
+ * The records of the state after every round (the wall's HP, the alive per side and type, and
+ * their squares: accumulator.ts) are kept as changes. Each trial's record of round r is its
+ * start state plus every change made in rounds 1..r (a battle that has ended changes nothing
+ * more, so its later rounds keep its last state). The kernel adds the start state to every
+ * round once for all trials of a call (runFantasyState); each loss and each blow to the wall
+ * adds its change to `recD` at the round it happens in (`noteLoss`, `noteWall`), and
+ * `flushRecords` adds the running sums over the rounds to the accumulator. Every value is an
+ * integer (counts, wall HP, their squares), so the sums are exactly those of adding each
+ * round's state trial by trial, at a few adds per loss instead of every slot every round.
  */
-export function fillRecords(st: FantasyState, c: FantasyCompiled, r: number): void {
-  if (r >= c.maxRounds) return;
-  addState(st, st.tail, r * ROUND_STRIDE);
-  if (r < st.tailFrom) st.tailFrom = r;
+
+/** Side s's type t lost `dead` units in the current round (its running totals already updated). */
+export function noteLoss(st: FantasyState, s: number, t: number, dead: number): void {
+  const a = st.cnt;
+  const tb = TOT + s * G * NT + t;
+  const n = a[tb] + a[tb + NT] + a[tb + 2 * NT]; // after the loss
+  const m = n + dead; // before it
+  const k = st.recRound * ROUND_STRIDE + 2 + (s * NT + t) * 2;
+  const d = st.recD;
+  d[k] -= dead;
+  d[k + 1] += n * n - m * m;
 }
 
-/** Add the trials' tails (fillRecords) to the accumulator's later rounds. */
-export function flushTail(st: FantasyState, c: FantasyCompiled, acc: Float64Array): void {
+/** noteLoss for a loss read from a (side, group, type) running total's index. */
+export function noteLossTot(st: FantasyState, tot: number, dead: number): void {
+  const q = tot - TOT; // (side * G + group) * NT + type
+  noteLoss(st, q < G * NT ? 0 : 1, q % NT, dead);
+}
+
+/** noteLoss for a loss read from a class's index in the count array. */
+export function noteLossAt(st: FantasyState, idx: number, dead: number): void {
+  noteLossTot(st, TOT + ((idx / H1) | 0), dead);
+}
+
+/** The wall went from `before` to `after` HP (both at least 0) in the current round. */
+export function noteWall(st: FantasyState, before: number, after: number): void {
+  const k = st.recRound * ROUND_STRIDE;
+  const d = st.recD;
+  d[k] += after - before;
+  d[k + 1] += after * after - before * before;
+}
+
+/** The battle ends in round r (its records: noteLoss). */
+export function endTrial(st: FantasyState, r: number): void {
+  st.endRound = r;
+}
+
+/** Add the changes since the last flush to the accumulator's rounds (each round: those of rounds 1..it). */
+export function flushRecords(st: FantasyState, c: FantasyCompiled, acc: Float64Array): void {
   const R = c.maxRounds;
-  if (st.tailFrom >= R) return;
   const base = roundBase(c);
+  const d = st.recD;
   for (let k = 0; k < ROUND_STRIDE; k++) {
     let run = 0;
-    for (let r = st.tailFrom; r < R; r++) {
+    for (let r = 1; r <= R; r++) {
       const i = r * ROUND_STRIDE + k;
-      run += st.tail[i];
-      st.tail[i] = 0;
-      if (run !== 0) acc[base + (r + 1) * ROUND_STRIDE + k] += run;
+      run += d[i];
+      d[i] = 0;
+      if (run !== 0) acc[base + i] += run;
     }
   }
-  st.tailFrom = R;
 }

@@ -11,7 +11,7 @@ import * as AC from './accumulator.js';
 import type { FantasyCompiled } from './compile.js';
 import { aliasDraw } from './kernel-tables.js';
 import { meleeExchange, openField } from './open-field.js';
-import { capOutcome, checkEnd, endTrial, record } from './record.js';
+import { capOutcome, checkEnd, endTrial, noteLoss, noteWall } from './record.js';
 import { addCount, countGroups, countStaying, off, sumDice, sumDice32, type FantasyState } from './state.js';
 import { pickNoWaste, receiveVolley, rollPools, rollVolley, spendPick } from './volley.js';
 
@@ -81,6 +81,7 @@ function climbs(st: FantasyState, c: FantasyCompiled, rng: RngState): void {
           st.cnt[TOT + 2 * NT + t] += n - ok - lost;
           st.cnt[TOTG + 2] += n - ok - lost;
         }
+        if (lost > 0) noteLoss(st, 0, t, lost);
         continue;
       }
       for (let i = 0; i < n; i++) {
@@ -94,6 +95,7 @@ function climbs(st: FantasyState, c: FantasyCompiled, rng: RngState): void {
         const dmg = rollDie(rng, 3, c.t3) + rollDie(rng, 3, c.t3); // 2d3 on a failed climb
         if (dmg >= h) {
           addCount(st.cnt, b0 + h, -1); // the unit is lost
+          noteLoss(st, 0, t, 1);
         } else if (c.failedClimb === 1) {
           st.cnt[b0 + h]--; // H17 (b): the damage stays (same type and group: totals unchanged)
           st.cnt[b0 + h - dmg]++;
@@ -110,7 +112,11 @@ function climbs(st: FantasyState, c: FantasyCompiled, rng: RngState): void {
 function attackerRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): void {
   let wallUp = st.wallHp > 0;
   let wallDmg = 0;
-  if (wallUp) wallDmg += sumDice(st, rng, 2 * countStaying(st.cnt, 0, ENG, ALL_GROUPS), 6); // 2d6 per engine
+  if (wallUp) {
+    // 2d6 per engine (sumDice's table draw written here: a call fewer a round)
+    const n = 2 * countStaying(st.cnt, 0, ENG, ALL_GROUPS);
+    if (n > 0) wallDmg += st.perDie ? sumDice(st, rng, n, 6) : aliasDraw(rng, st.al, st.sum6[n]);
+  }
   if (wallUp && wallDmg > 0 && c.wallFall === 0) {
     // H28 DEFAULT: "Start with Siege engine" (seed 4.2 step 2): the engines' damage lands before
     // the mages and archers fire, so a wall it brings to 0 is down for their volley too (no
@@ -120,8 +126,10 @@ function attackerRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): vo
       wallDmg -= spendPick(st, 1);
       if (wallDmg < 0) wallDmg = 0;
     }
+    const before = st.wallHp;
     st.wallHp -= wallDmg;
     if (st.wallHp < 0) st.wallHp = 0;
+    noteWall(st, before, st.wallHp);
     wallDmg = 0;
     wallUp = st.wallHp > 0;
   }
@@ -145,14 +153,17 @@ function attackerRanged(st: FantasyState, c: FantasyCompiled, rng: RngState): vo
       if (c.mageFire === 1) magesD = 0;
       if (c.archerFire === 1) archersD = 0;
     }
-    wallDmg += sumDice(st, rng, mages - magesD, 3) + sumDice(st, rng, archers - archersD, 2);
+    if (mages > magesD) wallDmg += sumDice(st, rng, mages - magesD, 3);
+    if (archers > archersD) wallDmg += sumDice(st, rng, archers - archersD, 2);
     if (c.shieldsVsWall === 1 && wallDmg > 0) {
       pickNoWaste(st, 1, wallDmg); // H14 (b): use it or lose it against the wall
       wallDmg -= spendPick(st, 1);
       if (wallDmg < 0) wallDmg = 0;
     }
+    const before = st.wallHp;
     st.wallHp -= wallDmg;
     if (st.wallHp < 0) st.wallHp = 0;
+    if (st.wallHp !== before) noteWall(st, before, st.wallHp);
   }
   if (magesD + archersD === 0) return;
   // Fire at the defenders: while the wall stands, remove k dice (H11) and only the units on the
@@ -280,16 +291,17 @@ export function siege(st: FantasyState, c: FantasyCompiled, rng: RngState, acc: 
   let melee = false;
   const startUnits = c.withdrawUnits > 0 ? countGroups(st.cnt, 0, ALL_GROUPS) : 0; // H27's threshold alone reads it
   for (let r = 1; r <= c.maxRounds; r++) {
+    st.recRound = r;
     st.carry[0] = 0;
     st.carry[1] = 0;
     // 1. Cleric pools, re-rolled every round (H10 (b): unused dice accumulate).
     rollPools(st, c, rng, c.poolAccumulates === 1);
     attackerRanged(st, c, rng);
-    if (checkEnd(st)) return endTrial(st, c, r);
+    if (checkEnd(st)) return endTrial(st, r);
     defenderRanged(st, c, rng);
-    if (checkEnd(st)) return endTrial(st, c, r);
+    if (checkEnd(st)) return endTrial(st, r);
     if (st.wallHp > 0) climbs(st, c, rng);
-    if (checkEnd(st)) return endTrial(st, c, r);
+    if (checkEnd(st)) return endTrial(st, r);
     // 5. Breach check.
     const breachNow = st.wallHp <= 0 || st.cnt[TOTG + 1] >= c.breachThreshold; // the breach pool (group 1)
     const fresh = breachNow && st.breachRound === 0;
@@ -304,12 +316,11 @@ export function siege(st: FantasyState, c: FantasyCompiled, rng: RngState, acc: 
     if (melee) {
       const attGroups = st.wallHp <= 0 || c.meleeStart === 3 ? ALL_GROUPS : 2;
       if (countGroups(st.cnt, 0, attGroups) > 0) meleeExchange(st, c, rng, attGroups);
-      if (checkEnd(st)) return endTrial(st, c, r);
+      if (checkEnd(st)) return endTrial(st, r);
     }
     if (breachNow && !melee) {
       if (c.meleeStart === 1) {
         // H21 (b): from the next round on, a full open-field battle
-        record(st, c, acc, r);
         if (r === c.maxRounds) break;
         openField(st, c, rng, acc, r + 1);
         return;
@@ -325,9 +336,8 @@ export function siege(st: FantasyState, c: FantasyCompiled, rng: RngState, acc: 
     if (c.withdrawUnits > 0 && countGroups(st.cnt, 0, ALL_GROUPS) < c.withdrawUnits && startUnits > 0) {
       st.outcome = 2;
       acc[A_WITHDREW] += 1;
-      return endTrial(st, c, r);
+      return endTrial(st, r);
     }
-    record(st, c, acc, r);
   }
   st.endRound = c.maxRounds;
   acc[A_CAP] += 1;

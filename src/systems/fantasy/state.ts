@@ -266,16 +266,20 @@ export class FantasyState {
   /** The indices of their (side, group, type) and (side, group) running totals. */
   readonly legalTot = new Int32Array(4 * 13);
   readonly legalTotG = new Int32Array(4 * 13);
+  /** Their (side, group 0, type) running total's index, and their slot's offset in a round's records (record.ts). */
+  readonly legalTyp = new Int32Array(4 * 13);
+  readonly legalRec = new Int32Array(4 * 13);
   /** Their HP (all 0 when a listed class has value 0: then every class is keyed, volley.ts memoFind). */
   readonly legalHp = new Int32Array(4 * 13);
   readonly legalMasks = new Int32Array(4);
   readonly legalN = new Int32Array(4);
   readonly legalAt = Int32Array.of(1, 3);
 
-  // ---- the accumulator's later rounds (record.ts fillRecords) ----
-  readonly tail: Float64Array;
-  /** Lowest round with something in `tail` (maxRounds when empty). */
-  tailFrom = 0;
+  // ---- the round records (record.ts) ----
+  /** The round being played: the one a loss or a blow to the wall is recorded in (record.ts noteLoss). */
+  recRound = 0;
+  /** The records' changes by round since the last flush (the accumulator's layout of a round, ROUND_STRIDE a round). */
+  readonly recD: Float64Array;
 
   constructor(c: FantasyCompiled, opts: PrepareOptions = {}) {
     this.c = c;
@@ -382,8 +386,7 @@ export class FantasyState {
     this.knapDp = new Int32Array(units * this.hmax + 1);
     this.memoOn = opts.volleyTable !== false && !this.copyPricing && (c.alloc === P_GREEDY || c.alloc === P_LOWEST) && c.leftover !== 1 && c.mageTargeting !== 1;
     this.memo = this.memoOn ? memoTableOf(c) : new Int32Array(0);
-    this.tail = new Float64Array((c.maxRounds + 1) * ROUND_STRIDE);
-    this.tailFrom = c.maxRounds;
+    this.recD = new Float64Array((c.maxRounds + 1) * ROUND_STRIDE);
   }
 }
 

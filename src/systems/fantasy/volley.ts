@@ -7,21 +7,26 @@
 import { rollDie } from '../../engine/dice.js';
 import type { RngState } from '../../engine/rng.js';
 import { allocate, kills } from './allocation.js';
+import { ROUND_STRIDE as ROUND_STRIDE_AC } from './accumulator.js';
 import * as S from './state.js';
 import type { FantasyCompiled } from './compile.js';
 import { aliasDraw } from './kernel-tables.js';
+import { noteLossTot } from './record.js';
 import { copySide, countStaying, countType, sumDice, type FantasyState } from './state.js';
 
 // The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
 // an imported binding is read and checked at every use), held to their definitions here.
 const ALL_GROUPS = 7;
+const G = 3;
 const OE = 8;
 const P_GREEDY = 0;
 const P_KNAPSACK = 2;
 const P_RANDOM = 3;
 const P_RECEIVER = 4;
+const ROUND_STRIDE = 2 + 2 * 7 * 2;
+const TOT = 2 * 3 * 7 * 31;
 const VS = 8;
-if ([ALL_GROUPS, OE, P_GREEDY, P_KNAPSACK, P_RANDOM, P_RECEIVER, VS].join() !== [S.ALL_GROUPS, S.OE, S.P_GREEDY, S.P_KNAPSACK, S.P_RANDOM, S.P_RECEIVER, S.VS].join()) {
+if ([ALL_GROUPS, G, OE, P_GREEDY, P_KNAPSACK, P_RANDOM, P_RECEIVER, ROUND_STRIDE, TOT, VS].join() !== [S.ALL_GROUPS, S.G, S.OE, S.P_GREEDY, S.P_KNAPSACK, S.P_RANDOM, S.P_RECEIVER, ROUND_STRIDE_AC, S.TOT, S.VS].join()) {
   throw new Error('internal: layout constants differ from state.ts and accumulator.ts');
 }
 
@@ -549,7 +554,10 @@ function memoFind(st: FantasyState, s: number, M: number, A: number, typeMask: n
   const p2 = pool[s * 4 + 2];
   const p3 = pool[s * 4 + 3];
   if (M > 0xffff || A > 0x7fff || p1 > 0xff || p2 > 0xff || p3 > 0xff) return -1;
-  const n = legalList(st, s, typeMask, groupMask);
+  // the side's current list when it is for these masks (the common case: no call), else legalList
+  const want = 1 | (typeMask << 1) | (groupMask << 8);
+  const q = st.legalAt[s];
+  const n = st.legalMasks[q] === want ? st.legalN[q] : legalList(st, s, typeMask, groupMask);
   if (n > 12) return -1;
   const a = st.cnt;
   const li = st.legalIdx;
@@ -637,6 +645,8 @@ function legalList(st: FantasyState, s: number, typeMask: number, groupMask: num
     st.legalIdx[b + n] = ord[e];
     st.legalTot[b + n] = ord[e + 5];
     st.legalTotG[b + n] = ord[e + 6];
+    st.legalTyp[b + n] = TOT + s * G * NT + ord[e + 7];
+    st.legalRec[b + n] = 2 + (s * NT + ord[e + 7]) * 2;
     st.legalHp[b + n] = ord[e + 3];
     st.legalOrd[b + n++] = e;
   }
@@ -692,6 +702,11 @@ function memoApply(st: FantasyState, e: number): void {
   const li = st.legalIdx;
   const lt = st.legalTot;
   const lg = st.legalTotG;
+  const ly = st.legalTyp;
+  const lr = st.legalRec;
+  // each loss into the round's records as record.ts noteLoss does (the type's alive after it)
+  const d = st.recD;
+  const rb = st.recRound * ROUND_STRIDE;
   for (let w = e + MR + 3; ; w++) {
     const x = memo[w];
     if (x === 0) break;
@@ -700,12 +715,22 @@ function memoApply(st: FantasyState, e: number): void {
     a[li[i]] -= dead;
     a[lt[i]] -= dead;
     a[lg[i]] -= dead;
+    const y = ly[i];
+    const n = a[y] + a[y + NT] + a[y + 2 * NT];
+    const k = rb + lr[i];
+    d[k] -= dead;
+    d[k + 1] += n * n - (n + dead) * (n + dead);
     if (x >>> 16 === 0) break;
     const i2 = b + ((x >>> 16) & 15);
     const dead2 = x >>> 20;
     a[li[i2]] -= dead2;
     a[lt[i2]] -= dead2;
     a[lg[i2]] -= dead2;
+    const y2 = ly[i2];
+    const n2 = a[y2] + a[y2 + NT] + a[y2 + 2 * NT];
+    const k2 = rb + lr[i2];
+    d[k2] -= dead2;
+    d[k2 + 1] += n2 * n2 - (n2 + dead2) * (n2 + dead2);
   }
   const pw = memo[e + MR];
   st.pool[s * 4 + 1] = pw & 0xff;
@@ -783,6 +808,7 @@ function killListed(st: FantasyState, D: number, T: number): number {
     a[idx] = n - kill;
     a[vl[b + 6]] -= kill;
     a[vl[b + 7]] -= kill;
+    noteLossTot(st, vl[b + 6], kill);
     D -= kill * h;
   }
   return D;
