@@ -32,6 +32,8 @@ const BAR = 0.9;
  * helper that is handed the accumulator.
  */
 const ACC_WRITE = /\b(?:acc|dst)\[.*\]\s*[-+*]?=(?!=)/;
+/** Fantasy's round records, kept as changes (record.ts noteLoss, noteWall; volley.ts memoApply): `d[k] -= dead`, `d[k + 1] += …`. */
+const ROUND_CHANGE = /\bd\[k\d*(?: \+ 1)?\]\s*[-+]=/;
 
 /**
  * Part of a file, chosen by what its lines say rather than by line numbers, which move as the
@@ -112,10 +114,10 @@ export const MODULES = {
     tests: ['test/kernel-acc-cry-havoc.test.ts'],
   },
   'fantasy-kernel': {
-    mutate: ['kernel', 'open-field', 'record', 'siege'].map((f) =>
-      linesOf(`src/systems/fantasy/${f}.ts`, [ACC_WRITE, /\baddState\(/], 'a line that writes the accumulator or adds a round state into it'),
+    mutate: ['kernel', 'open-field', 'record', 'siege', 'volley'].map((f) =>
+      linesOf(`src/systems/fantasy/${f}.ts`, [ACC_WRITE, ROUND_CHANGE], 'a line that writes the accumulator or a round record\'s change'),
     ),
-    tests: ['test/kernel-acc-fantasy.test.ts'],
+    tests: ['test/kernel-acc-fantasy.test.ts', 'test/fantasy-records.test.ts'],
   },
   'crusader-rex-kernel': {
     mutate: ['closed-field-path', 'field-run-path', 'volley-path', 'table-path'].map((f) =>
@@ -169,7 +171,7 @@ export const EQUIVALENT = [
   // src/systems/fantasy kernel modules (bookkeeping lines)
   { file: 'src/systems/fantasy/open-field.ts', mutator: 'ConditionalExpression', original: 'through <= c.maxVolley', replacement: 'true', reason: "the first volley's damage after shields is never above maxVolley (3 a mage, 2 an archer; kernel-acc-fantasy checks it): the histogram's clamp never applies" },
   { file: 'src/systems/fantasy/open-field.ts', mutator: 'EqualityOperator', original: 'through <= c.maxVolley', replacement: 'through < c.maxVolley', reason: 'at through = maxVolley both branches give maxVolley' },
-  { file: 'src/systems/fantasy/record.ts', mutator: 'ConditionalExpression', original: 'run !== 0', replacement: 'true', reason: 'the check only skips adding 0 to the tail rounds' },
+  { file: 'src/systems/fantasy/record.ts', mutator: 'ConditionalExpression', original: 'run !== 0', replacement: 'true', reason: 'the check only skips adding a sum of 0 to a round (flushRecords)' },
   // src/systems/crusader-rex/{volley-path,table-path}.ts (bookkeeping lines)
   { file: 'src/systems/crusader-rex/volley-path.ts', mutator: 'ConditionalExpression', original: 'guard > 0', replacement: 'false', reason: 'the action guard is a loop cap no battle reaches (kernel-acc-crusader-rex checks [13] is 0 in every trial): nothing to count' },
   { file: 'src/systems/crusader-rex/table-path.ts', mutator: 'ConditionalExpression', original: 'run !== 0', replacement: 'true', reason: 'the check only skips adding 0 to the tail records' },
