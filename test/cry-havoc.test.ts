@@ -264,6 +264,15 @@ describe('cry-havoc: the kernels agree with the exact answers (|z| < 4.5)', () =
     }
   });
 
+  it('a variance a few ulps below 0 (a mean the same in every trial) is held to 0; others are left as they are', () => {
+    const sys = { curveDefs: [{ file: 'attrition', keys: ['round'], valueName: 'mean' }] };
+    const out = clampProbabilities(sys, {
+      metrics: { mean_rounds: { value: 3.0000000000000027, variance: -1.4210854715202004e-14 }, mean_lost: { value: 2, variance: 1e-15 } },
+      curves: { attrition: [{ x: { round: 1 }, value: 4, variance: -3e-15 }, { x: { round: 2 }, value: 1.5, variance: 0.25 }] },
+    });
+    expect(out.metrics).toEqual({ mean_rounds: { value: 3.0000000000000027, variance: 0 }, mean_lost: { value: 2, variance: 1e-15 } });
+    expect(out.curves.attrition).toEqual([{ x: { round: 1 }, value: 4, variance: 0 }, { x: { round: 2 }, value: 1.5, variance: 0.25 }]);
+  });
   it('holding probabilities to [0, 1] leaves means and every value already inside untouched', () => {
     const sys = { curveDefs: [{ file: 'by_turn', keys: ['turn'], valueName: 'p_cumulative' }, { file: 'attrition', keys: ['round'], valueName: 'mean' }] };
     const out = clampProbabilities(sys, {

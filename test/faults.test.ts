@@ -98,6 +98,21 @@ describe('signals', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('SIGINT while exact computes a large case (minutes, one synchronous computation): the process ends at once', async () => {
+    // The exact answer of test/fixtures/slow-exact.yaml takes minutes; main()'s signal handler
+    // would wait for it (it runs between turns of the event loop), so exact leaves the signals
+    // at their default action while it computes. 3 s: the program loaded and computing; the
+    // limit after the signal is a hang guard.
+    const run = startCli(['exact', path.join(ROOT, 'test/fixtures/slow-exact.yaml')]);
+    await new Promise((r) => setTimeout(r, 3000));
+    const t0 = performance.now();
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.signal === 'SIGINT' || r.code === 130, `exit ${r.code ?? r.signal}; ${r.stderr}`).toBe(true);
+    expect(performance.now() - t0).toBeLessThan(5000);
+    expect(r.stdout).toBe('');
+  });
+
   it.each([
     ['SIGINT', 'tmp'],
     ['SIGINT', 'swap'],

@@ -33,7 +33,7 @@ export function exactScenario(v: ValidScenario): ExactCase[] {
   return out;
 }
 
-/** A system's exact answer for a compiled case, its probabilities held to [0, 1] (clampProbabilities); null when it has none. */
+/** A system's exact answer for a compiled case, its probabilities held to [0, 1] and its variances to at least 0 (clampProbabilities); null when it has none. */
 export function solveExact<C>(system: RulesSystem<C>, compiled: C): ExactSummary | null {
   const exact = system.exact ? system.exact(compiled) : null;
   return exact && clampProbabilities(system, exact);
@@ -45,18 +45,26 @@ export function solveExact<C>(system: RulesSystem<C>, compiled: C): ExactSummary
  * outside (-8.9e-16, 1.0000000000000002), which a reader takes for a defect and a client's
  * √(p(1 − p)) turns into NaN. The probabilities are the `p_` metrics (the systems' naming
  * convention, as metricKinds reads it) and the points of a curve whose value is `p` or `p_...`;
- * means, and every value already inside [0, 1], are left exactly as they are.
+ * means, and every value already inside [0, 1], are left exactly as they are. A variance is held
+ * to at least 0 likewise: E[X²] − E[X]² of a mean that is the same in every trial comes out a
+ * few ulps either side of 0 (-1.4e-14 for a mean_rounds of 3), and √variance would be NaN.
  * @example clampProbabilities(sys, { metrics: { p_undecided: { value: -8.9e-16 } }, curves: {} }).metrics.p_undecided.value // 0
  */
 export function clampProbabilities(system: Pick<RulesSystem, 'curveDefs'>, exact: ExactSummary): ExactSummary {
   const clamp = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
   const metrics: ExactSummary['metrics'] = {};
-  for (const [k, m] of Object.entries(exact.metrics)) metrics[k] = k.startsWith('p_') && (m.value < 0 || m.value > 1) ? { ...m, value: clamp(m.value) } : m;
+  for (const [k, m0] of Object.entries(exact.metrics)) {
+    const m = m0.variance !== undefined && m0.variance < 0 ? { ...m0, variance: 0 } : m0;
+    metrics[k] = k.startsWith('p_') && (m.value < 0 || m.value > 1) ? { ...m, value: clamp(m.value) } : m;
+  }
   const curves: ExactSummary['curves'] = {};
   for (const [file, points] of Object.entries(exact.curves)) {
     const value = system.curveDefs.find((d) => d.file === file)?.valueName ?? '';
     const probability = value === 'p' || value.startsWith('p_');
-    curves[file] = probability ? points.map((pt) => (pt.value < 0 || pt.value > 1 ? { ...pt, value: clamp(pt.value) } : pt)) : points;
+    curves[file] = points.map((pt0) => {
+      const pt = pt0.variance !== undefined && pt0.variance < 0 ? { ...pt0, variance: 0 } : pt0;
+      return probability && (pt.value < 0 || pt.value > 1) ? { ...pt, value: clamp(pt.value) } : pt;
+    });
   }
   return { ...exact, metrics, curves };
 }

@@ -4,11 +4,28 @@ import { exactScenario } from '../../api.js';
 import { loadAll, UserError } from '../common.js';
 import { conditionalText } from '../../report/format.js';
 
+/**
+ * fn() with SIGINT and SIGTERM at their default action, ending the process at once (exit status
+ * 128 + the signal: 130 for Ctrl-C). An exact answer is one synchronous computation, minutes for
+ * a large case, and the handlers main() adds run only between turns of the event loop: they
+ * would wait for it to end. exact writes nothing but its standard output, so nothing is left
+ * half made.
+ */
+function atDefaultSignals<T>(fn: () => T): T {
+  const kept = (['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, process.listeners(sig)] as const);
+  for (const [sig] of kept) process.removeAllListeners(sig);
+  try {
+    return fn();
+  } finally {
+    for (const [sig, ls] of kept) for (const l of ls) process.on(sig, l);
+  }
+}
+
 async function exactCommand(files: string[], flags: { json?: boolean }): Promise<void> {
   const scenarios = loadAll(files);
   const all: unknown[] = [];
   for (const v of scenarios) {
-    const ex = exactScenario(v);
+    const ex = atDefaultSignals(() => exactScenario(v));
     if (!v.system.exact) throw new UserError(`${v.file}: system ${v.system.id} has no exact solver`);
     // the means given here that are over the trials of an event (mean_turns over those with
     // p_surrender), as summary.json's conditional_on: said, so none is read as over every trial
