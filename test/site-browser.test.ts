@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { describeBrowser, launchBrowser, screenshot, watchPage } from './browser.js';
+import { describeBrowser, downloadText, launchBrowser, screenshot, watchPage } from './browser.js';
 import { runCli } from './cli-child.js';
 import { summaryText } from '../src/site/summary.js';
 
@@ -143,8 +143,7 @@ describeBrowser('the static site', () => {
       expect(await page.locator('#title').textContent()).toBe(c.name);
       const download = page.waitForEvent('download');
       await page.click('#download');
-      const file = await (await download).path();
-      const text = readFileSync(file, 'utf8');
+      const text = await downloadText(await download);
       expect(text).toBe((await probeOf(page)).summaryText);
       const site = JSON.parse(text) as Summary;
       expect(site.provenance.scenario.source).toBe(`scenarios/${c.name}.yaml`);
