@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // One Chromium for the run's browser test files, started when the first asks (test/browser.ts).
+    globalSetup: ['test/chromium-server.ts'],
     // A timeout catches a hang, not a slow machine: the heaviest test takes ~15 s of CPU alone,
     // and the suite must pass while other processes keep both cores busy (several times slower).
     // What must never happen is a test worker blocked for tens of seconds (vitest's RPC to it

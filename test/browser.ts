@@ -1,19 +1,16 @@
 /**
  * A real headless Chromium for tests that look at pages as a person does (reports, the
  * workbench): Debian's `chromium` package driven by playwright-core, never a downloaded browser.
- * Where the binary is missing, `BROWSER` is null and the tests that need it are skipped with a
+ * Where the binary is missing (`HAVE_CHROMIUM` false), the tests that need it are skipped with a
  * visible message (`describeBrowser`); `.ci/run` installs chromium so CI always runs them.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { describe } from 'vitest';
-import type { Browser, ConsoleMessage, Locator, Page } from 'playwright-core';
+import { describe, inject } from 'vitest';
+import type { Browser, ConsoleMessage, Download, Locator, Page } from 'playwright-core';
+import { CHROMIUM, HAVE_CHROMIUM, launchOwnChromium } from './chromium.js';
 
-/** The system Chromium (override with SIEGESIM_CHROMIUM). */
-export const CHROMIUM = process.env.SIEGESIM_CHROMIUM ?? '/usr/bin/chromium';
-
-/** True when the browser tests can run on this machine. */
-export const HAVE_CHROMIUM = existsSync(CHROMIUM);
+export { CHROMIUM, HAVE_CHROMIUM };
 
 /** Where tests leave their screenshots (look at them: they are what a designer sees). */
 export const ARTIFACTS = path.resolve(import.meta.dirname, '..', 'test-artifacts');
@@ -31,23 +28,34 @@ export function describeBrowser(name: string, fn: () => void): void {
   describe.skip(name, fn);
 }
 
-/** Launch headless Chromium with the flags this closed network needs (no background fetches). */
+/**
+ * A headless Chromium for one test file: a connection to the run's shared browser
+ * (test/chromium-server.ts, vitest's global setup), or where there is none, or it cannot be
+ * reached within a minute, a browser launched for this file alone. Either way `close()` ends
+ * what the file opened (its pages and their contexts), and each `newPage` is a context of its own.
+ * A download's file is read with `downloadText` (a connected browser has no local path for it).
+ */
 export async function launchBrowser(): Promise<Browser> {
-  const { chromium } = await import('playwright-core');
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-dev-shm-usage',
-    ],
-  });
+  const broker = inject('chromiumBroker');
+  if (broker) {
+    try {
+      const res = await fetch(broker, { signal: AbortSignal.timeout(60_000) });
+      const ws = await res.text();
+      if (!res.ok) throw new Error(ws);
+      const { chromium } = await import('playwright-core');
+      return await chromium.connect(ws, { timeout: 60_000 });
+    } catch (e) {
+      process.stderr.write(`\nthe shared Chromium could not be reached (${String(e)}); launching one for this test file\n`);
+    }
+  }
+  return launchOwnChromium();
+}
+
+/** The text of a downloaded file (UTF-8). */
+export async function downloadText(download: Download): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const chunk of await download.createReadStream()) parts.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(parts).toString('utf8');
 }
 
 /**

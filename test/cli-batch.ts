@@ -8,11 +8,13 @@
  * the signal and stream handlers main() adds are removed before the next. What the process
  * around main() does (start.ts: the renderer, the early pool, escaped errors) is not exercised:
  * a test keeps at least one real process per command beside these (cli-child.ts runCli).
+ * A command that fails (a refusal, exit 2) ends the process's write phase for good, as it would
+ * end the process (report/write.ts, cleanupPending): a batch writes nothing after a failed
+ * command, so commands that write come first.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { CLI, HANG_MS, ROOT } from './cli-child.js';
+import { HANG_MS, ROOT } from './cli-child.js';
 
 export interface BatchResult {
   code: number;
@@ -20,41 +22,13 @@ export interface BatchResult {
   stderr: string;
 }
 
-const PROGRAM = pathToFileURL(path.join(ROOT, 'dist/src/cli/program.js')).href;
-
-/** The child's script: main() for each argument list of SIEGESIM_BATCH (JSON), the results as JSON on stdout. */
-const DRIVER = `
-const { main } = await import(${JSON.stringify(PROGRAM)});
-const jobs = JSON.parse(process.env.SIEGESIM_BATCH);
-const [writeOut, writeErr] = [process.stdout.write, process.stderr.write];
-const results = [];
-for (const args of jobs) {
-  const r = { code: 0, stdout: '', stderr: '' };
-  process.stdout.write = (s) => ((r.stdout += String(s)), true);
-  process.stderr.write = (s) => ((r.stderr += String(s)), true);
-  const had = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM'), error: process.stdout.listeners('error') };
-  process.argv = [process.argv[0], ${JSON.stringify(CLI)}, ...args];
-  process.exitCode = 0;
-  try {
-    await main();
-    r.code = process.exitCode ?? 0;
-  } catch (e) {
-    r.stderr += 'cli-batch: main() threw: ' + (e && e.stack);
-    r.code = -1;
-  }
-  for (const sig of ['SIGINT', 'SIGTERM']) for (const l of process.listeners(sig)) if (!had[sig].includes(l)) process.removeListener(sig, l);
-  for (const l of process.stdout.listeners('error')) if (!had.error.includes(l)) process.stdout.removeListener('error', l);
-  [process.stdout.write, process.stderr.write] = [writeOut, writeErr];
-  results.push(r);
-}
-process.exitCode = 0;
-process.stdout.write(JSON.stringify(results));
-`;
+/** The child's script (main() for each argument list of SIEGESIM_BATCH, the results as JSON on stdout). */
+const DRIVER = path.join(ROOT, 'test/cli-batch-driver.mjs');
 
 /** Run each argument list through the program's main() in one child process (cwd: `cwd`); one result each, in order. */
 export function runCliBatch(jobs: string[][], cwd = ROOT): Promise<BatchResult[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', DRIVER], { cwd, env: { ...process.env, SIEGESIM_BATCH: JSON.stringify(jobs) } });
+    const child = spawn(process.execPath, [DRIVER], { cwd, env: { ...process.env, SIEGESIM_BATCH: JSON.stringify(jobs) } });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { mergeShards, runScenario, runShard, validateText, type ValidScenario } from '../src/api.js';
 import { readShardFile, writeShardFile } from '../src/cli/shard-file.js';
 import { LOADED, resultLength } from '../src/engine/chunk.js';
@@ -456,6 +457,41 @@ describe("a cancelled run's batch on a worker thread (engine/pool.ts)", () => {
     expect(await exec.run(batchOf(SCEN, 1000))).toHaveLength(resultLength(batchOf(SCEN, 1000))); // the new thread runs batches
     await exec.close();
     expect(loaded).toEqual([LOADED, LOADED]); // the first thread's, and the new one's
+  });
+
+  it('is stopped only once its thread has loaded its modules (a thread ended while loading aborts the process)', async () => {
+    // piscina hands a new pool's first batches to threads still loading; each thread here takes
+    // STOP_AFTER_MS + 1.5 s to load, and the run is cancelled at once. In a child process of the
+    // built modules: a thread stopped while loading aborts its whole process (exit 134).
+    const child = `
+      const { readFileSync } = await import('node:fs');
+      const { PoolExecutor } = await import(${JSON.stringify(path.join(ROOT, 'dist/src/engine/pool.js'))});
+      const { validateText } = await import(${JSON.stringify(path.join(ROOT, 'dist/src/api.js'))});
+      const { compilePoints, jobsOf } = await import(${JSON.stringify(path.join(ROOT, 'dist/src/api/run.js'))});
+      const file = ${JSON.stringify(path.join(ROOT, 'test/fixtures/slow-chunk.yaml'))};
+      const t = validateText(file, readFileSync(file, 'utf8'));
+      const [job] = jobsOf(t.value, compilePoints(t.value));
+      const exec = new PoolExecutor(1);
+      exec.warm();
+      const events = [];
+      (await exec.pool).on('message', (m) => events.push(m));
+      const ac = new AbortController();
+      const run = exec.run({ ...job, seed: 1, stream: 'point-0', first: 0, sizes: [120] }, { signal: ac.signal });
+      ac.abort();
+      await run.catch((e) => events.push(e.constructor.name));
+      await exec.close();
+      console.log(JSON.stringify(events));
+    `;
+    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const c = spawn(process.execPath, ['--input-type=module', '-e', child], { env: { ...process.env, SIEGESIM_FAULT: `worker-slow-load:${STOP_AFTER_MS + 1500}` } });
+      let out = '';
+      c.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      c.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+      c.on('close', (code) => resolve({ code, out }));
+    });
+    expect(r.code, r.out).toBe(0);
+    // loaded, then stopped; close() waits for the thread that replaced it to load too
+    expect(JSON.parse(r.out)).toEqual([LOADED, 'CancelledError', LOADED]);
   });
 
   it('that ends within STOP_AFTER_MS of the cancel keeps its thread (the workbench\'s quick changes pay no new thread)', async () => {

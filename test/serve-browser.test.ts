@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { axisLabels, describeBrowser, launchBrowser, notCancelled, screenshot, strayTornadoLabels, watchPage } from './browser.js';
+import { axisLabels, describeBrowser, downloadText, launchBrowser, notCancelled, screenshot, strayTornadoLabels, watchPage } from './browser.js';
 import { PoolExecutor } from '../src/engine/pool.js';
 import { rootsOf } from '../src/serve/catalogue.js';
 import { startWorkbench, type Workbench } from '../src/serve/server.js';
@@ -313,7 +313,7 @@ describeBrowser('the workbench page', () => {
     await page.click('.tabs button[data-tab="reproduce"]');
     expect(await page.textContent('#command-note')).toMatch(/its case wall\.dc = 14, variant "at-least-dc", is what the "tuned" column shows, byte for byte.*sweep gains wall\.dc 14/);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save')]);
-    const saved = readFileSync((await download.path())!, 'utf8');
+    const saved = await downloadText(download);
     expect(saved).toContain('  wall.dc: [8, 12, 14, 16]');
     expect((parseYaml(saved) as { description: string }).description).toMatch(/Its sweep gains wall\.dc 14 \(the case tuned\)\.\n$/);
     expect(await page.textContent('#save-name')).toContain('its sweep gains wall.dc 14, so that its run has the case tuned');
@@ -346,7 +346,7 @@ describeBrowser('the workbench page', () => {
     await doneWith(page, SC, { 'attacker.infantry': 10, 'wall.dc': 14, mode: 'open_field' });
     await page.click('.tabs button[data-tab="reproduce"]');
     const [copy] = await Promise.all([page.waitForEvent('download'), page.click('#save')]);
-    const open = readFileSync((await copy.path())!, 'utf8');
+    const open = await downloadText(copy);
     expect(open).toContain('\n# expect:\n  # no longer matches the tuned case');
     expect(parseYaml(open)).not.toHaveProperty('expect');
     await expect.poll(() => page.locator('#save-stale').textContent()).toBe(
@@ -792,7 +792,7 @@ describeBrowser('the workbench page', () => {
     await page.click('.tabs button[data-tab="reproduce"]');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save')]);
     expect(download.suggestedFilename()).toBe('case-c-old-siege-2.tuned.yaml');
-    const saved = readFileSync((await download.path())!, 'utf8');
+    const saved = await downloadText(download);
     const file = readFileSync(path.join(ROOT, 'scenarios', SC), 'utf8');
     // a scenario of its own: its name (its report folder), and a line of what changed after the description
     expect(await page.textContent('#save-name')).toContain('named crusader-rex-6-56-old-siege-2-tuned (its report goes to reports/crusader-rex-6-56-old-siege-2-tuned/');

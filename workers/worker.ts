@@ -21,6 +21,16 @@ import { KERNELS } from '../src/systems/kernels.js';
 queueMicrotask(() => parentPort?.postMessage(LOADED));
 
 /**
+ * Test-only: `SIEGESIM_FAULT=worker-slow-load:MS` keeps this module loading for MS ms (a busy
+ * machine's load), so the tests can show the pool never stops a thread before it has loaded.
+ */
+const SLOW_LOAD = /^worker-slow-load:(\d+)$/.exec(process.env.SIEGESIM_FAULT ?? '');
+if (SLOW_LOAD) {
+  const end = Date.now() + Number(SLOW_LOAD[1]);
+  while (Date.now() < end);
+}
+
+/**
  * Test-only failure hook: `SIEGESIM_FAULT=worker-throw[:N]` makes each worker throw, and
  * `worker-exit[:N]` makes it exit, in the middle of its N-th batch (default the first): after
  * the kernel has run, before the result is returned. The fault tests use it to show a failing

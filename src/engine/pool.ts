@@ -116,8 +116,14 @@ export class PoolExecutor implements Executor {
       const stopAll = () => {
         for (const b of batches) b.abort();
       };
-      // (unref: a process with nothing else left to do need not wait to stop them)
-      signal.addEventListener('abort', () => setTimeout(stopAll, STOP_AFTER_MS).unref(), { once: true });
+      // Stopping a batch ends the thread it was handed to, and that thread may still be loading
+      // its modules: piscina hands batches to the threads it starts with at once, before they
+      // have loaded (loading takes 0.4-3 s on a busy machine, longer than STOP_AFTER_MS). A thread
+      // ended while it loads aborts the process (stop() below says why), so the stop waits until
+      // the pool's threads have loaded. (unref: a process with nothing else left to do need not
+      // wait to stop them)
+      const stopLoaded = () => void withinLoadWait(this.loaded).then(stopAll);
+      signal.addEventListener('abort', () => setTimeout(stopLoaded, STOP_AFTER_MS).unref(), { once: true });
     }
     const stop = new AbortController();
     running.add(stop);

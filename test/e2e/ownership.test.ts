@@ -37,6 +37,13 @@ function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
+/** Each command line in a process of its own, one after another. */
+async function inTurn(commands: string[][], cwd: string): Promise<Awaited<ReturnType<typeof runCli>>[]> {
+  const out = [];
+  for (const args of commands) out.push(await runCli(args, { cwd }));
+  return out;
+}
+
 const leftovers = (dir: string) => readdirSync(dir).filter((n) => /^\.tmp-|\.old-\d+-\d+@/.test(n));
 
 /** A user's project folder that an unguarded writer would delete: a summary.json of theirs, a source file, notes. */
@@ -49,9 +56,12 @@ function project(dir: string, summary = '{"total":3}\n'): string {
   return p;
 }
 
-/** A refusal: exit 2, one line naming `message`, no stack trace, quickly (before any trial). */
-function refused(r: { code: number | null; stderr: string; timedOut: boolean }, message: RegExp): void {
-  expect(r.timedOut).toBe(false);
+/**
+ * A refusal: exit 2, one line naming `message`, no stack trace, quickly (before any trial). A
+ * command run through runCliBatch has no timedOut: a hang there fails the whole batch.
+ */
+function refused(r: { code: number | null; stderr: string; timedOut?: boolean }, message: RegExp): void {
+  if ('timedOut' in r) expect(r.timedOut).toBe(false);
   expect(r.code, r.stderr).toBe(2);
   expect(r.stderr).toMatch(message);
   expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
@@ -145,14 +155,17 @@ describe('a folder holding files siegesim did not write', () => {
     writeFileSync(path.join(legacy, 'notes.txt'), 'mine\n');
     refused(await runCli(['run', QUICK, ...BIG, '--out', legacy]), /cannot write to .*: it holds files siegesim did not write there \(notes\.txt\)/);
     rmSync(path.join(legacy, 'notes.txt'));
-    const r = await runCli(['run', path.join(ROOT, 'scenarios/surrender/heavy-guns-grid.yaml'), '--trials', '1000', '--out', legacy, '--no-progress']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(path.join(legacy, MANIFEST), 'utf8')).kind).toBe('run');
     // and a folder of reports from before manifests (with a file of the user's beside them): its index is replaced, the file kept
     const root = path.join(dir, 'examples');
     cpSync(path.join(ROOT, 'reports/examples'), root, { recursive: true });
     const png = readFileSync(path.join(root, 'report.png'));
-    const two = await runCli(['run', QUICK, OTHER, '--trials', '1000', '--out', root, '--no-progress']);
+    // both runs through one child (test/cli-batch.ts; the refusal above is a process of its own)
+    const [r, two] = await runCliBatch([
+      ['run', path.join(ROOT, 'scenarios/surrender/heavy-guns-grid.yaml'), '--trials', '1000', '--out', legacy, '--no-progress'],
+      ['run', QUICK, OTHER, '--trials', '1000', '--out', root, '--no-progress'],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(legacy, MANIFEST), 'utf8')).kind).toBe('run');
     expect(two.code, two.stderr).toBe(0);
     expect(readFileSync(path.join(root, 'index.html'), 'utf8')).toContain('surrender-town-basic');
     expect(readFileSync(path.join(root, 'report.png'))).toEqual(png);
@@ -164,15 +177,19 @@ describe('a folder holding files siegesim did not write', () => {
     const multi = path.join(dir, 'multi');
     mkdirSync(multi);
     writeFileSync(path.join(multi, 'index.html'), '<p>my page</p>\n');
-    for (const force of [[], ['--force']]) {
-      refused(await runCli(['run', QUICK, OTHER, ...BIG, '--out', multi, ...force]), /cannot write to .*multi: its index\.html was not written by siegesim, and the reports index would replace it/);
-    }
-    expect(snapshot(multi)).toEqual({ 'index.html': '<p>my page</p>\n' });
     const cwd = path.join(dir, 'work');
     mkdirSync(path.join(cwd, 'reports'), { recursive: true });
     writeFileSync(path.join(cwd, 'reports', 'index.html'), '<p>mine</p>\n');
-    for (const args of [['run', QUICK, ...BIG], ['sensitivity', QUICK, ...BIG], ['merge', QUICK, path.join(dir, 'none.json')]]) {
-      refused(await runCli(args, { cwd }), /cannot write to reports: its index\.html was not written by siegesim/);
+    // a process of its own for each command; run's other two refusals through one child (test/cli-batch.ts)
+    const multiRefused = /cannot write to .*multi: its index\.html was not written by siegesim, and the reports index would replace it/;
+    const reportsRefused = /cannot write to reports: its index\.html was not written by siegesim/;
+    refused(await runCli(['run', QUICK, OTHER, ...BIG, '--out', multi]), multiRefused);
+    const [forced, inReports] = await runCliBatch([['run', QUICK, OTHER, ...BIG, '--out', multi, '--force'], ['run', QUICK, ...BIG]], cwd);
+    refused(forced, multiRefused);
+    refused(inReports, reportsRefused);
+    expect(snapshot(multi)).toEqual({ 'index.html': '<p>my page</p>\n' });
+    for (const args of [['sensitivity', QUICK, ...BIG], ['merge', QUICK, path.join(dir, 'none.json')]]) {
+      refused(await runCli(args, { cwd }), reportsRefused);
     }
     expect(snapshot(path.join(cwd, 'reports'))).toEqual({ 'index.html': '<p>mine</p>\n' });
   });
@@ -193,23 +210,30 @@ describe('a folder holding the report of another scenario', () => {
     const dir = tmp();
     const rep = await townReport(dir);
     const before = snapshot(rep);
-    const r = await runCli(['run', OTHER, ...BIG, '--out', rep], { cwd: ROOT });
+    // run and merge each in a process of their own (townReport's run, the merge below); the other
+    // runs through one child a step (test/cli-batch.ts; what writes first: a refusal ends writing)
+    const s = path.join(dir, 's.json');
+    const [shard, r] = await runCliBatch([
+      ['run', OTHER, '--trials', '1000', '--shard', '1/1', '--out', s, '--no-progress'],
+      ['run', OTHER, ...BIG, '--out', rep],
+    ]);
     refused(r, /cannot write to/);
     expect(r.stderr).toBe(`siegesim: cannot write to ${rep}: ${MSG.otherScenarioReport({ name: 'surrender-town-basic', file: quick }, { name: 'surrender-port-blockade', file: path.relative(ROOT, OTHER) }, true)}\n`);
     expect(r.stderr).toContain(`it holds the report of scenario "surrender-town-basic" (made from ${quick}), not of "surrender-port-blockade" (scenarios/surrender/port-blockade.yaml); choose another --out, or add --force to replace it`);
     expect(r.stderr).not.toContain('both');
     expect(snapshot(rep)).toEqual(before);
     // merge checks the same
-    const s = path.join(dir, 's.json');
-    expect((await runCli(['run', OTHER, '--trials', '1000', '--shard', '1/1', '--out', s, '--no-progress'])).code).toBe(0);
+    expect(shard.code, shard.stderr).toBe(0);
     refused(await runCli(['merge', OTHER, s, '--out', rep]), /cannot write to .*rep: it holds the report of scenario "surrender-town-basic"/);
     expect(snapshot(rep)).toEqual(before);
-    // the same scenario again: replaced, nothing said but the status line
-    const again = await runCli(['run', QUICK, '--trials', '1000', '--seed', 'again', '--out', rep, '--no-progress']);
+    // the same scenario again: replaced, nothing said but the status line; then the other with --force
+    const [again, forced] = await runCliBatch([
+      ['run', QUICK, '--trials', '1000', '--seed', 'again', '--out', rep, '--no-progress'],
+      ['run', OTHER, '--trials', '1000', '--out', rep, '--no-progress', '--force'],
+    ]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(again.stderr).toMatch(/^surrender-town-basic: 1 case\(s\) x 1,000 trials/);
-    const forced = await runCli(['run', OTHER, '--trials', '1000', '--out', rep, '--no-progress', '--force']);
     expect(forced.code, forced.stderr).toBe(0);
     expect(JSON.parse(readFileSync(path.join(rep, 'summary.json'), 'utf8')).name).toBe('surrender-port-blockade');
   });
@@ -244,15 +268,19 @@ describe('a folder holding the report of another scenario', () => {
     expect(first.code, first.stderr).toBe(0);
     const reports = snapshot(path.join(cwd, 'reports'));
     const mine = `it holds the report of "surrender-town-basic" made from ${path.relative(cwd, QUICK)}, not from town.yaml (both files are named "surrender-town-basic"); give one of them another name:, choose another --out, or add --force to replace it`;
-    refused(await runCli(['run', 'town.yaml', ...BIG], { cwd }), new RegExp(`^siegesim: cannot write to reports/surrender-town-basic: ${mine.replace(/[()[\].*+?^$|\\]/g, '\\$&')}\n$`));
+    // (these runs through one child a step: test/cli-batch.ts; the runs above are processes of their own)
     // several scenarios: each folder under reports/ is checked before any trial
     writeFileSync(path.join(cwd, 'port.yaml'), readFileSync(OTHER, 'utf8'));
-    refused(await runCli(['run', 'port.yaml', 'town.yaml', ...BIG], { cwd }), /cannot write to reports\/surrender-town-basic: it holds the report of "surrender-town-basic" made from/);
+    const [one, several] = await runCliBatch([['run', 'town.yaml', ...BIG], ['run', 'port.yaml', 'town.yaml', ...BIG]], cwd);
+    refused(one, new RegExp(`^siegesim: cannot write to reports/surrender-town-basic: ${mine.replace(/[()[\].*+?^$|\\]/g, '\\$&')}\n$`));
+    refused(several, /cannot write to reports\/surrender-town-basic: it holds the report of "surrender-town-basic" made from/);
     expect(snapshot(path.join(cwd, 'reports'))).toEqual(reports);
     // the same two files again once written with --force: nothing said
-    const forced = await runCli(['run', 'port.yaml', 'town.yaml', '--trials', '1000', '--no-progress', '--force'], { cwd });
+    const [forced, again] = await runCliBatch([
+      ['run', 'port.yaml', 'town.yaml', '--trials', '1000', '--no-progress', '--force'],
+      ['run', 'port.yaml', 'town.yaml', '--trials', '1000', '--no-progress'],
+    ], cwd);
     expect(forced.code, forced.stderr).toBe(0);
-    const again = await runCli(['run', 'port.yaml', 'town.yaml', '--trials', '1000', '--no-progress'], { cwd });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toMatch(/cannot|warning/);
   });
@@ -260,15 +288,15 @@ describe('a folder holding the report of another scenario', () => {
   it('sensitivity --out the sensitivity report of another scenario: refused naming it, unless --force; the same scenario again is replaced', async () => {
     const dir = tmp();
     const rep = path.join(dir, 'sens');
-    const sens = (file: string, ...more: string[]) => runCli(['sensitivity', file, '--trials', '1000', '--threads', '1', '--out', rep, '--no-progress', ...more]);
-    expect((await sens(QUICK)).code).toBe(0);
+    const sensArgs = (file: string, ...more: string[]) => ['sensitivity', file, '--trials', '1000', '--threads', '1', '--out', rep, '--no-progress', ...more];
+    expect((await runCli(sensArgs(QUICK))).code).toBe(0);
     const before = snapshot(rep);
     refused(await runCli(['sensitivity', OTHER, '--trials', '2000000000', '--threads', '1', '--out', rep]), /cannot write to .*sens: it holds the sensitivity report of scenario "surrender-town-basic", not of "surrender-port-blockade" \(scenarios\/surrender\/port-blockade\.yaml\); choose another --out, or add --force to replace it/);
     expect(snapshot(rep)).toEqual(before);
-    const again = await sens(QUICK);
+    // the same scenario again, then the other with --force: through one child (test/cli-batch.ts)
+    const [again, forced] = await runCliBatch([sensArgs(QUICK), sensArgs(OTHER, '--force')]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toMatch(/cannot|warning/);
-    const forced = await sens(OTHER, '--force');
     expect(forced.code, forced.stderr).toBe(0);
     expect(JSON.parse(readFileSync(path.join(rep, 'sensitivity.json'), 'utf8')).name).toBe('surrender-port-blockade');
   });
@@ -285,15 +313,19 @@ describe('a report written into a folder of scenarios (--out . --force)', () => 
     expect(w.code, w.stderr).toBe(0);
     expect(JSON.parse(readFileSync(path.join(sc, MANIFEST), 'utf8')).files).toContain('scenario.yaml');
     const mine = { 'town.yaml': readFileSync(QUICK, 'latin1'), 'port.yaml': readFileSync(OTHER, 'latin1') };
+    const commands = (args: readonly string[]) => [
+      ['validate', ...args],
+      ['run', ...args, '--trials', '1000', '--threads', '1', '--no-progress'],
+      ['test', ...args, '--threads', '1', '--junit', path.join(dir, 'junit.xml')],
+    ];
     for (const [args, cwd] of [[['.'], sc], [['sc'], dir]] as const) {
-      const v = await runCli(['validate', ...args], { cwd });
+      // the folder's three commands through one child (test/cli-batch.ts), its parent's each in a process of its own
+      const [v, r, t] = cwd === sc ? await runCliBatch(commands(args), cwd) : await inTurn(commands(args), cwd);
       expect(v.code, v.stderr).toBe(0);
       expect(v.stdout).not.toContain('scenario.yaml');
       expect(v.stdout.trimEnd().split('\n')).toHaveLength(2);
-      const r = await runCli(['run', ...args, '--trials', '1000', '--threads', '1', '--no-progress'], { cwd });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toContain('-> reports/surrender-port-blockade');
-      const t = await runCli(['test', ...args, '--threads', '1', '--junit', path.join(dir, 'junit.xml')], { cwd });
       expect(t.code, t.stderr + t.stdout).toBe(0);
       expect(t.stdout).toMatch(/1 scenario\(s\) tested, 1 skipped/);
       expect(t.stdout + t.stderr).not.toContain('scenario.yaml');
@@ -305,8 +337,8 @@ describe('a report written into a folder of scenarios (--out . --force)', () => 
     writeFileSync(path.join(d2, 'scenario.yaml'), readFileSync(QUICK, 'utf8'));
     writeFileSync(path.join(d2, 'port.yaml'), readFileSync(OTHER, 'utf8'));
     const before = snapshot(d2);
-    for (const f of ['scenario.yaml', 'port.yaml']) {
-      refused(await runCli(['run', f, ...BIG, '--out', '.', '--force'], { cwd: d2 }), /cannot write to \.: the report would replace scenario\.yaml, which siegesim did not write \(--force keeps such files\)/);
+    for (const r of await runCliBatch(['scenario.yaml', 'port.yaml'].map((f) => ['run', f, ...BIG, '--out', '.', '--force']), d2)) {
+      refused(r, /cannot write to \.: the report would replace scenario\.yaml, which siegesim did not write \(--force keeps such files\)/);
     }
     expect(snapshot(d2)).toEqual(before);
   });
