@@ -16,6 +16,7 @@ import { accLengthFantasy, prepareFantasy, roundBase, ROUND_STRIDE, runFantasySt
 import { deriveState } from '../src/engine/rng.js';
 import { G, TOT } from '../src/systems/fantasy/state.js';
 import { merge, type Tree } from './helpers.js';
+import { FANTASY_FIELD, FANTASY_SIEGE } from './fantasy.shared.js';
 
 function compiled(body: Tree, maxRounds: number) {
   const v = validateText('f.yaml', `name: f\nsystem: fantasy\nseed: fantasy-records\ntrials: 1\n${stringify({ ...body, max_rounds: maxRounds })}`);
@@ -39,17 +40,8 @@ function trial(body: Tree, rounds: number, i: number, perDie: boolean) {
   return { c, acc, wall: Math.max(0, st.wallHp), alive, end: acc[4] };
 }
 
-const SIEGE: Tree = {
-  mode: 'siege',
-  attacker: { infantry: 10, cavalry: 4, archers: 6, mages: 2, clerics: 2, siege_engines: 3, captain_might: 2 },
-  defender: { infantry: 6, archers: 6, mages: 1, clerics: 1, captain_might: 1 },
-  wall: { hp: 30, dc: 12 },
-};
-const FIELD: Tree = {
-  mode: 'open_field',
-  attacker: { infantry: 6, cavalry: 2, archers: 3, mages: 2, clerics: 1, captain_might: 1 },
-  defender: { infantry: 10, archers: 4, mages: 1, clerics: 3, captain_might: 1 },
-};
+const SIEGE = FANTASY_SIEGE;
+const FIELD = FANTASY_FIELD;
 
 describe('fantasy records: each round is the state after it', () => {
   const cases: [string, Tree, boolean][] = [

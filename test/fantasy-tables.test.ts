@@ -13,6 +13,7 @@ import { perDie } from './fantasy-per-die.js';
 import { deriveState } from '../src/engine/rng.js';
 import { merge, zAll, type Tree } from './helpers.js';
 import { stringify } from 'yaml';
+import { FANTASY_FIELD, FANTASY_SIEGE } from './fantasy.shared.js';
 
 const TWO32 = 2 ** 32;
 
@@ -226,18 +227,8 @@ describe('fantasy tables: two counts in one draw, every outcome exact to within 
 });
 
 describe('fantasy tables: the table mode agrees with the per-die mode (|z| < 4.5 everywhere)', () => {
-  const SIEGE: Tree = {
-    mode: 'siege',
-    attacker: { infantry: 10, cavalry: 4, archers: 6, mages: 2, clerics: 2, siege_engines: 3, captain_might: 2 },
-    defender: { infantry: 6, archers: 6, mages: 1, clerics: 1, captain_might: 1 },
-    wall: { hp: 30, dc: 12 },
-  };
-  /** A balanced open-field battle (the defender wins about 3 in 4). */
-  const FIELD: Tree = {
-    mode: 'open_field',
-    attacker: { infantry: 6, cavalry: 2, archers: 3, mages: 2, clerics: 1, captain_might: 1 },
-    defender: { infantry: 10, archers: 4, mages: 1, clerics: 3, captain_might: 1 },
-  };
+  const SIEGE = FANTASY_SIEGE;
+  const FIELD = FANTASY_FIELD;
   const cases: [string, Tree][] = [
     ['the reference siege (DEFAULT rules)', SIEGE],
     ['a grid point: a thick wall, DC 17, a smaller assault', merge(SIEGE, { attacker: { infantry: 8, cavalry: 2, archers: 4, mages: 1, clerics: 1, siege_engines: 2, captain_might: 1 }, defender: { archers: 5 }, wall: { hp: 60, dc: 17 }, max_rounds: 12 })],
