@@ -8,10 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { validateText } from '../src/api.js';
-import { compileCrusaderRex, contradictionMessage, type CrusaderRexCompiled } from '../src/systems/crusader-rex/compile.js';
+import { CASTLE_ONLY_SETTINGS, compileCrusaderRex, contradictionMessage, type CrusaderRexCompiled } from '../src/systems/crusader-rex/compile.js';
 import { exactBattle } from '../src/systems/crusader-rex/exact.js';
 import { MSG } from '../src/scenario/messages.js';
-import { compiled } from './crusader-rex.shared.js';
+import { compiled, kernelAcc } from './crusader-rex.shared.js';
 import type { Tree } from './helpers.js';
 
 const HEAD = 'name: cr\nsystem: crusader-rex\nseed: 1\ntrials: 10\n';
@@ -115,5 +115,56 @@ describe('crusader-rex: the readings the rules file states (exact chain)', () =>
     const lost = (castle: boolean, jihad: string) => exact(body(castle, jihad)).metrics.mean_steps_lost_franks.value;
     expect(lost(true, 'attacker')).toBeCloseTo(lost(true, 'none'), 12); // the relief attacks in R1: no Jihad
     expect(lost(false, 'attacker')).toBeGreaterThan(lost(false, 'none') + 0.01); // empty castle: the besieger attacks in R1, with the Jihad
+  });
+});
+
+describe('crusader-rex: what a town rated 0 never reads (no castle: §2.2)', () => {
+  /** A field battle with reserves, charges, harries, retreats by road and three game turns. */
+  const FIELD: Tree = {
+    town: { rating: 0 },
+    player1: 'saracens',
+    attacker: 'saracens',
+    turns: 3,
+    blocks: [{ block: 'Saladin' }, { block: 'Al Adil', steps: 2 }, { block: 'Kurds 1', at: 'main_road' }, { block: 'King Guy' }, { block: 'Jerusalem Templars', steps: 2 }, { block: 'Genoa Pilgrims', at: 'other_road' }],
+    policy: { retreat: 'when_outnumbered', charge: 'always', harry: 'always' },
+    retreat_slots: { attacker: 1, defender: 1 },
+  };
+  /** A value other than the default for each castle-only setting. */
+  const OTHER: Record<string, unknown> = {
+    'policy.storm': 'never',
+    'policy.stormers': 'listed',
+    'policy.storm_top_up': 'retest',
+    'policy.storm_ratio': 0.3,
+    'policy.sally': 'always',
+    'policy.sally_ratio': 0.2,
+    'policy.deployment': 'all_field',
+    'policy.withdraw': 'when_weaker',
+    'policy.besieger_after_r3': 'retreat',
+    'town.fortified_port': true,
+    'rules.winter_campaign': true,
+    'rules.declined_sally_goes_to_attrition': false,
+  };
+  const withSetting = (key: string, value: unknown): Tree => {
+    const [group, name] = key.split('.');
+    return { ...FIELD, [group]: { ...((FIELD[group] as Tree | undefined) ?? {}), [name]: value } };
+  };
+  it('each is warned at its key as changing nothing, and the battle plays the same with it', () => {
+    expect(CASTLE_ONLY_SETTINGS.map(([g, k]) => `${g}.${k}`).sort()).toEqual(Object.keys(OTHER).sort());
+    const plain = kernelAcc(compiled(FIELD), 'kernel', 4000, 'rating-0');
+    for (const [key, value] of Object.entries(OTHER)) {
+      const body = withSetting(key, value);
+      const v = check(body);
+      expect(v.ok, key).toBe(true);
+      if (!v.ok) continue;
+      expect(v.value.warnings?.map((w) => `${w.path} ${w.message.slice(0, 40)}`), key).toEqual([`${key} changes nothing: a town rated 0 has no c`]);
+      expect(kernelAcc(compiled(body), 'kernel', 4000, 'rating-0'), key).toEqual(plain);
+    }
+  });
+  it('a setting a field battle reads is not warned (rules.control_change_any_round), nor a castle setting where some case has a castle', () => {
+    const v = check(withSetting('rules.control_change_any_round', false));
+    expect(v.ok && (v.value.warnings ?? []).length).toBe(0);
+    const swept = check({ ...withSetting('policy.storm', 'never'), sweep: { 'town.rating': [0, 2] } });
+    expect(swept.ok && (swept.value.warnings ?? []).length).toBe(0);
+    expect(kernelAcc(compiled(withSetting('rules.control_change_any_round', false)), 'kernel', 4000, 'rating-0')).not.toEqual(kernelAcc(compiled(FIELD), 'kernel', 4000, 'rating-0'));
   });
 });

@@ -182,9 +182,39 @@ export function contradictionMessage(key: 'attacker' | 'besieged', value: Side, 
  * and `besieged` in a new battle (the castle's side is the defender), each when it agrees with the
  * situation's own key (a contradiction is refused by refineCrusaderRex).
  */
+/**
+ * The settings a town rated 0 never reads: it has no castle (6.5), so nothing is deployed into
+ * one, stormed, sallied from or withdrawn into, and no siege attrition is rolled (§2.2, §4).
+ * Each, set to every other value in a rating-0 battle with reserves, charges, harries, retreats
+ * and three game turns, gives the same CSVs (test/crusader-rex-input.test.ts holds the compiled
+ * kernel's results equal). `rules.control_change_any_round` is not here: a field battle's
+ * control change reads it.
+ */
+export const CASTLE_ONLY_SETTINGS: readonly (readonly [string, string])[] = [
+  ['policy', 'storm'],
+  ['policy', 'stormers'],
+  ['policy', 'storm_top_up'],
+  ['policy', 'storm_ratio'],
+  ['policy', 'sally'],
+  ['policy', 'sally_ratio'],
+  ['policy', 'deployment'],
+  ['policy', 'withdraw'],
+  ['policy', 'besieger_after_r3'],
+  ['town', 'fortified_port'],
+  ['rules', 'winter_campaign'],
+  ['rules', 'declined_sally_goes_to_attrition'],
+];
+
 export function deadSettingsCrusaderRex(written: Record<string, unknown>, scenario: Record<string, unknown>): { path: string[]; message: string }[] {
   const s = scenario as unknown as Scenario;
   const out: { path: string[]; message: string }[] = [];
+  if (s.town.rating === 0) {
+    for (const [group, key] of CASTLE_ONLY_SETTINGS) {
+      const g = written[group];
+      if (g !== null && typeof g === 'object' && Object.hasOwn(g, key))
+        out.push({ path: [group, key], message: `changes nothing: a town rated 0 has no castle, so nothing is deployed into it, stormed, sallied from or withdrawn into, and no siege attrition is rolled (docs/rules/crusader-rex.md §2.2); leave it out, or give town.rating 1-4` });
+    }
+  }
   if (s.situation === 'existing_siege' && Object.hasOwn(written, 'attacker') && s.attacker !== undefined)
     out.push({ path: ['attacker'], message: 'changes nothing: in an existing siege the attacker is the besieger, the side that is not `besieged` (docs/rules/crusader-rex.md §10); leave it out' });
   if (s.situation === 'new_battle' && Object.hasOwn(written, 'besieged') && s.besieged !== undefined)
