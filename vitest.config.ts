@@ -16,15 +16,16 @@ export default defineConfig({
     // transform cost more CPU than most files' tests (a third of the suite's time).
     isolate: false,
     fileParallelism: true,
-    // Two files at a time on two cores, both workers kept to the end (minWorkers). With fewer kept
-    // than started (vitest's default here keeps one: the cores less one), tinypool ends a worker
-    // the moment it is idle, which can race the worker's teardown and fail a run whose every test
-    // passed with an unhandled "Terminating worker thread" (three workers with one kept fail so
-    // on most runs of a few dozen small files; three kept, or two with one kept, did not). Three
-    // workers, all kept, would fill a core the tests leave idle waiting on children and the
-    // browser, but where the machine is loaded far past its cores serve.test's sweeps and rankings
-    // then exceed their own 60-120 s timeouts: not used until a quiet CI run shows them safe.
-    maxWorkers: 2,
-    minWorkers: 2,
+    // Three files at a time on two cores, every worker kept to the end (minWorkers). The tests
+    // leave a core idle much of the time, waiting on their children and the browser: on a quiet
+    // two-core machine, a fresh clone's CI took 9 min 21 s with three (vitest 503 s) against
+    // 9 min 49 s with two (536 s). Kept to the end: with fewer kept than started, tinypool ends a
+    // worker the moment it is idle, which can race the worker's teardown and fail a run whose
+    // every test passed with an unhandled "Terminating worker thread" (three workers with one
+    // kept failed so on most runs of a few dozen small files; three kept did not). Where the
+    // machine is loaded far past its cores, the tests that sweep and rank on a server run close
+    // to their own 60-120 s timeouts; CI's machine is not shared.
+    maxWorkers: 3,
+    minWorkers: 3,
   },
 });
