@@ -314,8 +314,8 @@ function valueAt(tree: Tree, p: string, index: number): unknown {
   return o;
 }
 
-const caseCache = new Map<string, { compiled: string; exact: string | null; scenario: Tree } | null>();
-/** The compiled case and its exact answer (JSON), or null when the scenario does not validate. */
+const caseCache = new Map<string, { compiled: string; scenario: Tree; case: unknown } | null>();
+/** The compiled case (JSON), or null when the scenario does not validate. */
 function caseOf(system: RulesSystem, tree: Tree) {
   const text = `name: d\nsystem: ${system.id}\nseed: 1\ntrials: 10\n${stringify(tree)}`;
   if (caseCache.has(text)) return caseCache.get(text)!;
@@ -324,11 +324,26 @@ function caseOf(system: RulesSystem, tree: Tree) {
   if (v.ok) {
     const scenario = v.value.points[0].variants[0].scenario as Tree;
     const c = system.compile(scenario);
-    out = { compiled: JSON.stringify(c), exact: null as string | null, scenario };
-    const exact = system.exact ? system.exact(c as never) : null;
-    out.exact = exact ? JSON.stringify(exact) : null;
+    out = { compiled: JSON.stringify(c), scenario, case: c };
   }
   caseCache.set(text, out);
+  return out;
+}
+
+/**
+ * The exact answer (JSON) of a compiled case, or null where its system has none: computed only
+ * when two cases differ (most probes change nothing, or differ already in a case without an
+ * exact form), once per compiled case (many trees compile to the same case).
+ */
+const exactCache = new Map<string, string | null>();
+function exactOf(system: RulesSystem, c: { compiled: string; case: unknown }): string | null {
+  const key = `${system.id}\n${c.compiled}`;
+  let out = exactCache.get(key);
+  if (out === undefined) {
+    const exact = system.exact ? system.exact(c.case as never) : null;
+    out = exact ? JSON.stringify(exact) : null;
+    exactCache.set(key, out);
+  }
   return out;
 }
 
@@ -343,8 +358,11 @@ function changes(system: RulesSystem, tree: Tree, p: string, index: number, from
   if (!cb) return 'invalid';
   if (!ca) return true; // refused by the default, accepted with the option (rules.revised_ballista)
   if (ca.compiled === cb.compiled) return false;
-  if (blind || (ca.exact === null && cb.exact === null)) return true;
-  return ca.exact !== cb.exact;
+  if (blind) return true;
+  const ea = exactOf(system, ca);
+  const eb = exactOf(system, cb);
+  if (ea === null && eb === null) return true;
+  return ea !== eb;
 }
 
 interface Probe {
