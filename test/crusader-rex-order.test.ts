@@ -140,6 +140,7 @@ describe('crusader-rex: the strongest-first order where it cannot change the out
     const pick = <T,>(a: T[]): T => a[Math.floor(rnd() * a.length)];
     const names = Object.keys(ROSTER);
     const tally = { safe: 0, safeReordered: 0, kept: 0, keptDiffer: 0 };
+    const KEPT_DIFFER = 40;
     for (let t = 0; t < 400; t++) {
       if (t % 50 === 0) await yieldToEventLoop();
       const rating = pick([0, 1, 2, 2, 3]);
@@ -184,19 +185,20 @@ describe('crusader-rex: the strongest-first order where it cannot change the out
         },
         rules: { jihad: pick(['none', 'none', 'attacker']), control_change_any_round: rnd() < 0.7 },
       });
-      const effect = orderEffect(c);
       if (fireOrderMatters(c)) {
         tally.kept++;
-        if (effect > 1e-6) tally.keptDiffer++;
+        // the kept-out battles only have to show that the order matters in enough of them (the
+        // bound below): once it is met, the rest need not be solved twice (two thirds of the time)
+        if (tally.keptDiffer <= KEPT_DIFFER && orderEffect(c) > 1e-6) tally.keptDiffer++;
       } else {
-        expect(effect, JSON.stringify(blocks)).toBeLessThan(1e-9);
+        expect(orderEffect(c), JSON.stringify(blocks)).toBeLessThan(1e-9);
         tally.safe++;
         if (listedIsNotStrongestFirst(c)) tally.safeReordered++;
       }
     }
     // not vacuous: many let-through battles fire in another order, and many kept-out ones differ
     expect(tally.safeReordered).toBeGreaterThan(60);
-    expect(tally.keptDiffer).toBeGreaterThan(40);
+    expect(tally.keptDiffer).toBeGreaterThan(KEPT_DIFFER);
   });
 
   it.each(KEPT)('%s: kept on the general path (%s), and the orders really differ', (_label, reason, body) => {
