@@ -288,6 +288,12 @@ export function sweepScenario(v: ValidScenario, o: LiveOptions & { axes: SweepAx
 
 /** The tuned case alone (for solve): a scenario whose baseline is the chosen variant with the tuned values. */
 export function tunedScenario(v: ValidScenario, o: LiveOptions = {}): { ok: true; value: ValidScenario } | { ok: false; issues: ValueIssue[] } {
+  const t = tunedCase(v, o);
+  return t.ok ? { ok: true, value: t.value } : t;
+}
+
+/** `tunedScenario` with the saved file's sweep the case is placed in (`savedSweep`), for `commandCase`. */
+function tunedCase(v: ValidScenario, o: LiveOptions): { ok: true; value: ValidScenario; sweep: SavedSweep | undefined } | { ok: false; issues: ValueIssue[] } {
   const chosen = chosenVariant(v, o.variant);
   if ('message' in chosen) return { ok: false, issues: [chosen] };
   const name = caseName(v, chosen, o.values ?? {});
@@ -298,7 +304,7 @@ export function tunedScenario(v: ValidScenario, o: LiveOptions = {}): { ok: true
   // nothing tuned and the case at none of the file's sweep points: no copy is saved (the page saves
   // the file as it is), so the case rolls what the live run and `--where` on the file roll there
   const offGrid = name.name !== TUNED && s !== undefined && Object.keys(s.added).length > 0;
-  return { ok: true, value: offGrid ? one.value : rollsAs(one.value, s) };
+  return { ok: true, value: offGrid ? one.value : rollsAs(one.value, s), sweep: s };
 }
 
 /**
@@ -327,9 +333,9 @@ export function commandCase(v: ValidScenario, o: LiveOptions = {}): { ok: true; 
   const loaded = loadedCase(v, chosen);
   if (!loaded.ok) return loaded;
   const changed = changedValues(loaded.value.points[0].variants[0].scenario, o.values ?? {});
-  const one = tunedScenario(v, o);
+  const one = tunedCase(v, o);
   if (!one.ok) return one;
-  const s = savedSweep(v, one.value);
+  const s = one.sweep;
   const where: Record<string, unknown> = { ...(s?.at ?? {}) };
   const put = (p: string, x: unknown) => {
     if (!Object.hasOwn(where, p)) where[p] = x;
