@@ -3,7 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { checkScenario, exactScenario, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
-import { clampProbabilities } from '../src/api/exact.js';
+import { clampToRange } from '../src/api/exact.js';
 import { los } from '../src/systems/cry-havoc/los.js';
 import type { ScenarioResult } from '../src/systems/types.js';
 import { zDiff, type Tree } from './helpers.js';
@@ -266,7 +266,7 @@ describe('cry-havoc: the kernels agree with the exact answers (|z| < 4.5)', () =
 
   it('a variance a few ulps below 0 (a mean the same in every trial) is held to 0; others are left as they are', () => {
     const sys = { curveDefs: [{ file: 'attrition', keys: ['round'], valueName: 'mean' }] };
-    const out = clampProbabilities(sys, {
+    const out = clampToRange(sys, {
       metrics: { mean_rounds: { value: 3.0000000000000027, variance: -1.4210854715202004e-14 }, mean_lost: { value: 2, variance: 1e-15 } },
       curves: { attrition: [{ x: { round: 1 }, value: 4, variance: -3e-15 }, { x: { round: 2 }, value: 1.5, variance: 0.25 }] },
     });
@@ -275,7 +275,7 @@ describe('cry-havoc: the kernels agree with the exact answers (|z| < 4.5)', () =
   });
   it('holding probabilities to [0, 1] leaves means and every value already inside untouched', () => {
     const sys = { curveDefs: [{ file: 'by_turn', keys: ['turn'], valueName: 'p_cumulative' }, { file: 'attrition', keys: ['round'], valueName: 'mean' }] };
-    const out = clampProbabilities(sys, {
+    const out = clampToRange(sys, {
       metrics: { p_low: { value: -8.881784197001252e-16 }, p_high: { value: 1.0000000000000002 }, p_in: { value: 0.30000000000000004 }, mean_turns: { value: -0.5, variance: 2 } },
       curves: { by_turn: [{ x: { turn: 1 }, value: 1.0000000000000004 }, { x: { turn: 2 }, value: 0.7 }], attrition: [{ x: { round: 1 }, value: 1.5 }] },
       omitted: [{ metrics: ['p_hurt'], why: 'w' }],

@@ -33,10 +33,10 @@ export function exactScenario(v: ValidScenario): ExactCase[] {
   return out;
 }
 
-/** A system's exact answer for a compiled case, its probabilities held to [0, 1] and its variances to at least 0 (clampProbabilities); null when it has none. */
+/** A system's exact answer for a compiled case, its probabilities held to [0, 1] and its variances to at least 0 (clampToRange); null when it has none. */
 export function solveExact<C>(system: RulesSystem<C>, compiled: C): ExactSummary | null {
   const exact = system.exact ? system.exact(compiled) : null;
-  return exact && clampProbabilities(system, exact);
+  return exact && clampToRange(system, exact);
 }
 
 /**
@@ -48,9 +48,9 @@ export function solveExact<C>(system: RulesSystem<C>, compiled: C): ExactSummary
  * means, and every value already inside [0, 1], are left exactly as they are. A variance is held
  * to at least 0 likewise: E[X²] − E[X]² of a mean that is the same in every trial comes out a
  * few ulps either side of 0 (-1.4e-14 for a mean_rounds of 3), and √variance would be NaN.
- * @example clampProbabilities(sys, { metrics: { p_undecided: { value: -8.9e-16 } }, curves: {} }).metrics.p_undecided.value // 0
+ * @example clampToRange(sys, { metrics: { p_undecided: { value: -8.9e-16 } }, curves: {} }).metrics.p_undecided.value // 0
  */
-export function clampProbabilities(system: Pick<RulesSystem, 'curveDefs'>, exact: ExactSummary): ExactSummary {
+export function clampToRange(system: Pick<RulesSystem, 'curveDefs'>, exact: ExactSummary): ExactSummary {
   const clamp = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
   const metrics: ExactSummary['metrics'] = {};
   for (const [k, m0] of Object.entries(exact.metrics)) {
