@@ -60,11 +60,18 @@ export function capOutcome(st: FantasyState, c: FantasyCompiled): void {
 
 /** Side s's type t lost `dead` units in the current round (its running totals already updated). */
 export function noteLoss(st: FantasyState, s: number, t: number, dead: number): void {
+  noteTypeLoss(st, TOT + s * G * NT + t, 2 + (s * NT + t) * 2, dead);
+}
+
+/**
+ * noteLoss by the type's first running total (`tb`, its group 0's, TOT + s * G * NT + t) and its
+ * record's offset in a round (`rec`, 2 + (s * NT + t) * 2): the volley's memo keeps both per class.
+ */
+export function noteTypeLoss(st: FantasyState, tb: number, rec: number, dead: number): void {
   const a = st.cnt;
-  const tb = TOT + s * G * NT + t;
   const n = a[tb] + a[tb + NT] + a[tb + 2 * NT]; // after the loss
   const m = n + dead; // before it
-  const k = st.recRound * ROUND_STRIDE + 2 + (s * NT + t) * 2;
+  const k = st.recRound * ROUND_STRIDE + rec;
   const d = st.recD;
   d[k] -= dead;
   d[k + 1] += n * n - m * m;

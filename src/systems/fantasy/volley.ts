@@ -11,7 +11,7 @@ import { ROUND_STRIDE as ROUND_STRIDE_AC } from './accumulator.js';
 import * as S from './state.js';
 import type { FantasyCompiled } from './compile.js';
 import { aliasDraw } from './kernel-tables.js';
-import { noteLossTot } from './record.js';
+import { noteLossTot, noteTypeLoss } from './record.js';
 import { copySide, countStaying, countType, sumDice, type FantasyState } from './state.js';
 
 // The layout constants this module uses, as its own constants (V8 folds a module's own `const`;
@@ -704,9 +704,6 @@ function memoApply(st: FantasyState, e: number): void {
   const lg = st.legalTotG;
   const ly = st.legalTyp;
   const lr = st.legalRec;
-  // each loss into the round's records as record.ts noteLoss does (the type's alive after it)
-  const d = st.recD;
-  const rb = st.recRound * ROUND_STRIDE;
   for (let w = e + MR + 3; ; w++) {
     const x = memo[w];
     if (x === 0) break;
@@ -715,22 +712,14 @@ function memoApply(st: FantasyState, e: number): void {
     a[li[i]] -= dead;
     a[lt[i]] -= dead;
     a[lg[i]] -= dead;
-    const y = ly[i];
-    const n = a[y] + a[y + NT] + a[y + 2 * NT];
-    const k = rb + lr[i];
-    d[k] -= dead;
-    d[k + 1] += n * n - (n + dead) * (n + dead);
+    noteTypeLoss(st, ly[i], lr[i], dead);
     if (x >>> 16 === 0) break;
     const i2 = b + ((x >>> 16) & 15);
     const dead2 = x >>> 20;
     a[li[i2]] -= dead2;
     a[lt[i2]] -= dead2;
     a[lg[i2]] -= dead2;
-    const y2 = ly[i2];
-    const n2 = a[y2] + a[y2 + NT] + a[y2 + 2 * NT];
-    const k2 = rb + lr[i2];
-    d[k2] -= dead2;
-    d[k2 + 1] += n2 * n2 - (n2 + dead2) * (n2 + dead2);
+    noteTypeLoss(st, ly[i2], lr[i2], dead2);
   }
   const pw = memo[e + MR];
   st.pool[s * 4 + 1] = pw & 0xff;
