@@ -32,7 +32,7 @@ const BAR = 0.9;
  * helper that is handed the accumulator.
  */
 const ACC_WRITE = /\b(?:acc|dst)\[.*\]\s*[-+*]?=(?!=)/;
-/** Fantasy's round records, kept as changes (record.ts noteLoss, noteWall; volley.ts memoApply): `d[k] -= dead`, `d[k + 1] += …`. */
+/** Fantasy's round records, kept as changes (record.ts noteTypeLoss, noteWall; volley.ts memoApply calls noteTypeLoss): `d[k] -= dead`, `d[k + 1] += …`. */
 const ROUND_CHANGE = /\bd\[k\d*(?: \+ 1)?\]\s*[-+]=/;
 
 /**
