@@ -15,7 +15,7 @@ import { parse as parseYaml } from 'yaml';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { axisLabels, describeBrowser, downloadText, launchBrowser, notCancelled, screenshot, strayTornadoLabels, watchPage } from './browser.js';
 import { PoolExecutor } from '../src/engine/pool.js';
 import { rootsOf } from '../src/serve/catalogue.js';
@@ -38,11 +38,21 @@ interface RunRecord {
   reached: boolean | null;
 }
 
-/** One Chromium for the file's two suites (a launch costs about a second of CPU). */
+/**
+ * One Chromium for the file's two suites (a launch costs about a second of CPU), and one browser
+ * context for its pages: a context of each page's own cost ~0.3 s of Chromium CPU a page, and the
+ * next load of the page's scripts (vega's ~1 MB) came from the network again. The workbench keeps
+ * nothing in the browser (no storage, no cookies), so a page opened after another starts as fresh;
+ * only the assets the server lets a browser cache (`max-age`) are shared, as in a person's browser.
+ */
 let browser: Browser | undefined;
+let context: BrowserContext | undefined;
 async function newPage(viewport: { width: number; height: number }): Promise<Page> {
   browser ??= await launchBrowser();
-  return browser.newPage({ viewport });
+  context ??= await browser.newContext({ viewport: { width: 1440, height: 960 } });
+  const page = await context.newPage();
+  if (viewport.width !== 1440 || viewport.height !== 960) await page.setViewportSize(viewport);
+  return page;
 }
 afterAll(async () => {
   await browser?.close();
@@ -67,7 +77,7 @@ describeBrowser('the workbench page', () => {
     const page = await newPage({ width: 1440, height: 960 });
     const problems = watchPage(page);
     await page.goto(`${wb.url}${query}`);
-    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
     return {
       page,
       problems: () => notCancelled(problems),
@@ -80,7 +90,7 @@ describeBrowser('the workbench page', () => {
     await page.waitForFunction(
       (w) => (globalThis as unknown as { __siegesim: { runs: RunRecord[] } }).__siegesim.runs.some((r) => JSON.stringify([r.scenario, r.values]) === w && r.doneMs !== null),
       want,
-      { timeout: 120_000 },
+      { timeout: 120_000, polling: 100 },
     );
     const runs = await page.evaluate(() => (globalThis as unknown as { __siegesim: { runs: RunRecord[] } }).__siegesim.runs);
     return runs.filter((r) => JSON.stringify([r.scenario, r.values]) === want).at(-1)!;
@@ -206,7 +216,7 @@ describeBrowser('the workbench page', () => {
     await screenshot(page, 'workbench-scenario-headline', page.locator('#headline'));
     // its headline swept over two settings: a mean in rounds has no 50% contour (it said 'cells below 0.5'), and says why
     await page.goto(`${wb.url}?scenario=${SC}&sweep=wall.hp:15,30,60&sweep=attacker.siege_engines:1,3`);
-    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
     expect(await page.locator('#sweep-metric').inputValue()).toBe('mean_breach_round');
     await page.click('#sweep-form button[type="submit"]');
     await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000 }).toMatch(/^6 points × [\d,]+ trials · /);
@@ -374,12 +384,12 @@ describeBrowser('the workbench page', () => {
     await screenshot(page, 'workbench-bad-link-values');
     for (const t of ['0', '-5', '2.5']) {
       await page.goto(`${wb.url}?scenario=${SC}&trials=${t}`);
-      await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+      await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
       expect(await page.textContent('#link-banner'), t).toContain(`trials=${t}: a whole number of trials from 1 to 100,000,000`);
     }
     // a bad value and a bad sweep together: the sweep's own problem shows under the link's sweep (the value's was shown there instead)
     await page.goto(`${wb.url}?scenario=${SC}&attacker.infantry=-1&sweep=wall.dc:1..2:0`);
-    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
     await expect.poll(() => page.textContent('#sweep-status'), { timeout: 30_000 }).toBe(`The link's sweep: wall.dc: ${MSG.sweepRange()}`); // the axis's range, in the form's words (was 'step: must be a number from 1e-9 ...')
     expect(await page.textContent('#sweep-status')).not.toContain('attacker.infantry');
     expect(problems()).toEqual([]);
@@ -590,7 +600,7 @@ describeBrowser('the workbench page', () => {
     expect(await page.locator('#link').textContent()).toBe(page.url()); // the link shown to copy is the same
 
     await page.reload();
-    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
     expect(await page.locator('.tab[data-tab="sweep"]').isVisible()).toBe(true); // a link with a sweep opens on it
     expect(await form()).toEqual(edited);
     await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000 }).toBe('the sweep from the link: "run sweep" runs it');
@@ -617,7 +627,7 @@ describeBrowser('the workbench page', () => {
       ['sweep_metric=p_win&sweep_target=2', /^The link's sweep was not used \(sweep_metric=p_win: unknown metric "p_win" \(this scenario's: p_attacker_wins, .*\) · target: 2 is outside \[0, 1\]: "p_attacker_wins" is a probability\); the form shows .+\.$/],
     ] as [string, string | RegExp][]) {
       await page.goto(`${wb.url}?scenario=${SC}&wall.dc=14&${q}`);
-      await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+      await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
       expect(await page.locator('.tab[data-tab="sweep"]').isVisible(), q).toBe(true);
       await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000 }).toMatch(typeof said === 'string' ? new RegExp(`^${said.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : said);
       expect(await page.locator('[id="in-wall.dc"]').inputValue(), q).toBe('14');
@@ -946,7 +956,7 @@ describeBrowser('the workbench page with nothing valid to serve', () => {
     const page = await newPage({ width: 1280, height: 720 });
     const problems = watchPage(page);
     await page.goto(wb.url);
-    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { empty?: boolean } }).__siegesim.empty === true, null, { timeout: 60_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { empty?: boolean } }).__siegesim.empty === true, null, { timeout: 60_000, polling: 100 });
     expect(await page.locator('#status-text').textContent()).toBe('nothing to run');
     expect(await page.locator('#title').textContent()).toBe('No scenario to open');
     expect(await page.locator('.panel').isVisible()).toBe(false);

@@ -107,7 +107,7 @@ describeBrowser('the static site', () => {
     // workers' requests (the kernel workers are started by the run worker) are the page's too
     page.context().on('request', (r) => requests.push(r.url()));
     await page.goto(`${origin}/${hash}`);
-    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: Probe }).__siegesim?.ready === true, null, { timeout: 60_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: Probe }).__siegesim?.ready === true, null, { timeout: 60_000, polling: 100 });
     return { page, problems, requests };
   }
 
@@ -122,7 +122,7 @@ describeBrowser('the static site', () => {
         return runs.length > n && r !== undefined && (r.doneMs !== null || r.error !== undefined);
       },
       after,
-      { timeout: 240_000 },
+      { timeout: 240_000, polling: 100 },
     );
     return (await probeOf(page)).runs.at(-1)!;
   }
@@ -276,13 +276,13 @@ describeBrowser('the static site', () => {
       await page.waitForFunction(
         (w) => (globalThis as unknown as { __siegesim: { runs: WbRun[] } }).__siegesim.runs.some((r) => JSON.stringify([r.scenario, r.values]) === w && r.doneMs !== null),
         want,
-        { timeout: 240_000 },
+        { timeout: 240_000, polling: 100 },
       );
       const runs = await page.evaluate(() => (globalThis as unknown as { __siegesim: { runs: WbRun[] } }).__siegesim.runs);
       return runs.filter((r) => JSON.stringify([r.scenario, r.values]) === want).at(-1)!;
     };
     await page.goto(`${origin}/workbench.html`);
-    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim?.ready === true, null, { timeout: 120_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim?.ready === true, null, { timeout: 120_000, polling: 100 });
     const SC = 'scenarios/fantasy-stone-wall-siege.yaml';
     await page.selectOption('#scenario', SC);
     const opened = await doneWith(SC, {});
@@ -321,7 +321,7 @@ describeBrowser('the static site', () => {
     const requests: string[] = [];
     page.context().on('request', (r) => requests.push(r.url()));
     await page.goto(`${origin}/workbench.html${query}`);
-    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim?.ready === true, null, { timeout: 120_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim?.ready === true, null, { timeout: 120_000, polling: 100 });
     return { page, problems, requests };
   }
 
@@ -330,7 +330,7 @@ describeBrowser('the static site', () => {
     page.waitForFunction(
       (w) => (globalThis as unknown as { __siegesim: { runs: { scenario: string; values: unknown; doneMs: number | null }[] } }).__siegesim.runs.some((r) => JSON.stringify([r.scenario, r.values]) === w && r.doneMs !== null),
       JSON.stringify([scenario, values]),
-      { timeout: 240_000 },
+      { timeout: 240_000, polling: 100 },
     );
 
   it('what matters and tune on workbench.html: the ranking and the search run in the browser, with the numbers of siegesim sensitivity and tune', async () => {
