@@ -84,6 +84,9 @@ describeBrowser('the workbench page', () => {
     };
   }
 
+  // The waits poll, not on every animation frame (waitForFunction's default, ~0.1 s of Chromium CPU
+  // a second of waiting) but every 100 ms; an expect.poll on the server's work (a sweep, a ranking,
+  // a search: seconds) every 250 ms, not vitest's 50 (each look is a round trip through Chromium).
   /** Wait until the page has finished a run of this scenario with these tuned values; its record. */
   async function doneWith(page: Page, scenario: string, values: Record<string, unknown>): Promise<RunRecord> {
     const want = JSON.stringify([scenario, values]);
@@ -219,7 +222,7 @@ describeBrowser('the workbench page', () => {
     await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
     expect(await page.locator('#sweep-metric').inputValue()).toBe('mean_breach_round');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000 }).toMatch(/^6 points × [\d,]+ trials · /);
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^6 points × [\d,]+ trials · /);
     expect(await page.locator('#sweep-answer').textContent()).toBe(
       "no contour: mean_breach_round is a mean, and no target is given for it here or in the file's expect: (type one to draw where it is reached).",
     );
@@ -269,7 +272,7 @@ describeBrowser('the workbench page', () => {
     await doneWith(page, SC, {});
     await page.click('.tabs button[data-tab="sweep"]');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000 }).toMatch(/^3 points × [\d,]+ trials · /);
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^3 points × [\d,]+ trials · /);
     await page.waitForSelector('#sweep-chart svg .role-axis[aria-label^="X-axis"] .role-axis-label text');
     expect(await page.locator('#sweep-chart svg .role-axis[aria-label^="X-axis"] .role-axis-label text').allTextContents()).toEqual(['0.5', '0.75', '1']);
     await screenshot(page, 'workbench-sweep-fractional-axis', page.locator('#sweep-chart'));
@@ -305,7 +308,7 @@ describeBrowser('the workbench page', () => {
     expect(await page.locator('.card[data-metric="p_breach"] [data-role="difference"]').textContent()).toMatch(/pts \[/);
     await setNumber(page, 'wall.dc', '99');
     const error = page.locator('.ctl[data-path="wall.dc"] .ctl-error');
-    await expect.poll(() => error.textContent(), { timeout: 30_000 }).toBe(MSG.tooBig(40, '99'));
+    await expect.poll(() => error.textContent(), { timeout: 30_000, interval: 250 }).toBe(MSG.tooBig(40, '99'));
     expect(await error.textContent()).toBe('must be at most 40, got 99'); // as `siegesim validate` says it (test/serve.test.ts)
     await page.locator('.ctl[data-path="wall.dc"]').scrollIntoViewIfNeeded();
     await screenshot(page, 'workbench-bad-value');
@@ -332,7 +335,7 @@ describeBrowser('the workbench page', () => {
     // what matters on the same case, "written in the file": mode (another game) is not ranked, as siegesim sensitivity says
     await page.click('.tabs button[data-tab="matters"]');
     await page.click('#sens-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sens-status').textContent(), { timeout: 120_000 }).toMatch(/settings ranked by .* at 4,096 trials per case, on the cards' dice\)/);
+    await expect.poll(() => page.locator('#sens-status').textContent(), { timeout: 120_000, interval: 250 }).toMatch(/settings ranked by .* at 4,096 trials per case, on the cards' dice\)/);
     const settings = await page.locator('#sens-table td code').allTextContents();
     expect(settings.length).toBeGreaterThan(0);
     expect(settings).not.toContain('mode');
@@ -390,7 +393,7 @@ describeBrowser('the workbench page', () => {
     // a bad value and a bad sweep together: the sweep's own problem shows under the link's sweep (the value's was shown there instead)
     await page.goto(`${wb.url}?scenario=${SC}&attacker.infantry=-1&sweep=wall.dc:1..2:0`);
     await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
-    await expect.poll(() => page.textContent('#sweep-status'), { timeout: 30_000 }).toBe(`The link's sweep: wall.dc: ${MSG.sweepRange()}`); // the axis's range, in the form's words (was 'step: must be a number from 1e-9 ...')
+    await expect.poll(() => page.textContent('#sweep-status'), { timeout: 30_000, interval: 250 }).toBe(`The link's sweep: wall.dc: ${MSG.sweepRange()}`); // the axis's range, in the form's words (was 'step: must be a number from 1e-9 ...')
     expect(await page.textContent('#sweep-status')).not.toContain('attacker.infantry');
     expect(problems()).toEqual([]);
     await page.close();
@@ -412,7 +415,7 @@ describeBrowser('the workbench page', () => {
     expect(await page.inputValue('[id="in-wall.hp"]')).toBe('30');
     expect(await page.locator('.ctl.invalid').count()).toBe(0);
     // the file's own sweep in the form is said to be what it is, not put under the link's sweep's problem
-    await expect.poll(() => page.textContent('#sweep-status'), { timeout: 30_000 }).toMatch(/^The link's sweep was not used \(.*\); the form shows the file's own sweep\.$/);
+    await expect.poll(() => page.textContent('#sweep-status'), { timeout: 30_000, interval: 250 }).toMatch(/^The link's sweep was not used \(.*\); the form shows the file's own sweep\.$/);
     // the address keeps only what the page uses
     const q = new URL(page.url()).searchParams;
     expect([q.has('wall.hp'), q.has('wall.dcc')]).toEqual([false, false]);
@@ -528,13 +531,13 @@ describeBrowser('the workbench page', () => {
     // the file's own 2-D sweep is offered: run it (the contour at 50% by default)
     await page.selectOption('#sweep-metric', 'p_test');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^contour:/);
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^contour:/);
     await page.waitForSelector('#sweep-chart svg');
     await screenshot(page, 'workbench-sweep-heatmap');
     await page.selectOption('.axis[data-axis="1"] .axis-path', '');
     await page.fill('#sweep-target', '0.45');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^structure\.surrender_level = \d+ is the smallest value with p_test ≥ 0\.45, at besieger\.heavy_siege_artillery = \d+: /);
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^structure\.surrender_level = \d+ is the smallest value with p_test ≥ 0\.45, at besieger\.heavy_siege_artillery = \d+: /);
     // the answer names the point it holds at (the other swept setting, at its value on screen)
     const held = await page.locator('.ctl[data-path="besieger.heavy_siege_artillery"] input.num').inputValue();
     expect(await page.locator('#sweep-answer [data-role="held"]').textContent()).toBe(`at besieger.heavy_siege_artillery = ${held}`);
@@ -543,7 +546,7 @@ describeBrowser('the workbench page', () => {
     // a target the sweep never reaches (p_test is 4/6 at level 6): the closest end, and which end of the sweep to move
     await page.fill('#sweep-target', '0.99');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^p_test does not reach 0\.99 for structure\.surrender_level in \[1, 6\], at besieger\.heavy_siege_artillery = \d+; closest at structure\.surrender_level = 6: /);
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^p_test does not reach 0\.99 for structure\.surrender_level in \[1, 6\], at besieger\.heavy_siege_artillery = \d+; closest at structure\.surrender_level = 6: /);
     expect(await page.locator('#sweep-answer').textContent()).toContain("Raise the sweep's “to” (e.g. to 11): structure.surrender_level allows up to 1000.");
     // the page's own words for solve's next step, never its JSON text (nor a CLI flag)
     expect(await page.locator('#sweep-answer').textContent()).not.toMatch(/--[a-z]|try a higher/);
@@ -553,12 +556,12 @@ describeBrowser('the workbench page', () => {
     await page.fill('.axis[data-axis="0"] .axis-values', '3');
     await page.fill('#sweep-target', '0.45');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toBe('solve: structure.surrender_level has one value in this sweep (3): sweep two or more to find where p_test reaches 0.45');
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000, interval: 250 }).toBe('solve: structure.surrender_level has one value in this sweep (3): sweep two or more to find where p_test reaches 0.45');
     // an emptied step: the range's problem, for its setting, in the form's words ("step: must be a number from 1e-9 ..." before)
     await page.selectOption('.axis[data-axis="0"] .axis-kind', 'range');
     await page.fill('.axis[data-axis="0"] .axis-step', '');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000 }).toBe(`structure.surrender_level: ${MSG.sweepRange()}`);
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000, interval: 250 }).toBe(`structure.surrender_level: ${MSG.sweepRange()}`);
     // the refusal asked for is the browser's one console line (a 4xx is logged by Chromium), nothing else
     expect(problems()).toEqual(['console error: Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)']);
     await page.close();
@@ -603,10 +606,10 @@ describeBrowser('the workbench page', () => {
     await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
     expect(await page.locator('.tab[data-tab="sweep"]').isVisible()).toBe(true); // a link with a sweep opens on it
     expect(await form()).toEqual(edited);
-    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000 }).toBe('the sweep from the link: "run sweep" runs it');
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000, interval: 250 }).toBe('the sweep from the link: "run sweep" runs it');
     await screenshot(page, 'workbench-sweep-from-link');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000 }).toMatch(new RegExp(`^9 points × ${Number(trials).toLocaleString('en-US')} trials · `));
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(new RegExp(`^9 points × ${Number(trials).toLocaleString('en-US')} trials · `));
     expect(await page.locator('#sweep-answer').textContent()).toMatch(/^contour: the red line separates cells below 0\.4/);
 
     // a bad sweep in a link: said in the sweep tab (the page's own check, or the server's), the rest of the link still opens;
@@ -629,7 +632,7 @@ describeBrowser('the workbench page', () => {
       await page.goto(`${wb.url}?scenario=${SC}&wall.dc=14&${q}`);
       await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
       expect(await page.locator('.tab[data-tab="sweep"]').isVisible(), q).toBe(true);
-      await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000 }).toMatch(typeof said === 'string' ? new RegExp(`^${said.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : said);
+      await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000, interval: 250 }).toMatch(typeof said === 'string' ? new RegExp(`^${said.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : said);
       expect(await page.locator('[id="in-wall.dc"]').inputValue(), q).toBe('14');
     }
     await screenshot(page, 'workbench-sweep-bad-link');
@@ -651,7 +654,7 @@ describeBrowser('the workbench page', () => {
     await screenshot(page, 'workbench-sweep-file-list', page.locator('#sweep-form'));
     const trials = Number(await page.locator('#sweep-trials').inputValue());
     await page.click('#sweep-form button[type="submit"]'); // the file's own wall.hp x wall.dc sweep
-    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^contour:/);
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^contour:/);
     await page.waitForSelector('#sweep-chart svg .role-legend-title text');
     await screenshot(page, 'workbench-sweep-heatmap-legend', page.locator('#sweep-chart'));
     // the x axis ticks at the file's values
@@ -731,7 +734,7 @@ describeBrowser('the workbench page', () => {
       // the steps' axes are the ones labelled T<turn> (the others are the steps of each side);
       // the chart is redrawn after the run is done: wait for its last turn
       const last = new RegExp(`^T${turns}( |$)`);
-      await expect.poll(async () => (await axisLabels(fig)).axes.some((a) => a[0]?.startsWith('T1') && a.some((l) => last.test(l))), { timeout: 30_000 }).toBe(true);
+      await expect.poll(async () => (await axisLabels(fig)).axes.some((a) => a[0]?.startsWith('T1') && a.some((l) => last.test(l))), { timeout: 30_000, interval: 250 }).toBe(true);
       await screenshot(page, `workbench-attrition-${turns}-turns`, fig);
       const { axes, overlapping } = await axisLabels(fig);
       return { steps: axes.filter((a) => a[0]?.startsWith('T1')), overlapping };
@@ -761,7 +764,7 @@ describeBrowser('the workbench page', () => {
       for (const v of values) expect(v, sc).toMatch(/\d/);
       // every chart of the system drawn (vega-embed puts an svg in each figure)
       const figures = page.locator('#charts figure');
-      await expect.poll(async () => (await figures.count()) > 0 && (await figures.count()) === (await page.locator('#charts figure svg.marks').count()), { timeout: 30_000, message: sc }).toBe(true);
+      await expect.poll(async () => (await figures.count()) > 0 && (await figures.count()) === (await page.locator('#charts figure svg.marks').count()), { timeout: 30_000, interval: 250, message: sc }).toBe(true);
       expect(await page.locator('#charts figcaption').allTextContents(), sc).not.toContain(expect.stringContaining('could not be drawn'));
     }
     expect(problems()).toEqual([]);
@@ -834,7 +837,7 @@ describeBrowser('the workbench page', () => {
     await page.click('.tabs button[data-tab="matters"]');
     // the ranking: the settings written in the file, turned from the case on screen
     await page.click('#sens-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sens-status').textContent(), { timeout: 120_000 }).toMatch(/^\d+ settings ranked by their effect on p_attacker_wins \(\d+\.\d% for wall\.hp = 40 at [\d,]+ trials per case, on the cards' dice(; the cards above: [\d,]+ trials)?\)/);
+    await expect.poll(() => page.locator('#sens-status').textContent(), { timeout: 120_000, interval: 250 }).toMatch(/^\d+ settings ranked by their effect on p_attacker_wins \(\d+\.\d% for wall\.hp = 40 at [\d,]+ trials per case, on the cards' dice(; the cards above: [\d,]+ trials)?\)/);
     await page.waitForSelector('#sens-chart svg');
     expect(await page.locator('#sens-chart svg .mark-rect path').count()).toBeGreaterThan(4); // the tornado's bars
     expect(await strayTornadoLabels(page, '#sens-chart svg'), 'a "→ value" label beside another bar').toEqual([]);
@@ -860,7 +863,7 @@ describeBrowser('the workbench page', () => {
     expect(await page.inputValue('#targets .target .tg-lo')).toBe('0.45');
     await page.click('#tune-form button[type="submit"]');
     const answer = page.locator('#tune-answer');
-    await expect.poll(() => answer.textContent(), { timeout: 120_000 }).toMatch(/^found: wall\.hp = \d+, wall\.dc = \d+ meets the target \(/);
+    await expect.poll(() => answer.textContent(), { timeout: 120_000, interval: 250 }).toMatch(/^found: wall\.hp = \d+, wall\.dc = \d+ meets the target \(/);
     // where the search started is worded so it never reads as a second answer (not "searched for wall.hp = 40, wall.dc = 14")
     const started = (await answer.locator('[data-role="started"]').textContent())!;
     expect(started).toMatch(/^ \(the search started from the (scenario as loaded|case on screen, where .+ was .+)\)$/);
@@ -883,7 +886,7 @@ describeBrowser('the workbench page', () => {
     await second.locator('.tg-lo').fill('12');
     await second.locator('.tg-hi').fill('14');
     await page.click('#tune-form button[type="submit"]');
-    await expect.poll(() => answer.textContent(), { timeout: 120_000 }).toMatch(/^no candidate meets all 2 targets; closest: wall\.hp = \d+, wall\.dc = \d+/);
+    await expect.poll(() => answer.textContent(), { timeout: 120_000, interval: 250 }).toMatch(/^no candidate meets all 2 targets; closest: wall\.hp = \d+, wall\.dc = \d+/);
     expect(await answer.locator('table.checks tr.missed').count()).toBeGreaterThan(0);
     // the longest sieges are at the most HP searched: the answer at the top of its range says so, and where to look next
     // in the page's words: its "from" and "to" boxes, never tune's --range; its button fills them in
@@ -900,13 +903,13 @@ describeBrowser('the workbench page', () => {
     await hpRow.locator('.tp-lo').fill('80');
     await hpRow.locator('.tp-hi').fill('20');
     await page.click('#tune-form button[type="submit"]');
-    await expect.poll(() => page.locator('#tune-status').textContent(), { timeout: 30_000 }).toBe('wall.hp from 80 to 20 must be whole numbers with "from" below "to"');
+    await expect.poll(() => page.locator('#tune-status').textContent(), { timeout: 30_000, interval: 250 }).toBe('wall.hp from 80 to 20 must be whole numbers with "from" below "to"');
     await hpRow.locator('.tp-lo').fill('');
     await hpRow.locator('.tp-hi').fill('');
     await second.locator('.tg-lo').fill('14');
     await second.locator('.tg-hi').fill('12');
     await page.click('#tune-form button[type="submit"]');
-    await expect.poll(() => page.locator('#tune-status').textContent(), { timeout: 30_000 }).toBe('target mean_rounds in [14, 12]: its low must be below its high');
+    await expect.poll(() => page.locator('#tune-status').textContent(), { timeout: 30_000, interval: 250 }).toBe('target mean_rounds in [14, 12]: its low must be below its high');
     await screenshot(page, 'workbench-what-matters-refused', page.locator('#tune'));
     await second.locator('.tg-lo').fill('12');
     await second.locator('.tg-hi').fill('14');
