@@ -15,7 +15,7 @@ import { parse as parseYaml } from 'yaml';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { axisLabels, describeBrowser, downloadText, launchBrowser, notCancelled, screenshot, strayTornadoLabels, watchPage } from './browser.js';
 import { PoolExecutor } from '../src/engine/pool.js';
 import { rootsOf } from '../src/serve/catalogue.js';
@@ -38,11 +38,21 @@ interface RunRecord {
   reached: boolean | null;
 }
 
-/** One Chromium for the file's two suites (a launch costs about a second of CPU). */
+/**
+ * One Chromium for the file's two suites (a launch costs about a second of CPU), and one browser
+ * context for its pages: a context of each page's own cost ~0.3 s of Chromium CPU a page, and the
+ * next load of the page's scripts (vega's ~1 MB) came from the network again. The workbench keeps
+ * nothing in the browser (no storage, no cookies), so a page opened after another starts as fresh;
+ * only the assets the server lets a browser cache (`max-age`) are shared, as in a person's browser.
+ */
 let browser: Browser | undefined;
+let context: BrowserContext | undefined;
 async function newPage(viewport: { width: number; height: number }): Promise<Page> {
   browser ??= await launchBrowser();
-  return browser.newPage({ viewport });
+  context ??= await browser.newContext({ viewport: { width: 1440, height: 960 } });
+  const page = await context.newPage();
+  if (viewport.width !== 1440 || viewport.height !== 960) await page.setViewportSize(viewport);
+  return page;
 }
 afterAll(async () => {
   await browser?.close();
@@ -67,20 +77,23 @@ describeBrowser('the workbench page', () => {
     const page = await newPage({ width: 1440, height: 960 });
     const problems = watchPage(page);
     await page.goto(`${wb.url}${query}`);
-    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
     return {
       page,
       problems: () => notCancelled(problems),
     };
   }
 
+  // The waits poll, not on every animation frame (waitForFunction's default, ~0.1 s of Chromium CPU
+  // a second of waiting) but every 100 ms; an expect.poll on the server's work (a sweep, a ranking,
+  // a search: seconds) every 250 ms, not vitest's 50 (each look is a round trip through Chromium).
   /** Wait until the page has finished a run of this scenario with these tuned values; its record. */
   async function doneWith(page: Page, scenario: string, values: Record<string, unknown>): Promise<RunRecord> {
     const want = JSON.stringify([scenario, values]);
     await page.waitForFunction(
       (w) => (globalThis as unknown as { __siegesim: { runs: RunRecord[] } }).__siegesim.runs.some((r) => JSON.stringify([r.scenario, r.values]) === w && r.doneMs !== null),
       want,
-      { timeout: 120_000 },
+      { timeout: 120_000, polling: 100 },
     );
     const runs = await page.evaluate(() => (globalThis as unknown as { __siegesim: { runs: RunRecord[] } }).__siegesim.runs);
     return runs.filter((r) => JSON.stringify([r.scenario, r.values]) === want).at(-1)!;
@@ -206,10 +219,10 @@ describeBrowser('the workbench page', () => {
     await screenshot(page, 'workbench-scenario-headline', page.locator('#headline'));
     // its headline swept over two settings: a mean in rounds has no 50% contour (it said 'cells below 0.5'), and says why
     await page.goto(`${wb.url}?scenario=${SC}&sweep=wall.hp:15,30,60&sweep=attacker.siege_engines:1,3`);
-    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
     expect(await page.locator('#sweep-metric').inputValue()).toBe('mean_breach_round');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000 }).toMatch(/^6 points × [\d,]+ trials · /);
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^6 points × [\d,]+ trials · /);
     expect(await page.locator('#sweep-answer').textContent()).toBe(
       "no contour: mean_breach_round is a mean, and no target is given for it here or in the file's expect: (type one to draw where it is reached).",
     );
@@ -259,7 +272,7 @@ describeBrowser('the workbench page', () => {
     await doneWith(page, SC, {});
     await page.click('.tabs button[data-tab="sweep"]');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000 }).toMatch(/^3 points × [\d,]+ trials · /);
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^3 points × [\d,]+ trials · /);
     await page.waitForSelector('#sweep-chart svg .role-axis[aria-label^="X-axis"] .role-axis-label text');
     expect(await page.locator('#sweep-chart svg .role-axis[aria-label^="X-axis"] .role-axis-label text').allTextContents()).toEqual(['0.5', '0.75', '1']);
     await screenshot(page, 'workbench-sweep-fractional-axis', page.locator('#sweep-chart'));
@@ -295,7 +308,7 @@ describeBrowser('the workbench page', () => {
     expect(await page.locator('.card[data-metric="p_breach"] [data-role="difference"]').textContent()).toMatch(/pts \[/);
     await setNumber(page, 'wall.dc', '99');
     const error = page.locator('.ctl[data-path="wall.dc"] .ctl-error');
-    await expect.poll(() => error.textContent(), { timeout: 30_000 }).toBe(MSG.tooBig(40, '99'));
+    await expect.poll(() => error.textContent(), { timeout: 30_000, interval: 250 }).toBe(MSG.tooBig(40, '99'));
     expect(await error.textContent()).toBe('must be at most 40, got 99'); // as `siegesim validate` says it (test/serve.test.ts)
     await page.locator('.ctl[data-path="wall.dc"]').scrollIntoViewIfNeeded();
     await screenshot(page, 'workbench-bad-value');
@@ -322,7 +335,7 @@ describeBrowser('the workbench page', () => {
     // what matters on the same case, "written in the file": mode (another game) is not ranked, as siegesim sensitivity says
     await page.click('.tabs button[data-tab="matters"]');
     await page.click('#sens-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sens-status').textContent(), { timeout: 120_000 }).toMatch(/settings ranked by .* at 4,096 trials per case, on the cards' dice\)/);
+    await expect.poll(() => page.locator('#sens-status').textContent(), { timeout: 120_000, interval: 250 }).toMatch(/settings ranked by .* at 4,096 trials per case, on the cards' dice\)/);
     const settings = await page.locator('#sens-table td code').allTextContents();
     expect(settings.length).toBeGreaterThan(0);
     expect(settings).not.toContain('mode');
@@ -374,13 +387,13 @@ describeBrowser('the workbench page', () => {
     await screenshot(page, 'workbench-bad-link-values');
     for (const t of ['0', '-5', '2.5']) {
       await page.goto(`${wb.url}?scenario=${SC}&trials=${t}`);
-      await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+      await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
       expect(await page.textContent('#link-banner'), t).toContain(`trials=${t}: a whole number of trials from 1 to 100,000,000`);
     }
     // a bad value and a bad sweep together: the sweep's own problem shows under the link's sweep (the value's was shown there instead)
     await page.goto(`${wb.url}?scenario=${SC}&attacker.infantry=-1&sweep=wall.dc:1..2:0`);
-    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
-    await expect.poll(() => page.textContent('#sweep-status'), { timeout: 30_000 }).toBe(`The link's sweep: wall.dc: ${MSG.sweepRange()}`); // the axis's range, in the form's words (was 'step: must be a number from 1e-9 ...')
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
+    await expect.poll(() => page.textContent('#sweep-status'), { timeout: 30_000, interval: 250 }).toBe(`The link's sweep: wall.dc: ${MSG.sweepRange()}`); // the axis's range, in the form's words (was 'step: must be a number from 1e-9 ...')
     expect(await page.textContent('#sweep-status')).not.toContain('attacker.infantry');
     expect(problems()).toEqual([]);
     await page.close();
@@ -402,7 +415,7 @@ describeBrowser('the workbench page', () => {
     expect(await page.inputValue('[id="in-wall.hp"]')).toBe('30');
     expect(await page.locator('.ctl.invalid').count()).toBe(0);
     // the file's own sweep in the form is said to be what it is, not put under the link's sweep's problem
-    await expect.poll(() => page.textContent('#sweep-status'), { timeout: 30_000 }).toMatch(/^The link's sweep was not used \(.*\); the form shows the file's own sweep\.$/);
+    await expect.poll(() => page.textContent('#sweep-status'), { timeout: 30_000, interval: 250 }).toMatch(/^The link's sweep was not used \(.*\); the form shows the file's own sweep\.$/);
     // the address keeps only what the page uses
     const q = new URL(page.url()).searchParams;
     expect([q.has('wall.hp'), q.has('wall.dcc')]).toEqual([false, false]);
@@ -518,13 +531,13 @@ describeBrowser('the workbench page', () => {
     // the file's own 2-D sweep is offered: run it (the contour at 50% by default)
     await page.selectOption('#sweep-metric', 'p_test');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^contour:/);
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^contour:/);
     await page.waitForSelector('#sweep-chart svg');
     await screenshot(page, 'workbench-sweep-heatmap');
     await page.selectOption('.axis[data-axis="1"] .axis-path', '');
     await page.fill('#sweep-target', '0.45');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^structure\.surrender_level = \d+ is the smallest value with p_test ≥ 0\.45, at besieger\.heavy_siege_artillery = \d+: /);
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^structure\.surrender_level = \d+ is the smallest value with p_test ≥ 0\.45, at besieger\.heavy_siege_artillery = \d+: /);
     // the answer names the point it holds at (the other swept setting, at its value on screen)
     const held = await page.locator('.ctl[data-path="besieger.heavy_siege_artillery"] input.num').inputValue();
     expect(await page.locator('#sweep-answer [data-role="held"]').textContent()).toBe(`at besieger.heavy_siege_artillery = ${held}`);
@@ -533,7 +546,7 @@ describeBrowser('the workbench page', () => {
     // a target the sweep never reaches (p_test is 4/6 at level 6): the closest end, and which end of the sweep to move
     await page.fill('#sweep-target', '0.99');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^p_test does not reach 0\.99 for structure\.surrender_level in \[1, 6\], at besieger\.heavy_siege_artillery = \d+; closest at structure\.surrender_level = 6: /);
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^p_test does not reach 0\.99 for structure\.surrender_level in \[1, 6\], at besieger\.heavy_siege_artillery = \d+; closest at structure\.surrender_level = 6: /);
     expect(await page.locator('#sweep-answer').textContent()).toContain("Raise the sweep's “to” (e.g. to 11): structure.surrender_level allows up to 1000.");
     // the page's own words for solve's next step, never its JSON text (nor a CLI flag)
     expect(await page.locator('#sweep-answer').textContent()).not.toMatch(/--[a-z]|try a higher/);
@@ -543,12 +556,12 @@ describeBrowser('the workbench page', () => {
     await page.fill('.axis[data-axis="0"] .axis-values', '3');
     await page.fill('#sweep-target', '0.45');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toBe('solve: structure.surrender_level has one value in this sweep (3): sweep two or more to find where p_test reaches 0.45');
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000, interval: 250 }).toBe('solve: structure.surrender_level has one value in this sweep (3): sweep two or more to find where p_test reaches 0.45');
     // an emptied step: the range's problem, for its setting, in the form's words ("step: must be a number from 1e-9 ..." before)
     await page.selectOption('.axis[data-axis="0"] .axis-kind', 'range');
     await page.fill('.axis[data-axis="0"] .axis-step', '');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000 }).toBe(`structure.surrender_level: ${MSG.sweepRange()}`);
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000, interval: 250 }).toBe(`structure.surrender_level: ${MSG.sweepRange()}`);
     // the refusal asked for is the browser's one console line (a 4xx is logged by Chromium), nothing else
     expect(problems()).toEqual(['console error: Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)']);
     await page.close();
@@ -590,13 +603,13 @@ describeBrowser('the workbench page', () => {
     expect(await page.locator('#link').textContent()).toBe(page.url()); // the link shown to copy is the same
 
     await page.reload();
-    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
     expect(await page.locator('.tab[data-tab="sweep"]').isVisible()).toBe(true); // a link with a sweep opens on it
     expect(await form()).toEqual(edited);
-    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000 }).toBe('the sweep from the link: "run sweep" runs it');
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000, interval: 250 }).toBe('the sweep from the link: "run sweep" runs it');
     await screenshot(page, 'workbench-sweep-from-link');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000 }).toMatch(new RegExp(`^9 points × ${Number(trials).toLocaleString('en-US')} trials · `));
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(new RegExp(`^9 points × ${Number(trials).toLocaleString('en-US')} trials · `));
     expect(await page.locator('#sweep-answer').textContent()).toMatch(/^contour: the red line separates cells below 0\.4/);
 
     // a bad sweep in a link: said in the sweep tab (the page's own check, or the server's), the rest of the link still opens;
@@ -617,9 +630,9 @@ describeBrowser('the workbench page', () => {
       ['sweep_metric=p_win&sweep_target=2', /^The link's sweep was not used \(sweep_metric=p_win: unknown metric "p_win" \(this scenario's: p_attacker_wins, .*\) · target: 2 is outside \[0, 1\]: "p_attacker_wins" is a probability\); the form shows .+\.$/],
     ] as [string, string | RegExp][]) {
       await page.goto(`${wb.url}?scenario=${SC}&wall.dc=14&${q}`);
-      await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+      await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
       expect(await page.locator('.tab[data-tab="sweep"]').isVisible(), q).toBe(true);
-      await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000 }).toMatch(typeof said === 'string' ? new RegExp(`^${said.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : said);
+      await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000, interval: 250 }).toMatch(typeof said === 'string' ? new RegExp(`^${said.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : said);
       expect(await page.locator('[id="in-wall.dc"]').inputValue(), q).toBe('14');
     }
     await screenshot(page, 'workbench-sweep-bad-link');
@@ -641,7 +654,7 @@ describeBrowser('the workbench page', () => {
     await screenshot(page, 'workbench-sweep-file-list', page.locator('#sweep-form'));
     const trials = Number(await page.locator('#sweep-trials').inputValue());
     await page.click('#sweep-form button[type="submit"]'); // the file's own wall.hp x wall.dc sweep
-    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000 }).toMatch(/^contour:/);
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^contour:/);
     await page.waitForSelector('#sweep-chart svg .role-legend-title text');
     await screenshot(page, 'workbench-sweep-heatmap-legend', page.locator('#sweep-chart'));
     // the x axis ticks at the file's values
@@ -721,7 +734,7 @@ describeBrowser('the workbench page', () => {
       // the steps' axes are the ones labelled T<turn> (the others are the steps of each side);
       // the chart is redrawn after the run is done: wait for its last turn
       const last = new RegExp(`^T${turns}( |$)`);
-      await expect.poll(async () => (await axisLabels(fig)).axes.some((a) => a[0]?.startsWith('T1') && a.some((l) => last.test(l))), { timeout: 30_000 }).toBe(true);
+      await expect.poll(async () => (await axisLabels(fig)).axes.some((a) => a[0]?.startsWith('T1') && a.some((l) => last.test(l))), { timeout: 30_000, interval: 250 }).toBe(true);
       await screenshot(page, `workbench-attrition-${turns}-turns`, fig);
       const { axes, overlapping } = await axisLabels(fig);
       return { steps: axes.filter((a) => a[0]?.startsWith('T1')), overlapping };
@@ -751,7 +764,7 @@ describeBrowser('the workbench page', () => {
       for (const v of values) expect(v, sc).toMatch(/\d/);
       // every chart of the system drawn (vega-embed puts an svg in each figure)
       const figures = page.locator('#charts figure');
-      await expect.poll(async () => (await figures.count()) > 0 && (await figures.count()) === (await page.locator('#charts figure svg.marks').count()), { timeout: 30_000, message: sc }).toBe(true);
+      await expect.poll(async () => (await figures.count()) > 0 && (await figures.count()) === (await page.locator('#charts figure svg.marks').count()), { timeout: 30_000, interval: 250, message: sc }).toBe(true);
       expect(await page.locator('#charts figcaption').allTextContents(), sc).not.toContain(expect.stringContaining('could not be drawn'));
     }
     expect(problems()).toEqual([]);
@@ -824,7 +837,7 @@ describeBrowser('the workbench page', () => {
     await page.click('.tabs button[data-tab="matters"]');
     // the ranking: the settings written in the file, turned from the case on screen
     await page.click('#sens-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sens-status').textContent(), { timeout: 120_000 }).toMatch(/^\d+ settings ranked by their effect on p_attacker_wins \(\d+\.\d% for wall\.hp = 40 at [\d,]+ trials per case, on the cards' dice(; the cards above: [\d,]+ trials)?\)/);
+    await expect.poll(() => page.locator('#sens-status').textContent(), { timeout: 120_000, interval: 250 }).toMatch(/^\d+ settings ranked by their effect on p_attacker_wins \(\d+\.\d% for wall\.hp = 40 at [\d,]+ trials per case, on the cards' dice(; the cards above: [\d,]+ trials)?\)/);
     await page.waitForSelector('#sens-chart svg');
     expect(await page.locator('#sens-chart svg .mark-rect path').count()).toBeGreaterThan(4); // the tornado's bars
     expect(await strayTornadoLabels(page, '#sens-chart svg'), 'a "→ value" label beside another bar').toEqual([]);
@@ -850,7 +863,7 @@ describeBrowser('the workbench page', () => {
     expect(await page.inputValue('#targets .target .tg-lo')).toBe('0.45');
     await page.click('#tune-form button[type="submit"]');
     const answer = page.locator('#tune-answer');
-    await expect.poll(() => answer.textContent(), { timeout: 120_000 }).toMatch(/^found: wall\.hp = \d+, wall\.dc = \d+ meets the target \(/);
+    await expect.poll(() => answer.textContent(), { timeout: 120_000, interval: 250 }).toMatch(/^found: wall\.hp = \d+, wall\.dc = \d+ meets the target \(/);
     // where the search started is worded so it never reads as a second answer (not "searched for wall.hp = 40, wall.dc = 14")
     const started = (await answer.locator('[data-role="started"]').textContent())!;
     expect(started).toMatch(/^ \(the search started from the (scenario as loaded|case on screen, where .+ was .+)\)$/);
@@ -873,7 +886,7 @@ describeBrowser('the workbench page', () => {
     await second.locator('.tg-lo').fill('12');
     await second.locator('.tg-hi').fill('14');
     await page.click('#tune-form button[type="submit"]');
-    await expect.poll(() => answer.textContent(), { timeout: 120_000 }).toMatch(/^no candidate meets all 2 targets; closest: wall\.hp = \d+, wall\.dc = \d+/);
+    await expect.poll(() => answer.textContent(), { timeout: 120_000, interval: 250 }).toMatch(/^no candidate meets all 2 targets; closest: wall\.hp = \d+, wall\.dc = \d+/);
     expect(await answer.locator('table.checks tr.missed').count()).toBeGreaterThan(0);
     // the longest sieges are at the most HP searched: the answer at the top of its range says so, and where to look next
     // in the page's words: its "from" and "to" boxes, never tune's --range; its button fills them in
@@ -890,13 +903,13 @@ describeBrowser('the workbench page', () => {
     await hpRow.locator('.tp-lo').fill('80');
     await hpRow.locator('.tp-hi').fill('20');
     await page.click('#tune-form button[type="submit"]');
-    await expect.poll(() => page.locator('#tune-status').textContent(), { timeout: 30_000 }).toBe('wall.hp from 80 to 20 must be whole numbers with "from" below "to"');
+    await expect.poll(() => page.locator('#tune-status').textContent(), { timeout: 30_000, interval: 250 }).toBe('wall.hp from 80 to 20 must be whole numbers with "from" below "to"');
     await hpRow.locator('.tp-lo').fill('');
     await hpRow.locator('.tp-hi').fill('');
     await second.locator('.tg-lo').fill('14');
     await second.locator('.tg-hi').fill('12');
     await page.click('#tune-form button[type="submit"]');
-    await expect.poll(() => page.locator('#tune-status').textContent(), { timeout: 30_000 }).toBe('target mean_rounds in [14, 12]: its low must be below its high');
+    await expect.poll(() => page.locator('#tune-status').textContent(), { timeout: 30_000, interval: 250 }).toBe('target mean_rounds in [14, 12]: its low must be below its high');
     await screenshot(page, 'workbench-what-matters-refused', page.locator('#tune'));
     await second.locator('.tg-lo').fill('12');
     await second.locator('.tg-hi').fill('14');
@@ -946,7 +959,7 @@ describeBrowser('the workbench page with nothing valid to serve', () => {
     const page = await newPage({ width: 1280, height: 720 });
     const problems = watchPage(page);
     await page.goto(wb.url);
-    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { empty?: boolean } }).__siegesim.empty === true, null, { timeout: 60_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { empty?: boolean } }).__siegesim.empty === true, null, { timeout: 60_000, polling: 100 });
     expect(await page.locator('#status-text').textContent()).toBe('nothing to run');
     expect(await page.locator('#title').textContent()).toBe('No scenario to open');
     expect(await page.locator('.panel').isVisible()).toBe(false);

@@ -107,7 +107,7 @@ describeBrowser('the static site', () => {
     // workers' requests (the kernel workers are started by the run worker) are the page's too
     page.context().on('request', (r) => requests.push(r.url()));
     await page.goto(`${origin}/${hash}`);
-    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: Probe }).__siegesim?.ready === true, null, { timeout: 60_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: Probe }).__siegesim?.ready === true, null, { timeout: 60_000, polling: 100 });
     return { page, problems, requests };
   }
 
@@ -122,7 +122,7 @@ describeBrowser('the static site', () => {
         return runs.length > n && r !== undefined && (r.doneMs !== null || r.error !== undefined);
       },
       after,
-      { timeout: 240_000 },
+      { timeout: 240_000, polling: 100 },
     );
     return (await probeOf(page)).runs.at(-1)!;
   }
@@ -276,13 +276,13 @@ describeBrowser('the static site', () => {
       await page.waitForFunction(
         (w) => (globalThis as unknown as { __siegesim: { runs: WbRun[] } }).__siegesim.runs.some((r) => JSON.stringify([r.scenario, r.values]) === w && r.doneMs !== null),
         want,
-        { timeout: 240_000 },
+        { timeout: 240_000, polling: 100 },
       );
       const runs = await page.evaluate(() => (globalThis as unknown as { __siegesim: { runs: WbRun[] } }).__siegesim.runs);
       return runs.filter((r) => JSON.stringify([r.scenario, r.values]) === want).at(-1)!;
     };
     await page.goto(`${origin}/workbench.html`);
-    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim?.ready === true, null, { timeout: 120_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim?.ready === true, null, { timeout: 120_000, polling: 100 });
     const SC = 'scenarios/fantasy-stone-wall-siege.yaml';
     await page.selectOption('#scenario', SC);
     const opened = await doneWith(SC, {});
@@ -308,7 +308,7 @@ describeBrowser('the static site', () => {
     // a value the scenario cannot take: the run refuses it (no check asked first here) and the setting is marked
     await page.locator('[id="in-wall.hp"]').fill('-5');
     await page.locator('[id="in-wall.hp"]').dispatchEvent('change');
-    await expect.poll(() => page.locator('#status-text').textContent(), { timeout: 120_000 }).toBe('a value is not valid: see the marked setting');
+    await expect.poll(() => page.locator('#status-text').textContent(), { timeout: 120_000, interval: 250 }).toBe('a value is not valid: see the marked setting');
     expect(await page.locator('.ctl.invalid').textContent()).toContain('must be at least 0, got -5');
     expect(problems.filter((p) => !/net::ERR_ABORTED/.test(p))).toEqual([]);
     expect(foreign(requests)).toEqual([]);
@@ -321,7 +321,7 @@ describeBrowser('the static site', () => {
     const requests: string[] = [];
     page.context().on('request', (r) => requests.push(r.url()));
     await page.goto(`${origin}/workbench.html${query}`);
-    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim?.ready === true, null, { timeout: 120_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim?.ready === true, null, { timeout: 120_000, polling: 100 });
     return { page, problems, requests };
   }
 
@@ -330,7 +330,7 @@ describeBrowser('the static site', () => {
     page.waitForFunction(
       (w) => (globalThis as unknown as { __siegesim: { runs: { scenario: string; values: unknown; doneMs: number | null }[] } }).__siegesim.runs.some((r) => JSON.stringify([r.scenario, r.values]) === w && r.doneMs !== null),
       JSON.stringify([scenario, values]),
-      { timeout: 240_000 },
+      { timeout: 240_000, polling: 100 },
     );
 
   it('what matters and tune on workbench.html: the ranking and the search run in the browser, with the numbers of siegesim sensitivity and tune', async () => {
@@ -346,7 +346,7 @@ describeBrowser('the static site', () => {
     await page.click('.tabs button[data-tab="matters"]');
     expect(await page.inputValue('#sens-trials')).toBe('4096');
     await page.click('#sens-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sens-status').textContent(), { timeout: 240_000 }).toMatch(/^\d+ settings ranked by their effect on p_attacker_wins \(\d+\.\d% for the scenario as loaded at 4,096 trials per case, on the cards' dice/);
+    await expect.poll(() => page.locator('#sens-status').textContent(), { timeout: 240_000, interval: 250 }).toMatch(/^\d+ settings ranked by their effect on p_attacker_wins \(\d+\.\d% for the scenario as loaded at 4,096 trials per case, on the cards' dice/);
     await page.waitForSelector('#sens-chart svg');
     expect(await page.locator('#sens-chart svg .mark-rect path').count()).toBeGreaterThan(4); // the tornado's bars
     expect(await page.locator('#sens-table tr.not-ranked').textContent()).toContain('not ranked: mode, which changes the kind of game');
@@ -366,7 +366,7 @@ describeBrowser('the static site', () => {
     await page.fill('.target .tg-hi', '0.7');
     expect(await page.inputValue('#tune-budget')).toBe('204800');
     await page.click('#tune-form button[type="submit"]');
-    await expect.poll(() => page.locator('#tune-answer').textContent(), { timeout: 240_000 }).toMatch(/^found: wall\.hp = \d+, wall\.dc = \d+ meets the target \(/);
+    await expect.poll(() => page.locator('#tune-answer').textContent(), { timeout: 240_000, interval: 250 }).toMatch(/^found: wall\.hp = \d+, wall\.dc = \d+ meets the target \(/);
     await page.waitForSelector('#tune-chart svg');
     await page.addStyleTag({ content: '.top { position: static !important; }' }); // a part's picture without the sticky bar over it
     await screenshot(page, 'site-workbench-tune', page.locator('#tune'));
@@ -446,7 +446,7 @@ describeBrowser('the static site', () => {
     await axis.locator('.axis-step').fill('1');
     await bad.page.locator('.axis[data-axis="1"] .axis-path').selectOption('');
     await bad.page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => bad.page.locator('#sweep-status').textContent(), { timeout: 60_000 }).toMatch(/the sweep would make 1,000 cases; at most 441 are allowed/);
+    await expect.poll(() => bad.page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/the sweep would make 1,000 cases; at most 441 are allowed/);
     await screenshot(bad.page, 'site-workbench-bad-link');
     for (const p of [problems, again.problems, bad.problems]) expect(p.filter((x) => !/net::ERR_ABORTED/.test(x))).toEqual([]);
     for (const r of [requests, again.requests, bad.requests]) expect(foreign(r)).toEqual([]);
