@@ -325,11 +325,13 @@ describe('shards', () => {
     const scen = path.join(ROOT, 'scenarios/surrender/port-blockade.yaml');
     const full = await cli(['run', scen, '--trials', '700000', '--out', path.join(dir, 'full')]);
     expect(full.code, full.stderr).toBe(0);
-    // the shards on one thread (their chunks do not depend on it), the whole run on all cores
-    for (const k of [1, 2, 3]) {
-      const r = await cli(['run', scen, '--trials', '700000', '--threads', '1', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]);
-      expect(r.code, r.stderr).toBe(0);
-    }
+    // the shards on one thread (their chunks do not depend on it), the whole run on all cores; the
+    // shards, and a shard of another run for merge's refusals below, through one child (test/cli-batch.ts)
+    const shards = await runCliBatch([
+      ...[1, 2, 3].map((k) => ['run', scen, '--trials', '700000', '--threads', '1', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]),
+      ['run', scen, '--trials', '300000', '--threads', '1', '--shard', '2/3', '--out', path.join(dir, 'odd2.json')],
+    ]);
+    for (const r of shards) expect(r.code, r.stderr).toBe(0);
     const merged = await cli(['merge', scen, path.join(dir, 's3.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'merged'), '--json']);
     expect(merged.code, merged.stderr).toBe(0);
     // --json: the same shape as run --json (an array of summary.json)
@@ -358,8 +360,6 @@ describe('shards', () => {
     expect(answer.stdout).toBe(full.stdout);
     expect(answer.stderr).toContain('surrender-port-blockade: merged 3 shard(s) -> ');
     // merge's refusals through one child (test/cli-batch.ts): the merges above are merge's own processes
-    const odd = await cli(['run', scen, '--trials', '300000', '--threads', '1', '--shard', '2/3', '--out', path.join(dir, 'odd2.json')]);
-    expect(odd.code, odd.stderr).toBe(0);
     const [missing, twice, mixed, other] = await runCliBatch([
       ['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm2')],
       ['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm3')],
@@ -409,11 +409,13 @@ describe('shards', () => {
     expect(lines.slice(8, lines.indexOf('what these metrics count:'))).toEqual([
       `where p_surrender reaches 0.5: p_surrender is at or above 0.5 already at heavy_siege_artillery = 0, the lowest swept, in every variant (${showInterval(first.value, first.ci_low, first.ci_high)}): the sweep does not bracket 0.5, so it does not show where it is first reached`,
     ]);
-    for (const k of [1, 2, 3]) {
-      const r = await cli(['run', scen, '--trials', '600000', '--threads', '1', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]);
-      expect(r.code, r.stderr).toBe(0);
-    }
-    const merged = await cli(['merge', scen, path.join(dir, 's2.json'), path.join(dir, 's3.json'), path.join(dir, 's1.json'), '--out', path.join(dir, 'merged')]);
+    // the shards and their merge through one child (test/cli-batch.ts; the test above runs merge's own processes)
+    const batch = await runCliBatch([
+      ...[1, 2, 3].map((k) => ['run', scen, '--trials', '600000', '--threads', '1', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]),
+      ['merge', scen, path.join(dir, 's2.json'), path.join(dir, 's3.json'), path.join(dir, 's1.json'), '--out', path.join(dir, 'merged')],
+    ]);
+    for (const r of batch.slice(0, 3)) expect(r.code, r.stderr).toBe(0);
+    const merged = batch[3];
     expect(merged.code, merged.stderr).toBe(0);
     expect(merged.stdout).toBe(full.stdout);
     expect(readFileSync(path.join(dir, 'merged', 'summary.csv'), 'utf8')).toBe(readFileSync(path.join(dir, 'full', 'summary.csv'), 'utf8'));
@@ -424,16 +426,21 @@ describe('shards', () => {
     const scen = path.join(FIX, 'keep.yaml'); // fantasy: 4,096 trials a chunk, so 6,000 trials are 2 chunks
     const warn = MSG.shardEmpty(3, 4, 2, 6000, 4096);
     expect(warn).toBe('warning: shard 3/4 has nothing to run: 6,000 trials make 2 chunks per case (4,096 trials each), so shards 3 to 4 of 4 are empty and merge does not need them; --shard k/2 splits this run with none empty');
-    const shard = (k: number) => cli(['run', scen, '--trials', '6000', '--threads', '1', '--shard', `${k}/4`, '--out', path.join(dir, `s${k}.json`)]);
-    const [s1, s2, s3] = [await shard(1), await shard(2), await shard(3)];
+    // the shards and both merges through one child (test/cli-batch.ts; the tests above run merge's own processes)
+    const shard = (k: number) => ['run', scen, '--trials', '6000', '--threads', '1', '--shard', `${k}/4`, '--out', path.join(dir, `s${k}.json`)];
+    const [s1, s2, s3, merged, all] = await runCliBatch([
+      shard(1),
+      shard(2),
+      shard(3),
+      ['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm')],
+      ['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'm2')],
+    ]);
     for (const r of [s1, s2, s3]) expect(r.code, r.stderr).toBe(0);
     expect(s1.stderr).not.toMatch(/warning/);
     expect(s3.stderr.split('\n')[0]).toBe(warn);
-    const merged = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm')]);
     expect(merged.code, merged.stderr).toBe(0);
     expect(merged.stderr).toContain(`keep: ${MSG.shardsNotNeeded([3, 4], 4, 2, 1)}\n`);
     expect(MSG.shardsNotNeeded([3, 4], 4, 2, 1)).toBe('shards 3 to 4 of 4 hold no chunks (the run has 2 chunks per case): they were not needed (1 absent, 1 given empty)');
-    const all = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'm2')]);
     expect(all.stderr).toContain(MSG.shardsNotNeeded([3, 4], 4, 2, 0));
     expect(readFileSync(path.join(dir, 'm2', 'index.html'), 'utf8')).toContain('merged from 2 of 4 shards (the others held no chunks); their threads and times are not recorded');
     // a run of one chunk: no k/1 advice (it only allows 1/1), sharding it gains nothing
