@@ -226,9 +226,9 @@ describe('siegesim test with some bad files', () => {
 describe('siegesim diff', () => {
   it('finds what the DC one higher moved (exit 1 with --fail-on-change), nothing between identical runs, and refuses other scenarios (exit 2)', async () => {
     const dir = tmp();
-    const run = (file: string, out: string, ...more: string[]) => cli(['run', file, '--out', path.join(dir, out), '--threads', '1', '--no-progress', ...more]);
-    // the other scenario is only compared to be refused: a few trials do
-    for (const r of await Promise.all([run(CLIMBERS, 'before'), run(dcOneHigher(dir), 'after'), run(path.join(FIX, 'good-small.yaml'), 'other', '--trials', '1000')])) {
+    const run = (file: string, out: string, ...more: string[]) => ['run', file, '--out', path.join(dir, out), '--threads', '1', '--no-progress', ...more];
+    // the other scenario is only compared to be refused: a few trials do; the three runs through one child (test/cli-batch.ts)
+    for (const r of await runCliBatch([run(CLIMBERS, 'before'), run(dcOneHigher(dir), 'after'), run(path.join(FIX, 'good-small.yaml'), 'other', '--trials', '1000')])) {
       expect(r.code, r.stderr).toBe(0);
     }
     const before = path.join(dir, 'before');
@@ -288,8 +288,9 @@ describe('siegesim diff', () => {
     const one = READINGS.replace('sweep:\n  structure.surrender_level: [2, 3]\n', 'structure: { surrender_level: 2 }\n');
     writeFileSync(path.join(dir, 'before.yaml'), one);
     writeFileSync(path.join(dir, 'after.yaml'), one.replace('surrender_level: 2', 'surrender_level: 3'));
-    for (const side of ['before', 'after']) {
-      const r = await cli(['run', path.join(dir, `${side}.yaml`), '--out', path.join(dir, side), '--no-progress']);
+    // both runs through one child (test/cli-batch.ts), on one thread (the numbers do not depend on it)
+    const sides = ['before', 'after'];
+    for (const r of await runCliBatch(sides.map((side) => ['run', path.join(dir, `${side}.yaml`), '--out', path.join(dir, side), '--threads', '1', '--no-progress']))) {
       expect(r.code, r.stderr).toBe(0);
     }
     const summary = JSON.parse(readFileSync(path.join(dir, 'before', 'summary.json'), 'utf8'));
@@ -401,14 +402,17 @@ describe('siegesim test --json and check --json', () => {
     expect(undecided).toMatchObject({ line: 14, trials: 8192, bound: { kind: 'at_least', low: 0.9696731057 } });
     expect(undecided.message).toMatch(/straddles the lower bound 0\.9696731057 \(99\.9% interval, still undecided at the cap of 8,192 trials\)$/);
     expect(l.scenarios[0]).toMatchObject({ trials: 4096, max_trials: 8192, trials_run: 8192 });
-    const strict = await cli([...args, '--strict']);
+    // the other runs of a good file through one child (test/cli-batch.ts; the one above is test's own process)
+    const [strict, empty, allowed] = await runCliBatch([
+      [...args, '--strict'],
+      ['test', path.join(FIX, 'good-small.yaml'), '--json', '--threads', '1'],
+      ['test', path.join(FIX, 'good-small.yaml'), '--json', '--allow-empty', '--threads', '1'],
+    ]);
     expect(strict.code).toBe(1);
     expect(json(strict)).toMatchObject({ passed: false, strict: true, inconclusive: 1 });
 
-    const empty = await cli(['test', path.join(FIX, 'good-small.yaml'), '--json', '--threads', '1']);
     expect(empty.code).toBe(1);
     expect(json(empty)).toEqual({ passed: false, strict: false, allow_empty: false, pass: 0, fail: 0, inconclusive: 0, empty: MSG.testEmpty(1), scenarios: [], skipped: [expect.objectContaining({ name: 'good-small' })], assertions: [], errors: [] });
-    const allowed = await cli(['test', path.join(FIX, 'good-small.yaml'), '--json', '--allow-empty', '--threads', '1']);
     expect(allowed.code).toBe(0);
     expect(json(allowed)).toMatchObject({ passed: true, allow_empty: true, empty: null });
 
@@ -422,12 +426,17 @@ describe('siegesim test --json and check --json', () => {
       error: { message: '1 problem found; nothing was run or written', exit_code: 2, problems: [{ file: rel, line: 4, col: 9, path: 'trials', message: 'must be at least 1, got 0' }] },
     });
     // a bad flag (commander's message) and a missing file for diff: the same document; without --json, stdout stays empty
-    const flag = await cli(['check', f, '--json', '--z-limit', 'x']);
+    // (through one child: test/cli-batch.ts; the refusal above is a process of its own)
+    const [flag, nope, quiet] = await runCliBatch([
+      ['check', f, '--json', '--z-limit', 'x'],
+      ['diff', 'nope1', f, '--json'],
+      ['test', f],
+    ]);
     expect([flag.code, json(flag)]).toEqual([2, { error: { message: "option '--z-limit <Z>' argument 'x' is invalid. --z-limit must be a positive number", exit_code: 2, problems: [] } }]);
-    const nope = await cli(['diff', 'nope1', f, '--json']);
     expect(nope.code).toBe(2);
     expect(json(nope).error.problems[0]).toEqual({ file: 'nope1', line: 0, col: 0, path: '(file)', message: MSG.fileUnreadable('ENOENT') });
-    expect((await cli(['test', f])).stdout).toBe('');
+    expect(quiet.code).toBe(2);
+    expect(quiet.stdout).toBe('');
   });
 
   it('check --json: every comparison (as --verbose lists them) with z and verdict; exit 0, 1 over the limit, 1 when nothing is compared', async () => {
@@ -581,13 +590,14 @@ describe('an expect: the scenario no longer matches', () => {
     expect(run.stderr.startsWith(warning + '\n')).toBe(true); // before anything runs
     expect(existsSync(path.join(dir, 'out', 'summary.json'))).toBe(true);
     expect(run.stdout).not.toContain('warning');
-    const exact = await cli(['exact', f, '--json']);
+    // exact, and test and validate's refusals after it, through one child (test/cli-batch.ts)
+    const [exact, ...refusals] = await runCliBatch([['exact', f, '--json'], ['test', f, '--threads', '1'], ['validate', f]]);
     expect(exact.code, exact.stderr).toBe(0);
     expect(exact.stderr).toBe(warning + '\n');
     expect(JSON.parse(exact.stdout)[0].cases).toHaveLength(6);
 
-    for (const verb of ['test', 'validate']) {
-      const r = await cli([verb, f, '--threads', '1'].slice(0, verb === 'validate' ? 2 : 4));
+    for (const [i, verb] of ['test', 'validate'].entries()) {
+      const r = refusals[i];
       expect(r.code, verb).toBe(2);
       expect(r.stderr, verb).toBe(`${problem}\nsiegesim: 1 problem found; nothing was run or written\n`);
       expect(r.stdout, verb).toBe('');
