@@ -493,10 +493,14 @@ describe('siegesim test --json and check --json', () => {
     expect(row.indexOf('p_breach')).toBe(header.indexOf('metric'));
     expect(lines).toContain('FAIL  fantasy-climbers-dc (scenarios/fantasy/climbers-dc.yaml) case 2 (wall.dc=12, variant above-dc): p_breach simulated 0.918500, exact 0.937626, z = -3.54, |z| over the limit 1.5 (2,000 observations)');
     // every row over the limit: at most 20 sentences, then how many more and where every one is
-    const all = await cli(['check', grid, '--trials', '2000', '--threads', '1', '--z-limit', '0.000001']);
+    // this and the --json below through one child (test/cli-batch.ts; the check above is its own process)
+    const [all, asJson] = await runCliBatch([
+      ['check', grid, '--trials', '2000', '--threads', '1', '--z-limit', '0.000001'],
+      ['check', grid, '--trials', '2000', '--threads', '1', '--json'],
+    ]);
     expect(all.stdout.split('\n').filter((l) => l.startsWith('FAIL  ')).length).toBe(20);
     expect(all.stdout).toMatch(/\n\.\.\. and \d+ more FAIL rows \(the table above, or --json, lists every one\)\ncheck FAILED: /);
-    const j = json(await cli(['check', grid, '--trials', '2000', '--threads', '1', '--json']));
+    const j = json(asJson);
     expect(j.rows.find((x: any) => x.case === 2 && x.variant === 'above-dc' && x.metric === 'p_breach')).toMatchObject({ params: { 'wall.dc': 12 }, where: 'wall.dc=12, variant above-dc' });
   });
 
@@ -504,12 +508,16 @@ describe('siegesim test --json and check --json', () => {
     // the wall at DC 20: the exact p_breach is 0.0124, and 20 trials (seed 24) see no breach
     const f = path.join(tmp(), 'rare.yaml');
     writeFileSync(f, 'name: rare\nsystem: fantasy\nseed: 24\ntrials: 20\nmode: siege\nattacker: { infantry: 8, cavalry: 3 }\ndefender: { infantry: 8 }\nwall: { type: stone, breach_threshold: 4, dc: 20 }\nrules: { tower_bonus: none }\nmax_rounds: 10\n');
-    const r = await cli(['check', f, '--threads', '1']);
+    // the text and --json through one child (test/cli-batch.ts; the test above runs check's own processes)
+    const [r, asJson] = await runCliBatch([
+      ['check', f, '--threads', '1'],
+      ['check', f, '--threads', '1', '--json'],
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const row = r.stdout.split('\n').find((l) => /^1 +baseline +mean_breach_round /.test(l))!;
     expect(row).toMatch(new RegExp(`n/a +3\\.256676 +–  ${lit(MSG.checkNoZ())}$`));
     expect(r.stdout).toContain(`; ${MSG.checkNoDataCount(1)}\n`);
-    const j = json(await cli(['check', f, '--threads', '1', '--json']));
+    const j = json(asJson);
     expect(j).toMatchObject({ passed: true, failed: 0, no_data: 1, scenarios: [{ no_data: 1 }] });
     expect(j.rows.find((x: any) => x.metric === 'mean_breach_round')).toMatchObject({ simulated: null, n: 0, z: null, verdict: 'no_data' });
   });
