@@ -25,10 +25,13 @@ export interface BatchResult {
 /** The child's script (main() for each argument list of SIEGESIM_BATCH, the results as JSON on stdout). */
 const DRIVER = path.join(ROOT, 'test/cli-batch-driver.mjs');
 
-/** Run each argument list through the program's main() in one child process (cwd: `cwd`); one result each, in order. */
-export function runCliBatch(jobs: string[][], cwd = ROOT): Promise<BatchResult[]> {
+/**
+ * Run each argument list through the program's main() in one child process (cwd: `cwd`; Node
+ * flags `nodeArgs`, e.g. a memory limit, as cli-child.ts's runCli takes them); one result each, in order.
+ */
+export function runCliBatch(jobs: string[][], cwd = ROOT, nodeArgs: string[] = []): Promise<BatchResult[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [DRIVER], { cwd, env: { ...process.env, SIEGESIM_BATCH: JSON.stringify(jobs) } });
+    const child = spawn(process.execPath, [...nodeArgs, DRIVER], { cwd, env: { ...process.env, SIEGESIM_BATCH: JSON.stringify(jobs) } });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -20,6 +20,7 @@ import { MSG } from '../src/scenario/messages.js';
 import { MAX_CASES, withPath } from '../src/scenario/validate.js';
 import { lexedTooDeepAt } from '../src/scenario/load.js';
 import { ROOT, runCli, STACK_FRAME, tempDirs } from './cli-child.js';
+import { runCliBatch } from './cli-batch.js';
 
 /** Bundled scenarios whose settings are mutated: each system, each Cry Havoc kind, both crusader-rex situations. */
 const BASES = [
@@ -349,8 +350,15 @@ describe('hostile scenarios through the built CLI', () => {
   const before = new Set(readdirSync(dir));
 
   const maxLines = LIMITS.problemsShown + 2; // the problems shown, "... and K more problems", the summary line
-  it.each(files)(`%s: exit 2, file:line:col, at most ${maxLines} lines of stderr, no stack trace, nothing written`, async (_name, file, first) => {
-    const r = await runCli(['run', file, '--out', 'out', '--no-progress'], { cwd: dir, nodeArgs: ['--max-old-space-size=160'] });
+  // The first in a process of its own, the others through one child (test/cli-batch.ts) under the
+  // same memory limit, one after another in its one heap: refusals all, none ends another's
+  // writing; a hang or a crash (out of memory) fails the batch, and so every test of it.
+  const memory = ['--max-old-space-size=160'];
+  const job = (file: string) => ['run', file, '--out', 'out', '--no-progress'];
+  let batch: ReturnType<typeof runCliBatch> | undefined;
+  it.each(files)(`%s: exit 2, file:line:col, at most ${maxLines} lines of stderr, no stack trace, nothing written`, async (name, file, first) => {
+    const i = files.findIndex(([n]) => n === name);
+    const r = i === 0 ? await runCli(job(file), { cwd: dir, nodeArgs: memory }) : { timedOut: false, ...(await (batch ??= runCliBatch(files.slice(1).map(([, f]) => job(f)), dir, memory)))[i - 1] };
     expect(r.timedOut).toBe(false);
     expect(r.code, r.stderr.slice(0, 500)).toBe(2);
     expect(r.stderr).toMatch(first);
@@ -381,8 +389,11 @@ describe('hostile scenarios through the built CLI', () => {
     ['--threads 0', ['--threads', '0'], /--threads must be a positive integer/],
     ['--trials abc', ['--trials', 'abc'], /--trials must be a whole number, e.g. 100000 or 1e6/],
   ];
-  it.each(flags)('%s: exit 2 before anything runs, with the same limit as a file', async (_name, args, message) => {
-    const r = await runCli(['run', scen, ...args], { cwd: dir });
+  // the first in a process of its own, the others through one child (test/cli-batch.ts): refusals all
+  let flagBatch: ReturnType<typeof runCliBatch> | undefined;
+  it.each(flags)('%s: exit 2 before anything runs, with the same limit as a file', async (name, args, message) => {
+    const i = flags.findIndex(([n]) => n === name);
+    const r = i === 0 ? await runCli(['run', scen, ...args], { cwd: dir }) : (await (flagBatch ??= runCliBatch(flags.slice(1).map(([, a]) => ['run', scen, ...a]), dir)))[i - 1];
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr).toMatch(/is invalid\. --[a-z-]+ must /); // one form for every flag: "--flag must ..."

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { describeBrowser, launchBrowser, screenshot, strayTornadoLabels, tornadoPanels, watchPage } from '../browser.js';
 import { ROOT, runCli as cli, tempDirs } from '../cli-child.js';
+import { runCliBatch } from '../cli-batch.js';
 import { DIRECTION_COLOURS } from '../../src/systems/chart-kit.js';
 import { writeIndex } from '../../src/report/write.js';
 
@@ -32,7 +33,7 @@ describe('siegesim sensitivity', () => {
     expect(a.stdout).toMatch(/\n {3}1 {2}rules\.modifiers_apply_to +roll→level -0\.6/);
     expect(a.stdout).toMatch(/more settings in the report/);
     // a sensitivity folder is replaced by the next run into it; a report of another kind is refused
-    const again = await cli(['sensitivity', SURRENDER, '--trials', '2000', '--params', 'turns', '--out', path.join(dir, 's1')]);
+    const again = await cli(['sensitivity', SURRENDER, '--trials', '2000', '--params', 'turns', '--threads', '1', '--out', path.join(dir, 's1')]);
     expect(again.code, again.stderr).toBe(0);
     expect(readFileSync(path.join(dir, 's1', 'sensitivity.csv'), 'utf8').trim().split('\n')).toHaveLength(3);
     // turning only `turns` moves nothing: no tornado (it would be its 0 axis alone), a note in its place
@@ -58,13 +59,17 @@ describe('siegesim sensitivity', () => {
 
   it('bad input: exit 2, one line, nothing written', async () => {
     const out = path.join(dir, 'never');
-    for (const [args, msg] of [
+    const cases = [
       [['--metric', 'p_tset'], /^siegesim: unknown metric "p_tset" \(did you mean "p_test"\?\)$/m],
       [['--params', 'structure.levle'], /^siegesim: "structure.levle" is not a tunable setting of this surrender scenario/],
       [['--step', '-2'], /^siegesim: --step must be a positive number or a percentage/],
       [['--where', 'structure.surrender_level=banana'], /^siegesim: the case structure.surrender_level=banana is not valid/],
-    ] as [string[], RegExp][]) {
-      const r = await cli(['sensitivity', SURRENDER, '--trials', '100', '--out', out, ...args]);
+    ] as [string[], RegExp][];
+    // the first in a process of its own, the others through one child (test/cli-batch.ts): refusals all
+    const job = (args: string[]) => ['sensitivity', SURRENDER, '--trials', '100', '--out', out, ...args];
+    const results = [await cli(job(cases[0][0])), ...(await runCliBatch(cases.slice(1).map(([args]) => job(args))))];
+    for (const [i, [, msg]] of cases.entries()) {
+      const r = results[i];
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(msg);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -99,13 +104,14 @@ describe('siegesim tune', () => {
   });
 
   it('says plainly when no candidate meets every target, and which came closest (exit 3)', async () => {
-    const r = await cli(['tune', FANTASY, '--params', 'wall.dc', '--target', 'p_attacker_wins in [0.9, 1]', '--target', 'mean_rounds in [5, 8]', '--range', 'wall.dc=5..20', '--trials', '100', '--out', path.join(dir, 't3')]);
+    // one thread: the answers do not depend on it (the test above), and tune's many small evaluations cost more CPU on a pool of two
+    const r = await cli(['tune', FANTASY, '--params', 'wall.dc', '--target', 'p_attacker_wins in [0.9, 1]', '--target', 'mean_rounds in [5, 8]', '--range', 'wall.dc=5..20', '--trials', '100', '--threads', '1', '--out', path.join(dir, 't3')]);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stdout).toMatch(/^no candidate meets all 2 targets; closest: wall\.dc = \d+ \(\d of 2 met, [\d.]+ target widths away; 400 trials\)/);
     // in target widths and in the metric's own units ("5.885 below 8")
     expect(r.stdout).toMatch(/missed by [\d.]+ target widths \([\d.]+ (below|above) [\d.]+\)/);
     // a certainty and a tail as run writes them: p_undecided's upper end 0.0xxx (4 decimals), not 0.00xxxx
-    const sure = await cli(['tune', FANTASY, '--params', 'wall.dc', '--target', 'p_attacker_wins in [0.999, 1]', '--target', 'p_undecided in [0, 0.0001]', '--range', 'wall.dc=1..16', '--trials', '150', '--out', path.join(dir, 't4')]);
+    const sure = await cli(['tune', FANTASY, '--params', 'wall.dc', '--target', 'p_attacker_wins in [0.999, 1]', '--target', 'p_undecided in [0, 0.0001]', '--range', 'wall.dc=1..16', '--trials', '150', '--threads', '1', '--out', path.join(dir, 't4')]);
     expect(sure.code, sure.stderr).toBe(0);
     expect(sure.stdout).toMatch(/\n {2}p_attacker_wins = 1 \[0\.99\d\d, 1\] {3}target \[0\.999, 1\]/);
     expect(sure.stdout).toMatch(/\n {2}p_undecided = 0 \[0, 0\.0\d\d\d\] {3}target \[0, 0\.0001\]/);
@@ -114,15 +120,19 @@ describe('siegesim tune', () => {
 
   it('bad input: exit 2, one line, nothing written', async () => {
     const out = path.join(dir, 'never-t');
-    for (const [args, msg] of [
+    const cases = [
       [['--params', 'wall.hp', '--target', 'p_attacker_wins in [0.4 0.6]'], /^siegesim: a target is "<metric> in \[lo, hi\]"/],
       [['--params', 'wall.hp', '--target', 'p_atacker_wins in [0.4, 0.6]'], /^siegesim: unknown metric "p_atacker_wins" \(did you mean "p_attacker_wins"\?\)$/m],
       [['--params', 'wall.hpp', '--target', 'p_attacker_wins in [0.4, 0.6]'], /^siegesim: "wall.hpp" is not a tunable setting of this fantasy scenario \(did you mean "wall.hp"\?\)/],
       [['--params', 'wall.dc', '--target', 'p_attacker_wins in [0.4, 0.6]', '--range', 'wall.dc=0..50'], /^siegesim: --range wall.dc=0..50 must be inside the schema's bounds 1..40/],
       [['--params', 'wall.dc', '--target', 'p_attacker_wins in [0.4, 0.6]', '--range', 'wall.dc=5to9'], /^siegesim: a range is <param>=LO..HI/],
       [['--params', 'wall.type', '--target', 'p_attacker_wins in [0.4, 0.6]'], /^siegesim: "wall.type" is not an integer setting/],
-    ] as [string[], RegExp][]) {
-      const r = await cli(['tune', FANTASY, '--trials', '50', '--out', out, ...args]);
+    ] as [string[], RegExp][];
+    // the first in a process of its own, the others through one child (test/cli-batch.ts): refusals all
+    const job = (args: string[]) => ['tune', FANTASY, '--trials', '50', '--out', out, ...args];
+    const results = [await cli(job(cases[0][0])), ...(await runCliBatch(cases.slice(1).map(([args]) => job(args))))];
+    for (const [i, [args, msg]] of cases.entries()) {
+      const r = results[i];
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(msg);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -135,13 +145,14 @@ describe('the all-reports index', () => {
   it('lists the sensitivity and tune reports beside the runs, with what each asks and its answer', async () => {
     const work = path.join(dir, 'own-folder');
     mkdirSync(work, { recursive: true });
-    const s = await cli(['sensitivity', SURRENDER, '--trials', '2000', '--params', 'turns,structure.surrender_level'], { cwd: work });
+    // one thread throughout (not what is checked here: the 1-and-2-thread tests above)
+    const s = await cli(['sensitivity', SURRENDER, '--trials', '2000', '--params', 'turns,structure.surrender_level', '--threads', '1'], { cwd: work });
     expect(s.code, s.stderr).toBe(0);
     const index = path.join(work, 'reports', 'index.html');
     expect(readFileSync(index, 'utf8')).toContain('href="surrender-town-basic-sensitivity/index.html"'); // written by sensitivity itself
-    const t = await cli(['tune', FANTASY, ...TUNE], { cwd: work });
+    const t = await cli(['tune', FANTASY, ...TUNE, '--threads', '1'], { cwd: work });
     expect(t.code, t.stderr).toBe(0);
-    const r = await cli(['run', SURRENDER, '--trials', '600', '--no-progress'], { cwd: work });
+    const r = await cli(['run', SURRENDER, '--trials', '600', '--threads', '1', '--no-progress'], { cwd: work });
     expect(r.code, r.stderr).toBe(0);
     const html = readFileSync(index, 'utf8');
     expect(html).toContain('href="surrender-town-basic/index.html"');

@@ -226,9 +226,9 @@ describe('siegesim test with some bad files', () => {
 describe('siegesim diff', () => {
   it('finds what the DC one higher moved (exit 1 with --fail-on-change), nothing between identical runs, and refuses other scenarios (exit 2)', async () => {
     const dir = tmp();
-    const run = (file: string, out: string, ...more: string[]) => cli(['run', file, '--out', path.join(dir, out), '--threads', '1', '--no-progress', ...more]);
-    // the other scenario is only compared to be refused: a few trials do
-    for (const r of await Promise.all([run(CLIMBERS, 'before'), run(dcOneHigher(dir), 'after'), run(path.join(FIX, 'good-small.yaml'), 'other', '--trials', '1000')])) {
+    const run = (file: string, out: string, ...more: string[]) => ['run', file, '--out', path.join(dir, out), '--threads', '1', '--no-progress', ...more];
+    // the other scenario is only compared to be refused: a few trials do; the three runs through one child (test/cli-batch.ts)
+    for (const r of await runCliBatch([run(CLIMBERS, 'before'), run(dcOneHigher(dir), 'after'), run(path.join(FIX, 'good-small.yaml'), 'other', '--trials', '1000')])) {
       expect(r.code, r.stderr).toBe(0);
     }
     const before = path.join(dir, 'before');
@@ -288,8 +288,9 @@ describe('siegesim diff', () => {
     const one = READINGS.replace('sweep:\n  structure.surrender_level: [2, 3]\n', 'structure: { surrender_level: 2 }\n');
     writeFileSync(path.join(dir, 'before.yaml'), one);
     writeFileSync(path.join(dir, 'after.yaml'), one.replace('surrender_level: 2', 'surrender_level: 3'));
-    for (const side of ['before', 'after']) {
-      const r = await cli(['run', path.join(dir, `${side}.yaml`), '--out', path.join(dir, side), '--no-progress']);
+    // both runs through one child (test/cli-batch.ts), on one thread (the numbers do not depend on it)
+    const sides = ['before', 'after'];
+    for (const r of await runCliBatch(sides.map((side) => ['run', path.join(dir, `${side}.yaml`), '--out', path.join(dir, side), '--threads', '1', '--no-progress']))) {
       expect(r.code, r.stderr).toBe(0);
     }
     const summary = JSON.parse(readFileSync(path.join(dir, 'before', 'summary.json'), 'utf8'));
@@ -401,14 +402,17 @@ describe('siegesim test --json and check --json', () => {
     expect(undecided).toMatchObject({ line: 14, trials: 8192, bound: { kind: 'at_least', low: 0.9696731057 } });
     expect(undecided.message).toMatch(/straddles the lower bound 0\.9696731057 \(99\.9% interval, still undecided at the cap of 8,192 trials\)$/);
     expect(l.scenarios[0]).toMatchObject({ trials: 4096, max_trials: 8192, trials_run: 8192 });
-    const strict = await cli([...args, '--strict']);
+    // the other runs of a good file through one child (test/cli-batch.ts; the one above is test's own process)
+    const [strict, empty, allowed] = await runCliBatch([
+      [...args, '--strict'],
+      ['test', path.join(FIX, 'good-small.yaml'), '--json', '--threads', '1'],
+      ['test', path.join(FIX, 'good-small.yaml'), '--json', '--allow-empty', '--threads', '1'],
+    ]);
     expect(strict.code).toBe(1);
     expect(json(strict)).toMatchObject({ passed: false, strict: true, inconclusive: 1 });
 
-    const empty = await cli(['test', path.join(FIX, 'good-small.yaml'), '--json', '--threads', '1']);
     expect(empty.code).toBe(1);
     expect(json(empty)).toEqual({ passed: false, strict: false, allow_empty: false, pass: 0, fail: 0, inconclusive: 0, empty: MSG.testEmpty(1), scenarios: [], skipped: [expect.objectContaining({ name: 'good-small' })], assertions: [], errors: [] });
-    const allowed = await cli(['test', path.join(FIX, 'good-small.yaml'), '--json', '--allow-empty', '--threads', '1']);
     expect(allowed.code).toBe(0);
     expect(json(allowed)).toMatchObject({ passed: true, allow_empty: true, empty: null });
 
@@ -422,12 +426,17 @@ describe('siegesim test --json and check --json', () => {
       error: { message: '1 problem found; nothing was run or written', exit_code: 2, problems: [{ file: rel, line: 4, col: 9, path: 'trials', message: 'must be at least 1, got 0' }] },
     });
     // a bad flag (commander's message) and a missing file for diff: the same document; without --json, stdout stays empty
-    const flag = await cli(['check', f, '--json', '--z-limit', 'x']);
+    // (through one child: test/cli-batch.ts; the refusal above is a process of its own)
+    const [flag, nope, quiet] = await runCliBatch([
+      ['check', f, '--json', '--z-limit', 'x'],
+      ['diff', 'nope1', f, '--json'],
+      ['test', f],
+    ]);
     expect([flag.code, json(flag)]).toEqual([2, { error: { message: "option '--z-limit <Z>' argument 'x' is invalid. --z-limit must be a positive number", exit_code: 2, problems: [] } }]);
-    const nope = await cli(['diff', 'nope1', f, '--json']);
     expect(nope.code).toBe(2);
     expect(json(nope).error.problems[0]).toEqual({ file: 'nope1', line: 0, col: 0, path: '(file)', message: MSG.fileUnreadable('ENOENT') });
-    expect((await cli(['test', f])).stdout).toBe('');
+    expect(quiet.code).toBe(2);
+    expect(quiet.stdout).toBe('');
   });
 
   it('check --json: every comparison (as --verbose lists them) with z and verdict; exit 0, 1 over the limit, 1 when nothing is compared', async () => {
@@ -484,10 +493,14 @@ describe('siegesim test --json and check --json', () => {
     expect(row.indexOf('p_breach')).toBe(header.indexOf('metric'));
     expect(lines).toContain('FAIL  fantasy-climbers-dc (scenarios/fantasy/climbers-dc.yaml) case 2 (wall.dc=12, variant above-dc): p_breach simulated 0.918500, exact 0.937626, z = -3.54, |z| over the limit 1.5 (2,000 observations)');
     // every row over the limit: at most 20 sentences, then how many more and where every one is
-    const all = await cli(['check', grid, '--trials', '2000', '--threads', '1', '--z-limit', '0.000001']);
+    // this and the --json below through one child (test/cli-batch.ts; the check above is its own process)
+    const [all, asJson] = await runCliBatch([
+      ['check', grid, '--trials', '2000', '--threads', '1', '--z-limit', '0.000001'],
+      ['check', grid, '--trials', '2000', '--threads', '1', '--json'],
+    ]);
     expect(all.stdout.split('\n').filter((l) => l.startsWith('FAIL  ')).length).toBe(20);
     expect(all.stdout).toMatch(/\n\.\.\. and \d+ more FAIL rows \(the table above, or --json, lists every one\)\ncheck FAILED: /);
-    const j = json(await cli(['check', grid, '--trials', '2000', '--threads', '1', '--json']));
+    const j = json(asJson);
     expect(j.rows.find((x: any) => x.case === 2 && x.variant === 'above-dc' && x.metric === 'p_breach')).toMatchObject({ params: { 'wall.dc': 12 }, where: 'wall.dc=12, variant above-dc' });
   });
 
@@ -495,12 +508,16 @@ describe('siegesim test --json and check --json', () => {
     // the wall at DC 20: the exact p_breach is 0.0124, and 20 trials (seed 24) see no breach
     const f = path.join(tmp(), 'rare.yaml');
     writeFileSync(f, 'name: rare\nsystem: fantasy\nseed: 24\ntrials: 20\nmode: siege\nattacker: { infantry: 8, cavalry: 3 }\ndefender: { infantry: 8 }\nwall: { type: stone, breach_threshold: 4, dc: 20 }\nrules: { tower_bonus: none }\nmax_rounds: 10\n');
-    const r = await cli(['check', f, '--threads', '1']);
+    // the text and --json through one child (test/cli-batch.ts; the test above runs check's own processes)
+    const [r, asJson] = await runCliBatch([
+      ['check', f, '--threads', '1'],
+      ['check', f, '--threads', '1', '--json'],
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const row = r.stdout.split('\n').find((l) => /^1 +baseline +mean_breach_round /.test(l))!;
     expect(row).toMatch(new RegExp(`n/a +3\\.256676 +–  ${lit(MSG.checkNoZ())}$`));
     expect(r.stdout).toContain(`; ${MSG.checkNoDataCount(1)}\n`);
-    const j = json(await cli(['check', f, '--threads', '1', '--json']));
+    const j = json(asJson);
     expect(j).toMatchObject({ passed: true, failed: 0, no_data: 1, scenarios: [{ no_data: 1 }] });
     expect(j.rows.find((x: any) => x.metric === 'mean_breach_round')).toMatchObject({ simulated: null, n: 0, z: null, verdict: 'no_data' });
   });
@@ -581,13 +598,14 @@ describe('an expect: the scenario no longer matches', () => {
     expect(run.stderr.startsWith(warning + '\n')).toBe(true); // before anything runs
     expect(existsSync(path.join(dir, 'out', 'summary.json'))).toBe(true);
     expect(run.stdout).not.toContain('warning');
-    const exact = await cli(['exact', f, '--json']);
+    // exact, and test and validate's refusals after it, through one child (test/cli-batch.ts)
+    const [exact, ...refusals] = await runCliBatch([['exact', f, '--json'], ['test', f, '--threads', '1'], ['validate', f]]);
     expect(exact.code, exact.stderr).toBe(0);
     expect(exact.stderr).toBe(warning + '\n');
     expect(JSON.parse(exact.stdout)[0].cases).toHaveLength(6);
 
-    for (const verb of ['test', 'validate']) {
-      const r = await cli([verb, f, '--threads', '1'].slice(0, verb === 'validate' ? 2 : 4));
+    for (const [i, verb] of ['test', 'validate'].entries()) {
+      const r = refusals[i];
       expect(r.code, verb).toBe(2);
       expect(r.stderr, verb).toBe(`${problem}\nsiegesim: 1 problem found; nothing was run or written\n`);
       expect(r.stdout, verb).toBe('');

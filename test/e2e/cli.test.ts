@@ -278,16 +278,17 @@ describe('siegesim run', () => {
 
   it('test and serve where there is no scenarios/ folder: say it is the default and that files or folders can be named (exit 2)', async () => {
     const empty = tmp();
-    for (const [verb, extra] of [['test', []], ['serve', ['--port', '0']]] as const) {
-      const r = await cli([verb, ...extra], empty);
+    mkdirSync(path.join(empty, 'none')); // for the folder named below (the default is scenarios/)
+    // test in a process of its own, the rest through one child (test/cli-batch.ts): refusals all
+    const [serve, ...named] = await runCliBatch([['serve', '--port', '0'], ...['test', 'run', 'validate'].map((verb) => [verb, 'none'])], empty);
+    const bare = await cli(['test'], empty);
+    for (const [verb, r] of [['test', bare], ['serve', serve]] as const) {
       expect([r.code, r.stdout]).toEqual([2, '']);
       expect(r.stderr).toBe(`siegesim: ${MSG.noDefaultFolder('scenarios', realpathSync(empty), `siegesim ${verb} my.yaml`)}\n`);
       expect(r.stderr).not.toContain('(file)');
     }
     // a folder named is called a folder, not a file
-    mkdirSync(path.join(empty, 'none'));
-    for (const verb of ['test', 'run', 'validate']) {
-      const r = await cli([verb, 'none'], empty);
+    for (const r of named) {
       expect([r.code, r.stderr.split('\n')[0]]).toEqual([2, `none  (folder)  ${MSG.noScenarios('none')}`]);
     }
   });
@@ -295,7 +296,12 @@ describe('siegesim run', () => {
   it('--precision says when the cap stopped it, and reports the trials each case ran (keep.yaml)', async () => {
     const dir = tmp();
     const keep = path.join(FIX, 'keep.yaml'); // 4000 trials, fantasy's chunk is 4096
-    const r = await cli(['run', keep, '--precision', '0.005', '--max-trials', '20000', '--out', path.join(dir, 'a'), '--json']);
+    // both runs through one child (test/cli-batch.ts; run has processes of its own above), on one
+    // thread: what is checked is the trials and the messages, which do not depend on it
+    const [r, low] = await runCliBatch([
+      ['run', keep, '--precision', '0.005', '--max-trials', '20000', '--out', path.join(dir, 'a'), '--json', '--threads', '1'],
+      ['run', keep, '--precision', '0.005', '--max-trials', '3000', '--out', path.join(dir, 'b'), '--json', '--threads', '1'],
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const [j] = JSON.parse(r.stdout);
     expect(j.cases[0].trials).toBe(20000); // the cap, not the last whole chunk under it
@@ -306,7 +312,6 @@ describe('siegesim run', () => {
     expect(r.stderr).toMatch(/keep: 1 case\(s\) x 20,000 trials \(precision 0\.005\)/);
     expect(r.stderr).toMatch(/keep: precision 0\.005 NOT reached in 1 of 1 case\(s\).*20,000 trials per case/);
     // a cap below the scenario's trials is honoured too
-    const low = await cli(['run', keep, '--precision', '0.005', '--max-trials', '3000', '--out', path.join(dir, 'b'), '--json']);
     expect(low.code, low.stderr).toBe(0);
     expect(JSON.parse(low.stdout)[0].cases[0].trials).toBe(3000);
     expect(low.stderr).toContain('keep: running 1 case(s) x 3,000 trials, then more until');
@@ -320,11 +325,13 @@ describe('shards', () => {
     const scen = path.join(ROOT, 'scenarios/surrender/port-blockade.yaml');
     const full = await cli(['run', scen, '--trials', '700000', '--out', path.join(dir, 'full')]);
     expect(full.code, full.stderr).toBe(0);
-    // the shards on one thread (their chunks do not depend on it), the whole run on all cores
-    for (const k of [1, 2, 3]) {
-      const r = await cli(['run', scen, '--trials', '700000', '--threads', '1', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]);
-      expect(r.code, r.stderr).toBe(0);
-    }
+    // the shards on one thread (their chunks do not depend on it), the whole run on all cores; the
+    // shards, and a shard of another run for merge's refusals below, through one child (test/cli-batch.ts)
+    const shards = await runCliBatch([
+      ...[1, 2, 3].map((k) => ['run', scen, '--trials', '700000', '--threads', '1', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]),
+      ['run', scen, '--trials', '300000', '--threads', '1', '--shard', '2/3', '--out', path.join(dir, 'odd2.json')],
+    ]);
+    for (const r of shards) expect(r.code, r.stderr).toBe(0);
     const merged = await cli(['merge', scen, path.join(dir, 's3.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'merged'), '--json']);
     expect(merged.code, merged.stderr).toBe(0);
     // --json: the same shape as run --json (an array of summary.json)
@@ -353,8 +360,6 @@ describe('shards', () => {
     expect(answer.stdout).toBe(full.stdout);
     expect(answer.stderr).toContain('surrender-port-blockade: merged 3 shard(s) -> ');
     // merge's refusals through one child (test/cli-batch.ts): the merges above are merge's own processes
-    const odd = await cli(['run', scen, '--trials', '300000', '--threads', '1', '--shard', '2/3', '--out', path.join(dir, 'odd2.json')]);
-    expect(odd.code, odd.stderr).toBe(0);
     const [missing, twice, mixed, other] = await runCliBatch([
       ['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm2')],
       ['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm3')],
@@ -404,11 +409,13 @@ describe('shards', () => {
     expect(lines.slice(8, lines.indexOf('what these metrics count:'))).toEqual([
       `where p_surrender reaches 0.5: p_surrender is at or above 0.5 already at heavy_siege_artillery = 0, the lowest swept, in every variant (${showInterval(first.value, first.ci_low, first.ci_high)}): the sweep does not bracket 0.5, so it does not show where it is first reached`,
     ]);
-    for (const k of [1, 2, 3]) {
-      const r = await cli(['run', scen, '--trials', '600000', '--threads', '1', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]);
-      expect(r.code, r.stderr).toBe(0);
-    }
-    const merged = await cli(['merge', scen, path.join(dir, 's2.json'), path.join(dir, 's3.json'), path.join(dir, 's1.json'), '--out', path.join(dir, 'merged')]);
+    // the shards and their merge through one child (test/cli-batch.ts; the test above runs merge's own processes)
+    const batch = await runCliBatch([
+      ...[1, 2, 3].map((k) => ['run', scen, '--trials', '600000', '--threads', '1', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]),
+      ['merge', scen, path.join(dir, 's2.json'), path.join(dir, 's3.json'), path.join(dir, 's1.json'), '--out', path.join(dir, 'merged')],
+    ]);
+    for (const r of batch.slice(0, 3)) expect(r.code, r.stderr).toBe(0);
+    const merged = batch[3];
     expect(merged.code, merged.stderr).toBe(0);
     expect(merged.stdout).toBe(full.stdout);
     expect(readFileSync(path.join(dir, 'merged', 'summary.csv'), 'utf8')).toBe(readFileSync(path.join(dir, 'full', 'summary.csv'), 'utf8'));
@@ -419,16 +426,21 @@ describe('shards', () => {
     const scen = path.join(FIX, 'keep.yaml'); // fantasy: 4,096 trials a chunk, so 6,000 trials are 2 chunks
     const warn = MSG.shardEmpty(3, 4, 2, 6000, 4096);
     expect(warn).toBe('warning: shard 3/4 has nothing to run: 6,000 trials make 2 chunks per case (4,096 trials each), so shards 3 to 4 of 4 are empty and merge does not need them; --shard k/2 splits this run with none empty');
-    const shard = (k: number) => cli(['run', scen, '--trials', '6000', '--threads', '1', '--shard', `${k}/4`, '--out', path.join(dir, `s${k}.json`)]);
-    const [s1, s2, s3] = [await shard(1), await shard(2), await shard(3)];
+    // the shards and both merges through one child (test/cli-batch.ts; the tests above run merge's own processes)
+    const shard = (k: number) => ['run', scen, '--trials', '6000', '--threads', '1', '--shard', `${k}/4`, '--out', path.join(dir, `s${k}.json`)];
+    const [s1, s2, s3, merged, all] = await runCliBatch([
+      shard(1),
+      shard(2),
+      shard(3),
+      ['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm')],
+      ['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'm2')],
+    ]);
     for (const r of [s1, s2, s3]) expect(r.code, r.stderr).toBe(0);
     expect(s1.stderr).not.toMatch(/warning/);
     expect(s3.stderr.split('\n')[0]).toBe(warn);
-    const merged = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'm')]);
     expect(merged.code, merged.stderr).toBe(0);
     expect(merged.stderr).toContain(`keep: ${MSG.shardsNotNeeded([3, 4], 4, 2, 1)}\n`);
     expect(MSG.shardsNotNeeded([3, 4], 4, 2, 1)).toBe('shards 3 to 4 of 4 hold no chunks (the run has 2 chunks per case): they were not needed (1 absent, 1 given empty)');
-    const all = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'm2')]);
     expect(all.stderr).toContain(MSG.shardsNotNeeded([3, 4], 4, 2, 0));
     expect(readFileSync(path.join(dir, 'm2', 'index.html'), 'utf8')).toContain('merged from 2 of 4 shards (the others held no chunks); their threads and times are not recorded');
     // a run of one chunk: no k/1 advice (it only allows 1/1), sharding it gains nothing
@@ -523,22 +535,25 @@ describe('bad input', () => {
     // the problem and where to look, not 30 lines of usage that push the problem off the screen
     expect(flag.stderr).toBe("error: option '--precision <E>' argument '-1' is invalid. --precision must be a positive number\n(add --help to see the options)\n");
     expect(flag.stdout).toBe('');
+    // the rest through one child (test/cli-batch.ts): the refusals above are run's own processes
+    const dir = tmp();
+    const locked = path.join(dir, 'locked.yaml');
+    writeFileSync(locked, 'name: locked\n');
+    chmodSync(locked, 0);
+    const [swallowed, missing, through, denied] = await runCliBatch([
+      ['run', path.join(FIX, 'good-small.yaml'), '--seed', '--no-progress'],
+      ['run', 'no/such/file.yaml'],
+      ['validate', path.join(FIX, 'good-small.yaml', 'x.yaml')],
+      ['validate', locked],
+    ]);
     // a flag whose value was left out does not take the next flag as its value (the seed "--no-progress")
-    const swallowed = await cli(['run', path.join(FIX, 'good-small.yaml'), '--seed', '--no-progress']);
     expect([swallowed.code, swallowed.stderr]).toEqual([2, "error: option '--seed <S>' argument '--no-progress' is invalid. --seed needs a value: --no-progress is one of run's options, not a value (was the value left out?)\n(add --help to see the options)\n"]);
-    const missing = await cli(['run', 'no/such/file.yaml']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe(`no/such/file.yaml  (file)  ${MSG.fileUnreadable('ENOENT')}\nsiegesim: 1 problem found; nothing was run or written\n`);
     expect(MSG.fileUnreadable('ENOENT')).toBe('no such file or folder'); // not the system's "ENOENT"
     // a path through a file, and a file this user may not read (root reads everything: not checked then)
-    const through = await cli(['validate', path.join(FIX, 'good-small.yaml', 'x.yaml')]);
     expect([through.code, through.stderr]).toEqual([2, expect.stringContaining(`x.yaml  (file)  ${MSG.fileUnreadable('ENOTDIR')}\n`)]);
     if (process.getuid?.() !== 0) {
-      const dir = tmp();
-      const locked = path.join(dir, 'locked.yaml');
-      writeFileSync(locked, 'name: locked\n');
-      chmodSync(locked, 0);
-      const denied = await cli(['validate', locked]);
       expect([denied.code, denied.stderr]).toEqual([2, expect.stringContaining(`locked.yaml  (file)  ${MSG.fileUnreadable('EACCES')}\n`)]);
       expect(MSG.fileUnreadable('EACCES')).toMatch(/^permission denied/);
     }
@@ -567,17 +582,26 @@ describe('bad input', () => {
 
 describe('exact, check, validate, schema', () => {
   // One system at a time, so a slow system (crusader-rex's exact chains) is its own test.
+  // One thread: the results do not depend on it (the 1-and-N-threads property test), and a pool
+  // of two costs more CPU than it saves here (crusader-rex 9.1 s against 11.0, fantasy 1.4 against 2.7).
+  const checkSystem = new Map(['surrender', 'crusader-rex', 'fantasy', 'cry-havoc'].map((system) => [system, shared(() => cli(['check', `scenarios/${system}`, '--trials', '20000', '--threads', '1']))]));
   it.each(['surrender', 'crusader-rex', 'fantasy', 'cry-havoc'])('check passes on every bundled %s scenario that has an exact form', async (system) => {
     // 20000 trials a case keeps the suite quick; rare events are judged by exact binomial tails
-    const r = await cli(['check', `scenarios/${system}`, '--trials', '20000']);
+    const r = await checkSystem.get(system)!();
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/check passed: \d+ comparisons/);
-  }); // crusader-rex: every exact chain, ~8 s of CPU alone, over a minute on a loaded machine (vitest.config.ts)
+  }); // crusader-rex: every exact chain, ~7 s of CPU of its ~9, over a minute on a loaded machine (vitest.config.ts)
 
   it("check's table names every variant and metric whole, in aligned columns (charge-when-weaker was cut to charge-when-weake)", async () => {
-    const r = await cli(['check', 'scenarios/crusader-rex/knights-charge.yaml', '--trials', '2000']);
+    // knights-charge's own table in the check of every crusader-rex scenario above (its exact
+    // chain is a second of CPU to compute again): from its head line to the next scenario's
+    const r = await checkSystem.get('crusader-rex')!();
     expect(r.code, r.stderr).toBe(0);
-    const lines = r.stdout.split('\n');
+    const all = r.stdout.split('\n');
+    const start = all.findIndex((l) => /^# crusader-rex-knights-charge: /.test(l));
+    expect(start).toBeGreaterThanOrEqual(0);
+    const next = all.findIndex((l, i) => i > start && l.startsWith('# '));
+    const lines = all.slice(start, next < 0 ? undefined : next);
     const header = lines.find((l) => l.startsWith('case '))!;
     const rows = lines.filter((l) => /^1 +charge-when-weaker +p_attacker_wins /.test(l));
     expect(rows).toHaveLength(1);
@@ -726,13 +750,15 @@ describe('exact, check, validate, schema', () => {
   }, 60_000);
 
   it('solve says when its answer is unresolved (exit 4), and adds trials to resolve it (at --trials 100 an answer of 18 over 17 at 0.5050 [0.4562, 0.5537] would be a guess)', async () => {
-    const r = await cli(['solve', GRID, ...HP, '--trials', '100', '--no-sweep', '--max-trials', '400']);
+    // one thread throughout: the answers do not depend on it, and solve's many small evaluations
+    // cost about twice the CPU on a pool of two
+    const r = await cli(['solve', GRID, '--threads', '1', ...HP, '--trials', '100', '--no-sweep', '--max-trials', '400']);
     expect(r.code).toBe(4);
     expect(r.stdout).toMatch(/^UNRESOLVED: wall\.hp = 18 is only the best estimate of the smallest value with p_defender_wins >= 0\.5: the 95% intervals of 18 and 17 do not separate the target even at the cap of 400 trials per value/);
     // --json, and the higher cap, through one child (test/cli-batch.ts)
     const [j, ok] = await runCliBatch([
-      ['solve', GRID, ...HP, '--trials', '100', '--no-sweep', '--max-trials', '400', '--json'],
-      ['solve', GRID, ...HP, '--trials', '100', '--no-sweep', '--max-trials', '20000', '--json'],
+      ['solve', GRID, '--threads', '1', ...HP, '--trials', '100', '--no-sweep', '--max-trials', '400', '--json'],
+      ['solve', GRID, '--threads', '1', ...HP, '--trials', '100', '--no-sweep', '--max-trials', '20000', '--json'],
     ]);
     expect(j.code).toBe(4);
     const [u] = JSON.parse(j.stdout);
@@ -775,7 +801,8 @@ describe('exact, check, validate, schema', () => {
 
   it('solve tells a log where it starts and how it ended, not every evaluation (--verbose lists them)', async () => {
     // a log gets two lines, not one per evaluation (some fifty for docs/scenarios.md's grid example)
-    const args = ['solve', GRID, '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '5', '--to', '80', '--trials', '1000'];
+    // one thread: the log does not depend on it, and solve's many small evaluations cost about twice the CPU on a pool of two
+    const args = ['solve', GRID, '--threads', '1', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '5', '--to', '80', '--trials', '1000'];
     const quiet = await cli(args);
     // 0, or 4 when an answer's value sits too near the target to separate at the trial cap (an
     // UNRESOLVED answer, decided by the dice): the log is the same either way
@@ -794,7 +821,7 @@ describe('exact, check, validate, schema', () => {
   });
 
   it.runIf(existsSync('/usr/bin/script'))('solve on a terminal draws one progress line that it rewrites in place, then clears', async () => {
-    const cmd = [process.execPath, CLI, 'solve', GRID, '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '5', '--to', '80', '--trials', '1000', '--no-sweep'];
+    const cmd = [process.execPath, CLI, 'solve', GRID, '--threads', '1', '--param', 'wall.hp', '--metric', 'p_defender_wins', '--target', '0.5', '--from', '5', '--to', '80', '--trials', '1000', '--no-sweep'];
     // script(1) gives the child a terminal; its stdout goes to a file so the terminal shows stderr alone
     const out = path.join(tmp(), 'answer.txt');
     const r = await run('/usr/bin/script', ['-qec', `${cmd.map((a) => `'${a}'`).join(' ')} > '${out}'`, '/dev/null'], ROOT);
@@ -805,20 +832,25 @@ describe('exact, check, validate, schema', () => {
   });
 
   it('run --precision 2 is refused (a half-width on [0, 1]), and --max-trials without --precision is noted', async () => {
-    const out = path.join(tmp(), 'never');
-    const two = await cli(['run', path.join(FIX, 'good-small.yaml'), '--precision', '2', '--out', out]);
+    const dir = tmp();
+    const [out, never] = [path.join(dir, 'out'), path.join(dir, 'never')];
+    // through one child (test/cli-batch.ts; run has processes of its own above), the runs that
+    // write first (a refusal ends the child's writing), on one thread (not what is checked)
+    const [capped, fine, two] = await runCliBatch([
+      ['run', path.join(FIX, 'good-small.yaml'), '--max-trials', '100', '--out', out, '--json', '--threads', '1'],
+      ['run', path.join(FIX, 'good-small.yaml'), '--trials', '50', '--max-trials', '100', '--out', out, '--threads', '1'],
+      ['run', path.join(FIX, 'good-small.yaml'), '--precision', '2', '--out', never],
+    ]);
     expect(two.code).toBe(2);
     expect(two.stderr.trim()).toBe(
       "siegesim: --precision must be below 0.5, got 2: it is the half-width of the headline probabilities' 95% intervals, on [0, 1], and every interval is narrower than 0.5 at once (for ±2 points, --precision 0.02)",
     );
-    expect(existsSync(out)).toBe(false);
+    expect(existsSync(never)).toBe(false);
     // valid but easy to misread: the cap runs 100 trials a case whatever the file asks; said on stderr
-    const capped = await cli(['run', path.join(FIX, 'good-small.yaml'), '--max-trials', '100', '--out', out, '--json']);
     expect(capped.code, capped.stderr).toBe(0);
     expect(capped.stderr).toContain('siegesim: note: --max-trials 100 without --precision caps every case at 100 trials');
     expect(JSON.parse(capped.stdout)[0].cases.every((c: { trials: number }) => c.trials === 100)).toBe(true);
     // with --precision, or a --trials within the cap, nothing to note
-    const fine = await cli(['run', path.join(FIX, 'good-small.yaml'), '--trials', '50', '--max-trials', '100', '--out', out]);
     expect(fine.code).toBe(0);
     expect(fine.stderr).not.toContain('note: --max-trials');
   });

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, runCli, tempDirs } from '../cli-child.js';
+import { runCliBatch } from '../cli-batch.js';
 import { writeIndex } from '../../src/report/write.js';
 
 const tmp = tempDirs('siegesim-headline-');
@@ -61,9 +62,12 @@ describe('headline: validation', () => {
       expect(mine[0].replace(`h${i + 1}.yaml:`, 'h.yaml:'), line).toMatch(want(n, line));
     });
     // one name written alone is a list of one; a name the system cannot produce here (a siege's metric in an open field) is not one of this scenario's
-    const one = await runCli(['validate', withHeadline(dir, ENGINES, 'headline: mean_breach_round')]);
+    // (both through one child: test/cli-batch.ts)
+    const [one, field] = await runCliBatch([
+      ['validate', withHeadline(dir, ENGINES, 'headline: mean_breach_round', 'one.yaml')],
+      ['validate', withHeadline(dir, path.join(ROOT, 'scenarios/fantasy/open-field-volley.yaml'), 'headline: [mean_breach_round]', 'field.yaml')],
+    ]);
     expect(one.code, one.stderr).toBe(0);
-    const field = await runCli(['validate', withHeadline(dir, path.join(ROOT, 'scenarios/fantasy/open-field-volley.yaml'), 'headline: [mean_breach_round]')]);
     expect(field.code).toBe(2);
     expect(field.stderr).toMatch(/headline\[0\] {2}unknown metric "mean_breach_round"/);
   }, 120_000);
@@ -106,12 +110,14 @@ describe('headline: the answer', () => {
     expect(answer).toContain('How <code>mean_breach_round</code> varies over the swept values');
 
     // merge prints the answer run prints, by the same rule
+    // the shards (on one thread: their chunks do not depend on it) and the merge through one child (test/cli-batch.ts)
     const shards = [1, 2].map((k) => path.join(dir, `s${k}.json`));
-    for (const [i, s] of shards.entries()) {
-      const sh = await runCli(['run', ENGINES, '--trials', '2000', '--shard', `${i + 1}/2`, '--no-progress', '--out', s]);
-      expect(sh.code, sh.stderr).toBe(0);
-    }
-    const merged = await runCli(['merge', ENGINES, ...shards, '--out', path.join(dir, 'merged')]);
+    const [...made] = await runCliBatch([
+      ...shards.map((s, i) => ['run', ENGINES, '--trials', '2000', '--threads', '1', '--shard', `${i + 1}/2`, '--no-progress', '--out', s]),
+      ['merge', ENGINES, ...shards, '--out', path.join(dir, 'merged')],
+    ]);
+    const merged = made.pop()!;
+    for (const sh of made) expect(sh.code, sh.stderr).toBe(0);
     expect(merged.code, merged.stderr).toBe(0);
     expect(merged.stdout).toMatch(/^ {2}sides: attacker = the army outside the wall \(/m);
     expect(merged.stdout).toMatch(/^ {2}case {2}hp {2}mean_breach_round {2}p_breach$/m);
