@@ -278,7 +278,7 @@ describe("siegesim in a game's own repository (installed from the packed tarball
         const page = await browser.newPage();
         const problems = watchPage(page);
         await page.goto(url);
-        await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000 });
+        await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
         const options = await page.locator('#scenario option').evaluateAll((os) => os.map((o) => o.textContent ?? ''));
         for (const f of ['fantasy-climbers-dc', 'surrender-town-basic', 'crusader-rex-knights-charge', 'cry-havoc-melee-two-on-one']) {
           expect(options.some((o) => o.includes(f)), `${f} in ${options.join(' | ')}`).toBe(true);
