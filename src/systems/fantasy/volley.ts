@@ -554,10 +554,7 @@ function memoFind(st: FantasyState, s: number, M: number, A: number, typeMask: n
   const p2 = pool[s * 4 + 2];
   const p3 = pool[s * 4 + 3];
   if (M > 0xffff || A > 0x7fff || p1 > 0xff || p2 > 0xff || p3 > 0xff) return -1;
-  // the side's current list when it is for these masks (the common case: no call), else legalList
-  const want = 1 | (typeMask << 1) | (groupMask << 8);
-  const q = st.legalAt[s];
-  const n = st.legalMasks[q] === want ? st.legalN[q] : legalList(st, s, typeMask, groupMask);
+  const n = legalList(st, s, typeMask, groupMask);
   if (n > 12) return -1;
   const a = st.cnt;
   const li = st.legalIdx;
@@ -627,10 +624,16 @@ const LMAX = 13;
  * volley, and the defender two sets (its wall standing and fallen) trial after trial.
  */
 function legalList(st: FantasyState, s: number, typeMask: number, groupMask: number): number {
+  // the side's current list when it is for these masks (the common case: small enough to be
+  // inlined where it is called), else the other list or a new one
   const want = 1 | (typeMask << 1) | (groupMask << 8);
-  let q = st.legalAt[s];
-  if (st.legalMasks[q] === want) return st.legalN[q];
-  q ^= 1; // the side's other list
+  const q = st.legalAt[s];
+  return st.legalMasks[q] === want ? st.legalN[q] : otherLegalList(st, s, typeMask, groupMask, want);
+}
+
+/** legalList when the side's current list is for other masks: its other list, made anew if it is for other masks too. */
+function otherLegalList(st: FantasyState, s: number, typeMask: number, groupMask: number, want: number): number {
+  const q = st.legalAt[s] ^ 1; // the side's other list
   st.legalAt[s] = q;
   if (st.legalMasks[q] === want) return st.legalN[q];
   const ord = st.ord;
