@@ -51,20 +51,18 @@ export function solveExact<C>(system: RulesSystem<C>, compiled: C): ExactSummary
  * @example clampToRange(sys, { metrics: { p_undecided: { value: -8.9e-16 } }, curves: {} }).metrics.p_undecided.value // 0
  */
 export function clampToRange(system: Pick<RulesSystem, 'curveDefs'>, exact: ExactSummary): ExactSummary {
-  const clamp = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
+  // a value (and its variance) as it is when already in range, else a copy held to it
+  const held = <T extends { value: number; variance?: number }>(x: T, probability: boolean): T => {
+    const v = x.variance !== undefined && x.variance < 0 ? { ...x, variance: 0 } : x;
+    return probability && (v.value < 0 || v.value > 1) ? { ...v, value: v.value < 0 ? 0 : 1 } : v;
+  };
   const metrics: ExactSummary['metrics'] = {};
-  for (const [k, m0] of Object.entries(exact.metrics)) {
-    const m = m0.variance !== undefined && m0.variance < 0 ? { ...m0, variance: 0 } : m0;
-    metrics[k] = k.startsWith('p_') && (m.value < 0 || m.value > 1) ? { ...m, value: clamp(m.value) } : m;
-  }
+  for (const [k, m] of Object.entries(exact.metrics)) metrics[k] = held(m, k.startsWith('p_'));
   const curves: ExactSummary['curves'] = {};
   for (const [file, points] of Object.entries(exact.curves)) {
     const value = system.curveDefs.find((d) => d.file === file)?.valueName ?? '';
     const probability = value === 'p' || value.startsWith('p_');
-    curves[file] = points.map((pt0) => {
-      const pt = pt0.variance !== undefined && pt0.variance < 0 ? { ...pt0, variance: 0 } : pt0;
-      return probability && (pt.value < 0 || pt.value > 1) ? { ...pt, value: clamp(pt.value) } : pt;
-    });
+    curves[file] = points.map((pt) => held(pt, probability));
   }
   return { ...exact, metrics, curves };
 }
