@@ -27,5 +27,9 @@ export default defineConfig({
     // to their own 60-120 s timeouts; CI's machine is not shared.
     maxWorkers: 3,
     minWorkers: 3,
+    // expect.poll's own default gives up after 1 s: a page that loads a worker and draws in
+    // 0.2 s alone took longer than that in CI with both cores busy (the site's stubbed answer
+    // table: CI failed on it). A poll waits for what a person would wait for, not a time.
+    expect: { poll: { timeout: 30_000 } },
   },
 });

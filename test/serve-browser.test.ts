@@ -127,7 +127,8 @@ describeBrowser('the workbench page', () => {
     expect(diff).toMatch(/^[−+]?\d+\.\d+ pts \[-?\d+\.\d+ to -?\d+\.\d+\]vs \d+\.\d+% as loaded/);
     expect(await page.locator('.ctl[data-path="wall.hp"]').getAttribute('class')).toContain('changed');
     expect(new URL(page.url()).searchParams.get('wall.hp')).toBe('60');
-    expect(await page.locator('#charts figure svg').count()).toBeGreaterThan(0);
+    // the charts are drawn after the numbers are painted (renderChartsAfterPaint): a moment after done
+    await expect.poll(() => page.locator('#charts figure svg').count(), { interval: 250 }).toBeGreaterThan(0);
     await screenshot(page, 'workbench-fantasy-wall-hp');
     // each slider steps by solve's rule over its own ends (whole numbers, or decimalResolution): the page has no rule of its own
     const sliders = await page.locator('.ctl input[type="range"]').evaluateAll((xs) =>
