@@ -15,6 +15,14 @@ export interface Executor {
   readonly threads: number;
   run(task: BatchTask, opts?: TaskOptions): Promise<Float64Array>;
   close(): Promise<void>;
+  /**
+   * Executors whose threads must start first (a pool): 'cold' until asked to start (warm() or a
+   * first task), 'loading' while its threads load their modules, 'ready' once they have. A run
+   * whose pool is cold does its first work in the calling thread (engine/run.ts, RunOptions.inline).
+   */
+  readiness?(): 'cold' | 'loading' | 'ready';
+  /** Start the threads now, without a task. */
+  warm?(): void;
 }
 
 /** Thrown (as the rejection) when a run's signal is aborted. */

@@ -41,7 +41,12 @@ export class PoolExecutor implements Executor {
   /** Settles once every thread of the pool has loaded its modules (its LOADED message). */
   private loaded: Promise<void> = Promise.resolve();
   private closing: Promise<void> = Promise.resolve();
+  /** Every thread of the pool as it is now has loaded (false again while a replaced thread loads). */
+  private allLoaded = false;
   constructor(readonly threads: number) {}
+  readiness(): 'cold' | 'loading' | 'ready' {
+    return !this.pool ? 'cold' : this.allLoaded ? 'ready' : 'loading';
+  }
   /** Start the workers now (they load their modules while the caller does other work). */
   warm(): void {
     // piscina itself is loaded only here: a run that needs no workers never loads it. Required,
@@ -50,7 +55,11 @@ export class PoolExecutor implements Executor {
     if (this.pool) return;
     let allLoaded = () => {};
     const loading = () => {
+      this.allLoaded = false;
       const loaded = (this.loaded = new Promise<void>((resolve) => (allLoaded = resolve)));
+      void loaded.then(() => {
+        if (this.loaded === loaded) this.allLoaded = true;
+      });
       LOADING.add(loaded);
       void loaded.then(() => LOADING.delete(loaded));
     };

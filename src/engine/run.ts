@@ -52,8 +52,13 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Aimed-at wall time of one task, ms (default 40): batches grow until a task takes about this long. */
   taskMs?: number;
-  /** An executor in this thread, run instead of a pool's for a run of one chunk in all. */
+  /**
+   * An executor in this thread, run instead of a pool's for a run of one chunk in all, and while
+   * the pool is cold (see WARM_AT_MS).
+   */
   inline?: Executor;
+  /** The command's work (ms) that starts a cold pool (default WARM_AT_MS; tests set their own). */
+  warmAtMs?: number;
 }
 
 export interface GroupOutcome {
@@ -63,6 +68,21 @@ export interface GroupOutcome {
   /** True when `more` still asked for trials when `maxTrials` stopped the group. */
   capped: boolean;
 }
+
+/**
+ * A pool's threads take ~0.35-0.45 s (two threads, this machine class, quiet) to load before
+ * they run a chunk, and ~0.3-0.5 s of CPU. A run given a cold pool (never asked to start: no
+ * early pool, no server warming it) and an executor in this thread does its chunks here instead,
+ * and starts the pool only once the command's work looks long enough to gain from it: the
+ * calling thread's kernel time so far (over every run on this pool: a solve or a sensitivity is
+ * many small runs) plus what this run has left, estimated from its chunks' times, reaching
+ * WARM_AT_MS. Its chunks go to the pool from the moment its threads have loaded. Where chunks
+ * run never changes a result (the module comment); a command that stays under this never starts
+ * the pool at all.
+ */
+export const WARM_AT_MS = 800;
+/** The calling thread's kernel time (ms) on behalf of each cold pool, over its runs. */
+const deferred = new WeakMap<Executor, { spent: number }>();
 
 /** Trials in chunk i when the first chunks are full (size C) and `trials` are planned. */
 export function chunkSize(i: number, trials: number, C: number): number {
@@ -94,9 +114,19 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
   // One chunk in all: not worth starting worker threads for (their start-up costs more), and a
   // chunk can only use one thread anyway. However slow it is, the in-process executor runs it in
   // slices with turns of the event loop between them: Ctrl-C, progress and the ETA line still work.
-  const runner: Executor = exec.threads > 0 && !open && nInitial * jobs.length <= 1 && opts.inline ? opts.inline : exec;
-  const maxInflight = Math.max(1, runner.threads) * 2;
+  const oneChunk = exec.threads > 0 && !open && nInitial * jobs.length <= 1 && opts.inline !== undefined;
+  // A cold pool: this thread runs the chunks until the pool is worth starting and has loaded (WARM_AT_MS).
+  let defer: { spent: number } | undefined;
+  if (!oneChunk && exec.threads > 0 && opts.inline && exec.readiness && exec.warm) {
+    const state = exec.readiness();
+    defer = deferred.get(exec);
+    if (!defer && state === 'cold') deferred.set(exec, (defer = { spent: 0 }));
+    if (state === 'ready') defer = undefined;
+  }
+  let runner: Executor = oneChunk || defer ? opts.inline! : exec;
+  let maxInflight = Math.max(1, runner.threads) * 2;
   const taskMs = opts.taskMs ?? 40;
+  let inlineFree = 0; // when this thread's last chunk here ended (a queued batch's wait is not its work)
 
   const groups: GroupState[] = jobs.map((j) => {
     const len = resultLength(j);
@@ -174,8 +204,25 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
       return { gi: best, first: g.nextSubmit, count };
     };
 
+    /** Start the cold pool once the command's work here looks long enough; use it once loaded. */
+    const deferToPool = () => {
+      if (!defer) return;
+      const state = exec.readiness!();
+      if (state === 'ready') {
+        runner = exec;
+        maxInflight = Math.max(1, exec.threads) * 2;
+        defer = undefined;
+        return;
+      }
+      if (state !== 'cold' || msPerChunk === 0) return;
+      let left = 0; // committed chunks not yet merged
+      for (const g of groups) if (!g.done) left += g.limit - g.nextMerge;
+      if (defer.spent + left * msPerChunk >= (opts.warmAtMs ?? WARM_AT_MS)) exec.warm!();
+    };
+
     const pump = () => {
       if (finished) return;
+      deferToPool();
       while (inflight < maxInflight) {
         const b = nextBatch();
         if (!b) break;
@@ -196,6 +243,7 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
           sizes,
         };
         inflight++;
+        const on = runner;
         const t0 = performance.now();
         let running = 0; // trials of this task run so far, as the executor says (a slow in-process chunk)
         const onTrials = (n: number) => {
@@ -204,14 +252,19 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
           running = n;
           opts.onProgress?.(Math.min(planned, doneTrials + unmerged), planned);
         };
-        runner.run(task, { signal: opts.signal, onTrials }).then(
+        on.run(task, { signal: opts.signal, onTrials }).then(
           (out) => {
             inflight--;
             unmerged -= running;
             if (finished) return;
+            const t1 = performance.now();
+            if (on !== exec && defer) {
+              defer.spent += t1 - Math.max(t0, inlineFree);
+              inlineFree = t1;
+            }
             // Batch size from the time per chunk (smoothed; a task waits about one task's time in
             // the queue when workers are busy). Only the overhead depends on it, never results.
-            const per = (performance.now() - t0) / b.count / (runner.threads > 0 ? 2 : 1);
+            const per = (t1 - t0) / b.count / (on.threads > 0 ? 2 : 1);
             // faster chunks are believed at once (the first ones run before the kernel is
             // compiled, ~20x slower), slower ones are smoothed in
             msPerChunk = msPerChunk === 0 || per < msPerChunk ? per : 0.7 * msPerChunk + 0.3 * per;

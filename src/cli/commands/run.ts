@@ -117,14 +117,10 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   // what summary.json records of the command line (the file's own values are in it already)
   const overrides = reportOverrides(flags);
   // One thread: this one runs the kernels (executorOf). More: the pool start.ts started early.
-  const exec: Executor & { warm?(): void } = flags.threads === 1 ? executorOf(1) : poolFor(flags.threads);
-  // More than one chunk to run: start the workers now, so they load while this thread prepares.
-  // A one-chunk run is done in-process and never starts them; with --threads 1 this thread is
-  // the kernel thread and there are none.
-  const chunks = scenarios.reduce((n, v) => n + v.points.length * chunkCount(v, flags.trials ?? v.trials), 0);
-  if (chunks > 1 || flags.precision !== undefined) {
-    exec.warm?.();
-  }
+  const exec: Executor = flags.threads === 1 ? executorOf(1) : poolFor(flags.threads);
+  // The workers start when the run's work is seen to be long enough (engine/run.ts WARM_AT_MS),
+  // unless start.ts started them early for a run that surely is (cli/early-pool.ts); until then
+  // this thread runs the chunks. With --threads 1 this thread is the kernel thread.
   // A core the kernels leave free: the renderer can draw each long scenario's own kinds of chart
   // on it while the scenario runs, so that its report's charts are drawn warm when it ends.
   const freeCore = exec.threads < availableParallelism() && rendererStarted();
