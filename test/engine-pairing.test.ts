@@ -23,6 +23,7 @@ import { fantasy } from '../src/systems/fantasy/index.js';
 import { cryHavoc } from '../src/systems/cry-havoc/index.js';
 import type { Kernel, PairedGroup, PairedSlot, RulesSystem, Trace } from '../src/systems/types.js';
 import { ROOT } from './cli-child.js';
+import { _setEdgeMax as setEdgeMax } from '../src/systems/crusader-rex/table-path.js';
 
 /**
  * The reference: each trial, the baseline and then every variant from the trial's start in the
@@ -147,6 +148,53 @@ describe('paired variants block by block are the trial-by-trial pairing, byte fo
       expect(coded.length, file).toBeGreaterThanOrEqual(3);
       expect(coded.some((n) => /^p_(first|shot)_|^p_(undecided|healed)$/.test(n)), file).toBe(true);
     }
+  });
+
+  it('Crusader Rex sieges on the table path\'s walk pair from outcome codes (Trace.outcome): the same bytes, with the walk emptied mid-call too', () => {
+    const kernel = crusaderRex.kernel as Kernel<unknown>;
+    for (const file of ['crusader-rex/case-b-old-siege.yaml', 'crusader-rex/case-c-old-siege-2.yaml', 'crusader-rex/storm-or-starve.yaml']) {
+      const sc = load(file);
+      const job = jobsOf(sc, compilePoints(sc))[0];
+      expect(job.compiled.every((c) => kernel.outcomes!(c)), `${file}: every case plays the walk`).toBe(true);
+      // the codes a call wrote, seen by the engine (one call per variant and step: no rows)
+      const seen: number[] = [];
+      const spy: Kernel<unknown> = {
+        accLength: (c) => kernel.accLength(c),
+        outcomes: (c) => kernel.outcomes!(c),
+        run(c, s, n, acc, trace) {
+          kernel.run(c, s, n, acc, trace);
+          if (trace !== undefined) seen.push(n, trace.outcome ? 1 : 0, trace.out.length); // (the reference's calls have none)
+        },
+      };
+      expectSameThreeWays(spy, { ...job, trials: N }, `${file}#outcomes`, `${file} by outcome codes`);
+      expect(seen.length).toBeGreaterThan(0);
+      for (let i = 0; i < seen.length; i += 3) expect([seen[i + 1], seen[i + 2]]).toEqual([1, 0]);
+      expect(Math.max(...seen.filter((_, i) => i % 3 === 0))).toBeGreaterThan(PAIR_BLOCK); // a whole step a call, not a block
+    }
+    // a walk emptied whenever it holds more than 200 edges: the codes written before keep their meaning
+    const sc = load('crusader-rex/case-b-old-siege.yaml');
+    const job = jobsOf(sc, compilePoints(sc))[0];
+    const was = setEdgeMax(200);
+    try {
+      expectSameThreeWays(kernel, { ...job, trials: N }, 'emptied', 'case-b, walk emptied mid-call');
+    } finally {
+      setEdgeMax(was);
+    }
+  });
+
+  it('a kernel writing an outcome code outside its table is refused, not counted in another pair', () => {
+    const sc = load('crusader-rex/case-b-old-siege.yaml');
+    const job = jobsOf(sc, compilePoints(sc))[0];
+    const kernel = crusaderRex.kernel as Kernel<unknown>;
+    const bad: Kernel<unknown> = {
+      accLength: (c) => kernel.accLength(c),
+      outcomes: () => true,
+      run(c, s, n, acc, trace) {
+        kernel.run(c, s, n, acc, trace);
+        if (trace?.outcome) trace.outcome[n - 1] = Math.floor(trace.table!.length / trace.width!); // one past the table
+      },
+    };
+    expect(() => runChunk(bad, { ...job, trials: 3000, state: deriveState('pairing', 'bad', 0) })).toThrow(/outcome code outside its table/);
   });
 
   it('a variant that pairs nothing at all, and a chunk with no paired metric', () => {

@@ -28,6 +28,16 @@
  * − 2·n(both L). Every term is a whole number, so the sums are those of adding d trial by trial,
  * to the bit.
  *
+ * Outcome mode (the kernel's `outcomes(c)` says yes for every case of the point: the Crusader
+ * Rex table path's walk): a trial's changes of every paired slot follow from its outcome, so the
+ * kernel writes one outcome code a trial and, after the call, its table of each code's changes
+ * (Trace.outcome). No rows are traced, so each variant plays a whole step of the chunk in one
+ * call, its fast untraced way (rows forced short blocks: every case's walk flushed its counts
+ * every PAIR_BLOCK trials, and the per-trial rows cost as much again: paired CR sieges ran at
+ * 2-2.5x their variants' cost apart, in-process). The block's trials are counted by their pair
+ * of codes (variant's, baseline's), and each pair met adds count · d and count · d² of every
+ * metric: whole numbers throughout, so the sums are the trial-by-trial ones, to the bit.
+ *
  * Pure: no node:*, no piscina; the worker calls `runBatch`, the in-process executor runs the
  * same chunks slice by slice (`ChunkRun`).
  */
@@ -90,6 +100,13 @@ export function resultLength(task: Pick<ChunkTask, 'accLengths' | 'pairedSlots'>
  */
 export const PAIR_BLOCK = 1024;
 
+/** The rows of a trace in outcome mode: none. */
+const NO_ROWS = new Float64Array(0);
+/** pairOutcomes' scratch, shared by every chunk of this thread (kept zero between blocks): trials by pair of codes, and the pairs met. */
+let PAIR_COUNT = new Int32Array(0);
+let PAIR_MET = new Int32Array(0);
+let PAIR_ROWS = new Int32Array(0);
+
 /**
  * One chunk, run a slice of trials at a time: `step(m)` then `step(n)` is exactly one chunk of
  * m + n trials (the kernel contract: a call continues the chunk's stream where the last one left
@@ -114,6 +131,8 @@ export class ChunkRun {
   private readonly joints: JointCount[] = [];
   /** The chunk's stream at the start of the block. */
   private readonly blockStart = new Int32Array(4);
+  /** Every case writes outcome codes (Kernel.outcomes): a block is a whole step, paired from codes and tables (pairOutcomes). */
+  private readonly byOutcome: boolean;
   constructor(
     private readonly kernel: Kernel<unknown>,
     private readonly task: ChunkTask,
@@ -128,7 +147,22 @@ export class ChunkRun {
     }
     this.pairs = this.out.subarray(off);
     this.before = new Float64Array(V * P);
-    if (V > 1 && P > 0) {
+    const outcomes = kernel.outcomes;
+    this.byOutcome = V > 1 && P > 0 && outcomes !== undefined && task.compiled.every((c) => outcomes.call(kernel, c));
+    if (this.byOutcome) {
+      for (let v = 0; v < V; v++) {
+        const slots = task.pairedSlots[v];
+        const column = new Int32Array(P).fill(-1);
+        const own: number[] = [];
+        for (let p = 0; p < P; p++) {
+          if (slots[p] < 0) continue;
+          column[p] = own.length;
+          own.push(slots[p]);
+        }
+        this.column.push(column);
+        this.traces.push(own.length > 0 ? { slots: Int32Array.from(own), out: NO_ROWS, outcome: new Int32Array(task.trials) } : undefined);
+      }
+    } else if (V > 1 && P > 0) {
       const rows = Math.max(1, Math.min(PAIR_BLOCK, task.trials));
       const codes = task.pairedCodes;
       // metric p from codes: every case that pairs it has it in a group (the baseline pairs every metric)
@@ -195,17 +229,20 @@ export class ChunkRun {
     }
     const start = this.blockStart;
     const traces = this.traces;
-    const block = traces.length > 0 ? PAIR_BLOCK : k; // nothing paired: one call per variant
+    const byOutcome = this.byOutcome;
+    // nothing paired, or paired by outcome codes: one call per variant
+    const block = traces.length > 0 && !byOutcome ? PAIR_BLOCK : k;
     for (let ran = 0; ran < k; ) {
       const b = Math.min(block, k - ran);
       start.set(stream);
       for (let v = 0; v < V; v++) {
         if (v > 0) stream.set(start); // every variant plays the same trials: its stream starts where the baseline's did
         const trace = traces[v];
-        if (trace !== undefined) this.keepBefore(v);
+        if (trace !== undefined && !byOutcome) this.keepBefore(v);
         this.kernel.run(task.compiled[v], stream, b, accs[v], trace);
       }
-      if (traces.length > 0) this.pairBlock(b);
+      if (byOutcome) this.pairOutcomes(b);
+      else if (traces.length > 0) this.pairBlock(b);
       ran += b;
     }
     return k;
@@ -255,6 +292,78 @@ export class ChunkRun {
       }
     }
     for (let i = 0; i < this.joints.length; i++) this.pairCodes(this.joints[i], b);
+  }
+  /**
+   * Σd and Σd² of every paired slot, d = (variant's change) − (baseline's change), from outcome
+   * codes: the block's trials are counted by their pair of codes (variant's, baseline's), and each
+   * pair met adds count · d and count · d², its changes read from the cases' outcome tables. The
+   * changes are whole numbers, so every term and sum is a whole number, exact in a double: the
+   * sums are those of adding each trial's d in trial order (the rows' way), to the bit.
+   */
+  private pairOutcomes(b: number): void {
+    const V = this.task.compiled.length;
+    const P = this.column[0].length;
+    const pairs = this.pairs;
+    const t0 = this.traces[0]!;
+    const code0 = t0.outcome!;
+    const table0 = t0.table!;
+    const w0 = t0.width!;
+    const col0 = t0.column!;
+    const K0 = Math.floor(table0.length / w0); // codes the baseline's table can hold
+    const column0 = this.column[0];
+    for (let v = 1; v < V; v++) {
+      const trace = this.traces[v];
+      if (trace === undefined) continue;
+      const code = trace.outcome!;
+      const table = trace.table!;
+      const w = trace.width!;
+      const col = trace.column!;
+      const Kv = Math.floor(table.length / w);
+      if (PAIR_COUNT.length < Kv * K0) PAIR_COUNT = new Int32Array(Kv * K0);
+      if (PAIR_MET.length < b) PAIR_MET = new Int32Array(b);
+      const count = PAIR_COUNT;
+      const met = PAIR_MET;
+      let m = 0;
+      let outside = 0; // negative once a code is outside its table
+      for (let t = 0; t < b; t++) {
+        const a = code[t];
+        const c = code0[t];
+        outside |= a | (Kv - 1 - a) | c | (K0 - 1 - c);
+        const cell = a * K0 + c;
+        if (count[cell]++ === 0) met[m++] = cell;
+      }
+      // such a code counted in another pair's cell (or outside the count): a wrong sum, silently
+      if (outside < 0) throw new Error(`a kernel wrote an outcome code outside its table (variant ${v}: ${Kv} codes, baseline: ${K0}; the Trace contract, engine/kernel.ts)`);
+      // each pair met once: the variant's row and the baseline's row in their tables, and its count
+      if (PAIR_ROWS.length < 3 * m) PAIR_ROWS = new Int32Array(3 * m);
+      const rows = PAIR_ROWS;
+      for (let i = 0; i < m; i++) {
+        const cell = met[i];
+        const a = Math.floor(cell / K0);
+        rows[3 * i] = a * w;
+        rows[3 * i + 1] = (cell - a * K0) * w0;
+        rows[3 * i + 2] = count[cell];
+        count[cell] = 0;
+      }
+      const column = this.column[v];
+      for (let p = 0; p < P; p++) {
+        const q = column[p];
+        if (q < 0) continue;
+        const cv = col[q];
+        const cb = col0[column0[p]];
+        const j = ((v - 1) * P + p) * 2;
+        let sum = pairs[j];
+        let sumSq = pairs[j + 1];
+        for (let i = 0; i < 3 * m; i += 3) {
+          const d = (cv < 0 ? 0 : table[rows[i] + cv]) - (cb < 0 ? 0 : table0[rows[i + 1] + cb]);
+          const n = rows[i + 2];
+          sum += n * d;
+          sumSq += n * d * d;
+        }
+        pairs[j] = sum;
+        pairs[j + 1] = sumSq;
+      }
+    }
   }
   /** One block's Σd and Σd² of the metrics of a (variant's group, baseline's group) pair, from the count of each pair of codes. */
   private pairCodes(joint: JointCount, b: number): void {

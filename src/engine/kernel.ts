@@ -11,7 +11,23 @@ import type { RngState } from './rng.js';
  * which (or that none did). One code stands for all of a group's slots, whose running values
  * need not then be traced.
  */
-export interface Trace { slots: Int32Array; out: Float64Array; codes?: Int32Array }
+export interface Trace {
+  slots: Int32Array;
+  out: Float64Array;
+  codes?: Int32Array;
+  /**
+   * Outcome mode (only for a case whose kernel's `outcomes(c)` said yes): the kernel writes no
+   * rows of `out` (nor `codes`); after trial t it writes `outcome[t]`, the trial's outcome code,
+   * and before it returns it sets `table`, `width` and `column`: traced slot p changed in a trial
+   * of code k by `table[k * width + column[p]]` (by 0 where `column[p]` is -1). Every change must
+   * be a whole number (the engine's paired sums are then those of the rows, to the bit). A code
+   * keeps its meaning for the whole call.
+   */
+  outcome?: Int32Array;
+  table?: ArrayLike<number>;
+  width?: number;
+  column?: Int32Array;
+}
 
 /**
  * The hot loop: run `trials` independent trials, adding into `acc`. `rng` is the chunk's
@@ -35,6 +51,13 @@ export interface Kernel<C> {
   run(c: C, rng: RngState, trials: number, acc: Float64Array, trace?: Trace): void;
   /** Length of the accumulator for one compiled case. */
   accLength(c: C): number;
+  /**
+   * Optional: whether every call on case `c` with a trace in outcome mode (Trace.outcome) writes
+   * outcome codes. The engine pairs variants from outcome codes when every case of the point
+   * says yes: a variant then plays a whole slice of a chunk in one call (no rows of running
+   * values: a few bytes a trial), where rows are traced PAIR_BLOCK trials at a time.
+   */
+  outcomes?(c: C): boolean;
 }
 
 /** Kernels by system id: what an executor runs a task's chunks with (the api hands it systems/kernels.ts's table). */

@@ -21,7 +21,7 @@ import { buildFieldTables, fieldAliasTable, fieldPathApplies, runField, useField
 import { accLengthCrusaderRex } from './layout.js';
 import { buildOrders, fireOrderReason } from './order.js';
 import { aliasTable, buildTables, tablePathApplies, type Tables } from './state-tables.js';
-import { _plainCase, _setPlainOff as setPlainOff, runTable, useTables } from './table-path.js';
+import { _plainCase, _setPlainOff as setPlainOff, runTable, useTables, walkPlays } from './table-path.js';
 
 export { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_GUARD, A_LIFTED, A_LOST, A_ROUNDS, SURV, accLengthCrusaderRex, attrBase, maxAll } from './layout.js';
 
@@ -123,9 +123,19 @@ export function runCrusaderRex(c: CrusaderRexCompiled, stream: RngState, trials:
   else runGeneral(c, TRIAL, stream, trials, acc, trace);
 }
 
+/**
+ * Whether the case's calls can write outcome codes (the Kernel contract's `outcomes`): the table
+ * path's walk, whose trial ends on an outcome that fixes every paired slot's change (OUTV).
+ */
+function outcomesCrusaderRex(c: CrusaderRexCompiled): boolean {
+  ensure(c);
+  return path === TABLE && walkPlays(c);
+}
+
 export const crusaderRexKernel: Kernel<CrusaderRexCompiled> = {
   run: runCrusaderRex,
   accLength: accLengthCrusaderRex,
+  outcomes: outcomesCrusaderRex,
 };
 
 /** The dice tables of the general path (tests check them die by die). */

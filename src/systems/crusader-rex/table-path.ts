@@ -39,7 +39,7 @@ import { writeTrace } from '../trace.js';
 import type { Trace } from '../types.js';
 import { rollDie } from '../../engine/dice.js';
 import type { CrusaderRexCompiled } from './compile.js';
-import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
+import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_GUARD, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
 
 import { HS, NO_DICE, POW5, TABLE_MAX, aliasTable, type Tables } from './state-tables.js';
 import { B_SHIFT, H_SHIFT, roundCacheFor, roundKey, roundTable, type RoundCache } from './round-tables.js';
@@ -1640,8 +1640,7 @@ function clearWalk(w: Walk): void {
   w.nodes = 0;
   w.edges = 0;
   w.segTop = 0;
-  w.outs = 0;
-  w.byOutcome.clear();
+  // the outcomes stay (a few hundred at most): a trial's outcome code (Trace.outcome) keeps its meaning through the call
   w.nt = 0;
   addEdges(w, 1, -1);
 }
@@ -1709,7 +1708,7 @@ function addOutcome(acc: Float64Array, OUTV: Int32Array, o: number, n: number, h
  * pick (attrition), and the edge's count (traced: its records' changes). A function of its own
  * that ends with its loop (playTrials says why): runTable flushes the counts.
  */
-function playWalk(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, histN: number, trace: Trace | undefined): void {
+function playWalk(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, histN: number, trace: Trace | undefined, outc: Int32Array | undefined): void {
   const w = walkFor(TAB!);
   WALK = w;
   const attThr = ATT_THR;
@@ -1774,9 +1773,26 @@ function playWalk(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trial
     if (traced) {
       addOutcome(acc, w.OUTV, OW * (-2 - nd), 1, histN);
       writeTrace(trace, i, acc);
-    }
+    } else if (outc !== undefined) outc[i] = -2 - nd;
   }
   w.nt = nt;
+}
+
+/** The column of OUTV each paired slot changes by on the walk (outcome mode: Trace.outcome); p_guard never changes there. */
+function outcomeColumns(slots: Int32Array): Int32Array {
+  const column = new Int32Array(slots.length);
+  for (let p = 0; p < slots.length; p++) {
+    const s = slots[p];
+    const at = [A_ATT_WINS, A_DEF_HOLDS, A_CONTINUES, A_BOTH_GONE, A_FALLS, A_LIFTED, A_ROUNDS, A_LOST, A_LOST + 2].indexOf(s);
+    if (at < 0 && s !== A_GUARD) throw new Error(`the table path's walk cannot trace slot ${s} by outcome`);
+    column[p] = at;
+  }
+  return column;
+}
+
+/** Whether a call on the case in use (useTables) plays the walk: in outcome mode it writes outcome codes (the Kernel's `outcomes`). */
+export function walkPlays(c: CrusaderRexCompiled): boolean {
+  return plainCase && c.tieBreak !== 2 && !plainOff;
 }
 
 export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
@@ -1787,12 +1803,21 @@ export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState
   SLOTS[0] = c.slots[0];
   SLOTS[1] = c.slots[1];
   if (plainCase && !random && !plainOff) {
-    playWalk(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
-    flushWalk(WALK!, acc, maxAll(c) + 1, trace !== undefined);
+    // outcome mode: the walk's fast play, each trial's outcome code written (the engine pairs from OUTV)
+    const outc = trace?.outcome;
+    const rows = outc === undefined ? trace : undefined;
+    playWalk(c, rng, stream, trials, acc, maxAll(c) + 1, rows, outc);
+    flushWalk(WALK!, acc, maxAll(c) + 1, rows !== undefined);
     flushRecords(acc, attrBase(c), attrN);
     acc[0] += trials;
+    if (outc !== undefined) {
+      trace!.table = WALK!.OUTV;
+      trace!.width = OW;
+      if (trace!.column?.length !== trace!.slots.length) trace!.column = outcomeColumns(trace!.slots);
+    }
     return;
   }
+  if (trace?.outcome !== undefined) throw new Error('the table path writes outcome codes only where it plays the walk (walkPlays)');
   playTrials(c, rng, stream, trials, acc, maxAll(c) + 1, trace);
   flushRecords(acc, attrBase(c), attrN);
   acc[0] += trials;
