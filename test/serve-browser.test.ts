@@ -222,9 +222,12 @@ describeBrowser('the workbench page', () => {
     await page.goto(`${wb.url}?scenario=${SC}&sweep=wall.hp:15,30,60&sweep=attacker.siege_engines:1,3`);
     await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
     expect(await page.locator('#sweep-metric').inputValue()).toBe('mean_breach_round');
+    // the page checks the link's sweep with the server (linkedSweep, after ready) and then writes #sweep-status: a person clicks once it says so
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { interval: 250 }).toBe('the sweep from the link: "run sweep" runs it');
     await page.click('#sweep-form button[type="submit"]');
     await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^6 points × [\d,]+ trials · /);
-    expect(await page.locator('#sweep-answer').textContent()).toBe(
+    // the answer is written once the done chart is drawn (runSweep: draw(e.chart).then(renderAnswer)): a moment after the status says done
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { interval: 250 }).toBe(
       "no contour: mean_breach_round is a mean, and no target is given for it here or in the file's expect: (type one to draw where it is reached).",
     );
     await page.waitForSelector('#sweep-chart svg');
@@ -272,10 +275,12 @@ describeBrowser('the workbench page', () => {
     const { page, problems } = await openPage(`?scenario=${SC}&sweep=policy.storm_ratio:0.5,0.75,1`);
     await doneWith(page, SC, {});
     await page.click('.tabs button[data-tab="sweep"]');
+    // the page checks the link's sweep with the server and then writes #sweep-status: a person clicks once it says so
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { interval: 250 }).toBe('the sweep from the link: "run sweep" runs it');
     await page.click('#sweep-form button[type="submit"]');
     await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^3 points × [\d,]+ trials · /);
-    await page.waitForSelector('#sweep-chart svg .role-axis[aria-label^="X-axis"] .role-axis-label text');
-    expect(await page.locator('#sweep-chart svg .role-axis[aria-label^="X-axis"] .role-axis-label text').allTextContents()).toEqual(['0.5', '0.75', '1']);
+    // the done chart is drawn after the status says done, and a partial one may be on screen until then: its ticks, once drawn
+    await expect.poll(() => page.locator('#sweep-chart svg .role-axis[aria-label^="X-axis"] .role-axis-label text').allTextContents(), { interval: 250 }).toEqual(['0.5', '0.75', '1']);
     await screenshot(page, 'workbench-sweep-fractional-axis', page.locator('#sweep-chart'));
     expect(problems()).toEqual([]);
     await page.close();
@@ -611,7 +616,8 @@ describeBrowser('the workbench page', () => {
     await screenshot(page, 'workbench-sweep-from-link');
     await page.click('#sweep-form button[type="submit"]');
     await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(new RegExp(`^9 points × ${Number(trials).toLocaleString('en-US')} trials · `));
-    expect(await page.locator('#sweep-answer').textContent()).toMatch(/^contour: the red line separates cells below 0\.4/);
+    // the answer is written once the done chart is drawn (runSweep: draw(e.chart).then(renderAnswer)): a moment after the status says done
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { interval: 250 }).toMatch(/^contour: the red line separates cells below 0\.4/);
 
     // a bad sweep in a link: said in the sweep tab (the page's own check, or the server's), the rest of the link still opens;
     // one the page cannot use at all is dropped, said so, with what the form shows instead
