@@ -410,6 +410,8 @@ describeBrowser('the workbench page', () => {
     const { page, problems } = await openPage(`?scenario=${SC}&wall.hp=abc&trials=abc&sweep=wall.hpp:10,20&wall.dcc=5`);
     // the run goes on without the bad parts: numbers on the cards, as loaded (wall.hp=abc and wall.dcc=5 dropped)
     await doneWith(page, SC, {});
+    // the link's sweep is checked by the server beside the run (linkedSweep, not awaited before it): its line joins the banner when that answer comes
+    await expect.poll(() => page.textContent('#link-banner'), { interval: 250 }).toContain('sweep=wall.hpp:10,20: "wall.hpp" is not a number setting of this scenario (did you mean "wall.hp"?) (the sweep not used)');
     const banner = (await page.textContent('#link-banner'))!;
     expect(banner).toContain('trials=abc: a whole number of trials from 1 to 100,000,000');
     expect(banner).toMatch(/wall\.hp=abc: .+ \(the file's 30 used\)/);
