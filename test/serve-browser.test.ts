@@ -226,7 +226,7 @@ describeBrowser('the workbench page', () => {
     await expect.poll(() => page.locator('#sweep-status').textContent(), { interval: 250 }).toBe('the sweep from the link: "run sweep" runs it');
     await page.click('#sweep-form button[type="submit"]');
     await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^6 points × [\d,]+ trials · /);
-    // the answer is written once the done chart is drawn (runSweep: draw(e.chart).then(renderAnswer)): a moment after the status says done
+    // the answer is written after the done chart is drawn (runSweep: draw(e.chart).then(renderAnswer)): in the status's task only while vega is loaded already
     await expect.poll(() => page.locator('#sweep-answer').textContent(), { interval: 250 }).toBe(
       "no contour: mean_breach_round is a mean, and no target is given for it here or in the file's expect: (type one to draw where it is reached).",
     );
@@ -279,7 +279,7 @@ describeBrowser('the workbench page', () => {
     await expect.poll(() => page.locator('#sweep-status').textContent(), { interval: 250 }).toBe('the sweep from the link: "run sweep" runs it');
     await page.click('#sweep-form button[type="submit"]');
     await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^3 points × [\d,]+ trials · /);
-    // the done chart is drawn after the status says done, and a partial one may be on screen until then: its ticks, once drawn
+    // the done chart is drawn after the status says done (in its task only while vega is loaded already), a partial one on screen until then
     await expect.poll(() => page.locator('#sweep-chart svg .role-axis[aria-label^="X-axis"] .role-axis-label text').allTextContents(), { interval: 250 }).toEqual(['0.5', '0.75', '1']);
     await screenshot(page, 'workbench-sweep-fractional-axis', page.locator('#sweep-chart'));
     expect(problems()).toEqual([]);
@@ -618,7 +618,7 @@ describeBrowser('the workbench page', () => {
     await screenshot(page, 'workbench-sweep-from-link');
     await page.click('#sweep-form button[type="submit"]');
     await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(new RegExp(`^9 points × ${Number(trials).toLocaleString('en-US')} trials · `));
-    // the answer is written once the done chart is drawn (runSweep: draw(e.chart).then(renderAnswer)): a moment after the status says done
+    // the answer is written after the done chart is drawn (runSweep: draw(e.chart).then(renderAnswer)): in the status's task only while vega is loaded already
     await expect.poll(() => page.locator('#sweep-answer').textContent(), { interval: 250 }).toMatch(/^contour: the red line separates cells below 0\.4/);
 
     // a bad sweep in a link: said in the sweep tab (the page's own check, or the server's), the rest of the link still opens;
