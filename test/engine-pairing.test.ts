@@ -194,7 +194,10 @@ describe('paired variants block by block are the trial-by-trial pairing, byte fo
         if (trace?.outcome) trace.outcome[n - 1] = Math.floor(trace.table!.length / trace.width!); // one past the table
       },
     };
+    expectSameThreeWays(kernel, { ...job, trials: N }, 'before-bad', 'case-b before a refused chunk'); // (the walks' tables at their size)
     expect(() => runChunk(bad, { ...job, trials: 3000, state: deriveState('pairing', 'bad', 0) })).toThrow(/outcome code outside its table/);
+    // the refused chunk leaves nothing behind: the thread's next chunk pairs as the reference does
+    expectSameThreeWays(kernel, { ...job, trials: N }, 'after-bad', 'case-b after a refused chunk');
   });
 
   it('a variant that pairs nothing at all, and a chunk with no paired metric', () => {

@@ -333,7 +333,11 @@ export class ChunkRun {
         if (count[cell]++ === 0) met[m++] = cell;
       }
       // such a code counted in another pair's cell (or outside the count): a wrong sum, silently
-      if (outside < 0) throw new Error(`a kernel wrote an outcome code outside its table (variant ${v}: ${Kv} codes, baseline: ${K0}; the Trace contract, engine/kernel.ts)`);
+      // (the scratch is left zero for the thread's next chunk either way)
+      if (outside < 0) {
+        for (let i = 0; i < m; i++) count[met[i]] = 0;
+        throw new Error(`a kernel wrote an outcome code outside its table (variant ${v}: ${Kv} codes, baseline: ${K0}; the Trace contract, engine/kernel.ts)`);
+      }
       // each pair met once: the variant's row and the baseline's row in their tables, and its count
       if (PAIR_ROWS.length < 3 * m) PAIR_ROWS = new Int32Array(3 * m);
       const rows = PAIR_ROWS;
