@@ -214,25 +214,30 @@ describe('--precision', () => {
 
 /**
  * A pool whose threads must start first, over the in-process executor: cold until warm() (or a
- * first task), then loading for `loadMs`, then ready. It records the tasks its "threads" ran.
+ * first task), then loading for `loadingLooks` looks at its readiness (the run loop looks once a
+ * turn: so many turns of the run go by while it loads), then ready. It records the tasks its
+ * "threads" ran.
  */
 class ColdPool implements Executor {
   readonly inner = new InlineExecutor(KERNELS);
   readonly tasks: BatchTask[] = [];
   private state: 'cold' | 'loading' | 'ready' = 'cold';
+  private looks = 0;
   warmed = 0;
+  loadingSeen = 0;
   constructor(
     readonly threads: number,
-    private readonly loadMs: number,
+    private readonly loadingLooks: number,
   ) {}
   readiness(): 'cold' | 'loading' | 'ready' {
+    if (this.state === 'loading' && this.looks++ >= this.loadingLooks) this.state = 'ready';
+    if (this.state === 'loading') this.loadingSeen++;
     return this.state;
   }
   warm(): void {
     if (this.state !== 'cold') return;
     this.warmed++;
     this.state = 'loading';
-    setTimeout(() => (this.state = 'ready'), this.loadMs);
   }
   async run(task: BatchTask): Promise<Float64Array> {
     this.warm();
@@ -244,11 +249,14 @@ class ColdPool implements Executor {
 
 describe('a cold pool (engine/run.ts WARM_AT_MS)', () => {
   const chunks = (tasks: BatchTask[]) => tasks.reduce((n, t) => n + t.sizes.length, 0);
+  // 3 chunks of 16 384 trials a point, 2 points (small chunks: what is tested is where they run)
+  const C = 16_384;
+  const T = 40_000;
   const setup = async () => {
     const v = valid();
     const { compilePoints, jobsOf } = await import('../src/api/run.js');
     const jobs = jobsOf(v, compilePoints(v));
-    const plain = await runGroups(jobs, { seed: v.seed, trials: v.trials, chunkTrials: 262_144 }, new InlineExecutor(KERNELS));
+    const plain = await runGroups(jobs, { seed: v.seed, trials: T, chunkTrials: C }, new InlineExecutor(KERNELS));
     return { v, jobs, plain: plain.map((o) => Array.from(o.merged)) };
   };
 
@@ -256,36 +264,37 @@ describe('a cold pool (engine/run.ts WARM_AT_MS)', () => {
     const { v, jobs, plain } = await setup();
     const pool = new ColdPool(2, 0);
     const inline = new InlineExecutor(KERNELS);
-    const out = await runGroups(jobs, { seed: v.seed, trials: v.trials, chunkTrials: 262_144, inline, warmAtMs: 1e9 }, pool);
+    const out = await runGroups(jobs, { seed: v.seed, trials: T, chunkTrials: C, inline, warmAtMs: 1e9 }, pool);
     expect(out.map((o) => Array.from(o.merged))).toEqual(plain);
     expect(pool.readiness()).toBe('cold');
     expect(pool.tasks).toEqual([]);
     // without an executor in this thread, the pool runs everything
     const other = new ColdPool(2, 0);
-    await runGroups(jobs, { seed: v.seed, trials: v.trials, chunkTrials: 262_144, warmAtMs: 1e9 }, other);
+    await runGroups(jobs, { seed: v.seed, trials: T, chunkTrials: C, warmAtMs: 1e9 }, other);
     expect(chunks(other.tasks)).toBe(6);
   });
 
-  it('a run that gains from threads starts the pool and hands its chunks over once loaded: the same bytes', async () => {
+  it('a run that gains from threads starts the pool, runs on here while it loads, and hands its chunks over once loaded: the same bytes', async () => {
     const { v, jobs, plain } = await setup();
-    const pool = new ColdPool(2, 1);
-    const out = await runGroups(jobs, { seed: v.seed, trials: v.trials, chunkTrials: 262_144, inline: new InlineExecutor(KERNELS), warmAtMs: 0, taskMs: 0.001 }, pool);
+    const pool = new ColdPool(2, 2);
+    const out = await runGroups(jobs, { seed: v.seed, trials: T, chunkTrials: C, inline: new InlineExecutor(KERNELS), warmAtMs: 0, taskMs: 0.001 }, pool);
     expect(out.map((o) => Array.from(o.merged))).toEqual(plain);
     expect(pool.warmed).toBe(1);
+    expect(pool.loadingSeen).toBeGreaterThan(0);
     // the first chunks ran here (the pool was cold, then loading), the rest on the pool
     expect(chunks(pool.tasks)).toBeGreaterThan(0);
     expect(chunks(pool.tasks)).toBeLessThan(6);
     // a later run on the now-ready pool runs on it from its first chunk
     const before = chunks(pool.tasks);
-    await runGroups(jobs, { seed: v.seed, trials: v.trials, chunkTrials: 262_144, inline: new InlineExecutor(KERNELS), warmAtMs: 0 }, pool);
+    await runGroups(jobs, { seed: v.seed, trials: T, chunkTrials: C, inline: new InlineExecutor(KERNELS), warmAtMs: 0 }, pool);
     expect(chunks(pool.tasks) - before).toBe(6);
   });
 
   it('a pool someone else started (an early pool, a server) runs the chunks from the first, loaded or not', async () => {
     const { v, jobs, plain } = await setup();
-    const pool = new ColdPool(2, 1e6); // never ready while this test runs
+    const pool = new ColdPool(2, 1e9); // never ready while this test runs
     pool.warm();
-    const out = await runGroups(jobs, { seed: v.seed, trials: v.trials, chunkTrials: 262_144, inline: new InlineExecutor(KERNELS), warmAtMs: 1e9 }, pool);
+    const out = await runGroups(jobs, { seed: v.seed, trials: T, chunkTrials: C, inline: new InlineExecutor(KERNELS), warmAtMs: 1e9 }, pool);
     expect(out.map((o) => Array.from(o.merged))).toEqual(plain);
     expect(chunks(pool.tasks)).toBe(6);
   });
