@@ -164,6 +164,39 @@ const PAIRED_FILES = [
   'scenarios/cry-havoc/melee-two-on-one.yaml',
 ];
 
+/**
+ * The engine alone, in this process: the file's chunks with its variants paired (every sweep
+ * point, one job each, as `run` makes them) against the same cases each in a job of its own
+ * (nothing paired), CPU seconds, `trials` a case, the faster of `reps` runs each (after one
+ * untimed run of each: the kernels compiled, the tables filled). What pairing costs per trial,
+ * without the process's start-up and report, which a whole file pays once and its variants apart
+ * once each.
+ */
+async function enginePaired(v, trials, reps = 3) {
+  const { compilePoints, jobsOf } = await dist('src/api/run.js');
+  const { runGroups } = await dist('src/engine/run.js');
+  const { InlineExecutor } = await dist('src/engine/executor.js');
+  const { KERNELS } = await dist('src/systems/kernels.js');
+  const paired = () => jobsOf(v, compilePoints(v));
+  const apart = () =>
+    paired().flatMap((j) => j.compiled.map((c, i) => ({ stream: j.stream, system: j.system, compiled: [c], accLengths: [j.accLengths[i]], pairedSlots: [[]] })));
+  const cpuOf = async (jobs) => {
+    const c0 = process.cpuUsage();
+    await runGroups(jobs, { seed: v.seed, trials, chunkTrials: v.system.chunkTrials }, new InlineExecutor(KERNELS));
+    const u = process.cpuUsage(c0);
+    return (u.user + u.system) / 1e6;
+  };
+  await cpuOf(paired());
+  await cpuOf(apart());
+  let whole = Infinity;
+  let each = Infinity;
+  for (let k = 0; k < reps; k++) {
+    whole = Math.min(whole, await cpuOf(paired()));
+    each = Math.min(each, await cpuOf(apart()));
+  }
+  return { engine_trials_per_case: trials, engine_paired_cpu_seconds: +whole.toFixed(3), engine_apart_cpu_seconds: +each.toFixed(3), engine_paired_over_apart: +(whole / each).toFixed(3) };
+}
+
 /** Every bundled scenario file, relative to the root, in order. */
 function bundledScenarios() {
   return readdirSync(path.join(ROOT, 'scenarios'), { recursive: true, encoding: 'utf8' })
@@ -592,6 +625,8 @@ const benches = {
           apart_wall_seconds: +best(parts, 'wall').toFixed(3),
           paired_over_apart: +(best(whole, 'cpu') / best(parts, 'cpu')).toFixed(3),
           paired_over_apart_wall: +(best(whole, 'wall') / best(parts, 'wall')).toFixed(3),
+          // the engine alone at the same trials (informative: the target is the whole file's)
+          ...(await enginePaired(v, trials)),
         };
       }
     } finally {
