@@ -129,6 +129,11 @@ export const MODULES = {
     mutate: ['src/systems/crusader-rex/summarize.ts'],
     tests: ['test/summarize-acc.test.ts'],
   },
+  // a chunk: its variants on the same dice, paired from rows, one-hot codes or outcome codes
+  'engine-chunk': {
+    mutate: ['src/engine/chunk.ts'],
+    tests: ['test/engine-pairing.test.ts'],
+  },
 };
 
 /**

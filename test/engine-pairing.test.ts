@@ -182,20 +182,63 @@ describe('paired variants block by block are the trial-by-trial pairing, byte fo
     }
   });
 
+  it('outcome codes where a variant pairs a subset of the metrics, or none, and where no metric is paired', () => {
+    const kernel = crusaderRex.kernel as Kernel<unknown>;
+    const sc = load('crusader-rex/case-c-old-siege-2.yaml');
+    const job = jobsOf(sc, compilePoints(sc))[0];
+    const some = { ...job, pairedSlots: job.pairedSlots.map((s, v) => (v === 1 ? s.map((x, p) => (p % 3 === 1 ? -1 : x)) : s)), trials: N };
+    expectSameThreeWays(kernel, some, 'some', 'case-c, the variant pairing every third metric less');
+    const none = { ...job, pairedSlots: job.pairedSlots.map((s, v) => (v === 1 ? s.map(() => -1) : s)), trials: N };
+    expectSameThreeWays(kernel, none, 'none-cr', 'case-c, the variant pairing nothing');
+    const empty = { ...job, pairedSlots: job.pairedSlots.map(() => []), trials: N };
+    expectSameThreeWays(kernel, empty, 'empty-cr', 'case-c, no paired metric');
+  });
+
+  it('a point where one case plays the walk and another does not (ties at random) pairs from rows', () => {
+    const kernel = crusaderRex.kernel as Kernel<unknown>;
+    const text = readFileSync(path.join(ROOT, 'scenarios/crusader-rex/case-b-old-siege.yaml'), 'utf8');
+    const doc = parse(text) as { variants: { name: string; set?: Record<string, unknown> }[] };
+    doc.variants = [doc.variants[0], { name: 'ties-at-random', set: { 'policy.tie_break': 'random' } }];
+    const sc = load('case-b-random.yaml', stringify(doc));
+    const job = jobsOf(sc, compilePoints(sc))[0];
+    expect(job.compiled.map((c) => kernel.outcomes!(c))).toEqual([true, false]);
+    const rows: number[] = [];
+    const spy: Kernel<unknown> = {
+      accLength: (c) => kernel.accLength(c),
+      outcomes: (c) => kernel.outcomes!(c),
+      run(c, s, n, acc, trace) {
+        kernel.run(c, s, n, acc, trace);
+        if (trace !== undefined) rows.push(trace.outcome === undefined && trace.out.length > 0 ? 1 : 0);
+      },
+    };
+    expectSameThreeWays(spy, { ...job, trials: N }, 'mixed', 'case-b, the walk against ties at random');
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r === 1)).toBe(true);
+  });
+
   it('a kernel writing an outcome code outside its table is refused, not counted in another pair', () => {
     const sc = load('crusader-rex/case-b-old-siege.yaml');
     const job = jobsOf(sc, compilePoints(sc))[0];
     const kernel = crusaderRex.kernel as Kernel<unknown>;
-    const bad: Kernel<unknown> = {
+    // one past its table, in the case `which` (0 the baseline, 1 the variant), at the trial `at` of a call
+    const bad = (which: number, at: (n: number) => number, code: (t: Trace) => number): Kernel<unknown> => ({
       accLength: (c) => kernel.accLength(c),
       outcomes: () => true,
       run(c, s, n, acc, trace) {
         kernel.run(c, s, n, acc, trace);
-        if (trace?.outcome) trace.outcome[n - 1] = Math.floor(trace.table!.length / trace.width!); // one past the table
+        if (trace?.outcome && c === job.compiled[which]) trace.outcome[at(n)] = code(trace);
       },
-    };
+    });
+    const past = (t: Trace) => Math.floor(t.table!.length / t.width!);
     expectSameThreeWays(kernel, { ...job, trials: N }, 'before-bad', 'case-b before a refused chunk'); // (the walks' tables at their size)
-    expect(() => runChunk(bad, { ...job, trials: 3000, state: deriveState('pairing', 'bad', 0) })).toThrow(/outcome code outside its table/);
+    for (const [which, at, code] of [
+      [1, (n: number) => n - 1, past],
+      [0, (n: number) => n - 1, past],
+      [1, () => 0, () => -1],
+      [0, () => 0, () => -1],
+    ] as [number, (n: number) => number, (t: Trace) => number][]) {
+      expect(() => runChunk(bad(which, at, code), { ...job, trials: 3000, state: deriveState('pairing', 'bad', 0) }), `case ${which}`).toThrow(/outcome code outside its table/);
+    }
     // the refused chunk leaves nothing behind: the thread's next chunk pairs as the reference does
     expectSameThreeWays(kernel, { ...job, trials: N }, 'after-bad', 'case-b after a refused chunk');
   });
