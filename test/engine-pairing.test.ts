@@ -105,6 +105,18 @@ function expectSameThreeWays(kernel: Kernel<unknown>, task: Omit<ChunkTask, 'sta
   expect(Array.from(state)).toEqual(Array.from(refState));
 }
 
+/** `kernel`, with `then` called after each of its calls (what the engine passed it, what it wrote). */
+function after(kernel: Kernel<unknown>, then: (c: unknown, n: number, trace: Trace | undefined) => unknown): Kernel<unknown> {
+  return {
+    accLength: (c) => kernel.accLength(c),
+    outcomes: (c) => kernel.outcomes!(c),
+    run(c, s, n, acc, trace) {
+      kernel.run(c, s, n, acc, trace);
+      then(c, n, trace);
+    },
+  };
+}
+
 describe('paired variants block by block are the trial-by-trial pairing, byte for byte', () => {
   const withVariants = files.filter((f) => load(f).variantNames.length > 1);
   it('finds bundled scenarios with variants in every system', () => {
@@ -158,14 +170,7 @@ describe('paired variants block by block are the trial-by-trial pairing, byte fo
       expect(job.compiled.every((c) => kernel.outcomes!(c)), `${file}: every case plays the walk`).toBe(true);
       // the codes a call wrote, seen by the engine (one call per variant and step: no rows)
       const seen: number[] = [];
-      const spy: Kernel<unknown> = {
-        accLength: (c) => kernel.accLength(c),
-        outcomes: (c) => kernel.outcomes!(c),
-        run(c, s, n, acc, trace) {
-          kernel.run(c, s, n, acc, trace);
-          if (trace !== undefined) seen.push(n, trace.outcome ? 1 : 0, trace.out.length); // (the reference's calls have none)
-        },
-      };
+      const spy = after(kernel, (_c, n, trace) => trace !== undefined && seen.push(n, trace.outcome ? 1 : 0, trace.out.length)); // (the reference's calls have none)
       expectSameThreeWays(spy, { ...job, trials: N }, `${file}#outcomes`, `${file} by outcome codes`);
       expect(seen.length).toBeGreaterThan(0);
       for (let i = 0; i < seen.length; i += 3) expect([seen[i + 1], seen[i + 2]]).toEqual([1, 0]);
@@ -203,14 +208,7 @@ describe('paired variants block by block are the trial-by-trial pairing, byte fo
     const job = jobsOf(sc, compilePoints(sc))[0];
     expect(job.compiled.map((c) => kernel.outcomes!(c))).toEqual([true, false]);
     const rows: number[] = [];
-    const spy: Kernel<unknown> = {
-      accLength: (c) => kernel.accLength(c),
-      outcomes: (c) => kernel.outcomes!(c),
-      run(c, s, n, acc, trace) {
-        kernel.run(c, s, n, acc, trace);
-        if (trace !== undefined) rows.push(trace.outcome === undefined && trace.out.length > 0 ? 1 : 0);
-      },
-    };
+    const spy = after(kernel, (_c, _n, trace) => trace !== undefined && rows.push(trace.outcome === undefined && trace.out.length > 0 ? 1 : 0));
     expectSameThreeWays(spy, { ...job, trials: N }, 'mixed', 'case-b, the walk against ties at random');
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r === 1)).toBe(true);
@@ -221,14 +219,8 @@ describe('paired variants block by block are the trial-by-trial pairing, byte fo
     const job = jobsOf(sc, compilePoints(sc))[0];
     const kernel = crusaderRex.kernel as Kernel<unknown>;
     // one past its table, in the case `which` (0 the baseline, 1 the variant), at the trial `at` of a call
-    const bad = (which: number, at: (n: number) => number, code: (t: Trace) => number): Kernel<unknown> => ({
-      accLength: (c) => kernel.accLength(c),
-      outcomes: () => true,
-      run(c, s, n, acc, trace) {
-        kernel.run(c, s, n, acc, trace);
-        if (trace?.outcome && c === job.compiled[which]) trace.outcome[at(n)] = code(trace);
-      },
-    });
+    const bad = (which: number, at: (n: number) => number, code: (t: Trace) => number): Kernel<unknown> =>
+      after(kernel, (c, n, trace) => trace?.outcome && c === job.compiled[which] && (trace.outcome[at(n)] = code(trace)));
     const past = (t: Trace) => Math.floor(t.table!.length / t.width!);
     expectSameThreeWays(kernel, { ...job, trials: N }, 'before-bad', 'case-b before a refused chunk'); // (the walks' tables at their size)
     for (const [which, at, code] of [
