@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { runScenario, validateText } from '../src/api.js';
 import { alignPairedCodes, alignPairedSlots, compilePoints, jobsOf } from '../src/api/run.js';
-import { ChunkRun, PAIR_BLOCK, resultLength, runChunk, type ChunkTask } from '../src/engine/chunk.js';
+import { ChunkRun, PAIR_BLOCK, _setPairCellsMax as setPairCellsMax, resultLength, runChunk, type ChunkTask } from '../src/engine/chunk.js';
 import { deriveState, nextU32, type RngState } from '../src/engine/rng.js';
 import { crusaderRex } from '../src/systems/crusader-rex/index.js';
 import { _internals as crInternals, type CrusaderRexPath } from '../src/systems/crusader-rex/kernel.js';
@@ -175,6 +175,14 @@ describe('paired variants block by block are the trial-by-trial pairing, byte fo
       expect(seen.length).toBeGreaterThan(0);
       for (let i = 0; i < seen.length; i += 3) expect([seen[i + 1], seen[i + 2]]).toEqual([1, 0]);
       expect(Math.max(...seen.filter((_, i) => i % 3 === 0))).toBeGreaterThan(PAIR_BLOCK); // a whole step a call, not a block
+    }
+    // tables too large for a count of every pair of codes: paired trial by trial, the same bytes
+    const cells = setPairCellsMax(0);
+    try {
+      const sc2 = load('crusader-rex/case-c-old-siege-2.yaml');
+      expectSameThreeWays(kernel, { ...jobsOf(sc2, compilePoints(sc2))[0], trials: N }, 'by-trial', 'case-c, paired trial by trial');
+    } finally {
+      setPairCellsMax(cells);
     }
     // a walk emptied whenever it holds more than 200 edges: the codes written before keep their meaning
     const sc = load('crusader-rex/case-b-old-siege.yaml');

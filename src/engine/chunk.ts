@@ -106,6 +106,15 @@ const NO_ROWS = new Float64Array(0);
 let PAIR_COUNT = new Int32Array(0);
 let PAIR_MET = new Int32Array(0);
 let PAIR_ROWS = new Int32Array(0);
+/** The most pairs of codes pairOutcomes counts in its scratch (16 MB); larger tables are paired trial by trial. */
+const PAIR_CELLS_MAX = 1 << 22;
+let pairCellsMax = PAIR_CELLS_MAX;
+/** Tests only: the pairs of codes counted at most (the trial-by-trial way past it); returns the bound before. */
+export function _setPairCellsMax(n: number): number {
+  const was = pairCellsMax;
+  pairCellsMax = n;
+  return was;
+}
 
 /**
  * One chunk, run a slice of trials at a time: `step(m)` then `step(n)` is exactly one chunk of
@@ -319,6 +328,10 @@ export class ChunkRun {
       const w = trace.width!;
       const col = trace.column!;
       const Kv = Math.floor(table.length / w);
+      if (Kv * K0 > pairCellsMax) {
+        this.pairOutcomesByTrial(v, b);
+        continue;
+      }
       if (PAIR_COUNT.length < Kv * K0) PAIR_COUNT = new Int32Array(Kv * K0);
       if (PAIR_MET.length < b) PAIR_MET = new Int32Array(b);
       const count = PAIR_COUNT;
@@ -367,6 +380,40 @@ export class ChunkRun {
         pairs[j] = sum;
         pairs[j + 1] = sumSq;
       }
+    }
+  }
+  /**
+   * pairOutcomes for variant v where its and the baseline's tables are too large for a count of
+   * every pair of codes (PAIR_CELLS_MAX): each trial's d read from the two tables, in trial order.
+   */
+  private pairOutcomesByTrial(v: number, b: number): void {
+    const P = this.column[0].length;
+    const t0 = this.traces[0]!;
+    const trace = this.traces[v]!;
+    const K0 = Math.floor(t0.table!.length / t0.width!);
+    const Kv = Math.floor(trace.table!.length / trace.width!);
+    const code = trace.outcome!;
+    const code0 = t0.outcome!;
+    for (let t = 0; t < b; t++) {
+      const a = code[t];
+      const c = code0[t];
+      if ((a | (Kv - 1 - a) | c | (K0 - 1 - c)) < 0) throw new Error(`a kernel wrote an outcome code outside its table (variant ${v}: ${Kv} codes, baseline: ${K0}; the Trace contract, engine/kernel.ts)`);
+    }
+    for (let p = 0; p < P; p++) {
+      const q = this.column[v][p];
+      if (q < 0) continue;
+      const cv = trace.column![q];
+      const cb = t0.column![this.column[0][p]];
+      const j = ((v - 1) * P + p) * 2;
+      let sum = this.pairs[j];
+      let sumSq = this.pairs[j + 1];
+      for (let t = 0; t < b; t++) {
+        const d = (cv < 0 ? 0 : trace.table![code[t] * trace.width! + cv]) - (cb < 0 ? 0 : t0.table![code0[t] * t0.width! + cb]);
+        sum += d;
+        sumSq += d * d;
+      }
+      this.pairs[j] = sum;
+      this.pairs[j + 1] = sumSq;
     }
   }
   /** One block's Σd and Σd² of the metrics of a (variant's group, baseline's group) pair, from the count of each pair of codes. */

@@ -1640,7 +1640,7 @@ function clearWalk(w: Walk): void {
   w.nodes = 0;
   w.edges = 0;
   w.segTop = 0;
-  // the outcomes stay (a few hundred at most): a trial's outcome code (Trace.outcome) keeps its meaning through the call
+  // the outcomes stay (one per distinct end a trial reached): a trial's outcome code (Trace.outcome) keeps its meaning through the call
   w.nt = 0;
   addEdges(w, 1, -1);
 }
