@@ -54,16 +54,11 @@ export class PoolExecutor implements Executor {
     // where import() has no loader (src/code-cache.ts).
     if (this.pool) return;
     let allLoaded = () => {};
-    const loading = () => {
-      this.allLoaded = false;
-      const loaded = (this.loaded = new Promise<void>((resolve) => (allLoaded = resolve)));
-      void loaded.then(() => {
-        if (this.loaded === loaded) this.allLoaded = true;
-      });
-      LOADING.add(loaded);
-      void loaded.then(() => LOADING.delete(loaded));
-    };
-    loading();
+    // The pool's own record of its threads' loading, kept until it is destroyed (this.loaded is the
+    // current pool's): a thread that dies after close() began is still replaced by piscina until
+    // destroy() is called, and its replacement loads like the first threads did.
+    let current: Promise<void> = Promise.resolve();
+    let destroying = false;
     // Threads started (each says LOADED once) and threads that have said it: a thread ended while
     // the pool runs (a cancelled batch stopped, or a worker that died) is replaced by piscina at
     // once, and the new one loads its modules like the first ones did.
@@ -83,13 +78,41 @@ export class PoolExecutor implements Executor {
         if (m === LOADED && ++loadedThreads >= started) allLoaded();
       });
       pool.on('workerDestroy', () => {
-        if (this.pool !== thisPool) return; // closing: nothing replaces it
+        if (destroying) return; // destroy() ends the threads: nothing replaces them
         if (loadedThreads >= started) loading();
         started++;
       });
       return pool;
     }));
+    const loading = () => {
+      const loaded = (current = new Promise<void>((resolve) => (allLoaded = resolve)));
+      LOADING.add(loaded);
+      void loaded.then(() => LOADING.delete(loaded));
+      if (this.pool !== thisPool) return; // closing: stop() waits for it through the pool's own record
+      this.allLoaded = false;
+      this.loaded = loaded;
+      void loaded.then(() => {
+        if (this.loaded === loaded) this.allLoaded = true;
+      });
+    };
+    loading();
+    this.lives.set(thisPool, {
+      async loaded() {
+        // until no thread started while waiting is still loading (each wait at most LOAD_WAIT_MS)
+        for (;;) {
+          const l = current;
+          await withinLoadWait(l);
+          if (l === current) return;
+        }
+      },
+      destroying() {
+        destroying = true;
+        LOADING.delete(current);
+      },
+    });
   }
+  /** Each pool's own record of its threads' loading (warm), for stopping it safely (stop). */
+  private lives = new WeakMap<Promise<Piscina>, { loaded(): Promise<void>; destroying(): void }>();
   /**
    * Run a batch on a thread. Once `signal` aborts, the batch's result is not wanted: a batch still
    * running STOP_AFTER_MS later is stopped (its thread ended and replaced), and the promise
@@ -152,9 +175,13 @@ export class PoolExecutor implements Executor {
     // check that aborts the whole process ("FATAL ERROR: v8::Module::IsGraphAsync" or
     // "v8::ToLocalChecked Empty MaybeLocal", exit 134: 2 in 60 runs of a bad --trials, which
     // closes the early pool at once, on a loaded machine). The worker says LOADED once that
-    // require() has returned (workers/worker.ts).
-    await withinLoadWait(this.loaded);
-    LOADING.delete(this.loaded);
+    // require() has returned (workers/worker.ts). A thread that died after close() began (a
+    // worker failing mid-batch: the run fails and closes the pool while the other thread is still
+    // in its batch) is replaced by piscina until destroy(), and its replacement is waited for too
+    // (CI aborted once so on the worker-exit fault test).
+    const life = this.lives.get(p)!;
+    await life.loaded();
+    life.destroying();
     await pool.destroy();
   }
 }
