@@ -106,7 +106,7 @@ const NO_ROWS = new Float64Array(0);
 let PAIR_COUNT = new Int32Array(0);
 let PAIR_MET = new Int32Array(0);
 let PAIR_ROWS = new Int32Array(0);
-/** The most pairs of codes pairOutcomes counts in its scratch (16 MB); larger tables are paired trial by trial. */
+/** The most pairs of codes pairOutcomes counts in its scratch (16 MB); past it, each trial is a row of its own. */
 const PAIR_CELLS_MAX = 1 << 22;
 let pairCellsMax = PAIR_CELLS_MAX;
 /** Tests only: the pairs of codes counted at most (the trial-by-trial way past it); returns the bound before. */
@@ -158,22 +158,10 @@ export class ChunkRun {
     this.before = new Float64Array(V * P);
     const outcomes = kernel.outcomes;
     this.byOutcome = V > 1 && P > 0 && outcomes !== undefined && task.compiled.every((c) => outcomes.call(kernel, c));
-    if (this.byOutcome) {
-      for (let v = 0; v < V; v++) {
-        const slots = task.pairedSlots[v];
-        const column = new Int32Array(P).fill(-1);
-        const own: number[] = [];
-        for (let p = 0; p < P; p++) {
-          if (slots[p] < 0) continue;
-          column[p] = own.length;
-          own.push(slots[p]);
-        }
-        this.column.push(column);
-        this.traces.push(own.length > 0 ? { slots: Int32Array.from(own), out: NO_ROWS, outcome: new Int32Array(task.trials) } : undefined);
-      }
-    } else if (V > 1 && P > 0) {
+    if (V > 1 && P > 0) {
       const rows = Math.max(1, Math.min(PAIR_BLOCK, task.trials));
-      const codes = task.pairedCodes;
+      // outcome mode: every metric by its slot's column in the outcome table, no rows, no one-hot codes
+      const codes = this.byOutcome ? undefined : task.pairedCodes;
       // metric p from codes: every case that pairs it has it in a group (the baseline pairs every metric)
       const byCode: boolean[] = [];
       for (let p = 0; p < P; p++) {
@@ -197,9 +185,11 @@ export class ChunkRun {
         }
         this.column.push(column);
         this.traces.push(
-          own.length > 0 || coded
-            ? { slots: Int32Array.from(own), out: new Float64Array(rows * own.length), ...(coded ? { codes: new Int32Array(rows * codes!.sizes[v].length) } : {}) }
-            : undefined,
+          own.length === 0 && !coded
+            ? undefined
+            : this.byOutcome
+              ? { slots: Int32Array.from(own), out: NO_ROWS, outcome: new Int32Array(task.trials) }
+              : { slots: Int32Array.from(own), out: new Float64Array(rows * own.length), ...(coded ? { codes: new Int32Array(rows * codes!.sizes[v].length) } : {}) },
         );
       }
       for (let v = 1; v < V; v++) {
@@ -328,39 +318,46 @@ export class ChunkRun {
       const w = trace.width!;
       const col = trace.column!;
       const Kv = Math.floor(table.length / w);
-      if (Kv * K0 > pairCellsMax) {
-        this.pairOutcomesByTrial(v, b);
-        continue;
-      }
-      if (PAIR_COUNT.length < Kv * K0) PAIR_COUNT = new Int32Array(Kv * K0);
+      // tables too large for a count of every pair of codes: each trial its own row, count 1, in trial order
+      const counted = Kv * K0 <= pairCellsMax;
+      if (counted && PAIR_COUNT.length < Kv * K0) PAIR_COUNT = new Int32Array(Kv * K0);
       if (PAIR_MET.length < b) PAIR_MET = new Int32Array(b);
+      if (PAIR_ROWS.length < 3 * b) PAIR_ROWS = new Int32Array(3 * b);
       const count = PAIR_COUNT;
       const met = PAIR_MET;
+      const rows = PAIR_ROWS;
       let m = 0;
       let outside = 0; // negative once a code is outside its table
       for (let t = 0; t < b; t++) {
         const a = code[t];
         const c = code0[t];
         outside |= a | (Kv - 1 - a) | c | (K0 - 1 - c);
-        const cell = a * K0 + c;
-        if (count[cell]++ === 0) met[m++] = cell;
+        if (counted) {
+          const cell = a * K0 + c;
+          if (count[cell]++ === 0) met[m++] = cell;
+        } else {
+          rows[3 * m] = a * w;
+          rows[3 * m + 1] = c * w0;
+          rows[3 * m + 2] = 1;
+          m++;
+        }
       }
       // such a code counted in another pair's cell (or outside the count): a wrong sum, silently
       // (the scratch is left zero for the thread's next chunk either way)
       if (outside < 0) {
-        for (let i = 0; i < m; i++) count[met[i]] = 0;
+        if (counted) for (let i = 0; i < m; i++) count[met[i]] = 0;
         throw new Error(`a kernel wrote an outcome code outside its table (variant ${v}: ${Kv} codes, baseline: ${K0}; the Trace contract, engine/kernel.ts)`);
       }
-      // each pair met once: the variant's row and the baseline's row in their tables, and its count
-      if (PAIR_ROWS.length < 3 * m) PAIR_ROWS = new Int32Array(3 * m);
-      const rows = PAIR_ROWS;
-      for (let i = 0; i < m; i++) {
-        const cell = met[i];
-        const a = Math.floor(cell / K0);
-        rows[3 * i] = a * w;
-        rows[3 * i + 1] = (cell - a * K0) * w0;
-        rows[3 * i + 2] = count[cell];
-        count[cell] = 0;
+      // counted: each pair met once, the variant's row and the baseline's row in their tables, and its count
+      if (counted) {
+        for (let i = 0; i < m; i++) {
+          const cell = met[i];
+          const a = Math.floor(cell / K0);
+          rows[3 * i] = a * w;
+          rows[3 * i + 1] = (cell - a * K0) * w0;
+          rows[3 * i + 2] = count[cell];
+          count[cell] = 0;
+        }
       }
       const column = this.column[v];
       for (let p = 0; p < P; p++) {
@@ -380,40 +377,6 @@ export class ChunkRun {
         pairs[j] = sum;
         pairs[j + 1] = sumSq;
       }
-    }
-  }
-  /**
-   * pairOutcomes for variant v where its and the baseline's tables are too large for a count of
-   * every pair of codes (PAIR_CELLS_MAX): each trial's d read from the two tables, in trial order.
-   */
-  private pairOutcomesByTrial(v: number, b: number): void {
-    const P = this.column[0].length;
-    const t0 = this.traces[0]!;
-    const trace = this.traces[v]!;
-    const K0 = Math.floor(t0.table!.length / t0.width!);
-    const Kv = Math.floor(trace.table!.length / trace.width!);
-    const code = trace.outcome!;
-    const code0 = t0.outcome!;
-    for (let t = 0; t < b; t++) {
-      const a = code[t];
-      const c = code0[t];
-      if ((a | (Kv - 1 - a) | c | (K0 - 1 - c)) < 0) throw new Error(`a kernel wrote an outcome code outside its table (variant ${v}: ${Kv} codes, baseline: ${K0}; the Trace contract, engine/kernel.ts)`);
-    }
-    for (let p = 0; p < P; p++) {
-      const q = this.column[v][p];
-      if (q < 0) continue;
-      const cv = trace.column![q];
-      const cb = t0.column![this.column[0][p]];
-      const j = ((v - 1) * P + p) * 2;
-      let sum = this.pairs[j];
-      let sumSq = this.pairs[j + 1];
-      for (let t = 0; t < b; t++) {
-        const d = (cv < 0 ? 0 : trace.table![code[t] * trace.width! + cv]) - (cb < 0 ? 0 : t0.table![code0[t] * t0.width! + cb]);
-        sum += d;
-        sumSq += d * d;
-      }
-      this.pairs[j] = sum;
-      this.pairs[j + 1] = sumSq;
     }
   }
   /** One block's Σd and Σd² of the metrics of a (variant's group, baseline's group) pair, from the count of each pair of codes. */
