@@ -328,18 +328,23 @@ export class ChunkRun {
       const rows = PAIR_ROWS;
       let m = 0;
       let outside = 0; // negative once a code is outside its table
-      for (let t = 0; t < b; t++) {
-        const a = code[t];
-        const c = code0[t];
-        outside |= a | (Kv - 1 - a) | c | (K0 - 1 - c);
-        if (counted) {
+      // (two loops, not a test a trial: the counting loop is the hot one)
+      if (counted) {
+        for (let t = 0; t < b; t++) {
+          const a = code[t];
+          const c = code0[t];
+          outside |= a | (Kv - 1 - a) | c | (K0 - 1 - c);
           const cell = a * K0 + c;
           if (count[cell]++ === 0) met[m++] = cell;
-        } else {
+        }
+      } else {
+        for (let t = 0; t < b; t++, m++) {
+          const a = code[t];
+          const c = code0[t];
+          outside |= a | (Kv - 1 - a) | c | (K0 - 1 - c);
           rows[3 * m] = a * w;
           rows[3 * m + 1] = c * w0;
           rows[3 * m + 2] = 1;
-          m++;
         }
       }
       // such a code counted in another pair's cell (or outside the count): a wrong sum, silently
