@@ -158,6 +158,7 @@ function cLimit(dir) {
 
 /** The files the `paired` bench runs whole and apart: a case of each system with paired variants. */
 const PAIRED_FILES = [
+  'scenarios/crusader-rex/reference-field-battle.yaml', // a field battle: the closed and field paths' outcome codes
   'scenarios/crusader-rex/case-b-old-siege.yaml',
   'scenarios/crusader-rex/case-c-old-siege-2.yaml',
   'scenarios/fantasy/stone-wall-siege.yaml',

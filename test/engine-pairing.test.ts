@@ -505,6 +505,61 @@ describe('the trace contract (systems/types.ts Trace), every kernel path', () =>
     const slots = crusaderRex.pairedSlots(c).map((s) => s.slot);
     expectTraceOf(crusaderRex.kernel as Kernel<unknown>, c, slots, 700, `${file}#${p}`);
   });
+
+  /**
+   * A call in outcome mode (Trace.outcome) against one-trial calls: trial t's code's row in the
+   * table gives every paired slot's change in that trial; no rows; the accumulator and the stream
+   * as an untraced call leaves them.
+   */
+  function expectOutcomesOf(c: unknown, n: number, what: string): number {
+    const kernel = crusaderRex.kernel as Kernel<unknown>;
+    expect(kernel.outcomes!(c), `${what}: writes outcome codes`).toBe(true);
+    const slots = crusaderRex.pairedSlots(c as never).map((x) => x.slot);
+    const seed = (): RngState => deriveState('outcomes', what, 1);
+    const L = kernel.accLength(c);
+    const one = new Float64Array(L);
+    const sOne = seed();
+    const changes: number[][] = [];
+    for (let t = 0; t < n; t++) {
+      const before = slots.map((x) => one[x]);
+      kernel.run(c, sOne, 1, one);
+      changes.push(slots.map((x, p) => one[x] - before[p]));
+    }
+    const traced = new Float64Array(L);
+    const sTraced = seed();
+    const trace: Trace = { slots: Int32Array.from(slots), out: new Float64Array(0), outcome: new Int32Array(n + 2).fill(-7) };
+    kernel.run(c, sTraced, n, traced, trace);
+    expect(Array.from(trace.outcome!.subarray(n)), `${what}: nothing past the codes`).toEqual([-7, -7]);
+    expect(bytes(traced), `${what}: the accumulator`).toBe(bytes(one));
+    expect(Array.from(sTraced)).toEqual(Array.from(sOne));
+    const { table, width, column } = trace;
+    const codes = new Set<number>();
+    for (let t = 0; t < n; t++) {
+      const k = trace.outcome![t];
+      expect(k >= 0 && (k + 1) * width! <= table!.length, `${what}: trial ${t}'s code ${k} in its table`).toBe(true);
+      codes.add(k);
+      const got = slots.map((_, p) => (column![p] < 0 ? 0 : table![k * width! + column![p]]));
+      expect(got, `${what}: trial ${t}, code ${k}`).toEqual(changes[t]);
+    }
+    return codes.size;
+  }
+
+  const outcomePaths: [string, number, CrusaderRexPath][] = [
+    ['crusader-rex/reference-field-battle.yaml', 0, 'kernel'], // the closed field path
+    ['crusader-rex/reference-field-battle.yaml', 1, 'kernel'], // the field path (knights charge)
+    ['crusader-rex/reference-field-battle.yaml', 0, 'field'], // the field path on a closed battle
+    ['crusader-rex/knights-charge.yaml', 2, 'kernel'], // the field path, charging when weaker
+    ['crusader-rex/case-a-new-siege.yaml', 0, 'kernel'], // the table path's walk, reserves arriving
+    ['crusader-rex/case-b-old-siege.yaml', 0, 'kernel'], // the walk, a siege
+  ];
+  it.each(outcomePaths)('%s, variant %i, %s path: outcome codes whose rows are each trial\'s changes', (file, variant, p) => {
+    const sc = load(file);
+    crInternals.setPath(p);
+    const c = crusaderRex.compile(sc.points[0].variants[variant].scenario);
+    expect(expectOutcomesOf(c, 1500, `${file}#${variant}#${p}`), 'more than a few outcomes met').toBeGreaterThan(5);
+    // a second call on the same case: its codes keep their meaning
+    expectOutcomesOf(c, 300, `${file}#${variant}#${p}#2`);
+  });
 });
 
 describe('two identical variants: every metric over all trials differs by exactly 0 [0, 0], paired', () => {

@@ -39,7 +39,7 @@
 import type { CrusaderRexCompiled } from './compile.js';
 import { FIELD } from './compile.js';
 import type { Trace } from '../types.js';
-import { A_ATT_WINS, A_BOTH_GONE, A_DEF_HOLDS, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
+import { A_ATT_WINS, A_BOTH_GONE, A_DEF_HOLDS, A_LOST, A_ROUNDS, OUTCOME_W, SURV, attrBase, maxAll, outcomeColumns } from './layout.js';
 import { fieldPathApplies } from './field-run-path.js';
 import { sideTables } from './state-tables.js';
 import { fmix32, nextI32 } from '../../engine/rng.js';
@@ -121,6 +121,11 @@ export interface ClosedField {
   ws: Int32Array;
   /** A trial played again: its states after rounds 1 and 2 and at the end (a1, b1, a2, b2, a, b). */
   out: Int32Array;
+  /**
+   * Outcome mode (Trace.outcome): the outcome row (OUTCOME_W words, layout.ts OUTCOME_SLOTS) of
+   * each trial's code ((a * sum1.length + b) * 4 + rounds fought), for every code there is.
+   */
+  outcomes: Int32Array;
   att: number;
   initial: Int32Array;
   histN: number;
@@ -442,6 +447,24 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
   };
   const sum0 = Uint8Array.from({ length: initial[0] + 1 }, (_, R) => R);
   const sum1 = Uint8Array.from({ length: initial[1] + 1 }, (_, R) => R);
+  // every code's outcome row: what addClosedTrial adds for a trial ending on (a, b) after `rounds` rounds
+  const outcomes = new Int32Array(sum0.length * sum1.length * 4 * OUTCOME_W);
+  for (let a = 0; a < sum0.length; a++) {
+    for (let b = 0; b < sum1.length; b++) {
+      const contested = a !== 0 && b !== 0 ? 1 : 0;
+      const fin0 = end[0][contested * sum0.length + a];
+      const fin1 = end[1][contested * sum1.length + b];
+      const attIn = contested === 0 && (att === 0 ? fin0 : fin1) > 0;
+      const defIn = contested === 1 || (att === 0 ? fin1 : fin0) > 0;
+      for (let rounds = 0; rounds < 4; rounds++) {
+        const o = ((a * sum1.length + b) * 4 + rounds) * OUTCOME_W;
+        outcomes[o + (attIn ? 0 : defIn ? 1 : 3)] = 1; // wins, holds or both gone (never goes on: the attacker retreats)
+        outcomes[o + 6] = rounds;
+        outcomes[o + 7] = initial[0] - fin0;
+        outcomes[o + 8] = initial[1] - fin1;
+      }
+    }
+  }
   return {
     a0: initial[0],
     b0: initial[1],
@@ -463,6 +486,7 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
     rs: new Int32Array(4),
     ws: new Int32Array(8),
     out: new Int32Array(6),
+    outcomes,
     att,
     initial,
     histN: maxAll(c) + 1,
@@ -477,11 +501,19 @@ export function buildClosedField(c: CrusaderRexCompiled, ords: Int32Array[]): Cl
  * in locals (engine/rng.ts: the same bits).
  */
 export function runClosedField(f: ClosedField, stream: Int32Array, trials: number, acc: Float64Array, trace: Trace | undefined): void {
-  if (trace === undefined) acc[0] += trials;
+  // outcome mode: played as untraced (the histograms), each trial's code written
+  const outc = trace?.outcome;
+  const rows = outc === undefined ? trace : undefined;
+  if (rows === undefined) acc[0] += trials;
   for (let done = 0; done < trials; done += PASS) {
     const n = trials - done < PASS ? trials - done : PASS;
-    playClosed(f, stream, n, acc, trace, done);
-    if (trace === undefined) flushClosed(f, acc);
+    playClosed(f, stream, n, acc, rows, outc, done);
+    if (rows === undefined) flushClosed(f, acc);
+  }
+  if (outc !== undefined) {
+    trace!.table = f.outcomes;
+    trace!.width = OUTCOME_W;
+    if (trace!.column?.length !== trace!.slots.length) trace!.column = outcomeColumns(trace!.slots);
   }
 }
 
@@ -492,7 +524,7 @@ export function runClosedField(f: ClosedField, stream: Int32Array, trials: numbe
  * fixed state, drawn from nothing and counted nowhere. States are steps left (a, b: the first
  * trial's sides 0 and 1; c, d: the second's).
  */
-function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64Array, trace: Trace | undefined, t0: number): void {
+function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64Array, trace: Trace | undefined, outc: Int32Array | undefined, t0: number): void {
   const sFire = f.sFire;
   const sPack = f.sPack;
   const steps = sFire.length;
@@ -743,6 +775,11 @@ function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64A
         sc[c1 * w1 + d1]++;
         sc[jj + c2 * w1 + d2]++;
         sc[jj2 + c * w1 + d]++;
+      }
+      if (outc !== undefined) {
+        // the trial's code: its end states and the rounds it fought (ClosedField.outcomes)
+        outc[t0 + i] = (a * w1 + b) * 4 + fought0 + (a1 !== 0 && b1 !== 0 ? 1 : 0) + (a2 !== 0 && b2 !== 0 ? 1 : 0);
+        if (two) outc[t0 + i + 1] = (c * w1 + d) * 4 + fought0 + (c1 !== 0 && d1 !== 0 ? 1 : 0) + (c2 !== 0 && d2 !== 0 ? 1 : 0);
       }
     }
   }

@@ -18,7 +18,7 @@ import type { Trace } from '../types.js';
 import { FIELD, PENDING, type CrusaderRexCompiled } from './compile.js';
 import { fireOrderMatters } from './order.js';
 import { chargeOutcomes, joined, runDists, sideTables } from './state-tables.js';
-import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
+import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_LOST, A_ROUNDS, OUTCOME_W, SURV, attrBase, maxAll, outcomeColumns } from './layout.js';
 
 // === a field battle at a town without a castle =================================================
 //
@@ -382,6 +382,19 @@ export function runField(c: CrusaderRexCompiled, rng: RngState, stream: RngState
   const controlAny = c.controlChangeAnyRound;
   const state = fieldN; // reused: the two sides' field states
   const z1 = zOff[1];
+  // outcome mode (Trace.outcome): a code a trial instead of a row (the case's codes by outcome, made as met)
+  const outc = trace?.outcome;
+  const w0 = initialS[0] + 1;
+  const w1 = initialS[1] + 1;
+  if (outc !== undefined && current!.ocDense.length === 0) current!.ocDense = new Int32Array(16 * w0 * w1).fill(-1);
+  const dense = current!.ocDense;
+  ocTrace = outc !== undefined ? trace : undefined;
+  if (outc !== undefined) {
+    // set before the loop (nothing may follow it); fieldOutcome sets the table again when it grows it
+    trace!.table = current!.ocTable;
+    trace!.width = OUTCOME_W;
+    if (trace!.column?.length !== trace!.slots.length) trace!.column = outcomeColumns(trace!.slots);
+  }
   acc[0] += trials; // before the loop: nothing may follow it (the Kernel contract, systems/types.ts)
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
@@ -464,8 +477,42 @@ export function runField(c: CrusaderRexCompiled, rng: RngState, stream: RngState
     const attIn = NZ[zOff[attacker0] + state[attacker0]] > 0;
     const defIn = NZ[zOff[1 - attacker0] + state[1 - attacker0]] > 0;
     finishFast(c, acc, attrB, histN, attIn, defIn, nRounds);
-    if (trace !== undefined) writeTrace(trace, i, acc);
+    if (outc !== undefined) {
+      // the trial's code: its outcome (finishFast's order), rounds and each side's steps lost, by the code it was first met as
+      const k = (((attIn ? (defIn ? 2 : 0) : defIn ? 1 : 3) * 4 + nRounds) * w0 + initialS[0] - totalS[0]) * w1 + initialS[1] - totalS[1];
+      const d = dense[k];
+      outc[i] = d >= 0 ? d : fieldOutcome(k);
+    } else if (trace !== undefined) writeTrace(trace, i, acc);
   }
+}
+
+/**
+ * Outcome mode: the code of a trial whose outcome, rounds and steps lost are k (runField's
+ * order), met for the first time in this case: the next code, its row (layout.ts OUTCOME_SLOTS)
+ * written into the case's table. Codes keep their meaning for as long as the case's tables live.
+ */
+function fieldOutcome(k: number): number {
+  const t = current!;
+  const w1 = initialS[1] + 1;
+  const w0 = initialS[0] + 1;
+  const lost1 = k % w1;
+  const lost0 = Math.floor(k / w1) % w0;
+  const rounds = Math.floor(k / (w1 * w0)) % 4;
+  const result = Math.floor(k / (w1 * w0 * 4));
+  const code = t.ocN++;
+  if (t.ocTable.length < t.ocN * OUTCOME_W) {
+    const grown = new Int32Array(2 * t.ocN * OUTCOME_W);
+    grown.set(t.ocTable);
+    t.ocTable = grown;
+    ocTrace!.table = grown;
+  }
+  const o = code * OUTCOME_W;
+  t.ocTable[o + result] = 1; // wins, holds, goes on or both gone
+  t.ocTable[o + 6] = rounds;
+  t.ocTable[o + 7] = lost0;
+  t.ocTable[o + 8] = lost1;
+  t.ocDense[k] = code;
+  return code;
 }
 
 /** The field path's data for one compiled case (hit orders, per-block arrays, tables). */
@@ -501,6 +548,10 @@ export interface FieldTables {
   runW: Int32Array;
   runPos: Int32Array;
   ALIAS: Int32Array;
+  /** Outcome mode: each outcome's code (-1: not met yet; empty until the first call in outcome mode) and the rows of the codes met (OUTCOME_W words each). */
+  ocDense: Int32Array;
+  ocTable: Int32Array;
+  ocN: number;
 }
 
 /**
@@ -520,11 +571,17 @@ export function buildFieldTables(c: CrusaderRexCompiled, ords: Int32Array[]): Fi
   buildFast(c);
   loc = new Int32Array(c.nb);
   if (!buildTablesInto(c, ords)) throw new Error('crusader-rex: the field path does not apply');
-  return { hitOrder, initialS, fSide, fFp, fArrive, fLoc0, fSteps0, loc, DIG, APP, NZ, SUM, MAXD, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight, runFrom, runTo, runSide, runBase, runKind, runAlt, runW, runPos, ALIAS };
+  return { hitOrder, initialS, fSide, fFp, fArrive, fLoc0, fSteps0, loc, DIG, APP, NZ, SUM, MAXD, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight, runFrom, runTo, runSide, runBase, runKind, runAlt, runW, runPos, ALIAS, ocDense: new Int32Array(0), ocTable: new Int32Array(16 * OUTCOME_W), ocN: 0 };
 }
+
+/** The case in use (useFieldTables): its outcome codes. */
+var current: FieldTables | null = null;
+/** The trace of the call in outcome mode (runField), whose table fieldOutcome replaces when it grows it. */
+var ocTrace: Trace | undefined;
 
 /** The case the field path runs next. */
 export function useFieldTables(t: FieldTables): void {
+  current = t;
   ({ hitOrder, initialS, fSide, fFp, fArrive, fLoc0, fSteps0, loc } = t);
   ({ DIG, APP, NZ, SUM, MAXD, dOff, aOff, zOff, nSide, state0, pendN0, pendS0, bPos, bWeight, runFrom, runTo, runSide, runBase, runKind, runAlt, runW, runPos, ALIAS } = t);
 }

@@ -125,11 +125,12 @@ export function runCrusaderRex(c: CrusaderRexCompiled, stream: RngState, trials:
 
 /**
  * Whether the case's calls can write outcome codes (the Kernel contract's `outcomes`): the table
- * path's walk, whose trial ends on an outcome that fixes every paired slot's change (OUTV).
+ * path's walk, whose trial ends on an outcome that fixes every paired slot's change (OUTV), and
+ * the closed and field paths, whose trials end on their outcome, rounds and steps lost.
  */
 function outcomesCrusaderRex(c: CrusaderRexCompiled): boolean {
   ensure(c);
-  return path === TABLE && walkPlays(c);
+  return path === CLOSED || path === FIELD || (path === TABLE && walkPlays(c));
 }
 
 export const crusaderRexKernel: Kernel<CrusaderRexCompiled> = {

@@ -30,3 +30,24 @@ export function attrBase(c: CrusaderRexCompiled): number {
 export function accLengthCrusaderRex(c: CrusaderRexCompiled): number {
   return attrBase(c) + c.turns * 4 * 12;
 }
+
+/**
+ * Outcome mode (engine/kernel.ts Trace.outcome): the words of an outcome row every path that
+ * writes outcome codes lays out alike: wins, holds, goes on, both gone, falls, lifted, rounds,
+ * steps lost by side 0 and 1 (a path may keep more words after them: its table's width says).
+ */
+/** Words of the closed and field paths' outcome rows (the table path's walk keeps two more: OW). */
+export const OUTCOME_W = 9;
+export const OUTCOME_SLOTS = [A_ATT_WINS, A_DEF_HOLDS, A_CONTINUES, A_BOTH_GONE, A_FALLS, A_LIFTED, A_ROUNDS, A_LOST, A_LOST + 2];
+
+/** The column of an outcome row each paired slot changes by (Trace.column); p_guard never changes on these paths (-1). */
+export function outcomeColumns(slots: Int32Array): Int32Array {
+  const column = new Int32Array(slots.length);
+  for (let p = 0; p < slots.length; p++) {
+    const s = slots[p];
+    const at = OUTCOME_SLOTS.indexOf(s);
+    if (at < 0 && s !== A_GUARD) throw new Error(`crusader-rex: slot ${s} cannot be traced by outcome`);
+    column[p] = at;
+  }
+  return column;
+}

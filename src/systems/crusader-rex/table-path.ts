@@ -39,7 +39,7 @@ import { writeTrace } from '../trace.js';
 import type { Trace } from '../types.js';
 import { rollDie } from '../../engine/dice.js';
 import type { CrusaderRexCompiled } from './compile.js';
-import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_GUARD, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll } from './layout.js';
+import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll, outcomeColumns } from './layout.js';
 
 import { HS, NO_DICE, POW5, TABLE_MAX, aliasTable, type Tables } from './state-tables.js';
 import { B_SHIFT, H_SHIFT, roundCacheFor, roundKey, roundTable, type RoundCache } from './round-tables.js';
@@ -1776,18 +1776,6 @@ function playWalk(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trial
     } else if (outc !== undefined) outc[i] = -2 - nd;
   }
   w.nt = nt;
-}
-
-/** The column of OUTV each paired slot changes by on the walk (outcome mode: Trace.outcome); p_guard never changes there. */
-function outcomeColumns(slots: Int32Array): Int32Array {
-  const column = new Int32Array(slots.length);
-  for (let p = 0; p < slots.length; p++) {
-    const s = slots[p];
-    const at = [A_ATT_WINS, A_DEF_HOLDS, A_CONTINUES, A_BOTH_GONE, A_FALLS, A_LIFTED, A_ROUNDS, A_LOST, A_LOST + 2].indexOf(s);
-    if (at < 0 && s !== A_GUARD) throw new Error(`the table path's walk cannot trace slot ${s} by outcome`);
-    column[p] = at;
-  }
-  return column;
 }
 
 /** Whether a call on the case in use (useTables) plays the walk: in outcome mode it writes outcome codes (the Kernel's `outcomes`). */
