@@ -84,4 +84,30 @@ describe('a chunk in slices is the chunk in one call, byte for byte', () => {
     expect(bytes(got)).toBe(bytes(expected));
     expect(said).toBeLessThanOrEqual(1001);
   });
+
+  it("a group's next batch starts at the slice size its last batch reached, not at one trial; another group starts at one", async () => {
+    const file = 'surrender/town-basic.yaml';
+    const v = validateText(file, readFileSync(path.join(ROOT, 'scenarios', file), 'utf8'));
+    if (!v.ok) throw new Error(JSON.stringify(v.issues));
+    const [job] = jobsOf(v.value, compilePoints(v.value));
+    const calls: number[] = [];
+    const spy = { ...KERNELS[job.system], run: (c: unknown, s: Int32Array, n: number, acc: Float64Array) => (calls.push(n), KERNELS[job.system].run(c, s, n, acc)) };
+    const exec = new InlineExecutor({ [job.system]: spy });
+    const batch = (first: number, compiled = job.compiled): BatchTask => ({ ...job, compiled, seed: 3, stream: 'point-0', first, sizes: [200_000] });
+    const first = await exec.run(batch(0));
+    expect(calls[0]).toBe(1);
+    expect(calls.length).toBeGreaterThan(3); // 1, 8, 64, ... (grown from measured times)
+    const reached = calls[calls.length - 2]; // the last slice of the first batch (its last call may be the rest)
+    calls.length = 0;
+    const second = await exec.run(batch(1));
+    expect(calls[0]).toBeGreaterThan(1);
+    expect(calls[0]).toBeGreaterThanOrEqual(Math.min(reached, 200_000) / 8);
+    // the same numbers as in one call
+    expect(bytes(second)).toBe(bytes(runBatch(KERNELS[job.system], batch(1))));
+    expect(bytes(first)).toBe(bytes(runBatch(KERNELS[job.system], batch(0))));
+    // a group of other cases (another compiled array) starts at one
+    calls.length = 0;
+    await exec.run(batch(2, [...job.compiled]));
+    expect(calls[0]).toBe(1);
+  });
 });

@@ -76,12 +76,21 @@ export class InlineExecutor implements Executor {
   async close(): Promise<void> {}
 }
 
+/**
+ * The last slice size of each group's batches, by its cases (a run's batches of one sweep point
+ * share their `compiled` array): a group's next batch starts there instead of at one trial. A
+ * batch started at one grew through slices of 1, 8, 64, 512 and 4 096 trials first, each a kernel
+ * call with its fixed cost (a Crusader Rex walk's flush, a pairing's count), in every batch.
+ */
+const sliceOf = new WeakMap<object, number>();
+
 /** runBatch's result, slice by slice, with a turn of the event loop every TURN_MS; rejects with CancelledError at a turn once `signal` aborts. */
 async function runBatchSliced(kernel: Kernel<unknown>, task: BatchTask, opts: TaskOptions): Promise<Float64Array> {
   if (opts.signal?.aborted) throw new CancelledError();
   const L = resultLength(task);
   const out = new Float64Array(L * task.sizes.length);
-  let n = 1; // trials in the next slice: from one (a chunk may take minutes), grown from measured times
+  // trials in the next slice: from one for a group's first batch (a chunk may take minutes), grown from measured times
+  let n = sliceOf.get(task.compiled) ?? 1;
   let trials = 0;
   let turn = performance.now();
   for (let j = 0; j < task.sizes.length; j++) {
@@ -93,6 +102,7 @@ async function runBatchSliced(kernel: Kernel<unknown>, task: BatchTask, opts: Ta
       trials += k;
       const dt = t1 - t0;
       n = Math.max(1, Math.min(n * 8, dt > 0 ? Math.floor((k * SLICE_MS) / dt) : n * 8));
+      sliceOf.set(task.compiled, n);
       if (t1 - turn >= TURN_MS) {
         opts.onTrials?.(trials);
         await nextTurn();
