@@ -145,7 +145,9 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
           flags.precision === undefined
             ? `${first} trials`
             : `${first} trials, then more until every headline interval is within ±${flags.precision} (at most ${showCount(flags.maxTrials ?? 1e9)} a case)`;
-        process.stderr.write(`${v.name}: running ${n} case(s) x ${plan} ${inProcess ? 'in-process' : `on ${exec.threads} thread(s)`}\n`);
+        // a cold pool (no early pool): the run starts in this thread and starts the workers only if it runs long (engine/run.ts WARM_AT_MS)
+        const where = inProcess ? 'in-process' : exec.readiness?.() === 'cold' ? `in this thread until it is seen to run long, then on ${exec.threads} thread(s)` : `on ${exec.threads} thread(s)`;
+        process.stderr.write(`${v.name}: running ${n} case(s) x ${plan} ${where}\n`);
       }
       // A run that will take long says so once its speed is known (not --precision: its end depends on the results).
       const t0 = performance.now();
