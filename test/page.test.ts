@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { fixedSide, fmtDiff, fmtDiffInterval, fmtInterval, fmtValue, halfWidth, int, label, num, overText, pct, significant } from '../src/serve/page/format.js';
 import { linkNumber, listWords, parseSweepSpec, queryText, rangeNoteOf, rangeOfList, rangeValues, RESERVED, trialsOk, valuesFromQuery } from '../src/serve/page/links.js';
 import { isMessage, LineSplitter, messagesOf, parseMessage } from '../src/serve/page/ndjson.js';
+import { newerOnly } from '../src/serve/page/order.js';
 import type { ControlKind, RunMessage, StreamMessage } from '../src/api/protocol.js';
 
 describe('formatting', () => {
@@ -164,5 +165,36 @@ describe('NDJSON', () => {
     const out: StreamMessage[] = [];
     for await (const m of messagesOf(chunks())) out.push(m);
     expect(out).toEqual([{ type: 'solving', ms: 1 }, { type: 'error', message: 'é' }, { type: 'solving', ms: 2 }]);
+  });
+});
+
+describe('draws that finish out of order (newerOnly: a sweep\'s partial charts and its last)', () => {
+  it('an older drawing finishing after a newer one has painted does not paint over it', () => {
+    const order = newerOnly();
+    const partial = order.next();
+    const last = order.next();
+    expect(last()).toBe(true);
+    expect(partial()).toBe(false);
+  });
+  it('drawings finishing in order each paint (a long sweep shows its progress), and the next after the last too', () => {
+    const order = newerOnly();
+    const a = order.next();
+    const b = order.next();
+    expect(a()).toBe(true);
+    expect(b()).toBe(true);
+    const c = order.next();
+    const d = order.next();
+    expect(d()).toBe(true);
+    expect(c()).toBe(false);
+    expect(order.next()()).toBe(true);
+  });
+  it('each order is its own (one sweep\'s drawings do not hold back another\'s)', () => {
+    const one = newerOnly();
+    const two = newerOnly();
+    one.next();
+    const late = one.next();
+    const first = two.next();
+    expect(late()).toBe(true);
+    expect(first()).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 /** The sweep tab: one or two settings over a range or a list (a line or a heatmap), and solve for a target. */
+import { newerOnly } from './order.js';
 import type { AxisRequest, SolveAnswer, SolveMetric, SweepDone, SweepRequest, WireMetric } from '../../api/protocol.js';
 import { contentWidth, EMBED_ACTIONS_WIDTH, embedInto } from './charts.js';
 import { addLinkProblems, loadedOf } from './controls.js';
@@ -126,6 +127,9 @@ const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k)
 export async function linkedSweep(problems: SweepProblem[]): Promise<void> {
   if (!marks.ready) showTab('sweep'); // opening the link (not a change of variant later)
   const status = $('#sweep-status');
+  // a sweep run while the checks below wait for the server owns the status line: nothing is said over it
+  const sweep = state.sweep;
+  const moved = (scenario: string) => state.info?.path !== scenario || state.sweep !== sweep;
   const said = (lines: string[]) => void (status.textContent = `The link's sweep: ${lines.join(' · ')}`);
   if (problems.length > 0) {
     // a path or a metric the page does not offer is said as the server says it to a sweep (one rule, its did-you-mean)
@@ -141,13 +145,13 @@ export async function linkedSweep(problems: SweepProblem[]): Promise<void> {
         } catch (e) {
           why = (e as Error).message;
         }
-        if (state.info?.path !== scenario) return;
+        if (moved(scenario)) return;
         lines.push(`${p.key}: ${why}`);
       }
     }
     // the rest of the link's sweep, as the form now holds it, is checked too: every problem is named at once
     const rest = await sweepCheck();
-    if (rest === undefined || state.info?.path !== scenario) return;
+    if (rest === undefined || moved(scenario)) return;
     lines.push(...rest);
     // the link's sweep is dropped, named with the link's other bad parts; the form holds what it shows instead
     addLinkProblems(lines.map((l) => `${l} (the sweep not used)`));
@@ -158,7 +162,7 @@ export async function linkedSweep(problems: SweepProblem[]): Promise<void> {
   }
   const scenario = state.info.path;
   const rest = await sweepCheck();
-  if (rest === undefined || state.info?.path !== scenario) return;
+  if (rest === undefined || moved(scenario)) return;
   if (rest.length === 0) status.textContent = 'the sweep from the link: "run sweep" runs it';
   else said(rest);
 }
@@ -324,11 +328,14 @@ export async function runSweep(ev?: Event): Promise<void> {
   answer.hidden = true;
   $('#sweep-stop').hidden = false;
   status.textContent = 'starting…';
+  // partial charts and the final one are drawn as they come: one that finishes late never replaces a newer one
+  const order = newerOnly();
   const draw = async (spec: object) => {
     const s = spec as { width?: unknown };
     if (s.width === 'container') s.width = Math.max(320, contentWidth($('#sweep-chart')) - EMBED_ACTIONS_WIDTH);
+    const mayPaint = order.next();
     try {
-      await embedInto($('#sweep-chart'), spec, () => state.sweep === ac);
+      await embedInto($('#sweep-chart'), spec, () => state.sweep === ac && mayPaint());
     } catch (e) {
       status.textContent = `the chart could not be drawn: ${(e as Error).message}`;
     }
