@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { runScenario, validateText } from '../src/api.js';
 import { alignPairedCodes, alignPairedSlots, compilePoints, jobsOf } from '../src/api/run.js';
-import { ChunkRun, PAIR_BLOCK, _setPairCellsMax as setPairCellsMax, resultLength, runChunk, type ChunkTask } from '../src/engine/chunk.js';
+import { batchChunk, ChunkRun, PAIR_BLOCK, _setPairCellsMax as setPairCellsMax, resultLength, runBatch, runChunk, type BatchTask, type ChunkTask } from '../src/engine/chunk.js';
 import { deriveState, nextU32, type RngState } from '../src/engine/rng.js';
 import { crusaderRex } from '../src/systems/crusader-rex/index.js';
 import { _internals as crInternals, type CrusaderRexPath } from '../src/systems/crusader-rex/kernel.js';
@@ -292,6 +292,50 @@ const toySystem = {
   pairedSlots: (c: Toy): PairedSlot[] => (c.paired ?? Object.keys(c.slots)).map((metric) => ({ metric, slot: c.slots[metric] })),
   pairedGroups: (c: Toy): PairedGroup[] => c.declared.map((metrics) => ({ metrics })),
 };
+
+describe('one variant, and batches of chunks', () => {
+  it("one variant: a step is the kernel's own call on the chunk's stream (none for no trials), its buffer the accumulator", () => {
+    const sc = load('surrender/town-basic.yaml');
+    const job = jobsOf(sc, compilePoints(sc))[0];
+    expect(job.compiled.length).toBe(1);
+    const kernel = sc.system.kernel as Kernel<unknown>;
+    const calls: [number, boolean][] = [];
+    const spy = after(kernel, (_c, n, trace) => calls.push([n, trace !== undefined]));
+    const run = new ChunkRun(spy, { ...job, trials: 5000, state: deriveState('one', 'v', 0) });
+    expect(run.step(0)).toBe(0);
+    expect(calls).toEqual([]);
+    expect(run.step(3000)).toBe(3000);
+    expect(run.step(9000)).toBe(2000); // no more than the chunk holds
+    expect(run.finished).toBe(true);
+    expect(calls).toEqual([[3000, false], [2000, false]]);
+    const acc = new Float64Array(job.accLengths[0]);
+    const stream = deriveState('one', 'v', 0);
+    kernel.run(job.compiled[0], stream, 5000, acc);
+    expect(bytes(run.out)).toBe(bytes(acc));
+    expect(resultLength({ ...job })).toBe(job.accLengths[0]);
+  });
+
+  it("a batch is its chunks end to end, chunk j on stream first + j; batchChunk keeps the task's paired codes", () => {
+    const sc = load('cry-havoc/melee-two-on-one.yaml');
+    const job = jobsOf(sc, compilePoints(sc))[0];
+    expect(job.pairedCodes).toBeDefined();
+    const kernel = sc.system.kernel as Kernel<unknown>;
+    const task: BatchTask = { ...job, seed: 11, stream: 'point-0', first: 4, sizes: [700, 1, 1300] };
+    const got = runBatch(kernel, task);
+    const L = resultLength(task);
+    expect(got.length).toBe(3 * L);
+    task.sizes.forEach((n, j) => {
+      const one = runChunk(kernel, { ...job, trials: n, state: deriveState(11, 'point-0', 4 + j) });
+      expect(bytes(got.subarray(j * L, (j + 1) * L)), `chunk ${j}`).toBe(bytes(one));
+      const c = batchChunk(task, j);
+      expect([c.trials, c.pairedCodes === job.pairedCodes]).toEqual([n, true]);
+    });
+    // a task with no codes gives chunks with none
+    const plain: BatchTask = { ...task, pairedCodes: undefined };
+    delete plain.pairedCodes;
+    expect(batchChunk(plain, 0).pairedCodes).toBeUndefined();
+  });
+});
 
 describe('metrics of one-hot groups, paired from codes (engine/chunk.ts PairedCodes)', () => {
   const slots = { x: 1, y: 2, z: 3, u: 4, v: 5 };
