@@ -555,10 +555,10 @@ describe('the trace contract (systems/types.ts Trace), every kernel path', () =>
    * table gives every paired slot's change in that trial; no rows; the accumulator and the stream
    * as an untraced call leaves them.
    */
-  function expectOutcomesOf(c: unknown, n: number, what: string): number {
-    const kernel = crusaderRex.kernel as Kernel<unknown>;
+  function expectOutcomesOf(c: unknown, n: number, what: string, sys: RulesSystem = crusaderRex as RulesSystem): number {
+    const kernel = sys.kernel as Kernel<unknown>;
     expect(kernel.outcomes!(c), `${what}: writes outcome codes`).toBe(true);
-    const slots = crusaderRex.pairedSlots(c as never).map((x) => x.slot);
+    const slots = sys.pairedSlots(c as never).map((x) => x.slot);
     const seed = (): RngState => deriveState('outcomes', what, 1);
     const L = kernel.accLength(c);
     const one = new Float64Array(L);
@@ -603,6 +603,16 @@ describe('the trace contract (systems/types.ts Trace), every kernel path', () =>
     expect(expectOutcomesOf(c, 1500, `${file}#${variant}#${p}`), 'more than a few outcomes met').toBeGreaterThan(5);
     // a second call on the same case: its codes keep their meaning
     expectOutcomesOf(c, 300, `${file}#${variant}#${p}#2`);
+  });
+
+  it.each([
+    ['surrender/fortress-readings.yaml', 0],
+    ['surrender/fortress-readings.yaml', 2], // a d10
+    ['surrender/port-blockade.yaml', 0], // a port: turns without a test
+  ] as [string, number][])('%s, variant %i: outcome codes (the probe, surrendered) whose rows are each trial\'s changes', (file, variant) => {
+    const sc = load(file);
+    const c = sc.system.compile(sc.points[0].variants[Math.min(variant, sc.variantNames.length - 1)].scenario);
+    expect(expectOutcomesOf(c, 2000, `${file}#${variant}`, sc.system as RulesSystem), 'three or four of the codes met').toBeGreaterThanOrEqual(3);
   });
 });
 

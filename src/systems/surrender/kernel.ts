@@ -26,8 +26,21 @@ export const ACC_SUM_T = 3;
 export const ACC_SUM_T2 = 4;
 export const ACC_BY_TURN = 5;
 
+/**
+ * Outcome mode (Trace.outcome): a trial's code is its probe's success + 2 x whether it
+ * surrendered, which fix both paired slots' changes: row k of OUTCOMES is (p_test, p_surrender).
+ */
+const OUTCOMES = new Int32Array([0, 0, 1, 0, 0, 1, 1, 1]);
+const OUTCOME_SLOTS = [ACC_PROBE, ACC_SURRENDERED];
+
 export function runSurrender(c: SurrenderCompiled, stream: RngState, trials: number, acc: Float64Array, trace?: Trace): void {
-  playTrials(c, stream, trials, acc, trace);
+  const outc = trace?.outcome;
+  playTrials(c, stream, trials, acc, outc === undefined ? trace : undefined, outc);
+  if (outc !== undefined) {
+    trace!.table = OUTCOMES;
+    trace!.width = 2;
+    if (trace!.column?.length !== trace!.slots.length) trace!.column = outcomeColumns(trace!.slots);
+  }
   acc[ACC_TRIALS] += trials;
   acc[ACC_PROBE] += oProbe;
   acc[ACC_SURRENDERED] += oSurrendered;
@@ -48,7 +61,16 @@ let oSumT2 = 0;
  * call in about half of all processes (a third slower on town-basic; `node --trace-deopt`:
  * "Insufficient type feedback for generic keyed access" once a call).
  */
-function playTrials(c: SurrenderCompiled, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
+/** The column of an outcome row each paired slot changes by (Trace.column). */
+function outcomeColumns(slots: Int32Array): Int32Array {
+  return Int32Array.from(slots, (s) => {
+    const at = OUTCOME_SLOTS.indexOf(s);
+    if (at < 0) throw new Error(`surrender: slot ${s} cannot be traced by outcome`);
+    return at;
+  });
+}
+
+function playTrials(c: SurrenderCompiled, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined, outc: Int32Array | undefined): void {
   const rng = TRIAL;
   const die = c.die | 0;
   const dieT = c.dieT;
@@ -62,7 +84,9 @@ function playTrials(c: SurrenderCompiled, stream: RngState, trials: number, acc:
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)
     // p_test: one test from the trial's first roll, with the constant modifiers and no cards.
-    if (testSucceeds(c, rollDie(rng, die, dieT), base)) probe++;
+    const pr = testSucceeds(c, rollDie(rng, die, dieT), base) ? 1 : 0;
+    probe += pr;
+    let fellAt = 0; // the turn it surrendered in (0: it did not)
     for (let t = 1; t <= turns; t++) {
       // Seed 002 section C: a port is only tested while the blockade holds.
       if (c.port === 1 && !rollChance(rng, c.blockadeT)) continue;
@@ -79,6 +103,7 @@ function playTrials(c: SurrenderCompiled, stream: RngState, trials: number, acc:
         }
       }
       if (fell) {
+        fellAt = t;
         surrendered++;
         sumT += t;
         sumT2 += t * t;
@@ -86,7 +111,8 @@ function playTrials(c: SurrenderCompiled, stream: RngState, trials: number, acc:
         break;
       }
     }
-    if (trace !== undefined) {
+    if (outc !== undefined) outc[i] = pr + (fellAt > 0 ? 2 : 0);
+    else if (trace !== undefined) {
       // the sums kept in locals, added trial by trial so that the traced slots run
       acc[ACC_PROBE] += probe;
       acc[ACC_SURRENDERED] += surrendered;
@@ -105,4 +131,5 @@ function playTrials(c: SurrenderCompiled, stream: RngState, trials: number, acc:
 export const surrenderKernel: Kernel<SurrenderCompiled> = {
   run: runSurrender,
   accLength: (c) => ACC_BY_TURN + c.turns,
+  outcomes: () => true,
 };
