@@ -156,13 +156,14 @@ function cLimit(dir) {
   return { source: 'measured (bench/cr-limit.c, gcc -O2 -march=native, best of 3)', battles_per_wall_second: Math.round(best.battles_per_second), p_attacker_wins: best.p_attacker_wins };
 }
 
-/** The files the `paired` bench runs whole and apart: a case of each system with paired variants. */
+/** The files the `paired` bench runs whole and apart: files of each system with paired variants. */
 const PAIRED_FILES = [
   'scenarios/crusader-rex/reference-field-battle.yaml', // a field battle: the closed and field paths' outcome codes
   'scenarios/crusader-rex/case-b-old-siege.yaml',
   'scenarios/crusader-rex/case-c-old-siege-2.yaml',
   'scenarios/fantasy/stone-wall-siege.yaml',
   'scenarios/cry-havoc/melee-two-on-one.yaml',
+  'scenarios/surrender/fortress-readings.yaml', // six readings of one rule: pairing's cost on ~40 ns trials
 ];
 
 /**
