@@ -858,12 +858,12 @@ describeBrowser('the workbench page', () => {
         "Without --where, siegesim tune searches from the file's first sweep point (wall.dc = 8), another case. " +
         'Run it on the tuned copy (download YAML under Save & reproduce, saved as climbers-dc.tuned.yaml): its sweep gains wall.dc 14, the point whose dice the page rolled.',
     );
-    // the range the page left to its default is written as searched (tune on the copy would span its sweep, 8..16)
+    // the range the page left to its default (the file's sweep) is written as searched: tune on the copy would span the copy's
     const copyDir = mkdtempSync(path.join(tmpdir(), 'siegesim-tune-line-'));
     writeFileSync(path.join(copyDir, 'climbers-dc.tuned.yaml'), saved);
     const { line } = await expectSearchOfLine(page, copyDir, path.join(copyDir, 'search'));
     rmSync(copyDir, { recursive: true, force: true });
-    expect(line).toBe("npx siegesim tune climbers-dc.tuned.yaml --where wall.dc=14,attacker.infantry=10 --params wall.dc --target 'p_attacker_wins in [0.45, 0.55]' --range wall.dc=7..28 --trials 1024 --budget 51200 --seed 23");
+    expect(line).toBe("npx siegesim tune climbers-dc.tuned.yaml --where wall.dc=14,attacker.infantry=10 --params wall.dc --target 'p_attacker_wins in [0.45, 0.55]' --range wall.dc=8..16 --trials 1024 --budget 51200 --seed 23");
     await page.addStyleTag({ content: '.top { position: static !important; }' }); // the part's picture without the sticky bar over it
     await screenshot(page, 'workbench-what-matters-tune-line', page.locator('#tune'));
     expect(problems()).toEqual([]);

@@ -80,19 +80,19 @@ interface CliEvaluation {
 
 describe("the search's command line (siegesim tune)", () => {
   it('gives the page\'s answer and every candidate\'s numbers: a variant, a tuned value, and a swept one off the sweep (the tuned copy)', async () => {
-    // climbers-dc sweeps wall.dc [8, 12, 16]: 14 is none of its points, so the line runs the saved
-    // copy (its sweep gains 14, the point whose dice the page rolls); the page searches the case
-    // around its value (7..28) where tune on the copy would span its sweep (8..16): the line says the range
-    const ask = { scenario: 'fantasy/climbers-dc.yaml', variant: 'above-dc', values: { 'wall.dc': 14, 'attacker.infantry': 10 } };
-    const done = await tune({ ...ask, params: ['wall.dc'], targets: [{ metric: 'p_breach', lo: 0.8, hi: 0.9 }], trials: 512, budget: 40_000 });
+    // climbers-dc sweeps wall.dc [8, 12, 16]: 20 is none of its points, so the line runs the saved
+    // copy (its sweep gains 20, the point whose dice the page rolls); the page's default range is
+    // the file's sweep (8..16) where tune on the copy would span the copy's (8..20): the line says the range
+    const ask = { scenario: 'fantasy/climbers-dc.yaml', variant: 'above-dc', values: { 'wall.dc': 20, 'attacker.infantry': 10 } };
+    const done = await tune({ ...ask, params: ['wall.dc'], targets: [{ metric: 'p_breach', lo: 0.6, hi: 0.7 }], trials: 512, budget: 40_000 });
     const line = done.reproduce;
     if (line.command === null) throw new Error(`no command line: ${line.reason}`);
     expect(line).toEqual({
-      command: "npx siegesim tune climbers-dc.tuned.yaml --where wall.dc=14,rules.climb_comparison=gt,attacker.infantry=10 --params wall.dc --target 'p_breach in [0.8, 0.9]' --range wall.dc=7..28 --trials 512 --budget 40000 --seed 23",
+      command: "npx siegesim tune climbers-dc.tuned.yaml --where wall.dc=20,rules.climb_comparison=gt,attacker.infantry=10 --params wall.dc --target 'p_breach in [0.6, 0.7]' --range wall.dc=8..16 --trials 512 --budget 40000 --seed 23",
       file: 'climbers-dc.tuned.yaml',
-      where: { 'wall.dc': 14, 'rules.climb_comparison': 'gt', 'attacker.infantry': 10 },
+      where: { 'wall.dc': 20, 'rules.climb_comparison': 'gt', 'attacker.infantry': 10 },
       tuned: true,
-      gains: { 'wall.dc': 14 },
+      gains: { 'wall.dc': 20 },
       first: { 'wall.dc': 8 },
     });
     // the copy as the page saves it, and the line run where it is, as a person would
@@ -121,6 +121,15 @@ describe("the search's command line (siegesim tune)", () => {
     expect(drawn.length).toBeGreaterThan(8); // the coarse grid's 9 at least
     expect(drawn.map((d) => key(d.x, d.metric, d.value, d.lo, d.hi))).toEqual([...latest.values()].flatMap((e) => e.checks!.map((c) => key(e.values['wall.dc'], c.metric, c.value, c.ci_low, c.ci_high))));
   }, 120_000);
+
+  it("a range left empty is the file's sweep of the setting, as the page says and tune on the file has it (was around the tuned case's value: 10..40 for wall.dc 20)", async () => {
+    const done = await tune({ scenario: 'fantasy/climbers-dc.yaml', values: { 'wall.dc': 20 }, params: ['wall.dc', 'attacker.infantry'], targets: [{ metric: 'p_breach', lo: 0.6, hi: 0.7 }], trials: 64, budget: 64 * 200 });
+    // a setting the file does not sweep: around its value (8: 3..16), as before
+    expect(done.params).toEqual([
+      { path: 'wall.dc', lo: 8, hi: 16, loaded: 20 },
+      { path: 'attacker.infantry', lo: 3, hi: 16, loaded: 8 },
+    ]);
+  }, 60_000);
 
   it('says why no command line gives the case: the baseline variant sets a value the file leaves to the rules, the chosen one does not', async () => {
     const done = await tune({ scenario: 'fantasy/auto-dc.yaml', variant: 'auto', params: ['attacker.infantry'], targets: [{ metric: 'p_breach', lo: 0.4, hi: 0.6 }], trials: 64, budget: 64 * 200 });

@@ -7,7 +7,7 @@
  * with the api's message (a search's refusal worded in the page's controls: `TUNE_NAMES`), never a stream. Each tab has one ranking and one search at a time: a
  * newer one cancels the older, a closed connection cancels its own.
  */
-import { commandCase, describeControls, OTHER_GAME, sensitivityScenario, tunedScenario, tuneScenario, TuneInputError, TuningInputError, type TuneResult, type TuneTarget, type ValidScenario, type SensitivityResult, CancelledError } from '../api.js';
+import { commandCase, describeControls, OTHER_GAME, sensitivityScenario, sweptValues, tunedScenario, tuneScenario, TuneInputError, TuningInputError, type TuneResult, type TuneTarget, type ValidScenario, type SensitivityResult, CancelledError } from '../api.js';
 import { regionChart } from '../report/region-chart.js';
 import { tornadoChart } from '../report/tornado-chart.js';
 import { PRIORITY } from './gate.js';
@@ -280,9 +280,9 @@ export function sensitivityLine(display: string, at: CaseOfLine, r: SensitivityR
  * The `siegesim tune` line that gives a search of the page, candidate for candidate: the file (or
  * the saved copy) and `--where` as for the ranking, the settings searched, each target, and the
  * trials, budget and seed it ran with. Every setting's range is written as searched, also one the
- * page left to its default: the page searches the case alone, around its value, where the command
- * on the file would span the file's sweep of a swept setting (or the copy's, which may have
- * gained a point), so only the range itself gives the same candidates.
+ * page left to its default: that default spans the file's sweep of a swept setting, where the
+ * command on the saved copy would span the copy's sweep, which may have gained a point beyond it
+ * (the case's), so only the range itself gives the same candidates wherever the line runs.
  */
 export function tuneLine(display: string, at: CaseOfLine, r: Pick<TuneResult, 'params' | 'targets' | 'trials' | 'budget' | 'seed'>): Reproduce {
   if (!at.ok) return refusal(at);
@@ -328,6 +328,9 @@ export async function streamTune(ctx: JobContext, client: string, body: Record<s
         targets,
         trials,
         budget,
+        // a range left empty: the file's sweep of the setting (the page's words, and tune's on the
+        // file), not the tuned case's, which is a scenario of its own without it
+        swept: Object.fromEntries(params.map((p) => [p, sweptValues(v, p)])),
         seed,
         executor: h.executor,
         signal: h.signal,
