@@ -19,7 +19,7 @@ export { tunablesOf, effectiveValues, parseSettings, TuningInputError, type Tuna
 export { sensitivityScenario, parseStep, OTHER_GAME, type Step, type SensitivityOptions, type SensitivityResult, type SensitivityRow } from './api/sensitivity.js';
 export { answerMetrics, answerOrder, type AnswerColumns } from './api/answer.js';
 export { plateauText, type Plateau } from './api/plateau.js';
-export { tuneScenario, parseTarget, parseRange, missedBy, gapText, TuneInputError, type TuneProblem, type TuneParam, type TuneOptions, type TuneResult, type TuneTarget, type TuneEvaluation, type TargetCheck, type TuneEdge } from './api/tune.js';
+export { tuneScenario, sweptValues, parseTarget, parseRange, missedBy, gapText, TuneInputError, type TuneProblem, type TuneParam, type TuneOptions, type TuneResult, type TuneTarget, type TuneEvaluation, type TargetCheck, type TuneEdge } from './api/tune.js';
 export {
   describeControls,
   liveScenario,

@@ -1,14 +1,15 @@
 /**
- * The "what matters" tab's command line, checked as a person would use it: read the line the page
- * prints under its ranking, run it with the built CLI where its file is, and hold the CLI's
- * ranking to the one on screen (for the browser tests of `serve` and of the static site).
+ * The "what matters" tab's command lines, checked as a person would use them: read the line the
+ * page prints under its ranking (or its search), run it with the built CLI where its file is, and
+ * hold the CLI's ranking (or answer) to the one on screen (for the browser tests of `serve` and of
+ * the static site).
  */
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { Page } from 'playwright-core';
 import { runCli } from './cli-child.js';
 import { fmtDiff, fmtDiffInterval } from '../src/serve/page/format.js';
-import type { SensitivityDone } from '../src/api/protocol.js';
+import type { SensitivityDone, TuneDone } from '../src/api/protocol.js';
 
 /** A command line's words as a POSIX shell splits them (plain words and '...' quoting, as the page writes them). */
 export function shellSplit(line: string): string[] {
@@ -68,4 +69,37 @@ export async function expectRankingOfLine(page: Page, cwd: string, out: string):
   expect(done.rows.map(key), line).toEqual(cli.rows.filter((x) => x.rank <= done.ranking.length).map(key));
   expect(done.settings).toBe(cli.ranking.length);
   return { line, settings: cli.ranking.length };
+}
+
+interface CliCheck {
+  metric: string;
+  value: number;
+  ci_low: number;
+  ci_high: number;
+  met: boolean;
+}
+
+/**
+ * Run the search's line (`#tune-command`) in `cwd` (`--json`, its report to `out`, one thread)
+ * and expect the CLI's search to be the page's: the answer the page writes (`found: wall.dc = 14
+ * ...`) from the CLI's best, the same ranges, candidates and trials, and the answer's numbers to
+ * 12 digits (the JSON's rounding). Returns the line.
+ */
+export async function expectSearchOfLine(page: Page, cwd: string, out: string): Promise<{ line: string }> {
+  const line = (await page.locator('#tune-command').textContent())!;
+  const words = shellSplit(line);
+  expect(words.slice(0, 3), line).toEqual(['npx', 'siegesim', 'tune']);
+  const r = await runCli([...words.slice(2), '--json', '--no-progress', '--threads', '1', '--out', path.resolve(out)], { cwd });
+  expect(r.code === 0 || r.code === 3, `${line}\n${r.stderr}`).toBe(true); // 3: no candidate meets every target
+  const cli = JSON.parse(r.stdout) as { found: boolean; params: TuneDone['params']; trials_used: number; budget: number; best: { values: Record<string, number>; trials: number; checks: CliCheck[] }; evaluations: unknown[] };
+  const done = await page.evaluate(() => (globalThis as unknown as { __siegesim: { answers: { tune: TuneDone } } }).__siegesim.answers.tune);
+  if (done.reproduce.command === null) throw new Error(`the page gives no command line: ${done.reproduce.reason}`);
+  // as a person sees it: the verdict's settings are the CLI's answer
+  const settings = cli.params.map((p) => `${p.path} = ${cli.best.values[p.path]}`).join(', ');
+  expect(await page.locator('#tune-answer > div').first().textContent(), line).toMatch(new RegExp(`^(found: |no candidate meets .*; closest: )${settings.replace(/[.]/g, '\\.')}\\b`));
+  const round = (x: number) => Number(x.toPrecision(12));
+  const check = (c: CliCheck) => [c.metric, round(c.value), round(c.ci_low), round(c.ci_high), c.met];
+  expect([cli.found, cli.params, cli.trials_used, cli.budget, cli.evaluations.length], line).toEqual([done.found, done.params, done.trialsUsed, done.budget, done.evaluated]);
+  expect([cli.best.values, cli.best.trials, cli.best.checks.map(check)], line).toEqual([done.best.values, done.best.trials, done.best.checks!.map(check)]);
+  return { line };
 }

@@ -23,7 +23,7 @@ import { startWorkbench, type Workbench } from '../src/serve/server.js';
 import { num } from '../src/report/format.js';
 import { MSG } from '../src/scenario/messages.js';
 import { runCli } from './cli-child.js';
-import { expectRankingOfLine } from './ranking-line.js';
+import { expectRankingOfLine, expectSearchOfLine } from './ranking-line.js';
 import { decimalResolution } from '../src/api/tunables.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -838,6 +838,37 @@ describeBrowser('the workbench page', () => {
     expect(problems()).toEqual([]);
     await page.close();
   });
+
+  it('what matters: under a search, the siegesim tune line that gives its answer, for the case on screen (a swept value off the sweep: the tuned copy)', async () => {
+    const SC = 'fantasy/climbers-dc.yaml'; // sweeps wall.dc: [8, 12, 16]; 14 is none of its points
+    const { page, problems } = await openPage(`?scenario=${SC}&attacker.infantry=10&wall.dc=14&trials=1024`);
+    await doneWith(page, SC, { 'attacker.infantry': 10, 'wall.dc': 14 });
+    await page.click('.tabs button[data-tab="reproduce"]');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save')]);
+    const saved = await downloadText(download);
+    await page.click('.tabs button[data-tab="matters"]');
+    expect(await page.locator('#tune-repro').isVisible()).toBe(false); // no line before a search
+    await page.selectOption('.tparam[data-i="0"] .tp-path', 'wall.dc');
+    await page.selectOption('#tune-trials', '1024');
+    await page.selectOption('#tune-budget', { index: 0 }); // the smallest budget: 50 x the trials
+    await page.click('#tune-form button[type="submit"]');
+    await expect.poll(() => page.locator('#tune-answer').textContent(), { timeout: 120_000, interval: 250 }).toMatch(/^(found|no candidate meets the target; closest): wall\.dc = \d+/);
+    expect(await page.textContent('#tune-case')).toBe(
+      'The search holds for one case, the one on screen: wall.dc = 14, attacker.infantry = 10 (variant "at-least-dc"); this command gives its candidates and numbers. ' +
+        "Without --where, siegesim tune searches from the file's first sweep point (wall.dc = 8), another case. " +
+        'Run it on the tuned copy (download YAML under Save & reproduce, saved as climbers-dc.tuned.yaml): its sweep gains wall.dc 14, the point whose dice the page rolled.',
+    );
+    // the range the page left to its default (the file's sweep) is written as searched: tune on the copy would span the copy's
+    const copyDir = mkdtempSync(path.join(tmpdir(), 'siegesim-tune-line-'));
+    writeFileSync(path.join(copyDir, 'climbers-dc.tuned.yaml'), saved);
+    const { line } = await expectSearchOfLine(page, copyDir, path.join(copyDir, 'search'));
+    rmSync(copyDir, { recursive: true, force: true });
+    expect(line).toBe("npx siegesim tune climbers-dc.tuned.yaml --where wall.dc=14,attacker.infantry=10 --params wall.dc --target 'p_attacker_wins in [0.45, 0.55]' --range wall.dc=8..16 --trials 1024 --budget 51200 --seed 23");
+    await page.addStyleTag({ content: '.top { position: static !important; }' }); // the part's picture without the sticky bar over it
+    await screenshot(page, 'workbench-what-matters-tune-line', page.locator('#tune'));
+    expect(problems()).toEqual([]);
+    await page.close();
+  }, 240_000);
 
   it('what matters: ranks the settings of the tuned case as a tornado, tunes two of them to targets, and uses the answer', async () => {
     const SC = 'fantasy/stone-wall-siege.yaml';

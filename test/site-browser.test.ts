@@ -345,7 +345,7 @@ describeBrowser('the static site', () => {
   it('what matters and tune on workbench.html: the ranking and the search run in the browser, with the numbers of siegesim sensitivity and tune', async () => {
     type Row = { param: string; from: unknown; to: unknown; effect: number; ci_low: number; ci_high: number; rank: number };
     type Check = { metric: string; value: number; ci_low: number; ci_high: number; met: boolean };
-    type Answers = { sensitivity?: { trials: number; rows: Row[] }; tune?: { found: boolean; best: { values: Record<string, number>; checks: Check[] }; trialsUsed: number; evaluated: number } };
+    type Answers = { sensitivity?: { trials: number; rows: Row[] }; tune?: { found: boolean; best: { values: Record<string, number>; checks: Check[] }; params: { path: string; lo: number; hi: number }[]; trialsUsed: number; evaluated: number } };
     const FILE = 'scenarios/fantasy/stone-wall-siege.yaml';
     const TARGET = 'p_attacker_wins in [0.6, 0.7]'; // met inside the searched range (wall.hp 57, wall.dc 20 at 4,096 trials)
     // the command line's search, started now (it needs nothing from the page): the page's smallest trials per candidate, its default budget
@@ -380,6 +380,10 @@ describeBrowser('the static site', () => {
     await page.addStyleTag({ content: '.top { position: static !important; }' }); // a part's picture without the sticky bar over it
     await screenshot(page, 'site-workbench-tune', page.locator('#tune'));
     const tune = (await answers()).tune!;
+    // under the answer, the line that gives it: the command compared below, named where the site's files are, with the ranges as searched
+    expect(await page.textContent('#tune-case')).toBe('The search holds for one case, the one on screen: the scenario as loaded (variant "as-written"); this command gives its candidates and numbers.');
+    const ranges = tune.params.map((p) => `--range ${p.path}=${p.lo}..${p.hi}`).join(' ');
+    expect(await page.textContent('#tune-command')).toBe(`npx siegesim tune scenarios/fantasy-stone-wall-siege.yaml --params wall.hp,wall.dc --target '${TARGET}' ${ranges} --trials 1024 --budget 204800 --seed 1001`);
 
     // the same numbers as the command line's for the same scenario, seed and trials (its JSON rounds to 12 digits)
     const round = (x: number) => Number(x.toPrecision(12));
@@ -387,7 +391,8 @@ describeBrowser('the static site', () => {
     expect(line).toMatch(/^npx siegesim sensitivity scenarios\/fantasy-stone-wall-siege\.yaml --metric p_attacker_wins --trials 4096 --seed \S+ --params [\w.,]+$/);
     const tj = await cliTune;
     expect(tj.code, tj.stderr).toBe(0);
-    const t = JSON.parse(tj.stdout) as { found: boolean; best: { values: Record<string, number>; checks: Check[] }; trials_used: number; evaluations: unknown[] };
+    const t = JSON.parse(tj.stdout) as { found: boolean; best: { values: Record<string, number>; checks: Check[] }; params: { path: string; lo: number; hi: number }[]; trials_used: number; evaluations: unknown[] };
+    expect(t.params.map((p) => [p.path, p.lo, p.hi])).toEqual(tune.params.map((p) => [p.path, p.lo, p.hi])); // the line's ranges are the command's defaults
     const checkKey = (c: Check) => [c.metric, round(c.value), round(c.ci_low), round(c.ci_high), c.met];
     expect([tune.found, tune.best.values, tune.trialsUsed, tune.evaluated, tune.best.checks.map(checkKey)]).toEqual([t.found, t.best.values, t.trials_used, t.evaluations.length, t.best.checks.map(checkKey)]);
     process.stderr.write(`site workbench: ranked ${ranked.length} settings at 4,096 trials, searched ${tune.evaluated} candidates: found ${JSON.stringify(tune.best.values)}, as the command line\n`);

@@ -385,19 +385,20 @@ export interface SensitivityDone {
   /** The tornado; null when nothing moved. */
   chart: { spec: ChartSpec } | null;
   /** The `siegesim sensitivity` line that gives this ranking, and the case it holds for. */
-  reproduce: SensitivityReproduce;
+  reproduce: Reproduce;
   seconds: number;
   ms: number;
 }
 
 /**
- * How the command line gives a ranking: `command`, to run where the scenario files are (on the
- * page's saved copy when `tuned`: its sweep gains `gains`, the point whose dice the page rolled),
- * its `--where` (the case: swept settings at their values, the variant's and the tuned settings)
- * and the file's first sweep point, `first`, which the command ranks without `--where`. `command`
- * is null when no command line gives the ranking, and `reason` says why.
+ * How the command line gives a ranking or a search: `command`, to run where the scenario files
+ * are (on the page's saved copy when `tuned`: its sweep gains `gains`, the point whose dice the
+ * page rolled), its `--where` (the case: swept settings at their values, the variant's and the
+ * tuned settings) and the file's first sweep point, `first`, which the command starts from
+ * without `--where`. `command` is null when no command line gives the answer, and `reason` says
+ * why.
  */
-export type SensitivityReproduce =
+export type Reproduce =
   | { command: string; file: string; where: Record<string, unknown>; tuned: boolean; gains: Record<string, number>; first?: Record<string, unknown> }
   | { command: null; reason: string };
 
@@ -463,6 +464,8 @@ export interface TuneDone {
   trialsUsed: number;
   budget: number;
   chart: { spec: ChartSpec };
+  /** The `siegesim tune` line that gives this answer (every candidate's numbers), and the case it holds for. */
+  reproduce: Reproduce;
   seconds: number;
   ms: number;
 }

@@ -62,6 +62,12 @@ export interface TuneOptions extends CaseOptions {
   ranges?: Record<string, [number, number]>;
   /** Most trials run in all, confirmations included (default 200 x trials). */
   budget?: number;
+  /**
+   * The values each setting is swept at in the file the case comes from, for the default ranges
+   * (`defaultRange`; default: the sweep of `v`). The workbench searches its case as a scenario of
+   * its own, without the file's sweep, and passes the file's here.
+   */
+  swept?: Record<string, readonly number[]>;
   /** Trials multiplier for the confirmation of the best candidates (default 4). */
   refine?: number;
   /** Trials run so far against the budget. */
@@ -290,7 +296,7 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
       if (fault === 'bounds') throw new TuneInputError({ code: 'range-bounds', param: p, lo, hi, min: t.min!, max: t.max! });
       return { path: p, lo, hi, loaded };
     }
-    const swept = v.params.includes(p) ? v.points.map((pt) => pt.params[p]).filter((x): x is number => typeof x === 'number') : [];
+    const swept = o.swept ? (o.swept[p] ?? []) : sweptValues(v, p);
     const d = defaultRange(t.min!, t.max!, loaded, swept);
     if (!d) throw new TuneInputError({ code: 'no-start', param: p, min: t.min!, max: t.max! });
     if (d[0] >= d[1]) throw new TuningInputError(`"${p}" has a single value in its range ${d[0]}..${d[1]}`);
@@ -476,6 +482,11 @@ function meanRangeOver(v: ValidScenario, base: BaseCase, params: readonly TunePa
     if (m?.range) ranges.push(m.range);
   }
   return ranges.length === 0 ? undefined : [Math.min(...ranges.map((r) => r[0])), Math.max(...ranges.map((r) => r[1]))];
+}
+
+/** The values `v`'s sweep gives setting `p` (none when it does not sweep it). */
+export function sweptValues(v: ValidScenario, p: string): number[] {
+  return v.params.includes(p) ? v.points.map((pt) => pt.params[p]).filter((x): x is number => typeof x === 'number') : [];
 }
 
 /** The target metrics, each once, in the order given. */

@@ -7,7 +7,7 @@
  * with the api's message (a search's refusal worded in the page's controls: `TUNE_NAMES`), never a stream. Each tab has one ranking and one search at a time: a
  * newer one cancels the older, a closed connection cancels its own.
  */
-import { commandCase, describeControls, OTHER_GAME, sensitivityScenario, tunedScenario, tuneScenario, TuneInputError, TuningInputError, type TuneTarget, type ValidScenario, type SensitivityResult, CancelledError } from '../api.js';
+import { commandCase, describeControls, OTHER_GAME, sensitivityScenario, sweptValues, tunedScenario, tuneScenario, TuneInputError, TuningInputError, type TuneResult, type TuneTarget, type ValidScenario, type SensitivityResult, CancelledError } from '../api.js';
 import { regionChart } from '../report/region-chart.js';
 import { tornadoChart } from '../report/tornado-chart.js';
 import { PRIORITY } from './gate.js';
@@ -15,7 +15,7 @@ import { admit, invalidValues, scenarioOf, shellWord, Stream, throttle, tunedFil
 import { FIELDS, LIMITS, onlyKnown, optInt, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
 import { showCount } from '../report/format.js';
 import { tuneProblemText, type TuneNames } from '../report/tune-text.js';
-import type { Progress, SensitivityDone, SensitivityReproduce, SensitivityStart, TuneDone, TuneStart } from '../api/protocol.js';
+import type { Progress, Reproduce, SensitivityDone, SensitivityStart, TuneDone, TuneStart } from '../api/protocol.js';
 
 /** A message's body as the api hands it over: the stream adds its `type` and `ms`. */
 type Body<M> = M extends unknown ? Omit<M, 'type' | 'ms'> : never;
@@ -226,6 +226,28 @@ export async function streamSensitivity(ctx: JobContext, client: string, body: R
   );
 }
 
+/** The case the page's ranking or search ran on, as the command line names it (`commandCase`), or why none does. */
+type CaseOfLine = ReturnType<typeof commandCase>;
+
+/** Why no command line gives the case (commandCase's refusal, or its values' issues). */
+function refusal(at: Exclude<CaseOfLine, { ok: true }>): Reproduce {
+  return { command: null, reason: 'reason' in at ? at.reason : at.issues.map((i) => i.message).join('; ') };
+}
+
+/**
+ * `npx siegesim <verb> <file> [--where ...] <flags>` for the case `c`: the file as the page names
+ * it, or the page's saved copy when its sweep must gain the case's point (`tuned`), and `--where`
+ * for the case; `flags` are the verb's own, each word already a shell word.
+ */
+function verbLine(verb: 'sensitivity' | 'tune', display: string, c: Extract<CaseOfLine, { ok: true }>['value'], flags: string[]): Reproduce {
+  const file = c.tuned ? tunedFileName(display) : display;
+  const where = Object.entries(c.where)
+    .map(([p, x]) => `${p}=${String(x)}`)
+    .join(',');
+  const words = [`npx siegesim ${verb}`, shellWord(file), ...(where ? ['--where', shellWord(where)] : []), ...flags];
+  return { command: words.join(' '), file, where: c.where, tuned: c.tuned, gains: c.gains, ...(c.first ? { first: c.first } : {}) };
+}
+
 /**
  * The `siegesim sensitivity` line that gives a ranking of the page, number for number: the file
  * (or the page's saved copy, when its sweep must gain the case's point), `--where` for the case,
@@ -233,8 +255,8 @@ export async function streamSensitivity(ctx: JobContext, client: string, body: R
  * settings it chose from; a setting it left out because it changes the kind of game stays out
  * (named in `--params`, the command would turn it).
  */
-export function sensitivityLine(display: string, at: ReturnType<typeof commandCase>, r: SensitivityResult, asked: { params?: string[]; among?: string[] }): SensitivityReproduce {
-  if (!at.ok) return { command: null, reason: 'reason' in at ? at.reason : at.issues.map((i) => i.message).join('; ') };
+export function sensitivityLine(display: string, at: CaseOfLine, r: SensitivityResult, asked: { params?: string[]; among?: string[] }): Reproduce {
+  if (!at.ok) return refusal(at);
   let params = asked.params;
   if (!params && asked.among) {
     const games = new Set(r.skipped.filter((x) => x.reason === OTHER_GAME).map((x) => x.param));
@@ -243,15 +265,7 @@ export function sensitivityLine(display: string, at: ReturnType<typeof commandCa
     const turned = new Set([...r.rows.map((x) => x.param), ...r.skipped.map((x) => x.param)]);
     params = asked.among.filter((p) => turned.has(p) && !games.has(p));
   }
-  const c = at.value;
-  const file = c.tuned ? tunedFileName(display) : display;
-  const where = Object.entries(c.where)
-    .map(([p, x]) => `${p}=${String(x)}`)
-    .join(',');
-  const words = [
-    'npx siegesim sensitivity',
-    shellWord(file),
-    ...(where ? ['--where', shellWord(where)] : []),
+  return verbLine('sensitivity', display, at.value, [
     '--metric',
     shellWord(r.metric),
     '--trials',
@@ -259,14 +273,39 @@ export function sensitivityLine(display: string, at: ReturnType<typeof commandCa
     '--seed',
     shellWord(String(r.seed)),
     ...(params ? ['--params', shellWord(params.join(','))] : []),
-  ];
-  return { command: words.join(' '), file, where: c.where, tuned: c.tuned, gains: c.gains, ...(c.first ? { first: c.first } : {}) };
+  ]);
+}
+
+/**
+ * The `siegesim tune` line that gives a search of the page, candidate for candidate: the file (or
+ * the saved copy) and `--where` as for the ranking, the settings searched, each target, and the
+ * trials, budget and seed it ran with. Every setting's range is written as searched, also one the
+ * page left to its default: that default spans the file's sweep of a swept setting, where the
+ * command on the saved copy would span the copy's sweep, which may have gained a point beyond it
+ * (the case's), so only the range itself gives the same candidates wherever the line runs.
+ */
+export function tuneLine(display: string, at: CaseOfLine, r: Pick<TuneResult, 'params' | 'targets' | 'trials' | 'budget' | 'seed'>): Reproduce {
+  if (!at.ok) return refusal(at);
+  return verbLine('tune', display, at.value, [
+    '--params',
+    shellWord(r.params.map((p) => p.path).join(',')),
+    // String(x) is the shortest text that reads back as the same number (parseTarget's Number())
+    ...r.targets.flatMap((t) => ['--target', shellWord(`${t.metric} in [${String(t.lo)}, ${String(t.hi)}]`)]),
+    ...r.params.flatMap((p) => ['--range', shellWord(`${p.path}=${p.lo}..${p.hi}`)]),
+    '--trials',
+    String(r.trials),
+    '--budget',
+    String(r.budget),
+    '--seed',
+    shellWord(String(r.seed)),
+  ]);
 }
 
 /** POST /api/tune: whole-number values of one to three settings of the tuned case meeting every target. */
 export async function streamTune(ctx: JobContext, client: string, body: Record<string, unknown>, req: JobRequest, res: JobResponse, t0: number): Promise<void> {
-  const { scenario: v } = await scenarioOf(ctx, reqString(body, 'scenario'));
+  const { scenario: v, display } = await scenarioOf(ctx, reqString(body, 'scenario'));
   const tv = tunedCase(v, body);
+  const where = commandCase(v, { variant: optString(body, 'variant'), values: optValues(body) });
   const params = optPaths(body, 'params', 3);
   if (!params) throw bad('params', 'one to three settings to search');
   const ranges = optRanges(body, params);
@@ -289,6 +328,9 @@ export async function streamTune(ctx: JobContext, client: string, body: Record<s
         targets,
         trials,
         budget,
+        // a range left empty: the file's sweep of the setting (the page's words, and tune's on the
+        // file), not the tuned case's, which is a scenario of its own without it
+        swept: Object.fromEntries(params.map((p) => [p, sweptValues(v, p)])),
         seed,
         executor: h.executor,
         signal: h.signal,
@@ -310,6 +352,7 @@ export async function streamTune(ctx: JobContext, client: string, body: Record<s
       trialsUsed: r.trialsUsed,
       budget: r.budget,
       chart: regionChart(r),
+      reproduce: tuneLine(display, where, r),
       seconds: r.provenance.seconds,
     }),
   );

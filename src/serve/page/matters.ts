@@ -1,5 +1,5 @@
 /** What matters: the ranking of settings by their effect (sensitivity) and the search for values meeting targets (tune). */
-import type { SensitivityDone, SensitivityRequest, StreamRoutes, TuneDone, TuneRequest } from '../../api/protocol.js';
+import type { Reproduce, SensitivityDone, SensitivityRequest, StreamRoutes, TuneDone, TuneRequest } from '../../api/protocol.js';
 import { embedInto } from './charts.js';
 import { changed } from './controls.js';
 import { $, $$, el } from './dom.js';
@@ -69,6 +69,7 @@ export function setupMatters(): void {
   $('#sens-table').hidden = true;
   $('#sens-repro').hidden = true;
   $('#tune-answer').hidden = true;
+  $('#tune-repro').hidden = true;
 }
 
 /** Budgets offered: multiples of the trials per candidate. */
@@ -174,7 +175,7 @@ export async function runSensitivity(ev?: Event): Promise<void> {
       const cards = state.last && state.last.trials !== e.trials ? `; the cards above: ${int(state.last.trials)} trials` : '';
       status.textContent = `${e.settings} settings ranked by their effect on ${e.metric} (${fmtValue({ value: e.baseline.value, ci_low: null, ci_high: null, kind: e.metricKind })} for ${caseWords(values)} at ${int(e.trials)} trials per case, on the cards' dice${cards}) · ${(e.ms / 1000).toFixed(1)} s`;
       renderRanking(e);
-      renderReproduce(e);
+      renderReproduce('sens', e.reproduce);
       const box = $('#sens-chart');
       if (!e.chart) {
         // nothing moved: no tornado (it would be its 0 axis alone), a note where it would be
@@ -222,34 +223,42 @@ function renderRanking(e: SensitivityDone): void {
   table.hidden = false;
 }
 
+/** What each tab's line gives, in its words: `siegesim sensitivity` ranks a case, `siegesim tune` searches from one. */
+const LINES = {
+  sens: { answer: 'ranking', gives: 'gives its numbers', verb: 'siegesim sensitivity', starts: 'ranks' },
+  tune: { answer: 'search', gives: 'gives its candidates and numbers', verb: 'siegesim tune', starts: 'searches from' },
+} as const;
+
 /**
- * The case the ranking holds for, in one line, and the `siegesim sensitivity` line that gives its
- * numbers: without `--where` the command ranks the file's first sweep point, which may be another
- * case than the one on screen, so the line names the case and says so.
+ * The case a ranking or a search holds for, in one line, and the command line that gives its
+ * numbers (`#sens-repro`, `#tune-repro`): without `--where` the command starts from the file's
+ * first sweep point, which may be another case than the one on screen, so the line names the case
+ * and says so.
  */
-function renderReproduce(e: SensitivityDone): void {
-  const r = e.reproduce;
+function renderReproduce(k: JobKey, r: Reproduce): void {
+  const w = LINES[k];
   const words = (o: Record<string, unknown>) =>
     Object.entries(o)
       .map(([p, x]) => `${p} = ${String(x)}`)
       .join(', ');
   const variant = state.info.variants.length > 1 ? ` (variant "${state.info.variant}")` : '';
-  const line = $('#sens-case');
-  $('#sens-repro').hidden = false;
+  const line = $(`#${k}-case`);
+  const command = $(`#${k}-command`);
+  $(`#${k}-repro`).hidden = false;
   if (r.command === null) {
-    line.textContent = `No command line gives this ranking: ${r.reason}.`;
-    $('#sens-command').parentElement!.hidden = true;
+    line.textContent = `No command line gives this ${w.answer}: ${r.reason}.`;
+    command.parentElement!.hidden = true;
     return;
   }
-  $('#sens-command').parentElement!.hidden = false;
-  $('#sens-command').textContent = r.command;
+  command.parentElement!.hidden = false;
+  command.textContent = r.command;
   const at = Object.keys(r.where).length > 0 ? words(r.where) : 'the scenario as loaded';
   const swept = r.first ? Object.keys(r.first) : [];
   const other = r.first !== undefined && swept.some((p) => String(r.where[p]) !== String(r.first![p]));
   const code = (text: string) => el('code', { class: 'flag', text });
   line.replaceChildren(
-    `The ranking holds for one case, the one on screen: ${at}${variant}; this command gives its numbers.`,
-    ...(other ? [' Without ', code('--where'), ', ', code('siegesim sensitivity'), ` ranks the file's first sweep point (${words(r.first!)}), another case.`] : []),
+    `The ${w.answer} holds for one case, the one on screen: ${at}${variant}; this command ${w.gives}.`,
+    ...(other ? [' Without ', code('--where'), ', ', code(w.verb), ` ${w.starts} the file's first sweep point (${words(r.first!)}), another case.`] : []),
     ...(r.tuned ? [` Run it on the tuned copy (download YAML under Save & reproduce, saved as ${r.file}): its sweep gains ${Object.entries(r.gains).map(([p, x]) => `${p} ${x}`).join(', ')}, the point whose dice the page rolled.`] : []),
   );
 }
@@ -311,6 +320,7 @@ export async function runTune(ev?: Event): Promise<void> {
     else if (e.type === 'done') {
       status.textContent = `${e.evaluated} candidates evaluated · ${int(e.trialsUsed)} of ${int(e.budget)} trials${e.exhausted ? ' (the budget ended the search)' : ''} · ${(e.ms / 1000).toFixed(1)} s`;
       renderTuneAnswer(e, values);
+      renderReproduce('tune', e.reproduce);
       try {
         await embedInto($('#tune-chart'), e.chart.spec);
       } catch (err) {

@@ -190,6 +190,7 @@ function wire(): void {
   $('#save').addEventListener('click', save);
   $('#copy').addEventListener('click', (e) => copyText($('#command').textContent ?? '', e.target as HTMLElement));
   $('#sens-copy').addEventListener('click', (e) => copyText($('#sens-command').textContent ?? '', e.target as HTMLElement));
+  $('#tune-copy').addEventListener('click', (e) => copyText($('#tune-command').textContent ?? '', e.target as HTMLElement));
   $('#copy-link').addEventListener('click', (e) => copyText(location.href, e.target as HTMLElement));
 }
 
