@@ -183,7 +183,10 @@ describe('tune: a fantasy siege, wall HP and DC for two targets', () => {
     const one = await tuneScenario(v, { executor: inProcess, params: ['wall.dc'], targets: [TARGETS[0]], ranges: { 'wall.dc': [5, 20] }, trials: 200 });
     expect(one.found).toBe(true);
     expect(tuneText(one)).toMatch(/^found: wall\.dc = \d+ meets the target \(\d+ trials\)\n/); // not "all 1 targets"
-    expect((regionChart(one).spec as { facet?: unknown }).facet).toBeDefined();
+    const spec = regionChart(one).spec as { facet?: unknown; spec: { layer: { encoding: { x?: { scale?: { domain?: number[] } } } }[] } };
+    expect(spec.facet).toBeDefined();
+    // its axis spans the range searched, not from 0 (wall.dc 5..20 was drawn from 0)
+    for (const layer of spec.spec.layer.filter((l) => l.encoding.x)) expect(layer.encoding.x!.scale?.domain).toEqual([5, 20]);
   });
 
   it('plays every candidate on the same dice: a setting the siege never reads changes nothing, exactly', async () => {

@@ -47,6 +47,9 @@ export function regionChart(r: TuneResult): ChartSpec {
     const values = latest(r)
       .filter((e) => e.checks)
       .flatMap((e) => e.checks!.map((c) => ({ x: e.values[px], metric: c.metric, value: c.value, lo: c.ci_low, hi: c.ci_high, band_lo: c.lo, band_hi: c.hi, met: c.met ? 'in the target' : 'outside' })));
+    // the axis spans the range searched (as the two-setting chart's), not from 0
+    const xScale = { domain: [r.params[0].lo, r.params[0].hi], nice: false, padding: 14 };
+    const xAxis = { format: 'd', tickMinStep: 1 }; // whole-number settings: no 8.0
     return regionSpec(`Each target against ${px}`, `Each target metric at every value of ${px} evaluated (the last, most trials, of each), with its 95% interval; the green band is the target.`, {
       data: { values },
       facet: { row: { field: 'metric', type: 'nominal', title: null } },
@@ -56,11 +59,11 @@ export function regionChart(r: TuneResult): ChartSpec {
         height: 180,
         layer: [
           { mark: { type: 'rect', color: '#54a24b', opacity: 0.12 }, encoding: { y: { aggregate: 'min', field: 'band_lo', type: 'quantitative' }, y2: { aggregate: 'max', field: 'band_hi' } } },
-          { mark: { type: 'rule', color: '#666' }, encoding: { x: { field: 'x', type: 'quantitative', title: px }, y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' } } },
+          { mark: { type: 'rule', color: '#666' }, encoding: { x: { field: 'x', type: 'quantitative', title: px, scale: xScale, axis: xAxis }, y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' } } },
           {
             mark: { type: 'point', filled: true, size: 40 },
             encoding: {
-              x: { field: 'x', type: 'quantitative', title: px },
+              x: { field: 'x', type: 'quantitative', title: px, scale: xScale, axis: xAxis },
               y: { field: 'value', type: 'quantitative', title: null, scale: { zero: false } },
               color: { field: 'met', type: 'nominal', title: null, scale: { domain: ['in the target', 'outside'], range: ['#54a24b', '#e45756'] } },
             },
