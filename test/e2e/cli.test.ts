@@ -173,11 +173,12 @@ describe('siegesim run', () => {
     expect(json.provenance.scenario).toEqual({ file: 'scenario.yaml', sha256: createHash('sha256').update(keep).digest('hex'), source: '../../keep.yaml' });
     expect(json.provenance.overrides).toEqual({ trials: 4000 });
     expect(readFileSync(path.join(report, 'index.html'), 'utf8')).toContain('<a href="scenario.yaml"');
-    // the same file again: nothing said; `run .` does not take the report's copy for a scenario (a duplicate name)
-    const again = await run(process.execPath, [CLI, 'run', '.', '--trials', '4000', '--no-progress'], dir);
+    // the same file again: nothing said; `run .` does not take the report's copy for a scenario (a duplicate name).
+    // These two, and the forced run and the rerun below, through one child each (test/cli-batch.ts, the writing
+    // command first: a refusal ends a batch's writing); `run` itself is the real processes around them
+    const [same, again] = await runCliBatch([['run', 'keep.yaml', '--trials', '4000', '--no-progress'], ['run', '.', '--trials', '4000', '--no-progress']], dir);
     expect(again.code, again.stderr).toBe(2); // keep.yaml and k2.yaml share a name: refused
     expect(again.stderr).not.toContain('scenario.yaml');
-    const same = await run(process.execPath, [CLI, 'run', 'keep.yaml', '--trials', '4000', '--no-progress'], dir);
     expect(same.code, same.stderr).toBe(0);
     expect(same.stderr).not.toContain('warning');
     // the copy: refused before the run (the report of another file), then replaced with --force
@@ -187,13 +188,15 @@ describe('siegesim run', () => {
     expect(copy.stderr).toBe(`siegesim: cannot write to ${path.join('reports', 'keep')}: ${MSG.otherScenarioReport({ name: 'keep', file: 'keep.yaml', gone: false }, { name: 'keep', file: 'k2.yaml' }, false)}\n`);
     expect(copy.stderr).toContain('give one of them another name:, choose another --out, or add --force to replace it');
     expect(readFileSync(path.join(report, 'summary.json'), 'utf8')).toBe(was);
-    const forced = await run(process.execPath, [CLI, 'run', 'k2.yaml', '--trials', '4000', '--no-progress', '--force'], dir);
+    // then run from the copy in the report, elsewhere: the same CSV byte for byte
+    const [forced, rerun] = await runCliBatch([
+      ['run', 'k2.yaml', '--trials', '4000', '--no-progress', '--force'],
+      ['run', path.join(report, 'scenario.yaml'), '--trials', '4000', '--no-progress', '--out', path.join(dir, 'rerun')],
+    ], dir);
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stderr).not.toContain('warning');
     expect(JSON.parse(readFileSync(path.join(report, 'summary.json'), 'utf8')).provenance.scenario.source).toBe('../../k2.yaml');
     expect(readFileSync(path.join(report, 'scenario.yaml'), 'utf8')).toContain('dc: 13');
-    // run from the copy in the report, elsewhere: the same CSV byte for byte
-    const rerun = await cli(['run', path.join(report, 'scenario.yaml'), '--trials', '4000', '--no-progress', '--out', path.join(dir, 'rerun')]);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(readFileSync(path.join(dir, 'rerun', 'summary.csv'), 'utf8')).toBe(readFileSync(path.join(report, 'summary.csv'), 'utf8'));
     // a folder holding only the scenario and its reports: run . finds the scenario alone
