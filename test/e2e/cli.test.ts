@@ -353,11 +353,14 @@ describe('shards', () => {
     const page = readFileSync(path.join(dir, 'merged', 'index.html'), 'utf8');
     expect(page).toContain('merged from 3 shards; their threads and times are not recorded</p>');
     expect(page).not.toMatch(/1 thread|trials\/s/);
-    const again = await cli(['run', path.join(dir, 'merged', 'scenario.yaml'), '--trials', String(mergedJson.provenance.overrides.trials), '--threads', '1', '--out', path.join(dir, 'again')]);
+    // the merged report's recipe run again, and (without --json) merge printing on stdout the answer run printed
+    // for the whole run (status lines on stderr): through one child (test/cli-batch.ts; run and merge are real processes above)
+    const [again, answer] = await runCliBatch([
+      ['run', path.join(dir, 'merged', 'scenario.yaml'), '--trials', String(mergedJson.provenance.overrides.trials), '--threads', '1', '--out', path.join(dir, 'again')],
+      ['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'merged2')],
+    ]);
     expect(again.code, again.stderr).toBe(0);
     expect(readFileSync(path.join(dir, 'again', 'summary.csv'), 'utf8')).toBe(readFileSync(path.join(dir, 'merged', 'summary.csv'), 'utf8'));
-    // without --json, merge prints on stdout the answer run printed for the whole run (status lines on stderr)
-    const answer = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'merged2')]);
     expect(answer.code, answer.stderr).toBe(0);
     expect(full.stdout).toMatch(/^surrender-port-blockade: .*\n {2}case/);
     expect(answer.stdout).toBe(full.stdout);
