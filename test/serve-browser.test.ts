@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axisLabels, describeBrowser, downloadText, launchBrowser, notCancelled, screenshot, strayTornadoLabels, watchPage } from './browser.js';
+import { axisLabels, describeBrowser, downloadText, launchBrowser, notCancelled, screenshot, stillAnimations, strayTornadoLabels, watchPage } from './browser.js';
 import { PoolExecutor } from '../src/engine/pool.js';
 import { rootsOf } from '../src/serve/catalogue.js';
 import { startWorkbench, type Workbench } from '../src/serve/server.js';
@@ -49,7 +49,10 @@ let browser: Browser | undefined;
 let context: BrowserContext | undefined;
 async function newPage(viewport: { width: number; height: number }): Promise<Page> {
   browser ??= await launchBrowser();
-  context ??= await browser.newContext({ viewport: { width: 1440, height: 960 } });
+  if (!context) {
+    context = await browser.newContext({ viewport: { width: 1440, height: 960 } });
+    await stillAnimations(context);
+  }
   const page = await context.newPage();
   if (viewport.width !== 1440 || viewport.height !== 960) await page.setViewportSize(viewport);
   return page;

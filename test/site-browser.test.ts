@@ -23,7 +23,7 @@ import { inflateRawSync } from 'node:zlib';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { describeBrowser, downloadText, launchBrowser, screenshot, watchPage } from './browser.js';
+import { describeBrowser, downloadText, launchBrowser, screenshot, stillAnimations, watchPage } from './browser.js';
 import { runCli } from './cli-child.js';
 import { expectRankingOfLine } from './ranking-line.js';
 import { runCliBatch } from './cli-batch.js';
@@ -102,6 +102,7 @@ describeBrowser('the static site', () => {
   /** A page with its problems and every request it makes recorded. */
   async function openPage(hash = '') {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    await stillAnimations(page); // the status dot's pulse while a run goes on: Chromium's CPU, nothing a test looks at
     const problems = watchPage(page);
     const requests: string[] = [];
     page.on('request', (r) => requests.push(r.url()));
@@ -276,6 +277,7 @@ describeBrowser('the static site', () => {
       trials: number;
     }
     const page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
+    await stillAnimations(page); // the status dot's pulse while a run goes on: Chromium's CPU, nothing a test looks at
     const problems = watchPage(page);
     const requests: string[] = [];
     page.context().on('request', (r) => requests.push(r.url()));
@@ -326,6 +328,7 @@ describeBrowser('the static site', () => {
   /** A workbench.html page with its problems and every request it makes recorded, once ready. */
   async function openWorkbench(query = '') {
     const page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
+    await stillAnimations(page); // the status dot's pulse while a run goes on: Chromium's CPU, nothing a test looks at
     const problems = watchPage(page);
     const requests: string[] = [];
     page.context().on('request', (r) => requests.push(r.url()));

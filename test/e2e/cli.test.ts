@@ -173,11 +173,12 @@ describe('siegesim run', () => {
     expect(json.provenance.scenario).toEqual({ file: 'scenario.yaml', sha256: createHash('sha256').update(keep).digest('hex'), source: '../../keep.yaml' });
     expect(json.provenance.overrides).toEqual({ trials: 4000 });
     expect(readFileSync(path.join(report, 'index.html'), 'utf8')).toContain('<a href="scenario.yaml"');
-    // the same file again: nothing said; `run .` does not take the report's copy for a scenario (a duplicate name)
-    const again = await run(process.execPath, [CLI, 'run', '.', '--trials', '4000', '--no-progress'], dir);
+    // the same file again: nothing said; `run .` does not take the report's copy for a scenario (a duplicate name).
+    // These two, and the forced run and the rerun below, through one child each (test/cli-batch.ts, the writing
+    // command first: a refusal ends a batch's writing); `run` itself is the real processes around them
+    const [same, again] = await runCliBatch([['run', 'keep.yaml', '--trials', '4000', '--no-progress'], ['run', '.', '--trials', '4000', '--no-progress']], dir);
     expect(again.code, again.stderr).toBe(2); // keep.yaml and k2.yaml share a name: refused
     expect(again.stderr).not.toContain('scenario.yaml');
-    const same = await run(process.execPath, [CLI, 'run', 'keep.yaml', '--trials', '4000', '--no-progress'], dir);
     expect(same.code, same.stderr).toBe(0);
     expect(same.stderr).not.toContain('warning');
     // the copy: refused before the run (the report of another file), then replaced with --force
@@ -187,13 +188,15 @@ describe('siegesim run', () => {
     expect(copy.stderr).toBe(`siegesim: cannot write to ${path.join('reports', 'keep')}: ${MSG.otherScenarioReport({ name: 'keep', file: 'keep.yaml', gone: false }, { name: 'keep', file: 'k2.yaml' }, false)}\n`);
     expect(copy.stderr).toContain('give one of them another name:, choose another --out, or add --force to replace it');
     expect(readFileSync(path.join(report, 'summary.json'), 'utf8')).toBe(was);
-    const forced = await run(process.execPath, [CLI, 'run', 'k2.yaml', '--trials', '4000', '--no-progress', '--force'], dir);
+    // then run from the copy in the report, elsewhere: the same CSV byte for byte
+    const [forced, rerun] = await runCliBatch([
+      ['run', 'k2.yaml', '--trials', '4000', '--no-progress', '--force'],
+      ['run', path.join(report, 'scenario.yaml'), '--trials', '4000', '--no-progress', '--out', path.join(dir, 'rerun')],
+    ], dir);
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stderr).not.toContain('warning');
     expect(JSON.parse(readFileSync(path.join(report, 'summary.json'), 'utf8')).provenance.scenario.source).toBe('../../k2.yaml');
     expect(readFileSync(path.join(report, 'scenario.yaml'), 'utf8')).toContain('dc: 13');
-    // run from the copy in the report, elsewhere: the same CSV byte for byte
-    const rerun = await cli(['run', path.join(report, 'scenario.yaml'), '--trials', '4000', '--no-progress', '--out', path.join(dir, 'rerun')]);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(readFileSync(path.join(dir, 'rerun', 'summary.csv'), 'utf8')).toBe(readFileSync(path.join(report, 'summary.csv'), 'utf8'));
     // a folder holding only the scenario and its reports: run . finds the scenario alone
@@ -350,11 +353,14 @@ describe('shards', () => {
     const page = readFileSync(path.join(dir, 'merged', 'index.html'), 'utf8');
     expect(page).toContain('merged from 3 shards; their threads and times are not recorded</p>');
     expect(page).not.toMatch(/1 thread|trials\/s/);
-    const again = await cli(['run', path.join(dir, 'merged', 'scenario.yaml'), '--trials', String(mergedJson.provenance.overrides.trials), '--threads', '1', '--out', path.join(dir, 'again')]);
+    // the merged report's recipe run again, and (without --json) merge printing on stdout the answer run printed
+    // for the whole run (status lines on stderr): through one child (test/cli-batch.ts; run and merge are real processes above)
+    const [again, answer] = await runCliBatch([
+      ['run', path.join(dir, 'merged', 'scenario.yaml'), '--trials', String(mergedJson.provenance.overrides.trials), '--threads', '1', '--out', path.join(dir, 'again')],
+      ['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'merged2')],
+    ]);
     expect(again.code, again.stderr).toBe(0);
     expect(readFileSync(path.join(dir, 'again', 'summary.csv'), 'utf8')).toBe(readFileSync(path.join(dir, 'merged', 'summary.csv'), 'utf8'));
-    // without --json, merge prints on stdout the answer run printed for the whole run (status lines on stderr)
-    const answer = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'merged2')]);
     expect(answer.code, answer.stderr).toBe(0);
     expect(full.stdout).toMatch(/^surrender-port-blockade: .*\n {2}case/);
     expect(answer.stdout).toBe(full.stdout);

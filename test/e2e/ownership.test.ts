@@ -70,6 +70,30 @@ function refused(r: { code: number | null; stderr: string; timedOut?: boolean },
   expect(r.stderr).not.toMatch(STACK_FRAME);
 }
 
+/**
+ * A report of QUICK (`run --trials 1000`, and `more` options) at `to`, a folder that is not there
+ * yet: the tests that need one before what they check (a report to refuse to overwrite, to leave
+ * as it was, to read) each get their own copy of one the CLI wrote once for the file, not a process
+ * of their own (~0.7 s of CPU each, the report's charts drawn again). A report folder moved or
+ * copied is still siegesim's (its manifest goes with it), and a copy at the same depth under the
+ * temporary folder has the same source path (summary.json's, relative to the report) as one written there.
+ */
+const quickReports = new Map<string, Promise<string>>();
+async function quickReportAt(to: string, more: string[] = []): Promise<void> {
+  const key = JSON.stringify(more);
+  if (!quickReports.has(key)) {
+    quickReports.set(key, (async () => {
+      const rep = path.join(tmp(), 'rep');
+      const r = await runCli(['run', QUICK, '--trials', '1000', ...more, '--out', rep, '--no-progress']);
+      expect(r.code, r.stderr).toBe(0);
+      return rep;
+    })());
+  }
+  const from = await quickReports.get(key)!;
+  expect(path.dirname(path.dirname(to)), 'a copy at the depth of the one written').toBe(path.dirname(path.dirname(from)));
+  cpSync(from, to, { recursive: true });
+}
+
 describe('a folder holding files siegesim did not write', () => {
   it.each([
     ['run', '{"total":3}\n'],
@@ -201,8 +225,7 @@ describe('a folder holding the report of another scenario', () => {
   /** `dir`/rep: QUICK's report; `dir`/town.yaml: a copy of QUICK (the same name:, another file). */
   async function townReport(dir: string): Promise<string> {
     const rep = path.join(dir, 'rep');
-    const r = await runCli(['run', QUICK, '--trials', '1000', '--out', rep, '--no-progress']);
-    expect(r.code, r.stderr).toBe(0);
+    await quickReportAt(rep);
     writeFileSync(path.join(dir, 'town.yaml'), readFileSync(QUICK, 'utf8'));
     return rep;
   }
@@ -348,7 +371,7 @@ describe('a report written into a folder of scenarios (--out . --force)', () => 
   it('a report folder given as the folder to read: its copy is not a scenario, and the message says how to run it', async () => {
     const dir = tmp();
     const rep = path.join(dir, 'rep');
-    expect((await runCli(['run', QUICK, '--trials', '1000', '--out', rep, '--no-progress'])).code).toBe(0);
+    await quickReportAt(rep);
     const r = await runCli(['validate', rep]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${rep}  (folder)  ${MSG.noScenariosInReport(rep, path.join(rep, 'scenario.yaml'))}`);
@@ -392,7 +415,7 @@ describe('no output over an input', () => {
   it("a report's own scenario copy, run again into that report: refused (the report would replace it)", async () => {
     const d = tmp();
     const rep = path.join(d, 'rep');
-    expect((await runCli(['run', QUICK, '--trials', '1000', '--out', rep, '--no-progress'])).code).toBe(0);
+    await quickReportAt(rep);
     const was = snapshot(rep);
     refused(await runCli(['run', path.join(rep, 'scenario.yaml'), ...BIG, '--out', rep]), /cannot write to .*rep: the report would replace its scenario\.yaml: it is a file this command reads/);
     expect(snapshot(rep)).toEqual(was);
@@ -436,18 +459,10 @@ describe('a file siegesim did not write, named as an output file', () => {
 
 /**
  * A report of QUICK (seed "old") at `to`: the tests below need an old report that a signal or a
- * failure must leave as it was. The CLI writes it once; each test gets its own copy (a report
- * folder moved or copied is still siegesim's: its manifest goes with it).
+ * failure must leave as it was (written once, each test's its own copy: quickReportAt).
  */
-let oldReport: Promise<string> | undefined;
 async function oldReportAt(to: string): Promise<void> {
-  oldReport ??= (async () => {
-    const rep = path.join(tmp(), 'rep');
-    const r = await runCli(['run', QUICK, '--trials', '1000', '--seed', 'old', '--out', rep, '--no-progress']);
-    expect(r.code, r.stderr).toBe(0);
-    return rep;
-  })();
-  cpSync(await oldReport, to, { recursive: true });
+  await quickReportAt(to, ['--seed', 'old']);
   expect(JSON.parse(readFileSync(path.join(to, 'summary.json'), 'utf8')).seed).toBe('old');
 }
 
