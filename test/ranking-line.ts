@@ -71,7 +71,8 @@ export async function expectRankingOfLine(page: Page, cwd: string, out: string):
   return { line, settings: cli.ranking.length };
 }
 
-interface CliCheck {
+/** A target's check in `siegesim tune --json` (best.checks, each evaluation's checks). */
+export interface CliCheck {
   metric: string;
   value: number;
   ci_low: number;

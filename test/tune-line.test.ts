@@ -15,7 +15,7 @@ import { rootsOf } from '../src/serve/catalogue.js';
 import { startWorkbench, type Workbench } from '../src/serve/server.js';
 import { tuneLine } from '../src/serve/tuning.js';
 import { ROOT, runCli, tempDirs } from './cli-child.js';
-import { shellSplit } from './ranking-line.js';
+import { shellSplit, type CliCheck } from './ranking-line.js';
 
 const makeTmp = tempDirs('siegesim-tune-line-');
 let wb: Workbench;
@@ -65,13 +65,6 @@ async function tune(body: Record<string, unknown>): Promise<TuneDone> {
   return last;
 }
 
-interface CliCheck {
-  metric: string;
-  value: number;
-  ci_low: number;
-  ci_high: number;
-  met: boolean;
-}
 interface CliEvaluation {
   values: Record<string, number>;
   trials: number;
