@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { runScenario, validateText } from '../src/api.js';
 import { alignPairedCodes, alignPairedSlots, compilePoints, jobsOf } from '../src/api/run.js';
-import { batchChunk, ChunkRun, PAIR_BLOCK, _setPairCellsMax as setPairCellsMax, resultLength, runBatch, runChunk, type BatchTask, type ChunkTask } from '../src/engine/chunk.js';
+import { batchChunk, _byTrialBlocks as byTrialBlocks, ChunkRun, PAIR_BLOCK, _setPairCellsMax as setPairCellsMax, resultLength, runBatch, runChunk, type BatchTask, type ChunkTask } from '../src/engine/chunk.js';
 import { deriveState, nextU32, type RngState } from '../src/engine/rng.js';
 import { crusaderRex } from '../src/systems/crusader-rex/index.js';
 import { _internals as crInternals, type CrusaderRexPath } from '../src/systems/crusader-rex/kernel.js';
@@ -177,10 +177,14 @@ describe('paired variants block by block are the trial-by-trial pairing, byte fo
       expect(Math.max(...seen.filter((_, i) => i % 3 === 0))).toBeGreaterThan(PAIR_BLOCK); // a whole step a call, not a block
     }
     // tables too large for a count of every pair of codes: paired trial by trial, the same bytes
+    const sc2 = load('crusader-rex/case-c-old-siege-2.yaml');
+    const counted = byTrialBlocks();
+    expectSameThreeWays(kernel, { ...jobsOf(sc2, compilePoints(sc2))[0], trials: N }, 'counted', 'case-c, counted');
+    expect(byTrialBlocks(), 'tables within the bound are counted').toBe(counted);
     const cells = setPairCellsMax(0);
     try {
-      const sc2 = load('crusader-rex/case-c-old-siege-2.yaml');
       expectSameThreeWays(kernel, { ...jobsOf(sc2, compilePoints(sc2))[0], trials: N }, 'by-trial', 'case-c, paired trial by trial');
+      expect(byTrialBlocks(), 'past the bound, trial by trial').toBeGreaterThan(counted);
     } finally {
       setPairCellsMax(cells);
     }
@@ -238,6 +242,13 @@ describe('paired variants block by block are the trial-by-trial pairing, byte fo
       [0, () => 0, () => -1],
     ] as [number, (n: number) => number, (t: Trace) => number][]) {
       expect(() => runChunk(bad(which, at, code), { ...job, trials: 3000, state: deriveState('pairing', 'bad', 0) }), `case ${which}`).toThrow(/outcome code outside its table/);
+      // and where the tables are past the bound (paired trial by trial)
+      const cells = setPairCellsMax(0);
+      try {
+        expect(() => runChunk(bad(which, at, code), { ...job, trials: 3000, state: deriveState('pairing', 'bad', 0) }), `case ${which}, trial by trial`).toThrow(/outcome code outside its table/);
+      } finally {
+        setPairCellsMax(cells);
+      }
     }
     // the refused chunk leaves nothing behind: the thread's next chunk pairs as the reference does
     expectSameThreeWays(kernel, { ...job, trials: N }, 'after-bad', 'case-b after a refused chunk');

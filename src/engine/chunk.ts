@@ -115,6 +115,10 @@ export function _setPairCellsMax(n: number): number {
   pairCellsMax = n;
   return was;
 }
+/** Blocks a variant paired trial by trial (its tables past the bound) in this thread: the tests see which way ran, since both give the same bytes. */
+let byTrialBlocks = 0;
+/** Tests only: byTrialBlocks. */
+export const _byTrialBlocks = (): number => byTrialBlocks;
 
 /**
  * One chunk, run a slice of trials at a time: `step(m)` then `step(n)` is exactly one chunk of
@@ -320,6 +324,7 @@ export class ChunkRun {
       const Kv = Math.floor(table.length / w);
       // tables too large for a count of every pair of codes: each trial its own row, count 1, in trial order
       const counted = Kv * K0 <= pairCellsMax;
+      if (!counted) byTrialBlocks++;
       if (counted && PAIR_COUNT.length < Kv * K0) PAIR_COUNT = new Int32Array(Kv * K0);
       if (PAIR_MET.length < b) PAIR_MET = new Int32Array(b);
       if (PAIR_ROWS.length < 3 * b) PAIR_ROWS = new Int32Array(3 * b);
