@@ -5,6 +5,7 @@ import path from 'node:path';
 import { parseRange, parseTarget, plateauText, runScenario, solveJson, solveScenario, tuneScenario, TuneInputError, TuningInputError, validateText, type TuneResult } from '../src/api.js';
 import { plateauAround } from '../src/api/plateau.js';
 import { defaultRange, judge, missedBy } from '../src/api/tune.js';
+import { baseCaseOf } from '../src/api/tunables.js';
 import type { ValidScenario } from '../src/scenario/validate.js';
 import { Z95 } from '../src/stats/intervals.js';
 import type { Metric } from '../src/systems/types.js';
@@ -382,4 +383,19 @@ describe('tune: the case an answer holds in, what its means count, targets out o
     expect(coarse.every((x) => x.stage === 'coarse grid') && finer.every((x) => x.stage === 'refinement')).toBe(true);
     expect(Math.min(...coarse.map((x) => x.size))).toBeGreaterThanOrEqual(2 * Math.max(...finer.map((x) => x.size)));
   }, 60_000);
+});
+
+describe("the case's note names a variant whose settings --where gives", () => {
+  const file = path.resolve(__dirname, '../scenarios/fantasy/climbers-dc.yaml');
+  const v = validateText(file, readFileSync(file, 'utf8'));
+  if (!v.ok) throw new Error(JSON.stringify(v.issues));
+  it('the settings of variant above-dc: its case, said so (the baseline variant at them reads as another case)', () => {
+    expect(baseCaseOf(v.value, { 'wall.dc': 14, 'rules.climb_comparison': 'gt' }).note).toBe(
+      'working on the baseline variant (at-least-dc) at wall.dc=14, rules.climb_comparison=gt (variant "above-dc"\'s case: it sets rules.climb_comparison=gt)',
+    );
+  });
+  it('other settings, or another value of the variant\'s: no variant named', () => {
+    expect(baseCaseOf(v.value, { 'wall.dc': 14 }).note).toBe('working on the baseline variant (at-least-dc) at wall.dc=14');
+    expect(baseCaseOf(v.value, { 'rules.climb_comparison': 'ge' }).note).not.toMatch(/above-dc/);
+  });
 });
