@@ -39,7 +39,7 @@
 import type { CrusaderRexCompiled } from './compile.js';
 import { FIELD } from './compile.js';
 import type { Trace } from '../types.js';
-import { A_ATT_WINS, A_BOTH_GONE, A_DEF_HOLDS, A_LOST, A_ROUNDS, OUTCOME_W, SURV, attrBase, maxAll, outcomeColumns } from './layout.js';
+import { A_ATT_WINS, A_BOTH_GONE, A_DEF_HOLDS, A_LOST, A_ROUNDS, OUTCOME_W, SURV, attrBase, maxAll, setOutcomes } from './layout.js';
 import { fieldPathApplies } from './field-run-path.js';
 import { sideTables } from './state-tables.js';
 import { fmix32, nextI32 } from '../../engine/rng.js';
@@ -510,11 +510,7 @@ export function runClosedField(f: ClosedField, stream: Int32Array, trials: numbe
     playClosed(f, stream, n, acc, rows, outc, done);
     if (rows === undefined) flushClosed(f, acc);
   }
-  if (outc !== undefined) {
-    trace!.table = f.outcomes;
-    trace!.width = OUTCOME_W;
-    if (trace!.column?.length !== trace!.slots.length) trace!.column = outcomeColumns(trace!.slots);
-  }
+  if (outc !== undefined) setOutcomes(trace!, f.outcomes, OUTCOME_W);
 }
 
 /**

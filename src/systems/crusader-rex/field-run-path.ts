@@ -18,7 +18,7 @@ import type { Trace } from '../types.js';
 import { FIELD, PENDING, type CrusaderRexCompiled } from './compile.js';
 import { fireOrderMatters } from './order.js';
 import { chargeOutcomes, joined, runDists, sideTables } from './state-tables.js';
-import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_LOST, A_ROUNDS, OUTCOME_W, SURV, attrBase, maxAll, outcomeColumns } from './layout.js';
+import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_LOST, A_ROUNDS, OUTCOME_W, SURV, attrBase, maxAll, setOutcomes } from './layout.js';
 
 // === a field battle at a town without a castle =================================================
 //
@@ -389,12 +389,8 @@ export function runField(c: CrusaderRexCompiled, rng: RngState, stream: RngState
   if (outc !== undefined && current!.ocDense.length === 0) current!.ocDense = new Int32Array(16 * w0 * w1).fill(-1);
   const dense = current!.ocDense;
   ocTrace = outc !== undefined ? trace : undefined;
-  if (outc !== undefined) {
-    // set before the loop (nothing may follow it); fieldOutcome sets the table again when it grows it
-    trace!.table = current!.ocTable;
-    trace!.width = OUTCOME_W;
-    if (trace!.column?.length !== trace!.slots.length) trace!.column = outcomeColumns(trace!.slots);
-  }
+  // set before the loop (nothing may follow it); fieldOutcome sets the table again when it grows it
+  if (outc !== undefined) setOutcomes(trace!, current!.ocTable, OUTCOME_W);
   acc[0] += trials; // before the loop: nothing may follow it (the Kernel contract, systems/types.ts)
   for (let i = 0; i < trials; i++) {
     nextTrialState(stream, rng); // this trial's own stream (engine/rng.ts)

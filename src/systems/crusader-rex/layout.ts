@@ -9,6 +9,8 @@
  *       slot 0..2 = end of round 1..3, 3 = after retreat and attrition; place 0 field, 1 castle, 2 reserves
  */
 import type { CrusaderRexCompiled } from './compile.js';
+import { setOutcomeTable } from '../trace.js';
+import type { Trace } from '../types.js';
 
 export const A_ATT_WINS = 1;
 export const A_DEF_HOLDS = 2;
@@ -36,18 +38,11 @@ export function accLengthCrusaderRex(c: CrusaderRexCompiled): number {
  * writes outcome codes lays out alike: wins, holds, goes on, both gone, falls, lifted, rounds,
  * steps lost by side 0 and 1 (a path may keep more words after them: its table's width says).
  */
+export const OUTCOME_SLOTS = [A_ATT_WINS, A_DEF_HOLDS, A_CONTINUES, A_BOTH_GONE, A_FALLS, A_LIFTED, A_ROUNDS, A_LOST, A_LOST + 2];
 /** Words of the closed and field paths' outcome rows (the table path's walk keeps two more: OW). */
 export const OUTCOME_W = 9;
-export const OUTCOME_SLOTS = [A_ATT_WINS, A_DEF_HOLDS, A_CONTINUES, A_BOTH_GONE, A_FALLS, A_LIFTED, A_ROUNDS, A_LOST, A_LOST + 2];
 
-/** The column of an outcome row each paired slot changes by (Trace.column); p_guard never changes on these paths (-1). */
-export function outcomeColumns(slots: Int32Array): Int32Array {
-  const column = new Int32Array(slots.length);
-  for (let p = 0; p < slots.length; p++) {
-    const s = slots[p];
-    const at = OUTCOME_SLOTS.indexOf(s);
-    if (at < 0 && s !== A_GUARD) throw new Error(`crusader-rex: slot ${s} cannot be traced by outcome`);
-    column[p] = at;
-  }
-  return column;
+/** A call's outcome table for the engine (systems/trace.ts setOutcomeTable); p_guard never changes on these paths. */
+export function setOutcomes(trace: Trace, table: ArrayLike<number>, width: number): void {
+  setOutcomeTable(trace, table, width, OUTCOME_SLOTS, [A_GUARD], 'crusader-rex');
 }

@@ -39,7 +39,7 @@ import { writeTrace } from '../trace.js';
 import type { Trace } from '../types.js';
 import { rollDie } from '../../engine/dice.js';
 import type { CrusaderRexCompiled } from './compile.js';
-import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll, outcomeColumns } from './layout.js';
+import { A_ATT_WINS, A_BOTH_GONE, A_CONTINUES, A_DEF_HOLDS, A_FALLS, A_LIFTED, A_LOST, A_ROUNDS, SURV, attrBase, maxAll, setOutcomes } from './layout.js';
 
 import { HS, NO_DICE, POW5, TABLE_MAX, aliasTable, type Tables } from './state-tables.js';
 import { B_SHIFT, H_SHIFT, roundCacheFor, roundKey, roundTable, type RoundCache } from './round-tables.js';
@@ -1798,11 +1798,7 @@ export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState
     flushWalk(WALK!, acc, maxAll(c) + 1, rows !== undefined);
     flushRecords(acc, attrBase(c), attrN);
     acc[0] += trials;
-    if (outc !== undefined) {
-      trace!.table = WALK!.OUTV;
-      trace!.width = OW;
-      if (trace!.column?.length !== trace!.slots.length) trace!.column = outcomeColumns(trace!.slots);
-    }
+    if (outc !== undefined) setOutcomes(trace!, WALK!.OUTV, OW);
     return;
   }
   if (trace?.outcome !== undefined) throw new Error('the table path writes outcome codes only where it plays the walk (walkPlays)');

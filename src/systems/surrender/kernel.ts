@@ -13,7 +13,7 @@
 import { nextTrialState, type RngState } from '../../engine/rng.js';
 import { rollChance, rollDie } from '../../engine/dice.js';
 import { testSucceeds, type SurrenderCompiled } from './compile.js';
-import { writeTrace } from '../trace.js';
+import { setOutcomeTable, writeTrace } from '../trace.js';
 import type { Kernel, Trace } from '../types.js';
 
 /** The current trial's generator state, drawn from the chunk's stream at each trial's start. */
@@ -36,11 +36,7 @@ const OUTCOME_SLOTS = [ACC_PROBE, ACC_SURRENDERED];
 export function runSurrender(c: SurrenderCompiled, stream: RngState, trials: number, acc: Float64Array, trace?: Trace): void {
   const outc = trace?.outcome;
   playTrials(c, stream, trials, acc, outc === undefined ? trace : undefined, outc);
-  if (outc !== undefined) {
-    trace!.table = OUTCOMES;
-    trace!.width = 2;
-    if (trace!.column?.length !== trace!.slots.length) trace!.column = outcomeColumns(trace!.slots);
-  }
+  if (outc !== undefined) setOutcomeTable(trace!, OUTCOMES, 2, OUTCOME_SLOTS, [], 'surrender');
   acc[ACC_TRIALS] += trials;
   acc[ACC_PROBE] += oProbe;
   acc[ACC_SURRENDERED] += oSurrendered;
@@ -61,15 +57,6 @@ let oSumT2 = 0;
  * call in about half of all processes (a third slower on town-basic; `node --trace-deopt`:
  * "Insufficient type feedback for generic keyed access" once a call).
  */
-/** The column of an outcome row each paired slot changes by (Trace.column). */
-function outcomeColumns(slots: Int32Array): Int32Array {
-  return Int32Array.from(slots, (s) => {
-    const at = OUTCOME_SLOTS.indexOf(s);
-    if (at < 0) throw new Error(`surrender: slot ${s} cannot be traced by outcome`);
-    return at;
-  });
-}
-
 function playTrials(c: SurrenderCompiled, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined, outc: Int32Array | undefined): void {
   const rng = TRIAL;
   const die = c.die | 0;
@@ -86,7 +73,7 @@ function playTrials(c: SurrenderCompiled, stream: RngState, trials: number, acc:
     // p_test: one test from the trial's first roll, with the constant modifiers and no cards.
     const pr = testSucceeds(c, rollDie(rng, die, dieT), base) ? 1 : 0;
     probe += pr;
-    let fellAt = 0; // the turn it surrendered in (0: it did not)
+    let gone = 0; // 2 once it surrendered (its outcome code's part)
     for (let t = 1; t <= turns; t++) {
       // Seed 002 section C: a port is only tested while the blockade holds.
       if (c.port === 1 && !rollChance(rng, c.blockadeT)) continue;
@@ -103,7 +90,7 @@ function playTrials(c: SurrenderCompiled, stream: RngState, trials: number, acc:
         }
       }
       if (fell) {
-        fellAt = t;
+        gone = 2;
         surrendered++;
         sumT += t;
         sumT2 += t * t;
@@ -111,7 +98,7 @@ function playTrials(c: SurrenderCompiled, stream: RngState, trials: number, acc:
         break;
       }
     }
-    if (outc !== undefined) outc[i] = pr + (fellAt > 0 ? 2 : 0);
+    if (outc !== undefined) outc[i] = pr + gone;
     else if (trace !== undefined) {
       // the sums kept in locals, added trial by trial so that the traced slots run
       acc[ACC_PROBE] += probe;
