@@ -15,7 +15,7 @@ import { COMMON_KEYS, scenarioSchemaOf, unwrap } from '../scenario/schema.js';
 import { expandSweepValues, splitPath, validateScenario, valueAtPath, type ValidScenario } from '../scenario/validate.js';
 import { sweepCount } from '../scenario/range.js';
 import { SYSTEMS } from '../systems/registry.js';
-import { effectiveValues, sliderOf, type Slider } from './tunables.js';
+import { effectiveValues, sliderOf, variantSet, type Slider } from './tunables.js';
 import { pointStream, validateText } from './run.js';
 
 /** What a control edits: a number (integer or not), one of a list, or a yes/no. */
@@ -78,10 +78,9 @@ const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._z
 
 /** The chosen variant's `set` (and its index), or an issue naming the known variants. */
 function chosenVariant(v: ValidScenario, name: string | undefined): Chosen | ValueIssue {
-  const variants = (v.raw.variants as { name: string; set?: Record<string, unknown> }[] | undefined) ?? [{ name: v.variantNames[0] }];
-  const index = name === undefined ? 0 : variants.findIndex((x) => x.name === name);
-  if (index < 0) return { path: 'variant', message: `unknown variant "${name}" (one of: ${variants.map((x) => x.name).join(', ')})` };
-  return { index, name: variants[index].name, set: variants[index].set ?? {} };
+  const index = name === undefined ? 0 : v.variantNames.indexOf(name);
+  if (index < 0) return { path: 'variant', message: `unknown variant "${name}" (one of: ${v.variantNames.join(', ')})` };
+  return { index, name: v.variantNames[index], set: variantSet(v, index) };
 }
 
 type Chosen = { index: number; name: string; set: Record<string, unknown> };

@@ -23,7 +23,7 @@ import { runGroups, type GroupJob } from '../engine/run.js';
 import type { Executor } from '../engine/executor.js';
 import { inlineExecutor } from './executors.js';
 import { suggest } from '../text/suggest.js';
-import { decimalResolution, effectiveValues, numberBounds, producedMetrics, rangeFault, streamOfCase, tidy, tunablesOf } from './tunables.js';
+import { decimalResolution, effectiveValues, numberBounds, producedMetrics, rangeFault, streamOfCase, tidy, tunablesOf, variantSet } from './tunables.js';
 import { conditionOf } from '../systems/conditional.js';
 import { pointStream } from './run.js';
 import { plateauAround, type Plateau } from './plateau.js';
@@ -682,9 +682,3 @@ function variantIndexOf(v: ValidScenario, name: string | undefined): number {
   return i;
 }
 
-/** A variant's `set` as written (the baseline's is kept on the scenario). */
-function variantSet(v: ValidScenario, index: number): Record<string, unknown> {
-  if (index === 0) return v.baselineSet;
-  const written = v.raw.variants as { set?: Record<string, unknown> }[] | undefined;
-  return written?.[index]?.set ?? {};
-}

@@ -199,10 +199,16 @@ export function baseCaseOf(v: ValidScenario, where?: Record<string, unknown>, se
   } else if (!where && v.params.length > 0 && heldAny)
     parts.push(searched.length > 0 ? `with ${showSettings(held)} as at the first sweep point (--where picks another)` : `at the first sweep point (${showSettings(held)}; --where picks another)`);
   // settings that are all of what another variant sets: the case is that variant's (the line the workbench prints for it)
-  const variants = (v.raw.variants as { name: string; set?: Record<string, unknown> }[] | undefined) ?? [];
-  const as = where ? variants.slice(1).filter((x) => x.set && Object.keys(x.set).length > 0 && Object.entries(x.set).every(([p, val]) => Object.hasOwn(where, p) && String(where[p]) === String(val))) : [];
-  if (as.length > 0) parts.push(`(${as.map((x) => `variant "${x.name}"'s case: it sets ${showSettings(x.set!)}`).join('; ')})`);
+  const as = where ? v.variantNames.map((name, i) => ({ name, set: variantSet(v, i) })).filter((x, i) => i > 0 && Object.keys(x.set).length > 0 && Object.entries(x.set).every(([p, val]) => Object.hasOwn(where, p) && String(where[p]) === String(val))) : [];
+  if (as.length > 0) parts.push(`(${as.map((x) => `variant "${x.name}"'s case: it sets ${showSettings(x.set)}`).join('; ')})`);
   return { where: w, scenario: c.scenario, tunables: tunablesOf(v.system, c.scenario), note: parts.length > 0 ? `working ${parts.join(' ')}` : undefined, stream: streamOfCase(v, c.scenario) };
+}
+
+/** A variant's `set` as written (the baseline's is kept on the scenario). */
+export function variantSet(v: ValidScenario, index: number): Record<string, unknown> {
+  if (index === 0) return v.baselineSet;
+  const written = v.raw.variants as { set?: Record<string, unknown> }[] | undefined;
+  return written?.[index]?.set ?? {};
 }
 
 /** The stream `run` rolls for the sweep point a case is at (point-0 when it is at none of them). */
