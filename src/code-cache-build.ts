@@ -8,9 +8,13 @@
  *    (SAMPLES: each system's validation, compile, kernel, summary and report), in a child
  *    process that saves it as it exits (SIEGESIM_CODE_CACHE=write, src/cli/main.ts).
  *
+ * The two run at once (two cores). The child draws its report's charts with vega from
+ * node_modules (SIEGESIM_VEGA), so that it never saves a code cache for vega's bundle of its own
+ * while this process makes that one (a first use saves one: render-worker.ts).
+ *
  *   node dist/src/code-cache-build.js
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -57,22 +61,24 @@ const SAMPLES = [
 ];
 
 /** The command line's cache: made by a child `siegesim run` that saves it as it exits (only after a run that succeeded). */
-function cliCache(): void {
+async function cliCache(): Promise<void> {
   const bundle = packageFile(CLI_BUNDLE);
   rmSync(cacheFileOf(bundle), { force: true });
   const files = SAMPLES.map((f) => packageFile(f)).filter((f) => existsSync(f));
   const out = mkdtempSync(path.join(tmpdir(), 'siegesim-cache-'));
   try {
-    const r = spawnSync(process.execPath, [packageFile('dist/src/cli/main.js'), 'run', ...files, '--trials', '200', '--threads', '1', '--no-progress', '--out', out], {
-      env: { ...process.env, SIEGESIM_CODE_CACHE: 'write', SIEGESIM_NO_BUNDLE: '' },
-      encoding: 'utf8',
+    const child = spawn(process.execPath, [packageFile('dist/src/cli/main.js'), 'run', ...files, '--trials', '200', '--threads', '1', '--no-progress', '--out', out], {
+      env: { ...process.env, SIEGESIM_CODE_CACHE: 'write', SIEGESIM_NO_BUNDLE: '', SIEGESIM_VEGA: 'node_modules' },
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
     // Without a cache the command line only starts slower: a warning, not a failed build.
-    if (r.status !== 0 || !existsSync(cacheFileOf(bundle))) process.stderr.write(`warning: the command line's code cache was not made (exit ${r.status}): ${r.stderr}`);
+    if (status !== 0 || !existsSync(cacheFileOf(bundle))) process.stderr.write(`warning: the command line's code cache was not made (exit ${status}): ${stderr}`);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
 }
 
-await vegaCache();
-cliCache();
+await Promise.all([cliCache(), vegaCache()]);

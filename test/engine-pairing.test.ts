@@ -96,7 +96,12 @@ function expectSameThreeWays(kernel: Kernel<unknown>, task: Omit<ChunkTask, 'sta
   expect(bytes(whole), `${what}: one step`).toBe(bytes(expected));
   const state = deriveState('pairing', key, 0);
   const run = new ChunkRun(kernel, { ...task, state });
-  for (const k of oddSlices(task.trials)) expect(run.step(k)).toBe(k);
+  let ran = 0;
+  for (const k of oddSlices(task.trials)) {
+    expect(run.finished, `${what}: finished after ${ran} of ${task.trials}`).toBe(false);
+    expect(run.step(k)).toBe(k);
+    ran += k;
+  }
   expect(run.finished).toBe(true);
   expect(bytes(run.out), `${what}: odd slices`).toBe(bytes(expected));
   // the chunk's stream as far on as the reference's
@@ -262,6 +267,60 @@ describe('paired variants block by block are the trial-by-trial pairing, byte fo
     expectSameThreeWays(kernel, none, 'none', 'a variant pairing nothing');
     const empty = { ...job, pairedSlots: job.pairedSlots.map(() => []), trials: 2300 };
     expectSameThreeWays(kernel, empty, 'empty', 'no paired metric');
+    // nothing to pair: a step is one call per case, with no trace
+    const calls: [number, boolean][] = [];
+    const spy = after(kernel, (_c, n, trace) => calls.push([n, trace !== undefined]));
+    new ChunkRun(spy, { ...empty, state: deriveState('pairing', 'empty', 0) }).step(2300);
+    expect(calls).toEqual(job.compiled.map(() => [2300, false]));
+    // the same where the variants pair by traced rows (fantasy has no outcome codes): a variant without a trace is passed over
+    const rows = load('fantasy/stone-wall-siege.yaml');
+    const rowsJob = jobsOf(rows, compilePoints(rows))[0];
+    expect(rows.system.kernel.outcomes).toBeUndefined();
+    const rowsNone = { ...rowsJob, pairedSlots: rowsJob.pairedSlots.map((s, v) => (v === 1 ? s.map(() => -1) : s)), trials: 2300 };
+    expectSameThreeWays(rows.system.kernel as Kernel<unknown>, rowsNone, 'rows-none', 'a variant pairing nothing, by rows');
+  });
+
+  it('outcome tables of one row, every code 0, pair (nothing to refuse); the bound is on the pairs of codes, inclusive', () => {
+    // a toy outcome kernel: a trial adds `add` to slot 1; every code is 0, in a table of `rows` rows
+    interface Rows {
+      rows: number;
+      add: number;
+    }
+    const kernel: Kernel<Rows> = {
+      accLength: () => 2,
+      outcomes: () => true,
+      run(c, s, n, acc, trace) {
+        for (let t = 0; t < n; t++) {
+          nextU32(s);
+          acc[1] += c.add;
+          if (trace?.outcome !== undefined) trace.outcome[t] = 0;
+        }
+        acc[0] += n;
+        if (trace?.outcome !== undefined) {
+          trace.table = new Array(c.rows).fill(c.add);
+          trace.width = 1;
+          trace.column = Int32Array.from(trace.slots.map(() => 0));
+        }
+      },
+    };
+    const pairs = (compiled: Rows[], cells: number | undefined): { sums: number[]; byTrial: boolean } => {
+      const was = cells === undefined ? undefined : setPairCellsMax(cells);
+      const before = byTrialBlocks();
+      try {
+        const out = runChunk(kernel as Kernel<unknown>, { system: 'toy', compiled, accLengths: [2, 2], pairedSlots: [[1], [1]], trials: 700, state: deriveState('pairing', 'rows', 0) });
+        return { sums: Array.from(out.subarray(4)), byTrial: byTrialBlocks() > before };
+      } finally {
+        if (was !== undefined) setPairCellsMax(was);
+      }
+    };
+    // one row each (their codes all 0): d = 2 - 1 every trial, counted and trial by trial
+    const single = [{ rows: 1, add: 1 }, { rows: 1, add: 2 }];
+    expect(pairs(single, undefined)).toEqual({ sums: [700, 700], byTrial: false });
+    expect(pairs(single, 0)).toEqual({ sums: [700, 700], byTrial: true });
+    // 3 rows against 2: 6 pairs of codes, counted up to a bound of 6
+    const wider = [{ rows: 2, add: 1 }, { rows: 3, add: 2 }];
+    expect(pairs(wider, 6)).toEqual({ sums: [700, 700], byTrial: false });
+    expect(pairs(wider, 5)).toEqual({ sums: [700, 700], byTrial: true });
   });
 });
 
@@ -394,6 +453,18 @@ describe('metrics of one-hot groups, paired from codes (engine/chunk.ts PairedCo
     const wrong: Toy = { ...base, codeOf: [[0, 1, 2, 3, 4, 0], base.codeOf[1]], counts: [['x', 'y', 'z', '', ''], ['u', 'v']] };
     const bad = { ...task, compiled: [base, wrong], accLengths: [6, 6], pairedSlots: alignPairedSlots(toySystem as never, [base, base]), pairedCodes: alignPairedCodes(toySystem as never, [base, base]) };
     expect(() => runChunk(toyKernel as Kernel<unknown>, { ...bad, state: deriveState('pairing', 'bad', 0) })).toThrow(/a code outside its one-hot group \(variant 1: 4 codes/);
+    // one past the baseline's group (code 4 of 4)
+    const badBase = { ...bad, compiled: [wrong, base] };
+    expect(() => runChunk(toyKernel as Kernel<unknown>, { ...badBase, state: deriveState('pairing', 'bad', 0) })).toThrow(/a code outside its one-hot group \(variant 1: 4 codes, baseline: 4;/);
+  });
+
+  it('a group of one code, every trial in it, pairs (nothing to refuse)', () => {
+    const single: Toy = { codeOf: [[0, 0, 0, 0, 0, 0]], counts: [['x']], declared: [['x']], slots: { x: 1 } };
+    const compiled = [single, single];
+    const t = { system: 'toy', compiled, accLengths: [2, 2], pairedSlots: alignPairedSlots(toySystem as never, compiled), pairedCodes: alignPairedCodes(toySystem as never, compiled), trials: 900 };
+    const out = runChunk(toyKernel as Kernel<unknown>, { ...t, state: deriveState('pairing', 'single', 0) });
+    expect(Array.from(out.subarray(4))).toEqual([0, 0]);
+    expect(Array.from(out.subarray(0, 4))).toEqual([900, 900, 900, 900]);
   });
 
   it("Σd² counts the trials in which exactly one side's code is the metric's, not |Σd| nor n_variant + n_baseline", () => {
