@@ -678,7 +678,7 @@ describeBrowser('the workbench page', () => {
     expect(cells).toHaveLength(30);
     const out = mkdtempSync(path.join(tmpdir(), 'siegesim-grid-'));
     try {
-      const r = await runCli(['run', path.join(ROOT, 'scenarios', SC), '--trials', String(trials), '--json', '--out', out, '--threads', '1']);
+      const r = await runCli(['run', path.join(ROOT, 'scenarios', SC), '--trials', String(trials), '--json', '--out', out, '--threads', '1', '--no-charts']);
       expect(r.code, r.stderr).toBe(0);
       const cli = JSON.parse(r.stdout)[0].cases as { params: Record<string, number>; metrics: Record<string, { value: number }> }[];
       expect(cells.map((c) => [c.x, c.y])).toEqual(cli.map((c) => [c.params['wall.hp'], c.params['wall.dc']]));

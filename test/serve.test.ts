@@ -706,7 +706,7 @@ describe('the same numbers as siegesim run', () => {
     expect(start.command).toBe('npx siegesim run fortress-readings.tuned.yaml');
     const file = path.join(tmp, saved.filename);
     writeFileSync(file, saved.yaml);
-    const r = await cli(['run', file, '--trials', String(done.trials), '--json', '--out', path.join(tmp, 'cli-fixed'), '--threads', '1']);
+    const r = await cli(['run', file, '--trials', String(done.trials), '--json', '--out', path.join(tmp, 'cli-fixed'), '--threads', '1', '--no-charts']);
     expect(r.code, r.stderr).toBe(0);
     const json = JSON.parse(r.stdout)[0]; // --json: one element per scenario
     // a scenario of its own: reports/surrender-fortress-readings-tuned/, never over the original's report
@@ -732,7 +732,7 @@ describe('the same numbers as siegesim run', () => {
     expect(saved.yaml).toMatch(/Its sweep gains wall\.dc 14/);
     const file = path.join(tmp, saved.filename);
     writeFileSync(file, saved.yaml);
-    const r = await cli(['run', file, '--trials', String(done.trials), '--json', '--out', path.join(tmp, 'cli-swept'), '--threads', '1']);
+    const r = await cli(['run', file, '--trials', String(done.trials), '--json', '--out', path.join(tmp, 'cli-swept'), '--threads', '1', '--no-charts']);
     expect(r.code, r.stderr).toBe(0);
     const json = JSON.parse(r.stdout)[0];
     const cliCase = json.cases.find((c: { variant: string; params: Record<string, number> }) => c.variant === 'at-least-dc' && c.params['wall.dc'] === 14);
@@ -821,12 +821,12 @@ describe('the same numbers as siegesim run', () => {
     const done = s.events.at(-1) as { type: string; trials: number; cases: { metrics: Record<string, { value: number }> }[] };
     expect(done.type).toBe('done');
     expect((s.events[0] as { command: string }).command).toBe(`npx siegesim run ${path.relative(process.cwd(), path.join(served, 'surrender/town-basic.yaml'))}`);
-    const r = await cli(['run', path.join(served, 'surrender/town-basic.yaml'), '--trials', String(done.trials), '--json', '--out', path.join(tmp, 'cli-prec')]);
+    const r = await cli(['run', path.join(served, 'surrender/town-basic.yaml'), '--trials', String(done.trials), '--json', '--out', path.join(tmp, 'cli-prec'), '--no-charts']);
     expect(r.code, r.stderr).toBe(0);
     const json = JSON.parse(r.stdout)[0];
     for (const [k, m] of Object.entries(json.cases[0].metrics as Record<string, { value: number }>)) expect(num(done.cases[0].metrics[k].value)).toBe(m.value);
     // and the CLI's own --precision stops at the same trial count
-    const p = await cli(['run', path.join(served, 'surrender/town-basic.yaml'), '--trials', '262144', '--precision', '0.001', '--json', '--out', path.join(tmp, 'cli-prec2')]);
+    const p = await cli(['run', path.join(served, 'surrender/town-basic.yaml'), '--trials', '262144', '--precision', '0.001', '--json', '--out', path.join(tmp, 'cli-prec2'), '--no-charts']);
     expect(JSON.parse(p.stdout)[0].cases[0].trials).toBe(done.trials);
   }, 60_000);
 });
@@ -977,7 +977,7 @@ describe('sweeps and solve', () => {
     expect(done.cases.map((c) => c.params['wall.hp'])).toEqual([10, 13, 16, 20, 25, 30].flatMap((h) => [h, h, h, h, h]));
     expect(done.chart.layer[0].encoding?.x?.axis?.values).toEqual([10, 13, 16, 20, 25, 30]);
     // the file itself (its own order) through the CLI at the same trials and seed: the same cells
-    const r = await cli(['run', path.join(served, SC), '--trials', '2000', '--json', '--out', path.join(tmp, 'cli-grid'), '--threads', '1']);
+    const r = await cli(['run', path.join(served, SC), '--trials', '2000', '--json', '--out', path.join(tmp, 'cli-grid'), '--threads', '1', '--no-charts']);
     expect(r.code, r.stderr).toBe(0);
     const cliCases = JSON.parse(r.stdout)[0].cases as { params: Record<string, number>; metrics: Record<string, M> }[];
     expect(cliCases).toHaveLength(30);

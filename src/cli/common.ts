@@ -164,6 +164,8 @@ export interface RunFlags {
   brief?: boolean;
   /** Write into a folder that holds files siegesim did not write (they are kept). */
   force?: boolean;
+  /** False with --no-charts: the reports' charts as specs only, not drawn. */
+  charts?: boolean;
 }
 
 /**

@@ -39,7 +39,10 @@ export async function start(): Promise<void> {
   process.on('uncaughtException', escaped);
   process.on('unhandledRejection', escaped);
   try {
-    if (DRAWS.has(process.argv[2] ?? '')) startRenderer();
+    // (not for --no-charts: a run that draws nothing loads no vega; read before `--`, as the options are)
+    const args = process.argv.slice(3);
+    const end = args.indexOf('--');
+    if (DRAWS.has(process.argv[2] ?? '') && !(end < 0 ? args : args.slice(0, end)).includes('--no-charts')) startRenderer();
     startEarlyPool(process.argv); // `run`: its worker threads boot while the program loads
     // test-only: errors that escape the command, for the test of how they print
     const fault = process.env.SIEGESIM_FAULT;

@@ -54,11 +54,17 @@ ${back}${opts.body}
 `;
 }
 
-/** One chart: its SVG (drawn headlessly) with a caption and a link to its Vega-Lite spec. */
-export function figure(c: Pick<ChartSpec, 'name' | 'title' | 'caption'>, dir = 'charts'): string {
+/**
+ * One chart: its SVG (drawn headlessly) with a caption and a link to its Vega-Lite spec. Not
+ * `drawn` (`run --no-charts`): a line in its place that says so, and the link to its spec.
+ */
+export function figure(c: Pick<ChartSpec, 'name' | 'title' | 'caption'>, dir = 'charts', drawn = true): string {
   const base = `${dir}/${encodeURIComponent(c.name)}`;
   const caption = c.caption ? `${escapeHtml(c.caption)} — ` : '';
-  return `<figure><img src="${base}.svg" alt="${escapeHtml(c.title)}"><figcaption>${caption}<a href="${base}.vl.json">Vega-Lite spec</a></figcaption></figure>`;
+  const chart = drawn
+    ? `<img src="${base}.svg" alt="${escapeHtml(c.title)}">`
+    : `<p class="muted">${escapeHtml(c.title)}: not drawn (the report was written with <code>--no-charts</code>; run it again without that option to draw its charts)</p>`;
+  return `<figure>${chart}<figcaption>${caption}<a href="${base}.vl.json">Vega-Lite spec</a></figcaption></figure>`;
 }
 
 /**
@@ -416,6 +422,8 @@ export interface PageOptions {
   outcomes?: string[][];
   /** The scenario file the run read (its name) and the SHA-256 of its text, copied beside the page as scenario.yaml. */
   scenario?: { name: string; sha256: string };
+  /** False when the charts were not drawn (`--no-charts`): each says so in its place. */
+  drawn?: boolean;
 }
 
 /** A case's metrics in the system's order (the rest by name), without the internal ones: what `answerMetrics` falls back on. */
@@ -472,9 +480,9 @@ export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: stri
   // a sweep with variants: the charts, then the readings compared at each swept value with their
   // intervals (the question a variant asks), then where the lead metric reaches its target
   const compare = r.params.length > 0 && r.variants.length > 1;
-  if (compare) answer.push(...lead.map((c) => figure(c)), differenceAnswerTable(r, answerOrder(cols)));
+  if (compare) answer.push(...lead.map((c) => figure(c, 'charts', opts.drawn !== false)), differenceAnswerTable(r, answerOrder(cols)));
   for (const c of lead) {
-    if (!compare) answer.push(figure(c));
+    if (!compare) answer.push(figure(c, 'charts', opts.drawn !== false));
     if (c.metric && c.target !== undefined && r.params.length > 0) {
       answer.push(`<p>Where <code>${escapeHtml(c.metric)}</code> reaches ${escapeHtml(String(c.target))} among the swept values (at or above it where it rises with the value, at or below where it falls):</p>`);
       answer.push(answerTable(r, c.metric, c.target));
@@ -501,7 +509,7 @@ ${answer.join('\n') || '<p class="muted">no headline metric</p>'}
 <h2>All metrics</h2>
 ${metricTable(r, metrics)}
 ${glossaryHtml(r, metrics)}
-${rest.length > 0 ? `<h2>Charts</h2>\n${rest.map((c) => figure(c)).join('\n')}` : ''}
+${rest.length > 0 ? `<h2>Charts</h2>\n${rest.map((c) => figure(c, 'charts', opts.drawn !== false)).join('\n')}` : ''}
 <h2>Files</h2>
 <ul>${files.map((f) => `<li><a href="${encodeURI(f)}">${escapeHtml(f)}</a></li>`).join('')}</ul>`;
   return pageShell({ title: `${r.name} — siegesim`, body, indexHref: opts.indexHref });

@@ -585,10 +585,12 @@ export async function writeFolder(outDir: string, fill: (put: PutFile, files: re
 
 /**
  * Put each chart's Vega-Lite spec and its SVG (`charts/<name>.vl.json`, `.svg`). `svgs`: their
- * drawing, when the caller started it earlier (startCharts) to write other files meanwhile.
+ * drawing, when the caller started it earlier (startCharts) to write other files meanwhile; null
+ * for the specs alone (`--no-charts`).
  */
-export async function putCharts(put: PutFile, charts: readonly ChartSpec[], svgs = startCharts(charts)): Promise<void> {
+export async function putCharts(put: PutFile, charts: readonly ChartSpec[], svgs: Promise<string[]> | null = startCharts(charts)): Promise<void> {
   for (const c of charts) await put(`charts/${c.name}.vl.json`, JSON.stringify(c.spec, null, 2) + '\n');
+  if (svgs === null) return; // not drawn (--no-charts): the specs alone
   const rendered = await svgs;
   for (let i = 0; i < charts.length; i++) await put(`charts/${charts[i].name}.svg`, rendered[i]);
 }
@@ -662,11 +664,12 @@ export function sameFile(a: string, b: string): boolean {
  * `index`: a reports index will be written in the parent folder (the page links back to it).
  * `source`: the scenario as run, copied to scenario.yaml and named in summary.json's provenance.
  * `charts`: the system's charts of `r`, when the caller has made them already (else made here).
+ * `draw`: false to write their Vega-Lite specs without drawing them (`run --no-charts`).
  */
 export async function writeReport(
   r: ScenarioResult,
   outDir: string,
-  opts: { index?: boolean; source?: ReportSource; charts?: ChartSpec[] } = {},
+  opts: { index?: boolean; source?: ReportSource; charts?: ChartSpec[]; draw?: boolean } = {},
 ): Promise<{ files: string[]; summary: Record<string, unknown> }> {
   const extra = opts.source ? sourceProvenance(opts.source, outDir) : undefined;
   const scenario = extra?.scenario as { sha256: string } | undefined;
@@ -675,7 +678,9 @@ export async function writeReport(
     // the charts first: they are drawn on the renderer thread while the tables are written
     const sys = systemById(r.system);
     const charts: ChartSpec[] = opts.charts ?? (sys ? sys.charts(r) : []);
-    const svgs = startCharts(charts);
+    // --no-charts (draw false): the specs, no SVG, nothing asked of the renderer
+    const drawn = opts.draw !== false;
+    const svgs = drawn ? startCharts(charts) : null;
     await put('summary.csv', summaryCsv(r));
     await put('summary.json', JSON.stringify(summary, null, 2) + '\n');
     if (opts.source) await put(SCENARIO_COPY, opts.source.text);
@@ -685,7 +690,7 @@ export async function writeReport(
     }
     await putCharts(put, charts, svgs);
     const from = opts.source && scenario ? { name: path.basename(opts.source.file), sha256: scenario.sha256 } : undefined;
-    await put('index.html', scenarioPage(r, charts, files.slice(), { headline: sys?.headline, outcomes: sys?.outcomes, indexHref: indexHref(opts.index), scenario: from }));
+    await put('index.html', scenarioPage(r, charts, files.slice(), { headline: sys?.headline, outcomes: sys?.outcomes, indexHref: indexHref(opts.index), scenario: from, drawn }));
   });
   return { files, summary };
 }

@@ -176,22 +176,22 @@ describe('siegesim run', () => {
     // the same file again: nothing said; `run .` does not take the report's copy for a scenario (a duplicate name).
     // These two, and the forced run and the rerun below, through one child each (test/cli-batch.ts, the writing
     // command first: a refusal ends a batch's writing); `run` itself is the real processes around them
-    const [same, again] = await runCliBatch([['run', 'keep.yaml', '--trials', '4000', '--no-progress'], ['run', '.', '--trials', '4000', '--no-progress']], dir);
+    const [same, again] = await runCliBatch([['run', 'keep.yaml', '--trials', '4000', '--no-progress', '--no-charts'], ['run', '.', '--trials', '4000', '--no-progress', '--no-charts']], dir);
     expect(again.code, again.stderr).toBe(2); // keep.yaml and k2.yaml share a name: refused
     expect(again.stderr).not.toContain('scenario.yaml');
     expect(same.code, same.stderr).toBe(0);
     expect(same.stderr).not.toContain('warning');
     // the copy: refused before the run (the report of another file), then replaced with --force
     const was = readFileSync(path.join(report, 'summary.json'), 'utf8');
-    const copy = await run(process.execPath, [CLI, 'run', 'k2.yaml', '--trials', '4000', '--no-progress'], dir);
+    const copy = await run(process.execPath, [CLI, 'run', 'k2.yaml', '--trials', '4000', '--no-progress', '--no-charts'], dir);
     expect(copy.code, copy.stderr).toBe(2);
     expect(copy.stderr).toBe(`siegesim: cannot write to ${path.join('reports', 'keep')}: ${MSG.otherScenarioReport({ name: 'keep', file: 'keep.yaml', gone: false }, { name: 'keep', file: 'k2.yaml' }, false)}\n`);
     expect(copy.stderr).toContain('give one of them another name:, choose another --out, or add --force to replace it');
     expect(readFileSync(path.join(report, 'summary.json'), 'utf8')).toBe(was);
     // then run from the copy in the report, elsewhere: the same CSV byte for byte
     const [forced, rerun] = await runCliBatch([
-      ['run', 'k2.yaml', '--trials', '4000', '--no-progress', '--force'],
-      ['run', path.join(report, 'scenario.yaml'), '--trials', '4000', '--no-progress', '--out', path.join(dir, 'rerun')],
+      ['run', 'k2.yaml', '--trials', '4000', '--no-progress', '--force', '--no-charts'],
+      ['run', path.join(report, 'scenario.yaml'), '--trials', '4000', '--no-progress', '--out', path.join(dir, 'rerun'), '--no-charts'],
     ], dir);
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stderr).not.toContain('warning');
@@ -201,9 +201,39 @@ describe('siegesim run', () => {
     expect(readFileSync(path.join(dir, 'rerun', 'summary.csv'), 'utf8')).toBe(readFileSync(path.join(report, 'summary.csv'), 'utf8'));
     // a folder holding only the scenario and its reports: run . finds the scenario alone
     rmSync(path.join(dir, 'k2.yaml'));
-    const dot = await run(process.execPath, [CLI, 'run', '.', '--trials', '4000', '--no-progress'], dir);
+    const dot = await run(process.execPath, [CLI, 'run', '.', '--trials', '4000', '--no-progress', '--no-charts'], dir);
     expect(dot.code, dot.stderr).toBe(0);
     expect(dot.stderr).toContain('-> reports/keep');
+  });
+
+  it('--no-charts writes the report with its charts as Vega-Lite specs only, each said in its place, and the same numbers; merge takes it too', async () => {
+    const dir = tmp();
+    const scen = path.join(ROOT, 'scenarios/fantasy/climbers-dc.yaml'); // a sweep: a lead chart with its answer table, and the rest
+    const [drawn, plain, s1, s2] = await runCliBatch([
+      ['run', scen, '--trials', '3000', '--out', path.join(dir, 'drawn'), '--json'],
+      ['run', scen, '--trials', '3000', '--out', path.join(dir, 'plain'), '--json', '--no-charts'],
+      ['run', scen, '--trials', '3000', '--shard', '1/2', '--out', path.join(dir, 's1.json')],
+      ['run', scen, '--trials', '3000', '--shard', '2/2', '--out', path.join(dir, 's2.json')],
+    ]);
+    for (const r of [drawn, plain, s1, s2]) expect(r.code, r.stderr).toBe(0);
+    const merged = await cli(['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'merged'), '--no-charts']);
+    expect(merged.code, merged.stderr).toBe(0);
+    const specs = readdirSync(path.join(dir, 'drawn', 'charts')).filter((f) => f.endsWith('.vl.json')).sort();
+    expect(specs.length).toBeGreaterThan(1);
+    for (const d of ['plain', 'merged']) {
+      // the specs byte for byte, no SVG; the tables and the answer as drawn
+      expect(readdirSync(path.join(dir, d, 'charts')).sort(), d).toEqual(specs);
+      for (const f of specs) expect(readFileSync(path.join(dir, d, 'charts', f), 'utf8'), `${d}/${f}`).toBe(readFileSync(path.join(dir, 'drawn', 'charts', f), 'utf8'));
+      for (const f of readdirSync(path.join(dir, 'drawn')).filter((x) => x.endsWith('.csv'))) expect(readFileSync(path.join(dir, d, f), 'utf8'), `${d}/${f}`).toBe(readFileSync(path.join(dir, 'drawn', f), 'utf8'));
+      const page = readFileSync(path.join(dir, d, 'index.html'), 'utf8');
+      expect(page, d).not.toContain('<img');
+      expect(page.match(/not drawn \(the report was written with <code>--no-charts<\/code>/g)?.length, d).toBe(specs.length);
+      for (const f of specs) expect(page, `${d}: ${f}`).toContain(`href="charts/${f}"`);
+    }
+    const untimed = (j: any) => ({ ...j, provenance: { ...j.provenance, seconds: 0, trials_per_second: 0, threads: 0 } });
+    expect(untimed(JSON.parse(plain.stdout)[0])).toEqual(untimed(JSON.parse(drawn.stdout)[0]));
+    // with its charts, the same page has an image where each says it is not drawn
+    expect(readFileSync(path.join(dir, 'drawn', 'index.html'), 'utf8').match(/<img src="charts\//g)?.length).toBe(specs.length);
   });
 
   it('--json prints an array of summary.json, one per scenario, also for one scenario', async () => {
@@ -302,8 +332,8 @@ describe('siegesim run', () => {
     // both runs through one child (test/cli-batch.ts; run has processes of its own above), on one
     // thread: what is checked is the trials and the messages, which do not depend on it
     const [r, low] = await runCliBatch([
-      ['run', keep, '--precision', '0.005', '--max-trials', '20000', '--out', path.join(dir, 'a'), '--json', '--threads', '1'],
-      ['run', keep, '--precision', '0.005', '--max-trials', '3000', '--out', path.join(dir, 'b'), '--json', '--threads', '1'],
+      ['run', keep, '--precision', '0.005', '--max-trials', '20000', '--out', path.join(dir, 'a'), '--json', '--threads', '1', '--no-charts'],
+      ['run', keep, '--precision', '0.005', '--max-trials', '3000', '--out', path.join(dir, 'b'), '--json', '--threads', '1', '--no-charts'],
     ]);
     expect(r.code, r.stderr).toBe(0);
     const [j] = JSON.parse(r.stdout);
@@ -326,7 +356,7 @@ describe('shards', () => {
   it('run --shard k/n then merge gives the report one run gives, byte for byte', async () => {
     const dir = tmp();
     const scen = path.join(ROOT, 'scenarios/surrender/port-blockade.yaml');
-    const full = await cli(['run', scen, '--trials', '700000', '--out', path.join(dir, 'full')]);
+    const full = await cli(['run', scen, '--trials', '700000', '--out', path.join(dir, 'full'), '--no-charts']); // the numbers and the page (the charts: the --no-charts test)
     expect(full.code, full.stderr).toBe(0);
     // the shards on one thread (their chunks do not depend on it), the whole run on all cores; the
     // shards, and a shard of another run for merge's refusals below, through one child (test/cli-batch.ts)
@@ -335,7 +365,7 @@ describe('shards', () => {
       ['run', scen, '--trials', '300000', '--threads', '1', '--shard', '2/3', '--out', path.join(dir, 'odd2.json')],
     ]);
     for (const r of shards) expect(r.code, r.stderr).toBe(0);
-    const merged = await cli(['merge', scen, path.join(dir, 's3.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'merged'), '--json']);
+    const merged = await cli(['merge', scen, path.join(dir, 's3.json'), path.join(dir, 's1.json'), path.join(dir, 's2.json'), '--out', path.join(dir, 'merged'), '--json', '--no-charts']);
     expect(merged.code, merged.stderr).toBe(0);
     // --json: the same shape as run --json (an array of summary.json)
     expect(JSON.parse(merged.stdout)).toEqual([JSON.parse(readFileSync(path.join(dir, 'merged', 'summary.json'), 'utf8'))]);
@@ -356,8 +386,8 @@ describe('shards', () => {
     // the merged report's recipe run again, and (without --json) merge printing on stdout the answer run printed
     // for the whole run (status lines on stderr): through one child (test/cli-batch.ts; run and merge are real processes above)
     const [again, answer] = await runCliBatch([
-      ['run', path.join(dir, 'merged', 'scenario.yaml'), '--trials', String(mergedJson.provenance.overrides.trials), '--threads', '1', '--out', path.join(dir, 'again')],
-      ['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'merged2')],
+      ['run', path.join(dir, 'merged', 'scenario.yaml'), '--trials', String(mergedJson.provenance.overrides.trials), '--threads', '1', '--out', path.join(dir, 'again'), '--no-charts'],
+      ['merge', scen, path.join(dir, 's1.json'), path.join(dir, 's2.json'), path.join(dir, 's3.json'), '--out', path.join(dir, 'merged2'), '--no-charts'],
     ]);
     expect(again.code, again.stderr).toBe(0);
     expect(readFileSync(path.join(dir, 'again', 'summary.csv'), 'utf8')).toBe(readFileSync(path.join(dir, 'merged', 'summary.csv'), 'utf8'));
@@ -390,7 +420,7 @@ describe('shards', () => {
     const dir = tmp();
     const scen = path.join(FIX, 'heavy-is-artillery.yaml');
     // 3 chunks a case (surrender: 262,144 trials a chunk), so three shards each hold one
-    const full = await cli(['run', scen, '--trials', '600000', '--out', path.join(dir, 'full')]);
+    const full = await cli(['run', scen, '--trials', '600000', '--out', path.join(dir, 'full'), '--no-charts']);
     expect(full.code, full.stderr).toBe(0);
     const summary = JSON.parse(readFileSync(path.join(dir, 'full', 'summary.json'), 'utf8')) as {
       cases: { variant: string; params: Record<string, number>; metrics: Record<string, { value: number; ci_low: number; ci_high: number }>; differences: Record<string, { value: number; ci_low: number; ci_high: number }> }[];
@@ -418,7 +448,7 @@ describe('shards', () => {
     // the shards and their merge through one child (test/cli-batch.ts; the test above runs merge's own processes)
     const batch = await runCliBatch([
       ...[1, 2, 3].map((k) => ['run', scen, '--trials', '600000', '--threads', '1', '--shard', `${k}/3`, '--out', path.join(dir, `s${k}.json`)]),
-      ['merge', scen, path.join(dir, 's2.json'), path.join(dir, 's3.json'), path.join(dir, 's1.json'), '--out', path.join(dir, 'merged')],
+      ['merge', scen, path.join(dir, 's2.json'), path.join(dir, 's3.json'), path.join(dir, 's1.json'), '--out', path.join(dir, 'merged'), '--no-charts'],
     ]);
     for (const r of batch.slice(0, 3)) expect(r.code, r.stderr).toBe(0);
     const merged = batch[3];

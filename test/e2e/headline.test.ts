@@ -136,7 +136,7 @@ describe('headline: the answer', () => {
 
   it('a variants run shows the headline in its order, the way of ending it names with its whole partition, grouped; a sweep reads "where it reaches 0.5" on a probability headline[0]', async () => {
     const dir = tmp();
-    const volley = await runCli(['run', path.join(ROOT, 'scenarios/fantasy/open-field-volley.yaml'), '--trials', '500', '--threads', '1', '--no-progress', '--out', path.join(dir, 'volley')]);
+    const volley = await runCli(['run', path.join(ROOT, 'scenarios/fantasy/open-field-volley.yaml'), '--trials', '500', '--threads', '1', '--no-progress', '--out', path.join(dir, 'volley'), '--no-charts']);
     expect(volley.code, volley.stderr).toBe(0);
     // headline: [mean_volley_a_damage, p_attacker_wins]: p_attacker_wins brings p_defender_wins and p_undecided, which sum to 1 with it
     const shown = ['mean_volley_a_damage', 'p_attacker_wins', 'p_defender_wins', 'p_undecided'];
@@ -148,7 +148,7 @@ describe('headline: the answer', () => {
     expect(answer).toContain('<th rowspan="2">mean_volley_a_damage</th><th colspan="3" class="group sep">how each trial ends (one of these, so they sum to 1)</th>');
 
     const f = withHeadline(dir, CLIMBERS, 'headline: [p_breach, p_attacker_wins]');
-    const climb = await runCli(['run', f, '--trials', '1000', '--threads', '1', '--no-progress', '--out', path.join(dir, 'climb')]);
+    const climb = await runCli(['run', f, '--trials', '1000', '--threads', '1', '--no-progress', '--out', path.join(dir, 'climb'), '--no-charts']);
     expect(climb.code, climb.stderr).toBe(0);
     // a sweep with variants prints a block per metric, in the headline's order
     expect(climb.stdout).toMatch(/^ {2}metric {11}dc {2}at-least-dc {2}above-dc {2}Δ above-dc$/m);
@@ -162,7 +162,7 @@ describe('headline: the answer', () => {
   it('a 2-D sweep led by a mean: its heatmap on its own scale, without the 50% contour or a 0.5 answer', async () => {
     const dir = tmp();
     const f = withHeadline(dir, GRID, 'headline: [mean_breach_round, p_breach]');
-    const r = await runCli(['run', f, '--trials', '200', '--threads', '1', '--no-progress', '--out', path.join(dir, 'grid')]);
+    const r = await runCli(['run', f, '--trials', '200', '--threads', '1', '--no-progress', '--out', path.join(dir, 'grid'), '--no-charts']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('reaches');
     expect(r.stdout).toMatch(/^ {2}[\d.]+ \[[\d., ]+\] {2}at hp=\d+, dc=\d+(?: and \d+ more)? {2}[\d.]+ \[[\d., ]+\] {2}at hp=\d+, dc=\d+/m);

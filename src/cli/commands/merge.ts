@@ -8,7 +8,7 @@ import { answerText } from '../../report/answer-text.js';
 import { readShardFile } from '../shard-file.js';
 import { loadAll, outArg, UserError } from '../common.js';
 
-async function mergeCommand(file: string, shardFiles: string[], flags: { out?: string; json?: boolean; force?: boolean }): Promise<void> {
+async function mergeCommand(file: string, shardFiles: string[], flags: { out?: string; json?: boolean; force?: boolean; charts?: boolean }): Promise<void> {
   const [v] = loadAll([file]);
   const out = flags.out ?? path.join('reports', v.name);
   const inputs = [file, ...shardFiles];
@@ -36,7 +36,7 @@ async function mergeCommand(file: string, shardFiles: string[], flags: { out?: s
   // so that its scenario.yaml run with them gives its CSVs, as a run's report promises
   const source = { file: v.file, text: v.text, overrides: reportOverrides(shardOverrides(v, shards)) };
   const charts = v.system.charts(result); // the report's, and where the printed answer reads a sweep
-  const { summary } = await writeReport(result, out, { index: !flags.out, source, charts });
+  const { summary } = await writeReport(result, out, { index: !flags.out, source, charts, draw: flags.charts !== false });
   if (!flags.out) await writeIndex('reports');
   process.stderr.write(`${v.name}: merged ${shards.length} shard(s) -> ${out}\n`);
   const { trials, n } = shards[0];
@@ -60,5 +60,6 @@ export function register(program: Command): void {
     .option('--out <DIR>', 'report folder (default reports/<name>/)', outArg('--out'))
     .option('--json', 'print a JSON array of the summary.json to stdout (as run --json)')
     .option('--force', 'write the report into a folder that holds files siegesim did not write (they are kept)')
-    .action((file: string, shards: string[], flags: { out?: string; json?: boolean; force?: boolean }) => mergeCommand(file, shards, flags));
+    .option('--no-charts', "write the report's charts as Vega-Lite specs only, without drawing them (as run --no-charts)")
+    .action((file: string, shards: string[], flags: { out?: string; json?: boolean; force?: boolean; charts?: boolean }) => mergeCommand(file, shards, flags));
 }

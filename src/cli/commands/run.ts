@@ -173,7 +173,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       const out = outs[i];
       const source: ReportSource = { file: v.file, text: v.text, overrides };
       const charts = v.system.charts(result); // the report's, and where the printed answer reads a sweep
-      const { summary } = await writeReport(result, out, { index: !flags.out || multi, source, charts });
+      const { summary } = await writeReport(result, out, { index: !flags.out || multi, source, charts, draw: flags.charts !== false });
       allCases += result.cases.length;
       allTrials += result.cases.reduce((n, c) => n + c.trials, 0);
       if (!brief)
@@ -229,6 +229,7 @@ export function register(program: Command): void {
     .option('--json', 'print a JSON array of each scenario\'s summary.json to stdout')
     .option('--brief', 'one line per scenario (its cases, trials, time and its answer\'s first metric) and a closing summary, instead of every answer (npm start)')
     .option('--force', 'write a report into a folder that holds files siegesim did not write (they are kept)')
+    .option('--no-charts', "write each report's charts as Vega-Lite specs only, without drawing them (faster, for scripts that read summary.json or the CSVs)")
     .option('--no-progress', 'no progress bar')
     .option('--shard <k/n>', 'run every n-th chunk, starting with chunk k-1, into a shard file (--out names it); see `merge`', (x: string) => {
       const m = /^(\d+)\/(\d+)$/.exec(x);
