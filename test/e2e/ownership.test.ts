@@ -84,7 +84,7 @@ async function quickReportAt(to: string, more: string[] = []): Promise<void> {
   if (!quickReports.has(key)) {
     quickReports.set(key, (async () => {
       const rep = path.join(tmp(), 'rep');
-      const r = await runCli(['run', QUICK, '--trials', '1000', ...more, '--out', rep, '--no-progress']);
+      const r = await runCli(['run', QUICK, '--trials', '1000', '--no-charts', ...more, '--out', rep, '--no-progress']);
       expect(r.code, r.stderr).toBe(0);
       return rep;
     })());
@@ -134,7 +134,7 @@ describe('a folder holding files siegesim did not write', () => {
   it('a report folder the user added files to: refused naming them; --force writes the new report and keeps them, again and again', async () => {
     const dir = tmp();
     const rep = path.join(dir, 'rep');
-    const first = await runCli(['run', QUICK, '--trials', '1000', '--seed', 'a', '--out', rep, '--no-progress']);
+    const first = await runCli(['run', QUICK, '--trials', '1000', '--no-charts', '--seed', 'a', '--out', rep, '--no-progress']);
     expect(first.code, first.stderr).toBe(0);
     const manifest = JSON.parse(readFileSync(path.join(rep, MANIFEST), 'utf8'));
     expect(manifest).toEqual({ format: 'siegesim-report/1', version: expect.any(String), kind: 'run', files: expect.arrayContaining(['summary.json', 'index.html', 'scenario.yaml']) });
@@ -149,7 +149,7 @@ describe('a folder holding files siegesim did not write', () => {
     refused(r, /cannot write to .*rep: it holds files siegesim did not write there \(charts\/my-sketch\.svg, mydata\/, notes\.txt\); choose another --out, or add --force/);
     expect(snapshot(rep)).toEqual(before);
     for (const seed of ['b', 'c']) {
-      const f = await runCli(['run', QUICK, '--trials', '1000', '--seed', seed, '--out', rep, '--no-progress', '--force']);
+      const f = await runCli(['run', QUICK, '--trials', '1000', '--no-charts', '--seed', seed, '--out', rep, '--no-progress', '--force']);
       expect(f.code, f.stderr).toBe(0);
       expect(JSON.parse(readFileSync(path.join(rep, 'summary.json'), 'utf8')).seed).toBe(seed);
       expect(mine()).toEqual({ notes: 'mine\n', thesis: '\\section{mine}\n', sketch: '<svg/>\n' });
@@ -157,7 +157,7 @@ describe('a folder holding files siegesim did not write', () => {
       expect(leftovers(dir)).toEqual([]);
     }
     // a report of another scenario there: the old one's files that the new one does not write go, the user's stay
-    const other = await runCli(['run', OTHER, '--trials', '1000', '--threads', '1', '--out', rep, '--no-progress', '--force']);
+    const other = await runCli(['run', OTHER, '--trials', '1000', '--no-charts', '--threads', '1', '--out', rep, '--no-progress', '--force']);
     expect(other.code, other.stderr).toBe(0);
     const files = JSON.parse(readFileSync(path.join(rep, MANIFEST), 'utf8')).files as string[];
     expect(Object.keys(snapshot(rep)).sort()).toEqual([...files, MANIFEST, 'charts/my-sketch.svg', 'mydata/thesis.tex', 'notes.txt'].sort());
@@ -187,8 +187,8 @@ describe('a folder holding files siegesim did not write', () => {
     const png = readFileSync(path.join(root, 'report.png'));
     // both runs through one child (test/cli-batch.ts; the refusal above is a process of its own)
     const [r, two] = await runCliBatch([
-      ['run', path.join(ROOT, 'scenarios/surrender/heavy-guns-grid.yaml'), '--trials', '1000', '--threads', '1', '--out', legacy, '--no-progress'],
-      ['run', QUICK, OTHER, '--trials', '1000', '--threads', '1', '--out', root, '--no-progress'],
+      ['run', path.join(ROOT, 'scenarios/surrender/heavy-guns-grid.yaml'), '--trials', '1000', '--no-charts', '--threads', '1', '--out', legacy, '--no-progress'],
+      ['run', QUICK, OTHER, '--trials', '1000', '--no-charts', '--threads', '1', '--out', root, '--no-progress'],
     ]);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(readFileSync(path.join(legacy, MANIFEST), 'utf8')).kind).toBe('run');
@@ -253,8 +253,8 @@ describe('a folder holding the report of another scenario', () => {
     expect(snapshot(rep)).toEqual(before);
     // the same scenario again: replaced, nothing said but the status line; then the other with --force
     const [again, forced] = await runCliBatch([
-      ['run', QUICK, '--trials', '1000', '--seed', 'again', '--out', rep, '--no-progress'],
-      ['run', OTHER, '--trials', '1000', '--threads', '1', '--out', rep, '--no-progress', '--force'],
+      ['run', QUICK, '--trials', '1000', '--no-charts', '--seed', 'again', '--out', rep, '--no-progress'],
+      ['run', OTHER, '--trials', '1000', '--no-charts', '--threads', '1', '--out', rep, '--no-progress', '--force'],
     ]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr.trimEnd().split('\n')).toHaveLength(1);
@@ -272,7 +272,7 @@ describe('a folder holding the report of another scenario', () => {
     const r = await runCli(['run', OTHER, ...BIG, '--out', copy]);
     refused(r, /: it holds the report of scenario "surrender-town-basic" \(made from town-basic\.yaml, no longer where the report says\), not of "surrender-port-blockade"/);
     expect(snapshot(copy)).toEqual(before);
-    const same = await runCli(['run', path.join(dir, 'town.yaml'), '--trials', '1000', '--out', copy, '--no-progress']);
+    const same = await runCli(['run', path.join(dir, 'town.yaml'), '--trials', '1000', '--no-charts', '--out', copy, '--no-progress']);
     expect(same.code, same.stderr).toBe(0);
     expect(same.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
@@ -289,7 +289,7 @@ describe('a folder holding the report of another scenario', () => {
     const cwd = path.join(dir, 'w');
     mkdirSync(cwd);
     writeFileSync(path.join(cwd, 'town.yaml'), readFileSync(QUICK, 'utf8'));
-    const first = await runCli(['run', QUICK, '--trials', '1000', '--no-progress'], { cwd });
+    const first = await runCli(['run', QUICK, '--trials', '1000', '--no-charts', '--no-progress'], { cwd });
     expect(first.code, first.stderr).toBe(0);
     const reports = snapshot(path.join(cwd, 'reports'));
     const mine = `it holds the report of "surrender-town-basic" made from ${path.relative(cwd, QUICK)}, not from town.yaml (both files are named "surrender-town-basic"); give one of them another name:, choose another --out, or add --force to replace it`;
@@ -302,8 +302,8 @@ describe('a folder holding the report of another scenario', () => {
     expect(snapshot(path.join(cwd, 'reports'))).toEqual(reports);
     // the same two files again once written with --force: nothing said
     const [forced, again] = await runCliBatch([
-      ['run', 'port.yaml', 'town.yaml', '--trials', '1000', '--threads', '1', '--no-progress', '--force'],
-      ['run', 'port.yaml', 'town.yaml', '--trials', '1000', '--threads', '1', '--no-progress'],
+      ['run', 'port.yaml', 'town.yaml', '--trials', '1000', '--no-charts', '--threads', '1', '--no-progress', '--force'],
+      ['run', 'port.yaml', 'town.yaml', '--trials', '1000', '--no-charts', '--threads', '1', '--no-progress'],
     ], cwd);
     expect(forced.code, forced.stderr).toBe(0);
     expect(again.code, again.stderr).toBe(0);
@@ -334,13 +334,13 @@ describe('a report written into a folder of scenarios (--out . --force)', () => 
     mkdirSync(sc);
     writeFileSync(path.join(sc, 'town.yaml'), readFileSync(QUICK, 'utf8'));
     writeFileSync(path.join(sc, 'port.yaml'), readFileSync(OTHER, 'utf8'));
-    const w = await runCli(['run', 'town.yaml', '--trials', '1000', '--out', '.', '--force', '--no-progress'], { cwd: sc });
+    const w = await runCli(['run', 'town.yaml', '--trials', '1000', '--no-charts', '--out', '.', '--force', '--no-progress'], { cwd: sc });
     expect(w.code, w.stderr).toBe(0);
     expect(JSON.parse(readFileSync(path.join(sc, MANIFEST), 'utf8')).files).toContain('scenario.yaml');
     const mine = { 'town.yaml': readFileSync(QUICK, 'latin1'), 'port.yaml': readFileSync(OTHER, 'latin1') };
     const commands = (args: readonly string[]) => [
       ['validate', ...args],
-      ['run', ...args, '--trials', '1000', '--threads', '1', '--no-progress'],
+      ['run', ...args, '--trials', '1000', '--no-charts', '--threads', '1', '--no-progress'],
       ['test', ...args, '--threads', '1', '--junit', path.join(dir, 'junit.xml')],
     ];
     for (const [args, cwd] of [[['.'], sc], [['sc'], dir]] as const) {
@@ -503,7 +503,7 @@ describe('signals and failures in the write phase with the user\'s files beside 
     expect((await run.done).signal).toBe('SIGKILL');
     expect(readFileSync(path.join(rep, 'notes.txt'), 'utf8')).toBe('mine\n');
     expect(leftovers(dir).length).toBeGreaterThan(0);
-    const later = await runCli(['run', QUICK, '--trials', '1000', '--out', path.join(dir, 'other'), '--no-progress']);
+    const later = await runCli(['run', QUICK, '--trials', '1000', '--no-charts', '--out', path.join(dir, 'other'), '--no-progress']);
     expect(later.code, later.stderr).toBe(0);
     expect(snapshot(rep)).toEqual(before);
     expect(leftovers(dir)).toEqual([]);
