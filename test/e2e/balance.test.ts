@@ -226,7 +226,7 @@ describe('siegesim test with some bad files', () => {
 describe('siegesim diff', () => {
   it('finds what the DC one higher moved (exit 1 with --fail-on-change), nothing between identical runs, and refuses other scenarios (exit 2)', async () => {
     const dir = tmp();
-    const run = (file: string, out: string, ...more: string[]) => ['run', file, '--out', path.join(dir, out), '--threads', '1', '--no-progress', ...more];
+    const run = (file: string, out: string, ...more: string[]) => ['run', file, '--out', path.join(dir, out), '--threads', '1', '--no-progress', '--no-charts', ...more]; // diff reads summary.json
     // the other scenario is only compared to be refused: a few trials do; the three runs through one child (test/cli-batch.ts)
     for (const r of await runCliBatch([run(CLIMBERS, 'before'), run(dcOneHigher(dir), 'after'), run(path.join(FIX, 'good-small.yaml'), 'other', '--trials', '1000')])) {
       expect(r.code, r.stderr).toBe(0);
@@ -290,7 +290,7 @@ describe('siegesim diff', () => {
     writeFileSync(path.join(dir, 'after.yaml'), one.replace('surrender_level: 2', 'surrender_level: 3'));
     // both runs through one child (test/cli-batch.ts), on one thread (the numbers do not depend on it)
     const sides = ['before', 'after'];
-    for (const r of await runCliBatch(sides.map((side) => ['run', path.join(dir, `${side}.yaml`), '--out', path.join(dir, side), '--threads', '1', '--no-progress']))) {
+    for (const r of await runCliBatch(sides.map((side) => ['run', path.join(dir, `${side}.yaml`), '--out', path.join(dir, side), '--threads', '1', '--no-progress', '--no-charts']))) {
       expect(r.code, r.stderr).toBe(0);
     }
     const summary = JSON.parse(readFileSync(path.join(dir, 'before', 'summary.json'), 'utf8'));
