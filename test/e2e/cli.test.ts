@@ -238,7 +238,7 @@ describe('siegesim run', () => {
 
   it('--json prints an array of summary.json, one per scenario, also for one scenario', async () => {
     const dir = tmp();
-    const r = await cli(['run', path.join(FIX, 'good-small.yaml'), '--trials', '1000', '--out', dir, '--json', '--threads', '1']);
+    const r = await cli(['run', path.join(FIX, 'good-small.yaml'), '--trials', '1000', '--out', dir, '--json', '--threads', '1', '--no-charts']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(Array.isArray(j)).toBe(true);
@@ -873,8 +873,8 @@ describe('exact, check, validate, schema', () => {
     // through one child (test/cli-batch.ts; run has processes of its own above), the runs that
     // write first (a refusal ends the child's writing), on one thread (not what is checked)
     const [capped, fine, two] = await runCliBatch([
-      ['run', path.join(FIX, 'good-small.yaml'), '--max-trials', '100', '--out', out, '--json', '--threads', '1'],
-      ['run', path.join(FIX, 'good-small.yaml'), '--trials', '50', '--max-trials', '100', '--out', out, '--threads', '1'],
+      ['run', path.join(FIX, 'good-small.yaml'), '--max-trials', '100', '--out', out, '--json', '--threads', '1', '--no-charts'],
+      ['run', path.join(FIX, 'good-small.yaml'), '--trials', '50', '--max-trials', '100', '--out', out, '--threads', '1', '--no-charts'],
       ['run', path.join(FIX, 'good-small.yaml'), '--precision', '2', '--out', never],
     ]);
     expect(two.code).toBe(2);
