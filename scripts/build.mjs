@@ -71,6 +71,9 @@ const apiWithoutNode = {
   },
 };
 
+/** What every bundle's esbuild options start from. */
+const COMMON = { bundle: true, logLevel: 'warning', absWorkingDir: root };
+
 /** The command line's bundle: from tsc's output (dist/src/cli/start.js), so after tsc. */
 function bundleCli() {
   rmSync(at('dist/cli'), { recursive: true, force: true });
@@ -115,8 +118,6 @@ function bundleOthers() {
     build({ ...COMMON, entryPoints: ['src/site/page/main.ts'], format: 'esm', platform: 'browser', target: 'es2022', minify: true, outfile: 'dist/site/workbench-page.js', plugins: [apiWithoutNode] }),
   ]);
 }
-
-const COMMON = { bundle: true, logLevel: 'warning', absWorkingDir: root };
 
 async function bundle() {
   await Promise.all([bundleCli(), bundleOthers()]);

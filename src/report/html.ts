@@ -453,6 +453,8 @@ export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: stri
   const cols = answerColumns(r, opts.headline ?? [], opts.outcomes ?? []);
   const lead = charts.filter((c) => c.lead);
   const rest = charts.filter((c) => !c.lead);
+  const drawn = opts.drawn !== false;
+  const fig = (c: ChartSpec) => figure(c, 'charts', drawn);
 
   const notices: string[] = [];
   for (const [m, what] of Object.entries(INTERNAL_METRICS)) {
@@ -480,9 +482,9 @@ export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: stri
   // a sweep with variants: the charts, then the readings compared at each swept value with their
   // intervals (the question a variant asks), then where the lead metric reaches its target
   const compare = r.params.length > 0 && r.variants.length > 1;
-  if (compare) answer.push(...lead.map((c) => figure(c, 'charts', opts.drawn !== false)), differenceAnswerTable(r, answerOrder(cols)));
+  if (compare) answer.push(...lead.map(fig), differenceAnswerTable(r, answerOrder(cols)));
   for (const c of lead) {
-    if (!compare) answer.push(figure(c, 'charts', opts.drawn !== false));
+    if (!compare) answer.push(fig(c));
     if (c.metric && c.target !== undefined && r.params.length > 0) {
       answer.push(`<p>Where <code>${escapeHtml(c.metric)}</code> reaches ${escapeHtml(String(c.target))} among the swept values (at or above it where it rises with the value, at or below where it falls):</p>`);
       answer.push(answerTable(r, c.metric, c.target));
@@ -509,7 +511,7 @@ ${answer.join('\n') || '<p class="muted">no headline metric</p>'}
 <h2>All metrics</h2>
 ${metricTable(r, metrics)}
 ${glossaryHtml(r, metrics)}
-${rest.length > 0 ? `<h2>Charts</h2>\n${rest.map((c) => figure(c, 'charts', opts.drawn !== false)).join('\n')}` : ''}
+${rest.length > 0 ? `<h2>Charts</h2>\n${rest.map(fig).join('\n')}` : ''}
 <h2>Files</h2>
 <ul>${files.map((f) => `<li><a href="${encodeURI(f)}">${escapeHtml(f)}</a></li>`).join('')}</ul>`;
   return pageShell({ title: `${r.name} — siegesim`, body, indexHref: opts.indexHref });

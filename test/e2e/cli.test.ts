@@ -234,6 +234,10 @@ describe('siegesim run', () => {
     expect(untimed(JSON.parse(plain.stdout)[0])).toEqual(untimed(JSON.parse(drawn.stdout)[0]));
     // with its charts, the same page has an image where each says it is not drawn
     expect(readFileSync(path.join(dir, 'drawn', 'index.html'), 'utf8').match(/<img src="charts\//g)?.length).toBe(specs.length);
+    // run again --no-charts over the drawn report: its own SVGs go with it (siegesim wrote them), the specs stay
+    const again = await cli(['run', scen, '--trials', '3000', '--out', path.join(dir, 'drawn'), '--no-charts', '--no-progress']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readdirSync(path.join(dir, 'drawn', 'charts')).sort()).toEqual(specs);
   });
 
   it('--json prints an array of summary.json, one per scenario, also for one scenario', async () => {
