@@ -71,6 +71,29 @@ const apiWithoutNode = {
   },
 };
 
+/**
+ * vega's Node build loads two things siegesim's charts never use, at the top of the bundle:
+ * node-fetch (vega-loader's fetch of data URLs: with it http, https, tls, net, zlib and punycode,
+ * ~40 ms of loading on the renderer thread before its first chart) and an optional `canvas`
+ * package (vega-canvas; a require that fails, or, where some `canvas` happens to resolve, text
+ * measured by it instead of vega's estimate: other SVG bytes on another machine). The charts'
+ * data is inline and they are drawn as SVG with vega's own text estimate, so both are replaced:
+ * a fetch that says it loads nothing, and no canvas.
+ */
+const vegaWithoutNetwork = {
+  name: 'vega-without-network',
+  setup(b) {
+    b.onResolve({ filter: /^(node-fetch|canvas)$/ }, (args) => ({ path: args.path, namespace: 'vega-stub' }));
+    b.onLoad({ filter: /.*/, namespace: 'vega-stub' }, (args) => ({
+      contents:
+        args.path === 'canvas'
+          ? 'module.exports = null;'
+          : "module.exports = function fetch(url) { return Promise.reject(new Error('siegesim draws charts from inline data and loads no URL: ' + url)); };",
+      loader: 'js',
+    }));
+  },
+};
+
 /** What every bundle's esbuild options start from. */
 const COMMON = { bundle: true, logLevel: 'warning', absWorkingDir: root };
 
@@ -99,7 +122,7 @@ function bundleOthers() {
   rmSync(at('dist/site'), { recursive: true, force: true });
   return Promise.all([
     // vega and vega-lite for Node, minified (names kept): a fifth smaller in the npm tarball, and less to read at start
-    build({ ...COMMON, entryPoints: ['src/report/vega-entry.cjs'], format: 'cjs', platform: 'node', target: 'node20', minify: true, keepNames: true, outfile: 'dist/vendor/vega.cjs' }),
+    build({ ...COMMON, entryPoints: ['src/report/vega-entry.cjs'], format: 'cjs', platform: 'node', target: 'node20', minify: true, keepNames: true, outfile: 'dist/vendor/vega.cjs', plugins: [vegaWithoutNetwork] }),
     // the serve page, minified like the site's (less to ship in the npm tarball and to load)
     build({ ...COMMON, entryPoints: ['src/serve/page/main.ts'], format: 'esm', platform: 'browser', target: 'es2022', minify: true, outfile: PAGE_BUNDLE }),
     // classic workers (iife): `new Worker(url)` without type: 'module' starts them in every browser;

@@ -26,6 +26,25 @@ describe("the bundles' code caches (src/code-cache.ts)", () => {
     expect(out).toEqual({ cli: true, start: 'function', vega: true });
   });
 
+  it("vega's bundle loads none of Node's network modules and asks for no canvas (scripts/build.mjs: its fetch and canvas are left out)", () => {
+    const bundle = packageFile(VEGA_BUNDLE);
+    const text = readFileSync(bundle, 'utf8');
+    for (const m of ['http', 'https', 'net', 'tls', 'zlib', 'canvas', 'node-fetch']) expect(text, m).not.toMatch(new RegExp(`require\\(["']${m}["']\\)`));
+    // in a worker thread, as the renderer loads it: what Node loaded for it
+    const script = `const { Worker } = await import('node:worker_threads');
+      const w = new Worker(\`const before = new Set(process.moduleLoadList);
+        const { parentPort } = await import('node:worker_threads');
+        import(${JSON.stringify(packageFile('dist/src/report/vega.js'))}).then((m) => {
+          const v = m.loadVega();
+          parentPort.postMessage({ bundle: v.bundle !== undefined, view: typeof v.vega.View, loaded: process.moduleLoadList.filter((x) => !before.has(x)) });
+        });\`, { eval: true });
+      w.on('message', (m) => { console.log(JSON.stringify(m)); void w.terminate(); });`;
+    const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as { bundle: boolean; view: string; loaded: string[] };
+    expect(out.bundle).toBe(true);
+    expect(out.view).toBe('function');
+    expect(out.loaded.filter((m) => /^NativeModule (https?|net|tls|_tls_wrap|zlib|punycode)$/.test(m))).toEqual([]);
+  });
+
   it('a cache damaged anywhere, or made for another source, is not used (release V8 trusts all but its header: such a cache aborted node)', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'siegesim-cache-'));
     try {
