@@ -1,6 +1,6 @@
 /**
  * The `siegesim` command, started by main.ts (from its bundle when built, else through
- * entry.ts). Commands that write reports start the chart renderer thread first, so vega loads
+ * entry.ts). Long commands that write reports start the chart renderer thread first, so vega loads
  * on another core while this one loads the rest of the program and runs (report/renderer.ts);
  * `run` starts its worker pool too (cli/early-pool.ts); then the program (program.ts, where
  * the commands are listed) runs.
@@ -16,8 +16,12 @@ import { exitWhenThreadsLoaded } from '../api/pool.js';
 import { internalErrorText } from '../source-stack.js';
 import { startEarlyPool } from './early-pool.js';
 
-/** Commands whose output has charts. */
-const DRAWS = new Set(['run', 'merge', 'sensitivity', 'tune']);
+/**
+ * Commands that run long and whose output has charts: their renderer thread starts at once
+ * (report/renderer.ts). `run` starts one itself when it pays (several files, or a long run);
+ * `merge` draws in its own thread.
+ */
+const DRAWS_LONG = new Set(['sensitivity', 'tune']);
 
 /** Removes a report being written (program.ts's cleanupPending once the program is loaded; nothing is written before). */
 let cleanup = (): void => undefined;
@@ -42,7 +46,7 @@ export async function start(): Promise<void> {
     // (not for --no-charts: a run that draws nothing loads no vega; read before `--`, as the options are)
     const args = process.argv.slice(3);
     const end = args.indexOf('--');
-    if (DRAWS.has(process.argv[2] ?? '') && !(end < 0 ? args : args.slice(0, end)).includes('--no-charts')) startRenderer();
+    if (DRAWS_LONG.has(process.argv[2] ?? '') && !(end < 0 ? args : args.slice(0, end)).includes('--no-charts')) startRenderer();
     startEarlyPool(process.argv); // `run`: its worker threads boot while the program loads
     // test-only: errors that escape the command, for the test of how they print
     const fault = process.env.SIEGESIM_FAULT;

@@ -1,9 +1,15 @@
 /**
- * Charts to SVG off the main thread. vega is the heaviest thing siegesim loads (about as long
- * to load and warm up as everything else together), and a report is written only after its run:
- * started early (`startRenderer`, before the rest of the program is even loaded), a renderer
- * thread loads vega while the main thread validates and runs, so a small run does not wait for
- * it. Where the built worker is missing (tests from source), charts are rendered in this thread.
+ * Charts to SVG: on a renderer thread of their own where that pays, else in this thread. vega is
+ * the heaviest thing siegesim loads (~70-100 ms from its code cache), and a thread of its own
+ * costs more again (~50 ms to start an isolate, ~0.1 s of CPU compiling Node's own modules in
+ * it). So a renderer thread is started only where the charts can be drawn beside other work: a
+ * command that runs long and surely draws (`sensitivity`, `tune`: cli/start.ts), `run` of
+ * several files (the charts of one drawn while the next runs), and `run` of one file once it is
+ * seen to run long on a machine with a core the kernels leave free (cli/commands/run.ts). A
+ * short run of one file, `merge` and every other command draw in this thread, after their work:
+ * a tiny run's critical path was the thread's start and vega's load on it. The same vega code
+ * either way, so the same SVG bytes. Where the built worker is missing (tests from source),
+ * charts are always drawn in this thread.
  */
 import { existsSync } from 'node:fs';
 import { fromSources, packageFile } from '../paths.js';
@@ -19,7 +25,7 @@ function workerFile(): string | undefined {
   return existsSync(f) ? f : undefined;
 }
 
-/** Start the renderer thread now (idempotent); it holds the process open only while rendering. */
+/** Start the renderer thread now (idempotent; none where the built worker is missing); it holds the process open only while rendering. */
 export function startRenderer(): void {
   if (worker) return;
   const file = workerFile();
@@ -67,8 +73,7 @@ export function rendererStarted(): boolean {
 /** Render Vega-Lite specs (data inline) to SVG strings, in order. */
 export async function renderSvgs(specs: Record<string, unknown>[]): Promise<string[]> {
   if (specs.length === 0) return [];
-  startRenderer();
-  const w = worker;
+  const w = worker; // none started: drawn here (startRenderer says when a thread of its own pays)
   if (!w) {
     const { renderSvg } = await import('./render.js');
     const out: string[] = [];

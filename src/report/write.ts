@@ -504,6 +504,11 @@ function rmSafe(dir: string): void {
   }
 }
 
+/** Resolves after a whole turn of the event loop, its poll phase (I/O, signals) included. */
+function throughEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}
+
 /** Throws once the process is ending, so that nothing is written after its cleanup. */
 function goOn(): void {
   if (stopped) throw new Error('the write phase was stopped (the process is ending)');
@@ -567,6 +572,11 @@ export async function writeFolder(outDir: string, fill: (put: PutFile, files: re
     if (readdirSync(path.join(tmp, 'charts')).length === 0) rmdirSync(path.join(tmp, 'charts'));
     writeFileSync(path.join(tmp, MANIFEST), manifestText(kind, files));
     await faultPoint('tmp', tmp);
+    // A signal that came while this thread was busy (drawing the charts in this thread, a slow
+    // disk) is handled before the new report takes the old one's place: Node runs a signal's
+    // listeners from the event loop's poll phase, which a write made of synchronous steps and
+    // promises alone never reaches (report/renderer.ts: a short run draws in this thread).
+    await throughEventLoop();
     goOn();
     const own = existsSync(target) ? ownershipOf(target) : undefined;
     if (own && own.foreign.length > 0) await swapFiles(job, [...files, MANIFEST], own);

@@ -8,7 +8,7 @@ import { checkFolder, checkOutputFile, checkReportDir, writeIndex, writeReport, 
 import { SHARD_FILE, writeShardFile } from '../shard-file.js';
 import { controller, executorOf, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
 import { showCount } from '../../report/format.js';
-import { rendererStarted, warmRenderer } from '../../report/renderer.js';
+import { rendererStarted, startRenderer, warmRenderer } from '../../report/renderer.js';
 import { answerText } from '../../report/answer-text.js';
 import { briefHead, briefLine, trialsRange } from '../../report/brief-text.js';
 import { etaWatch } from '../eta.js';
@@ -45,6 +45,27 @@ async function shardCommand(files: string[], flags: RunFlags & { shard: { k: num
   }
 }
 
+/** A one-file run is judged for a renderer thread once it has run this long (s). */
+const RENDERER_JUDGED_AFTER = 0.05;
+/** It gets one when at least this much of it (s) is left at its speed so far: a thread's start and vega's load on it take ~0.2 s of the core the kernels leave free, and drawing in this thread after the run costs vega's load (~0.1 s) on top of the charts. */
+const RENDERER_IF_LEFT = 0.2;
+
+/**
+ * The renderer thread of a one-file run, as an onProgress hook: started once the run is seen to
+ * be long enough for the thread to be ready before it ends (report/renderer.ts); a shorter run's
+ * charts are drawn in this thread.
+ */
+function rendererWhenLong(): (done: number, planned: number) => void {
+  const t0 = performance.now();
+  let decided = false;
+  return (done, planned) => {
+    const elapsed = (performance.now() - t0) / 1000;
+    if (decided || done <= 0 || elapsed < RENDERER_JUDGED_AFTER) return;
+    decided = true;
+    if ((elapsed * (planned - done)) / done >= RENDERER_IF_LEFT) startRenderer();
+  };
+}
+
 /** Trials of the preview that gives the renderer's warm-up its charts, over all its cases. */
 const PREVIEW_TRIALS = 2000;
 /** A scenario is judged once it has run this long (s): its first chunks, before V8 has compiled the kernel, are far slower. */
@@ -76,7 +97,8 @@ function chartWarmUp(v: ValidScenario, flags: RunFlags): { onProgress: (done: nu
       const elapsed = (performance.now() - t0) / 1000;
       if (decided || done <= 0 || elapsed < WARM_JUDGED_AFTER) return;
       decided = true;
-      if ((elapsed * (planned - done)) / done >= WARM_IF_LEFT) void warmCharts(v, flags, stopped.signal);
+      // (a run judged short for a renderer thread earlier draws in this thread: nothing to warm)
+      if ((elapsed * (planned - done)) / done >= WARM_IF_LEFT && rendererStarted()) void warmCharts(v, flags, stopped.signal);
     },
     stop() {
       controller.signal.removeEventListener('abort', onAbort);
@@ -123,7 +145,12 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   // this thread runs the chunks. With --threads 1 this thread is the kernel thread.
   // A core the kernels leave free: the renderer can draw each long scenario's own kinds of chart
   // on it while the scenario runs, so that its report's charts are drawn warm when it ends.
-  const freeCore = exec.threads < availableParallelism() && rendererStarted();
+  const draw = flags.charts !== false;
+  const freeCore = draw && exec.threads < availableParallelism();
+  // Several files: a renderer thread at once, drawing each report's charts while the next file
+  // runs. One file: one only once it is seen to run long with a core free (rendererWhenLong);
+  // otherwise its charts are drawn in this thread when it ends (report/renderer.ts).
+  if (draw && multi) startRenderer();
   const jsonOut: unknown[] = [];
   // --brief (npm start): a line per scenario under one head, in columns, and a closing summary
   const brief = flags.brief ? { name: Math.max('scenario'.length, ...scenarios.map((v) => v.name.length)) } : undefined;
@@ -152,6 +179,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       // A run that will take long says so once its speed is known (not --precision: its end depends on the results).
       const t0 = performance.now();
       const eta = flags.precision === undefined ? etaWatch(() => (performance.now() - t0) / 1000, { threads: inProcess ? 1 : exec.threads, cases: v.variantNames.length }, (line) => progress.note(`${v.name}: ${line}`)) : undefined;
+      const renderer = freeCore && !multi && !inProcess ? rendererWhenLong() : undefined;
       const warm = freeCore && !inProcess ? chartWarmUp(v, flags) : undefined;
       const result = await runScenario(v, {
         trials: flags.trials,
@@ -163,6 +191,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
         onProgress: (done, planned) => {
           progress.onProgress(done, planned);
           eta?.(done, planned);
+          renderer?.(done, planned);
           warm?.onProgress(done, planned);
         },
       });
@@ -173,7 +202,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       const out = outs[i];
       const source: ReportSource = { file: v.file, text: v.text, overrides };
       const charts = v.system.charts(result); // the report's, and where the printed answer reads a sweep
-      const { summary } = await writeReport(result, out, { index: !flags.out || multi, source, charts, draw: flags.charts !== false });
+      const { summary } = await writeReport(result, out, { index: !flags.out || multi, source, charts, draw });
       allCases += result.cases.length;
       allTrials += result.cases.reduce((n, c) => n + c.trials, 0);
       if (!brief)
