@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * npm test (after its build): the type-check of the code and the tests (tsc -p tsconfig.test.json)
+ * npm test (after its build): the type-check of the tests (tsc -p tsconfig.test.json, against the
+ * declarations the build's tsc wrote for the code, which that tsc has type-checked)
  * beside the test suite (vitest run), not before it. tsc runs on one core for a few tens of seconds;
  * started first, it left the other core idle on a two-core machine (CI's) until the suite began.
  * Both run to the end; the exit code is the first failure's (tsc's, else vitest's). tsc's output is
