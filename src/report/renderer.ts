@@ -93,6 +93,16 @@ export async function renderSvgs(specs: Record<string, unknown>[]): Promise<stri
   );
 }
 
+/**
+ * Load vega in this thread now, for charts drawn here later: for a long run whose kernels keep
+ * every core busy on worker threads while this thread mostly waits for their results, so that
+ * vega's load (~70-100 ms) is not added after the run (cli/commands/run.ts).
+ */
+export function preloadVega(): void {
+  if (worker) return; // drawn on the renderer thread
+  import('./render.js').catch(() => undefined); // a failure shows where the charts are drawn
+}
+
 /** Stop the renderer thread (tests; the CLI just exits). */
 export async function stopRenderer(): Promise<void> {
   const w = worker;

@@ -8,7 +8,7 @@ import { checkFolder, checkOutputFile, checkReportDir, writeIndex, writeReport, 
 import { SHARD_FILE, writeShardFile } from '../shard-file.js';
 import { controller, executorOf, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
 import { showCount } from '../../report/format.js';
-import { rendererStarted, startRenderer, warmRenderer } from '../../report/renderer.js';
+import { preloadVega, rendererStarted, startRenderer, warmRenderer } from '../../report/renderer.js';
 import { answerText } from '../../report/answer-text.js';
 import { briefHead, briefLine, trialsRange } from '../../report/brief-text.js';
 import { etaWatch } from '../eta.js';
@@ -51,18 +51,19 @@ const RENDERER_JUDGED_AFTER = 0.05;
 const RENDERER_IF_LEFT = 0.2;
 
 /**
- * The renderer thread of a one-file run, as an onProgress hook: started once the run is seen to
- * be long enough for the thread to be ready before it ends (report/renderer.ts); a shorter run's
- * charts are drawn in this thread.
+ * Where a one-file run's charts are drawn, as an onProgress hook: once the run is seen to be long
+ * enough, `ready` is called (a renderer thread started where a core is free, so that it is ready
+ * before the run ends; else vega loaded in this thread while the worker threads run the kernels:
+ * report/renderer.ts); a shorter run's charts are drawn in this thread, vega loaded after it.
  */
-function rendererWhenLong(): (done: number, planned: number) => void {
+function chartsWhenLong(ready: () => void): (done: number, planned: number) => void {
   const t0 = performance.now();
   let decided = false;
   return (done, planned) => {
     const elapsed = (performance.now() - t0) / 1000;
     if (decided || done <= 0 || elapsed < RENDERER_JUDGED_AFTER) return;
     decided = true;
-    if ((elapsed * (planned - done)) / done >= RENDERER_IF_LEFT) startRenderer();
+    if ((elapsed * (planned - done)) / done >= RENDERER_IF_LEFT) ready();
   };
 }
 
@@ -148,7 +149,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   const draw = flags.charts !== false;
   const freeCore = draw && exec.threads < availableParallelism();
   // Several files: a renderer thread at once, drawing each report's charts while the next file
-  // runs. One file: one only once it is seen to run long with a core free (rendererWhenLong);
+  // runs. One file: one only once it is seen to run long with a core free (chartsWhenLong);
   // otherwise its charts are drawn in this thread when it ends (report/renderer.ts).
   if (draw && multi) startRenderer();
   const jsonOut: unknown[] = [];
@@ -179,7 +180,11 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       // A run that will take long says so once its speed is known (not --precision: its end depends on the results).
       const t0 = performance.now();
       const eta = flags.precision === undefined ? etaWatch(() => (performance.now() - t0) / 1000, { threads: inProcess ? 1 : exec.threads, cases: v.variantNames.length }, (line) => progress.note(`${v.name}: ${line}`)) : undefined;
-      const renderer = freeCore && !multi && !inProcess ? rendererWhenLong() : undefined;
+      // one file: a renderer thread with a core of its own; vega loaded here while worker threads
+      // run the kernels (this thread mostly waits for them); nothing early with --threads 1 and
+      // no free core (this thread is the kernels' and would load vega as late either way)
+      const ready = freeCore ? startRenderer : draw && exec.threads > 1 ? preloadVega : undefined;
+      const renderer = ready && !multi && !inProcess ? chartsWhenLong(ready) : undefined;
       const warm = freeCore && !inProcess ? chartWarmUp(v, flags) : undefined;
       const result = await runScenario(v, {
         trials: flags.trials,
