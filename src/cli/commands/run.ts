@@ -8,7 +8,7 @@ import { checkFolder, checkOutputFile, checkReportDir, writeIndex, writeReport, 
 import { SHARD_FILE, writeShardFile } from '../shard-file.js';
 import { controller, executorOf, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
 import { showCount } from '../../report/format.js';
-import { preloadVega, rendererStarted, startRenderer, warmRenderer } from '../../report/renderer.js';
+import { preloadVega, rendererStarted, startRenderer, warmRenderer, warmUpSpec } from '../../report/renderer.js';
 import { answerText } from '../../report/answer-text.js';
 import { briefHead, briefLine, trialsRange } from '../../report/brief-text.js';
 import { etaWatch } from '../eta.js';
@@ -117,7 +117,8 @@ async function warmCharts(v: ValidScenario, flags: RunFlags, signal: AbortSignal
       executor: inlineExecutor(),
       signal,
     });
-    if (!signal.aborted) warmRenderer(v.system.charts(preview).map((c) => c.spec));
+    // (small multiples cut to their first panels: the kinds are what warms, renderer.ts warmUpSpec)
+    if (!signal.aborted) warmRenderer(v.system.charts(preview).map((c) => warmUpSpec(c.spec)));
   } catch {
     // no warm-up: the report's charts are drawn cold, as they would be without it
   }
