@@ -19,7 +19,7 @@ import { startEarlyPool } from './early-pool.js';
 /**
  * Commands that run long and whose output has charts: their renderer thread starts at once
  * (report/renderer.ts). `run` starts one itself when it pays (several files, or a long run);
- * `merge` draws in its own thread.
+ * `merge` and every other command draw in the main thread.
  */
 const DRAWS_LONG = new Set(['sensitivity', 'tune']);
 
