@@ -43,10 +43,7 @@ export async function start(): Promise<void> {
   process.on('uncaughtException', escaped);
   process.on('unhandledRejection', escaped);
   try {
-    // (not for --no-charts: a run that draws nothing loads no vega; read before `--`, as the options are)
-    const args = process.argv.slice(3);
-    const end = args.indexOf('--');
-    if (DRAWS_LONG.has(process.argv[2] ?? '') && !(end < 0 ? args : args.slice(0, end)).includes('--no-charts')) startRenderer();
+    if (DRAWS_LONG.has(process.argv[2] ?? '')) startRenderer();
     startEarlyPool(process.argv); // `run`: its worker threads boot while the program loads
     // test-only: errors that escape the command, for the test of how they print
     const fault = process.env.SIEGESIM_FAULT;

@@ -685,7 +685,7 @@ export async function writeReport(
   const scenario = extra?.scenario as { sha256: string } | undefined;
   const summary = summaryJson(r, extra);
   const files = await writeFolder(outDir, async (put, files) => {
-    // the charts first: they are drawn on the renderer thread while the tables are written
+    // the charts first: drawn on the renderer thread (where one was started) while the tables are written
     const sys = systemById(r.system);
     const charts: ChartSpec[] = opts.charts ?? (sys ? sys.charts(r) : []);
     // --no-charts (draw false): the specs, no SVG, nothing asked of the renderer
