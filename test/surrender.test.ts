@@ -141,7 +141,8 @@ describe('surrender: variants share dice', () => {
     if (!v.ok) throw new Error('invalid');
     const r = await runScenario(v.value);
     const same = r.cases.find((c) => c.variant === 'same')!;
-    expect(same.differences.p_surrender).toEqual({ value: 0, ci_low: 0, ci_high: 0, se: 0, paired: true });
+    // the same program as the baseline's (a die of 6 is the default): no trial can differ, 0 [0, 0] by construction
+    expect(same.differences.p_surrender).toMatchObject({ value: 0, ci_low: 0, ci_high: 0, se: 0, paired: true, spread: 0 });
     expect(same.metrics.p_surrender.k).toBe(r.cases[0].metrics.p_surrender.k);
     // The paired interval of the real difference is much narrower than an independent one.
     const le = r.cases.find((c) => c.variant === 'le')!;

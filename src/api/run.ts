@@ -9,7 +9,8 @@ import { SYSTEMS } from '../systems/registry.js';
 import { metricDocsOf, sidesLines } from '../systems/metric-docs.js';
 import { conditionOf, eventShift } from '../systems/conditional.js';
 import type { CaseResult, Difference, Metric, RulesSystem, ScenarioResult } from '../systems/types.js';
-import { halfWidth, meanSe, pairedDifference, welchDifference, welchSe } from '../stats/intervals.js';
+import { halfWidth, meanSe, pairedDifference, pairedSpread, welchDifference, welchSe } from '../stats/intervals.js';
+import { sameCase } from './same-case.js';
 import { runGroups, type GroupJob } from '../engine/run.js';
 import type { PairedCodes } from '../engine/chunk.js';
 import type { Executor } from '../engine/executor.js';
@@ -222,7 +223,9 @@ export function assembleCases(v: ValidScenario, points: CompiledPoint[], jobs: G
         if (p >= 0 && jobs[g].pairedSlots[vi][p] >= 0) {
           const k = ((vi - 1) * pairedNames.length + p) * 2;
           const d = { n: trials, sum: split.pairs[k], sumSq: split.pairs[k + 1] };
-          differences[metric] = { ...pairedDifference(d), se: meanSe(d), paired: true };
+          // the same program as the baseline's on the same dice: no trial can differ (0 [0, 0], exactly)
+          const spread = sameCase(points[g].compiled[vi], points[g].compiled[0]) ? 0 : pairedSpread(m.kind, m.range, base[metric].range);
+          differences[metric] = { ...pairedDifference(d, undefined, spread), se: meanSe(d), paired: true, pairedMoments: d, ...(spread !== undefined ? { spread } : {}) };
         } else {
           const [a, b] = [moments(m), moments(base[metric])];
           differences[metric] = { ...welchDifference(a, b), se: welchSe(a, b), paired: false };

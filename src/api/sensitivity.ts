@@ -9,7 +9,8 @@
  */
 import type { ValidScenario } from '../scenario/validate.js';
 import type { Metric, MetricKind } from '../systems/types.js';
-import { pairedDifference, welchDifference, type Estimate } from '../stats/intervals.js';
+import { pairedDifference, pairedSpread, welchDifference, type Estimate } from '../stats/intervals.js';
+import { sameCase } from './same-case.js';
 import { conditionOf, eventShift } from '../systems/conditional.js';
 import { inlineExecutor } from './executors.js';
 import { VERSION } from '../version.js';
@@ -244,7 +245,11 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
       const tc = turned[i];
       const at = sys.summarize(tc.compiled, out.accs[j + 1]).metrics[metric];
       let d: Estimate;
-      if (g.paired) d = pairedDifference({ n: out.trials, sum: out.pairs[j * 2], sumSq: out.pairs[j * 2 + 1] });
+      if (g.paired) {
+        // a setting the case never reads compiles to the baseline's program: 0 [0, 0], exactly
+        const spread = sameCase(tc.compiled, baseCompiled) ? 0 : at && baseline ? pairedSpread(at.kind, at.range, baseline.range) : undefined;
+        d = pairedDifference({ n: out.trials, sum: out.pairs[j * 2], sumSq: out.pairs[j * 2 + 1] }, undefined, spread);
+      }
       else d = at && baseline ? welchDifference(moments(at), moments(baseline)) : { value: NaN, ci_low: NaN, ci_high: NaN };
       rows[i] = {
         param: tc.t.path,

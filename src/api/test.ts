@@ -17,7 +17,7 @@ import type { ScenarioIssue } from '../scenario/load.js';
 import type { ValidScenario } from '../scenario/validate.js';
 import { MSG } from '../scenario/messages.js';
 import type { CaseResult, ExactMetric, ScenarioResult } from '../systems/types.js';
-import { meanInterval, rescaleInterval, wilson, zForConfidence, type Estimate } from '../stats/intervals.js';
+import { meanInterval, pairedDifference, rescaleInterval, wilson, zForConfidence, type Estimate } from '../stats/intervals.js';
 import { CHECK_Z_LIMIT, solveExact, zDiffRow, zRow } from './exact.js';
 import { alignPairedSlots, runScenario, type RunScenarioOptions } from './run.js';
 
@@ -245,13 +245,15 @@ export function judge(e: Expectation, c: CaseResult, z: number, exact?: Record<s
 
 /**
  * The metric's interval at z: Wilson for a probability, normal for a mean (undefined below
- * two observations), and the paired or Welch difference's normal interval for `diff_`.
+ * two observations), and for `diff_` the paired difference's interval (pairedDifference, drawn at z) or Welch's.
  */
 function intervalOf(e: Expectation, c: CaseResult, z: number): Estimate {
   const none = { value: NaN, ci_low: NaN, ci_high: NaN };
   if (e.diff) {
     const d = c.differences[e.base];
-    return d ? rescaleInterval(d, z) : none;
+    if (!d) return none;
+    // a paired difference's interval drawn again at z (not rescaled: its centre is not the value)
+    return d.pairedMoments ? pairedDifference(d.pairedMoments, z, d.spread) : rescaleInterval(d, z);
   }
   const m = c.metrics[e.base];
   if (!m) return none;

@@ -252,9 +252,13 @@ export function pointDifferences(r: ScenarioResult, metric: string): PointDiffer
   });
 }
 
-/** A metric that is exactly 0 in every case, each difference 0 [0, 0] (a way of ending these cases never take): named once, not a table of zeros. */
+/**
+ * A metric that is exactly 0 in every case (a way of ending these cases never take), each
+ * difference's value 0: named once, not a table of zeros. (No trial counted in any variant, so
+ * none differed; a difference's interval is still what the trials cannot rule out.)
+ */
 export function zeroInEveryCase(r: ScenarioResult, metric: string): boolean {
-  const zero = (e: Estimate | undefined) => !e || (e.value === 0 && e.ci_low === 0 && e.ci_high === 0);
+  const zero = (e: Estimate | undefined) => !e || e.value === 0;
   return r.cases.every((c) => c.metrics[metric]?.value === 0 && zero(c.differences[metric]));
 }
 

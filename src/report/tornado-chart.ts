@@ -40,8 +40,9 @@ export function dominantCount(extents: readonly number[]): number {
  * Undefined when no turned setting moved the metric (nothing to draw but the 0 axis).
  */
 export function tornadoChart(r: SensitivityResult, max = TORNADO_MAX): ChartSpec | undefined {
-  // Settings that changed nothing on these dice (every effect exactly 0) are left to the table.
-  const moved = r.ranking.filter((x) => r.rows.some((y) => y.param === x.param && !(y.effect === 0 && y.ci_low === 0 && y.ci_high === 0)));
+  // Settings that changed nothing on these dice (every effect exactly 0) are left to the table
+  // (with the interval of what the trials cannot rule out, unless the case is the baseline's own program).
+  const moved = r.ranking.filter((x) => r.rows.some((y) => y.param === x.param && y.effect !== 0));
   if (moved.length === 0) return undefined;
   const shown = moved.slice(0, max).map((x) => x.param);
   const slot = new Map<string, number>();

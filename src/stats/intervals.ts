@@ -73,10 +73,40 @@ export function clampInterval(e: Estimate, range?: Range): Estimate {
 
 /**
  * Interval for a paired difference: d_i = x_i(variant) − x_i(baseline) on the same dice
- * (common random numbers); moments of d over the n trials.
+ * (common random numbers); moments of d over the n trials. `spread` is the largest |d| one trial
+ * can have (1 for a probability; for a mean, from the ranges its values lie in: `pairedSpread`;
+ * 0 for two cases that are the same program, which no trial can tell apart).
+ *
+ * With a spread R: the normal interval of the n trials and two more, one with d = +R and one with
+ * d = −R (ñ = n + 2, centre Σd/ñ, variance (Σd² + 2R²)/ñ − centre², se = √(variance/ñ)), clamped
+ * to [−R, R]; the value stays Σd/n. For a probability this is Bonett and Price's adjusted Wald
+ * interval for paired proportions (2012: one more trial in each discordant cell): where no trial,
+ * or very few, came out differently, the plain interval value ± z·√(s²/n) is `0 [0, 0]` or nearly,
+ * and misses a real difference that shows in fewer trials than were run (a rule read two ways
+ * that differ once in a thousand battles). Over many discordant trials the two agree.
+ * Without a spread (a mean with no bound), the plain normal interval.
+ * @example pairedDifference({ n: 1000, sum: 0, sumSq: 0 }, Z95, 1) // value 0, [−0.00276…, 0.00276…]
  */
-export function pairedDifference(d: Moments, z = Z95): Estimate {
-  return meanInterval(d, z);
+export function pairedDifference(d: Moments, z = Z95, spread?: number): Estimate {
+  if (spread === undefined || !Number.isFinite(spread)) return meanInterval(d, z);
+  if (!(d.n > 0)) return NO_ESTIMATE;
+  const n = d.n + 2;
+  const centre = d.sum / n;
+  const half = z * Math.sqrt(Math.max(0, (d.sumSq + 2 * spread * spread) / n - centre * centre) / n);
+  return { value: d.sum / d.n, ci_low: Math.max(-spread, centre - half), ci_high: Math.min(spread, centre + half) };
+}
+
+/**
+ * The largest |d| = |x(variant) − x(baseline)| one trial can have, for `pairedDifference`: 1 for a
+ * probability (each trial's x is 0 or 1); for a mean whose observations lie in [a₀, b₀] in the
+ * baseline and [a₁, b₁] in the variant, max(|a₁ − b₀|, |b₁ − a₀|); undefined when either has no
+ * bound (Infinity) or no range.
+ */
+export function pairedSpread(kind: 'probability' | 'mean', variant?: Range, baseline?: Range): number | undefined {
+  if (kind === 'probability') return 1;
+  if (!variant || !baseline) return undefined;
+  const r = Math.max(Math.abs(variant[0] - baseline[1]), Math.abs(variant[1] - baseline[0]));
+  return Number.isFinite(r) ? r : undefined;
 }
 
 /**

@@ -742,9 +742,9 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
     if (d && Number.isFinite(d.value)) values.push({ panel: 'difference', where: where(c), variant: c.variant, change: directionOf(d), value: d.value, lo: d.ci_low, hi: d.ci_high });
   }
   if (values.length === 0) return undefined;
-  // Nothing to draw: a metric that is 0 in every case, and whose paired differences are all
-  // exactly 0 (a castle's fall in a battle without a castle), gives empty panels; the Answer says 0.
-  if (values.every((x) => x.value === 0 && (x.panel === 'value' || (x.lo === 0 && x.hi === 0)))) return undefined;
+  // Nothing to draw: a metric that is 0 in every case (a castle's fall in a battle without a
+  // castle), whose differences are then 0 in every trial, gives empty panels; the Answer says 0.
+  if (values.every((x) => x.value === 0)) return undefined;
   // one grey when the rows are the variants; a shade each (with a legend) when a sweep groups them
   const greys = variants.map((_, i) => VARIANT_GREYS[i % VARIANT_GREYS.length]);
   const variantColour = multi

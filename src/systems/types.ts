@@ -27,15 +27,20 @@ export interface Metric extends Estimate {
 }
 
 /**
- * A variant's difference from its baseline with its 95% interval (value ± Z95·se): paired on
- * common dice where the metric is per trial (its SE from Σd and Σd² of the per-trial
- * differences), else Welch (the two means taken as independent; its SE ignores that the
- * variants share dice, so it is not the SE of the difference and nothing judges a z on it).
- * `se` and `paired` are absent only in hand-made results (tests).
+ * A variant's difference from its baseline with its 95% interval: paired on common dice where
+ * the metric is per trial (from Σd and Σd² of the per-trial differences, with two more trials
+ * at ±`spread`: stats/intervals.ts pairedDifference), else Welch (value ± Z95·se; the two means
+ * taken as independent: its SE ignores that the variants share dice, so it is not the SE of the
+ * difference and nothing judges a z on it). `se` is the plain standard error √(s²/n) either way
+ * (what `check` judges a paired difference's z on). `se` and `paired` are absent only in
+ * hand-made results (tests).
  */
 export interface Difference extends Estimate {
   se?: number;
   paired?: boolean;
+  /** A paired difference's moments of d over the trials, and its spread (pairedDifference's), to draw its interval at another level (`siegesim test --confidence`). Not written to files. */
+  pairedMoments?: { n: number; sum: number; sumSq: number };
+  spread?: number;
   /** A conditional metric's event, where its probability differs significantly from the baseline's (the two means average different trials). */
   overDifferentTrials?: EventShift;
 }
