@@ -9,10 +9,12 @@
 import { describe, expect, it } from 'vitest';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { hostname } from 'node:os';
 import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { mergeShards, runScenario, runShard, validateText, type ValidScenario } from '../src/api.js';
 import { readShardFile, writeShardFile } from '../src/cli/shard-file.js';
+import { writeIndex } from '../src/report/write.js';
 import { LOADED, resultLength } from '../src/engine/chunk.js';
 import { PoolExecutor, STOP_AFTER_MS, threadsLoading, WorkerFailure } from '../src/engine/pool.js';
 import { CancelledError } from '../src/engine/executor.js';
@@ -115,6 +117,40 @@ describe('signals', () => {
     expect(r.stdout).toBe('');
   });
 
+  it('SIGINT during the second of two scenarios: says which report was replaced, and brings the index up to date for it, exit 130 (audit 53, defect 3)', async () => {
+    const dir = tmp();
+    const out = path.join(dir, 'out');
+    const SLOW = path.join(ROOT, 'test/fixtures/slow-chunk.yaml');
+    // the reports before: town-basic's and good-small's, and their index
+    const first = await runCli(['run', QUICK, SCEN, '--out', out, '--trials', '1000', '--seed', 'old', '--threads', '1', '--no-charts', '--no-progress']);
+    expect(first.code, first.stderr).toBe(0);
+    const oldIndex = readFileSync(path.join(out, 'index.html'), 'utf8');
+    const oldTown = snapshot(path.join(out, 'surrender-town-basic'));
+    const goodSmall = snapshot(path.join(out, 'good-small'));
+    // town-basic again (another seed: another answer), then a scenario of one ~6 s chunk, stopped in it
+    const run = startCli(['run', QUICK, SLOW, '--out', out, '--trials', '120', '--seed', 'new', '--threads', '1', '--no-charts']);
+    await run.waitFor(/slow-chunk: running 1 case\(s\) x 120 trials/);
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(130);
+    const town = path.join(out, 'surrender-town-basic');
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(
+      `siegesim: interrupted (SIGINT) after a report was written or replaced: ${town}; ${path.join(out, 'index.html')} is brought up to date for it; no other report was written or changed`,
+    );
+    // the report was replaced, the other left, nothing of the slow one, nothing left over
+    expect(snapshot(town)).not.toEqual(oldTown);
+    expect(snapshot(path.join(out, 'good-small'))).toEqual(goodSmall);
+    expect(readdirSync(out).sort()).toEqual(['.siegesim-report.json', 'good-small', 'index.html', 'surrender-town-basic']);
+    expect(leftovers(dir)).toEqual([]);
+    // the index is the one a finished run would write over these folders
+    const index = readFileSync(path.join(out, 'index.html'), 'utf8');
+    expect(index).not.toBe(oldIndex);
+    const again = path.join(dir, 'again');
+    cpSync(out, again, { recursive: true });
+    await writeIndex(again);
+    expect(readFileSync(path.join(again, 'index.html'), 'utf8')).toBe(index);
+  });
+
   it.each([
     ['SIGINT', 'tmp'],
     ['SIGINT', 'swap'],
@@ -147,20 +183,80 @@ describe('signals', () => {
         expect(left.some((n) => n.startsWith('report.old-'))).toBe(true);
         expect(existsSync(path.join(dir, 'report'))).toBe(false);
       }
-      // a live writer beside them: its temporary must survive the cleanup
-      const live = startCli(['run', QUICK, '--trials', '1000', '--out', path.join(dir, 'live'), '--no-progress'], { env: { SIEGESIM_FAULT: 'write-pause:tmp' } });
+      // a later run writing the same report puts back or removes them (only a report's own
+      // leftovers are its to clean: removeLeftovers); it pauses before its swap, so it is live
+      const live = startCli(['run', QUICK, '--trials', '1000', '--out', path.join(dir, 'report'), '--no-progress'], { env: { SIEGESIM_FAULT: 'write-pause:tmp' } });
       await live.waitFor(/siegesim-fault: write paused/);
-      const liveTmp = leftovers(dir).filter((n) => n.startsWith('.tmp-live-'));
+      const liveTmp = leftovers(dir);
       expect(liveTmp).toHaveLength(1);
-      // a later run writing beside them cleans up
-      const later = await runCli(['run', QUICK, '--trials', '1000', '--out', path.join(dir, 'other'), '--no-progress']);
-      expect(later.code, later.stderr).toBe(0);
-      expect(leftovers(dir)).toEqual(liveTmp);
+      expect(liveTmp[0]).toMatch(new RegExp(`^\\.tmp-report-${live.child.pid}-`));
       expect(snapshot(path.join(dir, 'report'))).toEqual(before);
+      // and a run beside a live writer's temporary of the same report leaves it alone
+      const later = await runCli(['run', QUICK, '--trials', '1000', '--out', path.join(dir, 'report'), '--no-progress']);
+      expect(later.code, later.stderr).toBe(0);
+      expect(later.stderr).not.toMatch(/warning/);
+      expect(leftovers(dir)).toEqual(liveTmp);
       live.child.kill('SIGKILL');
       await live.done;
     },
   );
+});
+
+describe("files named like siegesim's temporaries, that are not (audit 53, defect 2)", () => {
+  // this host as the write phase names it, and a pid above any pid_max (2^22): surely not running
+  const HOST = hostname().replace(/[^A-Za-z0-9.-]/g, '_') || 'host';
+  const DEAD = 4_194_399;
+  const leftAlone = /^siegesim: warning: left .* alone: it is named as a temporary of siegesim's, but does not hold what siegesim writes there$/;
+
+  it('a folder and a file .tmp-<other name>-<dead pid>-<ms>@<host> beside --out are kept byte for byte, silently', async () => {
+    const dir = tmp();
+    mkdirSync(path.join(dir, `.tmp-mine-${DEAD}-1@${HOST}`));
+    writeFileSync(path.join(dir, `.tmp-mine-${DEAD}-1@${HOST}`, 'data.txt'), 'precious\n');
+    writeFileSync(path.join(dir, `.tmp-notes-${DEAD}-1@${HOST}`), 'precious\n');
+    const before = snapshot(dir);
+    const r = await runCli(['run', QUICK, '--trials', '1000', '--out', path.join(dir, 'rep'), '--no-progress', '--no-charts']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/warning/);
+    const after = snapshot(dir);
+    for (const [f, bytes] of Object.entries(before)) expect(after[f], f).toBe(bytes);
+  });
+
+  it('keep.old-<dead pid>-<ms>@<host> beside keep/ is kept, and mydata.old-... is not renamed to mydata', async () => {
+    const dir = tmp();
+    mkdirSync(path.join(dir, 'keep'));
+    writeFileSync(path.join(dir, 'keep', 'a.txt'), 'current\n');
+    mkdirSync(path.join(dir, `keep.old-${DEAD}-3@${HOST}`));
+    writeFileSync(path.join(dir, `keep.old-${DEAD}-3@${HOST}`, 'a.txt'), 'backup\n');
+    mkdirSync(path.join(dir, `mydata.old-${DEAD}-1@${HOST}`));
+    writeFileSync(path.join(dir, `mydata.old-${DEAD}-1@${HOST}`, 'b.txt'), 'mine\n');
+    const before = snapshot(dir);
+    const r = await runCli(['run', QUICK, '--trials', '1000', '--out', path.join(dir, 'rep'), '--no-progress', '--no-charts']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/warning/);
+    expect(existsSync(path.join(dir, 'mydata'))).toBe(false);
+    const after = snapshot(dir);
+    for (const [f, bytes] of Object.entries(before)) expect(after[f], f).toBe(bytes);
+  });
+
+  it("named after the very report being written, but not siegesim's: kept, with a warning each; the report is written", async () => {
+    const dir = tmp();
+    const names = [`.tmp-rep-${DEAD}-1@${HOST}`, `.tmp-rep-${DEAD}-2@${HOST}`, `rep.old-${DEAD}-3@${HOST}`];
+    writeFileSync(path.join(dir, names[0]), 'a file of mine\n'); // a file where siegesim's temporary is a folder
+    mkdirSync(path.join(dir, names[1])); // a folder without a manifest
+    writeFileSync(path.join(dir, names[1], 'x.txt'), 'mine\n');
+    mkdirSync(path.join(dir, names[2])); // a folder of the user's, not a report: not restored to rep/
+    writeFileSync(path.join(dir, names[2], 'notes.txt'), 'mine\n');
+    const before = snapshot(dir);
+    const r = await runCli(['run', QUICK, '--trials', '1000', '--out', path.join(dir, 'rep'), '--no-progress', '--no-charts']);
+    expect(r.code, r.stderr).toBe(0);
+    const warnings = r.stderr.split('\n').filter((l) => l.includes('warning'));
+    expect(warnings).toHaveLength(3);
+    for (const w of warnings) expect(w).toMatch(leftAlone);
+    const after = snapshot(dir);
+    for (const [f, bytes] of Object.entries(before)) expect(after[f], f).toBe(bytes);
+    expect(existsSync(path.join(dir, 'rep', 'summary.json'))).toBe(true);
+    expect(existsSync(path.join(dir, 'rep', 'notes.txt'))).toBe(false);
+  });
 });
 
 describe('outputs that cannot be written: exit 2 before any trial runs', () => {

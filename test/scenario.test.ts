@@ -523,3 +523,25 @@ describe('a scenario name two files use', () => {
     }
   });
 });
+
+describe('the scenario name (it names the report folder)', () => {
+  const RULE = 'must start with a letter or a digit, then hold only letters, digits, ".", "_" and "-" (it names the report folder)';
+  const nameIssues = (name: string) => {
+    const v = validateText('s.yaml', `name: ${JSON.stringify(name)}\n${BASE.split('\n').slice(1).join('\n')}`);
+    return v.ok ? [] : v.issues.map((i) => `${i.line}:${i.col} ${i.path} ${i.message}`);
+  };
+
+  it('says the real rule for a name of dots or one starting with a dot (those characters are allowed, not there)', () => {
+    for (const name of ['...', '.', '.hidden', '.siegesim-report.json', '_x', '-x']) expect(nameIssues(name), name).toEqual([`1:7 name ${RULE}`]);
+  });
+
+  it('refuses index.html in any case: the folder of reports holds its index under that name (audit 53, defect 4)', () => {
+    for (const name of ['index.html', 'INDEX.HTML', 'Index.Html']) {
+      expect(nameIssues(name), name).toEqual(['1:7 name must not be "index.html": the folder of reports holds its index under that name, beside the report folders']);
+    }
+  });
+
+  it('accepts names that only look alike', () => {
+    for (const name of ['index.htm', 'index.html5', 'my-index.html', 'index', 'a.b', '1...']) expect(nameIssues(name), name).toEqual([]);
+  });
+});

@@ -7,7 +7,7 @@
  * (The entry point is main.ts, which starts the chart renderer before loading this.)
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { cleanupPending, OutputError } from '../report/write.js';
+import { cleanupPending, finishInterrupted, OutputError, type Interrupted } from '../report/write.js';
 import { exitWhenThreadsLoaded, WorkerFailure } from '../api.js';
 import { VERSION } from '../version.js';
 import { controller, precisionFlagsNote, UserError } from './common.js';
@@ -118,13 +118,24 @@ export function jsonError(message: string, exitCode: number, problems: readonly 
   return JSON.stringify(doc, null, 2) + '\n';
 }
 
+/** What an interrupted command says: the reports it had written before the signal (and their index), else that nothing was written or changed. */
+export function interruptedText(sig: string, done: Interrupted): string {
+  const n = done.reports.length;
+  if (n === 0) return `siegesim: interrupted (${sig}); no report was written or changed`;
+  const index = done.indexes.map((i) => (i.error === undefined ? `; ${i.file} is brought up to date for ${n === 1 ? 'it' : 'them'}` : `; ${i.file} could not be brought up to date (${i.error})`)).join('');
+  return `siegesim: interrupted (${sig}) after ${n === 1 ? 'a report was' : `${n} reports were`} written or replaced: ${done.reports.join(', ')}${index}; no other report was written or changed`;
+}
+
 export async function main(): Promise<void> {
   const onSignal = (sig: NodeJS.Signals) => {
     controller.abort();
     cleanupPending();
+    // the reports already put in place stay (`run a.yaml b.yaml` stopped during b.yaml), and
+    // their index is brought up to date: the message names them
+    const done = finishInterrupted();
     // a terminal's cursor may stand after a progress bar or the echoed ^C: end that line first;
     // a pipe or a log is at the start of a line already
-    process.stderr.write(`${process.stderr.isTTY === true ? '\n' : ''}siegesim: interrupted (${sig}); no report was written or changed\n`);
+    process.stderr.write(`${process.stderr.isTTY === true ? '\n' : ''}${interruptedText(sig, done)}\n`);
     // worker threads still loading their modules must finish first: exiting stops them, and a
     // thread stopped while loading aborts the process (engine/pool.ts); else exit at once
     exitWhenThreadsLoaded(130);

@@ -94,8 +94,8 @@ function legacyKind(dir: string): FolderKind | undefined {
   return undefined;
 }
 
-/** Whether a file is the reports index siegesim writes (html.ts indexPage): for folders of reports written before manifests. */
-function isLegacyIndex(file: string): boolean {
+/** Whether a file is the reports index siegesim writes (html.ts indexPage): for folders of reports written before manifests, and the index's temporaries. */
+export function isIndexPage(file: string): boolean {
   try {
     const head = readFileSync(file, 'utf8').slice(0, 65_536);
     return head.startsWith('<!doctype html>') && head.includes('<title>siegesim reports</title>') && head.includes('<h1>siegesim reports</h1>');
@@ -165,7 +165,7 @@ export function indexOwnership(root: string): { ok: true } | { ok: false; why: s
   } catch {
     return { ok: true };
   }
-  if (m ? m.files.includes('index.html') && st.isFile() : st.isFile() && isLegacyIndex(file)) return { ok: true };
+  if (m ? m.files.includes('index.html') && st.isFile() : st.isFile() && isIndexPage(file)) return { ok: true };
   return { ok: false, why: 'its index.html was not written by siegesim, and the reports index would replace it' };
 }
 

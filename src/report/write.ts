@@ -11,11 +11,10 @@
  * milliseconds rather than after the run. Temporary names carry the host and the pid of their
  * process, so a later run can remove what a killed one left (`removeLeftovers`).
  */
-import { readdir, readFile } from 'node:fs/promises';
 import { closeSync, existsSync, lstatSync, openSync, readSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { SCENARIO_COPY } from './folder.js';
-import { CURVE_NAMES, indexOwnership, KIND_NAME, MANIFEST, manifestText, ownershipOf, someNames, type FolderKind, type Ownership } from './manifest.js';
+import { CURVE_NAMES, indexOwnership, isIndexPage, KIND_NAME, MANIFEST, MANIFEST_FORMAT, manifestText, ownershipOf, readManifest, someNames, type FolderKind, type Ownership } from './manifest.js';
 import { realPathOr } from '../paths.js';
 import { MSG } from '../scenario/messages.js';
 import { hostname } from 'node:os';
@@ -83,13 +82,19 @@ function pidAlive(pid: number): boolean {
 }
 
 /**
- * Remove what killed siegesim processes of this host left in `dir`: temporary files and
- * folders are deleted; a report moved aside (`.old-`) goes back to its name when the new one
- * never arrived, else it is deleted; the old files of a report swapped file by file (a backup
- * folder with a journal) go back into it, and the new files that had come in go out. Entries of
- * live processes (and other hosts') are left. Returns the names acted on.
+ * Remove what killed siegesim processes of this host left in `dir` for the output `base` about to
+ * be written there (a report folder's name, a file's name), and only what is provably siegesim's:
+ * a temporary folder holds a manifest (writeFolder writes one into it first); a temporary file
+ * is one `tmpOurs` recognises by its content (the kind of file written, as checkOutputFile's
+ * OwnFile); a report moved aside (`.old-`) holds only siegesim's files (its manifest, or the
+ * legacy rule) and goes back to its name when the new one never arrived, else it is deleted; the
+ * backup folder of a report swapped file by file holds its journal naming a temporary of `base`,
+ * and its old files go back into the report, the new files that had come in going out. Entries
+ * of live processes, of other hosts and of other names are left; one named as a temporary of
+ * `base` that is not provably siegesim's is left too, with a warning on stderr (the user's: a
+ * name is no proof). Returns the names acted on.
  */
-export function removeLeftovers(dir: string): string[] {
+export function removeLeftovers(dir: string, base: string, tmpOurs: (file: string) => boolean = () => false): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -97,17 +102,26 @@ export function removeLeftovers(dir: string): string[] {
     return [];
   }
   const done: string[] = [];
+  const mine = (m: RegExpExecArray | null) => m !== null && m[1] === base && m[4] === HOST && !pidAlive(Number(m[2]));
   // backups before temporaries: undoing a file-by-file swap reads what its temporary still holds
-  for (const name of [...names.filter((n) => OLD.test(n)), ...names.filter((n) => !OLD.test(n))]) {
-    const t = TMP.exec(name);
-    const o = t ? null : OLD.exec(name);
-    const m = t ?? o;
-    if (!m || m[4] !== HOST || pidAlive(Number(m[2]))) continue;
+  const olds = names.filter((n) => mine(OLD.exec(n)));
+  const tmps = names.filter((n) => mine(TMP.exec(n)));
+  for (const name of [...olds, ...tmps]) {
     const p = path.join(dir, name);
+    const original = path.join(dir, base);
     try {
-      if (o && existsSync(path.join(p, UNDO))) undoSwap(p, path.join(dir, o[1]));
-      else if (o && !existsSync(path.join(dir, o[1]))) renameSync(p, path.join(dir, o[1]));
-      else rmSync(p, { recursive: true, force: true });
+      const st = lstatSync(p);
+      const isOld = olds.includes(name);
+      if (isOld && st.isDirectory() && journalOf(p, base)) undoSwap(p, original);
+      else if (isOld && st.isDirectory() && onlyOurs(p)) {
+        if (!existsSync(original)) renameSync(p, original);
+        else rmSync(p, { recursive: true, force: true });
+      } else if (!isOld && st.isDirectory() && readManifest(p) !== undefined) rmSync(p, { recursive: true, force: true });
+      else if (!isOld && st.isFile() && tmpOurs(p)) rmSync(p, { force: true });
+      else {
+        process.stderr.write(`siegesim: warning: left ${p} alone: it is named as a temporary of siegesim's, but does not hold what siegesim writes there\n`);
+        continue;
+      }
       done.push(name);
     } catch {
       // left for the next run: cleaning up must never stop this one
@@ -116,10 +130,44 @@ export function removeLeftovers(dir: string): string[] {
   return done;
 }
 
+/** A file-by-file swap's backup folder: its journal, naming a temporary of `base` (swapFiles writes it first), or undefined. */
+function journalOf(backup: string, base: string): { tmp: string; files: string[] } | undefined {
+  try {
+    const j = JSON.parse(readFileSync(path.join(backup, UNDO), 'utf8')) as { tmp?: unknown; files?: unknown };
+    const t = typeof j?.tmp === 'string' ? TMP.exec(j.tmp) : null;
+    const o = OLD.exec(path.basename(backup));
+    // the temporary of the same report, by the same process
+    if (!t || !o || t[1] !== base || t[2] !== o[2] || t[4] !== o[4] || !Array.isArray(j.files)) return undefined;
+    return { tmp: j.tmp as string, files: j.files.filter((f): f is string => typeof f === 'string') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A JSON file's object, or undefined. */
+function jsonObjectOf(file: string): Record<string, unknown> | undefined {
+  try {
+    const o = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    return o !== null && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A report moved aside whole holds siegesim's files and nothing else (swapInto moves only such a folder). */
+function onlyOurs(dir: string): boolean {
+  try {
+    const own = ownershipOf(dir);
+    return own.kind !== undefined && own.ours.size > 0 && own.foreign.length === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** Undo a file-by-file swap that was killed midway (swapFiles), from its backup folder's journal. */
 function undoSwap(backup: string, target: string): void {
-  const j = JSON.parse(readFileSync(path.join(backup, UNDO), 'utf8')) as { tmp: string; files: string[] };
-  const tmp = path.join(path.dirname(backup), path.basename(String(j.tmp)));
+  const j = journalOf(backup, path.basename(target))!;
+  const tmp = path.join(path.dirname(backup), path.basename(j.tmp));
   // a new file is in the report when its temporary no longer holds it
   for (const f of j.files) {
     if (typeof f === 'string' && !f.split('/').includes('..') && !existsSync(path.join(tmp, f))) rmSync(path.join(target, f), { force: true });
@@ -242,12 +290,27 @@ const FIXED_NAMES: Record<Exclude<FolderKind, 'index'>, string[]> = {
  */
 export function checkReportDir(dir: string, kind: Exclude<FolderKind, 'index'> = 'run', opts: { force?: boolean; inputs?: Inputs; scenario?: ReportScenario } = {}): string {
   let target = path.resolve(dir);
+  // first what a killed run left of this report (a report moved aside goes back), so that the
+  // checks below see the folder as it is
+  const parentOf = (t: string) => {
+    if (path.dirname(t) !== t && lstatOrUndefined(path.dirname(t))?.isDirectory()) removeLeftovers(path.dirname(t), path.basename(t));
+  };
+  try {
+    parentOf(target);
+  } catch {
+    // a path the checks below name
+  }
   let st = lstatOrUndefinedOrFail(target, dir);
   if (st?.isSymbolicLink()) {
     try {
       target = realpathSync(target);
     } catch (e) {
       throw cannotWrite(dir, `it is a symbolic link to nowhere (${reasonOf(e)})`);
+    }
+    try {
+      parentOf(target);
+    } catch {
+      // as above
     }
     st = lstatOrUndefinedOrFail(target, dir);
   }
@@ -274,7 +337,6 @@ export function checkReportDir(dir: string, kind: Exclude<FolderKind, 'index'> =
   if (parent === target) throw cannotWrite(dir, 'a report cannot replace the root folder');
   const folder = nearestFolder(parent, dir);
   probe(folder, dir);
-  if (folder === parent) removeLeftovers(parent);
   return target;
 }
 
@@ -376,7 +438,10 @@ export function checkOutputFile(file: string, inputs: Inputs = [], own?: OwnFile
   const parent = path.dirname(target);
   const folder = nearestFolder(parent, file);
   probe(folder, file);
-  if (folder === parent) removeLeftovers(parent);
+  if (folder === parent) {
+    // a temporary of this file is siegesim's when it holds that kind of file (an empty one holds nothing to lose)
+    removeLeftovers(parent, path.basename(target), own ? (p) => ((h) => h === '' || (h !== undefined && own.own(h)))(headOf(p)) : undefined);
+  }
   return target;
 }
 
@@ -388,8 +453,11 @@ export function checkOutputFile(file: string, inputs: Inputs = [], own?: OwnFile
 export function checkFolder(dir: string, inputs: Inputs = []): void {
   const folder = nearestFolder(dir, dir);
   probe(folder, dir);
+  indexRoots.set(path.resolve(dir), dir);
   if (folder === path.resolve(dir)) {
-    removeLeftovers(folder);
+    // the index's temporaries: the page siegesim writes, and its manifest
+    removeLeftovers(folder, 'index.html', isIndexPage);
+    removeLeftovers(folder, MANIFEST, (p) => jsonObjectOf(p)?.format === MANIFEST_FORMAT);
     const own = indexOwnership(folder);
     if (!own.ok) throw cannotWrite(dir, `${own.why}; move it, or choose another --out`);
     const why = inputReason(path.join(folder, 'index.html'), inputs, false);
@@ -557,6 +625,9 @@ export async function writeFolder(outDir: string, fill: (put: PutFile, files: re
   try {
     makeFolders(parent);
     mkdirSync(tmp);
+    // the mark that it is siegesim's, from the start: what a later run, after a SIGKILL, needs to
+    // remove it (removeLeftovers); the full list replaces it once the files are in
+    writeFileSync(path.join(tmp, MANIFEST), manifestText(kind, []));
     mkdirSync(path.join(tmp, 'charts'));
     const files: string[] = [];
     await fill(async (rel, content) => {
@@ -581,6 +652,7 @@ export async function writeFolder(outDir: string, fill: (put: PutFile, files: re
     const own = existsSync(target) ? ownershipOf(target) : undefined;
     if (own && own.foreign.length > 0) await swapFiles(job, [...files, MANIFEST], own);
     else await swapInto(job);
+    placed.push(outDir);
     return files;
   } catch (e) {
     if (!(e instanceof OutputError) && (e as NodeJS.ErrnoException)?.code) throw writeFailed(outDir, existed, e);
@@ -804,12 +876,12 @@ export async function writeFileAtomic(file: string, content: string): Promise<vo
 }
 
 /** The one-line summary of an analysis folder (`sensitivity.json` or `tune.json`) for the index; undefined when it is neither. */
-async function analysisEntry(dir: string, name: string): Promise<AnalysisEntry | undefined> {
+function analysisEntry(dir: string, name: string): AnalysisEntry | undefined {
   for (const kind of ['sensitivity', 'tune'] as const) {
     const f = path.join(dir, `${kind}.json`);
     if (!existsSync(f)) continue;
     try {
-      const s = JSON.parse(await readFile(f, 'utf8')) as Record<string, unknown>;
+      const s = JSON.parse(readFileSync(f, 'utf8')) as Record<string, unknown>;
       const system = String(s.system ?? '');
       const scenario = String(s.name ?? name);
       if (kind === 'sensitivity') {
@@ -838,11 +910,11 @@ async function analysisEntry(dir: string, name: string): Promise<AnalysisEntry |
   return undefined;
 }
 
-/** Rebuild `<root>/index.html` from every `<root>/<name>/summary.json` found, and the sensitivity and tune reports beside them. */
-export async function writeIndex(root: string): Promise<void> {
+/** The reports index of `root`: its page, from every `<root>/<name>/summary.json` found, and the sensitivity and tune reports beside them (read synchronously: also from a signal's handler, finishInterrupted). */
+function indexOf(root: string): string {
   let all;
   try {
-    all = await readdir(root, { withFileTypes: true });
+    all = readdirSync(root, { withFileTypes: true });
   } catch (e) {
     throw writeFailed(path.join(root, 'index.html'), existsSync(path.join(root, 'index.html')), e);
   }
@@ -853,12 +925,12 @@ export async function writeIndex(root: string): Promise<void> {
   for (const d of dirs.sort((a, b) => a.name.localeCompare(b.name))) {
     const f = path.join(root, d.name, 'summary.json');
     if (!existsSync(f)) {
-      const a = existsSync(path.join(root, d.name, 'index.html')) ? await analysisEntry(path.join(root, d.name), d.name) : undefined;
+      const a = existsSync(path.join(root, d.name, 'index.html')) ? analysisEntry(path.join(root, d.name), d.name) : undefined;
       if (a) analyses.push(a);
       continue;
     }
     try {
-      const s = JSON.parse(await readFile(f, 'utf8')) as {
+      const s = JSON.parse(readFileSync(f, 'utf8')) as {
         name: string;
         system: string;
         description?: string;
@@ -879,7 +951,62 @@ export async function writeIndex(root: string): Promise<void> {
   // the index replaces only an index siegesim wrote (checked before the run too: checkFolder)
   const own = indexOwnership(root);
   if (!own.ok) throw new OutputError(`cannot write to ${root}: ${own.why}; the reports are written, the index is not`, 1);
+  return indexPage(entries, analyses);
+}
+
+/** Rebuild `<root>/index.html` from every `<root>/<name>/summary.json` found, and the sensitivity and tune reports beside them. */
+export async function writeIndex(root: string): Promise<void> {
+  const page = indexOf(root);
   // the manifest first: an index.html it lists and that is not there yet is still siegesim's to write
   await writeFileAtomic(path.join(root, MANIFEST), manifestText('index', ['index.html']));
-  await writeFileAtomic(path.join(root, 'index.html'), indexPage(entries, analyses));
+  await writeFileAtomic(path.join(root, 'index.html'), page);
+}
+
+// --- an interrupted run -----------------------------------------------------------------------
+
+/** The report folders this process has put in place (as given), in order: what an interrupted run has changed. */
+const placed: string[] = [];
+/** The folders of reports whose index this process is to rebuild (checkFolder), resolved. */
+const indexRoots = new Map<string, string>();
+
+/** What an interrupted command had changed: the reports it had put in place, and each index brought up to date for them (or why not). */
+export interface Interrupted {
+  reports: string[];
+  indexes: { file: string; error?: string }[];
+}
+
+/**
+ * After a signal (once cleanupPending has undone the write in progress): the reports already put
+ * in place stay, as whole reports of this run, and the index of each folder of reports that holds
+ * one of them is rebuilt now, synchronously, so that it describes the folders it links to
+ * (`run a.yaml b.yaml` stopped during b.yaml has replaced a.yaml's report). Returns what was
+ * changed, for the message.
+ */
+export function finishInterrupted(): Interrupted {
+  const reports = [...new Set(placed)];
+  const indexes: Interrupted['indexes'] = [];
+  for (const [root, shown] of indexRoots) {
+    if (!reports.some((r) => path.dirname(path.resolve(r)) === root)) continue;
+    const file = path.join(shown, 'index.html');
+    try {
+      const page = indexOf(root);
+      writeFileNow(path.join(root, MANIFEST), manifestText('index', ['index.html']));
+      writeFileNow(path.join(root, 'index.html'), page);
+      indexes.push({ file });
+    } catch (e) {
+      indexes.push({ file, error: e instanceof OutputError ? e.message : reasonOf(e) });
+    }
+  }
+  return { reports, indexes };
+}
+
+/** Write one file atomically, synchronously (a signal's handler: no event loop turns, nothing else runs). */
+function writeFileNow(file: string, content: string): void {
+  const tmp = path.join(path.dirname(file), tmpName(path.basename(file)));
+  try {
+    writeFileSync(tmp, content);
+    renameSync(tmp, file);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
 }

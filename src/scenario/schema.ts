@@ -67,7 +67,11 @@ export const SweepRange = z
 export const COMMON_SHAPE = {
   name: z
     .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-" only (it names the report folder)')
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must start with a letter or a digit, then hold only letters, digits, ".", "_" and "-" (it names the report folder)')
+    // the folder of reports holds the index beside the report folders (report/write.ts writeIndex:
+    // index.html, and .siegesim-report.json, which the rule above already refuses); a report folder
+    // of that name would take the index's place. Any case: macOS and Windows fold it.
+    .regex(/^(?![Ii][Nn][Dd][Ee][Xx]\.[Hh][Tt][Mm][Ll]$)/, 'must not be "index.html": the folder of reports holds its index under that name, beside the report folders')
     .max(120)
     .describe('scenario name; the report folder is reports/<name>/'),
   description: z.string().optional().describe('free text shown in the report'),
