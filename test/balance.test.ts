@@ -115,6 +115,24 @@ describe('expect: validation', () => {
     ]);
   });
 
+  it('exact: anything but true is refused in plain words, not zod\'s "expected true"', () => {
+    const issues = issuesOf(
+      GRID +
+        `expect:
+  - { metric: p_test, exact: false }
+  - { metric: p_test, exact: "true" }
+  - { metric: p_test, exact: 1 }
+`,
+    );
+    expect(issues).toEqual([
+      { at: '12:30', path: 'expect[0].exact', message: MSG.exactOnlyTrue('false') },
+      { at: '13:30', path: 'expect[1].exact', message: MSG.exactOnlyTrue('the text "true"', true) },
+      { at: '14:30', path: 'expect[2].exact', message: MSG.exactOnlyTrue('1') },
+    ]);
+    expect(MSG.exactOnlyTrue('false')).toBe('only exact: true is a bound (the metric agrees with the exact solver), got false: for any other claim give between, at_least or at_most instead');
+    expect(MSG.exactOnlyTrue('the text "true"', true)).toContain('(write it without quotes)');
+  });
+
   it('refuses a bound outside a probability\'s range ([0, 1]; [-1, 1] for a diff_), not a mean\'s', () => {
     const issues = issuesOf(
       GRID +

@@ -312,6 +312,17 @@ describe('what docs/ci.md gives whole (the package ships neither the tests nor .
     expect(ci).toContain(`\`climbers-dc13.yaml\` is the same file with \`${changed[0]}\``);
   });
 
+  it("the chunk sizes docs/ci.md's looks and docs/cli.md's chunks give are each system's chunkTrials", () => {
+    const cli = read('docs/cli.md').replace(/\s+/g, ' ');
+    const name = (id: string) => ({ fantasy: 'fantasy', surrender: 'surrender', 'crusader-rex': 'Crusader Rex', 'cry-havoc': 'Cry Havoc' })[id];
+    expect(SYSTEMS.length).toBe(4);
+    for (const sys of SYSTEMS) {
+      const n = sys.chunkTrials.toLocaleString('en-US');
+      expect(ci, sys.id).toContain(`| ${name(sys.id)} | ${n} |`);
+      expect(cli, sys.id).toContain(`${name(sys.id)} ${n}`);
+    }
+  });
+
   it('the big-run workflow, and the balance workflow as templates/balance.yml, which ships', () => {
     expect(blocks).toContain(read('.github/workflows/big-run.yml'));
     expect(read('templates/balance.yml')).toBe(read('.github/workflows/balance.yml'));

@@ -6,9 +6,10 @@
  * **fail** when it lies wholly outside, and when it straddles the bound the sweep point runs
  * more chunks and is looked at again at about 2×, 4×, 8× and 16× its trials (the first chunk
  * boundary at or past each), up to `maxTrials`; still straddling there, it is **inconclusive**.
- * `exact: true` passes when the exact answer lies inside the interval (|z| ≤ z of the
- * confidence) and fails when |z| > 4.5 (check's limit); between the two it runs more trials the
- * same way. Where a run stops depends only on its merged results, so a verdict is as
+ * `exact: true` is judged on check's z (exact.ts zRow, zDiffRow), not on the interval: it
+ * passes when |z| ≤ z of the confidence and fails when |z| > max(that z, 4.5) (check's limit);
+ * between the two it runs more trials the same way. A cap below the first look's trials is
+ * raised to them: the first look is always run whole. Where a run stops depends only on its merged results, so a verdict is as
  * reproducible as the dice. The false-alarm rates are worked out in docs/ci.md ("Choosing
  * bounds").
  */

@@ -187,6 +187,9 @@ export const MSG = {
     given.length === 0
       ? 'an assertion needs one bound: between, at_least, at_most or exact'
       : `an assertion has one bound; this one has ${given.join(' and ')} (use between: [low, high] for a range)`,
+  /** `exact: false` (or any value but true): only `true` means something. */
+  exactOnlyTrue: (written: string, quoted = false) =>
+    `only exact: true is a bound (the metric agrees with the exact solver), got ${written}${quoted ? ' (write it without quotes)' : ''}: for any other claim give between, at_least or at_most instead`,
   expectBetweenOrder: (low: number, high: number) => `between [${low}, ${high}]: the low end must not exceed the high end`,
   unknownMetric: (name: string, suggestion: string | undefined, known: readonly string[]) =>
     `unknown metric "${name}"` + (suggestion ? ` (did you mean "${suggestion}"?)` : ` (this scenario's metrics: ${known.join(', ')})`),

@@ -108,7 +108,10 @@ export const COMMON_SHAPE = {
           between: z.tuple([z.number(), z.number()]).optional().describe('[low, high]: the metric lies in this range (inclusive)'),
           at_least: z.number().optional().describe('the metric is at least this'),
           at_most: z.number().optional().describe('the metric is at most this'),
-          exact: z.literal(true).optional().describe("the metric agrees with the system's exact solver"),
+          exact: z
+            // zod's "Invalid input: expected true" said in a designer's words
+            .literal(true, { error: (iss) => MSG.exactOnlyTrue(shown(iss.input), iss.input === 'true') })
+            .optional().describe("the metric agrees with the system's exact solver"),
           variant: z.string().min(1).optional().describe('only this variant (default: every variant the metric exists for)'),
           where: z
             .record(z.string(), z.union([sweepValue, z.array(sweepValue).min(1)]))
