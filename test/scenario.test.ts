@@ -295,6 +295,12 @@ sweep:
     expect(at(`${BASE.replace('trials: 1000', 'trials: .nan')}`)).toEqual([`4:9 trials  ${MSG.wrongKind('a whole number', '.nan')}`]);
     expect(at(`${BASE.replace('trials: 1000', 'trials: -.inf')}`)).toEqual([`4:9 trials  ${MSG.wrongKind('a whole number', '-.inf')}`]);
     expect(at(`${BASE.replace('trials: 1000', 'trials: "1000"')}`)).toEqual([`4:9 trials  ${MSG.wrongKind('a whole number', 'the text "1000"', true)}`]);
+    // said in words that fit what was written (the new-user audit): a tag, not quotes; digits past a number, not ".inf"; a merge key
+    expect(at(`${BASE.replace('trials: 1000', 'trials: !!str 1000')}`)[0]).toContain('got the text "1000" (a number read as text: write it without quotes or a tag such as !!str)');
+    expect(at(`${BASE.replace('trials: 1000', `trials: ${'9'.repeat(400)}`)}`)[0]).toContain('got .inf (infinite: .inf, or more digits than a number holds)');
+    expect(at(`${BASE}besieged: &b { steps_inside: 4 }
+besieger: { <<: *b, artillery: 1 }
+`)).toContainEqual(expect.stringContaining('unknown key "<<": YAML merge keys are not read in a scenario (anchors and aliases are): write the keys out'));
     // one problem, the file's own limit (not also "expected int to be <=9007199254740991")
     expect(at(`${BASE.replace('trials: 1000', 'trials: 99999999999999999999999999')}`)).toEqual(['4:9 trials  must be at most 10,000,000,000, got 1e+26']);
     expect(issuesOf(`${BASE}structure: { blockade_chance: .nan }\n`)[0].message).toBe(MSG.wrongKind('a number', '.nan'));

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCli, ROOT } from './cli-child.js';
 import { runSiteScenario, summaryText } from '../src/site/summary.js';
+import { reportOverrides } from '../src/report/summary-json.js';
 import { sha256Hex } from '../src/site/sha256.js';
 
 type Summary = { provenance: Record<string, unknown> & { scenario: Record<string, unknown> } };
@@ -23,6 +24,16 @@ function withMeasuredOf(site: Summary, cli: Summary): Summary {
   copy.provenance.scenario.source = cli.provenance.scenario.source;
   return copy;
 }
+
+describe('provenance.overrides', () => {
+  it("records a --trials or --seed only where it differs from the file's own (as merge does: the new-user audit found run's {trials} beside merge's {})", () => {
+    const file = { trials: 200_000, seed: 7 };
+    expect(reportOverrides({ trials: 200_000, seed: 7 }, file)).toEqual({});
+    expect(reportOverrides({ trials: 4000, seed: 7 }, file)).toEqual({ trials: 4000 });
+    expect(reportOverrides({ trials: 200_000, precision: 0.01, maxTrials: 400_000 }, file)).toEqual({ precision: 0.01, max_trials: 400_000 });
+    expect(reportOverrides({ trials: 200_000 })).toEqual({ trials: 200_000 }); // no file to compare with: as given
+  });
+});
 
 describe('sha256Hex', () => {
   it('is node:crypto\'s SHA-256 at every padding edge and for non-ASCII text', () => {

@@ -72,11 +72,12 @@ export function scenarioProvenance(sha256: string, source: string, overrides: Re
   return { scenario: { file: SCENARIO_COPY, sha256, source }, overrides };
 }
 
-/** The settings given over the file's (`--trials`, `--seed`, `--precision`, `--max-trials`), by their summary.json names, in that order. */
-export function reportOverrides(given: { trials?: number; seed?: string | number; precision?: number; maxTrials?: number }): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries({ trials: given.trials, seed: given.seed, precision: given.precision, max_trials: given.maxTrials }).filter(([, x]) => x !== undefined),
-  );
+/** The settings given over the file's (`--trials`, `--seed`, `--precision`, `--max-trials`), by their summary.json names, in that order; with the scenario (`file`), a trial count or seed equal to its own is left out (it changes no number, and merge records it so). */
+export function reportOverrides(given: { trials?: number; seed?: string | number; precision?: number; maxTrials?: number }, file?: { trials: number; seed: string | number }): Record<string, unknown> {
+  // a --trials or --seed equal to the file's own changes no number: left out (as merge's shardOverrides leaves it)
+  const trials = file !== undefined && given.trials === file.trials ? undefined : given.trials;
+  const seed = file !== undefined && given.seed === file.seed ? undefined : given.seed;
+  return Object.fromEntries(Object.entries({ trials, seed, precision: given.precision, max_trials: given.maxTrials }).filter(([, x]) => x !== undefined));
 }
 
 /** Metric names in the system's order, then any others alphabetically. */

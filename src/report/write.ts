@@ -342,7 +342,7 @@ export function checkReportDir(dir: string, kind: Exclude<FolderKind, 'index'> =
 
 /** Refuse a report folder that holds the user's files (unless `force`), or a report of another kind. */
 function refuseForeign(dir: string, kind: Exclude<FolderKind, 'index'>, own: Ownership, force: boolean): void {
-  const again = 'choose another --out, or add --force to write the report beside them (they are kept)';
+  const again = `choose another --out, or add --force to write the ${kind === 'site' ? 'site' : KIND_NAME[kind].replace(/ \(.*\)$/, '')} beside them (they are kept)`;
   if (own.foreign.length > 0 && !force) {
     const what = own.ours.size === 0 ? `it is a folder with other files, not a siegesim ${KIND_NAME[kind]}` : `it holds files siegesim did not write there`;
     throw cannotWrite(dir, `${what} (${someNames(own.foreign)}); ${again}`);

@@ -43,7 +43,11 @@ export const MSG = {
   onlyComments: () => 'the file holds only comments: a scenario is a YAML mapping of keys to values (name:, system:, ...)',
   /** `hint`: the system's reason the key is not taken there (RulesSystem.unknownKeyHint). */
   unknownKey: (key: string, suggestion?: string, hint?: string) =>
-    (suggestion ? `unknown key "${shortKey(key)}" (did you mean "${suggestion}"?)` : `unknown key "${shortKey(key)}"`) + (hint ? `: ${hint}` : ''),
+    (key === '<<'
+      ? 'unknown key "<<": YAML merge keys are not read in a scenario (anchors and aliases are): write the keys out'
+      : suggestion
+        ? `unknown key "${shortKey(key)}" (did you mean "${suggestion}"?)`
+        : `unknown key "${shortKey(key)}"`) + (hint ? `: ${hint}` : ''),
   unknownSystem: (value: string, suggestion?: string, known: readonly string[] = []) =>
     `unknown system "${shortKey(value)}"` +
     (suggestion ? ` (did you mean "${suggestion}"?)` : ` (expected one of: ${known.join(', ')})`),
@@ -89,7 +93,8 @@ export const MSG = {
   // --- values of the wrong kind (zod's own words, "expected int, received number", said plainly) ---
   notWholeNumber: (got: string) => `expected a whole number, got ${got}`,
   /** `want`: "a number", "true or false", "text"...; `got`: the value as written ("the text \"10\"", ".nan", "a list"). */
-  wrongKind: (want: string, got: string, quotedNumber = false) => `expected ${want}, got ${got}${quotedNumber ? ' (write it without quotes)' : ''}`,
+  wrongKind: (want: string, got: string, quotedNumber = false) =>
+    `expected ${want}, got ${got}${quotedNumber ? ' (a number read as text: write it without quotes or a tag such as !!str)' : got === '.inf' || got === '-.inf' ? ' (infinite: .inf, or more digits than a number holds)' : ''}`,
   /** A limit as a reader takes it in: 10,000,000,000 rather than 10000000000. */
   tooSmall: (min: number, got: string, inclusive = true) => `must be ${inclusive ? 'at least' : 'more than'} ${limit(min)}, got ${got}`,
   /** `why`: the rule behind the limit, when the schema gives one ("a block has at most 4 steps"). */
@@ -123,7 +128,7 @@ export const MSG = {
   fileTooLarge: (bytes: number, max: number) =>
     `the file is ${bytes.toLocaleString('en-US')} bytes; scenario files are limited to ${max.toLocaleString('en-US')} bytes`,
   utf16: () => 'the file is UTF-16 text; save it as UTF-8',
-  invalidUtf8: () => 'the file is not valid UTF-8 text (a binary file?)',
+  invalidUtf8: () => 'the file is not valid UTF-8 text: a binary file, or text saved in another encoding (Latin-1, Windows-1252): save it as UTF-8',
   controlChar: (code: number) =>
     `control character U+${code.toString(16).toUpperCase().padStart(4, '0')} is not allowed in a scenario (a binary file?)`,
   tooManyYamlErrors: (max: number) => `${max} YAML syntax errors: the file was read no further`,

@@ -38,7 +38,7 @@ export async function runSiteScenario(file: string, text: string, opts: SiteRunO
 /** runSiteScenario for a scenario validated already (from `text`). */
 export async function runValidScenario(v: ValidScenario, text: string, opts: SiteRunOptions): Promise<{ result: ScenarioResult; summary: Record<string, unknown> }> {
   const result = await runScenario(v, { trials: opts.trials, seed: opts.seed, executor: opts.executor, signal: opts.signal, onPartial: opts.onPartial, onProgress: opts.onProgress });
-  const summary = summaryJson(result, scenarioProvenance(sha256Hex(text), opts.source, reportOverrides({ trials: opts.trials, seed: opts.seed })));
+  const summary = summaryJson(result, scenarioProvenance(sha256Hex(text), opts.source, reportOverrides({ trials: opts.trials, seed: opts.seed }, v)));
   return { result, summary };
 }
 

@@ -138,8 +138,6 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   for (const r of roots) checkFolder(r, inputs);
   // a folder holding another scenario's report is refused unless --force (write.ts refuseOtherScenario)
   scenarios.forEach((v, i) => checkReportDir(outs[i], 'run', { force: flags.force, inputs, scenario: { name: v.name, file: v.file, named: Boolean(flags.out) && !multi } }));
-  // what summary.json records of the command line (the file's own values are in it already)
-  const overrides = reportOverrides(flags);
   // One thread: this one runs the kernels (executorOf). More: the pool start.ts started early.
   const exec: Executor = flags.threads === 1 ? executorOf(1) : poolFor(flags.threads);
   // The workers start when the run's work is seen to be long enough (engine/run.ts WARM_AT_MS),
@@ -206,7 +204,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       // the last scenario's trials are done: the threads stop while its report is written
       if (i === scenarios.length - 1) exec.close().catch(() => undefined); // (a failure shows where it is awaited, below)
       const out = outs[i];
-      const source: ReportSource = { file: v.file, text: v.text, overrides };
+      const source: ReportSource = { file: v.file, text: v.text, overrides: reportOverrides(flags, v) };
       const charts = v.system.charts(result); // the report's, and where the printed answer reads a sweep
       const { summary } = await writeReport(result, out, { index: !flags.out || multi, source, charts, draw });
       allCases += result.cases.length;
