@@ -185,9 +185,9 @@ describe('diff', () => {
   it('prints what moved, by how much, with an interval, and how many did not (text and Markdown)', () => {
     const d = diffSummaries(doc(), doc({ shift: 0.02 }));
     const text = diffText(d);
-    expect(text).toContain('1 of 8 comparisons moved significantly (two-sample tests, Holm-corrected over all 8, alpha 0.001); 7 did not');
+    expect(text).toContain('1 of 8 comparisons moved significantly (two-sample tests, Holm-corrected over all 8, alpha 0.001); 7 showed no significant change');
     // which 7: each metric once, with its case or how many
-    expect(text).toContain('\ngrid: did not move: p_breach in 3 cases, mean_rounds in 4 cases\n');
+    expect(text).toContain('\ngrid: no significant change: p_breach in 3 cases, mean_rounds in 4 cases\n');
     expect(text).toMatch(/grid\s+wall\.hp=40, wall\.dc=12, variant lenient\s+p_breach\s+0\.7\s+0\.72\s+\+0\.0200 \[\+0\.01\d\d, \+0\.02\d\d\]\s+[\d.e-]+\n/);
     const md = diffMarkdown(d);
     expect(md).toContain('### ⚠️ siegesim diff: 1 of 8 metrics moved');
@@ -195,7 +195,7 @@ describe('diff', () => {
     expect(md).toMatch(/\| grid \| wall\.hp=40, wall\.dc=12, variant lenient \| `p_breach` \| 0\.7 \| 0\.72 \| \+0\.0200 \[\+0\.01\d\d, \+0\.02\d\d\] \| [\d.e-]+ \|/);
     expect(md).toContain('<summary>Not compared</summary>');
     expect(md).toContain('- grid: not testable (undefined or missing on one side): mean_breach_round in 4 cases');
-    expect(md).toContain('<details><summary>Did not move</summary>\n\n- grid: did not move: p_breach in 3 cases, mean_rounds in 4 cases\n');
+    expect(md).toContain('<details><summary>No significant change (a change smaller than these runs detect is not ruled out)</summary>\n\n- grid: no significant change: p_breach in 3 cases, mean_rounds in 4 cases\n');
     expect(diffMarkdown(diffSummaries(doc(), doc()))).toContain('### ✅ siegesim diff: 0 of 8 metrics moved');
   });
 });
@@ -278,7 +278,7 @@ describe('diff: each variant\'s difference from the baseline (diff_<metric>), be
     const d = diffSummaries(docWithDiffs(), docWithDiffs({ shift: 0.02 }));
     const text = diffText(d);
     expect(text).toContain('grid (fantasy): 12 comparison(s), 100,000 trials before, 100,000 after');
-    expect(text).toContain('1 of 12 comparisons moved significantly (two-sample tests, on 8 metrics and 4 differences between variants, Holm-corrected over all 12, alpha 0.001); 11 did not');
+    expect(text).toContain('1 of 12 comparisons moved significantly (two-sample tests, on 8 metrics and 4 differences between variants, Holm-corrected over all 12, alpha 0.001); 11 showed no significant change');
     expect(text).toMatch(/grid\s+wall\.hp=40, wall\.dc=12, variant lenient\s+diff_p_breach\s+0\.1\s+0\.12\s+\+0\.020\d? \[\+0\.01\d+, \+0\.02\d+\]\s+[\d.e-]+\n/);
     expect(text).toContain('  diff_<metric>: the variant\'s difference from the baseline (as-written) on the same dice, in each run; "change" is how much that difference moved between the runs');
     // the one difference that did not move is named with its case

@@ -44,7 +44,7 @@ export function diffHeadline(d: DiffResult): string {
   const n = d.rows.length;
   return (
     `${d.moved} of ${n} comparison${n === 1 ? '' : 's'} moved significantly ` +
-    `(two-sample tests, ${breakdown(d)}Holm-corrected over all ${n}, alpha ${d.alpha}); ${d.unchanged} did not`
+    `(two-sample tests, ${breakdown(d)}Holm-corrected over all ${n}, alpha ${d.alpha}); ${d.unchanged} showed no significant change`
   );
 }
 
@@ -62,9 +62,10 @@ function differenceKey(rows: readonly DiffRow[], code = (k: string) => k): strin
 }
 
 /**
- * What was compared and did not move, a line per scenario, each metric once with its case (or
- * how many cases): `grid: did not move: p_test (variant strict), mean_turns in 4 cases`. A count
- * alone ("1 did not") leaves the reader to guess which.
+ * What was compared and showed no significant change, a line per scenario, each metric once with
+ * its case (or how many cases): `grid: no significant change: p_test (variant strict), mean_turns
+ * in 4 cases`. A count alone leaves the reader to guess which. Not "did not move": a change
+ * smaller than the two runs can detect is not ruled out (the new-user audit read it as no effect).
  */
 function didNotMove(d: DiffResult): string[] {
   const out: string[] = [];
@@ -73,7 +74,7 @@ function didNotMove(d: DiffResult): string[] {
     for (const r of d.rows) if (r.scenario === s.name && !r.moved) still.set(r.metric, [...(still.get(r.metric) ?? []), r.where]);
     if (still.size === 0) continue;
     const list = [...still].map(([m, wheres]) => (wheres.length > 1 ? `${m} in ${wheres.length} cases` : wheres[0] ? `${m} (${wheres[0]})` : m));
-    out.push(`${s.name}: did not move: ${list.join(', ')}`);
+    out.push(`${s.name}: no significant change: ${list.join(', ')}`);
   }
   return out;
 }
@@ -153,7 +154,7 @@ export function diffMarkdown(d: DiffResult): string {
     `### ${icon} siegesim diff: ${d.moved} of ${n} ${what} moved`,
     '',
     `Two-sample tests on every metric of every matched case (matched by swept parameters and variant)${also}, ` +
-      `Holm-corrected over all ${n} comparisons at α = ${d.alpha}: **${d.moved}** moved significantly, **${d.unchanged}** did not.`,
+      `Holm-corrected over all ${n} comparisons at α = ${d.alpha}: **${d.moved}** moved significantly, **${d.unchanged}** showed no significant change.`,
     '',
   ];
   const moved = d.rows.filter((r) => r.moved);
@@ -175,7 +176,7 @@ export function diffMarkdown(d: DiffResult): string {
   for (const s of told) out.push('', `${md(s.name)}: ${md(settingsLine(s, (k) => `\`${k}\``, '→'))}.`);
   if (told.length > 0 && told.length < d.scenarios.length) out.push('', `The other ${d.scenarios.length - told.length} scenario(s): ${MSG.diffSettingsSame()}.`);
   const still = didNotMove(d);
-  if (still.length > 0) out.push('', '<details><summary>Did not move</summary>', '', ...still.map((l) => `- ${md(l)}`), '', '</details>');
+  if (still.length > 0) out.push('', '<details><summary>No significant change (a change smaller than these runs detect is not ruled out)</summary>', '', ...still.map((l) => `- ${md(l)}`), '', '</details>');
   const rest = notCompared(d);
   if (rest.length > 0) out.push('', '<details><summary>Not compared</summary>', '', ...rest.map((l) => `- ${md(l)}`), '', '</details>');
   return out.join('\n') + '\n';

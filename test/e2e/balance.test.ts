@@ -322,7 +322,7 @@ describe('siegesim diff', () => {
     expect(text.stdout).toMatch(/variant lenient\s+diff_p_surrender\s+0\.1\d*\s+0\.00\d*\s+-0\.\d+ \[-0\.\d+, -0\.\d+\]/);
     // diff_p_test did not move: it is named only in the line of what did not
     expect(text.stdout).not.toMatch(/variant lenient\s+diff_p_test/);
-    expect(text.stdout.split('\n').filter((l) => l.includes('diff_p_test'))).toEqual([expect.stringMatching(/did not move: .*diff_p_test/)]);
+    expect(text.stdout.split('\n').filter((l) => l.includes('diff_p_test'))).toEqual([expect.stringMatching(/no significant change: .*diff_p_test/)]);
     expect(md.stdout).toMatch(/\| readings \| variant lenient \| `diff_p_surrender` \|/);
     expect(md.stdout).toContain('`diff_<metric>`: the variant\'s difference from the baseline (as-written)');
   });
