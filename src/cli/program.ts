@@ -138,7 +138,8 @@ export async function main(): Promise<void> {
     process.stderr.write(`${process.stderr.isTTY === true ? '\n' : ''}${interruptedText(sig, done)}\n`);
     // worker threads still loading their modules must finish first: exiting stops them, and a
     // thread stopped while loading aborts the process (engine/pool.ts); else exit at once
-    exitWhenThreadsLoaded(130);
+    // 128 + the signal, as a shell reports a process its signal ended: 130 for Ctrl-C, 143 for SIGTERM
+    exitWhenThreadsLoaded(sig === 'SIGTERM' ? 143 : 130);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
