@@ -297,7 +297,10 @@ describe('siegesim diff', () => {
     const sd = summary.cases[1].differences.p_test;
     expect(Object.keys(sd)).toEqual(['value', 'ci_low', 'ci_high', 'se', 'paired']);
     expect(sd.paired).toBe(true);
-    expect((sd.ci_high - sd.ci_low) / 2 / sd.se).toBeCloseTo(1.959963984540054, 6);
+    // se is the plain √(s_d²/n); the paired interval, with its two more trials at ±1, a little wider than ±1.96·se
+    const ratio = (sd.ci_high - sd.ci_low) / 2 / sd.se;
+    expect(ratio).toBeGreaterThan(1.959963984540054);
+    expect(ratio).toBeLessThan(1.959963984540054 * 1.01);
 
     const j = await cli(['diff', path.join(dir, 'before'), path.join(dir, 'after'), '--json']);
     expect(j.code, j.stderr).toBe(0);
