@@ -171,7 +171,7 @@ describe('siegesim run', () => {
     const json = JSON.parse(readFileSync(path.join(report, 'summary.json'), 'utf8'));
     expect(readFileSync(path.join(report, 'scenario.yaml'), 'utf8')).toBe(keep);
     expect(json.provenance.scenario).toEqual({ file: 'scenario.yaml', sha256: createHash('sha256').update(keep).digest('hex'), source: '../../keep.yaml' });
-    expect(json.provenance.overrides).toEqual({ trials: 4000 });
+    expect(json.provenance.overrides).toEqual({}); // --trials 4000 is the file's own: it changes no number (as merge records it)
     expect(readFileSync(path.join(report, 'index.html'), 'utf8')).toContain('<a href="scenario.yaml"');
     // the same file again: nothing said; `run .` does not take the report's copy for a scenario (a duplicate name).
     // These two, and the forced run and the rerun below, through one child each (test/cli-batch.ts, the writing
