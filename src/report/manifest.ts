@@ -72,7 +72,8 @@ function entriesOf(dir: string, deep: ReadonlySet<string>): { files: string[]; d
 export const CURVE_NAMES = new Set(SYSTEMS.flatMap((s) => s.curveDefs.map((c) => `${c.file}.csv`)));
 const CHART = /^charts\/[^/]+\.(vl\.json|svg)$/;
 
-function jsonObject(file: string): Record<string, unknown> | undefined {
+/** A JSON file's object, or undefined (missing, unreadable, not JSON, not an object). */
+export function jsonObject(file: string): Record<string, unknown> | undefined {
   try {
     const o = JSON.parse(readFileSync(file, 'utf8')) as unknown;
     return o !== null && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>) : undefined;

@@ -14,7 +14,7 @@
 import { closeSync, existsSync, lstatSync, openSync, readSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { SCENARIO_COPY } from './folder.js';
-import { CURVE_NAMES, indexOwnership, isIndexPage, KIND_NAME, MANIFEST, MANIFEST_FORMAT, manifestText, ownershipOf, readManifest, someNames, type FolderKind, type Ownership } from './manifest.js';
+import { CURVE_NAMES, indexOwnership, jsonObject, isIndexPage, KIND_NAME, MANIFEST, MANIFEST_FORMAT, manifestText, ownershipOf, readManifest, someNames, type FolderKind, type Ownership } from './manifest.js';
 import { realPathOr } from '../paths.js';
 import { MSG } from '../scenario/messages.js';
 import { hostname } from 'node:os';
@@ -139,16 +139,6 @@ function journalOf(backup: string, base: string): { tmp: string; files: string[]
     // the temporary of the same report, by the same process
     if (!t || !o || t[1] !== base || t[2] !== o[2] || t[4] !== o[4] || !Array.isArray(j.files)) return undefined;
     return { tmp: j.tmp as string, files: j.files.filter((f): f is string => typeof f === 'string') };
-  } catch {
-    return undefined;
-  }
-}
-
-/** A JSON file's object, or undefined. */
-function jsonObjectOf(file: string): Record<string, unknown> | undefined {
-  try {
-    const o = JSON.parse(readFileSync(file, 'utf8')) as unknown;
-    return o !== null && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
@@ -457,7 +447,7 @@ export function checkFolder(dir: string, inputs: Inputs = []): void {
   if (folder === path.resolve(dir)) {
     // the index's temporaries: the page siegesim writes, and its manifest
     removeLeftovers(folder, 'index.html', isIndexPage);
-    removeLeftovers(folder, MANIFEST, (p) => jsonObjectOf(p)?.format === MANIFEST_FORMAT);
+    removeLeftovers(folder, MANIFEST, (p) => jsonObject(p)?.format === MANIFEST_FORMAT);
     const own = indexOwnership(folder);
     if (!own.ok) throw cannotWrite(dir, `${own.why}; move it, or choose another --out`);
     const why = inputReason(path.join(folder, 'index.html'), inputs, false);
