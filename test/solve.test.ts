@@ -148,6 +148,15 @@ describe('solve', () => {
     expect(await refusal(() => solvePlan(valid(), { ...ASK, within: -0.1 }))).toBe('--within must be a number >= 0, got -0.1');
   });
 
+  it('refuses a --max-trials below the closer look\'s 4 x --trials, which it could not keep (the new-user audit: 40,000 was run as 80,000 and called the cap)', async () => {
+    expect(await refusal(() => solvePlan(valid(), { ...ASK, trials: 20_000, maxTrials: 40_000 }))).toBe(
+      '--max-trials 40,000 is below the 80,000 trials the answer and its neighbour are run with (4 x --trials 20,000): give at least 80,000, or fewer --trials',
+    );
+    // the scenario's own trials (2,000) when --trials is not given; exactly 4 x is a cap it can keep
+    expect(await refusal(() => solvePlan(valid(), { ...ASK, maxTrials: 7999 }))).toContain('below the 8,000 trials');
+    expect(solvePlan(valid(), { ...ASK, maxTrials: 8000 }).points.length).toBeGreaterThan(0);
+  });
+
   it('adds trials on the same dice until the intervals separate, deterministically', async () => {
     // A target between p(10 steps) = 5/6 and p(15) = 1 that needs more than the 4x look to settle: the
     // neighbour's interval must shrink below 0.85.

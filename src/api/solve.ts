@@ -217,7 +217,8 @@ export type SolveProblem =
   | { code: 'order'; int: boolean; from: number; to: number }
   | { code: 'bounds'; param: string; from: number; to: number; min: number; max: number }
   | { code: 'step'; param: string; int: boolean; step: number }
-  | { code: 'few-values'; from: number; to: number; step: number };
+  | { code: 'few-values'; from: number; to: number; step: number }
+  | { code: 'max-trials'; maxTrials: number; needed: number; trials: number };
 
 /**
  * A problem with a solve request the user can fix (the CLI words it and exits 2; the workbench
@@ -649,9 +650,13 @@ export function solveRange(
  * and the variant is one of the scenario's: its name and `set`, and whether the metric is a mean
  * whose values have a known range (`ranged`: each point's target is checked against it, `checkReach`).
  */
-function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param' | 'target' | 'variant' | 'within'>): { variant: string; set: Record<string, unknown>; ranged: boolean } {
+function checkRequest(v: ValidScenario, o: Pick<SolveOptions, 'metric' | 'param' | 'target' | 'variant' | 'within' | 'trials' | 'maxTrials' | 'refine'>): { variant: string; set: Record<string, unknown>; ranged: boolean } {
   const sys = v.system;
   if (o.within !== undefined && !(o.within >= 0 && Number.isFinite(o.within))) throw new SolveInputError({ code: 'within', within: o.within });
+  // a cap below the closer look's trials cannot be kept: the answer and its neighbour are run with them (solveAt's `big`)
+  const trials = o.trials ?? v.trials;
+  const needed = trials * (o.refine ?? REFINE);
+  if (o.maxTrials !== undefined && o.maxTrials < needed) throw new SolveInputError({ code: 'max-trials', maxTrials: o.maxTrials, needed, trials });
   const loaded = v.points[0].variants[0].scenario;
   const produced = producedMetrics(sys, sys.compile(loaded));
   if (!Object.hasOwn(produced.metrics, o.metric)) {

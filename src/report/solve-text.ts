@@ -77,6 +77,8 @@ export function solveProblemText(p: SolveProblem, names: SolveNames = CLI_SOLVE_
       return `${names.step ?? 'the resolution'} must be a ${p.int ? `whole number >= 1 (${p.param} is an integer setting)` : 'positive number'}, got ${p.step}`;
     case 'few-values':
       return `the range ${p.from}..${p.to} holds fewer than two multiples of ${p.step}, the resolution: give a wider range${names.step ? ` or a smaller ${names.step}` : ''}`;
+    case 'max-trials':
+      return `--max-trials ${p.maxTrials.toLocaleString('en-US')} is below the ${p.needed.toLocaleString('en-US')} trials the answer and its neighbour are run with (${(p.needed / p.trials).toLocaleString('en-US')} x --trials ${p.trials.toLocaleString('en-US')}): give at least ${p.needed.toLocaleString('en-US')}, or fewer --trials`;
   }
 }
 
