@@ -1,3 +1,4 @@
+import { unsureText } from '../src/report/tune-verdict.js';
 import { describe, expect, it } from 'vitest';
 import { YieldingExecutor } from './helpers.js';
 import { readFileSync } from 'node:fs';
@@ -27,6 +28,15 @@ const TARGETS = [parseTarget('p_attacker_wins in [0.45, 0.55]'), parseTarget('me
 const RANGES: Record<string, [number, number]> = { 'wall.hp': [20, 60], 'wall.dc': [8, 16] };
 
 const m = (value: number, ci = 0.01): Metric => ({ kind: 'probability', value, ci_low: value - ci, ci_high: value + ci, n: 100 });
+
+describe('the verdict says when a target is met by the estimate alone', () => {
+  it("'found' with every interval inside says nothing more; with an interval past an edge it says so (the second new-user audit)", () => {
+    expect(unsureText([{ met: true, sure: true }])).toBe('');
+    expect(unsureText([{ met: true, sure: false }])).toBe('; by its estimate: its 95% interval reaches past an edge of the target');
+    expect(unsureText([{ met: true, sure: true }, { met: true, sure: false }, { met: true, sure: false }])).toBe('; 2 of 3 by the estimate alone: their 95% intervals reach past an edge');
+    expect(unsureText(undefined)).toBe('');
+  });
+});
 
 describe('tune: targets, ranges and scores', () => {
   it('parses "<metric> in [lo, hi]" and LO..HI, and rejects anything else', () => {
@@ -183,7 +193,9 @@ describe('tune: a fantasy siege, wall HP and DC for two targets', () => {
     expect(values.filter((x) => x.best === 'best')).toHaveLength(1);
     const one = await tuneScenario(v, { executor: inProcess, params: ['wall.dc'], targets: [TARGETS[0]], ranges: { 'wall.dc': [5, 20] }, trials: 200 });
     expect(one.found).toBe(true);
-    expect(tuneText(one)).toMatch(/^found: wall\.dc = \d+ meets the target \(\d+ trials\)\n/); // not "all 1 targets"
+    // not "all 1 targets"; at 200 trials its interval reaches past an edge of the target, and the verdict says so
+    expect(tuneText(one)).toMatch(/^found: wall\.dc = \d+ meets the target \(\d+ trials\)(; by its estimate: its 95% interval reaches past an edge of the target)?\n/);
+    expect(tuneText(one).split('\n')[0].endsWith('reaches past an edge of the target')).toBe(one.best.checks!.some((c) => c.met && !c.sure));
     const spec = regionChart(one).spec as { facet?: unknown; spec: { layer: { encoding: { x?: { scale?: { domain?: number[] } } } }[] } };
     expect(spec.facet).toBeDefined();
     // its axis spans the range searched, not from 0 (wall.dc 5..20 was drawn from 0)

@@ -72,4 +72,3 @@ export function edgeText(e: TuneEdge, p: Pick<TuneParam, 'lo' | 'hi'>): string {
     ? `${where} and the ${e.end === 'hi' ? 'highest' : 'lowest'} value ${e.param} allows: nothing beyond it to try`
     : `${where}: a better value may lie beyond it; widen the search with --range ${e.param}=${e.range[0]}..${e.range[1]}`;
 }
-

@@ -6,6 +6,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { gapText, type TuneEvaluation, type TuneResult } from '../api/tune.js';
 import { edgeText } from './tune-text.js';
+import { unsureText } from './tune-verdict.js';
 import { plateauText } from '../api/plateau.js';
 import type { ChartSpec } from '../systems/types.js';
 import { analysisPage, jsonHead, provenanceLine, showCi, startingPoint, table, writeAnalysis } from './analysis-page.js';
@@ -76,7 +77,7 @@ export function tunePage(r: TuneResult, charts: readonly ChartSpec[], files: rea
   const b = r.best;
   const settings = r.params.map((p) => `<code>${escapeHtml(p.path)}</code> = <b>${b.values[p.path]}</b>`).join(', ');
   const verdict = r.found
-    ? `<p class="verdict">Found: ${settings} meets every target (${b.trials} trials).</p>`
+    ? `<p class="verdict">Found: ${settings} meets every target (${b.trials} trials)${escapeHtml(unsureText(b.checks))}.</p>`
     : `<p class="verdict miss">No candidate meets every target. Closest: ${settings}, ${b.met} of ${r.targets.length} met, ${show(b.distance)} target widths away (${b.trials} trials).</p>`;
   const checks = table(
     ['target', 'interval', `at the ${r.found ? 'answer' : 'closest'} (95% interval)`, 'met', 'outside by (target widths)', 'outside by'],

@@ -87,7 +87,8 @@ describe('siegesim tune', () => {
     const csv = readFileSync(path.join(dir, 't1', 'tune.csv'), 'utf8');
     expect(readFileSync(path.join(dir, 't2', 'tune.csv'), 'utf8')).toBe(csv);
     expect(csv.split('\n')[0]).toBe('eval,stage,wall.hp,wall.dc,trials,p_attacker_wins,p_attacker_wins_ci_low,p_attacker_wins_ci_high,mean_rounds,mean_rounds_ci_low,mean_rounds_ci_high,targets_met,distance,score,note');
-    expect(a.stdout).toMatch(/^found: wall\.hp = \d+, wall\.dc = \d+ meets all 2 targets \(600 trials\)\n {2}p_attacker_wins = 0\.\d+ \[/);
+    // (at 600 trials a target met by the estimate alone is said on the same line)
+    expect(a.stdout).toMatch(/^found: wall\.hp = \d+, wall\.dc = \d+ meets all 2 targets \(600 trials\)(; \d of 2 by the estimate alone: their 95% intervals reach past an edge)?\n {2}p_attacker_wins = 0\.\d+ \[/);
     expect(readdirSync(path.join(dir, 't1', 'charts')).sort()).toEqual(['tune_region.svg', 'tune_region.vl.json']);
     const json = JSON.parse(readFileSync(path.join(dir, 't1', 'tune.json'), 'utf8'));
     expect(json.found).toBe(true);

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { missedBy, parseRange, parseTarget, plateauText, tuneScenario, TuneInputError, TuningInputError, type TargetCheck, type TuneResult } from '../../api.js';
 import { edgeText, tuneProblemText } from '../../report/tune-text.js';
+import { unsureText } from '../../report/tune-verdict.js';
 import { tuneJson, writeTuneReport } from '../../report/tune.js';
 import { checkFolder, checkReportDir, writeIndex } from '../../report/write.js';
 import { caseOptions, listArg, loadAll, onPool, positiveInt, seedArg, threadsOpt } from '../common.js';
@@ -38,7 +39,7 @@ export function tuneText(r: TuneResult): string {
   const settings = r.params.map((p) => `${p.path} = ${b.values[p.path]}`).join(', ');
   const lines = [
     r.found
-      ? `found: ${settings} meets ${allTargets(r.targets.length)} (${b.trials} trials)`
+      ? `found: ${settings} meets ${allTargets(r.targets.length)} (${b.trials} trials)${unsureText(b.checks)}`
       : `no candidate meets ${allTargets(r.targets.length)}; closest: ${settings} (${b.met} of ${r.targets.length} met, ${show(b.distance)} target widths away; ${b.trials} trials)`,
   ];
   for (const c of b.checks ?? []) {

@@ -9,6 +9,7 @@ import { showTab } from './workbench.js';
 import { preferProduced } from './sweep.js';
 import { marks, state } from './state.js';
 import { transport, TransportError } from './transport.js';
+import { unsureText } from '../../report/tune-verdict.js';
 
 const MAX_TARGETS = 4;
 const input = (sel: string, root: ParentNode = document) => $<HTMLInputElement>(sel, root);
@@ -336,7 +337,7 @@ function renderTuneAnswer(e: TuneDone, values: Record<string, unknown>): void {
   const settings = e.params.map((p) => `${p.path} = ${b.values[p.path]}`).join(', ');
   const n = e.targets.length;
   const head = e.found
-    ? el('div', {}, el('b', { class: 'found', text: `found: ${settings}` }), ` meets ${n === 1 ? 'the target' : `all ${n} targets`} (${int(b.trials)} trials)`)
+    ? el('div', {}, el('b', { class: 'found', text: `found: ${settings}` }), ` meets ${n === 1 ? 'the target' : `all ${n} targets`} (${int(b.trials)} trials)${unsureText(b.checks)}`)
     : el(
         'div',
         {},
