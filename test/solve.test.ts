@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { runScenario, solveJson, solvePlan, solveScenario, solveSweep, SolveInputError, validateText, type SolveResult } from '../src/api.js';
+import { runScenario, solveAfterSweep, solveJson, solvePlan, solveScenario, solveSweep, SolveInputError, validateText, type SolveResult } from '../src/api.js';
 import { CancelledError } from '../src/engine/run.js';
 import { solveNextJson, solveNextText, solveProblemText } from '../src/report/solve-text.js';
 import { caseLine, describe as describeAnswer, solveSummary } from '../src/cli/commands/solve.js';
@@ -356,5 +356,54 @@ describe('solve: what an answer holds at and what its numbers count', () => {
     const q = await solveScenario(plain, ASK);
     expect(q.held).toEqual({});
     expect(caseLine(q, plain.variantNames)).toBe('');
+  });
+});
+
+describe("solve over a setting the file sweeps and leaves to the rules (climbers-dc's wall.dc: its stone wall's DC 12)", () => {
+  // the new-user audit (newuser53b, defect 1): the page's answer over wall.dc 8..20 had ends.from
+  // k = 4094 of 4096 and 0.46497 at 17, solve --json's 4092 and 0.4760: solve rolled point-0, the
+  // page point-1 (wall.dc = 12, the file's own value), and only the page's was run's there
+  const CLIMBERS = readFileSync(path.resolve(import.meta.dirname, '../scenarios/fantasy/climbers-dc.yaml'), 'utf8');
+  const ask = { metric: 'p_breach', target: 0.5, trials: 4096, seed: 23 };
+  /** The workbench's sweep-and-solve (POST /api/sweep with a target) over one axis, nothing tuned. */
+  const page = async (v: ReturnType<typeof valid>, axis: { path: string; from: number; to: number }, o: { variant?: string; metric?: string; target?: number } = {}) => {
+    const { variant, metric = ask.metric, target = ask.target } = o;
+    const after = await solveAfterSweep({ v, variant, values: {}, axes: [{ ...axis, step: 1 }], metric, target }, { trials: ask.trials, seed: ask.seed });
+    if (after?.kind !== 'solved') throw new Error(`no answer: ${JSON.stringify(after)}`);
+    return after.result;
+  };
+
+  it("rolls run's dice at the file's own value: wall.dc = 12 is run's point wall.dc = 12", async () => {
+    const v = valid(CLIMBERS);
+    const run = await runScenario(v, { trials: ask.trials, seed: ask.seed });
+    const r = await solveScenario(v, { ...ask, param: 'wall.dc', from: 12, to: 13 });
+    const c = run.cases.find((x) => x.variant === 'at-least-dc' && x.params['wall.dc'] === 12)!;
+    expect(r.ends.from.n).toBe(c.metrics.p_breach.n);
+    expect(r.ends.from).toEqual(c.metrics.p_breach);
+  });
+
+  it("the workbench's answer is solve --json's, field by field: over the file's sweep axis (both variants), and over a setting it does not sweep", async () => {
+    const v = valid(CLIMBERS);
+    for (const variant of ['at-least-dc', 'above-dc']) {
+      const cli = await solveSweep(v, { ...ask, param: 'wall.dc', from: 8, to: 20, variant });
+      expect(cli.points).toHaveLength(1); // the swept axis is what is searched: one point
+      expect(await page(v, { path: 'wall.dc', from: 8, to: 20 }, { variant: variant === 'at-least-dc' ? undefined : variant }), variant).toEqual(cli.points[0]);
+    }
+    // attacker.infantry, not swept: the page's case is the file's own (wall.dc 12), solve's at the
+    // point wall.dc = 12 and with --no-sweep; point and held name that case each its own way (the
+    // page's point is the values on screen, none here), every number is the same
+    const own = await page(v, { path: 'attacker.infantry', from: 1, to: 12 });
+    const at12 = (await solveSweep(v, { ...ask, param: 'attacker.infantry', from: 1, to: 12 })).points.find((p) => p.point['wall.dc'] === 12)!;
+    const once = (await solveSweep(v, { ...ask, param: 'attacker.infantry', from: 1, to: 12, sweep: false })).points[0];
+    expect(once.held).toEqual({ 'wall.dc': 12 });
+    for (const cli of [at12, once]) expect({ ...own, point: cli.point, held: cli.held }).toEqual(cli);
+    expect(own.value).toBe(3);
+  });
+
+  it('a file without a sweep: the same answer as before', async () => {
+    const plain = valid(SCENARIO.replace(/sweep:[\s\S]*$/, ''));
+    const r = await page(plain, { path: 'besieged.steps_inside', from: 0, to: 40 }, { metric: 'p_test', target: 0.9 });
+    expect(r).toEqual(await solveScenario(plain, { ...ask, metric: 'p_test', target: 0.9, param: 'besieged.steps_inside', from: 0, to: 40 }));
+    expect(r.value).toBe(15);
   });
 });

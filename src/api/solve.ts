@@ -256,7 +256,8 @@ interface PlannedPoint {
   allowed: { min: number; max: number };
   /**
    * Every candidate rolls the dice `run` rolls at this sweep point (point-0 when the point is
-   * none of the file's), so the value at the file's own setting is run's, byte for byte, and
+   * none of the file's; a swept setting the case leaves out at the rules' value, `streamOfCase`),
+   * so the value at the file's own setting is run's, byte for byte, and
    * candidates share their dice (their differences are smooth in the value).
    */
   stream: string;

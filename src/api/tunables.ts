@@ -211,10 +211,19 @@ export function variantSet(v: ValidScenario, index: number): Record<string, unkn
   return written?.[index]?.set ?? {};
 }
 
-/** The stream `run` rolls for the sweep point a case is at (point-0 when it is at none of them). */
+/**
+ * The stream `run` rolls for the sweep point a case is at (point-0 when it is at none of them). A
+ * swept setting the case leaves out is at the value the rules give it (`effectiveValues`): solve
+ * over climbers-dc's own sweep axis, wall.dc, works on the file without its sweep, whose stone
+ * wall has DC 12, so it is at the point wall.dc = 12 (point-1), as the workbench places it
+ * (`savedSweep`); matched on written values only it was at none and rolled point-0, so the
+ * value at the file's own setting was not `run`'s and the page's answer not `solve`'s.
+ */
 export function streamOfCase(v: ValidScenario, scenario: Record<string, unknown>): string {
   if (v.dice !== undefined && v.points.length === 1) return v.dice;
-  const i = v.points.findIndex((pt) => Object.entries(pt.params).every(([p, x]) => valueAtPath(scenario, p) === x));
+  let auto: Record<string, unknown> | undefined;
+  const at = (p: string) => valueAtPath(scenario, p) ?? (auto ??= effectiveValues(v.system, scenario))[p];
+  const i = v.points.findIndex((pt) => Object.entries(pt.params).every(([p, x]) => at(p) === x));
   return pointStream(Math.max(0, i));
 }
 
