@@ -29,6 +29,17 @@ describe('siegesim init (the plan)', () => {
     }
   });
 
+  it('with a "balance" script of the repository\'s own, each starter names siegesim test itself, and is still valid', () => {
+    for (const [system, s] of Object.entries(STARTERS)) {
+      const text = starterScenario(system, read(s.bundled), true);
+      expect(text).toContain(`\`npx ${INIT_SCRIPTS.balance}\` judges the expect:`);
+      expect(text).not.toContain('npm run balance');
+      expect(validateText(s.file, text).ok).toBe(true);
+    }
+    expect(initPlan(['surrender'], read, true).files[0].text).toBe(starterScenario('surrender', read(STARTERS.surrender.bundled), true));
+    expect(initPlan(['surrender'], read).files[0].text).toContain('`npm run balance` judges');
+  });
+
   it('plans the scenarios asked for, the workflow (the project\'s own file) and a .gitignore', () => {
     const plan = initPlan(['surrender'], read);
     expect(plan.files.map((f) => f.path)).toEqual(['scenarios/surrender-town-basic.yaml', '.github/workflows/balance.yml', '.gitignore']);

@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fixedSide, fmtDiff, fmtDiffInterval, fmtInterval, fmtValue, halfWidth, int, label, num, overText, pct, significant } from '../src/serve/page/format.js';
-import { linkNumber, listWords, parseSweepSpec, queryText, rangeNoteOf, rangeOfList, rangeValues, RESERVED, trialsOk, valuesFromQuery } from '../src/serve/page/links.js';
+import { linkNumber, listWords, openingOf, parseSweepSpec, queryText, rangeNoteOf, rangeOfList, rangeValues, RESERVED, trialsOk, valuesFromQuery } from '../src/serve/page/links.js';
 import { isMessage, LineSplitter, messagesOf, parseMessage } from '../src/serve/page/ndjson.js';
 import { newerOnly } from '../src/serve/page/order.js';
-import type { ControlKind, RunMessage, StreamMessage } from '../src/api/protocol.js';
+import type { ControlKind, RunMessage, ScenarioEntry, StreamMessage } from '../src/api/protocol.js';
 
 describe('formatting', () => {
   it('keeps a non-zero value off 0 and never writes -0', () => {
@@ -108,6 +108,56 @@ describe('the link', () => {
     expect(linkNumber('1e3')).toBe(1000);
     expect(linkNumber('Infinity')).toBeNaN();
     expect(linkNumber(' 5')).toBeNaN();
+  });
+
+  describe('where a link opens (openingOf)', () => {
+    const entry = (path: string, variants: string[]): ScenarioEntry => ({ path, name: path, system: 'fantasy', description: '', variants });
+    const LIST: ScenarioEntry[] = [
+      { path: 'a/broken.yaml', error: 'unknown key' },
+      entry('fantasy/climbers-dc.yaml', ['at-least-dc', 'above-dc']),
+      entry('fantasy/stone-wall-siege.yaml', ['baseline']),
+    ];
+    const open = (link: string) => {
+      const q = new URLSearchParams(link);
+      return openingOf(q, LIST, q.get('scenario'), q.get('scenario'));
+    };
+
+    it('a scenario not served: the first valid one at its own defaults, the link\'s variant and settings named as not applied', () => {
+      // the audit's dead page: a variant the fallback lacks was asked of it (a 422, nothing ran)
+      expect(open('scenario=renamed.yaml&variant=gone')).toEqual({
+        path: 'fantasy/climbers-dc.yaml',
+        applies: false,
+        unknown: 'scenario=renamed.yaml: not one of the served files (the first is opened)',
+        problems: ['variant=gone: not applied (it is for renamed.yaml); fantasy/climbers-dc.yaml opens at its own defaults'],
+      });
+      // a variant of the same name on the fallback is not the one meant: not applied either
+      const same = open('scenario=renamed.yaml&variant=above-dc&wall.dc=14&trials=5000&sweep=wall.hp:10,20');
+      expect(same.variant).toBeUndefined();
+      expect(same.applies).toBe(false);
+      // the run's own settings (trials, precision, max_trials, seed) are not the scenario's: not listed here, the top bar takes them
+      expect(same.problems).toEqual(['variant=above-dc, wall.dc=14, sweep=wall.hp:10,20: not applied (they are for renamed.yaml); fantasy/climbers-dc.yaml opens at its own defaults']);
+      expect(open('scenario=renamed.yaml&trials=5000').problems).toEqual([]);
+    });
+
+    it('the scenario named: its variant when it has it, else its first with the variant named; the settings are its', () => {
+      expect(open('scenario=fantasy/climbers-dc.yaml&variant=above-dc&wall.dc=14')).toEqual({ path: 'fantasy/climbers-dc.yaml', variant: 'above-dc', applies: true, problems: [] });
+      expect(open('scenario=fantasy/climbers-dc.yaml&variant=gone')).toEqual({
+        path: 'fantasy/climbers-dc.yaml',
+        variant: undefined,
+        applies: true,
+        problems: ['variant=gone: not a variant of fantasy/climbers-dc.yaml (one of: at-least-dc, above-dc); opened on at-least-dc'],
+      });
+      // an invalid file the link names is opened, so that the page says what is wrong with it
+      expect(open('scenario=a/broken.yaml')).toMatchObject({ path: 'a/broken.yaml', applies: true, problems: [] });
+    });
+
+    it('no scenario named (or its own #yaml= unreadable): the first, and any variant or setting named as not applied', () => {
+      expect(open('')).toEqual({ path: 'fantasy/climbers-dc.yaml', applies: false, problems: [] });
+      expect(open('variant=above-dc').problems).toEqual(['variant=above-dc: not applied (the link names no scenario); fantasy/climbers-dc.yaml opens at its own defaults']);
+      const q = new URLSearchParams('scenario=yours/pasted.yaml&structure.surrender_level=3');
+      expect(openingOf(q, LIST, null, 'yours/pasted.yaml')).toMatchObject({ path: 'fantasy/climbers-dc.yaml', applies: false, unknown: undefined, problems: [expect.stringMatching(/^structure\.surrender_level=3: not applied \(it is for yours\/pasted\.yaml\)/)] });
+      expect(openingOf(new URLSearchParams('scenario=x.yaml&variant=v'), [{ path: 'a/broken.yaml', error: 'e' }], 'x.yaml', 'x.yaml')).toEqual({ path: undefined, applies: false, unknown: 'scenario=x.yaml: not one of the served files (the first is opened)', problems: [] });
+    });
   });
 
   it('takes trials from 1 to the server cap, whole', () => {

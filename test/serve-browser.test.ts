@@ -1016,3 +1016,84 @@ describeBrowser('the workbench page with nothing valid to serve', () => {
     await page.close();
   });
 });
+
+describeBrowser('the workbench page, a link to a scenario since renamed', () => {
+  // as the new-user audit served it: a folder whose first (here only) scenario has variants
+  let wb: Workbench;
+  let exec: PoolExecutor;
+  let dir: string;
+  const FIRST = 'climbers-dc.yaml'; // variants at-least-dc (its first) and above-dc
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'siegesim-renamed-'));
+    writeFileSync(path.join(dir, FIRST), readFileSync(path.join(ROOT, 'scenarios/fantasy/climbers-dc.yaml')));
+    exec = new PoolExecutor(1);
+    wb = await startWorkbench({ roots: rootsOf([dir]).roots, port: 0, executor: exec, log: () => {} });
+  });
+  afterAll(async () => {
+    await wb?.close();
+    await exec?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function openLink(query: string) {
+    const page = await newPage({ width: 1440, height: 960 });
+    const problems = watchPage(page);
+    await page.goto(`${wb.url}${query}`);
+    await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
+    // the first scenario's run at its file's values, done
+    await page.waitForFunction(
+      (sc) => (globalThis as unknown as { __siegesim: { runs: RunRecord[] } }).__siegesim.runs.some((r) => r.scenario === sc && JSON.stringify(r.values) === '{}' && r.doneMs !== null),
+      FIRST,
+      { timeout: 120_000, polling: 100 },
+    );
+    return { page, problems: () => notCancelled(problems) };
+  }
+
+  it('opens the first scenario at its own defaults, names the variant and setting it did not apply, and runs (was: the variant asked of it, a 422, no run)', async () => {
+    const { page, problems } = await openLink('?scenario=renamed.yaml&variant=gone&wall.dc=14&trials=5000');
+    const lines = (await page.locator('#link-banner').innerText()).split('\n');
+    expect(lines).toEqual([
+      'This link has values the page cannot use:',
+      'scenario=renamed.yaml: not one of the served files (the first is opened)',
+      `variant=gone, wall.dc=14: not applied (they are for renamed.yaml); ${FIRST} opens at its own defaults`,
+    ]);
+    // no error banner (it had `unknown variant "gone"` twice), the status is not "cannot be opened"
+    expect(await page.locator('#banner').isHidden()).toBe(true);
+    expect(await page.locator('#status-text').textContent()).not.toMatch(/cannot be opened/);
+    expect(await page.locator('#title').textContent()).toBe('fantasy-climbers-dc');
+    expect(await page.inputValue('#variant')).toBe('at-least-dc');
+    expect(await page.inputValue('[id="in-wall.dc"]')).not.toBe('14');
+    // the run's own setting of the link applies whichever scenario opens
+    expect(await page.inputValue('#precision')).toBe('fixed');
+    const runs = await page.evaluate(() => (globalThis as unknown as { __siegesim: { runs: RunRecord[] } }).__siegesim.runs);
+    expect(runs.at(-1)!.trials).toBe(5000);
+    const values = await page.locator('.card [data-role="value"]').allTextContents();
+    expect(values.length).toBeGreaterThan(2);
+    for (const v of values) expect(v).toMatch(/^\d+(\.\d+)?%$|^\d+\.\d+$/);
+    // the address says what is open, not the other scenario's variant and setting
+    const q = new URL(page.url()).searchParams;
+    expect([q.get('scenario'), q.has('variant'), q.has('wall.dc'), q.get('trials')]).toEqual([FIRST, false, false, '5000']);
+    await screenshot(page, 'workbench-renamed-link');
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
+  it('does not apply another scenario\'s variant because the first has one of that name', async () => {
+    const { page, problems } = await openLink('?scenario=renamed.yaml&variant=above-dc&trials=5000');
+    expect(await page.inputValue('#variant')).toBe('at-least-dc');
+    expect(await page.locator('#link-banner').innerText()).toContain(`variant=above-dc: not applied (it is for renamed.yaml); ${FIRST} opens at its own defaults`);
+    expect(new URL(page.url()).searchParams.has('variant')).toBe(false);
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+
+  it('the scenario known, its variant not: named, opened on its first variant, and it runs (as documented)', async () => {
+    const { page, problems } = await openLink(`?scenario=${FIRST}&variant=gone&trials=5000`);
+    expect((await page.locator('#link-banner').innerText()).split('\n').slice(1)).toEqual([`variant=gone: not a variant of ${FIRST} (one of: at-least-dc, above-dc); opened on at-least-dc`]);
+    expect(await page.locator('#banner').isHidden()).toBe(true);
+    expect(await page.locator('.card [data-role="value"]').count()).toBeGreaterThan(2);
+    expect(problems()).toEqual([]);
+    await page.close();
+  });
+});

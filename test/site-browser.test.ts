@@ -512,6 +512,53 @@ describeBrowser('the static site', () => {
     }
   }, 120_000);
 
+  it('a link to a scenario the site does not have and a trials= it cannot take: both named, the first scenario shown, and it runs once the trials are a number', async () => {
+    const { page, problems } = await openPage('#scenario=scenarios/nope.yaml&trials=abc');
+    const first = await page.locator('#scenario option').first().textContent();
+    const TRIALS = 'trials must be a whole number of at least 1 (got abc)';
+    // the trials' refusal was replaced by the scenario's lines (and never said)
+    expect((await page.locator('#messages').textContent())!.split('\n')).toEqual([
+      'the link names a scenario this site does not have: scenarios/nope.yaml',
+      `showing ${first} instead`,
+      TRIALS,
+    ]);
+    expect((await probeOf(page)).runs.map((r) => r.error)).toEqual([TRIALS]); // refused, as with a scenario it has: not run at the file's trials
+    expect(await page.locator('#status').textContent()).toBe('not run (see above)');
+    await screenshot(page, 'site-unknown-scenario-bad-trials');
+    // a number typed: the scenario shown runs and shows numbers; the link's scenario is still said
+    await page.fill('#trials', '5000');
+    await page.dispatchEvent('#trials', 'change');
+    const r = await lastRun(page, 1);
+    expect(r.error).toBeUndefined();
+    const values = await page.locator('#answer td .value').allTextContents();
+    expect(values.length).toBeGreaterThan(0);
+    for (const v of values) expect(v).toMatch(/^\d+(\.\d+)?%$|^\d+\.\d+$/);
+    expect((await page.locator('#messages').textContent())!.split('\n')).toEqual(['the link names a scenario this site does not have: scenarios/nope.yaml', `showing ${first} instead`]);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 240_000);
+
+  it('workbench.html: a link to a scenario since renamed opens the first at its own defaults, names the variant and setting it did not apply, and runs', async () => {
+    const { page, problems, requests } = await openWorkbench('?scenario=renamed.yaml&variant=gone&wall.dc=14&trials=5000');
+    const first = (await page.locator('#scenario option:not([disabled])').first().getAttribute('value'))!;
+    await liveDone(page, first, {});
+    expect((await page.locator('#link-banner').innerText()).split('\n')).toEqual([
+      'This link has values the page cannot use:',
+      'scenario=renamed.yaml: not one of the served files (the first is opened)',
+      `variant=gone, wall.dc=14: not applied (they are for renamed.yaml); ${first} opens at its own defaults`,
+    ]);
+    expect(await page.locator('#banner').isHidden()).toBe(true); // was `unknown variant "gone"` twice, and no run
+    expect(await page.locator('#status-text').textContent()).not.toMatch(/cannot be opened/);
+    expect(await page.locator('.card [data-role="value"]').count()).toBeGreaterThan(0);
+    for (const v of await page.locator('.card [data-role="value"]').allTextContents()) expect(v).toMatch(/^\d+(\.\d+)?%$|^\d+\.\d+$/);
+    const q = new URL(page.url()).searchParams;
+    expect([q.get('scenario'), q.has('variant'), q.has('wall.dc'), q.get('trials')]).toEqual([first, false, false, '5000']);
+    await screenshot(page, 'site-workbench-renamed-link');
+    expect(problems).toEqual([]);
+    expect(foreign(requests)).toEqual([]);
+    await page.close();
+  }, 240_000);
+
   it('writes its numbers by the workbench\'s rule: 0.99985 is not 100.0%, a difference clear of 0 is not +0.0, an exact 0 has no sign', async () => {
     // the run worker answers with set numbers (what a long run of a near-certain event gives)
     const stub = `onmessage = (e) => { const r = e.data; if (r.type !== 'run') return;

@@ -33,6 +33,8 @@ export interface InitFile {
   text: string;
   /** What the file is for, as the command line says it. */
   what: string;
+  /** A starter scenario (in scenarios/, which `siegesim test scenarios` reads). */
+  scenario?: boolean;
 }
 
 export interface InitPlan {
@@ -57,7 +59,7 @@ export function initSystems(asked: readonly string[] | undefined): string[] {
  * editor checks it from the repository's scenarios/ folder), and a head that says where it came
  * from and what to do next.
  */
-export function starterScenario(system: string, bundledText: string): string {
+export function starterScenario(system: string, bundledText: string, ownBalance = false): string {
   const s = STARTERS[system];
   const lines = bundledText.split('\n');
   const schema = `# yaml-language-server: $schema=../${PACKAGE}/scenarios/scenario.schema.json`;
@@ -66,18 +68,25 @@ export function starterScenario(system: string, bundledText: string): string {
     schema,
     `# A starter scenario written by \`siegesim init\` from siegesim's ${s.bundled}.`,
     `# The rules it plays, every key and its default: ${PACKAGE}/${s.rules}.`,
-    '# Change a number, then `npm run balance` judges the expect: assertions at the end (CI runs the',
-    '# same), and `npm run balance:serve` opens the workbench on this folder.',
+    ...(ownBalance
+      ? // the repository's own "balance" script was kept: siegesim's command itself
+        [`# Change a number, then \`npx ${INIT_SCRIPTS.balance}\` judges the expect:`, '# assertions at the end (CI runs the same).']
+      : ['# Change a number, then `npm run balance` judges the expect: assertions at the end (CI runs the', '# same), and `npm run balance:serve` opens the workbench on this folder.']),
   ];
   return [...head, ...body].join('\n');
 }
 
-/** Every file init would write, for these systems; `read` gives a bundled file's text by its path in the package. */
-export function initPlan(systems: readonly string[], read: (rel: string) => string): InitPlan {
+/**
+ * Every file init would write, for these systems; `read` gives a bundled file's text by its path
+ * in the package; `ownBalance`: package.json keeps a "balance" script of its own (the starters then
+ * name siegesim's command, not npm run balance).
+ */
+export function initPlan(systems: readonly string[], read: (rel: string) => string, ownBalance = false): InitPlan {
   const files: InitFile[] = systems.map((system) => ({
     path: STARTERS[system].file,
-    text: starterScenario(system, read(STARTERS[system].bundled)),
+    text: starterScenario(system, read(STARTERS[system].bundled), ownBalance),
     what: `a ${system} scenario with expect: assertions`,
+    scenario: true,
   }));
   files.push({ path: '.github/workflows/balance.yml', text: read('templates/balance.yml'), what: 'the balance workflow (siegesim test, bench, diff on pull requests)' });
   files.push({ path: '.gitignore', text: GITIGNORE, what: 'what siegesim and npm write' });

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { GITIGNORE_LINES, initPlan, initSystems, InitInputError, mergeScripts, newPackageJson, STARTERS } from '../../api.js';
+import { formatIssue, GITIGNORE_LINES, INIT_SCRIPTS, initPlan, initSystems, InitInputError, mergeScripts, newPackageJson, STARTERS, validateText } from '../../api.js';
 import { VERSION } from '../../version.js';
 import { packageFile } from '../../paths.js';
 import { writeFileAtomic } from '../../report/write.js';
@@ -65,7 +65,13 @@ async function initCommand(dir: string | undefined, flags: InitFlags): Promise<v
     if (e instanceof InitInputError) throw new UserError(e.message);
     throw e;
   }
-  const plan = initPlan(systems, (rel) => readFileSync(packageFile(rel), 'utf8'));
+  /** init's scripts package.json has its own (other) command for: the starters and the next steps say siegesim's command instead. */
+  const own = new Set<string>();
+  if (pkgText !== undefined && merged !== undefined) {
+    const scripts = (JSON.parse(pkgText) as { scripts?: Record<string, unknown> }).scripts;
+    for (const k of merged.kept) if (scripts?.[k] !== INIT_SCRIPTS[k]) own.add(k);
+  }
+  const plan = initPlan(systems, (rel) => readFileSync(packageFile(rel), 'utf8'), own.has('balance'));
   const lines: string[] = [];
   const warnings: string[] = [];
   let wrote = 0;
@@ -77,6 +83,11 @@ async function initCommand(dir: string | undefined, flags: InitFlags): Promise<v
       lines.push(`  wrote ${f.path}  (${f.what})`);
     } else {
       kept.push(f.path);
+      if (f.scenario) {
+        // the user's own file where a starter would go: kept, but test reads every file in scenarios/
+        const v = validateText(f.path, readFileSync(target, 'utf8'));
+        if (!v.ok) warnings.push(`${f.path} was already there and is not a valid scenario (${formatIssue(v.issues[0]).trim()}): siegesim test scenarios, as the balance workflow runs it, will refuse it; fix it, or move it out of scenarios/`);
+      }
       if (f.path === '.gitignore') {
         const missing = missingIgnores(readFileSync(target, 'utf8'));
         if (missing.length > 0) warnings.push(`.gitignore does not ignore ${missing.join(', ')} (what siegesim and npm write): add ${missing.length === 1 ? 'it' : 'them'} before committing with git add .`);
@@ -107,8 +118,13 @@ async function initCommand(dir: string | undefined, flags: InitFlags): Promise<v
     ...(where === '.' ? [] : [`cd ${where}`]),
     // siegesim is not on the npm registry: a name there would be someone else's package
     ...(hasSiegesim ? [] : [`npm install -D ./siegesim-${VERSION}.tgz  # the tarball npm pack made, copied here and committed; or git+https://<host>/<owner>/siegesim.git (docs/your-repository.md)`]),
-    'npm run balance              # judges every expect: assertion in scenarios/ (exit 1 on a FAIL)',
-    'npm run balance:serve        # the workbench on scenarios/',
+    // a script of the same name that is the repository's own does something else: siegesim's command itself, said so
+    own.has('balance')
+      ? `npx ${INIT_SCRIPTS.balance}  # judges every expect: assertion in scenarios/ (exit 1 on a FAIL); your own "balance" script was kept, so not npm run balance`
+      : 'npm run balance              # judges every expect: assertion in scenarios/ (exit 1 on a FAIL)',
+    own.has('balance:serve')
+      ? `npx ${INIT_SCRIPTS['balance:serve']}  # the workbench on scenarios/; your own "balance:serve" script was kept`
+      : 'npm run balance:serve        # the workbench on scenarios/',
     'git add . && git commit      # .github/workflows/balance.yml runs the same checks on every push',
   ];
   process.stdout.write(`next:\n${next.map((n) => `  ${n}`).join('\n')}\n`);

@@ -3,7 +3,7 @@
  * precision or trials, a sweep) and how it is read back. Pure: URLSearchParams in, values and
  * problems out, so a shared link means the same on every page.
  */
-import type { ControlKind } from '../../api/protocol.js';
+import type { ControlKind, ScenarioEntry } from '../../api/protocol.js';
 import { sweepCount, sweepValueAt } from '../../scenario/range.js';
 
 /**
@@ -15,6 +15,57 @@ export const SWEEP_KEYS = ['sweep', 'sweep_metric', 'sweep_target', 'sweep_trial
 
 /** URL keys that are not scenario values (scenario keys no system can tune, and the sweep's own). */
 export const RESERVED: ReadonlySet<string> = new Set(['scenario', 'variant', 'seed', 'trials', 'precision', 'max_trials', ...SWEEP_KEYS]);
+
+/** URL keys of the run, not of a scenario: they apply whichever scenario opens. */
+const RUN_KEYS: ReadonlySet<string> = new Set(['scenario', 'seed', 'trials', 'precision', 'max_trials']);
+
+/** What a link opens: the scenario, its variant, whether the link's values and sweep are its, and what of the link is not used. */
+export interface LinkOpening {
+  /** The scenario to open; undefined when none is valid. */
+  path?: string;
+  /** The link's variant when it is one of that scenario's (or its variants are not known yet). */
+  variant?: string;
+  /** The link's settings and sweep are for this scenario (it is the one the link names). */
+  applies: boolean;
+  /** The named scenario is not served (said first in the banner). */
+  unknown?: string;
+  /** The link's variant, settings or sweep not used, said. */
+  problems: string[];
+}
+
+/**
+ * Where a link opens. The scenario it names when that is served (`wanted`: the named one, or
+ * null when the link names none or its own `#yaml=` cannot be read; `named` as the link wrote
+ * it); else the first valid one, at its own defaults: the link's variant, settings and sweep
+ * were for another scenario, so they are named as not applied rather than tried on this one
+ * (a variant of the same name on the first scenario is not the one meant). A variant the
+ * scenario does not have is named, and the scenario opens on its first.
+ * @example openingOf(new URLSearchParams('scenario=gone.yaml&variant=x'), list, 'gone.yaml', 'gone.yaml')
+ *   // { path: <the first valid>, applies: false, unknown: 'scenario=gone.yaml: ...', problems: ['variant=x: not applied ...'] }
+ */
+export function openingOf(q: URLSearchParams, list: readonly ScenarioEntry[], wanted: string | null, named: string | null): LinkOpening {
+  const problems: string[] = [];
+  // a served file that is invalid is opened too: the page then says what is wrong with it
+  const served = wanted !== null && wanted !== '' && list.some((s) => s.path === wanted);
+  const unknown = wanted && !served ? `scenario=${wanted}: not one of the served files (the first is opened)` : undefined;
+  const path = served ? wanted : list.find((s) => !('error' in s))?.path;
+  if (!served) {
+    const parts = [...q].filter(([k]) => !RUN_KEYS.has(k)).map(([k, v]) => `${k}=${v}`);
+    if (path && parts.length > 0) {
+      const whose = named ? `${parts.length === 1 ? 'it is' : 'they are'} for ${named}` : 'the link names no scenario';
+      problems.push(`${parts.join(', ')}: not applied (${whose}); ${path} opens at its own defaults`);
+    }
+    return { path, applies: false, unknown, problems };
+  }
+  let variant = q.get('variant') ?? undefined;
+  const entry = list.find((s) => s.path === path);
+  const variants = entry && 'variants' in entry ? entry.variants : undefined;
+  if (variant !== undefined && variants && !variants.includes(variant)) {
+    problems.push(`variant=${variant}: not a variant of ${path} (one of: ${variants.join(', ')}); opened on ${variants[0]}`);
+    variant = undefined;
+  }
+  return { path, variant, applies: true, problems };
+}
 
 /** The most trials a live run may have (the server's LIMITS.maxTrials). */
 export const MAX_TRIALS = 100_000_000;

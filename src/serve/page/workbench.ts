@@ -8,7 +8,7 @@
 import { addLinkProblems, applyFilter, banner, buildControls, clearIssues, dropBadLinkValues, loadList, renderChanges } from './controls.js';
 import { $, $$, el } from './dom.js';
 import { fmtDiff, fmtDiffInterval, fmtInterval, num } from './format.js';
-import { MAX_TRIALS, queryText, TRIALS_TAKE, trialsOk, valuesFromQuery } from './links.js';
+import { MAX_TRIALS, openingOf, queryText, TRIALS_TAKE, trialsOk, valuesFromQuery } from './links.js';
 import { copyText, runLive, save, setStatus } from './live.js';
 import { addTarget, fillBudget, runSensitivity, runTune, setupMatters, stopJob } from './matters.js';
 import { marks, state } from './state.js';
@@ -49,7 +49,9 @@ async function openScenario(path: string, variant?: string, fromUrl?: URLSearchP
   try {
     info = await transport().scenario(path, variant);
   } catch (e) {
-    banner([(e as Error).message, ...((e instanceof TransportError ? e.body.issues : undefined) ?? []).map((i) => i.message)]);
+    // the error's own message is often its first issue's: each said once
+    const lines = [(e as Error).message, ...((e instanceof TransportError ? e.body.issues : undefined) ?? []).map((i) => i.message)];
+    banner([...new Set(lines)]);
     setStatus('error', 'this scenario cannot be opened');
     return false;
   }
@@ -232,20 +234,13 @@ export async function startPage(t: Transport): Promise<void> {
   // a scenario the link carries itself (#yaml=): added to the list and opened; one that cannot be read is said, and not sought by its name
   const own = await ownFromLink(q.get('scenario'));
   problems.push(...own.problems);
-  const valid = state.list.filter((s) => !('error' in s));
   const named = q.get('scenario');
   const wanted = own.path ?? (own.problems.length > 0 && named?.startsWith(OWN_PREFIX) ? null : named);
-  const first = valid[0]?.path;
-  const served = wanted !== null && state.list.some((s) => s.path === wanted);
-  if (wanted && !served) problems.unshift(`scenario=${wanted}: not one of the served files (the first is opened)`);
-  const path = wanted && served ? wanted : first;
-  let variant = q.get('variant') ?? undefined;
-  const entry = state.list.find((s) => s.path === path);
-  const variants = entry && 'variants' in entry ? entry.variants : undefined;
-  if (variant !== undefined && wanted === path && variants && !variants.includes(variant)) {
-    problems.push(`variant=${variant}: not a variant of ${path} (one of: ${variants.join(', ')}); opened on ${variants[0]}`);
-    variant = undefined;
-  }
+  // the scenario named, or the first at its own defaults (the link's variant and settings were another's)
+  const opening = openingOf(q, state.list, wanted, named);
+  const { path, variant, applies } = opening;
+  if (opening.unknown) problems.unshift(opening.unknown);
+  problems.push(...opening.problems);
   // a banner of its own: the run's problems come and go in #banner, these stay until the page is left
   addLinkProblems(problems);
   if (!path) {
@@ -255,6 +250,6 @@ export async function startPage(t: Transport): Promise<void> {
     nothingToOpen();
     return;
   }
-  await openScenario(path, variant, wanted === path ? q : undefined);
+  await openScenario(path, variant, applies ? q : undefined);
   marks.ready = true;
 }

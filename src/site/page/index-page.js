@@ -15,6 +15,8 @@ const state = {
   id: 0,
   summary: undefined,
   headline: [],
+  /** What the link asked that the page cannot show (a scenario it does not have, one cut short): said above every run's own messages until another scenario is picked. */
+  linkProblems: [],
 };
 // what the browser tests read: readiness, every run's timings, the last summary.json's text
 const probe = (globalThis.__siegesim = { ready: false, runs: [], summaryText: undefined, messages: [] });
@@ -32,9 +34,10 @@ try {
   workerRefused = `the browser would not start the run worker (${e.message}): nothing can run on this page`;
 }
 
-function showMessages(lines) {
+function showMessages(own) {
   const box = $('messages');
-  probe.messages.push(...lines);
+  const lines = [...state.linkProblems, ...own];
+  probe.messages.push(...own);
   box.textContent = lines.join('\n');
   box.hidden = lines.length === 0;
 }
@@ -203,6 +206,7 @@ async function runCurrent() {
     src = await textOf(state.current);
   } catch (e) {
     rec.error = e.message;
+    $('status').textContent = 'not run (see above)';
     return showMessages([e.message]);
   }
   if (id !== state.id) return;
@@ -294,6 +298,7 @@ function fillPicker() {
 
 async function useYaml(text, name) {
   state.current = { kind: 'yaml', text, name };
+  state.linkProblems = [];
   fillPicker();
   await runCurrent();
 }
@@ -317,14 +322,18 @@ async function start() {
   }
   const { cur, problems } = await fromHash();
   state.current = cur;
+  probe.messages.push(...problems);
+  // the link's problems stay above the run's own (a trials= it cannot take is said too, not replaced by them)
+  state.linkProblems = problems;
   fillPicker();
+  showMessages([]);
   if (state.current) await runCurrent();
-  if (problems.length > 0) showMessages(problems);
   probe.ready = true;
 }
 
 $('scenario').addEventListener('change', (e) => {
   const v = e.target.value;
+  state.linkProblems = []; // another scenario picked: what the link asked is no longer on screen
   if (v.startsWith('file:')) state.current = { kind: 'file', path: v.slice(5) };
   runCurrent();
 });
@@ -352,9 +361,11 @@ addEventListener('hashchange', async () => {
   if (location.hash === hashWritten) return;
   const { cur, problems } = await fromHash();
   if (cur) state.current = cur;
+  probe.messages.push(...problems);
+  state.linkProblems = problems;
   fillPicker();
+  showMessages([]);
   await runCurrent();
-  if (problems.length > 0) showMessages(problems);
 });
 addEventListener('dragover', (e) => {
   e.preventDefault();
