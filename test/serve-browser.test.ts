@@ -981,28 +981,36 @@ describeBrowser('the workbench page', () => {
   });
 });
 
-describeBrowser('the workbench page with nothing valid to serve', () => {
-  let wb: Workbench;
-  let exec: PoolExecutor;
-  let dir: string;
-
+/**
+ * A workbench of its own over a temporary folder holding `files` (name → content), started
+ * before the block's tests and stopped after them, with its one-thread pool.
+ */
+function servedFolder(prefix: string, files: () => Record<string, string | Buffer>): { readonly wb: Workbench } {
+  const s = {} as { wb: Workbench; exec?: PoolExecutor; dir?: string };
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'siegesim-broken-'));
-    writeFileSync(path.join(dir, 'bad-trials.yaml'), 'name: broken\nsystem: surrender\nseed: 1\ntrials: -5\n');
-    writeFileSync(path.join(dir, 'utf16.yaml'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('name: x\n', 'utf16le')]));
-    exec = new PoolExecutor(1);
-    wb = await startWorkbench({ roots: rootsOf([dir]).roots, port: 0, executor: exec, log: () => {} });
+    s.dir = mkdtempSync(path.join(tmpdir(), prefix));
+    for (const [name, content] of Object.entries(files())) writeFileSync(path.join(s.dir, name), content);
+    s.exec = new PoolExecutor(1);
+    s.wb = await startWorkbench({ roots: rootsOf([s.dir]).roots, port: 0, executor: s.exec, log: () => {} });
   });
   afterAll(async () => {
-    await wb?.close();
-    await exec?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await s.wb?.close();
+    await s.exec?.close();
+    if (s.dir) rmSync(s.dir, { recursive: true, force: true });
   });
+  return s;
+}
+
+describeBrowser('the workbench page with nothing valid to serve', () => {
+  const served = servedFolder('siegesim-broken-', () => ({
+    'bad-trials.yaml': 'name: broken\nsystem: surrender\nseed: 1\ntrials: -5\n',
+    'utf16.yaml': Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('name: x\n', 'utf16le')]),
+  }));
 
   it('says so, with each file\'s problem on the page, and stops saying loading', async () => {
     const page = await newPage({ width: 1280, height: 720 });
     const problems = watchPage(page);
-    await page.goto(wb.url);
+    await page.goto(served.wb.url);
     await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { empty?: boolean } }).__siegesim.empty === true, null, { timeout: 60_000, polling: 100 });
     expect(await page.locator('#status-text').textContent()).toBe('nothing to run');
     expect(await page.locator('#title').textContent()).toBe('No scenario to open');
@@ -1019,27 +1027,13 @@ describeBrowser('the workbench page with nothing valid to serve', () => {
 
 describeBrowser('the workbench page, a link to a scenario since renamed', () => {
   // as the new-user audit served it: a folder whose first (here only) scenario has variants
-  let wb: Workbench;
-  let exec: PoolExecutor;
-  let dir: string;
   const FIRST = 'climbers-dc.yaml'; // variants at-least-dc (its first) and above-dc
-
-  beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'siegesim-renamed-'));
-    writeFileSync(path.join(dir, FIRST), readFileSync(path.join(ROOT, 'scenarios/fantasy/climbers-dc.yaml')));
-    exec = new PoolExecutor(1);
-    wb = await startWorkbench({ roots: rootsOf([dir]).roots, port: 0, executor: exec, log: () => {} });
-  });
-  afterAll(async () => {
-    await wb?.close();
-    await exec?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  const served = servedFolder('siegesim-renamed-', () => ({ [FIRST]: readFileSync(path.join(ROOT, 'scenarios/fantasy/climbers-dc.yaml')) }));
 
   async function openLink(query: string) {
     const page = await newPage({ width: 1440, height: 960 });
     const problems = watchPage(page);
-    await page.goto(`${wb.url}${query}`);
+    await page.goto(`${served.wb.url}${query}`);
     await page.waitForFunction(() => (globalThis as unknown as { __siegesim: { ready: boolean } }).__siegesim.ready === true, null, { timeout: 60_000, polling: 100 });
     // the first scenario's run at its file's values, done
     await page.waitForFunction(
