@@ -225,6 +225,12 @@ export async function streamLive(ctx: JobContext, client: string, body: Record<s
   const variant = optString(body, 'variant');
   const seed = optSeed(body);
   const fixed = optInt(body, 'trials', 1, LIMITS.maxTrials);
+  // a fixed count or a refinement, not both: one of them would be dropped in silence (the second new-user audit)
+  const refining = ['precision', 'maxTrials'].filter((k) => body[k] !== undefined);
+  if (fixed !== undefined && refining.length > 0) {
+    const message = `give trials (a fixed count) or ${refining.join(' and ')} (to refine), not both`;
+    throw new RequestError(400, message, [{ path: refining[0], message }]);
+  }
   const precision = fixed === undefined ? (optNumber(body, 'precision', LIMITS.minPrecision, LIMITS.maxPrecision) ?? LIMITS.defaultPrecision) : undefined;
   const maxTrials = optInt(body, 'maxTrials', 1, LIMITS.maxTrials) ?? LIMITS.defaultMaxTrials;
   const live = liveScenario(v, { variant, values });
