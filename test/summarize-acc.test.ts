@@ -106,7 +106,7 @@ describe('summarize: Cry Havoc, kind by kind (layout at the top of cry-havoc/ker
     expect(summarizeCryHavoc(c, acc)).toEqual({ metrics, curves: { p_killed_by_turn: cumulative(acc, 12, 4, 'turn') } });
   });
 
-  it('battering: [1] breached, mean day [2] [3] on [1, days], points lost [4] [5] and engines out [6] [7] over all trials, breach by day [8..]', () => {
+  it('battering: [1] breached, mean day [2] [3] on [1, days], points lost [4] [5] on [0, the non-ram points] and engines out [6] [7] on [0, the non-ram engines] over all trials, breach by day [8..]', () => {
     const c = ch({ kind: 'battering', engines: { mangonel: 1, trebuchet: 1, ram: 0 }, wall: 'outer', days: 5 });
     const len = cryHavocKernel.accLength(c);
     expect(len).toBe(8 + 5);
@@ -115,8 +115,8 @@ describe('summarize: Cry Havoc, kind by kind (layout at the top of cry-havoc/ker
       metrics: {
         p_breached: P(acc, 1),
         mean_days: mean(acc[1], acc[2], acc[3], [1, 5]),
-        mean_points_lost: mean(N, acc[4], acc[5], [0, Infinity]),
-        mean_engines_out: mean(N, acc[6], acc[7], [0, Infinity]),
+        mean_points_lost: mean(N, acc[4], acc[5], [0, 4]), // a mangonel's 1 and a trebuchet's 3
+        mean_engines_out: mean(N, acc[6], acc[7], [0, 2]),
       },
       curves: { breach_by_day: cumulative(acc, 8, 5, 'day') },
     });

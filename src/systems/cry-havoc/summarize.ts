@@ -245,8 +245,9 @@ export function summarizeCryHavoc(c: CryHavocCompiled, acc: Float64Array): CaseS
   } else if (c.kind === K_BATTERING) {
     metrics.p_breached = probability(acc[1], n);
     metrics.mean_days = mean(acc[1], acc[2], acc[3], [1, c.days]);
-    metrics.mean_points_lost = mean(n, acc[4], acc[5], [0, Infinity]);
-    metrics.mean_engines_out = mean(n, acc[6], acc[7], [0, Infinity]);
+    // the points lost never exceed the starting non-ram points, nor the engines out the non-ram engines (1.7)
+    metrics.mean_points_lost = mean(n, acc[4], acc[5], [0, c.enginePoints.reduce((a, b) => a + b, 0)]);
+    metrics.mean_engines_out = mean(n, acc[6], acc[7], [0, c.enginePoints.length]);
     curves.breach_by_day = cumulative(acc, B_BY_DAY, c.days, n, 'day');
   } else if (c.kind === K_FIRE) {
     metrics.p_ever_ignited = probability(acc[1], n);
