@@ -56,10 +56,16 @@ export interface RunScenarioOptions {
 
 export interface CompiledPoint {
   compiled: unknown[];
+  /** sameAsBaseline[v]: variant v compiles to the baseline's very case (api/same-case.ts), so no trial can differ: its paired differences are 0 [0, 0] exactly. */
+  sameAsBaseline: boolean[];
 }
 
 export function compilePoints(v: ValidScenario): CompiledPoint[] {
-  return v.points.map((p) => ({ compiled: p.variants.map((vc) => v.system.compile(vc.scenario)) }));
+  return v.points.map((p) => {
+    const compiled = p.variants.map((vc) => v.system.compile(vc.scenario));
+    // once per run: assembleCases reads it at every look of an open-ended run
+    return { compiled, sameAsBaseline: compiled.map((c) => sameCase(c, compiled[0])) };
+  });
 }
 
 /** The dice sweep point i rolls in `run` (sensitivity and tune give their loaded case the same). */
@@ -224,7 +230,7 @@ export function assembleCases(v: ValidScenario, points: CompiledPoint[], jobs: G
           const k = ((vi - 1) * pairedNames.length + p) * 2;
           const d = { n: trials, sum: split.pairs[k], sumSq: split.pairs[k + 1] };
           // the same program as the baseline's on the same dice: no trial can differ (0 [0, 0], exactly)
-          const spread = sameCase(points[g].compiled[vi], points[g].compiled[0]) ? 0 : pairedSpread(m.kind, m.range, base[metric].range);
+          const spread = points[g].sameAsBaseline[vi] ? 0 : pairedSpread(m.kind, m.range, base[metric].range);
           differences[metric] = { ...pairedDifference(d, undefined, spread), se: meanSe(d), paired: true, pairedMoments: d, ...(spread !== undefined ? { spread } : {}) };
         } else {
           const [a, b] = [moments(m), moments(base[metric])];
