@@ -944,12 +944,21 @@ function indexOf(root: string): string {
   return indexPage(entries, analyses);
 }
 
+/**
+ * The files of `root`'s index, in the order they are written: the manifest first (an index.html
+ * it lists and that is not there yet is still siegesim's to write), then the page.
+ */
+function indexFiles(root: string): [string, string][] {
+  const page = indexOf(root);
+  return [
+    [path.join(root, MANIFEST), manifestText('index', ['index.html'])],
+    [path.join(root, 'index.html'), page],
+  ];
+}
+
 /** Rebuild `<root>/index.html` from every `<root>/<name>/summary.json` found, and the sensitivity and tune reports beside them. */
 export async function writeIndex(root: string): Promise<void> {
-  const page = indexOf(root);
-  // the manifest first: an index.html it lists and that is not there yet is still siegesim's to write
-  await writeFileAtomic(path.join(root, MANIFEST), manifestText('index', ['index.html']));
-  await writeFileAtomic(path.join(root, 'index.html'), page);
+  for (const [file, text] of indexFiles(root)) await writeFileAtomic(file, text);
 }
 
 // --- an interrupted run -----------------------------------------------------------------------
@@ -979,9 +988,7 @@ export function finishInterrupted(): Interrupted {
     if (!reports.some((r) => path.dirname(path.resolve(r)) === root)) continue;
     const file = path.join(shown, 'index.html');
     try {
-      const page = indexOf(root);
-      writeFileNow(path.join(root, MANIFEST), manifestText('index', ['index.html']));
-      writeFileNow(path.join(root, 'index.html'), page);
+      for (const [f, text] of indexFiles(root)) writeFileNow(f, text);
       indexes.push({ file });
     } catch (e) {
       indexes.push({ file, error: e instanceof OutputError ? e.message : reasonOf(e) });
