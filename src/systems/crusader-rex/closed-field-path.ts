@@ -71,6 +71,13 @@ const SLOW = (1 << (32 - SB)) - 1;
 
 /** Test hook: play every trial again with replayClosed (the same dice: the accumulator must not change). */
 export const _closedTest = { replayAll: false };
+/**
+ * Whether replayClosed is deciding every draw the slow way (warmClosed's scratch trials only):
+ * on a slot's threshold or not, the draw takes uniformBelow's extra words of the trial's stream.
+ */
+let forceExact = false;
+/** Whether this thread's playClosed has yet to take its replay path (warmClosed). */
+let unwarmed = true;
 
 /** Everything the closed field path reads, made once per compiled case (buildClosedField). */
 export interface ClosedField {
@@ -504,6 +511,7 @@ export function runClosedField(f: ClosedField, stream: Int32Array, trials: numbe
   // outcome mode: played as untraced (the histograms), each trial's code written
   const outc = trace?.outcome;
   const rows = outc === undefined ? trace : undefined;
+  if (unwarmed) warmClosed(f);
   if (rows === undefined) acc[0] += trials;
   for (let done = 0; done < trials; done += PASS) {
     const n = trials - done < PASS ? trials - done : PASS;
@@ -514,19 +522,42 @@ export function runClosedField(f: ClosedField, stream: Int32Array, trials: numbe
 }
 
 /**
+ * The first time a thread plays closed battles: WARM_TRIALS trials played on scratch, each replayed and
+ * every draw of the replays decided the slow way, so that V8 has seen playClosed call
+ * replayClosed (both trials' sites) and replayClosed call uniformBelow before it compiles the
+ * loop. Otherwise the first real replay (one draw in 2^25 sits on a threshold: some millions of
+ * trials in) meets call sites that have never run, and the compiled loop is thrown away and
+ * compiled again (25-70 ms on a 20 M-battle run). Two trials are not enough: V8 keeps no feedback
+ * for a function until it has run a while (its feedback vector is made lazily). Nothing of the case's counts changes: the
+ * scratch trials' stream, accumulator and codes are their own, and the histograms they fill are
+ * emptied (a call starts and ends with them empty, flushClosed).
+ */
+const WARM_TRIALS = 64;
+function warmClosed(f: ClosedField): void {
+  unwarmed = false;
+  forceExact = true;
+  try {
+    playClosed(f, Int32Array.of(1, 2, 3, 4), WARM_TRIALS, new Float64Array(0), undefined, undefined, 0, -1);
+  } finally {
+    forceExact = false;
+    f.sc.fill(0);
+  }
+}
+
+/**
  * The trial loop, two trials at a time (the second a copy of the first's play on its own dice:
  * the two chains of dependent look-ups overlap), in its own function: the histograms are
  * flushed after it returns. With an odd count the last pair's second trial is a stand-in on a
  * fixed state, drawn from nothing and counted nowhere. States are steps left (a, b: the first
  * trial's sides 0 and 1; c, d: the second's).
  */
-function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64Array, trace: Trace | undefined, outc: Int32Array | undefined, t0: number): void {
+function playClosed(f: ClosedField, g: Int32Array, trials: number, acc: Float64Array, trace: Trace | undefined, outc: Int32Array | undefined, t0: number, replay = 0): void {
   const sFire = f.sFire;
   const sPack = f.sPack;
   const steps = sFire.length;
   const f0 = sFire[0];
   const fl = sFire[steps - 1];
-  const every = _closedTest.replayAll ? -1 : 0;
+  const every = _closedTest.replayAll ? -1 : replay;
   const alias = f.alias;
   const rs = f.rs;
   const ws = f.ws;
@@ -806,7 +837,7 @@ function replayClosed(f: ClosedField, ws: Int32Array, from: number): void {
     const y = u & SLOW;
     const other = (e & (SLOTS - 1)) ^ slot;
     let h = y < e >>> SB ? slot : other;
-    if (y === e >>> SB) h = uniformBelow(rs, f.n[f.sN[k] + R]) < f.rem[at + slot] ? slot : other;
+    if (y === e >>> SB || forceExact) h = uniformBelow(rs, f.n[f.sN[k] + R]) < f.rem[at + slot] ? slot : other;
     const bits2 = f.sBits2[k];
     for (let part = 0; part < 2; part++) {
       const hits = part === 0 ? h >>> bits2 : h & ((1 << bits2) - 1);

@@ -1651,14 +1651,28 @@ function clearWalk(w: Walk): void {
  * ended on it, summed per outcome first. histN: the survivors histogram's length per side.
  */
 function flushWalk(w: Walk, acc: Float64Array, histN: number, traced: boolean): void {
+  flushOutcomes(w, acc, histN, traced, flushEdges(w));
+}
+
+/**
+ * The edges touched since the last flush: their records' changes into DELTA, their counts
+ * emptied, and the trials of each outcome reached counted in OCNT (the outcomes met listed in OT,
+ * how many returned). Like flushOutcomes, a function that ends with its loop (playTrials says
+ * why): with the store `w.nt = 0` after the loop, the loop compiled on stack deoptimised at it at
+ * the end of every call in some processes (case-b-old-siege: 367 deopts in a 6 M-trial run).
+ */
+function flushEdges(w: Walk): number {
   const E = w.E;
   const SEG = w.SEG;
   const OCNT = w.OCNT;
   const OT = w.OT;
+  const TCH = w.TCH;
+  const nt = w.nt;
+  w.nt = 0;
   let ot = 0;
   const d = DELTA;
-  for (let t = 0; t < w.nt; t++) {
-    const x = w.TCH[t];
+  for (let t = 0; t < nt; t++) {
+    const x = TCH[t];
     const n = E[x + 3];
     E[x + 3] = 0;
     for (let i = E[x + 1], end = E[x + 2]; i < end; i += 3) {
@@ -1672,10 +1686,17 @@ function flushWalk(w: Walk, acc: Float64Array, histN: number, traced: boolean): 
       OCNT[o] += n;
     }
   }
-  w.nt = 0;
+  return ot;
+}
+
+/** The `ot` outcomes flushEdges met, their trials added to acc (untraced: a traced call added each trial as it ended), their counts emptied. */
+function flushOutcomes(w: Walk, acc: Float64Array, histN: number, traced: boolean, ot: number): void {
+  const OT = w.OT;
+  const OCNT = w.OCNT;
+  const OUTV = w.OUTV;
   for (let t = 0; t < ot; t++) {
     const o = OT[t];
-    if (!traced) addOutcome(acc, w.OUTV, OW * o, OCNT[o], histN);
+    if (!traced) addOutcome(acc, OUTV, OW * o, OCNT[o], histN);
     OCNT[o] = 0;
   }
 }
@@ -1706,9 +1727,12 @@ function addOutcome(acc: Float64Array, OUTV: Int32Array, o: number, n: number, h
  * draw to draw (above): per trial its stream, then per draw one generator step, the node's guide
  * and a step or two of search (a round, by inversion as round-tables.ts draws it) or the alias
  * pick (attrition), and the edge's count (traced: its records' changes). A function of its own
- * that ends with its loop (playTrials says why): runTable flushes the counts.
+ * that ends with its loop (playTrials says why): runTable flushes the counts, and stores the
+ * number of edges touched that it returns. Stored here after the loop (`w.nt = nt`), that one
+ * property store was the trap: in half of all processes the loop compiled on stack deoptimised
+ * at it at the end of every call (battle-of-jerusalem: 575-734 deopts in a 12 M-trial run).
  */
-function playWalk(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, histN: number, trace: Trace | undefined, outc: Int32Array | undefined): void {
+function playWalk(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, histN: number, trace: Trace | undefined, outc: Int32Array | undefined): number {
   const w = walkFor(TAB!);
   WALK = w;
   const attThr = ATT_THR;
@@ -1775,7 +1799,7 @@ function playWalk(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trial
       writeTrace(trace, i, acc);
     } else if (outc !== undefined) outc[i] = -2 - nd;
   }
-  w.nt = nt;
+  return nt;
 }
 
 /** Whether a call on the case in use (useTables) plays the walk: in outcome mode it writes outcome codes (the Kernel's `outcomes`). */
@@ -1794,7 +1818,8 @@ export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState
     // outcome mode: the walk's fast play, each trial's outcome code written (the engine pairs from OUTV)
     const outc = trace?.outcome;
     const rows = outc === undefined ? trace : undefined;
-    playWalk(c, rng, stream, trials, acc, maxAll(c) + 1, rows, outc);
+    const touched = playWalk(c, rng, stream, trials, acc, maxAll(c) + 1, rows, outc); // sets WALK
+    WALK!.nt = touched;
     flushWalk(WALK!, acc, maxAll(c) + 1, rows !== undefined);
     flushRecords(acc, attrBase(c), attrN);
     acc[0] += trials;
