@@ -314,6 +314,12 @@ besieger: { <<: *b, artillery: 1 }
     expect(issuesOf(`${BASE}structure: { blockade_chance: 1.5 }\n`)[0].message).toBe('must be at most 1, got 1.5');
     expect(issuesOf(`${BASE}sweep:\n  turns: { from: 1, to: 3, step: 0 }\n`)[0].message).toBe('must be more than 0, got 0');
     expect(issuesOf(`${BASE}sweep:\n  turns: []\n`)[0].message).toBe('needs at least one entry');
+    // a list or mapping key written with nothing after it (null) is a problem at its place, never an internal error
+    for (const key of ['variants', 'expect', 'sweep']) {
+      const got = issuesOf(`${BASE}${key}:\n`);
+      expect(got.map((i) => `${i.line}:${i.col} ${i.path}`), key).toEqual([`${BASE.split('\n').length}:${key.length + 2} ${key}`]);
+      expect(got[0].message, key).toBe(MSG.wrongKind(key === 'sweep' ? 'a mapping' : 'a list', 'an empty value'));
+    }
   });
 
   it('suggests the option meant for a misspelt enum value, in the file and in a variant', () => {

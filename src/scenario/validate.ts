@@ -231,8 +231,9 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   const sweepOk = new Set(sweepKeys.filter((_, i) => parsedSweep[i] !== undefined));
   const clean: Record<string, unknown> = { ...data };
   const put = (key: string, value: unknown, any: boolean) => (any ? setOwn(clean, key, value) : delete clean[key]);
-  if (rawVariants !== undefined) put('variants', (rawVariants as unknown[]).filter?.((_, i) => variantOk[i]), variantOk.includes(true));
-  if (rawExpect !== undefined) put('expect', (rawExpect as unknown[]).filter?.((_, i) => expectOk[i]), expectOk.includes(true));
+  // (a key written with nothing after it, `expect:`, is null: reported by the schema above, left out here)
+  if (rawVariants !== undefined) put('variants', Array.isArray(rawVariants) ? rawVariants.filter((_, i) => variantOk[i]) : rawVariants, variantOk.includes(true));
+  if (rawExpect !== undefined) put('expect', Array.isArray(rawExpect) ? rawExpect.filter((_, i) => expectOk[i]) : rawExpect, expectOk.includes(true));
   if (rawSweep !== undefined) put('sweep', Object.fromEntries([...sweepOk].map((k) => [k, own(rawSweep, k)])), sweepOk.size > 0);
   const core = base.success ? base : schema.safeParse(clean);
   const beforeCore = issues.length;
