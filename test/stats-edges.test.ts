@@ -232,10 +232,19 @@ describe('tails and quantiles', () => {
     expect(pTwoSided(NaN)).toBeNaN();
   });
 
-  it('zForConfidence: Z95 itself at 0.95, the normal quantile elsewhere', () => {
+  it('zForConfidence: Z95 itself at 0.95, the normal quantile elsewhere, to a double\'s precision (AS 241)', () => {
     expect(zForConfidence(0.95)).toBe(Z95);
-    expect(zForConfidence(0.999)).toBeCloseTo(3.290526731491926, 8);
-    expect(zForConfidence(0.8)).toBeCloseTo(1.2815515655446004, 8);
+    // -Φ⁻¹((1 - c)/2) against the quantiles of a reference double-precision implementation
+    // (Cephes' ndtri, as SciPy's norm.ppf gives them), within 2 units in the last place
+    const ulps = (x: number, ref: number) => Math.abs(x - ref) / (Number.EPSILON * Math.abs(ref));
+    expect(ulps(zForConfidence(0.999), 3.2905267314918945)).toBeLessThanOrEqual(2);
+    expect(ulps(zForConfidence(0.8), 1.2815515655446004)).toBeLessThanOrEqual(2);
+    expect(ulps(zForConfidence(0.99), 2.5758293035489004)).toBeLessThanOrEqual(2);
+    // the central region, both tails' regions, far out, and its symmetry
+    expect(ulps(normalQuantile(0.975), 1.959963984540054)).toBeLessThanOrEqual(2);
+    expect(ulps(normalQuantile(1e-10), -6.361340902404056)).toBeLessThanOrEqual(4);
+    for (const u of [0.001, 0.02, 0.08, 0.3]) expect(normalQuantile(1 - u)).toBeCloseTo(-normalQuantile(u), 12);
+    expect(normalQuantile(0.5)).toBe(0);
   });
 
   it('binomialTail: p = 0, p above one half, and both tails by hand', () => {
