@@ -157,6 +157,22 @@ describe('a rule read two ways that differ in one battle in a thousand (the new-
     expect(r.cases.find((c) => c.variant === 'same')!.differences.p_surrender).toMatchObject({ value: 0, ci_low: 0, ci_high: 0 });
   });
 
+  it('0 [0, 0] exactly where the settings equal the baseline\'s (a DEFAULT written out), not where they only play alike (docs/cli.md, "Statistics")', async () => {
+    // the die is 6 by DEFAULT; a blockade chance without a port is never read (warned: changes nothing);
+    // a die of 6 with every modifier the same compiled alike before, and is still the same settings
+    const text = `${RARE}  - name: die-written\n    set: { rules.die: 6 }\n  - name: dead-blockade\n    set: { structure.blockade_chance: 0.5 }\n`;
+    const v = validateText('rare.yaml', text);
+    expect(v.ok).toBe(true);
+    if (!v.ok) return;
+    const r = await runScenario(v.value);
+    const d = (name: string) => r.cases.find((c) => c.variant === name)!.differences.p_surrender;
+    expect(d('die-written')).toMatchObject({ value: 0, ci_low: 0, ci_high: 0 });
+    const dead = d('dead-blockade');
+    expect(dead.value).toBe(0); // the same play on the same dice
+    expect(dead.ci_low).toBeLessThan(0); // but another setting: the interval of what 1 000 trials cannot rule out
+    expect(dead.ci_high).toBeGreaterThan(0);
+  });
+
   it('siegesim test: "at most 0" is not passed and "at least 0.0005" not failed on that evidence', async () => {
     const text = RARE + 'expect:\n  - { metric: diff_p_surrender, variant: more, at_most: 0 }\n  - { metric: diff_p_surrender, variant: more, at_least: 0.0005 }\n';
     const v = validateText('rare.yaml', text);

@@ -56,7 +56,14 @@ export interface RunScenarioOptions {
 
 export interface CompiledPoint {
   compiled: unknown[];
-  /** sameAsBaseline[v]: variant v compiles to the baseline's very case (api/same-case.ts), so no trial can differ: its paired differences are 0 [0, 0] exactly. */
+  /**
+   * sameAsBaseline[v]: variant v's settings, every DEFAULT filled in (its validated scenario),
+   * equal the baseline's (api/same-case.ts), so it is the baseline's case and no trial can
+   * differ: its paired differences are 0 [0, 0] exactly. Judged on the settings, not on what they
+   * compile to, so that a reader of docs/cli.md can tell which variants these are: two settings
+   * that compile alike (a rule the case never reads) still get the interval of what the trials
+   * cannot rule out.
+   */
   sameAsBaseline: boolean[];
 }
 
@@ -64,7 +71,7 @@ export function compilePoints(v: ValidScenario): CompiledPoint[] {
   return v.points.map((p) => {
     const compiled = p.variants.map((vc) => v.system.compile(vc.scenario));
     // once per run: assembleCases reads it at every look of an open-ended run
-    return { compiled, sameAsBaseline: compiled.map((c) => sameCase(c, compiled[0])) };
+    return { compiled, sameAsBaseline: p.variants.map((vc) => sameCase(vc.scenario, p.variants[0].scenario)) };
   });
 }
 
@@ -229,7 +236,7 @@ export function assembleCases(v: ValidScenario, points: CompiledPoint[], jobs: G
         if (p >= 0 && jobs[g].pairedSlots[vi][p] >= 0) {
           const k = ((vi - 1) * pairedNames.length + p) * 2;
           const d = { n: trials, sum: split.pairs[k], sumSq: split.pairs[k + 1] };
-          // the same program as the baseline's on the same dice: no trial can differ (0 [0, 0], exactly)
+          // the baseline's own settings on the same dice: no trial can differ (0 [0, 0], exactly)
           const spread = points[g].sameAsBaseline[vi] ? 0 : pairedSpread(m.kind, m.range, base[metric].range);
           differences[metric] = { ...pairedDifference(d, undefined, spread), se: meanSe(d), paired: true, pairedMoments: d, ...(spread !== undefined ? { spread } : {}) };
         } else {

@@ -1,10 +1,11 @@
 /**
- * Whether two compiled cases are the same program: equal plain data all the way down (numbers,
- * strings, booleans, null, arrays, typed arrays and plain objects; anything else, a Map or a
- * function, counts as different). A kernel plays the same trials on the same dice the same way
- * for equal cases, so a variant equal to its baseline differs from it by exactly 0 in every
- * trial: its paired interval is `0 [0, 0]` by construction, not by the count of trials that
- * happened to differ (api/run.ts, stats/intervals.ts pairedDifference).
+ * Whether two values are equal plain data all the way down (numbers, strings, booleans, null,
+ * arrays, typed arrays and plain objects; anything else, a Map or a function, counts as
+ * different). api/run.ts asks it of a variant's validated settings (every DEFAULT filled in)
+ * against the baseline's: equal settings are the same case, which a kernel plays the same way on
+ * the same dice, so the variant differs from the baseline by exactly 0 in every trial and its
+ * paired interval is `0 [0, 0]` by construction, not by the count of trials that happened to
+ * differ (stats/intervals.ts pairedDifference; docs/cli.md, "Statistics").
  * @example sameCase({ a: [1, 2] }, { a: [1, 2] }) // true
  */
 export function sameCase(a: unknown, b: unknown): boolean {

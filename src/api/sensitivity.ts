@@ -10,7 +10,6 @@
 import type { ValidScenario } from '../scenario/validate.js';
 import type { Metric, MetricKind } from '../systems/types.js';
 import { pairedDifference, pairedSpread, welchDifference, type Estimate } from '../stats/intervals.js';
-import { sameCase } from './same-case.js';
 import { conditionOf, eventShift } from '../systems/conditional.js';
 import { inlineExecutor } from './executors.js';
 import { VERSION } from '../version.js';
@@ -246,8 +245,9 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
       const at = sys.summarize(tc.compiled, out.accs[j + 1]).metrics[metric];
       let d: Estimate;
       if (g.paired) {
-        // a setting the case never reads compiles to the baseline's program: 0 [0, 0], exactly
-        const spread = sameCase(tc.compiled, baseCompiled) ? 0 : at && baseline ? pairedSpread(at.kind, at.range, baseline.range) : undefined;
+        // a turned setting always differs from the baseline's (even one the case never reads, whose
+        // effect is 0 with the interval of what the trials cannot rule out): R from the ranges
+        const spread = at && baseline ? pairedSpread(at.kind, at.range, baseline.range) : undefined;
         d = pairedDifference({ n: out.trials, sum: out.pairs[j * 2], sumSq: out.pairs[j * 2 + 1] }, undefined, spread);
       }
       else d = at && baseline ? welchDifference(moments(at), moments(baseline)) : { value: NaN, ci_low: NaN, ci_high: NaN };
