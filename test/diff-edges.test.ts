@@ -7,6 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { diffSets, diffSummaries, DiffError, scenarioSettings, settingChanges, type SummaryDoc } from '../src/api.js';
 import { pTwoSided, wilson, Z95, zTwoProportions } from '../src/stats/intervals.js';
+import { runScenario, validateText } from '../src/api.js';
+import { summaryJson } from '../src/report/summary-json.js';
 
 type Metric = SummaryDoc['cases'][number]['metrics'][string];
 type Difference = NonNullable<SummaryDoc['cases'][number]['differences']>[string];
@@ -51,6 +53,32 @@ describe('diff: a mean is tested by Welch z on the SEs its intervals give', () =
     expect(r.moved).toBe(true);
     // a move down has a negative z of the same size
     expect(diffSummaries(run({ mean_rounds: meanMetric(3.2, 0.03) }), run({ mean_rounds: meanMetric(3, 0.02) })).rows[0].z).toBeCloseTo(-0.2 / Math.hypot(0.02, 0.03), 9);
+  });
+
+  it('a mean clamped to its range: z and the change interval on its se (summary.json\'s), not on the clamped width; without se, the wider side', () => {
+    // the breach round, at least 1: 1.000667 whose interval's low side was clamped at 1
+    const se = 0.00092378 / Z95;
+    const clamped = (value: number, withSe: boolean): Metric => ({ value, ci_low: 1, ci_high: value + Z95 * se, n: 3000, kind: 'mean', ...(withSe ? { se } : {}) });
+    const after = meanMetric(1.003, 0.001, 3000);
+    for (const withSe of [true, false]) {
+      const [r] = diffSummaries(run({ mean_breach_round: clamped(1.000667, withSe) }), run({ mean_breach_round: after })).rows;
+      const total = Math.hypot(se, 0.001);
+      expect(r.z, String(withSe)).toBeCloseTo((1.003 - 1.000667) / total, 9);
+      expect(r.change.ci_low).toBeCloseTo(1.003 - 1.000667 - Z95 * total, 12);
+      expect(r.change.ci_high).toBeCloseTo(1.003 - 1.000667 + Z95 * total, 12);
+    }
+  });
+
+  it('summary.json writes each mean\'s se, √(s²/n) of its moments, beside its clamped interval (none for a probability)', async () => {
+    const v = validateText('t.yaml', 'name: t\nsystem: surrender\nseed: 3\ntrials: 400\nstructure: { surrender_level: 4 }\nturns: 3\n');
+    expect(v.ok).toBe(true);
+    if (!v.ok) return;
+    const r = await runScenario(v.value);
+    const m = r.cases[0].metrics.mean_turns;
+    const doc = summaryJson(r) as { cases: { metrics: Record<string, { se?: number }> }[] };
+    const s2 = (m.sumSq! - (m.sum! * m.sum!) / m.n) / (m.n - 1);
+    expect(doc.cases[0].metrics.mean_turns.se).toBeCloseTo(Math.sqrt(s2 / m.n), 10);
+    expect(doc.cases[0].metrics.p_surrender).not.toHaveProperty('se');
   });
 
   it('means with intervals of no width: no change is z 0, any change is an infinite z on its side', () => {

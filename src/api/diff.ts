@@ -31,6 +31,12 @@ export interface SummaryMetric {
   ci_high: number | null;
   n: number;
   kind?: 'probability' | 'mean';
+  /**
+   * A mean's standard error √(s²/n), before its interval was clamped to the mean's range (absent
+   * in files written before it was added, and in history's points: the wider side of the
+   * interval, over Z95, is read then, the side a clamp left alone unless both were clamped).
+   */
+  se?: number | null;
   /** A conditional mean's event (absent in files written before it was added: the system's own is read then). */
   conditional_on?: string;
 }
@@ -405,14 +411,18 @@ export function compareMetric(mb: SummaryMetric, ma: SummaryMetric, metric: stri
   if (!defined(mb) || !defined(ma)) return undefined;
   // summary.json files written before `kind` was recorded: every system names probabilities p_*.
   const kind = ma.kind ?? mb.kind ?? (metric.startsWith('p_') ? 'probability' : 'mean');
-  let z: number;
-  if (kind === 'probability') z = zTwoProportions(mb.value, mb.n, ma.value, ma.n);
-  else {
-    // a mean's 95% interval is value ± Z95 · se
-    const se = Math.hypot((mb.ci_high - mb.ci_low) / (2 * Z95), (ma.ci_high - ma.ci_low) / (2 * Z95));
-    const d = ma.value - mb.value;
-    z = se > 0 ? d / se : d === 0 ? 0 : Math.sign(d) * Infinity;
-  }
   const pick = (m: Defined) => ({ value: m.value, ci_low: m.ci_low, ci_high: m.ci_high, n: m.n });
-  return { kind, z, before: pick(mb), after: pick(ma), change: differenceInterval(mb, ma) };
+  if (kind === 'probability') return { kind, z: zTwoProportions(mb.value, mb.n, ma.value, ma.n), before: pick(mb), after: pick(ma), change: differenceInterval(mb, ma) };
+  // Welch: z on √(se_before² + se_after²), the interval ± Z95 times it, each se the mean's own
+  // (its interval, value ± Z95·se before the clamp to the mean's range, is no measure of it once clamped)
+  const se = Math.hypot(seOfMean(mb), seOfMean(ma));
+  const d = ma.value - mb.value;
+  const z = se > 0 ? d / se : d === 0 ? 0 : Math.sign(d) * Infinity;
+  return { kind, z, before: pick(mb), after: pick(ma), change: { value: d, ci_low: d - Z95 * se, ci_high: d + Z95 * se } };
+}
+
+/** A mean's standard error: summary.json's `se`, else its interval's wider side over Z95 (SummaryMetric.se). */
+function seOfMean(m: SummaryMetric & Defined): number {
+  if (typeof m.se === 'number' && Number.isFinite(m.se)) return m.se;
+  return Math.max(m.value - m.ci_low, m.ci_high - m.value) / Z95;
 }

@@ -6,6 +6,7 @@
 import type { ScenarioResult } from '../systems/types.js';
 import { num } from './format.js';
 import { SCENARIO_COPY } from './copy-name.js';
+import { meanSe } from '../stats/intervals.js';
 
 /**
  * summary.json: `{ name, system, seed, trials, cases: [...], provenance }` (and the scenario's
@@ -37,7 +38,9 @@ export function summaryJson(r: ScenarioResult, provenance?: Record<string, unkno
           const m = c.metrics[k];
           // conditional_on: the event a conditional mean is over (its n counts it), an added key
           const on = r.conditionalOn?.[k];
-          return [k, { value: num(m.value), ci_low: num(m.ci_low), ci_high: num(m.ci_high), n: m.n, kind: m.kind, ...(on !== undefined ? { conditional_on: on } : {}) }];
+          // se: a mean's standard error √(s²/n), before the interval's clamp to its range (diff's Welch test reads it)
+          const se = m.kind === 'mean' && m.n > 0 && m.sum !== undefined && m.sumSq !== undefined ? { se: num(meanSe({ n: m.n, sum: m.sum, sumSq: m.sumSq })) } : {};
+          return [k, { value: num(m.value), ci_low: num(m.ci_low), ci_high: num(m.ci_high), n: m.n, kind: m.kind, ...se, ...(on !== undefined ? { conditional_on: on } : {}) }];
         }),
       ),
       ...(Object.keys(c.differences).length > 0
