@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { addRecord, analyzeHistory, HistoryError, parseStore, readResult, storeText, type HistoryRecord } from '../src/api.js';
 import type { HistoryPoint } from '../src/api/history.js';
-import { wilson, zForConfidence } from '../src/stats/intervals.js';
+import { wilson, Z95, zForConfidence } from '../src/stats/intervals.js';
 import type { Command } from 'commander';
 import { buildProgram } from '../src/cli/program.js';
 
@@ -50,6 +50,14 @@ describe('history records', () => {
     ] }, 'summary.json');
     expect(cond.metrics['g · mean_breach_round [variant a]'].c).toBe('p_breach');
     expect(cond.metrics['g · diff_mean_breach_round [variant b]'].c).toBe('p_breach');
+    // a paired difference no trial showed (se 0), whose 95% interval has the width of its two trials at ±R:
+    // recorded with that width widened to 99.9%, not as [0, 0]
+    const rare = readResult({ name: 'g', system: 'surrender', params: [], variants: ['a', 'b'], cases: [
+      { case: 1, variant: 'a', params: {}, trials: 1000, metrics: {} },
+      { case: 1, variant: 'b', params: {}, trials: 1000, metrics: {}, differences: { p_surrender: { value: 0, ci_low: -0.0028, ci_high: 0.0028, se: 0, paired: true } } },
+    ] }, 'summary.json');
+    expect(rare.metrics['g · diff_p_surrender [variant b]'].lo).toBeCloseTo(-0.0028 * (Z999 / Z95), 7);
+    expect(rare.metrics['g · diff_p_surrender [variant b]'].hi).toBeCloseTo(0.0028 * (Z999 / Z95), 7);
     const tc = readResult({ passed: true, assertions: [{ scenario: 's', metric: 'mean_turns', where: '', value: 1.4, ci_low: 1.3, ci_high: 1.5, confidence: 0.999, trials: 1000, conditional_on: 'p_surrender' }] }, 't.json');
     expect(tc.metrics['s · mean_turns'].c).toBe('p_surrender');
     expect(analyzeHistory([rec(0, { 'test:s · mean_turns': tc.metrics['s · mean_turns'] })]).series[0].conditionalOn).toBe('p_surrender');

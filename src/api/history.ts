@@ -186,11 +186,16 @@ function readSummary(doc: SummaryDoc): HistoryInput {
     }
     for (const [m, d] of Object.entries(c.differences ?? {})) {
       if (d.value === null) continue;
-      const se = typeof d.se === 'number' ? d.se : d.ci_low !== null && d.ci_high !== null ? (d.ci_high - d.ci_low) / (2 * Z95) : NaN;
       const p: HistoryPoint = { v: r8(d.value), k: 'm', n: c.trials };
       const event = on(m);
       if (event !== undefined) p.c = event;
-      if (Number.isFinite(se)) Object.assign(p, { lo: r8(d.value - Z999 * se), hi: r8(d.value + Z999 * se) });
+      // the run's 95% interval, each side widened about the value (a Welch one is value ± Z999·se
+      // then; a paired one keeps the width of its two trials at ±R: never 0 [0, 0] for a variant
+      // whose settings differ, however few trials came out differently)
+      if (d.ci_low !== null && d.ci_high !== null) {
+        const k = Z999 / Z95;
+        Object.assign(p, { lo: r8(d.value - (d.value - d.ci_low) * k), hi: r8(d.value + (d.ci_high - d.value) * k) });
+      }
       metrics[seriesName(doc.name, `diff_${m}`, where)] = p;
     }
   }
