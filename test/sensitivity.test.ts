@@ -299,6 +299,24 @@ describe('sensitivity: what the answer starts from is said, and a jump from 0 is
     expect(s.skipped).toEqual([]);
   });
 
+  it('a conditional mean: over_different_trials where its event\'s own paired interval (the same turned cases on the same dice) lies clear of 0, and only there; in sensitivity.json', async () => {
+    const w = scenario('name: small\nsystem: fantasy\nseed: 8\ntrials: 1000\nmode: siege\nattacker: { infantry: 6, cavalry: 2, siege_engines: 1 }\ndefender: { infantry: 3, archers: 2 }\nmax_rounds: 6\n');
+    const params = ['wall.hp', 'wall.dc', 'attacker.siege_engines', 'policy.climbers', 'rules.breach_pool_targetable'];
+    const m = await sensitivityScenario(w, { executor: inProcess, params, metric: 'mean_breach_round' });
+    const p = await sensitivityScenario(w, { executor: inProcess, params, metric: 'p_breach' });
+    const event = new Map(p.rows.map((x) => [`${x.param}->${String(x.to)}`, x]));
+    let shifted = 0;
+    for (const x of m.rows) {
+      const e = event.get(`${x.param}->${String(x.to)}`)!;
+      const clear = e.ci_low > 0 || e.ci_high < 0;
+      expect(x.over_different_trials !== undefined, `${x.param}->${String(x.to)}`).toBe(clear);
+      if (clear) shifted++;
+    }
+    expect(shifted).toBeGreaterThan(0);
+    const json = sensitivityJson(m) as { rows: { over_different_trials?: { event: string } }[] };
+    expect(json.rows.filter((x) => x.over_different_trials?.event === 'p_breach').length).toBe(shifted);
+  });
+
   it('states the working point of --where, swept or not (note, JSON, page lead)', async () => {
     const s = await sensitivityScenario(v, { executor: inProcess, params: ['wall.dc'], trials: 400, where: { 'wall.hp': 20 } });
     expect(s.note).toBe('working at wall.hp=20');

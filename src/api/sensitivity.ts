@@ -206,20 +206,31 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
   if (turned.length === 0) throw new TuningInputError(`nothing to turn: ${skipped.map((s) => `${s.param}: ${s.reason}`).join('; ') || 'no tunable settings'}`);
 
   // --- run: the baseline and a batch of turned cases per job, all on the same dice ---
-  const slotOf = (c: unknown) => sys.pairedSlots(c).find((s) => s.metric === metric)?.slot;
+  const slotIn = (c: unknown, m: string | undefined) => (m === undefined ? undefined : sys.pairedSlots(c).find((s) => s.metric === m)?.slot);
+  const slotOf = (c: unknown) => slotIn(c, metric);
   const baseSlot = slotOf(baseCompiled);
+  // a conditional mean (over the trials of an event) cannot be paired; its event can, on the same
+  // dice, and says whether the two sides average different trials (over_different_trials)
+  const event = conditionOf(sys, metric);
+  const baseEventSlot = slotIn(baseCompiled, event);
   const batch = Math.max(1, o.batch ?? 8);
-  const groups: (CaseGroup & { members: number[]; paired: boolean })[] = [];
-  // Cases whose metric is per trial in both (pairable) share jobs; the rest go in jobs of their own kind.
-  for (const paired of [true, false]) {
-    const members = turned.map((_, i) => i).filter((i) => (baseSlot !== undefined && slotOf(turned[i].compiled) !== undefined) === paired);
+  /** paired: the metric's per-trial differences are summed; eventPaired: the event's are (a conditional mean's). */
+  const groups: (CaseGroup & { members: number[]; paired: boolean; eventPaired: boolean })[] = [];
+  // Cases whose metric is per trial in both (pairable) share jobs; the rest go in jobs of their own
+  // kind, those whose event is per trial in both (its differences summed) apart from any other.
+  const kindOf = (i: number): 0 | 1 | 2 =>
+    baseSlot !== undefined && slotOf(turned[i].compiled) !== undefined ? 0 : baseEventSlot !== undefined && slotIn(turned[i].compiled, event) !== undefined ? 1 : 2;
+  for (const kind of [0, 1, 2] as const) {
+    const members = turned.map((_, i) => i).filter((i) => kindOf(i) === kind);
     for (let k = 0; k < members.length; k += batch) {
       const m = members.slice(k, k + batch);
       groups.push({
         members: m,
-        paired,
+        paired: kind === 0,
+        eventPaired: kind === 1,
         compiled: [baseCompiled, ...m.map((i) => turned[i].compiled)],
-        pairedSlots: paired ? [[baseSlot!], ...m.map((i) => [slotOf(turned[i].compiled)!])] : [[], ...m.map(() => [])],
+        pairedSlots:
+          kind === 0 ? [[baseSlot!], ...m.map((i) => [slotOf(turned[i].compiled)!])] : kind === 1 ? [[baseEventSlot!], ...m.map((i) => [slotIn(turned[i].compiled, event)!])] : [[], ...m.map(() => [])],
       });
     }
   }
@@ -266,7 +277,9 @@ export async function sensitivityScenario(v: ValidScenario, o: SensitivityOption
         at: at ? { value: at.value, ci_low: at.ci_low, ci_high: at.ci_high } : { value: NaN, ci_low: NaN, ci_high: NaN },
         rank: 0,
       };
-      const shift = eventShift(conditionOf(sys, metric), baseline, outs[0].trials, at, out.trials);
+      // the event's own paired difference (a probability: R = 1), where its trials were paired
+      const eventDiff = g.eventPaired ? pairedDifference({ n: out.trials, sum: out.pairs[j * 2], sumSq: out.pairs[j * 2 + 1] }, undefined, 1) : undefined;
+      const shift = eventShift(event, baseline, outs[0].trials, at, out.trials, eventDiff);
       if (shift) rows[i].over_different_trials = shift;
     });
   });

@@ -65,6 +65,7 @@ export function sensitivityJson(r: SensitivityResult): Record<string, unknown> {
       paired: x.paired,
       ...effect(x),
       at: est(x.at),
+      ...(x.over_different_trials ? { over_different_trials: { event: x.over_different_trials.event, baseline: num(x.over_different_trials.from), turned: num(x.over_different_trials.to) } } : {}),
       from_zero: x.from_zero,
       ...(x.from_zero ? { step_note: fromZeroNote(r) } : {}),
     })),
