@@ -685,6 +685,31 @@ const benches = {
     }
     return out;
   },
+  /**
+   * Compiled code V8 throws away while a kernel runs (`node --trace-deopt`): every bundled file,
+   * three processes each (bench/deopts-child.mjs: each case in the engine's chunk-sized calls,
+   * then its variants paired), the most deoptimisations of any one function in a process. A few
+   * are V8 learning a new case; a count in the hundreds is a loop compiled on stack that is
+   * thrown away at the end of every call (docs/performance.md, "A V8 trap: code after the trial
+   * loop"), which costs a kernel 10-40% and shows in some processes only (it depends on when V8's
+   * compiler thread finishes): hence several.
+   */
+  async deopts() {
+    const out = {};
+    const child = path.join(ROOT, 'bench/deopts-child.mjs');
+    for (const file of bundledScenarios()) {
+      let worst = { count: 0, fn: '' };
+      for (let k = 0; k < 3; k++) {
+        const r = spawnSync(process.execPath, ['--trace-deopt', child, file, String(DEOPT_TRIALS)], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 30 });
+        if (r.status !== 0) throw new Error(`${file}: exit ${r.status}\n${r.stderr}`);
+        const counts = new Map();
+        for (const m of r.stdout.matchAll(/deoptimizing [^<]*<JSFunction ([^ >]+)/g)) counts.set(m[1], (counts.get(m[1]) ?? 0) + 1);
+        for (const [fn, count] of counts) if (count > worst.count) worst = { count, fn };
+      }
+      out[`${path.basename(path.dirname(file))}/${path.basename(file, '.yaml')}`] = { max_deopts_of_one_function: worst.count, function: worst.fn };
+    }
+    return out;
+  },
   /** The static site in headless Chromium: kernel speed against Node's, first number after a change, first load, script size (bench/site.mjs). */
   async site() {
     const { siteBench } = await import('./site.mjs');
@@ -717,7 +742,9 @@ const benches = {
 // Benchmarks run only when named: whole processes over every bundled file take minutes, more
 // than a CI run of the default set should spend (`npm run bench -- paired files --check`); the
 // site's needs the system's Chromium.
-const ON_REQUEST = ['paired', 'files', 'site'];
+const ON_REQUEST = ['paired', 'files', 'site', 'deopts'];
+/** Trials a case in each process of the `deopts` bench: past the first replay of the closed field path (one in ~4.8 M battles). */
+const DEOPT_TRIALS = 6_000_000;
 
 // Targets (trials/s per thread on this machine class: 2 cores, Node 20). Measured, not asserted
 // in unit tests; `--check` turns a miss into exit 1.
@@ -778,6 +805,9 @@ const TARGETS = {
   'site.first_load_seconds.workbench': { max: 2 },
   'site.first_load_seconds.index': { max: 2 },
   'site.bundle_gzip_mb': { max: 1.5 },
+  // no function of a kernel thrown away by V8 again and again (a loop compiled on stack that
+  // deoptimises at the end of every call: hundreds a run where this is broken, 1-4 where not)
+  ...Object.fromEntries(bundledScenarios().map((f) => [`deopts.${path.basename(path.dirname(f))}/${path.basename(f, '.yaml')}.max_deopts_of_one_function`, { max: 20 }])),
   // every bundled file, whole process on one thread, at >= 80% of its own kernels
   ...Object.fromEntries(bundledScenarios().map((f) => [`files.${path.basename(path.dirname(f))}/${path.basename(f, '.yaml')}.process_over_kernel`, 0.8])),
 };

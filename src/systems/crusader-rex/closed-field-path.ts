@@ -522,15 +522,16 @@ export function runClosedField(f: ClosedField, stream: Int32Array, trials: numbe
 }
 
 /**
- * The first time a thread plays closed battles: WARM_TRIALS trials played on scratch, each replayed and
- * every draw of the replays decided the slow way, so that V8 has seen playClosed call
- * replayClosed (both trials' sites) and replayClosed call uniformBelow before it compiles the
- * loop. Otherwise the first real replay (one draw in 2^25 sits on a threshold: some millions of
- * trials in) meets call sites that have never run, and the compiled loop is thrown away and
- * compiled again (25-70 ms on a 20 M-battle run). Two trials are not enough: V8 keeps no feedback
- * for a function until it has run a while (its feedback vector is made lazily). Nothing of the case's counts changes: the
- * scratch trials' stream, accumulator and codes are their own, and the histograms they fill are
- * emptied (a call starts and ends with them empty, flushClosed).
+ * The first time a thread plays closed battles: WARM_TRIALS trials played on scratch, each
+ * replayed and every draw of the replays decided the slow way, so that V8 has seen playClosed
+ * call replayClosed (both trials' sites) and replayClosed call uniformBelow before it compiles
+ * the loop. Otherwise the first real replay (one draw in 2^25 sits on a threshold: some millions
+ * of trials in) meets call sites that have never run, and the compiled loop is thrown away and
+ * compiled again (25-70 ms on a 20 M-battle run, and slower code after). Two trials are not
+ * enough: V8 keeps no feedback for a function until it has run a while (its feedback vector is
+ * made lazily). Nothing of the case's counts changes: the scratch trials' stream, accumulator
+ * and codes are their own, and the histograms they fill are emptied (a call starts and ends
+ * with them empty, flushClosed).
  */
 const WARM_TRIALS = 64;
 function warmClosed(f: ClosedField): void {
