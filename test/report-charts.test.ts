@@ -249,6 +249,23 @@ describe('the Cry Havoc melee results chart', () => {
     expect(color.sort.map(rank)).toEqual(color.sort.map(rank).sort((a, b) => a - b));
     expect(chart.caption).toContain('rule 1.6');
   });
+
+  it('past 36 cases draws an evenly spaced sample of the panels (the first and the last among them) and says so; every case stays in the CSV', async () => {
+    const text = readFileSync(path.join(ROOT, 'scenarios/cry-havoc/melee-two-on-one.yaml'), 'utf8').replace(/\nsweep:[\s\S]*?(?=\n[a-z])|$/, '') + '\nsweep:\n  attackers.0.attack: { from: 1, to: 20, step: 1 }\n';
+    const v = validateText('big.yaml', text.replace(/^trials: .*$/m, 'trials: 50'));
+    expect(v.ok).toBe(true);
+    if (!v.ok) return;
+    const r = await runScenario(v.value);
+    expect(r.cases.length).toBeGreaterThan(36);
+    const chart = systemById('cry-havoc')!.charts(r).find((c) => c.name === 'results_by_turn')!;
+    const spec = chart.spec as { data: { values: { series: string }[] }; facet: { sort: string[] } };
+    expect(spec.facet.sort.length).toBe(36);
+    expect(new Set(spec.data.values.map((x) => x.series)).size).toBeLessThanOrEqual(36);
+    expect(spec.facet.sort[0]).toContain('attack=1');
+    expect(spec.facet.sort[35]).toContain('attack=20');
+    expect(chart.caption).toContain(`a sample: 36 of the ${r.cases.length} panels`);
+    expect(r.cases.every((c) => (c.curves.results_by_turn?.length ?? 0) > 0)).toBe(true);
+  });
 });
 
 /** A drawn chart's bars (vega's scenegraph, headless): each rect mark's fill and the row it draws (or each item of another mark type, e.g. 'symbol'). */
