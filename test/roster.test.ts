@@ -34,5 +34,7 @@ describe('crusader-rex roster lookup', () => {
     expect(r.entries.filter((e) => e.side === 'franks')).toHaveLength(31);
     expect(r.entries.find((e) => e.name === 'Jerusalem Templars')).toEqual({ name: 'Jerusalem Templars', side: 'franks', type: 'military_order', steps: 3, rating: 'B3' });
     expect(() => rosterOf('surrender')).toThrow('system surrender has no roster');
+    // a name of an object's own machinery is an unknown system, not an internal error
+    for (const name of ['__proto__', 'constructor', 'toString']) expect(() => rosterOf(name)).toThrow(`unknown system "${name}"`);
   });
 });

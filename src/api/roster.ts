@@ -28,7 +28,8 @@ const ROSTERS: Record<string, { entries: () => RosterEntry[]; doc: string }> = {
  * @example rosterOf('crusader-rex').entries.length === 62
  */
 export function rosterOf(system: string): { system: string; doc: string; entries: RosterEntry[] } {
-  const r = ROSTERS[system];
+  // own keys only: a name such as __proto__ or toString is not a system
+  const r = Object.hasOwn(ROSTERS, system) ? ROSTERS[system] : undefined;
   if (r) return { system, doc: r.doc, entries: r.entries() };
   const ids = SYSTEMS.map((s) => s.id);
   if (!ids.includes(system)) throw new RosterInputError(`unknown system "${system}" (one of: ${ids.join(', ')})`);
