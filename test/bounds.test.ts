@@ -19,6 +19,21 @@ import { surrenderHead, surrenderSweep } from './heavy-scenarios.js';
 const head = (to1: number, to2: number) => [...surrenderHead('heavy'), ...surrenderSweep(to1, to2), ''].join('\n');
 const items = (n: number, item = '  - { metric: p_test, at_least: 0 }\n') => 'expect:\n' + item.repeat(n);
 
+describe('the results the cases hold are bounded (every case\'s curves are kept until the report is written)', () => {
+  it('a Cry Havoc melee swept over 1 to 1,000 turns (8 M numbers, past 5 GB when run): refused at the sweep before any trial; a 10,000-case surrender sweep is not', () => {
+    const melee = 'name: long\nsystem: cry-havoc\nseed: 1\ntrials: 20\nkind: melee\nattackers:\n  - { attack: 6 }\ndefender: { defence: 3 }\nturns: 8\nsweep:\n  turns: { from: 1, to: 1000, step: 1 }\n';
+    const v = validateText('long.yaml', melee);
+    expect(v.ok).toBe(false);
+    if (v.ok) return;
+    expect(v.issues).toHaveLength(1);
+    expect(v.issues[0]).toMatchObject({ path: 'sweep', line: 10, col: 1 });
+    expect(v.issues[0].message).toMatch(/^the 1,000 cases' results would hold 8,015,000 numbers \(their curves: up to 16,007 a case\); at most 3,000,000 are allowed/);
+    // the same sweep to 300 turns holds under the limit and is valid
+    expect(validateText('ok.yaml', melee.replace('to: 1000', 'to: 300')).ok).toBe(true);
+    expect(validateText('heavy.yaml', head(100, 100)).ok).toBe(true);
+  });
+});
+
 describe('expect: items x cases are bounded', () => {
   it('5,500 items on a 100 x 100 sweep (the file that exhausted the heap): refused at once, naming the limit', { timeout: 120_000 }, () => {
     const text = head(100, 100) + items(5500);

@@ -78,6 +78,9 @@ export const MSG = {
     `the step ${step} is too fine for 12 significant digits: the range gives ${value} twice (each value is rounded to 12 significant digits); use a coarser step`,
   sweepNumbers: () => 'a sweep list here needs numbers',
   /** `parts`: what multiplies to n ("6 values of wall.hp", "3 variants"); `ranged`: an axis is a from/to/step range. */
+  /** The cases' results would hold more numbers than LIMITS.resultNumbers (curves long in turns, rounds or days, times many cases). */
+  resultsTooLarge: (n: number, cases: number, max: number, largest: number) =>
+    `the ${cases.toLocaleString('en-US')} cases' results would hold ${bigCount(n)} numbers (their curves: up to ${largest.toLocaleString('en-US')} a case); at most ${max.toLocaleString('en-US')} are allowed: sweep fewer values, or fewer turns, rounds or days per case`,
   sweepTooLarge: (n: number, max: number, parts: readonly string[] = [], ranged = false, variants = 1) =>
     `the sweep would make ${bigCount(n)} cases${parts.length > 1 ? ` (${parts.join(' x ')})` : ''}; at most ${max.toLocaleString('en-US')} are allowed: ` +
     ['list fewer values', ...(ranged ? ['use a coarser step (or a narrower from/to) in a range'] : []), ...(variants > 1 ? ['have fewer variants'] : [])].join(', or '),

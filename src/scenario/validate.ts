@@ -6,6 +6,7 @@ import type * as z from 'zod';
 import { sweepCount, sweepValueAt } from './range.js';
 import { formatPath, type LoadedFile, type PathSegments, type ScenarioIssue } from './load.js';
 import { bigCount, MSG } from './messages.js';
+import { LIMITS } from './limits.js';
 import { COMMON_KEYS, COMMON_SHAPE, keysAt, scenarioSchemaOf, schemaAt } from './schema.js';
 import { validateExpect, type Expectation } from './expect.js';
 import { suggest } from '../text/suggest.js';
@@ -528,6 +529,24 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
     points.push(point);
   });
   const warnings = deadSettingWarnings(written);
+
+  // --- the results the cases would hold: every case's accumulator (its metrics' sums and every
+  // point of its curves) is kept until the report is written, so a file may ask for at most
+  // LIMITS.resultNumbers of them, told before any trial runs ---
+  if (issues.length === 0) {
+    let total = 0;
+    let largest = 0;
+    let cases = 0;
+    for (const p of points) {
+      for (const c of p.variants) {
+        const n = system.kernel.accLength(system.compile(c.scenario));
+        total += n;
+        largest = Math.max(largest, n);
+        cases++;
+      }
+    }
+    if (total > LIMITS.resultNumbers) push([axes.length > 0 ? 'sweep' : 'variants'], MSG.resultsTooLarge(total, cases, LIMITS.resultNumbers, largest), 'key');
+  }
 
   // --- expect: metrics, variants and swept values the assertions name must exist ---
   // (with the cases that were built: when some are missing for their own problems, a metric
