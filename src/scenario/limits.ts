@@ -25,9 +25,10 @@ export const LIMITS = {
   /**
    * Most numbers all the cases' results may hold together (each case's accumulator: its metrics'
    * sums and every point of its curves, Kernel.accLength): every case's results are kept until
-   * the report is written, so memory grows with them, not with the cases alone. 3,000,000 keeps
-   * a run under about 2.5 GB; a 10,000-case surrender sweep holds 0.56 M, 9,898 Cry Havoc melee
-   * cases of 8 turns 1.3 M (37 s, 1.9 GB), 1,000 cases of 1 to 1,000 turns 8 M (past 5 GB).
+   * the report is written, so memory grows with them, not with the cases alone. Measured: a
+   * 10,000-case surrender sweep holds 0.56 M; 9,898 Cry Havoc melee cases of 8 turns 1.3 M (a run
+   * of 37 s and 1.9 GB); 4,200 fantasy open-field cases 2.16 M (1.26 GB run, 2.7 GB as a --shard);
+   * 1,000 Cry Havoc cases of 1 to 1,000 turns 8 M (past 5 GB: refused).
    */
   resultNumbers: 3_000_000,
   /** Worker threads per core at most (--threads): more only cost memory and start-up time. */
