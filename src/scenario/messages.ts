@@ -1,6 +1,9 @@
 /** A key or value as shown in messages: at most 60 characters (a hostile file may hold a 200 000-character key). */
 export function shortKey(key: string): string {
-  return key.length > 60 ? `${key.slice(0, 57)}...` : key;
+  const cut = key.length > 60 ? `${key.slice(0, 57)}...` : key;
+  // a character a terminal shows as nothing (a byte-order mark or zero-width space pasted inside
+  // a key, a control character) written as its code, so that "s\uFEFFet" is not read as "set"
+  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
 }
 
 /** A count that may be astronomically large (a sweep step of 1e-300), in words a reader can take in. */
