@@ -314,6 +314,12 @@ besieger: { <<: *b, artillery: 1 }
     expect(issuesOf(`${BASE}structure: { blockade_chance: 1.5 }\n`)[0].message).toBe('must be at most 1, got 1.5');
     expect(issuesOf(`${BASE}sweep:\n  turns: { from: 1, to: 3, step: 0 }\n`)[0].message).toBe('must be more than 0, got 0');
     expect(issuesOf(`${BASE}sweep:\n  turns: []\n`)[0].message).toBe('needs at least one entry');
+    // lines ended by a carriage return alone (classic Mac) are lines: the same scenario, and a problem at its own line
+    const town = readFileSync(path.join(ROOT_DIR, 'scenarios/surrender/town-basic.yaml'), 'utf8');
+    const lf = validateText('lf.yaml', town);
+    const cr = validateText('cr.yaml', town.replace(/\r?\n/g, '\r'));
+    expect(cr.ok && lf.ok && JSON.stringify(cr.value.points) === JSON.stringify(lf.value.points)).toBe(true);
+    expect(issuesOf(`${BASE}turns: many\n`.replace(/\n/g, '\r')).map((i) => `${i.line}:${i.col} ${i.path}`)).toEqual([`${BASE.split('\n').length}:8 turns`]);
     // a key with an invisible character inside (a byte-order mark pasted in) is shown with its code, not as the key it looks like
     expect(issuesOf(`${BASE}rules: { "di\uFEFFe": 6 }\n`)[0].message).toBe('unknown key "di\\uFEFFe" (did you mean "die"?)');
     // a list or mapping key written with nothing after it (null) is a problem at its place, never an internal error

@@ -197,6 +197,10 @@ export function loadScenarioText(file: string, text: string): LoadedFile {
   if (bad) return fail(lineColAt(text, bad.index), MSG.controlChar(bad[0].charCodeAt(0)));
   // A byte-order mark is not part of the text: columns on line 1 count from after it, as editors do.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  // A carriage return alone ends a line (YAML 1.2's b-break; classic Mac files), though the yaml
+  // package reads it as a space: made a line feed, the same length, so every line and column is
+  // the one an editor shows.
+  if (text.includes('\r')) text = text.replace(/\r(?!\n)/g, '\n');
 
   // The yaml package makes an Error per syntax error: without stack traces they cost a
   // fraction (130 000 of them took seconds just capturing stacks).
