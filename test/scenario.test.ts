@@ -183,6 +183,10 @@ sweep:
     expect(issuesOf('name: t\nsystem: chess\nseed: 1\ntrials: 5\n')[0].message).toBe(
       MSG.unknownSystem('chess', undefined, ['surrender', 'crusader-rex', 'fantasy', 'cry-havoc']),
     );
+    // a mapping, a list or nothing is said as what it is, not as the system "[object Object]"
+    for (const [v, got] of [['{ id: x }', 'a mapping'], ['[a]', 'a list'], ['', 'an empty value']]) {
+      expect(issuesOf(`name: t\nsystem: ${v}\nseed: 1\ntrials: 5\n`)[0].message, v).toBe(MSG.wrongKind('one of surrender, crusader-rex, fantasy, cry-havoc', got));
+    }
   });
 
   it('checks variant paths and re-validates after applying them', () => {

@@ -163,9 +163,13 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
   }
   const system = systems.find((s) => s.id === sysName);
   if (!system) {
-    const name = String(sysName);
     const ids = systems.map((x) => x.id);
-    push(['system'], MSG.unknownSystem(name, suggest(name, ids), ids));
+    // a name is text: a mapping or a list is said as what it is, not as "[object Object]"
+    if (sysName === null || typeof sysName === 'object') push(['system'], MSG.wrongKind(`one of ${ids.join(', ')}`, sysName === null ? 'an empty value' : Array.isArray(sysName) ? 'a list' : 'a mapping'));
+    else {
+      const name = String(sysName);
+      push(['system'], MSG.unknownSystem(name, suggest(name, ids), ids));
+    }
     return { ok: false, issues: byPosition(issues) };
   }
   const schema = scenarioSchemaOf(system);
