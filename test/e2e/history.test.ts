@@ -182,6 +182,13 @@ describe('siegesim history refuses what it cannot trust (exit 2)', () => {
     expect((await cli(['history', 'add', 'bench.json', '--commit', 'abcdef2', '--store', 'store'])).code).toBe(2);
     expect(readFileSync(log, 'utf8')).toBe(text); // untouched
 
+    // a folder where the log should be: refused as the user's problem, not an EISDIR stack trace
+    mkdirSync(path.join(dir, 'dirlog'));
+    writeFileSync(path.join(dir, 'dirlog', 'siegesim-history.json'), JSON.stringify(HISTORY_MARKER_DOC));
+    mkdirSync(path.join(dir, 'dirlog', 'commits.jsonl'));
+    const dirlog = await cli(['history', 'show', '--store', 'dirlog']);
+    expect([dirlog.code, dirlog.stderr]).toEqual([2, `siegesim: ${path.join('dirlog', 'commits.jsonl')} cannot be read (a folder stands in its place): not a history store siegesim can use; refused, nothing written\n`]);
+
     writeFileSync(path.join(dir, 'store', 'siegesim-history.json'), '{"tool":"other"}');
     const other = await cli(['history', 'check', '--store', 'store']);
     expect([other.code, other.stderr]).toEqual([2, "siegesim: store: siegesim-history.json is not siegesim's (a foreign store); refused\n"]);

@@ -66,10 +66,20 @@ function readStore(dir: string, create: boolean): HistoryRecord[] {
     throw new UserError(`${dir} is not a siegesim history store (no ${HISTORY_MARKER}, and it holds other files: ${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}); refused, nothing written`);
   }
   return userError(() => {
-    checkMarker(readFileSync(marker, 'utf8'), dir);
+    checkMarker(readStoreFile(marker), dir);
     const log = path.join(dir, HISTORY_LOG);
-    return existsSync(log) ? parseStore(readFileSync(log, 'utf8'), log) : [];
+    return existsSync(log) ? parseStore(readStoreFile(log), log) : [];
   });
+}
+
+/** A store file's text; one that cannot be read (a folder in its place, no permission) refused as the user's problem, nothing written. */
+function readStoreFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UserError(`${file} cannot be read (${code === 'EISDIR' ? 'a folder stands in its place' : (code ?? String(e))}): not a history store siegesim can use; refused, nothing written`);
+  }
 }
 
 function git(args: string[]): string | undefined {
