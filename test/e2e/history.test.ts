@@ -187,7 +187,7 @@ describe('siegesim history refuses what it cannot trust (exit 2)', () => {
     writeFileSync(path.join(dir, 'dirlog', 'siegesim-history.json'), JSON.stringify(HISTORY_MARKER_DOC));
     mkdirSync(path.join(dir, 'dirlog', 'commits.jsonl'));
     const dirlog = await cli(['history', 'show', '--store', 'dirlog']);
-    expect([dirlog.code, dirlog.stderr]).toEqual([2, `siegesim: ${path.join('dirlog', 'commits.jsonl')} cannot be read (a folder stands in its place): not a history store siegesim can use; refused, nothing written\n`]);
+    expect([dirlog.code, dirlog.stderr]).toEqual([2, `siegesim: ${path.join('dirlog', 'commits.jsonl')} cannot be read (a folder, not a file): not a history store siegesim can use; refused, nothing written\n`]);
 
     writeFileSync(path.join(dir, 'store', 'siegesim-history.json'), '{"tool":"other"}');
     const other = await cli(['history', 'check', '--store', 'store']);

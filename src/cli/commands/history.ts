@@ -6,6 +6,7 @@
  *   siegesim history show [--store DIR] [--out DIR]
  *   siegesim history check [--last N] [--store DIR]
  */
+import { MSG } from '../../scenario/messages.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -78,7 +79,7 @@ function readStoreFile(file: string): string {
     return readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new UserError(`${file} cannot be read (${code === 'EISDIR' ? 'a folder stands in its place' : (code ?? String(e))}): not a history store siegesim can use; refused, nothing written`);
+    throw new UserError(`${file} cannot be read (${code ? MSG.fileUnreadable(code) : String(e)}): not a history store siegesim can use; refused, nothing written`);
   }
 }
 
