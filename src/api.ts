@@ -67,7 +67,7 @@ export { inlineExecutor, mainThreadExecutor } from './api/executors.js';
 export { CancelledError } from './engine/executor.js';
 export { resultLength } from './engine/chunk.js';
 export { chunkSize } from './engine/run.js';
-export { readText, readRegularFile, errCode } from './api/read.js';
+export { readText, readRegularFile, errCode, NotAFile, TooLarge } from './api/read.js';
 export { MSG } from './scenario/messages.js';
 export { LIMITS } from './scenario/limits.js';
 export { COMMON_SHAPE, jsonSchemaOf } from './scenario/schema.js';

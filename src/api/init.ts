@@ -127,7 +127,14 @@ export function mergeScripts(packageJson: string, file = 'package.json'): Script
   pkg.scripts = have;
   const indent = /^[ \t]+(?=")/m.exec(packageJson)?.[0] ?? '  ';
   const eol = packageJson.includes('\r\n') ? '\r\n' : '\n';
-  return { text: JSON.stringify(pkg, null, indent).replace(/\n/g, eol) + eol, added, kept };
+  let text: string;
+  try {
+    text = JSON.stringify(pkg, null, indent);
+  } catch (e) {
+    // nested deeper than the stack (JSON.parse reads it; writing it back recurses)
+    throw new InitInputError(`${file} cannot be written back (${(e as Error).message}): add the scripts yourself: ${JSON.stringify(INIT_SCRIPTS)}`);
+  }
+  return { text: text.replace(/\n/g, eol) + eol, added, kept };
 }
 
 /** A package.json for a folder that has none: private, with init's scripts. */

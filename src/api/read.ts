@@ -14,9 +14,9 @@ import { decodeScenario, fileIssue } from '../scenario/decode.js';
 export const errCode = (e: unknown) => (e as NodeJS.ErrnoException).code ?? String(e);
 
 /** Why a path cannot be read as a file: a folder, a device, a pipe. */
-class NotAFile extends Error {}
+export class NotAFile extends Error {}
 /** A file over the size limit: its size. */
-class TooLarge extends Error {
+export class TooLarge extends Error {
   constructor(readonly bytes: number) {
     super(`the file is ${bytes} bytes`);
   }

@@ -222,6 +222,15 @@ function probe(dir: string, shown: string): void {
   rmdirSync(p);
 }
 
+/**
+ * Check, before anything is written, that the folder `dir` can be made or written in: its nearest
+ * existing ancestor (itself included) must be a folder a new entry can be made in (/proc and
+ * read-only mounts refuse). An OutputError (exit 2) names `shown` and the reason.
+ */
+export function checkWritableFolder(dir: string, shown: string = dir): void {
+  probe(nearestFolder(dir, shown), shown);
+}
+
 /** The files a command reads (scenario files, shard files): an output never replaces one. */
 export type Inputs = readonly string[];
 
@@ -482,7 +491,7 @@ function followLink(p: string): string {
 }
 
 /** Create `dir` and its missing parents one level at a time (Node's recursive mkdir loops forever under /proc); returns those it made, outermost first. */
-function makeFolders(dir: string): string[] {
+export function makeFolders(dir: string): string[] {
   const missing: string[] = [];
   for (let cur = path.resolve(dir); !existsSync(cur); cur = path.dirname(cur)) {
     missing.push(cur);

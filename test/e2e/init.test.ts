@@ -6,10 +6,11 @@
  * refuses it (checked: it does). The full starter layout and a second init are in team-repo.test.ts.
  */
 import { afterAll, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runCli } from '../cli-child.js';
+import { runCli, STACK_FRAME } from '../cli-child.js';
 import { INIT_SCRIPTS } from '../../src/api.js';
 
 const dirs: string[] = [];
@@ -66,4 +67,46 @@ it("a file of the user's own where a starter would go: kept, and a warning that 
   const test = await runCli(['test', 'scenarios', '--no-progress'], { cwd: dir });
   expect(test.code).not.toBe(0);
   expect(test.stderr + test.stdout).toContain('scenarios/fantasy-climbers-dc.yaml');
+});
+
+it('a repository where init cannot write what it plans is refused before anything is written (exit 2, a message, no stack trace, never waits on a pipe)', async () => {
+  /** Every file under `dir` (folders end with /), to see that nothing was written. */
+  const tree = (dir: string): string[] =>
+    readdirSync(dir, { recursive: true, withFileTypes: true })
+      .map((e) => path.relative(dir, path.join(e.parentPath, e.name)) + (e.isDirectory() ? '/' : ''))
+      .sort();
+  const cases: { name: string; setup: (dir: string) => void; args?: string[]; says: RegExp }[] = [
+    { name: 'scenarios-file', setup: (d) => writeFileSync(path.join(d, 'scenarios'), 'x\n'), says: /scenarios is a file, not a folder \(nothing was written\)/ },
+    // .github a file: the four starters were written before the workflow failed
+    { name: 'github-file', setup: (d) => writeFileSync(path.join(d, '.github'), 'x\n'), says: /\.github is a file, not a folder \(nothing was written\)/ },
+    {
+      name: 'starter-folder',
+      setup: (d) => mkdirSync(path.join(d, 'scenarios/fantasy-climbers-dc.yaml'), { recursive: true }),
+      args: ['--system', 'fantasy'],
+      says: /^siegesim: scenarios\/fantasy-climbers-dc\.yaml is a folder, where init writes a file: move it and run init again \(nothing was written\)$/m,
+    },
+    { name: 'package-folder', setup: (d) => mkdirSync(path.join(d, 'package.json')), says: /^siegesim: package\.json is a folder, where init writes a file/m },
+    { name: 'package-pipe', setup: (d) => execFileSync('mkfifo', [path.join(d, 'package.json')]), says: /^siegesim: package\.json is not a regular file \(a pipe or a device\)/m },
+    { name: 'gitignore-link', setup: (d) => symlinkSync('nowhere', path.join(d, '.gitignore')), says: /^siegesim: \.gitignore is a symbolic link to nowhere/m },
+    // nested past the stack: JSON.parse reads it, writing it back recursed (a RangeError)
+    { name: 'package-deep', setup: (d) => writeFileSync(path.join(d, 'package.json'), `{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}`), says: /^siegesim: package\.json cannot be written back \(Maximum call stack size exceeded\): add the scripts yourself/m },
+  ];
+  for (const c of cases) {
+    const dir = repo(c.name);
+    c.setup(dir);
+    const before = tree(dir);
+    const r = await runCli(['init', ...(c.args ?? [])], { cwd: dir, timeoutMs: 30_000 });
+    expect(r.code, `${c.name}: ${r.stderr}`).toBe(2);
+    expect(r.stderr, c.name).toMatch(c.says);
+    expect(r.stderr, c.name).not.toMatch(STACK_FRAME);
+    expect(tree(dir), c.name).toEqual(before);
+  }
+  // a path under a file, and a file system that takes no new files (Node's recursive mkdir looped for ever under /proc)
+  const dir = repo('under');
+  writeFileSync(path.join(dir, 'f.txt'), 'x\n');
+  const under = await runCli(['init', 'f.txt/x'], { cwd: dir, timeoutMs: 30_000 });
+  expect([under.code, under.stderr]).toEqual([2, expect.stringMatching(/f\.txt is a file, not a folder \(nothing was written\)/)]);
+  const proc = await runCli(['init', '/proc/siegesim-init-test'], { cwd: dir, timeoutMs: 30_000 });
+  expect([proc.code, proc.stderr]).toEqual([2, expect.stringMatching(/^siegesim: cannot write to \/proc\/siegesim-init-test\/\S+: this file system does not allow new files there/)]);
+  expect(tree(dir)).toEqual(['f.txt']);
 });

@@ -4,27 +4,57 @@
  * an untracked file; package.json gains only the scripts it does not have.
  */
 import type { Command } from 'commander';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { formatIssue, GITIGNORE_LINES, INIT_SCRIPTS, initPlan, initSystems, InitInputError, mergeScripts, newPackageJson, STARTERS, validateText } from '../../api.js';
+import { formatIssue, GITIGNORE_LINES, INIT_SCRIPTS, initPlan, initSystems, InitInputError, mergeScripts, newPackageJson, NotAFile, readRegularFile, STARTERS, TooLarge, validateText } from '../../api.js';
 import { VERSION } from '../../version.js';
 import { packageFile } from '../../paths.js';
-import { writeFileAtomic } from '../../report/write.js';
+import { checkWritableFolder, makeFolders, reasonOf, writeFileAtomic } from '../../report/write.js';
 import { UserError } from '../common.js';
 
 interface InitFlags {
   system?: string[];
 }
 
+/** The most init reads of a file of the repository's own (package.json, .gitignore, a scenario where a starter goes). */
+const READ_MAX = 16 * 1024 * 1024;
+
+/**
+ * What is at `target`, a file init would write: undefined when nothing is (init writes it), else
+ * the text of the repository's own file there (kept). Anything else there (a folder, a pipe, a
+ * device, a symbolic link to nowhere) is refused before anything is written: init never writes
+ * around it, and never waits on a pipe.
+ */
+function existingText(target: string, shown: string): string | undefined {
+  let link;
+  try {
+    link = lstatSync(target);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    // ENOTDIR: a file where a folder on the path should be, named by the folder check
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new UserError(`cannot read ${shown}: ${reasonOf(e)}`);
+  }
+  const refuse = (what: string) => new UserError(`${shown} is ${what}, where init writes a file: move it and run init again (nothing was written)`);
+  try {
+    return readRegularFile(target, READ_MAX).toString('utf8');
+  } catch (e) {
+    if (link.isSymbolicLink() && (e as NodeJS.ErrnoException).code === 'ENOENT') throw refuse('a symbolic link to nowhere');
+    if (e instanceof NotAFile) throw refuse(statSync(target).isDirectory() ? 'a folder' : 'not a regular file (a pipe or a device)');
+    if (e instanceof TooLarge) throw new UserError(`${shown} is ${e.bytes} bytes, over the ${READ_MAX} init reads: is it the file it should be? (nothing was written)`);
+    throw new UserError(`cannot read ${shown}: ${reasonOf(e)}`);
+  }
+}
+
 /** Create a file only if it is not there (the `wx` flag: not even a file made a moment ago is replaced). */
 function createOnly(file: string, text: string): boolean {
-  mkdirSync(path.dirname(file), { recursive: true });
   try {
+    makeFolders(path.dirname(file));
     writeFileSync(file, text, { flag: 'wx' });
     return true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new UserError(`cannot write ${file}: ${(e as Error).message}`);
+    throw new UserError(`cannot write ${file}: ${reasonOf(e)}`);
   }
 }
 
@@ -54,13 +84,22 @@ async function initCommand(dir: string | undefined, flags: InitFlags): Promise<v
     if (e instanceof InitInputError) throw new UserError(e.message);
     throw e;
   }
-  if (existsSync(root) && !statSync(root).isDirectory()) throw new UserError(`${dir} is a file, not a folder: name the repository's folder`);
-  // package.json first: one init refuses is refused before anything is written
+  const shown = (abs: string) => ((rel) => (rel.startsWith('..') ? abs : rel || '.'))(path.relative(process.cwd(), abs));
+  let rootStat;
+  try {
+    rootStat = statSync(root);
+  } catch {
+    // not there (init makes it), or a file on the way to it (the folder check names it)
+  }
+  if (rootStat && !rootStat.isDirectory()) throw new UserError(`${dir} is a file, not a folder: name the repository's folder`);
+  // Everything is checked before anything is written: package.json (one init refuses is refused
+  // first), every file of the plan (a file of the repository's own is kept and read; a folder, a
+  // pipe or a dangling link where a file goes is refused) and every folder a file goes in.
   const pkgFile = path.join(root, 'package.json');
-  const pkgText = existsSync(pkgFile) ? readFileSync(pkgFile, 'utf8') : undefined;
+  const pkgText = existingText(pkgFile, shown(pkgFile));
   let merged;
   try {
-    merged = pkgText === undefined ? undefined : mergeScripts(pkgText, path.relative(process.cwd(), pkgFile) || 'package.json');
+    merged = pkgText === undefined ? undefined : mergeScripts(pkgText, shown(pkgFile));
   } catch (e) {
     if (e instanceof InitInputError) throw new UserError(e.message);
     throw e;
@@ -72,26 +111,39 @@ async function initCommand(dir: string | undefined, flags: InitFlags): Promise<v
     for (const k of merged.kept) if (scripts?.[k] !== INIT_SCRIPTS[k]) own.add(k);
   }
   const plan = initPlan(systems, (rel) => readFileSync(packageFile(rel), 'utf8'), own.has('balance'));
+  const files = plan.files.map((f) => {
+    const target = path.join(root, ...f.path.split('/'));
+    return { ...f, target, existing: existingText(target, shown(target)) };
+  });
+  const toWrite = [...files.filter((f) => f.existing === undefined).map((f) => f.target), ...(pkgText === undefined || merged?.text !== undefined ? [pkgFile] : [])];
+  for (const folder of new Set(toWrite.map((t) => path.dirname(t)))) {
+    try {
+      checkWritableFolder(folder, shown(folder));
+    } catch (e) {
+      throw new UserError(`${(e as Error).message} (nothing was written)`);
+    }
+  }
   const lines: string[] = [];
   const warnings: string[] = [];
   let wrote = 0;
   const kept: string[] = [];
-  for (const f of plan.files) {
-    const target = path.join(root, ...f.path.split('/'));
-    if (createOnly(target, f.text)) {
+  for (const f of files) {
+    if (f.existing === undefined && createOnly(f.target, f.text)) {
       wrote++;
       lines.push(`  wrote ${f.path}  (${f.what})`);
-    } else {
-      kept.push(f.path);
-      if (f.scenario) {
-        // the user's own file where a starter would go: kept, but test reads every file in scenarios/
-        const v = validateText(f.path, readFileSync(target, 'utf8'));
-        if (!v.ok) warnings.push(`${f.path} was already there and is not a valid scenario (${formatIssue(v.issues[0]).trim()}): siegesim test scenarios, as the balance workflow runs it, will refuse it; fix it, or move it out of scenarios/`);
-      }
-      if (f.path === '.gitignore') {
-        const missing = missingIgnores(readFileSync(target, 'utf8'));
-        if (missing.length > 0) warnings.push(`.gitignore does not ignore ${missing.join(', ')} (what siegesim and npm write): add ${missing.length === 1 ? 'it' : 'them'} before committing with git add .`);
-      }
+      continue;
+    }
+    kept.push(f.path);
+    // (made a moment ago by someone else: read now)
+    const text = f.existing ?? existingText(f.target, shown(f.target)) ?? '';
+    if (f.scenario) {
+      // the user's own file where a starter would go: kept, but test reads every file in scenarios/
+      const v = validateText(f.path, text);
+      if (!v.ok) warnings.push(`${f.path} was already there and is not a valid scenario (${formatIssue(v.issues[0]).trim()}): siegesim test scenarios, as the balance workflow runs it, will refuse it; fix it, or move it out of scenarios/`);
+    }
+    if (f.path === '.gitignore') {
+      const missing = missingIgnores(text);
+      if (missing.length > 0) warnings.push(`.gitignore does not ignore ${missing.join(', ')} (what siegesim and npm write): add ${missing.length === 1 ? 'it' : 'them'} before committing with git add .`);
     }
   }
   let hasSiegesim = false;
