@@ -39,7 +39,7 @@ export {
   type CommandCase,
 } from './api/live.js';
 export { testScenario, prepareExact, judge, TEST_CONFIDENCE, TEST_MAX_FACTOR, type TestOptions, type ScenarioTestResult, type AssertionResult, type Verdict } from './api/test.js';
-export { diffSummaries, diffSets, DiffError, DIFF_ALPHA, scenarioSettings, settingChanges, type SettingChange, type DiffResult, type DiffRow, type DiffScenario, type DiffOptions, type SummaryDoc } from './api/diff.js';
+export { diffSummaries, diffSets, DiffError, DIFF_ALPHA, scenarioSettings, summaryShapeProblem, settingChanges, type SettingChange, type DiffResult, type DiffRow, type DiffScenario, type DiffOptions, type SummaryDoc } from './api/diff.js';
 export { GITIGNORE_LINES, initPlan, initSystems, mergeScripts, newPackageJson, starterScenario, InitInputError, STARTERS, INIT_SCRIPTS, type InitPlan, type InitFile, type ScriptsMerge } from './api/init.js';
 export {
   readResult,
@@ -71,7 +71,7 @@ export { readText, readRegularFile, errCode, NotAFile, TooLarge } from './api/re
 export { MSG } from './scenario/messages.js';
 export { LIMITS } from './scenario/limits.js';
 export { COMMON_SHAPE, jsonSchemaOf } from './scenario/schema.js';
-export { formatIssue, formatPath } from './scenario/load.js';
+export { formatIssue, formatPath, loadScenarioText } from './scenario/load.js';
 export { fileIssue, folderIssue } from './scenario/decode.js';
 export { SYSTEMS, systemById } from './systems/registry.js';
 export { metricDocsOf, sidesLines } from './systems/metric-docs.js';

@@ -42,6 +42,9 @@ describe('history records', () => {
     expect(s.metrics['g · p_breach']).toMatchObject({ v: 0.25, n: N, k: 'p' });
     expect(s.metrics['g · p_breach'].lo).toBeCloseTo(w.ci_low, 7);
     expect(() => readResult({ a: 1 }, 'x.json')).toThrow(HistoryError);
+    // a damaged summary.json is said, never a TypeError (cases: [null] was one)
+    expect(() => readResult({ name: 'g', system: 'fantasy', cases: [null] }, 'd.json')).toThrow('d.json: a damaged summary.json (cases[0] is not an object)');
+    expect(() => readResult({ name: 'g', system: 'fantasy', cases: [{ case: 0, variant: 'b', params: {}, trials: 1, metrics: null }] }, 'd.json')).toThrow('(cases[0].metrics is not an object)');
     // a mean over the trials of an event keeps its event (summary.json's conditional_on, test --json's), and so does its series
     const mean = { value: 1.3, ci_low: 1.2, ci_high: 1.4, n: 900, kind: 'mean' as const, conditional_on: 'p_breach' };
     const cond = readResult({ name: 'g', system: 'fantasy', params: [], variants: ['a', 'b'], cases: [

@@ -79,6 +79,52 @@ export interface SummaryDoc {
   settings?: Record<string, unknown> | null;
 }
 
+/**
+ * Why `doc` (a parsed JSON file) is not a summary.json that diff and history can read, or
+ * undefined: every field they read is checked for its type, so a damaged or hand-edited file is
+ * said as such (`cases[0].metrics is not an object`), never met later as a TypeError.
+ */
+export function summaryShapeProblem(doc: unknown): string | undefined {
+  if (!isMap(doc) || typeof doc.name !== 'string' || typeof doc.system !== 'string' || !Array.isArray(doc.cases) || !Array.isArray(doc.params) || !Array.isArray(doc.variants)) {
+    return 'it needs name, system, params, variants and cases';
+  }
+  if (!doc.params.every((p) => typeof p === 'string')) return 'params is not a list of names';
+  if (!doc.variants.every((v) => typeof v === 'string')) return 'variants is not a list of names';
+  if (doc.trials !== undefined && typeof doc.trials !== 'number') return 'trials is not a number';
+  const numberOrNull = (x: unknown) => x === null || typeof x === 'number';
+  const estimate = (e: unknown, where: string): string | undefined => {
+    if (!isMap(e)) return `${where} is not an object`;
+    for (const k of ['value', 'ci_low', 'ci_high'] as const) if (!numberOrNull(e[k])) return `${where}.${k} is not a number or null`;
+    if (e.se !== undefined && !numberOrNull(e.se)) return `${where}.se is not a number or null`;
+    return undefined;
+  };
+  for (const [i, c] of doc.cases.entries()) {
+    const at = `cases[${i}]`;
+    if (!isMap(c)) return `${at} is not an object`;
+    if (typeof c.case !== 'number') return `${at}.case is not a number`;
+    if (typeof c.variant !== 'string') return `${at}.variant is not a name`;
+    if (!isMap(c.params)) return `${at}.params is not an object`;
+    if (typeof c.trials !== 'number') return `${at}.trials is not a number`;
+    if (!isMap(c.metrics)) return `${at}.metrics is not an object`;
+    for (const [m, v] of Object.entries(c.metrics)) {
+      const why = estimate(v, `${at}.metrics.${m}`);
+      if (why !== undefined) return why;
+      const e = v as Record<string, unknown>;
+      if (typeof e.n !== 'number') return `${at}.metrics.${m}.n is not a number`;
+      if (e.kind !== undefined && e.kind !== 'probability' && e.kind !== 'mean') return `${at}.metrics.${m}.kind is neither "probability" nor "mean"`;
+      if (e.conditional_on !== undefined && typeof e.conditional_on !== 'string') return `${at}.metrics.${m}.conditional_on is not a metric's name`;
+    }
+    if (c.differences !== undefined) {
+      if (!isMap(c.differences)) return `${at}.differences is not an object`;
+      for (const [m, v] of Object.entries(c.differences)) {
+        const why = estimate(v, `${at}.differences.${m}`);
+        if (why !== undefined) return why;
+      }
+    }
+  }
+  return undefined;
+}
+
 /** One setting that differs between two runs: its dotted path, and its value before and after (null: not written, the rules' default). */
 export interface SettingChange {
   key: string;

@@ -28,7 +28,7 @@
  * the calibration loop): it moved when the ratio to the previous commit is beyond the tolerance
  * `siegesim bench --baseline` fails at (0.15), as github-action-benchmark alerts on a ratio.
  */
-import { compareMetric, DIFF_ALPHA, type SummaryDoc, type SummaryMetric } from './diff.js';
+import { compareMetric, DIFF_ALPHA, summaryShapeProblem, type SummaryDoc, type SummaryMetric } from './diff.js';
 import { whereLabel } from './test.js';
 import { holmAdjust, pTwoSided, wilson, Z95, zForConfidence } from '../stats/intervals.js';
 
@@ -124,7 +124,12 @@ function seriesName(scenario: string, metric: string, where: string): string {
 export function readResult(doc: unknown, file: string): HistoryInput {
   if (isObject(doc) && Array.isArray(doc.assertions) && typeof doc.passed === 'boolean') return readTest(doc, file);
   if (isObject(doc) && isObject(doc.calibration) && isObject(doc.results)) return readBench(doc, file);
-  if (isObject(doc) && Array.isArray(doc.cases) && typeof doc.system === 'string' && typeof doc.name === 'string') return readSummary(doc as unknown as SummaryDoc);
+  if (isObject(doc) && Array.isArray(doc.cases) && typeof doc.system === 'string' && typeof doc.name === 'string') {
+    // (params and variants may be absent: readSummary reads none then)
+    const why = summaryShapeProblem({ params: [], variants: [], ...doc });
+    if (why !== undefined) throw new HistoryError(`${file}: a damaged summary.json (${why})`);
+    return readSummary(doc as unknown as SummaryDoc);
+  }
   throw new HistoryError(`${file}: not a result history records (the JSON of \`siegesim test --json\` or \`siegesim bench\`, or a run's summary.json)`);
 }
 

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { XMLParser } from 'fast-xml-parser';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, runCli, tempDirs } from '../cli-child.js';
 import { runCliBatch } from '../cli-batch.js';
@@ -351,6 +352,49 @@ describe('siegesim diff', () => {
       `${path.join(dir, 'other.json')}  (file)  ${MSG.notASummary('it needs name, system, params, variants and cases')}`,
       `${dir}  (folder)  ${MSG.noSummaryIn()}`,
     ]);
+  });
+});
+
+describe('diff of damaged results (found by the fuzzing helper: TypeErrors, a pipe waited on for ever, a scenario copy parsed with no limit)', () => {
+  it('a summary.json missing or mistyping what diff reads, a pipe, a device: each said, exit 2; a scenario copy past the limits: settings not known', async () => {
+    const dir = tmp();
+    const good = {
+      name: 'g',
+      system: 'surrender',
+      params: [],
+      variants: ['baseline'],
+      cases: [{ case: 0, variant: 'baseline', params: {}, trials: 100, metrics: { p_test: { value: 0.5, ci_low: 0.4, ci_high: 0.6, n: 100, kind: 'probability' } } }],
+    };
+    const put = (name: string, doc: unknown) => {
+      const f = path.join(dir, `${name}.json`);
+      writeFileSync(f, JSON.stringify(doc));
+      return f;
+    };
+    const ok = put('good', good);
+    const bad: [string, unknown, string][] = [
+      ['null-case', { ...good, cases: [null] }, 'cases[0] is not an object'],
+      ['null-metrics', { ...good, cases: [{ ...good.cases[0], metrics: null }] }, 'cases[0].metrics is not an object'],
+      ['null-params', { ...good, cases: [{ ...good.cases[0], params: null }] }, 'cases[0].params is not an object'],
+      ['text-value', { ...good, cases: [{ ...good.cases[0], metrics: { p_test: { ...good.cases[0].metrics.p_test, value: '0.5' } } }] }, 'cases[0].metrics.p_test.value is not a number or null'],
+      ['null-n', { ...good, cases: [{ ...good.cases[0], metrics: { p_test: { ...good.cases[0].metrics.p_test, n: null } } }] }, 'cases[0].metrics.p_test.n is not a number'],
+      ['null-difference', { ...good, cases: [{ ...good.cases[0], differences: { p_test: null } }] }, 'cases[0].differences.p_test is not an object'],
+    ];
+    const fifo = path.join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    // a report whose scenario.yaml copy is 5 MB of '[': parsed without limits it ran out of memory
+    const report = path.join(dir, 'report');
+    mkdirSync(report);
+    writeFileSync(path.join(report, 'summary.json'), JSON.stringify(good));
+    writeFileSync(path.join(report, 'scenario.yaml'), `name: g\nzz: ${'['.repeat(5_000_000)}\n`);
+    const results = await runCliBatch([...bad.map(([name, doc]) => ['diff', ok, put(name, doc)]), ['diff', ok, fifo], ['diff', ok, '/dev/zero'], ['diff', ok, report]]);
+    for (const [i, [name, , why]] of bad.entries()) {
+      expect([name, results[i].code, results[i].stderr]).toEqual([name, 2, `${path.join(dir, `${name}.json`)}  (file)  ${MSG.notASummary(why)}\nsiegesim: 1 problem found; nothing was run or written\n`]);
+    }
+    const [pipe, device, copy] = results.slice(bad.length);
+    expect([pipe.code, pipe.stderr.split('\n')[0]]).toEqual([2, `${fifo}  (file)  ${MSG.notASummary('not a regular file: a pipe or a device')}`]);
+    expect([device.code, device.stderr.split('\n')[0]]).toEqual([2, `/dev/zero  (file)  ${MSG.notASummary('not a regular file: a pipe or a device')}`]);
+    expect(copy.code, copy.stderr).toBe(0);
+    expect(copy.stdout).toContain(MSG.diffSettingsUnknown());
   });
 });
 

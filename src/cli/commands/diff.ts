@@ -1,12 +1,14 @@
 /** `siegesim diff`: what moved between two runs (report folders, folders of them, or summary.json files). */
 import type { Command } from 'commander';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { diffSets, diffSummaries, DiffError, DIFF_ALPHA, scenarioSettings, type SummaryDoc, fileIssue, folderIssue, MSG, errCode } from '../../api.js';
+import { diffSets, diffSummaries, DiffError, DIFF_ALPHA, scenarioSettings, summaryShapeProblem, type SummaryDoc, fileIssue, folderIssue, MSG, errCode, loadScenarioText, NotAFile, readRegularFile, readText, TooLarge } from '../../api.js';
 import { diffMarkdown, diffText } from '../../report/diff-report.js';
 import { failWith, probabilityArg, UserError } from '../common.js';
 import type { ScenarioIssue } from '../../api.js';
+
+/** The most diff reads of one summary.json (a 10,000-case sweep's is a few MB). */
+const SUMMARY_MAX = 256 * 1024 * 1024;
 
 interface DiffFlags {
   json?: boolean;
@@ -43,9 +45,11 @@ function readSummaries(where: string): { docs: SummaryDoc[]; issues: ScenarioIss
   for (const f of files) {
     let text: string;
     try {
-      text = readFileSync(f, 'utf8');
+      // never waits on a pipe, never reads a device for ever
+      text = readRegularFile(f, SUMMARY_MAX).toString('utf8');
     } catch (e) {
-      issues.push(fileIssue(f, MSG.fileUnreadable(errCode(e))));
+      const why = e instanceof NotAFile ? MSG.notASummary('not a regular file: a pipe or a device') : e instanceof TooLarge ? MSG.notASummary(`${e.bytes.toLocaleString('en-US')} bytes, over the ${SUMMARY_MAX.toLocaleString('en-US')} diff reads`) : MSG.fileUnreadable(errCode(e));
+      issues.push(fileIssue(f, why));
       continue;
     }
     let doc: unknown;
@@ -55,26 +59,31 @@ function readSummaries(where: string): { docs: SummaryDoc[]; issues: ScenarioIss
       issues.push(fileIssue(f, looksLikeScenario(f, text) ? MSG.diffScenarioFile(f, /^name:[ \t]*([\w.-]+)[ \t]*$/m.exec(text)?.[1]) : MSG.notASummary(`not JSON: ${(e as Error).message}`)));
       continue;
     }
-    const d = doc as Partial<SummaryDoc>;
-    if (typeof d?.name !== 'string' || typeof d.system !== 'string' || !Array.isArray(d.cases) || !Array.isArray(d.params) || !Array.isArray(d.variants)) {
-      issues.push(fileIssue(f, MSG.notASummary('it needs name, system, params, variants and cases')));
+    const why = summaryShapeProblem(doc);
+    if (why !== undefined) {
+      issues.push(fileIssue(f, MSG.notASummary(why)));
       continue;
     }
-    docs.push({ ...(d as SummaryDoc), settings: settingsBeside(f, d as SummaryDoc) });
+    docs.push({ ...(doc as SummaryDoc), settings: settingsBeside(f, doc as SummaryDoc) });
   }
   return { docs, issues };
 }
 
 /**
  * The run's settings, from the scenario copy its report keeps beside summary.json (the file its
- * provenance names, scenario.yaml): null when it is not there or not readable, and the diff
- * then says the settings could not be compared.
+ * provenance names, scenario.yaml), read as any scenario file is (its size and nesting limits, a
+ * pipe refused): null when it is not there or not readable, and the diff then says the settings
+ * could not be compared.
  */
 function settingsBeside(summary: string, d: SummaryDoc & { provenance?: { scenario?: { file?: unknown } } }): Record<string, unknown> | null {
   const name = d.provenance?.scenario?.file;
   const file = path.join(path.dirname(summary), typeof name === 'string' && name === path.basename(name) ? name : 'scenario.yaml');
+  const read = readText(file);
+  if (read.text === undefined) return null;
+  const loaded = loadScenarioText(file, read.text);
+  if (loaded.issues.length > 0) return null;
   try {
-    return scenarioSettings(parseYaml(readFileSync(file, 'utf8')), { seed: d.seed, trials: d.trials });
+    return scenarioSettings(loaded.data, { seed: d.seed, trials: d.trials });
   } catch {
     return null;
   }
