@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { checkPassed, checkScenario, CHECK_Z_LIMIT, emptyCheckTally, exactScenario, judgeCheck, runScenario, unpairedDifferences, type CheckRow, type CheckVerdict, shortName, MSG } from '../../api.js';
 import { whereLabel } from '../../api/test.js';
 import { showCount } from '../../report/format.js';
-import { controller, executorOf, loadAll, positiveNumber, seedArg, threadsOpt, trialsArg, type RunFlags } from '../common.js';
+import { atDefaultSignals, controller, executorOf, loadAll, positiveNumber, seedArg, threadsOpt, trialsArg, type RunFlags } from '../common.js';
 
 type CheckFlags = RunFlags & { verbose?: boolean; zLimit: number; allowEmpty?: boolean };
 
@@ -76,7 +76,7 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
   const doc: CheckJson = { passed: false, z_limit: limit, compared: 0, failed: 0, no_data: 0, max_abs_z: null, allow_empty: flags.allowEmpty === true, empty: null, scenarios: [], skipped: [], rows: [] };
   try {
     for (const v of scenarios) {
-      const ex = exactScenario(v);
+      const ex = atDefaultSignals(() => exactScenario(v));
       if (ex.every((e) => e.exact === null)) {
         say(`${v.name}: no exact form, skipped\n`);
         doc.skipped.push({ name: v.name, file: v.file, reason: 'no exact form' });

@@ -1,25 +1,8 @@
 /** `siegesim exact`: the exact answers, where the system has an exact form. */
 import type { Command } from 'commander';
 import { exactScenario } from '../../api.js';
-import { loadAll, UserError } from '../common.js';
+import { atDefaultSignals, loadAll, UserError } from '../common.js';
 import { conditionalText } from '../../report/format.js';
-
-/**
- * fn() with SIGINT and SIGTERM at their default action, ending the process at once (exit status
- * 128 + the signal: 130 for Ctrl-C). An exact answer is one synchronous computation, minutes for
- * a large case, and the handlers main() adds run only between turns of the event loop: they
- * would wait for it to end. exact writes nothing but its standard output, so nothing is left
- * half made.
- */
-function atDefaultSignals<T>(fn: () => T): T {
-  const kept = (['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, process.listeners(sig)] as const);
-  for (const [sig] of kept) process.removeAllListeners(sig);
-  try {
-    return fn();
-  } finally {
-    for (const [sig, ls] of kept) for (const l of ls) process.on(sig, l);
-  }
-}
 
 async function exactCommand(files: string[], flags: { json?: boolean }): Promise<void> {
   const scenarios = loadAll(files);
