@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { validateText } from '../src/api.js';
+import { loadScenarioText, validateText } from '../src/api.js';
 import { COMMON_SHAPE, scenarioSchemaOf, schemaAt } from '../src/scenario/schema.js';
 import { systemById } from '../src/systems/registry.js';
 import { MSG } from '../src/scenario/messages.js';
@@ -324,6 +324,11 @@ besieger: { <<: *b, artillery: 1 }
     const cr = validateText('cr.yaml', town.replace(/\r?\n/g, '\r'));
     expect(cr.ok && lf.ok && JSON.stringify(cr.value.points) === JSON.stringify(lf.value.points)).toBe(true);
     expect(issuesOf(`${BASE}turns: many\n`.replace(/\n/g, '\r')).map((i) => `${i.line}:${i.col} ${i.path}`)).toEqual([`${BASE.split('\n').length}:8 turns`]);
+    // a syntax error after a scalar of several lines read as an error token is at its own line
+    // (the parser's line counter missed the scalar's line break: `e` on line 6 was said at 5:1)
+    const drift = loadScenarioText('d.yaml', '  x\na: 1\nb:\n  c\n  d\ne: 2\n').issues.map((i) => `${i.line}:${i.col}`);
+    expect(drift.at(-3)).toBe('6:1');
+    expect(drift).toEqual(['1:3', '3:1', '3:2', '4:3', '6:1', '6:2', '6:4']);
     // a key with an invisible character inside (a byte-order mark pasted in) is shown with its code, not as the key it looks like
     expect(issuesOf(`${BASE}rules: { "di\uFEFFe": 6 }\n`)[0].message).toBe('unknown key "di\\uFEFFe" (did you mean "die"?)');
     // a list or mapping key written with nothing after it (null) is a problem at its place, never an internal error

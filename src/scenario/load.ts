@@ -2,7 +2,7 @@
  * Load phase: parse YAML and keep the line and column of every key and value, so that every
  * later error can point at the exact place in the file.
  */
-import { Composer, Lexer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq, type CST, type Document, type Node } from 'yaml';
+import { Composer, Lexer, Parser, isAlias, isMap, isScalar, isSeq, type CST, type Document, type Node } from 'yaml';
 import { LIMITS, utf8LengthUpTo } from './limits.js';
 import { MSG, shortKey } from './messages.js';
 
@@ -104,6 +104,13 @@ function lineColAt(text: string, offset: number): Pos {
     lineStart = i + 1;
   }
   return { line, col: offset - lineStart + 1 };
+}
+
+/** The offset at which each line of `text` starts (a line feed ends a line; a CR LF's CR is in the line before it). */
+function lineStartsOf(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
 }
 
 /** C0 controls other than tab, newline and return; DEL; U+FFFE, U+FFFF; lone surrogates. */
@@ -275,8 +282,20 @@ function indentOf(line: string): number {
 function loadYaml(file: string, text: string): LoadedFile {
   const positions = new PositionMap();
   const issues: ScenarioIssue[] = [];
-  const lineCounter = new LineCounter();
-  const at = (offset: number): Pos => lineCounter.linePos(offset);
+  // Each line's offset, from the text itself: the parser's own LineCounter misses the line breaks
+  // inside a scalar it reads as an error token (`  c\n  d` after `b:` in a broken file), and every
+  // position after one came out that many lines early.
+  const starts = lineStartsOf(text);
+  const at = (offset: number): Pos => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, col: offset - starts[lo] + 1 };
+  };
   const syntax = (offset: number, message: string) => {
     const p = at(offset);
     issues.push({ file, line: p.line, col: p.col, path: '(yaml)', message });
@@ -295,7 +314,7 @@ function loadYaml(file: string, text: string): LoadedFile {
     issues.push({ file, ...lineColAt(text, lexDeep), path: '(yaml)', message: MSG.tooDeep(LIMITS.depth) });
     return failed();
   }
-  const tokens = Array.from(new Parser(lineCounter.addNewLine).parse(text));
+  const tokens = Array.from(new Parser().parse(text));
   const deep = tooDeepAt(tokens, LIMITS.depth);
   if (deep >= 0) {
     syntax(deep, MSG.tooDeep(LIMITS.depth));
@@ -319,7 +338,7 @@ function loadYaml(file: string, text: string): LoadedFile {
   // A flow collection left open is found where the parser gave up on it (often the end of the
   // file): said at the bracket that opened it, the place to fix.
   const open = unclosedFlows(tokens);
-  const lineOf = lineReader(text, lineCounter.lineStarts);
+  const lineOf = lineReader(text, starts);
   const underValue = new Set<number>(); // lines whose key had a deeper-indented key under its value (said once)
   const tabbed = new Set<number>(); // lines indented with a tab: said once, the parser's knock-on errors there not at all
   for (const e of docs[0].errors) {
