@@ -324,6 +324,13 @@ besieger: { <<: *b, artillery: 1 }
     const cr = validateText('cr.yaml', town.replace(/\r?\n/g, '\r'));
     expect(cr.ok && lf.ok && JSON.stringify(cr.value.points) === JSON.stringify(lf.value.points)).toBe(true);
     expect(issuesOf(`${BASE}turns: many\n`.replace(/\n/g, '\r')).map((i) => `${i.line}:${i.col} ${i.path}`)).toEqual([`${BASE.split('\n').length}:8 turns`]);
+    // zod's own words nowhere: an option given a number or nothing, a pair given text, a required option missing
+    expect(issuesOf(`${BASE}rules: { comparison: 5 }\n`)[0].message).toBe(MSG.badOption('5', undefined, ['lt', 'le']));
+    expect(issuesOf(`${BASE}rules: { comparison: }\n`)[0].message).toBe(MSG.badOption('an empty value', undefined, ['lt', 'le']));
+    expect(issuesOf(`${BASE}expect:\n  - { metric: p_test, between: "x" }\n`)[0].message).toBe(MSG.wrongKind('a list', 'the text "x"'));
+    const knights = readFileSync(path.join(ROOT_DIR, 'scenarios/crusader-rex/knights-charge.yaml'), 'utf8').replace(/^player1: .*\n/m, '');
+    const noPlayer = validateText('k.yaml', knights);
+    expect(noPlayer.ok ? [] : noPlayer.issues.map((i) => [i.path, i.message])).toEqual([['player1', MSG.missingKey()]]);
     // a syntax error after a scalar of several lines read as an error token is at its own line
     // (the parser's line counter missed the scalar's line break: `e` on line 6 was said at 5:1)
     const drift = loadScenarioText('d.yaml', '  x\na: 1\nb:\n  c\n  d\ne: 2\n').issues.map((i) => `${i.line}:${i.col}`);

@@ -20,7 +20,7 @@ function shown(x: unknown): string {
 }
 
 /** What a value of zod's expected type is called in a scenario file. */
-const KINDS: Record<string, string> = { int: 'a whole number', number: 'a number', boolean: 'true or false', string: 'text', array: 'a list', object: 'a mapping', record: 'a mapping' };
+const KINDS: Record<string, string> = { int: 'a whole number', number: 'a number', boolean: 'true or false', string: 'text', array: 'a list', tuple: 'a list', object: 'a mapping', record: 'a mapping' };
 
 /**
  * zod's messages where they do not speak a designer's language (`expected int, received number`),
@@ -46,9 +46,10 @@ export function issueMessage(iss: z.core.$ZodRawIssue): string | undefined {
     if (iss.origin === 'array' && Array.isArray(x)) return small ? MSG.tooFewEntries(bound, x.length) : MSG.tooManyEntries(bound, x.length);
     if (iss.origin === 'string' && typeof x === 'string') return small ? MSG.tooShortText(bound) : MSG.tooLongText(bound, x.length);
   }
-  if (iss.code === 'invalid_value' && typeof x === 'string') {
+  if (iss.code === 'invalid_value' && x !== undefined) {
     const values = iss.values.filter((v): v is string => typeof v === 'string');
-    if (values.length > 0) return MSG.badOption(shortKey(JSON.stringify(x)), suggest(x, values), values);
+    // a number, true/false, an empty value, a list or a mapping where a name is wanted: said as written
+    if (values.length > 0) return typeof x === 'string' ? MSG.badOption(shortKey(JSON.stringify(x)), suggest(x, values), values) : MSG.badOption(shown(x), undefined, values);
   }
   return undefined;
 }

@@ -189,7 +189,7 @@ export function validateScenario(loaded: LoadedFile, systems: readonly RulesSyst
           const msg = MSG.unknownKey(key, hint ? undefined : suggest(key, allowed), hint);
           push([...path, key], wrap ? wrap(msg) : msg, 'key', at);
         }
-      } else if ((zi.code === 'invalid_type' || zi.code === 'invalid_union') && !at && path.length > 0 && valueAt(data, path) === undefined) {
+      } else if ((zi.code === 'invalid_type' || zi.code === 'invalid_union' || zi.code === 'invalid_value') && !at && path.length > 0 && valueAt(data, path) === undefined) {
         push(path, MSG.missingKey(), 'key', path.slice(0, -1));
       } else if (zi.code === 'invalid_union' && zi.message === 'Invalid input' && zi.errors.length > 0) {
         // A union without its own message ("Invalid input" says nothing): report the problems
