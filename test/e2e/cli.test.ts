@@ -1027,6 +1027,9 @@ describe('bench and the checkout', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('unknown benchmark "surender" (did you mean "surrender"?); the benchmarks are: dice, surrender,');
     expect(existsSync(out)).toBe(false);
+    // a measurement is bounded: --seconds 1e9 ran until killed (found by the fuzzing helper)
+    const long = await cli(['bench', 'dice', '--seconds', '1e9']);
+    expect([long.code, long.stderr]).toEqual([2, expect.stringContaining('--seconds must be at most 600 (a measurement of ten minutes; a whole bench runs dozens), got 1e9')]);
   });
 
   it('no committed file is ignored by .gitignore (scenarios/scenario.schema.json among them)', async () => {

@@ -11,12 +11,20 @@ const fraction = (what: string) => (v: string) => {
   return x;
 };
 
+/** The longest measurement --seconds asks for: a whole bench runs dozens of them (1e9 ran until killed). */
+const MAX_SECONDS = 600;
+const secondsArg = (v: string) => {
+  const n = positiveNumber('--seconds')(v);
+  if (n > MAX_SECONDS) throw new InvalidArgumentError(`--seconds must be at most ${MAX_SECONDS} (a measurement of ten minutes; a whole bench runs dozens), got ${v}`);
+  return n;
+};
+
 export function register(program: Command): void {
   program
     .command('bench')
     .description('run the benchmarks against the built kernels (bench/run.mjs) and print their JSON')
     .argument('[names...]', 'dice, surrender, fantasy, crusader-rex, process, history, cry-havoc (default: all of these); paired, files (whole processes, only when named)')
-    .option('--seconds <S>', 'seconds per measurement', positiveNumber('--seconds'))
+    .option('--seconds <S>', `seconds per measurement (at most ${MAX_SECONDS})`, secondsArg)
     .option('--check', 'exit 1 when a target in bench/run.mjs is missed')
     .option('--save <FILE>', 'save a baseline: every rate relative to the calibration loop run alongside')
     .option('--baseline <FILE>', 'compare with a saved baseline (relative to the calibration: portable between machines); exit 1 when slower')
