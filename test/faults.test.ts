@@ -102,8 +102,8 @@ describe('signals', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('SIGINT (or SIGTERM) while exact, check or test computes a large exact answer (minutes, one synchronous computation): the process ends at once', async () => {
-    // The exact answer of test/fixtures/slow-exact.yaml takes minutes; main()'s signal handler
+  it('SIGINT (or SIGTERM) while exact, check or test computes a large exact answer (tens of seconds, one synchronous computation): the process ends at once', async () => {
+    // The exact answer of test/fixtures/slow-exact.yaml takes tens of seconds (until the chain meets LIMITS.exactWork); main()'s signal handler
     // would wait for it (it runs between turns of the event loop), so the signals are left at
     // their default action while it computes (check and test waited 20-30 s for it, found by the
     // fuzzing helper). 1.5 s: the program loaded (a signal before that is main()'s, exit 130) and

@@ -1,14 +1,17 @@
 /** The exact and check verbs: exact answers per (case, variant), and Monte Carlo held to them by z-scores. */
 import type { ValidScenario } from '../scenario/validate.js';
-import type { CaseResult, Difference, ExactSummary, Metric, RulesSystem, ScenarioResult } from '../systems/types.js';
+import { ExactTooLarge, type ExactBudget, type CaseResult, type Difference, type ExactSummary, type Metric, type RulesSystem, type ScenarioResult } from '../systems/types.js';
 import { zMean, zPairedDifference, zProportion } from '../stats/intervals.js';
 import { compilePoints } from './run.js';
+import { LIMITS } from '../scenario/limits.js';
 
 export interface ExactCase {
   case: number;
   variant: string;
   params: Record<string, unknown>;
   exact: ExactSummary | null;
+  /** Why a case of a system with an exact form has none: its chain is too large (ExactTooLarge's words). */
+  unsolved?: string;
   /**
    * A variant after the baseline: its exact difference from the baseline, metric by metric
    * (variant − baseline, the `diff_<metric>` of summary.csv), for the metrics both exact answers
@@ -21,21 +24,30 @@ export interface ExactCase {
 export function exactScenario(v: ValidScenario): ExactCase[] {
   const points = compilePoints(v);
   const out: ExactCase[] = [];
+  // one budget for the file's cases (LIMITS.exactWork): a sweep of large cases is bounded too
+  const budget: ExactBudget = { work: LIMITS.exactWork };
   v.points.forEach((p, g) => {
     let base: ExactSummary | null = null;
     p.variants.forEach((vc, vi) => {
       const c = points[g].compiled[vi];
-      const exact = solveExact(v.system, c);
+      let exact: ExactSummary | null = null;
+      let unsolved: string | undefined;
+      try {
+        exact = solveExact(v.system, c, budget);
+      } catch (e) {
+        if (!(e instanceof ExactTooLarge)) throw e;
+        unsolved = e.message;
+      }
       if (vi === 0) base = exact;
-      out.push({ case: g + 1, variant: vc.variant, params: p.params, exact, ...(vi > 0 ? { differences: exactDifferences(exact, base) } : {}) });
+      out.push({ case: g + 1, variant: vc.variant, params: p.params, exact, ...(unsolved !== undefined ? { unsolved } : {}), ...(vi > 0 ? { differences: exactDifferences(exact, base) } : {}) });
     });
   });
   return out;
 }
 
 /** A system's exact answer for a compiled case, its probabilities held to [0, 1] and its variances to at least 0 (clampToRange); null when it has none. */
-export function solveExact<C>(system: RulesSystem<C>, compiled: C): ExactSummary | null {
-  const exact = system.exact ? system.exact(compiled) : null;
+export function solveExact<C>(system: RulesSystem<C>, compiled: C, budget: ExactBudget = { work: LIMITS.exactWork }): ExactSummary | null {
+  const exact = system.exact ? system.exact(compiled, budget) : null;
   return exact && clampToRange(system, exact);
 }
 

@@ -17,7 +17,8 @@ import type { Expectation, Bound } from '../scenario/expect.js';
 import type { ScenarioIssue } from '../scenario/load.js';
 import type { ValidScenario } from '../scenario/validate.js';
 import { MSG } from '../scenario/messages.js';
-import type { CaseResult, ExactMetric, ScenarioResult } from '../systems/types.js';
+import { LIMITS } from '../scenario/limits.js';
+import { ExactTooLarge, type CaseResult, type ExactBudget, type ExactMetric, type ScenarioResult } from '../systems/types.js';
 import { meanInterval, pairedDifference, rescaleInterval, wilson, zForConfidence, type Estimate } from '../stats/intervals.js';
 import { CHECK_Z_LIMIT, solveExact, zDiffRow, zRow } from './exact.js';
 import { alignPairedSlots, runScenario, type RunScenarioOptions } from './run.js';
@@ -105,10 +106,19 @@ export function prepareExact(v: ValidScenario): { answers: ExactAnswers; issues:
     return compiled.get(key);
   };
   const solved = new Map<string, Record<string, ExactMetric>>();
+  /** Why a case's exact answer was not computed (its chain too large), by case. */
+  const unsolved = new Map<string, string>();
+  const budget: ExactBudget = { work: LIMITS.exactWork };
   const solve = (point: number, variant: number) => {
     const key = `${point}:${variant}`;
     if (!solved.has(key)) {
-      const ex = solveExact(sys, compileAt(point, variant));
+      let ex = null;
+      try {
+        ex = solveExact(sys, compileAt(point, variant), budget);
+      } catch (e) {
+        if (!(e instanceof ExactTooLarge)) throw e;
+        unsolved.set(key, e.message);
+      }
       solved.set(key, ex?.metrics ?? {});
     }
     return solved.get(key)!;
@@ -121,7 +131,7 @@ export function prepareExact(v: ValidScenario): { answers: ExactAnswers; issues:
       const where = whereText(v, t.point, t.variant) || 'this case';
       const issue = (message: string) => issues.push({ file: v.file, line: e.line, col: e.col, path: `expect[${e.index}]`, message });
       if (!e.diff) {
-        if (!answers.get(key)![e.base]) issue(MSG.exactUnavailable(e.metric, where));
+        if (!answers.get(key)![e.base]) issue(MSG.exactUnavailable(e.metric, where, unsolved.get(key)));
         continue;
       }
       // a diff_: the exact difference variant − baseline, judged on the paired difference's SE,
@@ -130,7 +140,8 @@ export function prepareExact(v: ValidScenario): { answers: ExactAnswers; issues:
       const baseline = solve(t.point, 0)[e.base];
       if (!variant || !baseline) {
         const side = !baseline ? `the baseline "${v.variantNames[0]}"` : `variant "${v.variantNames[t.variant]}"`;
-        issue(MSG.exactOfDiff(e.metric, where, `"${e.base}" for ${side}`));
+        const why = unsolved.get(!baseline ? `${t.point}:0` : key);
+        issue(MSG.exactOfDiff(e.metric, where, `"${e.base}" for ${side}${why !== undefined ? ` (${why})` : ''}`));
       } else if (!pairedDifferenceOf(sys, compileAt(t.point, 0), compileAt(t.point, t.variant), e.base)) {
         issue(MSG.exactOfDiff(e.metric, where));
       } else answers.get(key)![e.metric] = { value: variant.value - baseline.value };

@@ -303,7 +303,7 @@ export function precisionFlagsNote(flags: { precision?: number; maxTrials?: numb
 
 /**
  * fn() with SIGINT and SIGTERM at their default action, ending the process at once (exit status
- * 128 + the signal: 130 for Ctrl-C). An exact answer is one synchronous computation, minutes for
+ * 128 + the signal: 130 for Ctrl-C). An exact answer is one synchronous computation, up to about a minute for
  * a large case, and the handlers main() adds run only between turns of the event loop: they
  * would wait for it to end. Only for work before anything is written (exact, and check's and
  * test's exact answers before their runs): nothing is left half made.

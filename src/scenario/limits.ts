@@ -31,6 +31,16 @@ export const LIMITS = {
    * 1,000 Cry Havoc cases of 1 to 1,000 turns 8 M (past 5 GB: refused).
    */
   resultNumbers: 3_000_000,
+  /**
+   * Crusader Rex's exact chain (systems/crusader-rex/exact.ts, the whole battle): most states held
+   * at once (the next step's and the finished ones: about 2.4 KB each, so ~2 GB), and most
+   * advanced in all a file's cases (about 60,000 a second here: ~70 s). A case past either has no exact answer,
+   * said with why (ExactTooLarge), instead of minutes into the end of the heap. Measured: every
+   * bundled case advances under 100,000; 10 blocks over 2 game turns 0.7 M (11 s, 0.9 GB);
+   * over 3 turns, and test/fixtures/slow-exact.yaml (20 turns), run out of memory without it.
+   */
+  exactStates: 800_000,
+  exactWork: 4_000_000,
   /** Worker threads per core at most (--threads): more only cost memory and start-up time. */
   threadsPerCore: 4,
 } as const;

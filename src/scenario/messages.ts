@@ -246,7 +246,7 @@ export const MSG = {
   /** A setting that changes nothing in the cases it is written for (ValidScenario.warnings), said by every command that reads the file. */
   deadSetting: (place: string) => `warning: ${place}`,
   staleExpect: (place: string) => `warning: ${place}; \`siegesim test\` will refuse this expect: item until it matches the scenario (this command goes on without it)`,
-  exactUnavailable: (metric: string, where: string) => `exact: true, but there is no exact answer for "${metric}" at ${where}`,
+  exactUnavailable: (metric: string, where: string, why?: string) => `exact: true, but there is no exact answer for "${metric}" at ${where}${why !== undefined ? `: ${why}` : ''}`,
   // --- what `siegesim test` says about a run ---
   /** A run with nothing to judge (`scenarios`: how many files were given), as `check` refuses 0 comparisons. */
   testEmpty: (scenarios: number) =>

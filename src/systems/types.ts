@@ -80,6 +80,29 @@ export interface ExactSummary {
   omitted?: { metrics: string[]; why: string }[];
 }
 
+/**
+ * An exact chain that would hold more than `LIMITS.exactStates` states at once, or a file whose
+ * exact chains would advance more than `LIMITS.exactWork` states in all: the case is not solved
+ * (it has no exact answer, and says why) rather than run for minutes into the end of the heap.
+ */
+/** What is left of a file's exact work (LIMITS.exactWork states, advanced in all its cases). */
+export interface ExactBudget {
+  work: number;
+}
+
+export class ExactTooLarge extends Error {
+  constructor(
+    readonly states: number,
+    readonly limit: number,
+    readonly atOnce: boolean,
+  ) {
+    super(
+      `${atOnce ? `its exact chain holds more than ${limit.toLocaleString('en-US')} states at once` : `the file's exact chains advance more than ${limit.toLocaleString('en-US')} states in all`} ` +
+        `(it grows with the blocks and the game turns): too large to solve here; siegesim run estimates it`,
+    );
+  }
+}
+
 /** A Vega-Lite chart for the report. */
 export interface ChartSpec {
   name: string;
@@ -276,7 +299,11 @@ export interface RulesSystem<C = unknown> {
    * undefined. `merge` refuses a shard whose chunk fails it (api/shard.ts checkChunkMeaning).
    */
   checkAccumulator?(c: C, acc: Float64Array): string | undefined;
-  /** Exact answer, or null when this case has no exact form. */
-  exact?(c: C): ExactSummary | null;
+  /**
+   * Exact answer, or null when this case has no exact form. `budget`: the states an exact chain
+   * may still advance, shared by the cases of one file (it counts them down; past 0,
+   * ExactTooLarge); a system whose answers are closed forms leaves it alone.
+   */
+  exact?(c: C, budget?: ExactBudget): ExactSummary | null;
   charts(result: ScenarioResult): ChartSpec[];
 }

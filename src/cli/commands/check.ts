@@ -77,9 +77,12 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
   try {
     for (const v of scenarios) {
       const ex = atDefaultSignals(() => exactScenario(v));
+      const unsolved = ex.filter((e) => e.unsolved !== undefined);
       if (ex.every((e) => e.exact === null)) {
-        say(`${v.name}: no exact form, skipped\n`);
-        doc.skipped.push({ name: v.name, file: v.file, reason: 'no exact form' });
+        // a chain too large to solve is not "no exact form": said with why
+        const reason = unsolved.length > 0 ? `no exact answer: ${unsolved[0].unsolved}` : 'no exact form';
+        say(`${v.name}: ${reason}, skipped\n`);
+        doc.skipped.push({ name: v.name, file: v.file, reason });
         continue;
       }
       const result = await runScenario(v, { trials: flags.trials, seed: flags.seed, executor: exec, signal: controller.signal });
@@ -116,6 +119,7 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
         );
       }
       if (unpaired.length > 0) say(MSG.checkUnpaired(unpaired) + '\n');
+      for (const e of unsolved) say(`case ${e.case} ${e.variant}: not compared, no exact answer: ${e.unsolved}\n`);
     }
   } finally {
     await exec.close();

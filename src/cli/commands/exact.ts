@@ -19,7 +19,7 @@ async function exactCommand(files: string[], flags: { json?: boolean }): Promise
       // differences: added after metrics, on the variants after the baseline only (as summary.json's)
       const differences = (e: (typeof ex)[number]) =>
         e.differences === undefined ? {} : { differences: e.differences && Object.fromEntries(Object.entries(e.differences).map(([k, x]) => [k, { value: Number.isFinite(x) ? x : null }])) };
-      all.push({ name: v.name, ...(Object.keys(conditional).length > 0 ? { conditional_on: conditional } : {}), cases: ex.map((e) => ({ case: e.case, variant: e.variant, params: e.params, metrics: e.exact?.metrics ?? null, ...differences(e), ...(e.exact?.omitted?.length ? { omitted: e.exact.omitted } : {}) })) });
+      all.push({ name: v.name, ...(Object.keys(conditional).length > 0 ? { conditional_on: conditional } : {}), cases: ex.map((e) => ({ case: e.case, variant: e.variant, params: e.params, metrics: e.exact?.metrics ?? null, ...(e.unsolved !== undefined ? { unsolved: e.unsolved } : {}), ...differences(e), ...(e.exact?.omitted?.length ? { omitted: e.exact.omitted } : {}) })) });
       continue;
     }
     process.stdout.write(`# ${v.name} (${v.file})\n`);
@@ -32,7 +32,7 @@ async function exactCommand(files: string[], flags: { json?: boolean }): Promise
     for (const e of ex) {
       const params = Object.entries(e.params).map(([k, x]) => `${k}=${String(x)}`).join(' ');
       if (!e.exact) {
-        process.stdout.write(`case ${e.case} ${e.variant} ${params}: no exact form\n`);
+        process.stdout.write(`case ${e.case} ${e.variant} ${params}: ${e.unsolved !== undefined ? `no exact answer: ${e.unsolved}` : 'no exact form'}\n`);
         continue;
       }
       const ms = Object.entries(e.exact.metrics).map(([k, m]) => `${k}=${show(m.value)}`);

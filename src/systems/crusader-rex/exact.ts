@@ -13,7 +13,8 @@
  *    the tests hold the chain to; `check` uses it when the chain does not apply).
  * Written from the rules, separately from the kernel, so `check` compares two implementations.
  */
-import type { ExactSummary } from '../types.js';
+import { ExactTooLarge, type ExactBudget, type ExactSummary } from '../types.js';
+import { LIMITS } from '../../scenario/limits.js';
 import { CASTLE, FIELD, GONE, LEFT, PENDING, SALLY, SIDE_NAMES, STORM, type CrusaderRexCompiled } from './compile.js';
 
 /** (hits, sixes) distribution of s dice at firepower f: exact enumeration of 6^s rolls. */
@@ -255,8 +256,8 @@ export function exactAttrition(c: CrusaderRexCompiled): ExactSummary {
   };
 }
 
-export function exactCrusaderRex(c: CrusaderRexCompiled): ExactSummary | null {
-  if (battleApplies(c)) return exactBattle(c); // with the round-by-round attrition curve
+export function exactCrusaderRex(c: CrusaderRexCompiled, budget: ExactBudget = { work: LIMITS.exactWork }): ExactSummary | null {
+  if (battleApplies(c)) return exactBattle(c, budget); // with the round-by-round attrition curve
   if (attritionApplies(c)) return exactAttrition(c);
   return null;
 }
@@ -338,7 +339,7 @@ function binomialPmf(n: number, p: number): number[] {
   return out;
 }
 
-export function exactBattle(c: CrusaderRexCompiled): ExactSummary {
+export function exactBattle(c: CrusaderRexCompiled, budget: ExactBudget = { work: LIMITS.exactWork }): ExactSummary {
   const T = c.turns;
   /** Blocks (or steps) of `side` at the places of `mask`. */
   const count = (s: Battle, side: number, mask: number) => {
@@ -420,10 +421,16 @@ export function exactBattle(c: CrusaderRexCompiled): ExactSummary {
   };
 
   const tl = timeline(c);
-  const terminal: { s: Battle; p: number }[] = [];
+  // finished states, merged as the live ones are (the same state reached by several paths is one)
+  const terminal = new Map<string, { s: Battle; p: number }>();
   let live = new Map<string, { s: Battle; p: number }>();
   let next = new Map<string, { s: Battle; p: number }>();
-  const add = (s: Battle, p: number) => addState(next, s.key(), s, p);
+  /** The states held: the next step's and the finished ones (those of the step being advanced are dropped one by one). */
+  const held = () => next.size + terminal.size;
+  const add = (s: Battle, p: number) => {
+    addState(next, s.key(), s, p);
+    if (held() > LIMITS.exactStates) throw new ExactTooLarge(held(), LIMITS.exactStates, true);
+  };
 
   /** The round is over: record it, then the next round, or the end of the turn (early: fill the rounds not fought). */
   const endRound = (s: Battle, p: number) => {
@@ -626,7 +633,8 @@ export function exactBattle(c: CrusaderRexCompiled): ExactSummary {
       tl.record(t, t.turn, 3, q);
       if (t.fell || !inTown(t, 0) || !inTown(t, 1) || t.turn === T) {
         for (let turn = t.turn + 1; turn <= T; turn++) for (let slot = 0; slot < 4; slot++) tl.record(t, turn, slot, q);
-        terminal.push({ s: t, p: q });
+        addState(terminal, t.key(), t, q);
+        if (held() > LIMITS.exactStates) throw new ExactTooLarge(held(), LIMITS.exactStates, true);
         return;
       }
       t.turn++;
@@ -665,6 +673,8 @@ export function exactBattle(c: CrusaderRexCompiled): ExactSummary {
   live.set(start.key(), { s: start, p: 1 });
   for (let guard = 0; live.size > 0; guard++) {
     if (guard > 100_000) throw new Error('battle chain did not finish');
+    budget.work -= live.size;
+    if (budget.work < 0) throw new ExactTooLarge(LIMITS.exactWork - budget.work, LIMITS.exactWork, false);
     next = new Map();
     for (const { s, p } of live.values()) {
       // (each live state is advanced once and dropped: it is changed in place)
@@ -677,7 +687,7 @@ export function exactBattle(c: CrusaderRexCompiled): ExactSummary {
   }
   const result = outcome(
     c,
-    terminal.map(({ s, p }) => ({
+    [...terminal.values()].map(({ s, p }) => ({
       steps: s.steps,
       p,
       attIn: inTown(s, c.attacker0),
