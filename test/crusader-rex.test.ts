@@ -595,7 +595,7 @@ describe('crusader-rex: the exact chain is bounded (LIMITS.exactStates held at o
     const full = exactBattle(c, { work: Infinity });
     const budget = { work: 50 };
     expect(() => exactBattle(c, budget)).toThrow(ExactTooLarge);
-    expect(() => exactBattle(c, budget)).toThrow(/^the file's exact chains advance more than 4,000,000 states in all \(it grows with the blocks and the game turns\): too large to solve here; siegesim run estimates it$/);
+    expect(() => exactBattle(c, budget)).toThrow(/^the file's exact chains advance more than 4,000,000 states in all \(they grow with the blocks and the game turns\): too large to solve here; siegesim run estimates it$/);
     const kept = LIMITS.exactStates;
     try {
       (LIMITS as { exactStates: number }).exactStates = 20;

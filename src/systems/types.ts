@@ -98,7 +98,7 @@ export class ExactTooLarge extends Error {
   ) {
     super(
       `${atOnce ? `its exact chain holds more than ${limit.toLocaleString('en-US')} states at once` : `the file's exact chains advance more than ${limit.toLocaleString('en-US')} states in all`} ` +
-        `(it grows with the blocks and the game turns): too large to solve here; siegesim run estimates it`,
+        `(${atOnce ? 'it grows' : 'they grow'} with the blocks and the game turns): too large to solve here; siegesim run estimates it`,
     );
   }
 }

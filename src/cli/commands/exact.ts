@@ -32,7 +32,7 @@ async function exactCommand(files: string[], flags: { json?: boolean }): Promise
     for (const e of ex) {
       const params = Object.entries(e.params).map(([k, x]) => `${k}=${String(x)}`).join(' ');
       if (!e.exact) {
-        process.stdout.write(`case ${e.case} ${e.variant} ${params}: ${e.unsolved !== undefined ? `no exact answer: ${e.unsolved}` : 'no exact form'}\n`);
+        process.stdout.write(`case ${e.case} ${e.variant}${params ? ' ' + params : ''}: ${e.unsolved !== undefined ? `no exact answer: ${e.unsolved}` : 'no exact form'}\n`);
         continue;
       }
       const ms = Object.entries(e.exact.metrics).map(([k, m]) => `${k}=${show(m.value)}`);
