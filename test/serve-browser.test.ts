@@ -15,8 +15,8 @@ import { parse as parseYaml } from 'yaml';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axisLabels, describeBrowser, downloadText, launchBrowser, notCancelled, screenshot, stillAnimations, strayTornadoLabels, watchPage } from './browser.js';
+import type { Browser, Page } from 'playwright-core';
+import { axisLabels, describeBrowser, downloadText, launchBrowser, notCancelled, pageReuser, screenshot, stillAnimations, strayTornadoLabels, watchPage } from './browser.js';
 import { PoolExecutor } from '../src/engine/pool.js';
 import { rootsOf } from '../src/serve/catalogue.js';
 import { startWorkbench, type Workbench } from '../src/serve/server.js';
@@ -46,38 +46,13 @@ interface RunRecord {
  * only the assets the server lets a browser cache (`max-age`) are shared, as in a person's browser.
  */
 let browser: Browser | undefined;
-let context: BrowserContext | undefined;
-/**
- * The page the last test closed, kept for the next: a new page (a tab, its renderer) costs ~0.8 s
- * more of Chromium's CPU than a navigation of one already open (1.7 s against 0.9 s a workbench
- * load, measured), and the file opens two dozen. Its close() goes to about:blank (its runs and
- * streams end) and leaves it here; the next test gets it with no listeners of the last one's and
- * its own viewport, as a new page would be.
- */
-let spare: Page | undefined;
-async function newPage(viewport: { width: number; height: number }): Promise<Page> {
+/** The file's pages: one context, each test's page the last one's navigated again (browser.ts pageReuser). */
+const newPage = pageReuser(async () => {
   browser ??= await launchBrowser();
-  if (!context) {
-    context = await browser.newContext({ viewport: { width: 1440, height: 960 } });
-    await stillAnimations(context);
-  }
-  let page = spare;
-  spare = undefined;
-  if (!page || page.isClosed()) {
-    page = await context.newPage();
-    const opened = page;
-    const close = opened.close.bind(opened);
-    opened.close = async () => {
-      if (spare !== undefined || opened.isClosed()) return close();
-      await opened.goto('about:blank');
-      opened.removeAllListeners();
-      spare = opened;
-    };
-  }
-  const size = page.viewportSize();
-  if (size?.width !== viewport.width || size?.height !== viewport.height) await page.setViewportSize(viewport);
-  return page;
-}
+  const context = await browser.newContext({ viewport: { width: 1440, height: 960 } });
+  await stillAnimations(context);
+  return context;
+});
 afterAll(async () => {
   await browser?.close();
 });

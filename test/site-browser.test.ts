@@ -22,8 +22,8 @@ import { tmpdir } from 'node:os';
 import { inflateRawSync } from 'node:zlib';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeBrowser, downloadText, launchBrowser, screenshot, stillAnimations, watchPage } from './browser.js';
+import type { Browser, Page } from 'playwright-core';
+import { describeBrowser, downloadText, launchBrowser, pageReuser, screenshot, stillAnimations, watchPage } from './browser.js';
 import { runCli } from './cli-child.js';
 import { expectRankingOfLine } from './ranking-line.js';
 import { runCliBatch } from './cli-batch.js';
@@ -99,42 +99,16 @@ describeBrowser('the static site', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  let context: BrowserContext | undefined;
-  /**
-   * The page the last openPage test closed, kept for the next: a new page in a context of its own
-   * cost ~0.8 s more of Chromium's CPU than a navigation of one already open (serve-browser.test.ts
-   * measured it). The site keeps nothing in the browser (no storage, no service worker), so a page
-   * navigated again starts as fresh; its close() goes to about:blank (its runs and workers end)
-   * and drops the last test's listeners.
-   */
-  let spare: Page | undefined;
-  async function reusedPage(): Promise<Page> {
-    if (!context) {
-      context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-      await stillAnimations(context); // the status dot's pulse while a run goes on: Chromium's CPU, nothing a test looks at
-    }
-    let page = spare;
-    spare = undefined;
-    if (!page || page.isClosed()) {
-      page = await context.newPage();
-      const opened = page;
-      const close = opened.close.bind(opened);
-      opened.close = async () => {
-        if (spare !== undefined || opened.isClosed()) return close();
-        await opened.goto('about:blank');
-        opened.removeAllListeners();
-        opened.context().removeAllListeners('request');
-        spare = opened;
-      };
-    }
-    const size = page.viewportSize();
-    if (size?.width !== 1280 || size?.height !== 900) await page.setViewportSize({ width: 1280, height: 900 });
-    return page;
-  }
+  /** openPage's pages: one context, each the last one's navigated again (browser.ts pageReuser). */
+  const reusedPage = pageReuser(async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    await stillAnimations(context); // the status dot's pulse while a run goes on: Chromium's CPU, nothing a test looks at
+    return context;
+  });
 
   /** A page with its problems and every request it makes recorded. */
   async function openPage(hash = '') {
-    const page = await reusedPage();
+    const page = await reusedPage({ width: 1280, height: 900 });
     const problems = watchPage(page);
     const requests: string[] = [];
     page.on('request', (r) => requests.push(r.url()));

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { describeBrowser, launchBrowser, screenshot, strayTornadoLabels, tornadoPanels, watchPage } from '../browser.js';
+import { describeBrowser, launchBrowser, pageReuser, screenshot, strayTornadoLabels, tornadoPanels, watchPage } from '../browser.js';
 import { ROOT, runCli as cli, tempDirs } from '../cli-child.js';
 import { runCliBatch } from '../cli-batch.js';
 import { DIRECTION_COLOURS } from '../../src/systems/chart-kit.js';
@@ -176,6 +176,8 @@ describeBrowser('the sensitivity and tune pages in Chromium', () => {
   beforeAll(async () => {
     browser = await launchBrowser();
   });
+  /** The pages: one context, each test's page the last one's navigated again (browser.ts pageReuser). */
+  const newPage = pageReuser(() => browser.newContext());
   afterAll(async () => {
     await browser?.close();
   });
@@ -187,7 +189,7 @@ describeBrowser('the sensitivity and tune pages in Chromium', () => {
     it(`${name}: loads offline with its chart drawn and no errors`, async () => {
       const file = path.join(dir, sub, 'index.html');
       if (!existsSync(file)) throw new Error(`${file} missing: the CLI tests above write it`);
-      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      const page = await newPage({ width: 1200, height: 900 });
       const problems = watchPage(page);
       await page.goto('file://' + file);
       const img = page.locator('figure img').first();
@@ -204,7 +206,7 @@ describeBrowser('the sensitivity and tune pages in Chromium', () => {
   it('a sensitivity page where nothing moved: the lead says so, no empty tornado, a note in its place, the ranking below', async () => {
     const file = path.join(dir, 's1', 'index.html'); // s1 was re-run turning only `turns`, which moves nothing
     if (!existsSync(file)) throw new Error(`${file} missing: the CLI tests above write it`);
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const page = await newPage({ width: 1200, height: 900 });
     const problems = watchPage(page);
     await page.goto('file://' + file);
     const lead = await page.locator('p').first().innerText();
@@ -221,7 +223,7 @@ describeBrowser('the sensitivity and tune pages in Chromium', () => {
   it('"all reports" on the sensitivity and tune pages opens the index that lists them', async () => {
     const root = path.join(dir, 'own-folder', 'reports');
     if (!existsSync(path.join(root, 'index.html'))) throw new Error('the index test above writes it');
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const page = await newPage({ width: 1200, height: 900 });
     const problems = watchPage(page);
     for (const sub of ['surrender-town-basic-sensitivity', 'tune-siege-tune']) {
       await page.goto('file://' + path.join(root, sub, 'index.html'));
@@ -237,7 +239,7 @@ describeBrowser('the sensitivity and tune pages in Chromium', () => {
   it('the tornado: its axis and legend at the top, bars at most 14 px thick, every "→ value" label inside the plot, clear of the settings\' names', async () => {
     const file = path.join(dir, 's2', 'charts', 'sensitivity.svg'); // every setting (s1 was re-run with one)
     if (!existsSync(file)) throw new Error(`${file} missing: the CLI tests above write it`);
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const page = await newPage({ width: 1200, height: 900 });
     await page.goto('file://' + file);
     type Box = { left: number; right: number; top: number; bottom: number; height: number; text: string };
     const boxes = (sel: string) =>
@@ -292,7 +294,7 @@ describeBrowser('the sensitivity and tune pages in Chromium', () => {
     writeFileSync(file, `${readFileSync(path.join(ROOT, 'scenarios/fantasy/stone-wall-siege.yaml'), 'utf8')}\nrules: { wall_fall: end_of_phase }\n`);
     const run = await cli(['sensitivity', file, '--params', params, '--trials', '2000', '--out', out]);
     expect(run.code, run.stderr).toBe(0);
-    const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
+    const page = await newPage({ width: 1300, height: 900 });
     const problems = watchPage(page);
     await page.goto('file://' + path.join(out, 'index.html'));
     await page.locator('figure img').first().waitFor();
@@ -322,7 +324,7 @@ describeBrowser('the sensitivity and tune pages in Chromium', () => {
   it('the all-reports index with sensitivity and tune reports: every link opens, no errors', async () => {
     const file = path.join(dir, 'own-folder', 'reports', 'index.html');
     if (!existsSync(file)) throw new Error(`${file} missing: the index test above writes it`);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const page = await newPage({ width: 1280, height: 800 });
     const problems = watchPage(page);
     await page.goto('file://' + file);
     const links = await page.locator('#analyses ~ table a').evaluateAll((as) => as.map((a) => (a as unknown as { getAttribute(n: string): string }).getAttribute('href')));
