@@ -1,8 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { exactScenario, prepareExact, runScenario, validateText, CHECK_Z_LIMIT } from '../src/api.js';
-import { LIMITS } from '../src/scenario/limits.js';
-import { ExactTooLarge } from '../src/systems/types.js';
+import { EXACT_LIMITS, ExactTooLarge } from '../src/systems/types.js';
 import { MSG } from '../src/scenario/messages.js';
 import { CASTLE, FIELD, PENDING } from '../src/systems/crusader-rex/compile.js';
 import { _internals as KI, _tables, type CrusaderRexPath } from '../src/systems/crusader-rex/kernel.js';
@@ -586,7 +585,7 @@ describe('crusader-rex: the two exact forms of a siege agree', () => {
   });
 });
 
-describe('crusader-rex: the exact chain is bounded (LIMITS.exactStates held at once, LIMITS.exactWork advanced by a file)', () => {
+describe('crusader-rex: the exact chain is bounded (EXACT_LIMITS.exactStates held at once, EXACT_LIMITS.exactWork advanced by a file)', () => {
   // Without the bounds, 10 blocks over 3 game turns ran out of heap after minutes (found by the
   // fuzzing helper). Lowered here so that a small battle meets them.
   it('a case past either bound has no exact answer, and says why; exact, check and test say it', () => {
@@ -596,9 +595,9 @@ describe('crusader-rex: the exact chain is bounded (LIMITS.exactStates held at o
     const budget = { work: 50 };
     expect(() => exactBattle(c, budget)).toThrow(ExactTooLarge);
     expect(() => exactBattle(c, budget)).toThrow(/^the file's exact chains advance more than 4,000,000 states in all \(they grow with the blocks and the game turns\): too large to solve here; siegesim run estimates it$/);
-    const kept = LIMITS.exactStates;
+    const kept = EXACT_LIMITS.exactStates;
     try {
-      (LIMITS as { exactStates: number }).exactStates = 20;
+      EXACT_LIMITS.exactStates = 20;
       expect(() => exactBattle(c, { work: Infinity })).toThrow(/^its exact chain holds more than 20 states at once/);
       // the file's cases: each without an answer, with why; test's exact: true is a problem naming it
       const v = valid({ ...body, expect: [{ metric: 'p_castle_falls', exact: true }] });
@@ -606,7 +605,7 @@ describe('crusader-rex: the exact chain is bounded (LIMITS.exactStates held at o
       expect(ex.map((e) => [e.exact, e.unsolved?.slice(0, 40)])).toEqual([[null, 'its exact chain holds more than 20 state']]);
       expect(prepareExact(v).issues.map((i) => i.message)).toEqual([MSG.exactUnavailable('p_castle_falls', 'this case', ex[0].unsolved)]);
     } finally {
-      (LIMITS as { exactStates: number }).exactStates = kept;
+      EXACT_LIMITS.exactStates = kept;
     }
     // within the bounds the answer is the unbounded chain's
     expect(exactBattle(c).metrics).toEqual(full.metrics);

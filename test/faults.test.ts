@@ -103,7 +103,7 @@ describe('signals', () => {
   });
 
   it('SIGINT (or SIGTERM) while exact, check or test computes a large exact answer (tens of seconds, one synchronous computation): the process ends at once', async () => {
-    // The exact answer of test/fixtures/slow-exact.yaml takes tens of seconds (until the chain meets LIMITS.exactWork); main()'s signal handler
+    // The exact answer of test/fixtures/slow-exact.yaml takes tens of seconds (until the chain meets EXACT_LIMITS.exactWork); main()'s signal handler
     // would wait for it (it runs between turns of the event loop), so the signals are left at
     // their default action while it computes (check and test waited 20-30 s for it, found by the
     // fuzzing helper). 1.5 s: the program loaded (a signal before that is main()'s, exit 130) and

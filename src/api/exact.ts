@@ -1,9 +1,8 @@
 /** The exact and check verbs: exact answers per (case, variant), and Monte Carlo held to them by z-scores. */
 import type { ValidScenario } from '../scenario/validate.js';
-import { ExactTooLarge, type ExactBudget, type CaseResult, type Difference, type ExactSummary, type Metric, type RulesSystem, type ScenarioResult } from '../systems/types.js';
+import { EXACT_LIMITS, ExactTooLarge, type ExactBudget, type CaseResult, type Difference, type ExactSummary, type Metric, type RulesSystem, type ScenarioResult } from '../systems/types.js';
 import { zMean, zPairedDifference, zProportion } from '../stats/intervals.js';
 import { compilePoints } from './run.js';
-import { LIMITS } from '../scenario/limits.js';
 
 export interface ExactCase {
   case: number;
@@ -24,8 +23,8 @@ export interface ExactCase {
 export function exactScenario(v: ValidScenario): ExactCase[] {
   const points = compilePoints(v);
   const out: ExactCase[] = [];
-  // one budget for the file's cases (LIMITS.exactWork): a sweep of large cases is bounded too
-  const budget: ExactBudget = { work: LIMITS.exactWork };
+  // one budget for the file's cases (EXACT_LIMITS.exactWork): a sweep of large cases is bounded too
+  const budget: ExactBudget = { work: EXACT_LIMITS.exactWork };
   v.points.forEach((p, g) => {
     let base: ExactSummary | null = null;
     p.variants.forEach((vc, vi) => {
@@ -46,7 +45,7 @@ export function exactScenario(v: ValidScenario): ExactCase[] {
 }
 
 /** A system's exact answer for a compiled case, its probabilities held to [0, 1] and its variances to at least 0 (clampToRange); null when it has none. */
-export function solveExact<C>(system: RulesSystem<C>, compiled: C, budget: ExactBudget = { work: LIMITS.exactWork }): ExactSummary | null {
+export function solveExact<C>(system: RulesSystem<C>, compiled: C, budget: ExactBudget = { work: EXACT_LIMITS.exactWork }): ExactSummary | null {
   const exact = system.exact ? system.exact(compiled, budget) : null;
   return exact && clampToRange(system, exact);
 }

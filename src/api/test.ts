@@ -17,8 +17,7 @@ import type { Expectation, Bound } from '../scenario/expect.js';
 import type { ScenarioIssue } from '../scenario/load.js';
 import type { ValidScenario } from '../scenario/validate.js';
 import { MSG } from '../scenario/messages.js';
-import { LIMITS } from '../scenario/limits.js';
-import { ExactTooLarge, type CaseResult, type ExactBudget, type ExactMetric, type ScenarioResult } from '../systems/types.js';
+import { EXACT_LIMITS, ExactTooLarge, type CaseResult, type ExactBudget, type ExactMetric, type ScenarioResult } from '../systems/types.js';
 import { meanInterval, pairedDifference, rescaleInterval, wilson, zForConfidence, type Estimate } from '../stats/intervals.js';
 import { CHECK_Z_LIMIT, solveExact, zDiffRow, zRow } from './exact.js';
 import { alignPairedSlots, runScenario, type RunScenarioOptions } from './run.js';
@@ -108,7 +107,7 @@ export function prepareExact(v: ValidScenario): { answers: ExactAnswers; issues:
   const solved = new Map<string, Record<string, ExactMetric>>();
   /** Why a case's exact answer was not computed (its chain too large), by case. */
   const unsolved = new Map<string, string>();
-  const budget: ExactBudget = { work: LIMITS.exactWork };
+  const budget: ExactBudget = { work: EXACT_LIMITS.exactWork };
   const solve = (point: number, variant: number) => {
     const key = `${point}:${variant}`;
     if (!solved.has(key)) {

@@ -2,6 +2,8 @@
  * Limits on what siegesim reads, so that no input can make it crash, hang or exhaust memory.
  * docs/cli.md's "Bad input, limits and outputs" lists them; tests hold every one of them.
  */
+import { EXACT_LIMITS } from '../systems/types.js';
+
 export const LIMITS = {
   /** Largest scenario file, in bytes (the largest bundled scenario is under 5 KB). */
   fileBytes: 256 * 1024,
@@ -31,16 +33,9 @@ export const LIMITS = {
    * 1,000 Cry Havoc cases of 1 to 1,000 turns 8 M (past 5 GB: refused).
    */
   resultNumbers: 3_000_000,
-  /**
-   * Crusader Rex's exact chain (systems/crusader-rex/exact.ts, the whole battle): most states held
-   * at once (the next step's and the finished ones: about 2.4 KB each, so ~2 GB), and most
-   * advanced in all a file's cases (about 60,000 a second here: ~70 s). A case past either has no exact answer,
-   * said with why (ExactTooLarge), instead of minutes into the end of the heap. Measured: every
-   * bundled case advances under 100,000; 10 blocks over 2 game turns 0.7 M (11 s, 0.9 GB);
-   * over 3 turns, and test/fixtures/slow-exact.yaml (20 turns), run out of memory without it.
-   */
-  exactStates: 800_000,
-  exactWork: 4_000_000,
+  /** Crusader Rex's exact chain: states held at once, and advanced by a file's cases (systems/types.ts EXACT_LIMITS, where the chain reads them). */
+  exactStates: EXACT_LIMITS.exactStates,
+  exactWork: EXACT_LIMITS.exactWork,
   /** Worker threads per core at most (--threads): more only cost memory and start-up time. */
   threadsPerCore: 4,
 } as const;

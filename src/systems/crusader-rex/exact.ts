@@ -13,8 +13,7 @@
  *    the tests hold the chain to; `check` uses it when the chain does not apply).
  * Written from the rules, separately from the kernel, so `check` compares two implementations.
  */
-import { ExactTooLarge, type ExactBudget, type ExactSummary } from '../types.js';
-import { LIMITS } from '../../scenario/limits.js';
+import { EXACT_LIMITS, ExactTooLarge, type ExactBudget, type ExactSummary } from '../types.js';
 import { CASTLE, FIELD, GONE, LEFT, PENDING, SALLY, SIDE_NAMES, STORM, type CrusaderRexCompiled } from './compile.js';
 
 /** (hits, sixes) distribution of s dice at firepower f: exact enumeration of 6^s rolls. */
@@ -256,7 +255,7 @@ export function exactAttrition(c: CrusaderRexCompiled): ExactSummary {
   };
 }
 
-export function exactCrusaderRex(c: CrusaderRexCompiled, budget: ExactBudget = { work: LIMITS.exactWork }): ExactSummary | null {
+export function exactCrusaderRex(c: CrusaderRexCompiled, budget: ExactBudget = { work: EXACT_LIMITS.exactWork }): ExactSummary | null {
   if (battleApplies(c)) return exactBattle(c, budget); // with the round-by-round attrition curve
   if (attritionApplies(c)) return exactAttrition(c);
   return null;
@@ -339,7 +338,7 @@ function binomialPmf(n: number, p: number): number[] {
   return out;
 }
 
-export function exactBattle(c: CrusaderRexCompiled, budget: ExactBudget = { work: LIMITS.exactWork }): ExactSummary {
+export function exactBattle(c: CrusaderRexCompiled, budget: ExactBudget = { work: EXACT_LIMITS.exactWork }): ExactSummary {
   const T = c.turns;
   /** Blocks (or steps) of `side` at the places of `mask`. */
   const count = (s: Battle, side: number, mask: number) => {
@@ -429,7 +428,7 @@ export function exactBattle(c: CrusaderRexCompiled, budget: ExactBudget = { work
   const held = () => next.size + terminal.size;
   const add = (s: Battle, p: number) => {
     addState(next, s.key(), s, p);
-    if (held() > LIMITS.exactStates) throw new ExactTooLarge(held(), LIMITS.exactStates, true);
+    if (held() > EXACT_LIMITS.exactStates) throw new ExactTooLarge(held(), EXACT_LIMITS.exactStates, true);
   };
 
   /** The round is over: record it, then the next round, or the end of the turn (early: fill the rounds not fought). */
@@ -634,7 +633,7 @@ export function exactBattle(c: CrusaderRexCompiled, budget: ExactBudget = { work
       if (t.fell || !inTown(t, 0) || !inTown(t, 1) || t.turn === T) {
         for (let turn = t.turn + 1; turn <= T; turn++) for (let slot = 0; slot < 4; slot++) tl.record(t, turn, slot, q);
         addState(terminal, t.key(), t, q);
-        if (held() > LIMITS.exactStates) throw new ExactTooLarge(held(), LIMITS.exactStates, true);
+        if (held() > EXACT_LIMITS.exactStates) throw new ExactTooLarge(held(), EXACT_LIMITS.exactStates, true);
         return;
       }
       t.turn++;
@@ -674,7 +673,7 @@ export function exactBattle(c: CrusaderRexCompiled, budget: ExactBudget = { work
   for (let guard = 0; live.size > 0; guard++) {
     if (guard > 100_000) throw new Error('battle chain did not finish');
     budget.work -= live.size;
-    if (budget.work < 0) throw new ExactTooLarge(LIMITS.exactWork - budget.work, LIMITS.exactWork, false);
+    if (budget.work < 0) throw new ExactTooLarge(EXACT_LIMITS.exactWork - budget.work, EXACT_LIMITS.exactWork, false);
     next = new Map();
     for (const { s, p } of live.values()) {
       // (each live state is advanced once and dropped: it is changed in place)
