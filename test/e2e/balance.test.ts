@@ -386,11 +386,15 @@ describe('diff of damaged results (found by the fuzzing helper: TypeErrors, a pi
     mkdirSync(report);
     writeFileSync(path.join(report, 'summary.json'), JSON.stringify(good));
     writeFileSync(path.join(report, 'scenario.yaml'), `name: g\nzz: ${'['.repeat(5_000_000)}\n`);
-    const results = await runCliBatch([...bad.map(([name, doc]) => ['diff', ok, put(name, doc)]), ['diff', ok, fifo], ['diff', ok, '/dev/zero'], ['diff', ok, report]]);
+    // a report folder whose summary.json is a folder
+    const hollow = path.join(dir, 'hollow');
+    mkdirSync(path.join(hollow, 'summary.json'), { recursive: true });
+    const results = await runCliBatch([...bad.map(([name, doc]) => ['diff', ok, put(name, doc)]), ['diff', ok, fifo], ['diff', ok, '/dev/zero'], ['diff', ok, report], ['diff', ok, hollow]]);
     for (const [i, [name, , why]] of bad.entries()) {
       expect([name, results[i].code, results[i].stderr]).toEqual([name, 2, `${path.join(dir, `${name}.json`)}  (file)  ${MSG.notASummary(why)}\nsiegesim: 1 problem found; nothing was run or written\n`]);
     }
-    const [pipe, device, copy] = results.slice(bad.length);
+    const [pipe, device, copy, folder] = results.slice(bad.length);
+    expect([folder.code, folder.stderr.split('\n')[0]]).toEqual([2, `${path.join(hollow, 'summary.json')}  (file)  ${MSG.notASummary('a folder, not a file')}`]);
     expect([pipe.code, pipe.stderr.split('\n')[0]]).toEqual([2, `${fifo}  (file)  ${MSG.notASummary('not a regular file: a pipe or a device')}`]);
     expect([device.code, device.stderr.split('\n')[0]]).toEqual([2, `/dev/zero  (file)  ${MSG.notASummary('not a regular file: a pipe or a device')}`]);
     expect(copy.code, copy.stderr).toBe(0);

@@ -48,7 +48,7 @@ function readSummaries(where: string): { docs: SummaryDoc[]; issues: ScenarioIss
       // never waits on a pipe, never reads a device for ever
       text = readRegularFile(f, SUMMARY_MAX).toString('utf8');
     } catch (e) {
-      const why = e instanceof NotAFile ? MSG.notASummary('not a regular file: a pipe or a device') : e instanceof TooLarge ? MSG.notASummary(`${e.bytes.toLocaleString('en-US')} bytes, over the ${SUMMARY_MAX.toLocaleString('en-US')} diff reads`) : MSG.fileUnreadable(errCode(e));
+      const why = e instanceof NotAFile ? MSG.notASummary(isFolder(f) ? 'a folder, not a file' : 'not a regular file: a pipe or a device') : e instanceof TooLarge ? MSG.notASummary(`${e.bytes.toLocaleString('en-US')} bytes, over the ${SUMMARY_MAX.toLocaleString('en-US')} diff reads`) : MSG.fileUnreadable(errCode(e));
       issues.push(fileIssue(f, why));
       continue;
     }
@@ -86,6 +86,14 @@ function settingsBeside(summary: string, d: SummaryDoc & { provenance?: { scenar
     return scenarioSettings(loaded.data, { seed: d.seed, trials: d.trials });
   } catch {
     return null;
+  }
+}
+
+function isFolder(f: string): boolean {
+  try {
+    return statSync(f).isDirectory();
+  } catch {
+    return false;
   }
 }
 
