@@ -103,11 +103,16 @@ export interface ScriptsMerge {
 
 /** package.json's text with init's scripts added where their names are free; a package.json that is not a JSON object is refused. */
 export function mergeScripts(packageJson: string, file = 'package.json'): ScriptsMerge {
+  // a byte-order mark (npm reads such a file): kept, in front of the text written back
+  const bom = packageJson.startsWith('\uFEFF') ? '\uFEFF' : '';
+  packageJson = packageJson.slice(bom.length);
   let doc: unknown;
   try {
     doc = JSON.parse(packageJson);
   } catch (e) {
-    throw new InitInputError(`${file} is not valid JSON (${(e as Error).message}): fix it, or add the scripts yourself: ${JSON.stringify(INIT_SCRIPTS)}`);
+    // the parser's first line only (it quotes the text), at most 100 characters
+    const why = (e as Error).message.split('\n')[0].slice(0, 100);
+    throw new InitInputError(`${file} is not valid JSON (${why}): fix it, or add the scripts yourself: ${JSON.stringify(INIT_SCRIPTS)}`);
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new InitInputError(`${file} is not a JSON object: fix it, or add the scripts yourself`);
   const pkg = doc as Record<string, unknown>;
@@ -132,9 +137,9 @@ export function mergeScripts(packageJson: string, file = 'package.json'): Script
     text = JSON.stringify(pkg, null, indent);
   } catch (e) {
     // nested deeper than the stack (JSON.parse reads it; writing it back recurses)
-    throw new InitInputError(`${file} cannot be written back (${(e as Error).message}): add the scripts yourself: ${JSON.stringify(INIT_SCRIPTS)}`);
+    throw new InitInputError(`${file} is nested too deeply to write back (${(e as Error).message}): add the scripts yourself: ${JSON.stringify(INIT_SCRIPTS)}`);
   }
-  return { text: text.replace(/\n/g, eol) + eol, added, kept };
+  return { text: bom + text.replace(/\n/g, eol) + eol, added, kept };
 }
 
 /** A package.json for a folder that has none: private, with init's scripts. */

@@ -7,7 +7,7 @@
  */
 import { afterAll, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCli, STACK_FRAME } from '../cli-child.js';
@@ -88,8 +88,10 @@ it('a repository where init cannot write what it plans is refused before anythin
     { name: 'package-folder', setup: (d) => mkdirSync(path.join(d, 'package.json')), says: /^siegesim: package\.json is a folder, where init writes a file/m },
     { name: 'package-pipe', setup: (d) => execFileSync('mkfifo', [path.join(d, 'package.json')]), says: /^siegesim: package\.json is not a regular file \(a pipe or a device\)/m },
     { name: 'gitignore-link', setup: (d) => symlinkSync('nowhere', path.join(d, '.gitignore')), says: /^siegesim: \.gitignore is a symbolic link to nowhere/m },
+    // a folder that is a link to nowhere: the starters were written before the workflow failed
+    { name: 'github-link', setup: (d) => symlinkSync('nowhere', path.join(d, '.github')), says: /^siegesim: \.github is a symbolic link to nowhere, where init makes a folder/m },
     // nested past the stack: JSON.parse reads it, writing it back recursed (a RangeError)
-    { name: 'package-deep', setup: (d) => writeFileSync(path.join(d, 'package.json'), `{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}`), says: /^siegesim: package\.json cannot be written back \(Maximum call stack size exceeded\): add the scripts yourself/m },
+    { name: 'package-deep', setup: (d) => writeFileSync(path.join(d, 'package.json'), `{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}`), says: /^siegesim: package\.json is nested too deeply to write back \(Maximum call stack size exceeded\): add the scripts yourself/m },
   ];
   for (const c of cases) {
     const dir = repo(c.name);
@@ -109,4 +111,22 @@ it('a repository where init cannot write what it plans is refused before anythin
   const proc = await runCli(['init', '/proc/siegesim-init-test'], { cwd: dir, timeoutMs: 30_000 });
   expect([proc.code, proc.stderr]).toEqual([2, expect.stringMatching(/^siegesim: cannot write to \/proc\/siegesim-init-test\/\S+: this file system does not allow new files there/)]);
   expect(tree(dir)).toEqual(['f.txt']);
+});
+
+it('a package.json that is a symbolic link is written where it points (the link stays); one with a byte-order mark is read, and keeps it', async () => {
+  const dir = repo('pkg-link');
+  const outside = repo('pkg-target');
+  writeFileSync(path.join(outside, 'package.json'), '{ "name": "g" }\n');
+  symlinkSync(path.join(outside, 'package.json'), path.join(dir, 'package.json'));
+  const linked = await runCli(['init', '--system', 'surrender'], { cwd: dir });
+  expect(linked.code, linked.stderr).toBe(0);
+  expect(lstatSync(path.join(dir, 'package.json')).isSymbolicLink()).toBe(true);
+  expect(JSON.parse(readFileSync(path.join(outside, 'package.json'), 'utf8')).scripts).toEqual(INIT_SCRIPTS);
+  const bom = repo('pkg-bom');
+  writeFileSync(path.join(bom, 'package.json'), '\uFEFF{ "name": "g" }\n');
+  const r = await runCli(['init', '--system', 'surrender'], { cwd: bom });
+  expect(r.code, r.stderr).toBe(0);
+  const text = readFileSync(path.join(bom, 'package.json'), 'utf8');
+  expect(text.startsWith('\uFEFF{')).toBe(true);
+  expect(JSON.parse(text.slice(1)).scripts).toEqual(INIT_SCRIPTS);
 });

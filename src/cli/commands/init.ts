@@ -4,7 +4,7 @@
  * an untracked file; package.json gains only the scripts it does not have.
  */
 import type { Command } from 'commander';
-import { lstatSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatIssue, GITIGNORE_LINES, INIT_SCRIPTS, initPlan, initSystems, InitInputError, mergeScripts, newPackageJson, NotAFile, readRegularFile, STARTERS, TooLarge, validateText } from '../../api.js';
 import { VERSION } from '../../version.js';
@@ -43,6 +43,22 @@ function existingText(target: string, shown: string): string | undefined {
     if (e instanceof NotAFile) throw refuse(statSync(target).isDirectory() ? 'a folder' : 'not a regular file (a pipe or a device)');
     if (e instanceof TooLarge) throw new UserError(`${shown} is ${e.bytes} bytes, over the ${READ_MAX} init reads: is it the file it should be? (nothing was written)`);
     throw new UserError(`cannot read ${shown}: ${reasonOf(e)}`);
+  }
+}
+
+function lstatOrNone(p: string) {
+  try {
+    return lstatSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+function statOrNone(p: string) {
+  try {
+    return statSync(p);
+  } catch {
+    return undefined;
   }
 }
 
@@ -107,7 +123,7 @@ async function initCommand(dir: string | undefined, flags: InitFlags): Promise<v
   /** init's scripts package.json has its own (other) command for: the starters and the next steps say siegesim's command instead. */
   const own = new Set<string>();
   if (pkgText !== undefined && merged !== undefined) {
-    const scripts = (JSON.parse(pkgText) as { scripts?: Record<string, unknown> }).scripts;
+    const scripts = (JSON.parse(pkgText.replace(/^\uFEFF/, '')) as { scripts?: Record<string, unknown> }).scripts;
     for (const k of merged.kept) if (scripts?.[k] !== INIT_SCRIPTS[k]) own.add(k);
   }
   const plan = initPlan(systems, (rel) => readFileSync(packageFile(rel), 'utf8'), own.has('balance'));
@@ -117,12 +133,19 @@ async function initCommand(dir: string | undefined, flags: InitFlags): Promise<v
   });
   const toWrite = [...files.filter((f) => f.existing === undefined).map((f) => f.target), ...(pkgText === undefined || merged?.text !== undefined ? [pkgFile] : [])];
   for (const folder of new Set(toWrite.map((t) => path.dirname(t)))) {
+    // a folder on the way that is a symbolic link to nowhere: the write would fail there, after others
+    for (let d = folder; d.length > root.length && d.startsWith(root); d = path.dirname(d)) {
+      if (lstatOrNone(d)?.isSymbolicLink() && statOrNone(d) === undefined) throw new UserError(`${shown(d)} is a symbolic link to nowhere, where init makes a folder: remove it or make it point to a folder, and run init again (nothing was written)`);
+    }
     try {
       checkWritableFolder(folder, shown(folder));
     } catch (e) {
       throw new UserError(`${(e as Error).message} (nothing was written)`);
     }
   }
+  // package.json first: the one file init changes rather than makes; if that write fails, nothing
+  // else was written. A package.json that is a symbolic link is written where it points.
+  if (merged?.text !== undefined) await writeFileAtomic(statOrNone(pkgFile) && lstatOrNone(pkgFile)?.isSymbolicLink() ? realpathSync(pkgFile) : pkgFile, merged.text);
   const lines: string[] = [];
   const warnings: string[] = [];
   let wrote = 0;
@@ -148,12 +171,9 @@ async function initCommand(dir: string | undefined, flags: InitFlags): Promise<v
   }
   let hasSiegesim = false;
   if (pkgText !== undefined && merged !== undefined) {
-    if (merged.text !== undefined) {
-      await writeFileAtomic(pkgFile, merged.text);
-      lines.push(`  package.json: added the scripts ${merged.added.join(', ')}`);
-    }
+    if (merged.text !== undefined) lines.push(`  package.json: added the scripts ${merged.added.join(', ')}`);
     for (const k of merged.kept) lines.push(`  package.json: kept its own "${k}" script (not changed)`);
-    const pkg = JSON.parse(merged.text ?? pkgText) as { dependencies?: Record<string, unknown>; devDependencies?: Record<string, unknown> };
+    const pkg = JSON.parse((merged.text ?? pkgText).replace(/^\uFEFF/, '')) as { dependencies?: Record<string, unknown>; devDependencies?: Record<string, unknown> };
     hasSiegesim = Object.hasOwn(pkg.devDependencies ?? {}, 'siegesim') || Object.hasOwn(pkg.dependencies ?? {}, 'siegesim');
     const outside = outsideSpec(pkg, root);
     if (outside !== undefined) warnings.push(`package.json installs siegesim from "${outside}", outside this repository: CI's npm ci on a clean machine will not find it; commit the tarball in the repository and install it from there (docs/your-repository.md, "Install")`);
