@@ -91,33 +91,43 @@ export function summaryShapeProblem(doc: unknown): string | undefined {
   if (!doc.params.every((p) => typeof p === 'string')) return 'params is not a list of names';
   if (!doc.variants.every((v) => typeof v === 'string')) return 'variants is not a list of names';
   if (doc.trials !== undefined && typeof doc.trials !== 'number') return 'trials is not a number';
-  const numberOrNull = (x: unknown) => x === null || typeof x === 'number';
-  const estimate = (e: unknown, where: string): string | undefined => {
+  if (doc.trials !== undefined && !(Number.isSafeInteger(doc.trials) && (doc.trials as number) >= 0)) return 'trials is not a count of trials';
+  const numberOrNull = (x: unknown) => x === null || (typeof x === 'number' && Number.isFinite(x));
+  const estimate = (e: unknown, where: string, probability: boolean): string | undefined => {
     if (!isMap(e)) return `${where} is not an object`;
-    for (const k of ['value', 'ci_low', 'ci_high'] as const) if (!numberOrNull(e[k])) return `${where}.${k} is not a number or null`;
-    if (e.se !== undefined && !numberOrNull(e.se)) return `${where}.se is not a number or null`;
+    for (const k of ['value', 'ci_low', 'ci_high'] as const) {
+      if (!numberOrNull(e[k])) return `${where}.${k} is not a number or null`;
+      // a probability, or a difference of two: in [0, 1] or [-1, 1]
+      if (probability && e[k] !== null && ((e[k] as number) < (where.includes('.differences.') ? -1 : 0) || (e[k] as number) > 1)) return `${where}.${k} is ${String(e[k])}, not a probability${where.includes('.differences.') ? "'s difference" : ''}`;
+    }
+    if (e.se !== undefined && !(numberOrNull(e.se) && (e.se === null || (e.se as number) >= 0))) return `${where}.se is not a standard error (a number, at least 0, or null)`;
     return undefined;
   };
+  const isProbability = (m: string, e: unknown) => (isMap(e) && e.kind !== undefined ? e.kind === 'probability' : m.startsWith('p_'));
+  const seen = new Map<string, number>();
   for (const [i, c] of doc.cases.entries()) {
     const at = `cases[${i}]`;
     if (!isMap(c)) return `${at} is not an object`;
     if (typeof c.case !== 'number') return `${at}.case is not a number`;
     if (typeof c.variant !== 'string') return `${at}.variant is not a name`;
     if (!isMap(c.params)) return `${at}.params is not an object`;
-    if (typeof c.trials !== 'number') return `${at}.trials is not a number`;
+    if (!(Number.isSafeInteger(c.trials) && (c.trials as number) >= 0)) return `${at}.trials is not a count of trials`;
+    const key = caseKey(c.params, c.variant);
+    if (seen.has(key)) return `${at} is the same case as cases[${seen.get(key)}] (its variant and params)`;
+    seen.set(key, i);
     if (!isMap(c.metrics)) return `${at}.metrics is not an object`;
     for (const [m, v] of Object.entries(c.metrics)) {
-      const why = estimate(v, `${at}.metrics.${m}`);
+      const why = estimate(v, `${at}.metrics.${m}`, isProbability(m, v));
       if (why !== undefined) return why;
       const e = v as Record<string, unknown>;
-      if (typeof e.n !== 'number') return `${at}.metrics.${m}.n is not a number`;
+      if (!(Number.isSafeInteger(e.n) && (e.n as number) >= 0)) return `${at}.metrics.${m}.n is not a count`;
       if (e.kind !== undefined && e.kind !== 'probability' && e.kind !== 'mean') return `${at}.metrics.${m}.kind is neither "probability" nor "mean"`;
       if (e.conditional_on !== undefined && typeof e.conditional_on !== 'string') return `${at}.metrics.${m}.conditional_on is not a metric's name`;
     }
     if (c.differences !== undefined) {
       if (!isMap(c.differences)) return `${at}.differences is not an object`;
       for (const [m, v] of Object.entries(c.differences)) {
-        const why = estimate(v, `${at}.differences.${m}`);
+        const why = estimate(v, `${at}.differences.${m}`, isProbability(m, isMap(c.metrics) ? c.metrics[m] : undefined));
         if (why !== undefined) return why;
       }
     }
@@ -292,6 +302,11 @@ export function diffSummaries(before: SummaryDoc, after: SummaryDoc, opts: DiffO
  */
 export function diffSets(before: readonly SummaryDoc[], after: readonly SummaryDoc[], opts: DiffOptions = {}): DiffResult {
   const alpha = opts.alpha ?? DIFF_ALPHA;
+  // a name twice on one side: which report to compare would be a guess
+  for (const [side, docs] of [['before', before], ['after', after]] as const) {
+    const twice = docs.find((d, i) => docs.findIndex((e) => e.name === d.name) !== i);
+    if (twice) throw new DiffError(`the ${side} side holds two reports of scenario "${twice.name}": name the report folders themselves`);
+  }
   const afterByName = new Map(after.map((d) => [d.name, d]));
   const beforeNames = new Set(before.map((d) => d.name));
   const scenarios: DiffScenario[] = [];

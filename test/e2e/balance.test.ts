@@ -376,7 +376,11 @@ describe('diff of damaged results (found by the fuzzing helper: TypeErrors, a pi
       ['null-metrics', { ...good, cases: [{ ...good.cases[0], metrics: null }] }, 'cases[0].metrics is not an object'],
       ['null-params', { ...good, cases: [{ ...good.cases[0], params: null }] }, 'cases[0].params is not an object'],
       ['text-value', { ...good, cases: [{ ...good.cases[0], metrics: { p_test: { ...good.cases[0].metrics.p_test, value: '0.5' } } }] }, 'cases[0].metrics.p_test.value is not a number or null'],
-      ['null-n', { ...good, cases: [{ ...good.cases[0], metrics: { p_test: { ...good.cases[0].metrics.p_test, n: null } } }] }, 'cases[0].metrics.p_test.n is not a number'],
+      ['null-n', { ...good, cases: [{ ...good.cases[0], metrics: { p_test: { ...good.cases[0].metrics.p_test, n: null } } }] }, 'cases[0].metrics.p_test.n is not a count'],
+      // impossible values and a case given twice (found by the fresh-eyes helper: compared as results)
+      ['negative-p', { ...good, cases: [{ ...good.cases[0], metrics: { p_test: { ...good.cases[0].metrics.p_test, value: -1 } } }] }, 'cases[0].metrics.p_test.value is -1, not a probability'],
+      ['huge-trials', { ...good, cases: [{ ...good.cases[0], trials: 1e308 }] }, 'cases[0].trials is not a count of trials'],
+      ['twice', { ...good, cases: [good.cases[0], { ...good.cases[0], case: 1 }] }, 'cases[1] is the same case as cases[0] (its variant and params)'],
       ['null-difference', { ...good, cases: [{ ...good.cases[0], differences: { p_test: null } }] }, 'cases[0].differences.p_test is not an object'],
     ];
     const fifo = path.join(dir, 'fifo');
@@ -399,6 +403,14 @@ describe('diff of damaged results (found by the fuzzing helper: TypeErrors, a pi
     expect([device.code, device.stderr.split('\n')[0]]).toEqual([2, `/dev/zero  (file)  ${MSG.notASummary('not a regular file: a pipe or a device')}`]);
     expect(copy.code, copy.stderr).toBe(0);
     expect(copy.stdout).toContain(MSG.diffSettingsUnknown());
+    // a folder holding two reports of one scenario: which to compare would be a guess
+    const two = path.join(dir, 'two');
+    for (const sub of ['a', 'b']) {
+      mkdirSync(path.join(two, sub), { recursive: true });
+      writeFileSync(path.join(two, sub, 'summary.json'), JSON.stringify(good));
+    }
+    const [both] = await runCliBatch([['diff', two, ok]]);
+    expect([both.code, both.stderr]).toEqual([2, expect.stringContaining('the before side holds two reports of scenario "g": name the report folders themselves')]);
   });
 });
 
