@@ -141,7 +141,7 @@ describe("siegesim in a game's own repository (installed from the packed tarball
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('0 files written');
     expect(again.stdout).toContain('kept scenarios/fantasy-climbers-dc.yaml');
-    expect(again.stdout).toContain('kept its own "balance" script');
+    expect(again.stdout).toContain(`already has siegesim's "balance" script`);
     expect(snapshot(repo)).toEqual(before);
   }, 300_000);
 
