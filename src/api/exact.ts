@@ -29,19 +29,22 @@ export function exactScenario(v: ValidScenario): ExactCase[] {
     let base: ExactSummary | null = null;
     p.variants.forEach((vc, vi) => {
       const c = points[g].compiled[vi];
-      let exact: ExactSummary | null = null;
-      let unsolved: string | undefined;
-      try {
-        exact = solveExact(v.system, c, budget);
-      } catch (e) {
-        if (!(e instanceof ExactTooLarge)) throw e;
-        unsolved = e.message;
-      }
+      const { exact, unsolved } = solveExactOrWhy(v.system, c, budget);
       if (vi === 0) base = exact;
       out.push({ case: g + 1, variant: vc.variant, params: p.params, exact, ...(unsolved !== undefined ? { unsolved } : {}), ...(vi > 0 ? { differences: exactDifferences(exact, base) } : {}) });
     });
   });
   return out;
+}
+
+/** solveExact, with a chain past its bounds (ExactTooLarge) as no answer and why, for exact, check and test alike. */
+export function solveExactOrWhy<C>(system: RulesSystem<C>, compiled: C, budget: ExactBudget): { exact: ExactSummary | null; unsolved?: string } {
+  try {
+    return { exact: solveExact(system, compiled, budget) };
+  } catch (e) {
+    if (!(e instanceof ExactTooLarge)) throw e;
+    return { exact: null, unsolved: e.message };
+  }
 }
 
 /** A system's exact answer for a compiled case, its probabilities held to [0, 1] and its variances to at least 0 (clampToRange); null when it has none. */

@@ -17,9 +17,9 @@ import type { Expectation, Bound } from '../scenario/expect.js';
 import type { ScenarioIssue } from '../scenario/load.js';
 import type { ValidScenario } from '../scenario/validate.js';
 import { MSG } from '../scenario/messages.js';
-import { EXACT_LIMITS, ExactTooLarge, type CaseResult, type ExactBudget, type ExactMetric, type ScenarioResult } from '../systems/types.js';
+import { EXACT_LIMITS, type CaseResult, type ExactBudget, type ExactMetric, type ScenarioResult } from '../systems/types.js';
 import { meanInterval, pairedDifference, rescaleInterval, wilson, zForConfidence, type Estimate } from '../stats/intervals.js';
-import { CHECK_Z_LIMIT, solveExact, zDiffRow, zRow } from './exact.js';
+import { CHECK_Z_LIMIT, solveExactOrWhy, zDiffRow, zRow } from './exact.js';
 import { alignPairedSlots, runScenario, type RunScenarioOptions } from './run.js';
 
 /** Default confidence of the interval an assertion is judged on. */
@@ -111,14 +111,9 @@ export function prepareExact(v: ValidScenario): { answers: ExactAnswers; issues:
   const solve = (point: number, variant: number) => {
     const key = `${point}:${variant}`;
     if (!solved.has(key)) {
-      let ex = null;
-      try {
-        ex = solveExact(sys, compileAt(point, variant), budget);
-      } catch (e) {
-        if (!(e instanceof ExactTooLarge)) throw e;
-        unsolved.set(key, e.message);
-      }
-      solved.set(key, ex?.metrics ?? {});
+      const { exact, unsolved: why } = solveExactOrWhy(sys, compileAt(point, variant), budget);
+      if (why !== undefined) unsolved.set(key, why);
+      solved.set(key, exact?.metrics ?? {});
     }
     return solved.get(key)!;
   };
