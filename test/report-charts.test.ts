@@ -14,7 +14,6 @@ import { nodes, ROOT, runFile } from './helpers.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { runScenario, validateText } from '../src/api.js';
-import { warmUpSpec } from '../src/report/renderer.js';
 
 
 describe('integer axes', () => {
@@ -525,30 +524,5 @@ describe("the workbench sweep chart's tooltip", () => {
     }
     expect(line.data.values.map((d) => d.shown)).toEqual(['0.999996 [0.99998, 1]', '0.5000 [0.4900, 0.5100]']);
     expect(heat.data.values[0].shown).toBe('0.999996 [0.99998, 1]');
-  });
-});
-
-describe("the renderer's warm-up copy of a chart (report/renderer.ts warmUpSpec)", () => {
-  it('cuts small multiples to their first panels, wherever the facet is, and leaves any other chart as it is', () => {
-    const rows = ['a', 'b', 'c', 'd'].flatMap((series) => ['x', 'y', 'z'].flatMap((side) => [0, 1].map((round) => ({ series, side, round, mean: 1 }))));
-    const faceted = {
-      data: { values: rows },
-      vconcat: ['x', 'y', 'z'].map((side) => ({ transform: [{ filter: `datum.side === '${side}'` }], facet: { field: 'series', type: 'nominal' }, spec: { mark: 'line' } })),
-    };
-    const cut = warmUpSpec(faceted) as { data: { values: typeof rows }; vconcat: unknown[] };
-    // the first two series, every side and round of them: the same marks, two panels a facet
-    expect([...new Set(cut.data.values.map((r) => r.series))]).toEqual(['a', 'b']);
-    expect(cut.data.values).toEqual(rows.filter((r) => r.series === 'a' || r.series === 'b'));
-    expect(cut.vconcat).toBe(faceted.vconcat);
-    expect(faceted.data.values).toHaveLength(24); // the report's own spec is not changed
-    // row and column facets (a grid): each field cut
-    const grid = { data: { values: rows }, facet: { row: { field: 'side' }, column: { field: 'series' } }, spec: { mark: 'line' } };
-    const g = warmUpSpec(grid, 1) as { data: { values: typeof rows } };
-    expect(g.data.values).toEqual(rows.filter((r) => r.side === 'x' && r.series === 'a'));
-    // no facet, or no inline data: the same object
-    const plain = { data: { values: rows }, mark: 'line', encoding: { x: { field: 'round' } } };
-    expect(warmUpSpec(plain)).toBe(plain);
-    const named = { data: { name: 'table' }, facet: { field: 'series' }, spec: { mark: 'line' } };
-    expect(warmUpSpec(named)).toBe(named);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The chart renderer thread of the built program (dist/src/report/renderer.js: tests from source
- * render in their own thread): the SVG it returns is the one rendering in this thread gives,
- * asked for with a warm-up (long runs) or without (a run done in a moment), in order.
+ * render in their own thread): the SVG it returns is the one rendering in this thread gives, in
+ * the order asked.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
@@ -24,13 +24,12 @@ describe('the chart renderer thread', () => {
     await r?.stopRenderer();
   });
 
-  it('draws what this thread draws, with and without a warm-up, in the order asked', async () => {
+  it('draws what this thread draws, in the order asked', async () => {
     r = await built();
     const expected = [];
     for (const s of specs) expected.push(await renderSvg(s));
     r.startRenderer();
-    expect(await r.renderSvgs(specs)).toEqual(expected); // cold: no warm-up asked
-    r.warmRenderer([...specs, ...specs]); // the report's own kinds of chart, drawn and thrown away; the charts asked for next go first
+    expect(await r.renderSvgs(specs)).toEqual(expected);
     expect(await r.renderSvgs([...specs].reverse())).toEqual([...expected].reverse());
     expect(expected.every((svg) => svg.startsWith('<svg'))).toBe(true);
   });

@@ -1,14 +1,13 @@
 /** `siegesim run`: run scenarios and write their reports; `--shard k/n` writes a shard file instead. */
 import { Command, InvalidArgumentError } from 'commander';
 import path from 'node:path';
-import { availableParallelism } from 'node:os';
-import { chunkCount, inlineExecutor, runScenario, runShard, MSG, type Executor, type ValidScenario } from '../../api.js';
+import { chunkCount, runScenario, runShard, MSG, type Executor } from '../../api.js';
 import { poolFor } from '../early-pool.js';
 import { checkFolder, checkOutputFile, checkReportDir, writeIndex, writeReport, type ReportSource } from '../../report/write.js';
 import { SHARD_FILE, writeShardFile } from '../shard-file.js';
 import { controller, executorOf, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
 import { showCount } from '../../report/format.js';
-import { preloadVega, rendererStarted, startRenderer, warmRenderer, warmUpSpec } from '../../report/renderer.js';
+import { preloadVega, startRenderer } from '../../report/renderer.js';
 import { answerText } from '../../report/answer-text.js';
 import { briefHead, briefLine, trialsRange } from '../../report/brief-text.js';
 import { etaWatch } from '../eta.js';
@@ -45,16 +44,18 @@ async function shardCommand(files: string[], flags: RunFlags & { shard: { k: num
   }
 }
 
-/** A one-file run is judged for a renderer thread once it has run this long (s). */
+/** A one-file run on worker threads is judged once it has run this long (s). */
 const RENDERER_JUDGED_AFTER = 0.05;
-/** It gets one when at least this much of it (s) is left at its speed so far: a thread's start and vega's load on it take ~0.2 s of the core the kernels leave free, and drawing in this thread after the run costs vega's load (~0.1 s) on top of the charts. */
+/** vega is loaded during the run when at least this much of it (s) is left at its speed so far (loading it takes ~0.1 s). */
 const RENDERER_IF_LEFT = 0.2;
 
 /**
- * Where a one-file run's charts are drawn, as an onProgress hook: once the run is seen to be long
- * enough, `ready` is called (a renderer thread started where a core is free, so that it is ready
- * before the run ends; else vega loaded in this thread while the worker threads run the kernels:
- * report/renderer.ts); a shorter run's charts are drawn in this thread, vega loaded after it.
+ * vega loaded in this thread during a one-file run whose kernels run on worker threads (this
+ * thread mostly waits for them), as an onProgress hook: once the run is seen to be long enough,
+ * `ready` is called, so that the charts start as soon as the run ends. A shorter run, and any
+ * run with --threads 1 (this thread runs the kernels), loads vega after it. The charts are drawn
+ * in this thread either way: a renderer thread beside a one-file run, warmed up with the report's
+ * own charts from a preview, cost 11-27% more CPU for no shorter wall clock (docs/performance.md).
  */
 function chartsWhenLong(ready: () => void): (done: number, planned: number) => void {
   const t0 = performance.now();
@@ -65,63 +66,6 @@ function chartsWhenLong(ready: () => void): (done: number, planned: number) => v
     decided = true;
     if ((elapsed * (planned - done)) / done >= RENDERER_IF_LEFT) ready();
   };
-}
-
-/** Trials of the preview that gives the renderer's warm-up its charts, over all its cases. */
-const PREVIEW_TRIALS = 2000;
-/** A scenario is judged once it has run this long (s): its first chunks, before V8 has compiled the kernel, are far slower. */
-const WARM_JUDGED_AFTER = 0.25;
-/** The warm-up is asked for only when at least this much of the run (s) is left: drawing a report's charts cold takes ~0.2-0.5 s of the renderer's core on a quiet machine. */
-const WARM_IF_LEFT = 0.5;
-
-/**
- * The chart warm-up of a long scenario, as an onProgress hook. Once the scenario has run
- * WARM_JUDGED_AFTER s, if what is left would take at least WARM_IF_LEFT s at its speed so far,
- * the renderer is warmed up with the charts this scenario's report will have (their kinds, sizes
- * and layers: only those make the report's charts faster at the end, renderer.ts), made from a
- * preview: a run of a few trials per case in this thread, whose numbers go nowhere. It costs
- * this thread ~10-50 ms and the renderer's core the charts' first drawing (~0.2-0.5 s of CPU
- * on the core the kernels leave free), and takes the report's charts at the end from ~0.7 to
- * ~0.35 s (the reference battle's three, on a loaded machine). A shorter run asks for nothing:
- * the warm-up would not be done before its end, and would cost CPU for nothing. A preview that
- * fails or is cancelled warms nothing.
- */
-function chartWarmUp(v: ValidScenario, flags: RunFlags): { onProgress: (done: number, planned: number) => void; stop: () => void } {
-  const t0 = performance.now();
-  let decided = false;
-  // stopped with the scenario's run (or the command): a preview still running then is not wanted
-  const stopped = new AbortController();
-  const onAbort = () => stopped.abort();
-  controller.signal.addEventListener('abort', onAbort, { once: true });
-  return {
-    onProgress(done, planned) {
-      const elapsed = (performance.now() - t0) / 1000;
-      if (decided || done <= 0 || elapsed < WARM_JUDGED_AFTER) return;
-      decided = true;
-      // (a run judged short for a renderer thread earlier draws in this thread: nothing to warm)
-      if ((elapsed * (planned - done)) / done >= WARM_IF_LEFT && rendererStarted()) void warmCharts(v, flags, stopped.signal);
-    },
-    stop() {
-      controller.signal.removeEventListener('abort', onAbort);
-      stopped.abort();
-    },
-  };
-}
-
-async function warmCharts(v: ValidScenario, flags: RunFlags, signal: AbortSignal): Promise<void> {
-  const cases = v.points.length * v.variantNames.length;
-  try {
-    const preview = await runScenario(v, {
-      trials: Math.max(16, Math.min(flags.trials ?? v.trials, Math.floor(PREVIEW_TRIALS / cases))),
-      seed: flags.seed,
-      executor: inlineExecutor(),
-      signal,
-    });
-    // (small multiples cut to their first panels: the kinds are what warms, renderer.ts warmUpSpec)
-    if (!signal.aborted) warmRenderer(v.system.charts(preview).map((c) => warmUpSpec(c.spec)));
-  } catch {
-    // no warm-up: the report's charts are drawn cold, as they would be without it
-  }
 }
 
 async function runCommand(files: string[], flags: RunFlags): Promise<void> {
@@ -143,13 +87,10 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   // The workers start when the run's work is seen to be long enough (engine/run.ts WARM_AT_MS),
   // unless start.ts started them early for a run that surely is (cli/early-pool.ts); until then
   // this thread runs the chunks. With --threads 1 this thread is the kernel thread.
-  // A core the kernels leave free: the renderer can draw each long scenario's own kinds of chart
-  // on it while the scenario runs, so that its report's charts are drawn warm when it ends.
   const draw = flags.charts !== false;
-  const freeCore = draw && exec.threads < availableParallelism();
   // Several files: a renderer thread at once, drawing each report's charts while the next file
-  // runs. One file: one only once it is seen to run long with a core free (chartsWhenLong);
-  // otherwise its charts are drawn in this thread when it ends (report/renderer.ts).
+  // runs. One file: its charts are drawn in this thread when it ends, vega loaded meanwhile when
+  // worker threads run the kernels (chartsWhenLong; report/renderer.ts).
   if (draw && multi) startRenderer();
   const jsonOut: unknown[] = [];
   // --brief (npm start): a line per scenario under one head, in columns, and a closing summary
@@ -179,12 +120,10 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       // A run that will take long says so once its speed is known (not --precision: its end depends on the results).
       const t0 = performance.now();
       const eta = flags.precision === undefined ? etaWatch(() => (performance.now() - t0) / 1000, { threads: inProcess ? 1 : exec.threads, cases: v.variantNames.length }, (line) => progress.note(`${v.name}: ${line}`)) : undefined;
-      // one file: a renderer thread with a core of its own; vega loaded here while worker threads
-      // run the kernels (this thread mostly waits for them); nothing early with --threads 1 and
-      // no free core (this thread is the kernels' and would load vega as late either way)
-      const ready = freeCore ? startRenderer : draw && exec.threads > 1 ? preloadVega : undefined;
-      const renderer = ready && !multi && !inProcess ? chartsWhenLong(ready) : undefined;
-      const warm = freeCore && !inProcess ? chartWarmUp(v, flags) : undefined;
+      // one file: vega loaded here while worker threads run the kernels (this thread mostly waits
+      // for them); nothing early with --threads 1 (this thread is the kernels' and would load it
+      // as late either way)
+      const renderer = draw && exec.threads > 1 && !multi && !inProcess ? chartsWhenLong(preloadVega) : undefined;
       const result = await runScenario(v, {
         trials: flags.trials,
         seed: flags.seed,
@@ -196,11 +135,9 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
           progress.onProgress(done, planned);
           eta?.(done, planned);
           renderer?.(done, planned);
-          warm?.onProgress(done, planned);
         },
       });
       progress.stop();
-      warm?.stop();
       // the last scenario's trials are done: the threads stop while its report is written
       if (i === scenarios.length - 1) exec.close().catch(() => undefined); // (a failure shows where it is awaited, below)
       const out = outs[i];
