@@ -106,6 +106,51 @@ describe('a 10,000-case sweep renders', () => {
     }
   });
 
+  it("a fantasy open field of 1,050 cases and a Crusader Rex siege of 120: each system's own per-case charts draw a sample of their panels and say so (2,100 fantasy panels overflowed vega's stack)", { timeout: 600_000 }, async () => {
+    const files = {
+      fantasy: [
+        'name: wide', 'system: fantasy', 'seed: 31', 'trials: 1', 'mode: open_field',
+        'attacker: { infantry: 8, cavalry: 3, archers: 6, mages: 4, captain_might: 1 }',
+        'defender: { infantry: 10, archers: 4, clerics: 3, captain_might: 1 }',
+        'policy: { shield_spending: no_waste }',
+        'variants:', '  - name: no-waste', '  - { name: optimal, set: { policy.shield_spending: optimal } }',
+        'sweep:', '  defender.captain_might: { from: 0, to: 20, step: 1 }', '  attacker.mages: { from: 0, to: 24, step: 1 }', '',
+      ].join('\n'),
+      cr: [
+        'name: long-siege', 'system: crusader-rex', 'seed: 5', 'trials: 1', 'town: { rating: 2 }', 'player1: saracens',
+        'situation: existing_siege', 'besieged: franks', 'blocks:',
+        '  - { block: Raymond (Tiberias), at: castle }', '  - { block: Walter, at: castle }',
+        '  - { block: Saladin, at: field }', '  - { block: Al Mashtub, at: field }', '  - { block: Tuman, at: field }',
+        'turns: 1', 'policy: { storm: when_stronger }',
+        'sweep:', '  turns: { from: 1, to: 20, step: 1 }', '  town.rating: [1, 2, 3]',
+        'variants:', '  - { name: storm, set: { policy.storm: always } }', '  - { name: starve, set: { policy.storm: never } }', '',
+      ].join('\n'),
+    };
+    // each chart's panels: a facet's distinct values (rows x columns of a grid; the vconcat's charts each as many)
+    const panels = (spec: Record<string, unknown>, field: string) => new Set((spec.data as { values: Record<string, unknown>[] }).values.map((x) => x[field])).size;
+    for (const [kind, text] of Object.entries(files)) {
+      const v = validateText(`${kind}.yaml`, text);
+      if (!v.ok) throw new Error(v.issues.map((i) => i.message).join('; '));
+      const r = await runScenario(v.value, { trials: 1 });
+      const charts = v.value.system.charts(r);
+      const byName = (n: string) => charts.find((c) => c.name === n)!;
+      if (kind === 'fantasy') {
+        expect(r.cases).toHaveLength(1050);
+        expect(byName('attrition').caption).toMatch(/^a sample: 36 of the 2,100 panels, evenly spaced .*one panel per case and side; every case is in attrition\.csv; /);
+        expect(panels(byName('attrition').spec, 'series')).toBe(MAX_PANELS / 2); // x 2 sides
+        expect(byName('volley_damage').caption).toMatch(/^a sample: 36 of the 525 panels, evenly spaced .*one panel per \(captain_might, mages\), variant as colour; every case is in volley_damage\.csv; /);
+        expect(panels(byName('volley_damage').spec, 'panel')).toBe(MAX_PANELS);
+      } else {
+        expect(r.cases).toHaveLength(120);
+        expect(byName('attrition').caption).toMatch(/^a sample: 12 of the 60 rows, evenly spaced .*one row per \(turns, rating\), variant as colour; every case is in attrition\.csv; /);
+        expect(panels(byName('attrition').spec, 'row')).toBe(MAX_PANELS / 3); // x 3 places at most
+        expect(byName('survivors').caption).toMatch(/^a sample: 18 of the 60 rows, .*every case is in survivors\.csv; /);
+        expect(panels(byName('survivors').spec, 'row')).toBe(MAX_PANELS / 2); // x 2 sides
+      }
+      for (const c of charts) expect((await renderSvg(c.spec)).startsWith('<svg'), `${kind} ${c.name}`).toBe(true);
+    }
+  });
+
   it('4,800 variants (a by-variant bar chart of thousands of rows overflowed the stack too): every chart draws, the bars a sample said so', { timeout: 600_000 }, async () => {
     const text = [
       ...surrenderHead('many'),

@@ -41,6 +41,25 @@ export function sampleIndices(n: number, most: number): number[] {
   return Array.from({ length: most }, (_, i) => Math.round((i * (n - 1)) / (most - 1)));
 }
 
+/**
+ * A layout's panels cut to an evenly spaced sample of at most `most` (the first and the last
+ * kept) when it has more: `kept` the panels kept (undefined: every one), `all` how many it had.
+ * The layout's `panels` become the kept ones; a chart then draws the cases of those alone, and
+ * says so in its caption (sampleCaption).
+ */
+export function samplePanels(layout: SeriesLayout, most = MAX_PANELS): { kept: Set<string> | undefined; all: number } {
+  const all = layout.panels.length;
+  if (!layout.panel || all <= most) return { kept: undefined, all };
+  const kept = new Set(sampleIndices(all, most).map((i) => layout.panels[i]));
+  layout.panels = layout.panels.filter((p) => kept.has(p));
+  return { kept, all };
+}
+
+/** The start of a sampled chart's caption: how many of its panels (or rows of panels) it draws, and where every case is. */
+export function sampleCaption(shown: number, all: number, per: string, csv: string, unit: 'panel' | 'row' = 'panel'): string {
+  return `a sample: ${shown} of the ${all.toLocaleString('en-US')} ${unit}s, evenly spaced (the first and the last among them), one ${unit} per ${per}; every case is in ${csv}; `;
+}
+
 /** How a (case, variant) is labelled in a legend: the variant, then the swept values. */
 export function seriesLabel(result: ScenarioResult, c: CaseResult): string {
   const parts: string[] = [];
@@ -295,9 +314,7 @@ export function curveChart(
 ): ChartSpec {
   const layout = seriesLayout(result);
   // too many panels to draw: an evenly spaced sample of them (said in the caption)
-  const allPanels = layout.panels.length;
-  const kept = layout.panel && allPanels > MAX_PANELS ? new Set(sampleIndices(allPanels, MAX_PANELS).map((i) => layout.panels[i])) : undefined;
-  if (kept) layout.panels = layout.panels.filter((p) => kept.has(p));
+  const { kept, all: allPanels } = samplePanels(layout);
   const values: Record<string, unknown>[] = [];
   const xs: number[] = [];
   for (const c of result.cases) {
@@ -351,14 +368,17 @@ export function curveChart(
     name: opts.name,
     title,
     caption: kept
-      ? `a sample: ${layout.panels.length} of the ${allPanels.toLocaleString('en-US')} panels, evenly spaced (the first and the last among them), one panel per ${panelWord(layout)}; every case is in ${opts.curve}.csv; ${bandsCaption(values, span)}`
+      ? `${sampleCaption(layout.panels.length, allPanels, panelWord(layout), `${opts.curve}.csv`)}${bandsCaption(values, span)}`
       : `every case${layout.panel ? `, one panel per ${panelWord(layout)}` : ''}; ${bandsCaption(values, span)}`,
     spec: facetted(layout, { $schema: SCHEMA, title, data: { values } }, inner, { width, height: 280 }),
   };
 }
 
-function panelWord(layout: SeriesLayout): string {
-  return layout.colors.length === 1 ? 'case' : `${layout.panels[0]?.replace(/=.*$/, '') ?? 'group'}, ${layout.colorTitle ?? 'variant'} as colour`;
+/** What one panel of a layout stands for: a case, or the swept values it holds (`(turns, town.rating), variant as colour`). */
+export function panelWord(layout: SeriesLayout): string {
+  if (layout.colors.length === 1) return 'case';
+  const names = layout.panels[0]?.split(', ').map((part) => part.replace(/=.*$/, '')) ?? ['group'];
+  return `${names.length > 1 ? `(${names.join(', ')})` : names[0]}, ${layout.colorTitle ?? 'variant'} as colour`;
 }
 
 /** The cases of one line through a sweep: one parameter varies, everything else is fixed. */

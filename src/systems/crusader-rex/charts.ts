@@ -1,16 +1,21 @@
 /** Charts of a Crusader Rex run: attrition by round, survivors, win-rate bars, sweep answers. */
-import { dashEncoding, facetKey, heatmapChart, integerAxis, keyedFacet, SCHEMA, seriesLabel, seriesLayout, seriesScale, shapeEncoding, sweepChart, variantBarsCharts } from '../chart-kit.js';
+import { dashEncoding, facetKey, heatmapChart, integerAxis, keyedFacet, MAX_PANELS, panelWord, sampleCaption, samplePanels, SCHEMA, seriesLabel, seriesLayout, seriesScale, shapeEncoding, sweepChart, variantBarsCharts } from '../chart-kit.js';
 import type { CaseResult, ChartSpec, ScenarioResult } from '../types.js';
 
 const PLACES = ['field', 'castle', 'reserves'];
 
 /**
  * Every case's lines. Few cases: one line per case in each (side, place) panel. Many: a row
- * of panels per group of cases (seriesLayout), the side told by the dash.
+ * of panels per group of cases (seriesLayout), the side told by the dash; past `rows` rows (a
+ * chart of at most MAX_PANELS panels), an evenly spaced sample of them: `cases` are those drawn,
+ * `sampled` the start of the caption that says so.
  */
-function lineKeys(result: ScenarioResult) {
+function lineKeys(result: ScenarioResult, rows: number, csv: string) {
   // these charts are already panels (side x place): more than 4 lines in one is a tangle
   const layout = seriesLayout(result, 4);
+  const { kept, all } = samplePanels(layout, rows);
+  const cases = kept ? result.cases.filter((c) => kept.has(layout.panel!(c))) : result.cases;
+  const sampled = kept ? sampleCaption(layout.panels.length, all, panelWord(layout), csv, 'row') : '';
   const label = (c: CaseResult) => (layout.panel ? layout.color(c) : seriesLabel(result, c));
   const colors = layout.panel ? layout.colors : result.cases.map((c) => seriesLabel(result, c));
   const color = {
@@ -30,7 +35,7 @@ function lineKeys(result: ScenarioResult) {
   // where the dash tells the sides apart (attrition's panels) and two lines meet, the first series
   // is drawn widest and each next one narrower, so a line drawn over another leaves its edges in sight
   const width = many ? { strokeWidth: { field: 'series', type, sort: colors, scale: { domain: colors, range: colors.map((_, i) => (i === 0 ? 4.5 : Math.max(1.25, 3 - i))) } } } : {};
-  return { layout, label, color, dash, shape, width };
+  return { layout, label, color, dash, shape, width, cases, sampled };
 }
 
 /** The points on the lines: hollow, so that a shape drawn over another leaves it in sight. */
@@ -56,11 +61,12 @@ function stepAxis(shown: { step: string; order: number }[], width: number): { ti
 }
 
 function attritionChart(result: ScenarioResult): ChartSpec {
-  const { layout, label, color, dash, shape, width: strokeWidth } = lineKeys(result);
+  // a row of up to 3 panels (field, castle, reserves) a group of cases
+  const { layout, label, color, dash, shape, width: strokeWidth, cases, sampled } = lineKeys(result, Math.floor(MAX_PANELS / PLACES.length), 'attrition.csv');
   // a side nobody has in a place (no castle in a field battle, no reserves) is a flat zero: left out
   const used = new Set<string>();
-  for (const c of result.cases) for (const p of c.curves.attrition ?? []) if (p.m.value !== 0) used.add(`${p.x.side}|${p.x.place}`);
-  const values = result.cases.flatMap((c) =>
+  for (const c of cases) for (const p of c.curves.attrition ?? []) if (p.m.value !== 0) used.add(`${p.x.side}|${p.x.place}`);
+  const values = cases.flatMap((c) =>
     (c.curves.attrition ?? [])
       .filter((p) => used.has(`${p.x.side}|${p.x.place}`))
       .map((p) => ({
@@ -111,7 +117,7 @@ function attritionChart(result: ScenarioResult): ChartSpec {
     name: 'attrition',
     title,
     caption: layout.panel
-      ? `mean steps of each side where it stands, after each round of each turn; one row per ${layout.panels[0]?.replace(/=.*$/, '') ?? 'group'}; solid: ${sides[0] ?? ''}, dashed: ${sides[1] ?? ''}${layout.colors.length > 1 ? `; each ${layout.colorTitle ?? 'variant'} has its point shape${meet ? `, and ${layout.colors[0]}'s line is the widest, so a line drawn over it leaves its edges in sight` : ''}` : ''}`
+      ? `${sampled}mean steps of each side where it stands, after each round of each turn; one row per ${layout.panels[0]?.replace(/=.*$/, '') ?? 'group'}; solid: ${sides[0] ?? ''}, dashed: ${sides[1] ?? ''}${layout.colors.length > 1 ? `; each ${layout.colorTitle ?? 'variant'} has its point shape${meet ? `, and ${layout.colors[0]}'s line is the widest, so a line drawn over it leaves its edges in sight` : ''}` : ''}`
       : 'mean steps of each side where it stands, after each round of each turn ("end": after retreats and attrition)',
     spec: {
       $schema: SCHEMA,
@@ -124,8 +130,9 @@ function attritionChart(result: ScenarioResult): ChartSpec {
 }
 
 function survivorsChart(result: ScenarioResult): ChartSpec {
-  const { layout, label, color, dash, shape } = lineKeys(result);
-  const values = result.cases.flatMap((c) =>
+  // a row of 2 panels (the sides) a group of cases
+  const { layout, label, color, dash, shape, cases, sampled } = lineKeys(result, Math.floor(MAX_PANELS / 2), 'survivors.csv');
+  const values = cases.flatMap((c) =>
     (c.curves.survivors ?? []).map((p) => ({
       series: label(c),
       ...(layout.panel ? { panel: layout.panel(c) } : {}),
@@ -141,7 +148,7 @@ function survivorsChart(result: ScenarioResult): ChartSpec {
   return {
     name: 'survivors',
     title,
-    caption: 'probability that a side ends with exactly this many steps',
+    caption: `${sampled}probability that a side ends with exactly this many steps`,
     spec: {
       $schema: SCHEMA,
       title,

@@ -1,15 +1,18 @@
 /** Charts of a fantasy run: sweep answers (heatmap, metric against the swept value), variant bars, breach by round, wall HP, attrition, volley damage. */
-import { curveChart, dashEncoding, facetKey, heatmapChart, keyedFacet, integerAxis, SCHEMA, seriesLabel, seriesLayout, seriesScale, sweepChart, variantBarsCharts, wrapped } from '../chart-kit.js';
+import { curveChart, dashEncoding, facetKey, heatmapChart, keyedFacet, integerAxis, MAX_PANELS, panelWord, sampleCaption, sampleIndices, samplePanels, SCHEMA, seriesLabel, seriesLayout, seriesScale, sweepChart, variantBarsCharts, wrapped } from '../chart-kit.js';
 import type { ChartSpec, ScenarioResult } from '../types.js';
 
 /**
  * Mean units alive by round, per side and unit type, for every case: a column per case when
- * there are a few, otherwise small multiples per side. Types nobody fields are left out.
+ * there are a few, otherwise small multiples per side (a panel per case and side: past
+ * MAX_PANELS panels, an evenly spaced sample of the cases). Types nobody fields are left out.
  */
 function attritionChart(result: ScenarioResult): ChartSpec {
-  const series = result.cases.map((c) => seriesLabel(result, c));
+  const drawn = sampleIndices(result.cases.length, Math.floor(MAX_PANELS / 2)).map((i) => result.cases[i]);
+  const sampled = drawn.length < result.cases.length ? sampleCaption(2 * drawn.length, 2 * result.cases.length, 'case and side', 'attrition.csv') : '';
+  const series = drawn.map((c) => seriesLabel(result, c));
   const used = new Set<string>();
-  const values = result.cases.flatMap((c, i) =>
+  const values = drawn.flatMap((c, i) =>
     (c.curves.attrition ?? []).map((p) => {
       if (p.m.value !== 0) used.add(`${p.x.side}|${p.x.unit}`);
       return { series: series[i], round: p.x.round, side: p.x.side, unit: p.x.unit, mean: p.m.value };
@@ -50,14 +53,17 @@ function attritionChart(result: ScenarioResult): ChartSpec {
   return {
     name: 'attrition',
     title,
-    caption: few ? 'mean units of each type alive after each round (round 0: before the battle)' : 'mean units of each type alive after each round, one panel per case (round 0: before the battle)',
+    caption: few ? 'mean units of each type alive after each round (round 0: before the battle)' : `${sampled}mean units of each type alive after each round, one panel per case (round 0: before the battle)`,
     spec: { $schema: SCHEMA, title, data: { values: keyed }, ...spec },
   };
 }
 
 function volleyChart(result: ScenarioResult): ChartSpec {
   const layout = seriesLayout(result);
-  const values = result.cases.flatMap((c) =>
+  // past MAX_PANELS panels, an evenly spaced sample of them (said in the caption)
+  const { kept, all } = samplePanels(layout);
+  const cases = kept ? result.cases.filter((c) => kept.has(layout.panel!(c))) : result.cases;
+  const values = cases.flatMap((c) =>
     (c.curves.volley_damage ?? []).map((p) => ({ series: layout.color(c), ...(layout.panel ? { panel: layout.panel(c) } : {}), damage: p.x.damage, p: p.m.value })),
   );
   const xs = values.map((v) => Number(v.damage));
@@ -75,7 +81,7 @@ function volleyChart(result: ScenarioResult): ChartSpec {
   return {
     name: 'volley_damage',
     title,
-    caption: 'probability of each total damage of the first volley, after shields',
+    caption: `${kept ? sampleCaption(layout.panels.length, all, panelWord(layout), 'volley_damage.csv') : ''}probability of each total damage of the first volley, after shields`,
     spec: layout.panel
       ? { $schema: SCHEMA, title, data: { values }, facet: { field: 'panel', type: 'nominal', title: null, sort: layout.panels }, ...wrapped(layout.panels.length, 4), spec: { width, height: 140, ...inner } }
       : { $schema: SCHEMA, title, data: { values }, width, height: 220, ...inner },
