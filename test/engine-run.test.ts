@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runScenario, validateText } from '../src/api.js';
 import { InlineExecutor, type Executor } from '../src/engine/executor.js';
 import { KERNELS } from '../src/systems/kernels.js';
-import { CancelledError, runGroups } from '../src/engine/run.js';
+import { CancelledError, RELEASE_WINDOW, runGroups } from '../src/engine/run.js';
 import type { BatchTask } from '../src/engine/chunk.js';
 import { summaryCsv } from '../src/report/tables.js';
 
@@ -299,3 +299,88 @@ describe('a cold pool (engine/run.ts WARM_AT_MS)', () => {
     expect(chunks(pool.tasks)).toBe(6);
   });
 });
+
+describe("a run drops each sweep point's kernel state once the point is done (RunOptions.release)", () => {
+  /** A kernel that counts its trials and records, in order, each case it runs and each it is told to release. */
+  function recording() {
+    const log: string[] = [];
+    const kernel = {
+      run(c: { id: string }, _rng: unknown, n: number, acc: Float64Array) {
+        log.push(`run ${c.id}`);
+        acc[0] += n;
+      },
+      accLength: () => 1,
+      release(c: { id: string }) {
+        log.push(`release ${c.id}`);
+      },
+    };
+    return { log, kernels: { fake: kernel } as unknown as ConstructorParameters<typeof InlineExecutor>[0] };
+  }
+  const jobs = (ids: string[][]) => ids.map((compiled, g) => ({ stream: `p${g}`, system: 'fake', compiled: compiled.map((id) => ({ id })), accLengths: compiled.map(() => 1), pairedSlots: compiled.map(() => []) }));
+
+  it('each case is released once, after its last run, and never run after; without the option nothing is released', async () => {
+    const { log, kernels } = recording();
+    const exec = new InlineExecutor(kernels, 1);
+    const out = await runGroups(jobs([['a0', 'a1'], ['b0'], ['c0']]), { seed: 1, trials: 50, chunkTrials: 10, release: true, inline: exec }, exec);
+    expect(out.map((o) => o.trials)).toEqual([50, 50, 50]);
+    for (const id of ['a0', 'a1', 'b0', 'c0']) {
+      expect(log.filter((l) => l === `release ${id}`), id).toHaveLength(1);
+      expect(log.lastIndexOf(`run ${id}`), id).toBeLessThan(log.indexOf(`release ${id}`));
+    }
+    // the points run side by side (the one furthest behind first): released as each ends
+    expect(log.indexOf('release a0')).toBeGreaterThan(log.lastIndexOf('run a0'));
+    const other = recording();
+    const e2 = new InlineExecutor(other.kernels, 1);
+    await runGroups(jobs([['a0'], ['b0']]), { seed: 1, trials: 50, chunkTrials: 10, inline: e2 }, e2);
+    expect(other.log.some((l) => l.startsWith('release'))).toBe(false);
+  });
+
+  it(`past RELEASE_WINDOW points, no more than that many are started and not yet released at once`, async () => {
+    const { log, kernels } = recording();
+    const exec = new InlineExecutor(kernels, 1);
+    const ids = Array.from({ length: RELEASE_WINDOW + 3 }, (_, g) => [`p${g}`]);
+    // one chunk a task (taskMs ~0): the run goes round the points furthest behind first, so
+    // without the window every point would be started before any ended
+    await runGroups(jobs(ids), { seed: 1, trials: 30, chunkTrials: 10, release: true, inline: exec, taskMs: 1e-9 }, exec);
+    // at most RELEASE_WINDOW points run but not yet released, at any moment
+    const live = new Set<string>();
+    let most = 0;
+    for (const l of log) {
+      const [what, id] = l.split(' ');
+      if (what === 'run') live.add(id);
+      else live.delete(id);
+      most = Math.max(most, live.size);
+    }
+    expect(most).toBe(RELEASE_WINDOW);
+    expect(live.size).toBe(0);
+  });
+
+  it('a fantasy sweep run with its points released gives the same summary, bytes and all, as one that keeps them', async () => {
+    const v = valid(`name: f
+system: fantasy
+seed: rel
+trials: 3000
+mode: open_field
+attacker: { infantry: 4, archers: 3, mages: 2 }
+defender: { infantry: 5, clerics: 2 }
+sweep:
+  attacker.mages: [0, 1, 2]
+variants:
+  - name: a
+  - { name: b, set: { policy.shield_spending: optimal } }
+`);
+    const released = await runScenario(v); // api/run.ts asks for release
+    const kept = assembleKept(v);
+    expect(summaryCsv(released)).toBe(summaryCsv(await kept));
+  });
+});
+
+/** The same run through runGroups without release (the api's run asks for it). */
+async function assembleKept(v: ReturnType<typeof valid>) {
+  const { compilePoints, jobsOf, assembleResult } = await import('../src/api/run.js');
+  const points = compilePoints(v);
+  const jobs = jobsOf(v, points);
+  const exec = new InlineExecutor(KERNELS, 1);
+  const outcomes = await runGroups(jobs, { seed: v.seed, trials: v.trials, chunkTrials: v.system.chunkTrials, inline: exec }, exec);
+  return assembleResult(v, points, jobs, outcomes, { seed: v.seed, trials: v.trials, threads: 1, seconds: 0 });
+}

@@ -155,6 +155,7 @@ export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {
       onPartial: opts.onPartial && ((g, merged, n) => opts.onPartial!(g, n, () => assembleCases(v, points, jobs, g, merged, n))),
       signal: opts.signal,
       inline: inlineExecutor(),
+      release: true, // the points compiled above are this run's alone
     },
     exec,
   );

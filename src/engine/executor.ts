@@ -23,6 +23,12 @@ export interface Executor {
   readiness?(): 'cold' | 'loading' | 'ready';
   /** Start the threads now, without a task. */
   warm?(): void;
+  /**
+   * The run is done with these compiled cases: an executor that runs them in this thread, on
+   * these very objects, lets the kernel drop what it keeps for them (Kernel.release). A pool's
+   * threads run copies, which go with each task.
+   */
+  release?(job: { system: string; compiled: readonly unknown[] }): void;
 }
 
 /** Thrown (as the rejection) when a run's signal is aborted. */
@@ -72,6 +78,10 @@ export class InlineExecutor implements Executor {
     const out = this.last.then(nextTurn, nextTurn).then(() => runBatchSliced(kernel, task, opts));
     this.last = out.catch(() => undefined);
     return out;
+  }
+  release(job: { system: string; compiled: readonly unknown[] }): void {
+    const kernel = this.kernels[job.system];
+    if (kernel?.release) for (const c of job.compiled) kernel.release(c);
   }
   async close(): Promise<void> {}
 }

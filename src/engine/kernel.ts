@@ -58,6 +58,13 @@ export interface Kernel<C> {
    * values: a few bytes a trial), where rows are traced PAIR_BLOCK trials at a time.
    */
   outcomes?(c: C): boolean;
+  /**
+   * Optional: the run is done with case `c` in this thread: drop what the kernel keeps for it
+   * (its state and tables, made on its first call). A later call on `c` makes them again. The
+   * engine says so once a sweep point's chunks are all merged (RunOptions.release), so that a
+   * large sweep holds one point's tables at a time, not every point's until its report.
+   */
+  release?(c: C): void;
 }
 
 /** Kernels by system id: what an executor runs a task's chunks with (the api hands it systems/kernels.ts's table). */

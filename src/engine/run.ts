@@ -59,6 +59,13 @@ export interface RunOptions {
   inline?: Executor;
   /** The command's work (ms) that starts a cold pool (default WARM_AT_MS; tests set their own). */
   warmAtMs?: number;
+  /**
+   * The jobs' compiled cases are the run's alone (made for it, dropped after it): once a group's
+   * chunks are all merged and none of its tasks is still running, the executors are told they
+   * may drop what the kernel keeps for its cases (Executor.release). A sweep of thousands of
+   * points then holds one point's tables at a time, not every point's until the run ends.
+   */
+  release?: boolean;
 }
 
 export interface GroupOutcome {
@@ -84,6 +91,13 @@ export const WARM_AT_MS = 800;
 /** The calling thread's kernel time (ms) on behalf of each cold pool, over its runs. */
 const deferred = new WeakMap<Executor, { spent: number }>();
 
+/**
+ * With RunOptions.release, the groups (sweep points) run at once: the first this many not done.
+ * A fantasy case's state is ~0.7 MB (its volley memo and dice tables): 64 points of two variants
+ * hold ~90 MB. Where chunks run never changes a result, so neither does this.
+ */
+export const RELEASE_WINDOW = 64;
+
 /** Trials in chunk i when the first chunks are full (size C) and `trials` are planned. */
 export function chunkSize(i: number, trials: number, C: number): number {
   return Math.max(0, Math.min(C, trials - i * C));
@@ -100,6 +114,9 @@ interface GroupState {
   pending: Map<number, Float64Array>;
   done: boolean;
   capped: boolean;
+  /** Its tasks not yet returned. */
+  inflight: number;
+  released: boolean;
 }
 
 /** Run every group to its planned trials (and stop rule), merging in chunk order. */
@@ -130,7 +147,7 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
 
   const groups: GroupState[] = jobs.map((j) => {
     const len = resultLength(j);
-    return { merged: new Float64Array(len), len, limit: nInitial, nextSubmit: 0, nextMerge: 0, trials: 0, pending: new Map(), done: nInitial === 0, capped: false };
+    return { merged: new Float64Array(len), len, limit: nInitial, nextSubmit: 0, nextMerge: 0, trials: 0, pending: new Map(), done: nInitial === 0, capped: false, inflight: 0, released: false };
   });
   let inflight = 0;
   let doneTrials = 0;
@@ -178,14 +195,21 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
       }
     };
 
-    /** The next batch to start: the group furthest behind (chunk index), then the lowest group. */
+    /**
+     * The next batch to start: the group furthest behind (chunk index), then the lowest group;
+     * with `release`, among the first RELEASE_WINDOW groups not done, so that a sweep of
+     * thousands of points holds that many points' kernel state at once, each dropped as its
+     * point ends, not every point's until the last chunk of the run.
+     */
     const nextBatch = (): { gi: number; first: number; count: number } | undefined => {
       let best = -1;
       let left = 0; // committed chunks not yet submitted (for the share below)
+      let open = 0; // groups not done so far
       for (let gi = 0; gi < groups.length; gi++) {
         const g = groups[gi];
         if (g.done) continue;
         left += g.limit - g.nextSubmit;
+        if (opts.release && open++ >= RELEASE_WINDOW) continue;
         // committed chunks, or (open-ended) speculative ones a little ahead of the decision
         const reach = open ? Math.min(nMax, g.limit + batch * maxInflight) : g.limit;
         if (g.nextSubmit >= reach || sizeOf(g.nextSubmit) === 0) continue;
@@ -243,6 +267,7 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
           sizes,
         };
         inflight++;
+        g.inflight++;
         const on = runner;
         const t0 = performance.now();
         let running = 0; // trials of this task run so far, as the executor says (a slow in-process chunk)
@@ -255,6 +280,7 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
         on.run(task, { signal: opts.signal, onTrials }).then(
           (out) => {
             inflight--;
+            g.inflight--;
             unmerged -= running;
             if (finished) return;
             const t1 = performance.now();
@@ -275,6 +301,11 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
               mergeReady(b.gi);
               doneTrials += g.trials - before;
               opts.onProgress?.(doneTrials, planned);
+            }
+            if (opts.release && g.done && g.inflight === 0 && !g.released) {
+              g.released = true;
+              opts.inline?.release?.(job);
+              if (exec !== opts.inline) exec.release?.(job);
             }
             pump();
           },

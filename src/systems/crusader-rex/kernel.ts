@@ -137,6 +137,7 @@ export const crusaderRexKernel: Kernel<CrusaderRexCompiled> = {
   run: runCrusaderRex,
   accLength: accLengthCrusaderRex,
   outcomes: outcomesCrusaderRex,
+  release: (c) => void prepared.delete(c),
 };
 
 /** The dice tables of the general path (tests check them die by die). */

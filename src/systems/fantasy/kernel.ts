@@ -128,4 +128,5 @@ export function runFantasy(c: FantasyCompiled, stream: RngState, trials: number,
 export const fantasyKernel: Kernel<FantasyCompiled> = {
   run: runFantasy,
   accLength: accLengthFantasy,
+  release: (c) => void STATES.delete(c),
 };
