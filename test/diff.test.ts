@@ -345,7 +345,11 @@ describe('which settings differ between the two runs', () => {
     expect(diffText(diffSummaries({ ...doc(), settings: before }, { ...doc(), settings: before })).split('\n')[1]).toBe(`  ${MSG.diffSettingsSame()}`);
     const unknown = diffSummaries(doc(), { ...doc(), settings: before });
     expect(unknown.scenarios[0].settings).toBeNull();
-    expect(diffText(unknown).split('\n')[1]).toBe(`  ${MSG.diffSettingsUnknown()}`);
+    // which side, and why (the command line says which file could not be read, and how)
+    expect(unknown.scenarios[0].settings_unknown).toEqual(['before: a summary.json alone, without the scenario.yaml its report folder keeps']);
+    expect(diffText(unknown).split('\n')[1]).toBe('  settings that differ: not known (before: a summary.json alone, without the scenario.yaml its report folder keeps)');
+    const told = diffSummaries({ ...doc(), settings: null, settingsUnknown: 'r/scenario.yaml:3:1: YAML syntax error' }, { ...doc(), settings: null, settingsUnknown: 'q/scenario.yaml: no such file or folder' });
+    expect(diffText(told).split('\n')[1]).toBe('  settings that differ: not known (before: r/scenario.yaml:3:1: YAML syntax error; after: q/scenario.yaml: no such file or folder)');
   });
 });
 

@@ -77,6 +77,8 @@ export interface SummaryDoc {
    * diff then says the settings could not be compared.
    */
   settings?: Record<string, unknown> | null;
+  /** Why `settings` is not at hand, when the reader knows (`scenario.yaml: cannot be read (no such file)`). */
+  settingsUnknown?: string;
 }
 
 /**
@@ -253,6 +255,8 @@ export interface DiffScenario {
    * hand (a summary.json alone, or a report written without scenario.yaml).
    */
   settings: SettingChange[] | null;
+  /** When `settings` is null: each side whose settings are not at hand, and why (`after: scenario.yaml: ...`). */
+  settings_unknown?: string[];
 }
 
 export interface DiffResult {
@@ -437,6 +441,7 @@ function compareScenario(b: SummaryDoc, a: SummaryDoc, rows: DiffRow[]): DiffSce
       ? { differences_not_compared: `the baseline variant is "${b.variants[0]}" before and "${a.variants[0]}" after` }
       : {}),
     settings: b.settings && a.settings ? settingChanges(b.settings, a.settings) : null,
+    ...(b.settings && a.settings ? {} : { settings_unknown: [['before', b], ['after', a]].flatMap(([side, d]) => (d as SummaryDoc).settings ? [] : [`${side as string}: ${(d as SummaryDoc).settingsUnknown ?? 'a summary.json alone, without the scenario.yaml its report folder keeps'}`]) }),
   };
 }
 

@@ -111,7 +111,7 @@ function settingValue(x: unknown): string {
  * asks first, said beside what moved (`code` wraps each key for Markdown, `arrow` between values).
  */
 export function settingsLine(s: DiffScenario, code = (k: string) => k, arrow = '->'): string {
-  if (s.settings === null) return MSG.diffSettingsUnknown();
+  if (s.settings === null) return MSG.diffSettingsUnknown(s.settings_unknown ?? []);
   if (s.settings.length === 0) return MSG.diffSettingsSame();
   return `settings that differ: ${s.settings.map((c) => `${code(c.key)}: ${settingValue(c.before)} ${arrow} ${settingValue(c.after)}`).join('; ')}`;
 }

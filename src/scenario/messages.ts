@@ -297,7 +297,8 @@ export const MSG = {
   /** `serve --open` when no browser could be opened (`why`: no opener, or the opener's failure). */
   serveNoBrowser: (url: string, why: string) => `--open: no browser could be opened (${why}); the workbench is at ${url}: open it in a browser`,
   /** `diff`, when a run's report has no scenario copy beside its summary.json to read the settings from. */
-  diffSettingsUnknown: () => 'settings that differ: not known (a run has no readable scenario.yaml beside its summary.json, as every report folder has)',
+  diffSettingsUnknown: (why: readonly string[]) =>
+    `settings that differ: not known (${why.length > 0 ? why.join('; ') : 'a run has no readable scenario.yaml beside its summary.json, as every report folder has'})`,
   /** `test`'s `exact: true` on a mean no trial gave a value: there is no z to judge. */
   testExactNoZ: (exact: string, observations: number, trials: string) =>
     `has no z against the exact answer ${exact}: ${observations} of ${trials} trials gave it a value`,

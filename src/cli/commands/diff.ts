@@ -64,7 +64,8 @@ function readSummaries(where: string): { docs: SummaryDoc[]; issues: ScenarioIss
       issues.push(fileIssue(f, MSG.notASummary(why)));
       continue;
     }
-    docs.push({ ...(doc as SummaryDoc), settings: settingsBeside(f, doc as SummaryDoc) });
+    const beside = settingsBeside(f, doc as SummaryDoc);
+    docs.push({ ...(doc as SummaryDoc), ...(typeof beside === 'string' ? { settings: null, settingsUnknown: beside } : { settings: beside }) });
   }
   return { docs, issues };
 }
@@ -75,17 +76,20 @@ function readSummaries(where: string): { docs: SummaryDoc[]; issues: ScenarioIss
  * pipe refused): null when it is not there or not readable, and the diff then says the settings
  * could not be compared.
  */
-function settingsBeside(summary: string, d: SummaryDoc & { provenance?: { scenario?: { file?: unknown } } }): Record<string, unknown> | null {
+/** The run's settings from the scenario copy beside its summary.json, or why they cannot be read (`scenario.yaml: ...`). */
+function settingsBeside(summary: string, d: SummaryDoc & { provenance?: { scenario?: { file?: unknown } } }): Record<string, unknown> | string {
   const name = d.provenance?.scenario?.file;
-  const file = path.join(path.dirname(summary), typeof name === 'string' && name === path.basename(name) ? name : 'scenario.yaml');
+  const base = typeof name === 'string' && name === path.basename(name) ? name : 'scenario.yaml';
+  const file = path.join(path.dirname(summary), base);
   const read = readText(file);
-  if (read.text === undefined) return null;
+  if (read.text === undefined) return `${file}: ${read.issue?.message ?? MSG.notAFile()}`;
   const loaded = loadScenarioText(file, read.text);
-  if (loaded.issues.length > 0) return null;
+  const first = loaded.issues[0];
+  if (first) return `${file}:${first.line}:${first.col}: ${first.message}`;
   try {
     return scenarioSettings(loaded.data, { seed: d.seed, trials: d.trials });
   } catch {
-    return null;
+    return `${file}: not a scenario`;
   }
 }
 
