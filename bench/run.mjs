@@ -267,14 +267,18 @@ function fileKernelRate(v, total) {
       const c = sys.compile(variant.scenario);
       const acc = new Float64Array(sys.kernel.accLength(c));
       const s = deriveState('bench', 'files', cases);
-      // warm: calls of doubling length until one takes 10 ms and is no longer much faster per trial than the last
+      // warm: calls of doubling length until one takes 10 ms and is no longer much faster per
+      // trial than the last, and 0.1 s in all (a Crusader Rex general-path case read 3-7x slow
+      // when its warm-up stopped at its first 10 ms call, before V8 had optimised it)
       let n = 1000;
       let one = Infinity;
+      let warm = 0;
       for (; n < 1e9; n *= 2) {
         const t = cpuOf(() => sys.kernel.run(c, s, n, acc));
+        warm += t;
         const last = one;
         one = t / n;
-        if (t > 0.01 && one > 0.85 * last) break;
+        if (t > 0.01 && one > 0.85 * last && warm > 0.1) break;
       }
       const m = Math.max(1, Math.round(sec / 2 / one));
       perTrial += Math.min(cpuOf(() => sys.kernel.run(c, s, m, acc)), cpuOf(() => sys.kernel.run(c, s, m, acc))) / m;
