@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { initPlan, initSystems, InitInputError, INIT_SCRIPTS, mergeScripts, newPackageJson, STARTERS, starterScenario, validateText } from '../src/api.js';
+import { duplicateKey } from '../src/api/init.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const read = (rel: string) => readFileSync(path.join(ROOT, rel), 'utf8');
@@ -63,6 +64,17 @@ describe('siegesim init (the plan)', () => {
     expect(() => mergeScripts('{ "name": ', 'game/package.json')).toThrow(/^game\/package\.json is not valid JSON/);
     expect(() => mergeScripts('[1]')).toThrow('package.json is not a JSON object');
     expect(() => mergeScripts('{"scripts": "npm test"}')).toThrow(`package.json's "scripts" is not an object`);
+  });
+
+  it('refuses a package.json with a key given twice in one object (written back, the first would be lost), naming the key and its line; the same key in two objects is fine', () => {
+    const twice = '{\n  "name": "g",\n  "scripts": { "test": "vitest" },\n  "private": true,\n  "scripts": { "lint": "eslint ." }\n}\n';
+    expect(() => mergeScripts(twice, 'game/package.json')).toThrow(/^game\/package\.json has the key "scripts" twice in one object \(again at line 5\): npm reads the last/);
+    // nested, the same key after unescaping, past strings holding quotes, colons and braces
+    expect(() => mergeScripts('{"a": {"b": "x\\" : {", "\\u0062": 2}}')).toThrow(/has the key "b" twice in one object \(again at line 1\)/);
+    expect(duplicateKey('{"x": [{"k": 1}, {"k": 2}], "y": {"k": ":"}, "k": ["k", ":", "k"]}')).toBeUndefined();
+    expect(duplicateKey('[{"k": 1, "j": {"k": 1}, "k": 2}]')).toEqual({ key: 'k', line: 1 });
+    // a file that adds nothing is not written, so not refused
+    expect(mergeScripts(JSON.stringify({ scripts: INIT_SCRIPTS }).replace('{', '{"n": 1, "n": 2, ')).text).toBeUndefined();
   });
 
   it('a new package.json is private, named after the folder, with the scripts', () => {
