@@ -117,7 +117,7 @@ function attritionChart(result: ScenarioResult): ChartSpec {
     name: 'attrition',
     title,
     caption: layout.panel
-      ? `${sampled}mean steps of each side where it stands, after each round of each turn; one row per ${layout.panels[0]?.replace(/=.*$/, '') ?? 'group'}; solid: ${sides[0] ?? ''}, dashed: ${sides[1] ?? ''}${layout.colors.length > 1 ? `; each ${layout.colorTitle ?? 'variant'} has its point shape${meet ? `, and ${layout.colors[0]}'s line is the widest, so a line drawn over it leaves its edges in sight` : ''}` : ''}`
+      ? `${sampled}mean steps of each side where it stands, after each round of each turn; ${sampled ? '' : `one row per ${panelWord(layout)}; `}solid: ${sides[0] ?? ''}, dashed: ${sides[1] ?? ''}${layout.colors.length > 1 ? `; each ${layout.colorTitle ?? 'variant'} has its point shape${meet ? `, and ${layout.colors[0]}'s line is the widest, so a line drawn over it leaves its edges in sight` : ''}` : ''}`
       : 'mean steps of each side where it stands, after each round of each turn ("end": after retreats and attrition)',
     spec: {
       $schema: SCHEMA,

@@ -53,7 +53,7 @@ function attritionChart(result: ScenarioResult): ChartSpec {
   return {
     name: 'attrition',
     title,
-    caption: few ? 'mean units of each type alive after each round (round 0: before the battle)' : `${sampled}mean units of each type alive after each round, one panel per case (round 0: before the battle)`,
+    caption: few ? 'mean units of each type alive after each round (round 0: before the battle)' : `${sampled}mean units of each type alive after each round${sampled ? '' : ', one panel per case'} (round 0: before the battle)`,
     spec: { $schema: SCHEMA, title, data: { values: keyed }, ...spec },
   };
 }
