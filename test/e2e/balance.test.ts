@@ -3,6 +3,7 @@
  * caught by an `expect:` bound and by diff; the JUnit XML parses back; the step summary is
  * Markdown; exit codes 0, 1 and 2.
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { XMLParser } from 'fast-xml-parser';
 import { execFileSync } from 'node:child_process';
@@ -412,6 +413,27 @@ describe('diff of damaged results (found by the fuzzing helper: TypeErrors, a pi
     }
     const [both] = await runCliBatch([['diff', two, ok]]);
     expect([both.code, both.stderr]).toEqual([2, expect.stringContaining('the before side holds two reports of scenario "g": name the report folders themselves')]);
+  });
+
+  it('a scenario copy is the text that ran: one edited since (its SHA-256 not the one summary.json records) or, in a summary without one, invalid leaves the settings not known, saying why (fresh-eyes helper: an edited copy reported settings the run never had)', async () => {
+    const dir = tmp();
+    const text = 'name: g\nsystem: surrender\nseed: 1\ntrials: 100\nstructure: { surrender_level: 3 }\nturns: 12\n';
+    const sha = createHash('sha256').update(text, 'utf8').digest('hex');
+    const summary = { name: 'g', system: 'surrender', seed: 1, trials: 100, params: [], variants: ['baseline'], cases: [{ case: 1, variant: 'baseline', params: {}, trials: 100, metrics: { p_surrender: { value: 0.5, ci_low: 0.4, ci_high: 0.6, n: 100, kind: 'probability' } } }] };
+    const report = (name: string, copy: string, recorded: string | undefined) => {
+      const f = path.join(dir, name);
+      mkdirSync(f);
+      writeFileSync(path.join(f, 'summary.json'), JSON.stringify({ ...summary, provenance: { scenario: { file: 'scenario.yaml', ...(recorded ? { sha256: recorded } : {}) } } }));
+      writeFileSync(path.join(f, 'scenario.yaml'), copy);
+      return f;
+    };
+    const ran = report('ran', text, sha);
+    const edited = report('edited', text.replace('turns: 12', 'turns: 3'), sha);
+    const older = report('older', text.replace('trials: 100', 'trials: -5'), undefined);
+    const [same, changed, invalid] = await runCliBatch([['diff', ran, ran], ['diff', ran, edited], ['diff', older, ran]]);
+    expect(same.stdout.split('\n')[1]).toBe(`  ${MSG.diffSettingsSame()}`);
+    expect(changed.stdout.split('\n')[1]).toBe(`  settings that differ: not known (after: ${path.join(edited, 'scenario.yaml')} is not the text that ran (its SHA-256 is not the one summary.json records: edited since?))`);
+    expect(invalid.stdout.split('\n')[1]).toBe(`  settings that differ: not known (before: ${path.join(older, 'scenario.yaml')}:4:9: trials: must be at least 1, got -5)`);
   });
 });
 

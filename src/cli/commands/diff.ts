@@ -1,8 +1,9 @@
 /** `siegesim diff`: what moved between two runs (report folders, folders of them, or summary.json files). */
 import type { Command } from 'commander';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { diffSets, diffSummaries, DiffError, DIFF_ALPHA, scenarioSettings, summaryShapeProblem, type SummaryDoc, fileIssue, folderIssue, MSG, errCode, loadScenarioText, NotAFile, readRegularFile, readText, TooLarge } from '../../api.js';
+import { diffSets, diffSummaries, DiffError, DIFF_ALPHA, scenarioSettings, summaryShapeProblem, type SummaryDoc, fileIssue, folderIssue, MSG, errCode, loadScenarioText, NotAFile, readRegularFile, readText, TooLarge, validateText } from '../../api.js';
 import { diffMarkdown, diffText } from '../../report/diff-report.js';
 import { failWith, probabilityArg, UserError } from '../common.js';
 import type { ScenarioIssue } from '../../api.js';
@@ -76,13 +77,26 @@ function readSummaries(where: string): { docs: SummaryDoc[]; issues: ScenarioIss
  * pipe refused): null when it is not there or not readable, and the diff then says the settings
  * could not be compared.
  */
-/** The run's settings from the scenario copy beside its summary.json, or why they cannot be read (`scenario.yaml: ...`). */
-function settingsBeside(summary: string, d: SummaryDoc & { provenance?: { scenario?: { file?: unknown } } }): Record<string, unknown> | string {
+/**
+ * The run's settings from the scenario copy beside its summary.json, or why they cannot be read
+ * (`scenario.yaml: ...`). The copy must be the text that ran: its SHA-256 the one the summary
+ * records (a copy edited since would report settings the run never had); a summary without one
+ * (an older report) has its copy validated as any scenario file is.
+ */
+function settingsBeside(summary: string, d: SummaryDoc & { provenance?: { scenario?: { file?: unknown; sha256?: unknown } } }): Record<string, unknown> | string {
   const name = d.provenance?.scenario?.file;
   const base = typeof name === 'string' && name === path.basename(name) ? name : 'scenario.yaml';
   const file = path.join(path.dirname(summary), base);
   const read = readText(file);
   if (read.text === undefined) return `${file}: ${read.issue?.message ?? MSG.notAFile()}`;
+  const sha = d.provenance?.scenario?.sha256;
+  if (typeof sha === 'string') {
+    if (createHash('sha256').update(read.text, 'utf8').digest('hex') !== sha) return `${file} is not the text that ran (its SHA-256 is not the one summary.json records: edited since?)`;
+  } else {
+    const v = validateText(file, read.text);
+    const at = v.ok ? undefined : v.issues[0];
+    if (at) return `${file}:${at.line}:${at.col}: ${at.path ? `${at.path}: ` : ''}${at.message}`;
+  }
   const loaded = loadScenarioText(file, read.text);
   const first = loaded.issues[0];
   if (first) return `${file}:${first.line}:${first.col}: ${first.message}`;
