@@ -223,7 +223,7 @@ export function reachText(r: ScenarioResult, metric: string, target: number): st
       const keys = [...(variants ? [k.line.variant] : []), ...others.map((q) => String(k.line.fixed[q]))];
       if (!k.answer) {
         const best = closestPoint(k.line, target);
-        return [...keys, 'not reached', '–', ...(best ? [`closest: ${String(best.x)}`, estimateText(best.m)] : [])];
+        return [...keys, k.everywhere === 'below' ? `below ${target} at every value` : 'not reached', '–', ...(best ? [`closest: ${String(best.x)}`, estimateText(best.m)] : [])];
       }
       const sense = k.direction === 'rises' ? '≥' : '≤';
       const short = k.neighbour ? [String(k.neighbour.x), estimateText(k.neighbour.m)] : ['–', '(the lowest value reaches it)'];

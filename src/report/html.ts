@@ -407,7 +407,9 @@ function answerRow(r: ScenarioResult, k: Crossing, others: string[], target: num
   if (!k.answer) {
     const best = closestPoint(k.line, target);
     const closest = best ? `: the closest is ${showHtml(best.m.value)} <span class="ci">[${showHtml(best.m.ci_low)}, ${showHtml(best.m.ci_high)}]</span> at ${xText(best.x)}` : '';
-    return `<tr>${keys}<td class="l" colspan="${span}">not reached in the range${closest}</td></tr>`;
+    // below the target at every swept value: said so, not as a line that failed to reach it either way
+    const what = k.everywhere === 'below' ? `below ${escapeHtml(String(target))} at every swept value` : 'not reached in the range';
+    return `<tr>${keys}<td class="l" colspan="${span}">${what}${closest}</td></tr>`;
   }
   const status = statusColumn ? `<td class="l">${k.resolved ? '' : '<span class="warn">unresolved: an interval contains the target (run more trials)</span>'}</td>` : '';
   const neighbour = k.neighbour

@@ -422,11 +422,21 @@ export interface Crossing {
   answer?: { x: unknown; m: Estimate };
   neighbour?: { x: unknown; m: Estimate };
   resolved: boolean;
+  /**
+   * Every swept value's estimate on one side of the target: 'above' (at or above it: reached at
+   * the lowest value) or 'below' (not reached). Said as such, whichever way the line runs: its
+   * direction, from its first and last estimates, is noise on a line that never crosses (a flat
+   * line of 0.80, 0.68, 0.68 read as falling, "not reached", beside 0.70, 0.72, 0.74 read as
+   * rising, "reached at the lowest value").
+   */
+  everywhere?: 'above' | 'below';
 }
 
 export function crossing(line: SweepLine, target: number): Crossing {
   const pts = line.points.filter((p) => Number.isFinite(p.m.value));
-  const rises = pts.length < 2 || pts[pts.length - 1].m.value >= pts[0].m.value;
+  const everywhere = pts.length === 0 ? undefined : pts.every((p) => p.m.value >= target) ? 'above' : pts.every((p) => p.m.value < target) ? 'below' : undefined;
+  // a line on one side of the target throughout is read as rising: above it, reached at its lowest value; below, not reached
+  const rises = everywhere !== undefined || pts.length < 2 || pts[pts.length - 1].m.value >= pts[0].m.value;
   const reaches = (v: number) => (rises ? v >= target : v <= target);
   const i = pts.findIndex((p) => reaches(p.m.value));
   const answer = i >= 0 ? pts[i] : undefined;
@@ -435,7 +445,7 @@ export function crossing(line: SweepLine, target: number): Crossing {
   const clearOf = (m: Estimate, reached: boolean) =>
     rises ? (reached ? m.ci_low >= target : m.ci_high < target) : reached ? m.ci_high <= target : m.ci_low > target;
   const resolved = answer !== undefined && clearOf(answer.m, true) && (neighbour === undefined || clearOf(neighbour.m, false));
-  return { line, direction: rises ? 'rises' : 'falls', answer, neighbour, resolved };
+  return { line, direction: rises ? 'rises' : 'falls', answer, neighbour, resolved, ...(everywhere ? { everywhere } : {}) };
 }
 
 /** The point of a line whose estimate is nearest the target (what a line that never reaches it shows), or undefined when none has a value. */
