@@ -106,5 +106,8 @@ blocks:
     expect(sidesLines([{ case: 1, variant: 'a', text: 'x' }, { case: 1, variant: 'b', text: 'y' }, { case: 2, variant: 'a', text: 'x' }, { case: 2, variant: 'b', text: 'y' }])).toEqual(['a: x', 'b: y']);
     expect(sidesLines([{ case: 1, variant: 'a', text: 'x' }, { case: 2, variant: 'a', text: 'y' }])).toEqual(['case 1 a: x', 'case 2 a: y']);
     expect(sidesLines([{ case: 1, variant: 'a', text: undefined }])).toEqual([]);
+    // a sweep of the forces: the first case's line, said to be that case's (it read as the file's own)
+    const many = [1, 2, 3, 4, 5, 6].map((c) => ({ case: c, variant: 'a', text: `${c} mages` }));
+    expect(sidesLines(many)).toEqual(["case 1 a: 1 mages (the sides differ in other cases: 5 other line-ups; each case's swept values are in summary.csv)"]);
   });
 });

@@ -38,7 +38,11 @@ export function sidesLines(cases: readonly { case: number; variant: string; text
   const texts = [...new Set(cases.map((c) => c.text).filter((t): t is string => t !== undefined))];
   if (texts.length <= 1) return texts;
   // a sweep that moves who the sides are (rare: blocks' places swept) is not listed case by case
-  if (texts.length > SIDES_LINES) return [`${texts[0]} (${texts.length - 1} other readings among the cases: see each case's scenario)`];
+  if (texts.length > SIDES_LINES) {
+    // the first case's line, said to be that case's, and how many others differ (a sweep of forces)
+    const first = cases.find((c) => c.text === texts[0])!;
+    return [`case ${first.case} ${first.variant}: ${texts[0]} (the sides differ in other cases: ${texts.length - 1} other line-ups; each case's swept values are in summary.csv)`];
+  }
   const variants = [...new Set(cases.map((c) => c.variant))];
   // a variant whose every case has the same line is named by itself
   const whole = new Map(variants.map((v) => [v, new Set(cases.filter((c) => c.variant === v).map((c) => c.text)).size === 1]));
