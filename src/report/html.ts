@@ -292,9 +292,19 @@ export function differenceAnswerTable(r: ScenarioResult, metrics: string[]): str
   return `<div id="answer-differences">
 <h3>The variants at each swept value, and their difference from ${escapeHtml(base)}</h3>
 <p>Under each variant's value, <span class="ci">Δ</span>: its difference from the baseline, ${escapeHtml(base)}; every number with its 95% interval. ${pairingText(r, welchMetrics(r, shown), true)} ${DIRECTION_KEY}</p>
-<div class="scroll"><table class="answer">${head}
-${rows.join('\n')}</table></div>${zeros}
+${folded(`<div class="scroll"><table class="answer">${head}
+${rows.join('\n')}</table></div>`, rows.length, r.cases.length / r.variants.length, shown.length)}${zeros}
 </div>`;
+}
+
+/** Rows of the variants' table shown open; past them (a large sweep: 2,604 rows ran 190,000 px) it is behind a toggle. */
+const OPEN_ROWS = 120;
+
+/** The variants' table, behind a toggle that says its size when it has more than OPEN_ROWS rows. */
+function folded(table: string, rows: number, points: number, metrics: number): string {
+  if (rows <= OPEN_ROWS) return table;
+  return `<details><summary>${rows.toLocaleString('en-US')} rows (${points.toLocaleString('en-US')} sweep points × ${metrics} metric${metrics === 1 ? '' : 's'}): show them</summary>
+${table}</details>`;
 }
 
 /**
