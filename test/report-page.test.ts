@@ -322,6 +322,17 @@ describe('the scenario page', () => {
     expect(readFileSync(path.join(ROOT, 'src/serve/assets/index.html'), 'utf8')).toContain('the colour shows the direction only');
   });
 
+  it("a large sweep's variants table is behind a toggle that says its size; a small one stays open (fresh-eyes helper: 2,604 rows ran 190,000 px)", async () => {
+    const text = readFileSync(path.join(ROOT, 'test/fixtures/heavy-is-artillery.yaml'), 'utf8').replace('  besieger.heavy_siege_artillery: [0, 1, 2]', '  besieger.heavy_siege_artillery: [0, 1, 2]\n  besieger.combat_units: { from: 1, to: 30, step: 1 }');
+    const v = validateText('big.yaml', text);
+    if (!v.ok) throw new Error(JSON.stringify(v.issues));
+    const big = page(await runScenario(v.value, { trials: 200 }));
+    const table = big.slice(big.indexOf('<div id="answer-differences">'), big.indexOf('</div>\n', big.indexOf('<div id="answer-differences">')));
+    expect(table).toMatch(/<details><summary>\d{3} rows \(90 sweep points × \d metrics\): show them<\/summary>\n<div class="scroll"><table class="answer">/);
+    const small = page(await runFile('test/fixtures/heavy-is-artillery.yaml', 2000));
+    expect(small.slice(small.indexOf('<div id="answer-differences">'))).not.toContain('show them</summary>');
+  });
+
   it('a sweep with variants answers with each reading at each swept value and their paired difference, intervals shown (not only under All metrics behind a toggle); a target the sweep does not bracket is one sentence', async () => {
     const heavy = await runFile('test/fixtures/heavy-is-artillery.yaml', 4000);
     const html = page(heavy);
