@@ -68,11 +68,11 @@ describe('siegesim init (the plan)', () => {
 
   it('refuses a package.json with a key given twice in one object (written back, the first would be lost), naming the key and its line; the same key in two objects is fine', () => {
     const twice = '{\n  "name": "g",\n  "scripts": { "test": "vitest" },\n  "private": true,\n  "scripts": { "lint": "eslint ." }\n}\n';
-    expect(() => mergeScripts(twice, 'game/package.json')).toThrow(/^game\/package\.json has the key "scripts" twice in one object \(again at line 5\): npm reads the last/);
+    expect(() => mergeScripts(twice, 'game/package.json')).toThrow(/^game\/package\.json has the key "scripts" twice in one object \(lines 3 and 5\): npm reads the last/);
     // nested, the same key after unescaping, past strings holding quotes, colons and braces
-    expect(() => mergeScripts('{"a": {"b": "x\\" : {", "\\u0062": 2}}')).toThrow(/has the key "b" twice in one object \(again at line 1\)/);
+    expect(() => mergeScripts('{"a": {"b": "x\\" : {", "\\u0062": 2}}')).toThrow(/has the key "b" twice in one object \(lines 1 and 1\)/);
     expect(duplicateKey('{"x": [{"k": 1}, {"k": 2}], "y": {"k": ":"}, "k": ["k", ":", "k"]}')).toBeUndefined();
-    expect(duplicateKey('[{"k": 1, "j": {"k": 1}, "k": 2}]')).toEqual({ key: 'k', line: 1 });
+    expect(duplicateKey('[{"k": 1, "j": {"k": 1}, "k": 2}]')).toEqual({ key: 'k', first: 1, line: 1 });
     // a file that adds nothing is not written, so not refused
     expect(mergeScripts(JSON.stringify({ scripts: INIT_SCRIPTS }).replace('{', '{"n": 1, "n": 2, ')).text).toBeUndefined();
   });

@@ -131,7 +131,7 @@ export function mergeScripts(packageJson: string, file = 'package.json'): Script
   if (added.length === 0) return { text: undefined, added, kept };
   // JSON.parse keeps the last of a key given twice; written back, the first would be lost
   const twice = duplicateKey(packageJson);
-  if (twice) throw new InitInputError(`${file} has the key ${JSON.stringify(twice.key)} twice in one object (again at line ${twice.line}): npm reads the last, and writing the file back would drop the first: merge them, or add the scripts yourself: ${JSON.stringify(INIT_SCRIPTS)}`);
+  if (twice) throw new InitInputError(`${file} has the key ${JSON.stringify(twice.key)} twice in one object (lines ${twice.first} and ${twice.line}): npm reads the last, and writing the file back would drop the first: merge them, or add the scripts yourself: ${JSON.stringify(INIT_SCRIPTS)}`);
   pkg.scripts = have;
   const indent = /^[ \t]+(?=")/m.exec(packageJson)?.[0] ?? '  ';
   const eol = packageJson.includes('\r\n') ? '\r\n' : '\n';
@@ -147,17 +147,17 @@ export function mergeScripts(packageJson: string, file = 'package.json'): Script
 
 /**
  * The first key given twice in one object of a JSON text (valid JSON: JSON.parse has read it),
- * with the line of its second time; undefined when none is. A loop over the text, no recursion
- * (a file nested deeper than the stack is read too).
+ * with the lines of its first and second times; undefined when none is. A loop over the text,
+ * no recursion (a file nested deeper than the stack is read too).
  */
-export function duplicateKey(json: string): { key: string; line: number } | undefined {
-  // one entry per open object (its keys) or array (null)
-  const open: (Set<string> | null)[] = [];
+export function duplicateKey(json: string): { key: string; first: number; line: number } | undefined {
+  // one entry per open object (its keys, each with its line) or array (null)
+  const open: (Map<string, number> | null)[] = [];
   let line = 1;
   for (let i = 0; i < json.length; i++) {
     const ch = json[i];
     if (ch === '\n') line++;
-    else if (ch === '{') open.push(new Set());
+    else if (ch === '{') open.push(new Map());
     else if (ch === '[') open.push(null);
     else if (ch === '}' || ch === ']') open.pop();
     else if (ch === '"') {
@@ -169,8 +169,9 @@ export function duplicateKey(json: string): { key: string; line: number } | unde
         while (k < json.length && (json[k] === ' ' || json[k] === '\t' || json[k] === '\r' || json[k] === '\n')) k++;
         if (json[k] === ':') {
           const key = JSON.parse(json.slice(i, j + 1)) as string;
-          if (keys.has(key)) return { key, line };
-          keys.add(key);
+          const first = keys.get(key);
+          if (first !== undefined) return { key, first, line };
+          keys.set(key, line);
         }
       }
       i = j;
