@@ -355,6 +355,17 @@ describe("a run drops each sweep point's kernel state once the point is done (Ru
     expect(live.size).toBe(0);
   });
 
+  it('the window changes no batch: a pool near the end still gets batches no larger than its share of what is left', async () => {
+    const { kernels } = recording();
+    const inner = new InlineExecutor(kernels);
+    const sizes: number[] = [];
+    // a pool of two threads (the guided share: a task takes at most ceil(left / 4) chunks)
+    const pool: Executor = { threads: 2, run: (t, o) => (sizes.push(t.sizes.length), inner.run(t, o)), close: async () => {} };
+    await runGroups(jobs([['a0']]), { seed: 1, trials: 400, chunkTrials: 10, release: true, taskMs: 1e9 }, pool);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(40);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(10);
+  });
+
   it('a fantasy sweep run with its points released gives the same summary, bytes and all, as one that keeps them', async () => {
     const v = valid(`name: f
 system: fantasy

@@ -204,12 +204,12 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
     const nextBatch = (): { gi: number; first: number; count: number } | undefined => {
       let best = -1;
       let left = 0; // committed chunks not yet submitted (for the share below)
-      let open = 0; // groups not done so far
+      let live = 0; // groups not done so far (with release: at most RELEASE_WINDOW of them take batches)
       for (let gi = 0; gi < groups.length; gi++) {
         const g = groups[gi];
         if (g.done) continue;
         left += g.limit - g.nextSubmit;
-        if (opts.release && open++ >= RELEASE_WINDOW) continue;
+        if (opts.release && live++ >= RELEASE_WINDOW) continue;
         // committed chunks, or (open-ended) speculative ones a little ahead of the decision
         const reach = open ? Math.min(nMax, g.limit + batch * maxInflight) : g.limit;
         if (g.nextSubmit >= reach || sizeOf(g.nextSubmit) === 0) continue;
