@@ -75,16 +75,21 @@ describe('a sweep is read as solve reads it', () => {
   });
 
   it('a line on one side of the target throughout gets one verdict, whichever way its noise runs (fresh-eyes helper: 0.80, 0.68, 0.68 read "not reached", 0.70, 0.72, 0.74 "reached")', () => {
-    // above everywhere: reached at the lowest value, falling or rising
-    for (const vals of [[[1, 0.75, 0.85], [2, 0.63, 0.73], [3, 0.63, 0.73]], [[1, 0.65, 0.75], [2, 0.67, 0.77], [3, 0.69, 0.79]]] as [number, number, number][][]) {
+    // above everywhere, with no clear direction (first and last intervals overlap): one verdict, falling or rising
+    for (const vals of [[[1, 0.67, 0.89], [2, 0.54, 0.79], [3, 0.55, 0.8]], [[1, 0.6, 0.8], [2, 0.62, 0.82], [3, 0.64, 0.84]]] as [number, number, number][][]) {
       const k = crossing(line(vals), 0.5);
       expect([k.everywhere, k.direction, k.answer?.x, k.neighbour]).toEqual(['above', 'rises', 1, undefined]);
     }
-    // below everywhere: not reached, rising or falling (a falling line below it read "reached at the lowest value, <= 0.5")
-    for (const vals of [[[1, 0.01, 0.03], [2, 0.01, 0.03], [3, 0, 0.01]], [[1, 0, 0.01], [2, 0.01, 0.03], [3, 0.02, 0.04]]] as [number, number, number][][]) {
+    // below everywhere, with no clear direction: not reached, rising or falling
+    for (const vals of [[[1, 0, 0.1], [2, 0, 0.1], [3, 0, 0.05]], [[1, 0, 0.08], [2, 0.01, 0.1], [3, 0.02, 0.12]]] as [number, number, number][][]) {
       const k = crossing(line(vals), 0.5);
       expect([k.everywhere, k.direction, k.answer]).toEqual(['below', 'rises', undefined]);
     }
+    // a line on one side that clearly runs one way keeps its direction's verdict
+    const falling = crossing(line([[1, 0.9, 0.95], [2, 0.7, 0.8], [3, 0.55, 0.65]]), 0.5);
+    expect([falling.everywhere, falling.direction, falling.answer]).toEqual([undefined, 'falls', undefined]);
+    const rising = crossing(line([[1, 0.55, 0.65], [2, 0.9, 0.95]]), 0.5);
+    expect([rising.everywhere, rising.direction, rising.answer?.x]).toEqual([undefined, 'rises', 1]);
     // a line that crosses keeps its direction
     const crosses = crossing(line([[1, 0.8, 0.9], [2, 0.3, 0.4]]), 0.5);
     expect([crosses.direction, crosses.everywhere, crosses.answer?.x]).toEqual(['falls', undefined, 2]);

@@ -221,9 +221,10 @@ export function reachText(r: ScenarioResult, metric: string, target: number): st
     const head = [...keyHead, `first ${shortName(p)}`, `${metric} there`, 'one step short', `${metric} there`];
     const rows = ks.slice(0, CROSSING_LINES).map((k) => {
       const keys = [...(variants ? [k.line.variant] : []), ...others.map((q) => String(k.line.fixed[q]))];
-      if (!k.answer) {
+      if (!k.answer || k.everywhere) {
         const best = closestPoint(k.line, target);
-        return [...keys, k.everywhere === 'below' ? `below ${target} at every value` : 'not reached', '–', ...(best ? [`closest: ${String(best.x)}`, estimateText(best.m)] : [])];
+        const what = k.everywhere ? `${k.everywhere === 'above' ? 'at or above' : 'below'} ${target} at every value` : 'not reached';
+        return [...keys, what, '–', ...(best ? [`closest: ${String(best.x)}`, estimateText(best.m)] : [])];
       }
       const sense = k.direction === 'rises' ? '≥' : '≤';
       const short = k.neighbour ? [String(k.neighbour.x), estimateText(k.neighbour.m)] : ['–', '(the lowest value reaches it)'];

@@ -414,11 +414,11 @@ export function rangeNote(x: { low: RangeEnd; high: RangeEnd; overlap: boolean }
 function answerRow(r: ScenarioResult, k: Crossing, others: string[], target: number, statusColumn: boolean): string {
   const keys = [...(r.variants.length > 1 ? [k.line.variant] : []), ...others.map((q) => String(k.line.fixed[q]))].map((v) => `<td class="l">${escapeHtml(v)}</td>`).join('');
   const span = statusColumn ? 5 : 4;
-  if (!k.answer) {
+  if (!k.answer || k.everywhere) {
     const best = closestPoint(k.line, target);
     const closest = best ? `: the closest is ${showHtml(best.m.value)} <span class="ci">[${showHtml(best.m.ci_low)}, ${showHtml(best.m.ci_high)}]</span> at ${xText(best.x)}` : '';
-    // below the target at every swept value: said so, not as a line that failed to reach it either way
-    const what = k.everywhere === 'below' ? `below ${escapeHtml(String(target))} at every swept value` : 'not reached in the range';
+    // on one side of the target at every swept value: said so, whichever way the line runs
+    const what = k.everywhere ? `${k.everywhere === 'above' ? 'at or above' : 'below'} ${escapeHtml(String(target))} at every swept value` : 'not reached in the range';
     return `<tr>${keys}<td class="l" colspan="${span}">${what}${closest}</td></tr>`;
   }
   const status = statusColumn ? `<td class="l">${k.resolved ? '' : '<span class="warn">unresolved: an interval contains the target (run more trials)</span>'}</td>` : '';

@@ -423,19 +423,24 @@ export interface Crossing {
   neighbour?: { x: unknown; m: Estimate };
   resolved: boolean;
   /**
-   * Every swept value's estimate on one side of the target: 'above' (at or above it: reached at
-   * the lowest value) or 'below' (not reached). Said as such, whichever way the line runs: its
-   * direction, from its first and last estimates, is noise on a line that never crosses (a flat
-   * line of 0.80, 0.68, 0.68 read as falling, "not reached", beside 0.70, 0.72, 0.74 read as
-   * rising, "reached at the lowest value").
+   * Every swept value's estimate on one side of the target, 'above' (at or above it) or
+   * 'below', on a line with no clear direction (its first and last 95% intervals overlap). Said
+   * as such ("at or above 0.5 at every value", with the closest): the direction read from the
+   * first and last estimates is noise there (0.80, 0.68, 0.68 read as falling, "not reached",
+   * beside 0.70, 0.72, 0.74 read as rising, "reached at the lowest value"). A line that clearly
+   * rises or falls keeps its direction's verdict. Read as rising, an 'above' line's answer is
+   * its lowest value (reachedAtLowest's sentence when every line is so).
    */
   everywhere?: 'above' | 'below';
 }
 
 export function crossing(line: SweepLine, target: number): Crossing {
   const pts = line.points.filter((p) => Number.isFinite(p.m.value));
-  const everywhere = pts.length === 0 ? undefined : pts.every((p) => p.m.value >= target) ? 'above' : pts.every((p) => p.m.value < target) ? 'below' : undefined;
-  // a line on one side of the target throughout is read as rising: above it, reached at its lowest value; below, not reached
+  // on one side of the target throughout, with no clear way it runs (its first and last intervals
+  // overlap): said as such, read as rising (above it, its answer is its lowest value)
+  const flat = pts.length < 2 || !(pts[0].m.ci_high < pts[pts.length - 1].m.ci_low || pts[pts.length - 1].m.ci_high < pts[0].m.ci_low);
+  const side = pts.length === 0 ? undefined : pts.every((p) => p.m.value >= target) ? 'above' : pts.every((p) => p.m.value < target) ? 'below' : undefined;
+  const everywhere = flat ? side : undefined;
   const rises = everywhere !== undefined || pts.length < 2 || pts[pts.length - 1].m.value >= pts[0].m.value;
   const reaches = (v: number) => (rises ? v >= target : v <= target);
   const i = pts.findIndex((p) => reaches(p.m.value));
