@@ -441,7 +441,7 @@ function compareScenario(b: SummaryDoc, a: SummaryDoc, rows: DiffRow[]): DiffSce
       ? { differences_not_compared: `the baseline variant is "${b.variants[0]}" before and "${a.variants[0]}" after` }
       : {}),
     settings: b.settings && a.settings ? settingChanges(b.settings, a.settings) : null,
-    ...(b.settings && a.settings ? {} : { settings_unknown: [['before', b], ['after', a]].flatMap(([side, d]) => (d as SummaryDoc).settings ? [] : [`${side as string}: ${(d as SummaryDoc).settingsUnknown ?? 'a summary.json alone, without the scenario.yaml its report folder keeps'}`]) }),
+    ...(b.settings && a.settings ? {} : { settings_unknown: ([['before', b], ['after', a]] as const).flatMap(([side, d]) => (d.settings ? [] : [`${side}: ${d.settingsUnknown ?? 'a summary.json alone, without the scenario.yaml its report folder keeps'}`])) }),
   };
 }
 

@@ -43,16 +43,17 @@ export function sampleIndices(n: number, most: number): number[] {
 
 /**
  * A layout's panels cut to an evenly spaced sample of at most `most` (the first and the last
- * kept) when it has more: `kept` the panels kept (undefined: every one), `all` how many it had.
- * The layout's `panels` become the kept ones; a chart then draws the cases of those alone, and
- * says so in its caption (sampleCaption).
+ * kept) when it has more: `kept` the panels kept (undefined: every one), `all` how many it had,
+ * `cases` the result's cases in them (the chart draws those alone, and says so in its caption:
+ * sampleCaption). The layout's `panels` become the kept ones.
  */
-export function samplePanels(layout: SeriesLayout, most = MAX_PANELS): { kept: Set<string> | undefined; all: number } {
+export function samplePanels(result: ScenarioResult, layout: SeriesLayout, most = MAX_PANELS): { kept: Set<string> | undefined; all: number; cases: CaseResult[] } {
   const all = layout.panels.length;
-  if (!layout.panel || all <= most) return { kept: undefined, all };
+  if (!layout.panel || all <= most) return { kept: undefined, all, cases: result.cases };
   const kept = new Set(sampleIndices(all, most).map((i) => layout.panels[i]));
   layout.panels = layout.panels.filter((p) => kept.has(p));
-  return { kept, all };
+  const panel = layout.panel;
+  return { kept, all, cases: result.cases.filter((c) => kept.has(panel(c))) };
 }
 
 /** The start of a sampled chart's caption: how many of its panels (or rows of panels) it draws, and where every case is. */
@@ -314,13 +315,12 @@ export function curveChart(
 ): ChartSpec {
   const layout = seriesLayout(result);
   // too many panels to draw: an evenly spaced sample of them (said in the caption)
-  const { kept, all: allPanels } = samplePanels(layout);
+  const { kept, all: allPanels, cases } = samplePanels(result, layout);
   const values: Record<string, unknown>[] = [];
   const xs: number[] = [];
-  for (const c of result.cases) {
+  for (const c of cases) {
     const series = layout.color(c);
     const panel = layout.panel?.(c);
-    if (kept && !kept.has(panel!)) continue;
     for (const pt of c.curves[opts.curve] ?? []) {
       xs.push(Number(pt.x[opts.x]));
       values.push({ ...(panel !== undefined ? { panel } : {}), series, x: pt.x[opts.x], value: pt.m.value, lo: pt.m.ci_low, hi: pt.m.ci_high });

@@ -13,8 +13,7 @@ const PLACES = ['field', 'castle', 'reserves'];
 function lineKeys(result: ScenarioResult, rows: number, csv: string) {
   // these charts are already panels (side x place): more than 4 lines in one is a tangle
   const layout = seriesLayout(result, 4);
-  const { kept, all } = samplePanels(layout, rows);
-  const cases = kept ? result.cases.filter((c) => kept.has(layout.panel!(c))) : result.cases;
+  const { kept, all, cases } = samplePanels(result, layout, rows);
   const sampled = kept ? sampleCaption(layout.panels.length, all, panelWord(layout), csv, 'row') : '';
   const label = (c: CaseResult) => (layout.panel ? layout.color(c) : seriesLabel(result, c));
   const colors = layout.panel ? layout.colors : result.cases.map((c) => seriesLabel(result, c));

@@ -1,5 +1,5 @@
 /** Charts of a Cry Havoc run: the sweep's answer, variant bars, the curve of each kind, melee results by turn. */
-import { curveChart, heatmapChart, MAX_PANELS, SCHEMA, sampleIndices, seriesLabel, sweepChart, variantBarsCharts, wrapped } from '../chart-kit.js';
+import { curveChart, heatmapChart, MAX_PANELS, SCHEMA, sampleCaption, sampleIndices, seriesLabel, sweepChart, variantBarsCharts, wrapped } from '../chart-kit.js';
 import type { ChartSpec, ScenarioResult } from '../types.js';
 import { MELEE_FOOT_MEANING, MELEE_FOOT_RESULTS, MELEE_MOUNTED_MEANING, MELEE_MOUNTED_RESULTS } from './compile.js';
 
@@ -54,7 +54,7 @@ function resultsChart(result: ScenarioResult): ChartSpec {
   return {
     name: 'results_by_turn',
     title,
-    caption: `${sampled ? `a sample: ${kept.length} of the ${result.cases.length.toLocaleString('en-US')} panels, evenly spaced (the first and the last among them), one panel per case; every case is in results_by_turn.csv; ` : ''}share of trials in which each result of the melee tables is rolled in each turn (the attack stops once decided); the table is the defender's, foot or mounted, and the letter is the table's result (rule 1.6)`,
+    caption: `${sampled ? sampleCaption(kept.length, result.cases.length, 'case', 'results_by_turn.csv') : ''}share of trials in which each result of the melee tables is rolled in each turn (the attack stops once decided); the table is the defender's, foot or mounted, and the letter is the table's result (rule 1.6)`,
     spec:
       series.length > 1
         ? { $schema: SCHEMA, title, data: { values }, facet: { field: 'series', type: 'nominal', title: null, sort: series }, ...wrapped(series.length, 3), spec: inner }

@@ -61,8 +61,7 @@ function attritionChart(result: ScenarioResult): ChartSpec {
 function volleyChart(result: ScenarioResult): ChartSpec {
   const layout = seriesLayout(result);
   // past MAX_PANELS panels, an evenly spaced sample of them (said in the caption)
-  const { kept, all } = samplePanels(layout);
-  const cases = kept ? result.cases.filter((c) => kept.has(layout.panel!(c))) : result.cases;
+  const { kept, all, cases } = samplePanels(result, layout);
   const values = cases.flatMap((c) =>
     (c.curves.volley_damage ?? []).map((p) => ({ series: layout.color(c), ...(layout.panel ? { panel: layout.panel(c) } : {}), damage: p.x.damage, p: p.m.value })),
   );
