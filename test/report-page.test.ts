@@ -12,7 +12,7 @@ import { show, showCount, showHtml, showInterval } from '../src/report/format.js
 import { answerMetrics } from '../src/api/answer.js';
 import { extremeOf, indexAnswerHtml, indexPage, rangeTable, scenarioPage } from '../src/report/html.js';
 import { summaryCsv, summaryJson } from '../src/report/tables.js';
-import { answerText } from '../src/report/answer-text.js';
+import { answerText, rangeText } from '../src/report/answer-text.js';
 import { writeIndex } from '../src/report/write.js';
 import { systemById } from '../src/systems/registry.js';
 import type { ScenarioResult } from '../src/systems/types.js';
@@ -178,6 +178,12 @@ describe('the scenario page', () => {
     expect(t).toContain('<td class="l">hp=20 <span class="muted">and 1 more</span></td>');
     expect(t).toContain('<td class="l">hp=10</td><td class="l muted"></td></tr>');
     expect(t).toContain('<td class="l">hp=20</td><td class="l muted">the two intervals overlap: the sweep may not move it (run more trials)</td></tr>');
+    // an end its interval cannot tell from other cases is not one case's: they are counted beside it
+    const near = { ...fake, variants: ['a'], cases: [c(1, 'a', 10, 3), c(2, 'a', 20, 3.3), c(3, 'a', 30, 3.05), c(4, 'a', 40, 5), c(5, 'a', 50, 4.9)] } as unknown as ScenarioResult;
+    const nt = rangeTable(near, 'mean_x');
+    expect(nt).toContain('<td class="l">hp=10 <span class="muted">(1 other case not clearly higher: its 95% interval reaches it)</span></td>');
+    expect(nt).toContain('<td class="l">hp=40 <span class="muted">(1 other case not clearly lower: its 95% interval reaches it)</span></td>');
+    expect(rangeText(near, 'mean_x').join('\n')).toContain('at hp=10 (1 other case not clearly higher: its 95% interval reaches it)');
   });
 
   it('an answer is never empty: a run with none of the headline metrics shows its first three (the rule the workbench cards use)', () => {

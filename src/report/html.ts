@@ -359,11 +359,17 @@ export function answerTable(r: ScenarioResult, metric: string, target: number): 
     .join('\n');
 }
 
-/** One end of a metric's range over a sweep: its estimate, where (the first such case) and how many other cases tie with it. */
+/**
+ * One end of a metric's range over a sweep: its estimate, where (the first such case), how many
+ * other cases tie with it, and how many others its 95% interval cannot tell from it (`near`:
+ * a different value whose interval reaches this end's, as extremeOf reads an end), so the end
+ * is not read as one case's.
+ */
 export interface RangeEnd {
   m: Estimate;
   where: string;
   ties: number;
+  near: number;
 }
 
 /**
@@ -377,14 +383,19 @@ export function sweepRange(r: ScenarioResult, metric: string): { variant: string
   return r.variants.flatMap((variant) => {
     const at = r.cases.filter((c) => c.variant === variant && Number.isFinite(c.metrics[metric]?.value));
     if (at.length === 0) return [];
-    const end = (pick: (a: number, b: number) => boolean): RangeEnd => {
-      const best = at.reduce((a, b) => (pick(b.metrics[metric].value, a.metrics[metric].value) ? b : a));
+    const end = (which: 'lowest' | 'highest'): RangeEnd => {
+      const x = extremeOf(at.map((c) => c.metrics[metric]), which);
+      const best = at[x.cases[0]];
       const v = best.metrics[metric].value;
-      return { m: best.metrics[metric], where: where(best), ties: at.filter((c) => c.metrics[metric].value === v).length - 1 };
+      const ties = x.cases.filter((i) => at[i].metrics[metric].value === v).length - 1;
+      return { m: best.metrics[metric], where: where(best), ties, near: x.cases.length - 1 - ties };
     };
-    const low = end((a, b) => a < b);
-    const high = end((a, b) => a > b);
-    return [{ variant, low, high, overlap: low.m.ci_high >= high.m.ci_low }];
+    const low = end('lowest');
+    const high = end('highest');
+    const overlap = low.m.ci_high >= high.m.ci_low;
+    // ends whose own intervals overlap are said so by rangeNote: no count of cases beside them
+    if (overlap) low.near = high.near = 0;
+    return [{ variant, low, high, overlap }];
   });
 }
 
@@ -395,14 +406,23 @@ export function rangeTable(r: ScenarioResult, metric: string): string {
   const variants = r.variants.length > 1;
   const notes = rows.map(rangeNote);
   const noted = notes.some((n) => n !== '');
-  const place = (e: RangeEnd) => `<td class="l">${escapeHtml(e.where)}${e.ties > 0 ? ` <span class="muted">and ${e.ties} more</span>` : ''}</td>`;
+  const place = (e: RangeEnd, end: 'low' | 'high') => `<td class="l">${escapeHtml(e.where)}${e.ties > 0 ? ` <span class="muted">and ${e.ties} more</span>` : ''}${e.near > 0 ? ` <span class="muted">(${escapeHtml(nearText(e, end))})</span>` : ''}</td>`;
   const body = rows.map(
     (x, i) =>
-      `<tr>${variants ? `<td class="l">${escapeHtml(x.variant)}</td>` : ''}${valueCell(x.low.m, { big: true })}${place(x.low)}${valueCell(x.high.m, { big: true })}${place(x.high)}${noted ? `<td class="l muted">${escapeHtml(notes[i])}</td>` : ''}</tr>`,
+      `<tr>${variants ? `<td class="l">${escapeHtml(x.variant)}</td>` : ''}${valueCell(x.low.m, { big: true })}${place(x.low, 'low')}${valueCell(x.high.m, { big: true })}${place(x.high, 'high')}${noted ? `<td class="l muted">${escapeHtml(notes[i])}</td>` : ''}</tr>`,
   );
   return `<p>How <code>${escapeHtml(metric)}</code> varies over the swept values: its lowest and highest (a mean, so no target is read; its value at every case is in the table below):</p>
 <table class="answer"><tr>${variants ? '<th class="l">variant</th>' : ''}<th>lowest ${escapeHtml(metric)}</th><th class="l">at</th><th>highest ${escapeHtml(metric)}</th><th class="l">at</th>${noted ? '<th class="l"></th>' : ''}</tr>
 ${body.join('\n')}</table>`;
+}
+
+/**
+ * An end's cases that its 95% interval cannot tell from it, said so the end is not read as one
+ * case's (the page's and the printed answer's words).
+ * @example nearText({ near: 3 }, 'low') // '3 other cases not clearly higher: their 95% intervals reach it'
+ */
+export function nearText(e: Pick<RangeEnd, 'near'>, end: 'low' | 'high'): string {
+  return `${e.near} other case${e.near === 1 ? '' : 's'} not clearly ${end === 'low' ? 'higher' : 'lower'}: ${e.near === 1 ? 'its' : 'their'} 95% interval${e.near === 1 ? '' : 's'} reach${e.near === 1 ? 'es' : ''} it`;
 }
 
 /** What a range's row adds (the page's and the printed answer's): a metric the sweep leaves as it is, or ends the intervals cannot tell apart. */
