@@ -92,7 +92,7 @@ describe('signals', () => {
     // 2,000-trial one took 152 s to answer Ctrl-C). The limit is a hang guard, well under the chunk.
     const dir = tmp();
     const run = startCli(['run', path.join(ROOT, 'test/fixtures/slow-chunk.yaml'), '--out', path.join(dir, 'slow')]);
-    await run.waitFor(/slow-chunk: running 1 case\(s\) x 120 trials in-process/);
+    await run.waitFor(/slow-chunk: running 1 case\(s\) x 120 trials in this thread/);
     const t0 = performance.now();
     run.child.kill('SIGINT');
     const r = await run.done;

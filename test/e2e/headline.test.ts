@@ -165,7 +165,8 @@ describe('headline: the answer', () => {
     const r = await runCli(['run', f, '--trials', '200', '--threads', '1', '--no-progress', '--out', path.join(dir, 'grid'), '--no-charts']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('reaches');
-    expect(r.stdout).toMatch(/^ {2}[\d.]+ \[[\d., ]+\] {2}at hp=\d+, dc=\d+(?: and \d+ more)? {2}[\d.]+ \[[\d., ]+\] {2}at hp=\d+, dc=\d+/m);
+    // at 200 trials an end is told from few other cases: those its interval cannot part are counted
+    expect(r.stdout).toMatch(/^ {2}[\d.]+ \[[\d., ]+\] {2}at hp=\d+, dc=\d+(?: and \d+ more)?(?: \(\d+ other cases? not clearly higher: [^)]+\))? {2}[\d.]+ \[[\d., ]+\] {2}at hp=\d+, dc=\d+/m);
     const heat = JSON.parse(readFileSync(path.join(dir, 'grid/charts/mean_breach_round_heatmap.vl.json'), 'utf8'));
     expect(heat.title).toEqual({ text: 'mean_breach_round over hp x dc' });
     expect(heat.data.values.filter((v: { kind: string }) => v.kind === 'edge')).toEqual([]);

@@ -114,7 +114,13 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
             ? `${first} trials`
             : `${first} trials, then more until every headline interval is within ±${flags.precision} (at most ${showCount(flags.maxTrials ?? 1e9)} a case)`;
         // a cold pool (no early pool): the run starts in this thread and starts the workers only if it runs long (engine/run.ts WARM_AT_MS)
-        const where = inProcess ? 'in-process' : exec.readiness?.() === 'cold' ? `in this thread until it is seen to run long, then on ${exec.threads} thread(s)` : `on ${exec.threads} thread(s)`;
+        // one chunk, or --threads 1: this thread runs every trial (the same words either way)
+        const where =
+          inProcess || exec.threads === 1
+            ? 'in this thread'
+            : exec.readiness?.() === 'cold'
+              ? `in this thread until it is seen to run long, then on ${exec.threads} threads`
+              : `on ${exec.threads} threads`;
         process.stderr.write(`${v.name}: running ${n} case(s) x ${plan} ${where}\n`);
       }
       // A run that will take long says so once its speed is known (not --precision: its end depends on the results).
