@@ -7,7 +7,7 @@ import { describe, expect, it, beforeAll } from 'vitest';
 import { createRequire } from 'node:module';
 import type * as VegaModule from 'vega';
 import type * as VegaLiteModule from 'vega-lite';
-import { crossing, crossings, curveChart, DIRECTION_COLOURS, directionOf, heatmapChart, integerTicks, seriesLayout, sweepChart, variantBarsChart, wrapColumns, type SweepLine } from '../src/systems/chart-kit.js';
+import { crossing, crossings, curveChart, DIRECTION_COLOURS, directionOf, HEAT_ACROSS, heatmapChart, integerTicks, seriesLayout, sweepChart, variantBarsChart, wrapColumns, type SweepLine } from '../src/systems/chart-kit.js';
 import { systemById } from '../src/systems/registry.js';
 import type { ScenarioResult } from '../src/systems/types.js';
 import { nodes, ROOT, runFile } from './helpers.js';
@@ -168,6 +168,32 @@ describe('charts of the bundled scenarios', () => {
     const labels = cells.map((c) => c.label);
     expect(labels).not.toContain('1.00');
     expect(labels).not.toContain('0.00');
+  });
+
+  it('a heatmap with more values of its first parameter than fit across a page runs that parameter up the side, and says so', () => {
+    const m = (value: number) => ({ value, ci_low: Math.max(0, value - 0.05), ci_high: Math.min(1, value + 0.05), kind: 'probability' as const, n: 100 });
+    const sweep = (nx: number, ny: number) => {
+      const cases = [];
+      for (let x = 0; x < nx; x++) for (let y = 0; y < ny; y++) cases.push({ case: cases.length + 1, variant: 'base', params: { 'wall.hp': 10 + x, 'wall.dc': 5 + y }, trials: 100, metrics: { p_surrender: m(x / nx) }, differences: {} });
+      return { ...grid, params: ['wall.hp', 'wall.dc'], variants: ['base'], headline: undefined, cases } as unknown as ScenarioResult;
+    };
+    const tall = heatmapChart(sweep(HEAT_ACROSS + 5, 3), 'p_surrender', 'h')!;
+    const inner = tall.spec as { width: number; height: number; title: { text: string }; layer: { encoding: { x: { title?: string }; y: { title?: string } } }[] };
+    expect(inner.layer[0].encoding.y.title).toBe('wall.hp');
+    expect(inner.layer[0].encoding.x.title).toBe('wall.dc');
+    expect(inner.width).toBeLessThan(400);
+    expect(inner.height).toBeGreaterThan(inner.width);
+    expect(inner.title.text).toBe('p_surrender over dc x hp');
+    expect(tall.caption).toContain(`wall.hp runs up the side (its ${HEAT_ACROSS + 5} values would not fit across)`);
+    // the cells keep their values: the top of the first column is the largest wall.hp
+    const cells = (tall.spec.data as { values: Record<string, number | string>[] }).values.filter((v) => v.kind === 'cell');
+    expect(cells.find((c) => c.x === 0 && c.y === HEAT_ACROSS + 4)!.value).toBeCloseTo((HEAT_ACROSS + 4) / (HEAT_ACROSS + 5));
+    // at the limit, or with fewer values up than across, the first parameter stays across
+    for (const [nx, ny] of [[HEAT_ACROSS, 3], [HEAT_ACROSS + 5, HEAT_ACROSS + 5]]) {
+      const flat = heatmapChart(sweep(nx, ny), 'p_surrender', 'h')!;
+      expect((flat.spec as typeof inner).layer[0].encoding.x.title).toBe('wall.hp');
+      expect(flat.caption).not.toContain('up the side');
+    }
   });
 
   it("the fantasy wall-hp-dc-grid holds its fair fight inside the grid: the 50% contour crosses it, not along its first column", async () => {

@@ -568,8 +568,9 @@ describe('malformed requests get a 4xx and never crash the server', () => {
     expect((await post('/api/check', { ...good, scenario: 'nope.yaml' })).status).toBe(404);
   });
 
-  it('thousands of rapid changes: each supersedes the last, nothing piles up, and it still answers', async () => {
-    const N = 2000;
+  it('a thousand rapid changes: each supersedes the last, nothing piles up, and it still answers', async () => {
+    // 24 clients at once: the server's handling under a flood, not its duration (2 000 took ~40 s of the suite)
+    const N = 1000;
     const statuses = new Map<number, number>();
     let next = 0;
     let dones = 0;

@@ -498,6 +498,9 @@ function leadOf(result: ScenarioResult, metrics: string[], primary: string, name
   return { metrics: [...own], primary: own[0], name: `${own[0]}${suffix}`, target: isProbabilityIn(result, own[0]) ? target : undefined };
 }
 
+/** At most this many columns of cells across a heatmap (44 px each at least): past it, the parameter with more values runs up the side. */
+export const HEAT_ACROSS = 20;
+
 /**
  * A heatmap of one metric over a 2-D sweep, the value written in each cell and the target's
  * contour drawn between the cells below it and those that reach it; one panel per variant.
@@ -508,7 +511,11 @@ function leadOf(result: ScenarioResult, metrics: string[], primary: string, name
 export function heatmapChart(result: ScenarioResult, systemMetric: string, systemName: string, systemTarget = DEFAULT_TARGET): ChartSpec | undefined {
   if (result.params.length !== 2) return undefined;
   const { primary: metric, name, target } = leadOf(result, [systemMetric], systemMetric, systemName, systemTarget, '_heatmap');
-  const [px, py] = result.params;
+  // the first swept parameter across, the second up; past HEAT_ACROSS values across (a chart
+  // wider than a page, which shrinks it past reading) the one with more values goes up instead
+  const [p0, p1] = result.params;
+  const swap = distinctSorted(result, p0).length > HEAT_ACROSS && distinctSorted(result, p1).length < distinctSorted(result, p0).length;
+  const [px, py] = swap ? [p1, p0] : [p0, p1];
   const xsOf = distinctSorted(result, px);
   const ysOf = distinctSorted(result, py);
   const ix = (c: CaseResult) => xsOf.findIndex((v) => v === c.params[px]);
@@ -598,7 +605,7 @@ export function heatmapChart(result: ScenarioResult, systemMetric: string, syste
     result.variants.length > 1
       ? { $schema: SCHEMA, title, data: { values }, facet: { column: { field: 'variant', title: null, sort: result.variants } }, spec: inner }
       : { $schema: SCHEMA, title, data: { values }, ...inner };
-  const caption = `each cell's estimate (its 95% interval in the table below)${target !== undefined ? `; the red line separates the cells below ${fmtTarget(target)} from those at or above it` : ''}${conditionalCaption(result, [metric])}`;
+  const caption = `each cell's estimate (its 95% interval in the table below)${swap ? `; ${py} runs up the side (its ${ysOf.length} values would not fit across)` : ''}${target !== undefined ? `; the red line separates the cells below ${fmtTarget(target)} from those at or above it` : ''}${conditionalCaption(result, [metric])}`;
   return { name, title: title.text, caption, spec, lead: true, metric, ...(target !== undefined ? { target } : {}) };
 }
 
