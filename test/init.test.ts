@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { initPlan, initSystems, InitInputError, INIT_SCRIPTS, mergeScripts, newPackageJson, STARTERS, starterScenario, validateText } from '../src/api.js';
-import { duplicateKey } from '../src/api/init.js';
+import { duplicateKey, jsonErrorOffset, topKeyOffset } from '../src/api/init.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const read = (rel: string) => readFileSync(path.join(ROOT, rel), 'utf8');
@@ -60,19 +60,27 @@ describe('siegesim init (the plan)', () => {
     expect(full).toEqual({ text: undefined, added: [], kept: ['balance', 'balance:serve'] });
   });
 
-  it('refuses a package.json it cannot read as an object, saying which file', () => {
-    expect(() => mergeScripts('{ "name": ', 'game/package.json')).toThrow(/^game\/package\.json is not valid JSON/);
-    expect(() => mergeScripts('[1]')).toThrow('package.json is not a JSON object');
-    expect(() => mergeScripts('{"scripts": "npm test"}')).toThrow(`package.json's "scripts" is not an object`);
+  it('refuses a package.json it cannot read as an object, saying where (file:line:col) and the scripts to add by hand', () => {
+    const add = `add the scripts yourself: ${JSON.stringify(INIT_SCRIPTS)}`;
+    expect(() => mergeScripts('{\n  "name": "g",\n  "private": tru\n}\n', 'game/package.json')).toThrow(/^game\/package\.json:3:14: not valid JSON \(Unexpected token/);
+    expect(() => mergeScripts('{ "name": ', 'game/package.json')).toThrow(new RegExp(`^game/package\\.json:1:11: not valid JSON \\(.*\\): fix it, or ${add.replace(/[{}()[\]"]/g, '\\$&')}$`));
+    expect(() => mergeScripts('\n  [1]')).toThrow(`package.json:2:3: not a JSON object (a list): fix it, or ${add}`);
+    expect(() => mergeScripts('"x"')).toThrow('package.json:1:1: not a JSON object (a string)');
+    expect(() => mergeScripts('{"name": "g",\n "scripts": "npm test"}')).toThrow(`package.json:2:2: "scripts" is not an object (a string): fix it, or ${add}`);
+    // where JSON.parse stops, found by init (Node 20's JSON.parse names no position)
+    for (const [text, at] of [['{"a": tru}', 6], ['{"a": 1,}', 8], ['[1 2]', 3], ['{"a" 1}', 5], ['{"a": "x\u0001"}', 8], ['{"a": "\\q"}', 8], ['{"a": 01}', 7], ['{} x', 3], ['{"a": [1, 2}', 11], ['', 0], ['{"a": {"b": [true, null, -1.5e3, "\\u00e9"]}}', -1]] as const) expect(jsonErrorOffset(text), text).toBe(at);
+    // a key "scripts" inside another object is not the top-level one
+    expect(topKeyOffset('{"a": {"scripts": 1}, "b": "scripts", "scripts": []}', 'scripts')).toBe(38);
+    expect(topKeyOffset('{"a": {"scripts": 1}}', 'scripts')).toBeUndefined();
   });
 
   it('refuses a package.json with a key given twice in one object (written back, the first would be lost), naming the key and its line; the same key in two objects is fine', () => {
     const twice = '{\n  "name": "g",\n  "scripts": { "test": "vitest" },\n  "private": true,\n  "scripts": { "lint": "eslint ." }\n}\n';
-    expect(() => mergeScripts(twice, 'game/package.json')).toThrow(/^game\/package\.json has the key "scripts" twice in one object \(lines 3 and 5\): npm reads the last/);
+    expect(() => mergeScripts(twice, 'game/package.json')).toThrow(/^game\/package\.json:5:3: the key "scripts" twice in one object \(lines 3 and 5\): npm reads the last/);
     // nested, the same key after unescaping, past strings holding quotes, colons and braces
-    expect(() => mergeScripts('{"a": {"b": "x\\" : {", "\\u0062": 2}}')).toThrow(/has the key "b" twice in one object \(lines 1 and 1\)/);
+    expect(() => mergeScripts('{"a": {"b": "x\\" : {", "\\u0062": 2}}')).toThrow(/^package\.json:1:24: the key "b" twice in one object \(lines 1 and 1\)/);
     expect(duplicateKey('{"x": [{"k": 1}, {"k": 2}], "y": {"k": ":"}, "k": ["k", ":", "k"]}')).toBeUndefined();
-    expect(duplicateKey('[{"k": 1, "j": {"k": 1}, "k": 2}]')).toEqual({ key: 'k', first: 1, line: 1 });
+    expect(duplicateKey('[{"k": 1, "j": {"k": 1}, "k": 2}]')).toEqual({ key: 'k', first: 1, line: 1, offset: 25 });
     // a file that adds nothing is not written, so not refused
     expect(mergeScripts(JSON.stringify({ scripts: INIT_SCRIPTS }).replace('{', '{"n": 1, "n": 2, ')).text).toBeUndefined();
   });

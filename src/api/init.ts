@@ -106,18 +106,23 @@ export function mergeScripts(packageJson: string, file = 'package.json'): Script
   // a byte-order mark (npm reads such a file): kept, in front of the text written back
   const bom = packageJson.startsWith('\uFEFF') ? '\uFEFF' : '';
   packageJson = packageJson.slice(bom.length);
+  // every refusal names the place (file:line:col, as a scenario's problems are) and the scripts to add by hand
+  const add = `add the scripts yourself: ${JSON.stringify(INIT_SCRIPTS)}`;
+  const at = (offset: number) => `${file}:${lineCol(packageJson, offset)}`;
   let doc: unknown;
   try {
     doc = JSON.parse(packageJson);
   } catch (e) {
-    // the parser's first line only (it quotes the text), at most 100 characters
+    // the parser's first line only (it quotes the text), at most 100 characters; its offset when it gives one
     const why = (e as Error).message.split('\n')[0].slice(0, 100);
-    throw new InitInputError(`${file} is not valid JSON (${why}): fix it, or add the scripts yourself: ${JSON.stringify(INIT_SCRIPTS)}`);
+    throw new InitInputError(`${at(jsonErrorOffset(packageJson))}: not valid JSON (${why}): fix it, or ${add}`);
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new InitInputError(`${file} is not a JSON object: fix it, or add the scripts yourself`);
+  const first = packageJson.search(/\S/);
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new InitInputError(`${at(first)}: not a JSON object (${Array.isArray(doc) ? 'a list' : doc === null ? 'null' : `a ${typeof doc}`}): fix it, or ${add}`);
   const pkg = doc as Record<string, unknown>;
   const scripts = pkg.scripts ?? {};
-  if (typeof scripts !== 'object' || scripts === null || Array.isArray(scripts)) throw new InitInputError(`${file}'s "scripts" is not an object: fix it, or add the scripts yourself`);
+  if (typeof scripts !== 'object' || scripts === null || Array.isArray(scripts))
+    throw new InitInputError(`${at(topKeyOffset(packageJson, 'scripts') ?? first)}: "scripts" is not an object (${Array.isArray(scripts) ? 'a list' : scripts === null ? 'null' : `a ${typeof scripts}`}): fix it, or ${add}`);
   const have = scripts as Record<string, unknown>;
   const added: string[] = [];
   const kept: string[] = [];
@@ -131,7 +136,7 @@ export function mergeScripts(packageJson: string, file = 'package.json'): Script
   if (added.length === 0) return { text: undefined, added, kept };
   // JSON.parse keeps the last of a key given twice; written back, the first would be lost
   const twice = duplicateKey(packageJson);
-  if (twice) throw new InitInputError(`${file} has the key ${JSON.stringify(twice.key)} twice in one object (lines ${twice.first} and ${twice.line}): npm reads the last, and writing the file back would drop the first: merge them, or add the scripts yourself: ${JSON.stringify(INIT_SCRIPTS)}`);
+  if (twice) throw new InitInputError(`${at(twice.offset)}: the key ${JSON.stringify(twice.key)} twice in one object (lines ${twice.first} and ${twice.line}): npm reads the last, and writing the file back would drop the first: merge them, or ${add}`);
   pkg.scripts = have;
   const indent = /^[ \t]+(?=")/m.exec(packageJson)?.[0] ?? '  ';
   const eol = packageJson.includes('\r\n') ? '\r\n' : '\n';
@@ -140,17 +145,17 @@ export function mergeScripts(packageJson: string, file = 'package.json'): Script
     text = JSON.stringify(pkg, null, indent);
   } catch (e) {
     // nested deeper than the stack (JSON.parse reads it; writing it back recurses)
-    throw new InitInputError(`${file} is nested too deeply to write back (${(e as Error).message}): add the scripts yourself: ${JSON.stringify(INIT_SCRIPTS)}`);
+    throw new InitInputError(`${file}: nested too deeply to write back (${(e as Error).message}): ${add}`);
   }
   return { text: bom + text.replace(/\n/g, eol) + eol, added, kept };
 }
 
 /**
  * The first key given twice in one object of a JSON text (valid JSON: JSON.parse has read it),
- * with the lines of its first and second times; undefined when none is. A loop over the text,
+ * with the lines of its first and second times and the offset of the second; undefined when none is. A loop over the text,
  * no recursion (a file nested deeper than the stack is read too).
  */
-export function duplicateKey(json: string): { key: string; first: number; line: number } | undefined {
+export function duplicateKey(json: string): { key: string; first: number; line: number; offset: number } | undefined {
   // one entry per open object (its keys, each with its line) or array (null)
   const open: (Map<string, number> | null)[] = [];
   let line = 1;
@@ -170,7 +175,7 @@ export function duplicateKey(json: string): { key: string; first: number; line: 
         if (json[k] === ':') {
           const key = JSON.parse(json.slice(i, j + 1)) as string;
           const first = keys.get(key);
-          if (first !== undefined) return { key, first, line };
+          if (first !== undefined) return { key, first, line, offset: i };
           keys.set(key, line);
         }
       }
@@ -178,6 +183,109 @@ export function duplicateKey(json: string): { key: string; first: number; line: 
     }
   }
   return undefined;
+}
+
+/**
+ * The offset of a key of a JSON text's top-level object (valid JSON), its first time; undefined
+ * when the object has none. A loop over the text, as duplicateKey's.
+ */
+export function topKeyOffset(json: string, key: string): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < json.length; i++) {
+    const ch = json[i];
+    if (ch === '{' || ch === '[') depth++;
+    else if (ch === '}' || ch === ']') depth--;
+    else if (ch === '"') {
+      let j = i + 1;
+      while (json[j] !== '"') j += json[j] === '\\' ? 2 : 1;
+      if (depth === 1 && (JSON.parse(json.slice(i, j + 1)) as string) === key && /^\s*:/.test(json.slice(j + 1, j + 40))) return i;
+      i = j;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Where a text JSON.parse refuses first goes wrong: the offset of the first character that
+ * cannot continue a JSON text (its length when the text ends too soon); -1 for valid JSON.
+ * Node 20's JSON.parse names no position, so init finds it for its file:line:col. A loop with a
+ * stack of open containers, no recursion.
+ * @example jsonErrorOffset('{"a": tru}') // 6
+ */
+export function jsonErrorOffset(text: string): number {
+  const n = text.length;
+  let i = 0;
+  const ws = () => {
+    while (i < n && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+  };
+  /** A string at i (its opening quote): true with i after it, false with i at the fault. */
+  const str = (): boolean => {
+    if (text[i] !== '"') return false;
+    i++;
+    while (i < n && text[i] !== '"') {
+      const c = text.charCodeAt(i);
+      if (c < 0x20) return false;
+      if (text[i] === '\\') {
+        const e = text[i + 1];
+        if (e === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) return ((i += 1), false);
+          i += 6;
+        } else if (e !== undefined && '"\\/bfnrt'.includes(e)) i += 2;
+        else return ((i += 1), false);
+      } else i++;
+    }
+    if (i >= n) return false;
+    i++;
+    return true;
+  };
+  const stack: string[] = [];
+  let want: 'value' | 'key' | 'after' = 'value';
+  for (;;) {
+    ws();
+    if (want === 'value') {
+      const c = text[i];
+      if (c === '{' || c === '[') {
+        stack.push(c);
+        i++;
+        ws();
+        if (text[i] === (c === '{' ? '}' : ']')) {
+          stack.pop();
+          i++;
+          want = 'after';
+        } else want = c === '{' ? 'key' : 'value';
+      } else if (c === '"') {
+        if (!str()) return i;
+        want = 'after';
+      } else {
+        const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 400));
+        if (!m || /[\w.+-]/.test(text[i + m[0].length] ?? '')) return m ? i + m[0].length : i;
+        i += m[0].length;
+        want = 'after';
+      }
+    } else if (want === 'key') {
+      if (!str()) return i;
+      ws();
+      if (text[i] !== ':') return i;
+      i++;
+      want = 'value';
+    } else {
+      const top = stack.at(-1);
+      if (top === undefined) return i < n ? i : -1;
+      if (text[i] === ',') {
+        i++;
+        want = top === '{' ? 'key' : 'value';
+      } else if (text[i] === (top === '{' ? '}' : ']')) {
+        stack.pop();
+        i++;
+      } else return i;
+    }
+  }
+}
+
+/** `line:col` (1-based; a tab is one column) of an offset in a text. */
+function lineCol(text: string, offset: number): string {
+  const before = text.slice(0, Math.max(0, offset));
+  return `${before.split('\n').length}:${before.length - (before.lastIndexOf('\n') + 1) + 1}`;
 }
 
 /** A package.json for a folder that has none: private, with init's scripts. */
