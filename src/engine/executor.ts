@@ -50,8 +50,8 @@ const nextTurn: () => Promise<void> =
 
 /** The thread is held at most about this long (ms) between turns of the event loop, whatever a chunk costs. */
 export const TURN_MS = 25;
-/** A slice of a chunk's trials is sized from the last one's time to take about this long (ms). */
-const SLICE_MS = 8;
+/** A slice of a chunk's trials is sized from the last one's time to take about this long (ms): each call has its fixed cost (a Crusader Rex walk's flush, a pairing's count), so a slice is as long as TURN_MS allows with room for one that overruns. */
+const SLICE_MS = 20;
 
 /**
  * Runs batches in the calling thread (threads = 0 in the API), one after another, each in its

@@ -304,6 +304,9 @@ const FIELD_ROUND = 1;
 const STORM_ROUND = 2;
 const AFTER = 3; // after the rounds of a game turn
 
+/** Battle.key's character codes, reused (a battle has at most BATTLE_MAX_BLOCKS blocks: 21 codes). */
+const KEY_CODES: number[] = [];
+
 class Battle {
   constructor(
     public steps: number[],
@@ -325,10 +328,29 @@ class Battle {
   copy(): Battle {
     return new Battle(this.steps.slice(), this.loc.slice(), this.att, this.own, this.half, this.turn, this.r, this.phase, this.acted, this.rounds, this.used0, this.used1, this.fell, this.ever, this.early);
   }
+  /**
+   * The state as a string, one character a field (a block: its steps and place; then the
+   * scalars, each offset to be non-negative and all below 2^16): one flat string made at once,
+   * which a Map hashes without flattening the joins a template of 12 parts made. Injective for
+   * a battle's fixed block count; the maps keep insertion order, so no order depends on it.
+   */
   key(): string {
-    let k = '';
-    for (let b = 0; b < this.steps.length; b++) k += String.fromCharCode(48 + this.steps[b] * 8 + this.loc[b]); // one character a block
-    return `${k}|${this.att}${this.own}|${this.half}|${this.turn}|${this.r}|${this.phase}|${this.acted}|${this.rounds}|${this.used0},${this.used1}|${this.fell ? 1 : 0}${this.ever ? 1 : 0}${this.early ? 1 : 0}`;
+    const n = this.steps.length;
+    const a = KEY_CODES;
+    a.length = n + 11;
+    for (let b = 0; b < n; b++) a[b] = 48 + this.steps[b] * 8 + this.loc[b];
+    a[n] = this.att + 2;
+    a[n + 1] = this.own + 2;
+    a[n + 2] = this.half + 2;
+    a[n + 3] = this.turn;
+    a[n + 4] = this.r;
+    a[n + 5] = this.phase;
+    a[n + 6] = this.acted;
+    a[n + 7] = this.rounds;
+    a[n + 8] = this.used0;
+    a[n + 9] = this.used1;
+    a[n + 10] = (this.fell ? 1 : 0) | (this.ever ? 2 : 0) | (this.early ? 4 : 0);
+    return String.fromCharCode.apply(null, a);
   }
 }
 
