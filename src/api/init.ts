@@ -113,7 +113,7 @@ export function mergeScripts(packageJson: string, file = 'package.json'): Script
   try {
     doc = JSON.parse(packageJson);
   } catch (e) {
-    // the parser's first line only (it quotes the text), at most 100 characters; its offset when it gives one
+    // the parser's first line only (it quotes the text), at most 100 characters; where is found by jsonErrorOffset
     const why = (e as Error).message.split('\n')[0].slice(0, 100);
     throw new InitInputError(`${at(jsonErrorOffset(packageJson))}: not valid JSON (${why}): fix it, or ${add}`);
   }
