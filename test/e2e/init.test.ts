@@ -93,7 +93,8 @@ it('a repository where init cannot write what it plans is refused before anythin
     // a folder that is a link to nowhere: the starters were written before the workflow failed
     { name: 'github-link', setup: (d) => symlinkSync('nowhere', path.join(d, '.github')), says: /^siegesim: \.github is a symbolic link to nowhere, where init makes a folder/m },
     // nested past the stack: JSON.parse reads it, writing it back recursed (a RangeError)
-    { name: 'package-deep', setup: (d) => writeFileSync(path.join(d, 'package.json'), `{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}`), says: /^siegesim: package\.json is nested too deeply to write back \(Maximum call stack size exceeded\): add the scripts yourself/m },
+    { name: 'package-deep', setup: (d) => writeFileSync(path.join(d, 'package.json'), `{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}`), says: /^siegesim: package\.json: nested too deeply to write back \(Maximum call stack size exceeded\): add the scripts yourself/m },
+    { name: 'package-bad-json', setup: (d) => writeFileSync(path.join(d, 'package.json'), '{\n "name": tru\n}\n'), says: /^siegesim: package\.json:2:10: not valid JSON \(.*\): fix it, or add the scripts yourself: \{"balance":/m },
   ];
   for (const c of cases) {
     const dir = repo(c.name);
