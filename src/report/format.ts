@@ -1,4 +1,7 @@
 /** Number formatting: 12 significant digits in every data file, and what a page shows a person. */
+import { showCount } from '../text/count.js';
+
+export { showCount };
 
 /** Data files (CSV, JSON): 12 significant digits, NaN as empty. */
 export function fmt(x: number | undefined | null): string {
@@ -85,17 +88,6 @@ export function overDifferentTrialsText(o: { event: string; from: number; to: nu
 export function showInterval(value: number, lo: number, hi: number): string {
   if (!Number.isFinite(value)) return '–';
   return `${show(value)} [${show(lo)}, ${show(hi)}]`;
-}
-
-/**
- * A count with thousands separators: 2000000 -> `2,000,000`, as `toLocaleString('en-US')` writes
- * it, without the ~45 ms that loading the ICU locale data costs a tiny run's first call.
- */
-export function showCount(n: number): string {
-  if (!Number.isFinite(n)) return String(n);
-  const [int, frac] = String(Math.abs(Math.round(n * 1000) / 1000)).split('.');
-  const grouped = int.replace(/\B(?=(\d{3})+$)/g, ',');
-  return (n < 0 && (int !== '0' || frac) ? '-' : '') + grouped + (frac ? '.' + frac : '');
 }
 
 /**

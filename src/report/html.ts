@@ -303,7 +303,7 @@ const OPEN_ROWS = 120;
 /** The variants' table, behind a toggle that says its size when it has more than OPEN_ROWS rows. */
 function folded(table: string, rows: number, points: number, metrics: number): string {
   if (rows <= OPEN_ROWS) return table;
-  return `<details><summary>${rows.toLocaleString('en-US')} rows (${points.toLocaleString('en-US')} sweep points × ${metrics} metric${metrics === 1 ? '' : 's'}): show them</summary>
+  return `<details><summary>${showCount(rows)} rows (${showCount(points)} sweep points × ${metrics} metric${metrics === 1 ? '' : 's'}): show them</summary>
 ${table}</details>`;
 }
 

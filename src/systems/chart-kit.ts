@@ -10,6 +10,7 @@
  */
 import type { Estimate } from '../stats/intervals.js';
 import { cellLabel } from '../text/cell-label.js';
+import { showCount } from '../text/count.js';
 import type { CaseResult, ChartSpec, ScenarioResult } from './types.js';
 
 export const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
@@ -58,7 +59,7 @@ export function samplePanels(result: ScenarioResult, layout: SeriesLayout, most 
 
 /** The start of a sampled chart's caption: how many of its panels (or rows of panels) it draws, and where every case is. */
 export function sampleCaption(shown: number, all: number, per: string, csv: string, unit: 'panel' | 'row' = 'panel'): string {
-  return `a sample: ${shown} of the ${all.toLocaleString('en-US')} ${unit}s, evenly spaced (the first and the last among them), one ${unit} per ${per}; every case is in ${csv}; `;
+  return `a sample: ${shown} of the ${showCount(all)} ${unit}s, evenly spaced (the first and the last among them), one ${unit} per ${per}; every case is in ${csv}; `;
 }
 
 /** How a (case, variant) is labelled in a legend: the variant, then the swept values. */
@@ -825,7 +826,7 @@ export function variantBarsChart(result: ScenarioResult, metric: string, name: s
   return {
     name,
     title,
-    caption: `${sampled ? `a sample, evenly spaced: ${variants.length} of the ${result.variants.length.toLocaleString('en-US')} variants${groups.length < allGroups.length ? ` at ${groups.length} of the ${allGroups.length.toLocaleString('en-US')} sweep points` : ''} (every case is in summary.csv); ` : ''}bars: estimate (a difference also a diamond, so one of 0 shows); black lines: 95% intervals; the difference is paired (common random numbers) where the metric is per trial, coloured by its direction as in the tables (blue up, orange down, grey when the interval contains 0)`,
+    caption: `${sampled ? `a sample, evenly spaced: ${variants.length} of the ${showCount(result.variants.length)} variants${groups.length < allGroups.length ? ` at ${groups.length} of the ${showCount(allGroups.length)} sweep points` : ''} (every case is in summary.csv); ` : ''}bars: estimate (a difference also a diamond, so one of 0 shows); black lines: 95% intervals; the difference is paired (common random numbers) where the metric is per trial, coloured by its direction as in the tables (blue up, orange down, grey when the interval contains 0)`,
     lead: !multi,
     metric,
     spec: {
