@@ -64,7 +64,7 @@ describe('tune: targets, ranges and scores', () => {
       { metric: 'p_attacker_wins', lo: 0.6, hi: 1 },
       { metric: 'p_defender_wins', lo: 0, hi: 0.3 },
     ]);
-    expect(r.best.checks?.map((c) => [c.lo, c.hi])).toEqual([[0.6, 1], [0, 0.3]]);
+    expect(r.best.checks.map((c) => [c.lo, c.hi])).toEqual([[0.6, 1], [0, 0.3]]);
     planned = false;
     await expect(plan(['p_attacker_wins at least 1.5'])).rejects.toThrow(/target "p_attacker_wins at least 1\.5"/);
     await expect(plan(['p_attacker_wins at least 1'])).rejects.toThrow('target "p_attacker_wins at least 1": p_attacker_wins ends at 1, so nothing lies above it');
