@@ -27,12 +27,7 @@ import { conditionOf } from '../systems/conditional.js';
 import { baseCaseOf, boundProblem, resultHead, compileSetting, metricOf, producedMetrics, rangeFault, runCases, selectTunables, TuningInputError, type BaseCase, type CaseOptions } from './tunables.js';
 import { MSG } from '../scenario/messages.js';
 
-/**
- * One target: `<metric> in [lo, hi]`. A one-sided target (`at least`, `at most`, as an
- * `expect:` item says them) has the open end infinite until tuneScenario closes it at the
- * metric's own end (0 or 1 for a probability; a mean's known range), since how far a candidate
- * misses is measured in target widths.
- */
+/** One target: `<metric> in [lo, hi]`. */
 export interface TuneTarget {
   metric: string;
   lo: number;
@@ -41,29 +36,15 @@ export interface TuneTarget {
 
 const NUM = String.raw`[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?`;
 const TARGET_RE = new RegExp(String.raw`^\s*([A-Za-z_][A-Za-z0-9_]*)\s+in\s+\[\s*(${NUM})\s*,\s*(${NUM})\s*\]\s*$`, 'i');
-const ONE_SIDED_RE = new RegExp(String.raw`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|\s(?:at[ _]least|at[ _]most)\s)\s*(${NUM})\s*$`, 'i');
 
-/** Parse `"<metric> in [lo, hi]"`, `"<metric> at least x"` (or `>= x`) and `"<metric> at most x"` (or `<= x`). */
+/** Parse `"<metric> in [lo, hi]"`. */
 export function parseTarget(text: string): TuneTarget {
-  const one = ONE_SIDED_RE.exec(text);
-  if (one) {
-    const x = Number(one[3]);
-    const least = /^(>=|at[ _]least)$/i.test(one[2].trim());
-    return { metric: one[1], lo: least ? x : -Infinity, hi: least ? Infinity : x };
-  }
   const m = TARGET_RE.exec(text);
-  if (!m) throw new TuningInputError(`a target is "<metric> in [lo, hi]", "<metric> at least x" or "<metric> at most x", e.g. "p_attacker_wins in [0.45, 0.55]" or "p_attacker_wins at least 0.6" (got "${text}")`);
+  if (!m) throw new TuningInputError(`a target is "<metric> in [lo, hi]", e.g. "p_attacker_wins in [0.45, 0.55]" (got "${text}")`);
   const lo = Number(m[2]);
   const hi = Number(m[3]);
   if (!(lo < hi)) throw new TuningInputError(`target "${text}": need lo < hi`);
   return { metric: m[1], lo, hi };
-}
-
-/** A target as the user gave it: `in [lo, hi]`, or one-sided while its open end is infinite. */
-export function targetText(t: TuneTarget): string {
-  if (t.hi === Infinity) return `${t.metric} at least ${t.lo}`;
-  if (t.lo === -Infinity) return `${t.metric} at most ${t.hi}`;
-  return `${t.metric} in [${t.lo}, ${t.hi}]`;
 }
 
 /** Parse `--range a=LO..HI`. */
@@ -324,24 +305,16 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
   for (const p of Object.keys(o.ranges ?? {})) if (!o.params.includes(p)) throw new TuneInputError({ code: 'range-stray', param: p });
   const baseCompiled = sys.compile(base.scenario);
   const produced = producedMetrics(sys, baseCompiled);
-  const targets = o.targets.map((t) => {
+  for (const t of o.targets) {
     metricOf(sys, produced, t.metric);
-    const given = targetText(t);
-    const outside = boundProblem(produced, t.metric, `target "${given}"`, [t.lo, t.hi].filter(Number.isFinite));
+    const outside = boundProblem(produced, t.metric, `target "${t.metric} in [${t.lo}, ${t.hi}]"`, [t.lo, t.hi]);
     if (outside) throw new TuningInputError(outside);
     // a mean with a known range (none for a probability, checked above): the target must meet it
     const range = produced.metrics[t.metric].range && (meanRangeOver(v, base, params, t.metric) ?? produced.metrics[t.metric].range);
-    if (range && (t.hi < range[0] || t.lo > range[1])) throw new TuningInputError(MSG.outsideRange(`target "${given}"`, t.metric, range[0], range[1]));
-    if (Number.isFinite(t.lo) && Number.isFinite(t.hi)) return t;
-    // one-sided: closed at the metric's own end (a candidate's miss is measured in target widths)
-    const ends = produced.metrics[t.metric].kind === 'probability' ? ([0, 1] as const) : range;
-    if (!ends) throw new TuningInputError(`target "${given}": ${t.metric} has no ${t.hi === Infinity ? 'upper' : 'lower'} end of its own to close the target at (a miss is measured in target widths): give it as "${t.metric} in [lo, hi]"`);
-    const closed = { metric: t.metric, lo: Number.isFinite(t.lo) ? t.lo : ends[0], hi: Number.isFinite(t.hi) ? t.hi : ends[1] };
-    if (!(closed.lo < closed.hi)) throw new TuningInputError(`target "${given}": ${t.metric} ends at ${t.hi === Infinity ? ends[1] : ends[0]}, so nothing lies ${t.hi === Infinity ? 'above' : 'below'} it`);
-    return closed;
-  });
+    if (range && (t.hi < range[0] || t.lo > range[1])) throw new TuningInputError(MSG.outsideRange(`target "${t.metric} in [${t.lo}, ${t.hi}]"`, t.metric, range[0], range[1]));
+  }
 
-  const conditional = Object.fromEntries(targetMetricsOf(targets).flatMap((m) => (conditionOf(sys, m) !== undefined ? [[m, conditionOf(sys, m)!]] : [])));
+  const conditional = Object.fromEntries(targetMetricsOf(o.targets).flatMap((m) => (conditionOf(sys, m) !== undefined ? [[m, conditionOf(sys, m)!]] : [])));
   const trials = o.trials ?? v.trials;
   const refine = o.refine ?? 4;
   const budget = o.budget ?? 200 * trials;
@@ -382,7 +355,7 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
         })
       : [];
     used += compiled.length * n;
-    compiled.forEach((x, j) => Object.assign(evs[x.i], judge(targets, sys.summarize(x.c, outs[j].accs[0]).metrics)));
+    compiled.forEach((x, j) => Object.assign(evs[x.i], judge(o.targets, sys.summarize(x.c, outs[j].accs[0]).metrics)));
     for (const e of evs) {
       e.index = evaluations.length + 1;
       evaluations.push(e);
@@ -448,18 +421,18 @@ export async function tuneScenario(v: ValidScenario, o: TuneOptions): Promise<Tu
   const pool = confirmed.size > 0 ? [...confirmed.values()] : [...seen.values()];
   const best = pool.filter((e) => !e.invalid).sort(better)[0] ?? evaluations[0];
   const seconds = (performance.now() - t0) / 1000;
-  const plateaus = plateausOf(params, targets, best, evaluations);
+  const plateaus = plateausOf(params, o.targets, best, evaluations);
   return {
     ...resultHead(v, seed, trials),
     budget,
     trialsUsed: used,
     exhausted,
     params,
-    targets,
+    targets: o.targets,
     where: base.where,
     note: base.note,
     ...(Object.keys(conditional).length > 0 ? { conditional_on: conditional } : {}),
-    found: best !== undefined && best.met === targets.length,
+    found: best !== undefined && best.met === o.targets.length,
     best,
     evaluations,
     plateaus,

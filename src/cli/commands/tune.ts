@@ -94,7 +94,7 @@ export function register(program: Command): void {
     .description('search integer values of 1-3 settings meeting every --target (exit 3 if no candidate does)')
     .argument('<file>')
     .requiredOption('--params <a,b[,c]>', 'integer settings to search (dotted paths)', listArg)
-    .option('--target <spec>', 'a target "<metric> in [lo, hi]", "<metric> at least x" or "<metric> at most x" (repeat for several)', collect)
+    .option('--target <spec>', 'a target "<metric> in [lo, hi]" (repeat for several)', collect)
     .option('--range <a=LO..HI>', "search range of a parameter (repeatable; default: the span of the file's sweep of it, else around the case's value v, v - max(5, v/2) to v + max(5, v), within its schema bounds)", collect)
     .option('--budget <N>', 'most trials run in all, confirmations included (default 200 x --trials)', positiveInt('--budget'))
     .option('--trials <N>', "trials per candidate (default: the scenario's; 4x for the confirmation)", positiveInt('--trials'))
