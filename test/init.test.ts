@@ -62,7 +62,19 @@ describe('siegesim init (the plan)', () => {
 
   it('refuses a package.json it cannot read as an object, saying where (file:line:col) and the scripts to add by hand', () => {
     const add = `add the scripts yourself: ${JSON.stringify(INIT_SCRIPTS)}`;
-    expect(() => mergeScripts('{\n  "name": "g",\n  "private": tru\n}\n', 'game/package.json')).toThrow(/^game\/package\.json:3:14: not valid JSON \(Unexpected token/);
+    expect(() => mergeScripts('{\n  "name": "g",\n  "private": tru\n}\n', 'game/package.json')).toThrow(/^game\/package\.json:3:14: not valid JSON \(unexpected "tru"\): fix it/);
+    // the reason never carries the raw text: a carriage return in it hid the whole line on a terminal; CR and CRLF end lines
+    for (const [text, says] of [
+      ['{\r\n  "name": "x",\r\n  "v": nul\r\n}\r\n', 'package.json:3:8: not valid JSON (unexpected "nul")'],
+      ['{\r  "name": "x",\r  "v": nul\r}\r', 'package.json:3:8: not valid JSON (unexpected "nul")'],
+      ['{\n  "v": \n}\n', 'package.json:3:1: not valid JSON (unexpected "}")'],
+      ['{"v": "a\rb"}', 'package.json:1:9: not valid JSON (unexpected control character U+000D)'],
+      ['\uFEFF{"v": 1}', 'package.json:1:1: not valid JSON (unexpected byte-order mark U+FEFF)'],
+      ['{"v": [1, 2', 'package.json:1:12: not valid JSON (the text ends before the JSON does)'],
+    ] as const) {
+      expect(() => mergeScripts(`\uFEFF${text}`), JSON.stringify(text)).toThrow(`${says}: fix it, or ${add}`);
+      expect(() => mergeScripts(`\uFEFF${text}`)).not.toThrow(/[\r\u0000-\u0008\u000b-\u001f\uFEFF]/);
+    }
     expect(() => mergeScripts('{ "name": ', 'game/package.json')).toThrow(new RegExp(`^game/package\\.json:1:11: not valid JSON \\(.*\\): fix it, or ${add.replace(/[{}()[\]"]/g, '\\$&')}$`));
     expect(() => mergeScripts('\n  [1]')).toThrow(`package.json:2:3: not a JSON object (a list): fix it, or ${add}`);
     expect(() => mergeScripts('"x"')).toThrow('package.json:1:1: not a JSON object (a string)');

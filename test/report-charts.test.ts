@@ -184,7 +184,7 @@ describe('charts of the bundled scenarios', () => {
     expect(inner.width).toBeLessThan(400);
     expect(inner.height).toBeGreaterThan(inner.width);
     expect(inner.title.text).toBe('p_surrender over dc x hp');
-    expect(tall.caption).toContain(`wall.hp runs up the side (its ${HEAT_ACROSS + 5} values would not fit across)`);
+    expect(tall.caption).toContain(`wall.hp runs up the side (its ${HEAT_ACROSS + 5} values would not fit across; wall.dc has 3)`);
     // the cells keep their values: the top of the first column is the largest wall.hp
     const cells = (tall.spec.data as { values: Record<string, number | string>[] }).values.filter((v) => v.kind === 'cell');
     expect(cells.find((c) => c.x === 0 && c.y === HEAT_ACROSS + 4)!.value).toBeCloseTo((HEAT_ACROSS + 4) / (HEAT_ACROSS + 5));

@@ -181,9 +181,9 @@ describe('the scenario page', () => {
     // an end its interval cannot tell from other cases is not one case's: they are counted beside it
     const near = { ...fake, variants: ['a'], cases: [c(1, 'a', 10, 3), c(2, 'a', 20, 3.3), c(3, 'a', 30, 3.05), c(4, 'a', 40, 5), c(5, 'a', 50, 4.9)] } as unknown as ScenarioResult;
     const nt = rangeTable(near, 'mean_x');
-    expect(nt).toContain('<td class="l">hp=10 <span class="muted">(1 other case not clearly higher: its 95% interval reaches it)</span></td>');
-    expect(nt).toContain('<td class="l">hp=40 <span class="muted">(1 other case not clearly lower: its 95% interval reaches it)</span></td>');
-    expect(rangeText(near, 'mean_x').join('\n')).toContain('at hp=10 (1 other case not clearly higher: its 95% interval reaches it)');
+    expect(nt).toContain('<td class="l">hp=10 <span class="muted">(1 other case not clearly higher: its 95% interval overlaps this one&#39;s)</span></td>');
+    expect(nt).toContain('<td class="l">hp=40 <span class="muted">(1 other case not clearly lower: its 95% interval overlaps this one&#39;s)</span></td>');
+    expect(rangeText(near, 'mean_x').join('\n')).toContain("at hp=10 (1 other case not clearly higher: its 95% interval overlaps this one's)");
   });
 
   it('an answer is never empty: a run with none of the headline metrics shows its first three (the rule the workbench cards use)', () => {

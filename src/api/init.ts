@@ -112,10 +112,11 @@ export function mergeScripts(packageJson: string, file = 'package.json'): Script
   let doc: unknown;
   try {
     doc = JSON.parse(packageJson);
-  } catch (e) {
-    // the parser's first line only (it quotes the text), at most 100 characters; where is found by jsonErrorOffset
-    const why = (e as Error).message.split('\n')[0].slice(0, 100);
-    throw new InitInputError(`${at(jsonErrorOffset(packageJson))}: not valid JSON (${why}): fix it, or ${add}`);
+  } catch {
+    // the place and the reason from init's own scan: the parser's message quotes the raw text
+    // (a carriage return in it hid the whole line on a terminal) and names no line and column
+    const offset = jsonErrorOffset(packageJson);
+    throw new InitInputError(`${at(offset)}: not valid JSON (${jsonFault(packageJson, offset)}): fix it, or ${add}`);
   }
   const first = packageJson.search(/\S/);
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new InitInputError(`${at(first)}: not a JSON object (${Array.isArray(doc) ? 'a list' : doc === null ? 'null' : `a ${typeof doc}`}): fix it, or ${add}`);
@@ -208,7 +209,8 @@ export function topKeyOffset(json: string, key: string): number | undefined {
 /**
  * Where a text JSON.parse refuses first goes wrong: the offset of the first character that
  * cannot continue a JSON text (its length when the text ends too soon); -1 for valid JSON.
- * Node 20's JSON.parse names no position, so init finds it for its file:line:col. A loop with a
+ * Node 20's JSON.parse names no line and column (at most an offset, and not always), so init
+ * finds the place for its file:line:col. A loop with a
  * stack of open containers, no recursion.
  * @example jsonErrorOffset('{"a": tru}') // 6
  */
@@ -282,10 +284,26 @@ export function jsonErrorOffset(text: string): number {
   }
 }
 
-/** `line:col` (1-based; a tab is one column) of an offset in a text. */
+/**
+ * What a JSON text has at the offset jsonErrorOffset found, in words without a control
+ * character: the token there (`unexpected "nul"`), a control character by its code point, or the
+ * text's end.
+ * @example jsonFault('{"a": nul}', 6) // 'unexpected "nul"'
+ */
+export function jsonFault(text: string, offset: number): string {
+  if (offset < 0) return 'no fault found';
+  if (offset >= text.length) return 'the text ends before the JSON does';
+  const c = text.charCodeAt(offset);
+  if (c < 0x20 || c === 0x7f || c === 0xfeff) return `unexpected ${c === 0xfeff ? 'byte-order mark' : 'control character'} U+${c.toString(16).toUpperCase().padStart(4, '0')}`;
+  const token = /^[\w.+-]{1,20}/.exec(text.slice(offset, offset + 20))?.[0] ?? text[offset];
+  return `unexpected ${JSON.stringify(token)}`;
+}
+
+/** `line:col` (1-based; a tab is one column; CRLF, LF and a lone CR each end a line) of an offset in a text. */
 function lineCol(text: string, offset: number): string {
   const before = text.slice(0, Math.max(0, offset));
-  return `${before.split('\n').length}:${before.length - (before.lastIndexOf('\n') + 1) + 1}`;
+  const lines = before.split(/\r\n|\r|\n/);
+  return `${lines.length}:${lines[lines.length - 1].length + 1}`;
 }
 
 /** A package.json for a folder that has none: private, with init's scripts. */

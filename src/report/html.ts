@@ -419,10 +419,10 @@ ${body.join('\n')}</table>`;
 /**
  * An end's cases that its 95% interval cannot tell from it, said so the end is not read as one
  * case's (the page's and the printed answer's words).
- * @example nearText({ near: 3 }, 'low') // '3 other cases not clearly higher: their 95% intervals reach it'
+ * @example nearText({ near: 3 }, 'low') // "3 other cases not clearly higher: their 95% intervals overlap this one's"
  */
 export function nearText(e: Pick<RangeEnd, 'near'>, end: 'low' | 'high'): string {
-  return `${e.near} other case${e.near === 1 ? '' : 's'} not clearly ${end === 'low' ? 'higher' : 'lower'}: ${e.near === 1 ? 'its' : 'their'} 95% interval${e.near === 1 ? '' : 's'} reach${e.near === 1 ? 'es' : ''} it`;
+  return `${e.near} other case${e.near === 1 ? '' : 's'} not clearly ${end === 'low' ? 'higher' : 'lower'}: ${e.near === 1 ? 'its' : 'their'} 95% interval${e.near === 1 ? ' overlaps' : 's overlap'} this one's`;
 }
 
 /** What a range's row adds (the page's and the printed answer's): a metric the sweep leaves as it is, or ends the intervals cannot tell apart. */

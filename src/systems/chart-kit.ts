@@ -606,7 +606,7 @@ export function heatmapChart(result: ScenarioResult, systemMetric: string, syste
     result.variants.length > 1
       ? { $schema: SCHEMA, title, data: { values }, facet: { column: { field: 'variant', title: null, sort: result.variants } }, spec: inner }
       : { $schema: SCHEMA, title, data: { values }, ...inner };
-  const caption = `each cell's estimate (its 95% interval in the table below)${swap ? `; ${py} runs up the side (its ${ysOf.length} values would not fit across)` : ''}${target !== undefined ? `; the red line separates the cells below ${fmtTarget(target)} from those at or above it` : ''}${conditionalCaption(result, [metric])}`;
+  const caption = `each cell's estimate (its 95% interval in the table below)${swap ? `; ${py} runs up the side (its ${ysOf.length} values would not fit across; ${px} has ${xsOf.length})` : ''}${target !== undefined ? `; the red line separates the cells below ${fmtTarget(target)} from those at or above it` : ''}${conditionalCaption(result, [metric])}`;
   return { name, title: title.text, caption, spec, lead: true, metric, ...(target !== undefined ? { target } : {}) };
 }
 
