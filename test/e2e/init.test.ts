@@ -31,6 +31,7 @@ it('a repository with its own "balance" script: kept, and the next steps and the
   const r = await runCli(['init', '--system', 'fantasy'], { cwd: dir });
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout).toContain('package.json: kept its own "balance" script (not changed)');
+  expect(r.stdout).toContain("package.json: added the script balance:serve\n"); // one script: not "the scripts"
   expect(JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).scripts).toEqual({ balance: 'echo my own', 'balance:serve': INIT_SCRIPTS['balance:serve'] });
   const next = nextOf(r.stdout);
   expect(next.some((l) => l.startsWith('npm run balance '))).toBe(false);

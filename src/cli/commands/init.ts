@@ -171,7 +171,7 @@ async function initCommand(dir: string | undefined, flags: InitFlags): Promise<v
   }
   let hasSiegesim = false;
   if (pkgText !== undefined && merged !== undefined) {
-    if (merged.text !== undefined) lines.push(`  package.json: added the scripts ${merged.added.join(', ')}`);
+    if (merged.text !== undefined) lines.push(`  package.json: added the script${merged.added.length === 1 ? '' : 's'} ${merged.added.join(', ')}`);
     // a script of init's name: the repository's own command, or init's own from an earlier init
     for (const k of merged.kept) lines.push(own.has(k) ? `  package.json: kept its own "${k}" script (not changed)` : `  package.json: already has siegesim's "${k}" script (not changed)`);
     const pkg = JSON.parse((merged.text ?? pkgText).replace(/^\uFEFF/, '')) as { dependencies?: Record<string, unknown>; devDependencies?: Record<string, unknown> };
