@@ -366,6 +366,26 @@ describe("a run drops each sweep point's kernel state once the point is done (Ru
     expect(Math.max(...sizes)).toBeLessThanOrEqual(10);
   });
 
+  it("a run's threads are those that ran it: 1 when its pool was never started (a short run done in this thread), the pool's when it ran tasks", async () => {
+    const v = valid('name: t\nsystem: surrender\nseed: 3\ntrials: 1000\nstructure: { surrender_level: 3 }\nturns: 4\n');
+    const inner = new InlineExecutor(KERNELS);
+    const pool = () => {
+      let started = false;
+      const e: Executor = {
+        threads: 2,
+        // no warm(): the run gives it its chunks at once (not this thread first until it runs long)
+        readiness: () => (started ? 'ready' : 'cold'),
+        run: (t, o) => ((started = true), inner.run(t, o)),
+        close: async () => {},
+      };
+      return e;
+    };
+    // one chunk: this thread runs it, the pool is never started (the page said "2 threads")
+    expect((await runScenario(v, { executor: pool() })).provenance.threads).toBe(1);
+    // several chunks: the pool runs them
+    expect((await runScenario(v, { executor: pool(), trials: 600_000 })).provenance.threads).toBe(2);
+  });
+
   it('a fantasy sweep run with its points released gives the same summary, bytes and all, as one that keeps them', async () => {
     const v = valid(`name: f
 system: fantasy

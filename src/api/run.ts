@@ -160,7 +160,10 @@ export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {
     exec,
   );
   const seconds = (performance.now() - t0) / 1000;
-  return assembleResult(v, points, jobs, outcomes, { seed, trials, threads: exec.threads, seconds, precision: E, maxTrials: opts.maxTrials });
+  // a pool never started (a short run done in this thread before it was seen to run long) ran
+  // nothing: the run's threads are this one, not the pool's it was allowed
+  const threads = exec.readiness?.() === 'cold' ? 1 : exec.threads;
+  return assembleResult(v, points, jobs, outcomes, { seed, trials, threads, seconds, precision: E, maxTrials: opts.maxTrials });
 }
 
 /** Summaries, differences and provenance from merged buffers (shared by run and merge). */
