@@ -163,6 +163,8 @@ describe('charts of the bundled scenarios', () => {
     }
     expect(edges).toHaveLength(pairs);
     expect(pairs).toBeGreaterThan(0);
+    // the contour is clipped to the plot: a square-capped segment meeting the frame stuck out past it
+    expect((heat.spec as { layer: { mark: { type: string; clip?: boolean } }[] }).layer.find((l) => l.mark.type === 'rule')!.mark.clip).toBe(true);
     expect(at(0, 0)).toBe(0);
     // the labels never round a meaning away: an exact 0 is 0, a near 1 is >0.99, not 1.00
     const labels = cells.map((c) => c.label);

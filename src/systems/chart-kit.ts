@@ -596,7 +596,9 @@ export function heatmapChart(result: ScenarioResult, systemMetric: string, syste
       },
       {
         transform: [{ filter: "datum.kind === 'edge'" }],
-        mark: { type: 'rule', strokeWidth: 3.5, color: '#d62728', strokeCap: 'square' },
+        // square caps join the segments at the contour's corners; clipped to the plot, so a segment
+        // that meets the frame does not stick out past it
+        mark: { type: 'rule', strokeWidth: 3.5, color: '#d62728', strokeCap: 'square', clip: true },
         encoding: { x: { field: 'x', ...xEnc }, x2: { field: 'x2' }, y: { field: 'y', ...yEnc }, y2: { field: 'y2' } },
       },
     ],
