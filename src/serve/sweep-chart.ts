@@ -172,7 +172,7 @@ function heatmap(cells: SweepCell[], o: SweepChartOptions): Record<string, unkno
     if (segments.length > 0) {
       layers.push({
         data: { values: segments },
-        mark: { type: 'rule', color: '#ff4136', strokeWidth: 3, strokeCap: 'round' },
+        mark: { type: 'rule', color: '#ff4136', strokeWidth: 3, strokeCap: 'round', clip: true }, // clipped to the plot: a round cap meeting the frame stuck out past it
         encoding: { x: { field: 'x', type: 'quantitative' }, x2: { field: 'x2' }, y: { field: 'y', type: 'quantitative' }, y2: { field: 'y2' } },
       });
     }
