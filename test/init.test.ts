@@ -84,6 +84,7 @@ describe('siegesim init (the plan)', () => {
     // a key "scripts" inside another object is not the top-level one
     expect(topKeyOffset('{"a": {"scripts": 1}, "b": "scripts", "scripts": []}', 'scripts')).toBe(38);
     expect(topKeyOffset('{"a": {"scripts": 1}}', 'scripts')).toBeUndefined();
+    expect(topKeyOffset(`{"scripts"${' '.repeat(60)}: 1}`, 'scripts')).toBe(1); // any whitespace before its colon
   });
 
   it('refuses a package.json with a key given twice in one object (written back, the first would be lost), naming the key and its line; the same key in two objects is fine', () => {

@@ -108,7 +108,7 @@ export function mergeScripts(packageJson: string, file = 'package.json'): Script
   packageJson = packageJson.slice(bom.length);
   // every refusal names the place (file:line:col, as a scenario's problems are) and the scripts to add by hand
   const add = `add the scripts yourself: ${JSON.stringify(INIT_SCRIPTS)}`;
-  const at = (offset: number) => `${file}:${lineCol(packageJson, offset)}`;
+  const at = (offset: number) => ((p) => `${file}:${p.line}:${p.col}`)(placeOf(packageJson, offset));
   let doc: unknown;
   try {
     doc = JSON.parse(packageJson);
@@ -152,57 +152,52 @@ export function mergeScripts(packageJson: string, file = 'package.json'): Script
 }
 
 /**
- * The first key given twice in one object of a JSON text (valid JSON: JSON.parse has read it),
- * with the lines of its first and second times and the offset of the second; undefined when none is. A loop over the text,
- * no recursion (a file nested deeper than the stack is read too).
+ * Each key of a valid JSON text's objects (JSON.parse has read it), in text order: the key
+ * (unescaped), the offset of its opening quote, the object it is in (numbered as they open) and
+ * how deep that object is (1: the top level). A loop over the text, no recursion (a file nested
+ * deeper than the stack is read too); duplicateKey and topKeyOffset read it.
  */
-export function duplicateKey(json: string): { key: string; first: number; line: number; offset: number } | undefined {
-  // one entry per open object (its keys, each with its line) or array (null)
-  const open: (Map<string, number> | null)[] = [];
-  let line = 1;
+function* jsonKeys(json: string): Generator<{ key: string; offset: number; object: number; depth: number }> {
+  const open: number[] = []; // each open object's number, or -1 for an open array
+  let objects = 0;
   for (let i = 0; i < json.length; i++) {
     const ch = json[i];
-    if (ch === '\n') line++;
-    else if (ch === '{') open.push(new Map());
-    else if (ch === '[') open.push(null);
+    if (ch === '{') open.push(objects++);
+    else if (ch === '[') open.push(-1);
     else if (ch === '}' || ch === ']') open.pop();
     else if (ch === '"') {
       let j = i + 1;
       while (json[j] !== '"') j += json[j] === '\\' ? 2 : 1;
-      const keys = open.at(-1);
-      if (keys) {
+      const object = open.at(-1) ?? -1;
+      if (object >= 0) {
         let k = j + 1;
         while (k < json.length && (json[k] === ' ' || json[k] === '\t' || json[k] === '\r' || json[k] === '\n')) k++;
-        if (json[k] === ':') {
-          const key = JSON.parse(json.slice(i, j + 1)) as string;
-          const first = keys.get(key);
-          if (first !== undefined) return { key, first, line, offset: i };
-          keys.set(key, line);
-        }
+        if (json[k] === ':') yield { key: JSON.parse(json.slice(i, j + 1)) as string, offset: i, object, depth: open.length };
       }
       i = j;
     }
   }
-  return undefined;
 }
 
 /**
- * The offset of a key of a JSON text's top-level object (valid JSON), its first time; undefined
- * when the object has none. A loop over the text, as duplicateKey's.
+ * The first key given twice in one object of a JSON text (valid JSON), with the lines of its
+ * first and second times and the offset of the second; undefined when none is.
  */
-export function topKeyOffset(json: string, key: string): number | undefined {
-  let depth = 0;
-  for (let i = 0; i < json.length; i++) {
-    const ch = json[i];
-    if (ch === '{' || ch === '[') depth++;
-    else if (ch === '}' || ch === ']') depth--;
-    else if (ch === '"') {
-      let j = i + 1;
-      while (json[j] !== '"') j += json[j] === '\\' ? 2 : 1;
-      if (depth === 1 && (JSON.parse(json.slice(i, j + 1)) as string) === key && /^\s*:/.test(json.slice(j + 1, j + 40))) return i;
-      i = j;
-    }
+export function duplicateKey(json: string): { key: string; first: number; line: number; offset: number } | undefined {
+  const seen = new Map<number, Map<string, number>>(); // each object's keys, with their offsets
+  for (const { key, offset, object } of jsonKeys(json)) {
+    let keys = seen.get(object);
+    if (!keys) seen.set(object, (keys = new Map()));
+    const first = keys.get(key);
+    if (first !== undefined) return { key, first: placeOf(json, first).line, line: placeOf(json, offset).line, offset };
+    keys.set(key, offset);
   }
+  return undefined;
+}
+
+/** The offset of a key of a JSON text's top-level object (valid JSON), its first time; undefined when the object has none. */
+export function topKeyOffset(json: string, key: string): number | undefined {
+  for (const k of jsonKeys(json)) if (k.depth === 1 && k.key === key) return k.offset;
   return undefined;
 }
 
@@ -299,11 +294,10 @@ export function jsonFault(text: string, offset: number): string {
   return `unexpected ${JSON.stringify(token)}`;
 }
 
-/** `line:col` (1-based; a tab is one column; CRLF, LF and a lone CR each end a line) of an offset in a text. */
-function lineCol(text: string, offset: number): string {
-  const before = text.slice(0, Math.max(0, offset));
-  const lines = before.split(/\r\n|\r|\n/);
-  return `${lines.length}:${lines[lines.length - 1].length + 1}`;
+/** The line and column (1-based; a tab is one column; CRLF, LF and a lone CR each end a line) of an offset in a text. */
+function placeOf(text: string, offset: number): { line: number; col: number } {
+  const lines = text.slice(0, Math.max(0, offset)).split(/\r\n|\r|\n/);
+  return { line: lines.length, col: lines[lines.length - 1].length + 1 };
 }
 
 /** A package.json for a folder that has none: private, with init's scripts. */
