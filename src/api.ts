@@ -9,7 +9,7 @@ export type { ValidScenario } from './scenario/validate.js';
 export type { ScenarioResult, CaseResult, Metric, RulesSystem } from './systems/types.js';
 export type { Executor, TaskOptions } from './engine/executor.js';
 export type { BatchTask } from './engine/chunk.js';
-export { validateText, valuePosition, runScenario, type RunScenarioOptions } from './api/run.js';
+export { validateText, validateLoaded, valuePosition, runScenario, type RunScenarioOptions } from './api/run.js';
 export { exactScenario, exactDifferences, checkScenario, unpairedDifferences, checkVerdict, judgeCheck, checkPassed, emptyCheckTally, CHECK_Z_LIMIT, type ExactCase, type CheckRow, type CheckVerdict, type CheckTally } from './api/exact.js';
 export { solveAfterSweep, type SweepSolve, type SweepSolveRequest, type SweepSolveOptions } from './api/sweep-solve.js';
 export { solveJson, solveScenario, solveSweep, solvePlan, solveRange, SolveInputError, type SolveNext, type SolveProblem, type SolvePlan, type SolveOptions, type SolveResult, type SolveSweepResult, type SolvePhase } from './api/solve.js';

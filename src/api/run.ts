@@ -19,7 +19,12 @@ import { VERSION } from '../version.js';
 
 /** Parse and validate one scenario's text (`opts.staleExpect`: whether an expect: item the scenario no longer matches is an error or a warning). */
 export function validateText(file: string, text: string, opts: ValidateOptions = {}): Validation {
-  return validateScenario(loadScenarioText(file, text), SYSTEMS, opts);
+  return validateLoaded(loadScenarioText(file, text), opts);
+}
+
+/** Validate a scenario's text already parsed (loadScenarioText): a reader that needs the parse for itself too parses once. */
+export function validateLoaded(loaded: ReturnType<typeof loadScenarioText>, opts: ValidateOptions = {}): Validation {
+  return validateScenario(loaded, SYSTEMS, opts);
 }
 
 /**

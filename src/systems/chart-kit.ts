@@ -515,10 +515,11 @@ export function heatmapChart(result: ScenarioResult, systemMetric: string, syste
   // the first swept parameter across, the second up; past HEAT_ACROSS values across (a chart
   // wider than a page, which shrinks it past reading) the one with more values goes up instead
   const [p0, p1] = result.params;
-  const swap = distinctSorted(result, p0).length > HEAT_ACROSS && distinctSorted(result, p1).length < distinctSorted(result, p0).length;
+  const v0 = distinctSorted(result, p0);
+  const v1 = distinctSorted(result, p1);
+  const swap = v0.length > HEAT_ACROSS && v1.length < v0.length;
   const [px, py] = swap ? [p1, p0] : [p0, p1];
-  const xsOf = distinctSorted(result, px);
-  const ysOf = distinctSorted(result, py);
+  const [xsOf, ysOf] = swap ? [v1, v0] : [v0, v1];
   const ix = (c: CaseResult) => xsOf.findIndex((v) => v === c.params[px]);
   const iy = (c: CaseResult) => ysOf.findIndex((v) => v === c.params[py]);
   const probability = isProbabilityIn(result, metric);

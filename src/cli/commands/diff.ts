@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { diffSets, diffSummaries, DiffError, DIFF_ALPHA, scenarioSettings, summaryShapeProblem, type SummaryDoc, fileIssue, folderIssue, MSG, errCode, loadScenarioText, NotAFile, readRegularFile, readText, TooLarge, validateText } from '../../api.js';
+import { diffSets, diffSummaries, DiffError, DIFF_ALPHA, scenarioSettings, summaryShapeProblem, type SummaryDoc, fileIssue, folderIssue, MSG, errCode, loadScenarioText, NotAFile, readRegularFile, readText, TooLarge, validateLoaded } from '../../api.js';
 import { diffMarkdown, diffText } from '../../report/diff-report.js';
 import { failWith, probabilityArg, UserError } from '../common.js';
 import type { ScenarioIssue } from '../../api.js';
@@ -90,14 +90,13 @@ function settingsBeside(summary: string, d: SummaryDoc & { provenance?: { scenar
   const read = readText(file);
   if (read.text === undefined) return `${file}: ${read.issue?.message ?? MSG.notAFile()}`;
   const sha = d.provenance?.scenario?.sha256;
-  if (typeof sha === 'string') {
-    if (createHash('sha256').update(read.text, 'utf8').digest('hex') !== sha) return `${file} is not the text that ran (its SHA-256 is not the one summary.json records: edited since?)`;
-  } else {
-    const v = validateText(file, read.text);
+  if (typeof sha === 'string' && createHash('sha256').update(read.text, 'utf8').digest('hex') !== sha) return `${file} is not the text that ran (its SHA-256 is not the one summary.json records: edited since?)`;
+  const loaded = loadScenarioText(file, read.text);
+  if (typeof sha !== 'string') {
+    const v = validateLoaded(loaded);
     const at = v.ok ? undefined : v.issues[0];
     if (at) return `${file}:${at.line}:${at.col}: ${at.path ? `${at.path}: ` : ''}${at.message}`;
   }
-  const loaded = loadScenarioText(file, read.text);
   const first = loaded.issues[0];
   if (first) return `${file}:${first.line}:${first.col}: ${first.message}`;
   try {
