@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { initPlan, initSystems, InitInputError, INIT_SCRIPTS, mergeScripts, newPackageJson, STARTERS, starterScenario, validateText } from '../src/api.js';
-import { duplicateKey, jsonErrorOffset, topKeyOffset } from '../src/api/init.js';
+import { deepestOpen, duplicateKey, jsonErrorOffset, topKeyOffset } from '../src/api/init.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const read = (rel: string) => readFileSync(path.join(ROOT, rel), 'utf8');
@@ -79,6 +79,11 @@ describe('siegesim init (the plan)', () => {
     expect(() => mergeScripts('\n  [1]')).toThrow(`package.json:2:3: not a JSON object (a list): fix it, or ${add}`);
     expect(() => mergeScripts('"x"')).toThrow('package.json:1:1: not a JSON object (a string)');
     expect(() => mergeScripts('{"name": "g",\n "scripts": "npm test"}')).toThrow(`package.json:2:2: "scripts" is not an object (a string): fix it, or ${add}`);
+    // null is no object either (it was taken as no scripts and replaced, silently: fresh-eyes helper)
+    expect(() => mergeScripts('{"name": "g",\n  "scripts": null}')).toThrow(`package.json:2:3: "scripts" is not an object (null): fix it, or ${add}`);
+    // nested past the stack: placed at the deepest bracket
+    expect(() => mergeScripts(`{"a":\n ${'['.repeat(200_000)}${']'.repeat(200_000)}}`)).toThrow(/^package\.json:2:200001: nested too deeply to write back \(200,001 levels there; Maximum call stack size exceeded\): add the scripts yourself/);
+    expect(deepestOpen('{"a": "[[[", "b": [{"c": []}, [[1]]]}')).toEqual({ offset: 25, depth: 4 });
     // where JSON.parse stops, found by init (Node 20's JSON.parse names no position)
     for (const [text, at] of [['{"a": tru}', 6], ['{"a": 1,}', 8], ['[1 2]', 3], ['{"a" 1}', 5], ['{"a": "x\u0001"}', 8], ['{"a": "\\q"}', 8], ['{"a": 01}', 7], ['{} x', 3], ['{"a": [1, 2}', 11], ['', 0], ['{"a": {"b": [true, null, -1.5e3, "\\u00e9"]}}', -1]] as const) expect(jsonErrorOffset(text), text).toBe(at);
     // a key "scripts" inside another object is not the top-level one
@@ -91,9 +96,10 @@ describe('siegesim init (the plan)', () => {
     const twice = '{\n  "name": "g",\n  "scripts": { "test": "vitest" },\n  "private": true,\n  "scripts": { "lint": "eslint ." }\n}\n';
     expect(() => mergeScripts(twice, 'game/package.json')).toThrow(/^game\/package\.json:5:3: the key "scripts" twice in one object \(lines 3 and 5\): npm reads the last/);
     // nested, the same key after unescaping, past strings holding quotes, colons and braces
-    expect(() => mergeScripts('{"a": {"b": "x\\" : {", "\\u0062": 2}}')).toThrow(/^package\.json:1:24: the key "b" twice in one object \(lines 1 and 1\)/);
+    // on one line (a minified file): the columns of both
+    expect(() => mergeScripts('{"a": {"b": "x\\" : {", "\\u0062": 2}}')).toThrow(/^package\.json:1:24: the key "b" twice in one object \(columns 8 and 24 of line 1\)/);
     expect(duplicateKey('{"x": [{"k": 1}, {"k": 2}], "y": {"k": ":"}, "k": ["k", ":", "k"]}')).toBeUndefined();
-    expect(duplicateKey('[{"k": 1, "j": {"k": 1}, "k": 2}]')).toEqual({ key: 'k', first: 1, line: 1, offset: 25 });
+    expect(duplicateKey('[{"k": 1, "j": {"k": 1}, "k": 2}]')).toEqual({ key: 'k', first: 1, firstCol: 3, line: 1, col: 26, offset: 25 });
     // a file that adds nothing is not written, so not refused
     expect(mergeScripts(JSON.stringify({ scripts: INIT_SCRIPTS }).replace('{', '{"n": 1, "n": 2, ')).text).toBeUndefined();
   });

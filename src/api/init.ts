@@ -6,6 +6,8 @@
  * never over an existing file. Touches no files: the bundled texts are read through `read`.
  */
 
+import { showCount } from '../text/count.js';
+
 /** The rules systems init knows, each with the bundled scenario it starts from. */
 export const STARTERS: Readonly<Record<string, { bundled: string; file: string; rules: string }>> = {
   fantasy: { bundled: 'scenarios/fantasy/climbers-dc.yaml', file: 'scenarios/fantasy-climbers-dc.yaml', rules: 'docs/rules/fantasy.md' },
@@ -121,7 +123,8 @@ export function mergeScripts(packageJson: string, file = 'package.json'): Script
   const first = packageJson.search(/\S/);
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new InitInputError(`${at(first)}: not a JSON object (${Array.isArray(doc) ? 'a list' : doc === null ? 'null' : `a ${typeof doc}`}): fix it, or ${add}`);
   const pkg = doc as Record<string, unknown>;
-  const scripts = pkg.scripts ?? {};
+  // a "scripts" that is null is refused as a string is: npm reads no scripts from it, and the file written back would not say so
+  const scripts = Object.hasOwn(pkg, 'scripts') ? pkg.scripts : {};
   if (typeof scripts !== 'object' || scripts === null || Array.isArray(scripts))
     throw new InitInputError(`${at(topKeyOffset(packageJson, 'scripts') ?? first)}: "scripts" is not an object (${Array.isArray(scripts) ? 'a list' : scripts === null ? 'null' : `a ${typeof scripts}`}): fix it, or ${add}`);
   const have = scripts as Record<string, unknown>;
@@ -137,7 +140,11 @@ export function mergeScripts(packageJson: string, file = 'package.json'): Script
   if (added.length === 0) return { text: undefined, added, kept };
   // JSON.parse keeps the last of a key given twice; written back, the first would be lost
   const twice = duplicateKey(packageJson);
-  if (twice) throw new InitInputError(`${at(twice.offset)}: the key ${JSON.stringify(twice.key)} twice in one object (lines ${twice.first} and ${twice.line}): npm reads the last, and writing the file back would drop the first: merge them, or ${add}`);
+  if (twice) {
+    // on one line (a minified file), the columns tell the two apart
+    const both = twice.first === twice.line ? `columns ${twice.firstCol} and ${twice.col} of line ${twice.line}` : `lines ${twice.first} and ${twice.line}`;
+    throw new InitInputError(`${at(twice.offset)}: the key ${JSON.stringify(twice.key)} twice in one object (${both}): npm reads the last, and writing the file back would drop the first: merge them, or ${add}`);
+  }
   pkg.scripts = have;
   const indent = /^[ \t]+(?=")/m.exec(packageJson)?.[0] ?? '  ';
   const eol = packageJson.includes('\r\n') ? '\r\n' : '\n';
@@ -145,10 +152,25 @@ export function mergeScripts(packageJson: string, file = 'package.json'): Script
   try {
     text = JSON.stringify(pkg, null, indent);
   } catch (e) {
-    // nested deeper than the stack (JSON.parse reads it; writing it back recurses)
-    throw new InitInputError(`${file}: nested too deeply to write back (${(e as Error).message}): ${add}`);
+    // nested deeper than the stack (JSON.parse reads it; writing it back recurses): placed at the deepest bracket
+    const deep = deepestOpen(packageJson);
+    throw new InitInputError(`${at(deep.offset)}: nested too deeply to write back (${showCount(deep.depth)} levels there; ${(e as Error).message}): ${add}`);
   }
   return { text: bom + text.replace(/\n/g, eol) + eol, added, kept };
+}
+
+/** The first bracket that opens the deepest level of a valid JSON text, and that depth (1: the top level); a loop, no recursion. */
+export function deepestOpen(json: string): { offset: number; depth: number } {
+  let depth = 0;
+  let best = { offset: 0, depth: 0 };
+  for (let i = 0; i < json.length; i++) {
+    const ch = json[i];
+    if (ch === '{' || ch === '[') {
+      if (++depth > best.depth) best = { offset: i, depth };
+    } else if (ch === '}' || ch === ']') depth--;
+    else if (ch === '"') for (i++; json[i] !== '"'; ) i += json[i] === '\\' ? 2 : 1;
+  }
+  return best;
 }
 
 /**
@@ -180,16 +202,20 @@ function* jsonKeys(json: string): Generator<{ key: string; offset: number; objec
 }
 
 /**
- * The first key given twice in one object of a JSON text (valid JSON), with the lines of its
- * first and second times and the offset of the second; undefined when none is.
+ * The first key given twice in one object of a JSON text (valid JSON), with the lines and columns
+ * of its first and second times and the offset of the second; undefined when none is.
  */
-export function duplicateKey(json: string): { key: string; first: number; line: number; offset: number } | undefined {
+export function duplicateKey(json: string): { key: string; first: number; firstCol: number; line: number; col: number; offset: number } | undefined {
   const seen = new Map<number, Map<string, number>>(); // each object's keys, with their offsets
   for (const { key, offset, object } of jsonKeys(json)) {
     let keys = seen.get(object);
     if (!keys) seen.set(object, (keys = new Map()));
     const first = keys.get(key);
-    if (first !== undefined) return { key, first: placeOf(json, first).line, line: placeOf(json, offset).line, offset };
+    if (first !== undefined) {
+      const a = placeOf(json, first);
+      const b = placeOf(json, offset);
+      return { key, first: a.line, firstCol: a.col, line: b.line, col: b.col, offset };
+    }
     keys.set(key, offset);
   }
   return undefined;

@@ -43,6 +43,19 @@ it('a repository with its own "balance" script: kept, and the next steps and the
   expect(starter).not.toContain('npm run balance');
 });
 
+it('a "balance" script that is no command (npm takes it as missing): kept, and a warning that says so', async () => {
+  const dir = repo('number-balance');
+  writeFileSync(path.join(dir, 'package.json'), '{"name":"mygame","scripts":{"balance":3}}\n');
+  const r = await runCli(['init', '--system', 'surrender'], { cwd: dir });
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toContain('package.json: kept its "balance" script (not changed), which is a number, not a command');
+  expect(r.stdout).not.toContain('kept its own');
+  expect(r.stderr).toContain(`siegesim init: warning: package.json's "balance" script is a number, not a command: npm takes it as missing (npm run balance says Missing script); make it ${JSON.stringify(INIT_SCRIPTS.balance)} to run siegesim`);
+  expect(JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).scripts).toEqual({ balance: 3, 'balance:serve': INIT_SCRIPTS['balance:serve'] });
+  // npm run balance would not run siegesim: the next steps name the command itself
+  expect(nextOf(r.stdout).some((l) => l.startsWith(`npx ${INIT_SCRIPTS.balance}`))).toBe(true);
+});
+
 it('a second init (the scripts are init\'s own, kept) still says npm run balance', async () => {
   const dir = repo('again');
   expect((await runCli(['init', '--system', 'surrender'], { cwd: dir })).code).toBe(0);
@@ -94,7 +107,8 @@ it('a repository where init cannot write what it plans is refused before anythin
     // a folder that is a link to nowhere: the starters were written before the workflow failed
     { name: 'github-link', setup: (d) => symlinkSync('nowhere', path.join(d, '.github')), says: /^siegesim: \.github is a symbolic link to nowhere, where init makes a folder/m },
     // nested past the stack: JSON.parse reads it, writing it back recursed (a RangeError)
-    { name: 'package-deep', setup: (d) => writeFileSync(path.join(d, 'package.json'), `{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}`), says: /^siegesim: package\.json: nested too deeply to write back \(Maximum call stack size exceeded\): add the scripts yourself/m },
+    { name: 'package-deep', setup: (d) => writeFileSync(path.join(d, 'package.json'), `{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}`), says: /^siegesim: package\.json:1:200005: nested too deeply to write back \(200,001 levels there; Maximum call stack size exceeded\): add the scripts yourself/m },
+    { name: 'package-null-scripts', setup: (d) => writeFileSync(path.join(d, 'package.json'), '{\n  "name": "g",\n  "scripts": null\n}\n'), says: /^siegesim: package\.json:3:3: "scripts" is not an object \(null\): fix it, or add the scripts yourself/m },
     { name: 'package-bad-json', setup: (d) => writeFileSync(path.join(d, 'package.json'), '{\n "name": tru\n}\n'), says: /^siegesim: package\.json:2:10: not valid JSON \(.*\): fix it, or add the scripts yourself: \{"balance":/m },
   ];
   for (const c of cases) {

@@ -122,9 +122,15 @@ async function initCommand(dir: string | undefined, flags: InitFlags): Promise<v
   }
   /** init's scripts package.json has its own (other) command for: the starters and the next steps say siegesim's command instead. */
   const own = new Set<string>();
+  /** Scripts of init's names whose value is no command (npm takes such a script as missing): kept, as every script is, and said so. */
+  const notCommands = new Map<string, string>();
   if (pkgText !== undefined && merged !== undefined) {
     const scripts = (JSON.parse(pkgText.replace(/^\uFEFF/, '')) as { scripts?: Record<string, unknown> }).scripts;
-    for (const k of merged.kept) if (scripts?.[k] !== INIT_SCRIPTS[k]) own.add(k);
+    for (const k of merged.kept) {
+      const value = scripts?.[k];
+      if (value !== INIT_SCRIPTS[k]) own.add(k);
+      if (typeof value !== 'string') notCommands.set(k, Array.isArray(value) ? 'a list' : value === null ? 'null' : `a ${typeof value}`);
+    }
   }
   const plan = initPlan(systems, (rel) => readFileSync(packageFile(rel), 'utf8'), own.has('balance'));
   const files = plan.files.map((f) => {
@@ -173,7 +179,13 @@ async function initCommand(dir: string | undefined, flags: InitFlags): Promise<v
   if (pkgText !== undefined && merged !== undefined) {
     if (merged.text !== undefined) lines.push(`  package.json: added the script${merged.added.length === 1 ? '' : 's'} ${merged.added.join(', ')}`);
     // a script of init's name: the repository's own command, or init's own from an earlier init
-    for (const k of merged.kept) lines.push(own.has(k) ? `  package.json: kept its own "${k}" script (not changed)` : `  package.json: already has siegesim's "${k}" script (not changed)`);
+    for (const k of merged.kept) {
+      const what = notCommands.get(k);
+      if (what !== undefined) {
+        lines.push(`  package.json: kept its "${k}" script (not changed), which is ${what}, not a command`);
+        warnings.push(`package.json's "${k}" script is ${what}, not a command: npm takes it as missing (npm run ${k} says Missing script); make it ${JSON.stringify(INIT_SCRIPTS[k])} to run siegesim`);
+      } else lines.push(own.has(k) ? `  package.json: kept its own "${k}" script (not changed)` : `  package.json: already has siegesim's "${k}" script (not changed)`);
+    }
     const pkg = JSON.parse((merged.text ?? pkgText).replace(/^\uFEFF/, '')) as { dependencies?: Record<string, unknown>; devDependencies?: Record<string, unknown> };
     hasSiegesim = Object.hasOwn(pkg.devDependencies ?? {}, 'siegesim') || Object.hasOwn(pkg.dependencies ?? {}, 'siegesim');
     const outside = outsideSpec(pkg, root);
