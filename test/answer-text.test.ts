@@ -175,6 +175,10 @@ describe('the answer run prints', () => {
     expect(lines[0]).toMatch(/^where p_defender_wins reaches 0\.5: p_defender_wins is at or above 0\.5 already at dc = 12, the lowest swept, in every variant \(0\.\d{4} to 0\.\d{4}\): the sweep does not bracket 0\.5, so it does not show where it is first reached$/);
     // a line that crosses keeps the table
     expect(reachText(climbers, 'p_attacker_wins', 0.5)[0]).toBe('where p_attacker_wins reaches 0.5 among the swept values (≥ where it rises, ≤ where it falls):');
+    // a line that never reaches the target says which side of it it stays on, as a line with no clear direction does (not "not reached" for one and "at or above" for the other)
+    const never = reachText(climbers, 'p_defender_wins', 0.9999).join('\n');
+    expect(never).toMatch(/ below 0\.9999 at every value +– +closest: /);
+    expect(never).not.toMatch(/not reached/);
   });
 });
 

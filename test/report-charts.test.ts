@@ -7,7 +7,7 @@ import { describe, expect, it, beforeAll } from 'vitest';
 import { createRequire } from 'node:module';
 import type * as VegaModule from 'vega';
 import type * as VegaLiteModule from 'vega-lite';
-import { crossing, crossings, curveChart, DIRECTION_COLOURS, directionOf, HEAT_ACROSS, heatmapChart, integerTicks, seriesLayout, sweepChart, variantBarsChart, wrapColumns, type SweepLine } from '../src/systems/chart-kit.js';
+import { crossing, crossings, curveChart, DIRECTION_COLOURS, directionOf, HEAT_ACROSS, heatmapChart, integerTicks, seriesLayout, sideThroughout, sweepChart, variantBarsChart, wrapColumns, type SweepLine } from '../src/systems/chart-kit.js';
 import { systemById } from '../src/systems/registry.js';
 import type { ScenarioResult } from '../src/systems/types.js';
 import { nodes, ROOT, runFile } from './helpers.js';
@@ -88,6 +88,11 @@ describe('a sweep is read as solve reads it', () => {
     // a line on one side that clearly runs one way keeps its direction's verdict
     const falling = crossing(line([[1, 0.9, 0.95], [2, 0.7, 0.8], [3, 0.55, 0.65]]), 0.5);
     expect([falling.everywhere, falling.direction, falling.answer]).toEqual([undefined, 'falls', undefined]);
+    // ... and is said as a line on one side is: above the target throughout, as a near-identical flat line reads "at or above"
+    expect(sideThroughout(falling)).toBe('above');
+    expect(sideThroughout(crossing(line([[1, 0.67, 0.89], [2, 0.54, 0.79], [3, 0.55, 0.8]]), 0.5))).toBe('at or above');
+    expect(sideThroughout(crossing(line([[1, 0.05, 0.1], [2, 0.3, 0.4]]), 0.5))).toBe('below');
+    expect(sideThroughout(crossing(line([[1, 0.05, 0.1], [2, 0.6, 0.7]]), 0.5))).toBeUndefined();
     const rising = crossing(line([[1, 0.55, 0.65], [2, 0.9, 0.95]]), 0.5);
     expect([rising.everywhere, rising.direction, rising.answer?.x]).toEqual([undefined, 'rises', 1]);
     // a line that crosses keeps its direction

@@ -14,7 +14,7 @@
  */
 import type { ChartSpec, Difference, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
-import { closestPoint, crossings, shortName, solveCommand } from '../systems/chart-kit.js';
+import { closestPoint, crossings, shortName, sideThroughout, solveCommand } from '../systems/chart-kit.js';
 import { answerOrder } from '../api/answer.js';
 import { answerColumns, nearText, pairingText, pointDifferences, rangeNote, reachedAtLowest, sweepRange, welchMetrics, zeroInEveryCase, type RangeEnd } from './html.js';
 import { overDifferentTrialsText, show, showInterval, zeroBoundText } from './format.js';
@@ -223,7 +223,8 @@ export function reachText(r: ScenarioResult, metric: string, target: number): st
       const keys = [...(variants ? [k.line.variant] : []), ...others.map((q) => String(k.line.fixed[q]))];
       if (!k.answer || k.everywhere) {
         const best = closestPoint(k.line, target);
-        const what = k.everywhere ? `${k.everywhere === 'above' ? 'at or above' : 'below'} ${target} at every value` : 'not reached';
+        const side = sideThroughout(k);
+        const what = side ? `${side} ${target} at every value` : 'not reached';
         return [...keys, what, '–', ...(best ? [`closest: ${String(best.x)}`, estimateText(best.m)] : [])];
       }
       const sense = k.direction === 'rises' ? '≥' : '≤';

@@ -10,7 +10,7 @@
  */
 import type { ChartSpec, Difference, ScenarioResult } from '../systems/types.js';
 import type { Estimate } from '../stats/intervals.js';
-import { closestPoint, crossings, directionOf, shortName, solveCommand, type Crossing } from '../systems/chart-kit.js';
+import { closestPoint, crossings, directionOf, shortName, sideThroughout, solveCommand, type Crossing } from '../systems/chart-kit.js';
 import { conditionalText, fmt, overDifferentTrialsText, runText, show, showCount, showHtml, showInterval, zeroBoundText } from './format.js';
 import { orderedMetrics } from './summary-json.js';
 import { answerMetrics, answerOrder, type AnswerColumns } from '../api/answer.js';
@@ -437,8 +437,9 @@ function answerRow(r: ScenarioResult, k: Crossing, others: string[], target: num
   if (!k.answer || k.everywhere) {
     const best = closestPoint(k.line, target);
     const closest = best ? `: the closest is ${showHtml(best.m.value)} <span class="ci">[${showHtml(best.m.ci_low)}, ${showHtml(best.m.ci_high)}]</span> at ${xText(best.x)}` : '';
-    // on one side of the target at every swept value: said so, whichever way the line runs
-    const what = k.everywhere ? `${k.everywhere === 'above' ? 'at or above' : 'below'} ${escapeHtml(String(target))} at every swept value` : 'not reached in the range';
+    // on one side of the target at every swept value (or never reaching it): said so, whichever way the line runs
+    const side = sideThroughout(k);
+    const what = side ? `${side} ${escapeHtml(String(target))} at every swept value` : 'not reached in the range';
     return `<tr>${keys}<td class="l" colspan="${span}">${what}${closest}</td></tr>`;
   }
   const status = statusColumn ? `<td class="l">${k.resolved ? '' : '<span class="warn">unresolved: an interval contains the target (run more trials)</span>'}</td>` : '';

@@ -454,6 +454,21 @@ export function crossing(line: SweepLine, target: number): Crossing {
   return { line, direction: rises ? 'rises' : 'falls', answer, neighbour, resolved, ...(everywhere ? { everywhere } : {}) };
 }
 
+/**
+ * Where a line that does not reach the target (or is on one side of it throughout: `everywhere`)
+ * lies, said the same way whichever way it runs: 'at or above' or 'below' for an `everywhere`
+ * line, and for one with no answer 'below' (rising: every estimate short of the target) or
+ * 'above' (falling: every estimate past it). Two near-identical lines, one read as running no
+ * clear way and one as clearly falling, both above the target, read "at or above 0.5 at every
+ * value" and "not reached" before (fresh-eyes helper): the same fact in two ways. Undefined
+ * for a line that reaches it, or has no estimate.
+ */
+export function sideThroughout(k: Crossing): 'at or above' | 'above' | 'below' | undefined {
+  if (k.everywhere) return k.everywhere === 'above' ? 'at or above' : 'below';
+  if (k.answer || !k.line.points.some((p) => Number.isFinite(p.m.value))) return undefined;
+  return k.direction === 'rises' ? 'below' : 'above';
+}
+
 /** The point of a line whose estimate is nearest the target (what a line that never reaches it shows), or undefined when none has a value. */
 export function closestPoint(line: SweepLine, target: number): SweepLine['points'][number] | undefined {
   const pts = line.points.filter((p) => Number.isFinite(p.m.value));
