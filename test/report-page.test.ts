@@ -183,7 +183,13 @@ describe('the scenario page', () => {
     const nt = rangeTable(near, 'mean_x');
     expect(nt).toContain('<td class="l">hp=10 <span class="muted">(1 other case not clearly higher: its 95% interval overlaps this one&#39;s)</span></td>');
     expect(nt).toContain('<td class="l">hp=40 <span class="muted">(1 other case not clearly lower: its 95% interval overlaps this one&#39;s)</span></td>');
-    expect(rangeText(near, 'mean_x').join('\n')).toContain("at hp=10 (1 other case not clearly higher: its 95% interval overlaps this one's)");
+    // printed: the count in its cell, the words once under the table (in full in each cell a row ran to ~200 characters)
+    const nearPrinted = rangeText(near, 'mean_x');
+    expect(nearPrinted.join('\n')).toContain('at hp=10 (1 overlaps)');
+    expect(nearPrinted.join('\n')).toContain('at hp=40 (1 overlaps)');
+    expect(nearPrinted.at(-1)).toBe("  (N overlap): N other cases not clearly higher than the lowest (lower than the highest): their 95% intervals overlap that end's");
+    expect(Math.max(...nearPrinted.map((l) => l.length))).toBeLessThanOrEqual(130);
+    expect(rangeText(fake, 'mean_x').join('\n')).not.toContain('(N overlap)');
   });
 
   it('an answer is never empty: a run with none of the headline metrics shows its first three (the rule the workbench cards use)', () => {

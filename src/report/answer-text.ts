@@ -16,7 +16,7 @@ import type { ChartSpec, Difference, ScenarioResult } from '../systems/types.js'
 import type { Estimate } from '../stats/intervals.js';
 import { closestPoint, crossings, shortName, sideThroughout, solveCommand } from '../systems/chart-kit.js';
 import { answerOrder } from '../api/answer.js';
-import { answerColumns, nearText, pairingText, pointDifferences, rangeNote, reachedAtLowest, sweepRange, welchMetrics, zeroInEveryCase, type RangeEnd } from './html.js';
+import { answerColumns, pairingText, pointDifferences, rangeNote, reachedAtLowest, sweepRange, welchMetrics, zeroInEveryCase, type RangeEnd } from './html.js';
 import { overDifferentTrialsText, show, showInterval, zeroBoundText } from './format.js';
 
 /** Rows of a sweep table shown whole; beyond it the first and last `SWEEP_ENDS` rows. */
@@ -189,9 +189,14 @@ export function rangeText(r: ScenarioResult, metric: string): string[] {
   const rows = sweepRange(r, metric);
   if (rows.length === 0) return [];
   const variants = r.variants.length > 1;
-  const at = (e: RangeEnd, end: 'low' | 'high') => `at ${e.where}${e.ties > 0 ? ` and ${e.ties} more` : ''}${e.near > 0 ? ` (${nearText(e, end)})` : ''}`;
-  const body = rows.map((x) => [...(variants ? [x.variant] : []), estimateText(x.low.m), at(x.low, 'low'), estimateText(x.high.m), at(x.high, 'high'), rangeNote(x)]);
-  return [`${metric} over the swept values (a mean: no target is read):`, ...columns([[...(variants ? ['variant'] : []), 'lowest', '', 'highest', ''], ...body])];
+  // in a cell, the count of cases an end's interval overlaps (the page's words in full made a row
+  // ~200 characters wide: fresh-eyes helper); the words once, under the table
+  const at = (e: RangeEnd) => `at ${e.where}${e.ties > 0 ? ` and ${e.ties} more` : ''}${e.near > 0 ? ` (${e.near} overlap${e.near === 1 ? 's' : ''})` : ''}`;
+  const body = rows.map((x) => [...(variants ? [x.variant] : []), estimateText(x.low.m), at(x.low), estimateText(x.high.m), at(x.high), rangeNote(x)]);
+  const near = rows.some((x) => x.low.near > 0 || x.high.near > 0)
+    ? [`  (N overlap): N other cases not clearly higher than the lowest (lower than the highest): their 95% intervals overlap that end's`]
+    : [];
+  return [`${metric} over the swept values (a mean: no target is read):`, ...columns([[...(variants ? ['variant'] : []), 'lowest', '', 'highest', ''], ...body]), ...near];
 }
 
 /**

@@ -166,7 +166,7 @@ describe('headline: the answer', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('reaches');
     // at 200 trials an end is told from few other cases: those its interval cannot part are counted
-    expect(r.stdout).toMatch(/^ {2}[\d.]+ \[[\d., ]+\] {2}at hp=\d+, dc=\d+(?: and \d+ more)?(?: \(\d+ other cases? not clearly higher: [^)]+\))? {2}[\d.]+ \[[\d., ]+\] {2}at hp=\d+, dc=\d+/m);
+    expect(r.stdout).toMatch(/^ {2}[\d.]+ \[[\d., ]+\] {2}at hp=\d+, dc=\d+(?: and \d+ more)?(?: \(\d+ overlaps?\))? {2}[\d.]+ \[[\d., ]+\] {2}at hp=\d+, dc=\d+/m);
     const heat = JSON.parse(readFileSync(path.join(dir, 'grid/charts/mean_breach_round_heatmap.vl.json'), 'utf8'));
     expect(heat.title).toEqual({ text: 'mean_breach_round over hp x dc' });
     expect(heat.data.values.filter((v: { kind: string }) => v.kind === 'edge')).toEqual([]);
