@@ -11,8 +11,43 @@
  * charts are always drawn in this thread.
  */
 import { existsSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { fromSources, packageFile } from '../paths.js';
 import { Worker } from 'node:worker_threads';
+
+/**
+ * Charts drawn in this thread once no kernel runs in this process any more (`run`: after its last
+ * scenario's trials; noKernelsFromNow) are drawn with V8's optimizing compiler (TurboFan) paused.
+ * Drawing a report's charts runs most of vega's code a few times each: TurboFan, on its
+ * background threads, compiled hundreds of vega's functions that were then hardly run again.
+ * Paused, the charts of `wall-hp-dc-grid` took ~0.7 s less CPU time and ~0.15 s less wall
+ * time, cold (docs/performance.md, "The charts without the optimizing compiler"). The flag is
+ * process-wide (every thread's), hence only where no kernel runs any more, and set back when the
+ * charts are drawn. The same vega code runs, unoptimized, so the SVG bytes are the same.
+ */
+let pauseAllowed = false;
+/** Charts drawn in this thread pause: how many drawings are under way (the flag is set back when the last ends). */
+let paused = 0;
+
+/** No kernel runs in this process from now on: charts drawn in this thread pause V8's optimizing compiler while they are drawn. */
+export function noKernelsFromNow(): void {
+  pauseAllowed = true;
+}
+
+/** Tests only: whether charts are drawn with the optimizer paused, and the count under way. */
+export const _optimizerPause = (): { allowed: boolean; paused: number } => ({ allowed: pauseAllowed, paused });
+
+function pauseOptimizer(): () => void {
+  if (paused++ === 0) setFlagsFromString('--no-turbofan');
+  return () => {
+    if (--paused === 0) setFlagsFromString('--turbofan');
+  };
+}
+
+/** Whether charts are drawn in this thread (no renderer thread started): a caller then gains nothing writing other files while they are drawn. */
+export function drawsHere(): boolean {
+  return worker === undefined;
+}
 
 let worker: Worker | undefined;
 let nextId = 0;
@@ -55,10 +90,16 @@ export async function renderSvgs(specs: Record<string, unknown>[]): Promise<stri
   if (specs.length === 0) return [];
   const w = worker; // none started: drawn here (startRenderer says when a thread of its own pays)
   if (!w) {
+    // vega loaded (from its code cache) before any pause: the cache is checked against the flags
     const { renderSvg } = await import('./render.js');
-    const out: string[] = [];
-    for (const s of specs) out.push(await renderSvg(s));
-    return out;
+    const resume = pauseAllowed ? pauseOptimizer() : undefined;
+    try {
+      const out: string[] = [];
+      for (const s of specs) out.push(await renderSvg(s));
+      return out;
+    } finally {
+      resume?.();
+    }
   }
   w.ref();
   return Promise.all(

@@ -5,6 +5,7 @@ import { chunkCount, emptyShards, mergeShards, shardOverrides, ShardError, MSG }
 import { reportOverrides } from '../../report/tables.js';
 import { checkFolder, checkReportDir, writeIndex, writeReport } from '../../report/write.js';
 import { answerText } from '../../report/answer-text.js';
+import { noKernelsFromNow } from '../../report/renderer.js';
 import { readShardFile } from '../shard-file.js';
 import { loadAll, outArg, UserError } from '../common.js';
 
@@ -36,6 +37,7 @@ async function mergeCommand(file: string, shardFiles: string[], flags: { out?: s
   // so that its scenario.yaml run with them gives its CSVs, as a run's report promises
   const source = { file: v.file, text: v.text, overrides: reportOverrides(shardOverrides(v, shards)) };
   const charts = v.system.charts(result); // the report's, and where the printed answer reads a sweep
+  noKernelsFromNow(); // merge runs no trials: its charts pause the optimizer (report/renderer.ts)
   const { summary } = await writeReport(result, out, { index: !flags.out, source, charts, draw: flags.charts !== false });
   if (!flags.out) await writeIndex('reports');
   process.stderr.write(`${v.name}: merged ${shards.length} shard(s) -> ${out}\n`);

@@ -7,7 +7,7 @@ import { checkFolder, checkOutputFile, checkReportDir, writeIndex, writeReport, 
 import { SHARD_FILE, writeShardFile } from '../shard-file.js';
 import { controller, executorOf, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
 import { showCount } from '../../report/format.js';
-import { preloadVega, startRenderer } from '../../report/renderer.js';
+import { noKernelsFromNow, preloadVega, startRenderer } from '../../report/renderer.js';
 import { answerText } from '../../report/answer-text.js';
 import { briefHead, briefLine, trialsRange } from '../../report/brief-text.js';
 import { etaWatch } from '../eta.js';
@@ -145,7 +145,10 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       });
       progress.stop();
       // the last scenario's trials are done: the threads stop while its report is written
-      if (i === scenarios.length - 1) exec.close().catch(() => undefined); // (a failure shows where it is awaited, below)
+      if (i === scenarios.length - 1) {
+        exec.close().catch(() => undefined); // (a failure shows where it is awaited, below)
+        noKernelsFromNow(); // the charts drawn in this thread from now on pause the optimizer (report/renderer.ts)
+      }
       const out = outs[i];
       const source: ReportSource = { file: v.file, text: v.text, overrides: reportOverrides(flags, v) };
       const charts = v.system.charts(result); // the report's, and where the printed answer reads a sweep
