@@ -34,13 +34,27 @@ export function noKernelsFromNow(): void {
   pauseAllowed = true;
 }
 
+/** Sets a V8 flag (node:v8's; tests watch it: _watchFlags). */
+let setFlag: (flag: string) => void = setFlagsFromString;
+
 /** Tests only: whether charts are drawn with the optimizer paused, and the count under way. */
 export const _optimizerPause = (): { allowed: boolean; paused: number } => ({ allowed: pauseAllowed, paused });
 
-function pauseOptimizer(): () => void {
-  if (paused++ === 0) setFlagsFromString('--no-turbofan');
+/** Tests only: the flags are given to `watch` instead of V8, and pausing is allowed or not (`allowed`); returns a function that puts both back. */
+export function _watchFlags(watch: (flag: string) => void, allowed: boolean): () => void {
+  const was = { setFlag, pauseAllowed };
+  setFlag = watch;
+  pauseAllowed = allowed;
   return () => {
-    if (--paused === 0) setFlagsFromString('--turbofan');
+    setFlag = was.setFlag;
+    pauseAllowed = was.pauseAllowed;
+  };
+}
+
+function pauseOptimizer(): () => void {
+  if (paused++ === 0) setFlag('--no-turbofan');
+  return () => {
+    if (--paused === 0) setFlag('--turbofan');
   };
 }
 
