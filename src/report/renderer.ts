@@ -20,8 +20,9 @@ import { Worker } from 'node:worker_threads';
  * scenario's trials; noKernelsFromNow) are drawn with V8's optimizing compiler (TurboFan) paused.
  * Drawing a report's charts runs most of vega's code a few times each: TurboFan, on its
  * background threads, compiled hundreds of vega's functions that were then hardly run again.
- * Paused, the charts of `wall-hp-dc-grid` took ~0.7 s less CPU time and ~0.15 s less wall
- * time, cold (docs/performance.md, "The charts without the optimizing compiler"). The flag is
+ * Paused, the four charts of `wall-hp-dc-grid` drawn cold in a fresh process took ~0.7 s less
+ * CPU time and ~0.15 s less wall time; a whole `run` ~15% less CPU, its wall time unchanged on two
+ * cores (docs/performance.md, "the charts without the optimizing compiler"). The flag is
  * process-wide (every thread's), hence only where no kernel runs any more, and set back when the
  * charts are drawn. The same vega code runs, unoptimized, so the SVG bytes are the same.
  */
@@ -58,7 +59,7 @@ function pauseOptimizer(): () => void {
   };
 }
 
-/** Whether charts are drawn in this thread (no renderer thread started): a caller then gains nothing writing other files while they are drawn. */
+/** Whether charts are drawn in this thread (no renderer thread started): writeReport then writes its tables first, while the optimizer is on. */
 export function drawsHere(): boolean {
   return worker === undefined;
 }
