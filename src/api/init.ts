@@ -161,32 +161,26 @@ export function mergeScripts(packageJson: string, file = 'package.json'): Script
 
 /** The first bracket that opens the deepest level of a valid JSON text, and that depth (1: the top level); a loop, no recursion. */
 export function deepestOpen(json: string): { offset: number; depth: number } {
-  let depth = 0;
   let best = { offset: 0, depth: 0 };
-  for (let i = 0; i < json.length; i++) {
-    const ch = json[i];
-    if (ch === '{' || ch === '[') {
-      if (++depth > best.depth) best = { offset: i, depth };
-    } else if (ch === '}' || ch === ']') depth--;
-    else if (ch === '"') for (i++; json[i] !== '"'; ) i += json[i] === '\\' ? 2 : 1;
-  }
+  for (const e of jsonStructure(json)) if (e.kind === 'open' && e.depth > best.depth) best = { offset: e.offset, depth: e.depth };
   return best;
 }
 
 /**
- * Each key of a valid JSON text's objects (JSON.parse has read it), in text order: the key
- * (unescaped), the offset of its opening quote, the object it is in (numbered as they open) and
- * how deep that object is (1: the top level). A loop over the text, no recursion (a file nested
- * deeper than the stack is read too); duplicateKey and topKeyOffset read it.
+ * A valid JSON text's brackets that open (their offset and the depth they open: 1 for the top
+ * level) and its objects' keys (unescaped, the offset of the opening quote, the object they are
+ * in, numbered as they open, and its depth), in text order. A loop over the text, no recursion (a
+ * file nested deeper than the stack is read too); jsonKeys and deepestOpen read it.
  */
-function* jsonKeys(json: string): Generator<{ key: string; offset: number; object: number; depth: number }> {
+function* jsonStructure(json: string): Generator<{ kind: 'open'; offset: number; depth: number } | { kind: 'key'; key: string; offset: number; object: number; depth: number }> {
   const open: number[] = []; // each open object's number, or -1 for an open array
   let objects = 0;
   for (let i = 0; i < json.length; i++) {
     const ch = json[i];
-    if (ch === '{') open.push(objects++);
-    else if (ch === '[') open.push(-1);
-    else if (ch === '}' || ch === ']') open.pop();
+    if (ch === '{' || ch === '[') {
+      open.push(ch === '{' ? objects++ : -1);
+      yield { kind: 'open', offset: i, depth: open.length };
+    } else if (ch === '}' || ch === ']') open.pop();
     else if (ch === '"') {
       let j = i + 1;
       while (json[j] !== '"') j += json[j] === '\\' ? 2 : 1;
@@ -194,11 +188,16 @@ function* jsonKeys(json: string): Generator<{ key: string; offset: number; objec
       if (object >= 0) {
         let k = j + 1;
         while (k < json.length && (json[k] === ' ' || json[k] === '\t' || json[k] === '\r' || json[k] === '\n')) k++;
-        if (json[k] === ':') yield { key: JSON.parse(json.slice(i, j + 1)) as string, offset: i, object, depth: open.length };
+        if (json[k] === ':') yield { kind: 'key', key: JSON.parse(json.slice(i, j + 1)) as string, offset: i, object, depth: open.length };
       }
       i = j;
     }
   }
+}
+
+/** Each key of a valid JSON text's objects, in text order (jsonStructure); duplicateKey and topKeyOffset read it. */
+function* jsonKeys(json: string): Generator<{ key: string; offset: number; object: number; depth: number }> {
+  for (const e of jsonStructure(json)) if (e.kind === 'key') yield e;
 }
 
 /**
