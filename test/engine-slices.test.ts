@@ -10,7 +10,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateText } from '../src/api.js';
 import { compilePoints, jobsOf } from '../src/api/run.js';
-import { ChunkRun, runBatch, runChunk, type BatchTask } from '../src/engine/chunk.js';
+import { BatchRun, ChunkRun, runBatch, runChunk, type BatchTask } from '../src/engine/chunk.js';
+import type { Trace } from '../src/engine/kernel.js';
 import { InlineExecutor } from '../src/engine/executor.js';
 import { deriveState } from '../src/engine/rng.js';
 import { KERNELS } from '../src/systems/kernels.js';
@@ -109,5 +110,90 @@ describe('a chunk in slices is the chunk in one call, byte for byte', () => {
     calls.length = 0;
     await exec.run(batch(2, [...job.compiled]));
     expect(calls[0]).toBe(1);
+  });
+});
+
+/** A batch's chunk buffers summed in chunk order, as the run merges them (engine/run.ts). */
+function batchSum(out: Float64Array, task: BatchTask): Float64Array {
+  const L = out.length / task.sizes.length;
+  const sum = new Float64Array(L);
+  for (let j = 0; j < task.sizes.length; j++) for (let k = 0; k < L; k++) sum[k] += out[j * L + k];
+  return sum;
+}
+
+describe('a batch read as its sum alone (BatchTask.whole) holds its kernels\' sums across chunks, to the same total', () => {
+  it.each(files)('%s: every point, the batch whole in steps of every size against chunk by chunk', (file) => {
+    const v = validateText(file, readFileSync(path.join(ROOT, 'scenarios', file), 'utf8'));
+    if (!v.ok) throw new Error(JSON.stringify(v.issues));
+    const kernel = KERNELS[v.value.system.id];
+    const jobs = jobsOf(v.value, compilePoints(v.value));
+    jobs.forEach((job, pi) => {
+      const task: BatchTask = { ...job, seed: 11, stream: `point-${pi}`, first: 2, sizes: [90, 40, 1, 130] };
+      const apart = runBatch(kernel, task);
+      const whole = runBatch(kernel, { ...task, whole: true });
+      expect(bytes(batchSum(whole, task)), `${file} point ${pi}`).toBe(bytes(batchSum(apart, task)));
+      // in steps that end anywhere, within a chunk or across several
+      const run = new BatchRun(kernel, { ...task, whole: true });
+      // (a batch that does not hold steps within one chunk: a step may run fewer than asked)
+      const sizes = slices(261);
+      let ran = 0;
+      for (let i = 0; !run.finished; i++) ran += run.step(sizes[i % sizes.length]);
+      expect(ran).toBe(261);
+      expect(run.finished).toBe(true);
+      expect(bytes(batchSum(run.out, task)), `${file} point ${pi}, in steps`).toBe(bytes(batchSum(apart, task)));
+    });
+  });
+
+  it('a paired Crusader Rex siege (the walk, outcome mode) holds: a chunk\'s buffer alone differs, every chunk keeps its trial count, the total is the same', () => {
+    const file = 'crusader-rex/case-a-new-siege.yaml';
+    const v = validateText(file, readFileSync(path.join(ROOT, 'scenarios', file), 'utf8'));
+    if (!v.ok) throw new Error(JSON.stringify(v.issues));
+    const [job] = jobsOf(v.value, compilePoints(v.value));
+    expect(job.compiled.length).toBe(3);
+    const task: BatchTask = { ...job, seed: 5, stream: 'point-0', first: 0, sizes: [3000, 3000, 3000] };
+    const apart = runBatch(KERNELS[task.system], task);
+    const whole = runBatch(KERNELS[task.system], { ...task, whole: true });
+    const L = apart.length / 3;
+    // the first chunk's records and outcomes were held for the last chunk's buffer
+    expect(bytes(whole.subarray(0, L))).not.toBe(bytes(apart.subarray(0, L)));
+    const V = task.accLengths.length;
+    for (let j = 0; j < 3; j++) {
+      let off = j * L;
+      for (let c = 0; c < V; c++) {
+        expect(whole[off]).toBe(3000); // acc[0]: every call counts its own trials
+        off += task.accLengths[c];
+      }
+    }
+    expect(bytes(batchSum(whole, task))).toBe(bytes(batchSum(apart, task)));
+  });
+
+  it('between a held call and the call that settles it, the engine calls nothing else in the thread (the Kernel contract\'s hold)', async () => {
+    const file = 'crusader-rex/case-b-old-siege.yaml';
+    const v = validateText(file, readFileSync(path.join(ROOT, 'scenarios', file), 'utf8'));
+    if (!v.ok) throw new Error(JSON.stringify(v.issues));
+    const [job] = jobsOf(v.value, compilePoints(v.value));
+    const real = KERNELS[job.system];
+    let pending: unknown = undefined;
+    let held = 0;
+    const wrong: string[] = [];
+    const spy = {
+      ...real,
+      run: (c: unknown, s: Int32Array, n: number, acc: Float64Array, trace?: Trace, hold?: boolean) => {
+        if (pending !== undefined && pending !== c) wrong.push(`case ${job.compiled.indexOf(c)} called while case ${job.compiled.indexOf(pending)} held`);
+        pending = hold === true ? c : undefined;
+        if (hold === true) held++;
+        real.run(c, s, n, acc, trace, hold);
+      },
+    };
+    const task: BatchTask = { ...job, seed: 9, stream: 'point-0', first: 0, sizes: [4000, 4000, 4000, 4000, 17], whole: true };
+    const out = runBatch(spy, task);
+    const run = new BatchRun(spy, task);
+    while (!run.finished) run.step(2500);
+    const exec = await new InlineExecutor({ [job.system]: spy }, 1).run(task);
+    expect(wrong).toEqual([]);
+    expect(pending).toBeUndefined(); // the last call settled
+    expect(held).toBeGreaterThan(0);
+    const apart = runBatch(real, { ...task, whole: undefined });
+    for (const got of [out, run.out, exec]) expect(bytes(batchSum(got, task))).toBe(bytes(batchSum(apart, task)));
   });
 });

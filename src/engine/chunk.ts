@@ -102,6 +102,7 @@ export const PAIR_BLOCK = 1024;
 
 /** The rows of a trace in outcome mode: none. */
 const NO_ROWS = new Float64Array(0);
+const NO_CODES = new Int32Array(0);
 /** pairOutcomes' scratch, shared by every chunk of this thread (kept zero between blocks): trials by pair of codes, and the pairs met. */
 let PAIR_COUNT = new Int32Array(0);
 let PAIR_MET = new Int32Array(0);
@@ -161,6 +162,8 @@ export class ChunkRun {
   private readonly blockStart = new Int32Array(4);
   /** Every case writes outcome codes (Kernel.outcomes): a block is a whole step, paired from codes and tables (pairOutcomes). */
   private readonly byOutcome: boolean;
+  /** Outcome mode: each variant's codes as its trace writes them (its trace's `outcome`; empty for a variant that pairs nothing). */
+  private readonly codes: Int32Array[] = [];
   constructor(
     private readonly kernel: Kernel<unknown>,
     private readonly task: ChunkTask,
@@ -228,7 +231,33 @@ export class ChunkRun {
           this.joints.push({ v, gv, g0, kv, k0, count: new Int32Array(kv * k0), metrics: Int32Array.from(metrics) });
         }
       }
+      if (this.byOutcome) for (const t of this.traces) this.codes.push(t?.outcome ?? NO_CODES);
     }
+  }
+  /** Whether a batch may run this chunk's trials with the others' in one step, its calls holding their sums (BatchRun): nothing traced (one case, or nothing paired), or variants paired by outcome codes. */
+  get holdable(): boolean {
+    return this.byOutcome || this.traces.length === 0;
+  }
+  /** BatchRun: variant v's trace (undefined: v pairs nothing), for the slots it traces. */
+  traceOf(v: number): Trace | undefined {
+    return this.traces[v];
+  }
+  /** BatchRun: the next (up to) k trials of the chunk start here, for every variant; returns how many. */
+  open(k: number): number {
+    k = Math.max(0, Math.min(k, this.task.trials - this.done));
+    this.blockStart.set(this.task.state);
+    return k;
+  }
+  /** BatchRun: variant v plays the k trials opened (from their start: the same per-trial streams as the baseline). */
+  play(v: number, k: number, trace: Trace | undefined, hold: boolean): void {
+    const stream = this.task.state;
+    if (v > 0) stream.set(this.blockStart);
+    this.kernel.run(this.task.compiled[v], stream, k, this.accs[v], trace, hold);
+  }
+  /** BatchRun: the k trials opened are played by every variant: counted, and (outcome mode) paired from the codes at `off` of each variant's `codes`, read by `traces`' tables. */
+  close(k: number, traces: readonly (Trace | undefined)[], codes: readonly Int32Array[], off: number): void {
+    this.done += k;
+    if (this.byOutcome && k > 0) this.pairOutcomes(k, traces, codes, off);
   }
   get finished(): boolean {
     return this.done >= this.task.trials;
@@ -259,7 +288,7 @@ export class ChunkRun {
         if (trace !== undefined && !byOutcome) this.keepBefore(v);
         this.kernel.run(task.compiled[v], stream, b, accs[v], trace);
       }
-      if (byOutcome) this.pairOutcomes(b);
+      if (byOutcome) this.pairOutcomes(b, traces, this.codes, 0);
       else if (traces.length > 0) this.pairBlock(b);
       ran += b;
     }
@@ -318,21 +347,21 @@ export class ChunkRun {
    * changes are whole numbers, so every term and sum is a whole number, exact in a double: the
    * sums are those of adding each trial's d in trial order (the rows' way), to the bit.
    */
-  private pairOutcomes(b: number): void {
+  private pairOutcomes(b: number, traces: readonly (Trace | undefined)[], codes: readonly Int32Array[], off: number): void {
     const V = this.task.compiled.length;
     const P = this.column[0].length;
     const pairs = this.pairs;
-    const t0 = this.traces[0]!;
-    const code0 = t0.outcome!;
+    const t0 = traces[0]!;
+    const code0 = codes[0];
     const table0 = t0.table!;
     const w0 = t0.width!;
     const col0 = t0.column!;
     const K0 = Math.floor(table0.length / w0); // codes the baseline's table can hold
     const column0 = this.column[0];
     for (let v = 1; v < V; v++) {
-      const trace = this.traces[v];
+      const trace = traces[v];
       if (trace === undefined) continue;
-      const code = trace.outcome!;
+      const code = codes[v];
       const table = trace.table!;
       const w = trace.width!;
       const col = trace.column!;
@@ -350,7 +379,7 @@ export class ChunkRun {
       let outside = 0; // negative once a code is outside its table
       // (two loops, not a test a trial: the counting loop is the hot one)
       if (counted) {
-        for (let t = 0; t < b; t++) {
+        for (let t = off, end = off + b; t < end; t++) {
           const a = code[t];
           const c = code0[t];
           outside |= a | (Kv - 1 - a) | c | (K0 - 1 - c);
@@ -358,7 +387,7 @@ export class ChunkRun {
           if (count[cell]++ === 0) met[m++] = cell;
         }
       } else {
-        for (let t = 0; t < b; t++, m++) {
+        for (let t = off, end = off + b; t < end; t++, m++) {
           const a = code[t];
           const c = code0[t];
           outside |= a | (Kv - 1 - a) | c | (K0 - 1 - c);
@@ -458,6 +487,13 @@ export interface BatchTask extends Omit<ChunkTask, 'state' | 'trials'> {
   first: number;
   /** Trials of each chunk of the batch. */
   sizes: number[];
+  /**
+   * Only the sum of the batch's chunk buffers is read (no open-ended run asks after each chunk,
+   * no partial answers): a kernel may add a sum of one chunk's trials to a later chunk's buffer
+   * of the batch (BatchRun, the Kernel contract's `hold`). Absent: every chunk's buffer is its
+   * own trials' sums.
+   */
+  whole?: boolean;
 }
 
 /** Chunk j of a batch, with its own stream deriveState(seed, stream, first + j). */
@@ -473,10 +509,116 @@ export function batchChunk(task: BatchTask, j: number): ChunkTask {
   };
 }
 
+/**
+ * Trials a step of a batch whose variants hold their sums (BatchRun) plays at most: each
+ * variant's codes for the step are kept until the last variant has played it (512 KB a variant).
+ */
+export const STEP_TRIALS = 1 << 17;
+
+/**
+ * A batch, run a step of trials at a time (`step(n)` then `step(m)` is the batch's n + m next
+ * trials, as ChunkRun's steps are a chunk's).
+ *
+ * A batch whose chunk buffers are read as their sum alone (BatchTask.whole) and whose chunks
+ * hold (ChunkRun.holdable: one case, or variants paired by outcome codes) plays a step across
+ * chunks: each variant in turn plays the step's piece of every chunk in it, chunk by chunk on
+ * each chunk's own stream, its calls holding their sums (the Kernel contract's `hold`) but the
+ * last, which adds them to the last chunk's buffer; then every piece is paired from the codes.
+ * A variant's calls come one after the other, where chunk by chunk the cases alternated every
+ * chunk and each call flushed (the Crusader Rex walk: a flush and the other cases' tables out of
+ * the cache each 16 384 trials). Every trial's dice and codes are the same, the paired sums are
+ * added in trial order, and the sums a call held are whole numbers: the batch's total is the
+ * same to the bit. Otherwise a step runs within one chunk, as ChunkRun does.
+ */
+export class BatchRun {
+  /** The batch's buffer: chunk j's at `subarray(j * L, (j + 1) * L)`, L = resultLength. */
+  readonly out: Float64Array;
+  private readonly L: number;
+  private readonly runs: (ChunkRun | undefined)[];
+  /** The first chunk not finished. */
+  private j = 0;
+  /** Holding steps: each variant's trace (its codes reset at every call), as its last call set its table. */
+  private traces: (Trace | undefined)[] | undefined;
+  private readonly codes: Int32Array[] = [];
+  private readonly pieces: ChunkRun[] = [];
+  private readonly ks: number[] = [];
+  constructor(
+    private readonly kernel: Kernel<unknown>,
+    private readonly task: BatchTask,
+  ) {
+    this.L = resultLength(task);
+    this.out = new Float64Array(this.L * task.sizes.length);
+    this.runs = new Array<ChunkRun | undefined>(task.sizes.length);
+    this.skipDone();
+  }
+  get finished(): boolean {
+    return this.j >= this.task.sizes.length;
+  }
+  private chunk(j: number): ChunkRun {
+    return (this.runs[j] ??= new ChunkRun(this.kernel, batchChunk(this.task, j)));
+  }
+  /** Finished chunks' buffers into the batch's, from the first not finished on. */
+  private skipDone(): void {
+    while (this.j < this.task.sizes.length) {
+      const r = this.chunk(this.j);
+      if (!r.finished) return;
+      this.out.set(r.out, this.j * this.L);
+      this.runs[this.j++] = undefined;
+    }
+  }
+  /** Run up to `n` more trials of the batch; returns how many ran. */
+  step(n: number): number {
+    if (this.finished) return 0;
+    const first = this.chunk(this.j);
+    if (this.task.whole !== true || !first.holdable) {
+      const k = first.step(n);
+      this.skipDone();
+      return k;
+    }
+    const V = this.task.compiled.length;
+    const limit = V > 1 ? Math.min(n, STEP_TRIALS) : n;
+    const pieces = this.pieces;
+    const ks = this.ks;
+    pieces.length = 0;
+    ks.length = 0;
+    let total = 0;
+    for (let j = this.j; j < this.task.sizes.length && total < limit; j++) {
+      const r = this.chunk(j);
+      const k = r.open(limit - total);
+      if (k === 0) continue;
+      pieces.push(r);
+      ks.push(k);
+      total += k;
+    }
+    const last = pieces.length - 1;
+    if (V === 1) {
+      for (let p = 0; p <= last; p++) pieces[p].play(0, ks[p], undefined, p < last);
+      for (let p = 0; p <= last; p++) pieces[p].close(ks[p], NO_TRACES, this.codes, 0);
+    } else {
+      const traces = (this.traces ??= Array.from({ length: V }, (_, v) => {
+        const t = first.traceOf(v);
+        return t === undefined ? undefined : { slots: t.slots, out: NO_ROWS, outcome: NO_CODES };
+      }));
+      const codes = this.codes;
+      for (let v = 0; v < V; v++) codes[v] = traces[v] === undefined ? NO_CODES : outcomeScratch(v, total);
+      for (let v = 0; v < V; v++) {
+        const trace = traces[v];
+        for (let p = 0, off = 0; p <= last; off += ks[p], p++) {
+          if (trace !== undefined) trace.outcome = codes[v].subarray(off, off + ks[p]);
+          pieces[p].play(v, ks[p], trace, p < last);
+        }
+      }
+      for (let p = 0, off = 0; p <= last; off += ks[p], p++) pieces[p].close(ks[p], traces, codes, off);
+    }
+    this.skipDone();
+    return total;
+  }
+}
+const NO_TRACES: readonly (Trace | undefined)[] = [];
+
 /** Run a batch: chunk j's buffer is `out.subarray(j * L, (j + 1) * L)` with L = resultLength. */
 export function runBatch(kernel: Kernel<unknown>, task: BatchTask): Float64Array {
-  const L = resultLength(task);
-  const out = new Float64Array(L * task.sizes.length);
-  for (let j = 0; j < task.sizes.length; j++) out.set(runChunk(kernel, batchChunk(task, j)), j * L);
-  return out;
+  const run = new BatchRun(kernel, task);
+  while (!run.finished) run.step(Infinity);
+  return run.out;
 }

@@ -1,5 +1,5 @@
 /** Where batches of chunks run: in this thread (tests, tiny jobs) or on a piscina pool (engine/pool.ts). */
-import { batchChunk, ChunkRun, resultLength, type BatchTask } from './chunk.js';
+import { BatchRun, type BatchTask } from './chunk.js';
 import type { Kernel, KernelTable } from './kernel.js';
 
 /** What a run says to each of its tasks. */
@@ -13,6 +13,11 @@ export interface TaskOptions {
 export interface Executor {
   /** Worker threads (0: the calling thread). */
   readonly threads: number;
+  /**
+   * Optional: how long (ms) a task of a run that reads only its batches' sums (BatchTask.whole)
+   * is sized to take on this executor, where the run sets none (engine/run.ts; otherwise 40).
+   */
+  readonly taskMs?: number;
   run(task: BatchTask, opts?: TaskOptions): Promise<Float64Array>;
   close(): Promise<void>;
   /**
@@ -50,12 +55,24 @@ const nextTurn: () => Promise<void> =
 
 /** The thread is held at most about this long (ms) between turns of the event loop, whatever a chunk costs. */
 export const TURN_MS = 25;
-/** A slice of a chunk's trials is sized from the last one's time to take about this long (ms): each call has its fixed cost (a Crusader Rex walk's flush, a pairing's count), so a slice is as long as TURN_MS allows with room for one that overruns. */
-const SLICE_MS = 20;
+/**
+ * The same for the executor of a run on one thread (`--threads 1`), whose thread runs nothing
+ * else but the command's own timers and signals: a Ctrl-C or the progress line waits at most
+ * this long. Its slices (and its tasks, TASK_MS_ONE_THREAD) are longer: each call has its fixed
+ * cost (a Crusader Rex walk's flush of the edges it touched, a pairing's count, another case's
+ * tables into the cache), and a slice of a batch plays several chunks a variant at a time
+ * (BatchRun). Paired Crusader Rex sieges (case-a-new-siege) ran 1.6x their kernels' time in
+ * slices of 20 ms a chunk at most, ~1.3x in slices of 80 ms.
+ */
+export const TURN_MS_ONE_THREAD = 100;
+/** Tasks of a run on one thread whose batches are read as their sums (Executor.taskMs). */
+export const TASK_MS_ONE_THREAD = 200;
+/** A slice is sized from the last one's time to take about this share of a turn: as long as the turn allows, with room for one that overruns. */
+const SLICE_OF_TURN = 0.8;
 
 /**
  * Runs batches in the calling thread (threads = 0 in the API), one after another, each in its
- * own turn of the event loop, and each chunk a slice of trials at a time (`ChunkRun`), with a
+ * own turn of the event loop, and each batch a slice of trials at a time (`BatchRun`), with a
  * turn of the event loop at least every TURN_MS: the thread is never held for longer than that
  * (or one trial), however slow a chunk is, so a signal (Ctrl-C), a timer (progress, the ETA
  * line) or a request is answered while it runs. Slices never change a number: the chunk is the
@@ -63,19 +80,25 @@ const SLICE_MS = 20;
  */
 export class InlineExecutor implements Executor {
   private last: Promise<unknown> = Promise.resolve();
+  readonly taskMs: number | undefined;
+  private readonly turnMs: number;
   /**
    * `threads`: 0 (the default) for an executor beside a pool or instead of one (tests, a tiny
-   * job); 1 when this thread is the run's one kernel thread (`siegesim run --threads 1`), as the
-   * run's provenance and its ETA count it.
+   * job, a server's first numbers): turns every TURN_MS; 1 when this thread is the run's one
+   * kernel thread (`siegesim run --threads 1`), as the run's provenance and its ETA count it:
+   * turns every TURN_MS_ONE_THREAD, tasks of TASK_MS_ONE_THREAD.
    */
   constructor(
     private readonly kernels: KernelTable,
     readonly threads: 0 | 1 = 0,
-  ) {}
+  ) {
+    this.turnMs = threads === 1 ? TURN_MS_ONE_THREAD : TURN_MS;
+    this.taskMs = threads === 1 ? TASK_MS_ONE_THREAD : undefined;
+  }
   run(task: BatchTask, opts: TaskOptions = {}): Promise<Float64Array> {
     const kernel = this.kernels[task.system];
     if (!kernel) return Promise.reject(new Error(`no kernel for system ${task.system}`));
-    const out = this.last.then(nextTurn, nextTurn).then(() => runBatchSliced(kernel, task, opts));
+    const out = this.last.then(nextTurn, nextTurn).then(() => runBatchSliced(kernel, task, opts, this.turnMs));
     this.last = out.catch(() => undefined);
     return out;
   }
@@ -94,33 +117,28 @@ export class InlineExecutor implements Executor {
  */
 const sliceOf = new WeakMap<object, number>();
 
-/** runBatch's result, slice by slice, with a turn of the event loop every TURN_MS; rejects with CancelledError at a turn once `signal` aborts. */
-async function runBatchSliced(kernel: Kernel<unknown>, task: BatchTask, opts: TaskOptions): Promise<Float64Array> {
+/** runBatch's result, slice by slice, with a turn of the event loop every `turnMs`; rejects with CancelledError at a turn once `signal` aborts. */
+async function runBatchSliced(kernel: Kernel<unknown>, task: BatchTask, opts: TaskOptions, turnMs: number): Promise<Float64Array> {
   if (opts.signal?.aborted) throw new CancelledError();
-  const L = resultLength(task);
-  const out = new Float64Array(L * task.sizes.length);
+  const run = new BatchRun(kernel, task);
   // trials in the next slice: from one for a group's first batch (a chunk may take minutes), grown from measured times
   let n = sliceOf.get(task.compiled) ?? 1;
   let trials = 0;
   let turn = performance.now();
-  for (let j = 0; j < task.sizes.length; j++) {
-    const chunk = new ChunkRun(kernel, batchChunk(task, j));
-    while (!chunk.finished) {
-      const t0 = performance.now();
-      const k = chunk.step(n);
-      const t1 = performance.now();
-      trials += k;
-      const dt = t1 - t0;
-      n = Math.max(1, Math.min(n * 8, dt > 0 ? Math.floor((k * SLICE_MS) / dt) : n * 8));
-      sliceOf.set(task.compiled, n);
-      if (t1 - turn >= TURN_MS) {
-        opts.onTrials?.(trials);
-        await nextTurn();
-        if (opts.signal?.aborted) throw new CancelledError();
-        turn = performance.now();
-      }
+  while (!run.finished) {
+    const t0 = performance.now();
+    const k = run.step(n);
+    const t1 = performance.now();
+    trials += k;
+    const dt = t1 - t0;
+    n = Math.max(1, Math.min(n * 8, dt > 0 ? Math.floor((k * SLICE_OF_TURN * turnMs) / dt) : n * 8));
+    sliceOf.set(task.compiled, n);
+    if (t1 - turn >= turnMs) {
+      opts.onTrials?.(trials);
+      await nextTurn();
+      if (opts.signal?.aborted) throw new CancelledError();
+      turn = performance.now();
     }
-    out.set(chunk.out, j * L);
   }
-  return out;
+  return run.out;
 }

@@ -48,7 +48,19 @@ export interface Trace {
  * against 25 M trials/s on town-basic).
  */
 export interface Kernel<C> {
-  run(c: C, rng: RngState, trials: number, acc: Float64Array, trace?: Trace): void;
+  /**
+   * `hold` (optional; untraced or outcome mode only, never with rows): the kernel may keep some of
+   * this call's sums pending instead of adding them to `acc`, and adds them to the `acc` of the
+   * next call on `c` without `hold`. The engine sets it only for calls of one batch whose chunk
+   * buffers are read as their sum alone (BatchTask.whole), and calls nothing else in the thread
+   * between a held call and the call that settles it, but the next slice of the same case. A
+   * kernel may hold only sums whose every term is a whole number: the batch's total is then the
+   * same to the bit, whichever chunk's buffer they are added to. (The Crusader Rex table path
+   * holds its walk's edge counts: one flush a batch slice, not one a chunk.) In outcome mode a
+   * trial's code keeps its meaning through the held calls: the table set by the settling call
+   * reads them all.
+   */
+  run(c: C, rng: RngState, trials: number, acc: Float64Array, trace?: Trace, hold?: boolean): void;
   /** Length of the accumulator for one compiled case. */
   accLength(c: C): number;
   /**

@@ -27,6 +27,8 @@ const LOAD_WAIT_MS = 10_000;
  * than when it is done.
  */
 export const STOP_AFTER_MS = 400;
+/** PoolExecutor.taskMs. */
+export const TASK_MS_POOL = 120;
 
 /** A worker thread threw or died while running a batch (a bug, or the machine: out of memory). */
 export class WorkerFailure extends Error {}
@@ -43,6 +45,12 @@ export class PoolExecutor implements Executor {
   private closing: Promise<void> = Promise.resolve();
   /** Every thread of the pool as it is now has loaded (false again while a replaced thread loads). */
   private allLoaded = false;
+  /**
+   * Tasks of a run that reads only its batches' sums (Executor.taskMs): a worker plays such a
+   * batch a variant at a time across its chunks (BatchRun), so longer tasks save more calls'
+   * fixed costs; a cancelled run's task is stopped STOP_AFTER_MS later whatever its length.
+   */
+  readonly taskMs = TASK_MS_POOL;
   constructor(readonly threads: number) {}
   readiness(): 'cold' | 'loading' | 'ready' {
     return !this.pool ? 'cold' : this.allLoaded ? 'ready' : 'loading';

@@ -142,7 +142,9 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
   }
   let runner: Executor = oneChunk || defer ? opts.inline! : exec;
   let maxInflight = Math.max(1, runner.threads) * 2;
-  const taskMs = opts.taskMs ?? 40;
+  // a run that reads only its batches' sums: the batches' calls hold their sums (BatchRun), longer as the executor allows
+  const whole = !open && opts.onPartial === undefined;
+  const taskMs = opts.taskMs ?? (whole ? exec.taskMs : undefined) ?? 40;
   let inlineFree = 0; // when this thread's last chunk here ended (a queued batch's wait is not its work)
 
   const groups: GroupState[] = jobs.map((j) => {
@@ -265,6 +267,7 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
           stream: job.stream,
           first: b.first,
           sizes,
+          ...(whole ? { whole: true } : {}),
         };
         inflight++;
         g.inflight++;

@@ -115,11 +115,12 @@ function ensure(c: CrusaderRexCompiled): void {
   }
 }
 
-export function runCrusaderRex(c: CrusaderRexCompiled, stream: RngState, trials: number, acc: Float64Array, trace?: Trace): void {
+/** `hold` (the Kernel contract): the table path's walk keeps its edge counts for the next call on `c` (the other paths add every call's sums at once). */
+export function runCrusaderRex(c: CrusaderRexCompiled, stream: RngState, trials: number, acc: Float64Array, trace?: Trace, hold?: boolean): void {
   ensure(c);
   if (path === CLOSED) runClosedField(closed!, stream, trials, acc, trace);
   else if (path === FIELD) runField(c, TRIAL, stream, trials, acc, trace);
-  else if (path === TABLE) runTable(c, TRIAL, stream, trials, acc, trace);
+  else if (path === TABLE) runTable(c, TRIAL, stream, trials, acc, trace, hold === true);
   else runGeneral(c, TRIAL, stream, trials, acc, trace);
 }
 

@@ -1807,7 +1807,14 @@ export function walkPlays(c: CrusaderRexCompiled): boolean {
   return plainCase && c.tieBreak !== 2 && !plainOff;
 }
 
-export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined): void {
+/**
+ * `hold` (the Kernel contract; never with rows): the walk's edge counts stay in it, untouched
+ * edges listed, and the next call on `c` without it flushes them with its own into its acc. Each
+ * flush walks every edge touched since the last (a few thousand a chunk in a siege): a batch's
+ * slice of several chunks flushed once cost paired sieges ~a quarter less than one flush a chunk.
+ * The records flushed early (a walk past EDGE_MAX) are added to this call's acc.
+ */
+export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState, trials: number, acc: Float64Array, trace: Trace | undefined, hold = false): void {
   const attrN = c.turns * 4 * 12;
   if (DELTA.length < attrN) DELTA = new Float64Array(attrN);
   random = c.tieBreak === 2;
@@ -1820,7 +1827,7 @@ export function runTable(c: CrusaderRexCompiled, rng: RngState, stream: RngState
     const rows = outc === undefined ? trace : undefined;
     const touched = playWalk(c, rng, stream, trials, acc, maxAll(c) + 1, rows, outc); // sets WALK
     WALK!.nt = touched;
-    flushWalk(WALK!, acc, maxAll(c) + 1, rows !== undefined);
+    if (!hold || rows !== undefined) flushWalk(WALK!, acc, maxAll(c) + 1, rows !== undefined);
     flushRecords(acc, attrBase(c), attrN);
     acc[0] += trials;
     if (outc !== undefined) setOutcomes(trace!, WALK!.OUTV, OW);
