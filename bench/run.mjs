@@ -170,7 +170,8 @@ const PAIRED_FILES = [
  * The engine alone, in this process: the file's chunks with its variants paired (every sweep
  * point, one job each, as `run` makes them) against the same cases each in a job of its own
  * (nothing paired), CPU seconds, `trials` a case, the faster of `reps` runs each (after one
- * untimed run of each: the kernels compiled, the tables filled). What pairing costs per trial,
+ * untimed run of each: the kernels compiled, the tables filled), on the executor of a
+ * `--threads 1` run (the process rows' own: its slices and tasks). What pairing costs per trial,
  * without the process's start-up and report, which a whole file pays once and its variants apart
  * once each.
  */
@@ -184,7 +185,7 @@ async function enginePaired(v, trials, reps = 3) {
     paired().flatMap((j) => j.compiled.map((c, i) => ({ stream: j.stream, system: j.system, compiled: [c], accLengths: [j.accLengths[i]], pairedSlots: [[]] })));
   const cpuOf = async (jobs) => {
     const c0 = process.cpuUsage();
-    await runGroups(jobs, { seed: v.seed, trials, chunkTrials: v.system.chunkTrials }, new InlineExecutor(KERNELS));
+    await runGroups(jobs, { seed: v.seed, trials, chunkTrials: v.system.chunkTrials }, new InlineExecutor(KERNELS, 1));
     const u = process.cpuUsage(c0);
     return (u.user + u.system) / 1e6;
   };
