@@ -132,7 +132,7 @@ export const MODULES = {
   // a chunk: its variants on the same dice, paired from rows, one-hot codes or outcome codes
   'engine-chunk': {
     mutate: ['src/engine/chunk.ts'],
-    tests: ['test/engine-pairing.test.ts'],
+    tests: ['test/engine-pairing.test.ts', 'test/engine-slices.test.ts'],
   },
 };
 

@@ -167,6 +167,25 @@ describe('a batch read as its sum alone (BatchTask.whole) holds its kernels\' su
     expect(bytes(batchSum(whole, task))).toBe(bytes(batchSum(apart, task)));
   });
 
+  it('one case of a Crusader Rex siege (the walk, nothing paired) holds too: its last call settles, in steps within and across chunks', () => {
+    const file = 'crusader-rex/case-a-new-siege.yaml';
+    const v = validateText(file, readFileSync(path.join(ROOT, 'scenarios', file), 'utf8'));
+    if (!v.ok) throw new Error(JSON.stringify(v.issues));
+    const [job] = jobsOf(v.value, compilePoints(v.value));
+    const task: BatchTask = { system: job.system, compiled: [job.compiled[1]], accLengths: [job.accLengths[1]], pairedSlots: [[]], seed: 6, stream: 'point-0', first: 0, sizes: [2500, 2500, 2500] };
+    const kernel = KERNELS[task.system];
+    const apart = runBatch(kernel, task);
+    const L = apart.length / 3;
+    for (const step of [Infinity, 4000, 1000]) {
+      const run = new BatchRun(kernel, { ...task, whole: true });
+      while (!run.finished) run.step(step);
+      // held: the first chunk's sums went to a later chunk's buffer (a step of one chunk holds nothing)
+      if (step > 2500) expect(bytes(run.out.subarray(0, L)), `steps of ${step}`).not.toBe(bytes(apart.subarray(0, L)));
+      for (let j = 0; j < 3; j++) expect(run.out[j * L]).toBe(2500);
+      expect(bytes(batchSum(run.out, task)), `steps of ${step}`).toBe(bytes(batchSum(apart, task)));
+    }
+  });
+
   it('between a held call and the call that settles it, the engine calls nothing else in the thread (the Kernel contract\'s hold)', async () => {
     const file = 'crusader-rex/case-b-old-siege.yaml';
     const v = validateText(file, readFileSync(path.join(ROOT, 'scenarios', file), 'utf8'));
