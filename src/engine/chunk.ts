@@ -248,7 +248,7 @@ export class ChunkRun {
     this.blockStart.set(this.task.state);
     return k;
   }
-  /** BatchRun: variant v plays the k trials opened (from their start: the same per-trial streams as the baseline). */
+  /** Variant v plays the k trials opened (step's block, or BatchRun's open), from their start: the same per-trial streams as the baseline. */
   play(v: number, k: number, trace: Trace | undefined, hold: boolean): void {
     const stream = this.task.state;
     if (v > 0) stream.set(this.blockStart);
@@ -283,10 +283,9 @@ export class ChunkRun {
       const b = Math.min(block, k - ran);
       start.set(stream);
       for (let v = 0; v < V; v++) {
-        if (v > 0) stream.set(start); // every variant plays the same trials: its stream starts where the baseline's did
         const trace = traces[v];
         if (trace !== undefined && !byOutcome) this.keepBefore(v);
-        this.kernel.run(task.compiled[v], stream, b, accs[v], trace);
+        this.play(v, b, trace, false); // every variant plays the same trials: its stream from where the baseline's started
       }
       if (byOutcome) this.pairOutcomes(b, traces, this.codes, 0);
       else if (traces.length > 0) this.pairBlock(b);
