@@ -236,6 +236,23 @@ export const EQUIVALENT = [
   { file: "src/engine/chunk.ts", mutator: "EqualityOperator", original: "i < m", replacement: "i <= m", reason: "one past the pairs met: met[m] is a cell of an earlier block (already zero) or this block's (zeroed by then); the row it writes, index m, is past the 3m the sums read" },
   { file: "src/engine/chunk.ts", mutator: "EqualityOperator", original: "m < metrics.length", replacement: "m <= metrics.length", reason: "one past the metrics: metrics[m + 1] is undefined, so j is NaN, and a Float64Array drops a write at a NaN index" },
   { file: "src/engine/chunk.ts", mutator: "ConditionalExpression", original: "task.pairedCodes !== undefined", replacement: "true", reason: "a chunk with pairedCodes: undefined is one without it: only the value is read (the constructor, `task.pairedCodes`)" },
+  // src/engine/chunk.ts, BatchRun and the outcome codes' scratch (docs/mutation.md)
+  { file: "src/engine/chunk.ts", mutator: "ConditionalExpression", original: "v >= OUTCOME_SCRATCH_KEPT", replacement: "true", reason: "outcomeScratch: a variant's codes in a new array instead of the thread's kept one, or kept past the first 64 variants: every code read is written by the same step's calls first" },
+  { file: "src/engine/chunk.ts", mutator: "ConditionalExpression", original: "v >= OUTCOME_SCRATCH_KEPT", replacement: "false", reason: "outcomeScratch: a variant's codes in a new array instead of the thread's kept one, or kept past the first 64 variants: every code read is written by the same step's calls first" },
+  { file: "src/engine/chunk.ts", mutator: "EqualityOperator", original: "v >= OUTCOME_SCRATCH_KEPT", replacement: "v > OUTCOME_SCRATCH_KEPT", reason: "outcomeScratch: a variant's codes in a new array instead of the thread's kept one, or kept past the first 64 variants: every code read is written by the same step's calls first" },
+  { file: "src/engine/chunk.ts", mutator: "EqualityOperator", original: "v >= OUTCOME_SCRATCH_KEPT", replacement: "v < OUTCOME_SCRATCH_KEPT", reason: "outcomeScratch: a variant's codes in a new array instead of the thread's kept one, or kept past the first 64 variants: every code read is written by the same step's calls first" },
+  { file: "src/engine/chunk.ts", mutator: "ConditionalExpression", original: "a === undefined || a.length < trials", replacement: "true", reason: "outcomeScratch: the thread's kept codes array made again (the same size or larger): every code read is written by the same step's calls first" },
+  { file: "src/engine/chunk.ts", mutator: "EqualityOperator", original: "a.length < trials", replacement: "a.length <= trials", reason: "outcomeScratch: the thread's kept codes array made again (the same size or larger): every code read is written by the same step's calls first" },
+  { file: "src/engine/chunk.ts", mutator: "ConditionalExpression", original: "this.byOutcome", replacement: "true", reason: "the constructor's list of each variant's codes filled outside outcome mode too (NO_CODES each): step reads it only in outcome mode (pairOutcomes)" },
+  { file: "src/engine/chunk.ts", mutator: "ConditionalExpression", original: "k > 0", replacement: "true", reason: "close's guard: BatchRun closes only pieces of at least one trial (a chunk that opens 0 is passed over), and pairOutcomes of 0 trials adds nothing" },
+  { file: "src/engine/chunk.ts", mutator: "EqualityOperator", original: "k > 0", replacement: "k >= 0", reason: "close's guard: BatchRun closes only pieces of at least one trial (a chunk that opens 0 is passed over), and pairOutcomes of 0 trials adds nothing" },
+  { file: "src/engine/chunk.ts", mutator: "ArrayDeclaration", original: "[]", replacement: "[\"Stryker was here\"]", reason: "BatchRun's codes, pieces and ks starting with an entry: pieces and ks are emptied at every step's start, codes[v] is set for every case before a step with variants reads it, and a one-case step's close reads none" },
+  { file: "src/engine/chunk.ts", mutator: "ArrayDeclaration", original: "new Array<ChunkRun | undefined>(task.sizes.length)", replacement: "new Array()", reason: "BatchRun's runs made without its length: it is only read and written by index (runs[j] ??=, runs[j] = undefined)" },
+  { file: "src/engine/chunk.ts", mutator: "EqualityOperator", original: "this.j < this.task.sizes.length", replacement: "this.j <= this.task.sizes.length", reason: "skipDone past the last chunk: it makes a chunk of no size (sizes[j] undefined), which is not finished, so the loop stops; nothing plays or reads it, and finished is j >= sizes.length" },
+  { file: "src/engine/chunk.ts", mutator: "ConditionalExpression", original: "total < limit", replacement: "true", reason: "the pieces' loop going on once the step has its trials: every later chunk opens 0 trials (limit - total is 0) and is passed over (k === 0)" },
+  { file: "src/engine/chunk.ts", mutator: "EqualityOperator", original: "total < limit", replacement: "total <= limit", reason: "the pieces' loop going on once the step has its trials: every later chunk opens 0 trials (limit - total is 0) and is passed over (k === 0)" },
+  { file: "src/engine/chunk.ts", mutator: "ConditionalExpression", original: "k === 0", replacement: "false", reason: "a chunk after the first unfinished one is untouched, so it opens 0 trials only if it has none; such a piece (a kernel call of 0 trials, holding or settling, and its close) leaves the batch's total the same" },
+  { file: "src/engine/chunk.ts", mutator: "ConditionalExpression", original: "traces[v] === undefined", replacement: "false", reason: "a variant without a trace given a codes scratch anyway: play sets an outcome only on a trace, and pairOutcomes passes over a variant without one" },
   { file: 'src/api/diff.ts', mutator: 'EqualityOperator', original: 'adjusted[i] <= alpha', replacement: 'adjusted[i] < alpha', reason: 'differs only when an adjusted p equals alpha to the last bit, which no p-value from the normal tail does' },
 ];
 
@@ -282,11 +299,12 @@ function equivalentReason(m) {
 }
 
 /**
- * By default modules stay loaded between mutants (vitest.mutate.config.ts, isolate: false), ~3x
- * faster; a static mutant (one in code run once, when its module loads: a table of metric
- * definitions, a module-level Set) then never takes effect, so static mutants are left out
- * (Stryker's ignoreStatic) and counted apart. `--static` reloads the modules for every run
- * (the project's vitest.config.ts) and tests static mutants too.
+ * By default a mutant's test files share one load of the modules (vitest.mutate.config.ts,
+ * isolate: false), ~3x faster; each mutant's run loads them anew, but Stryker switches the mutant
+ * on in a beforeAll hook, after the test file's imports: a static mutant (one in code run once,
+ * when its module loads: a table of metric definitions, a module-level Set) then never takes
+ * effect, so static mutants are left out (Stryker's ignoreStatic) and counted apart. `--static`
+ * reloads the modules for every run (the project's vitest.config.ts) and tests static mutants too.
  */
 async function runModule(name, { incremental, statics }) {
   const { Stryker } = await import('@stryker-mutator/core');

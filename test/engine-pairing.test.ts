@@ -259,6 +259,20 @@ describe('paired variants block by block are the trial-by-trial pairing, byte fo
     expectSameThreeWays(kernel, { ...job, trials: N }, 'after-bad', 'case-b after a refused chunk');
   });
 
+  it("a thread's first block paired from outcome codes smaller than a later one (an in-process run's first slice is one trial): the later one pairs in full", async () => {
+    // the pairing's scratch is kept by the thread (engine/chunk.ts): chunk.ts loaded anew is a new thread's
+    const id = '../src/engine/chunk.js?new-thread';
+    const thread = (await import(/* @vite-ignore */ id)) as typeof import('../src/engine/chunk.js');
+    expect(thread.runChunk).not.toBe(runChunk);
+    const kernel = crusaderRex.kernel as Kernel<unknown>;
+    const sc = load('crusader-rex/case-b-old-siege.yaml');
+    const job = jobsOf(sc, compilePoints(sc))[0];
+    for (const [trials, i] of [[1, 0], [N, 1]] as [number, number][]) {
+      const got = thread.runChunk(kernel, { ...job, trials, state: deriveState('pairing', 'new-thread', i) });
+      expect(bytes(got), `${trials} trials`).toBe(bytes(pairTrialByTrial(kernel, { ...job, trials, state: deriveState('pairing', 'new-thread', i) })));
+    }
+  });
+
   it('a variant that pairs nothing at all, and a chunk with no paired metric', () => {
     const sc = load('surrender/fortress-readings.yaml');
     const job = jobsOf(sc, compilePoints(sc))[0];

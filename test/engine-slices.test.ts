@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateText } from '../src/api.js';
 import { compilePoints, jobsOf } from '../src/api/run.js';
-import { BatchRun, ChunkRun, runBatch, runChunk, type BatchTask } from '../src/engine/chunk.js';
+import { BatchRun, ChunkRun, runBatch, runChunk, STEP_TRIALS, type BatchTask } from '../src/engine/chunk.js';
 import type { Trace } from '../src/engine/kernel.js';
 import { InlineExecutor } from '../src/engine/executor.js';
 import { deriveState } from '../src/engine/rng.js';
@@ -134,12 +134,18 @@ describe('a batch read as its sum alone (BatchTask.whole) holds its kernels\' su
       expect(bytes(batchSum(whole, task)), `${file} point ${pi}`).toBe(bytes(batchSum(apart, task)));
       // in steps that end anywhere, within a chunk or across several
       const run = new BatchRun(kernel, { ...task, whole: true });
-      // (a batch that does not hold steps within one chunk: a step may run fewer than asked)
+      // (a batch that does not hold steps within one chunk: a step may run fewer than asked, never more, never none)
       const sizes = slices(261);
       let ran = 0;
-      for (let i = 0; !run.finished; i++) ran += run.step(sizes[i % sizes.length]);
+      for (let i = 0; !run.finished; i++) {
+        const asked = sizes[i % sizes.length];
+        const k = run.step(asked);
+        expect(k > 0 && k <= asked, `${file} point ${pi}: a step of ${asked} after ${ran} ran ${k}`).toBe(true);
+        ran += k;
+      }
       expect(ran).toBe(261);
       expect(run.finished).toBe(true);
+      expect(run.step(5)).toBe(0); // a finished batch runs nothing more
       expect(bytes(batchSum(run.out, task)), `${file} point ${pi}, in steps`).toBe(bytes(batchSum(apart, task)));
     });
   });
@@ -183,6 +189,57 @@ describe('a batch read as its sum alone (BatchTask.whole) holds its kernels\' su
       if (step > 2500) expect(bytes(run.out.subarray(0, L)), `steps of ${step}`).not.toBe(bytes(apart.subarray(0, L)));
       for (let j = 0; j < 3; j++) expect(run.out[j * L]).toBe(2500);
       expect(bytes(batchSum(run.out, task)), `steps of ${step}`).toBe(bytes(batchSum(apart, task)));
+    }
+  });
+
+  it('a step of a batch that holds plays the trials asked across its chunks: with variants at most STEP_TRIALS (each keeps its codes for the step), with one case any number', () => {
+    const file = 'surrender/fortress-readings.yaml';
+    const v = validateText(file, readFileSync(path.join(ROOT, 'scenarios', file), 'utf8'));
+    if (!v.ok) throw new Error(JSON.stringify(v.issues));
+    const [job] = jobsOf(v.value, compilePoints(v.value));
+    const kernel = KERNELS[job.system];
+    // the baseline and one variant, paired by outcome codes: the batch holds
+    const two = { ...job, compiled: job.compiled.slice(0, 2), accLengths: job.accLengths.slice(0, 2), pairedSlots: job.pairedSlots.slice(0, 2) };
+    expect(two.compiled.every((c) => kernel.outcomes?.(c))).toBe(true);
+    // two chunks of more trials together than a step of variants may play
+    const sizes = [STEP_TRIALS / 2 + 5000, STEP_TRIALS / 2 + 5000];
+    const total = sizes[0] + sizes[1];
+    const task: BatchTask = { ...two, seed: 8, stream: 'point-0', first: 0, sizes };
+    const run = new BatchRun(kernel, { ...task, whole: true });
+    expect(run.step(Infinity)).toBe(STEP_TRIALS);
+    expect(run.step(100)).toBe(100);
+    expect(run.step(Infinity)).toBe(total - STEP_TRIALS - 100);
+    expect(run.finished).toBe(true);
+    expect(bytes(batchSum(run.out, task))).toBe(bytes(batchSum(runBatch(kernel, task), task)));
+    // one case keeps no codes: one step plays the whole batch
+    const one: BatchTask = { system: job.system, compiled: [job.compiled[0]], accLengths: [job.accLengths[0]], pairedSlots: [[]], seed: 8, stream: 'point-0', first: 0, sizes };
+    const oneRun = new BatchRun(kernel, { ...one, whole: true });
+    expect(oneRun.step(Infinity)).toBe(total);
+    expect(oneRun.finished).toBe(true);
+    expect(bytes(batchSum(oneRun.out, one))).toBe(bytes(batchSum(runBatch(kernel, one), one)));
+  });
+
+  it('a batch that holds where a variant pairs nothing, or where no metric is paired: the same total', () => {
+    const file = 'crusader-rex/case-b-old-siege.yaml';
+    const v = validateText(file, readFileSync(path.join(ROOT, 'scenarios', file), 'utf8'));
+    if (!v.ok) throw new Error(JSON.stringify(v.issues));
+    const [job] = jobsOf(v.value, compilePoints(v.value));
+    const kernel = KERNELS[job.system];
+    const ways: [string, number[][]][] = [
+      ['variant 1 pairing nothing', job.pairedSlots.map((s, c) => (c === 1 ? s.map(() => -1) : s))],
+      ['no paired metric', job.pairedSlots.map(() => [])],
+    ];
+    for (const [what, pairedSlots] of ways) {
+      const task: BatchTask = { ...job, pairedSlots, seed: 4, stream: 'point-0', first: 0, sizes: [900, 600, 1300] };
+      const apart = runBatch(kernel, task);
+      const L = apart.length / 3;
+      for (const step of [Infinity, 1000]) {
+        const run = new BatchRun(kernel, { ...task, whole: true });
+        while (!run.finished) run.step(step);
+        // held: the first chunk's sums went to a later chunk's buffer
+        if (step === Infinity) expect(bytes(run.out.subarray(0, L)), what).not.toBe(bytes(apart.subarray(0, L)));
+        expect(bytes(batchSum(run.out, task)), `${what}, steps of ${step}`).toBe(bytes(batchSum(apart, task)));
+      }
     }
   });
 
