@@ -13,14 +13,19 @@ describe('the early worker pool of a big run (cli/early-pool.ts)', () => {
     return f;
   };
   const tiny = file('tiny.yaml', 'name: tiny\nsystem: surrender\nseed: 1\ntrials: 1000\nturns: 12\n');
-  const big = file('big.yaml', 'name: big\nsystem: surrender\nseed: 1\ntrials: 400_000  # many\nturns: 12\n');
+  const big = file('big.yaml', 'name: big\nsystem: surrender\nseed: 1\ntrials: 12_000_000  # many\nturns: 12\n');
+  // a bundled file's own run: its trials say nothing of its time (a Crusader Rex siege's 200 000 are ~0.1 s)
+  const own = file('own.yaml', 'name: own\nsystem: surrender\nseed: 1\ntrials: 400_000\nturns: 12\n');
   const nested = file('nested.yaml', 'name: n\nsystem: surrender\nseed: 1\ntrials: 1000\nsweep:\n  trials: 900000\n');
 
-  it('starts only for a run that surely needs threads', () => {
+  it('starts only for a run that surely needs threads: --precision, a folder, 10 M trials a case', () => {
     expect(looksBig([tiny, '--out', '/tmp/x', '--no-progress'])).toBe(false);
+    expect(looksBig([own])).toBe(false);
+    expect(looksBig([tiny, '--trials', '9999999'])).toBe(false);
+    expect(looksBig([tiny, '--trials=10000000'])).toBe(true);
     expect(looksBig([big, '--out', '/tmp/x'])).toBe(true);
     expect(looksBig([nested])).toBe(false); // only the top-level key counts
-    expect(looksBig([tiny, '--trials', '2000000'])).toBe(true);
+    expect(looksBig([tiny, '--trials', '20000000'])).toBe(true);
     expect(looksBig([big, '--trials=100'])).toBe(false); // the flag wins over the file
     expect(looksBig([tiny, '--precision', '0.01'])).toBe(true);
     expect(looksBig(['scenarios'])).toBe(true); // a folder

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runScenario, validateText } from '../src/api.js';
 import { InlineExecutor, type Executor } from '../src/engine/executor.js';
 import { KERNELS } from '../src/systems/kernels.js';
-import { CancelledError, RELEASE_WINDOW, runGroups } from '../src/engine/run.js';
+import { BOOT_MS, CancelledError, poolPays, RELEASE_WINDOW, runGroups, THREAD_EFFICIENCY } from '../src/engine/run.js';
 import type { BatchTask } from '../src/engine/chunk.js';
 import { summaryCsv } from '../src/report/tables.js';
 
@@ -219,7 +219,6 @@ describe('--precision', () => {
  * "threads" ran.
  */
 class ColdPool implements Executor {
-  readonly inner = new InlineExecutor(KERNELS);
   readonly tasks: BatchTask[] = [];
   private state: 'cold' | 'loading' | 'ready' = 'cold';
   private looks = 0;
@@ -228,6 +227,7 @@ class ColdPool implements Executor {
   constructor(
     readonly threads: number,
     private readonly loadingLooks: number,
+    readonly inner = new InlineExecutor(KERNELS),
   ) {}
   readiness(): 'cold' | 'loading' | 'ready' {
     if (this.state === 'loading' && this.looks++ >= this.loadingLooks) this.state = 'ready';
@@ -247,16 +247,16 @@ class ColdPool implements Executor {
   async close(): Promise<void> {}
 }
 
-describe('a cold pool (engine/run.ts WARM_AT_MS)', () => {
+describe('a cold pool (engine/run.ts BOOT_MS, poolPays)', () => {
   const chunks = (tasks: BatchTask[]) => tasks.reduce((n, t) => n + t.sizes.length, 0);
   // 3 chunks of 16 384 trials a point, 2 points (small chunks: what is tested is where they run)
   const C = 16_384;
   const T = 40_000;
-  const setup = async () => {
+  const setup = async (trials = T) => {
     const v = valid();
     const { compilePoints, jobsOf } = await import('../src/api/run.js');
     const jobs = jobsOf(v, compilePoints(v));
-    const plain = await runGroups(jobs, { seed: v.seed, trials: T, chunkTrials: C }, new InlineExecutor(KERNELS));
+    const plain = await runGroups(jobs, { seed: v.seed, trials, chunkTrials: C }, new InlineExecutor(KERNELS));
     return { v, jobs, plain: plain.map((o) => Array.from(o.merged)) };
   };
 
@@ -264,37 +264,92 @@ describe('a cold pool (engine/run.ts WARM_AT_MS)', () => {
     const { v, jobs, plain } = await setup();
     const pool = new ColdPool(2, 0);
     const inline = new InlineExecutor(KERNELS);
-    const out = await runGroups(jobs, { seed: v.seed, trials: T, chunkTrials: C, inline, warmAtMs: 1e9 }, pool);
+    const out = await runGroups(jobs, { seed: v.seed, trials: T, chunkTrials: C, inline, poolStartMs: 1e9 }, pool);
     expect(out.map((o) => Array.from(o.merged))).toEqual(plain);
     expect(pool.readiness()).toBe('cold');
     expect(pool.tasks).toEqual([]);
     // without an executor in this thread, the pool runs everything
     const other = new ColdPool(2, 0);
-    await runGroups(jobs, { seed: v.seed, trials: T, chunkTrials: C, warmAtMs: 1e9 }, other);
+    await runGroups(jobs, { seed: v.seed, trials: T, chunkTrials: C, poolStartMs: 1e9 }, other);
     expect(chunks(other.tasks)).toBe(6);
   });
 
   it('a run that gains from threads starts the pool, runs on here while it loads, and hands its chunks over once loaded: the same bytes', async () => {
-    const { v, jobs, plain } = await setup();
+    // 8 chunks a point: the pool is judged from this thread's second task on
+    const { v, jobs, plain } = await setup(8 * C);
     const pool = new ColdPool(2, 2);
-    const out = await runGroups(jobs, { seed: v.seed, trials: T, chunkTrials: C, inline: new InlineExecutor(KERNELS), warmAtMs: 0, taskMs: 0.001 }, pool);
+    const out = await runGroups(jobs, { seed: v.seed, trials: 8 * C, chunkTrials: C, inline: new InlineExecutor(KERNELS), poolStartMs: 0, taskMs: 0.001 }, pool);
     expect(out.map((o) => Array.from(o.merged))).toEqual(plain);
     expect(pool.warmed).toBe(1);
     expect(pool.loadingSeen).toBeGreaterThan(0);
     // the first chunks ran here (the pool was cold, then loading), the rest on the pool
     expect(chunks(pool.tasks)).toBeGreaterThan(0);
-    expect(chunks(pool.tasks)).toBeLessThan(6);
+    expect(chunks(pool.tasks)).toBeLessThan(16);
     // a later run on the now-ready pool runs on it from its first chunk
     const before = chunks(pool.tasks);
-    await runGroups(jobs, { seed: v.seed, trials: T, chunkTrials: C, inline: new InlineExecutor(KERNELS), warmAtMs: 0 }, pool);
+    await runGroups(jobs, { seed: v.seed, trials: T, chunkTrials: C, inline: new InlineExecutor(KERNELS), poolStartMs: 0 }, pool);
     expect(chunks(pool.tasks) - before).toBe(6);
+  });
+
+  it('the pool is started where the share of the work left that its threads save covers their start (poolPays)', () => {
+    const two = 1 - 1 / (2 * THREAD_EFFICIENCY); // what a second thread saves of the work left
+    // case-a-new-siege at its own 200 000 trials: ~0.1 s left, a first task of ~150 ms (three cases' walks)
+    expect(poolPays(110, 2, BOOT_MS + 150)).toBe(false);
+    // the same file at 5 M trials a case: ~3 s left
+    expect(poolPays(3000, 2, BOOT_MS + 150)).toBe(true);
+    // at the line, on two threads and on eight
+    expect(poolPays(BOOT_MS / two, 2, BOOT_MS)).toBe(true);
+    expect(poolPays(BOOT_MS / two - 1, 2, BOOT_MS)).toBe(false);
+    expect(poolPays(BOOT_MS / two - 1, 8, BOOT_MS)).toBe(true);
+    // one thread (a pool of one) never pays, and a start of 0 always does
+    expect(poolPays(1e9, 1, BOOT_MS)).toBe(false);
+    expect(poolPays(0, 2, 0)).toBe(true);
+  });
+
+  /** One case of a kernel that spins `firstMs` on its first call and `laterMs` on each later one. */
+  const spinning = (firstMs: number, laterMs: number) => {
+    let calls = 0;
+    const spin = (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end);
+    };
+    const kernel = {
+      run(_c: unknown, _rng: unknown, n: number, acc: Float64Array) {
+        spin(calls++ === 0 ? firstMs : laterMs);
+        acc[0] += n;
+      },
+      accLength: () => 1,
+    };
+    const kernels = { spin: kernel } as unknown as ConstructorParameters<typeof InlineExecutor>[0];
+    const jobs = [{ stream: 'p0', system: 'spin', compiled: [{}], accLengths: [1], pairedSlots: [[]] }];
+    return { kernels, jobs };
+  };
+  const coldPoolOf = (kernels: ConstructorParameters<typeof InlineExecutor>[0]) => new ColdPool(2, 0, new InlineExecutor(kernels));
+
+  it('a slow first task (tables, kernels not yet compiled) does not start the pool for a run whose steady chunks are quick', async () => {
+    const { kernels, jobs } = spinning(80, 0);
+    const pool = coldPoolOf(kernels);
+    // 20 chunks of a task each: judged on the first alone (as before), 19 chunks x 80 ms looked like 1.5 s, of which a second thread saves far more than 100 ms
+    const out = await runGroups(jobs, { seed: 1, trials: 200, chunkTrials: 10, inline: new InlineExecutor(kernels), poolStartMs: 100, taskMs: 1e-9 }, pool);
+    expect(out[0].trials).toBe(200);
+    expect(pool.warmed).toBe(0);
+    expect(pool.tasks).toEqual([]);
+  });
+
+  it('a run whose steady chunks add up past the line starts the pool, and its first task alone does not hold it back', async () => {
+    const { kernels, jobs } = spinning(20, 8);
+    const pool = coldPoolOf(kernels);
+    // 60 chunks of 8 ms and more: ~0.5 s left after the second task, of which a second thread saves more than 30 ms
+    const out = await runGroups(jobs, { seed: 1, trials: 600, chunkTrials: 10, inline: new InlineExecutor(kernels), poolStartMs: 30, taskMs: 1e-9 }, pool);
+    expect(out[0].trials).toBe(600);
+    expect(pool.warmed).toBe(1);
   });
 
   it('a pool someone else started (an early pool, a server) runs the chunks from the first, loaded or not', async () => {
     const { v, jobs, plain } = await setup();
     const pool = new ColdPool(2, 1e9); // never ready while this test runs
     pool.warm();
-    const out = await runGroups(jobs, { seed: v.seed, trials: T, chunkTrials: C, inline: new InlineExecutor(KERNELS), warmAtMs: 1e9 }, pool);
+    const out = await runGroups(jobs, { seed: v.seed, trials: T, chunkTrials: C, inline: new InlineExecutor(KERNELS), poolStartMs: 1e9 }, pool);
     expect(out.map((o) => Array.from(o.merged))).toEqual(plain);
     expect(chunks(pool.tasks)).toBe(6);
   });

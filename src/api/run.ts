@@ -159,7 +159,7 @@ export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {
       onProgress: opts.onProgress,
       onPartial: opts.onPartial && ((g, merged, n) => opts.onPartial!(g, n, () => assembleCases(v, points, jobs, g, merged, n))),
       signal: opts.signal,
-      inline: inlineExecutor(),
+      inline: exec.inline ?? inlineExecutor(),
       release: true, // the points compiled above are this run's alone
     },
     exec,

@@ -364,7 +364,7 @@ async function solveAt(v: ValidScenario, o: Omit<SolveOptions, 'point'>, variant
         trials: n,
         chunkTrials: sys.chunkTrials,
         signal: o.signal,
-        inline: inlineExecutor(),
+        inline: exec.inline ?? inlineExecutor(),
         release: true, // the candidates compiled above are this evaluation's alone
         ...(open ? { more: (g: number, merged: Float64Array) => straddles(metricOf(compiled[g], merged)), maxTrials: cap } : {}),
       },

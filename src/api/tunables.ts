@@ -417,7 +417,7 @@ export async function runCases(
     accLengths: g.compiled.map((c) => system.kernel.accLength(c)),
     pairedSlots: g.pairedSlots,
   }));
-  const outs = await runGroups(jobs, { seed: o.seed, trials: o.trials, chunkTrials: system.chunkTrials, signal: o.signal, onProgress: o.onProgress, inline: inlineExecutor() }, o.executor);
+  const outs = await runGroups(jobs, { seed: o.seed, trials: o.trials, chunkTrials: system.chunkTrials, signal: o.signal, onProgress: o.onProgress, inline: o.executor.inline ?? inlineExecutor() }, o.executor);
   return outs.map((out, g) => ({ ...splitResult(jobs[g], out.merged), trials: out.trials }));
 }
 

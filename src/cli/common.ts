@@ -216,7 +216,19 @@ export function caseOptions(
  * thread answers requests.
  */
 export function executorOf(threads: number): Executor {
-  return threads === 1 ? mainThreadExecutor() : new PoolExecutor(threads);
+  return threads === 1 ? mainThreadExecutor() : commandPool(new PoolExecutor(threads));
+}
+
+/**
+ * A command's pool: while it is cold (a run not yet seen to run long, engine/run.ts), this
+ * thread runs its chunks as `--threads 1` does (Executor.inline), in the same long turns. The
+ * api's default in-process executor, which turns every 25 ms for a server, ran the bundled
+ * Crusader Rex files' own runs at 1.4-1.6x the CPU of `--threads 1` (each turn's kernel calls
+ * flush their sums; docs/performance.md, "the default thread count").
+ */
+export function commandPool(pool: PoolExecutor): PoolExecutor {
+  pool.inline ??= mainThreadExecutor();
+  return pool;
 }
 
 /**

@@ -24,15 +24,23 @@ export function threadsFromArgv(argv: readonly string[]): number | undefined {
 }
 
 /**
- * Whether the run is surely big enough for worker threads: `--trials` or `--precision` asks for
- * it, or a scenario file's top-level `trials:` is at least EARLY_TRIALS (read with a look at
- * the raw text: this only decides when threads start, never what runs; a file this misreads
- * just starts them at the usual time). A run of one chunk is done in-process, and starting
- * threads for it cost a tiny run a third of its time.
+ * Trials say little of a run's time: 200 000 of a Crusader Rex siege are ~0.1 s of kernel work,
+ * of a fantasy siege ~1 s. Started early from 50 000 (as before), the pool made most bundled
+ * files' own runs 1.1-1.5x slower than `--threads 1` on two cores (docs/performance.md, "The
+ * default thread count"). 10 M a case are ~0.8 s even at the fastest kernel's ~13 M/s, where two
+ * threads started early gain (the reference battle at 20 M: 2.16 s against 2.34 s judged).
  */
-const EARLY_TRIALS = 50_000;
+const EARLY_TRIALS = 10_000_000;
 /** `run`'s options that take a value (as a separate argument). */
 const VALUED = new Set(['--seed', '--threads', '--out', '--max-trials', '--shard']);
+/**
+ * Whether the run is surely long enough for worker threads: `--precision` (it runs until every
+ * headline interval is narrow enough), a folder of scenarios (`npm start`'s main job), or at
+ * least EARLY_TRIALS trials a case by `--trials` or a scenario file's top-level `trials:` (read
+ * with a look at the raw text: this only decides when threads start, never what runs; a file
+ * this misreads just starts them at the usual time). Any other run starts its threads once it
+ * is seen to run long enough to gain from them (engine/run.ts poolPays), or never.
+ */
 export function looksBig(args: readonly string[]): boolean {
   let trials: number | undefined;
   const files: string[] = [];

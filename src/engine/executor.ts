@@ -29,6 +29,15 @@ export interface Executor {
   /** Start the threads now, without a task. */
   warm?(): void;
   /**
+   * Optional: the executor in the calling thread that runs this one's chunks while it is cold,
+   * and a run of one chunk (RunOptions.inline, as the api's runs give it); where none, the
+   * api's in-process executor, which turns the event loop every TURN_MS for a server's
+   * requests. The command line's pools give the `--threads 1` executor's (TURN_MS_ONE_THREAD):
+   * its main thread answers nothing but Ctrl-C and the progress line, and a cold pool's chunks
+   * run there at that executor's speed (cli/common.ts executorOf).
+   */
+  readonly inline?: Executor;
+  /**
    * The run is done with these compiled cases: an executor that runs them in this thread, on
    * these very objects, lets the kernel drop what it keeps for them (Kernel.release). A pool's
    * threads run copies, which go with each task.

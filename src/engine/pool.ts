@@ -51,6 +51,8 @@ export class PoolExecutor implements Executor {
    * fixed costs; a cancelled run's task is stopped STOP_AFTER_MS later whatever its length.
    */
   readonly taskMs = TASK_MS_POOL;
+  /** Executor.inline: set by whoever owns the pool, before its first run (the command line: cli/common.ts executorOf). */
+  inline?: Executor;
   constructor(readonly threads: number) {}
   readiness(): 'cold' | 'loading' | 'ready' {
     return !this.pool ? 'cold' : this.allLoaded ? 'ready' : 'loading';

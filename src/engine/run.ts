@@ -54,11 +54,14 @@ export interface RunOptions {
   taskMs?: number;
   /**
    * An executor in this thread, run instead of a pool's for a run of one chunk in all, and while
-   * the pool is cold (see WARM_AT_MS).
+   * the pool is cold (see BOOT_MS).
    */
   inline?: Executor;
-  /** The command's work (ms) that starts a cold pool (default WARM_AT_MS; tests set their own). */
-  warmAtMs?: number;
+  /**
+   * What a cold pool must earn back before it is started, ms: by default BOOT_MS plus a thread's
+   * setup as this run measured it. Tests set it whole (0: at the first judgement; 1e9: never).
+   */
+  poolStartMs?: number;
   /**
    * The jobs' compiled cases are the run's alone (made for it, dropped after it): once a group's
    * chunks are all merged and none of its tasks is still running, the executors are told they
@@ -77,17 +80,55 @@ export interface GroupOutcome {
 }
 
 /**
- * A pool's threads take ~0.35-0.45 s (two threads, this machine class, quiet) to load before
- * they run a chunk, and ~0.3-0.5 s of CPU. A run given a cold pool (never asked to start: no
- * early pool, no server warming it) and an executor in this thread does its chunks here instead,
- * and starts the pool only once the command's work looks long enough to gain from it: the
- * calling thread's kernel time so far (over every run on this pool: a solve or a sensitivity is
- * many small runs) plus what this run has left, estimated from its chunks' times, reaching
- * WARM_AT_MS. Its chunks go to the pool from the moment its threads have loaded. Where chunks
- * run never changes a result (the module comment); a command that stays under this never starts
- * the pool at all.
+ * A run given a cold pool (never asked to start: no early pool, no server warming it) and an
+ * executor in this thread does its chunks here, and starts the pool only once it looks worth
+ * it (poolPays): the pool's threads save a share of the work left, and cost their start first.
+ *
+ *     work x (1 - 1 / (THREAD_EFFICIENCY x threads)) >= BOOT_MS + setup
+ *
+ * - work: the run's committed chunks not yet merged times this thread's steady time per chunk,
+ *   plus this thread's kernel time in the command's earlier runs on this pool (a solve or a
+ *   sensitivity is many small runs). The steady time is taken from the run's second task on
+ *   (the first builds the cases' tables and runs before V8 has compiled the kernels, 10-30x a
+ *   later chunk), and from tasks past a sweep point's first chunk or long enough to outweigh
+ *   its tables (STEADY_TASK_CHUNKS); a sweep still at its points' first chunks is judged on its
+ *   time per chunk so far once it has spent 2 x BOOT_MS, and a command's later runs from their
+ *   first task (their kernels are compiled). What this run has already spent does not count:
+ *   the pool would not take it back.
+ * - BOOT_MS: the threads' load before their first chunk (~0.35-0.5 s, two threads, this
+ *   machine class), while this thread goes on with the chunks;
+ * - setup: the first task's time over its chunks' steady time, what each thread pays again
+ *   before its first chunk (its cases' tables, its kernels compiled: a Crusader Rex siege's
+ *   walk ~0.15-0.4 s, a surrender run almost none).
+ *
+ * Its chunks go to the pool from the moment its threads have loaded. Where chunks run never
+ * changes a result (the module comment); a command that stays under this never starts the pool.
  */
-export const WARM_AT_MS = 800;
+export const BOOT_MS = 450;
+/**
+ * What each of a pool's threads adds, as a share of one thread alone. Measured on two cores (two
+ * vCPUs), whole `siegesim run`s against `--threads 1` (docs/performance.md, "the default thread
+ * count"): two threads run 1.3-1.8x one, and a pool started at once lost below ~2 s of kernel
+ * work (the reference battle at 1 M trials a case 2.7 s against 1.7 s, `case-b-old-siege` at 3 M
+ * 2.7 s against 2.5 s, `hopeless-citadel`'s own run 2.1 s against 1.7 s) and gained past it (the
+ * reference battle at 3 M 3.0 s against 3.65 s, `heavy-guns-grid` 3.5 s against 5.7 s). On more
+ * cores than two, a guess that errs on the side of one thread. Judged as before (the first
+ * chunk's time and all time spent, against 800 ms), most bundled files' own runs started the
+ * pool to their loss.
+ */
+export const THREAD_EFFICIENCY = 0.75;
+
+/**
+ * A task that starts a sweep point builds its cases' tables (a Crusader Rex siege's walk, a Cry
+ * Havoc case's) before its first chunk: its time per chunk is believed as steady from this many
+ * chunks on, where they outweigh the tables.
+ */
+export const STEADY_TASK_CHUNKS = 4;
+
+/** Whether a cold pool of `threads` is worth starting now: the work left against what starting it costs (BOOT_MS + setup), in ms. */
+export function poolPays(workMs: number, threads: number, startMs: number): boolean {
+  return workMs * (1 - 1 / Math.max(1, THREAD_EFFICIENCY * threads)) >= startMs;
+}
 /** The calling thread's kernel time (ms) on behalf of each cold pool, over its runs. */
 const deferred = new WeakMap<Executor, { spent: number }>();
 
@@ -132,7 +173,7 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
   // chunk can only use one thread anyway. However slow it is, the in-process executor runs it in
   // slices with turns of the event loop between them: Ctrl-C, progress and the ETA line still work.
   const oneChunk = exec.threads > 0 && !open && nInitial * jobs.length <= 1 && opts.inline !== undefined;
-  // A cold pool: this thread runs the chunks until the pool is worth starting and has loaded (WARM_AT_MS).
+  // A cold pool: this thread runs the chunks until the pool is worth starting and has loaded (BOOT_MS).
   let defer: { spent: number } | undefined;
   if (!oneChunk && exec.threads > 0 && opts.inline && exec.readiness && exec.warm) {
     const state = exec.readiness();
@@ -146,6 +187,10 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
   const whole = !open && opts.onPartial === undefined;
   const taskMs = opts.taskMs ?? (whole ? exec.taskMs : undefined) ?? 40;
   let inlineFree = 0; // when this thread's last chunk here ended (a queued batch's wait is not its work)
+  const spentBefore = defer?.spent ?? 0; // the command's earlier runs' kernel time here (on a cold pool)
+  let firstMs = 0; // this thread's time on the run's first task (its cases' tables, its kernels not yet compiled)
+  let firstChunks = 0;
+  let steadyMs = 0; // this thread's time per chunk in this run from its second task on (smoothed as msPerChunk)
 
   const groups: GroupState[] = jobs.map((j) => {
     const len = resultLength(j);
@@ -240,10 +285,17 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
         defer = undefined;
         return;
       }
-      if (state !== 'cold' || msPerChunk === 0) return;
+      if (state !== 'cold') return;
+      // the steady time per chunk; else (a sweep still at its points' first chunks, with their
+      // tables) the time per chunk so far, once the run has spent 2 x BOOT_MS at it, or once a
+      // command's earlier runs have compiled the kernels
+      const per = steadyMs > 0 ? steadyMs : spentBefore > 0 || defer.spent - spentBefore >= 2 * BOOT_MS ? msPerChunk : 0;
+      if (per === 0) return;
       let left = 0; // committed chunks not yet merged
       for (const g of groups) if (!g.done) left += g.limit - g.nextMerge;
-      if (defer.spent + left * msPerChunk >= (opts.warmAtMs ?? WARM_AT_MS)) exec.warm!();
+      // what each thread of the pool pays again before its first chunk: the first task's time over its chunks'
+      const setup = Math.max(0, firstMs - firstChunks * per);
+      if (poolPays(left * per + spentBefore, exec.threads, opts.poolStartMs ?? BOOT_MS + setup)) exec.warm!();
     };
 
     const pump = () => {
@@ -287,13 +339,20 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
             unmerged -= running;
             if (finished) return;
             const t1 = performance.now();
-            if (on !== exec && defer) {
-              defer.spent += t1 - Math.max(t0, inlineFree);
-              inlineFree = t1;
-            }
             // Batch size from the time per chunk (smoothed; a task waits about one task's time in
             // the queue when workers are busy). Only the overhead depends on it, never results.
-            const per = (t1 - t0) / b.count / (on.threads > 0 ? 2 : 1);
+            let per = (t1 - t0) / b.count / (on.threads > 0 ? 2 : 1);
+            if (on !== exec && defer) {
+              // this thread's own time on the task (it ran after the one before it), what the pool is judged on
+              const own = t1 - Math.max(t0, inlineFree);
+              defer.spent += own;
+              inlineFree = t1;
+              per = own / b.count;
+              if (firstChunks === 0) {
+                firstMs = own;
+                firstChunks = b.count;
+              } else if (b.first > 0 || b.count >= STEADY_TASK_CHUNKS) steadyMs = steadyMs === 0 || per < steadyMs ? per : 0.7 * steadyMs + 0.3 * per;
+            }
             // faster chunks are believed at once (the first ones run before the kernel is
             // compiled, ~20x slower), slower ones are smoothed in
             msPerChunk = msPerChunk === 0 || per < msPerChunk ? per : 0.7 * msPerChunk + 0.3 * per;

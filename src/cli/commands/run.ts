@@ -5,7 +5,7 @@ import { chunkCount, runScenario, runShard, MSG, type Executor } from '../../api
 import { poolFor } from '../early-pool.js';
 import { checkFolder, checkOutputFile, checkReportDir, writeIndex, writeReport, type ReportSource } from '../../report/write.js';
 import { SHARD_FILE, writeShardFile } from '../shard-file.js';
-import { controller, executorOf, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
+import { commandPool, controller, executorOf, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
 import { showCount } from '../../report/format.js';
 import { noKernelsFromNow, preloadVega, startRenderer } from '../../report/renderer.js';
 import { answerText } from '../../report/answer-text.js';
@@ -52,17 +52,19 @@ const RENDERER_IF_LEFT = 0.2;
 /**
  * vega loaded in this thread during a one-file run whose kernels run on worker threads (this
  * thread mostly waits for them), as an onProgress hook: once the run is seen to be long enough,
- * `ready` is called, so that the charts start as soon as the run ends. A shorter run, and any
- * run with --threads 1 (this thread runs the kernels), loads vega after it. The charts are drawn
+ * `ready` is called, so that the charts start as soon as the run ends. A shorter run, any run
+ * with --threads 1, and a run whose pool has not loaded yet (this thread runs the kernels: a
+ * run not yet seen to run long, engine/run.ts) load vega after it, or once the threads run. The charts are drawn
  * in this thread either way: a renderer thread beside a one-file run, warmed up with the report's
  * own charts from a preview, cost 11-27% more CPU for no shorter wall clock (docs/performance.md).
  */
-function chartsWhenLong(ready: () => void): (done: number, planned: number) => void {
+function chartsWhenLong(ready: () => void, onThreads: () => boolean): (done: number, planned: number) => void {
   const t0 = performance.now();
   let decided = false;
   return (done, planned) => {
     const elapsed = (performance.now() - t0) / 1000;
-    if (decided || done <= 0 || elapsed < RENDERER_JUDGED_AFTER) return;
+    // not while this thread runs the chunks (a pool not yet loaded): loading vega then only delays them
+    if (decided || done <= 0 || elapsed < RENDERER_JUDGED_AFTER || !onThreads()) return;
     decided = true;
     if ((elapsed * (planned - done)) / done >= RENDERER_IF_LEFT) ready();
   };
@@ -83,7 +85,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   // a folder holding another scenario's report is refused unless --force (write.ts refuseOtherScenario)
   scenarios.forEach((v, i) => checkReportDir(outs[i], 'run', { force: flags.force, inputs, scenario: { name: v.name, file: v.file, named: Boolean(flags.out) && !multi } }));
   // One thread: this one runs the kernels (executorOf). More: the pool start.ts started early.
-  const exec: Executor = flags.threads === 1 ? executorOf(1) : poolFor(flags.threads);
+  const exec: Executor = flags.threads === 1 ? executorOf(1) : commandPool(poolFor(flags.threads));
   // The workers start when the run's work is seen to be long enough (engine/run.ts WARM_AT_MS),
   // unless start.ts started them early for a run that surely is (cli/early-pool.ts); until then
   // this thread runs the chunks. With --threads 1 this thread is the kernel thread.
@@ -129,7 +131,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       // one file: vega loaded here while worker threads run the kernels (this thread mostly waits
       // for them); nothing early with --threads 1 (this thread is the kernels' and would load it
       // as late either way)
-      const renderer = draw && exec.threads > 1 && !multi && !inProcess ? chartsWhenLong(preloadVega) : undefined;
+      const renderer = draw && exec.threads > 1 && !multi && !inProcess ? chartsWhenLong(preloadVega, () => exec.readiness?.() !== 'cold' && exec.readiness?.() !== 'loading') : undefined;
       const result = await runScenario(v, {
         trials: flags.trials,
         seed: flags.seed,
