@@ -421,7 +421,7 @@ describe("a run drops each sweep point's kernel state once the point is done (Ru
     expect(Math.max(...sizes)).toBeLessThanOrEqual(10);
   });
 
-  it("a run's threads are those that ran it: 1 when its pool was never started (a short run done in this thread), the pool's when it ran tasks", async () => {
+  it("a run's threads are those that ran it: 1 when its pool ran none of its tasks (never started, or a run of one chunk), the pool's when it ran tasks", async () => {
     const v = valid('name: t\nsystem: surrender\nseed: 3\ntrials: 1000\nstructure: { surrender_level: 3 }\nturns: 4\n');
     const inner = new InlineExecutor(KERNELS);
     const pool = () => {
@@ -438,7 +438,13 @@ describe("a run drops each sweep point's kernel state once the point is done (Ru
     // one chunk: this thread runs it, the pool is never started (the page said "2 threads")
     expect((await runScenario(v, { executor: pool() })).provenance.threads).toBe(1);
     // several chunks: the pool runs them
-    expect((await runScenario(v, { executor: pool(), trials: 600_000 })).provenance.threads).toBe(2);
+    const started = pool();
+    expect((await runScenario(v, { executor: started, trials: 600_000 })).provenance.threads).toBe(2);
+    // one chunk on the pool an earlier run started: still this thread alone (a run of several files said "2 threads")
+    expect(started.readiness!()).toBe('ready');
+    expect((await runScenario(v, { executor: started })).provenance.threads).toBe(1);
+    // the api's own executor in this thread says its own count
+    expect((await runScenario(v, { executor: new InlineExecutor(KERNELS, 1) })).provenance.threads).toBe(1);
   });
 
   it('a fantasy sweep run with its points released gives the same summary, bytes and all, as one that keeps them', async () => {

@@ -143,6 +143,7 @@ export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {
   const t0 = performance.now();
   const E = opts.precision;
   const aimed = precisionMetrics(sys, v.headline);
+  const ran = { tasks: 0 };
   const outcomes = await runGroups(
     jobs,
     {
@@ -161,13 +162,15 @@ export async function runScenario(v: ValidScenario, opts: RunScenarioOptions = {
       signal: opts.signal,
       inline: exec.inline ?? inlineExecutor(),
       release: true, // the points compiled above are this run's alone
+      ran,
     },
     exec,
   );
   const seconds = (performance.now() - t0) / 1000;
-  // a pool never started (a short run done in this thread before it was seen to run long) ran
+  // a pool that ran none of this run's tasks (never started: a short run done in this thread
+  // before it was seen to run long; or a run of one chunk, done here whatever the pool) ran
   // nothing: the run's threads are this one, not the pool's it was allowed
-  const threads = exec.readiness?.() === 'cold' ? 1 : exec.threads;
+  const threads = exec.readiness !== undefined && ran.tasks === 0 ? 1 : exec.threads;
   return assembleResult(v, points, jobs, outcomes, { seed, trials, threads, seconds, precision: E, maxTrials: opts.maxTrials });
 }
 

@@ -57,6 +57,8 @@ export interface RunOptions {
    * the pool is cold (see BOOT_MS).
    */
   inline?: Executor;
+  /** Filled in by the run: how many of its tasks ran on the executor it was given, not on `inline` (a run's provenance says which threads ran it). */
+  ran?: { tasks: number };
   /**
    * What a cold pool must earn back before it is started, ms: by default BOOT_MS plus a thread's
    * setup as this run measured it. Tests set it whole (0: at the first judgement; 1e9: never).
@@ -324,6 +326,7 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
         inflight++;
         g.inflight++;
         const on = runner;
+        if (on === exec && opts.ran) opts.ran.tasks++;
         const t0 = performance.now();
         let running = 0; // trials of this task run so far, as the executor says (a slow in-process chunk)
         const onTrials = (n: number) => {
