@@ -62,6 +62,22 @@ describe('the long-run line', () => {
     expect(Math.abs(trials / rate / 60 - minutes)).toBeLessThan(0.5);
   });
 
+  it('names the threads running the run when it speaks: this one until a pool has loaded (run.ts reads them then)', () => {
+    let t = 0;
+    let threads = 1; // a cold pool: the run starts in this thread
+    const said: string[] = [];
+    const watch = etaWatch(() => t, { get threads() { return threads; }, cases: 1 }, (l) => said.push(l));
+    t = 1;
+    watch(1000, 1e10);
+    t = 1 + ETA_SETTLE_S;
+    watch(4e6, 1e10);
+    threads = 2; // the pool has loaded since
+    t = 1 + ETA_SETTLE_S + ETA_MEASURE_S;
+    watch(4e6 + 2e6 * ETA_MEASURE_S, 1e10);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/ on 2 threads /);
+  });
+
   it('says the line at most once, and only after the rate is known', () => {
     let t = 0;
     const said: string[] = [];

@@ -70,6 +70,16 @@ function chartsWhenLong(ready: () => void, onThreads: () => boolean): (done: num
   };
 }
 
+/**
+ * The threads running the run now, as the ETA line names them: this one while a pool is not yet
+ * loaded (a run not yet seen to run long runs here, engine/run.ts poolPays; it may never start it).
+ */
+function runningOn(exec: Executor, inProcess: boolean): number {
+  if (inProcess) return 1;
+  const state = exec.readiness?.();
+  return state === 'cold' || state === 'loading' ? 1 : exec.threads;
+}
+
 async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   if (flags.shard) return shardCommand(files, flags as RunFlags & { shard: { k: number; n: number } });
   if (flags.brief && flags.json) throw new UserError('--brief prints a line per scenario and --json a JSON array on the same stdout: choose one');
@@ -125,9 +135,10 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
               : `on ${exec.threads} threads`;
         process.stderr.write(`${v.name}: running ${n} case(s) x ${plan} ${where}\n`);
       }
-      // A run that will take long says so once its speed is known (not --precision: its end depends on the results).
+      // A run that will take long says so once its speed is known (not --precision: its end depends on the results),
+      // with the threads running it then (threads): this one until a pool has loaded.
       const t0 = performance.now();
-      const eta = flags.precision === undefined ? etaWatch(() => (performance.now() - t0) / 1000, { threads: inProcess ? 1 : exec.threads, cases: v.variantNames.length }, (line) => progress.note(`${v.name}: ${line}`)) : undefined;
+      const eta = flags.precision === undefined ? etaWatch(() => (performance.now() - t0) / 1000, { get threads() { return runningOn(exec, inProcess); }, cases: v.variantNames.length }, (line) => progress.note(`${v.name}: ${line}`)) : undefined;
       // one file: vega loaded here while worker threads run the kernels (this thread mostly waits
       // for them); nothing early with --threads 1 (this thread is the kernels' and would load it
       // as late either way)
