@@ -96,7 +96,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   scenarios.forEach((v, i) => checkReportDir(outs[i], 'run', { force: flags.force, inputs, scenario: { name: v.name, file: v.file, named: Boolean(flags.out) && !multi } }));
   // One thread: this one runs the kernels (executorOf). More: the pool start.ts started early.
   const exec: Executor = flags.threads === 1 ? executorOf(1) : commandPool(poolFor(flags.threads));
-  // The workers start when the run's work is seen to be long enough (engine/run.ts WARM_AT_MS),
+  // The workers start when the run's work is seen to be long enough (engine/run.ts poolPays),
   // unless start.ts started them early for a run that surely is (cli/early-pool.ts); until then
   // this thread runs the chunks. With --threads 1 this thread is the kernel thread.
   const draw = flags.charts !== false;
@@ -125,13 +125,13 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
           flags.precision === undefined
             ? `${first} trials`
             : `${first} trials, then more until every headline interval is within ±${flags.precision} (at most ${showCount(flags.maxTrials ?? 1e9)} a case)`;
-        // a cold pool (no early pool): the run starts in this thread and starts the workers only if it runs long (engine/run.ts WARM_AT_MS)
+        // a cold pool (no early pool): the run starts in this thread and starts the workers only if it runs long (engine/run.ts poolPays)
         // one chunk, or --threads 1: this thread runs every trial (the same words either way)
         const where =
           inProcess || exec.threads === 1
             ? 'in this thread'
             : exec.readiness?.() === 'cold'
-              ? `in this thread until it is seen to run long, then on ${exec.threads} threads`
+              ? `in this thread, on ${exec.threads} threads once it is seen to run long enough to gain from them`
               : `on ${exec.threads} threads`;
         process.stderr.write(`${v.name}: running ${n} case(s) x ${plan} ${where}\n`);
       }
