@@ -345,6 +345,15 @@ describe('a cold pool (engine/run.ts BOOT_MS, poolPays)', () => {
     expect(pool.warmed).toBe(1);
   });
 
+  it('an open-ended run (one more chunk at a time) that runs long starts the pool: its time so far stands for what is to come', async () => {
+    const { kernels, jobs } = spinning(5, 8);
+    const pool = coldPoolOf(kernels);
+    // a chunk at a time past the first 20 trials, up to 600: ~60 chunks of 8 ms and more, never more than one or two committed ahead
+    const out = await runGroups(jobs, { seed: 1, trials: 20, chunkTrials: 10, more: () => true, maxTrials: 600, inline: new InlineExecutor(kernels), poolStartMs: 100, taskMs: 1e-9 }, pool);
+    expect(out[0].trials).toBe(600);
+    expect(pool.warmed).toBe(1);
+  });
+
   it('a pool someone else started (an early pool, a server) runs the chunks from the first, loaded or not', async () => {
     const { v, jobs, plain } = await setup();
     const pool = new ColdPool(2, 1e9); // never ready while this test runs

@@ -95,8 +95,9 @@ export interface GroupOutcome {
  *   later chunk), and from tasks past a sweep point's first chunk or long enough to outweigh
  *   its tables (STEADY_TASK_CHUNKS); a sweep still at its points' first chunks is judged on its
  *   time per chunk so far once it has spent 2 x BOOT_MS, and a command's later runs from their
- *   first task (their kernels are compiled). What this run has already spent does not count:
- *   the pool would not take it back.
+ *   first task (their kernels are compiled). What this run has already spent does not count
+ *   (the pool would not take it back), except in an open-ended run (`--precision`, a `test`'s
+ *   looks), which commits a chunk at a time: there its time so far stands for what is to come.
  * - BOOT_MS: the threads' load before their first chunk (~0.35-0.5 s, two threads, this
  *   machine class), while this thread goes on with the chunks;
  * - setup: the first task's time over its chunks' steady time, what each thread pays again
@@ -297,7 +298,9 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
       for (const g of groups) if (!g.done) left += g.limit - g.nextMerge;
       // what each thread of the pool pays again before its first chunk: the first task's time over its chunks'
       const setup = Math.max(0, firstMs - firstChunks * per);
-      if (poolPays(left * per + spentBefore, exec.threads, opts.poolStartMs ?? BOOT_MS + setup)) exec.warm!();
+      // an open-ended run (--precision, a test's looks) commits a chunk at a time: its time so far stands for what is to come
+      const ahead = open ? defer.spent - spentBefore : 0;
+      if (poolPays(left * per + spentBefore + ahead, exec.threads, opts.poolStartMs ?? BOOT_MS + setup)) exec.warm!();
     };
 
     const pump = () => {
