@@ -132,6 +132,14 @@ export const STEADY_TASK_CHUNKS = 4;
 export function poolPays(workMs: number, threads: number, startMs: number): boolean {
   return workMs * (1 - 1 / Math.max(1, THREAD_EFFICIENCY * threads)) >= startMs;
 }
+/**
+ * A time per chunk so far (0: none yet) with a new one: a faster one believed at once (the first
+ * chunks run before the kernel is compiled, ~20x slower), a slower one smoothed in.
+ */
+function believed(was: number, now: number): number {
+  return was === 0 || now < was ? now : 0.7 * was + 0.3 * now;
+}
+
 /** The calling thread's kernel time (ms) on behalf of each cold pool, over its runs. */
 const deferred = new WeakMap<Executor, { spent: number }>();
 
@@ -176,7 +184,7 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
   // chunk can only use one thread anyway. However slow it is, the in-process executor runs it in
   // slices with turns of the event loop between them: Ctrl-C, progress and the ETA line still work.
   const oneChunk = exec.threads > 0 && !open && nInitial * jobs.length <= 1 && opts.inline !== undefined;
-  // A cold pool: this thread runs the chunks until the pool is worth starting and has loaded (BOOT_MS).
+  // A cold pool: this thread runs the chunks until the pool is worth starting (poolPays) and has loaded.
   let defer: { spent: number } | undefined;
   if (!oneChunk && exec.threads > 0 && opts.inline && exec.readiness && exec.warm) {
     const state = exec.readiness();
@@ -357,11 +365,9 @@ export function runGroups(jobs: readonly GroupJob[], opts: RunOptions, exec: Exe
               if (firstChunks === 0) {
                 firstMs = own;
                 firstChunks = b.count;
-              } else if (b.first > 0 || b.count >= STEADY_TASK_CHUNKS) steadyMs = steadyMs === 0 || per < steadyMs ? per : 0.7 * steadyMs + 0.3 * per;
+              } else if (b.first > 0 || b.count >= STEADY_TASK_CHUNKS) steadyMs = believed(steadyMs, per);
             }
-            // faster chunks are believed at once (the first ones run before the kernel is
-            // compiled, ~20x slower), slower ones are smoothed in
-            msPerChunk = msPerChunk === 0 || per < msPerChunk ? per : 0.7 * msPerChunk + 0.3 * per;
+            msPerChunk = believed(msPerChunk, per);
             batch = Math.max(1, Math.min(64, Math.round(taskMs / Math.max(msPerChunk, 1e-3))));
             if (!g.done) {
               for (let j = 0; j < b.count; j++) g.pending.set(b.first + j, out.subarray(j * g.len, (j + 1) * g.len));

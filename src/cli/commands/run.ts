@@ -142,7 +142,7 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
       // one file: vega loaded here while worker threads run the kernels (this thread mostly waits
       // for them); nothing early with --threads 1 (this thread is the kernels' and would load it
       // as late either way)
-      const renderer = draw && exec.threads > 1 && !multi && !inProcess ? chartsWhenLong(preloadVega, () => exec.readiness?.() !== 'cold' && exec.readiness?.() !== 'loading') : undefined;
+      const renderer = draw && exec.threads > 1 && !multi && !inProcess ? chartsWhenLong(preloadVega, () => runningOn(exec, false) > 1) : undefined;
       const result = await runScenario(v, {
         trials: flags.trials,
         seed: flags.seed,
