@@ -115,6 +115,7 @@ describe('signals', () => {
       [['exact', slow], 'SIGINT', 130],
       [['check', slow, '--trials', '100', '--threads', '1'], 'SIGTERM', 143],
       [['test', judged, '--threads', '1', '--no-progress'], 'SIGINT', 130],
+      [['exact', slow], 'SIGHUP', 129],
     ];
     for (const [args, sig, code] of cases) {
       const run = startCli(args);
@@ -166,7 +167,8 @@ describe('signals', () => {
     ['SIGINT', 'tmp'],
     ['SIGINT', 'swap'],
     ['SIGTERM', 'swap'],
-  ] as const)('%s in the write phase (%s): exit 130 (143 for SIGTERM), the previous report unchanged, no temporaries', async (sig, step) => {
+    ['SIGHUP', 'swap'],
+  ] as const)('%s in the write phase (%s): exit 130 (143 for SIGTERM, 129 for SIGHUP: its terminal closed), the previous report unchanged, no temporaries', async (sig, step) => {
     const dir = tmp();
     const before = await oldReport(dir);
     const run = startCli(['run', QUICK, '--trials', '2000', '--out', path.join(dir, 'report'), '--no-progress'], { env: { SIEGESIM_FAULT: `write-pause:${step}` } });
@@ -174,7 +176,8 @@ describe('signals', () => {
     if (step === 'swap') expect(existsSync(path.join(dir, 'report'))).toBe(false); // moved aside right now
     run.child.kill(sig);
     const r = await run.done;
-    expect(r.code).toBe(sig === 'SIGTERM' ? 143 : 130);
+    expect(r.code).toBe({ SIGINT: 130, SIGTERM: 143, SIGHUP: 129 }[sig]);
+    expect(r.stderr).toContain(`siegesim: interrupted (${sig}); no report was written or changed`);
     expect(snapshot(path.join(dir, 'report'))).toEqual(before);
     expect(leftovers(dir)).toEqual([]);
   });

@@ -1186,7 +1186,7 @@ describe('siegesim serve (the command)', () => {
     await until(() => streamEnded > 0, 1000);
   }, 90_000);
 
-  it('an idle server stops on SIGTERM or SIGINT; its worker threads start with the first request, not before', async () => {
+  it('an idle server stops on SIGTERM, SIGHUP (its terminal closed) or SIGINT; its worker threads start with the first request, not before', async () => {
     // a worker thread still loading its modules cannot be stopped before it has loaded them: a
     // server stopped before anyone used it waited for them (1.3-1.9 s on a busy machine)
     const threadsOf = (pid: number) => Number(/^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
@@ -1206,6 +1206,13 @@ describe('siegesim serve (the command)', () => {
       expect(await stop(a, 'SIGTERM')).toBeLessThan(HANG_MS);
     } finally {
       a.child.kill('SIGKILL'); // also when it failed: no server left behind (a no-op once it exited)
+    }
+    const h = serve([served]);
+    try {
+      await h.url;
+      expect(await stop(h, 'SIGHUP')).toBeLessThan(HANG_MS);
+    } finally {
+      h.child.kill('SIGKILL');
     }
     // used, then idle
     const b = serve(['--threads', '2', served]);

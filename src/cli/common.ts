@@ -313,15 +313,19 @@ export function precisionFlagsNote(flags: { precision?: number; maxTrials?: numb
   return undefined;
 }
 
+/** The signals that stop a command cleanly (the report being written not written, the one it replaces unchanged; serve: the server stopped). */
+export const HANDLED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+export type HandledSignal = (typeof HANDLED_SIGNALS)[number];
+
 /**
- * fn() with SIGINT and SIGTERM at their default action, ending the process at once (exit status
+ * fn() with SIGINT, SIGTERM and SIGHUP at their default action, ending the process at once (exit status
  * 128 + the signal: 130 for Ctrl-C). An exact answer is one synchronous computation, up to about a minute for
  * a large case, and the handlers main() adds run only between turns of the event loop: they
  * would wait for it to end. Only for work before anything is written (exact, and check's and
  * test's exact answers before their runs): nothing is left half made.
  */
 export function atDefaultSignals<T>(fn: () => T): T {
-  const kept = (['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, process.listeners(sig)] as const);
+  const kept = HANDLED_SIGNALS.map((sig) => [sig, process.listeners(sig)] as const);
   for (const [sig] of kept) process.removeAllListeners(sig);
   try {
     return fn();

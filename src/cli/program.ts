@@ -10,7 +10,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { cleanupPending, finishInterrupted, OutputError, type Interrupted } from '../report/write.js';
 import { exitWhenThreadsLoaded, WorkerFailure } from '../api.js';
 import { VERSION } from '../version.js';
-import { controller, precisionFlagsNote, UserError } from './common.js';
+import { controller, HANDLED_SIGNALS, precisionFlagsNote, UserError, type HandledSignal } from './common.js';
 import type { ScenarioIssue } from '../api.js';
 import * as run from './commands/run.js';
 import * as merge from './commands/merge.js';
@@ -126,6 +126,8 @@ export function interruptedText(sig: string, done: Interrupted): string {
   return `siegesim: interrupted (${sig}) after ${n === 1 ? 'a report was' : `${n} reports were`} written or replaced: ${done.reports.join(', ')}${index}; no other report was written or changed`;
 }
 
+const SIGNAL_EXIT: Record<HandledSignal, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
 export async function main(): Promise<void> {
   const onSignal = (sig: NodeJS.Signals) => {
     controller.abort();
@@ -133,16 +135,19 @@ export async function main(): Promise<void> {
     // the reports already put in place stay (`run a.yaml b.yaml` stopped during b.yaml), and
     // their index is brought up to date: the message names them
     const done = finishInterrupted();
+    // SIGHUP is a closed terminal: writing to it fails (EIO), which must not end the process
+    // with a stack trace before the threads it waits for below have loaded
+    process.stderr.on('error', () => undefined);
     // a terminal's cursor may stand after a progress bar or the echoed ^C: end that line first;
     // a pipe or a log is at the start of a line already
     process.stderr.write(`${process.stderr.isTTY === true ? '\n' : ''}${interruptedText(sig, done)}\n`);
     // worker threads still loading their modules must finish first: exiting stops them, and a
     // thread stopped while loading aborts the process (engine/pool.ts); else exit at once
-    // 128 + the signal, as a shell reports a process its signal ended: 130 for Ctrl-C, 143 for SIGTERM
-    exitWhenThreadsLoaded(sig === 'SIGTERM' ? 143 : 130);
+    // 128 + the signal, as a shell reports a process its signal ended: 130 for Ctrl-C, 143 for
+    // SIGTERM, 129 for SIGHUP (the terminal closed, an ssh session dropped)
+    exitWhenThreadsLoaded(SIGNAL_EXIT[sig as HandledSignal] ?? 130);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  for (const sig of HANDLED_SIGNALS) process.on(sig, onSignal);
   // A reader that stops early (`siegesim roster crusader-rex | head`) is not an error.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);

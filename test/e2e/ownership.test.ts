@@ -481,7 +481,8 @@ describe('signals and failures in the write phase with the user\'s files beside 
     ['SIGINT', 'tmp'],
     ['SIGINT', 'swap'],
     ['SIGTERM', 'swap'],
-  ] as const)('%s at %s: exit 130 (143 for SIGTERM), the old report and the user\'s files as they were, no temporaries', async (sig, step) => {
+    ['SIGHUP', 'tmp'],
+  ] as const)('%s at %s: exit 130 (143 for SIGTERM, 129 for SIGHUP), the old report and the user\'s files as they were, no temporaries', async (sig, step) => {
     const dir = tmp();
     const { rep, before } = await mixed(dir);
     const run = startCli(['run', QUICK, '--trials', '2000', '--out', rep, '--no-progress', '--force'], { env: { SIEGESIM_FAULT: `write-pause:${step}` } });
@@ -489,7 +490,7 @@ describe('signals and failures in the write phase with the user\'s files beside 
     if (step === 'swap') expect(existsSync(path.join(rep, 'summary.json'))).toBe(false); // the old files are aside right now
     run.child.kill(sig);
     const r = await run.done;
-    expect(r.code, r.stderr).toBe(sig === 'SIGTERM' ? 143 : 130);
+    expect(r.code, r.stderr).toBe({ SIGINT: 130, SIGTERM: 143, SIGHUP: 129 }[sig]);
     expect(snapshot(rep)).toEqual(before);
     expect(leftovers(dir)).toEqual([]);
   });

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { exitWhenThreadsLoaded, PoolExecutor, MSG } from '../../api.js';
 import { rootsOf } from '../../serve/catalogue.js';
 import { DEFAULT_HOST, DEFAULT_PORT, isLoopback, startWorkbench } from '../../serve/server.js';
-import { DEFAULT_SCENARIOS, nonNegInt, scenarioArgsOrDefault, threadsOpt, UserError } from '../common.js';
+import { DEFAULT_SCENARIOS, HANDLED_SIGNALS, nonNegInt, scenarioArgsOrDefault, threadsOpt, UserError } from '../common.js';
 import { formatIssue } from '../files.js';
 
 interface ServeFlags {
@@ -26,10 +26,11 @@ async function serveCommand(args: string[], flags: ServeFlags): Promise<void> {
   // a caller may signal as soon as it reads the URL.
   let stopping: ((sig: NodeJS.Signals) => void) | undefined;
   const stopped = new Promise<NodeJS.Signals>((resolve) => (stopping = resolve));
-  process.removeAllListeners('SIGINT');
-  process.removeAllListeners('SIGTERM');
-  process.once('SIGINT', () => stopping!('SIGINT'));
-  process.once('SIGTERM', () => stopping!('SIGTERM'));
+  // SIGHUP (its terminal closed) too: the server ends as it does on Ctrl-C
+  for (const sig of HANDLED_SIGNALS) {
+    process.removeAllListeners(sig);
+    process.once(sig, () => stopping!(sig));
+  }
 
   // The workers start with the first request (the page's load, well before its first change, so
   // that the change does not wait for them), not when the port is ours: a worker still booting
@@ -68,6 +69,7 @@ async function serveCommand(args: string[], flags: ServeFlags): Promise<void> {
   if (flags.open) openBrowser(wb.url);
 
   const sig = await stopped;
+  process.stderr.on('error', () => undefined); // a closed terminal (SIGHUP): nothing to tell
   process.stderr.write(`\nsiegesim serve: stopped (${sig})\n`);
   // A stop that hangs is cut short, but never while worker threads load their modules (the first
   // request starts them): exiting stops them, and a thread stopped while loading aborts the
