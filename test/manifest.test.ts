@@ -99,4 +99,29 @@ describe('the scenario walkers leave out what siegesim wrote', () => {
     // a file named on the command line is read whatever wrote it
     expect(rel(expandScenarioArgs([path.join(d, 'scenario.yaml')]).files)).toEqual(['scenario.yaml']);
   });
+  it("pass over hidden entries and node_modules (a game's repository: its CI's YAML and installed packages beside its scenarios), unless named", async () => {
+    const { expandScenarioArgs } = await import('../src/cli/files.js');
+    const { listEntries, rootsOf } = await import('../src/serve/catalogue.js');
+    const d = folder();
+    const put = (f: string) => {
+      mkdirSync(path.dirname(path.join(d, f)), { recursive: true });
+      writeFileSync(path.join(d, f), 'name: x\n');
+    };
+    put('balance/keep.yaml');
+    put('.github/workflows/balance.yml');
+    put('.gitlab-ci.yml');
+    put('node_modules/siegesim/scenarios/surrender/town-basic.yaml');
+    put('node_modules/siegesim/templates/balance.yml');
+    put('tools/node_modules/x/.travis.yml');
+    put('tools/gen.yaml');
+    const rel = (fs: string[]) => fs.map((f) => path.relative(d, f).split(path.sep).join('/')).sort();
+    const want = ['balance/keep.yaml', 'tools/gen.yaml'];
+    const cli = expandScenarioArgs([d]);
+    expect(cli.issues).toEqual([]);
+    expect(rel(cli.files)).toEqual(want);
+    expect(rel(listEntries(rootsOf([d]).roots).map((e) => e.abs))).toEqual(want);
+    // named on the command line: read
+    expect(rel(expandScenarioArgs([path.join(d, 'node_modules/siegesim/scenarios')]).files)).toEqual(['node_modules/siegesim/scenarios/surrender/town-basic.yaml']);
+    expect(rel(expandScenarioArgs([path.join(d, '.gitlab-ci.yml')]).files)).toEqual(['.gitlab-ci.yml']);
+  });
 });

@@ -1,7 +1,7 @@
 /** Reading scenario files and folders for the CLI. */
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { isReportFolder, SCENARIO_COPY, skipsInside, walkerSkips } from '../report/folder.js';
+import { isReportFolder, SCENARIO_COPY, skipsInside, walkerPasses, walkerSkips } from '../report/folder.js';
 import { realPathOr } from '../paths.js';
 import { MSG, fileIssue, folderIssue, errCode } from '../api.js';
 import type { ScenarioIssue } from '../api.js';
@@ -48,7 +48,8 @@ function expandAll(args: string[]): { files: string[]; issues: ScenarioIssue[] }
 /**
  * The scenario files under `dir`, leaving out what siegesim wrote (folder.ts walkerSkips): a
  * report's scenario.yaml is the copy of a run, also in a folder that holds the user's scenarios
- * beside a report (--out . --force); `skip`: the files the manifest of a folder above lists in this one.
+ * beside a report (--out . --force); `skip`: the files the manifest of a folder above lists in
+ * this one. Hidden entries and node_modules are passed over (folder.ts walkerPasses).
  */
 function walk(dir: string, issues: ScenarioIssue[], skip: ReadonlySet<string> = new Set()): string[] {
   const out: string[] = [];
@@ -62,6 +63,7 @@ function walk(dir: string, issues: ScenarioIssue[], skip: ReadonlySet<string> = 
     return out;
   }
   for (const e of entries) {
+    if (walkerPasses(e.name)) continue;
     const p = path.join(dir, e.name);
     if (e.isDirectory()) out.push(...walk(p, issues, skipsInside([...own, ...skip], e.name)));
     else if (/\.ya?ml$/i.test(e.name) && !own.has(e.name) && !skip.has(e.name)) out.push(p);

@@ -54,6 +54,18 @@ export function walkerSkips(dir: string): ReadonlySet<string> | 'all' {
   return isReportFolder(dir) ? 'all' : new Set();
 }
 
+/**
+ * Whether a folder walker looking for scenarios passes over the entry `name` of any folder it
+ * walks: a hidden file or folder (`.git`, `.github/workflows/*.yml`, `.gitlab-ci.yml`,
+ * `.pre-commit-config.yaml`) or `node_modules` (the installed packages' YAML, siegesim's own
+ * bundled scenarios and CI template among them). A game's repository holds both beside its
+ * scenarios: `siegesim validate .` at its root read them as scenarios. A folder or file named
+ * on the command line is read whatever its name.
+ */
+export function walkerPasses(name: string): boolean {
+  return name.startsWith('.') || name === 'node_modules';
+}
+
 /** The entries of `files` (relative, `/`-separated) inside the subfolder `name`, relative to it: what a walker skips there. */
 export function skipsInside(files: Iterable<string>, name: string): Set<string> {
   const prefix = `${name}/`;

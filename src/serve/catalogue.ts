@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { ValidScenario } from '../api.js';
 import { systemById, formatIssue, type ScenarioIssue, MSG, fileIssue, errCode } from '../api.js';
 import { validateFileText, Validator, type FileValidation } from './validator.js';
-import { skipsInside, walkerSkips } from '../report/folder.js';
+import { skipsInside, walkerPasses, walkerSkips } from '../report/folder.js';
 
 export interface Root {
   /** Real path of the served folder, or of the single file's folder. */
@@ -129,7 +129,7 @@ function walk(root: string, dir: string, depth: number, skip: ReadonlySet<string
   }
   const out: { at: string; abs: string }[] = [];
   for (const e of entries) {
-    if (e.name.startsWith('.')) continue;
+    if (walkerPasses(e.name)) continue; // hidden entries and node_modules, as the CLI's walker
     const p = path.join(dir, e.name);
     let real: string;
     try {
