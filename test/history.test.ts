@@ -82,6 +82,23 @@ describe('history records', () => {
     expect(() => parseStore(storeText([records[0], records[0]]), 'c.jsonl')).toThrow(`c.jsonl:2: commit ${'b'.repeat(40)} a second time`);
     expect(() => parseStore('{"sha":"zz"}\n', 'c.jsonl')).toThrow('c.jsonl:1: damaged (no commit sha)');
   });
+  it('commits of the same date: a new one goes after those there, before those it is an ancestor of (a backfill recording a child before its parent)', () => {
+    const at = '2026-01-01T00:00:00Z';
+    const c = (x: string, date = at) => ({ sha: x.repeat(40), date, subject: x, branch: 'main' });
+    // c is b's child, b is a's child; d unrelated, of the same second; e a second later
+    const parents: Record<string, string> = { c: 'b', b: 'a' };
+    const ancestorOf = (x: string) => (sha: string) => {
+      for (let y: string | undefined = sha[0]; y !== undefined; y = parents[y]) if (y !== sha[0] && y === x) return true;
+      return false;
+    };
+    let records = addRecord([], c('e', '2026-01-01T00:00:01Z'), []).records;
+    for (const x of ['c', 'd', 'a', 'b']) records = addRecord(records, c(x), [], undefined, ancestorOf(x)).records;
+    expect(records.map((r) => r.sha[0]).join('')).toBe('abcde');
+    // without ancestry: in the order recorded
+    let plain = addRecord([], c('c'), []).records;
+    plain = addRecord(plain, c('b'), []).records;
+    expect(plain.map((r) => r.sha[0]).join('')).toBe('cb');
+  });
 });
 
 describe('history moves', () => {

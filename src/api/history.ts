@@ -280,9 +280,18 @@ export function storeText(records: readonly HistoryRecord[]): string {
 /**
  * Add one commit's results: a commit already in the store keeps its place and the metrics of
  * sources not brought again, and loses (is replaced in) those of the sources brought; a new
- * commit goes in date order (after the commits of the same date already there).
+ * commit goes in date order: after the commits of the same date already there, but before the
+ * first of them it is an ancestor of, when `isAncestorOf(sha)` says (git's ancestry: commits made in
+ * the same second, by a script or a rebase, recorded child first in a backfill, would otherwise
+ * stand child before parent, and a change be blamed on the parent, read backwards).
  */
-export function addRecord(records: readonly HistoryRecord[], commit: CommitInfo, inputs: readonly (HistoryInput & { file: string })[], recorded = new Date().toISOString()): { records: HistoryRecord[]; replaced: boolean } {
+export function addRecord(
+  records: readonly HistoryRecord[],
+  commit: CommitInfo,
+  inputs: readonly (HistoryInput & { file: string })[],
+  recorded = new Date().toISOString(),
+  isAncestorOf: (sha: string) => boolean = () => false,
+): { records: HistoryRecord[]; replaced: boolean } {
   const brought = new Set(inputs.map((i) => i.source));
   const old = records.find((r) => r.sha === commit.sha);
   const metrics: Record<string, HistoryPoint> = {};
@@ -300,6 +309,15 @@ export function addRecord(records: readonly HistoryRecord[], commit: CommitInfo,
   const t = Date.parse(commit.date);
   let at = records.length;
   while (at > 0 && Date.parse(records[at - 1].date) > t) at--;
+  // the commits of the same date (together, before `at`): before the first of them it is an ancestor of
+  let g = at;
+  while (g > 0 && Date.parse(records[g - 1].date) === t) g--;
+  for (let i = g; i < at; i++) {
+    if (isAncestorOf(records[i].sha)) {
+      at = i;
+      break;
+    }
+  }
   return { records: [...records.slice(0, at), rec, ...records.slice(at)], replaced: false };
 }
 

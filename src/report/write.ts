@@ -62,7 +62,8 @@ const cannotWrite = (p: string, reason: string) => new OutputError(`cannot write
 
 // --- temporary names and leftovers ----------------------------------------------------------
 
-const HOST = hostname().replace(/[^A-Za-z0-9.-]/g, '_') || 'host';
+/** This host's name as temporaries and locks carry it (a process is alive or not only on its own host). */
+export const HOST = hostname().replace(/[^A-Za-z0-9.-]/g, '_') || 'host';
 /** `.tmp-<base>-<pid>-<ms>@<host>`: a file or folder being written. */
 const TMP = /^\.tmp-(.*)-(\d+)-(\d+)@([A-Za-z0-9._-]+)$/;
 /** `<base>.old-<pid>-<ms>@<host>`: a report moved aside while its replacement is renamed in. */
@@ -71,7 +72,8 @@ const OLD = /^(.*)\.old-(\d+)-(\d+)@([A-Za-z0-9._-]+)$/;
 const tmpName = (base: string) => `.tmp-${base}-${process.pid}-${Date.now()}@${HOST}`;
 const oldName = (base: string) => `${base}.old-${process.pid}-${Date.now()}@${HOST}`;
 
-function pidAlive(pid: number): boolean {
+/** Whether process `pid` of this host is alive (this one included). */
+export function pidAlive(pid: number): boolean {
   if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);

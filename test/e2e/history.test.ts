@@ -7,6 +7,7 @@
 import { beforeAll, describe, expect, it, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { ROOT, runCli, tempDirs } from '../cli-child.js';
@@ -111,6 +112,37 @@ describe('siegesim history on a scratch git repository', () => {
     expect(check.code, check.stderr).toBe(0);
     expect(check.stdout).toBe(`history check: nothing moved over the last 2 commits (${shas[0].slice(0, 7)}..${shas[1].slice(0, 7)}), 1 metric compared (1 recorded at only one of these commits)\n`);
   });
+
+  it('history adds at once into one store each keep their commit (a lock: one lost before); commits of one second stand in git\'s order, whatever order they are recorded in', async () => {
+    // a repository whose four commits share one committer date, as a script or a rebase makes them
+    const r2 = tmp();
+    const g2 = (...args: string[]) => execFileSync('git', args, { cwd: r2, encoding: 'utf8', env: { ...process.env, GIT_COMMITTER_DATE: '2026-03-01T12:00:00Z', GIT_AUTHOR_DATE: '2026-03-01T12:00:00Z' } }).trim();
+    g2('init', '-q', '-b', 'main');
+    g2('config', 'user.email', 'ci@example.com');
+    g2('config', 'user.name', 'ci');
+    const order: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      writeFileSync(path.join(r2, `f${i}.txt`), `${i}\n`);
+      g2('add', '-A');
+      g2('commit', '-q', '-m', `c${i}`);
+      order.push(g2('rev-parse', 'HEAD'));
+    }
+    writeFileSync(path.join(r2, 'b.json'), benchDoc({ a: 10 }));
+    const add = (sha: string) => runCli(['history', 'add', 'b.json', '--commit', sha, '--store', 'store'], { cwd: r2, timeoutMs: 120_000, env: { GITHUB_REF_NAME: '' } });
+    // newest first, all at once
+    const rs = await Promise.all([...order].reverse().map(add));
+    for (const r of rs) expect(r.code, r.stderr).toBe(0);
+    const lines = readFileSync(path.join(r2, 'store/commits.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { sha: string; date: string });
+    expect(lines.map((l) => l.sha)).toEqual(order);
+    expect(new Set(lines.map((l) => l.date)).size).toBe(1);
+    expect(existsSync(path.join(r2, 'store/.siegesim-history.lock'))).toBe(false);
+    // a lock left by a killed process (no such pid on this host) is taken over
+    writeFileSync(path.join(r2, 'store/.siegesim-history.lock'), `999999999@${hostname().replace(/[^A-Za-z0-9.-]/g, '_')}\n`);
+    const after = await add(order[0]);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout).toMatch(/^history: replaced /);
+    expect(existsSync(path.join(r2, 'store/.siegesim-history.lock'))).toBe(false);
+  }, 240_000);
 
   it('show writes a page that marks the DC commit as where p_breach first moved, its bound drawn', async () => {
     const r = await cli(['history', 'show', '--store', 'store', '--out', 'page']);

@@ -9,7 +9,7 @@
 import { MSG } from '../../scenario/messages.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   addRecord,
@@ -30,7 +30,7 @@ import {
 } from '../../api.js';
 import { historyPage } from '../../report/history-page.js';
 import { conditionalText, pText } from '../../report/format.js';
-import { checkReportDir, writeFileAtomic, writeFolder } from '../../report/write.js';
+import { checkReportDir, HOST, pidAlive, writeFileAtomic, writeFolder } from '../../report/write.js';
 import { positiveInt, probabilityArg, UserError } from '../common.js';
 
 /** Where the store is when --store is not given. */
@@ -61,7 +61,7 @@ function readStore(dir: string, create: boolean): HistoryRecord[] {
   const marker = path.join(dir, HISTORY_MARKER);
   if (!existsSync(marker)) {
     // an empty folder (or a fresh checkout of an empty branch: only .git) becomes a store; anything else is someone else's
-    const others = readdirSync(dir).filter((n) => n !== '.git');
+    const others = readdirSync(dir).filter((n) => n !== '.git' && n !== STORE_LOCK);
     if (others.length === 0 && create) return [];
     if (others.length === 0) throw new UserError(`${dir} holds no history yet (record one with \`siegesim history add <results> --store ${dir}\`)`);
     throw new UserError(`${dir} is not a siegesim history store (no ${HISTORY_MARKER}, and it holds other files: ${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}); refused, nothing written`);
@@ -113,8 +113,69 @@ function commitInfo(rev: string | undefined, branch: string | undefined): Commit
   return { sha: rev.toLowerCase(), date: new Date().toISOString(), subject: '', branch: b === 'HEAD' ? '' : b };
 }
 
+/** The lock file `history add` holds in its store while it reads, changes and writes the log. */
+export const STORE_LOCK = '.siegesim-history.lock';
+/** How long `history add` waits for another one writing the same store before it gives up. */
+const LOCK_WAIT_MS = 60_000;
+
+/**
+ * fn() holding the store's lock: `history add` reads the log, adds a commit and writes the log
+ * whole, so two at once (a local backfill in parallel) each wrote the log it had read plus its
+ * own commit and one commit was lost, both saying "recorded". The lock is a file made only if
+ * absent (O_EXCL), holding `pid@host`; one whose process of this host is gone (killed) is taken
+ * over. A store folder made here for the lock is removed again when nothing was written to it.
+ */
+async function withStoreLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  const made = !existsSync(dir);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw new UserError(`cannot write to ${dir} (${(e as NodeJS.ErrnoException).code ?? String(e)}); nothing written`);
+  }
+  const lock = path.join(dir, STORE_LOCK);
+  const t0 = Date.now();
+  let said = false;
+  for (;;) {
+    try {
+      writeFileSync(lock, `${process.pid}@${HOST}\n`, { flag: 'wx' });
+      break;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST') throw new UserError(`cannot write to ${dir} (${code ?? String(e)}); nothing written`);
+    }
+    let holder = '';
+    try {
+      holder = readFileSync(lock, 'utf8').trim();
+    } catch {
+      continue; // released meanwhile
+    }
+    const m = /^(\d+)@(.+)$/.exec(holder);
+    if (m !== null && m[2] === HOST && !pidAlive(Number(m[1]))) {
+      rmSync(lock, { force: true }); // its process was killed: taken over
+      continue;
+    }
+    if (Date.now() - t0 > LOCK_WAIT_MS) {
+      throw new UserError(`${dir} is being written by another siegesim history add (${holder || 'unknown'}) for over ${LOCK_WAIT_MS / 1000} s; nothing written (remove ${lock} if no such process runs)`);
+    }
+    if (!said) process.stderr.write(`siegesim: history: waiting for another history add writing ${dir} (${holder || 'unknown'})\n`);
+    said = true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { force: true });
+    if (made) {
+      try {
+        rmdirSync(dir); // only when empty: nothing was recorded
+      } catch {
+        // it holds the store now
+      }
+    }
+  }
+}
+
 async function addCommand(files: string[], flags: { commit?: string; store: string; branch?: string }): Promise<void> {
-  const records = readStore(flags.store, true);
   // every file read and understood before the store is touched
   const inputs = files.map((f) => {
     let text: string;
@@ -137,10 +198,18 @@ async function addCommand(files: string[], flags: { commit?: string; store: stri
     return { file: path.basename(f), ...userError(() => readResult(doc, f)) };
   });
   const commit = commitInfo(flags.commit, flags.branch);
-  const { records: next, replaced } = addRecord(records, commit, inputs);
-  const marker = path.join(flags.store, HISTORY_MARKER);
-  if (!existsSync(marker)) await writeFileAtomic(marker, JSON.stringify(HISTORY_MARKER_DOC, null, 2) + '\n');
-  await writeFileAtomic(path.join(flags.store, HISTORY_LOG), storeText(next));
+  // the store as it stands once no other history add writes it (read, changed and written under its lock)
+  readStore(flags.store, true); // a file, a foreign folder, a damaged store: refused before the lock is made in it
+  const { next, replaced } = await withStoreLock(flags.store, async () => {
+    const records = readStore(flags.store, true);
+    // a commit of the same date it is an ancestor of stays after it (git merge-base --is-ancestor)
+    const isAncestorOf = (sha: string) => spawnSync('git', ['merge-base', '--is-ancestor', commit.sha, sha], { encoding: 'utf8' }).status === 0;
+    const added = addRecord(records, commit, inputs, undefined, isAncestorOf);
+    const marker = path.join(flags.store, HISTORY_MARKER);
+    if (!existsSync(marker)) await writeFileAtomic(marker, JSON.stringify(HISTORY_MARKER_DOC, null, 2) + '\n');
+    await writeFileAtomic(path.join(flags.store, HISTORY_LOG), storeText(added.records));
+    return { next: added.records, replaced: added.replaced };
+  });
   const n = inputs.reduce((s, i) => s + Object.keys(i.metrics).length, 0);
   process.stdout.write(
     `history: ${replaced ? 'replaced' : 'recorded'} ${commit.sha.slice(0, 7)} "${commit.subject}" (${inputs.map((i) => i.source).join(', ')}: ${n} metric${n === 1 ? '' : 's'}) in ${flags.store}; ${next.length} commit${next.length === 1 ? '' : 's'} kept\n`,
