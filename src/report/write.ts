@@ -281,6 +281,14 @@ const FIXED_NAMES: Record<Exclude<FolderKind, 'index'>, string[]> = {
 };
 
 /**
+ * The check checkReportDir made of each report folder, by its path: made again by writeFolder
+ * just before the new report takes its place. Another process may have written there while the
+ * trials ran (two runs of different scenarios started into one --out: the later replaced the
+ * other's report, both exiting 0, the check before the trials having passed for both).
+ */
+const checkedReports = new Map<string, () => void>();
+
+/**
  * Check, before any trial runs, that a report folder of `kind` can be written at `dir` (and clean
  * up leftovers beside it). An existing `dir` must be a folder that is empty or a siegesim report
  * of the same kind holding only what siegesim wrote (its manifest, manifest.ts; or a report from
@@ -289,12 +297,13 @@ const FIXED_NAMES: Record<Exclude<FolderKind, 'index'>, string[]> = {
  * user's where the report writes one of its own is refused even so). A report file that is one
  * of `inputs` is refused always. Returns the real path to write to (a symbolic link is followed).
  */
-export function checkReportDir(dir: string, kind: Exclude<FolderKind, 'index'> = 'run', opts: { force?: boolean; inputs?: Inputs; scenario?: ReportScenario } = {}): string {
+export function checkReportDir(dir: string, kind: Exclude<FolderKind, 'index'> = 'run', opts: { force?: boolean; inputs?: Inputs; scenario?: ReportScenario } = {}, again = false): string {
+  checkedReports.set(path.resolve(dir), () => checkReportDir(dir, kind, opts, true));
   let target = path.resolve(dir);
   // first what a killed run left of this report (a report moved aside goes back), so that the
-  // checks below see the folder as it is
+  // checks below see the folder as it is (once: not again before the swap, whose warnings were said)
   const parentOf = (t: string) => {
-    if (path.dirname(t) !== t && lstatOrUndefined(path.dirname(t))?.isDirectory()) removeLeftovers(path.dirname(t), path.basename(t));
+    if (!again && path.dirname(t) !== t && lstatOrUndefined(path.dirname(t))?.isDirectory()) removeLeftovers(path.dirname(t), path.basename(t));
   };
   try {
     parentOf(target);
@@ -591,6 +600,12 @@ async function faultPoint(step: 'tmp' | 'swap' | 'file', where: string): Promise
     process.stderr.write(`siegesim-fault: write paused at ${step} (${where})\n`);
     await new Promise((r) => setTimeout(r, 2 ** 31 - 1));
   }
+  // write-wait:<step>:<file>: paused there until <file> exists (another process's write meanwhile)
+  const w = /^write-wait:(tmp|swap|file):(.+)$/.exec(fault);
+  if (w && w[1] === step) {
+    process.stderr.write(`siegesim-fault: write waiting at ${step} (${where})\n`);
+    while (!existsSync(w[2])) await new Promise((r) => setTimeout(r, 20));
+  }
   const m = /^write-fail:(E[A-Z]+)$/.exec(fault);
   if (m && step === 'file') {
     throw Object.assign(new Error(`${m[1]}: injected by SIEGESIM_FAULT`), { code: m[1] });
@@ -650,6 +665,15 @@ export async function writeFolder(outDir: string, fill: (put: PutFile, files: re
     // promises alone never reaches (report/renderer.ts: a short run draws in this thread).
     await throughEventLoop();
     goOn();
+    const again = checkedReports.get(path.resolve(outDir));
+    if (again !== undefined) {
+      try {
+        again();
+      } catch (e) {
+        if (e instanceof OutputError) throw new OutputError(`${e.message} (found as the new report was about to take its place: written there while this run ran)`, 2);
+        throw e;
+      }
+    }
     const own = existsSync(target) ? ownershipOf(target) : undefined;
     if (own && own.foreign.length > 0) await swapFiles(job, [...files, MANIFEST], own);
     else await swapInto(job);

@@ -495,6 +495,27 @@ describe('signals and failures in the write phase with the user\'s files beside 
     expect(leftovers(dir)).toEqual([]);
   });
 
+  it('two runs of different scenarios into one --out at once: the one that finishes second is refused as it is about to swap (exit 2), the other\'s report intact (the new-user audit: both exited 0, one report silently replaced)', async () => {
+    const dir = tmp();
+    const rep = path.join(dir, 'rep');
+    const go = path.join(dir, 'go');
+    // the first passes its check before any report is there, then waits at its swap
+    const first = startCli(['run', QUICK, '--trials', '2000', '--out', rep, '--no-progress'], { env: { SIEGESIM_FAULT: `write-wait:tmp:${go}` } });
+    await first.waitFor(/siegesim-fault: write waiting at tmp/);
+    // meanwhile another scenario's run writes its report there
+    const other = await runCli(['run', path.join(ROOT, 'scenarios/surrender/port-blockade.yaml'), '--trials', '1000', '--out', rep, '--no-progress', '--no-charts']);
+    expect(other.code, other.stderr).toBe(0);
+    const theirs = snapshot(rep);
+    writeFileSync(go, '');
+    const r = await first.done;
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('it holds the report of scenario "surrender-port-blockade"');
+    expect(r.stderr).toContain('(found as the new report was about to take its place: written there while this run ran)');
+    expect(r.stderr).not.toMatch(STACK_FRAME);
+    expect(snapshot(rep)).toEqual(theirs);
+    expect(leftovers(dir).filter((n) => n !== 'go')).toEqual([]);
+  });
+
   it('SIGKILL while the old files are aside: the next run puts them back, and the user\'s files were never moved', async () => {
     const dir = tmp();
     const { rep, before } = await mixed(dir);
