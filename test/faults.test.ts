@@ -318,7 +318,8 @@ describe('outputs that cannot be written: exit 2 before any trial runs', () => {
     const r = await runCli(['test', BALANCE, ...BIG, '--junit', '']);
     expect(r.timedOut).toBe(false);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/--junit must not be empty/);
+    // no default JUnit file to point at (the new-user audit): what leaving it out does
+    expect(r.stderr).toMatch(/--junit must not be empty: name a path, or leave the flag out to write no JUnit file/);
     expect(r.stderr).not.toMatch(STACK_FRAME);
   });
 

@@ -50,11 +50,17 @@ export const trialsArg = (what: string) => bySchema(what, COMMON_SHAPE.trials, w
 export const seedArg = bySchema('--seed', COMMON_SHAPE.seed, (v: string) =>
   /^-?\d+$/.test(v) && Number.isSafeInteger(Number(v)) ? Number(v) : v,
 );
-/** An output path flag: not empty (an empty --out must not silently mean reports/). */
-export const outArg = (what: string) => (v: string) => {
-  if (v.trim() === '') throw new InvalidArgumentError(`${what} must not be empty: name a path, or leave the flag out for the default`);
-  return v;
-};
+/**
+ * An output path flag: not empty (an empty --out must not silently mean reports/). `without`:
+ * what leaving the flag out does, for the message (a flag with no default output, --junit and
+ * schema's --out, says so instead of pointing at a default there is not).
+ */
+export const outArg =
+  (what: string, without = 'leave the flag out for the default') =>
+  (v: string) => {
+    if (v.trim() === '') throw new InvalidArgumentError(`${what} must not be empty: name a path, or ${without}`);
+    return v;
+  };
 /** A probability strictly between 0 and 1 (`--confidence 0.999`, `--alpha 0.001`). */
 export const probabilityArg = (what: string, example: string) => (v: string) => {
   const x = Number(v);

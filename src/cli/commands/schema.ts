@@ -16,6 +16,6 @@ export function register(program: Command): void {
   program
     .command('schema')
     .description('print the JSON Schema of scenario files')
-    .option('--out <FILE>', 'write it to a file instead', outArg('--out'))
+    .option('--out <FILE>', 'write it to a file instead', outArg('--out', 'leave the flag out to print the schema'))
     .action((flags: { out?: string }) => schemaCommand(flags));
 }

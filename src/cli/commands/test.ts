@@ -148,7 +148,7 @@ export function register(program: Command): void {
     .command('test')
     .description("judge the scenarios' expect: assertions (pass, FAIL, inconclusive); exit 1 on a failure or on none at all")
     .argument('[files...]', 'scenario files or folders (default: scenarios)')
-    .option('--junit <FILE>', 'write JUnit XML: one testsuite per scenario, one testcase per assertion', outArg('--junit'))
+    .option('--junit <FILE>', 'write JUnit XML: one testsuite per scenario, one testcase per assertion', outArg('--junit', 'leave the flag out to write no JUnit file'))
     .option('--strict', 'an inconclusive assertion fails too')
     .option('--trials <N>', "trials per case at the first look (default: the scenario's)", trialsArg('--trials'))
     .option('--max-trials <N>', 'cap on trials per case when an interval straddles a bound (default 16 x trials)', trialsArg('--max-trials'))
