@@ -354,7 +354,15 @@ export function checkReportDir(dir: string, kind: Exclude<FolderKind, 'index'> =
 function refuseForeign(dir: string, kind: Exclude<FolderKind, 'index'>, own: Ownership, force: boolean): void {
   const again = `choose another --out, or add --force to write the ${kind === 'site' ? 'site' : KIND_NAME[kind].replace(/ \(.*\)$/, '')} beside them (they are kept)`;
   if (own.foreign.length > 0 && !force) {
-    const what = own.ours.size === 0 ? `it is a folder with other files, not a siegesim ${KIND_NAME[kind]}` : `it holds files siegesim did not write there`;
+    // a folder of reports (a run of several scenarios, --out runs/before): its reports are
+    // siegesim's, each in its own folder, though not this folder's report's files
+    const reports = own.foreign.filter((f) => f.endsWith('/') && readManifest(path.join(dir, f)) !== undefined);
+    const what =
+      reports.length === own.foreign.length
+        ? `it holds other siegesim reports, each in its own folder, not a ${KIND_NAME[kind]}`
+        : own.ours.size === 0
+          ? `it is a folder with other files, not a siegesim ${KIND_NAME[kind]}`
+          : `it holds files siegesim did not write there`;
     throw cannotWrite(dir, `${what} (${someNames(own.foreign)}); ${again}`);
   }
   if (own.kind !== undefined && own.kind !== kind && own.ours.size > 0 && !force) {

@@ -495,6 +495,18 @@ describe('signals and failures in the write phase with the user\'s files beside 
     expect(leftovers(dir)).toEqual([]);
   });
 
+  it('sensitivity --out a folder of run reports says it holds other siegesim reports, not files siegesim did not write (the new-user audit)', async () => {
+    const dir = tmp();
+    const runs = path.join(dir, 'runs');
+    const made = await runCli(['run', QUICK, path.join(ROOT, 'scenarios/surrender/port-blockade.yaml'), '--trials', '1000', '--out', runs, '--no-progress', '--no-charts']);
+    expect(made.code, made.stderr).toBe(0);
+    const before = snapshot(runs);
+    const r = await runCli(['sensitivity', QUICK, '--trials', '1000', '--out', runs, '--no-progress']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('it holds other siegesim reports, each in its own folder, not a sensitivity report (surrender-port-blockade/, surrender-town-basic/)');
+    expect(snapshot(runs)).toEqual(before);
+  });
+
   it('two runs of different scenarios into one --out at once: the one that finishes second is refused as it is about to swap (exit 2), the other\'s report intact (the new-user audit: both exited 0, one report silently replaced)', async () => {
     const dir = tmp();
     const rep = path.join(dir, 'rep');
