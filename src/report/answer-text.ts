@@ -104,11 +104,27 @@ export function metricsText(r: Pick<ScenarioResult, 'metricDocs'>, names: readon
   return ['what these metrics count:', ...known.flatMap((m) => wrapText(r.metricDocs![m], `  ${m.padEnd(w)}  `, ' '.repeat(w + 4)))];
 }
 
+/**
+ * Over which trials the answer holds, for its first line: ` over 200,000 trials (seed 656001)`, a
+ * case at a time where there are several (` over 200,000 trials a case`, or their range where
+ * --precision stopped cases apart). Stdout alone (`run > answer.txt`) then says it; the line on
+ * stderr is the run's progress, not the answer's.
+ */
+export function trialsText(r: Pick<ScenarioResult, 'cases' | 'seed'>): string {
+  const ts = r.cases.map((c) => c.trials);
+  if (ts.length === 0) return '';
+  const lo = Math.min(...ts);
+  const hi = Math.max(...ts);
+  const n = (x: number) => x.toLocaleString('en-US');
+  const count = lo === hi ? `${n(lo)} trial${lo === 1 ? '' : 's'}` : `${n(lo)}-${n(hi)} trials`;
+  return ` over ${count}${ts.length > 1 ? ' a case' : ''} (seed ${String(r.seed)})`;
+}
+
 /** No sweep: each metric, a line per variant (with its difference from the baseline). */
 function casesText(r: ScenarioResult, names: string[]): string[] {
   const variants = r.variants.length > 1;
   const base = r.variants[0];
-  const head = `${r.name}: ${variants ? `${r.variants.length} variants, ` : ''}95% intervals${variants ? `; Δ: the paired difference from ${base}` : ''}`;
+  const head = `${r.name}: ${variants ? `${r.variants.length} variants, ` : ''}95% intervals${trialsText(r)}${variants ? `; Δ: the paired difference from ${base}` : ''}`;
   const rows: string[][] = [];
   for (const m of names) {
     // a metric that is 0 with the same interval in every variant (a way of ending these cases never take) is one line
@@ -149,7 +165,7 @@ function sweepShape(r: ScenarioResult): string {
  */
 function sweepVariantsText(r: ScenarioResult, names: string[], opts: AnswerTextOptions): string[] {
   const base = r.variants[0];
-  const out = [`${r.name}: ${r.cases.length} cases (${sweepShape(r)}); each variant's value (their 95% intervals: in the report) and Δ: the paired difference from ${base}, with its 95% interval`];
+  const out = [`${r.name}: ${r.cases.length} cases (${sweepShape(r)})${trialsText(r)}; each variant's value (their 95% intervals: in the report) and Δ: the paired difference from ${base}, with its 95% interval`];
   const zero = names.filter((m) => zeroInEveryCase(r, m));
   const head = ['metric', ...r.params.map(shortName), ...r.variants, ...r.variants.slice(1).map((v) => `Δ ${v}`)];
   const rows: string[][] = [head];
@@ -173,7 +189,7 @@ function sweepVariantsText(r: ScenarioResult, names: string[], opts: AnswerTextO
 
 /** A sweep of one variant: a row per case (the ends of the table when long). */
 function sweepTable(r: ScenarioResult, names: string[], opts: AnswerTextOptions): string[] {
-  const out = [`${r.name}: ${r.cases.length} cases (${sweepShape(r)}); values (their 95% intervals: in the report)`];
+  const out = [`${r.name}: ${r.cases.length} cases (${sweepShape(r)})${trialsText(r)}; values (their 95% intervals: in the report)`];
   const head = ['case', ...r.params.map(shortName), ...names];
   const row = (c: ScenarioResult['cases'][number]) => [String(c.case), ...r.params.map((p) => String(c.params[p])), ...names.map((m) => show(c.metrics[m]?.value))];
   const n = r.cases.length;
