@@ -553,6 +553,8 @@ expect:
     expect(assertionMessage(r.assertions[0])).toBe(
       'mean_breach_round = n/a [n/a, n/a] has no interval to judge against the upper bound 1.5: 0 of 2,000 trials gave it a value, and a mean needs 2 (99.9% interval, still undecided at the cap of 2,000 trials)',
     );
+    // the console block says over which trials the mean is taken (the new-user audit)
+    expect(testLines(r).at(-1)).toBe('  mean_breach_round (a mean over the trials with p_breach)');
   });
 
   it('exact: true on a mean no trial gave a value prints no z (it passed as "z = 0.00" before): inconclusive, and more trials decide it', async () => {

@@ -8,7 +8,7 @@ import { CHECK_Z_LIMIT } from '../api/exact.js';
 import { zForConfidence } from '../stats/intervals.js';
 import { MSG } from '../scenario/messages.js';
 import { formatIssue, type ScenarioIssue } from '../scenario/load.js';
-import { showCount } from './format.js';
+import { conditionalText, showCount } from './format.js';
 
 export interface TestTotals {
   pass: number;
@@ -51,6 +51,12 @@ export function testLines(r: ScenarioTestResult): string[] {
     if (row) out.push(('  ' + row.map((cell, k) => (k < 4 ? cell.padEnd(widths[k]) : cell)).join('  ')).trimEnd());
     else out.push(`  ${LABEL[a.verdict]}  ${placeOf(r, a)}  ${assertionMessage(a)}`);
   }
+  // a mean over the trials of an event says which (as run's answer and history check do): not every trial's
+  const conditional = [...new Set(r.assertions.map((a) => a.metric))].flatMap((m) => {
+    const on = conditionalOf(r.result, m).conditional_on;
+    return on === undefined ? [] : [`${m} (${conditionalText(on)})`];
+  });
+  if (conditional.length > 0) out.push(`  ${conditional.join('; ')}`);
   return out;
 }
 

@@ -41,7 +41,8 @@ describe('siegesim test', () => {
     expect(lines[0]).toMatch(/^balance-climbers \(.*climbers-dc12\.yaml\): 3 assertion\(s\), 16,384 trials per case, 99\.9% intervals$/);
     expect(lines[1]).toMatch(/^ {2}pass {2}p_breach +- +0\.9\d+ \[0\.9\d+, 0\.9\d+\] +between \[0\.955, 0\.985\]$/);
     expect(lines[2]).toMatch(/^ {2}pass {2}p_breach +- .* exact 0\.96967 \(z = -?\d\.\d\d\)$/);
-    expect(lines.slice(4)).toEqual(['test passed: 3 passed, 0 failed, 0 inconclusive; 1 scenario(s) tested, 0 skipped', '']);
+    expect(lines[4]).toBe('  mean_breach_round (a mean over the trials with p_breach)'); // over which trials the mean is taken
+    expect(lines.slice(5)).toEqual(['test passed: 3 passed, 0 failed, 0 inconclusive; 1 scenario(s) tested, 0 skipped', '']);
 
     // A FAIL says where (file:line of the expect: item), which side of the bound and by how much
     // (the gap from the interval's near end), at what confidence and on how many trials; and
