@@ -92,7 +92,7 @@ describe('siegesim history on a scratch git repository', () => {
     expect(all.code).toBe(1);
     expect(all.stdout).toContain(`moved at ${shas[2].slice(0, 7)} "Climb DC 13"`);
     // a mean over the trials of an event says which (test --json carries it: conditional_on)
-    expect(all.stdout).toMatch(/: test:balance-climbers · mean_breach_round \(a mean over the trials with p_breach\) [\d.]+ -> [\d.]+ \(z = /);
+    expect(all.stdout).toMatch(/: test:balance-climbers · mean_breach_round \(a mean over the trials with p_breach\) \d\.\d{4} -> \d\.\d{4} \(z = /); // 4 decimals, as run's answer writes them
   });
 
   it('an --commit git does not know is refused inside a repository (exit 2, nothing written); check counts only the metrics it compared', async () => {
@@ -233,7 +233,7 @@ describe('siegesim history refuses what it cannot trust (exit 2)', () => {
     writeFileSync(path.join(dir, 'far', 'commits.jsonl'), rec('aaaaaaa', '2026-01-01T00:00:00Z', 0.1) + '\n' + rec('bbbbbbb', '2026-01-02T00:00:00Z', 0.9) + '\n');
     const far = await cli(['history', 'check', '--store', 'far']);
     expect(far.code, far.stderr).toBe(1);
-    expect(far.stdout).toMatch(/test:x · p_win 0\.1 -> 0\.9 \(z = [\d.]+, Holm p < 1e-300\)\n$/);
+    expect(far.stdout).toMatch(/test:x · p_win 0\.1000 -> 0\.9000 \(z = [\d.]+, Holm p < 1e-300\)\n$/);
 
     writeFileSync(path.join(dir, 'j.xml'), '<?xml version="1.0"?><testsuites/>');
     const junit = await cli(['history', 'add', 'j.xml', '--commit', 'abcdef1', '--store', 'fresh']);

@@ -29,7 +29,7 @@ import {
   DIFF_ALPHA,
 } from '../../api.js';
 import { historyPage } from '../../report/history-page.js';
-import { conditionalText, pText } from '../../report/format.js';
+import { conditionalText, pText, show } from '../../report/format.js';
 import { checkReportDir, HOST, pidAlive, writeFileAtomic, writeFolder } from '../../report/write.js';
 import { positiveInt, probabilityArg, UserError } from '../common.js';
 
@@ -176,6 +176,7 @@ async function withStoreLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
 }
 
 async function addCommand(files: string[], flags: { commit?: string; store: string; branch?: string }): Promise<void> {
+  readStore(flags.store, true); // a file, a foreign folder, a damaged store: refused first, before the lock is made in it
   // every file read and understood before the store is touched
   const inputs = files.map((f) => {
     let text: string;
@@ -199,7 +200,6 @@ async function addCommand(files: string[], flags: { commit?: string; store: stri
   });
   const commit = commitInfo(flags.commit, flags.branch);
   // the store as it stands once no other history add writes it (read, changed and written under its lock)
-  readStore(flags.store, true); // a file, a foreign folder, a damaged store: refused before the lock is made in it
   const { next, replaced } = await withStoreLock(flags.store, async () => {
     const records = readStore(flags.store, true);
     // a commit of the same date it is an ancestor of stays after it (git merge-base --is-ancestor)
@@ -222,7 +222,8 @@ function movesText(a: HistoryAnalysis): string[] {
     const how = m.ratio !== undefined ? `×${m.ratio.toFixed(3)}, beyond ±${Math.round(a.tolerance * 100)}%` : `z = ${m.z!.toFixed(2)}, Holm p ${pEquals(m.p_holm!)}`;
     // a mean over the trials of an event says which, as run's answer does
     const on = a.series.find((s) => s.key === m.key)?.conditionalOn;
-    return `  moved at ${c.sha.slice(0, 7)} "${c.subject}" (from ${a.commits[m.from].sha.slice(0, 7)}): ${m.key}${on ? ` (${conditionalText(on)})` : ''} ${m.before} -> ${m.after} (${how})`;
+    // written as run's answer and the report write them (4 decimals, or the digits that tell a value from 0 or 1): not 8 digits of a mean beside 4 of a probability
+    return `  moved at ${c.sha.slice(0, 7)} "${c.subject}" (from ${a.commits[m.from].sha.slice(0, 7)}): ${m.key}${on ? ` (${conditionalText(on)})` : ''} ${show(m.before)} -> ${show(m.after)} (${how})`;
   });
 }
 
