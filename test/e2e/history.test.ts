@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { ROOT, runCli, tempDirs } from '../cli-child.js';
+import { ROOT, runCli, startCli, tempDirs } from '../cli-child.js';
 import { HISTORY_MARKER_DOC } from '../../src/api/history.js';
 import { describeBrowser, launchBrowser, screenshot, watchPage } from '../browser.js';
 
@@ -136,6 +136,15 @@ describe('siegesim history on a scratch git repository', () => {
     expect(lines.map((l) => l.sha)).toEqual(order);
     expect(new Set(lines.map((l) => l.date)).size).toBe(1);
     expect(existsSync(path.join(r2, 'store/.siegesim-history.lock'))).toBe(false);
+    // Ctrl-C while it holds the lock (paused writing the log): exit 130, the lock gone with it, the log as it was
+    const log = readFileSync(path.join(r2, 'store/commits.jsonl'), 'utf8');
+    const held = startCli(['history', 'add', 'b.json', '--commit', order[1], '--store', 'store'], { cwd: r2, env: { GITHUB_REF_NAME: '', SIEGESIM_FAULT: 'write-pause:file' } });
+    await held.waitFor(/siegesim-fault: write paused at file/);
+    expect(existsSync(path.join(r2, 'store/.siegesim-history.lock'))).toBe(true);
+    held.child.kill('SIGINT');
+    expect((await held.done).code).toBe(130);
+    expect(existsSync(path.join(r2, 'store/.siegesim-history.lock'))).toBe(false);
+    expect(readFileSync(path.join(r2, 'store/commits.jsonl'), 'utf8')).toBe(log);
     // a lock left by a killed process (no such pid on this host) is taken over
     writeFileSync(path.join(r2, 'store/.siegesim-history.lock'), `999999999@${hostname().replace(/[^A-Za-z0-9.-]/g, '_')}\n`);
     const after = await add(order[0]);

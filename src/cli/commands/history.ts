@@ -161,10 +161,14 @@ async function withStoreLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
     said = true;
     await new Promise((r) => setTimeout(r, 50));
   }
+  // a signal ends the process by process.exit (program.ts): the lock goes with it, not left for the pid check
+  const release = () => rmSync(lock, { force: true });
+  process.once('exit', release);
   try {
     return await fn();
   } finally {
-    rmSync(lock, { force: true });
+    process.removeListener('exit', release);
+    release();
     if (made) {
       try {
         rmdirSync(dir); // only when empty: nothing was recorded
