@@ -17,7 +17,7 @@ import type { Estimate } from '../stats/intervals.js';
 import { closestPoint, crossings, shortName, sideThroughout, solveCommand } from '../systems/chart-kit.js';
 import { answerOrder } from '../api/answer.js';
 import { answerColumns, pairingText, pointDifferences, rangeNote, reachedAtLowest, sweepRange, welchMetrics, zeroInEveryCase, type RangeEnd } from './html.js';
-import { overDifferentTrialsText, show, showInterval, zeroBoundText } from './format.js';
+import { overDifferentTrialsText, show, showCount, showInterval, zeroBoundText } from './format.js';
 
 /** Rows of a sweep table shown whole; beyond it the first and last `SWEEP_ENDS` rows. */
 export const SWEEP_ROWS = 10;
@@ -115,8 +115,7 @@ export function trialsText(r: Pick<ScenarioResult, 'cases' | 'seed'>): string {
   if (ts.length === 0) return '';
   const lo = Math.min(...ts);
   const hi = Math.max(...ts);
-  const n = (x: number) => x.toLocaleString('en-US');
-  const count = lo === hi ? `${n(lo)} trial${lo === 1 ? '' : 's'}` : `${n(lo)}-${n(hi)} trials`;
+  const count = lo === hi ? `${showCount(lo)} trial${lo === 1 ? '' : 's'}` : `${showCount(lo)}-${showCount(hi)} trials`;
   return ` over ${count}${ts.length > 1 ? ' a case' : ''} (seed ${String(r.seed)})`;
 }
 
