@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { looksBig, threadsFromArgv } from '../src/cli/early-pool.js';
+import { tempDirs } from './cli-child.js';
 
 describe('the early worker pool of a big run (cli/early-pool.ts)', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'siegesim-early-'));
+  const dir = tempDirs('siegesim-early-')();
   const file = (name: string, text: string) => {
     const f = path.join(dir, name);
     writeFileSync(f, text);

@@ -73,8 +73,10 @@ describe('the workbench under a flood (built CLI, 127.0.0.1)', () => {
   let port = 0;
   let dir = '';
   let heavy = '';
+  // made here, not in beforeAll: an afterAll registered inside a hook is never run (the folder stayed)
+  const makeDir = tempDirs('siegesim-flood-');
   beforeAll(async () => {
-    dir = tempDirs('siegesim-flood-')();
+    dir = makeDir();
     mkdirSync(path.join(dir, 'surrender'));
     copyFileSync(path.join(ROOT, 'scenarios/surrender/town-basic.yaml'), path.join(dir, 'surrender/town-basic.yaml'));
     // a file that takes seconds to validate: 10,000 cases and 10 expect: items on each (within every limit)

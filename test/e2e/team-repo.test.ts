@@ -9,8 +9,7 @@
 import { describe, expect, it, beforeAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { parse as parseYaml } from 'yaml';
@@ -82,7 +81,7 @@ describe("siegesim in a game's own repository (installed from the packed tarball
     expect(existsSync(path.join(stage, '.package.json.unpacked'))).toBe(false);
     [packed] = JSON.parse(r.stdout) as (typeof packed)[];
     tarball = path.join(dest, readdirSync(dest).find((f) => f.endsWith('.tgz'))!);
-    repo = mkdtempSync(path.join(tmpdir(), 'siegesim-game-'));
+    repo = temp();
     // the tarball inside the repository, as docs/your-repository.md says: committed with it, so
     // that CI's npm ci on a clean machine finds it (package.json: "file:siegesim-0.1.0.tgz")
     writeFileSync(path.join(repo, path.basename(tarball)), readFileSync(tarball));
