@@ -67,6 +67,31 @@ it('refuses a folder holding other files unless --force, which keeps them', asyn
   expect(over.stderr).toMatch(/report/);
 }, 120_000);
 
+it('--force beside the user\'s files: every file of theirs where the site writes one is named at once, exit 2, before anything is written; a report another command wrote into a site is named as that', async () => {
+  const out = path.join(dir, 'clash');
+  mkdirSync(path.join(out, 'scenarios'), { recursive: true });
+  for (const [f, text] of [['scenarios/surrender-town-basic.yaml', 'MINE\n'], ['site.css', 'mine\n'], ['index.html', '<p>mine</p>\n']]) writeFileSync(path.join(out, f), text);
+  const refused = await runCli(['site', 'scenarios/surrender/town-basic.yaml', '--out', out, '--force']);
+  expect(refused.code, refused.stderr).toBe(2);
+  expect(refused.stderr).toBe(`siegesim: cannot write to ${out}: the site would replace index.html, site.css, scenarios/surrender-town-basic.yaml, which siegesim did not write (--force keeps such files); move them, or choose another --out\n`);
+  expect(readFileSync(path.join(out, 'scenarios/surrender-town-basic.yaml'), 'utf8')).toBe('MINE\n');
+  expect(existsSync(path.join(out, 'workbench.html'))).toBe(false);
+  // the page's "what matters" command, run from the site's folder, writes its report under reports/ there
+  const site = path.join(dir, 'with reports');
+  expect((await runCli(['site', 'scenarios/surrender/town-basic.yaml', '--out', site])).code).toBe(0);
+  const sens = await runCli(['sensitivity', 'scenarios/surrender-town-basic.yaml', '--metric', 'p_surrender', '--params', 'turns', '--trials', '256', '--no-progress'], { cwd: site });
+  expect(sens.code, sens.stderr).toBe(0);
+  const again = await runCli(['site', 'scenarios/surrender/town-basic.yaml', '--out', site]);
+  expect(again.code).toBe(2);
+  expect(again.stderr).toContain(`another command wrote siegesim reports into this site's folder, beside its files (reports/)`);
+  expect(again.stderr).not.toContain('not a static workbench');
+  // the hint to serve it quotes a folder with a space
+  const forced = await runCli(['site', 'scenarios/surrender/town-basic.yaml', '--out', site, '--force']);
+  expect(forced.code, forced.stderr).toBe(0);
+  expect(forced.stderr).toContain(`python3 -m http.server --bind 127.0.0.1 -d '${site}'`);
+  expect(existsSync(path.join(site, 'reports'))).toBe(true);
+}, 120_000);
+
 it('a bad --base-url or a broken scenario is a user error, and nothing is written', async () => {
   const out = path.join(dir, 'bad');
   const base = await runCli(['site', 'scenarios/surrender/town-basic.yaml', '--out', out, '--base-url', 'https://elsewhere.example/']);

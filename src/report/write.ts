@@ -295,9 +295,12 @@ const checkedReports = new Map<string, () => void>();
  * before manifests, by the legacy rule). A folder holding anything else is refused, naming what,
  * unless `force`: then the report is written beside those files, which are kept (a file of the
  * user's where the report writes one of its own is refused even so). A report file that is one
- * of `inputs` is refused always. Returns the real path to write to (a symbolic link is followed).
+ * of `inputs` is refused always. `planned`: every file the folder will hold, where the writer knows
+ * them before it starts (a site's): under `force`, each of them that is a file of the user's is
+ * named at once, before any work (else only the fixed names are known). Returns the real path to
+ * write to (a symbolic link is followed).
  */
-export function checkReportDir(dir: string, kind: Exclude<FolderKind, 'index'> = 'run', opts: { force?: boolean; inputs?: Inputs; scenario?: ReportScenario } = {}, again = false): string {
+export function checkReportDir(dir: string, kind: Exclude<FolderKind, 'index'> = 'run', opts: { force?: boolean; inputs?: Inputs; scenario?: ReportScenario; planned?: readonly string[] } = {}, again = false): string {
   checkedReports.set(path.resolve(dir), () => checkReportDir(dir, kind, opts, true));
   let target = path.resolve(dir);
   // first what a killed run left of this report (a report moved aside goes back), so that the
@@ -335,10 +338,10 @@ export function checkReportDir(dir: string, kind: Exclude<FolderKind, 'index'> =
     } catch (e) {
       throw cannotWrite(dir, reasonOf(e));
     }
-    refuseForeign(dir, kind, own, opts.force === true);
+    refuseForeign(dir, kind, own, opts.force === true, opts.planned && clashesIn(target, opts.planned, own));
     for (const f of own.ours) {
       const why = inputReason(path.join(target, f), opts.inputs ?? [], false);
-      if (why) throw cannotWrite(dir, `the report would replace its ${f}: ${why}`);
+      if (why) throw cannotWrite(dir, `the ${outputNoun(kind)} would replace its ${f}: ${why}`);
     }
     const json = ANALYSIS_JSON[kind];
     if (opts.scenario && json !== undefined && own.kind === kind && own.ours.has(json) && opts.force !== true) refuseOtherScenario(dir, target, kind, opts.scenario);
@@ -351,14 +354,16 @@ export function checkReportDir(dir: string, kind: Exclude<FolderKind, 'index'> =
 }
 
 /** Refuse a report folder that holds the user's files (unless `force`), or a report of another kind. */
-function refuseForeign(dir: string, kind: Exclude<FolderKind, 'index'>, own: Ownership, force: boolean): void {
+function refuseForeign(dir: string, kind: Exclude<FolderKind, 'index'>, own: Ownership, force: boolean, plannedClash?: readonly string[]): void {
   const again = `choose another --out, or add --force to write the ${kind === 'site' ? 'site' : KIND_NAME[kind].replace(/ \(.*\)$/, '')} beside them (they are kept)`;
   if (own.foreign.length > 0 && !force) {
     // a folder of reports (a run of several scenarios, --out runs/before): its reports are
     // siegesim's, each in its own folder, though not this folder's report's files
     const reports = own.foreign.filter((f) => f.endsWith('/') && readManifest(path.join(dir, f)) !== undefined);
     const what =
-      reports.length === own.foreign.length
+      reports.length === own.foreign.length && own.ours.size > 0 && own.kind === kind
+        ? `another command wrote siegesim reports into this ${kind === 'site' ? 'site' : 'report'}'s folder, beside its files`
+        : reports.length === own.foreign.length
         ? `it holds other siegesim reports, each in its own folder, not a ${KIND_NAME[kind]}`
         : own.ours.size === 0
           ? `it is a folder with other files, not a siegesim ${KIND_NAME[kind]}`
@@ -369,10 +374,11 @@ function refuseForeign(dir: string, kind: Exclude<FolderKind, 'index'>, own: Own
     throw cannotWrite(dir, `it holds a siegesim ${KIND_NAME[own.kind]}, not a ${KIND_NAME[kind]}; choose another --out, or add --force to replace it`);
   }
   // --force: the user's files are kept, so one where the report writes a file of its own is refused
+  // (every one, where the files are known before the work: a site's; else those of fixed names)
   const fixed = new Set(FIXED_NAMES[kind]);
-  const clash = own.foreign.filter((f) => fixed.has(f) || f === 'charts' || (kind === 'run' && CURVE_NAMES.has(f)));
+  const clash = plannedClash ?? own.foreign.filter((f) => fixed.has(f) || f === 'charts' || (kind === 'run' && CURVE_NAMES.has(f)));
   if (clash.length > 0) {
-    throw cannotWrite(dir, `the report would replace ${someNames(clash)}, which siegesim did not write (--force keeps such files); move ${clash.length === 1 ? 'it' : 'them'}, or choose another --out`);
+    throw cannotWrite(dir, `the ${outputNoun(kind)} would replace ${someNames(clash)}, which siegesim did not write (--force keeps such files); move ${clash.length === 1 ? 'it' : 'them'}, or choose another --out`);
   }
 }
 
@@ -540,6 +546,8 @@ interface Job {
   movedOut: string[];
   movedIn: string[];
   madeDirs: string[];
+  /** A folder's kind (writeFolder's), for its messages. */
+  kind?: Exclude<FolderKind, 'index'>;
 }
 
 const pending = new Map<string, Job>();
@@ -644,7 +652,7 @@ export async function writeFolder(outDir: string, fill: (put: PutFile, files: re
   const parent = path.dirname(target);
   const existed = existsSync(target);
   const tmp = path.join(parent, tmpName(path.basename(target)));
-  const job: Job = { tmp, target, movedOut: [], movedIn: [], madeDirs: [] };
+  const job: Job = { tmp, target, movedOut: [], movedIn: [], madeDirs: [], kind };
   pending.set(tmp, job);
   try {
     makeFolders(parent);
@@ -678,7 +686,7 @@ export async function writeFolder(outDir: string, fill: (put: PutFile, files: re
       try {
         again();
       } catch (e) {
-        if (e instanceof OutputError) throw new OutputError(`${e.message} (found as the new report was about to take its place: written there while this run ran)`, 2);
+        if (e instanceof OutputError) throw new OutputError(`${e.message} (found as the new ${outputNoun(kind)} was about to take its place: written there while this run ran)`, 2);
         throw e;
       }
     }
@@ -840,6 +848,26 @@ async function swapInto(job: Job): Promise<void> {
   rmSync(old, { recursive: true, force: true });
 }
 
+/** What a folder of `kind` is called in a message: a site is not a report. */
+function outputNoun(kind: Exclude<FolderKind, 'index'>): string {
+  return kind === 'site' ? 'site' : 'report';
+}
+
+/**
+ * Of `files` (one level of folders, as manifests list them), those a write into `target` would
+ * put where the user has something: a file siegesim did not write (`own`), or a file of the
+ * user's where a folder of the output goes.
+ */
+function clashesIn(target: string, files: readonly string[], own: Ownership): string[] {
+  const taken = (f: string) => lstatOrUndefined(path.join(target, f)) !== undefined;
+  const dirs = [...new Set(files.filter((f) => f.includes('/')).map((f) => f.split('/')[0]))];
+  return [
+    ...files.filter((f) => !own.ours.has(f) && !f.includes('/') && taken(f)),
+    ...dirs.filter((d) => taken(d) && !lstatSync(path.join(target, d)).isDirectory()),
+    ...files.filter((f) => f.includes('/') && !own.ours.has(f) && lstatSync(path.join(target, f.split('/')[0]), { throwIfNoEntry: false })?.isDirectory() && taken(f)),
+  ];
+}
+
 /**
  * Put a finished folder's `files` into `target`, which holds files of the user's as well (`own`):
  * siegesim's old files are moved aside into a backup folder (with a journal, so that a run after
@@ -849,15 +877,9 @@ async function swapInto(job: Job): Promise<void> {
  */
 async function swapFiles(job: Job, files: readonly string[], own: Ownership): Promise<void> {
   const { tmp, target } = job;
-  const taken = (f: string) => lstatOrUndefined(path.join(target, f)) !== undefined;
-  const dirs = [...new Set(files.filter((f) => f.includes('/')).map((f) => f.split('/')[0]))];
-  const clash = [
-    ...files.filter((f) => !own.ours.has(f) && !f.includes('/') && taken(f)),
-    ...dirs.filter((d) => taken(d) && !lstatSync(path.join(target, d)).isDirectory()),
-    ...files.filter((f) => f.includes('/') && !own.ours.has(f) && lstatSync(path.join(target, f.split('/')[0]), { throwIfNoEntry: false })?.isDirectory() && taken(f)),
-  ];
+  const clash = clashesIn(target, files, own);
   if (clash.length > 0) {
-    throw new OutputError(`cannot write to ${target}: the report would replace ${someNames(clash)}, which siegesim did not write (put there during the run?); the previous one there is unchanged`, 1);
+    throw new OutputError(`cannot write to ${target}: the ${outputNoun(job.kind ?? 'run')} would replace ${someNames(clash)}, which siegesim did not write (put there while this run ran); the previous one there is unchanged`, 1);
   }
   const backup = path.join(path.dirname(target), oldName(path.basename(target)));
   mkdirSync(backup);

@@ -6,6 +6,7 @@
  * Each client (a browser tab) has at most one job of each kind (a live run, a sweep, a ranking, a
  * tuning search): a newer one cancels the older at once, and a closed connection cancels its own.
  */
+import { shellWord } from '../text/shell.js';
 import {
   answerMetrics,
   describeControls,
@@ -340,10 +341,6 @@ export function tunedFileName(display: string): string {
   return base.replace(/(\.ya?ml)?$/i, '.tuned.yaml');
 }
 
-/** A word for a POSIX shell: as it is when it is plain, else in single quotes. */
-export function shellWord(s: string): string {
-  return /^[A-Za-z0-9._\/@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * The page's controls, as solve's messages name them (never the CLI's flags): its problems and

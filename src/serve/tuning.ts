@@ -11,7 +11,8 @@ import { commandCase, describeControls, OTHER_GAME, sensitivityScenario, sweptVa
 import { regionChart } from '../report/region-chart.js';
 import { tornadoChart } from '../report/tornado-chart.js';
 import { PRIORITY } from './gate.js';
-import { admit, invalidValues, scenarioOf, shellWord, Stream, throttle, tunedFileName, type JobContext, type JobKind, type JobRequest, type JobResponse } from './jobs.js';
+import { shellWord } from '../text/shell.js';
+import { admit, invalidValues, scenarioOf, Stream, throttle, tunedFileName, type JobContext, type JobKind, type JobRequest, type JobResponse } from './jobs.js';
 import { FIELDS, LIMITS, onlyKnown, optInt, optSeed, optString, optValues, RequestError, reqString } from './requests.js';
 import { showCount } from '../report/format.js';
 import { tuneProblemText, type TuneNames } from '../report/tune-text.js';
