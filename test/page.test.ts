@@ -41,6 +41,13 @@ describe('formatting', () => {
     expect(fmtValue({ value: 0.9997, ci_low: 0.99935, ci_high: 0.99986 })).toBe('99.97%');
     expect(fmtInterval({ value: 0.9997, ci_low: 0.99935, ci_high: 0.99986 })).toBe('99.9–99.99%');
     expect(fmtInterval({ value: 1, ci_low: 0.99977, ci_high: 1 })).toBe('99.98–100.0%');
+    // two ends that differ are never written alike (a rare event's interval read as exact): more decimals, the value's too
+    expect(fmtInterval({ value: 0.00085, ci_low: 0.00053, ci_high: 0.00136 })).toBe('0.05–0.14%');
+    expect(fmtValue({ value: 0.00086, ci_low: 0.00053, ci_high: 0.00136 })).toBe('0.09%');
+    expect(fmtInterval({ value: 0.5, ci_low: 0.50001, ci_high: 0.50004 })).toBe('50.001–50.004%');
+    expect(fmtInterval({ value: 1.0001, ci_low: 1.00002, ci_high: 1.00019, kind: 'mean' })).toBe('1.0000–1.0002');
+    expect(fmtValue({ value: 1.0001, ci_low: 1.00002, ci_high: 1.00019, kind: 'mean' })).toBe('1.0001');
+    expect(fmtInterval({ value: 0.25, ci_low: 0.25, ci_high: 0.25 })).toBe('25.0–25.0%'); // exactly one value: as it is
     expect(pct(0.9999995)).toMatch(/^99\.9999\d*%$/);
     expect(pct(0.00003)).toBe('0.003%');
     expect(pct(1)).toBe('100.0%');
@@ -59,6 +66,9 @@ describe('formatting', () => {
     expect(fmtDiffInterval(d, true)).toBe('0.04 to 2.4');
     expect(fmtDiffInterval({ value: -2.5, ci_low: -3, ci_high: -2 }, false)).toBe('-3.000 to -2.000');
     expect(fmtDiff(undefined, true)).toBe('–');
+    // a narrow difference's ends told apart, its value with them
+    expect(fmtDiffInterval({ value: 0.0013, ci_low: 0.0012, ci_high: 0.0014 }, true)).toBe('0.12 to 0.14');
+    expect(fmtDiff({ value: 0.0013, ci_low: 0.0012, ci_high: 0.0014 }, true)).toBe('+0.13 pts');
     expect(significant(d)).toBe(true);
     expect(significant({ value: 0.01, ci_low: -0.001, ci_high: 0.02 })).toBe(false);
     expect(significant({ value: null, ci_low: null, ci_high: null })).toBe(false);

@@ -224,10 +224,10 @@ describeBrowser('the workbench page', () => {
     // the page checks the link's sweep with the server (linkedSweep, after ready) and then writes #sweep-status: a person clicks once it says so
     await expect.poll(() => page.locator('#sweep-status').textContent(), { interval: 250 }).toBe('the sweep from the link: "run sweep" runs it');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^6 points × [\d,]+ trials · /);
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^6 points × [\d,]+ trials a point \(seed [^)]+\) · /);
     // the answer is written after the done chart is drawn (runSweep: draw(e.chart).then(renderAnswer)): in the status's task only while vega is loaded already
-    await expect.poll(() => page.locator('#sweep-answer').textContent(), { interval: 250 }).toBe(
-      "no contour: mean_breach_round is a mean, and no target is given for it here or in the file's expect: (type one to draw where it is reached).",
+    await expect.poll(() => page.locator('#sweep-answer').textContent(), { interval: 250 }).toMatch(
+      /^no contour: mean_breach_round is a mean, and no target is given for it here or in the file's expect: \(type one to draw where it is reached\); every cell (at|with) [^;]+\.$/,
     );
     await page.waitForSelector('#sweep-chart svg');
     expect(await page.locator('#sweep-chart svg .mark-rule.role-mark').count()).toBe(0);
@@ -277,7 +277,7 @@ describeBrowser('the workbench page', () => {
     // the page checks the link's sweep with the server and then writes #sweep-status: a person clicks once it says so
     await expect.poll(() => page.locator('#sweep-status').textContent(), { interval: 250 }).toBe('the sweep from the link: "run sweep" runs it');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^3 points × [\d,]+ trials · /);
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^3 points × [\d,]+ trials a point \(seed [^)]+\) · /);
     // the done chart is drawn after the status says done (in its task only while vega is loaded already), a partial one on screen until then
     await expect.poll(() => page.locator('#sweep-chart svg .role-axis[aria-label^="X-axis"] .role-axis-label text').allTextContents(), { interval: 250 }).toEqual(['0.5', '0.75', '1']);
     await screenshot(page, 'workbench-sweep-fractional-axis', page.locator('#sweep-chart'));
@@ -500,6 +500,26 @@ describeBrowser('the workbench page', () => {
     await page.click('.tabs button[data-tab="sweep"]');
     await screenshot(page, 'workbench-sweep-form', page.locator('#sweep-form'));
     expect(seen).toEqual([]);
+    // the keyboard: the tab list is one tab stop whose arrow keys move between the tabs (they did nothing), Home/End its ends
+    const selected = () => page.locator('.tabs button[aria-selected="true"]').getAttribute('data-tab');
+    const focused = () => page.evaluate('document.activeElement && document.activeElement.dataset && document.activeElement.dataset.tab');
+    await page.focus('.tabs button[data-tab="sweep"]');
+    await page.keyboard.press('ArrowRight');
+    expect([await selected(), await focused()]).toEqual(['matters', 'matters']);
+    expect(await page.locator('.tab[data-tab="matters"]').isVisible()).toBe(true);
+    await page.keyboard.press('End');
+    expect(await selected()).toBe('reproduce');
+    await page.keyboard.press('ArrowRight'); // round to the first
+    expect(await selected()).toBe('results');
+    expect(await page.locator('.tabs button[tabindex="0"]').count()).toBe(1);
+    // and a way past the controls: the skip link, shown when focused, takes the focus to the results
+    expect(await page.evaluate('document.querySelector("a, button, input, select").className')).toBe('skip'); // the first stop of the page
+    expect(await page.locator('a.skip').evaluate((a) => (a as unknown as { getBoundingClientRect(): { left: number } }).getBoundingClientRect().left)).toBeLessThan(0); // off screen until focused
+    await page.focus('a.skip');
+    expect(await page.locator('a.skip').evaluate((a) => (a as unknown as { getBoundingClientRect(): { left: number } }).getBoundingClientRect().left)).toBeGreaterThanOrEqual(0);
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate('document.activeElement.id')).toBe('headline');
+    expect(new URL(page.url()).hash).toBe('');
     expect(problems()).toEqual([]);
     await page.close();
   });
@@ -616,9 +636,11 @@ describeBrowser('the workbench page', () => {
     await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 30_000, interval: 250 }).toBe('the sweep from the link: "run sweep" runs it');
     await screenshot(page, 'workbench-sweep-from-link');
     await page.click('#sweep-form button[type="submit"]');
-    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(new RegExp(`^9 points × ${Number(trials).toLocaleString('en-US')} trials · `));
+    await expect.poll(() => page.locator('#sweep-status').textContent(), { timeout: 60_000, interval: 250 }).toMatch(new RegExp(`^9 points × ${Number(trials).toLocaleString('en-US')} trials a point \\(seed [^)]+\\) · `));
     // the answer is written after the done chart is drawn (runSweep: draw(e.chart).then(renderAnswer)): in the status's task only while vega is loaded already
     await expect.poll(() => page.locator('#sweep-answer').textContent(), { interval: 250 }).toMatch(/^contour: the red line separates cells below 0\.4/);
+    // where every cell holds, the variant it ran on among them (the file has three readings: an answer on another is another answer)
+    expect(await page.locator('#sweep-answer [data-role="held"]').textContent()).toMatch(/^(at|with) .+ \(variant "[\w-]+"\)$/);
 
     // a bad sweep in a link: said in the sweep tab (the page's own check, or the server's), the rest of the link still opens;
     // one the page cannot use at all is dropped, said so, with what the form shows instead

@@ -28,8 +28,13 @@ import { runCli } from './cli-child.js';
 import { expectRankingOfLine } from './ranking-line.js';
 import { runCliBatch } from './cli-batch.js';
 import { summaryText } from '../src/site/summary.js';
+import { answerMetrics, answerOrder } from '../src/api/answer.js';
+import { crusaderRex } from '../src/systems/crusader-rex/index.js';
 
-type Summary = { provenance: Record<string, unknown> & { scenario: Record<string, unknown> } };
+/** A file dropped on the page as a person drops one (a drop event carrying it). */
+const dropFile = (page: Page, name: string, text: string) =>
+  page.evaluate(`(() => { const dt = new DataTransfer(); dt.items.add(new File([${JSON.stringify(text)}], ${JSON.stringify(name)})); dispatchEvent(new DragEvent('drop', { dataTransfer: dt, cancelable: true })); })()`);
+type Summary = { seed: string | number; provenance: Record<string, unknown> & { scenario: Record<string, unknown> } };
 interface RunRecord {
   id: number;
   scenario: string;
@@ -160,6 +165,8 @@ describeBrowser('the static site', () => {
       const site = JSON.parse(text) as Summary;
       expect(site.provenance.scenario.source).toBe(`scenarios/${c.name}.yaml`);
       expect(text).toBe(withSiteMeasured(JSON.parse(cli.get(c.name)!) as Summary, site));
+      // the answer says the trials and the seed it holds over, as run's does
+      expect(await page.locator('#status').textContent()).toMatch(new RegExp(`^${c.trials.toLocaleString('en')} of ${c.trials.toLocaleString('en')} trials a case \\(seed ${site.seed}\\) — done in `));
       process.stderr.write(`site ${c.name} at ${c.trials} trials: first number ${run.firstMs?.toFixed(0)} ms, done ${run.doneMs?.toFixed(0)} ms after the change\n`);
       await screenshot(page, `site-${c.name}`);
     }
@@ -174,7 +181,11 @@ describeBrowser('the static site', () => {
     const run = await lastRun(page, 0);
     expect(run.error).toBeUndefined();
     expect(run.scenario).toBe('scenarios/crusader-rex-6-56-new-siege.yaml');
-    const summary = JSON.parse((await probeOf(page)).summaryText!) as { cases: { differences?: Record<string, { ci_low: number; ci_high: number }> }[] };
+    const summary = JSON.parse((await probeOf(page)).summaryText!) as { cases: { metrics: Record<string, unknown>; differences?: Record<string, { ci_low: number; ci_high: number }> }[] };
+    // its columns are the Answer's by the one rule (api/answer.ts): every way a trial ends, then the rest of the headline (it showed the headline alone, without the siege that goes on)
+    const columns = answerOrder(answerMetrics(crusaderRex.headline, crusaderRex.outcomes ?? [], (m) => summary.cases.some((c) => c.metrics[m] !== undefined), crusaderRex.metricOrder));
+    expect(columns).toContain('p_siege_continues');
+    expect((await page.locator('table.answer thead th').allTextContents()).slice(2)).toEqual(columns);
     // a CSS variable's colour as the page computes it (page code as text: the tests' types have no DOM)
     const colour = (v: string): Promise<string> =>
       page.evaluate(`(() => { const s = document.createElement('span'); s.style.color = 'var(${v})'; document.body.append(s); const c = getComputedStyle(s).color; s.remove(); return c; })()`);
@@ -194,13 +205,32 @@ describeBrowser('the static site', () => {
     expect([...seen].sort()).toEqual(['down', 'flat', 'up']);
     expect(await page.locator('#answer .key').textContent()).toMatch(/Blue: up, orange: down, when its 95% interval excludes 0; grey when it holds 0/);
     await screenshot(page, 'site-difference-colours', page.locator('#answer'));
+    // on a phone's width the page never scrolls sideways: the table scrolls in its own box (it spilled out of its card)
+    const wide = page.viewportSize()!;
+    const sideways = () => page.evaluate('document.documentElement.scrollWidth') as Promise<number>;
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await sideways()).toBeLessThanOrEqual(390);
+    await screenshot(page, 'site-narrow');
+    await page.setViewportSize(wide);
     // the workbench is one click away, and opens
     const link = page.locator('a#to-workbench');
     expect(await link.isVisible()).toBe(true);
     await screenshot(page, 'site-top-bar', page.locator('header.top'));
     await link.click();
-    await page.waitForURL(/\/workbench\.html/);
+    // it opens what was shown, at its trials and seed (it opened the first scenario at its own defaults)
+    await page.waitForURL(/\/workbench\.html\?scenario=scenarios(%2F|\/)crusader-rex-6-56-new-siege\.yaml&trials=20000&seed=site-colours/);
     await page.waitForSelector('#scenario option', { state: 'attached', timeout: 60_000 });
+    await expect.poll(() => page.locator('#scenario').inputValue()).toBe('scenarios/crusader-rex-6-56-new-siege.yaml');
+    // and runs it at that seed, saying so; the address keeps it
+    await expect.poll(() => page.locator('#status-text').textContent(), { timeout: 60_000 }).toMatch(/^done: 20,000 trials \(seed site-colours\) · /);
+    expect(new URL(page.url()).searchParams.get('seed')).toBe('site-colours');
+    // the workbench on a phone: the answer first, nothing wider than the screen but in its own box
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.evaluate('window.scrollTo(0, 0)');
+    expect(await sideways()).toBeLessThanOrEqual(390);
+    expect(await page.locator('#headline').evaluate((h) => (h as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect().top)).toBeLessThan(844);
+    await screenshot(page, 'site-workbench-narrow');
+    await page.setViewportSize(wide);
     expect(problems).toEqual([]);
     expect(foreign(requests)).toEqual([]);
     await page.close();
@@ -234,6 +264,10 @@ describeBrowser('the static site', () => {
     expect(refused.error).toBe('invalid');
     await expect.poll(() => page.locator('#messages').textContent()).toMatch(/pasted\.yaml:\d+:\d+ .*did you mean "trials"/);
     await screenshot(page, 'site-pasted-error');
+    // a dropped file that is not a .yaml is said so, and not added to the picker
+    await dropFile(page, 'notes.txt', 'shopping list\n');
+    await expect.poll(() => page.locator('#messages').textContent()).toBe("notes.txt is not a .yaml file: drop a scenario's .yaml (or paste its text)");
+    expect(await page.locator('#scenario option', { hasText: 'notes.txt' }).count()).toBe(0);
 
     before = (await probeOf(page)).runs.length;
     await page.fill('#trials', '300000');
@@ -421,6 +455,10 @@ describeBrowser('the static site', () => {
     expect(await issues.textContent()).toMatch(/^pasted\.yaml is not a valid scenario\n(.*\n)*pasted\.yaml:\d+:\d+ {2}trails {2}unknown key "trails" \(did you mean "trials"\?\)/);
     expect(await page.locator('#scenario option[value^="yours/"]').count()).toBe(0); // nothing added
     await screenshot(page, 'site-workbench-pasted-error');
+    // a dropped file that is not a .yaml: said so by its own name (it read "notes.txt.yaml is not a valid scenario"), nothing added
+    await dropFile(page, 'notes.txt', 'shopping list\n');
+    await expect.poll(() => issues.textContent()).toBe("notes.txt is not a .yaml file: drop a scenario's .yaml (or paste its text)");
+    expect(await page.locator('#scenario option[value^="yours/"]').count()).toBe(0);
 
     await page.fill('#yours-yaml', good);
     await page.click('#yours-open');

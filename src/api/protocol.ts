@@ -307,12 +307,17 @@ export interface SolveAnswer {
   next?: { widen: 'to' | 'from' | 'both' | 'none'; suggest?: number; text: string };
   /** Every evaluation solve made: left out on the wire. */
   evaluations?: undefined;
+  /** The trials `at` and the neighbour's metric were run with (the closer look's, more than a point's). */
+  at_trials?: number;
+  neighbour_trials?: number;
 }
 
 export interface SweepDone {
   type: 'done';
   points: number;
   trials: number;
+  /** The seed every point's dice come from (the file's, or the link's). */
+  seed?: string | number;
   cases: WireCase[];
   chart: ChartSpec;
   solve?: SolveAnswer;

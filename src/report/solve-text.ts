@@ -6,6 +6,7 @@
  */
 // the modules themselves, not the api's face, so a page that runs solve in the browser can word it too
 import { solveJson, type SolveNext, type SolveProblem, type SolveResult } from '../api/solve.js';
+import type { Metric } from '../systems/types.js';
 import { MSG } from '../scenario/messages.js';
 
 /** The words a front end uses for solve's inputs: the range's ends, the resolution, the tolerance, the target. */
@@ -122,6 +123,11 @@ export function solveNextJson(r: SolveResult, next: SolveNext, names: SolveNames
  * One answer as JSON (the CLI's `solve --json`, the workbench's sweep): `solveJson`'s (`value:
  * null` when there is none), with the next step in the caller's words (`SolveNextJson`).
  */
+/** The trials an answer's estimate was run with (its evaluation's; the metric's `n` for one not among them). */
+export function solveTrialsOf(r: SolveResult, m: Metric): number {
+  return r.evaluations.find((e) => e.metric === m)?.trials ?? m.n;
+}
+
 export function solveJsonIn(r: SolveResult, names: SolveNames = CLI_SOLVE_NAMES): Omit<ReturnType<typeof solveJson>, 'next'> & { next?: SolveNextJson } {
   const j = solveJson(r);
   return r.next ? { ...j, next: solveNextJson(r, r.next, names) } : (j as Omit<typeof j, 'next'>);

@@ -24,7 +24,7 @@ import {
   suggest,
   MSG,
 } from '../api.js';
-import { solveJsonIn, solveProblemText, type SolveNames } from '../report/solve-text.js';
+import { solveJsonIn, solveProblemText, solveTrialsOf, type SolveNames } from '../report/solve-text.js';
 import { precisionMetrics, widestOf } from '../api/run.js';
 import { producedMetrics, tidy } from '../api/tunables.js';
 import type { RulesSystem } from '../api.js';
@@ -511,9 +511,20 @@ export async function streamSweep(ctx: JobContext, client: string, body: Record<
       type: 'done',
       points,
       trials,
+      seed: result.seed,
       cases: list.map(wireCase),
       chart: sweepChart(list.map((c) => ({ params: c.params, metric: c.metrics[metric] })), { ...chartOpts, solve }),
-      ...(solve ? { solve: { ...solveJsonIn(solve, SOLVE_NAMES), evaluations: undefined } } : {}),
+      // the trials behind the answer and its neighbour (the closer look runs them with more than a point's)
+      ...(solve
+        ? {
+            solve: {
+              ...solveJsonIn(solve, SOLVE_NAMES),
+              evaluations: undefined,
+              ...(solve.at ? { at_trials: solveTrialsOf(solve, solve.at) } : {}),
+              ...(solve.neighbour ? { neighbour_trials: solveTrialsOf(solve, solve.neighbour.metric) } : {}),
+            },
+          }
+        : {}),
       ...(solveError ? { solveError } : {}),
       // the level the chart marks (a contour or a line) and where it comes from; absent: none
       ...(target !== undefined ? { target, targetFrom } : {}),

@@ -26,9 +26,17 @@ export type WireCase = Pick<CaseResult, 'case' | 'variant' | 'params' | 'trials'
 
 export type WorkerEvent =
   | { type: 'ready'; threads: number }
-  | { type: 'start'; id: number; name: string; system: string; description?: string; headline: string[]; cases: number; trials: number; threads: number }
+  | { type: 'start'; id: number; name: string; system: string; description?: string; headline: string[]; answer: AnswerInputs; cases: number; trials: number; seed: string | number; threads: number }
   | { type: 'partial'; id: number; point: number; trials: number; cases: WireCase[]; ms: number }
   | { type: 'done'; id: number; summary: Record<string, unknown>; ms: number }
   | { type: 'valid'; id: number; name: string; system: string; description?: string }
   | { type: 'invalid'; id: number; issues: ScenarioIssue[] }
   | { type: 'error'; id: number; message: string };
+
+/** What api/answer.ts's answerMetrics takes, for the page to choose the Answer's columns by the rule every front end uses. */
+export interface AnswerInputs {
+  headline: string[];
+  outcomes: string[][];
+  metrics: string[];
+  chosen?: string[];
+}

@@ -47,7 +47,18 @@ async function run(req: RunRequest): Promise<void> {
     system: v.value.system.id,
     ...(v.value.description ? { description: v.value.description } : {}),
     headline: [...(v.value.headline ?? v.value.system.headline)],
-    cases: v.value.points.length * v.value.variantNames.length, trials, threads });
+    // what the Answer shows is the one rule of every front end (api/answer.ts): these are its inputs
+    answer: {
+      headline: [...v.value.system.headline],
+      outcomes: (v.value.system.outcomes ?? []).map((o) => [...o]),
+      metrics: [...v.value.system.metricOrder],
+      ...(v.value.headline ? { chosen: [...v.value.headline] } : {}),
+    },
+    cases: v.value.points.length * v.value.variantNames.length,
+    trials,
+    seed: req.seed ?? v.value.seed,
+    threads,
+  });
   let last = -Infinity;
   try {
     const r = await runValidScenario(v.value, req.text, {

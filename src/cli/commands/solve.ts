@@ -6,7 +6,7 @@ import { controller, executorOf, loadAll, makeProgress, seedArg, threadsOpt, tri
 import { showCount } from '../../report/format.js';
 import { conditionOf } from '../../systems/conditional.js';
 import { estimateText } from '../../report/answer-text.js';
-import { solveJsonIn, solveNextText, solveProblemText } from '../../report/solve-text.js';
+import { solveJsonIn, solveNextText, solveProblemText, solveTrialsOf } from '../../report/solve-text.js';
 
 /** Exit codes beyond 0-2: the target is not reachable in the range; an answer is unresolved. */
 export const EXIT_NOT_REACHABLE = 3;
@@ -33,10 +33,7 @@ function showMetricOf(m: Metric, trials: number, event: string | undefined): str
   return `${estimateText(m)} (${count(trials)} trials${event !== undefined ? `; a mean over the ${count(m.n)} of them with ${event}` : ''})`;
 }
 
-/** The trials an answer's estimate was run with (its evaluation's; the metric's `n` for one not among them). */
-function trialsOf(r: SolveResult, m: Metric): number {
-  return r.evaluations.find((e) => e.metric === m)?.trials ?? m.n;
-}
+const trialsOf = solveTrialsOf;
 const showPoint = (point: Record<string, unknown>) =>
   Object.entries(point)
     .map(([k, x]) => `${k} = ${String(x)}`)

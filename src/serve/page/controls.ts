@@ -326,7 +326,8 @@ export async function dropBadLinkValues(raw: Record<string, string>): Promise<vo
         ctl.set(ctl.c.value);
         ctl.row.classList.remove('changed');
       }
-      const kept = ctl ? `the file's ${String(ctl.c.value ?? 'auto')} used` : 'not used';
+      // what runs instead, in words: the file's value, or what the rules make of one it leaves to them (never "the file's auto")
+      const kept = !ctl ? 'not used' : ctl.c.value !== undefined ? `the file's ${String(ctl.c.value)} used` : `left to the rules: ${fromWords(ctl)}`;
       lines.push(`${i.path}=${raw[i.path] ?? ''}: ${i.message} (${kept})`);
     }
     addLinkProblems(lines);

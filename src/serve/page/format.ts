@@ -43,22 +43,63 @@ export function percentText(x: number, digits = 1): string {
 
 export const pct = (x: number | null | undefined, digits = 1): string => (missing(x) ? '–' : `${percentText(x, digits)}%`);
 
-export const num = (x: number | null | undefined): string => (missing(x) ? '–' : fixedSide(x, Math.abs(x) >= 100 ? 1 : Math.abs(x) >= 10 ? 2 : 3));
+/** A plain number's decimals by its size: 1 from 100, 2 from 10, else 3. */
+const numDigits = (x: number): number => (Math.abs(x) >= 100 ? 1 : Math.abs(x) >= 10 ? 2 : 3);
 
-export const fmtValue = (m: Estimate | undefined | null): string => (!m ? '–' : isProb(m) ? pct(m.value) : num(m.value));
+export const num = (x: number | null | undefined, extra = 0): string => (missing(x) ? '–' : fixedSide(x, numDigits(x) + extra));
 
-export const fmtInterval = (m: Estimate | undefined | null): string =>
-  !m || m.ci_low === null || m.ci_high === null ? '' : isProb(m) ? `${percentText(m.ci_low, 1)}–${percentText(m.ci_high, 1)}%` : `${num(m.ci_low)}–${num(m.ci_high)}`;
+/**
+ * The decimals beyond `write`'s own that tell an interval's two ends apart: 0 unless two ends that
+ * differ would be written alike (a rare event's [0.00053, 0.00136] is `0.1–0.1%` at one decimal,
+ * read as exact; `0.05–0.14%` at two). At most 6 more.
+ */
+function apart(lo: number, hi: number, write: (x: number, extra: number) => string): number {
+  if (lo === hi) return 0;
+  for (let k = 0; k < 6; k++) if (write(lo, k) !== write(hi, k)) return k;
+  return 6;
+}
+
+const pctAt = (x: number, extra: number) => percentText(x, 1 + extra);
+const diffPtsAt = (x: number, extra: number) => fixedSide(x * 100, 1 + extra);
+
+/** The decimals a metric's interval needs beyond the usual, which its value is written with too. */
+function extraOf(m: Estimate): number {
+  if (m.ci_low === null || m.ci_high === null || !Number.isFinite(m.ci_low) || !Number.isFinite(m.ci_high)) return 0;
+  return apart(m.ci_low, m.ci_high, isProb(m) ? pctAt : num);
+}
+
+export const fmtValue = (m: Estimate | undefined | null): string => (!m ? '–' : isProb(m) ? pct(m.value, 1 + extraOf(m)) : num(m.value, extraOf(m)));
+
+export const fmtInterval = (m: Estimate | undefined | null): string => {
+  if (!m || m.ci_low === null || m.ci_high === null) return '';
+  const k = extraOf(m);
+  return isProb(m) ? `${pctAt(m.ci_low, k)}–${pctAt(m.ci_high, k)}%` : `${num(m.ci_low, k)}–${num(m.ci_high, k)}`;
+};
 
 /** A signed number: + or − before it, nothing before an exact 0 (a sign would say it is off 0). */
 const signed = (x: number, f: (v: number) => string): string => (x > 0 ? '+' : x < 0 ? '−' : '') + f(Math.abs(x));
 
-export const fmtDiff = (d: Estimate | undefined | null, prob: boolean): string =>
-  !d || d.value === null ? '–' : prob ? `${signed(d.value, (v) => fixedSide(v * 100, 1))} pts` : signed(d.value, num);
+/** The decimals a difference's interval needs beyond the usual (apart), which its value is written with too. */
+function diffExtra(d: Estimate, prob: boolean): number {
+  if (d.ci_low === null || d.ci_high === null || !Number.isFinite(d.ci_low) || !Number.isFinite(d.ci_high)) return 0;
+  return apart(d.ci_low, d.ci_high, prob ? diffPtsAt : num);
+}
 
-/** A difference's interval: the ends keep their side of 0, so an interval coloured as clear of 0 never reads "0.0 to 0.3", nor one end "-0.0". */
-export const fmtDiffInterval = (d: Estimate | undefined | null, prob: boolean): string =>
-  !d || d.ci_low === null || d.ci_high === null ? '' : prob ? `${fixedSide(d.ci_low * 100, 1)} to ${fixedSide(d.ci_high * 100, 1)}` : `${num(d.ci_low)} to ${num(d.ci_high)}`;
+export const fmtDiff = (d: Estimate | undefined | null, prob: boolean): string => {
+  if (!d || d.value === null) return '–';
+  const k = diffExtra(d, prob);
+  return prob ? `${signed(d.value, (v) => diffPtsAt(v, k))} pts` : signed(d.value, (v) => num(v, k));
+};
+
+/**
+ * A difference's interval: the ends keep their side of 0, so an interval coloured as clear of 0
+ * never reads "0.0 to 0.3", nor one end "-0.0"; and two ends that differ are written apart.
+ */
+export const fmtDiffInterval = (d: Estimate | undefined | null, prob: boolean): string => {
+  if (!d || d.ci_low === null || d.ci_high === null) return '';
+  const k = diffExtra(d, prob);
+  return prob ? `${diffPtsAt(d.ci_low, k)} to ${diffPtsAt(d.ci_high, k)}` : `${num(d.ci_low, k)} to ${num(d.ci_high, k)}`;
+};
 
 /** A conditional mean's difference whose event moved: the two values average different trials (systems/conditional.ts). */
 export const overText = (d: Estimate | undefined | null): string =>

@@ -38,7 +38,7 @@ export async function runLive(): Promise<void> {
     document.body.classList.remove('stale');
     return;
   }
-  const payload: RunRequest = { scenario: state.info.path, variant: state.info.variant, values: state.values, ...settings };
+  const payload: RunRequest = { scenario: state.info.path, variant: state.info.variant, values: state.values, ...settings, ...(state.seed !== undefined ? { seed: state.seed } : {}) };
   try {
     if (Object.keys(state.values).length > 0 && !transport().streamChecksValues) {
       // the values first (a 200 either way): a value being typed is not a failed request
@@ -101,7 +101,8 @@ function renderStatus(ev: RunPartial | RunDone): void {
   const prec = state.start?.precision;
   const target = prec ? ` (target ±${(prec * 100).toFixed(prec < 0.005 ? 2 : 1)})` : '';
   const secs = `${(ev.ms / 1000).toFixed(2)} s`;
-  const text = `${int(ev.trials)} trials · widest interval ±${(widest * 100).toFixed(2)} pts${target} · ${secs}`;
+  const seed = state.start ? ` (seed ${String(state.start.seed)})` : '';
+  const text = `${int(ev.trials)} trials${seed} · widest interval ±${(widest * 100).toFixed(2)} pts${target} · ${secs}`;
   if (ev.type === 'partial') setStatus('running', `refining… ${text}`);
   else if (ev.precision && !ev.precision.reached) setStatus('capped', `trial cap reached: ${text}`);
   else setStatus('done', `${prec ? 'precise' : 'done'}: ${text}`);

@@ -29,6 +29,8 @@ export interface PageState extends Record<JobSlot, AbortController | null> {
   changeAt: number;
   /** The sweep form as set up for the scenario (a link says the sweep only once it differs). */
   sweepDefault?: string;
+  /** A link's `seed=`: the live run's and the sweep's dice come from it (unset: the file's seed). */
+  seed?: string | number;
 }
 
 export const state: PageState = {

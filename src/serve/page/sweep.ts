@@ -306,6 +306,7 @@ function sweepPayload(): { payload: SweepRequest } | { error: string } {
       axes,
       metric: select('#sweep-metric').value,
       trials: Number(select('#sweep-trials').value),
+      ...(state.seed !== undefined ? { seed: state.seed } : {}),
       // none typed: the server chooses a two-parameter sweep's contour (the file's expect: for the metric, 0.5 for a probability, none for a mean)
       ...(t !== '' ? { target: Number(t) } : {}),
     },
@@ -349,7 +350,7 @@ export async function runSweep(ev?: Event): Promise<void> {
         void draw(e.chart);
       } else if (e.type === 'solving') status.textContent = 'solving for the target…';
       else if (e.type === 'done') {
-        status.textContent = `${e.points} points × ${int(e.trials)} trials · ${(e.ms / 1000).toFixed(1)} s`;
+        status.textContent = `${sweepRunText(e)} · ${(e.ms / 1000).toFixed(1)} s`;
         void draw(e.chart).then(() => renderAnswer(e, payload));
       } else if (e.type === 'error') status.textContent = e.message;
     }
@@ -386,8 +387,18 @@ function heldAt(axes: readonly AxisRequest[]): string {
   const paths = [...new Set([...state.info.sweep.map((s) => s.path), ...Object.keys(state.values)])].filter((p) => !swept.has(p));
   const valueOf = (p: string) => state.values[p] ?? state.controls.get(p)?.get() ?? state.controls.get(p)?.c.auto ?? 'auto';
   const parts = paths.map((p) => `${p} = ${String(valueOf(p))}`);
-  return parts.length > 0 ? `at ${parts.join(', ')}` : 'with every other setting as loaded';
+  // the variant the sweep ran on, where the file has several (an answer on another reading is another answer)
+  const variant = state.info.variants.length > 1 ? ` (variant "${state.info.variant}")` : '';
+  return parts.length > 0 ? `at ${parts.join(', ')}${variant}` : `with every other setting as loaded${variant}`;
 }
+
+/** A sweep's trials and seed, as run's answer names them: `9 points × 4,096 trials a point (seed 656007)`. */
+function sweepRunText(e: Pick<SweepDone, 'points' | 'trials' | 'seed'>): string {
+  return `${e.points} points × ${int(e.trials)} trials a point${e.seed !== undefined ? ` (seed ${String(e.seed)})` : ''}`;
+}
+
+/** ` (16,384 trials)`: the trials an estimate of solve's was run with, where the answer says. */
+const trialsNote = (n: number | undefined) => (n === undefined ? '' : ` (${int(n)} trials)`);
 
 function renderAnswer(e: SweepDone, payload: SweepRequest): void {
   const box = $('#sweep-answer');
@@ -418,17 +429,17 @@ function renderAnswer(e: SweepDone, payload: SweepRequest): void {
         el('b', { text: `${s.param} = ${s.value}${s.kind === 'int' && s.step === 1 ? '' : ` (to ${s.step})`}` }),
         ` is the smallest value with ${s.metric} ${s.increasing ? '≥' : '≤'} ${payload.target}, `,
         el('span', { 'data-role': 'held', text: where }),
-        `: ${fmt(s.at!)}`,
-        s.neighbour ? `; at ${s.neighbour.value}: ${fmt(s.neighbour.metric)}` : '',
+        `: ${fmt(s.at!)}${trialsNote(s.at_trials)}`,
+        s.neighbour ? `; at ${s.neighbour.value}: ${fmt(s.neighbour.metric)}${trialsNote(s.neighbour_trials)}` : '',
         s.next ? ` (${s.value} is where the sweep starts: a lower “from” may find a smaller value${s.next.suggest !== undefined ? `, e.g. ${s.next.suggest}` : ''})` : '',
         why ?? el('span', { class: 'muted', text: ' (solve: the same dice for every value; the answer and its neighbour re-run until their intervals separate the target)' }),
       );
     }
   } else if (payload.axes.length === 2 && e.target !== undefined) {
     const from = e.targetFrom && e.targetFrom !== 'given' ? ` (${e.targetFrom})` : '';
-    box.replaceChildren(el('b', { text: 'contour: ' }), `the red line separates cells below ${e.target} from cells at or above it${from}.`);
+    box.replaceChildren(el('b', { text: 'contour: ' }), `the red line separates cells below ${e.target} from cells at or above it${from}; every cell `, el('span', { 'data-role': 'held', text: where }), '.');
   } else if (payload.axes.length === 2) {
-    box.replaceChildren(el('b', { text: 'no contour: ' }), `${payload.metric} is a mean, and no target is given for it here or in the file's expect: (type one to draw where it is reached).`);
+    box.replaceChildren(el('b', { text: 'no contour: ' }), `${payload.metric} is a mean, and no target is given for it here or in the file's expect: (type one to draw where it is reached); every cell `, el('span', { 'data-role': 'held', text: where }), '.');
   } else {
     box.hidden = true;
     return;

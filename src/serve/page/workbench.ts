@@ -23,15 +23,25 @@ const input = (sel: string) => $<HTMLInputElement>(sel);
 const select = (sel: string) => $<HTMLSelectElement>(sel);
 
 // ---------- URL ----------
+/** The last fixed trials count the link could carry (one a run takes). */
+let lastGoodTrials: string | undefined;
+
 export function syncUrl(): void {
   const q = new URLSearchParams();
   q.set('scenario', state.info.path);
   if (state.info.variant !== state.info.variants[0]) q.set('variant', state.info.variant);
   for (const [p, v] of Object.entries(state.values)) q.set(p, String(v));
   const prec = select('#precision').value;
-  if (prec === 'fixed') q.set('trials', input('#fixed-trials').value);
+  if (prec === 'fixed') {
+    // a count no run takes (0, 2.5, empty: refused beside the box) never goes into the link to share:
+    // the link keeps the last count that ran
+    const typed = input('#fixed-trials').value.trim();
+    if (trialsOk(typed)) lastGoodTrials = typed;
+    if (lastGoodTrials !== undefined) q.set('trials', lastGoodTrials);
+  }
   else if (prec !== '0.005') q.set('precision', prec);
   if (prec !== 'fixed' && select('#cap').value !== '2000000') q.set('max_trials', select('#cap').value);
+  if (state.seed !== undefined) q.set('seed', String(state.seed));
   // the sweep once edited on the page (as it was set up, it is the scenario's own: no need to say)
   const sweep = sweepQuery();
   if (state.sweepDefault !== undefined && JSON.stringify(sweep) !== state.sweepDefault) for (const [k, v] of sweep) q.append(k, v);
@@ -118,6 +128,13 @@ function runSettingsFromUrl(q: URLSearchParams): string[] {
     if (ok.includes(p)) select('#precision').value = p;
     else problems.push(`precision=${p}: one of ${ok.join(', ')} (the headline's 95% half-width; ${select('#precision').value} used)`);
   }
+  // seed= rolls the live run's and the sweep's dice from it, as run --seed does (a number's digits are the number)
+  const seed = q.get('seed');
+  state.seed = undefined;
+  if (seed !== null) {
+    if (seed.length >= 1 && seed.length <= 200) state.seed = /^-?\d+$/.test(seed) && Number.isSafeInteger(Number(seed)) ? Number(seed) : seed;
+    else problems.push(`seed=${seed}: a text of 1 to 200 characters or a whole number (the file's seed used)`);
+  }
   const m = q.get('max_trials');
   if (m !== null) {
     if (options('#cap').includes(m)) select('#cap').value = m;
@@ -128,8 +145,24 @@ function runSettingsFromUrl(q: URLSearchParams): string[] {
 
 // ---------- tabs and wiring ----------
 export function showTab(name: string): void {
-  for (const b of $$('.tabs button')) b.setAttribute('aria-selected', String(b.dataset.tab === name));
+  for (const b of $$('.tabs button')) {
+    b.setAttribute('aria-selected', String(b.dataset.tab === name));
+    // one tab stop for the tab list (WAI-ARIA tabs): the arrow keys move between its tabs
+    b.tabIndex = b.dataset.tab === name ? 0 : -1;
+  }
   for (const t of $$('.tab')) t.hidden = t.dataset.tab !== name;
+}
+
+/** The tab list's keys (WAI-ARIA tabs): ←/→ the previous/next tab (round), Home/End the first/last; each shown as it gets the focus. */
+function tabKeys(e: KeyboardEvent): void {
+  const tabs = $$<HTMLButtonElement>('.tabs button');
+  const at = tabs.indexOf(e.target as HTMLButtonElement);
+  if (at < 0) return;
+  const to = e.key === 'ArrowRight' ? (at + 1) % tabs.length : e.key === 'ArrowLeft' ? (at - 1 + tabs.length) % tabs.length : e.key === 'Home' ? 0 : e.key === 'End' ? tabs.length - 1 : -1;
+  if (to < 0) return;
+  e.preventDefault();
+  showTab(tabs[to].dataset.tab ?? '');
+  tabs[to].focus();
 }
 
 /** The top bar's precision: the fixed trials box or the trial cap, whichever applies. */
@@ -140,6 +173,13 @@ function showPrecision(): void {
 
 function wire(): void {
   for (const b of $$('.tabs button')) b.addEventListener('click', () => showTab(b.dataset.tab ?? ''));
+  $('.tabs').addEventListener('keydown', tabKeys);
+  // focused here, not followed: under a site's <base href>, #headline would be another page's
+  $('.skip').addEventListener('click', (e) => {
+    e.preventDefault();
+    $('#headline').focus();
+  });
+  showTab($$('.tabs button').find((b) => b.getAttribute('aria-selected') === 'true')?.dataset.tab ?? 'results');
   const pick = (path: string) => {
     history.replaceState(null, '', `?scenario=${path}`);
     return openScenario(path);

@@ -134,6 +134,11 @@ export function setupOwn(open: (path: string) => Promise<unknown>): void {
     document.body.classList.remove('dragging');
     const f = e.dataTransfer?.files?.[0];
     if (!f) return;
+    if (!/\.ya?ml$/i.test(f.name)) {
+      sayProblems([`${f.name} is not a .yaml file: drop a scenario's .yaml (or paste its text)`]);
+      showPanel(true);
+      return;
+    }
     if (f.size > MAX_OWN_TEXT) {
       sayProblems([`${f.name} is ${f.size.toLocaleString('en-US')} bytes: a scenario is a few kilobytes (at most ${MAX_OWN_TEXT.toLocaleString('en-US')})`]);
       showPanel(true);

@@ -6,6 +6,7 @@
 // Bundled by `npm run build` (esbuild, a classic script) to dist/site/site.js, which `siegesim
 // site` copies: its numbers are written by the workbench's own formatter.
 import { fmtDiff, fmtDiffInterval, fmtInterval, fmtValue } from '../../serve/page/format.js';
+import { answerMetrics, answerOrder } from '../../api/answer.js';
 
 const $ = (id) => document.getElementById(id);
 const state = {
@@ -67,9 +68,15 @@ function diffText(d, kind) {
   return `Δ ${fmtDiff(d, prob)}${interval ? ` [${interval}]` : ''}`;
 }
 
-/** The answer table: a row per case, a column per headline metric. */
+/**
+ * The answer table: a row per case, a column per metric of the Answer, chosen by the rule of every
+ * front end (api/answer.ts): the outcome partition whole (every way a trial ends: they sum to 1),
+ * then the other headline metrics.
+ */
 function drawAnswer(cases, trials, planned) {
-  const names = state.headline.filter((m) => cases.some((c) => c.metrics[m]));
+  const a = state.answer;
+  const produced = (m) => cases.some((c) => c.metrics[m]);
+  const names = a ? answerOrder(answerMetrics(a.headline, a.outcomes, produced, a.metrics, a.chosen)) : state.headline.filter(produced);
   const params = Object.keys(cases[0]?.params ?? {});
   const t = document.createElement('table');
   t.className = 'answer';
@@ -112,12 +119,13 @@ function drawAnswer(cases, trials, planned) {
   key.className = 'muted small key';
   key.innerHTML = `Δ: the difference from the baseline (${escapeHtml(cases[0]?.variant ?? '')}) on the same dice. <span class="key-up">Blue: up</span>, <span class="key-down">orange: down</span>, when its 95% interval excludes 0; grey when it holds 0. The colour shows the direction only, not whether it is good.`;
   $('answer').replaceChildren(t, ...(anyDiff ? [key] : []));
-  $('status').textContent = `${trials.toLocaleString('en')} of ${planned.toLocaleString('en')} trials a case`;
+  $('status').textContent = `${trials.toLocaleString('en')} of ${planned.toLocaleString('en')} trials a case (seed ${runSeed})`;
 }
 
 // ---------- the worker's events ----------
 const partials = new Map(); // point -> cases, for the run shown
 let planned = 0;
+let runSeed = ''; // the seed of the run shown (the file's, or the one typed)
 
 function onEvent(ev) {
   if (ev.type === 'ready') {
@@ -129,7 +137,9 @@ function onEvent(ev) {
   if (ev.type === 'start') {
     partials.clear();
     planned = ev.trials;
+    runSeed = String(ev.seed);
     state.headline = ev.headline;
+    state.answer = ev.answer;
     $('title').textContent = ev.name;
     $('description').textContent = ev.description ?? '';
     $('status').textContent = `${ev.cases} case(s) x ${ev.trials.toLocaleString('en')} trials, on ${ev.threads} kernel worker(s)…`;
@@ -236,11 +246,23 @@ let hashWritten = '';
 async function writeHash() {
   const p = new URLSearchParams();
   const cur = state.current;
-  if (cur.kind === 'file') p.set('scenario', cur.path);
-  else p.set('yaml', await packYaml(cur.text));
+  // the workbench link opens what is shown: the scenario (a pasted one in its own #yaml=), its trials and seed
+  const w = new URLSearchParams();
+  let packed = '';
+  if (cur.kind === 'file') {
+    p.set('scenario', cur.path);
+    w.set('scenario', cur.path);
+  } else {
+    packed = await packYaml(cur.text);
+    p.set('yaml', packed);
+    w.set('scenario', `yours/${cur.name ?? 'pasted.yaml'}`);
+  }
   const s = readSettingsSafe();
   if (s.trials !== undefined) p.set('trials', String(s.trials));
   if (s.seed !== undefined) p.set('seed', String(s.seed));
+  if (s.trials !== undefined) w.set('trials', String(s.trials));
+  if (s.seed !== undefined) w.set('seed', String(s.seed));
+  $('to-workbench').href = `workbench.html?${w}${packed ? `#yaml=${packed}` : ''}`;
   hashWritten = `#${p}`;
   if (location.hash !== hashWritten) history.replaceState(null, '', hashWritten);
 }
@@ -377,6 +399,7 @@ addEventListener('drop', async (e) => {
   document.body.classList.remove('dragging');
   const f = e.dataTransfer?.files?.[0];
   if (!f) return;
+  if (!/\.ya?ml$/i.test(f.name)) return showMessages([`${f.name} is not a .yaml file: drop a scenario's .yaml (or paste its text)`]);
   if (f.size > 1_000_000) return showMessages([`${f.name} is ${f.size.toLocaleString('en')} bytes: a scenario is a few kilobytes`]);
   const text = await f.text();
   $('yaml').value = text;
