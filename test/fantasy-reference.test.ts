@@ -22,7 +22,7 @@ import { validateText } from '../src/api.js';
 import { compileFantasy } from '../src/systems/fantasy/compile.js';
 import { fantasyKernel, prepareFantasy, runFantasyState, A_TRIALS, A_ATT_WINS, A_DEF_WINS, A_UNDECIDED, A_ROUNDS, A_ROUNDS2, A_BREACHED, A_BREACH_ROUND, A_BREACH_ROUND2, A_CAP, A_VOLLEY, A_VOLLEY2, A_WITHDREW } from '../src/systems/fantasy/kernel.js';
 import { deriveState } from '../src/engine/rng.js';
-import { normalQuantile } from '../src/stats/intervals.js';
+import { sidakLimit, zMean, zProp } from './reference/compare.js';
 import { referenceCovers, runReference, type RefMoments, type RefScenario } from './reference/fantasy.js';
 
 const RUNS = Number(process.env.FANTASY_REF_RUNS ?? 60);
@@ -33,7 +33,7 @@ const MODES = 2;
 const FAMILY_ALPHA = 0.001;
 const COMPARISONS = RUNS * METRICS * MODES;
 /** Šidák: each comparison at 1 - (1 - FAMILY_ALPHA)^(1 / COMPARISONS), two-sided. */
-export const Z_LIMIT = normalQuantile(1 - (1 - Math.pow(1 - FAMILY_ALPHA, 1 / COMPARISONS)) / 2);
+export const Z_LIMIT = sidakLimit(COMPARISONS, FAMILY_ALPHA);
 
 // ---- the generator ---------------------------------------------------------------------------
 
@@ -146,27 +146,6 @@ function kernelMoments(s: RefScenario, trials: number, key: string, perDie: bool
 }
 
 // ---- the comparisons ---------------------------------------------------------------------------
-
-/** Pooled two-proportion z. */
-function zProp(k1: number, n1: number, k2: number, n2: number): number {
-  const p = (k1 + k2) / (n1 + n2);
-  const se = Math.sqrt(p * (1 - p) * (1 / n1 + 1 / n2));
-  const d = k1 / n1 - k2 / n2;
-  return se === 0 ? (d === 0 ? 0 : Infinity) : d / se;
-}
-
-/** Welch z of two means from (n, Σx, Σx²). */
-function zMean(n1: number, s1: number, q1: number, n2: number, s2: number, q2: number): number {
-  if (n1 < 2 || n2 < 2) return 0; // too few to say anything
-  const m1 = s1 / n1;
-  const m2 = s2 / n2;
-  const v1 = Math.max(0, (q1 - n1 * m1 * m1) / (n1 - 1));
-  const v2 = Math.max(0, (q2 - n2 * m2 * m2) / (n2 - 1));
-  const se = Math.sqrt(v1 / n1 + v2 / n2);
-  const d = m1 - m2;
-  if (se === 0) return Math.abs(d) < 1e-12 ? 0 : Infinity;
-  return d / se;
-}
 
 function compare(s: RefScenario, k: RefMoments, r: RefMoments): Record<string, number> {
   const z: Record<string, number> = {

@@ -30,7 +30,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { runScenario, validateText, type CaseResult } from '../src/api.js';
-import { normalQuantile } from '../src/stats/intervals.js';
+import { sidakLimit, zMean, zProp } from './reference/compare.js';
 import { certainties, constantModifier, resolve, runReference, type SurrenderMoments, type SurrenderScenario } from './reference/surrender.js';
 
 const RUNS = Number(process.env.SURRENDER_REF_RUNS ?? 60);
@@ -44,7 +44,7 @@ const FAMILY_ALPHA = 0.001;
 const MAX_CASES = 3;
 const COMPARISONS = RUNS * MAX_CASES * METRICS;
 /** Šidák: each of `count` comparisons at 1 - (1 - FAMILY_ALPHA)^(1 / count), two-sided. */
-const sidak = (count: number) => normalQuantile(1 - (1 - Math.pow(1 - FAMILY_ALPHA, 1 / count)) / 2);
+const sidak = (count: number) => sidakLimit(count, FAMILY_ALPHA);
 export const Z_LIMIT = sidak(COMPARISONS);
 
 // ---- the generator: every option of docs/rules/surrender.md "Every scenario option" -------------
@@ -194,27 +194,6 @@ async function siegesim(g: GeneratedRun, trials: number, seed: string): Promise<
 }
 
 // ---- the comparisons -----------------------------------------------------------------------------
-
-/** Pooled two-proportion z. */
-function zProp(k1: number, n1: number, k2: number, n2: number): number {
-  const p = (k1 + k2) / (n1 + n2);
-  const se = Math.sqrt(p * (1 - p) * (1 / n1 + 1 / n2));
-  const d = k1 / n1 - k2 / n2;
-  return se === 0 ? (d === 0 ? 0 : Infinity) : d / se;
-}
-
-/** Welch z of two means from (n, Σx, Σx²). */
-function zMean(n1: number, s1: number, q1: number, n2: number, s2: number, q2: number): number {
-  if (n1 < 2 || n2 < 2) return 0; // too few to say anything (p_surrender's z covers how many)
-  const m1 = s1 / n1;
-  const m2 = s2 / n2;
-  const v1 = Math.max(0, (q1 - n1 * m1 * m1) / (n1 - 1));
-  const v2 = Math.max(0, (q2 - n2 * m2 * m2) / (n2 - 1));
-  const se = Math.sqrt(v1 / n1 + v2 / n2);
-  const d = m1 - m2;
-  if (se === 0) return Math.abs(d) < 1e-12 ? 0 : Infinity;
-  return d / se;
-}
 
 /** The turns at which surrender_by_turn is compared: every one, or CURVE_POINTS spread up to the last. */
 function curveTurns(turns: number): number[] {
