@@ -27,9 +27,9 @@
  *   (results_by_turn[result=F|table=foot|turn=2]), 56 s of tests, 64 s wall;
  * - CRY_HAVOC_REF_SEED=1 CRY_HAVOC_REF_RUNS=2000 CRY_HAVOC_REF_TRIALS=10000, the generated test
  *   alone (-t generated): limit |z| < 6.047, worst |z| 4.27 (breach_by_day[day=28]), 60 s of tests.
- * Mutation check: each of 28 one-line changes to the reference (a table cell, a band edge, an
- * option ignored, a death-by-accumulation rule dropped...) failed this file at 150 x 5000, but
- * one that cannot change a metric (which wounded attacker an A kills when none is healthy: any
+ * Mutation check: 27 of 28 one-line changes to the reference (a table cell, a band edge, an
+ * option ignored, a death-by-accumulation rule dropped...) failed this file at 150 x 5000; the
+ * 28th cannot change a metric (which wounded attacker an A kills when none is healthy: any
  * attacker's death ends the melee).
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -37,7 +37,7 @@ import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { runScenario, validateText, type Metric } from '../src/api.js';
 import { normalQuantile } from '../src/stats/intervals.js';
-import { bandOf, bandsOf, curveKey, runReference, type RefResult, type RefRules, type RefScenario, type Terrain } from './reference/cry-havoc.js';
+import { TABLES, bandOf, bandsOf, curveKey, runReference, type RefResult, type RefRules, type RefScenario, type Terrain } from './reference/cry-havoc.js';
 
 const RUNS = Number(process.env.CRY_HAVOC_REF_RUNS ?? 60);
 const TRIALS = Number(process.env.CRY_HAVOC_REF_TRIALS ?? 3000);
@@ -496,6 +496,36 @@ describe('cry-havoc: siegesim plays the rules file as the plain per-die referenc
       expect(await agrees(f.s, f.name, FIXED_TRIALS)).toBe(true);
     });
   }
+
+  it("the reference's tables, transcribed from seed 003, give the document's own result probabilities (1.5 sanity check, 1.6 per column, 1.7 P(D))", () => {
+    // docs/rules/cry-havoc.md 1.6 "Result probabilities per column" (%, d10), foot then mounted
+    const FOOT = ['-50 A20 B20 C10', '-40 A10 B20 C20 D10', '-30 A10 B10 C20 D20 E10', '-20 A10 B10 C10 D20 E30', '-10 A10 B10 C20 D20 E20 F10', 'A10 B10 C20 D20 E10 F30', 'B10 C20 D20 E20 F30', 'C20 D20 E20 F40', 'C10 D20 E20 F50', 'D20 E20 F60', 'D10 E20 F70', 'E20 F80'];
+    const MOUNTED = ['-50 A20 B20 C10', '-50 A10 B20 C20', '-50 A10 B10 C20 D10', '-40 A10 B10 C20 D20', '-30 A10 B10 C20 D20 E10', '-20 A10 B10 C20 D20 E20', '-10 A10 B10 C20 D20 E20 F10', 'A10 B10 C20 D20 E20 F20', 'B10 C20 D20 E20 F20 G10', 'C20 D20 E20 F20 G20', 'C10 D20 E20 F20 G20 H10', 'D20 E20 F20 G20 H20'];
+    const sums = (rows: string[], col: number) => {
+      const n: Record<string, number> = {};
+      for (const row of rows) n[row[col]] = (n[row[col]] ?? 0) + 10;
+      return Object.keys(n)
+        .sort()
+        .map((r) => `${r}${n[r]}`)
+        .join(' ');
+    };
+    for (let col = 0; col < 12; col++) {
+      expect(sums(TABLES.MELEE_FOOT, col), `foot ${col + 1}-1`).toBe(FOOT[col]);
+      expect(sums(TABLES.MELEE_MOUNTED, col), `mounted ${col + 1}-1`).toBe(MOUNTED[col]);
+    }
+    // 1.5 sanity check: foot target, no cover, short range: ballista C50 B20 A20 -10 ... short bow C10 B20 A20 -50
+    const shot = (w: 'ballista' | 'crossbow' | 'longbow' | 'shortbow', cover: 'none' | 'heavy') => {
+      const rows = Array.from({ length: 10 }, (_, i) => TABLES.MISSILE_FOOT[cover][Math.min(i + 1 + TABLES.OFFSET[w], 10) - 1]);
+      return sums(rows, 0);
+    };
+    expect(shot('ballista', 'none')).toBe('-10 A20 B20 C50');
+    expect(shot('crossbow', 'none')).toBe('-30 A20 B20 C30');
+    expect(shot('longbow', 'none')).toBe('-40 A20 B20 C20');
+    expect(shot('shortbow', 'none')).toBe('-50 A20 B20 C10');
+    expect(shot('shortbow', 'heavy')).toBe('-90 A10');
+    // 1.7: P(D per roll) by column 10, 20, 40, 60, 80%
+    expect([0, 1, 2, 3, 4].map((c) => TABLES.BATTER.filter((row) => row[c][0] === 1).length * 10)).toEqual([10, 20, 40, 60, 80]);
+  });
 
   afterAll(() => console.log(`cry-havoc reference: worst |z| in the file ${worst.toFixed(2)} (${worstAt})`));
 });

@@ -630,6 +630,9 @@ function healingTrial(s: RefScenario, rules: RefRules, rng: Rng, c: Counts): voi
   for (let d = days; d <= healRows(s, rules); d++) c.rowHit('heal_by_day', String(d));
 }
 
+/** The tables as transcribed here, for the test's check against the document's own sums (1.5, 1.6, 1.7). */
+export const TABLES = { MELEE_FOOT, MELEE_MOUNTED, MISSILE_FOOT, MISSILE_MOUNTED, OFFSET, BATTER };
+
 // ---- a run -------------------------------------------------------------------------------------
 
 /** `trials` trials of the scenario, every metric and curve row of its kind counted. */
