@@ -36,7 +36,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { runScenario, validateText, type Metric } from '../src/api.js';
-import { normalQuantile } from '../src/stats/intervals.js';
+import { sidakLimit, zMean, zProp } from './reference/compare.js';
 import { TABLES, bandOf, bandsOf, curveKey, runReference, type RefResult, type RefRules, type RefScenario, type Terrain } from './reference/cry-havoc.js';
 
 const RUNS = Number(process.env.CRY_HAVOC_REF_RUNS ?? 60);
@@ -220,31 +220,10 @@ function yamlOf(s: RefScenario, trials: number): string {
 
 // ---- the comparisons ---------------------------------------------------------------------------
 
-/** Pooled two-proportion z. */
-function zProp(k1: number, n1: number, k2: number, n2: number): number {
-  const p = (k1 + k2) / (n1 + n2);
-  const se = Math.sqrt(p * (1 - p) * (1 / n1 + 1 / n2));
-  const d = k1 / n1 - k2 / n2;
-  return se === 0 ? (d === 0 ? 0 : Infinity) : d / se;
-}
-
-/** Welch z of two means from (n, Σx, Σx²); 0 (not judged) below MIN_MEAN_N observations on a side. */
-function zMean(n1: number, s1: number, q1: number, n2: number, s2: number, q2: number): number {
-  if (n1 < MIN_MEAN_N || n2 < MIN_MEAN_N) return 0;
-  const m1 = s1 / n1;
-  const m2 = s2 / n2;
-  const v1 = Math.max(0, (q1 - n1 * m1 * m1) / (n1 - 1));
-  const v2 = Math.max(0, (q2 - n2 * m2 * m2) / (n2 - 1));
-  const se = Math.sqrt(v1 / n1 + v2 / n2);
-  const d = m1 - m2;
-  if (se < 1e-9) return Math.abs(d) < 1e-9 ? 0 : Infinity; // both constant: they must be the same constant
-  return d / se;
-}
-
 /** z of one siegesim estimate against the reference's counts of the same quantity. */
 function zOf(m: Metric, r: { kind?: string; n: number; k?: number; sum?: number; sumSq?: number }): number {
   if (m.kind === 'probability') return zProp(m.k!, m.n, r.k!, r.n);
-  return zMean(m.n, m.sum!, m.sumSq!, r.n, r.sum!, r.sumSq!);
+  return zMean(m.n, m.sum!, m.sumSq!, r.n, r.sum!, r.sumSq!, MIN_MEAN_N);
 }
 
 interface Verdict {
@@ -437,7 +416,7 @@ const FIXED_TRIALS = Number(process.env.CRY_HAVOC_REF_FIXED_TRIALS ?? 10000);
 
 const COMPARISONS = () => (RUNS + FIXED.length) * MAX_COMPARISONS_PER_SCENARIO;
 /** Šidák: each comparison at 1 - (1 - FAMILY_ALPHA)^(1 / COMPARISONS), two-sided. */
-const zLimit = () => normalQuantile(1 - (1 - Math.pow(1 - FAMILY_ALPHA, 1 / COMPARISONS())) / 2);
+const zLimit = () => sidakLimit(COMPARISONS(), FAMILY_ALPHA);
 
 let worst = 0;
 /** Milliseconds spent in siegesim's run and in the reference's. */

@@ -14,16 +14,20 @@ export function zProp(k1: number, n1: number, k2: number, n2: number): number {
   return se === 0 ? (d === 0 ? 0 : Infinity) : d / se;
 }
 
-/** Welch z of two means from (n, Σx, Σx²); 0 where either has fewer than 2 (too few to say anything). */
-export function zMean(n1: number, s1: number, q1: number, n2: number, s2: number, q2: number): number {
-  if (n1 < 2 || n2 < 2) return 0;
+/**
+ * Welch z of two means from (n, Σx, Σx²); 0 (not judged) where either side has fewer than `minN`
+ * observations (2 at least: too few to say anything; more where Welch's z is far from normal).
+ * Two constant sides must be the same constant.
+ */
+export function zMean(n1: number, s1: number, q1: number, n2: number, s2: number, q2: number, minN = 2): number {
+  if (n1 < Math.max(2, minN) || n2 < Math.max(2, minN)) return 0;
   const m1 = s1 / n1;
   const m2 = s2 / n2;
   const v1 = Math.max(0, (q1 - n1 * m1 * m1) / (n1 - 1));
   const v2 = Math.max(0, (q2 - n2 * m2 * m2) / (n2 - 1));
   const se = Math.sqrt(v1 / n1 + v2 / n2);
   const d = m1 - m2;
-  if (se === 0) return Math.abs(d) < 1e-12 ? 0 : Infinity;
+  if (se < 1e-9) return Math.abs(d) < 1e-9 ? 0 : Infinity;
   return d / se;
 }
 
