@@ -1,0 +1,310 @@
+/**
+ * Differential test (docs/rules/crusader-rex.md §9, §10): siegesim's Crusader Rex kernel, run
+ * in-process through the public API (`validateText`, `runScenario`), against the plain per-die
+ * reference written from the document alone (test/reference/crusader-rex.ts), on scenarios
+ * fast-check generates: random blocks for each side (roster or given in full, any steps, place
+ * and arrival round), field battles and sieges, and every option of §10 with every value, all
+ * drawn together in one scenario (not one at a time).
+ *
+ * Each scenario compares every metric (7 probabilities by a pooled two-proportion z, 3 means by
+ * Welch's z from n, Σx, Σx²), every survivors.csv point (a probability) and every attrition.csv
+ * point (a mean). The limit is Šidák-corrected for every comparison the run can make (RUNS x
+ * MAX_COMPARISONS, a bound on one scenario's), so a run raises a false alarm with probability
+ * FAMILY_ALPHA = 0.001 when kernel and reference play the same rules. Seeds are fixed: a pass
+ * stays a pass. A failing scenario is shrunk by fast-check to a smaller one that still fails.
+ *
+ * CR_REF_RUNS scenarios of CR_REF_TRIALS trials (defaults below) — the larger sweep:
+ *   CR_REF_RUNS=400 CR_REF_TRIALS=4000 npx vitest run test/crusader-rex-reference.test.ts
+ * LARGER_SWEEP_RECORD
+ */
+import { describe, it } from 'vitest';
+import fc from 'fast-check';
+import { stringify } from 'yaml';
+import { runScenario, validateText, type Metric } from '../src/api.js';
+import { normalQuantile } from '../src/stats/intervals.js';
+import { MEANS, PROBS, runReference, type At, type RefBlock, type RefResult, type RefScenario, type Side } from './reference/crusader-rex.js';
+
+const RUNS = Number(process.env.CR_REF_RUNS ?? 16);
+const TRIALS = Number(process.env.CR_REF_TRIALS ?? 1500);
+const MAX_TURNS = 5;
+const MAX_BLOCKS_A_SIDE = 7;
+/** 10 metrics, survivors (0..28 steps a side), attrition (turns x 4 rounds x 2 sides x 3 places). */
+const MAX_COMPARISONS = 10 + 2 * (MAX_BLOCKS_A_SIDE * 4 + 1) + MAX_TURNS * 4 * 2 * 3;
+/** The chance that a correct kernel fails this run somewhere. */
+const FAMILY_ALPHA = 0.001;
+/** Šidák: each comparison at 1 - (1 - FAMILY_ALPHA)^(1 / comparisons), two-sided. */
+const zLimit = (runs: number) => normalQuantile(1 - (1 - Math.pow(1 - FAMILY_ALPHA, 1 / (runs * MAX_COMPARISONS))) / 2);
+const Z_LIMIT = zLimit(RUNS);
+
+// ---- the generator -----------------------------------------------------------------------------
+
+/** Part of the roster of §5.1: [name, side, max steps, rating, type]. */
+const ROSTER: [string, Side, number, string, string][] = [
+  ['Richard', 'franks', 4, 'B4', 'crusader'],
+  ['Robert', 'franks', 3, 'B3', 'crusader'],
+  ['Crossbows', 'franks', 3, 'A2', 'crusader'],
+  ['Hugues', 'franks', 4, 'B2', 'crusader'],
+  ['Jerusalem Templars', 'franks', 3, 'B3', 'military_order'],
+  ['Krak Hospitallers', 'franks', 2, 'B3', 'military_order'],
+  ['Conrad', 'franks', 4, 'B3', 'outremer'],
+  ['Balian', 'franks', 3, 'B2', 'outremer'],
+  ['Walter', 'franks', 3, 'B2', 'outremer'],
+  ['Reynald (Kerak)', 'franks', 2, 'B3', 'outremer'],
+  ['Antioch Turcopoles', 'franks', 3, 'A2', 'turcopoles'],
+  ['Beirut Turcopoles', 'franks', 3, 'A2', 'turcopoles'],
+  ['Genoa Pilgrims', 'franks', 4, 'C2', 'pilgrims'],
+  ['Sicily Pilgrims', 'franks', 3, 'C2', 'pilgrims'],
+  ['Saladin', 'saracens', 4, 'A3', 'emir'],
+  ['Al Adil', 'saracens', 4, 'A2', 'emir'],
+  ['Al Afdal', 'saracens', 3, 'B3', 'emir'],
+  ['Zangi', 'saracens', 3, 'B2', 'emir'],
+  ['Sanjar', 'saracens', 3, 'B2', 'emir'],
+  ['Yazkuj', 'saracens', 2, 'B2', 'emir'],
+  ['Kurds 1', 'saracens', 4, 'C1', 'nomads'],
+  ['Kurds 3', 'saracens', 3, 'C2', 'nomads'],
+  ['Turks 1', 'saracens', 3, 'A2', 'nomads'],
+  ['Turks 3', 'saracens', 4, 'A1', 'nomads'],
+  ['Arabs 1', 'saracens', 3, 'B2', 'nomads'],
+  ['Arabs 3', 'saracens', 4, 'B1', 'nomads'],
+];
+const TYPES = ['crusader', 'military_order', 'outremer', 'turcopoles', 'pilgrims', 'emir', 'nomads', 'infantry'];
+
+/** A block as drawn: a roster index or a block given in full, with its steps as a share of its maximum. */
+const blockArb = fc.record({
+  roster: fc.option(fc.nat({ max: ROSTER.length - 1 }), { nil: undefined, freq: 2 }),
+  max: fc.integer({ min: 1, max: 4 }),
+  letter: fc.constantFrom('A', 'B', 'C'),
+  fp: fc.integer({ min: 1, max: 6 }),
+  type: fc.constantFrom(...TYPES),
+  stepsOff: fc.constantFrom(0, 0, 0, 1, 2, 3),
+  at: fc.constantFrom<At>('field', 'field', 'castle', 'town', 'town', 'main_road', 'other_road'),
+  arrives: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined, freq: 4 }),
+});
+
+const optionsArb = fc.record({
+  rating: fc.integer({ min: 0, max: 4 }),
+  fortified_port: fc.option(fc.boolean(), { nil: undefined }),
+  player1: fc.constantFrom<Side>('franks', 'saracens'),
+  siege: fc.boolean(),
+  attacker: fc.constantFrom<Side>('franks', 'saracens'),
+  turns: fc.option(fc.integer({ min: 1, max: MAX_TURNS }), { nil: undefined }),
+  retreat_slots: fc.option(
+    fc.record({ attacker: fc.integer({ min: -1, max: 3 }), defender: fc.integer({ min: -1, max: 3 }) }, { requiredKeys: [] }),
+    { nil: undefined },
+  ),
+  policy: fc.record(
+    {
+      deployment: fc.constantFrom('field_first', 'castle_first', 'all_castle', 'all_field'),
+      storm: fc.constantFrom('never', 'always', 'when_stronger'),
+      storm_ratio: fc.constantFrom(0, 0.5, 1, 1.5, 2),
+      stormers: fc.constantFrom('strongest', 'listed'),
+      storm_top_up: fc.constantFrom('always', 'retest'),
+      sally: fc.constantFrom('never', 'always', 'when_stronger'),
+      sally_ratio: fc.constantFrom(0, 0.5, 1, 1.5, 2),
+      charge: fc.constantFrom('never', 'always', 'when_strongest_enemy_block_is_weaker'),
+      harry: fc.constantFrom('never', 'always'),
+      retreat: fc.constantFrom('never', 'when_outnumbered'),
+      withdraw: fc.constantFrom('never', 'when_weaker'),
+      tie_break: fc.constantFrom('first_listed', 'protect_best', 'random'),
+      fire_order: fc.constantFrom('listed', 'strongest_first'),
+      besieger_after_r3: fc.constantFrom('stay', 'retreat'),
+    },
+    { requiredKeys: [] },
+  ),
+  rules: fc.record(
+    {
+      relief_delay_when_besieged_without_attack: fc.boolean(),
+      p1_other_road_relief_round: fc.constantFrom(2, 3),
+      declined_sally_goes_to_attrition: fc.boolean(),
+      control_change_any_round: fc.boolean(),
+      winter_campaign: fc.boolean(),
+      jihad: fc.constantFrom('none', 'attacker'),
+    },
+    { requiredKeys: [] },
+  ),
+});
+
+type Drawn = typeof blockArb extends fc.Arbitrary<infer T> ? T : never;
+type Options = typeof optionsArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** Builds a scenario inside the document's limits (§10) from what fast-check drew. */
+function build(o: Options, a: Drawn[], d: Drawn[]): RefScenario {
+  const siege = o.siege && o.rating >= 1; // an existing siege needs a castle
+  const A = o.attacker;
+  const D: Side = A === 'franks' ? 'saracens' : 'franks';
+  const used = new Set<number>();
+  const blocks: RefBlock[] = [];
+  const make = (x: Drawn, side: Side, k: number) => {
+    let b: RefBlock;
+    const r = x.roster !== undefined ? ROSTER.findIndex((e, i) => i >= x.roster! && e[1] === side && !used.has(i)) : -1;
+    if (r >= 0) {
+      used.add(r);
+      const [name, , max, rating, type] = ROSTER[r];
+      b = { name, side, max, rating, type };
+    } else b = { name: `${side === 'franks' ? 'Frank' : 'Saracen'} ${k + 1}`, side, max: x.max, rating: `${x.letter}${x.fp}`, type: x.type };
+    b.steps = Math.max(1, b.max - x.stepsOff);
+    // castle and town are for the castle's side only, and only where there is a castle (§10)
+    b.at = (x.at === 'castle' || x.at === 'town') && (side !== D || o.rating === 0) ? 'field' : x.at;
+    if (x.arrives !== undefined) b.arrives = x.arrives;
+    blocks.push(b);
+  };
+  a.forEach((x, k) => make(x, A, k));
+  d.forEach((x, k) => make(x, D, k));
+  const s: RefScenario = {
+    rating: o.rating,
+    player1: o.player1,
+    situation: siege ? 'existing_siege' : 'new_battle',
+    blocks,
+    policy: o.policy as RefScenario['policy'],
+    rules: o.rules as RefScenario['rules'],
+  };
+  if (siege) s.besieged = D;
+  else s.attacker = A;
+  if (o.fortified_port !== undefined) s.fortified_port = o.fortified_port;
+  if (o.turns !== undefined) s.turns = o.turns;
+  if (o.retreat_slots !== undefined) s.retreat_slots = o.retreat_slots;
+  return s;
+}
+
+const scenarioArb: fc.Arbitrary<RefScenario> = fc
+  .tuple(
+    optionsArb,
+    fc.array(blockArb, { minLength: 0, maxLength: MAX_BLOCKS_A_SIDE }),
+    fc.array(blockArb, { minLength: 1, maxLength: MAX_BLOCKS_A_SIDE }),
+  )
+  .map(([o, a, d]) => build(o, a, d));
+
+/** The scenario as a YAML file (docs/scenarios.md, "The Crusader Rex system"). */
+export function toYaml(s: RefScenario, trials: number): string {
+  const doc: Record<string, unknown> = {
+    name: 'cr-reference',
+    system: 'crusader-rex',
+    seed: 1,
+    trials,
+    town: s.fortified_port === undefined ? { rating: s.rating } : { rating: s.rating, fortified_port: s.fortified_port },
+    player1: s.player1,
+    situation: s.situation,
+  };
+  if (s.attacker) doc.attacker = s.attacker;
+  if (s.besieged) doc.besieged = s.besieged;
+  doc.blocks = s.blocks.map((b) => {
+    const inRoster = ROSTER.some((e) => e[0] === b.name);
+    const y: Record<string, unknown> = inRoster ? { block: b.name } : { name: b.name, side: b.side, max: b.max, rating: b.rating, type: b.type };
+    if (b.steps !== undefined) y.steps = b.steps;
+    if (b.at !== undefined) y.at = b.at;
+    if (b.arrives !== undefined) y.arrives = b.arrives;
+    return y;
+  });
+  if (s.turns !== undefined) doc.turns = s.turns;
+  if (s.retreat_slots !== undefined) doc.retreat_slots = s.retreat_slots;
+  if (s.policy && Object.keys(s.policy).length) doc.policy = s.policy;
+  if (s.rules && Object.keys(s.rules).length) doc.rules = s.rules;
+  return stringify(doc);
+}
+
+// ---- the comparisons -----------------------------------------------------------------------------
+
+/** Pooled two-proportion z. */
+function zProp(k1: number, n1: number, k2: number, n2: number): number {
+  const p = (k1 + k2) / (n1 + n2);
+  const se = Math.sqrt(p * (1 - p) * (1 / n1 + 1 / n2));
+  const d = k1 / n1 - k2 / n2;
+  return se === 0 ? (d === 0 ? 0 : Infinity) : d / se;
+}
+
+/** Welch z of two means from (n, Σx, Σx²). */
+function zMean(n1: number, s1: number, q1: number, n2: number, s2: number, q2: number): number {
+  if (n1 < 2 || n2 < 2) return 0;
+  const m1 = s1 / n1;
+  const m2 = s2 / n2;
+  const v1 = Math.max(0, (q1 - n1 * m1 * m1) / (n1 - 1));
+  const v2 = Math.max(0, (q2 - n2 * m2 * m2) / (n2 - 1));
+  const se = Math.sqrt(v1 / n1 + v2 / n2);
+  const d = m1 - m2;
+  if (se === 0) return Math.abs(d) < 1e-9 ? 0 : Infinity;
+  return d / se;
+}
+
+function zOf(m: Metric, r: { k: number; sum: number; sumSq: number }, n: number): number {
+  if (m.kind === 'probability') return zProp(m.k!, m.n, r.k, n);
+  return zMean(m.n, m.sum!, m.sumSq!, n, r.sum, r.sumSq);
+}
+
+/** Every comparison of one scenario: name -> z. */
+function compare(metrics: Record<string, Metric>, curves: Record<string, { x: Record<string, number | string>; m: Metric }[]>, ref: RefResult): Map<string, number> {
+  const z = new Map<string, number>();
+  const n = ref.trials;
+  for (const name of [...PROBS, ...MEANS]) {
+    const m = metrics[name];
+    if (!m) throw new Error(`siegesim reports no ${name}`);
+    z.set(name, zOf(m, ref.metrics[name], n));
+  }
+  const seen = new Set<string>();
+  for (const p of curves.survivors ?? []) {
+    const key = `${p.x.side}/${p.x.steps}`;
+    const r = ref.survivors[key];
+    if (!r) throw new Error(`survivors.csv has ${key}, which the reference's range lacks`);
+    seen.add(key);
+    z.set(`survivors ${key}`, zOf(p.m, r, n));
+  }
+  for (const key of Object.keys(ref.survivors)) if (!seen.has(key)) throw new Error(`survivors.csv lacks ${key}`);
+  seen.clear();
+  for (const p of curves.attrition ?? []) {
+    const key = `${p.x.turn}/${p.x.round}/${p.x.side}/${p.x.place}`;
+    const r = ref.attrition[key];
+    if (!r) throw new Error(`attrition.csv has ${key}, which the reference lacks`);
+    seen.add(key);
+    z.set(`attrition ${key}`, zOf(p.m, r, n));
+  }
+  for (const key of Object.keys(ref.attrition)) if (!seen.has(key)) throw new Error(`attrition.csv lacks ${key}`);
+  if (z.size > MAX_COMPARISONS) throw new Error(`${z.size} comparisons, above the bound ${MAX_COMPARISONS}`);
+  return z;
+}
+
+let worst = 0;
+let worstAt = '';
+let comparisons = 0;
+
+/** Let the test worker answer vitest's RPC (it times out after 60 s of a blocked worker). */
+const yieldWorker = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function agrees(s: RefScenario, key: string, trials = TRIALS, limit = Z_LIMIT): Promise<boolean> {
+  const yaml = toYaml(s, trials);
+  const v = validateText('cr-reference.yaml', yaml);
+  if (!v.ok) throw new Error(`the generator made a scenario siegesim refuses: ${v.issues.map((i: { path: unknown; message: string }) => `${i.path}: ${i.message}`).join('; ')}\n${yaml}`);
+  await yieldWorker();
+  const res = await runScenario(v.value, { trials, seed: `cr-reference/${key}` });
+  await yieldWorker();
+  const ref = runReference(s, key, trials);
+  const c = res.cases[0];
+  const z = compare(c.metrics, c.curves, ref);
+  let ok = true;
+  for (const [name, zv] of z) {
+    comparisons++;
+    if (Math.abs(zv) > worst) {
+      worst = Math.abs(zv);
+      worstAt = `${name} (${key})`;
+    }
+    if (!(Math.abs(zv) < limit)) {
+      const m = name in c.metrics ? c.metrics[name] : undefined;
+      console.error(`crusader-rex reference: ${name} z = ${zv.toFixed(2)} (limit ${limit.toFixed(2)})${m ? ` siegesim ${JSON.stringify({ n: m.n, k: m.k, sum: m.sum })} reference ${JSON.stringify(ref.metrics[name])}` : ''}\n${yaml}`);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+describe('crusader-rex: the kernel plays the rules file as the plain reference reads it', () => {
+  it(`${RUNS} generated scenarios x ${TRIALS} trials, every metric and curve point within a Šidák limit (family-wise false alarm 0.001)`, { timeout: Math.max(300_000, RUNS * TRIALS * 2) }, async () => {
+    let n = 0;
+    const t0 = process.hrtime.bigint();
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, (s) => agrees(s, `run-${n++}`)),
+      { seed: 1187, numRuns: RUNS, endOnFailure: false },
+    );
+    const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+    console.log(`crusader-rex reference: ${RUNS} scenarios x ${TRIALS} trials, ${comparisons} comparisons (bound ${RUNS * MAX_COMPARISONS}), |z| < ${Z_LIMIT.toFixed(3)}, worst |z| ${worst.toFixed(2)} at ${worstAt}, ${secs.toFixed(1)} s`);
+  });
+});
+
+
