@@ -70,62 +70,68 @@ const ROSTER: [string, Side, number, string, string][] = [
 const TYPES = ['crusader', 'military_order', 'outremer', 'turcopoles', 'pilgrims', 'emir', 'nomads', 'infantry'];
 
 /** A block as drawn: a roster index or a block given in full, with its steps as a share of its maximum. */
-const blockArb = fc.record({
-  roster: fc.option(fc.nat({ max: ROSTER.length - 1 }), { nil: undefined, freq: 2 }),
-  max: fc.integer({ min: 1, max: 4 }),
-  letter: fc.constantFrom('A', 'B', 'C'),
-  fp: fc.integer({ min: 1, max: 6 }),
-  type: fc.constantFrom(...TYPES),
-  stepsOff: fc.constantFrom(0, 0, 0, 1, 2, 3),
-  at: fc.constantFrom<At>('field', 'field', 'castle', 'town', 'town', 'main_road', 'other_road'),
-  arrives: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined, freq: 4 }),
-});
+const blockArb = (ats: At[]) =>
+  fc.record({
+    roster: fc.option(fc.nat({ max: ROSTER.length - 1 }), { nil: undefined, freq: 2 }),
+    max: fc.integer({ min: 1, max: 4 }),
+    letter: fc.constantFrom('A', 'B', 'C'),
+    fp: fc.integer({ min: 1, max: 6 }),
+    type: fc.constantFrom(...TYPES),
+    stepsOff: fc.constantFrom(0, 0, 0, 1, 2, 3),
+    at: fc.constantFrom<At>(...ats),
+    arrives: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined, freq: 4 }),
+  });
 
-const optionsArb = fc.record({
-  rating: fc.integer({ min: 0, max: 4 }),
-  fortified_port: fc.option(fc.boolean(), { nil: undefined }),
-  player1: fc.constantFrom<Side>('franks', 'saracens'),
-  siege: fc.boolean(),
-  attacker: fc.constantFrom<Side>('franks', 'saracens'),
-  turns: fc.option(fc.integer({ min: 1, max: MAX_TURNS }), { nil: undefined }),
-  retreat_slots: fc.option(
-    fc.record({ attacker: fc.integer({ min: -1, max: 3 }), defender: fc.integer({ min: -1, max: 3 }) }, { requiredKeys: [] }),
-    { nil: undefined },
-  ),
-  policy: fc.record(
+/** The policies and rules: every value of every key, each key left out (its DEFAULT) at times. */
+const policyArb = (siege: boolean) =>
+  fc.record(
     {
       deployment: fc.constantFrom('field_first', 'castle_first', 'all_castle', 'all_field'),
-      storm: fc.constantFrom('never', 'always', 'when_stronger'),
-      storm_ratio: fc.constantFrom(0, 0.5, 1, 1.5, 2),
+      storm: siege ? fc.constantFrom('never', 'always', 'always', 'when_stronger', 'when_stronger') : fc.constantFrom('never', 'always', 'when_stronger'),
+      storm_ratio: fc.constantFrom(0, 0.25, 0.5, 1, 1.5, 2),
       stormers: fc.constantFrom('strongest', 'listed'),
       storm_top_up: fc.constantFrom('always', 'retest'),
       sally: fc.constantFrom('never', 'always', 'when_stronger'),
       sally_ratio: fc.constantFrom(0, 0.5, 1, 1.5, 2),
       charge: fc.constantFrom('never', 'always', 'when_strongest_enemy_block_is_weaker'),
-      harry: fc.constantFrom('never', 'always'),
-      retreat: fc.constantFrom('never', 'when_outnumbered'),
+      harry: fc.constantFrom('never', 'never', 'always'),
+      retreat: siege ? fc.constantFrom('never', 'never', 'never', 'when_outnumbered') : fc.constantFrom('never', 'when_outnumbered'),
       withdraw: fc.constantFrom('never', 'when_weaker'),
       tie_break: fc.constantFrom('first_listed', 'protect_best', 'random'),
       fire_order: fc.constantFrom('listed', 'strongest_first'),
-      besieger_after_r3: fc.constantFrom('stay', 'retreat'),
+      besieger_after_r3: siege ? fc.constantFrom('stay', 'stay', 'stay', 'retreat') : fc.constantFrom('stay', 'retreat'),
     },
     { requiredKeys: [] },
-  ),
-  rules: fc.record(
-    {
-      relief_delay_when_besieged_without_attack: fc.boolean(),
-      p1_other_road_relief_round: fc.constantFrom(2, 3),
-      declined_sally_goes_to_attrition: fc.boolean(),
-      control_change_any_round: fc.boolean(),
-      winter_campaign: fc.boolean(),
-      jihad: fc.constantFrom('none', 'attacker'),
-    },
-    { requiredKeys: [] },
-  ),
-});
+  );
 
-type Drawn = typeof blockArb extends fc.Arbitrary<infer T> ? T : never;
-type Options = typeof optionsArb extends fc.Arbitrary<infer T> ? T : never;
+const optionsArb = (siege: boolean) =>
+  fc.record({
+    rating: siege ? fc.integer({ min: 1, max: 4 }) : fc.integer({ min: 0, max: 4 }),
+    fortified_port: fc.option(fc.boolean(), { nil: undefined }),
+    player1: fc.constantFrom<Side>('franks', 'saracens'),
+    siege: siege ? fc.constantFrom(true, true, false) : fc.boolean(),
+    attacker: fc.constantFrom<Side>('franks', 'saracens'),
+    turns: siege ? fc.integer({ min: 1, max: MAX_TURNS }) : fc.option(fc.integer({ min: 1, max: MAX_TURNS }), { nil: undefined }),
+    retreat_slots: fc.option(
+      fc.record({ attacker: fc.integer({ min: -1, max: 3 }), defender: fc.integer({ min: -1, max: 3 }) }, { requiredKeys: [] }),
+      { nil: undefined },
+    ),
+    policy: policyArb(siege),
+    rules: fc.record(
+      {
+        relief_delay_when_besieged_without_attack: fc.boolean(),
+        p1_other_road_relief_round: fc.constantFrom(2, 3),
+        declined_sally_goes_to_attrition: fc.boolean(),
+        control_change_any_round: fc.boolean(),
+        winter_campaign: fc.boolean(),
+        jihad: fc.constantFrom('none', 'attacker'),
+      },
+      { requiredKeys: [] },
+    ),
+  });
+
+type Drawn = ReturnType<typeof blockArb> extends fc.Arbitrary<infer T> ? T : never;
+type Options = ReturnType<typeof optionsArb> extends fc.Arbitrary<infer T> ? T : never;
 
 /** Builds a scenario inside the document's limits (§10) from what fast-check drew. */
 function build(o: Options, a: Drawn[], d: Drawn[]): RefScenario {
@@ -166,13 +172,20 @@ function build(o: Options, a: Drawn[], d: Drawn[]): RefScenario {
   return s;
 }
 
-const scenarioArb: fc.Arbitrary<RefScenario> = fc
-  .tuple(
-    optionsArb,
-    fc.array(blockArb, { minLength: 0, maxLength: MAX_BLOCKS_A_SIDE }),
-    fc.array(blockArb, { minLength: 1, maxLength: MAX_BLOCKS_A_SIDE }),
-  )
-  .map(([o, a, d]) => build(o, a, d));
+/**
+ * Two kinds of scenario, both drawing every option: any battle (the castle side's blocks anywhere),
+ * and a siege (a castle, the castle side's blocks mostly inside, storms likelier, retreats rarer,
+ * more game turns), so that storms, sallies, relief and attrition are common, not rare.
+ */
+const kindArb = (siege: boolean) =>
+  fc
+    .tuple(
+      optionsArb(siege),
+      fc.array(blockArb(siege ? ['field', 'field', 'field', 'main_road', 'other_road'] : ['field', 'field', 'main_road', 'other_road']), { minLength: siege ? 1 : 0, maxLength: MAX_BLOCKS_A_SIDE }),
+      fc.array(blockArb(siege ? ['castle', 'castle', 'town', 'town', 'field', 'main_road', 'other_road'] : ['field', 'field', 'castle', 'town', 'town', 'main_road', 'other_road']), { minLength: 1, maxLength: MAX_BLOCKS_A_SIDE }),
+    )
+    .map(([o, a, d]) => build(o, a, d));
+const scenarioArb: fc.Arbitrary<RefScenario> = fc.oneof({ arbitrary: kindArb(false), weight: 1 }, { arbitrary: kindArb(true), weight: 2 });
 
 /** The scenario as a YAML file (docs/scenarios.md, "The Crusader Rex system"). */
 export function toYaml(s: RefScenario, trials: number): string {
@@ -273,10 +286,17 @@ async function agrees(s: RefScenario, key: string, trials = TRIALS, limit = Z_LI
   const v = validateText('cr-reference.yaml', yaml);
   if (!v.ok) throw new Error(`the generator made a scenario siegesim refuses: ${v.issues.map((i: { path: unknown; message: string }) => `${i.path}: ${i.message}`).join('; ')}\n${yaml}`);
   await yieldWorker();
+  const t0 = Date.now();
   const res = await runScenario(v.value, { trials, seed: `cr-reference/${key}` });
   await yieldWorker();
+  const t1 = Date.now();
   const ref = runReference(s, key, trials);
+  const t2 = Date.now();
   const c = res.cases[0];
+  if (process.env.CR_REF_VERBOSE) {
+    const m = (x: string) => (ref.metrics[x].k || ref.metrics[x].sum) / trials;
+    console.log(`${key}: rating ${s.rating} ${s.situation} ${s.blocks.length} blocks turns ${s.turns ?? 1}; rounds ${m('mean_rounds').toFixed(2)} att ${m('p_attacker_wins').toFixed(2)} def ${m('p_defender_holds').toFixed(2)} falls ${m('p_castle_falls').toFixed(2)} lifted ${m('p_siege_lifted').toFixed(2)} cont ${m('p_siege_continues').toFixed(2)}; siegesim ${t1 - t0} ms, reference ${t2 - t1} ms`);
+  }
   const z = compare(c.metrics, c.curves, ref);
   let ok = true;
   for (const [name, zv] of z) {

@@ -179,7 +179,7 @@ class Trial {
     this.deploy();
     // §3.2 "Roles at the start of the battle"
     this.fa = this.A;
-    if (s.situation === 'existing_siege' && this.castleBlocks().length > 0 && this.contested()) this.fa = this.D;
+    if (s.situation === 'existing_siege' && this.castleHolds() && this.contested()) this.fa = this.D;
   }
 
   // === 2.2 COMBAT DEPLOYMENT (policy.deployment) ===
@@ -211,18 +211,46 @@ class Trial {
 
   // ---- where the blocks are -----------------------------------------------------------------
 
-  alive = (b: Block) => b.place !== 'dead' && b.place !== 'retreated';
   /** Field blocks in the engine's sense (1.4): in the town, outside the castle, not on the road. */
-  inField = (b: Block) => b.place === 'field' || b.place === 'storm' || b.place === 'sally';
-  fieldOf = (side: Side) => this.bs.filter((b) => b.side === side && this.inField(b));
-  fieldSteps = (side: Side) => this.fieldOf(side).reduce((t, b) => t + b.steps, 0);
-  castleBlocks = () => this.bs.filter((b) => b.place === 'castle');
-  castleSteps = () => this.castleBlocks().reduce((t, b) => t + b.steps, 0);
-  onRoad = (side?: Side) => this.bs.some((b) => b.place === 'road' && (side === undefined || b.side === side));
-  inTown = (side: Side) => this.bs.some((b) => b.side === side && (this.inField(b) || b.place === 'castle'));
-  contested = () => this.fieldOf('franks').length > 0 && this.fieldOf('saracens').length > 0;
+  inField(b: Block): boolean {
+    return b.place === 'field' || b.place === 'storm' || b.place === 'sally';
+  }
+  hasField(side: Side): boolean {
+    for (const b of this.bs) if (b.side === side && this.inField(b)) return true;
+    return false;
+  }
+  fieldSteps(side: Side): number {
+    let t = 0;
+    for (const b of this.bs) if (b.side === side && this.inField(b)) t += b.steps;
+    return t;
+  }
+  castleBlocks(): Block[] {
+    return this.bs.filter((b) => b.place === 'castle');
+  }
+  castleHolds(): boolean {
+    for (const b of this.bs) if (b.place === 'castle') return true;
+    return false;
+  }
+  castleSteps(): number {
+    let t = 0;
+    for (const b of this.bs) if (b.place === 'castle') t += b.steps;
+    return t;
+  }
+  onRoad(side?: Side): boolean {
+    for (const b of this.bs) if (b.place === 'road' && (side === undefined || b.side === side)) return true;
+    return false;
+  }
+  inTown(side: Side): boolean {
+    for (const b of this.bs) if (b.side === side && (this.inField(b) || b.place === 'castle')) return true;
+    return false;
+  }
+  contested(): boolean {
+    return this.hasField('franks') && this.hasField('saracens');
+  }
   /** The side not holding the castle. */
-  besieger = (): Side => other(this.castleHolder ?? this.D);
+  besieger(): Side {
+    return other(this.castleHolder ?? this.D);
+  }
 
   // ---- hits (1.4, 1.5, 6.4) -----------------------------------------------------------------
 
@@ -318,14 +346,14 @@ class Trial {
   /** True when the round must end. */
   fieldEnd(r: number): boolean {
     const fd = other(this.fa);
-    const attHas = this.fieldOf(this.fa).length > 0;
-    const defHas = this.fieldOf(fd).length > 0;
+    const attHas = this.hasField(this.fa);
+    const defHas = this.hasField(fd);
     if (attHas && defHas) return false;
     if (!defHas && attHas && this.onRoad(fd)) {
       if (this.ru.control_change_any_round || r === 1) {
         const old = this.fa;
         this.fa = fd;
-        if (this.castleHolder !== null && this.castleBlocks().length === 0) this.castleHolder = old; // the new defender
+        if (this.castleHolder !== null && !this.castleHolds()) this.castleHolder = old; // the new defender
       }
     }
     return true;
@@ -403,7 +431,7 @@ class Trial {
         this.halfhit = null; // "Storming repulsed"
         return;
       }
-      if (this.castleBlocks().length === 0) {
+      if (!this.castleHolds()) {
         this.halfhit = null;
         if (this.onRoad(holder)) {
           // control switches (4.4): stormers back to the field, the besieger owns the empty castle
@@ -470,16 +498,16 @@ class Trial {
       if (turn === 1 && r >= 2) {
         const before = this.contested();
         for (const b of this.bs) if (b.place === 'road' && b.due === r) b.place = 'field';
-        if (!before && this.contested() && this.castleBlocks().length > 0) {
+        if (!before && this.contested() && this.castleHolds()) {
           for (const b of this.bs) if (b.place === 'storm') b.place = 'field';
           this.halfhit = null;
           this.fa = this.castleHolder!;
         }
       }
-      if (this.castleBlocks().length > 0) this.held = true;
+      if (this.castleHolds()) this.held = true;
       // skip_r1 (§3.2)
       const bes = this.besieger();
-      if (r === 1 && this.castleBlocks().length > 0 && this.fieldOf(bes).length === 0 && this.onRoad(bes)) {
+      if (r === 1 && this.castleHolds() && !this.hasField(bes) && this.onRoad(bes)) {
         row(r);
         continue;
       }
@@ -487,10 +515,10 @@ class Trial {
       let stop = false;
       if (this.contested()) {
         this.rounds++;
-        const mayS = this.castleBlocks().length > 0 && (r >= 2 || this.s.situation === 'existing_siege' || turn >= 2);
+        const mayS = this.castleHolds() && (r >= 2 || this.s.situation === 'existing_siege' || turn >= 2);
         if (mayS && this.sallyWanted()) this.sally();
         this.fieldRound(turn, r);
-      } else if (this.castleBlocks().length > 0 && this.fieldOf(this.besieger()).length > 0) {
+      } else if (this.castleHolds() && this.hasField(this.besieger())) {
         if (this.declareStorm()) {
           this.rounds++;
           this.stormRound(turn, r);
@@ -539,10 +567,10 @@ class Trial {
       }
     };
     if (!this.castleFell && this.contested()) leave(this.fa); // compulsory retreat (6.2)
-    if (!this.castleFell && this.castleBlocks().length > 0) {
+    if (!this.castleFell && this.castleHolds()) {
       const bes = this.besieger();
-      if (this.p.besieger_after_r3 === 'retreat' && this.fieldOf(bes).length > 0) leave(bes);
-      if (this.fieldOf(bes).length > 0) this.attrition();
+      if (this.p.besieger_after_r3 === 'retreat' && this.hasField(bes)) leave(bes);
+      if (this.hasField(bes)) this.attrition();
     }
   }
 
@@ -552,7 +580,7 @@ class Trial {
     const winter = this.ru.winter_campaign;
     const on = port ? (winter ? 2 : 1) : winter ? 4 : 3;
     for (const b of this.castleBlocks()) if (d6(this.rng) <= on) this.loseStep(b);
-    if (this.castleBlocks().length === 0) this.castleFell = true;
+    if (!this.castleHolds()) this.castleFell = true;
   }
 }
 
@@ -567,7 +595,10 @@ export function runReference(s: RefScenario, key: string, trials: number): RefRe
   for (const b of s.blocks) maxSteps[b.side] += b.max;
   for (const side of SIDES) for (let k = 0; k <= maxSteps[side]; k++) survivors[`${side}/${k}`] = { k: 0, sum: 0, sumSq: 0 };
   const attrition: Record<string, Moment> = {};
-  for (let t = 1; t <= turns; t++) for (const r of ROUNDS) for (const side of SIDES) for (const pl of PLACES) attrition[`${t}/${r}/${side}/${pl}`] = { k: 0, sum: 0, sumSq: 0 };
+  const cells: Record<string, Moment[]> = {}; // `${turn}/${round}/${side}` -> its field, castle, reserves
+  for (let t = 1; t <= turns; t++)
+    for (const r of ROUNDS)
+      for (const side of SIDES) cells[`${t}/${r}/${side}`] = PLACES.map((pl) => (attrition[`${t}/${r}/${side}/${pl}`] = { k: 0, sum: 0, sumSq: 0 }));
   const addMean = (m: Moment, x: number) => {
     m.sum += x;
     m.sumSq += x * x;
@@ -578,10 +609,19 @@ export function runReference(s: RefScenario, key: string, trials: number): RefRe
     tr.slots = { franks: 0, saracens: 0 };
     const row = (t: number, r: string) => {
       for (const side of SIDES) {
-        const of = (f: (b: Block) => boolean) => tr.bs.filter((b) => b.side === side && f(b)).reduce((x, b) => x + b.steps, 0);
-        addMean(attrition[`${t}/${r}/${side}/field`], of((b) => tr.inField(b)));
-        addMean(attrition[`${t}/${r}/${side}/castle`], of((b) => b.place === 'castle'));
-        addMean(attrition[`${t}/${r}/${side}/reserves`], of((b) => b.place === 'road'));
+        let field = 0;
+        let castle = 0;
+        let road = 0;
+        for (const b of tr.bs) {
+          if (b.side !== side) continue;
+          if (tr.inField(b)) field += b.steps;
+          else if (b.place === 'castle') castle += b.steps;
+          else if (b.place === 'road') road += b.steps;
+        }
+        const cell = cells[`${t}/${r}/${side}`];
+        addMean(cell[0], field);
+        addMean(cell[1], castle);
+        addMean(cell[2], road);
       }
     };
     let t = 1;
@@ -604,7 +644,7 @@ export function runReference(s: RefScenario, key: string, trials: number): RefRe
     if (a && d) metrics.p_siege_continues.k++;
     if (!a && !d) metrics.p_both_gone.k++;
     if (tr.castleFell) metrics.p_castle_falls.k++;
-    if (tr.held && tr.castleBlocks().length > 0 && tr.fieldOf(other(tr.castleHolder!)).length === 0) metrics.p_siege_lifted.k++;
+    if (tr.held && tr.castleHolds() && !tr.hasField(other(tr.castleHolder!))) metrics.p_siege_lifted.k++;
     if (tr.guard) metrics.p_guard.k++;
     addMean(metrics.mean_rounds, tr.rounds);
     for (const side of SIDES) {
