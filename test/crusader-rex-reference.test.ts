@@ -17,7 +17,7 @@
  *   CR_REF_RUNS=400 CR_REF_TRIALS=4000 npx vitest run test/crusader-rex-reference.test.ts
  * LARGER_SWEEP_RECORD
  */
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { runScenario, validateText, type Metric } from '../src/api.js';
@@ -33,8 +33,8 @@ const MAX_COMPARISONS = 10 + 2 * (MAX_BLOCKS_A_SIDE * 4 + 1) + MAX_TURNS * 4 * 2
 /** The chance that a correct kernel fails this run somewhere. */
 const FAMILY_ALPHA = 0.001;
 /** Šidák: each comparison at 1 - (1 - FAMILY_ALPHA)^(1 / comparisons), two-sided. */
-const zLimit = (runs: number) => normalQuantile(1 - (1 - Math.pow(1 - FAMILY_ALPHA, 1 / (runs * MAX_COMPARISONS))) / 2);
-const Z_LIMIT = zLimit(RUNS);
+const zLimit = (scenarios: number) => normalQuantile(1 - (1 - Math.pow(1 - FAMILY_ALPHA, 1 / (scenarios * MAX_COMPARISONS))) / 2);
+
 
 // ---- the generator -----------------------------------------------------------------------------
 
@@ -215,6 +215,125 @@ export function toYaml(s: RefScenario, trials: number): string {
   return stringify(doc);
 }
 
+// ---- the cases the brief names, each held in every default run -----------------------------------
+
+const R = (name: string, at?: At, extra: Partial<RefBlock> = {}): RefBlock => {
+  const e = ROSTER.find((x) => x[0] === name)!;
+  return { name, side: e[1], max: e[2], rating: e[3], type: e[4], ...(at ? { at } : {}), ...extra };
+};
+
+/** Combinations no other test holds the kernel to, each drawn with several options at once. */
+export const TARGETED: [string, RefScenario][] = [
+  [
+    'a Saracen-held castle: Frank stormers and a relief, charge, withdraw, jihad, the castle sallying',
+    {
+      rating: 2, player1: 'franks', situation: 'existing_siege', besieged: 'saracens', turns: 3,
+      blocks: [R('Zangi', 'castle'), R('Yazkuj', 'castle'), R('Kurds 3', 'town'), R('Richard'), R('Conrad'), R('Antioch Turcopoles'), R('Arabs 1', 'main_road'), R('Turks 1', 'other_road')],
+      policy: { storm: 'always', sally: 'when_stronger', sally_ratio: 0.5, charge: 'always', withdraw: 'when_weaker', harry: 'always', tie_break: 'protect_best' },
+      rules: { jihad: 'attacker', relief_delay_when_besieged_without_attack: false },
+    },
+  ],
+  [
+    'a new battle at a Saracen castle: Franks attack, knights charge when the enemy is weaker, the castle sallies from R2',
+    {
+      rating: 3, player1: 'saracens', situation: 'new_battle', attacker: 'franks', turns: 4,
+      blocks: [R('Robert'), R('Hugues'), R('Jerusalem Templars', 'other_road'), R('Saladin', 'town'), R('Sanjar', 'town'), R('Kurds 1', 'town'), R('Al Adil', 'main_road')],
+      policy: { deployment: 'castle_first', storm: 'when_stronger', storm_ratio: 0.5, sally: 'always', charge: 'when_strongest_enemy_block_is_weaker', withdraw: 'when_weaker', fire_order: 'strongest_first' },
+      rules: { jihad: 'attacker', control_change_any_round: false },
+    },
+  ],
+  [
+    'winter campaign at a fortified port with storms and sallies over 4 turns',
+    {
+      rating: 2, fortified_port: true, player1: 'saracens', situation: 'existing_siege', besieged: 'franks', turns: 4,
+      blocks: [R('Balian', 'castle'), R('Walter', 'castle'), R('Saladin'), R('Zangi'), R('Turks 3')],
+      policy: { storm: 'when_stronger', storm_ratio: 0.75, sally: 'when_stronger', withdraw: 'when_weaker' },
+      rules: { winter_campaign: true },
+    },
+  ],
+  [
+    'fortified port without winter, storms always and sallies always, 5 turns',
+    {
+      rating: 3, fortified_port: true, player1: 'franks', situation: 'existing_siege', besieged: 'saracens', turns: 5,
+      blocks: [R('Al Afdal', 'castle'), R('Sanjar', 'castle'), R('Crossbows'), R('Krak Hospitallers'), R('Genoa Pilgrims')],
+      policy: { storm: 'always', sally: 'always', stormers: 'listed', storm_top_up: 'retest', tie_break: 'random' },
+      rules: { winter_campaign: false, declined_sally_goes_to_attrition: false },
+    },
+  ],
+  [
+    "P1's other-road relief in R3 and no relief delay, with retreats, jihad, harry and withdraw",
+    {
+      rating: 2, player1: 'franks', situation: 'existing_siege', besieged: 'franks', turns: 2,
+      blocks: [R('Balian', 'castle'), R('Reynald (Kerak)', 'castle'), R('Conrad', 'main_road'), R('Beirut Turcopoles', 'other_road'), R('Zangi'), R('Turks 1'), R('Kurds 3', 'main_road'), R('Arabs 3', 'other_road')],
+      retreat_slots: { attacker: 1, defender: 2 },
+      policy: { storm: 'always', sally: 'when_stronger', harry: 'always', retreat: 'when_outnumbered', withdraw: 'when_weaker', charge: 'always' },
+      rules: { p1_other_road_relief_round: 3, relief_delay_when_besieged_without_attack: false, jihad: 'attacker' },
+    },
+  ],
+  [
+    "P2's relief with no delay (the besieger sent nothing), retreats and harry, jihad",
+    {
+      rating: 1, player1: 'saracens', situation: 'existing_siege', besieged: 'franks', turns: 2,
+      blocks: [R('Walter', 'castle'), R('Antioch Turcopoles', 'main_road'), R('Robert', 'other_road'), R('Al Afdal'), R('Turks 3'), R('Kurds 1')],
+      retreat_slots: { attacker: 2, defender: 1 },
+      policy: { storm: 'when_stronger', harry: 'always', retreat: 'when_outnumbered', withdraw: 'when_weaker', sally: 'when_stronger' },
+      rules: { p1_other_road_relief_round: 3, relief_delay_when_besieged_without_attack: false, jihad: 'attacker' },
+    },
+  ],
+  [
+    'stormers listed with storm_top_up retest, besiegers arriving by road to top the storm up',
+    {
+      rating: 3, player1: 'saracens', situation: 'existing_siege', besieged: 'franks', turns: 3,
+      blocks: [R('Hugues', 'castle'), R('Sicily Pilgrims', 'castle'), R('Yazkuj'), R('Saladin'), R('Kurds 1'), R('Al Adil', 'main_road', { arrives: 2 }), R('Turks 3', 'other_road', { arrives: 3 })],
+      policy: { storm: 'when_stronger', storm_ratio: 0.5, stormers: 'listed', storm_top_up: 'retest', withdraw: 'when_weaker' },
+    },
+  ],
+  [
+    'a rating-4 castle with storms and sallies, strongest first, the garrison partly given in full',
+    {
+      rating: 4, player1: 'franks', situation: 'existing_siege', besieged: 'franks', turns: 4,
+      blocks: [
+        R('Conrad', 'castle'), { name: 'Militia', side: 'franks', max: 3, rating: 'C2', type: 'infantry', steps: 2, at: 'castle' }, R('Walter', 'town'), R('Balian', 'town'),
+        R('Saladin'), R('Al Adil'), R('Zangi'), R('Sanjar'), R('Arabs 3'),
+      ],
+      policy: { deployment: 'all_castle', storm: 'when_stronger', storm_ratio: 0.5, sally: 'when_stronger', sally_ratio: 0.75, fire_order: 'strongest_first', tie_break: 'protect_best' },
+    },
+  ],
+  [
+    "the attacker's retreat slots 0: every compulsory retreat and the besieger's retreat after R3 eliminates",
+    {
+      rating: 2, player1: 'saracens', situation: 'new_battle', attacker: 'saracens', turns: 3,
+      blocks: [R('Saladin'), R('Turks 1'), R('Kurds 3', 'other_road'), R('Walter', 'town'), R('Crossbows', 'town'), R('Balian', 'main_road')],
+      retreat_slots: { attacker: 0, defender: -1 },
+      policy: { storm: 'when_stronger', harry: 'always', retreat: 'when_outnumbered', besieger_after_r3: 'retreat', sally: 'when_stronger' },
+    },
+  ],
+  [
+    'blocks given in full: a B6 knight charging with no self-hits, a B5 knight, a harrier type, 1-step blocks',
+    {
+      rating: 1, player1: 'franks', situation: 'new_battle', attacker: 'franks', turns: 2,
+      blocks: [
+        { name: 'Lionheart', side: 'franks', max: 4, rating: 'B6', type: 'crusader' },
+        { name: 'Knight', side: 'franks', max: 2, rating: 'B5', type: 'outremer', steps: 1 },
+        { name: 'Scouts', side: 'franks', max: 3, rating: 'A1', type: 'turcopoles' },
+        { name: 'Horde', side: 'saracens', max: 4, rating: 'C3', type: 'nomads', at: 'town' },
+        { name: 'Guard', side: 'saracens', max: 4, rating: 'A4', type: 'emir', at: 'town' },
+        { name: 'Levy', side: 'saracens', max: 1, rating: 'C1', type: 'infantry', at: 'main_road' },
+      ],
+      policy: { charge: 'always', harry: 'always', storm: 'always', withdraw: 'when_weaker' },
+    },
+  ],
+  [
+    'a siege of 5 turns, storms with top-up and sallies, the besieger retreating after R3 only when slots allow',
+    {
+      rating: 2, player1: 'saracens', situation: 'existing_siege', besieged: 'saracens', turns: 5,
+      blocks: [R('Al Afdal', 'castle'), R('Arabs 1', 'castle'), R('Richard'), R('Hugues'), R('Crossbows')],
+      retreat_slots: { attacker: 1 },
+      policy: { storm: 'when_stronger', storm_ratio: 1.5, sally: 'when_stronger', sally_ratio: 1.5, besieger_after_r3: 'retreat', charge: 'always' },
+    },
+  ],
+];
+
 // ---- the comparisons -----------------------------------------------------------------------------
 
 /** Pooled two-proportion z. */
@@ -274,6 +393,9 @@ function compare(metrics: Record<string, Metric>, curves: Record<string, { x: Re
   return z;
 }
 
+/** Every scenario the run compares: the generated ones and the targeted ones. */
+const Z_LIMIT = zLimit(RUNS + TARGETED.length);
+
 let worst = 0;
 let worstAt = '';
 let comparisons = 0;
@@ -323,8 +445,14 @@ describe('crusader-rex: the kernel plays the rules file as the plain reference r
       { seed: 1187, numRuns: RUNS, endOnFailure: false },
     );
     const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-    console.log(`crusader-rex reference: ${RUNS} scenarios x ${TRIALS} trials, ${comparisons} comparisons (bound ${RUNS * MAX_COMPARISONS}), |z| < ${Z_LIMIT.toFixed(3)}, worst |z| ${worst.toFixed(2)} at ${worstAt}, ${secs.toFixed(1)} s`);
+    console.log(`crusader-rex reference: ${RUNS} scenarios x ${TRIALS} trials, ${comparisons} comparisons (bound ${(RUNS + TARGETED.length) * MAX_COMPARISONS}), |z| < ${Z_LIMIT.toFixed(3)}, worst |z| ${worst.toFixed(2)} at ${worstAt}, ${secs.toFixed(1)} s`);
   });
+
+  for (const [what, s] of TARGETED) {
+    it(what, async () => {
+      expect(await agrees(s, `targeted/${what}`)).toBe(true);
+    });
+  }
 });
 
 
