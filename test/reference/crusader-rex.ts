@@ -254,18 +254,32 @@ class Trial {
 
   // ---- hits (1.4, 1.5, 6.4) -----------------------------------------------------------------
 
-  /** The block of `cands` that takes the next hit: most steps, ties by policy.tie_break. */
-  victim(cands: Block[]): Block {
-    const top = Math.max(...cands.map((b) => b.steps));
-    const tied = cands.filter((b) => b.steps === top).sort((x, y) => x.i - y.i);
-    if (this.p.tie_break === 'random') return tied[Math.floor(this.rng() * tied.length)];
-    if (this.p.tie_break === 'protect_best') {
-      // the later letter, then the lower firepower takes it; full ties: the first listed
-      let best = tied[0];
-      for (const b of tied) if (b.letter > best.letter || (b.letter === best.letter && b.fp < best.fp)) best = b;
-      return best;
+  /**
+   * The block among those `may` allows that takes the next hit: the most steps, ties by
+   * policy.tie_break (6.4); null when there is none. `this.bs` is in listed order.
+   */
+  victim(may: (b: Block) => boolean): Block | null {
+    let top = 0;
+    let tied = 0;
+    for (const b of this.bs) {
+      if (!may(b)) continue;
+      if (b.steps > top) {
+        top = b.steps;
+        tied = 1;
+      } else if (b.steps === top) tied++;
     }
-    return tied[0];
+    if (tied === 0) return null;
+    // random: each tied block with the same chance; first_listed: the first of them
+    let pick = this.p.tie_break === 'random' ? Math.floor(this.rng() * tied) : 0;
+    let best: Block | null = null;
+    for (const b of this.bs) {
+      if (!may(b) || b.steps !== top) continue;
+      if (this.p.tie_break === 'protect_best') {
+        // the later letter, then the lower firepower takes it; full ties: the first listed
+        if (!best || b.letter > best.letter || (b.letter === best.letter && b.fp < best.fp)) best = b;
+      } else if (pick-- === 0) return b;
+    }
+    return best;
   }
   loseStep(b: Block): void {
     b.steps--;
@@ -277,28 +291,30 @@ class Trial {
   /** h hits on `side`'s field blocks (field and sallies), one at a time; beyond the last block they are lost. */
   hitField(side: Side, h: number): void {
     for (let k = 0; k < h; k++) {
-      const c = this.bs.filter((b) => b.side === side && (b.place === 'field' || b.place === 'sally'));
-      if (c.length === 0) return;
-      this.loseStep(this.victim(c));
+      const v = this.victim((b) => b.side === side && (b.place === 'field' || b.place === 'sally'));
+      if (!v) return;
+      this.loseStep(v);
     }
   }
   hitStormers(h: number): void {
     for (let k = 0; k < h; k++) {
-      const c = this.bs.filter((b) => b.place === 'storm');
-      if (c.length === 0) return;
-      this.loseStep(this.victim(c));
+      const v = this.victim((b) => b.place === 'storm');
+      if (!v) return;
+      this.loseStep(v);
     }
   }
   /** 1.5 double defense: a half-hit first, the next hit on that same block takes a step. */
   hitCastle(h: number): void {
     for (let k = 0; k < h; k++) {
-      const c = this.castleBlocks();
-      if (c.length === 0) return;
       if (this.halfhit && this.halfhit.place === 'castle') {
         const b = this.halfhit;
         this.halfhit = null;
         this.loseStep(b);
-      } else this.halfhit = this.victim(c);
+        continue;
+      }
+      const v = this.victim((b) => b.place === 'castle');
+      if (!v) return;
+      this.halfhit = v;
     }
   }
   /** 1.3: one d6 per current step, a hit at or below firepower. */
@@ -325,12 +341,13 @@ class Trial {
   /** The next block to act among `groups` (each a side and a letter, in order), or null. */
   next(groups: [Side, number][], eligible: (b: Block) => boolean): Block | null {
     for (const [side, letter] of groups) {
-      const g = this.bs.filter((b) => b.side === side && b.letter === letter && !b.acted && eligible(b));
-      if (g.length === 0) continue;
-      if (this.p.fire_order === 'listed') return g[0];
-      let best = g[0];
-      for (const b of g) if (b.steps > best.steps) best = b;
-      return best;
+      let pick: Block | null = null;
+      for (const b of this.bs) {
+        if (b.side !== side || b.letter !== letter || b.acted || !eligible(b)) continue;
+        if (this.p.fire_order === 'listed') return b; // the first listed
+        if (!pick || b.steps > pick.steps) pick = b; // strongest_first: most steps now, ties listed
+      }
+      if (pick) return pick;
     }
     return null;
   }
@@ -586,7 +603,7 @@ class Trial {
 
 /** Runs `trials` trials of `s` with its own RNG (seedrandom, keyed by `key`). */
 export function runReference(s: RefScenario, key: string, trials: number): RefResult {
-  const rng = seedrandom(`crusader-rex-reference/${key}`);
+  const rng = seedrandom.alea(`crusader-rex-reference/${key}`); // its own dice, not siegesim's stream
   const turns = s.turns ?? 1;
   const metrics: Record<string, Moment> = {};
   for (const m of [...PROBS, ...MEANS]) metrics[m] = { k: 0, sum: 0, sumSq: 0 };
