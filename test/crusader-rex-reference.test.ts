@@ -13,9 +13,19 @@
  * FAMILY_ALPHA = 0.001 when kernel and reference play the same rules. Seeds are fixed: a pass
  * stays a pass. A failing scenario is shrunk by fast-check to a smaller one that still fails.
  *
- * CR_REF_RUNS scenarios of CR_REF_TRIALS trials (defaults below) — the larger sweep:
- *   CR_REF_RUNS=400 CR_REF_TRIALS=4000 npx vitest run test/crusader-rex-reference.test.ts
- * LARGER_SWEEP_RECORD
+ * Besides the generated scenarios, TARGETED holds the combinations the brief asked to hold (a
+ * Saracen-held castle with Frank stormers and sallies, charge, withdraw and jihad; winter campaign
+ * and fortified port with storms and sallies; P1's R3 other-road relief and no relief delay with
+ * retreats, harry, withdraw and jihad; listed stormers with retest; a rating-4 castle; the
+ * attacker's retreat slots 0; blocks given in full; sieges of 4-5 turns), each its own it(), and
+ * two cases that settle readings the document leaves open (test/reference/crusader-rex.ts's header).
+ *
+ * Default: 12 generated + 13 targeted scenarios x 1200 trials, about 6 s of CPU (14 s wall on
+ * this 2-core machine shared with three other agents). The larger sweep:
+ *   CR_REF_RUNS=500 CR_REF_TRIALS=4000 npx vitest run test/crusader-rex-reference.test.ts
+ * was run on 2026-11-30: 500 generated + 13 targeted scenarios x 4000 trials, 51,622 comparisons,
+ * limit |z| < 5.724, all passed, worst |z| 3.69 (survivors.csv saracens 4 steps, run-408),
+ * 364 s wall (106 s CPU) on the shared machine.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -182,8 +192,9 @@ const kindArb = (siege: boolean) =>
     .tuple(
       optionsArb(siege),
       fc.array(blockArb(siege ? ['field', 'field', 'field', 'main_road', 'other_road'] : ['field', 'field', 'main_road', 'other_road']), { minLength: siege ? 1 : 0, maxLength: MAX_BLOCKS_A_SIDE }),
-      fc.array(blockArb(siege ? ['castle', 'castle', 'town', 'town', 'field', 'main_road', 'other_road'] : ['field', 'field', 'castle', 'town', 'town', 'main_road', 'other_road']), { minLength: 1, maxLength: MAX_BLOCKS_A_SIDE }),
+      fc.array(blockArb(siege ? ['castle', 'castle', 'town', 'town', 'field', 'main_road', 'other_road'] : ['field', 'field', 'castle', 'town', 'town', 'main_road', 'other_road']), { minLength: siege ? 1 : 0, maxLength: MAX_BLOCKS_A_SIDE }),
     )
+    .filter(([, a, d]) => a.length + d.length > 0) // one-sided battles are accepted (§10); empty ones are not
     .map(([o, a, d]) => build(o, a, d));
 const scenarioArb: fc.Arbitrary<RefScenario> = fc.oneof({ arbitrary: kindArb(false), weight: 1 }, { arbitrary: kindArb(true), weight: 2 });
 

@@ -9,6 +9,22 @@
  * Covers every option of §10 with every value: town.rating 0-4, town.fortified_port, player1,
  * situation, besieged, attacker, blocks (roster or given in full; steps, at, arrives), turns,
  * retreat_slots, every policy.* and every rules.* key.
+ *
+ * Where the document left a choice, this reads it so (the differential test's targeted cases
+ * show siegesim reads the first four the same way; the other reading fails them):
+ * - §3.2 arrival(): "the besieger has any block at main_road or other_road" is read off `at`,
+ *   whatever the block's `arrives` (a besieger road block given `arrives: 1` still counts as moved).
+ * - §9 step 1 (withdraw): a field block whose castle is full does not withdraw and goes on to
+ *   harry, retreat or fire, as if the test had failed.
+ * - §4.5 `sally: when_stronger`: "the besieged side's own field steps" count its blocks already
+ *   sallying (1.4: "field steps" count field, sallying and storming blocks).
+ * - §9 step 4 (`charge: when_strongest_enemy_block_is_weaker`): the enemy's field blocks include
+ *   its sallying ones.
+ * - §6.3 step 7 "(attacker := besieger)": a storm round makes the besieger the field attacker
+ *   (no metric can see it: a storm ends with an uncontested field).
+ * - §4.3 both pass: "the besieged side's reserves" are the castle holder's at that moment.
+ * - §2.7: the control change moves the castle to the new defender when "the town has a castle
+ *   and it is empty" (the pseudo-code), not "a castle town that is not under siege" (the prose).
  */
 import seedrandom from 'seedrandom';
 
