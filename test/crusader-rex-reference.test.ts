@@ -31,7 +31,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { runScenario, validateText, type Metric } from '../src/api.js';
-import { normalQuantile } from '../src/stats/intervals.js';
+import { sidakLimit, zMean, zProp } from './reference/compare.js';
 import { MEANS, PROBS, runReference, type At, type RefBlock, type RefResult, type RefScenario, type Side } from './reference/crusader-rex.js';
 
 const RUNS = Number(process.env.CR_REF_RUNS ?? 12);
@@ -43,7 +43,7 @@ const MAX_COMPARISONS = 10 + 2 * (MAX_BLOCKS_A_SIDE * 4 + 1) + MAX_TURNS * 4 * 2
 /** The chance that a correct kernel fails this run somewhere. */
 const FAMILY_ALPHA = 0.001;
 /** Šidák: each comparison at 1 - (1 - FAMILY_ALPHA)^(1 / comparisons), two-sided. */
-const zLimit = (scenarios: number) => normalQuantile(1 - (1 - Math.pow(1 - FAMILY_ALPHA, 1 / (scenarios * MAX_COMPARISONS))) / 2);
+const zLimit = (scenarios: number) => sidakLimit(scenarios * MAX_COMPARISONS, FAMILY_ALPHA);
 
 
 // ---- the generator -----------------------------------------------------------------------------
@@ -362,27 +362,6 @@ export const TARGETED: [string, RefScenario][] = [
 ];
 
 // ---- the comparisons -----------------------------------------------------------------------------
-
-/** Pooled two-proportion z. */
-function zProp(k1: number, n1: number, k2: number, n2: number): number {
-  const p = (k1 + k2) / (n1 + n2);
-  const se = Math.sqrt(p * (1 - p) * (1 / n1 + 1 / n2));
-  const d = k1 / n1 - k2 / n2;
-  return se === 0 ? (d === 0 ? 0 : Infinity) : d / se;
-}
-
-/** Welch z of two means from (n, Σx, Σx²). */
-function zMean(n1: number, s1: number, q1: number, n2: number, s2: number, q2: number): number {
-  if (n1 < 2 || n2 < 2) return 0;
-  const m1 = s1 / n1;
-  const m2 = s2 / n2;
-  const v1 = Math.max(0, (q1 - n1 * m1 * m1) / (n1 - 1));
-  const v2 = Math.max(0, (q2 - n2 * m2 * m2) / (n2 - 1));
-  const se = Math.sqrt(v1 / n1 + v2 / n2);
-  const d = m1 - m2;
-  if (se === 0) return Math.abs(d) < 1e-9 ? 0 : Infinity;
-  return d / se;
-}
 
 function zOf(m: Metric, r: { k: number; sum: number; sumSq: number }, n: number): number {
   if (m.kind === 'probability') return zProp(m.k!, m.n, r.k, n);
