@@ -48,6 +48,15 @@ const armyArb = (engines: number) =>
     captain_might: fc.integer({ min: 0, max: 2 }),
   });
 
+const TYPES = ['infantry', 'cavalry', 'archer', 'mage', 'cleric', 'siege_engine', 'captain'] as const;
+/** H1 (d): the hp: table, 1..30 each (small HP more often: they change the allocations). */
+const hpArb = fc.record(Object.fromEntries(TYPES.map((k) => [k, fc.oneof(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 30 }))])), { requiredKeys: [] });
+/** H4: values 0..1000 in decimals, read in tenths (3.64 and 3.65 round differently). */
+const valuesArb = fc.record(
+  Object.fromEntries(TYPES.map((k) => [k, fc.oneof(fc.integer({ min: 0, max: 150 }).map((x) => x / 10), fc.constantFrom(0, 3.64, 3.65, 0.05, 1000))])),
+  { requiredKeys: [] },
+);
+
 const rulesArb = fc.record(
   {
     wall_fall: fc.constantFrom('at_once', 'end_of_phase'),
@@ -90,6 +99,8 @@ const scenarioArb: fc.Arbitrary<RefScenario> = fc.oneof(
       breach_threshold: fc.integer({ min: 1, max: 5 }),
     }),
     max_rounds: fc.integer({ min: 2, max: 12 }),
+    hp: hpArb,
+    values: valuesArb,
     rules: rulesArb,
     policy: fc.record(
       {
@@ -106,6 +117,8 @@ const scenarioArb: fc.Arbitrary<RefScenario> = fc.oneof(
     attacker: armyArb(1),
     defender: armyArb(1),
     max_rounds: fc.integer({ min: 1, max: 10 }),
+    hp: hpArb,
+    values: valuesArb,
     rules: fc.record(
       {
         round_cap_result: fc.constantFrom('auto', 'more_hp', 'defender', 'undecided'),

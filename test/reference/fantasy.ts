@@ -36,7 +36,18 @@ export interface RefScenario {
   defender: RefArmy;
   wall?: { hp?: number; dc?: number; upgrades?: number; breach_threshold?: number };
   max_rounds?: number;
+  hp?: Partial<Record<'infantry' | 'cavalry' | 'archer' | 'mage' | 'cleric' | 'siege_engine' | 'captain', number>>;
+  values?: Partial<Record<'infantry' | 'cavalry' | 'archer' | 'mage' | 'cleric' | 'siege_engine' | 'captain', number>>;
   rules?: {
+    hp_preset?: 'table' | 'melee_die' | 'one';
+    leftover?: 'waste' | 'persistent' | 'next_phase';
+    shield_scope?: 'total' | 'per_component';
+    shield_reduces?: 'mage_first' | 'archer_first';
+    fire_split?: 'one_choice' | 'per_unit' | 'by_type';
+    failed_climb?: 'no_lasting' | 'persistent' | 'no_retry';
+    breach_threshold_rule?: 'wall' | 'half_defenders';
+    captain?: 'bonus' | 'unit';
+    siege_units_open_field?: 'targets' | 'absent';
     wall_fall?: 'at_once' | 'end_of_phase';
     pool_fire_order?: 'outside_first' | 'pool_first';
     repelled_breach?: 'closes' | 'stays_open';
@@ -47,10 +58,10 @@ export interface RefScenario {
     round_cap_result?: 'auto' | 'more_hp' | 'defender' | 'undecided';
     ranged_phases?: 'sequential' | 'simultaneous';
     open_field_rounds?: 'repeat_melee' | 'single_pass' | 'repeat_phases';
-    melee_allocation?: 'dealer' | 'receiver';
+    melee_allocation?: 'dealer' | 'receiver' | 'random';
     siege_pool?: 'reroll' | 'accumulate';
     dice_removal?: 'highest_type_first' | 'highest_results' | 'lowest_type_first' | 'points';
-    mage_targeting?: 'one_type_together' | 'per_mage';
+    mage_targeting?: 'one_type_together' | 'per_mage' | 'spill';
     attacker_fire_targets?: 'mages_and_archers' | 'any';
     shields_vs_wall?: boolean;
     breach_pool_targetable?: boolean;
@@ -59,13 +70,25 @@ export interface RefScenario {
   policy?: {
     climbers?: 'none' | 'infantry' | 'infantry_and_cavalry';
     attacker_fire?: 'defenders' | 'wall' | 'finish_wall';
-    damage_allocation?: 'greedy_value' | 'lowest_hp';
-    shield_spending?: 'optimal' | 'no_waste';
+    damage_allocation?: 'greedy_value' | 'lowest_hp' | 'knapsack' | 'random';
+    shield_spending?: 'optimal' | 'no_waste' | 'full_block' | 'threshold' | 'never_phase_a';
+    mage_fire?: 'defenders' | 'wall';
+    archer_fire?: 'defenders' | 'wall';
+    defender_fire_share?: number;
     withdraw_below?: number;
   };
 }
 
 const COVERED_RULES = new Set([
+  'hp_preset',
+  'leftover',
+  'shield_scope',
+  'shield_reduces',
+  'fire_split',
+  'failed_climb',
+  'breach_threshold_rule',
+  'captain',
+  'siege_units_open_field',
   'wall_fall',
   'pool_fire_order',
   'repelled_breach',
@@ -85,49 +108,48 @@ const COVERED_RULES = new Set([
   'breach_pool_targetable',
   'engines_targetable',
 ]);
-const COVERED_POLICY = new Set(['climbers', 'attacker_fire', 'damage_allocation', 'shield_spending', 'withdraw_below']);
+const COVERED_POLICY = new Set(['climbers', 'attacker_fire', 'damage_allocation', 'shield_spending', 'withdraw_below', 'mage_fire', 'archer_fire', 'defender_fire_share']);
 
-/** Does the reference play this scenario (only covered options set, to covered values)? */
+/** Does the reference play this scenario (only covered options set)? */
 export function referenceCovers(s: RefScenario): boolean {
   for (const k of Object.keys(s.rules ?? {})) if (!COVERED_RULES.has(k)) return false;
   for (const k of Object.keys(s.policy ?? {})) if (!COVERED_POLICY.has(k)) return false;
-  const ma = s.rules?.melee_allocation;
-  const da = s.policy?.damage_allocation;
-  const sh = s.policy?.shield_spending;
-  const mt = s.rules?.mage_targeting;
-  return (
-    (mt === undefined || mt === 'one_type_together' || mt === 'per_mage') &&
-    (ma === undefined || ma === 'dealer' || ma === 'receiver') &&
-    (da === undefined || da === 'greedy_value' || da === 'lowest_hp') &&
-    (sh === undefined || sh === 'optimal' || sh === 'no_waste')
-  );
+  return true;
 }
 
-// ---- the units (docs "The units", H1, H4 DEFAULT values) -------------------------------------
+// ---- the units (docs "The units", H1, H4, H23 (b)) -------------------------------------------
 
-// Type order [FIXED] (4.0): infantry, cavalry, archer, mage, cleric, siege engine.
+// Type order [FIXED] (4.0): infantry, cavalry, archer, mage, cleric, siege engine, captain.
 const INF = 0;
 const CAV = 1;
 const ARC = 2;
 const MAG = 3;
 const CLE = 4;
 const ENG = 5;
-const HP = [4, 5, 2, 2, 2, 6]; // H1 DEFAULT
-const VALUE10 = [35, 70, 35, 35, 35, 70]; // H4 DEFAULT values x 10 (4.0: losses in x10 units)
-const MELEE = [6, 6, 3, 2, 2, 0]; // seed phase 5 table
+const CPT = 6;
+const TYPE_KEYS = ['infantry', 'cavalry', 'archer', 'mage', 'cleric', 'siege_engine', 'captain'] as const;
+const HP_DEFAULT = [4, 5, 2, 2, 2, 6, 5]; // H1 DEFAULT (hp.captain 5)
+const HP_MELEE_DIE = [6, 6, 3, 2, 2, 6]; // H1 (b)
+const VALUE_DEFAULT = [3.5, 7, 3.5, 3.5, 3.5, 7, 3.5]; // H4 DEFAULT
+const MELEE = [6, 6, 3, 2, 2, 0, 0]; // seed phase 5 table; the captain unit has none
 const OUTSIDE = 0;
 const POOL = 1;
+const BARRED = 2;
 
 interface Unit {
   type: number;
-  hp: number;
-  place: number; // OUTSIDE, POOL (the attacker in a siege); every other unit is OUTSIDE
+  hp: number; // current HP
+  full: number; // full HP (H1 reading in force)
+  v: number; // value x10 (4.0: ROUND(v x 10); the captain unit ROUND(values.captain x 10 x Might))
+  place: number; // OUTSIDE, POOL, BARRED (the attacker in a siege); every other unit is OUTSIDE
   alive: boolean;
 }
 interface Side {
   units: Unit[];
   might: number;
+  captainUnit: boolean; // H23 (b): Might dice only while the captain unit lives
   pool: number[]; // shield dice faces
+  carry: number; // H2 (c)
 }
 
 // ---- dice: the generic engine generator, unbiased by rejection --------------------------------
@@ -154,27 +176,31 @@ const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 // ---- 4.0 the common procedures -----------------------------------------------------------------
 
+type Policy = 'greedy_value' | 'lowest_hp' | 'receiver' | 'knapsack' | 'random';
+type ShieldMode = 'optimal' | 'no_waste' | 'full_block' | 'threshold' | 'never_phase_a';
+
 interface Ctx {
+  rng: RngState;
   poolFirst: boolean;
-  /** The ranking ALLOCATE uses now: 0 greedy_value, 1 lowest_hp, 2 the receiver's (H3 (b)). */
-  policy: number;
-  dealer: number; // the dealer's policy (H4): 0 or 1
-  noWaste: boolean;
-  meleeReceiver: boolean;
-  /** H5 (b): each mage picks its own type (4.0 PER_MAGE). */
-  perMage: boolean;
+  dealer: Policy; // policy.damage_allocation (H4)
+  melee: Policy; // H3: the dealer's, receiver, random
+  shields: ShieldMode; // H9
+  perComponent: boolean; // H8 (b)
+  archerFirst: boolean; // rules.shield_reduces
+  mageTargeting: 'one_type_together' | 'per_mage' | 'spill'; // H5
+  leftover: 'waste' | 'persistent' | 'next_phase'; // H2
 }
 
 /** The rankings of 4.0 (H4 greedy_value and lowest_hp, H3 (b) receiver; H29). */
-function ranking(ctx: Ctx, units: Unit[]): Unit[] {
-  const placeRank = (u: Unit) => (ctx.poolFirst ? (u.place === POOL ? 0 : 1) : u.place);
+function ranking(ctx: Ctx, policy: Policy, units: Unit[]): Unit[] {
+  const placeRank = (u: Unit) => (ctx.poolFirst && u.place !== BARRED ? (u.place === POOL ? 0 : 1) : u.place);
   return units.slice().sort((a, b) => {
-    const va = VALUE10[a.type];
-    const vb = VALUE10[b.type];
-    if (ctx.policy === 1) {
+    const va = a.v;
+    const vb = b.v;
+    if (policy === 'lowest_hp') {
       if (a.hp !== b.hp) return a.hp - b.hp; // lowest HP first
       if (va !== vb) return vb - va;
-    } else if (ctx.policy === 2) {
+    } else if (policy === 'receiver') {
       const c = va * b.hp - vb * a.hp; // v / hp ascending
       if (c !== 0) return c;
       if (a.hp !== b.hp) return b.hp - a.hp;
@@ -189,33 +215,129 @@ function ranking(ctx: Ctx, units: Unit[]): Unit[] {
   });
 }
 
-/** ALLOCATE: kill down the ranking, skipping units D cannot kill; returns [leftover, value x10 killed]. Dry: nobody dies. */
-function allocate(ctx: Ctx, D: number, legal: Unit[], dry: boolean, deadSet?: Set<Unit>): [number, number] {
-  let value = 0;
-  for (const u of ranking(ctx, legal)) {
-    if (deadSet?.has(u)) continue;
+/** ALLOCATE: the points left over (kills and, H2 (b), a wound made on the units themselves). */
+function allocate(ctx: Ctx, D: number, legal0: Unit[], policy: Policy): number {
+  if (D <= 0) return 0;
+  const legal = legal0.filter((u) => u.alive);
+  if (policy === 'knapsack') return knapsack(ctx, D, legal);
+  if (policy === 'random') return randomAlloc(ctx, D, legal);
+  const rank = ranking(ctx, policy, legal);
+  for (const u of rank) {
     if (D >= u.hp) {
       D -= u.hp;
-      value += VALUE10[u.type];
-      if (dry) deadSet?.add(u);
-      else u.alive = false;
+      u.alive = false;
     }
   }
-  return [D, value];
+  if (ctx.leftover === 'persistent' && D > 0) {
+    const w = rank.find((u) => u.alive);
+    if (w) {
+      w.hp -= D;
+      D = 0;
+    }
+  }
+  return D;
+}
+
+/** 4.0 KNAPSACK (H4 (c)). */
+function knapsack(ctx: Ctx, D: number, legal: Unit[]): number {
+  const key = (u: Unit) => u.place * 1e6 + u.type * 1e4 + u.hp;
+  const classes = new Map<number, Unit[]>();
+  for (const u of legal.slice().sort((a, b) => key(a) - key(b))) {
+    const k = key(u);
+    if (!classes.has(k)) classes.set(k, []);
+    classes.get(k)!.push(u);
+  }
+  const items: Unit[][] = [];
+  for (const us of classes.values()) {
+    let i = 0;
+    for (let size = 1; i + size <= us.length; size *= 2) {
+      items.push(us.slice(i, i + size));
+      i += size;
+    }
+    if (i < us.length) items.push(us.slice(i));
+  }
+  const W = Math.min(D, sum(legal.map((u) => u.hp)));
+  const best = new Array<number>(W + 1).fill(0);
+  const take: boolean[][] = [];
+  for (const it of items) {
+    const wt = sum(it.map((u) => u.hp));
+    const worth = sum(it.map((u) => u.v));
+    const t = new Array<boolean>(W + 1).fill(false);
+    for (let w = W; w >= 0; w--) {
+      if (w >= wt && best[w - wt] + worth > best[w]) {
+        t[w] = true;
+        best[w] = best[w - wt] + worth;
+      }
+    }
+    take.push(t);
+  }
+  let w = W;
+  for (let i = items.length - 1; i >= 0; i--) {
+    if (take[i][w]) {
+      for (const u of items[i]) u.alive = false;
+      w -= sum(items[i].map((u) => u.hp));
+    }
+  }
+  let left = D - (W - w);
+  if (ctx.leftover === 'persistent' && left > 0) {
+    for (const us of classes.values()) {
+      const u = us.find((x) => x.alive);
+      if (u && u.hp > left) {
+        u.hp -= left;
+        left = 0;
+        break;
+      }
+    }
+  }
+  return left;
+}
+
+/** 4.0 RANDOM_ALLOC (H4 (d), H3 (c)). */
+function randomAlloc(ctx: Ctx, D: number, legal: Unit[]): number {
+  const rest = legal.slice();
+  while (D > 0 && rest.length > 0) {
+    const u = rest.splice(die(ctx.rng, rest.length) - 1, 1)[0];
+    if (D >= u.hp) {
+      u.alive = false;
+      D -= u.hp;
+    } else if (ctx.leftover === 'persistent') {
+      u.hp -= D;
+      return 0;
+    }
+  }
+  return D;
 }
 
 function alive(side: Side): Unit[] {
   return side.units.filter((u) => u.alive);
 }
 
+/** A copy of the units, to play an allocation on without touching the side. */
+function copy(units: Unit[]): Unit[] {
+  return units.map((u) => ({ ...u }));
+}
+/** [value x10, units] the copy lost. */
+function lost(units: Unit[]): [number, number] {
+  let v = 0;
+  let n = 0;
+  for (const u of units)
+    if (!u.alive) {
+      v += u.v;
+      n++;
+    }
+  return [v, n];
+}
+
 /** MAGE_TARGET: the first type in type order whose units M kills the most value of. */
 function mageTarget(ctx: Ctx, M: number, legal: Unit[]): number {
+  const pol = ctx.dealer === 'random' ? 'greedy_value' : ctx.dealer;
   let best = -1;
   let bestV = -1;
-  for (let t = 0; t < 6; t++) {
-    const ofT = legal.filter((u) => u.type === t);
+  for (let t = 0; t < 7; t++) {
+    const ofT = copy(legal.filter((u) => u.type === t && u.alive));
     if (ofT.length === 0) continue;
-    const v = allocate(ctx, M, ofT, true, new Set())[1];
+    allocate(ctx, M, ofT, pol);
+    const v = lost(ofT)[0];
     if (v > bestV) {
       bestV = v;
       best = t;
@@ -224,19 +346,13 @@ function mageTarget(ctx: Ctx, M: number, legal: Unit[]): number {
   return best;
 }
 
-/**
- * APPLY (dry: the value it would kill). Mage part first at type T (H5 (b): PER_MAGE, die by die,
- * md the mage dice summing to M), then the free part.
- */
-function apply(ctx: Ctx, M: number, T: number, A: number, cancel: number, legal: Unit[], dry: boolean, md: number[]): number {
-  const cm = Math.min(cancel, M);
-  const ca = Math.min(cancel - cm, A);
+/** APPLY: the mage part m = M - cm at type T (H5), then the free part a = A - ca; returns the points left. */
+function apply(ctx: Ctx, M: number, T: number, A: number, cm: number, ca: number, legal: Unit[], md: number[]): number {
   const m = M - cm;
-  const a = A - ca;
-  const dead = dry ? new Set<Unit>() : undefined;
-  const now = () => legal.filter((u) => (dry ? !dead!.has(u) : u.alive));
-  let value = 0;
-  if (m > 0 && T >= 0 && ctx.perMage) {
+  let a = A - ca;
+  let left = 0;
+  const now = () => legal.filter((u) => u.alive);
+  if (m > 0 && ctx.mageTargeting === 'per_mage') {
     // PER_MAGE: cm off the first dice; each die its own type among the legal units alive now
     let cut = cm;
     for (const d of md) {
@@ -244,34 +360,46 @@ function apply(ctx: Ctx, M: number, T: number, A: number, cancel: number, legal:
       cut -= d - r;
       if (r === 0) continue;
       let t = -1;
-      for (let u = 0; u < 6; u++) {
-        if (HP[u] > r || !now().some((x) => x.type === u)) continue;
-        if (t < 0 || VALUE10[u] > VALUE10[t]) t = u;
+      let tv = -1;
+      for (let u = 0; u < 7; u++) {
+        const x = now().find((y) => y.type === u);
+        if (!x || x.full > r) continue;
+        if (t < 0 || x.v > tv) {
+          t = u;
+          tv = x.v;
+        }
       }
       if (t < 0) t = T;
-      value += allocate(ctx, r, now().filter((u) => u.type === t), dry, dead)[1];
+      left += allocate(ctx, r, now().filter((u) => u.type === t), ctx.dealer);
     }
-  } else if (m > 0 && T >= 0) value += allocate(ctx, m, legal.filter((u) => u.type === T), dry, dead)[1];
-  if (dry) value += allocate(ctx, a, legal, true, dead)[1];
-  else value += allocate(ctx, a, legal.filter((u) => u.alive), false)[1];
-  return value;
+  } else if (m > 0) {
+    const rest = allocate(ctx, m, now().filter((u) => u.type === T), ctx.dealer);
+    if (ctx.mageTargeting === 'spill') a += rest;
+    else left += rest;
+  }
+  left += allocate(ctx, a, now(), ctx.dealer);
+  return left;
 }
 
-/** SHIELD_SPEND, H9 DEFAULT optimal: returns the pips spent (the dice leave the pool). */
-function shieldSpend(ctx: Ctx, side: Side, D: number, M: number, T: number, A: number, legal: Unit[], lambda: number, md: number[]): number {
-  if (ctx.noWaste) return noWaste(side, D);
+/** The shield pricing of a volley: loss(p) as [value, units] killed with p points cancelled, each p drawn once. */
+type Loss = (p: number) => [number, number];
+
+/** SHIELD_SPEND (H9): the dice it spends leave the pool; returns their pips. */
+function shieldSpend(ctx: Ctx, side: Side, D: number, loss: Loss, lambda: number, phaseA: boolean): number {
+  const mode = ctx.shields;
+  if (mode === 'never_phase_a' && phaseA) return 0;
+  if (mode === 'no_waste') return noWaste(side, D);
+  if (mode === 'full_block') return fullBlock(side, D);
+  if (mode === 'threshold') {
+    const k0 = loss(0)[1];
+    const P = sum(side.pool);
+    for (let p = 1; p <= Math.min(D, P); p++) if (loss(p)[1] < k0) return fullBlock(side, p);
+    return 0;
+  }
+  const lam = mode === 'optimal' ? lambda : 0;
   const c = [0, 0, 0, 0];
   for (const f of side.pool) c[f]++;
-  const lossMemo = new Map<number, number>();
-  const loss = (p: number) => {
-    let v = lossMemo.get(p);
-    if (v === undefined) {
-      v = apply(ctx, M, T, A, p, legal, true, md);
-      lossMemo.set(p, v);
-    }
-    return v;
-  };
-  if (loss(0) === 0) return 0;
+  if (loss(0)[0] === 0) return 0;
   let best = Infinity;
   let bn = 0;
   let bs = 0;
@@ -279,21 +407,53 @@ function shieldSpend(ctx: Ctx, side: Side, D: number, M: number, T: number, A: n
   for (let k3 = 0; k3 <= c[3]; k3++)
     for (let k2 = 0; k2 <= c[2]; k2++)
       for (let k1 = 0; k1 <= c[1]; k1++) {
-        const sum = k1 + 2 * k2 + 3 * k3;
+        const s = k1 + 2 * k2 + 3 * k3;
         const n = k1 + k2 + k3;
-        const cost = loss(Math.min(sum, D)) + lambda * sum;
-        const tieWins = n < bn || (n === bn && sum < bs);
+        const cost = loss(Math.min(s, D))[0] + lam * s;
+        const tieWins = n < bn || (n === bn && s < bs);
         if (cost < best - 1e-9 || (Math.abs(cost - best) <= 1e-9 && tieWins)) {
           best = cost;
           bn = n;
-          bs = sum;
+          bs = s;
           pick = [k1, k2, k3];
         }
       }
-  for (let f = 1; f <= 3; f++) {
-    for (let k = 0; k < pick[f - 1]; k++) side.pool.splice(side.pool.indexOf(f), 1);
-  }
+  take(side, pick);
   return bs;
+}
+
+function take(side: Side, pick: number[]): void {
+  for (let f = 1; f <= 3; f++) for (let k = 0; k < pick[f - 1]; k++) side.pool.splice(side.pool.indexOf(f), 1);
+}
+
+/** H9 (c) full_block covering D: the smallest sum >= D, then fewest dice, threes, twos; the pool short of D: no_waste. */
+function fullBlock(side: Side, D: number): number {
+  if (sum(side.pool) < D) return noWaste(side, D);
+  const c = [0, 0, 0, 0];
+  for (const f of side.pool) c[f]++;
+  let bestKey: number[] | null = null;
+  let pick = [0, 0, 0];
+  for (let k3 = 0; k3 <= c[3]; k3++)
+    for (let k2 = 0; k2 <= c[2]; k2++)
+      for (let k1 = 0; k1 <= c[1]; k1++) {
+        const s = k1 + 2 * k2 + 3 * k3;
+        if (s < D) continue;
+        const key = [s, k1 + k2 + k3, k3, k2];
+        let better = bestKey === null;
+        if (!better) {
+          for (let i = 0; i < 4; i++)
+            if (key[i] !== bestKey![i]) {
+              better = key[i] < bestKey![i];
+              break;
+            }
+        }
+        if (better) {
+          bestKey = key;
+          pick = [k1, k2, k3];
+        }
+      }
+  take(side, pick);
+  return bestKey![0];
 }
 
 /** H9 (b) no_waste: the largest die <= the damage left, again and again; returns the pips spent. */
@@ -308,16 +468,50 @@ function noWaste(side: Side, D: number): number {
   }
 }
 
-/** RECEIVE_VOLLEY: returns the damage through the shields. */
-/** RECEIVE_VOLLEY of the mage dice md (M = their sum) and A free points. */
-function receiveVolley(ctx: Ctx, md: number[], A: number, side: Side, legal: Unit[], lambda: number): number {
+/** RECEIVE_VOLLEY of the mage dice md (M = their sum) and A free points: returns the damage through the shields. */
+function receiveVolley(ctx: Ctx, md: number[], A: number, side: Side, legal: Unit[], lambda: number, phaseA = false): number {
   const M = sum(md);
   const T = M > 0 ? mageTarget(ctx, M, legal) : -1;
-  let cancel = 0;
-  if (side.pool.length > 0 && M + A > 0) cancel = Math.min(shieldSpend(ctx, side, M + A, M, T, A, legal, lambda, md), M + A);
-  const cm = Math.min(cancel, M);
-  const ca = Math.min(cancel - cm, A);
-  apply(ctx, M, T, A, cancel, legal, false, md);
+  if (ctx.leftover === 'next_phase') {
+    A += side.carry;
+    side.carry = 0;
+  }
+  let cm = 0;
+  let ca = 0;
+  const split = (p: number): [number, number] => {
+    if (ctx.archerFirst) {
+      const a = Math.min(p, A);
+      return [Math.min(p - a, M), a];
+    }
+    const m = Math.min(p, M);
+    return [m, Math.min(p - m, A)];
+  };
+  const pricer = (Mx: number, Ax: number, part: 0 | 1 | 2): Loss => {
+    const memo = new Map<number, [number, number]>();
+    return (p) => {
+      let r = memo.get(p);
+      if (r === undefined) {
+        const c = copy(legal);
+        const [pm, pa] = part === 0 ? split(p) : part === 1 ? [Math.min(p, Mx), 0] : [0, Math.min(p, Ax)];
+        apply(ctx, Mx, T, Ax, pm, pa, c, md);
+        r = lost(c);
+        memo.set(p, r);
+      }
+      return r;
+    };
+  };
+  if (side.pool.length > 0 && M + A > 0) {
+    if (ctx.perComponent) {
+      // H8 (b): the mage part first (A = 0), then the archer part (M = 0), both priced on the side before the volley
+      if (M > 0) cm = Math.min(shieldSpend(ctx, side, M, pricer(M, 0, 1), lambda, phaseA), M);
+      if (side.pool.length > 0 && A > 0) ca = Math.min(shieldSpend(ctx, side, A, pricer(0, A, 2), lambda, phaseA), A);
+    } else {
+      const cancel = Math.min(shieldSpend(ctx, side, M + A, pricer(M, A, 0), lambda, phaseA), M + A);
+      [cm, ca] = split(cancel);
+    }
+  }
+  const left = apply(ctx, M, T, A, cm, ca, legal, md);
+  if (ctx.leftover === 'next_phase') side.carry += left;
   return M - cm + A - ca;
 }
 
@@ -325,20 +519,30 @@ function out(side: Side): boolean {
   return !side.units.some((u) => u.alive);
 }
 
+function might(side: Side): number {
+  if (side.captainUnit && !side.units.some((u) => u.alive && u.type === CPT)) return 0;
+  return side.might;
+}
+
 function meleeExchange(ctx: Ctx, rng: RngState, att: Side, attFighters: Unit[], def: Side): void {
   const roll = (side: Side, fighters: Unit[]) => {
     let s = 0;
     for (const u of fighters) if (MELEE[u.type] > 0) s += die(rng, MELEE[u.type]);
-    return s + dice(rng, side.might, 6);
+    return s + dice(rng, might(side), 6);
   };
   const defFighters = alive(def);
   const Ma = roll(att, attFighters);
   const Md = roll(def, defFighters);
-  const was = ctx.policy;
-  if (ctx.meleeReceiver) ctx.policy = 2;
-  allocate(ctx, Ma, defFighters, false);
-  allocate(ctx, Md, attFighters, false);
-  ctx.policy = was;
+  const recv = (D: number, side: Side, fighters: Unit[]) => {
+    if (ctx.leftover === 'next_phase') {
+      D += side.carry;
+      side.carry = 0;
+    }
+    const left = allocate(ctx, D, fighters, ctx.melee);
+    if (ctx.leftover === 'next_phase') side.carry += left;
+  };
+  recv(Ma, def, defFighters);
+  recv(Md, att, attFighters);
 }
 
 function totalHp(side: Side): number {
@@ -357,19 +561,33 @@ export interface RefTrial {
   withdrew: boolean;
 }
 
-function army(a: RefArmy, rng: RngState): Side {
+/** The full HP of each type under the H1 reading in force (hp_preset; hp.captain for the captain unit). */
+function fullHp(s: RefScenario): number[] {
+  const preset = s.rules?.hp_preset ?? 'table';
+  const table = TYPE_KEYS.map((k, t) => s.hp?.[k] ?? HP_DEFAULT[t]);
+  if (preset === 'one') return table.map(() => 1);
+  if (preset === 'melee_die') return [...HP_MELEE_DIE, table[CPT]];
+  return table;
+}
+
+function army(s: RefScenario, a: RefArmy, keepEngines: boolean): Side {
+  const hp = fullHp(s);
+  const value = TYPE_KEYS.map((k, t) => s.values?.[k] ?? VALUE_DEFAULT[t]);
   const units: Unit[] = [];
+  const might = a.captain_might ?? 0;
   const add = (t: number, n = 0) => {
-    for (let i = 0; i < n; i++) units.push({ type: t, hp: HP[t], place: OUTSIDE, alive: true });
+    const v = t === CPT ? Math.round(value[CPT] * 10 * might) : Math.round(value[t] * 10);
+    for (let i = 0; i < n; i++) units.push({ type: t, hp: hp[t], full: hp[t], v, place: OUTSIDE, alive: true });
   };
   add(INF, a.infantry);
   add(CAV, a.cavalry);
   add(ARC, a.archers);
   add(MAG, a.mages);
   add(CLE, a.clerics);
-  add(ENG, a.siege_engines);
-  void rng;
-  return { units, might: a.captain_might ?? 0, pool: [] };
+  if (keepEngines) add(ENG, a.siege_engines); // H24 (b) absent: none in an open field
+  const captainUnit = s.rules?.captain === 'unit';
+  if (captainUnit && might > 0) add(CPT, 1); // H23 (b)
+  return { units, might, captainUnit, pool: [], carry: 0 };
 }
 
 function rollPool(rng: RngState, side: Side, keep = false): void {
@@ -388,10 +606,10 @@ function openFieldVolleys(ctx: Ctx, rng: RngState, att: Side, def: Side, record:
   let lambda = 0;
   const C = count(alive(att), CAV);
   const P = def.pool.reduce((a, f) => a + f, 0);
-  if (C > 0 && P > 0 && !ctx.noWaste) {
+  if (C > 0 && P > 0 && ctx.shields === 'optimal') {
     const d = alive(def);
-    const V = d.reduce((a, u) => a + VALUE10[u.type], 0);
-    const H = d.reduce((a, u) => a + HP[u.type], 0);
+    const V = d.reduce((a, u) => a + u.v, 0);
+    const H = d.reduce((a, u) => a + u.full, 0);
     lambda = H > 0 ? ((3.5 * C) / P) * (V / H) : 0;
   }
   const a0 = alive(att);
@@ -405,7 +623,7 @@ function openFieldVolleys(ctx: Ctx, rng: RngState, att: Side, def: Side, record:
     MB = mageDice(rng, count(d0, MAG));
     AB = dice(rng, count(d0, ARC), 2);
   }
-  const through = receiveVolley(ctx, MA, AA, def, alive(def), lambda);
+  const through = receiveVolley(ctx, MA, AA, def, alive(def), lambda, true);
   if (record) trial.volleyA = through;
   if (!simultaneous) {
     const d0 = alive(def);
@@ -439,6 +657,8 @@ function openField(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side
   rollPool(rng, def);
   const rounds = s.rules?.open_field_rounds ?? 'repeat_melee';
   for (let r = start; r <= maxRounds; r++) {
+    att.carry = 0; // H2 (c): none survive the round
+    def.carry = 0;
     if (r === start || rounds === 'repeat_phases') openFieldVolleys(ctx, rng, att, def, r === 1, trial, s.rules?.ranged_phases === 'simultaneous');
     if (endCheck(att, def) === 0) meleeExchange(ctx, rng, att, alive(att), def);
     const e = endCheck(att, def);
@@ -481,7 +701,13 @@ function siege(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, tr
   let wall = s.wall?.hp ?? 30; // H20 DEFAULT stone
   const dc = s.wall?.dc ?? 12;
   const k = 2 + (s.wall?.upgrades ?? 0);
-  const threshold = s.wall?.breach_threshold ?? 4;
+  // H19: the wall's (stone's 4 unless set), or (b) half the defender's starting units
+  const threshold = r0.breach_threshold_rule === 'half_defenders' ? Math.max(1, Math.ceil(def.units.length / 2)) : s.wall?.breach_threshold ?? 4;
+  const split = r0.fire_split ?? 'one_choice';
+  const share = p0.defender_fire_share ?? 0.5;
+  const mageFire = p0.mage_fire ?? 'defenders';
+  const archerFire = p0.archer_fire ?? 'defenders';
+  const failedClimb = r0.failed_climb ?? 'no_lasting';
   const atOnce = (r0.wall_fall ?? 'at_once') === 'at_once';
   const tower = r0.tower_bonus ?? 'standing_wall';
   const gt = r0.climb_comparison === 'gt';
@@ -506,6 +732,8 @@ function siege(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, tr
     return true;
   };
   for (let r = 1; r <= maxRounds; r++) {
+    att.carry = 0; // H2 (c)
+    def.carry = 0;
     rollPool(rng, att, r0.siege_pool === 'accumulate'); // H10 DEFAULT: emptied and rolled anew
     rollPool(rng, def, r0.siege_pool === 'accumulate');
     // ATTACKER_RANGED
@@ -524,11 +752,22 @@ function siege(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, tr
     let a = count(a0, ARC);
     if (up) {
       let W = E;
-      if (fire === 'wall' || (fire === 'finish_wall' && E + 2 * m + 1.5 * a >= wall)) {
-        W += dice(rng, m, 3) + dice(rng, a, 2);
-        m = 0;
-        a = 0;
+      // H12: how the mages and archers split between the wall and the defenders
+      let mW = 0;
+      let aW = 0;
+      if (split === 'per_unit') {
+        mW = m - Math.round(m * share);
+        aW = a - Math.round(a * share);
+      } else if (split === 'by_type') {
+        if (mageFire === 'wall') mW = m;
+        if (archerFire === 'wall') aW = a;
+      } else if (fire === 'wall' || (fire === 'finish_wall' && E + 2 * m + 1.5 * a >= wall)) {
+        mW = m;
+        aW = a;
       }
+      W += dice(rng, mW, 3) + dice(rng, aW, 2);
+      m -= mW;
+      a -= aW;
       if (shieldsVsWall && W > 0) W -= noWaste(def, W);
       wall = Math.max(0, wall - W);
     }
@@ -616,7 +855,12 @@ function siege(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, tr
         if (u.type !== INF && !(u.type === CAV && climbers === 'infantry_and_cavalry' && cavClimb)) continue;
         const d20 = die(rng, 20);
         if (gt ? d20 > dc : d20 >= dc) u.place = POOL;
-        else if (die(rng, 3) + die(rng, 3) >= u.hp) u.alive = false;
+        else {
+          const dmg = die(rng, 3) + die(rng, 3);
+          if (dmg >= u.hp) u.alive = false;
+          else if (failedClimb === 'persistent') u.hp -= dmg; // H17 (b)
+          else if (failedClimb === 'no_retry') u.place = BARRED; // H17 (c)
+        }
       }
     }
     if (end(r)) return;
@@ -655,17 +899,22 @@ function siege(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, tr
 
 /** Play one battle or siege of s on rng. */
 export function referenceTrial(s: RefScenario, rng: RngState): RefTrial {
-  const dealer = s.policy?.damage_allocation === 'lowest_hp' ? 1 : 0;
+  const dealer: Policy = s.policy?.damage_allocation ?? 'greedy_value';
+  const ma = s.rules?.melee_allocation ?? 'dealer';
   const ctx: Ctx = {
+    rng,
     poolFirst: s.rules?.pool_fire_order === 'pool_first',
-    policy: dealer,
     dealer,
-    noWaste: s.policy?.shield_spending === 'no_waste',
-    meleeReceiver: s.rules?.melee_allocation === 'receiver',
-    perMage: s.rules?.mage_targeting === 'per_mage',
+    melee: ma === 'dealer' ? dealer : ma,
+    shields: s.policy?.shield_spending ?? 'optimal',
+    perComponent: s.rules?.shield_scope === 'per_component',
+    archerFirst: s.rules?.shield_reduces === 'archer_first',
+    mageTargeting: s.rules?.mage_targeting ?? 'one_type_together',
+    leftover: s.rules?.leftover ?? 'waste',
   };
-  const att = army(s.attacker, rng);
-  const def = army(s.defender, rng);
+  const keep = s.mode === 'siege' || s.rules?.siege_units_open_field !== 'absent';
+  const att = army(s, s.attacker, keep);
+  const def = army(s, s.defender, keep);
   const trial: RefTrial = { outcome: 3, rounds: 0, cap: false, breachRound: 0, volleyA: 0, withdrew: false };
   const e = endCheck(att, def);
   if (e !== 0) {
