@@ -59,6 +59,7 @@ const valuesArb = fc.record(
 
 const rulesArb = fc.record(
   {
+    leftover: fc.constantFrom('waste', 'persistent', 'next_phase'),
     wall_fall: fc.constantFrom('at_once', 'end_of_phase'),
     pool_fire_order: fc.constantFrom('outside_first', 'pool_first'),
     repelled_breach: fc.constantFrom('closes', 'stays_open'),
@@ -121,6 +122,7 @@ const scenarioArb: fc.Arbitrary<RefScenario> = fc.oneof(
     values: valuesArb,
     rules: fc.record(
       {
+        leftover: fc.constantFrom('waste', 'persistent', 'next_phase'),
         round_cap_result: fc.constantFrom('auto', 'more_hp', 'defender', 'undecided'),
         ranged_phases: fc.constantFrom('sequential', 'simultaneous'),
         open_field_rounds: fc.constantFrom('repeat_melee', 'single_pass', 'repeat_phases'),
