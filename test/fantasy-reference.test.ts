@@ -71,7 +71,7 @@ const rulesArb = fc.record(
     open_field_rounds: fc.constantFrom('repeat_melee', 'single_pass', 'repeat_phases'),
     ranged_phases: fc.constantFrom('sequential', 'simultaneous'),
     round_cap_result: fc.constantFrom('auto', 'more_hp', 'defender', 'undecided'),
-    melee_allocation: fc.constantFrom('dealer', 'receiver'),
+    melee_allocation: fc.constantFrom('dealer', 'receiver', 'random'),
     siege_pool: fc.constantFrom('reroll', 'accumulate'),
     dice_removal: fc.constantFrom('highest_type_first', 'highest_results', 'lowest_type_first', 'points'),
     mage_targeting: fc.constantFrom('one_type_together', 'per_mage'),
@@ -84,7 +84,7 @@ const rulesArb = fc.record(
 );
 
 const dealerArb = {
-  damage_allocation: fc.constantFrom('greedy_value', 'lowest_hp'),
+  damage_allocation: fc.constantFrom('greedy_value', 'lowest_hp', 'knapsack', 'random'),
   shield_spending: fc.constantFrom('optimal', 'no_waste'),
 };
 
@@ -126,7 +126,7 @@ const scenarioArb: fc.Arbitrary<RefScenario> = fc.oneof(
         round_cap_result: fc.constantFrom('auto', 'more_hp', 'defender', 'undecided'),
         ranged_phases: fc.constantFrom('sequential', 'simultaneous'),
         open_field_rounds: fc.constantFrom('repeat_melee', 'single_pass', 'repeat_phases'),
-        melee_allocation: fc.constantFrom('dealer', 'receiver'),
+        melee_allocation: fc.constantFrom('dealer', 'receiver', 'random'),
         mage_targeting: fc.constantFrom('one_type_together', 'per_mage'),
       },
       { requiredKeys: [] },
