@@ -85,7 +85,7 @@ const rulesArb = fc.record(
 
 const dealerArb = {
   damage_allocation: fc.constantFrom('greedy_value', 'lowest_hp', 'knapsack', 'random'),
-  shield_spending: fc.constantFrom('optimal', 'no_waste'),
+  shield_spending: fc.constantFrom('optimal', 'no_waste', 'full_block', 'threshold', 'never_phase_a'),
 };
 
 const scenarioArb: fc.Arbitrary<RefScenario> = fc.oneof(
