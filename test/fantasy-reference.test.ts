@@ -59,6 +59,11 @@ const valuesArb = fc.record(
 
 const rulesArb = fc.record(
   {
+    hp_preset: fc.constantFrom('table', 'melee_die', 'one'),
+    captain: fc.constantFrom('bonus', 'unit'),
+    fire_split: fc.constantFrom('one_choice', 'per_unit', 'by_type'),
+    failed_climb: fc.constantFrom('no_lasting', 'persistent', 'no_retry'),
+    breach_threshold_rule: fc.constantFrom('wall', 'half_defenders'),
     leftover: fc.constantFrom('waste', 'persistent', 'next_phase'),
     wall_fall: fc.constantFrom('at_once', 'end_of_phase'),
     pool_fire_order: fc.constantFrom('outside_first', 'pool_first'),
@@ -110,6 +115,10 @@ const scenarioArb: fc.Arbitrary<RefScenario> = fc.oneof(
         climbers: fc.constantFrom('none', 'infantry', 'infantry_and_cavalry'),
         attacker_fire: fc.constantFrom('defenders', 'wall', 'finish_wall'),
         withdraw_below: fc.constantFrom(0, 0.3, 0.6),
+        // H12 (b), (c): read only under rules.fire_split per_unit / by_type
+        defender_fire_share: fc.oneof(fc.constantFrom(0, 0.5, 1, 0.58), fc.integer({ min: 0, max: 100 }).map((x) => x / 100)),
+        mage_fire: fc.constantFrom('defenders', 'wall'),
+        archer_fire: fc.constantFrom('defenders', 'wall'),
         ...dealerArb,
       },
       { requiredKeys: [] },
@@ -124,6 +133,9 @@ const scenarioArb: fc.Arbitrary<RefScenario> = fc.oneof(
     values: valuesArb,
     rules: fc.record(
       {
+        hp_preset: fc.constantFrom('table', 'melee_die', 'one'),
+        captain: fc.constantFrom('bonus', 'unit'),
+        siege_units_open_field: fc.constantFrom('targets', 'absent'),
         leftover: fc.constantFrom('waste', 'persistent', 'next_phase'),
         round_cap_result: fc.constantFrom('auto', 'more_hp', 'defender', 'undecided'),
         ranged_phases: fc.constantFrom('sequential', 'simultaneous'),
