@@ -4,17 +4,31 @@
  * classes: every unit is an object, every die is rolled, every allocation sorts the units anew.
  * Slow and obvious on purpose; test/fantasy-reference.test.ts holds the fast kernel to it.
  *
- * Covers every DEFAULT of docs/rules/fantasy.md, and these options (the ones the differential
- * test's generator varies): mode; both armies (captain Might as a bonus); wall.hp, dc, upgrades,
- * breach_threshold; max_rounds; rules.wall_fall (H28), rules.pool_fire_order (H29),
- * rules.repelled_breach (H30), rules.tower_bonus (H15), rules.climb_comparison (H16),
- * rules.cavalry_climb (H18), rules.melee_start (H21, all four: full_battle's battle is 4.1's),
- * rules.round_cap_result (H7, H27), rules.ranged_phases (H6), rules.open_field_rounds (H7),
- * rules.melee_allocation dealer / receiver (H3), rules.siege_pool (H10), rules.dice_removal
- * (H11, all four), rules.mage_targeting one_type_together / per_mage (H5), rules.attacker_fire_targets (H13), rules.shields_vs_wall (H14),
- * rules.breach_pool_targetable (H22), rules.engines_targetable (H25), policy.climbers,
- * policy.attacker_fire defenders / wall / finish_wall, policy.damage_allocation greedy_value /
- * lowest_hp (H4), policy.shield_spending optimal / no_waste (H9), policy.withdraw_below (H27).
+ * Covers every DEFAULT of docs/rules/fantasy.md and every option it describes (the ones the
+ * differential test's generator varies, in combination): mode; both armies (captain Might as a
+ * bonus or, H23 (b) rules.captain unit, a unit of hp.captain and value values.captain x Might);
+ * the hp: table and rules.hp_preset (H1, all three); values: (H4, read in tenths); wall.hp, dc,
+ * upgrades, breach_threshold; max_rounds; rules.leftover (H2, all three), melee_allocation (H3,
+ * all three), mage_targeting (H5, all three), ranged_phases (H6), open_field_rounds (H7),
+ * round_cap_result (H7, H27), shield_scope and shield_reduces (H8), siege_pool (H10), dice_removal
+ * (H11, all four), fire_split (H12, all three) with policy.defender_fire_share, mage_fire,
+ * archer_fire, attacker_fire_targets (H13), shields_vs_wall (H14), tower_bonus (H15),
+ * climb_comparison (H16), failed_climb (H17, all three), cavalry_climb (H18),
+ * breach_threshold_rule (H19), melee_start (H21, all four: full_battle's battle is 4.1's),
+ * breach_pool_targetable (H22), siege_units_open_field (H24), engines_targetable (H25),
+ * wall_fall (H28), pool_fire_order (H29), repelled_breach (H30); policy.climbers,
+ * attacker_fire (defenders / wall / finish_wall), damage_allocation (H4, all four),
+ * shield_spending (H9, all five), withdraw_below (H27); wall.type (H20, H19) with any of wall.hp,
+ * dc, upgrades, breach_threshold set over it.
+ *
+ * Readings the reference had to choose where the document leaves a detail to the reader:
+ * - H4 (d) random: 4.0 draws each loss(p) "for p = 0, 1, ..., min(D, pool sum) in that order
+ *   before the dice are chosen"; the reference draws loss(p) lazily, the first time the
+ *   shield choice asks for p, each on its own copy (the same law: the draws are independent).
+ * - H23 (b): the captain unit exists only when its side's captain_might > 0 (the document:
+ *   "a `captain` row only under `rules.captain: unit` with Might > 0").
+ * - PER_MAGE: a candidate type's full HP and value are read off any live unit of that type on
+ *   the receiving side (all alike: the captain unit's value is its own side's Might's).
  * Every other option must be at its DEFAULT (checked: `referenceCovers`).
  */
 import { deriveState, nextU32, type RngState } from '../../src/engine/rng.js';
@@ -34,7 +48,7 @@ export interface RefScenario {
   mode: 'open_field' | 'siege';
   attacker: RefArmy;
   defender: RefArmy;
-  wall?: { hp?: number; dc?: number; upgrades?: number; breach_threshold?: number };
+  wall?: { type?: 'palisade' | 'stone' | 'fortress'; hp?: number; dc?: number; upgrades?: number; breach_threshold?: number };
   max_rounds?: number;
   hp?: Partial<Record<'infantry' | 'cavalry' | 'archer' | 'mage' | 'cleric' | 'siege_engine' | 'captain', number>>;
   values?: Partial<Record<'infantry' | 'cavalry' | 'archer' | 'mage' | 'cleric' | 'siege_engine' | 'captain', number>>;
@@ -698,11 +712,16 @@ function ceilOfShare(share: number, n: number): number {
 function siege(s: RefScenario, ctx: Ctx, rng: RngState, att: Side, def: Side, trial: RefTrial, maxRounds: number): void {
   const r0 = s.rules ?? {};
   const p0 = s.policy ?? {};
-  let wall = s.wall?.hp ?? 30; // H20 DEFAULT stone
-  const dc = s.wall?.dc ?? 12;
-  const k = 2 + (s.wall?.upgrades ?? 0);
+  // H20: wall.type (DEFAULT stone) gives what wall.hp, dc, upgrades do not set
+  const type = s.wall?.type ?? 'stone';
+  const [hp0, dc0, up0] = type === 'palisade' ? [15, 10, 0] : type === 'fortress' ? [50, 14, 1] : [30, 12, 0];
+  let wall = s.wall?.hp ?? hp0;
+  const dc = s.wall?.dc ?? dc0;
+  const upgrades = s.wall?.upgrades ?? up0;
+  const k = 2 + upgrades;
+  const thr0 = type === 'palisade' ? 2 : type === 'fortress' ? 6 + upgrades : 4; // H19
   // H19: the wall's (stone's 4 unless set), or (b) half the defender's starting units
-  const threshold = r0.breach_threshold_rule === 'half_defenders' ? Math.max(1, Math.ceil(def.units.length / 2)) : s.wall?.breach_threshold ?? 4;
+  const threshold = r0.breach_threshold_rule === 'half_defenders' ? Math.max(1, Math.ceil(def.units.length / 2)) : s.wall?.breach_threshold ?? thr0;
   const split = r0.fire_split ?? 'one_choice';
   const share = p0.defender_fire_share ?? 0.5;
   const mageFire = p0.mage_fire ?? 'defenders';
