@@ -5,10 +5,10 @@
  * --force (and they are kept), a bad scenario or base address is a user error (exit 2).
  */
 import { afterAll, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runCli } from './cli-child.js';
+import { runCli, startCli } from './cli-child.js';
 import { MANIFEST } from '../src/report/manifest.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'siegesim-site-command-'));
@@ -90,6 +90,27 @@ it('--force beside the user\'s files: every file of theirs where the site writes
   expect(forced.code, forced.stderr).toBe(0);
   expect(forced.stderr).toContain(`python3 -m http.server --bind 127.0.0.1 -d '${site}'`);
   expect(existsSync(path.join(site, 'reports'))).toBe(true);
+}, 120_000);
+
+it('a file of the user\'s put where the site writes one while it is written (--force): refused as the site is about to take its place (exit 2), theirs and the old site intact, nothing left behind', async () => {
+  const out = path.join(dir, 'meanwhile');
+  mkdirSync(out);
+  writeFileSync(path.join(out, 'notes.txt'), 'mine\n');
+  expect((await runCli(['site', 'scenarios/surrender/town-basic.yaml', '--out', out, '--force'])).code).toBe(0);
+  const oldIndex = readFileSync(path.join(out, 'index.html'), 'utf8');
+  const go = path.join(dir, 'meanwhile-go');
+  const run = startCli(['site', 'scenarios/surrender', '--out', out, '--force'], { env: { SIEGESIM_FAULT: `write-wait:tmp:${go}` } });
+  await run.waitFor(/siegesim-fault: write waiting at tmp/);
+  writeFileSync(path.join(out, 'scenarios/surrender-port-blockade.yaml'), 'MINE\n');
+  writeFileSync(go, '');
+  const r = await run.done;
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stderr).toContain('the site would replace scenarios/surrender-port-blockade.yaml, which siegesim did not write');
+  expect(r.stderr).toContain('(found as the new site was about to take its place: written there while this run ran)');
+  expect(readFileSync(path.join(out, 'scenarios/surrender-port-blockade.yaml'), 'utf8')).toBe('MINE\n');
+  expect(readFileSync(path.join(out, 'notes.txt'), 'utf8')).toBe('mine\n');
+  expect(readFileSync(path.join(out, 'index.html'), 'utf8')).toBe(oldIndex);
+  expect(readdirSync(dir).filter((n) => /^\.tmp-|\.old-\d+-\d+@/.test(n))).toEqual([]); // no temporary or moved-aside folder (write.ts's names)
 }, 120_000);
 
 it('a bad --base-url or a broken scenario is a user error, and nothing is written', async () => {
