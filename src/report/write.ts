@@ -362,7 +362,7 @@ function refuseForeign(dir: string, kind: Exclude<FolderKind, 'index'>, own: Own
     const reports = own.foreign.filter((f) => f.endsWith('/') && readManifest(path.join(dir, f)) !== undefined);
     const what =
       reports.length === own.foreign.length && own.ours.size > 0 && own.kind === kind
-        ? `another command wrote siegesim reports into this ${kind === 'site' ? 'site' : 'report'}'s folder, beside its files`
+        ? `another command wrote siegesim reports into this ${outputNoun(kind)}'s folder, beside its files`
         : reports.length === own.foreign.length
         ? `it holds other siegesim reports, each in its own folder, not a ${KIND_NAME[kind]}`
         : own.ours.size === 0

@@ -62,11 +62,13 @@ function apart(lo: number, hi: number, write: (x: number, extra: number) => stri
 const pctAt = (x: number, extra: number) => percentText(x, 1 + extra);
 const diffPtsAt = (x: number, extra: number) => fixedSide(x * 100, 1 + extra);
 
-/** The decimals a metric's interval needs beyond the usual, which its value is written with too. */
-function extraOf(m: Estimate): number {
-  if (m.ci_low === null || m.ci_high === null || !Number.isFinite(m.ci_low) || !Number.isFinite(m.ci_high)) return 0;
-  return apart(m.ci_low, m.ci_high, isProb(m) ? pctAt : num);
+/** The decimals an estimate's interval needs beyond the usual (apart, in `write`'s form), which its value is written with too. */
+function extraFor(e: Estimate, write: (x: number, extra: number) => string): number {
+  if (e.ci_low === null || e.ci_high === null || !Number.isFinite(e.ci_low) || !Number.isFinite(e.ci_high)) return 0;
+  return apart(e.ci_low, e.ci_high, write);
 }
+
+const extraOf = (m: Estimate): number => extraFor(m, isProb(m) ? pctAt : num);
 
 export const fmtValue = (m: Estimate | undefined | null): string => (!m ? '–' : isProb(m) ? pct(m.value, 1 + extraOf(m)) : num(m.value, extraOf(m)));
 
@@ -79,11 +81,7 @@ export const fmtInterval = (m: Estimate | undefined | null): string => {
 /** A signed number: + or − before it, nothing before an exact 0 (a sign would say it is off 0). */
 const signed = (x: number, f: (v: number) => string): string => (x > 0 ? '+' : x < 0 ? '−' : '') + f(Math.abs(x));
 
-/** The decimals a difference's interval needs beyond the usual (apart), which its value is written with too. */
-function diffExtra(d: Estimate, prob: boolean): number {
-  if (d.ci_low === null || d.ci_high === null || !Number.isFinite(d.ci_low) || !Number.isFinite(d.ci_high)) return 0;
-  return apart(d.ci_low, d.ci_high, prob ? diffPtsAt : num);
-}
+const diffExtra = (d: Estimate, prob: boolean): number => extraFor(d, prob ? diffPtsAt : num);
 
 export const fmtDiff = (d: Estimate | undefined | null, prob: boolean): string => {
   if (!d || d.value === null) return '–';
