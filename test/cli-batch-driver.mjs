@@ -19,7 +19,7 @@ for (const args of jobs) {
   const r = { code: 0, stdout: '', stderr: '' };
   process.stdout.write = (s) => ((r.stdout += String(s)), true);
   process.stderr.write = (s) => ((r.stderr += String(s)), true);
-  const had = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM'), error: process.stdout.listeners('error') };
+  const had = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM'), SIGHUP: process.listeners('SIGHUP'), error: process.stdout.listeners('error') };
   process.argv = [process.argv[0], CLI, ...args];
   process.exitCode = 0;
   try {
@@ -29,7 +29,7 @@ for (const args of jobs) {
     r.stderr += 'cli-batch: main() threw: ' + (e && e.stack);
     r.code = -1;
   }
-  for (const sig of ['SIGINT', 'SIGTERM']) for (const l of process.listeners(sig)) if (!had[sig].includes(l)) process.removeListener(sig, l);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) for (const l of process.listeners(sig)) if (!had[sig].includes(l)) process.removeListener(sig, l);
   for (const l of process.stdout.listeners('error')) if (!had.error.includes(l)) process.stdout.removeListener('error', l);
   [process.stdout.write, process.stderr.write] = [writeOut, writeErr];
   results.push(r);

@@ -129,6 +129,25 @@ describe('signals', () => {
     }
   });
 
+  it('a signal that comes while the thread is busy just before an exact answer ends the process there (it was lost: exact computed on for tens of seconds and exited 0)', async () => {
+    const slow = path.join(ROOT, 'test/fixtures/slow-exact.yaml');
+    for (const [args, sig, code] of [
+      [['exact', slow], 'SIGINT', 130],
+      [['check', slow, '--trials', '100', '--threads', '1'], 'SIGHUP', 129],
+    ] as [string[], NodeJS.Signals, number][]) {
+      const run = startCli(args, { env: { SIEGESIM_FAULT: 'busy-before-exact' } });
+      await run.waitFor(/busy-before-exact: busy for 3 s/);
+      const t0 = performance.now();
+      run.child.kill(sig);
+      const r = await run.done;
+      expect(r.code, `${args[0]}: ${r.stderr}`).toBe(code);
+      expect(r.stderr).toMatch(new RegExp(`siegesim: interrupted \\(${sig}\\); no report was written or changed`));
+      expect(r.stdout).toBe('');
+      // the busy 3 s, then at once (not the tens of seconds of the exact chain)
+      expect(performance.now() - t0, args[0]).toBeLessThan(10_000);
+    }
+  });
+
   it('SIGINT during the second of two scenarios: says which report was replaced, and brings the index up to date for it, exit 130 (audit 53, defect 3)', async () => {
     const dir = tmp();
     const out = path.join(dir, 'out');
@@ -308,7 +327,7 @@ describe('outputs that cannot be written: exit 2 before any trial runs', () => {
     expect(r.timedOut).toBe(false);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(message);
-    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr.trimEnd().split('\n'), r.stderr).toHaveLength(1);
     expect(r.stderr).not.toMatch(STACK_FRAME);
     expect(snapshot(dir)).toEqual(before);
     expect(readdirSync(dir).sort()).toEqual(['afile', 'notes']);

@@ -76,7 +76,7 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
   const doc: CheckJson = { passed: false, z_limit: limit, compared: 0, failed: 0, no_data: 0, max_abs_z: null, allow_empty: flags.allowEmpty === true, empty: null, scenarios: [], skipped: [], rows: [] };
   try {
     for (const v of scenarios) {
-      const ex = atDefaultSignals(() => exactScenario(v));
+      const ex = await atDefaultSignals(() => exactScenario(v));
       const unsolved = ex.filter((e) => e.unsolved !== undefined);
       if (ex.every((e) => e.exact === null)) {
         // a chain too large to solve is not "no exact form": said with why

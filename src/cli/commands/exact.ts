@@ -8,7 +8,7 @@ async function exactCommand(files: string[], flags: { json?: boolean }): Promise
   const scenarios = loadAll(files);
   const all: unknown[] = [];
   for (const v of scenarios) {
-    const ex = atDefaultSignals(() => exactScenario(v));
+    const ex = await atDefaultSignals(() => exactScenario(v));
     if (!v.system.exact) throw new UserError(`${v.file}: system ${v.system.id} has no exact solver`);
     // the means given here that are over the trials of an event (mean_turns over those with
     // p_surrender), as summary.json's conditional_on: said, so none is read as over every trial

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { prepareExact, testScenario, TEST_CONFIDENCE, type ScenarioTestResult, MSG, formatIssue, type ScenarioIssue, LIMITS } from '../../api.js';
+import { prepareExact, testScenario, TEST_CONFIDENCE, type ScenarioTestResult, MSG, formatIssue, type ScenarioIssue, LIMITS, type ValidScenario } from '../../api.js';
 import { junitXml, testFooter, testJson, testLines, testMarkdown, totalsOf } from '../../report/test-report.js';
 import { checkOutputFile, OutputError, reasonOf, writeFileAtomic } from '../../report/write.js';
 import { atDefaultSignals, controller, executorOf, failWith, loadSome, makeProgress, UserError, outArg, scenarioArgsOrDefault, probabilityArg, seedArg, threadsOpt, trialsArg } from '../common.js';
@@ -27,7 +27,8 @@ async function testCommand(files: string[], flags: TestFlags): Promise<void> {
   const loaded = loadSome(scenarioArgsOrDefault(files, 'siegesim test my.yaml'), { staleExpect: 'error' });
   const issues: ScenarioIssue[] = loaded.issues;
   // Exact answers first: a case without one is a problem of its scenario, found before anything runs.
-  const prepared = loaded.valid.filter((v) => v.expect.length > 0).map((v) => ({ v, ...atDefaultSignals(() => prepareExact(v)) }));
+  const prepared: ({ v: ValidScenario } & ReturnType<typeof prepareExact>)[] = [];
+  for (const v of loaded.valid) if (v.expect.length > 0) prepared.push({ v, ...(await atDefaultSignals(() => prepareExact(v))) });
   for (const p of prepared) for (const i of p.issues) issues.push(i);
   const bad = new Set(issues.map((i) => i.file));
   const scenarios = loaded.valid.filter((v) => !bad.has(v.file));
