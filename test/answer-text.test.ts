@@ -10,7 +10,7 @@ const SWEEP_ENDS_SHOWN = 8;
 import { show, showInterval } from '../src/report/format.js';
 import { briefAnswer } from '../src/report/brief-text.js';
 import { answerColumns, pairingText, welchMetrics } from '../src/report/html.js';
-import { crossings } from '../src/systems/chart-kit.js';
+import { crossings, shortName } from '../src/systems/chart-kit.js';
 import { systemById } from '../src/systems/registry.js';
 import type { ScenarioResult } from '../src/systems/types.js';
 import { runFile } from './helpers.js';
@@ -211,6 +211,11 @@ describe('--brief: a range over the cases that is only noise says so', () => {
     // the same metric at values that differ by less than their intervals: a range, and that it is noise
     r.cases.forEach((c, i) => (c.metrics[m] = { ...c.metrics[m], value: 0.861 + (i % 3) * 0.0003, ci_low: 0.859 + (i % 3) * 0.0003, ci_high: 0.863 + (i % 3) * 0.0003 }));
     expect(line()).toBe(`${m} 0.8610 – 0.8616 (the same within their 95% intervals)`);
+    // variants on the same dice whose difference leaves out 0 are not "the same": the difference is said instead
+    r.cases[1].differences = { [m]: { value: 0.0006, ci_low: 0.0002, ci_high: 0.001, se: 0.0002, paired: true } };
+    r.cases[2].differences = { [m]: { value: 0.0003, ci_low: 0.0001, ci_high: 0.0005, se: 0.0001, paired: true } };
+    expect(line()).toBe(`${m} 0.8610 – 0.8616 (95% intervals overlap, but their difference leaves out 0: ${r.cases[1].variant} − ${r.variants[0]} at ${r.params.map((p) => `${shortName(p)}=${String(r.cases[1].params[p])}`).join(', ')} = +6.0e-4 [2.0e-4, 0.0010] (and 1 more case))`);
+    for (const c of r.cases) c.differences = {};
     // one case's interval clear of another's: no such note
     r.cases[0].metrics[m] = { ...r.cases[0].metrics[m], value: 0.5, ci_low: 0.49, ci_high: 0.51 };
     expect(line()).toBe(`${m} 0.5000 – 0.8616`);

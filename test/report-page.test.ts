@@ -299,6 +299,20 @@ describe('the scenario page', () => {
     // the top-up readings alone: every interval shares a point, so no case is picked out
     const same = cellOf(cases.filter((c) => c.variant !== 'listed-stormers'));
     expect(same).toContain('0.8610 – 0.8616</span> <span class="where">(the same within their 95% intervals in every case)</span>');
+    // two readings on the same dice: overlapping intervals, but their paired difference leaves out 0 (a rules lawyer's
+    // top-up readings at Δ -0.0132 [-0.0166, -0.0098] were "the same within their 95% intervals")
+    const two = [
+      { variant: 'top-up-always', params: {}, metrics: { p_attacker_wins: est(0.1516, 0.1418, 0.1618) } },
+      { variant: 'top-up-retest', params: {}, metrics: { p_attacker_wins: est(0.1384, 0.1290, 0.1482) }, differences: { p_attacker_wins: { ...est(-0.0132, -0.0166, -0.0098), paired: true } } },
+    ];
+    const told = indexAnswerHtml(two, [], ['top-up-always', 'top-up-retest'], ['p_attacker_wins']);
+    expect(told).toContain('(their 95% intervals overlap, but their difference leaves out 0: top-up-retest − top-up-always = -0.0132 [-0.0166, -0.0098])');
+    expect(told).not.toContain('the same');
+    // a difference whose interval holds 0: the same, as before; at a sweep point, the point is named
+    two[1].differences!.p_attacker_wins = { ...est(-0.0132, -0.03, 0.004), paired: true };
+    expect(indexAnswerHtml(two, [], ['top-up-always', 'top-up-retest'], ['p_attacker_wins'])).toContain('(the same within their 95% intervals in every case)');
+    const swept = [...cases.filter((c) => c.variant !== 'listed-stormers').map((c, i) => (i === 3 ? { ...c, differences: { p_castle_falls: { ...est(0.0006, 0.0001, 0.0011), paired: false } } } : c))];
+    expect(cellOf(swept)).toContain('but their difference leaves out 0: top-up-retest − top-up-always at storm_ratio=0.75 = +6.0e-4 [1.0e-4, 0.0011] (Welch))');
     // a highest clear of the rest is named, with the cases that tie with it exactly
     const clear = cellOf(cases.map((c) => (c.params['policy.storm_ratio'] === 0.75 && c.variant !== 'listed-stormers' ? { ...c, metrics: { p_castle_falls: est(0.9, 0.898, 0.902) } } : c)));
     expect(clear).toContain('highest at top-up-always, storm_ratio=0.75 and 1 more with the same value)');

@@ -6,14 +6,14 @@
  * report's Answer (answerNames; two, so a surrender's p_test has its p_surrender beside it and
  * a win its loss): one case's value with its 95% interval, or the lowest and highest over the
  * cases (said to be the same within their 95% intervals when every case's interval shares a
- * point), and of a mean over the trials of an event, which (`a mean over the trials with
+ * point and no variant's difference from its baseline leaves out 0; else that difference), and of a mean over the trials of an event, which (`a mean over the trials with
  * p_surrender`). The full answer is its report's page; the report files are the same
  * with or without --brief.
  */
 import type { ScenarioResult } from '../systems/types.js';
 import { conditionalText, show, showCount, zeroBoundText } from './format.js';
 import { answerNames, estimateText } from './answer-text.js';
-import { sameWithinIntervals } from './html.js';
+import { differenceApart, differenceApartText, sameWithinIntervals } from './html.js';
 
 export interface BriefColumns {
   /** The widest name among the scenarios of the run. */
@@ -61,7 +61,11 @@ function metricValues(r: ScenarioResult, m: string): string {
   const hi = Math.max(...values);
   // a range that is only the runs' noise (every interval sharing a point) says so, rather than invite reading a trend into it
   if (lo === hi) return `${m} ${show(lo)} in every case${lo === 0 ? zeroBoundText(at.map((x) => x.ci_high)) : ''}`;
-  return `${m} ${show(lo)} – ${show(hi)}${sameWithinIntervals(at) ? ' (the same within their 95% intervals)' : ''}`;
+  if (!sameWithinIntervals(at)) return `${m} ${show(lo)} – ${show(hi)}`;
+  // variants on the same dice: overlapping intervals are not "the same" when their difference leaves out 0
+  const apart = differenceApart(r.cases, m);
+  if (apart) return `${m} ${show(lo)} – ${show(hi)} (95% intervals overlap, but their difference leaves out 0: ${differenceApartText(apart, r.variants[0], r.params)})`;
+  return `${m} ${show(lo)} – ${show(hi)} (the same within their 95% intervals)`;
 }
 
 /** One scenario's line. */
