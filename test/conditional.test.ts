@@ -132,5 +132,9 @@ describe('conditional metrics', () => {
     expect(row.over_different_trials).toMatchObject({ event: 'p_breach' });
     expect(row.over_different_trials!.to).toBeLessThan(row.over_different_trials!.from);
     expect(rankingText(s, 5)).toMatch(/false→true \S+ \[.*\]( \(Welch\))? \(over different trials: p_breach 0\.99\d+ → 0\.8\d+\)/);
+    // the head says which intervals its rows are: every row here a mean over the trials with a breach, Welch's (it said "paired")
+    expect(s.rows.every((x) => !x.paired)).toBe(true);
+    expect(rankingText(s, 5)).toContain("change in mean_breach_round (95% interval, Welch's: the cases average different trials)");
+    expect(rankingText(s, 5)).not.toContain('paired interval');
   }, 60_000);
 });

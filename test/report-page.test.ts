@@ -10,7 +10,7 @@ import path from 'node:path';
 import { runScenario, validateText } from '../src/api.js';
 import { show, showCount, showHtml, showInterval } from '../src/report/format.js';
 import { answerMetrics } from '../src/api/answer.js';
-import { extremeOf, indexAnswerHtml, indexPage, rangeTable, scenarioPage } from '../src/report/html.js';
+import { extremeOf, glossaryHtml, indexAnswerHtml, indexPage, rangeTable, scenarioPage } from '../src/report/html.js';
 import { summaryCsv, summaryJson } from '../src/report/tables.js';
 import { answerText, rangeText } from '../src/report/answer-text.js';
 import { writeIndex } from '../src/report/write.js';
@@ -270,6 +270,11 @@ describe('the scenario page', () => {
     const index = indexPage([{ dir: 'grid', name: grid.name, system: grid.system, cases: grid.cases.length, headline: g }]);
     expect(index).toContain('several: lowest – highest over them, and where');
     expect(index).not.toContain('first case');
+  });
+
+  it('a definition that names a scenario key (Cry Havoc\'s `turns`) shows it as code, not raw backticks, its text escaped', () => {
+    const g = glossaryHtml({ metricDocs: { p_undecided: 'melee: nobody died in `turns` combat turns (the cap) <b>' } }, ['p_undecided']);
+    expect(g).toContain('<dd>melee: nobody died in <code>turns</code> combat turns (the cap) &lt;b&gt;</dd>');
   });
 
   it('the index names a case as highest or lowest only when its interval is clear of every other case; else the cases the intervals cannot tell apart', () => {

@@ -133,12 +133,17 @@ export function sidesHtml(r: Pick<ScenarioResult, 'sides'>): string {
   return `<div class="sides"><b>Who is who:</b> ${lines.map((l) => escapeHtml(l)).join('<br>')}</div>`;
 }
 
+/** A definition's `key` spans (a scenario key it names, as the rules files write it) as code, not raw backticks. Its text escaped first. */
+function codeSpans(escaped: string): string {
+  return escaped.replace(/`([^`]+)`/g, '<code>$1</code>');
+}
+
 /** What each of the metrics counts (ScenarioResult.metricDocs), for the metrics given (those the page shows); empty when none has a definition. */
 export function glossaryHtml(r: Pick<ScenarioResult, 'metricDocs'>, metrics: readonly string[]): string {
   const known = metrics.filter((m) => r.metricDocs?.[m] !== undefined);
   if (known.length === 0) return '';
   return `<h3 id="metric-docs">What the metrics mean</h3>
-<dl class="glossary">${known.map((m) => `<dt><code>${escapeHtml(m)}</code></dt><dd>${escapeHtml(r.metricDocs![m])}</dd>`).join('')}</dl>`;
+<dl class="glossary">${known.map((m) => `<dt><code>${escapeHtml(m)}</code></dt><dd>${codeSpans(escapeHtml(r.metricDocs![m]))}</dd>`).join('')}</dl>`;
 }
 
 /** Columns a metrics-as-rows table can take before it outgrows a laptop screen. */

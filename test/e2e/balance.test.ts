@@ -573,6 +573,8 @@ describe('siegesim test --json and check --json', () => {
     const r = await cli(['check', grid, '--trials', '2000', '--threads', '1', '--z-limit', '1.5']);
     expect(r.code).toBe(1);
     const lines = r.stdout.split('\n');
+    // its seed, its trials as run writes them, and which way a diff_ row runs
+    expect(lines).toContain('# fantasy-climbers-dc: 6 case(s) x 2,000 trials, seed 23; diff_ rows: each variant − at-least-dc');
     const header = lines.find((l) => l.startsWith('case '))!;
     expect(header).toMatch(/^case +variant +dc +metric +simulated +exact +z$/);
     const row = lines.find((l) => /^2 +above-dc +12 +p_breach /.test(l))!;

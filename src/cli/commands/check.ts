@@ -87,7 +87,9 @@ async function checkCommand(files: string[], flags: CheckFlags): Promise<void> {
       }
       const result = await runScenario(v, { trials: flags.trials, seed: flags.seed, executor: exec, signal: controller.signal });
       const rows = checkScenario(result, ex);
-      say(`# ${v.name}: ${result.cases.length} case(s) x ${result.cases[0]?.trials} trials\n`);
+      // its seed, and which way a diff_ row runs (variant − baseline, as exact and summary.csv have it)
+      const direction = result.variants.length > 1 ? `; diff_ rows: each variant − ${result.variants[0]}` : '';
+      say(`# ${v.name}: ${result.cases.length} case(s) x ${showCount(result.cases[0]?.trials ?? 0)} trials, seed ${result.seed}${direction}\n`);
       const paramsOf = new Map(result.cases.map((c) => [c.case, c.params]));
       const variants = result.variants.length > 1;
       const whereOf = (r: CheckRow) => whereLabel(result.params, paramsOf.get(r.case) ?? {}, variants ? r.variant : undefined);

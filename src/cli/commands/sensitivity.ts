@@ -32,7 +32,10 @@ export function rankingText(r: SensitivityResult, top: number): string {
   const lines = [`${r.metric} = ${estimateText(r.baseline)} ${startingPoint(r)}; ${r.trials} trials per case${over}`];
   const shown = r.ranking.slice(0, top);
   const w = Math.max(...shown.map((x) => x.param.length), 7);
-  lines.push(`rank  ${'setting'.padEnd(w)}  change in ${r.metric} (95% paired interval)`);
+  // a mean over the trials of an event is Welch's (the two cases average different trials): the head says which the rows are
+  const shownRows = r.rows.filter((x) => shown.some((s) => s.param === x.param));
+  const kind = shownRows.every((x) => x.paired) ? '95% paired interval' : shownRows.some((x) => x.paired) ? '95% interval: paired, or Welch where marked' : "95% interval, Welch's: the cases average different trials";
+  lines.push(`rank  ${'setting'.padEnd(w)}  change in ${r.metric} (${kind})`);
   for (const s of shown) {
     const parts = r.rows
       .filter((x) => x.param === s.param)

@@ -202,13 +202,16 @@ function renderRanking(e: SensitivityDone): void {
   const byParam = new Map<string, SensitivityDone['rows']>();
   for (const r of e.rows) (byParam.get(r.param) ?? byParam.set(r.param, []).get(r.param)!).push(r);
   const ints = new Set(intControls().map((c) => c.path));
-  const rows = [el('tr', {}, el('th', { text: 'rank' }), el('th', { class: 'l', text: 'setting' }), el('th', { class: 'l', text: `change in ${e.metric} [95% paired interval]` }), el('th', {}))];
+  // a mean over the trials of an event is Welch's (the two cases average different trials), as siegesim sensitivity's head says
+  const shownRows = e.rows.filter((r) => e.ranking.slice(0, 12).some((x) => x.param === r.param));
+  const kind = shownRows.every((r) => r.paired) ? '95% paired interval' : shownRows.some((r) => r.paired) ? '95% interval: paired, or Welch where marked' : "95% interval, Welch's: the cases average different trials";
+  const rows = [el('tr', {}, el('th', { text: 'rank' }), el('th', { class: 'l', text: 'setting' }), el('th', { class: 'l', text: `change in ${e.metric} [${kind}]` }), el('th', {}))];
   for (const x of e.ranking.slice(0, 12)) {
     const changes = (byParam.get(x.param) ?? []).map((r) => {
       const d = { value: r.effect, ci_low: r.ci_low, ci_high: r.ci_high, over_different_trials: r.over_different_trials };
       const sig = d.ci_low > 0 || d.ci_high < 0;
       const over = overText(d) ? el('span', { class: 'over', 'data-role': 'over', text: ` (${overText(d)})` }) : null;
-      return el('span', { class: `turn ${sig ? (d.value > 0 ? 'up' : 'down') : 'flat'}` }, `${String(r.from)} → ${String(r.to)}: `, el('b', { text: fmtDiff(d, prob) }), el('span', { class: 'ci', text: ` [${fmtDiffInterval(d, prob)}]` }), over);
+      return el('span', { class: `turn ${sig ? (d.value > 0 ? 'up' : 'down') : 'flat'}` }, `${String(r.from)} → ${String(r.to)}: `, el('b', { text: fmtDiff(d, prob) }), el('span', { class: 'ci', text: ` [${fmtDiffInterval(d, prob)}]${r.paired ? '' : ' (Welch)'}` }), over);
     });
     const tune = ints.has(x.param) ? el('button', { type: 'button', class: 'ghost', 'data-tune': x.param, title: `search values of ${x.param} below`, text: 'tune', onclick: () => tuneThis(x.param) }) : '';
     rows.push(el('tr', {}, el('td', { text: String(x.rank) }), el('td', { class: 'l' }, el('code', { text: x.param })), el('td', { class: 'l turns' }, changes), el('td', {}, tune)));
