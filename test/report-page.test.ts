@@ -272,6 +272,15 @@ describe('the scenario page', () => {
     expect(index).not.toContain('first case');
   });
 
+  it('the index says at which trials and seed each answer holds, and which event a mean is over (it said neither)', () => {
+    const est = (value: number, ci_low: number, ci_high: number) => ({ value, ci_low, ci_high });
+    const cases = [1, 2].map((i) => ({ variant: 'baseline', params: { 'wall.hp': 15 * i }, metrics: { mean_breach_round: est(i, i - 0.1, i + 0.1) } }));
+    const cell = indexAnswerHtml(cases, ['wall.hp'], ['baseline'], ['mean_breach_round'], { mean_breach_round: 'p_breach' });
+    expect(cell).toContain('<code>mean_breach_round</code> 1 – 2</span> <span class="where">(a mean over the trials with p_breach)</span>');
+    const page = indexPage([{ dir: 'x', name: 'x', system: 'fantasy', cases: 2, trials: '4,000', seed: 17, headline: cell }]);
+    expect(page).toContain('<td>2<br><span class="muted">× 4,000 trials, seed 17</span></td>');
+  });
+
   it('a definition that names a scenario key (Cry Havoc\'s `turns`) shows it as code, not raw backticks, its text escaped', () => {
     const g = glossaryHtml({ metricDocs: { p_undecided: 'melee: nobody died in `turns` combat turns (the cap) <b>' } }, ['p_undecided']);
     expect(g).toContain('<dd>melee: nobody died in <code>turns</code> combat turns (the cap) &lt;b&gt;</dd>');

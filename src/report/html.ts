@@ -565,6 +565,9 @@ export interface IndexEntry {
   system: string;
   description?: string;
   cases: number;
+  /** The trials each case ran (`4,000`, or `4,000–16,288` with --precision) and the seed: at which settings the answer holds. */
+  trials?: string;
+  seed?: string | number;
   /** The answer's metrics (`indexAnswerHtml`): one case's values, or their range over the cases. */
   headline: string;
 }
@@ -590,7 +593,7 @@ export function indexPage(entries: IndexEntry[], analyses: AnalysisEntry[] = [])
       .filter((e) => e.system === sys)
       .map(
         (e) =>
-          `<tr><td class="l key"><a href="${encodeURI(e.dir)}/index.html">${escapeHtml(e.name)}</a></td><td>${e.cases}</td><td class="l">${e.headline}</td><td class="l desc">${escapeHtml(e.description ?? '')}</td></tr>`,
+          `<tr><td class="l key"><a href="${encodeURI(e.dir)}/index.html">${escapeHtml(e.name)}</a></td><td>${e.cases}${e.trials !== undefined ? `<br><span class="muted">× ${escapeHtml(e.trials)} trials${e.seed !== undefined ? `, seed ${escapeHtml(String(e.seed))}` : ''}</span>` : ''}</td><td class="l">${e.headline}</td><td class="l desc">${escapeHtml(e.description ?? '')}</td></tr>`,
       )
       .join('\n');
     return `<h2>${escapeHtml(sys)}</h2>
@@ -630,14 +633,16 @@ export interface IndexCase {
  * apart, and where every interval shares a point, no case is picked out. The metrics that are 0 in
  * every case are named together on one line.
  */
-export function indexAnswerHtml(cases: IndexCase[], params: string[], variants: string[], metrics: string[]): string {
+export function indexAnswerHtml(cases: IndexCase[], params: string[], variants: string[], metrics: string[], conditionalOn: Record<string, string> = {}): string {
+  // a mean over the trials of an event says which, as run's answer and --brief do
+  const over = (k: string) => (Object.hasOwn(conditionalOn, k) ? ` <span class="where">(${escapeHtml(conditionalText(conditionalOn[k]))})</span>` : '');
   if (cases.length === 0) return '';
   const where = (c: IndexCase) =>
     escapeHtml([...(variants.length > 1 ? [c.variant] : []), ...params.map((p) => `${shortName(p)}=${String(c.params?.[p])}`)].join(', ') || c.variant);
   if (cases.length === 1) {
     const c = cases[0];
     return metrics
-      .map((k) => `<span class="key"><code>${escapeHtml(k)}</code> ${showHtml(c.metrics[k].value)} <span class="ci">[${showHtml(c.metrics[k].ci_low)}, ${showHtml(c.metrics[k].ci_high)}]</span></span>`)
+      .map((k) => `<span class="key"><code>${escapeHtml(k)}</code> ${showHtml(c.metrics[k].value)} <span class="ci">[${showHtml(c.metrics[k].ci_low)}, ${showHtml(c.metrics[k].ci_high)}]</span></span>${over(k)}`)
       .join('<br>');
   }
   const zero: string[] = [];
@@ -669,7 +674,7 @@ export function indexAnswerHtml(cases: IndexCase[], params: string[], variants: 
       };
       detail = ` <span class="where">(${place('lowest')}; ${place('highest')})</span>`;
     }
-    lines.push(`<span class="key"><code>${escapeHtml(k)}</code> ${range}</span>${detail}`);
+    lines.push(`<span class="key"><code>${escapeHtml(k)}</code> ${range}</span>${over(k)}${detail}`);
   }
   if (zero.length > 0) lines.push(`<span class="muted">0 in every case${escapeHtml(zeroBoundText(zeroHighs))}: ${zero.join(', ')}</span>`);
   return lines.join('<br>');

@@ -25,6 +25,7 @@ import { curveCsv, scenarioProvenance, summaryCsv, summaryJson } from './tables.
 import { drawsHere, renderSvgs } from './renderer.js';
 import { answerOrder } from '../api/answer.js';
 import { answerColumns, escapeHtml, indexAnswerHtml, settingsMoved, indexPage, scenarioPage, type AnalysisEntry, type IndexCase, type IndexEntry } from './html.js';
+import { trialsRange } from './brief-text.js';
 
 /** An output that cannot be written: one line for the user, no stack trace. */
 export class OutputError extends Error {
@@ -999,13 +1000,16 @@ function indexOf(root: string): string {
         params?: string[];
         variants?: string[];
         headline?: string[];
-        cases: IndexCase[];
+        seed?: string | number;
+        conditional_on?: Record<string, string>;
+        cases: (IndexCase & { trials?: number })[];
       };
       const sys = systemById(s.system);
       // the page's Answer columns (a value null in the JSON was not finite in the run)
       const cols = answerColumns({ metricOrder: sys?.metricOrder ?? [], headline: s.headline, cases: s.cases }, sys?.headline ?? [], sys?.outcomes ?? []);
-      const headline = indexAnswerHtml(s.cases, s.params ?? [], s.variants ?? [], answerOrder(cols));
-      entries.push({ dir: d.name, name: s.name, system: s.system, description: s.description, cases: s.cases.length, headline });
+      const headline = indexAnswerHtml(s.cases, s.params ?? [], s.variants ?? [], answerOrder(cols), s.conditional_on ?? {});
+      const trials = s.cases.map((c) => c.trials).filter((t): t is number => typeof t === 'number');
+      entries.push({ dir: d.name, name: s.name, system: s.system, description: s.description, cases: s.cases.length, ...(trials.length > 0 ? { trials: trialsRange(trials) } : {}), ...(s.seed !== undefined ? { seed: s.seed } : {}), headline });
     } catch {
       // A folder that is not a siegesim report is left alone.
     }
