@@ -147,6 +147,15 @@ describe('charts of the bundled scenarios', () => {
     expect(scales).toBeGreaterThan(2);
   });
 
+  it("says a fantasy siege's curves hold an ended battle at its last round (a flat wall-HP tail read as a wall standing at 1 HP)", async () => {
+    const siege = await runFile('scenarios/fantasy/stone-wall-siege.yaml', 500);
+    const charts = systemById('fantasy')!.charts(siege);
+    for (const name of ['wall_hp', 'attrition']) {
+      const c = charts.find((x) => x.name === name);
+      expect(c?.caption, name).toMatch(/over every trial, a (siege|battle) that has ended held at its last round/);
+    }
+  });
+
   it('the grid leads with its heatmap and the target contour between the cells below and above 0.5', () => {
     const heat = heatmapChart(grid, 'p_surrender', 'h')!;
     expect(heat.lead).toBe(true);

@@ -53,7 +53,7 @@ function attritionChart(result: ScenarioResult): ChartSpec {
   return {
     name: 'attrition',
     title,
-    caption: few ? 'mean units of each type alive after each round (round 0: before the battle)' : `${sampled}mean units of each type alive after each round${sampled ? '' : ', one panel per case'} (round 0: before the battle)`,
+    caption: `${few ? 'mean units of each type alive after each round (round 0: before the battle)' : `${sampled}mean units of each type alive after each round${sampled ? '' : ', one panel per case'} (round 0: before the battle)`}; over every trial, a battle that has ended held at its last round`,
     spec: { $schema: SCHEMA, title, data: { values: keyed }, ...spec },
   };
 }
@@ -120,7 +120,9 @@ export function chartsFantasy(result: ScenarioResult): ChartSpec[] {
       const hp = still.length === 1 ? `stays at ${still[0]} HP` : `keeps its starting HP (${still[0]}–${still.at(-1)})`;
       charts.push({ ...breach, caption: `${breach.caption}; the wall ${hp} in every case and round (nothing here damages it), so its HP is not charted` });
     } else {
-      charts.push(breach, curveChart(result, { name: 'wall_hp', title: 'mean wall HP by round', curve: 'wall_hp', x: 'round', xTitle: 'siege round', yTitle: 'wall HP', probability: false }));
+      const wall = curveChart(result, { name: 'wall_hp', title: 'mean wall HP by round', curve: 'wall_hp', x: 'round', xTitle: 'siege round', yTitle: 'wall HP', probability: false });
+      // a flat tail is sieges that ended, not a wall standing at that HP (a new user's reading)
+      charts.push(breach, { ...wall, caption: `${wall.caption}; over every trial, a siege that has ended held at its last round's wall` });
     }
   } else charts.push(volleyChart(result));
   charts.push(attritionChart(result));
