@@ -777,6 +777,24 @@ export function reportOrigin(outDir: string, json = 'summary.json'): { name?: st
   }
 }
 
+/**
+ * Whether `outDir` holds the report of another version of the scenario file `file` (summary.json's
+ * source is that file, its SHA-256 not that of `text`): a run replaces it, as a report siegesim
+ * wrote, and says so first (the report of the version before an edit was replaced silently, its
+ * scenario.yaml the only copy of that version).
+ */
+export function holdsEarlierVersion(outDir: string, file: string, text: string): boolean {
+  try {
+    const dir = reportTarget(outDir);
+    const s = JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8')) as { provenance?: { scenario?: { source?: unknown; sha256?: unknown } } };
+    const { source, sha256 } = s?.provenance?.scenario ?? {};
+    if (typeof source !== 'string' || typeof sha256 !== 'string' || !sameFile(path.resolve(dir, source), file)) return false;
+    return createHash('sha256').update(text, 'utf8').digest('hex') !== sha256;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether two paths name the same file (through symbolic links when both exist). */
 export function sameFile(a: string, b: string): boolean {
   return realPathOr(a) === realPathOr(b);

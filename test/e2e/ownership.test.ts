@@ -221,6 +221,25 @@ describe('a folder holding files siegesim did not write', () => {
   });
 });
 
+describe('a report of the same file before an edit', () => {
+  it('is replaced, as siegesim wrote it, and the run says so before it runs; the same file unchanged: no note', async () => {
+    const dir = tmp();
+    const file = path.join(dir, 'keep.yaml');
+    writeFileSync(file, readFileSync(QUICK, 'utf8'));
+    const rep = path.join(dir, 'first');
+    const run = () => runCli(['run', file, '--trials', '1000', '--threads', '1', '--no-charts', '--out', rep, '--no-progress']);
+    expect((await run()).code).toBe(0);
+    const again = await run();
+    expect(again.code).toBe(0);
+    expect(again.stderr).not.toMatch(/note: .*another version/);
+    writeFileSync(file, readFileSync(QUICK, 'utf8').replace(/^seed: .*$/m, 'seed: 99'));
+    const edited = await run();
+    expect(edited.code).toBe(0);
+    expect(edited.stderr, edited.stderr).toContain(`note: ${rep} holds the report of another version of ${path.relative(ROOT, file)} (its scenario.yaml differs from the file now); this run replaces it (to keep it, run into another --out)`);
+    expect(readFileSync(path.join(rep, 'scenario.yaml'), 'utf8')).toMatch(/^seed: 99$/m);
+  });
+});
+
 describe('a folder holding the report of another scenario', () => {
   /** `dir`/rep: QUICK's report; `dir`/town.yaml: a copy of QUICK (the same name:, another file). */
   async function townReport(dir: string): Promise<string> {

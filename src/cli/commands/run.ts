@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import path from 'node:path';
 import { chunkCount, runScenario, runShard, MSG, type Executor } from '../../api.js';
 import { poolFor } from '../early-pool.js';
-import { checkFolder, checkOutputFile, checkReportDir, writeIndex, writeReport, type ReportSource } from '../../report/write.js';
+import { checkFolder, checkOutputFile, checkReportDir, holdsEarlierVersion, writeIndex, writeReport, type ReportSource } from '../../report/write.js';
 import { SHARD_FILE, writeShardFile } from '../shard-file.js';
 import { commandPool, controller, executorOf, loadAll, makeProgress, outArg, positiveNumber, seedArg, threadsOpt, trialsArg, UserError, type RunFlags } from '../common.js';
 import { showCount } from '../../report/format.js';
@@ -94,6 +94,10 @@ async function runCommand(files: string[], flags: RunFlags): Promise<void> {
   for (const r of roots) checkFolder(r, inputs);
   // a folder holding another scenario's report is refused unless --force (write.ts refuseOtherScenario)
   scenarios.forEach((v, i) => checkReportDir(outs[i], 'run', { force: flags.force, inputs, scenario: { name: v.name, file: v.file, named: Boolean(flags.out) && !multi } }));
+  // a report of the same file before an edit is siegesim's to replace, but the user may mean to keep it: said before the run
+  scenarios.forEach((v, i) => {
+    if (holdsEarlierVersion(outs[i], v.file, v.text)) process.stderr.write(`note: ${outs[i]} holds the report of another version of ${v.file} (its scenario.yaml differs from the file now); this run replaces it (to keep it, run into another --out)\n`);
+  });
   // One thread: this one runs the kernels (executorOf). More: the pool start.ts started early.
   const exec: Executor = flags.threads === 1 ? executorOf(1) : commandPool(poolFor(flags.threads));
   // The workers start when the run's work is seen to be long enough (engine/run.ts poolPays),
