@@ -508,7 +508,20 @@ describe('what a FAIL or inconclusive assertion says', () => {
     expect(assertionMessage(a({ kind: 'at_most', high: -0.05 }, 'fail', -0.02, 0.01, { metric: 'diff_p_breach', where: 'wall.dc=16, variant at-least-dc' }))).toBe(
       'diff_p_breach (wall.dc=16, variant at-least-dc) = -0.005 [-0.02, 0.01] is above the upper bound -0.05 by at least 0.03 (99.9% interval, 320,000 trials)',
     );
+    // a mean over the trials of an event says over how many of them (it gave the case's trials alone)
+    expect(assertionMessage(a({ kind: 'at_most', high: 1.5 }, 'fail', 1.6423, 1.7104, { metric: 'mean_breach_round', over: { event: 'p_breach', n: 12_138 } }))).toBe(
+      'mean_breach_round = 1.6764 [1.6423, 1.7104] is above the upper bound 1.5 by at least 0.142 (99.9% interval, 320,000 trials; a mean over the 12,138 of them with p_breach)',
+    );
   });
+
+  it('testScenario gives a mean over the trials of an event its event and observations', async () => {
+    const v = validateText('k.yaml', readFileSync(path.join(ROOT, 'scenarios/fantasy/engines-vs-wall.yaml'), 'utf8').replace(/\nexpect:[\s\S]*$/, '') + '\nexpect:\n  - { metric: mean_breach_round, at_least: 0 }\n  - { metric: p_breach, at_least: 0 }\n');
+    if (!v.ok) throw new Error(JSON.stringify(v.issues));
+    const r = await testScenario(v.value, { trials: 500 });
+    const mean = r.assertions.find((x) => x.metric === 'mean_breach_round')!;
+    expect(mean.over).toEqual({ event: 'p_breach', n: r.result.cases[mean.case - 1].metrics.mean_breach_round.n });
+    expect(r.assertions.find((x) => x.metric === 'p_breach')!.over).toBeUndefined();
+  }, 60_000);
 
   it('exact: the distance from the exact answer and the z it was judged on', () => {
     const ex = (z: number, verdict: AssertionResult['verdict']) => relationText(a({ kind: 'exact' }, verdict, 0.49, 0.5, { value: 0.495, exact: { value: 0.52, z } }));

@@ -56,6 +56,8 @@ export interface AssertionResult {
   exact?: { value: number; z: number };
   /** A mean with no interval (fewer than 2 observations): how many trials gave it a value. */
   observations?: number;
+  /** A mean over the trials of an event (`mean_breach_round` over those with `p_breach`): the event, and how many of the case's trials it averages. */
+  over?: { event: string; n: number };
   /** Its interval straddled the bound at the first look, so its case ran on past the file's trials (other assertions of that case then ran on with it). */
   ranOn?: boolean;
 }
@@ -213,6 +215,7 @@ export async function testScenario(v: ValidScenario, opts: TestOptions = {}, exa
         trials: c.trials,
         ...(j.exact ? { exact: j.exact } : {}),
         ...(observationsOf(e, c) ?? {}),
+        ...overOf(v, e, c),
         ...(c.trials > n0 && firstLook[t.point]?.has(`${e.index}:${t.variant}`) ? { ranOn: true } : {}),
       });
     }
@@ -266,6 +269,13 @@ function intervalOf(e: Expectation, c: CaseResult, z: number): Estimate {
   if (m.kind === 'probability') return wilson(m.k ?? 0, m.n, z);
   if (m.n < 2) return { ...none, value: m.value };
   return meanInterval({ n: m.n, sum: m.sum ?? 0, sumSq: m.sumSq ?? 0 }, z, m.range);
+}
+
+/** A mean over the trials of an event (a metric, not a `diff_`): its event and observations, said beside its trials. */
+function overOf(v: ValidScenario, e: Expectation, c: CaseResult): { over?: { event: string; n: number } } {
+  const event = e.diff ? undefined : v.system.conditionalOn?.[e.base];
+  const m = c.metrics[e.base];
+  return event !== undefined && m !== undefined ? { over: { event, n: m.n } } : {};
 }
 
 /** A mean's observations when they are too few for an interval (a metric, not a `diff_`). */

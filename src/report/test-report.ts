@@ -41,7 +41,7 @@ export function testLines(r: ScenarioTestResult): string[] {
   const ranOn = [...new Set(r.assertions.filter((a) => a.ranOn).map((a) => a.metric))];
   const which = ranOn.length > 0 ? `: ${ranOn.join(', ')}` : '';
   const trials = most > r.trials ? `${f(r.trials)} trials per case at the first look (up to ${f(most)} where an interval straddled a bound${which})` : `${f(r.trials)} trials per case`;
-  const out = [`${r.name} (${r.file}): ${r.assertions.length} assertion(s), ${trials}, ${pct(r.confidence)} intervals`];
+  const out = [`${r.name} (${r.file}): ${r.assertions.length} assertion(s), ${trials}, seed ${r.result.seed}, ${pct(r.confidence)} intervals`];
   const rows = new Map(
     r.assertions.filter((a) => a.verdict === 'pass').map((a) => [a, [LABEL.pass, a.metric, a.where || '-', intervalText(a), a.boundText, a.trials < r.trials * 2 ? '' : `(${f(a.trials)} trials${a.ranOn ? `: undecided at ${f(r.trials)}` : ''})`]]),
   );
@@ -120,7 +120,9 @@ export function relationText(a: AssertionResult): string {
  * @example `p_attacker_wins = 0.4875 [0.48459, 0.49041] is above the bound [0.3, 0.4] by at least 0.0846 (99.9% interval, 320,000 trials)`
  */
 export function assertionMessage(a: AssertionResult): string {
-  const basis = a.verdict === 'inconclusive' ? `still undecided at the cap of ${showCount(a.trials)} trials` : `${showCount(a.trials)} trials`;
+  const trials = a.verdict === 'inconclusive' ? `still undecided at the cap of ${showCount(a.trials)} trials` : `${showCount(a.trials)} trials`;
+  // a mean over the trials of an event says over how many of them, as solve does
+  const basis = a.over && a.observations === undefined ? `${trials}; a mean over the ${showCount(a.over.n)} of them with ${a.over.event}` : trials;
   return `${a.metric}${a.where ? ` (${a.where})` : ''} = ${intervalText(a)} ${relationText(a)} (${pct(a.confidence)} interval, ${basis})`;
 }
 

@@ -38,7 +38,7 @@ describe('siegesim test', () => {
     const ok = await cli(['test', CLIMBERS, '--threads', '1']);
     expect(ok.code, ok.stderr).toBe(0);
     const lines = ok.stdout.split('\n');
-    expect(lines[0]).toMatch(/^balance-climbers \(.*climbers-dc12\.yaml\): 3 assertion\(s\), 16,384 trials per case, 99\.9% intervals$/);
+    expect(lines[0]).toMatch(/^balance-climbers \(.*climbers-dc12\.yaml\): 3 assertion\(s\), 16,384 trials per case, seed 23, 99\.9% intervals$/);
     expect(lines[1]).toMatch(/^ {2}pass {2}p_breach +- +0\.9\d+ \[0\.9\d+, 0\.9\d+\] +between \[0\.955, 0\.985\]$/);
     expect(lines[2]).toMatch(/^ {2}pass {2}p_breach +- .* exact 0\.96967 \(z = -?\d\.\d\d\)$/);
     expect(lines[4]).toBe('  mean_breach_round (a mean over the trials with p_breach)'); // over which trials the mean is taken
@@ -101,7 +101,7 @@ describe('siegesim test', () => {
     expect(loose.code, loose.stderr).toBe(0);
     expect(loose.stdout).toContain('skipped (no expect: block): good-small\n');
     // the header says the first look, the most a point ran and which assertion made it run on; the line, why it is undecided
-    expect(loose.stdout).toContain(`balance-climbers (${path.relative(ROOT, f)}): 3 assertion(s), 4,096 trials per case at the first look (up to 8,192 where an interval straddled a bound: p_breach), 99.9% intervals\n`);
+    expect(loose.stdout).toContain(`balance-climbers (${path.relative(ROOT, f)}): 3 assertion(s), 4,096 trials per case at the first look (up to 8,192 where an interval straddled a bound: p_breach), seed 23, 99.9% intervals\n`);
     expect(loose.stdout).toMatch(
       new RegExp(`^ {2}inconclusive {2}${lit(path.relative(ROOT, f))}:14 {2}p_breach = 0\\.9\\d+ \\[0\\.9\\d+, 0\\.9\\d+\\] straddles the lower bound 0\\.9696731057 \\(99\\.9% interval, still undecided at the cap of 8,192 trials\\)$`, 'm'),
     );
