@@ -64,7 +64,12 @@ describe('formatting', () => {
     expect(fmtDiff({ ...d, value: 0 }, true)).toBe('0.0 pts');
     expect(fmtDiff({ value: -2.5, ci_low: -3, ci_high: -2, kind: 'mean' }, false)).toBe('−2.500');
     expect(fmtDiffInterval(d, true)).toBe('0.04 to 2.4');
-    expect(fmtDiffInterval({ value: -2.5, ci_low: -3, ci_high: -2 }, false)).toBe('-3.000 to -2.000');
+    expect(fmtDiffInterval({ value: -2.5, ci_low: -3, ci_high: -2 }, false)).toBe('−3.000 to −2.000');
+    // the value never written as one of its interval's ends when it is not (a new user read "−0.1 pts [-0.1 to -0.04]")
+    expect(fmtDiff({ value: -0.0006, ci_low: -0.001, ci_high: -0.0004 }, true)).toBe('−0.06 pts');
+    expect(fmtDiffInterval({ value: -0.0006, ci_low: -0.001, ci_high: -0.0004 }, true)).toBe('−0.10 to −0.04');
+    expect(fmtValue({ value: 0.99985, ci_low: 0.99975, ci_high: 0.99992 })).toBe('99.985%');
+    expect(fmtValue({ value: 0.423, ci_low: 0.415, ci_high: 0.431 })).toBe('42.3%');
     expect(fmtDiff(undefined, true)).toBe('–');
     // a narrow difference's ends told apart, its value with them
     expect(fmtDiffInterval({ value: 0.0013, ci_low: 0.0012, ci_high: 0.0014 }, true)).toBe('0.12 to 0.14');
@@ -77,6 +82,8 @@ describe('formatting', () => {
   it('says when a conditional mean moved its event', () => {
     expect(overText({ value: 1, ci_low: 0, ci_high: 2, over_different_trials: { event: 'p_breach', from: 0.2, to: 0.35 } })).toBe('over different trials: p_breach 20.0% → 35.0%');
     expect(overText({ value: 1, ci_low: 0, ci_high: 2 })).toBe('');
+    // the two in the decimals that tell them apart (it read "99.98% → 99.9%" beside a card's 99.92%)
+    expect(overText({ value: 1, ci_low: 0, ci_high: 2, over_different_trials: { event: 'p_breach', from: 0.9998, to: 0.9992 } })).toBe('over different trials: p_breach 99.98% → 99.92%');
   });
 
   it('writes counts and metric names for people', () => {

@@ -152,9 +152,9 @@ describeBrowser('the workbench page', () => {
         [d, prob] as const,
       );
     expect(await f({ value: 0.0017, ci_low: 0.0002, ci_high: 0.0031 }, true)).toBe('+0.2 pts [0.02 to 0.3]');
-    expect(await f({ value: -0.0001, ci_low: -0.0004, ci_high: 0.0002 }, true)).toBe('−0.01 pts [-0.04 to 0.02]');
+    expect(await f({ value: -0.0001, ci_low: -0.0004, ci_high: 0.0002 }, true)).toBe('−0.01 pts [−0.04 to 0.02]');
     expect(await f({ value: 0, ci_low: 0, ci_high: 0 }, true)).toBe('0.0 pts [0.0 to 0.0]');
-    expect(await f({ value: -0.0002, ci_low: -0.0004, ci_high: -0.00001 }, false)).toBe('−0.0002 [-0.0004 to -0.00001]');
+    expect(await f({ value: -0.0002, ci_low: -0.0004, ci_high: -0.00001 }, false)).toBe('−0.0002 [−0.0004 to −0.00001]');
     expect(problems()).toEqual([]);
     await page.close();
   });

@@ -621,12 +621,12 @@ describeBrowser('the static site', () => {
     await page.goto(`${origin}/`);
     await expect.poll(() => page.locator('table.answer tbody tr').count()).toBe(2);
     const cell = (row: number, metric: string) => page.locator(`table.answer tbody tr:nth-child(${row}) td[data-metric="${metric}"]`);
-    expect(await cell(1, 'p_near').locator('.value').textContent()).toBe('99.98%');
-    expect(await cell(1, 'p_near').locator('.ci').textContent()).toBe('99.98–99.99%');
-    expect(await cell(2, 'p_near').locator('.diff').textContent()).toBe('Δ +0.01 pts [0.01 to 0.03]');
+    expect(await cell(1, 'p_near').locator('.value').textContent()).toBe('99.985%');
+    expect(await cell(1, 'p_near').locator('.ci').textContent()).toBe('99.975–99.992%');
+    expect(await cell(2, 'p_near').locator('.diff').textContent()).toBe('Δ +0.015 pts [0.005 to 0.025]');
     expect(await cell(2, 'p_near').locator('.diff').getAttribute('class')).toBe('diff up');
     expect(await cell(2, 'p_even').locator('.diff').textContent()).toBe('Δ 0.0 pts [0.0 to 0.0]');
-    expect(await cell(2, 'mean_x').locator('.diff').textContent()).toBe('Δ −0.00002 [-0.00004 to -0.00001]');
+    expect(await cell(2, 'mean_x').locator('.diff').textContent()).toBe('Δ −0.00002 [−0.00004 to −0.00001]');
     const all = (await page.locator('table.answer').textContent())!;
     expect(all).not.toMatch(/100\.0%|[+−-]0\.0\b(?!\d)/);
     await screenshot(page, 'site-adaptive-digits', page.locator('#answer'));

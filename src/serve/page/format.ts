@@ -62,10 +62,16 @@ function apart(lo: number, hi: number, write: (x: number, extra: number) => stri
 const pctAt = (x: number, extra: number) => percentText(x, 1 + extra);
 const diffPtsAt = (x: number, extra: number) => fixedSide(x * 100, 1 + extra);
 
-/** The decimals an estimate's interval needs beyond the usual (apart, in `write`'s form), which its value is written with too. */
+/**
+ * The decimals an estimate's interval needs beyond the usual (apart, in `write`'s form), which its
+ * value is written with too: enough that the two ends differ, and that the value differs from an
+ * end it is not (a difference of -0.06 points read "-0.1 pts" beside its interval's "-0.1 to -0.04",
+ * as if on its end).
+ */
 function extraFor(e: Estimate, write: (x: number, extra: number) => string): number {
   if (e.ci_low === null || e.ci_high === null || !Number.isFinite(e.ci_low) || !Number.isFinite(e.ci_high)) return 0;
-  return apart(e.ci_low, e.ci_high, write);
+  const v = e.value !== null && Number.isFinite(e.value) ? e.value : undefined;
+  return Math.max(apart(e.ci_low, e.ci_high, write), ...(v === undefined ? [] : [apart(e.ci_low, v, write), apart(v, e.ci_high, write)]));
 }
 
 const extraOf = (m: Estimate): number => extraFor(m, isProb(m) ? pctAt : num);
@@ -96,12 +102,28 @@ export const fmtDiff = (d: Estimate | undefined | null, prob: boolean): string =
 export const fmtDiffInterval = (d: Estimate | undefined | null, prob: boolean): string => {
   if (!d || d.ci_low === null || d.ci_high === null) return '';
   const k = diffExtra(d, prob);
-  return prob ? `${diffPtsAt(d.ci_low, k)} to ${diffPtsAt(d.ci_high, k)}` : `${num(d.ci_low, k)} to ${num(d.ci_high, k)}`;
+  // a minus sign, as the value beside it has (fmtDiff's signed)
+  const minus = (t: string) => t.replace(/^-/, '−');
+  return prob ? `${minus(diffPtsAt(d.ci_low, k))} to ${minus(diffPtsAt(d.ci_high, k))}` : `${minus(num(d.ci_low, k))} to ${minus(num(d.ci_high, k))}`;
 };
 
 /** A conditional mean's difference whose event moved: the two values average different trials (systems/conditional.ts). */
 export const overText = (d: Estimate | undefined | null): string =>
-  d && d.over_different_trials ? `over different trials: ${d.over_different_trials.event} ${pct(d.over_different_trials.from)} → ${pct(d.over_different_trials.to)}` : '';
+  d && d.over_different_trials ? overEvent(d.over_different_trials.event, d.over_different_trials.from, d.over_different_trials.to) : '';
+
+/** The event's two probabilities in the decimals that tell them apart (99.98% → 99.92%, not 100.0% → 99.9%). */
+function overEvent(event: string, from: number, to: number): string {
+  const decimals = (t: string) => t.split('.')[1]?.length ?? 0;
+  let a = percentText(from, 1);
+  let b = percentText(to, 1);
+  // as many decimals for both (a value near 100% keeps more of its own), until they differ
+  for (let d = 1; d <= 6 && (decimals(a) !== decimals(b) || (a === b && from !== to)); d++) {
+    const k = Math.max(d, decimals(a), decimals(b));
+    a = percentText(from, k);
+    b = percentText(to, k);
+  }
+  return `over different trials: ${event} ${a}% → ${b}%`;
+}
 
 /** Half the width of a metric's interval (NaN without one). */
 export const halfWidth = (m: Estimate | undefined | null): number => (m && m.ci_low !== null && m.ci_high !== null ? (m.ci_high - m.ci_low) / 2 : NaN);
