@@ -82,6 +82,9 @@ blocks:
     expect(sys.sides!(battle.points[0].variants[0].scenario)).toMatch(
       /^attacker = saracens \(attacker:, the first to enter the field\): Saladin, Al Adil; defender = franks: Acre Hospitallers \(town\), Conrad \(town\), Richard \(main road\), Philippe \(other road\)\. The defender's blocks on the roads may arrive as a relief force and attack in the battle \(6\.56\); they still count with the defender here\.$/,
     );
+    // an explicit arrival round is said: it overrides the road's timing (a reader took "Richard (main road)" for R1's road rule)
+    const timed = valid('t.yaml', relief.replace('{ block: Richard, at: main_road }', '{ block: Richard, at: main_road, arrives: 3 }'));
+    expect(sys.sides!(timed.points[0].variants[0].scenario)).toContain('Richard (main road, arrives R3), Philippe (other road)');
   });
 
   it('fantasy names its armies; Cry Havoc a melee\'s characters; surrender no sides', () => {

@@ -356,7 +356,8 @@ export function sidesCrusaderRex(raw: Record<string, unknown>): string {
   const PLACE: Record<At, string> = { field: '', castle: ' (castle)', town: ' (town)', main_road: ' (main road)', other_road: ' (other road)' };
   const blocksOf = (side: number) =>
     s.blocks
-      .map((b, i) => (c.side[i] === side ? `${c.names[i]}${PLACE[b.at]}` : ''))
+      // an explicit arrival round overrides the road's timing: said, not the road alone ("Yazkuj (main road)" arrived in R2)
+      .map((b, i) => (c.side[i] === side ? `${c.names[i]}${b.arrives !== undefined ? ` (${PLACE[b.at] === '' ? '' : `${PLACE[b.at].slice(2, -1)}, `}arrives R${b.arrives})` : PLACE[b.at]}` : ''))
       .filter((x) => x !== '')
       .join(', ') || 'no blocks';
   const att = c.attacker0;
