@@ -3,6 +3,7 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isReportFolder, SCENARIO_COPY, skipsInside, walkerPasses, walkerSkips } from '../report/folder.js';
 import { realPathOr } from '../paths.js';
+import { suggest } from '../text/suggest.js';
 import { MSG, fileIssue, folderIssue, errCode } from '../api.js';
 import type { ScenarioIssue } from '../api.js';
 
@@ -25,6 +26,22 @@ export function expandScenarioArgs(args: string[]): { files: string[]; issues: S
   };
 }
 
+/** A file beside a missing path whose name is close to it (`keep.yml` for keep.yaml, a typo): its path as the user would type it. */
+function nearName(a: string): string | undefined {
+  const dir = path.dirname(a);
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => /\.ya?ml$/i.test(n) || !n.includes('.'));
+  } catch {
+    return undefined;
+  }
+  const base = path.basename(a);
+  const stem = base.replace(/\.ya?ml$/i, '');
+  const same = names.find((n) => n.replace(/\.ya?ml$/i, '') === stem && n !== base);
+  const hit = same ?? suggest(base, names);
+  return hit === undefined ? undefined : dir === '.' && !a.startsWith('.') ? hit : path.join(dir, hit);
+}
+
 function expandAll(args: string[]): { files: string[]; issues: ScenarioIssue[] } {
   const files: string[] = [];
   const issues: ScenarioIssue[] = [];
@@ -33,7 +50,8 @@ function expandAll(args: string[]): { files: string[]; issues: ScenarioIssue[] }
     try {
       st = statSync(a);
     } catch (e) {
-      issues.push(fileIssue(a, MSG.fileUnreadable(errCode(e))));
+      const near = errCode(e) === 'ENOENT' ? nearName(a) : undefined;
+      issues.push(fileIssue(a, `${MSG.fileUnreadable(errCode(e))}${near !== undefined ? ` (did you mean ${near}?)` : ''}`));
       continue;
     }
     if (st.isDirectory()) {

@@ -580,12 +580,16 @@ describe('bad input', () => {
     const locked = path.join(dir, 'locked.yaml');
     writeFileSync(locked, 'name: locked\n');
     chmodSync(locked, 0);
-    const [swallowed, missing, through, denied] = await runCliBatch([
+    writeFileSync(path.join(dir, 'keep.yaml'), 'name: keep\n');
+    const [swallowed, missing, through, denied, near] = await runCliBatch([
       ['run', path.join(FIX, 'good-small.yaml'), '--seed', '--no-progress'],
       ['run', 'no/such/file.yaml'],
       ['validate', path.join(FIX, 'good-small.yaml', 'x.yaml')],
       ['validate', locked],
+      ['run', path.join(dir, 'keep.yml')],
     ]);
+    // a near miss beside it (keep.yml for keep.yaml) is named
+    expect([near.code, near.stderr.split('\n')[0]]).toEqual([2, `${path.join(dir, 'keep.yml')}  (file)  ${MSG.fileUnreadable('ENOENT')} (did you mean ${path.join(dir, 'keep.yaml')}?)`]);
     // a flag whose value was left out does not take the next flag as its value (the seed "--no-progress")
     expect([swallowed.code, swallowed.stderr]).toEqual([2, "error: option '--seed <S>' argument '--no-progress' is invalid. --seed needs a value: --no-progress is one of run's options, not a value (was the value left out?)\n(add --help to see the options)\n"]);
     expect(missing.code).toBe(2);
