@@ -120,9 +120,12 @@ export function loadSome(args: string[], opts: { staleExpect?: 'error' | 'warn' 
       for (const i of v.value.staleExpect ?? []) warnings += MSG.staleExpect(formatIssue(i)) + '\n';
       for (const i of v.value.warnings ?? []) warnings += MSG.deadSetting(formatIssue(i)) + '\n';
     } else {
+      // a file refused for its errors does not go on at all: its stale expect: items are listed
+      // with its other problems, in the file's order (they were warnings saying "this command
+      // goes on without it" above a refusal, and left out of its count)
       for (const i of v.issues) {
         // not push(...): a spread of 100 000 overflows the stack
-        if (warn && i.stale) warnings += MSG.staleExpect(formatIssue(i)) + '\n';
+        if (warn && i.stale) issues.push({ ...i, message: `${i.message}; ${MSG.staleExpectRefused}` });
         else issues.push(i);
       }
     }

@@ -245,6 +245,8 @@ export const MSG = {
    */
   /** A setting that changes nothing in the cases it is written for (ValidScenario.warnings), said by every command that reads the file. */
   deadSetting: (place: string) => `warning: ${place}`,
+  /** A stale expect: item of a file refused for other problems (listed with them). */
+  staleExpectRefused: '`siegesim test` refuses this expect: item until it matches the scenario (the other commands go on without it)',
   staleExpect: (place: string) => `warning: ${place}; \`siegesim test\` will refuse this expect: item until it matches the scenario (this command goes on without it)`,
   exactUnavailable: (metric: string, where: string, why?: string) => `exact: true, but there is no exact answer for "${metric}" at ${where}${why !== undefined ? `: ${why}` : ''}`,
   // --- what `siegesim test` says about a run ---

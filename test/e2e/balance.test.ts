@@ -700,11 +700,12 @@ describe('an expect: the scenario no longer matches', () => {
       expect(r.stdout, verb).toBe('');
     }
 
-    // an item wrong in itself (low above high) stays an error for run too, beside the warning
+    // an item wrong in itself (low above high) stays an error for run too; the file refused, its stale item is listed
+    // with it, in the file's order and counted (it was a warning that "this command goes on without it" above the refusal)
     writeFileSync(f, readFileSync(f, 'utf8').replace('between: [0.955, 0.985]', 'between: [0.985, 0.955]'));
     const bad = await cli(['run', f, '--out', path.join(dir, 'bad'), '--threads', '1', '--no-progress']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe(`${warning}\n${rel}:29:80  expect[2].between  ${MSG.expectBetweenOrder(0.985, 0.955)}\nsiegesim: 1 problem found; nothing was run or written\n`);
+    expect(bad.stderr).toBe(`${rel}:29:80  expect[2].between  ${MSG.expectBetweenOrder(0.985, 0.955)}\n${problem}; ${MSG.staleExpectRefused}\nsiegesim: 2 problems found; nothing was run or written\n`);
     expect(existsSync(path.join(dir, 'bad'))).toBe(false);
   });
 });
