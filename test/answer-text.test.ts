@@ -47,7 +47,7 @@ describe('the answer run prints', () => {
 
   it('one case: every metric of the page\'s Answer, in its order, with its 95% interval as the page writes it', () => {
     const { head, sides, body, docs } = parts(text(keep));
-    expect(head).toBe('keep: 95% intervals over 4,000 trials (seed keep)'); // over which trials, on stdout too (the new-user audit)
+    expect(head).toBe('keep: 95% intervals over 4,000 trials (seed keep; at most 20 rounds a trial)'); // over which trials, on stdout too (the new-user audit)
     // who the attacker and defender are, then the numbers, then what each metric shown counts
     expect(sides.join(' ').replace(/\s+/g, ' ')).toBe(`  sides: ${keep.sides![0]}`.replace(/\s+/g, ' '));
     expect(sides[0]).toMatch(/^ {2}sides: attacker = the army outside the wall \(/);
@@ -77,7 +77,7 @@ describe('the answer run prints', () => {
   it('variants: a line per variant, the paired difference from the baseline beside the others; a metric 0 everywhere is one line', () => {
     const all = parts(text(variants));
     const lines = [all.head, ...all.body];
-    expect(lines[0]).toBe('crusader-rex-6-56-new-siege: 3 variants, 95% intervals over 2,000 trials a case (seed 656001); Δ: the paired difference from defend-in-field');
+    expect(lines[0]).toBe('crusader-rex-6-56-new-siege: 3 variants, 95% intervals over 2,000 trials a case (seed 656001; 1 game turn a trial); Δ: the paired difference from defend-in-field');
     // a new battle: the scenario's attacker: is the metrics' attacker, the same in every variant
     expect(all.sides.join(' ').replace(/\s+/g, ' ')).toMatch(/^ sides: attacker = saracens \(attacker:, the first to enter the field\): Saladin \(main road\), .*; defender = franks: King Guy \(town\), Balian \(town\), .*still count with the defender here\.$/);
     const [base, castle] = variants.cases;
@@ -98,7 +98,7 @@ describe('the answer run prints', () => {
   it('a sweep: the first and last rows of its table, how many were left out, and where the lead metric reaches 0.5 along each parameter', () => {
     expect(grid.cases.length).toBeGreaterThan(SWEEP_ROWS);
     const lines = text(grid).trimEnd().split('\n');
-    expect(lines[0]).toBe('surrender-heavy-guns-grid: 30 cases (6 x 5 sweep) over 2,000 trials a case (seed 7); values (their 95% intervals: in the report)');
+    expect(lines[0]).toBe('surrender-heavy-guns-grid: 30 cases (6 x 5 sweep) over 2,000 trials a case (seed 7; 3 game turns a trial); values (their 95% intervals: in the report)');
     expect(lines[1].trim().split(/\s+/)).toEqual(['case', 'surrender_level', 'heavy_siege_artillery', 'p_test', 'p_surrender']);
     const rows = lines.filter((l) => /^ +\d+ +\d/.test(l) && !l.includes('≥'));
     expect(rows.map((l) => Number(l.trim().split(/\s+/)[0]))).toEqual([1, 2, 3, 4, 27, 28, 29, 30]);
@@ -120,7 +120,7 @@ describe('the answer run prints', () => {
   it('a sweep with variants: at each swept value each variant\'s value and the paired difference from the baseline with its 95% interval (the case\'s own differences), then the crossing per variant (falling: ≤)', () => {
     const { head, body } = parts(text(climbers));
     const lines = [head, ...body];
-    expect(lines[0]).toBe("fantasy-climbers-dc: 6 cases (3 sweep x 2 variants) over 2,000 trials a case (seed 23); each variant's value (their 95% intervals: in the report) and Δ: the paired difference from at-least-dc, with its 95% interval");
+    expect(lines[0]).toBe("fantasy-climbers-dc: 6 cases (3 sweep x 2 variants) over 2,000 trials a case (seed 23; at most 10 rounds a trial); each variant's value (their 95% intervals: in the report) and Δ: the paired difference from at-least-dc, with its 95% interval");
     expect(lines[1].trim().split(/\s{2,}/)).toEqual(['metric', 'dc', 'at-least-dc', 'above-dc', 'Δ above-dc']);
     // a block per answer metric, a row per DC: both readings and their difference, as summary.csv's diff_ rows
     const names = answerNames(climbers, systemById('fantasy')!.headline, systemById('fantasy')!.outcomes);

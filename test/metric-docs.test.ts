@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { validateText } from '../src/api.js';
+import { runScenario, validateText } from '../src/api.js';
 import { SYSTEMS } from '../src/systems/registry.js';
 import { describeMetric, sidesLines } from '../src/systems/metric-docs.js';
 
@@ -86,6 +86,25 @@ blocks:
     const timed = valid('t.yaml', relief.replace('{ block: Richard, at: main_road }', '{ block: Richard, at: main_road, arrives: 3 }'));
     expect(sys.sides!(timed.points[0].variants[0].scenario)).toContain('Richard (main road, arrives R3), Philippe (other road)');
   });
+
+  it('each system says how far a trial runs, the cap its probabilities are read at (the answer said seed and trials, not the 6 combat turns)', () => {
+    const byId = (id: string) => SYSTEMS.find((s) => s.id === id)!;
+    expect(byId('crusader-rex').horizon!({ turns: 1 })).toBe('1 game turn');
+    expect(byId('crusader-rex').horizon!({})).toBe('1 game turn');
+    expect(byId('surrender').horizon!({ turns: 8 })).toBe('8 game turns');
+    expect(byId('fantasy').horizon!({ mode: 'siege' })).toBe('at most 20 rounds');
+    expect(byId('fantasy').horizon!({ mode: 'open_field', max_rounds: 12 })).toBe('at most 12 rounds');
+    expect(byId('cry-havoc').horizon!({ kind: 'melee', turns: 6 })).toBe('6 combat turns');
+    expect(byId('cry-havoc').horizon!({ kind: 'battering' })).toBe('20 siege days');
+    expect(byId('cry-havoc').horizon!({ kind: 'healing' })).toBeUndefined();
+  });
+
+  it('a run says its horizon when every case runs as far, and not when a sweep moves it', async () => {
+    const one = await runScenario(valid('r.yaml', relief), { trials: 200 });
+    expect(one.horizon).toBe('1 game turn');
+    const swept = await runScenario(valid('s.yaml', `${relief}sweep: { turns: [1, 2] }\n`), { trials: 200 });
+    expect(swept.horizon).toBeUndefined();
+  }, 60_000);
 
   it('fantasy names its armies; Cry Havoc a melee\'s characters; surrender no sides', () => {
     const byId = (id: string) => SYSTEMS.find((s) => s.id === id)!;

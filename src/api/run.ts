@@ -201,6 +201,9 @@ export function assembleResult(
   const metricDocs = metricDocsOf(sys, sys.metricOrder.filter((m) => cases.some((c) => m in c.metrics)).concat(...cases.map((c) => Object.keys(c.metrics))));
   const conditionalOn = Object.fromEntries(Object.keys(metricDocs).flatMap((m) => (conditionOf(sys, m) !== undefined ? [[m, conditionOf(sys, m)!]] : [])));
   const sides = sys.sides ? sidesLines(v.points.flatMap((p, g) => p.variants.map((vc) => ({ case: g + 1, variant: vc.variant, text: sys.sides!(vc.scenario) })))) : [];
+  // how far each trial runs, when every case runs as far (a sweep or variant of it: said per case by its params)
+  const horizons = sys.horizon ? [...new Set(v.points.flatMap((p) => p.variants.map((vc) => sys.horizon!(vc.scenario))))] : [];
+  const horizon = horizons.length === 1 ? horizons[0] : undefined;
   return {
     name: v.name,
     system: sys.id,
@@ -215,6 +218,7 @@ export function assembleResult(
     metricDocs,
     ...(Object.keys(conditionalOn).length > 0 ? { conditionalOn } : {}),
     ...(sides.length > 0 ? { sides } : {}),
+    ...(horizon !== undefined ? { horizon } : {}),
     curveDefs: sys.curveDefs,
     cases,
     provenance: {

@@ -110,13 +110,14 @@ export function metricsText(r: Pick<ScenarioResult, 'metricDocs'>, names: readon
  * --precision stopped cases apart). Stdout alone (`run > answer.txt`) then says it; the line on
  * stderr is the run's progress, not the answer's.
  */
-export function trialsText(r: Pick<ScenarioResult, 'cases' | 'seed'>): string {
+export function trialsText(r: Pick<ScenarioResult, 'cases' | 'seed' | 'horizon'>): string {
   const ts = r.cases.map((c) => c.trials);
   if (ts.length === 0) return '';
   const lo = Math.min(...ts);
   const hi = Math.max(...ts);
   const count = lo === hi ? `${showCount(lo)} trial${lo === 1 ? '' : 's'}` : `${showCount(lo)}-${showCount(hi)} trials`;
-  return ` over ${count}${ts.length > 1 ? ' a case' : ''} (seed ${String(r.seed)})`;
+  // how far each trial runs: every probability is read at that cap
+  return ` over ${count}${ts.length > 1 ? ' a case' : ''} (seed ${String(r.seed)}${r.horizon !== undefined ? `; ${r.horizon} a trial` : ''})`;
 }
 
 /** No sweep: each metric, a line per variant (with its difference from the baseline). */

@@ -545,7 +545,7 @@ export function scenarioPage(r: ScenarioResult, charts: ChartSpec[], files: stri
       : '';
   const body = `<h1>${escapeHtml(r.name)}</h1>
 ${r.description ? `<p>${escapeHtml(r.description)}</p>` : ''}
-<p class="muted">system <code>${escapeHtml(r.system)}</code> · seed <code>${escapeHtml(String(r.seed))}</code> · ${trialsText} · ${r.cases.length} case${r.cases.length === 1 ? '' : 's'}${shape}${precision}${opts.scenario ? ` · from <a href="scenario.yaml" title="the scenario as run; SHA-256 ${escapeHtml(opts.scenario.sha256)}"><code>${escapeHtml(opts.scenario.name)}</code></a> (SHA-256 <code>${escapeHtml(opts.scenario.sha256.slice(0, 12))}</code>)` : ''} · siegesim ${escapeHtml(p.version)} · ${runText(p)}</p>
+<p class="muted">system <code>${escapeHtml(r.system)}</code> · seed <code>${escapeHtml(String(r.seed))}</code> · ${trialsText}${r.horizon !== undefined ? ` · ${escapeHtml(r.horizon)} a trial` : ''} · ${r.cases.length} case${r.cases.length === 1 ? '' : 's'}${shape}${precision}${opts.scenario ? ` · from <a href="scenario.yaml" title="the scenario as run; SHA-256 ${escapeHtml(opts.scenario.sha256)}"><code>${escapeHtml(opts.scenario.name)}</code></a> (SHA-256 <code>${escapeHtml(opts.scenario.sha256.slice(0, 12))}</code>)` : ''} · siegesim ${escapeHtml(p.version)} · ${runText(p)}</p>
 ${notices.join('\n')}
 <h2>Answer (95% intervals)</h2>
 ${sidesHtml(r)}

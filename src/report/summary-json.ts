@@ -25,6 +25,7 @@ export function summaryJson(r: ScenarioResult, provenance?: Record<string, unkno
     ...(r.headline ? { headline: r.headline } : {}),
     // who the metrics' attacker and defender are, and what each metric counts (added keys: the CSVs are unchanged)
     ...(r.sides ? { sides: r.sides } : {}),
+    ...(r.horizon !== undefined ? { horizon: r.horizon } : {}),
     ...(r.metricDocs ? { metric_docs: r.metricDocs } : {}),
     ...(r.conditionalOn ? { conditional_on: r.conditionalOn } : {}),
     cases: r.cases.map((c) => ({

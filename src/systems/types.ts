@@ -170,6 +170,8 @@ export interface ScenarioResult {
    * it is about; absent where the system names no sides.
    */
   sides?: string[];
+  /** How far each trial runs (RulesSystem.horizon), when every case runs as far; absent otherwise (a sweep of it names it per case). */
+  horizon?: string;
   curveDefs: CurveDef[];
   cases: CaseResult[];
   provenance: {
@@ -261,6 +263,12 @@ export interface RulesSystem<C = unknown> {
    * the page's Answer. Must not throw on a validated case.
    */
   sides?(scenario: Record<string, unknown>): string | undefined;
+  /**
+   * How far each trial of this validated case runs, the cap every probability is read at (`1 game
+   * turn`, `6 combat turns`, `at most 20 rounds`), or undefined where no cap applies. Said with the
+   * seed and trials (the printed answer, the page, summary.json's `horizon`). Must not throw.
+   */
+  horizon?(scenario: Record<string, unknown>): string | undefined;
   curveDefs: CurveDef[];
   /**
    * Checks that need more than one key (run after the schema on every case); each problem

@@ -10,3 +10,8 @@ export function showCount(n: number): string {
   const grouped = int.replace(/\B(?=(\d{3})+$)/g, ',');
   return (n < 0 && (int !== '0' || frac) ? '-' : '') + grouped + (frac ? '.' + frac : '');
 }
+
+/** `1 game turn`, `6 combat turns`: a count and its noun, plural past one. */
+export function count(n: number, noun: string): string {
+  return `${showCount(n)} ${noun}${n === 1 ? '' : 's'}`;
+}

@@ -1,4 +1,5 @@
 /** Crusader Rex battles and sieges (seed 000, docs/rules/crusader-rex.md) as a siegesim rules system. */
+import { count } from '../../text/count.js';
 import type { RulesSystem } from '../types.js';
 import { chartsCrusaderRex } from './charts.js';
 import { autoValuesCrusaderRex, compileCrusaderRex, deadSettingsCrusaderRex, precheckCrusaderRex, unknownKeyHintCrusaderRex, refineCrusaderRex, sidesCrusaderRex, type CrusaderRexCompiled } from './compile.js';
@@ -38,6 +39,7 @@ export const crusaderRex: RulesSystem<CrusaderRexCompiled> = {
   metricNames: () => crusaderRex.metricOrder,
   metricDocs: METRIC_DOCS_CRUSADER_REX,
   sides: sidesCrusaderRex,
+  horizon: (s) => count(typeof s.turns === 'number' ? s.turns : 1, 'game turn'),
   curveDefs: [
     { file: 'attrition', keys: ['turn', 'round', 'side', 'place'], valueName: 'mean' },
     { file: 'survivors', keys: ['side', 'steps'], valueName: 'p' },

@@ -1,4 +1,5 @@
 /** Cry Havoc / Siege tables (seeds 003, 004) as a siegesim rules system. */
+import { count } from '../../text/count.js';
 import type { RulesSystem } from '../types.js';
 import { chartsCryHavoc } from './charts.js';
 import { compileCryHavoc, deadSettingsCryHavoc, refineCryHavoc, type CryHavocCompiled } from './compile.js';
@@ -56,6 +57,13 @@ export const cryHavoc: RulesSystem<CryHavocCompiled> = {
   },
   metricDocFor: metricDocCryHavoc,
   sides: sidesCryHavoc,
+  horizon: (s) => {
+    const turns = typeof s.turns === 'number' ? s.turns : 6;
+    if (s.kind === 'melee') return count(turns, 'combat turn');
+    if (s.kind === 'missile' || s.kind === 'fire') return count(turns, 'turn');
+    if (s.kind === 'battering') return count(typeof s.days === 'number' ? s.days : 20, 'siege day');
+    return undefined; // healing: each wound until it heals
+  },
   curveDefs: [
     { file: 'results_by_turn', keys: ['turn', 'table', 'result'], valueName: 'p' },
     { file: 'p_killed_by_turn', keys: ['turn'], valueName: 'p_cumulative' },

@@ -1,4 +1,5 @@
 /** The fantasy open-field and siege system of seed 001 as a siegesim rules system. */
+import { count } from '../../text/count.js';
 import type { RulesSystem } from '../types.js';
 import { chartsFantasy } from './charts.js';
 import { compileFantasy, type FantasyCompiled } from './compile.js';
@@ -37,6 +38,7 @@ export const fantasy: RulesSystem<FantasyCompiled> = {
   // a mean over the trials with a breach (summarize.ts: its n is the breach count)
   conditionalOn: { mean_breach_round: 'p_breach' },
   sides: sidesFantasy,
+  horizon: (s) => `at most ${count(typeof s.max_rounds === 'number' ? s.max_rounds : s.mode === 'siege' ? 20 : 10, 'round')}`,
   curveDefs: [
     { file: 'breach_by_round', keys: ['round'], valueName: 'p_cumulative' },
     { file: 'attrition', keys: ['round', 'side', 'unit'], valueName: 'mean' },

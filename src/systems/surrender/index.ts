@@ -1,4 +1,5 @@
 /** The surrender-level siege test of seed 002 as a siegesim rules system. */
+import { count } from '../../text/count.js';
 import type { RulesSystem } from '../types.js';
 import { chartsSurrender } from './charts.js';
 import { compileSurrender, deadSettingsSurrender, type SurrenderCompiled } from './compile.js';
@@ -23,6 +24,7 @@ export const surrender: RulesSystem<SurrenderCompiled> = {
   metricDocs: METRIC_DOCS_SURRENDER,
   // a mean over the trials that surrendered (summarize.ts: its n is the surrender count)
   conditionalOn: { mean_turns: 'p_surrender' },
+  horizon: (s) => count(typeof s.turns === 'number' ? s.turns : 12, 'game turn'),
   curveDefs: [{ file: 'surrender_by_turn', keys: ['turn'], valueName: 'p_cumulative' }],
   compile: compileSurrender,
   kernel: surrenderKernel,
