@@ -70,7 +70,7 @@ describeBrowser('report pages: conditional means, told-apart curves, tails in th
     }
     // a band too narrow to see is not promised: the caption says how narrow instead
     const wall = charts.find((x) => x.name === 'wall_hp')!;
-    expect(wall.caption).toMatch(/95% intervals at most ±[\d.]+, too narrow to see beside the lines$/);
+    expect(wall.caption).toMatch(/95% intervals at most ±[\d.]+, too narrow to see beside the lines(;|$)/);
     await writeReport(r, path.join(dir, 'grid'), { index: true, charts });
     const { page, problems } = await open('grid/index.html');
     const fig = page.locator('figure', { has: page.locator('img[src="charts/breach_by_round.svg"]') });

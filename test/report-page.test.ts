@@ -320,13 +320,13 @@ describe('the scenario page', () => {
       { variant: 'top-up-retest', params: {}, metrics: { p_attacker_wins: est(0.1384, 0.1290, 0.1482) }, differences: { p_attacker_wins: { ...est(-0.0132, -0.0166, -0.0098), paired: true } } },
     ];
     const told = indexAnswerHtml(two, [], ['top-up-always', 'top-up-retest'], ['p_attacker_wins']);
-    expect(told).toContain('(their 95% intervals overlap, but their difference leaves out 0: top-up-retest − top-up-always = -0.0132 [-0.0166, -0.0098])');
+    expect(told).toContain('(their 95% intervals overlap, but their difference leaves out 0: top-up-retest − top-up-always = −0.0132 [−0.0166, −0.0098])');
     expect(told).not.toContain('the same');
     // a difference whose interval holds 0: the same, as before; at a sweep point, the point is named
     two[1].differences!.p_attacker_wins = { ...est(-0.0132, -0.03, 0.004), paired: true };
     expect(indexAnswerHtml(two, [], ['top-up-always', 'top-up-retest'], ['p_attacker_wins'])).toContain('(the same within their 95% intervals in every case)');
     const swept = [...cases.filter((c) => c.variant !== 'listed-stormers').map((c, i) => (i === 3 ? { ...c, differences: { p_castle_falls: { ...est(0.0006, 0.0001, 0.0011), paired: false } } } : c))];
-    expect(cellOf(swept)).toContain('but their difference leaves out 0: top-up-retest − top-up-always at storm_ratio=0.75 = +6.0e-4 [1.0e-4, 0.0011] (Welch))');
+    expect(cellOf(swept)).toContain('but their difference leaves out 0: top-up-retest − top-up-always at storm_ratio=0.75 = +6.0×10<sup>−4</sup> [1.0×10<sup>−4</sup>, 0.0011] (Welch))');
     // a highest clear of the rest is named, with the cases that tie with it exactly
     const clear = cellOf(cases.map((c) => (c.params['policy.storm_ratio'] === 0.75 && c.variant !== 'listed-stormers' ? { ...c, metrics: { p_castle_falls: est(0.9, 0.898, 0.902) } } : c)));
     expect(clear).toContain('highest at top-up-always, storm_ratio=0.75 and 1 more with the same value)');

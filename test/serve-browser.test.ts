@@ -123,7 +123,7 @@ describeBrowser('the workbench page', () => {
     const after = await card.locator('[data-role="value"]').textContent();
     expect(after).not.toBe(before);
     const diff = await card.locator('[data-role="difference"]').textContent();
-    expect(diff).toMatch(/^[−+]?\d+\.\d+ pts \[-?\d+\.\d+ to -?\d+\.\d+\]vs \d+\.\d+% as loaded/);
+    expect(diff).toMatch(/^[−+]?\d+\.\d+ pts \[[−-]?\d+\.\d+ to [−-]?\d+\.\d+\]vs \d+\.\d+% as loaded/);
     expect(await page.locator('.ctl[data-path="wall.hp"]').getAttribute('class')).toContain('changed');
     expect(new URL(page.url()).searchParams.get('wall.hp')).toBe('60');
     // the charts are drawn after the numbers are painted (renderChartsAfterPaint): a moment after done

@@ -344,7 +344,7 @@ describeBrowser('the static site', () => {
     await input.dispatchEvent('change');
     const changed = await doneWith(SC, { 'wall.hp': 60 });
     expect(await card.locator('[data-role="value"]').textContent()).not.toBe(before);
-    expect(await card.locator('[data-role="difference"]').textContent()).toMatch(/^[−+]?\d+\.\d+ pts \[-?\d+\.\d+ to -?\d+\.\d+\]vs \d+\.\d+% as loaded/);
+    expect(await card.locator('[data-role="difference"]').textContent()).toMatch(/^[−+]?\d+\.\d+ pts \[[−-]?\d+\.\d+ to [−-]?\d+\.\d+\]vs \d+\.\d+% as loaded/);
     // the charts are drawn after the numbers are painted (renderChartsAfterPaint): a moment after done
     await expect.poll(() => page.locator('#charts figure svg').count(), { interval: 250 }).toBeGreaterThan(0);
     process.stderr.write(`site workbench ${SC}: opened, first number ${opened.firstMs?.toFixed(0)} ms; wall.hp 30 -> 60, first number ${changed.firstMs?.toFixed(0)} ms, done ${changed.doneMs?.toFixed(0)} ms at ${changed.trials} trials\n`);

@@ -662,7 +662,7 @@ export function indexAnswerHtml(cases: IndexCase[], params: string[], variants: 
     const range = lo === hi ? `${showHtml(lo)} in every case` : `${showHtml(lo)} – ${showHtml(hi)}`;
     let detail = '';
     const apart = lo !== hi && sameWithinIntervals(ests) ? differenceApart(cases, k) : undefined;
-    if (apart) detail = ` <span class="where">(their 95% intervals overlap, but their difference leaves out 0: ${escapeHtml(differenceApartText(apart, variants[0] ?? 'baseline', params))})</span>`;
+    if (apart) detail = ` <span class="where">(their 95% intervals overlap, but their difference leaves out 0: ${differenceApartText(apart, variants[0] ?? 'baseline', params, true)})</span>`;
     else if (lo !== hi && sameWithinIntervals(ests)) detail = ` <span class="where">(the same within their 95% intervals in every case)</span>`;
     else if (lo !== hi) {
       const place = (end: 'lowest' | 'highest') => {
@@ -726,12 +726,14 @@ export function differenceApart<C extends { variant: string; params?: Record<str
 }
 
 /** `differenceApart`'s case in words: `retest − always = -0.0132 [-0.0166, -0.0098]`, with its sweep point and how many more cases. */
-export function differenceApartText(apart: NonNullable<ReturnType<typeof differenceApart>>, baseline: string, params: readonly string[]): string {
+export function differenceApartText(apart: NonNullable<ReturnType<typeof differenceApart>>, baseline: string, params: readonly string[], html = false): string {
   const { at, d, count } = apart;
+  const text = (t: string) => (html ? escapeHtml(t) : t);
   const point = params.length > 0 ? ` at ${params.map((p) => `${shortName(p)}=${String(at.params?.[p])}`).join(', ')}` : '';
-  const est = `${d.value! > 0 ? '+' : ''}${showInterval(d.value!, d.ci_low!, d.ci_high!)}`;
+  // the page writes a tail probability as 1.6×10⁻⁴ (showHtml), the terminal as 1.6e-4
+  const est = html ? `${showHtml(d.value)} [${showHtml(d.ci_low)}, ${showHtml(d.ci_high)}]` : showInterval(d.value!, d.ci_low!, d.ci_high!);
   const more = count > 1 ? ` (and ${count - 1} more case${count > 2 ? 's' : ''})` : '';
-  return `${at.variant} − ${baseline}${point} = ${est}${d.paired === false ? ' (Welch)' : ''}${more}`;
+  return `${text(`${at.variant} − ${baseline}${point}`)} = ${d.value! > 0 ? '+' : ''}${est}${d.paired === false ? ' (Welch)' : ''}${more}`;
 }
 
 /**

@@ -150,7 +150,7 @@ describe('siegesim run', () => {
     const r = await cli(['run', path.join(FIX, 'keep.yaml'), town, '--trials', '4000', '--out', dir, '--no-progress']);
     expect(r.code, r.stderr).toBe(0);
     const blocks = r.stdout.split('\n\n'); // one block per scenario, a blank line between
-    expect(blocks.map((b) => b.split('\n')[0])).toEqual(['keep: 95% intervals over 4,000 trials (seed keep)', 'surrender-town-basic: 95% intervals over 4,000 trials (seed 42)']);
+    expect(blocks.map((b) => b.split('\n')[0])).toEqual(['keep: 95% intervals over 4,000 trials (seed keep; at most 20 rounds a trial)', 'surrender-town-basic: 95% intervals over 4,000 trials (seed 42; 12 game turns a trial)']);
     const keep = JSON.parse(readFileSync(path.join(dir, 'keep', 'summary.json'), 'utf8'));
     for (const m of ['p_attacker_wins', 'p_defender_wins', 'p_undecided', 'p_breach']) {
       const e = keep.cases[0].metrics[m];
@@ -432,7 +432,7 @@ describe('shards', () => {
     const at = (v: string, guns: number) => summary.cases.find((c) => c.variant === v && c.params['besieger.heavy_siege_artillery'] === guns)!;
     const interval = (e: { value: number; ci_low: number; ci_high: number }) => `${e.value > 0 ? '+' : ''}${showInterval(e.value, e.ci_low, e.ci_high)}`;
     const lines = full.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe("heavy-is-artillery: 6 cases (3 sweep x 2 variants) over 600,000 trials a case (seed 3); each variant's value (their 95% intervals: in the report) and Δ: the paired difference from heavy-counts, with its 95% interval");
+    expect(lines[0]).toBe("heavy-is-artillery: 6 cases (3 sweep x 2 variants) over 600,000 trials a case (seed 3; 4 game turns a trial); each variant's value (their 95% intervals: in the report) and Δ: the paired difference from heavy-counts, with its 95% interval");
     expect(lines[1].trim().split(/\s{2,}/)).toEqual(['metric', 'heavy_siege_artillery', 'heavy-counts', 'heavy-alone', 'Δ heavy-alone']);
     const rows = lines.slice(2, 8).map((l) => l.trim().split(/\s{2,}/));
     for (const [i, m] of ['p_test', 'p_surrender'].entries()) {
