@@ -125,7 +125,7 @@ describe('summary.json differences carry their SE and how they were measured; su
     expect(ratio).toBeGreaterThan(1);
     expect(ratio).toBeLessThan(1.05);
     // (pairedMoments and spread, for drawing the interval at another level, stay out of the file)
-    // the CSV's columns are the same as ever: case,variant,metric,value,ci_low,ci_high,trials
-    expect(summaryCsv(r).split('\n')[0]).toBe('case,variant,metric,value,ci_low,ci_high,trials');
+    // the CSV's columns as ever, and n after them: the trials a value is over (a mean over the trials of an event: fewer)
+    expect(summaryCsv(r).split('\n')[0]).toBe('case,variant,metric,value,ci_low,ci_high,trials,n');
   }, 60_000);
 });

@@ -76,7 +76,7 @@ describe('siegesim run', () => {
       expect(readFileSync(path.join(dir, 'b', f), 'utf8')).toBe(readFileSync(path.join(one, f), 'utf8'));
     }
     const csv = readFileSync(path.join(one, 'summary.csv'), 'utf8').split('\n');
-    expect(csv[0]).toBe('case,variant,structure.surrender_level,besieger.heavy_siege_artillery,metric,value,ci_low,ci_high,trials');
+    expect(csv[0]).toBe('case,variant,structure.surrender_level,besieger.heavy_siege_artillery,metric,value,ci_low,ci_high,trials,n');
     expect(csv.some((l) => l.startsWith('1,lenient,2,0,diff_p_surrender,'))).toBe(true);
     const curve = readFileSync(path.join(one, 'surrender_by_turn.csv'), 'utf8').split('\n');
     expect(curve[0]).toBe('case,variant,turn,p_cumulative,ci_low,ci_high');
