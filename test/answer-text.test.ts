@@ -214,7 +214,7 @@ describe('--brief: a range over the cases that is only noise says so', () => {
     // variants on the same dice whose difference leaves out 0 are not "the same": the difference is said instead
     r.cases[1].differences = { [m]: { value: 0.0006, ci_low: 0.0002, ci_high: 0.001, se: 0.0002, paired: true } };
     r.cases[2].differences = { [m]: { value: 0.0003, ci_low: 0.0001, ci_high: 0.0005, se: 0.0001, paired: true } };
-    expect(line()).toBe(`${m} 0.8610 – 0.8616 (95% intervals overlap, but their difference leaves out 0: ${r.cases[1].variant} − ${r.variants[0]} at ${r.params.map((p) => `${shortName(p)}=${String(r.cases[1].params[p])}`).join(', ')} = +6.0e-4 [2.0e-4, 0.0010] (and 1 more case))`);
+    expect(line()).toBe(`${m} 0.8610 – 0.8616 (their 95% intervals overlap, but their difference leaves out 0: ${r.cases[1].variant} − ${r.variants[0]} at ${r.params.map((p) => `${shortName(p)}=${String(r.cases[1].params[p])}`).join(', ')} = +6.0e-4 [2.0e-4, 0.0010] (and 1 more case))`);
     for (const c of r.cases) c.differences = {};
     // one case's interval clear of another's: no such note
     r.cases[0].metrics[m] = { ...r.cases[0].metrics[m], value: 0.5, ci_low: 0.49, ci_high: 0.51 };

@@ -1,4 +1,5 @@
 /** What every command shares: user errors, flag parsers, loading scenarios, progress, cancellation. */
+import { seedOf } from '../text/seed.js';
 import { InvalidArgumentError, Option } from 'commander';
 import { availableParallelism } from 'node:os';
 import { existsSync } from 'node:fs';
@@ -47,9 +48,7 @@ const wholeNumber = (what: string) => (v: string) => {
 /** --trials and --max-trials: the scenario's `trials` rule (1 to 10^10). */
 export const trialsArg = (what: string) => bySchema(what, COMMON_SHAPE.trials, wholeNumber(what));
 /** --seed: the scenario's `seed` rule (an integer, or a string of at least one character). */
-export const seedArg = bySchema('--seed', COMMON_SHAPE.seed, (v: string) =>
-  /^-?\d+$/.test(v) && Number.isSafeInteger(Number(v)) ? Number(v) : v,
-);
+export const seedArg = bySchema('--seed', COMMON_SHAPE.seed, seedOf);
 /**
  * An output path flag: not empty (an empty --out must not silently mean reports/). `without`:
  * what leaving the flag out does, for the message (a flag with no default output, --junit and

@@ -64,7 +64,7 @@ function metricValues(r: ScenarioResult, m: string): string {
   if (!sameWithinIntervals(at)) return `${m} ${show(lo)} – ${show(hi)}`;
   // variants on the same dice: overlapping intervals are not "the same" when their difference leaves out 0
   const apart = differenceApart(r.cases, m);
-  if (apart) return `${m} ${show(lo)} – ${show(hi)} (95% intervals overlap, but their difference leaves out 0: ${differenceApartText(apart, r.variants[0], r.params)})`;
+  if (apart) return `${m} ${show(lo)} – ${show(hi)} (${differenceApartText(apart, r.variants[0], r.params)})`;
   return `${m} ${show(lo)} – ${show(hi)} (the same within their 95% intervals)`;
 }
 

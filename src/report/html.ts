@@ -661,9 +661,10 @@ export function indexAnswerHtml(cases: IndexCase[], params: string[], variants: 
     const ests = at.map((x) => x.m);
     const range = lo === hi ? `${showHtml(lo)} in every case` : `${showHtml(lo)} – ${showHtml(hi)}`;
     let detail = '';
-    const apart = lo !== hi && sameWithinIntervals(ests) ? differenceApart(cases, k) : undefined;
-    if (apart) detail = ` <span class="where">(their 95% intervals overlap, but their difference leaves out 0: ${differenceApartText(apart, variants[0] ?? 'baseline', params, true)})</span>`;
-    else if (lo !== hi && sameWithinIntervals(ests)) detail = ` <span class="where">(the same within their 95% intervals in every case)</span>`;
+    const same = lo !== hi && sameWithinIntervals(ests);
+    const apart = same ? differenceApart(cases, k) : undefined;
+    if (apart) detail = ` <span class="where">(${differenceApartText(apart, variants[0] ?? 'baseline', params, true)})</span>`;
+    else if (same) detail = ` <span class="where">(the same within their 95% intervals in every case)</span>`;
     else if (lo !== hi) {
       const place = (end: 'lowest' | 'highest') => {
         const e = extremeOf(ests, end);
@@ -725,7 +726,7 @@ export function differenceApart<C extends { variant: string; params?: Record<str
   return first && { ...first, count };
 }
 
-/** `differenceApart`'s case in words: `retest − always = -0.0132 [-0.0166, -0.0098]`, with its sweep point and how many more cases. */
+/** `differenceApart`'s case in words, as the index and `run --brief` say it: `their 95% intervals overlap, but their difference leaves out 0: retest − always = -0.0132 [-0.0166, -0.0098]`, with its sweep point and how many more cases. */
 export function differenceApartText(apart: NonNullable<ReturnType<typeof differenceApart>>, baseline: string, params: readonly string[], html = false): string {
   const { at, d, count } = apart;
   const text = (t: string) => (html ? escapeHtml(t) : t);
@@ -733,7 +734,7 @@ export function differenceApartText(apart: NonNullable<ReturnType<typeof differe
   // the page writes a tail probability as 1.6×10⁻⁴ (showHtml), the terminal as 1.6e-4
   const est = html ? `${showHtml(d.value)} [${showHtml(d.ci_low)}, ${showHtml(d.ci_high)}]` : showInterval(d.value!, d.ci_low!, d.ci_high!);
   const more = count > 1 ? ` (and ${count - 1} more case${count > 2 ? 's' : ''})` : '';
-  return `${text(`${at.variant} − ${baseline}${point}`)} = ${d.value! > 0 ? '+' : ''}${est}${d.paired === false ? ' (Welch)' : ''}${more}`;
+  return `their 95% intervals overlap, but their difference leaves out 0: ${text(`${at.variant} − ${baseline}${point}`)} = ${d.value! > 0 ? '+' : ''}${est}${d.paired === false ? ' (Welch)' : ''}${more}`;
 }
 
 /**

@@ -119,15 +119,15 @@ export function solveNextJson(r: SolveResult, next: SolveNext, names: SolveNames
   return { widen: next.widen, ...('suggest' in next && next.suggest !== undefined ? { suggest: next.suggest } : {}), text: solveNextText(r, next, names) };
 }
 
-/**
- * One answer as JSON (the CLI's `solve --json`, the workbench's sweep): `solveJson`'s (`value:
- * null` when there is none), with the next step in the caller's words (`SolveNextJson`).
- */
 /** The trials an answer's estimate was run with (its evaluation's; the metric's `n` for one not among them). */
 export function solveTrialsOf(r: SolveResult, m: Metric): number {
   return r.evaluations.find((e) => e.metric === m)?.trials ?? m.n;
 }
 
+/**
+ * One answer as JSON (the CLI's `solve --json`, the workbench's sweep): `solveJson`'s (`value:
+ * null` when there is none), with the next step in the caller's words (`SolveNextJson`).
+ */
 export function solveJsonIn(r: SolveResult, names: SolveNames = CLI_SOLVE_NAMES): Omit<ReturnType<typeof solveJson>, 'next'> & { next?: SolveNextJson } {
   const j = solveJson(r);
   return r.next ? { ...j, next: solveNextJson(r, r.next, names) } : (j as Omit<typeof j, 'next'>);

@@ -761,17 +761,18 @@ function sourceProvenance(source: ReportSource, outDir: string): Record<string, 
 
 /**
  * What an existing report says it was made from (its `json`: summary.json, sensitivity.json,
- * tune.json): its scenario's name, and the scenario file read (an absolute path; undefined for a
- * report that names none: sensitivity and tune do not). Both undefined when that JSON cannot be
- * read as siegesim's.
+ * tune.json): its scenario's name, the scenario file read (an absolute path; undefined for a
+ * report that names none: sensitivity and tune do not) and that text's SHA-256. All undefined
+ * when that JSON cannot be read as siegesim's.
  */
-export function reportOrigin(outDir: string, json = 'summary.json'): { name?: string; source?: string } {
+export function reportOrigin(outDir: string, json = 'summary.json'): { name?: string; source?: string; sha256?: string } {
   try {
     const dir = reportTarget(outDir);
-    const s = JSON.parse(readFileSync(path.join(dir, json), 'utf8')) as { name?: unknown; provenance?: { scenario?: { source?: unknown } } };
+    const s = JSON.parse(readFileSync(path.join(dir, json), 'utf8')) as { name?: unknown; provenance?: { scenario?: { source?: unknown; sha256?: unknown } } };
     if (typeof s?.name !== 'string') return {};
     const src = s.provenance?.scenario?.source;
-    return { name: s.name, source: typeof src === 'string' && src !== '' ? path.resolve(dir, src) : undefined };
+    const sha = s.provenance?.scenario?.sha256;
+    return { name: s.name, source: typeof src === 'string' && src !== '' ? path.resolve(dir, src) : undefined, ...(typeof sha === 'string' ? { sha256: sha } : {}) };
   } catch {
     return {};
   }
@@ -784,15 +785,9 @@ export function reportOrigin(outDir: string, json = 'summary.json'): { name?: st
  * scenario.yaml the only copy of that version).
  */
 export function holdsEarlierVersion(outDir: string, file: string, text: string): boolean {
-  try {
-    const dir = reportTarget(outDir);
-    const s = JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8')) as { provenance?: { scenario?: { source?: unknown; sha256?: unknown } } };
-    const { source, sha256 } = s?.provenance?.scenario ?? {};
-    if (typeof source !== 'string' || typeof sha256 !== 'string' || !sameFile(path.resolve(dir, source), file)) return false;
-    return createHash('sha256').update(text, 'utf8').digest('hex') !== sha256;
-  } catch {
-    return false;
-  }
+  const { source, sha256 } = reportOrigin(outDir);
+  if (source === undefined || sha256 === undefined || !sameFile(source, file)) return false;
+  return createHash('sha256').update(text, 'utf8').digest('hex') !== sha256;
 }
 
 /** Whether two paths name the same file (through symbolic links when both exist). */

@@ -341,7 +341,6 @@ export function tunedFileName(display: string): string {
   return base.replace(/(\.ya?ml)?$/i, '.tuned.yaml');
 }
 
-
 /**
  * The page's controls, as solve's messages name them (never the CLI's flags): its problems and
  * `next.text` ('try a higher "to" for the sweep (wall.hp allows up to 100000), e.g. "to" 18',

@@ -33,7 +33,6 @@ function showMetricOf(m: Metric, trials: number, event: string | undefined): str
   return `${estimateText(m)} (${count(trials)} trials${event !== undefined ? `; a mean over the ${count(m.n)} of them with ${event}` : ''})`;
 }
 
-const trialsOf = solveTrialsOf;
 const showPoint = (point: Record<string, unknown>) =>
   Object.entries(point)
     .map(([k, x]) => `${k} = ${String(x)}`)
@@ -117,7 +116,7 @@ export function caseLine(r: Pick<SolveResult, 'variant' | 'point' | 'held'>, var
 
 /** One answer in words: the value and the metric at it and at its neighbour, or why there is none; then the case it holds in (caseLine). */
 export function describe(r: SolveResult, variants: readonly string[] = []): string {
-  const showMetric = (m: Metric) => showMetricOf(m, trialsOf(r, m), r.conditional_on);
+  const showMetric = (m: Metric) => showMetricOf(m, solveTrialsOf(r, m), r.conditional_on);
   const held = caseLine(r, variants);
   const cmp = r.increasing ? '>=' : '<=';
   const goal = `${r.metric} ${cmp} ${r.target}${r.within > 0 ? ` (within ${r.within}: ${cmp} ${Number((r.increasing ? r.target - r.within : r.target + r.within).toPrecision(12))})` : ''}`;

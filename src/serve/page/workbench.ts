@@ -7,6 +7,7 @@
  */
 import { addLinkProblems, applyFilter, banner, buildControls, clearIssues, dropBadLinkValues, loadList, renderChanges } from './controls.js';
 import { $, $$, el } from './dom.js';
+import { seedOf } from '../../text/seed.js';
 import { fmtDiff, fmtDiffInterval, fmtInterval, num } from './format.js';
 import { MAX_TRIALS, openingOf, queryText, TRIALS_TAKE, trialsOk, valuesFromQuery } from './links.js';
 import { copyText, runLive, save, setStatus } from './live.js';
@@ -132,7 +133,7 @@ function runSettingsFromUrl(q: URLSearchParams): string[] {
   const seed = q.get('seed');
   state.seed = undefined;
   if (seed !== null) {
-    if (seed.length >= 1 && seed.length <= 200) state.seed = /^-?\d+$/.test(seed) && Number.isSafeInteger(Number(seed)) ? Number(seed) : seed;
+    if (seed.length >= 1 && seed.length <= 200) state.seed = seedOf(seed);
     else problems.push(`seed=${seed}: a text of 1 to 200 characters or a whole number (the file's seed used)`);
   }
   const m = q.get('max_trials');
